@@ -1,0 +1,122 @@
+/**
+ * The world as one reconcile sees it: plain data gathered by src/github in as few requests as possible,
+ * consumed by the pure decisions in src/core. Everything here is derived from GitHub; nothing is invented.
+ */
+import type { WorkerResult } from "./workerResult.js";
+
+export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export interface IssueNode {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  /** Whether a closed issue was closed as completed (vs not planned); null while open. */
+  stateReason?: "completed" | "not_planned" | "reopened" | "duplicate" | null;
+  labels: string[];
+  createdAt: string;
+  closedAt?: string | null;
+  author: string | null;
+  /** Login of whoever applied the ready label most recently, when known. */
+  readyLabeledBy?: string | null;
+  /** Native sub-issue parent. */
+  parent?: number | null;
+  /** Native sub-issues of this issue. */
+  subIssues?: number[];
+  /** Native "blocked by" relations (issue numbers in the same repository). */
+  blockedBy?: number[];
+  isPullRequest?: boolean;
+}
+
+export interface CheckNode {
+  name: string;
+  status: "queued" | "in_progress" | "completed" | "waiting" | "pending" | "requested";
+  conclusion: string | null;
+  /** The GitHub App that created a check run, or "status" for a commit status context. */
+  app?: string | null;
+  summary?: string | null;
+  url?: string | null;
+}
+
+export interface ReviewNode {
+  author: string | null;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+  submittedAt: string | null;
+  commitSha?: string | null;
+  body: string;
+}
+
+export interface PullNode {
+  number: number;
+  title: string;
+  body: string;
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  state: "open" | "closed" | "merged";
+  mergeable: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
+  labels: string[];
+  createdAt: string;
+  /** Time of the most recent push to the head branch (committedDate of head commit when unknown). */
+  lastPushAt?: string | null;
+  checks: CheckNode[];
+  reviews: ReviewNode[];
+  /** Inline and general review comments, newest last, for the next worker's prompt. */
+  reviewComments?: { author: string | null; body: string; path?: string | null; createdAt: string }[];
+}
+
+export interface RunNode {
+  id: number;
+  workflow: string;
+  displayTitle: string;
+  status: "queued" | "in_progress" | "completed" | "waiting" | "pending" | "requested";
+  conclusion: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Parsed from the display title of worker runs. */
+  dispatchId?: string | null;
+  issue?: number | null;
+  attempt?: number | null;
+}
+
+export interface CommentNode {
+  id: number;
+  /** Issue (or PR) number the comment is on. */
+  issue: number;
+  author: string | null;
+  authorIsBot?: boolean;
+  body: string;
+  createdAt: string;
+  /** Whether Autopilot already acknowledged it (a reaction by Autopilot's bot). */
+  acknowledged?: boolean;
+}
+
+export interface TrackingIssueNode {
+  number: number;
+  body: string;
+  updatedAt: string;
+  pinned?: boolean;
+  state: "open" | "closed";
+}
+
+export interface WorldSnapshot {
+  repo: { owner: string; name: string; defaultBranch: string };
+  /** Login of Autopilot's own bot account (events by it never start work by themselves). */
+  botLogin: string;
+  issues: IssueNode[];
+  pulls: PullNode[];
+  runs: RunNode[];
+  /** Comments that may carry commands, newer than the state's command cursor. */
+  comments: CommentNode[];
+  /** Latest worker result per task issue, parsed from the progress comments. */
+  workerResults: WorkerResult[];
+  /** Repository permission per login, for every login that appears as a command author, label actor or reviewer. */
+  permissions: Record<string, Permission>;
+  trackingIssue: TrackingIssueNode | null;
+  /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
+  configText: string | null;
+}
+
+export function canWrite(permission: Permission | undefined): boolean {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}

@@ -1,0 +1,82 @@
+/**
+ * The worker's machine-readable result, kept as a hidden marker at the end of its progress comment on the
+ * task issue. The worker writes it; the controller reads it. Validated with zod on both sides.
+ */
+import { z } from "zod";
+
+export const WORKER_OUTCOMES = [
+  "complete",
+  "blocked",
+  "needs_human",
+  "timeout",
+  "stuck",
+  "contradiction",
+  "failed",
+  "paused",
+  "rate_limited",
+  "usage_limited",
+  "budget_exceeded",
+  "auth",
+  "quota",
+  "claimed_elsewhere",
+] as const;
+
+export const WorkerOutcomeSchema = z.enum(WORKER_OUTCOMES);
+export type WorkerOutcome = z.infer<typeof WorkerOutcomeSchema>;
+
+export const HumanGateHitSchema = z.object({
+  rule: z.string(),
+  where: z.enum(["diff", "path", "command"]),
+  match: z.string(),
+  /** True when the rule is on the never-auto-approve list. */
+  neverAutoApprove: z.boolean().default(false),
+});
+export type HumanGateHit = z.infer<typeof HumanGateHitSchema>;
+
+export const WorkerResultSchema = z.object({
+  version: z.literal(1),
+  issue: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  dispatchId: z.string().min(1),
+  status: z.enum(["running", "finished"]),
+  result: WorkerOutcomeSchema.optional(),
+  reason: z.string().optional(),
+  iterations: z.number().int().nonnegative(),
+  maxIterations: z.number().int().positive(),
+  commits: z.number().int().nonnegative(),
+  headSha: z.string().optional(),
+  branch: z.string(),
+  prNumber: z.number().int().positive().optional(),
+  lastSignal: z.string().optional(),
+  tokens: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
+  costUsd: z.number().nonnegative(),
+  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
+  resumeAt: z.string().optional(),
+  humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+});
+export type WorkerResult = z.infer<typeof WorkerResultSchema>;
+
+const MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
+const MARKER_SUFFIX = " -->";
+
+/** Renders the hidden marker. JSON cannot contain "-->" after escaping '>' so the comment cannot be closed early. */
+export function renderWorkerResultMarker(result: WorkerResult): string {
+  const json = JSON.stringify(WorkerResultSchema.parse(result)).replace(/>/g, "\\u003e");
+  return `${MARKER_PREFIX}${json}${MARKER_SUFFIX}`;
+}
+
+/** Finds and validates the marker in a comment body; null when absent or invalid (never throws). */
+export function parseWorkerResult(body: string): WorkerResult | null {
+  const start = body.lastIndexOf(MARKER_PREFIX);
+  if (start < 0) return null;
+  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
+  if (end < 0) return null;
+  try {
+    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

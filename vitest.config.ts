@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    // Two cores on CI: keep parallelism modest so process-heavy tests don't starve each other.
+    maxWorkers: 2,
+    server: { deps: { inline: ["@actions/workflow-parser"] } },
+  },
+});
