@@ -1,0 +1,75 @@
+/**
+ * What a reconcile wants done, as data. The pure decisions in src/core return these; src/github executes them
+ * in order. Each effect is safe to repeat: executing it twice leaves GitHub as executing it once would.
+ */
+
+export type Reaction = "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes";
+
+export type Effect =
+  /** Replace the task's state label: add `add` (if any) and remove every label in `remove` that is present. */
+  | { type: "setStateLabel"; issue: number; add: string | null; remove: string[] }
+  | { type: "addLabels"; issue: number; labels: string[] }
+  | { type: "removeLabels"; issue: number; labels: string[] }
+  /** `key` is a hidden marker (`<!-- autopilot:key -->`) appended to the body so a repeated effect is recognisable. */
+  | { type: "comment"; issue: number; body: string; key?: string }
+  | { type: "react"; commentId: number; content: Reaction }
+  | {
+      type: "dispatchWorker";
+      issue: number;
+      attempt: number;
+      dispatchId: string;
+      /** Extra workflow inputs beyond issue/attempt/dispatch-id/tracking-issue. */
+      inputs?: Record<string, string>;
+    }
+  | { type: "cancelRun"; runId: number; issue?: number }
+  /** Merges only if the PR head is still `expectedHeadSha` (GitHub's `sha` parameter), so a late push is never merged unreviewed. */
+  | {
+      type: "mergePr";
+      pr: number;
+      issue: number;
+      method: "merge" | "squash" | "rebase";
+      expectedHeadSha: string;
+    }
+  | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
+  | { type: "deleteBranch"; branch: string }
+  /** Create (when `issue` is null) or update the tracking issue, re-reading first and refusing on a revision mismatch. */
+  | {
+      type: "writeTrackingIssue";
+      issue: number | null;
+      title: string;
+      body: string;
+      expectedRevision: number | null;
+    }
+  | { type: "pinIssue"; issue: number };
+
+export type EffectType = Effect["type"];
+
+/** Writes count against the per-run operation budget; reads do not appear here at all. */
+export function describeEffect(effect: Effect): string {
+  switch (effect.type) {
+    case "setStateLabel":
+      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
+    case "addLabels":
+      return `label #${effect.issue} ${effect.labels.join(", ")}`;
+    case "removeLabels":
+      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
+    case "comment":
+      return `comment on #${effect.issue}`;
+    case "react":
+      return `react ${effect.content} to comment ${effect.commentId}`;
+    case "dispatchWorker":
+      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
+    case "cancelRun":
+      return `cancel run ${effect.runId}`;
+    case "mergePr":
+      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "closeIssue":
+      return `close #${effect.issue} as ${effect.reason}`;
+    case "deleteBranch":
+      return `delete branch ${effect.branch}`;
+    case "writeTrackingIssue":
+      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
+    case "pinIssue":
+      return `pin #${effect.issue}`;
+  }
+}
