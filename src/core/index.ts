@@ -8,3 +8,8 @@ export * from "./stats.js";
 export * from "./task.js";
 export * from "./workerResult.js";
 export * from "./config.js";
+export * from "./classify.js";
+export * from "./humanGate.js";
+export * from "./prompt.js";
+export * from "./sanitize.js";
+export * from "./signals.js";

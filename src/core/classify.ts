@@ -1,0 +1,720 @@
+/**
+ * Classifies what an agent CLI printed when a run failed: rate limit, usage limit (with the time it
+ * resets), overloaded service, exhausted quota or credits, failed authentication — or none of those.
+ *
+ * The hard part is not firing on ordinary text. Agents print their whole work: test output that asserts
+ * a 429, diffs that add a `RateLimitError` class, commit messages about rate limiters, tool results that
+ * quote error fixtures. So nothing here matches a bare "429" or "rate limit". Every rule is anchored on
+ * the shape a real tool prints:
+ *
+ * - **Structured events** (one JSON object per line). Claude Code stream-json: `system/api_retry`
+ *   (`error_status`, `error`), `rate_limit_event` with `status: "rejected"`, synthetic `assistant`
+ *   messages that carry an `error` field, and the `result` event when `is_error` is true (its
+ *   `api_error_status`, and error lines of its `result` text anchored as in plain text below, since that
+ *   text can be the agent's own last words). Codex `exec --json`: `turn.failed`, `error` events and error
+ *   items. Gemini CLI's `--output-format json` document.
+ *   Raw API error bodies (`{"type":"error","error":{…}}`, `{"error":{…}}`). Every other event — the
+ *   agent's own text, tool calls, tool results — is ignored, whatever it contains. When the stream ends
+ *   in success (a Claude `result` with `is_error: false`, a Codex `turn.completed` after the last
+ *   `turn.failed`), the retries before it were recovered and count for nothing.
+ * - **Plain text** (text-mode output, stderr, Aider, Gemini CLI): only an error block that starts a line
+ *   counts — `API Error…`, `[API Error: …` (Gemini), `Error: 429 {…` (SDK), `ERROR: exceeded retry
+ *   limit…` (Codex), `litellm.RateLimitError: …Exception` (Aider), `openai.RateLimitError: Error code:…`,
+ *   `Attempt 2 failed with status 429` (Gemini), a raw JSON error body, or one of the tools' own sentences
+ *   (`Invalid API key · …`, `Not logged in · Please run /login`, `Claude AI usage limit reached|…`,
+ *   `You've hit your session limit · resets …`, `The API provider has rate limited you.`, …). Fenced code
+ *   blocks are skipped, and a line that starts with a diff marker, a quote or a list bullet is not a start.
+ *   The block (the line, plus following lines while brackets are open or lines are indented) is then
+ *   classified by the error vocabulary of the APIs (`rate_limit_error`, `insufficient_quota`,
+ *   `RESOURCE_EXHAUSTED`, `overloaded_error`, `authentication_error`, status codes, …).
+ *
+ * **Precedence** when several kinds are found: auth > quota > usage_limit > rate_limit > overloaded.
+ * Auth and quota come first because no waiting fixes them — a person must fix the key or add credits —
+ * and they are often reported alongside the retries that preceded them (401 after a few 429s). Quota
+ * beats usage_limit: a reset time is no use when the credits are gone. Usage limit beats rate limit
+ * because the same HTTP 429 / `rate_limit_error` carries both; the more specific message (a plan window
+ * that resets in hours) must win, or the worker would sit on a runner retrying every few seconds. Rate
+ * limit beats overloaded: both are transient, but a rate limit is about this account (the fallback agent
+ * helps), overload about the service.
+ *
+ * **Reset time** (`resetAt`): the epoch in `Claude AI usage limit reached|1753441200`, `resetsAt` /
+ * `resets_at` / `resets_in_seconds` / `retryDelay` in JSON; relative to `now`: "try again in 2h 13m",
+ * "Please try again in 20s", "retry in 39.8s", "reset after 53s", "try again in 4 days 6 hours 37 minutes";
+ * wall clock, as the next occurrence after `now`: "resets 3:30am (Asia/Calcutta)", "reset at 5pm
+ * (Europe/Warsaw)", "resets Jul 31, 2am (UTC)", "try again at Apr 28th, 2026 10:03 PM". A wall-clock time
+ * without a zone is read in `options.timeZone` (default UTC: what GitHub-hosted runners use). A time up to
+ * an hour in the past is kept as is (the limit has just lifted, or the message rounded down) rather than
+ * moved a day ahead. Gemini's per-day quota resets at midnight Pacific time, as Google documents. When
+ * several reset times are found for the winning kind, the latest is returned. Without `now` (core code
+ * never reads the clock) only absolute times are returned.
+ */
+
+export type AgentOutputKind = "rate_limit" | "usage_limit" | "overloaded" | "quota" | "auth" | "none";
+
+export interface AgentOutputClass {
+  kind: AgentOutputKind;
+  /** When the limit lifts, if the output says. */
+  resetAt?: Date;
+  /** The line or event that decided the kind (at most 300 characters), for logs and messages. */
+  evidence?: string;
+}
+
+export interface ClassifyOptions {
+  /** IANA zone for wall-clock reset times printed without one (default "UTC"). */
+  timeZone?: string;
+}
+
+type Kind = Exclude<AgentOutputKind, "none">;
+
+/** Strongest first; see the file comment for why. */
+export const AGENT_OUTPUT_PRECEDENCE: readonly Kind[] = [
+  "auth",
+  "quota",
+  "usage_limit",
+  "rate_limit",
+  "overloaded",
+];
+
+interface Finding {
+  kind: Kind;
+  resetAt?: Date;
+  evidence: string;
+}
+
+interface Context {
+  now: Date | undefined;
+  timeZone: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Error vocabulary: applied only to text already known to be an error (a structured error field, or an
+// anchored error block), so these may be looser than the anchors.
+
+/** A JSON key/value pair, also when the JSON is nested in a string and its quotes are escaped. */
+function jsonPair(key: string, value: string): RegExp {
+  return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
+}
+
+interface Rule {
+  kind: Kind;
+  re: RegExp;
+  /** The rule does not apply when this also matches the block. */
+  unless?: RegExp;
+  /** The rule applies only when this also matches the block. */
+  when?: RegExp;
+}
+
+const GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini/i;
+
+const RULES: readonly Rule[] = [
+  // auth
+  { kind: "auth", re: jsonPair("type", "(?:authentication_error|permission_error)") },
+  { kind: "auth", re: /\bauthentication_(?:error|failed)\b/ },
+  { kind: "auth", re: /\bInvalid API key\b/i },
+  { kind: "auth", re: /\binvalid x-api-key\b/i },
+  { kind: "auth", re: /\bIncorrect API key provided\b/ },
+  { kind: "auth", re: /\bAPI key not valid\b|\bAPI_KEY_INVALID\b/ },
+  { kind: "auth", re: jsonPair("code", "invalid_api_key") },
+  { kind: "auth", re: jsonPair("status", "(?:UNAUTHENTICATED|PERMISSION_DENIED)") },
+  { kind: "auth", re: /\bNot logged in\s*·|Please run \/login\b/ },
+  { kind: "auth", re: /\bOAuth token (?:has expired|revoked|is invalid)/i },
+  {
+    kind: "auth",
+    re: /\bYour access token could not be refreshed\b|\bFailed to refresh token\b|\bToken refresh failed\b/,
+  },
+  { kind: "auth", re: /\bPlease set an Auth method\b|\bmust specify the GEMINI_API_KEY\b/ },
+  {
+    kind: "auth",
+    re: /(?:Authentication|PermissionDenied)Error\b|\bThe API provider is not able to authenticate you\b/,
+  },
+  {
+    kind: "auth",
+    re: /\blast status: 40[13]\b|\b401 Unauthorized\b|\bAPI Error:?\s*\(?40[13]\b|\bError: 40[13] \{/,
+  },
+  // quota: credits or billing, a person has to act
+  {
+    kind: "quota",
+    re: /\binsufficient_quota\b|\bbilling_error\b|\bbilling_not_active\b|\bbilling_hard_limit_reached\b/,
+  },
+  { kind: "quota", re: /\bcredit balance (?:is )?too low\b/i },
+  { kind: "quota", re: /\bexceeded your current quota\b/i, unless: GOOGLE },
+  { kind: "quota", re: /\bQuota exceeded\. Check your plan and billing\b|\bInsufficient quota\b/i },
+  // usage limit: a plan window, lifts at a known time
+  { kind: "usage_limit", re: /\bClaude (?:AI )?usage limit reached\b/i },
+  { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
+  { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
+  { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
+  { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
+  { kind: "usage_limit", re: /\bexhausted your daily quota\b|\breached your daily\b.{0,60}\bquota\b/i },
+  { kind: "usage_limit", re: /PerDay|\bper day\b/i, when: /RESOURCE_EXHAUSTED|Quota exceeded for/i },
+  // rate limit: back off for seconds or minutes
+  {
+    kind: "rate_limit",
+    re: /\brate_limit_(?:error|exceeded)\b|\bRATE_LIMIT_EXCEEDED\b|\brateLimitExceeded\b/,
+  },
+  { kind: "rate_limit", re: /\bRate limit reached for\b|\brate[ -]limit(?:ed|ing)?\b/i },
+  { kind: "rate_limit", re: /\blast status: 429\b|\bRequest rejected \(429\)|\bToo Many Requests\b/i },
+  { kind: "rate_limit", re: /(?:error|status|code)\W{0,4}429\b|\bAPI Error:?\s*\(?429\b|^\W*429 \{/im },
+  {
+    kind: "rate_limit",
+    re: /\bRESOURCE_EXHAUSTED\b|\bResource (?:has been )?exhausted\b|\bQuota exceeded for (?:quota )?metric\b/i,
+  },
+  {
+    kind: "rate_limit",
+    re: /\bRateLimitError\b|\btemporarily limiting requests\b|\bexhausted your capacity on this model\b/i,
+  },
+  // overloaded: the service, transient
+  { kind: "overloaded", re: /\boverloaded(?:_error)?\b/i },
+  {
+    kind: "overloaded",
+    re: /\b529\b|\blast status: 50[0234]\b|\bAPI Error:?\s*\(?50[0234]\b|\bService Unavailable\b/i,
+  },
+  { kind: "overloaded", re: /\b(?:InternalServerError|ServiceUnavailableError)\b|\bservers are down\b/ },
+  { kind: "overloaded", re: jsonPair("status", "UNAVAILABLE") },
+];
+
+/** Claude Code's `error` labels (api_retry events, synthetic assistant messages) and HTTP statuses. */
+function kindOfLabel(label: unknown): Kind | null {
+  switch (label) {
+    case "rate_limit":
+    case "rate_limit_error":
+      return "rate_limit";
+    case "overloaded":
+    case "overloaded_error":
+      return "overloaded";
+    case "authentication_failed":
+    case "authentication_error":
+    case "permission_error":
+      return "auth";
+    case "billing_error":
+      return "quota";
+    default:
+      return null;
+  }
+}
+
+function kindOfStatus(status: unknown): Kind | null {
+  const code = typeof status === "string" ? Number(status) : status;
+  if (code === 429) return "rate_limit";
+  if (code === 401 || code === 403) return "auth";
+  if (code === 402) return "quota";
+  if (code === 500 || code === 502 || code === 503 || code === 504 || code === 529) return "overloaded";
+  return null;
+}
+
+function strongest<T extends { kind: Kind }>(items: readonly T[]): T | undefined {
+  let best: T | undefined;
+  for (const item of items) {
+    // On a tie the later item wins: the last word of a run (its final error) is the best evidence.
+    if (!best || AGENT_OUTPUT_PRECEDENCE.indexOf(item.kind) <= AGENT_OUTPUT_PRECEDENCE.indexOf(best.kind))
+      best = item;
+  }
+  return best;
+}
+
+function evidenceOf(text: string): string {
+  const line = text.trim().replace(/\s+/g, " ");
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** Classifies text known to be an error message; `extra` are kinds already known from structured fields. */
+function classifyError(text: string, ctx: Context, extra: readonly (Kind | null)[] = []): Finding | null {
+  const kinds: Kind[] = extra.filter((kind): kind is Kind => kind !== null);
+  for (const rule of RULES) {
+    if (rule.re.test(text) && !(rule.unless?.test(text) ?? false) && (rule.when?.test(text) ?? true)) {
+      kinds.push(rule.kind);
+    }
+  }
+  const best = strongest(kinds.map((kind) => ({ kind })));
+  if (!best) return null;
+  const finding: Finding = { kind: best.kind, evidence: evidenceOf(text) };
+  if (best.kind === "usage_limit" || best.kind === "rate_limit") {
+    const resetAt = parseResetTime(text, ctx);
+    if (resetAt) finding.resetAt = resetAt;
+  }
+  return finding;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Structured events.
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  return JSON.stringify(value);
+}
+
+interface StreamState {
+  /** Findings that a later success makes moot, per tool. */
+  claude: Finding[];
+  codex: Finding[];
+  other: Finding[];
+  claudeSucceeded: boolean;
+  codexSucceeded: boolean;
+}
+
+function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState): void {
+  const add = (bucket: Finding[], finding: Finding | null) => {
+    if (finding) bucket.push(finding);
+  };
+  const type = event.type;
+  if (type === "system" && event.subtype === "api_retry") {
+    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
+    if (kind)
+      add(state.claude, {
+        kind,
+        evidence: evidenceOf(`api_retry: ${event.error_status} ${textOf(event.error)}`),
+      });
+    return;
+  }
+  if (type === "rate_limit_event") {
+    const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
+    if (info.status === "rejected") {
+      const finding: Finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
+      const resetAt = epochToDate(info.resetsAt);
+      if (resetAt) finding.resetAt = resetAt;
+      add(state.claude, finding);
+    }
+    return;
+  }
+  if (type === "assistant") {
+    if (event.error === undefined) return; // the agent's own words
+    const message = isObject(event.message) ? event.message : {};
+    const content = Array.isArray(message.content) ? message.content : [];
+    const text = content.map((block) => (isObject(block) ? textOf(block.text) : "")).join("\n");
+    add(state.claude, classifyError(text, ctx, [kindOfLabel(event.error)]));
+    return;
+  }
+  if (type === "result") {
+    const failed =
+      event.is_error === true ||
+      event.status === "error" ||
+      (typeof event.subtype === "string" && event.subtype.startsWith("error")) ||
+      event.error !== undefined;
+    state.claudeSucceeded = !failed;
+    if (!failed) return;
+    // The result text may be the agent's own last words: only anchored error lines count in it. An
+    // `error` object is an error by definition.
+    const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
+    const text = [textOf(event.result), ...errors].filter(Boolean).join("\n");
+    const status = kindOfStatus(event.api_error_status);
+    if (status)
+      add(state.claude, {
+        kind: status,
+        evidence: evidenceOf(text || `api_error_status ${event.api_error_status}`),
+      });
+    if (event.error !== undefined) add(state.claude, classifyError(textOf(event.error), ctx));
+    state.claude.push(...plainTextFindings(text.split(/\r\n|\r|\n/), ctx));
+    return;
+  }
+  if (type === "turn.completed") {
+    state.codexSucceeded = true;
+    return;
+  }
+  if (type === "turn.failed") {
+    state.codexSucceeded = false;
+    add(state.codex, classifyError(textOf(isObject(event.error) ? event.error.message : event.error), ctx));
+    return;
+  }
+  if (
+    (type === "item.completed" || type === "item.started") &&
+    isObject(event.item) &&
+    event.item.type === "error"
+  ) {
+    add(state.codex, classifyError(textOf(event.item.message), ctx));
+    return;
+  }
+  if (type === "error" || (type === undefined && isObject(event.error))) {
+    // Codex `{"type":"error","message":…}`, Anthropic `{"type":"error","error":{…}}`, OpenAI/Google
+    // `{"error":{…}}` (an object: a log line's `"error":"…"` string is not an API error body).
+    add(
+      type === "error" && typeof event.message === "string" ? state.codex : state.other,
+      classifyError(raw, ctx),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Plain text: anchored error blocks.
+
+/** What may stand before an error at the start of a line: spaces, a timestamp, a log level, a CLI glyph. */
+const LINE_PREFIX =
+  "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[⎿✕✖✗■⚠⚡●⏺│❌⛔][ \\t]*)*";
+
+const ANCHORS = [
+  // Claude Code and Gemini CLI
+  "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
+  "Failed to authenticate\\. API Error\\b",
+  // SDK and LiteLLM exceptions, as printed (not as code: a message must follow the colon)
+  "(?:Unexpected error:[ \\t]*)?(?:[A-Za-z_]\\w*\\.)*_?(?:RateLimitError|AuthenticationError|PermissionDeniedError|InternalServerError|ServiceUnavailableError|OverloadedError|APIStatusError|APIError|ApiError|BadRequestError|ResourceExhausted|TooManyRequests|Unauthenticated|PermissionDenied):[ \\t]*(?:\\d{3}\\b|Error code|\\w*Exception\\b|litellm\\.|[{[]|b['\"]|Quota|Resource|Rate)",
+  // Codex text mode, Node SDKs
+  "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|’)ve hit|Quota exceeded|Insufficient quota|[{[])",
+  "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
+  "Attempt \\d+ failed with status \\d{3}\\b",
+  '\\d{3} \\{\\s*\\\\?"(?:type|error)\\\\?"',
+  // Raw error bodies (compact JSON, or a Python dict repr)
+  "\\[?\\{\\s*\\\\?[\"'](?:type\\\\?[\"']\\s*:\\s*\\\\?[\"']error|error\\\\?[\"']\\s*:)",
+  // The tools' own sentences
+  "Claude (?:AI )?usage limit reached\\b",
+  "You(?:'|’)ve hit your (?:[\\w-]+ )?limit\\b",
+  "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[∙·•\\-–]",
+  "Usage limit reached for\\b",
+  "Invalid API key[ \\t]*[·.]",
+  "Not logged in[ \\t]*·",
+  "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
+  "OAuth token (?:has expired|revoked)",
+  "The API provider (?:has rate limited you|is not able to authenticate you|'s servers are down or overloaded)",
+  "Quota exceeded(?:\\.| for (?:quota )?metric)",
+  "Insufficient quota\\b",
+  "You have (?:exhausted your (?:capacity|daily quota)|reached your daily)",
+  "You exceeded your current quota\\b",
+  "Resource has been exhausted\\b",
+  "Rate limit reached for\\b",
+  "Request rejected \\(429\\)",
+  "Please set an Auth method\\b",
+  "When using Gemini API, you must specify\\b",
+  "Your access token could not be refreshed\\b",
+  "Failed to refresh token\\b|Token refresh failed\\b",
+];
+
+const ANCHOR = new RegExp(`${LINE_PREFIX}(?:${ANCHORS.join("|")})`);
+const PRETTY_JSON_OPEN = /^[ \t]*\[?\{[ \t]*$/;
+const PRETTY_JSON_ERROR_KEY = /^[ \t]*"error"[ \t]*:/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+const BLOCK_MAX_LINES = 80;
+const BLOCK_MAX_CHARS = 8_000;
+
+function bracketBalance(line: string): number {
+  let depth = 0;
+  for (const c of line) {
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return depth;
+}
+
+function indentOf(line: string): number {
+  return /^[ \t]*/.exec(line)![0].length;
+}
+
+function plainTextFindings(lines: readonly string[], ctx: Context): Finding[] {
+  const findings: Finding[] = [];
+  let fence: string | null = null;
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    const fenceMatch = FENCE.exec(line);
+    if (fence !== null) {
+      if (fenceMatch && fenceMatch[1]![0] === fence[0] && fenceMatch[1]!.length >= fence.length) fence = null;
+      i++;
+      continue;
+    }
+    if (fenceMatch) {
+      fence = fenceMatch[1]!;
+      i++;
+      continue;
+    }
+    const anchored =
+      ANCHOR.test(line) || (PRETTY_JSON_OPEN.test(line) && PRETTY_JSON_ERROR_KEY.test(lines[i + 1] ?? ""));
+    if (!anchored) {
+      i++;
+      continue;
+    }
+    // The block: the anchor line, then lines while brackets are open or lines are indented deeper.
+    let block = line;
+    let depth = bracketBalance(line);
+    const indent = indentOf(line);
+    let j = i + 1;
+    while (j < lines.length && j - i < BLOCK_MAX_LINES && block.length < BLOCK_MAX_CHARS) {
+      const next = lines[j]!;
+      const continues = depth > 0 || (next.trim() !== "" && indentOf(next) > indent);
+      if (!continues) break;
+      block += `\n${next}`;
+      depth += bracketBalance(next);
+      j++;
+    }
+    const finding = classifyError(block, ctx);
+    if (finding) findings.push(finding);
+    i = j;
+  }
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The entry point.
+
+const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
+
+/** Classifies an agent CLI's output (stdout, stderr or both); see the file comment. */
+export function classifyAgentOutput(
+  text: string,
+  now?: Date,
+  options: ClassifyOptions = {},
+): AgentOutputClass {
+  const ctx: Context = { now, timeZone: options.timeZone ?? "UTC" };
+  const state: StreamState = {
+    claude: [],
+    codex: [],
+    other: [],
+    claudeSucceeded: false,
+    codexSucceeded: false,
+  };
+  const clean = text.replace(ANSI, "");
+  // One pretty-printed JSON document (Gemini CLI's --output-format json): an event of its own.
+  const whole = clean.trim();
+  if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
+    const document = parseJson(whole);
+    if (isObject(document)) {
+      handleEvent(document, whole, ctx, state);
+      return decide([...state.claude, ...state.codex, ...state.other]);
+    }
+  }
+  const plain: string[] = [];
+  for (const line of clean.split(/\r\n|\r|\n/)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+      const event = parseJson(trimmed);
+      if (isObject(event)) {
+        handleEvent(event, trimmed, ctx, state);
+        continue;
+      }
+    }
+    plain.push(line);
+  }
+  return decide([
+    ...(state.claudeSucceeded ? [] : state.claude),
+    ...(state.codexSucceeded ? [] : state.codex),
+    ...state.other,
+    ...plainTextFindings(plain, ctx),
+  ]);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The strongest finding's kind and evidence, with the latest reset time among findings of that kind. */
+function decide(findings: readonly Finding[]): AgentOutputClass {
+  const winner = strongest(findings);
+  if (!winner) return { kind: "none" };
+  const resets = findings
+    .filter((finding) => finding.kind === winner.kind && finding.resetAt !== undefined)
+    .map((finding) => finding.resetAt!.getTime());
+  const result: AgentOutputClass = { kind: winner.kind, evidence: winner.evidence };
+  if (resets.length > 0) result.resetAt = new Date(Math.max(...resets));
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reset times.
+
+const GRACE_MS = 60 * 60 * 1000;
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+function epochToDate(value: unknown): Date | undefined {
+  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return undefined;
+  return new Date(n > 1e12 ? n : n * 1000);
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_PART =
+  /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)(?![a-z])/i;
+
+/** "2h 13m", "4 days 6 hours 37 minutes", "20s", "6m0s", "5.289s", "~90 min" → milliseconds. */
+function parseDuration(text: string): number | undefined {
+  let rest = text.replace(/^\s*~\s*/, "");
+  let total = 0;
+  let parts = 0;
+  for (let match = DURATION_PART.exec(rest); match !== null; match = DURATION_PART.exec(rest)) {
+    const unit = match[2]!.toLowerCase();
+    const key =
+      unit === "ms" || unit.startsWith("milli")
+        ? "ms"
+        : unit.startsWith("mi") || unit === "m"
+          ? "m"
+          : unit[0]!;
+    total += Number(match[1]) * UNIT_MS[key]!;
+    parts++;
+    rest = rest.slice(match[0].length);
+  }
+  return parts > 0 ? total : undefined;
+}
+
+function parseResetTime(text: string, ctx: Context): Date | undefined {
+  const epoch =
+    /usage limit reached\|(\d{10,13})\b/i.exec(text) ??
+    /\\*"(?:resetsAt|resets_at|reset_at)\\*"\s*:\s*(\d{10,13})\b/.exec(text);
+  if (epoch) return epochToDate(epoch[1]);
+  const now = ctx.now;
+  if (!now) return undefined;
+  const seconds =
+    /\\*"resets_in_seconds\\*"\s*:\s*(\d+(?:\.\d+)?)/.exec(text) ??
+    /\\*"retryDelay\\*"\s*:\s*\\*"(\d+(?:\.\d+)?)s/.exec(text);
+  if (seconds) return new Date(now.getTime() + Number(seconds[1]) * 1000);
+  for (const match of text.matchAll(/\b(?:try again|retry|resets?|available again)\s+(?:in|after)\s+/gi)) {
+    const ms = parseDuration(text.slice(match.index + match[0].length));
+    if (ms !== undefined) return new Date(now.getTime() + ms);
+  }
+  for (const match of text.matchAll(/\b(?:resets?|try again|available again)\b(?:\s+(?:at|on))?\s+/gi)) {
+    const at = parseWallClock(text.slice(match.index + match[0].length), now, ctx.timeZone);
+    if (at) return at;
+  }
+  if (GOOGLE.test(text) && /PerDay|\bper day\b|daily quota/i.test(text))
+    return nextMidnight(now, "America/Los_Angeles");
+  return undefined;
+}
+
+/**
+ * "3:30am (Asia/Calcutta)", "5pm", "15:00 UTC", "Jul 31, 2am (UTC)", "Sep 15 at 7pm",
+ * "Apr 28th, 2026 10:03 PM", "Aug 18" at the start of `text`, as the next such moment after `now`.
+ */
+function parseWallClock(text: string, now: Date, defaultZone: string): Date | undefined {
+  let rest = text;
+  let month: number | undefined;
+  let day: number | undefined;
+  let year: number | undefined;
+  const date = /^([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?/.exec(rest);
+  if (date && MONTHS.includes(date[1]!.toLowerCase())) {
+    month = MONTHS.indexOf(date[1]!.toLowerCase()) + 1;
+    day = Number(date[2]);
+    year = date[3] ? Number(date[3]) : undefined;
+    rest = rest.slice(date[0].length).replace(/^,?\s*(?:at\s+)?/, "");
+  }
+  let hour: number | undefined;
+  let minute = 0;
+  const twelve = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?/i.exec(rest);
+  const twentyFour = /^(\d{1,2}):(\d{2})(?!\s*[ap]\.?\s?m\b)/i.exec(rest);
+  if (twelve) {
+    const h = Number(twelve[1]);
+    if (h < 1 || h > 12) return undefined;
+    hour = (h % 12) + (twelve[3]!.toLowerCase() === "p" ? 12 : 0);
+    minute = Number(twelve[2] ?? 0);
+    rest = rest.slice(twelve[0].length);
+  } else if (twentyFour) {
+    hour = Number(twentyFour[1]);
+    minute = Number(twentyFour[2]);
+    rest = rest.slice(twentyFour[0].length);
+  }
+  if (month === undefined && hour === undefined) return undefined;
+  if ((hour ?? 0) > 23 || minute > 59) return undefined;
+  const zoneMatch = /^\s*\(([A-Za-z][\w+\-/]*)\)/.exec(rest) ?? /^\s+(UTC|GMT)\b/.exec(rest);
+  const zone = zoneMatch ? zoneMatch[1]! : defaultZone;
+  if (!isTimeZone(zone)) return undefined;
+  const today = wallClock(now.getTime(), zone);
+  if (month !== undefined && day !== undefined) {
+    let y = year ?? today.year;
+    let t = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
+    if (year === undefined && t < now.getTime() - GRACE_MS) {
+      y += 1;
+      t = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
+    }
+    return new Date(t);
+  }
+  let t = zonedToUtc(today.year, today.month, today.day, hour!, minute, zone);
+  if (t < now.getTime() - GRACE_MS) {
+    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+    t = zonedToUtc(
+      tomorrow.getUTCFullYear(),
+      tomorrow.getUTCMonth() + 1,
+      tomorrow.getUTCDate(),
+      hour!,
+      minute,
+      zone,
+    );
+  }
+  return new Date(t);
+}
+
+function nextMidnight(now: Date, zone: string): Date {
+  const today = wallClock(now.getTime(), zone);
+  const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+  return new Date(
+    zonedToUtc(tomorrow.getUTCFullYear(), tomorrow.getUTCMonth() + 1, tomorrow.getUTCDate(), 0, 0, zone),
+  );
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    formatter(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function wallClock(t: number, zone: string): Wall {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(zone).formatToParts(t)) {
+    if (part.type !== "literal") parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
+}
+
+function offsetAt(t: number, zone: string): number {
+  const w = wallClock(t, zone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(t / 1000) * 1000;
+}
+
+/** The UTC instant at which the wall clock in `zone` shows the given time (DST-aware). */
+function zonedToUtc(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string,
+): number {
+  const guess = Date.UTC(year, month - 1, day, hour, minute);
+  const first = offsetAt(guess, zone);
+  const t = guess - first;
+  const second = offsetAt(t, zone);
+  return second === first ? t : guess - second;
+}
