@@ -1,0 +1,43 @@
+/**
+ * The offline GitHub sandbox: one HTTP server on 127.0.0.1 serving REST (validated against GitHub's OpenAPI
+ * description), GraphQL (validated against GitHub's schema), signed webhook deliveries, and whatever other
+ * parts mount on it with {@link Sandbox.registerHandler} (the git remote at `/git/`).
+ *
+ * ```ts
+ * const sandbox = await startSandbox();
+ * sandbox.store.createRepo({ owner: "acme", name: "widgets" });
+ * const octokit = new Octokit({ auth: sandbox.installationToken(), baseUrl: sandbox.url });
+ * ...
+ * sandbox.assertNoValidationFailures();
+ * await sandbox.stop();
+ * ```
+ */
+import { createSandboxApp } from "./auth.js";
+import {
+  type Sandbox,
+  type SandboxOptions,
+  SandboxServer,
+  assertNoValidationFailures as assertNone,
+} from "./server.js";
+import { SandboxStore } from "./store.js";
+
+export type { RequestAccounting, RequestRecord, ValidationFailure } from "./accounting.js";
+export type { SandboxApp } from "./auth.js";
+export { FaultsSchema, type Faults, type FaultsInput, type FaultController } from "./faults.js";
+export * from "./store.js";
+export type { WebhookDelivery, WebhookDispatcher } from "./webhooks.js";
+export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./server.js";
+
+/** Throws listing the sandbox's validation failures (REST and GraphQL requests GitHub would reject). */
+export function assertNoValidationFailures(sandbox: Pick<Sandbox, "validationFailures">): void {
+  assertNone(sandbox.validationFailures);
+}
+
+/** Starts a sandbox on 127.0.0.1 (loading GitHub's OpenAPI description and GraphQL schema on first use). */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const store = options.existingStore ?? new SandboxStore(options.store);
+  const app = createSandboxApp(store);
+  const server = new SandboxServer({ store, app, options });
+  await server.listen(options.port ?? 0);
+  return server.toSandbox();
+}
