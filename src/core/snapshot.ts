@@ -36,6 +36,11 @@ export interface CheckNode {
   app?: string | null;
   summary?: string | null;
   url?: string | null;
+  /**
+   * The check belongs to Autopilot itself (its app, or a job of its controller/worker workflows): it never
+   * gates a merge, so the controller does not wait on its own run.
+   */
+  isAutopilot?: boolean;
 }
 
 export interface ReviewNode {
@@ -77,6 +82,8 @@ export interface RunNode {
   dispatchId?: string | null;
   issue?: number | null;
   attempt?: number | null;
+  /** html_url of the run, for the dashboard. */
+  url?: string | null;
 }
 
 export interface CommentNode {
@@ -97,6 +104,8 @@ export interface TrackingIssueNode {
   updatedAt: string;
   pinned?: boolean;
   state: "open" | "closed";
+  /** Login of whoever last edited the body (ticked checkboxes count only from people with write access). */
+  lastEditedBy?: string | null;
 }
 
 export interface WorldSnapshot {

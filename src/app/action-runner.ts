@@ -1,0 +1,134 @@
+/**
+ * The controller inside a GitHub Actions job (our own entry instead of @probot/adapter-github-actions, which
+ * pins an older Probot, ignores GITHUB_API_URL and exits 0 on errors): read the event and the inputs, run ONE
+ * reconcile of this repository, and fail the job (`core.setFailed`) when it could not run.
+ *
+ * A `workflow_dispatch` of the controller workflow starts a session with overrides taken from the dispatch's
+ * inputs (`max-parallel`, `labels`, `dry-run`) or the action's inputs of the same names.
+ */
+import { readFile } from "node:fs/promises";
+import * as core from "@actions/core";
+import type { ConfigOverrides } from "../core/dashboard.js";
+import type { GatewayLog } from "../github/client.js";
+import { describeError, statusOf } from "../github/errors.js";
+import { createOctokit } from "../github/octokit.js";
+import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile.js";
+
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A fetch for the GitHub client (tests). */
+  fetch?: typeof globalThis.fetch;
+  /** Octokit's retry and rate-limit throttling (default on; tests that script failures turn them off). */
+  retry?: boolean;
+  throttle?: boolean;
+}
+
+const coreLog: GatewayLog = {
+  debug: (m) => core.debug(m),
+  info: (m) => core.info(m),
+  warn: (m) => core.warning(m),
+  error: (m) => core.error(m),
+};
+
+/** Octokit logs every failed attempt (retries included): warnings, not error annotations. */
+const octokitLog: GatewayLog = {
+  debug: (m) => core.debug(m),
+  info: (m) => core.debug(m),
+  warn: (m) => core.warning(m),
+  error: (m) => core.warning(m),
+};
+
+export async function runController(options: RunOptions = {}): Promise<void> {
+  const env = options.env ?? process.env;
+  try {
+    const [owner, name] = (env.GITHUB_REPOSITORY ?? "").split("/");
+    if (!owner || !name) throw new Error("GITHUB_REPOSITORY is not set (expected owner/name).");
+    const token = core.getInput("github-token") || env.GITHUB_TOKEN || "";
+    if (!token)
+      throw new Error("No token: set the `github-token` input (an App installation token is best).");
+    core.setSecret(token);
+    const eventName = env.GITHUB_EVENT_NAME ?? "";
+    const event = await readEvent(env.GITHUB_EVENT_PATH);
+    const dispatchInputs =
+      eventName === "workflow_dispatch" ? ((event.inputs ?? {}) as Record<string, unknown>) : {};
+    const input = (key: string) => String(dispatchInputs[key] ?? "").trim() || core.getInput(key);
+    const overrides = parseOverrides(input("max-parallel"), input("labels"), input("dry-run"));
+    const budget = core.getInput("operation-budget");
+    const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
+    const result = await reconcile({
+      octokit: createOctokit({
+        auth: token,
+        baseUrl,
+        log: octokitLog,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.retry === false ? { retry: false } : {}),
+        ...(options.throttle === false ? { throttle: false } : {}),
+      }),
+      repo: { owner, name },
+      log: coreLog,
+      baseUrl,
+      botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
+      dryRun: overrides.dryRun === true,
+      ...(budget ? { operationBudget: Number(budget) } : {}),
+      start:
+        eventName === "workflow_dispatch"
+          ? {
+              actor: env.GITHUB_ACTOR || String((event.sender as { login?: string })?.login ?? "someone"),
+              overrides,
+            }
+          : null,
+    });
+    const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
+    core.setOutput("effects", String(result.decision.effects.length));
+    core.setOutput("requests", String(requests));
+    core.info(`${eventName || "run"}: ${result.decision.effects.length} effect(s), ${requests} request(s)`);
+  } catch (error) {
+    const where = env.GITHUB_REPOSITORY ? ` ${env.GITHUB_REPOSITORY}` : "";
+    const status = statusOf(error);
+    core.setFailed(
+      status === null
+        ? `Autopilot could not reconcile${where}: ${error instanceof Error ? error.message : String(error)}`
+        : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error)}`,
+    );
+  }
+}
+
+async function readEvent(path: string | undefined): Promise<Record<string, unknown>> {
+  if (!path) return {};
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** `max-parallel: 3`, `labels: {"ready":"go"}` or `ready=go, review=check`, `dry-run: true`. */
+export function parseOverrides(maxParallel: string, labels: string, dryRun: string): ConfigOverrides {
+  const out: ConfigOverrides = {};
+  if (maxParallel) {
+    const n = Number(maxParallel);
+    if (!Number.isInteger(n) || n < 1 || n > 20)
+      throw new Error(`max-parallel must be a whole number from 1 to 20, not "${maxParallel}".`);
+    out.maxParallel = n;
+  }
+  if (labels) {
+    let parsed: Record<string, string> = {};
+    if (labels.startsWith("{")) {
+      parsed = JSON.parse(labels) as Record<string, string>;
+    } else {
+      for (const pair of labels.split(/[,\n]/)) {
+        if (!pair.trim()) continue;
+        const [key, ...rest] = pair.split("=");
+        if (!key || rest.length === 0)
+          throw new Error(`labels: expected role=name pairs, got "${pair.trim()}".`);
+        parsed[key.trim()] = rest.join("=").trim();
+      }
+    }
+    if (Object.keys(parsed).length > 0) out.labels = parsed;
+  }
+  if (dryRun) {
+    if (!/^(true|false)$/i.test(dryRun)) throw new Error(`dry-run must be true or false, not "${dryRun}".`);
+    if (/^true$/i.test(dryRun)) out.dryRun = true;
+  }
+  return out;
+}

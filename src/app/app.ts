@@ -1,0 +1,203 @@
+/**
+ * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (DESIGN §7): webhooks
+ * are hints, the reconcile decides. Events caused by Autopilot's own bot reconcile too (that is how the state
+ * catches up with its own writes); they never start work by themselves because decide only acts on what the
+ * world shows, and bot comments are never commands (src/github/snapshot.ts leaves them out of `comments`).
+ *
+ * A periodic tick reconciles every repository of every installation (listed through the App, cached), so time
+ * based decisions — timeouts, retries after a backoff, stalled runs — happen without any event.
+ */
+import type { ApplicationFunction, Context, Probot } from "probot";
+import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
+import { silentLog, repoKey } from "../github/client.js";
+import { type ReconcileOptions, type ReconcileResult, reconcile as defaultReconcile } from "./reconcile.js";
+import { RepoScheduler } from "./scheduler.js";
+
+/** Exactly the events app.yml subscribes to. */
+export const CONTROLLER_EVENTS = [
+  "issues",
+  "issue_comment",
+  "pull_request",
+  "pull_request_review",
+  "check_suite",
+  "check_run",
+  "workflow_run",
+  "push",
+] as const;
+
+export interface ControllerAppOptions {
+  /** Milliseconds between ticks; 0 or absent: no periodic tick (call `tick()` yourself). */
+  tickMs?: number;
+  log?: GatewayLog;
+  /** REST base URL of the GitHub the app talks to (picks the circuit breaker). */
+  baseUrl?: string;
+  dryRun?: boolean;
+  /** How long the list of installations and their repositories is reused by ticks. */
+  installationsTtlMs?: number;
+  /** Wait for the reconcile before answering the webhook (default: answer at once, reconcile behind). */
+  awaitReconcile?: boolean;
+  /** The reconcile to run (tests hand in a spy). */
+  reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
+}
+
+export interface ControllerApp {
+  appFn: ApplicationFunction;
+  /** Reconciles every repository of every installation once; resolves when all are done. */
+  tick(): Promise<void>;
+  /** Resolves when no tick and no reconcile is running or waiting. */
+  idle(): Promise<void>;
+  /** Stops the periodic tick; a tick in progress schedules nothing more (await `idle()` for it to end). */
+  stop(): void;
+}
+
+interface InstallationRepos {
+  installationId: number;
+  repos: RepoRef[];
+}
+
+export function createControllerApp(options: ControllerAppOptions = {}): ControllerApp {
+  const log = options.log ?? silentLog;
+  const run = options.reconcile ?? defaultReconcile;
+  const scheduler = new RepoScheduler();
+  const ttl = options.installationsTtlMs ?? 10 * 60_000;
+  let probot: Probot | null = null;
+  let botLogin: string | null = null;
+  let installations: { at: number; list: InstallationRepos[] } | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> | null = null;
+  let stopped = false;
+
+  async function resolveBotLogin(): Promise<string | undefined> {
+    if (botLogin || !probot) return botLogin ?? undefined;
+    try {
+      const appOctokit = await probot.auth();
+      const { data } = await appOctokit.request("GET /app");
+      const slug = (data as { slug?: string } | null)?.slug;
+      if (slug) botLogin = `${slug}[bot]`;
+    } catch (error) {
+      log.warn(`could not look up the app's bot login: ${(error as Error).message}`);
+    }
+    return botLogin ?? undefined;
+  }
+
+  function schedule(octokit: GitHubClient, repo: RepoRef, reason: string): Promise<void> {
+    return scheduler.request(repoKey(repo), async () => {
+      const login = await resolveBotLogin();
+      try {
+        await run({
+          octokit,
+          repo,
+          log,
+          ...(login ? { botLogin: login } : {}),
+          ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+          ...(options.dryRun ? { dryRun: true } : {}),
+        });
+      } catch (error) {
+        log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
+        throw error;
+      }
+    });
+  }
+
+  async function listInstallations(): Promise<InstallationRepos[]> {
+    if (installations && Date.now() - installations.at < ttl) return installations.list;
+    if (!probot) return [];
+    const appOctokit = await probot.auth();
+    const ids: number[] = [];
+    for (let page = 1; page <= 10; page++) {
+      const { data } = await appOctokit.request("GET /app/installations", { per_page: 100, page });
+      const list = data as { id: number }[];
+      ids.push(...list.map((i) => i.id));
+      if (list.length < 100) break;
+    }
+    const list: InstallationRepos[] = [];
+    for (const installationId of ids) {
+      const octokit = await probot.auth(installationId);
+      const repos: RepoRef[] = [];
+      for (let page = 1; page <= 20; page++) {
+        const { data } = await octokit.request("GET /installation/repositories", { per_page: 100, page });
+        const page_ = data as {
+          repositories: { name: string; owner: { login: string }; archived?: boolean }[];
+        };
+        for (const r of page_.repositories)
+          if (!r.archived) repos.push({ owner: r.owner.login, name: r.name });
+        if (page_.repositories.length < 100) break;
+      }
+      list.push({ installationId, repos });
+    }
+    installations = { at: Date.now(), list };
+    return list;
+  }
+
+  async function tickOnce(): Promise<void> {
+    if (!probot || stopped) return;
+    let list: InstallationRepos[];
+    try {
+      list = await listInstallations();
+    } catch (error) {
+      log.error(`tick: could not list installations: ${(error as Error).message}`);
+      return;
+    }
+    const runs: Promise<void>[] = [];
+    for (const installation of list) {
+      if (installation.repos.length === 0) continue;
+      let octokit: GitHubClient;
+      try {
+        octokit = await probot.auth(installation.installationId);
+      } catch (error) {
+        log.error(
+          `tick: could not authenticate installation ${installation.installationId}: ${(error as Error).message}`,
+        );
+        continue;
+      }
+      if (stopped) break;
+      for (const repo of installation.repos) runs.push(schedule(octokit, repo, "tick"));
+    }
+    await Promise.all(runs);
+  }
+
+  const appFn: ApplicationFunction = (app) => {
+    probot = app;
+    app.on([...CONTROLLER_EVENTS], async (context: Context) => {
+      const payload = context.payload as {
+        repository?: { name: string; owner: { login: string } };
+        installation?: { id: number };
+      };
+      if (!payload.repository || !payload.installation) return;
+      const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
+      const pending = schedule(context.octokit, repo, `${context.name} event`);
+      if (options.awaitReconcile) await pending;
+    });
+    app.on(["installation", "installation_repositories"], async () => {
+      installations = null;
+    });
+    if (options.tickMs && options.tickMs > 0 && !timer) {
+      timer = setInterval(() => {
+        void tick();
+      }, options.tickMs);
+      timer.unref();
+    }
+  };
+
+  function tick(): Promise<void> {
+    // Overlapping ticks share one run.
+    ticking ??= tickOnce().finally(() => {
+      ticking = null;
+    });
+    return ticking;
+  }
+
+  return {
+    appFn,
+    tick,
+    async idle() {
+      await ticking;
+      await scheduler.idle();
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * One reconcile at a time per repository, in this process. Events that arrive while a reconcile runs are
+ * coalesced into ONE follow-up run (reconcile is level-triggered: the follow-up sees everything they saw), so
+ * a burst of webhooks — many caused by Autopilot's own writes — costs two reconciles, not one per event.
+ * Two controllers in different processes are kept apart by the tracking issue's revision check instead.
+ */
+export class RepoScheduler {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Map<string, Promise<void>>();
+  private readonly tasks = new Map<string, () => Promise<void>>();
+
+  /**
+   * Runs `task` for `key` now, or once after the current run when one is in progress (the latest task wins).
+   * The promise settles when a run that started after this call has finished; it never rejects (the task
+   * handles its own errors).
+   */
+  request(key: string, task: () => Promise<void>): Promise<void> {
+    this.tasks.set(key, task);
+    const pending = this.again.get(key);
+    if (pending) return pending;
+    const current = this.running.get(key);
+    if (!current) return this.start(key);
+    const next = current.then(() => {
+      this.again.delete(key);
+      return this.start(key);
+    });
+    this.again.set(key, next);
+    return next;
+  }
+
+  /** Resolves when nothing is running or waiting. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0 || this.again.size > 0) {
+      await Promise.all([...this.running.values(), ...this.again.values()]);
+    }
+  }
+
+  private start(key: string): Promise<void> {
+    const task = this.tasks.get(key)!;
+    const run: Promise<void> = Promise.resolve()
+      .then(task)
+      .catch(() => {
+        // The task logs its own failures; a failed run must not block the next one.
+      })
+      .finally(() => {
+        if (this.running.get(key) === run) this.running.delete(key);
+      });
+    this.running.set(key, run);
+    return run;
+  }
+}
+
+/** A plain mutex per key: callers run one after another, in arrival order. */
+export async function withLock<T>(
+  locks: Map<string, Promise<unknown>>,
+  key: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const previous = locks.get(key) ?? Promise.resolve();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const chained = previous.catch(() => undefined).then(() => gate);
+  locks.set(key, chained);
+  await previous.catch(() => undefined);
+  try {
+    return await fn();
+  } finally {
+    release();
+    if (locks.get(key) === chained) locks.delete(key);
+  }
+}

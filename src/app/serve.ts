@@ -1,0 +1,71 @@
+/**
+ * `autopilot serve`: the hosted Probot app, configured from the environment.
+ *
+ * APP_ID, PRIVATE_KEY (PEM, or base64 of it) or PRIVATE_KEY_PATH, WEBHOOK_SECRET; optional PORT (3000),
+ * HOST (127.0.0.1; 0.0.0.0 to accept deliveries from outside), GITHUB_API_URL (https://api.github.com),
+ * AUTOPILOT_TICK_SECONDS (300; 0 turns the periodic reconcile off), AUTOPILOT_DRY_RUN (true: no writes),
+ * LOG_LEVEL (Probot's own log level, default warn).
+ */
+import { readFile } from "node:fs/promises";
+import type { GatewayLog } from "../github/client.js";
+import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./server.js";
+
+export interface ServeOptions {
+  env?: NodeJS.ProcessEnv;
+  log?: GatewayLog;
+  /** Stop on SIGINT/SIGTERM (default true). */
+  handleSignals?: boolean;
+}
+
+type LogLevel = NonNullable<ControllerServerOptions["logLevel"]>;
+const LOG_LEVELS = new Set<string>(["trace", "debug", "info", "warn", "error", "fatal"]);
+
+const consoleLog: GatewayLog = {
+  debug: () => {},
+  info: (m) => console.log(m),
+  warn: (m) => console.warn(m),
+  error: (m) => console.error(m),
+};
+
+export async function serve(options: ServeOptions = {}): Promise<ControllerServer> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? consoleLog;
+  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k) => !env[k]);
+  if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push("PRIVATE_KEY or PRIVATE_KEY_PATH");
+  if (missing.length > 0) {
+    throw new Error(
+      `autopilot serve needs ${missing.join(", ")} (the GitHub App's settings; see docs/CONTROLLER.md).`,
+    );
+  }
+  const privateKey = env.PRIVATE_KEY
+    ? decodeKey(env.PRIVATE_KEY)
+    : await readFile(env.PRIVATE_KEY_PATH!, "utf8");
+  const tickSeconds = env.AUTOPILOT_TICK_SECONDS === undefined ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
+  const server = await startControllerServer({
+    appId: env.APP_ID!,
+    privateKey,
+    webhookSecret: env.WEBHOOK_SECRET!,
+    baseUrl: env.GITHUB_API_URL || "https://api.github.com",
+    port: env.PORT ? Number(env.PORT) : 3000,
+    host: env.HOST || "127.0.0.1",
+    tickMs: Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0,
+    dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
+    ...(LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL as LogLevel } : {}),
+    log,
+  });
+  log.info(`Autopilot controller listening; webhooks at ${server.webhookUrl}`);
+  if (options.handleSignals !== false) {
+    const stop = () => {
+      void server.stop().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  return server;
+}
+
+/** A PEM as is, or base64 of one (for environments without multi-line variables). */
+function decodeKey(value: string): string {
+  if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");
+  return Buffer.from(value, "base64").toString("utf8");
+}

@@ -1,0 +1,116 @@
+/**
+ * The controller as an HTTP server: Probot's `createNodeMiddleware` on node:http, bound to 127.0.0.1 by
+ * default. `autopilot serve` and the sandbox scenarios start it through `startControllerServer`.
+ * Webhook deliveries are verified (a bad signature gets 400 from Probot), answered at once, and reconciled
+ * behind the answer; `tick()` reconciles every installed repository and resolves when done.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import type { GatewayLog } from "../github/client.js";
+import { createControllerApp } from "./app.js";
+import type { ReconcileOptions, ReconcileResult } from "./reconcile.js";
+
+export const WEBHOOK_PATH = "/api/github/webhooks";
+
+export interface ControllerServerOptions {
+  appId: number | string;
+  privateKey: string;
+  webhookSecret: string;
+  /** REST base URL: https://api.github.com, a GHES `/api/v3` URL, or the sandbox's URL. */
+  baseUrl?: string;
+  port?: number;
+  host?: string;
+  /** Milliseconds between periodic reconciles of every installed repository; 0: only on `tick()`. */
+  tickMs?: number;
+  log?: GatewayLog;
+  /** Probot's own log level (default: LOG_LEVEL, else "warn"). */
+  logLevel?: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+  /** Octokit's retry of 5xx/network errors (default on; tests that script failures turn it off). */
+  retry?: boolean;
+  /** Octokit's waiting out of rate limits (default on). */
+  throttle?: boolean;
+  dryRun?: boolean;
+  /** Wait for the reconcile before answering a webhook (default false). */
+  awaitReconcile?: boolean;
+  /** Replaces the reconcile (tests). */
+  reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
+}
+
+export interface ControllerServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `http://127.0.0.1:PORT/api/github/webhooks` */
+  webhookUrl: string;
+  /** Reconciles every repository of every installation now; resolves when all are done. */
+  tick(): Promise<void>;
+  /** Resolves when no reconcile (from webhooks or ticks) is running or waiting. */
+  idle(): Promise<void>;
+  /** Stops the tick, waits for running reconciles, closes the server. */
+  stop(): Promise<void>;
+}
+
+export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
+  const retry = options.retry ?? true;
+  const throttle = options.throttle ?? true;
+  // The function form: the object form of defaults() is overridden by Probot's own (probot/probot#2039).
+  const Octokit = ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
+    ...instance,
+    retry: { ...(instance.retry as object | undefined), enabled: retry },
+    throttle: { ...(instance.throttle as object | undefined), enabled: throttle },
+  }));
+  const logLevel =
+    options.logLevel ?? (process.env.LOG_LEVEL as ControllerServerOptions["logLevel"]) ?? "warn";
+  const probot = new Probot({
+    appId: options.appId,
+    privateKey: options.privateKey,
+    secret: options.webhookSecret,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    Octokit,
+    logLevel,
+  });
+  const controller = createControllerApp({
+    ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.dryRun ? { dryRun: true } : {}),
+    ...(options.awaitReconcile ? { awaitReconcile: true } : {}),
+    ...(options.reconcile ? { reconcile: options.reconcile } : {}),
+  });
+  const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
+
+  const server = createServer((req, res) => {
+    void middleware(req, res, () => {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ message: "Not Found" }));
+    });
+  });
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+  let stopped = false;
+  return {
+    url,
+    webhookUrl: `${url}${WEBHOOK_PATH}`,
+    tick: () => controller.tick(),
+    idle: () => controller.idle(),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      controller.stop();
+      await controller.idle();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+    },
+  };
+}

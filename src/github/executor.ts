@@ -1,0 +1,476 @@
+/**
+ * Carries out the core's effects, one after another, each safe to repeat: a duplicate webhook delivery or a
+ * replayed queued write leaves GitHub as executing it once would. Every check that makes an effect a no-op
+ * uses the reconcile's snapshot, so most repeats cost no request at all.
+ */
+import type { Effect } from "../core/effects.js";
+import { describeEffect } from "../core/effects.js";
+import type { WorldSnapshot } from "../core/snapshot.js";
+import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
+import { describeError, statusOf } from "./errors.js";
+import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";
+import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
+
+export type OutcomeStatus =
+  /** Done now. */
+  | "done"
+  /** Nothing to do: GitHub already looks the way the effect wants. */
+  | "skipped"
+  /** Dry run: logged as "would …". */
+  | "dry-run"
+  /** Over the per-run operation budget: left for the next reconcile. */
+  | "deferred"
+  /** Held back by the open circuit breaker; replayed when it closes. */
+  | "queued"
+  /** GitHub said no (a 4xx other than the expected ones). */
+  | "failed"
+  /** The tracking issue changed since the snapshot (revision mismatch): re-run reconcile. */
+  | "conflict"
+  /** The merge was refused (405/409/422: not mergeable, or the head moved). */
+  | "not-mergeable";
+
+export interface EffectOutcome {
+  effect: Effect;
+  status: OutcomeStatus;
+  detail?: string;
+  /** The tracking issue created or updated. */
+  issue?: number;
+  /** The workflow run GitHub reported for a dispatch, when it does. */
+  runId?: number;
+}
+
+export interface ExecContext {
+  client: GitHubClient;
+  repo: RepoRef;
+  log: GatewayLog;
+  world: WorldSnapshot | null;
+  facts: SnapshotFacts | null;
+  botLogin: string;
+  workerWorkflow: string;
+  /** Reads the revision from a tracking-issue body's state marker; null when it has none (or it is corrupt). */
+  revisionOf: (body: string) => number | null;
+  /** Calls that change GitHub (counted by the breaker). */
+  write: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Calls that only read. */
+  read: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Mutable within one execute(): the tracking issue number (set when created) and keys written. */
+  run: { trackingIssue: number | null; commentKeys: Set<string>; labels: Map<number, Set<string>> };
+  /** Remember the tracking issue number for the next snapshot. */
+  rememberTracking: (issue: number) => void;
+}
+
+/** Stable identity of what an effect acts on, so a fresh effect can supersede a queued one. */
+export function effectTarget(effect: Effect): string {
+  switch (effect.type) {
+    case "setStateLabel":
+      return `state#${effect.issue}`;
+    case "addLabels":
+    case "removeLabels":
+      return `${effect.type}#${effect.issue}:${[...effect.labels].sort().join(",")}`;
+    case "comment":
+      return `comment#${effect.issue}:${effect.key ?? effect.body}`;
+    case "react":
+      return `react:${effect.commentId}:${effect.content}`;
+    case "dispatchWorker":
+      return `dispatch#${effect.issue}`;
+    case "cancelRun":
+      return `cancel:${effect.runId}`;
+    case "mergePr":
+      return `merge#${effect.pr}`;
+    case "closeIssue":
+      return `close#${effect.issue}`;
+    case "deleteBranch":
+      return `branch:${effect.branch}`;
+    case "writeTrackingIssue":
+      return "tracking";
+    case "pinIssue":
+      return `pin#${effect.issue}`;
+  }
+}
+
+/** Writes the controller itself must make even over budget: the state record. */
+export function isBudgetExempt(effect: Effect): boolean {
+  return effect.type === "writeTrackingIssue";
+}
+
+export function commentMarker(key: string): string {
+  return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
+}
+
+function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
+  const known = ctx.run.labels.get(issue);
+  if (known) return known;
+  const node =
+    ctx.world?.issues.find((i) => i.number === issue) ??
+    ctx.world?.pulls.find((p) => p.number === issue) ??
+    null;
+  if (!node) return null;
+  const set = new Set(node.labels);
+  ctx.run.labels.set(issue, set);
+  return set;
+}
+
+/** Effects that would change nothing, judged from the snapshot (no request). */
+export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
+  const world = ctx.world;
+  switch (effect.type) {
+    case "setStateLabel": {
+      const labels = labelsOf(ctx, effect.issue);
+      if (!labels) return null;
+      const adds = effect.add !== null && !labels.has(effect.add);
+      const removes = effect.remove.some((l) => l !== effect.add && labels.has(l));
+      return adds || removes ? null : "labels already as wanted";
+    }
+    case "addLabels": {
+      const labels = labelsOf(ctx, effect.issue);
+      return labels && effect.labels.every((l) => labels.has(l)) ? "labels already present" : null;
+    }
+    case "removeLabels": {
+      const labels = labelsOf(ctx, effect.issue);
+      return labels && effect.labels.every((l) => !labels.has(l)) ? "labels already absent" : null;
+    }
+    case "comment": {
+      if (!effect.key) return null;
+      const marker = commentMarker(effect.key);
+      if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
+      const exists = ctx.facts?.allComments.some((c) => c.issue === effect.issue && c.body.includes(marker));
+      return exists ? "a comment with this key exists" : null;
+    }
+    case "dispatchWorker": {
+      const run = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
+      return run ? `run ${run.id} already carries dispatch id ${effect.dispatchId}` : null;
+    }
+    case "cancelRun": {
+      const run = world?.runs.find((r) => r.id === effect.runId);
+      return run && run.status === "completed" ? "run already completed" : null;
+    }
+    case "mergePr": {
+      const pr = world?.pulls.find((p) => p.number === effect.pr);
+      return pr?.state === "merged" ? "already merged" : null;
+    }
+    case "closeIssue": {
+      const issue = world?.issues.find((i) => i.number === effect.issue);
+      return issue?.state === "closed" ? "already closed" : null;
+    }
+    case "writeTrackingIssue": {
+      const tracking = world?.trackingIssue;
+      if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
+        return "tracking issue body unchanged";
+      }
+      return null;
+    }
+    case "pinIssue": {
+      const tracking = world?.trackingIssue;
+      const number = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
+      return tracking && tracking.number === number && tracking.pinned ? "already pinned" : null;
+    }
+    default:
+      return null;
+  }
+}
+
+const o = (ctx: ExecContext) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
+
+/** Executes one effect (not dry run, within budget, breaker permitting). Outage errors propagate. */
+export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<EffectOutcome> {
+  switch (effect.type) {
+    case "setStateLabel":
+      return setLabels(ctx, effect, effect.issue, effect.add === null ? [] : [effect.add], effect.remove);
+    case "addLabels":
+      return setLabels(ctx, effect, effect.issue, effect.labels, []);
+    case "removeLabels":
+      return setLabels(ctx, effect, effect.issue, [], effect.labels);
+    case "comment":
+      return comment(ctx, effect);
+    case "react":
+      await ctx.write(() =>
+        ctx.client.request("POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", {
+          ...o(ctx),
+          comment_id: effect.commentId,
+          content: effect.content,
+        }),
+      );
+      return { effect, status: "done" };
+    case "dispatchWorker":
+      return dispatch(ctx, effect);
+    case "cancelRun":
+      try {
+        await ctx.write(() =>
+          ctx.client.request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", {
+            ...o(ctx),
+            run_id: effect.runId,
+          }),
+        );
+        return { effect, status: "done" };
+      } catch (error) {
+        if (statusOf(error) === 409) return { effect, status: "skipped", detail: "run already finished" };
+        throw error;
+      }
+    case "mergePr":
+      try {
+        await ctx.write(() =>
+          ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
+            ...o(ctx),
+            pull_number: effect.pr,
+            sha: effect.expectedHeadSha,
+            merge_method: effect.method,
+          }),
+        );
+        return { effect, status: "done" };
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 405 || status === 409 || status === 422) {
+          return { effect, status: "not-mergeable", detail: describeError(error) };
+        }
+        throw error;
+      }
+    case "closeIssue":
+      await ctx.write(() =>
+        ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+          ...o(ctx),
+          issue_number: effect.issue,
+          state: "closed",
+          state_reason: effect.reason,
+        }),
+      );
+      return { effect, status: "done" };
+    case "deleteBranch":
+      try {
+        await ctx.write(() =>
+          ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
+            ...o(ctx),
+            ref: `heads/${effect.branch}`,
+          }),
+        );
+        return { effect, status: "done" };
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 422 || status === 404)
+          return { effect, status: "skipped", detail: "branch already gone" };
+        throw error;
+      }
+    case "writeTrackingIssue":
+      return writeTracking(ctx, effect);
+    case "pinIssue":
+      return pin(ctx, effect);
+  }
+}
+
+async function setLabels(
+  ctx: ExecContext,
+  effect: Effect,
+  issue: number,
+  add: string[],
+  remove: string[],
+): Promise<EffectOutcome> {
+  const known = labelsOf(ctx, issue);
+  const toAdd = add.filter((l) => !known?.has(l));
+  // Remove only what is present (when the snapshot knows the issue; otherwise try, a 404 is fine).
+  const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
+  if (toAdd.length > 0) {
+    await ctx.write(() =>
+      ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+        ...o(ctx),
+        issue_number: issue,
+        labels: toAdd,
+      }),
+    );
+  }
+  for (const name of toRemove) {
+    try {
+      await ctx.write(() =>
+        ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
+          ...o(ctx),
+          issue_number: issue,
+          name,
+        }),
+      );
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }
+  const set = known ?? new Set<string>();
+  for (const l of toAdd) set.add(l);
+  for (const l of toRemove) set.delete(l);
+  ctx.run.labels.set(issue, set);
+  return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+}
+
+async function comment(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "comment" }>,
+): Promise<EffectOutcome> {
+  const marker = effect.key ? commentMarker(effect.key) : null;
+  const body = marker ? `${effect.body}\n\n${marker}` : effect.body;
+  await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...o(ctx),
+      issue_number: effect.issue,
+      body,
+    }),
+  );
+  if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
+  return { effect, status: "done" };
+}
+
+async function dispatch(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "dispatchWorker" }>,
+): Promise<EffectOutcome> {
+  const inputs: Record<string, string> = {
+    ...(effect.inputs ?? {}),
+    issue: String(effect.issue),
+    attempt: String(effect.attempt),
+    "dispatch-id": effect.dispatchId,
+    "tracking-issue": ctx.run.trackingIssue === null ? "" : String(ctx.run.trackingIssue),
+  };
+  const response = await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      ...o(ctx),
+      workflow_id: ctx.workerWorkflow,
+      ref: ctx.world?.repo.defaultBranch ?? "main",
+      inputs,
+      return_run_details: true,
+    }),
+  );
+  const data = response.data as { workflow_run_id?: number } | undefined;
+  const outcome: EffectOutcome = { effect, status: "done" };
+  if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
+  return outcome;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The tracking issue
+
+interface RestIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  pull_request?: unknown;
+}
+
+/** Finds the open tracking issue by its marker (consistent REST listing, not search): newest first. */
+export async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
+  const params: Record<string, unknown> = {
+    ...o(ctx),
+    state: "open",
+    sort: "created",
+    direction: "asc",
+    per_page: 100,
+  };
+  if (ctx.botLogin) params.creator = ctx.botLogin;
+  const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
+  const list = (response.data as RestIssue[]) ?? [];
+  return list.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+}
+
+async function writeTracking(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "writeTrackingIssue" }>,
+): Promise<EffectOutcome> {
+  if (effect.body.length > 65_536) {
+    return {
+      effect,
+      status: "failed",
+      detail: `body is ${effect.body.length} characters, over GitHub's 65,536`,
+    };
+  }
+  const body = effect.body.includes(TRACKING_MARKER) ? effect.body : `${TRACKING_MARKER}\n${effect.body}`;
+  let number = effect.issue;
+  let current: RestIssue | null = null;
+  if (number === null) {
+    current = await findTrackingIssue(ctx);
+    if (current) number = current.number;
+  } else {
+    // Re-read before writing: the single-writer check.
+    const response = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...o(ctx),
+        issue_number: number,
+      }),
+    );
+    current = response.data as RestIssue;
+  }
+  if (current && number !== null) {
+    const revision = ctx.revisionOf(current.body ?? "");
+    if (revision !== effect.expectedRevision) {
+      ctx.rememberTracking(number);
+      return {
+        effect,
+        status: "conflict",
+        issue: number,
+        detail: `tracking issue #${number} is at revision ${revision ?? "none"}, expected ${effect.expectedRevision ?? "none"}`,
+      };
+    }
+    if ((current.body ?? "") === body && current.title === effect.title) {
+      ctx.run.trackingIssue = number;
+      return { effect, status: "skipped", issue: number, detail: "unchanged" };
+    }
+    await ctx.write(() =>
+      ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+        ...o(ctx),
+        issue_number: number,
+        title: effect.title,
+        body,
+      }),
+    );
+    ctx.run.trackingIssue = number;
+    ctx.rememberTracking(number);
+    return { effect, status: "done", issue: number };
+  }
+  const response = await ctx.write(() =>
+    ctx.client.request("POST /repos/{owner}/{repo}/issues", { ...o(ctx), title: effect.title, body }),
+  );
+  const created = (response.data as { number: number; node_id?: string }).number;
+  ctx.run.trackingIssue = created;
+  ctx.rememberTracking(created);
+  return { effect, status: "done", issue: created, detail: "created" };
+}
+
+const PINS_FULL = /(maximum|limit|full|too many|more than|cannot pin more|already has \d)/i;
+
+async function pin(ctx: ExecContext, effect: Extract<Effect, { type: "pinIssue" }>): Promise<EffectOutcome> {
+  const number = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
+  if (number === null) return { effect, status: "skipped", detail: "no tracking issue yet" };
+  let nodeId =
+    ctx.facts?.issueNodeIds.get(number) ??
+    (ctx.world?.trackingIssue?.number === number ? ctx.facts?.trackingNodeId : null) ??
+    null;
+  if (!nodeId) {
+    const data = await graphqlAllowingNotFound<{
+      repository: { issue: { id: string; isPinned: boolean | null } | null } | null;
+    }>(ctx, ISSUE_NODE_ID_QUERY, { owner: ctx.repo.owner, name: ctx.repo.name, number });
+    const issue = data.repository?.issue;
+    if (!issue) return { effect, status: "failed", detail: `issue #${number} not found` };
+    if (issue.isPinned) return { effect, status: "skipped", detail: "already pinned" };
+    nodeId = issue.id;
+  }
+  try {
+    await ctx.write(() => ctx.client.graphql(PIN_ISSUE_MUTATION, { issueId: nodeId }));
+    return { effect, status: "done", issue: number };
+  } catch (error) {
+    const e = error as { name?: string; errors?: { message?: string }[] };
+    if (e?.name !== "GraphqlResponseError") throw error;
+    const message = (e.errors ?? []).map((x) => x.message ?? "").join("; ");
+    if (/pin/i.test(message) && PINS_FULL.test(message)) {
+      const note: Effect = {
+        type: "comment",
+        issue: number,
+        key: "pins-full",
+        body:
+          "Autopilot could not pin this dashboard: the repository already has the most pinned issues GitHub " +
+          "allows. Unpin one (or pin this issue by hand) to keep the dashboard at the top of the issue list; " +
+          "Autopilot works the same either way.",
+      };
+      if (!alreadyDone(ctx, note)) await comment(ctx, note as Extract<Effect, { type: "comment" }>);
+      ctx.log.warn(`could not pin #${number}: ${message}`);
+      return { effect, status: "skipped", issue: number, detail: "the repository's pins are full" };
+    }
+    return { effect, status: "failed", detail: message || describeError(error) };
+  }
+}
+
+export function describe(effect: Effect): string {
+  return describeEffect(effect);
+}

@@ -1,0 +1,296 @@
+/**
+ * The gateway: the only code that calls GitHub. One instance per reconcile (it holds that reconcile's
+ * snapshot, request counts and operation budget); the circuit breaker and the per-repository memory outlive
+ * it and are shared by every gateway in the process.
+ *
+ * - `snapshot()` observes the world (src/github/snapshot.ts).
+ * - `execute(effects)` acts: in order, idempotently, dry-run aware, within a per-run operation budget, with
+ *   writes held back by an open circuit queued and replayed (before newer effects) once it closes.
+ * - `requests()` tells what the reconcile cost, per endpoint.
+ */
+import type { Effect } from "../core/effects.js";
+import { describeEffect } from "../core/effects.js";
+import type { WorldSnapshot } from "../core/snapshot.js";
+import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./circuit.js";
+import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "./client.js";
+import { countRequests, type RequestCounter, type RequestCounts } from "./counter.js";
+import { CircuitOpenError, describeError, isCircuitOpen, isOutage } from "./errors.js";
+import {
+  alreadyDone,
+  type EffectOutcome,
+  type ExecContext,
+  effectTarget,
+  executeEffect,
+  isBudgetExempt,
+} from "./executor.js";
+import {
+  newRepoMemory,
+  type RepoMemory,
+  type SnapshotFacts,
+  type SnapshotOutput,
+  type SnapshotSettings,
+  takeSnapshot,
+} from "./snapshot.js";
+
+export const DEFAULT_OPERATION_BUDGET = 100;
+
+export interface GatewayOptions {
+  client: GitHubClient;
+  repo: RepoRef;
+  /** Login of Autopilot's bot (`<app-slug>[bot]`, or `github-actions[bot]` inside Actions). */
+  botLogin: string;
+  log?: GatewayLog;
+  /** Log every write as "would …" and skip it. */
+  dryRun?: boolean;
+  /** Most effects that write in one run; the rest wait for the next reconcile. */
+  operationBudget?: number;
+  /** The breaker for this GitHub host; default: the process-wide one for api.github.com. */
+  circuit?: GitHubCircuit;
+  /** What earlier reconciles of this repository learned; default: process-wide per repository. */
+  memory?: RepoMemory;
+  /** Reads the revision in a tracking-issue body's state marker (src/core/dashboard.ts). */
+  revisionOf?: (body: string) => number | null;
+  now?: () => number;
+}
+
+export interface SnapshotRequest {
+  /** What the snapshot needs from the config file's text (labels, branch prefix, worker workflow). */
+  settingsFor: (configText: string | null, trackingBody: string | null) => SnapshotSettings;
+  /** Logins to look permissions up for (default: every login that may matter, see `relevantLogins`). */
+  permissionsFor?: (world: WorldSnapshot, settings: SnapshotSettings) => string[];
+}
+
+export interface ExecuteOptions {
+  /** Workflow file of the worker (config `workerWorkflow`). */
+  workerWorkflow?: string;
+}
+
+export interface ExecuteReport {
+  outcomes: EffectOutcome[];
+  /** Queued writes from earlier runs carried out (or re-queued) before this run's effects. */
+  replayed: EffectOutcome[];
+  /** A tracking-issue revision mismatch: the caller re-runs reconcile. */
+  conflict: boolean;
+  /** The tracking issue after execution (created in this run, or known before). */
+  trackingIssue: number | null;
+  /** Effects that wrote (or would have, in a dry run), against the budget. */
+  operations: number;
+}
+
+const memories = new Map<string, RepoMemory>();
+
+/** The process-wide memory of one repository (tracking issue number, pool labels, blocked-by cache). */
+export function memoryFor(repo: RepoRef): RepoMemory {
+  const key = repoKey(repo);
+  let memory = memories.get(key);
+  if (!memory) {
+    memory = newRepoMemory();
+    memories.set(key, memory);
+  }
+  return memory;
+}
+
+export function resetMemories(): void {
+  memories.clear();
+}
+
+export class Gateway {
+  readonly repo: RepoRef;
+  readonly circuit: GitHubCircuit;
+  readonly memory: RepoMemory;
+  /** Settable after the snapshot: the config file may ask for a dry run. */
+  dryRun: boolean;
+  readonly operationBudget: number;
+  private readonly client: GitHubClient;
+  private readonly log: GatewayLog;
+  private readonly botLogin: string;
+  private readonly counter: RequestCounter;
+  private readonly countsAtStart: RequestCounts;
+  private readonly revisionOf: (body: string) => number | null;
+  private readonly now: () => number;
+  private operationsUsed = 0;
+  private last: SnapshotOutput | null = null;
+
+  constructor(options: GatewayOptions) {
+    this.client = options.client;
+    this.repo = options.repo;
+    this.botLogin = options.botLogin;
+    this.log = options.log ?? silentLog;
+    this.dryRun = options.dryRun ?? false;
+    this.operationBudget = options.operationBudget ?? DEFAULT_OPERATION_BUDGET;
+    this.circuit = options.circuit ?? circuitFor("https://api.github.com");
+    this.memory = options.memory ?? memoryFor(options.repo);
+    this.revisionOf = options.revisionOf ?? (() => null);
+    this.now = options.now ?? Date.now;
+    this.counter = countRequests(this.client);
+    this.countsAtStart = this.counter.snapshot();
+  }
+
+  /** Requests made through this gateway's client since it was created, per endpoint. */
+  requests(): RequestCounts {
+    return this.counter.since(this.countsAtStart);
+  }
+
+  get lastSnapshot(): SnapshotOutput | null {
+    return this.last;
+  }
+
+  /** A read through the breaker: fails fast with `CircuitOpenError` while it is open. */
+  read = <T>(call: () => Promise<T>): Promise<T> => this.circuit.run(call);
+
+  /** A write through the breaker (the executor queues it when the breaker refuses). */
+  private write = <T>(call: () => Promise<T>): Promise<T> => this.circuit.run(call);
+
+  async snapshot(options: SnapshotRequest): Promise<SnapshotOutput> {
+    const output = await takeSnapshot({
+      client: this.client,
+      repo: this.repo,
+      botLogin: this.botLogin,
+      memory: this.memory,
+      log: this.log,
+      read: this.read,
+      settingsFor: options.settingsFor,
+      ...(options.permissionsFor ? { permissionsFor: options.permissionsFor } : {}),
+      now: this.now,
+    });
+    this.last = output;
+    return output;
+  }
+
+  /**
+   * Executes effects in order. Before them, writes queued while the breaker was open are replayed (when it is
+   * closed again), except those a fresh effect on the same target supersedes.
+   */
+  async execute(effects: Effect[], options: ExecuteOptions = {}): Promise<ExecuteReport> {
+    const world: WorldSnapshot | null = this.last?.world ?? null;
+    const facts: SnapshotFacts | null = this.last?.facts ?? null;
+    const ctx: ExecContext = {
+      client: this.client,
+      repo: this.repo,
+      log: this.log,
+      world,
+      facts,
+      botLogin: this.botLogin,
+      workerWorkflow: options.workerWorkflow ?? facts?.settings.workerWorkflow ?? "autopilot-worker.yml",
+      revisionOf: this.revisionOf,
+      read: this.read,
+      write: this.write,
+      run: { trackingIssue: world?.trackingIssue?.number ?? null, commentKeys: new Set(), labels: new Map() },
+      rememberTracking: (issue) => {
+        this.memory.trackingIssue = issue;
+      },
+    };
+    const report: ExecuteReport = {
+      outcomes: [],
+      replayed: [],
+      conflict: false,
+      trackingIssue: ctx.run.trackingIssue,
+      operations: 0,
+    };
+
+    const key = repoKey(this.repo);
+    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.queued(key).length > 0) {
+      const fresh = new Set(effects.map(effectTarget));
+      const queued = this.circuit.takeQueued(key);
+      this.log.info(`replaying ${queued.length} write(s) queued while GitHub was unavailable`);
+      for (let i = 0; i < queued.length; i++) {
+        const item = queued[i]!;
+        if (fresh.has(effectTarget(item.effect))) {
+          report.replayed.push({
+            effect: item.effect,
+            status: "skipped",
+            detail: "superseded by a newer decision",
+          });
+          continue;
+        }
+        const outcome = await this.runOne(ctx, item.effect, item);
+        report.replayed.push(outcome);
+        if (outcome.status === "queued") {
+          // The breaker opened again: this write and the rest go back to the front of the queue, in order.
+          this.circuit.requeueFront(key, queued.slice(i));
+          break;
+        }
+      }
+    }
+
+    for (let i = 0; i < effects.length; i++) {
+      const effect = effects[i]!;
+      const outcome = await this.runOne(ctx, effect, null);
+      report.outcomes.push(outcome);
+      if (outcome.status === "conflict") {
+        report.conflict = true;
+        for (const rest of effects.slice(i + 1)) {
+          report.outcomes.push({
+            effect: rest,
+            status: "deferred",
+            detail: "after a tracking-issue revision conflict",
+          });
+        }
+        break;
+      }
+    }
+    report.trackingIssue = ctx.run.trackingIssue;
+    report.operations = this.operationsUsed;
+    const deferred = report.outcomes.filter(
+      (x) => x.status === "deferred" && !x.detail?.includes("conflict"),
+    );
+    if (deferred.length > 0) {
+      this.log.warn(
+        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred
+          .map((x) => describeEffect(x.effect))
+          .join("; ")})`,
+      );
+    }
+    return report;
+  }
+
+  private async runOne(
+    ctx: ExecContext,
+    effect: Effect,
+    replaying: QueuedWrite | null,
+  ): Promise<EffectOutcome> {
+    const noop = alreadyDone(ctx, effect);
+    if (noop) {
+      if (effect.type === "writeTrackingIssue" && effect.issue !== null) ctx.run.trackingIssue = effect.issue;
+      return { effect, status: "skipped", detail: noop };
+    }
+    if (this.dryRun) {
+      this.log.info(`[dry run] would ${describeEffect(effect)}`);
+      return { effect, status: "dry-run" };
+    }
+    if (!isBudgetExempt(effect) && this.operationsUsed >= this.operationBudget) {
+      return { effect, status: "deferred", detail: `operation budget of ${this.operationBudget} used up` };
+    }
+    if (this.circuit.state === "open") {
+      return this.hold(
+        effect,
+        new CircuitOpenError(this.circuit.retryAt, this.circuit.lastFailureMessage),
+        replaying,
+      );
+    }
+    if (!isBudgetExempt(effect)) this.operationsUsed++;
+    try {
+      const outcome = await executeEffect(ctx, effect);
+      this.log.info(
+        `${outcome.status === "done" ? "did" : outcome.status}: ${describeEffect(effect)}${outcome.detail ? ` (${outcome.detail})` : ""}`,
+      );
+      return outcome;
+    } catch (error) {
+      if (isCircuitOpen(error) || isOutage(error)) return this.hold(effect, error, replaying);
+      this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error)}`);
+      return { effect, status: "failed", detail: describeError(error) };
+    }
+  }
+
+  private hold(effect: Effect, error: unknown, replaying: QueuedWrite | null): EffectOutcome {
+    const reason = describeError(error);
+    // A replayed write is put back by the caller together with the rest, keeping the original order.
+    if (!replaying) this.circuit.enqueue(repoKey(this.repo), effect, reason, effectTarget(effect));
+    this.log.warn(`queued until GitHub recovers: ${describeEffect(effect)} (${reason})`);
+    return { effect, status: "queued", detail: reason };
+  }
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  return new Gateway(options);
+}

@@ -1,0 +1,240 @@
+/**
+ * The GraphQL documents the gateway sends. Validated against GitHub's published schema
+ * (`@octokit/graphql-schema`) in test/github/queries.test.ts; the sandbox answers the same documents.
+ */
+
+const COMMENT_FIELDS = `
+fragment AutopilotComment on IssueComment {
+  databaseId
+  body
+  createdAt
+  updatedAt
+  viewerDidAuthor
+  author { __typename login }
+  reactionGroups { content viewerHasReacted }
+}`;
+
+const TRACKING_FIELDS = `
+fragment AutopilotTracking on Issue {
+  id
+  number
+  title
+  body
+  state
+  updatedAt
+  isPinned
+  lastEditedAt
+  editor { login }
+  author { login }
+  comments(last: 30) { nodes { ...AutopilotComment } }
+}`;
+
+/**
+ * GitHub's native "blocked by" relations. Served by github.com's GraphQL API but not yet described by the
+ * published schema package (the sandbox adds it the same way); servers without it get the query without it.
+ */
+const BLOCKED_BY_FIELD = "blockedBy(first: 20) { nodes { number state title } }";
+
+const poolIssueFields = (blockedBy: boolean) => `
+fragment AutopilotIssue on Issue {
+  id
+  number
+  title
+  body
+  state
+  stateReason
+  createdAt
+  updatedAt
+  closedAt
+  author { login }
+  labels(first: 30) { nodes { name } }
+  parent { number state title }
+  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
+  timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
+    nodes { ... on LabeledEvent { createdAt actor { login } label { name } } }
+  }
+  comments(last: 20) { nodes { ...AutopilotComment } }
+}`;
+
+const CLOSED_ISSUE_FIELDS = `
+fragment AutopilotClosedIssue on Issue {
+  number
+  title
+  state
+  stateReason
+  createdAt
+  closedAt
+  author { login }
+  labels(first: 30) { nodes { name } }
+  parent { number }
+}`;
+
+const PULL_FIELDS = `
+fragment AutopilotPull on PullRequest {
+  number
+  title
+  body
+  state
+  isDraft
+  createdAt
+  headRefName
+  headRefOid
+  baseRefName
+  mergeable
+  labels(first: 20) { nodes { name } }
+  commits(last: 1) {
+    nodes {
+      commit {
+        oid
+        committedDate
+        statusCheckRollup {
+          state
+          contexts(first: 100) {
+            nodes {
+              __typename
+              ... on CheckRun {
+                name
+                status
+                conclusion
+                summary
+                detailsUrl
+                checkSuite { app { slug } }
+              }
+              ... on StatusContext { context state description targetUrl }
+            }
+          }
+        }
+      }
+    }
+  }
+  reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
+  reviewThreads(last: 20) {
+    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+  }
+  comments(last: 10) { nodes { author { __typename login } body createdAt } }
+}`;
+
+const CLOSED_PULL_FIELDS = `
+fragment AutopilotClosedPull on PullRequest {
+  number
+  title
+  state
+  createdAt
+  headRefName
+  headRefOid
+  baseRefName
+  labels(first: 20) { nodes { name } }
+}`;
+
+/**
+ * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
+ * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
+ * (filtered to Autopilot's branches by the caller) and recently closed ones.
+ */
+export function snapshotQuery(options: { blockedBy: boolean }): string {
+  return `
+query AutopilotSnapshot(
+  $owner: String!
+  $name: String!
+  $labels: [String!]
+  $configExpression: String!
+  $botLogin: String
+  $issuesAfter: String
+  $pullsAfter: String
+  $withRepo: Boolean!
+  $withIssues: Boolean!
+  $withPulls: Boolean!
+  $findTracking: Boolean!
+  $withTrackingNumber: Boolean!
+  $trackingNumber: Int!
+) {
+  rateLimit { cost remaining resetAt }
+  repository(owner: $owner, name: $name) {
+    defaultBranchRef @include(if: $withRepo) { name }
+    owner @include(if: $withRepo) { __typename login }
+    configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
+    pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
+    trackingByBot: issues(
+      first: 5
+      states: [OPEN]
+      filterBy: { createdBy: $botLogin }
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $findTracking) {
+      nodes { ...AutopilotTracking }
+    }
+    trackingIssue: issue(number: $trackingNumber) @include(if: $withTrackingNumber) { ...AutopilotTracking }
+    issues(
+      first: 50
+      after: $issuesAfter
+      states: [OPEN]
+      labels: $labels
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $withIssues) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...AutopilotIssue }
+    }
+    recentlyClosed: issues(
+      first: 30
+      states: [CLOSED]
+      labels: $labels
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes { ...AutopilotClosedIssue }
+    }
+    pullRequests(
+      first: 20
+      after: $pullsAfter
+      states: [OPEN]
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $withPulls) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...AutopilotPull }
+    }
+    recentPulls: pullRequests(
+      first: 20
+      states: [CLOSED, MERGED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes { ...AutopilotClosedPull }
+    }
+  }
+}
+${COMMENT_FIELDS}
+${TRACKING_FIELDS}
+${poolIssueFields(options.blockedBy)}
+${CLOSED_ISSUE_FIELDS}
+${PULL_FIELDS}
+${CLOSED_PULL_FIELDS}
+`;
+}
+
+export const SNAPSHOT_QUERY = snapshotQuery({ blockedBy: true });
+export const SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY = snapshotQuery({ blockedBy: false });
+
+/** States of issues referenced by the pool but not in it (dependencies), by alias, in one request. */
+export function issueStatesQuery(numbers: readonly number[]): string {
+  const fields = numbers
+    .map(
+      (n) =>
+        `    i${n}: issueOrPullRequest(number: ${n}) {\n      __typename\n      ... on Issue { ...AutopilotClosedIssue }\n      ... on PullRequest { number title pullState: state createdAt }\n    }`,
+    )
+    .join("\n");
+  return `query AutopilotIssueStates($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) {
+${fields}
+  }
+}
+${CLOSED_ISSUE_FIELDS}
+`;
+}
+
+/** The node id and marker of one issue (the tracking issue's re-read before a write uses REST instead). */
+export const PIN_ISSUE_MUTATION = `
+mutation AutopilotPinIssue($issueId: ID!) {
+  pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
+}`;
+
+export const ISSUE_NODE_ID_QUERY = `
+query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
+}`;

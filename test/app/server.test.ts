@@ -1,0 +1,211 @@
+import { generateKeyPairSync } from "node:crypto";
+import { sign } from "@octokit/webhooks-methods";
+import nock from "nock";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ReconcileOptions } from "../../src/app/reconcile.js";
+import { serve } from "../../src/app/serve.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/server.js";
+import { webhookExample } from "../github/fixtures.js";
+
+const SECRET = "webhook-secret";
+const API = "https://api.github.com";
+let privateKey: string;
+
+beforeAll(() => {
+  privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+    type: "pkcs1",
+    format: "pem",
+  }) as string;
+});
+
+let server: ControllerServer | null = null;
+let calls: ReconcileOptions[] = [];
+
+beforeEach(() => {
+  calls = [];
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1/);
+});
+
+afterEach(async () => {
+  await server?.stop();
+  server = null;
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+async function start(extra: Partial<Parameters<typeof startControllerServer>[0]> = {}) {
+  server = await startControllerServer({
+    appId: 123,
+    privateKey,
+    webhookSecret: SECRET,
+    baseUrl: API,
+    retry: false,
+    throttle: false,
+    logLevel: "fatal",
+    reconcile: async (options) => {
+      calls.push(options);
+    },
+    ...extra,
+  });
+  return server;
+}
+
+async function deliver(url: string, name: string, payload: unknown, signature?: string) {
+  const body = JSON.stringify(payload);
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": name,
+      "x-github-delivery": `d-${Math.random().toString(36).slice(2)}`,
+      "x-hub-signature-256": signature ?? (await sign(SECRET, body)),
+    },
+    body,
+  });
+}
+
+function withInstallation(payload: Record<string, unknown>): Record<string, unknown> {
+  return { ...payload, installation: { id: 42, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI=" } };
+}
+
+describe("the controller server", () => {
+  it("binds to 127.0.0.1 and serves webhooks at /api/github/webhooks", async () => {
+    const s = await start();
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(s.webhookUrl).toBe(`${s.url}/api/github/webhooks`);
+    expect((await fetch(`${s.url}/nothing-here`)).status).toBe(404);
+  });
+
+  it("reconciles the event's repository when a signed webhook arrives", async () => {
+    nock(API).get("/app").reply(200, { id: 123, slug: "autopilot-test", name: "Autopilot" });
+    const s = await start();
+    const response = await deliver(
+      s.webhookUrl,
+      "issues",
+      withInstallation(webhookExample("issues", "labeled")),
+    );
+    expect(response.status).toBe(200);
+    await s.idle();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      repo: { owner: "Codertocat", name: "Hello-World" },
+      botLogin: "autopilot-test[bot]",
+    });
+    expect(typeof calls[0]?.octokit.request).toBe("function");
+  });
+
+  it("reconciles for every subscribed event, also those Autopilot's own bot caused", async () => {
+    nock(API).get("/app").reply(200, { id: 123, slug: "autopilot-test" });
+    const s = await start({ awaitReconcile: true });
+    const names = [
+      "issue_comment",
+      "pull_request",
+      "pull_request_review",
+      "check_suite",
+      "check_run",
+      "workflow_run",
+      "push",
+    ];
+    for (const name of names) {
+      const payload = withInstallation(webhookExample(name));
+      if (name === "issue_comment") payload.sender = { login: "autopilot-test[bot]", type: "Bot", id: 1 };
+      const response = await deliver(s.webhookUrl, name, payload);
+      expect(response.status, name).toBe(200);
+    }
+    await s.idle();
+    expect(calls.length).toBe(names.length);
+  });
+
+  it("rejects a delivery with a bad signature and reconciles nothing", async () => {
+    const s = await start();
+    const response = await deliver(
+      s.webhookUrl,
+      "issues",
+      withInstallation(webhookExample("issues", "opened")),
+      "sha256=" + "0".repeat(64),
+    );
+    expect(response.status).toBe(400);
+    await s.idle();
+    expect(calls).toHaveLength(0);
+  });
+
+  it("ticks: reconciles every repository of every installation, periodically, until stopped", async () => {
+    const scope = nock(API)
+      .persist()
+      .get("/app")
+      .reply(200, { id: 123, slug: "autopilot-test" })
+      .get("/app/installations")
+      .query(true)
+      .reply(200, [{ id: 42, account: { login: "octo-org" } }])
+      .post("/app/installations/42/access_tokens")
+      .reply(201, { token: "ghs_installation", expires_at: "2099-01-01T00:00:00Z" })
+      .get("/installation/repositories")
+      .query(true)
+      .reply(200, {
+        total_count: 2,
+        repositories: [
+          { name: "one", owner: { login: "octo-org" } },
+          { name: "two", owner: { login: "octo-org" } },
+        ],
+      });
+    const s = await start({ tickMs: 40 });
+    // The first ticks (a JWT, the installation token, two listings) may take a while on a busy machine.
+    for (let i = 0; i < 100 && calls.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await s.stop();
+    const afterStop = calls.length;
+    expect(afterStop).toBeGreaterThanOrEqual(2);
+    expect(
+      calls
+        .map((c) => c.repo.name)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["one", "two"]);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(calls.length).toBe(afterStop);
+    scope.persist(false);
+  });
+
+  it("tick() on demand resolves after the reconciles are done", async () => {
+    nock(API)
+      .get("/app")
+      .reply(200, { id: 123, slug: "autopilot-test" })
+      .get("/app/installations")
+      .query(true)
+      .reply(200, [{ id: 42 }])
+      .post("/app/installations/42/access_tokens")
+      .reply(201, { token: "ghs_installation", expires_at: "2099-01-01T00:00:00Z" })
+      .get("/installation/repositories")
+      .query(true)
+      .reply(200, { total_count: 1, repositories: [{ name: "one", owner: { login: "octo-org" } }] });
+    const s = await start();
+    await s.tick();
+    expect(calls.map((c) => `${c.repo.owner}/${c.repo.name}`)).toEqual(["octo-org/one"]);
+  });
+
+  it("is what `autopilot serve` starts, configured from the environment", async () => {
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    await expect(serve({ env: {}, log: quiet, handleSignals: false })).rejects.toThrow(
+      /APP_ID, WEBHOOK_SECRET, PRIVATE_KEY or PRIVATE_KEY_PATH/,
+    );
+    server = await serve({
+      env: {
+        APP_ID: "123",
+        PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
+        WEBHOOK_SECRET: SECRET,
+        PORT: "0",
+        GITHUB_API_URL: API,
+        AUTOPILOT_TICK_SECONDS: "0",
+        LOG_LEVEL: "fatal",
+      },
+      log: quiet,
+      handleSignals: false,
+    });
+    expect(server.webhookUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/github\/webhooks$/);
+    const response = await deliver(server.webhookUrl, "ping", {
+      zen: "Keep it logically awesome.",
+      hook_id: 1,
+    });
+    expect(response.status).toBe(200);
+  });
+});

@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Effect } from "../../src/core/effects.js";
+import { GitHubCircuit } from "../../src/github/circuit.js";
+import type { GitHubClient, GitHubResponse } from "../../src/github/client.js";
+import { CircuitOpenError, classifyFailure, isOutage } from "../../src/github/errors.js";
+import { Gateway } from "../../src/github/gateway.js";
+import { newRepoMemory } from "../../src/github/snapshot.js";
+
+const T0 = new Date("2026-11-20T10:00:00Z").getTime();
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function httpError(status: number, message = "boom", headers: Record<string, string> = {}) {
+  return Object.assign(new Error(message), { name: "HttpError", status, response: { headers } });
+}
+
+const ok = () => Promise.resolve("ok");
+const fail = (status: number) => () => Promise.reject(httpError(status));
+
+async function trip(circuit: GitHubCircuit) {
+  for (let i = 0; i < 3; i++) await expect(circuit.run(fail(502))).rejects.toMatchObject({ status: 502 });
+}
+
+describe("which failures count against the circuit", () => {
+  it("counts 5xx, network errors and rate limits, not 404 or 422", () => {
+    expect(isOutage(httpError(500))).toBe(true);
+    expect(isOutage(httpError(503))).toBe(true);
+    expect(isOutage(new TypeError("fetch failed"))).toBe(true);
+    expect(classifyFailure(httpError(403, "You have exceeded a secondary rate limit"))).toBe(
+      "secondary-rate-limit",
+    );
+    expect(classifyFailure(httpError(429, "Too many requests"))).toBe("secondary-rate-limit");
+    expect(classifyFailure(httpError(403, "API rate limit exceeded", { "x-ratelimit-remaining": "0" }))).toBe(
+      "rate-limit",
+    );
+    expect(isOutage(httpError(404))).toBe(false);
+    expect(isOutage(httpError(422))).toBe(false);
+    expect(isOutage(httpError(403, "Resource not accessible by integration"))).toBe(false);
+  });
+});
+
+describe("the GitHub circuit breaker (3 failures, 60 s, 2 successes)", () => {
+  it("opens after 3 consecutive outages and then fails fast without calling", async () => {
+    const circuit = new GitHubCircuit();
+    await trip(circuit);
+    expect(circuit.state).toBe("open");
+    const call = vi.fn(ok);
+    const error = await circuit.run(call).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CircuitOpenError);
+    expect((error as Error).message).toMatch(
+      /circuit breaker is open .*last: 502 boom.*2026-11-20T10:01:00.000Z/,
+    );
+    expect(call).not.toHaveBeenCalled();
+  });
+
+  it("does not count 404s, and a success resets the count", async () => {
+    const circuit = new GitHubCircuit();
+    await expect(circuit.run(fail(502))).rejects.toThrow();
+    await expect(circuit.run(fail(502))).rejects.toThrow();
+    await expect(circuit.run(fail(404))).rejects.toMatchObject({ status: 404 });
+    expect(circuit.state).toBe("closed");
+    await circuit.run(ok);
+    await expect(circuit.run(fail(502))).rejects.toThrow();
+    await expect(circuit.run(fail(502))).rejects.toThrow();
+    expect(circuit.state).toBe("closed");
+  });
+
+  it("lets a trial through after 60 s (half-open) and closes only after 2 successes", async () => {
+    const circuit = new GitHubCircuit();
+    const states: string[] = [];
+    circuit.onStateChange((s) => states.push(s));
+    await trip(circuit);
+    vi.setSystemTime(T0 + 59_000);
+    expect(circuit.state).toBe("open");
+    vi.setSystemTime(T0 + 60_000);
+    expect(circuit.state).toBe("half-open");
+    await expect(circuit.run(ok)).resolves.toBe("ok");
+    expect(circuit.state).toBe("half-open");
+    await expect(circuit.run(ok)).resolves.toBe("ok");
+    expect(circuit.state).toBe("closed");
+    expect(states).toEqual(["open", "half-open", "closed"]);
+  });
+
+  it("re-opens on a failure while half-open (the trial, or the probation after it)", async () => {
+    const circuit = new GitHubCircuit();
+    await trip(circuit);
+    vi.setSystemTime(T0 + 60_000);
+    await expect(circuit.run(fail(500))).rejects.toThrow();
+    expect(circuit.state).toBe("open");
+
+    vi.setSystemTime(T0 + 120_000);
+    await circuit.run(ok);
+    expect(circuit.state).toBe("half-open");
+    await expect(circuit.run(fail(503))).rejects.toThrow();
+    expect(circuit.state).toBe("open");
+    expect(circuit.retryAt?.toISOString()).toBe("2026-11-20T10:03:00.000Z");
+  });
+});
+
+/** A client whose answers are scripted per call; records what was asked. */
+function scriptedClient(script: (route: string, params: Record<string, unknown>) => Promise<GitHubResponse>) {
+  const calls: string[] = [];
+  const client: GitHubClient = {
+    request: (route, params = {}) => {
+      calls.push(route.replace("{issue_number}", String(params.issue_number ?? "")));
+      return script(route, params);
+    },
+    graphql: () => Promise.reject(new Error("not scripted")),
+    hook: { before() {} },
+  };
+  return { client, calls };
+}
+
+const ok200: GitHubResponse = { status: 200, data: {}, headers: {} };
+
+describe("writes while GitHub is unavailable", () => {
+  const label = (issue: number): Effect => ({ type: "addLabels", issue, labels: ["critical"] });
+
+  it("are queued in order while the circuit is open and replayed once it has closed again", async () => {
+    let down = true;
+    const { client, calls } = scriptedClient(() =>
+      down ? Promise.reject(httpError(502)) : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit();
+    const memory = newRepoMemory();
+    const gw = () =>
+      new Gateway({ client, repo: { owner: "o", name: "r" }, botLogin: "b[bot]", circuit, memory });
+
+    const first = await gw().execute([label(1), label(2), label(3), label(4), label(5)]);
+    expect(first.outcomes.map((o) => o.status)).toEqual(["queued", "queued", "queued", "queued", "queued"]);
+    expect(calls).toHaveLength(3); // the third failure opened the circuit; 4 and 5 were never sent
+    expect(circuit.state).toBe("open");
+    expect(circuit.queued("o/r").map((q) => (q.effect as { issue: number }).issue)).toEqual([1, 2, 3, 4, 5]);
+
+    // Reads fail fast while open.
+    await expect(gw().read(() => client.request("GET /x"))).rejects.toBeInstanceOf(CircuitOpenError);
+
+    // 60 s later GitHub is back: two successful reads close the circuit.
+    down = false;
+    vi.setSystemTime(T0 + 60_000);
+    await gw().read(() => client.request("GET /rate_limit"));
+    await gw().read(() => client.request("GET /rate_limit"));
+    expect(circuit.state).toBe("closed");
+
+    calls.length = 0;
+    const second = await gw().execute([label(6)]);
+    expect(second.replayed.map((o) => [(o.effect as { issue: number }).issue, o.status])).toEqual([
+      [1, "done"],
+      [2, "done"],
+      [3, "done"],
+      [4, "done"],
+      [5, "done"],
+    ]);
+    expect(second.outcomes.map((o) => o.status)).toEqual(["done"]);
+    expect(calls).toEqual([
+      "POST /repos/{owner}/{repo}/issues/1/labels",
+      "POST /repos/{owner}/{repo}/issues/2/labels",
+      "POST /repos/{owner}/{repo}/issues/3/labels",
+      "POST /repos/{owner}/{repo}/issues/4/labels",
+      "POST /repos/{owner}/{repo}/issues/5/labels",
+      "POST /repos/{owner}/{repo}/issues/6/labels",
+    ]);
+    expect(circuit.queued("o/r")).toEqual([]);
+  });
+
+  it("drops a queued write that a newer decision about the same thing supersedes", async () => {
+    let down = true;
+    const { client, calls } = scriptedClient(() =>
+      down ? Promise.reject(httpError(500)) : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit({ failureThreshold: 1, successThreshold: 1 });
+    const gw = () =>
+      new Gateway({
+        client,
+        repo: { owner: "o", name: "r" },
+        botLogin: "b[bot]",
+        circuit,
+        memory: newRepoMemory(),
+      });
+    const state = (issue: number, add: string): Effect => ({ type: "setStateLabel", issue, add, remove: [] });
+    await gw().execute([state(1, "autopilot:in-progress"), state(2, "autopilot:in-progress")]);
+    expect(circuit.queued("o/r")).toHaveLength(2);
+    down = false;
+    vi.setSystemTime(T0 + 60_000);
+    await gw().read(() => client.request("GET /rate_limit"));
+    calls.length = 0;
+    const report = await gw().execute([state(1, "autopilot:review")]);
+    expect(report.replayed.map((o) => o.status)).toEqual(["skipped", "done"]);
+    expect(calls).toEqual([
+      "POST /repos/{owner}/{repo}/issues/2/labels",
+      "POST /repos/{owner}/{repo}/issues/1/labels",
+    ]);
+  });
+
+  it("keeps the rest of the queue, in order, when the circuit opens again during the replay", async () => {
+    let failing = true;
+    const { client } = scriptedClient(() =>
+      failing ? Promise.reject(httpError(502)) : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit({ failureThreshold: 1, successThreshold: 1 });
+    const gw = () =>
+      new Gateway({
+        client,
+        repo: { owner: "o", name: "r" },
+        botLogin: "b[bot]",
+        circuit,
+        memory: newRepoMemory(),
+      });
+    await gw().execute([label(1), label(2), label(3)]);
+    failing = false;
+    vi.setSystemTime(T0 + 60_000);
+    await gw().read(() => client.request("GET /rate_limit"));
+    expect(circuit.state).toBe("closed");
+    failing = true;
+    const report = await gw().execute([]);
+    expect(report.replayed.map((o) => o.status)).toEqual(["queued"]);
+    expect(circuit.queued("o/r").map((q) => (q.effect as { issue: number }).issue)).toEqual([1, 2, 3]);
+  });
+});

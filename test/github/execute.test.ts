@@ -1,0 +1,393 @@
+import nock from "nock";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
+import type { Effect } from "../../src/core/effects.js";
+import { GitHubCircuit } from "../../src/github/circuit.js";
+import { totalOf } from "../../src/github/counter.js";
+import { Gateway } from "../../src/github/gateway.js";
+import { createOctokit } from "../../src/github/octokit.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
+import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import {
+  API,
+  BOT,
+  gqlIssue,
+  gqlPull,
+  gqlTracking,
+  OWNER,
+  REPO,
+  replyRuns,
+  replySnapshot,
+  restIssue,
+  restRun,
+  snapshotPage,
+  type SnapshotSpec,
+} from "./fixtures.js";
+
+let validating: ValidatingFetch;
+beforeAll(async () => {
+  validating = await createValidatingFetch();
+});
+beforeEach(() => nock.disableNetConnect());
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+const R = `/repos/${OWNER}/${REPO}`;
+const settingsFor = () => snapshotSettings(DEFAULT_CONFIG);
+const revisionOf = (body: string) => parseDashboard(body).state?.revision ?? null;
+
+function makeGateway(options: { dryRun?: boolean; operationBudget?: number; circuit?: GitHubCircuit } = {}) {
+  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
+  return new Gateway({
+    client,
+    repo: { owner: OWNER, name: REPO },
+    botLogin: BOT,
+    circuit: options.circuit ?? new GitHubCircuit(),
+    memory: newRepoMemory(),
+    revisionOf,
+    ...(options.dryRun !== undefined ? { dryRun: options.dryRun } : {}),
+    ...(options.operationBudget !== undefined ? { operationBudget: options.operationBudget } : {}),
+  });
+}
+
+/** A gateway that has taken a snapshot of `spec` (its requests answered and checked). */
+async function withSnapshot(spec: SnapshotSpec, runs: Record<string, unknown>[] = [], options = {}) {
+  const gw = makeGateway(options);
+  const scope = nock(API);
+  replySnapshot(scope, snapshotPage(spec));
+  replyRuns(scope, runs);
+  await gw.snapshot({ settingsFor, permissionsFor: () => [] });
+  expect(scope.isDone()).toBe(true);
+  return gw;
+}
+
+const stateBody = (revision: number) =>
+  `${TRACKING_MARKER}\n# Autopilot\n<!-- autopilot:state v1\n${JSON.stringify({
+    version: 1,
+    revision,
+    session: {
+      status: "running",
+      since: "2026-11-20T09:00:00Z",
+      reason: "user_start",
+      actor: "maintainer",
+      startedAt: null,
+    },
+  })}\n-->`;
+
+describe("executing effects", () => {
+  it("sets a state label by adding the new one and removing only the old ones present", async () => {
+    const gw = await withSnapshot({
+      issues: [gqlIssue({ number: 5, labels: ["autopilot:ready", "critical"], readyBy: null })],
+    });
+    const scope = nock(API)
+      .post(`${R}/issues/5/labels`, { labels: ["autopilot:in-progress"] })
+      .reply(200, [])
+      .delete(`${R}/issues/5/labels/autopilot%3Aready`)
+      .reply(200, []);
+    const report = await gw.execute([
+      {
+        type: "setStateLabel",
+        issue: 5,
+        add: "autopilot:in-progress",
+        remove: ["autopilot:ready", "autopilot:review"],
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done"]);
+  });
+
+  it("changes nothing when an effect is repeated (a duplicate delivery)", async () => {
+    const gw = await withSnapshot(
+      {
+        issues: [
+          gqlIssue({
+            number: 5,
+            labels: ["autopilot:in-progress"],
+            readyBy: null,
+            comments: [
+              { id: 1, author: BOT, bot: true, mine: true, body: "Started.\n\n<!-- autopilot:start-5-1 -->" },
+            ],
+          }),
+        ],
+        pulls: [],
+      },
+      [restRun({ id: 900, issue: 5, dispatchId: "5-1-x", status: "completed", conclusion: "success" })],
+    );
+    const before = totalOf(gw.requests());
+    const effects: Effect[] = [
+      { type: "setStateLabel", issue: 5, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+      { type: "comment", issue: 5, body: "Started.", key: "start-5-1" },
+      { type: "dispatchWorker", issue: 5, attempt: 1, dispatchId: "5-1-x" },
+      { type: "cancelRun", runId: 900 },
+    ];
+    const report = await gw.execute(effects);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["skipped", "skipped", "skipped", "skipped"]);
+    expect(totalOf(gw.requests())).toBe(before);
+  });
+
+  it("comments with a hidden key marker, and writes a keyed comment once per run", async () => {
+    const gw = await withSnapshot({});
+    const scope = nock(API)
+      .post(
+        `${R}/issues/9/comments`,
+        (b: { body: string }) => b.body === "Hello\n\n<!-- autopilot:hello-9 -->",
+      )
+      .reply(201, { id: 1 });
+    const report = await gw.execute([
+      { type: "comment", issue: 9, body: "Hello", key: "hello-9" },
+      { type: "comment", issue: 9, body: "Hello", key: "hello-9" },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "skipped"]);
+  });
+
+  it("dispatches the worker workflow on the default branch with the documented inputs", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    const scope = nock(API)
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`, {
+        ref: "main",
+        inputs: {
+          config: '{"maxIterations":5}',
+          issue: "5",
+          attempt: "2",
+          "dispatch-id": "5-2-abc",
+          "tracking-issue": "1",
+        },
+        return_run_details: true,
+      })
+      .reply(200, {
+        workflow_run_id: 4242,
+        run_url: "https://api.github.com/x",
+        html_url: "https://github.com/x",
+      });
+    const report = await gw.execute([
+      {
+        type: "dispatchWorker",
+        issue: 5,
+        attempt: 2,
+        dispatchId: "5-2-abc",
+        inputs: { config: '{"maxIterations":5}' },
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "done", runId: 4242 });
+  });
+
+  it("merges only at the expected head SHA and reports a refused merge instead of failing", async () => {
+    const sha = "b".repeat(40);
+    const gw = await withSnapshot({ pulls: [gqlPull({ number: 20, issue: 5, headSha: sha })] });
+    const scope = nock(API)
+      .put(`${R}/pulls/20/merge`, { sha, merge_method: "squash" })
+      .reply(409, { message: "Head branch was modified. Review and try the merge again." })
+      .put(`${R}/pulls/21/merge`, { sha, merge_method: "squash" })
+      .reply(405, { message: "Pull Request is not mergeable" });
+    const report = await gw.execute([
+      { type: "mergePr", pr: 20, issue: 5, method: "squash", expectedHeadSha: sha },
+      { type: "mergePr", pr: 21, issue: 6, method: "squash", expectedHeadSha: sha },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["not-mergeable", "not-mergeable"]);
+    expect(report.outcomes[0]?.detail).toMatch(/Head branch was modified/);
+  });
+
+  it("closes with a reason, reacts, cancels a live run and deletes a branch (a missing one is fine)", async () => {
+    const gw = await withSnapshot({}, [restRun({ id: 901, issue: 6, status: "in_progress" })]);
+    const scope = nock(API)
+      .patch(`${R}/issues/6`, { state: "closed", state_reason: "completed" })
+      .reply(200, {})
+      .post(`${R}/issues/comments/77/reactions`, { content: "eyes" })
+      .reply(201, {})
+      .post(`${R}/actions/runs/901/cancel`)
+      .reply(202, {})
+      .delete(`${R}/git/refs/heads%2Fautopilot%2Fissue-6`)
+      .reply(422, { message: "Reference does not exist" });
+    const report = await gw.execute([
+      { type: "closeIssue", issue: 6, reason: "completed" },
+      { type: "react", commentId: 77, content: "eyes" },
+      { type: "cancelRun", runId: 901, issue: 6 },
+      { type: "deleteBranch", branch: "autopilot/issue-6" },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done", "done", "skipped"]);
+  });
+});
+
+describe("the tracking issue", () => {
+  it("is re-read before a write and updated when the revision matches", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    const scope = nock(API)
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(3)))
+      .patch(`${R}/issues/1`, (b: { body: string }) => b.body === stateBody(4))
+      .reply(200, {});
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report).toMatchObject({ conflict: false, trackingIssue: 1 });
+  });
+
+  it("is not written when someone else wrote it since the snapshot (a revision conflict)", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    const scope = nock(API)
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(4)));
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+      },
+      { type: "pinIssue", issue: 1 },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.conflict).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["conflict", "deferred"]);
+  });
+
+  it("is created when none exists, found first by its marker so a second controller does not create another", async () => {
+    const gw = await withSnapshot({});
+    const created = nock(API)
+      .get(`${R}/issues`)
+      .query({ state: "open", sort: "created", direction: "asc", per_page: "100", creator: BOT })
+      .reply(200, [])
+      .post(`${R}/issues`, (b: { title: string; body: string }) => b.body.startsWith(TRACKING_MARKER))
+      .reply(201, restIssue(12, stateBody(1)))
+      .post("/graphql", (b: { query: string }) => b.query.includes("AutopilotIssueNodeId"))
+      .reply(200, { data: { repository: { issue: { id: "I_12", isPinned: false } } } })
+      .post(
+        "/graphql",
+        (b: { query: string; variables: { issueId: string } }) =>
+          b.query.includes("pinIssue") && b.variables.issueId === "I_12",
+      )
+      .reply(200, { data: { pinIssue: { issue: { number: 12, isPinned: true } } } })
+      .post(
+        `${R}/actions/workflows/autopilot-worker.yml/dispatches`,
+        (b: { inputs: Record<string, string> }) => b.inputs["tracking-issue"] === "12",
+      )
+      .reply(204);
+    const report = await gw.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: null,
+        title: "Autopilot dashboard",
+        body: stateBody(1),
+        expectedRevision: null,
+      },
+      { type: "pinIssue", issue: 0 },
+      { type: "dispatchWorker", issue: 5, attempt: 1, dispatchId: "5-1-a" },
+    ]);
+    expect(created.isDone()).toBe(true);
+    expect(report.trackingIssue).toBe(12);
+    expect(gw.memory.trackingIssue).toBe(12);
+
+    const gw2 = await withSnapshot({});
+    const found = nock(API)
+      .get(`${R}/issues`)
+      .query(true)
+      .reply(200, [restIssue(12, stateBody(1))]);
+    const second = await gw2.execute([
+      {
+        type: "writeTrackingIssue",
+        issue: null,
+        title: "Autopilot dashboard",
+        body: stateBody(1),
+        expectedRevision: null,
+      },
+    ]);
+    expect(found.isDone()).toBe(true);
+    expect(second).toMatchObject({ conflict: true, trackingIssue: null });
+  });
+
+  it("says so on the issue when the repository's pins are full, and goes on", async () => {
+    const gw = await withSnapshot({
+      tracking: gqlTracking({ number: 1, body: stateBody(3), pinned: false }),
+    });
+    const scope = nock(API)
+      .post("/graphql", (b: { query: string }) => b.query.includes("pinIssue"))
+      .reply(200, {
+        data: { pinIssue: null },
+        errors: [{ type: "UNPROCESSABLE", message: "You can't pin more than 3 issues per repository" }],
+      })
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => /pinned issues GitHub allows/.test(b.body))
+      .reply(201, {})
+      .post(`${R}/issues/3/labels`)
+      .reply(200, []);
+    const report = await gw.execute([
+      { type: "pinIssue", issue: 1 },
+      { type: "addLabels", issue: 3, labels: ["critical"] },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["skipped", "done"]);
+    expect(report.outcomes[0]?.detail).toMatch(/pins are full/);
+  });
+});
+
+describe("dry run and the operation budget", () => {
+  it("logs every write as 'would …' and makes none in a dry run", async () => {
+    const lines: string[] = [];
+    const client = createOctokit({ auth: "t", fetch: validating.fetch, throttle: false, retry: false });
+    const gw = new Gateway({
+      client,
+      repo: { owner: OWNER, name: REPO },
+      botLogin: BOT,
+      circuit: new GitHubCircuit(),
+      memory: newRepoMemory(),
+      dryRun: true,
+      log: { debug() {}, info: (m) => lines.push(m), warn: (m) => lines.push(m), error() {} },
+    });
+    const report = await gw.execute([
+      { type: "addLabels", issue: 3, labels: ["critical"] },
+      { type: "dispatchWorker", issue: 3, attempt: 1, dispatchId: "3-1-a" },
+      { type: "mergePr", pr: 4, issue: 3, method: "squash", expectedHeadSha: "c".repeat(40) },
+    ]);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["dry-run", "dry-run", "dry-run"]);
+    expect(lines).toEqual([
+      "[dry run] would label #3 critical",
+      "[dry run] would dispatch a worker for #3 (attempt 1)",
+      "[dry run] would merge PR #4 (squash) at ccccccc",
+    ]);
+    expect(totalOf(gw.requests())).toBe(0);
+  });
+
+  it("defers effects beyond the per-run budget to the next reconcile, but still records the state", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) }, [], {
+      operationBudget: 2,
+    });
+    const scope = nock(API)
+      .post(`${R}/issues/1/labels`)
+      .reply(200, [])
+      .post(`${R}/issues/2/labels`)
+      .reply(200, [])
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(3)))
+      .patch(`${R}/issues/1`)
+      .reply(200, {});
+    const report = await gw.execute([
+      { type: "addLabels", issue: 1, labels: ["critical"] },
+      { type: "addLabels", issue: 2, labels: ["critical"] },
+      { type: "addLabels", issue: 3, labels: ["critical"] },
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done", "deferred", "done"]);
+    expect(report.operations).toBe(2);
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * Builders for what GitHub answers the gateway: GraphQL snapshot pages shaped like GitHub's responses to
+ * `SNAPSHOT_QUERY`, and REST objects taken from real webhook payloads (@octokit/webhooks-examples: a workflow
+ * run, an issue, a comment) with the fields a test cares about replaced.
+ */
+import { createRequire } from "node:module";
+import type nock from "nock";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/workerResult.js";
+
+const require = createRequire(import.meta.url);
+type Example = { name: string; examples: Record<string, unknown>[] };
+const examples = require("@octokit/webhooks-examples") as Example[];
+
+/** A real payload of an event (the first example whose action matches, when given), deep-copied. */
+export function webhookExample(name: string, action?: string): Record<string, unknown> {
+  const set = examples.find((e) => e.name === name);
+  if (!set) throw new Error(`no webhook example for ${name}`);
+  const example = set.examples.find((e) => action === undefined || e.action === action) ?? set.examples[0];
+  return structuredClone(example) as Record<string, unknown>;
+}
+
+export const API = "https://api.github.com";
+export const OWNER = "octo-org";
+export const REPO = "octo-repo";
+export const BOT = "autopilot[bot]";
+
+// ---------------------------------------------------------------------------------------------------------
+// GraphQL nodes
+
+export interface CommentSpec {
+  id: number;
+  author: string;
+  body: string;
+  bot?: boolean;
+  mine?: boolean;
+  acknowledged?: boolean;
+  createdAt?: string;
+}
+
+export function gqlComment(spec: CommentSpec) {
+  return {
+    databaseId: spec.id,
+    body: spec.body,
+    createdAt: spec.createdAt ?? "2026-11-20T10:00:00Z",
+    updatedAt: spec.createdAt ?? "2026-11-20T10:00:00Z",
+    viewerDidAuthor: spec.mine ?? false,
+    author: { __typename: spec.bot ? "Bot" : "User", login: spec.author },
+    reactionGroups: [{ content: "EYES", viewerHasReacted: spec.acknowledged ?? false }],
+  };
+}
+
+export interface IssueSpec {
+  number: number;
+  title?: string;
+  body?: string;
+  labels?: string[];
+  readyBy?: string | null;
+  comments?: CommentSpec[];
+  parent?: { number: number; state: "OPEN" | "CLOSED" } | null;
+  subIssues?: { number: number; state: "OPEN" | "CLOSED" }[];
+  blockedBy?: { number: number; state: "OPEN" | "CLOSED" }[];
+  updatedAt?: string;
+}
+
+export function gqlIssue(spec: IssueSpec) {
+  const labels = spec.labels ?? ["autopilot:ready"];
+  return {
+    id: `I_node${spec.number}`,
+    number: spec.number,
+    title: spec.title ?? `Task ${spec.number}`,
+    body: spec.body ?? `Do task ${spec.number}.`,
+    state: "OPEN",
+    stateReason: null,
+    createdAt: `2026-11-0${(spec.number % 9) + 1}T09:00:00Z`,
+    updatedAt: spec.updatedAt ?? "2026-11-20T09:00:00Z",
+    closedAt: null,
+    author: { login: "maintainer" },
+    labels: { nodes: labels.map((name) => ({ name })) },
+    parent: spec.parent ? { ...spec.parent, title: `Epic ${spec.parent.number}` } : null,
+    subIssues: { nodes: (spec.subIssues ?? []).map((s) => ({ ...s, title: `Sub ${s.number}` })) },
+    blockedBy: { nodes: (spec.blockedBy ?? []).map((b) => ({ ...b, title: `Blocker ${b.number}` })) },
+    timelineItems: {
+      nodes:
+        spec.readyBy === null
+          ? []
+          : [
+              {
+                createdAt: "2026-11-20T08:00:00Z",
+                actor: { login: spec.readyBy ?? "maintainer" },
+                label: { name: labels.includes("autopilot:ready") ? "autopilot:ready" : (labels[0] ?? "x") },
+              },
+            ],
+    },
+    comments: { nodes: (spec.comments ?? []).map(gqlComment) },
+  };
+}
+
+export function gqlClosedIssue(number: number, labels: string[] = []) {
+  return {
+    number,
+    title: `Done ${number}`,
+    state: "CLOSED",
+    stateReason: "COMPLETED",
+    createdAt: "2026-11-01T09:00:00Z",
+    closedAt: "2026-11-19T09:00:00Z",
+    author: { login: "maintainer" },
+    labels: { nodes: labels.map((name) => ({ name })) },
+    parent: null,
+  };
+}
+
+export interface PullSpec {
+  number: number;
+  issue: number;
+  headSha?: string;
+  mergeable?: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
+  checks?: { name: string; status: string; conclusion: string | null; app?: string }[];
+  reviews?: { author: string; state: string; commit?: string }[];
+  headRef?: string;
+}
+
+export function gqlPull(spec: PullSpec) {
+  const sha = spec.headSha ?? "a".repeat(40);
+  return {
+    number: spec.number,
+    title: `Task ${spec.issue} (#${spec.issue})`,
+    body: `Closes #${spec.issue}\n<!-- autopilot:pr issue=${spec.issue} -->`,
+    state: "OPEN",
+    isDraft: false,
+    createdAt: "2026-11-20T09:30:00Z",
+    headRefName: spec.headRef ?? `autopilot/issue-${spec.issue}`,
+    headRefOid: sha,
+    baseRefName: "main",
+    mergeable: spec.mergeable ?? "MERGEABLE",
+    labels: { nodes: [{ name: "autopilot:review" }] },
+    commits: {
+      nodes: [
+        {
+          commit: {
+            oid: sha,
+            committedDate: "2026-11-20T09:29:00Z",
+            statusCheckRollup: {
+              state: "SUCCESS",
+              contexts: {
+                nodes: (spec.checks ?? [{ name: "test", status: "COMPLETED", conclusion: "SUCCESS" }]).map(
+                  (c) => ({
+                    __typename: "CheckRun",
+                    name: c.name,
+                    status: c.status,
+                    conclusion: c.conclusion,
+                    summary: null,
+                    detailsUrl: `https://github.com/${OWNER}/${REPO}/actions/runs/1`,
+                    checkSuite: { app: { slug: c.app ?? "github-actions" } },
+                  }),
+                ),
+              },
+            },
+          },
+        },
+      ],
+    },
+    reviews: {
+      nodes: (spec.reviews ?? []).map((r) => ({
+        author: { login: r.author },
+        state: r.state,
+        submittedAt: "2026-11-20T09:40:00Z",
+        body: "",
+        commit: { oid: r.commit ?? sha },
+      })),
+    },
+    reviewThreads: { nodes: [] },
+    comments: { nodes: [] },
+  };
+}
+
+export interface TrackingSpec {
+  number: number;
+  body: string;
+  pinned?: boolean;
+  comments?: CommentSpec[];
+}
+
+export function gqlTracking(spec: TrackingSpec) {
+  return {
+    id: `I_tracking${spec.number}`,
+    number: spec.number,
+    title: "Autopilot dashboard",
+    body: spec.body,
+    state: "OPEN",
+    updatedAt: "2026-11-20T09:00:00Z",
+    isPinned: spec.pinned ?? true,
+    lastEditedAt: null,
+    editor: null,
+    author: { login: BOT },
+    comments: { nodes: (spec.comments ?? []).map(gqlComment) },
+  };
+}
+
+export interface SnapshotSpec {
+  issues?: ReturnType<typeof gqlIssue>[];
+  closed?: ReturnType<typeof gqlClosedIssue>[];
+  pulls?: ReturnType<typeof gqlPull>[];
+  /** Returned as a pinned issue (first query) or by number (when the number is known). */
+  tracking?: ReturnType<typeof gqlTracking> | null;
+  config?: string | null;
+  ownerType?: "User" | "Organization";
+}
+
+/** The first page of the snapshot query as GitHub answers it. */
+export function snapshotPage(spec: SnapshotSpec) {
+  return {
+    data: {
+      rateLimit: { cost: 1, remaining: 4999, resetAt: "2026-11-20T11:00:00Z" },
+      repository: {
+        defaultBranchRef: { name: "main" },
+        owner: { __typename: spec.ownerType ?? "Organization", login: OWNER },
+        configFile: spec.config === null || spec.config === undefined ? null : { text: spec.config },
+        pinnedIssues: { nodes: spec.tracking ? [{ issue: spec.tracking }] : [] },
+        trackingByBot: { nodes: spec.tracking ? [spec.tracking] : [] },
+        trackingIssue: spec.tracking ?? null,
+        issues: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: spec.issues ?? [] },
+        recentlyClosed: { nodes: spec.closed ?? [] },
+        pullRequests: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: spec.pulls ?? [] },
+        recentPulls: { nodes: [] },
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// REST objects from real payloads
+
+export interface RunSpec {
+  id: number;
+  issue: number;
+  attempt?: number;
+  dispatchId?: string;
+  status?: string;
+  conclusion?: string | null;
+}
+
+export function restRun(spec: RunSpec): Record<string, unknown> {
+  const run = webhookExample("workflow_run").workflow_run as Record<string, unknown>;
+  const attempt = spec.attempt ?? 1;
+  const dispatchId = spec.dispatchId ?? `${spec.issue}-${attempt}-abc`;
+  return {
+    ...run,
+    id: spec.id,
+    name: "Autopilot worker",
+    display_title: `autopilot #${spec.issue} attempt ${attempt} [${dispatchId}]`,
+    event: "workflow_dispatch",
+    status: spec.status ?? "in_progress",
+    conclusion: spec.conclusion ?? null,
+  };
+}
+
+export function restIssue(
+  number: number,
+  body: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const issue = webhookExample("issues", "opened").issue as Record<string, unknown>;
+  return { ...issue, number, body, title: "Autopilot dashboard", state: "open", ...extra };
+}
+
+export function workerResult(partial: Partial<WorkerResult> & { issue: number }): WorkerResult {
+  return {
+    version: 1,
+    attempt: 1,
+    dispatchId: `${partial.issue}-1-abc`,
+    status: "running",
+    iterations: 2,
+    maxIterations: 25,
+    commits: 2,
+    branch: `autopilot/issue-${partial.issue}`,
+    tokens: { input: 100, output: 50 },
+    costUsd: 0.01,
+    humanGate: { fired: false, rules: [] },
+    startedAt: "2026-11-20T09:00:00Z",
+    updatedAt: "2026-11-20T09:10:00Z",
+    ...partial,
+  };
+}
+
+export function progressComment(id: number, result: WorkerResult): CommentSpec {
+  return {
+    id,
+    author: "github-actions[bot]",
+    bot: true,
+    body: `Working on it: iteration ${result.iterations}/${result.maxIterations}\n\n${renderWorkerResultMarker(result)}`,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// nock helpers
+
+type GraphQLBody = { query: string; variables: Record<string, unknown> };
+
+/** Answers the next snapshot query whose variables satisfy `match`. */
+export function replySnapshot(
+  scope: nock.Scope,
+  page: ReturnType<typeof snapshotPage>,
+  match: (variables: Record<string, unknown>) => boolean = (v) => v.withRepo === true,
+): nock.Scope {
+  return scope
+    .post(
+      "/graphql",
+      (body: GraphQLBody) => body.query.includes("query AutopilotSnapshot") && match(body.variables),
+    )
+    .reply(200, page);
+}
+
+export function replyRuns(
+  scope: nock.Scope,
+  runs: Record<string, unknown>[],
+  workflow = "autopilot-worker.yml",
+) {
+  return scope
+    .get(`/repos/${OWNER}/${REPO}/actions/workflows/${workflow}/runs`)
+    .query(true)
+    .reply(200, { total_count: runs.length, workflow_runs: runs });
+}

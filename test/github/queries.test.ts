@@ -1,0 +1,32 @@
+import { parse, validate } from "graphql";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  ISSUE_NODE_ID_QUERY,
+  issueStatesQuery,
+  PIN_ISSUE_MUTATION,
+  SNAPSHOT_QUERY,
+  SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
+} from "../../src/github/queries.js";
+import { loadGraphqlSchema } from "../../src/sandbox/graphql.js";
+
+let check: (query: string) => string[];
+
+beforeAll(async () => {
+  const schema = await loadGraphqlSchema();
+  check = (query) => validate(schema, parse(query)).map((e) => e.message);
+});
+
+describe("the GraphQL documents the gateway sends", () => {
+  it("fit GitHub's schema", () => {
+    expect(check(SNAPSHOT_QUERY)).toEqual([]);
+    expect(check(SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY)).toEqual([]);
+    expect(check(issueStatesQuery([3, 12, 40]))).toEqual([]);
+    expect(check(PIN_ISSUE_MUTATION)).toEqual([]);
+    expect(check(ISSUE_NODE_ID_QUERY)).toEqual([]);
+  });
+
+  it("ask for blocked-by relations in one variant only", () => {
+    expect(SNAPSHOT_QUERY).toContain("blockedBy(first: 20)");
+    expect(SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY).not.toContain("blockedBy");
+  });
+});

@@ -1,0 +1,283 @@
+import nock from "nock";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
+import { GitHubCircuit } from "../../src/github/circuit.js";
+import { totalOf } from "../../src/github/counter.js";
+import { Gateway } from "../../src/github/gateway.js";
+import { createOctokit } from "../../src/github/octokit.js";
+import { newRepoMemory, parseRunTitle, snapshotSettings } from "../../src/github/snapshot.js";
+import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import {
+  API,
+  BOT,
+  gqlClosedIssue,
+  gqlIssue,
+  gqlPull,
+  gqlTracking,
+  OWNER,
+  progressComment,
+  REPO,
+  replyRuns,
+  replySnapshot,
+  restRun,
+  snapshotPage,
+  workerResult,
+} from "./fixtures.js";
+
+let validating: ValidatingFetch;
+
+beforeAll(async () => {
+  validating = await createValidatingFetch();
+});
+
+beforeEach(() => {
+  nock.disableNetConnect();
+});
+
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+const settingsFor = (text: string | null) => {
+  const parsed = parseConfig(text);
+  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
+};
+
+function gateway(memory = newRepoMemory()) {
+  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
+  return new Gateway({
+    client,
+    repo: { owner: OWNER, name: REPO },
+    botLogin: BOT,
+    circuit: new GitHubCircuit(),
+    memory,
+  });
+}
+
+describe("the world snapshot", () => {
+  it("costs two requests on an idle repository: one GraphQL query and one list of worker runs", async () => {
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->\nhello" }),
+      }),
+    );
+    replyRuns(scope, []);
+    const gw = gateway();
+    const { world } = await gw.snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(totalOf(gw.requests())).toBe(2);
+    expect(gw.requests()).toEqual({
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs": 1,
+      "POST /graphql": 1,
+    });
+    expect(world.trackingIssue).toMatchObject({ number: 1, pinned: true, state: "open" });
+    expect(world.issues).toEqual([]);
+    expect(world.configText).toBeNull();
+  });
+
+  it("maps pool issues, pull requests on Autopilot branches, runs, comments and worker results", async () => {
+    const result = workerResult({ issue: 7, status: "running" });
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({
+        ownerType: "User",
+        config: "maxParallel: 3\n",
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        issues: [
+          gqlIssue({ number: 5, labels: ["autopilot:ready"], readyBy: OWNER, body: "Depends on #3" }),
+          gqlIssue({
+            number: 7,
+            labels: ["autopilot:in-progress"],
+            comments: [
+              progressComment(70, result),
+              { id: 71, author: "someone", body: "/autopilot status" },
+              { id: 72, author: "github-actions[bot]", bot: true, body: "/autopilot start" },
+            ],
+            parent: { number: 2, state: "OPEN" },
+          }),
+        ],
+        closed: [gqlClosedIssue(3, ["autopilot:review"])],
+        pulls: [
+          gqlPull({
+            number: 20,
+            issue: 7,
+            checks: [{ name: "test", status: "IN_PROGRESS", conclusion: null }],
+          }),
+          gqlPull({ number: 21, issue: 9, headRef: "feature/unrelated" }),
+        ],
+      }),
+    );
+    replyRuns(scope, [restRun({ id: 900, issue: 7, dispatchId: "7-1-abc" })]);
+    scope
+      .get(`/repos/${OWNER}/${REPO}/collaborators/someone/permission`)
+      .reply(200, { permission: "read", role_name: "read" });
+
+    const { world } = await gateway().snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(world.repo).toEqual({ owner: OWNER, name: REPO, defaultBranch: "main" });
+    expect(world.configText).toBe("maxParallel: 3\n");
+    expect(world.issues.map((i) => [i.number, i.state])).toEqual([
+      [2, "open"],
+      [3, "closed"],
+      [5, "open"],
+      [7, "open"],
+    ]);
+    expect(world.issues.find((i) => i.number === 5)).toMatchObject({ readyLabeledBy: OWNER, blockedBy: [] });
+    expect(world.issues.find((i) => i.number === 7)).toMatchObject({
+      parent: 2,
+      labels: ["autopilot:in-progress"],
+    });
+    expect(world.pulls.map((p) => p.number)).toEqual([20]);
+    expect(world.pulls[0]).toMatchObject({
+      headRef: "autopilot/issue-7",
+      mergeable: "MERGEABLE",
+      checks: [{ name: "test", status: "in_progress", conclusion: null, app: "github-actions" }],
+    });
+    expect(world.runs).toEqual([
+      expect.objectContaining({
+        id: 900,
+        issue: 7,
+        attempt: 1,
+        dispatchId: "7-1-abc",
+        status: "in_progress",
+      }),
+    ]);
+    // Bot comments are never commands: only the person's comment is offered to the decisions.
+    expect(world.comments.map((c) => c.id)).toEqual([71]);
+    expect(world.workerResults).toEqual([result]);
+    // The owner of a personal repository is an admin without a lookup; "someone" was looked up once.
+    expect(world.permissions).toEqual({ [OWNER]: "admin", someone: "read" });
+  });
+
+  it("looks up a referenced issue outside the pool in one aliased query", async () => {
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({ issues: [gqlIssue({ number: 5, body: "Blocked by #40 and #41", readyBy: null })] }),
+    );
+    scope
+      .post(
+        "/graphql",
+        (b: { query: string }) => b.query.includes("AutopilotIssueStates") && b.query.includes("i40:"),
+      )
+      .reply(200, {
+        data: { repository: { i40: { __typename: "Issue", ...gqlClosedIssue(40) }, i41: null } },
+        errors: [
+          {
+            type: "NOT_FOUND",
+            path: ["repository", "i41"],
+            message: "Could not resolve to an issue or pull request with the number of 41.",
+          },
+        ],
+      });
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(world.issues.map((i) => [i.number, i.state])).toEqual([
+      [5, "open"],
+      [40, "closed"],
+    ]);
+  });
+
+  it("reads native blocked-by relations with the pool, in the same query", async () => {
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({
+        issues: [gqlIssue({ number: 5, readyBy: null, blockedBy: [{ number: 44, state: "OPEN" }] })],
+      }),
+    );
+    replyRuns(scope, []);
+    const gw = gateway();
+    const { world } = await gw.snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(totalOf(gw.requests())).toBe(2);
+    expect(world.issues.find((i) => i.number === 5)?.blockedBy).toEqual([44]);
+    expect(world.issues.find((i) => i.number === 44)?.state).toBe("open");
+  });
+
+  it("asks without blocked-by relations, from then on, when the server does not know the field", async () => {
+    const memory = newRepoMemory();
+    const scope = nock(API);
+    scope
+      .post("/graphql", (b: { query: string }) => b.query.includes("blockedBy("))
+      .reply(200, {
+        errors: [
+          {
+            message: "Field 'blockedBy' doesn't exist on type 'Issue'",
+            extensions: { code: "undefinedField", typeName: "Issue", fieldName: "blockedBy" },
+          },
+        ],
+      });
+    replySnapshot(
+      scope,
+      snapshotPage({ issues: [gqlIssue({ number: 5, readyBy: null })] }),
+      (v) => v.withRepo === true,
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway(memory).snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(memory.blockedByField).toBe(false);
+    expect(world.issues.map((i) => i.number)).toEqual([5]);
+
+    const again = nock(API);
+    again
+      .post("/graphql", (b: { query: string }) => !b.query.includes("blockedBy("))
+      .reply(200, snapshotPage({ issues: [] }));
+    replyRuns(again, []);
+    await gateway(memory).snapshot({ settingsFor });
+    expect(again.isDone()).toBe(true);
+  });
+
+  it("fetches the pool again when the config file names other labels than assumed", async () => {
+    const scope = nock(API);
+    replySnapshot(scope, snapshotPage({ config: "labels:\n  ready: go\n", issues: [] }));
+    replySnapshot(
+      scope,
+      snapshotPage({ issues: [gqlIssue({ number: 8, labels: ["go"], readyBy: null })] }),
+      (v) => v.withRepo === false && (v.labels as string[]).includes("go"),
+    );
+    replyRuns(scope, []);
+    const memory = newRepoMemory();
+    const { world } = await gateway(memory).snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(world.issues.map((i) => i.number)).toEqual([8]);
+    expect(memory.poolLabels).toContain("go");
+  });
+
+  it("follows pagination of issues and pull requests with only the unfinished parts", async () => {
+    const scope = nock(API);
+    const first = snapshotPage({
+      issues: [gqlIssue({ number: 1, labels: ["autopilot:review"] })],
+      pulls: [gqlPull({ number: 30, issue: 1 })],
+    });
+    first.data.repository.issues.pageInfo = { hasNextPage: true, endCursor: "c1" } as never;
+    replySnapshot(scope, first);
+    const second = snapshotPage({ issues: [gqlIssue({ number: 2, labels: ["autopilot:review"] })] });
+    replySnapshot(
+      scope,
+      second,
+      (v) => v.withRepo === false && v.issuesAfter === "c1" && v.withPulls === false,
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(world.issues.map((i) => i.number)).toEqual([1, 2]);
+    expect(world.pulls.map((p) => p.number)).toEqual([30]);
+  });
+});
+
+describe("worker run titles", () => {
+  it("carry the issue, the attempt and the dispatch id", () => {
+    expect(parseRunTitle("autopilot #12 attempt 3 [12-3-lq2x9]")).toEqual({
+      issue: 12,
+      attempt: 3,
+      dispatchId: "12-3-lq2x9",
+    });
+    expect(parseRunTitle("Autopilot worker")).toBeNull();
+  });
+});

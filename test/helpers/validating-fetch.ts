@@ -1,0 +1,88 @@
+/**
+ * A `fetch` for Octokit's `request.fetch` that checks every request against GitHub's published descriptions
+ * before sending it on (to nock, in unit tests): REST against the OpenAPI description (the sandbox's
+ * validator, src/sandbox/openapi.ts), GraphQL documents against GitHub's GraphQL schema as the sandbox loads
+ * it (`@octokit/graphql-schema`'s SDL plus the issue-dependency fields github.com serves that the package
+ * does not list yet). An invalid request throws, so the test fails at the call GitHub would have rejected.
+ */
+import { parse, validate } from "graphql";
+import { loadGraphqlSchema } from "../../src/sandbox/graphql.js";
+import { loadOpenApi } from "../../src/sandbox/openapi.js";
+
+export interface ValidatingFetch {
+  fetch: typeof globalThis.fetch;
+  /** Every request seen, in order: `GET /repos/{owner}/{repo}/issues` or `POST /graphql AutopilotSnapshot`. */
+  seen: string[];
+  /** Problems found (each also thrown). */
+  problems: string[];
+}
+
+export class InvalidRequestError extends Error {
+  override readonly name = "InvalidRequestError";
+}
+
+function headersOf(init: RequestInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(init?.headers ?? {}).forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
+}
+
+export async function createValidatingFetch(): Promise<ValidatingFetch> {
+  const validator = await loadOpenApi();
+  const schema = await loadGraphqlSchema();
+  const seen: string[] = [];
+  const problems: string[] = [];
+  const fail = (message: string): never => {
+    problems.push(message);
+    throw new InvalidRequestError(message);
+  };
+
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    const method = (init?.method ?? "GET").toUpperCase();
+    const path = url.pathname.replace(/^\/api\/v3(?=\/)/, "");
+    const rawBody = typeof init?.body === "string" ? init.body : undefined;
+    let body: unknown;
+    if (rawBody !== undefined) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        body = rawBody;
+      }
+    }
+    if (method === "POST" && (path === "/graphql" || path === "/api/graphql")) {
+      const query = (body as { query?: unknown } | undefined)?.query;
+      if (typeof query !== "string") fail("POST /graphql without a query");
+      const errors = validate(schema, parse(query as string));
+      const name = /(?:query|mutation)\s+(\w+)/.exec(query as string)?.[1] ?? "(anonymous)";
+      seen.push(`POST /graphql ${name}`);
+      if (errors.length > 0) fail(`GraphQL ${name} is invalid: ${errors.map((e) => e.message).join("; ")}`);
+    } else {
+      const matched = validator.match(method, path);
+      if (!matched.ok) {
+        fail(
+          `${method} ${path}: ${matched.reason === "wrong-method" ? `wrong method (allowed: ${matched.allowed.join(", ")})` : "no such endpoint in GitHub's REST API"}`,
+        );
+      } else {
+        seen.push(matched.match.endpoint);
+        const query: Record<string, string | string[]> = {};
+        url.searchParams.forEach((value, key) => {
+          const previous = query[key];
+          query[key] = previous === undefined ? value : ([] as string[]).concat(previous, value);
+        });
+        const issues = validator.validateRequest(matched.match, {
+          path,
+          query,
+          headers: headersOf(init),
+          body,
+        });
+        if (issues.length > 0) fail(`${matched.match.endpoint}: ${issues.map((i) => i.message).join("; ")}`);
+      }
+    }
+    return globalThis.fetch(input, init);
+  }) as typeof globalThis.fetch;
+
+  return { fetch, seen, problems };
+}
