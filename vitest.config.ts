@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Installs the pinned agent CLIs the worker's real-agent tests run (a no-op once they are there).
+    globalSetup: ["test/helpers/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -1,0 +1,261 @@
+/**
+ * The worker's own overhead per iteration — everything but the agent: prompt build, commit, push to a local
+ * bare remote, signal parse, the completion decision and the progress update — measured with a no-op agent.
+ *
+ *   npx tsx bench/worker-overhead.ts [iterations]
+ *
+ * Prints a table (median and spread); asserts nothing.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { markdownTable } from "markdown-table";
+import { DEFAULT_CONFIG } from "../src/core/config.js";
+import { buildPrompt } from "../src/core/prompt.js";
+import { parseSignal } from "../src/core/signals.js";
+import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-client.js";
+import type { AgentRunResult } from "../src/worker/agentRunner.js";
+import { Git } from "../src/worker/git.js";
+import { runWorker } from "../src/worker/main.js";
+
+const ITERATIONS = Number(process.argv[2] ?? 40);
+
+function sh(cwd: string, ...args: string[]): void {
+  execFileSync("git", args, {
+    cwd,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "b",
+      GIT_AUTHOR_EMAIL: "b@x",
+      GIT_COMMITTER_NAME: "b",
+      GIT_COMMITTER_EMAIL: "b@x",
+    },
+  });
+}
+
+async function repo(): Promise<{ root: string; workspace: string }> {
+  const root = await mkdtemp(join(tmpdir(), "autopilot-bench-"));
+  const remote = join(root, "remote.git");
+  const seed = join(root, "seed");
+  sh(root, "init", "-q", "--bare", "--initial-branch=main", remote);
+  sh(root, "init", "-q", "--initial-branch=main", seed);
+  for (let i = 0; i < 200; i++) await writeFile(join(seed, `file${i}.txt`), `line ${i}\n`.repeat(50));
+  sh(seed, "add", "-A");
+  sh(seed, "commit", "-qm", "seed");
+  sh(seed, "push", "-q", remote, "main");
+  sh(root, "clone", "-q", `file://${remote}`, join(root, "ws"));
+  return { root, workspace: join(root, "ws") };
+}
+
+/** GitHub answers instantly: the bench measures the worker, not the network. */
+function instantGitHub(): WorkerGitHub {
+  const comments: WorkerComment[] = [];
+  let requests = 0;
+  const now = "2026-11-22T00:00:00Z";
+  return {
+    get requestCount() {
+      return requests;
+    },
+    async getIssue(issue) {
+      requests++;
+      return {
+        number: issue,
+        title: "Bench task",
+        body: "Change files.".repeat(50),
+        state: "open",
+        labels: [],
+        author: "a",
+      };
+    },
+    async listIssueComments() {
+      requests++;
+      return comments;
+    },
+    async getComment(id) {
+      requests++;
+      return comments.find((c) => c.id === id) ?? null;
+    },
+    async createComment(_issue, body) {
+      requests++;
+      const comment = {
+        id: comments.length + 1,
+        author: "bot",
+        authorType: "Bot",
+        body,
+        createdAt: now,
+        updatedAt: now,
+      };
+      comments.push(comment);
+      return comment;
+    },
+    async updateComment(id, body) {
+      requests++;
+      const found = comments.find((c) => c.id === id);
+      if (found) found.body = body;
+    },
+    async deleteComment() {},
+    async getPermission() {
+      return "write";
+    },
+    async getIssueBody() {
+      requests++;
+      return null;
+    },
+    async findOpenPull(): Promise<WorkerPull | null> {
+      requests++;
+      return null;
+    },
+    async createPull(): Promise<WorkerPull> {
+      throw new Error("no PR in the bench");
+    },
+    async updatePull() {},
+    async addLabels() {},
+    async removeLabel() {},
+    async listFailingChecks() {
+      return [];
+    },
+    async listReviewFeedback() {
+      return [];
+    },
+    async getDefaultBranch() {
+      return "main";
+    },
+  };
+}
+
+interface Stats {
+  median: number;
+  p10: number;
+  p90: number;
+  min: number;
+  max: number;
+}
+
+function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))]!;
+  return { median: at(0.5), p10: at(0.1), p90: at(0.9), min: sorted[0]!, max: sorted.at(-1)! };
+}
+
+async function main(): Promise<void> {
+  const { root, workspace } = await repo();
+  const scratch = await mkdtemp(join(tmpdir(), "autopilot-bench-scratch-"));
+  const git = new Git({ cwd: workspace, stateDir: join(scratch, "git") });
+  const agentStarts: number[] = [];
+  const agentEnds: number[] = [];
+
+  // The loop, end to end, with a no-op agent that changes one file.
+  const started = performance.now();
+  await runWorker(
+    {
+      repo: "bench/bench",
+      issue: 1,
+      attempt: 1,
+      dispatchId: "bench",
+      trackingIssue: 2,
+      workspace,
+      defaultBranch: "main",
+    },
+    {
+      ...structuredClone(DEFAULT_CONFIG),
+      maxIterations: ITERATIONS,
+      stuckThreshold: 100,
+      stuckStopThreshold: 200,
+    },
+    {
+      git,
+      agent: async (request): Promise<AgentRunResult> => {
+        agentStarts.push(performance.now());
+        await writeFile(
+          join(workspace, `file${request.iteration % 200}.txt`),
+          `changed in ${request.iteration}\n`,
+        );
+        agentEnds.push(performance.now());
+        return {
+          preset: "custom",
+          output: {
+            finalMessage: "working",
+            isError: false,
+            errorText: "",
+            usage: { input: 0, output: 0 },
+            costUsd: 0,
+            commands: [],
+          },
+          exitCode: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: 0,
+          refusedEnv: [],
+          rawOutput: "working",
+        };
+      },
+      quality: { detect: async () => [], run: async () => [] },
+      github: instantGitHub(),
+      clock: () => Date.now(),
+      sleep: async () => {},
+      log: { debug() {}, info() {}, warning() {}, error() {} },
+    },
+  );
+  const total = performance.now() - started;
+  // Overhead of iteration i = from the agent's end in i to its start in i+1.
+  const perIteration = agentEnds.slice(0, -1).map((end, i) => agentStarts[i + 1]! - end);
+
+  // The pieces, one at a time.
+  const promptTimes: number[] = [];
+  const signalTimes: number[] = [];
+  const commitTimes: number[] = [];
+  const pushTimes: number[] = [];
+  const notes = "- attempt 1, iteration 1: signal none\n".repeat(200);
+  for (let i = 0; i < ITERATIONS; i++) {
+    let t = performance.now();
+    buildPrompt({
+      repo: "bench/bench",
+      issue: { number: 1, title: "Bench", body: "Change files.".repeat(500) },
+      branch: "autopilot/issue-1",
+      iteration: i + 1,
+      maxIterations: ITERATIONS,
+      humanAnswers: [{ author: "a", body: "answer ".repeat(100) }],
+      reviewComments: [],
+      failingChecks: [],
+      qualityFailures: [{ command: "npm test", output: "FAIL ".repeat(1000) }],
+      progressNotes: notes,
+    });
+    promptTimes.push(performance.now() - t);
+    t = performance.now();
+    parseSignal(
+      "Done with the work.\n\n```\n<promise>COMPLETE</promise>\n```\n\n<promise>COMPLETE</promise>",
+    );
+    signalTimes.push(performance.now() - t);
+    await writeFile(join(workspace, "bench.txt"), `round ${i}\n`);
+    t = performance.now();
+    await git.commitAll(`bench ${i}`);
+    commitTimes.push(performance.now() - t);
+    t = performance.now();
+    await git.push("autopilot/issue-1");
+    pushTimes.push(performance.now() - t);
+  }
+
+  const ms = (value: number) => (value < 1 ? value.toFixed(3) : value.toFixed(1));
+  const row = (name: string, samples: number[]) => {
+    const s = stats(samples);
+    return [name, String(samples.length), ms(s.median), ms(s.p10), ms(s.p90), ms(s.min), ms(s.max)];
+  };
+  console.log(`Worker overhead per iteration (no-op agent, local bare remote, 200-file repository), ms\n`);
+  console.log(
+    markdownTable([
+      ["phase", "n", "median", "p10", "p90", "min", "max"],
+      row("whole iteration (loop, end to end)", perIteration),
+      row("prompt build", promptTimes),
+      row("signal parse", signalTimes),
+      row("git add + commit", commitTimes),
+      row("git push (file://)", pushTimes),
+    ]),
+  );
+  console.log(`\n${ITERATIONS} iterations in ${(total / 1000).toFixed(2)} s end to end.`);
+  await rm(root, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
+}
+
+await main();

@@ -1,0 +1,125 @@
+/**
+ * Runs one agent iteration as a real process: the prompt goes to a file outside the workspace, the preset
+ * builds the command line, the environment is the allow-list of agentEnv.ts, and the process tree is killed at
+ * the iteration timeout.
+ */
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { AgentConfig } from "../core/config.js";
+import { getPreset } from "./agents/index.js";
+import type { AgentOutput, PresetName } from "./agents/types.js";
+import { buildAgentEnv } from "./agentEnv.js";
+import { runProcess } from "./process.js";
+
+export interface AgentRunRequest {
+  agent: AgentConfig;
+  /** Aborting kills the agent's process tree (the job is being cancelled). */
+  signal?: AbortSignal;
+  prompt: string;
+  issue: number;
+  iteration: number;
+  timeoutMs: number;
+}
+
+export interface AgentRunResult {
+  preset: PresetName;
+  output: AgentOutput;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** The CLI could not be started (not installed, not executable). */
+  spawnError?: string;
+  /** Configured env names that were refused. */
+  refusedEnv: { name: string; why: string }[];
+  /** What the CLI printed (stdout then stderr, capped), for the agent-output classifier. */
+  rawOutput: string;
+}
+
+export type AgentRunner = (request: AgentRunRequest) => Promise<AgentRunResult>;
+
+export interface AgentRunnerOptions {
+  workdir: string;
+  /** Outside the workspace: prompt files, the agent's HOME and TMPDIR. */
+  scratchDir: string;
+  parentEnv: NodeJS.ProcessEnv;
+  /** Values that must never reach the agent (the GitHub token). */
+  secretValues: string[];
+  killGraceMs?: number;
+  maxOutputBytes?: number;
+  onLine?: (line: string) => void;
+}
+
+export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
+  return async (request) => {
+    const preset = getPreset(request.agent.preset);
+    const home = path.join(options.scratchDir, "home");
+    const tmpdir = path.join(options.scratchDir, "tmp");
+    await mkdir(home, { recursive: true });
+    await mkdir(tmpdir, { recursive: true });
+    const promptFile = path.join(options.scratchDir, `prompt-${request.iteration}.md`);
+    await writeFile(promptFile, request.prompt, { mode: 0o600 });
+    await chmod(promptFile, 0o600);
+
+    const invocation = preset.buildInvocation({
+      prompt: request.prompt,
+      promptFile,
+      workdir: options.workdir,
+      home,
+      model: request.agent.model,
+      args: request.agent.args,
+      command: request.agent.command,
+    });
+    if (invocation.env.CODEX_HOME) await mkdir(invocation.env.CODEX_HOME, { recursive: true });
+    const { env, refused } = buildAgentEnv({
+      parentEnv: options.parentEnv,
+      presetKeys: preset.keyEnv,
+      ...(preset.keyAliases ? { keyAliases: preset.keyAliases } : {}),
+      extraNames: request.agent.env,
+      home,
+      tmpdir,
+      additions: {
+        ...invocation.env,
+        CI: "true",
+        AUTOPILOT_PROMPT_FILE: promptFile,
+        AUTOPILOT_ISSUE: String(request.issue),
+        AUTOPILOT_ITERATION: String(request.iteration),
+      },
+      secretValues: options.secretValues,
+    });
+
+    const result = await runProcess({
+      command: invocation.command,
+      args: invocation.args,
+      cwd: options.workdir,
+      env,
+      ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+      timeoutMs: request.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+      ...(options.onLine ? { onStdoutLine: options.onLine, onStderrLine: options.onLine } : {}),
+    });
+    const output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
+    return {
+      preset: preset.name,
+      output,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      refusedEnv: refused,
+      rawOutput: rawOutput(result.stdout, result.stderr),
+      ...(result.spawnError ? { spawnError: result.spawnError } : {}),
+    };
+  };
+}
+
+const RAW_KEEP = 1024 * 1024;
+
+/** The end of stdout and of stderr: errors are printed last. */
+export function rawOutput(stdout: string, stderr: string): string {
+  const out = stdout.length > RAW_KEEP ? stdout.slice(-RAW_KEEP) : stdout;
+  const err = stderr.length > RAW_KEEP / 4 ? stderr.slice(-RAW_KEEP / 4) : stderr;
+  return err.trim() ? `${out}\n${err}` : out;
+}

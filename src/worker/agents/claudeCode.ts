@@ -1,0 +1,127 @@
+/**
+ * Claude Code: `claude -p <prompt> --output-format stream-json --verbose`. The stream ends with one `result`
+ * event carrying the final text, `is_error`, `api_error_status`, `usage` and `total_cost_usd`; a failed API call
+ * still says `"subtype":"success"`, so `is_error`, the API status and the exit code decide. Bash tool uses are
+ * the commands the agent ran.
+ */
+import {
+  type AgentOutput,
+  type AgentPreset,
+  asNumber,
+  asRecord,
+  asString,
+  type Invocation,
+  type InvocationOptions,
+  jsonLines,
+  lastLines,
+  MAX_PROMPT_ARG_BYTES,
+} from "./types.js";
+
+export const claudeCode: AgentPreset = {
+  name: "claude-code",
+  keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+
+  buildInvocation(options: InvocationOptions): Invocation {
+    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const args = ["-p"];
+    if (!viaStdin) args.push(options.prompt);
+    // The Actions runner is a throwaway VM: the agent may edit and run anything in the checkout. As root the CLI
+    // refuses bypass mode unless IS_SANDBOX=1 says the machine is disposable.
+    args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
+    if (options.model) args.push("--model", options.model);
+    args.push(...(options.args ?? []));
+    return {
+      command: "claude",
+      args,
+      env: {
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+      },
+      ...(viaStdin ? { stdin: options.prompt } : {}),
+    };
+  },
+
+  parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput {
+    const commands: string[] = [];
+    let lastAssistantText = "";
+    let lastRetry = "";
+    let result: Record<string, unknown> | undefined;
+
+    for (const event of jsonLines(stdout)) {
+      const type = event.type;
+      if (type === "assistant") {
+        const content = asRecord(event.message)?.content;
+        if (!Array.isArray(content)) continue;
+        for (const block of content) {
+          const item = asRecord(block);
+          if (!item) continue;
+          if (item.type === "text" && typeof item.text === "string" && item.text.trim()) {
+            lastAssistantText = item.text;
+          } else if (item.type === "tool_use" && item.name === "Bash") {
+            const command = asString(asRecord(item.input)?.command);
+            if (command) commands.push(command);
+          }
+        }
+      } else if (type === "system" && event.subtype === "api_retry") {
+        const status =
+          event.error_status === null || event.error_status === undefined ? "" : ` ${event.error_status}`;
+        lastRetry = `api_retry: ${asString(event.error) ?? "unknown"}${status}`;
+      } else if (type === "result") {
+        result = event;
+      }
+    }
+
+    if (!result) {
+      // Killed, crashed, or not stream-json at all: what it printed last is all there is.
+      const plain = stdout
+        .split("\n")
+        .filter((line) => !line.trim().startsWith("{"))
+        .join("\n");
+      return {
+        finalMessage: lastAssistantText || lastLines(plain, 5),
+        isError: exitCode !== 0,
+        errorText:
+          exitCode === 0
+            ? ""
+            : [lastLines(plain, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
+        usage: { input: 0, output: 0 },
+        costUsd: 0,
+        commands,
+      };
+    }
+
+    const usage = asRecord(result.usage) ?? {};
+    const resultText = asString(result.result) ?? "";
+    const apiStatus = result.api_error_status;
+    const errors = Array.isArray(result.errors)
+      ? result.errors.filter((e): e is string => typeof e === "string")
+      : [];
+    const subtype = asString(result.subtype) ?? "";
+    const isError =
+      result.is_error === true || (exitCode !== null && exitCode !== 0) || subtype.startsWith("error");
+    const errorParts: string[] = [];
+    if (isError) {
+      if (resultText) errorParts.push(resultText);
+      if (typeof apiStatus === "number") errorParts.push(`(api_error_status ${apiStatus})`);
+      if (subtype && subtype !== "success") errorParts.push(`(${subtype})`);
+      errorParts.push(...errors);
+      if (lastRetry) errorParts.push(lastRetry);
+      const err = lastLines(stderr, 10);
+      if (err) errorParts.push(err);
+    }
+    return {
+      finalMessage: resultText || lastAssistantText,
+      isError,
+      errorText: errorParts.join("\n"),
+      usage: {
+        // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
+        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+        output: asNumber(usage.output_tokens),
+      },
+      costUsd: asNumber(result.total_cost_usd),
+      commands,
+      ...(subtype === "error_max_turns" ? { turnLimit: true } : {}),
+    };
+  },
+};

@@ -1,0 +1,74 @@
+/**
+ * Any command: run with `sh -c`, `{prompt_file}` replaced by the quoted path of the prompt file (also in
+ * `$AUTOPILOT_PROMPT_FILE`). The final message is stdout's last non-empty paragraph, or its last line that is a
+ * `<promise>…</promise>` tag alone. A command may report what it used and ran with lines
+ * `autopilot-usage: {"input":N,"output":N,"costUsd":X}` and `autopilot-command: <command>`.
+ */
+import {
+  type AgentOutput,
+  type AgentPreset,
+  asNumber,
+  asRecord,
+  finalMessageFromText,
+  type Invocation,
+  type InvocationOptions,
+  lastLines,
+  shellQuote,
+} from "./types.js";
+
+const USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
+const COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
+
+export const custom: AgentPreset = {
+  name: "custom",
+  keyEnv: [],
+
+  buildInvocation(options: InvocationOptions): Invocation {
+    if (!options.command) throw new Error("the custom agent preset needs a `command`");
+    const script = options.command.replaceAll("{prompt_file}", shellQuote(options.promptFile));
+    const extra = (options.args ?? []).map(shellQuote).join(" ");
+    return { command: "/bin/sh", args: ["-c", extra ? `${script} ${extra}` : script], env: {} };
+  },
+
+  parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput {
+    let input = 0;
+    let output = 0;
+    let costUsd = 0;
+    const commands: string[] = [];
+    const kept: string[] = [];
+    for (const line of stdout.split("\n")) {
+      const usage = USAGE_LINE.exec(line.trim());
+      const command = COMMAND_LINE.exec(line.trim());
+      if (usage) {
+        try {
+          const value = asRecord(JSON.parse(usage[1]!)) ?? {};
+          input += asNumber(value.input);
+          output += asNumber(value.output);
+          costUsd += asNumber(value.costUsd);
+        } catch {
+          /* not our protocol after all */
+        }
+        continue;
+      }
+      if (command) {
+        commands.push(command[1]!.trim());
+        continue;
+      }
+      kept.push(line);
+    }
+    const text = kept.join("\n");
+    const finalMessage = finalMessageFromText(text);
+    const isError = exitCode !== 0;
+    return {
+      finalMessage,
+      isError,
+      errorText:
+        isError || !finalMessage.includes("<promise>")
+          ? [lastLines(text, 10), lastLines(stderr, 10)].filter(Boolean).join("\n")
+          : "",
+      usage: { input, output },
+      costUsd,
+      commands,
+    };
+  },
+};

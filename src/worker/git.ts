@@ -1,0 +1,456 @@
+/**
+ * The worker's git. Only the worker's own fetch and push carry the GitHub token, as an `http.extraheader` passed
+ * through GIT_CONFIG_* environment variables of that one git process (never in argv, never in .git/config).
+ * Every worker git command runs with a minimal environment, hooks disabled, credential helpers off, and a
+ * global config frozen before the agent ran, and the repository's .git/config is restored from a snapshot
+ * before the worker touches git after an agent run: an agent that planted a hook, a filter driver or a URL
+ * rewrite cannot make the worker's git hand it the token.
+ */
+import { execFile } from "node:child_process";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+  ) {
+    super(
+      `git ${args.filter((a) => !a.startsWith("http.")).join(" ")} failed (${result.code}): ${result.stderr.trim() || result.stdout.trim()}`,
+    );
+    this.name = "GitError";
+  }
+}
+
+export interface GitOptions {
+  /** The repository checkout. */
+  cwd: string;
+  /** The token for fetch and push; omitted for file:// remotes in tests. */
+  token?: string;
+  /** Where the worker keeps its frozen global git config (outside the workspace). */
+  stateDir: string;
+  /** The worker's environment, from which PATH and the like are taken. */
+  parentEnv?: NodeJS.ProcessEnv;
+  userName?: string;
+  userEmail?: string;
+  remote?: string;
+}
+
+export interface BranchSetup {
+  /** True when the task branch already existed on the remote and was checked out as it stands. */
+  resumed: boolean;
+  /** The commit the branch started from on the default branch (for diffs). */
+  base: string;
+  head: string;
+}
+
+const MAX_BUFFER = 256 * 1024 * 1024;
+
+export class Git {
+  readonly cwd: string;
+  private readonly token: string | undefined;
+  private readonly remote: string;
+  private readonly baseEnv: Record<string, string>;
+  private configSnapshot: string | null = null;
+  private readonly globalConfig: string;
+  private readonly userName: string;
+  private readonly userEmail: string;
+
+  constructor(options: GitOptions) {
+    this.cwd = options.cwd;
+    this.token = options.token;
+    this.remote = options.remote ?? "origin";
+    this.globalConfig = path.join(options.stateDir, "gitconfig");
+    this.userName = options.userName ?? "autopilot[bot]";
+    this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
+    const parent = options.parentEnv ?? process.env;
+    const env: Record<string, string> = {};
+    for (const name of ["PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "SYSTEMROOT"]) {
+      const value = parent[name];
+      if (value !== undefined) env[name] = value;
+    }
+    Object.assign(env, {
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: this.globalConfig,
+      GIT_AUTHOR_NAME: this.userName,
+      GIT_AUTHOR_EMAIL: this.userEmail,
+      GIT_COMMITTER_NAME: this.userName,
+      GIT_COMMITTER_EMAIL: this.userEmail,
+      GIT_EDITOR: "true",
+      GIT_PAGER: "cat",
+    });
+    this.baseEnv = env;
+  }
+
+  /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
+  run(
+    args: string[],
+    options: { network?: boolean; allowFail?: boolean; input?: string } = {},
+  ): Promise<GitResult> {
+    const env: Record<string, string> = { ...this.baseEnv };
+    if (options.network && this.token) {
+      const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
+      env.GIT_CONFIG_COUNT = "1";
+      env.GIT_CONFIG_KEY_0 = "http.extraheader";
+      env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
+    }
+    const fullArgs = [
+      "-c",
+      "core.hooksPath=/dev/null",
+      "-c",
+      "credential.helper=",
+      "-c",
+      "core.fsmonitor=false",
+      ...args,
+    ];
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        "git",
+        fullArgs,
+        { cwd: this.cwd, env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          const result = { code, stdout: String(stdout), stderr: this.redact(String(stderr)) };
+          if (code !== 0 && !options.allowFail) reject(new GitError(args, result));
+          else resolve(result);
+        },
+      );
+      if (options.input !== undefined) child.stdin?.end(options.input);
+    });
+  }
+
+  private redact(text: string): string {
+    if (!this.token) return text;
+    const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
+    return text.split(this.token).join("***").split(basic).join("***");
+  }
+
+  async gitDir(): Promise<string> {
+    const { stdout } = await this.run(["rev-parse", "--absolute-git-dir"]);
+    return stdout.trim();
+  }
+
+  /**
+   * Freezes the global config (a copy of the user's, taken before any agent runs), removes every credential
+   * that actions/checkout may have persisted in .git/config (`http.<url>.extraheader`, credential includes), sets
+   * the local identity, and snapshots .git/config. Returns the keys removed.
+   */
+  async prepare(): Promise<string[]> {
+    await mkdir(path.dirname(this.globalConfig), { recursive: true });
+    const home = this.baseEnv.HOME;
+    let copied = false;
+    if (home) {
+      try {
+        await copyFile(path.join(home, ".gitconfig"), this.globalConfig);
+        copied = true;
+      } catch {
+        /* no global config */
+      }
+    }
+    if (!copied) await writeFile(this.globalConfig, "");
+
+    const removed: string[] = [];
+    const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
+    const keys = [
+      ...new Set(
+        listed.stdout
+          .split("\n")
+          .map((k) => k.trim())
+          .filter(Boolean),
+      ),
+    ];
+    for (const key of keys) {
+      const lower = key.toLowerCase();
+      const credentialInclude =
+        (lower.startsWith("includeif.") || lower === "include.path") &&
+        (await this.includeLooksLikeCredentials(key));
+      if (/^http\..*extraheader$/.test(lower) || lower.startsWith("credential.") || credentialInclude) {
+        await this.run(["config", "--local", "--unset-all", key], { allowFail: true });
+        removed.push(key);
+      }
+    }
+    await this.run(["config", "--local", "user.name", this.userName]);
+    await this.run(["config", "--local", "user.email", this.userEmail]);
+    await this.snapshotConfig();
+    return removed;
+  }
+
+  /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
+  async snapshotConfig(): Promise<void> {
+    this.configSnapshot = await readFile(path.join(await this.gitDir(), "config"), "utf8");
+  }
+
+  private async includeLooksLikeCredentials(key: string): Promise<boolean> {
+    const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
+    return /credential|token|auth/i.test(stdout);
+  }
+
+  /** Puts .git/config back as `prepare` left it (after an agent ran). */
+  async restoreConfig(): Promise<boolean> {
+    if (this.configSnapshot === null) return false;
+    const file = path.join(await this.gitDir().catch(() => path.join(this.cwd, ".git")), "config");
+    let current = "";
+    try {
+      current = await readFile(file, "utf8");
+    } catch {
+      /* removed */
+    }
+    if (current === this.configSnapshot) return false;
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, this.configSnapshot);
+    return true;
+  }
+
+  /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
+  async addExcludes(patterns: string[]): Promise<void> {
+    const file = path.join(await this.gitDir(), "info", "exclude");
+    let current = "";
+    try {
+      current = await readFile(file, "utf8");
+    } catch {
+      await mkdir(path.dirname(file), { recursive: true });
+    }
+    const lines = new Set(current.split("\n"));
+    const missing = patterns.filter((p) => !lines.has(p));
+    if (missing.length === 0) return;
+    await writeFile(
+      file,
+      `${current}${current.endsWith("\n") || current === "" ? "" : "\n"}${missing.join("\n")}\n`,
+    );
+  }
+
+  async remoteBranchExists(branch: string): Promise<boolean> {
+    const { stdout } = await this.run(["ls-remote", "--heads", this.remote, `refs/heads/${branch}`], {
+      network: true,
+    });
+    return stdout.trim().length > 0;
+  }
+
+  async fetchBranch(branch: string): Promise<void> {
+    await this.run(
+      [
+        "fetch",
+        "--no-tags",
+        "--quiet",
+        this.remote,
+        `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`,
+      ],
+      { network: true },
+    );
+  }
+
+  /**
+   * Checks out the task branch: from the remote as it stands when it exists there (an earlier attempt's last
+   * push), else new from the default branch.
+   */
+  async setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup> {
+    await this.fetchBranch(defaultBranch);
+    const defaultRef = `refs/remotes/${this.remote}/${defaultBranch}`;
+    const resumed = await this.remoteBranchExists(branch);
+    if (resumed) {
+      await this.fetchBranch(branch);
+      await this.run([
+        "checkout",
+        "--quiet",
+        "--no-track",
+        "-B",
+        branch,
+        `refs/remotes/${this.remote}/${branch}`,
+      ]);
+    } else {
+      await this.run(["checkout", "--quiet", "--no-track", "-B", branch, defaultRef]);
+    }
+    if (this.configSnapshot !== null) await this.snapshotConfig();
+    const head = await this.headSha();
+    const mergeBase = await this.run(["merge-base", defaultRef, "HEAD"], { allowFail: true });
+    const base =
+      mergeBase.code === 0
+        ? mergeBase.stdout.trim()
+        : (await this.run(["rev-parse", defaultRef])).stdout.trim();
+    return { resumed, base, head };
+  }
+
+  async headSha(): Promise<string> {
+    const { stdout } = await this.run(["rev-parse", "HEAD"]);
+    return stdout.trim();
+  }
+
+  async currentBranch(): Promise<string | null> {
+    const { stdout, code } = await this.run(["symbolic-ref", "--quiet", "--short", "HEAD"], {
+      allowFail: true,
+    });
+    return code === 0 ? stdout.trim() : null;
+  }
+
+  /**
+   * After an agent run: make sure HEAD is the task branch again (an agent that switched branches or detached HEAD
+   * has its work carried over to the task branch), and abort any half-done rebase, merge or cherry-pick.
+   */
+  async recoverBranch(branch: string): Promise<string[]> {
+    const notes: string[] = [];
+    const gitDir = await this.gitDir();
+    for (const [marker, args] of [
+      ["rebase-merge", ["rebase", "--abort"]],
+      ["rebase-apply", ["rebase", "--abort"]],
+      ["MERGE_HEAD", ["merge", "--abort"]],
+      ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]],
+    ] as const) {
+      const exists = await readFile(path.join(gitDir, marker)).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => error.code === "EISDIR",
+      );
+      if (exists) {
+        await this.run([...args], { allowFail: true });
+        notes.push(`aborted an unfinished ${args[0]}`);
+      }
+    }
+    const current = await this.currentBranch();
+    if (current !== branch) {
+      await this.run(["checkout", "--quiet", "-B", branch]);
+      notes.push(`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`);
+    }
+    return notes;
+  }
+
+  /** True when the work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
+  async hasWorkChanges(): Promise<boolean> {
+    const { stdout } = await this.run([
+      "status",
+      "--porcelain",
+      "--untracked-files=all",
+      "--",
+      ".",
+      ":(exclude).autopilot",
+    ]);
+    return stdout.trim().length > 0;
+  }
+
+  /** Back to HEAD: tracked files restored, untracked files removed (ignored and excluded files are kept). */
+  async resetWorkTree(): Promise<void> {
+    await this.run(["reset", "--quiet", "--hard", "HEAD"]);
+    await this.run(["clean", "-fdq"]);
+  }
+
+  /** Stages everything (excluded scratch files stay out) and commits; null when nothing changed. */
+  async commitAll(message: string): Promise<string | null> {
+    await this.run(["add", "--all", "--", "."]);
+    const staged = await this.run(["diff", "--cached", "--quiet"], { allowFail: true });
+    if (staged.code === 0) return null;
+    await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
+    return this.headSha();
+  }
+
+  /**
+   * Brings the default branch into a resumed task branch (it may have moved on since the branch was made). A clean
+   * merge is committed; a conflicting one is aborted and its files returned, for the agent to resolve. `base` is
+   * where the branch now leaves the default branch.
+   */
+  async mergeDefault(
+    defaultBranch: string,
+    message: string,
+  ): Promise<{ merged: boolean; conflicts: string[]; base: string }> {
+    const ref = `refs/remotes/${this.remote}/${defaultBranch}`;
+    const before = await this.headSha();
+    const merge = await this.run(["merge", "--no-edit", "--no-gpg-sign", "-m", message, ref], {
+      allowFail: true,
+    });
+    let conflicts: string[] = [];
+    if (merge.code !== 0) {
+      const unmerged = await this.run(["diff", "--name-only", "--diff-filter=U"], { allowFail: true });
+      conflicts = unmerged.stdout
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean);
+      await this.run(["merge", "--abort"], { allowFail: true });
+      if (conflicts.length === 0)
+        conflicts = [
+          "(the merge failed: " + (merge.stderr.trim() || merge.stdout.trim()).slice(0, 200) + ")",
+        ];
+    }
+    const mergeBase = await this.run(["merge-base", ref, "HEAD"], { allowFail: true });
+    const base =
+      mergeBase.code === 0 ? mergeBase.stdout.trim() : (await this.run(["rev-parse", ref])).stdout.trim();
+    return { merged: (await this.headSha()) !== before, conflicts, base };
+  }
+
+  /** Deletes a file from the branch in its own commit (the progress notes, before review); null when absent. */
+  async removeFile(file: string, message: string): Promise<string | null> {
+    const tracked = await this.run(["ls-files", "--error-unmatch", "--", file], { allowFail: true });
+    if (tracked.code !== 0) return null;
+    await this.run(["rm", "--quiet", "--", file]);
+    await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
+    return this.headSha();
+  }
+
+  /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
+  async restoreDeletedFile(file: string): Promise<boolean> {
+    const target = path.join(this.cwd, file);
+    try {
+      await readFile(target);
+      return false;
+    } catch {
+      /* absent: look for it in the history */
+    }
+    const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file], {
+      allowFail: true,
+    });
+    const sha = log.stdout.trim();
+    if (log.code !== 0 || !sha) return false;
+    const content = await this.run(["show", `${sha}^:${file}`], { allowFail: true });
+    if (content.code !== 0) return false;
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, content.stdout);
+    return true;
+  }
+
+  /** Pushes HEAD to the task branch; never forced. */
+  async push(branch: string): Promise<void> {
+    await this.run(["push", "--quiet", "--no-verify", this.remote, `HEAD:refs/heads/${branch}`], {
+      network: true,
+    });
+  }
+
+  async countCommits(from: string, to = "HEAD"): Promise<number> {
+    const { stdout, code } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
+    return code === 0 ? Number(stdout.trim()) || 0 : 0;
+  }
+
+  /** The diff of the task branch against where it left the default branch, without Autopilot's own notes. */
+  async diffFrom(base: string, maxBytes = 2 * 1024 * 1024): Promise<string> {
+    const { stdout } = await this.run([
+      "diff",
+      "--no-color",
+      "--no-ext-diff",
+      base,
+      "HEAD",
+      "--",
+      ".",
+      ":(exclude).autopilot",
+    ]);
+    return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+  }
+
+  async changedPaths(base: string): Promise<string[]> {
+    const { stdout } = await this.run([
+      "diff",
+      "--name-only",
+      "--no-renames",
+      base,
+      "HEAD",
+      "--",
+      ".",
+      ":(exclude).autopilot",
+    ]);
+    return stdout
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+  }
+}

@@ -1,0 +1,976 @@
+/**
+ * The worker's steps (DESIGN §3, docs/ARCHITECTURE.md "Worker ↔ controller"): claim the attempt, check out the
+ * task branch, then iterate — prompt, agent, commit + push, signal, completion matrix — until the task is done,
+ * blocked, needs a human, runs out of iterations or time, is paused, or hits a limit. Every dependency (git,
+ * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
+ * against fakes in tests.
+ */
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { classifyAgentOutput } from "../core/classify.js";
+import type { AgentConfig, AutopilotConfig } from "../core/config.js";
+import { matchHumanGate } from "../core/humanGate.js";
+import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
+import { parseSignal, type Signal } from "../core/signals.js";
+import type { Permission } from "../core/snapshot.js";
+import {
+  decideAfterIteration,
+  decideAgentExit,
+  decideRateLimit,
+  type IterationSignal,
+  type QualityOutcome,
+} from "../core/task.js";
+import { parseWorkerResult, type WorkerOutcome, type WorkerResult } from "../core/workerResult.js";
+import type {
+  FailingCheck,
+  ReviewFeedback,
+  WorkerComment,
+  WorkerGitHub,
+  WorkerPull,
+} from "../github/worker-client.js";
+import { getPreset } from "./agents/index.js";
+import type { AgentRunner, AgentRunResult } from "./agentRunner.js";
+import { decideClaim } from "./claim.js";
+import type { BranchSetup } from "./git.js";
+import type { QualityCommandResult } from "./quality.js";
+import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
+import { sessionWantsStop } from "./sessionStatus.js";
+
+export { PROGRESS_NOTES_PATH };
+
+/** Scratch space in the checkout that is never committed (.git/info/exclude). */
+export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+
+export interface WorkerInputs {
+  /** `owner/name`. */
+  repo: string;
+  issue: number;
+  attempt: number;
+  dispatchId: string;
+  /** Where the session status is read between iterations; null: never paused from outside. */
+  trackingIssue: number | null;
+  /** The checkout of the repository. */
+  workspace: string;
+  defaultBranch: string;
+  runUrl?: string | null;
+}
+
+/** The git operations the loop needs (src/worker/git.ts implements them). */
+export interface WorkerGit {
+  prepare(): Promise<string[]>;
+  addExcludes(patterns: string[]): Promise<void>;
+  setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup>;
+  restoreConfig(): Promise<boolean>;
+  recoverBranch(branch: string): Promise<string[]>;
+  headSha(): Promise<string>;
+  /** True when the work tree differs from HEAD outside `.autopilot/`. */
+  hasWorkChanges(): Promise<boolean>;
+  commitAll(message: string): Promise<string | null>;
+  push(branch: string): Promise<void>;
+  /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
+  resetWorkTree(): Promise<void>;
+  countCommits(from: string, to?: string): Promise<number>;
+  mergeDefault(
+    defaultBranch: string,
+    message: string,
+  ): Promise<{ merged: boolean; conflicts: string[]; base: string }>;
+  removeFile(file: string, message: string): Promise<string | null>;
+  restoreDeletedFile(file: string): Promise<boolean>;
+  diffFrom(base: string): Promise<string>;
+  changedPaths(base: string): Promise<string[]>;
+}
+
+export interface QualityRunner {
+  detect(cwd: string): Promise<string[]>;
+  run(commands: string[], timeoutMs: number): Promise<QualityCommandResult[]>;
+}
+
+export interface WorkerLog {
+  debug(message: string): void;
+  info(message: string): void;
+  warning(message: string): void;
+  error(message: string): void;
+}
+
+export interface WorkerDeps {
+  git: WorkerGit;
+  agent: AgentRunner;
+  quality: QualityRunner;
+  github: WorkerGitHub;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  log: WorkerLog;
+  /** Aborted when the job is cancelled: the running agent is killed, work is checkpointed, the job ends. */
+  signal?: AbortSignal;
+}
+
+export interface WorkerRun {
+  result: WorkerResult;
+  /** The quality commands of the last gate that ran. */
+  quality: QualityCommandResult[];
+  warnings: string[];
+  elapsedMs: number;
+  progressCommentId: number | null;
+  /** Requests made to GitHub during the run. */
+  requests: number;
+}
+
+const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
+const LIMIT_WORDS: Record<string, string> = {
+  rate_limit: "rate limited",
+  usage_limit: "at its usage limit",
+  overloaded: "overloaded",
+};
+const MARKER_PREFIX = "<!-- autopilot:";
+
+export function taskBranch(config: AutopilotConfig, issue: number): string {
+  return `${config.branchPrefix}issue-${issue}`;
+}
+
+function describeSignal(signal: Signal): string {
+  switch (signal.kind) {
+    case "complete":
+      return "COMPLETE";
+    case "blocked":
+      return `BLOCKED: ${signal.reason}`;
+    case "needs_human":
+      return `NEEDS_HUMAN: ${signal.question}`;
+    case "none":
+      return "none";
+  }
+}
+
+function toIterationSignal(signal: Signal): IterationSignal {
+  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
+  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
+  return { kind: signal.kind };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class CancelledError extends Error {
+  constructor() {
+    super("the job was cancelled");
+  }
+}
+
+/** Runs the worker for one task attempt. Never throws for task outcomes; GitHub or git failures end as `failed`. */
+export async function runWorker(
+  inputs: WorkerInputs,
+  config: AutopilotConfig,
+  deps: WorkerDeps,
+): Promise<WorkerRun> {
+  return new WorkerLoop(inputs, config, deps).run();
+}
+
+class WorkerLoop {
+  private readonly branch: string;
+  private readonly startedAt: number;
+  private readonly result: WorkerResult;
+  private readonly warnings: string[] = [];
+  private readonly commands: string[] = [];
+  private readonly agents: AgentConfig[];
+  private progressCommentId: number | null = null;
+  private setup: BranchSetup | null = null;
+  private quality: QualityCommandResult[] = [];
+  private qualitySource: "configured" | "detected" | "none" = "none";
+  /** Tokens and cost of earlier attempts (the task's budget counts them). */
+  private carried = { input: 0, output: 0, costUsd: 0 };
+  private jobUsage = { input: 0, output: 0, costUsd: 0 };
+  private lastFinalMessage = "";
+  private agentIndex = 0;
+
+  constructor(
+    private readonly inputs: WorkerInputs,
+    private readonly config: AutopilotConfig,
+    private readonly deps: WorkerDeps,
+  ) {
+    this.branch = taskBranch(config, inputs.issue);
+    this.startedAt = deps.clock();
+    this.agents = [config.agents.primary, ...config.agents.fallbacks];
+    const now = new Date(this.startedAt).toISOString();
+    this.result = {
+      version: 1,
+      issue: inputs.issue,
+      attempt: inputs.attempt,
+      dispatchId: inputs.dispatchId,
+      status: "running",
+      iterations: 0,
+      maxIterations: config.maxIterations,
+      commits: 0,
+      branch: this.branch,
+      tokens: { input: 0, output: 0 },
+      costUsd: 0,
+      humanGate: { fired: false, rules: [] },
+      startedAt: now,
+      updatedAt: now,
+    };
+  }
+
+  private get log(): WorkerLog {
+    return this.deps.log;
+  }
+
+  private now(): number {
+    return this.deps.clock();
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+    this.log.warning(message);
+  }
+
+  private checkCancelled(): void {
+    if (this.deps.signal?.aborted) throw new CancelledError();
+  }
+
+  async run(): Promise<WorkerRun> {
+    try {
+      const claimed = await this.claim();
+      if (claimed) return claimed;
+      return await this.iterate();
+    } catch (error) {
+      if (error instanceof CancelledError) {
+        await this.checkpoint("cancelled").catch((e) => this.warn(`checkpoint failed: ${errorMessage(e)}`));
+        return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
+      }
+      this.log.error(`worker failed: ${errorMessage(error)}`);
+      return this.finish("failed", `worker error: ${errorMessage(error)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Claim
+
+  /** Returns a finished run when another dispatch holds this attempt; otherwise writes our running marker. */
+  private async claim(): Promise<WorkerRun | null> {
+    const { github } = this.deps;
+    const comments = await github.listIssueComments(this.inputs.issue);
+    const mine = comments
+      .map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) }))
+      .filter((entry) => entry.parsed?.issue === this.inputs.issue);
+    const existing = mine[0] ?? null;
+    const decision = decideClaim({
+      existing: existing?.parsed ?? null,
+      issue: this.inputs.issue,
+      attempt: this.inputs.attempt,
+      dispatchId: this.inputs.dispatchId,
+      now: this.now(),
+      // A live job updates its marker at least once per iteration (agent + quality commands, each bounded by
+      // iterationTimeoutMinutes) and never runs much past timeoutMinutes.
+      staleAfterMs:
+        (Math.max(this.config.timeoutMinutes, 2 * this.config.iterationTimeoutMinutes) + 5) * 60_000 +
+        this.config.rateLimit.maxWaitMs,
+    });
+    if (!decision.proceed) {
+      this.log.info(`claimed elsewhere: ${decision.reason}`);
+      return this.finishWithoutWriting("claimed_elsewhere", decision.reason);
+    }
+    this.log.info(`claim: ${decision.note}`);
+    const previous = existing?.parsed;
+    if (previous) {
+      this.carried = {
+        input: previous.tokens.input,
+        output: previous.tokens.output,
+        costUsd: previous.costUsd,
+      };
+      if (previous.prNumber) this.result.prNumber = previous.prNumber;
+      // A re-run of the same dispatch reports the totals it had already reached, not twice.
+      if (previous.dispatchId === this.inputs.dispatchId && previous.attempt === this.inputs.attempt) {
+        this.carried = { input: 0, output: 0, costUsd: 0 };
+        this.result.startedAt = previous.startedAt;
+      }
+    }
+    this.syncUsage();
+    this.commentsAtStart = comments;
+
+    if (this.config.dryRun) {
+      this.log.info("dry run: the progress comment is not written");
+      return null;
+    }
+    const body = this.progressBody();
+    if (existing) {
+      await github.updateComment(existing.comment.id, body);
+      this.progressCommentId = existing.comment.id;
+      // Re-read: a concurrent run that wrote after us owns the attempt.
+      const reread = await github.getComment(existing.comment.id);
+      const marker = reread ? parseWorkerResult(reread.body) : null;
+      if (marker && marker.dispatchId !== this.inputs.dispatchId && marker.attempt === this.inputs.attempt) {
+        this.progressCommentId = null;
+        return this.finishWithoutWriting(
+          "claimed_elsewhere",
+          `dispatch ${marker.dispatchId} claimed the attempt at the same time`,
+        );
+      }
+    } else {
+      const created = await github.createComment(this.inputs.issue, body);
+      this.progressCommentId = created.id;
+      // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
+      const again = await github.listIssueComments(this.inputs.issue);
+      const rivals = again.filter((c) => {
+        const parsed = parseWorkerResult(c.body);
+        return parsed?.issue === this.inputs.issue && c.id !== created.id;
+      });
+      const older = rivals.find((c) => c.id < created.id);
+      if (older) {
+        await github.deleteComment(created.id);
+        this.progressCommentId = null;
+        return this.finishWithoutWriting(
+          "claimed_elsewhere",
+          "another run created the progress comment first",
+        );
+      }
+    }
+    return null;
+  }
+
+  private commentsAtStart: WorkerComment[] = [];
+
+  // ---------------------------------------------------------------------------------------------------------
+  // The loop
+
+  private async iterate(): Promise<WorkerRun> {
+    const { git, github } = this.deps;
+    const issue = await github.getIssue(this.inputs.issue);
+    if (issue.state === "closed") return this.finish("failed", `issue #${issue.number} is closed`);
+
+    const removed = await git.prepare();
+    if (removed.length)
+      this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
+    this.setup = await git.setupBranch(this.branch, this.inputs.defaultBranch);
+    await git.addExcludes(SCRATCH_EXCLUDES);
+    this.log.info(
+      this.setup.resumed
+        ? `resumed ${this.branch} at ${this.setup.head.slice(0, 12)}`
+        : `created ${this.branch} from ${this.inputs.defaultBranch} at ${this.setup.head.slice(0, 12)}`,
+    );
+    let conflicts: string[] = [];
+    if (this.setup.resumed) {
+      // Notes set aside when the PR opened come back for the next round.
+      if (await git.restoreDeletedFile(PROGRESS_NOTES_PATH))
+        this.log.info("restored the progress notes from the branch history");
+      const merge = await git.mergeDefault(
+        this.inputs.defaultBranch,
+        `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`,
+      );
+      this.setup = { ...this.setup, base: merge.base };
+      if (merge.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
+      conflicts = merge.conflicts;
+      if (conflicts.length)
+        this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
+    }
+    await this.ensureNotes(issue.title);
+
+    const feedback = await this.gatherFeedback();
+    if (conflicts.length) feedback.checks.unshift(this.conflictCheck(conflicts));
+    let qualityFailures: QualityCommandResult[] = [];
+    let ignoredCompletions = 0;
+    let iterationsWithoutCommit = 0;
+    let rateAttempt = 0;
+
+    for (;;) {
+      this.checkCancelled();
+      // Iteration boundary: wall clock, budget, session status.
+      const elapsed = this.now() - this.startedAt;
+      if (elapsed >= this.config.timeoutMinutes * 60_000) {
+        return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
+      }
+      const budget = this.budgetExceeded();
+      if (budget) return this.finish("budget_exceeded", budget);
+      const pause = await this.sessionStop();
+      if (pause) {
+        await this.checkpoint("pause");
+        return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
+      }
+
+      const iteration = this.result.iterations + 1;
+      const agent = this.agents[this.agentIndex]!;
+      const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);
+      const headBefore = await git.headSha();
+      this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
+      const run = await this.deps.agent({
+        agent,
+        prompt,
+        issue: this.inputs.issue,
+        iteration,
+        timeoutMs: this.config.iterationTimeoutMinutes * 60_000,
+        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+      });
+      for (const refused of run.refusedEnv)
+        this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+      // The agent may have planted config, switched branches or left a rebase half done.
+      if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
+      for (const note of await git.recoverBranch(this.branch)) this.warn(note);
+      this.addUsage(run);
+      this.commands.push(...run.output.commands);
+      this.lastFinalMessage = run.output.finalMessage;
+      this.checkCancelled();
+
+      if (run.spawnError) {
+        await this.checkpoint("agent could not start");
+        return this.finish("failed", this.spawnFailure(agent, run.spawnError));
+      }
+
+      const signal = parseSignal(run.output.finalMessage);
+      const errorKind = this.classify(run, signal);
+      if (errorKind) {
+        const limited =
+          errorKind.kind === "rate_limit" ||
+          errorKind.kind === "overloaded" ||
+          errorKind.kind === "usage_limit";
+        await this.checkpoint(`agent ${errorKind.kind}`);
+        if (errorKind.kind === "auth")
+          return this.finish("auth", this.authMessage(agent, errorKind.evidence));
+        if (errorKind.kind === "quota")
+          return this.finish("quota", this.quotaMessage(agent, errorKind.evidence));
+        if (limited) {
+          const decision = decideRateLimit({
+            attempt: rateAttempt,
+            retries: this.config.rateLimit.retries,
+            agentIndex: this.agentIndex,
+            agentCount: this.agents.length,
+            baseMs: this.config.rateLimit.baseMs,
+            factor: this.config.rateLimit.factor,
+            maxWaitMs: this.config.rateLimit.maxWaitMs,
+            resetAt: errorKind.resetAt ?? null,
+            now: this.now(),
+          });
+          if (decision.action === "wait") {
+            this.log.info(
+              `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
+            );
+            rateAttempt++;
+            await this.deps.sleep(decision.ms, this.deps.signal);
+            continue;
+          }
+          if (decision.action === "switch_agent") {
+            const next = this.agents[decision.next]!;
+            this.warn(
+              `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`,
+            );
+            this.agentIndex = decision.next;
+            rateAttempt = 0;
+            continue;
+          }
+          this.result.resumeAt = decision.resumeAt;
+          return this.finish(
+            errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
+            `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`,
+          );
+        }
+      }
+
+      // A real iteration happened.
+      rateAttempt = 0;
+      this.result.iterations = iteration;
+      this.result.lastSignal = describeSignal(signal);
+
+      const exit = decideAgentExit({
+        exitCode: run.output.isError && !run.output.turnLimit ? (run.exitCode ?? 1) : 0,
+        processSignal: run.timedOut ? null : run.signal,
+        signal: toIterationSignal(signal),
+        iterationTimedOut: run.timedOut,
+      });
+      if (exit.action === "fail" || exit.action === "recover" || exit.action === "release") {
+        await this.appendNote(iteration, agent.preset, signal, exit.reason);
+        await this.checkpoint("agent failed");
+        const detail = run.output.errorText.split("\n").find((l) => l.trim());
+        return this.finish("failed", detail ? `${exit.reason}: ${detail.slice(0, 300)}` : exit.reason);
+      }
+      if (run.timedOut) {
+        this.warn(
+          `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`,
+        );
+      }
+
+      // Commit and push before anything else, so a killed job loses at most this iteration.
+      const newWork = (await git.headSha()) !== headBefore || (await git.hasWorkChanges());
+      iterationsWithoutCommit = newWork ? 0 : iterationsWithoutCommit + 1;
+
+      let qualityOutcome: QualityOutcome = "not_run";
+      let qualityText = "";
+      if (signal.kind === "complete") {
+        // The work is pushed before the gate runs (a killed job keeps it); the note follows with the verdict.
+        await this.commitAndPush(iteration, signal);
+        this.quality = await this.runQuality();
+        qualityOutcome =
+          this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
+        qualityText = this.quality.length
+          ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ")
+          : "no quality commands";
+      }
+
+      const decision = decideAfterIteration({
+        signal: toIterationSignal(signal),
+        quality: qualityOutcome,
+        iteration,
+        maxIterations: this.config.maxIterations,
+        startedAt: this.startedAt,
+        now: this.now(),
+        timeoutMs: this.config.timeoutMinutes * 60_000,
+        iterationsWithoutCommit,
+        stuckThreshold: this.config.stuckThreshold,
+        stuckStopThreshold: this.config.stuckStopThreshold,
+        ignoredCompletions,
+        maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles,
+      });
+      ignoredCompletions = decision.ignoredCompletions;
+      for (const warning of decision.warnings) this.warn(warning);
+
+      if (signal.kind !== "complete") {
+        await this.appendNote(iteration, agent.preset, signal, decision.reason);
+        await this.commitAndPush(iteration, signal);
+      } else if (qualityText) {
+        await this.appendNote(iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
+        await this.commitAndPush(iteration, signal);
+      }
+      this.checkCancelled();
+
+      switch (decision.outcome) {
+        case "open_pr":
+          return this.complete(issue.title);
+        case "blocked":
+        case "needs_human":
+          return this.endWithSignal(decision.outcome, signal, decision.reason);
+        case "timeout":
+          return this.finish("timeout", decision.reason);
+        case "stuck":
+          return this.finish("stuck", decision.reason);
+        case "contradiction":
+          return this.finish("contradiction", decision.reason);
+        case "continue":
+          qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
+          break;
+      }
+      await this.updateProgress();
+      const after = this.budgetExceeded();
+      if (after) return this.finish("budget_exceeded", after);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Pieces of an iteration
+
+  private classify(run: AgentRunResult, signal: Signal) {
+    if (run.timedOut || run.output.turnLimit) return null;
+    if (!run.output.isError && signal.kind !== "none") return null;
+    const found = classifyAgentOutput(run.rawOutput, new Date(this.now()));
+    return found.kind === "none" ? null : found;
+  }
+
+  private async prompt(
+    issue: { number: number; title: string; body: string },
+    iteration: number,
+    feedback: Awaited<ReturnType<WorkerLoop["gatherFeedback"]>>,
+    qualityFailures: QualityCommandResult[],
+  ): Promise<string> {
+    return buildPrompt({
+      repo: this.inputs.repo,
+      issue: { number: issue.number, title: issue.title, body: issue.body },
+      branch: this.branch,
+      iteration,
+      maxIterations: this.config.maxIterations,
+      humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+      reviewComments: feedback.reviews.map((r) => ({
+        author: r.author ?? "unknown",
+        body: r.line && r.path ? `(line ${r.line}) ${r.body}` : r.body,
+        ...(r.path ? { path: r.path } : {}),
+      })),
+      failingChecks: feedback.checks.map((c) => ({
+        name: c.name,
+        summary: [`conclusion: ${c.conclusion}`, c.title, c.summary, c.text].filter(Boolean).join("\n"),
+      })),
+      qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
+      progressNotes: await this.readNotes(),
+      ...(this.budgetNote() ? { budgetNote: this.budgetNote()! } : {}),
+    });
+  }
+
+  private budgetNote(): string | null {
+    const { tokens, usd } = this.config.budgets.task;
+    const parts: string[] = [];
+    const used = this.result.tokens.input + this.result.tokens.output;
+    if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
+    if (usd !== null) parts.push(`$${this.result.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
+    return parts.length
+      ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.`
+      : null;
+  }
+
+  /** Issue answers and PR feedback from people with write access only, and failing checks of the PR head. */
+  private async gatherFeedback(): Promise<{
+    answers: WorkerComment[];
+    reviews: ReviewFeedback[];
+    checks: FailingCheck[];
+    pull: WorkerPull | null;
+  }> {
+    const { github } = this.deps;
+    const writers = async <T extends { author: string | null; authorType: string | null; body: string }>(
+      items: T[],
+    ): Promise<T[]> => {
+      const kept: T[] = [];
+      for (const item of items) {
+        if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
+        if (item.body.includes(MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+        const permission = await github.getPermission(item.author);
+        if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
+        else this.log.debug(`ignoring text by ${item.author} (${permission} access)`);
+      }
+      return kept;
+    };
+    const answers = await writers(this.commentsAtStart);
+    let pull: WorkerPull | null = null;
+    let reviews: ReviewFeedback[] = [];
+    let checks: FailingCheck[] = [];
+    try {
+      pull = await github.findOpenPull(this.branch);
+      if (pull) {
+        this.result.prNumber = pull.number;
+        reviews = await writers(await github.listReviewFeedback(pull.number));
+        checks = await github.listFailingChecks(pull.headSha);
+      }
+    } catch (error) {
+      this.warn(`could not read the pull request's feedback: ${errorMessage(error)}`);
+    }
+    return { answers, reviews, checks, pull };
+  }
+
+  /** A merge conflict with the default branch, told to the agent the way a failing check is. */
+  private conflictCheck(files: string[]): FailingCheck {
+    const base = this.inputs.defaultBranch;
+    return {
+      name: `merge with ${base}`,
+      conclusion: "conflict",
+      title: `${base} has moved on and no longer merges cleanly into this branch`,
+      summary: [
+        `Run \`git merge origin/${base}\`, resolve the conflicts, make sure the tests still pass, and commit the merge`,
+        "(a plain merge commit: do not rebase). Conflicting files:",
+        ...files.map((file) => `- ${file}`),
+      ].join("\n"),
+      text: null,
+      url: null,
+    };
+  }
+
+  private async runQuality(): Promise<QualityCommandResult[]> {
+    const configured = this.config.qualityCommands;
+    let commands: string[];
+    if (configured === "auto") {
+      commands = await this.deps.quality.detect(this.inputs.workspace);
+      this.qualitySource = commands.length ? "detected" : "none";
+    } else {
+      commands = configured;
+      this.qualitySource = "configured";
+    }
+    if (commands.length === 0) return [];
+    this.log.info(`quality commands: ${commands.join(" && ")}`);
+    const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000);
+    // Build output and caches the commands left behind are not the agent's work.
+    await this.deps.git.resetWorkTree();
+    for (const result of results) {
+      this.log.info(
+        `${result.passed ? "pass" : "FAIL"}: ${result.command} (${Math.round(result.durationMs / 1000)} s)`,
+      );
+    }
+    return results;
+  }
+
+  private async commitAndPush(iteration: number, signal: Signal): Promise<string | null> {
+    const { git } = this.deps;
+    const subject = `autopilot: iteration ${iteration} for #${this.inputs.issue}`;
+    const message = `${subject}\n\nAttempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.\n`;
+    const sha = await git.commitAll(message);
+    if (this.config.dryRun) {
+      this.log.info("dry run: not pushing");
+      return sha;
+    }
+    await git.push(this.branch);
+    this.result.headSha = await git.headSha();
+    if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
+    return sha;
+  }
+
+  /** Commit + push whatever the work tree holds (pause, limits, failures). */
+  private async checkpoint(why: string): Promise<void> {
+    if (!this.setup) return;
+    const { git } = this.deps;
+    await git.restoreConfig();
+    await git.recoverBranch(this.branch);
+    const sha = await git.commitAll(`autopilot: checkpoint for #${this.inputs.issue} (${why})\n`);
+    if (this.config.dryRun) return;
+    const head = await git.headSha();
+    if (sha || head !== this.setup.head) {
+      await git.push(this.branch);
+      this.result.headSha = head;
+      this.result.commits = await git.countCommits(this.setup.base);
+    }
+  }
+
+  private async sessionStop(): Promise<string | null> {
+    if (this.inputs.trackingIssue === null) return null;
+    try {
+      const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
+      const { stop, status } = sessionWantsStop(body);
+      return stop ? status : null;
+    } catch (error) {
+      this.warn(`could not read the session status: ${errorMessage(error)}`);
+      return null;
+    }
+  }
+
+  private addUsage(run: AgentRunResult): void {
+    this.jobUsage.input += run.output.usage.input;
+    this.jobUsage.output += run.output.usage.output;
+    this.jobUsage.costUsd += run.output.costUsd;
+    this.syncUsage();
+  }
+
+  private syncUsage(): void {
+    this.result.tokens = {
+      input: this.carried.input + this.jobUsage.input,
+      output: this.carried.output + this.jobUsage.output,
+    };
+    this.result.costUsd = Math.round((this.carried.costUsd + this.jobUsage.costUsd) * 1e6) / 1e6;
+  }
+
+  private budgetExceeded(): string | null {
+    const { tokens, usd } = this.config.budgets.task;
+    const used = this.result.tokens.input + this.result.tokens.output;
+    if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
+    if (usd !== null && this.result.costUsd >= usd) {
+      return `the task cost $${this.result.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
+    }
+    return null;
+  }
+
+  private spawnFailure(agent: AgentConfig, error: string): string {
+    const commands: Record<string, string> = {
+      "claude-code": "npm install -g @anthropic-ai/claude-code",
+      codex: "npm install -g @openai/codex",
+      aider: "pipx install aider-chat",
+      opencode: "npm install -g opencode-ai",
+      gemini: "npm install -g @google/gemini-cli",
+    };
+    const install = commands[agent.preset];
+    return `the ${agent.preset} agent could not be started (${error})${
+      install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""
+    }`;
+  }
+
+  private authMessage(agent: AgentConfig, evidence: string | undefined): string {
+    const keys = getPreset(agent.preset).keyEnv;
+    const fix = keys.length
+      ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)`
+      : "give the agent the credentials it needs through agents.*.env";
+    return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
+  }
+
+  private quotaMessage(agent: AgentConfig, evidence: string | undefined): string {
+    const keys = getPreset(agent.preset).keyEnv;
+    return `the ${agent.preset} agent's account is out of quota or credit${
+      evidence ? ` (${evidence.slice(0, 200)})` : ""
+    }: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Progress notes on the branch
+
+  private notesFile(): string {
+    return path.join(this.inputs.workspace, PROGRESS_NOTES_PATH);
+  }
+
+  private async ensureNotes(title: string): Promise<void> {
+    const file = this.notesFile();
+    try {
+      await readFile(file, "utf8");
+    } catch {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(
+        file,
+        [
+          `# Progress notes for #${this.inputs.issue}: ${title.replace(/[\r\n]+/g, " ")}`,
+          "",
+          "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
+          "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
+          "",
+          "## Iterations",
+          "",
+        ].join("\n"),
+      );
+    }
+  }
+
+  private async readNotes(): Promise<string> {
+    try {
+      const text = await readFile(this.notesFile(), "utf8");
+      return text.length > 30_000 ? text.slice(-30_000) : text;
+    } catch {
+      return "";
+    }
+  }
+
+  private async appendNote(
+    iteration: number,
+    preset: string,
+    signal: Signal,
+    outcome: string,
+  ): Promise<void> {
+    const when = new Date(this.now()).toISOString();
+    const line = `- attempt ${this.inputs.attempt}, iteration ${iteration} (${when}, ${preset}): signal ${describeSignal(
+      signal,
+    )
+      .replace(/\s+/g, " ")
+      .slice(0, 200)}; ${outcome.replace(/\s+/g, " ")}\n`;
+    try {
+      await mkdir(path.dirname(this.notesFile()), { recursive: true });
+      await appendFile(this.notesFile(), line);
+    } catch (error) {
+      this.warn(`could not write the progress notes: ${errorMessage(error)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Endings
+
+  private async complete(title: string): Promise<WorkerRun> {
+    const { git, github } = this.deps;
+    const base = this.setup!.base;
+    const gate = matchHumanGate(
+      { diff: await git.diffFrom(base), paths: await git.changedPaths(base), commands: this.commands },
+      {
+        enabled: this.config.humanGate.enabled,
+        patterns: this.config.humanGate.patterns,
+        paths: this.config.humanGate.paths,
+      },
+    );
+    this.result.humanGate = { fired: gate.fired, rules: gate.hits };
+    if (gate.fired) this.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
+
+    const labels = this.config.labels;
+    // The notes are the worker's, not the project's: they leave the branch before review so they never reach
+    // the default branch (where every task's notes would collide). A later round restores them from history.
+    const dropped = await git.removeFile(
+      PROGRESS_NOTES_PATH,
+      `autopilot: set the progress notes aside for review (#${this.inputs.issue})\n`,
+    );
+    if (dropped && !this.config.dryRun) {
+      await git.push(this.branch);
+      this.result.headSha = dropped;
+    }
+    if (this.config.dryRun) {
+      this.log.info("dry run: no pull request is opened");
+      return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");
+    }
+    const agent = this.agents[this.agentIndex]!;
+    const body = renderPullBody({
+      issue: this.inputs.issue,
+      result: { ...this.result, status: "finished", result: "complete" },
+      quality: this.quality,
+      qualitySource: this.qualitySource,
+      agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+      summary: this.lastFinalMessage,
+    });
+    const prTitle = `${title.trim()} (#${this.inputs.issue})`;
+    let pull = await github.findOpenPull(this.branch);
+    if (pull) {
+      await github.updatePull(pull.number, { title: prTitle, body });
+    } else {
+      pull = await github.createPull({
+        title: prTitle,
+        body,
+        head: this.branch,
+        base: this.inputs.defaultBranch,
+      });
+    }
+    this.result.prNumber = pull.number;
+    await github.addLabels(pull.number, [labels.review]);
+    await github.addLabels(this.inputs.issue, [labels.review]);
+    await github.removeLabel(this.inputs.issue, labels.inProgress);
+    return this.finish(
+      "complete",
+      `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`,
+    );
+  }
+
+  private async endWithSignal(
+    kind: "blocked" | "needs_human",
+    signal: Signal,
+    reason: string,
+  ): Promise<WorkerRun> {
+    const text =
+      signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
+    const label = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
+    if (!this.config.dryRun) {
+      try {
+        await this.deps.github.createComment(this.inputs.issue, renderSignalComment(kind, text, label));
+        await this.deps.github.addLabels(this.inputs.issue, [label]);
+        await this.deps.github.removeLabel(this.inputs.issue, this.config.labels.inProgress);
+      } catch (error) {
+        this.warn(
+          `could not post the ${kind === "blocked" ? "blocker" : "question"}: ${errorMessage(error)}`,
+        );
+      }
+    }
+    return this.finish(kind, reason);
+  }
+
+  private progressBody(): string {
+    const agent = this.agents[this.agentIndex]!;
+    return renderProgressComment({
+      result: this.result,
+      elapsedMs: this.now() - this.startedAt,
+      runUrl: this.inputs.runUrl ?? null,
+      agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+      warnings: this.warnings,
+    });
+  }
+
+  private async updateProgress(): Promise<void> {
+    this.result.updatedAt = new Date(this.now()).toISOString();
+    if (this.progressCommentId === null || this.config.dryRun) return;
+    try {
+      await this.deps.github.updateComment(this.progressCommentId, this.progressBody());
+    } catch (error) {
+      this.warn(`could not update the progress comment: ${errorMessage(error)}`);
+    }
+  }
+
+  private finishWithoutWriting(outcome: WorkerOutcome, reason: string): WorkerRun {
+    this.result.status = "finished";
+    this.result.result = outcome;
+    this.result.reason = reason;
+    this.result.updatedAt = new Date(this.now()).toISOString();
+    return this.snapshot();
+  }
+
+  private async finish(outcome: WorkerOutcome, reason: string): Promise<WorkerRun> {
+    this.result.status = "finished";
+    this.result.result = outcome;
+    this.result.reason = reason;
+    if (this.setup) {
+      try {
+        this.result.headSha = await this.deps.git.headSha();
+        this.result.commits = await this.deps.git.countCommits(this.setup.base);
+      } catch {
+        /* keep what the last push recorded */
+      }
+    }
+    this.log.info(`result: ${outcome} — ${reason}`);
+    await this.updateProgress();
+    return this.snapshot();
+  }
+
+  private snapshot(): WorkerRun {
+    return {
+      result: structuredClone(this.result),
+      quality: this.quality,
+      warnings: this.warnings,
+      elapsedMs: this.now() - this.startedAt,
+      progressCommentId: this.progressCommentId,
+      requests: this.deps.github.requestCount,
+    };
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The action's runner: reads the inputs and the configuration, wires the real dependencies (git, the agent
+ * process, the quality commands, the GitHub client), runs main, and reports — outputs, the job summary, and
+ * `core.setFailed` when the job itself should show red.
+ */
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import * as core from "@actions/core";
+import { applyConfigOverrides, type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config.js";
+import { createOctokit } from "../github/octokit.js";
+import { createWorkerGitHubClient } from "../github/worker-client.js";
+import { ALL_MODEL_KEYS } from "./agents/index.js";
+import { buildAgentEnv } from "./agentEnv.js";
+import { createAgentRunner } from "./agentRunner.js";
+import { Git } from "./git.js";
+import { InputError, parseInputs } from "./inputs.js";
+import { runWorker, type WorkerLog, type WorkerRun } from "./main.js";
+import { detectQualityCommands, runQualityCommands } from "./quality.js";
+import { summaryRows } from "./report.js";
+
+/** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
+const FAILING_OUTCOMES = new Set(["failed", "auth", "quota"]);
+
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A fetch for the GitHub client (tests). */
+  fetch?: typeof globalThis.fetch;
+}
+
+const coreLog: WorkerLog = {
+  debug: (message) => core.debug(message),
+  info: (message) => core.info(message),
+  warning: (message) => core.warning(message),
+  error: (message) => core.error(message),
+};
+
+async function readConfigFile(workspace: string): Promise<string | null> {
+  try {
+    return await readFile(path.join(workspace, CONFIG_PATH), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+async function loadConfig(workspace: string, overrides: string): Promise<AutopilotConfig> {
+  const parsed = parseConfig(await readConfigFile(workspace), CONFIG_PATH);
+  if (!parsed.ok) throw parsed.error;
+  for (const warning of parsed.warnings) core.warning(warning);
+  const applied = applyConfigOverrides(parsed.config, overrides, "the `config` input");
+  if (!applied.ok) throw applied.error;
+  for (const warning of applied.warnings) core.warning(warning);
+  return applied.config;
+}
+
+async function defaultBranchFromEvent(env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (!env.GITHUB_EVENT_PATH) return null;
+  try {
+    const event = JSON.parse(await readFile(env.GITHUB_EVENT_PATH, "utf8")) as {
+      repository?: { default_branch?: string };
+    };
+    return event.repository?.default_branch ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return delay(ms, undefined, signal ? { signal } : {}).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
+  const env = options.env ?? process.env;
+  const controller = new AbortController();
+  const onSignal = (name: string) => () => {
+    core.warning(`received ${name}: stopping the agent and checkpointing`);
+    controller.abort();
+  };
+  const handlers: [NodeJS.Signals, () => void][] = [
+    ["SIGINT", onSignal("SIGINT")],
+    ["SIGTERM", onSignal("SIGTERM")],
+  ];
+  for (const [name, handler] of handlers) process.on(name, handler);
+  try {
+    const inputs = parseInputs((name) => core.getInput(name));
+    core.setSecret(inputs.githubToken);
+    core.setSecret(Buffer.from(`x-access-token:${inputs.githubToken}`).toString("base64"));
+    for (const key of ALL_MODEL_KEYS) {
+      const value = env[key];
+      if (value) core.setSecret(value);
+    }
+
+    const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
+    const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
+    if (!owner || !repo) throw new InputError("GITHUB_REPOSITORY is not set (expected owner/name)");
+    const config = await loadConfig(workspace, inputs.config);
+
+    const octokit = createOctokit({
+      auth: inputs.githubToken,
+      ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
+      userAgent: "autopilot-worker",
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
+      log: { debug: core.debug, info: core.debug, warn: core.warning, error: core.debug },
+    });
+    const github = createWorkerGitHubClient(octokit, { owner, repo });
+    const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
+
+    const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
+    await mkdir(path.join(scratch, "agent"), { recursive: true });
+    const git = new Git({
+      cwd: workspace,
+      token: inputs.githubToken,
+      stateDir: path.join(scratch, "git"),
+      parentEnv: env,
+      ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
+      ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
+    });
+    const agent = createAgentRunner({
+      workdir: workspace,
+      scratchDir: path.join(scratch, "agent"),
+      parentEnv: env,
+      secretValues: [inputs.githubToken],
+      onLine: (line) => core.info(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`),
+    });
+    const qualityEnv = buildAgentEnv({
+      parentEnv: env,
+      presetKeys: [],
+      extraNames: config.agents.primary.env,
+      home: path.join(scratch, "agent", "home"),
+      tmpdir: path.join(scratch, "agent", "tmp"),
+      additions: { CI: "true" },
+      secretValues: [inputs.githubToken],
+    }).env;
+    await mkdir(qualityEnv.HOME!, { recursive: true });
+    await mkdir(qualityEnv.TMPDIR!, { recursive: true });
+
+    const runUrl =
+      env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
+        ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`
+        : null;
+    const dispatchId =
+      inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
+
+    const result = await runWorker(
+      {
+        repo: `${owner}/${repo}`,
+        issue: inputs.issue,
+        attempt: inputs.attempt,
+        dispatchId,
+        trackingIssue: inputs.trackingIssue,
+        workspace,
+        defaultBranch,
+        runUrl,
+      },
+      config,
+      {
+        git,
+        agent,
+        quality: {
+          detect: detectQualityCommands,
+          run: (commands, timeoutMs) =>
+            runQualityCommands({ commands, cwd: workspace, env: qualityEnv, timeoutMs }),
+        },
+        github,
+        clock: () => Date.now(),
+        sleep: abortableSleep,
+        log: coreLog,
+        signal: controller.signal,
+      },
+    );
+    await report(result);
+    return result;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    core.setOutput("result", "failed");
+    core.setOutput("reason", message.split("\n")[0]);
+    core.setFailed(message);
+    return null;
+  } finally {
+    for (const [name, handler] of handlers) process.off(name, handler);
+  }
+}
+
+async function report(run: WorkerRun): Promise<void> {
+  const { result } = run;
+  core.setOutput("result", result.result ?? "failed");
+  core.setOutput("reason", result.reason ?? "");
+  core.setOutput("iterations", String(result.iterations));
+  core.setOutput("commits", String(result.commits));
+  core.setOutput("pr-number", result.prNumber ? String(result.prNumber) : "");
+  core.setOutput("tokens", String(result.tokens.input + result.tokens.output));
+  core.setOutput("cost", result.costUsd.toFixed(4));
+  core.setOutput("resume-at", result.resumeAt ?? "");
+  core.setOutput("result-json", JSON.stringify(result));
+  try {
+    await core.summary
+      .addHeading(`Autopilot worker: #${result.issue}, attempt ${result.attempt}`, 3)
+      .addTable([
+        [
+          { data: "", header: true },
+          { data: "", header: true },
+        ],
+        ...summaryRows(result, run.elapsedMs, run.quality),
+      ])
+      .addRaw(
+        run.warnings.length ? `\n\n**Warnings**\n\n${run.warnings.map((w) => `- ${w}`).join("\n")}\n` : "",
+      )
+      .addRaw(`\n\nGitHub requests: ${run.requests}\n`)
+      .write();
+  } catch (error) {
+    core.warning(
+      `could not write the job summary: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (FAILING_OUTCOMES.has(result.result ?? "failed"))
+    core.setFailed(`${result.result}: ${result.reason ?? ""}`);
+}

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { WORKER_OUTCOMES } from "../../src/core/workerResult.js";
+import { INPUT_NAMES } from "../../src/worker/inputs.js";
+
+const root = join(import.meta.dirname, "..", "..");
+/** A GitHub Actions expression as written in a workflow. */
+const expr = (inner: string) => `\${{ ${inner} }}`;
+const action = parse(readFileSync(join(root, "action.yml"), "utf8")) as {
+  inputs: Record<string, { required?: boolean; default?: string }>;
+  outputs: Record<string, { description: string }>;
+  runs: { using: string; main: string };
+};
+const workflow = parse(readFileSync(join(root, "templates/workflows/autopilot-worker.yml"), "utf8")) as {
+  "run-name": string;
+  on: { workflow_dispatch: { inputs: Record<string, unknown> } };
+  concurrency: { group: string; "cancel-in-progress": boolean };
+  permissions: Record<string, string>;
+  jobs: {
+    work: {
+      steps: { id?: string; uses?: string; with?: Record<string, unknown>; env?: Record<string, string> }[];
+    };
+  };
+};
+
+describe("action.yml", () => {
+  it("runs the committed bundle on node24", () => {
+    expect(action.runs).toEqual({ using: "node24", main: "dist/worker/index.js" });
+    expect(existsSync(join(root, action.runs.main))).toBe(true);
+  });
+
+  it("declares exactly the inputs the runner reads", () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(INPUT_NAMES).sort());
+    expect(action.inputs.issue!.required).toBe(true);
+    expect(action.inputs["github-token"]!.required).toBe(true);
+  });
+
+  it("declares the outputs the controller and workflows read, and names every outcome", () => {
+    for (const name of ["result", "reason", "iterations", "commits", "pr-number", "tokens", "cost"]) {
+      expect(action.outputs).toHaveProperty(name);
+    }
+    for (const outcome of WORKER_OUTCOMES) expect(action.outputs.result!.description).toContain(outcome);
+  });
+});
+
+describe("the worker workflow users copy", () => {
+  const steps = workflow.jobs.work.steps;
+  const worker = steps.find((step) => step.id === "autopilot")!;
+
+  it("is dispatched with the controller's inputs and names its run after the dispatch id", () => {
+    expect(Object.keys(workflow.on.workflow_dispatch.inputs).sort()).toEqual(
+      ["attempt", "config", "dispatch-id", "issue", "tracking-issue"].sort(),
+    );
+    expect(workflow["run-name"]).toBe(
+      `autopilot #${expr("inputs.issue")} attempt ${expr("inputs.attempt")} [${expr("inputs.dispatch-id")}]`,
+    );
+  });
+
+  it("passes every dispatch input through to the action", () => {
+    for (const name of Object.keys(workflow.on.workflow_dispatch.inputs)) {
+      expect(worker.with?.[name]).toBe(expr(`inputs.${name}`));
+    }
+  });
+
+  it("pushes with a GitHub App token, not the default GITHUB_TOKEN, and persists no credentials in the checkout", () => {
+    expect(steps.some((step) => step.uses?.startsWith("actions/create-github-app-token@"))).toBe(true);
+    expect(worker.with?.["github-token"]).toBe(expr("steps.app-token.outputs.token"));
+    const checkout = steps.find((step) => step.uses?.startsWith("actions/checkout@"))!;
+    expect(checkout.with).toMatchObject({ "persist-credentials": false, "fetch-depth": 0 });
+    expect(workflow.permissions).toEqual({ contents: "read" });
+  });
+
+  it("runs one worker per issue at a time", () => {
+    expect(workflow.concurrency).toEqual({
+      group: `autopilot-issue-${expr("inputs.issue")}`,
+      "cancel-in-progress": false,
+    });
+  });
+
+  it("gives agent keys to the worker step only through env", () => {
+    expect(Object.keys(worker.env ?? {})).toEqual(expect.arrayContaining(["ANTHROPIC_API_KEY"]));
+    expect(Object.keys(worker.env ?? {})).not.toContain("GITHUB_TOKEN");
+  });
+});

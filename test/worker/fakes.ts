@@ -1,0 +1,403 @@
+/** In-memory stand-ins for the worker's dependencies: GitHub, git, the agent and the quality commands. */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AutopilotConfig, DEFAULT_CONFIG } from "../../src/core/config.js";
+import type { Permission } from "../../src/core/snapshot.js";
+import type {
+  FailingCheck,
+  ReviewFeedback,
+  WorkerComment,
+  WorkerGitHub,
+  WorkerIssue,
+  WorkerPull,
+} from "../../src/github/worker-client.js";
+import type { AgentOutput } from "../../src/worker/agents/types.js";
+import type { AgentRunRequest, AgentRunResult } from "../../src/worker/agentRunner.js";
+import type { BranchSetup } from "../../src/worker/git.js";
+import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/main.js";
+import type { QualityCommandResult } from "../../src/worker/quality.js";
+
+export class FakeGitHub implements WorkerGitHub {
+  requestCount = 0;
+  issues = new Map<number, WorkerIssue>();
+  comments: (WorkerComment & { issue: number })[] = [];
+  permissions = new Map<string, Permission>();
+  pulls: WorkerPull[] = [];
+  labels = new Map<number, Set<string>>();
+  trackingBody: string | null = null;
+  failingChecks: FailingCheck[] = [];
+  reviewFeedback: ReviewFeedback[] = [];
+  calls: string[] = [];
+  private nextId = 100;
+  private time = Date.parse("2026-11-22T00:00:00Z");
+
+  constructor() {
+    this.issues.set(7, {
+      number: 7,
+      title: "Add a greeting",
+      body: "Create hello.txt with a greeting.",
+      state: "open",
+      labels: ["autopilot:in-progress"],
+      author: "alice",
+    });
+    this.labels.set(7, new Set(["autopilot:in-progress"]));
+    this.permissions.set("alice", "write");
+  }
+
+  private tick(call: string): void {
+    this.requestCount++;
+    this.calls.push(call);
+  }
+
+  private stamp(): string {
+    this.time += 1000;
+    return new Date(this.time).toISOString();
+  }
+
+  addComment(issue: number, author: string, body: string, authorType = "User"): WorkerComment {
+    const at = this.stamp();
+    const comment = { id: this.nextId++, issue, author, authorType, body, createdAt: at, updatedAt: at };
+    this.comments.push(comment);
+    return comment;
+  }
+
+  async getIssue(issue: number) {
+    this.tick(`getIssue ${issue}`);
+    const found = this.issues.get(issue);
+    if (!found) throw Object.assign(new Error("Not Found"), { status: 404 });
+    return { ...found, labels: [...(this.labels.get(issue) ?? [])] };
+  }
+  async listIssueComments(issue: number) {
+    this.tick(`listIssueComments ${issue}`);
+    return this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c }));
+  }
+  async getComment(id: number) {
+    this.tick(`getComment ${id}`);
+    const found = this.comments.find((c) => c.id === id);
+    return found ? { ...found } : null;
+  }
+  async createComment(issue: number, body: string) {
+    this.tick(`createComment ${issue}`);
+    return this.addComment(issue, "autopilot[bot]", body, "Bot");
+  }
+  async updateComment(id: number, body: string) {
+    this.tick(`updateComment ${id}`);
+    const found = this.comments.find((c) => c.id === id);
+    if (!found) throw Object.assign(new Error("Not Found"), { status: 404 });
+    found.body = body;
+    found.updatedAt = this.stamp();
+  }
+  async deleteComment(id: number) {
+    this.tick(`deleteComment ${id}`);
+    this.comments = this.comments.filter((c) => c.id !== id);
+  }
+  async getPermission(login: string) {
+    this.tick(`getPermission ${login}`);
+    return this.permissions.get(login) ?? "none";
+  }
+  async getIssueBody(issue: number) {
+    this.tick(`getIssueBody ${issue}`);
+    return this.trackingBody;
+  }
+  async findOpenPull(branch: string) {
+    this.tick(`findOpenPull ${branch}`);
+    return this.pulls.find((p) => p.headRef === branch && p.state === "open") ?? null;
+  }
+  async createPull(input: { title: string; body: string; head: string; base: string }) {
+    this.tick("createPull");
+    const pull: WorkerPull = {
+      number: this.nextId++,
+      title: input.title,
+      body: input.body,
+      state: "open",
+      headRef: input.head,
+      headSha: "sha",
+      baseRef: input.base,
+      labels: [],
+      url: "https://github.example/pull",
+    };
+    this.pulls.push(pull);
+    return pull;
+  }
+  async updatePull(pr: number, input: { title?: string; body?: string }) {
+    this.tick(`updatePull ${pr}`);
+    const pull = this.pulls.find((p) => p.number === pr)!;
+    Object.assign(pull, input);
+  }
+  async addLabels(issue: number, labels: string[]) {
+    this.tick(`addLabels ${issue} ${labels.join(",")}`);
+    const set = this.labels.get(issue) ?? new Set<string>();
+    for (const label of labels) set.add(label);
+    this.labels.set(issue, set);
+  }
+  async removeLabel(issue: number, label: string) {
+    this.tick(`removeLabel ${issue} ${label}`);
+    this.labels.get(issue)?.delete(label);
+  }
+  async listFailingChecks(ref: string) {
+    this.tick(`listFailingChecks ${ref}`);
+    return this.failingChecks;
+  }
+  async listReviewFeedback(pr: number) {
+    this.tick(`listReviewFeedback ${pr}`);
+    return this.reviewFeedback;
+  }
+  async getDefaultBranch() {
+    this.tick("getDefaultBranch");
+    return "main";
+  }
+
+  progressComments(issue = 7) {
+    return this.comments.filter((c) => c.issue === issue && c.body.includes("autopilot:worker-result"));
+  }
+}
+
+/** Git as a counter: the agent "changes files" by calling `touch()`. */
+export class FakeGit implements WorkerGit {
+  head = 0;
+  dirty = false;
+  pushes: number[] = [];
+  commits: string[] = [];
+  resumed = false;
+  calls: string[] = [];
+  configTampered = false;
+  diff = "";
+  paths: string[] = [];
+  pushError: Error | null = null;
+
+  touch(): void {
+    this.dirty = true;
+  }
+  /** The agent committed by itself. */
+  agentCommit(message = "agent commit"): void {
+    this.head++;
+    this.commits.push(message);
+  }
+  async prepare() {
+    this.calls.push("prepare");
+    return [];
+  }
+  async addExcludes() {}
+  async setupBranch(_branch: string, _default: string): Promise<BranchSetup> {
+    this.calls.push("setupBranch");
+    return { resumed: this.resumed, base: "base", head: `sha${this.head}` };
+  }
+  async restoreConfig() {
+    const was = this.configTampered;
+    this.configTampered = false;
+    return was;
+  }
+  async recoverBranch() {
+    return [];
+  }
+  async headSha() {
+    return `sha${this.head}`;
+  }
+  async hasWorkChanges() {
+    return this.dirty;
+  }
+  async commitAll(message: string) {
+    this.calls.push("commit");
+    // Notes always change; a commit happens every iteration. "dirty" marks the agent's own work.
+    this.head++;
+    this.commits.push(message);
+    this.dirty = false;
+    return `sha${this.head}`;
+  }
+  async push() {
+    this.calls.push("push");
+    if (this.pushError) throw this.pushError;
+    this.pushes.push(this.head);
+  }
+  async resetWorkTree() {}
+  async countCommits() {
+    return this.commits.length;
+  }
+  conflicts: string[] = [];
+  notesRemoved = 0;
+  async mergeDefault() {
+    this.calls.push("mergeDefault");
+    return { merged: false, conflicts: this.conflicts, base: "base" };
+  }
+  async removeFile() {
+    this.notesRemoved++;
+    this.head++;
+    this.commits.push("notes aside");
+    return `sha${this.head}`;
+  }
+  async restoreDeletedFile() {
+    return false;
+  }
+  async diffFrom() {
+    return this.diff;
+  }
+  async changedPaths() {
+    return this.paths;
+  }
+}
+
+export interface ScriptedRun {
+  /** The agent's final message. */
+  message?: string;
+  exitCode?: number | null;
+  isError?: boolean;
+  errorText?: string;
+  /** What the CLI printed (for the classifier); defaults to the message. */
+  raw?: string;
+  usage?: { input: number; output: number };
+  costUsd?: number;
+  commands?: string[];
+  timedOut?: boolean;
+  spawnError?: string;
+  /** Changes files. */
+  work?: boolean;
+  /** Side effects (advance the clock, tamper with things). */
+  effect?: (request: AgentRunRequest) => void;
+}
+
+export class FakeAgent {
+  requests: AgentRunRequest[] = [];
+  constructor(
+    private readonly script: ScriptedRun[],
+    private readonly git: FakeGit,
+  ) {}
+
+  run = async (request: AgentRunRequest): Promise<AgentRunResult> => {
+    this.requests.push(request);
+    const step = this.script[Math.min(this.requests.length - 1, this.script.length - 1)] ?? {};
+    if (step.work !== false) this.git.touch();
+    step.effect?.(request);
+    const output: AgentOutput = {
+      finalMessage: step.message ?? "",
+      isError: step.isError ?? (step.exitCode ?? 0) !== 0,
+      errorText: step.errorText ?? "",
+      usage: step.usage ?? { input: 100, output: 10 },
+      costUsd: step.costUsd ?? 0.01,
+      commands: step.commands ?? [],
+    };
+    return {
+      preset: request.agent.preset,
+      output,
+      exitCode: step.exitCode === undefined ? 0 : step.exitCode,
+      signal: null,
+      timedOut: step.timedOut ?? false,
+      durationMs: 10,
+      refusedEnv: [],
+      rawOutput: step.raw ?? step.message ?? "",
+      ...(step.spawnError ? { spawnError: step.spawnError } : {}),
+    };
+  };
+}
+
+export class FakeQuality implements QualityRunner {
+  runs = 0;
+  constructor(
+    /** One entry per gate run (the last repeats): true = every command passes. */
+    private readonly outcomes: boolean[],
+    private readonly commands = ["npm test"],
+  ) {}
+  async detect() {
+    return this.commands;
+  }
+  async run(commands: string[]): Promise<QualityCommandResult[]> {
+    const pass = this.outcomes[Math.min(this.runs, this.outcomes.length - 1)] ?? true;
+    this.runs++;
+    return commands.map((command) => ({
+      command,
+      passed: pass,
+      exitCode: pass ? 0 : 1,
+      timedOut: false,
+      durationMs: 5,
+      output: pass ? "ok" : `FAIL ${command}: expected 2 to be 3`,
+    }));
+  }
+}
+
+export const silentLog: WorkerLog & { lines: string[] } = {
+  lines: [],
+  debug() {},
+  info(message) {
+    silentLog.lines.push(message);
+  },
+  warning(message) {
+    silentLog.lines.push(`warning: ${message}`);
+  },
+  error(message) {
+    silentLog.lines.push(`error: ${message}`);
+  },
+};
+
+export function config(overrides: Record<string, unknown> = {}): AutopilotConfig {
+  const base = structuredClone(DEFAULT_CONFIG) as AutopilotConfig;
+  return deepAssign(base, overrides) as AutopilotConfig;
+}
+
+function deepAssign(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+): Record<string, unknown> {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      current &&
+      typeof current === "object"
+    ) {
+      deepAssign(current as Record<string, unknown>, value as Record<string, unknown>);
+    } else {
+      target[key] = value;
+    }
+  }
+  return target;
+}
+
+export interface Harness {
+  github: FakeGitHub;
+  git: FakeGit;
+  agent: FakeAgent;
+  quality: FakeQuality;
+  deps: WorkerDeps;
+  inputs: WorkerInputs;
+  sleeps: number[];
+  clock: { now: number };
+}
+
+export async function harness(
+  script: ScriptedRun[],
+  options: { quality?: boolean[]; qualityCommands?: string[]; inputs?: Partial<WorkerInputs> } = {},
+): Promise<Harness> {
+  const github = new FakeGitHub();
+  const git = new FakeGit();
+  const agent = new FakeAgent(script, git);
+  const quality = new FakeQuality(options.quality ?? [true], options.qualityCommands);
+  const clock = { now: Date.parse("2026-11-22T01:00:00Z") };
+  const sleeps: number[] = [];
+  const workspace = await mkdtemp(join(tmpdir(), "autopilot-main-"));
+  const inputs: WorkerInputs = {
+    repo: "acme/widgets",
+    issue: 7,
+    attempt: 1,
+    dispatchId: "7-1-abc",
+    trackingIssue: 1,
+    workspace,
+    defaultBranch: "main",
+    runUrl: "https://github.example/acme/widgets/actions/runs/1",
+    ...options.inputs,
+  };
+  const deps: WorkerDeps = {
+    git,
+    agent: agent.run,
+    quality,
+    github,
+    clock: () => clock.now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock.now += ms;
+    },
+    log: silentLog,
+  };
+  return { github, git, agent, quality, deps, inputs, sleeps, clock };
+}

@@ -1,0 +1,361 @@
+/** The worker's smaller parts: inputs, the claim, the session status, quality detection, rendering, git. */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { emptyState, renderStateBlock } from "../../src/core/dashboard.js";
+import { parseWorkerResult, type WorkerResult } from "../../src/core/workerResult.js";
+import { decideClaim } from "../../src/worker/claim.js";
+import { Git } from "../../src/worker/git.js";
+import { InputError, parseInputs } from "../../src/worker/inputs.js";
+import { detectQualityCommands, runQualityCommands } from "../../src/worker/quality.js";
+import { renderProgressComment, renderPullBody, renderSignalComment } from "../../src/worker/report.js";
+import { readSessionStatus, sessionWantsStop } from "../../src/worker/sessionStatus.js";
+import { git, remoteAndClone } from "./fixtures/real.js";
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+async function temp(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "autopilot-parts-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const result: WorkerResult = {
+  version: 1,
+  issue: 7,
+  attempt: 2,
+  dispatchId: "7-2-abc",
+  status: "running",
+  iterations: 3,
+  maxIterations: 25,
+  commits: 4,
+  branch: "autopilot/issue-7",
+  tokens: { input: 12_000, output: 800 },
+  costUsd: 0.1234,
+  humanGate: { fired: false, rules: [] },
+  startedAt: "2026-11-22T01:00:00.000Z",
+  updatedAt: "2026-11-22T01:04:12.000Z",
+};
+
+describe("inputs", () => {
+  const read = (values: Record<string, string>) => (name: string) => values[name] ?? "";
+
+  it("reads numbers, defaults and an empty tracking issue", () => {
+    expect(parseInputs(read({ issue: "7", "github-token": "ghs_x" }))).toMatchObject({
+      issue: 7,
+      attempt: 1,
+      dispatchId: "",
+      trackingIssue: null,
+      githubToken: "ghs_x",
+      config: "",
+    });
+    expect(
+      parseInputs(read({ issue: " 7 ", attempt: "3", "tracking-issue": "1", "github-token": "t" })),
+    ).toMatchObject({
+      attempt: 3,
+      trackingIssue: 1,
+    });
+  });
+
+  it("names every bad input, and never echoes the token", () => {
+    const attempt = () =>
+      parseInputs(read({ issue: "#7", attempt: "0", "tracking-issue": "x", "github-token": " " }));
+    expect(attempt).toThrow(InputError);
+    try {
+      attempt();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toContain("Invalid input `issue`");
+      expect(message).toContain("Invalid input `attempt`");
+      expect(message).toContain("Invalid input `tracking-issue`");
+      expect(message).toContain("Invalid input `github-token`: a token is required");
+      expect(message).toContain("(got (hidden))");
+    }
+  });
+});
+
+describe("the claim", () => {
+  const base = {
+    issue: 7,
+    attempt: 2,
+    dispatchId: "7-2-mine",
+    now: Date.parse("2026-11-22T01:10:00Z"),
+    staleAfterMs: 3_600_000,
+  };
+
+  it("proceeds with no marker, another attempt's marker, or a re-run of this dispatch", () => {
+    expect(decideClaim({ ...base, existing: null }).proceed).toBe(true);
+    expect(decideClaim({ ...base, existing: { ...result, attempt: 1 } }).proceed).toBe(true);
+    expect(decideClaim({ ...base, existing: { ...result, dispatchId: "7-2-mine" } }).proceed).toBe(true);
+  });
+
+  it("stops for another dispatch of this attempt that is running or finished", () => {
+    expect(decideClaim({ ...base, existing: { ...result, dispatchId: "7-2-other" } })).toMatchObject({
+      proceed: false,
+    });
+    expect(
+      decideClaim({
+        ...base,
+        existing: { ...result, dispatchId: "7-2-other", status: "finished", result: "complete" },
+      }),
+    ).toMatchObject({ proceed: false });
+  });
+
+  it("takes over a running marker older than the stale limit", () => {
+    const stale = { ...result, dispatchId: "7-2-other", updatedAt: "2026-11-21T20:00:00.000Z" };
+    expect(decideClaim({ ...base, existing: stale }).proceed).toBe(true);
+  });
+});
+
+describe("the session status", () => {
+  it("reads the controller's state block", () => {
+    const state = emptyState(new Date("2026-11-22T00:00:00Z"));
+    state.session.status = "pausing";
+    const body = `# Autopilot dashboard\n\n${renderStateBlock(state)}`;
+    expect(readSessionStatus(body)).toBe("pausing");
+    expect(sessionWantsStop(body)).toEqual({ stop: true, status: "pausing" });
+  });
+
+  it("reads a block it cannot validate loosely, and never stops on a body it cannot read", () => {
+    expect(
+      readSessionStatus('<!-- autopilot:state v1\n{"version":9,"session":{"status":"stopping"}}\n-->'),
+    ).toBe("stopping");
+    expect(readSessionStatus('<!-- autopilot:state v1\n{"status": "paused", broken\n-->')).toBe("paused");
+    expect(sessionWantsStop("just a body").stop).toBe(false);
+    expect(sessionWantsStop(null).stop).toBe(false);
+    expect(sessionWantsStop('<!-- autopilot:state v1\n{"session":{"status":"running"}}\n-->').stop).toBe(
+      false,
+    );
+  });
+});
+
+describe("quality commands", () => {
+  it("detects package.json scripts that exist (not npm's placeholder test), pytest, go, cargo and make", async () => {
+    const dir = await temp();
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ scripts: { test: "vitest run", lint: "biome check .", build: "" } }),
+    );
+    await writeFile(join(dir, "pyproject.toml"), "[tool.pytest.ini_options]\n");
+    await writeFile(join(dir, "go.mod"), "module x\n");
+    await writeFile(join(dir, "Cargo.toml"), "[package]\n");
+    await writeFile(join(dir, "Makefile"), "build:\n\ttrue\ntest:\n\ttrue\n");
+    expect(await detectQualityCommands(dir)).toEqual([
+      "npm run lint",
+      "npm test",
+      "python -m pytest -q",
+      "go test ./...",
+      "cargo test",
+      "make test",
+    ]);
+  });
+
+  it("uses the repository's package manager and skips npm's default test script", async () => {
+    const dir = await temp();
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1', typecheck: "tsc" } }),
+    );
+    await writeFile(join(dir, "pnpm-lock.yaml"), "");
+    expect(await detectQualityCommands(dir)).toEqual(["pnpm run typecheck"]);
+  });
+
+  it("finds nothing in an empty repository", async () => {
+    expect(await detectQualityCommands(await temp())).toEqual([]);
+  });
+
+  it("runs every command and keeps the end of a failure's output", async () => {
+    const dir = await temp();
+    const results = await runQualityCommands({
+      commands: ["echo fine", "echo first; echo 'expected 2 to be 3' >&2; exit 1", "sleep 5"],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      timeoutMs: 300,
+    });
+    expect(results.map((r) => r.passed)).toEqual([true, false, false]);
+    expect(results[1]!.output).toContain("expected 2 to be 3");
+    expect(results[2]!.timedOut).toBe(true);
+    expect(results[2]!.output).toContain("killed after");
+  });
+});
+
+describe("rendering", () => {
+  it("the progress comment: a table for people, the result marker for the controller", () => {
+    const body = renderProgressComment({
+      result,
+      elapsedMs: 252_000,
+      runUrl: "https://github.com/acme/widgets/actions/runs/1",
+      agent: "claude-code (claude-opus-4-8)",
+      warnings: ["possibly stuck: no new commit in 3 iterations"],
+    });
+    expect(body).toBe(
+      [
+        "### 🤖 Autopilot is working on this issue",
+        "",
+        "| | |",
+        "|---|---|",
+        "| Status | running — iteration 4 of 25 |",
+        "| Attempt | 2 · [workflow run](https://github.com/acme/widgets/actions/runs/1) |",
+        "| Elapsed | 4m 12s |",
+        "| Last signal | none yet |",
+        "| Branch | `autopilot/issue-7` |",
+        "| Cost | $0.12 · 12.8k tokens |",
+        "| Agent | claude-code (claude-opus-4-8) |",
+        "",
+        "> ⚠️ possibly stuck: no new commit in 3 iterations",
+        "",
+        body.split("\n").at(-1),
+      ].join("\n"),
+    );
+    expect(parseWorkerResult(body)).toEqual(result);
+  });
+
+  it("the progress comment when finished names the outcome and the reason", () => {
+    const body = renderProgressComment({
+      result: {
+        ...result,
+        status: "finished",
+        result: "usage_limited",
+        reason: "limit | resets <later>",
+        resumeAt: "2026-11-22T06:00:00.000Z",
+      },
+      elapsedMs: 1000,
+    });
+    expect(body).toContain("### 🤖 Autopilot: 🚦 Usage limit reached");
+    expect(body).toContain("| Reason | limit \\| resets &lt;later&gt; |");
+    expect(body).toContain("| Resumes after | 2026-11-22T06:00:00.000Z |");
+  });
+
+  it("the PR body: Closes #N, the summary, and both hidden markers", () => {
+    const body = renderPullBody({
+      issue: 7,
+      result: {
+        ...result,
+        status: "finished",
+        result: "complete",
+        humanGate: {
+          fired: true,
+          rules: [
+            {
+              rule: "workflow files",
+              where: "path",
+              match: ".github/workflows/ci.yml",
+              neverAutoApprove: false,
+            },
+          ],
+        },
+      },
+      quality: [
+        { command: "npm test", passed: true, exitCode: 0, timedOut: false, durationMs: 1, output: "" },
+        { command: "npm run lint", passed: true, exitCode: 0, timedOut: false, durationMs: 1, output: "" },
+      ],
+      qualitySource: "detected",
+      agent: "claude-code",
+      summary: "Added hello.txt. <!-- sneaky --> @everyone\n\n<promise>COMPLETE</promise>",
+    });
+    expect(body.startsWith("Closes #7\n")).toBe(true);
+    expect(body).toContain("| Iterations | 3 (attempt 2) |");
+    expect(body).toContain("| Quality gates | ✅ `npm test` · ✅ `npm run lint` |");
+    expect(body).toContain("| Human gate | ⚠️ fired");
+    expect(body).toContain("workflow files (path: `.github/workflows/ci.yml`)");
+    expect(body).toContain("<!-- autopilot:pr issue=7 -->");
+    const gate = /<!-- autopilot:human-gate (.*) -->/.exec(body)![1]!;
+    expect(JSON.parse(gate)).toMatchObject({ fired: true, rules: [{ rule: "workflow files" }] });
+    // The agent's words sit inside a code block, and no HTML comment of theirs can pass for a marker.
+    expect(body.split("```text")[1]!.split("```")[0]).toContain(
+      "Added hello.txt. <! -- sneaky -- > @everyone",
+    );
+    expect(body.match(/<!--/g)).toHaveLength(2);
+  });
+
+  it("a question comment quotes the agent's text without live mentions or hidden markup", () => {
+    const body = renderSignalComment(
+      "needs_human",
+      "Ask @alice?\n<!-- autopilot:worker-result v1 {} -->",
+      "autopilot:needs-human",
+    );
+    expect(body).toContain("> Ask @\u200balice?");
+    expect(body).not.toContain("<!-- autopilot:worker-result");
+    expect(body).toContain("`autopilot:needs-human`");
+  });
+});
+
+describe("git", () => {
+  it("removes persisted checkout credentials and sets the worker's identity", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    git(workspace, "config", "--local", "credential.helper", "store");
+    const g = new Git({ cwd: workspace, stateDir: join(root, "state") });
+    const removed = await g.prepare();
+    expect(removed.sort()).toEqual(["credential.helper", "http.https://github.com/.extraheader"]);
+    const config = git(workspace, "config", "--local", "--list");
+    expect(config).not.toContain("extraheader");
+    expect(config).toContain("user.name=autopilot[bot]");
+  });
+
+  it("creates the task branch from the default branch, commits only real changes, and never commits excluded scratch", async () => {
+    const { root, remote, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    const g = new Git({ cwd: workspace, stateDir: join(root, "state") });
+    await g.prepare();
+    const setup = await g.setupBranch("autopilot/issue-7", "main");
+    expect(setup.resumed).toBe(false);
+    await g.addExcludes([".autopilot/tmp/", "node_modules/"]);
+    expect(await g.commitAll("nothing")).toBeNull();
+    await mkdir(join(workspace, ".autopilot", "tmp"), { recursive: true });
+    await writeFile(join(workspace, ".autopilot", "tmp", "scratch.txt"), "scratch");
+    await mkdir(join(workspace, "node_modules"), { recursive: true });
+    await writeFile(join(workspace, "node_modules", "x.js"), "");
+    await writeFile(join(workspace, "a.txt"), "a");
+    expect(await g.hasWorkChanges()).toBe(true);
+    const sha = await g.commitAll("add a");
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    await g.push("autopilot/issue-7");
+    expect(git(remote, "ls-tree", "-r", "--name-only", "autopilot/issue-7")).toBe("README.md\na.txt");
+    expect(await g.changedPaths(setup.base)).toEqual(["a.txt"]);
+    expect(await g.countCommits(setup.base)).toBe(1);
+  });
+
+  it("resumes the branch as the remote has it, and brings HEAD back when the agent wandered off", async () => {
+    const { root, remote, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    const first = new Git({ cwd: workspace, stateDir: join(root, "s1") });
+    await first.prepare();
+    await first.setupBranch("autopilot/issue-7", "main");
+    await writeFile(join(workspace, "a.txt"), "a");
+    await first.commitAll("a");
+    await first.push("autopilot/issue-7");
+
+    const again = join(root, "ws2");
+    git(root, "clone", "--quiet", `file://${remote}`, again);
+    const second = new Git({ cwd: again, stateDir: join(root, "s2") });
+    await second.prepare();
+    const setup = await second.setupBranch("autopilot/issue-7", "main");
+    expect(setup.resumed).toBe(true);
+    expect(await readFile(join(again, "a.txt"), "utf8")).toBe("a");
+
+    git(again, "checkout", "--quiet", "--detach");
+    await writeFile(join(again, "b.txt"), "b");
+    const notes = await second.recoverBranch("autopilot/issue-7");
+    expect(notes.join()).toContain("detached");
+    expect(await second.currentBranch()).toBe("autopilot/issue-7");
+  });
+
+  it("runs no hook the agent planted", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    const g = new Git({ cwd: workspace, stateDir: join(root, "state") });
+    await g.prepare();
+    await g.setupBranch("autopilot/issue-7", "main");
+    const marker = join(root, "hook-ran");
+    await writeFile(join(workspace, ".git", "hooks", "pre-commit"), `#!/bin/sh\ntouch '${marker}'\n`, {
+      mode: 0o755,
+    });
+    await writeFile(join(workspace, "a.txt"), "a");
+    await g.commitAll("a");
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+});

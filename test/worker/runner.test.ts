@@ -1,0 +1,199 @@
+/**
+ * The runner as the Actions runner starts it: inputs from INPUT_*, the workspace and repository from GITHUB_*,
+ * outputs to GITHUB_OUTPUT, the summary to GITHUB_STEP_SUMMARY; GitHub's API answered by nock (every request
+ * checked against GitHub's OpenAPI description), git against a local bare remote, a real custom agent.
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import nock from "nock";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { renderWorkerResultMarker } from "../../src/core/workerResult.js";
+import { run } from "../../src/worker/runner.js";
+import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import { git, remoteAndClone } from "./fixtures/real.js";
+
+const API = "https://api.github.com";
+const R = "/repos/acme/widgets";
+const TOKEN = "ghs_runnerSecretToken123";
+
+let validating: ValidatingFetch;
+let root: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  validating = await createValidatingFetch();
+});
+beforeEach(() => nock.disableNetConnect());
+afterEach(async () => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  process.exitCode = 0;
+  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+  Object.assign(process.env, saved);
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+const user = (login: string, type = "User") => ({ login, id: 1, type });
+
+async function actionEnv(
+  workspace: string,
+  inputs: Record<string, string>,
+): Promise<{ output: string; summary: string }> {
+  const output = join(root, "github_output");
+  const summary = join(root, "step_summary");
+  const event = join(root, "event.json");
+  await writeFile(output, "");
+  await writeFile(summary, "");
+  await writeFile(event, JSON.stringify({ repository: { default_branch: "main" }, inputs }));
+  await mkdir(join(root, "runner_temp"), { recursive: true });
+  Object.assign(process.env, {
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_REPOSITORY: "acme/widgets",
+    GITHUB_EVENT_PATH: event,
+    GITHUB_OUTPUT: output,
+    GITHUB_STEP_SUMMARY: summary,
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ID: "4242",
+    RUNNER_TEMP: join(root, "runner_temp"),
+    GITHUB_TOKEN: "ghs_defaultTokenNeverForTheAgent",
+  });
+  for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.toUpperCase()}`] = value;
+  return { output, summary };
+}
+
+describe("the action runner", () => {
+  it("reads its inputs and the repository's config, runs the task to a PR, and reports outputs and a summary", async () => {
+    const setup = await remoteAndClone({
+      ".github/autopilot.yml": [
+        "agents:",
+        "  primary:",
+        "    preset: custom",
+        `    command: "test -f {prompt_file} && echo hello > hello.txt && env > ${"$"}TMPDIR/agent-env.txt && echo '<promise>COMPLETE</promise>'"`,
+        "qualityCommands: ['test -f hello.txt']",
+      ].join("\n"),
+    });
+    root = setup.root;
+    const files = await actionEnv(setup.workspace, {
+      issue: "7",
+      attempt: "1",
+      "dispatch-id": "7-1-runner",
+      "tracking-issue": "",
+      "github-token": TOKEN,
+      config: JSON.stringify({ maxIterations: 3 }),
+      "git-user-name": "",
+      "git-user-email": "",
+    });
+
+    let progress = "";
+    const scope = nock(API)
+      .get(`${R}/issues/7/comments`)
+      .query(true)
+      .reply(200, [])
+      .post(`${R}/issues/7/comments`)
+      .reply(201, (_uri, body) => {
+        progress = (body as { body: string }).body;
+        return {
+          id: 900,
+          body: progress,
+          user: user("autopilot[bot]", "Bot"),
+          created_at: "2026-11-22T00:00:00Z",
+          updated_at: "2026-11-22T00:00:00Z",
+        };
+      })
+      .get(`${R}/issues/7/comments`)
+      .query(true)
+      .reply(200, () => [
+        {
+          id: 900,
+          body: progress,
+          user: user("autopilot[bot]", "Bot"),
+          created_at: "2026-11-22T00:00:00Z",
+          updated_at: "2026-11-22T00:00:00Z",
+        },
+      ])
+      .get(`${R}/issues/7`)
+      .reply(200, {
+        number: 7,
+        title: "Add a greeting",
+        body: "Write hello.txt",
+        state: "open",
+        labels: [{ name: "autopilot:in-progress" }],
+        user: user("alice"),
+      })
+      .get(`${R}/pulls`)
+      .query({ state: "open", head: "acme:autopilot/issue-7", per_page: "100" })
+      .times(2)
+      .reply(200, [])
+      .post(`${R}/pulls`)
+      .reply(201, {
+        number: 12,
+        title: "Add a greeting (#7)",
+        body: "",
+        state: "open",
+        head: { ref: "autopilot/issue-7", sha: "abc" },
+        base: { ref: "main" },
+        labels: [],
+        html_url: "https://github.com/acme/widgets/pull/12",
+      })
+      .post(`${R}/issues/12/labels`, { labels: ["autopilot:review"] })
+      .reply(200, [])
+      .post(`${R}/issues/7/labels`, { labels: ["autopilot:review"] })
+      .reply(200, [])
+      .delete(`${R}/issues/7/labels/autopilot%3Ain-progress`)
+      .reply(200, [])
+      .patch(`${R}/issues/comments/900`)
+      .reply(200, (_uri, body) => {
+        progress = (body as { body: string }).body;
+        return {
+          id: 900,
+          body: progress,
+          user: user("autopilot[bot]", "Bot"),
+          created_at: "2026-11-22T00:00:00Z",
+          updated_at: "2026-11-22T00:01:00Z",
+        };
+      });
+
+    const result = await run({ env: process.env, fetch: validating.fetch });
+
+    expect(result?.result.result).toBe("complete");
+    expect(scope.isDone()).toBe(true);
+    expect(validating.problems).toEqual([]);
+    const outputs = await readFile(files.output, "utf8");
+    expect(outputs).toMatch(/result<<\S+\ncomplete\n/);
+    expect(outputs).toMatch(/pr-number<<\S+\n12\n/);
+    expect(outputs).toMatch(/iterations<<\S+\n1\n/);
+    const summary = await readFile(files.summary, "utf8");
+    expect(summary).toContain("Autopilot worker: #7, attempt 1");
+    expect(summary).toContain("complete");
+    // The progress comment ends with the machine-readable result.
+    expect(progress).toContain(renderWorkerResultMarker(result!.result));
+    expect(progress).toContain("https://github.com/acme/widgets/actions/runs/4242");
+    // The branch was pushed, and neither the token nor the default token reached the agent.
+    expect(git(setup.remote, "show", "autopilot/issue-7:hello.txt")).toBe("hello");
+    const envFile = (await readdir(join(root, "runner_temp"), { recursive: true })).find((f) =>
+      f.endsWith("agent-env.txt"),
+    );
+    const agentEnv = await readFile(join(root, "runner_temp", envFile!), "utf8");
+    expect(agentEnv).toContain("AUTOPILOT_ISSUE=7");
+    expect(agentEnv).not.toContain(TOKEN);
+    expect(agentEnv).not.toContain("ghs_defaultTokenNeverForTheAgent");
+    for (const text of [outputs, summary, progress]) expect(text).not.toContain(TOKEN);
+  });
+
+  it("fails the job with every bad input named", async () => {
+    root = (await remoteAndClone({ "README.md": "x" })).root;
+    await actionEnv(join(root, "ws"), { issue: "seven", attempt: "0", "github-token": "" });
+    const result = await run({ env: process.env, fetch: validating.fetch });
+    expect(result).toBeNull();
+    expect(process.exitCode).toBe(1);
+  });
+
+  it("fails the job with the config file's problems", async () => {
+    const setup = await remoteAndClone({ ".github/autopilot.yml": "maxIterations: lots\n" });
+    root = setup.root;
+    const files = await actionEnv(setup.workspace, { issue: "7", "github-token": TOKEN });
+    const result = await run({ env: process.env, fetch: validating.fetch });
+    expect(result).toBeNull();
+    expect(await readFile(files.output, "utf8")).toContain("Invalid config in .github/autopilot.yml");
+  });
+});
