@@ -13,3 +13,7 @@ export * from "./humanGate.js";
 export * from "./prompt.js";
 export * from "./sanitize.js";
 export * from "./signals.js";
+export * from "./commands.js";
+export * from "./dashboard.js";
+export * from "./gates.js";
+export * from "./reconcile.js";
