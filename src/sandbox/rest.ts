@@ -1480,6 +1480,13 @@ export const restHandlers: Record<string, Handler> = {
     return list(req, reviews, (r) => req.shapes.review(repo, pull, r));
   },
 
+  "pulls/list-review-comments": (req) => {
+    const repo = repoOf(req);
+    const pull = pullOf(req, repo);
+    const comments = pull.pull.reviews.filter((r) => r.state !== "PENDING").flatMap((r) => r.comments);
+    return list(req, comments, (c) => req.shapes.reviewComment(repo, pull, c));
+  },
+
   "pulls/get-review": (req) => {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
@@ -1498,6 +1505,7 @@ export const restHandlers: Record<string, Handler> = {
       ...(str(b, "body") !== undefined ? { body: str(b, "body")! } : {}),
       ...(event ? { event } : {}),
       ...(str(b, "commit_id") ? { commitId: str(b, "commit_id")! } : {}),
+      ...(Array.isArray(b.comments) ? { comments: reviewCommentsInput(b.comments) } : {}),
     });
     return { status: 200, body: req.shapes.review(repo, pull, review) };
   },
@@ -1845,3 +1853,13 @@ function gitBlobSha(content: Buffer): string {
 }
 
 export { ZERO };
+
+/** The `comments` of POST …/reviews (already shape-checked against GitHub's description by the validator). */
+function reviewCommentsInput(raw: unknown[]): { path: string; body: string; line?: number }[] {
+  return raw.flatMap((entry) => {
+    if (typeof entry !== "object" || entry === null) return [];
+    const { path, body, line } = entry as { path?: unknown; body?: unknown; line?: unknown };
+    if (typeof path !== "string" || typeof body !== "string") return [];
+    return [{ path, body, ...(typeof line === "number" ? { line } : {}) }];
+  });
+}

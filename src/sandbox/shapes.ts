@@ -13,6 +13,7 @@ import type {
   Reaction,
   Repo,
   Review,
+  ReviewComment,
   SandboxStore,
   User,
   Workflow,
@@ -496,6 +497,32 @@ export class Shapes {
       _links: { html: { href: html }, pull_request: { href: pullApi } },
       submitted_at: iso(review.submittedAt) ?? undefined,
       commit_id: review.commitId,
+    };
+  }
+
+  reviewComment(repo: Repo, issue: Issue, comment: ReviewComment): JsonObject {
+    const pullApi = `${this.repoApi(repo)}/pulls/${issue.number}`;
+    const url = `${this.repoApi(repo)}/pulls/comments/${comment.id}`;
+    const html = `${this.repoHtml(repo)}/pull/${issue.number}#discussion_r${comment.id}`;
+    return {
+      url,
+      id: comment.id,
+      node_id: comment.nodeId,
+      pull_request_review_id: comment.reviewId,
+      diff_hunk: "",
+      path: comment.path,
+      commit_id: comment.commitId,
+      original_commit_id: comment.commitId,
+      user: this.user(comment.user),
+      body: comment.body,
+      created_at: iso(comment.createdAt),
+      updated_at: iso(comment.createdAt),
+      html_url: html,
+      pull_request_url: pullApi,
+      author_association: this.authorAssociation(repo, comment.user),
+      _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullApi } },
+      line: comment.line ?? undefined,
+      side: "RIGHT",
     };
   }
 

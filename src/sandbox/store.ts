@@ -155,6 +155,21 @@ export interface Review {
   /** The PR head SHA when the review was created. */
   commitId: string;
   submittedAt: Date | null;
+  /** Inline comments left with the review (on a file and line of the diff). */
+  comments: ReviewComment[];
+}
+
+/** An inline pull request review comment (GET /repos/{o}/{r}/pulls/{n}/comments). */
+export interface ReviewComment {
+  id: number;
+  nodeId: string;
+  reviewId: number;
+  user: string;
+  body: string;
+  path: string;
+  line: number | null;
+  commitId: string;
+  createdAt: Date;
 }
 
 export type MergeMethod = "merge" | "squash" | "rebase";
@@ -659,6 +674,8 @@ export interface CreateReviewInput {
   /** Without an event the review stays PENDING until {@link SandboxStore.submitReview}. */
   event?: "APPROVE" | "REQUEST_CHANGES" | "COMMENT";
   commitId?: string;
+  /** Inline comments on the diff. */
+  comments?: { path: string; body: string; line?: number }[];
 }
 
 export interface CreateCheckRunInput {
@@ -758,6 +775,7 @@ const NODE_PREFIX = {
   IssueComment: "IC",
   Label: "LA",
   PullRequestReview: "PRR",
+  PullRequestReviewComment: "PRRC",
   CheckRun: "CR",
   CheckSuite: "CS",
   StatusContext: "SC",
@@ -2254,7 +2272,22 @@ export class SandboxStore {
       state: "PENDING",
       commitId: input.commitId ?? issue.pull.head.sha,
       submittedAt: null,
+      comments: [],
     };
+    for (const comment of input.comments ?? []) {
+      const commentId = this.id();
+      review.comments.push({
+        id: commentId,
+        nodeId: encodeNodeId("PullRequestReviewComment", commentId),
+        reviewId: id,
+        user: input.author,
+        body: comment.body,
+        path: comment.path,
+        line: comment.line ?? null,
+        commitId: review.commitId,
+        createdAt: this.now(),
+      });
+    }
     issue.pull.reviews.push(review);
     if (input.event) this.submitReview(repo, number, id, input.event, input.body, input.author);
     return review;

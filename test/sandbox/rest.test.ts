@@ -404,6 +404,19 @@ describe("git refs, pulls, reviews, checks", () => {
     const reviews = await octokit.pulls.listReviews({ owner, repo, pull_number: pr.data.number });
     expect(reviews.data.map((r) => r.state)).toEqual(["APPROVED", "COMMENTED"]);
 
+    await alice.pulls.createReview({
+      owner,
+      repo,
+      pull_number: pr.data.number,
+      event: "COMMENT",
+      body: "one remark",
+      comments: [{ path: "README.md", body: "Spell out the unit here.", line: 1 }],
+    });
+    const inline = await octokit.pulls.listReviewComments({ owner, repo, pull_number: pr.data.number });
+    expect(inline.data.map((c) => [c.path, c.body, c.user?.login])).toEqual([
+      ["README.md", "Spell out the unit here.", "alice"],
+    ]);
+
     const stale = await rejection(
       octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, sha: "2".repeat(40) }),
     );
