@@ -1,0 +1,211 @@
+/**
+ * GitHub requests, counted by the offline sandbox (every request by endpoint template and token kind):
+ *
+ * (a) per idle reconcile tick: the real reconcile driver (src/app/reconcile.ts → gateway → decide) against a
+ *     sandbox repository that holds a tracking issue and nothing to do (parked tasks only);
+ * (b) per completed task: the bundled demo scenario (scenarios/demo.yml) run end to end by the scenario
+ *     runner (controller app, worker action, Actions and CI stand-ins), total requests / tasks done.
+ *
+ *   npx tsx bench/requests.ts [demo time cap in seconds]
+ *
+ * Prints tables; asserts nothing.
+ */
+import { resetReconcileMemory, reconcile } from "../src/app/reconcile.js";
+import { resetCircuits } from "../src/github/circuit.js";
+import { resetMemories } from "../src/github/gateway.js";
+import { createOctokit } from "../src/github/octokit.js";
+import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../src/sandbox/runner.js";
+import { formatInt, isMain, machineLine, printTable } from "./lib.js";
+
+// ---------------------------------------------------------------------------------------------------------
+// (a) Idle ticks
+
+export interface IdleRow {
+  setup: string;
+  issues: number;
+  ticks: number;
+  /** Requests per tick by "endpoint (token kind)", averaged over the measured ticks. */
+  perTick: Record<string, number>;
+  total: number;
+  /** What the driver's own counter (gateway.requests()) says, per tick. */
+  gatewayTotal: number;
+  writes: number;
+}
+
+const TICKS_TO_SETTLE = 3;
+const TICKS_MEASURED = 5;
+
+async function idleRepository(
+  sandbox: Sandbox,
+  name: string,
+  parked: number,
+  waiting: number,
+): Promise<IdleRow> {
+  const repo = { owner: "acme", name };
+  sandbox.store.createRepo(repo);
+  sandbox.store.addWorkflow(repo, { path: "autopilot-worker.yml", name: "Autopilot worker" });
+  const offRamps = ["autopilot:blocked", "autopilot:needs-human", "autopilot:failed", "autopilot:timeout"];
+  for (let i = 0; i < parked; i++) {
+    sandbox.store.createIssue(repo, {
+      title: `Parked task ${i + 1}`,
+      body: "Waits for a person.",
+      labels: [offRamps[i % offRamps.length]!],
+      author: "maintainer",
+    });
+  }
+  // Ready tasks that wait on a blocked one: in the pool, nothing to dispatch.
+  for (let i = 0; i < waiting; i++) {
+    sandbox.store.createIssue(repo, {
+      title: `Waiting task ${i + 1}`,
+      body: "Depends on #1",
+      labels: ["autopilot:ready"],
+      author: "maintainer",
+    });
+  }
+  const octokit = createOctokit({
+    auth: sandbox.installationToken(),
+    baseUrl: sandbox.url,
+    retry: false,
+    throttle: false,
+  });
+  const options = { octokit, repo, botLogin: `${sandbox.app.slug}[bot]`, baseUrl: sandbox.url };
+  // The first reconciles create and pin the tracking issue and settle its state.
+  for (let i = 0; i < TICKS_TO_SETTLE; i++) await reconcile(options);
+  const start = sandbox.requests.records.length;
+  let gatewayTotal = 0;
+  let writes = 0;
+  for (let i = 0; i < TICKS_MEASURED; i++) {
+    const result = await reconcile(options);
+    gatewayTotal += Object.values(result.requests).reduce((a, b) => a + b, 0);
+    writes += result.decision.effects.length;
+  }
+  const perTick: Record<string, number> = {};
+  for (const r of sandbox.requests.records.slice(start)) {
+    const key = `${r.endpoint} (${r.tokenKind})`;
+    perTick[key] = (perTick[key] ?? 0) + 1;
+  }
+  for (const key of Object.keys(perTick)) perTick[key] = perTick[key]! / TICKS_MEASURED;
+  return {
+    setup:
+      waiting > 0
+        ? `tracking issue, ${parked} parked + ${waiting} waiting tasks`
+        : `tracking issue, ${parked} parked task${parked === 1 ? "" : "s"}`,
+    issues: parked + waiting + 1,
+    ticks: TICKS_MEASURED,
+    perTick,
+    total: (sandbox.requests.records.length - start) / TICKS_MEASURED,
+    gatewayTotal: gatewayTotal / TICKS_MEASURED,
+    writes,
+  };
+}
+
+export async function measureIdleTicks(): Promise<IdleRow[]> {
+  resetMemories();
+  resetCircuits();
+  resetReconcileMemory();
+  const sandbox = await startSandbox();
+  try {
+    sandbox.store.addUser("maintainer", { permission: "write" });
+    return [await idleRepository(sandbox, "quiet", 1, 0), await idleRepository(sandbox, "parked", 120, 30)];
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+export function idleTable(rows: readonly IdleRow[]): void {
+  const endpoints = [...new Set(rows.flatMap((r) => Object.keys(r.perTick)))].sort();
+  const fmt = (n: number) => String(Math.round(n * 10) / 10);
+  printTable(
+    "GitHub requests per idle reconcile tick",
+    [
+      ["endpoint (token kind)", ...rows.map((r) => r.setup)],
+      ...endpoints.map((e) => [e, ...rows.map((r) => fmt(r.perTick[e] ?? 0))]),
+      ["**total per tick**", ...rows.map((r) => `**${fmt(r.total)}**`)],
+    ],
+    [
+      `Real driver (src/app/reconcile.ts: snapshot → decide → execute) against the sandbox with an installation token; ${TICKS_TO_SETTLE} reconciles first (they create and pin the tracking issue), then the mean of ${TICKS_MEASURED} measured ones. Effects in the measured ticks: ${rows.map((r) => r.writes).join(" / ")}.`,
+      `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 to a GraphQL page, so ${formatInt(rows.at(-1)?.issues ?? 0)} issues take more than one page.`,
+      "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs, and one permission lookup per distinct login that applied the ready label to an open task (not cached between reconciles).",
+      "The App's periodic tick also lists installations and their repositories (cached, not per tick); webhook-started reconciles cost the same as a tick.",
+    ],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (b) The demo scenario
+
+export interface DemoResult {
+  report: ScenarioReport;
+  done: number;
+  wallMs: number;
+}
+
+export async function measureDemo(capSeconds: number | null): Promise<DemoResult> {
+  resetMemories();
+  resetCircuits();
+  resetReconcileMemory();
+  const started = Date.now();
+  const report = await runScenario(DEFAULT_SCENARIO, {
+    handleSignals: false,
+    ...(capSeconds !== null ? { signal: AbortSignal.timeout(capSeconds * 1000) } : {}),
+  });
+  const done = report.issues.filter((i) => i.state === "done").length;
+  return { report, done, wallMs: Date.now() - started };
+}
+
+export function demoTable(demo: DemoResult): void {
+  const { report, done } = demo;
+  const per = (n: number) => (done > 0 ? (n / done).toFixed(1) : "—");
+  const endpoints = Object.entries(report.requests.byEndpoint).sort((a, b) => b[1] - a[1]);
+  const kinds = Object.entries(report.requests.byTokenKind).sort((a, b) => b[1] - a[1]);
+  const states = report.issues.map((i) => `#${i.number} ${i.state}`).join(", ");
+  printTable(
+    `GitHub requests per completed task, demo scenario (${done} of ${report.issues.length} tasks done)`,
+    [
+      ["endpoint", "requests", "per done task"],
+      ...endpoints.map(([e, n]) => [e, formatInt(n), per(n)]),
+      [
+        "**total (Autopilot)**",
+        `**${formatInt(report.requests.total)}**`,
+        `**${per(report.requests.total)}**`,
+      ],
+      ...kinds.map(([k, n]) => [`token kind: ${k}`, formatInt(n), per(n)]),
+      ["scenario's people (user tokens, not in the total)", formatInt(report.requests.humans), ""],
+    ],
+    [
+      `Run: outcome ${report.outcome}${report.outcome === "interrupted" ? " (cut by the bench's time cap, --demo-seconds)" : ""} after ${(report.durationMs / 1000).toFixed(1)} s; ${report.runs.total} worker runs (${
+        Object.entries(report.runs.byConclusion)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(", ") || "none"
+      }); final states: ${states}${report.expectations.ok ? "" : ` (expected: ${report.expectations.mismatches.map((m) => `#${m.number} ${m.expected}`).join(", ")})`}.`,
+      "Counted by the sandbox for Autopilot's tokens: the controller's reconciles (on webhooks and on the scenario's tick) and the worker jobs' API calls; git clones and pushes over the sandbox's git remote are not API requests. The per-tick polling is shared by all tasks, so per-task figures fall as a run gets denser.",
+      `Token kinds are the sandbox's accounting (runner report \`requests.byTokenKind\`). The demo's worker workflow authenticates with an App installation token (actions/create-github-app-token), so the worker's requests count as "installation" together with the controller's${report.requests.byTokenKind.worker === undefined ? '; none used a run\'s GITHUB_TOKEN (kind "worker")' : ""}; "app" is the App JWT (listing installations, minting tokens).`,
+      ...(report.validationFailures.length > 0
+        ? [
+            `${report.validationFailures.length} request(s) the sandbox rejected as invalid against GitHub's description.`,
+          ]
+        : []),
+      ...(report.error ? [`Runner error: ${report.error}`] : []),
+    ],
+  );
+}
+
+export async function runRequestsBench(demoCapSeconds: number | null): Promise<void> {
+  idleTable(await measureIdleTicks());
+  try {
+    demoTable(await measureDemo(demoCapSeconds));
+  } catch (error) {
+    printTable(
+      "GitHub requests per completed task, demo scenario",
+      [["status"], ["not measured"]],
+      [`The demo scenario could not run: ${(error as Error).message.split("\n").join(" ")}`],
+    );
+  }
+}
+
+if (isMain(import.meta.url)) {
+  console.log(machineLine());
+  const cap = process.argv[2] ? Number(process.argv[2]) : null;
+  await runRequestsBench(cap);
+}
