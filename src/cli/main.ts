@@ -1,2 +1,370 @@
-const [command = "start"] = process.argv.slice(2);
-console.log(`autopilot ${command}: the sandbox is not built yet.`);
+/**
+ * The `autopilot` command.
+ *
+ *   autopilot start                 the bundled demo on the offline sandbox (without GitHub App credentials)
+ *   autopilot sandbox [options]     run a scenario on the sandbox and write a JSON report
+ *   autopilot serve                 the controller app against GitHub (needs App credentials)
+ *   autopilot status [options]      a repository's dashboard, or a sandbox report's summary
+ *
+ * Exit codes: 0 success; 1 the scenario ended but did not pass (time limit, unmet expectations, error);
+ * 2 usage error or invalid scenario; 3 a part the sandbox needs does not exist yet; 130 interrupted.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { PACKAGE_ROOT } from "../sandbox/actions.js";
+import {
+  DEFAULT_SCENARIO,
+  MissingPartsError,
+  type ProgressEvent,
+  reportPassed,
+  runScenario,
+  type ScenarioReport,
+} from "../sandbox/runner.js";
+import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario.js";
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
+
+const HELP = `autopilot — coding agents over a repository's issues, GitHub-natively
+
+Usage:
+  autopilot start                 Without GitHub App credentials: run the bundled demo on the offline
+                                  sandbox (about a minute) and print the final dashboard.
+  autopilot sandbox [options]     Run a scenario on the offline sandbox.
+      --scenario FILE             Scenario file (default: the bundled demo, scenarios/demo.yml)
+      --report FILE               Write the JSON report there
+      --quiet                     No progress lines, only the result
+      --verbose                   Also print every line the worker runs print
+      --keep-workspaces           Keep the runs' workspaces (printed paths) for inspection
+  autopilot serve                 Run the controller app against GitHub (needs APP_ID, PRIVATE_KEY or
+                                  PRIVATE_KEY_PATH, WEBHOOK_SECRET).
+  autopilot status [options]      Show a dashboard.
+      --report FILE               Summarize a sandbox report
+      --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
+                                  GITHUB_API_URL for GitHub Enterprise or the sandbox)
+  autopilot help                  This text.
+
+Exit codes: 0 success, 1 the scenario did not pass, 2 usage error, 3 a part is missing, 130 interrupted.
+`;
+
+type Out = (line: string) => void;
+
+export interface CliIo {
+  out: Out;
+  err: Out;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
+
+/** Whether GitHub App credentials are configured (as Probot reads them). */
+export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+function formatProgress(event: ProgressEvent, titles: Map<number, string>): string {
+  const time = `[${(event.atMs / 1000).toFixed(1).padStart(6)}s]`;
+  const subject = event.issue
+    ? pad(`#${event.issue} ${(titles.get(event.issue) ?? "").slice(0, 28)}`, 32)
+    : pad("", 32);
+  return `${time} ${subject} ${event.message}`;
+}
+
+/** The final table: one line per issue, then requests and time. */
+export function renderSummary(report: ScenarioReport): string[] {
+  const lines: string[] = [];
+  const width = Math.min(40, Math.max(...report.issues.map((i) => i.title.length), 5));
+  lines.push(`${pad("#", 4)} ${pad("issue", width)}  ${pad("state", 12)} ${pad("PR", 12)} iterations`);
+  for (const issue of report.issues) {
+    const pr = issue.pr ? `#${issue.pr.number}${issue.pr.merged ? " merged" : ""}` : "-";
+    lines.push(
+      `${pad(String(issue.number), 4)} ${pad(issue.title.slice(0, width), width)}  ${pad(issue.state, 12)} ${pad(pr, 12)} ${issue.iterations}`,
+    );
+  }
+  lines.push("");
+  const byKind = Object.entries(report.requests.byTokenKind)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
+  lines.push(`GitHub requests by Autopilot: ${report.requests.total}${byKind ? ` (${byKind})` : ""}`);
+  const top = Object.entries(report.requests.byEndpoint)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([endpoint, n]) => `  ${String(n).padStart(5)}  ${endpoint}`);
+  lines.push(...top);
+  lines.push(
+    `Worker runs: ${report.runs.total} (${Object.entries(report.runs.byConclusion)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")})`,
+  );
+  if (report.validationFailures.length) {
+    lines.push(`Requests GitHub would have rejected: ${report.validationFailures.length}`);
+    for (const f of report.validationFailures.slice(0, 5))
+      lines.push(`  ${f.method} ${f.path}: ${f.message.split("\n")[0]}`);
+  }
+  if (!report.expectations.ok) {
+    lines.push("Expectations not met:");
+    for (const m of report.expectations.mismatches)
+      lines.push(`  #${m.number}: expected ${m.expected}, got ${m.actual}`);
+  }
+  lines.push(`Outcome: ${report.outcome} in ${(report.durationMs / 1000).toFixed(1)}s`);
+  if (report.error) lines.push(`Error: ${report.error.split("\n").slice(0, 3).join(" | ")}`);
+  return lines;
+}
+
+async function runSandbox(
+  io: CliIo,
+  options: {
+    scenario?: string;
+    report?: string;
+    quiet?: boolean;
+    verbose?: boolean;
+    keep?: boolean;
+    title?: string;
+  },
+): Promise<number> {
+  let scenario: Scenario;
+  const file = options.scenario ?? DEFAULT_SCENARIO;
+  try {
+    scenario = loadScenario(file);
+  } catch (error) {
+    io.err((error as Error).message);
+    return EXIT.usage;
+  }
+  const titles = new Map(scenario.issues.map((issue, i) => [i + 1, issue.title]));
+  if (!options.quiet) {
+    io.out(options.title ?? `Running scenario "${scenario.name}" on the offline sandbox (${file})`);
+    if (scenario.description) io.out(scenario.description);
+    io.out("");
+  }
+  let report: ScenarioReport;
+  try {
+    report = await runScenario(scenario, {
+      ...(options.report ? { report: options.report } : {}),
+      verbose: options.verbose ?? false,
+      keepWorkspaces: options.keep ?? false,
+      onProgress: options.quiet ? undefined : (event) => io.out(formatProgress(event, titles)),
+    });
+  } catch (error) {
+    if (error instanceof MissingPartsError) {
+      io.err(error.message);
+      return EXIT.missing;
+    }
+    if (error instanceof ScenarioError) {
+      io.err(error.message);
+      return EXIT.usage;
+    }
+    io.err(`The sandbox failed: ${(error as Error).stack ?? String(error)}`);
+    return EXIT.failed;
+  }
+  io.out("");
+  if (report.dashboard && !options.quiet) {
+    io.out("──── Dashboard (the tracking issue) ────");
+    io.out(report.dashboard);
+    io.out("────────────────────────────────────────");
+    io.out("");
+  }
+  for (const line of renderSummary(report)) io.out(line);
+  if (options.report) io.out(`Report written to ${options.report}`);
+  if (report.outcome === "interrupted") return EXIT.interrupted;
+  return reportPassed(report) ? EXIT.ok : EXIT.failed;
+}
+
+async function serve(io: CliIo): Promise<number> {
+  const module = join(PACKAGE_ROOT, "src", "app", "server.ts");
+  if (!existsSync(module)) {
+    io.err("The controller app (src/app/server.ts) is not built yet.");
+    return EXIT.missing;
+  }
+  if (!hasAppCredentials(io.env)) {
+    io.err(
+      "autopilot serve needs GitHub App credentials: APP_ID, PRIVATE_KEY (or PRIVATE_KEY_PATH) and WEBHOOK_SECRET.",
+    );
+    io.err("Without them, `autopilot start` runs the bundled demo on the offline sandbox.");
+    return EXIT.usage;
+  }
+  const mod = (await import(pathToFileURL(module).href)) as {
+    serve?: (options: { env: NodeJS.ProcessEnv }) => Promise<unknown>;
+    startControllerServer?: (options: {
+      appId: number;
+      privateKey: string;
+      webhookSecret: string;
+      baseUrl: string;
+      port: number;
+      tickMs: number;
+    }) => Promise<{ url: string; stop(): Promise<void> | void }>;
+  };
+  if (typeof mod.serve === "function") {
+    await mod.serve({ env: io.env });
+    return EXIT.ok;
+  }
+  if (typeof mod.startControllerServer !== "function") {
+    io.err("src/app/server.ts exports neither serve nor startControllerServer.");
+    return EXIT.missing;
+  }
+  const privateKey = io.env.PRIVATE_KEY ?? readFileSync(io.env.PRIVATE_KEY_PATH!, "utf8");
+  const server = await mod.startControllerServer({
+    appId: Number(io.env.APP_ID),
+    privateKey: privateKey.replace(/\\n/g, "\n"),
+    webhookSecret: io.env.WEBHOOK_SECRET ?? "",
+    baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com",
+    port: Number(io.env.PORT ?? 3000),
+    tickMs: Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
+  });
+  io.out(`Autopilot controller listening at ${server.url} (Ctrl-C stops it)`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await server.stop();
+  return EXIT.ok;
+}
+
+async function status(io: CliIo, options: { report?: string; repo?: string }): Promise<number> {
+  if (options.report) {
+    let report: ScenarioReport;
+    try {
+      report = JSON.parse(readFileSync(options.report, "utf8")) as ScenarioReport;
+    } catch (error) {
+      io.err(`Cannot read the report ${options.report}: ${(error as Error).message}`);
+      return EXIT.usage;
+    }
+    if (report.dashboard) {
+      io.out(report.dashboard);
+      io.out("");
+    }
+    for (const line of renderSummary(report)) io.out(line);
+    return reportPassed(report) ? EXIT.ok : EXIT.failed;
+  }
+  if (!options.repo) {
+    io.err("autopilot status needs --repo OWNER/NAME (with GITHUB_TOKEN) or --report FILE.");
+    return EXIT.usage;
+  }
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  if (!token) {
+    io.err("autopilot status --repo needs a token in GITHUB_TOKEN (or GH_TOKEN).");
+    return EXIT.usage;
+  }
+  const [owner, repo] = options.repo.split("/");
+  if (!owner || !repo) {
+    io.err(`--repo expects OWNER/NAME, got "${options.repo}"`);
+    return EXIT.usage;
+  }
+  const { createOctokit } = await import("../github/octokit.js");
+  const { TRACKING_MARKER } = await import("../core/dashboard.js");
+  const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner,
+    repo,
+    state: "open",
+    per_page: 100,
+  });
+  const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
+  if (!tracking) {
+    io.out(`${options.repo} has no open Autopilot dashboard (no session has run yet).`);
+    return EXIT.ok;
+  }
+  io.out(`${tracking.title} — ${tracking.html_url}`);
+  io.out((tracking.body ?? "").replace(/<!--[\s\S]*?-->/g, "").trim());
+  return EXIT.ok;
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function main(argv: string[] = process.argv.slice(2), io: CliIo = defaultIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.err((error as Error).message);
+    io.err("Run `autopilot help` for usage.");
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0] ?? "start";
+  if (values.help || command === "help") {
+    io.out(HELP);
+    return EXIT.ok;
+  }
+  if (values.version) {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string };
+    io.out(pkg.version);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) {
+    io.err(`Unexpected argument: ${positionals[1]}`);
+    return EXIT.usage;
+  }
+  switch (command) {
+    case "start":
+      if (hasAppCredentials(io.env)) {
+        io.out("GitHub App credentials found (APP_ID and a private key).");
+        io.out(
+          "Run `autopilot serve` to start the controller app against GitHub, and add the worker workflow",
+        );
+        io.out("to your repository (see README.md). `autopilot sandbox` still runs the offline demo.");
+        return EXIT.ok;
+      }
+      return runSandbox(io, {
+        ...(values.report ? { report: values.report } : {}),
+        quiet: values.quiet ?? false,
+        verbose: values.verbose ?? false,
+        title: "No GitHub App credentials: running the bundled demo on the offline sandbox (about a minute).",
+      });
+    case "sandbox":
+      return runSandbox(io, {
+        ...(values.scenario ? { scenario: values.scenario } : {}),
+        ...(values.report ? { report: values.report } : {}),
+        quiet: values.quiet ?? false,
+        verbose: values.verbose ?? false,
+        keep: values["keep-workspaces"] ?? false,
+      });
+    case "serve":
+      return serve(io);
+    case "status":
+      return status(io, {
+        ...(values.report ? { report: values.report } : {}),
+        ...(values.repo ? { repo: values.repo } : {}),
+      });
+    default:
+      io.err(`Unknown command: ${command}`);
+      io.err("Run `autopilot help` for usage.");
+      return EXIT.usage;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      scenario: { type: "string" },
+      report: { type: "string" },
+      repo: { type: "string" },
+      quiet: { type: "boolean", short: "q" },
+      verbose: { type: "boolean", short: "v" },
+      "keep-workspaces": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+    },
+  });
+}
+
+// Run when executed (bin/autopilot.js imports this module), not when imported by tests.
+const invokedDirectly =
+  process.argv[1] !== undefined &&
+  (import.meta.url === pathToFileURL(process.argv[1]).href ||
+    /bin[\\/]autopilot(\.js)?$/.test(process.argv[1]));
+if (invokedDirectly) {
+  // Exit explicitly: everything the run started is stopped by then, and nothing left over may keep us alive.
+  process.exit(await main());
+}

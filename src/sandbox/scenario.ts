@@ -1,0 +1,438 @@
+/**
+ * Sandbox scenarios: a YAML file describing a repository, its people and issues, what the people do over
+ * time, the faults to inject, and how long the whole run may take. `loadScenario` reads and validates one
+ * (zod), reporting every problem with its path in the file and what was expected.
+ *
+ * ```yaml
+ * name: demo
+ * repo:
+ *   owner: demo
+ *   name: shop
+ *   ci: node --test                 # the CI command run on every PR head (check run "ci")
+ *   files: { package.json: "…", src/cart.js: "…" }
+ *   config: { maxParallel: 2 }      # .github/autopilot.yml (merged over the demo agent defaults), or text
+ * users:
+ *   - { login: alice, permission: admin }
+ *   - { login: bob, permission: write }
+ * issues:                           # created in order: the first is #1
+ *   - title: Add a price formatter
+ *     labels: [autopilot:ready, quick-win]
+ *     agent: { behavior: complete, files: { src/format.js: "…" } }
+ *   - title: Cart total
+ *     dependsOn: [1]                # "Depends on #1" in the body; blockedBy: native, parent: sub-issue
+ *     agent: { behavior: needs-human, question: "Round up or down?", answerIncludes: "down" }
+ * timeline:
+ *   - when: { issue: 2, labeled: autopilot:needs-human }
+ *     do: [{ as: bob, comment: "Round down." }]
+ *   - when: { pr: 1, opened: true }
+ *     do: [{ as: bob, review: request-changes, body: "Add a test." }]
+ *     then:
+ *       - when: { pr: 1, pushed: true }
+ *         do: [{ as: bob, review: approve }]
+ *   - when: { afterSeconds: 20 }
+ *     do: [{ as: alice, comment: "/autopilot pause", on: tracking }]
+ * faults: { serverErrorRate: 0.1 }
+ * limits: { maxDurationSeconds: 120 }
+ * expect: { 1: done, 2: done }
+ * ```
+ */
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { DemoAgentEntrySchema } from "./demo-agent.js";
+import { FaultsSchema } from "./faults.js";
+
+export const REPORT_STATES = [
+  "done",
+  "blocked",
+  "needs-human",
+  "timeout",
+  "failed",
+  "ready",
+  "in-progress",
+  "review",
+] as const;
+export type ReportState = (typeof REPORT_STATES)[number];
+
+const PERMISSIONS = ["admin", "maintain", "write", "triage", "read", "none"] as const;
+
+const login = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "a GitHub login (letters, digits and hyphens)");
+const issueNumber = z.number().int().positive();
+
+const CiSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    command: z.string().min(1),
+    name: z.string().min(1).default("ci"),
+    timeoutSeconds: z.number().positive().default(300),
+  }),
+]);
+
+export const ScenarioUserSchema = z.strictObject({
+  login,
+  permission: z.enum(PERMISSIONS).default("write"),
+  name: z.string().optional(),
+});
+
+export const ScenarioCommentSchema = z.strictObject({
+  author: login,
+  body: z.string().min(1),
+});
+
+export const ScenarioIssueSchema = z.strictObject({
+  /** Optional check: the issue's position (issues are created in order, #1 first). */
+  number: issueNumber.optional(),
+  title: z.string().min(1),
+  body: z.string().default(""),
+  /** Labels at creation; default: the ready label. */
+  labels: z.array(z.string().min(1)).default(["autopilot:ready"]),
+  /** Author login (a scenario user); default: the first user. */
+  author: login.optional(),
+  comments: z.array(ScenarioCommentSchema).default([]),
+  /** Written into the body as `Depends on #N` lines. */
+  dependsOn: z.array(issueNumber).default([]),
+  /** GitHub's native "blocked by" relations. */
+  blockedBy: z.array(issueNumber).default([]),
+  /** Native sub-issue parent. */
+  parent: issueNumber.optional(),
+  /** What the demo agent does for this issue. */
+  agent: DemoAgentEntrySchema.optional(),
+});
+
+const ConditionSchema = z
+  .strictObject({
+    /** Seconds after the scenario started (or, under `then`, after the parent rule fired). */
+    afterSeconds: z.number().nonnegative().optional(),
+    /** An issue number, with labeled / unlabeled / closed / state / commented. */
+    issue: issueNumber.optional(),
+    labeled: z.string().min(1).optional(),
+    unlabeled: z.string().min(1).optional(),
+    closed: z.boolean().optional(),
+    state: z.enum(REPORT_STATES).optional(),
+    /** A comment by someone other than the scenario's users matching this regular expression. */
+    commented: z.string().min(1).optional(),
+    /** The pull request of this task issue, with opened / pushed / merged / checks. */
+    pr: issueNumber.optional(),
+    opened: z.boolean().optional(),
+    /** The PR head moved since the rule was armed (under `then`: since the parent fired). */
+    pushed: z.boolean().optional(),
+    merged: z.boolean().optional(),
+    checks: z.enum(["success", "failure", "pending"]).optional(),
+    /** At least this many worker runs in progress. */
+    running: z.number().int().positive().optional(),
+    /** The tracking issue's body matches this regular expression. */
+    dashboard: z.string().min(1).optional(),
+  })
+  .superRefine((c, ctx) => {
+    const issueKeys = (["labeled", "unlabeled", "closed", "state", "commented"] as const).filter(
+      (k) => c[k] !== undefined,
+    );
+    const prKeys = (["opened", "pushed", "merged", "checks"] as const).filter((k) => c[k] !== undefined);
+    if (issueKeys.length && c.issue === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${issueKeys.join(", ")} needs \`issue: N\``,
+        path: [issueKeys[0]!],
+      });
+    }
+    if (prKeys.length && c.pr === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${prKeys.join(", ")} needs \`pr: N\` (the task issue's number)`,
+        path: [prKeys[0]!],
+      });
+    }
+    if (c.issue !== undefined && !issueKeys.length) {
+      ctx.addIssue({
+        code: "custom",
+        message: "`issue: N` needs one of labeled, unlabeled, closed, state, commented",
+        path: ["issue"],
+      });
+    }
+    if (c.pr !== undefined && !prKeys.length) {
+      ctx.addIssue({
+        code: "custom",
+        message: "`pr: N` needs one of opened, pushed, merged, checks",
+        path: ["pr"],
+      });
+    }
+    const kinds = [
+      c.afterSeconds !== undefined,
+      c.issue !== undefined,
+      c.pr !== undefined,
+      c.running !== undefined,
+      c.dashboard !== undefined,
+    ];
+    if (!kinds.some(Boolean)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "a condition needs afterSeconds, issue, pr, running or dashboard",
+      });
+    }
+  });
+export type ScenarioCondition = z.infer<typeof ConditionSchema>;
+
+const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
+
+/**
+ * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen),
+ * or the runner injects a fault (`killRun`, `faults`).
+ */
+const ActionSchema = z
+  .strictObject({
+    /** The scenario user who acts (their `ghp_<login>` token is used). */
+    as: login.optional(),
+    comment: z.string().min(1).optional(),
+    review: z.enum(["approve", "request-changes", "comment"]).optional(),
+    body: z.string().optional(),
+    label: z.string().min(1).optional(),
+    unlabel: z.string().min(1).optional(),
+    close: z.boolean().optional(),
+    reopen: z.boolean().optional(),
+    /** Where: an issue number or `tracking`; default: the condition's issue (or PR's task issue). */
+    on: TargetSchema.optional(),
+    /** For review: the task issue whose PR is reviewed; default: the condition's `pr`. */
+    pr: issueNumber.optional(),
+    /** Kill the running worker run of this task issue (a lost runner). */
+    killRun: z.strictObject({ issue: issueNumber }).optional(),
+    /** Replace the sandbox's faults. */
+    faults: FaultsSchema.optional(),
+  })
+  .superRefine((a, ctx) => {
+    const verbs = (["comment", "review", "label", "unlabel", "close", "reopen"] as const).filter(
+      (k) => a[k] !== undefined,
+    );
+    const system = (["killRun", "faults"] as const).filter((k) => a[k] !== undefined);
+    if (system.length) {
+      if (system.length > 1 || verbs.length || a.as) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${system.join(" and ")} stands alone (no \`as\` and no other action)`,
+        });
+      }
+      return;
+    }
+    if (!a.as) ctx.addIssue({ code: "custom", path: ["as"], message: "who acts? add `as: <user>`" });
+    if (verbs.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `an action does exactly one of comment, review, label, unlabel, close, reopen (found ${verbs.length ? verbs.join(", ") : "none"})`,
+      });
+    }
+    if (a.review === "request-changes" && !a.body?.trim()) {
+      ctx.addIssue({ code: "custom", path: ["body"], message: "review: request-changes needs a body" });
+    }
+  });
+export type ScenarioAction = z.infer<typeof ActionSchema>;
+
+export interface ScenarioRule {
+  when: ScenarioCondition;
+  do: ScenarioAction[];
+  then: ScenarioRule[];
+  repeat: boolean;
+  delaySeconds: number;
+}
+
+const RuleSchema: z.ZodType<ScenarioRule, unknown> = z.lazy(() =>
+  z.strictObject({
+    when: ConditionSchema,
+    do: z.array(ActionSchema).min(1),
+    /** Rules armed once this one fired. */
+    // biome-ignore lint/suspicious/noThenProperty: `then:` is the scenario format's word for follow-up rules
+    then: z.array(RuleSchema).default([]),
+    /** Fire every time the condition becomes true again (default: once). */
+    repeat: z.boolean().default(false),
+    /** A person's reaction time: act this long after the condition became true (default 0). */
+    delaySeconds: z.number().nonnegative().default(0),
+  }),
+) as unknown as z.ZodType<ScenarioRule, unknown>;
+
+export const ScenarioSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().default(""),
+    repo: z
+      .strictObject({
+        owner: login.default("demo"),
+        name: z
+          .string()
+          .regex(/^[A-Za-z0-9_.-]+$/, "a repository name")
+          .default("shop"),
+        defaultBranch: z.string().min(1).default("main"),
+        /** Repository files (path → content) of the initial commit. */
+        files: z.record(z.string(), z.string()).default({}),
+        /** The CI command run on every pull request head (a check run named `ci` unless named). */
+        ci: CiSchema.optional(),
+        /**
+         * `.github/autopilot.yml`: a mapping merged over the runner's defaults (the demo agent as primary agent),
+         * or the file's text verbatim (`{demo_agent}` is replaced by the demo agent's command).
+         */
+        config: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+      })
+      .default({ owner: "demo", name: "shop", defaultBranch: "main", files: {}, config: {} }),
+    users: z.array(ScenarioUserSchema).default([{ login: "alice", permission: "admin" }]),
+    issues: z.array(ScenarioIssueSchema).min(1, "a scenario needs at least one issue"),
+    timeline: z.array(RuleSchema).default([]),
+    /**
+     * Whether a person starts the session by commenting `/autopilot start` on the tracking issue once it
+     * exists (on issue #1 when none appears within 8 s). Default false: the controller starts a session by
+     * itself when ready work appears.
+     */
+    start: z
+      .union([
+        z.literal(false),
+        z.strictObject({ as: login.optional(), command: z.string().default("/autopilot start") }),
+      ])
+      .default(false),
+    faults: FaultsSchema.optional(),
+    limits: z
+      .strictObject({
+        /** The run ends (outcome "timeout") after this long. */
+        maxDurationSeconds: z.number().positive().default(180),
+        /** The controller's periodic reconcile. */
+        tickMs: z.number().int().positive().default(2000),
+        /** Nothing may change for this long before a settled run ends. */
+        settleSeconds: z.number().nonnegative().default(2),
+        /** Wall clock of one worker job. */
+        jobTimeoutSeconds: z.number().positive().default(300),
+      })
+      .default({ maxDurationSeconds: 180, tickMs: 2000, settleSeconds: 2, jobTimeoutSeconds: 300 }),
+    /** Expected final state per issue number; a mismatch fails the run. */
+    expect: z.record(z.string().regex(/^\d+$/, "an issue number"), z.enum(REPORT_STATES)).default({}),
+  })
+  .superRefine((s, ctx) => {
+    const logins = new Set(s.users.map((u) => u.login.toLowerCase()));
+    const count = s.issues.length;
+    const knownIssue = (n: number, path: (string | number)[]) => {
+      if (n > count)
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `there is no issue #${n} (the scenario has ${count})`,
+        });
+    };
+    const knownUser = (name: string, path: (string | number)[]) => {
+      if (!logins.has(name.toLowerCase()) && name.toLowerCase() !== s.repo.owner.toLowerCase()) {
+        ctx.addIssue({ code: "custom", path, message: `unknown user "${name}": add it under users` });
+      }
+    };
+    s.issues.forEach((issue, i) => {
+      const path = ["issues", i];
+      if (issue.number !== undefined && issue.number !== i + 1) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, "number"],
+          message: `issues are numbered in order: this one is #${i + 1}, not #${issue.number}`,
+        });
+      }
+      if (issue.author) knownUser(issue.author, [...path, "author"]);
+      issue.comments.forEach((c, j) => {
+        knownUser(c.author, [...path, "comments", j, "author"]);
+      });
+      for (const key of ["dependsOn", "blockedBy"] as const) {
+        issue[key].forEach((n, j) => {
+          knownIssue(n, [...path, key, j]);
+          if (n === i + 1)
+            ctx.addIssue({
+              code: "custom",
+              path: [...path, key, j],
+              message: "an issue cannot depend on itself",
+            });
+        });
+      }
+      if (issue.parent !== undefined) knownIssue(issue.parent, [...path, "parent"]);
+    });
+    const walk = (rules: ScenarioRule[], path: (string | number)[]) =>
+      rules.forEach((rule, i) => {
+        const here = [...path, i];
+        if (rule.when.issue !== undefined) knownIssue(rule.when.issue, [...here, "when", "issue"]);
+        if (rule.when.pr !== undefined) knownIssue(rule.when.pr, [...here, "when", "pr"]);
+        rule.do.forEach((action, j) => {
+          if ("as" in action && action.as) knownUser(action.as, [...here, "do", j, "as"]);
+          if ("on" in action && typeof action.on === "number")
+            knownIssue(action.on, [...here, "do", j, "on"]);
+          if ("review" in action && action.review && action.pr === undefined && rule.when.pr === undefined) {
+            ctx.addIssue({
+              code: "custom",
+              path: [...here, "do", j, "pr"],
+              message: "a review needs `pr: N` here or in the condition",
+            });
+          }
+        });
+        walk(rule.then, [...here, "then"]);
+      });
+    walk(s.timeline, ["timeline"]);
+    for (const key of Object.keys(s.expect)) knownIssue(Number(key), ["expect", key]);
+    if (s.start !== false && s.start.as) knownUser(s.start.as, ["start", "as"]);
+  });
+
+export type Scenario = z.infer<typeof ScenarioSchema>;
+export type ScenarioIssue = z.infer<typeof ScenarioIssueSchema>;
+
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError";
+}
+
+function describePath(path: PropertyKey[]): string {
+  return path.reduce<string>((out, part) => {
+    if (typeof part === "number") return `${out}[${part}]`;
+    const key = String(part);
+    return out ? `${out}.${key}` : key;
+  }, "");
+}
+
+/** Parses and validates scenario text; `source` names it in errors. */
+export function parseScenario(text: string, source = "scenario"): Scenario {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length) {
+    throw new ScenarioError(`Invalid scenario ${source}: ${doc.errors.map((e) => e.message).join("\n")}`);
+  }
+  const data = doc.toJS() as unknown;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new ScenarioError(
+      `Invalid scenario ${source}: expected a mapping with name, repo, users, issues, …`,
+    );
+  }
+  const parsed = ScenarioSchema.safeParse(data);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const where = describePath(issue.path) || "(top level)";
+      let message = issue.message;
+      if (issue.code === "unrecognized_keys")
+        message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+      if (issue.code === "invalid_union") message = `${message}: ${unionHint(where)}`;
+      return `  - ${where}: ${message}`;
+    });
+    throw new ScenarioError(`Invalid scenario ${source}:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+function unionHint(where: string): string {
+  if (where.endsWith("ci")) return "a command string, or { command, name, timeoutSeconds }";
+  if (where.endsWith("config")) return "a mapping (merged over the defaults) or the file's text";
+  if (where.endsWith("behavior")) return "a behaviour name or a list of them";
+  return "see the scenario format in src/sandbox/scenario.ts";
+}
+
+/** Reads and validates a scenario file. */
+export function loadScenario(path: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ScenarioError(`Cannot read scenario ${path}: ${(error as Error).message}`);
+  }
+  return parseScenario(text, basename(path) === path ? path : path);
+}
+
+/** The CI settings of a scenario, normalized. */
+export function scenarioCi(scenario: Scenario): { command: string; name: string; timeoutMs: number } | null {
+  const ci = scenario.repo.ci;
+  if (!ci) return null;
+  if (typeof ci === "string") return { command: ci, name: "ci", timeoutMs: 300_000 };
+  return { command: ci.command, name: ci.name, timeoutMs: ci.timeoutSeconds * 1000 };
+}

@@ -1,0 +1,86 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseRunTitle } from "../../src/github/snapshot.js";
+import { type ActionsRunner, startActions } from "../../src/sandbox/actions.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/git.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { workerWorkflowYaml } from "../../src/sandbox/runner.js";
+
+const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");
+
+let sandbox: Sandbox;
+let git: SandboxGit;
+let actions: ActionsRunner;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  git = await attachGit(sandbox);
+  sandbox.store.addUser("alice", { permission: "admin" });
+  sandbox.store.createRepo({ owner: "demo", name: "shop" });
+  await git.seedRepo("demo", "shop", {
+    "README.md": "# shop\n",
+    ".github/workflows/autopilot-worker.yml": workerWorkflowYaml({ jobTimeoutMinutes: 5 }),
+  });
+  actions = startActions({
+    url: sandbox.url,
+    store: sandbox.store,
+    git,
+    actionDir: FIXTURE,
+    app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
+    vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },
+    secrets: { AUTOPILOT_APP_PRIVATE_KEY: sandbox.app.privateKey },
+  });
+  await actions.syncWorkflows("demo/shop");
+});
+
+afterAll(async () => {
+  await actions?.stop();
+  await git?.stop();
+  await sandbox?.stop();
+});
+
+describe("the product's worker workflow template on the Actions stand-in", () => {
+  it("runs as the controller dispatches it: App token, gh, checkout, then the action with every input", async () => {
+    const token = sandbox.installationToken();
+    const response = await fetch(
+      `${sandbox.url}/repos/demo/shop/actions/workflows/autopilot-worker.yml/dispatches`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `token ${token}`,
+          "content-type": "application/json",
+          accept: "application/vnd.github+json",
+        },
+        body: JSON.stringify({
+          ref: "main",
+          inputs: { issue: "4", attempt: "2", "dispatch-id": "4-2-abc", "tracking-issue": "9" },
+        }),
+      },
+    );
+    expect(response.status).toBe(204);
+    const [run] = sandbox.store.listWorkflowRuns("demo/shop", { workflow: "autopilot-worker.yml" });
+    const record = await actions.waitForRun(run!.id);
+    expect(record.log.filter((l) => l.startsWith("##[error]"))).toEqual([]);
+    expect(record.conclusion).toBe("success");
+    expect(parseRunTitle(sandbox.store.getWorkflowRun("demo/shop", run!.id)!.displayTitle)).toEqual({
+      issue: 4,
+      attempt: 2,
+      dispatchId: "4-2-abc",
+    });
+    const inputs = JSON.parse(record.outputs["inputs-json"]!) as Record<string, string>;
+    expect(inputs).toMatchObject({
+      ISSUE: "4",
+      ATTEMPT: "2",
+      "DISPATCH-ID": "4-2-abc",
+      "TRACKING-ISSUE": "9",
+      "GIT-USER-NAME": "autopilot[bot]",
+      "GITHUB-TOKEN": "ghs_…",
+    });
+    expect(inputs["GIT-USER-EMAIL"]).toMatch(/^\d+\+autopilot\[bot\]@users\.noreply\.github\.com$/);
+    // The token the action got is an installation token (pushes with it start CI), not the run's GITHUB_TOKEN.
+    expect(record.outputs.token).not.toBe(record.token);
+    expect(sandbox.store.authenticate(record.outputs.token!)?.kind).toBe("installation");
+    expect(record.outputs["workspace-has-readme"]).toBe("true");
+    expect(sandbox.validationFailures).toEqual([]);
+  });
+});
