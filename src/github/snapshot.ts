@@ -69,10 +69,18 @@ export interface RepoMemory {
   poolLabels: string[] | null;
   /** False once the server rejected `Issue.blockedBy` (an older GitHub Enterprise Server). */
   blockedByField: boolean;
+  /**
+   * Permissions looked up recently (epoch ms of the lookup). Every reconcile would otherwise spend one request
+   * per person who applied a ready label; a revoked permission is noticed within PERMISSION_CACHE_MS.
+   */
+  permissions: Map<string, { permission: Permission; at: number }>;
 }
 
+/** How long a looked-up repository permission is trusted. */
+export const PERMISSION_CACHE_MS = 5 * 60_000;
+
 export function newRepoMemory(): RepoMemory {
-  return { trackingIssue: null, poolLabels: null, blockedByField: true };
+  return { trackingIssue: null, poolLabels: null, blockedByField: true, permissions: new Map() };
 }
 
 /** Facts the executor needs that the pure core does not: every comment (bots included) and node ids. */
@@ -789,13 +797,16 @@ export function relevantLogins(
     if (!login || /\[bot\]$/i.test(login) || login.toLowerCase() === world.botLogin.toLowerCase()) return;
     logins.add(login);
   };
+  // Every new comment may matter: commands, and answers to a needs-human question.
   for (const c of world.comments) {
     if (options.processed?.(c)) continue;
-    if (/^ {0,3}\/autopilot(?=\s|$)/im.test(c.body)) add(c.author);
+    add(c.author);
   }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
-  for (const p of world.pulls) for (const r of p.reviews) if (r.state === "APPROVED") add(r.author);
+  // Approvals satisfy the human gate and requested changes send a task back: both count only from writers.
+  for (const p of world.pulls)
+    for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
   add(world.trackingIssue?.lastEditedBy);
   return [...logins].sort();
 }
@@ -813,7 +824,14 @@ async function lookupPermissions(
       out[login] = "admin"; // the owner of a personal repository
       continue;
     }
+    const key = login.toLowerCase();
+    const cached = ctx.memory.permissions.get(key);
+    if (cached && ctx.now() - cached.at < PERMISSION_CACHE_MS) {
+      out[login] = cached.permission;
+      continue;
+    }
     out[login] = await permissionOf(ctx, login);
+    ctx.memory.permissions.set(key, { permission: out[login], at: ctx.now() });
   }
   return out;
 }
