@@ -15,9 +15,13 @@ export function ensureAgentClis() {
   if (existsSync(agentCliBin("claude")) && existsSync(agentCliBin("codex"))) return;
   mkdirSync(agentCliDir, { recursive: true });
   const specs = Object.entries(AGENT_CLI_VERSIONS).map(([name, version]) => `${name}@${version}`);
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", agentCliDir, ...specs], {
-    stdio: "inherit",
-  });
+  execFileSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", agentCliDir, ...specs],
+    {
+      stdio: "inherit",
+    },
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
