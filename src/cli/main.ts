@@ -114,6 +114,7 @@ export function renderSummary(report: ScenarioReport): string[] {
     lines.push("Expectations not met:");
     for (const m of report.expectations.mismatches)
       lines.push(`  #${m.number}: expected ${m.expected}, got ${m.actual}`);
+    for (const line of report.expectations.unmet ?? []) lines.push(`  ${line}`);
   }
   lines.push(`Outcome: ${report.outcome} in ${(report.durationMs / 1000).toFixed(1)}s`);
   if (report.error) lines.push(`Error: ${report.error.split("\n").slice(0, 3).join(" | ")}`);

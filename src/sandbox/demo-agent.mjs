@@ -13,9 +13,12 @@ const args = process.argv.slice(2);
 let scriptPath = process.env.AUTOPILOT_DEMO_SCRIPT ?? "";
 let promptPath = "";
 let issueArg = "";
+// A name for this agent configuration (e.g. `--agent fallback`), recorded in the run log.
+let agentName = process.env.AUTOPILOT_DEMO_AGENT_NAME ?? "";
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   if (arg === "--script") scriptPath = args[++i] ?? "";
+  else if (arg === "--agent") agentName = args[++i] ?? "";
   else if (arg === "--issue") issueArg = args[++i] ?? "";
   else if (arg === "-p" || arg === "--prompt-file") promptPath = args[++i] ?? "";
   else if (!arg.startsWith("--")) promptPath = arg;
@@ -141,7 +144,13 @@ function applyWork(files, note) {
 }
 
 function saveState(record) {
-  state.log.push({ at: new Date().toISOString(), ...record });
+  // The prompt is kept so a scenario can check what reached the agent (an answer, a CI failure, a review).
+  state.log.push({
+    at: new Date().toISOString(),
+    ...(agentName ? { agent: agentName } : {}),
+    ...record,
+    prompt: prompt.length > 40_000 ? `${prompt.slice(0, 40_000)}\n…(truncated)` : prompt,
+  });
   if (statePath) {
     mkdirSync(dirname(statePath), { recursive: true });
     writeFileSync(statePath, `${JSON.stringify(state, null, 2)}\n`);

@@ -134,6 +134,10 @@ export function demoAgentCommand(scriptPath: string, nodePath = process.execPath
 
 export interface DemoAgentRunLog {
   at: string;
+  /** The `--agent NAME` the run was started with (e.g. a fallback configuration), when given. */
+  agent?: string;
+  /** The prompt the run got (truncated at 40,000 characters). */
+  prompt?: string;
   behavior?: string;
   signal?: string | null;
   error?: string;

@@ -18,6 +18,7 @@ import { TRACKING_MARKER } from "../core/dashboard.js";
 import { parseWorkerResult } from "../core/workerResult.js";
 import { createOctokit } from "../github/octokit.js";
 import { type ActionsEvent, type ActionsRunner, PACKAGE_ROOT, startActions } from "./actions.js";
+import { checkExpectations, ExpectationRecorder } from "./expectations.js";
 import {
   type DemoAgentEntry,
   DemoAgentEntrySchema,
@@ -36,6 +37,7 @@ import {
   type ScenarioCondition,
   type ScenarioRule,
   ScenarioError,
+  issueExpectations,
   scenarioCi,
 } from "./scenario.js";
 import type { Issue, SandboxStore, StoreEvent } from "./store.js";
@@ -136,7 +138,12 @@ export interface ScenarioReport {
     humans: number;
   };
   durationMs: number;
-  expectations: { ok: boolean; mismatches: { number: number; expected: ReportState; actual: ReportState }[] };
+  expectations: {
+    ok: boolean;
+    mismatches: { number: number; expected: ReportState; actual: ReportState }[];
+    /** Every other unmet expectation (src/sandbox/expectations.ts), one readable line each. */
+    unmet?: string[];
+  };
   runs: { total: number; byConclusion: Record<string, number> };
   faults: Record<string, number>;
   /** Requests the sandbox rejected as invalid against GitHub's API description or schema. */
@@ -301,7 +308,21 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   return out;
 }
 
-/** `.github/autopilot.yml` for a scenario: its mapping over the demo-agent defaults, or its text. */
+/** Replaces `{demo_agent}` in every string of a config mapping (e.g. a fallback agent's command). */
+function substituteDemoAgent(value: unknown, agentCommand: string): unknown {
+  if (typeof value === "string") return value.replaceAll("{demo_agent}", agentCommand);
+  if (Array.isArray(value)) return value.map((v) => substituteDemoAgent(v, agentCommand));
+  if (isPlainObject(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, substituteDemoAgent(v, agentCommand)]),
+    );
+  return value;
+}
+
+/**
+ * `.github/autopilot.yml` for a scenario: its mapping over the demo-agent defaults, or its text. In both,
+ * `{demo_agent}` stands for the demo agent's command (`{demo_agent} --agent fallback` names a fallback).
+ */
 export function scenarioConfigText(scenario: Scenario, agentCommand: string): string {
   const config = scenario.repo.config;
   const text =
@@ -310,7 +331,7 @@ export function scenarioConfigText(scenario: Scenario, agentCommand: string): st
       : stringifyYaml(
           deepMerge(
             { agents: { primary: { preset: "custom", command: agentCommand } } },
-            config as Record<string, unknown>,
+            substituteDemoAgent(config as Record<string, unknown>, agentCommand) as Record<string, unknown>,
           ),
           { lineWidth: 0 },
         );
@@ -722,8 +743,10 @@ export async function runScenario(
     // --- progress from the store ------------------------------------------------------------------------
     let lastEventAt = Date.now();
     let trackingAnnounced = false;
+    const expectRecorder = new ExpectationRecorder(repoFull, scenario);
     const unsubscribe = store.onEvent((event: StoreEvent) => {
       lastEventAt = Date.now();
+      expectRecorder.onEvent(event);
       describeStoreEvent(event);
     });
     onCleanup("progress", 1, () => unsubscribe());
@@ -1043,6 +1066,23 @@ export async function runScenario(
 
     // --- report -------------------------------------------------------------------------------------------
     report = buildReport(scenario, sandbox, actionsRunner, obs, scriptPath, runIssues, outcome, started);
+    const unmet = await checkExpectations({
+      scenario,
+      store,
+      remote: git.remote,
+      repo: { owner, name, defaultBranch: scenario.repo.defaultBranch },
+      branchPrefix: config.config.branchPrefix,
+      humans,
+      recorder: expectRecorder,
+      scriptPath,
+      state: (n) => obs.state(n),
+      pullFor: (n) => obs.pullFor(n),
+      iterationsOf: (n) => obs.iterationsOf(n),
+      runsOf: (n) => runIssues.get(n) ?? 0,
+      tracking: () => obs.tracking(),
+    });
+    report.expectations.unmet = unmet;
+    if (unmet.length) report.expectations.ok = false;
     progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
     await options.inspect?.({ sandbox, store, actions: actionsRunner, repo: repoFull });
   } catch (error) {
@@ -1143,11 +1183,12 @@ function buildReport(
   const ours = (r: { tokenKind: string }) => r.tokenKind !== "user" && r.tokenKind !== "none";
   const summary = sandbox.requests.summary(ours);
   const humans = sandbox.requests.count((r) => r.tokenKind === "user");
-  const mismatches = Object.entries(scenario.expect)
-    .map(([n, expected]) => ({
-      number: Number(n),
+  const mismatches = issueExpectations(scenario.expect)
+    .flatMap(([n, e]) => (e.state ? [{ number: n, expected: e.state }] : []))
+    .map(({ number, expected }) => ({
+      number,
       expected,
-      actual: issues[Number(n) - 1]?.state ?? ("ready" as ReportState),
+      actual: issues[number - 1]?.state ?? ("ready" as ReportState),
     }))
     .filter((m) => m.expected !== m.actual);
   const byConclusion: Record<string, number> = {};

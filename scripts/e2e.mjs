@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
+//   node bin/autopilot.js sandbox --scenario <file> --report <json>
+// two at a time, and prints one line per scenario: outcome, seconds, GitHub requests, unmet expectations.
+// Exits 1 when any scenario did not pass (time limit, unmet expectation, broken invariant, error).
+//
+//   npm run e2e                          every scenario
+//   npm run e2e -- 02 05-human-gate      only scenarios whose file name contains one of these
+//   npm run e2e -- --repeat 3            each scenario three times (flakiness hunting)
+//   npm run e2e -- --jobs 1              one at a time (default 2, or $E2E_JOBS)
+//   npm run e2e -- --keep                keep the logs and reports (always kept on failure)
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+let jobs = Number(process.env.E2E_JOBS ?? 2);
+let repeat = 1;
+let keep = false;
+const filters = [];
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i];
+  if (arg === "--jobs" || arg === "-j") jobs = Number(args[++i]);
+  else if (arg === "--repeat") repeat = Number(args[++i]);
+  else if (arg === "--keep") keep = true;
+  else if (arg === "--help" || arg === "-h") {
+    process.stdout.write(
+      `${readFileSync(fileURLToPath(import.meta.url), "utf8")
+        .split("\n")
+        .slice(1, 11)
+        .join("\n")
+        .replace(/^\/\/ ?/gm, "")}\n`,
+    );
+    process.exit(0);
+  } else filters.push(arg);
+}
+if (!Number.isInteger(jobs) || jobs < 1) jobs = 2;
+if (!Number.isInteger(repeat) || repeat < 1) repeat = 1;
+
+const scenarioDir = join(root, "scenarios");
+const files = readdirSync(scenarioDir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
+  .sort((a, b) => (a === "demo.yml" ? -1 : b === "demo.yml" ? 1 : a.localeCompare(b)));
+if (files.length === 0) {
+  process.stderr.write(
+    `e2e: no scenario in ${scenarioDir}${filters.length ? ` matches ${filters.join(", ")}` : ""}\n`,
+  );
+  process.exit(1);
+}
+
+const outDir = mkdtempSync(join(tmpdir(), "autopilot-e2e-"));
+const queue = [];
+for (let round = 1; round <= repeat; round++)
+  for (const file of files) queue.push({ file, round, name: basename(file).replace(/\.ya?ml$/, "") });
+
+/** Runs one scenario through the CLI; resolves with its row. */
+function runOne(item) {
+  const tag = repeat > 1 ? `${item.name}#${item.round}` : item.name;
+  const report = join(outDir, `${tag}.json`);
+  const log = join(outDir, `${tag}.log`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, "bin", "autopilot.js"),
+        "sandbox",
+        "--scenario",
+        join(scenarioDir, item.file),
+        "--report",
+        report,
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
+    );
+    const chunks = [];
+    child.stdout.on("data", (c) => chunks.push(c));
+    child.stderr.on("data", (c) => chunks.push(c));
+    child.on("close", (code, signal) => {
+      const output = Buffer.concat(chunks).toString("utf8");
+      writeFileSync(log, output);
+      let parsed = null;
+      try {
+        parsed = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : null;
+      } catch {
+        parsed = null;
+      }
+      const unmet = [];
+      if (parsed) {
+        for (const m of parsed.expectations?.mismatches ?? [])
+          unmet.push(`#${m.number}: expected ${m.expected}, got ${m.actual}`);
+        unmet.push(...(parsed.expectations?.unmet ?? []));
+        for (const d of parsed.invariants?.details ?? [])
+          if (d.kind !== "note") unmet.push(`invariant: ${d.message}`);
+        if (parsed.error) unmet.push(`error: ${String(parsed.error).split("\n")[0]}`);
+      } else {
+        const last = output.trim().split("\n").slice(-3).join(" | ");
+        unmet.push(`no report (exit ${code ?? signal}): ${last.slice(0, 300)}`);
+      }
+      const passed = code === 0 && parsed !== null;
+      if (passed && unmet.length) unmet.length = 0; // notes only
+      resolve({
+        tag,
+        passed,
+        outcome: parsed?.outcome ?? `exit ${code ?? signal}`,
+        seconds: parsed ? parsed.durationMs / 1000 : (Date.now() - started) / 1000,
+        requests: parsed?.requests?.total ?? null,
+        unmet: passed ? [] : unmet.length ? unmet : [`exit code ${code ?? signal}`],
+        log,
+        report,
+      });
+    });
+  });
+}
+
+const rows = [];
+const startedAll = Date.now();
+async function worker() {
+  for (;;) {
+    const item = queue.shift();
+    if (!item) return;
+    const row = await runOne(item);
+    rows.push(row);
+    process.stdout.write(
+      `${row.passed ? "pass" : "FAIL"}  ${row.tag}  ${row.outcome}  ${row.seconds.toFixed(1)}s${row.passed ? "" : `  (log: ${row.log})`}\n`,
+    );
+  }
+}
+process.stdout.write(`e2e: ${queue.length} scenario run(s), ${jobs} at a time; logs in ${outDir}\n`);
+await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+
+rows.sort((a, b) => a.tag.localeCompare(b.tag));
+const header = ["scenario", "outcome", "seconds", "requests", "unmet expectations"];
+const table = rows.map((r) => [
+  r.tag,
+  r.passed ? r.outcome : `${r.outcome} ✗`,
+  r.seconds.toFixed(1),
+  r.requests === null ? "-" : String(r.requests),
+  r.unmet.length ? r.unmet[0] : "-",
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
+const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join("  ");
+process.stdout.write(`\n${line(header)}\n${line(widths.map((w) => "-".repeat(w)))}\n`);
+for (const [i, row] of table.entries()) {
+  process.stdout.write(`${line(row)}\n`);
+  for (const more of rows[i].unmet.slice(1)) process.stdout.write(`${line(["", "", "", "", more])}\n`);
+}
+const failed = rows.filter((r) => !r.passed);
+process.stdout.write(
+  `\n${rows.length - failed.length} of ${rows.length} passed in ${((Date.now() - startedAll) / 1000).toFixed(0)}s\n`,
+);
+if (failed.length) {
+  for (const row of failed) {
+    const tail = readFileSync(row.log, "utf8").trim().split("\n").slice(-25).join("\n");
+    process.stdout.write(`\n──── ${row.tag} (last lines of ${row.log}) ────\n${tail}\n`);
+  }
+  process.exit(1);
+}
+if (!keep) rmSync(outDir, { recursive: true, force: true });
