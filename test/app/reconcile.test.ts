@@ -197,7 +197,7 @@ describe("reconcile", () => {
       (v) => v.withRepo === true && v.trackingNumber === 1,
     );
     replyRuns(scope, []);
-    scope.get(`${R}/collaborators/writer/permission`).reply(200, { permission: "admin", role_name: "admin" });
+    // The writer's permission was looked up moments ago: the second attempt trusts it (no request).
     scope.get(`${R}/issues/1`).reply(200, restIssue(1, idleBody(4)));
     const writes = recordWrites(nock(API));
     const result = await run();
