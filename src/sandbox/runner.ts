@@ -41,6 +41,8 @@ import {
   scenarioCi,
 } from "./scenario.js";
 import type { Issue, SandboxStore, StoreEvent } from "./store.js";
+import { ControllerFleet, InvariantRecorder, sendBadSignatureWebhook } from "./faultkit.js";
+import { type InvariantReport, invariantsHold } from "./invariants.js";
 
 export const DEFAULT_SCENARIO = join(PACKAGE_ROOT, "scenarios", "demo.yml");
 
@@ -151,6 +153,10 @@ export interface ScenarioReport {
   /** The tracking issue's body at the end, hidden markers removed. */
   dashboard: string | null;
   error?: string;
+  /** End-of-run invariants (src/sandbox/invariants.ts); any count above zero fails the run. */
+  invariants?: InvariantReport;
+  /** Checks made by fault actions (a bad-signature webhook must be answered 400); any failure fails the run. */
+  faultChecks?: { name: string; ok: boolean; detail: string }[];
 }
 
 /** Thrown before anything starts when a part the scenario needs does not exist yet. */
@@ -478,6 +484,11 @@ interface ArmedRule {
   lastValue: boolean;
 }
 
+/** Whether any rule (or follow-up rule) of a timeline has an action with this key. */
+function timelineHas(rules: ScenarioRule[], key: keyof ScenarioAction): boolean {
+  return rules.some((r) => r.do.some((a) => a[key] !== undefined) || timelineHas(r.then, key));
+}
+
 /** Runs a scenario file (or a parsed scenario) to the end. */
 export async function runScenario(
   scenarioOrFile: string | Scenario = DEFAULT_SCENARIO,
@@ -570,6 +581,7 @@ export async function runScenario(
   const runIssues = new Map<number, number>();
 
   const humans = new Set(scenario.users.map((u) => u.login.toLowerCase()));
+  const faultChecks: { name: string; ok: boolean; detail: string }[] = [];
   humans.add(owner.toLowerCase());
 
   try {
@@ -743,10 +755,12 @@ export async function runScenario(
     // --- progress from the store ------------------------------------------------------------------------
     let lastEventAt = Date.now();
     let trackingAnnounced = false;
+    const recorder = new InvariantRecorder(store, repoFull, labels.ready);
     const expectRecorder = new ExpectationRecorder(repoFull, scenario);
     const unsubscribe = store.onEvent((event: StoreEvent) => {
       lastEventAt = Date.now();
       expectRecorder.onEvent(event);
+      recorder.onEvent(event);
       describeStoreEvent(event);
     });
     onCleanup("progress", 1, () => unsubscribe());
@@ -793,18 +807,43 @@ export async function runScenario(
 
     // --- the controller -----------------------------------------------------------------------------------
     progress("setup", null, "starting the controller app");
-    const controller = await startController({
+    // Fault runs that kill the controller or run several use controller processes (src/sandbox/faultkit.ts).
+    const wantsFleet =
+      timelineHas(scenario.timeline, "killController") ||
+      (scenario.controllers !== undefined &&
+        (scenario.controllers.process || scenario.controllers.instances > 1));
+    let fleet: ControllerFleet | null = null;
+    let controllerWebhooks: () => string[];
+    const controllerOptions = {
       appId: sandbox.app.id,
       privateKey: sandbox.app.privateKey,
       webhookSecret: sandbox.app.webhookSecret,
       baseUrl: sandbox.url,
       port: 0,
       tickMs: scenario.limits.tickMs,
-    });
-    onCleanup("the controller", 20, () => controller.stop());
-    sandbox.setWebhookTarget(controller.webhookUrl ?? controller.url);
+    };
+    if (wantsFleet) {
+      const processes = new ControllerFleet(controllerOptions, scenario.controllers?.instances ?? 1, (m) =>
+        progress(m.startsWith("fault") ? "human" : "setup", null, m),
+      );
+      fleet = processes;
+      onCleanup("the controller processes", 20, () => processes.stop());
+      await processes.start();
+      sandbox.setWebhookTarget(processes.webhookUrl);
+      controllerWebhooks = () => processes.liveWebhookUrls();
+      progress(
+        "setup",
+        null,
+        `${processes.instances.length} controller process(es) running; sandbox at ${sandbox.url}`,
+      );
+    } else {
+      const controller = await startController(controllerOptions);
+      onCleanup("the controller", 20, () => controller.stop());
+      sandbox.setWebhookTarget(controller.webhookUrl ?? controller.url);
+      controllerWebhooks = () => [controller.webhookUrl ?? controller.url];
+      progress("setup", null, `controller listening at ${controller.url}; sandbox at ${sandbox.url}`);
+    }
     if (scenario.faults) sandbox.faults.set(scenario.faults);
-    progress("setup", null, `controller listening at ${controller.url}; sandbox at ${sandbox.url}`);
 
     // --- the timeline -------------------------------------------------------------------------------------
     const armed: ArmedRule[] = [];
@@ -888,6 +927,39 @@ export async function runScenario(
 
     /** Performs one action; false when its target does not exist yet (the rule waits). */
     const perform = async (rule: ScenarioRule, action: ScenarioRule["do"][number]): Promise<boolean> => {
+      if (action.killController) {
+        const k = action.killController;
+        if (!fleet?.armKill(k.instance, k.afterWrites, k.restartAfterSeconds)) return false;
+        progress(
+          "human",
+          null,
+          `fault: controller ${k.instance} will be killed after its next ${k.afterWrites} write(s)`,
+        );
+        return true;
+      }
+      if (action.badSignatureWebhook) {
+        const urls = controllerWebhooks();
+        for (const url of urls) {
+          const status = await sendBadSignatureWebhook(url, {
+            owner,
+            repo: name,
+            installationId: store!.installationId,
+            issue: obs.tracking()?.number ?? 1,
+            appId: sandbox!.app.id,
+          });
+          faultChecks.push({
+            name: "bad-signature webhook rejected",
+            ok: status === 400,
+            detail: `${url} answered ${status} (expected 400)`,
+          });
+          progress(
+            "human",
+            null,
+            `fault: webhook with a bad signature sent; the controller answered ${status}`,
+          );
+        }
+        return urls.length > 0;
+      }
       if ("killRun" in action && action.killRun) {
         const run = actionsRunner
           .activeRuns()
@@ -940,6 +1012,19 @@ export async function runScenario(
       } else if (a.reopen) {
         await client.rest.issues.update({ owner, repo: name, issue_number: target, state: "open" });
         progress("human", target, `@${a.as} reopened the issue`);
+      } else if (a.corruptState) {
+        const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
+        const body = data.body ?? "";
+        const garbled = body.replace(
+          /(<!-- autopilot:state v\d+\s*)([\s\S]*?)(-->)/,
+          (_m, head: string, json: string, tail: string) =>
+            `${head}${json.slice(0, Math.floor(json.length / 2))} "edited by hand": [1, 2,\n${tail}`,
+        );
+        await client.rest.issues.update({ owner, repo: name, issue_number: target, body: garbled });
+        progress("human", target, `@${a.as} edited the issue: the state block is now unreadable`);
+      } else if (a.delete) {
+        store!.deleteIssue(repoFull, target, a.as);
+        progress("human", target, `@${a.as} deleted the issue`);
       }
       return true;
     };
@@ -1054,6 +1139,8 @@ export async function runScenario(
       const allTerminal = scenario.issues.every((_, i) => {
         const n = i + 1;
         const state = obs.state(n);
+        // A ready label from someone without write access is not work: such an issue is settled as it is.
+        if (state === "ready" && !recorder.readyByWriter(obs.issue(n))) return !pendingTargets.has(n);
         return TERMINAL.has(state) && (state === "done" || !pendingTargets.has(n));
       });
       const quiet = Date.now() - lastEventAt >= scenario.limits.settleSeconds * 1000;
@@ -1083,6 +1170,24 @@ export async function runScenario(
     });
     report.expectations.unmet = unmet;
     if (unmet.length) report.expectations.ok = false;
+    if (faultChecks.length) report.faultChecks = faultChecks;
+    report.invariants = await recorder.collect({
+      git,
+      actions: actionsRunner,
+      tasks: scenario.issues.map((entry, i) => ({
+        number: i + 1,
+        state: obs.state(i + 1),
+        dependsOn: [...entry.dependsOn, ...entry.blockedBy],
+        issue: obs.issue(i + 1),
+      })),
+      labels: { ready: labels.ready, exclude: config.config.labels.exclude },
+      maxParallel: config.config.maxParallel,
+      branchPrefix: config.config.branchPrefix,
+      tracking: obs.tracking(),
+    });
+    if (!invariantsHold(report.invariants))
+      for (const d of report.invariants.details.filter((x) => x.kind !== "note"))
+        progress("warning", d.issue, `invariant: ${d.message}`);
     progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
     await options.inspect?.({ sandbox, store, actions: actionsRunner, repo: repoFull });
   } catch (error) {
@@ -1222,7 +1327,12 @@ function buildReport(
 
 /** Whether a report counts as a success: settled and every expectation met. */
 export function reportPassed(report: ScenarioReport): boolean {
-  return report.outcome === "settled" && report.expectations.ok;
+  return (
+    report.outcome === "settled" &&
+    report.expectations.ok &&
+    (report.invariants === undefined || invariantsHold(report.invariants)) &&
+    (report.faultChecks ?? []).every((c) => c.ok)
+  );
 }
 
 export { REPORT_STATES };

@@ -32,6 +32,9 @@
  *   - when: { afterSeconds: 20 }
  *     do: [{ as: alice, comment: "/autopilot pause", on: tracking }]
  * faults: { serverErrorRate: 0.1 }
+ * controllers: { instances: 2 }      # two controller processes at once (fault runs: scenarios/faults-*.yml)
+ * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
+ * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
  * limits: { maxDurationSeconds: 120 }
  * expect: { 1: done, 2: done }
  * ```
@@ -178,8 +181,9 @@ export type ScenarioCondition = z.infer<typeof ConditionSchema>;
 const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 
 /**
- * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen),
- * or the runner injects a fault (`killRun`, `faults`).
+ * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
+ * corruptState, delete), or the runner injects a fault (`killRun`, `faults`, `killController`,
+ * `badSignatureWebhook`).
  */
 const ActionSchema = z
   .strictObject({
@@ -200,12 +204,32 @@ const ActionSchema = z
     killRun: z.strictObject({ issue: issueNumber }).optional(),
     /** Replace the sandbox's faults. */
     faults: FaultsSchema.optional(),
+    /** A person edits the target's (`on: tracking`) hidden state block into unreadable JSON. */
+    corruptState: z.literal(true).optional(),
+    /** A person (admin) deletes the target issue for good (`on: tracking`: the dashboard). */
+    delete: z.literal(true).optional(),
+    /**
+     * Fault: the controller process is SIGKILLed right after its next `afterWrites` successful writes to the API
+     * (mid-reconcile, between two effects) and a new process starts on the same state `restartAfterSeconds`
+     * later. Runs the controllers as processes (see `controllers`).
+     */
+    killController: z
+      .strictObject({
+        instance: z.number().int().positive().default(1),
+        afterWrites: z.number().int().positive().default(1),
+        restartAfterSeconds: z.number().nonnegative().default(2),
+      })
+      .optional(),
+    /** Fault: a webhook signed with the wrong secret is sent to every controller; each must answer 400. */
+    badSignatureWebhook: z.literal(true).optional(),
   })
   .superRefine((a, ctx) => {
-    const verbs = (["comment", "review", "label", "unlabel", "close", "reopen"] as const).filter(
+    const verbs = (
+      ["comment", "review", "label", "unlabel", "close", "reopen", "corruptState", "delete"] as const
+    ).filter((k) => a[k] !== undefined);
+    const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,
     );
-    const system = (["killRun", "faults"] as const).filter((k) => a[k] !== undefined);
     if (system.length) {
       if (system.length > 1 || verbs.length || a.as) {
         ctx.addIssue({
@@ -398,6 +422,17 @@ export const ScenarioSchema = z
       ])
       .default(false),
     faults: FaultsSchema.optional(),
+    /**
+     * The controller: `instances` separate controller processes on the same GitHub state, each receiving every
+     * webhook and ticking (two controllers at once); `process: true` runs even one as a process (implied by a
+     * `killController` action). Default: one controller inside the runner's process.
+     */
+    controllers: z
+      .strictObject({
+        instances: z.number().int().min(1).max(3).default(1),
+        process: z.boolean().default(false),
+      })
+      .optional(),
     limits: z
       .strictObject({
         /** The run ends (outcome "timeout") after this long. */

@@ -476,7 +476,8 @@ export type StoreEvent =
         | "pinned"
         | "unpinned"
         | "assigned"
-        | "unassigned";
+        | "unassigned"
+        | "deleted";
       issue: Issue;
       label?: Label;
       assignee?: string;
@@ -1293,6 +1294,20 @@ export class SandboxStore {
     } else {
       this.emit({ name: "issues", action: "closed", repo: state.repo, sender: actor, issue });
     }
+    return issue;
+  }
+
+  /**
+   * Deletes an issue for good, with its comments, as an admin can on GitHub (GraphQL `deleteIssue`); emits
+   * `issues.deleted`. Afterwards the number answers 404.
+   */
+  deleteIssue(repo: RepoRef, number: number, actor: string): Issue {
+    const state = this.state(repo);
+    const issue = this.requireIssue(repo, number);
+    if (issue.pull) throw new StoreError(422, "Pull requests cannot be deleted");
+    state.issues.delete(number);
+    for (const [id, comment] of state.comments) if (comment.issueNumber === number) state.comments.delete(id);
+    this.emit({ name: "issues", action: "deleted", repo: state.repo, sender: actor, issue });
     return issue;
   }
 
