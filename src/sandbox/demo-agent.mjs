@@ -135,6 +135,7 @@ function applyWork(files, note) {
   if (runIndex > 0 && workingTreeClean()) {
     const target = Object.keys(files ?? {})[0] ?? entry.revisionFile ?? "NOTES.md";
     const feedback = feedbackLine();
+    mkdirSync(dirname(target), { recursive: true });
     appendFileSync(
       target,
       `\n${commentLine(target, `Revision ${runIndex + 1}: ${feedback ?? note ?? "follow-up"}`)}\n`,
@@ -179,6 +180,11 @@ function failWith(message, exitCode = 1) {
 
 function promptHas(needle) {
   return Boolean(needle) && prompt.toLowerCase().includes(String(needle).toLowerCase());
+}
+
+// A run that takes a while, as a real agent's does (the process stays killable meanwhile).
+if (entry.sleepSeconds > 0 && behavior !== "hang") {
+  await new Promise((resolve) => setTimeout(resolve, entry.sleepSeconds * 1000));
 }
 
 switch (behavior) {
@@ -258,6 +264,7 @@ switch (behavior) {
 
   case "never-finish":
     // Makes progress (a commit per iteration) but never signals completion.
+    mkdirSync(dirname(entry.revisionFile ?? "NOTES.md"), { recursive: true });
     appendFileSync(entry.revisionFile ?? "NOTES.md", `Still working (run ${runIndex + 1})\n`);
     say("Made some progress, more to do");
     finish(null);

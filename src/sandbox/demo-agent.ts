@@ -102,6 +102,8 @@ export const DemoAgentEntrySchema = z
     resetInSeconds: z.number().positive().optional(),
     /** The agent's final message before the signal. */
     summary: z.string().optional(),
+    /** Seconds every run takes before it acts, as a real agent thinks (lets a scenario act mid-iteration). */
+    sleepSeconds: z.number().nonnegative().optional(),
   })
   .strict();
 export type DemoAgentEntry = z.infer<typeof DemoAgentEntrySchema>;

@@ -29,6 +29,9 @@ interface FinishedResult {
   result: string;
   iterations: number;
   reason?: string;
+  resumeAt?: string;
+  /** When the recorder first saw it finished. */
+  finishedAt: number;
 }
 
 /** Records, from the store's events, what the end state alone cannot tell. */
@@ -44,6 +47,8 @@ export class ExpectationRecorder {
   /** Head SHAs each PR had, in order. */
   readonly heads = new Map<number, string[]>();
   private readonly inProgress = new Set<number>();
+  /** When each worker run of a task issue started. */
+  readonly runStarts = new Map<number, number[]>();
   maxConcurrentRuns = 0;
   private session: string | null = null;
   private readonly patterns: string[];
@@ -74,6 +79,8 @@ export class ExpectationRecorder {
             result: result.result,
             iterations: result.iterations,
             ...(result.reason ? { reason: result.reason } : {}),
+            ...(result.resumeAt ? { resumeAt: result.resumeAt } : {}),
+            finishedAt: known?.finishedAt ?? Date.now(),
           };
           if (known) Object.assign(known, entry);
           else list.push(entry);
@@ -95,8 +102,11 @@ export class ExpectationRecorder {
         break;
       case "workflow_run":
         if (event.run.event !== "workflow_dispatch" || !event.run.inputs.issue) break;
-        if (event.action === "in_progress") this.inProgress.add(event.run.id);
-        else if (event.action === "completed") this.inProgress.delete(event.run.id);
+        if (event.action === "in_progress" && !this.inProgress.has(event.run.id)) {
+          this.inProgress.add(event.run.id);
+          const issue = Number(event.run.inputs.issue);
+          this.runStarts.set(issue, [...(this.runStarts.get(issue) ?? []), Date.now()]);
+        } else if (event.action === "completed") this.inProgress.delete(event.run.id);
         this.maxConcurrentRuns = Math.max(this.maxConcurrentRuns, this.inProgress.size);
         break;
       default:
@@ -224,6 +234,22 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       fail(
         `expected worker results ${e.results.join(" → ")}, got ${results.map((r) => r.result).join(" → ") || "none"}`,
       );
+    if (e.resumesAfterReset) {
+      // Each run that ended on a limit with a reset time: the task's next run started after that time.
+      const limited = results.filter((r) => r.resumeAt);
+      if (!limited.length) fail("no worker run ended with a reset time (resumeAt)");
+      const starts = recorder.runStarts.get(n) ?? [];
+      for (const r of limited) {
+        const next = starts.find((t) => t > r.finishedAt);
+        const reset = Date.parse(r.resumeAt!);
+        // The agent prints the reset in whole seconds: allow a second.
+        if (next === undefined) fail(`no worker run started after the one that hit the limit (${r.result})`);
+        else if (next < reset - 1000)
+          fail(
+            `the next worker run started ${((reset - next) / 1000).toFixed(1)} s before the reset ${r.resumeAt}`,
+          );
+      }
+    }
     if (e.iterations !== undefined && !countOk(ctx.iterationsOf(n), e.iterations))
       fail(`expected ${describeCount(e.iterations)} iterations in all, got ${ctx.iterationsOf(n)}`);
     if (e.lastIterations !== undefined) {
@@ -308,6 +334,16 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
     if (!matches(pattern, body)) unmet.push(`dashboard: does not match /${pattern}/`);
   for (const pattern of run.noDashboard ?? [])
     if (matches(pattern, body)) unmet.push(`dashboard: matches /${pattern}/`);
+  const tracking = ctx.tracking();
+  const trackingComments = tracking
+    ? store
+        .listComments(repoFull, tracking.number)
+        .filter((c) => !ctx.humans.has(c.user.toLowerCase()))
+        .map((c) => c.body)
+    : [];
+  for (const pattern of run.dashboardComments ?? [])
+    if (!trackingComments.some((b) => matches(pattern, b)))
+      unmet.push(`dashboard: no comment by Autopilot matching /${pattern}/ on the tracking issue`);
   for (const pattern of run.dashboardSeen ?? [])
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
   if (run.session) {

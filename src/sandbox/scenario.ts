@@ -320,6 +320,8 @@ export const IssueExpectationSchema = z.strictObject({
   lastIterations: CountSchema.optional(),
   /** Worker runs dispatched for the task. */
   runs: CountSchema.optional(),
+  /** Some run ended on an agent limit with a reset time, and the task's next run started after that time. */
+  resumesAfterReset: z.boolean().optional(),
   /** Times the demo agent ran for the task. */
   agentRuns: CountSchema.optional(),
   /** Demo agent names (`{demo_agent} --agent NAME`) that ran for the task. */
@@ -351,6 +353,8 @@ export const RunExpectationShape = {
   dashboardSeen: PatternsSchema.optional(),
   /** No pattern matches the final dashboard. */
   noDashboard: PatternsSchema.optional(),
+  /** Each pattern matches a comment by Autopilot on the tracking issue. */
+  dashboardComments: PatternsSchema.optional(),
   /** The session status at the end (idle, running, pausing, paused, stopping, completed). */
   session: z.string().min(1).optional(),
   /** Session statuses the dashboard showed during the run, in this order (others may come between). */
