@@ -70,10 +70,12 @@ import {
   trackConsecutiveFailures,
   transitionTask,
 } from "./task.js";
-import type { WorkerResult } from "./workerResult.js";
+import type { WorkerOutcome, WorkerResult } from "./workerResult.js";
 
 /** A dispatch whose run has not appeared yet counts as live for this long. */
 export const DISPATCH_GRACE_MINUTES = 10;
+/** A run that succeeded without a visible result is given this long for the result to show before it counts as a crash. */
+export const RESULT_GRACE_MINUTES = 2;
 /** A cancel that did not take is asked again after this long. */
 export const CANCEL_RETRY_MINUTES = 15;
 /** A merge that did not happen is tried again after this long. */
@@ -182,6 +184,11 @@ class Reconcile {
       const n = Number(key);
       const issue = this.issues.get(n);
       if (!issue || !record.label || !fresh(record.labelAt)) continue;
+      // A worker that finished has labeled its task itself (review, blocked, needs-human) AFTER Autopilot's
+      // in-progress: the snapshot is newer than the record then, not staler. Overlaying it would hide the
+      // worker's label, and the next label change (a feedback round's re-dispatch) would be computed against
+      // labels the issue does not have — leaving the task labeled review while a worker runs on it.
+      if (this.finishedUnhandled(n)) continue;
       if (this.statusOf(n) !== record.label) this.overlayStatus(n, record.label as TaskStatus);
     }
     for (const r of this.state.recent) {
@@ -190,6 +197,19 @@ class Reconcile {
       if (r.outcome === "skipped") this.overlayStatus(r.issue, "skipped");
       else if (issue.state === "open") this.issues.set(r.issue, { ...issue, state: "closed" });
     }
+  }
+
+  /** The current dispatch's worker finished (its result is in). */
+  private finishedCurrent(n: number): boolean {
+    const record = this.state.tasks[n];
+    const result = this.results.get(n);
+    return !!record?.dispatchId && result?.dispatchId === record.dispatchId && result.status === "finished";
+  }
+
+  /** The current dispatch's worker finished and this controller has not acted on its result yet. */
+  private finishedUnhandled(n: number): boolean {
+    const record = this.state.tasks[n];
+    return this.finishedCurrent(n) && record?.handled !== record?.dispatchId;
   }
 
   private overlayStatus(n: number, status: TaskStatus): void {
@@ -609,7 +629,11 @@ class Reconcile {
         if (result.result === "claimed_elsewhere") {
           record.handled = result.dispatchId;
           this.note(`#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
-        } else if (status === "in-progress" || status === "ready") {
+        } else if (
+          status === "in-progress" ||
+          status === "ready" ||
+          (status !== null && status === WORKER_LABELS[result.result ?? "failed"])
+        ) {
           this.handleOutcome(n, record, result);
         } else {
           this.account(record, result);
@@ -642,6 +666,15 @@ class Reconcile {
       : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
     if (status !== "in-progress" && status !== "ready") {
       record.handled = record.dispatchId;
+      return;
+    }
+    if (
+      run?.conclusion === "success" &&
+      this.nowMs - Date.parse(run.updatedAt) < RESULT_GRACE_MINUTES * 60_000
+    ) {
+      // A job that succeeded wrote its result before it ended: the read of the comments lags the read of the
+      // runs. Waiting costs a reconcile; a crash would cost a retry (and three of them pause the session).
+      this.note(`#${n}: run ${run.id} succeeded; waiting for its result to show`);
       return;
     }
     this.crash(n, record, why, run ? "crash" : "lost");
@@ -892,6 +925,17 @@ class Reconcile {
   private processReviews(): void {
     for (const [n, issue] of this.issues) {
       if (issue.state !== "open" || this.statusOf(n) !== "review") continue;
+      if (this.liveState(n).live && !this.finishedCurrent(n)) {
+        // A worker is still pushing to the branch (a feedback round): its commits are not final, so nothing is
+        // merged or sent back until it has finished.
+        this.reviewLines.set(n, {
+          issue: n,
+          title: issue.title,
+          reason: "a worker is updating the pull request",
+          pr: this.state.tasks[n]?.pr ?? null,
+        });
+        continue;
+      }
       this.processReview(n, issue);
     }
   }
@@ -1617,6 +1661,13 @@ class Reconcile {
     this.log.push(message);
   }
 }
+
+/** The state a worker labels its own task with when it ends with these outcomes (src/worker/main.ts). */
+const WORKER_LABELS: Partial<Record<WorkerOutcome, TaskStatus>> = {
+  complete: "review",
+  blocked: "blocked",
+  needs_human: "needs-human",
+};
 
 interface PoolResult {
   graph: TaskGraph;

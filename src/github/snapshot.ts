@@ -7,7 +7,8 @@
  *    and recent comments (commands and worker progress comments), recently closed Autopilot issues, open pull
  *    requests (kept when their head branch starts with `branchPrefix`) with head SHA, check rollup, reviews,
  *    mergeability and review comments, and recently closed/merged pull requests;
- * 2. ONE REST call for the worker workflow's runs (`display_title` carries issue, attempt and dispatch id);
+ * 2. ONE REST call for the worker workflow's runs (`display_title` carries issue, attempt and dispatch id),
+ *    made first (a run seen completed then has its final result in the comments the query reads);
  * 3. only when needed: a second GraphQL query when the config names other labels than assumed, one for the
  *    states of referenced issues outside the pool (aliases), and one permission lookup per login that matters
  *    and has not been handled yet (owners of personal repositories are admins without asking).
@@ -74,13 +75,21 @@ export interface RepoMemory {
    * per person who applied a ready label; a revoked permission is noticed within PERMISSION_CACHE_MS.
    */
   permissions: Map<string, { permission: Permission; at: number }>;
+  /** The worker workflow the last snapshot used: the runs are listed with it before the query (see takeSnapshot). */
+  workerWorkflow: string | null;
 }
 
 /** How long a looked-up repository permission is trusted. */
 export const PERMISSION_CACHE_MS = 5 * 60_000;
 
 export function newRepoMemory(): RepoMemory {
-  return { trackingIssue: null, poolLabels: null, blockedByField: true, permissions: new Map() };
+  return {
+    trackingIssue: null,
+    poolLabels: null,
+    blockedByField: true,
+    permissions: new Map(),
+    workerWorkflow: null,
+  };
 }
 
 /** Facts the executor needs that the pure core does not: every comment (bots included) and node ids. */
@@ -331,8 +340,16 @@ export async function graphqlAllowingNotFound<T>(
 
 export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput> {
   const { memory } = ctx;
-  let labels = memory.poolLabels ?? ctx.settingsFor(null, null).poolLabels;
+  const assumed = memory.poolLabels && memory.workerWorkflow ? null : ctx.settingsFor(null, null);
+  let labels = memory.poolLabels ?? assumed!.poolLabels;
   const knownTracking = memory.trackingIssue;
+
+  // The runs come BEFORE the query. A worker writes its final result into its progress comment and only then
+  // ends, so a run listed as completed here has its result in the comments read below. The other way round,
+  // a run that ends between the two reads looks like one that ended without a result: a crash, a retry, and
+  // after three of them a paused session.
+  const assumedWorkflow = memory.workerWorkflow ?? assumed!.workerWorkflow;
+  let runs = await fetchWorkerRuns(ctx, assumedWorkflow);
 
   // First page: everything.
   const first = await runSnapshotQuery(ctx, {
@@ -476,7 +493,11 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     }
   }
 
-  const runs = await fetchWorkerRuns(ctx, settings.workerWorkflow);
+  if (settings.workerWorkflow !== assumedWorkflow) {
+    // The config names another worker workflow (first snapshot of this repository, or a changed config).
+    runs = await fetchWorkerRuns(ctx, settings.workerWorkflow);
+  }
+  memory.workerWorkflow = settings.workerWorkflow;
 
   const comments = allComments.filter((c) => !c.authorIsBot);
   const workerResults = latestWorkerResults(allComments);

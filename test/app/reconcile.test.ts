@@ -216,6 +216,8 @@ describe("reconcile", () => {
       first,
       snapshotPage({ config: good, tracking: gqlTracking({ number: 1, body: idleBody() }) }),
     );
+    // The runs are listed before the query, with the default workflow until the config names another.
+    replyRuns(first, []);
     replyRuns(first, [], "custom-worker.yml");
     await run();
     expect(first.isDone()).toBe(true);

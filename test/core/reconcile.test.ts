@@ -111,6 +111,30 @@ describe("pool and dispatch", () => {
     expect(d.state.tasks["1"]).toMatchObject({ retries: 1, failures: 1 });
   });
 
+  it("waits a little for the result of a run that succeeded before counting it as a crash", () => {
+    const first = step(world({ issues: [issue(1)] }), null);
+    const ended = {
+      ...first.world,
+      runs: first.world.runs.map((r) => ({
+        ...r,
+        status: "completed" as const,
+        conclusion: "success",
+        updatedAt: minutes(5).toISOString(),
+      })),
+      // The comments were read from a replica that has not seen the worker's last write yet.
+      workerResults: [
+        result(1, { status: "running", result: undefined, updatedAt: minutes(4).toISOString() }),
+      ],
+    };
+    const soon = decide({ ...input(ended), state: first.state, now: minutes(6) });
+    expect(soon.log).toContain(`#1: run ${ended.runs[0]!.id} succeeded; waiting for its result to show`);
+    expect(only(soon.effects, "setStateLabel")).toEqual([]);
+    expect(soon.state.tasks["1"]).toMatchObject({ retries: 0, failures: 0 });
+    const later = decide({ ...input(ended), state: first.state, now: minutes(8) });
+    expect(later.log).toContain("#1: the worker run ended (success) without a result");
+    expect(later.state.tasks["1"]).toMatchObject({ retries: 1, failures: 1 });
+  });
+
   it("leaves out issues labeled ready by someone without write access, and says so on the dashboard", () => {
     const w = world({
       issues: [
@@ -479,6 +503,48 @@ describe("gates", () => {
     expect(only(soon.effects, "mergePr")).toEqual([]);
     const later = decide({ ...input(w), state: first.state, now: minutes(51) });
     expect(only(later.effects, "mergePr")).toHaveLength(1);
+  });
+
+  it("moves a task sent back for feedback to in-progress although its worker labeled it review, and merges nothing while the next worker pushes", () => {
+    const first = step(world({ issues: [issue(7)] }), null);
+    // The worker opened PR #107, labeled its task review itself and finished; CI failed on its head.
+    const finished = {
+      ...first.world,
+      issues: first.world.issues.map((i) => ({ ...i, labels: ["autopilot:review"] })),
+      runs: first.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+      workerResults: [result(7, { updatedAt: minutes(4).toISOString() })],
+      pulls: [pull(7, { checks: [check("test", "failure")] })],
+    };
+    const feedback = step(finished, first.state, { now: minutes(5) });
+    expect(only(feedback.decision.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 7, attempt: 2 }),
+    ]);
+    expect(only(feedback.decision.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({
+        issue: 7,
+        add: "autopilot:in-progress",
+        remove: expect.arrayContaining(["autopilot:review"]),
+      }),
+    ]);
+    // Long after (the labels' settle time is over), attempt 2 is still pushing: its first push passed CI, but the
+    // task is not done until the worker says so — even if the label read back says review.
+    const pushing = {
+      ...feedback.world,
+      issues: feedback.world.issues.map((i) => ({ ...i, labels: ["autopilot:review"] })),
+      runs: feedback.world.runs.map((r) => ({ ...r, status: "in_progress" as const })),
+      workerResults: [
+        result(7, {
+          attempt: 2,
+          dispatchId: "7-2-seed",
+          status: "running",
+          updatedAt: minutes(29).toISOString(),
+        }),
+      ],
+      pulls: [pull(7, { headSha: "sha7b", checks: [check("test", "success")] })],
+    };
+    const d = decide({ ...input(pushing), state: feedback.state, now: minutes(30) });
+    expect(only(d.effects, "mergePr")).toEqual([]);
+    expect(only(d.effects, "comment")).toEqual([]);
   });
 
   it("fails the task once the feedback rounds are used up", () => {

@@ -271,6 +271,57 @@ describe("the world snapshot", () => {
   });
 });
 
+describe("a worker that finishes while the snapshot is being read", () => {
+  // The worker writes its final result into its progress comment, then its run completes. Whichever of the
+  // snapshot's two reads comes first, the worker finishes right after it.
+  function finishingWorker(scope: nock.Scope) {
+    let finished = false;
+    const running = workerResult({ issue: 7, status: "running" });
+    const done = workerResult({ issue: 7, status: "finished", result: "complete", prNumber: 20 });
+    scope
+      .post("/graphql", (b: { query: string }) => b.query.includes("query AutopilotSnapshot"))
+      .reply(200, () => {
+        const page = snapshotPage({
+          tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+          issues: [
+            gqlIssue({
+              number: 7,
+              labels: ["autopilot:in-progress"],
+              comments: [progressComment(70, finished ? done : running)],
+            }),
+          ],
+        });
+        finished = true;
+        return page;
+      });
+    scope
+      .get(`/repos/${OWNER}/${REPO}/actions/workflows/autopilot-worker.yml/runs`)
+      .query(true)
+      .reply(200, () => {
+        const run = restRun({
+          id: 900,
+          issue: 7,
+          status: finished ? "completed" : "in_progress",
+          conclusion: finished ? "success" : null,
+        });
+        finished = true;
+        return { total_count: 1, workflow_runs: [run] };
+      });
+  }
+
+  it("never shows its run completed without the result it wrote before completing", async () => {
+    const scope = nock(API);
+    finishingWorker(scope);
+    const { world } = await gateway().snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    const run = world.runs.find((r) => r.issue === 7)!;
+    const result = world.workerResults.find((r) => r.issue === 7)!;
+    // Runs first: the run was still going, and the comments read after it already hold the final result. The
+    // other order shows a completed run next to a running result, which reads as a crash.
+    expect({ run: run.status, result: result.status }).toEqual({ run: "in_progress", result: "finished" });
+  });
+});
+
 describe("worker run titles", () => {
   it("carry the issue, the attempt and the dispatch id", () => {
     expect(parseRunTitle("autopilot #12 attempt 3 [12-3-lq2x9]")).toEqual({
