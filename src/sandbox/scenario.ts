@@ -582,6 +582,8 @@ function unionHint(where: string): string {
   if (where.endsWith("ci")) return "a command string, or { command, name, timeoutSeconds }";
   if (where.endsWith("config")) return "a mapping (merged over the defaults) or the file's text";
   if (where.endsWith("behavior")) return "a behaviour name or a list of them";
+  if (where.startsWith("expect."))
+    return `under expect: an issue number with a state or { state, comments, prompts, results, … }, or one of ${Object.keys(RunExpectationShape).join(", ")}`;
   return "see the scenario format in src/sandbox/scenario.ts";
 }
 

@@ -146,6 +146,26 @@ describe("the demo agent", () => {
     }
   });
 
+  it("records each run's prompt and agent name, keeps notes in a new folder, and takes its time when told", async () => {
+    script({ 12: { behavior: "never-finish", revisionFile: "notes/progress.md", sleepSeconds: 0.5 } });
+    const promptFile = join(dir, "prompt.md");
+    await git(["checkout", "-q", "-B", "autopilot/issue-12"]);
+    writeFileSync(promptFile, "Task: issue #12. A person answered: use cents.");
+    const command = `${demoAgentCommand(scriptPath).replace("{prompt_file}", promptFile)} --agent fallback`;
+    const started = Date.now();
+    const out = await run("sh", ["-c", command], { cwd: repo, env: { PATH: process.env.PATH } });
+    expect(out.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(read("notes/progress.md")).toBe("Still working (run 1)\n");
+    const state = readDemoAgentState(scriptPath, 12);
+    expect(state.log).toEqual([
+      expect.objectContaining({
+        agent: "fallback",
+        prompt: "Task: issue #12. A person answered: use cents.",
+      }),
+    ]);
+  });
+
   it("touches a gated path, and revises it after a review asks for changes", async () => {
     script({ 11: { behavior: "gated" } });
     await agent(11, "Add orders table");

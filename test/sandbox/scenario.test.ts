@@ -210,7 +210,7 @@ expect: { 1: blocked, 2: done }
       onProgress: (e) => progress.push(e.message),
     });
     expect(report.outcome).toBe("settled");
-    expect(report.expectations).toEqual({ ok: true, mismatches: [] });
+    expect(report.expectations).toEqual({ ok: true, mismatches: [], unmet: [] });
     expect(report.issues.map((i) => [i.number, i.title, i.state, i.pr])).toEqual([
       [1, "One", "blocked", null],
       [2, "Two", "done", null],
