@@ -207,12 +207,16 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
         if (hit) fail(`a comment by Autopilot matches /${pattern}/: "${short(hit)}"`);
       }
     }
-    if (e.prompts || e.lastPrompt || e.agents || e.agentRuns !== undefined) {
+    if (e.prompts || e.noPrompts || e.lastPrompt || e.agents || e.agentRuns !== undefined) {
       const log = readDemoAgentState(ctx.scriptPath, n);
       const prompts = log.log.map((l) => l.prompt ?? "");
       for (const pattern of e.prompts ?? [])
         if (!prompts.some((p) => matches(pattern, p)))
           fail(`no agent prompt matching /${pattern}/ (${prompts.length} runs)`);
+      for (const pattern of e.noPrompts ?? []) {
+        const hit = prompts.findIndex((p) => matches(pattern, p));
+        if (hit >= 0) fail(`the agent's prompt in run ${hit + 1} matches /${pattern}/`);
+      }
       for (const pattern of e.lastPrompt ?? [])
         if (!matches(pattern, prompts.at(-1) ?? ""))
           fail(`the agent's last prompt does not match /${pattern}/`);

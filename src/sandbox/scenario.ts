@@ -310,6 +310,8 @@ export const IssueExpectationSchema = z.strictObject({
   noComments: PatternsSchema.optional(),
   /** Each pattern matches a prompt the demo agent got for this issue. */
   prompts: PatternsSchema.optional(),
+  /** No prompt the demo agent got for this issue matches any of these. */
+  noPrompts: PatternsSchema.optional(),
   /** Each pattern matches the prompt of the agent's last run for this issue. */
   lastPrompt: PatternsSchema.optional(),
   /** The finished worker results of the task's runs, in this order (others may come between). */
