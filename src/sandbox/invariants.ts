@@ -84,6 +84,8 @@ export interface InvariantReport {
   doubleDispatches: number;
   stuckTasks: number;
   details: InvariantDetail[];
+  /** What was looked at (so a zero is seen not to be vacuous): task-branch commits, worker runs, tasks. */
+  checked: { commits: number; runs: number; tasks: number };
 }
 
 const LIVE = new Set(["queued", "pending", "in_progress"]);
@@ -216,7 +218,13 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
     }
   }
 
-  return { lostCommits, doubleDispatches, stuckTasks, details };
+  return {
+    lostCommits,
+    doubleDispatches,
+    stuckTasks,
+    details,
+    checked: { commits: seen.size, runs: input.runs.length, tasks: input.tasks.length },
+  };
 }
 
 /** Whether the invariants hold (every count zero). */

@@ -1185,6 +1185,14 @@ export async function runScenario(
       branchPrefix: config.config.branchPrefix,
       tracking: obs.tracking(),
     });
+    {
+      const inv = report.invariants;
+      progress(
+        "done",
+        null,
+        `invariants: ${inv.lostCommits} lost commits, ${inv.doubleDispatches} double dispatches, ${inv.stuckTasks} stuck tasks (checked ${inv.checked.commits} task-branch commits, ${inv.checked.runs} worker runs, ${inv.checked.tasks} tasks)`,
+      );
+    }
     if (!invariantsHold(report.invariants))
       for (const d of report.invariants.details.filter((x) => x.kind !== "note"))
         progress("warning", d.issue, `invariant: ${d.message}`);

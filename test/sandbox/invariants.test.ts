@@ -55,6 +55,7 @@ describe("checkInvariants", () => {
   it("holds for a clean run", () => {
     const report = checkInvariants(input());
     expect(report).toMatchObject({ lostCommits: 0, doubleDispatches: 0, stuckTasks: 0 });
+    expect(report.checked).toEqual({ commits: 1, runs: 1, tasks: 1 });
     expect(invariantsHold(report)).toBe(true);
   });
 
