@@ -53062,6 +53062,23 @@ var silentLog = { debug() {
 }, warn() {
 }, error() {
 } };
+var UNPACED = {
+  key: () => ({
+    schedule: (_options, fn, ...args) => Promise.resolve(fn(...args))
+  })
+};
+function isLoopbackUrl(baseUrl) {
+  if (!baseUrl) return false;
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
+    return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+function writePacing(baseUrl) {
+  return isLoopbackUrl(baseUrl) ? { write: UNPACED, notifications: UNPACED } : {};
+}
 function createOctokit(options) {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -53074,6 +53091,7 @@ function createOctokit(options) {
     retry: { enabled: options.retry ?? true },
     throttle: {
       enabled: options.throttle ?? true,
+      ...writePacing(options.baseUrl),
       onRateLimit: (retryAfter, requestOptions, _octokit, retryCount) => {
         log.warn(
           `rate limit on ${requestOptions.method} ${requestOptions.url}; retry ${retryCount + 1} in ${retryAfter}s`
@@ -56831,7 +56849,7 @@ var WorkerLoop = class {
       let qualityOutcome = "not_run";
       let qualityText = "";
       if (signal.kind === "complete") {
-        await this.commitAndPush(iteration, signal);
+        await this.commitWork(iteration, signal);
         this.quality = await this.runQuality();
         qualityOutcome = this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
         qualityText = this.quality.length ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
@@ -56854,11 +56872,11 @@ var WorkerLoop = class {
       for (const warning2 of decision.warnings) this.warn(warning2);
       if (signal.kind !== "complete") {
         await this.appendNote(iteration, agent.preset, signal, decision.reason);
-        await this.commitAndPush(iteration, signal);
       } else if (qualityText) {
         await this.appendNote(iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
-        await this.commitAndPush(iteration, signal);
       }
+      await this.commitWork(iteration, signal);
+      if (decision.outcome !== "open_pr") await this.pushBranch();
       this.checkCancelled();
       switch (decision.outcome) {
         case "open_pr":
@@ -56986,22 +57004,23 @@ var WorkerLoop = class {
     }
     return results;
   }
-  async commitAndPush(iteration, signal) {
-    const { git } = this.deps;
+  async commitWork(iteration, signal) {
     const subject = `autopilot: iteration ${iteration} for #${this.inputs.issue}`;
     const message = `${subject}
 
 Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
 `;
-    const sha = await git.commitAll(message);
+    return this.deps.git.commitAll(message);
+  }
+  async pushBranch() {
+    const { git } = this.deps;
     if (this.config.dryRun) {
       this.log.info("dry run: not pushing");
-      return sha;
+      return;
     }
     await git.push(this.branch);
     this.result.headSha = await git.headSha();
     if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
-    return sha;
   }
   /** Commit + push whatever the work tree holds (pause, limits, failures). */
   async checkpoint(why) {
@@ -57134,15 +57153,12 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
     this.result.humanGate = { fired: gate.fired, rules: gate.hits };
     if (gate.fired) this.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
     const labels = this.config.labels;
-    const dropped = await git.removeFile(
+    await git.removeFile(
       PROGRESS_NOTES_PATH,
       `autopilot: set the progress notes aside for review (#${this.inputs.issue})
 `
     );
-    if (dropped && !this.config.dryRun) {
-      await git.push(this.branch);
-      this.result.headSha = dropped;
-    }
+    await this.pushBranch();
     if (this.config.dryRun) {
       this.log.info("dry run: no pull request is opened");
       return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");

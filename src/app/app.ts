@@ -46,7 +46,7 @@ export interface ControllerApp {
   tick(): Promise<void>;
   /** Resolves when no tick and no reconcile is running or waiting. */
   idle(): Promise<void>;
-  /** Stops the periodic tick; a tick in progress schedules nothing more (await `idle()` for it to end). */
+  /** Stops the periodic tick and starts no reconcile from then on (await `idle()` for the one running to end). */
   stop(): void;
 }
 
@@ -198,6 +198,9 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
+      // Webhooks that still arrive (and the follow-up of a burst) start nothing: stopping waits only for the
+      // reconcile already running.
+      scheduler.close();
     },
   };
 }

@@ -8,6 +8,16 @@ export class RepoScheduler {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Map<string, Promise<void>>();
   private readonly tasks = new Map<string, () => Promise<void>>();
+  private closed = false;
+
+  /**
+   * Runs nothing new from now on: later requests resolve at once and a follow-up that has not started is
+   * dropped (a stopping controller's next reconcile — any controller's — sees the same world). A run in
+   * progress finishes; `idle()` waits for it.
+   */
+  close(): void {
+    this.closed = true;
+  }
 
   /**
    * Runs `task` for `key` now, or once after the current run when one is in progress (the latest task wins).
@@ -15,6 +25,7 @@ export class RepoScheduler {
    * handles its own errors).
    */
   request(key: string, task: () => Promise<void>): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.tasks.set(key, task);
     const pending = this.again.get(key);
     if (pending) return pending;
@@ -22,7 +33,7 @@ export class RepoScheduler {
     if (!current) return this.start(key);
     const next = current.then(() => {
       this.again.delete(key);
-      return this.start(key);
+      return this.closed ? undefined : this.start(key);
     });
     this.again.set(key, next);
     return next;

@@ -8,6 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { GatewayLog } from "../github/client.js";
+import { writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile.js";
 
@@ -57,7 +58,11 @@ export async function startControllerServer(options: ControllerServerOptions): P
   const Octokit = ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
     ...instance,
     retry: { ...(instance.retry as object | undefined), enabled: retry },
-    throttle: { ...(instance.throttle as object | undefined), enabled: throttle },
+    throttle: {
+      ...(instance.throttle as object | undefined),
+      enabled: throttle,
+      ...writePacing(options.baseUrl),
+    },
   }));
   const logLevel =
     options.logLevel ?? (process.env.LOG_LEVEL as ControllerServerOptions["logLevel"]) ?? "warn";

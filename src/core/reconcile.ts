@@ -1220,7 +1220,21 @@ class Reconcile {
       this.session({ type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
     }
 
-    if (isDispatching(this.state.session.status)) {
+    // A merge requested now closes its issue, and the tasks waiting only on it become ready on the next reconcile
+    // (the merge's own events bring it at once). The free slots wait for them instead of going to whatever is
+    // ready this moment: the order of work follows the scores, not which dependency happened to merge first.
+    const merging = new Set(this.effects.flatMap((e) => (e.type === "mergePr" ? [e.issue] : [])));
+    const unblocking =
+      merging.size > 0 &&
+      waiting.some(
+        (w) =>
+          w.code === "dependencies" &&
+          !!w.waitingOn?.length &&
+          w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
+      );
+    if (unblocking)
+      this.note(`dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
+    if (isDispatching(this.state.session.status) && !unblocking) {
       const free = this.config.maxParallel - live.size;
       const chosen = ranked.slice(0, Math.max(0, free));
       for (const task of chosen) this.dispatch(task.issue, formatScoreParts(task.parts), task.total);

@@ -5,6 +5,7 @@
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
+import type { ThrottlingOptions } from "@octokit/plugin-throttling";
 
 export const AutopilotOctokit = Octokit.plugin(throttling, retry);
 export type AutopilotOctokit = InstanceType<typeof AutopilotOctokit>;
@@ -34,6 +35,44 @@ export interface CreateOctokitOptions {
 
 const silentLog: OctokitLog = { debug() {}, info() {}, warn() {}, error() {} };
 
+type LimiterGroup = NonNullable<Extract<ThrottlingOptions, { onRateLimit: unknown }>["write"]>;
+
+/**
+ * A limiter group that runs every job at once. The throttling plugin only ever calls
+ * `group.key(id).schedule(options, fn, ...args)` on its write and notification groups.
+ */
+const UNPACED = {
+  key: () => ({
+    schedule: (_options: unknown, fn: (...args: unknown[]) => unknown, ...args: unknown[]) =>
+      Promise.resolve(fn(...args)),
+  }),
+} as unknown as LimiterGroup;
+
+/** Whether a REST base URL points at this machine (the offline sandbox, or a test double). */
+export function isLoopbackUrl(baseUrl: string | undefined): boolean {
+  if (!baseUrl) return false;
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
+    return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Throttling options for a GitHub at `baseUrl`. GitHub asks integrations to space writes out, and the throttling
+ * plugin does so process-wide: 1 s between writes and GraphQL queries, 3 s between writes that notify people
+ * (comments, issues, pull requests). On the loopback (the offline sandbox) there is no secondary rate limit to
+ * stay clear of, and the spacing only made every reconcile and every worker job seconds slower, so writes go
+ * unpaced there. Rate-limit answers (403/429 with retry-after) are waited out either way.
+ */
+export function writePacing(baseUrl: string | undefined): {
+  write?: LimiterGroup;
+  notifications?: LimiterGroup;
+} {
+  return isLoopbackUrl(baseUrl) ? { write: UNPACED, notifications: UNPACED } : {};
+}
+
 export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -46,6 +85,7 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
     retry: { enabled: options.retry ?? true },
     throttle: {
       enabled: options.throttle ?? true,
+      ...writePacing(options.baseUrl),
       onRateLimit: (
         retryAfter: number,
         requestOptions: { method: string; url: string },

@@ -493,8 +493,9 @@ class WorkerLoop {
       let qualityOutcome: QualityOutcome = "not_run";
       let qualityText = "";
       if (signal.kind === "complete") {
-        // The work is pushed before the gate runs (a killed job keeps it); the note follows with the verdict.
-        await this.commitAndPush(iteration, signal);
+        // The work is committed before the gate runs (the commands' leftovers are reset away, the work is not);
+        // it is pushed with the gate's note when the iteration ends.
+        await this.commitWork(iteration, signal);
         this.quality = await this.runQuality();
         qualityOutcome =
           this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
@@ -522,11 +523,13 @@ class WorkerLoop {
 
       if (signal.kind !== "complete") {
         await this.appendNote(iteration, agent.preset, signal, decision.reason);
-        await this.commitAndPush(iteration, signal);
       } else if (qualityText) {
         await this.appendNote(iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
-        await this.commitAndPush(iteration, signal);
       }
+      // One push per iteration: every push starts CI on an open PR and wakes the controller. A PR about to be
+      // opened is pushed once, after the notes are set aside (complete()).
+      await this.commitWork(iteration, signal);
+      if (decision.outcome !== "open_pr") await this.pushBranch();
       this.checkCancelled();
 
       switch (decision.outcome) {
@@ -678,19 +681,21 @@ class WorkerLoop {
     return results;
   }
 
-  private async commitAndPush(iteration: number, signal: Signal): Promise<string | null> {
-    const { git } = this.deps;
+  private async commitWork(iteration: number, signal: Signal): Promise<string | null> {
     const subject = `autopilot: iteration ${iteration} for #${this.inputs.issue}`;
     const message = `${subject}\n\nAttempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.\n`;
-    const sha = await git.commitAll(message);
+    return this.deps.git.commitAll(message);
+  }
+
+  private async pushBranch(): Promise<void> {
+    const { git } = this.deps;
     if (this.config.dryRun) {
       this.log.info("dry run: not pushing");
-      return sha;
+      return;
     }
     await git.push(this.branch);
     this.result.headSha = await git.headSha();
     if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
-    return sha;
   }
 
   /** Commit + push whatever the work tree holds (pause, limits, failures). */
@@ -852,14 +857,12 @@ class WorkerLoop {
     const labels = this.config.labels;
     // The notes are the worker's, not the project's: they leave the branch before review so they never reach
     // the default branch (where every task's notes would collide). A later round restores them from history.
-    const dropped = await git.removeFile(
+    await git.removeFile(
       PROGRESS_NOTES_PATH,
       `autopilot: set the progress notes aside for review (#${this.inputs.issue})\n`,
     );
-    if (dropped && !this.config.dryRun) {
-      await git.push(this.branch);
-      this.result.headSha = dropped;
-    }
+    // The iteration's work, its note and the notes set aside go out in one push.
+    await this.pushBranch();
     if (this.config.dryRun) {
       this.log.info("dry run: no pull request is opened");
       return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");

@@ -166,6 +166,35 @@ describe("the controller server", () => {
     scope.persist(false);
   });
 
+  it("stops after the reconcile in progress: events that arrived meanwhile start nothing more", async () => {
+    nock(API).get("/app").reply(200, { id: 123, slug: "autopilot-test" });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let began!: () => void;
+    const started = new Promise<void>((resolve) => {
+      began = resolve;
+    });
+    const s = await start({
+      reconcile: async (options) => {
+        calls.push(options);
+        began();
+        await gate;
+      },
+    });
+    const payload = withInstallation(webhookExample("issues", "labeled"));
+    await deliver(s.webhookUrl, "issues", payload);
+    await started;
+    // A burst while the first reconcile runs: one follow-up is queued behind it.
+    await deliver(s.webhookUrl, "issue_comment", withInstallation(webhookExample("issue_comment")));
+    const stopping = s.stop();
+    release();
+    await stopping;
+    server = null;
+    expect(calls).toHaveLength(1);
+  });
+
   it("tick() on demand resolves after the reconciles are done", async () => {
     nock(API)
       .get("/app")

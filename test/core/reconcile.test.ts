@@ -135,6 +135,23 @@ describe("pool and dispatch", () => {
     expect(later.state.tasks["1"]).toMatchObject({ retries: 1, failures: 1 });
   });
 
+  it("holds the free slots for the tasks a merge it requests unblocks, so the critical one is not overtaken", () => {
+    const w = world({
+      issues: [
+        issue(1, { labels: ["autopilot:review"] }),
+        issue(2, { body: "Depends on #1", labels: ["autopilot:ready", "critical"] }),
+        issue(3),
+      ],
+      pulls: [pull(1)],
+    });
+    const merge = step(w, null);
+    expect(only(merge.decision.effects, "mergePr")).toEqual([expect.objectContaining({ issue: 1 })]);
+    expect(only(merge.decision.effects, "dispatchWorker")).toEqual([]);
+    // The merge closed #1: the critical task and the other one take the two slots.
+    const next = step(merge.world, merge.state, { now: minutes(1) });
+    expect(only(next.decision.effects, "dispatchWorker").map((e) => e.issue)).toEqual([2, 3]);
+  });
+
   it("leaves out issues labeled ready by someone without write access, and says so on the dashboard", () => {
     const w = world({
       issues: [

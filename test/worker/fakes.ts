@@ -210,7 +210,9 @@ export class FakeGit implements WorkerGit {
     if (this.pushError) throw this.pushError;
     this.pushes.push(this.head);
   }
-  async resetWorkTree() {}
+  async resetWorkTree() {
+    this.calls.push("resetWorkTree");
+  }
   async countCommits() {
     return this.commits.length;
   }

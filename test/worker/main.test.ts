@@ -60,9 +60,10 @@ describe("the worker loop: the completion matrix", () => {
     expect(run.result.prNumber).toBe(pull.number);
     expect([...h.github.labels.get(7)!]).toEqual(["autopilot:review"]);
     expect([...h.github.labels.get(pull.number)!]).toEqual(["autopilot:review"]);
-    // Work is pushed before the quality gate runs.
-    expect(h.git.calls.indexOf("push")).toBeLessThan(h.git.calls.lastIndexOf("commit"));
-    expect(h.git.pushes.length).toBeGreaterThan(0);
+    // The work is committed before the quality gate cleans the work tree, and the job pushes once, at the end:
+    // the work, the gate's note and the notes set aside together (every push starts CI on an open PR).
+    expect(h.git.calls.indexOf("commit")).toBeLessThan(h.git.calls.indexOf("resetWorkTree"));
+    expect(h.git.pushes).toEqual([h.git.head]);
   });
 
   it("COMPLETE with failing quality commands feeds the failures into the next prompt, then completes", async () => {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { createOctokit, isLoopbackUrl, writePacing } from "../../src/github/octokit.js";
+
+/** Two comments posted at once through a client of `baseUrl`; returns the order the requests started and ended in. */
+async function twoWrites(baseUrl: string): Promise<string[]> {
+  const events: string[] = [];
+  let n = 0;
+  const fetch = async (): Promise<Response> => {
+    const id = ++n;
+    events.push(`start ${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    events.push(`end ${id}`);
+    return new Response(JSON.stringify({ id }), {
+      status: 201,
+      headers: { "content-type": "application/json" },
+    });
+  };
+  const octokit = createOctokit({ auth: "ghs_test", baseUrl, fetch, retry: false });
+  const post = () =>
+    octokit.rest.issues.createComment({ owner: "o", repo: "r", issue_number: 1, body: "hi" });
+  await Promise.all([post(), post()]);
+  return events;
+}
+
+describe("the spacing of writes", () => {
+  it("knows the loopback from GitHub", () => {
+    expect(isLoopbackUrl("http://127.0.0.1:4567")).toBe(true);
+    expect(isLoopbackUrl("http://localhost:4567/api/v3")).toBe(true);
+    expect(isLoopbackUrl("http://[::1]:4567")).toBe(true);
+    expect(isLoopbackUrl("https://api.github.com")).toBe(false);
+    expect(isLoopbackUrl("https://github.example.com/api/v3")).toBe(false);
+    expect(isLoopbackUrl(undefined)).toBe(false);
+    expect(writePacing("https://api.github.com")).toEqual({});
+  });
+
+  it("keeps GitHub's one write at a time on github.com", async () => {
+    expect(await twoWrites("https://api.github.com")).toEqual(["start 1", "end 1", "start 2", "end 2"]);
+  });
+
+  it("lets writes to the sandbox on the loopback go out without waiting for one another", async () => {
+    expect(await twoWrites("http://127.0.0.1:4567")).toEqual(["start 1", "start 2", "end 1", "end 2"]);
+  });
+});
