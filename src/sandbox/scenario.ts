@@ -36,7 +36,10 @@
  * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
  * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
  * limits: { maxDurationSeconds: 120 }
- * expect: { 1: done, 2: done }
+ * expect:                          # final states, and more (IssueExpectationSchema, RunExpectationShape)
+ *   1: done
+ *   2: { state: done, results: [needs_human, complete], prompts: ["Round down"], pr: { merged: true } }
+ *   dashboardSeen: ["autopilot:session paused"]
  * ```
  */
 import { readFileSync } from "node:fs";
