@@ -34379,20 +34379,18 @@ function createOctokit(options) {
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
-      onRateLimit: (retryAfter, requestOptions, _octokit, retryCount) => {
-        log.warn(
-          `rate limit on ${requestOptions.method} ${requestOptions.url}; retry ${retryCount + 1} in ${retryAfter}s`
-        );
-        return retryCount < rateLimitRetries;
-      },
-      onSecondaryRateLimit: (retryAfter, requestOptions, _octokit, retryCount) => {
-        log.warn(
-          `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; retry ${retryCount + 1} in ${retryAfter}s`
-        );
-        return retryCount < rateLimitRetries;
-      }
+      ...rateLimitHandlers(log, rateLimitRetries)
     }
   });
+}
+function rateLimitHandlers(log, retries = 2) {
+  const handler2 = (kind) => (retryAfter, requestOptions, _octokit, retryCount) => {
+    log.warn(
+      `${kind} on ${requestOptions.method} ${requestOptions.url}; ${retryCount < retries ? `retry ${retryCount + 1} in ${retryAfter}s` : "giving up"}`
+    );
+    return retryCount < retries;
+  };
+  return { onRateLimit: handler2("rate limit"), onSecondaryRateLimit: handler2("secondary rate limit") };
 }
 
 // node_modules/markdown-table/index.js

@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { GatewayLog } from "../github/client.js";
-import { writePacing } from "../github/octokit.js";
+import { rateLimitHandlers, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile.js";
 
@@ -62,6 +62,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
       ...(instance.throttle as object | undefined),
       enabled: throttle,
       ...writePacing(options.baseUrl),
+      ...rateLimitHandlers(options.log ?? { warn() {} }),
     },
   }));
   const logLevel =

@@ -86,28 +86,29 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
-      onRateLimit: (
-        retryAfter: number,
-        requestOptions: { method: string; url: string },
-        _octokit: unknown,
-        retryCount: number,
-      ) => {
-        log.warn(
-          `rate limit on ${requestOptions.method} ${requestOptions.url}; retry ${retryCount + 1} in ${retryAfter}s`,
-        );
-        return retryCount < rateLimitRetries;
-      },
-      onSecondaryRateLimit: (
-        retryAfter: number,
-        requestOptions: { method: string; url: string },
-        _octokit: unknown,
-        retryCount: number,
-      ) => {
-        log.warn(
-          `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; retry ${retryCount + 1} in ${retryAfter}s`,
-        );
-        return retryCount < rateLimitRetries;
-      },
+      ...rateLimitHandlers(log, rateLimitRetries),
     },
   });
+}
+
+/**
+ * What the throttling plugin does on a rate-limit answer: wait `retry-after` and retry, `retries` times, for the
+ * primary AND the secondary limit (Probot's own handler gives up on a secondary limit at once, which turned a
+ * short burst limit into failed reconciles and an open circuit breaker).
+ */
+export function rateLimitHandlers(log: Pick<OctokitLog, "warn">, retries = 2) {
+  const handler =
+    (kind: string) =>
+    (
+      retryAfter: number,
+      requestOptions: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number,
+    ) => {
+      log.warn(
+        `${kind} on ${requestOptions.method} ${requestOptions.url}; ${retryCount < retries ? `retry ${retryCount + 1} in ${retryAfter}s` : "giving up"}`,
+      );
+      return retryCount < retries;
+    };
+  return { onRateLimit: handler("rate limit"), onSecondaryRateLimit: handler("secondary rate limit") };
 }

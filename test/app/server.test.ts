@@ -195,6 +195,46 @@ describe("the controller server", () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("waits out a secondary rate limit and retries, instead of failing the reconcile", async () => {
+    nock(API)
+      .get("/app")
+      .reply(200, { id: 123, slug: "autopilot-test" })
+      .post("/app/installations/42/access_tokens")
+      .reply(201, { token: "ghs_installation", expires_at: "2099-01-01T00:00:00Z" });
+    const repo = nock(API)
+      .get("/repos/Codertocat/Hello-World")
+      .reply(
+        403,
+        {
+          message:
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        },
+        { "retry-after": "1" },
+      )
+      .get("/repos/Codertocat/Hello-World")
+      .reply(200, { id: 1, name: "Hello-World" });
+    const outcomes: string[] = [];
+    const s = await start({
+      throttle: true,
+      awaitReconcile: true,
+      reconcile: async (options) => {
+        try {
+          const response = await options.octokit.request("GET /repos/{owner}/{repo}", {
+            owner: options.repo.owner,
+            repo: options.repo.name,
+          });
+          outcomes.push(String(response.status));
+        } catch (error) {
+          outcomes.push((error as Error).message);
+        }
+      },
+    });
+    await deliver(s.webhookUrl, "issues", withInstallation(webhookExample("issues", "labeled")));
+    await s.idle();
+    expect(outcomes).toEqual(["200"]);
+    expect(repo.isDone()).toBe(true);
+  });
+
   it("tick() on demand resolves after the reconciles are done", async () => {
     nock(API)
       .get("/app")
