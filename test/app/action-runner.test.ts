@@ -113,7 +113,13 @@ describe("the controller inside Actions", () => {
   });
 
   it("fails the job with a clear message when GitHub cannot be reached", async () => {
-    nock(API).post("/graphql").reply(502, { message: "Bad Gateway" });
+    // The snapshot's first read (the worker runs, then the GraphQL query) gets the 502.
+    nock(API)
+      .get(/\/actions\/workflows\/.*\/runs/)
+      .query(true)
+      .reply(502, { message: "Bad Gateway" })
+      .post("/graphql")
+      .reply(502, { message: "Bad Gateway" });
     const lines: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => {
