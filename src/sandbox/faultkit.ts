@@ -38,6 +38,8 @@ export class InvariantRecorder {
   readonly mergedHeads = new Set<string>();
   /** Who last added the ready label, per issue. */
   readonly readyBy = new Map<number, string>();
+  /** When something last happened, by `issue:N`, `sha:SHA` and `ref:BRANCH`. */
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly store: SandboxStore,
@@ -47,6 +49,11 @@ export class InvariantRecorder {
 
   onEvent(event: StoreEvent): void {
     if (event.repo.fullName.toLowerCase() !== this.repo.toLowerCase()) return;
+    const now = Date.now();
+    if ("issue" in event && event.issue) this.touched.set(`issue:${event.issue.number}`, now);
+    if ("pull" in event && event.pull) this.touched.set(`issue:${event.pull.number}`, now);
+    if (event.name === "check_run") this.touched.set(`sha:${event.checkRun.headSha}`, now);
+    if (event.name === "push") this.touched.set(`ref:${event.push.ref.replace(/^refs\/heads\//, "")}`, now);
     if (event.name === "push") {
       const p = event.push;
       this.pushes.push({
@@ -76,6 +83,34 @@ export class InvariantRecorder {
     return this.hasWrite(this.readyBy.get(issue.number) ?? issue.user);
   }
 
+  /** Whether Autopilot could merge the task's PR now, and how long nothing happened to the task. */
+  private reviewOf(
+    n: number,
+    options: {
+      pullFor?: (n: number) => Issue | null;
+      checksOf?: (sha: string) => "success" | "failure" | "pending";
+    },
+  ): { mergeable: boolean; idleSeconds: number } {
+    const pull = options.pullFor?.(n) ?? null;
+    const last = Math.max(
+      this.touched.get(`issue:${n}`) ?? 0,
+      pull ? (this.touched.get(`issue:${pull.number}`) ?? 0) : 0,
+      pull?.pull ? (this.touched.get(`sha:${pull.pull.head.sha}`) ?? 0) : 0,
+      pull?.pull ? (this.touched.get(`ref:${pull.pull.head.ref}`) ?? 0) : 0,
+    );
+    const idleSeconds = last ? (Date.now() - last) / 1000 : 0;
+    if (!pull?.pull || pull.state !== "open" || !options.checksOf) return { mergeable: false, idleSeconds };
+    const head = pull.pull.head.sha;
+    const latest = new Map<string, { state: string; commitId: string }>();
+    for (const r of pull.pull.reviews)
+      if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") latest.set(r.user.toLowerCase(), r);
+    const changesRequested = [...latest.values()].some((r) => r.state === "CHANGES_REQUESTED");
+    const approvedHead = [...latest.values()].some((r) => r.state === "APPROVED" && r.commitId === head);
+    const gate = /<!-- autopilot:human-gate \{"fired":true/.test(pull.body ?? "");
+    const mergeable = options.checksOf(head) === "success" && !changesRequested && (!gate || approvedHead);
+    return { mergeable, idleSeconds };
+  }
+
   private hasWrite(login: string | undefined): boolean {
     if (!login) return false;
     if (/\[bot\]$/.test(login)) return true;
@@ -90,6 +125,12 @@ export class InvariantRecorder {
     maxParallel: number;
     branchPrefix: string;
     tracking: Issue | null;
+    /** The task's pull request (src/sandbox/runner.ts Observer.pullFor). */
+    pullFor?: (n: number) => Issue | null;
+    /** Combined state of the checks on a commit (Observer.checksOf). */
+    checksOf?: (sha: string) => "success" | "failure" | "pending";
+    /** Config `merge.auto`: without it Autopilot never merges, so nothing in review is stuck. */
+    autoMerge?: boolean;
   }): Promise<InvariantReport> {
     const [owner, name] = this.repo.split("/") as [string, string];
     const heads = (await options.git.remote.listRefs(owner, name, "refs/heads/")).map((r) => r.sha);
@@ -111,6 +152,9 @@ export class InvariantRecorder {
         dependsOn: t.dependsOn,
         readyByWriter: this.readyByWriter(t.issue),
         excluded: has(options.labels.exclude),
+        ...(t.state === "review" && options.autoMerge !== false
+          ? { review: this.reviewOf(t.number, options) }
+          : {}),
       };
     });
     const dashboard = options.tracking ? parseDashboard(options.tracking.body ?? "") : null;

@@ -19,7 +19,9 @@
  *   dispatch; it is listed in `details` as a note.
  * - **Stuck task**: at the end, a task labeled in-progress with no live (queued or running) worker run; or a
  *   task that is ready — put there by someone with write access, not excluded, every dependency done — while
- *   fewer runs than `maxParallel` are live and the session is not paused or stopped (or on its way there).
+ *   fewer runs than `maxParallel` are live and the session is not paused or stopped (or on its way there);
+ *   or a task in review whose PR Autopilot could merge (open, checks green, nobody asking for changes, no
+ *   human gate waiting) that nothing has happened to for `REVIEW_IDLE_SECONDS` at the end.
  */
 
 export interface InvariantRun {
@@ -55,6 +57,11 @@ export interface InvariantTask {
   /** Whoever made it ready may do so (write access); false: a ready label nobody entitled added. */
   readyByWriter: boolean;
   excluded: boolean;
+  /**
+   * For a task in review: whether its PR could be merged by Autopilot now (open, every check passed, no
+   * change request outstanding, no human gate waiting for an approval), and how long nothing happened to it.
+   */
+  review?: { mergeable: boolean; idleSeconds: number };
 }
 
 export interface InvariantInput {
@@ -89,6 +96,9 @@ export interface InvariantReport {
 }
 
 const LIVE = new Set(["queued", "pending", "in_progress"]);
+
+/** A mergeable task left alone this long at the end of a run is stuck. */
+export const REVIEW_IDLE_SECONDS = 20;
 
 function taskOfRef(ref: string, branchPrefix: string): number | null {
   const prefix = `refs/heads/${branchPrefix}issue-`;
@@ -195,6 +205,18 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
         kind: "stuck-task",
         issue: task.number,
         message: `#${task.number} is labeled in-progress but no worker run of it is queued or running`,
+      });
+    } else if (
+      task.state === "review" &&
+      task.review?.mergeable &&
+      task.review.idleSeconds >= REVIEW_IDLE_SECONDS &&
+      !holding
+    ) {
+      stuckTasks += 1;
+      details.push({
+        kind: "stuck-task",
+        issue: task.number,
+        message: `#${task.number} is in review with a PR Autopilot could merge (checks green, no change request, no gate waiting), untouched for ${Math.round(task.review.idleSeconds)} s`,
       });
     } else if (task.state === "ready" && task.readyByWriter && !task.excluded) {
       const waiting = task.dependsOn.filter((d) => (states.get(d) ?? "done") !== "done");

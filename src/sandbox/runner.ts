@@ -1184,6 +1184,9 @@ export async function runScenario(
       maxParallel: config.config.maxParallel,
       branchPrefix: config.config.branchPrefix,
       tracking: obs.tracking(),
+      pullFor: (n) => obs.pullFor(n),
+      checksOf: (sha) => obs.checksOf(sha),
+      autoMerge: config.config.merge.auto,
     });
     {
       const inv = report.invariants;

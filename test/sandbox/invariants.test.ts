@@ -186,4 +186,13 @@ describe("checkInvariants", () => {
     ];
     expect(checkInvariants(input({ tasks, runs: busy })).stuckTasks).toBe(0);
   });
+
+  it("counts a mergeable task left in review as stuck, not one waiting for people", () => {
+    const task = (review: { mergeable: boolean; idleSeconds: number }) => [
+      { number: 1, state: "review", dependsOn: [], readyByWriter: true, excluded: false, review },
+    ];
+    expect(checkInvariants(input({ tasks: task({ mergeable: true, idleSeconds: 45 }) })).stuckTasks).toBe(1);
+    expect(checkInvariants(input({ tasks: task({ mergeable: true, idleSeconds: 5 }) })).stuckTasks).toBe(0);
+    expect(checkInvariants(input({ tasks: task({ mergeable: false, idleSeconds: 45 }) })).stuckTasks).toBe(0);
+  });
 });
