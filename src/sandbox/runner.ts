@@ -1125,6 +1125,8 @@ export async function runScenario(
       let pendingTimed = false;
       for (const entry of armed) {
         if (entry.fired && entry.dueAt === null) continue;
+        // A rule whose condition held and that waits out its delay acts soon, whatever it watched.
+        if (entry.dueAt !== null) pendingTimed = true;
         const c = entry.rule.when;
         if (c.issue !== undefined) pendingTargets.add(c.issue);
         if (c.pr !== undefined) pendingTargets.add(c.pr);
