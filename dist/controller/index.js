@@ -57077,6 +57077,8 @@ var Reconcile = class {
   reviewLines = /* @__PURE__ */ new Map();
   statusRequests = [];
   forceWrite = false;
+  /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
+  freshComments = /* @__PURE__ */ new Set();
   completedNow = false;
   /**
    * Label and close writes take a moment to show up in what GitHub returns. Within SETTLE_MINUTES of a change
@@ -57127,6 +57129,7 @@ var Reconcile = class {
     this.processCheckboxes();
     this.processClosedIssues();
     this.processWorkers();
+    this.processAnswers();
     this.processReviews();
     this.budgetCheck();
     const pool = this.processPool();
@@ -57243,7 +57246,7 @@ var Reconcile = class {
       });
       const login = c.author ?? "someone";
       if (!parsed) {
-        if (task !== null && authority.authorized) this.maybeAnswer(task, c.id, c.createdAt, login);
+        if (task !== null && authority.authorized) this.freshComments.add(c.id);
         continue;
       }
       if (!authority.authorized) {
@@ -57334,21 +57337,39 @@ ${commandHelp()}`
     const m = new RegExp(`^${escapeRegExp(this.config.branchPrefix)}issue-(\\d+)$`).exec(pr.headRef);
     return m ? Number(m[1]) : null;
   }
-  /** A person with write access commented on a needs-human task after its question: back to the queue. */
-  maybeAnswer(n, commentId, createdAt, login) {
-    if (this.statusOf(n) !== "needs-human") return;
-    const record2 = this.state.tasks[n];
-    const askedAt = record2?.since ?? this.results.get(n)?.updatedAt ?? null;
-    if (askedAt && Date.parse(createdAt) <= Date.parse(askedAt)) return;
-    const t = transitionTask("needs-human", { type: "unblock" });
-    if ("refused" in t) return;
-    const r = this.record(n);
-    r.result = "answered";
-    r.reason = `answered by @${login}`;
-    r.since = void 0;
-    this.setStatus(n, "ready");
-    this.react(commentId, "+1");
-    this.note(`#${n}: answered by ${login}; back in the queue`);
+  /**
+   * A person with write access commented on a needs-human task after its question: back to the queue.
+   * Level-triggered: every comment the snapshot holds on the task counts, not only the ones new to this
+   * reconcile, so an answer that arrived before the worker's result was handled (the task still in progress
+   * for the controller) is found once the task is needs-human. Without a known time of the question, only
+   * comments new to this reconcile count (an old discussion is not an answer).
+   */
+  processAnswers() {
+    const trackingNumber = this.tracking?.number ?? null;
+    const comments = [...this.snapshot.comments].sort((a, b) => a.id - b.id);
+    for (const [n, issue3] of this.issues) {
+      if (issue3.state !== "open" || this.statusOf(n) !== "needs-human") continue;
+      const record2 = this.state.tasks[n];
+      const askedAt = record2?.since ?? this.results.get(n)?.updatedAt ?? null;
+      const answer = comments.find((c) => {
+        if (c.issue === trackingNumber || this.taskIssueFor(c.issue) !== n) return false;
+        if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !this.freshComments.has(c.id))
+          return false;
+        if (!commentAuthority(c, this.snapshot.botLogin, this.snapshot.permissions).authorized) return false;
+        return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;
+      });
+      if (!answer) continue;
+      const t = transitionTask("needs-human", { type: "unblock" });
+      if ("refused" in t) continue;
+      const login = answer.author ?? "someone";
+      const r = this.record(n);
+      r.result = "answered";
+      r.reason = `answered by @${login}`;
+      r.since = void 0;
+      this.setStatus(n, "ready");
+      if (!answer.acknowledged) this.react(answer.id, "+1");
+      this.note(`#${n}: answered by ${login}; back in the queue`);
+    }
   }
   processCheckboxes() {
     if (!this.tracking || !this.input.state) return;
@@ -58923,6 +58944,7 @@ function snapshotSettings(config2) {
   return {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
+    needsHumanLabel: l.needsHuman,
     branchPrefix: config2.branchPrefix,
     workerWorkflow: config2.workerWorkflow
   };
@@ -59141,7 +59163,7 @@ async function takeSnapshot(ctx) {
     trackingIssue: trackingNode,
     configText
   };
-  const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel });
+  const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
   return {
     world,
@@ -59365,14 +59387,17 @@ async function fetchWorkerRuns(ctx, workflow) {
   return runs;
 }
 function relevantLogins(world, options) {
-  const { readyLabel } = options;
+  const { readyLabel, needsHumanLabel } = options;
+  const waiting = new Set(
+    world.issues.filter((i) => i.state === "open" && !!needsHumanLabel && i.labels.includes(needsHumanLabel)).map((i) => i.number)
+  );
   const logins = /* @__PURE__ */ new Set();
   const add = (login) => {
     if (!login || /\[bot\]$/i.test(login) || login.toLowerCase() === world.botLogin.toLowerCase()) return;
     logins.add(login);
   };
   for (const c of world.comments) {
-    if (options.processed?.(c)) continue;
+    if (options.processed?.(c) && !waiting.has(c.issue)) continue;
     add(c.author);
   }
   for (const i of world.issues)
@@ -60069,6 +60094,7 @@ async function reconcileOnce(options, log) {
       const cursor = parsed?.cursor?.id ?? null;
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
+        needsHumanLabel: settings.needsHumanLabel,
         processed: (c) => c.acknowledged === true || processed.has(c.id) || cursor !== null && c.id <= cursor
       });
     }

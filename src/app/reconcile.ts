@@ -148,6 +148,7 @@ async function reconcileOnce(
       const cursor = parsed?.cursor?.id ?? null;
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
+        needsHumanLabel: settings.needsHumanLabel,
         processed: (c) =>
           c.acknowledged === true || processed.has(c.id) || (cursor !== null && c.id <= cursor),
       });

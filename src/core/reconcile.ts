@@ -138,6 +138,8 @@ class Reconcile {
     line: string;
   }[] = [];
   private forceWrite = false;
+  /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
+  private readonly freshComments = new Set<number>();
   private completedNow = false;
 
   constructor(private readonly input: DecideInput) {
@@ -229,6 +231,7 @@ class Reconcile {
     this.processCheckboxes();
     this.processClosedIssues();
     this.processWorkers();
+    this.processAnswers();
     this.processReviews();
     this.budgetCheck();
     const pool = this.processPool();
@@ -367,7 +370,8 @@ class Reconcile {
       const login = c.author ?? "someone";
 
       if (!parsed) {
-        if (task !== null && authority.authorized) this.maybeAnswer(task, c.id, c.createdAt, login);
+        // Answers to needs-human questions are looked for after the workers' results (processAnswers).
+        if (task !== null && authority.authorized) this.freshComments.add(c.id);
         continue;
       }
       if (!authority.authorized) {
@@ -466,21 +470,39 @@ class Reconcile {
     return m ? Number(m[1]) : null;
   }
 
-  /** A person with write access commented on a needs-human task after its question: back to the queue. */
-  private maybeAnswer(n: number, commentId: number, createdAt: string, login: string): void {
-    if (this.statusOf(n) !== "needs-human") return;
-    const record = this.state.tasks[n];
-    const askedAt = record?.since ?? this.results.get(n)?.updatedAt ?? null;
-    if (askedAt && Date.parse(createdAt) <= Date.parse(askedAt)) return;
-    const t = transitionTask("needs-human", { type: "unblock" });
-    if ("refused" in t) return;
-    const r = this.record(n);
-    r.result = "answered";
-    r.reason = `answered by @${login}`;
-    r.since = undefined;
-    this.setStatus(n, "ready");
-    this.react(commentId, "+1");
-    this.note(`#${n}: answered by ${login}; back in the queue`);
+  /**
+   * A person with write access commented on a needs-human task after its question: back to the queue.
+   * Level-triggered: every comment the snapshot holds on the task counts, not only the ones new to this
+   * reconcile, so an answer that arrived before the worker's result was handled (the task still in progress
+   * for the controller) is found once the task is needs-human. Without a known time of the question, only
+   * comments new to this reconcile count (an old discussion is not an answer).
+   */
+  private processAnswers(): void {
+    const trackingNumber = this.tracking?.number ?? null;
+    const comments = [...this.snapshot.comments].sort((a, b) => a.id - b.id);
+    for (const [n, issue] of this.issues) {
+      if (issue.state !== "open" || this.statusOf(n) !== "needs-human") continue;
+      const record = this.state.tasks[n];
+      const askedAt = record?.since ?? this.results.get(n)?.updatedAt ?? null;
+      const answer = comments.find((c) => {
+        if (c.issue === trackingNumber || this.taskIssueFor(c.issue) !== n) return false;
+        if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !this.freshComments.has(c.id))
+          return false;
+        if (!commentAuthority(c, this.snapshot.botLogin, this.snapshot.permissions).authorized) return false;
+        return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;
+      });
+      if (!answer) continue;
+      const t = transitionTask("needs-human", { type: "unblock" });
+      if ("refused" in t) continue;
+      const login = answer.author ?? "someone";
+      const r = this.record(n);
+      r.result = "answered";
+      r.reason = `answered by @${login}`;
+      r.since = undefined;
+      this.setStatus(n, "ready");
+      if (!answer.acknowledged) this.react(answer.id, "+1");
+      this.note(`#${n}: answered by ${login}; back in the queue`);
+    }
   }
 
   private processCheckboxes(): void {

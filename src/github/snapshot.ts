@@ -47,6 +47,8 @@ export interface SnapshotSettings {
   /** An open issue with any of these labels is in the pool. */
   poolLabels: string[];
   readyLabel: string;
+  /** Comments on issues with this label may answer a question, however long ago they were first seen. */
+  needsHumanLabel: string;
   branchPrefix: string;
   workerWorkflow: string;
 }
@@ -59,6 +61,7 @@ export function snapshotSettings(
   return {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
+    needsHumanLabel: l.needsHuman,
     branchPrefix: config.branchPrefix,
     workerWorkflow: config.workerWorkflow,
   };
@@ -527,7 +530,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   };
   const logins = ctx.permissionsFor
     ? ctx.permissionsFor(world, settings)
-    : relevantLogins(world, { readyLabel: settings.readyLabel });
+    : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
 
   return {
@@ -810,9 +813,16 @@ export function relevantLogins(
     readyLabel: string;
     /** Comments already processed (a command cursor): their authors need no lookup. */
     processed?: (comment: CommentNode) => boolean;
+    /** Comments on issues with this label are looked up even when processed: they may answer the question. */
+    needsHumanLabel?: string;
   },
 ): string[] {
-  const { readyLabel } = options;
+  const { readyLabel, needsHumanLabel } = options;
+  const waiting = new Set(
+    world.issues
+      .filter((i) => i.state === "open" && !!needsHumanLabel && i.labels.includes(needsHumanLabel))
+      .map((i) => i.number),
+  );
   const logins = new Set<string>();
   const add = (login: string | null | undefined) => {
     if (!login || /\[bot\]$/i.test(login) || login.toLowerCase() === world.botLogin.toLowerCase()) return;
@@ -820,7 +830,7 @@ export function relevantLogins(
   };
   // Every new comment may matter: commands, and answers to a needs-human question.
   for (const c of world.comments) {
-    if (options.processed?.(c)) continue;
+    if (options.processed?.(c) && !waiting.has(c.issue)) continue;
     add(c.author);
   }
   for (const i of world.issues)

@@ -575,6 +575,60 @@ describe("gates", () => {
   });
 });
 
+describe("answers to a worker's question", () => {
+  function asked() {
+    const first = step(world({ issues: [issue(3)] }), null);
+    const question = result(3, {
+      result: "needs_human",
+      reason: "agent asks: before or after tax?",
+      prNumber: undefined,
+      updatedAt: minutes(5).toISOString(),
+    });
+    // The worker posted its question, labeled the task needs-human itself and finished.
+    const finished = {
+      ...first.world,
+      issues: first.world.issues.map((i) => ({ ...i, labels: ["autopilot:needs-human"] })),
+      runs: first.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+      workerResults: [question],
+    };
+    return { first, finished };
+  }
+  const answer = comment(500, 3, "dev", "Before tax.", { createdAt: minutes(6).toISOString() });
+
+  it("counts an answer that came before the controller handled the question", () => {
+    const { first, finished } = asked();
+    const d = decide({ ...input({ ...finished, comments: [answer] }), state: first.state, now: minutes(7) });
+    expect(d.log).toContain("#3: answered by dev; back in the queue");
+    expect(only(d.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 3, attempt: 2 })]);
+  });
+
+  it("counts an answer first seen while the worker was still finishing", () => {
+    const { first, finished } = asked();
+    // A reconcile saw the answer while the worker's result still said running: nothing to answer yet.
+    const early = {
+      ...first.world,
+      runs: first.world.runs.map((r) => ({ ...r, status: "in_progress" as const })),
+      workerResults: [
+        result(3, { status: "running", result: undefined, updatedAt: minutes(4).toISOString() }),
+      ],
+      comments: [answer],
+    };
+    const seen = decide({ ...input(early), state: first.state, now: minutes(6) });
+    expect(seen.state.processed).toContain(500);
+    const d = decide({ ...input({ ...finished, comments: [answer] }), state: seen.state, now: minutes(7) });
+    expect(d.log).toContain("#3: answered by dev; back in the queue");
+    expect(only(d.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 3, attempt: 2 })]);
+  });
+
+  it("does not take a comment from before the question for its answer", () => {
+    const { first, finished } = asked();
+    const before = comment(400, 3, "dev", "Any progress?", { createdAt: minutes(4).toISOString() });
+    const d = decide({ ...input({ ...finished, comments: [before] }), state: first.state, now: minutes(7) });
+    expect(only(d.effects, "dispatchWorker")).toEqual([]);
+    expect(d.state.tasks["3"]).toMatchObject({ result: "needs_human" });
+  });
+});
+
 describe("labels people change", () => {
   it("a stale read right after a change does not undo it; a person's relabel after that is honoured", () => {
     const before = world({ issues: [issue(1)] });
