@@ -752,6 +752,9 @@ export interface Compaction {
  * Moves the pending history out when a batch is full or the state is too big, and trims the bounded lists.
  * The caller posts `flush` as a comment on the tracking issue (`renderHistoryComment`).
  */
+/** Task states whose record the state keeps longest when it is trimmed (see compactState). */
+const ON_ITS_WAY = new Set(["review", "ready", "in-progress"]);
+
 export function compactState(
   state: DashboardState,
   options: { force?: boolean; canFlush?: boolean } = {},
@@ -785,16 +788,22 @@ export function compactState(
   if (tooBig()) {
     // Off-ramped tasks' reasons are on their issues already, and their counters can be recovered from worker
     // results: slim the settled records first, then drop them (oldest dispatch first) until the state fits.
+    // A task still on its way (in review, or back in the queue for feedback or a retry) keeps its record:
+    // its feedback rounds, retries, backoff, merge attempt and one-time notices exist nowhere else, and
+    // losing them means unbounded feedback rounds and retries, or a notice posted twice. Only when those
+    // alone are over the budget do they go too (the body's size limit is a hard one).
     const tasks = { ...next.tasks };
+    const byAge = ([, a]: [string, TaskRecord], [, b]: [string, TaskRecord]) =>
+      (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0);
     const settled = Object.entries(tasks)
       .filter(([, r]) => r.dispatchId === undefined || r.handled === r.dispatchId)
-      .sort(
-        ([, a], [, b]) => (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0),
-      );
-    for (const [key, record] of settled) tasks[key] = { ...record, reason: undefined, notices: undefined };
+      .sort(byAge);
+    const onItsWay = (r: TaskRecord) => r.label !== undefined && ON_ITS_WAY.has(r.label);
+    const offRamped = settled.filter(([, r]) => !onItsWay(r));
+    for (const [key, record] of offRamped) tasks[key] = { ...record, reason: undefined, notices: undefined };
     next = { ...next, tasks };
     let excess = renderStateBlock(next).length - STATE_BUDGET;
-    for (const [key] of settled) {
+    for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
       if (excess <= 0) break;
       excess -= JSON.stringify(dropDefaults(tasks[key]!)).length + key.length + 4;
       delete tasks[key];

@@ -454,6 +454,39 @@ describe("compaction", () => {
   });
 });
 
+describe("trimming the state keeps the tasks still on their way", () => {
+  it("drops off-ramped records before the record of a task in review, with its feedback rounds and notices", () => {
+    const state = emptyState(T0);
+    const record = (i: number, label: string) =>
+      DashboardStateSchema.shape.tasks.parse({
+        "1": {
+          attempt: 1,
+          dispatchId: `${i}-1-s`,
+          handled: `${i}-1-s`,
+          dispatchedAt: minutes(i).toISOString(),
+          reason: "r".repeat(300),
+          label,
+        },
+      })["1"]!;
+    for (let i = 2; i <= 400; i++) state.tasks[String(i)] = record(i, "blocked");
+    // The oldest record of all is a task in review, on its second feedback round.
+    state.tasks["1"] = {
+      ...record(1, "review"),
+      feedbackRounds: 2,
+      feedbackSha: "abc",
+      notices: ["gate-101"],
+    };
+    const c = compactState(state);
+    expect(renderStateBlock(c.state).length).toBeLessThanOrEqual(STATE_BUDGET);
+    expect(c.state.tasks["1"]).toMatchObject({
+      feedbackRounds: 2,
+      feedbackSha: "abc",
+      notices: ["gate-101"],
+    });
+    expect(c.state.tasks["2"]).toBeUndefined();
+  });
+});
+
 describe("rebuildState", () => {
   it("recovers attempts, dispatches, runs, results and the human gate from GitHub", () => {
     const w = world({
