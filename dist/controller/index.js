@@ -56157,6 +56157,7 @@ function squeezeState(state, round2) {
   }
   return next;
 }
+var ON_ITS_WAY = /* @__PURE__ */ new Set(["review", "ready", "in-progress"]);
 function compactState(state, options = {}) {
   let next = {
     ...state,
@@ -56182,13 +56183,14 @@ function compactState(state, options = {}) {
   }
   if (tooBig()) {
     const tasks = { ...next.tasks };
-    const settled = Object.entries(tasks).filter(([, r]) => r.dispatchId === void 0 || r.handled === r.dispatchId).sort(
-      ([, a], [, b]) => (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0)
-    );
-    for (const [key, record2] of settled) tasks[key] = { ...record2, reason: void 0, notices: void 0 };
+    const byAge = ([, a], [, b]) => (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0);
+    const settled = Object.entries(tasks).filter(([, r]) => r.dispatchId === void 0 || r.handled === r.dispatchId).sort(byAge);
+    const onItsWay = (r) => r.label !== void 0 && ON_ITS_WAY.has(r.label);
+    const offRamped = settled.filter(([, r]) => !onItsWay(r));
+    for (const [key, record2] of offRamped) tasks[key] = { ...record2, reason: void 0, notices: void 0 };
     next = { ...next, tasks };
     let excess = renderStateBlock(next).length - STATE_BUDGET;
-    for (const [key] of settled) {
+    for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
       if (excess <= 0) break;
       excess -= JSON.stringify(dropDefaults(tasks[key])).length + key.length + 4;
       delete tasks[key];
