@@ -57025,7 +57025,8 @@ function createdMs(iso2) {
 var DISPATCH_GRACE_MINUTES = 10;
 var RESULT_GRACE_MINUTES = 2;
 var CANCEL_RETRY_MINUTES = 15;
-var MERGE_RETRY_MINUTES = 10;
+var MERGE_RETRY_MINUTES = 2;
+var DISPATCH_RESEND_MINUTES = 2;
 var SETTLE_MINUTES = 10;
 var INCIDENT_DAYS = 7;
 var DASHBOARD_REFRESH_MINUTES = 30;
@@ -57515,6 +57516,7 @@ ${commandHelp()}`
     }
     const live = this.liveState(n);
     if (live.live) {
+      if (live.phase === "dispatched") this.resendDispatch(n);
       this.checkDuplicateRuns(n);
       this.checkStall(n, live.run ?? null);
       return;
@@ -57537,6 +57539,25 @@ ${commandHelp()}`
       return;
     }
     this.crash(n, record2, why, run ? "crash" : "lost");
+  }
+  /** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
+  resendDispatch(n) {
+    const record2 = this.state.tasks[n];
+    if (!record2?.dispatchId || !isDispatching(this.state.session.status)) return;
+    const key = `resend:${record2.dispatchId}`;
+    const since = Date.parse(record2.dispatchedAt ?? "");
+    if (record2.notices?.includes(key) || Number.isNaN(since)) return;
+    if (this.nowMs - since < DISPATCH_RESEND_MINUTES * 6e4) return;
+    record2.notices = [...record2.notices ?? [], key].slice(-12);
+    const effect = {
+      type: "dispatchWorker",
+      issue: n,
+      attempt: record2.attempt,
+      dispatchId: record2.dispatchId
+    };
+    if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.effects.push(effect);
+    this.note(`#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
   }
   handleOutcome(n, record2, result) {
     const outcome = result.result ?? "failed";

@@ -78,8 +78,17 @@ export const DISPATCH_GRACE_MINUTES = 10;
 export const RESULT_GRACE_MINUTES = 2;
 /** A cancel that did not take is asked again after this long. */
 export const CANCEL_RETRY_MINUTES = 15;
-/** A merge that did not happen is tried again after this long. */
-export const MERGE_RETRY_MINUTES = 10;
+/**
+ * A merge that did not happen is tried again after this long: one GitHub refused, or one a controller recorded
+ * and was stopped (killed, redeployed) before sending. `mergePr` carries the head SHA, so asking twice is safe.
+ */
+export const MERGE_RETRY_MINUTES = 2;
+/**
+ * A dispatch whose run has not appeared after this long is sent once more with the same dispatch id: the
+ * controller may have been stopped between recording it and sending it. Runs appear within seconds, and a
+ * run that does carry the id makes the executor skip the second dispatch (and the worker's claim the run).
+ */
+export const DISPATCH_RESEND_MINUTES = 2;
 /** For this long after Autopilot changed a label or closed an issue, its own record of the change wins over a stale read. */
 export const SETTLE_MINUTES = 10;
 /** Incidents (state rebuilt, refused checkboxes, …) are shown this long. */
@@ -669,6 +678,7 @@ class Reconcile {
 
     const live = this.liveState(n);
     if (live.live) {
+      if (live.phase === "dispatched") this.resendDispatch(n);
       this.checkDuplicateRuns(n);
       this.checkStall(n, live.run ?? null);
       return;
@@ -700,6 +710,26 @@ class Reconcile {
       return;
     }
     this.crash(n, record, why, run ? "crash" : "lost");
+  }
+
+  /** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
+  private resendDispatch(n: number): void {
+    const record = this.state.tasks[n];
+    if (!record?.dispatchId || !isDispatching(this.state.session.status)) return;
+    const key = `resend:${record.dispatchId}`;
+    const since = Date.parse(record.dispatchedAt ?? "");
+    if (record.notices?.includes(key) || Number.isNaN(since)) return;
+    if (this.nowMs - since < DISPATCH_RESEND_MINUTES * 60_000) return;
+    record.notices = [...(record.notices ?? []), key].slice(-12);
+    const effect: Effect = {
+      type: "dispatchWorker",
+      issue: n,
+      attempt: record.attempt,
+      dispatchId: record.dispatchId,
+    };
+    if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.effects.push(effect);
+    this.note(`#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`);
   }
 
   private handleOutcome(n: number, record: TaskRecord, result: WorkerResult): void {

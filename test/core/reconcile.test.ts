@@ -94,7 +94,13 @@ describe("pool and dispatch", () => {
     const w = first.world;
     w.runs = w.runs.filter((r) => r.issue === 1).map((r) => ({ ...r, status: "in_progress" as const }));
     const d = decide({ ...input(w), state: first.state, now: minutes(5) });
-    expect(only(d.effects, "dispatchWorker")).toEqual([]);
+    // #3 waits; #2's dispatch is only sent once more under its own id (its run should have shown by now).
+    expect(only(d.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 2, attempt: 1, dispatchId: "2-1-seed" }),
+    ]);
+    expect(decide({ ...input(w), state: d.state, now: minutes(6) }).effects).not.toContainEqual(
+      expect.objectContaining({ type: "dispatchWorker" }),
+    );
   });
 
   it("treats a dispatch whose run never appeared as lost after the grace period, and dispatches again", () => {
@@ -516,9 +522,9 @@ describe("gates", () => {
     const first = step(w, null, { now: minutes(40) });
     expect(only(first.decision.effects, "mergePr")).toHaveLength(1);
     // GitHub refused (say, a required review appeared); the PR is still open at the same head.
-    const soon = decide({ ...input(w), state: first.state, now: minutes(45) });
+    const soon = decide({ ...input(w), state: first.state, now: minutes(41) });
     expect(only(soon.effects, "mergePr")).toEqual([]);
-    const later = decide({ ...input(w), state: first.state, now: minutes(51) });
+    const later = decide({ ...input(w), state: first.state, now: minutes(43) });
     expect(only(later.effects, "mergePr")).toHaveLength(1);
   });
 
