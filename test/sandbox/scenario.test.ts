@@ -162,8 +162,6 @@ function passiveController(
   };
 }
 
-const tempEntries = () => readdirSync(tmpdir()).filter((n) => n.startsWith("autopilot-scenario-"));
-
 describe("the scenario runner", () => {
   it("says exactly what is missing before starting anything", async () => {
     const empty = mkdtempSync(join(tmpdir(), "no-action-"));
@@ -182,7 +180,11 @@ describe("the scenario runner", () => {
   });
 
   it("plays the timeline as the scenario's people, delivers signed webhooks, settles and stops everything", async () => {
-    const before = tempEntries();
+    // A private temp folder for this run alone (os.tmpdir() follows TMPDIR), so other runs on the machine
+    // cannot make it look as if this one left something behind.
+    const privateTmp = mkdtempSync(join(tmpdir(), "scenario-cleanup-"));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
     const received: { event: string; action: string | null; signed: boolean }[] = [];
     const progress: string[] = [];
     const scenario = parseScenario(`name: mechanics
@@ -203,12 +205,21 @@ timeline:
 limits: { maxDurationSeconds: 60, settleSeconds: 0.5 }
 expect: { 1: blocked, 2: done }
 `);
-    const report = await runScenario(scenario, {
-      actionDir: FIXTURE_ACTION,
-      startController: passiveController(received),
-      handleSignals: false,
-      onProgress: (e) => progress.push(e.message),
-    });
+    let report: Awaited<ReturnType<typeof runScenario>>;
+    let leftBehind: string[];
+    try {
+      report = await runScenario(scenario, {
+        actionDir: FIXTURE_ACTION,
+        startController: passiveController(received),
+        handleSignals: false,
+        onProgress: (e) => progress.push(e.message),
+      });
+      leftBehind = readdirSync(privateTmp);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      rmSync(privateTmp, { recursive: true, force: true });
+    }
     expect(report.outcome).toBe("settled");
     expect(report.expectations).toEqual({ ok: true, mismatches: [], unmet: [] });
     expect(report.issues.map((i) => [i.number, i.title, i.state, i.pr])).toEqual([
@@ -226,7 +237,7 @@ expect: { 1: blocked, 2: done }
       expect.arrayContaining(["issues.labeled", "issue_comment.created", "issues.closed"]),
     );
     expect(received.every((r) => r.signed)).toBe(true);
-    expect(tempEntries()).toEqual(before);
+    expect(leftBehind).toEqual([]);
   });
 
   it("ends at the time limit with the issues as they stand and the unmet expectations", async () => {
