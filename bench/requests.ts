@@ -126,7 +126,7 @@ export function idleTable(rows: readonly IdleRow[]): void {
     [
       `Real driver (src/app/reconcile.ts: snapshot → decide → execute) against the sandbox with an installation token; ${TICKS_TO_SETTLE} reconciles first (they create and pin the tracking issue), then the mean of ${TICKS_MEASURED} measured ones. Effects in the measured ticks: ${rows.map((r) => r.writes).join(" / ")}.`,
       `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 to a GraphQL page, so ${formatInt(rows.at(-1)?.issues ?? 0)} issues take more than one page.`,
-      "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs, and one permission lookup per distinct login that applied the ready label to an open task (not cached between reconciles).",
+      "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs, and one permission lookup per distinct login that applied the ready label to an open task (cached for five minutes within a process).",
       "The App's periodic tick also lists installations and their repositories (cached, not per tick); webhook-started reconciles cost the same as a tick.",
     ],
   );
