@@ -33,6 +33,7 @@ import type {
 import { computeStatistics, type TaskRecordLike } from "../src/core/stats.js";
 import { type TaskStatus, taskStatusFromLabels } from "../src/core/task.js";
 import type { WorkerOutcome, WorkerResult } from "../src/core/workerResult.js";
+import { seededRandom } from "../src/sandbox/faults.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Output
@@ -118,18 +119,6 @@ export const BOT = "autopilot[bot]";
 export const NOW = new Date("2026-11-22T12:00:00Z");
 const OWNER = "acme";
 const NAME = "monolith";
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SUBJECTS = [
   "payment reconciliation pipeline",
@@ -223,7 +212,7 @@ export const MERGED_NOW = 20;
  * each other. See `events` for what happened since.
  */
 export function syntheticWorld(options: WorldOptions): World {
-  const rand = random(options.seed ?? 42);
+  const rand = seededRandom(options.seed ?? 42);
   const live = options.live ?? 4;
   const events = options.events ?? true;
   const done = options.done ?? 0;

@@ -43,6 +43,7 @@ import {
 import type { Issue, SandboxStore, StoreEvent } from "./store.js";
 import { ControllerFleet, InvariantRecorder, sendBadSignatureWebhook } from "./faultkit.js";
 import { type InvariantReport, invariantsHold } from "./invariants.js";
+import type { TaskLabelNames } from "../core/task.js";
 
 export const DEFAULT_SCENARIO = join(PACKAGE_ROOT, "scenarios", "demo.yml");
 
@@ -357,15 +358,8 @@ function issueBody(issue: Scenario["issues"][number]): string {
 // -----------------------------------------------------------------------------------------------------------
 // Observation
 
-interface Labels {
-  ready: string;
-  inProgress: string;
-  review: string;
-  blocked: string;
-  needsHuman: string;
-  timeout: string;
-  failed: string;
-}
+/** The task-state label names a report reads (the config's). */
+type Labels = TaskLabelNames;
 
 const TERMINAL: ReadonlySet<ReportState> = new Set(["done", "blocked", "needs-human", "timeout", "failed"]);
 
