@@ -57492,6 +57492,17 @@ ${commandHelp()}`
     const status = this.statusOf(n);
     let record2 = this.state.tasks[n];
     const result = this.results.get(n);
+    if (record2?.dispatchId && !this.snapshot.runs.some((r) => r.dispatchId === record2.dispatchId)) {
+      const winner = this.snapshot.runs.find(
+        (r) => r.issue === n && r.attempt === record2.attempt && r.dispatchId && r.dispatchId !== record2.dispatchId
+      );
+      if (winner?.dispatchId) {
+        this.note(
+          `#${n}: attempt ${record2.attempt} runs as ${winner.dispatchId} (dispatched by another controller)`
+        );
+        record2.dispatchId = winner.dispatchId;
+      }
+    }
     if (result && (!record2 || result.dispatchId !== record2.dispatchId && result.attempt > record2.attempt)) {
       record2 = this.record(n);
       record2.attempt = Math.max(record2.attempt, result.attempt);
@@ -57553,7 +57564,8 @@ ${commandHelp()}`
       type: "dispatchWorker",
       issue: n,
       attempt: record2.attempt,
-      dispatchId: record2.dispatchId
+      dispatchId: record2.dispatchId,
+      resend: true
     };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
     this.effects.push(effect);
@@ -59710,6 +59722,13 @@ ${marker}` : effect.body;
   return { effect, status: "done" };
 }
 async function dispatch(ctx, effect) {
+  if (!effect.resend && !await takeDispatchLock(ctx, effect)) {
+    return {
+      effect,
+      status: "skipped",
+      detail: `another controller already dispatched #${effect.issue} attempt ${effect.attempt}`
+    };
+  }
   const inputs = {
     ...effect.inputs ?? {},
     issue: String(effect.issue),
@@ -59730,6 +59749,30 @@ async function dispatch(ctx, effect) {
   const outcome = { effect, status: "done" };
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+async function takeDispatchLock(ctx, effect) {
+  const branch = ctx.world?.repo.defaultBranch ?? "main";
+  const head = await ctx.read(
+    () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` })
+  );
+  const sha = head.data.object?.sha;
+  if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o(ctx),
+        ref: dispatchLockRef(effect.issue, effect.attempt),
+        sha
+      })
+    );
+    return true;
+  } catch (error63) {
+    if (statusOf(error63) === 422) return false;
+    throw error63;
+  }
+}
+function dispatchLockRef(issue3, attempt) {
+  return `refs/autopilot/dispatch/issue-${issue3}-attempt-${attempt}`;
 }
 async function findTrackingIssue(ctx) {
   const params = {

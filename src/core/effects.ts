@@ -20,6 +20,11 @@ export type Effect =
       dispatchId: string;
       /** Extra workflow inputs beyond issue/attempt/dispatch-id/tracking-issue. */
       inputs?: Record<string, string>;
+      /**
+       * A recorded dispatch sent again because its run never appeared. Its dispatch lock (see the executor) may
+       * already be held by the controller that recorded it and died, so a re-send does not take the lock again.
+       */
+      resend?: boolean;
     }
   | { type: "cancelRun"; runId: number; issue?: number }
   /** Merges only if the PR head is still `expectedHeadSha` (GitHub's `sha` parameter), so a late push is never merged unreviewed. */

@@ -647,6 +647,24 @@ class Reconcile {
     let record = this.state.tasks[n];
     const result = this.results.get(n);
 
+    // Another controller won this attempt's dispatch lock: its run carries another dispatch id. Follow that run
+    // instead of waiting for ours, which was never sent (and must not be re-sent).
+    if (record?.dispatchId && !this.snapshot.runs.some((r) => r.dispatchId === record!.dispatchId)) {
+      const winner = this.snapshot.runs.find(
+        (r) =>
+          r.issue === n &&
+          r.attempt === record!.attempt &&
+          r.dispatchId &&
+          r.dispatchId !== record!.dispatchId,
+      );
+      if (winner?.dispatchId) {
+        this.note(
+          `#${n}: attempt ${record.attempt} runs as ${winner.dispatchId} (dispatched by another controller)`,
+        );
+        record.dispatchId = winner.dispatchId;
+      }
+    }
+
     // Adopt a dispatch the state does not know (state rebuilt, or a run started by another controller).
     if (result && (!record || (result.dispatchId !== record.dispatchId && result.attempt > record.attempt))) {
       record = this.record(n);
@@ -726,6 +744,7 @@ class Reconcile {
       issue: n,
       attempt: record.attempt,
       dispatchId: record.dispatchId,
+      resend: true,
     };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
     this.effects.push(effect);

@@ -317,6 +317,13 @@ async function dispatch(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
 ): Promise<EffectOutcome> {
+  if (!effect.resend && !(await takeDispatchLock(ctx, effect))) {
+    return {
+      effect,
+      status: "skipped",
+      detail: `another controller already dispatched #${effect.issue} attempt ${effect.attempt}`,
+    };
+  }
   const inputs: Record<string, string> = {
     ...(effect.inputs ?? {}),
     issue: String(effect.issue),
@@ -337,6 +344,40 @@ async function dispatch(
   const outcome: EffectOutcome = { effect, status: "done" };
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+
+/**
+ * GitHub has no compare-and-swap for issue bodies, so the dashboard's revision check cannot stop two controllers
+ * from dispatching the same task attempt. Creating a git ref is atomic: exactly one creator of
+ * `refs/autopilot/dispatch/issue-N-attempt-A` succeeds and every other gets 422. Costs two requests a dispatch.
+ */
+async function takeDispatchLock(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "dispatchWorker" }>,
+): Promise<boolean> {
+  const branch = ctx.world?.repo.defaultBranch ?? "main";
+  const head = await ctx.read(() =>
+    ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` }),
+  );
+  const sha = (head.data as { object?: { sha?: string } }).object?.sha;
+  if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
+  try {
+    await ctx.write(() =>
+      ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o(ctx),
+        ref: dispatchLockRef(effect.issue, effect.attempt),
+        sha,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (statusOf(error) === 422) return false;
+    throw error;
+  }
+}
+
+export function dispatchLockRef(issue: number, attempt: number): string {
+  return `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -311,6 +311,30 @@ describe("worker results", () => {
     expect(only(d.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 1, attempt: 1 })]);
   });
 
+  it("follows the run of another controller that won the attempt's dispatch lock, instead of re-sending or cancelling", () => {
+    const first = step(world({ issues: [issue(1)] }), null);
+    // Our dispatch (1-1-seed) lost the lock: the only run of attempt 1 carries the rival's id.
+    const w = { ...first.world, runs: [run(95, 1, { dispatchId: "1-1-rival" })] };
+    const d = decide({ ...input(w), state: first.state, now: minutes(5) });
+    expect(only(d.effects, "dispatchWorker")).toEqual([]);
+    expect(only(d.effects, "cancelRun")).toEqual([]);
+    expect(d.log).toContain("#1: attempt 1 runs as 1-1-rival (dispatched by another controller)");
+    expect(d.state.tasks["1"]).toMatchObject({ dispatchId: "1-1-rival" });
+    // The rival's worker finishes: its result is ours.
+    const done = {
+      ...w,
+      runs: [run(95, 1, { dispatchId: "1-1-rival", status: "completed" as const, conclusion: "success" })],
+      workerResults: [
+        result(1, { dispatchId: "1-1-rival", result: "blocked", reason: "needs a key", prNumber: undefined }),
+      ],
+    };
+    const after = decide({ ...input(done), state: d.state, now: minutes(8) });
+    expect(after.log.join("\n")).not.toContain("without a result");
+    expect(only(after.effects, "setStateLabel")).toEqual([
+      expect.objectContaining({ issue: 1, add: "autopilot:blocked" }),
+    ]);
+  });
+
   it("cancels a second live run for the same task", () => {
     const first = step(world({ issues: [issue(1)] }), null);
     const w = first.world;

@@ -146,7 +146,7 @@ describe("executing effects", () => {
 
   it("dispatches the worker workflow on the default branch with the documented inputs", async () => {
     const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
-    const scope = nock(API)
+    const scope = lockDispatch(nock(API), 5, 2)
       .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`, {
         ref: "main",
         inputs: {
@@ -174,6 +174,32 @@ describe("executing effects", () => {
     ]);
     expect(scope.isDone()).toBe(true);
     expect(report.outcomes[0]).toMatchObject({ status: "done", runId: 4242 });
+  });
+
+  it("does not dispatch an attempt whose lock another controller already took", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    // No dispatch is mocked: nock fails the test if one is sent.
+    const scope = lockDispatch(nock(API), 5, 2, { taken: true });
+    const report = await gw.execute([
+      { type: "dispatchWorker", issue: 5, attempt: 2, dispatchId: "5-2-xyz" },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "skipped" });
+    expect(report.outcomes[0]?.detail).toContain("another controller already dispatched #5 attempt 2");
+  });
+
+  it("re-sends a recorded dispatch without taking the lock its first send took", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    const scope = nock(API).post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`).reply(200, {
+      workflow_run_id: 4243,
+      run_url: "https://api.github.com/x",
+      html_url: "https://github.com/x",
+    });
+    const report = await gw.execute([
+      { type: "dispatchWorker", issue: 5, attempt: 2, dispatchId: "5-2-abc", resend: true },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "done", runId: 4243 });
   });
 
   it("merges only at the expected head SHA and reports a refused merge instead of failing", async () => {
@@ -271,7 +297,8 @@ describe("the tracking issue", () => {
         (b: { query: string; variables: { issueId: string } }) =>
           b.query.includes("pinIssue") && b.variables.issueId === "I_12",
       )
-      .reply(200, { data: { pinIssue: { issue: { number: 12, isPinned: true } } } })
+      .reply(200, { data: { pinIssue: { issue: { number: 12, isPinned: true } } } });
+    lockDispatch(created, 5, 1)
       .post(
         `${R}/actions/workflows/autopilot-worker.yml/dispatches`,
         (b: { inputs: Record<string, string> }) => b.inputs["tracking-issue"] === "12",
@@ -391,3 +418,28 @@ describe("dry run and the operation budget", () => {
     expect(report.operations).toBe(2);
   });
 });
+
+/** Mocks taking the dispatch lock of an attempt: reading the default branch head, then creating the lock ref. */
+function lockDispatch(scope: nock.Scope, issue: number, attempt: number, options: { taken?: boolean } = {}) {
+  const sha = "c".repeat(40);
+  return scope
+    .get(`${R}/git/ref/heads%2Fmain`)
+    .reply(200, {
+      ref: "refs/heads/main",
+      node_id: "REF_1",
+      url: `${API}${R}/git/refs/heads/main`,
+      object: { sha, type: "commit", url: `${API}${R}/git/commits/${sha}` },
+    })
+    .post(`${R}/git/refs`, { ref: `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`, sha })
+    .reply(
+      options.taken ? 422 : 201,
+      options.taken
+        ? { message: "Reference already exists" }
+        : {
+            ref: `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`,
+            node_id: "REF_2",
+            url: `${API}${R}/git/refs/autopilot`,
+            object: { sha, type: "commit", url: `${API}${R}/git/commits/${sha}` },
+          },
+    );
+}
