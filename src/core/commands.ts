@@ -16,6 +16,7 @@
  * polite refusal (per login, remembered in the session state) and nothing changes. Comments by Autopilot's
  * own bot are never commands.
  */
+import { proseLines } from "./markdown.js";
 import type { CommentNode, Permission } from "./snapshot.js";
 import { canWrite } from "./snapshot.js";
 
@@ -100,28 +101,17 @@ function parseIssueRef(word: string | undefined): number | null {
  * and HTML comments are left out.
  */
 export function commandLines(body: string): string[] {
-  const text = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
   const out: string[] = [];
-  let fence: { char: string; length: number } | null = null;
   let previousBlank = true;
-  for (const raw of text.split(/\r?\n/)) {
-    const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open && open[1]![0] === fence.char && open[1]!.length >= fence.length && raw.trim() === open[1]) {
-        fence = null;
-      }
-      previousBlank = false;
-      continue;
-    }
-    if (open) {
-      fence = { char: open[1]![0]!, length: open[1]!.length };
+  for (const raw of proseLines(body)) {
+    if (raw === null) {
       previousBlank = false;
       continue;
     }
     const blank = raw.trim() === "";
     // Indented code starts only after a blank line (otherwise it is a lazy paragraph continuation).
     const indentedCode: boolean = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode && !/^ {0,3}>/.test(raw)) out.push(raw);
+    if (!blank && !indentedCode) out.push(raw);
     previousBlank = blank || (indentedCode && previousBlank);
   }
   return out;

@@ -15,6 +15,7 @@
  * algorithm over the open issues (a closed dependency is satisfied, so it cannot hold anything up) and
  * reported with the issues in each; issues in a cycle are never ready.
  */
+import { proseLines } from "./markdown.js";
 import type { IssueNode } from "./snapshot.js";
 
 export interface RepoRef {
@@ -205,30 +206,9 @@ function toRef(m: RegExpExecArray): CrossRepoRef | number | null {
  * code spans (which become blanks of the same length so nothing else shifts).
  */
 function visibleLines(body: string): string[] {
-  const withoutComments = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
-  const out: string[] = [];
-  let fence: { char: string; length: number } | null = null;
-  for (const raw of withoutComments.split(/\r?\n/)) {
-    const open = /^\s{0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open && open[1]![0] === fence.char && open[1]!.length >= fence.length && raw.trim() === open[1]) {
-        fence = null;
-      }
-      out.push("");
-      continue;
-    }
-    if (open) {
-      fence = { char: open[1]![0]!, length: open[1]!.length };
-      out.push("");
-      continue;
-    }
-    if (/^\s{0,3}>/.test(raw)) {
-      out.push("");
-      continue;
-    }
-    out.push(raw.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)));
-  }
-  return out;
+  return proseLines(body).map((line) =>
+    line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -85,3 +85,29 @@ export function formatTokens(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
+
+/**
+ * The lines of a markdown body as a reader sees them: HTML comments blanked, and `null` for every line inside a
+ * fenced code block (the fences included) or a block quote. Commands and dependency lines count only in prose,
+ * never where someone quotes or shows them.
+ */
+export function proseLines(body: string): (string | null)[] {
+  const text = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const out: (string | null)[] = [];
+  let fence: { char: string; length: number } | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fence) {
+      if (open && open[1]![0] === fence.char && open[1]!.length >= fence.length && raw.trim() === open[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open) {
+      fence = { char: open[1]![0]!, length: open[1]!.length };
+      out.push(null);
+    } else {
+      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
