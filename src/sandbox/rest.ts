@@ -953,12 +953,7 @@ export const restHandlers: Record<string, Handler> = {
 
   // ----- sub-issues and dependencies -----------------------------------------------------------------------
   "issues/list-sub-issues": (req) => {
-    const repo = repoOf(req);
-    const issue = issueOf(req, repo);
-    const subs = issue.subIssues
-      .map((n) => req.store.getIssue(repo.fullName, n))
-      .filter((i): i is Issue => !!i);
-    return list(req, subs, (i) => req.shapes.issue(repo, i));
+    return listRelatedIssues(req, (issue) => issue.subIssues);
   },
 
   "issues/add-sub-issue": (req) => {
@@ -996,12 +991,7 @@ export const restHandlers: Record<string, Handler> = {
   },
 
   "issues/list-dependencies-blocked-by": (req) => {
-    const repo = repoOf(req);
-    const issue = issueOf(req, repo);
-    const blockers = issue.blockedBy
-      .map((n) => req.store.getIssue(repo.fullName, n))
-      .filter((i): i is Issue => !!i);
-    return list(req, blockers, (i) => req.shapes.issue(repo, i));
+    return listRelatedIssues(req, (issue) => issue.blockedBy);
   },
 
   "issues/add-blocked-by-dependency": (req) => {
@@ -1862,4 +1852,13 @@ function reviewCommentsInput(raw: unknown[]): { path: string; body: string; line
     if (typeof path !== "string" || typeof body !== "string") return [];
     return [{ path, body, ...(typeof line === "number" ? { line } : {}) }];
   });
+}
+
+/** Lists the issues a relation of the path's issue names (sub-issues, blocked-by), paginated like GitHub. */
+function listRelatedIssues(req: RestRequest, related: (issue: Issue) => number[]) {
+  const repo = repoOf(req);
+  const issues = related(issueOf(req, repo))
+    .map((n) => req.store.getIssue(repo.fullName, n))
+    .filter((i): i is Issue => !!i);
+  return list(req, issues, (i) => req.shapes.issue(repo, i));
 }
