@@ -55004,6 +55004,26 @@ function formatTokens(n) {
   if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
   return `${(n / 1e6).toFixed(1)}M`;
 }
+function proseLines(body) {
+  const text = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const out = [];
+  let fence = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fence) {
+      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open3) {
+      fence = { char: open3[1][0], length: open3[1].length };
+      out.push(null);
+    } else {
+      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
 
 // src/core/snapshot.ts
 function canWrite(permission) {
@@ -55059,27 +55079,16 @@ function parseIssueRef(word) {
   return n > 0 ? n : null;
 }
 function commandLines(body) {
-  const text = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
   const out = [];
-  let fence = null;
   let previousBlank = true;
-  for (const raw of text.split(/\r?\n/)) {
-    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
-        fence = null;
-      }
-      previousBlank = false;
-      continue;
-    }
-    if (open3) {
-      fence = { char: open3[1][0], length: open3[1].length };
+  for (const raw of proseLines(body)) {
+    if (raw === null) {
       previousBlank = false;
       continue;
     }
     const blank = raw.trim() === "";
     const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode && !/^ {0,3}>/.test(raw)) out.push(raw);
+    if (!blank && !indentedCode) out.push(raw);
     previousBlank = blank || indentedCode && previousBlank;
   }
   return out;
@@ -56695,30 +56704,9 @@ function toRef(m) {
   return n;
 }
 function visibleLines(body) {
-  const withoutComments = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
-  const out = [];
-  let fence = null;
-  for (const raw of withoutComments.split(/\r?\n/)) {
-    const open3 = /^\s{0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
-        fence = null;
-      }
-      out.push("");
-      continue;
-    }
-    if (open3) {
-      fence = { char: open3[1][0], length: open3[1].length };
-      out.push("");
-      continue;
-    }
-    if (/^\s{0,3}>/.test(raw)) {
-      out.push("");
-      continue;
-    }
-    out.push(raw.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)));
-  }
-  return out;
+  return proseLines(body).map(
+    (line) => line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
+  );
 }
 function buildTaskGraph(issues, repo, options = {}) {
   const closedCross = /* @__PURE__ */ new Set();
