@@ -8,6 +8,7 @@
 import { markdownTable } from "markdown-table";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { compileGatePattern } from "./gate-pattern.js";
 
 export const CONFIG_PATH = ".github/autopilot.yml";
 
@@ -185,22 +186,26 @@ const HumanGateSchema = z
       ),
     patterns: z
       .array(
-        nonBlank("a JavaScript regular expression (not blank)").superRefine((source, ctx) => {
-          const reason = regexError(source);
-          if (reason !== null) {
+        nonBlank("a regular expression in RE2 syntax (not blank)").superRefine((source, ctx) => {
+          // Compiled with a linear-time engine: agent-written text can never make a pattern backtrack.
+          const compiled = compileGatePattern(source);
+          if (!compiled.ok) {
             ctx.addIssue({
               code: "custom",
-              message: `invalid regular expression: ${reason}`,
+              message: `pattern not accepted: ${compiled.reason}`,
               input: source,
-              params: { expected: `a valid JavaScript regular expression (${reason})` },
+              params: {
+                expected: `a regular expression the linear-time (RE2) engine accepts: ${compiled.reason}; write ${compiled.instead}`,
+              },
             });
           }
         }),
       )
       .default([])
       .describe(
-        "Extra regular expressions (JavaScript syntax, no slashes) matched against the diff and the commands " +
-          "the agent ran; a match needs a person's approval before merging. Added to the built-in rules.",
+        "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched " +
+          "case-insensitively against the diff and the commands the agent ran, in linear time; a match needs " +
+          "a person's approval before merging. Added to the built-in rules.",
       ),
     paths: z
       .array(nonBlank("a glob pattern such as `infra/**` (not blank)"))
@@ -533,18 +538,6 @@ function checkConfig(config: unknown, ctx: Ctx): void {
 }
 
 /** The reason a regex source does not compile, or null. Compiled without flags, as the gate matcher does. */
-function regexError(source: string): string | null {
-  try {
-    new RegExp(source);
-    return null;
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    // V8: "Invalid regular expression: /(/: Unterminated group" → "Unterminated group"
-    const cut = text.lastIndexOf(": ");
-    return cut >= 0 ? text.slice(cut + 2) : text;
-  }
-}
-
 /** Non-fatal remarks about a valid configuration. */
 export function configWarnings(config: AutopilotConfig): string[] {
   const warnings: string[] = [];

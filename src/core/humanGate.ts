@@ -12,8 +12,8 @@
  *
  * Rules (seed 003, plus path rules):
  * - default keyword rules: deploy, migrate, publish, rm -rf, drop table, delete from, terraform apply,
- *   production, api.*key, secret, password; plus `options.patterns` (JavaScript regular expressions,
- *   case-insensitive);
+ *   production, api.*key, secret, password; plus `options.patterns` (regular expressions in RE2 syntax,
+ *   case-insensitive, matched in linear time);
  * - default path rules: `.github/workflows/**`, migration directories, `.env*`, Terraform files and
  *   directories, CODEOWNERS; plus `options.paths` (globs). Dockerfiles and lockfiles are not gated: they
  *   change how the project builds, which CI checks, not what it does to the world;
@@ -25,6 +25,7 @@
  * A hit names its rule, where it was found and a short excerpt: the file and line plus the matched words
  * (never the whole line, which may hold the secret itself), the path, or the matched part of the command.
  */
+import { compileGatePattern, findGatePattern, literalGatePattern } from "./gate-pattern.js";
 import type { HumanGateHit } from "./workerResult.js";
 
 export interface HumanGateInput {
@@ -38,7 +39,7 @@ export interface HumanGateInput {
 
 export interface HumanGateOptions {
   enabled: boolean;
-  /** Extra regular expressions (JavaScript syntax), matched case-insensitively. */
+  /** Extra regular expressions (RE2 syntax), matched case-insensitively in linear time. */
   patterns: readonly string[];
   /** Extra path globs (`**`, `*`, `?`, `{a,b}`; a pattern without `/` matches at any depth). */
   paths: readonly string[];
@@ -159,17 +160,51 @@ function removalRule(name: string, never: boolean, target?: RegExp): TextRule {
   };
 }
 
+/** Global git options that take their value as the next word (`git -C repo push`). */
+const GIT_OPTION_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+const FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+const FORCE_REFSPEC = /^\+[\w./-]/;
+
+/**
+ * A `git … push` that forces: `--force`, `--force-with-lease`, `--force-if-includes`, a short flag group
+ * with `f` (`-f`, `-uf`), or a `+refspec`. Read word by word, like `rm` above: a regular expression with
+ * the global options as a repeated optional group backtracks exponentially on `git -a -a -a …`.
+ */
+function forcedPush(text: string): string | null {
+  for (const segment of text.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i]!)) continue;
+      // Skip global options (and one value after an option without `=`) up to `push`.
+      let j = i + 1;
+      let valueMayFollow = false;
+      for (; j < words.length; j++) {
+        const word = words[j]!;
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1]!)) valueMayFollow = false;
+        else break;
+      }
+      if (words[j] !== "push") {
+        // A `git` inside the skipped run would skip the same options to the same word: resume there.
+        i = j - 1;
+        continue;
+      }
+      for (let k = j + 1; k < words.length; k++) {
+        if (FORCE_FLAG.test(words[k]!) || FORCE_REFSPEC.test(words[k]!)) return words.slice(i, k + 1).join(" ");
+      }
+      // The rest of the segment holds no force flag: a later `git … push` in it cannot find one either.
+      break;
+    }
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // The rule sets.
 
 const NEVER_TEXT_RULES: readonly TextRule[] = [
-  {
-    name: "push --force",
-    never: true,
-    find: regexFind(
-      /\bgit\b(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+push\b[^\n;&|]*?(?:\s--force(?:-with-lease|-if-includes)?\b|\s-[a-zA-Z]*f[a-zA-Z]*\b|\s\+[\w./-]+)/,
-    ),
-  },
+  { name: "push --force", never: true, find: forcedPush },
   removalRule("rm -rf /", true, ROOT_TARGET),
   removalRule("rm -rf ~", true, HOME_TARGET),
   { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
@@ -291,36 +326,27 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${globBody(pattern)}$`);
 }
 
-/** A path matches when it or one of its parent directories matches the glob (`terraform` covers `terraform/x.tf`). */
+/**
+ * A path matches when it or one of its parent directories matches the glob (`terraform` covers
+ * `terraform/x.tf`): one anchored match with an optional `/…` tail, not one match per parent (quadratic in
+ * the depth of an agent-chosen path).
+ */
 function pathRule(glob: string, never: boolean): PathRule {
-  const re = globToRegExp(glob);
-  return {
-    name: glob,
-    never,
-    test: (path) => {
-      const parts = path.split("/");
-      for (let n = parts.length; n > 0; n--) if (re.test(parts.slice(0, n).join("/"))) return true;
-      return false;
-    },
-  };
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return { name: glob, never, test: (path) => re.test(path) };
 }
 
 const NEVER_PATH_RULES: readonly PathRule[] = [pathRule(".github/autopilot.{yml,yaml}", true)];
 const DEFAULT_PATH_RULES: readonly PathRule[] = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
 
+/**
+ * A configured pattern, compiled with the linear-time engine (see gate-pattern.ts). The configuration check
+ * refuses a pattern it cannot compile; one that arrives anyway is matched as literal text.
+ */
 function userPatternRule(source: string): TextRule {
-  let re: RegExp;
-  try {
-    re = new RegExp(source, "gi");
-  } catch {
-    re = new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
-  }
-  // A match must be non-empty: a pattern that matches the empty string would otherwise fire everywhere.
-  const find = (text: string) => {
-    for (const match of text.matchAll(re)) if (match[0] !== "") return match[0];
-    return null;
-  };
-  return { name: source, never: false, find };
+  const compiled = compileGatePattern(source);
+  const regex = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text) => findGatePattern(regex, text) };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -350,9 +350,23 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
     path: "humanGate.patterns",
     bad: ["ok", "(unclosed"],
     at: "humanGate.patterns[1]",
-    expected: "a valid JavaScript regular expression (",
+    expected: "a regular expression the linear-time (RE2) engine accepts: missing closing ): `(unclosed`",
   },
-  { path: "humanGate.patterns", bad: "rm -rf", expected: "a list; each a JavaScript regular expression" },
+  {
+    path: "humanGate.patterns",
+    bad: ["(?<!no)deploy"],
+    at: "humanGate.patterns[0]",
+    expected:
+      "a regular expression the linear-time (RE2) engine accepts: lookahead and lookbehind (`(?=`, `(?!`, " +
+      "`(?<=`, `(?<!`) need a backtracking engine; write match the neighbouring text itself, or use `\\b` for a word boundary",
+  },
+  {
+    path: "humanGate.patterns",
+    bad: ["(a)\\1"],
+    at: "humanGate.patterns[0]",
+    expected: "a regular expression the linear-time (RE2) engine accepts: backreferences",
+  },
+  { path: "humanGate.patterns", bad: "rm -rf", expected: "a list; each a regular expression in RE2 syntax" },
   { path: "humanGate.paths", bad: [""], at: "humanGate.paths[0]", expected: "a glob pattern" },
   { path: "merge", bad: "squash", expected: "a mapping with the keys auto, method, requiredChecks" },
   { path: "merge.auto", bad: "true", expected: "true or false" },
