@@ -23,6 +23,30 @@ describe("architecture", () => {
     expect(run).not.toThrow();
   });
 
+  it("lets src/core import only its own files and the pure libraries on the allow-list", () => {
+    // Keep in step with the core-is-pure rule in .dependency-cruiser.cjs and docs/ARCHITECTURE.md.
+    const allowed = new Set([
+      "zod",
+      "yaml",
+      "markdown-table",
+      "re2js",
+      "mdast-util-from-markdown",
+      "mdast-util-gfm",
+      "micromark-extension-gfm",
+      "mdast",
+    ]);
+    const outside: string[] = [];
+    for (const file of filesUnder("src/core")) {
+      for (const match of readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\b[^;]*?\sfrom\s+"([^"]+)"/gm)) {
+        const specifier = match[1]!;
+        if (specifier.startsWith(".")) continue;
+        const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+        if (!allowed.has(name)) outside.push(`${file.slice(root.length + 1)}: ${specifier}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
   it("never reads the clock or randomness inside src/core (time is passed in)", () => {
     const offending: string[] = [];
     for (const file of filesUnder("src/core")) {
