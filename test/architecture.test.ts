@@ -37,10 +37,14 @@ describe("architecture", () => {
     ]);
     const outside: string[] = [];
     for (const file of filesUnder("src/core")) {
-      for (const match of readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\b[^;]*?\sfrom\s+"([^"]+)"/gm)) {
+      for (const match of readFileSync(file, "utf8").matchAll(
+        /^\s*(?:import|export)\b[^;]*?\sfrom\s+"([^"]+)"/gm,
+      )) {
         const specifier = match[1]!;
         if (specifier.startsWith(".")) continue;
-        const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+        const name = specifier.startsWith("@")
+          ? specifier.split("/").slice(0, 2).join("/")
+          : specifier.split("/")[0]!;
         if (!allowed.has(name)) outside.push(`${file.slice(root.length + 1)}: ${specifier}`);
       }
     }

@@ -17,7 +17,10 @@ export function compileGatePattern(source: string): GatePatternResult {
     return { ok: true, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, ...explain(source, message.replace(/^error parsing regexp:\s*/, "").replace("`(?i)", "`")) };
+    return {
+      ok: false,
+      ...explain(source, message.replace(/^error parsing regexp:\s*/, "").replace("`(?i)", "`")),
+    };
   }
 }
 
@@ -68,5 +71,8 @@ function explain(source: string, detail: string): { reason: string; instead: str
       instead: "`\\x{41}` for a code point, `\\z` for the end of the text, `\\d \\s \\w \\b` as usual",
     };
   }
-  return { reason: detail, instead: "a regular expression in RE2 syntax (https://github.com/google/re2/wiki/Syntax)" };
+  return {
+    reason: detail,
+    instead: "a regular expression in RE2 syntax (https://github.com/google/re2/wiki/Syntax)",
+  };
 }

@@ -161,7 +161,14 @@ function removalRule(name: string, never: boolean, target?: RegExp): TextRule {
 }
 
 /** Global git options that take their value as the next word (`git -C repo push`). */
-const GIT_OPTION_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+const GIT_OPTION_WITH_VALUE = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env",
+]);
 const FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
 const FORCE_REFSPEC = /^\+[\w./-]/;
 
@@ -191,7 +198,8 @@ function forcedPush(text: string): string | null {
         continue;
       }
       for (let k = j + 1; k < words.length; k++) {
-        if (FORCE_FLAG.test(words[k]!) || FORCE_REFSPEC.test(words[k]!)) return words.slice(i, k + 1).join(" ");
+        if (FORCE_FLAG.test(words[k]!) || FORCE_REFSPEC.test(words[k]!))
+          return words.slice(i, k + 1).join(" ");
       }
       // The rest of the segment holds no force flag: a later `git … push` in it cannot find one either.
       break;

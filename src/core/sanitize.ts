@@ -2,27 +2,29 @@
  * Untrusted text (issue bodies, comments, check output) on its way to an agent's prompt.
  *
  * The threat is text a maintainer does not see when reading the issue on GitHub but the agent does read:
- * invisible and bidi characters, HTML comments, elements hidden by attributes or never rendered, and
- * `[//]: # (…)` reference-definition comments. Those are removed. Everything a person can see stays, and
- * code (fenced blocks and inline code) is left as written apart from characters and comments.
+ * invisible and bidi characters, HTML comments, processing instructions, declarations and CDATA, elements
+ * hidden by attributes or never rendered, link reference definitions no link uses (`[//]: # (…)`, the
+ * Markdown comment idiom, among them), and link titles. Those are removed; what GitHub's renderer does
+ * not show is found by parsing the Markdown (unrendered-markdown.ts). Everything a person can see stays,
+ * and code (fenced blocks and inline code) is left as written apart from characters and comments.
  *
  * Two strings of ours are also neutralised wherever they appear, so quoting the issue back can never
  * trigger them: the `<promise>` signal tags (see signals.ts) and the `<!-- autopilot:` hidden markers.
  */
+import { removeUnrenderedMarkdown } from "./unrendered-markdown.js";
 
 export const DEFAULT_UNTRUSTED_MAX_LENGTH = 20_000;
 
 /**
- * Invisible and direction-changing characters, removed outright:
- * C0/C1 controls except tab and newline; soft hyphen; Arabic letter mark; Hangul fillers; Mongolian vowel
- * separator; zero-width space/joiners and LRM/RLM (U+200B–U+200F); bidi embeddings and overrides
- * (U+202A–U+202E); word joiner and invisible operators (U+2060–U+2064); bidi isolates (U+2066–U+2069);
- * deprecated format controls (U+206A–U+206F); variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF, which
- * can smuggle whole messages); BOM / zero-width no-break space (U+FEFF); interlinear annotation
- * (U+FFF9–U+FFFB); tag characters (U+E0000–U+E007F, "ASCII smuggling").
+ * Invisible and direction-changing characters, removed outright: every Default_Ignorable_Code_Point
+ * (zero-width space and joiners, LRM/RLM and the other bidi controls, soft hyphen, word joiner and
+ * invisible operators, variation selectors, which can smuggle whole messages, Hangul fillers, the BOM,
+ * tag characters — "ASCII smuggling" — and the code points Unicode reserves as ignorable), plus C0/C1
+ * controls except tab and newline, the Arabic letter mark and interlinear annotation (U+FFF9–U+FFFB),
+ * which render as nothing too.
  */
 const INVISIBLE =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{E0000}-\u{E007F}]|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}]/gu;
+  /\p{Default_Ignorable_Code_Point}|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\uFFF9-\uFFFB]/gu;
 
 /** A piece of Markdown text, and whether it is code (a fenced block or an inline code span). */
 export interface MarkdownPiece {
@@ -201,8 +203,9 @@ export function neutralizeSignalTags(text: string): string {
  * Cleans untrusted text for an agent's prompt (see the file comment): line endings normalised to `\n`,
  * invisible/bidi/control characters removed, HTML comments removed everywhere (also inside code: a
  * quoted `<!-- autopilot:` marker must not survive), hidden and never-rendered HTML removed outside code,
- * `<details>` unwrapped, `[//]: #` comments removed, `<promise>` tags and any remaining `<!--` escaped,
- * and the result cut to `maxLength` characters with a note saying how much was cut.
+ * `<details>` unwrapped, `[//]: #` comments removed (also where they are paragraph text), what GitHub
+ * does not render removed by parsing, `<promise>` tags and any remaining `<!--` escaped, and the result
+ * cut to `maxLength` characters with a note saying how much was cut.
  */
 export function sanitizeUntrustedText(text: string, maxLength = DEFAULT_UNTRUSTED_MAX_LENGTH): string {
   // Bound the work on huge input: hidden parts rarely make up more than this much of a text.
@@ -212,8 +215,18 @@ export function sanitizeUntrustedText(text: string, maxLength = DEFAULT_UNTRUSTE
   out = splitMarkdownCode(out)
     .map((piece) => (piece.code ? piece.text : stripHiddenHtml(piece.text).replace(REFERENCE_COMMENT, "")))
     .join("");
+  // The Markdown parser is slow on some hostile texts (tens of milliseconds per kilobyte): it sees at most
+  // what can still reach the result once the hidden parts are gone.
+  const parseLimit = maxLength * 2 + 2_000;
+  let unparsed = 0;
+  if (out.length > parseLimit) {
+    const keep = /[\uD800-\uDBFF]/.test(out[parseLimit - 1]!) ? parseLimit - 1 : parseLimit;
+    unparsed = out.length - keep;
+    out = out.slice(0, keep);
+  }
+  out = removeUnrenderedMarkdown(out);
   out = neutralizeSignalTags(out).replace(/<!--/g, "&lt;!--");
-  const omitted = text.length - bounded.length;
+  const omitted = text.length - bounded.length + unparsed;
   if (omitted === 0) return truncateWithNote(out, maxLength);
   const note = `\n[… ${omitted} more characters cut …]`;
   return out.length + note.length <= maxLength ? out + note : truncateWithNote(out, maxLength);

@@ -62,7 +62,11 @@ describe("sanitizeUntrustedText keeps what a reader can see", () => {
       "```html\n<div hidden>shown as code</div>\n```",
     ],
     ["HTML inside inline code", "Remove the `<div hidden>` wrapper.", "Remove the `<div hidden>` wrapper."],
-    ["ordinary link references", "[docs]: https://example.com/docs", "[docs]: https://example.com/docs"],
+    [
+      "link reference definitions that a link uses",
+      "See [the docs].\n\n[the docs]: https://example.com/docs",
+      "See [the docs].\n\n[the docs]: https://example.com/docs",
+    ],
     ["tabs and emoji", "\tok 👍", "\tok 👍"],
     ["non-Latin text", "修复登录错误 — תיקון", "修复登录错误 — תיקון"],
   ])("%s", (_name, input, expected) => {
@@ -98,7 +102,8 @@ describe("sanitizeUntrustedText neutralises our own markers", () => {
   });
 
   it("escapes a comment opener that removing hidden HTML would assemble", () => {
-    const clean = sanitizeUntrustedText("<!<div hidden>x</div>-- autopilot:tracking-issue -->");
+    // Unclosed and inline, the assembled opener is no comment to the parser either: it is escaped.
+    const clean = sanitizeUntrustedText("a <!<div hidden>x</div>-- autopilot:tracking-issue");
     expect(clean).not.toContain("<!--");
     expect(clean).toContain("&lt;!--");
   });

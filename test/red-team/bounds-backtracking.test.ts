@@ -23,7 +23,13 @@ const ON: HumanGateOptions = { enabled: true, patterns: [], paths: [] };
 const ATTACKS: Record<string, string[]> = {
   // `--a` after `git` parses as `-` `-a` or `--` `a`, and each as an option or the previous one's value:
   // exponentially many ways to fail (a backtracking matcher takes seconds at 20 options, forever at 100 KB).
-  "push --force": [`git ${fill("--a ")}`, fill("git -a "), fill("git -c x "), fill("git push "), fill("git push a ")],
+  "push --force": [
+    `git ${fill("--a ")}`,
+    fill("git -a "),
+    fill("git -c x "),
+    fill("git push "),
+    fill("git push a "),
+  ],
   "rm -rf /": [fill("rm -r "), `rm ${fill("-x ")}`, fill('"'), `rm '${fill("a")}`],
   "rm -rf ~": [fill("rm -f ~"), fill("rm $HOME ")],
   "drop database": [fill("drop "), `drop${fill(" ")}`],
@@ -79,7 +85,10 @@ describe("no built-in human-gate rule backtracks on 100 KB of agent-written text
   it("path rules complete on 100 KB deep paths, and still match a deep autopilot.yml", () => {
     const result = matchHumanGate({ diff: "", paths: DEEP_PATHS, commands: [] }, ON);
     expect(result.hits.map((hit) => hit.rule).sort()).toEqual(["**/migrations/**", ".env*"]);
-    const deep = matchHumanGate({ diff: "", paths: [`${fill("a/")}/.github/autopilot.yml`], commands: [] }, ON);
+    const deep = matchHumanGate(
+      { diff: "", paths: [`${fill("a/")}/.github/autopilot.yml`], commands: [] },
+      ON,
+    );
     expect(deep.fired).toBe(false);
     const config = matchHumanGate({ diff: "", paths: [".github/autopilot.yml/"], commands: [] }, ON);
     expect(config.hits.map((hit) => hit.rule)).toEqual([".github/autopilot.{yml,yaml}"]);
@@ -108,14 +117,17 @@ describe("a user's humanGate.patterns cannot backtrack", () => {
     ["a negative lookahead", "deploy(?!ment)", "lookahead and lookbehind", "neighbouring text"],
     ["a backreference", "(a+)\\1", "backreferences", "repeat the group"],
     ["a huge repeat count", "a{5000}", "repeat count above 1000", "at most 1000"],
-  ])("%s is refused with the key, the pattern, why and what to write instead", (_name, pattern, why, instead) => {
-    const parsed = parseConfig(`humanGate:\n  patterns:\n    - ok\n    - '${pattern}'\n`);
-    expect(parsed.ok).toBe(false);
-    if (parsed.ok) return;
-    const problem = parsed.error.problems.find((p) => p.path === "humanGate.patterns[1]");
-    expect(problem?.message).toContain("`humanGate.patterns[1]` (line 4)");
-    expect(problem?.message).toContain(JSON.stringify(pattern));
-    expect(problem?.message).toContain(why);
-    expect(problem?.message).toContain(instead);
-  });
+  ])(
+    "%s is refused with the key, the pattern, why and what to write instead",
+    (_name, pattern, why, instead) => {
+      const parsed = parseConfig(`humanGate:\n  patterns:\n    - ok\n    - '${pattern}'\n`);
+      expect(parsed.ok).toBe(false);
+      if (parsed.ok) return;
+      const problem = parsed.error.problems.find((p) => p.path === "humanGate.patterns[1]");
+      expect(problem?.message).toContain("`humanGate.patterns[1]` (line 4)");
+      expect(problem?.message).toContain(JSON.stringify(pattern));
+      expect(problem?.message).toContain(why);
+      expect(problem?.message).toContain(instead);
+    },
+  );
 });
