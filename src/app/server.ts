@@ -1,16 +1,17 @@
 /**
  * The controller as an HTTP server: Probot's `createNodeMiddleware` on node:http, bound to 127.0.0.1 by
  * default. `autopilot serve` and the sandbox scenarios start it through `startControllerServer`.
- * Webhook deliveries are verified (a bad signature gets 400 from Probot), answered at once, and reconciled
- * behind the answer; `tick()` reconciles every installed repository and resolves when done.
+ * Webhook deliveries are read with a bound (webhook-body-limit.ts: 413 past GitHub's 25 MB cap), verified
+ * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles every installed repository and resolves when done.
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { GatewayLog } from "../github/client.js";
 import { rateLimitHandlers, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile.js";
+import { readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -34,6 +35,8 @@ export interface ControllerServerOptions {
   dryRun?: boolean;
   /** Wait for the reconcile before answering a webhook (default false). */
   awaitReconcile?: boolean;
+  /** Largest webhook body read, in bytes (default: GitHub's 25 MB cap); larger ones get 413 unread. */
+  webhookBodyLimit?: number;
   /** Replaces the reconcile (tests). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
 }
@@ -49,6 +52,14 @@ export interface ControllerServer {
   idle(): Promise<void>;
   /** Stops the tick, waits for running reconciles, closes the server. */
   stop(): Promise<void>;
+}
+
+function isWebhookPath(url: string | undefined): boolean {
+  try {
+    return new URL(url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") === WEBHOOK_PATH;
+  } catch {
+    return false;
+  }
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
@@ -85,11 +96,27 @@ export async function startControllerServer(options: ControllerServerOptions): P
   });
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
+  const bodyLimit = options.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
   const server = createServer((req, res) => {
-    void middleware(req, res, () => {
+    const notFound = () => {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ message: "Not Found" }));
-    });
+    };
+    if (req.method !== "POST" || !isWebhookPath(req.url)) {
+      void middleware(req, res, notFound);
+      return;
+    }
+    // The body is read here, with a bound, and handed to Probot as a string (which it then verifies).
+    readBoundedBody(req, res, bodyLimit).then(
+      (body) => {
+        if (body === null) return;
+        (req as IncomingMessage & { body?: string }).body = body.toString("utf8");
+        void middleware(req, res, notFound);
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(400).end();
+      },
+    );
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
