@@ -34,7 +34,19 @@ export interface ParsedDependencies {
   numbers: number[];
   /** References to other repositories, in order of first mention, without duplicates. */
   crossRepo: CrossRepoRef[];
+  /** Distinct references past MAX_REFERENCES_PER_ISSUE, which are not used. */
+  omitted: number;
 }
+
+/**
+ * At most this many distinct references of one issue body are used (in order of first mention). Each
+ * reference the snapshot does not know costs a lookup, so one body listing thousands of issues would
+ * otherwise cost a hundred queries on every reconcile.
+ */
+export const MAX_REFERENCES_PER_ISSUE = 50;
+
+/** Across all issues, at most this many referenced issues are looked up per reconcile (see referencesToLookUp). */
+export const MAX_REFERENCE_LOOKUPS = 200;
 
 export type DependencySource = "body" | "blockedBy" | "subIssue";
 
@@ -83,6 +95,8 @@ export interface TaskNode {
    * is in no cycle. (In a component of more than 64 issues: one cycle of that component, shared by all.)
    */
   cycle: number[] | null;
+  /** Set when the body names more issues than are used (see referenceCapNote), for the dashboard. */
+  referenceNote: string | null;
 }
 
 export interface TaskGraph {
@@ -119,17 +133,16 @@ const LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
 export function parseDependencies(body: string | null | undefined, repo: RepoRef): ParsedDependencies {
   const numbers: number[] = [];
   const crossRepo: CrossRepoRef[] = [];
-  const seenCross = new Set<string>();
+  const seen = new Set<string>();
+  let omitted = 0;
   const add = (ref: CrossRepoRef | number) => {
-    if (typeof ref === "number") {
-      if (!numbers.includes(ref)) numbers.push(ref);
-      return;
-    }
-    if (sameRepo(ref, repo)) return add(ref.number);
-    const key = crossRepoKey(ref);
-    if (seenCross.has(key)) return;
-    seenCross.add(key);
-    crossRepo.push(ref);
+    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
+    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
+    else if (typeof ref === "number") numbers.push(ref);
+    else crossRepo.push(ref);
   };
 
   let inSection = false;
@@ -151,7 +164,39 @@ export function parseDependencies(body: string | null | undefined, repo: RepoRef
       for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
     }
   }
-  return { numbers, crossRepo };
+  return { numbers, crossRepo, omitted };
+}
+
+/**
+ * "#7 references 4,000 issues; the first 50 are used", for an issue whose body names more than
+ * MAX_REFERENCES_PER_ISSUE, else null.
+ */
+export function referenceCapNote(issue: number, parsed: ParsedDependencies): string | null {
+  if (parsed.omitted === 0) return null;
+  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
+  return `#${issue} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
+}
+
+/**
+ * Which referenced issues to look up this reconcile: those not known yet, taken in turns from each issue's
+ * list (its first unknown reference, then every issue's second, …) up to `max`, so one issue's long list
+ * cannot crowd out another's. Returns the numbers ascending and how many unknown ones were left out.
+ */
+export function referencesToLookUp(
+  lists: readonly (readonly number[])[],
+  known: (n: number) => boolean,
+  max = MAX_REFERENCE_LOOKUPS,
+): { lookUp: number[]; left: number } {
+  const pending = lists.map((list) => list.filter((n) => !known(n)));
+  const chosen = new Set<number>();
+  const all = new Set(pending.flat());
+  for (let turn = 0; chosen.size < max && pending.some((list) => turn < list.length); turn++) {
+    for (const list of pending) {
+      if (chosen.size >= max) break;
+      if (turn < list.length) chosen.add(list[turn]!);
+    }
+  }
+  return { lookUp: [...chosen].sort((a, b) => a - b), left: all.size - chosen.size };
 }
 
 /** Canonical key of a cross-repository reference: `owner/name#N`, lower case. */
@@ -254,8 +299,11 @@ export function buildTaskGraph(
     edges.push({ from, to, source });
   };
   const crossOf = new Map<number, CrossRepoRef[]>();
+  const capNotes = new Map<number, string>();
   for (const issue of byNumber.values()) {
     const parsed = parseDependencies(issue.body, repo);
+    const note = referenceCapNote(issue.number, parsed);
+    if (note) capNotes.set(issue.number, note);
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
@@ -304,6 +352,7 @@ export function buildTaskGraph(
       subIssues: sortedUnique([...(childrenOf.get(n) ?? [])]),
       parentProgress,
       cycle: cycleOf.get(n) ?? null,
+      referenceNote: capNotes.get(n) ?? null,
     });
   }
   return { repo, nodes, edges, cycles };
@@ -447,6 +496,9 @@ export interface ReadyResult {
   waiting: WaitingTask[];
 }
 
+/** A waiting reason names at most this many dependencies ("waiting on #1, …, #9 and 41 more"). */
+const WAITING_SHOWN = 10;
+
 /** Splits the pool (open issues with the ready label) into ready tasks and waiting ones with reasons. */
 export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult {
   const ready: TaskNode[] = [];
@@ -477,10 +529,13 @@ export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult
     }
     const on: (number | CrossRepoRef)[] = [...node.unresolved, ...node.unresolvedCrossRepo];
     if (on.length > 0) {
+      const shown = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
+      const more = on.length > shown.length ? ` and ${on.length - shown.length} more` : "";
+      const note = node.referenceNote ? ` (${node.referenceNote})` : "";
       waiting.push({
         number: n,
         code: "dependencies",
-        reason: `waiting on ${on.map(formatRef).join(", ")}`,
+        reason: `waiting on ${shown.map(formatRef).join(", ")}${more}${note}`,
         waitingOn: on,
       });
       continue;

@@ -23,7 +23,7 @@ import { type AutopilotConfig, CONFIG_PATH } from "../core/config.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import type { WorkerResult } from "../core/workerResult.js";
 import { parseWorkerResult } from "../core/workerResult.js";
-import { parseDependencies } from "../core/graph.js";
+import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../core/graph.js";
 import type {
   CheckNode,
   CommentNode,
@@ -462,12 +462,13 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     }
   }
 
-  // States of referenced issues the snapshot does not know yet (one aliased query).
-  const referenced = new Set<number>();
-  for (const node of poolIssues) {
-    for (const n of parseDependencies(node.body ?? "", ctx.repo).numbers) referenced.add(n);
-  }
-  const unknown = [...referenced].filter((n) => !byNumber.has(n)).sort((a, b) => a - b);
+  // States of referenced issues the snapshot does not know yet (aliased queries of 50). Bounded: each body
+  // names at most MAX_REFERENCES_PER_ISSUE, and at most MAX_REFERENCE_LOOKUPS are looked up in all; one
+  // left out stays unknown, so the issue naming it waits.
+  const lists = poolIssues.map((node) => parseDependencies(node.body ?? "", ctx.repo).numbers);
+  const { lookUp: unknown, left } = referencesToLookUp(lists, (n) => byNumber.has(n));
+  if (left > 0)
+    ctx.log.warn(`${left} referenced issues not looked up this reconcile (at most ${MAX_REFERENCE_LOOKUPS})`);
   for (let i = 0; i < unknown.length; i += 50) {
     const chunk = unknown.slice(i, i + 50);
     const data = await graphqlAllowingNotFound<{
