@@ -58,7 +58,7 @@ describe("workflow templates", () => {
         const bad = join(dir, "bad.yml");
         writeFileSync(
           bad,
-          "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: ${{ github.x( }}\n    steps:\n      - run: echo\n",
+          "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: \u0024{{ github.x( }}\n    steps:\n      - run: echo\n",
         );
         const result = lint(bad);
         expect(result.ok).toBe(false);
