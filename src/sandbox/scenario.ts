@@ -225,10 +225,23 @@ const ActionSchema = z
       .optional(),
     /** Fault: a webhook signed with the wrong secret is sent to every controller; each must answer 400. */
     badSignatureWebhook: z.literal(true).optional(),
+    /**
+     * The acting user commits `files` on top of the default branch in their fork, on `branch` (e.g. a task
+     * branch's name), and opens a pull request from it (`head: "<user>:<branch>"`). The sandbox's CI runs on
+     * its head like a fork's own workflows would, so its checks can pass.
+     */
+    forkPr: z
+      .strictObject({
+        branch: z.string().min(1),
+        title: z.string().min(1).default("Fix"),
+        body: z.string().default(""),
+        files: z.record(z.string(), z.string()).refine((f) => Object.keys(f).length > 0, "at least one file"),
+      })
+      .optional(),
   })
   .superRefine((a, ctx) => {
     const verbs = (
-      ["comment", "review", "label", "unlabel", "close", "reopen", "corruptState", "delete"] as const
+      ["comment", "review", "label", "unlabel", "close", "reopen", "corruptState", "delete", "forkPr"] as const
     ).filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,
@@ -246,7 +259,7 @@ const ActionSchema = z
     if (verbs.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `an action does exactly one of comment, review, label, unlabel, close, reopen (found ${verbs.length ? verbs.join(", ") : "none"})`,
+        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, forkPr (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
     }
     if (a.review === "request-changes" && !a.body?.trim()) {
@@ -368,6 +381,8 @@ export const RunExpectationShape = {
   noDispatchWhilePaused: z.boolean().optional(),
   /** At most this many worker runs were in progress at once. */
   maxConcurrentRuns: z.number().int().positive().optional(),
+  /** Pull requests from forks merged by the end (0: none ever was). */
+  forkPullsMerged: z.number().int().nonnegative().optional(),
 };
 export type RunExpectation = {
   [K in keyof typeof RunExpectationShape]?: z.infer<(typeof RunExpectationShape)[K]>;
