@@ -644,7 +644,9 @@ export class GitRemote implements GitBackend {
     owner: string,
     repo: string,
     ref: string,
-  ): Promise<{ path: string; mode: string; type: "blob" | "tree" | "commit"; sha: string; size?: number }[] | null> {
+  ): Promise<
+    { path: string; mode: string; type: "blob" | "tree" | "commit"; sha: string; size?: number }[] | null
+  > {
     const type = await this.git(owner, repo, ["cat-file", "-t", ref], { allowFail: true });
     if (type.trim() !== "commit" && type.trim() !== "tree") return null;
     const out = await this.git(owner, repo, ["ls-tree", "-r", "-t", "-l", "-z", ref], { allowFail: true });
@@ -657,7 +659,8 @@ export class GitRemote implements GitBackend {
         return {
           path: line.slice(tab + 1),
           mode,
-          type: kind === "tree" ? ("tree" as const) : kind === "commit" ? ("commit" as const) : ("blob" as const),
+          type:
+            kind === "tree" ? ("tree" as const) : kind === "commit" ? ("commit" as const) : ("blob" as const),
           sha: objectSha,
           ...(size && size !== "-" ? { size: Number(size) } : {}),
         };

@@ -982,7 +982,8 @@ export async function runScenario(
         const base = scenario.repo.defaultBranch;
         const baseSha = await git.remote.resolveRef(owner, name, `refs/heads/${base}`);
         if (!baseSha) return false;
-        if (!(await git.remote.resolveRef(owner, name, forkRef))) await git.remote.createRef(owner, name, forkRef, baseSha);
+        if (!(await git.remote.resolveRef(owner, name, forkRef)))
+          await git.remote.createRef(owner, name, forkRef, baseSha);
         await git.remote.seedRepo(owner, name, a.forkPr.files, {
           branch: forkRef,
           message: a.forkPr.title,

@@ -241,7 +241,17 @@ const ActionSchema = z
   })
   .superRefine((a, ctx) => {
     const verbs = (
-      ["comment", "review", "label", "unlabel", "close", "reopen", "corruptState", "delete", "forkPr"] as const
+      [
+        "comment",
+        "review",
+        "label",
+        "unlabel",
+        "close",
+        "reopen",
+        "corruptState",
+        "delete",
+        "forkPr",
+      ] as const
     ).filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,

@@ -1920,7 +1920,13 @@ export class SandboxStore {
         const dir = parts.slice(0, i).join("/");
         entries.set(dir, { path: dir, mode: "040000", type: "tree", sha: syntheticSha("tree", dir) });
       }
-      entries.set(file, { path: file, mode: "100644", type: "blob", sha: syntheticSha("blob", file), size: content.length });
+      entries.set(file, {
+        path: file,
+        mode: "100644",
+        type: "blob",
+        sha: syntheticSha("blob", file),
+        size: content.length,
+      });
     }
     return [...entries.values()].sort((a, b) => a.path.localeCompare(b.path));
   }
@@ -1994,7 +2000,10 @@ export class SandboxStore {
       headOwner && headOwner.toLowerCase() !== state.repo.owner.toLowerCase()
         ? `${headOwner}/${state.repo.name}`
         : undefined;
-    const headSha = await this.resolveRef(repo, fork ? forkBranchRef(headOwner!, headBranch) : fullRef(headBranch));
+    const headSha = await this.resolveRef(
+      repo,
+      fork ? forkBranchRef(headOwner!, headBranch) : fullRef(headBranch),
+    );
     const baseSha = await this.resolveRef(repo, fullRef(input.base));
     const invalid = (field: string) =>
       new StoreError(422, "Validation Failed", [{ resource: "PullRequest", field, code: "invalid" }]);
