@@ -722,6 +722,9 @@ function squeezeState(state: DashboardState, round: number): DashboardState {
     incidents: state.incidents.slice(-3),
   };
   if (round >= 1) {
+    // A dropped gate verdict is only read again (nothing merges without one); a dropped report is said again.
+    next.diffGates = state.diffGates.slice(-5);
+    next.ignoredPulls = state.ignoredPulls.slice(-20);
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
@@ -735,6 +738,7 @@ function squeezeState(state: DashboardState, round: number): DashboardState {
     );
     next.processed = [];
     next.refused = [];
+    next.diffGates = [];
   }
   if (round >= 3) {
     // A body over the limit cannot be written at all; keep the newest dispatches only.

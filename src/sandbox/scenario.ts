@@ -185,7 +185,7 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 
 /**
  * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
- * corruptState, delete), or the runner injects a fault (`killRun`, `faults`, `killController`,
+ * corruptState, delete, forkPr), or the runner injects a fault (`killRun`, `faults`, `killController`,
  * `badSignatureWebhook`).
  */
 const ActionSchema = z
@@ -269,7 +269,7 @@ const ActionSchema = z
     if (verbs.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, forkPr (found ${verbs.length ? verbs.join(", ") : "none"})`,
+        message: `an action does exactly one of comment, review, label, unlabel, close, reopen (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
     }
     if (a.review === "request-changes" && !a.body?.trim()) {
