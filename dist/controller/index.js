@@ -56151,6 +56151,8 @@ function squeezeState(state, round2) {
     incidents: state.incidents.slice(-3)
   };
   if (round2 >= 1) {
+    next.diffGates = state.diffGates.slice(-5);
+    next.ignoredPulls = state.ignoredPulls.slice(-20);
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
@@ -56163,6 +56165,7 @@ function squeezeState(state, round2) {
     );
     next.processed = [];
     next.refused = [];
+    next.diffGates = [];
   }
   if (round2 >= 3) {
     next.tasks = Object.fromEntries(
