@@ -1744,7 +1744,7 @@ class Reconcile {
 
   /**
    * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
-   * the state; null while the diff at this head has not been read (nothing merges then).
+   * the state; `waiting` while the diff at this head is unread or unreadable (nothing merges then).
    */
   private verifiedGate(pr: PullNode): { rules: string[] } | { waiting: string } {
     // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
