@@ -62485,6 +62485,16 @@ var DashboardStateSchema = external_exports.object({
       at: isoTime
     })
   ).max(30).default([]),
+  /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
+  ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
+  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  diffGates: external_exports.array(
+    external_exports.object({
+      pr: external_exports.number().int().positive(),
+      sha: external_exports.string().max(64),
+      rules: external_exports.array(external_exports.string().max(120)).max(20)
+    })
+  ).max(30).default([]),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
@@ -62650,14 +62660,14 @@ function renderVisible(state, view, now, limits) {
   out.push("", `### Queue (${formatCount(view.queue.length)})`, "");
   if (view.queue.length === 0) out.push("_Nothing is ready._");
   else {
-    const shown = view.queue.slice(0, limits.queue);
+    const shown2 = view.queue.slice(0, limits.queue);
     out.push(
       table(
         ["#", "task", "score", "why"],
-        shown.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)])
+        shown2.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)])
       )
     );
-    more(out, view.queue.length - shown.length);
+    more(out, view.queue.length - shown2.length);
   }
   section(
     out,
@@ -62715,8 +62725,8 @@ function renderVisible(state, view, now, limits) {
       ""
     );
     for (const cycle of view.cycles.slice(0, Math.max(1, limits.list))) {
-      const shown = cycle.slice(0, 20).map((n) => `#${n}`);
-      out.push(`- ${shown.join(" \u2192 ")}${cycle.length > 20 ? " \u2192 \u2026" : ""} \u2192 #${cycle[0]}`);
+      const shown2 = cycle.slice(0, 20).map((n) => `#${n}`);
+      out.push(`- ${shown2.join(" \u2192 ")}${cycle.length > 20 ? " \u2192 \u2026" : ""} \u2192 #${cycle[0]}`);
     }
     more(out, view.cycles.length - Math.max(1, limits.list));
   }
@@ -62792,9 +62802,9 @@ function runCell(slot) {
 function section(out, title, items, limit, line) {
   if (items.length === 0) return;
   out.push("", `### ${title} (${formatCount(items.length)})`, "");
-  const shown = items.slice(0, limit);
-  for (const item of shown) out.push(line(item));
-  more(out, items.length - shown.length);
+  const shown2 = items.slice(0, limit);
+  for (const item of shown2) out.push(line(item));
+  more(out, items.length - shown2.length);
 }
 function more(out, rest) {
   if (rest > 0) out.push(`- \u2026and ${formatCount(rest)} more`);
@@ -62816,11 +62826,11 @@ function renderHistoryComment(entries) {
 }
 function renderMermaid(graph, limit) {
   const nodes = graph.nodes.slice(0, limit);
-  const shown = new Set(nodes.map((n) => n.issue));
+  const shown2 = new Set(nodes.map((n) => n.issue));
   const lines = ["```mermaid", "graph LR"];
   for (const n of nodes) lines.push(`  i${n.issue}["#${n.issue}"]:::${n.status.replace("-", "")}`);
   for (const [from, to] of graph.edges)
-    if (shown.has(from) && shown.has(to)) lines.push(`  i${to} --> i${from}`);
+    if (shown2.has(from) && shown2.has(to)) lines.push(`  i${to} --> i${from}`);
   lines.push(
     "  classDef ready fill:#dbeafe",
     "  classDef inprogress fill:#fef3c7",
@@ -62845,6 +62855,8 @@ function squeezeState(state, round2) {
     incidents: state.incidents.slice(-3)
   };
   if (round2 >= 1) {
+    next.diffGates = state.diffGates.slice(-5);
+    next.ignoredPulls = state.ignoredPulls.slice(-20);
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
@@ -62857,6 +62869,7 @@ function squeezeState(state, round2) {
     );
     next.processed = [];
     next.refused = [];
+    next.diffGates = [];
   }
   if (round2 >= 3) {
     next.tasks = Object.fromEntries(
@@ -62948,8 +62961,8 @@ function rebuildState(snapshot, now, config2) {
     }
     state.tasks[String(issue3.number)] = record2;
   }
-  const shown = snapshot.trackingIssue ? parseDashboard(snapshot.trackingIssue.body).visibleStatus : null;
-  const status = shown ?? (inFlight ? "running" : "idle");
+  const shown2 = snapshot.trackingIssue ? parseDashboard(snapshot.trackingIssue.body).visibleStatus : null;
+  const status = shown2 ?? (inFlight ? "running" : "idle");
   const reason = {
     running: "user_start",
     pausing: "user_pause",
@@ -62957,7 +62970,7 @@ function rebuildState(snapshot, now, config2) {
     stopping: "user_stop",
     completed: "all_done",
     // An idle session that had a dashboard was stopped (or never started): it waits for a start.
-    idle: shown ? "user_stop" : "initial"
+    idle: shown2 ? "user_stop" : "initial"
   }[status];
   state.session = {
     status,
@@ -72715,6 +72728,440 @@ function parseHumanGateMarker(body) {
   }
 }
 
+// src/core/humanGate.ts
+var HUMAN_GATE_MAX_HITS = 50;
+function caseVariants(part) {
+  const lower2 = part.toLowerCase();
+  const capital = lower2[0].toUpperCase() + lower2.slice(1);
+  return `(?:${lower2}|${capital}|${lower2.toUpperCase()})`;
+}
+function identifierWord(parts, suffix = "") {
+  const separator = "[_\\-. ]?";
+  const variants = parts.map(caseVariants);
+  const tail = variants.slice(1).map((variant) => separator + variant).join("");
+  const first = parts[0].toLowerCase();
+  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
+  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
+  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
+  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
+  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
+}
+function regexFind(re) {
+  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  return (text) => {
+    global2.lastIndex = 0;
+    const match = global2.exec(text);
+    return match ? match[0] : null;
+  };
+}
+function wordRule(name, parts, suffix = "") {
+  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
+}
+var SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
+function forcedRemovals(text) {
+  const found = [];
+  for (const segment of text.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
+      let recursive2 = false;
+      let force = false;
+      const targets = [];
+      let j = i + 1;
+      for (; j < words.length; j++) {
+        const word = words[j];
+        if (word === "--") continue;
+        if (word === "--recursive") recursive2 = true;
+        else if (word === "--force") force = true;
+        else if (/^-[a-zA-Z]+$/.test(word)) {
+          if (/[rR]/.test(word)) recursive2 = true;
+          if (/f/.test(word)) force = true;
+        } else if (word.startsWith("--")) continue;
+        else targets.push(word.replace(/^["']|["']$/g, ""));
+      }
+      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
+      i = j;
+    }
+  }
+  return found;
+}
+var ROOT_TARGET = /^\/\*?$/;
+var HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
+function removalRule(name, never2, target) {
+  return {
+    name,
+    never: never2,
+    find: (text) => {
+      const hit = forcedRemovals(text).find(
+        (removal) => !target || removal.targets.some((t) => target.test(t))
+      );
+      return hit ? hit.match : null;
+    }
+  };
+}
+var NEVER_TEXT_RULES = [
+  {
+    name: "push --force",
+    never: true,
+    find: regexFind(
+      /\bgit\b(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+push\b[^\n;&|]*?(?:\s--force(?:-with-lease|-if-includes)?\b|\s-[a-zA-Z]*f[a-zA-Z]*\b|\s\+[\w./-]+)/
+    )
+  },
+  removalRule("rm -rf /", true, ROOT_TARGET),
+  removalRule("rm -rf ~", true, HOME_TARGET),
+  { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
+  { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
+  {
+    name: "production deploy",
+    never: true,
+    find: regexFind(
+      /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
+    )
+  },
+  { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
+];
+var DEFAULT_TEXT_RULES = [
+  wordRule("deploy", ["deploy"], "s|ed|ing"),
+  { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
+  wordRule("migrate", ["migrate"], "s|d"),
+  { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
+  {
+    name: "publish",
+    never: false,
+    find: regexFind(
+      /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
+    )
+  },
+  removalRule("rm -rf", false),
+  { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
+  {
+    name: "delete from",
+    never: false,
+    // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
+    find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
+  },
+  {
+    name: "terraform apply",
+    never: false,
+    find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
+  },
+  wordRule("production", ["production"]),
+  wordRule("api.*key", ["api", "key"], "s"),
+  wordRule("secret", ["secret"], "s"),
+  wordRule("password", ["password"], "s")
+];
+var DEFAULT_HUMAN_GATE_PATTERNS = [
+  ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
+];
+var NEVER_AUTO_APPROVE = [
+  ...NEVER_TEXT_RULES.map((rule) => rule.name),
+  ".github/autopilot.{yml,yaml}"
+];
+var DEFAULT_HUMAN_GATE_PATHS = [
+  ".github/workflows/**",
+  // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+  // the repository's secrets and who must review: never merged without a person.
+  ".github/**",
+  "**/migrations/**",
+  "**/db/migrate/**",
+  ".env*",
+  "terraform/**",
+  "*.tf",
+  "*.tfvars",
+  "CODEOWNERS"
+];
+function globBody(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const slash = glob[i + 2] === "/";
+        out += slash ? "(?:.*/)?" : ".*";
+        i += slash ? 2 : 1;
+      } else out += "[^/]*";
+    } else if (c === "?") out += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) out += "\\{";
+      else {
+        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
+        i = end;
+      }
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
+  }
+  return out;
+}
+function globToRegExp(glob) {
+  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (pattern.endsWith("/")) pattern += "**";
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
+  return new RegExp(`^${globBody(pattern)}$`);
+}
+function pathRule(glob, never2) {
+  const re = globToRegExp(glob);
+  return {
+    name: glob,
+    never: never2,
+    test: (path) => {
+      const parts = path.split("/");
+      for (let n = parts.length; n > 0; n--) if (re.test(parts.slice(0, n).join("/"))) return true;
+      return false;
+    }
+  };
+}
+var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
+var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
+function userPatternRule(source) {
+  let re;
+  try {
+    re = new RegExp(source, "gi");
+  } catch {
+    re = new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
+  }
+  const find = (text) => {
+    for (const match of text.matchAll(re)) if (match[0] !== "") return match[0];
+    return null;
+  };
+  return { name: source, never: false, find };
+}
+function unquoteGitPath(path) {
+  const p = path.trim();
+  if (!p.startsWith('"')) return p;
+  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
+}
+function stripPrefix(path) {
+  const p = unquoteGitPath(path).replace(/\t.*$/, "");
+  if (p === "/dev/null") return null;
+  return p.replace(/^[abciow]\//, "");
+}
+function parseUnifiedDiff(diff) {
+  const added = [];
+  const paths = /* @__PURE__ */ new Set();
+  let file2 = "";
+  let oldLeft = 0;
+  let newLeft = 0;
+  let newLine = 0;
+  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const marker = line[0];
+      if (marker === "+") {
+        added.push({ file: file2, line: newLine, text: line.slice(1) });
+        newLine++;
+        newLeft--;
+      } else if (marker === "-") oldLeft--;
+      else if (marker === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+        newLine++;
+      }
+      continue;
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
+    if (git) {
+      const path = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path) {
+        file2 = path;
+        paths.add(path);
+      }
+      continue;
+    }
+    const header = /^(?:---|\+\+\+) (.+)$/.exec(line);
+    if (header) {
+      const path = stripPrefix(header[1]);
+      if (path) {
+        paths.add(path);
+        if (line.startsWith("+++")) file2 = path;
+        else if (!file2) file2 = path;
+      }
+      continue;
+    }
+    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename2) {
+      paths.add(unquoteGitPath(rename2[1]));
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
+    }
+  }
+  return { added, paths: [...paths] };
+}
+function excerpt(text, max = 120) {
+  const clean = text.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function normalizePath(path) {
+  return path.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+}
+function matchHumanGate(input2, options) {
+  const textRules = [...NEVER_TEXT_RULES];
+  const pathRules = [...NEVER_PATH_RULES];
+  if (options.enabled) {
+    textRules.push(
+      ...DEFAULT_TEXT_RULES,
+      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
+    );
+    pathRules.push(
+      ...DEFAULT_PATH_RULES,
+      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+    );
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (rule, where, match) => {
+    const key = `${rule.name}\0${where}\0${match}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
+  };
+  for (const command of input2.commands) {
+    for (const rule of textRules) {
+      const found = rule.find(command);
+      if (found) add(rule, "command", excerpt(found));
+    }
+  }
+  const diff = parseUnifiedDiff(input2.diff);
+  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
+  for (const path of paths) {
+    for (const rule of pathRules)
+      if (rule.test(path)) add(rule, "path", path.length > 200 ? `${path.slice(0, 199)}\u2026` : path);
+  }
+  for (const line of diff.added) {
+    for (const rule of textRules) {
+      const found = rule.find(line.text);
+      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
+    }
+  }
+  const ordered = [
+    ...hits.filter((hit) => hit.neverAutoApprove),
+    ...hits.filter((hit) => !hit.neverAutoApprove)
+  ];
+  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+
+// src/core/diff-gate.ts
+var DIFF_GATE_MAX_RULES = 20;
+var RULE_CHARS = 120;
+var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
+var UNREADABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
+function shown(path) {
+  const clean = path.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+  return clean.length > 90 ? `${clean.slice(0, 89)}\u2026` : clean;
+}
+function evaluateDiffGate(diff, options) {
+  const rules = [];
+  const add = (rule) => {
+    const text = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}\u2026` : rule;
+    if (!rules.includes(text)) rules.push(text);
+  };
+  if (diff.error) {
+    add(`diff unreadable: ${diff.error}`);
+    return rules;
+  }
+  if (diff.filesCapped) add(`diff too large: the API lists at most ${diff.files.length} files`);
+  const patches = [];
+  const paths = [];
+  for (const file2 of diff.files) {
+    const names = [file2.filename, ...file2.previousFilename ? [file2.previousFilename] : []];
+    if (names.some((n) => UNREADABLE.test(n) || n.trim() === ""))
+      add(`unreadable path: ${shown(file2.filename)}`);
+    paths.push(...names);
+    const where = shown(file2.filename);
+    switch (file2.status) {
+      case "removed":
+        add(`deleted file: ${where}`);
+        break;
+      case "renamed":
+        add(`renamed file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
+        break;
+      case "copied":
+        add(`copied file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
+        break;
+      case "changed":
+        add(`mode changed: ${where}`);
+        break;
+      case "added":
+      case "modified":
+      case "unchanged":
+        break;
+      default:
+        add(`unknown change (${shown(file2.status)}): ${where}`);
+    }
+    if (file2.status !== "removed") {
+      if (file2.mode === "120000") add(`symlink: ${where}`);
+      else if (file2.mode === "160000") add(`submodule: ${where}`);
+      else if (file2.mode === null || file2.mode === void 0) add(`file mode unknown: ${where}`);
+      else if (!PLAIN_MODES.has(file2.mode)) add(`file mode ${shown(file2.mode)}: ${where}`);
+      if (!file2.patch) add(`no diff shown (binary or too large): ${where}`);
+    }
+    if (file2.patch) {
+      const label2 = shown(file2.filename).replace(/["\s]/g, "_");
+      patches.push(`diff --git a/${label2} b/${label2}
+--- a/${label2}
++++ b/${label2}
+${file2.patch}`);
+    }
+  }
+  const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
+  for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
+  return rules.slice(0, DIFF_GATE_MAX_RULES);
+}
+
+// src/core/pull-trust.ts
+function distrustOf(pull, ctx) {
+  if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
+  if (pull.isCrossRepository === true) return "from a fork";
+  const own2 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own2) {
+    return `from another repository (${pull.headRepository ?? "deleted"})`;
+  }
+  if (ctx.botId !== void 0) {
+    if (ctx.botId === null) return "Autopilot's own account is unknown, so no author can be trusted";
+    if (pull.authorId === void 0 || pull.authorId === null || pull.authorId !== ctx.botId) {
+      return "not opened by Autopilot";
+    }
+  }
+  return null;
+}
+function partitionPulls(pulls, ctx) {
+  const trusted = [];
+  const ignored = [];
+  for (const pull of pulls) {
+    const reason = distrustOf(pull, ctx);
+    if (reason === null) trusted.push(pull);
+    else ignored.push({ pull, reason });
+  }
+  trusted.sort((a, b) => b.number - a.number);
+  return { trusted, ignored };
+}
+function ignoredPullMessage(ignored) {
+  const login = ignored.pull.author ? ` by @${ignored.pull.author.replace(/[^A-Za-z0-9[\]_-]/g, "")}` : "";
+  return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
+}
+function trustedOpenPulls(world, branchPrefix) {
+  const out = [];
+  for (const pull of world.pulls) {
+    if (pull.state !== "open") continue;
+    const m = /^issue-(\d+)$/.exec(pull.headRef.slice(branchPrefix.length));
+    if (!pull.headRef.startsWith(branchPrefix) || !m) continue;
+    const ctx = { repo: world.repo, branch: `${branchPrefix}issue-${m[1]}`, botId: world.botId };
+    if (distrustOf(pull, ctx) === null) out.push(pull);
+  }
+  return out;
+}
+
 // src/core/graph.ts
 var MAX_REFERENCES_PER_ISSUE = 50;
 var MAX_REFERENCE_LOOKUPS = 200;
@@ -73933,6 +74380,12 @@ ${commandHelp()}`
     if (result?.humanGate.fired && result.prNumber === pr.number) {
       for (const r of result.humanGate.rules) if (!gateRules.includes(r.rule)) gateRules.push(r.rule);
     }
+    const verified = this.verifiedGate(pr);
+    if ("waiting" in verified) {
+      this.reviewLines.set(n, { issue: n, title: issue3.title, reason: verified.waiting, pr: pr.number });
+      return;
+    }
+    for (const r of verified.rules) if (!gateRules.includes(r)) gateRules.unshift(r);
     if (gateRules.length > 0) record2.gate = gateRules.slice(0, 20).map((r) => truncate2(r, 120));
     const evaluation = evaluatePullRequest(pr, {
       requiredChecks: this.config.merge.requiredChecks,
@@ -74379,8 +74832,8 @@ ${renderHistoryComment(compaction.flush)}`;
         status: issue3.state === "closed" ? "done" : waiting ? "waiting" : status ?? "waiting"
       };
     });
-    const shown = new Set(view.graph.nodes.map((x) => x.issue));
-    view.graph.edges = pool.graph.edges.filter((e) => shown.has(e.from) && shown.has(e.to)).map((e) => [e.from, e.to]);
+    const shown2 = new Set(view.graph.nodes.map((x) => x.issue));
+    view.graph.edges = pool.graph.edges.filter((e) => shown2.has(e.from) && shown2.has(e.to)).map((e) => [e.from, e.to]);
     void L;
     return view;
   }
@@ -74513,11 +74966,35 @@ ${head}`;
         this.pullIndex.byNumber.set(p.number, p);
       }
     }
-    const found = new Set(this.pullIndex.byRef.get(this.branch(n)) ?? []);
-    const pr = this.state.tasks[n]?.pr;
-    const reported = pr === void 0 ? void 0 : this.pullIndex.byNumber.get(pr);
-    if (reported) found.add(reported);
-    return [...found].sort((a, b) => b.number - a.number);
+    const { trusted, ignored } = partitionPulls(this.pullIndex.byRef.get(this.branch(n)) ?? [], {
+      repo: this.snapshot.repo,
+      branch: this.branch(n),
+      botId: this.snapshot.botId
+    });
+    for (const x of ignored) {
+      if (this.state.ignoredPulls.includes(x.pull.number)) continue;
+      this.state.ignoredPulls = [...this.state.ignoredPulls, x.pull.number].slice(-100);
+      this.incident("ignored_pull", ignoredPullMessage(x));
+      this.note(`#${n}: ${ignoredPullMessage(x)}`);
+    }
+    return trusted;
+  }
+  /**
+   * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
+   * the state; null while the diff at this head has not been read (nothing merges then).
+   */
+  verifiedGate(pr) {
+    if (this.snapshot.pullDiffs === void 0) return { rules: [] };
+    const cached2 = this.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+    if (cached2) return { rules: cached2.rules };
+    const diff = this.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+    if (!diff) return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+    if (diff.error)
+      return { waiting: truncate2(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
+    const rules = evaluateDiffGate(diff, this.config.humanGate);
+    const others = this.state.diffGates.filter((g) => g.pr !== pr.number);
+    this.state.diffGates = [...others, { pr: pr.number, sha: pr.headSha, rules }].slice(-30);
+    return { rules };
   }
   pullIndex = null;
   branch(n) {
@@ -74767,6 +75244,76 @@ function countRequests(client) {
   return counter;
 }
 
+// src/github/pull-verification.ts
+var COMPARE_MAX_FILES = 300;
+var MAX_DIFFS_PER_RECONCILE = 10;
+var botIds = /* @__PURE__ */ new WeakMap();
+async function resolveBotId(ctx, login, memory) {
+  const known = botIds.get(memory);
+  if (known && known.login === login) return known.id;
+  const { data } = await ctx.read(() => ctx.client.request("GET /users/{username}", { username: login }));
+  const id = data.id;
+  if (typeof id !== "number") throw new Error(`GitHub did not return an account id for ${login}`);
+  botIds.set(memory, { login, id });
+  return id;
+}
+async function readPullDiffs(ctx, world, options) {
+  const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
+  const known = new Set((state?.diffGates ?? []).map((g) => `${g.pr}@${g.sha}`));
+  const inReview = (issue3) => {
+    if (!options.reviewLabel) return true;
+    const labels = world.issues.find((i) => i.number === issue3)?.labels ?? [];
+    return labels.some((l) => l.toLowerCase() === options.reviewLabel.toLowerCase());
+  };
+  const out = [];
+  for (const pull of trustedOpenPulls(world, options.branchPrefix)) {
+    if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
+    const issue3 = Number(pull.headRef.slice(options.branchPrefix.length).replace(/^issue-/, ""));
+    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue3)) continue;
+    out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
+  }
+  return out;
+}
+async function readPullDiff(ctx, pr, base, sha) {
+  try {
+    const compare = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/compare/{basehead}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        basehead: `${base}...${sha}`
+      })
+    );
+    const listed = (compare.data.files ?? []).slice(0, COMPARE_MAX_FILES);
+    const files = listed.map((f) => ({
+      filename: f.filename,
+      status: f.status,
+      changes: f.changes ?? 0,
+      ...f.patch !== void 0 ? { patch: f.patch } : {},
+      ...f.previous_filename ? { previousFilename: f.previous_filename } : {},
+      mode: null
+    }));
+    if (files.some((f) => f.status !== "removed")) {
+      const tree = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/git/trees/{tree_sha}", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          tree_sha: sha,
+          recursive: "1"
+        })
+      );
+      const modes = /* @__PURE__ */ new Map();
+      for (const entry of tree.data.tree ?? []) {
+        if (entry.path && entry.mode) modes.set(entry.path, entry.mode);
+      }
+      for (const file2 of files) file2.mode = modes.get(file2.filename) ?? null;
+    }
+    return { pr, sha, files, filesCapped: listed.length >= COMPARE_MAX_FILES };
+  } catch (error63) {
+    const message = error63 instanceof Error ? error63.message : String(error63);
+    return { pr, sha, files: [], filesCapped: false, error: message.slice(0, 150) };
+  }
+}
+
 // src/core/effects.ts
 function describeEffect(effect) {
   switch (effect.type) {
@@ -74867,7 +75414,11 @@ fragment AutopilotPull on PullRequest {
   headRefName
   headRefOid
   baseRefName
+  baseRefOid
   mergeable
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
   labels(first: 20) { nodes { name } }
   commits(last: 1) {
     nodes {
@@ -74910,6 +75461,9 @@ fragment AutopilotClosedPull on PullRequest {
   headRefOid
   baseRefName
   labels(first: 20) { nodes { name } }
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
 }`;
 function snapshotQuery(options) {
   return `
@@ -75084,6 +75638,7 @@ function snapshotSettings(config2) {
   return {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
+    reviewLabel: l.review,
     needsHumanLabel: l.needsHuman,
     branchPrefix: config2.branchPrefix,
     workerWorkflow: config2.workerWorkflow
@@ -75466,9 +76021,19 @@ function toPullNode(p, botLogin) {
     labels: compact(p.labels?.nodes).map((l) => l.name),
     createdAt: p.createdAt,
     lastPushAt: head?.committedDate ?? null,
-    checks: compact(head?.statusCheckRollup?.contexts?.nodes).map(toCheck).filter((c) => c !== null),
+    // Checks count only for the head SHA (they are read from the last commit, which a push can change).
+    checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes)).map(toCheck).filter((c) => c !== null),
     reviews,
-    reviewComments
+    reviewComments,
+    ...pullTrustFacts(p)
+  };
+}
+function pullTrustFacts(p) {
+  return {
+    ...p.baseRefOid ? { baseSha: p.baseRefOid } : {},
+    ...p.isCrossRepository !== void 0 ? { isCrossRepository: p.isCrossRepository } : {},
+    ...p.headRepository !== void 0 ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {},
+    ...p.author !== void 0 ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null } : {}
   };
 }
 var RUN_TITLE = /#(\d+)\s+attempt\s+(\d+)\s*\[([^\]\s]+)\]/i;
@@ -76048,6 +76613,12 @@ var Gateway = class {
       settingsFor: options.settingsFor,
       ...options.permissionsFor ? { permissionsFor: options.permissionsFor } : {},
       now: this.now
+    });
+    const verify = { client: this.client, repo: this.repo, read: this.read };
+    output2.world.botId = output2.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null;
+    output2.world.pullDiffs = await readPullDiffs(verify, output2.world, {
+      branchPrefix: output2.facts.settings.branchPrefix,
+      reviewLabel: output2.facts.settings.reviewLabel ?? null
     });
     this.last = output2;
     return output2;

@@ -62051,6 +62051,9 @@ var NEVER_AUTO_APPROVE = [
 ];
 var DEFAULT_HUMAN_GATE_PATHS = [
   ".github/workflows/**",
+  // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+  // the repository's secrets and who must review: never merged without a person.
+  ".github/**",
   "**/migrations/**",
   "**/db/migrate/**",
   ".env*",
@@ -72559,6 +72562,16 @@ var DashboardStateSchema = external_exports.object({
       issue: external_exports.number().int().positive(),
       outcome: external_exports.enum(["done", "skipped", "closed"]),
       at: isoTime
+    })
+  ).max(30).default([]),
+  /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
+  ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
+  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  diffGates: external_exports.array(
+    external_exports.object({
+      pr: external_exports.number().int().positive(),
+      sha: external_exports.string().max(64),
+      rules: external_exports.array(external_exports.string().max(120)).max(20)
     })
   ).max(30).default([]),
   /** The tracking issue a pin was requested for (0: the one being created). */

@@ -196,6 +196,19 @@ export const DashboardStateSchema = z.object({
     )
     .max(30)
     .default([]),
+  /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
+  ignoredPulls: z.array(z.number().int().positive()).max(100).default([]),
+  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  diffGates: z
+    .array(
+      z.object({
+        pr: z.number().int().positive(),
+        sha: z.string().max(64),
+        rules: z.array(z.string().max(120)).max(20),
+      }),
+    )
+    .max(30)
+    .default([]),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: z.number().int().nonnegative().nullable().default(null),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
@@ -709,6 +722,9 @@ function squeezeState(state: DashboardState, round: number): DashboardState {
     incidents: state.incidents.slice(-3),
   };
   if (round >= 1) {
+    // A dropped gate verdict is only read again (nothing merges without one); a dropped report is said again.
+    next.diffGates = state.diffGates.slice(-5);
+    next.ignoredPulls = state.ignoredPulls.slice(-20);
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
@@ -722,6 +738,7 @@ function squeezeState(state: DashboardState, round: number): DashboardState {
     );
     next.processed = [];
     next.refused = [];
+    next.diffGates = [];
   }
   if (round >= 3) {
     // A body over the limit cannot be written at all; keep the newest dispatches only.

@@ -14,7 +14,8 @@
  * - default keyword rules: deploy, migrate, publish, rm -rf, drop table, delete from, terraform apply,
  *   production, api.*key, secret, password; plus `options.patterns` (regular expressions in RE2 syntax,
  *   case-insensitive, matched in linear time);
- * - default path rules: `.github/workflows/**`, migration directories, `.env*`, Terraform files and
+ * - default path rules: `.github/workflows/**`, everything else under `.github/`, migration directories, `.env*`,
+ *   Terraform files and
  *   directories, CODEOWNERS; plus `options.paths` (globs). Dockerfiles and lockfiles are not gated: they
  *   change how the project builds, which CI checks, not what it does to the world;
  * - never-auto-approve rules (seed 003): push --force, rm -rf /, rm -rf ~, drop database, format c:,
@@ -272,6 +273,9 @@ export const NEVER_AUTO_APPROVE: readonly string[] = [
 /** Default path rules (globs). */
 export const DEFAULT_HUMAN_GATE_PATHS: readonly string[] = [
   ".github/workflows/**",
+  // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+  // the repository's secrets and who must review: never merged without a person.
+  ".github/**",
   "**/migrations/**",
   "**/db/migrate/**",
   ".env*",

@@ -55,6 +55,8 @@ import {
   noChecksComment,
   parseHumanGateMarker,
 } from "./gates.js";
+import { evaluateDiffGate } from "./diff-gate.js";
+import { ignoredPullMessage, partitionPulls } from "./pull-trust.js";
 import { buildTaskGraph, readyTasks, type TaskGraph } from "./graph.js";
 import { escapeInline, formatTime, quietLogin, truncate } from "./markdown.js";
 import { formatScoreParts, rankTasks } from "./scoring.js";
@@ -1045,6 +1047,14 @@ class Reconcile {
     if (result?.humanGate.fired && result.prNumber === pr.number) {
       for (const r of result.humanGate.rules) if (!gateRules.includes(r.rule)) gateRules.push(r.rule);
     }
+    // The worker's reading above is an early warning; the controller's own, from the API at this head, decides
+    // and can only add rules.
+    const verified = this.verifiedGate(pr);
+    if ("waiting" in verified) {
+      this.reviewLines.set(n, { issue: n, title: issue.title, reason: verified.waiting, pr: pr.number });
+      return;
+    }
+    for (const r of verified.rules) if (!gateRules.includes(r)) gateRules.unshift(r);
     if (gateRules.length > 0) record.gate = gateRules.slice(0, 20).map((r) => truncate(r, 120));
 
     const evaluation = evaluatePullRequest(pr, {
@@ -1716,11 +1726,39 @@ class Reconcile {
         this.pullIndex.byNumber.set(p.number, p);
       }
     }
-    const found = new Set(this.pullIndex.byRef.get(this.branch(n)) ?? []);
-    const pr = this.state.tasks[n]?.pr;
-    const reported = pr === undefined ? undefined : this.pullIndex.byNumber.get(pr);
-    if (reported) found.add(reported);
-    return [...found].sort((a, b) => b.number - a.number);
+    // Only the task branch counts (a PR number a worker reported proves nothing), and on it only the PRs the
+    // App opened from this repository; the rest are reported once.
+    const { trusted, ignored } = partitionPulls(this.pullIndex.byRef.get(this.branch(n)) ?? [], {
+      repo: this.snapshot.repo,
+      branch: this.branch(n),
+      botId: this.snapshot.botId,
+    });
+    for (const x of ignored) {
+      if (this.state.ignoredPulls.includes(x.pull.number)) continue;
+      this.state.ignoredPulls = [...this.state.ignoredPulls, x.pull.number].slice(-100);
+      this.incident("ignored_pull", ignoredPullMessage(x));
+      this.note(`#${n}: ${ignoredPullMessage(x)}`);
+    }
+    return trusted;
+  }
+
+  /**
+   * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
+   * the state; `waiting` while the diff at this head is unread or unreadable (nothing merges then).
+   */
+  private verifiedGate(pr: PullNode): { rules: string[] } | { waiting: string } {
+    // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
+    if (this.snapshot.pullDiffs === undefined) return { rules: [] };
+    const cached = this.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+    if (cached) return { rules: cached.rules };
+    const diff = this.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+    if (!diff) return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+    if (diff.error)
+      return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
+    const rules = evaluateDiffGate(diff, this.config.humanGate);
+    const others = this.state.diffGates.filter((g) => g.pr !== pr.number);
+    this.state.diffGates = [...others, { pr: pr.number, sha: pr.headSha, rules }].slice(-30);
+    return { rules };
   }
 
   private pullIndex: { byRef: Map<string, PullNode[]>; byNumber: Map<number, PullNode> } | null = null;

@@ -2,6 +2,7 @@
  * The world as one reconcile sees it: plain data gathered by src/github in as few requests as possible,
  * consumed by the pure decisions in src/core. Everything here is derived from GitHub; nothing is invented.
  */
+import type { PullDiff } from "./diff-gate.js";
 import type { WorkerResult } from "./workerResult.js";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -68,6 +69,15 @@ export interface PullNode {
   reviews: ReviewNode[];
   /** Inline and general review comments, newest last, for the next worker's prompt. */
   reviewComments?: { author: string | null; body: string; path?: string | null; createdAt: string }[];
+  /** Who opened it and from where (src/core/pull-trust.ts): only Autopilot's own, from this repository, count. */
+  isCrossRepository?: boolean;
+  /** Base branch SHA when the snapshot was taken (the diff is read from it to the head SHA). */
+  baseSha?: string | null;
+  /** `owner/name` of the head repository; null when it was deleted. */
+  headRepository?: string | null;
+  author?: string | null;
+  /** Account id (databaseId) of the author: compared with the bot's, never the login. */
+  authorId?: number | null;
 }
 
 export interface RunNode {
@@ -124,6 +134,10 @@ export interface WorldSnapshot {
   trackingIssue: TrackingIssueNode | null;
   /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
   configText: string | null;
+  /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
+  botId?: number | null;
+  /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/diff-gate.ts). */
+  pullDiffs?: PullDiff[];
 }
 
 export function canWrite(permission: Permission | undefined): boolean {

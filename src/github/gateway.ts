@@ -8,6 +8,7 @@
  *   writes held back by an open circuit queued and replayed (before newer effects) once it closes.
  * - `requests()` tells what the reconcile cost, per endpoint.
  */
+import { readPullDiffs, resolveBotId } from "./pull-verification.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/snapshot.js";
@@ -152,6 +153,15 @@ export class Gateway {
       settingsFor: options.settingsFor,
       ...(options.permissionsFor ? { permissionsFor: options.permissionsFor } : {}),
       now: this.now,
+    });
+    // What the controller verifies itself: its bot's id (to recognise its own PRs) and the task PRs' diffs.
+    const verify = { client: this.client, repo: this.repo, read: this.read };
+    // (Looked up only once there is a pull request to judge, so an idle repository stays at two requests.)
+    output.world.botId =
+      output.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null;
+    output.world.pullDiffs = await readPullDiffs(verify, output.world, {
+      branchPrefix: output.facts.settings.branchPrefix,
+      reviewLabel: output.facts.settings.reviewLabel ?? null,
     });
     this.last = output;
     return output;

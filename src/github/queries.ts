@@ -80,7 +80,11 @@ fragment AutopilotPull on PullRequest {
   headRefName
   headRefOid
   baseRefName
+  baseRefOid
   mergeable
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
   labels(first: 20) { nodes { name } }
   commits(last: 1) {
     nodes {
@@ -124,6 +128,9 @@ fragment AutopilotClosedPull on PullRequest {
   headRefOid
   baseRefName
   labels(first: 20) { nodes { name } }
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
 }`;
 
 /**

@@ -47,6 +47,8 @@ export interface SnapshotSettings {
   /** An open issue with any of these labels is in the pool. */
   poolLabels: string[];
   readyLabel: string;
+  /** Task PRs whose issue carries it get their diff read (src/github/pull-verification.ts). */
+  reviewLabel?: string;
   /** Comments on issues with this label may answer a question, however long ago they were first seen. */
   needsHumanLabel: string;
   branchPrefix: string;
@@ -61,6 +63,7 @@ export function snapshotSettings(
   return {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
+    reviewLabel: l.review,
     needsHumanLabel: l.needsHuman,
     branchPrefix: config.branchPrefix,
     workerWorkflow: config.workerWorkflow,
@@ -203,7 +206,11 @@ interface GqlPull {
   headRefName: string;
   headRefOid: string;
   baseRefName: string;
+  baseRefOid?: string | null;
   mergeable?: string;
+  isCrossRepository?: boolean;
+  headRepository?: { nameWithOwner: string } | null;
+  author?: (Login & { databaseId?: number | null }) | null;
   labels?: { nodes: (Named | null)[] | null } | null;
   commits?: {
     nodes:
@@ -719,11 +726,25 @@ function toPullNode(p: GqlPull, botLogin: string): PullNode {
     labels: compact(p.labels?.nodes).map((l) => l.name),
     createdAt: p.createdAt,
     lastPushAt: head?.committedDate ?? null,
-    checks: compact(head?.statusCheckRollup?.contexts?.nodes)
+    // Checks count only for the head SHA (they are read from the last commit, which a push can change).
+    checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes))
       .map(toCheck)
       .filter((c): c is CheckNode => c !== null),
     reviews,
     reviewComments,
+    ...pullTrustFacts(p),
+  };
+}
+
+/** Who opened the PR and from where (src/core/pull-trust.ts); absent fields stay absent. */
+function pullTrustFacts(p: GqlPull): Partial<PullNode> {
+  return {
+    ...(p.baseRefOid ? { baseSha: p.baseRefOid } : {}),
+    ...(p.isCrossRepository !== undefined ? { isCrossRepository: p.isCrossRepository } : {}),
+    ...(p.headRepository !== undefined ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {}),
+    ...(p.author !== undefined
+      ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null }
+      : {}),
   };
 }
 

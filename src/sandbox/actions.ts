@@ -346,7 +346,7 @@ export class ActionsRunner {
       // PR whose head the store already knew (e.g. a PR opened on a commit pushed earlier).
       const branch = event.push.ref.slice("refs/heads/".length);
       for (const pull of this.store.listPulls(event.repo.fullName)) {
-        if (pull.state === "open" && pull.pull.head.ref === branch) {
+        if (pull.state === "open" && pull.pull.head.ref === branch && !pull.pull.headRepo) {
           this.startCi(event.repo, event.push.after, branch, pull.number, byGithubToken);
         }
       }

@@ -363,6 +363,13 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
     unmet.push(
       `dispatch: ${recorder.dispatchesWhilePaused.map((d) => `#${d.issue} while ${d.session}`).join(", ")}`,
     );
+  if (run.forkPullsMerged !== undefined) {
+    const merged = store.listPulls(repoFull).filter((p) => p.pull.headRepo && p.pull.merged);
+    if (merged.length !== run.forkPullsMerged)
+      unmet.push(
+        `fork pull requests merged: ${merged.length} (${merged.map((p) => `#${p.number}`).join(", ") || "none"}), expected ${run.forkPullsMerged}`,
+      );
+  }
   if (run.maxConcurrentRuns !== undefined && recorder.maxConcurrentRuns > run.maxConcurrentRuns)
     unmet.push(`runs: ${recorder.maxConcurrentRuns} at once, expected at most ${run.maxConcurrentRuns}`);
   return unmet;

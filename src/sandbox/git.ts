@@ -639,6 +639,34 @@ export class GitRemote implements GitBackend {
       });
   }
 
+  /** Every entry below a commit's (or tree's) root with its git mode, as `ls-tree -r -t` lists them. */
+  async listTreeRecursive(
+    owner: string,
+    repo: string,
+    ref: string,
+  ): Promise<
+    { path: string; mode: string; type: "blob" | "tree" | "commit"; sha: string; size?: number }[] | null
+  > {
+    const type = await this.git(owner, repo, ["cat-file", "-t", ref], { allowFail: true });
+    if (type.trim() !== "commit" && type.trim() !== "tree") return null;
+    const out = await this.git(owner, repo, ["ls-tree", "-r", "-t", "-l", "-z", ref], { allowFail: true });
+    return out
+      .split("\0")
+      .filter(Boolean)
+      .map((line) => {
+        const tab = line.indexOf("\t");
+        const [mode = "", kind = "", objectSha = "", size = ""] = line.slice(0, tab).split(/\s+/);
+        return {
+          path: line.slice(tab + 1),
+          mode,
+          type:
+            kind === "tree" ? ("tree" as const) : kind === "commit" ? ("commit" as const) : ("blob" as const),
+          sha: objectSha,
+          ...(size && size !== "-" ? { size: Number(size) } : {}),
+        };
+      });
+  }
+
   async writeFile(owner: string, repo: string, request: WriteFileRequest): Promise<string> {
     const ref = fullRef(request.branch);
     return this.lock.with(this.key(owner, repo), async () => {
@@ -1177,6 +1205,11 @@ export function storeBackend(remote: GitRemote): StoreGitBackend {
           sha: e.sha,
           size: e.size ?? 0,
         }));
+      }),
+    treeEntries: (repo, ref) =>
+      wrap(async () => {
+        const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : await remote.resolveRef(repo.owner, repo.name, ref);
+        return sha ? remote.listTreeRecursive(repo.owner, repo.name, sha) : null;
       }),
     getCommit: (repo, sha) =>
       wrap(async () => {

@@ -249,6 +249,20 @@ class Nodes {
     return { ...base, __typename: "User", login };
   }
 
+  /** A fork of `repo` as far as a pull request shows it: its name and owner. */
+  forkRepository(repo: Repo, fullName: string): Obj {
+    const [owner = "", name = ""] = fullName.split("/");
+    return {
+      ...this.repository(repo),
+      id: `R_fork_${Buffer.from(fullName).toString("base64url")}`,
+      name,
+      nameWithOwner: fullName,
+      owner: () => this.actor(owner),
+      isFork: true,
+      url: `${this.ctx.shapes.repoHtml(repo).replace(`/${repo.fullName}`, "")}/${fullName}`,
+    };
+  }
+
   repository(repo: Repo): Obj {
     const store = this.store;
     const shapes = this.ctx.shapes;
@@ -864,9 +878,12 @@ class Nodes {
       baseRefOid: p.base.sha,
       headRef: async () => (issue.state === "open" ? this.ref(repo, `refs/heads/${p.head.ref}`) : null),
       baseRef: async () => this.ref(repo, `refs/heads/${p.base.ref}`),
-      headRepository: () => this.repository(repo),
+      // A fork PR's head repository is the fork (the sandbox keeps no record of it beyond its name):
+      // https://docs.github.com/en/graphql/reference/objects#pullrequest
+      headRepository: () => (p.headRepo ? this.forkRepository(repo, p.headRepo) : this.repository(repo)),
+      headRepositoryOwner: () => this.actor(p.headRepo ? p.headRepo.split("/")[0]! : repo.owner),
       baseRepository: () => this.repository(repo),
-      isCrossRepository: false,
+      isCrossRepository: Boolean(p.headRepo),
       maintainerCanModify: p.maintainerCanModify,
       additions: p.additions,
       deletions: p.deletions,

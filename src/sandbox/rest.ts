@@ -1265,7 +1265,37 @@ export const restHandlers: Record<string, Handler> = {
         behind_by: behind,
         total_commits: diff.ahead_by,
         commits: (diff.commits ?? []).map((c) => commitJson(req, repo, c.sha, c)),
-        files: diff.files.map((f) => diffEntry(req, repo, headSha, f)),
+        files: servedDiffFiles(diff.files, COMPARE_MAX_FILES).map((f) => diffEntry(req, repo, headSha, f)),
+      },
+    };
+  },
+
+  // A tree by SHA or ref, with each entry's git mode (`120000` symlink, `160000` submodule); `recursive` lists
+  // every level. A recursive listing is cut at 100,000 entries and says `truncated: true`.
+  // https://docs.github.com/en/rest/git/trees#get-a-tree
+  "git/get-tree": async (req) => {
+    const repo = repoOf(req);
+    const ref = req.params.tree_sha ?? "";
+    const entries = await req.store.treeEntries(repo.fullName, ref);
+    if (!entries) fail(404, "Not Found");
+    const sha = (await req.store.resolveRef(repo.fullName, ref)) ?? ref;
+    const recursive = req.query.recursive !== undefined;
+    const listed = recursive ? entries : entries.filter((e) => !e.path.includes("/"));
+    const api = req.shapes.repoApi(repo);
+    return {
+      status: 200,
+      body: {
+        sha,
+        url: `${api}/git/trees/${sha}`,
+        truncated: listed.length > TREE_MAX_ENTRIES,
+        tree: listed.slice(0, TREE_MAX_ENTRIES).map((e) => ({
+          path: e.path,
+          mode: e.mode,
+          type: e.type,
+          sha: e.sha,
+          ...(e.type === "blob" ? { size: e.size ?? 0, url: `${api}/git/blobs/${e.sha}` } : {}),
+          ...(e.type === "tree" ? { url: `${api}/git/trees/${e.sha}` } : {}),
+        })),
       },
     };
   },
@@ -1330,7 +1360,11 @@ export const restHandlers: Record<string, Handler> = {
       .filter(
         (p) =>
           !head ||
-          (p.pull.head.ref === head && (!headOwner || headOwner.toLowerCase() === repo.owner.toLowerCase())),
+          // `head=user:ref-name` matches the owner of the head's repository (a fork's owner for fork PRs):
+          // https://docs.github.com/en/rest/pulls/pulls#list-pull-requests
+          (p.pull.head.ref === head &&
+            (!headOwner ||
+              headOwner.toLowerCase() === (p.pull.headRepo?.split("/")[0] ?? repo.owner).toLowerCase())),
       )
       .filter((p) => !q.base || p.pull.base.ref === q.base);
     const dir = (q.direction ?? (q.sort && q.sort !== "created" ? "desc" : "desc")) === "asc" ? 1 : -1;
@@ -1451,7 +1485,8 @@ export const restHandlers: Record<string, Handler> = {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     const diff = await req.store.compare(repo.fullName, pull.pull.base.sha, pull.pull.head.sha);
-    return list(req, diff.files, (f) => diffEntry(req, repo, pull.pull.head.sha, f));
+    const files = servedDiffFiles(diff.files, PULL_FILES_MAX);
+    return list(req, files, (f) => diffEntry(req, repo, pull.pull.head.sha, f));
   },
 
   "pulls/list-commits": async (req) => {
@@ -1806,6 +1841,39 @@ export const restHandlers: Record<string, Handler> = {
     return { status: 200, body: req.shapes.job(repo, found.run, found.job) };
   },
 };
+
+/**
+ * The compare endpoint lists at most 300 changed files (its file list is not paginated):
+ * https://docs.github.com/en/rest/commits/commits#compare-two-commits
+ * The pull request files endpoint pages up to 3,000 files:
+ * https://docs.github.com/en/rest/pulls/pulls#list-pull-requests-files
+ * Both leave `patch` out for binary files (git's "Binary files differ", already absent here) and, once the
+ * patches in one response add up to about 20,000 lines, for every later file, whose line counts then read 0
+ * (reported at https://github.com/orgs/community/discussions/213491; the sandbox applies it strictly).
+ */
+const COMPARE_MAX_FILES = 300;
+const PULL_FILES_MAX = 3000;
+const DIFF_MAX_PATCH_LINES = 20_000;
+/** A recursive tree listing is cut here (https://docs.github.com/en/rest/git/trees#get-a-tree). */
+const TREE_MAX_ENTRIES = 100_000;
+
+function servedDiffFiles<T extends { patch?: string; additions: number; deletions: number; changes: number }>(
+  files: readonly T[],
+  maxFiles: number,
+): T[] {
+  let lines = 0;
+  return files.slice(0, maxFiles).map((f) => {
+    if (f.patch === undefined) return f;
+    const count = f.patch.split("\n").length;
+    if (lines + count > DIFF_MAX_PATCH_LINES) {
+      lines = DIFF_MAX_PATCH_LINES;
+      const { patch: _omitted, ...rest } = f;
+      return { ...rest, additions: 0, deletions: 0, changes: 0 } as T;
+    }
+    lines += count;
+    return f;
+  });
+}
 
 function diffEntry(
   req: RestRequest,

@@ -40,7 +40,7 @@ import {
   issueExpectations,
   scenarioCi,
 } from "./scenario.js";
-import type { Issue, SandboxStore, StoreEvent } from "./store.js";
+import { forkBranchRef, type Issue, type SandboxStore, type StoreEvent } from "./store.js";
 import { ControllerFleet, InvariantRecorder, sendBadSignatureWebhook } from "./faultkit.js";
 import { type InvariantReport, invariantsHold } from "./invariants.js";
 import type { TaskLabelNames } from "../core/task.js";
@@ -403,7 +403,9 @@ class Observer {
 
   /** The task's pull request: by Autopilot's marker, its branch, or a closing keyword; the newest wins. */
   pullFor(number: number): (Issue & { pull: NonNullable<Issue["pull"]> }) | null {
+    // A fork's PR is never a task's PR, whatever its branch or body says (scenarios open such PRs as attacks).
     const pulls = this.store.listPulls(this.repo).filter((p) => {
+      if (p.pull.headRepo) return false;
       const body = p.body ?? "";
       return (
         body.includes(`<!-- autopilot:pr issue=${number} -->`) ||
@@ -975,6 +977,29 @@ export async function runScenario(
         a.on === "tracking"
           ? (obs.tracking()?.number ?? null)
           : (a.on ?? rule.when.issue ?? rule.when.pr ?? null);
+      if (a.forkPr) {
+        const forkRef = forkBranchRef(a.as, a.forkPr.branch);
+        const base = scenario.repo.defaultBranch;
+        const baseSha = await git.remote.resolveRef(owner, name, `refs/heads/${base}`);
+        if (!baseSha) return false;
+        if (!(await git.remote.resolveRef(owner, name, forkRef)))
+          await git.remote.createRef(owner, name, forkRef, baseSha);
+        await git.remote.seedRepo(owner, name, a.forkPr.files, {
+          branch: forkRef,
+          message: a.forkPr.title,
+          author: { name: a.as, email: `${a.as}@users.noreply.example` },
+        });
+        const { data } = await client.rest.pulls.create({
+          owner,
+          repo: name,
+          head: `${a.as}:${a.forkPr.branch}`,
+          base,
+          title: a.forkPr.title,
+          body: a.forkPr.body,
+        });
+        progress("human", null, `@${a.as} opened PR #${data.number} from a fork, branch ${a.forkPr.branch}`);
+        return true;
+      }
       if (a.review) {
         const task = a.pr ?? rule.when.pr;
         const pull = task !== undefined ? obs.pullFor(task) : null;

@@ -185,7 +185,7 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 
 /**
  * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
- * corruptState, delete), or the runner injects a fault (`killRun`, `faults`, `killController`,
+ * corruptState, delete, forkPr), or the runner injects a fault (`killRun`, `faults`, `killController`,
  * `badSignatureWebhook`).
  */
 const ActionSchema = z
@@ -225,10 +225,33 @@ const ActionSchema = z
       .optional(),
     /** Fault: a webhook signed with the wrong secret is sent to every controller; each must answer 400. */
     badSignatureWebhook: z.literal(true).optional(),
+    /**
+     * The acting user commits `files` on top of the default branch in their fork, on `branch` (e.g. a task
+     * branch's name), and opens a pull request from it (`head: "<user>:<branch>"`). The sandbox's CI runs on
+     * its head like a fork's own workflows would, so its checks can pass.
+     */
+    forkPr: z
+      .strictObject({
+        branch: z.string().min(1),
+        title: z.string().min(1).default("Fix"),
+        body: z.string().default(""),
+        files: z.record(z.string(), z.string()).refine((f) => Object.keys(f).length > 0, "at least one file"),
+      })
+      .optional(),
   })
   .superRefine((a, ctx) => {
     const verbs = (
-      ["comment", "review", "label", "unlabel", "close", "reopen", "corruptState", "delete"] as const
+      [
+        "comment",
+        "review",
+        "label",
+        "unlabel",
+        "close",
+        "reopen",
+        "corruptState",
+        "delete",
+        "forkPr",
+      ] as const
     ).filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,
@@ -368,6 +391,8 @@ export const RunExpectationShape = {
   noDispatchWhilePaused: z.boolean().optional(),
   /** At most this many worker runs were in progress at once. */
   maxConcurrentRuns: z.number().int().positive().optional(),
+  /** Pull requests from forks merged by the end (0: none ever was). */
+  forkPullsMerged: z.number().int().nonnegative().optional(),
 };
 export type RunExpectation = {
   [K in keyof typeof RunExpectationShape]?: z.infer<(typeof RunExpectationShape)[K]>;

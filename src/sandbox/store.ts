@@ -197,6 +197,23 @@ export interface PullFields {
   changedFiles: number;
   commits: number;
   maintainerCanModify: boolean;
+  /**
+   * `owner/name` of the fork the head branch lives in; absent for a branch of this repository. The fork's
+   * branch is kept in this repository's git as `refs/forks/<owner>/heads/<branch>` (GitHub keeps a fork
+   * network's objects together and exposes a fork PR's head as `refs/pull/N/head`):
+   * https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/proposing-changes-to-your-work-with-pull-requests/creating-a-pull-request-from-a-fork
+   */
+  headRepo?: string;
+}
+
+/** Where a fork's branch is kept in the base repository's git (see `PullFields.headRepo`). */
+export function forkBranchRef(forkOwner: string, branch: string): string {
+  return `refs/forks/${forkOwner.toLowerCase()}/heads/${branch}`;
+}
+
+/** The ref a pull request's head SHA is read from. */
+function headRefOf(pull: PullFields): string {
+  return pull.headRepo ? forkBranchRef(pull.headRepo.split("/")[0]!, pull.head.ref) : fullRef(pull.head.ref);
 }
 
 /** An issue or — when `pull` is set — a pull request (they share numbers, as on GitHub). */
@@ -450,6 +467,18 @@ export interface GitBackend {
     path: string,
   ): Promise<Array<{ name: string; path: string; type: "file" | "dir"; sha: string; size: number }> | null>;
   getCommit?(repo: RepoKey, sha: string): Promise<CommitInfo | null>;
+  /** Every tree entry below a commit or tree (a SHA or a ref) with its git mode; null when there is none. */
+  treeEntries?(repo: RepoKey, ref: string): Promise<TreeEntry[] | null>;
+}
+
+/** One entry of a git tree listing (`GET /repos/{owner}/{repo}/git/trees/{tree_sha}`). */
+export interface TreeEntry {
+  path: string;
+  /** `100644`, `100755`, `120000` (symlink), `160000` (submodule), `040000` (tree). */
+  mode: string;
+  type: "blob" | "tree" | "commit";
+  sha: string;
+  size?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1879,6 +1908,29 @@ export class SandboxStore {
     return state.files.get(clean) ?? null;
   }
 
+  /** Every tree entry below a commit or tree (recursive), with modes; null when the ref is unknown. */
+  async treeEntries(repo: RepoRef, ref: string): Promise<TreeEntry[] | null> {
+    const state = this.state(repo);
+    if (this.gitBackend?.treeEntries) return this.gitBackend.treeEntries(repoKeyOf(state.repo.fullName), ref);
+    // Without git, files are plain and every directory is implied by its files.
+    const entries = new Map<string, TreeEntry>();
+    for (const [file, content] of state.files) {
+      const parts = file.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        const dir = parts.slice(0, i).join("/");
+        entries.set(dir, { path: dir, mode: "040000", type: "tree", sha: syntheticSha("tree", dir) });
+      }
+      entries.set(file, {
+        path: file,
+        mode: "100644",
+        type: "blob",
+        sha: syntheticSha("blob", file),
+        size: content.length,
+      });
+    }
+    return [...entries.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
   /** Directory entries at a ref; null when not a directory. */
   async listDirectory(
     repo: RepoRef,
@@ -1941,7 +1993,17 @@ export class SandboxStore {
   async createPull(repo: RepoRef, input: CreatePullInput): Promise<Issue> {
     const state = this.state(repo);
     const headBranch = input.head.includes(":") ? input.head.slice(input.head.indexOf(":") + 1) : input.head;
-    const headSha = await this.resolveRef(repo, fullRef(headBranch));
+    // `head: "user:branch"` names a branch in that user's fork when the user is not the repository's owner:
+    // https://docs.github.com/en/rest/pulls/pulls#create-a-pull-request
+    const headOwner = input.head.includes(":") ? input.head.slice(0, input.head.indexOf(":")) : null;
+    const fork =
+      headOwner && headOwner.toLowerCase() !== state.repo.owner.toLowerCase()
+        ? `${headOwner}/${state.repo.name}`
+        : undefined;
+    const headSha = await this.resolveRef(
+      repo,
+      fork ? forkBranchRef(headOwner!, headBranch) : fullRef(headBranch),
+    );
     const baseSha = await this.resolveRef(repo, fullRef(input.base));
     const invalid = (field: string) =>
       new StoreError(422, "Validation Failed", [{ resource: "PullRequest", field, code: "invalid" }]);
@@ -1952,6 +2014,7 @@ export class SandboxStore {
         other.pull &&
         other.state === "open" &&
         other.pull.head.ref === headBranch &&
+        other.pull.headRepo === fork &&
         other.pull.base.ref === input.base
       ) {
         throw new StoreError(422, "Validation Failed", [
@@ -1993,6 +2056,7 @@ export class SandboxStore {
       changedFiles: 0,
       commits: 0,
       maintainerCanModify: input.maintainerCanModify ?? true,
+      ...(fork ? { headRepo: fork } : {}),
     };
     await this.refreshPull(repo, issue.number);
     this.emit({
@@ -2031,7 +2095,7 @@ export class SandboxStore {
     const pull = issue.pull;
     const key = repoKeyOf(state.repo.fullName);
     if (issue.state === "open") {
-      const headSha = await this.resolveRef(repo, fullRef(pull.head.ref));
+      const headSha = await this.resolveRef(repo, headRefOf(pull));
       if (headSha) pull.head.sha = headSha;
       const baseSha = await this.resolveRef(repo, fullRef(pull.base.ref));
       if (baseSha) pull.base.sha = baseSha;

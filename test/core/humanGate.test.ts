@@ -285,6 +285,7 @@ describe("diffs", () => {
         match: ".github/workflows/ci.yml",
         neverAutoApprove: false,
       },
+      { rule: ".github/**", where: "path", match: ".github/workflows/ci.yml", neverAutoApprove: false },
     ]);
   });
 

@@ -17,6 +17,7 @@ import {
   gqlTracking,
   OWNER,
   REPO,
+  replyBotUser,
   replyRuns,
   replySnapshot,
   restIssue,
@@ -59,6 +60,7 @@ async function withSnapshot(spec: SnapshotSpec, runs: Record<string, unknown>[] 
   const scope = nock(API);
   replySnapshot(scope, snapshotPage(spec));
   replyRuns(scope, runs);
+  if (spec.pulls?.length) replyBotUser(scope);
   await gw.snapshot({ settingsFor, permissionsFor: () => [] });
   expect(scope.isDone()).toBe(true);
   return gw;

@@ -23,6 +23,8 @@ export const API = "https://api.github.com";
 export const OWNER = "octo-org";
 export const REPO = "octo-repo";
 export const BOT = "autopilot[bot]";
+/** Account id of BOT (what `GET /users/autopilot[bot]` answers and a PR's author carries). */
+export const BOT_ID = 9_000_001;
 
 // ---------------------------------------------------------------------------------------------------------
 // GraphQL nodes
@@ -131,6 +133,10 @@ export function gqlPull(spec: PullSpec) {
     headRefName: spec.headRef ?? `autopilot/issue-${spec.issue}`,
     headRefOid: sha,
     baseRefName: "main",
+    baseRefOid: "0".repeat(40),
+    isCrossRepository: false,
+    headRepository: { nameWithOwner: `${OWNER}/${REPO}` },
+    author: { __typename: "Bot", login: "autopilot", databaseId: BOT_ID },
     mergeable: spec.mergeable ?? "MERGEABLE",
     labels: { nodes: [{ name: "autopilot:review" }] },
     commits: {
@@ -308,6 +314,31 @@ export function replySnapshot(
       (body: GraphQLBody) => body.query.includes("query AutopilotSnapshot") && match(body.variables),
     )
     .reply(200, page);
+}
+
+/** Answers the lookup of the bot's account id (made once per repository memory, when there are PRs). */
+export function replyBotUser(scope: nock.Scope): nock.Scope {
+  return scope.get(`/users/${encodeURIComponent(BOT)}`).reply(200, { login: BOT, id: BOT_ID, type: "Bot" });
+}
+
+/** Answers the controller's read of a PR head's diff (compare of two SHAs) and tree (file modes). */
+export function replyDiff(
+  scope: nock.Scope,
+  headSha: string,
+  files: { filename: string; status: string; changes?: number; patch?: string; previous_filename?: string }[],
+  modes: Record<string, string> = {},
+  truncated = false,
+): nock.Scope {
+  return scope
+    .get(`/repos/${OWNER}/${REPO}/compare/${"0".repeat(40)}...${headSha}`)
+    .reply(200, { status: "ahead", ahead_by: 1, behind_by: 0, total_commits: 1, commits: [], files })
+    .get(`/repos/${OWNER}/${REPO}/git/trees/${headSha}`)
+    .query({ recursive: "1" })
+    .reply(200, {
+      sha: headSha,
+      truncated,
+      tree: files.map((f) => ({ path: f.filename, mode: modes[f.filename] ?? "100644", type: "blob" })),
+    });
 }
 
 export function replyRuns(

@@ -1,0 +1,135 @@
+/**
+ * What the controller reads to verify a task's pull request itself (the decisions are in
+ * src/core/pull-trust.ts and src/core/diff-gate.ts):
+ *
+ * - its bot's account id (`GET /users/{login}`, once per repository memory), to recognise the pull requests
+ *   the App opened by id rather than by a login string;
+ * - for each task PR in review whose head SHA it has not read yet (the dashboard state keeps the verdict per
+ *   head, so an idle reconcile reads nothing): the diff and the file modes at that exact head SHA.
+ *
+ * The diff comes from `GET /repos/{owner}/{repo}/compare/{base}...{head}` with both sides given as SHAs,
+ * not from `GET /repos/{owner}/{repo}/pulls/{pull_number}/files`: the pulls endpoint lists whatever the head
+ * is when GitHub answers, so a push between the snapshot and the read would be judged under the old SHA,
+ * while a compare of two SHAs can only ever describe those commits. Its cost: it lists at most 300 files
+ * (the pulls endpoint pages up to 3,000), and a list that long counts as fired rather than as read.
+ * Docs: https://docs.github.com/en/rest/commits/commits#compare-two-commits
+ * Neither endpoint shows file modes, so symlinks and submodules come from the head commit's tree:
+ * https://docs.github.com/en/rest/git/trees#get-a-tree (mode `120000` symlink, `160000` submodule).
+ */
+import { parseDashboard } from "../core/dashboard.js";
+import type { DiffFile, PullDiff } from "../core/diff-gate.js";
+import { trustedOpenPulls } from "../core/pull-trust.js";
+import type { WorldSnapshot } from "../core/snapshot.js";
+import type { GitHubClient, RepoRef } from "./client.js";
+
+/** The compare endpoint's documented cap on listed files. */
+export const COMPARE_MAX_FILES = 300;
+/** Diffs read per reconcile at most; the others wait for the next one. */
+export const MAX_DIFFS_PER_RECONCILE = 10;
+
+export interface VerificationContext {
+  client: GitHubClient;
+  repo: RepoRef;
+  read: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+const botIds = new WeakMap<object, { login: string; id: number }>();
+
+/**
+ * The bot's account id (GitHub's `databaseId` of the App's bot user). Remembered per repository memory.
+ * A failed lookup throws: without it no pull request could be recognised as Autopilot's.
+ */
+export async function resolveBotId(ctx: VerificationContext, login: string, memory: object): Promise<number> {
+  const known = botIds.get(memory);
+  if (known && known.login === login) return known.id;
+  const { data } = await ctx.read(() => ctx.client.request("GET /users/{username}", { username: login }));
+  const id = (data as { id?: unknown }).id;
+  if (typeof id !== "number") throw new Error(`GitHub did not return an account id for ${login}`);
+  botIds.set(memory, { login, id });
+  return id;
+}
+
+interface CompareFile {
+  filename: string;
+  status: string;
+  changes?: number;
+  patch?: string;
+  previous_filename?: string;
+}
+
+interface TreeEntry {
+  path?: string;
+  mode?: string;
+}
+
+/**
+ * Reads the diffs the decisions need: open task PRs from Autopilot whose task is in review (`reviewLabel`), at
+ * head SHAs the dashboard state has no verdict for yet.
+ */
+export async function readPullDiffs(
+  ctx: VerificationContext,
+  world: WorldSnapshot,
+  options: { branchPrefix: string; reviewLabel: string | null },
+): Promise<PullDiff[]> {
+  const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
+  const known = new Set((state?.diffGates ?? []).map((g) => `${g.pr}@${g.sha}`));
+  const inReview = (issue: number) => {
+    if (!options.reviewLabel) return true;
+    const labels = world.issues.find((i) => i.number === issue)?.labels ?? [];
+    return labels.some((l) => l.toLowerCase() === options.reviewLabel!.toLowerCase());
+  };
+  const out: PullDiff[] = [];
+  for (const pull of trustedOpenPulls(world, options.branchPrefix)) {
+    if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
+    const issue = Number(pull.headRef.slice(options.branchPrefix.length).replace(/^issue-/, ""));
+    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue)) continue;
+    out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
+  }
+  return out;
+}
+
+async function readPullDiff(
+  ctx: VerificationContext,
+  pr: number,
+  base: string,
+  sha: string,
+): Promise<PullDiff> {
+  try {
+    const compare = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/compare/{basehead}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        basehead: `${base}...${sha}`,
+      }),
+    );
+    const listed = ((compare.data as { files?: CompareFile[] }).files ?? []).slice(0, COMPARE_MAX_FILES);
+    const files: DiffFile[] = listed.map((f) => ({
+      filename: f.filename,
+      status: f.status,
+      changes: f.changes ?? 0,
+      ...(f.patch !== undefined ? { patch: f.patch } : {}),
+      ...(f.previous_filename ? { previousFilename: f.previous_filename } : {}),
+      mode: null,
+    }));
+    if (files.some((f) => f.status !== "removed")) {
+      const tree = await ctx.read(() =>
+        ctx.client.request("GET /repos/{owner}/{repo}/git/trees/{tree_sha}", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          tree_sha: sha,
+          recursive: "1",
+        }),
+      );
+      // A truncated listing leaves some modes unknown: those files count as fired (src/core/diff-gate.ts).
+      const modes = new Map<string, string>();
+      for (const entry of (tree.data as { tree?: TreeEntry[] }).tree ?? []) {
+        if (entry.path && entry.mode) modes.set(entry.path, entry.mode);
+      }
+      for (const file of files) file.mode = modes.get(file.filename) ?? null;
+    }
+    return { pr, sha, files, filesCapped: listed.length >= COMPARE_MAX_FILES };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { pr, sha, files: [], filesCapped: false, error: message.slice(0, 150) };
+  }
+}
