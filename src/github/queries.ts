@@ -53,7 +53,7 @@ fragment AutopilotIssue on Issue {
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
-  userContentEdits(last: 10) { nodes { editedAt editor { login } } }
+  userContentEdits(first: 10) { nodes { editedAt editor { login } } }
   timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
     nodes { ... on LabeledEvent { createdAt actor { __typename login ... on Bot { databaseId } } label { name } } }
   }

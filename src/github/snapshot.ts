@@ -658,7 +658,8 @@ function toIssueNode(
 }
 
 /**
- * Who edited the body and the title, oldest first. GitHub lists the original text among the content edits
+ * Who edited the body and the title, oldest first. The ten newest body edits are read (GitHub lists them
+ * newest first), and GitHub also lists the original text among the content edits
  * once an issue has been edited (its time is the creation time, not after any label), and names the last
  * editor on the issue itself; both are read, so an edit is seen even when the history is cut.
  */

@@ -265,6 +265,10 @@ on:
         description: Tracking issue number
         required: false
         default: ""
+      task-digest:
+        description: Digest of the approved task text
+        required: false
+        default: ""
       config:
         description: JSON overrides of .github/autopilot.yml
         required: false
@@ -296,6 +300,7 @@ jobs:
           attempt: \${{ inputs.attempt }}
           dispatch-id: \${{ inputs.dispatch-id }}
           tracking-issue: \${{ inputs.tracking-issue }}
+          task-digest: \${{ inputs.task-digest }}
           config: \${{ inputs.config }}
           github-token: \${{ steps.app-token.outputs.token }}
           git-user-name: autopilot[bot]
@@ -1006,6 +1011,9 @@ export async function runScenario(
       } else if (a.reopen) {
         await client.rest.issues.update({ owner, repo: name, issue_number: target, state: "open" });
         progress("human", target, `@${a.as} reopened the issue`);
+      } else if (a.editBody !== undefined) {
+        await client.rest.issues.update({ owner, repo: name, issue_number: target, body: a.editBody });
+        progress("human", target, `@${a.as} edited the issue's body: ${a.editBody.split("\n")[0]!.slice(0, 100)}`);
       } else if (a.corruptState) {
         const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
         const body = data.body ?? "";
