@@ -6,6 +6,7 @@
  *
  * Pure: the SHA-256 below works on the UTF-8 bytes of the text (FIPS 180-4), no I/O, no clock.
  */
+import { quietLogin } from "./markdown.js";
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -150,7 +151,7 @@ export function textChangedComment(input: {
 }): string {
   const who = input.editors.filter((e): e is string => !!e);
   const by = who.length
-    ? `by ${who.map((w) => `@${w.replace(/[^A-Za-z0-9-]/g, "")}`).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access`
+    ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access`
     : "and Autopilot cannot tell by whom";
   return [
     `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input.readyLabel}\` label.`,
