@@ -55714,7 +55714,9 @@ var TaskRecordSchema = external_exports.object({
   label: external_exports.string().max(20).optional(),
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
-  notices: external_exports.array(external_exports.string().max(80)).max(12).optional()
+  notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
+  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -56485,7 +56487,7 @@ function evaluatePullRequest(pr, options) {
   const since = Date.parse(pr.lastPushAt ?? pr.createdAt);
   const overdue = !Number.isNaN(since) && options.now.getTime() - since > options.checksTimeoutMinutes * 6e4;
   const checkState = failing.length > 0 ? "failing" : relevant.length === 0 || missing.length > 0 ? "none" : pending.length > 0 ? "pending" : "passing";
-  const latest = /* @__PURE__ */ new Map();
+  const latest2 = /* @__PURE__ */ new Map();
   const ordered = [...pr.reviews].sort(
     (a, b) => (Date.parse(a.submittedAt ?? "") || 0) - (Date.parse(b.submittedAt ?? "") || 0)
   );
@@ -56494,15 +56496,15 @@ function evaluatePullRequest(pr, options) {
     if (!hasWriteAccess(options.permissions, review.author)) continue;
     if (review.state !== "APPROVED" && review.state !== "CHANGES_REQUESTED" && review.state !== "DISMISSED")
       continue;
-    latest.set(review.author.toLowerCase(), review);
+    latest2.set(review.author.toLowerCase(), review);
   }
   const lastPush = Date.parse(pr.lastPushAt ?? "");
   const onHead = (r) => r.commitSha ? r.commitSha === pr.headSha : Number.isNaN(lastPush) || (Date.parse(r.submittedAt ?? "") || 0) >= lastPush;
-  const changes = [...latest.values()].filter((r) => r.state === "CHANGES_REQUESTED");
+  const changes = [...latest2.values()].filter((r) => r.state === "CHANGES_REQUESTED");
   const changesRequested = changes.filter(onHead);
   const staleChangesRequested = changes.filter((r) => !onHead(r));
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
-  const approvers = [...latest.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
+  const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
   const humanRequired = options.humanGateRules.length > 0;
   const humanApproved = approvers.length > 0;
   const conflicts = pr.mergeable === "CONFLICTING";
@@ -57009,6 +57011,169 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text) {
+  const data = new TextEncoder().encode(text);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+function judgeTaskText(input2) {
+  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
+  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
+  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
+  const digest = taskDigest(input2.title, input2.body);
+  if (input2.frozen.digest === null) {
+    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+  }
+  if (digest === input2.frozen.digest) return { kind: "unchanged" };
+  if (foreign.length === 0 && later.length > 0) {
+    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
+  }
+  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+}
+function lastEditAt(edits, fallback) {
+  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
+}
+function latest(edits) {
+  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
+}
+function unique(list) {
+  return [...new Set(list)];
+}
+function textChangedComment(input2) {
+  const who = input2.editors.filter((e) => !!e);
+  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
+  return [
+    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
+    "",
+    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
+    "",
+    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
+  ].join("\n");
+}
+
 // src/core/reconcile.ts
 var DISPATCH_GRACE_MINUTES = 10;
 var RESULT_GRACE_MINUTES = 2;
@@ -57042,6 +57207,7 @@ var Reconcile = class {
       }
     }
     this.state = input2.state ? structuredClone(input2.state) : this.bootstrap();
+    this.ignoreForeignLabels();
     this.applyOverrides();
     this.applySettleOverlay();
     this.state.incidents = this.state.incidents.filter(
@@ -57119,6 +57285,7 @@ var Reconcile = class {
     this.processComments();
     this.processCheckboxes();
     this.processClosedIssues();
+    this.processTaskText();
     this.processWorkers();
     this.processAnswers();
     this.processReviews();
@@ -57150,6 +57317,11 @@ var Reconcile = class {
       this.tracking ? "state block missing or corrupt: rebuilt from GitHub" : "tracking issue missing: state rebuilt from GitHub"
     );
     return state;
+  }
+  /** An incident, unless the same one is already on the dashboard. */
+  incidentOnce(kind, message) {
+    const text = truncate2(message, 400);
+    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text)) this.incident(kind, message);
   }
   incident(kind, message) {
     this.state.incidents.push({ at: this.now.toISOString(), kind, message: truncate2(message, 400) });
@@ -57556,6 +57728,7 @@ ${commandHelp()}`
       resend: true
     };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
   }
@@ -58068,8 +58241,104 @@ ${commandHelp()}`
     this.setStatus(n, "in-progress");
     const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
+  }
+  // -------------------------------------------------------------------------------------------------------
+  // Whose words count: the approved task text, and status labels only Autopilot sets
+  /**
+   * The text a writer approved is frozen at dispatch and handed to the worker (`task-digest`), which refuses
+   * any other. Processed before the workers and the pool, so a task whose text changed is neither dispatched
+   * nor merged.
+   */
+  freezeText(n, effect) {
+    const issue3 = this.issues.get(n);
+    if (!issue3) return;
+    const record2 = this.record(n);
+    record2.text ??= {
+      digest: taskDigest(issue3.title, issue3.body),
+      since: lastEditAt(issue3.edits ?? [], issue3.readyLabeledAt ?? this.now.toISOString())
+    };
+    effect.inputs = { ...effect.inputs ?? {}, "task-digest": record2.text.digest };
+  }
+  /**
+   * Judges every open task's title and body against what a writer approved (src/core/task-text.ts): every
+   * edit since by a writer is approved again; any other change takes the task out until a writer labels it.
+   */
+  processTaskText() {
+    for (const [n, issue3] of this.issues) {
+      if (issue3.state !== "open" || issue3.edits === void 0) continue;
+      const status = this.statusOf(n);
+      if (status === null || status === "skipped" || status === "done") continue;
+      const record2 = this.state.tasks[n];
+      const readyBy = issue3.readyLabeledBy ?? null;
+      const relabeled = !!issue3.readyLabeledAt && !!readyBy && hasWriteAccess(this.snapshot.permissions, readyBy) && (!record2?.text || Date.parse(issue3.readyLabeledAt) > Date.parse(record2.text.since));
+      const frozen = record2?.text && !relabeled ? record2.text : { digest: null, since: issue3.readyLabeledAt ?? record2?.text?.since ?? null };
+      const verdict = judgeTaskText({
+        title: issue3.title,
+        body: issue3.body,
+        frozen,
+        edits: issue3.edits,
+        isWriter: (login) => hasWriteAccess(this.snapshot.permissions, login)
+      });
+      if (verdict.kind === "refreeze") {
+        this.record(n).text = verdict.frozen;
+        this.note(`#${n}: the task text was edited by a writer; the new text is approved`);
+      } else if (verdict.kind === "unchanged" && relabeled && record2?.text) {
+        record2.text = {
+          digest: taskDigest(issue3.title, issue3.body),
+          since: lastEditAt(issue3.edits, issue3.readyLabeledAt)
+        };
+      } else if (verdict.kind === "takeOut") {
+        this.takeOutChangedText(n, verdict.editors);
+      }
+    }
+  }
+  takeOutChangedText(n, editors) {
+    const issue3 = this.issues.get(n);
+    for (const run of this.liveRunsOf(n)) this.cancel(run, n, "the task text changed after approval");
+    this.clearStateLabels(n);
+    const record2 = this.state.tasks[n];
+    if (record2) {
+      record2.text = void 0;
+      record2.merge = void 0;
+      if (record2.dispatchId) record2.handled = record2.dispatchId;
+      record2.result = "text_changed";
+      record2.reason = "the task text was edited after approval by someone without write access";
+    }
+    const digest = taskDigest(issue3.title, issue3.body);
+    this.effects.push({
+      type: "comment",
+      issue: n,
+      body: textChangedComment({ editors, readyLabel: this.L.ready }),
+      key: `text-changed-${digest.slice(0, 16)}`
+    });
+    const who = editors.filter((e) => !!e).map((e) => quietLogin(e));
+    this.incidentOnce(
+      "task_text_changed",
+      `#${n} was taken out: its text was edited ${who.length ? `by ${who.join(", ")} (no write access)` : "by someone Autopilot cannot name"} after it was approved. A person with write access adds the \`${this.L.ready}\` label again to put it back.`
+    );
+    this.note(`#${n}: taken out, the task text changed after approval`);
+  }
+  /**
+   * Status labels other than ready count only when Autopilot set them (the snapshot names the labeled event's
+   * actor by account id): anyone else's is removed from the issue, reported, and not believed meanwhile.
+   */
+  ignoreForeignLabels() {
+    for (const issue3 of this.snapshot.issues) {
+      const foreign = issue3.foreignLabels ?? [];
+      if (!foreign.length || issue3.state !== "open" || !this.labels.has(issue3.number)) continue;
+      const n = issue3.number;
+      const drop = (labels) => labels.filter((l) => !foreign.some((f) => f.label.toLowerCase() === l.toLowerCase()));
+      this.labels.set(n, drop(this.labels.get(n) ?? []));
+      this.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
+      for (const f of foreign) {
+        const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
+        this.incidentOnce("foreign_label", message);
+      }
+      this.note(`#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
+    }
   }
   // -------------------------------------------------------------------------------------------------------
   // Session bookkeeping
@@ -58688,7 +58957,7 @@ fragment AutopilotComment on IssueComment {
   createdAt
   updatedAt
   viewerDidAuthor
-  author { __typename login }
+  author { __typename login ... on Bot { databaseId } }
   reactionGroups { content viewerHasReacted }
 }`;
 var TRACKING_FIELDS = `
@@ -58702,7 +58971,8 @@ fragment AutopilotTracking on Issue {
   isPinned
   lastEditedAt
   editor { login }
-  author { login }
+  viewerDidAuthor
+  author { __typename login ... on Bot { databaseId } }
   comments(last: 30) { nodes { ...AutopilotComment } }
 }`;
 var BLOCKED_BY_FIELD = "blockedBy(first: 20) { nodes { number state title } }";
@@ -58722,8 +58992,14 @@ fragment AutopilotIssue on Issue {
   parent { number state title }
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
+  lastEditedAt
+  editor { login }
+  userContentEdits(first: 10) { nodes { editedAt editor { login } } }
   timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
-    nodes { ... on LabeledEvent { createdAt actor { login } label { name } } }
+    nodes { ... on LabeledEvent { createdAt actor { __typename login ... on Bot { databaseId } } label { name } } }
+  }
+  renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
+    nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
   }
   comments(last: 20) { nodes { ...AutopilotComment } }
 }`;
@@ -58812,6 +59088,7 @@ query AutopilotSnapshot(
   $trackingNumber: Int!
 ) {
   rateLimit { cost remaining resetAt }
+  viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
     defaultBranchRef @include(if: $withRepo) { name }
     owner @include(if: $withRepo) { __typename login }
@@ -58897,6 +59174,31 @@ query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
 
+// src/core/authorship.ts
+var LOG_TEXT_MAX = 200;
+function logSafe(text, max = LOG_TEXT_MAX) {
+  const head = text.length > max ? text.slice(0, max) : text;
+  const escaped = head.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "	" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/::/g, ":%3A").replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);
+  return text.length > max ? `${escaped}\u2026 (${text.length - max} more characters)` : escaped;
+}
+function foreignStatusLabels(input2) {
+  const out = [];
+  const status = new Set(input2.statusLabels.map((l) => l.toLowerCase()));
+  for (const label2 of input2.labels) {
+    if (!status.has(label2.toLowerCase())) continue;
+    let newest = null;
+    for (const e of input2.events) {
+      if (e.label.toLowerCase() !== label2.toLowerCase()) continue;
+      if (!newest || Date.parse(e.at) >= Date.parse(newest.at)) newest = e;
+    }
+    if (!newest?.byApp) out.push({ label: label2, by: newest?.by ?? null });
+  }
+  return out;
+}
+
 // src/core/workerResult.ts
 var WORKER_OUTCOMES = [
   "complete",
@@ -58979,7 +59281,8 @@ function newRepoMemory() {
     poolLabels: null,
     blockedByField: true,
     permissions: /* @__PURE__ */ new Map(),
-    workerWorkflow: null
+    workerWorkflow: null,
+    appAccountId: null
   };
 }
 async function runSnapshotQuery(ctx, flags) {
@@ -59048,7 +59351,9 @@ async function takeSnapshot(ctx) {
   });
   const repo = first.repository;
   const configText = repo.configFile?.text ?? null;
-  let tracking = pickTracking(first);
+  if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
+  const appId = memory.appAccountId;
+  let tracking = pickTracking(first, appId);
   if (!tracking && knownTracking !== null) {
     const found = await runSnapshotQuery(ctx, {
       withRepo: false,
@@ -59060,7 +59365,7 @@ async function takeSnapshot(ctx) {
       pullsAfter: null,
       labels
     });
-    tracking = pickTracking(found);
+    tracking = pickTracking(found, appId);
   }
   memory.trackingIssue = tracking?.number ?? null;
   const settings = ctx.settingsFor(configText, tracking?.body ?? null);
@@ -59110,10 +59415,10 @@ async function takeSnapshot(ctx) {
   const issueNodeIds = /* @__PURE__ */ new Map();
   const allComments = [];
   for (const node2 of poolIssues) {
-    byNumber.set(node2.number, toIssueNode(node2, settings.readyLabel));
+    byNumber.set(node2.number, toIssueNode(node2, settings.readyLabel, { appId, settings }));
     if (node2.id) issueNodeIds.set(node2.number, node2.id);
     for (const c of compact(node2.comments?.nodes)) {
-      const comment2 = toComment(c, node2.number, botLogin);
+      const comment2 = toComment(c, node2.number, botLogin, appId);
       if (comment2) allComments.push(comment2);
     }
   }
@@ -59128,7 +59433,7 @@ async function takeSnapshot(ctx) {
   }
   if (tracking) {
     for (const c of compact(tracking.comments?.nodes)) {
-      const comment2 = toComment(c, tracking.number, botLogin);
+      const comment2 = toComment(c, tracking.number, botLogin, appId);
       if (comment2) allComments.push(comment2);
     }
   }
@@ -59165,7 +59470,7 @@ async function takeSnapshot(ctx) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const workerResults = latestWorkerResults(allComments);
+  const workerResults = latestWorkerResults(allComments, ctx.log);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -59199,7 +59504,11 @@ async function takeSnapshot(ctx) {
     }
   };
 }
-function pickTracking(data) {
+function byApp(author, viewerDidAuthor, appId) {
+  if (viewerDidAuthor === true) return true;
+  return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
+}
+function pickTracking(data, appId) {
   const repo = data.repository;
   if (!repo) return null;
   const candidates = [
@@ -59207,7 +59516,9 @@ function pickTracking(data) {
     ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
     ...compact(repo.trackingByBot?.nodes)
   ].filter(
-    (c) => Boolean(c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER))
+    (c) => Boolean(
+      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
+    )
   );
   const open3 = candidates.filter((c) => c.state !== "CLOSED");
   const pool = open3.length > 0 ? open3 : candidates;
@@ -59227,7 +59538,7 @@ function stub(number4, title, state) {
     author: null
   };
 }
-function toIssueNode(node2, readyLabel) {
+function toIssueNode(node2, readyLabel, trust) {
   const labels = compact(node2.labels?.nodes).map((l) => l.name);
   const readyEvents = compact(node2.timelineItems?.nodes).filter((e) => e.label?.name === readyLabel);
   const lastReady = readyEvents[readyEvents.length - 1];
@@ -59243,33 +59554,69 @@ function toIssueNode(node2, readyLabel) {
     author: node2.author?.login ?? null,
     isPullRequest: false
   };
-  if (node2.timelineItems) issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
+  if (node2.timelineItems) {
+    issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
+    issue3.readyLabeledAt = lastReady?.createdAt ?? null;
+  }
+  if (trust && node2.timelineItems) {
+    const events = compact(node2.timelineItems.nodes).flatMap(
+      (e) => e.label && e.createdAt ? [
+        {
+          label: e.label.name,
+          at: e.createdAt,
+          by: e.actor?.login ?? null,
+          byApp: byApp(e.actor, void 0, trust.appId)
+        }
+      ] : []
+    );
+    const statusLabels = trust.settings.poolLabels.filter((l) => l !== trust.settings.readyLabel);
+    const foreign = foreignStatusLabels({ labels, statusLabels, events });
+    if (foreign.length) issue3.foreignLabels = foreign;
+  }
+  if (node2.userContentEdits || node2.renames || node2.lastEditedAt !== void 0) issue3.edits = textEdits(node2);
   if (node2.parent !== void 0) issue3.parent = node2.parent?.number ?? null;
   if (node2.subIssues) issue3.subIssues = compact(node2.subIssues.nodes).map((s) => s.number);
   if (node2.blockedBy) issue3.blockedBy = compact(node2.blockedBy.nodes).map((b) => b.number);
   return issue3;
+}
+function textEdits(node2) {
+  const edits = [];
+  for (const e of compact(node2.userContentEdits?.nodes))
+    edits.push({ at: e.editedAt, by: e.editor?.login ?? null, what: "body" });
+  if (node2.lastEditedAt && !edits.some((e) => e.at === node2.lastEditedAt))
+    edits.push({ at: node2.lastEditedAt, by: node2.editor?.login ?? null, what: "body" });
+  for (const r of compact(node2.renames?.nodes))
+    if (r.createdAt) edits.push({ at: r.createdAt, by: r.actor?.login ?? null, what: "title" });
+  return edits.sort((a, b) => a.at.localeCompare(b.at));
 }
 function isBotLogin(author, botLogin) {
   if (!author?.login) return false;
   const login = author.login.toLowerCase();
   return author.__typename === "Bot" || login.endsWith("[bot]") || login === botLogin.toLowerCase() || `${login}[bot]` === botLogin.toLowerCase();
 }
-function toComment(c, issue3, botLogin) {
+function toComment(c, issue3, botLogin, appId = null) {
   if (c.databaseId === null || c.databaseId === void 0) return null;
   return {
     id: c.databaseId,
     issue: issue3,
     author: c.author?.login ?? null,
     authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
+    fromApp: byApp(c.author, c.viewerDidAuthor, appId),
     body: c.body,
     createdAt: c.createdAt,
     acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
   };
 }
-function latestWorkerResults(comments) {
+function latestWorkerResults(comments, log) {
   const best = /* @__PURE__ */ new Map();
   for (const c of comments) {
-    if (!c.authorIsBot || !c.body.includes("autopilot:worker-result")) continue;
+    if (!c.body.includes("autopilot:worker-result")) continue;
+    if (!c.fromApp) {
+      log?.warn(
+        `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`
+      );
+      continue;
+    }
     const result = parseWorkerResult(c.body);
     if (!result || result.issue !== c.issue) continue;
     const previous = best.get(result.issue);
@@ -59425,6 +59772,10 @@ function relevantLogins(world, options) {
   }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+  for (const i of world.issues) {
+    if (i.state !== "open") continue;
+    for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
+  }
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
   add(world.trackingIssue?.lastEditedBy);
@@ -59543,7 +59894,9 @@ function alreadyDone(ctx, effect) {
       if (!effect.key) return null;
       const marker = commentMarker(effect.key);
       if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
-      const exists2 = ctx.facts?.allComments.some((c) => c.issue === effect.issue && c.body.includes(marker));
+      const exists2 = ctx.facts?.allComments.some(
+        (c) => c.issue === effect.issue && c.fromApp !== false && c.body.includes(marker)
+      );
       return exists2 ? "a comment with this key exists" : null;
     }
     case "dispatchWorker": {
