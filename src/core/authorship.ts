@@ -16,7 +16,13 @@ export function logSafe(text: string, max: number = LOG_TEXT_MAX): string {
   const head = text.length > max ? text.slice(0, max) : text;
   const escaped = head
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
-      c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      c === "\n"
+        ? "\\n"
+        : c === "\r"
+          ? "\\r"
+          : c === "\t"
+            ? "\\t"
+            : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
     )
     .replace(/::/g, ":%3A")
     .replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);

@@ -289,7 +289,8 @@ class Reconcile {
   /** An incident, unless the same one is already on the dashboard. */
   private incidentOnce(kind: string, message: string): void {
     const text = truncate(message, 400);
-    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text)) this.incident(kind, message);
+    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text))
+      this.incident(kind, message);
   }
 
   private incident(kind: string, message: string): void {
@@ -1452,7 +1453,9 @@ class Reconcile {
         const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
         this.incidentOnce("foreign_label", message);
       }
-      this.note(`#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
+      this.note(
+        `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`,
+      );
     }
   }
 

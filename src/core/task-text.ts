@@ -121,7 +121,9 @@ export function judgeTaskText(input: {
   const digest = taskDigest(input.title, input.body);
   if (input.frozen.digest === null) {
     // Not frozen yet: the label approved the text as it was; any later edit by someone else undoes that.
-    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+    return foreign.length
+      ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) }
+      : { kind: "unchanged" };
   }
   if (digest === input.frozen.digest) return { kind: "unchanged" };
   if (foreign.length === 0 && later.length > 0) {
@@ -145,10 +147,7 @@ function unique<T>(list: T[]): T[] {
 }
 
 /** The comment on a task taken out because its text changed after approval. */
-export function textChangedComment(input: {
-  editors: (string | null)[];
-  readyLabel: string;
-}): string {
+export function textChangedComment(input: { editors: (string | null)[]; readyLabel: string }): string {
   const who = input.editors.filter((e): e is string => !!e);
   const by = who.length
     ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access`

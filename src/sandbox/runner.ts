@@ -1013,7 +1013,11 @@ export async function runScenario(
         progress("human", target, `@${a.as} reopened the issue`);
       } else if (a.editBody !== undefined) {
         await client.rest.issues.update({ owner, repo: name, issue_number: target, body: a.editBody });
-        progress("human", target, `@${a.as} edited the issue's body: ${a.editBody.split("\n")[0]!.slice(0, 100)}`);
+        progress(
+          "human",
+          target,
+          `@${a.as} edited the issue's body: ${a.editBody.split("\n")[0]!.slice(0, 100)}`,
+        );
       } else if (a.corruptState) {
         const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
         const body = data.body ?? "";

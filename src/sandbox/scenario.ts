@@ -230,7 +230,17 @@ const ActionSchema = z
   })
   .superRefine((a, ctx) => {
     const verbs = (
-      ["comment", "review", "label", "unlabel", "close", "reopen", "editBody", "corruptState", "delete"] as const
+      [
+        "comment",
+        "review",
+        "label",
+        "unlabel",
+        "close",
+        "reopen",
+        "editBody",
+        "corruptState",
+        "delete",
+      ] as const
     ).filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,

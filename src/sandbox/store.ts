@@ -1246,9 +1246,10 @@ export class SandboxStore {
     if (patch.body !== undefined && patch.body !== issue.body) {
       changes.body = { from: issue.body };
       issue.body = patch.body;
-      const edits = (issue.contentEdits ??= []);
+      const edits = issue.contentEdits ?? [];
       if (edits.length === 0) edits.push({ at: issue.createdAt, editor: issue.user });
       edits.push({ at: this.now(), editor: actor });
+      issue.contentEdits = edits;
     }
     if (changes.title || changes.body) {
       issue.updatedAt = this.now();

@@ -50,7 +50,11 @@ export function gqlComment(spec: CommentSpec) {
     viewerDidAuthor: spec.mine ?? false,
     author: spec.mine
       ? BOT_ACTOR
-      : { __typename: spec.bot ? "Bot" : "User", login: spec.author, ...(spec.bot ? { databaseId: 41898282 } : {}) },
+      : {
+          __typename: spec.bot ? "Bot" : "User",
+          login: spec.author,
+          ...(spec.bot ? { databaseId: 41898282 } : {}),
+        },
     reactionGroups: [{ content: "EYES", viewerHasReacted: spec.acknowledged ?? false }],
   };
 }

@@ -97,7 +97,9 @@ describe("who set a status label, as the snapshot reads it", () => {
 
 describe("a status label set by someone else, as the controller decides", () => {
   it("`autopilot:review` on a green PR: no merge, the label removed, the dashboard says so", () => {
-    const control = decide(input(world({ issues: [issue(1, { labels: ["autopilot:review"] })], pulls: [pull(1)] })));
+    const control = decide(
+      input(world({ issues: [issue(1, { labels: ["autopilot:review"] })], pulls: [pull(1)] })),
+    );
     expect(only(control.effects, "mergePr")).toEqual([expect.objectContaining({ issue: 1 })]);
 
     const w = world({

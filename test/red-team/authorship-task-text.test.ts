@@ -11,17 +11,7 @@ import type { IssueNode, WorldSnapshot } from "../../src/core/snapshot.js";
 import { judgeTaskText, sha256Hex, taskDigest } from "../../src/core/task-text.js";
 import { runWorker } from "../../src/worker/main.js";
 import { parseInputs } from "../../src/worker/inputs.js";
-import {
-  applyEffects,
-  input,
-  issue,
-  minutes,
-  only,
-  pull,
-  run,
-  T0,
-  world,
-} from "../core/world.js";
+import { applyEffects, input, issue, minutes, only, pull, run, T0, world } from "../core/world.js";
 import { config as workerConfig, harness } from "../worker/fakes.js";
 
 const APPROVED = "Add `greet(name)` in src/greet.js.";
@@ -82,7 +72,11 @@ describe("a body edited by its non-writer author after a maintainer labeled it",
 
     expect(only(d.effects, "dispatchWorker")).toEqual([]);
     expect(only(d.effects, "setStateLabel")).toEqual([
-      expect.objectContaining({ issue: 1, add: null, remove: expect.arrayContaining(["autopilot:in-progress"]) }),
+      expect.objectContaining({
+        issue: 1,
+        add: null,
+        remove: expect.arrayContaining(["autopilot:in-progress"]),
+      }),
     ]);
     expect(only(d.effects, "cancelRun")).toEqual([{ type: "cancelRun", runId: 900, issue: 1 }]);
     const comments = only(d.effects, "comment").filter((c) => c.issue === 1);
@@ -95,15 +89,17 @@ describe("a body edited by its non-writer author after a maintainer labeled it",
 
     // Asked again (the label removal not yet visible), it says nothing twice.
     const again = decide(input(attacked, { state: d.state, now: minutes(4) }));
-    expect(
-      again.state.incidents.filter((i) => i.kind === "task_text_changed"),
-    ).toHaveLength(1);
+    expect(again.state.incidents.filter((i) => i.kind === "task_text_changed")).toHaveLength(1);
   });
 
   it("does not merge the task's pull request while the text is untrusted", () => {
     const { first, after } = dispatched();
     // The worker finished before the controller noticed: its PR is green and the task labeled for review.
-    const finished: WorldSnapshot = { ...withIssue(after, { labels: ["autopilot:review"] }), runs: [], pulls: [pull(1)] };
+    const finished: WorldSnapshot = {
+      ...withIssue(after, { labels: ["autopilot:review"] }),
+      runs: [],
+      pulls: [pull(1)],
+    };
     const untouched = decide(input(finished, { state: first.state, now: minutes(20) }));
     expect(only(untouched.effects, "mergePr")).toEqual([expect.objectContaining({ issue: 1 })]);
 
@@ -155,7 +151,9 @@ describe("a body edited by its non-writer author after a maintainer labeled it",
     const d = decide(input(edited, { state: first.state, now: minutes(3) }));
     expect(only(d.effects, "setStateLabel")).toEqual([]);
     expect(only(d.effects, "cancelRun")).toEqual([]);
-    expect(d.state.tasks[1]?.text?.digest).toBe(taskDigest("Add a greeting helper", `${APPROVED} Keep it short.`));
+    expect(d.state.tasks[1]?.text?.digest).toBe(
+      taskDigest("Add a greeting helper", `${APPROVED} Keep it short.`),
+    );
   });
 
   it("a change no recorded edit explains (or a writer's edit after an outsider's) still takes it out", () => {

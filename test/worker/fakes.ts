@@ -62,7 +62,16 @@ export class FakeGitHub implements WorkerGitHub {
     const at = this.stamp();
     // Autopilot's bot has one account id; everyone else gets their own.
     const authorId = author === "autopilot[bot]" ? FAKE_APP_ID : 5000 + this.nextId;
-    const comment = { id: this.nextId++, issue, author, authorType, authorId, body, createdAt: at, updatedAt: at };
+    const comment = {
+      id: this.nextId++,
+      issue,
+      author,
+      authorType,
+      authorId,
+      body,
+      createdAt: at,
+      updatedAt: at,
+    };
     this.comments.push(comment);
     return comment;
   }
