@@ -57321,7 +57321,8 @@ var Reconcile = class {
   /** An incident, unless the same one is already on the dashboard. */
   incidentOnce(kind, message) {
     const text = truncate2(message, 400);
-    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text)) this.incident(kind, message);
+    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text))
+      this.incident(kind, message);
   }
   incident(kind, message) {
     this.state.incidents.push({ at: this.now.toISOString(), kind, message: truncate2(message, 400) });
@@ -58337,7 +58338,9 @@ ${commandHelp()}`
         const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
         this.incidentOnce("foreign_label", message);
       }
-      this.note(`#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
+      this.note(
+        `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`
+      );
     }
   }
   // -------------------------------------------------------------------------------------------------------

@@ -307,6 +307,11 @@ jobs:
 `;
 }
 
+/** An issue carrying the tracking marker that a bot (Autopilot) opened; scenario people cannot. */
+export function isTrackingIssue(issue: Pick<Issue, "body" | "user">): boolean {
+  return (issue.body ?? "").includes(TRACKING_MARKER) && /\[bot\]$/.test(issue.user);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -430,11 +435,9 @@ class Observer {
     return closes ? Number(closes[1]) : null;
   }
 
+  /** The dashboard Autopilot opened (a person's issue carrying the marker is not it). */
   tracking(): Issue | null {
-    return (
-      this.store.listIssues(this.repo).find((i) => !i.pull && (i.body ?? "").includes(TRACKING_MARKER)) ??
-      null
-    );
+    return this.store.listIssues(this.repo).find((i) => !i.pull && isTrackingIssue(i)) ?? null;
   }
 
   /** Updates the iteration tally from the worker results in the progress comments. */
@@ -795,7 +798,7 @@ export async function runScenario(
       } else if (
         event.name === "issues" &&
         event.action === "opened" &&
-        (event.issue.body ?? "").includes(TRACKING_MARKER) &&
+        isTrackingIssue(event.issue) &&
         !trackingAnnounced
       ) {
         trackingAnnounced = true;
