@@ -83,6 +83,7 @@ function instantGitHub(): WorkerGitHub {
         id: comments.length + 1,
         author: "bot",
         authorType: "Bot",
+        authorId: 1,
         body,
         createdAt: now,
         updatedAt: now,
@@ -121,6 +122,9 @@ function instantGitHub(): WorkerGitHub {
     },
     async getDefaultBranch() {
       return "main";
+    },
+    async getSelfId() {
+      return 1;
     },
   };
 }

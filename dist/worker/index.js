@@ -59832,6 +59832,7 @@ function labelNames(labels) {
 function createWorkerGitHubClient(octokit, options) {
   const { owner, repo } = options;
   const permissions = /* @__PURE__ */ new Map();
+  let selfId = null;
   let requests = 0;
   octokit.hook.before("request", () => {
     requests++;
@@ -59840,6 +59841,7 @@ function createWorkerGitHubClient(octokit, options) {
     id: data.id,
     author: data.user?.login ?? null,
     authorType: data.user?.type ?? null,
+    authorId: typeof data.user?.id === "number" ? data.user.id : null,
     body: data.body ?? "",
     createdAt: data.created_at,
     updatedAt: data.updated_at
@@ -60035,6 +60037,12 @@ function createWorkerGitHubClient(octokit, options) {
         });
       }
       return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+    getSelfId() {
+      selfId ??= octokit.graphql(
+        "query AutopilotWorkerViewer { viewer { databaseId } }"
+      ).then((data) => typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null);
+      return selfId;
     },
     async getDefaultBranch() {
       const { data } = await octokit.rest.repos.get({ owner, repo });
@@ -61327,6 +61335,136 @@ var Git = class {
   }
 };
 
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text) {
+  const data = new TextEncoder().encode(text);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+var TASK_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
+
 // src/worker/inputs.ts
 var positiveInt = (what) => external_exports.string().trim().regex(/^\d+$/, `expected ${what} (a positive whole number)`).transform(Number).pipe(external_exports.number().int().positive(`expected ${what} (a positive whole number)`));
 var WorkerInputSchema = external_exports.object({
@@ -61340,6 +61478,8 @@ var WorkerInputSchema = external_exports.object({
   trackingIssue: external_exports.string().trim().transform((value) => value === "" || value === "0" ? null : value).pipe(positiveInt("an issue number").nullable()),
   /** Token for the GitHub API and git push (an App installation token, so pushes start CI). */
   githubToken: external_exports.string().trim().min(1, "a token is required (see docs/WORKER.md)"),
+  /** Digest of the approved task text (src/core/task-text.ts); empty: not checked (a run started by hand). */
+  taskDigest: external_exports.string().trim().transform((value) => value === "" ? null : value).pipe(external_exports.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
   /** JSON overrides of .github/autopilot.yml. */
   config: external_exports.string().default(""),
   /** Commit author. */
@@ -61351,6 +61491,7 @@ var INPUT_NAMES = {
   attempt: "attempt",
   dispatchId: "dispatch-id",
   trackingIssue: "tracking-issue",
+  taskDigest: "task-digest",
   githubToken: "github-token",
   config: "config",
   gitUserName: "git-user-name",
@@ -72287,6 +72428,42 @@ function decideClaim(input2) {
   };
 }
 
+// src/core/authorship.ts
+var LOG_TEXT_MAX = 200;
+function logSafe(text, max = LOG_TEXT_MAX) {
+  const head = text.length > max ? text.slice(0, max) : text;
+  const escaped = head.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "	" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/::/g, ":%3A").replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);
+  return text.length > max ? `${escaped}\u2026 (${text.length - max} more characters)` : escaped;
+}
+
+// src/worker/own-comments.ts
+var MARKER = "autopilot:worker-result";
+async function ownComments(github, comments, log) {
+  const self2 = await github.getSelfId();
+  const own2 = [];
+  for (const comment of comments) {
+    if (self2 !== null && comment.authorId === self2) {
+      own2.push(comment);
+    } else if (comment.body.includes(MARKER)) {
+      log?.warning(
+        `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`
+      );
+    }
+  }
+  return own2;
+}
+
+// src/worker/task-text.ts
+function taskTextRefusal(issue3, expected) {
+  if (!expected) return null;
+  const actual = taskDigest(issue3.title, issue3.body);
+  if (actual === expected) return null;
+  return `the text of #${issue3.number} changed after it was approved (digest ${actual.slice(0, 12)}, approved ${expected.slice(0, 12)}); not starting: a person with write access labels the task ready again to approve the new text`;
+}
+
 // src/worker/report.ts
 var PR_MARKER = (issue3) => `<!-- autopilot:pr issue=${issue3} -->`;
 function renderHumanGateMarker(humanGate) {
@@ -72497,7 +72674,9 @@ var TaskRecordSchema = external_exports.object({
   label: external_exports.string().max(20).optional(),
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
-  notices: external_exports.array(external_exports.string().max(80)).max(12).optional()
+  notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
+  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -72764,7 +72943,7 @@ var WorkerLoop = class {
   async claim() {
     const { github } = this.deps;
     const comments = await github.listIssueComments(this.inputs.issue);
-    const mine = comments.map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === this.inputs.issue);
+    const mine = (await ownComments(github, comments, this.log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === this.inputs.issue);
     const existing = mine[0] ?? null;
     const decision = decideClaim({
       existing: existing?.parsed ?? null,
@@ -72816,7 +72995,7 @@ var WorkerLoop = class {
     } else {
       const created = await github.createComment(this.inputs.issue, body);
       this.progressCommentId = created.id;
-      const again = await github.listIssueComments(this.inputs.issue);
+      const again = await ownComments(github, await github.listIssueComments(this.inputs.issue));
       const rivals = again.filter((c) => {
         const parsed = parseWorkerResult(c.body);
         return parsed?.issue === this.inputs.issue && c.id !== created.id;
@@ -72840,6 +73019,8 @@ var WorkerLoop = class {
     const { git, github } = this.deps;
     const issue3 = await github.getIssue(this.inputs.issue);
     if (issue3.state === "closed") return this.finish("failed", `issue #${issue3.number} is closed`);
+    const refusal = taskTextRefusal(issue3, this.inputs.taskDigest);
+    if (refusal) return this.finish("failed", refusal);
     const removed = await git.prepare();
     if (removed.length)
       this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
@@ -73582,6 +73763,7 @@ async function run(options = {}) {
         attempt: inputs.attempt,
         dispatchId,
         trackingIssue: inputs.trackingIssue,
+        taskDigest: inputs.taskDigest,
         workspace,
         defaultBranch,
         runUrl

@@ -111,6 +111,8 @@ export const TaskRecordSchema = z.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: z.array(z.string().max(80)).max(12).optional(),
+  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
 });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 

@@ -60,6 +60,7 @@ import { ignoredPullMessage, partitionPulls } from "./pull-trust.js";
 import { buildTaskGraph, readyTasks, type TaskGraph } from "./graph.js";
 import { escapeInline, formatTime, quietLogin, truncate } from "./markdown.js";
 import { formatScoreParts, rankTasks } from "./scoring.js";
+import { judgeTaskText, lastEditAt, taskDigest, textChangedComment } from "./task-text.js";
 import { isDispatching, reduceSession, type SessionEvent } from "./session.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "./snapshot.js";
 import { computeStatistics, formatDuration, type SessionStatistics, type TaskRecordLike } from "./stats.js";
@@ -176,6 +177,7 @@ class Reconcile {
       }
     }
     this.state = input.state ? structuredClone(input.state) : this.bootstrap();
+    this.ignoreForeignLabels();
     this.applyOverrides();
     this.applySettleOverlay();
     // Incidents stay on the dashboard for a week.
@@ -241,6 +243,7 @@ class Reconcile {
     this.processComments();
     this.processCheckboxes();
     this.processClosedIssues();
+    this.processTaskText();
     this.processWorkers();
     this.processAnswers();
     this.processReviews();
@@ -283,6 +286,13 @@ class Reconcile {
         : "tracking issue missing: state rebuilt from GitHub",
     );
     return state;
+  }
+
+  /** An incident, unless the same one is already on the dashboard. */
+  private incidentOnce(kind: string, message: string): void {
+    const text = truncate(message, 400);
+    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text))
+      this.incident(kind, message);
   }
 
   private incident(kind: string, message: string): void {
@@ -749,6 +759,7 @@ class Reconcile {
       resend: true,
     };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`);
   }
@@ -1342,8 +1353,120 @@ class Reconcile {
     this.setStatus(n, "in-progress");
     const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Whose words count: the approved task text, and status labels only Autopilot sets
+
+  /**
+   * The text a writer approved is frozen at dispatch and handed to the worker (`task-digest`), which refuses
+   * any other. Processed before the workers and the pool, so a task whose text changed is neither dispatched
+   * nor merged.
+   */
+  private freezeText(n: number, effect: Extract<Effect, { type: "dispatchWorker" }>): void {
+    const issue = this.issues.get(n);
+    if (!issue) return;
+    const record = this.record(n);
+    record.text ??= {
+      digest: taskDigest(issue.title, issue.body),
+      since: lastEditAt(issue.edits ?? [], issue.readyLabeledAt ?? this.now.toISOString()),
+    };
+    effect.inputs = { ...(effect.inputs ?? {}), "task-digest": record.text.digest };
+  }
+
+  /**
+   * Judges every open task's title and body against what a writer approved (src/core/task-text.ts): every
+   * edit since by a writer is approved again; any other change takes the task out until a writer labels it.
+   */
+  private processTaskText(): void {
+    for (const [n, issue] of this.issues) {
+      if (issue.state !== "open" || issue.edits === undefined) continue;
+      const status = this.statusOf(n);
+      if (status === null || status === "skipped" || status === "done") continue;
+      const record = this.state.tasks[n];
+      const readyBy = issue.readyLabeledBy ?? null;
+      const relabeled =
+        !!issue.readyLabeledAt &&
+        !!readyBy &&
+        hasWriteAccess(this.snapshot.permissions, readyBy) &&
+        (!record?.text || Date.parse(issue.readyLabeledAt) > Date.parse(record.text.since));
+      // A writer's new ready label approves the text as it was then, whatever was frozen before.
+      const frozen =
+        record?.text && !relabeled
+          ? record.text
+          : { digest: null, since: issue.readyLabeledAt ?? record?.text?.since ?? null };
+      const verdict = judgeTaskText({
+        title: issue.title,
+        body: issue.body,
+        frozen,
+        edits: issue.edits,
+        isWriter: (login) => hasWriteAccess(this.snapshot.permissions, login),
+      });
+      if (verdict.kind === "refreeze") {
+        this.record(n).text = verdict.frozen;
+        this.note(`#${n}: the task text was edited by a writer; the new text is approved`);
+      } else if (verdict.kind === "unchanged" && relabeled && record?.text) {
+        record.text = {
+          digest: taskDigest(issue.title, issue.body),
+          since: lastEditAt(issue.edits, issue.readyLabeledAt!),
+        };
+      } else if (verdict.kind === "takeOut") {
+        this.takeOutChangedText(n, verdict.editors);
+      }
+    }
+  }
+
+  private takeOutChangedText(n: number, editors: (string | null)[]): void {
+    const issue = this.issues.get(n)!;
+    for (const run of this.liveRunsOf(n)) this.cancel(run, n, "the task text changed after approval");
+    this.clearStateLabels(n);
+    const record = this.state.tasks[n];
+    if (record) {
+      record.text = undefined;
+      record.merge = undefined;
+      if (record.dispatchId) record.handled = record.dispatchId;
+      record.result = "text_changed";
+      record.reason = "the task text was edited after approval by someone without write access";
+    }
+    const digest = taskDigest(issue.title, issue.body);
+    this.effects.push({
+      type: "comment",
+      issue: n,
+      body: textChangedComment({ editors, readyLabel: this.L.ready }),
+      key: `text-changed-${digest.slice(0, 16)}`,
+    });
+    const who = editors.filter((e): e is string => !!e).map((e) => quietLogin(e));
+    this.incidentOnce(
+      "task_text_changed",
+      `#${n} was taken out: its text was edited ${who.length ? `by ${who.join(", ")} (no write access)` : "by someone Autopilot cannot name"} after it was approved. A person with write access adds the \`${this.L.ready}\` label again to put it back.`,
+    );
+    this.note(`#${n}: taken out, the task text changed after approval`);
+  }
+
+  /**
+   * Status labels other than ready count only when Autopilot set them (the snapshot names the labeled event's
+   * actor by account id): anyone else's is removed from the issue, reported, and not believed meanwhile.
+   */
+  private ignoreForeignLabels(): void {
+    for (const issue of this.snapshot.issues) {
+      const foreign = issue.foreignLabels ?? [];
+      if (!foreign.length || issue.state !== "open" || !this.labels.has(issue.number)) continue;
+      const n = issue.number;
+      const drop = (labels: string[]) =>
+        labels.filter((l) => !foreign.some((f) => f.label.toLowerCase() === l.toLowerCase()));
+      this.labels.set(n, drop(this.labels.get(n) ?? []));
+      this.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
+      for (const f of foreign) {
+        const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
+        this.incidentOnce("foreign_label", message);
+      }
+      this.note(
+        `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`,
+      );
+    }
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  */
 import type { PullDiff } from "./diff-gate.js";
 import type { WorkerResult } from "./workerResult.js";
+import type { TextEdit } from "./task-text.js";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
@@ -20,6 +21,15 @@ export interface IssueNode {
   author: string | null;
   /** Login of whoever applied the ready label most recently, when known. */
   readyLabeledBy?: string | null;
+  /** When the ready label was applied most recently (its labeled event), when known. */
+  readyLabeledAt?: string | null;
+  /** Recent edits of the title and body with who made them (see src/core/task-text.ts). */
+  edits?: TextEdit[];
+  /**
+   * Status labels other than ready that Autopilot did not set itself (by the labeled event's actor id): they
+   * do not count (see src/core/authorship.ts).
+   */
+  foreignLabels?: { label: string; by: string | null }[];
   /** Native sub-issue parent. */
   parent?: number | null;
   /** Native sub-issues of this issue. */
@@ -102,6 +112,8 @@ export interface CommentNode {
   issue: number;
   author: string | null;
   authorIsBot?: boolean;
+  /** Autopilot's own account wrote it (GitHub's account id, not a login): only then do its markers count. */
+  fromApp?: boolean;
   body: string;
   createdAt: string;
   /** Whether Autopilot already acknowledged it (a reaction by Autopilot's bot). */

@@ -133,7 +133,10 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       if (!effect.key) return null;
       const marker = commentMarker(effect.key);
       if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
-      const exists = ctx.facts?.allComments.some((c) => c.issue === effect.issue && c.body.includes(marker));
+      // Only Autopilot's own comment counts: a key copied into someone else's comment must not silence it.
+      const exists = ctx.facts?.allComments.some(
+        (c) => c.issue === effect.issue && c.fromApp !== false && c.body.includes(marker),
+      );
       return exists ? "a comment with this key exists" : null;
     }
     case "dispatchWorker": {

@@ -10,7 +10,7 @@ fragment AutopilotComment on IssueComment {
   createdAt
   updatedAt
   viewerDidAuthor
-  author { __typename login }
+  author { __typename login ... on Bot { databaseId } }
   reactionGroups { content viewerHasReacted }
 }`;
 
@@ -25,7 +25,8 @@ fragment AutopilotTracking on Issue {
   isPinned
   lastEditedAt
   editor { login }
-  author { login }
+  viewerDidAuthor
+  author { __typename login ... on Bot { databaseId } }
   comments(last: 30) { nodes { ...AutopilotComment } }
 }`;
 
@@ -50,8 +51,14 @@ fragment AutopilotIssue on Issue {
   labels(first: 30) { nodes { name } }
   parent { number state title }
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
+  lastEditedAt
+  editor { login }
+  userContentEdits(first: 10) { nodes { editedAt editor { login } } }
   timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
-    nodes { ... on LabeledEvent { createdAt actor { login } label { name } } }
+    nodes { ... on LabeledEvent { createdAt actor { __typename login ... on Bot { databaseId } } label { name } } }
+  }
+  renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
+    nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
   }
   comments(last: 20) { nodes { ...AutopilotComment } }
 }`;
@@ -156,6 +163,7 @@ query AutopilotSnapshot(
   $trackingNumber: Int!
 ) {
   rateLimit { cost remaining resetAt }
+  viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
     defaultBranchRef @include(if: $withRepo) { name }
     owner @include(if: $withRepo) { __typename login }

@@ -21,6 +21,8 @@
  */
 import { type AutopilotConfig, CONFIG_PATH } from "../core/config.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
+import { foreignStatusLabels, logSafe } from "../core/authorship.js";
+import type { TextEdit } from "../core/task-text.js";
 import type { WorkerResult } from "../core/workerResult.js";
 import { parseWorkerResult } from "../core/workerResult.js";
 import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../core/graph.js";
@@ -83,6 +85,11 @@ export interface RepoMemory {
   permissions: Map<string, { permission: Permission; at: number }>;
   /** The worker workflow the last snapshot used: the runs are listed with it before the query (see takeSnapshot). */
   workerWorkflow: string | null;
+  /**
+   * Account id (databaseId) of the token's own identity (`viewer`): Autopilot's markers, tracking issue and
+   * status labels count only when GitHub names this account as their author or actor.
+   */
+  appAccountId: number | null;
 }
 
 /** How long a looked-up repository permission is trusted. */
@@ -95,6 +102,7 @@ export function newRepoMemory(): RepoMemory {
     blockedByField: true,
     permissions: new Map(),
     workerWorkflow: null,
+    appAccountId: null,
   };
 }
 
@@ -137,6 +145,8 @@ export interface SnapshotContext {
 interface Login {
   login?: string | null;
   __typename?: string;
+  /** Served for bots (`... on Bot { databaseId }`): compared with the viewer's account id. */
+  databaseId?: number | null;
 }
 interface Named {
   name: string;
@@ -160,6 +170,7 @@ interface GqlTracking {
   isPinned?: boolean | null;
   lastEditedAt?: string | null;
   editor?: Login | null;
+  viewerDidAuthor?: boolean;
   author?: Login | null;
   comments?: { nodes: (GqlComment | null)[] | null } | null;
 }
@@ -181,6 +192,10 @@ interface GqlIssue {
   timelineItems?: {
     nodes: ({ createdAt?: string; actor?: Login | null; label?: Named | null } | null)[] | null;
   } | null;
+  renames?: { nodes: ({ createdAt?: string; actor?: Login | null } | null)[] | null } | null;
+  lastEditedAt?: string | null;
+  editor?: Login | null;
+  userContentEdits?: { nodes: ({ editedAt: string; editor?: Login | null } | null)[] | null } | null;
   comments?: { nodes: (GqlComment | null)[] | null } | null;
 }
 interface GqlContext {
@@ -252,6 +267,7 @@ interface Page<T> {
 }
 interface SnapshotResponse {
   rateLimit?: { cost: number; remaining: number; resetAt: string } | null;
+  viewer?: { databaseId?: number | null; login?: string } | null;
   repository: {
     defaultBranchRef?: { name: string } | null;
     owner?: { __typename: string; login: string } | null;
@@ -374,9 +390,11 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   });
   const repo = first.repository!;
   const configText = repo.configFile?.text ?? null;
+  if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
+  const appId = memory.appAccountId;
 
   // The tracking issue: the remembered number if it still carries the marker, else search the candidates.
-  let tracking = pickTracking(first);
+  let tracking = pickTracking(first, appId);
   if (!tracking && knownTracking !== null) {
     const found = await runSnapshotQuery(ctx, {
       withRepo: false,
@@ -388,7 +406,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       pullsAfter: null,
       labels,
     });
-    tracking = pickTracking(found);
+    tracking = pickTracking(found, appId);
   }
   memory.trackingIssue = tracking?.number ?? null;
 
@@ -446,10 +464,10 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   const issueNodeIds = new Map<number, string>();
   const allComments: CommentNode[] = [];
   for (const node of poolIssues) {
-    byNumber.set(node.number, toIssueNode(node, settings.readyLabel));
+    byNumber.set(node.number, toIssueNode(node, settings.readyLabel, { appId, settings }));
     if (node.id) issueNodeIds.set(node.number, node.id);
     for (const c of compact(node.comments?.nodes)) {
-      const comment = toComment(c, node.number, botLogin);
+      const comment = toComment(c, node.number, botLogin, appId);
       if (comment) allComments.push(comment);
     }
   }
@@ -464,7 +482,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   }
   if (tracking) {
     for (const c of compact(tracking.comments?.nodes)) {
-      const comment = toComment(c, tracking.number, botLogin);
+      const comment = toComment(c, tracking.number, botLogin, appId);
       if (comment) allComments.push(comment);
     }
   }
@@ -511,7 +529,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   memory.workerWorkflow = settings.workerWorkflow;
 
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const workerResults = latestWorkerResults(allComments);
+  const workerResults = latestWorkerResults(allComments, ctx.log);
 
   const trackingNode: TrackingIssueNode | null = tracking
     ? {
@@ -553,7 +571,14 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   };
 }
 
-function pickTracking(data: SnapshotResponse): GqlTracking | null {
+/** Autopilot's own account wrote it: GitHub says the viewer did, or names the viewer's account id. */
+function byApp(author: Login | null | undefined, viewerDidAuthor: boolean | undefined, appId: number | null) {
+  if (viewerDidAuthor === true) return true;
+  return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
+}
+
+/** The tracking issue: an issue Autopilot opened that carries the marker (one by anyone else is not). */
+function pickTracking(data: SnapshotResponse, appId: number | null): GqlTracking | null {
   const repo = data.repository;
   if (!repo) return null;
   const candidates = [
@@ -561,7 +586,12 @@ function pickTracking(data: SnapshotResponse): GqlTracking | null {
     ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
     ...compact(repo.trackingByBot?.nodes),
   ].filter((c): c is GqlTracking =>
-    Boolean(c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER)),
+    Boolean(
+      c &&
+        typeof c.body === "string" &&
+        c.body.includes(TRACKING_MARKER) &&
+        byApp(c.author, c.viewerDidAuthor, appId),
+    ),
   );
   const open = candidates.filter((c) => c.state !== "CLOSED");
   const pool = open.length > 0 ? open : candidates;
@@ -587,7 +617,11 @@ function stub(number: number, title: string, state: string): IssueNode {
   };
 }
 
-function toIssueNode(node: GqlIssue, readyLabel: string): IssueNode {
+function toIssueNode(
+  node: GqlIssue,
+  readyLabel: string,
+  trust?: { appId: number | null; settings: SnapshotSettings },
+): IssueNode {
   const labels = compact(node.labels?.nodes).map((l) => l.name);
   const readyEvents = compact(node.timelineItems?.nodes).filter((e) => e.label?.name === readyLabel);
   const lastReady = readyEvents[readyEvents.length - 1];
@@ -603,11 +637,49 @@ function toIssueNode(node: GqlIssue, readyLabel: string): IssueNode {
     author: node.author?.login ?? null,
     isPullRequest: false,
   };
-  if (node.timelineItems) issue.readyLabeledBy = lastReady?.actor?.login ?? null;
+  if (node.timelineItems) {
+    issue.readyLabeledBy = lastReady?.actor?.login ?? null;
+    issue.readyLabeledAt = lastReady?.createdAt ?? null;
+  }
+  if (trust && node.timelineItems) {
+    const events = compact(node.timelineItems.nodes).flatMap((e) =>
+      e.label && e.createdAt
+        ? [
+            {
+              label: e.label.name,
+              at: e.createdAt,
+              by: e.actor?.login ?? null,
+              byApp: byApp(e.actor, undefined, trust.appId),
+            },
+          ]
+        : [],
+    );
+    const statusLabels = trust.settings.poolLabels.filter((l) => l !== trust.settings.readyLabel);
+    const foreign = foreignStatusLabels({ labels, statusLabels, events });
+    if (foreign.length) issue.foreignLabels = foreign;
+  }
+  if (node.userContentEdits || node.renames || node.lastEditedAt !== undefined) issue.edits = textEdits(node);
   if (node.parent !== undefined) issue.parent = node.parent?.number ?? null;
   if (node.subIssues) issue.subIssues = compact(node.subIssues.nodes).map((s) => s.number);
   if (node.blockedBy) issue.blockedBy = compact(node.blockedBy.nodes).map((b) => b.number);
   return issue;
+}
+
+/**
+ * Who edited the body and the title, oldest first. The ten newest body edits are read (GitHub lists them
+ * newest first), and GitHub also lists the original text among the content edits
+ * once an issue has been edited (its time is the creation time, not after any label), and names the last
+ * editor on the issue itself; both are read, so an edit is seen even when the history is cut.
+ */
+function textEdits(node: GqlIssue): TextEdit[] {
+  const edits: TextEdit[] = [];
+  for (const e of compact(node.userContentEdits?.nodes))
+    edits.push({ at: e.editedAt, by: e.editor?.login ?? null, what: "body" });
+  if (node.lastEditedAt && !edits.some((e) => e.at === node.lastEditedAt))
+    edits.push({ at: node.lastEditedAt, by: node.editor?.login ?? null, what: "body" });
+  for (const r of compact(node.renames?.nodes))
+    if (r.createdAt) edits.push({ at: r.createdAt, by: r.actor?.login ?? null, what: "title" });
+  return edits.sort((a, b) => a.at.localeCompare(b.at));
 }
 
 function isBotLogin(author: Login | null | undefined, botLogin: string): boolean {
@@ -621,24 +693,39 @@ function isBotLogin(author: Login | null | undefined, botLogin: string): boolean
   );
 }
 
-function toComment(c: GqlComment, issue: number, botLogin: string): CommentNode | null {
+function toComment(
+  c: GqlComment,
+  issue: number,
+  botLogin: string,
+  appId: number | null = null,
+): CommentNode | null {
   if (c.databaseId === null || c.databaseId === undefined) return null;
   return {
     id: c.databaseId,
     issue,
     author: c.author?.login ?? null,
     authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
+    fromApp: byApp(c.author, c.viewerDidAuthor, appId),
     body: c.body,
     createdAt: c.createdAt,
     acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted)),
   };
 }
 
-/** The newest worker result per task issue, from comments by bots only (a person cannot forge one). */
-function latestWorkerResults(comments: CommentNode[]): WorkerResult[] {
+/**
+ * The newest worker result per task issue, from Autopilot's own comments only: a marker in anyone else's
+ * comment (a person's, another bot's) is reported, capped and escaped, and ignored.
+ */
+function latestWorkerResults(comments: CommentNode[], log?: GatewayLog): WorkerResult[] {
   const best = new Map<number, WorkerResult>();
   for (const c of comments) {
-    if (!c.authorIsBot || !c.body.includes("autopilot:worker-result")) continue;
+    if (!c.body.includes("autopilot:worker-result")) continue;
+    if (!c.fromApp) {
+      log?.warn(
+        `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`,
+      );
+      continue;
+    }
     const result = parseWorkerResult(c.body);
     if (!result || result.issue !== c.issue) continue;
     const previous = best.get(result.issue);
@@ -857,6 +944,11 @@ export function relevantLogins(
   }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+  // Edits of a task's text count only from writers (see src/core/task-text.ts).
+  for (const i of world.issues) {
+    if (i.state !== "open") continue;
+    for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
+  }
   // Approvals satisfy the human gate and requested changes send a task back: both count only from writers.
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);

@@ -19,6 +19,8 @@ export interface WorkerComment {
   author: string | null;
   /** "User", "Bot", "Organization"… */
   authorType: string | null;
+  /** The author's account id (REST `user.id`): whose comment it is, which a login cannot fake. */
+  authorId: number | null;
   body: string;
   createdAt: string;
   updatedAt: string;
@@ -80,6 +82,11 @@ export interface WorkerGitHub {
   /** Reviews with a body and inline review comments of a PR, oldest first. */
   listReviewFeedback(pr: number): Promise<ReviewFeedback[]>;
   getDefaultBranch(): Promise<string>;
+  /**
+   * The account id of the token's own identity (GraphQL `viewer.databaseId`, which installation tokens may
+   * read where REST `GET /user` is refused); null when GitHub does not say. Asked once per run.
+   */
+  getSelfId(): Promise<number | null>;
   /** Requests made so far. */
   readonly requestCount: number;
 }
@@ -109,6 +116,7 @@ export function createWorkerGitHubClient(
 ): WorkerGitHub {
   const { owner, repo } = options;
   const permissions = new Map<string, Permission>();
+  let selfId: Promise<number | null> | null = null;
   let requests = 0;
   octokit.hook.before("request", () => {
     requests++;
@@ -116,7 +124,7 @@ export function createWorkerGitHubClient(
 
   const toComment = (data: {
     id: number;
-    user?: { login: string; type?: string } | null;
+    user?: { login: string; type?: string; id?: number } | null;
     body?: string | null;
     created_at: string;
     updated_at: string;
@@ -124,6 +132,7 @@ export function createWorkerGitHubClient(
     id: data.id,
     author: data.user?.login ?? null,
     authorType: data.user?.type ?? null,
+    authorId: typeof data.user?.id === "number" ? data.user.id : null,
     body: data.body ?? "",
     createdAt: data.created_at,
     updatedAt: data.updated_at,
@@ -349,6 +358,15 @@ export function createWorkerGitHubClient(
         });
       }
       return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+
+    getSelfId() {
+      selfId ??= octokit
+        .graphql<{ viewer?: { databaseId?: number | null } | null }>(
+          "query AutopilotWorkerViewer { viewer { databaseId } }",
+        )
+        .then((data) => (typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null));
+      return selfId;
     },
 
     async getDefaultBranch() {

@@ -65,7 +65,9 @@ export class ExpectationRecorder {
     if (event.repo.fullName !== this.repo) return;
     switch (event.name) {
       case "issues":
-        if ((event.issue.body ?? "").includes(TRACKING_MARKER)) this.dashboard(event.issue.body ?? "");
+        // Only the dashboard Autopilot opened: a person's issue carrying the marker is not it.
+        if ((event.issue.body ?? "").includes(TRACKING_MARKER) && /\[bot\]$/.test(event.issue.user))
+          this.dashboard(event.issue.body ?? "");
         break;
       case "issue_comment": {
         if (event.action === "deleted") break;

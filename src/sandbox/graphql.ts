@@ -242,6 +242,16 @@ class Nodes {
     };
   }
 
+  /** The newest body edit or title rename of an issue. */
+  private lastEdit(issue: Issue): { at: Date; editor: string } | null {
+    const renamed = issue.events.filter((e) => e.event === "renamed").pop();
+    const edits = issue.contentEdits ?? [];
+    const candidates: { at: Date; editor: string }[] = [];
+    if (renamed?.actor) candidates.push({ at: renamed.createdAt, editor: renamed.actor });
+    if (edits.length > 1) candidates.push(edits[edits.length - 1]!);
+    return candidates.sort((a, b) => a.at.getTime() - b.at.getTime()).pop() ?? null;
+  }
+
   /** `viewer` is typed `User!`: the acting login, even for the app's bot. */
   viewer(): Obj {
     const login = this.ctx.identity.login;
@@ -625,7 +635,9 @@ class Nodes {
       closedAt: isoDate(issue.closedAt),
       createdAt: isoDate(issue.createdAt),
       updatedAt: isoDate(issue.updatedAt),
-      lastEditedAt: isoDate(issue.events.filter((e) => e.event === "renamed").pop()?.createdAt ?? null),
+      // The last edit of the body (or a title rename), and who made it:
+      // https://docs.github.com/en/graphql/reference/objects#issue
+      lastEditedAt: isoDate(this.lastEdit(issue)?.at ?? null),
       locked: issue.locked,
       activeLockReason: upper(issue.activeLockReason?.replace(" ", "_") ?? null),
       isPinned: issue.pinned,
@@ -668,9 +680,22 @@ class Nodes {
       timelineItems: this.timeline(repo, issue, "IssueTimelineItems"),
       reactionGroups: () => this.reactionGroups(issue.reactions),
       editor: (() => {
-        const renamed = issue.events.filter((e) => e.event === "renamed").pop();
-        return renamed ? this.actor(renamed.actor) : null;
+        const last = this.lastEdit(issue);
+        return last ? this.actor(last.editor) : null;
       })(),
+      // Newest edit first, the way the edit history lists them.
+      userContentEdits: (args: PageArgs) =>
+        connection("userContentEdits", [...(issue.contentEdits ?? [])].reverse(), args, (e) => ({
+          __typename: "UserContentEdit",
+          id: `UCE_${issue.nodeId}_${e.at.getTime()}`,
+          createdAt: isoDate(e.at),
+          updatedAt: isoDate(e.at),
+          editedAt: isoDate(e.at),
+          editor: this.actor(e.editor),
+          deletedAt: null,
+          deletedBy: null,
+          diff: null,
+        })),
       viewerCanUpdate: true,
       viewerDidAuthor: issue.user.toLowerCase() === this.ctx.identity.login.toLowerCase(),
     };

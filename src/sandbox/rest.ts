@@ -1765,8 +1765,12 @@ export const restHandlers: Record<string, Handler> = {
     const rawInputs = (b.inputs ?? {}) as Record<string, unknown>;
     const inputs: Record<string, string> = {};
     for (const [k, v] of Object.entries(rawInputs)) inputs[k] = typeof v === "string" ? v : JSON.stringify(v);
+    // At most 25 inputs and 65,535 characters of them:
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs
     if (Object.keys(inputs).length > 25)
       fail(422, "you may only define up to 25 `inputs` for a `workflow_dispatch` event");
+    if (JSON.stringify(inputs).length > 65_535)
+      fail(422, "inputs are too large: the payload for inputs may be at most 65,535 characters");
     await checkDispatchInputs(req, repo, workflow.path, ref, inputs);
     const run = await req.store.dispatchWorkflow(repo.fullName, workflow.id, {
       ref,

@@ -265,6 +265,10 @@ on:
         description: Tracking issue number
         required: false
         default: ""
+      task-digest:
+        description: Digest of the approved task text
+        required: false
+        default: ""
       config:
         description: JSON overrides of .github/autopilot.yml
         required: false
@@ -296,10 +300,16 @@ jobs:
           attempt: \${{ inputs.attempt }}
           dispatch-id: \${{ inputs.dispatch-id }}
           tracking-issue: \${{ inputs.tracking-issue }}
+          task-digest: \${{ inputs.task-digest }}
           config: \${{ inputs.config }}
           github-token: \${{ steps.app-token.outputs.token }}
           git-user-name: autopilot[bot]
 `;
+}
+
+/** An issue carrying the tracking marker that a bot (Autopilot) opened; scenario people cannot. */
+export function isTrackingIssue(issue: Pick<Issue, "body" | "user">): boolean {
+  return (issue.body ?? "").includes(TRACKING_MARKER) && /\[bot\]$/.test(issue.user);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -427,11 +437,9 @@ class Observer {
     return closes ? Number(closes[1]) : null;
   }
 
+  /** The dashboard Autopilot opened (a person's issue carrying the marker is not it). */
   tracking(): Issue | null {
-    return (
-      this.store.listIssues(this.repo).find((i) => !i.pull && (i.body ?? "").includes(TRACKING_MARKER)) ??
-      null
-    );
+    return this.store.listIssues(this.repo).find((i) => !i.pull && isTrackingIssue(i)) ?? null;
   }
 
   /** Updates the iteration tally from the worker results in the progress comments. */
@@ -792,7 +800,7 @@ export async function runScenario(
       } else if (
         event.name === "issues" &&
         event.action === "opened" &&
-        (event.issue.body ?? "").includes(TRACKING_MARKER) &&
+        isTrackingIssue(event.issue) &&
         !trackingAnnounced
       ) {
         trackingAnnounced = true;
@@ -1031,6 +1039,13 @@ export async function runScenario(
       } else if (a.reopen) {
         await client.rest.issues.update({ owner, repo: name, issue_number: target, state: "open" });
         progress("human", target, `@${a.as} reopened the issue`);
+      } else if (a.editBody !== undefined) {
+        await client.rest.issues.update({ owner, repo: name, issue_number: target, body: a.editBody });
+        progress(
+          "human",
+          target,
+          `@${a.as} edited the issue's body: ${a.editBody.split("\n")[0]!.slice(0, 100)}`,
+        );
       } else if (a.corruptState) {
         const { data } = await client.rest.issues.get({ owner, repo: name, issue_number: target });
         const body = data.body ?? "";

@@ -185,7 +185,7 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 
 /**
  * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
- * corruptState, delete, forkPr), or the runner injects a fault (`killRun`, `faults`, `killController`,
+ * editBody, corruptState, delete, forkPr), or the runner injects a fault (`killRun`, `faults`, `killController`,
  * `badSignatureWebhook`).
  */
 const ActionSchema = z
@@ -207,6 +207,8 @@ const ActionSchema = z
     killRun: z.strictObject({ issue: issueNumber }).optional(),
     /** Replace the sandbox's faults. */
     faults: FaultsSchema.optional(),
+    /** The person replaces the target issue's body with this text (REST `PATCH`, recorded in its edit history). */
+    editBody: z.string().optional(),
     /** A person edits the target's (`on: tracking`) hidden state block into unreadable JSON. */
     corruptState: z.literal(true).optional(),
     /** A person (admin) deletes the target issue for good (`on: tracking`: the dashboard). */
@@ -248,6 +250,7 @@ const ActionSchema = z
         "unlabel",
         "close",
         "reopen",
+        "editBody",
         "corruptState",
         "delete",
         "forkPr",
@@ -269,7 +272,7 @@ const ActionSchema = z
     if (verbs.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `an action does exactly one of comment, review, label, unlabel, close, reopen (found ${verbs.length ? verbs.join(", ") : "none"})`,
+        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
     }
     if (a.review === "request-changes" && !a.body?.trim()) {

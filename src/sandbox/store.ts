@@ -242,6 +242,14 @@ export interface Issue {
   /** Numbers of the issues this one is blocked by. */
   blockedBy: number[];
   pinned: boolean;
+  /**
+   * Body edit history (GraphQL `userContentEdits`, newest last). Once a body is edited, GitHub's history also
+   * lists the original text, by its author at creation; every edit names who made it, through the web or
+   * REST `PATCH /repos/{owner}/{repo}/issues/{issue_number}` alike:
+   * https://docs.github.com/en/communities/moderating-comments-and-conversations/tracking-changes-in-a-comment
+   * https://docs.github.com/en/graphql/reference/objects#usercontentedit
+   */
+  contentEdits?: { at: Date; editor: string }[];
   pull?: PullFields;
 }
 
@@ -1267,6 +1275,10 @@ export class SandboxStore {
     if (patch.body !== undefined && patch.body !== issue.body) {
       changes.body = { from: issue.body };
       issue.body = patch.body;
+      const edits = issue.contentEdits ?? [];
+      if (edits.length === 0) edits.push({ at: issue.createdAt, editor: issue.user });
+      edits.push({ at: this.now(), editor: actor });
+      issue.contentEdits = edits;
     }
     if (changes.title || changes.body) {
       issue.updatedAt = this.now();

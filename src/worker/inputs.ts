@@ -3,6 +3,7 @@
  * A bad input fails the job with `Invalid input \`name\`: …`.
  */
 import { z } from "zod";
+import { TASK_DIGEST_PATTERN } from "../core/task-text.js";
 
 const positiveInt = (what: string) =>
   z
@@ -31,6 +32,12 @@ export const WorkerInputSchema = z.object({
     .pipe(positiveInt("an issue number").nullable()),
   /** Token for the GitHub API and git push (an App installation token, so pushes start CI). */
   githubToken: z.string().trim().min(1, "a token is required (see docs/WORKER.md)"),
+  /** Digest of the approved task text (src/core/task-text.ts); empty: not checked (a run started by hand). */
+  taskDigest: z
+    .string()
+    .trim()
+    .transform((value) => (value === "" ? null : value))
+    .pipe(z.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
   /** JSON overrides of .github/autopilot.yml. */
   config: z.string().default(""),
   /** Commit author. */
@@ -46,6 +53,7 @@ export const INPUT_NAMES: Record<keyof z.input<typeof WorkerInputSchema>, string
   attempt: "attempt",
   dispatchId: "dispatch-id",
   trackingIssue: "tracking-issue",
+  taskDigest: "task-digest",
   githubToken: "github-token",
   config: "config",
   gitUserName: "git-user-name",

@@ -31,6 +31,8 @@ import type {
 import { getPreset } from "./agents/index.js";
 import type { AgentRunner, AgentRunResult } from "./agentRunner.js";
 import { decideClaim } from "./claim.js";
+import { ownComments } from "./own-comments.js";
+import { taskTextRefusal } from "./task-text.js";
 import type { BranchSetup } from "./git.js";
 import type { QualityCommandResult } from "./quality.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
@@ -53,6 +55,8 @@ export interface WorkerInputs {
   workspace: string;
   defaultBranch: string;
   runUrl?: string | null;
+  /** Digest of the task text the controller approved (`task-digest`); a differing text is refused. */
+  taskDigest?: string | null;
 }
 
 /** The git operations the loop needs (src/worker/git.ts implements them). */
@@ -249,7 +253,7 @@ class WorkerLoop {
   private async claim(): Promise<WorkerRun | null> {
     const { github } = this.deps;
     const comments = await github.listIssueComments(this.inputs.issue);
-    const mine = comments
+    const mine = (await ownComments(github, comments, this.log))
       .map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) }))
       .filter((entry) => entry.parsed?.issue === this.inputs.issue);
     const existing = mine[0] ?? null;
@@ -309,7 +313,7 @@ class WorkerLoop {
       const created = await github.createComment(this.inputs.issue, body);
       this.progressCommentId = created.id;
       // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
-      const again = await github.listIssueComments(this.inputs.issue);
+      const again = await ownComments(github, await github.listIssueComments(this.inputs.issue));
       const rivals = again.filter((c) => {
         const parsed = parseWorkerResult(c.body);
         return parsed?.issue === this.inputs.issue && c.id !== created.id;
@@ -336,6 +340,8 @@ class WorkerLoop {
     const { git, github } = this.deps;
     const issue = await github.getIssue(this.inputs.issue);
     if (issue.state === "closed") return this.finish("failed", `issue #${issue.number} is closed`);
+    const refusal = taskTextRefusal(issue, this.inputs.taskDigest);
+    if (refusal) return this.finish("failed", refusal);
 
     const removed = await git.prepare();
     if (removed.length)

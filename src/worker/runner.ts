@@ -154,6 +154,7 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
         attempt: inputs.attempt,
         dispatchId,
         trackingIssue: inputs.trackingIssue,
+        taskDigest: inputs.taskDigest,
         workspace,
         defaultBranch,
         runUrl,

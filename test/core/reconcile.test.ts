@@ -746,7 +746,10 @@ describe("session", () => {
     expect(d.state.overrides).toEqual({ maxParallel: 3, dryRun: true });
     const dispatches = only(d.effects, "dispatchWorker");
     expect(dispatches).toHaveLength(3);
-    expect(dispatches[0]!.inputs).toEqual({ config: '{"maxParallel":3,"dryRun":true}' });
+    expect(dispatches[0]!.inputs).toEqual({
+      config: '{"maxParallel":3,"dryRun":true}',
+      "task-digest": expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(only(d.effects, "writeTrackingIssue")[0]!.body).toContain("**dry run**");
   });
 

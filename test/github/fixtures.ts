@@ -23,8 +23,10 @@ export const API = "https://api.github.com";
 export const OWNER = "octo-org";
 export const REPO = "octo-repo";
 export const BOT = "autopilot[bot]";
-/** Account id of BOT (what `GET /users/autopilot[bot]` answers and a PR's author carries). */
+/** The account id of Autopilot's bot (GraphQL `viewer.databaseId` for its installation token). */
 export const BOT_ID = 9_000_001;
+/** How GraphQL names Autopilot's bot as an actor (a Bot, login without `[bot]`, with its account id). */
+export const BOT_ACTOR = { __typename: "Bot", login: "autopilot", databaseId: BOT_ID };
 
 // ---------------------------------------------------------------------------------------------------------
 // GraphQL nodes
@@ -46,7 +48,13 @@ export function gqlComment(spec: CommentSpec) {
     createdAt: spec.createdAt ?? "2026-11-20T10:00:00Z",
     updatedAt: spec.createdAt ?? "2026-11-20T10:00:00Z",
     viewerDidAuthor: spec.mine ?? false,
-    author: { __typename: spec.bot ? "Bot" : "User", login: spec.author },
+    author: spec.mine
+      ? BOT_ACTOR
+      : {
+          __typename: spec.bot ? "Bot" : "User",
+          login: spec.author,
+          ...(spec.bot ? { databaseId: 41898282 } : {}),
+        },
     reactionGroups: [{ content: "EYES", viewerHasReacted: spec.acknowledged ?? false }],
   };
 }
@@ -57,6 +65,8 @@ export interface IssueSpec {
   body?: string;
   labels?: string[];
   readyBy?: string | null;
+  /** Who applied the status label when it is not ready (default: Autopilot). */
+  labeledBy?: string;
   comments?: CommentSpec[];
   parent?: { number: number; state: "OPEN" | "CLOSED" } | null;
   subIssues?: { number: number; state: "OPEN" | "CLOSED" }[];
@@ -88,7 +98,12 @@ export function gqlIssue(spec: IssueSpec) {
           : [
               {
                 createdAt: "2026-11-20T08:00:00Z",
-                actor: { login: spec.readyBy ?? "maintainer" },
+                actor:
+                  labels.includes("autopilot:ready") || labels.length === 0
+                    ? { __typename: "User", login: spec.readyBy ?? "maintainer" }
+                    : spec.labeledBy
+                      ? { __typename: "User", login: spec.labeledBy }
+                      : BOT_ACTOR,
                 label: { name: labels.includes("autopilot:ready") ? "autopilot:ready" : (labels[0] ?? "x") },
               },
             ],
@@ -197,7 +212,8 @@ export function gqlTracking(spec: TrackingSpec) {
     isPinned: spec.pinned ?? true,
     lastEditedAt: null,
     editor: null,
-    author: { login: BOT },
+    viewerDidAuthor: true,
+    author: BOT_ACTOR,
     comments: { nodes: (spec.comments ?? []).map(gqlComment) },
   };
 }
@@ -217,6 +233,7 @@ export function snapshotPage(spec: SnapshotSpec) {
   return {
     data: {
       rateLimit: { cost: 1, remaining: 4999, resetAt: "2026-11-20T11:00:00Z" },
+      viewer: { databaseId: BOT_ID, login: BOT },
       repository: {
         defaultBranchRef: { name: "main" },
         owner: { __typename: spec.ownerType ?? "Organization", login: OWNER },
@@ -291,8 +308,9 @@ export function workerResult(partial: Partial<WorkerResult> & { issue: number })
 export function progressComment(id: number, result: WorkerResult): CommentSpec {
   return {
     id,
-    author: "github-actions[bot]",
+    author: BOT,
     bot: true,
+    mine: true,
     body: `Working on it: iteration ${result.iterations}/${result.maxIterations}\n\n${renderWorkerResultMarker(result)}`,
   };
 }

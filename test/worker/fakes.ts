@@ -18,6 +18,9 @@ import type { BranchSetup } from "../../src/worker/git.js";
 import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/main.js";
 import type { QualityCommandResult } from "../../src/worker/quality.js";
 
+/** The account id of the fake's token (Autopilot's bot). */
+export const FAKE_APP_ID = 9_000_001;
+
 export class FakeGitHub implements WorkerGitHub {
   requestCount = 0;
   issues = new Map<number, WorkerIssue>();
@@ -57,7 +60,18 @@ export class FakeGitHub implements WorkerGitHub {
 
   addComment(issue: number, author: string, body: string, authorType = "User"): WorkerComment {
     const at = this.stamp();
-    const comment = { id: this.nextId++, issue, author, authorType, body, createdAt: at, updatedAt: at };
+    // Autopilot's bot has one account id; everyone else gets their own.
+    const authorId = author === "autopilot[bot]" ? FAKE_APP_ID : 5000 + this.nextId;
+    const comment = {
+      id: this.nextId++,
+      issue,
+      author,
+      authorType,
+      authorId,
+      body,
+      createdAt: at,
+      updatedAt: at,
+    };
     this.comments.push(comment);
     return comment;
   }
@@ -91,6 +105,9 @@ export class FakeGitHub implements WorkerGitHub {
   async deleteComment(id: number) {
     this.tick(`deleteComment ${id}`);
     this.comments = this.comments.filter((c) => c.id !== id);
+  }
+  async getSelfId() {
+    return FAKE_APP_ID;
   }
   async getPermission(login: string) {
     this.tick(`getPermission ${login}`);
