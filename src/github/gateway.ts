@@ -156,9 +156,12 @@ export class Gateway {
     });
     // What the controller verifies itself: its bot's id (to recognise its own PRs) and the task PRs' diffs.
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    // (Looked up only once there is a pull request to judge, so an idle repository stays at two requests.)
+    // The snapshot's own query names the token's account (`viewer.databaseId`, free); only when a server leaves it
+    // out is the bot looked up by login, and only once there is a pull request to judge (an idle repository stays
+    // at two requests).
     output.world.botId =
-      output.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null;
+      this.memory.appAccountId ??
+      (output.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null);
     output.world.pullDiffs = await readPullDiffs(verify, output.world, {
       branchPrefix: output.facts.settings.branchPrefix,
       reviewLabel: output.facts.settings.reviewLabel ?? null,
