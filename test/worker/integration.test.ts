@@ -88,8 +88,8 @@ describe("the worker against a real git remote", () => {
     expect(seen[1]!.sawNotes).toBe(true);
   });
 
-  it("restores .git/config when the agent plants something in it", async () => {
-    const { root, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
+  it("what the agent writes to its checkout's .git/config never reaches the worker's repository", async () => {
+    const { root, remote, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
     roots.push(root);
     const github = new FakeGitHub();
     const deps = await realDeps(workspace, github);
@@ -101,8 +101,10 @@ describe("the worker against a real git remote", () => {
       deps,
     );
     expect(run.result.result).toBe("complete");
-    expect(run.warnings.join("\n")).toContain(".git/config");
-    expect(git(workspace, "config", "--list")).not.toContain("evil");
+    // The agent's own repository took the settings; the worker's private one, which pushed, did not.
+    expect(git(deps.workTree, "config", "--list")).toContain("evil");
+    expect(git(root, "--git-dir", deps.gitDir, "config", "--list")).not.toContain("evil");
+    expect(git(remote, "show", "autopilot/issue-7:a.txt")).toBe("hi");
   });
 
   it("a task sent back after review resumes with its notes and the default branch merged in", async () => {
