@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path6 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path7 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path6 && path6[0] !== "/") {
-          path6 = `/${path6}`;
+        if (path7 && path7[0] !== "/") {
+          path7 = `/${path7}`;
         }
-        return new URL(`${origin}${path6}`);
+        return new URL(`${origin}${path7}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path6, origin }
+          request: { method, path: path7, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path6);
+        debuglog("sending request to %s %s/%s", method, origin, path7);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path6, origin },
+          request: { method, path: path7, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path6,
+          path7,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path6, origin }
+          request: { method, path: path7, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path6);
+        debuglog("trailers received from %s %s/%s", method, origin, path7);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path6, origin },
+          request: { method, path: path7, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path6,
+          path7,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path6, origin }
+            request: { method, path: path7, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path6);
+          debuglog("sending request to %s %s/%s", method, origin, path7);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path6,
+        path: path7,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path6 !== "string") {
+        if (typeof path7 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path6[0] !== "/" && !(path6.startsWith("http://") || path6.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path7[0] !== "/" && !(path7.startsWith("http://") || path7.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path6)) {
+        } else if (invalidPathRegex.test(path7)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path6, query) : path6;
+        this.path = query ? buildURL(path7, query) : path7;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -2384,9 +2384,9 @@ var require_timers = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback, delay2, arg) {
+      constructor(callback, delay3, arg) {
         this._onTimeout = callback;
-        this._idleTimeout = delay2;
+        this._idleTimeout = delay3;
         this._timerArg = arg;
         this.refresh();
       }
@@ -2431,8 +2431,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback, delay2, arg) {
-        return delay2 <= RESOLUTION_MS ? setTimeout(callback, delay2, arg) : new FastTimer(callback, delay2, arg);
+      setTimeout(callback, delay3, arg) {
+        return delay3 <= RESOLUTION_MS ? setTimeout(callback, delay3, arg) : new FastTimer(callback, delay3, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -2458,8 +2458,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback, delay2, arg) {
-        return new FastTimer(callback, delay2, arg);
+      setFastTimeout(callback, delay3, arg) {
+        return new FastTimer(callback, delay3, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -2485,8 +2485,8 @@ var require_timers = __commonJS({
        * @deprecated
        * @param {number} [delay=0] The delay in milliseconds to add to the now value.
        */
-      tick(delay2 = 0) {
-        fastNow += delay2 - RESOLUTION_MS + 1;
+      tick(delay3 = 0) {
+        fastNow += delay3 - RESOLUTION_MS + 1;
         onTick();
         onTick();
       },
@@ -5200,8 +5200,8 @@ var require_formdata_parser = __commonJS({
         return false;
       }
       for (let i = 0; i < length; ++i) {
-        const cp = boundary.charCodeAt(i);
-        if (!(cp >= 48 && cp <= 57 || cp >= 65 && cp <= 90 || cp >= 97 && cp <= 122 || cp === 39 || cp === 45 || cp === 95)) {
+        const cp2 = boundary.charCodeAt(i);
+        if (!(cp2 >= 48 && cp2 <= 57 || cp2 >= 65 && cp2 <= 90 || cp2 >= 97 && cp2 <= 122 || cp2 === 39 || cp2 === 45 || cp2 === 95)) {
           return false;
         }
       }
@@ -5789,7 +5789,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants5 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5864,7 +5864,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants5.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5885,21 +5885,21 @@ var require_client_h1 = __commonJS({
         this.connection = "";
         this.maxResponseSize = client[kMaxResponseSize];
       }
-      setTimeout(delay2, type) {
-        if (delay2 !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
+      setTimeout(delay3, type) {
+        if (delay3 !== this.timeoutValue || type & USE_FAST_TIMER ^ this.timeoutType & USE_FAST_TIMER) {
           if (this.timeout) {
             timers.clearTimeout(this.timeout);
             this.timeout = null;
           }
-          if (delay2) {
+          if (delay3) {
             if (type & USE_FAST_TIMER) {
-              this.timeout = timers.setFastTimeout(onParserTimeout, delay2, new WeakRef(this));
+              this.timeout = timers.setFastTimeout(onParserTimeout, delay3, new WeakRef(this));
             } else {
-              this.timeout = setTimeout(onParserTimeout, delay2, new WeakRef(this));
+              this.timeout = setTimeout(onParserTimeout, delay3, new WeakRef(this));
               this.timeout.unref();
             }
           }
-          this.timeoutValue = delay2;
+          this.timeoutValue = delay3;
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
@@ -5959,11 +5959,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants5.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants5.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants5.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5986,10 +5986,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants5.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants5.ERROR.PAUSED || ret === constants5.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6006,7 +6006,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants5.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6186,7 +6186,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants5.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6208,7 +6208,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6244,13 +6244,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path6, host, upgrade, blocking, reset } = request2;
+      const { method, path: path7, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path6} HTTP/1.1\r
+      let header2 = `${method} ${path7} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path6, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path7, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path6;
+      headers[HTTP2_HEADER_PATH] = path7;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path6 = search ? `${pathname}${search}` : pathname;
+        const path7 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path6;
+        this.opts.path = path7;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path6 = "/",
+          path: path7 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path6;
+        opts.path = origin + path7;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path6) {
-      if (typeof path6 !== "string") {
-        return path6;
+    function safeUrl(path7) {
+      if (typeof path7 !== "string") {
+        return path7;
       }
-      const pathSegments = path6.split("?");
+      const pathSegments = path7.split("?");
       if (pathSegments.length !== 2) {
-        return path6;
+        return path7;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path6, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path6);
+    function matchKey(mockDispatch2, { path: path7, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path7);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path6 }) => matchValue(safeUrl(path6), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path7 }) => matchValue(safeUrl(path7), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path6, method, body, headers, query } = opts;
+      const { path: path7, method, body, headers, query } = opts;
       return {
-        path: path6,
+        path: path7,
         method,
         body,
         headers,
@@ -10852,7 +10852,7 @@ var require_mock_utils = __commonJS({
       if (mockDispatch2.data.callback) {
         mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) };
       }
-      const { data: { statusCode, data, headers, trailers, error: error63 }, delay: delay2, persist } = mockDispatch2;
+      const { data: { statusCode, data, headers, trailers, error: error63 }, delay: delay3, persist } = mockDispatch2;
       const { timesInvoked, times } = mockDispatch2;
       mockDispatch2.consumed = !persist && timesInvoked >= times;
       mockDispatch2.pending = timesInvoked < times;
@@ -10861,10 +10861,10 @@ var require_mock_utils = __commonJS({
         handler2.onError(error63);
         return true;
       }
-      if (typeof delay2 === "number" && delay2 > 0) {
+      if (typeof delay3 === "number" && delay3 > 0) {
         setTimeout(() => {
           handleReply(this[kDispatches]);
-        }, delay2);
+        }, delay3);
       } else {
         handleReply(this[kDispatches]);
       }
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path6, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path7, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path6,
+            Path: path7,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path6) {
-      for (let i = 0; i < path6.length; ++i) {
-        const code = path6.charCodeAt(i);
+    function validateCookiePath(path7) {
+      for (let i = 0; i < path7.length; ++i) {
+        const code = path7.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -18293,7 +18293,7 @@ var require_util8 = __commonJS({
       }
       return true;
     }
-    function delay2(ms) {
+    function delay3(ms) {
       return new Promise((resolve) => {
         setTimeout(resolve, ms).unref();
       });
@@ -18301,7 +18301,7 @@ var require_util8 = __commonJS({
     module.exports = {
       isValidLastEventId,
       isASCIINumber,
-      delay: delay2
+      delay: delay3
     };
   }
 });
@@ -18723,7 +18723,7 @@ var require_eventsource = __commonJS({
     var { parseMIMEType } = require_data_url();
     var { createFastMessageEvent } = require_events();
     var { isNetworkError } = require_response();
-    var { delay: delay2 } = require_util8();
+    var { delay: delay3 } = require_util8();
     var { kEnumerableProperty } = require_util();
     var { environmentSettingsObject } = require_util2();
     var { getGlobalDispatcher } = require_global2();
@@ -18896,7 +18896,7 @@ var require_eventsource = __commonJS({
         if (this.#readyState === CLOSED) return;
         this.#readyState = CONNECTING;
         this.dispatchEvent(new Event("error"));
-        await delay2(this.#state.reconnectionTime);
+        await delay3(this.#state.reconnectionTime);
         if (this.#readyState !== CONNECTING) return;
         if (this.#state.lastEventId.length) {
           this.#request.headersList.set("last-event-id", this.#state.lastEventId, true);
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path6 = opts.path;
+          let path7 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path6 = `/${path6}`;
+            path7 = `/${path7}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path6);
+          url2 = new URL(util.parseOrigin(url2).origin + path7);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -19230,17 +19230,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path6) {
-      const ctrl = callVisitor(key, node2, visitor, path6);
+    function visit_(key, node2, visitor, path7) {
+      const ctrl = callVisitor(key, node2, visitor, path7);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path6, ctrl);
-        return visit_(key, ctrl, visitor, path6);
+        replaceNode(key, path7, ctrl);
+        return visit_(key, ctrl, visitor, path7);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
+          path7 = Object.freeze(path7.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path6);
+            const ci = visit_(i, node2.items[i], visitor, path7);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19251,13 +19251,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path6);
+          path7 = Object.freeze(path7.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path7);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path6);
+          const cv = visit_("value", node2.value, visitor, path7);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19278,17 +19278,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path6) {
-      const ctrl = await callVisitor(key, node2, visitor, path6);
+    async function visitAsync_(key, node2, visitor, path7) {
+      const ctrl = await callVisitor(key, node2, visitor, path7);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path6, ctrl);
-        return visitAsync_(key, ctrl, visitor, path6);
+        replaceNode(key, path7, ctrl);
+        return visitAsync_(key, ctrl, visitor, path7);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
+          path7 = Object.freeze(path7.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path6);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path7);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19299,13 +19299,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path6 = Object.freeze(path6.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path6);
+          path7 = Object.freeze(path7.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path7);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path6);
+          const cv = await visitAsync_("value", node2.value, visitor, path7);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19332,23 +19332,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path6) {
+    function callVisitor(key, node2, visitor, path7) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path6);
+        return visitor(key, node2, path7);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path6);
+        return visitor.Map?.(key, node2, path7);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path6);
+        return visitor.Seq?.(key, node2, path7);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path6);
+        return visitor.Pair?.(key, node2, path7);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path6);
+        return visitor.Scalar?.(key, node2, path7);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path6);
+        return visitor.Alias?.(key, node2, path7);
       return void 0;
     }
-    function replaceNode(key, path6, node2) {
-      const parent = path6[path6.length - 1];
+    function replaceNode(key, path7, node2) {
+      const parent = path7[path7.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity.isPair(parent)) {
@@ -19960,10 +19960,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path6, value) {
+    function collectionFromPath(schema, path7, value) {
       let v = value;
-      for (let i = path6.length - 1; i >= 0; --i) {
-        const k = path6[i];
+      for (let i = path7.length - 1; i >= 0; --i) {
+        const k = path7[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -19982,7 +19982,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path6) => path6 == null || typeof path6 === "object" && !!path6[Symbol.iterator]().next().done;
+    var isEmptyPath = (path7) => path7 == null || typeof path7 === "object" && !!path7[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -20012,11 +20012,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path6, value) {
-        if (isEmptyPath(path6))
+      addIn(path7, value) {
+        if (isEmptyPath(path7))
           this.add(value);
         else {
-          const [key, ...rest] = path6;
+          const [key, ...rest] = path7;
           const node2 = this.get(key, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -20030,8 +20030,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path6) {
-        const [key, ...rest] = path6;
+      deleteIn(path7) {
+        const [key, ...rest] = path7;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -20045,8 +20045,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path6, keepScalar) {
-        const [key, ...rest] = path6;
+      getIn(path7, keepScalar) {
+        const [key, ...rest] = path7;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -20064,8 +20064,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path6) {
-        const [key, ...rest] = path6;
+      hasIn(path7) {
+        const [key, ...rest] = path7;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -20075,8 +20075,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path6, value) {
-        const [key, ...rest] = path6;
+      setIn(path7, value) {
+        const [key, ...rest] = path7;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -22591,9 +22591,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path6, value) {
+      addIn(path7, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path6, value);
+          this.contents.addIn(path7, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -22668,14 +22668,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path6) {
-        if (Collection2.isEmptyPath(path6)) {
+      deleteIn(path7) {
+        if (Collection2.isEmptyPath(path7)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path6) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path7) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -22690,10 +22690,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path6, keepScalar) {
-        if (Collection2.isEmptyPath(path6))
+      getIn(path7, keepScalar) {
+        if (Collection2.isEmptyPath(path7))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path6, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path7, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -22704,10 +22704,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path6) {
-        if (Collection2.isEmptyPath(path6))
+      hasIn(path7) {
+        if (Collection2.isEmptyPath(path7))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path6) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path7) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -22724,13 +22724,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path6, value) {
-        if (Collection2.isEmptyPath(path6)) {
+      setIn(path7, value) {
+        if (Collection2.isEmptyPath(path7)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path6), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path7), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path6, value);
+          this.contents.setIn(path7, value);
         }
       }
       /**
@@ -24691,9 +24691,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path6) => {
+    visit2.itemAtPath = (cst, path7) => {
       let item = cst;
-      for (const [field, index] of path6) {
+      for (const [field, index] of path7) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -24702,23 +24702,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path6) => {
-      const parent = visit2.itemAtPath(cst, path6.slice(0, -1));
-      const field = path6[path6.length - 1][0];
+    visit2.parentCollection = (cst, path7) => {
+      const parent = visit2.itemAtPath(cst, path7.slice(0, -1));
+      const field = path7[path7.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path6, item, visitor) {
-      let ctrl = visitor(item, path6);
+    function _visit(path7, item, visitor) {
+      let ctrl = visitor(item, path7);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path6.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path7.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -24729,10 +24729,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path6);
+            ctrl = ctrl(item, path7);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path6) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path7) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -27803,10 +27803,10 @@ var require_light = __commonJS({
 });
 
 // src/worker/runner.ts
-import { mkdir as mkdir5, mkdtemp, readFile as readFile4 } from "node:fs/promises";
-import os5 from "node:os";
-import path5 from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile3 } from "node:fs/promises";
+import os6 from "node:os";
+import path6 from "node:path";
+import { setTimeout as delay2 } from "node:timers/promises";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -29130,10 +29130,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path6) {
-  if (!path6)
+function getElementAtPath(obj, path7) {
+  if (!path7)
     return obj;
-  return path6.reduce((acc, key) => acc?.[key], obj);
+  return path7.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -29473,11 +29473,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path6, issues) {
+function prefixIssues(path7, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path6);
+    iss.path.unshift(path7);
     return iss;
   });
 }
@@ -29939,16 +29939,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path6 = []) => {
+  const processError = (error64, path7 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path6, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path7, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path6, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path7, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path6, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path7, ...issue3.path]);
       } else {
-        const fullpath = [...path6, ...issue3.path];
+        const fullpath = [...path7, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -29987,17 +29987,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path6 = []) => {
+  const processError = (error64, path7 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path6, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path7, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path6, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path7, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path6, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path7, ...issue3.path]);
       } else {
-        const fullpath = [...path6, ...issue3.path];
+        const fullpath = [...path7, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -30036,8 +30036,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path6 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path6) {
+  const path7 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path7) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -47175,13 +47175,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path6 = ref.slice(1).split("/").filter(Boolean);
-  if (path6.length === 0) {
+  const path7 = ref.slice(1).split("/").filter(Boolean);
+  if (path7.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path6[0] === defsKey) {
-    const key = path6[1] === void 0 ? void 0 : decodeJSONPointerSegment(path6[1]);
+  if (path7[0] === defsKey) {
+    const key = path7[1] === void 0 ? void 0 : decodeJSONPointerSegment(path7[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -48191,6 +48191,9 @@ var ConfigSchema = external_exports.strictObject({
   }),
   dryRun: external_exports.boolean().default(false).describe(
     "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
+  ),
+  isolation: external_exports.enum(["user", "none"]).default("user").describe(
+    "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
   )
 }).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
@@ -48204,11 +48207,11 @@ function deepFreeze(value) {
   return value;
 }
 var DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
-function hasIssueAt(ctx, path6) {
-  return ctx.issues.some((issue3) => path6.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path7) {
+  return ctx.issues.some((issue3) => path7.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path6, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path6, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path7, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path7, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -48240,9 +48243,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path6) => {
-    const value = getAt(config2, path6);
-    return typeof value === "number" && !hasIssueAt(ctx, path6) ? value : null;
+  const num = (path7) => {
+    const value = getAt(config2, path7);
+    return typeof value === "number" && !hasIssueAt(ctx, path7) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -48307,10 +48310,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path6, agent] of agents) {
+  for (const [path7, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path6}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path7}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -48364,9 +48367,9 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function formatPath(path6) {
+function formatPath(path7) {
   let out = "";
-  for (const segment of path6) {
+  for (const segment of path7) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -48375,15 +48378,15 @@ function formatPath(path6) {
   }
   return out;
 }
-function problemMessage(path6, where, found, expected) {
-  return `${path6 ? `\`${path6}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path7, where, found, expected) {
+  return `${path7 ? `\`${path7}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 function asNode(value) {
   return isPlainObject2(value) ? value : void 0;
 }
-function schemaAt(root, path6) {
+function schemaAt(root, path7) {
   let node2 = root;
-  for (const segment of path6) {
+  for (const segment of path7) {
     node2 = node2 ? stepInto(node2, segment) : void 0;
   }
   return node2;
@@ -48495,15 +48498,15 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path6 of allKeyPaths(root)) {
-    if (path6.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path6[path6.length - 1]) === 0) return formatPath(path6);
+  for (const path7 of allKeyPaths(root)) {
+    if (path7.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path7[path7.length - 1]) === 0) return formatPath(path7);
   }
   return null;
 }
-function hasPath(value, path6) {
+function hasPath(value, path7) {
   let current = value;
-  for (const segment of path6) {
+  for (const segment of path7) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -48513,9 +48516,9 @@ function hasPath(value, path6) {
   }
   return true;
 }
-function getAt(value, path6) {
+function getAt(value, path7) {
   let current = value;
-  for (const segment of path6) {
+  for (const segment of path7) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -48544,17 +48547,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = Object.keys(asNode(schemaAt(root, issue3.path)?.properties) ?? {});
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path7 = formatPath(keyPath);
+        const path8 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate(key))}`;
-        const message = `${path7 ? `\`${path7}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path8 ? `\`${path8}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path7, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path7, found: found2, expected: expected2, message }
+          where ? { path: path8, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path8, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path6 = formatPath(issue3.path);
+    const path7 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -48567,7 +48570,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node2 = schemaAt(root, issue3.path);
       expected = node2 ? describeSchemaNode(node2) : issue3.message;
     }
-    add(withLocation({ path: path6, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path7, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index) => ({ problem, index })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -48583,7 +48586,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text, path6 = CONFIG_PATH) {
+function parseConfig(text, path7 = CONFIG_PATH) {
   if (text === null || text.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -48601,11 +48604,11 @@ function parseConfig(text, path6 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path6, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path7, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position(warning2.pos[0]);
-    return `${path6} line ${where.line}: ${warning2.message}`;
+    return `${path7} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -48618,10 +48621,10 @@ function parseConfig(text, path6 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path6, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path7, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path6, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path7, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -48641,7 +48644,7 @@ function parseConfig(text, path6 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path6, locate);
+  const result = validate2(input2, path7, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
 function rootNotMapping(input2, source, options) {
@@ -48884,7 +48887,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path6) => path6.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path7) => path7.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -50476,17 +50479,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path6 = requestOptions.url.replace(options.baseUrl, "");
+    const path7 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path6} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path7} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path6} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path7} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -53106,6 +53109,76 @@ function rateLimitHandlers(log, retries = 2) {
   return { onRateLimit: handler2("rate limit"), onSecondaryRateLimit: handler2("secondary rate limit") };
 }
 
+// src/core/workerResult.ts
+var WORKER_OUTCOMES = [
+  "complete",
+  "blocked",
+  "needs_human",
+  "timeout",
+  "stuck",
+  "contradiction",
+  "failed",
+  "paused",
+  "rate_limited",
+  "usage_limited",
+  "budget_exceeded",
+  "auth",
+  "quota",
+  "claimed_elsewhere"
+];
+var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
+var HumanGateHitSchema = external_exports.object({
+  rule: external_exports.string(),
+  where: external_exports.enum(["diff", "path", "command"]),
+  match: external_exports.string(),
+  /** True when the rule is on the never-auto-approve list. */
+  neverAutoApprove: external_exports.boolean().default(false)
+});
+var WorkerResultSchema = external_exports.object({
+  version: external_exports.literal(1),
+  issue: external_exports.number().int().positive(),
+  attempt: external_exports.number().int().positive(),
+  dispatchId: external_exports.string().min(1),
+  status: external_exports.enum(["running", "finished"]),
+  result: WorkerOutcomeSchema.optional(),
+  reason: external_exports.string().optional(),
+  iterations: external_exports.number().int().nonnegative(),
+  maxIterations: external_exports.number().int().positive(),
+  commits: external_exports.number().int().nonnegative(),
+  headSha: external_exports.string().optional(),
+  branch: external_exports.string(),
+  prNumber: external_exports.number().int().positive().optional(),
+  lastSignal: external_exports.string().optional(),
+  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
+  costUsd: external_exports.number().nonnegative(),
+  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
+  resumeAt: external_exports.string().optional(),
+  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  agentAccess: external_exports.string().max(300).optional(),
+  startedAt: external_exports.string(),
+  updatedAt: external_exports.string()
+});
+var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
+var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
+var MARKER_SUFFIX = " -->";
+function renderWorkerResultMarker(result) {
+  const json2 = JSON.stringify(WorkerResultSchema.parse(result)).replace(/>/g, "\\u003e");
+  return `${MARKER_PREFIX}${json2}${MARKER_SUFFIX}`;
+}
+function parseWorkerResult(body) {
+  const start = body.lastIndexOf(MARKER_PREFIX);
+  if (start < 0) return null;
+  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
+  if (end < 0) return null;
+  try {
+    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 // src/github/worker-client.ts
 var FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
 function status(error63) {
@@ -53326,6 +53399,201 @@ function createWorkerGitHubClient(octokit, options) {
       return data.default_branch;
     }
   };
+}
+
+// src/worker/agent-user.ts
+import { execFile } from "node:child_process";
+import { existsSync as existsSync2 } from "node:fs";
+import { readdir as readdir2, readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+var IsolationError = class extends Error {
+  name = "IsolationError";
+};
+var DEFAULT_AGENT_USER = "autopilot-agent";
+var USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
+function exec(command, args, env) {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { encoding: "utf8", env: env ?? { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
+      (error63, stdout, stderr) => {
+        const code = error63 ? typeof error63.code === "number" ? error63.code : 127 : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      }
+    );
+  });
+}
+function systemBinary(name) {
+  for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]) {
+    const file2 = `${dir}/${name}`;
+    if (existsSync2(file2)) return file2;
+  }
+  return null;
+}
+async function processesOf(uid) {
+  const pids = [];
+  let entries = [];
+  try {
+    entries = await readdir2("/proc");
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status2 = await readFile(`/proc/${entry}/status`, "utf8");
+      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
+      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
+        if (/^State:\s+Z/m.test(status2)) continue;
+        pids.push(Number(entry));
+      }
+    } catch {
+    }
+  }
+  return pids;
+}
+var notIsolated = {
+  isolated: false,
+  name: null,
+  uid: null,
+  wrap: (command, args, env) => ({ command, args, env }),
+  killAll: async () => 0,
+  give: async () => {
+  },
+  take: async () => {
+  }
+};
+async function setupAgentUser(options) {
+  if (options.isolation === "none") return notIsolated;
+  const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
+  if (!USER_NAME.test(name)) {
+    throw new IsolationError(
+      `AUTOPILOT_AGENT_USER is not a valid user name: ${JSON.stringify(name.slice(0, 40))}`
+    );
+  }
+  const root = process.getuid?.() === 0;
+  const sudo = systemBinary("sudo");
+  const setpriv = systemBinary("setpriv");
+  if (!root) {
+    const check2 = sudo ? await exec(sudo, ["-n", "true"]) : null;
+    if (!check2 || check2.code !== 0) {
+      throw new IsolationError(
+        `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
+      );
+    }
+  } else if (!setpriv) {
+    throw new IsolationError(
+      "the agent cannot be isolated: setpriv (util-linux) is not installed; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
+    );
+  }
+  const privileged = (command, args) => root ? exec(command, args) : exec(sudo, ["-n", command, ...args]);
+  const ids = await ensureUser(name, privileged);
+  const workerUid = process.getuid?.() ?? 0;
+  const workerGid = process.getgid?.() ?? 0;
+  const chown = systemBinary("chown") ?? "chown";
+  const chmod4 = systemBinary("chmod") ?? "chmod";
+  const kill = systemBinary("kill") ?? "kill";
+  const envBinary = systemBinary("env") ?? "/usr/bin/env";
+  const owner = async (dirs, uid, gid, restoreModes) => {
+    const existing = dirs.filter((dir) => existsSync2(dir));
+    if (existing.length === 0) return;
+    const result = await privileged(chown, ["-R", "-h", "-P", `${uid}:${gid}`, "--", ...existing]);
+    if (result.code !== 0)
+      throw new Error(`could not change the owner of the agent's directories: ${result.stderr.trim()}`);
+    if (restoreModes) {
+      const modes = await privileged(chmod4, ["-R", "u+rwX", "--", ...existing]);
+      if (modes.code !== 0)
+        throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
+    }
+  };
+  return {
+    isolated: true,
+    name,
+    uid: ids.uid,
+    wrap(command, args, env) {
+      if (root) {
+        return {
+          command: setpriv,
+          args: [
+            `--reuid=${ids.uid}`,
+            `--regid=${ids.gid}`,
+            "--clear-groups",
+            "--no-new-privs",
+            "--",
+            command,
+            ...args
+          ],
+          env
+        };
+      }
+      const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+      return {
+        command: sudo,
+        args: ["-n", "-u", name, "--", envBinary, "-i", ...assignments, command, ...args],
+        env
+      };
+    },
+    async killAll() {
+      let found = 0;
+      for (let round = 0; round < 50; round++) {
+        const pids = await processesOf(ids.uid);
+        if (pids.length === 0) return found;
+        found += pids.length;
+        if (root) {
+          for (const pid of pids) {
+            try {
+              process.kill(pid, "SIGKILL");
+            } catch {
+            }
+          }
+        } else {
+          await privileged(kill, ["-KILL", "--", ...pids.map(String)]);
+        }
+        await delay(round < 5 ? 10 : 100);
+      }
+      const left = await processesOf(ids.uid);
+      if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
+      return found;
+    },
+    give: (dirs) => owner(dirs, ids.uid, ids.gid, false),
+    take: (dirs) => owner(dirs, workerUid, workerGid, true)
+  };
+}
+async function ensureUser(name, privileged) {
+  const lookup = async () => {
+    const result = await exec(systemBinary("getent") ?? "getent", ["passwd", name]);
+    if (result.code !== 0) return null;
+    const fields = result.stdout.trim().split(":");
+    return { uid: Number(fields[2]), gid: Number(fields[3]) };
+  };
+  const useradd = systemBinary("useradd");
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const found = await lookup();
+    if (found) {
+      if (found.uid === 0 || found.gid === 0)
+        throw new IsolationError(`the agent user ${name} has uid or gid 0; choose another name`);
+      return found;
+    }
+    if (!useradd) throw new IsolationError("useradd is not installed: the agent user cannot be created");
+    const created = await privileged(useradd, [
+      "--system",
+      "--user-group",
+      "--no-create-home",
+      "--home-dir",
+      "/nonexistent",
+      "--shell",
+      "/usr/sbin/nologin",
+      name
+    ]);
+    if (created.code === 0 || created.code === 9) continue;
+    if (created.code === 10) {
+      await delay(50 + attempt * 50);
+      continue;
+    }
+    throw new IsolationError(`could not create the agent user ${name}: ${created.stderr.trim()}`);
+  }
+  throw new IsolationError(`could not create the agent user ${name}: /etc/passwd stayed locked`);
 }
 
 // src/worker/agents/types.ts
@@ -53915,6 +54183,11 @@ var ALL_MODEL_KEYS = [
   ...new Set(Object.values(PRESETS).flatMap((p) => p.keyEnv))
 ];
 
+// src/worker/boundary.ts
+import { chmod as chmod3, cp, mkdir as mkdir5, mkdtemp, rename as rename2, rm as rm2, stat as stat3 } from "node:fs/promises";
+import os5 from "node:os";
+import path5 from "node:path";
+
 // src/worker/agentEnv.ts
 var BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"];
 var NEVER_PASSED = [
@@ -54064,10 +54337,15 @@ function runProcess(options) {
   const errLines = lineSplitter(options.onStderrLine);
   return new Promise((resolve) => {
     let child;
+    const wrapped = options.runAs ? options.runAs.wrap(options.command, options.args, options.env) : { command: options.command, args: options.args, env: options.env };
+    const killUser = () => {
+      options.runAs?.killAll().catch(() => {
+      });
+    };
     try {
-      child = spawn(options.command, options.args, {
+      child = spawn(wrapped.command, wrapped.args, {
         cwd: options.cwd,
-        env: options.env,
+        env: wrapped.env,
         detached: true,
         stdio: [options.stdin === void 0 ? "ignore" : "pipe", "pipe", "pipe"]
       });
@@ -54087,6 +54365,7 @@ function runProcess(options) {
       killProcessGroup(child.pid, "SIGTERM");
       const hard = setTimeout(() => {
         if (child.pid !== void 0) killProcessGroup(child.pid, "SIGKILL");
+        killUser();
       }, grace);
       hard.unref();
       timers.push(hard);
@@ -54148,6 +54427,7 @@ function runProcess(options) {
       exitCode = code;
       exitSignal = signal;
       if (child.pid !== void 0) killProcessGroup(child.pid, "SIGKILL");
+      killUser();
       const closeWait = setTimeout(finish, 2e3);
       closeWait.unref();
       timers.push(closeWait);
@@ -54174,13 +54454,14 @@ function failedToStart(error63, started) {
 function createAgentRunner(options) {
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
-    const home = path.join(options.scratchDir, "home");
-    const tmpdir = path.join(options.scratchDir, "tmp");
+    const home = options.home ?? path.join(options.scratchDir, "home");
+    const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
     await mkdir2(home, { recursive: true });
     await mkdir2(tmpdir, { recursive: true });
     const promptFile = path.join(options.scratchDir, `prompt-${request2.iteration}.md`);
-    await writeFile2(promptFile, request2.prompt, { mode: 384 });
-    await chmod2(promptFile, 384);
+    const mode = options.boundary?.user.isolated ? 420 : 384;
+    await writeFile2(promptFile, request2.prompt, { mode });
+    await chmod2(promptFile, mode);
     const invocation = preset.buildInvocation({
       prompt: request2.prompt,
       promptFile,
@@ -54207,7 +54488,9 @@ function createAgentRunner(options) {
       },
       secretValues: options.secretValues
     });
+    await options.boundary?.handOver();
     const result = await runProcess({
+      ...options.boundary ? { runAs: options.boundary.user } : {},
       command: invocation.command,
       args: invocation.args,
       cwd: options.workdir,
@@ -54218,7 +54501,7 @@ function createAgentRunner(options) {
       ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
       ...options.maxOutputBytes !== void 0 ? { maxOutputBytes: options.maxOutputBytes } : {},
       ...options.onLine ? { onStdoutLine: options.onLine, onStderrLine: options.onLine } : {}
-    });
+    }).finally(() => options.boundary?.takeBack());
     const output2 = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     return {
       preset: preset.name,
@@ -54242,9 +54525,91 @@ ${err}` : out;
 }
 
 // src/worker/git.ts
-import { execFile } from "node:child_process";
-import { copyFile as copyFile2, mkdir as mkdir3, readFile, writeFile as writeFile3 } from "node:fs/promises";
+import { execFile as execFile2 } from "node:child_process";
+import { accessSync, constants as constants4 } from "node:fs";
+import { copyFile as copyFile2, mkdir as mkdir4, readFile as readFile2, writeFile as writeFile3 } from "node:fs/promises";
+import path3 from "node:path";
+
+// src/worker/tree-files.ts
+import { constants as constants3 } from "node:fs";
+import { lstat as lstat2, mkdir as mkdir3, open as open3 } from "node:fs/promises";
 import path2 from "node:path";
+var UnsafeTreePathError = class extends Error {
+  name = "UnsafeTreePathError";
+};
+async function checkDirs(root, relative, create) {
+  const parts = path2.normalize(relative).split(path2.sep).filter(Boolean);
+  if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
+  let current = root;
+  for (const part of parts.slice(0, -1)) {
+    current = path2.join(current, part);
+    try {
+      const info2 = await lstat2(current);
+      if (!info2.isDirectory())
+        throw new UnsafeTreePathError(`${path2.relative(root, current)} is not a plain directory`);
+    } catch (error63) {
+      if (error63.code !== "ENOENT" || !create) throw error63;
+      await mkdir3(current);
+    }
+  }
+  return path2.join(current, parts.at(-1));
+}
+async function readTreeFile(root, relative) {
+  let file2;
+  try {
+    file2 = await checkDirs(root, relative, false);
+    const info2 = await lstat2(file2);
+    if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
+  } catch (error63) {
+    if (error63.code === "ENOENT") return null;
+    throw error63;
+  }
+  const handle = await open3(file2, constants3.O_RDONLY | constants3.O_NOFOLLOW);
+  try {
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+async function treeEntryExists(root, relative) {
+  try {
+    await lstat2(path2.join(root, relative));
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function writeTreeFile(root, relative, content, options = {}) {
+  const file2 = await checkDirs(root, relative, true);
+  try {
+    const info2 = await lstat2(file2);
+    if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
+  } catch (error63) {
+    if (error63.code !== "ENOENT") throw error63;
+  }
+  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_NOFOLLOW | (options.append ? constants3.O_APPEND : constants3.O_TRUNC);
+  const handle = await open3(file2, flags, 420);
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+}
+
+// src/worker/git.ts
+var NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
+function resolveGit(pathVar) {
+  const dirs = (pathVar ?? "").split(path3.delimiter).filter((dir) => path3.isAbsolute(dir));
+  for (const dir of [...dirs, "/usr/bin", "/bin", "/usr/local/bin"]) {
+    const file2 = path3.join(dir, "git");
+    try {
+      accessSync(file2, constants4.X_OK);
+      return file2;
+    } catch {
+    }
+  }
+  throw new Error("git is not installed (not found on PATH)");
+}
 var GitError = class extends Error {
   constructor(args, result) {
     super(
@@ -54267,22 +54632,34 @@ var Git = class {
   globalConfig;
   userName;
   userEmail;
+  gitPath;
+  hooksDir;
+  homeDir;
+  /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
+  pendingMerge = null;
   constructor(options) {
     this.cwd = options.cwd;
+    this.hooksDir = path3.join(options.stateDir, "no-hooks");
     this.token = options.token;
     this.remote = options.remote ?? "origin";
-    this.globalConfig = path2.join(options.stateDir, "gitconfig");
+    this.globalConfig = path3.join(options.stateDir, "gitconfig");
     this.userName = options.userName ?? "autopilot[bot]";
     this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
     const parent = options.parentEnv ?? process.env;
+    this.gitPath = resolveGit(parent.PATH);
+    this.homeDir = parent.HOME;
     const env = {};
-    for (const name of ["PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "SYSTEMROOT"]) {
+    for (const name of ["PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
       const value = parent[name];
       if (value !== void 0) env[name] = value;
     }
     Object.assign(env, {
+      // Nothing under a home directory is read: the global config is the worker's frozen copy.
+      HOME: options.stateDir,
+      XDG_CONFIG_HOME: options.stateDir,
       GIT_TERMINAL_PROMPT: "0",
       GIT_CONFIG_NOSYSTEM: "1",
+      GIT_NO_REPLACE_OBJECTS: "1",
       GIT_CONFIG_GLOBAL: this.globalConfig,
       GIT_AUTHOR_NAME: this.userName,
       GIT_AUTHOR_EMAIL: this.userEmail,
@@ -54291,6 +54668,10 @@ var Git = class {
       GIT_EDITOR: "true",
       GIT_PAGER: "cat"
     });
+    if (options.gitDir) {
+      env.GIT_DIR = options.gitDir;
+      env.GIT_WORK_TREE = options.cwd;
+    }
     this.baseEnv = env;
   }
   /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
@@ -54303,17 +54684,24 @@ var Git = class {
       env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
     }
     const fullArgs = [
+      "--no-replace-objects",
       "-c",
-      "core.hooksPath=/dev/null",
+      `core.hooksPath=${this.hooksDir}`,
       "-c",
       "credential.helper=",
       "-c",
       "core.fsmonitor=false",
+      "-c",
+      "core.attributesFile=/dev/null",
+      "-c",
+      "push.followTags=false",
+      "-c",
+      "diff.external=",
       ...args
     ];
     return new Promise((resolve, reject) => {
-      const child = execFile(
-        "git",
+      const child = execFile2(
+        this.gitPath,
         fullArgs,
         { cwd: this.cwd, env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
         (error63, stdout, stderr) => {
@@ -54341,12 +54729,13 @@ var Git = class {
    * the local identity, and snapshots .git/config. Returns the keys removed.
    */
   async prepare() {
-    await mkdir3(path2.dirname(this.globalConfig), { recursive: true });
-    const home = this.baseEnv.HOME;
+    await mkdir4(path3.dirname(this.globalConfig), { recursive: true, mode: 448 });
+    await mkdir4(this.hooksDir, { recursive: true, mode: 448 });
+    const home = this.homeDir;
     let copied = false;
     if (home) {
       try {
-        await copyFile2(path2.join(home, ".gitconfig"), this.globalConfig);
+        await copyFile2(path3.join(home, ".gitconfig"), this.globalConfig);
         copied = true;
       } catch {
       }
@@ -54369,12 +54758,15 @@ var Git = class {
     }
     await this.run(["config", "--local", "user.name", this.userName]);
     await this.run(["config", "--local", "user.email", this.userEmail]);
+    const info2 = path3.join(await this.gitDir(), "info");
+    await mkdir4(info2, { recursive: true });
+    await writeFile3(path3.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
     await this.snapshotConfig();
     return removed;
   }
   /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
   async snapshotConfig() {
-    this.configSnapshot = await readFile(path2.join(await this.gitDir(), "config"), "utf8");
+    this.configSnapshot = await readFile2(path3.join(await this.gitDir(), "config"), "utf8");
   }
   async includeLooksLikeCredentials(key) {
     const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -54383,25 +54775,25 @@ var Git = class {
   /** Puts .git/config back as `prepare` left it (after an agent ran). */
   async restoreConfig() {
     if (this.configSnapshot === null) return false;
-    const file2 = path2.join(await this.gitDir().catch(() => path2.join(this.cwd, ".git")), "config");
+    const file2 = path3.join(await this.gitDir().catch(() => path3.join(this.cwd, ".git")), "config");
     let current = "";
     try {
-      current = await readFile(file2, "utf8");
+      current = await readFile2(file2, "utf8");
     } catch {
     }
     if (current === this.configSnapshot) return false;
-    await mkdir3(path2.dirname(file2), { recursive: true });
+    await mkdir4(path3.dirname(file2), { recursive: true });
     await writeFile3(file2, this.configSnapshot);
     return true;
   }
   /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
   async addExcludes(patterns) {
-    const file2 = path2.join(await this.gitDir(), "info", "exclude");
+    const file2 = path3.join(await this.gitDir(), "info", "exclude");
     let current = "";
     try {
-      current = await readFile(file2, "utf8");
+      current = await readFile2(file2, "utf8");
     } catch {
-      await mkdir3(path2.dirname(file2), { recursive: true });
+      await mkdir4(path3.dirname(file2), { recursive: true });
     }
     const lines = new Set(current.split("\n"));
     const missing = patterns.filter((p) => !lines.has(p));
@@ -54480,7 +54872,7 @@ var Git = class {
       ["MERGE_HEAD", ["merge", "--abort"]],
       ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
     ]) {
-      const exists3 = await readFile(path2.join(gitDir, marker)).then(
+      const exists3 = await readFile2(path3.join(gitDir, marker)).then(
         () => true,
         (error63) => error63.code === "EISDIR"
       );
@@ -54518,6 +54910,15 @@ var Git = class {
     await this.run(["add", "--all", "--", "."]);
     const staged = await this.run(["diff", "--cached", "--quiet"], { allowFail: true });
     if (staged.code === 0) return null;
+    if (this.pendingMerge) {
+      const tree = (await this.run(["write-tree"])).stdout.trim();
+      const commit = (await this.run(["commit-tree", tree, "-p", "HEAD", "-p", this.pendingMerge, "-F", "-"], {
+        input: message
+      })).stdout.trim();
+      await this.run(["update-ref", "HEAD", commit]);
+      this.pendingMerge = null;
+      return commit;
+    }
     await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
     return this.headSha();
   }
@@ -54537,6 +54938,7 @@ var Git = class {
       const unmerged = await this.run(["diff", "--name-only", "--diff-filter=U"], { allowFail: true });
       conflicts = unmerged.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
       await this.run(["merge", "--abort"], { allowFail: true });
+      this.pendingMerge = (await this.run(["rev-parse", ref])).stdout.trim();
       if (conflicts.length === 0)
         conflicts = [
           "(the merge failed: " + (merge3.stderr.trim() || merge3.stdout.trim()).slice(0, 200) + ")"
@@ -54556,12 +54958,7 @@ var Git = class {
   }
   /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
   async restoreDeletedFile(file2) {
-    const target = path2.join(this.cwd, file2);
-    try {
-      await readFile(target);
-      return false;
-    } catch {
-    }
+    if (await treeEntryExists(this.cwd, file2)) return false;
     const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
       allowFail: true
     });
@@ -54569,15 +54966,16 @@ var Git = class {
     if (log.code !== 0 || !sha) return false;
     const content = await this.run(["show", `${sha}^:${file2}`], { allowFail: true });
     if (content.code !== 0) return false;
-    await mkdir3(path2.dirname(target), { recursive: true });
-    await writeFile3(target, content.stdout);
+    await writeTreeFile(this.cwd, file2, content.stdout);
     return true;
   }
-  /** Pushes HEAD to the task branch; never forced. */
+  /** Pushes HEAD's commit to the task branch and nothing else: one explicit ref, never forced, no tags. */
   async push(branch) {
-    await this.run(["push", "--quiet", "--no-verify", this.remote, `HEAD:refs/heads/${branch}`], {
-      network: true
-    });
+    const sha = await this.headSha();
+    await this.run(
+      ["push", "--quiet", "--no-verify", "--no-follow-tags", this.remote, `${sha}:refs/heads/${branch}`],
+      { network: true }
+    );
   }
   async countCommits(from, to = "HEAD") {
     const { stdout, code } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
@@ -54589,6 +54987,9 @@ var Git = class {
       "diff",
       "--no-color",
       "--no-ext-diff",
+      // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+      "--text",
+      "--no-textconv",
       base,
       "HEAD",
       "--",
@@ -54602,15 +55003,717 @@ var Git = class {
       "diff",
       "--name-only",
       "--no-renames",
+      // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+      "-z",
       base,
       "HEAD",
       "--",
       ".",
       ":(exclude).autopilot"
     ]);
-    return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
+    return stdout.split("\0").filter(Boolean);
   }
 };
+
+// src/worker/quality.ts
+import { stat as stat2 } from "node:fs/promises";
+import path4 from "node:path";
+async function exists2(file2) {
+  try {
+    await stat2(file2);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function readText(file2) {
+  try {
+    return await readTreeFile(path4.dirname(file2), path4.basename(file2));
+  } catch {
+    return null;
+  }
+}
+var NPM_DEFAULT_TEST = /no test specified/;
+async function detectQualityCommands(dir) {
+  const commands = [];
+  const pkgText = await readText(path4.join(dir, "package.json"));
+  if (pkgText) {
+    try {
+      const pkg = JSON.parse(pkgText);
+      const scripts = pkg.scripts ?? {};
+      const runner = await exists2(path4.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists2(path4.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      for (const name of ["lint", "typecheck", "build", "test"]) {
+        const script = scripts[name];
+        if (typeof script !== "string" || script.trim() === "") continue;
+        if (name === "test" && NPM_DEFAULT_TEST.test(script)) continue;
+        commands.push(
+          runner === "npm" ? name === "test" ? "npm test" : `npm run ${name}` : `${runner} run ${name}`
+        );
+      }
+    } catch {
+    }
+  }
+  const pyproject = await readText(path4.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path4.join(dir, "setup.cfg"));
+  const toxIni = await readText(path4.join(dir, "tox.ini"));
+  const usesPytest = await exists2(path4.join(dir, "pytest.ini")) || await exists2(path4.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  if (usesPytest) commands.push("python -m pytest -q");
+  if (await exists2(path4.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists2(path4.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path4.join(dir, "Makefile")) ?? await readText(path4.join(dir, "makefile"));
+  if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
+  return commands;
+}
+async function runQualityCommands(options) {
+  const run2 = options.run ?? runProcess;
+  const keep = options.keepChars ?? 6e3;
+  const results = [];
+  for (const command of options.commands) {
+    const result = await run2({
+      command: "/bin/sh",
+      args: ["-c", command],
+      cwd: options.cwd,
+      env: options.env,
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: 2 * 1024 * 1024,
+      ...options.runAs ? { runAs: options.runAs } : {}
+    });
+    const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
+    const passed = result.exitCode === 0 && !result.timedOut;
+    let output2 = lastLines(combined, 200, keep);
+    if (result.timedOut) output2 += `
+[killed after ${Math.round(options.timeoutMs / 1e3)} s]`;
+    if (result.spawnError) output2 += `
+[could not start: ${result.spawnError}]`;
+    results.push({
+      command,
+      passed,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      output: output2
+    });
+  }
+  return results;
+}
+
+// src/worker/boundary.ts
+var CheckoutError = class extends Error {
+  name = "CheckoutError";
+};
+async function isDirectory2(dir) {
+  try {
+    return (await stat3(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+async function isolateCheckout(options) {
+  const { workspace, workerDir } = options;
+  const source = path5.join(workspace, ".git");
+  if (!await isDirectory2(source))
+    throw new CheckoutError(
+      `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
+    );
+  await mkdir5(workerDir, { recursive: true, mode: 448 });
+  await chmod3(workerDir, 448);
+  const gitDir = path5.join(workerDir, "repo.git");
+  try {
+    await rename2(source, gitDir);
+  } catch (error63) {
+    if (error63.code !== "EXDEV") throw error63;
+    await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
+    await rm2(source, { recursive: true, force: true });
+  }
+  const agentDir = await mkdtemp(path5.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
+  await chmod3(agentDir, 493);
+  const workTree = path5.join(agentDir, "work");
+  await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
+  const home = path5.join(agentDir, "home");
+  const tmp = path5.join(agentDir, "tmp");
+  await mkdir5(home, { recursive: true });
+  await mkdir5(tmp, { recursive: true });
+  return { workspace, gitDir, agentDir, workTree, home, tmp };
+}
+async function restoreCheckout(dirs) {
+  const target = path5.join(dirs.workspace, ".git");
+  if (!await isDirectory2(target) && await isDirectory2(dirs.gitDir)) {
+    try {
+      await rename2(dirs.gitDir, target);
+    } catch (error63) {
+      if (error63.code !== "EXDEV") throw error63;
+      await cp(dirs.gitDir, target, { recursive: true, verbatimSymlinks: true });
+      await rm2(dirs.gitDir, { recursive: true, force: true });
+    }
+  }
+  await rm2(dirs.agentDir, { recursive: true, force: true });
+}
+var SYNC_SCRIPT = [
+  "set -e",
+  // The agent may have broken or replaced its repository; start again from nothing in that case.
+  'if ! git rev-parse --git-dir >/dev/null 2>&1 || [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
+  'git fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  'git symbolic-ref HEAD "refs/heads/$2"',
+  "git reset -q",
+  'git config user.name "$3"',
+  'git config user.email "$4"'
+].join("\n");
+function createBoundary(options) {
+  const { dirs, user, git } = options;
+  const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  let synced = null;
+  const agentGit = async (bundle, branch) => runProcess({
+    command: "/bin/sh",
+    args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
+    cwd: dirs.workTree,
+    env: {
+      PATH: options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      LANG: options.parentEnv.LANG ?? "C.UTF-8",
+      HOME: dirs.home,
+      GIT_TERMINAL_PROMPT: "0"
+    },
+    runAs: user,
+    timeoutMs: 10 * 6e4
+  });
+  const sync = async () => {
+    const branch = await git.currentBranch();
+    if (!branch) return;
+    const head = await git.headSha();
+    if (head === synced) return;
+    const bundle = path5.join(dirs.agentDir, "sync.bundle");
+    const make = async (since) => {
+      await rm2(bundle, { force: true });
+      const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
+      if (since) args.push(`^${since}`);
+      const made = await git.run(args, { allowFail: true });
+      if (made.code !== 0) return false;
+      await chmod3(bundle, 420);
+      const fetched = await agentGit(bundle, branch);
+      return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
+    };
+    let outcome = synced ? await make(synced) : false;
+    if (outcome !== true) outcome = await make(null);
+    await rm2(bundle, { force: true });
+    if (outcome === true) synced = head;
+    else options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
+  };
+  return {
+    dirs,
+    user,
+    async handOver() {
+      await user.give(owned);
+      await sync();
+    },
+    async takeBack() {
+      const killed = await user.killAll();
+      await user.take(owned);
+      return killed;
+    },
+    async close() {
+      await user.killAll().catch(() => 0);
+      await user.take(owned).catch(() => {
+      });
+      await restoreCheckout(dirs);
+    }
+  };
+}
+async function createIsolatedParts(options) {
+  const dirs = await isolateCheckout({
+    workspace: options.workspace,
+    workerDir: options.workerDir,
+    ...options.agentBase ? { agentBase: options.agentBase } : {}
+  });
+  const userName = options.userName || "autopilot[bot]";
+  const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
+  const git = new Git({
+    cwd: dirs.workTree,
+    gitDir: dirs.gitDir,
+    stateDir: path5.join(options.workerDir, "git"),
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    ...options.token ? { token: options.token } : {}
+  });
+  const boundary = createBoundary({
+    dirs,
+    user: options.user,
+    git,
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    warn: options.warn
+  });
+  const agent = createAgentRunner({
+    workdir: dirs.workTree,
+    scratchDir: dirs.agentDir,
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    parentEnv: options.parentEnv,
+    secretValues: options.secretValues,
+    boundary,
+    ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
+    ...options.onLine ? { onLine: options.onLine } : {}
+  });
+  const qualityEnv = buildAgentEnv({
+    parentEnv: options.parentEnv,
+    presetKeys: [],
+    extraNames: options.qualityEnvNames ?? [],
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    additions: { CI: "true" },
+    secretValues: options.secretValues
+  }).env;
+  const quality = {
+    detect: detectQualityCommands,
+    async run(commands, timeoutMs) {
+      await boundary.handOver();
+      try {
+        return await runQualityCommands({
+          commands,
+          cwd: dirs.workTree,
+          env: qualityEnv,
+          timeoutMs,
+          runAs: options.user
+        });
+      } finally {
+        await boundary.takeBack();
+      }
+    }
+  };
+  return { git, agent, quality, boundary };
+}
+
+// src/core/session.ts
+var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
+var SESSION_REASONS = [
+  /** Never started. */
+  "initial",
+  "user_start",
+  "user_resume",
+  "user_pause",
+  "user_stop",
+  /** N consecutive tasks failed (consecutiveErrorThreshold). */
+  "consecutive_failures",
+  /** The session's token or USD budget is used up. */
+  "budget_exhausted",
+  /** errorStrategy "abort": a failed task stops the session. */
+  "error_abort",
+  /** No ready task left and no worker running. */
+  "all_done",
+  /** New ready tasks appeared after the session had completed. */
+  "new_work"
+];
+
+// src/core/backoff.ts
+function exponentialBackoff(base, factor, attempt, cap) {
+  const b = nonNegative(base);
+  const f = nonNegative(factor);
+  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
+  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
+  const raw = b * f ** n;
+  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
+  return Math.min(Math.round(raw), c);
+}
+function nonNegative(value) {
+  return Number.isNaN(value) || value < 0 ? 0 : value;
+}
+
+// src/core/task.ts
+function decideAfterIteration(input2) {
+  const warnings = [];
+  let ignored = Math.max(0, input2.ignoredCompletions);
+  const decide2 = (outcome, reason2, feed2 = false) => ({
+    outcome,
+    reason: reason2,
+    warnings,
+    ignoredCompletions: ignored,
+    feedQualityFailures: feed2
+  });
+  const { signal, quality } = input2;
+  if (signal.kind === "blocked")
+    return decide2("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
+  if (signal.kind === "needs_human") {
+    return decide2("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
+  }
+  if (signal.kind === "complete" && quality === "pass")
+    return decide2("open_pr", "complete, quality commands pass");
+  if (signal.kind === "complete" && quality === "not_run") {
+    warnings.push("no quality commands ran; the PR's checks are the only gate");
+    return decide2("open_pr", "complete (no quality commands)");
+  }
+  let feed = quality === "fail";
+  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
+  if (signal.kind === "complete") {
+    ignored += 1;
+    feed = true;
+    reason = "COMPLETE claimed but quality commands fail; failures fed back";
+    const max = input2.maxIgnoredCompletionCycles;
+    if (max > 0 && ignored >= max) {
+      return decide2(
+        "contradiction",
+        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`
+      );
+    }
+    warnings.push(
+      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
+    );
+  }
+  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
+    return decide2("timeout", `reached max iterations (${input2.maxIterations})`);
+  }
+  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
+  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
+    return decide2("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
+  }
+  const idle = input2.iterationsWithoutCommit;
+  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
+    return decide2("stuck", `no new commit in ${idle} iterations (limit ${input2.stuckStopThreshold})`);
+  }
+  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
+    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
+  }
+  return decide2("continue", reason, feed);
+}
+function decideAgentExit(input2) {
+  const sig = input2.processSignal ?? null;
+  if (input2.iterationTimedOut) {
+    return {
+      action: "continue",
+      status: "in-progress",
+      checkpoint: true,
+      keepBranch: true,
+      alert: false,
+      reason: "iteration timed out; its work is committed and the next iteration continues"
+    };
+  }
+  if (sig === "SIGTERM" || sig === "SIGINT") {
+    return {
+      action: "release",
+      status: "ready",
+      checkpoint: true,
+      keepBranch: true,
+      alert: false,
+      reason: "stopped by the user; work in progress committed, task released"
+    };
+  }
+  if (sig !== null) {
+    return {
+      action: "recover",
+      status: "ready",
+      checkpoint: false,
+      keepBranch: true,
+      alert: true,
+      reason: `agent killed (${sig}); branch kept for recovery`
+    };
+  }
+  if (input2.exitCode !== 0) {
+    return {
+      action: "fail",
+      status: "failed",
+      checkpoint: true,
+      keepBranch: true,
+      alert: true,
+      reason: `agent exited with code ${input2.exitCode ?? "unknown"}`
+    };
+  }
+  switch (input2.signal.kind) {
+    case "complete":
+      if (input2.quality === "fail") {
+        return {
+          action: "continue",
+          status: "in-progress",
+          checkpoint: true,
+          keepBranch: true,
+          alert: false,
+          reason: "COMPLETE claimed but tests fail; next iteration"
+        };
+      }
+      return {
+        action: "open_pr",
+        status: "review",
+        checkpoint: true,
+        keepBranch: true,
+        alert: false,
+        reason: "complete; PR opened for merge"
+      };
+    case "blocked":
+      return {
+        action: "blocked",
+        status: "blocked",
+        checkpoint: true,
+        keepBranch: true,
+        alert: true,
+        reason: `blocked: ${input2.signal.text?.trim() || "no reason given"}`
+      };
+    case "needs_human":
+      return {
+        action: "needs_human",
+        status: "needs-human",
+        checkpoint: true,
+        keepBranch: true,
+        alert: true,
+        reason: `needs a human: ${input2.signal.text?.trim() || "no question given"}`
+      };
+    case "none":
+      return {
+        action: "continue",
+        status: "in-progress",
+        checkpoint: true,
+        keepBranch: true,
+        alert: false,
+        reason: "no signal; next iteration"
+      };
+  }
+}
+function decideRateLimit(input2) {
+  const now = toMs(input2.now);
+  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
+  if (!resetTooFar && input2.attempt < input2.retries) {
+    if (untilReset !== null) {
+      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
+    }
+    const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
+    return { action: "wait", ms, reason: `rate limited; backoff ${input2.attempt + 1} of ${input2.retries}` };
+  }
+  if (input2.agentIndex + 1 < input2.agentCount) {
+    return {
+      action: "switch_agent",
+      next: input2.agentIndex + 1,
+      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
+    };
+  }
+  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
+  return {
+    action: "end_job",
+    resumeAt: new Date(resumeAt).toISOString(),
+    reason: "every agent is limited; the task resumes after the reset"
+  };
+}
+var RECOVERY_ACTIONS = Object.freeze({
+  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
+  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
+  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
+  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
+  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
+});
+function toMs(t) {
+  if (typeof t === "number") return t;
+  if (typeof t === "string") return Date.parse(t);
+  return t.getTime();
+}
+
+// src/core/dashboard.ts
+var TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
+var STATE_OPEN = "<!-- autopilot:state v1\n";
+var STATE_CLOSE = "\n-->";
+var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
+var isoTime = external_exports.string().max(40);
+var count = external_exports.number().int().nonnegative();
+var SessionSchema = external_exports.object({
+  status: external_exports.enum(SESSION_STATUSES),
+  since: isoTime,
+  reason: external_exports.enum(SESSION_REASONS),
+  actor: external_exports.string().max(100),
+  detail: external_exports.string().max(500).optional(),
+  startedAt: isoTime.nullable()
+});
+var TaskRecordSchema = external_exports.object({
+  /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
+  attempt: count.default(0),
+  /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
+  retries: count.default(0),
+  /** Failed attempts since the last manual retry (weighed against maxRetries). */
+  failures: count.default(0),
+  /** The live (or last) dispatch. */
+  dispatchId: external_exports.string().max(100).optional(),
+  dispatchedAt: isoTime.optional(),
+  runId: external_exports.number().int().positive().optional(),
+  /** dispatchId of the last finished worker result acted on. */
+  handled: external_exports.string().max(100).optional(),
+  /** Not to be dispatched before this time (rate/usage limit reset, retry backoff). */
+  waitUntil: isoTime.optional(),
+  /** Times the PR's feedback (checks, reviews, conflicts) sent the task back to a worker. */
+  feedbackRounds: count.default(0),
+  /** Head SHA the last feedback was about (feedback is sent once per head). */
+  feedbackSha: external_exports.string().max(64).optional(),
+  /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
+  result: external_exports.string().max(40).optional(),
+  reason: external_exports.string().max(300).optional(),
+  /** When the task entered its current off-ramp (needs-human: when the question was asked). */
+  since: isoTime.optional(),
+  iterations: count.default(0),
+  tokensIn: external_exports.number().nonnegative().default(0),
+  tokensOut: external_exports.number().nonnegative().default(0),
+  costUsd: external_exports.number().nonnegative().default(0),
+  startedAt: isoTime.optional(),
+  /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
+  gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
+  pr: external_exports.number().int().positive().optional(),
+  /** A cancel of the live run was requested at this time. */
+  cancelAt: isoTime.optional(),
+  /** A merge was requested for this head SHA. */
+  merge: external_exports.object({ sha: external_exports.string().max(64), at: isoTime }).optional(),
+  /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
+  label: external_exports.string().max(20).optional(),
+  labelAt: isoTime.optional(),
+  /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
+  notices: external_exports.array(external_exports.string().max(80)).max(12).optional()
+});
+var HistoryEntrySchema = external_exports.object({
+  issue: external_exports.number().int().positive(),
+  title: external_exports.string().max(80),
+  outcome: external_exports.enum(["done", "skipped", "closed"]),
+  at: isoTime,
+  iterations: count.default(0),
+  tokens: external_exports.number().nonnegative().default(0),
+  costUsd: external_exports.number().nonnegative().default(0),
+  attempts: count.default(0),
+  pr: external_exports.number().int().positive().optional()
+});
+var Extreme = external_exports.object({ issue: external_exports.number().int().positive(), iterations: count }).nullable();
+var HistorySchema = external_exports.object({
+  completed: count.default(0),
+  skipped: count.default(0),
+  closed: count.default(0),
+  merges: count.default(0),
+  iterations: count.default(0),
+  completedIterations: count.default(0),
+  fastest: Extreme.default(null),
+  slowest: Extreme.default(null),
+  tokensIn: external_exports.number().nonnegative().default(0),
+  tokensOut: external_exports.number().nonnegative().default(0),
+  costUsd: external_exports.number().nonnegative().default(0),
+  /** History comments written so far. */
+  comments: count.default(0)
+});
+var IncidentSchema = external_exports.object({
+  at: isoTime,
+  kind: external_exports.string().max(40),
+  message: external_exports.string().max(400)
+});
+var ConfigOverridesSchema = external_exports.object({
+  maxParallel: external_exports.number().int().min(1).max(20).optional(),
+  labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
+  dryRun: external_exports.boolean().optional()
+}).strict();
+var DashboardStateSchema = external_exports.object({
+  version: external_exports.literal(1),
+  /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
+  revision: count.default(0),
+  session: SessionSchema,
+  overrides: ConfigOverridesSchema.nullable().default(null),
+  /** Task records by issue number. */
+  tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
+  consecutiveFailures: count.default(0),
+  /** The issues of the current run of failures, for the pause message. */
+  failedInARow: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+  /** Newest comment processed (ids grow with time). */
+  cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
+  /** Recently processed comment ids (bounded). */
+  processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+  /** Logins that already got the polite refusal (bounded). */
+  refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
+  history: HistorySchema.prefault({}),
+  pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
+  incidents: external_exports.array(IncidentSchema).max(20).default([]),
+  /** Tasks that just left the state (done, skipped, closed): a stale read may still show them open. */
+  recent: external_exports.array(
+    external_exports.object({
+      issue: external_exports.number().int().positive(),
+      outcome: external_exports.enum(["done", "skipped", "closed"]),
+      at: isoTime
+    })
+  ).max(30).default([]),
+  /** The tracking issue a pin was requested for (0: the one being created). */
+  pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
+  /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
+  digest: external_exports.string().max(16).default(""),
+  renderedAt: isoTime.nullable().default(null)
+});
+function parseDashboard(body) {
+  const text = (body ?? "").replace(/\r\n/g, "\n");
+  const start = text.lastIndexOf(STATE_OPEN);
+  const visible = start >= 0 ? text.slice(0, start) : text;
+  let state = null;
+  if (start >= 0) {
+    const end = text.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
+    if (end >= 0) {
+      try {
+        const parsed = DashboardStateSchema.safeParse(JSON.parse(text.slice(start + STATE_OPEN.length, end)));
+        if (parsed.success) state = parsed.data;
+      } catch {
+        state = null;
+      }
+    }
+  }
+  const checkedBoxes = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const line of visible.split("\n")) {
+    const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
+    if (!m) continue;
+    const key = `${m[1]}#${m[2]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    checkedBoxes.push({ action: m[1], issue: Number(m[2]) });
+  }
+  const status2 = SESSION_MARKER.exec(visible)?.[1];
+  const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
+  return {
+    state,
+    corrupt: state === null,
+    checkedBoxes,
+    visibleStatus,
+    hasMarker: text.includes(TRACKING_MARKER)
+  };
+}
+
+// src/worker/config-input.ts
+var SAFE_OVERRIDE_KEYS = ConfigOverridesSchema.keyof().options;
+function applyWorkerOverrides(config2, text, source = "the `config` input") {
+  if (text.trim() === "") return { ok: true, config: config2, warnings: [] };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return applyConfigOverrides(config2, text, source);
+  }
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const refused = Object.keys(value).filter((key) => !SAFE_OVERRIDE_KEYS.includes(key));
+    if (refused.length > 0) {
+      const allowed = SAFE_OVERRIDE_KEYS.map((key) => `\`${key}\``).join(", ");
+      return {
+        ok: false,
+        error: new ConfigError(
+          source,
+          refused.map((key) => ({
+            path: key,
+            found: "a per-job override",
+            expected: `one of ${allowed}`,
+            message: `\`${key}\` cannot be overridden per job (only ${allowed} can): set \`${key}\` in .github/autopilot.yml on the default branch`
+          }))
+        )
+      };
+    }
+    const checked = ConfigOverridesSchema.safeParse(value);
+    if (!checked.success) {
+      return {
+        ok: false,
+        error: new ConfigError(
+          source,
+          checked.error.issues.map((issue3) => ({
+            path: issue3.path.join("."),
+            found: "an invalid value",
+            expected: issue3.message,
+            message: `\`${issue3.path.join(".")}\`: ${issue3.message}`
+          }))
+        )
+      };
+    }
+  }
+  return applyConfigOverrides(config2, value, source);
+}
 
 // src/worker/inputs.ts
 var positiveInt = (what) => external_exports.string().trim().regex(/^\d+$/, `expected ${what} (a positive whole number)`).transform(Number).pipe(external_exports.number().int().positive(`expected ${what} (a positive whole number)`));
@@ -54659,9 +55762,13 @@ function parseInputs(read) {
   throw new InputError(problems.join("\n"), { cause: parsed.error });
 }
 
-// src/worker/main.ts
-import { appendFile as appendFile2, mkdir as mkdir4, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
-import path3 from "node:path";
+// src/worker/log-text.ts
+var LOG_TEXT_MAX = 4e3;
+var COMMAND_START = /^(\s*)(::|##\[)/;
+function safeLogText(text, max = LOG_TEXT_MAX) {
+  const capped = text.length > max ? `${text.slice(0, max)}\u2026 [${text.length - max} characters cut]` : text;
+  return capped.split(/\r\n|\r|\n/).map((line) => line.replace(COMMAND_START, "$1\u203A $2")).join("\n");
+}
 
 // src/core/classify.ts
 var AGENT_OUTPUT_PRECEDENCE = [
@@ -55354,8 +56461,8 @@ function pathRule(glob, never2) {
   return {
     name: glob,
     never: never2,
-    test: (path6) => {
-      const parts = path6.split("/");
+    test: (path7) => {
+      const parts = path7.split("/");
       for (let n = parts.length; n > 0; n--) if (re.test(parts.slice(0, n).join("/"))) return true;
       return false;
     }
@@ -55376,13 +56483,13 @@ function userPatternRule(source) {
   };
   return { name: source, never: false, find };
 }
-function unquoteGitPath(path6) {
-  const p = path6.trim();
+function unquoteGitPath(path7) {
+  const p = path7.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path6) {
-  const p = unquoteGitPath(path6).replace(/\t.*$/, "");
+function stripPrefix(path7) {
+  const p = unquoteGitPath(path7).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -55410,26 +56517,26 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path6 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path6) {
-        file2 = path6;
-        paths.add(path6);
+      const path7 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path7) {
+        file2 = path7;
+        paths.add(path7);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path6 = stripPrefix(header2[1]);
-      if (path6) {
-        paths.add(path6);
-        if (line.startsWith("+++")) file2 = path6;
-        else if (!file2) file2 = path6;
+      const path7 = stripPrefix(header2[1]);
+      if (path7) {
+        paths.add(path7);
+        if (line.startsWith("+++")) file2 = path7;
+        else if (!file2) file2 = path7;
       }
       continue;
     }
-    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (rename2) {
-      paths.add(unquoteGitPath(rename2[1]));
+    const rename3 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename3) {
+      paths.add(unquoteGitPath(rename3[1]));
       continue;
     }
     const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
@@ -55445,8 +56552,8 @@ function excerpt(text, max = 120) {
   const clean = text.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path6) {
-  return path6.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path7) {
+  return path7.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -55477,9 +56584,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path6 of paths) {
+  for (const path7 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path6)) add(rule, "path", path6.length > 200 ? `${path6.slice(0, 199)}\u2026` : path6);
+      if (rule.test(path7)) add(rule, "path", path7.length > 200 ? `${path7.slice(0, 199)}\u2026` : path7);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -55511,11 +56618,11 @@ function splitMarkdownCode(markdown) {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
-    const open3 = FENCE_OPEN.exec(line.replace(/\n$/, ""));
-    if (open3 && !(open3[1].startsWith("`") && open3[2].includes("`"))) {
+    const open4 = FENCE_OPEN.exec(line.replace(/\n$/, ""));
+    if (open4 && !(open4[1].startsWith("`") && open4[2].includes("`"))) {
       for (const piece of splitInlineCode(prose)) push(piece.text, piece.code);
       prose = "";
-      const fence = open3[1];
+      const fence = open4[1];
       const close = new RegExp(`^ {0,3}${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*$`);
       let block = line;
       i++;
@@ -55870,273 +56977,6 @@ None yet: start the file in this iteration.`,
   return prompt;
 }
 
-// src/core/backoff.ts
-function exponentialBackoff(base, factor, attempt, cap) {
-  const b = nonNegative(base);
-  const f = nonNegative(factor);
-  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
-  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
-  const raw = b * f ** n;
-  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
-  return Math.min(Math.round(raw), c);
-}
-function nonNegative(value) {
-  return Number.isNaN(value) || value < 0 ? 0 : value;
-}
-
-// src/core/task.ts
-function decideAfterIteration(input2) {
-  const warnings = [];
-  let ignored = Math.max(0, input2.ignoredCompletions);
-  const decide2 = (outcome, reason2, feed2 = false) => ({
-    outcome,
-    reason: reason2,
-    warnings,
-    ignoredCompletions: ignored,
-    feedQualityFailures: feed2
-  });
-  const { signal, quality } = input2;
-  if (signal.kind === "blocked")
-    return decide2("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
-  if (signal.kind === "needs_human") {
-    return decide2("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
-  }
-  if (signal.kind === "complete" && quality === "pass")
-    return decide2("open_pr", "complete, quality commands pass");
-  if (signal.kind === "complete" && quality === "not_run") {
-    warnings.push("no quality commands ran; the PR's checks are the only gate");
-    return decide2("open_pr", "complete (no quality commands)");
-  }
-  let feed = quality === "fail";
-  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
-  if (signal.kind === "complete") {
-    ignored += 1;
-    feed = true;
-    reason = "COMPLETE claimed but quality commands fail; failures fed back";
-    const max = input2.maxIgnoredCompletionCycles;
-    if (max > 0 && ignored >= max) {
-      return decide2(
-        "contradiction",
-        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`
-      );
-    }
-    warnings.push(
-      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
-    );
-  }
-  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
-    return decide2("timeout", `reached max iterations (${input2.maxIterations})`);
-  }
-  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
-  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
-    return decide2("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
-  }
-  const idle = input2.iterationsWithoutCommit;
-  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
-    return decide2("stuck", `no new commit in ${idle} iterations (limit ${input2.stuckStopThreshold})`);
-  }
-  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
-  }
-  return decide2("continue", reason, feed);
-}
-function decideAgentExit(input2) {
-  const sig = input2.processSignal ?? null;
-  if (input2.iterationTimedOut) {
-    return {
-      action: "continue",
-      status: "in-progress",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "iteration timed out; its work is committed and the next iteration continues"
-    };
-  }
-  if (sig === "SIGTERM" || sig === "SIGINT") {
-    return {
-      action: "release",
-      status: "ready",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "stopped by the user; work in progress committed, task released"
-    };
-  }
-  if (sig !== null) {
-    return {
-      action: "recover",
-      status: "ready",
-      checkpoint: false,
-      keepBranch: true,
-      alert: true,
-      reason: `agent killed (${sig}); branch kept for recovery`
-    };
-  }
-  if (input2.exitCode !== 0) {
-    return {
-      action: "fail",
-      status: "failed",
-      checkpoint: true,
-      keepBranch: true,
-      alert: true,
-      reason: `agent exited with code ${input2.exitCode ?? "unknown"}`
-    };
-  }
-  switch (input2.signal.kind) {
-    case "complete":
-      if (input2.quality === "fail") {
-        return {
-          action: "continue",
-          status: "in-progress",
-          checkpoint: true,
-          keepBranch: true,
-          alert: false,
-          reason: "COMPLETE claimed but tests fail; next iteration"
-        };
-      }
-      return {
-        action: "open_pr",
-        status: "review",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "complete; PR opened for merge"
-      };
-    case "blocked":
-      return {
-        action: "blocked",
-        status: "blocked",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `blocked: ${input2.signal.text?.trim() || "no reason given"}`
-      };
-    case "needs_human":
-      return {
-        action: "needs_human",
-        status: "needs-human",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `needs a human: ${input2.signal.text?.trim() || "no question given"}`
-      };
-    case "none":
-      return {
-        action: "continue",
-        status: "in-progress",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "no signal; next iteration"
-      };
-  }
-}
-function decideRateLimit(input2) {
-  const now = toMs(input2.now);
-  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
-  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
-  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
-  if (!resetTooFar && input2.attempt < input2.retries) {
-    if (untilReset !== null) {
-      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
-    }
-    const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
-    return { action: "wait", ms, reason: `rate limited; backoff ${input2.attempt + 1} of ${input2.retries}` };
-  }
-  if (input2.agentIndex + 1 < input2.agentCount) {
-    return {
-      action: "switch_agent",
-      next: input2.agentIndex + 1,
-      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
-    };
-  }
-  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
-  return {
-    action: "end_job",
-    resumeAt: new Date(resumeAt).toISOString(),
-    reason: "every agent is limited; the task resumes after the reset"
-  };
-}
-var RECOVERY_ACTIONS = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
-});
-function toMs(t) {
-  if (typeof t === "number") return t;
-  if (typeof t === "string") return Date.parse(t);
-  return t.getTime();
-}
-
-// src/core/workerResult.ts
-var WORKER_OUTCOMES = [
-  "complete",
-  "blocked",
-  "needs_human",
-  "timeout",
-  "stuck",
-  "contradiction",
-  "failed",
-  "paused",
-  "rate_limited",
-  "usage_limited",
-  "budget_exceeded",
-  "auth",
-  "quota",
-  "claimed_elsewhere"
-];
-var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
-var HumanGateHitSchema = external_exports.object({
-  rule: external_exports.string(),
-  where: external_exports.enum(["diff", "path", "command"]),
-  match: external_exports.string(),
-  /** True when the rule is on the never-auto-approve list. */
-  neverAutoApprove: external_exports.boolean().default(false)
-});
-var WorkerResultSchema = external_exports.object({
-  version: external_exports.literal(1),
-  issue: external_exports.number().int().positive(),
-  attempt: external_exports.number().int().positive(),
-  dispatchId: external_exports.string().min(1),
-  status: external_exports.enum(["running", "finished"]),
-  result: WorkerOutcomeSchema.optional(),
-  reason: external_exports.string().optional(),
-  iterations: external_exports.number().int().nonnegative(),
-  maxIterations: external_exports.number().int().positive(),
-  commits: external_exports.number().int().nonnegative(),
-  headSha: external_exports.string().optional(),
-  branch: external_exports.string(),
-  prNumber: external_exports.number().int().positive().optional(),
-  lastSignal: external_exports.string().optional(),
-  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
-  costUsd: external_exports.number().nonnegative(),
-  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
-  resumeAt: external_exports.string().optional(),
-  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
-  startedAt: external_exports.string(),
-  updatedAt: external_exports.string()
-});
-var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
-var MARKER_SUFFIX = " -->";
-function renderWorkerResultMarker(result) {
-  const json2 = JSON.stringify(WorkerResultSchema.parse(result)).replace(/>/g, "\\u003e");
-  return `${MARKER_PREFIX}${json2}${MARKER_SUFFIX}`;
-}
-function parseWorkerResult(body) {
-  const start = body.lastIndexOf(MARKER_PREFIX);
-  if (start < 0) return null;
-  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
-  if (end < 0) return null;
-  try {
-    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 // src/worker/claim.ts
 function decideClaim(input2) {
   const { existing } = input2;
@@ -56178,7 +57018,7 @@ function cellText(text, max = 200) {
   const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
   return short.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/@/g, "@\u200B").replace(/`/g, "'");
 }
-function formatDuration(ms) {
+function formatDuration2(ms) {
   const seconds = Math.max(0, Math.round(ms / 1e3));
   const h = Math.floor(seconds / 3600);
   const m = Math.floor(seconds % 3600 / 60);
@@ -56217,7 +57057,7 @@ function renderProgressComment(view) {
       result.status === "running" ? `running \u2014 iteration ${Math.min(result.iterations + 1, result.maxIterations)} of ${result.maxIterations}` : `${result.result ?? "finished"} after ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}`
     ],
     ["Attempt", `${result.attempt}${view.runUrl ? ` \xB7 [workflow run](${view.runUrl})` : ""}`],
-    ["Elapsed", formatDuration(view.elapsedMs)],
+    ["Elapsed", formatDuration2(view.elapsedMs)],
     ["Last signal", result.lastSignal ? cellText(result.lastSignal) : "none yet"],
     ["Branch", `\`${cellText(result.branch)}\``],
     ["Cost", formatCost(result.costUsd, result.tokens)]
@@ -56296,195 +57136,9 @@ function summaryRows(result, elapsedMs, quality) {
     ],
     ["Tokens", `${result.tokens.input} in / ${result.tokens.output} out`],
     ["Cost", `$${result.costUsd.toFixed(4)}`],
-    ["Elapsed", formatDuration(elapsedMs)],
+    ["Elapsed", formatDuration2(elapsedMs)],
     ...result.resumeAt ? [["Resume after", result.resumeAt]] : []
   ];
-}
-
-// src/core/session.ts
-var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
-var SESSION_REASONS = [
-  /** Never started. */
-  "initial",
-  "user_start",
-  "user_resume",
-  "user_pause",
-  "user_stop",
-  /** N consecutive tasks failed (consecutiveErrorThreshold). */
-  "consecutive_failures",
-  /** The session's token or USD budget is used up. */
-  "budget_exhausted",
-  /** errorStrategy "abort": a failed task stops the session. */
-  "error_abort",
-  /** No ready task left and no worker running. */
-  "all_done",
-  /** New ready tasks appeared after the session had completed. */
-  "new_work"
-];
-
-// src/core/dashboard.ts
-var TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
-var STATE_OPEN = "<!-- autopilot:state v1\n";
-var STATE_CLOSE = "\n-->";
-var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
-var isoTime = external_exports.string().max(40);
-var count = external_exports.number().int().nonnegative();
-var SessionSchema = external_exports.object({
-  status: external_exports.enum(SESSION_STATUSES),
-  since: isoTime,
-  reason: external_exports.enum(SESSION_REASONS),
-  actor: external_exports.string().max(100),
-  detail: external_exports.string().max(500).optional(),
-  startedAt: isoTime.nullable()
-});
-var TaskRecordSchema = external_exports.object({
-  /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
-  attempt: count.default(0),
-  /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
-  retries: count.default(0),
-  /** Failed attempts since the last manual retry (weighed against maxRetries). */
-  failures: count.default(0),
-  /** The live (or last) dispatch. */
-  dispatchId: external_exports.string().max(100).optional(),
-  dispatchedAt: isoTime.optional(),
-  runId: external_exports.number().int().positive().optional(),
-  /** dispatchId of the last finished worker result acted on. */
-  handled: external_exports.string().max(100).optional(),
-  /** Not to be dispatched before this time (rate/usage limit reset, retry backoff). */
-  waitUntil: isoTime.optional(),
-  /** Times the PR's feedback (checks, reviews, conflicts) sent the task back to a worker. */
-  feedbackRounds: count.default(0),
-  /** Head SHA the last feedback was about (feedback is sent once per head). */
-  feedbackSha: external_exports.string().max(64).optional(),
-  /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
-  result: external_exports.string().max(40).optional(),
-  reason: external_exports.string().max(300).optional(),
-  /** When the task entered its current off-ramp (needs-human: when the question was asked). */
-  since: isoTime.optional(),
-  iterations: count.default(0),
-  tokensIn: external_exports.number().nonnegative().default(0),
-  tokensOut: external_exports.number().nonnegative().default(0),
-  costUsd: external_exports.number().nonnegative().default(0),
-  startedAt: isoTime.optional(),
-  /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
-  gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
-  pr: external_exports.number().int().positive().optional(),
-  /** A cancel of the live run was requested at this time. */
-  cancelAt: isoTime.optional(),
-  /** A merge was requested for this head SHA. */
-  merge: external_exports.object({ sha: external_exports.string().max(64), at: isoTime }).optional(),
-  /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
-  label: external_exports.string().max(20).optional(),
-  labelAt: isoTime.optional(),
-  /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
-  notices: external_exports.array(external_exports.string().max(80)).max(12).optional()
-});
-var HistoryEntrySchema = external_exports.object({
-  issue: external_exports.number().int().positive(),
-  title: external_exports.string().max(80),
-  outcome: external_exports.enum(["done", "skipped", "closed"]),
-  at: isoTime,
-  iterations: count.default(0),
-  tokens: external_exports.number().nonnegative().default(0),
-  costUsd: external_exports.number().nonnegative().default(0),
-  attempts: count.default(0),
-  pr: external_exports.number().int().positive().optional()
-});
-var Extreme = external_exports.object({ issue: external_exports.number().int().positive(), iterations: count }).nullable();
-var HistorySchema = external_exports.object({
-  completed: count.default(0),
-  skipped: count.default(0),
-  closed: count.default(0),
-  merges: count.default(0),
-  iterations: count.default(0),
-  completedIterations: count.default(0),
-  fastest: Extreme.default(null),
-  slowest: Extreme.default(null),
-  tokensIn: external_exports.number().nonnegative().default(0),
-  tokensOut: external_exports.number().nonnegative().default(0),
-  costUsd: external_exports.number().nonnegative().default(0),
-  /** History comments written so far. */
-  comments: count.default(0)
-});
-var IncidentSchema = external_exports.object({
-  at: isoTime,
-  kind: external_exports.string().max(40),
-  message: external_exports.string().max(400)
-});
-var ConfigOverridesSchema = external_exports.object({
-  maxParallel: external_exports.number().int().min(1).max(20).optional(),
-  labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
-  dryRun: external_exports.boolean().optional()
-}).strict();
-var DashboardStateSchema = external_exports.object({
-  version: external_exports.literal(1),
-  /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
-  revision: count.default(0),
-  session: SessionSchema,
-  overrides: ConfigOverridesSchema.nullable().default(null),
-  /** Task records by issue number. */
-  tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
-  consecutiveFailures: count.default(0),
-  /** The issues of the current run of failures, for the pause message. */
-  failedInARow: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
-  /** Newest comment processed (ids grow with time). */
-  cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
-  /** Recently processed comment ids (bounded). */
-  processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
-  /** Logins that already got the polite refusal (bounded). */
-  refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
-  history: HistorySchema.prefault({}),
-  pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
-  incidents: external_exports.array(IncidentSchema).max(20).default([]),
-  /** Tasks that just left the state (done, skipped, closed): a stale read may still show them open. */
-  recent: external_exports.array(
-    external_exports.object({
-      issue: external_exports.number().int().positive(),
-      outcome: external_exports.enum(["done", "skipped", "closed"]),
-      at: isoTime
-    })
-  ).max(30).default([]),
-  /** The tracking issue a pin was requested for (0: the one being created). */
-  pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
-  /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
-  digest: external_exports.string().max(16).default(""),
-  renderedAt: isoTime.nullable().default(null)
-});
-function parseDashboard(body) {
-  const text = (body ?? "").replace(/\r\n/g, "\n");
-  const start = text.lastIndexOf(STATE_OPEN);
-  const visible = start >= 0 ? text.slice(0, start) : text;
-  let state = null;
-  if (start >= 0) {
-    const end = text.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
-    if (end >= 0) {
-      try {
-        const parsed = DashboardStateSchema.safeParse(JSON.parse(text.slice(start + STATE_OPEN.length, end)));
-        if (parsed.success) state = parsed.data;
-      } catch {
-        state = null;
-      }
-    }
-  }
-  const checkedBoxes = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const line of visible.split("\n")) {
-    const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
-    if (!m) continue;
-    const key = `${m[1]}#${m[2]}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    checkedBoxes.push({ action: m[1], issue: Number(m[2]) });
-  }
-  const status2 = SESSION_MARKER.exec(visible)?.[1];
-  const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return {
-    state,
-    corrupt: state === null,
-    checkedBoxes,
-    visibleStatus,
-    hasMarker: text.includes(TRACKING_MARKER)
-  };
 }
 
 // src/worker/sessionStatus.ts
@@ -56579,6 +57233,7 @@ var WorkerLoop = class {
       tokens: { input: 0, output: 0 },
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
+      ...config2.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {},
       startedAt: now,
       updatedAt: now
     };
@@ -56601,6 +57256,10 @@ var WorkerLoop = class {
   jobUsage = { input: 0, output: 0, costUsd: 0 };
   lastFinalMessage = "";
   agentIndex = 0;
+  /** The agent's work tree, where the progress notes live and the quality commands are detected. */
+  get tree() {
+    return this.deps.workTree ?? this.inputs.workspace;
+  }
   get log() {
     return this.deps.log;
   }
@@ -56985,7 +57644,7 @@ var WorkerLoop = class {
     const configured = this.config.qualityCommands;
     let commands;
     if (configured === "auto") {
-      commands = await this.deps.quality.detect(this.inputs.workspace);
+      commands = await this.deps.quality.detect(this.tree);
       this.qualitySource = commands.length ? "detected" : "none";
     } else {
       commands = configured;
@@ -57091,17 +57750,13 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
   // ---------------------------------------------------------------------------------------------------------
   // Progress notes on the branch
-  notesFile() {
-    return path3.join(this.inputs.workspace, PROGRESS_NOTES_PATH);
-  }
+  // The notes live in the agent's work tree: read and written without following its links (tree-files.ts).
   async ensureNotes(title) {
-    const file2 = this.notesFile();
-    try {
-      await readFile2(file2, "utf8");
-    } catch {
-      await mkdir4(path3.dirname(file2), { recursive: true });
-      await writeFile4(
-        file2,
+    const root = this.tree;
+    if (await readTreeFile(root, PROGRESS_NOTES_PATH).catch(() => "") === null) {
+      await writeTreeFile(
+        root,
+        PROGRESS_NOTES_PATH,
         [
           `# Progress notes for #${this.inputs.issue}: ${title.replace(/[\r\n]+/g, " ")}`,
           "",
@@ -57116,9 +57771,10 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
   async readNotes() {
     try {
-      const text = await readFile2(this.notesFile(), "utf8");
+      const text = await readTreeFile(this.tree, PROGRESS_NOTES_PATH) ?? "";
       return text.length > 3e4 ? text.slice(-3e4) : text;
-    } catch {
+    } catch (error63) {
+      this.warn(`the progress notes were not read: ${errorMessage2(error63)}`);
       return "";
     }
   }
@@ -57129,8 +57785,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
     ).replace(/\s+/g, " ").slice(0, 200)}; ${outcome.replace(/\s+/g, " ")}
 `;
     try {
-      await mkdir4(path3.dirname(this.notesFile()), { recursive: true });
-      await appendFile2(this.notesFile(), line);
+      await writeTreeFile(this.tree, PROGRESS_NOTES_PATH, line, { append: true });
     } catch (error63) {
       this.warn(`could not write the progress notes: ${errorMessage2(error63)}`);
     }
@@ -57260,98 +57915,17 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
 };
 
-// src/worker/quality.ts
-import { readFile as readFile3, stat as stat2 } from "node:fs/promises";
-import path4 from "node:path";
-async function exists2(file2) {
-  try {
-    await stat2(file2);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function readText(file2) {
-  try {
-    return await readFile3(file2, "utf8");
-  } catch {
-    return null;
-  }
-}
-var NPM_DEFAULT_TEST = /no test specified/;
-async function detectQualityCommands(dir) {
-  const commands = [];
-  const pkgText = await readText(path4.join(dir, "package.json"));
-  if (pkgText) {
-    try {
-      const pkg = JSON.parse(pkgText);
-      const scripts = pkg.scripts ?? {};
-      const runner = await exists2(path4.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists2(path4.join(dir, "yarn.lock")) ? "yarn" : "npm";
-      for (const name of ["lint", "typecheck", "build", "test"]) {
-        const script = scripts[name];
-        if (typeof script !== "string" || script.trim() === "") continue;
-        if (name === "test" && NPM_DEFAULT_TEST.test(script)) continue;
-        commands.push(
-          runner === "npm" ? name === "test" ? "npm test" : `npm run ${name}` : `${runner} run ${name}`
-        );
-      }
-    } catch {
-    }
-  }
-  const pyproject = await readText(path4.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path4.join(dir, "setup.cfg"));
-  const toxIni = await readText(path4.join(dir, "tox.ini"));
-  const usesPytest = await exists2(path4.join(dir, "pytest.ini")) || await exists2(path4.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
-  if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists2(path4.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists2(path4.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path4.join(dir, "Makefile")) ?? await readText(path4.join(dir, "makefile"));
-  if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
-  return commands;
-}
-async function runQualityCommands(options) {
-  const run2 = options.run ?? runProcess;
-  const keep = options.keepChars ?? 6e3;
-  const results = [];
-  for (const command of options.commands) {
-    const result = await run2({
-      command: "/bin/sh",
-      args: ["-c", command],
-      cwd: options.cwd,
-      env: options.env,
-      timeoutMs: options.timeoutMs,
-      maxOutputBytes: 2 * 1024 * 1024
-    });
-    const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
-    const passed = result.exitCode === 0 && !result.timedOut;
-    let output2 = lastLines(combined, 200, keep);
-    if (result.timedOut) output2 += `
-[killed after ${Math.round(options.timeoutMs / 1e3)} s]`;
-    if (result.spawnError) output2 += `
-[could not start: ${result.spawnError}]`;
-    results.push({
-      command,
-      passed,
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      durationMs: result.durationMs,
-      output: output2
-    });
-  }
-  return results;
-}
-
 // src/worker/runner.ts
 var FAILING_OUTCOMES = /* @__PURE__ */ new Set(["failed", "auth", "quota"]);
 var coreLog = {
-  debug: (message) => debug(message),
-  info: (message) => info(message),
-  warning: (message) => warning(message),
-  error: (message) => error(message)
+  debug: (message) => debug(safeLogText(message)),
+  info: (message) => info(safeLogText(message)),
+  warning: (message) => warning(safeLogText(message)),
+  error: (message) => error(safeLogText(message))
 };
 async function readConfigFile(workspace) {
   try {
-    return await readFile4(path5.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path6.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -57361,7 +57935,7 @@ async function loadConfig(workspace, overrides) {
   const parsed = parseConfig(await readConfigFile(workspace), CONFIG_PATH);
   if (!parsed.ok) throw parsed.error;
   for (const warning2 of parsed.warnings) warning(warning2);
-  const applied = applyConfigOverrides(parsed.config, overrides, "the `config` input");
+  const applied = applyWorkerOverrides(parsed.config, overrides, "the `config` input");
   if (!applied.ok) throw applied.error;
   for (const warning2 of applied.warnings) warning(warning2);
   return applied.config;
@@ -57369,14 +57943,14 @@ async function loadConfig(workspace, overrides) {
 async function defaultBranchFromEvent(env) {
   if (!env.GITHUB_EVENT_PATH) return null;
   try {
-    const event = JSON.parse(await readFile4(env.GITHUB_EVENT_PATH, "utf8"));
+    const event = JSON.parse(await readFile3(env.GITHUB_EVENT_PATH, "utf8"));
     return event.repository?.default_branch ?? null;
   } catch {
     return null;
   }
 }
 function abortableSleep(ms, signal) {
-  return delay(ms, void 0, signal ? { signal } : {}).then(
+  return delay2(ms, void 0, signal ? { signal } : {}).then(
     () => void 0,
     () => void 0
   );
@@ -57393,6 +57967,7 @@ async function run(options = {}) {
     ["SIGTERM", onSignal("SIGTERM")]
   ];
   for (const [name, handler2] of handlers) process.on(name, handler2);
+  let boundary = null;
   try {
     const inputs = parseInputs((name) => getInput(name));
     setSecret(inputs.githubToken);
@@ -57415,34 +57990,23 @@ async function run(options = {}) {
     });
     const github = createWorkerGitHubClient(octokit, { owner, repo });
     const defaultBranch = await defaultBranchFromEvent(env) ?? await github.getDefaultBranch();
-    const scratch = await mkdtemp(path5.join(env.RUNNER_TEMP ?? os5.tmpdir(), "autopilot-worker-"));
-    await mkdir5(path5.join(scratch, "agent"), { recursive: true });
-    const git = new Git({
-      cwd: workspace,
+    const user = await setupAgentUser({ isolation: config2.isolation, env });
+    if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
+    const scratch = await mkdtemp2(path6.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
+    const parts = await createIsolatedParts({
+      workspace,
+      workerDir: scratch,
+      user,
+      qualityEnvNames: config2.agents.primary.env,
+      parentEnv: env,
       token: inputs.githubToken,
-      stateDir: path5.join(scratch, "git"),
-      parentEnv: env,
-      ...inputs.gitUserName ? { userName: inputs.gitUserName } : {},
-      ...inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}
-    });
-    const agent = createAgentRunner({
-      workdir: workspace,
-      scratchDir: path5.join(scratch, "agent"),
-      parentEnv: env,
       secretValues: [inputs.githubToken],
-      onLine: (line) => info(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`)
+      ...inputs.gitUserName ? { userName: inputs.gitUserName } : {},
+      ...inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {},
+      onLine: (line) => info(safeLogText(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`)),
+      warn: (message) => warning(safeLogText(message))
     });
-    const qualityEnv = buildAgentEnv({
-      parentEnv: env,
-      presetKeys: [],
-      extraNames: config2.agents.primary.env,
-      home: path5.join(scratch, "agent", "home"),
-      tmpdir: path5.join(scratch, "agent", "tmp"),
-      additions: { CI: "true" },
-      secretValues: [inputs.githubToken]
-    }).env;
-    await mkdir5(qualityEnv.HOME, { recursive: true });
-    await mkdir5(qualityEnv.TMPDIR, { recursive: true });
+    boundary = parts.boundary;
     const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : null;
     const dispatchId = inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
     const result = await runWorker(
@@ -57458,12 +58022,10 @@ async function run(options = {}) {
       },
       config2,
       {
-        git,
-        agent,
-        quality: {
-          detect: detectQualityCommands,
-          run: (commands, timeoutMs) => runQualityCommands({ commands, cwd: workspace, env: qualityEnv, timeoutMs })
-        },
+        git: parts.git,
+        agent: parts.agent,
+        quality: parts.quality,
+        workTree: parts.boundary.dirs.workTree,
         github,
         clock: () => Date.now(),
         sleep: abortableSleep,
@@ -57481,6 +58043,9 @@ async function run(options = {}) {
     return null;
   } finally {
     for (const [name, handler2] of handlers) process.off(name, handler2);
+    await boundary?.close().catch(
+      (error63) => warning(`could not clean up after the agent: ${error63 instanceof Error ? error63.message : error63}`)
+    );
   }
 }
 async function report(run2) {
@@ -57508,7 +58073,10 @@ async function report(run2) {
 
 ${run2.warnings.map((w) => `- ${w}`).join("\n")}
 ` : ""
-    ).addRaw(`
+    ).addRaw(result.agentAccess ? `
+
+**Agent access:** ${result.agentAccess}
+` : "").addRaw(`
 
 GitHub requests: ${run2.requests}
 `).write();
