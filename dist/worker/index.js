@@ -53477,7 +53477,7 @@ async function setupAgentUser(options) {
   const setpriv = systemBinary("setpriv");
   if (!root) {
     const check2 = sudo ? await exec(sudo, ["-n", "true"]) : null;
-    if (!check2 || check2.code !== 0) {
+    if (check2?.code !== 0) {
       throw new IsolationError(
         `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
       );
@@ -55195,7 +55195,8 @@ function createBoundary(options) {
     if (outcome !== true) outcome = await make(null);
     await rm2(bundle, { force: true });
     if (outcome === true) synced = head;
-    else options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
+    else
+      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
   };
   return {
     dirs,

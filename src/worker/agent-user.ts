@@ -138,7 +138,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
   const setpriv = systemBinary("setpriv");
   if (!root) {
     const check = sudo ? await exec(sudo, ["-n", "true"]) : null;
-    if (!check || check.code !== 0) {
+    if (check?.code !== 0) {
       throw new IsolationError(
         "the agent cannot be isolated: the worker is not root and has no password-less sudo " +
           `(${sudo ? check?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). ` +

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { AgentConfig } from "../core/config.js";
 import { getPreset } from "./agents/index.js";
 import type { AgentOutput, PresetName } from "./agents/types.js";
-import type { Boundary } from "./boundary.js";
+import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agentEnv.js";
 import { runProcess } from "./process.js";
 
@@ -48,7 +48,11 @@ export interface AgentRunnerOptions {
   home?: string;
   tmpdir?: string;
   /** Runs the agent as its own OS user (absent: as the worker's user, in tests of the runner alone). */
-  boundary?: Pick<Boundary, "handOver" | "takeBack" | "user">;
+  boundary?: {
+    handOver(): Promise<void>;
+    takeBack(): Promise<unknown>;
+    user: Pick<AgentUser, "wrap" | "killAll" | "isolated">;
+  };
   parentEnv: NodeJS.ProcessEnv;
   /** Values that must never reach the agent (the GitHub token). */
   secretValues: string[];

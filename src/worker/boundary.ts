@@ -169,7 +169,8 @@ export function createBoundary(options: {
     if (outcome !== true) outcome = await make(null);
     await rm(bundle, { force: true });
     if (outcome === true) synced = head;
-    else options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
+    else
+      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
   };
   return {
     dirs,

@@ -5,7 +5,12 @@
  * presets, the human gate, isolation, quality commands — comes only from the configuration file on the default
  * branch; naming one here is an error that says where to set it instead.
  */
-import { type AutopilotConfig, applyConfigOverrides, ConfigError, type ConfigResult } from "../core/config.js";
+import {
+  type AutopilotConfig,
+  applyConfigOverrides,
+  ConfigError,
+  type ConfigResult,
+} from "../core/config.js";
 import { ConfigOverridesSchema } from "../core/dashboard.js";
 
 export const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
