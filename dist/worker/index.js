@@ -55125,7 +55125,7 @@ async function isolateCheckout(options) {
     await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
     await rm2(source, { recursive: true, force: true });
   }
-  const agentDir = await mkdtemp(path5.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
+  const agentDir = options.agentDir ? (await mkdir5(options.agentDir, { recursive: true }), options.agentDir) : await mkdtemp(path5.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
   await chmod3(agentDir, 493);
   const workTree = path5.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
@@ -55222,7 +55222,8 @@ async function createIsolatedParts(options) {
   const dirs = await isolateCheckout({
     workspace: options.workspace,
     workerDir: options.workerDir,
-    ...options.agentBase ? { agentBase: options.agentBase } : {}
+    ...options.agentBase ? { agentBase: options.agentBase } : {},
+    ...options.agentDir ? { agentDir: options.agentDir } : {}
   });
   const userName = options.userName || "autopilot[bot]";
   const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";

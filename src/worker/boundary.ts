@@ -55,6 +55,8 @@ export async function isolateCheckout(options: {
   workerDir: string;
   /** Where the agent's directory is made (default: the system temp dir, reachable by any user). */
   agentBase?: string;
+  /** The agent's directory itself (tests that must know the work tree's path in advance); made if missing. */
+  agentDir?: string;
 }): Promise<BoundaryDirs> {
   const { workspace, workerDir } = options;
   const source = path.join(workspace, ".git");
@@ -72,7 +74,9 @@ export async function isolateCheckout(options: {
     await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
     await rm(source, { recursive: true, force: true });
   }
-  const agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
+  const agentDir = options.agentDir
+    ? (await mkdir(options.agentDir, { recursive: true }), options.agentDir)
+    : await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
   // Traversable, so the agent can reach its work tree and read its prompt; only the worker writes it.
   await chmod(agentDir, 0o755);
   const workTree = path.join(agentDir, "work");
@@ -204,6 +208,7 @@ export async function createIsolatedParts(options: {
   workspace: string;
   workerDir: string;
   agentBase?: string;
+  agentDir?: string;
   user: AgentUser;
   /** Names of the worker's environment passed to the quality commands (the primary agent's `env`). */
   qualityEnvNames?: readonly string[];
@@ -221,6 +226,7 @@ export async function createIsolatedParts(options: {
     workspace: options.workspace,
     workerDir: options.workerDir,
     ...(options.agentBase ? { agentBase: options.agentBase } : {}),
+    ...(options.agentDir ? { agentDir: options.agentDir } : {}),
   });
   const userName = options.userName || "autopilot[bot]";
   const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";

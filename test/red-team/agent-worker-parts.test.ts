@@ -31,7 +31,9 @@ async function scratch(): Promise<string> {
   return dir;
 }
 
-describe("the worker's private directory, attacked by the agent's user knowing its exact path", () => {
+describe("the worker's private directory, attacked by the agent's user knowing its exact path", {
+  timeout: 120_000,
+}, () => {
   it("cannot be listed, read or written, nor can the worker's git config or repository", async () => {
     const { root, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
     roots.push(root);

@@ -42,7 +42,8 @@ function spy(
     .map((line) => JSON.parse(line));
 }
 
-describe("the worker against a real git remote", () => {
+// Real processes, git and a second OS user on a loaded two-core machine: generous limits, no timing asserted.
+describe("the worker against a real git remote", { timeout: 180_000 }, () => {
   it("runs a custom command agent that edits files and completes: commits pushed, quality gate run, PR opened", async () => {
     const { root, remote, workspace } = await remoteAndClone({
       "package.json": JSON.stringify({
