@@ -213,7 +213,7 @@ describe("the worker against a real git remote", { timeout: 180_000 }, () => {
       ],
       { cwd: repoRoot, stdio: "ignore" },
     );
-    const deadline = Date.now() + 25_000;
+    const deadline = Date.now() + 150_000;
     while (!existsSync(hangFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(hangFile)).toBe(true);
     // A runner that dies takes everything with it: the worker and the agent's process group.
