@@ -251,5 +251,5 @@ describe("the worker against a real git remote", { timeout: 180_000 }, () => {
     const notes = git(remote, "show", "autopilot/issue-7~1:.autopilot/progress.md");
     expect(notes).toContain("attempt 1, iteration 2");
     expect(notes).toContain("attempt 2, iteration 1");
-  }, 60_000);
+  }, 300_000);
 });
