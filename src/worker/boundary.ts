@@ -74,9 +74,9 @@ export async function isolateCheckout(options: {
     await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
     await rm(source, { recursive: true, force: true });
   }
-  const agentDir = options.agentDir
-    ? (await mkdir(options.agentDir, { recursive: true }), options.agentDir)
-    : await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
+  let agentDir = options.agentDir;
+  if (agentDir) await mkdir(agentDir, { recursive: true });
+  else agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
   // Traversable, so the agent can reach its work tree and read its prompt; only the worker writes it.
   await chmod(agentDir, 0o755);
   const workTree = path.join(agentDir, "work");
