@@ -61131,6 +61131,9 @@ var ConfigSchema = external_exports.strictObject({
   }),
   dryRun: external_exports.boolean().default(false).describe(
     "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
+  ),
+  isolation: external_exports.enum(["user", "none"]).default("user").describe(
+    "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
   )
 }).superRefine(checkConfig, { when: (payload) => isPlainObject4(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
@@ -62359,6 +62362,72 @@ var RECOVERY_ACTIONS = Object.freeze({
   failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
 });
 
+// src/core/workerResult.ts
+var WORKER_OUTCOMES = [
+  "complete",
+  "blocked",
+  "needs_human",
+  "timeout",
+  "stuck",
+  "contradiction",
+  "failed",
+  "paused",
+  "rate_limited",
+  "usage_limited",
+  "budget_exceeded",
+  "auth",
+  "quota",
+  "claimed_elsewhere"
+];
+var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
+var HumanGateHitSchema = external_exports.object({
+  rule: external_exports.string(),
+  where: external_exports.enum(["diff", "path", "command"]),
+  match: external_exports.string(),
+  /** True when the rule is on the never-auto-approve list. */
+  neverAutoApprove: external_exports.boolean().default(false)
+});
+var WorkerResultSchema = external_exports.object({
+  version: external_exports.literal(1),
+  issue: external_exports.number().int().positive(),
+  attempt: external_exports.number().int().positive(),
+  dispatchId: external_exports.string().min(1),
+  status: external_exports.enum(["running", "finished"]),
+  result: WorkerOutcomeSchema.optional(),
+  reason: external_exports.string().optional(),
+  iterations: external_exports.number().int().nonnegative(),
+  maxIterations: external_exports.number().int().positive(),
+  commits: external_exports.number().int().nonnegative(),
+  headSha: external_exports.string().optional(),
+  branch: external_exports.string(),
+  prNumber: external_exports.number().int().positive().optional(),
+  lastSignal: external_exports.string().optional(),
+  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
+  costUsd: external_exports.number().nonnegative(),
+  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
+  resumeAt: external_exports.string().optional(),
+  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  agentAccess: external_exports.string().max(300).optional(),
+  startedAt: external_exports.string(),
+  updatedAt: external_exports.string()
+});
+var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
+var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
+var MARKER_SUFFIX = " -->";
+function parseWorkerResult(body) {
+  const start = body.lastIndexOf(MARKER_PREFIX);
+  if (start < 0) return null;
+  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
+  if (end < 0) return null;
+  try {
+    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 // src/core/dashboard.ts
 var TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 var TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
@@ -62620,6 +62689,7 @@ function renderVisible(state, view, now, limits) {
   out.push(
     `**Session:** ${s.status} since ${formatTime(s.since)}${who} \u2014 ${escapeInline(describeReason(s.reason))}` + (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") + (view.dryRun ? " \xB7 **dry run**: Autopilot decides and reports but changes nothing on GitHub" : "")
   );
+  if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
   const p = view.progress;
   const parts = [
     `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,
@@ -74740,6 +74810,7 @@ ${renderHistoryComment(compaction.flush)}`;
       dryRun: this.config.dryRun,
       maxParallel: this.config.maxParallel,
       maxIterations: this.config.maxIterations,
+      ...this.config.isolation === "none" ? { unisolated: true } : {},
       slots: [],
       queue: pool.ranked.map((t) => ({
         issue: t.issue,
@@ -75567,69 +75638,6 @@ var ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
-
-// src/core/workerResult.ts
-var WORKER_OUTCOMES = [
-  "complete",
-  "blocked",
-  "needs_human",
-  "timeout",
-  "stuck",
-  "contradiction",
-  "failed",
-  "paused",
-  "rate_limited",
-  "usage_limited",
-  "budget_exceeded",
-  "auth",
-  "quota",
-  "claimed_elsewhere"
-];
-var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
-var HumanGateHitSchema = external_exports.object({
-  rule: external_exports.string(),
-  where: external_exports.enum(["diff", "path", "command"]),
-  match: external_exports.string(),
-  /** True when the rule is on the never-auto-approve list. */
-  neverAutoApprove: external_exports.boolean().default(false)
-});
-var WorkerResultSchema = external_exports.object({
-  version: external_exports.literal(1),
-  issue: external_exports.number().int().positive(),
-  attempt: external_exports.number().int().positive(),
-  dispatchId: external_exports.string().min(1),
-  status: external_exports.enum(["running", "finished"]),
-  result: WorkerOutcomeSchema.optional(),
-  reason: external_exports.string().optional(),
-  iterations: external_exports.number().int().nonnegative(),
-  maxIterations: external_exports.number().int().positive(),
-  commits: external_exports.number().int().nonnegative(),
-  headSha: external_exports.string().optional(),
-  branch: external_exports.string(),
-  prNumber: external_exports.number().int().positive().optional(),
-  lastSignal: external_exports.string().optional(),
-  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
-  costUsd: external_exports.number().nonnegative(),
-  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
-  resumeAt: external_exports.string().optional(),
-  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
-  startedAt: external_exports.string(),
-  updatedAt: external_exports.string()
-});
-var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
-var MARKER_SUFFIX = " -->";
-function parseWorkerResult(body) {
-  const start = body.lastIndexOf(MARKER_PREFIX);
-  if (start < 0) return null;
-  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
-  if (end < 0) return null;
-  try {
-    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
 
 // src/github/snapshot.ts
 var CONFIG_FILE = CONFIG_PATH;

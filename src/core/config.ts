@@ -416,6 +416,15 @@ export const ConfigSchema = z
       .describe(
         "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges).",
       ),
+    isolation: z
+      .enum(["user", "none"])
+      .default("user")
+      .describe(
+        "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as " +
+          "a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and " +
+          "no password-less sudo); `none` runs them as the worker's own user, which can then read the token. " +
+          "Only `.github/autopilot.yml` on the default branch can set it.",
+      ),
   })
   .superRefine(checkConfig, { when: (payload) => isPlainObject(payload.value) })
   .meta({

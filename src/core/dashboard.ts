@@ -38,6 +38,7 @@ import type { WorldSnapshot } from "./snapshot.js";
 import type { SessionStatistics } from "./stats.js";
 import { formatDuration } from "./stats.js";
 import { taskStatusFromLabels, type TaskStatus } from "./task.js";
+import { UNISOLATED_AGENT_ACCESS } from "./workerResult.js";
 
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
@@ -379,6 +380,8 @@ export interface DashboardView {
   progress: { done: number; total: number };
   /** Markdown from `renderConfigError`, when the config file is bad. */
   configProblems: string | null;
+  /** True with `isolation: none`: the dashboard says what the agent can reach. */
+  unisolated?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -449,6 +452,7 @@ function renderVisible(state: DashboardState, view: DashboardView, now: Date | n
       (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") +
       (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : ""),
   );
+  if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
   const p = view.progress;
   const parts = [
     `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,

@@ -1609,6 +1609,7 @@ class Reconcile {
       dryRun: this.config.dryRun,
       maxParallel: this.config.maxParallel,
       maxIterations: this.config.maxIterations,
+      ...(this.config.isolation === "none" ? { unisolated: true } : {}),
       slots: [],
       queue: pool.ranked.map((t) => ({
         issue: t.issue,

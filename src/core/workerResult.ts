@@ -53,10 +53,17 @@ export const WorkerResultSchema = z.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: z.string().optional(),
   humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
+  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  agentAccess: z.string().max(300).optional(),
   startedAt: z.string(),
   updatedAt: z.string(),
 });
 export type WorkerResult = z.infer<typeof WorkerResultSchema>;
+
+/** What an agent run without isolation (`isolation: none`) can reach, in one line (job summary, dashboard). */
+export const UNISOLATED_AGENT_ACCESS =
+  "isolation: none — the agent runs as the worker's own user: it can read the worker's GitHub token (its " +
+  "process environment), git configuration and files, and push with that token.";
 
 const MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
 const MARKER_SUFFIX = " -->";

@@ -142,7 +142,18 @@ export interface RunRecord {
   completedAt: Date | null;
 }
 
+/** Agent-user slots of the jobs running in this process (see where a run starts). */
+const agentSlots = new Set<number>();
+function takeAgentSlot(): number {
+  let slot = 0;
+  while (agentSlots.has(slot)) slot++;
+  agentSlots.add(slot);
+  return slot;
+}
+
 interface RunHandle {
+  /** The worker's agent user for this run's jobs (AUTOPILOT_AGENT_USER). */
+  agentUser?: string;
   record: RunRecord;
   request: WorkflowRunRequest;
   cancelInProgress: boolean;
@@ -776,6 +787,11 @@ export class ActionsRunner {
     handle.dir = dir;
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
+    // Each GitHub-hosted job has a VM of its own, so one agent user per job is enough there; here jobs share a
+    // machine, and the worker kills every process of its agent user after each iteration, so each running job
+    // gets a user of its own (a small pool, reused).
+    const agentSlot = takeAgentSlot();
+    handle.agentUser = `ap-sbx${process.env.VITEST_POOL_ID ?? ""}-${agentSlot}`;
     try {
       for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
         const result = await this.runJob(handle, workflow, jobId, job, token, dir);
@@ -789,6 +805,7 @@ export class ActionsRunner {
       conclusion = "failure";
       reason = (error as Error).message;
     }
+    agentSlots.delete(agentSlot);
     if (handle.killed) {
       conclusion = "failure";
       reason = "The runner has received a shutdown signal. The operation was canceled.";
@@ -876,6 +893,7 @@ export class ActionsRunner {
       RUNNER_ENVIRONMENT: "github-hosted",
       RUNNER_TEMP: runnerTemp,
       RUNNER_TOOL_CACHE: toolCache,
+      ...(handle.agentUser ? { AUTOPILOT_AGENT_USER: handle.agentUser } : {}),
       RUNNER_WORKSPACE: join(dir, "work", repo.name),
     };
 

@@ -8,7 +8,7 @@
  * issue from the branch it runs on (`autopilot/issue-N`), then the prompt, and keeps a per-issue run counter
  * beside the script so "once" behaviours hold across jobs (each job starts from a fresh clone).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -119,6 +119,10 @@ export interface DemoAgentScript {
 /** Writes the script the agent reads; returns its path. */
 export function writeDemoScript(dir: string, issues: Record<number, DemoAgentEntry>): string {
   mkdirSync(dir, { recursive: true });
+  // The worker runs the agent as its own OS user: it reads this script and keeps its run counts in state/.
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, "state"), { recursive: true });
+  chmodSync(join(dir, "state"), 0o1777);
   const script: DemoAgentScript = {
     stateDir: join(dir, "state"),
     issues: Object.fromEntries(Object.entries(issues)),

@@ -7,7 +7,7 @@
  * Ctrl-C (SIGINT/SIGTERM) stops the sandbox, kills every run and removes every temporary directory; a second
  * Ctrl-C exits at once after killing the runs' process groups.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -556,6 +556,8 @@ export async function runScenario(
   let interrupted = false;
   let actions: ActionsRunner | null = null;
   const tempDir = mkdtempSync(join(tmpdir(), "autopilot-scenario-"));
+  // Traversable by the worker's agent user, which reads the demo agent's script under it.
+  chmodSync(tempDir, 0o755);
   onCleanup("temporary files", 90, () => rmSync(tempDir, { recursive: true, force: true }));
   const onSignal = () => {
     if (interrupted) {

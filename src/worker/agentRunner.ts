@@ -1,13 +1,16 @@
 /**
- * Runs one agent iteration as a real process: the prompt goes to a file outside the workspace, the preset
+ * Runs one agent iteration as a real process: the prompt goes to a file outside the work tree, the preset
  * builds the command line, the environment is the allow-list of agentEnv.ts, and the process tree is killed at
- * the iteration timeout.
+ * the iteration timeout. With a boundary (boundary.ts) the process runs as the agent's OS user: its directories
+ * are handed over before it starts, and after it ends every process of that user is killed and the directories
+ * are taken back.
  */
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentConfig } from "../core/config.js";
 import { getPreset } from "./agents/index.js";
 import type { AgentOutput, PresetName } from "./agents/types.js";
+import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agentEnv.js";
 import { runProcess } from "./process.js";
 
@@ -40,8 +43,16 @@ export type AgentRunner = (request: AgentRunRequest) => Promise<AgentRunResult>;
 
 export interface AgentRunnerOptions {
   workdir: string;
-  /** Outside the workspace: prompt files, the agent's HOME and TMPDIR. */
+  /** Outside the work tree: prompt files (and, by default, the agent's HOME and TMPDIR). */
   scratchDir: string;
+  home?: string;
+  tmpdir?: string;
+  /** Runs the agent as its own OS user (absent: as the worker's user, in tests of the runner alone). */
+  boundary?: {
+    handOver(): Promise<void>;
+    takeBack(): Promise<unknown>;
+    user: Pick<AgentUser, "wrap" | "killAll" | "isolated">;
+  };
   parentEnv: NodeJS.ProcessEnv;
   /** Values that must never reach the agent (the GitHub token). */
   secretValues: string[];
@@ -53,13 +64,15 @@ export interface AgentRunnerOptions {
 export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   return async (request) => {
     const preset = getPreset(request.agent.preset);
-    const home = path.join(options.scratchDir, "home");
-    const tmpdir = path.join(options.scratchDir, "tmp");
+    const home = options.home ?? path.join(options.scratchDir, "home");
+    const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
     await mkdir(tmpdir, { recursive: true });
     const promptFile = path.join(options.scratchDir, `prompt-${request.iteration}.md`);
-    await writeFile(promptFile, request.prompt, { mode: 0o600 });
-    await chmod(promptFile, 0o600);
+    // Readable by the agent's user, writable only by the worker.
+    const mode = options.boundary?.user.isolated ? 0o644 : 0o600;
+    await writeFile(promptFile, request.prompt, { mode });
+    await chmod(promptFile, mode);
 
     const invocation = preset.buildInvocation({
       prompt: request.prompt,
@@ -88,7 +101,9 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       secretValues: options.secretValues,
     });
 
+    await options.boundary?.handOver();
     const result = await runProcess({
+      ...(options.boundary ? { runAs: options.boundary.user } : {}),
       command: invocation.command,
       args: invocation.args,
       cwd: options.workdir,
@@ -99,7 +114,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
       ...(options.onLine ? { onStdoutLine: options.onLine, onStderrLine: options.onLine } : {}),
-    });
+    }).finally(() => options.boundary?.takeBack());
     const output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     return {
       preset: preset.name,

@@ -1,14 +1,45 @@
 /**
- * The worker's git. Only the worker's own fetch and push carry the GitHub token, as an `http.extraheader` passed
- * through GIT_CONFIG_* environment variables of that one git process (never in argv, never in .git/config).
- * Every worker git command runs with a minimal environment, hooks disabled, credential helpers off, and a
- * global config frozen before the agent ran, and the repository's .git/config is restored from a snapshot
- * before the worker touches git after an agent run: an agent that planted a hook, a filter driver or a URL
- * rewrite cannot make the worker's git hand it the token.
+ * The worker's git. It never trusts the agent's checkout: the repository it commits and pushes from is a git
+ * directory only the worker can write (the checkout's `.git`, moved out of the work tree before the agent ever
+ * ran; see boundary.ts), used with the agent's work tree as `GIT_WORK_TREE`. What the agent does in its own `.git`
+ * (config, hooks, replace objects, attributes, tags, commits) never reaches a worker git process; only the files
+ * of its work tree do, as content.
+ *
+ * Every worker git process: is the git binary resolved by absolute path when the worker started (a `git` planted
+ * on PATH or in the work tree is never run); reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
+ * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
+ * hooks directory), no fsmonitor, no credential helper, no textconv or external diff; and the private
+ * `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`, `ident`,
+ * `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own fetch and
+ * push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never argv,
+ * never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
 import { execFile } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { treeEntryExists, writeTreeFile } from "./tree-files.js";
+
+/** The attributes that change what `git add` stores, switched off for the worker's git. */
+export const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
+
+/**
+ * The absolute path of git, looked up once in the worker's PATH before any agent runs. Only absolute PATH
+ * entries count (an empty or relative entry would mean "the current directory").
+ */
+export function resolveGit(pathVar: string | undefined): string {
+  const dirs = (pathVar ?? "").split(path.delimiter).filter((dir) => path.isAbsolute(dir));
+  for (const dir of [...dirs, "/usr/bin", "/bin", "/usr/local/bin"]) {
+    const file = path.join(dir, "git");
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      /* next */
+    }
+  }
+  throw new Error("git is not installed (not found on PATH)");
+}
 
 export interface GitResult {
   code: number;
@@ -29,8 +60,10 @@ export class GitError extends Error {
 }
 
 export interface GitOptions {
-  /** The repository checkout. */
+  /** The work tree (the agent's checkout). */
   cwd: string;
+  /** The worker's private git directory; absent: the work tree's own `.git` (unit tests of git alone). */
+  gitDir?: string;
   /** The token for fetch and push; omitted for file:// remotes in tests. */
   token?: string;
   /** Where the worker keeps its frozen global git config (outside the workspace). */
@@ -61,23 +94,35 @@ export class Git {
   private readonly globalConfig: string;
   private readonly userName: string;
   private readonly userEmail: string;
+  private readonly gitPath: string;
+  private readonly hooksDir: string;
+  private readonly homeDir: string | undefined;
+  /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
+  private pendingMerge: string | null = null;
 
   constructor(options: GitOptions) {
     this.cwd = options.cwd;
+    this.hooksDir = path.join(options.stateDir, "no-hooks");
     this.token = options.token;
     this.remote = options.remote ?? "origin";
     this.globalConfig = path.join(options.stateDir, "gitconfig");
     this.userName = options.userName ?? "autopilot[bot]";
     this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
     const parent = options.parentEnv ?? process.env;
+    this.gitPath = resolveGit(parent.PATH);
+    this.homeDir = parent.HOME;
     const env: Record<string, string> = {};
-    for (const name of ["PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "SYSTEMROOT"]) {
+    for (const name of ["PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
       const value = parent[name];
       if (value !== undefined) env[name] = value;
     }
     Object.assign(env, {
+      // Nothing under a home directory is read: the global config is the worker's frozen copy.
+      HOME: options.stateDir,
+      XDG_CONFIG_HOME: options.stateDir,
       GIT_TERMINAL_PROMPT: "0",
       GIT_CONFIG_NOSYSTEM: "1",
+      GIT_NO_REPLACE_OBJECTS: "1",
       GIT_CONFIG_GLOBAL: this.globalConfig,
       GIT_AUTHOR_NAME: this.userName,
       GIT_AUTHOR_EMAIL: this.userEmail,
@@ -86,6 +131,10 @@ export class Git {
       GIT_EDITOR: "true",
       GIT_PAGER: "cat",
     });
+    if (options.gitDir) {
+      env.GIT_DIR = options.gitDir;
+      env.GIT_WORK_TREE = options.cwd;
+    }
     this.baseEnv = env;
   }
 
@@ -102,17 +151,24 @@ export class Git {
       env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
     }
     const fullArgs = [
+      "--no-replace-objects",
       "-c",
-      "core.hooksPath=/dev/null",
+      `core.hooksPath=${this.hooksDir}`,
       "-c",
       "credential.helper=",
       "-c",
       "core.fsmonitor=false",
+      "-c",
+      "core.attributesFile=/dev/null",
+      "-c",
+      "push.followTags=false",
+      "-c",
+      "diff.external=",
       ...args,
     ];
     return new Promise((resolve, reject) => {
       const child = execFile(
-        "git",
+        this.gitPath,
         fullArgs,
         { cwd: this.cwd, env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
         (error, stdout, stderr) => {
@@ -143,8 +199,9 @@ export class Git {
    * the local identity, and snapshots .git/config. Returns the keys removed.
    */
   async prepare(): Promise<string[]> {
-    await mkdir(path.dirname(this.globalConfig), { recursive: true });
-    const home = this.baseEnv.HOME;
+    await mkdir(path.dirname(this.globalConfig), { recursive: true, mode: 0o700 });
+    await mkdir(this.hooksDir, { recursive: true, mode: 0o700 });
+    const home = this.homeDir;
     let copied = false;
     if (home) {
       try {
@@ -178,6 +235,9 @@ export class Git {
     }
     await this.run(["config", "--local", "user.name", this.userName]);
     await this.run(["config", "--local", "user.email", this.userEmail]);
+    const info = path.join(await this.gitDir(), "info");
+    await mkdir(info, { recursive: true });
+    await writeFile(path.join(info, "attributes"), NEUTRAL_ATTRIBUTES);
     await this.snapshotConfig();
     return removed;
   }
@@ -343,6 +403,19 @@ export class Git {
     await this.run(["add", "--all", "--", "."]);
     const staged = await this.run(["diff", "--cached", "--quiet"], { allowFail: true });
     if (staged.code === 0) return null;
+    if (this.pendingMerge) {
+      // The agent was asked to merge the default branch (its own .git is not read): its resolution is
+      // recorded as that merge, so the default branch becomes an ancestor of the task branch.
+      const tree = (await this.run(["write-tree"])).stdout.trim();
+      const commit = (
+        await this.run(["commit-tree", tree, "-p", "HEAD", "-p", this.pendingMerge, "-F", "-"], {
+          input: message,
+        })
+      ).stdout.trim();
+      await this.run(["update-ref", "HEAD", commit]);
+      this.pendingMerge = null;
+      return commit;
+    }
     await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
     return this.headSha();
   }
@@ -369,6 +442,7 @@ export class Git {
         .map((l) => l.trim())
         .filter(Boolean);
       await this.run(["merge", "--abort"], { allowFail: true });
+      this.pendingMerge = (await this.run(["rev-parse", ref])).stdout.trim();
       if (conflicts.length === 0)
         conflicts = [
           "(the merge failed: " + (merge.stderr.trim() || merge.stdout.trim()).slice(0, 200) + ")",
@@ -391,13 +465,7 @@ export class Git {
 
   /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
   async restoreDeletedFile(file: string): Promise<boolean> {
-    const target = path.join(this.cwd, file);
-    try {
-      await readFile(target);
-      return false;
-    } catch {
-      /* absent: look for it in the history */
-    }
+    if (await treeEntryExists(this.cwd, file)) return false;
     const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file], {
       allowFail: true,
     });
@@ -405,16 +473,17 @@ export class Git {
     if (log.code !== 0 || !sha) return false;
     const content = await this.run(["show", `${sha}^:${file}`], { allowFail: true });
     if (content.code !== 0) return false;
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content.stdout);
+    await writeTreeFile(this.cwd, file, content.stdout);
     return true;
   }
 
-  /** Pushes HEAD to the task branch; never forced. */
+  /** Pushes HEAD's commit to the task branch and nothing else: one explicit ref, never forced, no tags. */
   async push(branch: string): Promise<void> {
-    await this.run(["push", "--quiet", "--no-verify", this.remote, `HEAD:refs/heads/${branch}`], {
-      network: true,
-    });
+    const sha = await this.headSha();
+    await this.run(
+      ["push", "--quiet", "--no-verify", "--no-follow-tags", this.remote, `${sha}:refs/heads/${branch}`],
+      { network: true },
+    );
   }
 
   async countCommits(from: string, to = "HEAD"): Promise<number> {
@@ -428,6 +497,9 @@ export class Git {
       "diff",
       "--no-color",
       "--no-ext-diff",
+      // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+      "--text",
+      "--no-textconv",
       base,
       "HEAD",
       "--",
@@ -442,15 +514,14 @@ export class Git {
       "diff",
       "--name-only",
       "--no-renames",
+      // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+      "-z",
       base,
       "HEAD",
       "--",
       ".",
       ":(exclude).autopilot",
     ]);
-    return stdout
-      .split("\n")
-      .map((line) => line.trim())
-      .filter(Boolean);
+    return stdout.split("\0").filter(Boolean);
   }
 }

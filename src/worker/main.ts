@@ -5,8 +5,6 @@
  * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
  * against fakes in tests.
  */
-import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { classifyAgentOutput } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config.js";
 import { matchHumanGate } from "../core/humanGate.js";
@@ -20,7 +18,12 @@ import {
   type IterationSignal,
   type QualityOutcome,
 } from "../core/task.js";
-import { parseWorkerResult, type WorkerOutcome, type WorkerResult } from "../core/workerResult.js";
+import {
+  parseWorkerResult,
+  UNISOLATED_AGENT_ACCESS,
+  type WorkerOutcome,
+  type WorkerResult,
+} from "../core/workerResult.js";
 import type {
   FailingCheck,
   ReviewFeedback,
@@ -37,6 +40,7 @@ import type { BranchSetup } from "./git.js";
 import type { QualityCommandResult } from "./quality.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
 import { sessionWantsStop } from "./sessionStatus.js";
+import { readTreeFile, writeTreeFile } from "./tree-files.js";
 
 export { PROGRESS_NOTES_PATH };
 
@@ -107,6 +111,8 @@ export interface WorkerDeps {
   log: WorkerLog;
   /** Aborted when the job is cancelled: the running agent is killed, work is checkpointed, the job ends. */
   signal?: AbortSignal;
+  /** The agent's work tree when it is not `inputs.workspace` (boundary.ts moves it out of the checkout). */
+  workTree?: string;
 }
 
 export interface WorkerRun {
@@ -209,9 +215,15 @@ class WorkerLoop {
       tokens: { input: 0, output: 0 },
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
+      ...(config.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {}),
       startedAt: now,
       updatedAt: now,
     };
+  }
+
+  /** The agent's work tree, where the progress notes live and the quality commands are detected. */
+  private get tree(): string {
+    return this.deps.workTree ?? this.inputs.workspace;
   }
 
   private get log(): WorkerLog {
@@ -668,7 +680,7 @@ class WorkerLoop {
     const configured = this.config.qualityCommands;
     let commands: string[];
     if (configured === "auto") {
-      commands = await this.deps.quality.detect(this.inputs.workspace);
+      commands = await this.deps.quality.detect(this.tree);
       this.qualitySource = commands.length ? "detected" : "none";
     } else {
       commands = configured;
@@ -789,18 +801,14 @@ class WorkerLoop {
   // ---------------------------------------------------------------------------------------------------------
   // Progress notes on the branch
 
-  private notesFile(): string {
-    return path.join(this.inputs.workspace, PROGRESS_NOTES_PATH);
-  }
+  // The notes live in the agent's work tree: read and written without following its links (tree-files.ts).
 
   private async ensureNotes(title: string): Promise<void> {
-    const file = this.notesFile();
-    try {
-      await readFile(file, "utf8");
-    } catch {
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(
-        file,
+    const root = this.tree;
+    if ((await readTreeFile(root, PROGRESS_NOTES_PATH).catch(() => "")) === null) {
+      await writeTreeFile(
+        root,
+        PROGRESS_NOTES_PATH,
         [
           `# Progress notes for #${this.inputs.issue}: ${title.replace(/[\r\n]+/g, " ")}`,
           "",
@@ -816,9 +824,10 @@ class WorkerLoop {
 
   private async readNotes(): Promise<string> {
     try {
-      const text = await readFile(this.notesFile(), "utf8");
+      const text = (await readTreeFile(this.tree, PROGRESS_NOTES_PATH)) ?? "";
       return text.length > 30_000 ? text.slice(-30_000) : text;
-    } catch {
+    } catch (error) {
+      this.warn(`the progress notes were not read: ${errorMessage(error)}`);
       return "";
     }
   }
@@ -836,8 +845,7 @@ class WorkerLoop {
       .replace(/\s+/g, " ")
       .slice(0, 200)}; ${outcome.replace(/\s+/g, " ")}\n`;
     try {
-      await mkdir(path.dirname(this.notesFile()), { recursive: true });
-      await appendFile(this.notesFile(), line);
+      await writeTreeFile(this.tree, PROGRESS_NOTES_PATH, line, { append: true });
     } catch (error) {
       this.warn(`could not write the progress notes: ${errorMessage(error)}`);
     }

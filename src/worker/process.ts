@@ -3,8 +3,11 @@
  * group so a timeout (or the end of the iteration) can kill the whole tree — the agent's shells, test runners
  * and dev servers included — with SIGTERM and then SIGKILL to the negative process-group id. Output is captured
  * with a size cap (the head and the tail are kept, the middle is dropped) so a chatty agent cannot exhaust memory.
+ * With `runAs`, the command runs as the agent's OS user, and when it ends (or times out) every process of that
+ * user is killed, not only its process group: a `setsid` daemon escapes a group, not a uid.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import type { AgentUser } from "./agent-user.js";
 
 export interface RunProcessOptions {
   command: string;
@@ -25,6 +28,8 @@ export interface RunProcessOptions {
   onStderrLine?: (line: string) => void;
   /** Aborting kills the tree the same way a timeout does. */
   signal?: AbortSignal;
+  /** Run as the agent's user (see agent-user.ts); its every process is killed when the command ends. */
+  runAs?: Pick<AgentUser, "wrap" | "killAll">;
 }
 
 export interface ProcessResult {
@@ -153,10 +158,18 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
 
   return new Promise<ProcessResult>((resolve) => {
     let child: ChildProcess;
+    const wrapped = options.runAs
+      ? options.runAs.wrap(options.command, options.args, options.env)
+      : { command: options.command, args: options.args, env: options.env };
+    const killUser = () => {
+      options.runAs?.killAll().catch(() => {
+        /* reported by the caller's own killAll at the end of the iteration */
+      });
+    };
     try {
-      child = spawn(options.command, options.args, {
+      child = spawn(wrapped.command, wrapped.args, {
         cwd: options.cwd,
-        env: options.env,
+        env: wrapped.env,
         detached: true,
         stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       });
@@ -178,6 +191,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       killProcessGroup(child.pid, "SIGTERM");
       const hard = setTimeout(() => {
         if (child.pid !== undefined) killProcessGroup(child.pid, "SIGKILL");
+        killUser();
       }, grace);
       hard.unref();
       timers.push(hard);
@@ -246,6 +260,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       // The leader is gone; whatever it left behind in its group (background jobs, servers) goes too, so the
       // next iteration starts clean and the pipes close.
       if (child.pid !== undefined) killProcessGroup(child.pid, "SIGKILL");
+      killUser();
       // Grandchildren that escaped the group may still hold the pipes open: don't wait for them forever.
       const closeWait = setTimeout(finish, 2_000);
       closeWait.unref();

@@ -1,13 +1,16 @@
 /**
  * Quality commands: the configured list, or what the repository shows it uses — package.json scripts (test,
  * lint, typecheck, build) that exist, pytest, `go test ./...`, `cargo test`, `make test`. Each runs with `sh -c`
- * in the checkout, in the agent's kind of environment (never the GitHub token), with a timeout that kills its
- * process tree, and its output is kept (the tail) for the next prompt.
+ * in the agent's work tree, as the agent's OS user and in the agent's kind of environment (never the GitHub
+ * token): the commands run code the agent wrote. A timeout kills its process tree, and its output is kept (the
+ * tail) for the next prompt.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { lastLines } from "./agents/types.js";
+import type { AgentUser } from "./agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
+import { readTreeFile } from "./tree-files.js";
 
 export interface QualityCommandResult {
   command: string;
@@ -35,9 +38,10 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
+/** A file of the agent's work tree, never through a link it planted (tree-files.ts). */
 async function readText(file: string): Promise<string | null> {
   try {
-    return await readFile(file, "utf8");
+    return await readTreeFile(path.dirname(file), path.basename(file));
   } catch {
     return null;
   }
@@ -98,6 +102,8 @@ export interface RunQualityOptions {
   timeoutMs: number;
   /** Characters of output kept per command. */
   keepChars?: number;
+  /** Run as the agent's OS user (agent-user.ts): what the commands execute is the agent's code. */
+  runAs?: Pick<AgentUser, "wrap" | "killAll">;
   run?: (options: Parameters<typeof runProcess>[0]) => Promise<ProcessResult>;
 }
 
@@ -114,6 +120,7 @@ export async function runQualityCommands(options: RunQualityOptions): Promise<Qu
       env: options.env,
       timeoutMs: options.timeoutMs,
       maxOutputBytes: 2 * 1024 * 1024,
+      ...(options.runAs ? { runAs: options.runAs } : {}),
     });
     const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
     const passed = result.exitCode === 0 && !result.timedOut;

@@ -1,23 +1,26 @@
 /**
- * The action's runner: reads the inputs and the configuration, wires the real dependencies (git, the agent
- * process, the quality commands, the GitHub client), runs main, and reports — outputs, the job summary, and
- * `core.setFailed` when the job itself should show red.
+ * The action's runner: reads the inputs and the configuration, sets up the agent's OS user and the boundary
+ * between the worker and the agent (agent-user.ts, boundary.ts) before any agent runs, wires the real
+ * dependencies (git, the agent process, the quality commands, the GitHub client), runs main, and reports —
+ * outputs, the job summary, and `core.setFailed` when the job itself should show red. Every log line goes
+ * through log-text.ts.
  */
-import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
-import { applyConfigOverrides, type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config.js";
+import { type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config.js";
 import { createOctokit } from "../github/octokit.js";
+import { UNISOLATED_AGENT_ACCESS } from "../core/workerResult.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
+import { setupAgentUser } from "./agent-user.js";
 import { ALL_MODEL_KEYS } from "./agents/index.js";
-import { buildAgentEnv } from "./agentEnv.js";
-import { createAgentRunner } from "./agentRunner.js";
-import { Git } from "./git.js";
+import { type Boundary, createIsolatedParts } from "./boundary.js";
+import { applyWorkerOverrides } from "./config-input.js";
 import { InputError, parseInputs } from "./inputs.js";
+import { safeLogText } from "./log-text.js";
 import { runWorker, type WorkerLog, type WorkerRun } from "./main.js";
-import { detectQualityCommands, runQualityCommands } from "./quality.js";
 import { summaryRows } from "./report.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
@@ -30,10 +33,10 @@ export interface RunOptions {
 }
 
 const coreLog: WorkerLog = {
-  debug: (message) => core.debug(message),
-  info: (message) => core.info(message),
-  warning: (message) => core.warning(message),
-  error: (message) => core.error(message),
+  debug: (message) => core.debug(safeLogText(message)),
+  info: (message) => core.info(safeLogText(message)),
+  warning: (message) => core.warning(safeLogText(message)),
+  error: (message) => core.error(safeLogText(message)),
 };
 
 async function readConfigFile(workspace: string): Promise<string | null> {
@@ -49,7 +52,7 @@ async function loadConfig(workspace: string, overrides: string): Promise<Autopil
   const parsed = parseConfig(await readConfigFile(workspace), CONFIG_PATH);
   if (!parsed.ok) throw parsed.error;
   for (const warning of parsed.warnings) core.warning(warning);
-  const applied = applyConfigOverrides(parsed.config, overrides, "the `config` input");
+  const applied = applyWorkerOverrides(parsed.config, overrides, "the `config` input");
   if (!applied.ok) throw applied.error;
   for (const warning of applied.warnings) core.warning(warning);
   return applied.config;
@@ -86,6 +89,7 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     ["SIGTERM", onSignal("SIGTERM")],
   ];
   for (const [name, handler] of handlers) process.on(name, handler);
+  let boundary: Boundary | null = null;
   try {
     const inputs = parseInputs((name) => core.getInput(name));
     core.setSecret(inputs.githubToken);
@@ -111,34 +115,24 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     const github = createWorkerGitHubClient(octokit, { owner, repo });
     const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
 
+    // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
+    const user = await setupAgentUser({ isolation: config.isolation, env });
+    if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
     const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
-    await mkdir(path.join(scratch, "agent"), { recursive: true });
-    const git = new Git({
-      cwd: workspace,
-      token: inputs.githubToken,
-      stateDir: path.join(scratch, "git"),
+    const parts = await createIsolatedParts({
+      workspace,
+      workerDir: scratch,
+      user,
+      qualityEnvNames: config.agents.primary.env,
       parentEnv: env,
+      token: inputs.githubToken,
+      secretValues: [inputs.githubToken],
       ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
       ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
+      onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
+      warn: (message) => core.warning(safeLogText(message)),
     });
-    const agent = createAgentRunner({
-      workdir: workspace,
-      scratchDir: path.join(scratch, "agent"),
-      parentEnv: env,
-      secretValues: [inputs.githubToken],
-      onLine: (line) => core.info(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`),
-    });
-    const qualityEnv = buildAgentEnv({
-      parentEnv: env,
-      presetKeys: [],
-      extraNames: config.agents.primary.env,
-      home: path.join(scratch, "agent", "home"),
-      tmpdir: path.join(scratch, "agent", "tmp"),
-      additions: { CI: "true" },
-      secretValues: [inputs.githubToken],
-    }).env;
-    await mkdir(qualityEnv.HOME!, { recursive: true });
-    await mkdir(qualityEnv.TMPDIR!, { recursive: true });
+    boundary = parts.boundary;
 
     const runUrl =
       env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
@@ -161,13 +155,10 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
       },
       config,
       {
-        git,
-        agent,
-        quality: {
-          detect: detectQualityCommands,
-          run: (commands, timeoutMs) =>
-            runQualityCommands({ commands, cwd: workspace, env: qualityEnv, timeoutMs }),
-        },
+        git: parts.git,
+        agent: parts.agent,
+        quality: parts.quality,
+        workTree: parts.boundary.dirs.workTree,
         github,
         clock: () => Date.now(),
         sleep: abortableSleep,
@@ -185,6 +176,11 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     return null;
   } finally {
     for (const [name, handler] of handlers) process.off(name, handler);
+    await boundary
+      ?.close()
+      .catch((error) =>
+        core.warning(`could not clean up after the agent: ${error instanceof Error ? error.message : error}`),
+      );
   }
 }
 
@@ -212,6 +208,7 @@ async function report(run: WorkerRun): Promise<void> {
       .addRaw(
         run.warnings.length ? `\n\n**Warnings**\n\n${run.warnings.map((w) => `- ${w}`).join("\n")}\n` : "",
       )
+      .addRaw(result.agentAccess ? `\n\n**Agent access:** ${result.agentAccess}\n` : "")
       .addRaw(`\n\nGitHub requests: ${run.requests}\n`)
       .write();
   } catch (error) {

@@ -12,7 +12,7 @@
  * the key the codex preset is given. The Claude model name must look real (`claude-sonnet-4-5`): Claude
  * Code hangs on a name it does not know.
  */
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,11 +27,10 @@ import {
 } from "../../src/sandbox/fake-model.js";
 import { ALL_MODEL_KEYS } from "../../src/worker/agents/index.js";
 import { type AgentRunResult, createAgentRunner } from "../../src/worker/agentRunner.js";
-import { Git } from "../../src/worker/git.js";
+import { createIsolatedParts } from "../../src/worker/boundary.js";
 import { runWorker, type WorkerLog, type WorkerRun } from "../../src/worker/main.js";
-import { detectQualityCommands, runQualityCommands } from "../../src/worker/quality.js";
 import { config as workerConfig, FakeGitHub } from "./fakes.js";
-import { git, remoteAndClone } from "./fixtures/real.js";
+import { git, remoteAndClone, testAgentUser } from "./fixtures/real.js";
 
 const CLAUDE_MODEL = "claude-sonnet-4-5";
 const CODEX_MODEL = "fake-model";
@@ -59,6 +58,8 @@ afterEach(async () => {
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "autopilot-real-agents-"));
+  // The agent runs as its own OS user: it writes its environment dumps here (sticky, like /tmp).
+  await chmod(dir, 0o1777);
   cleanups.push(() => rm(dir, { recursive: true, force: true, maxRetries: 3 }));
   return dir;
 }
@@ -167,9 +168,27 @@ async function runAgentOnce(
 ): Promise<AgentRunResult> {
   const workspace = workspaceIn(dir);
   await mkdir(workspace, { recursive: true });
+  const scratch = path.join(dir, "scratch");
+  const home = path.join(scratch, "home");
+  const tmp = path.join(scratch, "tmp");
+  await mkdir(home, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  // As the worker runs it: as the agent's OS user, every process of which is killed afterwards.
+  const user = await testAgentUser();
+  const owned = [workspace, home, tmp];
   const runner = createAgentRunner({
     workdir: workspace,
-    scratchDir: path.join(dir, "scratch"),
+    scratchDir: scratch,
+    home,
+    tmpdir: tmp,
+    boundary: {
+      user,
+      handOver: () => user.give(owned),
+      takeBack: async () => {
+        await user.killAll();
+        await user.take(owned);
+      },
+    },
     parentEnv: workerEnv(anthropic),
     secretValues: [GITHUB_TOKEN],
     killGraceMs: 1_000,
@@ -196,13 +215,19 @@ interface TaskRepo {
   workspace: string;
   /** Where `main` starts. */
   initialCommit: string;
+  /** The agent's work tree (boundary.ts copies the checkout there). */
+  workTree: string;
 }
 
 /** A bare remote with `main` and a clone of it as the job's checkout (W1's fixture); removed after the test. */
 async function taskRepo(): Promise<TaskRepo> {
   const repo = await remoteAndClone({ "README.md": "# widgets\n" });
   cleanups.push(() => rm(repo.root, { recursive: true, force: true, maxRetries: 3 }));
-  return { ...repo, initialCommit: git(repo.remote, "rev-parse", "refs/heads/main") };
+  return {
+    ...repo,
+    initialCommit: git(repo.remote, "rev-parse", "refs/heads/main"),
+    workTree: path.join(repo.root, "agent", "work"),
+  };
 }
 
 interface LoopRun {
@@ -222,8 +247,6 @@ async function runLoop(
   overrides: Record<string, unknown> = {},
 ): Promise<LoopRun> {
   const scratch = path.join(repo.root, "scratch");
-  const qualityHome = path.join(scratch, "quality-home");
-  await mkdir(qualityHome, { recursive: true });
   const config: AutopilotConfig = workerConfig({
     agents: { primary: agents.primary, fallbacks: agents.fallbacks ?? [] },
     // The task counts as done only when the agent's file is in the checkout with the right content.
@@ -242,6 +265,17 @@ async function runLoop(
     error: (message) => log.push(`error: ${message}`),
   };
   const env = workerEnv(anthropic);
+  // As runner.ts wires it: the checkout's .git moved out, the agent in its own work tree as its own OS user.
+  const parts = await createIsolatedParts({
+    workspace: repo.workspace,
+    workerDir: scratch,
+    agentDir: path.join(repo.root, "agent"),
+    user: await testAgentUser(),
+    parentEnv: env,
+    secretValues: [GITHUB_TOKEN],
+    killGraceMs: 1_000,
+    warn: (message) => log.push(`warning: ${message}`),
+  });
   const run = await runWorker(
     {
       repo: "acme/widgets",
@@ -255,24 +289,10 @@ async function runLoop(
     },
     config,
     {
-      git: new Git({ cwd: repo.workspace, stateDir: path.join(scratch, "git"), parentEnv: env }),
-      agent: createAgentRunner({
-        workdir: repo.workspace,
-        scratchDir: path.join(scratch, "agent"),
-        parentEnv: env,
-        secretValues: [GITHUB_TOKEN],
-        killGraceMs: 1_000,
-      }),
-      quality: {
-        detect: detectQualityCommands,
-        run: (commands, timeoutMs) =>
-          runQualityCommands({
-            commands,
-            cwd: repo.workspace,
-            env: { PATH: env.PATH ?? "", HOME: qualityHome, LANG: "C.UTF-8" },
-            timeoutMs,
-          }),
-      },
+      git: parts.git,
+      agent: parts.agent,
+      quality: parts.quality,
+      workTree: parts.boundary.dirs.workTree,
       github,
       clock: () => Date.now(),
       sleep: async (ms) => {
@@ -448,7 +468,7 @@ describe("the worker loop with the real CLIs", { timeout: TEST_TIMEOUT_MS }, () 
       turns: [
         {
           text: "Creating hello.txt.",
-          calls: [{ tool: "write", path: path.join(repo.workspace, "hello.txt"), content: GREETING }],
+          calls: [{ tool: "write", path: path.join(repo.workTree, "hello.txt"), content: GREETING }],
         },
         { text: "hello.txt is in place.\n\n<promise>COMPLETE</promise>" },
       ],
@@ -482,7 +502,7 @@ describe("the worker loop with the real CLIs", { timeout: TEST_TIMEOUT_MS }, () 
       turns: [
         {
           text: "",
-          calls: [{ tool: "write", path: path.join(repo.workspace, "hello.txt"), content: GREETING }],
+          calls: [{ tool: "write", path: path.join(repo.workTree, "hello.txt"), content: GREETING }],
         },
         { text: "Done.\n\n<promise>COMPLETE</promise>" },
       ],
@@ -540,7 +560,7 @@ describe("the worker loop with the real CLIs", { timeout: TEST_TIMEOUT_MS }, () 
       turns: [
         {
           text: "",
-          calls: [{ tool: "write", path: path.join(repo.workspace, "hello.txt"), content: GREETING }],
+          calls: [{ tool: "write", path: path.join(repo.workTree, "hello.txt"), content: GREETING }],
         },
         { text: "", calls: [{ tool: "shell", command: 'test -x ./deploy.sh || echo "no deploy script"' }] },
         { text: "Done.\n\n<promise>COMPLETE</promise>" },

@@ -1,0 +1,289 @@
+/**
+ * The line between the worker and the agent, on disk. Before any agent runs:
+ * - the checkout's `.git` (made by actions/checkout, so still trustworthy) is moved into the worker's private
+ *   directory (mode 0700): it becomes the repository the worker commits and pushes from, and only the worker can
+ *   read or write it;
+ * - the agent gets its own directory under the system temp dir: `work/` (a copy of the checkout's files, its
+ *   work tree), `home/` and `tmp/`, owned by the agent user while it runs and by the worker while the worker
+ *   reads them; prompt files sit beside them, readable but not writable by the agent;
+ * - the agent's work tree gets a `.git` of its own, filled from a bundle of the task branch by a git process
+ *   running as the agent user (the worker's git never touches a repository the agent can write). The agent may
+ *   do anything in it; nothing of it reaches the push except the files of the work tree.
+ * Before each agent or quality run the agent's directories are handed over (chown, then the bundle sync); after
+ * it, every process of the agent's uid is killed and the directories are taken back before the worker's git
+ * reads the work tree.
+ */
+import { chmod, cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { AgentUser } from "./agent-user.js";
+import { buildAgentEnv } from "./agentEnv.js";
+import { type AgentRunner, createAgentRunner } from "./agentRunner.js";
+import { Git } from "./git.js";
+import type { QualityRunner } from "./main.js";
+import { runProcess } from "./process.js";
+import { detectQualityCommands, runQualityCommands } from "./quality.js";
+
+export interface BoundaryDirs {
+  /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
+  workspace: string;
+  /** The worker's private git directory (the checkout's `.git`, moved). */
+  gitDir: string;
+  /** The agent's directory: prompt files, and the three directories below. */
+  agentDir: string;
+  workTree: string;
+  home: string;
+  tmp: string;
+}
+
+export class CheckoutError extends Error {
+  override readonly name = "CheckoutError";
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Moves the checkout's `.git` into `workerDir` and makes the agent's directory with a copy of the files. */
+export async function isolateCheckout(options: {
+  workspace: string;
+  /** The worker's private directory (created 0700 if missing). */
+  workerDir: string;
+  /** Where the agent's directory is made (default: the system temp dir, reachable by any user). */
+  agentBase?: string;
+  /** The agent's directory itself (tests that must know the work tree's path in advance); made if missing. */
+  agentDir?: string;
+}): Promise<BoundaryDirs> {
+  const { workspace, workerDir } = options;
+  const source = path.join(workspace, ".git");
+  if (!(await isDirectory(source)))
+    throw new CheckoutError(
+      `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`,
+    );
+  await mkdir(workerDir, { recursive: true, mode: 0o700 });
+  await chmod(workerDir, 0o700);
+  const gitDir = path.join(workerDir, "repo.git");
+  try {
+    await rename(source, gitDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
+    await rm(source, { recursive: true, force: true });
+  }
+  let agentDir = options.agentDir;
+  if (agentDir) await mkdir(agentDir, { recursive: true });
+  else agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
+  // Traversable, so the agent can reach its work tree and read its prompt; only the worker writes it.
+  await chmod(agentDir, 0o755);
+  const workTree = path.join(agentDir, "work");
+  // Untracked files the workflow made before this step (installed dependencies) come along.
+  await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
+  const home = path.join(agentDir, "home");
+  const tmp = path.join(agentDir, "tmp");
+  await mkdir(home, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  return { workspace, gitDir, agentDir, workTree, home, tmp };
+}
+
+/** Puts the private `.git` back into the checkout (for the job's later steps) and removes the agent's directory. */
+export async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
+  const target = path.join(dirs.workspace, ".git");
+  if (!(await isDirectory(target)) && (await isDirectory(dirs.gitDir))) {
+    try {
+      await rename(dirs.gitDir, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      await cp(dirs.gitDir, target, { recursive: true, verbatimSymlinks: true });
+      await rm(dirs.gitDir, { recursive: true, force: true });
+    }
+  }
+  await rm(dirs.agentDir, { recursive: true, force: true });
+}
+
+export interface Boundary {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  /** Gives the agent its directories and brings its own `.git` up to the worker's task branch. */
+  handOver(): Promise<void>;
+  /** Kills every process of the agent's uid and takes its directories back. */
+  takeBack(): Promise<number>;
+  /** The end of the job: everything of the agent killed, the checkout's `.git` put back. */
+  close(): Promise<void>;
+}
+
+const SYNC_SCRIPT = [
+  "set -e",
+  // The agent may have broken or replaced its repository; start again from nothing in that case.
+  'if ! git rev-parse --git-dir >/dev/null 2>&1 || [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
+  'git fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  'git symbolic-ref HEAD "refs/heads/$2"',
+  "git reset -q",
+  'git config user.name "$3"',
+  'git config user.email "$4"',
+].join("\n");
+
+export function createBoundary(options: {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  git: Git;
+  /** The worker's environment (PATH, LANG for the agent-side git). */
+  parentEnv: NodeJS.ProcessEnv;
+  userName: string;
+  userEmail: string;
+  warn: (message: string) => void;
+}): Boundary {
+  const { dirs, user, git } = options;
+  const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  let synced: string | null = null;
+  const agentGit = async (bundle: string, branch: string) =>
+    runProcess({
+      command: "/bin/sh",
+      args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
+      cwd: dirs.workTree,
+      env: {
+        PATH: options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        LANG: options.parentEnv.LANG ?? "C.UTF-8",
+        HOME: dirs.home,
+        GIT_TERMINAL_PROMPT: "0",
+      },
+      runAs: user,
+      timeoutMs: 10 * 60_000,
+    });
+  const sync = async () => {
+    const branch = await git.currentBranch();
+    if (!branch) return;
+    const head = await git.headSha();
+    if (head === synced) return;
+    const bundle = path.join(dirs.agentDir, "sync.bundle");
+    const make = async (since: string | null) => {
+      await rm(bundle, { force: true });
+      const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
+      if (since) args.push(`^${since}`);
+      const made = await git.run(args, { allowFail: true });
+      if (made.code !== 0) return false;
+      await chmod(bundle, 0o644);
+      const fetched = await agentGit(bundle, branch);
+      return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
+    };
+    let outcome = synced ? await make(synced) : false;
+    if (outcome !== true) outcome = await make(null);
+    await rm(bundle, { force: true });
+    if (outcome === true) synced = head;
+    else
+      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
+  };
+  return {
+    dirs,
+    user,
+    async handOver() {
+      await user.give(owned);
+      await sync();
+    },
+    async takeBack() {
+      const killed = await user.killAll();
+      await user.take(owned);
+      return killed;
+    },
+    async close() {
+      await user.killAll().catch(() => 0);
+      await user.take(owned).catch(() => {});
+      await restoreCheckout(dirs);
+    },
+  };
+}
+
+export interface IsolatedParts {
+  git: Git;
+  agent: AgentRunner;
+  quality: QualityRunner;
+  boundary: Boundary;
+}
+
+/** Everything of the worker that touches the agent's side, wired once for the runner and the tests. */
+export async function createIsolatedParts(options: {
+  workspace: string;
+  workerDir: string;
+  agentBase?: string;
+  agentDir?: string;
+  user: AgentUser;
+  /** Names of the worker's environment passed to the quality commands (the primary agent's `env`). */
+  qualityEnvNames?: readonly string[];
+  parentEnv: NodeJS.ProcessEnv;
+  token?: string;
+  /** Values that must never reach the agent (the token). */
+  secretValues: string[];
+  userName?: string;
+  userEmail?: string;
+  onLine?: (line: string) => void;
+  killGraceMs?: number;
+  warn: (message: string) => void;
+}): Promise<IsolatedParts> {
+  const dirs = await isolateCheckout({
+    workspace: options.workspace,
+    workerDir: options.workerDir,
+    ...(options.agentBase ? { agentBase: options.agentBase } : {}),
+    ...(options.agentDir ? { agentDir: options.agentDir } : {}),
+  });
+  const userName = options.userName || "autopilot[bot]";
+  const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
+  const git = new Git({
+    cwd: dirs.workTree,
+    gitDir: dirs.gitDir,
+    stateDir: path.join(options.workerDir, "git"),
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    ...(options.token ? { token: options.token } : {}),
+  });
+  const boundary = createBoundary({
+    dirs,
+    user: options.user,
+    git,
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    warn: options.warn,
+  });
+  const agent = createAgentRunner({
+    workdir: dirs.workTree,
+    scratchDir: dirs.agentDir,
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    parentEnv: options.parentEnv,
+    secretValues: options.secretValues,
+    boundary,
+    ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+  const qualityEnv = buildAgentEnv({
+    parentEnv: options.parentEnv,
+    presetKeys: [],
+    extraNames: options.qualityEnvNames ?? [],
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    additions: { CI: "true" },
+    secretValues: options.secretValues,
+  }).env;
+  const quality: QualityRunner = {
+    detect: detectQualityCommands,
+    async run(commands, timeoutMs) {
+      await boundary.handOver();
+      try {
+        return await runQualityCommands({
+          commands,
+          cwd: dirs.workTree,
+          env: qualityEnv,
+          timeoutMs,
+          runAs: options.user,
+        });
+      } finally {
+        await boundary.takeBack();
+      }
+    },
+  };
+  return { git, agent, quality, boundary };
+}

@@ -1,0 +1,245 @@
+/**
+ * Red team, the agent's side, end to end: the product's worker workflow runs the bundled action
+ * (dist/worker/index.js) on the sandbox's Actions stand-in, with a hostile custom agent
+ * (fixtures/hostile-agent.mjs) as the agent and as the quality command. Every attack it makes must fail: the
+ * token is never in anything it read or wrote, a loopback listener behind its `insteadOf` rewrites never sees a
+ * request, nothing it planted (hooks, filters, a `git` on PATH or in the work tree) ever runs as the worker,
+ * only the task branch is pushed (no tags, not its replace object), the gate sees the file its attributes try
+ * to hide, its `setsid` daemons are dead when the job ends, and its workflow commands stay text in the log.
+ *
+ * The tests run as root (here and in CI), so the worker takes the root path (useradd + setpriv); the sudo
+ * path is covered in agent-sudo.test.ts.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { processesOf } from "../../src/worker/agent-user.js";
+import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/actions.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/git.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { workerWorkflowYaml } from "../../src/sandbox/runner.js";
+
+const HOSTILE = join(import.meta.dirname, "fixtures", "hostile-agent.mjs");
+const TOKEN = /ghs_[A-Za-z0-9]{20,}/;
+
+let sandbox: Sandbox;
+let git: SandboxGit;
+let actions: ActionsRunner;
+let listener: Server;
+let reportDir: string;
+const heard: { method: string; url: string; authorization: string | null; body: string }[] = [];
+let record: RunRecord;
+let issueNumber: number;
+
+function hear(request: IncomingMessage, respond: () => void): void {
+  let body = "";
+  request.on("data", (chunk: Buffer) => {
+    body += chunk.toString("latin1");
+  });
+  request.on("end", () => {
+    heard.push({
+      method: request.method ?? "",
+      url: request.url ?? "",
+      authorization: request.headers.authorization ?? null,
+      body: body.slice(0, 10_000),
+    });
+    respond();
+  });
+}
+
+function reportFiles(): { name: string; text: string }[] {
+  return readdirSync(reportDir).map((name) => {
+    try {
+      return { name, text: readFileSync(join(reportDir, name), "latin1") };
+    } catch {
+      return { name, text: "" };
+    }
+  });
+}
+
+function reports(): {
+  mode: string;
+  uid: number;
+  read: Record<string, string>;
+  wrote: string[];
+  attempts: Record<string, unknown>;
+  env: Record<string, string>;
+}[] {
+  return reportFiles()
+    .filter((f) => f.name.startsWith("report-"))
+    .map((f) => JSON.parse(f.text));
+}
+
+beforeAll(async () => {
+  reportDir = await mkdtemp(join(tmpdir(), "autopilot-red-team-"));
+  // The agent's user writes its findings here.
+  await chmod(reportDir, 0o1777);
+  listener = createServer((request, response) =>
+    hear(request, () => {
+      response.statusCode = 401;
+      response.setHeader("www-authenticate", 'Basic realm="listener"');
+      response.end();
+    }),
+  );
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const address = listener.address();
+  const listenerUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+
+  sandbox = await startSandbox();
+  git = await attachGit(sandbox);
+  sandbox.store.addUser("alice", { permission: "admin" });
+  sandbox.store.createRepo({ owner: "demo", name: "shop" });
+  const command = `${process.execPath} ${HOSTILE} ${reportDir} ${listenerUrl} ${sandbox.url}/ {prompt_file}`;
+  const quality = `${process.execPath} ${HOSTILE} --quality ${reportDir} ${listenerUrl} ${sandbox.url}/`;
+  await git.seedRepo("demo", "shop", {
+    "README.md": "# shop\n",
+    ".github/workflows/autopilot-worker.yml": workerWorkflowYaml({ jobTimeoutMinutes: 10 }),
+    ".github/autopilot.yml": stringify({
+      agents: { primary: { preset: "custom", command } },
+      qualityCommands: [quality],
+      maxIterations: 1,
+      humanGate: { enabled: true, patterns: ["HIDDEN-FROM-GATE"] },
+    }),
+  });
+  issueNumber = sandbox.store.createIssue("demo/shop", {
+    title: "Do the task",
+    body: "Anything.",
+    author: "alice",
+  }).number;
+  actions = startActions({
+    url: sandbox.url,
+    store: sandbox.store,
+    git,
+    app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
+    vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },
+    secrets: { AUTOPILOT_APP_PRIVATE_KEY: sandbox.app.privateKey },
+  });
+  await actions.syncWorkflows("demo/shop");
+  const response = await fetch(
+    `${sandbox.url}/repos/demo/shop/actions/workflows/autopilot-worker.yml/dispatches`,
+    {
+      method: "POST",
+      headers: {
+        authorization: `token ${sandbox.installationToken()}`,
+        "content-type": "application/json",
+        accept: "application/vnd.github+json",
+      },
+      body: JSON.stringify({
+        ref: "main",
+        inputs: { issue: String(issueNumber), attempt: "1", "dispatch-id": "red-team-1" },
+      }),
+    },
+  );
+  expect(response.status).toBe(204);
+  const [run] = sandbox.store.listWorkflowRuns("demo/shop", { workflow: "autopilot-worker.yml" });
+  record = await actions.waitForRun(run!.id);
+}, 600_000);
+
+afterAll(async () => {
+  await actions?.stop();
+  await git?.stop();
+  await sandbox?.stop();
+  await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));
+  if (reportDir) await rm(reportDir, { recursive: true, force: true });
+});
+
+describe("a hostile agent run by the real worker on the sandbox", () => {
+  it("ran, as another user, both as the agent and as the quality command, and the job finished", () => {
+    expect(record.conclusion, record.log.slice(-40).join("\n")).toBe("success");
+    const modes = reports().map((r) => r.mode);
+    expect(modes).toContain("agent");
+    expect(modes).toContain("quality");
+    for (const r of reports()) expect(r.uid).not.toBe(process.getuid?.());
+  });
+
+  it("never sees the token: not in its environment, any process's environ, memory, or any file it read", () => {
+    for (const r of reports()) {
+      expect(JSON.stringify(r.env)).not.toMatch(TOKEN);
+      for (const [file, text] of Object.entries(r.read)) expect(`${file}: ${text}`).not.toMatch(TOKEN);
+      expect(Object.entries(r.attempts).filter(([k, v]) => k.startsWith("mem:") && v)).toEqual([]);
+    }
+    // Nothing it wrote holds the token either.
+    for (const file of reportFiles()) expect(file.text).not.toMatch(TOKEN);
+  });
+
+  it("cannot read or write the worker's private directory or its git configuration", () => {
+    // The directory sits under RUNNER_TEMP, which it cannot list; agent-private-dir.test.ts hands the agent the
+    // exact path and shows it still can do nothing there.
+    for (const r of reports()) {
+      for (const file of [...Object.keys(r.read), ...r.wrote]) expect(file).not.toMatch(/autopilot-worker-/);
+      expect(r.wrote.filter((f) => f === "/etc/gitconfig")).toEqual([]);
+    }
+  });
+
+  it("its insteadOf rewrites reach no worker git: the listener never hears a credential", () => {
+    expect(reports().some((r) => r.wrote.some((f) => f.endsWith(".git/config")))).toBe(true);
+    // Its own git follows its own rewrite (its push above, without credentials); no request carries any.
+    expect(heard.filter((h) => h.authorization !== null)).toEqual([]);
+    expect(JSON.stringify(heard)).not.toMatch(TOKEN);
+  });
+
+  it("nothing it planted runs as the worker: hooks, filters, textconv, fsmonitor, a git on PATH or in the tree", () => {
+    const ran = reportFiles()
+      .filter((f) => f.name.startsWith("RAN-"))
+      .map((f) => f.name);
+    // Its own git (as its own uid) may run its hooks; the worker's uid never does.
+    expect(ran.filter((name) => name.endsWith(`-${process.getuid?.()}`))).toEqual([]);
+  });
+
+  it("cannot use sudo", () => {
+    for (const r of reports()) expect((r.attempts.sudo as { ok: boolean }).ok).toBe(false);
+  });
+
+  it("only the task branch is pushed: no tag, not its own commit or replace object, only its files", async () => {
+    const refs = (await git.remote.listRefs("demo", "shop")).map((entry) => entry.ref).sort();
+    expect(refs).toEqual(["refs/heads/autopilot/issue-" + issueNumber, "refs/heads/main"]);
+    const branch = `autopilot/issue-${issueNumber}`;
+    const head = await git.remote.getCommit("demo", "shop", branch);
+    expect(head?.message).not.toContain("agent commit");
+    expect(head?.message).not.toContain("replaced");
+    // What it wrote arrived as content, exactly as written: its attributes changed nothing (no eol, no ident).
+    expect(await git.remote.readFile("demo", "shop", branch, "hidden.txt")).toBe(
+      "HIDDEN-FROM-GATE\n$Id: kept-as-written $\n",
+    );
+    // The pushed files hold no token.
+    for (const path of ["hidden.txt", ".gitattributes", "git"]) {
+      expect((await git.remote.readFile("demo", "shop", branch, path)) ?? "").not.toMatch(TOKEN);
+    }
+  });
+
+  it("its `* -diff` attributes do not hide the change from the worker's human gate", () => {
+    const result = JSON.parse(record.outputs["result-json"] ?? "{}") as {
+      humanGate?: { fired: boolean; rules: { rule: string }[] };
+    };
+    expect(result.humanGate?.fired).toBe(true);
+  });
+
+  it("its setsid daemons are gone when the job ends, and no process of its user is left", async () => {
+    const pids = reportFiles()
+      .filter((f) => f.name.startsWith("daemon-"))
+      .map((f) => Number(f.text.trim()));
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    for (const pid of pids) {
+      let alive = true;
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+      expect(alive, `daemon ${pid}`).toBe(false);
+    }
+    const uid = reports()[0]!.uid;
+    expect(await processesOf(uid)).toEqual([]);
+  });
+
+  it("its workflow commands stay text in the job log", () => {
+    const messages = record.annotations.map((a) => a.message).join("\n");
+    expect(messages).not.toContain("INJECTED");
+    expect(record.log.join("\n")).toContain("INJECTED-BY-AGENT");
+    expect(record.log.filter((line) => /INJECTED/.test(line) && /^\s*(::|##\[)/.test(line))).toEqual([]);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The sudo path of the agent's isolation, as on a GitHub-hosted runner (a non-root `runner` user with
+ * password-less sudo). The tests run as root, so they make a non-root "worker" user with a sudoers rule of its
+ * own (removed afterwards) and run fixtures/sudo-probe.ts as that user; then they take the rule away and check
+ * the worker refuses to run the agent unisolated.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const pool = process.env.VITEST_POOL_ID ?? String(process.pid % 1000);
+const WORKER = `ap-sudo-w${pool}`;
+const AGENT = `ap-sudo-a${pool}`;
+const SUDOERS = `/etc/sudoers.d/autopilot-red-team-${pool}`;
+const repoRoot = join(import.meta.dirname, "..", "..");
+const probe = join(import.meta.dirname, "fixtures", "sudo-probe.ts");
+let dir: string;
+
+function runProbe(): {
+  ok: boolean;
+  error?: string;
+  workerUid?: number;
+  agentUid?: number;
+  lines?: string[];
+  left?: number[];
+} {
+  const uid = execFileSync("id", ["-u", WORKER], { encoding: "utf8" }).trim();
+  const out = execFileSync(
+    "setpriv",
+    [
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      "--clear-groups",
+      "--",
+      process.execPath,
+      "--import",
+      "tsx",
+      probe,
+      dir,
+      AGENT,
+    ],
+    {
+      cwd: repoRoot,
+      encoding: "utf8",
+      // The "worker"'s initial environment holds a token, as a runner's does (INPUT_GITHUB-TOKEN).
+      env: { PATH: "/usr/bin:/bin", HOME: dir, "INPUT_GITHUB-TOKEN": "ghs_sudoPathTokenMustStayPrivate" },
+    },
+  );
+  return JSON.parse(out.trim().split("\n").at(-1)!);
+}
+
+beforeAll(async () => {
+  execFileSync("sh", [
+    "-c",
+    `getent passwd ${WORKER} >/dev/null || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ${WORKER}`,
+  ]);
+  dir = await mkdtemp(join(tmpdir(), "autopilot-sudo-"));
+  await chmod(dir, 0o1777);
+  await writeFile(SUDOERS, `${WORKER} ALL=(ALL:ALL) NOPASSWD: ALL\n`, { mode: 0o440 });
+});
+
+afterAll(async () => {
+  await rm(SUDOERS, { force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("a non-root worker with password-less sudo", () => {
+  it("runs the agent as another user that cannot read its environment nor use sudo, and kills its daemon", () => {
+    const result = runProbe();
+    expect(result.ok, result.error).toBe(true);
+    expect(result.workerUid).not.toBe(0);
+    expect(result.agentUid).not.toBe(result.workerUid);
+    expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO"]);
+    expect(result.left).toEqual([]);
+  }, 120_000);
+
+  it("refuses to start with a clear error once it has no sudo (and is not root)", async () => {
+    await rm(SUDOERS, { force: true });
+    expect(existsSync(SUDOERS)).toBe(false);
+    const result = runProbe();
+    expect(result.ok).toBe(false);
+    expect(result.error).toContain("the agent cannot be isolated");
+    expect(result.error).toContain("isolation: none");
+  }, 120_000);
+});
