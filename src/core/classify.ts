@@ -104,7 +104,7 @@ interface Rule {
   when?: RegExp;
 }
 
-const GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini/i;
+const GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
 
 const RULES: readonly Rule[] = [
   // auth

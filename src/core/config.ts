@@ -272,6 +272,21 @@ const BudgetsSchema = z
   .prefault({})
   .describe("Token and cost budgets.");
 
+const PricesSchema = z
+  .record(
+    z.string().min(1).max(200),
+    z.strictObject({
+      input: z.number().min(0).max(10_000).describe("US dollars per million input tokens."),
+      output: z.number().min(0).max(10_000).describe("US dollars per million output tokens."),
+    }),
+  )
+  .default({})
+  .describe(
+    "Prices of models, in US dollars per million tokens, by model name (as given to the agent or as its CLI " +
+      "reports it): they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI), over the " +
+      "built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+  );
+
 const weight = (defaultValue: number, meaning: string) =>
   z.number().min(0).max(1000).default(defaultValue).describe(meaning);
 
@@ -385,6 +400,7 @@ export const ConfigSchema = z
     humanGate: HumanGateSchema,
     merge: MergeSchema,
     budgets: BudgetsSchema,
+    prices: PricesSchema,
     scoring: ScoringSchema,
     branchPrefix: z
       .string()

@@ -29,6 +29,7 @@ import type {
   WorkerPull,
 } from "../github/worker-client.js";
 import { getPreset } from "./agents/index.js";
+import { priceRun } from "./agent-cost.js";
 import type { AgentRunner, AgentRunResult } from "./agentRunner.js";
 import { decideClaim } from "./claim.js";
 import type { BranchSetup } from "./git.js";
@@ -404,7 +405,7 @@ class WorkerLoop {
       // The agent may have planted config, switched branches or left a rebase half done.
       if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
       for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-      this.addUsage(run);
+      this.addUsage(priceRun(run, agent, this.config.prices));
       this.commands.push(...run.output.commands);
       this.lastFinalMessage = run.output.finalMessage;
       this.checkCancelled();
