@@ -109,3 +109,24 @@ export function unpricedAgents(
     .filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null)
     .map((agent) => ({ preset: agent.preset, model: agent.model }));
 }
+
+/**
+ * Dashboard notes for USD budgets that cannot apply: one per configured agent whose cost is unknown, when a
+ * task or session USD budget is set.
+ */
+export function usdBudgetNotes(config: {
+  agents: {
+    primary: { preset: string; model: string | null };
+    fallbacks: { preset: string; model: string | null }[];
+  };
+  budgets: { task: { usd: number | null }; session: { usd: number | null } };
+  prices: Readonly<Record<string, ModelPrice>>;
+}): string[] {
+  if (config.budgets.task.usd === null && config.budgets.session.usd === null) return [];
+  return unpricedAgents([config.agents.primary, ...config.agents.fallbacks], config.prices).map(
+    (agent) =>
+      `The USD budget cannot apply to the ${agent.preset} agent (${
+        agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"
+      }): its CLI reports no cost. Its tokens count against the token budget; add the model under \`prices\` to price them.`,
+  );
+}

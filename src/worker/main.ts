@@ -719,12 +719,17 @@ class WorkerLoop {
     if (this.inputs.trackingIssue === null) return null;
     try {
       const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
-      const { stop, status } = sessionWantsStop(body);
+      const { stop, status } = sessionWantsStop(body, this.spend());
       return stop ? status : null;
     } catch (error) {
       this.warn(`could not read the session status: ${errorMessage(error)}`);
       return null;
     }
+  }
+
+  private spend() {
+    const { tokens, costUsd } = this.result;
+    return { issue: this.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
   }
 
   private addUsage(run: AgentRunResult): void {

@@ -1,0 +1,48 @@
+/** A running worker stops at the iteration boundary where the session's budget runs out (src/worker/main.ts). */
+import { describe, expect, it } from "vitest";
+import { emptyState, renderStateBlock } from "../../src/core/dashboard.js";
+import { renderSessionBudgetMarker } from "../../src/core/session-budget.js";
+import { runWorker } from "../../src/worker/main.js";
+import { config, harness } from "./fakes.js";
+
+const NOTHING = "Made some progress; more to do.";
+
+/** A tracking issue whose session is running with `usdLeft` of its $1 budget, nothing counted of #7 yet. */
+function trackingBody(spentElsewhere: number): string {
+  const state = emptyState(new Date("2026-11-22T00:00:00Z"));
+  state.session.status = "running";
+  const marker = renderSessionBudgetMarker(
+    { tokens: null, usd: 1 },
+    { total: { tokens: 0, usd: spentElsewhere }, counted: {} },
+  );
+  return `<!-- autopilot:session running -->\n${marker}\n\n${renderStateBlock(state)}`;
+}
+
+describe("a session budget stops running workers", () => {
+  it("ends the job `paused` at the first boundary where its spend uses up what the session has left", async () => {
+    // $0.50 of the session's $1 went elsewhere; each iteration here costs $0.30: after two, $0.10 is over.
+    const h = await harness([{ message: NOTHING, costUsd: 0.3 }]);
+    h.github.trackingBody = trackingBody(0.5);
+
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("paused");
+    expect(run.result.iterations).toBe(2);
+    expect(run.result.reason).toContain("session is over its budget");
+    expect(run.result.costUsd).toBeCloseTo(0.6);
+    // The work is checkpointed and pushed before the job ends.
+    expect(h.git.pushes.length).toBeGreaterThan(0);
+  });
+
+  it("goes on while the session has budget left (the task budget alone is unlimited)", async () => {
+    const h = await harness([
+      { message: NOTHING, costUsd: 0.3 },
+      { message: "Done.\n\n<promise>COMPLETE</promise>" },
+    ]);
+    h.github.trackingBody = trackingBody(0);
+
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("complete");
+  });
+});
