@@ -127,7 +127,7 @@ describe("a USD budget that cannot apply is shown", () => {
     expect(
       usdBudgetNotes({
         agents: { primary: codex, fallbacks: [] },
-        budgets: { task: { tokens: 5, usd: null }, session: { tokens: null, usd: null } },
+        budgets: { task: { usd: null }, session: { usd: null } },
         prices: {},
       }),
     ).toEqual([]);
