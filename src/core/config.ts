@@ -168,6 +168,15 @@ const RateLimitSchema = z
       .max(86_400_000)
       .default(300_000)
       .describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+    usageLimitWaitMs: z
+      .int()
+      .min(60_000)
+      .max(7 * 86_400_000)
+      .default(3_600_000)
+      .describe(
+        "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, " +
+          "in milliseconds. The task resumes after it; the reason shown says it was assumed.",
+      ),
   })
   .prefault({})
   .describe(

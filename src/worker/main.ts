@@ -7,7 +7,7 @@
  */
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { classifyAgentOutput } from "../core/classify.js";
+import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config.js";
 import { matchHumanGate } from "../core/humanGate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
@@ -562,7 +562,9 @@ class WorkerLoop {
     if (run.timedOut || run.output.turnLimit) return null;
     if (!run.output.isError && signal.kind !== "none") return null;
     const found = classifyAgentOutput(run.rawOutput, new Date(this.now()));
-    return found.kind === "none" ? null : found;
+    return found.kind === "none"
+      ? null
+      : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
   }
 
   private async prompt(

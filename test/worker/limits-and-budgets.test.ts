@@ -1,4 +1,4 @@
-/** A running worker stops at the iteration boundary where the session's budget runs out (src/worker/main.ts). */
+/** A running worker stops where the session budget runs out; a usage limit without a reset time waits a configured while. */
 import { describe, expect, it } from "vitest";
 import { emptyState, renderStateBlock } from "../../src/core/dashboard.js";
 import { renderSessionBudgetMarker } from "../../src/core/session-budget.js";
@@ -44,5 +44,21 @@ describe("a session budget stops running workers", () => {
     const run = await runWorker(h.inputs, config(), h.deps);
 
     expect(run.result.result).toBe("complete");
+  });
+});
+
+describe("a usage limit that gives no reset time", () => {
+  it("ends `usage_limited` with the configured default wait as the time to resume, and says it was assumed", async () => {
+    // Claude's bare notice (https://github.com/anthropics/claude-code/issues/51715).
+    const text = "Usage limit reached";
+    const h = await harness([{ message: text, raw: text, exitCode: 1, work: false }]);
+
+    const run = await runWorker(h.inputs, config({ rateLimit: { usageLimitWaitMs: 2 * 3_600_000 } }), h.deps);
+
+    expect(run.result.result).toBe("usage_limited");
+    expect(run.result.resumeAt).toBe(new Date(h.clock.now + 2 * 3_600_000).toISOString());
+    expect(run.result.reason).toContain("no reset time given: assumed in 120 min");
+    // Not a few seconds of backoff on the runner: the job ends and the task waits.
+    expect(h.sleeps).toEqual([]);
   });
 });
