@@ -281,20 +281,30 @@ const BudgetsSchema = z
   .prefault({})
   .describe("Token and cost budgets.");
 
+const PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+
 const PricesSchema = z
-  .record(
-    z.string().min(1).max(200),
+  .array(
     z.strictObject({
+      model: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .describe("A model name, as given to the agent or as its CLI reports it."),
       input: z.number().min(0).max(10_000).describe("US dollars per million input tokens."),
       output: z.number().min(0).max(10_000).describe("US dollars per million output tokens."),
     }),
   )
-  .default({})
-  .describe(
-    "Prices of models, in US dollars per million tokens, by model name (as given to the agent or as its CLI " +
-      "reports it): they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI), over the " +
+  .max(100)
+  .default([])
+  .meta({
+    description:
+      "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of " +
+      "agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the " +
       "built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
-  );
+    [EXPECTED]: PRICES_EXPECTED,
+  });
 
 const weight = (defaultValue: number, meaning: string) =>
   z.number().min(0).max(1000).default(defaultValue).describe(meaning);

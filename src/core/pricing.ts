@@ -10,6 +10,13 @@
  * price is used, so a budget may run a little late there, never early.
  */
 
+/** A configured price (`prices` in the configuration). */
+export interface ConfiguredPrice {
+  model: string;
+  input: number;
+  output: number;
+}
+
 export interface ModelPrice {
   /** USD per million input tokens. */
   input: number;
@@ -68,11 +75,16 @@ function bareModel(model: string): string {
  */
 export function priceOf(
   model: string | null | undefined,
-  overrides: Readonly<Record<string, ModelPrice>> = {},
+  overrides: readonly ConfiguredPrice[] = [],
 ): { model: string; price: ModelPrice } | null {
   if (!model) return null;
-  const tables = [
-    Object.fromEntries(Object.entries(overrides).map(([name, price]) => [name.toLowerCase(), price])),
+  const tables: Readonly<Record<string, ModelPrice>>[] = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output },
+      ]),
+    ),
     DEFAULT_PRICES,
   ];
   for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
@@ -103,7 +115,7 @@ export interface UnpricedAgent {
 /** The configured agents whose cost cannot be known (so only the token budget limits them). */
 export function unpricedAgents(
   agents: readonly { preset: string; model: string | null }[],
-  overrides: Readonly<Record<string, ModelPrice>> = {},
+  overrides: readonly ConfiguredPrice[] = [],
 ): UnpricedAgent[] {
   return agents
     .filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null)
@@ -120,7 +132,7 @@ export function usdBudgetNotes(config: {
     fallbacks: { preset: string; model: string | null }[];
   };
   budgets: { task: { usd: number | null }; session: { usd: number | null } };
-  prices: Readonly<Record<string, ModelPrice>>;
+  prices: readonly ConfiguredPrice[];
 }): string[] {
   if (config.budgets.task.usd === null && config.budgets.session.usd === null) return [];
   return unpricedAgents([config.agents.primary, ...config.agents.fallbacks], config.prices).map(

@@ -5,13 +5,13 @@
  * cost 0; its tokens still count against the token budget.
  */
 import type { AgentConfig } from "../core/config.js";
-import { costOf, type ModelPrice, priceOf } from "../core/pricing.js";
+import { type ConfiguredPrice, costOf, priceOf } from "../core/pricing.js";
 import type { AgentRunResult } from "./agentRunner.js";
 
 export function priceRun(
   run: AgentRunResult,
   agent: AgentConfig,
-  prices: Readonly<Record<string, ModelPrice>>,
+  prices: readonly ConfiguredPrice[],
 ): AgentRunResult {
   const { usage, costUsd } = run.output;
   if (costUsd > 0 || usage.input + usage.output === 0) return run;

@@ -109,11 +109,11 @@ describe("a USD budget that cannot apply is shown", () => {
   it("says nothing for a priced model, a self-pricing CLI, or without a USD budget", () => {
     const usd = { task: { tokens: null, usd: 2 }, session: { tokens: null, usd: null } };
     const priced = { ...codex, model: "gpt-5-codex" };
-    expect(usdBudgetNotes({ agents: { primary: priced, fallbacks: [] }, budgets: usd, prices: {} })).toEqual(
+    expect(usdBudgetNotes({ agents: { primary: priced, fallbacks: [] }, budgets: usd, prices: [] })).toEqual(
       [],
     );
     const claude = { ...codex, preset: "claude-code" };
-    expect(usdBudgetNotes({ agents: { primary: claude, fallbacks: [] }, budgets: usd, prices: {} })).toEqual(
+    expect(usdBudgetNotes({ agents: { primary: claude, fallbacks: [] }, budgets: usd, prices: [] })).toEqual(
       [],
     );
     const configured = { ...codex, model: "my-proxy-model" };
@@ -121,21 +121,21 @@ describe("a USD budget that cannot apply is shown", () => {
       usdBudgetNotes({
         agents: { primary: configured, fallbacks: [] },
         budgets: usd,
-        prices: { "my-proxy-model": { input: 1, output: 2 } },
+        prices: [{ model: "my-proxy-model", input: 1, output: 2 }],
       }),
     ).toEqual([]);
     expect(
       usdBudgetNotes({
         agents: { primary: codex, fallbacks: [] },
         budgets: { task: { usd: null }, session: { usd: null } },
-        prices: {},
+        prices: [],
       }),
     ).toEqual([]);
     expect(
       usdBudgetNotes({
         agents: { primary: codex, fallbacks: [{ ...codex, preset: "gemini" }] },
         budgets: usd,
-        prices: {},
+        prices: [],
       }),
     ).toHaveLength(2);
   });

@@ -836,7 +836,7 @@ describe("OpenCode, for real", { timeout: OPENCODE_TIMEOUT_MS }, () => {
       repo,
       { primary: opencodeAgent() },
       null,
-      { prices: { "fake-model": { input: 10, output: 20 } } },
+      { prices: [{ model: "fake-model", input: 10, output: 20 }] },
       opencodeEnv(model),
     );
     const { result } = loop.run;
@@ -868,7 +868,7 @@ describe("a USD budget stops the agents whose CLI reports no price", { timeout: 
 
     const loop = await runLoop(repo, { primary: codexAgent(model) }, null, {
       maxIterations: 3,
-      prices: { [CODEX_MODEL]: { input: 100, output: 100 } },
+      prices: [{ model: CODEX_MODEL, input: 100, output: 100 }],
       budgets: { task: { tokens: null, usd: 0.01 }, session: { tokens: null, usd: null } },
     });
     const { result } = loop.run;
