@@ -48093,7 +48093,10 @@ var RateLimitSchema = external_exports.strictObject({
   retries: external_exports.int().min(0).max(20).default(3).describe("Retries of an agent run after a rate limit, before switching to the next fallback agent."),
   baseMs: external_exports.int().min(0).max(36e5).default(5e3).describe("First wait after a rate limit, in milliseconds."),
   factor: external_exports.number().min(1).max(10).default(3).describe("Each further wait is the previous one times this factor."),
-  maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`).")
+  maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+  usageLimitWaitMs: external_exports.int().min(6e4).max(7 * 864e5).default(36e5).describe(
+    "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, in milliseconds. The task resumes after it; the reason shown says it was assumed."
+  )
 }).prefault({}).describe(
   "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
 );
@@ -48137,6 +48140,17 @@ var BudgetsSchema = external_exports.strictObject({
     usd: usdBudget("a whole session may use")
   }).prefault({}).describe("Budget of a whole session.")
 }).prefault({}).describe("Token and cost budgets.");
+var PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+var PricesSchema = external_exports.array(
+  external_exports.strictObject({
+    model: external_exports.string().trim().min(1).max(200).describe("A model name, as given to the agent or as its CLI reports it."),
+    input: external_exports.number().min(0).max(1e4).describe("US dollars per million input tokens."),
+    output: external_exports.number().min(0).max(1e4).describe("US dollars per million output tokens.")
+  })
+).max(100).default([]).meta({
+  description: "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+  [EXPECTED]: PRICES_EXPECTED
+});
 var weight = (defaultValue, meaning) => external_exports.number().min(0).max(1e3).default(defaultValue).describe(meaning);
 var ScoringSchema = external_exports.strictObject({
   unblocks: weight(10, "Points per open issue that finishing this task unblocks."),
@@ -48180,6 +48194,7 @@ var ConfigSchema = external_exports.strictObject({
   humanGate: HumanGateSchema,
   merge: MergeSchema,
   budgets: BudgetsSchema,
+  prices: PricesSchema,
   scoring: ScoringSchema,
   branchPrefix: external_exports.string().max(100).regex(BRANCH_PREFIX).default("autopilot/").meta({
     description: "Task branches are named `<branchPrefix>issue-N`.",
@@ -53385,8 +53400,13 @@ function parseAiderUsage(stdout) {
   let output2 = 0;
   let session = 0;
   let messages = 0;
-  for (const line of stdout.split("\n")) {
-    const tokens = /^Tokens:\s*(.*?)(?:\.\s*Cost:\s*(.*))?$/.exec(line.trim());
+  const lines = stdout.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i].trim();
+    while (/^Tokens:/.test(line) && /\$[\d.]+$/.test(line) && /^session\b/.test(lines[i + 1]?.trim() ?? "")) {
+      line = `${line} ${lines[++i].trim()}`;
+    }
+    const tokens = /^Tokens:\s*(.*?)(?:\.\s*Cost:\s*(.*))?$/.exec(line);
     if (!tokens) continue;
     const sent = /(\d[\d.,]*\s*[kKmM]?)\s+sent\b/.exec(tokens[1]);
     const received = /(\d[\d.,]*\s*[kKmM]?)\s+received\b/.exec(tokens[1]);
@@ -53721,9 +53741,10 @@ var custom2 = {
 
 // src/worker/agents/gemini.ts
 var SHELL_TOOLS = /* @__PURE__ */ new Set(["run_shell_command", "shell", "run_shell"]);
+var TURN_LIMIT_EXIT = 53;
 function statsTokens(stats) {
   if (!stats) return { input: 0, output: 0 };
-  let input2 = asNumber(stats.input_tokens) || asNumber(stats.input) || asNumber(stats.inputTokens);
+  let input2 = "input" in stats ? asNumber(stats.input) : asNumber(stats.input_tokens) || asNumber(stats.inputTokens);
   let output2 = asNumber(stats.output_tokens) || asNumber(stats.outputTokens);
   const models = asRecord(stats.models);
   if (!input2 && !output2 && models) {
@@ -53747,14 +53768,22 @@ var gemini = {
     const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
     const args = [
       "-p",
-      viaStdin ? "Follow the task instructions given on standard input." : options.prompt,
+      viaStdin ? "Follow the task instructions given above." : options.prompt,
       "--output-format",
       "stream-json",
-      "--yolo"
+      "--approval-mode",
+      "yolo",
+      "--skip-trust"
     ];
     if (options.model) args.push("-m", options.model);
     args.push(...options.args ?? []);
-    return { command: "gemini", args, env: {}, ...viaStdin ? { stdin: options.prompt } : {} };
+    return {
+      command: "gemini",
+      args,
+      // No telemetry from a CI job.
+      env: { GEMINI_TELEMETRY_ENABLED: "false" },
+      ...viaStdin ? { stdin: options.prompt } : {}
+    };
   },
   parseOutput(stdout, stderr, exitCode) {
     const events = jsonLines(stdout);
@@ -53783,13 +53812,16 @@ var gemini = {
       };
     }
     const commands = [];
+    let model;
     let turn = "";
     let lastTurn = "";
     let usage = { input: 0, output: 0 };
     const errors = [];
     let failed = false;
     for (const event of events) {
-      if (event.type === "message" && event.role === "assistant") {
+      if (event.type === "init") {
+        model = asString(event.model) ?? model;
+      } else if (event.type === "message" && event.role === "assistant") {
         const content = asString(event.content) ?? "";
         turn = event.delta === true ? turn + content : content;
         if (turn.trim()) lastTurn = turn;
@@ -53803,6 +53835,8 @@ var gemini = {
         if (message) errors.push(message);
       } else if (event.type === "result") {
         usage = statsTokens(asRecord(event.stats));
+        const models = Object.keys(asRecord(asRecord(event.stats)?.models) ?? {});
+        if (models.length === 1 && !model) model = models[0];
         if (event.status === "error") {
           failed = true;
           const message = errorMessage(event.error);
@@ -53810,14 +53844,18 @@ var gemini = {
         }
       }
     }
+    const turnLimit = exitCode === TURN_LIMIT_EXIT;
     const isError = failed || exitCode !== 0;
     return {
       finalMessage: lastTurn,
       isError,
       errorText: isError ? [...errors.slice(-3), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
       usage,
+      // Gemini CLI reports tokens, never a price: the worker prices them from the price table.
       costUsd: 0,
-      commands
+      commands,
+      ...model ? { model } : {},
+      ...turnLimit ? { turnLimit: true } : {}
     };
   }
 };
@@ -53880,8 +53918,11 @@ var opencode = {
         cost += asNumber(part.cost);
       } else if (event.type === "error") {
         const error63 = asRecord(event.error) ?? {};
-        const message = asString(asRecord(error63.data)?.message) ?? asString(error63.message) ?? asString(error63.name);
-        if (message) errors.push(message);
+        const data = asRecord(error63.data);
+        const message = asString(data?.message) ?? asString(error63.message) ?? asString(error63.name);
+        const status2 = typeof data?.statusCode === "number" ? ` (HTTP ${data.statusCode})` : "";
+        const name = asString(error63.name);
+        if (message) errors.push(`${name && name !== message ? `${name}: ` : ""}${message}${status2}`);
       }
     }
     const isError = errors.length > 0 || exitCode !== 0;
@@ -54674,7 +54715,7 @@ var AGENT_OUTPUT_PRECEDENCE = [
 function jsonPair(key, value) {
   return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
 }
-var GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini/i;
+var GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
 var RULES = [
   // auth
   { kind: "auth", re: jsonPair("type", "(?:authentication_error|permission_error)") },
@@ -54731,6 +54772,13 @@ var RULES = [
   {
     kind: "rate_limit",
     re: /\bRateLimitError\b|\btemporarily limiting requests\b|\bexhausted your capacity on this model\b/i
+  },
+  // Google answers a per-minute limit with the words OpenAI uses for credits (RESOURCE_EXHAUSTED either way)
+  { kind: "rate_limit", re: /\bexceeded your current quota\b/i, when: GOOGLE },
+  // Amazon Bedrock (and Claude Code on Bedrock): throttling is a rate limit
+  {
+    kind: "rate_limit",
+    re: /\bThrottlingException\b|\bToo many (?:tokens|requests), please wait\b|\bRequest was throttled\b/i
   },
   // overloaded: the service, transient
   { kind: "overloaded", re: /\boverloaded(?:_error)?\b/i },
@@ -54871,7 +54919,7 @@ function handleEvent(event, raw, ctx, state) {
     );
   }
 }
-var LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4][ \\t]*)*";
+var LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4]\\uFE0F?[ \\t]*)*";
 var ANCHORS = [
   // Claude Code and Gemini CLI
   "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
@@ -54881,8 +54929,12 @@ var ANCHORS = [
   // Codex text mode, Node SDKs
   "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|\u2019)ve hit|Quota exceeded|Insufficient quota|[{[])",
   "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
+  // The Codex SDK's wrappers of the same errors
+  "Codex (?:stream error|turn failed|SDK error):",
+  // OpenCode (the AI SDK's provider errors)
+  "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* )?API error \\(\\d{3}\\):",
   "Attempt \\d+ failed with status \\d{3}\\b",
-  '\\d{3} \\{\\s*\\\\?"(?:type|error)\\\\?"',
+  '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
   // Raw error bodies (compact JSON, or a Python dict repr)
   `\\[?\\{\\s*\\\\?["'](?:type\\\\?["']\\s*:\\s*\\\\?["']error|error\\\\?["']\\s*:)`,
   // The tools' own sentences
@@ -54890,6 +54942,11 @@ var ANCHORS = [
   "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
   "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
   "Usage limit reached for\\b",
+  // Claude's bare notice, with no reset time (the line ends, or a sentence does)
+  "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
+  // Amazon Bedrock throttling, as the AWS SDKs print it
+  "An error occurred \\(ThrottlingException\\)",
+  "Error: Request was throttled or rate limited\\b",
   "Invalid API key[ \\t]*[\xB7.]",
   "Not logged in[ \\t]*\xB7",
   "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
@@ -55002,6 +55059,16 @@ function classifyAgentOutput(text, now, options = {}) {
     ...state.other,
     ...plainTextFindings(plain, ctx)
   ]);
+}
+function withDefaultReset(found, now, defaultWaitMs) {
+  if (found.kind !== "usage_limit" || found.resetAt) return found;
+  const minutes = Math.round(defaultWaitMs / 6e4);
+  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
+  return {
+    ...found,
+    resetAt: new Date(now.getTime() + defaultWaitMs),
+    evidence: found.evidence ? `${found.evidence} \u2014 ${note}` : note
+  };
 }
 function parseJson(text) {
   try {
@@ -56137,6 +56204,72 @@ function parseWorkerResult(body) {
   }
 }
 
+// src/core/pricing.ts
+var DEFAULT_PRICES = {
+  // Anthropic
+  "claude-opus-4-1": { input: 15, output: 75 },
+  "claude-opus-4": { input: 15, output: 75 },
+  "claude-sonnet-4-5": { input: 3, output: 15 },
+  "claude-sonnet-4": { input: 3, output: 15 },
+  "claude-haiku-4-5": { input: 1, output: 5 },
+  "claude-3-5-haiku": { input: 0.8, output: 4 },
+  // OpenAI
+  "gpt-5": { input: 1.25, output: 10 },
+  "gpt-5-codex": { input: 1.25, output: 10 },
+  "gpt-5-mini": { input: 0.25, output: 2 },
+  "gpt-5-nano": { input: 0.05, output: 0.4 },
+  "gpt-4.1": { input: 2, output: 8 },
+  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
+  "gpt-4o": { input: 2.5, output: 10 },
+  "gpt-4o-mini": { input: 0.15, output: 0.6 },
+  o3: { input: 2, output: 8 },
+  "o4-mini": { input: 1.1, output: 4.4 },
+  // Google
+  "gemini-2.5-pro": { input: 1.25, output: 10 },
+  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+  "gemini-2.0-flash": { input: 0.1, output: 0.4 }
+};
+function bareModel(model) {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+function priceOf(model, overrides = []) {
+  if (!model) return null;
+  const tables = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output }
+      ])
+    ),
+    DEFAULT_PRICES
+  ];
+  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
+    for (const table2 of tables) {
+      const exact = table2[candidate];
+      if (exact) return { model: candidate, price: exact };
+      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+      if (prefix) return { model: prefix, price: table2[prefix] };
+    }
+  }
+  return null;
+}
+function costOf(usage, price) {
+  const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
+  return Math.round(usd * 1e6) / 1e6;
+}
+
+// src/worker/agent-cost.ts
+function priceRun(run2, agent, prices) {
+  const { usage, costUsd } = run2.output;
+  if (costUsd > 0 || usage.input + usage.output === 0) return run2;
+  const found = priceOf(run2.output.model ?? agent.model, prices) ?? priceOf(agent.model, prices);
+  if (!found) return run2;
+  return { ...run2, output: { ...run2.output, costUsd: costOf(usage, found.price) } };
+}
+
 // src/worker/claim.ts
 function decideClaim(input2) {
   const { existing } = input2;
@@ -56487,6 +56620,35 @@ function parseDashboard(body) {
   };
 }
 
+// src/core/session-budget.ts
+var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
+var SessionBudgetMarkerSchema = external_exports.object({
+  tokensLeft: external_exports.number().nullable(),
+  usdLeft: external_exports.number().nullable(),
+  counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
+});
+var MARKER = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
+function parseSessionBudgetMarker(body) {
+  const match = body ? MARKER.exec(body) : null;
+  if (!match) return null;
+  try {
+    const parsed = SessionBudgetMarkerSchema.safeParse(JSON.parse(match[1]));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+function workerSessionBudgetStop(marker, issue3, mine) {
+  const counted = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
+  const newTokens = Math.max(0, mine.tokens - counted.tokens);
+  const newUsd = Math.max(0, mine.usd - counted.usd);
+  if (marker.tokensLeft !== null && marker.tokensLeft - newTokens <= 0)
+    return `the session's token budget is spent (${marker.tokensLeft - newTokens} tokens left)`;
+  if (marker.usdLeft !== null && marker.usdLeft - newUsd <= 0)
+    return `the session's USD budget is spent ($${(marker.usdLeft - newUsd).toFixed(2)} left)`;
+  return null;
+}
+
 // src/worker/sessionStatus.ts
 var STOP_STATUSES = /* @__PURE__ */ new Set(["pausing", "paused", "stopping", "idle"]);
 var STATE_BLOCK = /<!--\s*autopilot:state\s+v1\b([\s\S]*?)-->/;
@@ -56512,9 +56674,12 @@ function readSessionStatus(body) {
   const loose = /"status"\s*:\s*"([a-z_-]+)"/i.exec(text);
   return loose ? loose[1].toLowerCase() : parsed.visibleStatus;
 }
-function sessionWantsStop(body) {
+function sessionWantsStop(body, mine) {
   const status2 = readSessionStatus(body);
-  return { stop: status2 !== null && STOP_STATUSES.has(status2), status: status2 };
+  if (status2 !== null && STOP_STATUSES.has(status2)) return { stop: true, status: status2 };
+  const marker = mine ? parseSessionBudgetMarker(body) : null;
+  const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
+  return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status: status2 };
 }
 
 // src/worker/main.ts
@@ -56769,7 +56934,7 @@ var WorkerLoop = class {
         this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
       if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
       for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-      this.addUsage(run2);
+      this.addUsage(priceRun(run2, agent, this.config.prices));
       this.commands.push(...run2.output.commands);
       this.lastFinalMessage = run2.output.finalMessage;
       this.checkCancelled();
@@ -56903,7 +57068,7 @@ var WorkerLoop = class {
     if (run2.timedOut || run2.output.turnLimit) return null;
     if (!run2.output.isError && signal.kind !== "none") return null;
     const found = classifyAgentOutput(run2.rawOutput, new Date(this.now()));
-    return found.kind === "none" ? null : found;
+    return found.kind === "none" ? null : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
   }
   async prompt(issue3, iteration, feedback, qualityFailures) {
     return buildPrompt({
@@ -57040,12 +57205,16 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
     if (this.inputs.trackingIssue === null) return null;
     try {
       const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
-      const { stop, status: status2 } = sessionWantsStop(body);
+      const { stop, status: status2 } = sessionWantsStop(body, this.spend());
       return stop ? status2 : null;
     } catch (error63) {
       this.warn(`could not read the session status: ${errorMessage2(error63)}`);
       return null;
     }
+  }
+  spend() {
+    const { tokens, costUsd } = this.result;
+    return { issue: this.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
   }
   addUsage(run2) {
     this.jobUsage.input += run2.output.usage.input;
