@@ -61031,7 +61031,10 @@ var RateLimitSchema = external_exports.strictObject({
   retries: external_exports.int().min(0).max(20).default(3).describe("Retries of an agent run after a rate limit, before switching to the next fallback agent."),
   baseMs: external_exports.int().min(0).max(36e5).default(5e3).describe("First wait after a rate limit, in milliseconds."),
   factor: external_exports.number().min(1).max(10).default(3).describe("Each further wait is the previous one times this factor."),
-  maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`).")
+  maxWaitMs: external_exports.int().min(0).max(864e5).default(3e5).describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+  usageLimitWaitMs: external_exports.int().min(6e4).max(7 * 864e5).default(36e5).describe(
+    "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, in milliseconds. The task resumes after it; the reason shown says it was assumed."
+  )
 }).prefault({}).describe(
   "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
 );
@@ -61077,6 +61080,17 @@ var BudgetsSchema = external_exports.strictObject({
     usd: usdBudget("a whole session may use")
   }).prefault({}).describe("Budget of a whole session.")
 }).prefault({}).describe("Token and cost budgets.");
+var PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+var PricesSchema = external_exports.array(
+  external_exports.strictObject({
+    model: external_exports.string().trim().min(1).max(200).describe("A model name, as given to the agent or as its CLI reports it."),
+    input: external_exports.number().min(0).max(1e4).describe("US dollars per million input tokens."),
+    output: external_exports.number().min(0).max(1e4).describe("US dollars per million output tokens.")
+  })
+).max(100).default([]).meta({
+  description: "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+  [EXPECTED]: PRICES_EXPECTED
+});
 var weight = (defaultValue, meaning) => external_exports.number().min(0).max(1e3).default(defaultValue).describe(meaning);
 var ScoringSchema = external_exports.strictObject({
   unblocks: weight(10, "Points per open issue that finishing this task unblocks."),
@@ -61120,6 +61134,7 @@ var ConfigSchema = external_exports.strictObject({
   humanGate: HumanGateSchema,
   merge: MergeSchema,
   budgets: BudgetsSchema,
+  prices: PricesSchema,
   scoring: ScoringSchema,
   branchPrefix: external_exports.string().max(100).regex(BRANCH_PREFIX).default("autopilot/").meta({
     description: "Task branches are named `<branchPrefix>issue-N`.",
@@ -62683,7 +62698,9 @@ function stableJson(value) {
 function renderVisible(state, view, now, limits) {
   const out = [];
   const s = state.session;
-  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`, "");
+  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`);
+  if (view.budget?.marker) out.push(view.budget.marker);
+  out.push("");
   out.push(`## ${STATUS_ICON[s.status]} Autopilot is ${STATUS_WORD[s.status]}`, "");
   const who = s.actor && s.actor !== "autopilot" ? ` by ${quietLogin(s.actor)}` : "";
   out.push(
@@ -62701,6 +62718,7 @@ function renderVisible(state, view, now, limits) {
     view.failed.length ? `${view.failed.length} failed` : ""
   ].filter(Boolean);
   out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` \xB7 ${parts.join(" \xB7 ")}`);
+  for (const note of view.budget?.notes ?? []) out.push("", `> \u26A0\uFE0F ${escapeInline(note, 300)}`);
   if (view.configProblems) {
     out.push(
       "",
@@ -73643,6 +73661,117 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
+// src/core/session-budget.ts
+var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
+var SessionBudgetMarkerSchema = external_exports.object({
+  tokensLeft: external_exports.number().nullable(),
+  usdLeft: external_exports.number().nullable(),
+  counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
+});
+var round6 = (n) => Math.round(n * 1e6) / 1e6;
+function sessionSpend(state, results) {
+  let tokens = state.history.tokensIn + state.history.tokensOut;
+  let usd = state.history.costUsd;
+  for (const record2 of Object.values(state.tasks)) {
+    tokens += record2.tokensIn + record2.tokensOut;
+    usd += record2.costUsd;
+  }
+  const counted = {};
+  for (const result of results) {
+    const record2 = state.tasks[result.issue];
+    if (result.status !== "running" || !record2 || record2.dispatchId !== result.dispatchId) continue;
+    const reported = { tokens: result.tokens.input + result.tokens.output, usd: result.costUsd };
+    tokens += Math.max(0, reported.tokens - (record2.tokensIn + record2.tokensOut));
+    usd += Math.max(0, reported.usd - record2.costUsd);
+    counted[String(result.issue)] = { tokens: reported.tokens, usd: round6(reported.usd) };
+  }
+  return { total: { tokens, usd: round6(usd) }, counted };
+}
+function sessionOverBudget(budget, used) {
+  if (budget.tokens !== null && used.tokens >= budget.tokens)
+    return `${used.tokens} tokens used (budgets.session.tokens ${budget.tokens})`;
+  if (budget.usd !== null && used.usd >= budget.usd)
+    return `$${used.usd.toFixed(2)} spent (budgets.session.usd $${budget.usd})`;
+  return null;
+}
+function renderSessionBudgetMarker(budget, spend) {
+  if (budget.tokens === null && budget.usd === null) return null;
+  const marker = {
+    tokensLeft: budget.tokens === null ? null : budget.tokens - spend.total.tokens,
+    usdLeft: budget.usd === null ? null : round6(budget.usd - spend.total.usd),
+    counted: spend.counted
+  };
+  return `<!-- autopilot:session-budget ${JSON.stringify(marker)} -->`;
+}
+
+// src/core/pricing.ts
+var DEFAULT_PRICES = {
+  // Anthropic
+  "claude-opus-4-1": { input: 15, output: 75 },
+  "claude-opus-4": { input: 15, output: 75 },
+  "claude-sonnet-4-5": { input: 3, output: 15 },
+  "claude-sonnet-4": { input: 3, output: 15 },
+  "claude-haiku-4-5": { input: 1, output: 5 },
+  "claude-3-5-haiku": { input: 0.8, output: 4 },
+  // OpenAI
+  "gpt-5": { input: 1.25, output: 10 },
+  "gpt-5-codex": { input: 1.25, output: 10 },
+  "gpt-5-mini": { input: 0.25, output: 2 },
+  "gpt-5-nano": { input: 0.05, output: 0.4 },
+  "gpt-4.1": { input: 2, output: 8 },
+  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
+  "gpt-4o": { input: 2.5, output: 10 },
+  "gpt-4o-mini": { input: 0.15, output: 0.6 },
+  o3: { input: 2, output: 8 },
+  "o4-mini": { input: 1.1, output: 4.4 },
+  // Google
+  "gemini-2.5-pro": { input: 1.25, output: 10 },
+  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+  "gemini-2.0-flash": { input: 0.1, output: 0.4 }
+};
+var SELF_PRICING_PRESETS = /* @__PURE__ */ new Set([
+  "claude-code",
+  "opencode",
+  "aider",
+  "custom"
+]);
+function bareModel(model) {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+function priceOf(model, overrides = []) {
+  if (!model) return null;
+  const tables = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output }
+      ])
+    ),
+    DEFAULT_PRICES
+  ];
+  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
+    for (const table2 of tables) {
+      const exact = table2[candidate];
+      if (exact) return { model: candidate, price: exact };
+      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+      if (prefix) return { model: prefix, price: table2[prefix] };
+    }
+  }
+  return null;
+}
+function unpricedAgents(agents, overrides = []) {
+  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
+}
+function usdBudgetNotes(config2) {
+  if (config2.budgets.task.usd === null && config2.budgets.session.usd === null) return [];
+  return unpricedAgents([config2.agents.primary, ...config2.agents.fallbacks], config2.prices).map(
+    (agent) => `The USD budget cannot apply to the ${agent.preset} agent (${agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"}): its CLI reports no cost. Its tokens count against the token budget; add the model under \`prices\` to price them.`
+  );
+}
+
 // src/core/reconcile.ts
 var DISPATCH_GRACE_MINUTES = 10;
 var RESULT_GRACE_MINUTES = 2;
@@ -74729,15 +74858,8 @@ ${commandHelp()}`
   }
   budgetCheck() {
     if (this.state.session.status !== "running") return;
-    const budget = this.config.budgets.session;
-    const h = this.state.history;
-    let tokens = h.tokensIn + h.tokensOut;
-    let usd = h.costUsd;
-    for (const r of Object.values(this.state.tasks)) {
-      tokens += r.tokensIn + r.tokensOut;
-      usd += r.costUsd;
-    }
-    const over = budget.tokens !== null && tokens >= budget.tokens ? `${tokens} tokens used (budgets.session.tokens ${budget.tokens})` : budget.usd !== null && usd >= budget.usd ? `$${usd.toFixed(2)} spent (budgets.session.usd $${budget.usd})` : null;
+    const used = sessionSpend(this.state, this.results.values()).total;
+    const over = sessionOverBudget(this.config.budgets.session, used);
     if (over) this.session({ type: "budgetExhausted", detail: over, activeWorkers: this.liveCount() });
   }
   // -------------------------------------------------------------------------------------------------------
@@ -74829,7 +74951,14 @@ ${renderHistoryComment(compaction.flush)}`;
       graph: { nodes: [], edges: [] },
       statistics: this.statistics(),
       progress: { done: 0, total: 0 },
-      configProblems: this.input.configError ? renderConfigError(this.input.configError) : null
+      configProblems: this.input.configError ? renderConfigError(this.input.configError) : null,
+      budget: {
+        marker: renderSessionBudgetMarker(
+          this.config.budgets.session,
+          sessionSpend(this.state, this.results.values())
+        ),
+        notes: usdBudgetNotes(this.config)
+      }
     };
     for (const n of [...this.liveIssues()].sort((a, b) => a - b)) {
       const live = this.liveState(n);

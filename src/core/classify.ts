@@ -104,7 +104,7 @@ interface Rule {
   when?: RegExp;
 }
 
-const GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini/i;
+const GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
 
 const RULES: readonly Rule[] = [
   // auth
@@ -162,6 +162,13 @@ const RULES: readonly Rule[] = [
   {
     kind: "rate_limit",
     re: /\bRateLimitError\b|\btemporarily limiting requests\b|\bexhausted your capacity on this model\b/i,
+  },
+  // Google answers a per-minute limit with the words OpenAI uses for credits (RESOURCE_EXHAUSTED either way)
+  { kind: "rate_limit", re: /\bexceeded your current quota\b/i, when: GOOGLE },
+  // Amazon Bedrock (and Claude Code on Bedrock): throttling is a rate limit
+  {
+    kind: "rate_limit",
+    re: /\bThrottlingException\b|\bToo many (?:tokens|requests), please wait\b|\bRequest was throttled\b/i,
   },
   // overloaded: the service, transient
   { kind: "overloaded", re: /\boverloaded(?:_error)?\b/i },
@@ -345,7 +352,7 @@ function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState)
 
 /** What may stand before an error at the start of a line: spaces, a timestamp, a log level, a CLI glyph. */
 const LINE_PREFIX =
-  "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[⎿✕✖✗■⚠⚡●⏺│❌⛔][ \\t]*)*";
+  "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[⎿✕✖✗■⚠⚡●⏺│❌⛔]\\uFE0F?[ \\t]*)*";
 
 const ANCHORS = [
   // Claude Code and Gemini CLI
@@ -356,8 +363,12 @@ const ANCHORS = [
   // Codex text mode, Node SDKs
   "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|’)ve hit|Quota exceeded|Insufficient quota|[{[])",
   "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
+  // The Codex SDK's wrappers of the same errors
+  "Codex (?:stream error|turn failed|SDK error):",
+  // OpenCode (the AI SDK's provider errors)
+  "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* )?API error \\(\\d{3}\\):",
   "Attempt \\d+ failed with status \\d{3}\\b",
-  '\\d{3} \\{\\s*\\\\?"(?:type|error)\\\\?"',
+  '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
   // Raw error bodies (compact JSON, or a Python dict repr)
   "\\[?\\{\\s*\\\\?[\"'](?:type\\\\?[\"']\\s*:\\s*\\\\?[\"']error|error\\\\?[\"']\\s*:)",
   // The tools' own sentences
@@ -365,6 +376,11 @@ const ANCHORS = [
   "You(?:'|’)ve hit your (?:[\\w-]+ )?limit\\b",
   "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[∙·•\\-–]",
   "Usage limit reached for\\b",
+  // Claude's bare notice, with no reset time (the line ends, or a sentence does)
+  "Usage limit reached(?=[ \\t]*(?:$|[.!·∙]))",
+  // Amazon Bedrock throttling, as the AWS SDKs print it
+  "An error occurred \\(ThrottlingException\\)",
+  "Error: Request was throttled or rate limited\\b",
   "Invalid API key[ \\t]*[·.]",
   "Not logged in[ \\t]*·",
   "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
@@ -494,6 +510,25 @@ export function classifyAgentOutput(
     ...state.other,
     ...plainTextFindings(plain, ctx),
   ]);
+}
+
+/**
+ * A usage limit that names no reset time (Claude's bare "Usage limit reached") still lifts at some point: the
+ * configured default wait stands in for it, and the evidence says so (it is shown to people as the reason).
+ */
+export function withDefaultReset(
+  found: AgentOutputClass,
+  now: Date,
+  defaultWaitMs: number,
+): AgentOutputClass {
+  if (found.kind !== "usage_limit" || found.resetAt) return found;
+  const minutes = Math.round(defaultWaitMs / 60_000);
+  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
+  return {
+    ...found,
+    resetAt: new Date(now.getTime() + defaultWaitMs),
+    evidence: found.evidence ? `${found.evidence} — ${note}` : note,
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -169,6 +169,15 @@ const RateLimitSchema = z
       .max(86_400_000)
       .default(300_000)
       .describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+    usageLimitWaitMs: z
+      .int()
+      .min(60_000)
+      .max(7 * 86_400_000)
+      .default(3_600_000)
+      .describe(
+        "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, " +
+          "in milliseconds. The task resumes after it; the reason shown says it was assumed.",
+      ),
   })
   .prefault({})
   .describe(
@@ -276,6 +285,31 @@ const BudgetsSchema = z
   })
   .prefault({})
   .describe("Token and cost budgets.");
+
+const PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+
+const PricesSchema = z
+  .array(
+    z.strictObject({
+      model: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .describe("A model name, as given to the agent or as its CLI reports it."),
+      input: z.number().min(0).max(10_000).describe("US dollars per million input tokens."),
+      output: z.number().min(0).max(10_000).describe("US dollars per million output tokens."),
+    }),
+  )
+  .max(100)
+  .default([])
+  .meta({
+    description:
+      "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of " +
+      "agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the " +
+      "built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+    [EXPECTED]: PRICES_EXPECTED,
+  });
 
 const weight = (defaultValue: number, meaning: string) =>
   z.number().min(0).max(1000).default(defaultValue).describe(meaning);
@@ -390,6 +424,7 @@ export const ConfigSchema = z
     humanGate: HumanGateSchema,
     merge: MergeSchema,
     budgets: BudgetsSchema,
+    prices: PricesSchema,
     scoring: ScoringSchema,
     branchPrefix: z
       .string()

@@ -382,6 +382,11 @@ export interface DashboardView {
   configProblems: string | null;
   /** True with `isolation: none`: the dashboard says what the agent can reach. */
   unisolated?: boolean;
+  /**
+   * The session-budget marker workers read (src/core/session-budget.ts), and notes on budgets that cannot
+   * apply (an agent whose cost is unknown cannot be held to a USD budget).
+   */
+  budget?: { marker: string | null; notes: string[] };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -444,7 +449,9 @@ function stableJson(value: unknown): string {
 function renderVisible(state: DashboardState, view: DashboardView, now: Date | null, limits: Limits): string {
   const out: string[] = [];
   const s = state.session;
-  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`, "");
+  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`);
+  if (view.budget?.marker) out.push(view.budget.marker);
+  out.push("");
   out.push(`## ${STATUS_ICON[s.status]} Autopilot is ${STATUS_WORD[s.status]}`, "");
   const who = s.actor && s.actor !== "autopilot" ? ` by ${quietLogin(s.actor)}` : "";
   out.push(
@@ -464,6 +471,7 @@ function renderVisible(state: DashboardState, view: DashboardView, now: Date | n
     view.failed.length ? `${view.failed.length} failed` : "",
   ].filter(Boolean);
   out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` · ${parts.join(" · ")}`);
+  for (const note of view.budget?.notes ?? []) out.push("", `> ⚠️ ${escapeInline(note, 300)}`);
 
   if (view.configProblems) {
     out.push(

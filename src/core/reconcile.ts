@@ -73,6 +73,8 @@ import {
   trackConsecutiveFailures,
   transitionTask,
 } from "./task.js";
+import { renderSessionBudgetMarker, sessionOverBudget, sessionSpend } from "./session-budget.js";
+import { usdBudgetNotes } from "./pricing.js";
 import type { WorkerOutcome, WorkerResult } from "./workerResult.js";
 
 /** A dispatch whose run has not appeared yet counts as live for this long. */
@@ -1489,20 +1491,9 @@ class Reconcile {
 
   private budgetCheck(): void {
     if (this.state.session.status !== "running") return;
-    const budget = this.config.budgets.session;
-    const h = this.state.history;
-    let tokens = h.tokensIn + h.tokensOut;
-    let usd = h.costUsd;
-    for (const r of Object.values(this.state.tasks)) {
-      tokens += r.tokensIn + r.tokensOut;
-      usd += r.costUsd;
-    }
-    const over =
-      budget.tokens !== null && tokens >= budget.tokens
-        ? `${tokens} tokens used (budgets.session.tokens ${budget.tokens})`
-        : budget.usd !== null && usd >= budget.usd
-          ? `$${usd.toFixed(2)} spent (budgets.session.usd $${budget.usd})`
-          : null;
+    // Running workers' reported spend counts too (src/core/session-budget.ts).
+    const used = sessionSpend(this.state, this.results.values()).total;
+    const over = sessionOverBudget(this.config.budgets.session, used);
     if (over) this.session({ type: "budgetExhausted", detail: over, activeWorkers: this.liveCount() });
   }
 
@@ -1629,6 +1620,13 @@ class Reconcile {
       statistics: this.statistics(),
       progress: { done: 0, total: 0 },
       configProblems: this.input.configError ? renderConfigError(this.input.configError) : null,
+      budget: {
+        marker: renderSessionBudgetMarker(
+          this.config.budgets.session,
+          sessionSpend(this.state, this.results.values()),
+        ),
+        notes: usdBudgetNotes(this.config),
+      },
     };
     for (const n of [...this.liveIssues()].sort((a, b) => a - b)) {
       const live = this.liveState(n);

@@ -1,7 +1,8 @@
 /**
  * A loopback stand-in for the model APIs the real agent CLIs call, so the sandbox and the tests can drive the
- * REAL Claude Code and Codex binaries offline with scripted replies. It speaks just enough of Anthropic's
- * streaming Messages API and OpenAI's streaming Responses API (see ../shared/agent-cli/README.md).
+ * REAL Claude Code, Codex, Gemini CLI and OpenCode binaries offline with scripted replies. It speaks just enough
+ * of Anthropic's streaming Messages API (Claude Code), OpenAI's streaming Responses API (Codex), Google's
+ * `generateContent` / `streamGenerateContent` (Gemini CLI) and OpenAI-compatible chat completions (OpenCode).
  *
  * A script is a list of turns. Which turn answers a request is derived from the request itself (how many
  * assistant turns the conversation already holds), so the server keeps no per-conversation state.
@@ -18,8 +19,11 @@ export type FakeToolCall =
 
 export type FakeTurn =
   | { text: string; calls?: FakeToolCall[] }
-  /** Answer with an HTTP error as the provider would: 429 rate limit, 529 overloaded, 401 bad key, 402/403 quota. */
-  | { error: 401 | 402 | 403 | 429 | 500 | 529; message?: string };
+  /**
+   * Answer with an HTTP error as the provider would: 429 rate limit, 529 overloaded, 401 bad key, 402/403 quota.
+   * `body` replaces the stand-in's error body (a provider's documented body, verbatim).
+   */
+  | { error: 401 | 402 | 403 | 429 | 500 | 529; message?: string; body?: unknown };
 
 export interface FakeModelScript {
   turns: FakeTurn[];
@@ -53,11 +57,24 @@ function sse(response: ServerResponse, events: { event: string; data: unknown }[
   response.end();
 }
 
+type Flavour = "anthropic" | "openai" | "google" | "chat";
+
+/** Google's canonical status names for the HTTP codes the stand-in answers with. */
+const GOOGLE_STATUS: Record<number, string> = {
+  401: "UNAUTHENTICATED",
+  402: "FAILED_PRECONDITION",
+  403: "PERMISSION_DENIED",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  529: "UNAVAILABLE",
+};
+
 function errorReply(
   response: ServerResponse,
   status: number,
   message: string,
-  flavour: "anthropic" | "openai",
+  flavour: Flavour,
+  custom?: unknown,
 ): void {
   const anthropicType: Record<number, string> = {
     401: "authentication_error",
@@ -68,9 +85,24 @@ function errorReply(
     529: "overloaded_error",
   };
   const body =
-    flavour === "anthropic"
+    custom ??
+    (flavour === "anthropic"
       ? { type: "error", error: { type: anthropicType[status] ?? "api_error", message } }
-      : { error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null } };
+      : flavour === "google"
+        ? { error: { code: status, message, status: GOOGLE_STATUS[status] ?? "UNKNOWN" } }
+        : {
+            error: {
+              message,
+              type:
+                status === 429
+                  ? "rate_limit_exceeded"
+                  : status === 401
+                    ? "invalid_request_error"
+                    : "server_error",
+              param: null,
+              code: status === 401 ? "invalid_api_key" : null,
+            },
+          });
   response.writeHead(status, { "content-type": "application/json", "retry-after": "0" });
   response.end(JSON.stringify(body));
 }
@@ -172,10 +204,7 @@ function openaiReply(
   const calls = turn.calls ?? [];
   if (calls.length > 0) {
     calls.forEach((call, index) => {
-      const cmd =
-        call.tool === "shell"
-          ? call.command
-          : `mkdir -p "$(dirname '${call.path}')" && printf '%s' '${call.content.replace(/'/g, "'\\''")}' > '${call.path}'`;
+      const cmd = call.tool === "shell" ? call.command : writeCommand(call);
       items.push({
         type: "function_call",
         id: `fc_fake_${index}`,
@@ -237,6 +266,139 @@ function openaiReply(
   sse(response, events);
 }
 
+/** A shell command that writes a file, for the CLIs whose stand-in turns speak shell only. */
+function writeCommand(call: Extract<FakeToolCall, { tool: "write" }>): string {
+  return `mkdir -p "$(dirname '${call.path}')" && printf '%s' '${call.content.replace(/'/g, "'\\''")}' > '${call.path}'`;
+}
+
+const GEMINI_USAGE = { promptTokenCount: 300, candidatesTokenCount: 50, totalTokenCount: 350 };
+
+/**
+ * Gemini's `generateContent` answer (one JSON object) or `streamGenerateContent?alt=sse` answer (one SSE `data:`
+ * chunk): the Gemini CLI's own tools `write_file` `{file_path, content}` and `run_shell_command` `{command}`.
+ */
+function geminiReply(
+  response: ServerResponse,
+  turn: Extract<FakeTurn, { text: string }>,
+  stream: boolean,
+): void {
+  const parts: unknown[] = [];
+  if (turn.text) parts.push({ text: turn.text });
+  for (const call of turn.calls ?? []) {
+    parts.push(
+      call.tool === "write"
+        ? { functionCall: { name: "write_file", args: { file_path: call.path, content: call.content } } }
+        : { functionCall: { name: "run_shell_command", args: { command: call.command } } },
+    );
+  }
+  const chunk = {
+    candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    usageMetadata: GEMINI_USAGE,
+    modelVersion: "fake",
+  };
+  if (!stream) {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify(chunk));
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  response.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  response.end();
+}
+
+/**
+ * OpenAI-compatible chat completions (OpenCode's `@ai-sdk/openai-compatible` provider): a streamed answer is
+ * `chat.completion.chunk` deltas then `data: [DONE]`; tool calls are OpenCode's `bash` tool `{command,
+ * description}` (a file write becomes a shell command, as for Codex).
+ */
+function chatReply(
+  response: ServerResponse,
+  turn: Extract<FakeTurn, { text: string }>,
+  model: string,
+  stream: boolean,
+): void {
+  const id = `chatcmpl_fake_${randomUUID().slice(0, 8)}`;
+  const toolCalls = (turn.calls ?? []).map((call, index) => ({
+    index,
+    id: `call_fake_${index}_${randomUUID().slice(0, 6)}`,
+    type: "function",
+    function: {
+      name: "bash",
+      arguments: JSON.stringify({
+        command: call.tool === "shell" ? call.command : writeCommand(call),
+        description: "Run a command",
+      }),
+    },
+  }));
+  const usage = { prompt_tokens: 400, completion_tokens: 60, total_tokens: 460 };
+  const finish = toolCalls.length ? "tool_calls" : "stop";
+  const created = 1_800_000_000;
+  if (!stream) {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: turn.text || null,
+              ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index: _, ...call }) => call) } : {}),
+            },
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      }),
+    );
+    return;
+  }
+  const chunk = (delta: unknown, finishReason: string | null, extra: Record<string, unknown> = {}) => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...extra,
+  });
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunks: unknown[] = [chunk({ role: "assistant", content: "" }, null)];
+  if (turn.text) chunks.push(chunk({ content: turn.text }, null));
+  if (toolCalls.length) chunks.push(chunk({ tool_calls: toolCalls }, null));
+  chunks.push(chunk({}, finish), { id, object: "chat.completion.chunk", created, model, choices: [], usage });
+  for (const data of chunks) response.write(`data: ${JSON.stringify(data)}\n\n`);
+  response.write("data: [DONE]\n\n");
+  response.end();
+}
+
+/** Gemini sends whole conversations: the turn to play is the number of model turns already in it. */
+function geminiTurnIndex(contents: unknown): number {
+  if (!Array.isArray(contents)) return 0;
+  return contents.filter((content) => (content as { role?: string }).role === "model").length;
+}
+
+/** OpenCode sends whole chat conversations: count the assistant messages already in it. */
+function chatTurnIndex(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  return messages.filter((message) => (message as { role?: string }).role === "assistant").length;
+}
+
+/**
+ * OpenCode asks the same model for a conversation title before the real request; the answer is not a turn of
+ * the script (and is not recorded as one).
+ */
+function isTitleRequest(messages: unknown): boolean {
+  if (!Array.isArray(messages)) return false;
+  const system = messages.find((m) => (m as { role?: string }).role === "system") as
+    | { content?: unknown }
+    | undefined;
+  return typeof system?.content === "string" && system.content.includes("You are a title generator");
+}
+
 /** Claude Code sends whole conversations: the turn to play is the number of assistant turns already in it. */
 function anthropicTurnIndex(messages: AnthropicMessage[]): number {
   return messages.filter((message) => message.role === "assistant").length;
@@ -268,19 +430,40 @@ export async function startFakeModelServer(
         response.writeHead(400).end();
         return;
       }
-      const model = typeof body.model === "string" ? body.model : null;
-      const flavour = path.endsWith("/responses") ? "openai" : "anthropic";
+      const google = /\/models\/([^/:]+):(streamGenerateContent|generateContent)$/.exec(path);
+      const flavour: Flavour = google
+        ? "google"
+        : path.endsWith("/responses")
+          ? "openai"
+          : path.endsWith("/chat/completions")
+            ? "chat"
+            : "anthropic";
+      const model = google
+        ? decodeURIComponent(google[1]!)
+        : typeof body.model === "string"
+          ? body.model
+          : null;
+      if (flavour === "chat" && isTitleRequest(body.messages)) {
+        chatReply(response, { text: "Fake title" }, model ?? "fake-model", body.stream === true);
+        return;
+      }
       const turnIndex =
         flavour === "openai"
           ? openaiTurnIndex(body.input)
-          : anthropicTurnIndex((body.messages as AnthropicMessage[]) ?? []);
+          : flavour === "google"
+            ? geminiTurnIndex(body.contents)
+            : flavour === "chat"
+              ? chatTurnIndex(body.messages)
+              : anthropicTurnIndex((body.messages as AnthropicMessage[]) ?? []);
       requests.push({ path, model, turn: turnIndex });
       const turn = current.turns[Math.min(turnIndex, current.turns.length - 1)] ?? { text: "" };
       if ("error" in turn) {
-        errorReply(response, turn.error, turn.message ?? `scripted ${turn.error} (fake)`, flavour);
+        errorReply(response, turn.error, turn.message ?? `scripted ${turn.error} (fake)`, flavour, turn.body);
         return;
       }
       if (flavour === "openai") openaiReply(response, turn, model ?? "fake-model");
+      else if (flavour === "google") geminiReply(response, turn, google![2] === "streamGenerateContent");
+      else if (flavour === "chat") chatReply(response, turn, model ?? "fake-model", body.stream === true);
       else anthropicReply(response, turn, model ?? "claude-fake");
     })().catch(() => {
       if (!response.headersSent) response.writeHead(500);

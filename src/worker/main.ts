@@ -5,7 +5,7 @@
  * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
  * against fakes in tests.
  */
-import { classifyAgentOutput } from "../core/classify.js";
+import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config.js";
 import { matchHumanGate } from "../core/humanGate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
@@ -32,6 +32,7 @@ import type {
   WorkerPull,
 } from "../github/worker-client.js";
 import { getPreset } from "./agents/index.js";
+import { priceRun } from "./agent-cost.js";
 import type { AgentRunner, AgentRunResult } from "./agentRunner.js";
 import { decideClaim } from "./claim.js";
 import { ownComments } from "./own-comments.js";
@@ -422,7 +423,7 @@ class WorkerLoop {
       // The agent may have planted config, switched branches or left a rebase half done.
       if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
       for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-      this.addUsage(run);
+      this.addUsage(priceRun(run, agent, this.config.prices));
       this.commands.push(...run.output.commands);
       this.lastFinalMessage = run.output.finalMessage;
       this.checkCancelled();
@@ -579,7 +580,9 @@ class WorkerLoop {
     if (run.timedOut || run.output.turnLimit) return null;
     if (!run.output.isError && signal.kind !== "none") return null;
     const found = classifyAgentOutput(run.rawOutput, new Date(this.now()));
-    return found.kind === "none" ? null : found;
+    return found.kind === "none"
+      ? null
+      : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
   }
 
   private async prompt(
@@ -736,12 +739,17 @@ class WorkerLoop {
     if (this.inputs.trackingIssue === null) return null;
     try {
       const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
-      const { stop, status } = sessionWantsStop(body);
+      const { stop, status } = sessionWantsStop(body, this.spend());
       return stop ? status : null;
     } catch (error) {
       this.warn(`could not read the session status: ${errorMessage(error)}`);
       return null;
     }
+  }
+
+  private spend() {
+    const { tokens, costUsd } = this.result;
+    return { issue: this.inputs.issue, tokens: tokens.input + tokens.output, usd: costUsd };
   }
 
   private addUsage(run: AgentRunResult): void {

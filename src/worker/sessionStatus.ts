@@ -5,6 +5,7 @@
  */
 
 import { parseDashboard } from "../core/dashboard.js";
+import { parseSessionBudgetMarker, workerSessionBudgetStop } from "../core/session-budget.js";
 
 /** Session statuses at which a running worker checkpoints and ends with `paused`. */
 export const STOP_STATUSES = new Set(["pausing", "paused", "stopping", "idle"]);
@@ -40,8 +41,24 @@ export function readSessionStatus(body: string | null | undefined): string | nul
   return loose ? loose[1]!.toLowerCase() : parsed.visibleStatus;
 }
 
-/** True when the worker should checkpoint and end: the session is pausing, paused, stopping or idle. */
-export function sessionWantsStop(body: string | null | undefined): { stop: boolean; status: string | null } {
+/** What this worker's job has used so far, to weigh against the session budget the controller published. */
+export interface WorkerSpend {
+  issue: number;
+  tokens: number;
+  usd: number;
+}
+
+/**
+ * True when the worker should checkpoint and end: the session is pausing, paused, stopping or idle — or, given
+ * the worker's own spend, the session budget on the tracking issue is spent (`status` then says why).
+ */
+export function sessionWantsStop(
+  body: string | null | undefined,
+  mine?: WorkerSpend,
+): { stop: boolean; status: string | null } {
   const status = readSessionStatus(body);
-  return { stop: status !== null && STOP_STATUSES.has(status), status };
+  if (status !== null && STOP_STATUSES.has(status)) return { stop: true, status };
+  const marker = mine ? parseSessionBudgetMarker(body) : null;
+  const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
+  return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AgentOutputKind, classifyAgentOutput } from "../../src/core/index.js";
+import { type AgentOutputKind, classifyAgentOutput, withDefaultReset } from "../../src/core/index.js";
 
 const samples = join(import.meta.dirname, "..", "fixtures", "agent-cli");
 const sample = (name: string) => readFileSync(join(samples, name), "utf8");
@@ -30,8 +30,29 @@ describe("classifyAgentOutput on what the real CLIs printed", () => {
     ["claude-success.stdout", "none"],
     ["codex-429.stdout", "rate_limit"],
     ["codex-success.stdout", "none"],
+    ["gemini-success.stdout", "none"],
+    ["gemini-429.stdout", "rate_limit"],
+    // Google's "exceeded your current quota" is RESOURCE_EXHAUSTED: a rate limit unless it is per day.
+    ["gemini-quota.stdout", "rate_limit"],
+    ["gemini-daily.stdout", "usage_limit"],
+    ["gemini-401.stdout", "auth"],
+    ["opencode-success.stdout", "none"],
+    ["opencode-429.stdout", "rate_limit"],
+    ["opencode-quota.stdout", "quota"],
+    ["opencode-401.stdout", "auth"],
   ])("%s is %s", (file, kind) => {
     expect(classifyAgentOutput(sample(file), NOW).kind).toBe(kind);
+  });
+
+  it.each<[string, AgentOutputKind]>([
+    ["gemini-success", "none"],
+    ["gemini-429", "rate_limit"],
+    ["gemini-quota", "rate_limit"],
+    ["gemini-daily", "usage_limit"],
+    ["gemini-401", "auth"],
+  ])("Gemini CLI's %s stdout and stderr together are %s", (name, kind) => {
+    const both = `${sample(`${name}.stdout`)}\n${sample(`${name}.stderr`)}`;
+    expect(classifyAgentOutput(both, NOW).kind).toBe(kind);
   });
 
   it("names the final error as evidence", () => {
@@ -785,5 +806,54 @@ describe("classifyAgentOutput reset times", () => {
     expect(classifyAgentOutput("Claude AI usage limit reached|1753441200").resetAt?.toISOString()).toBe(
       "2025-07-25T11:00:00.000Z",
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Public texts, each with its source (test/fixtures/agent-cli/public-errors.json).
+
+interface PublicCase {
+  name: string;
+  source: string;
+  text: string;
+  kind: AgentOutputKind;
+  resetAt?: string;
+}
+
+const publicErrors = JSON.parse(sample("public-errors.json")) as { now: string; cases: PublicCase[] };
+
+describe("classifyAgentOutput on texts from the CLIs' issue trackers and the providers' documentation", () => {
+  const now = new Date(publicErrors.now);
+
+  it("every case names its source", () => {
+    for (const c of publicErrors.cases) expect(c.source, c.name).toMatch(/^https:\/\/\S+$/);
+    // Every kind is covered, look-alikes included.
+    const kinds = new Set(publicErrors.cases.map((c) => c.kind));
+    for (const kind of ["auth", "quota", "usage_limit", "rate_limit", "overloaded", "none"])
+      expect(kinds).toContain(kind);
+  });
+
+  it.each(publicErrors.cases.map((c) => [`${c.name} (${c.source})`, c] as const))("%s", (_title, c) => {
+    const found = classifyAgentOutput(c.text, now);
+    expect(found.kind).toBe(c.kind);
+    if (c.resetAt) expect(found.resetAt?.toISOString()).toBe(c.resetAt);
+  });
+});
+
+describe("a usage limit without a reset time", () => {
+  const bare = "Usage limit reached";
+
+  it("gets the configured default wait, and its evidence says the time was assumed", () => {
+    const found = withDefaultReset(classifyAgentOutput(bare, NOW), NOW, 90 * MIN);
+    expect(found.kind).toBe("usage_limit");
+    expect(found.resetAt?.toISOString()).toBe(plus(90 * MIN));
+    expect(found.evidence).toContain("no reset time given: assumed in 90 min (rateLimit.usageLimitWaitMs)");
+  });
+
+  it("keeps an announced reset, and leaves other kinds alone", () => {
+    const announced = classifyAgentOutput("Claude AI usage limit reached|1753441200", NOW);
+    expect(withDefaultReset(announced, NOW, 90 * MIN)).toEqual(announced);
+    const rate = classifyAgentOutput("API Error: Rate limit reached", NOW);
+    expect(withDefaultReset(rate, NOW, 90 * MIN)).toEqual(rate);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Vitest global setup: makes `npm test` self-sufficient on a fresh clone. The worker's real-agent tests drive
- * the real Claude Code and Codex CLIs, which are pinned dev tools installed outside the project's dependencies
+ * the real Claude Code, Codex, Gemini CLI and OpenCode CLIs, which are pinned dev tools installed outside the project's dependencies
  * (scripts/install-agent-clis.mjs). Installing is a no-op when they are already there; otherwise it takes a few
  * seconds from the npm registry, once, before any test file starts.
  *
@@ -9,9 +9,9 @@
  * ETXTBSY). So the install runs under a lock — a directory created atomically — and a run that finds the lock
  * taken waits for it, then finds the CLIs installed.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, rmSync, statSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { agentCliBin, agentCliDir, ensureAgentClis } from "../../scripts/install-agent-clis.mjs";
+import { agentCliDir, agentClisInstalled, ensureAgentClis } from "../../scripts/install-agent-clis.mjs";
 
 const LOCK = `${agentCliDir}.lock`;
 /** A lock older than this belongs to an install that died: it is taken over. */
@@ -19,7 +19,7 @@ const STALE_LOCK_MS = 10 * 60_000;
 const WAIT_LIMIT_MS = 15 * 60_000;
 
 function installed(): boolean {
-  return existsSync(agentCliBin("claude")) && existsSync(agentCliBin("codex"));
+  return agentClisInstalled();
 }
 
 function tryLock(): boolean {

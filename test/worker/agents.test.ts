@@ -214,10 +214,21 @@ describe("the opencode preset", () => {
 describe("the gemini preset", () => {
   const gemini = getPreset("gemini");
 
-  it("runs gemini -p with stream-json and yolo approval", () => {
+  it("runs gemini -p with stream-json, yolo approval and the checkout trusted", () => {
     const invocation = gemini.buildInvocation({ ...invocationOptions, model: "gemini-2.5-pro" });
-    expect(invocation.args.slice(0, 2)).toEqual(["-p", "Do the task."]);
-    expect(invocation.args).toEqual(expect.arrayContaining(["--output-format", "stream-json", "--yolo"]));
+    expect(invocation.args).toEqual([
+      "-p",
+      "Do the task.",
+      ...[
+        "--output-format",
+        "stream-json",
+        "--approval-mode",
+        "yolo",
+        "--skip-trust",
+        "-m",
+        "gemini-2.5-pro",
+      ],
+    ]);
   });
 
   it("joins assistant deltas of the last turn and reads shell commands and result stats", () => {

@@ -1,5 +1,6 @@
 /**
- * The worker driving the REAL agent CLIs — Claude Code and Codex, pinned and installed by the global setup
+ * The worker driving the REAL agent CLIs — Claude Code, Codex, Gemini CLI and OpenCode, pinned and installed by
+ * the global setup
  * (scripts/install-agent-clis.mjs) — against the loopback model stand-in (src/sandbox/fake-model.ts), which
  * scripts the model's tool calls, final messages and HTTP errors. Nothing here builds a command line by hand:
  * the CLIs are started by the worker's presets and agent runner, with the worker's env allow-list, and in
@@ -10,13 +11,20 @@
  * ANTHROPIC_BASE_URL (and CLAUDE_CODE_MAX_RETRIES=0, so a scripted error is not retried for minutes) through
  * `agents.*.env`; Codex gets a custom model provider through `agents.*.args`, whose key is OPENAI_API_KEY —
  * the key the codex preset is given. The Claude model name must look real (`claude-sonnet-4-5`): Claude
- * Code hangs on a name it does not know.
+ * Code hangs on a name it does not know. Gemini CLI gets GOOGLE_GEMINI_BASE_URL and a settings folder
+ * (GEMINI_CLI_HOME) that names its auth method and turns its own retries off: with a base URL set, the CLI
+ * would otherwise take the "gateway" auth method, which its headless mode refuses. OpenCode gets an
+ * OpenAI-compatible provider through OPENCODE_CONFIG_CONTENT (its key is OPENAI_API_KEY, as on the runner)
+ * and OPENCODE_DISABLE_MODELS_FETCH (no model catalogue download).
+ *
+ * OpenCode takes tens of seconds to start on a loaded machine and retries a 429 on its own (six requests), so
+ * its cases are few: one completed loop, a 429, a quota error and an auth error.
  */
-import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentCliBin } from "../../scripts/install-agent-clis.mjs";
+import { agentCliBinDirs } from "../../scripts/install-agent-clis.mjs";
 import { classifyAgentOutput } from "../../src/core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../../src/core/config.js";
 import { parseSignal } from "../../src/core/signals.js";
@@ -34,10 +42,14 @@ import { git, remoteAndClone, testAgentUser } from "./fixtures/real.js";
 
 const CLAUDE_MODEL = "claude-sonnet-4-5";
 const CODEX_MODEL = "fake-model";
-const BIN_DIR = path.dirname(agentCliBin("claude"));
+const GEMINI_MODEL = "gemini-2.5-flash";
+/** OpenCode names models `provider/model`; the provider is the stand-in, configured below. */
+const OPENCODE_MODEL = "autopilot-test/fake-model";
+const BIN_PATH = agentCliBinDirs().join(path.delimiter);
 const GITHUB_TOKEN = "ghs_worker_token_never_for_the_agent";
 const ANTHROPIC_KEY = "sk-ant-test-key-for-claude-only";
 const OPENAI_KEY = "sk-openai-test-key-for-codex-only";
+const GEMINI_KEY = "gemini-test-key-for-gemini-only";
 /** The task of FakeGitHub's issue #7. */
 const ISSUE = 7;
 const BRANCH = "autopilot/issue-7";
@@ -107,20 +119,82 @@ function codexAgent(server: FakeModelServer): AgentConfig {
   };
 }
 
+/** A Gemini CLI settings folder: API-key auth (a base URL alone selects an auth it refuses) and no retries. */
+async function geminiHome(): Promise<string> {
+  const home = await tempDir();
+  await mkdir(path.join(home, ".gemini"), { recursive: true });
+  await writeFile(
+    path.join(home, ".gemini", "settings.json"),
+    JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, general: { maxAttempts: 1 } }),
+  );
+  return home;
+}
+
+function geminiAgent(): AgentConfig {
+  return {
+    preset: "gemini",
+    model: GEMINI_MODEL,
+    args: [],
+    env: ["GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_HOME"],
+    command: null,
+  };
+}
+
+/** The worker env entries that point Gemini CLI at the stand-in. */
+async function geminiEnv(server: FakeModelServer): Promise<Record<string, string>> {
+  return { GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_CLI_HOME: await geminiHome() };
+}
+
+function opencodeAgent(): AgentConfig {
+  return {
+    preset: "opencode",
+    model: OPENCODE_MODEL,
+    args: [],
+    env: ["OPENCODE_CONFIG_CONTENT", "OPENCODE_DISABLE_MODELS_FETCH"],
+    command: null,
+  };
+}
+
+/** The worker env entries that give OpenCode a provider at the stand-in (as `opencode.json` would). */
+function opencodeEnv(server: FakeModelServer): Record<string, string> {
+  return {
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_CONFIG_CONTENT: JSON.stringify({
+      provider: {
+        "autopilot-test": {
+          npm: "@ai-sdk/openai-compatible",
+          name: "autopilot-test",
+          options: { baseURL: `${server.url}/v1`, apiKey: "{env:OPENAI_API_KEY}" },
+          models: { "fake-model": { name: "fake-model" } },
+        },
+      },
+    }),
+  };
+}
+
 /**
  * The worker's own environment, as on a runner: the GitHub token, both model keys, an unrelated secret, and
  * the Claude endpoint; PATH finds the pinned CLIs. Model keys from the developer's shell are left out.
  */
-function workerEnv(anthropic: FakeModelServer | null): NodeJS.ProcessEnv {
+function workerEnv(anthropic: FakeModelServer | null, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of [...ALL_MODEL_KEYS, "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "OPENAI_BASE_URL"])
+  for (const key of [
+    ...ALL_MODEL_KEYS,
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GEMINI_CLI_HOME",
+  ])
     delete env[key];
   return {
     ...env,
-    PATH: `${BIN_DIR}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...extra,
+    PATH: `${BIN_PATH}${path.delimiter}${process.env.PATH ?? ""}`,
     GITHUB_TOKEN,
     ANTHROPIC_API_KEY: ANTHROPIC_KEY,
     OPENAI_API_KEY: OPENAI_KEY,
+    GEMINI_API_KEY: GEMINI_KEY,
     DEPLOY_SECRET: "s3cr3t-not-allow-listed",
     CLAUDE_CODE_MAX_RETRIES: "0",
     ...(anthropic ? { ANTHROPIC_BASE_URL: anthropic.url } : {}),
@@ -165,6 +239,7 @@ async function runAgentOnce(
   dir: string,
   agent: AgentConfig,
   anthropic: FakeModelServer | null,
+  extraEnv: Record<string, string> = {},
 ): Promise<AgentRunResult> {
   const workspace = workspaceIn(dir);
   await mkdir(workspace, { recursive: true });
@@ -189,7 +264,7 @@ async function runAgentOnce(
         await user.take(owned);
       },
     },
-    parentEnv: workerEnv(anthropic),
+    parentEnv: workerEnv(anthropic, extraEnv),
     secretValues: [GITHUB_TOKEN],
     killGraceMs: 1_000,
   });
@@ -245,6 +320,7 @@ async function runLoop(
   agents: { primary: AgentConfig; fallbacks?: AgentConfig[] },
   anthropic: FakeModelServer | null,
   overrides: Record<string, unknown> = {},
+  extraEnv: Record<string, string> = {},
 ): Promise<LoopRun> {
   const scratch = path.join(repo.root, "scratch");
   const config: AutopilotConfig = workerConfig({
@@ -264,7 +340,7 @@ async function runLoop(
     warning: (message) => log.push(`warning: ${message}`),
     error: (message) => log.push(`error: ${message}`),
   };
-  const env = workerEnv(anthropic);
+  const env = workerEnv(anthropic, extraEnv);
   // As runner.ts wires it: the checkout's .git moved out, the agent in its own work tree as its own OS user.
   const parts = await createIsolatedParts({
     workspace: repo.workspace,
@@ -595,5 +671,257 @@ describe("the worker loop with the real CLIs", { timeout: TEST_TIMEOUT_MS }, () 
     expect(result.iterations).toBe(0);
     expect(loop.sleeps).toEqual([]);
     expect(codexModel.requests).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Gemini CLI and OpenCode.
+
+/** Google's documented body for a per-day free-tier quota (ai.google.dev/gemini-api/docs/rate-limits). */
+const GOOGLE_DAILY_QUOTA = {
+  error: {
+    code: 429,
+    message:
+      "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+    status: "RESOURCE_EXHAUSTED",
+    details: [
+      {
+        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+        violations: [
+          {
+            quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+            quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+            quotaDimensions: { location: "global", model: GEMINI_MODEL },
+            quotaValue: "250",
+          },
+        ],
+      },
+      { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "43s" },
+    ],
+  },
+};
+
+/** OpenAI's documented body for an account without credit (platform.openai.com/docs/guides/error-codes). */
+const OPENAI_INSUFFICIENT_QUOTA = {
+  error: {
+    message:
+      "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+    type: "insufficient_quota",
+    param: null,
+    code: "insufficient_quota",
+  },
+};
+
+describe("Gemini CLI, for real", { timeout: TEST_TIMEOUT_MS }, () => {
+  it("writes the file with its own tool, runs its command, ends with COMPLETE; tokens from the result stats", async () => {
+    const dir = await tempDir();
+    const target = path.join(workspaceIn(dir), "hello.txt");
+    const envDump = path.join(dir, "gemini-env.txt");
+    const model = await fakeModel({
+      turns: [
+        { text: "", calls: [{ tool: "write", path: target, content: GREETING }] },
+        { text: "", calls: [{ tool: "shell", command: `env > ${envDump}` }] },
+        { text: "Created hello.txt.\n\n<promise>COMPLETE</promise>" },
+      ],
+    });
+
+    const run = await runAgentOnce(dir, geminiAgent(), null, await geminiEnv(model));
+
+    expect(run.spawnError).toBeUndefined();
+    expect(run.exitCode, run.rawOutput).toBe(0);
+    expect(run.output.isError).toBe(false);
+    expect(run.output.finalMessage).toBe("Created hello.txt.\n\n<promise>COMPLETE</promise>");
+    expect(await readFile(target, "utf8")).toBe(GREETING);
+    expect(run.output.commands).toEqual([`env > ${envDump}`]);
+    expect(model.requests.map((r) => r.model)).toEqual([GEMINI_MODEL, GEMINI_MODEL, GEMINI_MODEL]);
+    // Three requests of 300 prompt and 50 answer tokens (the stand-in's usageMetadata), as the result says.
+    const stats = lastEvent(run.rawOutput, "result")?.stats as { input: number; output_tokens: number };
+    expect(run.output.usage).toEqual({ input: stats.input, output: stats.output_tokens });
+    expect(run.output.usage).toEqual({ input: 900, output: 150 });
+    // No price from the CLI; the model it names is what the worker prices.
+    expect(run.output.costUsd).toBe(0);
+    expect(run.output.model).toBe(GEMINI_MODEL);
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("none");
+
+    const env = await readEnvDump(envDump);
+    expect(env.get("GEMINI_API_KEY")).toBe(GEMINI_KEY);
+    for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DEPLOY_SECRET"]) {
+      expect(env.has(name), name).toBe(false);
+    }
+  });
+
+  it("a 429 ends in a failed result that the worker classifies as a rate limit", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({
+      turns: [{ error: 429, message: "Resource has been exhausted (e.g. check quota)." }],
+    });
+
+    const run = await runAgentOnce(dir, geminiAgent(), null, await geminiEnv(model));
+
+    expect(run.exitCode).not.toBe(0);
+    expect(run.output.isError).toBe(true);
+    expect(lastEvent(run.rawOutput, "result")?.status).toBe("error");
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("rate_limit");
+  });
+
+  it("a per-day quota is a usage limit that lifts at midnight Pacific time", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({ turns: [{ error: 429, body: GOOGLE_DAILY_QUOTA }] });
+
+    const run = await runAgentOnce(dir, geminiAgent(), null, await geminiEnv(model));
+    const now = new Date("2026-11-23T16:00:00Z");
+    const found = classifyAgentOutput(run.rawOutput, now);
+
+    expect(run.output.isError).toBe(true);
+    expect(run.output.errorText).toContain("daily quota");
+    expect(found.kind).toBe("usage_limit");
+    // Midnight in Los Angeles (UTC-8 in November).
+    expect(found.resetAt?.toISOString()).toBe("2026-11-24T08:00:00.000Z");
+  });
+
+  it("a 401 is an authentication failure", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({
+      turns: [{ error: 401, message: "API key not valid. Please pass a valid API key." }],
+    });
+
+    const run = await runAgentOnce(dir, geminiAgent(), null, await geminiEnv(model));
+
+    expect(run.output.isError).toBe(true);
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("auth");
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+/** OpenCode starts slowly under load and retries on its own: more time per case. */
+const OPENCODE_TIMEOUT_MS = 300_000;
+
+describe("OpenCode, for real", { timeout: OPENCODE_TIMEOUT_MS }, () => {
+  it("a 429 (after its own retries) ends in an error event that the worker classifies as a rate limit", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({
+      turns: [{ error: 429, message: "Rate limit reached for requests (fake)" }],
+    });
+
+    const run = await runAgentOnce(dir, opencodeAgent(), null, opencodeEnv(model));
+
+    expect(run.exitCode).toBe(1);
+    expect(run.output.isError).toBe(true);
+    expect(lastEvent(run.rawOutput, "error")).toBeDefined();
+    expect(run.output.errorText).toContain("HTTP 429");
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("rate_limit");
+  });
+
+  it("OpenAI's insufficient_quota is a quota problem, not a rate limit", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({ turns: [{ error: 429, body: OPENAI_INSUFFICIENT_QUOTA }] });
+
+    const run = await runAgentOnce(dir, opencodeAgent(), null, opencodeEnv(model));
+
+    expect(run.output.isError).toBe(true);
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("quota");
+  });
+
+  it("a 401 is an authentication failure", async () => {
+    const dir = await tempDir();
+    const model = await fakeModel({
+      turns: [
+        {
+          error: 401,
+          message:
+            "Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.",
+        },
+      ],
+    });
+
+    const run = await runAgentOnce(dir, opencodeAgent(), null, opencodeEnv(model));
+
+    expect(run.output.isError).toBe(true);
+    expect(classifyAgentOutput(run.rawOutput).kind).toBe("auth");
+  });
+
+  it("completes in the worker loop: its bash tool writes the file, which is pushed; tokens priced from `prices`", async () => {
+    const repo = await taskRepo();
+    const model = await fakeModel({
+      turns: [
+        {
+          text: "",
+          calls: [{ tool: "write", path: path.join(repo.workspace, "hello.txt"), content: GREETING }],
+        },
+        { text: "Done.\n\n<promise>COMPLETE</promise>" },
+      ],
+    });
+
+    const loop = await runLoop(
+      repo,
+      { primary: opencodeAgent() },
+      null,
+      { prices: [{ model: "fake-model", input: 10, output: 20 }] },
+      opencodeEnv(model),
+    );
+    const { result } = loop.run;
+
+    expect(result.result, explain(loop)).toBe("complete");
+    expect(pushedFile(loop, "hello.txt")).toBe(GREETING.trim());
+    expect(loop.github.pulls).toHaveLength(1);
+    // Two answers of 400 prompt and 60 completion tokens (the stand-in's usage), each a step_finish.
+    expect(result.tokens).toEqual({ input: 800, output: 120 });
+    // OpenCode reports cost 0 for a model it has no price for: the configured price applies.
+    expect(result.costUsd).toBe((800 * 10 + 120 * 20) / 1_000_000);
+  });
+});
+
+describe("a USD budget stops the agents whose CLI reports no price", { timeout: TEST_TIMEOUT_MS }, () => {
+  /** Every answer writes a file and the agent never says COMPLETE: only the budget ends the job. */
+  function neverDone(workspace: string): FakeModelScript {
+    return {
+      turns: [
+        { text: "", calls: [{ tool: "write", path: path.join(workspace, "hello.txt"), content: GREETING }] },
+        { text: "Still working on it." },
+      ],
+    };
+  }
+
+  it("Codex: its tokens, priced from the configured price of its model, end the job with budget_exceeded", async () => {
+    const repo = await taskRepo();
+    const model = await fakeModel(neverDone(repo.workspace));
+
+    const loop = await runLoop(repo, { primary: codexAgent(model) }, null, {
+      maxIterations: 3,
+      prices: [{ model: CODEX_MODEL, input: 100, output: 100 }],
+      budgets: { task: { tokens: null, usd: 0.01 }, session: { tokens: null, usd: null } },
+    });
+    const { result } = loop.run;
+
+    expect(result.result, explain(loop)).toBe("budget_exceeded");
+    expect(result.iterations).toBe(1);
+    expect(result.costUsd).toBeGreaterThanOrEqual(0.01);
+    expect(result.costUsd).toBe(((result.tokens.input + result.tokens.output) * 100) / 1_000_000);
+    expect(result.reason).toContain("budget $0.01");
+    // The work of the iteration is kept.
+    expect(pushedFile(loop, "hello.txt")).toBe(GREETING.trim());
+  });
+
+  it("Gemini CLI: its tokens, priced from the built-in table by the model it reports, end the job", async () => {
+    const repo = await taskRepo();
+    const model = await fakeModel(neverDone(repo.workspace));
+
+    const loop = await runLoop(
+      repo,
+      { primary: geminiAgent() },
+      null,
+      {
+        maxIterations: 3,
+        budgets: { task: { tokens: null, usd: 0.0001 }, session: { tokens: null, usd: null } },
+      },
+      await geminiEnv(model),
+    );
+    const { result } = loop.run;
+
+    expect(result.result, explain(loop)).toBe("budget_exceeded");
+    expect(result.iterations).toBe(1);
+    // Two answers of 300 + 50 tokens at gemini-2.5-flash's list price ($0.30 / $2.50 per million).
+    expect(result.tokens).toEqual({ input: 600, output: 100 });
+    expect(result.costUsd).toBe((600 * 0.3 + 100 * 2.5) / 1_000_000);
   });
 });

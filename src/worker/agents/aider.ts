@@ -1,7 +1,10 @@
 /**
  * Aider: `aider --message-file <prompt> --yes-always --no-auto-commits …`. Aider prints plain text; the final
  * message is the last paragraph (or a `<promise>` line), and usage comes from its
- * `Tokens: 12k sent, 1.2k received. Cost: $0.04 message, $0.10 session.` lines.
+ * `Tokens: 12k sent, 1.2k received. Cost: $0.04 message, $0.10 session.` lines (with `108k cache write` among
+ * them when prompt caching is on; wrapped at the terminal's width). Aider is a Python program, not installable
+ * from the npm registry the tests can reach: its parser is tested on output published in Aider's issue tracker
+ * (test/worker/aider-output.test.ts), not on a run of the real CLI.
  *
  * Auto-commits are off: the worker commits each iteration itself with one consistent message, and Aider's
  * dirty-commit of files it did not touch would mix a person's local state into the branch. Its history files
@@ -30,8 +33,14 @@ export function parseAiderUsage(stdout: string): { input: number; output: number
   let output = 0;
   let session = 0;
   let messages = 0;
-  for (const line of stdout.split("\n")) {
-    const tokens = /^Tokens:\s*(.*?)(?:\.\s*Cost:\s*(.*))?$/.exec(line.trim());
+  const lines = stdout.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!.trim();
+    // Aider wraps its report at the terminal's width: `… Cost: $0.34 message, $0.67` / `session.`
+    while (/^Tokens:/.test(line) && /\$[\d.]+$/.test(line) && /^session\b/.test(lines[i + 1]?.trim() ?? "")) {
+      line = `${line} ${lines[++i]!.trim()}`;
+    }
+    const tokens = /^Tokens:\s*(.*?)(?:\.\s*Cost:\s*(.*))?$/.exec(line);
     if (!tokens) continue;
     const sent = /(\d[\d.,]*\s*[kKmM]?)\s+sent\b/.exec(tokens[1]!);
     const received = /(\d[\d.,]*\s*[kKmM]?)\s+received\b/.exec(tokens[1]!);

@@ -1,8 +1,14 @@
 /**
- * Gemini CLI: `gemini -p <prompt> --output-format stream-json --yolo`. JSONL events: `message` (assistant
- * chunks, `delta` for streamed pieces), `tool_use` (`run_shell_command` → commands), `error`, and a final
- * `result` with `status`, `error` and `stats` (`input_tokens`, `output_tokens`). The single-object `--output-format
- * json` shape (`response`, `stats`, `error`) is read as well.
+ * Gemini CLI (0.61): `gemini -p <prompt> --output-format stream-json --approval-mode yolo --skip-trust`. JSONL
+ * events (recorded in test/fixtures/agent-cli/gemini-*.stdout): `init` (`model`), `message` (assistant chunks,
+ * `delta: true` for streamed pieces), `tool_use` (`tool_name`, `parameters`; `run_shell_command` → commands),
+ * `tool_result`, `error`, and a final `result` with `status` (`success` | `error`), `error: {type, message}` and
+ * `stats` (`input_tokens`, `input` = the uncached part, `output_tokens`, per-model `models`). A failed run exits
+ * non-zero (1, or 41/42/44/52/53/130/145/173… by cause; 53 = its own turn limit). The single-object
+ * `--output-format json` shape (`response`, `stats`, `error`) is read as well.
+ *
+ * `--skip-trust`: in a folder it has not been told to trust, the CLI silently downgrades `yolo` to `default`,
+ * and headless it then refuses every tool. The Actions runner's checkout is the one folder the agent works in.
  */
 import {
   type AgentOutput,
@@ -20,9 +26,14 @@ import {
 
 const SHELL_TOOLS = new Set(["run_shell_command", "shell", "run_shell"]);
 
+/** Exit code of a run that stopped at the CLI's own turn limit (`model.maxSessionTurns`). */
+const TURN_LIMIT_EXIT = 53;
+
 function statsTokens(stats: Record<string, unknown> | undefined): { input: number; output: number } {
   if (!stats) return { input: 0, output: 0 };
-  let input = asNumber(stats.input_tokens) || asNumber(stats.input) || asNumber(stats.inputTokens);
+  // `input` is the uncached part of `input_tokens`: cache reads are billed at a fraction (as for Claude Code).
+  let input =
+    "input" in stats ? asNumber(stats.input) : asNumber(stats.input_tokens) || asNumber(stats.inputTokens);
   let output = asNumber(stats.output_tokens) || asNumber(stats.outputTokens);
   const models = asRecord(stats.models);
   if (!input && !output && models) {
@@ -47,16 +58,25 @@ export const gemini: AgentPreset = {
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    // `-p` text is appended to what stdin holds: a long prompt goes through stdin with a short pointer.
     const args = [
       "-p",
-      viaStdin ? "Follow the task instructions given on standard input." : options.prompt,
+      viaStdin ? "Follow the task instructions given above." : options.prompt,
       "--output-format",
       "stream-json",
-      "--yolo",
+      "--approval-mode",
+      "yolo",
+      "--skip-trust",
     ];
     if (options.model) args.push("-m", options.model);
     args.push(...(options.args ?? []));
-    return { command: "gemini", args, env: {}, ...(viaStdin ? { stdin: options.prompt } : {}) };
+    return {
+      command: "gemini",
+      args,
+      // No telemetry from a CI job.
+      env: { GEMINI_TELEMETRY_ENABLED: "false" },
+      ...(viaStdin ? { stdin: options.prompt } : {}),
+    };
   },
 
   parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput {
@@ -88,13 +108,16 @@ export const gemini: AgentPreset = {
     }
 
     const commands: string[] = [];
+    let model: string | undefined;
     let turn = "";
     let lastTurn = "";
     let usage = { input: 0, output: 0 };
     const errors: string[] = [];
     let failed = false;
     for (const event of events) {
-      if (event.type === "message" && event.role === "assistant") {
+      if (event.type === "init") {
+        model = asString(event.model) ?? model;
+      } else if (event.type === "message" && event.role === "assistant") {
         const content = asString(event.content) ?? "";
         turn = event.delta === true ? turn + content : content;
         if (turn.trim()) lastTurn = turn;
@@ -108,6 +131,9 @@ export const gemini: AgentPreset = {
         if (message) errors.push(message);
       } else if (event.type === "result") {
         usage = statsTokens(asRecord(event.stats));
+        // The model that answered (the stand-in and the API name it in the stats), for the price table.
+        const models = Object.keys(asRecord(asRecord(event.stats)?.models) ?? {});
+        if (models.length === 1 && !model) model = models[0];
         if (event.status === "error") {
           failed = true;
           const message = errorMessage(event.error);
@@ -115,14 +141,18 @@ export const gemini: AgentPreset = {
         }
       }
     }
+    const turnLimit = exitCode === TURN_LIMIT_EXIT;
     const isError = failed || exitCode !== 0;
     return {
       finalMessage: lastTurn,
       isError,
       errorText: isError ? [...errors.slice(-3), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
       usage,
+      // Gemini CLI reports tokens, never a price: the worker prices them from the price table.
       costUsd: 0,
       commands,
+      ...(model ? { model } : {}),
+      ...(turnLimit ? { turnLimit: true } : {}),
     };
   },
 };

@@ -1,7 +1,11 @@
 /**
- * OpenCode: `opencode run --format json [--model provider/model] <prompt>`. JSON events: `text` parts (the last
- * group after the last tool use is the final message), `tool_use` parts (`bash` → commands), `step_finish`
- * parts with `tokens` and `cost`, and `error`.
+ * OpenCode (1.18): `opencode run --format json [--model provider/model] <prompt>`. JSON events (recorded in
+ * test/fixtures/agent-cli/opencode-*.stdout), each with its `part`: `step_start`; `text` (`part.text`; the last
+ * group after the last tool use is the final message); `tool_use` (`part.tool`, `part.state.input`; `bash` →
+ * commands); `step_finish` (`part.tokens` {input, output, reasoning, cache {read, write}}, `part.cost`, `reason`);
+ * and `error` (`error.name` such as `APIError`, `error.data` {message, statusCode, responseBody}) after its own
+ * retries, with exit code 1. `cost` is OpenCode's price for models it knows and 0 for the others (a custom
+ * provider): then the worker prices the tokens from its price table.
  */
 import {
   type AgentOutput,
@@ -78,9 +82,11 @@ export const opencode: AgentPreset = {
         cost += asNumber(part.cost);
       } else if (event.type === "error") {
         const error = asRecord(event.error) ?? {};
-        const message =
-          asString(asRecord(error.data)?.message) ?? asString(error.message) ?? asString(error.name);
-        if (message) errors.push(message);
+        const data = asRecord(error.data);
+        const message = asString(data?.message) ?? asString(error.message) ?? asString(error.name);
+        const status = typeof data?.statusCode === "number" ? ` (HTTP ${data.statusCode})` : "";
+        const name = asString(error.name);
+        if (message) errors.push(`${name && name !== message ? `${name}: ` : ""}${message}${status}`);
       }
     }
     const isError = errors.length > 0 || exitCode !== 0;

@@ -45,6 +45,8 @@ export interface AgentOutput {
   commands: string[];
   /** The CLI stopped at its own turn limit: not a failure, the next iteration goes on. */
   turnLimit?: boolean;
+  /** The model the CLI says it used, when it says (prices tokens a CLI reports without a cost). */
+  model?: string;
 }
 
 export interface AgentPreset {
