@@ -86,6 +86,12 @@ export async function startControllerServer(options: ControllerServerOptions): P
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
   const server = createServer((req, res) => {
+    // For a load balancer or container orchestrator: the process is up and serving (no GitHub call, no secret).
+    if (req.method === "GET" && (req.url === "/healthz" || req.url?.startsWith("/healthz?"))) {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ ok: true }));
+      return;
+    }
     void middleware(req, res, () => {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ message: "Not Found" }));
