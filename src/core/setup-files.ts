@@ -224,9 +224,11 @@ export function remainingSteps(options: {
   steps.push(
     "Register the GitHub App and install it on the repository: npx autopilot register (or --org ORG), then open the install link it prints",
   );
-  steps.push(`Set the App id as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`);
   steps.push(
-    `Set the App key as a secret: gh secret set AUTOPILOT_APP_PRIVATE_KEY --repo ${repo} < <downloaded-key>.pem`,
+    `Set the App id (APP_ID in the .env register wrote) as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`,
+  );
+  steps.push(
+    `Set the App key as a secret: node -e 'process.loadEnvFile(); process.stdout.write(process.env.PRIVATE_KEY)' | gh secret set AUTOPILOT_APP_PRIVATE_KEY --repo ${repo}`,
   );
   if (key) steps.push(`Set the agent's key as a secret: gh secret set ${key} --repo ${repo}`);
   if (options.mode === "app")
