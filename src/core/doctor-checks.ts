@@ -32,8 +32,8 @@ export interface SetupFacts {
   /** `.github/autopilot.yml` on the default branch, null when absent. */
   configText: string | null;
   labels: string[];
-  /** The default branch's classic protection, null when none. */
-  protection: { requiredChecks: string[]; requiredApprovals: number } | null;
+  /** The default branch's classic protection, null when none, "unknown" when the token may not read it. */
+  protection: { requiredChecks: string[]; requiredApprovals: number } | null | "unknown";
   /** Rules that apply to the default branch and to a task branch (rulesets). */
   rules: { defaultBranch: string[]; taskBranch: string[]; requiredChecks: string[]; requiredApprovals: number };
   /** Check and status names seen on the default branch's head commit. */
@@ -213,9 +213,16 @@ function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
     : failed("labels", title, `missing ${list(missing)}`, "Run `npx autopilot init` with GITHUB_TOKEN set (it creates them with colours and descriptions).");
 }
 
+function protectionOf(facts: SetupFacts) {
+  return facts.protection === "unknown" ? null : facts.protection;
+}
+
+const PROTECTION_UNREADABLE =
+  "the token may not read the default branch's protection (an admin's token, or an App with administration: read, may)";
+
 function checkRequiredChecks(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = "Required checks exist and are named in merge.requiredChecks";
-  const requiredByGitHub = [...new Set([...(facts.protection?.requiredChecks ?? []), ...facts.rules.requiredChecks])];
+  const requiredByGitHub = [...new Set([...(protectionOf(facts)?.requiredChecks ?? []), ...facts.rules.requiredChecks])];
   const configured = config.merge.requiredChecks;
   const problems: string[] = [];
   const fixes: string[] = [];
@@ -235,6 +242,8 @@ function checkRequiredChecks(facts: SetupFacts, config: AutopilotConfig): Doctor
     problems.push(`no check ran on ${facts.defaultBranch}'s last commit, yet ${list(neverSeen)} are required`);
     fixes.push("add a CI workflow that reports them on pull requests");
   }
+  if (problems.length === 0 && facts.protection === "unknown")
+    return { id: "required-checks", title, status: "skip", detail: PROTECTION_UNREADABLE, fix: "Run doctor with GITHUB_TOKEN set to an admin's token." };
   if (problems.length === 0)
     return pass("required-checks", title, requiredByGitHub.length || configured.length ? `required: ${list(expected)}` : "none required: every check on a PR counts");
   return failed("required-checks", title, problems.join("; "), `${fixes.join("; ")}.`.replace(/^./, (c) => c.toUpperCase()));
@@ -254,7 +263,9 @@ function checkMergeQueue(facts: SetupFacts, config: AutopilotConfig): DoctorChec
 
 function checkReviews(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = "Required reviews agree with the human gate";
-  const approvals = Math.max(facts.protection?.requiredApprovals ?? 0, facts.rules.requiredApprovals);
+  const approvals = Math.max(protectionOf(facts)?.requiredApprovals ?? 0, facts.rules.requiredApprovals);
+  if (approvals === 0 && facts.protection === "unknown")
+    return { id: "reviews", title, status: "skip", detail: PROTECTION_UNREADABLE, fix: "Run doctor with GITHUB_TOKEN set to an admin's token." };
   if (approvals === 0) return pass("reviews", title, "no review required by GitHub: the human gate decides");
   if (!config.merge.auto) return pass("reviews", title, `${approvals} approval(s) required, and merge.auto is false`);
   if (config.humanGate.enabled && config.humanGate.paths.includes("**"))

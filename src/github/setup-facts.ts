@@ -87,7 +87,8 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     installation = found
       ? { permissions: { ...(found.permissions as Record<string, string>) }, events: [...found.events] }
       : null;
-    if (found) {
+    // A user's token, when given, reads the rest (it may read admin settings an installation token cannot).
+    if (found && !token) {
       const minted = await appClient.rest.apps.createInstallationAccessToken({ installation_id: found.id, repositories: [repo] });
       token = minted.data.token;
     }
@@ -118,12 +119,18 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
   );
   const labels = (await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 })).map((l) => l.name);
 
+  // 404: not protected; 403: this token may not read it (an App needs `administration: read`).
   const protectionData = await orElse(
     async () => (await octokit.rest.repos.getBranchProtection({ owner, repo, branch })).data,
     null,
-    [403, 404],
-  );
-  const protection = protectionData
+  ).catch((error: unknown) => {
+    if (status(error) === 403) return "unknown" as const;
+    throw error;
+  });
+  const protection: SetupFacts["protection"] =
+    protectionData === "unknown"
+      ? "unknown"
+      : protectionData
     ? {
         requiredChecks: [
           ...new Set([
