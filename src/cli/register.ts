@@ -102,7 +102,7 @@ export async function registerApp(io: RegisterIo, options: RegisterOptions = {})
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const page = (status: number, body: string) => {
       res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Autopilot: register the GitHub App</title></head><body>${body}</body></html>`);
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Autopilot: register the GitHub App</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`);
     };
     if (req.method === "GET" && url.pathname === "/") {
       const manifest = JSON.stringify(buildManifest(redirectUrl, options.webhookUrl));

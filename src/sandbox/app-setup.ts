@@ -247,7 +247,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
 
 function html(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>GitHub (sandbox)</title></head><body>${body}</body></html>`);
+  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>GitHub (sandbox)</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`);
 }
 
 function escape(text: string): string {
