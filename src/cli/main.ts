@@ -216,6 +216,7 @@ async function serve(io: CliIo): Promise<number> {
       webhookSecret: string;
       baseUrl: string;
       port: number;
+      host?: string;
       tickMs: number;
     }) => Promise<{ url: string; stop(): Promise<void> | void }>;
   };
@@ -234,6 +235,8 @@ async function serve(io: CliIo): Promise<number> {
     webhookSecret: io.env.WEBHOOK_SECRET ?? "",
     baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com",
     port: Number(io.env.PORT ?? 3000),
+    // 0.0.0.0 in a container or behind a proxy that forwards deliveries; loopback otherwise.
+    ...(io.env.HOST ? { host: io.env.HOST } : {}),
     tickMs: Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
   });
   io.out(`Autopilot controller listening at ${server.url} (Ctrl-C stops it)`);
