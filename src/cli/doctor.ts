@@ -7,7 +7,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { type AppRequirements, doctorPassed, renderDoctorReport, runDoctorChecks } from "../core/doctor-checks.js";
+import {
+  type AppRequirements,
+  doctorPassed,
+  renderDoctorReport,
+  runDoctorChecks,
+} from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
 import { PACKAGE_ROOT } from "../sandbox/actions.js";
 import { apiUrl, findToken } from "./setup-context.js";
@@ -30,7 +35,9 @@ export function appRequirements(): AppRequirements {
 function privateKey(env: NodeJS.ProcessEnv): string | null {
   if (env.PRIVATE_KEY) {
     const value = env.PRIVATE_KEY;
-    return value.includes("-----BEGIN") ? value.replace(/\\n/g, "\n") : Buffer.from(value, "base64").toString("utf8");
+    return value.includes("-----BEGIN")
+      ? value.replace(/\\n/g, "\n")
+      : Buffer.from(value, "base64").toString("utf8");
   }
   if (env.PRIVATE_KEY_PATH) return readFileSync(env.PRIVATE_KEY_PATH, "utf8");
   return null;
@@ -47,7 +54,9 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
   // is not installed.
   const token = findToken(io.env) ?? undefined;
   if (!key && !token) {
-    io.err("autopilot doctor needs a token: GITHUB_TOKEN, `gh auth login`, or the App's APP_ID and PRIVATE_KEY.");
+    io.err(
+      "autopilot doctor needs a token: GITHUB_TOKEN, `gh auth login`, or the App's APP_ID and PRIVATE_KEY.",
+    );
     return 2;
   }
   let facts: Awaited<ReturnType<typeof readSetupFacts>>;
@@ -71,7 +80,8 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
     return 1;
   }
   const checks = runDoctorChecks(facts);
-  if (options.json) io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
+  if (options.json)
+    io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
   else for (const line of renderDoctorReport(facts.repo, checks)) io.out(line);
   return doctorPassed(checks) ? 0 : 1;
 }

@@ -17,7 +17,7 @@ import {
 import { ensureLabels } from "../github/setup-labels.js";
 import { PACKAGE_ROOT } from "../sandbox/actions.js";
 import { detectQualityCommands } from "../worker/quality.js";
-import { apiUrl, currentRelease, findToken, originRepo } from "./setup-context.js";
+import { apiUrl, currentRelease, findToken, keySecretCommand, originRepo } from "./setup-context.js";
 
 export interface InitIo {
   out: (line: string) => void;
@@ -66,20 +66,30 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   if (!options.yes) {
     const q = asker(io);
     try {
-      mode = options.mode ?? (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
+      mode =
+        options.mode ??
+        (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
       agent = options.agent ?? (await q.ask(`Agent (${AGENT_PRESETS.join(", ")})?`, agent));
       const answer = await q.ask(
         "Quality commands, separated by ';' (\"auto\": detect in each run)?",
         detected.length ? detected.join("; ") : "auto",
       );
-      quality = answer === "auto" ? [] : answer.split(";").map((c) => c.trim()).filter(Boolean);
+      quality =
+        answer === "auto"
+          ? []
+          : answer
+              .split(";")
+              .map((c) => c.trim())
+              .filter(Boolean);
       createLabels = /^y/i.test(await q.ask("Create the labels on GitHub (needs a token)?", "yes"));
     } finally {
       q.close();
     }
   }
   if (mode !== "actions" && mode !== "app") {
-    io.err(`--mode must be "actions" (controller in GitHub Actions) or "app" (hosted \`autopilot serve\`), not "${mode}".`);
+    io.err(
+      `--mode must be "actions" (controller in GitHub Actions) or "app" (hosted \`autopilot serve\`), not "${mode}".`,
+    );
     return 2;
   }
   if (!(AGENT_PRESETS as readonly string[]).includes(agent)) {
@@ -87,7 +97,9 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     return 2;
   }
   if (release.source.startsWith("OWNER/"))
-    io.err("Note: this Autopilot does not know where it is published; pass --source OWNER/NAME to pin its action.");
+    io.err(
+      "Note: this Autopilot does not know where it is published; pass --source OWNER/NAME to pin its action.",
+    );
 
   const templates = join(PACKAGE_ROOT, "templates", "workflows");
   const desired = desiredFiles({
@@ -131,11 +143,19 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   if (createLabels) {
     const token = findToken(io.env);
     if (!token || !repo) {
-      io.out(`labels     not created: ${!repo ? "no GitHub remote named origin (pass --repo OWNER/NAME)" : "no token (GITHUB_TOKEN or `gh auth login`)"}`);
+      io.out(
+        `labels     not created: ${!repo ? "no GitHub remote named origin (pass --repo OWNER/NAME)" : "no token (GITHUB_TOKEN or `gh auth login`)"}`,
+      );
     } else {
       const [owner, name] = repo.split("/") as [string, string];
       try {
-        const result = await ensureLabels({ owner, repo: name, token, baseUrl: apiUrl(io.env), labels: labelSpecs(DEFAULT_CONFIG.labels) });
+        const result = await ensureLabels({
+          owner,
+          repo: name,
+          token,
+          baseUrl: apiUrl(io.env),
+          labels: labelSpecs(DEFAULT_CONFIG.labels),
+        });
         io.out(`labels     ${result.created.length} created, ${result.existing.length} already there`);
         labelsDone = true;
       } catch (error) {
@@ -146,8 +166,15 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
 
   io.out("");
   io.out("Remaining steps:");
-  remainingSteps({ mode: mode as InstallMode, repo, agent: agent as AgentPreset, labelsCreated: labelsDone, changedFiles: changed }).forEach(
-    (step, i) => io.out(`  ${i + 1}. ${step}`),
-  );
+  remainingSteps({
+    mode: mode as InstallMode,
+    repo,
+    agent: agent as AgentPreset,
+    labelsCreated: labelsDone,
+    changedFiles: changed,
+    keySecretCommand: keySecretCommand(),
+  }).forEach((step, i) => {
+    io.out(`  ${i + 1}. ${step}`);
+  });
   return conflicts > 0 ? 1 : 0;
 }

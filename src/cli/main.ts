@@ -231,13 +231,20 @@ async function serve(io: CliIo): Promise<number> {
   const privateKey = io.env.PRIVATE_KEY ?? readFileSync(io.env.PRIVATE_KEY_PATH!, "utf8");
   const server = await mod.startControllerServer({
     appId: Number(io.env.APP_ID),
-    privateKey: privateKey.replace(/\\n/g, "\n"),
+    // A PEM (with real or escaped line breaks), or base64 of one for environments without multi-line values.
+    privateKey: privateKey.includes("-----BEGIN")
+      ? privateKey.replace(/\\n/g, "\n")
+      : Buffer.from(privateKey, "base64").toString("utf8"),
     webhookSecret: io.env.WEBHOOK_SECRET ?? "",
     baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com",
     port: Number(io.env.PORT ?? 3000),
     // 0.0.0.0 in a container or behind a proxy that forwards deliveries; loopback otherwise.
     ...(io.env.HOST ? { host: io.env.HOST } : {}),
-    tickMs: Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
+    // AUTOPILOT_TICK_SECONDS as documented in docs/CONTROLLER.md (0: only webhooks); AUTOPILOT_TICK_MS as before.
+    tickMs:
+      io.env.AUTOPILOT_TICK_SECONDS !== undefined
+        ? Math.max(0, Number(io.env.AUTOPILOT_TICK_SECONDS) * 1000 || 0)
+        : Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
   });
   io.out(`Autopilot controller listening at ${server.url} (Ctrl-C stops it)`);
   await new Promise<void>((resolve) => {

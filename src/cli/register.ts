@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type AppConversion, convertManifestCode } from "../github/app-manifest.js";
 import { PACKAGE_ROOT } from "../sandbox/actions.js";
-import { apiUrl, webUrl } from "./setup-context.js";
+import { apiUrl, keySecretCommand, webUrl } from "./setup-context.js";
 
 export interface RegisterIo {
   out: (line: string) => void;
@@ -80,7 +80,10 @@ export function envFileProblem(path: string): string | null {
 }
 
 /** Runs the flow; resolves with the new App (after `.env` is written), or null when aborted. */
-export async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promise<AppConversion | null> {
+export async function registerApp(
+  io: RegisterIo,
+  options: RegisterOptions = {},
+): Promise<AppConversion | null> {
   const envPath = join(resolve(options.dir ?? process.cwd()), ".env");
   const problem = envFileProblem(envPath);
   if (problem) throw new Error(problem);
@@ -102,7 +105,9 @@ export async function registerApp(io: RegisterIo, options: RegisterOptions = {})
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const page = (status: number, body: string) => {
       res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
-      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Autopilot: register the GitHub App</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+      res.end(
+        `<!doctype html><html><head><meta charset="utf-8"><title>Autopilot: register the GitHub App</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`,
+      );
     };
     if (req.method === "GET" && url.pathname === "/") {
       const manifest = JSON.stringify(buildManifest(redirectUrl, options.webhookUrl));
@@ -122,7 +127,10 @@ export async function registerApp(io: RegisterIo, options: RegisterOptions = {})
       const returned = url.searchParams.get("state") ?? "";
       // A redirect we did not start (another page, a replayed link) must not write credentials.
       if (!code || !sameState(returned, state)) {
-        page(400, "<h1>This link was not started here</h1><p>The state does not match; nothing was saved.</p>");
+        page(
+          400,
+          "<h1>This link was not started here</h1><p>The state does not match; nothing was saved.</p>",
+        );
         io.err("Refused a callback whose state does not match the one this page sent.");
         return;
       }
@@ -166,14 +174,16 @@ export async function registerApp(io: RegisterIo, options: RegisterOptions = {})
   try {
     const app = await done;
     if (app) {
-      io.out(`Registered the GitHub App "${app.name}" (id ${app.id}); APP_ID, PRIVATE_KEY and WEBHOOK_SECRET are in ${envPath} (mode 0600).`);
+      io.out(
+        `Registered the GitHub App "${app.name}" (id ${app.id}); APP_ID, PRIVATE_KEY and WEBHOOK_SECRET are in ${envPath} (mode 0600).`,
+      );
       io.out(`Install it: ${app.html_url}/installations/new`);
       io.out("For the workflows, set on each repository (or organization):");
-      io.out(`  variable AUTOPILOT_APP_ID = ${app.id}          gh variable set AUTOPILOT_APP_ID --body ${app.id}`);
-      io.out("  secret   AUTOPILOT_APP_PRIVATE_KEY = PRIVATE_KEY from .env:");
       io.out(
-        `    node -e 'process.loadEnvFile(${JSON.stringify(envPath)}); process.stdout.write(process.env.PRIVATE_KEY)' | gh secret set AUTOPILOT_APP_PRIVATE_KEY`,
+        `  variable AUTOPILOT_APP_ID = ${app.id}          gh variable set AUTOPILOT_APP_ID --body ${app.id}`,
       );
+      io.out("  secret   AUTOPILOT_APP_PRIVATE_KEY = PRIVATE_KEY from .env:");
+      io.out(`    ${keySecretCommand(envPath)}`);
     }
     return app;
   } finally {

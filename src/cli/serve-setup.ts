@@ -31,7 +31,11 @@ export async function registerForServe(io: ServeSetupIo, dir = process.cwd()): P
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
   try {
-    const app = await registerApp(io, { dir, signal: controller.signal, ...(io.env.WEBHOOK_URL ? { webhookUrl: io.env.WEBHOOK_URL } : {}) });
+    const app = await registerApp(io, {
+      dir,
+      signal: controller.signal,
+      ...(io.env.WEBHOOK_URL ? { webhookUrl: io.env.WEBHOOK_URL } : {}),
+    });
     if (!app) return 130;
   } catch (error) {
     io.err((error as Error).message);

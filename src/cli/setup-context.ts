@@ -18,7 +18,8 @@ export function currentRelease(env: NodeJS.ProcessEnv, sourceFlag?: string): Rel
     version: string;
     repository?: unknown;
   };
-  const source = sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? "OWNER/autopilot";
+  const source =
+    sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? "OWNER/autopilot";
   return { source, version: pkg.version };
 }
 
@@ -28,7 +29,11 @@ export function findToken(env: NodeJS.ProcessEnv): string | null {
   if (fromEnv) return fromEnv;
   if (env.AUTOPILOT_NO_GH === "1") return null;
   try {
-    const token = execFileSync("gh", ["auth", "token"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000 }).trim();
+    const token = execFileSync("gh", ["auth", "token"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 10_000,
+    }).trim();
     return token || null;
   } catch {
     return null;
@@ -39,7 +44,10 @@ export function findToken(env: NodeJS.ProcessEnv): string | null {
 export function originRepo(dir: string): string | null {
   let url: string;
   try {
-    url = execFileSync("git", ["-C", dir, "remote", "get-url", "origin"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    url = execFileSync("git", ["-C", dir, "remote", "get-url", "origin"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return null;
   }
@@ -55,4 +63,9 @@ export function apiUrl(env: NodeJS.ProcessEnv): string {
 /** The web URL: GITHUB_SERVER_URL (GitHub Enterprise, the sandbox) or github.com. */
 export function webUrl(env: NodeJS.ProcessEnv): string {
   return (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/$/, "");
+}
+
+/** Pipes PRIVATE_KEY from a `.env` (as `autopilot register` writes it) into the workflows' secret. */
+export function keySecretCommand(envFile = ".env"): string {
+  return `node -e 'process.loadEnvFile(${JSON.stringify(envFile)}); process.stdout.write(process.env.PRIVATE_KEY)' | gh secret set AUTOPILOT_APP_PRIVATE_KEY`;
 }

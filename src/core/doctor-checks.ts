@@ -35,7 +35,12 @@ export interface SetupFacts {
   /** The default branch's classic protection, null when none, "unknown" when the token may not read it. */
   protection: { requiredChecks: string[]; requiredApprovals: number } | null | "unknown";
   /** Rules that apply to the default branch and to a task branch (rulesets). */
-  rules: { defaultBranch: string[]; taskBranch: string[]; requiredChecks: string[]; requiredApprovals: number };
+  rules: {
+    defaultBranch: string[];
+    taskBranch: string[];
+    requiredChecks: string[];
+    requiredApprovals: number;
+  };
   /** Check and status names seen on the default branch's head commit. */
   seenChecks: string[];
   /** Whether the token may push to the repository; null when unknown. */
@@ -94,7 +99,8 @@ function checkApp(facts: SetupFacts): DoctorCheck {
     .filter(([name, level]) => (LEVEL[have.permissions[name] ?? ""] ?? 0) < (LEVEL[level] ?? 0))
     .map(([name, level]) => `${name}: ${level}`);
   const events = facts.required.events.filter((e) => !have.events.includes(e));
-  if (missing.length === 0 && events.length === 0) return pass("app", title, "installed; permissions and events match app.yml");
+  if (missing.length === 0 && events.length === 0)
+    return pass("app", title, "installed; permissions and events match app.yml");
   const parts = [
     ...(missing.length ? [`missing permissions ${missing.join(", ")}`] : []),
     ...(events.length ? [`not subscribed to ${events.join(", ")}`] : []),
@@ -110,7 +116,13 @@ function checkApp(facts: SetupFacts): DoctorCheck {
 function checkActions(facts: SetupFacts): DoctorCheck {
   const title = "GitHub Actions enabled";
   if (facts.actionsEnabled === null)
-    return { id: "actions", title, status: "skip", detail: "the token cannot read the Actions settings", fix: "Run doctor with an admin's token to check it." };
+    return {
+      id: "actions",
+      title,
+      status: "skip",
+      detail: "the token cannot read the Actions settings",
+      fix: "Run doctor with an admin's token to check it.",
+    };
   return facts.actionsEnabled
     ? pass("actions", title, "Actions may run")
     : failed(
@@ -150,11 +162,21 @@ function checkWorkerWorkflow(facts: SetupFacts): DoctorCheck {
   const title = `Worker workflow ${facts.workerWorkflowPath} on ${facts.defaultBranch}, started by workflow_dispatch with Autopilot's inputs`;
   const fix = `Run \`npx autopilot init\` and push ${facts.workerWorkflowPath} to ${facts.defaultBranch}.`;
   if (facts.workerWorkflowText === null)
-    return failed("worker-workflow", title, `${facts.workerWorkflowPath} is not on ${facts.defaultBranch}`, fix);
+    return failed(
+      "worker-workflow",
+      title,
+      `${facts.workerWorkflowPath} is not on ${facts.defaultBranch}`,
+      fix,
+    );
   const shape = dispatchInputs(facts.workerWorkflowText);
   if (!shape) return failed("worker-workflow", title, "the file is not valid YAML", fix);
   if (!shape.dispatch)
-    return failed("worker-workflow", title, "it has no `on: workflow_dispatch`, so the controller cannot start it", fix);
+    return failed(
+      "worker-workflow",
+      title,
+      "it has no `on: workflow_dispatch`, so the controller cannot start it",
+      fix,
+    );
   const missing = WORKER_INPUTS.filter((input) => !shape.inputs.includes(input));
   if (missing.length)
     return failed(
@@ -176,13 +198,22 @@ function checkWorkerWorkflow(facts: SetupFacts): DoctorCheck {
 function checkPushToken(facts: SetupFacts): DoctorCheck {
   const title = "The worker pushes with a token whose pushes start workflows";
   if (facts.workerWorkflowText === null)
-    return { id: "push-token", title, status: "skip", detail: "no worker workflow to read", fix: "Fix the worker workflow first." };
-  const uses = /github-token:\s*\$\{\{\s*(secrets\.GITHUB_TOKEN|github\.token)\s*\}\}/.exec(facts.workerWorkflowText);
+    return {
+      id: "push-token",
+      title,
+      status: "skip",
+      detail: "no worker workflow to read",
+      fix: "Fix the worker workflow first.",
+    };
+  const uses = /github-token:\s*\$\{\{\s*(secrets\.GITHUB_TOKEN|github\.token)\s*\}\}/.exec(
+    facts.workerWorkflowText,
+  );
   if (uses)
     return failed(
       "push-token",
       title,
       `the worker is given ${uses[1]}: pushes made with it start no workflow runs, so a task PR's checks never run`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
       "Pass the App's token instead: an actions/create-github-app-token step and `github-token: ${{ steps.app-token.outputs.token }}` (as templates/workflows/autopilot-worker.yml does).",
     );
   return pass("push-token", title, "the worker gets a token other than the workflow's GITHUB_TOKEN");
@@ -190,7 +221,9 @@ function checkPushToken(facts: SetupFacts): DoctorCheck {
 
 function configOf(facts: SetupFacts): { config: AutopilotConfig; error: string | null } {
   const result = parseConfig(facts.configText);
-  return result.ok ? { config: result.config, error: null } : { config: DEFAULT_CONFIG, error: result.error.message };
+  return result.ok
+    ? { config: result.config, error: null }
+    : { config: DEFAULT_CONFIG, error: result.error.message };
 }
 
 function checkConfig(facts: SetupFacts): DoctorCheck {
@@ -199,7 +232,12 @@ function checkConfig(facts: SetupFacts): DoctorCheck {
   const { error } = configOf(facts);
   return error === null
     ? pass("config", title, "valid")
-    : failed("config", title, error.split("\n").slice(0, 6).join(" "), "Correct the keys named above (reference: docs/CONFIGURATION.md); until then Autopilot uses the defaults or the last good file.");
+    : failed(
+        "config",
+        title,
+        error.split("\n").slice(0, 6).join(" "),
+        "Correct the keys named above (reference: docs/CONFIGURATION.md); until then Autopilot uses the defaults or the last good file.",
+      );
 }
 
 function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
@@ -210,7 +248,12 @@ function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
     .filter((name) => !have.has(name.toLowerCase()));
   return missing.length === 0
     ? pass("labels", title, "all present")
-    : failed("labels", title, `missing ${list(missing)}`, "Run `npx autopilot init` with GITHUB_TOKEN set (it creates them with colours and descriptions).");
+    : failed(
+        "labels",
+        title,
+        `missing ${list(missing)}`,
+        "Run `npx autopilot init` with GITHUB_TOKEN set (it creates them with colours and descriptions).",
+      );
 }
 
 function protectionOf(facts: SetupFacts) {
@@ -222,37 +265,63 @@ const PROTECTION_UNREADABLE =
 
 function checkRequiredChecks(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = "Required checks exist and are named in merge.requiredChecks";
-  const requiredByGitHub = [...new Set([...(protectionOf(facts)?.requiredChecks ?? []), ...facts.rules.requiredChecks])];
+  const requiredByGitHub = [
+    ...new Set([...(protectionOf(facts)?.requiredChecks ?? []), ...facts.rules.requiredChecks]),
+  ];
   const configured = config.merge.requiredChecks;
   const problems: string[] = [];
   const fixes: string[] = [];
   if (configured.length > 0) {
     const notConfigured = requiredByGitHub.filter((c) => !configured.includes(c));
     if (notConfigured.length) {
-      problems.push(`${facts.defaultBranch} requires ${list(notConfigured)}, which merge.requiredChecks does not name`);
+      problems.push(
+        `${facts.defaultBranch} requires ${list(notConfigured)}, which merge.requiredChecks does not name`,
+      );
       fixes.push(`add ${list(notConfigured)} to merge.requiredChecks`);
     }
   }
   const expected = [...new Set([...configured, ...requiredByGitHub])];
   const neverSeen = expected.filter((c) => !facts.seenChecks.includes(c));
   if (neverSeen.length && facts.seenChecks.length > 0) {
-    problems.push(`no check named ${list(neverSeen)} ran on ${facts.defaultBranch}'s last commit, so a PR would wait for it forever`);
+    problems.push(
+      `no check named ${list(neverSeen)} ran on ${facts.defaultBranch}'s last commit, so a PR would wait for it forever`,
+    );
     fixes.push(`rename them to checks that run (seen: ${list(facts.seenChecks)})`);
   } else if (neverSeen.length) {
-    problems.push(`no check ran on ${facts.defaultBranch}'s last commit, yet ${list(neverSeen)} are required`);
+    problems.push(
+      `no check ran on ${facts.defaultBranch}'s last commit, yet ${list(neverSeen)} are required`,
+    );
     fixes.push("add a CI workflow that reports them on pull requests");
   }
   if (problems.length === 0 && facts.protection === "unknown")
-    return { id: "required-checks", title, status: "skip", detail: PROTECTION_UNREADABLE, fix: "Run doctor with GITHUB_TOKEN set to an admin's token." };
+    return {
+      id: "required-checks",
+      title,
+      status: "skip",
+      detail: PROTECTION_UNREADABLE,
+      fix: "Run doctor with GITHUB_TOKEN set to an admin's token.",
+    };
   if (problems.length === 0)
-    return pass("required-checks", title, requiredByGitHub.length || configured.length ? `required: ${list(expected)}` : "none required: every check on a PR counts");
-  return failed("required-checks", title, problems.join("; "), `${fixes.join("; ")}.`.replace(/^./, (c) => c.toUpperCase()));
+    return pass(
+      "required-checks",
+      title,
+      requiredByGitHub.length || configured.length
+        ? `required: ${list(expected)}`
+        : "none required: every check on a PR counts",
+    );
+  return failed(
+    "required-checks",
+    title,
+    problems.join("; "),
+    `${fixes.join("; ")}.`.replace(/^./, (c) => c.toUpperCase()),
+  );
 }
 
 function checkMergeQueue(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = "No merge queue in the way of Autopilot's merges";
   if (!facts.rules.defaultBranch.includes("merge_queue")) return pass("merge-queue", title, "no merge queue");
-  if (!config.merge.auto) return pass("merge-queue", title, "a merge queue, and merge.auto is false: people merge");
+  if (!config.merge.auto)
+    return pass("merge-queue", title, "a merge queue, and merge.auto is false: people merge");
   return failed(
     "merge-queue",
     title,
@@ -265,9 +334,16 @@ function checkReviews(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = "Required reviews agree with the human gate";
   const approvals = Math.max(protectionOf(facts)?.requiredApprovals ?? 0, facts.rules.requiredApprovals);
   if (approvals === 0 && facts.protection === "unknown")
-    return { id: "reviews", title, status: "skip", detail: PROTECTION_UNREADABLE, fix: "Run doctor with GITHUB_TOKEN set to an admin's token." };
+    return {
+      id: "reviews",
+      title,
+      status: "skip",
+      detail: PROTECTION_UNREADABLE,
+      fix: "Run doctor with GITHUB_TOKEN set to an admin's token.",
+    };
   if (approvals === 0) return pass("reviews", title, "no review required by GitHub: the human gate decides");
-  if (!config.merge.auto) return pass("reviews", title, `${approvals} approval(s) required, and merge.auto is false`);
+  if (!config.merge.auto)
+    return pass("reviews", title, `${approvals} approval(s) required, and merge.auto is false`);
   if (config.humanGate.enabled && config.humanGate.paths.includes("**"))
     return pass("reviews", title, "the human gate asks for a review on every change");
   return failed(
@@ -280,9 +356,16 @@ function checkReviews(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
 
 function checkPush(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
   const title = `The token can push to ${config.branchPrefix}… branches`;
-  const blocked = facts.rules.taskBranch.filter((r) => ["creation", "update", "non_fast_forward", "restrict_pushes"].includes(r));
+  const blocked = facts.rules.taskBranch.filter((r) =>
+    ["creation", "update", "non_fast_forward", "restrict_pushes"].includes(r),
+  );
   if (facts.canPush === false)
-    return failed("push", title, "the token has no write access to the repository", "Give the App `contents: write` (app.yml) and accept it on the installation; a user token needs write access.");
+    return failed(
+      "push",
+      title,
+      "the token has no write access to the repository",
+      "Give the App `contents: write` (app.yml) and accept it on the installation; a user token needs write access.",
+    );
   if (blocked.length)
     return failed(
       "push",
@@ -291,14 +374,22 @@ function checkPush(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
       `Exclude \`${config.branchPrefix}**\` from the ruleset, or add the App to its bypass list.`,
     );
   if (facts.canPush === null)
-    return { id: "push", title, status: "skip", detail: "the token's access could not be read", fix: "Run doctor with the App's credentials." };
+    return {
+      id: "push",
+      title,
+      status: "skip",
+      detail: "the token's access could not be read",
+      fix: "Run doctor with the App's credentials.",
+    };
   return pass("push", title, "write access, no ruleset on task branches");
 }
 
 function checkTracking(facts: SetupFacts): DoctorCheck {
   const title = "Tracking issue pinned";
-  if (!facts.trackingIssue) return pass("tracking-issue", title, "none yet: the first session creates and pins it");
-  if (facts.trackingIssue.pinned) return pass("tracking-issue", title, `#${facts.trackingIssue.number} is pinned`);
+  if (!facts.trackingIssue)
+    return pass("tracking-issue", title, "none yet: the first session creates and pins it");
+  if (facts.trackingIssue.pinned)
+    return pass("tracking-issue", title, `#${facts.trackingIssue.number} is pinned`);
   return failed(
     "tracking-issue",
     title,

@@ -27,9 +27,10 @@ export function sourceFromRepositoryField(field: unknown): string | null {
         ? (field as { url: string }).url
         : null;
   if (!raw) return null;
-  const match = /^(?:github:|git\+https:\/\/github\.com\/|https:\/\/github\.com\/)?([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(
-    raw.trim(),
-  );
+  const match =
+    /^(?:github:|git\+https:\/\/github\.com\/|https:\/\/github\.com\/)?([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(
+      raw.trim(),
+    );
   return match ? `${match[1]}/${match[2]}` : null;
 }
 
@@ -105,9 +106,17 @@ export function labelSpecs(labels: AutopilotConfig["labels"]): LabelSpec[] {
   return [
     { name: labels.ready, color: "0e8a16", description: "Autopilot may pick this task up" },
     { name: labels.inProgress, color: "fbca04", description: "An Autopilot worker is on this task" },
-    { name: labels.review, color: "1d76db", description: "Autopilot's pull request awaits its checks and gates" },
+    {
+      name: labels.review,
+      color: "1d76db",
+      description: "Autopilot's pull request awaits its checks and gates",
+    },
     { name: labels.blocked, color: "b60205", description: "Autopilot is blocked on this task" },
-    { name: labels.needsHuman, color: "d93f0b", description: "Autopilot asked a question: answer in a comment" },
+    {
+      name: labels.needsHuman,
+      color: "d93f0b",
+      description: "Autopilot asked a question: answer in a comment",
+    },
     { name: labels.timeout, color: "c5def5", description: "Autopilot ran out of time or iterations" },
     { name: labels.failed, color: "000000", description: "Autopilot failed on this task" },
     { name: labels.critical, color: "e11d21", description: "Autopilot picks this task first" },
@@ -137,7 +146,10 @@ export function desiredFiles(options: {
   controllerTemplate: string;
 }): DesiredFile[] {
   const files: DesiredFile[] = [
-    { path: WORKER_WORKFLOW_PATH, content: pinWorkflow(options.workerTemplate, options.release, options.agent) },
+    {
+      path: WORKER_WORKFLOW_PATH,
+      content: pinWorkflow(options.workerTemplate, options.release, options.agent),
+    },
   ];
   if (options.mode === "actions") {
     files.push({
@@ -201,7 +213,8 @@ export function lineDiff(before: string, after: string, maxLines = 40): string {
       i++;
     }
   }
-  if (out.length > maxLines) return [...out.slice(0, maxLines), `… and ${out.length - maxLines} more`].join("\n");
+  if (out.length > maxLines)
+    return [...out.slice(0, maxLines), `… and ${out.length - maxLines} more`].join("\n");
   return out.join("\n");
 }
 
@@ -212,6 +225,8 @@ export function remainingSteps(options: {
   agent: AgentPreset;
   labelsCreated: boolean;
   changedFiles: readonly string[];
+  /** The shell command that pipes the App's key from `.env` into `gh secret set AUTOPILOT_APP_PRIVATE_KEY`. */
+  keySecretCommand: string;
 }): string[] {
   const repo = options.repo ?? "OWNER/NAME";
   const key = agentKeyName(options.agent);
@@ -227,12 +242,12 @@ export function remainingSteps(options: {
   steps.push(
     `Set the App id (APP_ID in the .env register wrote) as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`,
   );
-  steps.push(
-    `Set the App key as a secret: node -e 'process.loadEnvFile(); process.stdout.write(process.env.PRIVATE_KEY)' | gh secret set AUTOPILOT_APP_PRIVATE_KEY --repo ${repo}`,
-  );
+  steps.push(`Set the App key as a secret: ${options.keySecretCommand} --repo ${repo}`);
   if (key) steps.push(`Set the agent's key as a secret: gh secret set ${key} --repo ${repo}`);
   if (options.mode === "app")
-    steps.push("Run the controller: autopilot serve (see docs/INSTALL.md for a public URL, Docker and replicas)");
+    steps.push(
+      "Run the controller: autopilot serve (see docs/INSTALL.md for a public URL, Docker and replicas)",
+    );
   if (!options.labelsCreated)
     steps.push("Create the labels: run init again with GITHUB_TOKEN set (or after gh auth login)");
   steps.push(`Check the setup: npx autopilot doctor --repo ${repo}`);

@@ -20,7 +20,10 @@ const ConversionSchema = z.object({
 
 export type AppConversion = z.infer<typeof ConversionSchema>;
 
-export async function convertManifestCode(options: { code: string; baseUrl: string }): Promise<AppConversion> {
+export async function convertManifestCode(options: {
+  code: string;
+  baseUrl: string;
+}): Promise<AppConversion> {
   const octokit = createOctokit({ auth: "", baseUrl: options.baseUrl, retry: false, throttle: false });
   const { data } = await octokit.rest.apps.createFromManifest({ code: options.code });
   return ConversionSchema.parse(data);

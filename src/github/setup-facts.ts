@@ -68,9 +68,16 @@ interface Rule {
   };
 }
 
-async function branchRules(octokit: AutopilotOctokit, owner: string, repo: string, branch: string): Promise<Rule[]> {
+async function branchRules(
+  octokit: AutopilotOctokit,
+  owner: string,
+  repo: string,
+  branch: string,
+): Promise<Rule[]> {
   return orElse(
-    async () => (await octokit.request("GET /repos/{owner}/{repo}/rules/branches/{branch}", { owner, repo, branch })).data as Rule[],
+    async () =>
+      (await octokit.request("GET /repos/{owner}/{repo}/rules/branches/{branch}", { owner, repo, branch }))
+        .data as Rule[],
     [] as Rule[],
     [403, 404],
   );
@@ -78,18 +85,25 @@ async function branchRules(octokit: AutopilotOctokit, owner: string, repo: strin
 
 export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFacts> {
   const { owner, repo, baseUrl } = options;
-  const client = (auth: string) => createOctokit({ auth, baseUrl, retry: false, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client = (auth: string) =>
+    createOctokit({ auth, baseUrl, retry: false, ...(options.fetch ? { fetch: options.fetch } : {}) });
   let installation: SetupFacts["installation"] = "unknown";
   let token = options.token;
   if (options.app) {
     const appClient = client(appJwt(options.app, options.now));
-    const found = await orElse(async () => (await appClient.rest.apps.getRepoInstallation({ owner, repo })).data, null);
+    const found = await orElse(
+      async () => (await appClient.rest.apps.getRepoInstallation({ owner, repo })).data,
+      null,
+    );
     installation = found
       ? { permissions: { ...(found.permissions as Record<string, string>) }, events: [...found.events] }
       : null;
     // A user's token, when given, reads the rest (it may read admin settings an installation token cannot).
     if (found && !token) {
-      const minted = await appClient.rest.apps.createInstallationAccessToken({ installation_id: found.id, repositories: [repo] });
+      const minted = await appClient.rest.apps.createInstallationAccessToken({
+        installation_id: found.id,
+        repositories: [repo],
+      });
       token = minted.data.token;
     }
   }
@@ -104,7 +118,8 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
   const branch = repository.default_branch;
 
   const actions = await orElse(
-    async () => (await octokit.rest.actions.getGithubActionsPermissionsRepository({ owner, repo })).data.enabled,
+    async () =>
+      (await octokit.rest.actions.getGithubActionsPermissionsRepository({ owner, repo })).data.enabled,
     null,
     [403, 404],
   );
@@ -114,10 +129,14 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
   const workflowPath = `.github/workflows/${config.workerWorkflow}`;
   const workerWorkflowText = await fileText(octokit, owner, repo, workflowPath, branch);
   const workflowState = await orElse(
-    async () => (await octokit.rest.actions.getWorkflow({ owner, repo, workflow_id: config.workerWorkflow })).data.state,
+    async () =>
+      (await octokit.rest.actions.getWorkflow({ owner, repo, workflow_id: config.workerWorkflow })).data
+        .state,
     null,
   );
-  const labels = (await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 })).map((l) => l.name);
+  const labels = (
+    await octokit.paginate(octokit.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 })
+  ).map((l) => l.name);
 
   // 404: not protected; 403: this token may not read it (an App needs `administration: read`).
   const protectionData = await orElse(
@@ -131,26 +150,35 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     protectionData === "unknown"
       ? "unknown"
       : protectionData
-    ? {
-        requiredChecks: [
-          ...new Set([
-            ...(protectionData.required_status_checks?.contexts ?? []),
-            ...(protectionData.required_status_checks?.checks ?? []).map((c) => c.context),
-          ]),
-        ],
-        requiredApprovals: protectionData.required_pull_request_reviews?.required_approving_review_count ?? 0,
-      }
-    : null;
+        ? {
+            requiredChecks: [
+              ...new Set([
+                ...(protectionData.required_status_checks?.contexts ?? []),
+                ...(protectionData.required_status_checks?.checks ?? []).map((c) => c.context),
+              ]),
+            ],
+            requiredApprovals:
+              protectionData.required_pull_request_reviews?.required_approving_review_count ?? 0,
+          }
+        : null;
 
   const defaultRules = await branchRules(octokit, owner, repo, branch);
   const taskRules = await branchRules(octokit, owner, repo, `${config.branchPrefix}issue-1`);
 
-  const head = await orElse(async () => (await octokit.rest.repos.getBranch({ owner, repo, branch })).data.commit.sha, null);
+  const head = await orElse(
+    async () => (await octokit.rest.repos.getBranch({ owner, repo, branch })).data.commit.sha,
+    null,
+  );
   const seen = new Set<string>();
   if (head) {
     const runs = await octokit.rest.checks.listForRef({ owner, repo, ref: head, per_page: 100 });
     for (const run of runs.data.check_runs) seen.add(run.name);
-    const statuses = await octokit.rest.repos.getCombinedStatusForRef({ owner, repo, ref: head, per_page: 100 });
+    const statuses = await octokit.rest.repos.getCombinedStatusForRef({
+      owner,
+      repo,
+      ref: head,
+      per_page: 100,
+    });
     for (const s of statuses.data.statuses) seen.add(s.context);
   }
 
@@ -158,11 +186,18 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     repository.permissions?.push ??
     (installation && installation !== "unknown" ? installation.permissions.contents === "write" : null);
 
-  const open = await octokit.paginate(octokit.rest.issues.listForRepo, { owner, repo, state: "open", per_page: 100 });
+  const open = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner,
+    repo,
+    state: "open",
+    per_page: 100,
+  });
   const tracking = open.find((issue) => !issue.pull_request && (issue.body ?? "").includes(TRACKING_MARKER));
   let trackingIssue: SetupFacts["trackingIssue"] = null;
   if (tracking) {
-    const pinned = await octokit.graphql<{ repository: { pinnedIssues: { nodes: { issue: { number: number } }[] } } }>(
+    const pinned = await octokit.graphql<{
+      repository: { pinnedIssues: { nodes: { issue: { number: number } }[] } };
+    }>(
       "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { pinnedIssues(first: 3) { nodes { issue { number } } } } }",
       { owner, name: repo },
     );
@@ -187,8 +222,13 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     rules: {
       defaultBranch: defaultRules.map((r) => r.type),
       taskBranch: taskRules.map((r) => r.type),
-      requiredChecks: defaultRules.flatMap((r) => r.parameters?.required_status_checks?.map((c) => c.context) ?? []),
-      requiredApprovals: Math.max(0, ...defaultRules.map((r) => r.parameters?.required_approving_review_count ?? 0)),
+      requiredChecks: defaultRules.flatMap(
+        (r) => r.parameters?.required_status_checks?.map((c) => c.context) ?? [],
+      ),
+      requiredApprovals: Math.max(
+        0,
+        ...defaultRules.map((r) => r.parameters?.required_approving_review_count ?? 0),
+      ),
     },
     seenChecks: [...seen],
     canPush,

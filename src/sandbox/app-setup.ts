@@ -74,7 +74,12 @@ export const repoSettings = {
     if (enabled) set.delete(repoKey(repo));
     else set.add(repoKey(repo));
   },
-  setBranchProtection(store: SandboxStore, repo: string, branch: string, protection: BranchProtection | null): void {
+  setBranchProtection(
+    store: SandboxStore,
+    repo: string,
+    branch: string,
+    protection: BranchProtection | null,
+  ): void {
     const key = `${repoKey(repo)}#${branch}`;
     if (protection) stateOf(store).protection.set(key, protection);
     else stateOf(store).protection.delete(key);
@@ -91,7 +96,10 @@ export const repoSettings = {
     else set.add(repoKey(repo));
   },
   /** The permissions and events the App's installation has accepted (default: the built-in ones). */
-  setInstallationGrants(store: SandboxStore, grants: { permissions: Record<string, string>; events: string[] }): void {
+  setInstallationGrants(
+    store: SandboxStore,
+    grants: { permissions: Record<string, string>; events: string[] },
+  ): void {
     stateOf(store).installation = grants;
   },
 };
@@ -127,18 +135,25 @@ function requireAdminRead(req: RestRequest, repo: Repo): void {
 function globToRegExp(pattern: string): RegExp {
   const escaped = pattern
     .split("**")
-    .map((part) => part.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*"))
+    .map((part) =>
+      part
+        .split("*")
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[^/]*"),
+    )
     .join(".*");
   return new RegExp(`^${escaped}$`);
 }
 
 function appliesTo(ruleset: Ruleset, branch: string, defaultBranch: string): boolean {
   return ruleset.branches.some((pattern) =>
-    pattern === "~ALL" ? true : pattern === "~DEFAULT_BRANCH" ? branch === defaultBranch : globToRegExp(pattern).test(branch),
+    pattern === "~ALL"
+      ? true
+      : pattern === "~DEFAULT_BRANCH"
+        ? branch === defaultBranch
+        : globToRegExp(pattern).test(branch),
   );
 }
-
-const MANIFEST_DOCS = "https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest";
 
 /** REST handlers for the settings above, keyed by operationId (merged into the sandbox's handlers). */
 export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
@@ -149,7 +164,13 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
     const repo = repoOf(req);
     if (!isInstalledOn(req.store, repo.fullName)) fail(404, "Not Found");
     const grants = installationGrants(req.store);
-    return { status: 200, body: { ...req.shapes.installation(), ...(grants ? { permissions: grants.permissions, events: grants.events } : {}) } };
+    return {
+      status: 200,
+      body: {
+        ...req.shapes.installation(),
+        ...(grants ? { permissions: grants.permissions, events: grants.events } : {}),
+      },
+    };
   },
 
   // https://docs.github.com/rest/actions/permissions#get-github-actions-permissions-for-a-repository
@@ -209,7 +230,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   },
 
   // https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest — no authentication; the
-  // code is single-use and expires after an hour (MANIFEST_DOCS, "Step 3").
+  // code is single-use and expires after an hour (https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest, "Step 3").
   "apps/create-from-manifest": (req) => {
     const entry = stateOf(req.store).codes.get(req.params.code ?? "");
     const now = req.store.clock().getTime();
@@ -219,7 +240,10 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
     const manifest = entry.manifest;
     const permissions = (manifest.default_permissions ?? {}) as Record<string, string>;
     const events = (manifest.default_events ?? []) as string[];
-    stateOf(req.store).installation = { permissions: { ...permissions, metadata: permissions.metadata ?? "read" }, events };
+    stateOf(req.store).installation = {
+      permissions: { ...permissions, metadata: permissions.metadata ?? "read" },
+      events,
+    };
     const when = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
     return {
       status: 201,
@@ -247,10 +271,12 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
 
 function html(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...headers });
-  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>GitHub (sandbox)</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+  res.end(
+    `<!doctype html><html><head><meta charset="utf-8"><title>GitHub (sandbox)</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`,
+  );
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -264,7 +290,8 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 /**
- * GitHub's manifest pages (MANIFEST_DOCS, "Step 1" and "Step 2"): a form POST of `manifest` (JSON) to
+ * GitHub's manifest pages (https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest,
+ * "Step 1" and "Step 2"): a form POST of `manifest` (JSON) to
  * `/settings/apps/new?state=…` or `/organizations/ORG/settings/apps/new?state=…` shows the App to create; the
  * person presses "Create GitHub App" and is redirected to the manifest's `redirect_url` with `code` and the
  * same `state`. The sandbox has no signed-in person: a personal App belongs to the sandbox App's owner.
@@ -282,15 +309,28 @@ export function manifestPages(store: SandboxStore, app: SandboxApp) {
     let manifest: JsonObject;
     try {
       manifest = JSON.parse(text ?? "") as JsonObject;
-      if (!manifest || typeof manifest !== "object" || Array.isArray(manifest)) throw new Error("not an object");
+      if (!manifest || typeof manifest !== "object" || Array.isArray(manifest))
+        throw new Error("not an object");
     } catch {
-      html(res, 400, "<h1>Invalid GitHub App manifest</h1><p>The <code>manifest</code> field must be JSON.</p>");
+      html(
+        res,
+        400,
+        "<h1>Invalid GitHub App manifest</h1><p>The <code>manifest</code> field must be JSON.</p>",
+      );
       return;
     }
     const redirect = typeof manifest.redirect_url === "string" ? manifest.redirect_url : null;
     const hook = manifest.hook_attributes as { url?: unknown } | undefined;
-    if (!redirect || !/^https?:\/\//.test(redirect) || (hook !== undefined && typeof hook?.url !== "string")) {
-      html(res, 422, "<h1>Invalid GitHub App manifest</h1><p>redirect_url and hook_attributes.url are required URLs.</p>");
+    if (
+      !redirect ||
+      !/^https?:\/\//.test(redirect) ||
+      (hook !== undefined && typeof hook?.url !== "string")
+    ) {
+      html(
+        res,
+        422,
+        "<h1>Invalid GitHub App manifest</h1><p>redirect_url and hook_attributes.url are required URLs.</p>",
+      );
       return;
     }
     const state = form.get("state") ?? url.searchParams.get("state") ?? "";
@@ -298,12 +338,12 @@ export function manifestPages(store: SandboxStore, app: SandboxApp) {
       html(
         res,
         200,
-        `<h1>Create GitHub App for ${escape(owner)}</h1>
-<p>GitHub App name: <strong id="app-name">${escape(String(manifest.name ?? ""))}</strong></p>
-<form method="post" action="${escape(url.pathname)}/confirm">
-<input type="hidden" name="manifest" value="${escape(JSON.stringify(manifest))}">
-<input type="hidden" name="state" value="${escape(state)}">
-<button type="submit" id="create">Create GitHub App for ${escape(owner)}</button>
+        `<h1>Create GitHub App for ${escapeHtml(owner)}</h1>
+<p>GitHub App name: <strong id="app-name">${escapeHtml(String(manifest.name ?? ""))}</strong></p>
+<form method="post" action="${escapeHtml(url.pathname)}/confirm">
+<input type="hidden" name="manifest" value="${escapeHtml(JSON.stringify(manifest))}">
+<input type="hidden" name="state" value="${escapeHtml(state)}">
+<button type="submit" id="create">Create GitHub App for ${escapeHtml(owner)}</button>
 </form>`,
       );
       return;

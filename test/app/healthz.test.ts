@@ -10,7 +10,10 @@ afterEach(async () => {
 
 describe("GET /healthz on autopilot serve", () => {
   it("answers 200 without touching GitHub, for a load balancer's health check", async () => {
-    const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }) as string;
+    const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+      type: "pkcs1",
+      format: "pem",
+    }) as string;
     let reconciles = 0;
     server = await startControllerServer({
       appId: 1,

@@ -45,7 +45,8 @@ async function repository(setup: Setup = {}): Promise<string> {
   const files = goodFiles();
   setup.files?.(files);
   const head = await git.seedRepo(owner, name, files);
-  if (setup.labels !== false) for (const label of labelSpecs(DEFAULT_CONFIG.labels)) sandbox.store.createLabel(full, label);
+  if (setup.labels !== false)
+    for (const label of labelSpecs(DEFAULT_CONFIG.labels)) sandbox.store.createLabel(full, label);
   sandbox.store.createCheckRun(full, { name: "test", headSha: head, conclusion: "success" });
   await setup.after?.(full, head);
   return full;
@@ -53,7 +54,10 @@ async function repository(setup: Setup = {}): Promise<string> {
 
 let out: string[];
 let err: string[];
-async function doctor(repo: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; checks: DoctorCheck[]; text: string }> {
+async function doctor(
+  repo: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; checks: DoctorCheck[]; text: string }> {
   out = [];
   err = [];
   const io = {
@@ -135,7 +139,7 @@ describe("autopilot doctor on the sandbox", () => {
       setup: {
         files: (f) => {
           f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
-            /      tracking-issue:\n(        .*\n)+?(?=      config:)/,
+            / {6}tracking-issue:\n( {8}.*\n)+?(?= {6}config:)/,
             "",
           );
         },
@@ -148,7 +152,9 @@ describe("autopilot doctor on the sandbox", () => {
       setup: {
         files: (f) => {
           f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
             "github-token: ${{ steps.app-token.outputs.token }}",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
             "github-token: ${{ secrets.GITHUB_TOKEN }}",
           );
         },
@@ -172,21 +178,31 @@ describe("autopilot doctor on the sandbox", () => {
       name: "branch protection requires a check merge.requiredChecks does not name",
       setup: {
         after: (repo) =>
-          repoSettings.setBranchProtection(sandbox.store, repo, "main", { requiredChecks: ["test", "lint"], requiredApprovals: 0 }),
+          repoSettings.setBranchProtection(sandbox.store, repo, "main", {
+            requiredChecks: ["test", "lint"],
+            requiredApprovals: 0,
+          }),
       },
       fails: "required-checks",
       fix: /add "lint" to merge.requiredChecks/i,
     },
     {
       name: "a required check that never runs",
-      setup: { files: (f) => (f[".github/autopilot.yml"] = f[".github/autopilot.yml"]!.replace("[test]", "[test, e2e]")) },
+      setup: {
+        files: (f) =>
+          (f[".github/autopilot.yml"] = f[".github/autopilot.yml"]!.replace("[test]", "[test, e2e]")),
+      },
       fails: "required-checks",
       fix: /rename them to checks that run/i,
     },
     {
       name: "a merge queue on the default branch",
       setup: {
-        after: (repo) => repoSettings.addRuleset(sandbox.store, repo, { branches: ["~DEFAULT_BRANCH"], rules: [{ type: "merge_queue" }] }),
+        after: (repo) =>
+          repoSettings.addRuleset(sandbox.store, repo, {
+            branches: ["~DEFAULT_BRANCH"],
+            rules: [{ type: "merge_queue" }],
+          }),
       },
       fails: "merge-queue",
       fix: /merge\.auto: false/,
@@ -195,7 +211,10 @@ describe("autopilot doctor on the sandbox", () => {
       name: "required reviews the human gate never asks for",
       setup: {
         after: (repo) =>
-          repoSettings.setBranchProtection(sandbox.store, repo, "main", { requiredChecks: ["test"], requiredApprovals: 1 }),
+          repoSettings.setBranchProtection(sandbox.store, repo, "main", {
+            requiredChecks: ["test"],
+            requiredApprovals: 1,
+          }),
       },
       fails: "reviews",
       fix: /paths: \["\*\*"\]/,
@@ -210,7 +229,10 @@ describe("autopilot doctor on the sandbox", () => {
       name: "a ruleset that keeps pushes off autopilot/ branches",
       setup: {
         after: (repo) =>
-          repoSettings.addRuleset(sandbox.store, repo, { branches: ["autopilot/**"], rules: [{ type: "creation" }, { type: "update" }] }),
+          repoSettings.addRuleset(sandbox.store, repo, {
+            branches: ["autopilot/**"],
+            rules: [{ type: "creation" }, { type: "update" }],
+          }),
       },
       fails: "push",
       fix: /Exclude `autopilot\/\*\*`/,
@@ -226,7 +248,11 @@ describe("autopilot doctor on the sandbox", () => {
       name: "the tracking issue is not pinned",
       setup: {
         after: (repo) => {
-          sandbox.store.createIssue(repo, { title: "Autopilot dashboard", body: `${TRACKING_MARKER}\nstate`, author: "autopilot[bot]" });
+          sandbox.store.createIssue(repo, {
+            title: "Autopilot dashboard",
+            body: `${TRACKING_MARKER}\nstate`,
+            author: "autopilot[bot]",
+          });
         },
       },
       fails: "tracking-issue",
@@ -243,7 +269,10 @@ describe("autopilot doctor on the sandbox", () => {
   for (const c of broken) {
     it(`fails and names the fix: ${c.name}`, async () => {
       const repo = await repository(c.setup);
-      const env = c.name === "a token without write access" ? { GITHUB_TOKEN: sandbox.userToken("rita"), APP_ID: "" } : (c.env ?? {});
+      const env =
+        c.name === "a token without write access"
+          ? { GITHUB_TOKEN: sandbox.userToken("rita"), APP_ID: "" }
+          : (c.env ?? {});
       const result = await doctor(repo, env);
       expect(result.code, result.text).toBe(1);
       expect(failedIds(result.checks)).toEqual([c.fails]);
@@ -256,8 +285,24 @@ describe("autopilot doctor on the sandbox", () => {
   it("fails and names the fix: the installation lacks a permission and an event app.yml asks for", async () => {
     const repo = await repository();
     repoSettings.setInstallationGrants(sandbox.store, {
-      permissions: { issues: "write", pull_requests: "write", contents: "read", checks: "read", statuses: "read", actions: "write", metadata: "read" },
-      events: ["issues", "issue_comment", "pull_request", "pull_request_review", "check_suite", "check_run", "push"],
+      permissions: {
+        issues: "write",
+        pull_requests: "write",
+        contents: "read",
+        checks: "read",
+        statuses: "read",
+        actions: "write",
+        metadata: "read",
+      },
+      events: [
+        "issues",
+        "issue_comment",
+        "pull_request",
+        "pull_request_review",
+        "check_suite",
+        "check_run",
+        "push",
+      ],
     });
     try {
       const result = await doctor(repo);
@@ -269,8 +314,25 @@ describe("autopilot doctor on the sandbox", () => {
       expect(check.fix).toContain("Permissions & events");
     } finally {
       repoSettings.setInstallationGrants(sandbox.store, {
-        permissions: { issues: "write", pull_requests: "write", contents: "write", checks: "read", statuses: "read", actions: "write", metadata: "read" },
-        events: ["issues", "issue_comment", "pull_request", "pull_request_review", "check_suite", "check_run", "workflow_run", "push"],
+        permissions: {
+          issues: "write",
+          pull_requests: "write",
+          contents: "write",
+          checks: "read",
+          statuses: "read",
+          actions: "write",
+          metadata: "read",
+        },
+        events: [
+          "issues",
+          "issue_comment",
+          "pull_request",
+          "pull_request_review",
+          "check_suite",
+          "check_run",
+          "workflow_run",
+          "push",
+        ],
       });
     }
   });
@@ -278,7 +340,11 @@ describe("autopilot doctor on the sandbox", () => {
   it("the tracking issue pinned passes", async () => {
     const repo = await repository({
       after: (r) => {
-        const issue = sandbox.store.createIssue(r, { title: "Autopilot dashboard", body: `${TRACKING_MARKER}\n`, author: "autopilot[bot]" });
+        const issue = sandbox.store.createIssue(r, {
+          title: "Autopilot dashboard",
+          body: `${TRACKING_MARKER}\n`,
+          author: "autopilot[bot]",
+        });
         sandbox.store.pinIssue(r, issue.number, "autopilot[bot]");
       },
     });

@@ -49,7 +49,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("autopilot init", () => {
   it("writes workflows actionlint accepts, pinned to this version, and a valid config with the detected commands", async () => {
-    const code = await main(["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"], io());
+    const code = await main(
+      ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
+      io(),
+    );
     expect(code, err.join("\n")).toBe(0);
     const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
     for (const file of [WORKER, CONTROLLER]) {
@@ -57,7 +60,9 @@ describe("autopilot init", () => {
       expect(lint.status, lint.output).toBe(0);
       const text = readFileSync(join(dir, file), "utf8");
       expect(text).not.toContain("OWNER/");
-      expect(text).toMatch(new RegExp(`uses: acme/autopilot(/controller)?@v${version.replace(/\./g, "\\.")}\\n`));
+      expect(text).toMatch(
+        new RegExp(`uses: acme/autopilot(/controller)?@v${version.replace(/\./g, "\\.")}\\n`),
+      );
     }
     const config = readFileSync(join(dir, CONFIG), "utf8");
     expect(config.split("\n")[0]).toBe(
@@ -73,16 +78,28 @@ describe("autopilot init", () => {
   it("actionlint in this test does reject a broken workflow (the check above can fail)", async () => {
     await main(["init", "--mode", "actions", "--yes", "--dir", dir], io());
     const path = join(dir, WORKER);
-    writeFileSync(path, readFileSync(path, "utf8").replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    bogus-key: 1"));
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace(
+        "runs-on: ubuntu-latest",
+        "runs-on: ubuntu-latest\n    bogus-key: 1",
+      ),
+    );
     expect(actionlint(dir, WORKER).status).not.toBe(0);
   });
 
   it("a second run changes nothing", async () => {
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const before = [WORKER, CONTROLLER, CONFIG].map((f) => [readFileSync(join(dir, f), "utf8"), statSync(join(dir, f)).mtimeMs]);
+    const before = [WORKER, CONTROLLER, CONFIG].map((f) => [
+      readFileSync(join(dir, f), "utf8"),
+      statSync(join(dir, f)).mtimeMs,
+    ]);
     out = [];
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const after = [WORKER, CONTROLLER, CONFIG].map((f) => [readFileSync(join(dir, f), "utf8"), statSync(join(dir, f)).mtimeMs]);
+    const after = [WORKER, CONTROLLER, CONFIG].map((f) => [
+      readFileSync(join(dir, f), "utf8"),
+      statSync(join(dir, f)).mtimeMs,
+    ]);
     expect(after).toEqual(before);
     expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(3);
     expect(out.join("\n")).not.toContain("git add");
@@ -118,6 +135,11 @@ describe("autopilot init", () => {
     expect(out.join("\n")).toContain("gh secret set OPENAI_API_KEY");
   });
 
+  it("the release workflow, which makes the pinned tags exist, is actionlint-clean", () => {
+    const lint = actionlint(resolve("."), ".github/workflows/release.yml");
+    expect(lint.status, lint.output).toBe(0);
+  });
+
   it("refuses an unknown mode or agent before writing anything", async () => {
     expect(await main(["init", "--mode", "cloud", "--yes", "--dir", dir], io())).toBe(2);
     expect(await main(["init", "--agent", "hal9000", "--yes", "--dir", dir], io())).toBe(2);
@@ -142,10 +164,15 @@ describe("autopilot init with a token", () => {
     const env = { GITHUB_TOKEN: sandbox.userToken("maria"), GITHUB_API_URL: sandbox.url };
     expect(await main(["init", "--yes", "--dir", dir, "--repo", "acme/shop"], io(env))).toBe(0);
     const labels = sandbox.store.listLabels("acme/shop");
-    expect(labels.find((l) => l.name === "autopilot:ready")).toMatchObject({ color: "123456", description: "mine" });
+    expect(labels.find((l) => l.name === "autopilot:ready")).toMatchObject({
+      color: "123456",
+      description: "mine",
+    });
     expect(labels.find((l) => l.name === "autopilot:needs-human")).toMatchObject({ color: "d93f0b" });
     expect(labels.find((l) => l.name === "autopilot:needs-human")?.description).toContain("question");
-    expect(labels.map((l) => l.name)).toEqual(expect.arrayContaining(["critical", "quick-win", "autopilot:exclude"]));
+    expect(labels.map((l) => l.name)).toEqual(
+      expect.arrayContaining(["critical", "quick-win", "autopilot:exclude"]),
+    );
     expect(out.join("\n")).toContain("labels     9 created, 1 already there");
     sandbox.assertNoValidationFailures();
   });

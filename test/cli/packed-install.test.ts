@@ -4,7 +4,15 @@
  * Slow-ish (the install copies every runtime dependency from npm's cache), so it is one install for all checks.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,14 +23,25 @@ let bin: string;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "packed-"));
-  execFileSync(npm, ["pack", "--silent", "--pack-destination", root], { cwd: resolve("."), stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(npm, ["pack", "--silent", "--pack-destination", root], {
+    cwd: resolve("."),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const tarball = readdirSync(root).find((f) => f.endsWith(".tgz"))!;
   const project = join(root, "project");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true }));
   execFileSync(
     npm,
-    ["install", join(root, tarball), "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
+    [
+      "install",
+      join(root, tarball),
+      "--omit=dev",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+    ],
     { cwd: project, stdio: ["ignore", "pipe", "pipe"] },
   );
   bin = join(project, "node_modules", ".bin", "autopilot");
@@ -33,7 +52,11 @@ afterAll(() => {
 }, 300_000);
 
 function autopilot(args: string[], cwd = root) {
-  return spawnSync(bin, args, { cwd, encoding: "utf8", env: { ...process.env, AUTOPILOT_NO_GH: "1", GITHUB_TOKEN: "" } });
+  return spawnSync(bin, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, AUTOPILOT_NO_GH: "1", GITHUB_TOKEN: "" },
+  });
 }
 
 describe("autopilot installed from its package without dev dependencies", () => {
@@ -49,7 +72,9 @@ describe("autopilot installed from its package without dev dependencies", () => 
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain("autopilot init");
     const version = autopilot(["--version"]);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
+    );
   });
 
   it("init --yes writes the workflows and config from the packaged templates", () => {
@@ -57,7 +82,9 @@ describe("autopilot installed from its package without dev dependencies", () => 
     execFileSync("git", ["init", "-q", repo]);
     const result = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"]);
     expect(result.status, result.stderr).toBe(0);
-    expect(readFileSync(join(repo, ".github/workflows/autopilot-worker.yml"), "utf8")).toContain("uses: acme/autopilot@v");
+    expect(readFileSync(join(repo, ".github/workflows/autopilot-worker.yml"), "utf8")).toContain(
+      "uses: acme/autopilot@v",
+    );
     expect(existsSync(join(repo, ".github/workflows/autopilot-controller.yml"))).toBe(true);
     expect(readFileSync(join(repo, ".github/autopilot.yml"), "utf8")).toContain("yaml-language-server");
   });

@@ -20,7 +20,12 @@ function io(extra: NodeJS.ProcessEnv = {}) {
   return {
     out: (l: string) => out.push(l),
     err: (l: string) => err.push(l),
-    env: { PORT: "0", GITHUB_SERVER_URL: sandbox.url, GITHUB_API_URL: sandbox.url, ...extra } as NodeJS.ProcessEnv,
+    env: {
+      PORT: "0",
+      GITHUB_SERVER_URL: sandbox.url,
+      GITHUB_API_URL: sandbox.url,
+      ...extra,
+    } as NodeJS.ProcessEnv,
   };
 }
 
@@ -80,7 +85,10 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
     expect(env.PRIVATE_KEY?.trim()).toBe(sandbox.app.privateKey.trim());
     expect(env.WEBHOOK_SECRET).toBe(sandbox.app.webhookSecret);
     // The saved key authenticates as the App.
-    const app = new Octokit({ auth: appJwt({ appId: env.APP_ID!, privateKey: env.PRIVATE_KEY! }, sandbox.store.clock()), baseUrl: sandbox.url });
+    const app = new Octokit({
+      auth: appJwt({ appId: env.APP_ID!, privateKey: env.PRIVATE_KEY! }, sandbox.store.clock()),
+      baseUrl: sandbox.url,
+    });
     expect((await app.rest.apps.getAuthenticated()).data?.id).toBe(sandbox.app.id);
     const printed = out.join("\n");
     expect(printed).toContain("variable AUTOPILOT_APP_ID");
@@ -106,7 +114,11 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
     const done = main(["register", "--dir", dir], io());
     const local = await localPage();
     // An attacker registers an App of their own through GitHub and sends the victim's browser the redirect.
-    const manifest = JSON.stringify({ name: "Evil", url: "https://evil.example", redirect_url: `${local}callback` });
+    const manifest = JSON.stringify({
+      name: "Evil",
+      url: "https://evil.example",
+      redirect_url: `${local}callback`,
+    });
     const forged = await fetch(`${sandbox.url}/settings/apps/new/confirm`, {
       method: "POST",
       body: new URLSearchParams({ manifest, state: "attacker-chosen" }),
@@ -149,14 +161,22 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
   });
 
   it("the conversion code is single-use (the sandbox, as GitHub)", async () => {
-    const manifest = JSON.stringify({ name: "Once", url: "https://x.example", redirect_url: "http://127.0.0.1:9/cb" });
+    const manifest = JSON.stringify({
+      name: "Once",
+      url: "https://x.example",
+      redirect_url: "http://127.0.0.1:9/cb",
+    });
     const created = await fetch(`${sandbox.url}/settings/apps/new/confirm`, {
       method: "POST",
       body: new URLSearchParams({ manifest, state: "s" }),
       redirect: "manual",
     });
     const code = new URL(created.headers.get("location")!).searchParams.get("code")!;
-    expect((await fetch(`${sandbox.url}/app-manifests/${code}/conversions`, { method: "POST" })).status).toBe(201);
-    expect((await fetch(`${sandbox.url}/app-manifests/${code}/conversions`, { method: "POST" })).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/app-manifests/${code}/conversions`, { method: "POST" })).status).toBe(
+      201,
+    );
+    expect((await fetch(`${sandbox.url}/app-manifests/${code}/conversions`, { method: "POST" })).status).toBe(
+      404,
+    );
   });
 });
