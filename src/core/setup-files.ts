@@ -205,12 +205,12 @@ export function lineDiff(before: string, after: string, maxLines = 40): string {
     if (i < n && j < m && a[i] === b[j]) {
       i++;
       j++;
-    } else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-      out.push(`+ ${b[j]}`);
-      j++;
-    } else {
+    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
       out.push(`- ${a[i]}`);
       i++;
+    } else {
+      out.push(`+ ${b[j]}`);
+      j++;
     }
   }
   if (out.length > maxLines)
