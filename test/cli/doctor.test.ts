@@ -87,15 +87,15 @@ beforeAll(async () => {
   git = await attachGit(sandbox, { root });
   sandbox.store.addUser("maria", { permission: "admin" });
   sandbox.store.addUser("rita", { permission: "read" });
-});
+}, 120_000);
 
 afterAll(async () => {
   await git?.stop();
   await sandbox?.stop();
   rmSync(root, { recursive: true, force: true });
-});
+}, 120_000);
 
-describe("autopilot doctor on the sandbox", () => {
+describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
   it("passes a repository set up as init and the App leave it (exit 0), and prints ✓ lines", async () => {
     const repo = await repository();
     const result = await doctor(repo);

@@ -47,7 +47,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("autopilot init", () => {
+describe("autopilot init", { timeout: 240_000 }, () => {
   it("writes workflows actionlint accepts, pinned to this version, and a valid config with the detected commands", async () => {
     const code = await main(
       ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
@@ -148,14 +148,14 @@ describe("autopilot init", () => {
   });
 });
 
-describe("autopilot init with a token", () => {
+describe("autopilot init with a token", { timeout: 240_000 }, () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await startSandbox();
     sandbox.store.createRepo({ owner: "acme", name: "shop" });
     sandbox.store.addUser("maria", { permission: "admin" });
     sandbox.store.createLabel("acme/shop", { name: "autopilot:ready", color: "123456", description: "mine" });
-  });
+  }, 120_000);
   afterAll(async () => {
     await sandbox?.stop();
   });

@@ -59,7 +59,7 @@ function autopilot(args: string[], cwd = root) {
   });
 }
 
-describe("autopilot installed from its package without dev dependencies", () => {
+describe("autopilot installed from its package without dev dependencies", { timeout: 240_000 }, () => {
   it("has no dev dependency to lean on", () => {
     const modules = join(root, "project", "node_modules");
     expect(existsSync(join(modules, "vitest"))).toBe(false);

@@ -58,11 +58,11 @@ async function clickThrough(url: string): Promise<string> {
 beforeAll(async () => {
   sandbox = await startSandbox();
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
-});
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await sandbox?.stop();
-});
+}, 120_000);
 beforeEach(() => {
   out = [];
   err = [];
@@ -70,7 +70,9 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chromium)", () => {
+describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chromium)", {
+  timeout: 240_000,
+}, () => {
   it("registers the App for an organization and writes working credentials to .env (0600)", async () => {
     const done = main(["register", "--org", "acme", "--dir", dir], io());
     const text = await clickThrough(await localPage());
