@@ -38,8 +38,9 @@ Usage:
       --quiet                     No progress lines, only the result
       --verbose                   Also print every line the worker runs print
       --keep-workspaces           Keep the runs' workspaces (printed paths) for inspection
-  autopilot serve                 Run the controller app against GitHub (needs APP_ID, PRIVATE_KEY or
-                                  PRIVATE_KEY_PATH, WEBHOOK_SECRET).
+  autopilot serve                 Run the controller app against GitHub (APP_ID, PRIVATE_KEY or
+                                  PRIVATE_KEY_PATH, WEBHOOK_SECRET; from .env too; without them it
+                                  registers the App first, as \`autopilot register\` does).
   autopilot status [options]      Show a dashboard.
       --report FILE               Summarize a sandbox report
       --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
