@@ -98,6 +98,12 @@ export async function startControllerServer(options: ControllerServerOptions): P
 
   const bodyLimit = options.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
   const server = createServer((req, res) => {
+    // For a load balancer or container orchestrator: the process is up and serving (no GitHub call, no secret).
+    if (req.method === "GET" && (req.url === "/healthz" || req.url?.startsWith("/healthz?"))) {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ ok: true }));
+      return;
+    }
     const notFound = () => {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ message: "Not Found" }));

@@ -5,6 +5,7 @@
  *   autopilot sandbox [options]     run a scenario on the sandbox and write a JSON report
  *   autopilot serve                 the controller app against GitHub (needs App credentials)
  *   autopilot status [options]      a repository's dashboard, or a sandbox report's summary
+ *   autopilot init | register | doctor   set a repository up (src/cli/init.ts, register.ts, doctor.ts)
  *
  * Exit codes: 0 success; 1 the scenario ended but did not pass (time limit, unmet expectations, error);
  * 2 usage error or invalid scenario; 3 a part the sandbox needs does not exist yet; 130 interrupted.
@@ -37,12 +38,28 @@ Usage:
       --quiet                     No progress lines, only the result
       --verbose                   Also print every line the worker runs print
       --keep-workspaces           Keep the runs' workspaces (printed paths) for inspection
-  autopilot serve                 Run the controller app against GitHub (needs APP_ID, PRIVATE_KEY or
-                                  PRIVATE_KEY_PATH, WEBHOOK_SECRET).
+  autopilot serve                 Run the controller app against GitHub (APP_ID, PRIVATE_KEY or
+                                  PRIVATE_KEY_PATH, WEBHOOK_SECRET; from .env too; without them it
+                                  registers the App first, as \`autopilot register\` does).
   autopilot status [options]      Show a dashboard.
       --report FILE               Summarize a sandbox report
       --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
                                   GITHUB_API_URL for GitHub Enterprise or the sandbox)
+  autopilot init [options]        Set up a repository checkout: workflows pinned to this version,
+                                  .github/autopilot.yml, labels (with GITHUB_TOKEN or gh), next steps.
+      --mode actions|app          Controller in GitHub Actions (default) or hosted (autopilot serve)
+      --dir PATH                  The checkout (default: the current directory)
+      --agent NAME                claude-code (default), codex, gemini, opencode, aider, custom
+      --yes                       Take the defaults instead of asking
+      --force                     Overwrite files that differ (init shows the difference otherwise)
+      --repo OWNER/NAME           The GitHub repository (default: the origin remote)
+      --source OWNER/NAME         Where Autopilot's action is published (default: package.json)
+  autopilot register [options]    Register the GitHub App from app.yml (GitHub's manifest flow) and write
+                                  APP_ID, PRIVATE_KEY, WEBHOOK_SECRET to .env.
+      --org ORG                   Register it for an organization
+      --webhook-url URL           Public URL of autopilot serve's /api/github/webhooks (hosted mode)
+  autopilot doctor --repo OWNER/NAME [--json]
+                                  Check a repository's setup; ✓/✗ with the fix each; exit 0 when all pass.
   autopilot help                  This text.
 
 Exit codes: 0 success, 1 the scenario did not pass, 2 usage error, 3 a part is missing, 130 interrupted.
@@ -54,6 +71,8 @@ export interface CliIo {
   out: Out;
   err: Out;
   env: NodeJS.ProcessEnv;
+  /** Answers to init's questions (default: stdin). */
+  input?: NodeJS.ReadableStream;
 }
 
 const defaultIo: CliIo = {
@@ -186,11 +205,9 @@ async function serve(io: CliIo): Promise<number> {
     return EXIT.missing;
   }
   if (!hasAppCredentials(io.env)) {
-    io.err(
-      "autopilot serve needs GitHub App credentials: APP_ID, PRIVATE_KEY (or PRIVATE_KEY_PATH) and WEBHOOK_SECRET.",
-    );
-    io.err("Without them, `autopilot start` runs the bundled demo on the offline sandbox.");
-    return EXIT.usage;
+    const { registerForServe } = await import("./serve-setup.js");
+    const registered = await registerForServe(io);
+    if (registered !== EXIT.ok) return registered;
   }
   const mod = (await import(pathToFileURL(module).href)) as {
     serve?: (options: { env: NodeJS.ProcessEnv }) => Promise<unknown>;
@@ -200,6 +217,7 @@ async function serve(io: CliIo): Promise<number> {
       webhookSecret: string;
       baseUrl: string;
       port: number;
+      host?: string;
       tickMs: number;
     }) => Promise<{ url: string; stop(): Promise<void> | void }>;
   };
@@ -214,11 +232,20 @@ async function serve(io: CliIo): Promise<number> {
   const privateKey = io.env.PRIVATE_KEY ?? readFileSync(io.env.PRIVATE_KEY_PATH!, "utf8");
   const server = await mod.startControllerServer({
     appId: Number(io.env.APP_ID),
-    privateKey: privateKey.replace(/\\n/g, "\n"),
+    // A PEM (with real or escaped line breaks), or base64 of one for environments without multi-line values.
+    privateKey: privateKey.includes("-----BEGIN")
+      ? privateKey.replace(/\\n/g, "\n")
+      : Buffer.from(privateKey, "base64").toString("utf8"),
     webhookSecret: io.env.WEBHOOK_SECRET ?? "",
     baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com",
     port: Number(io.env.PORT ?? 3000),
-    tickMs: Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
+    // 0.0.0.0 in a container or behind a proxy that forwards deliveries; loopback otherwise.
+    ...(io.env.HOST ? { host: io.env.HOST } : {}),
+    // AUTOPILOT_TICK_SECONDS as documented in docs/CONTROLLER.md (0: only webhooks); AUTOPILOT_TICK_MS as before.
+    tickMs:
+      io.env.AUTOPILOT_TICK_SECONDS !== undefined
+        ? Math.max(0, Number(io.env.AUTOPILOT_TICK_SECONDS) * 1000 || 0)
+        : Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
   });
   io.out(`Autopilot controller listening at ${server.url} (Ctrl-C stops it)`);
   await new Promise<void>((resolve) => {
@@ -330,6 +357,30 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
       });
     case "serve":
       return serve(io);
+    case "init": {
+      const { runInit } = await import("./init.js");
+      return runInit(io, {
+        ...(values.mode ? { mode: values.mode } : {}),
+        ...(values.dir ? { dir: values.dir } : {}),
+        ...(values.agent ? { agent: values.agent } : {}),
+        ...(values.repo ? { repo: values.repo } : {}),
+        ...(values.source ? { source: values.source } : {}),
+        yes: values.yes ?? false,
+        force: values.force ?? false,
+      });
+    }
+    case "register": {
+      const { runRegister } = await import("./register.js");
+      return runRegister(io, {
+        ...(values.org ? { org: values.org } : {}),
+        ...(values.dir ? { dir: values.dir } : {}),
+        ...(values["webhook-url"] ? { webhookUrl: values["webhook-url"] } : {}),
+      });
+    }
+    case "doctor": {
+      const { runDoctor } = await import("./doctor.js");
+      return runDoctor(io, { ...(values.repo ? { repo: values.repo } : {}), json: values.json ?? false });
+    }
     case "status":
       return status(io, {
         ...(values.report ? { report: values.report } : {}),
@@ -354,6 +405,16 @@ function parse(argv: string[]) {
       quiet: { type: "boolean", short: "q" },
       verbose: { type: "boolean", short: "v" },
       "keep-workspaces": { type: "boolean" },
+      // init, register, doctor
+      mode: { type: "string" },
+      dir: { type: "string" },
+      agent: { type: "string" },
+      source: { type: "string" },
+      org: { type: "string" },
+      "webhook-url": { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      force: { type: "boolean" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },

@@ -12,6 +12,7 @@
  * await sandbox.stop();
  * ```
  */
+import { manifestPages } from "./app-setup.js";
 import { createSandboxApp } from "./auth.js";
 import {
   type Sandbox,
@@ -22,6 +23,7 @@ import {
 import { SandboxStore } from "./store.js";
 
 export type { RequestAccounting, RequestRecord, ValidationFailure } from "./accounting.js";
+export { repoSettings } from "./app-setup.js";
 export type { SandboxApp } from "./auth.js";
 export { FaultsSchema, type Faults, type FaultsInput, type FaultController } from "./faults.js";
 export * from "./store.js";
@@ -39,5 +41,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const app = createSandboxApp(store);
   const server = new SandboxServer({ store, app, options });
   await server.listen(options.port ?? 0);
-  return server.toSandbox();
+  const sandbox = server.toSandbox();
+  // GitHub's web pages of the App-manifest registration flow, at GitHub's own paths.
+  const pages = manifestPages(store, app);
+  sandbox.registerHandler("/settings/apps/new", pages);
+  sandbox.registerHandler("/organizations/", pages);
+  return sandbox;
 }

@@ -13,6 +13,7 @@ import {
   type ValidationFailure,
   rateLimitHeaders,
 } from "./accounting.js";
+import { setupHandlers } from "./app-setup.js";
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { FaultController, type FaultsInput } from "./faults.js";
 import { loadGraphqlSchema, runGraphql } from "./graphql.js";
@@ -96,6 +97,9 @@ export interface Sandbox {
 }
 
 const DOCS = "https://docs.github.com/rest";
+
+/** The caller of an endpoint that needs no credentials. */
+const ANONYMOUS: Identity = { kind: "user", login: "", bucket: "anonymous", token: null };
 
 const DEFAULT_LIMITS: RateLimits = { installation: 5000, worker: 1000, user: 5000, app: 5000, graphql: 5000 };
 
@@ -423,7 +427,12 @@ export class SandboxServer {
     }
     const match = matched.match;
     const free = match.operationId === "rate-limit/get";
-    const gate = this.gate(headers, match.endpoint, "core", !free);
+    // The manifest conversion is called without credentials: the one-time code is the credential
+    // (https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest).
+    const gate =
+      match.operationId === "apps/create-from-manifest" && !headers.authorization
+        ? { identity: ANONYMOUS, stop: null, rate: {} }
+        : this.gate(headers, match.endpoint, "core", !free);
     if (gate.stop) {
       this.record(match.endpoint, method, path, gate.identity, gate.stop.status);
       this.send(res, gate.stop);
@@ -461,7 +470,7 @@ export class SandboxServer {
       });
       return;
     }
-    const handler = restHandlers[match.operationId];
+    const handler = setupHandlers[match.operationId] ?? restHandlers[match.operationId];
     if (!handler) {
       const message = `The sandbox does not implement ${match.endpoint} (${match.operationId}).`;
       this.fail("rest", method, path, match.endpoint, message, []);

@@ -1,0 +1,34 @@
+# Autopilot's controller as a hosted GitHub App: `autopilot serve` on Node 24, production dependencies only,
+# as the unprivileged `node` user. Build: docker build -t autopilot .
+# Run:   docker run -p 3000:3000 -e APP_ID -e PRIVATE_KEY -e WEBHOOK_SECRET autopilot
+# (register the App first with `npx autopilot register` on your machine; see docs/INSTALL.md).
+FROM node:24-slim
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000
+
+WORKDIR /app
+
+# Dependencies first, so a source change does not reinstall them. The CLI runs its TypeScript sources through
+# tsx, a runtime dependency, so there is no build step here.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY bin ./bin
+COPY src ./src
+COPY dist ./dist
+COPY controller ./controller
+COPY templates ./templates
+COPY schema ./schema
+COPY scenarios ./scenarios
+COPY app.yml action.yml tsconfig.json ./
+
+# Files stay root-owned and read-only to the process.
+USER node
+EXPOSE 3000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+CMD ["node", "bin/autopilot.js", "serve"]

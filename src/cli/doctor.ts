@@ -1,0 +1,87 @@
+/**
+ * `autopilot doctor --repo OWNER/NAME [--json]`: reads a repository's setup (src/github/setup-facts.ts),
+ * judges it (src/core/doctor-checks.ts) and prints ✓/✗ with the fix for each check. Exit 0 only when none fails.
+ * With APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it also checks the App's installation and reads the rest
+ * with an installation token, as Autopilot itself would; otherwise with GITHUB_TOKEN or `gh auth token`.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import {
+  type AppRequirements,
+  doctorPassed,
+  renderDoctorReport,
+  runDoctorChecks,
+} from "../core/doctor-checks.js";
+import { readSetupFacts } from "../github/setup-facts.js";
+import { PACKAGE_ROOT } from "../sandbox/actions.js";
+import { apiUrl, findToken } from "./setup-context.js";
+
+export interface DoctorIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The permissions and events app.yml asks for. */
+export function appRequirements(): AppRequirements {
+  const manifest = parseYaml(readFileSync(join(PACKAGE_ROOT, "app.yml"), "utf8")) as {
+    default_permissions?: Record<string, string>;
+    default_events?: string[];
+  };
+  return { permissions: manifest.default_permissions ?? {}, events: manifest.default_events ?? [] };
+}
+
+function privateKey(env: NodeJS.ProcessEnv): string | null {
+  if (env.PRIVATE_KEY) {
+    const value = env.PRIVATE_KEY;
+    return value.includes("-----BEGIN")
+      ? value.replace(/\\n/g, "\n")
+      : Buffer.from(value, "base64").toString("utf8");
+  }
+  if (env.PRIVATE_KEY_PATH) return readFileSync(env.PRIVATE_KEY_PATH, "utf8");
+  return null;
+}
+
+export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: boolean }): Promise<number> {
+  const [owner, name, extra] = (options.repo ?? "").split("/");
+  if (!owner || !name || extra !== undefined) {
+    io.err("autopilot doctor needs --repo OWNER/NAME.");
+    return 2;
+  }
+  const key = io.env.APP_ID ? privateKey(io.env) : null;
+  // With the App's key, an installation token reads the rest; a user's token is the fallback when the App
+  // is not installed.
+  const token = findToken(io.env) ?? undefined;
+  if (!key && !token) {
+    io.err(
+      "autopilot doctor needs a token: GITHUB_TOKEN, `gh auth login`, or the App's APP_ID and PRIVATE_KEY.",
+    );
+    return 2;
+  }
+  let facts: Awaited<ReturnType<typeof readSetupFacts>>;
+  try {
+    facts = await readSetupFacts({
+      owner,
+      repo: name,
+      baseUrl: apiUrl(io.env),
+      ...(token ? { token } : {}),
+      ...(key ? { app: { appId: io.env.APP_ID!, privateKey: key } } : {}),
+      required: appRequirements(),
+      now: new Date(),
+    });
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    io.err(
+      status === 404
+        ? `${owner}/${name} was not found, or the token cannot see it.`
+        : `Could not read ${owner}/${name}: ${(error as Error).message}`,
+    );
+    return 1;
+  }
+  const checks = runDoctorChecks(facts);
+  if (options.json)
+    io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
+  else for (const line of renderDoctorReport(facts.repo, checks)) io.out(line);
+  return doctorPassed(checks) ? 0 : 1;
+}

@@ -1,0 +1,180 @@
+/**
+ * `autopilot init`: writes the workflows and `.github/autopilot.yml` into a checkout (the text comes from
+ * src/core/setup-files.ts), creates the labels when a token is at hand, and prints the steps left.
+ * Idempotent: an identical file is left alone, a changed one is reported with its diff and kept unless --force.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config.js";
+import {
+  type InstallMode,
+  desiredFiles,
+  labelSpecs,
+  planFiles,
+  remainingSteps,
+} from "../core/setup-files.js";
+import { ensureLabels } from "../github/setup-labels.js";
+import { PACKAGE_ROOT } from "../sandbox/actions.js";
+import { detectQualityCommands } from "../worker/quality.js";
+import { apiUrl, currentRelease, findToken, keySecretCommand, originRepo } from "./setup-context.js";
+
+export interface InitIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+  input?: NodeJS.ReadableStream;
+}
+
+export interface InitOptions {
+  mode?: string;
+  dir?: string;
+  yes?: boolean;
+  agent?: string;
+  force?: boolean;
+  repo?: string;
+  source?: string;
+}
+
+/** Asks questions one line at a time (lines piped in ahead of a question are kept, not lost). */
+function asker(io: InitIo) {
+  const rl = createInterface({ input: io.input ?? process.stdin, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
+  return {
+    async ask(question: string, fallback: string): Promise<string> {
+      io.out(`${question} [${fallback}]`);
+      const next = await lines.next();
+      const answer = next.done ? "" : String(next.value).trim();
+      return answer === "" ? fallback : answer;
+    },
+    close: () => rl.close(),
+  };
+}
+
+export async function runInit(io: InitIo, options: InitOptions): Promise<number> {
+  const dir = resolve(options.dir ?? process.cwd());
+  if (!existsSync(dir)) {
+    io.err(`--dir ${dir} does not exist.`);
+    return 2;
+  }
+  const release = currentRelease(io.env, options.source);
+  const detected = await detectQualityCommands(dir);
+  let mode = options.mode ?? "actions";
+  let agent = options.agent ?? "claude-code";
+  let quality = detected;
+  let createLabels = true;
+  if (!options.yes) {
+    const q = asker(io);
+    try {
+      mode =
+        options.mode ??
+        (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
+      agent = options.agent ?? (await q.ask(`Agent (${AGENT_PRESETS.join(", ")})?`, agent));
+      const answer = await q.ask(
+        "Quality commands, separated by ';' (\"auto\": detect in each run)?",
+        detected.length ? detected.join("; ") : "auto",
+      );
+      quality =
+        answer === "auto"
+          ? []
+          : answer
+              .split(";")
+              .map((c) => c.trim())
+              .filter(Boolean);
+      createLabels = /^y/i.test(await q.ask("Create the labels on GitHub (needs a token)?", "yes"));
+    } finally {
+      q.close();
+    }
+  }
+  if (mode !== "actions" && mode !== "app") {
+    io.err(
+      `--mode must be "actions" (controller in GitHub Actions) or "app" (hosted \`autopilot serve\`), not "${mode}".`,
+    );
+    return 2;
+  }
+  if (!(AGENT_PRESETS as readonly string[]).includes(agent)) {
+    io.err(`--agent must be one of ${AGENT_PRESETS.join(", ")}, not "${agent}".`);
+    return 2;
+  }
+  if (release.source.startsWith("OWNER/"))
+    io.err(
+      "Note: this Autopilot does not know where it is published; pass --source OWNER/NAME to pin its action.",
+    );
+
+  const templates = join(PACKAGE_ROOT, "templates", "workflows");
+  const desired = desiredFiles({
+    mode: mode as InstallMode,
+    release,
+    agent: agent as AgentPreset,
+    qualityCommands: quality,
+    workerTemplate: readFileSync(join(templates, "autopilot-worker.yml"), "utf8"),
+    controllerTemplate: readFileSync(join(templates, "autopilot-controller.yml"), "utf8"),
+  });
+  const existing = new Map(
+    desired.map((f) => {
+      const path = join(dir, f.path);
+      return [f.path, existsSync(path) ? readFileSync(path, "utf8") : null] as const;
+    }),
+  );
+  const plan = planFiles(desired, existing, options.force ?? false);
+  const changed: string[] = [];
+  let conflicts = 0;
+  for (const step of plan) {
+    if (step.action === "unchanged") {
+      io.out(`unchanged  ${step.path}`);
+      continue;
+    }
+    if (step.action === "conflict") {
+      conflicts++;
+      io.out(`kept       ${step.path}: it differs from what init writes (--force overwrites it):`);
+      for (const line of step.diff.split("\n")) io.out(`    ${line}`);
+      continue;
+    }
+    const path = join(dir, step.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, step.content);
+    changed.push(step.path);
+    io.out(`${step.action === "create" ? "created   " : "overwrote "} ${step.path}`);
+    if (step.action === "overwrite") for (const line of step.diff.split("\n")) io.out(`    ${line}`);
+  }
+
+  const repo = options.repo ?? originRepo(dir);
+  let labelsDone = false;
+  if (createLabels) {
+    const token = findToken(io.env);
+    if (!token || !repo) {
+      io.out(
+        `labels     not created: ${!repo ? "no GitHub remote named origin (pass --repo OWNER/NAME)" : "no token (GITHUB_TOKEN or `gh auth login`)"}`,
+      );
+    } else {
+      const [owner, name] = repo.split("/") as [string, string];
+      try {
+        const result = await ensureLabels({
+          owner,
+          repo: name,
+          token,
+          baseUrl: apiUrl(io.env),
+          labels: labelSpecs(DEFAULT_CONFIG.labels),
+        });
+        io.out(`labels     ${result.created.length} created, ${result.existing.length} already there`);
+        labelsDone = true;
+      } catch (error) {
+        io.err(`labels     not created: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  io.out("");
+  io.out("Remaining steps:");
+  remainingSteps({
+    mode: mode as InstallMode,
+    repo,
+    agent: agent as AgentPreset,
+    labelsCreated: labelsDone,
+    changedFiles: changed,
+    keySecretCommand: keySecretCommand(),
+  }).forEach((step, i) => {
+    io.out(`  ${i + 1}. ${step}`);
+  });
+  return conflicts > 0 ? 1 : 0;
+}

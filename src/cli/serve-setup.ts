@@ -1,0 +1,49 @@
+/**
+ * `autopilot serve` without App credentials: take them from `.env` in the current directory when it has them,
+ * else register the App through the manifest flow first (src/cli/register.ts) and go on with what it saved.
+ * Variables already set in the environment win over `.env`.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { registerApp } from "./register.js";
+
+export interface ServeSetupIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+function loadDotEnv(env: NodeJS.ProcessEnv, dir: string): void {
+  const path = join(dir, ".env");
+  if (!existsSync(path)) return;
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(path, "utf8")))) {
+    if (env[key] === undefined) env[key] = value;
+  }
+}
+
+/** 0 when credentials are in `io.env` afterwards; 2 when `.env` is in the way; 130 when interrupted. */
+export async function registerForServe(io: ServeSetupIo, dir = process.cwd()): Promise<number> {
+  loadDotEnv(io.env, dir);
+  if (io.env.APP_ID && (io.env.PRIVATE_KEY || io.env.PRIVATE_KEY_PATH)) return 0;
+  io.out("No GitHub App credentials (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET): register the App first.");
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  try {
+    const app = await registerApp(io, {
+      dir,
+      signal: controller.signal,
+      ...(io.env.WEBHOOK_URL ? { webhookUrl: io.env.WEBHOOK_URL } : {}),
+    });
+    if (!app) return 130;
+  } catch (error) {
+    io.err((error as Error).message);
+    return 2;
+  } finally {
+    process.off("SIGINT", stop);
+  }
+  loadDotEnv(io.env, dir);
+  io.out("Starting the controller with the new App's credentials.");
+  return 0;
+}

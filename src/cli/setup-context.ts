@@ -1,0 +1,71 @@
+/**
+ * What the setup commands (init, register, doctor) share: the running Autopilot's version and the repository
+ * its action is published from, a token from the environment or `gh auth token`, and the repository a
+ * checkout's `origin` points at.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Release, sourceFromRepositoryField } from "../core/setup-files.js";
+import { PACKAGE_ROOT } from "../sandbox/actions.js";
+
+/**
+ * The release files pin to: package.json's version, and its `repository` field for where the action lives
+ * (`--source OWNER/NAME` or AUTOPILOT_SOURCE override it, for forks).
+ */
+export function currentRelease(env: NodeJS.ProcessEnv, sourceFlag?: string): Release {
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
+    version: string;
+    repository?: unknown;
+  };
+  const source =
+    sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? "OWNER/autopilot";
+  return { source, version: pkg.version };
+}
+
+/** GITHUB_TOKEN, GH_TOKEN, or what the GitHub CLI is logged in with; null when none. */
+export function findToken(env: NodeJS.ProcessEnv): string | null {
+  const fromEnv = env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (fromEnv) return fromEnv;
+  if (env.AUTOPILOT_NO_GH === "1") return null;
+  try {
+    const token = execFileSync("gh", ["auth", "token"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 10_000,
+    }).trim();
+    return token || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `owner/name` of a checkout's `origin` on GitHub (https or ssh remote), null when there is none. */
+export function originRepo(dir: string): string | null {
+  let url: string;
+  try {
+    url = execFileSync("git", ["-C", dir, "remote", "get-url", "origin"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return null;
+  }
+  const match = /(?:github\.com[:/]|\/\/[^/]+\/)([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(url);
+  return match ? `${match[1]}/${match[2]}` : null;
+}
+
+/** The API base URL: GITHUB_API_URL (GitHub Enterprise, the sandbox) or api.github.com. */
+export function apiUrl(env: NodeJS.ProcessEnv): string {
+  return env.GITHUB_API_URL || "https://api.github.com";
+}
+
+/** The web URL: GITHUB_SERVER_URL (GitHub Enterprise, the sandbox) or github.com. */
+export function webUrl(env: NodeJS.ProcessEnv): string {
+  return (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/$/, "");
+}
+
+/** Pipes PRIVATE_KEY from a `.env` (as `autopilot register` writes it) into the workflows' secret. */
+export function keySecretCommand(envFile = ".env"): string {
+  return `node -e 'process.loadEnvFile(${JSON.stringify(envFile)}); process.stdout.write(process.env.PRIVATE_KEY)' | gh secret set AUTOPILOT_APP_PRIVATE_KEY`;
+}

@@ -1,0 +1,435 @@
+/**
+ * `autopilot doctor`'s judgement, pure: from the facts read off a repository (src/github/setup-facts.ts),
+ * which checks pass, and for each one that does not, the exact fix. A check whose facts could not be read
+ * (for example the App's installation without the App's credentials) is skipped, and says how to run it.
+ */
+import { parse as parseYaml } from "yaml";
+import { type AutopilotConfig, DEFAULT_CONFIG, parseConfig } from "./config.js";
+import { labelSpecs } from "./setup-files.js";
+
+/** Inputs the controller sends with every worker dispatch (docs/ARCHITECTURE.md, "Dispatch"). */
+export const WORKER_INPUTS = ["issue", "attempt", "dispatch-id", "tracking-issue", "config"] as const;
+
+export interface AppRequirements {
+  permissions: Record<string, string>;
+  events: string[];
+}
+
+export interface SetupFacts {
+  repo: string;
+  defaultBranch: string;
+  /** The App's installation on the repository; null: not installed; "unknown": no App credentials. */
+  installation: AppRequirements | null | "unknown";
+  /** What app.yml asks for. */
+  required: AppRequirements;
+  /** Whether GitHub Actions may run in the repository; null when it could not be read. */
+  actionsEnabled: boolean | null;
+  workerWorkflowPath: string;
+  /** The worker workflow's text on the default branch, null when absent. */
+  workerWorkflowText: string | null;
+  /** The workflow's state (`active`, `disabled_manually`, …), null when GitHub does not list it. */
+  workerWorkflowState: string | null;
+  /** `.github/autopilot.yml` on the default branch, null when absent. */
+  configText: string | null;
+  labels: string[];
+  /** The default branch's classic protection, null when none, "unknown" when the token may not read it. */
+  protection: { requiredChecks: string[]; requiredApprovals: number } | null | "unknown";
+  /** Rules that apply to the default branch and to a task branch (rulesets). */
+  rules: {
+    defaultBranch: string[];
+    taskBranch: string[];
+    requiredChecks: string[];
+    requiredApprovals: number;
+  };
+  /** Check and status names seen on the default branch's head commit. */
+  seenChecks: string[];
+  /** Whether the token may push to the repository; null when unknown. */
+  canPush: boolean | null;
+  /** The open tracking issue, null when no session has run yet. */
+  trackingIssue: { number: number; pinned: boolean } | null;
+}
+
+export type CheckStatus = "pass" | "fail" | "skip";
+
+export interface DoctorCheck {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  /** What was found. */
+  detail: string;
+  /** What to do (empty when it passes). */
+  fix: string;
+}
+
+const LEVEL: Record<string, number> = { read: 1, write: 2, admin: 3 };
+
+function pass(id: string, title: string, detail: string): DoctorCheck {
+  return { id, title, status: "pass", detail, fix: "" };
+}
+
+function failed(id: string, title: string, detail: string, fix: string): DoctorCheck {
+  return { id, title, status: "fail", detail, fix };
+}
+
+function list(items: readonly string[]): string {
+  return items.map((i) => `"${i}"`).join(", ");
+}
+
+function checkApp(facts: SetupFacts): DoctorCheck {
+  const title = "GitHub App installed with the permissions and events Autopilot needs";
+  if (facts.installation === "unknown") {
+    return {
+      id: "app",
+      title,
+      status: "skip",
+      detail: "no App credentials to look the installation up with",
+      fix: "Run doctor with APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) set to check the installation.",
+    };
+  }
+  if (facts.installation === null) {
+    return failed(
+      "app",
+      title,
+      `the App is not installed on ${facts.repo}`,
+      `Install the App on ${facts.repo} (its page on GitHub → Install App → select the repository).`,
+    );
+  }
+  const have = facts.installation;
+  const missing = Object.entries(facts.required.permissions)
+    .filter(([name, level]) => (LEVEL[have.permissions[name] ?? ""] ?? 0) < (LEVEL[level] ?? 0))
+    .map(([name, level]) => `${name}: ${level}`);
+  const events = facts.required.events.filter((e) => !have.events.includes(e));
+  if (missing.length === 0 && events.length === 0)
+    return pass("app", title, "installed; permissions and events match app.yml");
+  const parts = [
+    ...(missing.length ? [`missing permissions ${missing.join(", ")}`] : []),
+    ...(events.length ? [`not subscribed to ${events.join(", ")}`] : []),
+  ];
+  return failed(
+    "app",
+    title,
+    parts.join("; "),
+    "Edit the App (Settings → Developer settings → GitHub Apps → Permissions & events) to match app.yml, then accept the new permissions on the installation.",
+  );
+}
+
+function checkActions(facts: SetupFacts): DoctorCheck {
+  const title = "GitHub Actions enabled";
+  if (facts.actionsEnabled === null)
+    return {
+      id: "actions",
+      title,
+      status: "skip",
+      detail: "the token cannot read the Actions settings",
+      fix: "Run doctor with an admin's token to check it.",
+    };
+  return facts.actionsEnabled
+    ? pass("actions", title, "Actions may run")
+    : failed(
+        "actions",
+        title,
+        "Actions are disabled for the repository, so no worker can run",
+        `Enable them: Settings → Actions → General → "Allow all actions and reusable workflows" (or allow ${"actions/*"} and Autopilot's action).`,
+      );
+}
+
+interface WorkflowShape {
+  on?: unknown;
+  jobs?: unknown;
+}
+
+function dispatchInputs(text: string): { dispatch: boolean; inputs: string[] } | null {
+  let doc: WorkflowShape;
+  try {
+    doc = parseYaml(text) as WorkflowShape;
+  } catch {
+    return null;
+  }
+  if (!doc || typeof doc !== "object") return null;
+  const on = doc.on;
+  if (on === "workflow_dispatch") return { dispatch: true, inputs: [] };
+  if (Array.isArray(on)) return { dispatch: on.includes("workflow_dispatch"), inputs: [] };
+  if (!on || typeof on !== "object" || !("workflow_dispatch" in on)) return { dispatch: false, inputs: [] };
+  const dispatch = (on as Record<string, unknown>).workflow_dispatch;
+  const inputs =
+    dispatch && typeof dispatch === "object" && (dispatch as { inputs?: unknown }).inputs
+      ? Object.keys((dispatch as { inputs: object }).inputs)
+      : [];
+  return { dispatch: true, inputs };
+}
+
+function checkWorkerWorkflow(facts: SetupFacts): DoctorCheck {
+  const title = `Worker workflow ${facts.workerWorkflowPath} on ${facts.defaultBranch}, started by workflow_dispatch with Autopilot's inputs`;
+  const fix = `Run \`npx autopilot init\` and push ${facts.workerWorkflowPath} to ${facts.defaultBranch}.`;
+  if (facts.workerWorkflowText === null)
+    return failed(
+      "worker-workflow",
+      title,
+      `${facts.workerWorkflowPath} is not on ${facts.defaultBranch}`,
+      fix,
+    );
+  const shape = dispatchInputs(facts.workerWorkflowText);
+  if (!shape) return failed("worker-workflow", title, "the file is not valid YAML", fix);
+  if (!shape.dispatch)
+    return failed(
+      "worker-workflow",
+      title,
+      "it has no `on: workflow_dispatch`, so the controller cannot start it",
+      fix,
+    );
+  const missing = WORKER_INPUTS.filter((input) => !shape.inputs.includes(input));
+  if (missing.length)
+    return failed(
+      "worker-workflow",
+      title,
+      `workflow_dispatch lacks the inputs ${list(missing)}, so GitHub rejects every dispatch (422)`,
+      `Add the inputs ${list(missing)} under on.workflow_dispatch.inputs (see templates/workflows/autopilot-worker.yml), or ${fix[0]!.toLowerCase()}${fix.slice(1)}`,
+    );
+  if (facts.workerWorkflowState && facts.workerWorkflowState !== "active")
+    return failed(
+      "worker-workflow",
+      title,
+      `the workflow is ${facts.workerWorkflowState}`,
+      `Enable it: Actions → ${facts.workerWorkflowPath} → "Enable workflow".`,
+    );
+  return pass("worker-workflow", title, "present, dispatchable, with every input");
+}
+
+function checkPushToken(facts: SetupFacts): DoctorCheck {
+  const title = "The worker pushes with a token whose pushes start workflows";
+  if (facts.workerWorkflowText === null)
+    return {
+      id: "push-token",
+      title,
+      status: "skip",
+      detail: "no worker workflow to read",
+      fix: "Fix the worker workflow first.",
+    };
+  const uses = /github-token:\s*\$\{\{\s*(secrets\.GITHUB_TOKEN|github\.token)\s*\}\}/.exec(
+    facts.workerWorkflowText,
+  );
+  if (uses)
+    return failed(
+      "push-token",
+      title,
+      `the worker is given ${uses[1]}: pushes made with it start no workflow runs, so a task PR's checks never run`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+      "Pass the App's token instead: an actions/create-github-app-token step and `github-token: ${{ steps.app-token.outputs.token }}` (as templates/workflows/autopilot-worker.yml does).",
+    );
+  return pass("push-token", title, "the worker gets a token other than the workflow's GITHUB_TOKEN");
+}
+
+function configOf(facts: SetupFacts): { config: AutopilotConfig; error: string | null } {
+  const result = parseConfig(facts.configText);
+  return result.ok
+    ? { config: result.config, error: null }
+    : { config: DEFAULT_CONFIG, error: result.error.message };
+}
+
+function checkConfig(facts: SetupFacts): DoctorCheck {
+  const title = ".github/autopilot.yml valid";
+  if (facts.configText === null) return pass("config", title, "absent: the defaults apply");
+  const { error } = configOf(facts);
+  return error === null
+    ? pass("config", title, "valid")
+    : failed(
+        "config",
+        title,
+        error.split("\n").slice(0, 6).join(" "),
+        "Correct the keys named above (reference: docs/CONFIGURATION.md); until then Autopilot uses the defaults or the last good file.",
+      );
+}
+
+function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+  const title = "Autopilot's labels exist";
+  const have = new Set(facts.labels.map((l) => l.toLowerCase()));
+  const missing = labelSpecs(config.labels)
+    .map((l) => l.name)
+    .filter((name) => !have.has(name.toLowerCase()));
+  return missing.length === 0
+    ? pass("labels", title, "all present")
+    : failed(
+        "labels",
+        title,
+        `missing ${list(missing)}`,
+        "Run `npx autopilot init` with GITHUB_TOKEN set (it creates them with colours and descriptions).",
+      );
+}
+
+function protectionOf(facts: SetupFacts) {
+  return facts.protection === "unknown" ? null : facts.protection;
+}
+
+const PROTECTION_UNREADABLE =
+  "the token may not read the default branch's protection (an admin's token, or an App with administration: read, may)";
+
+function checkRequiredChecks(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+  const title = "Required checks exist and are named in merge.requiredChecks";
+  const requiredByGitHub = [
+    ...new Set([...(protectionOf(facts)?.requiredChecks ?? []), ...facts.rules.requiredChecks]),
+  ];
+  const configured = config.merge.requiredChecks;
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  if (configured.length > 0) {
+    const notConfigured = requiredByGitHub.filter((c) => !configured.includes(c));
+    if (notConfigured.length) {
+      problems.push(
+        `${facts.defaultBranch} requires ${list(notConfigured)}, which merge.requiredChecks does not name`,
+      );
+      fixes.push(`add ${list(notConfigured)} to merge.requiredChecks`);
+    }
+  }
+  const expected = [...new Set([...configured, ...requiredByGitHub])];
+  const neverSeen = expected.filter((c) => !facts.seenChecks.includes(c));
+  if (neverSeen.length && facts.seenChecks.length > 0) {
+    problems.push(
+      `no check named ${list(neverSeen)} ran on ${facts.defaultBranch}'s last commit, so a PR would wait for it forever`,
+    );
+    fixes.push(`rename them to checks that run (seen: ${list(facts.seenChecks)})`);
+  } else if (neverSeen.length) {
+    problems.push(
+      `no check ran on ${facts.defaultBranch}'s last commit, yet ${list(neverSeen)} are required`,
+    );
+    fixes.push("add a CI workflow that reports them on pull requests");
+  }
+  if (problems.length === 0 && facts.protection === "unknown")
+    return {
+      id: "required-checks",
+      title,
+      status: "skip",
+      detail: PROTECTION_UNREADABLE,
+      fix: "Run doctor with GITHUB_TOKEN set to an admin's token.",
+    };
+  if (problems.length === 0)
+    return pass(
+      "required-checks",
+      title,
+      requiredByGitHub.length || configured.length
+        ? `required: ${list(expected)}`
+        : "none required: every check on a PR counts",
+    );
+  return failed(
+    "required-checks",
+    title,
+    problems.join("; "),
+    `${fixes.join("; ")}.`.replace(/^./, (c) => c.toUpperCase()),
+  );
+}
+
+function checkMergeQueue(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+  const title = "No merge queue in the way of Autopilot's merges";
+  if (!facts.rules.defaultBranch.includes("merge_queue")) return pass("merge-queue", title, "no merge queue");
+  if (!config.merge.auto)
+    return pass("merge-queue", title, "a merge queue, and merge.auto is false: people merge");
+  return failed(
+    "merge-queue",
+    title,
+    `${facts.defaultBranch} requires a merge queue: Autopilot merges with the pull request merge API, which GitHub refuses there`,
+    "Set merge.auto: false in .github/autopilot.yml (you add PRs to the queue), or remove the merge queue rule from the default branch's ruleset.",
+  );
+}
+
+function checkReviews(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+  const title = "Required reviews agree with the human gate";
+  const approvals = Math.max(protectionOf(facts)?.requiredApprovals ?? 0, facts.rules.requiredApprovals);
+  if (approvals === 0 && facts.protection === "unknown")
+    return {
+      id: "reviews",
+      title,
+      status: "skip",
+      detail: PROTECTION_UNREADABLE,
+      fix: "Run doctor with GITHUB_TOKEN set to an admin's token.",
+    };
+  if (approvals === 0) return pass("reviews", title, "no review required by GitHub: the human gate decides");
+  if (!config.merge.auto)
+    return pass("reviews", title, `${approvals} approval(s) required, and merge.auto is false`);
+  if (config.humanGate.enabled && config.humanGate.paths.includes("**"))
+    return pass("reviews", title, "the human gate asks for a review on every change");
+  return failed(
+    "reviews",
+    title,
+    `${facts.defaultBranch} requires ${approvals} approving review(s), but the human gate asks for one only on risky changes: every other task PR waits without anyone being asked`,
+    'Either add `paths: ["**"]` under humanGate (every PR asks for a review), set merge.auto: false, or drop the required review for the default branch.',
+  );
+}
+
+function checkPush(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+  const title = `The token can push to ${config.branchPrefix}… branches`;
+  const blocked = facts.rules.taskBranch.filter((r) =>
+    ["creation", "update", "non_fast_forward", "restrict_pushes"].includes(r),
+  );
+  if (facts.canPush === false)
+    return failed(
+      "push",
+      title,
+      "the token has no write access to the repository",
+      "Give the App `contents: write` (app.yml) and accept it on the installation; a user token needs write access.",
+    );
+  if (blocked.length)
+    return failed(
+      "push",
+      title,
+      `rulesets restrict ${config.branchPrefix}issue-N branches (${blocked.join(", ")})`,
+      `Exclude \`${config.branchPrefix}**\` from the ruleset, or add the App to its bypass list.`,
+    );
+  if (facts.canPush === null)
+    return {
+      id: "push",
+      title,
+      status: "skip",
+      detail: "the token's access could not be read",
+      fix: "Run doctor with the App's credentials.",
+    };
+  return pass("push", title, "write access, no ruleset on task branches");
+}
+
+function checkTracking(facts: SetupFacts): DoctorCheck {
+  const title = "Tracking issue pinned";
+  if (!facts.trackingIssue)
+    return pass("tracking-issue", title, "none yet: the first session creates and pins it");
+  if (facts.trackingIssue.pinned)
+    return pass("tracking-issue", title, `#${facts.trackingIssue.number} is pinned`);
+  return failed(
+    "tracking-issue",
+    title,
+    `#${facts.trackingIssue.number} (the Autopilot dashboard) is not pinned, so people will not find it`,
+    `Pin it: open #${facts.trackingIssue.number} → "Pin issue" (a repository pins at most three issues; unpin one if needed).`,
+  );
+}
+
+/** Every check, in the order a new installation meets them. */
+export function runDoctorChecks(facts: SetupFacts): DoctorCheck[] {
+  const { config } = configOf(facts);
+  return [
+    checkApp(facts),
+    checkActions(facts),
+    checkWorkerWorkflow(facts),
+    checkPushToken(facts),
+    checkConfig(facts),
+    checkLabels(facts, config),
+    checkRequiredChecks(facts, config),
+    checkMergeQueue(facts, config),
+    checkReviews(facts, config),
+    checkPush(facts, config),
+    checkTracking(facts),
+  ];
+}
+
+export function doctorPassed(checks: readonly DoctorCheck[]): boolean {
+  return checks.every((c) => c.status !== "fail");
+}
+
+/** ✓ / ✗ / – lines with the fix under each failure. */
+export function renderDoctorReport(repo: string, checks: readonly DoctorCheck[]): string[] {
+  const lines = [`Autopilot doctor: ${repo}`, ""];
+  for (const check of checks) {
+    const mark = check.status === "pass" ? "✓" : check.status === "fail" ? "✗" : "–";
+    lines.push(`${mark} ${check.title}: ${check.detail}`);
+    if (check.status !== "pass" && check.fix) lines.push(`    fix: ${check.fix}`);
+  }
+  const failedCount = checks.filter((c) => c.status === "fail").length;
+  lines.push("");
+  lines.push(failedCount === 0 ? "All checks pass." : `${failedCount} check(s) failed.`);
+  return lines;
+}

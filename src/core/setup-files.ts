@@ -1,0 +1,256 @@
+/**
+ * What `autopilot init` writes into a repository, as pure text transforms: the workflow templates pinned to a
+ * release of Autopilot, `.github/autopilot.yml` with the detected quality commands, the labels with colours,
+ * and the plan that keeps a second run from changing anything (a changed file is reported, not overwritten).
+ */
+import type { AgentPreset, AutopilotConfig } from "./config.js";
+
+export const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
+export const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
+export const CONFIG_FILE_PATH = ".github/autopilot.yml";
+
+export type InstallMode = "actions" | "app";
+
+/** Where the action is published and which release the files pin, e.g. `acme/autopilot` and `0.1.0`. */
+export interface Release {
+  /** `owner/name` of the repository holding Autopilot's action.yml. */
+  source: string;
+  version: string;
+}
+
+/** `owner/name` from package.json's `repository` (`github:o/n`, `o/n`, `https://github.com/o/n(.git)`). */
+export function sourceFromRepositoryField(field: unknown): string | null {
+  const raw =
+    typeof field === "string"
+      ? field
+      : field && typeof field === "object" && typeof (field as { url?: unknown }).url === "string"
+        ? (field as { url: string }).url
+        : null;
+  if (!raw) return null;
+  const match =
+    /^(?:github:|git\+https:\/\/github\.com\/|https:\/\/github\.com\/)?([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(
+      raw.trim(),
+    );
+  return match ? `${match[1]}/${match[2]}` : null;
+}
+
+/** The agent CLI install line and its key per preset (what the worker job needs on the runner). */
+const AGENT_INSTALL: Record<Exclude<AgentPreset, "custom">, { install: string; key: string }> = {
+  "claude-code": { install: "npm install -g @anthropic-ai/claude-code", key: "ANTHROPIC_API_KEY" },
+  codex: { install: "npm install -g @openai/codex", key: "OPENAI_API_KEY" },
+  gemini: { install: "npm install -g @google/gemini-cli", key: "GEMINI_API_KEY" },
+  opencode: { install: "npm install -g opencode-ai", key: "ANTHROPIC_API_KEY" },
+  aider: { install: "pipx install aider-chat", key: "ANTHROPIC_API_KEY" },
+};
+
+export function agentKeyName(agent: AgentPreset): string | null {
+  return agent === "custom" ? null : AGENT_INSTALL[agent].key;
+}
+
+/** Pins `uses: OWNER/autopilot…@v1` to the release, drops the "replace OWNER" notes, installs the agent. */
+export function pinWorkflow(template: string, release: Release, agent: AgentPreset): string {
+  const tag = `v${release.version}`;
+  let text = template
+    .replace(/^# Autopilot (worker|controller): (.*)\. Copy this file to (\S+)\.$/m, "# Autopilot $1: $2.")
+    .replace(/^\s*# Replace OWNER\/autopilot .*\n/gm, "")
+    .replace(/uses: OWNER\/autopilot(\/controller)?@v1\b/g, (_m, sub: string | undefined) => {
+      return `uses: ${release.source}${sub ?? ""}@${tag}`;
+    });
+  if (agent !== "custom") {
+    text = text.replace(
+      /^(\s*run: )npm install -g @anthropic-ai\/claude-code$/m,
+      (_m, prefix: string) => `${prefix}${AGENT_INSTALL[agent].install}`,
+    );
+  }
+  return text;
+}
+
+export function schemaUrl(release: Release): string {
+  return `https://raw.githubusercontent.com/${release.source}/v${release.version}/schema/autopilot.schema.json`;
+}
+
+/** `.github/autopilot.yml`: the schema comment for editors, the agent, and the quality commands found. */
+export function renderConfigFile(options: {
+  release: Release;
+  agent: AgentPreset;
+  qualityCommands: readonly string[];
+}): string {
+  const lines = [
+    `# yaml-language-server: $schema=${schemaUrl(options.release)}`,
+    `# Autopilot's settings for this repository; every key is optional. Reference:`,
+    `# https://github.com/${options.release.source}/blob/v${options.release.version}/docs/CONFIGURATION.md`,
+    "agents:",
+    "  primary:",
+    `    preset: ${options.agent}`,
+  ];
+  if (options.agent === "custom") lines.push('    command: "my-agent --prompt-file {prompt_file}"');
+  if (options.qualityCommands.length === 0) {
+    lines.push("# No build or test commands were found: the worker detects them in each run.");
+    lines.push("qualityCommands: auto");
+  } else {
+    lines.push("# Run after every iteration; a task is done only when all of them pass.");
+    lines.push("qualityCommands:");
+    for (const command of options.qualityCommands) lines.push(`  - ${JSON.stringify(command)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export interface LabelSpec {
+  name: string;
+  color: string;
+  description: string;
+}
+
+/** Every label Autopilot reads or sets, with a colour and a description for the labels page. */
+export function labelSpecs(labels: AutopilotConfig["labels"]): LabelSpec[] {
+  return [
+    { name: labels.ready, color: "0e8a16", description: "Autopilot may pick this task up" },
+    { name: labels.inProgress, color: "fbca04", description: "An Autopilot worker is on this task" },
+    {
+      name: labels.review,
+      color: "1d76db",
+      description: "Autopilot's pull request awaits its checks and gates",
+    },
+    { name: labels.blocked, color: "b60205", description: "Autopilot is blocked on this task" },
+    {
+      name: labels.needsHuman,
+      color: "d93f0b",
+      description: "Autopilot asked a question: answer in a comment",
+    },
+    { name: labels.timeout, color: "c5def5", description: "Autopilot ran out of time or iterations" },
+    { name: labels.failed, color: "000000", description: "Autopilot failed on this task" },
+    { name: labels.critical, color: "e11d21", description: "Autopilot picks this task first" },
+    { name: labels.quickWin, color: "c2e0c6", description: "A small task Autopilot prefers" },
+    { name: labels.exclude, color: "ededed", description: "Autopilot never touches this issue" },
+  ];
+}
+
+export interface DesiredFile {
+  path: string;
+  content: string;
+}
+
+export type FileAction =
+  | { path: string; action: "create"; content: string }
+  | { path: string; action: "unchanged" }
+  | { path: string; action: "overwrite"; content: string; diff: string }
+  | { path: string; action: "conflict"; diff: string };
+
+/** The files init wants, for a mode. */
+export function desiredFiles(options: {
+  mode: InstallMode;
+  release: Release;
+  agent: AgentPreset;
+  qualityCommands: readonly string[];
+  workerTemplate: string;
+  controllerTemplate: string;
+}): DesiredFile[] {
+  const files: DesiredFile[] = [
+    {
+      path: WORKER_WORKFLOW_PATH,
+      content: pinWorkflow(options.workerTemplate, options.release, options.agent),
+    },
+  ];
+  if (options.mode === "actions") {
+    files.push({
+      path: CONTROLLER_WORKFLOW_PATH,
+      content: pinWorkflow(options.controllerTemplate, options.release, options.agent),
+    });
+  }
+  files.push({
+    path: CONFIG_FILE_PATH,
+    content: renderConfigFile({
+      release: options.release,
+      agent: options.agent,
+      qualityCommands: options.qualityCommands,
+    }),
+  });
+  return files;
+}
+
+/** What to do with each file given what is there: identical → nothing; different → conflict unless forced. */
+export function planFiles(
+  desired: readonly DesiredFile[],
+  existing: ReadonlyMap<string, string | null>,
+  force: boolean,
+): FileAction[] {
+  return desired.map((file): FileAction => {
+    const current = existing.get(file.path) ?? null;
+    if (current === null) return { path: file.path, action: "create", content: file.content };
+    if (current === file.content) return { path: file.path, action: "unchanged" };
+    const diff = lineDiff(current, file.content);
+    return force
+      ? { path: file.path, action: "overwrite", content: file.content, diff }
+      : { path: file.path, action: "conflict", diff };
+  });
+}
+
+/**
+ * A short line diff (`- ` what is there, `+ ` what init would write), from the longest common subsequence;
+ * at most `maxLines` lines are shown.
+ */
+export function lineDiff(before: string, after: string, maxLines = 40): string {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  const n = a.length;
+  const m = b.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      i++;
+      j++;
+    } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      out.push(`- ${a[i]}`);
+      i++;
+    } else {
+      out.push(`+ ${b[j]}`);
+      j++;
+    }
+  }
+  if (out.length > maxLines)
+    return [...out.slice(0, maxLines), `… and ${out.length - maxLines} more`].join("\n");
+  return out.join("\n");
+}
+
+/** The steps left after init, exactly, for the mode (names match the workflow templates). */
+export function remainingSteps(options: {
+  mode: InstallMode;
+  repo: string | null;
+  agent: AgentPreset;
+  labelsCreated: boolean;
+  changedFiles: readonly string[];
+  /** The shell command that pipes the App's key from `.env` into `gh secret set AUTOPILOT_APP_PRIVATE_KEY`. */
+  keySecretCommand: string;
+}): string[] {
+  const repo = options.repo ?? "OWNER/NAME";
+  const key = agentKeyName(options.agent);
+  const steps: string[] = [];
+  if (options.changedFiles.length > 0) {
+    steps.push(
+      `Commit and push to the default branch: git add ${options.changedFiles.join(" ")} && git commit -m "Set up Autopilot" && git push`,
+    );
+  }
+  steps.push(
+    "Register the GitHub App and install it on the repository: npx autopilot register (or --org ORG), then open the install link it prints",
+  );
+  steps.push(
+    `Set the App id (APP_ID in the .env register wrote) as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`,
+  );
+  steps.push(`Set the App key as a secret: ${options.keySecretCommand} --repo ${repo}`);
+  if (key) steps.push(`Set the agent's key as a secret: gh secret set ${key} --repo ${repo}`);
+  if (options.mode === "app")
+    steps.push(
+      "Run the controller: autopilot serve (see docs/INSTALL.md for a public URL, Docker and replicas)",
+    );
+  if (!options.labelsCreated)
+    steps.push("Create the labels: run init again with GITHUB_TOKEN set (or after gh auth login)");
+  steps.push(`Check the setup: npx autopilot doctor --repo ${repo}`);
+  steps.push("Label an issue autopilot:ready");
+  return steps;
+}

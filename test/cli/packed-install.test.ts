@@ -1,0 +1,91 @@
+/**
+ * The CLI from an install without dev dependencies — what `npx github:OWNER/autopilot …` and the Docker image
+ * get: `npm pack` (the package's `files`), then `npm install <tarball> --omit=dev` into an empty project.
+ * Slow-ish (the install copies every runtime dependency from npm's cache), so it is one install for all checks.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+let root: string;
+let bin: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "packed-"));
+  execFileSync(npm, ["pack", "--silent", "--pack-destination", root], {
+    cwd: resolve("."),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const tarball = readdirSync(root).find((f) => f.endsWith(".tgz"))!;
+  const project = join(root, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true }));
+  execFileSync(
+    npm,
+    [
+      "install",
+      join(root, tarball),
+      "--omit=dev",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+    ],
+    { cwd: project, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  bin = join(project, "node_modules", ".bin", "autopilot");
+}, 600_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+}, 300_000);
+
+function autopilot(args: string[], cwd = root) {
+  return spawnSync(bin, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, AUTOPILOT_NO_GH: "1", GITHUB_TOKEN: "" },
+  });
+}
+
+describe("autopilot installed from its package without dev dependencies", { timeout: 240_000 }, () => {
+  it("has no dev dependency to lean on", () => {
+    const modules = join(root, "project", "node_modules");
+    expect(existsSync(join(modules, "vitest"))).toBe(false);
+    expect(existsSync(join(modules, "typescript"))).toBe(false);
+    expect(existsSync(join(modules, "autopilot", "test"))).toBe(false);
+  });
+
+  it("starts: --help and --version", () => {
+    const help = autopilot(["--help"]);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain("autopilot init");
+    const version = autopilot(["--version"]);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version,
+    );
+  });
+
+  it("init --yes writes the workflows and config from the packaged templates", () => {
+    const repo = join(root, "repo");
+    execFileSync("git", ["init", "-q", repo]);
+    const result = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(readFileSync(join(repo, ".github/workflows/autopilot-worker.yml"), "utf8")).toContain(
+      "uses: acme/autopilot@v",
+    );
+    expect(existsSync(join(repo, ".github/workflows/autopilot-controller.yml"))).toBe(true);
+    expect(readFileSync(join(repo, ".github/autopilot.yml"), "utf8")).toContain("yaml-language-server");
+  });
+});
