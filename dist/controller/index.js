@@ -60931,6 +60931,17 @@ function compileGatePattern(source) {
     };
   }
 }
+function findGatePattern(regex2, text4) {
+  const matcher = regex2.matcher(text4);
+  while (matcher.find()) {
+    const found = matcher.group();
+    if (found) return found;
+  }
+  return null;
+}
+function literalGatePattern(source) {
+  return RE2JS.compile(RE2JS.quote(source), RE2JS.CASE_INSENSITIVE);
+}
 function explain(source, detail) {
   if (/\(\?<?[=!]/.test(source)) {
     return {
@@ -62502,7 +62513,9 @@ var TaskRecordSchema = external_exports.object({
   label: external_exports.string().max(20).optional(),
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
-  notices: external_exports.array(external_exports.string().max(80)).max(12).optional()
+  notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
+  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -72677,7 +72690,7 @@ function evaluatePullRequest(pr, options) {
   const since = Date.parse(pr.lastPushAt ?? pr.createdAt);
   const overdue = !Number.isNaN(since) && options.now.getTime() - since > options.checksTimeoutMinutes * 6e4;
   const checkState = failing.length > 0 ? "failing" : relevant.length === 0 || missing.length > 0 ? "none" : pending.length > 0 ? "pending" : "passing";
-  const latest = /* @__PURE__ */ new Map();
+  const latest2 = /* @__PURE__ */ new Map();
   const ordered = [...pr.reviews].sort(
     (a, b) => (Date.parse(a.submittedAt ?? "") || 0) - (Date.parse(b.submittedAt ?? "") || 0)
   );
@@ -72686,15 +72699,15 @@ function evaluatePullRequest(pr, options) {
     if (!hasWriteAccess(options.permissions, review.author)) continue;
     if (review.state !== "APPROVED" && review.state !== "CHANGES_REQUESTED" && review.state !== "DISMISSED")
       continue;
-    latest.set(review.author.toLowerCase(), review);
+    latest2.set(review.author.toLowerCase(), review);
   }
   const lastPush = Date.parse(pr.lastPushAt ?? "");
   const onHead = (r) => r.commitSha ? r.commitSha === pr.headSha : Number.isNaN(lastPush) || (Date.parse(r.submittedAt ?? "") || 0) >= lastPush;
-  const changes = [...latest.values()].filter((r) => r.state === "CHANGES_REQUESTED");
+  const changes = [...latest2.values()].filter((r) => r.state === "CHANGES_REQUESTED");
   const changesRequested = changes.filter(onHead);
   const staleChangesRequested = changes.filter((r) => !onHead(r));
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
-  const approvers = [...latest.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
+  const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
   const humanRequired = options.humanGateRules.length > 0;
   const humanApproved = approvers.length > 0;
   const conflicts = pr.mergeable === "CONFLICTING";
@@ -72836,9 +72849,9 @@ function identifierWord(parts, suffix = "") {
 }
 function regexFind(re) {
   const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-  return (text) => {
+  return (text4) => {
     global2.lastIndex = 0;
-    const match = global2.exec(text);
+    const match = global2.exec(text4);
     return match ? match[0] : null;
   };
 }
@@ -72846,9 +72859,9 @@ function wordRule(name, parts, suffix = "") {
   return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
 }
 var SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
-function forcedRemovals(text) {
+function forcedRemovals(text4) {
   const found = [];
-  for (const segment of text.split(/[;&|\n]+|\$\(|`/)) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
     const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
     for (let i = 0; i < words.length; i++) {
       if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
@@ -72879,22 +72892,53 @@ function removalRule(name, never2, target) {
   return {
     name,
     never: never2,
-    find: (text) => {
-      const hit = forcedRemovals(text).find(
+    find: (text4) => {
+      const hit = forcedRemovals(text4).find(
         (removal) => !target || removal.targets.some((t) => target.test(t))
       );
       return hit ? hit.match : null;
     }
   };
 }
+var GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env"
+]);
+var FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+var FORCE_REFSPEC = /^\+[\w./-]/;
+function forcedPush(text4) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
+      let j = i + 1;
+      let valueMayFollow = false;
+      for (; j < words.length; j++) {
+        const word = words[j];
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
+        else break;
+      }
+      if (words[j] !== "push") {
+        i = j - 1;
+        continue;
+      }
+      for (let k = j + 1; k < words.length; k++) {
+        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
+          return words.slice(i, k + 1).join(" ");
+      }
+      break;
+    }
+  }
+  return null;
+}
 var NEVER_TEXT_RULES = [
-  {
-    name: "push --force",
-    never: true,
-    find: regexFind(
-      /\bgit\b(?:\s+-{1,2}[\w-]+(?:[= ]\S+)?)*\s+push\b[^\n;&|]*?(?:\s--force(?:-with-lease|-if-includes)?\b|\s-[a-zA-Z]*f[a-zA-Z]*\b|\s\+[\w./-]+)/
-    )
-  },
+  { name: "push --force", never: true, find: forcedPush },
   removalRule("rm -rf /", true, ROOT_TARGET),
   removalRule("rm -rf ~", true, HOME_TARGET),
   { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
@@ -72995,39 +73039,23 @@ function globToRegExp(glob) {
   return new RegExp(`^${globBody(pattern)}$`);
 }
 function pathRule(glob, never2) {
-  const re = globToRegExp(glob);
-  return {
-    name: glob,
-    never: never2,
-    test: (path) => {
-      const parts = path.split("/");
-      for (let n = parts.length; n > 0; n--) if (re.test(parts.slice(0, n).join("/"))) return true;
-      return false;
-    }
-  };
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return { name: glob, never: never2, test: (path2) => re.test(path2) };
 }
 var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
 var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
 function userPatternRule(source) {
-  let re;
-  try {
-    re = new RegExp(source, "gi");
-  } catch {
-    re = new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
-  }
-  const find = (text) => {
-    for (const match of text.matchAll(re)) if (match[0] !== "") return match[0];
-    return null;
-  };
-  return { name: source, never: false, find };
+  const compiled = compileGatePattern(source);
+  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path) {
-  const p = path.trim();
+function unquoteGitPath(path2) {
+  const p = path2.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path) {
-  const p = unquoteGitPath(path).replace(/\t.*$/, "");
+function stripPrefix(path2) {
+  const p = unquoteGitPath(path2).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -73055,20 +73083,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path) {
-        file2 = path;
-        paths.add(path);
+      const path2 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path2) {
+        file2 = path2;
+        paths.add(path2);
       }
       continue;
     }
     const header = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header) {
-      const path = stripPrefix(header[1]);
-      if (path) {
-        paths.add(path);
-        if (line.startsWith("+++")) file2 = path;
-        else if (!file2) file2 = path;
+      const path2 = stripPrefix(header[1]);
+      if (path2) {
+        paths.add(path2);
+        if (line.startsWith("+++")) file2 = path2;
+        else if (!file2) file2 = path2;
       }
       continue;
     }
@@ -73086,12 +73114,12 @@ function parseUnifiedDiff(diff) {
   }
   return { added, paths: [...paths] };
 }
-function excerpt(text, max = 120) {
-  const clean = text.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+function excerpt(text4, max = 120) {
+  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path) {
-  return path.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path2) {
+  return path2.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -73122,9 +73150,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path of paths) {
+  for (const path2 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path)) add(rule, "path", path.length > 200 ? `${path.slice(0, 199)}\u2026` : path);
+      if (rule.test(path2)) add(rule, "path", path2.length > 200 ? `${path2.slice(0, 199)}\u2026` : path2);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -73144,15 +73172,15 @@ var DIFF_GATE_MAX_RULES = 20;
 var RULE_CHARS = 120;
 var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
 var UNREADABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
-function shown(path) {
-  const clean = path.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+function shown(path2) {
+  const clean = path2.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
   return clean.length > 90 ? `${clean.slice(0, 89)}\u2026` : clean;
 }
 function evaluateDiffGate(diff, options) {
   const rules = [];
   const add = (rule) => {
-    const text = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}\u2026` : rule;
-    if (!rules.includes(text)) rules.push(text);
+    const text4 = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}\u2026` : rule;
+    if (!rules.includes(text4)) rules.push(text4);
   };
   if (diff.error) {
     add(`diff unreadable: ${diff.error}`);
@@ -73211,8 +73239,8 @@ ${file2.patch}`);
 function distrustOf(pull, ctx) {
   if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
   if (pull.isCrossRepository === true) return "from a fork";
-  const own2 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
-  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own2) {
+  const own4 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own4) {
     return `from another repository (${pull.headRepository ?? "deleted"})`;
   }
   if (ctx.botId !== void 0) {
@@ -73556,13 +73584,13 @@ function readyTasks(graph, options) {
     }
     const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
     if (on.length > 0) {
-      const shown = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
-      const more2 = on.length > shown.length ? ` and ${on.length - shown.length} more` : "";
+      const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
+      const more2 = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
       const note = node3.referenceNote ? ` (${node3.referenceNote})` : "";
       waiting.push({
         number: n,
         code: "dependencies",
-        reason: `waiting on ${shown.map(formatRef).join(", ")}${more2}${note}`,
+        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more2}${note}`,
         waitingOn: on
       });
       continue;
@@ -73659,6 +73687,169 @@ function formatScoreParts(parts) {
 function createdMs(iso2) {
   const t = Date.parse(iso2);
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
+}
+
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text4) {
+  const data = new TextEncoder().encode(text4);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+function judgeTaskText(input2) {
+  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
+  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
+  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
+  const digest = taskDigest(input2.title, input2.body);
+  if (input2.frozen.digest === null) {
+    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+  }
+  if (digest === input2.frozen.digest) return { kind: "unchanged" };
+  if (foreign.length === 0 && later.length > 0) {
+    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
+  }
+  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+}
+function lastEditAt(edits, fallback) {
+  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
+}
+function latest(edits) {
+  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
+}
+function unique(list2) {
+  return [...new Set(list2)];
+}
+function textChangedComment(input2) {
+  const who = input2.editors.filter((e) => !!e);
+  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
+  return [
+    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
+    "",
+    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
+    "",
+    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
+  ].join("\n");
 }
 
 // src/core/session-budget.ts
@@ -73805,6 +73996,7 @@ var Reconcile = class {
       }
     }
     this.state = input2.state ? structuredClone(input2.state) : this.bootstrap();
+    this.ignoreForeignLabels();
     this.applyOverrides();
     this.applySettleOverlay();
     this.state.incidents = this.state.incidents.filter(
@@ -73882,6 +74074,7 @@ var Reconcile = class {
     this.processComments();
     this.processCheckboxes();
     this.processClosedIssues();
+    this.processTaskText();
     this.processWorkers();
     this.processAnswers();
     this.processReviews();
@@ -73913,6 +74106,12 @@ var Reconcile = class {
       this.tracking ? "state block missing or corrupt: rebuilt from GitHub" : "tracking issue missing: state rebuilt from GitHub"
     );
     return state;
+  }
+  /** An incident, unless the same one is already on the dashboard. */
+  incidentOnce(kind, message) {
+    const text4 = truncate2(message, 400);
+    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text4))
+      this.incident(kind, message);
   }
   incident(kind, message) {
     this.state.incidents.push({ at: this.now.toISOString(), kind, message: truncate2(message, 400) });
@@ -74319,6 +74518,7 @@ ${commandHelp()}`
       resend: true
     };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
   }
@@ -74837,8 +75037,106 @@ ${commandHelp()}`
     this.setStatus(n, "in-progress");
     const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
     if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
+    this.freezeText(n, effect);
     this.effects.push(effect);
     this.note(`#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
+  }
+  // -------------------------------------------------------------------------------------------------------
+  // Whose words count: the approved task text, and status labels only Autopilot sets
+  /**
+   * The text a writer approved is frozen at dispatch and handed to the worker (`task-digest`), which refuses
+   * any other. Processed before the workers and the pool, so a task whose text changed is neither dispatched
+   * nor merged.
+   */
+  freezeText(n, effect) {
+    const issue3 = this.issues.get(n);
+    if (!issue3) return;
+    const record2 = this.record(n);
+    record2.text ??= {
+      digest: taskDigest(issue3.title, issue3.body),
+      since: lastEditAt(issue3.edits ?? [], issue3.readyLabeledAt ?? this.now.toISOString())
+    };
+    effect.inputs = { ...effect.inputs ?? {}, "task-digest": record2.text.digest };
+  }
+  /**
+   * Judges every open task's title and body against what a writer approved (src/core/task-text.ts): every
+   * edit since by a writer is approved again; any other change takes the task out until a writer labels it.
+   */
+  processTaskText() {
+    for (const [n, issue3] of this.issues) {
+      if (issue3.state !== "open" || issue3.edits === void 0) continue;
+      const status = this.statusOf(n);
+      if (status === null || status === "skipped" || status === "done") continue;
+      const record2 = this.state.tasks[n];
+      const readyBy = issue3.readyLabeledBy ?? null;
+      const relabeled = !!issue3.readyLabeledAt && !!readyBy && hasWriteAccess(this.snapshot.permissions, readyBy) && (!record2?.text || Date.parse(issue3.readyLabeledAt) > Date.parse(record2.text.since));
+      const frozen = record2?.text && !relabeled ? record2.text : { digest: null, since: issue3.readyLabeledAt ?? record2?.text?.since ?? null };
+      const verdict = judgeTaskText({
+        title: issue3.title,
+        body: issue3.body,
+        frozen,
+        edits: issue3.edits,
+        isWriter: (login) => hasWriteAccess(this.snapshot.permissions, login)
+      });
+      if (verdict.kind === "refreeze") {
+        this.record(n).text = verdict.frozen;
+        this.note(`#${n}: the task text was edited by a writer; the new text is approved`);
+      } else if (verdict.kind === "unchanged" && relabeled && record2?.text) {
+        record2.text = {
+          digest: taskDigest(issue3.title, issue3.body),
+          since: lastEditAt(issue3.edits, issue3.readyLabeledAt)
+        };
+      } else if (verdict.kind === "takeOut") {
+        this.takeOutChangedText(n, verdict.editors);
+      }
+    }
+  }
+  takeOutChangedText(n, editors) {
+    const issue3 = this.issues.get(n);
+    for (const run of this.liveRunsOf(n)) this.cancel(run, n, "the task text changed after approval");
+    this.clearStateLabels(n);
+    const record2 = this.state.tasks[n];
+    if (record2) {
+      record2.text = void 0;
+      record2.merge = void 0;
+      if (record2.dispatchId) record2.handled = record2.dispatchId;
+      record2.result = "text_changed";
+      record2.reason = "the task text was edited after approval by someone without write access";
+    }
+    const digest = taskDigest(issue3.title, issue3.body);
+    this.effects.push({
+      type: "comment",
+      issue: n,
+      body: textChangedComment({ editors, readyLabel: this.L.ready }),
+      key: `text-changed-${digest.slice(0, 16)}`
+    });
+    const who = editors.filter((e) => !!e).map((e) => quietLogin(e));
+    this.incidentOnce(
+      "task_text_changed",
+      `#${n} was taken out: its text was edited ${who.length ? `by ${who.join(", ")} (no write access)` : "by someone Autopilot cannot name"} after it was approved. A person with write access adds the \`${this.L.ready}\` label again to put it back.`
+    );
+    this.note(`#${n}: taken out, the task text changed after approval`);
+  }
+  /**
+   * Status labels other than ready count only when Autopilot set them (the snapshot names the labeled event's
+   * actor by account id): anyone else's is removed from the issue, reported, and not believed meanwhile.
+   */
+  ignoreForeignLabels() {
+    for (const issue3 of this.snapshot.issues) {
+      const foreign = issue3.foreignLabels ?? [];
+      if (!foreign.length || issue3.state !== "open" || !this.labels.has(issue3.number)) continue;
+      const n = issue3.number;
+      const drop = (labels) => labels.filter((l) => !foreign.some((f) => f.label.toLowerCase() === l.toLowerCase()));
+      this.labels.set(n, drop(this.labels.get(n) ?? []));
+      this.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
+      for (const f of foreign) {
+        const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
+        this.incidentOnce("foreign_label", message);
+      }
+      this.note(
+        `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`
+      );
+    }
   }
   // -------------------------------------------------------------------------------------------------------
   // Session bookkeeping
@@ -75181,7 +75479,7 @@ ${head}`;
   }
   /**
    * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
-   * the state; null while the diff at this head has not been read (nothing merges then).
+   * the state; `waiting` while the diff at this head is unread or unreadable (nothing merges then).
    */
   verifiedGate(pr) {
     if (this.snapshot.pullDiffs === void 0) return { rules: [] };
@@ -75552,7 +75850,7 @@ fragment AutopilotComment on IssueComment {
   createdAt
   updatedAt
   viewerDidAuthor
-  author { __typename login }
+  author { __typename login ... on Bot { databaseId } }
   reactionGroups { content viewerHasReacted }
 }`;
 var TRACKING_FIELDS = `
@@ -75566,7 +75864,8 @@ fragment AutopilotTracking on Issue {
   isPinned
   lastEditedAt
   editor { login }
-  author { login }
+  viewerDidAuthor
+  author { __typename login ... on Bot { databaseId } }
   comments(last: 30) { nodes { ...AutopilotComment } }
 }`;
 var BLOCKED_BY_FIELD = "blockedBy(first: 20) { nodes { number state title } }";
@@ -75586,8 +75885,14 @@ fragment AutopilotIssue on Issue {
   parent { number state title }
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
+  lastEditedAt
+  editor { login }
+  userContentEdits(first: 10) { nodes { editedAt editor { login } } }
   timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
-    nodes { ... on LabeledEvent { createdAt actor { login } label { name } } }
+    nodes { ... on LabeledEvent { createdAt actor { __typename login ... on Bot { databaseId } } label { name } } }
+  }
+  renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
+    nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
   }
   comments(last: 20) { nodes { ...AutopilotComment } }
 }`;
@@ -75683,6 +75988,7 @@ query AutopilotSnapshot(
   $trackingNumber: Int!
 ) {
   rateLimit { cost remaining resetAt }
+  viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
     defaultBranchRef @include(if: $withRepo) { name }
     owner @include(if: $withRepo) { __typename login }
@@ -75768,6 +76074,31 @@ query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
 
+// src/core/authorship.ts
+var LOG_TEXT_MAX = 200;
+function logSafe(text4, max = LOG_TEXT_MAX) {
+  const head = text4.length > max ? text4.slice(0, max) : text4;
+  const escaped = head.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "	" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/::/g, ":%3A").replace(/%0A|%0D/gi, (m) => `%25${m.slice(1)}`);
+  return text4.length > max ? `${escaped}\u2026 (${text4.length - max} more characters)` : escaped;
+}
+function foreignStatusLabels(input2) {
+  const out = [];
+  const status = new Set(input2.statusLabels.map((l) => l.toLowerCase()));
+  for (const label2 of input2.labels) {
+    if (!status.has(label2.toLowerCase())) continue;
+    let newest = null;
+    for (const e of input2.events) {
+      if (e.label.toLowerCase() !== label2.toLowerCase()) continue;
+      if (!newest || Date.parse(e.at) >= Date.parse(newest.at)) newest = e;
+    }
+    if (!newest?.byApp) out.push({ label: label2, by: newest?.by ?? null });
+  }
+  return out;
+}
+
 // src/github/snapshot.ts
 var CONFIG_FILE = CONFIG_PATH;
 function snapshotSettings(config2) {
@@ -75788,7 +76119,8 @@ function newRepoMemory() {
     poolLabels: null,
     blockedByField: true,
     permissions: /* @__PURE__ */ new Map(),
-    workerWorkflow: null
+    workerWorkflow: null,
+    appAccountId: null
   };
 }
 async function runSnapshotQuery(ctx, flags) {
@@ -75857,7 +76189,9 @@ async function takeSnapshot(ctx) {
   });
   const repo = first.repository;
   const configText = repo.configFile?.text ?? null;
-  let tracking = pickTracking(first);
+  if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
+  const appId = memory.appAccountId;
+  let tracking = pickTracking(first, appId);
   if (!tracking && knownTracking !== null) {
     const found = await runSnapshotQuery(ctx, {
       withRepo: false,
@@ -75869,7 +76203,7 @@ async function takeSnapshot(ctx) {
       pullsAfter: null,
       labels
     });
-    tracking = pickTracking(found);
+    tracking = pickTracking(found, appId);
   }
   memory.trackingIssue = tracking?.number ?? null;
   const settings = ctx.settingsFor(configText, tracking?.body ?? null);
@@ -75919,10 +76253,10 @@ async function takeSnapshot(ctx) {
   const issueNodeIds = /* @__PURE__ */ new Map();
   const allComments = [];
   for (const node3 of poolIssues) {
-    byNumber.set(node3.number, toIssueNode(node3, settings.readyLabel));
+    byNumber.set(node3.number, toIssueNode(node3, settings.readyLabel, { appId, settings }));
     if (node3.id) issueNodeIds.set(node3.number, node3.id);
     for (const c of compact(node3.comments?.nodes)) {
-      const comment2 = toComment(c, node3.number, botLogin);
+      const comment2 = toComment(c, node3.number, botLogin, appId);
       if (comment2) allComments.push(comment2);
     }
   }
@@ -75937,7 +76271,7 @@ async function takeSnapshot(ctx) {
   }
   if (tracking) {
     for (const c of compact(tracking.comments?.nodes)) {
-      const comment2 = toComment(c, tracking.number, botLogin);
+      const comment2 = toComment(c, tracking.number, botLogin, appId);
       if (comment2) allComments.push(comment2);
     }
   }
@@ -75973,7 +76307,7 @@ async function takeSnapshot(ctx) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const workerResults = latestWorkerResults(allComments);
+  const workerResults = latestWorkerResults(allComments, ctx.log);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -76007,7 +76341,11 @@ async function takeSnapshot(ctx) {
     }
   };
 }
-function pickTracking(data) {
+function byApp(author, viewerDidAuthor, appId) {
+  if (viewerDidAuthor === true) return true;
+  return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
+}
+function pickTracking(data, appId) {
   const repo = data.repository;
   if (!repo) return null;
   const candidates = [
@@ -76015,7 +76353,9 @@ function pickTracking(data) {
     ...compact(repo.pinnedIssues?.nodes).map((n) => n.issue),
     ...compact(repo.trackingByBot?.nodes)
   ].filter(
-    (c) => Boolean(c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER))
+    (c) => Boolean(
+      c && typeof c.body === "string" && c.body.includes(TRACKING_MARKER) && byApp(c.author, c.viewerDidAuthor, appId)
+    )
   );
   const open3 = candidates.filter((c) => c.state !== "CLOSED");
   const pool = open3.length > 0 ? open3 : candidates;
@@ -76035,7 +76375,7 @@ function stub(number4, title, state) {
     author: null
   };
 }
-function toIssueNode(node3, readyLabel) {
+function toIssueNode(node3, readyLabel, trust) {
   const labels = compact(node3.labels?.nodes).map((l) => l.name);
   const readyEvents = compact(node3.timelineItems?.nodes).filter((e) => e.label?.name === readyLabel);
   const lastReady = readyEvents[readyEvents.length - 1];
@@ -76051,33 +76391,69 @@ function toIssueNode(node3, readyLabel) {
     author: node3.author?.login ?? null,
     isPullRequest: false
   };
-  if (node3.timelineItems) issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
+  if (node3.timelineItems) {
+    issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
+    issue3.readyLabeledAt = lastReady?.createdAt ?? null;
+  }
+  if (trust && node3.timelineItems) {
+    const events = compact(node3.timelineItems.nodes).flatMap(
+      (e) => e.label && e.createdAt ? [
+        {
+          label: e.label.name,
+          at: e.createdAt,
+          by: e.actor?.login ?? null,
+          byApp: byApp(e.actor, void 0, trust.appId)
+        }
+      ] : []
+    );
+    const statusLabels = trust.settings.poolLabels.filter((l) => l !== trust.settings.readyLabel);
+    const foreign = foreignStatusLabels({ labels, statusLabels, events });
+    if (foreign.length) issue3.foreignLabels = foreign;
+  }
+  if (node3.userContentEdits || node3.renames || node3.lastEditedAt !== void 0) issue3.edits = textEdits(node3);
   if (node3.parent !== void 0) issue3.parent = node3.parent?.number ?? null;
   if (node3.subIssues) issue3.subIssues = compact(node3.subIssues.nodes).map((s) => s.number);
   if (node3.blockedBy) issue3.blockedBy = compact(node3.blockedBy.nodes).map((b) => b.number);
   return issue3;
+}
+function textEdits(node3) {
+  const edits = [];
+  for (const e of compact(node3.userContentEdits?.nodes))
+    edits.push({ at: e.editedAt, by: e.editor?.login ?? null, what: "body" });
+  if (node3.lastEditedAt && !edits.some((e) => e.at === node3.lastEditedAt))
+    edits.push({ at: node3.lastEditedAt, by: node3.editor?.login ?? null, what: "body" });
+  for (const r of compact(node3.renames?.nodes))
+    if (r.createdAt) edits.push({ at: r.createdAt, by: r.actor?.login ?? null, what: "title" });
+  return edits.sort((a, b) => a.at.localeCompare(b.at));
 }
 function isBotLogin(author, botLogin) {
   if (!author?.login) return false;
   const login = author.login.toLowerCase();
   return author.__typename === "Bot" || login.endsWith("[bot]") || login === botLogin.toLowerCase() || `${login}[bot]` === botLogin.toLowerCase();
 }
-function toComment(c, issue3, botLogin) {
+function toComment(c, issue3, botLogin, appId = null) {
   if (c.databaseId === null || c.databaseId === void 0) return null;
   return {
     id: c.databaseId,
     issue: issue3,
     author: c.author?.login ?? null,
     authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
+    fromApp: byApp(c.author, c.viewerDidAuthor, appId),
     body: c.body,
     createdAt: c.createdAt,
     acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
   };
 }
-function latestWorkerResults(comments) {
+function latestWorkerResults(comments, log) {
   const best = /* @__PURE__ */ new Map();
   for (const c of comments) {
-    if (!c.authorIsBot || !c.body.includes("autopilot:worker-result")) continue;
+    if (!c.body.includes("autopilot:worker-result")) continue;
+    if (!c.fromApp) {
+      log?.warn(
+        `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`
+      );
+      continue;
+    }
     const result = parseWorkerResult(c.body);
     if (!result || result.issue !== c.issue) continue;
     const previous3 = best.get(result.issue);
@@ -76243,6 +76619,10 @@ function relevantLogins(world, options) {
   }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+  for (const i of world.issues) {
+    if (i.state !== "open") continue;
+    for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
+  }
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
   add(world.trackingIssue?.lastEditedBy);
@@ -76361,7 +76741,9 @@ function alreadyDone(ctx, effect) {
       if (!effect.key) return null;
       const marker = commentMarker(effect.key);
       if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
-      const exists2 = ctx.facts?.allComments.some((c) => c.issue === effect.issue && c.body.includes(marker));
+      const exists2 = ctx.facts?.allComments.some(
+        (c) => c.issue === effect.issue && c.fromApp !== false && c.body.includes(marker)
+      );
       return exists2 ? "a comment with this key exists" : null;
     }
     case "dispatchWorker": {
@@ -76752,7 +77134,7 @@ var Gateway = class {
       now: this.now
     });
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    output2.world.botId = output2.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null;
+    output2.world.botId = this.memory.appAccountId ?? (output2.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null);
     output2.world.pullDiffs = await readPullDiffs(verify, output2.world, {
       branchPrefix: output2.facts.settings.branchPrefix,
       reviewLabel: output2.facts.settings.reviewLabel ?? null
