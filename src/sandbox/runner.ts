@@ -27,7 +27,7 @@ import {
   writeDemoScript,
 } from "./demo-agent.js";
 import { attachGit, type SandboxGit } from "./git.js";
-import { type Sandbox, startSandbox } from "./index.js";
+import { type Sandbox, startSandbox, WebViewPortError } from "./index.js";
 import {
   loadScenario,
   REPORT_STATES,
@@ -105,6 +105,15 @@ export interface RunScenarioOptions {
   keepWorkspaces?: boolean;
   /** Report every line of the runs' output as progress. */
   verbose?: boolean;
+  /** Port of the sandbox's web pages on 127.0.0.1 (0 or absent: a free one). */
+  webPort?: number;
+  /** Told the web pages' URL as soon as the sandbox is up. */
+  onWebView?: (url: string) => void;
+  /**
+   * Called with the finished report after `inspect`, before anything stops: resolve it to stop (`--keep`
+   * waits for Ctrl-C here, the pages staying up).
+   */
+  keep?: (report: ScenarioReport) => Promise<void>;
   /** Called after the run ends and before anything stops: look at the final state (tests, debugging). */
   inspect?: (context: {
     sandbox: Sandbox;
@@ -581,7 +590,8 @@ export async function runScenario(
   try {
     // --- sandbox, git, repository -------------------------------------------------------------------------
     progress("setup", null, `scenario "${scenario.name}": starting the sandbox`);
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({ webPort: options.webPort ?? 0 });
+    options.onWebView?.(sandbox.web.url);
     onCleanup("webhook deliveries", 0, () => sandbox!.setWebhookTarget(null));
     onCleanup("the sandbox", 60, () => sandbox!.stop());
     store = sandbox.store;
@@ -668,6 +678,11 @@ export async function runScenario(
     });
     const actionsRunner = actions;
     onCleanup("the Actions runs", 10, () => actionsRunner.stop());
+    const runSecrets = [sandbox.app.privateKey];
+    sandbox.web.setRunDetails((runId) => {
+      const run = actionsRunner.getRun(runId);
+      return run && { ...run, secrets: [...runSecrets, ...(run.token ? [run.token] : [])] };
+    });
     await actions.syncWorkflows(repoFull);
 
     // Fault `killRun`: a worker run is lost mid-way (SIGKILL), `afterSeconds` into the run.
@@ -1196,9 +1211,16 @@ export async function runScenario(
       for (const d of report.invariants.details.filter((x) => x.kind !== "note"))
         progress("warning", d.issue, `invariant: ${d.message}`);
     progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
+    sandbox.web.setLive(false);
     await options.inspect?.({ sandbox, store, actions: actionsRunner, repo: repoFull });
+    await options.keep?.(report);
   } catch (error) {
-    if (error instanceof ScenarioError || error instanceof MissingPartsError) throw error;
+    if (
+      error instanceof ScenarioError ||
+      error instanceof MissingPartsError ||
+      error instanceof WebViewPortError
+    )
+      throw error;
     report = {
       ...(sandbox && actions && observer
         ? buildReport(scenario, sandbox, actions, observer, null, runIssues, "error", started)
