@@ -175,8 +175,13 @@ async function runSandbox(
               printed = true;
               io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
               await new Promise<void>((resolve) => {
-                process.once("SIGINT", () => resolve());
-                process.once("SIGTERM", () => resolve());
+                const stop = () => {
+                  process.off("SIGINT", stop);
+                  process.off("SIGTERM", stop);
+                  resolve();
+                };
+                process.on("SIGINT", stop);
+                process.on("SIGTERM", stop);
               });
             },
           }

@@ -493,6 +493,10 @@ function timelineHas(rules: ScenarioRule[], key: keyof ScenarioAction): boolean 
 }
 
 /** Runs a scenario file (or a parsed scenario) to the end. */
+/** Cleanup steps ordered before this (webhooks, runs, controller) stop before `keep`; the git remote and the
+ * sandbox (whose pages read both) stay. */
+const KEEP_UNTIL_ORDER = 50;
+
 export async function runScenario(
   scenarioOrFile: string | Scenario = DEFAULT_SCENARIO,
   options: RunScenarioOptions = {},
@@ -527,9 +531,13 @@ export async function runScenario(
   const onCleanup = (name: string, order: number, fn: () => Promise<unknown> | unknown) =>
     cleanups.push({ name, order, fn });
   let cleaned: Promise<void> | null = null;
-  const cleanup = () => {
-    cleaned ??= (async () => {
+  const stopped = new Set<(typeof cleanups)[number]>();
+  // `before`: only the steps ordered before it (what `keep` stops while the sandbox stays up).
+  const cleanup = (before = Number.POSITIVE_INFINITY) => {
+    const run = async () => {
       for (const step of [...cleanups].sort((a, b) => a.order - b.order)) {
+        if (step.order >= before || stopped.has(step)) continue;
+        stopped.add(step);
         let timer: NodeJS.Timeout | undefined;
         const limit = new Promise<"timeout">((r) => {
           timer = setTimeout(() => r("timeout"), CLEANUP_STEP_MS);
@@ -548,7 +556,9 @@ export async function runScenario(
           clearTimeout(timer);
         }
       }
-    })();
+    };
+    if (before !== Number.POSITIVE_INFINITY) return run();
+    cleaned ??= run();
     return cleaned;
   };
 
@@ -1213,7 +1223,11 @@ export async function runScenario(
     progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
     sandbox.web.setLive(false);
     await options.inspect?.({ sandbox, store, actions: actionsRunner, repo: repoFull });
-    await options.keep?.(report);
+    if (options.keep && !interrupted) {
+      // The pages stay up showing the state the report describes: nothing acts on the sandbox any more.
+      await cleanup(KEEP_UNTIL_ORDER);
+      await options.keep(report);
+    }
   } catch (error) {
     if (
       error instanceof ScenarioError ||
