@@ -51,6 +51,7 @@ export async function webFixture(): Promise<WebFixture> {
     labels: ["autopilot:ready"],
   });
   const task2 = store.createIssue(REPO, { title: "Cart total", author: "alice", labels: ["critical"] });
+  const task3 = store.createIssue(REPO, { title: "Orders migration", author: "alice" });
   store.setLabels(REPO, task1.number, ["autopilot:in-progress"], "autopilot[bot]");
   store.createComment(REPO, task1.number, "Working on it: **iteration 1**", "autopilot[bot]");
 
@@ -78,7 +79,7 @@ export async function webFixture(): Promise<WebFixture> {
       queue: [{ issue: task2.number, title: task2.title, score: 3, why: "critical" }],
       waiting: [],
       review: [],
-      needsHuman: [],
+      needsHuman: [{ issue: task3.number, title: task3.title, reason: "Which currency?", since: null }],
       blocked: [],
       timeouts: [],
       failed: [],
