@@ -37,8 +37,14 @@ export interface WebFixture {
 }
 
 export async function webFixture(): Promise<WebFixture> {
+  // A clock a second further on each reading: the timeline's order is the order things happened.
   let now = T0.getTime();
-  const store = new SandboxStore({ now: () => new Date((now += 1000)) });
+  const store = new SandboxStore({
+    now: () => {
+      now += 1000;
+      return new Date(now);
+    },
+  });
   store.createRepo({ owner: "acme", name: "widgets" });
   store.addUser("alice", { permission: "write" });
   store.addUser("mallory", { permission: "read" });

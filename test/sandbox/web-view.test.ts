@@ -98,9 +98,9 @@ describe("the web view", () => {
     expect((await get(web, "/acme/nope/issues")).status).toBe(404);
     expect((await get(web, "/acme/widgets/issues/999")).status).toBe(404);
     expect((await get(web, "/acme/widgets/issues/%E0%A4%A")).status).toBe(404);
-    const escape = await get(web, "/-/assets/../../package.json");
-    expect(escape.status).not.toBe(200);
-    expect(escape.body).not.toContain('"name": "autopilot"');
+    const traversal = await get(web, "/-/assets/../../package.json");
+    expect(traversal.status).not.toBe(200);
+    expect(traversal.body).not.toContain('"name": "autopilot"');
   });
 
   it("lists issues with their labels in their colours and their state; pull requests redirect", async () => {
