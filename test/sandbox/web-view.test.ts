@@ -75,6 +75,18 @@ describe("renderMarkdown", () => {
     expect(html).toContain("Please fix this.");
   });
 
+  it("links #N references to the repository's issues, outside code and links", () => {
+    const html = renderMarkdown("Closes #12, see [#3](https://example.com) and `#4`; not a#5 or &#6;", {
+      owner: "acme",
+      name: "widgets",
+    });
+    expect(html).toContain('Closes <a href="/acme/widgets/issues/12" class="issue-link">#12</a>,');
+    expect(html).toContain('<a href="https://example.com">#3</a>');
+    expect(html).toContain("<code>#4</code>");
+    expect(html).not.toContain("/issues/5");
+    expect(html).not.toContain("/issues/6");
+  });
+
   it("hides HTML comments (the dashboard's machine state) as GitHub does", () => {
     expect(renderMarkdown("shown\n<!-- autopilot:state v1 {} -->")).not.toContain("autopilot:state");
   });

@@ -128,7 +128,7 @@ export function issueTimeline(ctx: PageContext, repo: Repo, issue: Issue): Timel
     items.push({
       at: comment.createdAt,
       html: `<article class="comment" id="issuecomment-${comment.id}"><div class="comment-head">${userName(comment.user)} commented ${formatTime(comment.createdAt)}</div>
-<div class="markdown-body">${renderMarkdown(comment.body)}</div></article>`,
+<div class="markdown-body">${renderMarkdown(comment.body, repo)}</div></article>`,
     });
   }
   for (const event of issue.events) {
@@ -172,7 +172,7 @@ export function issuePage(ctx: PageContext, repo: Repo, number: number): PageRes
   // GitHub sends /issues/N of a pull request to /pull/N.
   if (issue.pull) return { redirect: href(repo.owner, repo.name, "pull", number) };
   const body = `<article class="comment opening"><div class="comment-head">${userName(issue.user)} opened ${formatTime(issue.createdAt)}</div>
-<div class="markdown-body">${renderMarkdown(issue.body)}</div></article>`;
+<div class="markdown-body">${renderMarkdown(issue.body, repo)}</div></article>`;
   return {
     status: 200,
     html: renderPage({

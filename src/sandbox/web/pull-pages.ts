@@ -68,7 +68,7 @@ function statusIcon(state: CommitStatus["state"]): string {
   );
 }
 
-function checksSection(runs: CheckRun[], statuses: CommitStatus[], sha: string): string {
+function checksSection(repo: Repo, runs: CheckRun[], statuses: CommitStatus[], sha: string): string {
   // The latest run per name, as the merge box shows them.
   const latest = new Map<string, CheckRun>();
   for (const run of runs) if (!latest.has(run.name)) latest.set(run.name, run);
@@ -77,7 +77,7 @@ function checksSection(runs: CheckRun[], statuses: CommitStatus[], sha: string):
       (run) =>
         `<li class="check-row" data-check="${escapeHtml(run.name)}">${checkIcon(run.status, run.conclusion)} <strong>${safeLink(run.detailsUrl, run.name)}</strong>
 <span class="muted">${escapeHtml(run.status === "completed" ? (run.conclusion ?? "") : run.status)}${run.output.title ? ` — ${escapeHtml(run.output.title)}` : ""}</span>
-${run.output.summary ? `<details><summary>Output</summary><div class="markdown-body">${renderMarkdown(run.output.summary)}</div></details>` : ""}</li>`,
+${run.output.summary ? `<details><summary>Output</summary><div class="markdown-body">${renderMarkdown(run.output.summary, repo)}</div></details>` : ""}</li>`,
     ),
     ...statuses.map(
       (status) =>
@@ -89,7 +89,7 @@ ${run.output.summary ? `<details><summary>Output</summary><div class="markdown-b
 ${rows.length ? `<ul>${rows.join("\n")}</ul>` : '<p class="muted">No checks have run on the head commit.</p>'}</section>`;
 }
 
-function reviewItem(review: Review): TimelineItem | null {
+function reviewItem(repo: Repo, review: Review): TimelineItem | null {
   if (review.state === "PENDING" || !review.submittedAt) return null;
   const verb = {
     APPROVED: "approved these changes",
@@ -101,13 +101,13 @@ function reviewItem(review: Review): TimelineItem | null {
   const inline = review.comments
     .map(
       (c) =>
-        `<div class="inline-comment"><code>${escapeHtml(c.path)}${c.line !== null ? `:${c.line}` : ""}</code><div class="markdown-body">${renderMarkdown(c.body)}</div></div>`,
+        `<div class="inline-comment"><code>${escapeHtml(c.path)}${c.line !== null ? `:${c.line}` : ""}</code><div class="markdown-body">${renderMarkdown(c.body, repo)}</div></div>`,
     )
     .join("");
   return {
     at: review.submittedAt,
     html: `<article class="comment review review-${review.state.toLowerCase()}"><div class="comment-head">${userName(review.user)} ${verb} ${formatTime(review.submittedAt)}</div>
-${review.body ? `<div class="markdown-body">${renderMarkdown(review.body)}</div>` : ""}${inline}</article>`,
+${review.body ? `<div class="markdown-body">${renderMarkdown(review.body, repo)}</div>` : ""}${inline}</article>`,
   };
 }
 
@@ -147,7 +147,9 @@ export async function pullPage(ctx: PageContext, repo: Repo, number: number): Pr
   }
   const timeline = [
     ...issueTimeline(ctx, repo, pull),
-    ...pull.pull.reviews.map(reviewItem).filter((i): i is TimelineItem => i !== null),
+    ...pull.pull.reviews
+      .map((review) => reviewItem(repo, review))
+      .filter((i): i is TimelineItem => i !== null),
   ];
   const runs = ctx.store
     .listWorkflowRuns(repo.fullName)
@@ -159,7 +161,7 @@ export async function pullPage(ctx: PageContext, repo: Repo, number: number): Pr
     ? ` · ${userName(pull.pull.mergedBy ?? "")} merged into <code>${escapeHtml(base.ref)}</code> ${formatTime(pull.pull.mergedAt)}`
     : "";
   const opening = `<article class="comment opening"><div class="comment-head">${userName(pull.user)} opened ${formatTime(pull.createdAt)}</div>
-<div class="markdown-body">${renderMarkdown(pull.body)}</div></article>`;
+<div class="markdown-body">${renderMarkdown(pull.body, repo)}</div></article>`;
   return {
     status: 200,
     html: renderPage({
@@ -168,7 +170,7 @@ export async function pullPage(ctx: PageContext, repo: Repo, number: number): Pr
       repo: { owner: repo.owner, name: repo.name, tab: "pulls" },
       main: `${issueHeader(pull, ` · wants to merge <code>${escapeHtml(head.ref)}</code> into <code>${escapeHtml(base.ref)}</code>${merged}`)}
 <div class="with-sidebar"><div class="discussion">${opening}${renderTimeline(timeline)}
-${checksSection(ctx.store.listCheckRuns(repo.fullName, head.sha), ctx.store.combinedStatus(repo.fullName, head.sha).statuses, head.sha)}
+${checksSection(repo, ctx.store.listCheckRuns(repo.fullName, head.sha), ctx.store.combinedStatus(repo.fullName, head.sha).statuses, head.sha)}
 ${diffSection(files)}</div>${sidebar(ctx, repo, pull, runLinks)}</div>`,
     }),
   };

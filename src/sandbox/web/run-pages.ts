@@ -125,7 +125,7 @@ export function runPage(ctx: PageContext, repo: Repo, runId: number): PageResult
         .join("")}</ul></section>`
     : "";
   const summary = details?.summary.trim()
-    ? `<section class="summary" id="summary"><h2>Summary</h2><div class="markdown-body">${renderMarkdown(applyMasks(details.summary, masks))}</div></section>`
+    ? `<section class="summary" id="summary"><h2>Summary</h2><div class="markdown-body">${renderMarkdown(applyMasks(details.summary, masks), repo)}</div></section>`
     : "";
   const log = details
     ? `<section class="log" id="logs"><h2>Log</h2>${details.log.length ? `<pre class="log-body">${renderLog(details.log, masks)}</pre>` : '<p class="muted">No output yet.</p>'}</section>`
