@@ -171,7 +171,8 @@ async function runSandbox(
       ...(options.keep
         ? {
             keep: async (finished: ScenarioReport) => {
-              printResult(io, finished, options);
+              // The report file is written once everything has stopped, after Ctrl-C.
+              printResult(io, finished, { quiet: options.quiet ?? false });
               printed = true;
               io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
               await new Promise<void>((resolve) => {
@@ -200,6 +201,7 @@ async function runSandbox(
     return EXIT.failed;
   }
   if (!printed) printResult(io, report, options);
+  else if (options.report) io.out(`Report written to ${options.report}`);
   if (report.outcome === "interrupted") return EXIT.interrupted;
   return reportPassed(report) ? EXIT.ok : EXIT.failed;
 }
