@@ -24,6 +24,7 @@ import {
   type ScenarioReport,
 } from "../sandbox/runner.js";
 import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario.js";
+import { WebViewPortError } from "../sandbox/web/web-view.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
 
@@ -38,6 +39,10 @@ Usage:
       --quiet                     No progress lines, only the result
       --verbose                   Also print every line the worker runs print
       --keep-workspaces           Keep the runs' workspaces (printed paths) for inspection
+      --port P                    (start, sandbox) Serve the live web pages on 127.0.0.1:P (default: any
+                                  free port; the URL is printed at the start)
+      --keep                      (start, sandbox) Leave the sandbox and its pages up after the run,
+                                  until Ctrl-C
   autopilot serve                 Run the controller app against GitHub (APP_ID, PRIVATE_KEY or
                                   PRIVATE_KEY_PATH, WEBHOOK_SECRET; from .env too; without them it
                                   registers the App first, as \`autopilot register\` does).
@@ -147,8 +152,10 @@ async function runSandbox(
     report?: string;
     quiet?: boolean;
     verbose?: boolean;
-    keep?: boolean;
+    keepWorkspaces?: boolean;
     title?: string;
+    port?: number;
+    keep?: boolean;
   },
 ): Promise<number> {
   let scenario: Scenario;
@@ -166,25 +173,59 @@ async function runSandbox(
     io.out("");
   }
   let report: ScenarioReport;
+  let webUrl = "";
+  let printed = false;
   try {
     report = await runScenario(scenario, {
       ...(options.report ? { report: options.report } : {}),
       verbose: options.verbose ?? false,
-      keepWorkspaces: options.keep ?? false,
+      keepWorkspaces: options.keepWorkspaces ?? false,
       onProgress: options.quiet ? undefined : (event) => io.out(formatProgress(event, titles)),
+      webPort: options.port ?? 0,
+      onWebView: (url) => {
+        webUrl = url;
+        io.out(`Watch it as GitHub would show it: ${url}`);
+        if (!options.quiet) io.out("");
+      },
+      ...(options.keep
+        ? {
+            keep: async (finished: ScenarioReport) => {
+              // The report file is written once everything has stopped, after Ctrl-C.
+              printResult(io, finished, { quiet: options.quiet ?? false });
+              printed = true;
+              io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
+              await new Promise<void>((resolve) => {
+                const stop = () => {
+                  process.off("SIGINT", stop);
+                  process.off("SIGTERM", stop);
+                  resolve();
+                };
+                process.on("SIGINT", stop);
+                process.on("SIGTERM", stop);
+              });
+            },
+          }
+        : {}),
     });
   } catch (error) {
     if (error instanceof MissingPartsError) {
       io.err(error.message);
       return EXIT.missing;
     }
-    if (error instanceof ScenarioError) {
+    if (error instanceof ScenarioError || error instanceof WebViewPortError) {
       io.err(error.message);
       return EXIT.usage;
     }
     io.err(`The sandbox failed: ${(error as Error).stack ?? String(error)}`);
     return EXIT.failed;
   }
+  if (!printed) printResult(io, report, options);
+  else if (options.report) io.out(`Report written to ${options.report}`);
+  if (report.outcome === "interrupted") return EXIT.interrupted;
+  return reportPassed(report) ? EXIT.ok : EXIT.failed;
+}
+
+function printResult(io: CliIo, report: ScenarioReport, options: { quiet?: boolean; report?: string }): void {
   io.out("");
   if (report.dashboard && !options.quiet) {
     io.out("──── Dashboard (the tracking issue) ────");
@@ -194,8 +235,6 @@ async function runSandbox(
   }
   for (const line of renderSummary(report)) io.out(line);
   if (options.report) io.out(`Report written to ${options.report}`);
-  if (report.outcome === "interrupted") return EXIT.interrupted;
-  return reportPassed(report) ? EXIT.ok : EXIT.failed;
 }
 
 async function serve(io: CliIo): Promise<number> {
@@ -331,6 +370,12 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
     io.err(`Unexpected argument: ${positionals[1]}`);
     return EXIT.usage;
   }
+  const port = parsePort(values.port);
+  if (port instanceof Error) {
+    io.err(port.message);
+    return EXIT.usage;
+  }
+  const web = { ...(port !== undefined ? { port } : {}), keep: values.keep ?? false };
   switch (command) {
     case "start":
       if (hasAppCredentials(io.env)) {
@@ -346,6 +391,7 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
         quiet: values.quiet ?? false,
         verbose: values.verbose ?? false,
         title: "No GitHub App credentials: running the bundled demo on the offline sandbox (about a minute).",
+        ...web,
       });
     case "sandbox":
       return runSandbox(io, {
@@ -353,7 +399,8 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
         ...(values.report ? { report: values.report } : {}),
         quiet: values.quiet ?? false,
         verbose: values.verbose ?? false,
-        keep: values["keep-workspaces"] ?? false,
+        keepWorkspaces: values["keep-workspaces"] ?? false,
+        ...web,
       });
     case "serve":
       return serve(io);
@@ -393,6 +440,14 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
   }
 }
 
+/** `--port P`: a TCP port number (0 picks a free one). */
+function parsePort(value: string | undefined): number | undefined | Error {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    return new Error(`--port expects a port number from 0 to 65535, got "${value}".`);
+  return Number(value);
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -415,6 +470,8 @@ function parse(argv: string[]) {
       yes: { type: "boolean", short: "y" },
       force: { type: "boolean" },
       json: { type: "boolean" },
+      port: { type: "string" },
+      keep: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },

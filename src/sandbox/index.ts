@@ -1,7 +1,8 @@
 /**
  * The offline GitHub sandbox: one HTTP server on 127.0.0.1 serving REST (validated against GitHub's OpenAPI
  * description), GraphQL (validated against GitHub's schema), signed webhook deliveries, and whatever other
- * parts mount on it with {@link Sandbox.registerHandler} (the git remote at `/git/`).
+ * parts mount on it with {@link Sandbox.registerHandler} (the git remote at `/git/`), and read-only web
+ * pages of the same store on a second port ({@link Sandbox.web}).
  *
  * ```ts
  * const sandbox = await startSandbox();
@@ -21,6 +22,7 @@ import {
   assertNoValidationFailures as assertNone,
 } from "./server.js";
 import { SandboxStore } from "./store.js";
+import { startWebView } from "./web/web-view.js";
 
 export type { RequestAccounting, RequestRecord, ValidationFailure } from "./accounting.js";
 export { repoSettings } from "./app-setup.js";
@@ -28,6 +30,8 @@ export type { SandboxApp } from "./auth.js";
 export { FaultsSchema, type Faults, type FaultsInput, type FaultController } from "./faults.js";
 export * from "./store.js";
 export type { WebhookDelivery, WebhookDispatcher } from "./webhooks.js";
+export type { RunDetails, RunDetailsSource, WebView } from "./web/web-view.js";
+export { WebViewPortError } from "./web/web-view.js";
 export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./server.js";
 
 /** Throws listing the sandbox's validation failures (REST and GraphQL requests GitHub would reject). */
@@ -41,10 +45,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const app = createSandboxApp(store);
   const server = new SandboxServer({ store, app, options });
   await server.listen(options.port ?? 0);
-  const sandbox = server.toSandbox();
+  let web: Awaited<ReturnType<typeof startWebView>>;
+  try {
+    web = await startWebView({ store, port: options.webPort ?? 0 });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const api = server.toSandbox();
   // GitHub's web pages of the App-manifest registration flow, at GitHub's own paths.
   const pages = manifestPages(store, app);
-  sandbox.registerHandler("/settings/apps/new", pages);
-  sandbox.registerHandler("/organizations/", pages);
-  return sandbox;
+  api.registerHandler("/settings/apps/new", pages);
+  api.registerHandler("/organizations/", pages);
+  let stopping: Promise<void> | null = null;
+  return {
+    ...api,
+    web,
+    stop: () => {
+      stopping ??= Promise.all([web.stop(), api.stop()]).then(() => undefined);
+      return stopping;
+    },
+  };
 }

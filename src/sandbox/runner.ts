@@ -27,7 +27,7 @@ import {
   writeDemoScript,
 } from "./demo-agent.js";
 import { attachGit, type SandboxGit } from "./git.js";
-import { type Sandbox, startSandbox } from "./index.js";
+import { type Sandbox, startSandbox, WebViewPortError } from "./index.js";
 import {
   loadScenario,
   REPORT_STATES,
@@ -105,6 +105,15 @@ export interface RunScenarioOptions {
   keepWorkspaces?: boolean;
   /** Report every line of the runs' output as progress. */
   verbose?: boolean;
+  /** Port of the sandbox's web pages on 127.0.0.1 (0 or absent: a free one). */
+  webPort?: number;
+  /** Told the web pages' URL as soon as the sandbox is up. */
+  onWebView?: (url: string) => void;
+  /**
+   * Called with the finished report after `inspect`, before anything stops: resolve it to stop (`--keep`
+   * waits for Ctrl-C here, the pages staying up).
+   */
+  keep?: (report: ScenarioReport) => Promise<void>;
   /** Called after the run ends and before anything stops: look at the final state (tests, debugging). */
   inspect?: (context: {
     sandbox: Sandbox;
@@ -494,6 +503,10 @@ function timelineHas(rules: ScenarioRule[], key: keyof ScenarioAction): boolean 
 }
 
 /** Runs a scenario file (or a parsed scenario) to the end. */
+/** Cleanup steps ordered before this (webhooks, runs, controller) stop before `keep`; the git remote and the
+ * sandbox (whose pages read both) stay. */
+const KEEP_UNTIL_ORDER = 50;
+
 export async function runScenario(
   scenarioOrFile: string | Scenario = DEFAULT_SCENARIO,
   options: RunScenarioOptions = {},
@@ -528,9 +541,13 @@ export async function runScenario(
   const onCleanup = (name: string, order: number, fn: () => Promise<unknown> | unknown) =>
     cleanups.push({ name, order, fn });
   let cleaned: Promise<void> | null = null;
-  const cleanup = () => {
-    cleaned ??= (async () => {
+  const stopped = new Set<(typeof cleanups)[number]>();
+  // `before`: only the steps ordered before it (what `keep` stops while the sandbox stays up).
+  const cleanup = (before = Number.POSITIVE_INFINITY) => {
+    const run = async () => {
       for (const step of [...cleanups].sort((a, b) => a.order - b.order)) {
+        if (step.order >= before || stopped.has(step)) continue;
+        stopped.add(step);
         let timer: NodeJS.Timeout | undefined;
         const limit = new Promise<"timeout">((r) => {
           timer = setTimeout(() => r("timeout"), CLEANUP_STEP_MS);
@@ -549,7 +566,9 @@ export async function runScenario(
           clearTimeout(timer);
         }
       }
-    })();
+    };
+    if (before !== Number.POSITIVE_INFINITY) return run();
+    cleaned ??= run();
     return cleaned;
   };
 
@@ -593,7 +612,8 @@ export async function runScenario(
   try {
     // --- sandbox, git, repository -------------------------------------------------------------------------
     progress("setup", null, `scenario "${scenario.name}": starting the sandbox`);
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({ webPort: options.webPort ?? 0 });
+    options.onWebView?.(sandbox.web.url);
     onCleanup("webhook deliveries", 0, () => sandbox!.setWebhookTarget(null));
     onCleanup("the sandbox", 60, () => sandbox!.stop());
     store = sandbox.store;
@@ -680,6 +700,11 @@ export async function runScenario(
     });
     const actionsRunner = actions;
     onCleanup("the Actions runs", 10, () => actionsRunner.stop());
+    const runSecrets = [sandbox.app.privateKey];
+    sandbox.web.setRunDetails((runId) => {
+      const run = actionsRunner.getRun(runId);
+      return run && { ...run, secrets: [...runSecrets, ...(run.token ? [run.token] : [])] };
+    });
     await actions.syncWorkflows(repoFull);
 
     // Fault `killRun`: a worker run is lost mid-way (SIGKILL), `afterSeconds` into the run.
@@ -1238,9 +1263,20 @@ export async function runScenario(
       for (const d of report.invariants.details.filter((x) => x.kind !== "note"))
         progress("warning", d.issue, `invariant: ${d.message}`);
     progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
+    sandbox.web.setLive(false);
     await options.inspect?.({ sandbox, store, actions: actionsRunner, repo: repoFull });
+    if (options.keep && !interrupted) {
+      // The pages stay up showing the state the report describes: nothing acts on the sandbox any more.
+      await cleanup(KEEP_UNTIL_ORDER);
+      await options.keep(report);
+    }
   } catch (error) {
-    if (error instanceof ScenarioError || error instanceof MissingPartsError) throw error;
+    if (
+      error instanceof ScenarioError ||
+      error instanceof MissingPartsError ||
+      error instanceof WebViewPortError
+    )
+      throw error;
     report = {
       ...(sandbox && actions && observer
         ? buildReport(scenario, sandbox, actions, observer, null, runIssues, "error", started)

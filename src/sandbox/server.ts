@@ -22,6 +22,7 @@ import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers 
 import { type Json, Shapes } from "./shapes.js";
 import { type SandboxStore, type StoreOptions, StoreError, type TokenKind } from "./store.js";
 import { WebhookDispatcher } from "./webhooks.js";
+import type { WebView } from "./web/web-view.js";
 
 /**
  * A handler mounted under a path prefix (e.g. the git remote under `/git/`). It gets the raw request (body
@@ -58,6 +59,8 @@ export interface SandboxOptions {
   validateResponses?: boolean;
   /** Debug log lines (default: silent). */
   log?: (line: string) => void;
+  /** Port of the web pages on 127.0.0.1 (`Sandbox.web`); 0 (default) picks a free one. */
+  webPort?: number;
 }
 
 export interface Sandbox {
@@ -89,9 +92,11 @@ export interface Sandbox {
   userToken(login: string): string;
   /** Kind of a token as the sandbox sees it, or null when unknown. */
   tokenKind(token: string): TokenKind | null;
+  /** The read-only web pages showing the store as GitHub would (their own port on 127.0.0.1). */
+  readonly web: WebView;
   /**
-   * Closes the server and every socket, aborts an in-flight webhook delivery and drops queued ones (await
-   * `webhooks.flush()` first to deliver them). Idempotent.
+   * Closes the server, the web pages and every socket, aborts an in-flight webhook delivery and drops queued
+   * ones (await `webhooks.flush()` first to deliver them). Idempotent.
    */
   stop(): Promise<void>;
 }
@@ -187,7 +192,7 @@ export class SandboxServer {
     this.unsubscribe = this.store.onEvent((event) => dispatcher.enqueue(event));
   }
 
-  toSandbox(): Sandbox {
+  toSandbox(): Omit<Sandbox, "web"> {
     const webhooks = this.webhooks!;
     return {
       url: this.baseUrl,
