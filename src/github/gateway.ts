@@ -8,7 +8,7 @@
  *   writes held back by an open circuit queued and replayed (before newer effects) once it closes.
  * - `requests()` tells what the reconcile cost, per endpoint.
  */
-import { readPullDiffs, resolveBotId } from "./pull-verification.js";
+import { readPullDiffs } from "./pull-verification.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/snapshot.js";
@@ -156,12 +156,9 @@ export class Gateway {
     });
     // What the controller verifies itself: its bot's id (to recognise its own PRs) and the task PRs' diffs.
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    // The snapshot's own query names the token's account (`viewer.databaseId`, free); only when a server leaves it
-    // out is the bot looked up by login, and only once there is a pull request to judge (an idle repository stays
-    // at two requests).
-    output.world.botId =
-      this.memory.appAccountId ??
-      (output.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null);
+    // The snapshot's own query names the token's account (`viewer.databaseId`, at no extra request); without it
+    // no pull request is recognised as Autopilot's.
+    output.world.botId = this.memory.appAccountId;
     output.world.pullDiffs = await readPullDiffs(verify, output.world, {
       branchPrefix: output.facts.settings.branchPrefix,
       reviewLabel: output.facts.settings.reviewLabel ?? null,

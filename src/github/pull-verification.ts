@@ -2,8 +2,6 @@
  * What the controller reads to verify a task's pull request itself (the decisions are in
  * src/core/pull-trust.ts and src/core/diff-gate.ts):
  *
- * - its bot's account id (`GET /users/{login}`, once per repository memory), to recognise the pull requests
- *   the App opened by id rather than by a login string;
  * - for each task PR in review whose head SHA it has not read yet (the dashboard state keeps the verdict per
  *   head, so an idle reconcile reads nothing): the diff and the file modes at that exact head SHA.
  *
@@ -31,22 +29,6 @@ export interface VerificationContext {
   client: GitHubClient;
   repo: RepoRef;
   read: <T>(call: () => Promise<T>) => Promise<T>;
-}
-
-const botIds = new WeakMap<object, { login: string; id: number }>();
-
-/**
- * The bot's account id (GitHub's `databaseId` of the App's bot user). Remembered per repository memory.
- * A failed lookup throws: without it no pull request could be recognised as Autopilot's.
- */
-export async function resolveBotId(ctx: VerificationContext, login: string, memory: object): Promise<number> {
-  const known = botIds.get(memory);
-  if (known && known.login === login) return known.id;
-  const { data } = await ctx.read(() => ctx.client.request("GET /users/{username}", { username: login }));
-  const id = (data as { id?: unknown }).id;
-  if (typeof id !== "number") throw new Error(`GitHub did not return an account id for ${login}`);
-  botIds.set(memory, { login, id });
-  return id;
 }
 
 interface CompareFile {

@@ -139,7 +139,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       setup: {
         files: (f) => {
           f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
-            / {6}tracking-issue:\n( {8}.*\n)+?(?= {6}config:)/,
+            / {6}tracking-issue:\n( {8}.*\n)+?(?= {6}task-digest:)/,
             "",
           );
         },

@@ -17,7 +17,6 @@ import {
   gqlTracking,
   OWNER,
   REPO,
-  replyBotUser,
   replyRuns,
   replySnapshot,
   restIssue,
@@ -60,7 +59,6 @@ async function withSnapshot(spec: SnapshotSpec, runs: Record<string, unknown>[] 
   const scope = nock(API);
   replySnapshot(scope, snapshotPage(spec));
   replyRuns(scope, runs);
-  if (spec.pulls?.length) replyBotUser(scope);
   await gw.snapshot({ settingsFor, permissionsFor: () => [] });
   expect(scope.isDone()).toBe(true);
   return gw;

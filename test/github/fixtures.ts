@@ -334,11 +334,6 @@ export function replySnapshot(
     .reply(200, page);
 }
 
-/** Answers the lookup of the bot's account id (made once per repository memory, when there are PRs). */
-export function replyBotUser(scope: nock.Scope): nock.Scope {
-  return scope.get(`/users/${encodeURIComponent(BOT)}`).reply(200, { login: BOT, id: BOT_ID, type: "Bot" });
-}
-
 /** Answers the controller's read of a PR head's diff (compare of two SHAs) and tree (file modes). */
 export function replyDiff(
   scope: nock.Scope,

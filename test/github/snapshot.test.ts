@@ -17,7 +17,6 @@ import {
   OWNER,
   progressComment,
   REPO,
-  replyBotUser,
   replyDiff,
   replyRuns,
   replySnapshot,
@@ -114,7 +113,6 @@ describe("the world snapshot", () => {
       }),
     );
     replyRuns(scope, [restRun({ id: 900, issue: 7, dispatchId: "7-1-abc" })]);
-    replyBotUser(scope);
     scope
       .get(`/repos/${OWNER}/${REPO}/collaborators/someone/permission`)
       .reply(200, { permission: "read", role_name: "read" });
@@ -260,7 +258,6 @@ describe("the world snapshot", () => {
     });
     first.data.repository.issues.pageInfo = { hasNextPage: true, endCursor: "c1" } as never;
     replySnapshot(scope, first);
-    replyBotUser(scope);
     replyDiff(scope, "a".repeat(40), [
       { filename: "src/a.ts", status: "modified", changes: 1, patch: "@@ -1 +1 @@\n-a\n+b" },
     ]);

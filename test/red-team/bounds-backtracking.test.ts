@@ -84,14 +84,14 @@ describe("no built-in human-gate rule backtracks on 100 KB of agent-written text
 
   it("path rules complete on 100 KB deep paths, and still match a deep autopilot.yml", () => {
     const result = matchHumanGate({ diff: "", paths: DEEP_PATHS, commands: [] }, ON);
-    expect(result.hits.map((hit) => hit.rule).sort()).toEqual(["**/migrations/**", ".env*"]);
+    expect(result.hits.map((hit) => hit.rule).sort()).toEqual(["**/migrations/**", ".env*", ".github/**"]);
     const deep = matchHumanGate(
       { diff: "", paths: [`${fill("a/")}/.github/autopilot.yml`], commands: [] },
       ON,
     );
     expect(deep.fired).toBe(false);
     const config = matchHumanGate({ diff: "", paths: [".github/autopilot.yml/"], commands: [] }, ON);
-    expect(config.hits.map((hit) => hit.rule)).toEqual([".github/autopilot.{yml,yaml}"]);
+    expect(config.hits.map((hit) => hit.rule).sort()).toEqual([".github/**", ".github/autopilot.{yml,yaml}"]);
   });
 });
 

@@ -21,7 +21,6 @@ import {
   gqlTracking,
   OWNER,
   REPO,
-  replyBotUser,
   replyDiff,
   replyRuns,
   replySnapshot,
@@ -233,7 +232,6 @@ describe("reading the diff through the API", () => {
     const scope = nock(API);
     replySnapshot(scope, page("<!-- autopilot:tracking-issue -->"));
     replyRuns(scope, []);
-    replyBotUser(scope);
     replyDiff(
       scope,
       SHA,
@@ -280,7 +278,6 @@ describe("reading the diff through the API", () => {
       }),
     );
     replyRuns(scope, []);
-    replyBotUser(scope);
     const { world: w } = await gateway().snapshot({ settingsFor, permissionsFor: () => [] });
     expect(scope.isDone()).toBe(true);
     expect(w.pulls[0]).toMatchObject({

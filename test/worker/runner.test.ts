@@ -3,7 +3,8 @@
  * outputs to GITHUB_OUTPUT, the summary to GITHUB_STEP_SUMMARY; GitHub's API answered by nock (every request
  * checked against GitHub's OpenAPI description), git against a local bare remote, a real custom agent.
  */
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -63,13 +64,17 @@ async function actionEnv(
 
 describe("the action runner", () => {
   it("reads its inputs and the repository's config, runs the task to a PR, and reports outputs and a summary", async () => {
+    // The agent runs as another OS user with a private TMPDIR: it leaves its environment where the test can read it.
+    const seen = await mkdtemp(join(tmpdir(), "autopilot-agent-env-"));
+    await chmod(seen, 0o1777);
     const setup = await remoteAndClone({
       ".github/autopilot.yml": [
         "agents:",
         "  primary:",
         "    preset: custom",
-        `    command: "test -f {prompt_file} && echo hello > hello.txt && env > ${"$"}TMPDIR/agent-env.txt && echo '<promise>COMPLETE</promise>'"`,
+        `    command: "test -f {prompt_file} && echo hello > hello.txt && env > ${seen}/agent-env.txt && echo '<promise>COMPLETE</promise>'"`,
         "qualityCommands: ['test -f hello.txt']",
+        "maxIterations: 3",
       ].join("\n"),
     });
     root = setup.root;
@@ -79,13 +84,16 @@ describe("the action runner", () => {
       "dispatch-id": "7-1-runner",
       "tracking-issue": "",
       "github-token": TOKEN,
-      config: JSON.stringify({ maxIterations: 3 }),
+      config: JSON.stringify({ maxParallel: 1 }),
       "git-user-name": "",
       "git-user-email": "",
     });
 
     let progress = "";
     const scope = nock(API)
+      // The worker's own account (its claim believes only comments by it).
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerViewer"))
+      .reply(200, { data: { viewer: { databaseId: 1 } } })
       .get(`${R}/issues/7/comments`)
       .query(true)
       .reply(200, [])
@@ -170,10 +178,8 @@ describe("the action runner", () => {
     expect(progress).toContain("https://github.com/acme/widgets/actions/runs/4242");
     // The branch was pushed, and neither the token nor the default token reached the agent.
     expect(git(setup.remote, "show", "autopilot/issue-7:hello.txt")).toBe("hello");
-    const envFile = (await readdir(join(root, "runner_temp"), { recursive: true })).find((f) =>
-      f.endsWith("agent-env.txt"),
-    );
-    const agentEnv = await readFile(join(root, "runner_temp", envFile!), "utf8");
+    const agentEnv = await readFile(join(seen, "agent-env.txt"), "utf8");
+    await rm(seen, { recursive: true, force: true });
     expect(agentEnv).toContain("AUTOPILOT_ISSUE=7");
     expect(agentEnv).not.toContain(TOKEN);
     expect(agentEnv).not.toContain("ghs_defaultTokenNeverForTheAgent");
