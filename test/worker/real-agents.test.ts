@@ -127,6 +127,9 @@ async function geminiHome(): Promise<string> {
     path.join(home, ".gemini", "settings.json"),
     JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, general: { maxAttempts: 1 } }),
   );
+  // The CLI runs as the agent's OS user and writes its registry beside the settings: the folder must be its to write.
+  await chmod(home, 0o1777);
+  await chmod(path.join(home, ".gemini"), 0o1777);
   return home;
 }
 
