@@ -849,7 +849,7 @@ describe("OpenCode, for real", { timeout: OPENCODE_TIMEOUT_MS }, () => {
       turns: [
         {
           text: "",
-          calls: [{ tool: "write", path: path.join(repo.workspace, "hello.txt"), content: GREETING }],
+          calls: [{ tool: "write", path: path.join(repo.workTree, "hello.txt"), content: GREETING }],
         },
         { text: "Done.\n\n<promise>COMPLETE</promise>" },
       ],
@@ -887,7 +887,7 @@ describe("a USD budget stops the agents whose CLI reports no price", { timeout: 
 
   it("Codex: its tokens, priced from the configured price of its model, end the job with budget_exceeded", async () => {
     const repo = await taskRepo();
-    const model = await fakeModel(neverDone(repo.workspace));
+    const model = await fakeModel(neverDone(repo.workTree));
 
     const loop = await runLoop(repo, { primary: codexAgent(model) }, null, {
       maxIterations: 3,
@@ -907,7 +907,7 @@ describe("a USD budget stops the agents whose CLI reports no price", { timeout: 
 
   it("Gemini CLI: its tokens, priced from the built-in table by the model it reports, end the job", async () => {
     const repo = await taskRepo();
-    const model = await fakeModel(neverDone(repo.workspace));
+    const model = await fakeModel(neverDone(repo.workTree));
 
     const loop = await runLoop(
       repo,
