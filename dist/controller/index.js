@@ -75745,16 +75745,6 @@ function countRequests(client) {
 // src/github/pull-verification.ts
 var COMPARE_MAX_FILES = 300;
 var MAX_DIFFS_PER_RECONCILE = 10;
-var botIds = /* @__PURE__ */ new WeakMap();
-async function resolveBotId(ctx, login, memory) {
-  const known = botIds.get(memory);
-  if (known && known.login === login) return known.id;
-  const { data } = await ctx.read(() => ctx.client.request("GET /users/{username}", { username: login }));
-  const id = data.id;
-  if (typeof id !== "number") throw new Error(`GitHub did not return an account id for ${login}`);
-  botIds.set(memory, { login, id });
-  return id;
-}
 async function readPullDiffs(ctx, world, options) {
   const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
   const known = new Set((state?.diffGates ?? []).map((g) => `${g.pr}@${g.sha}`));
@@ -77134,7 +77124,7 @@ var Gateway = class {
       now: this.now
     });
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    output2.world.botId = this.memory.appAccountId ?? (output2.world.pulls.length > 0 ? await resolveBotId(verify, this.botLogin, this.memory) : null);
+    output2.world.botId = this.memory.appAccountId;
     output2.world.pullDiffs = await readPullDiffs(verify, output2.world, {
       branchPrefix: output2.facts.settings.branchPrefix,
       reviewLabel: output2.facts.settings.reviewLabel ?? null

@@ -24,6 +24,7 @@ import { parse as parseYaml } from "yaml";
 import { type ExprContext, type ExprValue, evaluateCondition, interpolateString } from "./expressions.js";
 import { fullRef, type SandboxGit } from "./git.js";
 import { gitEnv, killTree, run as runProcess } from "./proc.js";
+import { claimAgentUser } from "./agent-user-slots.js";
 import { Shapes } from "./shapes.js";
 import type { Repo, SandboxStore, StoreEvent, WorkflowRun, WorkflowRunRequest } from "./store.js";
 
@@ -140,15 +141,6 @@ export interface RunRecord {
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
-}
-
-/** Agent-user slots of the jobs running in this process (see where a run starts). */
-const agentSlots = new Set<number>();
-function takeAgentSlot(): number {
-  let slot = 0;
-  while (agentSlots.has(slot)) slot++;
-  agentSlots.add(slot);
-  return slot;
 }
 
 interface RunHandle {
@@ -787,11 +779,9 @@ export class ActionsRunner {
     handle.dir = dir;
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
-    // Each GitHub-hosted job has a VM of its own, so one agent user per job is enough there; here jobs share a
-    // machine, and the worker kills every process of its agent user after each iteration, so each running job
-    // gets a user of its own (a small pool, reused).
-    const agentSlot = takeAgentSlot();
-    handle.agentUser = `ap-sbx${process.env.VITEST_POOL_ID ?? ""}-${agentSlot}`;
+    // One agent user per running job on this machine (see agent-user-slots.ts).
+    const agentUser = claimAgentUser();
+    handle.agentUser = agentUser.name;
     try {
       for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
         const result = await this.runJob(handle, workflow, jobId, job, token, dir);
@@ -805,7 +795,7 @@ export class ActionsRunner {
       conclusion = "failure";
       reason = (error as Error).message;
     }
-    agentSlots.delete(agentSlot);
+    agentUser.release();
     if (handle.killed) {
       conclusion = "failure";
       reason = "The runner has received a shutdown signal. The operation was canceled.";

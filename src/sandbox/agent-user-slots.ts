@@ -1,0 +1,61 @@
+/**
+ * Agent users for the sandbox's concurrent jobs. On GitHub every job has a runner machine of its own, so one
+ * agent user per job is enough there. Here jobs share one machine — within a sandbox process, and across the
+ * sandbox processes that run side by side (the e2e runs two scenarios at once, vitest several files) — and the
+ * worker kills every process of its agent user after each iteration. So each running job takes a user that no
+ * other running job on this machine holds: a small pool of numbered users, claimed through a lock directory
+ * created atomically (`mkdir` fails when it exists), taken over when the process that claimed it is gone.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const LOCKS = join(tmpdir(), "autopilot-sandbox-agent-users");
+/** More than any run here holds at once; past it, a claim fails loudly rather than sharing a user. */
+const POOL_SIZE = 64;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function tryClaim(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    let owner = Number.NaN;
+    try {
+      owner = Number(readFileSync(join(dir, "pid"), "utf8"));
+    } catch {
+      // Claimed a moment ago and its pid not written yet: it is taken.
+      return false;
+    }
+    if (Number.isInteger(owner) && alive(owner)) return false;
+    // Left behind by a process that is gone: take it over (a race here ends with one winner at mkdir).
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      mkdirSync(dir);
+    } catch {
+      return false;
+    }
+  }
+  writeFileSync(join(dir, "pid"), String(process.pid));
+  return true;
+}
+
+/** Claims a user name no other running sandbox job on this machine holds; `release()` gives it back. */
+export function claimAgentUser(): { name: string; release: () => void } {
+  mkdirSync(LOCKS, { recursive: true });
+  for (let slot = 0; slot < POOL_SIZE; slot++) {
+    const dir = join(LOCKS, String(slot));
+    if (tryClaim(dir)) {
+      return { name: `ap-sbx-${slot}`, release: () => rmSync(dir, { recursive: true, force: true }) };
+    }
+  }
+  throw new Error(`all ${POOL_SIZE} sandbox agent users are in use (locks in ${LOCKS})`);
+}
