@@ -8,7 +8,14 @@ import { type AutopilotConfig, DEFAULT_CONFIG, parseConfig } from "./config.js";
 import { labelSpecs } from "./setup-files.js";
 
 /** Inputs the controller sends with every worker dispatch (docs/ARCHITECTURE.md, "Dispatch"). */
-export const WORKER_INPUTS = ["issue", "attempt", "dispatch-id", "tracking-issue", "task-digest", "config"] as const;
+export const WORKER_INPUTS = [
+  "issue",
+  "attempt",
+  "dispatch-id",
+  "tracking-issue",
+  "task-digest",
+  "config",
+] as const;
 
 export interface AppRequirements {
   permissions: Record<string, string>;
