@@ -6,7 +6,15 @@
 // Plain JavaScript with no dependencies so it runs from any workspace without a build or node_modules.
 // The script format is documented (and typed) in demo-agent.ts.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const args = process.argv.slice(2);
@@ -154,7 +162,10 @@ function saveState(record) {
   });
   if (statePath) {
     mkdirSync(dirname(statePath), { recursive: true });
-    writeFileSync(statePath, `${JSON.stringify(state, null, 2)}\n`);
+    // Replaced, not rewritten: the file may belong to the user an earlier job of this task ran as.
+    const fresh = `${statePath}.${process.pid}.tmp`;
+    writeFileSync(fresh, `${JSON.stringify(state, null, 2)}\n`);
+    renameSync(fresh, statePath);
   }
 }
 

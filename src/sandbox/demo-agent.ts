@@ -119,10 +119,13 @@ export interface DemoAgentScript {
 /** Writes the script the agent reads; returns its path. */
 export function writeDemoScript(dir: string, issues: Record<number, DemoAgentEntry>): string {
   mkdirSync(dir, { recursive: true });
-  // The worker runs the agent as its own OS user: it reads this script and keeps its run counts in state/.
+  // The worker runs the agent as an OS user of its own: it reads this script and keeps its run counts in state/.
+  // The sandbox's concurrent jobs each take a user from a pool, so a task's next job may run as another user:
+  // state/ is writable by all, without the sticky bit, so that user can replace the file (the agent writes it
+  // through a rename).
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, "state"), { recursive: true });
-  chmodSync(join(dir, "state"), 0o1777);
+  chmodSync(join(dir, "state"), 0o777);
   const script: DemoAgentScript = {
     stateDir: join(dir, "state"),
     issues: Object.fromEntries(Object.entries(issues)),
