@@ -625,6 +625,9 @@ class Reconcile {
         if (merged) this.done(n, merged);
         else if (!this.isLive(n)) {
           this.retire(n, "closed", null);
+          // It left the pool (closed, or its labels removed) without a write of Autopilot's: there is no stale
+          // read of ours to settle, so it is not held closed — a writer's new ready label counts at once.
+          this.state.recent = this.state.recent.filter((r) => r.issue !== n);
           this.note(`#${n}: no longer among the open issues; counted as closed`);
         }
         continue;

@@ -142,6 +142,30 @@ describe("a body edited by its non-writer author after a maintainer labeled it",
     expect(dispatch!.inputs?.["task-digest"]).toBe(taskDigest("Add a greeting helper", HOSTILE));
   });
 
+  it("a writer's relabel puts it back even after a reconcile saw it out of the pool (no labels, not fetched)", () => {
+    const { first, after } = dispatched();
+    const attacked = withIssue(after, {
+      body: HOSTILE,
+      edits: [{ at: minutes(2).toISOString(), by: "outsider", what: "body" }],
+    });
+    const out = decide(input(attacked, { state: first.state, now: minutes(3) }));
+    // Its labels gone, the issue is no longer among the pool issues the snapshot fetches.
+    const gone = applyEffects(attacked, out.effects, minutes(3));
+    gone.issues = gone.issues.filter((i) => i.number !== 1);
+    gone.runs = [];
+    const between = decide(input(gone, { state: out.state, now: minutes(4) }));
+    // A minute later (well within the settle window) a maintainer labels it ready again.
+    const relabeled = withIssue({ ...attacked, runs: [] }, {
+      labels: ["autopilot:ready"],
+      readyLabeledBy: "maintainer",
+      readyLabeledAt: minutes(5).toISOString(),
+    });
+    const d = decide(input(relabeled, { state: between.state, now: minutes(6) }));
+    const [dispatch] = only(d.effects, "dispatchWorker");
+    expect(dispatch?.issue).toBe(1);
+    expect(dispatch!.inputs?.["task-digest"]).toBe(taskDigest("Add a greeting helper", HOSTILE));
+  });
+
   it("an edit by a writer is approved on the spot (frozen again), without taking the task out", () => {
     const { first, after } = dispatched();
     const edited = withIssue(after, {
