@@ -1,7 +1,7 @@
 # Autopilot's controller as a hosted GitHub App: `autopilot serve` on Node 24, production dependencies only,
 # as the unprivileged `node` user. Build: docker build -t autopilot .
 # Run:   docker run -p 3000:3000 -e APP_ID -e PRIVATE_KEY -e WEBHOOK_SECRET autopilot
-# (register the App first with `npx autopilot register` on your machine; see docs/INSTALL.md).
+# (register the App first with `npx github:OWNER/autopilot register` on your machine; see docs/INSTALL.md).
 FROM node:24-slim
 
 ENV NODE_ENV=production \
