@@ -155,11 +155,14 @@ describe("a body edited by its non-writer author after a maintainer labeled it",
     gone.runs = [];
     const between = decide(input(gone, { state: out.state, now: minutes(4) }));
     // A minute later (well within the settle window) a maintainer labels it ready again.
-    const relabeled = withIssue({ ...attacked, runs: [] }, {
-      labels: ["autopilot:ready"],
-      readyLabeledBy: "maintainer",
-      readyLabeledAt: minutes(5).toISOString(),
-    });
+    const relabeled = withIssue(
+      { ...attacked, runs: [] },
+      {
+        labels: ["autopilot:ready"],
+        readyLabeledBy: "maintainer",
+        readyLabeledAt: minutes(5).toISOString(),
+      },
+    );
     const d = decide(input(relabeled, { state: between.state, now: minutes(6) }));
     const [dispatch] = only(d.effects, "dispatchWorker");
     expect(dispatch?.issue).toBe(1);
