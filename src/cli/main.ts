@@ -10,7 +10,7 @@
  * Exit codes: 0 success; 1 the scenario ended but did not pass (time limit, unmet expectations, error);
  * 2 usage error or invalid scenario; 3 a part the sandbox needs does not exist yet; 130 interrupted.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -237,60 +237,37 @@ function printResult(io: CliIo, report: ScenarioReport, options: { quiet?: boole
   if (options.report) io.out(`Report written to ${options.report}`);
 }
 
+/**
+ * `autopilot serve`: src/app/serve.ts reads the environment (the variables docs/CONTROLLER.md lists, with its
+ * defaults) and starts the controller; this waits for Ctrl-C and stops it.
+ */
 async function serve(io: CliIo): Promise<number> {
-  const module = join(PACKAGE_ROOT, "src", "app", "server.ts");
-  if (!existsSync(module)) {
-    io.err("The controller app (src/app/server.ts) is not built yet.");
-    return EXIT.missing;
-  }
   if (!hasAppCredentials(io.env)) {
     const { registerForServe } = await import("./serve-setup.js");
     const registered = await registerForServe(io);
     if (registered !== EXIT.ok) return registered;
   }
-  const mod = (await import(pathToFileURL(module).href)) as {
-    serve?: (options: { env: NodeJS.ProcessEnv }) => Promise<unknown>;
-    startControllerServer?: (options: {
-      appId: number;
-      privateKey: string;
-      webhookSecret: string;
-      baseUrl: string;
-      port: number;
-      host?: string;
-      tickMs: number;
-    }) => Promise<{ url: string; stop(): Promise<void> | void }>;
-  };
-  if (typeof mod.serve === "function") {
-    await mod.serve({ env: io.env });
-    return EXIT.ok;
+  const { serve: startServe } = await import("../app/serve.js");
+  let server: Awaited<ReturnType<typeof startServe>>;
+  try {
+    server = await startServe({
+      env: io.env,
+      log: { debug: () => {}, info: io.out, warn: io.err, error: io.err },
+      handleSignals: false,
+    });
+  } catch (error) {
+    io.err((error as Error).message);
+    return EXIT.usage;
   }
-  if (typeof mod.startControllerServer !== "function") {
-    io.err("src/app/server.ts exports neither serve nor startControllerServer.");
-    return EXIT.missing;
-  }
-  const privateKey = io.env.PRIVATE_KEY ?? readFileSync(io.env.PRIVATE_KEY_PATH!, "utf8");
-  const server = await mod.startControllerServer({
-    appId: Number(io.env.APP_ID),
-    // A PEM (with real or escaped line breaks), or base64 of one for environments without multi-line values.
-    privateKey: privateKey.includes("-----BEGIN")
-      ? privateKey.replace(/\\n/g, "\n")
-      : Buffer.from(privateKey, "base64").toString("utf8"),
-    webhookSecret: io.env.WEBHOOK_SECRET ?? "",
-    baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com",
-    port: Number(io.env.PORT ?? 3000),
-    // 0.0.0.0 in a container or behind a proxy that forwards deliveries; loopback otherwise.
-    ...(io.env.HOST ? { host: io.env.HOST } : {}),
-    // AUTOPILOT_TICK_SECONDS as documented in docs/CONTROLLER.md (0: only webhooks); AUTOPILOT_TICK_MS as before.
-    tickMs:
-      io.env.AUTOPILOT_TICK_SECONDS !== undefined
-        ? Math.max(0, Number(io.env.AUTOPILOT_TICK_SECONDS) * 1000 || 0)
-        : Number(io.env.AUTOPILOT_TICK_MS ?? 60_000),
-  });
-  io.out(`Autopilot controller listening at ${server.url} (Ctrl-C stops it)`);
+  io.out("Ctrl-C stops the controller.");
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
   await server.stop();
   return EXIT.ok;

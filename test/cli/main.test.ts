@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,6 +76,45 @@ describe("the autopilot command", () => {
   it("start with App credentials explains serve instead of running the demo", async () => {
     expect(await main(["start"], io({ APP_ID: "1", PRIVATE_KEY: "k" }))).toBe(EXIT.ok);
     expect(out.join("\n")).toContain("autopilot serve");
+  });
+
+  it("serve refuses to start without a webhook secret (deliveries could not be verified)", async () => {
+    const env = {
+      APP_ID: "1",
+      PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\\nx\\n-----END RSA PRIVATE KEY-----",
+    };
+    expect(await main(["serve"], io(env))).toBe(EXIT.usage);
+    expect(err.join("\n")).toContain("WEBHOOK_SECRET");
+  });
+
+  it("serve runs the controller as docs/CONTROLLER.md configures it, until Ctrl-C", async () => {
+    const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+      type: "pkcs1",
+      format: "pem",
+    });
+    const env: NodeJS.ProcessEnv = {
+      APP_ID: "1",
+      PRIVATE_KEY: Buffer.from(key).toString("base64"),
+      WEBHOOK_SECRET: "s3cret",
+      PORT: "0",
+      GITHUB_API_URL: "http://127.0.0.1:9",
+      AUTOPILOT_TICK_SECONDS: "0",
+      LOG_LEVEL: "fatal",
+    };
+    const exited = main(["serve"], io(env));
+    await expect.poll(() => out.join("\n"), { timeout: 20_000 }).toContain("Ctrl-C stops");
+    const webhooks = /webhooks at (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(out.join("\n"))?.[1];
+    expect(webhooks).toBeDefined();
+    // Deliveries are checked against WEBHOOK_SECRET: an unsigned one is refused.
+    const unsigned = await fetch(webhooks!, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "1" },
+      body: "{}",
+    });
+    expect(unsigned.status).toBe(400);
+    process.emit("SIGINT");
+    expect(await exited).toBe(EXIT.ok);
+    await expect(fetch(webhooks!)).rejects.toThrow();
   });
 
   it("sandbox with an invalid scenario says what is wrong and exits 2", async () => {
