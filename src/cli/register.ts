@@ -101,6 +101,7 @@ export async function registerApp(
   });
   let redirectUrl = "";
   let exchanging = false;
+  let port = 0;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const page = (status: number, body: string) => {
@@ -109,6 +110,13 @@ export async function registerApp(
         `<!doctype html><html><head><meta charset="utf-8"><title>Autopilot: register the GitHub App</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`,
       );
     };
+    // A page of another site that rebinds its name to 127.0.0.1 must not read the `state` off this page
+    // (with it, a redirect carrying the attacker's own code would pass the check below).
+    const host = req.headers.host ?? "";
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      page(421, "<h1>This page answers only 127.0.0.1</h1>");
+      return;
+    }
     if (req.method === "GET" && url.pathname === "/") {
       const manifest = JSON.stringify(buildManifest(redirectUrl, options.webhookUrl));
       page(
@@ -165,7 +173,7 @@ export async function registerApp(
     server.once("error", rej);
     server.listen(Number(io.env.PORT ?? 3000), "127.0.0.1", () => res());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   const local = `http://127.0.0.1:${port}`;
   redirectUrl = `${local}/callback`;
   io.out(`Open ${local}/ in your browser to register the GitHub App (Ctrl-C stops).`);

@@ -1,14 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request } from "node:http";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { Octokit } from "@octokit/rest";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { registerForServe } from "../../src/cli/serve-setup.js";
 import { appJwt } from "../../src/github/setup-facts.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { launchChromium } from "../helpers/chromium.js";
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -57,7 +59,7 @@ async function clickThrough(url: string): Promise<string> {
 
 beforeAll(async () => {
   sandbox = await startSandbox();
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -142,6 +144,32 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
     expect(existsSync(join(dir, ".env"))).toBe(true);
   });
 
+  it("does not show its page (and the state in it) to another site's name (attack: DNS rebinding)", async () => {
+    const done = main(["register", "--dir", dir], io());
+    const local = new URL(await localPage());
+    const get = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port: local.port, path: "/", headers: { host } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    const rebound = await get(`evil.example:${local.port}`);
+    expect(rebound.status).toBe(421);
+    expect(rebound.body).not.toContain("state=");
+    // The person's own browser, at the printed address, still gets the page.
+    const own = await get(local.host);
+    expect(own.status).toBe(200);
+    expect(own.body).toContain("state=");
+    await clickThrough(local.href);
+    expect(await done).toBe(0);
+  });
+
   it("never overwrites App credentials already in .env", async () => {
     const envPath = join(dir, ".env");
     writeFileSync(envPath, "APP_ID=42\nOTHER=1\n");
@@ -160,6 +188,17 @@ describe("autopilot register (GitHub's App-manifest flow, on the sandbox, in Chr
     expect(env.OTHER).toBe("1");
     expect(env.APP_ID).toBe(String(sandbox.app.id));
     expect(statSync(envPath).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a manifest without its required homepage url (the sandbox, as GitHub)", async () => {
+    const manifest = JSON.stringify({ name: "No home", redirect_url: "http://127.0.0.1:9/cb" });
+    const refused = await fetch(`${sandbox.url}/settings/apps/new/confirm`, {
+      method: "POST",
+      body: new URLSearchParams({ manifest, state: "s" }),
+      redirect: "manual",
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get("location")).toBeNull();
   });
 
   it("the conversion code is single-use (the sandbox, as GitHub)", async () => {
