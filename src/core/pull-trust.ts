@@ -68,14 +68,17 @@ export function ignoredPullMessage(ignored: IgnoredPull): string {
 }
 
 /** The open pull requests whose diff the controller must read: the task's own, on task branches. */
-export function trustedOpenPulls(world: WorldSnapshot, branchPrefix: string): PullNode[] {
-  const out: PullNode[] = [];
+export function trustedOpenPulls(
+  world: WorldSnapshot,
+  branchPrefix: string,
+): { pull: PullNode; issue: number }[] {
+  const out: { pull: PullNode; issue: number }[] = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
     const m = /^issue-(\d+)$/.exec(pull.headRef.slice(branchPrefix.length));
     if (!pull.headRef.startsWith(branchPrefix) || !m) continue;
     const ctx = { repo: world.repo, branch: `${branchPrefix}issue-${m[1]}`, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push(pull);
+    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: Number(m[1]) });
   }
   return out;
 }

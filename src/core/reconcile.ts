@@ -248,6 +248,7 @@ class Reconcile {
     this.processTaskText();
     this.processWorkers();
     this.processAnswers();
+    this.recordDiffGates();
     this.processReviews();
     this.budgetCheck();
     const pool = this.processPool();
@@ -1869,7 +1870,8 @@ class Reconcile {
 
   /**
    * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
-   * the state; `waiting` while the diff at this head is unread or unreadable (nothing merges then).
+   * the state (`recordDiffGates`); `waiting` while the diff at this head is unread or unreadable (nothing merges
+   * then).
    */
   private verifiedGate(pr: PullNode): { rules: string[] } | { waiting: string } {
     // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
@@ -1877,13 +1879,23 @@ class Reconcile {
     const cached = this.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
     if (cached) return { rules: cached.rules };
     const diff = this.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
-    if (!diff) return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
-    if (diff.error)
+    if (diff?.error)
       return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
-    const rules = evaluateDiffGate(diff, this.config.humanGate);
-    const others = this.state.diffGates.filter((g) => g.pr !== pr.number);
-    this.state.diffGates = [...others, { pr: pr.number, sha: pr.headSha, rules }].slice(-30);
-    return { rules };
+    return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+  }
+
+  /**
+   * Keeps the verdict of every diff read this reconcile (one head per PR), whether or not a review looks at it
+   * now: src/github reads only heads without one, so a PR whose worker is still pushing is not read again on
+   * every reconcile.
+   */
+  private recordDiffGates(): void {
+    for (const diff of this.snapshot.pullDiffs ?? []) {
+      if (diff.error) continue;
+      const rules = evaluateDiffGate(diff, this.config.humanGate);
+      const others = this.state.diffGates.filter((g) => g.pr !== diff.pr);
+      this.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+    }
   }
 
   private pullIndex: { byRef: Map<string, PullNode[]>; byNumber: Map<number, PullNode> } | null = null;

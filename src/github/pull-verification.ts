@@ -61,9 +61,8 @@ export async function readPullDiffs(
     return labels.some((l) => l.toLowerCase() === options.reviewLabel!.toLowerCase());
   };
   const out: PullDiff[] = [];
-  for (const pull of trustedOpenPulls(world, options.branchPrefix)) {
+  for (const { pull, issue } of trustedOpenPulls(world, options.branchPrefix)) {
     if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
-    const issue = Number(pull.headRef.slice(options.branchPrefix.length).replace(/^issue-/, ""));
     if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue)) continue;
     out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
   }

@@ -12,7 +12,19 @@ import type { PullNode } from "../../src/core/snapshot.js";
 import { Gateway } from "../../src/github/gateway.js";
 import { newRepoMemory } from "../../src/github/snapshot.js";
 import { createOctokit } from "../../src/github/octokit.js";
-import { issue, input, minutes, only, pull, readBack, result, review, step, world } from "../core/world.js";
+import {
+  issue,
+  input,
+  minutes,
+  only,
+  pull,
+  readBack,
+  result,
+  review,
+  run,
+  step,
+  world,
+} from "../core/world.js";
 import {
   API,
   BOT_ID,
@@ -186,6 +198,21 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
     const gated = decide({ ...input(read), state: readBack(first.decision, clean), now: minutes(51) });
     expect(only(gated.effects, "mergePr")).toEqual([]);
     expect(gated.state.tasks["7"]!.gate).toContain("symlink: src/link.js");
+  });
+
+  it("keeps the verdict of a head read while a worker is still pushing, so it is not read again", () => {
+    const w = { ...gatedWorld(own(), [file(".github/dependabot.yml")]), runs: [run(900, 7)] };
+    const d = step(w, null, { now: minutes(40) });
+    expect(only(d.decision.effects, "mergePr")).toEqual([]);
+    expect(d.state.diffGates).toEqual([
+      { pr: 107, sha: "sha7a", rules: [".github/** (path: .github/dependabot.yml)"] },
+    ]);
+
+    // The worker finished without a new commit; nothing was read this time, and the kept verdict still holds.
+    const done = { ...w, runs: [run(900, 7, { status: "completed", conclusion: "success" })], pullDiffs: [] };
+    const later = decide({ ...input(done), state: readBack(d.decision, w), now: minutes(50) });
+    expect(only(later.effects, "mergePr")).toEqual([]);
+    expect(later.state.tasks["7"]!.gate).toContain(".github/** (path: .github/dependabot.yml)");
   });
 
   it("waits, and remembers nothing, when the diff could not be read", () => {
