@@ -135,7 +135,7 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
       // Only Autopilot's own comment counts: a key copied into someone else's comment must not silence it.
       const exists = ctx.facts?.allComments.some(
-        (c) => c.issue === effect.issue && c.fromApp !== false && c.body.includes(marker),
+        (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(marker),
       );
       return exists ? "a comment with this key exists" : null;
     }

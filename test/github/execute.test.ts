@@ -144,6 +144,26 @@ describe("executing effects", () => {
     expect(report.outcomes.map((o) => o.status)).toEqual(["done", "skipped"]);
   });
 
+  it("still writes a keyed comment when only someone else's comment carries its key", async () => {
+    // mallory copied the hidden key into her comment to keep Autopilot's explanation off the issue.
+    const gw = await withSnapshot({
+      issues: [
+        gqlIssue({
+          number: 9,
+          labels: ["autopilot:review"],
+          readyBy: null,
+          comments: [{ id: 1, author: "mallory", body: "nothing to see\n\n<!-- autopilot:gate-20 -->" }],
+        }),
+      ],
+    });
+    const scope = nock(API)
+      .post(`${R}/issues/9/comments`, (b: { body: string }) => b.body.endsWith("<!-- autopilot:gate-20 -->"))
+      .reply(201, { id: 2 });
+    const report = await gw.execute([{ type: "comment", issue: 9, body: "Needs a person.", key: "gate-20" }]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done"]);
+  });
+
   it("dispatches the worker workflow on the default branch with the documented inputs", async () => {
     const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
     const scope = lockDispatch(nock(API), 5, 2)
