@@ -8,9 +8,10 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxApp } from "./auth.js";
-import type { RestReply, RestRequest } from "./rest.js";
+import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest.js";
 import type { JsonObject } from "./shapes.js";
-import { type Repo, type SandboxStore, StoreError, permissionAtLeast } from "./store.js";
+import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
+import { escapeHtml } from "./web/layout.js";
 
 export interface BranchProtection {
   requiredChecks: string[];
@@ -113,16 +114,6 @@ export function isInstalledOn(store: SandboxStore, repo: string): boolean {
   return !stateOf(store).notInstalled.has(repoKey(repo));
 }
 
-function fail(status: number, message: string): never {
-  throw new StoreError(status, message, []);
-}
-
-function repoOf(req: RestRequest): Repo {
-  const repo = req.store.getRepo({ owner: req.params.owner ?? "", name: req.params.repo ?? "" });
-  if (!repo) fail(404, "Not Found");
-  return repo;
-}
-
 /** Admin-only reads: an App needs the `administration` permission (Autopilot's app.yml does not ask for it),
  * a user needs admin on the repository. */
 function requireAdminRead(req: RestRequest, repo: Repo): void {
@@ -210,23 +201,22 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
     return { status: 200, body };
   },
 
-  // https://docs.github.com/rest/repos/rules#get-rules-for-a-branch — anyone with read access may list them.
+  // https://docs.github.com/rest/repos/rules#get-rules-for-a-branch — anyone with read access may list them;
+  // the list is paginated (`per_page`, `page`) like every list.
   "repos/get-branch-rules": (req) => {
     const repo = repoOf(req);
     const branch = req.params.branch ?? "";
     const rules = (stateOf(req.store).rulesets.get(repoKey(repo.fullName)) ?? [])
       .map((ruleset, index) => ({ ruleset, index }))
       .filter(({ ruleset }) => appliesTo(ruleset, branch, repo.defaultBranch))
-      .flatMap(({ ruleset, index }) =>
-        ruleset.rules.map((rule) => ({
-          type: rule.type,
-          ...(rule.parameters ? { parameters: rule.parameters } : {}),
-          ruleset_source_type: "Repository",
-          ruleset_source: repo.fullName,
-          ruleset_id: index + 1,
-        })),
-      );
-    return { status: 200, body: rules };
+      .flatMap(({ ruleset, index }) => ruleset.rules.map((rule) => ({ rule, id: index + 1 })));
+    return list(req, rules, ({ rule, id }) => ({
+      type: rule.type,
+      ...(rule.parameters ? { parameters: rule.parameters } : {}),
+      ruleset_source_type: "Repository",
+      ruleset_source: repo.fullName,
+      ruleset_id: id,
+    }));
   },
 
   // https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest — no authentication; the
@@ -276,10 +266,6 @@ function html(res: ServerResponse, status: number, body: string, headers: Record
   );
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -319,17 +305,21 @@ export function manifestPages(store: SandboxStore, app: SandboxApp) {
       );
       return;
     }
+    // The manifest's `url` (the App's homepage) is required, and so is `hook_attributes.url` when the
+    // manifest configures a webhook ("GitHub App Manifest parameters" on the page cited above).
     const redirect = typeof manifest.redirect_url === "string" ? manifest.redirect_url : null;
     const hook = manifest.hook_attributes as { url?: unknown } | undefined;
     if (
       !redirect ||
       !/^https?:\/\//.test(redirect) ||
+      typeof manifest.url !== "string" ||
+      !/^https?:\/\//.test(manifest.url) ||
       (hook !== undefined && typeof hook?.url !== "string")
     ) {
       html(
         res,
         422,
-        "<h1>Invalid GitHub App manifest</h1><p>redirect_url and hook_attributes.url are required URLs.</p>",
+        "<h1>Invalid GitHub App manifest</h1><p>url, redirect_url and hook_attributes.url are required URLs.</p>",
       );
       return;
     }

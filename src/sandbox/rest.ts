@@ -57,7 +57,11 @@ type Handler = (req: RestRequest) => RestReply | Promise<RestReply>;
 // ---------------------------------------------------------------------------------------------------------
 // helpers
 
-function fail(status: number, message: string, errors: ReadonlyArray<Record<string, string>> = []): never {
+export function fail(
+  status: number,
+  message: string,
+  errors: ReadonlyArray<Record<string, string>> = [],
+): never {
   throw new StoreError(status, message, errors);
 }
 
@@ -112,7 +116,7 @@ function labelNames(body: unknown): string[] {
     .filter((name) => name.length > 0);
 }
 
-function repoOf(req: RestRequest): Repo {
+export function repoOf(req: RestRequest): Repo {
   const repo = req.store.getRepo({ owner: req.params.owner ?? "", name: req.params.repo ?? "" });
   if (!repo) fail(404, "Not Found");
   return repo;
@@ -150,7 +154,7 @@ function paginate<T>(req: RestRequest, items: T[]): { items: T[]; headers: Recor
   return { items: slice, headers: links.length ? { link: links.join(", ") } : {} };
 }
 
-function list<T>(req: RestRequest, items: T[], render: (item: T) => Json): RestReply {
+export function list<T>(req: RestRequest, items: T[], render: (item: T) => Json): RestReply {
   const { items: page, headers } = paginate(req, items);
   return { status: 200, body: page.map(render), headers };
 }

@@ -383,13 +383,38 @@ export class Shapes {
     return result;
   }
 
-  private branchSide(repo: Repo, side: { ref: string; sha: string }): JsonObject {
+  /**
+   * One side of a pull request. A fork PR's head is the fork's: its label, owner and repository (`fork: true`),
+   * not the base repository's — https://docs.github.com/en/rest/pulls/pulls#get-a-pull-request
+   */
+  private branchSide(repo: Repo, side: { ref: string; sha: string }, fork?: string): JsonObject {
+    const owner = fork ? fork.slice(0, fork.indexOf("/")) : repo.owner;
     return {
-      label: `${repo.owner}:${side.ref}`,
+      label: `${owner}:${side.ref}`,
       ref: side.ref,
       sha: side.sha,
-      user: this.user(repo.owner),
-      repo: this.repository(repo),
+      user: this.user(owner),
+      repo: fork ? this.forkRepository(repo, fork) : this.repository(repo),
+    };
+  }
+
+  /** A fork of `repo` named `fullName`, as far as its pull requests show it (the sandbox keeps no forks). */
+  private forkRepository(repo: Repo, fullName: string): JsonObject {
+    const [owner = "", name = ""] = fullName.split("/");
+    // Every URL of the base repository, pointed at the fork.
+    const shape = JSON.parse(
+      JSON.stringify(this.repository(repo)).split(`/${repo.fullName}`).join(`/${fullName}`),
+    ) as JsonObject;
+    let id = 0;
+    for (const c of fullName.toLowerCase()) id = (id * 31 + c.charCodeAt(0)) % 1_000_000_000;
+    return {
+      ...shape,
+      id: 2_000_000_000 + id,
+      node_id: `R_fork_${Buffer.from(fullName).toString("base64url")}`,
+      name,
+      full_name: fullName,
+      owner: this.user(owner),
+      fork: true,
     };
   }
 
@@ -430,7 +455,7 @@ export class Shapes {
       assignees: issue.assignees.map((a) => this.user(a)),
       requested_reviewers: p.requestedReviewers.map((r) => this.user(r)),
       requested_teams: [],
-      head: this.branchSide(repo, p.head),
+      head: this.branchSide(repo, p.head, p.headRepo),
       base: this.branchSide(repo, p.base),
       _links: {
         self: { href: api },

@@ -796,3 +796,84 @@ describe("REST over the real git remote", () => {
     }
   });
 });
+
+describe("a pull request from a fork", () => {
+  it("shows the fork as its head (label, owner, repository) and not this repository", async () => {
+    const { attachGit } = await import("../../src/sandbox/git.js");
+    const { forkBranchRef } = await import("../../src/sandbox/store.js");
+    const gitSandbox = await startSandbox({ validateResponses: true });
+    const git = await attachGit(gitSandbox);
+    try {
+      gitSandbox.store.createRepo({ owner, name: repo });
+      gitSandbox.store.addUser("mallory", { permission: "read" });
+      await git.ensureRepo(owner, repo);
+      const base = await git.seedRepo(owner, repo, { "README.md": "hello\n" });
+      const ref = forkBranchRef("mallory", "autopilot/issue-1");
+      await git.remote.createRef(owner, repo, ref, base);
+      await git.remote.seedRepo(owner, repo, { "a.js": "evil\n" }, { branch: ref });
+      const mallory = new Octokit({
+        auth: gitSandbox.userToken("mallory"),
+        baseUrl: gitSandbox.url,
+        log: silent,
+      });
+      const pr = await mallory.pulls.create({
+        owner,
+        repo,
+        title: "Fix",
+        head: "mallory:autopilot/issue-1",
+        base: "main",
+      });
+      const api = new Octokit({ auth: gitSandbox.installationToken(), baseUrl: gitSandbox.url, log: silent });
+      const { data } = await api.pulls.get({ owner, repo, pull_number: pr.data.number });
+      expect(data.head).toMatchObject({
+        label: "mallory:autopilot/issue-1",
+        ref: "autopilot/issue-1",
+        user: { login: "mallory" },
+        repo: { full_name: `mallory/${repo}`, fork: true, owner: { login: "mallory" } },
+      });
+      expect(data.head.repo?.id).not.toBe(data.base.repo.id);
+      expect(data.head.repo?.url).toMatch(new RegExp(`/repos/mallory/${repo}$`));
+      expect(data.base.repo).toMatchObject({ full_name: `${owner}/${repo}`, fork: false });
+      gitSandbox.assertNoValidationFailures();
+    } finally {
+      await git.stop();
+      await gitSandbox.stop();
+    }
+  });
+});
+
+describe("repository settings (rulesets)", () => {
+  it("lists the rules that apply to a branch, a page at a time like every list", async () => {
+    const { repoSettings } = await import("../../src/sandbox/index.js");
+    const rules = Array.from({ length: 35 }, (_, i) => ({
+      type: "required_status_checks",
+      parameters: { required_status_checks: [{ context: `check-${i}` }] },
+    }));
+    repoSettings.addRuleset(sandbox.store, `${owner}/${repo}`, { branches: ["~DEFAULT_BRANCH"], rules });
+    repoSettings.addRuleset(sandbox.store, `${owner}/${repo}`, {
+      branches: ["release/**"],
+      rules: [{ type: "deletion" }],
+    });
+    const first = await octokit.request("GET /repos/{owner}/{repo}/rules/branches/{branch}", {
+      owner,
+      repo,
+      branch: "main",
+    });
+    expect(first.data).toHaveLength(30);
+    expect(first.headers.link).toContain('rel="next"');
+    const all = await octokit.paginate("GET /repos/{owner}/{repo}/rules/branches/{branch}", {
+      owner,
+      repo,
+      branch: "main",
+      per_page: 100,
+    });
+    expect(all).toHaveLength(35);
+    expect(all.every((r) => r.type === "required_status_checks")).toBe(true);
+    const release = await octokit.request("GET /repos/{owner}/{repo}/rules/branches/{branch}", {
+      owner,
+      repo,
+      branch: "release/1.0",
+    });
+    expect(release.data.map((r) => r.type)).toEqual(["deletion"]);
+  });
+});
