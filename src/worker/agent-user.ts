@@ -7,7 +7,8 @@
  * How the worker becomes that user depends on what it is:
  * - root: `useradd` (idempotent, tolerant of a concurrent creation) and `setpriv --reuid --regid --clear-groups
  *   --no-new-privs` in front of each command;
- * - not root, with password-less sudo (GitHub-hosted runners' `runner` user): the same through `sudo -n`, the
+ * - not root, with password-less sudo (GitHub-hosted runners' `runner` user): the same `setpriv` run through
+ *   `sudo -n` (so the agent gets no-new-privs here too: a setuid-root binary cannot give it root), the
  *   environment passed with `env -i` because sudo resets it;
  * - neither: isolation is impossible and the worker refuses to start unless the configuration says
  *   `isolation: none`.
@@ -147,7 +148,8 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
           "worker's own user (it can then read the worker's token).",
       );
     }
-  } else if (!setpriv) {
+  }
+  if (!setpriv) {
     throw new IsolationError(
       "the agent cannot be isolated: setpriv (util-linux) is not installed; install it, or set " +
         "`isolation: none` in .github/autopilot.yml on the default branch",
@@ -184,25 +186,12 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     name,
     uid: ids.uid,
     wrap(command, args, env) {
-      if (root) {
-        return {
-          command: setpriv!,
-          args: [
-            `--reuid=${ids.uid}`,
-            `--regid=${ids.gid}`,
-            "--clear-groups",
-            "--no-new-privs",
-            "--",
-            command,
-            ...args,
-          ],
-          env,
-        };
-      }
+      const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
+      if (root) return { command: setpriv, args: [...become, command, ...args], env };
       const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
       return {
         command: sudo!,
-        args: ["-n", "-u", name, "--", envBinary, "-i", ...assignments, command, ...args],
+        args: ["-n", "--", setpriv, ...become, envBinary, "-i", ...assignments, command, ...args],
         env,
       };
     },

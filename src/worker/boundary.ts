@@ -48,6 +48,17 @@ async function isDirectory(dir: string): Promise<boolean> {
   }
 }
 
+/** Renames `from` to `to`, copying then removing it when they are on different file systems. */
+async function move(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    await cp(from, to, { recursive: true, verbatimSymlinks: true });
+    await rm(from, { recursive: true, force: true });
+  }
+}
+
 /** Moves the checkout's `.git` into `workerDir` and makes the agent's directory with a copy of the files. */
 export async function isolateCheckout(options: {
   workspace: string;
@@ -67,13 +78,7 @@ export async function isolateCheckout(options: {
   await mkdir(workerDir, { recursive: true, mode: 0o700 });
   await chmod(workerDir, 0o700);
   const gitDir = path.join(workerDir, "repo.git");
-  try {
-    await rename(source, gitDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-    await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
-    await rm(source, { recursive: true, force: true });
-  }
+  await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir(agentDir, { recursive: true });
   else agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
@@ -92,15 +97,7 @@ export async function isolateCheckout(options: {
 /** Puts the private `.git` back into the checkout (for the job's later steps) and removes the agent's directory. */
 export async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
   const target = path.join(dirs.workspace, ".git");
-  if (!(await isDirectory(target)) && (await isDirectory(dirs.gitDir))) {
-    try {
-      await rename(dirs.gitDir, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-      await cp(dirs.gitDir, target, { recursive: true, verbatimSymlinks: true });
-      await rm(dirs.gitDir, { recursive: true, force: true });
-    }
-  }
+  if (!(await isDirectory(target)) && (await isDirectory(dirs.gitDir))) await move(dirs.gitDir, target);
   await rm(dirs.agentDir, { recursive: true, force: true });
 }
 

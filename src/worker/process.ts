@@ -161,10 +161,15 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
     const wrapped = options.runAs
       ? options.runAs.wrap(options.command, options.args, options.env)
       : { command: options.command, args: options.args, env: options.env };
+    // Every kill of the agent's uid started here is awaited before the result: one still looping when the next
+    // command of that uid starts (the next quality command, the agent after the sync) would kill it too.
+    let userKilled: Promise<unknown> = Promise.resolve();
     const killUser = () => {
-      options.runAs?.killAll().catch(() => {
+      if (!options.runAs) return;
+      const kill = options.runAs.killAll().catch(() => {
         /* reported by the caller's own killAll at the end of the iteration */
       });
+      userKilled = Promise.all([userKilled, kill]);
     };
     try {
       child = spawn(wrapped.command, wrapped.args, {
@@ -236,7 +241,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       options.signal?.removeEventListener("abort", onAbort);
       outLines.flush();
       errLines.flush();
-      resolve({
+      const result: ProcessResult = {
         exitCode,
         signal: exitSignal,
         stdout: stdout.toString(),
@@ -247,7 +252,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
         truncated: stdout.truncated || stderr.truncated,
         pid: child.pid,
         ...(spawnError ? { spawnError } : {}),
-      });
+      };
+      void userKilled.then(() => resolve(result));
     };
 
     child.on("error", (error) => {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,6 +59,10 @@ beforeAll(async () => {
   ]);
   dir = await mkdtemp(join(tmpdir(), "autopilot-sudo-"));
   await chmod(dir, 0o1777);
+  // A setuid-root program any user can run (a system has several: su, passwd, mount…); an agent that could
+  // gain root through one would own the runner.
+  await copyFile("/usr/bin/id", join(dir, "suid-id"));
+  await chmod(join(dir, "suid-id"), 0o4755);
   await writeFile(SUDOERS, `${WORKER} ALL=(ALL:ALL) NOPASSWD: ALL\n`, { mode: 0o440 });
 });
 
@@ -68,12 +72,12 @@ afterAll(async () => {
 });
 
 describe("a non-root worker with password-less sudo", () => {
-  it("runs the agent as another user that cannot read its environment nor use sudo, and kills its daemon", () => {
+  it("runs the agent as another user that cannot read its environment, use sudo or a setuid-root binary, and kills its daemon", () => {
     const result = runProbe();
     expect(result.ok, result.error).toBe(true);
     expect(result.workerUid).not.toBe(0);
     expect(result.agentUid).not.toBe(result.workerUid);
-    expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO"]);
+    expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO", "NO-SETUID-ROOT"]);
     expect(result.left).toEqual([]);
   }, 120_000);
 

@@ -7,6 +7,8 @@ import type { AgentConfig } from "../../src/core/config.js";
 import { buildAgentEnv } from "../../src/worker/agentEnv.js";
 import { createAgentRunner } from "../../src/worker/agentRunner.js";
 import { CappedBuffer, runProcess } from "../../src/worker/process.js";
+import { runQualityCommands } from "../../src/worker/quality.js";
+import { testAgentUser } from "./fixtures/real.js";
 
 /** Alive = exists and is not a zombie (a container's PID 1 may never reap orphans). */
 function alive(pid: number): boolean {
@@ -92,6 +94,26 @@ describe("runProcess", () => {
     const bg = Number((await readFile(pidFile, "utf8")).trim());
     expect(await waitFor(() => !alive(bg))).toBe(true);
   });
+
+  it("as the agent's user: the kill that ends one command never kills the next command of that user", async () => {
+    const user = await testAgentUser();
+    await chmod(dir, 0o1777);
+    // The first command leaves `setsid` daemons, so the kill of the user's processes that follows its end takes
+    // several rounds; the second, started right after, must run to its end all the same.
+    const daemons = "for i in 1 2 3 4 5; do setsid sleep 300 >/dev/null 2>&1 </dev/null & done; true";
+    for (let round = 0; round < 5; round++) {
+      const results = await runQualityCommands({
+        commands: [daemons, "sleep 0.3; echo second-ran"],
+        cwd: dir,
+        env: baseEnv,
+        timeoutMs: 60_000,
+        runAs: user,
+      });
+      expect(results.map((r) => r.passed)).toEqual([true, true]);
+      expect(results[1]!.output).toContain("second-ran");
+    }
+    expect(await user.killAll()).toBe(0);
+  }, 60_000);
 
   it("kills the tree when aborted", async () => {
     const controller = new AbortController();
