@@ -17,6 +17,8 @@ import { input, issue, only, pull, world } from "../core/world.js";
 import {
   API,
   BOT,
+  BOT_ACTOR,
+  BOT_ID,
   gqlIssue,
   gqlTracking,
   OWNER,
@@ -72,6 +74,27 @@ describe("who set a status label, as the snapshot reads it", () => {
     ]);
     // Set by Autopilot's own account (its labeled event's actor id): it counts.
     expect(w.issues.find((i) => i.number === 8)?.foreignLabels).toBeUndefined();
+  });
+
+  it("another App's bot that took Autopilot's login is foreign: the account id decides", async () => {
+    const lookalike = gqlIssue({ number: 7, labels: ["autopilot:review"] });
+    lookalike.timelineItems.nodes = lookalike.timelineItems.nodes.map((e) => ({
+      ...e,
+      actor: { __typename: "Bot", login: BOT_ACTOR.login, databaseId: BOT_ID + 1 },
+    }));
+    const scope = nock(API);
+    replySnapshot(
+      scope,
+      snapshotPage({
+        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
+        issues: [lookalike],
+      }),
+    );
+    replyRuns(scope, []);
+    const { world: w } = await gateway().snapshot({ settingsFor });
+    expect(w.issues.find((i) => i.number === 7)?.foreignLabels).toEqual([
+      { label: "autopilot:review", by: BOT_ACTOR.login },
+    ]);
   });
 
   it("a label whose labeled event is not among those read counts as set by someone unknown", () => {
