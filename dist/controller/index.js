@@ -73273,7 +73273,7 @@ function trustedOpenPulls(world, branchPrefix) {
     const m = /^issue-(\d+)$/.exec(pull.headRef.slice(branchPrefix.length));
     if (!pull.headRef.startsWith(branchPrefix) || !m) continue;
     const ctx = { repo: world.repo, branch: `${branchPrefix}issue-${m[1]}`, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push(pull);
+    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: Number(m[1]) });
   }
   return out;
 }
@@ -74077,6 +74077,7 @@ var Reconcile = class {
     this.processTaskText();
     this.processWorkers();
     this.processAnswers();
+    this.recordDiffGates();
     this.processReviews();
     this.budgetCheck();
     const pool = this.processPool();
@@ -74410,6 +74411,7 @@ ${commandHelp()}`
         if (merged2) this.done(n, merged2);
         else if (!this.isLive(n)) {
           this.retire(n, "closed", null);
+          this.state.recent = this.state.recent.filter((r) => r.issue !== n);
           this.note(`#${n}: no longer among the open issues; counted as closed`);
         }
         continue;
@@ -75479,20 +75481,30 @@ ${head}`;
   }
   /**
    * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
-   * the state; `waiting` while the diff at this head is unread or unreadable (nothing merges then).
+   * the state (`recordDiffGates`); `waiting` while the diff at this head is unread or unreadable (nothing merges
+   * then).
    */
   verifiedGate(pr) {
     if (this.snapshot.pullDiffs === void 0) return { rules: [] };
     const cached2 = this.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
     if (cached2) return { rules: cached2.rules };
     const diff = this.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
-    if (!diff) return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
-    if (diff.error)
+    if (diff?.error)
       return { waiting: truncate2(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
-    const rules = evaluateDiffGate(diff, this.config.humanGate);
-    const others = this.state.diffGates.filter((g) => g.pr !== pr.number);
-    this.state.diffGates = [...others, { pr: pr.number, sha: pr.headSha, rules }].slice(-30);
-    return { rules };
+    return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+  }
+  /**
+   * Keeps the verdict of every diff read this reconcile (one head per PR), whether or not a review looks at it
+   * now: src/github reads only heads without one, so a PR whose worker is still pushing is not read again on
+   * every reconcile.
+   */
+  recordDiffGates() {
+    for (const diff of this.snapshot.pullDiffs ?? []) {
+      if (diff.error) continue;
+      const rules = evaluateDiffGate(diff, this.config.humanGate);
+      const others = this.state.diffGates.filter((g) => g.pr !== diff.pr);
+      this.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+    }
   }
   pullIndex = null;
   branch(n) {
@@ -75754,9 +75766,8 @@ async function readPullDiffs(ctx, world, options) {
     return labels.some((l) => l.toLowerCase() === options.reviewLabel.toLowerCase());
   };
   const out = [];
-  for (const pull of trustedOpenPulls(world, options.branchPrefix)) {
+  for (const { pull, issue: issue3 } of trustedOpenPulls(world, options.branchPrefix)) {
     if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
-    const issue3 = Number(pull.headRef.slice(options.branchPrefix.length).replace(/^issue-/, ""));
     if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue3)) continue;
     out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
   }
@@ -76732,7 +76743,7 @@ function alreadyDone(ctx, effect) {
       const marker = commentMarker(effect.key);
       if (ctx.run.commentKeys.has(`${effect.issue}:${marker}`)) return "comment already written in this run";
       const exists2 = ctx.facts?.allComments.some(
-        (c) => c.issue === effect.issue && c.fromApp !== false && c.body.includes(marker)
+        (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(marker)
       );
       return exists2 ? "a comment with this key exists" : null;
     }

@@ -60220,7 +60220,8 @@ async function setupAgentUser(options) {
         `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
       );
     }
-  } else if (!setpriv) {
+  }
+  if (!setpriv) {
     throw new IsolationError(
       "the agent cannot be isolated: setpriv (util-linux) is not installed; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
     );
@@ -60250,25 +60251,12 @@ async function setupAgentUser(options) {
     name,
     uid: ids.uid,
     wrap(command, args, env) {
-      if (root) {
-        return {
-          command: setpriv,
-          args: [
-            `--reuid=${ids.uid}`,
-            `--regid=${ids.gid}`,
-            "--clear-groups",
-            "--no-new-privs",
-            "--",
-            command,
-            ...args
-          ],
-          env
-        };
-      }
+      const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
+      if (root) return { command: setpriv, args: [...become, command, ...args], env };
       const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
       return {
         command: sudo,
-        args: ["-n", "-u", name, "--", envBinary, "-i", ...assignments, command, ...args],
+        args: ["-n", "--", setpriv, ...become, envBinary, "-i", ...assignments, command, ...args],
         env
       };
     },
@@ -61102,9 +61090,12 @@ function runProcess(options) {
   return new Promise((resolve) => {
     let child;
     const wrapped = options.runAs ? options.runAs.wrap(options.command, options.args, options.env) : { command: options.command, args: options.args, env: options.env };
+    let userKilled = Promise.resolve();
     const killUser = () => {
-      options.runAs?.killAll().catch(() => {
+      if (!options.runAs) return;
+      const kill = options.runAs.killAll().catch(() => {
       });
+      userKilled = Promise.all([userKilled, kill]);
     };
     try {
       child = spawn(wrapped.command, wrapped.args, {
@@ -61170,7 +61161,7 @@ function runProcess(options) {
       options.signal?.removeEventListener("abort", onAbort);
       outLines.flush();
       errLines.flush();
-      resolve({
+      const result = {
         exitCode,
         signal: exitSignal,
         stdout: stdout.toString(),
@@ -61181,7 +61172,8 @@ function runProcess(options) {
         truncated: stdout.truncated || stderr.truncated,
         pid: child.pid,
         ...spawnError ? { spawnError } : {}
-      });
+      };
+      void userKilled.then(() => resolve(result));
     };
     child.on("error", (error63) => {
       spawnError = error63.message;
@@ -61872,6 +61864,15 @@ async function isDirectory2(dir) {
     return false;
   }
 }
+async function move(from, to) {
+  try {
+    await rename2(from, to);
+  } catch (error63) {
+    if (error63.code !== "EXDEV") throw error63;
+    await cp(from, to, { recursive: true, verbatimSymlinks: true });
+    await rm2(from, { recursive: true, force: true });
+  }
+}
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
   const source = path5.join(workspace, ".git");
@@ -61882,13 +61883,7 @@ async function isolateCheckout(options) {
   await mkdir5(workerDir, { recursive: true, mode: 448 });
   await chmod3(workerDir, 448);
   const gitDir = path5.join(workerDir, "repo.git");
-  try {
-    await rename2(source, gitDir);
-  } catch (error63) {
-    if (error63.code !== "EXDEV") throw error63;
-    await cp(source, gitDir, { recursive: true, verbatimSymlinks: true });
-    await rm2(source, { recursive: true, force: true });
-  }
+  await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir5(agentDir, { recursive: true });
   else agentDir = await mkdtemp(path5.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
@@ -61903,15 +61898,7 @@ async function isolateCheckout(options) {
 }
 async function restoreCheckout(dirs) {
   const target = path5.join(dirs.workspace, ".git");
-  if (!await isDirectory2(target) && await isDirectory2(dirs.gitDir)) {
-    try {
-      await rename2(dirs.gitDir, target);
-    } catch (error63) {
-      if (error63.code !== "EXDEV") throw error63;
-      await cp(dirs.gitDir, target, { recursive: true, verbatimSymlinks: true });
-      await rm2(dirs.gitDir, { recursive: true, force: true });
-    }
-  }
+  if (!await isDirectory2(target) && await isDirectory2(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm2(dirs.agentDir, { recursive: true, force: true });
 }
 var SYNC_SCRIPT = [
