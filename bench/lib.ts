@@ -29,11 +29,11 @@ import type {
   PullNode,
   RunNode,
   WorldSnapshot,
-} from "../src/core/snapshot.js";
+} from "../src/core/world.js";
 import { computeStatistics, type TaskRecordLike } from "../src/core/stats.js";
 import { type TaskStatus, taskStatusFromLabels } from "../src/core/task.js";
-import type { WorkerOutcome, WorkerResult } from "../src/core/workerResult.js";
-import { seededRandom } from "../src/sandbox/faults.js";
+import type { WorkerOutcome, WorkerResult } from "../src/core/worker-result.js";
+import { seededRandom } from "../src/sandbox/github/faults.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Output

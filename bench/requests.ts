@@ -1,7 +1,7 @@
 /**
  * GitHub requests, counted by the offline sandbox (every request by endpoint template and token kind):
  *
- * (a) per idle reconcile tick: the real reconcile driver (src/app/reconcile.ts → gateway → decide) against a
+ * (a) per idle reconcile tick: the real reconcile driver (src/app/reconcile-repo.ts → gateway → decide) against a
  *     sandbox repository that holds a tracking issue and nothing to do (parked tasks only);
  * (b) per completed task: the bundled demo scenario (scenarios/demo.yml) run end to end by the scenario
  *     runner (controller app, worker action, Actions and CI stand-ins), total requests / tasks done.
@@ -10,12 +10,12 @@
  *
  * Prints tables; asserts nothing.
  */
-import { resetReconcileMemory, reconcile } from "../src/app/reconcile.js";
+import { resetReconcileMemory, reconcile } from "../src/app/reconcile-repo.js";
 import { resetCircuits } from "../src/github/circuit.js";
 import { resetMemories } from "../src/github/gateway.js";
 import { createOctokit } from "../src/github/octokit.js";
-import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../src/sandbox/runner.js";
+import { type Sandbox, startSandbox } from "../src/sandbox/github/index.js";
+import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../src/sandbox/scenario/run-scenario.js";
 import { formatInt, isMain, machineLine, printTable } from "./lib.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ export function idleTable(rows: readonly IdleRow[]): void {
       ["**total per tick**", ...rows.map((r) => `**${fmt(r.total)}**`)],
     ],
     [
-      `Real driver (src/app/reconcile.ts: snapshot → decide → execute) against the sandbox with an installation token; ${TICKS_TO_SETTLE} reconciles first (they create and pin the tracking issue), then the mean of ${TICKS_MEASURED} measured ones. Effects in the measured ticks: ${rows.map((r) => r.writes).join(" / ")}.`,
+      `Real driver (src/app/reconcile-repo.ts: snapshot → decide → execute) against the sandbox with an installation token; ${TICKS_TO_SETTLE} reconciles first (they create and pin the tracking issue), then the mean of ${TICKS_MEASURED} measured ones. Effects in the measured ticks: ${rows.map((r) => r.writes).join(" / ")}.`,
       `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 to a GraphQL page, so ${formatInt(rows.at(-1)?.issues ?? 0)} issues take more than one page.`,
       "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs, and one permission lookup per distinct login that applied the ready label to an open task (cached for five minutes within a process).",
       "The App's periodic tick also lists installations and their repositories (cached, not per tick); webhook-started reconciles cost the same as a tick.",

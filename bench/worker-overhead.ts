@@ -15,9 +15,9 @@ import { DEFAULT_CONFIG } from "../src/core/config.js";
 import { buildPrompt } from "../src/core/prompt.js";
 import { parseSignal } from "../src/core/signals.js";
 import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-client.js";
-import type { AgentRunResult } from "../src/worker/agentRunner.js";
-import { Git } from "../src/worker/git.js";
-import { runWorker } from "../src/worker/main.js";
+import type { AgentRunResult } from "../src/worker/agent-iteration.js";
+import { Git } from "../src/worker/private-git.js";
+import { runWorker } from "../src/worker/job.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);
 

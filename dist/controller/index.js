@@ -29419,7 +29419,7 @@ var require_dist2 = __commonJS({
   }
 });
 
-// src/app/action-runner.ts
+// src/app/run-in-actions.ts
 import { readFile } from "node:fs/promises";
 
 // node_modules/@actions/core/lib/command.js
@@ -61758,7 +61758,7 @@ function proseLines(body) {
   return out;
 }
 
-// src/core/snapshot.ts
+// src/core/world.ts
 function canWrite(permission) {
   return permission === "admin" || permission === "maintain" || permission === "write";
 }
@@ -62388,7 +62388,7 @@ var RECOVERY_ACTIONS = Object.freeze({
   failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
 });
 
-// src/core/workerResult.ts
+// src/core/worker-result.ts
 var WORKER_OUTCOMES = [
   "complete",
   "blocked",
@@ -72829,7 +72829,7 @@ function parseHumanGateMarker(body) {
   }
 }
 
-// src/core/humanGate.ts
+// src/core/human-gate.ts
 var HUMAN_GATE_MAX_HITS = 50;
 function caseVariants(part) {
   const lower2 = part.toLowerCase();
@@ -77283,7 +77283,7 @@ async function withLock(locks2, key, fn) {
   }
 }
 
-// src/app/reconcile.ts
+// src/app/reconcile-repo.ts
 var GITHUB_ACTIONS_BOT = "github-actions[bot]";
 var locks = /* @__PURE__ */ new Map();
 var lastGoodConfigs = /* @__PURE__ */ new Map();
@@ -77381,7 +77381,7 @@ async function reconcileOnce(options, log) {
   };
 }
 
-// src/app/action-runner.ts
+// src/app/run-in-actions.ts
 var coreLog = {
   debug: (m) => debug(m),
   info: (m) => info(m),

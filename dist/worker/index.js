@@ -27802,7 +27802,7 @@ var require_light = __commonJS({
   }
 });
 
-// src/worker/runner.ts
+// src/worker/run-action.ts
 import { mkdtemp as mkdtemp2, readFile as readFile3 } from "node:fs/promises";
 import os6 from "node:os";
 import path7 from "node:path";
@@ -59839,7 +59839,7 @@ function rateLimitHandlers(log, retries = 2) {
   return { onRateLimit: handler2("rate limit"), onSecondaryRateLimit: handler2("secondary rate limit") };
 }
 
-// src/core/workerResult.ts
+// src/core/worker-result.ts
 var WORKER_OUTCOMES = [
   "complete",
   "blocked",
@@ -60454,7 +60454,7 @@ var aider = {
   }
 };
 
-// src/worker/agents/claudeCode.ts
+// src/worker/agents/claude-code.ts
 var claudeCode = {
   name: "claude-code",
   keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
@@ -60940,7 +60940,7 @@ import { chmod as chmod3, cp, mkdir as mkdir5, mkdtemp, rename as rename2, rm as
 import os5 from "node:os";
 import path5 from "node:path";
 
-// src/worker/agentEnv.ts
+// src/worker/agent-env.ts
 var BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"];
 var NEVER_PASSED = [
   "GITHUB_TOKEN",
@@ -60997,7 +60997,7 @@ function buildAgentEnv(options) {
   return { env, refused };
 }
 
-// src/worker/agentRunner.ts
+// src/worker/agent-iteration.ts
 import { chmod as chmod2, mkdir as mkdir2, writeFile as writeFile2 } from "node:fs/promises";
 import path from "node:path";
 
@@ -61206,7 +61206,7 @@ function failedToStart(error63, started) {
   };
 }
 
-// src/worker/agentRunner.ts
+// src/worker/agent-iteration.ts
 function createAgentRunner(options) {
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
@@ -61280,7 +61280,7 @@ function rawOutput(stdout, stderr) {
 ${err}` : out;
 }
 
-// src/worker/git.ts
+// src/worker/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
 import { accessSync, constants as constants4 } from "node:fs";
 import { copyFile as copyFile2, mkdir as mkdir4, readFile as readFile2, writeFile as writeFile3 } from "node:fs/promises";
@@ -61352,7 +61352,7 @@ async function writeTreeFile(root, relative, content3, options = {}) {
   }
 }
 
-// src/worker/git.ts
+// src/worker/private-git.ts
 var NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
 function resolveGit(pathVar) {
   const dirs = (pathVar ?? "").split(path3.delimiter).filter((dir) => path3.isAbsolute(dir));
@@ -63207,7 +63207,7 @@ function zonedToUtc(year, month, day, hour, minute, zone) {
   return second === first ? t : guess - second;
 }
 
-// src/core/humanGate.ts
+// src/core/human-gate.ts
 var HUMAN_GATE_MAX_HITS = 50;
 function caseVariants(part) {
   const lower = part.toLowerCase();
@@ -73432,7 +73432,7 @@ async function ownComments(github, comments, log) {
   return own4;
 }
 
-// src/worker/task-text.ts
+// src/worker/task-text-check.ts
 function taskTextRefusal(issue3, expected) {
   if (!expected) return null;
   const actual = taskDigest(issue3.title, issue3.body);
@@ -73603,7 +73603,7 @@ function workerSessionBudgetStop(marker, issue3, mine) {
   return null;
 }
 
-// src/worker/sessionStatus.ts
+// src/worker/session-status.ts
 var STOP_STATUSES = /* @__PURE__ */ new Set(["pausing", "paused", "stopping", "idle"]);
 var STATE_BLOCK = /<!--\s*autopilot:state\s+v1\b([\s\S]*?)-->/;
 function readSessionStatus(body) {
@@ -73636,7 +73636,7 @@ function sessionWantsStop(body, mine) {
   return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status: status2 };
 }
 
-// src/worker/main.ts
+// src/worker/job.ts
 var SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
 var WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
 var LIMIT_WORDS = {
@@ -74386,7 +74386,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
 };
 
-// src/worker/runner.ts
+// src/worker/run-action.ts
 var FAILING_OUTCOMES = /* @__PURE__ */ new Set(["failed", "auth", "quota"]);
 var coreLog = {
   debug: (message) => debug(safeLogText(message)),

@@ -10,7 +10,11 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
 import { silentLog, repoKey } from "../github/client.js";
-import { type ReconcileOptions, type ReconcileResult, reconcile as defaultReconcile } from "./reconcile.js";
+import {
+  type ReconcileOptions,
+  type ReconcileResult,
+  reconcile as defaultReconcile,
+} from "./reconcile-repo.js";
 import { RepoScheduler } from "./scheduler.js";
 
 /** Exactly the events app.yml subscribes to. */

@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { GatewayLog } from "../github/client.js";
-import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./server.js";
+import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
 
 export interface ServeOptions {
   env?: NodeJS.ProcessEnv;

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { PACKAGE_ROOT } from "../sandbox/actions.js";
+import { PACKAGE_ROOT } from "../sandbox/github/actions.js";
 import {
   DEFAULT_SCENARIO,
   MissingPartsError,
@@ -22,8 +22,8 @@ import {
   reportPassed,
   runScenario,
   type ScenarioReport,
-} from "../sandbox/runner.js";
-import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario.js";
+} from "../sandbox/scenario/run-scenario.js";
+import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
 import { WebViewPortError } from "../sandbox/web/web-view.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;

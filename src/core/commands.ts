@@ -17,8 +17,8 @@
  * own bot are never commands.
  */
 import { proseLines } from "./markdown.js";
-import type { CommentNode, Permission } from "./snapshot.js";
-import { canWrite } from "./snapshot.js";
+import type { CommentNode, Permission } from "./world.js";
+import { canWrite } from "./world.js";
 
 export const COMMAND_NAMES = ["start", "pause", "resume", "stop", "status", "retry", "skip", "help"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -34,11 +34,11 @@ import {
 } from "./markdown.js";
 import { commandHelp } from "./commands.js";
 import { describeReason, SESSION_REASONS, SESSION_STATUSES, type SessionState } from "./session.js";
-import type { WorldSnapshot } from "./snapshot.js";
+import type { WorldSnapshot } from "./world.js";
 import type { SessionStatistics } from "./stats.js";
 import { formatDuration } from "./stats.js";
 import { taskStatusFromLabels, type TaskStatus } from "./task.js";
-import { UNISOLATED_AGENT_ACCESS } from "./workerResult.js";
+import { UNISOLATED_AGENT_ACCESS } from "./worker-result.js";
 
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";

@@ -1,5 +1,5 @@
 /**
- * The controller's own human gate: the rules of src/core/humanGate.ts applied to the diff GitHub serves for a
+ * The controller's own human gate: the rules of src/core/human-gate.ts applied to the diff GitHub serves for a
  * pull request's head SHA, not to whatever the worker computed inside the agent's checkout (where
  * attributes, replace objects, a size cut or a quoted path can hide a change).
  *
@@ -8,7 +8,7 @@
  * the head tree did not list, a path with control characters, or a file list at the API's cap each fire
  * a rule of their own, named after the reason.
  */
-import { type HumanGateOptions, matchHumanGate } from "./humanGate.js";
+import { type HumanGateOptions, matchHumanGate } from "./human-gate.js";
 
 export interface DiffFile {
   filename: string;

@@ -13,7 +13,7 @@
 import { hasWriteAccess, sameLogin } from "./commands.js";
 import { code, escapeInline, quietLogin } from "./markdown.js";
 import { fenceUntrusted, sanitizeUntrustedText } from "./sanitize.js";
-import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "./snapshot.js";
+import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "./world.js";
 
 export type FeedbackKind = "checks" | "changes" | "conflicts";
 

@@ -16,7 +16,7 @@
  * reported with the issues in each; issues in a cycle are never ready.
  */
 import { proseLines } from "./markdown.js";
-import type { IssueNode } from "./snapshot.js";
+import type { IssueNode } from "./world.js";
 
 export interface RepoRef {
   owner: string;

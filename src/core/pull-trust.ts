@@ -9,7 +9,7 @@
  *
  * Everything else is ignored, and reported once on the dashboard (`ignoredPullMessage`).
  */
-import type { PullNode, WorldSnapshot } from "./snapshot.js";
+import type { PullNode, WorldSnapshot } from "./world.js";
 
 export interface PullTrustContext {
   repo: { owner: string; name: string };

@@ -62,7 +62,7 @@ import { escapeInline, formatTime, quietLogin, truncate } from "./markdown.js";
 import { formatScoreParts, rankTasks } from "./scoring.js";
 import { judgeTaskText, lastEditAt, taskDigest, textChangedComment } from "./task-text.js";
 import { isDispatching, reduceSession, type SessionEvent } from "./session.js";
-import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "./snapshot.js";
+import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "./world.js";
 import { computeStatistics, formatDuration, type SessionStatistics, type TaskRecordLike } from "./stats.js";
 import {
   decideOnFailure,
@@ -75,7 +75,7 @@ import {
 } from "./task.js";
 import { renderSessionBudgetMarker, sessionOverBudget, sessionSpend } from "./session-budget.js";
 import { usdBudgetNotes } from "./pricing.js";
-import type { WorkerOutcome, WorkerResult } from "./workerResult.js";
+import type { WorkerOutcome, WorkerResult } from "./worker-result.js";
 
 /** A dispatch whose run has not appeared yet counts as live for this long. */
 export const DISPATCH_GRACE_MINUTES = 10;
@@ -1922,7 +1922,7 @@ class Reconcile {
   }
 }
 
-/** The state a worker labels its own task with when it ends with these outcomes (src/worker/main.ts). */
+/** The state a worker labels its own task with when it ends with these outcomes (src/worker/job.ts). */
 const WORKER_LABELS: Partial<Record<WorkerOutcome, TaskStatus>> = {
   complete: "review",
   blocked: "blocked",

@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import type { DashboardState } from "./dashboard.js";
-import type { WorkerResult } from "./workerResult.js";
+import type { WorkerResult } from "./worker-result.js";
 
 export interface Usage {
   tokens: number;

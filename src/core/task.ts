@@ -13,7 +13,7 @@
  *   "Idea Recovery").
  */
 import { exponentialBackoff } from "./backoff.js";
-import type { WorkerOutcome } from "./workerResult.js";
+import type { WorkerOutcome } from "./worker-result.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Completion check matrix

@@ -5,7 +5,7 @@
  */
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
-import type { WorldSnapshot } from "../core/snapshot.js";
+import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, statusOf } from "./errors.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";

@@ -11,7 +11,7 @@
 import { readPullDiffs } from "./pull-verification.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
-import type { WorldSnapshot } from "../core/snapshot.js";
+import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "./client.js";
 import { countRequests, type RequestCounter, type RequestCounts } from "./counter.js";

@@ -17,7 +17,7 @@
 import { parseDashboard } from "../core/dashboard.js";
 import type { DiffFile, PullDiff } from "../core/diff-gate.js";
 import { trustedOpenPulls } from "../core/pull-trust.js";
-import type { WorldSnapshot } from "../core/snapshot.js";
+import type { WorldSnapshot } from "../core/world.js";
 import type { GitHubClient, RepoRef } from "./client.js";
 
 /** The compare endpoint's documented cap on listed files. */

@@ -23,8 +23,8 @@ import { type AutopilotConfig, CONFIG_PATH } from "../core/config.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import { foreignStatusLabels, logSafe } from "../core/authorship.js";
 import type { TextEdit } from "../core/task-text.js";
-import type { WorkerResult } from "../core/workerResult.js";
-import { parseWorkerResult } from "../core/workerResult.js";
+import type { WorkerResult } from "../core/worker-result.js";
+import { parseWorkerResult } from "../core/worker-result.js";
 import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../core/graph.js";
 import type {
   CheckNode,
@@ -36,7 +36,7 @@ import type {
   RunNode,
   TrackingIssueNode,
   WorldSnapshot,
-} from "../core/snapshot.js";
+} from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { statusOf } from "./errors.js";
 import { issueStatesQuery, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY } from "./queries.js";

@@ -2,7 +2,7 @@
  * Every GitHub call the worker makes, behind one small interface so the worker's loop can be tested with a fake.
  * Lists are paginated; permissions are cached per login for the run; every request is counted.
  */
-import type { Permission } from "../core/snapshot.js";
+import type { Permission } from "../core/world.js";
 import type { AutopilotOctokit } from "./octokit.js";
 
 export interface WorkerIssue {

@@ -6,7 +6,7 @@
  */
 import type { AgentConfig } from "../core/config.js";
 import { type ConfiguredPrice, costOf, priceOf } from "../core/pricing.js";
-import type { AgentRunResult } from "./agentRunner.js";
+import type { AgentRunResult } from "./agent-iteration.js";
 
 export function priceRun(
   run: AgentRunResult,

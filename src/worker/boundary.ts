@@ -17,10 +17,10 @@ import { chmod, cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AgentUser } from "./agent-user.js";
-import { buildAgentEnv } from "./agentEnv.js";
-import { type AgentRunner, createAgentRunner } from "./agentRunner.js";
-import { Git } from "./git.js";
-import type { QualityRunner } from "./main.js";
+import { buildAgentEnv } from "./agent-env.js";
+import { type AgentRunner, createAgentRunner } from "./agent-iteration.js";
+import { Git } from "./private-git.js";
+import type { QualityRunner } from "./job.js";
 import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
 

@@ -4,7 +4,7 @@
  * (updated less than the task timeout ago), or `finished`, means another run holds or held this attempt: exit
  * with `claimed_elsewhere` and touch nothing.
  */
-import type { WorkerResult } from "../core/workerResult.js";
+import type { WorkerResult } from "../core/worker-result.js";
 
 export type ClaimDecision = { proceed: true; note: string } | { proceed: false; reason: string };
 

@@ -2,7 +2,7 @@
  * What the worker shows people: the progress comment on the task issue (ending with the machine-readable result
  * marker), the PR body (with its hidden markers), the question/blocker comment, and the job summary rows.
  */
-import { renderWorkerResultMarker, type WorkerResult } from "../core/workerResult.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../core/worker-result.js";
 import type { QualityCommandResult } from "./quality.js";
 
 export const PR_MARKER = (issue: number) => `<!-- autopilot:pr issue=${issue} -->`;

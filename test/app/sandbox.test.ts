@@ -3,12 +3,12 @@
  * GraphQL answers (the sandbox checks every request against GitHub's descriptions), real worker dispatches.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resetReconcileMemory } from "../../src/app/reconcile.js";
-import { type ControllerServer, startControllerServer } from "../../src/app/server.js";
+import { resetReconcileMemory } from "../../src/app/reconcile-repo.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 
 const repo = { owner: "acme", name: "widgets" };
 let sandbox: Sandbox;

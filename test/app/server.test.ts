@@ -2,9 +2,9 @@ import { generateKeyPairSync } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ReconcileOptions } from "../../src/app/reconcile.js";
+import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
 import { serve } from "../../src/app/serve.js";
-import { type ControllerServer, startControllerServer } from "../../src/app/server.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { webhookExample } from "../github/fixtures.js";
 
 const SECRET = "webhook-secret";

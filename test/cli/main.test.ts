@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXIT, main, renderSummary } from "../../src/cli/main.js";
-import type { ScenarioReport } from "../../src/sandbox/runner.js";
+import type { ScenarioReport } from "../../src/sandbox/scenario/run-scenario.js";
 
 let out: string[];
 let err: string[];

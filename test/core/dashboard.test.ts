@@ -18,7 +18,7 @@ import {
   utf8Length,
 } from "../../src/core/dashboard.js";
 import { decide } from "../../src/core/reconcile.js";
-import type { WorldSnapshot } from "../../src/core/snapshot.js";
+import type { WorldSnapshot } from "../../src/core/world.js";
 import {
   check,
   comment,

@@ -7,7 +7,7 @@ import {
   parseDependencies,
   readyTasks,
 } from "../../src/core/graph.js";
-import type { IssueNode } from "../../src/core/snapshot.js";
+import type { IssueNode } from "../../src/core/world.js";
 
 const repo = { owner: "acme", name: "widgets" };
 

@@ -9,7 +9,7 @@ import {
   scoreTask,
   selectTasks,
 } from "../../src/core/scoring.js";
-import type { IssueNode } from "../../src/core/snapshot.js";
+import type { IssueNode } from "../../src/core/world.js";
 
 const repo = { owner: "acme", name: "widgets" };
 

@@ -16,7 +16,7 @@ import {
   trackConsecutiveFailures,
   transitionTask,
 } from "../../src/core/task.js";
-import { WORKER_OUTCOMES } from "../../src/core/workerResult.js";
+import { WORKER_OUTCOMES } from "../../src/core/worker-result.js";
 
 const start = Date.parse("2026-03-01T10:00:00Z");
 const minutes = (n: number) => new Date(start + n * 60_000);

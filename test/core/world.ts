@@ -15,8 +15,8 @@ import type {
   ReviewNode,
   RunNode,
   WorldSnapshot,
-} from "../../src/core/snapshot.js";
-import type { WorkerResult } from "../../src/core/workerResult.js";
+} from "../../src/core/world.js";
+import type { WorkerResult } from "../../src/core/worker-result.js";
 
 export const BOT = "autopilot[bot]";
 export const T0 = new Date("2026-11-22T10:00:00Z");

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import type nock from "nock";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/workerResult.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
 
 const require = createRequire(import.meta.url);
 type Example = { name: string; examples: Record<string, unknown>[] };

@@ -1,13 +1,13 @@
 /**
  * A `fetch` for Octokit's `request.fetch` that checks every request against GitHub's published descriptions
  * before sending it on (to nock, in unit tests): REST against the OpenAPI description (the sandbox's
- * validator, src/sandbox/openapi.ts), GraphQL documents against GitHub's GraphQL schema as the sandbox loads
+ * validator, src/sandbox/github/openapi.ts), GraphQL documents against GitHub's GraphQL schema as the sandbox loads
  * it (`@octokit/graphql-schema`'s SDL plus the issue-dependency fields github.com serves that the package
  * does not list yet). An invalid request throws, so the test fails at the call GitHub would have rejected.
  */
 import { parse, validate } from "graphql";
-import { loadGraphqlSchema } from "../../src/sandbox/graphql.js";
-import { loadOpenApi } from "../../src/sandbox/openapi.js";
+import { loadGraphqlSchema } from "../../src/sandbox/github/graphql.js";
+import { loadOpenApi } from "../../src/sandbox/github/openapi.js";
 
 export interface ValidatingFetch {
   fetch: typeof globalThis.fetch;

@@ -7,12 +7,12 @@ import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LOG_TEXT_MAX, logSafe } from "../../src/core/authorship.js";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/workerResult.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { Gateway } from "../../src/github/gateway.js";
 import { createOctokit } from "../../src/github/octokit.js";
 import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
-import { runWorker } from "../../src/worker/main.js";
+import { runWorker } from "../../src/worker/job.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import {
   API,

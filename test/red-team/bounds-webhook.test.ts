@@ -9,8 +9,8 @@ import { request } from "node:http";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ReconcileOptions } from "../../src/app/reconcile.js";
-import { type ControllerServer, startControllerServer } from "../../src/app/server.js";
+import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
+import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { WEBHOOK_BODY_LIMIT } from "../../src/app/webhook-body-limit.js";
 import { webhookExample } from "../github/fixtures.js";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { decide } from "../../src/core/reconcile.js";
-import type { PullNode } from "../../src/core/snapshot.js";
+import type { PullNode } from "../../src/core/world.js";
 import { issue, input, minutes, only, pull, readBack, result, step, world } from "../core/world.js";
 
 const BOT_ID = 4242;

@@ -2,9 +2,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActionsRunner, parseKeyValueFile, startActions } from "../../src/sandbox/actions.js";
-import { evaluate, evaluateCondition, interpolate } from "../../src/sandbox/expressions.js";
-import type { StoreEvent } from "../../src/sandbox/store.js";
+import { type ActionsRunner, parseKeyValueFile, startActions } from "../../src/sandbox/github/actions.js";
+import { evaluate, evaluateCondition, interpolate } from "../../src/sandbox/github/expressions.js";
+import type { StoreEvent } from "../../src/sandbox/github/store.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { claimAgentUser } from "../../src/sandbox/agent-user-slots.js";
+import { claimAgentUser } from "../../src/sandbox/github/agent-user-slots.js";
 
 describe("the sandbox's agent users for concurrent jobs", () => {
   it("never hands one user to two running jobs, and reuses a released one", () => {

@@ -9,8 +9,8 @@ import {
   demoAgentCommand,
   readDemoAgentState,
   writeDemoScript,
-} from "../../src/sandbox/demo-agent.js";
-import { gitEnv, run } from "../../src/sandbox/proc.js";
+} from "../../src/sandbox/scenario/demo-agent.js";
+import { gitEnv, run } from "../../src/sandbox/github/proc.js";
 
 let dir: string;
 let repo: string;

@@ -3,22 +3,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TRACKING_MARKER } from "../../src/core/dashboard.js";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/workerResult.js";
-import { PACKAGE_ROOT } from "../../src/sandbox/actions.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
+import { PACKAGE_ROOT } from "../../src/sandbox/github/actions.js";
 import {
   checkExpectations,
   type ExpectationContext,
   ExpectationRecorder,
-} from "../../src/sandbox/expectations.js";
-import type { GitRemote } from "../../src/sandbox/git.js";
+} from "../../src/sandbox/scenario/expectations.js";
+import type { GitRemote } from "../../src/sandbox/github/git-remote.js";
 import {
   issueExpectations,
   loadScenario,
   parseScenario,
   runExpectations,
   ScenarioError,
-} from "../../src/sandbox/scenario.js";
-import { SandboxStore } from "../../src/sandbox/store.js";
+} from "../../src/sandbox/scenario/scenario-file.js";
+import { SandboxStore } from "../../src/sandbox/github/store.js";
 
 const REPO = "demo/shop";
 

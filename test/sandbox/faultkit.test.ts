@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvariantRecorder } from "../../src/sandbox/faultkit.js";
-import { SandboxStore, type StoreEvent, StoreError } from "../../src/sandbox/store.js";
+import { InvariantRecorder } from "../../src/sandbox/scenario/faultkit.js";
+import { SandboxStore, type StoreEvent, StoreError } from "../../src/sandbox/github/store.js";
 
 const full = "acme/widgets";
 

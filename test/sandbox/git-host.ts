@@ -4,8 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { attachGit, type SandboxGit } from "../../src/sandbox/git.js";
-import { SandboxStore } from "../../src/sandbox/store.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { SandboxStore } from "../../src/sandbox/github/store.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 

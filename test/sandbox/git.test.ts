@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitRemote, type PushUpdate, ZERO_SHA } from "../../src/sandbox/git.js";
-import { gitEnv, run } from "../../src/sandbox/proc.js";
-import type { StoreEvent } from "../../src/sandbox/store.js";
+import { GitRemote, type PushUpdate, ZERO_SHA } from "../../src/sandbox/github/git-remote.js";
+import { gitEnv, run } from "../../src/sandbox/github/proc.js";
+import type { StoreEvent } from "../../src/sandbox/github/store.js";
 import { startGitHost } from "./git-host.js";
 
 const TOKENS: Record<string, { login: string; write: boolean }> = {

@@ -6,7 +6,7 @@ import {
   SNAPSHOT_QUERY,
   issueStatesQuery,
 } from "../../src/github/queries.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 
 const owner = "acme";
 const repo = "widgets";

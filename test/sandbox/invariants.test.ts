@@ -5,7 +5,7 @@ import {
   type InvariantPush,
   type InvariantRun,
   invariantsHold,
-} from "../../src/sandbox/invariants.js";
+} from "../../src/sandbox/scenario/invariants.js";
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const sha = (c: string) => c.repeat(40);

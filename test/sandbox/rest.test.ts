@@ -2,7 +2,7 @@ import { createAppAuth } from "@octokit/auth-app";
 import { RequestError } from "@octokit/request-error";
 import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 
 const owner = "acme";
 const repo = "widgets";
@@ -725,7 +725,7 @@ describe("validation against GitHub's OpenAPI description", () => {
 
 describe("REST over the real git remote", () => {
   it("reads contents, diffs and merges pull requests through git", async () => {
-    const { attachGit } = await import("../../src/sandbox/git.js");
+    const { attachGit } = await import("../../src/sandbox/github/git-remote.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);
     try {
@@ -799,8 +799,8 @@ describe("REST over the real git remote", () => {
 
 describe("a pull request from a fork", () => {
   it("shows the fork as its head (label, owner, repository) and not this repository", async () => {
-    const { attachGit } = await import("../../src/sandbox/git.js");
-    const { forkBranchRef } = await import("../../src/sandbox/store.js");
+    const { attachGit } = await import("../../src/sandbox/github/git-remote.js");
+    const { forkBranchRef } = await import("../../src/sandbox/github/store.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);
     try {
@@ -844,7 +844,7 @@ describe("a pull request from a fork", () => {
 
 describe("repository settings (rulesets)", () => {
   it("lists the rules that apply to a branch, a page at a time like every list", async () => {
-    const { repoSettings } = await import("../../src/sandbox/index.js");
+    const { repoSettings } = await import("../../src/sandbox/github/index.js");
     const rules = Array.from({ length: 35 }, (_, i) => ({
       type: "required_status_checks",
       parameters: { required_status_checks: [{ context: `check-${i}` }] },

@@ -11,8 +11,8 @@ import {
   runScenario,
   type StartControllerServer,
   scenarioConfigText,
-} from "../../src/sandbox/runner.js";
-import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario.js";
+} from "../../src/sandbox/scenario/run-scenario.js";
+import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario/scenario-file.js";
 
 const FIXTURE_ACTION = join(import.meta.dirname, "..", "fixtures", "echo-action");
 

@@ -6,7 +6,7 @@ import {
   StoreError,
   type WorkflowRunRequest,
   decodeNodeId,
-} from "../../src/sandbox/store.js";
+} from "../../src/sandbox/github/store.js";
 
 const full = "acme/widgets";
 

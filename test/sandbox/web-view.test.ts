@@ -1,7 +1,7 @@
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { startSandbox } from "../../src/sandbox/github/index.js";
 import { renderMarkdown } from "../../src/sandbox/web/render-markdown.js";
 import {
   CONTENT_SECURITY_POLICY,

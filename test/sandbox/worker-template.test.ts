@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunTitle } from "../../src/github/snapshot.js";
-import { type ActionsRunner, startActions } from "../../src/sandbox/actions.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/git.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
-import { workerWorkflowYaml } from "../../src/sandbox/runner.js";
+import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { workerWorkflowYaml } from "../../src/sandbox/scenario/run-scenario.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");
 

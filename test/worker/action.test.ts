@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { WORKER_OUTCOMES } from "../../src/core/workerResult.js";
+import { WORKER_OUTCOMES } from "../../src/core/worker-result.js";
 import { INPUT_NAMES } from "../../src/worker/inputs.js";
 
 const root = join(import.meta.dirname, "..", "..");

@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AutopilotConfig, DEFAULT_CONFIG } from "../../src/core/config.js";
-import type { Permission } from "../../src/core/snapshot.js";
+import type { Permission } from "../../src/core/world.js";
 import type {
   FailingCheck,
   ReviewFeedback,
@@ -13,9 +13,9 @@ import type {
   WorkerPull,
 } from "../../src/github/worker-client.js";
 import type { AgentOutput } from "../../src/worker/agents/types.js";
-import type { AgentRunRequest, AgentRunResult } from "../../src/worker/agentRunner.js";
-import type { BranchSetup } from "../../src/worker/git.js";
-import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/main.js";
+import type { AgentRunRequest, AgentRunResult } from "../../src/worker/agent-iteration.js";
+import type { BranchSetup } from "../../src/worker/private-git.js";
+import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";
 import type { QualityCommandResult } from "../../src/worker/quality.js";
 
 /** The account id of the fake's token (Autopilot's bot). */

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runWorker, type WorkerInputs } from "../../src/worker/main.js";
+import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
 import { config, FakeGitHub } from "./fakes.js";
 import { cloneWorkspace, git, realDeps, remoteAndClone, writeCounterAgent } from "./fixtures/real.js";
 

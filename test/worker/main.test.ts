@@ -6,8 +6,8 @@ import {
   parseWorkerResult,
   renderWorkerResultMarker,
   type WorkerResult,
-} from "../../src/core/workerResult.js";
-import { runWorker } from "../../src/worker/main.js";
+} from "../../src/core/worker-result.js";
+import { runWorker } from "../../src/worker/job.js";
 import { config, harness } from "./fakes.js";
 
 const COMPLETE = "All done.\n\n<promise>COMPLETE</promise>";

@@ -1,7 +1,7 @@
 /**
  * The worker driving the REAL agent CLIs — Claude Code, Codex, Gemini CLI and OpenCode, pinned and installed by
  * the global setup
- * (scripts/install-agent-clis.mjs) — against the loopback model stand-in (src/sandbox/fake-model.ts), which
+ * (scripts/install-agent-clis.mjs) — against the loopback model stand-in (src/sandbox/scenario/fake-model.ts), which
  * scripts the model's tool calls, final messages and HTTP errors. Nothing here builds a command line by hand:
  * the CLIs are started by the worker's presets and agent runner, with the worker's env allow-list, and in
  * the loop tests the whole iteration runs — real git against a local bare remote, real quality commands,
@@ -32,11 +32,11 @@ import {
   type FakeModelScript,
   type FakeModelServer,
   startFakeModelServer,
-} from "../../src/sandbox/fake-model.js";
+} from "../../src/sandbox/scenario/fake-model.js";
 import { ALL_MODEL_KEYS } from "../../src/worker/agents/index.js";
-import { type AgentRunResult, createAgentRunner } from "../../src/worker/agentRunner.js";
+import { type AgentRunResult, createAgentRunner } from "../../src/worker/agent-iteration.js";
 import { createIsolatedParts } from "../../src/worker/boundary.js";
-import { runWorker, type WorkerLog, type WorkerRun } from "../../src/worker/main.js";
+import { runWorker, type WorkerLog, type WorkerRun } from "../../src/worker/job.js";
 import { config as workerConfig, FakeGitHub } from "./fakes.js";
 import { git, remoteAndClone, testAgentUser } from "./fixtures/real.js";
 
@@ -317,7 +317,7 @@ interface LoopRun {
   repo: TaskRepo;
 }
 
-/** Runs the worker for issue #7 as runner.ts wires it, with a fake GitHub and a recording sleep. */
+/** Runs the worker for issue #7 as run-action.ts wires it, with a fake GitHub and a recording sleep. */
 async function runLoop(
   repo: TaskRepo,
   agents: { primary: AgentConfig; fallbacks?: AgentConfig[] },
@@ -344,7 +344,7 @@ async function runLoop(
     error: (message) => log.push(`error: ${message}`),
   };
   const env = workerEnv(anthropic, extraEnv);
-  // As runner.ts wires it: the checkout's .git moved out, the agent in its own work tree as its own OS user.
+  // As run-action.ts wires it: the checkout's .git moved out, the agent in its own work tree as its own OS user.
   const parts = await createIsolatedParts({
     workspace: repo.workspace,
     workerDir: scratch,

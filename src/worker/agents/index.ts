@@ -1,6 +1,6 @@
 /** The agent presets by name. */
 import { aider } from "./aider.js";
-import { claudeCode } from "./claudeCode.js";
+import { claudeCode } from "./claude-code.js";
 import { codex } from "./codex.js";
 import { custom } from "./custom.js";
 import { gemini } from "./gemini.js";

@@ -1,6 +1,6 @@
 /**
  * Scenario expectations beyond the final state of each issue (the `expect` part of a scenario, see
- * `IssueExpectationSchema` and `RunExpectationShape` in scenario.ts): what Autopilot posted, what reached the
+ * `IssueExpectationSchema` and `RunExpectationShape` in scenario-file.ts): what Autopilot posted, what reached the
  * agent, the worker results in order, the iteration counters, the branch, how a PR got merged, the files on
  * the default branch, and what the dashboard said during the run.
  *
@@ -8,18 +8,18 @@
  * worker result, every dispatch), so nothing that happened between two looks is missed; `checkExpectations`
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
-import { parseDashboard, TRACKING_MARKER } from "../core/dashboard.js";
-import { parseWorkerResult } from "../core/workerResult.js";
+import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard.js";
+import { parseWorkerResult } from "../../core/worker-result.js";
 import { readDemoAgentState } from "./demo-agent.js";
-import type { GitRemote } from "./git.js";
+import type { GitRemote } from "../github/git-remote.js";
 import {
   type ExpectedCount,
   issueExpectations,
   type ReportState,
   runExpectations,
   type Scenario,
-} from "./scenario.js";
-import type { Issue, SandboxStore, StoreEvent } from "./store.js";
+} from "./scenario-file.js";
+import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 
 const PAUSED = new Set(["paused", "pausing"]);
 

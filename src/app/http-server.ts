@@ -10,7 +10,7 @@ import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { GatewayLog } from "../github/client.js";
 import { rateLimitHandlers, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
-import type { ReconcileOptions, ReconcileResult } from "./reconcile.js";
+import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";

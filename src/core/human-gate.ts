@@ -27,7 +27,7 @@
  * (never the whole line, which may hold the secret itself), the path, or the matched part of the command.
  */
 import { compileGatePattern, findGatePattern, literalGatePattern } from "./gate-pattern.js";
-import type { HumanGateHit } from "./workerResult.js";
+import type { HumanGateHit } from "./worker-result.js";
 
 export interface HumanGateInput {
   /** Unified diff of the task branch against its base. */

@@ -7,10 +7,10 @@
  */
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config.js";
-import { matchHumanGate } from "../core/humanGate.js";
+import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
-import type { Permission } from "../core/snapshot.js";
+import type { Permission } from "../core/world.js";
 import {
   decideAfterIteration,
   decideAgentExit,
@@ -23,7 +23,7 @@ import {
   UNISOLATED_AGENT_ACCESS,
   type WorkerOutcome,
   type WorkerResult,
-} from "../core/workerResult.js";
+} from "../core/worker-result.js";
 import type {
   FailingCheck,
   ReviewFeedback,
@@ -33,14 +33,14 @@ import type {
 } from "../github/worker-client.js";
 import { getPreset } from "./agents/index.js";
 import { priceRun } from "./agent-cost.js";
-import type { AgentRunner, AgentRunResult } from "./agentRunner.js";
+import type { AgentRunner, AgentRunResult } from "./agent-iteration.js";
 import { decideClaim } from "./claim.js";
 import { ownComments } from "./own-comments.js";
-import { taskTextRefusal } from "./task-text.js";
-import type { BranchSetup } from "./git.js";
+import { taskTextRefusal } from "./task-text-check.js";
+import type { BranchSetup } from "./private-git.js";
 import type { QualityCommandResult } from "./quality.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
-import { sessionWantsStop } from "./sessionStatus.js";
+import { sessionWantsStop } from "./session-status.js";
 import { readTreeFile, writeTreeFile } from "./tree-files.js";
 
 export { PROGRESS_NOTES_PATH };
@@ -64,7 +64,7 @@ export interface WorkerInputs {
   taskDigest?: string | null;
 }
 
-/** The git operations the loop needs (src/worker/git.ts implements them). */
+/** The git operations the loop needs (src/worker/private-git.ts implements them). */
 export interface WorkerGit {
   prepare(): Promise<string[]>;
   addExcludes(patterns: string[]): Promise<void>;

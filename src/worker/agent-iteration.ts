@@ -1,6 +1,6 @@
 /**
  * Runs one agent iteration as a real process: the prompt goes to a file outside the work tree, the preset
- * builds the command line, the environment is the allow-list of agentEnv.ts, and the process tree is killed at
+ * builds the command line, the environment is the allow-list of agent-env.ts, and the process tree is killed at
  * the iteration timeout. With a boundary (boundary.ts) the process runs as the agent's OS user: its directories
  * are handed over before it starts, and after it ends every process of that user is killed and the directories
  * are taken back.
@@ -11,7 +11,7 @@ import type { AgentConfig } from "../core/config.js";
 import { getPreset } from "./agents/index.js";
 import type { AgentOutput, PresetName } from "./agents/types.js";
 import type { AgentUser } from "./agent-user.js";
-import { buildAgentEnv } from "./agentEnv.js";
+import { buildAgentEnv } from "./agent-env.js";
 import { runProcess } from "./process.js";
 
 export interface AgentRunRequest {

@@ -11,7 +11,7 @@ import type { SandboxApp } from "./auth.js";
 import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
-import { escapeHtml } from "./web/layout.js";
+import { escapeHtml } from "../web/layout.js";
 
 export interface BranchProtection {
   requiredChecks: string[];

@@ -12,7 +12,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
 import { type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config.js";
 import { createOctokit } from "../github/octokit.js";
-import { UNISOLATED_AGENT_ACCESS } from "../core/workerResult.js";
+import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
 import { setupAgentUser } from "./agent-user.js";
 import { ALL_MODEL_KEYS } from "./agents/index.js";
@@ -20,7 +20,7 @@ import { type Boundary, createIsolatedParts } from "./boundary.js";
 import { applyWorkerOverrides } from "./config-input.js";
 import { InputError, parseInputs } from "./inputs.js";
 import { safeLogText } from "./log-text.js";
-import { runWorker, type WorkerLog, type WorkerRun } from "./main.js";
+import { runWorker, type WorkerLog, type WorkerRun } from "./job.js";
 import { summaryRows } from "./report.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */

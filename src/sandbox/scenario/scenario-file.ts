@@ -47,7 +47,7 @@ import { basename } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import { DemoAgentEntrySchema } from "./demo-agent.js";
-import { FaultsSchema } from "./faults.js";
+import { FaultsSchema } from "../github/faults.js";
 
 export const REPORT_STATES = [
   "done",
@@ -617,7 +617,7 @@ function unionHint(where: string): string {
   if (where.endsWith("behavior")) return "a behaviour name or a list of them";
   if (where.startsWith("expect."))
     return `under expect: an issue number with a state or { state, comments, prompts, results, … }, or one of ${Object.keys(RunExpectationShape).join(", ")}`;
-  return "see the scenario format in src/sandbox/scenario.ts";
+  return "see the scenario format in src/sandbox/scenario/scenario-file.ts";
 }
 
 /** Reads and validates a scenario file. */

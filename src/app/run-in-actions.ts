@@ -12,7 +12,7 @@ import type { ConfigOverrides } from "../core/dashboard.js";
 import type { GatewayLog } from "../github/client.js";
 import { describeError, statusOf } from "../github/errors.js";
 import { createOctokit } from "../github/octokit.js";
-import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile.js";
+import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;

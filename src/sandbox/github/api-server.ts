@@ -22,7 +22,7 @@ import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers 
 import { type Json, Shapes } from "./shapes.js";
 import { type SandboxStore, type StoreOptions, StoreError, type TokenKind } from "./store.js";
 import { WebhookDispatcher } from "./webhooks.js";
-import type { WebView } from "./web/web-view.js";
+import type { WebView } from "../web/web-view.js";
 
 /**
  * A handler mounted under a path prefix (e.g. the git remote under `/git/`). It gets the raw request (body

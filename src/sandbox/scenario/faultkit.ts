@@ -1,8 +1,8 @@
 /**
  * What the scenario runner needs for fault runs beyond the plain timeline:
  *
- * - `InvariantRecorder` gathers the facts the end-of-run invariants judge (src/sandbox/invariants.ts).
- * - `ControllerFleet` runs the controller as one or more separate processes (src/sandbox/controller-child.ts)
+ * - `InvariantRecorder` gathers the facts the end-of-run invariants judge (src/sandbox/scenario/invariants.ts).
+ * - `ControllerFleet` runs the controller as one or more separate processes (src/sandbox/scenario/controller-child.ts)
  *   on the same GitHub state: every webhook goes to every live instance (a fan-out endpoint the sandbox
  *   delivers to), each instance reaches the API through its own pass-through proxy that counts its writes, so
  *   an instance can be SIGKILLed right after its Nth write — mid-reconcile, between two effects — and a fresh
@@ -17,16 +17,16 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { parseDashboard } from "../core/dashboard.js";
-import type { ActionsRunner } from "./actions.js";
-import type { SandboxGit } from "./git.js";
+import { parseDashboard } from "../../core/dashboard.js";
+import type { ActionsRunner } from "../github/actions.js";
+import type { SandboxGit } from "../github/git-remote.js";
 import {
   checkInvariants,
   type InvariantPush,
   type InvariantReport,
   type InvariantTask,
 } from "./invariants.js";
-import type { Issue, SandboxStore, StoreEvent } from "./store.js";
+import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 
 const run = promisify(execFile);
 const WRITE = new Set(["admin", "maintain", "write"]);
@@ -125,7 +125,7 @@ export class InvariantRecorder {
     maxParallel: number;
     branchPrefix: string;
     tracking: Issue | null;
-    /** The task's pull request (src/sandbox/runner.ts Observer.pullFor). */
+    /** The task's pull request (src/sandbox/scenario/run-scenario.ts Observer.pullFor). */
     pullFor?: (n: number) => Issue | null;
     /** Combined state of the checks on a commit (Observer.checksOf). */
     checksOf?: (sha: string) => "success" | "failure" | "pending";

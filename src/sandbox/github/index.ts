@@ -20,9 +20,9 @@ import {
   type SandboxOptions,
   SandboxServer,
   assertNoValidationFailures as assertNone,
-} from "./server.js";
+} from "./api-server.js";
 import { SandboxStore } from "./store.js";
-import { startWebView } from "./web/web-view.js";
+import { startWebView } from "../web/web-view.js";
 
 export type { RequestAccounting, RequestRecord, ValidationFailure } from "./accounting.js";
 export { repoSettings } from "./app-setup.js";
@@ -30,9 +30,9 @@ export type { SandboxApp } from "./auth.js";
 export { FaultsSchema, type Faults, type FaultsInput, type FaultController } from "./faults.js";
 export * from "./store.js";
 export type { WebhookDelivery, WebhookDispatcher } from "./webhooks.js";
-export type { RunDetails, RunDetailsSource, WebView } from "./web/web-view.js";
-export { WebViewPortError } from "./web/web-view.js";
-export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./server.js";
+export type { RunDetails, RunDetailsSource, WebView } from "../web/web-view.js";
+export { WebViewPortError } from "../web/web-view.js";
+export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./api-server.js";
 
 /** Throws listing the sandbox's validation failures (REST and GraphQL requests GitHub would reject). */
 export function assertNoValidationFailures(sandbox: Pick<Sandbox, "validationFailures">): void {

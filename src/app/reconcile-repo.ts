@@ -19,7 +19,7 @@ import {
 } from "../core/config.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
 import { type Decision, decide } from "../core/reconcile.js";
-import type { WorldSnapshot } from "../core/snapshot.js";
+import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
 import { type RequestCounts, totalOf } from "../github/counter.js";

@@ -13,11 +13,11 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
-import { parseConfig, renderConfigError } from "../core/config.js";
-import { TRACKING_MARKER } from "../core/dashboard.js";
-import { parseWorkerResult } from "../core/workerResult.js";
-import { createOctokit } from "../github/octokit.js";
-import { type ActionsEvent, type ActionsRunner, PACKAGE_ROOT, startActions } from "./actions.js";
+import { parseConfig, renderConfigError } from "../../core/config.js";
+import { TRACKING_MARKER } from "../../core/dashboard.js";
+import { parseWorkerResult } from "../../core/worker-result.js";
+import { createOctokit } from "../../github/octokit.js";
+import { type ActionsEvent, type ActionsRunner, PACKAGE_ROOT, startActions } from "../github/actions.js";
 import { checkExpectations, ExpectationRecorder } from "./expectations.js";
 import {
   type DemoAgentEntry,
@@ -26,8 +26,8 @@ import {
   readDemoAgentState,
   writeDemoScript,
 } from "./demo-agent.js";
-import { attachGit, type SandboxGit } from "./git.js";
-import { type Sandbox, startSandbox, WebViewPortError } from "./index.js";
+import { attachGit, type SandboxGit } from "../github/git-remote.js";
+import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import {
   loadScenario,
   REPORT_STATES,
@@ -39,18 +39,18 @@ import {
   ScenarioError,
   issueExpectations,
   scenarioCi,
-} from "./scenario.js";
-import { forkBranchRef, type Issue, type SandboxStore, type StoreEvent } from "./store.js";
+} from "./scenario-file.js";
+import { forkBranchRef, type Issue, type SandboxStore, type StoreEvent } from "../github/store.js";
 import { ControllerFleet, InvariantRecorder, sendBadSignatureWebhook } from "./faultkit.js";
 import { type InvariantReport, invariantsHold } from "./invariants.js";
-import type { TaskLabelNames } from "../core/task.js";
+import type { TaskLabelNames } from "../../core/task.js";
 
 export const DEFAULT_SCENARIO = join(PACKAGE_ROOT, "scenarios", "demo.yml");
 
 /** How long one cleanup step (stopping the controller, the sandbox, …) may take before the next goes. */
 const CLEANUP_STEP_MS = 5000;
 
-/** What the runner needs of the controller app (src/app/server.ts). */
+/** What the runner needs of the controller app (src/app/http-server.ts). */
 export interface ControllerServer {
   url: string;
   /** The webhook endpoint, when it is not `url` itself. */
@@ -95,7 +95,7 @@ export interface RunScenarioOptions {
   onProgress?: (event: ProgressEvent) => void;
   /** The action run by the worker workflow (default: this repository, i.e. dist/worker/index.js). */
   actionDir?: string;
-  /** The controller factory (default: `startControllerServer` from src/app/server.ts). */
+  /** The controller factory (default: `startControllerServer` from src/app/http-server.ts). */
   startController?: StartControllerServer;
   /** Stop early (Ctrl-C is wired by default, see `handleSignals`). */
   signal?: AbortSignal;
@@ -153,7 +153,7 @@ export interface ScenarioReport {
   expectations: {
     ok: boolean;
     mismatches: { number: number; expected: ReportState; actual: ReportState }[];
-    /** Every other unmet expectation (src/sandbox/expectations.ts), one readable line each. */
+    /** Every other unmet expectation (src/sandbox/scenario/expectations.ts), one readable line each. */
     unmet?: string[];
   };
   runs: { total: number; byConclusion: Record<string, number> };
@@ -163,7 +163,7 @@ export interface ScenarioReport {
   /** The tracking issue's body at the end, hidden markers removed. */
   dashboard: string | null;
   error?: string;
-  /** End-of-run invariants (src/sandbox/invariants.ts); any count above zero fails the run. */
+  /** End-of-run invariants (src/sandbox/scenario/invariants.ts); any count above zero fails the run. */
   invariants?: InvariantReport;
   /** Checks made by fault actions (a bad-signature webhook must be answered 400); any failure fails the run. */
   faultChecks?: { name: string; ok: boolean; detail: string }[];
@@ -177,7 +177,7 @@ export class MissingPartsError extends Error {
   }
 }
 
-const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "server.ts");
+const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "http-server.ts");
 
 /** Lists what is missing to run scenarios: the controller app and the bundled worker action. */
 export async function findMissingParts(
@@ -189,7 +189,7 @@ export async function findMissingParts(
   if (!factory) {
     if (!existsSync(CONTROLLER_MODULE)) {
       missing.push(
-        "the controller app: src/app/server.ts exporting startControllerServer({ appId, privateKey, webhookSecret, baseUrl, port, tickMs }) → { url, stop(), tick() }",
+        "the controller app: src/app/http-server.ts exporting startControllerServer({ appId, privateKey, webhookSecret, baseUrl, port, tickMs }) → { url, stop(), tick() }",
       );
     } else {
       try {
@@ -200,11 +200,11 @@ export async function findMissingParts(
           factory = mod.startControllerServer as StartControllerServer;
         else
           missing.push(
-            "the controller app: src/app/server.ts does not export a startControllerServer function",
+            "the controller app: src/app/http-server.ts does not export a startControllerServer function",
           );
       } catch (error) {
         missing.push(
-          `the controller app: src/app/server.ts fails to load: ${(error as Error).message.split("\n")[0]}`,
+          `the controller app: src/app/http-server.ts fails to load: ${(error as Error).message.split("\n")[0]}`,
         );
       }
     }
@@ -838,7 +838,7 @@ export async function runScenario(
 
     // --- the controller -----------------------------------------------------------------------------------
     progress("setup", null, "starting the controller app");
-    // Fault runs that kill the controller or run several use controller processes (src/sandbox/faultkit.ts).
+    // Fault runs that kill the controller or run several use controller processes (src/sandbox/scenario/faultkit.ts).
     const wantsFleet =
       timelineHas(scenario.timeline, "killController") ||
       (scenario.controllers !== undefined &&

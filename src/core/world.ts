@@ -3,7 +3,7 @@
  * consumed by the pure decisions in src/core. Everything here is derived from GitHub; nothing is invented.
  */
 import type { PullDiff } from "./diff-gate.js";
-import type { WorkerResult } from "./workerResult.js";
+import type { WorkerResult } from "./worker-result.js";
 import type { TextEdit } from "./task-text.js";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
