@@ -5,10 +5,17 @@ import { createOctokit, isLoopbackUrl, writePacing } from "../../src/github/octo
 async function twoWrites(baseUrl: string): Promise<string[]> {
   const events: string[] = [];
   let n = 0;
+  // The first request holds until the second has started, or a second has passed (then the client must be
+  // holding the second back): the order never depends on how fast a busy machine gets to the second request.
+  let secondStarted = () => {};
+  const started = new Promise<void>((resolve) => {
+    secondStarted = resolve;
+  });
   const fetch = async (): Promise<Response> => {
     const id = ++n;
     events.push(`start ${id}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (id === 2) secondStarted();
+    await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 1_000))]);
     events.push(`end ${id}`);
     return new Response(JSON.stringify({ id }), {
       status: 201,
