@@ -18,7 +18,7 @@ import {
   STATE_BUDGET,
   utf8Length,
 } from "../src/core/dashboard.js";
-import { decide } from "../src/core/reconcile.js";
+import { decide } from "../src/core/reconcile/decide.js";
 import {
   decideInput,
   formatInt,

@@ -19,7 +19,7 @@ import {
   type TaskRecord,
 } from "../src/core/dashboard.js";
 import { buildTaskGraph, readyTasks } from "../src/core/graph.js";
-import { type DecideInput, decide } from "../src/core/reconcile.js";
+import { type DecideInput, decide } from "../src/core/reconcile/decide.js";
 import { formatScoreParts, rankTasks } from "../src/core/scoring.js";
 import type {
   CheckNode,

@@ -10,7 +10,7 @@
  * usual webhook or tick). N adapts to the time budget. Prints a table; asserts nothing.
  */
 import { buildTaskGraph, readyTasks } from "../src/core/graph.js";
-import { decide } from "../src/core/reconcile.js";
+import { decide } from "../src/core/reconcile/decide.js";
 import { rankTasks } from "../src/core/scoring.js";
 import {
   atRest,

@@ -18,7 +18,7 @@ import {
   parseConfig,
 } from "../core/config.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
-import { type Decision, decide } from "../core/reconcile.js";
+import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";

@@ -20,7 +20,8 @@ export type FeedbackKind = "checks" | "changes" | "conflicts";
 export type Verdict =
   | { action: "merge"; sha: string }
   | { action: "feedback"; kinds: FeedbackKind[]; summary: string }
-  | { action: "wait"; reason: string }
+  /** `kind` names the wait for an approval the human gate asks for. */
+  | { action: "wait"; reason: string; kind?: "human-gate" }
   | { action: "fail"; reason: string };
 
 export interface GateOptions {
@@ -168,6 +169,7 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
   } else if (humanRequired && !humanApproved) {
     verdict = {
       action: "wait",
+      kind: "human-gate",
       reason: `human gate (${options.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`,
     };
   } else if (!options.autoMerge) {

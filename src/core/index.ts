@@ -16,4 +16,4 @@ export * from "./signals.js";
 export * from "./commands.js";
 export * from "./dashboard.js";
 export * from "./gates.js";
-export * from "./reconcile.js";
+export * from "./reconcile/decide.js";

@@ -33,6 +33,8 @@ export interface EffectOutcome {
   effect: Effect;
   status: OutcomeStatus;
   detail?: string;
+  /** Why a `deferred` effect was left for the next reconcile. */
+  deferredBy?: "revision-conflict" | "operation-budget";
   /** The tracking issue created or updated. */
   issue?: number;
   /** The workflow run GitHub reported for a dispatch, when it does. */

@@ -233,6 +233,7 @@ export class Gateway {
           report.outcomes.push({
             effect: rest,
             status: "deferred",
+            deferredBy: "revision-conflict",
             detail: "after a tracking-issue revision conflict",
           });
         }
@@ -241,9 +242,7 @@ export class Gateway {
     }
     report.trackingIssue = ctx.run.trackingIssue;
     report.operations = this.operationsUsed;
-    const deferred = report.outcomes.filter(
-      (x) => x.status === "deferred" && !x.detail?.includes("conflict"),
-    );
+    const deferred = report.outcomes.filter((x) => x.deferredBy === "operation-budget");
     if (deferred.length > 0) {
       this.log.warn(
         `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred
@@ -269,7 +268,12 @@ export class Gateway {
       return { effect, status: "dry-run" };
     }
     if (!isBudgetExempt(effect) && this.operationsUsed >= this.operationBudget) {
-      return { effect, status: "deferred", detail: `operation budget of ${this.operationBudget} used up` };
+      return {
+        effect,
+        status: "deferred",
+        deferredBy: "operation-budget",
+        detail: `operation budget of ${this.operationBudget} used up`,
+      };
     }
     if (this.circuit.state === "open") {
       return this.hold(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commandLines, commentAuthority, parseCommand } from "../../src/core/commands.js";
 import { parseDashboard } from "../../src/core/dashboard.js";
-import { decide } from "../../src/core/reconcile.js";
+import { decide } from "../../src/core/reconcile/decide.js";
 import {
   BOT,
   comment,

@@ -17,7 +17,7 @@ import {
   TRACKING_MARKER,
   utf8Length,
 } from "../../src/core/dashboard.js";
-import { decide } from "../../src/core/reconcile.js";
+import { decide } from "../../src/core/reconcile/decide.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {
   check,

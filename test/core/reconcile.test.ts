@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { applyConfigOverrides, DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
 import { parseDashboard } from "../../src/core/dashboard.js";
 import { evaluatePullRequest, type GateOptions } from "../../src/core/gates.js";
-import { type DecideInput, decide } from "../../src/core/reconcile.js";
+import { type DecideInput, decide } from "../../src/core/reconcile/decide.js";
 import type { Fixture } from "../fixtures/snapshots/build.js";
 import {
   applyEffects,

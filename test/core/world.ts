@@ -5,7 +5,7 @@
 import { DEFAULT_CONFIG, type AutopilotConfig } from "../../src/core/config.js";
 import { type DashboardState, parseDashboard } from "../../src/core/dashboard.js";
 import type { Effect } from "../../src/core/effects.js";
-import { type Decision, decide, type DecideInput } from "../../src/core/reconcile.js";
+import { type Decision, decide, type DecideInput } from "../../src/core/reconcile/decide.js";
 import type {
   CheckNode,
   CommentNode,

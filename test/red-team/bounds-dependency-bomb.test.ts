@@ -13,7 +13,7 @@ import {
   parseDependencies,
   referencesToLookUp,
 } from "../../src/core/graph.js";
-import { decide } from "../../src/core/reconcile.js";
+import { decide } from "../../src/core/reconcile/decide.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { Gateway } from "../../src/github/gateway.js";
 import { createOctokit } from "../../src/github/octokit.js";

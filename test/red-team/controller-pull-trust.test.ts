@@ -4,7 +4,7 @@
  * dashboard names the ignored PR once.
  */
 import { describe, expect, it } from "vitest";
-import { decide } from "../../src/core/reconcile.js";
+import { decide } from "../../src/core/reconcile/decide.js";
 import type { PullNode } from "../../src/core/world.js";
 import { issue, input, minutes, only, pull, readBack, result, step, world } from "../core/world.js";
 

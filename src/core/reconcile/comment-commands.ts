@@ -1,0 +1,161 @@
+/**
+ * The phase that reads new comments: `/autopilot` commands from people with write access are carried out
+ * (session commands, retry, skip, help, status); other comments on tasks are kept as possible answers to
+ * needs-human questions (see answers.ts).
+ */
+import { commandHelp, commentAuthority, parseCommand, refusalText } from "../commands.js";
+import { quietLogin } from "../markdown.js";
+import type { SessionEvent } from "../session.js";
+import { note, type Reconciling } from "./context.js";
+import { react, reply } from "./messages.js";
+import { retryTask, skipTask } from "./retry-skip.js";
+import { sessionEvent } from "./session-events.js";
+import { hasLabel } from "./task-labels.js";
+import { liveCount } from "./worker-runs.js";
+
+/** A `/autopilot status` to answer once this reconcile's decisions are made. */
+export interface StatusRequest {
+  commentIssue: number;
+  commentId: number;
+  /** The task asked about; null for the whole session. */
+  issue: number | null;
+  line: string;
+}
+
+export interface CommentsRead {
+  /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
+  freshComments: Set<number>;
+  statusRequests: StatusRequest[];
+}
+
+export function processComments(ctx: Reconciling): CommentsRead {
+  const read: CommentsRead = { freshComments: new Set(), statusRequests: [] };
+  const state = ctx.state;
+  const trackingNumber = ctx.tracking?.number ?? null;
+  const processed = new Set(state.processed);
+  const cursor = state.cursor;
+  const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
+  for (const c of comments) {
+    if (processed.has(c.id) || c.acknowledged || (cursor && c.id <= cursor.id)) continue;
+    processed.add(c.id);
+    state.processed.push(c.id);
+    if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+
+    const authority = commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions);
+    if (authority.ignored) continue;
+    const onTracking = trackingNumber !== null && c.issue === trackingNumber;
+    const task = onTracking ? null : taskIssueFor(ctx, c.issue);
+    if (!onTracking && task === null) continue;
+    const parsed = parseCommand(c.body, {
+      issue: onTracking ? c.issue : task!,
+      trackingIssue: trackingNumber,
+    });
+    const login = c.author ?? "someone";
+
+    if (!parsed) {
+      // Answers to needs-human questions are looked for after the workers' results (answers.ts).
+      if (task !== null && authority.authorized) read.freshComments.add(c.id);
+      continue;
+    }
+    if (!authority.authorized) {
+      react(ctx, c.id, "confused");
+      const key = login.toLowerCase().slice(0, 40);
+      if (!state.refused.includes(key)) {
+        state.refused.push(key);
+        reply(ctx, c.issue, c.id, parsed.line, refusalText(login));
+      }
+      note(ctx, `comment ${c.id}: ${parsed.line} by ${login} refused (no write access)`);
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      react(ctx, c.id, "confused");
+      reply(
+        ctx,
+        c.issue,
+        c.id,
+        parsed.line,
+        `Sorry, ${parsed.problem}. Here is what Autopilot understands:\n\n${commandHelp()}`,
+      );
+      continue;
+    }
+    const command = parsed.command;
+    note(ctx, `comment ${c.id}: ${parsed.line} by ${login}`);
+    switch (command.name) {
+      case "help":
+        react(ctx, c.id, "+1");
+        reply(ctx, c.issue, c.id, parsed.line, commandHelp());
+        break;
+      case "status":
+        react(ctx, c.id, "+1");
+        read.statusRequests.push({
+          commentIssue: c.issue,
+          commentId: c.id,
+          issue: command.issue,
+          line: parsed.line,
+        });
+        break;
+      case "start":
+      case "pause":
+      case "resume":
+      case "stop": {
+        const event: SessionEvent =
+          command.name === "pause" || command.name === "stop"
+            ? { type: command.name, actor: login, activeWorkers: liveCount(ctx) }
+            : { type: command.name, actor: login };
+        const result = sessionEvent(ctx, event, true);
+        if (result.refused) {
+          react(ctx, c.id, "confused");
+          reply(ctx, c.issue, c.id, parsed.line, result.refused);
+          break;
+        }
+        react(ctx, c.id, "+1");
+        if (command.name === "start") state.overrides = null;
+        const status = state.session.status;
+        if ((status === "pausing" || status === "stopping") && result.message) {
+          reply(
+            ctx,
+            c.issue,
+            c.id,
+            parsed.line,
+            result.message.replace(/@(\S+)/g, (_m, l: string) => quietLogin(l)),
+          );
+        }
+        break;
+      }
+      case "retry":
+      case "skip": {
+        const outcome =
+          command.name === "retry"
+            ? retryTask(ctx, command.issue, login)
+            : skipTask(ctx, command.issue, login);
+        react(ctx, c.id, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        break;
+      }
+    }
+  }
+  state.processed = state.processed.slice(-300);
+  return read;
+}
+
+/** The task issue a comment on `n` speaks for: `n` itself when it is an Autopilot task, or the task of an Autopilot PR. */
+export function taskIssueFor(ctx: Reconciling, n: number): number | null {
+  const issue = ctx.issues.get(n);
+  if (issue) {
+    const L = ctx.config.labels;
+    const ours =
+      ctx.state.tasks[n] !== undefined ||
+      [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some((l) =>
+        hasLabel(issue.labels, l),
+      );
+    return ours ? n : null;
+  }
+  const pr = ctx.snapshot.pulls.find((p) => p.number === n);
+  if (!pr) return null;
+  const m = new RegExp(`^${escapeRegExp(ctx.config.branchPrefix)}issue-(\\d+)$`).exec(pr.headRef);
+  return m ? Number(m[1]) : null;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,84 @@
+/**
+ * What one reconcile works with: the read-only inputs (snapshot, configuration, time) and the few things it
+ * builds as it goes (the state, the effects, the log, the labels as its own label effects leave them). Every
+ * phase in this folder takes a `Reconciling` and returns what later phases need.
+ */
+import type { AutopilotConfig, ConfigError } from "../config.js";
+import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard.js";
+import { newTaskRecord } from "../dashboard.js";
+import type { Effect } from "../effects.js";
+import type { IssueNode, PullNode, WorldSnapshot } from "../world.js";
+import type { WorkerResult } from "../worker-result.js";
+
+export interface DecideInput {
+  snapshot: WorldSnapshot;
+  /** The state parsed from the tracking issue (`parseDashboard(body).state`); null when missing or corrupt. */
+  state: DashboardState | null;
+  /** The configuration in force: the file's, or the last good one when the file is bad. */
+  config: AutopilotConfig;
+  /** The file's problems when `.github/autopilot.yml` is bad (shown on the dashboard). */
+  configError?: ConfigError | null;
+  now: Date;
+  /** Makes dispatch ids unique per reconcile: `<issue>-<attempt>-<seed>` (e.g. base-36 time). */
+  dispatchIdSeed: string;
+  /** A `workflow_dispatch` of the controller workflow: start a session with these overrides. */
+  start?: { actor: string; overrides?: ConfigOverrides | null } | null;
+}
+
+export interface Decision {
+  state: DashboardState;
+  effects: Effect[];
+  log: string[];
+}
+
+export interface Reconciling {
+  readonly input: DecideInput;
+  readonly snapshot: WorldSnapshot;
+  readonly now: Date;
+  readonly nowMs: number;
+  /** The configuration with the session's `workflow_dispatch` overrides applied. */
+  readonly config: AutopilotConfig;
+  readonly tracking: WorldSnapshot["trackingIssue"];
+  /** The issues (no pull requests) by number, with the closes Autopilot made recently held closed. */
+  readonly issues: ReadonlyMap<number, IssueNode>;
+  /** The latest worker result per issue. */
+  readonly results: ReadonlyMap<number, WorkerResult>;
+  /** The pull requests by head branch. */
+  readonly pullsByRef: ReadonlyMap<string, readonly PullNode[]>;
+  /** Labels as they were before this reconcile changed any (after the settle overlay). */
+  readonly baseLabels: ReadonlyMap<number, readonly string[]>;
+
+  // What this reconcile builds: changed in place by the phases, returned by decide.
+  /** The state to write; its fields are replaced, the object itself stays the same. */
+  readonly state: DashboardState;
+  /** In execution order. */
+  readonly effects: Effect[];
+  readonly log: string[];
+  /** Labels as they will be once this reconcile's label effects ran. */
+  readonly labels: Map<number, string[]>;
+  /** Who added each issue's ready label, as it will be once this reconcile's label effects ran. */
+  readonly readyBy: Map<number, string | null>;
+}
+
+export function note(ctx: Reconciling, message: string): void {
+  ctx.log.push(message);
+}
+
+/** The task's record in the state, created when it has none. */
+export function taskRecord(ctx: Reconciling, n: number): TaskRecord {
+  let r = ctx.state.tasks[n];
+  if (!r) {
+    r = newTaskRecord();
+    ctx.state.tasks[n] = r;
+  }
+  return r;
+}
+
+/** The task's branch: `<branchPrefix>issue-<n>`. */
+export function taskBranch(ctx: Reconciling, n: number): string {
+  return `${ctx.config.branchPrefix}issue-${n}`;
+}
+
+export function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

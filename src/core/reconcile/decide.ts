@@ -1,0 +1,58 @@
+/**
+ * One reconcile's decisions: `decide(snapshot, state, config, now) → { state', effects, log }`, pure.
+ *
+ * Level-triggered: everything is derived from what the snapshot shows and the little the state
+ * remembers, so a duplicate or lost webhook changes nothing — deciding again on the world the effects
+ * produced (or on the same snapshot with the resulting state) yields no new effects.
+ *
+ * The phases, in order (each a module of this folder):
+ *  1. prepare: the state (rebuilt from GitHub when the tracking issue's state block is missing/corrupt), the
+ *     labels believed, a controller `workflow_dispatch` start;
+ *  2. comments (commands), then ticked dashboard checkboxes — all authorized against write access;
+ *  3. closed issues, task text approval, worker results and runs (outcomes, crashes, stalled runs), answers
+ *     to needs-human questions;
+ *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations);
+ *  5. the budget, then the pool: readiness, scoring, dispatch into free slots;
+ *  6. session bookkeeping (checkpointed pauses/stops, completion);
+ *  7. history compaction and the tracking issue write (only when the dashboard changed).
+ *
+ * Effects come out in execution order, the tracking issue write first (tracking-write.ts says why).
+ */
+import { processAnswers } from "./answers.js";
+import { processCheckboxes } from "./checkboxes.js";
+import { processClosedIssues } from "./closed-issues.js";
+import { processComments } from "./comment-commands.js";
+import type { DecideInput, Decision } from "./context.js";
+import { prepare } from "./prepare.js";
+import { recordDiffGates } from "./pull-diff-verdicts.js";
+import { processPool } from "./pool-dispatch.js";
+import { processReviews } from "./reviews.js";
+import { checkBudget, finishSession } from "./session-end.js";
+import { processTaskText } from "./text-approval.js";
+import { writeTrackingIssue } from "./tracking-write.js";
+import { processWorkers } from "./workers.js";
+
+export type { DecideInput, Decision } from "./context.js";
+export * from "./timing.js";
+
+export function decide(input: DecideInput): Decision {
+  const ctx = prepare(input);
+  const { freshComments, statusRequests } = processComments(ctx);
+  const checkboxes = processCheckboxes(ctx);
+  processClosedIssues(ctx);
+  processTaskText(ctx);
+  processWorkers(ctx);
+  processAnswers(ctx, freshComments);
+  recordDiffGates(ctx);
+  const reviewLines = processReviews(ctx);
+  checkBudget(ctx);
+  const pool = processPool(ctx);
+  const sessionEnd = finishSession(ctx, pool.pending);
+  return writeTrackingIssue(ctx, {
+    pool,
+    reviewLines,
+    statusRequests,
+    checkboxesTicked: checkboxes.ticked,
+    sessionEnd,
+  });
+}

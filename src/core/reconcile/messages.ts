@@ -1,0 +1,37 @@
+/** What a reconcile says: dashboard incidents, reactions and replies to comments, one-time notices on tasks. */
+import type { TaskRecord } from "../dashboard.js";
+import type { Reaction } from "../effects.js";
+import { escapeInline, truncate } from "../markdown.js";
+import { note, type Reconciling } from "./context.js";
+
+export function incident(ctx: Reconciling, kind: string, message: string): void {
+  ctx.state.incidents.push({ at: ctx.now.toISOString(), kind, message: truncate(message, 400) });
+}
+
+/** An incident, unless the same one is already on the dashboard. */
+export function incidentOnce(ctx: Reconciling, kind: string, message: string): void {
+  const text = truncate(message, 400);
+  if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text)) incident(ctx, kind, message);
+}
+
+export function react(ctx: Reconciling, commentId: number, content: Reaction): void {
+  ctx.effects.push({ type: "react", commentId, content });
+}
+
+/** A reply quoting the command line it answers, once per comment. */
+export function reply(ctx: Reconciling, issue: number, commentId: number, line: string, text: string): void {
+  ctx.effects.push({
+    type: "comment",
+    issue,
+    body: `> ${escapeInline(line, 120)}\n\n${text}`,
+    key: `reply-${commentId}`,
+  });
+}
+
+/** A comment on the task, once per `key` (the record remembers the last keys). */
+export function notice(ctx: Reconciling, n: number, record: TaskRecord, key: string, body: string): void {
+  if (record.notices?.includes(key)) return;
+  record.notices = [...(record.notices ?? []), key].slice(-12);
+  ctx.effects.push({ type: "comment", issue: n, body, key });
+  note(ctx, `#${n}: notice ${key}`);
+}

@@ -1,0 +1,137 @@
+/**
+ * The pool phase: which tasks are ready (dependencies met, labeled by a writer, not live, not waiting for a
+ * time), their ranking, and the dispatch of the best into free slots.
+ */
+import { hasWriteAccess, sameLogin } from "../commands.js";
+import type { ReasonLine } from "../dashboard.js";
+import type { Effect } from "../effects.js";
+import { buildTaskGraph, readyTasks, type TaskGraph } from "../graph.js";
+import { formatTime, quietLogin } from "../markdown.js";
+import { formatScoreParts, rankTasks } from "../scoring.js";
+import { isDispatching } from "../session.js";
+import { note, type Reconciling, taskRecord } from "./context.js";
+import { sessionEvent } from "./session-events.js";
+import { setStatus } from "./task-labels.js";
+import { freezeText } from "./text-approval.js";
+import { liveIssues } from "./worker-runs.js";
+
+export interface Pool {
+  graph: TaskGraph;
+  /** The ready tasks not dispatched now, best first (the dashboard's queue). */
+  ranked: ReturnType<typeof rankTasks>;
+  waits: ReasonLine[];
+  notInPool: ReasonLine[];
+  /** Work that will need a slot later (ranked but not dispatched, or waiting for a reset/backoff). */
+  pending: boolean;
+}
+
+export function processPool(ctx: Reconciling): Pool {
+  const { snapshot, state, config } = ctx;
+  const L = config.labels;
+  // The issues as this reconcile leaves them (label changes, settle overlay); pull requests stay for "Depends on #PR".
+  const issues = snapshot.issues.map((i) => ({
+    ...(ctx.issues.get(i.number) ?? i),
+    labels: ctx.labels.get(i.number) ?? i.labels,
+  }));
+  const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
+  const { ready, waiting } = readyTasks(graph, {
+    readyLabel: L.ready,
+    excludeLabel: L.exclude,
+    stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed],
+  });
+  const notInPool: ReasonLine[] = [];
+  const waits: ReasonLine[] = waiting.map((w) => ({
+    issue: w.number,
+    title: ctx.issues.get(w.number)?.title ?? "",
+    reason: w.reason,
+  }));
+  const live = liveIssues(ctx);
+  let waitingForTime = false;
+  const candidates = ready.filter((node) => {
+    const n = node.number;
+    const by = ctx.readyBy.get(n) ?? null;
+    if (!by || !(sameLogin(by, snapshot.botLogin) || hasWriteAccess(snapshot.permissions, by))) {
+      notInPool.push({
+        issue: n,
+        title: node.issue.title,
+        reason: by
+          ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access`
+          : `who added the \`${L.ready}\` label is unknown`,
+      });
+      return false;
+    }
+    if (live.has(n)) return false;
+    const wait = state.tasks[n]?.waitUntil;
+    if (wait && Date.parse(wait) > ctx.nowMs) {
+      waitingForTime = true;
+      waits.push({
+        issue: n,
+        title: node.issue.title,
+        reason: `waiting until ${formatTime(wait)}: ${state.tasks[n]?.reason ?? "backoff"}`,
+      });
+      return false;
+    }
+    return true;
+  });
+  const scoring = {
+    weights: config.scoring,
+    labels: { critical: L.critical, quickWin: L.quickWin },
+    retries: Object.fromEntries(Object.entries(state.tasks).map(([k, r]) => [Number(k), r.retries])),
+  };
+  let ranked = rankTasks(candidates, scoring);
+
+  // A session that never ran starts by itself when ready work appears (the ready label of someone with
+  // write access is the go-ahead); a completed one comes back to running.
+  const s = state.session;
+  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial") {
+    sessionEvent(ctx, { type: "start" }, true);
+    state.session.detail = "ready work appeared";
+  } else if (ranked.length > 0 && s.status === "completed") {
+    sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
+  }
+
+  // A merge requested now closes its issue, and the tasks waiting only on it become ready on the next reconcile
+  // (the merge's own events bring it at once). The free slots wait for them instead of going to whatever is
+  // ready this moment: the order of work follows the scores, not which dependency happened to merge first.
+  const merging = new Set(ctx.effects.flatMap((e) => (e.type === "mergePr" ? [e.issue] : [])));
+  const unblocking =
+    merging.size > 0 &&
+    waiting.some(
+      (w) =>
+        w.code === "dependencies" &&
+        !!w.waitingOn?.length &&
+        w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
+    );
+  if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
+  if (isDispatching(state.session.status) && !unblocking) {
+    const free = config.maxParallel - live.size;
+    const chosen = ranked.slice(0, Math.max(0, free));
+    for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
+    const taken = new Set(chosen.map((t) => t.issue));
+    ranked = ranked.filter((t) => !taken.has(t.issue));
+  }
+  const pending = ranked.length > 0 || waitingForTime;
+  return { graph, ranked, waits, notInPool, pending };
+}
+
+function dispatch(ctx: Reconciling, n: number, why: string, score: number): void {
+  const record = taskRecord(ctx, n);
+  const result = ctx.results.get(n);
+  const attempt = Math.max(record.attempt, result?.attempt ?? 0) + 1;
+  const dispatchId = `${n}-${attempt}-${ctx.input.dispatchIdSeed}`;
+  const now = ctx.now.toISOString();
+  record.attempt = attempt;
+  record.dispatchId = dispatchId;
+  record.dispatchedAt = now;
+  record.startedAt ??= now;
+  record.runId = undefined;
+  record.waitUntil = undefined;
+  record.cancelAt = undefined;
+  record.merge = undefined;
+  setStatus(ctx, n, "in-progress");
+  const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
+  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  freezeText(ctx, n, effect);
+  ctx.effects.push(effect);
+  note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
+}

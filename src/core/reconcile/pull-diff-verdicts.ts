@@ -1,0 +1,33 @@
+/**
+ * The controller's own human-gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and
+ * kept in the state: src/github reads only heads without one.
+ */
+import { evaluateDiffGate } from "../diff-gate.js";
+import { truncate } from "../markdown.js";
+import type { PullNode } from "../world.js";
+import type { Reconciling } from "./context.js";
+
+/**
+ * The phase that keeps the verdict of every diff read this reconcile (one head per PR), whether or not a review
+ * looks at it now, so a PR whose worker is still pushing is not read again on every reconcile.
+ */
+export function recordDiffGates(ctx: Reconciling): void {
+  for (const diff of ctx.snapshot.pullDiffs ?? []) {
+    if (diff.error) continue;
+    const rules = evaluateDiffGate(diff, ctx.config.humanGate);
+    const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+  }
+}
+
+/** The rules at the PR's head; `waiting` while the diff at this head is unread or unreadable (nothing merges then). */
+export function verifiedGate(ctx: Reconciling, pr: PullNode): { rules: string[] } | { waiting: string } {
+  // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
+  if (ctx.snapshot.pullDiffs === undefined) return { rules: [] };
+  const cached = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  if (cached) return { rules: cached.rules };
+  const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+  if (diff?.error)
+    return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
+  return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+}

@@ -1,0 +1,66 @@
+/** Retry and skip of one task, asked by a command or a ticked dashboard checkbox. */
+import { transitionTask } from "../task.js";
+import { note, type Reconciling, taskRecord } from "./context.js";
+import { retire } from "./task-exit.js";
+import { setStatus, statusOf } from "./task-labels.js";
+import { cancelRun, liveRunsOf } from "./worker-runs.js";
+
+export interface TaskCommandOutcome {
+  ok: boolean;
+  /** What to tell the person who asked. */
+  message?: string;
+}
+
+export function retryTask(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+  const issue = ctx.issues.get(n);
+  if (!issue) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
+  if (issue.state === "closed") return { ok: false, message: `#${n} is closed; reopen it first.` };
+  const status = statusOf(ctx, n);
+  const record = ctx.state.tasks[n];
+  if (status === "ready" && record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs) {
+    record.waitUntil = undefined;
+    note(ctx, `#${n}: wait cleared by ${actor}`);
+    return { ok: true };
+  }
+  if (status === null)
+    return {
+      ok: false,
+      message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`,
+    };
+  const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
+  if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
+  const r = taskRecord(ctx, n);
+  r.retries += t.retryDelta;
+  r.failures = 0;
+  r.feedbackRounds = 0;
+  r.feedbackSha = undefined;
+  r.waitUntil = undefined;
+  r.since = undefined;
+  r.merge = undefined;
+  r.cancelAt = undefined;
+  r.notices = undefined;
+  if (r.dispatchId) r.handled = r.dispatchId;
+  r.result = "retry";
+  r.reason = `retried by @${actor}`;
+  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: retry by ${actor} (attempt ${r.attempt + 1} next)`);
+  return { ok: true };
+}
+
+export function skipTask(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+  const issue = ctx.issues.get(n);
+  if (!issue) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
+  const status = statusOf(ctx, n);
+  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  const t = transitionTask(status, { type: "skip" });
+  if ("refused" in t) return { ok: false, message: `Cannot skip #${n}: ${t.refused}.` };
+  for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "skipped");
+  setStatus(ctx, n, "skipped");
+  retire(ctx, n, "skipped", null);
+  note(ctx, `#${n}: skipped by ${actor}`);
+  return {
+    ok: true,
+    message: `Skipped #${n}: Autopilot leaves it alone now (label \`${ctx.config.labels.exclude}\`). To bring it back, run \`/autopilot retry #${n}\`.`,
+  };
+}

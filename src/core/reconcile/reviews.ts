@@ -1,0 +1,215 @@
+/**
+ * The phase for tasks in review: their PR's gates decide — merge, feedback to a worker, fail, or wait (with
+ * one-time explanations). Returns the line each task in review shows on the dashboard.
+ */
+import type { ReasonLine, TaskRecord } from "../dashboard.js";
+import {
+  describeKinds,
+  evaluatePullRequest,
+  feedbackComment,
+  humanGateComment,
+  noChecksComment,
+  parseHumanGateMarker,
+  type Verdict,
+} from "../gates.js";
+import { truncate } from "../markdown.js";
+import type { IssueNode, PullNode } from "../world.js";
+import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
+import { notice } from "./messages.js";
+import { verifiedGate } from "./pull-diff-verdicts.js";
+import { taskDone } from "./task-exit.js";
+import { setStatus, statusOf } from "./task-labels.js";
+import { pullsFor } from "./task-pulls.js";
+import { MERGE_RETRY_MINUTES } from "./timing.js";
+import { finishedCurrent, liveState } from "./worker-runs.js";
+
+/** The dashboard line of each task still in review, by issue. */
+export type ReviewLines = Map<number, ReasonLine>;
+
+export function processReviews(ctx: Reconciling): ReviewLines {
+  const lines: ReviewLines = new Map();
+  for (const [n, issue] of ctx.issues) {
+    if (issue.state !== "open" || statusOf(ctx, n) !== "review") continue;
+    if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
+      // A worker is still pushing to the branch (a feedback round): its commits are not final, so nothing is
+      // merged or sent back until it has finished.
+      lines.set(n, {
+        issue: n,
+        title: issue.title,
+        reason: "a worker is updating the pull request",
+        pr: ctx.state.tasks[n]?.pr ?? null,
+      });
+      continue;
+    }
+    const line = processReview(ctx, n, issue);
+    if (line) lines.set(n, line);
+  }
+  return lines;
+}
+
+/** Decides on the task's PR; the line to show when it stays in review without one of its own yet. */
+function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLine | null {
+  const record = taskRecord(ctx, n);
+  const prs = pullsFor(ctx, n);
+  const pr = prs.find((p) => p.state === "open");
+  const line = (reason: string, number: number | null): ReasonLine => ({
+    issue: n,
+    title: issue.title,
+    reason,
+    pr: number,
+  });
+  if (!pr) {
+    const merged = prs.find((p) => p.state === "merged");
+    if (merged) {
+      taskDone(ctx, n, merged);
+      return null;
+    }
+    const closed = prs.find((p) => p.state === "closed");
+    if (closed) {
+      record.reason = `PR #${closed.number} was closed without merging`;
+      record.since = ctx.now.toISOString();
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: PR #${closed.number} closed unmerged → failed`);
+      return null;
+    }
+    return line(`no open pull request on \`${taskBranch(ctx, n)}\``, null);
+  }
+  record.pr = pr.number;
+  const gateRules = gateRulesFor(ctx, n, record, pr);
+  if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
+  const { config } = ctx;
+  const evaluation = evaluatePullRequest(pr, {
+    requiredChecks: config.merge.requiredChecks,
+    botLogin: ctx.snapshot.botLogin,
+    permissions: ctx.snapshot.permissions,
+    humanGateRules: gateRules.rules,
+    feedbackSha: record.feedbackSha ?? null,
+    autoMerge: config.merge.auto,
+    now: ctx.now,
+    checksTimeoutMinutes: config.merge.checksTimeoutMinutes,
+  });
+  const humanGateOpen = evaluation.humanGate.required && !evaluation.humanGate.approved;
+
+  // One-time explanations.
+  if (humanGateOpen) notice(ctx, n, record, `gate-${pr.number}`, humanGateComment(pr, gateRules.rules));
+  if (evaluation.checks.state === "none" && evaluation.checks.overdue) {
+    notice(
+      ctx,
+      n,
+      record,
+      `no-checks-${pr.number}`,
+      noChecksComment(pr, config.merge.checksTimeoutMinutes, evaluation.checks.missing),
+    );
+  }
+
+  let verdict: Verdict = evaluation.verdict;
+  if (record.result === "feedback" && record.feedbackSha === pr.headSha) {
+    // The feedback for this head went out; a worker has not come back with a new commit yet.
+    verdict = { action: "wait", reason: "feedback sent; waiting for a worker" };
+  }
+  switch (verdict.action) {
+    case "merge":
+      requestMerge(ctx, n, record, pr);
+      return line("every gate passed; merging", pr.number);
+    case "feedback":
+      sendFeedback(ctx, n, record, pr, verdict);
+      return null;
+    case "fail":
+      record.reason = truncate(verdict.reason, 300);
+      record.since = ctx.now.toISOString();
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: ${verdict.reason} → failed`);
+      return null;
+    case "wait": {
+      const gate =
+        humanGateOpen && verdict.kind !== "human-gate"
+          ? "; the human gate also needs an approval of the latest commit"
+          : "";
+      return line(`${verdict.reason}${gate}`, pr.number);
+    }
+  }
+}
+
+/**
+ * The human-gate rules that fired for the PR: the worker's reading (its result, the PR body's marker) is an
+ * early warning; the controller's own, from the API at this head, decides and can only add rules.
+ */
+function gateRulesFor(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  pr: PullNode,
+): { rules: string[] } | { waiting: string } {
+  const result = ctx.results.get(n);
+  const gateRules = [...(record.gate ?? [])];
+  const marker = parseHumanGateMarker(pr.body);
+  if (marker) for (const rule of marker) if (!gateRules.includes(rule)) gateRules.push(rule);
+  if (result?.humanGate.fired && result.prNumber === pr.number) {
+    for (const r of result.humanGate.rules) if (!gateRules.includes(r.rule)) gateRules.push(r.rule);
+  }
+  const verified = verifiedGate(ctx, pr);
+  if ("waiting" in verified) return verified;
+  for (const r of verified.rules) if (!gateRules.includes(r)) gateRules.unshift(r);
+  if (gateRules.length > 0) record.gate = gateRules.slice(0, 20).map((r) => truncate(r, 120));
+  return { rules: gateRules };
+}
+
+/** Asks for the merge at the head SHA, again only after MERGE_RETRY_MINUTES. */
+function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): void {
+  if (
+    record.merge &&
+    record.merge.sha === pr.headSha &&
+    ctx.nowMs - Date.parse(record.merge.at) < MERGE_RETRY_MINUTES * 60_000
+  ) {
+    return;
+  }
+  record.merge = { sha: pr.headSha, at: ctx.now.toISOString() };
+  ctx.effects.push({
+    type: "mergePr",
+    pr: pr.number,
+    issue: n,
+    method: ctx.config.merge.method,
+    expectedHeadSha: pr.headSha,
+  });
+  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)}`);
+}
+
+/** Sends the PR back to a worker with the feedback, or fails the task when the rounds are used up. */
+function sendFeedback(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  pr: PullNode,
+  verdict: Extract<Verdict, { action: "feedback" }>,
+): void {
+  const maxRounds = ctx.config.merge.maxFeedbackRounds;
+  if (record.feedbackRounds >= maxRounds) {
+    record.reason = truncate(
+      `${verdict.kinds.join(", ")} after ${record.feedbackRounds} feedback rounds (merge.maxFeedbackRounds)`,
+      300,
+    );
+    record.since = ctx.now.toISOString();
+    setStatus(ctx, n, "failed");
+    note(ctx, `#${n}: feedback rounds exhausted → failed`);
+    return;
+  }
+  record.feedbackRounds += 1;
+  record.feedbackSha = pr.headSha;
+  record.result = "feedback";
+  record.reason = truncate(
+    `PR #${pr.number}: ${describeKinds(verdict.kinds)} (feedback round ${record.feedbackRounds})`,
+    300,
+  );
+  record.merge = undefined;
+  ctx.effects.push({
+    type: "comment",
+    issue: n,
+    body: feedbackComment(pr, verdict.kinds, verdict.summary, record.feedbackRounds, maxRounds),
+    key: `feedback-${n}-${record.feedbackRounds}`,
+  });
+  setStatus(ctx, n, "ready");
+  note(
+    ctx,
+    `#${n}: PR #${pr.number} ${describeKinds(verdict.kinds)} → back to a worker (round ${record.feedbackRounds})`,
+  );
+}

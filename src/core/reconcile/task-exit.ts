@@ -1,0 +1,60 @@
+/** A task leaves the state: done (its PR merged), skipped or closed, counted into the history. */
+import { type HistoryEntry, newTaskRecord } from "../dashboard.js";
+import { truncate } from "../markdown.js";
+import type { PullNode } from "../world.js";
+import { note, type Reconciling, round4, taskBranch } from "./context.js";
+import { clearStateLabels } from "./task-labels.js";
+
+/** The task's PR merged: close the issue, drop its labels (and its branch when configured), retire it. */
+export function taskDone(ctx: Reconciling, n: number, pr: PullNode): void {
+  if (ctx.issues.get(n)?.state === "open")
+    ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
+  clearStateLabels(ctx, n);
+  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n)) {
+    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
+  }
+  retire(ctx, n, "done", pr.number);
+  note(ctx, `#${n}: done (PR #${pr.number} merged)`);
+}
+
+/** Moves a finished task out of the state into the history counters and the pending history comment. */
+export function retire(
+  ctx: Reconciling,
+  n: number,
+  outcome: HistoryEntry["outcome"],
+  pr: number | null,
+): void {
+  const state = ctx.state;
+  const record = state.tasks[n] ?? newTaskRecord();
+  const h = state.history;
+  if (outcome === "done") {
+    h.completed += 1;
+    if (pr) h.merges += 1;
+    h.completedIterations += record.iterations;
+    if (!h.fastest || record.iterations < h.fastest.iterations)
+      h.fastest = { issue: n, iterations: record.iterations };
+    if (!h.slowest || record.iterations > h.slowest.iterations)
+      h.slowest = { issue: n, iterations: record.iterations };
+  } else if (outcome === "skipped") h.skipped += 1;
+  else h.closed += 1;
+  h.iterations += record.iterations;
+  h.tokensIn += record.tokensIn;
+  h.tokensOut += record.tokensOut;
+  h.costUsd = round4(h.costUsd + record.costUsd);
+  state.pendingHistory.push({
+    issue: n,
+    title: truncate(ctx.issues.get(n)?.title ?? `#${n}`, 80),
+    outcome,
+    at: ctx.now.toISOString(),
+    iterations: record.iterations,
+    tokens: record.tokensIn + record.tokensOut,
+    costUsd: record.costUsd,
+    attempts: record.attempt,
+    ...(pr ? { pr } : {}),
+  });
+  state.recent = [
+    ...state.recent.filter((r) => r.issue !== n),
+    { issue: n, outcome, at: ctx.now.toISOString() },
+  ].slice(-100);
+  delete state.tasks[n];
+}

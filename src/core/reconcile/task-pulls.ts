@@ -1,0 +1,23 @@
+/** A task's pull requests: only the ones the App opened on the task branch of this repository count. */
+import { ignoredPullMessage, partitionPulls } from "../pull-trust.js";
+import type { PullNode } from "../world.js";
+import { note, type Reconciling, taskBranch } from "./context.js";
+import { incident } from "./messages.js";
+
+/** The task's PRs, newest first; every other PR on its branch is reported once. */
+export function pullsFor(ctx: Reconciling, n: number): PullNode[] {
+  // A PR number a worker reported proves nothing: the branch and the PR's author and repository decide.
+  const branch = taskBranch(ctx, n);
+  const { trusted, ignored } = partitionPulls(ctx.pullsByRef.get(branch) ?? [], {
+    repo: ctx.snapshot.repo,
+    branch,
+    botId: ctx.snapshot.botId,
+  });
+  for (const x of ignored) {
+    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
+    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
+    incident(ctx, "ignored_pull", ignoredPullMessage(x));
+    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
+  }
+  return trusted;
+}

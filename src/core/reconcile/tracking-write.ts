@@ -1,0 +1,125 @@
+/**
+ * The last phase: status replies, history compaction, and the tracking issue write (only when the dashboard
+ * changed). The tracking issue write comes FIRST among the effects: it records the dispatch ids and revision
+ * before anything acts on them, and a write refused on a revision mismatch means another reconcile is acting,
+ * so the executor skips the rest (the next reconcile decides again).
+ */
+import {
+  compactState,
+  dashboardDigest,
+  parseDashboard,
+  renderDashboard,
+  renderHistoryComment,
+  TRACKING_ISSUE_TITLE,
+} from "../dashboard.js";
+import type { Effect } from "../effects.js";
+import type { StatusRequest } from "./comment-commands.js";
+import { type Decision, note, type Reconciling } from "./context.js";
+import { buildView } from "./build-view.js";
+import { reply } from "./messages.js";
+import type { Pool } from "./pool-dispatch.js";
+import type { ReviewLines } from "./reviews.js";
+import type { SessionEnd } from "./session-end.js";
+import { statusText } from "./status-reply.js";
+import { DASHBOARD_REFRESH_MINUTES, SETTLE_MINUTES } from "./timing.js";
+
+export interface Decided {
+  pool: Pool;
+  reviewLines: ReviewLines;
+  statusRequests: readonly StatusRequest[];
+  /** Dashboard checkboxes were ticked: the dashboard is written even when nothing else changed. */
+  checkboxesTicked: boolean;
+  sessionEnd: SessionEnd;
+}
+
+export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision {
+  // Status replies are written last, so they describe the decisions of this reconcile.
+  const view = buildView(ctx, decided.pool, decided.reviewLines);
+  for (const req of decided.statusRequests) {
+    reply(ctx, req.commentIssue, req.commentId, req.line, statusText(ctx, view, req.issue));
+  }
+
+  const tracking = ctx.tracking;
+  const compaction = compactState(ctx.state, {
+    force: decided.sessionEnd.completed,
+    canFlush: tracking !== null,
+  });
+  const state = compaction.state;
+  const effects: Effect[] = [];
+  if (compaction.flush.length > 0) {
+    const completion = decided.sessionEnd.completionNotice;
+    if (completion) {
+      // One comment when a session completes: the notice and the last batch of history.
+      completion.body = `${completion.body}\n\n${renderHistoryComment(compaction.flush)}`;
+    } else if (tracking) {
+      ctx.effects.push({
+        type: "comment",
+        issue: tracking.number,
+        body: renderHistoryComment(compaction.flush),
+        key: `history-${compaction.flush[0]!.issue}-${compaction.flush[compaction.flush.length - 1]!.issue}-${state.history.comments}`,
+      });
+    }
+  }
+
+  const previous = ctx.input.state;
+  const parsed = tracking ? parseDashboard(tracking.body) : null;
+  const worthShowing =
+    state.session.reason !== "initial" ||
+    ctx.effects.length > 0 ||
+    Object.keys(state.tasks).length > 0 ||
+    !!ctx.input.configError ||
+    state.incidents.length > 0;
+  // A state that was just written while the snapshot shows no tracking issue: a stale read, not a deletion
+  // (a deleted tracking issue reaches decide as state null and is recreated).
+  const staleRead =
+    !tracking &&
+    previous !== null &&
+    previous.revision > 0 &&
+    previous.renderedAt !== null &&
+    ctx.nowMs - Date.parse(previous.renderedAt) < SETTLE_MINUTES * 60_000;
+  const creating = !tracking && worthShowing && !staleRead;
+
+  // Pin once per tracking issue: right after creating it (`issue: 0` = the one this run creates), or once
+  // when an existing one is not pinned. When the repository's pins are full the executor says so and goes on.
+  let pin: Effect | null = null;
+  if (creating) {
+    state.pinRequested = 0;
+    pin = { type: "pinIssue", issue: 0 };
+  } else if (tracking?.pinned === false && state.pinRequested !== tracking.number) {
+    if (state.pinRequested !== 0) pin = { type: "pinIssue", issue: tracking.number };
+    state.pinRequested = tracking.number;
+  }
+
+  state.digest = dashboardDigest(state, view);
+  const refreshDue =
+    view.slots.length > 0 &&
+    previous?.renderedAt != null &&
+    ctx.nowMs - Date.parse(previous.renderedAt) >= DASHBOARD_REFRESH_MINUTES * 60_000;
+  const needWrite =
+    creating ||
+    (tracking !== null &&
+      (!previous ||
+        !parsed?.hasMarker ||
+        decided.checkboxesTicked ||
+        refreshDue ||
+        previous.digest !== state.digest));
+  if (needWrite) {
+    state.revision = (previous?.revision ?? parsed?.state?.revision ?? 0) + 1;
+    state.renderedAt = ctx.now.toISOString();
+    effects.push({
+      type: "writeTrackingIssue",
+      issue: tracking?.number ?? null,
+      title: TRACKING_ISSUE_TITLE,
+      body: renderDashboard(state, view, ctx.now),
+      expectedRevision: tracking && previous ? previous.revision : null,
+    });
+    note(
+      ctx,
+      tracking
+        ? `update tracking issue #${tracking.number} (revision ${state.revision})`
+        : "create the tracking issue",
+    );
+  }
+  if (pin) effects.push(pin);
+  return { state, effects: [...effects, ...ctx.effects], log: ctx.log };
+}

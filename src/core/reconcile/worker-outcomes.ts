@@ -1,0 +1,165 @@
+/**
+ * What a worker's end means for its task: its outcome (review, back to ready, blocked, needs-human, failed),
+ * a crash or a lost run, the failure strategy and the consecutive-failure count that can pause the session.
+ */
+import type { TaskRecord } from "../dashboard.js";
+import { truncate } from "../markdown.js";
+import { formatDuration } from "../stats.js";
+import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../task.js";
+import type { WorkerResult } from "../worker-result.js";
+import { note, type Reconciling, round4 } from "./context.js";
+import { sessionEvent } from "./session-events.js";
+import { setStatus } from "./task-labels.js";
+import { pullsFor } from "./task-pulls.js";
+import { liveCount } from "./worker-runs.js";
+
+/** A finished worker's result, acted on once per dispatch. */
+export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, result: WorkerResult): void {
+  const { config } = ctx;
+  const outcome = result.result ?? "failed";
+  accountResult(record, result);
+  record.handled = result.dispatchId;
+  record.result = outcome;
+  record.reason = result.reason ? truncate(result.reason, 300) : undefined;
+  record.cancelAt = undefined;
+  if (result.prNumber) record.pr = result.prNumber;
+  if (result.humanGate.fired) {
+    record.gate = [
+      ...new Set([...(record.gate ?? []), ...result.humanGate.rules.map((r) => truncate(r.rule, 120))]),
+    ].slice(0, 20);
+  }
+  const decision = decideOnWorkerOutcome(outcome);
+  note(
+    ctx,
+    `#${n}: worker ${result.dispatchId} finished: ${outcome}${result.reason ? ` (${truncate(result.reason, 120)})` : ""}`,
+  );
+
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    outcome,
+    config.consecutiveErrorThreshold,
+  );
+  countFailure(
+    ctx,
+    n,
+    outcome === "complete" ? "reset" : decision.failure ? "failure" : "none",
+    consecutive.count,
+  );
+
+  if (outcome === "complete") {
+    const pr = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
+    if (!result.prNumber && !pr) {
+      failTask(ctx, n, record, "the worker reported completion but no pull request was found");
+      return;
+    }
+    record.failures = 0;
+    record.since = ctx.now.toISOString();
+    setStatus(ctx, n, "review");
+    return;
+  }
+  if (decision.resumeLater) {
+    if (outcome === "rate_limited" || outcome === "usage_limited") {
+      const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
+      const until = Number.isNaN(resume) ? ctx.nowMs + config.rateLimit.maxWaitMs : resume;
+      if (until > ctx.nowMs) record.waitUntil = new Date(until).toISOString();
+    }
+    setStatus(ctx, n, "ready");
+    return;
+  }
+  if (decision.failure) {
+    failTask(ctx, n, record, result.reason ?? decision.note);
+    return;
+  }
+  record.since = result.updatedAt;
+  setStatus(ctx, n, decision.status);
+}
+
+/** Failure of an attempt: the error strategy decides (retry with backoff, give up, or abort the session). */
+function failTask(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  reason: string,
+  strategy = ctx.config.errorStrategy,
+): void {
+  const { config, state } = ctx;
+  record.failures += 1;
+  const d = decideOnFailure({
+    strategy,
+    attempt: record.failures,
+    maxRetries: config.maxRetries,
+    retryBaseMs: config.retryBaseMs,
+    retryMaxMs: config.retryMaxMs,
+  });
+  record.reason = truncate(reason, 300);
+  if (d.action === "retry") {
+    record.retries += 1;
+    record.waitUntil = new Date(ctx.nowMs + d.delayMs).toISOString();
+    record.reason = truncate(`${reason} — ${d.reason}, in ${formatDuration(d.delayMs)}`, 300);
+    setStatus(ctx, n, "ready");
+    note(ctx, `#${n}: ${d.reason} after ${formatDuration(d.delayMs)}`);
+  } else {
+    record.since = ctx.now.toISOString();
+    setStatus(ctx, n, "failed");
+    note(ctx, `#${n}: failed (${d.reason})`);
+    if (d.action === "abort") {
+      sessionEvent(ctx, {
+        type: "abort",
+        issue: n,
+        detail: `task #${n} failed`,
+        activeWorkers: liveCount(ctx),
+      });
+    }
+  }
+  if (state.consecutiveFailures >= config.consecutiveErrorThreshold && state.session.status === "running") {
+    sessionEvent(ctx, {
+      type: "consecutiveFailures",
+      count: state.consecutiveFailures,
+      threshold: config.consecutiveErrorThreshold,
+      issues: [...state.failedInARow],
+      activeWorkers: liveCount(ctx),
+    });
+  }
+}
+
+/** A run that ended without a result (or never appeared): back to ready with the retry count raised. */
+export function crash(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  why: string,
+  kind: "crash" | "lost",
+): void {
+  record.handled = record.dispatchId;
+  record.result = kind;
+  record.cancelAt = undefined;
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    "failed",
+    ctx.config.consecutiveErrorThreshold,
+  );
+  countFailure(ctx, n, "failure", consecutive.count);
+  note(ctx, `#${n}: ${why}`);
+  // A crash always gets the retry treatment whatever the error strategy (the task goes back to the pool),
+  // bounded by maxRetries.
+  failTask(ctx, n, record, why, "retry");
+}
+
+function countFailure(ctx: Reconciling, n: number, kind: "reset" | "failure" | "none", count: number): void {
+  const state = ctx.state;
+  if (kind === "reset") {
+    state.consecutiveFailures = 0;
+    state.failedInARow = [];
+  } else if (kind === "failure") {
+    state.consecutiveFailures = count;
+    state.failedInARow = [...state.failedInARow, n].slice(-50);
+  }
+}
+
+/** Adds a worker's spend (iterations, tokens, cost) to its task. */
+export function accountResult(record: TaskRecord, result: WorkerResult): void {
+  record.iterations += result.iterations;
+  record.tokensIn += result.tokens.input;
+  record.tokensOut += result.tokens.output;
+  record.costUsd = round4(record.costUsd + result.costUsd);
+}

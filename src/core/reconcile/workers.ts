@@ -1,0 +1,166 @@
+/**
+ * The phase that follows the workers: finished results are acted on, dispatches whose run never appeared are
+ * sent again, runs that ended without a result count as crashes, stalled and duplicate runs are cancelled.
+ */
+import type { Effect } from "../effects.js";
+import { isDispatching } from "../session.js";
+import type { TaskStatus } from "../task.js";
+import type { RunNode } from "../world.js";
+import type { WorkerOutcome } from "../worker-result.js";
+import { formatDuration } from "../stats.js";
+import { note, type Reconciling, taskRecord } from "./context.js";
+import { freezeText } from "./text-approval.js";
+import { setStatus, statusOf } from "./task-labels.js";
+import { DISPATCH_GRACE_MINUTES, DISPATCH_RESEND_MINUTES, RESULT_GRACE_MINUTES } from "./timing.js";
+import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
+import { cancelRun, liveRunsOf, liveState } from "./worker-runs.js";
+
+/** The state a worker labels its own task with when it ends with these outcomes (src/worker/job.ts). */
+const WORKER_LABELS: Partial<Record<WorkerOutcome, TaskStatus>> = {
+  complete: "review",
+  blocked: "blocked",
+  needs_human: "needs-human",
+};
+
+export function processWorkers(ctx: Reconciling): void {
+  const candidates = new Set<number>();
+  for (const [n, issue] of ctx.issues) {
+    if (issue.state !== "open") continue;
+    const r = ctx.state.tasks[n];
+    if (statusOf(ctx, n) === "in-progress" || (r?.dispatchId && r.handled !== r.dispatchId))
+      candidates.add(n);
+    if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
+  }
+  for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
+}
+
+function processWorker(ctx: Reconciling, n: number): void {
+  const status = statusOf(ctx, n);
+  let record = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+
+  // Another controller won this attempt's dispatch lock: its run carries another dispatch id. Follow that run
+  // instead of waiting for ours, which was never sent (and must not be re-sent).
+  if (record?.dispatchId && !ctx.snapshot.runs.some((r) => r.dispatchId === record!.dispatchId)) {
+    const winner = ctx.snapshot.runs.find(
+      (r) =>
+        r.issue === n && r.attempt === record!.attempt && r.dispatchId && r.dispatchId !== record!.dispatchId,
+    );
+    if (winner?.dispatchId) {
+      note(
+        ctx,
+        `#${n}: attempt ${record.attempt} runs as ${winner.dispatchId} (dispatched by another controller)`,
+      );
+      record.dispatchId = winner.dispatchId;
+    }
+  }
+
+  // Adopt a dispatch the state does not know (state rebuilt, or a run started by another controller).
+  if (result && (!record || (result.dispatchId !== record.dispatchId && result.attempt > record.attempt))) {
+    record = taskRecord(ctx, n);
+    record.attempt = Math.max(record.attempt, result.attempt);
+    record.dispatchId = result.dispatchId;
+    record.dispatchedAt ??= result.startedAt;
+  }
+
+  if (result && record && result.dispatchId === record.dispatchId && result.status === "finished") {
+    if (record.handled !== result.dispatchId) {
+      if (result.result === "claimed_elsewhere") {
+        record.handled = result.dispatchId;
+        note(ctx, `#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
+      } else if (
+        status === "in-progress" ||
+        status === "ready" ||
+        (status !== null && status === WORKER_LABELS[result.result ?? "failed"])
+      ) {
+        handleOutcome(ctx, n, record, result);
+      } else {
+        accountResult(record, result);
+        record.handled = result.dispatchId;
+        note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
+      }
+    }
+    cancelDuplicateRuns(ctx, n);
+    return;
+  }
+
+  const live = liveState(ctx, n);
+  if (live.live) {
+    if (live.phase === "dispatched") resendDispatch(ctx, n);
+    cancelDuplicateRuns(ctx, n);
+    cancelIfStalled(ctx, n, live.run ?? null);
+    return;
+  }
+  if (!record?.dispatchId || record.handled === record.dispatchId) {
+    if (status === "in-progress") {
+      // Labeled in-progress without any dispatch we know of: give it back to the pool, no penalty.
+      setStatus(ctx, n, "ready");
+      note(ctx, `#${n}: in progress without a worker run; back to ready`);
+    }
+    return;
+  }
+  // Dispatched, not live, no finished result: the run ended without a result (or never appeared).
+  const run = ctx.snapshot.runs.find((r) => r.dispatchId === record!.dispatchId);
+  const why = run
+    ? `the worker run ended (${run.conclusion ?? "unknown"}) without a result`
+    : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
+  if (status !== "in-progress" && status !== "ready") {
+    record.handled = record.dispatchId;
+    return;
+  }
+  if (
+    run?.conclusion === "success" &&
+    ctx.nowMs - Date.parse(run.updatedAt) < RESULT_GRACE_MINUTES * 60_000
+  ) {
+    // A job that succeeded wrote its result before it ended: the read of the comments lags the read of the
+    // runs. Waiting costs a reconcile; a crash would cost a retry (and three of them pause the session).
+    note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  crash(ctx, n, record, why, run ? "crash" : "lost");
+}
+
+/** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
+function resendDispatch(ctx: Reconciling, n: number): void {
+  const record = ctx.state.tasks[n];
+  if (!record?.dispatchId || !isDispatching(ctx.state.session.status)) return;
+  const key = `resend:${record.dispatchId}`;
+  const since = Date.parse(record.dispatchedAt ?? "");
+  if (record.notices?.includes(key) || Number.isNaN(since)) return;
+  if (ctx.nowMs - since < DISPATCH_RESEND_MINUTES * 60_000) return;
+  record.notices = [...(record.notices ?? []), key].slice(-12);
+  const effect: Effect = {
+    type: "dispatchWorker",
+    issue: n,
+    attempt: record.attempt,
+    dispatchId: record.dispatchId,
+    resend: true,
+  };
+  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  freezeText(ctx, n, effect);
+  ctx.effects.push(effect);
+  note(ctx, `#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`);
+}
+
+function cancelIfStalled(ctx: Reconciling, n: number, run: RunNode | null): void {
+  if (run?.status !== "in_progress") return;
+  const record = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  const times = [Date.parse(run.createdAt), Date.parse(record?.dispatchedAt ?? "")];
+  if (result && record && result.dispatchId === record.dispatchId) times.push(Date.parse(result.updatedAt));
+  const progressAt = Math.max(...times.filter((t) => !Number.isNaN(t)));
+  const idleMs = ctx.nowMs - progressAt;
+  const timeout = ctx.config.timeoutMinutes;
+  if (idleMs <= timeout * 60_000) return;
+  cancelRun(ctx, run, n, `no progress for ${formatDuration(idleMs)} (timeout ${timeout} min)`);
+}
+
+function cancelDuplicateRuns(ctx: Reconciling, n: number): void {
+  const runs = liveRunsOf(ctx, n);
+  if (runs.length < 2) return;
+  const record = ctx.state.tasks[n];
+  const keep =
+    runs.find((r) => r.dispatchId && r.dispatchId === record?.dispatchId) ??
+    [...runs].sort((a, b) => a.id - b.id)[0]!;
+  for (const run of runs) if (run !== keep) cancelRun(ctx, run, n, "a second live run for the same task");
+}
