@@ -5,7 +5,7 @@
  */
 import { cpus, totalmem } from "node:os";
 import { markdownTable } from "markdown-table";
-import { type AutopilotConfig, DEFAULT_CONFIG } from "../src/core/config.js";
+import { type AutopilotConfig, DEFAULT_CONFIG } from "../src/core/config/index.js";
 import {
   type DashboardState,
   type DashboardView,

@@ -16,7 +16,7 @@ import {
   type ConfigError,
   DEFAULT_CONFIG,
   parseConfig,
-} from "../core/config.js";
+} from "../core/config/index.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
 import { type Decision, decide } from "../core/reconcile.js";
 import type { WorldSnapshot } from "../core/world.js";

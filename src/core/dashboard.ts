@@ -21,7 +21,7 @@
  * body stays under GitHub's 65,536-character limit at any number of tasks.
  */
 import { z } from "zod";
-import type { AutopilotConfig } from "./config.js";
+import type { AutopilotConfig } from "./config/index.js";
 import {
   formatCount,
   formatTime,

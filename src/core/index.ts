@@ -7,7 +7,7 @@ export * from "./world.js";
 export * from "./stats.js";
 export * from "./task.js";
 export * from "./worker-result.js";
-export * from "./config.js";
+export * from "./config/index.js";
 export * from "./classify.js";
 export * from "./human-gate.js";
 export * from "./prompt.js";

@@ -27,7 +27,12 @@ import {
   refusalText,
   sameLogin,
 } from "./commands.js";
-import { applyConfigOverrides, type AutopilotConfig, type ConfigError, renderConfigError } from "./config.js";
+import {
+  applyConfigOverrides,
+  type AutopilotConfig,
+  type ConfigError,
+  renderConfigError,
+} from "./config/index.js";
 import {
   type ConfigOverrides,
   compactState,

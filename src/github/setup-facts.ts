@@ -5,7 +5,7 @@
  * read (403) becomes "unknown" rather than a failure, so the check says how to run it.
  */
 import { createSign } from "node:crypto";
-import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config.js";
+import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";

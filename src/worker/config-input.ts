@@ -10,7 +10,7 @@ import {
   applyConfigOverrides,
   ConfigError,
   type ConfigResult,
-} from "../core/config.js";
+} from "../core/config/index.js";
 import { ConfigOverridesSchema } from "../core/dashboard.js";
 
 export const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;

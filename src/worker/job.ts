@@ -6,7 +6,7 @@
  * against fakes in tests.
  */
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
-import type { AgentConfig, AutopilotConfig } from "../core/config.js";
+import type { AgentConfig, AutopilotConfig } from "../core/config/index.js";
 import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";

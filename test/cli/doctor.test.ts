@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard.js";
 import type { DoctorCheck } from "../../src/core/doctor-checks.js";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
 import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/github/index.js";

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/config/index.js";
 import {
   BODY_BUDGET,
   compactState,

@@ -4,7 +4,7 @@
  * each iteration boundary (src/core/session-budget.ts, src/worker/session-status.ts).
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard } from "../../src/core/dashboard.js";
 import { usdBudgetNotes } from "../../src/core/pricing.js";
 import { parseSessionBudgetMarker } from "../../src/core/session-budget.js";

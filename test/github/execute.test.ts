@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
 import type { Effect } from "../../src/core/effects.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";

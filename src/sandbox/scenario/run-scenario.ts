@@ -13,7 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
-import { parseConfig, renderConfigError } from "../../core/config.js";
+import { parseConfig, renderConfigError } from "../../core/config/index.js";
 import { TRACKING_MARKER } from "../../core/dashboard.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { createOctokit } from "../../github/octokit.js";
