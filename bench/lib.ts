@@ -17,7 +17,7 @@ import {
   renderStateBlock,
   TRACKING_MARKER,
   type TaskRecord,
-} from "../src/core/dashboard.js";
+} from "../src/core/dashboard/index.js";
 import { buildTaskGraph, readyTasks } from "../src/core/graph.js";
 import { type DecideInput, decide } from "../src/core/reconcile.js";
 import { formatScoreParts, rankTasks } from "../src/core/scoring.js";

@@ -17,7 +17,7 @@ import {
   DEFAULT_CONFIG,
   parseConfig,
 } from "../core/config/index.js";
-import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
+import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
 import { type Decision, decide } from "../core/reconcile.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";

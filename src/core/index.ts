@@ -14,6 +14,6 @@ export * from "./prompt.js";
 export * from "./sanitize.js";
 export * from "./signals.js";
 export * from "./commands.js";
-export * from "./dashboard.js";
+export * from "./dashboard/index.js";
 export * from "./gates.js";
 export * from "./reconcile.js";

@@ -50,7 +50,7 @@ import {
   type SlotLine,
   type TaskRecord,
   TRACKING_ISSUE_TITLE,
-} from "./dashboard.js";
+} from "./dashboard/index.js";
 import type { Effect, Reaction } from "./effects.js";
 import {
   describeKinds,

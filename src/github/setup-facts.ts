@@ -6,7 +6,7 @@
  */
 import { createSign } from "node:crypto";
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
-import { TRACKING_MARKER } from "../core/dashboard.js";
+import { TRACKING_MARKER } from "../core/dashboard/index.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";
 

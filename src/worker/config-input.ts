@@ -11,7 +11,7 @@ import {
   ConfigError,
   type ConfigResult,
 } from "../core/config/index.js";
-import { ConfigOverridesSchema } from "../core/dashboard.js";
+import { ConfigOverridesSchema } from "../core/dashboard/index.js";
 
 export const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { TRACKING_MARKER } from "../../src/core/dashboard.js";
+import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { DoctorCheck } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";

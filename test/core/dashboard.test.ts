@@ -16,7 +16,7 @@ import {
   STATE_BUDGET,
   TRACKING_MARKER,
   utf8Length,
-} from "../../src/core/dashboard.js";
+} from "../../src/core/dashboard/index.js";
 import { decide } from "../../src/core/reconcile.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {

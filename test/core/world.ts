@@ -3,7 +3,7 @@
  * so tests can decide, "execute", and decide again on the world the effects produced.
  */
 import { DEFAULT_CONFIG, type AutopilotConfig } from "../../src/core/config/index.js";
-import { type DashboardState, parseDashboard } from "../../src/core/dashboard.js";
+import { type DashboardState, parseDashboard } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import { type Decision, decide, type DecideInput } from "../../src/core/reconcile.js";
 import type {

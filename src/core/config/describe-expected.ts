@@ -16,6 +16,7 @@ function bounds(noun: string, node: JsonNode): string {
   if (max !== undefined) parts.push(`≤ ${max}`);
   return parts.length ? `${noun} ${parts.join(" and ")}` : noun;
 }
+
 /** What a JSON Schema node accepts, in words: `an integer from 1 to 20`, `one of "a", "b"`, … */
 export function describeSchemaNode(node: JsonNode): string {
   if (typeof node[EXPECTED] === "string") return node[EXPECTED];

@@ -22,6 +22,7 @@ function withLocation(problem: Omit<ConfigProblem, "message">, where: Location |
   const message = problemMessage(problem.path, where, problem.found, problem.expected);
   return where ? { ...problem, message, line: where.line, column: where.column } : { ...problem, message };
 }
+
 /** One problem per bad key (an issue's duplicates dropped), in file order when lines are known. */
 export function problemsFromIssues(
   issues: readonly z.core.$ZodIssue[],

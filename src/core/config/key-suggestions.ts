@@ -37,6 +37,7 @@ function allKeyPaths(node: JsonNode, prefix: string[] = []): string[][] {
     ...allKeyPaths(asNode(child) ?? {}, [...prefix, key]),
   ]);
 }
+
 /** The known key a typo most likely meant: a sibling first, else the same name elsewhere in the file. */
 export function suggestKey(parentPath: readonly PropertyKey[], unknownKey: string): string | null {
   const root = internalJsonSchema();

@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
 import { parseConfig, renderConfigError } from "../../core/config/index.js";
-import { TRACKING_MARKER } from "../../core/dashboard.js";
+import { TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { createOctokit } from "../../github/octokit.js";
 import { type ActionsEvent, type ActionsRunner, PACKAGE_ROOT, startActions } from "../github/actions.js";
