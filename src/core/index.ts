@@ -6,6 +6,8 @@ export * from "./session.js";
 export * from "./world.js";
 export * from "./stats.js";
 export * from "./task.js";
+export * from "./iteration.js";
+export * from "./agent-exit.js";
 export * from "./worker-result.js";
 export * from "./config/index.js";
 export * from "./classify.js";

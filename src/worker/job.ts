@@ -11,13 +11,13 @@ import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
 import type { Permission } from "../core/world.js";
+import { decideAgentExit } from "../core/agent-exit.js";
 import {
   decideAfterIteration,
-  decideAgentExit,
   decideRateLimit,
   type IterationSignal,
   type QualityOutcome,
-} from "../core/task.js";
+} from "../core/iteration.js";
 import {
   parseWorkerResult,
   UNISOLATED_AGENT_ACCESS,
