@@ -8,6 +8,7 @@ import { AGENT_PRESETS, EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-const
 import { checkAgent } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
 
+/** A string with something besides whitespace; `expected` is how an error message phrases it. */
 export const nonBlank = (expected: string) =>
   z
     .string()
