@@ -17,7 +17,7 @@ import {
   renderDashboard,
   STATE_BUDGET,
   utf8Length,
-} from "../src/core/dashboard.js";
+} from "../src/core/dashboard/index.js";
 import { decide } from "../src/core/reconcile/decide.js";
 import {
   decideInput,

@@ -5,7 +5,7 @@
  */
 import { cpus, totalmem } from "node:os";
 import { markdownTable } from "markdown-table";
-import { type AutopilotConfig, DEFAULT_CONFIG } from "../src/core/config.js";
+import { type AutopilotConfig, DEFAULT_CONFIG } from "../src/core/config/index.js";
 import {
   type DashboardState,
   type DashboardView,
@@ -17,7 +17,7 @@ import {
   renderStateBlock,
   TRACKING_MARKER,
   type TaskRecord,
-} from "../src/core/dashboard.js";
+} from "../src/core/dashboard/index.js";
 import { buildTaskGraph, readyTasks } from "../src/core/graph.js";
 import { type DecideInput, decide } from "../src/core/reconcile/decide.js";
 import { formatScoreParts, rankTasks } from "../src/core/scoring.js";

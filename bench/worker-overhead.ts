@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { markdownTable } from "markdown-table";
-import { DEFAULT_CONFIG } from "../src/core/config.js";
+import { DEFAULT_CONFIG } from "../src/core/config/index.js";
 import { buildPrompt } from "../src/core/prompt.js";
 import { parseSignal } from "../src/core/signals.js";
 import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-client.js";

@@ -16,8 +16,8 @@ import {
   type ConfigError,
   DEFAULT_CONFIG,
   parseConfig,
-} from "../core/config.js";
-import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
+} from "../core/config/index.js";
+import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";

@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import * as core from "@actions/core";
-import type { ConfigOverrides } from "../core/dashboard.js";
+import type { ConfigOverrides } from "../core/dashboard/index.js";
 import type { GatewayLog } from "../github/client.js";
 import { describeError, statusOf } from "../github/errors.js";
 import { createOctokit } from "../github/octokit.js";

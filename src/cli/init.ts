@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config.js";
+import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config/index.js";
 import {
   type InstallMode,
   desiredFiles,

@@ -304,7 +304,7 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     return EXIT.usage;
   }
   const { createOctokit } = await import("../github/octokit.js");
-  const { TRACKING_MARKER } = await import("../core/dashboard.js");
+  const { TRACKING_MARKER } = await import("../core/dashboard/index.js");
   const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
   const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
     owner,

@@ -4,7 +4,7 @@
  * (for example the App's installation without the App's credentials) is skipped, and says how to run it.
  */
 import { parse as parseYaml } from "yaml";
-import { type AutopilotConfig, DEFAULT_CONFIG, parseConfig } from "./config.js";
+import { type AutopilotConfig, DEFAULT_CONFIG, parseConfig } from "./config/index.js";
 import { labelSpecs } from "./setup-files.js";
 
 /** Inputs the controller sends with every worker dispatch (docs/ARCHITECTURE.md, "Dispatch"). */

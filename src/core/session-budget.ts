@@ -11,7 +11,7 @@
  * runs again. The controller also pauses the session when the running totals cross it.
  */
 import { z } from "zod";
-import type { DashboardState } from "./dashboard.js";
+import type { DashboardState } from "./dashboard/index.js";
 import type { WorkerResult } from "./worker-result.js";
 
 export interface Usage {

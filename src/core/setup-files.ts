@@ -3,7 +3,7 @@
  * release of Autopilot, `.github/autopilot.yml` with the detected quality commands, the labels with colours,
  * and the plan that keeps a second run from changing anything (a changed file is reported, not overwritten).
  */
-import type { AgentPreset, AutopilotConfig } from "./config.js";
+import type { AgentPreset, AutopilotConfig } from "./config/index.js";
 
 export const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
 export const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";

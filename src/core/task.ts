@@ -1,148 +1,20 @@
 /**
- * The task state machine: the seeds' tables as pure functions.
+ * The task's label state machine (the controller's side), as pure functions:
  *
- * - `decideAfterIteration` — the completion check matrix (seeds 001/002, DESIGN §3) with the contradiction
- *   guard (seed 004), stuck detection and the max-iterations / wall-clock timeout.
- * - `decideAgentExit` — seed 001 "Agent Exit Handling".
- * - `decideOnWorkerOutcome` — seed 001 "Signal Handling (Autopilot)", for every worker outcome.
+ * - `transitionTask` — label-state transitions; `taskStatusFromLabels` / `labelForStatus` read and write
+ *   the state as labels.
+ * - `decideOnWorkerOutcome` — what a finished worker's outcome means for the task and its slot.
  * - `decideOnFailure`, `trackConsecutiveFailures` — error strategies retry / skip / abort and the
- *   consecutive-error pause (seed 000 §3.4, seed 001 "Error Handling").
- * - `decideRateLimit` — rate-limit backoff `base × factor^n`, then the fallback agent, then end the job with
- *   the reset time (seed 000 §3.5, DESIGN §3 "Errors").
- * - `transitionTask`, `RECOVERY_ACTIONS` — label-state transitions and recovery (seed 001 "Recovery Actions",
- *   "Idea Recovery").
+ *   consecutive-error pause.
+ * - `RECOVERY_ACTIONS` — what recovers each kind of error, by itself and by a person's hand.
+ *
+ * The worker's decisions inside a job are in iteration.ts and agent-exit.ts.
  */
 import { exponentialBackoff } from "./backoff.js";
 import type { WorkerOutcome } from "./worker-result.js";
 
 // ---------------------------------------------------------------------------------------------------------
-// Completion check matrix
-
-export type IterationSignalKind = "complete" | "blocked" | "needs_human" | "none";
-
-export interface IterationSignal {
-  kind: IterationSignalKind;
-  /** BLOCKED reason or NEEDS_HUMAN question. */
-  text?: string;
-}
-
-/** Result of the quality commands of this iteration; `not_run` when none ran (none configured or detected). */
-export type QualityOutcome = "pass" | "fail" | "not_run";
-
-export interface IterationInput {
-  signal: IterationSignal;
-  quality: QualityOutcome;
-  /** 1-based number of the iteration that just ended. */
-  iteration: number;
-  maxIterations: number;
-  startedAt: Date | number | string;
-  now: Date | number;
-  /** Wall clock allowed for the job (timeoutMinutes × 60 000); 0 or less disables it. */
-  timeoutMs: number;
-  /** Consecutive iterations, this one included, that produced no new commit. */
-  iterationsWithoutCommit: number;
-  /** Warning from this many iterations without a commit; 0 disables it. */
-  stuckThreshold: number;
-  /** Stop with "stuck" from this many; 0 disables it. */
-  stuckStopThreshold: number;
-  /** COMPLETE claims contradicted by failing gates so far in this job (before this iteration). */
-  ignoredCompletions: number;
-  /** Stop with "contradiction" when the count reaches this; 0 disables the guard. */
-  maxIgnoredCompletionCycles: number;
-}
-
-export type IterationOutcome =
-  | "open_pr"
-  | "continue"
-  | "blocked"
-  | "needs_human"
-  | "timeout"
-  | "stuck"
-  | "contradiction";
-
-export interface IterationDecision {
-  outcome: IterationOutcome;
-  /** One line for the progress comment / worker result `reason`. */
-  reason: string;
-  warnings: string[];
-  /** The updated contradiction counter, to pass into the next iteration. */
-  ignoredCompletions: number;
-  /** When continuing: feed the failing quality output back into the next prompt. */
-  feedQualityFailures: boolean;
-}
-
-/**
- * One row of the completion matrix per call. Order: the agent's explicit signal first (a BLOCKED or
- * NEEDS_HUMAN on the last iteration is more useful than "timeout"; a COMPLETE that passes on the last
- * iteration is done work), then the contradiction guard, then max iterations and wall clock (`timeout`),
- * then stuck detection.
- *
- * COMPLETE with `not_run` quality counts as passing, with a warning: the PR's checks still gate the merge.
- */
-export function decideAfterIteration(input: IterationInput): IterationDecision {
-  const warnings: string[] = [];
-  let ignored = Math.max(0, input.ignoredCompletions);
-  const decide = (outcome: IterationOutcome, reason: string, feed = false): IterationDecision => ({
-    outcome,
-    reason,
-    warnings,
-    ignoredCompletions: ignored,
-    feedQualityFailures: feed,
-  });
-
-  const { signal, quality } = input;
-  if (signal.kind === "blocked")
-    return decide("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
-  if (signal.kind === "needs_human") {
-    return decide("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
-  }
-  if (signal.kind === "complete" && quality === "pass")
-    return decide("open_pr", "complete, quality commands pass");
-  if (signal.kind === "complete" && quality === "not_run") {
-    warnings.push("no quality commands ran; the PR's checks are the only gate");
-    return decide("open_pr", "complete (no quality commands)");
-  }
-
-  let feed = quality === "fail";
-  let reason =
-    quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
-  if (signal.kind === "complete") {
-    // COMPLETE + fail: the claim contradicts the gates.
-    ignored += 1;
-    feed = true;
-    reason = "COMPLETE claimed but quality commands fail; failures fed back";
-    const max = input.maxIgnoredCompletionCycles;
-    if (max > 0 && ignored >= max) {
-      return decide(
-        "contradiction",
-        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`,
-      );
-    }
-    warnings.push(
-      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`,
-    );
-  }
-
-  if (input.maxIterations > 0 && input.iteration >= input.maxIterations) {
-    return decide("timeout", `reached max iterations (${input.maxIterations})`);
-  }
-  const elapsed = toMs(input.now) - toMs(input.startedAt);
-  if (input.timeoutMs > 0 && elapsed >= input.timeoutMs) {
-    return decide("timeout", `reached the wall-clock limit (${Math.round(input.timeoutMs / 60_000)} min)`);
-  }
-
-  const idle = input.iterationsWithoutCommit;
-  if (input.stuckStopThreshold > 0 && idle >= input.stuckStopThreshold) {
-    return decide("stuck", `no new commit in ${idle} iterations (limit ${input.stuckStopThreshold})`);
-  }
-  if (input.stuckThreshold > 0 && idle >= input.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
-  }
-  return decide("continue", reason, feed);
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Agent exit handling
+// Task statuses
 
 export type TaskStatus =
   | "ready"
@@ -168,157 +40,6 @@ export const TASK_STATUSES: readonly TaskStatus[] = [
   "skipped",
 ];
 
-export interface AgentExitInput {
-  /** Process exit code; null when it was ended by a signal. */
-  exitCode: number | null;
-  /** Terminating signal ("SIGTERM", "SIGKILL", …) or null. */
-  processSignal?: string | null;
-  /** The promise signal parsed from the agent's final message. */
-  signal: IterationSignal;
-  /** Quality result (only meaningful after COMPLETE). */
-  quality?: QualityOutcome;
-  /** The iteration exceeded iterationTimeoutMinutes and the worker killed the process tree. */
-  iterationTimedOut?: boolean;
-}
-
-export type AgentExitAction =
-  /** 0 + COMPLETE, gates pass: open/update the PR (queue merge), clean up. */
-  | "open_pr"
-  /** Next iteration (COMPLETE with failing tests, no signal, an iteration cut off by its own timeout). */
-  | "continue"
-  /** 0 + BLOCKED: log the reason, alert. */
-  | "blocked"
-  /** 0 + NEEDS_HUMAN: post the question, end the job. */
-  | "needs_human"
-  /** Non-zero exit: task failed, branch kept, alert. */
-  | "fail"
-  /** SIGTERM (user): checkpoint (commit + push work in progress), release the task to the pool. */
-  | "release"
-  /** SIGKILL (crash): keep the branch, task back to the pool for recovery. */
-  | "recover";
-
-export interface AgentExitDecision {
-  action: AgentExitAction;
-  /** Task status after this exit; "in-progress" while iterations go on. */
-  status: TaskStatus;
-  /** Commit and push what the agent left before ending (seed: "stash changes"). */
-  checkpoint: boolean;
-  /** The branch stays for debugging / recovery. */
-  keepBranch: boolean;
-  /** People should be told. */
-  alert: boolean;
-  reason: string;
-}
-
-/**
- * Seed 001 "Agent Exit Handling":
- *
- * | exit              | status             | action                          |
- * |-------------------|--------------------|---------------------------------|
- * | 0 + COMPLETE      | done (→ review)    | queue merge (open PR), cleanup  |
- * | 0 + COMPLETE      | (tests fail)       | continue iterations             |
- * | 0 + no signal     | active             | increment iteration             |
- * | 0 + BLOCKED       | blocked            | log reason, alert user          |
- * | != 0              | failed             | keep branch, alert              |
- * | SIGTERM (user)    | pending (ready)    | checkpoint changes, release     |
- * | SIGKILL (crash)   | pending (ready)    | keep branch for recovery        |
- *
- * Plus (not in the seed's table): 0 + NEEDS_HUMAN → needs-human; an iteration killed by the worker's own
- * per-iteration timeout → continue (the job's wall clock and max iterations still bound it).
- * Rate-limit / usage-limit output is classified before this table is consulted (see `decideRateLimit`).
- */
-export function decideAgentExit(input: AgentExitInput): AgentExitDecision {
-  const sig = input.processSignal ?? null;
-  if (input.iterationTimedOut) {
-    return {
-      action: "continue",
-      status: "in-progress",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "iteration timed out; its work is committed and the next iteration continues",
-    };
-  }
-  if (sig === "SIGTERM" || sig === "SIGINT") {
-    return {
-      action: "release",
-      status: "ready",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "stopped by the user; work in progress committed, task released",
-    };
-  }
-  if (sig !== null) {
-    return {
-      action: "recover",
-      status: "ready",
-      checkpoint: false,
-      keepBranch: true,
-      alert: true,
-      reason: `agent killed (${sig}); branch kept for recovery`,
-    };
-  }
-  if (input.exitCode !== 0) {
-    return {
-      action: "fail",
-      status: "failed",
-      checkpoint: true,
-      keepBranch: true,
-      alert: true,
-      reason: `agent exited with code ${input.exitCode ?? "unknown"}`,
-    };
-  }
-  switch (input.signal.kind) {
-    case "complete":
-      if (input.quality === "fail") {
-        return {
-          action: "continue",
-          status: "in-progress",
-          checkpoint: true,
-          keepBranch: true,
-          alert: false,
-          reason: "COMPLETE claimed but tests fail; next iteration",
-        };
-      }
-      return {
-        action: "open_pr",
-        status: "review",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "complete; PR opened for merge",
-      };
-    case "blocked":
-      return {
-        action: "blocked",
-        status: "blocked",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `blocked: ${input.signal.text?.trim() || "no reason given"}`,
-      };
-    case "needs_human":
-      return {
-        action: "needs_human",
-        status: "needs-human",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `needs a human: ${input.signal.text?.trim() || "no question given"}`,
-      };
-    case "none":
-      return {
-        action: "continue",
-        status: "in-progress",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "no signal; next iteration",
-      };
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Signal handling (controller side): what a finished worker's outcome means for the task and the slot
 
@@ -339,8 +60,49 @@ export interface OutcomeDecision {
   note: string;
 }
 
+/** An outcome's status and note, and the flags that differ from a freed slot with nothing else to do. */
+type OutcomeRow = Pick<OutcomeDecision, "status" | "note"> &
+  Partial<Omit<OutcomeDecision, "status" | "note">>;
+
+const OUTCOMES: Record<WorkerOutcome | "progress", OutcomeRow> = {
+  progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
+  complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
+  blocked: { status: "blocked", note: "blocked; picking the next task", alert: true },
+  needs_human: { status: "needs-human", note: "question posted; other tasks go on", alert: true },
+  timeout: { status: "timeout", note: "timed out (not a failure); branch kept", alert: true },
+  stuck: { status: "failed", note: "stuck: no new commits", alert: true, failure: true },
+  contradiction: {
+    status: "failed",
+    note: "COMPLETE kept contradicting failing gates",
+    alert: true,
+    failure: true,
+  },
+  failed: { status: "failed", note: "agent failed", alert: true, failure: true },
+  paused: {
+    status: "in-progress",
+    note: "checkpointed for the pause; resumes from its branch",
+    resumeLater: true,
+  },
+  rate_limited: {
+    status: "in-progress",
+    note: "agents limited; resumes after the reset time",
+    resumeLater: true,
+    alert: true,
+  },
+  usage_limited: {
+    status: "in-progress",
+    note: "agents limited; resumes after the reset time",
+    resumeLater: true,
+    alert: true,
+  },
+  budget_exceeded: { status: "failed", note: "task budget exceeded", alert: true },
+  auth: { status: "failed", note: "agent authentication failed", alert: true, failure: true },
+  quota: { status: "failed", note: "agent quota exhausted", alert: true, failure: true },
+  claimed_elsewhere: { status: "in-progress", note: "another worker holds the task", freeSlot: true },
+};
+
 /**
- * Seed 001 "Signal Handling (Autopilot)" extended to every `WorkerOutcome`:
+ * What a finished worker's outcome means, for every `WorkerOutcome`:
  *
  * | signal      | action                                   |
  * |-------------|------------------------------------------|
@@ -351,11 +113,8 @@ export interface OutcomeDecision {
  * | TIMEOUT     | mark timeout, free slot, next, alert     |
  */
 export function decideOnWorkerOutcome(outcome: WorkerOutcome | "progress"): OutcomeDecision {
-  const d = (
-    status: TaskStatus,
-    note: string,
-    flags: Partial<Omit<OutcomeDecision, "status" | "note">> = {},
-  ): OutcomeDecision => ({
+  const { status, note, ...flags } = OUTCOMES[outcome];
+  return {
     status,
     freeSlot: true,
     queueMerge: false,
@@ -364,41 +123,7 @@ export function decideOnWorkerOutcome(outcome: WorkerOutcome | "progress"): Outc
     resumeLater: false,
     note,
     ...flags,
-  });
-  switch (outcome) {
-    case "progress":
-      return d("in-progress", "update the dashboard", { freeSlot: false });
-    case "complete":
-      return d("review", "PR opened; merges when its gates pass", { queueMerge: true });
-    case "blocked":
-      return d("blocked", "blocked; picking the next task", { alert: true });
-    case "needs_human":
-      return d("needs-human", "question posted; other tasks go on", { alert: true });
-    case "timeout":
-      return d("timeout", "timed out (not a failure); branch kept", { alert: true });
-    case "stuck":
-      return d("failed", "stuck: no new commits", { alert: true, failure: true });
-    case "contradiction":
-      return d("failed", "COMPLETE kept contradicting failing gates", { alert: true, failure: true });
-    case "failed":
-      return d("failed", "agent failed", { alert: true, failure: true });
-    case "paused":
-      return d("in-progress", "checkpointed for the pause; resumes from its branch", { resumeLater: true });
-    case "rate_limited":
-    case "usage_limited":
-      return d("in-progress", "agents limited; resumes after the reset time", {
-        resumeLater: true,
-        alert: true,
-      });
-    case "budget_exceeded":
-      return d("failed", "task budget exceeded", { alert: true });
-    case "auth":
-      return d("failed", "agent authentication failed", { alert: true, failure: true });
-    case "quota":
-      return d("failed", "agent quota exhausted", { alert: true, failure: true });
-    case "claimed_elsewhere":
-      return d("in-progress", "another worker holds the task", { freeSlot: true });
-  }
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -469,69 +194,6 @@ export function trackConsecutiveFailures(
   if (!d.failure) return { count, pause: false };
   const next = count + 1;
   return { count: next, pause: threshold > 0 && next >= threshold };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Rate limits and the fallback agent
-
-export interface RateLimitInput {
-  /** Rate-limit hits already waited out on the current agent (0 for the first hit). */
-  attempt: number;
-  /** Waits allowed per agent (`rateLimit.retries`). */
-  retries: number;
-  /** Index of the current agent: 0 = primary, 1… = fallbacks in order. */
-  agentIndex: number;
-  /** Primary + fallbacks. */
-  agentCount: number;
-  baseMs: number;
-  factor: number;
-  /** Longest wait inside a job (`rateLimit.maxWaitMs`); a known reset further away is not waited for. */
-  maxWaitMs: number;
-  /** Reset time the agent printed, when known. */
-  resetAt?: Date | number | string | null;
-  now: Date | number;
-}
-
-export type RateLimitDecision =
-  | { action: "wait"; ms: number; reason: string }
-  | { action: "switch_agent"; next: number; reason: string }
-  | { action: "end_job"; resumeAt: string; reason: string };
-
-/**
- * 1. While `attempt < retries`: wait `baseMs × factor^attempt` (capped by maxWaitMs) — or until the known
- *    reset time when it is within maxWaitMs.
- * 2. Then (or at once when the known reset is further away than maxWaitMs): switch to the next fallback agent.
- * 3. With no agent left: end the job; the controller re-dispatches at `resumeAt` (the known reset time, or
- *    now + maxWaitMs).
- */
-export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
-  const now = toMs(input.now);
-  const reset = input.resetAt == null ? null : toMs(input.resetAt);
-  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
-  const resetTooFar = untilReset !== null && untilReset > input.maxWaitMs;
-
-  if (!resetTooFar && input.attempt < input.retries) {
-    if (untilReset !== null) {
-      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
-    }
-    const ms = exponentialBackoff(input.baseMs, input.factor, input.attempt, input.maxWaitMs);
-    return { action: "wait", ms, reason: `rate limited; backoff ${input.attempt + 1} of ${input.retries}` };
-  }
-  if (input.agentIndex + 1 < input.agentCount) {
-    return {
-      action: "switch_agent",
-      next: input.agentIndex + 1,
-      reason: resetTooFar
-        ? "limit resets too late; switching to the next agent"
-        : "retries used; switching agent",
-    };
-  }
-  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input.maxWaitMs);
-  return {
-    action: "end_job",
-    resumeAt: new Date(resumeAt).toISOString(),
-    reason: "every agent is limited; the task resumes after the reset",
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -702,7 +364,7 @@ export interface RecoveryRule {
 }
 
 /**
- * Seed 001 "Recovery Actions" and "Idea Recovery", GitHub-natively:
+ * What recovers each kind of error, GitHub-natively:
  *
  * | error        | auto-recovery                 | manual                                        |
  * |--------------|-------------------------------|-----------------------------------------------|
@@ -719,11 +381,3 @@ export const RECOVERY_ACTIONS: Readonly<Record<RecoveryErrorType, RecoveryRule>>
   crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
   failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] },
 });
-
-// ---------------------------------------------------------------------------------------------------------
-
-function toMs(t: Date | number | string): number {
-  if (typeof t === "number") return t;
-  if (typeof t === "string") return Date.parse(t);
-  return t.getTime();
-}

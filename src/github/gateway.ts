@@ -49,7 +49,7 @@ export interface GatewayOptions {
   circuit?: GitHubCircuit;
   /** What earlier reconciles of this repository learned; default: process-wide per repository. */
   memory?: RepoMemory;
-  /** Reads the revision in a tracking-issue body's state marker (src/core/dashboard.ts). */
+  /** Reads the revision in a tracking-issue body's state marker (src/core/dashboard/state-block.ts). */
   revisionOf?: (body: string) => number | null;
   now?: () => number;
 }

@@ -14,7 +14,7 @@
  * Neither endpoint shows file modes, so symlinks and submodules come from the head commit's tree:
  * https://docs.github.com/en/rest/git/trees#get-a-tree (mode `120000` symlink, `160000` submodule).
  */
-import { parseDashboard } from "../core/dashboard.js";
+import { parseDashboard } from "../core/dashboard/index.js";
 import type { DiffFile, PullDiff } from "../core/diff-gate.js";
 import { trustedOpenPulls } from "../core/pull-trust.js";
 import type { WorldSnapshot } from "../core/world.js";

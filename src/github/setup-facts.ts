@@ -5,8 +5,8 @@
  * read (403) becomes "unknown" rather than a failure, so the check says how to run it.
  */
 import { createSign } from "node:crypto";
-import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config.js";
-import { TRACKING_MARKER } from "../core/dashboard.js";
+import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
+import { TRACKING_MARKER } from "../core/dashboard/index.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";
 

@@ -19,8 +19,8 @@
  *
  * An idle repository costs 2 requests per reconcile.
  */
-import { type AutopilotConfig, CONFIG_PATH } from "../core/config.js";
-import { TRACKING_MARKER } from "../core/dashboard.js";
+import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
+import { TRACKING_MARKER } from "../core/dashboard/index.js";
 import { foreignStatusLabels, logSafe } from "../core/authorship.js";
 import type { TextEdit } from "../core/task-text.js";
 import type { WorkerResult } from "../core/worker-result.js";

@@ -4,7 +4,7 @@
  * by the model the CLI says it used or else the configured one. A run whose model is priced nowhere keeps
  * cost 0; its tokens still count against the token budget.
  */
-import type { AgentConfig } from "../core/config.js";
+import type { AgentConfig } from "../core/config/index.js";
 import { type ConfiguredPrice, costOf, priceOf } from "../core/pricing.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 

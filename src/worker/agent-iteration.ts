@@ -7,7 +7,7 @@
  */
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { AgentConfig } from "../core/config.js";
+import type { AgentConfig } from "../core/config/index.js";
 import { getPreset } from "./agents/index.js";
 import type { AgentOutput, PresetName } from "./agents/types.js";
 import type { AgentUser } from "./agent-user.js";

@@ -10,8 +10,8 @@ import {
   applyConfigOverrides,
   ConfigError,
   type ConfigResult,
-} from "../core/config.js";
-import { ConfigOverridesSchema } from "../core/dashboard.js";
+} from "../core/config/index.js";
+import { ConfigOverridesSchema } from "../core/dashboard/index.js";
 
 export const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
 

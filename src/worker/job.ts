@@ -6,18 +6,18 @@
  * against fakes in tests.
  */
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
-import type { AgentConfig, AutopilotConfig } from "../core/config.js";
+import type { AgentConfig, AutopilotConfig } from "../core/config/index.js";
 import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
 import type { Permission } from "../core/world.js";
+import { decideAgentExit } from "../core/agent-exit.js";
 import {
   decideAfterIteration,
-  decideAgentExit,
   decideRateLimit,
   type IterationSignal,
   type QualityOutcome,
-} from "../core/task.js";
+} from "../core/iteration.js";
 import {
   parseWorkerResult,
   UNISOLATED_AGENT_ACCESS,

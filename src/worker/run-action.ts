@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
-import { type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config.js";
+import { type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config/index.js";
 import { createOctokit } from "../github/octokit.js";
 import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";

@@ -4,7 +4,7 @@
  * boundary. A body it cannot read never stops the worker.
  */
 
-import { parseDashboard } from "../core/dashboard.js";
+import { parseDashboard } from "../core/dashboard/index.js";
 import { parseSessionBudgetMarker, workerSessionBudgetStop } from "../core/session-budget.js";
 
 /** Session statuses at which a running worker checkpoints and ends with `paused`. */

@@ -6,7 +6,7 @@ import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseOverrides, runController } from "../../src/app/run-in-actions.js";
 import { resetReconcileMemory } from "../../src/app/reconcile-repo.js";
-import { parseDashboard } from "../../src/core/dashboard.js";
+import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";

@@ -1,7 +1,12 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { reconcile, resetReconcileMemory } from "../../src/app/reconcile-repo.js";
-import { emptyState, parseDashboard, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard.js";
+import {
+  emptyState,
+  parseDashboard,
+  renderStateBlock,
+  TRACKING_MARKER,
+} from "../../src/core/dashboard/index.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";
 import { resetMemories } from "../../src/github/gateway.js";

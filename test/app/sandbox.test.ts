@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resetReconcileMemory } from "../../src/app/reconcile-repo.js";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
-import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
+import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";

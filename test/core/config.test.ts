@@ -16,7 +16,7 @@ import {
   DEFAULT_CONFIG,
   parseConfig,
   renderConfigError,
-} from "../../src/core/config.js";
+} from "../../src/core/config/index.js";
 
 const repoFile = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 

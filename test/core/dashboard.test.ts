@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/config/index.js";
 import {
   BODY_BUDGET,
   compactState,
@@ -16,7 +16,7 @@ import {
   STATE_BUDGET,
   TRACKING_MARKER,
   utf8Length,
-} from "../../src/core/dashboard.js";
+} from "../../src/core/dashboard/index.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {

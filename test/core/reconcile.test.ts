@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyConfigOverrides, DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
-import { parseDashboard } from "../../src/core/dashboard.js";
+import { applyConfigOverrides, DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
+import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { evaluatePullRequest, type GateOptions } from "../../src/core/gates.js";
 import { type DecideInput, decide } from "../../src/core/reconcile/decide.js";
 import type { Fixture } from "../fixtures/snapshots/build.js";

@@ -4,8 +4,8 @@
  * each iteration boundary (src/core/session-budget.ts, src/worker/session-status.ts).
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
-import { parseDashboard } from "../../src/core/dashboard.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { usdBudgetNotes } from "../../src/core/pricing.js";
 import { parseSessionBudgetMarker } from "../../src/core/session-budget.js";
 import { sessionWantsStop } from "../../src/worker/session-status.js";

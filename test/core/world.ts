@@ -2,8 +2,8 @@
  * Builders for world snapshots, and a tiny GitHub stand-in that applies a reconcile's effects to a snapshot,
  * so tests can decide, "execute", and decide again on the world the effects produced.
  */
-import { DEFAULT_CONFIG, type AutopilotConfig } from "../../src/core/config.js";
-import { type DashboardState, parseDashboard } from "../../src/core/dashboard.js";
+import { DEFAULT_CONFIG, type AutopilotConfig } from "../../src/core/config/index.js";
+import { type DashboardState, parseDashboard } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import { type Decision, decide, type DecideInput } from "../../src/core/reconcile/decide.js";
 import type {

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
-import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";

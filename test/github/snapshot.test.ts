@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
+import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";
 import { Gateway } from "../../src/github/gateway.js";

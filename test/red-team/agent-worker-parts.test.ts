@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { UNISOLATED_AGENT_ACCESS } from "../../src/core/worker-result.js";
 import { applyWorkerOverrides } from "../../src/worker/config-input.js";
 import { Git, resolveGit } from "../../src/worker/private-git.js";

@@ -6,7 +6,7 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LOG_TEXT_MAX, logSafe } from "../../src/core/authorship.js";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
+import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { Gateway } from "../../src/github/gateway.js";

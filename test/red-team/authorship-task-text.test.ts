@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseDashboard } from "../../src/core/dashboard.js";
+import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { type Decision, decide } from "../../src/core/reconcile/decide.js";
 import type { IssueNode, WorldSnapshot } from "../../src/core/world.js";
 import { judgeTaskText, sha256Hex, taskDigest } from "../../src/core/task-text.js";

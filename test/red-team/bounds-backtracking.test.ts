@@ -7,7 +7,7 @@
  * fails on the test runner's own time-out. No timing is measured or asserted here.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/config/index.js";
 import {
   DEFAULT_HUMAN_GATE_PATTERNS,
   type HumanGateOptions,

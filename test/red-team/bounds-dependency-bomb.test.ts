@@ -6,7 +6,7 @@
  */
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config.js";
+import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import {
   MAX_REFERENCE_LOOKUPS,
   MAX_REFERENCES_PER_ISSUE,

@@ -5,7 +5,7 @@
  */
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG } from "../../src/core/config.js";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { type DiffFile, evaluateDiffGate, type PullDiff } from "../../src/core/diff-gate.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { PullNode } from "../../src/core/world.js";

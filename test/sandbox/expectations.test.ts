@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { TRACKING_MARKER } from "../../src/core/dashboard.js";
+import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
 import { PACKAGE_ROOT } from "../../src/sandbox/github/actions.js";
 import {

@@ -3,7 +3,7 @@
  * dashboard (tables, task list, `<details>`, a mermaid graph), an issue with a hostile body, and a pull request
  * with checks, a review and a workflow run.
  */
-import { emptyState, renderDashboard, TRACKING_MARKER } from "../../src/core/dashboard.js";
+import { emptyState, renderDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { RunDetails } from "../../src/sandbox/github/index.js";
 import { type GitBackend, SandboxStore } from "../../src/sandbox/github/store.js";
 

@@ -2,7 +2,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AutopilotConfig, DEFAULT_CONFIG } from "../../src/core/config.js";
+import { type AutopilotConfig, DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import type { Permission } from "../../src/core/world.js";
 import type {
   FailingCheck,

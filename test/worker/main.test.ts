@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderStateBlock, emptyState } from "../../src/core/dashboard.js";
+import { renderStateBlock, emptyState } from "../../src/core/dashboard/index.js";
 import {
   parseWorkerResult,
   renderWorkerResultMarker,

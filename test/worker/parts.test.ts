@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { emptyState, renderStateBlock } from "../../src/core/dashboard.js";
+import { emptyState, renderStateBlock } from "../../src/core/dashboard/index.js";
 import { parseWorkerResult, type WorkerResult } from "../../src/core/worker-result.js";
 import { decideClaim } from "../../src/worker/claim.js";
 import { Git } from "../../src/worker/private-git.js";

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgentConfig } from "../../src/core/config.js";
+import type { AgentConfig } from "../../src/core/config/index.js";
 import { buildAgentEnv } from "../../src/worker/agent-env.js";
 import { createAgentRunner } from "../../src/worker/agent-iteration.js";
 import { CappedBuffer, runProcess } from "../../src/worker/process.js";

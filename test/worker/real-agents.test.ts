@@ -26,7 +26,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentCliBinDirs } from "../../scripts/install-agent-clis.mjs";
 import { classifyAgentOutput } from "../../src/core/classify.js";
-import type { AgentConfig, AutopilotConfig } from "../../src/core/config.js";
+import type { AgentConfig, AutopilotConfig } from "../../src/core/config/index.js";
 import { parseSignal } from "../../src/core/signals.js";
 import {
   type FakeModelScript,

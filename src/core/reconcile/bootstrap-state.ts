@@ -1,5 +1,5 @@
 /** The state when the tracking issue has none to give: empty, or rebuilt from what GitHub shows. */
-import { type DashboardState, emptyState, rebuildState } from "../dashboard.js";
+import { type DashboardState, emptyState, rebuildState } from "../dashboard/index.js";
 import type { DecideInput } from "./context.js";
 import { hasLabel } from "./task-labels.js";
 

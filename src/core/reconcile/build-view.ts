@@ -1,6 +1,6 @@
 /** What the dashboard shows after this reconcile's decisions: slots, queue, review, off-ramps, the graph. */
-import { renderConfigError } from "../config.js";
-import type { DashboardView, ReasonLine } from "../dashboard.js";
+import { renderConfigError } from "../config/index.js";
+import type { DashboardView, ReasonLine } from "../dashboard/index.js";
 import { usdBudgetNotes } from "../pricing.js";
 import { formatScoreParts } from "../scoring.js";
 import { renderSessionBudgetMarker, sessionSpend } from "../session-budget.js";

@@ -1,6 +1,6 @@
 /** The phase that reads the retry/skip checkboxes ticked on the dashboard, by someone with write access. */
 import { hasWriteAccess, sameLogin } from "../commands.js";
-import { parseDashboard } from "../dashboard.js";
+import { parseDashboard } from "../dashboard/index.js";
 import { note, type Reconciling } from "./context.js";
 import { incident } from "./messages.js";
 import { retryTask, skipTask } from "./retry-skip.js";

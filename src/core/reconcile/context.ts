@@ -3,9 +3,9 @@
  * builds as it goes (the state, the effects, the log, the labels as its own label effects leave them). Every
  * phase in this folder takes a `Reconciling` and returns what later phases need.
  */
-import type { AutopilotConfig, ConfigError } from "../config.js";
-import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard.js";
-import { newTaskRecord } from "../dashboard.js";
+import type { AutopilotConfig, ConfigError } from "../config/index.js";
+import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
+import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
 import type { IssueNode, PullNode, WorldSnapshot } from "../world.js";
 import type { WorkerResult } from "../worker-result.js";

@@ -1,5 +1,5 @@
 /** What a reconcile says: dashboard incidents, reactions and replies to comments, one-time notices on tasks. */
-import type { TaskRecord } from "../dashboard.js";
+import type { TaskRecord } from "../dashboard/index.js";
 import type { Reaction } from "../effects.js";
 import { escapeInline, truncate } from "../markdown.js";
 import { note, type Reconciling } from "./context.js";

@@ -3,7 +3,7 @@
  * time), their ranking, and the dispatch of the best into free slots.
  */
 import { hasWriteAccess, sameLogin } from "../commands.js";
-import type { ReasonLine } from "../dashboard.js";
+import type { ReasonLine } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
 import { buildTaskGraph, readyTasks, type TaskGraph } from "../graph.js";
 import { formatTime, quietLogin } from "../markdown.js";

@@ -3,8 +3,8 @@
  * session's overrides, the labels believed (status labels Autopilot did not set are not), the settle overlay
  * over stale reads, and a `workflow_dispatch` start of the controller.
  */
-import { type AutopilotConfig, applyConfigOverrides } from "../config.js";
-import type { DashboardState } from "../dashboard.js";
+import { type AutopilotConfig, applyConfigOverrides } from "../config/index.js";
+import type { DashboardState } from "../dashboard/index.js";
 import { quietLogin } from "../markdown.js";
 import { labelForStatus, type TaskStatus } from "../task.js";
 import type { IssueNode, PullNode } from "../world.js";

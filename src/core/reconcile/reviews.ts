@@ -2,7 +2,7 @@
  * The phase for tasks in review: their PR's gates decide — merge, feedback to a worker, fail, or wait (with
  * one-time explanations). Returns the line each task in review shows on the dashboard.
  */
-import type { ReasonLine, TaskRecord } from "../dashboard.js";
+import type { ReasonLine, TaskRecord } from "../dashboard/index.js";
 import {
   describeKinds,
   evaluatePullRequest,

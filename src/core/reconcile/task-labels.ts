@@ -2,7 +2,7 @@
  * A task's status is its state label. The reconcile tracks the labels as its own effects will leave them and
  * sends at most ONE label change per issue.
  */
-import type { AutopilotConfig } from "../config.js";
+import type { AutopilotConfig } from "../config/index.js";
 import type { Effect } from "../effects.js";
 import { labelForStatus, type TaskStatus, taskStatusFromLabels } from "../task.js";
 import { type Reconciling, taskRecord } from "./context.js";

@@ -11,7 +11,7 @@ import {
   renderDashboard,
   renderHistoryComment,
   TRACKING_ISSUE_TITLE,
-} from "../dashboard.js";
+} from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
 import type { StatusRequest } from "./comment-commands.js";
 import { type Decision, note, type Reconciling } from "./context.js";

@@ -2,7 +2,7 @@
  * What a worker's end means for its task: its outcome (review, back to ready, blocked, needs-human, failed),
  * a crash or a lost run, the failure strategy and the consecutive-failure count that can pause the session.
  */
-import type { TaskRecord } from "../dashboard.js";
+import type { TaskRecord } from "../dashboard/index.js";
 import { truncate } from "../markdown.js";
 import { formatDuration } from "../stats.js";
 import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../task.js";

@@ -8,7 +8,7 @@
  * worker result, every dispatch), so nothing that happened between two looks is missed; `checkExpectations`
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
-import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard.js";
+import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import type { GitRemote } from "../github/git-remote.js";

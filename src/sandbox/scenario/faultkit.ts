@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { parseDashboard } from "../../core/dashboard.js";
+import { parseDashboard } from "../../core/dashboard/index.js";
 import type { ActionsRunner } from "../github/actions.js";
 import type { SandboxGit } from "../github/git-remote.js";
 import {

@@ -1,0 +1,182 @@
+/**
+ * `.github/autopilot.yml`: the zod schema of the whole file (every key optional, with a default and a
+ * description), the types it gives, and the configuration with every default applied. The JSON Schema for
+ * editors and docs/CONFIGURATION.md are generated from it by `scripts/gen-schema.ts`.
+ */
+import { z } from "zod";
+import { EXPECTED } from "./config-constants.js";
+import {
+  type AgentObjectSchema,
+  AgentsSchema,
+  BudgetsSchema,
+  HumanGateSchema,
+  LabelsSchema,
+  MergeSchema,
+  nonBlank,
+  PricesSchema,
+  RateLimitSchema,
+  ScoringSchema,
+} from "./config-section-schemas.js";
+import { checkConfig } from "./cross-field-checks.js";
+import { isPlainObject } from "./key-paths.js";
+
+/** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
+const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
+const WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
+
+export const ConfigSchema = z
+  .strictObject({
+    labels: LabelsSchema,
+    maxParallel: z.int().min(1).max(20).default(2).describe("Most tasks worked on at the same time."),
+    maxIterations: z
+      .int()
+      .min(1)
+      .max(500)
+      .default(25)
+      .describe("Most agent iterations for one task before it ends with `timeout`."),
+    timeoutMinutes: z
+      .int()
+      .min(1)
+      .max(4320)
+      .default(60)
+      .describe(
+        "Wall clock of one worker job, in minutes, before the task ends with `timeout`. GitHub-hosted runners " +
+          "stop any job after 360.",
+      ),
+    iterationTimeoutMinutes: z
+      .int()
+      .min(1)
+      .max(1440)
+      .default(20)
+      .describe("Longest single agent run, in minutes; its whole process tree is killed after it."),
+    stuckThreshold: z
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe("Iterations in a row without a new commit before a stuck warning."),
+    stuckStopThreshold: z
+      .int()
+      .min(2)
+      .max(200)
+      .default(6)
+      .describe(
+        "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold).",
+      ),
+    maxIgnoredCompletionCycles: z
+      .int()
+      .min(1)
+      .max(20)
+      .default(2)
+      .describe(
+        "COMPLETE claims contradicted by failing quality gates that are tolerated before the task stops " +
+          "with `contradiction`.",
+      ),
+    errorStrategy: z
+      .enum(["retry", "skip", "abort"])
+      .default("retry")
+      .describe(
+        "What a failed task leads to: `retry` it (up to maxRetries, with backoff), `skip` to the next task, " +
+          "or `abort` the session.",
+      ),
+    maxRetries: z
+      .int()
+      .min(0)
+      .max(20)
+      .default(2)
+      .describe("Retries of a failed task (errorStrategy `retry`)."),
+    retryBaseMs: z
+      .int()
+      .min(0)
+      .max(86_400_000)
+      .default(60_000)
+      .describe(
+        "Re-dispatch delay of a retry is retryBaseMs × 2^attempt milliseconds, capped by retryMaxMs.",
+      ),
+    retryMaxMs: z
+      .int()
+      .min(0)
+      .max(604_800_000)
+      .default(3_600_000)
+      .describe("Longest retry delay, in milliseconds (at least retryBaseMs)."),
+    consecutiveErrorThreshold: z
+      .int()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe("Failed tasks in a row that pause the session."),
+    agents: AgentsSchema,
+    rateLimit: RateLimitSchema,
+    qualityCommands: z
+      .union([z.literal("auto"), z.array(nonBlank("a shell command (not blank)")).min(1)])
+      .default("auto")
+      .meta({
+        description:
+          "Shell commands that must pass before a task counts as done (run in order, in the repository root), " +
+          "or `auto` to detect them from the repository (package.json scripts, Makefile, …).",
+        [EXPECTED]: '"auto" or a non-empty list of shell commands',
+      }),
+    humanGate: HumanGateSchema,
+    merge: MergeSchema,
+    budgets: BudgetsSchema,
+    prices: PricesSchema,
+    scoring: ScoringSchema,
+    branchPrefix: z
+      .string()
+      .max(100)
+      .regex(BRANCH_PREFIX)
+      .default("autopilot/")
+      .meta({
+        description: "Task branches are named `<branchPrefix>issue-N`.",
+        [EXPECTED]:
+          "a git branch-name prefix such as `autopilot/`: no spaces, `..`, `//`, `@{` or any of `~^:?*[\\`, " +
+          "not starting with `/`, `.` or `-`",
+      }),
+    workerWorkflow: z
+      .string()
+      .regex(WORKFLOW_FILE)
+      .default("autopilot-worker.yml")
+      .meta({
+        description: "File name, in `.github/workflows/`, of the workflow that runs the worker.",
+        [EXPECTED]: "a workflow file name such as `autopilot-worker.yml`",
+      }),
+    dryRun: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges).",
+      ),
+    isolation: z
+      .enum(["user", "none"])
+      .default("user")
+      .describe(
+        "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as " +
+          "a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and " +
+          "no password-less sudo); `none` runs them as the worker's own user, which can then read the token. " +
+          "Only `.github/autopilot.yml` on the default branch can set it.",
+      ),
+  })
+  .superRefine(checkConfig, { when: (payload) => isPlainObject(payload.value) })
+  .meta({
+    title: "Autopilot configuration (.github/autopilot.yml)",
+    description:
+      "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: " +
+      "docs/CONFIGURATION.md.",
+  });
+
+/** The configuration with every default applied. */
+export type AutopilotConfig = z.output<typeof ConfigSchema>;
+/** What a user may write (every key optional). */
+export type AutopilotConfigInput = z.input<typeof ConfigSchema>;
+export type AgentConfig = z.output<typeof AgentObjectSchema>;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** All defaults (deeply frozen: copy before changing). */
+export const DEFAULT_CONFIG: AutopilotConfig = deepFreeze(ConfigSchema.parse({}));

@@ -1,0 +1,289 @@
+/**
+ * The schemas of the configuration's sections (labels, agents, rate limits, human gate, merge, budgets,
+ * prices, scoring). config-schema.ts puts them together with the top-level keys.
+ */
+import { z } from "zod";
+import { compileGatePattern } from "../gate-pattern.js";
+import { AGENT_PRESETS, EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
+import { checkAgent } from "./cross-field-checks.js";
+import { isPlainObject } from "./key-paths.js";
+
+/** A string with something besides whitespace; `expected` is how an error message phrases it. */
+export const nonBlank = (expected: string) =>
+  z
+    .string()
+    .regex(/\S/)
+    .meta({ [EXPECTED]: expected });
+
+const LABEL_EXPECTED = "a label name: not blank, at most 50 characters";
+const label = (defaultName: string, meaning: string) =>
+  z
+    .string()
+    .max(50)
+    .regex(/\S/)
+    .default(defaultName)
+    .meta({ description: meaning, [EXPECTED]: LABEL_EXPECTED });
+
+export const LabelsSchema = z
+  .strictObject({
+    ready: label("autopilot:ready", "An open issue with this label is a task Autopilot may pick up."),
+    inProgress: label("autopilot:in-progress", "A worker is running on the task."),
+    review: label(
+      "autopilot:review",
+      "The task's pull request is open and waits for its checks, reviews and the human gate.",
+    ),
+    blocked: label("autopilot:blocked", "The task cannot go on without something outside Autopilot."),
+    needsHuman: label(
+      "autopilot:needs-human",
+      "The agent asked a question, or the human gate needs a person's approval.",
+    ),
+    timeout: label("autopilot:timeout", "The task ran out of iterations or wall-clock time."),
+    failed: label("autopilot:failed", "The task failed (after its retries)."),
+    critical: label("critical", "Priority tag: adds `scoring.critical` to the task's score."),
+    quickWin: label("quick-win", "Priority tag: adds `scoring.quickWin` to the task's score."),
+    exclude: label("autopilot:exclude", "Autopilot never picks an issue with this label, even a ready one."),
+  })
+  .prefault({})
+  .describe(
+    "Label names. Labels carry each task's state on GitHub; a task has exactly one state label at a time. " +
+      "Names must be distinct (GitHub compares them case-insensitively).",
+  );
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const AgentObjectSchema = z
+  .strictObject({
+    preset: z
+      .enum(AGENT_PRESETS)
+      .default("claude-code")
+      .describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
+    model: nonBlank("a model name (not blank)")
+      .nullable()
+      .default(null)
+      .describe("Model passed to the agent CLI; null uses the CLI's own default."),
+    args: z.array(z.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
+    env: z
+      .array(
+        z
+          .string()
+          .regex(ENV_NAME)
+          .meta({
+            [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)",
+          }),
+      )
+      .default([])
+      .describe(
+        "Allow-list of environment variable names passed to the agent (e.g. `ANTHROPIC_API_KEY`); every " +
+          "other variable is withheld. The GitHub token can never be listed.",
+      ),
+    command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`)
+      .nullable()
+      .default(null)
+      .describe(
+        `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain ` +
+          `\`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool ` +
+          `that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`,
+      ),
+  })
+  .superRefine(checkAgent, { when: (payload) => isPlainObject(payload.value) });
+
+const AGENTS_EXPECTED =
+  "a list (at most 5) of agents, each a mapping with the same keys as `agents.primary`: preset, model, args, env, command";
+
+export const AgentsSchema = z
+  .strictObject({
+    primary: AgentObjectSchema.prefault({}).describe("The agent that works on every task."),
+    fallbacks: z
+      .array(AgentObjectSchema)
+      .max(5)
+      .default([])
+      .meta({
+        description:
+          "Agents tried in order when the one before them keeps hitting rate limits; same keys as `primary`.",
+        [EXPECTED]: AGENTS_EXPECTED,
+      }),
+  })
+  .prefault({})
+  .describe("The coding agents: a primary and ordered fallbacks.");
+
+export const RateLimitSchema = z
+  .strictObject({
+    retries: z
+      .int()
+      .min(0)
+      .max(20)
+      .default(3)
+      .describe("Retries of an agent run after a rate limit, before switching to the next fallback agent."),
+    baseMs: z
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .default(5000)
+      .describe("First wait after a rate limit, in milliseconds."),
+    factor: z
+      .number()
+      .min(1)
+      .max(10)
+      .default(3)
+      .describe("Each further wait is the previous one times this factor."),
+    maxWaitMs: z
+      .int()
+      .min(0)
+      .max(86_400_000)
+      .default(300_000)
+      .describe("Longest single wait, in milliseconds (at least `baseMs`)."),
+    usageLimitWaitMs: z
+      .int()
+      .min(60_000)
+      .max(7 * 86_400_000)
+      .default(3_600_000)
+      .describe(
+        "When an agent reports a usage limit (a plan's window) without saying when it resets: how long to assume, " +
+          "in milliseconds. The task resumes after it; the reason shown says it was assumed.",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "Backoff when an agent reports a rate limit: waits of baseMs × factor^retry, capped at maxWaitMs.",
+  );
+
+export const HumanGateSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Check each task's diff, touched paths and agent commands against the gate rules. When false, only " +
+          "the built-in never-auto-approve rules still fire: they cannot be turned off.",
+      ),
+    patterns: z
+      .array(
+        nonBlank("a regular expression in RE2 syntax (not blank)").superRefine((source, ctx) => {
+          // Compiled with a linear-time engine: agent-written text can never make a pattern backtrack.
+          const compiled = compileGatePattern(source);
+          if (!compiled.ok) {
+            ctx.addIssue({
+              code: "custom",
+              message: `pattern not accepted: ${compiled.reason}`,
+              input: source,
+              params: {
+                expected: `a regular expression the linear-time (RE2) engine accepts: ${compiled.reason}; write ${compiled.instead}`,
+              },
+            });
+          }
+        }),
+      )
+      .default([])
+      .describe(
+        "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched " +
+          "case-insensitively against the diff and the commands the agent ran, in linear time; a match needs " +
+          "a person's approval before merging. Added to the built-in rules.",
+      ),
+    paths: z
+      .array(nonBlank("a glob pattern such as `infra/**` (not blank)"))
+      .default([])
+      .describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
+  })
+  .prefault({})
+  .describe("The human gate: changes that need a person's approval before their pull request merges.");
+
+export const MergeSchema = z
+  .strictObject({
+    auto: z
+      .boolean()
+      .default(true)
+      .describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
+    method: z.enum(["merge", "squash", "rebase"]).default("squash").describe("How pull requests are merged."),
+    requiredChecks: z
+      .array(nonBlank("a check name (not blank)"))
+      .default([])
+      .describe("Names of the checks that must pass before merging; empty means every check on the PR."),
+    deleteBranch: z.boolean().default(true).describe("Delete the task branch after merging."),
+    checksTimeoutMinutes: z
+      .int()
+      .min(1)
+      .max(1440)
+      .default(20)
+      .describe("How long to wait for the pull request's checks to finish."),
+    maxFeedbackRounds: z
+      .int()
+      .min(0)
+      .max(20)
+      .default(3)
+      .describe(
+        "How many times failing checks, requested changes or merge conflicts send a task back to a worker.",
+      ),
+  })
+  .prefault({})
+  .describe("Merging a task's pull request.");
+
+const tokenBudget = (scope: string) =>
+  z
+    .int()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe(`Most tokens (input + output) ${scope}; null means no limit.`);
+const usdBudget = (scope: string) =>
+  z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe(`Most US dollars of agent cost ${scope}; null means no limit.`);
+
+export const BudgetsSchema = z
+  .strictObject({
+    task: z
+      .strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") })
+      .prefault({})
+      .describe("Budget of one task; a task that exceeds it ends with `budget_exceeded`."),
+    session: z
+      .strictObject({
+        tokens: tokenBudget("a whole session may use"),
+        usd: usdBudget("a whole session may use"),
+      })
+      .prefault({})
+      .describe("Budget of a whole session."),
+  })
+  .prefault({})
+  .describe("Token and cost budgets.");
+
+const PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
+
+export const PricesSchema = z
+  .array(
+    z.strictObject({
+      model: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .describe("A model name, as given to the agent or as its CLI reports it."),
+      input: z.number().min(0).max(10_000).describe("US dollars per million input tokens."),
+      output: z.number().min(0).max(10_000).describe("US dollars per million output tokens."),
+    }),
+  )
+  .max(100)
+  .default([])
+  .meta({
+    description:
+      "Prices of models in US dollars per million tokens, `{ model, input, output }` each: they price the tokens of " +
+      "agents whose CLI reports no cost (Codex, Gemini CLI; OpenCode for a model it does not know), over the " +
+      "built-in table of list prices (docs/WORKER.md). A model neither knows cannot be held to a USD budget.",
+    [EXPECTED]: PRICES_EXPECTED,
+  });
+
+const weight = (defaultValue: number, meaning: string) =>
+  z.number().min(0).max(1000).default(defaultValue).describe(meaning);
+
+export const ScoringSchema = z
+  .strictObject({
+    unblocks: weight(10, "Points per open issue that finishing this task unblocks."),
+    critical: weight(50, "Points for the `critical` label."),
+    quickWin: weight(30, "Points for the `quick-win` label."),
+    nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
+    retryPenalty: weight(15, "Points taken off per earlier attempt at the task."),
+  })
+  .prefault({})
+  .describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");

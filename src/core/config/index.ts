@@ -1,0 +1,24 @@
+/**
+ * `.github/autopilot.yml`: schema, cross-field checks, parsing with one error that lists every problem,
+ * workflow-input overrides, the text that explains a bad file, and the generated reference.
+ */
+export {
+  AGENT_PRESETS,
+  type AgentPreset,
+  CONFIG_PATH,
+  FORBIDDEN_AGENT_ENV,
+  PROMPT_FILE_PLACEHOLDER,
+} from "./config-constants.js";
+export { ConfigError, type ConfigProblem, type ConfigResult } from "./config-error.js";
+export { configJsonSchema } from "./config-json-schema.js";
+export { type ConfigReferenceRow, configReference } from "./config-reference.js";
+export {
+  type AgentConfig,
+  type AutopilotConfig,
+  type AutopilotConfigInput,
+  ConfigSchema,
+  DEFAULT_CONFIG,
+} from "./config-schema.js";
+export { configWarnings } from "./config-warnings.js";
+export { applyConfigOverrides, parseConfig } from "./load-config.js";
+export { renderConfigError } from "./render-config-error.js";

@@ -1,0 +1,204 @@
+/**
+ * The machine state Autopilot keeps in the tracking issue between reconciles (zod, versioned `v1`).
+ *
+ * It holds only what cannot be derived from labels, PRs, runs and worker results: per-task attempt and
+ * retry counters, the live dispatch, waits, feedback rounds, the last result, usage totals and the human
+ * gate rules that fired; the session; the command cursor; history counters; incidents. A task that is done
+ * (or skipped) leaves the state: its numbers go into the history counters and, in batches, into a history
+ * comment on the tracking issue (compact-state.ts).
+ */
+import { z } from "zod";
+import { SESSION_REASONS, SESSION_STATUSES } from "../session.js";
+
+export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
+export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
+
+/** GitHub refuses issue bodies over 65,536 characters. */
+export const GITHUB_BODY_LIMIT = 65_536;
+/** What the rendered body is kept under (UTF-8 bytes, so it holds for characters of any width). */
+export const BODY_BUDGET = 64_000;
+/** The state block is compacted (history moved out, older records trimmed) above this many characters. */
+export const STATE_BUDGET = 24_000;
+/** Finished tasks waiting to be written out as one history comment. */
+export const HISTORY_BATCH = 20;
+
+const isoTime = z.string().max(40);
+const count = z.number().int().nonnegative();
+
+export const SessionSchema = z.object({
+  status: z.enum(SESSION_STATUSES),
+  since: isoTime,
+  reason: z.enum(SESSION_REASONS),
+  actor: z.string().max(100),
+  detail: z.string().max(500).optional(),
+  startedAt: isoTime.nullable(),
+});
+
+/** One task's record: only what labels, PRs, runs and worker results cannot tell. */
+export const TaskRecordSchema = z.object({
+  /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
+  attempt: count.default(0),
+  /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
+  retries: count.default(0),
+  /** Failed attempts since the last manual retry (weighed against maxRetries). */
+  failures: count.default(0),
+  /** The live (or last) dispatch. */
+  dispatchId: z.string().max(100).optional(),
+  dispatchedAt: isoTime.optional(),
+  runId: z.number().int().positive().optional(),
+  /** dispatchId of the last finished worker result acted on. */
+  handled: z.string().max(100).optional(),
+  /** Not to be dispatched before this time (rate/usage limit reset, retry backoff). */
+  waitUntil: isoTime.optional(),
+  /** Times the PR's feedback (checks, reviews, conflicts) sent the task back to a worker. */
+  feedbackRounds: count.default(0),
+  /** Head SHA the last feedback was about (feedback is sent once per head). */
+  feedbackSha: z.string().max(64).optional(),
+  /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
+  result: z.string().max(40).optional(),
+  reason: z.string().max(300).optional(),
+  /** When the task entered its current off-ramp (needs-human: when the question was asked). */
+  since: isoTime.optional(),
+  iterations: count.default(0),
+  tokensIn: z.number().nonnegative().default(0),
+  tokensOut: z.number().nonnegative().default(0),
+  costUsd: z.number().nonnegative().default(0),
+  startedAt: isoTime.optional(),
+  /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
+  gate: z.array(z.string().max(120)).max(20).optional(),
+  pr: z.number().int().positive().optional(),
+  /** A cancel of the live run was requested at this time. */
+  cancelAt: isoTime.optional(),
+  /** A merge was requested for this head SHA. */
+  merge: z.object({ sha: z.string().max(64), at: isoTime }).optional(),
+  /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
+  label: z.string().max(20).optional(),
+  labelAt: isoTime.optional(),
+  /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
+  notices: z.array(z.string().max(80)).max(12).optional(),
+  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
+});
+export type TaskRecord = z.infer<typeof TaskRecordSchema>;
+
+/** A finished task waiting to go out in a history comment. */
+export const HistoryEntrySchema = z.object({
+  issue: z.number().int().positive(),
+  title: z.string().max(80),
+  outcome: z.enum(["done", "skipped", "closed"]),
+  at: isoTime,
+  iterations: count.default(0),
+  tokens: z.number().nonnegative().default(0),
+  costUsd: z.number().nonnegative().default(0),
+  attempts: count.default(0),
+  pr: z.number().int().positive().optional(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+
+const Extreme = z.object({ issue: z.number().int().positive(), iterations: count }).nullable();
+
+/** Totals of the tasks that have left the state. */
+export const HistorySchema = z.object({
+  completed: count.default(0),
+  skipped: count.default(0),
+  closed: count.default(0),
+  merges: count.default(0),
+  iterations: count.default(0),
+  completedIterations: count.default(0),
+  fastest: Extreme.default(null),
+  slowest: Extreme.default(null),
+  tokensIn: z.number().nonnegative().default(0),
+  tokensOut: z.number().nonnegative().default(0),
+  costUsd: z.number().nonnegative().default(0),
+  /** History comments written so far. */
+  comments: count.default(0),
+});
+export type History = z.infer<typeof HistorySchema>;
+
+export const IncidentSchema = z.object({
+  at: isoTime,
+  kind: z.string().max(40),
+  message: z.string().max(400),
+});
+export type Incident = z.infer<typeof IncidentSchema>;
+
+/** Overrides a `workflow_dispatch` of the controller started the session with. */
+export const ConfigOverridesSchema = z
+  .object({
+    maxParallel: z.number().int().min(1).max(20).optional(),
+    labels: z.record(z.string().max(20), z.string().max(50)).optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .strict();
+export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
+
+export const DashboardStateSchema = z.object({
+  version: z.literal(1),
+  /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
+  revision: count.default(0),
+  session: SessionSchema,
+  overrides: ConfigOverridesSchema.nullable().default(null),
+  /** Task records by issue number. */
+  tasks: z.record(z.string().regex(/^\d+$/), TaskRecordSchema).default({}),
+  consecutiveFailures: count.default(0),
+  /** The issues of the current run of failures, for the pause message. */
+  failedInARow: z.array(z.number().int().positive()).max(50).default([]),
+  /** Newest comment processed (ids grow with time). */
+  cursor: z.object({ id: z.number().int().nonnegative(), at: isoTime }).nullable().default(null),
+  /** Recently processed comment ids (bounded). */
+  processed: z.array(z.number().int().nonnegative()).max(500).default([]),
+  /** Logins that already got the polite refusal (bounded). */
+  refused: z.array(z.string().max(40)).max(100).default([]),
+  history: HistorySchema.prefault({}),
+  pendingHistory: z.array(HistoryEntrySchema).max(200).default([]),
+  incidents: z.array(IncidentSchema).max(20).default([]),
+  /** Tasks that just left the state (done, skipped, closed): a stale read may still show them open. */
+  recent: z
+    .array(
+      z.object({
+        issue: z.number().int().positive(),
+        outcome: z.enum(["done", "skipped", "closed"]),
+        at: isoTime,
+      }),
+    )
+    .max(30)
+    .default([]),
+  /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
+  ignoredPulls: z.array(z.number().int().positive()).max(100).default([]),
+  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  diffGates: z
+    .array(
+      z.object({
+        pr: z.number().int().positive(),
+        sha: z.string().max(64),
+        rules: z.array(z.string().max(120)).max(20),
+      }),
+    )
+    .max(30)
+    .default([]),
+  /** The tracking issue a pin was requested for (0: the one being created). */
+  pinRequested: z.number().int().nonnegative().nullable().default(null),
+  /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
+  digest: z.string().max(16).default(""),
+  renderedAt: isoTime.nullable().default(null),
+});
+export type DashboardState = z.infer<typeof DashboardStateSchema>;
+
+export function emptyState(now: Date): DashboardState {
+  return DashboardStateSchema.parse({
+    version: 1,
+    revision: 0,
+    session: {
+      status: "idle",
+      since: now.toISOString(),
+      reason: "initial",
+      actor: "autopilot",
+      startedAt: null,
+    },
+  });
+}
+
+/** A record with every default filled in. */
+export function newTaskRecord(): TaskRecord {
+  return TaskRecordSchema.parse({});
+}

@@ -1,0 +1,62 @@
+/** The view: what reconcile derived from the snapshot for people, rendered by dashboard-markdown.ts. */
+import type { SessionStatistics } from "../stats.js";
+import type { TaskStatus } from "../task.js";
+
+export interface TaskLine {
+  issue: number;
+  title: string;
+}
+
+export interface SlotLine extends TaskLine {
+  attempt: number;
+  iteration: number | null;
+  maxIterations: number | null;
+  startedAt: string | null;
+  runId: number | null;
+  runUrl: string | null;
+  phase: "dispatched" | "queued" | "running" | "cancelling";
+}
+
+export interface QueueLine extends TaskLine {
+  score: number;
+  why: string;
+}
+
+export interface ReasonLine extends TaskLine {
+  reason: string;
+  /** When the task entered this list, when known. */
+  since?: string | null;
+  pr?: number | null;
+}
+
+export interface DashboardView {
+  repo: { owner: string; name: string };
+  dryRun: boolean;
+  maxParallel: number;
+  maxIterations: number;
+  slots: SlotLine[];
+  /** Ranked, best first. */
+  queue: QueueLine[];
+  /** In the pool but not ready: dependencies, cycles, waits. */
+  waiting: ReasonLine[];
+  review: ReasonLine[];
+  needsHuman: ReasonLine[];
+  blocked: ReasonLine[];
+  timeouts: ReasonLine[];
+  failed: ReasonLine[];
+  /** Labeled ready by someone without write access: not in the pool. */
+  notInPool: ReasonLine[];
+  cycles: number[][];
+  graph: { nodes: { issue: number; status: TaskStatus | "waiting" }[]; edges: [number, number][] };
+  statistics: SessionStatistics;
+  progress: { done: number; total: number };
+  /** Markdown from `renderConfigError`, when the config file is bad. */
+  configProblems: string | null;
+  /** True with `isolation: none`: the dashboard says what the agent can reach. */
+  unisolated?: boolean;
+  /**
+   * The session-budget marker workers read (src/core/session-budget.ts), and notes on budgets that cannot
+   * apply (an agent whose cost is unknown cannot be held to a USD budget).
+   */
+  budget?: { marker: string | null; notes: string[] };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { type AgentExitInput, decideAgentExit } from "../../src/core/agent-exit.js";
+import type { TaskStatus } from "../../src/core/task.js";
+
+describe("decideAgentExit: agent exit handling (seed 001)", () => {
+  const base: AgentExitInput = { exitCode: 0, signal: { kind: "none" } };
+  // [exit condition, input, status, action]
+  const rows: [string, AgentExitInput, TaskStatus, string][] = [
+    ["0 + COMPLETE", { ...base, signal: { kind: "complete" }, quality: "pass" }, "review", "open_pr"],
+    [
+      "0 + COMPLETE (tests fail)",
+      { ...base, signal: { kind: "complete" }, quality: "fail" },
+      "in-progress",
+      "continue",
+    ],
+    ["0 + no signal", base, "in-progress", "continue"],
+    ["0 + BLOCKED", { ...base, signal: { kind: "blocked", text: "missing secret" } }, "blocked", "blocked"],
+    ["!= 0", { ...base, exitCode: 2 }, "failed", "fail"],
+    [
+      "!= 0 even with a COMPLETE signal",
+      { exitCode: 1, signal: { kind: "complete" }, quality: "pass" },
+      "failed",
+      "fail",
+    ],
+    [
+      "SIGTERM (user)",
+      { exitCode: null, processSignal: "SIGTERM", signal: { kind: "none" } },
+      "ready",
+      "release",
+    ],
+    [
+      "SIGKILL (crash)",
+      { exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } },
+      "ready",
+      "recover",
+    ],
+    // Beyond the seed's table:
+    [
+      "0 + NEEDS_HUMAN",
+      { ...base, signal: { kind: "needs_human", text: "which DB?" } },
+      "needs-human",
+      "needs_human",
+    ],
+    [
+      "SIGINT (user)",
+      { exitCode: null, processSignal: "SIGINT", signal: { kind: "none" } },
+      "ready",
+      "release",
+    ],
+    [
+      "killed by the per-iteration timeout",
+      { exitCode: null, processSignal: "SIGKILL", iterationTimedOut: true, signal: { kind: "none" } },
+      "in-progress",
+      "continue",
+    ],
+  ];
+  it.each(rows)("%s", (_row, input, status, action) => {
+    const d = decideAgentExit(input);
+    expect([d.status, d.action]).toEqual([status, action]);
+  });
+
+  it("keeps the branch, checkpoints and alerts as the table says", () => {
+    const sigterm = decideAgentExit({ exitCode: null, processSignal: "SIGTERM", signal: { kind: "none" } });
+    expect(sigterm).toMatchObject({ checkpoint: true, keepBranch: true, alert: false }); // stash changes, release
+    const sigkill = decideAgentExit({ exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } });
+    expect(sigkill).toMatchObject({ checkpoint: false, keepBranch: true, alert: true }); // keep for recovery
+    const failed = decideAgentExit({ exitCode: 3, signal: { kind: "none" } });
+    expect(failed).toMatchObject({ keepBranch: true, alert: true, reason: "agent exited with code 3" });
+    const blocked = decideAgentExit({ exitCode: 0, signal: { kind: "blocked", text: "missing secret" } });
+    expect(blocked).toMatchObject({ alert: true, reason: "blocked: missing secret" }); // log reason, alert
+  });
+});
