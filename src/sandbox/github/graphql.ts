@@ -2,6 +2,11 @@
  * GitHub's GraphQL API over the store: every document is parsed and validated against the published schema
  * (`@octokit/graphql-schema`), then executed with plain objects whose properties and methods are the
  * fields (graphql-js's default resolver calls a method with `(args, context, info)`).
+ *
+ * This file holds the root `Query` and `Mutation` fields and the execution. The objects they return are built
+ * under `graphql/` by layers of node builders, each extending the one before: `nodes-base.ts` (actors,
+ * labels, reactions) → `commit-nodes.ts` (commits, checks, statuses) → `issue-nodes.ts` (issues, comments,
+ * timelines) → `repository-nodes.ts` → `pull-nodes.ts` → `graphql-nodes.ts` (lookup by node id).
  */
 import {
   type DocumentNode,
@@ -35,9 +40,7 @@ export interface GraphqlOutcome {
   unimplemented: string[];
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// root
-
+/** The root `Query` and `Mutation` fields. */
 function rootValue(ctx: GraphqlContext): Obj {
   const nodes = new Nodes(ctx);
   const { store } = ctx;

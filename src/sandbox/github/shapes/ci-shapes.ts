@@ -35,8 +35,8 @@ export class CiShapes extends PullShapes {
       }));
   }
 
-  checkSuite(repo: Repo, suite: CheckSuite): JsonObject {
-    const runs = this.store.listCheckRuns(repo.fullName, suite.headSha, { suiteId: suite.id });
+  /** The fields a check suite shows both on its own and inside each of its check runs. */
+  private checkSuiteCommon(repo: Repo, suite: CheckSuite): JsonObject {
     return {
       id: suite.id,
       node_id: suite.nodeId,
@@ -49,6 +49,13 @@ export class CiShapes extends PullShapes {
       after: suite.headSha,
       pull_requests: this.pullsForSha(repo, suite.headSha),
       app: this.appObject(suite.appSlug),
+    };
+  }
+
+  checkSuite(repo: Repo, suite: CheckSuite): JsonObject {
+    const runs = this.store.listCheckRuns(repo.fullName, suite.headSha, { suiteId: suite.id });
+    return {
+      ...this.checkSuiteCommon(repo, suite),
       repository: this.repository(repo),
       created_at: iso(suite.createdAt),
       updated_at: iso(suite.updatedAt),
@@ -91,17 +98,7 @@ export class CiShapes extends PullShapes {
       name: run.name,
       check_suite: suite
         ? {
-            id: suite.id,
-            node_id: suite.nodeId,
-            head_branch: suite.headBranch,
-            head_sha: suite.headSha,
-            status: suite.status,
-            conclusion: suite.conclusion,
-            url: `${this.repoApi(repo)}/check-suites/${suite.id}`,
-            before: null,
-            after: suite.headSha,
-            pull_requests: this.pullsForSha(repo, suite.headSha),
-            app: this.appObject(suite.appSlug),
+            ...this.checkSuiteCommon(repo, suite),
             created_at: iso(suite.createdAt),
             updated_at: iso(suite.updatedAt),
           }

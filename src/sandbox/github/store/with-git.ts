@@ -58,13 +58,7 @@ export class StoreWithGit extends StoreWithComments {
     if (existing) throw new StoreError(422, "Reference already exists");
     if (this.gitBackend) await this.gitBackend.createRef(repoKeyOf(state.repo.fullName), name, sha);
     else state.refs.set(name, sha);
-    this.emit({
-      name: "create",
-      repo: state.repo,
-      sender: actor,
-      ref: branchOf(name).replace(/^refs\/tags\//, ""),
-      refType: name.startsWith("refs/tags/") ? "tag" : "branch",
-    });
+    this.emitRefEvent(state, "create", name, actor);
     await this.recordPush(
       { repo: state.repo.fullName, ref: name, before: ZERO_SHA, after: sha, pusher: actor },
       false,
@@ -98,17 +92,22 @@ export class StoreWithGit extends StoreWithComments {
     if (!before) throw new StoreError(422, "Reference does not exist");
     if (this.gitBackend) await this.gitBackend.deleteRef(repoKeyOf(state.repo.fullName), name);
     else state.refs.delete(name);
-    this.emit({
-      name: "delete",
-      repo: state.repo,
-      sender: actor,
-      ref: branchOf(name).replace(/^refs\/tags\//, ""),
-      refType: name.startsWith("refs/tags/") ? "tag" : "branch",
-    });
+    this.emitRefEvent(state, "delete", name, actor);
     await this.recordPush(
       { repo: state.repo.fullName, ref: name, before, after: ZERO_SHA, pusher: actor },
       false,
     );
+  }
+
+  /** The `create` / `delete` webhook of a branch or tag: it names the ref short (`x`, not `refs/heads/x`). */
+  private emitRefEvent(state: RepoState, name: "create" | "delete", ref: string, actor: string): void {
+    this.emit({
+      name,
+      repo: state.repo,
+      sender: actor,
+      ref: branchOf(ref).replace(/^refs\/tags\//, ""),
+      refType: ref.startsWith("refs/tags/") ? "tag" : "branch",
+    });
   }
 
   private async resolveExactRef(state: RepoState, name: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 /** Pinned issues, sub-issues and issue dependencies (blocked by). */
 import type { Issue } from "./issue-records.js";
 import type { RepoRef } from "./repo-records.js";
+import type { RepoState } from "./store-core.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithIssues } from "./with-issues.js";
 
@@ -53,22 +54,8 @@ export class StoreWithIssueLinks extends StoreWithIssues {
     if (!p.subIssues.includes(child)) p.subIssues.push(child);
     c.parent = parent;
     p.events.push(this.event("sub_issue_added", actor));
-    this.emit({
-      name: "sub_issues",
-      action: "sub_issue_added",
-      repo: state.repo,
-      sender: actor,
-      issue: p,
-      other: c,
-    });
-    this.emit({
-      name: "sub_issues",
-      action: "parent_issue_added",
-      repo: state.repo,
-      sender: actor,
-      issue: c,
-      other: p,
-    });
+    this.emitSubIssues(state, "sub_issue_added", actor, p, c);
+    this.emitSubIssues(state, "parent_issue_added", actor, c, p);
     return c;
   }
 
@@ -80,15 +67,19 @@ export class StoreWithIssueLinks extends StoreWithIssues {
     p.subIssues = p.subIssues.filter((n) => n !== child);
     c.parent = null;
     p.events.push(this.event("sub_issue_removed", actor));
-    this.emit({
-      name: "sub_issues",
-      action: "sub_issue_removed",
-      repo: state.repo,
-      sender: actor,
-      issue: p,
-      other: c,
-    });
+    this.emitSubIssues(state, "sub_issue_removed", actor, p, c);
     return c;
+  }
+
+  /** A `sub_issues` webhook: `issue` is the one the action is about, `other` the parent or child. */
+  private emitSubIssues(
+    state: RepoState,
+    action: "sub_issue_added" | "sub_issue_removed" | "parent_issue_added",
+    sender: string,
+    issue: Issue,
+    other: Issue,
+  ): void {
+    this.emit({ name: "sub_issues", action, repo: state.repo, sender, issue, other });
   }
 
   /** Records that `number` is blocked by `blocker` (GitHub's issue dependencies). */
