@@ -245,6 +245,7 @@ export class StoreWithChecks extends StoreWithGit {
   }
 }
 
+/** A completed suite's conclusion from its runs': the worst one, else success (skipped when all were skipped). */
 function suiteConclusion(conclusions: CheckConclusion[]): CheckConclusion {
   const worst: CheckConclusion[] = ["action_required", "cancelled", "timed_out", "failure", "stale"];
   for (const c of worst) if (conclusions.includes(c)) return c;
