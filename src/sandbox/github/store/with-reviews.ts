@@ -1,0 +1,168 @@
+/** Pull request review requests and reviews. */
+import type { Issue } from "./issue-records.js";
+import { encodeNodeId } from "./node-ids.js";
+import type { Review } from "./pull-records.js";
+import type { RepoRef } from "./repo-records.js";
+import { StoreError } from "./store-error.js";
+import { StoreWithPulls } from "./with-pulls.js";
+
+export interface CreateReviewInput {
+  author: string;
+  body?: string;
+  /** Without an event the review stays PENDING until {@link SandboxStore.submitReview}. */
+  event?: "APPROVE" | "REQUEST_CHANGES" | "COMMENT";
+  commitId?: string;
+  /** Inline comments on the diff. */
+  comments?: { path: string; body: string; line?: number }[];
+}
+
+export class StoreWithReviews extends StoreWithPulls {
+  requestReviewers(repo: RepoRef, number: number, reviewers: string[], actor: string): Issue {
+    const state = this.state(repo);
+    const issue = this.requirePull(repo, number);
+    for (const reviewer of reviewers) {
+      if (!this.getUser(reviewer)) {
+        throw new StoreError(
+          422,
+          "Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the repository.",
+        );
+      }
+      if (issue.pull.requestedReviewers.some((r) => r.toLowerCase() === reviewer.toLowerCase())) continue;
+      issue.pull.requestedReviewers.push(reviewer);
+      issue.events.push(this.event("review_requested", actor, { requestedReviewer: reviewer }));
+      this.emit({
+        name: "pull_request",
+        action: "review_requested",
+        repo: state.repo,
+        sender: actor,
+        pull: issue,
+        requestedReviewer: reviewer,
+      });
+    }
+    return issue;
+  }
+
+  removeRequestedReviewers(repo: RepoRef, number: number, reviewers: string[], actor: string): Issue {
+    const state = this.state(repo);
+    const issue = this.requirePull(repo, number);
+    const drop = new Set(reviewers.map((r) => r.toLowerCase()));
+    const removed = issue.pull.requestedReviewers.filter((r) => drop.has(r.toLowerCase()));
+    issue.pull.requestedReviewers = issue.pull.requestedReviewers.filter((r) => !drop.has(r.toLowerCase()));
+    for (const reviewer of removed) {
+      this.emit({
+        name: "pull_request",
+        action: "review_request_removed",
+        repo: state.repo,
+        sender: actor,
+        pull: issue,
+        requestedReviewer: reviewer,
+      });
+    }
+    return issue;
+  }
+
+  /**
+   * Creates a review with `commitId` = the PR head now (unless given). With an event it is submitted at once
+   * (emits `pull_request_review.submitted`); without one it stays PENDING.
+   */
+  createReview(repo: RepoRef, number: number, input: CreateReviewInput): Review {
+    const issue = this.requirePull(repo, number);
+    if (input.event && input.event !== "COMMENT" && issue.user.toLowerCase() === input.author.toLowerCase()) {
+      throw new StoreError(422, "Unprocessable Entity", [
+        { resource: "PullRequestReview", code: "custom", message: "Can not approve your own pull request" },
+      ]);
+    }
+    if (input.event === "REQUEST_CHANGES" || input.event === "COMMENT") {
+      if (!input.body?.trim() && input.event === "REQUEST_CHANGES") {
+        throw new StoreError(422, "Unprocessable Entity", [
+          {
+            resource: "PullRequestReview",
+            code: "custom",
+            message: "Body is required for event REQUEST_CHANGES",
+          },
+        ]);
+      }
+    }
+    const id = this.id();
+    const review: Review = {
+      id,
+      nodeId: encodeNodeId("PullRequestReview", id),
+      user: input.author,
+      body: input.body ?? "",
+      state: "PENDING",
+      commitId: input.commitId ?? issue.pull.head.sha,
+      submittedAt: null,
+      comments: [],
+    };
+    for (const comment of input.comments ?? []) {
+      const commentId = this.id();
+      review.comments.push({
+        id: commentId,
+        nodeId: encodeNodeId("PullRequestReviewComment", commentId),
+        reviewId: id,
+        user: input.author,
+        body: comment.body,
+        path: comment.path,
+        line: comment.line ?? null,
+        commitId: review.commitId,
+        createdAt: this.now(),
+      });
+    }
+    issue.pull.reviews.push(review);
+    if (input.event) this.submitReview(repo, number, id, input.event, input.body, input.author);
+    return review;
+  }
+
+  /** Submits a PENDING review. */
+  submitReview(
+    repo: RepoRef,
+    number: number,
+    reviewId: number,
+    event: "APPROVE" | "REQUEST_CHANGES" | "COMMENT",
+    body: string | undefined,
+    actor: string,
+  ): Review {
+    const state = this.state(repo);
+    const issue = this.requirePull(repo, number);
+    const review = issue.pull.reviews.find((r) => r.id === reviewId);
+    if (!review) throw new StoreError(404, "Not Found");
+    if (review.state !== "PENDING") {
+      throw new StoreError(422, "Unprocessable Entity", [
+        { resource: "PullRequestReview", code: "custom", message: "Can not submit a non-pending review" },
+      ]);
+    }
+    review.state =
+      event === "APPROVE" ? "APPROVED" : event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED";
+    if (body !== undefined) review.body = body;
+    review.submittedAt = this.now();
+    issue.pull.requestedReviewers = issue.pull.requestedReviewers.filter(
+      (r) => r.toLowerCase() !== review.user.toLowerCase(),
+    );
+    this.emit({
+      name: "pull_request_review",
+      action: "submitted",
+      repo: state.repo,
+      sender: actor,
+      pull: issue,
+      review,
+    });
+    return review;
+  }
+
+  dismissReview(repo: RepoRef, number: number, reviewId: number, actor: string): Review {
+    const state = this.state(repo);
+    const issue = this.requirePull(repo, number);
+    const review = issue.pull.reviews.find((r) => r.id === reviewId);
+    if (!review) throw new StoreError(404, "Not Found");
+    review.state = "DISMISSED";
+    this.emit({
+      name: "pull_request_review",
+      action: "dismissed",
+      repo: state.repo,
+      sender: actor,
+      pull: issue,
+      review,
+    });
+    return review;
+  }
+}

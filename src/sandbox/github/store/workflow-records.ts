@@ -1,0 +1,66 @@
+/** Workflows, their runs and the runs' jobs (GitHub Actions). */
+
+export interface Workflow {
+  id: number;
+  nodeId: string;
+  name: string;
+  /** `.github/workflows/<file>.yml` */
+  path: string;
+  state: "active" | "disabled_manually";
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type RunStatus = "requested" | "queued" | "pending" | "waiting" | "in_progress" | "completed";
+export type RunConclusion =
+  | "success"
+  | "failure"
+  | "cancelled"
+  | "skipped"
+  | "timed_out"
+  | "neutral"
+  | "action_required"
+  | "stale"
+  | "startup_failure"
+  | null;
+
+export interface WorkflowJob {
+  id: number;
+  nodeId: string;
+  runId: number;
+  name: string;
+  status: RunStatus;
+  conclusion: RunConclusion;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  steps: Array<{ name: string; number: number; status: RunStatus; conclusion: RunConclusion }>;
+}
+
+export interface WorkflowRun {
+  id: number;
+  nodeId: string;
+  workflowId: number;
+  /** Workflow name. */
+  name: string;
+  displayTitle: string;
+  event: string;
+  status: RunStatus;
+  conclusion: RunConclusion;
+  headBranch: string | null;
+  headSha: string;
+  runNumber: number;
+  runAttempt: number;
+  actor: string;
+  triggeringActor: string;
+  /** workflow_dispatch inputs (strings, as GitHub passes them). */
+  inputs: Record<string, string>;
+  /** The PR numbers the run is associated with (pull_request events). */
+  pullRequests: number[];
+  /** Concurrency group resolved by the Actions stand-in, if any. */
+  concurrencyGroup: string | null;
+  cancelRequested: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  runStartedAt: Date | null;
+  jobs: WorkflowJob[];
+}
