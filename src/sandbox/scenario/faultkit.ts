@@ -125,9 +125,9 @@ export class InvariantRecorder {
     maxParallel: number;
     branchPrefix: string;
     tracking: Issue | null;
-    /** The task's pull request (src/sandbox/scenario/run-scenario.ts Observer.pullFor). */
+    /** The task's pull request (src/sandbox/scenario/scenario-observer.ts, `ScenarioObserver.pullFor`). */
     pullFor?: (n: number) => Issue | null;
-    /** Combined state of the checks on a commit (Observer.checksOf). */
+    /** Combined state of the checks on a commit (`ScenarioObserver.checksOf`). */
     checksOf?: (sha: string) => "success" | "failure" | "pending";
     /** Config `merge.auto`: without it Autopilot never merges, so nothing in review is stuck. */
     autoMerge?: boolean;
