@@ -1,10 +1,10 @@
 /**
  * Starts the controller app a scenario run talks to: inside this process, or as separate processes
- * (src/sandbox/scenario/faultkit.ts) when the scenario kills the controller or runs several at once. The
+ * (src/sandbox/scenario/controller-fleet.ts) when the scenario kills the controller or runs several at once. The
  * sandbox's webhooks are pointed at it.
  */
 import type { CleanupRegistry } from "./cleanup-registry.js";
-import { ControllerFleet } from "./faultkit.js";
+import { ControllerFleet } from "./controller-fleet.js";
 import type { StartControllerServer } from "./missing-parts.js";
 import type { ScenarioAction, ScenarioRule } from "./scenario-file.js";
 import type { ScenarioWorld } from "./scenario-world.js";

@@ -5,7 +5,7 @@
  */
 import type { SandboxStore, StoreEvent } from "../github/store.js";
 import { ExpectationRecorder } from "./expectations.js";
-import { InvariantRecorder } from "./faultkit.js";
+import { InvariantRecorder } from "./invariant-recorder.js";
 import type { RunNarrator } from "./run-narrator.js";
 import type { Scenario } from "./scenario-file.js";
 

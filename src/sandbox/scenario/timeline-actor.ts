@@ -5,7 +5,7 @@
  */
 import { createOctokit } from "../../github/octokit.js";
 import { forkBranchRef } from "../github/store.js";
-import { sendBadSignatureWebhook } from "./faultkit.js";
+import { sendBadSignatureWebhook } from "./controller-fleet.js";
 import type { ScenarioAction, ScenarioRule } from "./scenario-file.js";
 import type { FaultCheck } from "./scenario-report.js";
 import type { ScenarioWorld } from "./scenario-world.js";
