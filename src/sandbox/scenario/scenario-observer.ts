@@ -7,7 +7,7 @@ import type { TaskLabelNames } from "../../core/task.js";
 import { TRACKING_MARKER } from "../../core/dashboard.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import type { Issue, SandboxStore } from "../github/store.js";
-import type { ReportState } from "./scenario-file.js";
+import type { ReportState } from "./scenario-fields.js";
 
 /** An issue carrying the tracking marker that a bot (Autopilot) opened; scenario people cannot. */
 export function isTrackingIssue(issue: Pick<Issue, "body" | "user">): boolean {

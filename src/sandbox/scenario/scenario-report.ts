@@ -9,7 +9,9 @@ import type { ActionsRunner } from "../github/actions.js";
 import type { Sandbox } from "../github/index.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import { type InvariantReport, invariantsHold } from "./invariants.js";
-import { issueExpectations, type ReportState, type Scenario } from "./scenario-file.js";
+import { issueExpectations } from "./expect-schema.js";
+import type { Scenario } from "./scenario-file.js";
+import type { ReportState } from "./scenario-fields.js";
 import { type ScenarioObserver, stripMarkers } from "./scenario-observer.js";
 
 export interface ReportIssue {

@@ -25,7 +25,8 @@ import { addFinalChecks } from "./final-checks.js";
 import { killRunPlan, RunKiller } from "./kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
 import { issueOfRun, RunNarrator } from "./run-narrator.js";
-import { type ReportState, type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
+import { type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
+import type { ReportState } from "./scenario-fields.js";
 import { ScenarioObserver, TERMINAL } from "./scenario-observer.js";
 import { type Progress, ProgressLog } from "./scenario-progress.js";
 import {

@@ -6,7 +6,7 @@
 import type { CleanupRegistry } from "./cleanup-registry.js";
 import { ControllerFleet } from "./controller-fleet.js";
 import type { StartControllerServer } from "./missing-parts.js";
-import type { ScenarioAction, ScenarioRule } from "./scenario-file.js";
+import type { ScenarioAction, ScenarioRule } from "./timeline-schema.js";
 import type { ScenarioWorld } from "./scenario-world.js";
 
 export interface RunningControllers {

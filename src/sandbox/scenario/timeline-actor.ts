@@ -6,7 +6,7 @@
 import { createOctokit } from "../../github/octokit.js";
 import { forkBranchRef } from "../github/store.js";
 import { sendBadSignatureWebhook } from "./controller-fleet.js";
-import type { ScenarioAction, ScenarioRule } from "./scenario-file.js";
+import type { ScenarioAction, ScenarioRule } from "./timeline-schema.js";
 import type { FaultCheck } from "./scenario-report.js";
 import type { ScenarioWorld } from "./scenario-world.js";
 import type { RunningControllers } from "./start-controllers.js";

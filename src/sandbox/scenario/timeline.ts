@@ -4,7 +4,7 @@
  * person's reaction time) its actions are performed. A rule fires once unless `repeat`, then again each time
  * its condition becomes true anew. Also says the session start (`start:`) once the tracking issue exists.
  */
-import type { ScenarioCondition, ScenarioRule } from "./scenario-file.js";
+import type { ScenarioCondition, ScenarioRule } from "./timeline-schema.js";
 import type { ScenarioWorld } from "./scenario-world.js";
 import type { TimelineActor } from "./timeline-actor.js";
 
