@@ -21,7 +21,7 @@ import { processesOf } from "../../src/worker/agent-user.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/github/actions.js";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
-import { workerWorkflowYaml } from "../../src/sandbox/scenario/run-scenario.js";
+import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
 
 const HOSTILE = join(import.meta.dirname, "fixtures", "hostile-agent.mjs");
 const TOKEN = /ghs_[A-Za-z0-9]{20,}/;

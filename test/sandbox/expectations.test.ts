@@ -11,13 +11,8 @@ import {
   ExpectationRecorder,
 } from "../../src/sandbox/scenario/expectations.js";
 import type { GitRemote } from "../../src/sandbox/github/git-remote.js";
-import {
-  issueExpectations,
-  loadScenario,
-  parseScenario,
-  runExpectations,
-  ScenarioError,
-} from "../../src/sandbox/scenario/scenario-file.js";
+import { issueExpectations, runExpectations } from "../../src/sandbox/scenario/expect-schema.js";
+import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario/scenario-file.js";
 import { SandboxStore } from "../../src/sandbox/github/store.js";
 
 const REPO = "demo/shop";

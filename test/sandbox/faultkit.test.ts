@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvariantRecorder } from "../../src/sandbox/scenario/faultkit.js";
+import { InvariantRecorder } from "../../src/sandbox/scenario/invariant-recorder.js";
 import { SandboxStore, type StoreEvent, StoreError } from "../../src/sandbox/github/store.js";
 
 const full = "acme/widgets";

@@ -4,14 +4,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { killRunPlan } from "../../src/sandbox/scenario/kill-run-fault.js";
 import {
   DEFAULT_SCENARIO,
-  killRunPlan,
   MissingPartsError,
   runScenario,
   type StartControllerServer,
-  scenarioConfigText,
 } from "../../src/sandbox/scenario/run-scenario.js";
+import { scenarioConfigText } from "../../src/sandbox/scenario/scenario-config.js";
 import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario/scenario-file.js";
 
 const FIXTURE_ACTION = join(import.meta.dirname, "..", "fixtures", "echo-action");

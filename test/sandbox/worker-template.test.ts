@@ -4,7 +4,7 @@ import { parseRunTitle } from "../../src/github/snapshot.js";
 import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
-import { workerWorkflowYaml } from "../../src/sandbox/scenario/run-scenario.js";
+import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");
 

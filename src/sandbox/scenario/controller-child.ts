@@ -1,5 +1,5 @@
 /**
- * A controller in its own process, for fault runs that kill it or run two at once (src/sandbox/scenario/faultkit.ts):
+ * A controller in its own process, for fault runs that kill it or run two at once (src/sandbox/scenario/controller-fleet.ts):
  * reads its options as JSON from AUTOPILOT_CONTROLLER_OPTIONS, starts `startControllerServer`, prints
  * `LISTENING <webhookUrl>` on stdout, and runs until killed.
  */

@@ -1,6 +1,6 @@
 /**
  * Scenario expectations beyond the final state of each issue (the `expect` part of a scenario, see
- * `IssueExpectationSchema` and `RunExpectationShape` in scenario-file.ts): what Autopilot posted, what reached the
+ * `IssueExpectationSchema` and `RunExpectationShape` in expect-schema.ts): what Autopilot posted, what reached the
  * agent, the worker results in order, the iteration counters, the branch, how a PR got merged, the files on
  * the default branch, and what the dashboard said during the run.
  *
@@ -12,13 +12,9 @@ import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import type { GitRemote } from "../github/git-remote.js";
-import {
-  type ExpectedCount,
-  issueExpectations,
-  type ReportState,
-  runExpectations,
-  type Scenario,
-} from "./scenario-file.js";
+import { type ExpectedCount, issueExpectations, runExpectations } from "./expect-schema.js";
+import type { Scenario } from "./scenario-file.js";
+import type { ReportState } from "./scenario-fields.js";
 import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 
 const PAUSED = new Set(["paused", "pausing"]);

@@ -4,7 +4,7 @@
  * zero fails. Pure: the runner gathers the facts (run records, pushes, reachable commits, task states) and
  * this module judges them, so the rules can be unit-tested with synthetic records.
  *
- * Definitions (decided here, for the fault runs of issue 6):
+ * Definitions (decided here, for the fault scenarios in scenarios/faults-*.yml):
  *
  * - **Lost commit**: a commit that a push put on a task branch (`<branchPrefix>issue-N`) and that, at the end,
  *   is reachable from none of: the default branch, any existing branch, the head a pull request had when it

@@ -1,0 +1,184 @@
+/**
+ * The JSON report of a scenario run: each task's final state, PR, iterations and runs, Autopilot's requests,
+ * the worker runs' conclusions, the faults injected, the dashboard at the end, and whether every expectation
+ * and invariant held (`reportPassed`).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { ActionsRunner } from "../github/actions.js";
+import type { Sandbox } from "../github/index.js";
+import { readDemoAgentState } from "./demo-agent.js";
+import { type InvariantReport, invariantsHold } from "./invariants.js";
+import { issueExpectations } from "./expect-schema.js";
+import type { Scenario } from "./scenario-file.js";
+import type { ReportState } from "./scenario-fields.js";
+import { type ScenarioObserver, stripMarkers } from "./scenario-observer.js";
+
+export interface ReportIssue {
+  number: number;
+  title: string;
+  state: ReportState;
+  labels: string[];
+  pr: { number: number; merged: boolean } | null;
+  /** Agent iterations across every worker job of the task (from the worker results). */
+  iterations: number;
+  /** Worker runs dispatched for the task. */
+  runs: number;
+  /** Times the demo agent actually ran for the task. */
+  agentRuns: number;
+}
+
+export interface ScenarioReport {
+  scenario: string;
+  outcome: "settled" | "timeout" | "interrupted" | "error";
+  issues: ReportIssue[];
+  requests: {
+    /** Autopilot's own requests (app, installation and worker tokens). */
+    total: number;
+    byEndpoint: Record<string, number>;
+    byTokenKind: Record<string, number>;
+    /** Requests the scenario's people made (user tokens), not in `total`. */
+    humans: number;
+  };
+  durationMs: number;
+  expectations: {
+    ok: boolean;
+    mismatches: { number: number; expected: ReportState; actual: ReportState }[];
+    /** Every other unmet expectation (src/sandbox/scenario/expectations.ts), one readable line each. */
+    unmet?: string[];
+  };
+  runs: { total: number; byConclusion: Record<string, number> };
+  faults: Record<string, number>;
+  /** Requests the sandbox rejected as invalid against GitHub's API description or schema. */
+  validationFailures: { method: string; path: string; message: string }[];
+  /** The tracking issue's body at the end, hidden markers removed. */
+  dashboard: string | null;
+  error?: string;
+  /** End-of-run invariants (src/sandbox/scenario/invariants.ts); any count above zero fails the run. */
+  invariants?: InvariantReport;
+  /** Checks made by fault actions (a bad-signature webhook must be answered 400); any failure fails the run. */
+  faultChecks?: FaultCheck[];
+}
+
+/** One check a fault action made (e.g. that a webhook with a bad signature was answered 400). */
+export interface FaultCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The report of a run that failed before the sandbox, the Actions stand-in and the observer were all up. */
+export function emptyReport(scenario: Scenario, started: number): ScenarioReport {
+  return {
+    scenario: scenario.name,
+    outcome: "error",
+    issues: scenario.issues.map((issue, i) => ({
+      number: i + 1,
+      title: issue.title,
+      state: "ready",
+      labels: issue.labels,
+      pr: null,
+      iterations: 0,
+      runs: 0,
+      agentRuns: 0,
+    })),
+    requests: { total: 0, byEndpoint: {}, byTokenKind: {}, humans: 0 },
+    durationMs: Date.now() - started,
+    expectations: { ok: Object.keys(scenario.expect).length === 0, mismatches: [] },
+    runs: { total: 0, byConclusion: {} },
+    faults: {},
+    validationFailures: [],
+    dashboard: null,
+  };
+}
+
+/** What a report is built from. */
+export interface ReportSources {
+  scenario: Scenario;
+  sandbox: Sandbox;
+  actions: ActionsRunner;
+  observer: ScenarioObserver;
+  /** The demo agent's script (null: its run counts are not read). */
+  scriptPath: string | null;
+  /** Worker runs dispatched, by task issue. */
+  runIssues: Map<number, number>;
+  /** When the run started (epoch ms). */
+  started: number;
+}
+
+/** The report as things stand (the expectations beyond final states and the invariants are added by the run). */
+export function buildReport(
+  { scenario, sandbox, actions, observer: obs, scriptPath, runIssues, started }: ReportSources,
+  outcome: ScenarioReport["outcome"],
+): ScenarioReport {
+  obs.scanWorkerResults();
+  const issues: ReportIssue[] = scenario.issues.map((entry, i) => {
+    const number = i + 1;
+    const issue = obs.issue(number);
+    const pull = obs.pullFor(number);
+    return {
+      number,
+      title: issue?.title ?? entry.title,
+      state: obs.state(number),
+      labels: [...(issue?.labels ?? [])],
+      pr: pull ? { number: pull.number, merged: pull.pull.merged } : null,
+      iterations: obs.iterationsOf(number),
+      runs: runIssues.get(number) ?? 0,
+      agentRuns: scriptPath ? readDemoAgentState(scriptPath, number).runs : 0,
+    };
+  });
+  const ours = (r: { tokenKind: string }) => r.tokenKind !== "user" && r.tokenKind !== "none";
+  const summary = sandbox.requests.summary(ours);
+  const humans = sandbox.requests.count((r) => r.tokenKind === "user");
+  const mismatches = issueExpectations(scenario.expect)
+    .flatMap(([n, e]) => (e.state ? [{ number: n, expected: e.state }] : []))
+    .map(({ number, expected }) => ({
+      number,
+      expected,
+      actual: issues[number - 1]?.state ?? ("ready" as ReportState),
+    }))
+    .filter((m) => m.expected !== m.actual);
+  const byConclusion: Record<string, number> = {};
+  for (const run of actions.listRuns()) {
+    const key = run.conclusion ?? run.status;
+    byConclusion[key] = (byConclusion[key] ?? 0) + 1;
+  }
+  const tracking = obs.tracking();
+  return {
+    scenario: scenario.name,
+    outcome,
+    issues,
+    requests: {
+      total: summary.total,
+      byEndpoint: summary.byEndpoint,
+      byTokenKind: summary.byTokenKind,
+      humans,
+    },
+    durationMs: Date.now() - started,
+    expectations: { ok: mismatches.length === 0, mismatches },
+    runs: { total: actions.listRuns().length, byConclusion },
+    faults: { ...sandbox.faults.stats },
+    validationFailures: sandbox.validationFailures.map((f) => ({
+      method: f.method,
+      path: f.path,
+      message: f.message,
+    })),
+    dashboard: tracking ? stripMarkers(tracking.body ?? "") : null,
+  };
+}
+
+/** Whether a report counts as a success: settled and every expectation met. */
+export function reportPassed(report: ScenarioReport): boolean {
+  return (
+    report.outcome === "settled" &&
+    report.expectations.ok &&
+    (report.invariants === undefined || invariantsHold(report.invariants)) &&
+    (report.faultChecks ?? []).every((c) => c.ok)
+  );
+}
+
+/** Writes the report as JSON, creating its folder. */
+export function writeReport(path: string, report: ScenarioReport): void {
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}

@@ -1,0 +1,101 @@
+/**
+ * Seeds a scenario on the sandbox: its people and their permissions, the repository's first commit (the
+ * scenario's files, `.github/autopilot.yml` with the demo agent, the worker workflow), and its issues with
+ * their relations and comments. The demo agent's script is written outside the repository.
+ */
+import { join } from "node:path";
+import { type AutopilotConfig, parseConfig, renderConfigError } from "../../core/config/index.js";
+import type { SandboxGit } from "../github/git-remote.js";
+import type { SandboxStore } from "../github/store.js";
+import {
+  type DemoAgentEntry,
+  DemoAgentEntrySchema,
+  demoAgentCommand,
+  writeDemoScript,
+} from "./demo-agent.js";
+import { type Scenario, ScenarioError } from "./scenario-file.js";
+import { scenarioConfigText } from "./scenario-config.js";
+import type { Progress } from "./scenario-progress.js";
+import type { ScenarioRepo } from "./scenario-world.js";
+import { workerWorkflowYaml } from "./worker-workflow.js";
+
+export interface SeededScenario {
+  /** The demo agent's script. */
+  scriptPath: string;
+  /** The repository's `.github/autopilot.yml`, parsed. */
+  config: AutopilotConfig;
+}
+
+/** Seeds people, repository and issues; `tempDir` receives the demo agent's script. */
+export async function seedScenario(
+  scenario: Scenario,
+  repo: ScenarioRepo,
+  { store, git }: { store: SandboxStore; git: SandboxGit },
+  tempDir: string,
+  progress: Progress,
+): Promise<SeededScenario> {
+  for (const user of scenario.users) {
+    store.addUser(user.login, { permission: user.permission, ...(user.name ? { name: user.name } : {}) });
+  }
+  store.createRepo({ owner: repo.owner, name: repo.name, defaultBranch: scenario.repo.defaultBranch });
+  for (const user of scenario.users) store.setPermission(repo.full, user.login, user.permission);
+
+  const scriptPath = writeDemoAgentScript(scenario, tempDir);
+  const configText = scenarioConfigText(scenario, demoAgentCommand(scriptPath));
+  const config = parseConfig(configText);
+  if (!config.ok) throw new ScenarioError(renderConfigError(config.error));
+  const files: Record<string, string> = {
+    ...scenario.repo.files,
+    ".github/autopilot.yml": configText,
+  };
+  files[`.github/workflows/${config.config.workerWorkflow}`] ??= workerWorkflowYaml({
+    jobTimeoutMinutes: Math.max(1, Math.ceil(scenario.limits.jobTimeoutSeconds / 60)),
+  });
+  const firstUser = scenario.users[0]?.login ?? repo.owner;
+  await git.seedRepo(repo.owner, repo.name, files, {
+    message: "Initial commit",
+    author: { name: firstUser, email: `${firstUser}@users.noreply.github.com` },
+    pusher: firstUser,
+  });
+  progress("setup", null, `repository ${repo.full} seeded with ${Object.keys(files).length} files`);
+
+  openIssues(scenario, repo.full, store, firstUser);
+  progress("setup", null, `${scenario.issues.length} issues opened`);
+  return { scriptPath, config: config.config };
+}
+
+/** The demo agent's script: one entry per issue, outside the repository. */
+function writeDemoAgentScript(scenario: Scenario, tempDir: string): string {
+  const agentEntries: Record<number, DemoAgentEntry> = {};
+  scenario.issues.forEach((issue, i) => {
+    agentEntries[i + 1] = { ...(issue.agent ?? DemoAgentEntrySchema.parse({})), title: issue.title };
+  });
+  return writeDemoScript(join(tempDir, "agent"), agentEntries);
+}
+
+/** Opens the scenario's issues in order (the first is #1), then adds their relations and comments. */
+function openIssues(scenario: Scenario, repoFull: string, store: SandboxStore, firstUser: string): void {
+  for (const [i, issue] of scenario.issues.entries()) {
+    const created = store.createIssue(repoFull, {
+      title: issue.title,
+      body: issueBody(issue),
+      labels: issue.labels,
+      author: issue.author ?? firstUser,
+    });
+    if (created.number !== i + 1)
+      throw new Error(`issue "${issue.title}" got #${created.number}, expected #${i + 1}`);
+  }
+  for (const [i, issue] of scenario.issues.entries()) {
+    const number = i + 1;
+    for (const blocker of issue.blockedBy)
+      store.addBlockedBy(repoFull, number, blocker, issue.author ?? firstUser);
+    if (issue.parent !== undefined)
+      store.addSubIssue(repoFull, issue.parent, number, issue.author ?? firstUser);
+    for (const comment of issue.comments) store.createComment(repoFull, number, comment.body, comment.author);
+  }
+}
+
+function issueBody(issue: Scenario["issues"][number]): string {
+  const lines = issue.dependsOn.map((n) => `Depends on #${n}`);
+  return [issue.body.trim(), lines.join("\n")].filter(Boolean).join("\n\n");
+}
