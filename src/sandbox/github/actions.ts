@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { type ExprContext, type ExprValue, evaluateCondition, interpolateString } from "./expressions.js";
 import { fullRef, type SandboxGit } from "./git-remote.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import { gitEnv, killTree, run as runProcess } from "./proc.js";
 import { claimAgentUser } from "./agent-user-slots.js";
 import { Shapes } from "./shapes.js";
@@ -30,9 +31,6 @@ import type { Repo, SandboxStore, StoreEvent, WorkflowRun, WorkflowRunRequest } 
 
 /** The `gh api` stand-in put on the runs' PATH. */
 const GH_SHIM = fileURLToPath(new URL("./gh-shim.mjs", import.meta.url));
-
-/** This repository's root: the default place of the action (action.yml, dist/worker/index.js). */
-export const PACKAGE_ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 
 export type RunConclusion = "success" | "failure" | "cancelled" | "timed_out" | "skipped";
 

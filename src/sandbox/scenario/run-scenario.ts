@@ -17,7 +17,8 @@ import { parseConfig, renderConfigError } from "../../core/config.js";
 import { TRACKING_MARKER } from "../../core/dashboard.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { createOctokit } from "../../github/octokit.js";
-import { type ActionsEvent, type ActionsRunner, PACKAGE_ROOT, startActions } from "../github/actions.js";
+import { type ActionsEvent, type ActionsRunner, startActions } from "../github/actions.js";
+import { PACKAGE_ROOT } from "../github/package-root.js";
 import { checkExpectations, ExpectationRecorder } from "./expectations.js";
 import {
   type DemoAgentEntry,
