@@ -18,7 +18,7 @@ import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { FaultController, type FaultsInput } from "./faults.js";
 import { loadGraphqlSchema, runGraphql } from "./graphql.js";
 import { type MatchedOperation, type OpenApiValidator, loadOpenApi } from "./openapi.js";
-import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest.js";
+import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest/index.js";
 import { type Json, Shapes } from "./shapes.js";
 import { type SandboxStore, type StoreOptions, StoreError, type TokenKind } from "./store.js";
 import { WebhookDispatcher } from "./webhooks.js";

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxApp } from "./auth.js";
-import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest.js";
+import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest/index.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
 import { escapeHtml } from "../web/layout.js";
