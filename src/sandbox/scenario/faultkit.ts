@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { parseDashboard } from "../../core/dashboard.js";
 import type { ActionsRunner } from "../github/actions.js";
-import type { SandboxGit } from "../github/git-remote.js";
+import type { SandboxGit } from "../github/sandbox-git.js";
 import {
   checkInvariants,
   type InvariantPush,

@@ -27,7 +27,7 @@ import {
   readDemoAgentState,
   writeDemoScript,
 } from "./demo-agent.js";
-import { attachGit, type SandboxGit } from "../github/git-remote.js";
+import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import {
   loadScenario,
