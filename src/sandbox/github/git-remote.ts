@@ -16,7 +16,6 @@ import type {
   ChangedFile,
   CommitInfo,
   CompareResult,
-  FileStatus,
   GitBackend,
   GitRemoteOptions,
   MergeRequest,
@@ -25,6 +24,15 @@ import type {
   WriteFileRequest,
 } from "./git-remote-types.js";
 import { GitSmartHttp } from "./git-smart-http.js";
+import {
+  applyNumstat,
+  LOG_FORMAT,
+  parseChangedPaths,
+  parseLog,
+  parseLsTree,
+  parseLsTreeRecursive,
+  parseNameStatus,
+} from "./git-output.js";
 import { gitEnv, KeyedLock, run } from "./proc.js";
 
 export class GitRemote implements GitBackend {
@@ -300,23 +308,7 @@ export class GitRemote implements GitBackend {
   }
 
   private async logCommits(owner: string, repo: string, range: string[]): Promise<CommitInfo[]> {
-    const format = ["%H", "%T", "%P", "%an", "%ae", "%aI", "%cn", "%ce", "%cI", "%B"].join("%x1f");
-    const out = await this.git(owner, repo, ["log", `--format=${format}%x1e`, ...range]);
-    return out
-      .split("\x1e")
-      .map((record) => record.replace(/^\n/, ""))
-      .filter((record) => record.includes("\x1f"))
-      .map((record) => {
-        const [sha, tree, parents, an, ae, ad, cn, ce, cd, ...message] = record.split("\x1f");
-        return {
-          sha: sha!,
-          tree: tree!,
-          parents: parents ? parents.split(" ").filter(Boolean) : [],
-          message: message.join("\x1f").replace(/\n+$/, ""),
-          author: { name: an!, email: ae!, date: ad! },
-          committer: { name: cn!, email: ce!, date: cd! },
-        };
-      });
+    return parseLog(await this.git(owner, repo, ["log", `--format=${LOG_FORMAT}`, ...range]));
   }
 
   async compare(owner: string, repo: string, base: string, head: string): Promise<CompareResult> {
@@ -349,45 +341,8 @@ export class GitRemote implements GitBackend {
       "\0",
     );
     const numstat = (await this.git(owner, repo, ["diff", "--numstat", "-z", "-M", from, to])).split("\0");
-    const files: ChangedFile[] = [];
-    for (let i = 0; i < nameStatus.length - 1; ) {
-      const code = nameStatus[i++]!;
-      if (!code) continue;
-      const letter = code[0];
-      if (letter === "R" || letter === "C") {
-        const previous = nameStatus[i++]!;
-        const filename = nameStatus[i++]!;
-        files.push({
-          filename,
-          previousFilename: previous,
-          status: letter === "R" ? "renamed" : "copied",
-          additions: 0,
-          deletions: 0,
-          changes: 0,
-        });
-      } else {
-        const filename = nameStatus[i++]!;
-        const status: FileStatus =
-          letter === "A" ? "added" : letter === "D" ? "removed" : letter === "M" ? "modified" : "changed";
-        files.push({ filename, status, additions: 0, deletions: 0, changes: 0 });
-      }
-    }
-    // numstat -z: "add\tdel\tpath\0" or for renames "add\tdel\t\0old\0new\0".
-    for (let i = 0; i < numstat.length; ) {
-      const entry = numstat[i++];
-      if (!entry) continue;
-      const [add, del, path] = entry.split("\t");
-      let filename = path;
-      if (path === "") {
-        i++;
-        filename = numstat[i++];
-      }
-      const file = files.find((f) => f.filename === filename);
-      if (!file) continue;
-      file.additions = add === "-" ? 0 : Number(add);
-      file.deletions = del === "-" ? 0 : Number(del);
-      file.changes = file.additions + file.deletions;
-    }
+    const files = parseNameStatus(nameStatus);
+    applyNumstat(files, numstat);
     const patch = await this.git(owner, repo, ["diff", "-M", "--no-color", "--no-ext-diff", from, to]);
     const sections = patch.split(/^(?=diff --git )/m);
     for (const file of files) {
@@ -457,19 +412,7 @@ export class GitRemote implements GitBackend {
     const out = await this.git(owner, repo, ["ls-tree", "-l", "-z", clean ? `${sha}:${clean}` : sha], {
       allowFail: true,
     });
-    return out
-      .split("\0")
-      .filter(Boolean)
-      .map((line) => {
-        const [meta = "", name = ""] = line.split("\t");
-        const [, type, objectSha, size] = meta.split(/\s+/);
-        return {
-          path: clean ? `${clean}/${name}` : name,
-          type: type === "tree" ? ("tree" as const) : ("blob" as const),
-          sha: objectSha!,
-          ...(size && size !== "-" ? { size: Number(size) } : {}),
-        };
-      });
+    return parseLsTree(out, clean);
   }
 
   /** Every entry below a commit's (or tree's) root with its git mode, as `ls-tree -r -t` lists them. */
@@ -483,21 +426,7 @@ export class GitRemote implements GitBackend {
     const type = await this.git(owner, repo, ["cat-file", "-t", ref], { allowFail: true });
     if (type.trim() !== "commit" && type.trim() !== "tree") return null;
     const out = await this.git(owner, repo, ["ls-tree", "-r", "-t", "-l", "-z", ref], { allowFail: true });
-    return out
-      .split("\0")
-      .filter(Boolean)
-      .map((line) => {
-        const tab = line.indexOf("\t");
-        const [mode = "", kind = "", objectSha = "", size = ""] = line.slice(0, tab).split(/\s+/);
-        return {
-          path: line.slice(tab + 1),
-          mode,
-          type:
-            kind === "tree" ? ("tree" as const) : kind === "commit" ? ("commit" as const) : ("blob" as const),
-          sha: objectSha,
-          ...(size && size !== "-" ? { size: Number(size) } : {}),
-        };
-      });
+    return parseLsTreeRecursive(out);
   }
 
   async writeFile(owner: string, repo: string, request: WriteFileRequest): Promise<string> {
@@ -680,18 +609,7 @@ export class GitRemote implements GitBackend {
         "-z",
         commit.sha,
       ]);
-      const parts = changes.split("\0").filter(Boolean);
-      const added: string[] = [];
-      const removed: string[] = [];
-      const modified: string[] = [];
-      for (let i = 0; i + 1 < parts.length; i += 2) {
-        const status = parts[i]!;
-        const path = parts[i + 1]!;
-        if (status.startsWith("A")) added.push(path);
-        else if (status.startsWith("D")) removed.push(path);
-        else modified.push(path);
-      }
-      out.push({ ...commit, added, removed, modified });
+      out.push({ ...commit, ...parseChangedPaths(changes) });
     }
     return out;
   }

@@ -1,8 +1,9 @@
 /**
- * git's smart HTTP protocol for the sandbox's bare repositories: `git http-backend` spawned as a CGI program per
- * request at `/git/<owner>/<repo>.git`. Authentication is HTTP Basic with any username and a sandbox token as
- * the password, as GitHub accepts `x-access-token:<token>`; pushes need a token with write access. After every
- * receive-pack the refs are compared with the snapshot taken before it, and each moved ref is reported.
+ * git's smart HTTP protocol for the sandbox's bare repositories: `git http-backend` spawned as a CGI program
+ * per request at `/git/<owner>/<repo>.git`. Authentication is HTTP Basic with any username and a sandbox
+ * token as the password, as GitHub accepts `x-access-token:<token>`; pushes need a token with write access.
+ * After every receive-pack the refs are compared with the snapshot taken before it, and each moved ref is
+ * reported.
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";

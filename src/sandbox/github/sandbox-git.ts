@@ -1,6 +1,7 @@
 /**
- * The git remote wired into a running sandbox: bare repositories for the store's repositories, the store's git
- * backend, `/git/` served on the sandbox's port, token rights taken from the store and every push recorded in it.
+ * The git remote wired into a running sandbox: bare repositories for the store's repositories, the store's
+ * git backend, `/git/` served on the sandbox's port, token rights taken from the store and every push
+ * recorded in it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZERO_SHA } from "./git-constants.js";

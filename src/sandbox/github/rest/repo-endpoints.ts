@@ -1,4 +1,6 @@
-/** REST handlers of a repository itself: the repository, its collaborators and their permissions, contents. */
+/**
+ * REST handlers of a repository itself: the repository, its collaborators and their permissions, contents.
+ */
 import type { JsonObject } from "../shapes.js";
 import { type Permission, permissionAtLeast, type Repo } from "../store.js";
 import { gitBlobSha } from "./git-shapes.js";

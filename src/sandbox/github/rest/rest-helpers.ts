@@ -1,6 +1,7 @@
 /**
- * What every REST handler shares: the request it gets and the reply it gives, errors in GitHub's shape, readers
- * of the body and path, the lookups of the path's repository, issue and pull request, and paginated lists.
+ * What every REST handler shares: the request it gets and the reply it gives, errors in GitHub's shape,
+ * readers of the body and path, the lookups of the path's repository, issue and pull request, and paginated
+ * lists.
  */
 import type { RateLimiter, RateResource } from "../accounting.js";
 import type { Identity, SandboxApp } from "../auth.js";
