@@ -129,6 +129,12 @@ function filterRuns(req: RestRequest, repo: Repo, workflow?: number): WorkflowRu
   });
 }
 
+const cancelWorkflowRun: RestHandler = (req) => {
+  const repo = repoOf(req);
+  req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
+  return { status: 202, body: {} };
+};
+
 export const actionsEndpoints: Record<string, RestHandler> = {
   "actions/list-repo-workflows": async (req) => {
     const repo = repoOf(req);
@@ -193,17 +199,11 @@ export const actionsEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: req.shapes.workflowRun(repo, run) };
   },
 
-  "actions/cancel-workflow-run": (req) => {
-    const repo = repoOf(req);
-    req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
-    return { status: 202, body: {} };
-  },
+  "actions/cancel-workflow-run": cancelWorkflowRun,
 
-  "actions/force-cancel-workflow-run": (req) => {
-    const repo = repoOf(req);
-    req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
-    return { status: 202, body: {} };
-  },
+  // On GitHub a forced cancel also stops steps that run on `always()`; the sandbox serves it as a plain cancel.
+  // https://docs.github.com/en/rest/actions/workflow-runs#force-cancel-a-workflow-run
+  "actions/force-cancel-workflow-run": cancelWorkflowRun,
 
   "actions/re-run-workflow": (req) => {
     const repo = repoOf(req);

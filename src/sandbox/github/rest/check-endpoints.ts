@@ -1,17 +1,25 @@
 /** REST handlers of check runs, check suites and commit statuses. */
-import type { CheckConclusion, CheckStatus, StatusState } from "../store.js";
+import type { CheckConclusion, CheckStatus, CheckSuite, Repo, StatusState } from "../store.js";
 import {
   bodyObject,
+  commitShaOf,
   countedList,
   fail,
   list,
   num,
   paginate,
   type RestHandler,
+  type RestRequest,
   repoOf,
   str,
   strOrNull,
 } from "./rest-helpers.js";
+
+function suiteOf(req: RestRequest, repo: Repo): CheckSuite {
+  const suite = req.store.getCheckSuite(repo.fullName, num(req.params.check_suite_id));
+  if (!suite) fail(404, "Not Found");
+  return suite;
+}
 
 export const checkEndpoints: Record<string, RestHandler> = {
   "checks/create": (req) => {
@@ -77,8 +85,7 @@ export const checkEndpoints: Record<string, RestHandler> = {
 
   "checks/list-for-ref": async (req) => {
     const repo = repoOf(req);
-    const sha = await req.store.resolveRef(repo.fullName, req.params.ref ?? "");
-    if (!sha) fail(422, `No commit found for SHA: ${req.params.ref}`);
+    const sha = await commitShaOf(req, repo);
     let runs = req.store.listCheckRuns(repo.fullName, sha, {
       ...(req.query.check_name ? { checkName: req.query.check_name } : {}),
       ...(req.query.status ? { status: req.query.status as CheckStatus } : {}),
@@ -99,23 +106,20 @@ export const checkEndpoints: Record<string, RestHandler> = {
 
   "checks/list-for-suite": (req) => {
     const repo = repoOf(req);
-    const suite = req.store.getCheckSuite(repo.fullName, num(req.params.check_suite_id));
-    if (!suite) fail(404, "Not Found");
+    const suite = suiteOf(req, repo);
     const runs = req.store.listCheckRuns(repo.fullName, suite.headSha, { suiteId: suite.id });
     return countedList(req, "check_runs", runs, (r) => req.shapes.checkRun(repo, r));
   },
 
   "checks/get-suite": (req) => {
     const repo = repoOf(req);
-    const suite = req.store.getCheckSuite(repo.fullName, num(req.params.check_suite_id));
-    if (!suite) fail(404, "Not Found");
+    const suite = suiteOf(req, repo);
     return { status: 200, body: req.shapes.checkSuite(repo, suite) };
   },
 
   "checks/list-suites-for-ref": async (req) => {
     const repo = repoOf(req);
-    const sha = await req.store.resolveRef(repo.fullName, req.params.ref ?? "");
-    if (!sha) fail(422, `No commit found for SHA: ${req.params.ref}`);
+    const sha = await commitShaOf(req, repo);
     const suites = req.store.listCheckSuites(repo.fullName, sha);
     return countedList(req, "check_suites", suites, (s) => req.shapes.checkSuite(repo, s));
   },

@@ -1,5 +1,5 @@
 /** REST handlers of issue comments and of reactions on issues and comments. */
-import type { ReactionContent } from "../store.js";
+import type { Comment, ReactionContent, Repo } from "../store.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
 import {
   bodyObject,
@@ -8,10 +8,41 @@ import {
   list,
   num,
   type RestHandler,
+  type RestRequest,
   repoOf,
   sortByDate,
   str,
 } from "./rest-helpers.js";
+
+/** The body of a new or edited comment: at most 65,536 characters. */
+function commentBody(req: RestRequest): string {
+  const body = str(bodyObject(req), "body") ?? "";
+  if (body.length > 65536) {
+    fail(422, "Validation Failed", [
+      {
+        resource: "IssueComment",
+        code: "custom",
+        field: "body",
+        message: "body is too long (maximum is 65536 characters)",
+      },
+    ]);
+  }
+  return body;
+}
+
+function commentOf(req: RestRequest, repo: Repo): Comment {
+  const comment = req.store.getComment(repo.fullName, num(req.params.comment_id));
+  if (!comment) fail(404, "Not Found");
+  return comment;
+}
+
+/** The path's comment, when the caller wrote it or may write to the repository. */
+function editableCommentOf(req: RestRequest, repo: Repo): Comment {
+  const comment = commentOf(req, repo);
+  if (!isAuthorOrTriage(req, repo, comment.user, "write"))
+    fail(403, "Resource not accessible by personal access token");
+  return comment;
+}
 
 export const commentEndpoints: Record<string, RestHandler> = {
   "issues/list-comments": (req) => {
@@ -42,17 +73,7 @@ export const commentEndpoints: Record<string, RestHandler> = {
   "issues/create-comment": (req) => {
     const repo = repoOf(req);
     const issue = issueOf(req, repo);
-    const body = str(bodyObject(req), "body") ?? "";
-    if (body.length > 65536) {
-      fail(422, "Validation Failed", [
-        {
-          resource: "IssueComment",
-          code: "custom",
-          field: "body",
-          message: "body is too long (maximum is 65536 characters)",
-        },
-      ]);
-    }
+    const body = commentBody(req);
     const comment = req.store.createComment(repo.fullName, issue.number, body, req.identity.login);
     return {
       status: 201,
@@ -63,38 +84,21 @@ export const commentEndpoints: Record<string, RestHandler> = {
 
   "issues/get-comment": (req) => {
     const repo = repoOf(req);
-    const comment = req.store.getComment(repo.fullName, num(req.params.comment_id));
-    if (!comment) fail(404, "Not Found");
+    const comment = commentOf(req, repo);
     return { status: 200, body: req.shapes.comment(repo, comment) };
   },
 
   "issues/update-comment": (req) => {
     const repo = repoOf(req);
-    const comment = req.store.getComment(repo.fullName, num(req.params.comment_id));
-    if (!comment) fail(404, "Not Found");
-    if (!isAuthorOrTriage(req, repo, comment.user, "write"))
-      fail(403, "Resource not accessible by personal access token");
-    const body = str(bodyObject(req), "body") ?? "";
-    if (body.length > 65536) {
-      fail(422, "Validation Failed", [
-        {
-          resource: "IssueComment",
-          code: "custom",
-          field: "body",
-          message: "body is too long (maximum is 65536 characters)",
-        },
-      ]);
-    }
+    const comment = editableCommentOf(req, repo);
+    const body = commentBody(req);
     req.store.updateComment(repo.fullName, comment.id, body, req.identity.login);
     return { status: 200, body: req.shapes.comment(repo, comment) };
   },
 
   "issues/delete-comment": (req) => {
     const repo = repoOf(req);
-    const comment = req.store.getComment(repo.fullName, num(req.params.comment_id));
-    if (!comment) fail(404, "Not Found");
-    if (!isAuthorOrTriage(req, repo, comment.user, "write"))
-      fail(403, "Resource not accessible by personal access token");
+    const comment = editableCommentOf(req, repo);
     req.store.deleteComment(repo.fullName, comment.id, req.identity.login);
     return { status: 204 };
   },

@@ -8,7 +8,7 @@ import {
   servedDiffFiles,
   TREE_MAX_ENTRIES,
 } from "./git-shapes.js";
-import { bodyObject, fail, list, type RestHandler, repoOf, str } from "./rest-helpers.js";
+import { bodyObject, commitShaOf, fail, list, type RestHandler, repoOf, str } from "./rest-helpers.js";
 
 export const gitDataEndpoints: Record<string, RestHandler> = {
   "repos/list-branches": async (req) => {
@@ -47,8 +47,7 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
 
   "repos/get-commit": async (req) => {
     const repo = repoOf(req);
-    const sha = await req.store.resolveRef(repo.fullName, req.params.ref ?? "");
-    if (!sha) fail(422, `No commit found for SHA: ${req.params.ref}`);
+    const sha = await commitShaOf(req, repo);
     const info = await req.store.getCommit(repo.fullName, sha);
     let files: JsonObject[] = [];
     const parent = info?.parents[0];

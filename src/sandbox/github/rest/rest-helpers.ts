@@ -120,6 +120,13 @@ export function pullOf(req: RestRequest, repo: Repo): Issue & { pull: PullFields
   return pull as Issue & { pull: PullFields };
 }
 
+/** The commit SHA the path's `ref` names; 422 when it names none. */
+export async function commitShaOf(req: RestRequest, repo: Repo): Promise<string> {
+  const sha = await req.store.resolveRef(repo.fullName, req.params.ref ?? "");
+  if (!sha) fail(422, `No commit found for SHA: ${req.params.ref}`);
+  return sha;
+}
+
 /** Applies `per_page`/`page` and builds GitHub's `Link` header. */
 export function paginate<T>(req: RestRequest, items: T[]): { items: T[]; headers: Record<string, string> } {
   const perPage = Math.min(100, Math.max(1, int(req.query.per_page, 30)));
