@@ -14,7 +14,7 @@ import {
   runDoctorChecks,
 } from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
-import { PACKAGE_ROOT } from "../sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 import { apiUrl, findToken } from "./setup-context.js";
 
 export interface DoctorIo {

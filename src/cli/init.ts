@@ -15,7 +15,7 @@ import {
   remainingSteps,
 } from "../core/setup-files.js";
 import { ensureLabels } from "../github/setup-labels.js";
-import { PACKAGE_ROOT } from "../sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 import { detectQualityCommands } from "../worker/quality.js";
 import { apiUrl, currentRelease, findToken, keySecretCommand, originRepo } from "./setup-context.js";
 

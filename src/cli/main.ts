@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { PACKAGE_ROOT } from "../sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 import {
   DEFAULT_SCENARIO,
   MissingPartsError,

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Release, sourceFromRepositoryField } from "../core/setup-files.js";
-import { PACKAGE_ROOT } from "../sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 
 /**
  * The release files pin to: package.json's version, and its `repository` field for where the action lives

@@ -7,7 +7,7 @@ import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { DoctorCheck } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
 import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/github/index.js";
 
 let sandbox: Sandbox;

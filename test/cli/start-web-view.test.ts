@@ -11,7 +11,7 @@ import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../src/sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../../src/sandbox/github/package-root.js";
 import { DEFAULT_SCENARIO } from "../../src/sandbox/scenario/run-scenario.js";
 import { loadScenario } from "../../src/sandbox/scenario/scenario-file.js";
 import { launchChromium } from "../helpers/chromium.js";

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { processesOf } from "../../src/worker/agent-user.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/github/actions.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
 

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActionsRunner, parseKeyValueFile, startActions } from "../../src/sandbox/github/actions.js";
+import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
+import { parseKeyValueFile } from "../../src/sandbox/github/workflow-syntax.js";
 import { evaluate, evaluateCondition, interpolate } from "../../src/sandbox/github/expressions.js";
 import type { StoreEvent } from "../../src/sandbox/github/store.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";

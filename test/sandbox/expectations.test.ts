@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
-import { PACKAGE_ROOT } from "../../src/sandbox/github/actions.js";
+import { PACKAGE_ROOT } from "../../src/sandbox/github/package-root.js";
 import {
   checkExpectations,
   type ExpectationContext,

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
 import { SandboxStore } from "../../src/sandbox/github/store.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;

@@ -725,7 +725,7 @@ describe("validation against GitHub's OpenAPI description", () => {
 
 describe("REST over the real git remote", () => {
   it("reads contents, diffs and merges pull requests through git", async () => {
-    const { attachGit } = await import("../../src/sandbox/github/git-remote.js");
+    const { attachGit } = await import("../../src/sandbox/github/sandbox-git.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);
     try {
@@ -799,7 +799,7 @@ describe("REST over the real git remote", () => {
 
 describe("a pull request from a fork", () => {
   it("shows the fork as its head (label, owner, repository) and not this repository", async () => {
-    const { attachGit } = await import("../../src/sandbox/github/git-remote.js");
+    const { attachGit } = await import("../../src/sandbox/github/sandbox-git.js");
     const { forkBranchRef } = await import("../../src/sandbox/github/store.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);

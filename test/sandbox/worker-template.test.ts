@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunTitle } from "../../src/github/snapshot.js";
 import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/git-remote.js";
+import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
 

@@ -2,7 +2,7 @@
  * The sandbox's HTTP server: routing to mounted handlers (git), GraphQL and REST, with authentication,
  * faults, rate limits, OpenAPI validation and accounting in front of every API request.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { GraphQLSchema } from "graphql";
@@ -14,106 +14,32 @@ import {
   rateLimitHeaders,
 } from "./accounting.js";
 import { setupHandlers } from "./app-setup.js";
+import {
+  type ApiCall,
+  DOCS,
+  documentationUrl,
+  lowerHeaders,
+  queryObject,
+  type Reply,
+  readBody,
+  sendReply,
+} from "./api-wire.js";
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
-import { FaultController, type FaultsInput } from "./faults.js";
+import { FaultController } from "./faults.js";
 import { loadGraphqlSchema, runGraphql } from "./graphql.js";
-import { type MatchedOperation, type OpenApiValidator, loadOpenApi } from "./openapi.js";
-import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest.js";
+import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
+import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest/index.js";
+import type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
 import { type Json, Shapes } from "./shapes.js";
-import { type SandboxStore, type StoreOptions, StoreError, type TokenKind } from "./store.js";
+import { type SandboxStore, StoreError, type TokenKind } from "./store.js";
 import { WebhookDispatcher } from "./webhooks.js";
-import type { WebView } from "../web/web-view.js";
 
-/**
- * A handler mounted under a path prefix (e.g. the git remote under `/git/`). It gets the raw request (body
- * unread) and must answer it. Requests it serves are not validated, counted or faulted by the sandbox.
- */
-export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
-
-export interface RateLimits {
-  /** Requests per hour of an installation token (GitHub: 5,000). */
-  installation: number;
-  /** Requests per hour of a workflow's GITHUB_TOKEN (GitHub: 1,000). */
-  worker: number;
-  /** Requests per hour of a user token (GitHub: 5,000). */
-  user: number;
-  /** Requests per hour with the app JWT. */
-  app: number;
-  /** GraphQL points per hour (GitHub: 5,000; 1,000 for GITHUB_TOKEN). */
-  graphql: number;
-}
-
-export interface SandboxOptions {
-  /** Port on 127.0.0.1; 0 (default) picks a free one. */
-  port?: number;
-  /** Passed to the store (clock, app identity). */
-  store?: StoreOptions;
-  /** Use this store instead of a fresh one. */
-  existingStore?: SandboxStore;
-  /** Where webhooks go (the Probot app's URL); none until {@link Sandbox.setWebhookTarget}. */
-  webhookTarget?: string | null;
-  /** Faults from the start. */
-  faults?: FaultsInput;
-  rateLimits?: Partial<RateLimits>;
-  /** Also check successful REST response bodies against the description (tests; records failures). */
-  validateResponses?: boolean;
-  /** Debug log lines (default: silent). */
-  log?: (line: string) => void;
-  /** Port of the web pages on 127.0.0.1 (`Sandbox.web`); 0 (default) picks a free one. */
-  webPort?: number;
-}
-
-export interface Sandbox {
-  /** REST root, `http://127.0.0.1:PORT`. */
-  readonly url: string;
-  /** `${url}/graphql` */
-  readonly graphqlUrl: string;
-  readonly port: number;
-  readonly store: SandboxStore;
-  /** The GitHub App: id, slug, PEM private key (PKCS#1), webhook secret, installation id. */
-  readonly app: SandboxApp;
-  /** Every API request, by endpoint template, method and token kind. */
-  readonly requests: RequestAccounting;
-  /** Requests the OpenAPI description or GraphQL schema rejected (and unimplemented endpoints). */
-  readonly validationFailures: ValidationFailure[];
-  /** Throws listing every validation failure so far. */
-  assertNoValidationFailures(): void;
-  readonly webhooks: WebhookDispatcher;
-  /** Sets (or clears with null) the URL webhooks are POSTed to. */
-  setWebhookTarget(url: string | null): void;
-  readonly faults: FaultController;
-  /** Mounts a handler under a path prefix (`/git/`). Returns an unmount function. */
-  registerHandler(prefix: string, handler: SandboxHandler): () => void;
-  /** Changes the hourly budgets (e.g. a tiny one to demonstrate rate limiting); applies to the next request. */
-  setRateLimits(limits: Partial<RateLimits>): void;
-  /** A fresh installation access token (as `POST /app/installations/{id}/access_tokens` would mint). */
-  installationToken(): string;
-  /** The token a scenario human uses (`ghp_<login>`). */
-  userToken(login: string): string;
-  /** Kind of a token as the sandbox sees it, or null when unknown. */
-  tokenKind(token: string): TokenKind | null;
-  /** The read-only web pages showing the store as GitHub would (their own port on 127.0.0.1). */
-  readonly web: WebView;
-  /**
-   * Closes the server, the web pages and every socket, aborts an in-flight webhook delivery and drops queued
-   * ones (await `webhooks.flush()` first to deliver them). Idempotent.
-   */
-  stop(): Promise<void>;
-}
-
-const DOCS = "https://docs.github.com/rest";
+export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
 
 /** The caller of an endpoint that needs no credentials. */
 const ANONYMOUS: Identity = { kind: "user", login: "", bucket: "anonymous", token: null };
 
 const DEFAULT_LIMITS: RateLimits = { installation: 5000, worker: 1000, user: 5000, app: 5000, graphql: 5000 };
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body?: Json;
-  text?: string;
-}
 
 export class SandboxServer {
   readonly store: SandboxStore;
@@ -256,7 +182,7 @@ export class SandboxServer {
       try {
         body = JSON.parse(raw.toString("utf8"));
       } catch {
-        this.send(res, {
+        sendReply(res, {
           status: 400,
           headers: {},
           body: { message: "Problems parsing JSON", documentation_url: DOCS, status: "400" },
@@ -266,10 +192,10 @@ export class SandboxServer {
     }
     const method = (req.method ?? "GET").toUpperCase();
     if (url.pathname === "/graphql" || url.pathname === "/api/graphql") {
-      await this.handleGraphql(req, res, method, url, headers, body);
+      await this.handleGraphql({ res, method, url, headers, body });
       return;
     }
-    await this.handleRest(res, method, url, headers, body);
+    await this.handleRest({ res, method, url, headers, body });
   }
 
   private findMount(path: string): SandboxHandler | undefined {
@@ -405,13 +331,7 @@ export class SandboxServer {
     return { identity, stop: null, rate };
   }
 
-  private async handleRest(
-    res: ServerResponse,
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    body: unknown,
-  ): Promise<void> {
+  private async handleRest({ res, method, url, headers, body }: ApiCall): Promise<void> {
     const openapi = this.openapi!;
     const path = url.pathname;
     const matched = openapi.match(method, path);
@@ -423,7 +343,7 @@ export class SandboxServer {
       this.fail("rest", method, path, null, message, []);
       const auth = authenticateRequest(this.store, this.app, headers.authorization);
       this.record(`${method} (unknown) ${path}`, method, path, auth.ok ? auth.identity : null, 404);
-      this.send(res, {
+      sendReply(res, {
         status: 404,
         headers: {},
         body: { message: "Not Found", errors: [{ message }], documentation_url: DOCS, status: "404" },
@@ -440,7 +360,7 @@ export class SandboxServer {
         : this.gate(headers, match.endpoint, "core", !free);
     if (gate.stop) {
       this.record(match.endpoint, method, path, gate.identity, gate.stop.status);
-      this.send(res, gate.stop);
+      sendReply(res, gate.stop);
       return;
     }
     const identity = gate.identity!;
@@ -459,7 +379,7 @@ export class SandboxServer {
         issues.flatMap((i) => i.errors),
       );
       this.record(match.endpoint, method, path, identity, status);
-      this.send(res, {
+      sendReply(res, {
         status,
         headers: gate.rate,
         body: {
@@ -480,7 +400,7 @@ export class SandboxServer {
       const message = `The sandbox does not implement ${match.endpoint} (${match.operationId}).`;
       this.fail("rest", method, path, match.endpoint, message, []);
       this.record(match.endpoint, method, path, identity, 501);
-      this.send(res, {
+      sendReply(res, {
         status: 501,
         headers: gate.rate,
         body: { message, documentation_url: documentationUrl(match), status: "501" },
@@ -534,7 +454,7 @@ export class SandboxServer {
         this.rateLimiter.refund(identity.bucket, "core");
         const state = this.rateLimiter.peek(identity.bucket, "core", this.limitFor(identity, "core"));
         this.record(match.endpoint, method, path, identity, 304);
-        this.send(res, { status: 304, headers: { ...rateLimitHeaders(state), etag } });
+        sendReply(res, { status: 304, headers: { ...rateLimitHeaders(state), etag } });
         return;
       }
     }
@@ -552,22 +472,15 @@ export class SandboxServer {
       }
     }
     this.record(match.endpoint, method, path, identity, reply.status);
-    this.send(res, out);
+    sendReply(res, out);
   }
 
-  private async handleGraphql(
-    _req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    body: unknown,
-  ): Promise<void> {
+  private async handleGraphql({ res, method, url, headers, body }: ApiCall): Promise<void> {
     const endpoint = "POST /graphql";
     if (method !== "POST") {
       this.fail("graphql", method, url.pathname, null, `GraphQL is served on POST only, not ${method}`, []);
       this.record(`${method} (unknown) /graphql`, method, url.pathname, null, 404);
-      this.send(res, {
+      sendReply(res, {
         status: 404,
         headers: {},
         body: { message: "Not Found", documentation_url: DOCS, status: "404" },
@@ -585,13 +498,13 @@ export class SandboxServer {
             "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
           status: "401",
         };
-      this.send(res, stop);
+      sendReply(res, stop);
       return;
     }
     const identity = gate.identity!;
     if (identity.kind === "app") {
       this.record(endpoint, method, url.pathname, identity, 403);
-      this.send(res, {
+      sendReply(res, {
         status: 403,
         headers: gate.rate,
         body: { message: "Resource not accessible by integration", documentation_url: DOCS, status: "403" },
@@ -623,69 +536,8 @@ export class SandboxServer {
       );
     }
     this.record(endpoint, method, url.pathname, identity, 200);
-    this.send(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
+    sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
-
-  private send(res: ServerResponse, reply: Reply): void {
-    const headers: Record<string, string> = {
-      "x-github-request-id": randomUUID().toUpperCase().slice(0, 23),
-      "x-github-api-version-selected": "2022-11-28",
-      "x-github-media-type": "github.v3; format=json",
-      ...reply.headers,
-    };
-    if (reply.status === 204 || reply.status === 304) {
-      res.writeHead(reply.status, headers);
-      res.end();
-      return;
-    }
-    if (reply.text !== undefined) {
-      res.writeHead(reply.status, {
-        ...headers,
-        "content-type": "application/vnd.github.raw; charset=utf-8",
-      });
-      res.end(reply.text);
-      return;
-    }
-    const payload = JSON.stringify(reply.body ?? {});
-    res.writeHead(reply.status, {
-      ...headers,
-      "content-type": "application/json; charset=utf-8",
-      "content-length": String(Buffer.byteLength(payload)),
-    });
-    res.end(payload);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-function lowerHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    out[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(url.searchParams.keys())) {
-    const all = url.searchParams.getAll(key);
-    out[key] = all.length > 1 ? all : (all[0] ?? "");
-  }
-  return out;
-}
-
-function documentationUrl(match: MatchedOperation): string {
-  const docs = (match.operation as { externalDocs?: { url?: string } }).externalDocs?.url;
-  return docs ?? DOCS;
 }
 
 /** Throws an Error listing every validation failure (for tests: the product made only valid calls). */

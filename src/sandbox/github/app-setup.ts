@@ -7,8 +7,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { readBody } from "./api-wire.js";
 import type { SandboxApp } from "./auth.js";
-import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest.js";
+import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest/index.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
 import { escapeHtml } from "../web/layout.js";
@@ -114,8 +115,10 @@ export function isInstalledOn(store: SandboxStore, repo: string): boolean {
   return !stateOf(store).notInstalled.has(repoKey(repo));
 }
 
-/** Admin-only reads: an App needs the `administration` permission (Autopilot's app.yml does not ask for it),
- * a user needs admin on the repository. */
+/**
+ * Admin-only reads: an App needs the `administration` permission (the App manifest app.yml does not ask for
+ * it), a user needs admin on the repository.
+ */
 function requireAdminRead(req: RestRequest, repo: Repo): void {
   if (req.identity.kind === "installation" || req.identity.kind === "worker" || req.identity.kind === "app")
     fail(403, "Resource not accessible by integration");
@@ -266,15 +269,6 @@ function html(res: ServerResponse, status: number, body: string, headers: Record
   );
 }
 
-function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(new URLSearchParams(Buffer.concat(chunks).toString("utf8"))));
-    req.on("error", reject);
-  });
-}
-
 /**
  * GitHub's manifest pages (https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest,
  * "Step 1" and "Step 2"): a form POST of `manifest` (JSON) to
@@ -290,7 +284,7 @@ export function manifestPages(store: SandboxStore, app: SandboxApp) {
       return;
     }
     const owner = match[1] ? decodeURIComponent(match[1]) : app.owner;
-    const form = await readForm(req);
+    const form = new URLSearchParams((await readBody(req)).toString("utf8"));
     const text = form.get("manifest");
     let manifest: JsonObject;
     try {

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { parseDashboard } from "../../core/dashboard/index.js";
 import type { ActionsRunner } from "../github/actions.js";
-import type { SandboxGit } from "../github/git-remote.js";
+import type { SandboxGit } from "../github/sandbox-git.js";
 import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 import {
   checkInvariants,

@@ -3,7 +3,7 @@
  * point of `autopilot sandbox` (src/cli/main.ts). The run's steps are in src/sandbox/scenario/scenario-run.ts.
  */
 import { join, resolve } from "node:path";
-import { PACKAGE_ROOT } from "../github/actions.js";
+import { PACKAGE_ROOT } from "../github/package-root.js";
 import { killRunPlan } from "./kill-run-fault.js";
 import { findMissingParts, MissingPartsError } from "./missing-parts.js";
 import { loadScenario, type Scenario } from "./scenario-file.js";

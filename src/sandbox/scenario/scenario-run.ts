@@ -17,7 +17,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ActionsEvent, type ActionsRunner, startActions } from "../github/actions.js";
-import { attachGit, type SandboxGit } from "../github/git-remote.js";
+import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import type { SandboxStore } from "../github/store.js";
 import { CleanupRegistry } from "./cleanup-registry.js";

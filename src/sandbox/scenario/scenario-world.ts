@@ -2,7 +2,7 @@
  * What a scenario run has started and seeded, handed to the parts that play the timeline and judge the end.
  */
 import type { ActionsRunner } from "../github/actions.js";
-import type { SandboxGit } from "../github/git-remote.js";
+import type { SandboxGit } from "../github/sandbox-git.js";
 import type { Sandbox } from "../github/index.js";
 import type { SandboxStore } from "../github/store.js";
 import type { Scenario } from "./scenario-file.js";

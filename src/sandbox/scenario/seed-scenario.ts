@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { type AutopilotConfig, parseConfig, renderConfigError } from "../../core/config/index.js";
-import type { SandboxGit } from "../github/git-remote.js";
+import type { SandboxGit } from "../github/sandbox-git.js";
 import type { SandboxStore } from "../github/store.js";
 import {
   type DemoAgentEntry,

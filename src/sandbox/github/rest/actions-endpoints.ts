@@ -1,0 +1,227 @@
+/** REST handlers of GitHub Actions: workflows, their dispatch, workflow runs and jobs. */
+import { parse as parseYaml } from "yaml";
+import type { Repo, SandboxStore, WorkflowRun } from "../store.js";
+import {
+  bodyObject,
+  countedList,
+  fail,
+  num,
+  type RestHandler,
+  type RestReply,
+  type RestRequest,
+  repoOf,
+  str,
+} from "./rest-helpers.js";
+
+/** Registers workflow files found under `.github/workflows` (the git backend or in-memory files). */
+async function discoverWorkflows(req: RestRequest, repo: Repo): Promise<void> {
+  let entries: Awaited<ReturnType<SandboxStore["listDirectory"]>> = null;
+  try {
+    entries = await req.store.listDirectory(repo.fullName, ".github/workflows");
+  } catch {
+    return;
+  }
+  for (const entry of entries ?? []) {
+    if (entry.type !== "file" || !/\.ya?ml$/.test(entry.name)) continue;
+    if (req.store.getWorkflow(repo.fullName, entry.path)) continue;
+    let name: string | undefined;
+    try {
+      const text = (await req.store.readFile(repo.fullName, entry.path))?.toString("utf8");
+      const doc = text ? (parseYaml(text) as { name?: unknown } | null) : null;
+      if (doc && typeof doc.name === "string") name = doc.name;
+    } catch {
+      // an unparsable workflow is still a workflow
+    }
+    req.store.addWorkflow(repo.fullName, { path: entry.path, ...(name ? { name } : {}) });
+  }
+}
+
+/** GitHub's checks on dispatch inputs, when the workflow file can be read. */
+async function checkDispatchInputs(
+  req: RestRequest,
+  repo: Repo,
+  path: string,
+  ref: string,
+  inputs: Record<string, string>,
+): Promise<void> {
+  let text: string | undefined;
+  try {
+    text = (await req.store.readFile(repo.fullName, path, ref))?.toString("utf8");
+  } catch {
+    return;
+  }
+  if (!text) return;
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch {
+    return;
+  }
+  if (!doc || typeof doc !== "object") return;
+  const on = (doc as Record<string, unknown>).on ?? (doc as Record<string, unknown>).true;
+  const hasDispatch =
+    on === "workflow_dispatch" ||
+    (Array.isArray(on) && on.includes("workflow_dispatch")) ||
+    (on !== null && typeof on === "object" && !Array.isArray(on) && "workflow_dispatch" in on);
+  if (!hasDispatch) fail(422, "Workflow does not have 'workflow_dispatch' trigger");
+  const spec =
+    on && typeof on === "object" && !Array.isArray(on)
+      ? (on as Record<string, unknown>).workflow_dispatch
+      : null;
+  const declared =
+    spec && typeof spec === "object"
+      ? ((spec as { inputs?: unknown }).inputs as Record<string, unknown> | undefined)
+      : undefined;
+  const known = declared && typeof declared === "object" ? declared : {};
+  const unexpected = Object.keys(inputs).filter((k) => !(k in known));
+  if (unexpected.length) fail(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
+  const missing = Object.entries(known)
+    .filter(
+      ([k, v]) =>
+        v &&
+        typeof v === "object" &&
+        (v as { required?: unknown }).required === true &&
+        !(k in inputs) &&
+        (v as { default?: unknown }).default === undefined,
+    )
+    .map(([k]) => k);
+  if (missing.length)
+    fail(422, `Required input${missing.length > 1 ? "s" : ""} '${missing.join("', '")}' not provided`);
+}
+
+function parseCreated(filter: string | undefined): { from?: Date; to?: Date } {
+  if (!filter) return {};
+  const range = /^(.+)\.\.(.+)$/.exec(filter);
+  if (range) return { from: new Date(range[1]!), to: new Date(range[2]!) };
+  const cmp = /^(>=|<=|>|<)?(.+)$/.exec(filter)!;
+  const date = new Date(cmp[2]!);
+  if (cmp[1] === ">=" || cmp[1] === ">") return { from: date };
+  if (cmp[1] === "<=" || cmp[1] === "<") return { to: date };
+  return { from: date, to: new Date(date.getTime() + 86_400_000 - 1) };
+}
+
+async function requireWorkflow(req: RestRequest, repo: Repo) {
+  const id = req.params.workflow_id ?? "";
+  let workflow = req.store.getWorkflow(repo.fullName, id);
+  if (!workflow) {
+    await discoverWorkflows(req, repo);
+    workflow = req.store.getWorkflow(repo.fullName, id);
+  }
+  if (!workflow) fail(404, "Not Found");
+  return workflow;
+}
+
+function runsReply(req: RestRequest, repo: Repo, runs: WorkflowRun[]): RestReply {
+  return countedList(req, "workflow_runs", runs, (r) => req.shapes.workflowRun(repo, r));
+}
+
+function filterRuns(req: RestRequest, repo: Repo, workflow?: number): WorkflowRun[] {
+  const created = parseCreated(req.query.created);
+  return req.store.listWorkflowRuns(repo.fullName, {
+    ...(workflow !== undefined ? { workflow } : {}),
+    ...(req.query.status ? { status: req.query.status } : {}),
+    ...(req.query.branch ? { branch: req.query.branch } : {}),
+    ...(req.query.event ? { event: req.query.event } : {}),
+    ...(req.query.actor ? { actor: req.query.actor } : {}),
+    ...(req.query.head_sha ? { headSha: req.query.head_sha } : {}),
+    ...(created.from ? { createdFrom: created.from } : {}),
+    ...(created.to ? { createdTo: created.to } : {}),
+  });
+}
+
+const cancelWorkflowRun: RestHandler = (req) => {
+  const repo = repoOf(req);
+  req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
+  return { status: 202, body: {} };
+};
+
+export const actionsEndpoints: Record<string, RestHandler> = {
+  "actions/list-repo-workflows": async (req) => {
+    const repo = repoOf(req);
+    await discoverWorkflows(req, repo);
+    const workflows = req.store.listWorkflows(repo.fullName);
+    return countedList(req, "workflows", workflows, (w) => req.shapes.workflow(repo, w));
+  },
+
+  "actions/get-workflow": async (req) => {
+    const repo = repoOf(req);
+    return { status: 200, body: req.shapes.workflow(repo, await requireWorkflow(req, repo)) };
+  },
+
+  "actions/create-workflow-dispatch": async (req) => {
+    const repo = repoOf(req);
+    const workflow = await requireWorkflow(req, repo);
+    const b = bodyObject(req);
+    const ref = str(b, "ref") ?? "";
+    const rawInputs = (b.inputs ?? {}) as Record<string, unknown>;
+    const inputs: Record<string, string> = {};
+    for (const [k, v] of Object.entries(rawInputs)) inputs[k] = typeof v === "string" ? v : JSON.stringify(v);
+    // At most 25 inputs and 65,535 characters of them:
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs
+    if (Object.keys(inputs).length > 25)
+      fail(422, "you may only define up to 25 `inputs` for a `workflow_dispatch` event");
+    if (JSON.stringify(inputs).length > 65_535)
+      fail(422, "inputs are too large: the payload for inputs may be at most 65,535 characters");
+    await checkDispatchInputs(req, repo, workflow.path, ref, inputs);
+    const run = await req.store.dispatchWorkflow(repo.fullName, workflow.id, {
+      ref,
+      inputs,
+      actor: req.identity.login,
+    });
+    if (b.return_run_details === true) {
+      return {
+        status: 200,
+        body: {
+          workflow_run_id: run.id,
+          run_url: `${req.shapes.repoApi(repo)}/actions/runs/${run.id}`,
+          html_url: `${req.shapes.repoHtml(repo)}/actions/runs/${run.id}`,
+        },
+      };
+    }
+    return { status: 204 };
+  },
+
+  "actions/list-workflow-runs": async (req) => {
+    const repo = repoOf(req);
+    const workflow = await requireWorkflow(req, repo);
+    return runsReply(req, repo, filterRuns(req, repo, workflow.id));
+  },
+
+  "actions/list-workflow-runs-for-repo": (req) => {
+    const repo = repoOf(req);
+    return runsReply(req, repo, filterRuns(req, repo));
+  },
+
+  "actions/get-workflow-run": (req) => {
+    const repo = repoOf(req);
+    const run = req.store.getWorkflowRun(repo.fullName, num(req.params.run_id));
+    if (!run) fail(404, "Not Found");
+    return { status: 200, body: req.shapes.workflowRun(repo, run) };
+  },
+
+  "actions/cancel-workflow-run": cancelWorkflowRun,
+
+  // On GitHub a forced cancel also stops steps that run on `always()`; the sandbox serves it as a plain cancel.
+  // https://docs.github.com/en/rest/actions/workflow-runs#force-cancel-a-workflow-run
+  "actions/force-cancel-workflow-run": cancelWorkflowRun,
+
+  "actions/re-run-workflow": (req) => {
+    const repo = repoOf(req);
+    req.store.rerunWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
+    return { status: 201, body: {} };
+  },
+
+  "actions/list-jobs-for-workflow-run": (req) => {
+    const repo = repoOf(req);
+    const run = req.store.getWorkflowRun(repo.fullName, num(req.params.run_id));
+    if (!run) fail(404, "Not Found");
+    return countedList(req, "jobs", run.jobs, (j) => req.shapes.job(repo, run, j));
+  },
+
+  "actions/get-job-for-workflow-run": (req) => {
+    const repo = repoOf(req);
+    const found = req.store.getWorkflowJob(repo.fullName, num(req.params.job_id));
+    if (!found) fail(404, "Not Found");
+    return { status: 200, body: req.shapes.job(repo, found.run, found.job) };
+  },
+};
