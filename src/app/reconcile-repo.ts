@@ -17,6 +17,7 @@ import {
   DEFAULT_CONFIG,
   parseConfig,
 } from "../core/config.js";
+import { commentProcessedRule } from "../core/contract.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard.js";
 import { type Decision, decide } from "../core/reconcile.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -143,14 +144,10 @@ async function reconcileOnce(
   const { world } = await gateway.snapshot({
     settingsFor,
     permissionsFor: (snapshot, settings) => {
-      const parsed = state as DashboardState | null;
-      const processed = new Set(parsed?.processed ?? []);
-      const cursor = parsed?.cursor?.id ?? null;
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
         needsHumanLabel: settings.needsHumanLabel,
-        processed: (c) =>
-          c.acknowledged === true || processed.has(c.id) || (cursor !== null && c.id <= cursor),
+        processed: commentProcessedRule(state as DashboardState | null),
       });
     },
   });

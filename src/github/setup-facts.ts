@@ -6,6 +6,7 @@
  */
 import { createSign } from "node:crypto";
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config.js";
+import { taskBranchName } from "../core/contract.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";
@@ -163,7 +164,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
         : null;
 
   const defaultRules = await branchRules(octokit, owner, repo, branch);
-  const taskRules = await branchRules(octokit, owner, repo, `${config.branchPrefix}issue-1`);
+  const taskRules = await branchRules(octokit, owner, repo, taskBranchName(config.branchPrefix, 1));
 
   const head = await orElse(
     async () => (await octokit.rest.repos.getBranch({ owner, repo, branch })).data.commit.sha,

@@ -20,6 +20,7 @@
  * An idle repository costs 2 requests per reconcile.
  */
 import { type AutopilotConfig, CONFIG_PATH } from "../core/config.js";
+import { mentionsWorkerResult } from "../core/contract.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import { foreignStatusLabels, logSafe } from "../core/authorship.js";
 import type { TextEdit } from "../core/task-text.js";
@@ -719,7 +720,7 @@ function toComment(
 function latestWorkerResults(comments: CommentNode[], log?: GatewayLog): WorkerResult[] {
   const best = new Map<number, WorkerResult>();
   for (const c of comments) {
-    if (!c.body.includes("autopilot:worker-result")) continue;
+    if (!mentionsWorkerResult(c.body)) continue;
     if (!c.fromApp) {
       log?.warn(
         `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`,

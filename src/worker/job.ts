@@ -7,6 +7,7 @@
  */
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config.js";
+import { AUTOPILOT_MARKER_PREFIX, taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
@@ -133,11 +134,6 @@ const LIMIT_WORDS: Record<string, string> = {
   usage_limit: "at its usage limit",
   overloaded: "overloaded",
 };
-const MARKER_PREFIX = "<!-- autopilot:";
-
-export function taskBranch(config: AutopilotConfig, issue: number): string {
-  return `${config.branchPrefix}issue-${issue}`;
-}
 
 function describeSignal(signal: Signal): string {
   switch (signal.kind) {
@@ -199,7 +195,7 @@ class WorkerLoop {
     private readonly config: AutopilotConfig,
     private readonly deps: WorkerDeps,
   ) {
-    this.branch = taskBranch(config, inputs.issue);
+    this.branch = taskBranchName(config.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
     this.agents = [config.agents.primary, ...config.agents.fallbacks];
     const now = new Date(this.startedAt).toISOString();
@@ -638,7 +634,7 @@ class WorkerLoop {
       const kept: T[] = [];
       for (const item of items) {
         if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-        if (item.body.includes(MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+        if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
         const permission = await github.getPermission(item.author);
         if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
         else this.log.debug(`ignoring text by ${item.author} (${permission} access)`);
