@@ -304,14 +304,10 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     return EXIT.usage;
   }
   const { createOctokit } = await import("../github/octokit.js");
+  const { listOpenIssues } = await import("../github/open-issues.js");
   const { TRACKING_MARKER } = await import("../core/dashboard.js");
   const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner,
-    repo,
-    state: "open",
-    per_page: 100,
-  });
+  const issues = await listOpenIssues(octokit, owner, repo);
   const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
   if (!tracking) {
     io.out(`${options.repo} has no open Autopilot dashboard (no session has run yet).`);

@@ -9,6 +9,7 @@ import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config.js";
 import { taskBranchName } from "../core/contract.js";
 import { TRACKING_MARKER } from "../core/dashboard.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
+import { listOpenIssues } from "./open-issues.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";
 
 export interface AppCredentials {
@@ -187,12 +188,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     repository.permissions?.push ??
     (installation && installation !== "unknown" ? installation.permissions.contents === "write" : null);
 
-  const open = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner,
-    repo,
-    state: "open",
-    per_page: 100,
-  });
+  const open = await listOpenIssues(octokit, owner, repo);
   const tracking = open.find((issue) => !issue.pull_request && (issue.body ?? "").includes(TRACKING_MARKER));
   let trackingIssue: SetupFacts["trackingIssue"] = null;
   if (tracking) {
