@@ -25,7 +25,8 @@ import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
 import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
-import { relevantLogins, snapshotSettings } from "../github/snapshot.js";
+import { relevantLogins } from "../github/permissions.js";
+import { snapshotSettings } from "../github/snapshot.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";

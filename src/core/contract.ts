@@ -26,6 +26,24 @@ export function dispatchLockRef(issue: number, attempt: number): string {
   return `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`;
 }
 
+/**
+ * The opaque id the controller gives one dispatch of a task attempt (`<issue>-<attempt>-<seed>`, the seed being
+ * the reconcile's time in base 36). The worker's run title carries it, so the controller finds the run.
+ */
+export function dispatchId(issue: number, attempt: number, seed: string): string {
+  return `${issue}-${attempt}-${seed}`;
+}
+
+/** `autopilot #<issue> attempt <n> [<dispatch-id>]`: the worker workflow's run-name (templates/workflows/autopilot-worker.yml). */
+const RUN_TITLE = /#(\d+)\s+attempt\s+(\d+)\s*\[([^\]\s]+)\]/i;
+
+/** The task attempt a worker run's title names; null for a run that is not a dispatched worker. */
+export function parseRunTitle(title: string): { issue: number; attempt: number; dispatchId: string } | null {
+  const m = RUN_TITLE.exec(title);
+  if (!m) return null;
+  return { issue: Number(m[1]), attempt: Number(m[2]), dispatchId: m[3]! };
+}
+
 /** How every hidden Autopilot marker starts; a comment carrying one was written by Autopilot, not a person. */
 export const AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
 
