@@ -1,5 +1,5 @@
 /**
- * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (DESIGN §7): webhooks
+ * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (docs/CONTROLLER.md): webhooks
  * are hints, the reconcile decides. Events caused by Autopilot's own bot reconcile too (that is how the state
  * catches up with its own writes); they never start work by themselves because decide only acts on what the
  * world shows, and bot comments are never commands (src/github/snapshot.ts leaves them out of `comments`).
