@@ -10,6 +10,7 @@ import {
 } from "../../src/core/contract.js";
 import { parseHumanGateMarker } from "../../src/core/gates.js";
 import { renderWorkerResultMarker } from "../../src/core/worker-result.js";
+import { workerResult } from "../github/fixtures.js";
 
 describe("contracts between the controller, the worker and GitHub", () => {
   it("names a task branch and reads the issue back from it", () => {
@@ -36,22 +37,7 @@ describe("contracts between the controller, the worker and GitHub", () => {
   });
 
   it("recognises a worker-result marker", () => {
-    const marker = renderWorkerResultMarker({
-      version: 1,
-      issue: 1,
-      attempt: 1,
-      dispatchId: "1-1-x",
-      status: "running",
-      iterations: 0,
-      maxIterations: 3,
-      commits: 0,
-      branch: "autopilot/issue-1",
-      tokens: { input: 0, output: 0 },
-      costUsd: 0,
-      humanGate: { fired: false, rules: [] },
-      startedAt: "2026-01-01T00:00:00Z",
-      updatedAt: "2026-01-01T00:00:00Z",
-    });
+    const marker = renderWorkerResultMarker(workerResult({ issue: 1 }));
     expect(mentionsWorkerResult(marker)).toBe(true);
     expect(mentionsWorkerResult("a person's words")).toBe(false);
   });
