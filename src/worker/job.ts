@@ -12,17 +12,12 @@ import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
 import { decideAfterIteration, decideAgentExit, decideRateLimit, type QualityOutcome } from "../core/task.js";
-import {
-  parseWorkerResult,
-  UNISOLATED_AGENT_ACCESS,
-  type WorkerOutcome,
-  type WorkerResult,
-} from "../core/worker-result.js";
+import { UNISOLATED_AGENT_ACCESS, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
 import type { WorkerComment } from "../github/worker-client.js";
 import { priceRun } from "./agent-cost.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 import { decideClaim } from "./claim.js";
-import { ownComments } from "./own-comments.js";
+import { readProgress, writeProgressClaim } from "./progress-claim.js";
 import { taskTextRefusal } from "./task-text-check.js";
 import type { BranchSetup } from "./private-git.js";
 import type { QualityCommandResult } from "./quality.js";
@@ -166,11 +161,7 @@ class WorkerLoop {
   /** Returns a finished run when another dispatch holds this attempt; otherwise writes our running marker. */
   private async claim(): Promise<WorkerRun | null> {
     const { github } = this.deps;
-    const comments = await github.listIssueComments(this.inputs.issue);
-    const mine = (await ownComments(github, comments, this.log))
-      .map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) }))
-      .filter((entry) => entry.parsed?.issue === this.inputs.issue);
-    const existing = mine[0] ?? null;
+    const { comments, existing } = await readProgress(github, this.inputs.issue, this.log);
     const decision = decideClaim({
       existing: existing?.parsed ?? null,
       issue: this.inputs.issue,
@@ -209,39 +200,16 @@ class WorkerLoop {
       this.log.info("dry run: the progress comment is not written");
       return null;
     }
-    const body = this.progressBody();
-    if (existing) {
-      await github.updateComment(existing.comment.id, body);
-      this.progressCommentId = existing.comment.id;
-      // Re-read: a concurrent run that wrote after us owns the attempt.
-      const reread = await github.getComment(existing.comment.id);
-      const marker = reread ? parseWorkerResult(reread.body) : null;
-      if (marker && marker.dispatchId !== this.inputs.dispatchId && marker.attempt === this.inputs.attempt) {
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          `dispatch ${marker.dispatchId} claimed the attempt at the same time`,
-        );
-      }
-    } else {
-      const created = await github.createComment(this.inputs.issue, body);
-      this.progressCommentId = created.id;
-      // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
-      const again = await ownComments(github, await github.listIssueComments(this.inputs.issue));
-      const rivals = again.filter((c) => {
-        const parsed = parseWorkerResult(c.body);
-        return parsed?.issue === this.inputs.issue && c.id !== created.id;
-      });
-      const older = rivals.find((c) => c.id < created.id);
-      if (older) {
-        await github.deleteComment(created.id);
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          "another run created the progress comment first",
-        );
-      }
-    }
+    const elsewhere = await writeProgressClaim({
+      github,
+      attempt: this.inputs,
+      existing: existing?.comment ?? null,
+      body: this.progressBody(),
+      written: (commentId) => {
+        this.progressCommentId = commentId;
+      },
+    });
+    if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
     return null;
   }
 
