@@ -1,4 +1,7 @@
-/** Architecture rules from DESIGN.md §1–2, enforced by `npm run lint`. */
+/**
+ * The layering of docs/ARCHITECTURE.md ("Layout": what each part of src/ may import), enforced by `npm run lint`.
+ * test/architecture.test.ts checks that every "may import" row of that table has its rule here.
+ */
 module.exports = {
   forbidden: [
     {
@@ -28,6 +31,39 @@ module.exports = {
       comment: "No fs, net, child_process, timers or clock-reading modules in src/core.",
       from: { path: "^src/core/" },
       to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "github-imports-only-core",
+      severity: "error",
+      comment:
+        "src/github may import src/core and itself, the Octokit libraries, cockatiel (the circuit breaker), zod " +
+          "and Node's built-in modules.",
+      from: { path: "^src/github/" },
+      to: {
+        pathNot: ["^src/(core|github)/", "node_modules/(@octokit/[^/]+|cockatiel|zod)/"],
+        dependencyTypesNot: ["core"],
+      },
+    },
+    {
+      name: "worker-imports-only-core-and-github",
+      severity: "error",
+      comment: "src/worker may import src/core, src/github and itself (and libraries).",
+      from: { path: "^src/worker/" },
+      to: { path: "^src/", pathNot: "^src/(core|github|worker)/" },
+    },
+    {
+      name: "app-imports-only-core-and-github",
+      severity: "error",
+      comment: "src/app may import src/core, src/github and itself (and libraries).",
+      from: { path: "^src/app/" },
+      to: { path: "^src/", pathNot: "^src/(core|github|app)/" },
+    },
+    {
+      name: "only-cli-imports-sandbox",
+      severity: "error",
+      comment: "The offline GitHub stand-in is started by the autopilot binary only; nothing that runs against GitHub uses it.",
+      from: { path: "^src/", pathNot: "^src/(sandbox|cli)/" },
+      to: { path: "^src/sandbox/" },
     },
     {
       name: "only-github-calls-github",

@@ -1,9 +1,53 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
+const PARTS = ["core", "github", "worker", "app", "sandbox", "cli"] as const;
+
+interface PathCondition {
+  path?: string | string[];
+  pathNot?: string | string[];
+  dependencyTypes?: string[];
+  circular?: boolean;
+}
+interface Rule {
+  name: string;
+  from: PathCondition;
+  to: PathCondition;
+}
+
+const rules = (createRequire(import.meta.url)(join(root, ".dependency-cruiser.cjs")) as { forbidden: Rule[] })
+  .forbidden;
+
+/** The "may import" column of docs/ARCHITECTURE.md's Layout table, by part of src/. */
+function mayImportRows(): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of readFileSync(join(root, "docs/ARCHITECTURE.md"), "utf8").split("\n")) {
+    const m = /^\| `src\/([a-z]+)\/` \|[^|]*\|(.*)\|\s*$/.exec(line);
+    if (m) rows.set(m[1]!, m[2]!);
+  }
+  return rows;
+}
+
+function anyMatch(patterns: string | string[] | undefined, path: string): boolean {
+  return [patterns ?? []].flat().some((pattern) => new RegExp(pattern).test(path));
+}
+
+/** Whether some rule in .dependency-cruiser.cjs forbids an import from `from` to `to` (resolved paths). */
+function forbidden(from: string, to: string): string | null {
+  for (const rule of rules) {
+    if (rule.to.circular || rule.to.dependencyTypes) continue;
+    if (rule.from.path !== undefined && !anyMatch(rule.from.path, from)) continue;
+    if (anyMatch(rule.from.pathNot, from)) continue;
+    if (rule.to.path !== undefined && !anyMatch(rule.to.path, to)) continue;
+    if (anyMatch(rule.to.pathNot, to)) continue;
+    return rule.name;
+  }
+  return null;
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
@@ -21,6 +65,27 @@ describe("architecture", () => {
         { cwd: root, encoding: "utf8", stdio: "pipe" },
       );
     expect(run).not.toThrow();
+  });
+
+  it('has a rule for every "may import" row of docs/ARCHITECTURE.md\'s Layout table', () => {
+    const rows = mayImportRows();
+    expect([...rows.keys()].sort()).toEqual([...PARTS].sort());
+    for (const [part, cell] of rows) {
+      const everything = /\b(everything|anything)\b/.test(cell);
+      const allowed = PARTS.filter(
+        (other) => everything || other === part || new RegExp(`\\b${other}\\b`).test(cell),
+      );
+      const permitted = PARTS.filter((other) => forbidden(`src/${part}/a.ts`, `src/${other}/b.ts`) === null);
+      expect({ part, may: permitted }).toEqual({ part, may: allowed });
+    }
+  });
+
+  it("lets src/core use exactly the libraries the Layout table names (and the rule allows)", () => {
+    const cell = mayImportRows().get("core")!;
+    const named = [...cell.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(0);
+    for (const lib of named) expect(forbidden("src/core/a.ts", `node_modules/${lib}/index.js`)).toBeNull();
+    expect(forbidden("src/core/a.ts", "node_modules/left-pad/index.js")).toBe("core-is-pure");
   });
 
   it("lets src/core import only its own files and the pure libraries on the allow-list", () => {

@@ -1,5 +1,5 @@
 /**
- * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (DESIGN §7): webhooks
+ * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (docs/CONTROLLER.md): webhooks
  * are hints, the reconcile decides. Events caused by Autopilot's own bot reconcile too (that is how the state
  * catches up with its own writes); they never start work by themselves because decide only acts on what the
  * world shows, and bot comments are never commands (src/github/snapshot.ts leaves them out of `comments`).
@@ -10,6 +10,7 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
 import { silentLog, repoKey } from "../github/client.js";
+import { appBotLogin, listInstallationIds, listInstallationRepos } from "../github/app-installations.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,
@@ -74,10 +75,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   async function resolveBotLogin(): Promise<string | undefined> {
     if (botLogin || !probot) return botLogin ?? undefined;
     try {
-      const appOctokit = await probot.auth();
-      const { data } = await appOctokit.request("GET /app");
-      const slug = (data as { slug?: string } | null)?.slug;
-      if (slug) botLogin = `${slug}[bot]`;
+      botLogin = await appBotLogin(await probot.auth());
     } catch (error) {
       log.warn(`could not look up the app's bot login: ${(error as Error).message}`);
     }
@@ -106,27 +104,10 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   async function listInstallations(): Promise<InstallationRepos[]> {
     if (installations && Date.now() - installations.at < ttl) return installations.list;
     if (!probot) return [];
-    const appOctokit = await probot.auth();
-    const ids: number[] = [];
-    for (let page = 1; page <= 10; page++) {
-      const { data } = await appOctokit.request("GET /app/installations", { per_page: 100, page });
-      const list = data as { id: number }[];
-      ids.push(...list.map((i) => i.id));
-      if (list.length < 100) break;
-    }
+    const ids = await listInstallationIds(await probot.auth());
     const list: InstallationRepos[] = [];
     for (const installationId of ids) {
-      const octokit = await probot.auth(installationId);
-      const repos: RepoRef[] = [];
-      for (let page = 1; page <= 20; page++) {
-        const { data } = await octokit.request("GET /installation/repositories", { per_page: 100, page });
-        const page_ = data as {
-          repositories: { name: string; owner: { login: string }; archived?: boolean }[];
-        };
-        for (const r of page_.repositories)
-          if (!r.archived) repos.push({ owner: r.owner.login, name: r.name });
-        if (page_.repositories.length < 100) break;
-      }
+      const repos = await listInstallationRepos(await probot.auth(installationId));
       list.push({ installationId, repos });
     }
     installations = { at: Date.now(), list };

@@ -17,6 +17,7 @@ import {
   DEFAULT_CONFIG,
   parseConfig,
 } from "../core/config/index.js";
+import { commentProcessedRule } from "../core/contract.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -24,7 +25,8 @@ import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
 import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
-import { relevantLogins, snapshotSettings } from "../github/snapshot.js";
+import { relevantLogins } from "../github/permissions.js";
+import { snapshotSettings } from "../github/snapshot.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
@@ -143,14 +145,10 @@ async function reconcileOnce(
   const { world } = await gateway.snapshot({
     settingsFor,
     permissionsFor: (snapshot, settings) => {
-      const parsed = state as DashboardState | null;
-      const processed = new Set(parsed?.processed ?? []);
-      const cursor = parsed?.cursor?.id ?? null;
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
         needsHumanLabel: settings.needsHumanLabel,
-        processed: (c) =>
-          c.acknowledged === true || processed.has(c.id) || (cursor !== null && c.id <= cursor),
+        processed: commentProcessedRule(state as DashboardState | null),
       });
     },
   });

@@ -15,13 +15,9 @@ import {
 } from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
-import { apiUrl, findToken } from "./setup-context.js";
+import { apiUrl, findToken, type SetupIo } from "./setup-context.js";
 
-export interface DoctorIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: NodeJS.ProcessEnv;
-}
+export type DoctorIo = SetupIo;
 
 /** The permissions and events app.yml asks for. */
 export function appRequirements(): AppRequirements {

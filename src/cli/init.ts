@@ -17,12 +17,16 @@ import {
 import { ensureLabels } from "../github/setup-labels.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 import { detectQualityCommands } from "../worker/quality.js";
-import { apiUrl, currentRelease, findToken, keySecretCommand, originRepo } from "./setup-context.js";
+import {
+  apiUrl,
+  currentRelease,
+  findToken,
+  keySecretCommand,
+  originRepo,
+  type SetupIo,
+} from "./setup-context.js";
 
-export interface InitIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: NodeJS.ProcessEnv;
+export interface InitIo extends SetupIo {
   input?: NodeJS.ReadableStream;
 }
 

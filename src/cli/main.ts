@@ -86,6 +86,19 @@ const defaultIo: CliIo = {
   env: process.env,
 };
 
+/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM, and stops listening for them. */
+function untilInterrupted(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
 /** Whether GitHub App credentials are configured (as Probot reads them). */
 export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
@@ -194,15 +207,7 @@ async function runSandbox(
               printResult(io, finished, { quiet: options.quiet ?? false });
               printed = true;
               io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
-              await new Promise<void>((resolve) => {
-                const stop = () => {
-                  process.off("SIGINT", stop);
-                  process.off("SIGTERM", stop);
-                  resolve();
-                };
-                process.on("SIGINT", stop);
-                process.on("SIGTERM", stop);
-              });
+              await untilInterrupted();
             },
           }
         : {}),
@@ -260,15 +265,7 @@ async function serve(io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   io.out("Ctrl-C stops the controller.");
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await untilInterrupted();
   await server.stop();
   return EXIT.ok;
 }
@@ -304,14 +301,10 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     return EXIT.usage;
   }
   const { createOctokit } = await import("../github/octokit.js");
+  const { listOpenIssues } = await import("../github/open-issues.js");
   const { TRACKING_MARKER } = await import("../core/dashboard/index.js");
   const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner,
-    repo,
-    state: "open",
-    per_page: 100,
-  });
+  const issues = await listOpenIssues(octokit, owner, repo);
   const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
   if (!tracking) {
     io.out(`${options.repo} has no open Autopilot dashboard (no session has run yet).`);

@@ -14,13 +14,9 @@ import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type AppConversion, convertManifestCode } from "../github/app-manifest.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
-import { apiUrl, keySecretCommand, webUrl } from "./setup-context.js";
+import { apiUrl, keySecretCommand, type SetupIo, webUrl } from "./setup-context.js";
 
-export interface RegisterIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: NodeJS.ProcessEnv;
-}
+export type RegisterIo = SetupIo;
 
 export interface RegisterOptions {
   org?: string;

@@ -7,12 +7,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { registerApp } from "./register.js";
+import type { SetupIo } from "./setup-context.js";
 
-export interface ServeSetupIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: NodeJS.ProcessEnv;
-}
+export type ServeSetupIo = SetupIo;
 
 function loadDotEnv(env: NodeJS.ProcessEnv, dir: string): void {
   const path = join(dir, ".env");

@@ -9,6 +9,13 @@ import { join } from "node:path";
 import { type Release, sourceFromRepositoryField } from "../core/setup-files.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 
+/** Where a setup command writes its lines and reads its environment (tests hand in their own). */
+export interface SetupIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
 /**
  * The release files pin to: package.json's version, and its `repository` field for where the action lives
  * (`--source OWNER/NAME` or AUTOPILOT_SOURCE override it, for forks).

@@ -9,6 +9,7 @@
  *
  * Everything else is ignored, and reported once on the dashboard (`ignoredPullMessage`).
  */
+import { issueOfTaskBranch } from "./contract.js";
 import type { PullNode, WorldSnapshot } from "./world.js";
 
 export interface PullTrustContext {
@@ -75,10 +76,11 @@ export function trustedOpenPulls(
   const out: { pull: PullNode; issue: number }[] = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
-    const m = /^issue-(\d+)$/.exec(pull.headRef.slice(branchPrefix.length));
-    if (!pull.headRef.startsWith(branchPrefix) || !m) continue;
-    const ctx = { repo: world.repo, branch: `${branchPrefix}issue-${m[1]}`, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: Number(m[1]) });
+    const issue = issueOfTaskBranch(branchPrefix, pull.headRef);
+    if (issue === null) continue;
+    // The head ref is the task branch itself (issueOfTaskBranch matched all of it).
+    const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
+    if (distrustOf(pull, ctx) === null) out.push({ pull, issue });
   }
   return out;
 }

@@ -1,9 +1,11 @@
 /**
- * The circuit breaker in front of GitHub (seed 003's defaults: 3 consecutive failures open it, a trial call is
- * allowed 60 s later, 2 successes close it again) plus the queue of writes it held back.
+ * The circuit breaker in front of GitHub (docs/CONTROLLER.md, "When GitHub is unavailable": 3 consecutive
+ * failures open it, a trial call is allowed 60 s later, 2 successes close it again) plus the queue of writes it
+ * held back.
  *
  * Built on cockatiel's `CircuitBreakerPolicy`. Cockatiel closes the circuit after ONE successful half-open
- * trial; seed 003 wants two. The difference is composed with cockatiel's own `IBreaker` extension point:
+ * trial; Autopilot wants two, so one lucky call does not replay every queued write into a flapping GitHub.
+ * The difference is composed with cockatiel's own `IBreaker` extension point:
  * `ProbationBreaker` is told about every success and failure together with cockatiel's state, so after the
  * trial succeeds (cockatiel: closed) it keeps the circuit on probation until `successThreshold - 1` further
  * successes, and asks cockatiel to re-open on the first failure during probation. To the outside a circuit on

@@ -1,6 +1,7 @@
 /**
  * Request counting per endpoint, through an Octokit `request` hook (installed once per client), so a reconcile
- * can say how many requests it cost (DESIGN.md §1.7: the rate limit is the budget).
+ * can say how many requests it cost: GitHub's rate limit is the controller's budget, so every reconcile reports
+ * what it spent (docs/CONTROLLER.md, "The exact API surface").
  */
 import type { GitHubClient, RequestOptionsSeen } from "./client.js";
 

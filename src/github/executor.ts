@@ -3,6 +3,7 @@
  * replayed queued write leaves GitHub as executing it once would. Every check that makes an effect a no-op
  * uses the reconcile's snapshot, so most repeats cost no request at all.
  */
+import { dispatchLockRef } from "../core/contract.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -379,10 +380,6 @@ async function takeDispatchLock(
     if (statusOf(error) === 422) return false;
     throw error;
   }
-}
-
-export function dispatchLockRef(issue: number, attempt: number): string {
-  return `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@
  */
 import { createSign } from "node:crypto";
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
+import { taskBranchName } from "../core/contract.js";
 import { TRACKING_MARKER } from "../core/dashboard/index.js";
 import type { AppRequirements, SetupFacts } from "../core/doctor-checks.js";
+import { listOpenIssues } from "./open-issues.js";
 import { type AutopilotOctokit, createOctokit } from "./octokit.js";
 
 export interface AppCredentials {
@@ -163,7 +165,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
         : null;
 
   const defaultRules = await branchRules(octokit, owner, repo, branch);
-  const taskRules = await branchRules(octokit, owner, repo, `${config.branchPrefix}issue-1`);
+  const taskRules = await branchRules(octokit, owner, repo, taskBranchName(config.branchPrefix, 1));
 
   const head = await orElse(
     async () => (await octokit.rest.repos.getBranch({ owner, repo, branch })).data.commit.sha,
@@ -186,12 +188,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     repository.permissions?.push ??
     (installation && installation !== "unknown" ? installation.permissions.contents === "write" : null);
 
-  const open = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner,
-    repo,
-    state: "open",
-    per_page: 100,
-  });
+  const open = await listOpenIssues(octokit, owner, repo);
   const tracking = open.find((issue) => !issue.pull_request && (issue.body ?? "").includes(TRACKING_MARKER));
   let trackingIssue: SetupFacts["trackingIssue"] = null;
   if (tracking) {

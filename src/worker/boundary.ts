@@ -20,7 +20,7 @@ import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentRunner, createAgentRunner } from "./agent-iteration.js";
 import { Git } from "./private-git.js";
-import type { QualityRunner } from "./job.js";
+import type { QualityRunner } from "./worker-deps.js";
 import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
 

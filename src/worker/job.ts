@@ -1,5 +1,5 @@
 /**
- * The worker's steps (DESIGN §3, docs/ARCHITECTURE.md "Worker ↔ controller"): claim the attempt, check out the
+ * The worker's steps (docs/ARCHITECTURE.md, "Worker ↔ controller"): claim the attempt, check out the
  * task branch, then iterate — prompt, agent, commit + push, signal, completion matrix — until the task is done,
  * blocked, needs a human, runs out of iterations or time, is paused, or hits a limit. Every dependency (git,
  * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
@@ -7,156 +7,53 @@
  */
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config/index.js";
+import { taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
-import type { Permission } from "../core/world.js";
 import { decideAgentExit } from "../core/agent-exit.js";
-import {
-  decideAfterIteration,
-  decideRateLimit,
-  type IterationSignal,
-  type QualityOutcome,
-} from "../core/iteration.js";
-import {
-  parseWorkerResult,
-  UNISOLATED_AGENT_ACCESS,
-  type WorkerOutcome,
-  type WorkerResult,
-} from "../core/worker-result.js";
-import type {
-  FailingCheck,
-  ReviewFeedback,
-  WorkerComment,
-  WorkerGitHub,
-  WorkerPull,
-} from "../github/worker-client.js";
-import { getPreset } from "./agents/index.js";
+import { decideAfterIteration, decideRateLimit, type QualityOutcome } from "../core/iteration.js";
+import { UNISOLATED_AGENT_ACCESS, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
+import type { WorkerComment } from "../github/worker-client.js";
 import { priceRun } from "./agent-cost.js";
-import type { AgentRunner, AgentRunResult } from "./agent-iteration.js";
+import type { AgentRunResult } from "./agent-iteration.js";
 import { decideClaim } from "./claim.js";
-import { ownComments } from "./own-comments.js";
+import { readProgress, writeProgressClaim } from "./progress-claim.js";
 import { taskTextRefusal } from "./task-text-check.js";
 import type { BranchSetup } from "./private-git.js";
 import type { QualityCommandResult } from "./quality.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
+import { authFailureText, quotaFailureText, spawnFailureText } from "./agent-failure-text.js";
+import { describeSignal, toIterationSignal } from "./iteration-signal.js";
+import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./progress-notes.js";
+import { taskBudgetExceeded, taskBudgetNote } from "./task-budget.js";
+import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./task-feedback.js";
+import {
+  SCRATCH_EXCLUDES,
+  type WorkerDeps,
+  type WorkerInputs,
+  type WorkerLog,
+  type WorkerRun,
+} from "./worker-deps.js";
 import { sessionWantsStop } from "./session-status.js";
-import { readTreeFile, writeTreeFile } from "./tree-files.js";
 
 export { PROGRESS_NOTES_PATH };
 
-/** Scratch space in the checkout that is never committed (.git/info/exclude). */
-export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+export { SCRATCH_EXCLUDES } from "./worker-deps.js";
+export type {
+  QualityRunner,
+  WorkerDeps,
+  WorkerGit,
+  WorkerInputs,
+  WorkerLog,
+  WorkerRun,
+} from "./worker-deps.js";
 
-export interface WorkerInputs {
-  /** `owner/name`. */
-  repo: string;
-  issue: number;
-  attempt: number;
-  dispatchId: string;
-  /** Where the session status is read between iterations; null: never paused from outside. */
-  trackingIssue: number | null;
-  /** The checkout of the repository. */
-  workspace: string;
-  defaultBranch: string;
-  runUrl?: string | null;
-  /** Digest of the task text the controller approved (`task-digest`); a differing text is refused. */
-  taskDigest?: string | null;
-}
-
-/** The git operations the loop needs (src/worker/private-git.ts implements them). */
-export interface WorkerGit {
-  prepare(): Promise<string[]>;
-  addExcludes(patterns: string[]): Promise<void>;
-  setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup>;
-  restoreConfig(): Promise<boolean>;
-  recoverBranch(branch: string): Promise<string[]>;
-  headSha(): Promise<string>;
-  /** True when the work tree differs from HEAD outside `.autopilot/`. */
-  hasWorkChanges(): Promise<boolean>;
-  commitAll(message: string): Promise<string | null>;
-  push(branch: string): Promise<void>;
-  /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
-  resetWorkTree(): Promise<void>;
-  countCommits(from: string, to?: string): Promise<number>;
-  mergeDefault(
-    defaultBranch: string,
-    message: string,
-  ): Promise<{ merged: boolean; conflicts: string[]; base: string }>;
-  removeFile(file: string, message: string): Promise<string | null>;
-  restoreDeletedFile(file: string): Promise<boolean>;
-  diffFrom(base: string): Promise<string>;
-  changedPaths(base: string): Promise<string[]>;
-}
-
-export interface QualityRunner {
-  detect(cwd: string): Promise<string[]>;
-  run(commands: string[], timeoutMs: number): Promise<QualityCommandResult[]>;
-}
-
-export interface WorkerLog {
-  debug(message: string): void;
-  info(message: string): void;
-  warning(message: string): void;
-  error(message: string): void;
-}
-
-export interface WorkerDeps {
-  git: WorkerGit;
-  agent: AgentRunner;
-  quality: QualityRunner;
-  github: WorkerGitHub;
-  /** Milliseconds since the epoch. */
-  clock: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  log: WorkerLog;
-  /** Aborted when the job is cancelled: the running agent is killed, work is checkpointed, the job ends. */
-  signal?: AbortSignal;
-  /** The agent's work tree when it is not `inputs.workspace` (boundary.ts moves it out of the checkout). */
-  workTree?: string;
-}
-
-export interface WorkerRun {
-  result: WorkerResult;
-  /** The quality commands of the last gate that ran. */
-  quality: QualityCommandResult[];
-  warnings: string[];
-  elapsedMs: number;
-  progressCommentId: number | null;
-  /** Requests made to GitHub during the run. */
-  requests: number;
-}
-
-const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
 const LIMIT_WORDS: Record<string, string> = {
   rate_limit: "rate limited",
   usage_limit: "at its usage limit",
   overloaded: "overloaded",
 };
-const MARKER_PREFIX = "<!-- autopilot:";
-
-export function taskBranch(config: AutopilotConfig, issue: number): string {
-  return `${config.branchPrefix}issue-${issue}`;
-}
-
-function describeSignal(signal: Signal): string {
-  switch (signal.kind) {
-    case "complete":
-      return "COMPLETE";
-    case "blocked":
-      return `BLOCKED: ${signal.reason}`;
-    case "needs_human":
-      return `NEEDS_HUMAN: ${signal.question}`;
-    case "none":
-      return "none";
-  }
-}
-
-function toIterationSignal(signal: Signal): IterationSignal {
-  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
-  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
-  return { kind: signal.kind };
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -199,7 +96,7 @@ class WorkerLoop {
     private readonly config: AutopilotConfig,
     private readonly deps: WorkerDeps,
   ) {
-    this.branch = taskBranch(config, inputs.issue);
+    this.branch = taskBranchName(config.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
     this.agents = [config.agents.primary, ...config.agents.fallbacks];
     const now = new Date(this.startedAt).toISOString();
@@ -265,11 +162,7 @@ class WorkerLoop {
   /** Returns a finished run when another dispatch holds this attempt; otherwise writes our running marker. */
   private async claim(): Promise<WorkerRun | null> {
     const { github } = this.deps;
-    const comments = await github.listIssueComments(this.inputs.issue);
-    const mine = (await ownComments(github, comments, this.log))
-      .map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) }))
-      .filter((entry) => entry.parsed?.issue === this.inputs.issue);
-    const existing = mine[0] ?? null;
+    const { comments, existing } = await readProgress(github, this.inputs.issue, this.log);
     const decision = decideClaim({
       existing: existing?.parsed ?? null,
       issue: this.inputs.issue,
@@ -308,39 +201,16 @@ class WorkerLoop {
       this.log.info("dry run: the progress comment is not written");
       return null;
     }
-    const body = this.progressBody();
-    if (existing) {
-      await github.updateComment(existing.comment.id, body);
-      this.progressCommentId = existing.comment.id;
-      // Re-read: a concurrent run that wrote after us owns the attempt.
-      const reread = await github.getComment(existing.comment.id);
-      const marker = reread ? parseWorkerResult(reread.body) : null;
-      if (marker && marker.dispatchId !== this.inputs.dispatchId && marker.attempt === this.inputs.attempt) {
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          `dispatch ${marker.dispatchId} claimed the attempt at the same time`,
-        );
-      }
-    } else {
-      const created = await github.createComment(this.inputs.issue, body);
-      this.progressCommentId = created.id;
-      // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
-      const again = await ownComments(github, await github.listIssueComments(this.inputs.issue));
-      const rivals = again.filter((c) => {
-        const parsed = parseWorkerResult(c.body);
-        return parsed?.issue === this.inputs.issue && c.id !== created.id;
-      });
-      const older = rivals.find((c) => c.id < created.id);
-      if (older) {
-        await github.deleteComment(created.id);
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          "another run created the progress comment first",
-        );
-      }
-    }
+    const elsewhere = await writeProgressClaim({
+      github,
+      attempt: this.inputs,
+      existing: existing?.comment ?? null,
+      body: this.progressBody(),
+      written: (commentId) => {
+        this.progressCommentId = commentId;
+      },
+    });
+    if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
     return null;
   }
 
@@ -381,10 +251,17 @@ class WorkerLoop {
       if (conflicts.length)
         this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
     }
-    await this.ensureNotes(issue.title);
+    await ensureProgressNotes(this.tree, this.inputs.issue, issue.title);
 
-    const feedback = await this.gatherFeedback();
-    if (conflicts.length) feedback.checks.unshift(this.conflictCheck(conflicts));
+    const feedback = await gatherFeedback({
+      github,
+      branch: this.branch,
+      comments: this.commentsAtStart,
+      log: this.log,
+      warn: (message) => this.warn(message),
+    });
+    if (feedback.pull) this.result.prNumber = feedback.pull.number;
+    if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(this.inputs.defaultBranch, conflicts));
     let qualityFailures: QualityCommandResult[] = [];
     let ignoredCompletions = 0;
     let iterationsWithoutCommit = 0;
@@ -397,7 +274,7 @@ class WorkerLoop {
       if (elapsed >= this.config.timeoutMinutes * 60_000) {
         return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
       }
-      const budget = this.budgetExceeded();
+      const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
       if (budget) return this.finish("budget_exceeded", budget);
       const pause = await this.sessionStop();
       if (pause) {
@@ -430,7 +307,7 @@ class WorkerLoop {
 
       if (run.spawnError) {
         await this.checkpoint("agent could not start");
-        return this.finish("failed", this.spawnFailure(agent, run.spawnError));
+        return this.finish("failed", spawnFailureText(agent, run.spawnError));
       }
 
       const signal = parseSignal(run.output.finalMessage);
@@ -441,10 +318,9 @@ class WorkerLoop {
           errorKind.kind === "overloaded" ||
           errorKind.kind === "usage_limit";
         await this.checkpoint(`agent ${errorKind.kind}`);
-        if (errorKind.kind === "auth")
-          return this.finish("auth", this.authMessage(agent, errorKind.evidence));
+        if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
         if (errorKind.kind === "quota")
-          return this.finish("quota", this.quotaMessage(agent, errorKind.evidence));
+          return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
         if (limited) {
           const decision = decideRateLimit({
             attempt: rateAttempt,
@@ -568,7 +444,7 @@ class WorkerLoop {
           break;
       }
       await this.updateProgress();
-      const after = this.budgetExceeded();
+      const after = taskBudgetExceeded(this.config.budgets.task, this.result);
       if (after) return this.finish("budget_exceeded", after);
     }
   }
@@ -588,9 +464,10 @@ class WorkerLoop {
   private async prompt(
     issue: { number: number; title: string; body: string },
     iteration: number,
-    feedback: Awaited<ReturnType<WorkerLoop["gatherFeedback"]>>,
+    feedback: TaskFeedback,
     qualityFailures: QualityCommandResult[],
   ): Promise<string> {
+    const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
     return buildPrompt({
       repo: this.inputs.repo,
       issue: { number: issue.number, title: issue.title, body: issue.body },
@@ -608,75 +485,9 @@ class WorkerLoop {
         summary: [`conclusion: ${c.conclusion}`, c.title, c.summary, c.text].filter(Boolean).join("\n"),
       })),
       qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
-      progressNotes: await this.readNotes(),
-      ...(this.budgetNote() ? { budgetNote: this.budgetNote()! } : {}),
+      progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
+      ...(budgetNote ? { budgetNote } : {}),
     });
-  }
-
-  private budgetNote(): string | null {
-    const { tokens, usd } = this.config.budgets.task;
-    const parts: string[] = [];
-    const used = this.result.tokens.input + this.result.tokens.output;
-    if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
-    if (usd !== null) parts.push(`$${this.result.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
-    return parts.length
-      ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.`
-      : null;
-  }
-
-  /** Issue answers and PR feedback from people with write access only, and failing checks of the PR head. */
-  private async gatherFeedback(): Promise<{
-    answers: WorkerComment[];
-    reviews: ReviewFeedback[];
-    checks: FailingCheck[];
-    pull: WorkerPull | null;
-  }> {
-    const { github } = this.deps;
-    const writers = async <T extends { author: string | null; authorType: string | null; body: string }>(
-      items: T[],
-    ): Promise<T[]> => {
-      const kept: T[] = [];
-      for (const item of items) {
-        if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-        if (item.body.includes(MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
-        const permission = await github.getPermission(item.author);
-        if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
-        else this.log.debug(`ignoring text by ${item.author} (${permission} access)`);
-      }
-      return kept;
-    };
-    const answers = await writers(this.commentsAtStart);
-    let pull: WorkerPull | null = null;
-    let reviews: ReviewFeedback[] = [];
-    let checks: FailingCheck[] = [];
-    try {
-      pull = await github.findOpenPull(this.branch);
-      if (pull) {
-        this.result.prNumber = pull.number;
-        reviews = await writers(await github.listReviewFeedback(pull.number));
-        checks = await github.listFailingChecks(pull.headSha);
-      }
-    } catch (error) {
-      this.warn(`could not read the pull request's feedback: ${errorMessage(error)}`);
-    }
-    return { answers, reviews, checks, pull };
-  }
-
-  /** A merge conflict with the default branch, told to the agent the way a failing check is. */
-  private conflictCheck(files: string[]): FailingCheck {
-    const base = this.inputs.defaultBranch;
-    return {
-      name: `merge with ${base}`,
-      conclusion: "conflict",
-      title: `${base} has moved on and no longer merges cleanly into this branch`,
-      summary: [
-        `Run \`git merge origin/${base}\`, resolve the conflicts, make sure the tests still pass, and commit the merge`,
-        "(a plain merge commit: do not rebase). Conflicting files:",
-        ...files.map((file) => `- ${file}`),
-      ].join("\n"),
-      text: null,
-      url: null,
-    };
   }
 
   private async runQuality(): Promise<QualityCommandResult[]> {
@@ -767,96 +578,21 @@ class WorkerLoop {
     this.result.costUsd = Math.round((this.carried.costUsd + this.jobUsage.costUsd) * 1e6) / 1e6;
   }
 
-  private budgetExceeded(): string | null {
-    const { tokens, usd } = this.config.budgets.task;
-    const used = this.result.tokens.input + this.result.tokens.output;
-    if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
-    if (usd !== null && this.result.costUsd >= usd) {
-      return `the task cost $${this.result.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
-    }
-    return null;
-  }
-
-  private spawnFailure(agent: AgentConfig, error: string): string {
-    const commands: Record<string, string> = {
-      "claude-code": "npm install -g @anthropic-ai/claude-code",
-      codex: "npm install -g @openai/codex",
-      aider: "pipx install aider-chat",
-      opencode: "npm install -g opencode-ai",
-      gemini: "npm install -g @google/gemini-cli",
-    };
-    const install = commands[agent.preset];
-    return `the ${agent.preset} agent could not be started (${error})${
-      install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""
-    }`;
-  }
-
-  private authMessage(agent: AgentConfig, evidence: string | undefined): string {
-    const keys = getPreset(agent.preset).keyEnv;
-    const fix = keys.length
-      ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)`
-      : "give the agent the credentials it needs through agents.*.env";
-    return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
-  }
-
-  private quotaMessage(agent: AgentConfig, evidence: string | undefined): string {
-    const keys = getPreset(agent.preset).keyEnv;
-    return `the ${agent.preset} agent's account is out of quota or credit${
-      evidence ? ` (${evidence.slice(0, 200)})` : ""
-    }: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
-  }
-
-  // ---------------------------------------------------------------------------------------------------------
-  // Progress notes on the branch
-
-  // The notes live in the agent's work tree: read and written without following its links (tree-files.ts).
-
-  private async ensureNotes(title: string): Promise<void> {
-    const root = this.tree;
-    if ((await readTreeFile(root, PROGRESS_NOTES_PATH).catch(() => "")) === null) {
-      await writeTreeFile(
-        root,
-        PROGRESS_NOTES_PATH,
-        [
-          `# Progress notes for #${this.inputs.issue}: ${title.replace(/[\r\n]+/g, " ")}`,
-          "",
-          "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
-          "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
-          "",
-          "## Iterations",
-          "",
-        ].join("\n"),
-      );
-    }
-  }
-
-  private async readNotes(): Promise<string> {
-    try {
-      const text = (await readTreeFile(this.tree, PROGRESS_NOTES_PATH)) ?? "";
-      return text.length > 30_000 ? text.slice(-30_000) : text;
-    } catch (error) {
-      this.warn(`the progress notes were not read: ${errorMessage(error)}`);
-      return "";
-    }
-  }
-
   private async appendNote(
     iteration: number,
     preset: string,
     signal: Signal,
     outcome: string,
   ): Promise<void> {
-    const when = new Date(this.now()).toISOString();
-    const line = `- attempt ${this.inputs.attempt}, iteration ${iteration} (${when}, ${preset}): signal ${describeSignal(
-      signal,
-    )
-      .replace(/\s+/g, " ")
-      .slice(0, 200)}; ${outcome.replace(/\s+/g, " ")}\n`;
-    try {
-      await writeTreeFile(this.tree, PROGRESS_NOTES_PATH, line, { append: true });
-    } catch (error) {
-      this.warn(`could not write the progress notes: ${errorMessage(error)}`);
-    }
+    const note = {
+      attempt: this.inputs.attempt,
+      iteration,
+      at: this.now(),
+      preset,
+      signal: describeSignal(signal),
+      outcome,
+    };
+    await appendProgressNote(this.tree, note, (message) => this.warn(message));
   }
 
   // ---------------------------------------------------------------------------------------------------------

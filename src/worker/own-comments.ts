@@ -4,9 +4,8 @@
  * also have. A marker anyone else wrote cannot make the worker give up its claim or carry a spent budget.
  */
 import { logSafe } from "../core/authorship.js";
+import { mentionsWorkerResult } from "../core/contract.js";
 import type { WorkerComment, WorkerGitHub } from "../github/worker-client.js";
-
-const MARKER = "autopilot:worker-result";
 
 export async function ownComments(
   github: Pick<WorkerGitHub, "getSelfId">,
@@ -18,7 +17,7 @@ export async function ownComments(
   for (const comment of comments) {
     if (self !== null && comment.authorId === self) {
       own.push(comment);
-    } else if (comment.body.includes(MARKER)) {
+    } else if (mentionsWorkerResult(comment.body)) {
       log?.warning(
         `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`,
       );

@@ -2,15 +2,9 @@
  * What the worker shows people: the progress comment on the task issue (ending with the machine-readable result
  * marker), the PR body (with its hidden markers), the question/blocker comment, and the job summary rows.
  */
+import { humanGateMarker, prMarker } from "../core/contract.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../core/worker-result.js";
 import type { QualityCommandResult } from "./quality.js";
-
-export const PR_MARKER = (issue: number) => `<!-- autopilot:pr issue=${issue} -->`;
-
-export function renderHumanGateMarker(humanGate: WorkerResult["humanGate"]): string {
-  const json = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
-  return `<!-- autopilot:human-gate ${json} -->`;
-}
 
 /** Text inside a table cell or inline code: no pipes, newlines, HTML or mentions break out of it. */
 export function cellText(text: string, max = 200): string {
@@ -148,7 +142,7 @@ export function renderPullBody(view: PullBodyView): string {
     const inert = view.summary.replace(/```/g, "'''").replace(/<!--/g, "<! --").replace(/-->/g, "-- >");
     parts.push(inert.slice(0, 4_000), "```", "", "</details>");
   }
-  parts.push("", PR_MARKER(view.issue), renderHumanGateMarker(gate));
+  parts.push("", prMarker(view.issue), humanGateMarker(gate));
   return parts.join("\n");
 }
 

@@ -20,7 +20,8 @@ import { type Boundary, createIsolatedParts } from "./boundary.js";
 import { applyWorkerOverrides } from "./config-input.js";
 import { InputError, parseInputs } from "./inputs.js";
 import { safeLogText } from "./log-text.js";
-import { runWorker, type WorkerLog, type WorkerRun } from "./job.js";
+import { runWorker } from "./job.js";
+import type { WorkerLog, WorkerRun } from "./worker-deps.js";
 import { summaryRows } from "./report.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */

@@ -5,7 +5,8 @@ import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";
 import { Gateway } from "../../src/github/gateway.js";
 import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, parseRunTitle, snapshotSettings } from "../../src/github/snapshot.js";
+import { parseRunTitle } from "../../src/core/contract.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import {
   API,

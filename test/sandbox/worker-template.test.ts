@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseRunTitle } from "../../src/github/snapshot.js";
+import { parseRunTitle } from "../../src/core/contract.js";
 import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";

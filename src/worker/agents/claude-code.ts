@@ -14,7 +14,7 @@ import {
   type InvocationOptions,
   jsonLines,
   lastLines,
-  MAX_PROMPT_ARG_BYTES,
+  promptViaStdin,
 } from "./types.js";
 
 export const claudeCode: AgentPreset = {
@@ -22,7 +22,7 @@ export const claudeCode: AgentPreset = {
   keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
 
   buildInvocation(options: InvocationOptions): Invocation {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["-p"];
     if (!viaStdin) args.push(options.prompt);
     // The Actions runner is a throwaway VM: the agent may edit and run anything in the checkout. As root the CLI

@@ -13,7 +13,7 @@ import {
   type InvocationOptions,
   jsonLines,
   lastLines,
-  MAX_PROMPT_ARG_BYTES,
+  promptViaStdin,
 } from "./types.js";
 
 /**
@@ -79,7 +79,7 @@ export const codex: AgentPreset = {
   keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
 
   buildInvocation(options: InvocationOptions): Invocation {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
     if (options.model) args.push("-m", options.model);
     args.push(...(options.args ?? []));

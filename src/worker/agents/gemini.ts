@@ -21,7 +21,7 @@ import {
   type InvocationOptions,
   jsonLines,
   lastLines,
-  MAX_PROMPT_ARG_BYTES,
+  promptViaStdin,
 } from "./types.js";
 
 const SHELL_TOOLS = new Set(["run_shell_command", "shell", "run_shell"]);
@@ -57,7 +57,7 @@ export const gemini: AgentPreset = {
   keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 
   buildInvocation(options: InvocationOptions): Invocation {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     // `-p` text is appended to what stdin holds: a long prompt goes through stdin with a short pointer.
     const args = [
       "-p",

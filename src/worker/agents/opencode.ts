@@ -18,7 +18,7 @@ import {
   type InvocationOptions,
   jsonLines,
   lastLines,
-  MAX_PROMPT_ARG_BYTES,
+  promptViaStdin,
 } from "./types.js";
 
 export const opencode: AgentPreset = {
@@ -26,7 +26,7 @@ export const opencode: AgentPreset = {
   keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
 
   buildInvocation(options: InvocationOptions): Invocation {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["run", "--format", "json"];
     if (options.model) args.push("--model", options.model);
     args.push(...(options.args ?? []));

@@ -65,6 +65,11 @@ export interface AgentPreset {
 /** Prompts longer than this go through stdin: one argv string may not exceed 128 KiB on Linux. */
 export const MAX_PROMPT_ARG_BYTES = 100 * 1024;
 
+/** Whether a prompt is too long for one argument and goes through the agent's stdin instead. */
+export function promptViaStdin(prompt: string): boolean {
+  return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+}
+
 export function emptyOutput(): AgentOutput {
   return {
     finalMessage: "",

@@ -1,0 +1,91 @@
+/**
+ * The names and hidden markers the controller, the worker and GitHub agree on (docs/ARCHITECTURE.md,
+ * "Worker ↔ controller"). Each is built and read here only, so the writer and every reader cannot drift apart.
+ * The worker-result marker's schema and its render/parse live in src/core/worker-result.ts.
+ */
+
+import type { WorkerResult } from "./worker-result.js";
+
+/** The task branch of an issue: `<branchPrefix>issue-N`. */
+export function taskBranchName(branchPrefix: string, issue: number): string {
+  return `${branchPrefix}issue-${issue}`;
+}
+
+/** The issue number of a task branch (`<branchPrefix>issue-N`); null for any other ref. */
+export function issueOfTaskBranch(branchPrefix: string, ref: string): number | null {
+  if (!ref.startsWith(branchPrefix)) return null;
+  const m = /^issue-(\d+)$/.exec(ref.slice(branchPrefix.length));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * The git ref that is the dispatch lock of one task attempt. Creating a ref is atomic, so exactly one
+ * controller that tries to create it dispatches the attempt (src/github/executor.ts).
+ */
+export function dispatchLockRef(issue: number, attempt: number): string {
+  return `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`;
+}
+
+/**
+ * The opaque id the controller gives one dispatch of a task attempt (`<issue>-<attempt>-<seed>`, the seed being
+ * the reconcile's time in base 36). The worker's run title carries it, so the controller finds the run.
+ */
+export function dispatchId(issue: number, attempt: number, seed: string): string {
+  return `${issue}-${attempt}-${seed}`;
+}
+
+/** `autopilot #<issue> attempt <n> [<dispatch-id>]`: the worker workflow's run-name (templates/workflows/autopilot-worker.yml). */
+const RUN_TITLE = /#(\d+)\s+attempt\s+(\d+)\s*\[([^\]\s]+)\]/i;
+
+/** The task attempt a worker run's title names; null for a run that is not a dispatched worker. */
+export function parseRunTitle(title: string): { issue: number; attempt: number; dispatchId: string } | null {
+  const m = RUN_TITLE.exec(title);
+  if (!m) return null;
+  return { issue: Number(m[1]), attempt: Number(m[2]), dispatchId: m[3]! };
+}
+
+/** How every hidden Autopilot marker starts; a comment carrying one was written by Autopilot, not a person. */
+export const AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
+
+/** The PR body marker naming the task issue the worker opened the pull request for. */
+export function prMarker(issue: number): string {
+  return `<!-- autopilot:pr issue=${issue} -->`;
+}
+
+/**
+ * The PR body marker with the human-gate rules that fired (src/core/gates.ts reads it). Escaping `<` and `>`
+ * keeps the JSON from closing the comment early.
+ */
+export function humanGateMarker(humanGate: WorkerResult["humanGate"]): string {
+  const json = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
+  return `<!-- autopilot:human-gate ${json} -->`;
+}
+
+/** The text every worker-result marker carries (src/core/worker-result.ts renders and parses the marker). */
+export const WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+
+/** Whether a comment body carries a worker-result marker (a valid one or not). */
+export function mentionsWorkerResult(body: string): boolean {
+  return body.includes(WORKER_RESULT_MARKER_TAG);
+}
+
+/** What the controller remembers about the comments it has read (the dashboard's command cursor). */
+export interface CommentCursorState {
+  /** Recently processed comment ids. */
+  processed: readonly number[];
+  /** The newest comment processed; every comment up to it is processed (ids grow with time). */
+  cursor: { id: number } | null;
+}
+
+/**
+ * Whether a comment was processed already: Autopilot reacted to it, or the cursor state names it or a newer
+ * comment. Such a comment is never acted on again. Build once per reconcile, test each comment.
+ */
+export function commentProcessedRule(
+  state: CommentCursorState | null,
+): (comment: { id: number; acknowledged?: boolean }) => boolean {
+  const processed = new Set(state?.processed ?? []);
+  const cursor = state?.cursor?.id ?? null;
+  return (comment) =>
+    comment.acknowledged === true || processed.has(comment.id) || (cursor !== null && comment.id <= cursor);
+}

@@ -1,0 +1,102 @@
+/**
+ * What a world snapshot (src/github/snapshot.ts) is given and gives back: the settings it reads with, the
+ * per-repository memory it carries between reconciles, its context and its output.
+ */
+import type { AutopilotConfig } from "../core/config/index.js";
+import type { CommentNode, Permission, WorldSnapshot } from "../core/world.js";
+import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
+
+/** What the snapshot needs from the configuration; derived from the config text the query returns. */
+export interface SnapshotSettings {
+  /** An open issue with any of these labels is in the pool. */
+  poolLabels: string[];
+  readyLabel: string;
+  /** Task PRs whose issue carries it get their diff read (src/github/pull-verification.ts). */
+  reviewLabel?: string;
+  /** Comments on issues with this label may answer a question, however long ago they were first seen. */
+  needsHumanLabel: string;
+  branchPrefix: string;
+  workerWorkflow: string;
+}
+
+/** The settings from a configuration: the pool is every open issue with one of the state labels. */
+export function snapshotSettings(
+  config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow">,
+): SnapshotSettings {
+  const l = config.labels;
+  return {
+    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
+    readyLabel: l.ready,
+    reviewLabel: l.review,
+    needsHumanLabel: l.needsHuman,
+    branchPrefix: config.branchPrefix,
+    workerWorkflow: config.workerWorkflow,
+  };
+}
+
+/** Per repository, per process: what the next snapshot can assume (never required for correctness). */
+export interface RepoMemory {
+  trackingIssue: number | null;
+  poolLabels: string[] | null;
+  /** False once the server rejected `Issue.blockedBy` (an older GitHub Enterprise Server). */
+  blockedByField: boolean;
+  /**
+   * Permissions looked up recently (epoch ms of the lookup). Every reconcile would otherwise spend one request
+   * per person who applied a ready label; a revoked permission is noticed within PERMISSION_CACHE_MS.
+   */
+  permissions: Map<string, { permission: Permission; at: number }>;
+  /** The worker workflow the last snapshot used: the runs are listed with it before the query (see takeSnapshot). */
+  workerWorkflow: string | null;
+  /**
+   * Account id (databaseId) of the token's own identity (`viewer`): Autopilot's markers, tracking issue and
+   * status labels count only when GitHub names this account as their author or actor.
+   */
+  appAccountId: number | null;
+}
+
+/** How long a looked-up repository permission is trusted. */
+export const PERMISSION_CACHE_MS = 5 * 60_000;
+
+export function newRepoMemory(): RepoMemory {
+  return {
+    trackingIssue: null,
+    poolLabels: null,
+    blockedByField: true,
+    permissions: new Map(),
+    workerWorkflow: null,
+    appAccountId: null,
+  };
+}
+
+/** Facts the executor needs that the pure core does not: every comment (bots included) and node ids. */
+export interface SnapshotFacts {
+  /** Every fetched comment, Autopilot's own included, for the comment-key idempotency check. */
+  allComments: CommentNode[];
+  issueNodeIds: Map<number, string>;
+  trackingNodeId: string | null;
+  settings: SnapshotSettings;
+  rateLimit: { cost: number; remaining: number; resetAt: string } | null;
+}
+
+export interface SnapshotOutput {
+  world: WorldSnapshot;
+  facts: SnapshotFacts;
+}
+
+export interface SnapshotContext {
+  client: GitHubClient;
+  repo: RepoRef;
+  botLogin: string;
+  memory: RepoMemory;
+  log: GatewayLog;
+  /** Every GitHub call goes through this (the circuit breaker). */
+  read: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Settings from the config file's text and the tracking issue's body (which may carry overrides). */
+  settingsFor: (configText: string | null, trackingBody: string | null) => SnapshotSettings;
+  /**
+   * Logins whose repository permission the decisions need (default: `relevantLogins`). Each is looked up
+   * once per snapshot.
+   */
+  permissionsFor?: (world: WorldSnapshot, settings: SnapshotSettings) => string[];
+  now: () => number;
+}

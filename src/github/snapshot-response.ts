@@ -1,0 +1,146 @@
+/** The shapes of GitHub's answers to the snapshot queries (src/github/queries.ts), only what is read. */
+
+export interface Login {
+  login?: string | null;
+  __typename?: string;
+  /** Served for bots (`... on Bot { databaseId }`): compared with the viewer's account id. */
+  databaseId?: number | null;
+}
+export interface Named {
+  name: string;
+}
+export interface GqlComment {
+  databaseId: number | null;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+  viewerDidAuthor?: boolean;
+  author: Login | null;
+  reactionGroups?: { content: string; viewerHasReacted: boolean }[] | null;
+}
+export interface GqlTracking {
+  id: string;
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  updatedAt: string;
+  isPinned?: boolean | null;
+  lastEditedAt?: string | null;
+  editor?: Login | null;
+  viewerDidAuthor?: boolean;
+  author?: Login | null;
+  comments?: { nodes: (GqlComment | null)[] | null } | null;
+}
+export interface GqlIssue {
+  id?: string;
+  number: number;
+  title: string;
+  body?: string;
+  state: string;
+  stateReason?: string | null;
+  createdAt: string;
+  updatedAt?: string;
+  closedAt?: string | null;
+  author?: Login | null;
+  labels?: { nodes: (Named | null)[] | null } | null;
+  parent?: { number: number; state?: string; title?: string } | null;
+  subIssues?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
+  blockedBy?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
+  timelineItems?: {
+    nodes: ({ createdAt?: string; actor?: Login | null; label?: Named | null } | null)[] | null;
+  } | null;
+  renames?: { nodes: ({ createdAt?: string; actor?: Login | null } | null)[] | null } | null;
+  lastEditedAt?: string | null;
+  editor?: Login | null;
+  userContentEdits?: { nodes: ({ editedAt: string; editor?: Login | null } | null)[] | null } | null;
+  comments?: { nodes: (GqlComment | null)[] | null } | null;
+}
+export interface GqlContext {
+  __typename: string;
+  name?: string;
+  status?: string;
+  conclusion?: string | null;
+  summary?: string | null;
+  detailsUrl?: string | null;
+  checkSuite?: { app?: { slug?: string } | null } | null;
+  context?: string;
+  state?: string;
+  description?: string | null;
+  targetUrl?: string | null;
+}
+export interface GqlPull {
+  number: number;
+  title: string;
+  body?: string;
+  state: string;
+  isDraft?: boolean;
+  createdAt: string;
+  headRefName: string;
+  headRefOid: string;
+  baseRefName: string;
+  baseRefOid?: string | null;
+  mergeable?: string;
+  isCrossRepository?: boolean;
+  headRepository?: { nameWithOwner: string } | null;
+  author?: (Login & { databaseId?: number | null }) | null;
+  labels?: { nodes: (Named | null)[] | null } | null;
+  commits?: {
+    nodes:
+      | ({
+          commit: {
+            oid: string;
+            committedDate?: string;
+            statusCheckRollup?: { state: string; contexts: { nodes: (GqlContext | null)[] | null } } | null;
+          };
+        } | null)[]
+      | null;
+  } | null;
+  reviews?: {
+    nodes:
+      | ({
+          author: Login | null;
+          state: string;
+          submittedAt: string | null;
+          body: string;
+          commit?: { oid: string } | null;
+        } | null)[]
+      | null;
+  } | null;
+  reviewThreads?: {
+    nodes:
+      | ({
+          isResolved: boolean;
+          comments: {
+            nodes: ({ author: Login | null; body: string; path: string; createdAt: string } | null)[] | null;
+          };
+        } | null)[]
+      | null;
+  } | null;
+  comments?: { nodes: ({ author: Login | null; body: string; createdAt: string } | null)[] | null } | null;
+}
+export interface Page<T> {
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: (T | null)[] | null;
+}
+export interface SnapshotResponse {
+  rateLimit?: { cost: number; remaining: number; resetAt: string } | null;
+  viewer?: { databaseId?: number | null; login?: string } | null;
+  repository: {
+    defaultBranchRef?: { name: string } | null;
+    owner?: { __typename: string; login: string } | null;
+    configFile?: { text?: string | null } | null;
+    pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;
+    trackingByBot?: { nodes: (GqlTracking | null)[] | null } | null;
+    trackingIssue?: GqlTracking | null;
+    issues?: Page<GqlIssue> | null;
+    recentlyClosed?: { nodes: (GqlIssue | null)[] | null } | null;
+    pullRequests?: Page<GqlPull> | null;
+    recentPulls?: { nodes: (GqlPull | null)[] | null } | null;
+  } | null;
+}
+
+/** A GraphQL list's nodes without the nulls GitHub puts in place of what the token cannot see. */
+export function compact<T>(list: (T | null | undefined)[] | null | undefined): T[] {
+  return (list ?? []).filter((x): x is T => x !== null && x !== undefined);
+}

@@ -1,0 +1,91 @@
+/**
+ * What the worker's loop (src/worker/job.ts) is given and gives back: its inputs, the git, agent, quality,
+ * GitHub, clock and log dependencies (all passed in, so the loop runs against fakes in tests), and its run.
+ */
+import type { WorkerResult } from "../core/worker-result.js";
+import type { WorkerGitHub } from "../github/worker-client.js";
+import type { AgentRunner } from "./agent-iteration.js";
+import type { BranchSetup } from "./private-git.js";
+import type { QualityCommandResult } from "./quality.js";
+
+/** Scratch space in the checkout that is never committed (.git/info/exclude). */
+export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+
+export interface WorkerInputs {
+  /** `owner/name`. */
+  repo: string;
+  issue: number;
+  attempt: number;
+  dispatchId: string;
+  /** Where the session status is read between iterations; null: never paused from outside. */
+  trackingIssue: number | null;
+  /** The checkout of the repository. */
+  workspace: string;
+  defaultBranch: string;
+  runUrl?: string | null;
+  /** Digest of the task text the controller approved (`task-digest`); a differing text is refused. */
+  taskDigest?: string | null;
+}
+
+/** The git operations the loop needs (src/worker/private-git.ts implements them). */
+export interface WorkerGit {
+  prepare(): Promise<string[]>;
+  addExcludes(patterns: string[]): Promise<void>;
+  setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup>;
+  restoreConfig(): Promise<boolean>;
+  recoverBranch(branch: string): Promise<string[]>;
+  headSha(): Promise<string>;
+  /** True when the work tree differs from HEAD outside `.autopilot/`. */
+  hasWorkChanges(): Promise<boolean>;
+  commitAll(message: string): Promise<string | null>;
+  push(branch: string): Promise<void>;
+  /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
+  resetWorkTree(): Promise<void>;
+  countCommits(from: string, to?: string): Promise<number>;
+  mergeDefault(
+    defaultBranch: string,
+    message: string,
+  ): Promise<{ merged: boolean; conflicts: string[]; base: string }>;
+  removeFile(file: string, message: string): Promise<string | null>;
+  restoreDeletedFile(file: string): Promise<boolean>;
+  diffFrom(base: string): Promise<string>;
+  changedPaths(base: string): Promise<string[]>;
+}
+
+export interface QualityRunner {
+  detect(cwd: string): Promise<string[]>;
+  run(commands: string[], timeoutMs: number): Promise<QualityCommandResult[]>;
+}
+
+export interface WorkerLog {
+  debug(message: string): void;
+  info(message: string): void;
+  warning(message: string): void;
+  error(message: string): void;
+}
+
+export interface WorkerDeps {
+  git: WorkerGit;
+  agent: AgentRunner;
+  quality: QualityRunner;
+  github: WorkerGitHub;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  log: WorkerLog;
+  /** Aborted when the job is cancelled: the running agent is killed, work is checkpointed, the job ends. */
+  signal?: AbortSignal;
+  /** The agent's work tree when it is not `inputs.workspace` (boundary.ts moves it out of the checkout). */
+  workTree?: string;
+}
+
+export interface WorkerRun {
+  result: WorkerResult;
+  /** The quality commands of the last gate that ran. */
+  quality: QualityCommandResult[];
+  warnings: string[];
+  elapsedMs: number;
+  progressCommentId: number | null;
+  /** Requests made to GitHub during the run. */
+  requests: number;
+}
