@@ -34,7 +34,7 @@ import {
   type GqlTracking,
   type SnapshotResponse,
 } from "./snapshot-response.js";
-import { fetchWorkerRuns } from "./worker-runs.js";
+import { fetchWorkerRuns } from "./worker-run-listing.js";
 
 export {
   newRepoMemory,
