@@ -52,6 +52,12 @@ export function prMarker(issue: number): string {
   return `<!-- autopilot:pr issue=${issue} -->`;
 }
 
+/** The task issue a PR body's marker names (the first marker); null when it has none. */
+export function issueOfPrMarker(body: string): number | null {
+  const m = /<!-- autopilot:pr issue=(\d+) -->/.exec(body);
+  return m ? Number(m[1]) : null;
+}
+
 /**
  * The PR body marker with the human-gate rules that fired (src/core/gates.ts reads it). Escaping `<` and `>`
  * keeps the JSON from closing the comment early.

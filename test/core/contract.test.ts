@@ -3,6 +3,7 @@ import {
   commentProcessedRule,
   dispatchLockRef,
   humanGateMarker,
+  issueOfPrMarker,
   issueOfTaskBranch,
   mentionsWorkerResult,
   prMarker,
@@ -28,6 +29,8 @@ describe("contracts between the controller, the worker and GitHub", () => {
 
   it("writes the PR and human-gate markers the readers parse", () => {
     expect(prMarker(4)).toBe("<!-- autopilot:pr issue=4 -->");
+    expect(issueOfPrMarker(`Closes #4\n\n${prMarker(4)}`)).toBe(4);
+    expect(issueOfPrMarker("Closes #4")).toBeNull();
     const gate = humanGateMarker({
       fired: true,
       rules: [{ rule: "secrets", where: "diff", match: "-->", neverAutoApprove: false }],

@@ -12,6 +12,7 @@ import { retryTask, skipTask } from "./retry-skip.js";
 import { sessionEvent } from "./session-events.js";
 import { hasLabel } from "./task-labels.js";
 import { liveCount } from "./worker-runs.js";
+import { commentProcessedRule, issueOfTaskBranch } from "../contract.js";
 
 /** A `/autopilot status` to answer once this reconcile's decisions are made. */
 export interface StatusRequest {
@@ -32,12 +33,12 @@ export function processComments(ctx: Reconciling): CommentsRead {
   const read: CommentsRead = { freshComments: new Set(), statusRequests: [] };
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
-  const processed = new Set(state.processed);
-  const cursor = state.cursor;
+  const wasProcessed = commentProcessedRule(state);
+  const seen = new Set<number>();
   const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
   for (const c of comments) {
-    if (processed.has(c.id) || c.acknowledged || (cursor && c.id <= cursor.id)) continue;
-    processed.add(c.id);
+    if (wasProcessed(c) || seen.has(c.id)) continue;
+    seen.add(c.id);
     state.processed.push(c.id);
     if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
 
@@ -152,10 +153,5 @@ export function taskIssueFor(ctx: Reconciling, n: number): number | null {
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
   if (!pr) return null;
-  const m = new RegExp(`^${escapeRegExp(ctx.config.branchPrefix)}issue-(\\d+)$`).exec(pr.headRef);
-  return m ? Number(m[1]) : null;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return issueOfTaskBranch(ctx.config.branchPrefix, pr.headRef);
 }

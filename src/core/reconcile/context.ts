@@ -9,6 +9,7 @@ import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
 import type { IssueNode, PullNode, WorldSnapshot } from "../world.js";
 import type { WorkerResult } from "../worker-result.js";
+import { taskBranchName } from "../contract.js";
 
 export interface DecideInput {
   snapshot: WorldSnapshot;
@@ -76,7 +77,7 @@ export function taskRecord(ctx: Reconciling, n: number): TaskRecord {
 
 /** The task's branch: `<branchPrefix>issue-<n>`. */
 export function taskBranch(ctx: Reconciling, n: number): string {
-  return `${ctx.config.branchPrefix}issue-${n}`;
+  return taskBranchName(ctx.config.branchPrefix, n);
 }
 
 export function round4(x: number): number {

@@ -14,6 +14,7 @@ import { sessionEvent } from "./session-events.js";
 import { setStatus } from "./task-labels.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
+import { dispatchId as dispatchIdOf } from "../contract.js";
 
 export interface Pool {
   graph: TaskGraph;
@@ -118,7 +119,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   const record = taskRecord(ctx, n);
   const result = ctx.results.get(n);
   const attempt = Math.max(record.attempt, result?.attempt ?? 0) + 1;
-  const dispatchId = `${n}-${attempt}-${ctx.input.dispatchIdSeed}`;
+  const dispatchId = dispatchIdOf(n, attempt, ctx.input.dispatchIdSeed);
   const now = ctx.now.toISOString();
   record.attempt = attempt;
   record.dispatchId = dispatchId;

@@ -16,6 +16,7 @@ import { type ExpectedCount, issueExpectations, runExpectations } from "./expect
 import type { Scenario } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
 import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
+import { taskBranchName } from "../../core/contract.js";
 
 const PAUSED = new Set(["paused", "pausing"]);
 
@@ -264,7 +265,7 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
     if (e.runs !== undefined && !countOk(ctx.runsOf(n), e.runs))
       fail(`expected ${describeCount(e.runs)} worker runs, got ${ctx.runsOf(n)}`);
     if (e.branch !== undefined) {
-      const branch = `${ctx.branchPrefix}issue-${n}`;
+      const branch = taskBranchName(ctx.branchPrefix, n);
       const exists = refs.has(`refs/heads/${branch}`);
       if (exists !== e.branch) fail(`expected the branch ${branch} to ${e.branch ? "exist" : "be gone"}`);
     }

@@ -24,6 +24,8 @@
  *   human gate waiting) that nothing has happened to for `REVIEW_IDLE_SECONDS` at the end.
  */
 
+import { issueOfTaskBranch } from "../../core/contract.js";
+
 export interface InvariantRun {
   id: number;
   issue: number | null;
@@ -101,10 +103,9 @@ const LIVE = new Set(["queued", "pending", "in_progress"]);
 export const REVIEW_IDLE_SECONDS = 20;
 
 function taskOfRef(ref: string, branchPrefix: string): number | null {
-  const prefix = `refs/heads/${branchPrefix}issue-`;
-  if (!ref.startsWith(prefix)) return null;
-  const n = Number(ref.slice(prefix.length));
-  return Number.isInteger(n) && n > 0 ? n : null;
+  if (!ref.startsWith("refs/heads/")) return null;
+  const n = issueOfTaskBranch(branchPrefix, ref.slice("refs/heads/".length));
+  return n !== null && n > 0 ? n : null;
 }
 
 export function checkInvariants(input: InvariantInput): InvariantReport {

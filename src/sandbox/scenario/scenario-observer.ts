@@ -8,6 +8,7 @@ import { TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import type { Issue, SandboxStore } from "../github/store.js";
 import type { ReportState } from "./scenario-fields.js";
+import { issueOfPrMarker, prMarker, taskBranchName } from "../../core/contract.js";
 
 /** An issue carrying the tracking marker that a bot (Autopilot) opened; scenario people cannot. */
 export function isTrackingIssue(issue: Pick<Issue, "body" | "user">): boolean {
@@ -71,8 +72,8 @@ export class ScenarioObserver {
       if (p.pull.headRepo) return false;
       const body = p.body ?? "";
       return (
-        body.includes(`<!-- autopilot:pr issue=${number} -->`) ||
-        p.pull.head.ref === `${this.branchPrefix}issue-${number}` ||
+        body.includes(prMarker(number)) ||
+        p.pull.head.ref === taskBranchName(this.branchPrefix, number) ||
         new RegExp(`\\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\\s+#${number}\\b`, "i").test(body)
       );
     });
@@ -82,8 +83,8 @@ export class ScenarioObserver {
 
   /** Which task a pull request belongs to. */
   issueOfPull(pull: Issue): number | null {
-    const marker = /<!-- autopilot:pr issue=(\d+) -->/.exec(pull.body ?? "");
-    if (marker) return Number(marker[1]);
+    const marker = issueOfPrMarker(pull.body ?? "");
+    if (marker !== null) return marker;
     const branch = pull.pull ? /issue-(\d+)$/.exec(pull.pull.head.ref) : null;
     if (branch) return Number(branch[1]);
     const closes = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d+)/i.exec(pull.body ?? "");
