@@ -1,5 +1,5 @@
 /**
- * The merge gates of a task's pull request (DESIGN §3 "Gates before done"), pure:
+ * The merge gates of a task's pull request, pure:
  *
  * - the checks on the head SHA are all completed and successful (`merge.requiredChecks`, or all of them);
  *   Autopilot's own checks never count, so the controller does not wait on its own run;
@@ -63,7 +63,7 @@ export interface GateEvaluation {
 const PASSING = new Set(["success", "neutral", "skipped"]);
 
 /**
- * The merge gates of one PR (DESIGN §3 "Gates before done"):
+ * The merge gates of one PR:
  * - checks on the head SHA, all completed and successful (the required ones, or all); Autopilot's own never count;
  * - no write-access reviewer's latest review requests changes;
  * - mergeable (a conflict sends the task back);

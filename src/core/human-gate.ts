@@ -10,7 +10,7 @@
  * "deployment" (a docs/deployment.md typo fix) or "deployer"; `publish` does not fire on a `.publish(…)`
  * method call; `secret` fires on `clientSecret`, `CLIENT_SECRET`, `secrets.TOKEN`, not on "secretary".
  *
- * Rules (seed 003, plus path rules):
+ * Rules (built-in keyword rules, plus path rules):
  * - default keyword rules: deploy, migrate, publish, rm -rf, drop table, delete from, terraform apply,
  *   production, api.*key, secret, password; plus `options.patterns` (regular expressions in RE2 syntax,
  *   case-insensitive, matched in linear time);
@@ -18,7 +18,7 @@
  *   Terraform files and
  *   directories, CODEOWNERS; plus `options.paths` (globs). Dockerfiles and lockfiles are not gated: they
  *   change how the project builds, which CI checks, not what it does to the world;
- * - never-auto-approve rules (seed 003): push --force, rm -rf /, rm -rf ~, drop database, format c:,
+ * - never-auto-approve rules: push --force, rm -rf /, rm -rf ~, drop database, format c:,
  *   production deploy, npm publish — plus changes to Autopilot's own configuration
  *   (`.github/autopilot.yml`), which must never slip through unseen. These ALWAYS apply: configuration
  *   cannot remove them, and with `enabled: false` they are the only rules that still fire.
@@ -259,7 +259,7 @@ const DEFAULT_TEXT_RULES: readonly TextRule[] = [
   wordRule("password", ["password"], "s"),
 ];
 
-/** The default keyword rules' names, as documented (seed 003). */
+/** The default keyword rules' names. */
 export const DEFAULT_HUMAN_GATE_PATTERNS: readonly string[] = [
   ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name)),
 ];

@@ -1,5 +1,5 @@
 /**
- * The session state machine (seed 000 §3.2, seed 001 "State Machine Integration", DESIGN §4):
+ * The session state machine:
  *
  * ```
  *   idle ──start──▶ running ──pause──▶ pausing ──workersCheckpointed──▶ paused ──resume──▶ running

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type AgentExitInput, decideAgentExit } from "../../src/core/agent-exit.js";
 import type { TaskStatus } from "../../src/core/task.js";
 
-describe("decideAgentExit: agent exit handling (seed 001)", () => {
+describe("decideAgentExit: agent exit handling", () => {
   const base: AgentExitInput = { exitCode: 0, signal: { kind: "none" } };
   // [exit condition, input, status, action]
   const rows: [string, AgentExitInput, TaskStatus, string][] = [

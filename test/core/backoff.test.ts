@@ -4,7 +4,7 @@ import { backoffSchedule, exponentialBackoff } from "../../src/core/backoff.js";
 describe("exponentialBackoff", () => {
   it.each([
     // [base, factor, attempt, cap, expected]
-    ["rate limits, seed 000: 5s × 3^0", 5_000, 3, 0, 300_000, 5_000],
+    ["rate limits: 5s × 3^0", 5_000, 3, 0, 300_000, 5_000],
     ["rate limits: 5s × 3^1", 5_000, 3, 1, 300_000, 15_000],
     ["rate limits: 5s × 3^2", 5_000, 3, 2, 300_000, 45_000],
     ["rate limits: capped at maxWaitMs", 5_000, 3, 5, 300_000, 300_000],

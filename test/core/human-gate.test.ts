@@ -28,7 +28,7 @@ function addedDiff(file: string, lines: string[]): string {
 const onlyCommands = (commands: string[]) => ({ diff: "", paths: [], commands });
 const rulesOf = (result: ReturnType<typeof matchHumanGate>) => result.hits.map((h) => h.rule);
 
-describe("the default rules (seed 003), each where it shows up", () => {
+describe("the default rules, each where it shows up", () => {
   it.each<[string, string]>([
     ["deploy", "npm run deploy"],
     ["deploy", "./scripts/deploy.sh staging"],

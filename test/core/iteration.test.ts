@@ -117,7 +117,7 @@ describe("decideAfterIteration: the completion check matrix", () => {
     expect(decideAfterIteration(iteration({ timeoutMs: 0, now: minutes(6000) })).outcome).toBe("continue");
   });
 
-  describe("contradiction guard (seed 004)", () => {
+  describe("contradiction guard", () => {
     const claim = { signal: { kind: "complete" as const }, quality: "fail" as const };
     it("counts contradicted COMPLETE claims and stops at the limit", () => {
       const first = decideAfterIteration(iteration({ ...claim, ignoredCompletions: 0 }));

@@ -13,7 +13,7 @@ import {
 } from "../../src/core/task.js";
 import { WORKER_OUTCOMES } from "../../src/core/worker-result.js";
 
-describe("decideOnWorkerOutcome: signal handling (seed 001)", () => {
+describe("decideOnWorkerOutcome: signal handling", () => {
   const rows: [string, Parameters<typeof decideOnWorkerOutcome>[0], TaskStatus, Record<string, boolean>][] = [
     [
       "COMPLETE: mark done, queue merge, pick next",
@@ -178,7 +178,7 @@ describe("transitionTask: label states", () => {
   });
 });
 
-describe("recovery actions (seed 001)", () => {
+describe("recovery actions", () => {
   it.each([
     ["quality_fail", "retry_iteration", ["skip"]],
     ["timeout", "mark_timeout", ["retry", "raise maxIterations / timeoutMinutes"]],

@@ -193,7 +193,7 @@ describe("the worker loop: agent exits and errors", () => {
     work: false,
   };
 
-  it("a rate limit backs off 5 s × 3^n (seed 000) and retries the same iteration", async () => {
+  it("a rate limit backs off 5 s × 3^n and retries the same iteration", async () => {
     const h = await harness([rateLimited, rateLimited, rateLimited, { message: COMPLETE }]);
     const run = await runWorker(h.inputs, config(), h.deps);
     expect(h.sleeps).toEqual([5_000, 15_000, 45_000]);
