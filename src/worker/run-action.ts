@@ -1,7 +1,7 @@
 /**
  * The action's runner: reads the inputs and the configuration, sets up the agent's OS user and the boundary
  * between the worker and the agent (agent-user.ts, boundary.ts) before any agent runs, wires the real
- * dependencies (git, the agent process, the quality commands, the GitHub client), runs main, and reports —
+ * dependencies (git, the agent process, the quality commands, the GitHub client), runs the job (job.ts), and reports —
  * outputs, the job summary, and `core.setFailed` when the job itself should show red. Every log line goes
  * through log-text.ts.
  */
