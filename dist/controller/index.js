@@ -1842,14 +1842,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume, statusText2) {
         assert2(!this.aborted);
         assert2(!this.completed);
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume, statusText2);
         } catch (err) {
           this.abort(err);
         }
@@ -1870,12 +1870,12 @@ var require_request = __commonJS({
        * @param {import('node:stream').Duplex} socket
        * @param {string} [statusText]
        */
-      onUpgrade(statusCode, headers, socket, statusText = "") {
+      onUpgrade(statusCode, headers, socket, statusText2 = "") {
         this.onFinally();
         assert2(!this.aborted);
         assert2(!this.completed);
         if (statusCode !== null) {
-          this.#publishUpgradeHeaders(statusCode, headers, statusText);
+          this.#publishUpgradeHeaders(statusCode, headers, statusText2);
         }
         const result = this[kHandler].onUpgrade(statusCode, headers, socket);
         if (!this.aborted) {
@@ -1892,11 +1892,11 @@ var require_request = __commonJS({
        * @param {(headers: import('node:http2').IncomingHttpHeaders) => Buffer[]} parseHeaders
        * @param {string} [statusText]
        */
-      onUpgradeResponse(statusCode, headers, parseHeaders, statusText = "") {
+      onUpgradeResponse(statusCode, headers, parseHeaders, statusText2 = "") {
         assert2(!this.aborted);
         assert2(this.completed);
         if (channels.headers.hasSubscribers) {
-          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText);
+          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText2);
         }
         this.#publishUpgradeTrailers();
       }
@@ -1915,9 +1915,9 @@ var require_request = __commonJS({
        * @param {Buffer[]} headers
        * @param {string} statusText
        */
-      #publishUpgradeHeaders(statusCode, headers, statusText) {
+      #publishUpgradeHeaders(statusCode, headers, statusText2) {
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
         }
       }
       #publishUpgradeTrailers() {
@@ -2066,7 +2066,7 @@ var require_dispatcher = __commonJS({
       }
       compose(...args) {
         const interceptors = Array.isArray(args[0]) ? args[0] : args;
-        let dispatch2 = this.dispatch.bind(this);
+        let dispatch3 = this.dispatch.bind(this);
         for (const interceptor of interceptors) {
           if (interceptor == null) {
             continue;
@@ -2074,21 +2074,21 @@ var require_dispatcher = __commonJS({
           if (typeof interceptor !== "function") {
             throw new TypeError(`invalid interceptor, expected function received ${typeof interceptor}`);
           }
-          dispatch2 = interceptor(dispatch2);
-          if (dispatch2 == null || typeof dispatch2 !== "function" || dispatch2.length !== 2) {
+          dispatch3 = interceptor(dispatch3);
+          if (dispatch3 == null || typeof dispatch3 !== "function" || dispatch3.length !== 2) {
             throw new TypeError("invalid interceptor");
           }
         }
-        return new ComposedDispatcher(this, dispatch2);
+        return new ComposedDispatcher(this, dispatch3);
       }
     };
     var ComposedDispatcher = class extends Dispatcher {
       #dispatcher = null;
       #dispatch = null;
-      constructor(dispatcher, dispatch2) {
+      constructor(dispatcher, dispatch3) {
         super();
         this.#dispatcher = dispatcher;
-        this.#dispatch = dispatch2;
+        this.#dispatch = dispatch3;
       }
       dispatch(...args) {
         this.#dispatch(...args);
@@ -2246,12 +2246,12 @@ var require_dispatcher_base = __commonJS({
           this[kInterceptedDispatch] = this[kDispatch];
           return this[kDispatch](opts, handler2);
         }
-        let dispatch2 = this[kDispatch].bind(this);
+        let dispatch3 = this[kDispatch].bind(this);
         for (let i = this[kInterceptors].length - 1; i >= 0; i--) {
-          dispatch2 = this[kInterceptors][i](dispatch2);
+          dispatch3 = this[kInterceptors][i](dispatch3);
         }
-        this[kInterceptedDispatch] = dispatch2;
-        return dispatch2(opts, handler2);
+        this[kInterceptedDispatch] = dispatch3;
+        return dispatch3(opts, handler2);
       }
       dispatch(opts, handler2) {
         if (!handler2 || typeof handler2 !== "object") {
@@ -4145,9 +4145,9 @@ var require_util2 = __commonJS({
     function isErrorLike(object2) {
       return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
-    function isValidReasonPhrase(statusText) {
-      for (let i = 0; i < statusText.length; ++i) {
-        const c = statusText.charCodeAt(i);
+    function isValidReasonPhrase(statusText2) {
+      for (let i = 0; i < statusText2.length; ++i) {
+        const c = statusText2.charCodeAt(i);
         if (!(c === 9 || // HTAB
         c >= 32 && c <= 126 || // SP / VCHAR
         c >= 128 && c <= 255)) {
@@ -6074,7 +6074,7 @@ var require_client_h1 = __commonJS({
         }
       }
       onUpgrade(head) {
-        const { upgrade, client, socket, headers, statusCode, statusText } = this;
+        const { upgrade, client, socket, headers, statusCode, statusText: statusText2 } = this;
         assert2(upgrade);
         assert2(client[kSocket] === socket);
         assert2(!socket.destroyed);
@@ -6099,7 +6099,7 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText2);
         } catch (error63) {
           util.errorRequest(client, request2, error63);
           util.destroy(socket, error63);
@@ -6107,7 +6107,7 @@ var require_client_h1 = __commonJS({
         client[kResume]();
       }
       onHeadersComplete(statusCode, upgrade, shouldKeepAlive) {
-        const { client, socket, headers, statusText } = this;
+        const { client, socket, headers, statusText: statusText2 } = this;
         if (socket.destroyed) {
           return -1;
         }
@@ -6172,7 +6172,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText2) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -7462,12 +7462,12 @@ var require_redirect_handler = __commonJS({
       }
     };
     var RedirectHandler = class {
-      constructor(dispatch2, maxRedirections, opts, handler2) {
+      constructor(dispatch3, maxRedirections, opts, handler2) {
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
         util.validateHandler(handler2, opts.method, opts.upgrade);
-        this.dispatch = dispatch2;
+        this.dispatch = dispatch3;
         this.location = null;
         this.abort = null;
         this.opts = { ...opts, maxRedirections: 0 };
@@ -7503,7 +7503,7 @@ var require_redirect_handler = __commonJS({
       onError(error63) {
         this.handler.onError(error63);
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume, statusText2) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -7517,7 +7517,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search: search2 } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path2 = search2 ? `${pathname}${search2}` : pathname;
@@ -7604,15 +7604,15 @@ var require_redirect_interceptor = __commonJS({
     "use strict";
     var RedirectHandler = require_redirect_handler();
     function createRedirectInterceptor({ maxRedirections: defaultMaxRedirections }) {
-      return (dispatch2) => {
+      return (dispatch3) => {
         return function Intercept(opts, handler2) {
           const { maxRedirections = defaultMaxRedirections } = opts;
           if (!maxRedirections) {
-            return dispatch2(opts, handler2);
+            return dispatch3(opts, handler2);
           }
-          const redirectHandler = new RedirectHandler(dispatch2, maxRedirections, opts, handler2);
+          const redirectHandler = new RedirectHandler(dispatch3, maxRedirections, opts, handler2);
           opts = { ...opts, maxRedirections: 0 };
-          return dispatch2(opts, redirectHandler);
+          return dispatch3(opts, redirectHandler);
         };
       };
     }
@@ -10798,11 +10798,11 @@ var require_mock_utils = __commonJS({
       return newMockDispatch;
     }
     function deleteMockDispatch(mockDispatches, key) {
-      const index2 = mockDispatches.findIndex((dispatch2) => {
-        if (!dispatch2.consumed) {
+      const index2 = mockDispatches.findIndex((dispatch3) => {
+        if (!dispatch3.consumed) {
           return false;
         }
-        return matchKey(dispatch2, key);
+        return matchKey(dispatch3, key);
       });
       if (index2 !== -1) {
         mockDispatches.splice(index2, 1);
@@ -10892,7 +10892,7 @@ var require_mock_utils = __commonJS({
       const agent = this[kMockAgent];
       const origin = this[kOrigin];
       const originalDispatch = this[kOriginalDispatch];
-      return function dispatch2(opts, handler2) {
+      return function dispatch3(opts, handler2) {
         if (agent.isMockActive) {
           try {
             mockDispatch.call(this, opts, handler2);
@@ -11402,7 +11402,7 @@ var require_mock_agent = __commonJS({
       }
       pendingInterceptors() {
         const mockAgentClients = this[kClients];
-        return Array.from(mockAgentClients.entries()).flatMap(([origin, scope]) => scope[kDispatches].map((dispatch2) => ({ ...dispatch2, origin }))).filter(({ pending }) => pending);
+        return Array.from(mockAgentClients.entries()).flatMap(([origin, scope]) => scope[kDispatches].map((dispatch3) => ({ ...dispatch3, origin }))).filter(({ pending }) => pending);
       }
       assertNoPendingInterceptors({ pendingInterceptorsFormatter = new PendingInterceptorsFormatter() } = {}) {
         const pending = this.pendingInterceptors();
@@ -11499,19 +11499,19 @@ var require_redirect = __commonJS({
     var RedirectHandler = require_redirect_handler();
     module.exports = (opts) => {
       const globalMaxRedirections = opts?.maxRedirections;
-      return (dispatch2) => {
+      return (dispatch3) => {
         return function redirectInterceptor(opts2, handler2) {
           const { maxRedirections = globalMaxRedirections, ...baseOpts } = opts2;
           if (!maxRedirections) {
-            return dispatch2(opts2, handler2);
+            return dispatch3(opts2, handler2);
           }
           const redirectHandler = new RedirectHandler(
-            dispatch2,
+            dispatch3,
             maxRedirections,
             opts2,
             handler2
           );
-          return dispatch2(baseOpts, redirectHandler);
+          return dispatch3(baseOpts, redirectHandler);
         };
       };
     };
@@ -11524,15 +11524,15 @@ var require_retry = __commonJS({
     "use strict";
     var RetryHandler = require_retry_handler();
     module.exports = (globalOpts) => {
-      return (dispatch2) => {
+      return (dispatch3) => {
         return function retryInterceptor(opts, handler2) {
-          return dispatch2(
+          return dispatch3(
             opts,
             new RetryHandler(
               { ...opts, retryOptions: { ...globalOpts, ...opts.retryOptions } },
               {
                 handler: handler2,
-                dispatch: dispatch2
+                dispatch: dispatch3
               }
             )
           );
@@ -11625,14 +11625,14 @@ var require_dump = __commonJS({
     function createDumpInterceptor({ maxSize: defaultMaxSize } = {
       maxSize: 1024 * 1024
     }) {
-      return (dispatch2) => {
+      return (dispatch3) => {
         return function Intercept(opts, handler2) {
           const { dumpMaxSize = defaultMaxSize } = opts;
           const dumpHandler = new DumpHandler(
             { maxSize: dumpMaxSize },
             handler2
           );
-          return dispatch2(opts, dumpHandler);
+          return dispatch3(opts, dumpHandler);
         };
       };
     }
@@ -11821,13 +11821,13 @@ var require_dns = __commonJS({
       #dispatch = null;
       #handler = null;
       #origin = null;
-      constructor(state, { origin, handler: handler2, dispatch: dispatch2 }, opts) {
+      constructor(state, { origin, handler: handler2, dispatch: dispatch3 }, opts) {
         super(handler2);
         this.#origin = origin;
         this.#handler = handler2;
         this.#opts = { ...opts };
         this.#state = state;
-        this.#dispatch = dispatch2;
+        this.#dispatch = dispatch3;
       }
       onError(err) {
         switch (err.code) {
@@ -11896,11 +11896,11 @@ var require_dns = __commonJS({
         maxItems: interceptorOpts?.maxItems ?? Infinity
       };
       const instance = new DNSInstance(opts);
-      return (dispatch2) => {
+      return (dispatch3) => {
         return function dnsInterceptor(origDispatchOpts, handler2) {
           const origin = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
           if (isIP(origin.hostname) !== 0) {
-            return dispatch2(origDispatchOpts, handler2);
+            return dispatch3(origDispatchOpts, handler2);
           }
           instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
             if (err) {
@@ -11917,9 +11917,9 @@ var require_dns = __commonJS({
                 ...origDispatchOpts.headers
               }
             };
-            dispatch2(
+            dispatch3(
               dispatchOpts,
-              instance.getHandler({ origin, dispatch: dispatch2, handler: handler2 }, origDispatchOpts)
+              instance.getHandler({ origin, dispatch: dispatch3, handler: handler2 }, origDispatchOpts)
             );
           });
           return true;
@@ -14331,13 +14331,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch2({ body: requestBody });
+        const { body, status, statusText: statusText2, headersList, socket } = await dispatch3({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status, statusText: statusText2, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status, statusText: statusText2, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
         fetchParams.controller.connection.destroy();
       }
       return response;
-      function dispatch2({ body }) {
+      function dispatch3({ body }) {
         const url2 = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         return new Promise((resolve, reject) => agent.dispatch(
@@ -14461,7 +14461,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
+            onHeaders(status, rawHeaders, resume, statusText2) {
               if (status < 200) {
                 return;
               }
@@ -14512,7 +14512,7 @@ var require_fetch = __commonJS({
               const onError = this.onError.bind(this);
               resolve({
                 status,
-                statusText,
+                statusText: statusText2,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
                   if (err) {
@@ -34393,151 +34393,103 @@ function rateLimitHandlers(log, retries = 2) {
   return { onRateLimit: handler2("rate limit"), onSecondaryRateLimit: handler2("secondary rate limit") };
 }
 
-// node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
+// src/core/config/config-constants.ts
+var CONFIG_PATH = ".github/autopilot.yml";
+var AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
+var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
+var FORBIDDEN_AGENT_ENV = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var EXPECTED = "x-expected";
+
+// src/core/config/key-paths.ts
+function isPlainObject3(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
-function markdownTable(table2, options) {
-  const settings = options || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table2.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table2[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table2[rowIndex].length;
-    }
-    while (++columnIndex2 < table2[rowIndex].length) {
-      const cell2 = serialize(table2[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell2);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell2);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
+function hasPath(value, path2) {
+  let current = value;
+  for (const segment of path2) {
+    if (Array.isArray(current) && typeof segment === "number") {
+      if (segment >= current.length) return false;
+      current = current[segment];
+    } else if (isPlainObject3(current) && Object.hasOwn(current, String(segment))) {
+      current = current[String(segment)];
+    } else return false;
   }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code19 = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code19;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code19 = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code19 === 99) {
-      before = ":";
-      after = ":";
-    } else if (code19 === 108) {
-      before = ":";
-    } else if (code19 === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell2 = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell2;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell2 = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code19 = alignments[columnIndex];
-        if (code19 === 114) {
-          before = " ".repeat(size);
-        } else if (code19 === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell2);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines.join("\n");
+  return true;
 }
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
+function getAt(value, path2) {
+  let current = value;
+  for (const segment of path2) {
+    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
+    else if (isPlainObject3(current) && Object.hasOwn(current, String(segment)))
+      current = current[String(segment)];
+    else return void 0;
+  }
+  return current;
 }
-function toAlignment(value) {
-  const code19 = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code19 === 67 || code19 === 99 ? 99 : code19 === 76 || code19 === 108 ? 108 : code19 === 82 || code19 === 114 ? 114 : 0;
+function formatPath(path2) {
+  let out = "";
+  for (const segment of path2) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else {
+      const key = String(segment);
+      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return out;
 }
 
-// src/core/config.ts
-var import_yaml = __toESM(require_dist(), 1);
+// src/core/config/config-error.ts
+var ConfigError = class extends Error {
+  name = "ConfigError";
+  problems;
+  /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
+  source;
+  constructor(source, problems, options) {
+    super(
+      [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
+      options
+    );
+    this.source = source;
+    this.problems = problems;
+  }
+};
+var FOUND_MAX = 40;
+function truncate(text4, max = FOUND_MAX) {
+  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
+}
+function safeJson(value) {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
+  }
+}
+function describeFound(value) {
+  if (value === void 0) return "nothing";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return value === "" ? '"" (empty string)' : `${truncate(JSON.stringify(value))} (string)`;
+    case "number":
+    case "bigint":
+      return `${String(value)} (number)`;
+    case "boolean":
+      return `${value} (boolean)`;
+  }
+  if (Array.isArray(value)) return `${truncate(safeJson(value))} (list)`;
+  if (isPlainObject3(value)) return `${truncate(safeJson(value))} (mapping)`;
+  return Object.prototype.toString.call(value).slice(8, -1);
+}
+function problemMessage(path2, where, found, expected) {
+  return `${path2 ? `\`${path2}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -35164,7 +35116,7 @@ __export(util_exports, {
   hide: () => hide,
   installLazyProp: () => installLazyProp,
   isObject: () => isObject,
-  isPlainObject: () => isPlainObject3,
+  isPlainObject: () => isPlainObject4,
   issue: () => issue2,
   joinValues: () => joinValues,
   jsonStringifyReplacer: () => jsonStringifyReplacer,
@@ -35406,7 +35358,7 @@ var allowsEval = /* @__PURE__ */ cached(() => {
     return false;
   }
 });
-function isPlainObject3(o2) {
+function isPlainObject4(o2) {
   if (isObject(o2) === false)
     return false;
   const ctor = o2.constructor;
@@ -35423,7 +35375,7 @@ function isPlainObject3(o2) {
   return true;
 }
 function shallowClone(o2) {
-  if (isPlainObject3(o2))
+  if (isPlainObject4(o2))
     return { ...o2 };
   if (Array.isArray(o2))
     return [...o2];
@@ -35612,7 +35564,7 @@ function omit2(schema, mask) {
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
-  if (!isPlainObject3(shape)) {
+  if (!isPlainObject4(shape)) {
     throw new Error("Invalid input to extend: expected a plain object");
   }
   const checks = schema._zod.def.checks;
@@ -35634,7 +35586,7 @@ function extended(schema, shape) {
   return newShape;
 }
 function safeExtend(schema, shape) {
-  if (!isPlainObject3(shape)) {
+  if (!isPlainObject4(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
   return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
@@ -38514,7 +38466,7 @@ function mergeValues(a, b) {
   if (a instanceof Date && b instanceof Date && +a === +b) {
     return { valid: true, data: a };
   }
-  if (isPlainObject3(a) && isPlainObject3(b)) {
+  if (isPlainObject4(a) && isPlainObject4(b)) {
     const bKeys = Object.keys(b);
     const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
     const newObj = { ...a, ...b };
@@ -38735,7 +38687,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
   memo2?.attach(inst);
   inst._zod.parse = (payload, ctx) => {
     const input2 = payload.value;
-    if (!isPlainObject3(input2)) {
+    if (!isPlainObject4(input2)) {
       payload.issues.push({
         expected: "record",
         code: "invalid_type",
@@ -48824,7 +48776,7 @@ function generateIntersectionCheck(doc, ctx, schema, accessor) {
 }
 function generateRecordCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const isPlainObjectConst = addConstant(ctx, isPlainObject3);
+  const isPlainObjectConst = addConstant(ctx, isPlainObject4);
   doc.write(`if (!${isPlainObjectConst}(${accessor})) return INVALID;`);
   const outputVar = newVar(ctx);
   const kVar = newVar(ctx);
@@ -53830,7 +53782,7 @@ function convertBaseSchema(schema, ctx) {
           const patterns = patternKeys.map((p) => new RegExp(p));
           const basePatternSchema = zodSchema;
           zodSchema = zodSchema.check((payload) => {
-            if (!isPlainObject3(payload.value))
+            if (!isPlainObject4(payload.value))
               return;
             const unrecognized = [];
             for (const key of Object.keys(payload.value)) {
@@ -60979,18 +60931,86 @@ function explain(source, detail) {
   };
 }
 
-// src/core/config.ts
-var CONFIG_PATH = ".github/autopilot.yml";
-var AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
-var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
-var FORBIDDEN_AGENT_ENV = [
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "ACTIONS_RUNTIME_TOKEN",
-  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
-];
-var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
-var EXPECTED = "x-expected";
+// src/core/config/cross-field-checks.ts
+function hasIssueAt(ctx, path2) {
+  return ctx.issues.some((issue3) => path2.every((segment, i) => issue3.path?.[i] === segment));
+}
+function crossIssue(ctx, path2, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path2, input: input2, message, params: { expected, value: input2 } });
+}
+function checkAgent(agent, ctx) {
+  if (!isPlainObject3(agent)) return;
+  const { preset, command, env } = agent;
+  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
+    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
+      crossIssue(
+        ctx,
+        ["command"],
+        command,
+        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
+        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
+      );
+    }
+  }
+  if (Array.isArray(env)) {
+    env.forEach((name, i) => {
+      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
+        crossIssue(
+          ctx,
+          ["env", i],
+          name,
+          `${name} may not be passed to the agent`,
+          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
+        );
+      }
+    });
+  }
+}
+function checkConfig(config2, ctx) {
+  if (!isPlainObject3(config2)) return;
+  const num = (path2) => {
+    const value = getAt(config2, path2);
+    return typeof value === "number" && !hasIssueAt(ctx, path2) ? value : null;
+  };
+  const ordered = (low, high, strict) => {
+    const lo = num(low);
+    const hi = num(high);
+    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
+    const lowName = formatPath(low);
+    crossIssue(
+      ctx,
+      high,
+      hi,
+      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
+      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
+    );
+  };
+  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
+  ordered(["retryBaseMs"], ["retryMaxMs"], false);
+  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
+  const labels = config2.labels;
+  if (isPlainObject3(labels)) {
+    const seen = /* @__PURE__ */ new Map();
+    for (const [key, name] of Object.entries(labels)) {
+      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
+      const normalized = name.trim().toLowerCase();
+      const first = seen.get(normalized);
+      if (first === void 0) {
+        seen.set(normalized, key);
+        continue;
+      }
+      crossIssue(
+        ctx,
+        ["labels", key],
+        name,
+        `labels.${key} is the same label as labels.${first}`,
+        `a label name different from labels.${first} (names are compared case-insensitively)`
+      );
+    }
+  }
+}
+
+// src/core/config/config-section-schemas.ts
 var nonBlank = (expected) => external_exports.string().regex(/\S/).meta({ [EXPECTED]: expected });
 var LABEL_EXPECTED = "a label name: not blank, at most 50 characters";
 var label = (defaultName, meaning) => external_exports.string().max(50).regex(/\S/).default(defaultName).meta({ description: meaning, [EXPECTED]: LABEL_EXPECTED });
@@ -61029,7 +61049,7 @@ var AgentObjectSchema = external_exports.strictObject({
   command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
     `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
   )
-}).superRefine(checkAgent, { when: (payload) => isPlainObject4(payload.value) });
+}).superRefine(checkAgent, { when: (payload) => isPlainObject3(payload.value) });
 var AGENTS_EXPECTED = "a list (at most 5) of agents, each a mapping with the same keys as `agents.primary`: preset, model, args, env, command";
 var AgentsSchema = external_exports.strictObject({
   primary: AgentObjectSchema.prefault({}).describe("The agent that works on every task."),
@@ -61110,6 +61130,8 @@ var ScoringSchema = external_exports.strictObject({
   nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
+
+// src/core/config/config-schema.ts
 var BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 var WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
 var ConfigSchema = external_exports.strictObject({
@@ -61161,7 +61183,7 @@ var ConfigSchema = external_exports.strictObject({
   isolation: external_exports.enum(["user", "none"]).default("user").describe(
     "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
   )
-}).superRefine(checkConfig, { when: (payload) => isPlainObject4(payload.value) }).meta({
+}).superRefine(checkConfig, { when: (payload) => isPlainObject3(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
   description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
 });
@@ -61173,172 +61195,15 @@ function deepFreeze(value) {
   return value;
 }
 var DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
-function hasIssueAt(ctx, path2) {
-  return ctx.issues.some((issue3) => path2.every((segment, i) => issue3.path?.[i] === segment));
-}
-function crossIssue(ctx, path2, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path2, input: input2, message, params: { expected, value: input2 } });
-}
-function checkAgent(agent, ctx) {
-  if (!isPlainObject4(agent)) return;
-  const { preset, command, env } = agent;
-  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
-    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
-      crossIssue(
-        ctx,
-        ["command"],
-        command,
-        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
-        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
-      );
-    }
-  }
-  if (Array.isArray(env)) {
-    env.forEach((name, i) => {
-      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
-        crossIssue(
-          ctx,
-          ["env", i],
-          name,
-          `${name} may not be passed to the agent`,
-          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
-        );
-      }
-    });
-  }
-}
-function checkConfig(config2, ctx) {
-  if (!isPlainObject4(config2)) return;
-  const num = (path2) => {
-    const value = getAt(config2, path2);
-    return typeof value === "number" && !hasIssueAt(ctx, path2) ? value : null;
-  };
-  const ordered = (low, high, strict) => {
-    const lo = num(low);
-    const hi = num(high);
-    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
-    const lowName = formatPath(low);
-    crossIssue(
-      ctx,
-      high,
-      hi,
-      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
-      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
-    );
-  };
-  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
-  ordered(["retryBaseMs"], ["retryMaxMs"], false);
-  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
-  const labels = config2.labels;
-  if (isPlainObject4(labels)) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`
-      );
-    }
-  }
-}
-function configWarnings(config2) {
-  const warnings = [];
-  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
-    warnings.push(
-      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
-    );
-  }
-  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
-    warnings.push(
-      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
-    );
-  }
-  const agents = [
-    ["agents.primary", config2.agents.primary],
-    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
-  ];
-  for (const [path2, agent] of agents) {
-    if (agent.preset !== "custom" && agent.command !== null) {
-      warnings.push(
-        `${path2}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
-      );
-    }
-  }
-  for (const unit of ["tokens", "usd"]) {
-    const task = config2.budgets.task[unit];
-    const session = config2.budgets.session[unit];
-    if (task !== null && session !== null && task > session) {
-      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
-    }
-  }
-  return warnings;
-}
-var ConfigError = class extends Error {
-  name = "ConfigError";
-  problems;
-  /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
-  source;
-  constructor(source, problems, options) {
-    super(
-      [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
-      options
-    );
-    this.source = source;
-    this.problems = problems;
-  }
-};
-var FOUND_MAX = 40;
-function truncate(text4, max = FOUND_MAX) {
-  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
-}
-function safeJson(value) {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
-  }
-}
-function describeFound(value) {
-  if (value === void 0) return "nothing";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return value === "" ? '"" (empty string)' : `${truncate(JSON.stringify(value))} (string)`;
-    case "number":
-    case "bigint":
-      return `${String(value)} (number)`;
-    case "boolean":
-      return `${value} (boolean)`;
-  }
-  if (Array.isArray(value)) return `${truncate(safeJson(value))} (list)`;
-  if (isPlainObject4(value)) return `${truncate(safeJson(value))} (mapping)`;
-  return Object.prototype.toString.call(value).slice(8, -1);
-}
-function formatPath(path2) {
-  let out = "";
-  for (const segment of path2) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else {
-      const key = String(segment);
-      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
-    }
-  }
-  return out;
-}
-function problemMessage(path2, where, found, expected) {
-  return `${path2 ? `\`${path2}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
-}
+
+// src/core/config/config-json-schema.ts
 function asNode(value) {
-  return isPlainObject4(value) ? value : void 0;
+  return isPlainObject3(value) ? value : void 0;
+}
+var internalSchemaCache;
+function internalJsonSchema() {
+  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
+  return internalSchemaCache;
 }
 function schemaAt(root, path2) {
   let node3 = root;
@@ -61360,6 +61225,8 @@ function stepInto(node3, segment) {
   const properties = asNode(node3.properties);
   return properties && Object.hasOwn(properties, String(segment)) ? asNode(properties[String(segment)]) : void 0;
 }
+
+// src/core/config/describe-expected.ts
 function bounds(noun, node3) {
   const min = typeof node3.minimum === "number" && node3.minimum > Number.MIN_SAFE_INTEGER ? node3.minimum : void 0;
   const exclusiveMin = typeof node3.exclusiveMinimum === "number" ? node3.exclusiveMinimum : void 0;
@@ -61412,6 +61279,46 @@ function describeSchemaNode(node3) {
       return "a valid value";
   }
 }
+
+// src/core/config/config-warnings.ts
+var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
+function configWarnings(config2) {
+  const warnings = [];
+  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
+    warnings.push(
+      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
+    );
+  }
+  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
+    warnings.push(
+      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
+    );
+  }
+  const agents = [
+    ["agents.primary", config2.agents.primary],
+    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
+  ];
+  for (const [path2, agent] of agents) {
+    if (agent.preset !== "custom" && agent.command !== null) {
+      warnings.push(
+        `${path2}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+      );
+    }
+  }
+  for (const unit of ["tokens", "usd"]) {
+    const task = config2.budgets.task[unit];
+    const session = config2.budgets.session[unit];
+    if (task !== null && session !== null && task > session) {
+      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
+    }
+  }
+  return warnings;
+}
+
+// src/core/config/load-config.ts
+var import_yaml = __toESM(require_dist(), 1);
+
+// src/core/config/key-suggestions.ts
 function editDistance(a, b) {
   let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -61460,28 +61367,8 @@ function suggestKey(parentPath, unknownKey) {
   }
   return null;
 }
-function hasPath(value, path2) {
-  let current = value;
-  for (const segment of path2) {
-    if (Array.isArray(current) && typeof segment === "number") {
-      if (segment >= current.length) return false;
-      current = current[segment];
-    } else if (isPlainObject4(current) && Object.hasOwn(current, String(segment))) {
-      current = current[String(segment)];
-    } else return false;
-  }
-  return true;
-}
-function getAt(value, path2) {
-  let current = value;
-  for (const segment of path2) {
-    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
-    else if (isPlainObject4(current) && Object.hasOwn(current, String(segment)))
-      current = current[String(segment)];
-    else return void 0;
-  }
-  return current;
-}
+
+// src/core/config/explain-config-errors.ts
 function withLocation(problem, where) {
   const message = problemMessage(problem.path, where, problem.found, problem.expected);
   return where ? { ...problem, message, line: where.line, column: where.column } : { ...problem, message };
@@ -61532,6 +61419,8 @@ function problemsFromIssues(issues, input2, locate) {
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
   ).map(({ problem }) => problem);
 }
+
+// src/core/config/load-config.ts
 var noLocation = () => void 0;
 function validate2(input2, source, locate) {
   const result = ConfigSchema.safeParse(input2);
@@ -61580,7 +61469,7 @@ function parseConfig(text4, path2 = CONFIG_PATH) {
     return { ok: false, error: new ConfigError(path2, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject4(input2)) return rootNotMapping(input2, path2, {});
+  if (!isPlainObject3(input2)) return rootNotMapping(input2, path2, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -61603,19 +61492,21 @@ function parseConfig(text4, path2 = CONFIG_PATH) {
   const result = validate2(input2, path2, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
-function rootNotMapping(input2, source, options) {
+function wholeInputError(source, what, input2, expected, options) {
   const found = describeFound(input2);
-  const expected = "a mapping of settings (`key: value` lines)";
   const problem = {
     path: "",
     found,
     expected,
-    message: problemMessage("", void 0, found, expected)
+    message: `${what}: found ${found}; expected ${expected}`
   };
   return { ok: false, error: new ConfigError(source, [problem], options) };
 }
+function rootNotMapping(input2, source, options) {
+  return wholeInputError(source, "(top level)", input2, "a mapping of settings (`key: value` lines)", options);
+}
 function deepMerge(base, override) {
-  if (!isPlainObject4(base) || !isPlainObject4(override)) return override;
+  if (!isPlainObject3(base) || !isPlainObject3(override)) return override;
   const merged = new Map(Object.entries(base));
   for (const [key, value] of Object.entries(override)) {
     if (value === void 0) continue;
@@ -61633,20 +61524,159 @@ function applyConfigOverrides(config2, overrides, source = "config overrides") {
       value = JSON.parse(value);
     } catch (error63) {
       const reason = error63 instanceof Error ? error63.message : String(error63);
-      const found = describeFound(overrides);
-      const expected = "a JSON object";
-      const problem = {
-        path: "",
-        found,
-        expected,
-        message: `not valid JSON (${reason}): found ${found}; expected ${expected}`
-      };
-      return { ok: false, error: new ConfigError(source, [problem], { cause: error63 }) };
+      return wholeInputError(source, `not valid JSON (${reason})`, overrides, "a JSON object", {
+        cause: error63
+      });
     }
   }
-  if (!isPlainObject4(value)) return rootNotMapping(value, source, {});
+  if (!isPlainObject3(value)) return rootNotMapping(value, source, {});
   return validate2(deepMerge(config2, value), source, noLocation);
 }
+
+// node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table2, options) {
+  const settings = options || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table2.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table2[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table2[rowIndex].length;
+    }
+    while (++columnIndex2 < table2[rowIndex].length) {
+      const cell2 = serialize(table2[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell2);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell2);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code19 = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code19;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code19 = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code19 === 99) {
+      before = ":";
+      after = ":";
+    } else if (code19 === 108) {
+      before = ":";
+    } else if (code19 === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell2 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell2;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell2 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code19 = alignments[columnIndex];
+        if (code19 === 114) {
+          before = " ".repeat(size);
+        } else if (code19 === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell2);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code19 = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code19 === 67 || code19 === 99 ? 99 : code19 === 76 || code19 === 108 ? 108 : code19 === 82 || code19 === 114 ? 114 : 0;
+}
+
+// src/core/config/render-config-error.ts
 function escapeCell(text4) {
   return text4.replace(/[^A-Za-z0-9 .,;:=+\-/()'"?≥≤…]/gu, (char) => `&#${char.codePointAt(0)};`);
 }
@@ -61679,197 +61709,36 @@ function renderConfigError(error63) {
     "Every key, its type and its default are listed in Autopilot's `docs/CONFIGURATION.md`."
   ].join("\n");
 }
-var internalSchemaCache;
-function internalJsonSchema() {
-  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
-  return internalSchemaCache;
-}
-function isPlainObject4(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
-// src/core/markdown.ts
-var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
-function escapeInline(text4, max = 200) {
-  const oneLine = truncate2(
-    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
-    max
-  );
-  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
+// src/core/contract.ts
+function taskBranchName(branchPrefix, issue3) {
+  return `${branchPrefix}issue-${issue3}`;
 }
-function truncate2(text4, max) {
-  if (max <= 0) return "";
-  if (text4.length <= max) return text4;
-  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+function issueOfTaskBranch(branchPrefix, ref) {
+  if (!ref.startsWith(branchPrefix)) return null;
+  const m = /^issue-(\d+)$/.exec(ref.slice(branchPrefix.length));
+  return m ? Number(m[1]) : null;
 }
-function code(text4, max = 100) {
-  const clean = truncate2(text4.replace(/[`\r\n]+/g, " ").trim(), max);
-  return `\`${clean || " "}\``;
+function dispatchLockRef(issue3, attempt) {
+  return `refs/autopilot/dispatch/issue-${issue3}-attempt-${attempt}`;
 }
-function quietLogin(login) {
-  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
+function dispatchId(issue3, attempt, seed) {
+  return `${issue3}-${attempt}-${seed}`;
 }
-function table(header, rows, align) {
-  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
-}
-function progressBar(done, total, width = 20) {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
-  const filled = Math.round(ratio * width);
-  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
-}
-function formatCount(n) {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function formatTime(iso2) {
-  if (!iso2) return "\u2014";
-  const t = Date.parse(iso2);
-  if (Number.isNaN(t)) return "\u2014";
-  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-function formatUsd(usd) {
-  if (usd > 0 && usd < 0.01) return "<$0.01";
-  return `$${usd.toFixed(2)}`;
-}
-function formatTokens(n) {
-  if (n < 1e3) return String(Math.round(n));
-  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
-  return `${(n / 1e6).toFixed(1)}M`;
-}
-function proseLines(body) {
-  const text4 = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
-  const out = [];
-  let fence = null;
-  for (const raw of text4.split(/\r?\n/)) {
-    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
-        fence = null;
-      }
-      out.push(null);
-    } else if (open3) {
-      fence = { char: open3[1][0], length: open3[1].length };
-      out.push(null);
-    } else {
-      out.push(/^ {0,3}>/.test(raw) ? null : raw);
-    }
-  }
-  return out;
-}
-
-// src/core/world.ts
-function canWrite(permission) {
-  return permission === "admin" || permission === "maintain" || permission === "write";
-}
-
-// src/core/commands.ts
-var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
-function parseCommand(body, context) {
-  for (const line of commandLines(body)) {
-    const m = PREFIX.exec(line);
-    if (!m) continue;
-    return interpret(m[1] ?? "", line.trim(), context);
-  }
-  return null;
-}
-function interpret(rest, line, context) {
-  const words = rest.trim().split(/\s+/).filter(Boolean);
-  const word = (words[0] ?? "").toLowerCase();
-  const onTask = context.issue !== context.trackingIssue;
-  const target = parseIssueRef(words[1]);
-  const invalid = (problem) => ({ kind: "invalid", line, problem });
-  switch (word) {
-    case "":
-      return invalid("no command given");
-    case "start":
-    case "pause":
-    case "resume":
-    case "stop":
-    case "help":
-      return { kind: "command", command: { name: word }, line };
-    case "status": {
-      const issue3 = target ?? (onTask ? context.issue : null);
-      return { kind: "command", command: { name: "status", issue: issue3 }, line };
-    }
-    case "retry":
-    case "skip": {
-      if (words[1] !== void 0 && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
-      const issue3 = target ?? (onTask ? context.issue : null);
-      if (issue3 === null)
-        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
-      return { kind: "command", command: { name: word, issue: issue3 }, line };
-    }
-    default:
-      return invalid(`unknown command \`${word.slice(0, 40)}\``);
-  }
-}
-function parseIssueRef(word) {
-  if (word === void 0) return null;
-  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+var RUN_TITLE = /#(\d+)\s+attempt\s+(\d+)\s*\[([^\]\s]+)\]/i;
+function parseRunTitle(title) {
+  const m = RUN_TITLE.exec(title);
   if (!m) return null;
-  const n = Number(m[1]);
-  return n > 0 ? n : null;
+  return { issue: Number(m[1]), attempt: Number(m[2]), dispatchId: m[3] };
 }
-function commandLines(body) {
-  const out = [];
-  let previousBlank = true;
-  for (const raw of proseLines(body)) {
-    if (raw === null) {
-      previousBlank = false;
-      continue;
-    }
-    const blank = raw.trim() === "";
-    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push(raw);
-    previousBlank = blank || indentedCode && previousBlank;
-  }
-  return out;
+var WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+function mentionsWorkerResult(body) {
+  return body.includes(WORKER_RESULT_MARKER_TAG);
 }
-function commentAuthority(comment2, botLogin, permissions) {
-  const author = comment2.author;
-  if (!author || comment2.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
-    return { ignored: true, authorized: false };
-  }
-  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
-}
-function lookupPermission(permissions, login) {
-  if (!login) return void 0;
-  const exact = permissions[login];
-  if (exact) return exact;
-  const lower2 = login.toLowerCase();
-  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
-  return void 0;
-}
-function hasWriteAccess(permissions, login) {
-  return canWrite(lookupPermission(permissions, login));
-}
-function sameLogin(a, b) {
-  if (!a || !b) return false;
-  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
-  return norm(a) === norm(b);
-}
-function commandHelp() {
-  return [
-    "| command | what it does |",
-    "|---|---|",
-    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
-    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
-    "| `/autopilot resume` | continue a paused session |",
-    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
-    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
-    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
-    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
-    "| `/autopilot help` | this list |",
-    "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip` and `status` default to that issue)."
-  ].join("\n");
-}
-function refusalText(login) {
-  return [
-    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
-    "A maintainer can run the command for you."
-  ].join(" ");
+function commentProcessedRule(state) {
+  const processed = new Set(state?.processed ?? []);
+  const cursor = state?.cursor?.id ?? null;
+  return (comment2) => comment2.acknowledged === true || processed.has(comment2.id) || cursor !== null && comment2.id <= cursor;
 }
 
 // src/core/session.ts
@@ -62115,351 +61984,9 @@ function iso(now) {
   return (typeof now === "number" ? new Date(now) : now).toISOString();
 }
 
-// src/core/stats.ts
-function computeStatistics(tasks, now, options = {}) {
-  const count2 = (status) => tasks.filter((t) => t.status === status).length;
-  const completedTasks = tasks.filter((t) => t.status === "done");
-  let total = 0;
-  for (const t of tasks) total += finite(t.iterations);
-  let fastest = null;
-  let slowest = null;
-  let completedIterations = 0;
-  for (const t of completedTasks) {
-    const it = finite(t.iterations);
-    completedIterations += it;
-    if (t.iterations == null) continue;
-    if (!fastest || it < fastest.iterations || it === fastest.iterations && t.issue < fastest.issue) {
-      fastest = { issue: t.issue, iterations: it };
-    }
-    if (!slowest || it > slowest.iterations || it === slowest.iterations && t.issue < slowest.issue) {
-      slowest = { issue: t.issue, iterations: it };
-    }
-  }
-  const withIterations = completedTasks.filter((t) => t.iterations != null).length;
-  let input2 = 0;
-  let output2 = 0;
-  let cost = 0;
-  let conflicts = 0;
-  for (const t of tasks) {
-    input2 += finite(t.tokens?.input);
-    output2 += finite(t.tokens?.output);
-    cost += finite(t.costUsd);
-    conflicts += finite(t.conflictsResolved);
-  }
-  const nowMs = typeof now === "number" ? now : now.getTime();
-  let start = toMs(options.sessionStartedAt);
-  if (start === null) {
-    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x) => x !== null);
-    start = starts.length > 0 ? Math.min(...starts) : null;
-  }
-  const runtimeMs = start === null ? 0 : Math.max(0, nowMs - start - finite(options.pausedMs));
-  const ready = count2("ready");
-  const inProgress = count2("in-progress");
-  const review = count2("review");
-  return {
-    runtimeMs,
-    tasks: {
-      total: tasks.length,
-      completed: completedTasks.length,
-      failed: count2("failed"),
-      blocked: count2("blocked"),
-      timeout: count2("timeout"),
-      needsHuman: count2("needs-human"),
-      skipped: count2("skipped"),
-      remaining: ready + inProgress + review,
-      ready,
-      inProgress,
-      review
-    },
-    iterations: {
-      total,
-      average: withIterations > 0 ? round(completedIterations / withIterations, 2) : 0,
-      fastest,
-      slowest
-    },
-    merges: {
-      successful: completedTasks.filter((t) => t.merged).length,
-      pending: review,
-      conflictsResolved: conflicts
-    },
-    tokens: { input: input2, output: output2, total: input2 + output2 },
-    costUsd: round(cost, 4)
-  };
-}
-function formatDuration(ms) {
-  const s = Math.max(0, Math.floor(ms / 1e3));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor(s % 3600 / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
-  return `${sec}s`;
-}
-function finite(x) {
-  return typeof x === "number" && Number.isFinite(x) ? x : 0;
-}
-function round(x, digits) {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
-function toMs(t) {
-  if (t == null) return null;
-  const ms = typeof t === "number" ? t : typeof t === "string" ? Date.parse(t) : t.getTime();
-  return Number.isNaN(ms) ? null : ms;
-}
-
-// src/core/backoff.ts
-function exponentialBackoff(base, factor, attempt, cap) {
-  const b = nonNegative(base);
-  const f = nonNegative(factor);
-  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
-  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
-  const raw = b * f ** n;
-  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
-  return Math.min(Math.round(raw), c);
-}
-function nonNegative(value) {
-  return Number.isNaN(value) || value < 0 ? 0 : value;
-}
-
-// src/core/task.ts
-function decideOnWorkerOutcome(outcome) {
-  const d = (status, note, flags = {}) => ({
-    status,
-    freeSlot: true,
-    queueMerge: false,
-    alert: false,
-    failure: false,
-    resumeLater: false,
-    note,
-    ...flags
-  });
-  switch (outcome) {
-    case "progress":
-      return d("in-progress", "update the dashboard", { freeSlot: false });
-    case "complete":
-      return d("review", "PR opened; merges when its gates pass", { queueMerge: true });
-    case "blocked":
-      return d("blocked", "blocked; picking the next task", { alert: true });
-    case "needs_human":
-      return d("needs-human", "question posted; other tasks go on", { alert: true });
-    case "timeout":
-      return d("timeout", "timed out (not a failure); branch kept", { alert: true });
-    case "stuck":
-      return d("failed", "stuck: no new commits", { alert: true, failure: true });
-    case "contradiction":
-      return d("failed", "COMPLETE kept contradicting failing gates", { alert: true, failure: true });
-    case "failed":
-      return d("failed", "agent failed", { alert: true, failure: true });
-    case "paused":
-      return d("in-progress", "checkpointed for the pause; resumes from its branch", { resumeLater: true });
-    case "rate_limited":
-    case "usage_limited":
-      return d("in-progress", "agents limited; resumes after the reset time", {
-        resumeLater: true,
-        alert: true
-      });
-    case "budget_exceeded":
-      return d("failed", "task budget exceeded", { alert: true });
-    case "auth":
-      return d("failed", "agent authentication failed", { alert: true, failure: true });
-    case "quota":
-      return d("failed", "agent quota exhausted", { alert: true, failure: true });
-    case "claimed_elsewhere":
-      return d("in-progress", "another worker holds the task", { freeSlot: true });
-  }
-}
-function decideOnFailure(input2) {
-  const attempt = Math.max(1, Math.floor(input2.attempt));
-  switch (input2.strategy) {
-    case "abort":
-      return { action: "abort", reason: "errorStrategy is abort" };
-    case "skip":
-      return { action: "skip", reason: "errorStrategy is skip" };
-    case "retry": {
-      if (attempt <= input2.maxRetries) {
-        const delayMs = exponentialBackoff(input2.retryBaseMs, 2, attempt, input2.retryMaxMs);
-        return {
-          action: "retry",
-          delayMs,
-          nextAttempt: attempt + 1,
-          reason: `retry ${attempt} of ${input2.maxRetries}`
-        };
-      }
-      return { action: "skip", reason: `no retries left (${input2.maxRetries} used)` };
-    }
-  }
-}
-function trackConsecutiveFailures(count2, outcome, threshold) {
-  const d = decideOnWorkerOutcome(outcome);
-  if (outcome === "complete") return { count: 0, pause: false };
-  if (!d.failure) return { count: count2, pause: false };
-  const next = count2 + 1;
-  return { count: next, pause: threshold > 0 && next >= threshold };
-}
-var TRANSITIONS = {
-  dispatch: { from: ["ready"], to: "in-progress" },
-  prOpened: { from: ["in-progress"], to: "review" },
-  merged: { from: ["review", "in-progress"], to: "done" },
-  feedback: { from: ["review"], to: "in-progress" },
-  blocked: { from: ["in-progress", "review"], to: "blocked" },
-  needsHuman: { from: ["in-progress", "review"], to: "needs-human" },
-  timeout: { from: ["in-progress"], to: "timeout" },
-  fail: { from: ["in-progress", "review"], to: "failed" },
-  release: { from: ["in-progress"], to: "ready" },
-  crash: { from: ["in-progress"], to: "ready", retry: 1 },
-  retry: { from: ["failed", "timeout", "blocked", "needs-human"], to: "ready", retry: 1, fresh: true },
-  skip: {
-    from: ["ready", "in-progress", "review", "blocked", "needs-human", "timeout", "failed"],
-    to: "skipped"
-  },
-  unblock: { from: ["blocked", "needs-human"], to: "ready" },
-  reopen: { from: ["done", "skipped"], to: "ready", fresh: true }
-};
-function transitionTask(status, event) {
-  const rule = TRANSITIONS[event.type];
-  if (!rule.from.includes(status)) {
-    return {
-      refused: `cannot ${describeTaskEvent(event.type)} a task that is ${status} (only from ${rule.from.join(", ")})`
-    };
-  }
-  return { status: rule.to, retryDelta: rule.retry ?? 0, freshIterations: rule.fresh ?? false };
-}
-function describeTaskEvent(type) {
-  return {
-    dispatch: "dispatch",
-    prOpened: "open a PR for",
-    merged: "merge",
-    feedback: "send feedback to",
-    blocked: "block",
-    needsHuman: "ask a human about",
-    timeout: "time out",
-    fail: "fail",
-    release: "release",
-    crash: "recover",
-    retry: "retry",
-    skip: "skip",
-    unblock: "unblock",
-    reopen: "reopen"
-  }[type];
-}
-function taskStatusFromLabels(issue3, names) {
-  if (issue3.state === "closed") return "done";
-  const has = (l) => !!l && issue3.labels.some((x) => x.toLowerCase() === l.toLowerCase());
-  if (has(names.exclude)) return "skipped";
-  const order = [
-    [names.needsHuman, "needs-human"],
-    [names.blocked, "blocked"],
-    [names.failed, "failed"],
-    [names.timeout, "timeout"],
-    [names.review, "review"],
-    [names.inProgress, "in-progress"],
-    [names.ready, "ready"]
-  ];
-  for (const [label2, status] of order) if (has(label2)) return status;
-  return null;
-}
-function labelForStatus(status, names) {
-  switch (status) {
-    case "ready":
-      return names.ready;
-    case "in-progress":
-      return names.inProgress;
-    case "review":
-      return names.review;
-    case "blocked":
-      return names.blocked;
-    case "needs-human":
-      return names.needsHuman;
-    case "timeout":
-      return names.timeout;
-    case "failed":
-      return names.failed;
-    case "done":
-    case "skipped":
-      return null;
-  }
-}
-var RECOVERY_ACTIONS = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
-});
-
-// src/core/worker-result.ts
-var WORKER_OUTCOMES = [
-  "complete",
-  "blocked",
-  "needs_human",
-  "timeout",
-  "stuck",
-  "contradiction",
-  "failed",
-  "paused",
-  "rate_limited",
-  "usage_limited",
-  "budget_exceeded",
-  "auth",
-  "quota",
-  "claimed_elsewhere"
-];
-var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
-var HumanGateHitSchema = external_exports.object({
-  rule: external_exports.string(),
-  where: external_exports.enum(["diff", "path", "command"]),
-  match: external_exports.string(),
-  /** True when the rule is on the never-auto-approve list. */
-  neverAutoApprove: external_exports.boolean().default(false)
-});
-var WorkerResultSchema = external_exports.object({
-  version: external_exports.literal(1),
-  issue: external_exports.number().int().positive(),
-  attempt: external_exports.number().int().positive(),
-  dispatchId: external_exports.string().min(1),
-  status: external_exports.enum(["running", "finished"]),
-  result: WorkerOutcomeSchema.optional(),
-  reason: external_exports.string().optional(),
-  iterations: external_exports.number().int().nonnegative(),
-  maxIterations: external_exports.number().int().positive(),
-  commits: external_exports.number().int().nonnegative(),
-  headSha: external_exports.string().optional(),
-  branch: external_exports.string(),
-  prNumber: external_exports.number().int().positive().optional(),
-  lastSignal: external_exports.string().optional(),
-  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
-  costUsd: external_exports.number().nonnegative(),
-  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
-  resumeAt: external_exports.string().optional(),
-  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
-  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
-  agentAccess: external_exports.string().max(300).optional(),
-  startedAt: external_exports.string(),
-  updatedAt: external_exports.string()
-});
-var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
-var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
-var MARKER_SUFFIX = " -->";
-function parseWorkerResult(body) {
-  const start = body.lastIndexOf(MARKER_PREFIX);
-  if (start < 0) return null;
-  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
-  if (end < 0) return null;
-  try {
-    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
-// src/core/dashboard.ts
+// src/core/dashboard/dashboard-state.ts
 var TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 var TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
-var STATE_OPEN = "<!-- autopilot:state v1\n";
-var STATE_CLOSE = "\n-->";
-var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
 var BODY_BUDGET = 64e3;
 var STATE_BUDGET = 24e3;
 var HISTORY_BATCH = 20;
@@ -62614,6 +62141,11 @@ function emptyState(now) {
 function newTaskRecord() {
   return TaskRecordSchema.parse({});
 }
+
+// src/core/dashboard/state-block.ts
+var STATE_OPEN = "<!-- autopilot:state v1\n";
+var STATE_CLOSE = "\n-->";
+var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
 function renderStateBlock(state) {
   const json2 = JSON.stringify(compactJson(state)).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
   return `${STATE_OPEN}${json2}${STATE_CLOSE}`;
@@ -62673,41 +62205,427 @@ function dropDefaults(value) {
   }
   return out;
 }
-var LIMIT_STEPS = [
-  { list: 25, queue: 30, graph: 40, done: 20, incidents: 5, configChars: 8e3 },
-  { list: 12, queue: 15, graph: 20, done: 10, incidents: 3, configChars: 4e3 },
-  { list: 5, queue: 8, graph: 0, done: 5, incidents: 2, configChars: 2e3 },
-  { list: 0, queue: 3, graph: 0, done: 0, incidents: 1, configChars: 1e3 }
-];
-function renderDashboard(state, view, now) {
-  let fitted = state;
-  for (let round2 = 0; round2 < 5; round2++) {
-    const block = renderStateBlock(fitted);
-    for (const limits of LIMIT_STEPS) {
-      const body = `${renderVisible(fitted, view, now, limits)}
-${block}
-`;
-      if (utf8Length(body) <= BODY_BUDGET) return body;
-    }
-    fitted = squeezeState(fitted, round2);
+
+// src/core/dashboard/compact-state.ts
+var ON_ITS_WAY = /* @__PURE__ */ new Set(["review", "ready", "in-progress"]);
+function compactState(state, options = {}) {
+  let next = {
+    ...state,
+    processed: state.processed.slice(-300),
+    refused: state.refused.slice(-100),
+    incidents: state.incidents.slice(-10),
+    failedInARow: state.failedInARow.slice(-50),
+    recent: state.recent.slice(-30)
+  };
+  let flush = [];
+  const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  if (options.canFlush !== false && next.pendingHistory.length > 0 && (options.force || next.pendingHistory.length >= HISTORY_BATCH || tooBig())) {
+    flush = next.pendingHistory;
+    next = { ...next, pendingHistory: [], history: { ...next.history, comments: next.history.comments + 1 } };
   }
-  return `${renderVisible(fitted, view, now, LIMIT_STEPS[LIMIT_STEPS.length - 1])}
-${renderStateBlock(fitted)}
-`;
+  if (tooBig()) {
+    next = {
+      ...next,
+      processed: next.processed.slice(-50),
+      refused: next.refused.slice(-20),
+      incidents: next.incidents.slice(-3)
+    };
+  }
+  if (tooBig()) {
+    const tasks = { ...next.tasks };
+    const byAge = ([, a], [, b]) => (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0);
+    const settled = Object.entries(tasks).filter(([, r]) => r.dispatchId === void 0 || r.handled === r.dispatchId).sort(byAge);
+    const onItsWay = (r) => r.label !== void 0 && ON_ITS_WAY.has(r.label);
+    const offRamped = settled.filter(([, r]) => !onItsWay(r));
+    for (const [key, record2] of offRamped) tasks[key] = { ...record2, reason: void 0, notices: void 0 };
+    next = { ...next, tasks };
+    let excess = renderStateBlock(next).length - STATE_BUDGET;
+    for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
+      if (excess <= 0) break;
+      excess -= JSON.stringify(dropDefaults(tasks[key])).length + key.length + 4;
+      delete tasks[key];
+    }
+  }
+  return { state: next, flush };
 }
-function dashboardDigest(state, view) {
-  const bare = { ...state, revision: 0, digest: "", renderedAt: null };
-  return fnv1a(`${renderVisible(bare, view, null, LIMIT_STEPS[0])}
-${stableJson(compactJson(bare))}`);
+function squeezeState(state, round2) {
+  const next = {
+    ...state,
+    processed: state.processed.slice(-50),
+    incidents: state.incidents.slice(-3)
+  };
+  if (round2 >= 1) {
+    next.diffGates = state.diffGates.slice(-5);
+    next.ignoredPulls = state.ignoredPulls.slice(-20);
+    next.pendingHistory = [];
+    next.refused = state.refused.slice(-20);
+    next.tasks = Object.fromEntries(
+      Object.entries(state.tasks).map(([k, r]) => [k, { ...r, reason: void 0, notices: void 0 }])
+    );
+  }
+  if (round2 >= 2) {
+    next.tasks = Object.fromEntries(
+      Object.entries(next.tasks).filter(([, r]) => r.dispatchId !== void 0 && r.handled !== r.dispatchId)
+    );
+    next.processed = [];
+    next.refused = [];
+    next.diffGates = [];
+  }
+  if (round2 >= 3) {
+    next.tasks = Object.fromEntries(
+      Object.entries(next.tasks).sort(
+        ([, a], [, b]) => (Date.parse(b.dispatchedAt ?? "") || 0) - (Date.parse(a.dispatchedAt ?? "") || 0)
+      ).slice(0, 40)
+    );
+    next.incidents = [];
+    next.recent = [];
+    next.failedInARow = [];
+  }
+  return next;
 }
-function stableJson(value) {
-  return JSON.stringify(
-    value,
-    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(
-      Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
-    ) : v
+
+// src/core/markdown.ts
+var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
+function escapeInline(text4, max = 200) {
+  const oneLine = truncate2(
+    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
+    max
   );
+  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
 }
+function truncate2(text4, max) {
+  if (max <= 0) return "";
+  if (text4.length <= max) return text4;
+  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+}
+function code(text4, max = 100) {
+  const clean = truncate2(text4.replace(/[`\r\n]+/g, " ").trim(), max);
+  return `\`${clean || " "}\``;
+}
+function quietLogin(login) {
+  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
+}
+function table(header, rows, align) {
+  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
+}
+function progressBar(done, total, width = 20) {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(ratio * width);
+  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
+}
+function formatCount(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatTime(iso2) {
+  if (!iso2) return "\u2014";
+  const t = Date.parse(iso2);
+  if (Number.isNaN(t)) return "\u2014";
+  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+function formatUsd(usd) {
+  if (usd > 0 && usd < 0.01) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+function formatTokens(n) {
+  if (n < 1e3) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
+  return `${(n / 1e6).toFixed(1)}M`;
+}
+function proseLines(body) {
+  const text4 = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const out = [];
+  let fence = null;
+  for (const raw of text4.split(/\r?\n/)) {
+    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fence) {
+      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open3) {
+      fence = { char: open3[1][0], length: open3[1].length };
+      out.push(null);
+    } else {
+      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
+
+// src/core/world.ts
+function canWrite(permission) {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}
+
+// src/core/commands.ts
+var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+function parseCommand(body, context) {
+  for (const line of commandLines(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    return interpret(m[1] ?? "", line.trim(), context);
+  }
+  return null;
+}
+function interpret(rest, line, context) {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem) => ({ kind: "invalid", line, problem });
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    case "status": {
+      const issue3 = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue: issue3 }, line };
+    }
+    case "retry":
+    case "skip": {
+      if (words[1] !== void 0 && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
+      const issue3 = target ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      return { kind: "command", command: { name: word, issue: issue3 }, line };
+    }
+    default:
+      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+  }
+}
+function parseIssueRef(word) {
+  if (word === void 0) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+function commandLines(body) {
+  const out = [];
+  let previousBlank = true;
+  for (const raw of proseLines(body)) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push(raw);
+    previousBlank = blank || indentedCode && previousBlank;
+  }
+  return out;
+}
+function commentAuthority(comment2, botLogin, permissions) {
+  const author = comment2.author;
+  if (!author || comment2.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
+    return { ignored: true, authorized: false };
+  }
+  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
+}
+function lookupPermission(permissions, login) {
+  if (!login) return void 0;
+  const exact = permissions[login];
+  if (exact) return exact;
+  const lower2 = login.toLowerCase();
+  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
+  return void 0;
+}
+function hasWriteAccess(permissions, login) {
+  return canWrite(lookupPermission(permissions, login));
+}
+function sameLogin(a, b) {
+  if (!a || !b) return false;
+  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
+  return norm(a) === norm(b);
+}
+function commandHelp() {
+  return [
+    "| command | what it does |",
+    "|---|---|",
+    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
+    "| `/autopilot resume` | continue a paused session |",
+    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
+    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
+    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
+    "| `/autopilot help` | this list |",
+    "",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip` and `status` default to that issue)."
+  ].join("\n");
+}
+function refusalText(login) {
+  return [
+    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
+    "A maintainer can run the command for you."
+  ].join(" ");
+}
+
+// src/core/stats.ts
+function computeStatistics(tasks, now, options = {}) {
+  const count2 = (status) => tasks.filter((t) => t.status === status).length;
+  const completedTasks = tasks.filter((t) => t.status === "done");
+  let total = 0;
+  for (const t of tasks) total += finite(t.iterations);
+  let fastest = null;
+  let slowest = null;
+  let completedIterations = 0;
+  for (const t of completedTasks) {
+    const it = finite(t.iterations);
+    completedIterations += it;
+    if (t.iterations == null) continue;
+    if (!fastest || it < fastest.iterations || it === fastest.iterations && t.issue < fastest.issue) {
+      fastest = { issue: t.issue, iterations: it };
+    }
+    if (!slowest || it > slowest.iterations || it === slowest.iterations && t.issue < slowest.issue) {
+      slowest = { issue: t.issue, iterations: it };
+    }
+  }
+  const withIterations = completedTasks.filter((t) => t.iterations != null).length;
+  let input2 = 0;
+  let output2 = 0;
+  let cost = 0;
+  let conflicts = 0;
+  for (const t of tasks) {
+    input2 += finite(t.tokens?.input);
+    output2 += finite(t.tokens?.output);
+    cost += finite(t.costUsd);
+    conflicts += finite(t.conflictsResolved);
+  }
+  const nowMs = typeof now === "number" ? now : now.getTime();
+  let start = toMs(options.sessionStartedAt);
+  if (start === null) {
+    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x) => x !== null);
+    start = starts.length > 0 ? Math.min(...starts) : null;
+  }
+  const runtimeMs = start === null ? 0 : Math.max(0, nowMs - start - finite(options.pausedMs));
+  const ready = count2("ready");
+  const inProgress = count2("in-progress");
+  const review = count2("review");
+  return {
+    runtimeMs,
+    tasks: {
+      total: tasks.length,
+      completed: completedTasks.length,
+      failed: count2("failed"),
+      blocked: count2("blocked"),
+      timeout: count2("timeout"),
+      needsHuman: count2("needs-human"),
+      skipped: count2("skipped"),
+      remaining: ready + inProgress + review,
+      ready,
+      inProgress,
+      review
+    },
+    iterations: {
+      total,
+      average: withIterations > 0 ? round(completedIterations / withIterations, 2) : 0,
+      fastest,
+      slowest
+    },
+    merges: {
+      successful: completedTasks.filter((t) => t.merged).length,
+      pending: review,
+      conflictsResolved: conflicts
+    },
+    tokens: { input: input2, output: output2, total: input2 + output2 },
+    costUsd: round(cost, 4)
+  };
+}
+function formatDuration(ms) {
+  const s = Math.max(0, Math.floor(ms / 1e3));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
+  return `${sec}s`;
+}
+function finite(x) {
+  return typeof x === "number" && Number.isFinite(x) ? x : 0;
+}
+function round(x, digits) {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+function toMs(t) {
+  if (t == null) return null;
+  const ms = typeof t === "number" ? t : typeof t === "string" ? Date.parse(t) : t.getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+// src/core/worker-result.ts
+var WORKER_OUTCOMES = [
+  "complete",
+  "blocked",
+  "needs_human",
+  "timeout",
+  "stuck",
+  "contradiction",
+  "failed",
+  "paused",
+  "rate_limited",
+  "usage_limited",
+  "budget_exceeded",
+  "auth",
+  "quota",
+  "claimed_elsewhere"
+];
+var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
+var HumanGateHitSchema = external_exports.object({
+  rule: external_exports.string(),
+  where: external_exports.enum(["diff", "path", "command"]),
+  match: external_exports.string(),
+  /** True when the rule is on the never-auto-approve list. */
+  neverAutoApprove: external_exports.boolean().default(false)
+});
+var WorkerResultSchema = external_exports.object({
+  version: external_exports.literal(1),
+  issue: external_exports.number().int().positive(),
+  attempt: external_exports.number().int().positive(),
+  dispatchId: external_exports.string().min(1),
+  status: external_exports.enum(["running", "finished"]),
+  result: WorkerOutcomeSchema.optional(),
+  reason: external_exports.string().optional(),
+  iterations: external_exports.number().int().nonnegative(),
+  maxIterations: external_exports.number().int().positive(),
+  commits: external_exports.number().int().nonnegative(),
+  headSha: external_exports.string().optional(),
+  branch: external_exports.string(),
+  prNumber: external_exports.number().int().positive().optional(),
+  lastSignal: external_exports.string().optional(),
+  tokens: external_exports.object({ input: external_exports.number().nonnegative(), output: external_exports.number().nonnegative() }),
+  costUsd: external_exports.number().nonnegative(),
+  /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
+  resumeAt: external_exports.string().optional(),
+  humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  agentAccess: external_exports.string().max(300).optional(),
+  startedAt: external_exports.string(),
+  updatedAt: external_exports.string()
+});
+var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
+var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
+var MARKER_SUFFIX = " -->";
+function parseWorkerResult(body) {
+  const start = body.lastIndexOf(MARKER_PREFIX);
+  if (start < 0) return null;
+  const end = body.indexOf(MARKER_SUFFIX, start + MARKER_PREFIX.length);
+  if (end < 0) return null;
+  try {
+    const parsed = WorkerResultSchema.safeParse(JSON.parse(body.slice(start + MARKER_PREFIX.length, end)));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+// src/core/dashboard/dashboard-markdown.ts
 function renderVisible(state, view, now, limits) {
   const out = [];
   const s = state.session;
@@ -62731,7 +62649,7 @@ function renderVisible(state, view, now, limits) {
     view.failed.length ? `${view.failed.length} failed` : ""
   ].filter(Boolean);
   out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` \xB7 ${parts.join(" \xB7 ")}`);
-  for (const note of view.budget?.notes ?? []) out.push("", `> \u26A0\uFE0F ${escapeInline(note, 300)}`);
+  for (const note2 of view.budget?.notes ?? []) out.push("", `> \u26A0\uFE0F ${escapeInline(note2, 300)}`);
   if (view.configProblems) {
     out.push(
       "",
@@ -62742,8 +62660,8 @@ function renderVisible(state, view, now, limits) {
   }
   if (state.incidents.length > 0 && limits.incidents > 0) {
     out.push("", "> [!WARNING]");
-    for (const incident of state.incidents.slice(-limits.incidents).reverse()) {
-      out.push(`> ${formatTime(incident.at)}: ${escapeInline(incident.message, 300)}`);
+    for (const incident2 of state.incidents.slice(-limits.incidents).reverse()) {
+      out.push(`> ${formatTime(incident2.at)}: ${escapeInline(incident2.message, 300)}`);
     }
   }
   out.push("", `### Running (${view.slots.length} of ${view.maxParallel} slots)`, "");
@@ -62949,82 +62867,191 @@ function renderMermaid(graph, limit) {
     lines.push("", `_Showing ${nodes.length} of ${formatCount(graph.nodes.length)} tasks._`);
   return lines.join("\n");
 }
-function squeezeState(state, round2) {
-  const next = {
-    ...state,
-    processed: state.processed.slice(-50),
-    incidents: state.incidents.slice(-3)
-  };
-  if (round2 >= 1) {
-    next.diffGates = state.diffGates.slice(-5);
-    next.ignoredPulls = state.ignoredPulls.slice(-20);
-    next.pendingHistory = [];
-    next.refused = state.refused.slice(-20);
-    next.tasks = Object.fromEntries(
-      Object.entries(state.tasks).map(([k, r]) => [k, { ...r, reason: void 0, notices: void 0 }])
-    );
-  }
-  if (round2 >= 2) {
-    next.tasks = Object.fromEntries(
-      Object.entries(next.tasks).filter(([, r]) => r.dispatchId !== void 0 && r.handled !== r.dispatchId)
-    );
-    next.processed = [];
-    next.refused = [];
-    next.diffGates = [];
-  }
-  if (round2 >= 3) {
-    next.tasks = Object.fromEntries(
-      Object.entries(next.tasks).sort(
-        ([, a], [, b]) => (Date.parse(b.dispatchedAt ?? "") || 0) - (Date.parse(a.dispatchedAt ?? "") || 0)
-      ).slice(0, 40)
-    );
-    next.incidents = [];
-    next.recent = [];
-    next.failedInARow = [];
-  }
-  return next;
+
+// src/core/backoff.ts
+function exponentialBackoff(base, factor, attempt, cap) {
+  const b = nonNegative(base);
+  const f = nonNegative(factor);
+  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
+  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
+  const raw = b * f ** n;
+  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
+  return Math.min(Math.round(raw), c);
 }
-var ON_ITS_WAY = /* @__PURE__ */ new Set(["review", "ready", "in-progress"]);
-function compactState(state, options = {}) {
-  let next = {
-    ...state,
-    processed: state.processed.slice(-300),
-    refused: state.refused.slice(-100),
-    incidents: state.incidents.slice(-10),
-    failedInARow: state.failedInARow.slice(-50),
-    recent: state.recent.slice(-30)
+function nonNegative(value) {
+  return Number.isNaN(value) || value < 0 ? 0 : value;
+}
+
+// src/core/task.ts
+var OUTCOMES = {
+  progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
+  complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
+  blocked: { status: "blocked", note: "blocked; picking the next task", alert: true },
+  needs_human: { status: "needs-human", note: "question posted; other tasks go on", alert: true },
+  timeout: { status: "timeout", note: "timed out (not a failure); branch kept", alert: true },
+  stuck: { status: "failed", note: "stuck: no new commits", alert: true, failure: true },
+  contradiction: {
+    status: "failed",
+    note: "COMPLETE kept contradicting failing gates",
+    alert: true,
+    failure: true
+  },
+  failed: { status: "failed", note: "agent failed", alert: true, failure: true },
+  paused: {
+    status: "in-progress",
+    note: "checkpointed for the pause; resumes from its branch",
+    resumeLater: true
+  },
+  rate_limited: {
+    status: "in-progress",
+    note: "agents limited; resumes after the reset time",
+    resumeLater: true,
+    alert: true
+  },
+  usage_limited: {
+    status: "in-progress",
+    note: "agents limited; resumes after the reset time",
+    resumeLater: true,
+    alert: true
+  },
+  budget_exceeded: { status: "failed", note: "task budget exceeded", alert: true },
+  auth: { status: "failed", note: "agent authentication failed", alert: true, failure: true },
+  quota: { status: "failed", note: "agent quota exhausted", alert: true, failure: true },
+  claimed_elsewhere: { status: "in-progress", note: "another worker holds the task", freeSlot: true }
+};
+function decideOnWorkerOutcome(outcome) {
+  const { status, note: note2, ...flags } = OUTCOMES[outcome];
+  return {
+    status,
+    freeSlot: true,
+    queueMerge: false,
+    alert: false,
+    failure: false,
+    resumeLater: false,
+    note: note2,
+    ...flags
   };
-  let flush = [];
-  const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
-  if (options.canFlush !== false && next.pendingHistory.length > 0 && (options.force || next.pendingHistory.length >= HISTORY_BATCH || tooBig())) {
-    flush = next.pendingHistory;
-    next = { ...next, pendingHistory: [], history: { ...next.history, comments: next.history.comments + 1 } };
-  }
-  if (tooBig()) {
-    next = {
-      ...next,
-      processed: next.processed.slice(-50),
-      refused: next.refused.slice(-20),
-      incidents: next.incidents.slice(-3)
-    };
-  }
-  if (tooBig()) {
-    const tasks = { ...next.tasks };
-    const byAge = ([, a], [, b]) => (Date.parse(a.dispatchedAt ?? "") || 0) - (Date.parse(b.dispatchedAt ?? "") || 0);
-    const settled = Object.entries(tasks).filter(([, r]) => r.dispatchId === void 0 || r.handled === r.dispatchId).sort(byAge);
-    const onItsWay = (r) => r.label !== void 0 && ON_ITS_WAY.has(r.label);
-    const offRamped = settled.filter(([, r]) => !onItsWay(r));
-    for (const [key, record2] of offRamped) tasks[key] = { ...record2, reason: void 0, notices: void 0 };
-    next = { ...next, tasks };
-    let excess = renderStateBlock(next).length - STATE_BUDGET;
-    for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
-      if (excess <= 0) break;
-      excess -= JSON.stringify(dropDefaults(tasks[key])).length + key.length + 4;
-      delete tasks[key];
+}
+function decideOnFailure(input2) {
+  const attempt = Math.max(1, Math.floor(input2.attempt));
+  switch (input2.strategy) {
+    case "abort":
+      return { action: "abort", reason: "errorStrategy is abort" };
+    case "skip":
+      return { action: "skip", reason: "errorStrategy is skip" };
+    case "retry": {
+      if (attempt <= input2.maxRetries) {
+        const delayMs = exponentialBackoff(input2.retryBaseMs, 2, attempt, input2.retryMaxMs);
+        return {
+          action: "retry",
+          delayMs,
+          nextAttempt: attempt + 1,
+          reason: `retry ${attempt} of ${input2.maxRetries}`
+        };
+      }
+      return { action: "skip", reason: `no retries left (${input2.maxRetries} used)` };
     }
   }
-  return { state: next, flush };
 }
+function trackConsecutiveFailures(count2, outcome, threshold) {
+  const d = decideOnWorkerOutcome(outcome);
+  if (outcome === "complete") return { count: 0, pause: false };
+  if (!d.failure) return { count: count2, pause: false };
+  const next = count2 + 1;
+  return { count: next, pause: threshold > 0 && next >= threshold };
+}
+var TRANSITIONS = {
+  dispatch: { from: ["ready"], to: "in-progress" },
+  prOpened: { from: ["in-progress"], to: "review" },
+  merged: { from: ["review", "in-progress"], to: "done" },
+  feedback: { from: ["review"], to: "in-progress" },
+  blocked: { from: ["in-progress", "review"], to: "blocked" },
+  needsHuman: { from: ["in-progress", "review"], to: "needs-human" },
+  timeout: { from: ["in-progress"], to: "timeout" },
+  fail: { from: ["in-progress", "review"], to: "failed" },
+  release: { from: ["in-progress"], to: "ready" },
+  crash: { from: ["in-progress"], to: "ready", retry: 1 },
+  retry: { from: ["failed", "timeout", "blocked", "needs-human"], to: "ready", retry: 1, fresh: true },
+  skip: {
+    from: ["ready", "in-progress", "review", "blocked", "needs-human", "timeout", "failed"],
+    to: "skipped"
+  },
+  unblock: { from: ["blocked", "needs-human"], to: "ready" },
+  reopen: { from: ["done", "skipped"], to: "ready", fresh: true }
+};
+function transitionTask(status, event) {
+  const rule = TRANSITIONS[event.type];
+  if (!rule.from.includes(status)) {
+    return {
+      refused: `cannot ${describeTaskEvent(event.type)} a task that is ${status} (only from ${rule.from.join(", ")})`
+    };
+  }
+  return { status: rule.to, retryDelta: rule.retry ?? 0, freshIterations: rule.fresh ?? false };
+}
+function describeTaskEvent(type) {
+  return {
+    dispatch: "dispatch",
+    prOpened: "open a PR for",
+    merged: "merge",
+    feedback: "send feedback to",
+    blocked: "block",
+    needsHuman: "ask a human about",
+    timeout: "time out",
+    fail: "fail",
+    release: "release",
+    crash: "recover",
+    retry: "retry",
+    skip: "skip",
+    unblock: "unblock",
+    reopen: "reopen"
+  }[type];
+}
+function taskStatusFromLabels(issue3, names) {
+  if (issue3.state === "closed") return "done";
+  const has = (l) => !!l && issue3.labels.some((x) => x.toLowerCase() === l.toLowerCase());
+  if (has(names.exclude)) return "skipped";
+  const order = [
+    [names.needsHuman, "needs-human"],
+    [names.blocked, "blocked"],
+    [names.failed, "failed"],
+    [names.timeout, "timeout"],
+    [names.review, "review"],
+    [names.inProgress, "in-progress"],
+    [names.ready, "ready"]
+  ];
+  for (const [label2, status] of order) if (has(label2)) return status;
+  return null;
+}
+function labelForStatus(status, names) {
+  switch (status) {
+    case "ready":
+      return names.ready;
+    case "in-progress":
+      return names.inProgress;
+    case "review":
+      return names.review;
+    case "blocked":
+      return names.blocked;
+    case "needs-human":
+      return names.needsHuman;
+    case "timeout":
+      return names.timeout;
+    case "failed":
+      return names.failed;
+    case "done":
+    case "skipped":
+      return null;
+  }
+}
+var RECOVERY_ACTIONS = Object.freeze({
+  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
+  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
+  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
+  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
+  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
+});
+
+// src/core/dashboard/rebuild-state.ts
 function rebuildState(snapshot, now, config2) {
   const state = emptyState(now);
   const labels = config2.labels;
@@ -63083,6 +63110,43 @@ function rebuildState(snapshot, now, config2) {
   };
   return state;
 }
+
+// src/core/dashboard/render-dashboard.ts
+var LIMIT_STEPS = [
+  { list: 25, queue: 30, graph: 40, done: 20, incidents: 5, configChars: 8e3 },
+  { list: 12, queue: 15, graph: 20, done: 10, incidents: 3, configChars: 4e3 },
+  { list: 5, queue: 8, graph: 0, done: 5, incidents: 2, configChars: 2e3 },
+  { list: 0, queue: 3, graph: 0, done: 0, incidents: 1, configChars: 1e3 }
+];
+function renderDashboard(state, view, now) {
+  let fitted = state;
+  for (let round2 = 0; round2 < 5; round2++) {
+    const block = renderStateBlock(fitted);
+    for (const limits of LIMIT_STEPS) {
+      const body = `${renderVisible(fitted, view, now, limits)}
+${block}
+`;
+      if (utf8Length(body) <= BODY_BUDGET) return body;
+    }
+    fitted = squeezeState(fitted, round2);
+  }
+  return `${renderVisible(fitted, view, now, LIMIT_STEPS[LIMIT_STEPS.length - 1])}
+${renderStateBlock(fitted)}
+`;
+}
+function dashboardDigest(state, view) {
+  const bare = { ...state, revision: 0, digest: "", renderedAt: null };
+  return fnv1a(`${renderVisible(bare, view, null, LIMIT_STEPS[0])}
+${stableJson(compactJson(bare))}`);
+}
+function stableJson(value) {
+  return JSON.stringify(
+    value,
+    (_key, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(
+      Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    ) : v
+  );
+}
 function utf8Length(text4) {
   let n = 0;
   for (let i = 0; i < text4.length; i++) {
@@ -63103,6 +63167,1888 @@ function fnv1a(text4) {
     h = Math.imul(h, 16777619) >>> 0;
   }
   return h.toString(16).padStart(8, "0");
+}
+
+// src/core/reconcile/context.ts
+function note(ctx, message) {
+  ctx.log.push(message);
+}
+function taskRecord(ctx, n) {
+  let r = ctx.state.tasks[n];
+  if (!r) {
+    r = newTaskRecord();
+    ctx.state.tasks[n] = r;
+  }
+  return r;
+}
+function taskBranch(ctx, n) {
+  return taskBranchName(ctx.config.branchPrefix, n);
+}
+function round4(x) {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+// src/core/reconcile/messages.ts
+function incident(ctx, kind, message) {
+  ctx.state.incidents.push({ at: ctx.now.toISOString(), kind, message: truncate2(message, 400) });
+}
+function incidentOnce(ctx, kind, message) {
+  const text4 = truncate2(message, 400);
+  if (!ctx.state.incidents.some((i) => i.kind === kind && i.message === text4)) incident(ctx, kind, message);
+}
+function react(ctx, commentId, content3) {
+  ctx.effects.push({ type: "react", commentId, content: content3 });
+}
+function reply(ctx, issue3, commentId, line, text4) {
+  ctx.effects.push({
+    type: "comment",
+    issue: issue3,
+    body: `> ${escapeInline(line, 120)}
+
+${text4}`,
+    key: `reply-${commentId}`
+  });
+}
+function notice(ctx, n, record2, key, body) {
+  if (record2.notices?.includes(key)) return;
+  record2.notices = [...record2.notices ?? [], key].slice(-12);
+  ctx.effects.push({ type: "comment", issue: n, body, key });
+  note(ctx, `#${n}: notice ${key}`);
+}
+
+// src/core/reconcile/task-labels.ts
+function hasLabel(labels, label2) {
+  return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+}
+function stateLabels(L) {
+  return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
+}
+function statusOf2(ctx, n) {
+  const issue3 = ctx.issues.get(n);
+  if (!issue3) return null;
+  return taskStatusFromLabels(
+    { state: issue3.state, labels: ctx.labels.get(n) ?? issue3.labels },
+    ctx.config.labels
+  );
+}
+function setStatus(ctx, n, status) {
+  const L = ctx.config.labels;
+  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
+  const fromSkipped = statusOf2(ctx, n) === "skipped" && status !== "skipped";
+  writeLabels(ctx, n, target, [...stateLabels(L), ...fromSkipped ? [L.exclude] : []]);
+  if (target && target.toLowerCase() === L.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
+  if (status !== "skipped" && status !== "done") {
+    const record2 = taskRecord(ctx, n);
+    record2.label = status;
+    record2.labelAt = ctx.now.toISOString();
+  }
+}
+function clearStateLabels(ctx, n) {
+  writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
+}
+function writeLabels(ctx, n, target, remove) {
+  const same = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
+  const current = ctx.labels.get(n) ?? [];
+  const next = current.filter((l) => !remove.some((r) => same(l, r)) || same(l, target));
+  if (target && !hasLabel(next, target)) next.push(target);
+  ctx.labels.set(n, next);
+  const index2 = ctx.effects.findIndex((e) => e.type === "setStateLabel" && e.issue === n);
+  const earlier = index2 >= 0 ? ctx.effects[index2] : null;
+  if (index2 >= 0) ctx.effects.splice(index2, 1);
+  const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same(l, target));
+  const base = ctx.baseLabels.get(n) ?? [];
+  const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
+  if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
+}
+
+// src/core/reconcile/task-exit.ts
+function taskDone(ctx, n, pr) {
+  if (ctx.issues.get(n)?.state === "open")
+    ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
+  clearStateLabels(ctx, n);
+  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n)) {
+    ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
+  }
+  retire(ctx, n, "done", pr.number);
+  note(ctx, `#${n}: done (PR #${pr.number} merged)`);
+}
+function retire(ctx, n, outcome, pr) {
+  const state = ctx.state;
+  const record2 = state.tasks[n] ?? newTaskRecord();
+  const h = state.history;
+  if (outcome === "done") {
+    h.completed += 1;
+    if (pr) h.merges += 1;
+    h.completedIterations += record2.iterations;
+    if (!h.fastest || record2.iterations < h.fastest.iterations)
+      h.fastest = { issue: n, iterations: record2.iterations };
+    if (!h.slowest || record2.iterations > h.slowest.iterations)
+      h.slowest = { issue: n, iterations: record2.iterations };
+  } else if (outcome === "skipped") h.skipped += 1;
+  else h.closed += 1;
+  h.iterations += record2.iterations;
+  h.tokensIn += record2.tokensIn;
+  h.tokensOut += record2.tokensOut;
+  h.costUsd = round4(h.costUsd + record2.costUsd);
+  state.pendingHistory.push({
+    issue: n,
+    title: truncate2(ctx.issues.get(n)?.title ?? `#${n}`, 80),
+    outcome,
+    at: ctx.now.toISOString(),
+    iterations: record2.iterations,
+    tokens: record2.tokensIn + record2.tokensOut,
+    costUsd: record2.costUsd,
+    attempts: record2.attempt,
+    ...pr ? { pr } : {}
+  });
+  state.recent = [
+    ...state.recent.filter((r) => r.issue !== n),
+    { issue: n, outcome, at: ctx.now.toISOString() }
+  ].slice(-100);
+  delete state.tasks[n];
+}
+
+// src/core/reconcile/timing.ts
+var DISPATCH_GRACE_MINUTES = 10;
+var RESULT_GRACE_MINUTES = 2;
+var CANCEL_RETRY_MINUTES = 15;
+var MERGE_RETRY_MINUTES = 2;
+var DISPATCH_RESEND_MINUTES = 2;
+var SETTLE_MINUTES = 10;
+var INCIDENT_DAYS = 7;
+var DASHBOARD_REFRESH_MINUTES = 30;
+
+// src/core/reconcile/worker-runs.ts
+function runIssue(run) {
+  if (run.issue) return run.issue;
+  const m = run.dispatchId ? /^(\d+)-/.exec(run.dispatchId) : null;
+  return m ? Number(m[1]) : null;
+}
+function liveRunsOf(ctx, n) {
+  return ctx.snapshot.runs.filter((r) => r.status !== "completed" && runIssue(r) === n);
+}
+function liveState(ctx, n) {
+  const runs = liveRunsOf(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (runs.length > 0) {
+    const run = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
+    if (record2 && run.dispatchId === record2.dispatchId) record2.runId = run.id;
+    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run.id}`);
+    return {
+      live: true,
+      run,
+      phase: cancelling ? "cancelling" : run.status === "in_progress" ? "running" : "queued"
+    };
+  }
+  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
+  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
+  if (ours) return { live: false };
+  const result = ctx.results.get(n);
+  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < ctx.config.timeoutMinutes * 6e4) {
+    return { live: true, phase: "running" };
+  }
+  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
+  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
+    return { live: true, phase: "dispatched" };
+  }
+  return { live: false };
+}
+function isLive(ctx, n) {
+  return liveState(ctx, n).live;
+}
+function liveIssues(ctx) {
+  const out = /* @__PURE__ */ new Set();
+  for (const run of ctx.snapshot.runs) {
+    const n = runIssue(run);
+    if (n !== null && run.status !== "completed") out.add(n);
+  }
+  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
+  return out;
+}
+function liveCount(ctx) {
+  return liveIssues(ctx).size;
+}
+function finishedCurrent(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
+}
+function finishedUnhandled(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
+}
+function cancelRun(ctx, run, n, why) {
+  const record2 = taskRecord(ctx, n);
+  const key = `cancel:${run.id}`;
+  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
+  if (asked) return;
+  record2.cancelAt = ctx.now.toISOString();
+  record2.notices = [...(record2.notices ?? []).filter((k) => k !== key), key].slice(-12);
+  ctx.effects.push({ type: "cancelRun", runId: run.id, issue: n });
+  note(ctx, `#${n}: cancel run ${run.id}: ${why}`);
+}
+
+// src/core/reconcile/retry-skip.ts
+function retryTask(ctx, n, actor) {
+  const issue3 = ctx.issues.get(n);
+  if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
+  if (issue3.state === "closed") return { ok: false, message: `#${n} is closed; reopen it first.` };
+  const status = statusOf2(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (status === "ready" && record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs) {
+    record2.waitUntil = void 0;
+    note(ctx, `#${n}: wait cleared by ${actor}`);
+    return { ok: true };
+  }
+  if (status === null)
+    return {
+      ok: false,
+      message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`
+    };
+  const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
+  if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
+  const r = taskRecord(ctx, n);
+  r.retries += t.retryDelta;
+  r.failures = 0;
+  r.feedbackRounds = 0;
+  r.feedbackSha = void 0;
+  r.waitUntil = void 0;
+  r.since = void 0;
+  r.merge = void 0;
+  r.cancelAt = void 0;
+  r.notices = void 0;
+  if (r.dispatchId) r.handled = r.dispatchId;
+  r.result = "retry";
+  r.reason = `retried by @${actor}`;
+  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: retry by ${actor} (attempt ${r.attempt + 1} next)`);
+  return { ok: true };
+}
+function skipTask(ctx, n, actor) {
+  const issue3 = ctx.issues.get(n);
+  if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
+  const status = statusOf2(ctx, n);
+  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  const t = transitionTask(status, { type: "skip" });
+  if ("refused" in t) return { ok: false, message: `Cannot skip #${n}: ${t.refused}.` };
+  for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "skipped");
+  setStatus(ctx, n, "skipped");
+  retire(ctx, n, "skipped", null);
+  note(ctx, `#${n}: skipped by ${actor}`);
+  return {
+    ok: true,
+    message: `Skipped #${n}: Autopilot leaves it alone now (label \`${ctx.config.labels.exclude}\`). To bring it back, run \`/autopilot retry #${n}\`.`
+  };
+}
+
+// src/core/reconcile/session-events.ts
+function sessionEvent(ctx, event, quiet = false) {
+  const t = reduceSession(ctx.state.session, event, ctx.now);
+  if (t.refused) {
+    note(ctx, `session: ${event.type} refused: ${t.refused.reason}`);
+    return { refused: t.refused.reason };
+  }
+  const from = ctx.state.session.status;
+  ctx.state.session = t.state;
+  note(ctx, `session: ${from} \u2192 ${t.state.status} (${event.type})`);
+  const outcome = {};
+  for (const e of t.effects) {
+    if (e.type === "resetConsecutiveFailures") {
+      ctx.state.consecutiveFailures = 0;
+      ctx.state.failedInARow = [];
+    }
+    if (e.type === "notify") {
+      outcome.message = e.message;
+      if (!quiet && (e.level === "warning" || t.state.status === "completed") && ctx.tracking) {
+        const comment2 = {
+          type: "comment",
+          issue: ctx.tracking.number,
+          body: e.message,
+          key: `session-${t.state.status}-${t.state.since}`
+        };
+        ctx.effects.push(comment2);
+        if (t.state.status === "completed") outcome.completionNotice = comment2;
+      }
+    }
+  }
+  return outcome;
+}
+
+// src/core/reconcile/comment-commands.ts
+function processComments(ctx) {
+  const read = { freshComments: /* @__PURE__ */ new Set(), statusRequests: [] };
+  const state = ctx.state;
+  const trackingNumber = ctx.tracking?.number ?? null;
+  const wasProcessed = commentProcessedRule(state);
+  const seen = /* @__PURE__ */ new Set();
+  const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
+  for (const c of comments) {
+    if (wasProcessed(c) || seen.has(c.id)) continue;
+    seen.add(c.id);
+    state.processed.push(c.id);
+    if (!state.cursor || c.id > state.cursor.id) state.cursor = { id: c.id, at: c.createdAt };
+    const authority = commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions);
+    if (authority.ignored) continue;
+    const onTracking = trackingNumber !== null && c.issue === trackingNumber;
+    const task = onTracking ? null : taskIssueFor(ctx, c.issue);
+    if (!onTracking && task === null) continue;
+    const parsed = parseCommand(c.body, {
+      issue: onTracking ? c.issue : task,
+      trackingIssue: trackingNumber
+    });
+    const login = c.author ?? "someone";
+    if (!parsed) {
+      if (task !== null && authority.authorized) read.freshComments.add(c.id);
+      continue;
+    }
+    if (!authority.authorized) {
+      react(ctx, c.id, "confused");
+      const key = login.toLowerCase().slice(0, 40);
+      if (!state.refused.includes(key)) {
+        state.refused.push(key);
+        reply(ctx, c.issue, c.id, parsed.line, refusalText(login));
+      }
+      note(ctx, `comment ${c.id}: ${parsed.line} by ${login} refused (no write access)`);
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      react(ctx, c.id, "confused");
+      reply(
+        ctx,
+        c.issue,
+        c.id,
+        parsed.line,
+        `Sorry, ${parsed.problem}. Here is what Autopilot understands:
+
+${commandHelp()}`
+      );
+      continue;
+    }
+    const command = parsed.command;
+    note(ctx, `comment ${c.id}: ${parsed.line} by ${login}`);
+    switch (command.name) {
+      case "help":
+        react(ctx, c.id, "+1");
+        reply(ctx, c.issue, c.id, parsed.line, commandHelp());
+        break;
+      case "status":
+        react(ctx, c.id, "+1");
+        read.statusRequests.push({
+          commentIssue: c.issue,
+          commentId: c.id,
+          issue: command.issue,
+          line: parsed.line
+        });
+        break;
+      case "start":
+      case "pause":
+      case "resume":
+      case "stop": {
+        const event = command.name === "pause" || command.name === "stop" ? { type: command.name, actor: login, activeWorkers: liveCount(ctx) } : { type: command.name, actor: login };
+        const result = sessionEvent(ctx, event, true);
+        if (result.refused) {
+          react(ctx, c.id, "confused");
+          reply(ctx, c.issue, c.id, parsed.line, result.refused);
+          break;
+        }
+        react(ctx, c.id, "+1");
+        if (command.name === "start") state.overrides = null;
+        const status = state.session.status;
+        if ((status === "pausing" || status === "stopping") && result.message) {
+          reply(
+            ctx,
+            c.issue,
+            c.id,
+            parsed.line,
+            result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
+          );
+        }
+        break;
+      }
+      case "retry":
+      case "skip": {
+        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login) : skipTask(ctx, command.issue, login);
+        react(ctx, c.id, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        break;
+      }
+    }
+  }
+  state.processed = state.processed.slice(-300);
+  return read;
+}
+function taskIssueFor(ctx, n) {
+  const issue3 = ctx.issues.get(n);
+  if (issue3) {
+    const L = ctx.config.labels;
+    const ours = ctx.state.tasks[n] !== void 0 || [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some(
+      (l) => hasLabel(issue3.labels, l)
+    );
+    return ours ? n : null;
+  }
+  const pr = ctx.snapshot.pulls.find((p) => p.number === n);
+  if (!pr) return null;
+  return issueOfTaskBranch(ctx.config.branchPrefix, pr.headRef);
+}
+
+// src/core/reconcile/answers.ts
+function processAnswers(ctx, freshComments) {
+  const trackingNumber = ctx.tracking?.number ?? null;
+  const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open" || statusOf2(ctx, n) !== "needs-human") continue;
+    const record2 = ctx.state.tasks[n];
+    const askedAt = record2?.since ?? ctx.results.get(n)?.updatedAt ?? null;
+    const answer = comments.find((c) => {
+      if (c.issue === trackingNumber || taskIssueFor(ctx, c.issue) !== n) return false;
+      if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !freshComments.has(c.id)) return false;
+      if (!commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions).authorized) return false;
+      return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;
+    });
+    if (!answer) continue;
+    const t = transitionTask("needs-human", { type: "unblock" });
+    if ("refused" in t) continue;
+    const login = answer.author ?? "someone";
+    const r = taskRecord(ctx, n);
+    r.result = "answered";
+    r.reason = `answered by @${login}`;
+    r.since = void 0;
+    setStatus(ctx, n, "ready");
+    if (!answer.acknowledged) react(ctx, answer.id, "+1");
+    note(ctx, `#${n}: answered by ${login}; back in the queue`);
+  }
+}
+
+// src/core/reconcile/checkboxes.ts
+function processCheckboxes(ctx) {
+  const previous3 = ctx.input.state;
+  if (!ctx.tracking || !previous3) return { ticked: false };
+  const parsed = parseDashboard(ctx.tracking.body);
+  if (parsed.checkedBoxes.length === 0) return { ticked: false };
+  if (!parsed.state || parsed.state.revision !== previous3.revision) return { ticked: false };
+  const editor = ctx.tracking.lastEditedBy ?? null;
+  const boxes = parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`).join(", ");
+  if (!editor || sameLogin(editor, ctx.snapshot.botLogin) || !hasWriteAccess(ctx.snapshot.permissions, editor)) {
+    incident(
+      ctx,
+      "checkbox_refused",
+      `Ticked ${boxes} ignored: the last edit was by ${editor ? `@${editor}` : "an unknown user"}, and only people with write access can steer Autopilot.`
+    );
+    note(ctx, `checkboxes ${boxes} ignored: editor ${editor ?? "unknown"} has no write access`);
+    return { ticked: true };
+  }
+  for (const box of parsed.checkedBoxes) {
+    const outcome = box.action === "retry" ? retryTask(ctx, box.issue, editor) : skipTask(ctx, box.issue, editor);
+    note(ctx, `checkbox ${box.action} #${box.issue} by ${editor}: ${outcome.ok ? "done" : outcome.message}`);
+  }
+  return { ticked: true };
+}
+
+// src/core/pull-trust.ts
+function distrustOf(pull, ctx) {
+  if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
+  if (pull.isCrossRepository === true) return "from a fork";
+  const own4 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own4) {
+    return `from another repository (${pull.headRepository ?? "deleted"})`;
+  }
+  if (ctx.botId !== void 0) {
+    if (ctx.botId === null) return "Autopilot's own account is unknown, so no author can be trusted";
+    if (pull.authorId === void 0 || pull.authorId === null || pull.authorId !== ctx.botId) {
+      return "not opened by Autopilot";
+    }
+  }
+  return null;
+}
+function partitionPulls(pulls, ctx) {
+  const trusted = [];
+  const ignored = [];
+  for (const pull of pulls) {
+    const reason = distrustOf(pull, ctx);
+    if (reason === null) trusted.push(pull);
+    else ignored.push({ pull, reason });
+  }
+  trusted.sort((a, b) => b.number - a.number);
+  return { trusted, ignored };
+}
+function ignoredPullMessage(ignored) {
+  const login = ignored.pull.author ? ` by @${ignored.pull.author.replace(/[^A-Za-z0-9[\]_-]/g, "")}` : "";
+  return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
+}
+function trustedOpenPulls(world, branchPrefix) {
+  const out = [];
+  for (const pull of world.pulls) {
+    if (pull.state !== "open") continue;
+    const issue3 = issueOfTaskBranch(branchPrefix, pull.headRef);
+    if (issue3 === null) continue;
+    const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
+    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: issue3 });
+  }
+  return out;
+}
+
+// src/core/reconcile/task-pulls.ts
+function pullsFor(ctx, n) {
+  const branch = taskBranch(ctx, n);
+  const { trusted, ignored } = partitionPulls(ctx.pullsByRef.get(branch) ?? [], {
+    repo: ctx.snapshot.repo,
+    branch,
+    botId: ctx.snapshot.botId
+  });
+  for (const x of ignored) {
+    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
+    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
+    incident(ctx, "ignored_pull", ignoredPullMessage(x));
+    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
+  }
+  return trusted;
+}
+
+// src/core/reconcile/closed-issues.ts
+function processClosedIssues(ctx) {
+  for (const key of Object.keys(ctx.state.tasks)) {
+    const n = Number(key);
+    const issue3 = ctx.issues.get(n);
+    if (!issue3) {
+      const merged2 = pullsFor(ctx, n).find((p) => p.state === "merged");
+      if (merged2) taskDone(ctx, n, merged2);
+      else if (!isLive(ctx, n)) {
+        retire(ctx, n, "closed", null);
+        ctx.state.recent = ctx.state.recent.filter((r) => r.issue !== n);
+        note(ctx, `#${n}: no longer among the open issues; counted as closed`);
+      }
+      continue;
+    }
+    if (issue3.state !== "closed") continue;
+    for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "issue closed");
+    const merged = pullsFor(ctx, n).find((p) => p.state === "merged");
+    if (merged) taskDone(ctx, n, merged);
+    else {
+      clearStateLabels(ctx, n);
+      retire(ctx, n, issue3.stateReason === "completed" ? "done" : "closed", null);
+      note(ctx, `#${n}: closed on GitHub`);
+    }
+  }
+}
+
+// src/core/reconcile/bootstrap-state.ts
+function bootstrapState(input2) {
+  const { snapshot, now, config: config2 } = input2;
+  const tracking = snapshot.trackingIssue;
+  const L = config2.labels;
+  const offRamped = snapshot.issues.some(
+    (i) => [L.blocked, L.needsHuman, L.timeout, L.failed].some((l) => hasLabel(i.labels, l))
+  );
+  const inFlight = snapshot.workerResults.length > 0 || snapshot.runs.some((r) => r.status !== "completed") || snapshot.issues.some((i) => [L.inProgress, L.review].some((l) => hasLabel(i.labels, l)));
+  if (!tracking && !inFlight && !offRamped) return { state: emptyState(now), log: null };
+  if (!tracking && !inFlight) {
+    return { state: rebuildState(snapshot, now, config2), log: null };
+  }
+  const state = rebuildState(snapshot, now, config2);
+  const message = tracking ? "The state block of this issue was missing or unreadable; Autopilot rebuilt it from labels, pull requests, worker results and runs." : "The tracking issue was missing (deleted?); Autopilot opened this one and rebuilt its state from labels, pull requests, worker results and runs.";
+  state.incidents.push({
+    at: now.toISOString(),
+    kind: tracking ? "state_rebuilt" : "tracking_issue_missing",
+    message
+  });
+  return {
+    state,
+    log: tracking ? "state block missing or corrupt: rebuilt from GitHub" : "tracking issue missing: state rebuilt from GitHub"
+  };
+}
+
+// src/core/reconcile/prepare.ts
+function prepare(input2) {
+  const { snapshot } = input2;
+  const issues = /* @__PURE__ */ new Map();
+  const labels = /* @__PURE__ */ new Map();
+  const readyBy = /* @__PURE__ */ new Map();
+  for (const issue3 of snapshot.issues) {
+    if (issue3.isPullRequest) continue;
+    issues.set(issue3.number, issue3);
+    labels.set(issue3.number, [...issue3.labels]);
+    readyBy.set(issue3.number, issue3.readyLabeledBy ?? null);
+  }
+  const log = [];
+  let state;
+  if (input2.state) state = structuredClone(input2.state);
+  else {
+    const bootstrap = bootstrapState(input2);
+    state = bootstrap.state;
+    if (bootstrap.log) log.push(bootstrap.log);
+  }
+  const overridden = withOverrides(input2.config, state);
+  const baseLabels = /* @__PURE__ */ new Map();
+  let ctx = {
+    input: input2,
+    snapshot,
+    now: input2.now,
+    nowMs: input2.now.getTime(),
+    config: overridden.config,
+    tracking: snapshot.trackingIssue,
+    issues,
+    results: latestResults(snapshot.workerResults),
+    pullsByRef: pullsByRef(snapshot.pulls),
+    baseLabels,
+    state,
+    effects: [],
+    log,
+    labels,
+    readyBy
+  };
+  ignoreForeignLabels(ctx, input2.config.labels);
+  if (overridden.log) note(ctx, overridden.log);
+  applySettleOverlay(ctx, issues);
+  state.incidents = state.incidents.filter(
+    (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 864e5)
+  );
+  for (const [n, l] of labels) baseLabels.set(n, [...l]);
+  if (input2.start) ctx = startFromDispatch(ctx, input2.start);
+  return ctx;
+}
+function withOverrides(config2, state) {
+  if (!state.overrides) return { config: config2, log: null };
+  const result = applyConfigOverrides(config2, state.overrides, "workflow_dispatch overrides");
+  if (result.ok) return { config: result.config, log: null };
+  return { config: config2, log: `ignoring invalid workflow_dispatch overrides: ${result.error.message}` };
+}
+function startFromDispatch(ctx, start) {
+  const overrides = start.overrides && Object.keys(start.overrides).length > 0 ? start.overrides : null;
+  let next = ctx;
+  if (JSON.stringify(overrides) !== JSON.stringify(ctx.state.overrides)) {
+    ctx.state.overrides = overrides;
+    const overridden = withOverrides(ctx.input.config, ctx.state);
+    if (overridden.log) note(ctx, overridden.log);
+    next = { ...ctx, config: overridden.config };
+    note(next, `workflow_dispatch overrides: ${JSON.stringify(overrides)}`);
+  }
+  sessionEvent(next, { type: "start", actor: start.actor }, true);
+  return next;
+}
+function latestResults(all2) {
+  const results = /* @__PURE__ */ new Map();
+  for (const r of all2) {
+    const known = results.get(r.issue);
+    if (!known || r.attempt > known.attempt || r.attempt === known.attempt && r.updatedAt >= known.updatedAt) {
+      results.set(r.issue, r);
+    }
+  }
+  return results;
+}
+function pullsByRef(pulls) {
+  const byRef = /* @__PURE__ */ new Map();
+  for (const p of pulls) {
+    const list2 = byRef.get(p.headRef) ?? [];
+    list2.push(p);
+    byRef.set(p.headRef, list2);
+  }
+  return byRef;
+}
+function ignoreForeignLabels(ctx, L) {
+  for (const issue3 of ctx.snapshot.issues) {
+    const foreign = issue3.foreignLabels ?? [];
+    if (!foreign.length || issue3.state !== "open" || !ctx.labels.has(issue3.number)) continue;
+    const n = issue3.number;
+    const drop = (labels) => labels.filter((l) => !foreign.some((f) => f.label.toLowerCase() === l.toLowerCase()));
+    ctx.labels.set(n, drop(ctx.labels.get(n) ?? []));
+    ctx.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
+    for (const f of foreign) {
+      const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${L.ready}\` are Autopilot's; use the /autopilot commands).`;
+      incidentOnce(ctx, "foreign_label", message);
+    }
+    note(ctx, `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
+  }
+}
+function applySettleOverlay(ctx, issues) {
+  const fresh = (at) => !!at && ctx.nowMs - Date.parse(at) < SETTLE_MINUTES * 6e4;
+  for (const [key, record2] of Object.entries(ctx.state.tasks)) {
+    const n = Number(key);
+    const issue3 = issues.get(n);
+    if (!issue3 || !record2.label || !fresh(record2.labelAt)) continue;
+    if (finishedUnhandled(ctx, n)) continue;
+    if (statusOf2(ctx, n) !== record2.label) overlayStatus(ctx, n, record2.label);
+  }
+  for (const r of ctx.state.recent) {
+    const issue3 = issues.get(r.issue);
+    if (!issue3 || !fresh(r.at)) continue;
+    if (r.outcome === "skipped") overlayStatus(ctx, r.issue, "skipped");
+    else if (issue3.state === "open") issues.set(r.issue, { ...issue3, state: "closed" });
+  }
+}
+function overlayStatus(ctx, n, status) {
+  const L = ctx.config.labels;
+  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
+  const all2 = [...stateLabels(L), L.exclude];
+  const next = (ctx.labels.get(n) ?? []).filter((l) => !all2.some((x) => x.toLowerCase() === l.toLowerCase()));
+  if (target) next.push(target);
+  ctx.labels.set(n, next);
+  if (status === "ready") ctx.readyBy.set(n, ctx.snapshot.botLogin);
+}
+
+// src/core/human-gate.ts
+var HUMAN_GATE_MAX_HITS = 50;
+function caseVariants(part) {
+  const lower2 = part.toLowerCase();
+  const capital = lower2[0].toUpperCase() + lower2.slice(1);
+  return `(?:${lower2}|${capital}|${lower2.toUpperCase()})`;
+}
+function identifierWord(parts, suffix = "") {
+  const separator = "[_\\-. ]?";
+  const variants = parts.map(caseVariants);
+  const tail = variants.slice(1).map((variant) => separator + variant).join("");
+  const first = parts[0].toLowerCase();
+  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
+  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
+  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
+  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
+  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
+}
+function regexFind(re) {
+  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  return (text4) => {
+    global2.lastIndex = 0;
+    const match = global2.exec(text4);
+    return match ? match[0] : null;
+  };
+}
+function wordRule(name, parts, suffix = "") {
+  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
+}
+var SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
+function forcedRemovals(text4) {
+  const found = [];
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
+      let recursive2 = false;
+      let force = false;
+      const targets = [];
+      let j = i + 1;
+      for (; j < words.length; j++) {
+        const word = words[j];
+        if (word === "--") continue;
+        if (word === "--recursive") recursive2 = true;
+        else if (word === "--force") force = true;
+        else if (/^-[a-zA-Z]+$/.test(word)) {
+          if (/[rR]/.test(word)) recursive2 = true;
+          if (/f/.test(word)) force = true;
+        } else if (word.startsWith("--")) continue;
+        else targets.push(word.replace(/^["']|["']$/g, ""));
+      }
+      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
+      i = j;
+    }
+  }
+  return found;
+}
+var ROOT_TARGET = /^\/\*?$/;
+var HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
+function removalRule(name, never2, target) {
+  return {
+    name,
+    never: never2,
+    find: (text4) => {
+      const hit = forcedRemovals(text4).find(
+        (removal) => !target || removal.targets.some((t) => target.test(t))
+      );
+      return hit ? hit.match : null;
+    }
+  };
+}
+var GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env"
+]);
+var FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+var FORCE_REFSPEC = /^\+[\w./-]/;
+function forcedPush(text4) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
+      let j = i + 1;
+      let valueMayFollow = false;
+      for (; j < words.length; j++) {
+        const word = words[j];
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
+        else break;
+      }
+      if (words[j] !== "push") {
+        i = j - 1;
+        continue;
+      }
+      for (let k = j + 1; k < words.length; k++) {
+        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
+          return words.slice(i, k + 1).join(" ");
+      }
+      break;
+    }
+  }
+  return null;
+}
+var NEVER_TEXT_RULES = [
+  { name: "push --force", never: true, find: forcedPush },
+  removalRule("rm -rf /", true, ROOT_TARGET),
+  removalRule("rm -rf ~", true, HOME_TARGET),
+  { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
+  { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
+  {
+    name: "production deploy",
+    never: true,
+    find: regexFind(
+      /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
+    )
+  },
+  { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
+];
+var DEFAULT_TEXT_RULES = [
+  wordRule("deploy", ["deploy"], "s|ed|ing"),
+  { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
+  wordRule("migrate", ["migrate"], "s|d"),
+  { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
+  {
+    name: "publish",
+    never: false,
+    find: regexFind(
+      /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
+    )
+  },
+  removalRule("rm -rf", false),
+  { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
+  {
+    name: "delete from",
+    never: false,
+    // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
+    find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
+  },
+  {
+    name: "terraform apply",
+    never: false,
+    find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
+  },
+  wordRule("production", ["production"]),
+  wordRule("api.*key", ["api", "key"], "s"),
+  wordRule("secret", ["secret"], "s"),
+  wordRule("password", ["password"], "s")
+];
+var DEFAULT_HUMAN_GATE_PATTERNS = [
+  ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
+];
+var NEVER_AUTO_APPROVE = [
+  ...NEVER_TEXT_RULES.map((rule) => rule.name),
+  ".github/autopilot.{yml,yaml}"
+];
+var DEFAULT_HUMAN_GATE_PATHS = [
+  ".github/workflows/**",
+  // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+  // the repository's secrets and who must review: never merged without a person.
+  ".github/**",
+  "**/migrations/**",
+  "**/db/migrate/**",
+  ".env*",
+  "terraform/**",
+  "*.tf",
+  "*.tfvars",
+  "CODEOWNERS"
+];
+function globBody(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const slash = glob[i + 2] === "/";
+        out += slash ? "(?:.*/)?" : ".*";
+        i += slash ? 2 : 1;
+      } else out += "[^/]*";
+    } else if (c === "?") out += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) out += "\\{";
+      else {
+        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
+        i = end;
+      }
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
+  }
+  return out;
+}
+function globToRegExp(glob) {
+  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (pattern.endsWith("/")) pattern += "**";
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
+  return new RegExp(`^${globBody(pattern)}$`);
+}
+function pathRule(glob, never2) {
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return { name: glob, never: never2, test: (path2) => re.test(path2) };
+}
+var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
+var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
+function userPatternRule(source) {
+  const compiled = compileGatePattern(source);
+  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
+}
+function unquoteGitPath(path2) {
+  const p = path2.trim();
+  if (!p.startsWith('"')) return p;
+  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
+}
+function stripPrefix(path2) {
+  const p = unquoteGitPath(path2).replace(/\t.*$/, "");
+  if (p === "/dev/null") return null;
+  return p.replace(/^[abciow]\//, "");
+}
+function parseUnifiedDiff(diff) {
+  const added = [];
+  const paths = /* @__PURE__ */ new Set();
+  let file2 = "";
+  let oldLeft = 0;
+  let newLeft = 0;
+  let newLine = 0;
+  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const marker = line[0];
+      if (marker === "+") {
+        added.push({ file: file2, line: newLine, text: line.slice(1) });
+        newLine++;
+        newLeft--;
+      } else if (marker === "-") oldLeft--;
+      else if (marker === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+        newLine++;
+      }
+      continue;
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
+    if (git) {
+      const path2 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path2) {
+        file2 = path2;
+        paths.add(path2);
+      }
+      continue;
+    }
+    const header = /^(?:---|\+\+\+) (.+)$/.exec(line);
+    if (header) {
+      const path2 = stripPrefix(header[1]);
+      if (path2) {
+        paths.add(path2);
+        if (line.startsWith("+++")) file2 = path2;
+        else if (!file2) file2 = path2;
+      }
+      continue;
+    }
+    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename2) {
+      paths.add(unquoteGitPath(rename2[1]));
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
+    }
+  }
+  return { added, paths: [...paths] };
+}
+function excerpt(text4, max = 120) {
+  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function normalizePath(path2) {
+  return path2.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+}
+function matchHumanGate(input2, options) {
+  const textRules = [...NEVER_TEXT_RULES];
+  const pathRules = [...NEVER_PATH_RULES];
+  if (options.enabled) {
+    textRules.push(
+      ...DEFAULT_TEXT_RULES,
+      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
+    );
+    pathRules.push(
+      ...DEFAULT_PATH_RULES,
+      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+    );
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (rule, where, match) => {
+    const key = `${rule.name}\0${where}\0${match}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
+  };
+  for (const command of input2.commands) {
+    for (const rule of textRules) {
+      const found = rule.find(command);
+      if (found) add(rule, "command", excerpt(found));
+    }
+  }
+  const diff = parseUnifiedDiff(input2.diff);
+  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
+  for (const path2 of paths) {
+    for (const rule of pathRules)
+      if (rule.test(path2)) add(rule, "path", path2.length > 200 ? `${path2.slice(0, 199)}\u2026` : path2);
+  }
+  for (const line of diff.added) {
+    for (const rule of textRules) {
+      const found = rule.find(line.text);
+      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
+    }
+  }
+  const ordered = [
+    ...hits.filter((hit) => hit.neverAutoApprove),
+    ...hits.filter((hit) => !hit.neverAutoApprove)
+  ];
+  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+
+// src/core/diff-gate.ts
+var DIFF_GATE_MAX_RULES = 20;
+var RULE_CHARS = 120;
+var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
+var UNREADABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
+function shown(path2) {
+  const clean = path2.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+  return clean.length > 90 ? `${clean.slice(0, 89)}\u2026` : clean;
+}
+function evaluateDiffGate(diff, options) {
+  const rules = [];
+  const add = (rule) => {
+    const text4 = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}\u2026` : rule;
+    if (!rules.includes(text4)) rules.push(text4);
+  };
+  if (diff.error) {
+    add(`diff unreadable: ${diff.error}`);
+    return rules;
+  }
+  if (diff.filesCapped) add(`diff too large: the API lists at most ${diff.files.length} files`);
+  const patches = [];
+  const paths = [];
+  for (const file2 of diff.files) {
+    const names = [file2.filename, ...file2.previousFilename ? [file2.previousFilename] : []];
+    if (names.some((n) => UNREADABLE.test(n) || n.trim() === ""))
+      add(`unreadable path: ${shown(file2.filename)}`);
+    paths.push(...names);
+    const where = shown(file2.filename);
+    switch (file2.status) {
+      case "removed":
+        add(`deleted file: ${where}`);
+        break;
+      case "renamed":
+        add(`renamed file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
+        break;
+      case "copied":
+        add(`copied file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
+        break;
+      case "changed":
+        add(`mode changed: ${where}`);
+        break;
+      case "added":
+      case "modified":
+      case "unchanged":
+        break;
+      default:
+        add(`unknown change (${shown(file2.status)}): ${where}`);
+    }
+    if (file2.status !== "removed") {
+      if (file2.mode === "120000") add(`symlink: ${where}`);
+      else if (file2.mode === "160000") add(`submodule: ${where}`);
+      else if (file2.mode === null || file2.mode === void 0) add(`file mode unknown: ${where}`);
+      else if (!PLAIN_MODES.has(file2.mode)) add(`file mode ${shown(file2.mode)}: ${where}`);
+      if (!file2.patch) add(`no diff shown (binary or too large): ${where}`);
+    }
+    if (file2.patch) {
+      const label2 = shown(file2.filename).replace(/["\s]/g, "_");
+      patches.push(`diff --git a/${label2} b/${label2}
+--- a/${label2}
++++ b/${label2}
+${file2.patch}`);
+    }
+  }
+  const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
+  for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
+  return rules.slice(0, DIFF_GATE_MAX_RULES);
+}
+
+// src/core/reconcile/pull-diff-verdicts.ts
+function recordDiffGates(ctx) {
+  for (const diff of ctx.snapshot.pullDiffs ?? []) {
+    if (diff.error) continue;
+    const rules = evaluateDiffGate(diff, ctx.config.humanGate);
+    const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+  }
+}
+function verifiedGate(ctx, pr) {
+  if (ctx.snapshot.pullDiffs === void 0) return { rules: [] };
+  const cached2 = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  if (cached2) return { rules: cached2.rules };
+  const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+  if (diff?.error)
+    return { waiting: truncate2(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
+  return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+}
+
+// src/core/graph.ts
+var MAX_REFERENCES_PER_ISSUE = 50;
+var MAX_REFERENCE_LOOKUPS = 200;
+var KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
+var HEADING = /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
+var LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
+var REF = /(?:https?:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\/(?:issues|pull)\/(\d+)(?![\w/])|(?:([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+))?#(\d+)(?![\w]))/y;
+var SEPARATOR = /(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s+)/iy;
+var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
+function parseDependencies(body, repo) {
+  const numbers = [];
+  const crossRepo = [];
+  const seen = /* @__PURE__ */ new Set();
+  let omitted = 0;
+  const add = (ref) => {
+    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
+    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
+    else if (typeof ref === "number") numbers.push(ref);
+    else crossRepo.push(ref);
+  };
+  let inSection = false;
+  for (const line of visibleLines(body ?? "")) {
+    if (line.trim() === "") continue;
+    if (HEADING.test(line)) {
+      inSection = true;
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    if (inSection && item) {
+      for (const ref of readRefList(line, item[0].length)) add(ref);
+    } else if (!item) {
+      inSection = false;
+    }
+    KEYWORD.lastIndex = 0;
+    for (let m = KEYWORD.exec(line); m; m = KEYWORD.exec(line)) {
+      for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
+    }
+  }
+  return { numbers, crossRepo, omitted };
+}
+function referenceCapNote(issue3, parsed) {
+  if (parsed.omitted === 0) return null;
+  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
+  return `#${issue3} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
+}
+function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
+  const pending = lists.map((list2) => list2.filter((n) => !known(n)));
+  const chosen = /* @__PURE__ */ new Set();
+  const all2 = new Set(pending.flat());
+  for (let turn = 0; chosen.size < max && pending.some((list2) => turn < list2.length); turn++) {
+    for (const list2 of pending) {
+      if (chosen.size >= max) break;
+      if (turn < list2.length) chosen.add(list2[turn]);
+    }
+  }
+  return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
+}
+function crossRepoKey(ref) {
+  return `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();
+}
+function formatRef(ref) {
+  return typeof ref === "number" ? `#${ref}` : `${ref.owner}/${ref.name}#${ref.number}`;
+}
+function sameRepo(ref, repo) {
+  return ref.owner.toLowerCase() === repo.owner.toLowerCase() && ref.name.toLowerCase() === repo.name.toLowerCase();
+}
+function readRefList(line, start) {
+  const out = [];
+  LEAD.lastIndex = start;
+  LEAD.exec(line);
+  let pos = LEAD.lastIndex;
+  for (; ; ) {
+    REF.lastIndex = pos;
+    const m = REF.exec(line);
+    if (!m) break;
+    const ref = toRef(m);
+    if (ref !== null) out.push(ref);
+    pos = REF.lastIndex;
+    SEPARATOR.lastIndex = pos;
+    if (!SEPARATOR.exec(line)) break;
+    pos = SEPARATOR.lastIndex;
+  }
+  return out;
+}
+function toRef(m) {
+  if (m[3] !== void 0) {
+    const n2 = Number(m[3]);
+    return n2 > 0 ? { owner: m[1], name: m[2], number: n2 } : null;
+  }
+  const n = Number(m[6]);
+  if (!(n > 0) || !Number.isSafeInteger(n)) return null;
+  if (m[4] !== void 0) return { owner: m[4], name: m[5], number: n };
+  return n;
+}
+function visibleLines(body) {
+  return proseLines(body).map(
+    (line) => line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
+  );
+}
+function buildTaskGraph(issues, repo, options = {}) {
+  const closedCross = /* @__PURE__ */ new Set();
+  for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
+  const byNumber = /* @__PURE__ */ new Map();
+  const stateOf = /* @__PURE__ */ new Map();
+  for (const issue3 of issues) {
+    stateOf.set(issue3.number, issue3.state);
+    if (!issue3.isPullRequest) byNumber.set(issue3.number, issue3);
+  }
+  const parentOf = /* @__PURE__ */ new Map();
+  const childrenOf = /* @__PURE__ */ new Map();
+  const link = (parent, child) => {
+    if (parent === child) return;
+    if (!parentOf.has(child)) parentOf.set(child, parent);
+    if (!childrenOf.has(parent)) childrenOf.set(parent, /* @__PURE__ */ new Set());
+    childrenOf.get(parent).add(child);
+  };
+  for (const issue3 of byNumber.values()) {
+    if (issue3.parent != null) link(issue3.parent, issue3.number);
+    for (const child of issue3.subIssues ?? []) link(issue3.number, child);
+  }
+  const edges = [];
+  const edgeKeys = /* @__PURE__ */ new Set();
+  const addEdge = (from, to, source) => {
+    const key = `${from}>${to}`;
+    if (edgeKeys.has(key)) return;
+    edgeKeys.add(key);
+    edges.push({ from, to, source });
+  };
+  const crossOf = /* @__PURE__ */ new Map();
+  const capNotes = /* @__PURE__ */ new Map();
+  for (const issue3 of byNumber.values()) {
+    const parsed = parseDependencies(issue3.body, repo);
+    const note2 = referenceCapNote(issue3.number, parsed);
+    if (note2) capNotes.set(issue3.number, note2);
+    for (const n of parsed.numbers) addEdge(issue3.number, n, "body");
+    for (const n of issue3.blockedBy ?? []) addEdge(issue3.number, n, "blockedBy");
+    for (const child of childrenOf.get(issue3.number) ?? []) addEdge(issue3.number, child, "subIssue");
+    crossOf.set(issue3.number, parsed.crossRepo);
+  }
+  const isOpen = (n) => byNumber.get(n)?.state === "open";
+  const isClosed = (n) => stateOf.get(n) === "closed";
+  const dependsOn = /* @__PURE__ */ new Map();
+  const dependents = /* @__PURE__ */ new Map();
+  const unblocks = /* @__PURE__ */ new Map();
+  for (const e of edges) {
+    push(dependsOn, e.from, e.to);
+    if (byNumber.has(e.to)) push(dependents, e.to, e.from);
+    if (e.source !== "subIssue" && isOpen(e.from)) push(unblocks, e.to, e.from);
+  }
+  const openAdjacency = /* @__PURE__ */ new Map();
+  for (const e of edges) if (isOpen(e.from) && isOpen(e.to)) push(openAdjacency, e.from, e.to);
+  const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
+  const cycleOf = cyclePaths(cycles, openAdjacency);
+  const nodes = /* @__PURE__ */ new Map();
+  for (const issue3 of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
+    const n = issue3.number;
+    const deps = sortedUnique(dependsOn.get(n) ?? []);
+    const cross = crossOf.get(n) ?? [];
+    const parent = parentOf.get(n) ?? null;
+    let parentProgress = null;
+    if (parent !== null) {
+      const siblings = [...childrenOf.get(parent) ?? []];
+      parentProgress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+    }
+    nodes.set(n, {
+      number: n,
+      issue: issue3,
+      dependsOn: deps,
+      crossRepo: cross,
+      dependents: sortedUnique(dependents.get(n) ?? []),
+      unblocks: sortedUnique(unblocks.get(n) ?? []),
+      unresolved: deps.filter((d) => !isClosed(d)),
+      unresolvedCrossRepo: cross.filter((r) => !closedCross.has(crossRepoKey(r))),
+      parent,
+      subIssues: sortedUnique([...childrenOf.get(n) ?? []]),
+      parentProgress,
+      cycle: cycleOf.get(n) ?? null,
+      referenceNote: capNotes.get(n) ?? null
+    });
+  }
+  return { repo, nodes, edges, cycles };
+}
+function findCycles(vertices, adjacency) {
+  let index2 = 0;
+  const indexOf = /* @__PURE__ */ new Map();
+  const low = /* @__PURE__ */ new Map();
+  const onStack = /* @__PURE__ */ new Set();
+  const stack = [];
+  const cycles = [];
+  for (const root of [...vertices].sort((a, b) => a - b)) {
+    if (indexOf.has(root)) continue;
+    const work = [{ v: root, next: 0 }];
+    indexOf.set(root, index2);
+    low.set(root, index2);
+    index2++;
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const succ = adjacency.get(frame.v) ?? [];
+      if (frame.next < succ.length) {
+        const w = succ[frame.next++];
+        if (!indexOf.has(w)) {
+          indexOf.set(w, index2);
+          low.set(w, index2);
+          index2++;
+          stack.push(w);
+          onStack.add(w);
+          work.push({ v: w, next: 0 });
+        } else if (onStack.has(w)) {
+          low.set(frame.v, Math.min(low.get(frame.v), indexOf.get(w)));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.v, Math.min(low.get(parent.v), low.get(frame.v)));
+      if (low.get(frame.v) === indexOf.get(frame.v)) {
+        const component = [];
+        let w;
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== frame.v);
+        const selfLoop = component.length === 1 && succ.includes(frame.v);
+        if (component.length > 1 || selfLoop) cycles.push(component.sort((a, b) => a - b));
+      }
+    }
+  }
+  return cycles.sort((a, b) => a[0] - b[0]);
+}
+var EXACT_CYCLE_LIMIT = 64;
+function cyclePaths(components, adjacency) {
+  const out = /* @__PURE__ */ new Map();
+  for (const component of components) {
+    const members2 = new Set(component);
+    const forward = /* @__PURE__ */ new Map();
+    for (const v of component) {
+      forward.set(
+        v,
+        sortedUnique(adjacency.get(v) ?? []).filter((w) => members2.has(w))
+      );
+    }
+    if (component.length <= EXACT_CYCLE_LIMIT) {
+      for (const v of component) out.set(v, shortestCycleThrough(v, forward));
+      continue;
+    }
+    const shared = shortestCycleThrough(component[0], forward);
+    for (const v of component) out.set(v, shared);
+  }
+  return out;
+}
+function shortestCycleThrough(start, adjacency) {
+  const previous3 = /* @__PURE__ */ new Map();
+  const queue = [start];
+  const seen = /* @__PURE__ */ new Set([start]);
+  for (let i = 0; i < queue.length; i++) {
+    const v = queue[i];
+    for (const w of adjacency.get(v) ?? []) {
+      if (w === start) {
+        const path2 = [start];
+        for (let x = v; x !== start; x = previous3.get(x)) path2.splice(1, 0, x);
+        path2.push(start);
+        return path2;
+      }
+      if (seen.has(w)) continue;
+      seen.add(w);
+      previous3.set(w, v);
+      queue.push(w);
+    }
+  }
+  return [start, start];
+}
+var WAITING_SHOWN = 10;
+function readyTasks(graph, options) {
+  const ready = [];
+  const waiting = [];
+  const has = (node3, label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+  for (const node3 of graph.nodes.values()) {
+    if (node3.issue.state !== "open" || !has(node3, options.readyLabel)) continue;
+    const n = node3.number;
+    if (options.excludeLabel && has(node3, options.excludeLabel)) {
+      waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
+      continue;
+    }
+    const other = (options.stateLabels ?? []).filter(
+      (l) => l.toLowerCase() !== options.readyLabel.toLowerCase() && has(node3, l)
+    );
+    if (other.length > 0) {
+      waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
+      continue;
+    }
+    if (node3.cycle) {
+      waiting.push({
+        number: n,
+        code: "cycle",
+        reason: `in cycle ${formatCycle(node3.cycle)}`
+      });
+      continue;
+    }
+    const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
+    if (on.length > 0) {
+      const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
+      const more2 = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
+      const note2 = node3.referenceNote ? ` (${node3.referenceNote})` : "";
+      waiting.push({
+        number: n,
+        code: "dependencies",
+        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more2}${note2}`,
+        waitingOn: on
+      });
+      continue;
+    }
+    ready.push(node3);
+  }
+  return { ready, waiting };
+}
+function formatCycle(cycle, max = 8) {
+  const ref = (n) => `#${n}`;
+  if (cycle.length <= max) return cycle.map(ref).join(" \u2192 ");
+  return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
+}
+function push(map2, key, value) {
+  const list2 = map2.get(key);
+  if (list2) list2.push(value);
+  else map2.set(key, [value]);
+}
+function sortedUnique(values) {
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
+// src/core/scoring.ts
+var DEFAULT_SCORING_WEIGHTS = Object.freeze({
+  unblocks: 10,
+  critical: 50,
+  quickWin: 30,
+  nearCompleteParent: 20,
+  retryPenalty: 15
+});
+var DEFAULT_SCORING_LABELS = Object.freeze({
+  critical: "critical",
+  quickWin: "quick-win"
+});
+function scoreTask(node3, options = {}) {
+  const w = { ...DEFAULT_SCORING_WEIGHTS, ...options.weights };
+  const labels = { ...DEFAULT_SCORING_LABELS, ...options.labels };
+  const has = (label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+  const parts = [];
+  const add = (criterion, reason, points) => {
+    if (points !== 0 && Number.isFinite(points)) parts.push({ criterion, reason, points });
+  };
+  if (node3.unblocks.length > 0) {
+    add(
+      "unblocks",
+      `unblocks ${node3.unblocks.map((n) => formatRef(n)).join(", ")}`,
+      node3.unblocks.length * w.unblocks
+    );
+  }
+  if (has(labels.critical)) add("critical", labels.critical, w.critical);
+  if (has(labels.quickWin)) add("quickWin", labels.quickWin, w.quickWin);
+  const p = node3.parentProgress;
+  if (p && p.total > 0 && p.done > p.total / 2) {
+    add("nearCompleteParent", `parent #${p.parent} ${p.done}/${p.total} done`, w.nearCompleteParent);
+  }
+  const retries = Math.max(0, Math.floor(options.retries?.[node3.number] ?? 0));
+  if (retries > 0) {
+    add(
+      "retryPenalty",
+      `${retries} earlier ${retries === 1 ? "retry" : "retries"}`,
+      -retries * w.retryPenalty
+    );
+  }
+  return {
+    issue: node3.number,
+    title: node3.issue.title,
+    createdAt: node3.issue.createdAt,
+    total: parts.reduce((sum, part) => sum + part.points, 0),
+    parts
+  };
+}
+function rankTasks(candidates, options) {
+  const excluded = new Set(options.excludeIds ?? []);
+  const seen = /* @__PURE__ */ new Set();
+  const scored = [];
+  for (const node3 of candidates) {
+    if (excluded.has(node3.number) || seen.has(node3.number)) continue;
+    seen.add(node3.number);
+    scored.push(scoreTask(node3, options));
+  }
+  return scored.sort(compareScored);
+}
+function compareScored(a, b) {
+  if (a.total !== b.total) return b.total - a.total;
+  const ta = createdMs(a.createdAt);
+  const tb = createdMs(b.createdAt);
+  if (ta !== tb) return ta - tb;
+  return a.issue - b.issue;
+}
+function formatScoreParts(parts) {
+  if (parts.length === 0) return "no bonus";
+  return parts.map((p) => `${p.reason} (${p.points > 0 ? "+" : "\u2212"}${Math.abs(p.points)})`).join(", ");
+}
+function createdMs(iso2) {
+  const t = Date.parse(iso2);
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
+}
+
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text4) {
+  const data = new TextEncoder().encode(text4);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+function judgeTaskText(input2) {
+  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
+  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
+  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
+  const digest = taskDigest(input2.title, input2.body);
+  if (input2.frozen.digest === null) {
+    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+  }
+  if (digest === input2.frozen.digest) return { kind: "unchanged" };
+  if (foreign.length === 0 && later.length > 0) {
+    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
+  }
+  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+}
+function lastEditAt(edits, fallback) {
+  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
+}
+function latest(edits) {
+  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
+}
+function unique(list2) {
+  return [...new Set(list2)];
+}
+function textChangedComment(input2) {
+  const who = input2.editors.filter((e) => !!e);
+  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
+  return [
+    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
+    "",
+    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
+    "",
+    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
+  ].join("\n");
+}
+
+// src/core/reconcile/text-approval.ts
+function freezeText(ctx, n, effect) {
+  const issue3 = ctx.issues.get(n);
+  if (!issue3) return;
+  const record2 = taskRecord(ctx, n);
+  record2.text ??= {
+    digest: taskDigest(issue3.title, issue3.body),
+    since: lastEditAt(issue3.edits ?? [], issue3.readyLabeledAt ?? ctx.now.toISOString())
+  };
+  effect.inputs = { ...effect.inputs ?? {}, "task-digest": record2.text.digest };
+}
+function processTaskText(ctx) {
+  const isWriter = (login) => hasWriteAccess(ctx.snapshot.permissions, login);
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open" || issue3.edits === void 0) continue;
+    const status = statusOf2(ctx, n);
+    if (status === null || status === "skipped" || status === "done") continue;
+    const record2 = ctx.state.tasks[n];
+    const readyBy = issue3.readyLabeledBy ?? null;
+    const relabeled = !!issue3.readyLabeledAt && !!readyBy && isWriter(readyBy) && (!record2?.text || Date.parse(issue3.readyLabeledAt) > Date.parse(record2.text.since));
+    const frozen = record2?.text && !relabeled ? record2.text : { digest: null, since: issue3.readyLabeledAt ?? record2?.text?.since ?? null };
+    const verdict = judgeTaskText({
+      title: issue3.title,
+      body: issue3.body,
+      frozen,
+      edits: issue3.edits,
+      isWriter
+    });
+    if (verdict.kind === "refreeze") {
+      taskRecord(ctx, n).text = verdict.frozen;
+      note(ctx, `#${n}: the task text was edited by a writer; the new text is approved`);
+    } else if (verdict.kind === "unchanged" && relabeled && record2?.text) {
+      record2.text = {
+        digest: taskDigest(issue3.title, issue3.body),
+        since: lastEditAt(issue3.edits, issue3.readyLabeledAt)
+      };
+    } else if (verdict.kind === "takeOut") {
+      takeOutChangedText(ctx, n, verdict.editors);
+    }
+  }
+}
+function takeOutChangedText(ctx, n, editors) {
+  const issue3 = ctx.issues.get(n);
+  const ready = ctx.config.labels.ready;
+  for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "the task text changed after approval");
+  clearStateLabels(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (record2) {
+    record2.text = void 0;
+    record2.merge = void 0;
+    if (record2.dispatchId) record2.handled = record2.dispatchId;
+    record2.result = "text_changed";
+    record2.reason = "the task text was edited after approval by someone without write access";
+  }
+  const digest = taskDigest(issue3.title, issue3.body);
+  ctx.effects.push({
+    type: "comment",
+    issue: n,
+    body: textChangedComment({ editors, readyLabel: ready }),
+    key: `text-changed-${digest.slice(0, 16)}`
+  });
+  const who = editors.filter((e) => !!e).map((e) => quietLogin(e));
+  incidentOnce(
+    ctx,
+    "task_text_changed",
+    `#${n} was taken out: its text was edited ${who.length ? `by ${who.join(", ")} (no write access)` : "by someone Autopilot cannot name"} after it was approved. A person with write access adds the \`${ready}\` label again to put it back.`
+  );
+  note(ctx, `#${n}: taken out, the task text changed after approval`);
+}
+
+// src/core/reconcile/pool-dispatch.ts
+function processPool(ctx) {
+  const { snapshot, state, config: config2 } = ctx;
+  const L = config2.labels;
+  const issues = snapshot.issues.map((i) => ({
+    ...ctx.issues.get(i.number) ?? i,
+    labels: ctx.labels.get(i.number) ?? i.labels
+  }));
+  const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
+  const { ready, waiting } = readyTasks(graph, {
+    readyLabel: L.ready,
+    excludeLabel: L.exclude,
+    stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed]
+  });
+  const notInPool = [];
+  const waits = waiting.map((w) => ({
+    issue: w.number,
+    title: ctx.issues.get(w.number)?.title ?? "",
+    reason: w.reason
+  }));
+  const live = liveIssues(ctx);
+  let waitingForTime = false;
+  const candidates = ready.filter((node3) => {
+    const n = node3.number;
+    const by = ctx.readyBy.get(n) ?? null;
+    if (!by || !(sameLogin(by, snapshot.botLogin) || hasWriteAccess(snapshot.permissions, by))) {
+      notInPool.push({
+        issue: n,
+        title: node3.issue.title,
+        reason: by ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L.ready}\` label is unknown`
+      });
+      return false;
+    }
+    if (live.has(n)) return false;
+    const wait = state.tasks[n]?.waitUntil;
+    if (wait && Date.parse(wait) > ctx.nowMs) {
+      waitingForTime = true;
+      waits.push({
+        issue: n,
+        title: node3.issue.title,
+        reason: `waiting until ${formatTime(wait)}: ${state.tasks[n]?.reason ?? "backoff"}`
+      });
+      return false;
+    }
+    return true;
+  });
+  const scoring = {
+    weights: config2.scoring,
+    labels: { critical: L.critical, quickWin: L.quickWin },
+    retries: Object.fromEntries(Object.entries(state.tasks).map(([k, r]) => [Number(k), r.retries]))
+  };
+  let ranked = rankTasks(candidates, scoring);
+  const s = state.session;
+  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial") {
+    sessionEvent(ctx, { type: "start" }, true);
+    state.session.detail = "ready work appeared";
+  } else if (ranked.length > 0 && s.status === "completed") {
+    sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
+  }
+  const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
+  const unblocking = merging.size > 0 && waiting.some(
+    (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
+  );
+  if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
+  if (isDispatching(state.session.status) && !unblocking) {
+    const free = config2.maxParallel - live.size;
+    const chosen = ranked.slice(0, Math.max(0, free));
+    for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
+    const taken = new Set(chosen.map((t) => t.issue));
+    ranked = ranked.filter((t) => !taken.has(t.issue));
+  }
+  const pending = ranked.length > 0 || waitingForTime;
+  return { graph, ranked, waits, notInPool, pending };
+}
+function dispatch(ctx, n, why, score) {
+  const record2 = taskRecord(ctx, n);
+  const result = ctx.results.get(n);
+  const attempt = Math.max(record2.attempt, result?.attempt ?? 0) + 1;
+  const dispatchId2 = dispatchId(n, attempt, ctx.input.dispatchIdSeed);
+  const now = ctx.now.toISOString();
+  record2.attempt = attempt;
+  record2.dispatchId = dispatchId2;
+  record2.dispatchedAt = now;
+  record2.startedAt ??= now;
+  record2.runId = void 0;
+  record2.waitUntil = void 0;
+  record2.cancelAt = void 0;
+  record2.merge = void 0;
+  setStatus(ctx, n, "in-progress");
+  const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
+  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  freezeText(ctx, n, effect);
+  ctx.effects.push(effect);
+  note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
 }
 
 // node_modules/mdast-util-to-string/lib/index.js
@@ -65303,7 +67249,7 @@ function splice(list2, start, remove, items) {
     }
   }
 }
-function push(list2, items) {
+function push2(list2, items) {
   if (list2.length > 0) {
     splice(list2, list2.length, 0, items);
     return list2;
@@ -65884,15 +67830,15 @@ function resolveAllAttention(events, context) {
           };
           nextEvents = [];
           if (events[open3][1].end.offset - events[open3][1].start.offset) {
-            nextEvents = push(nextEvents, [["enter", events[open3][1], context], ["exit", events[open3][1], context]]);
+            nextEvents = push2(nextEvents, [["enter", events[open3][1], context], ["exit", events[open3][1], context]]);
           }
-          nextEvents = push(nextEvents, [["enter", group, context], ["enter", openingSequence, context], ["exit", openingSequence, context], ["enter", text4, context]]);
-          nextEvents = push(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + 1, index2), context));
-          nextEvents = push(nextEvents, [["exit", text4, context], ["enter", closingSequence, context], ["exit", closingSequence, context], ["exit", group, context]]);
+          nextEvents = push2(nextEvents, [["enter", group, context], ["enter", openingSequence, context], ["exit", openingSequence, context], ["enter", text4, context]]);
+          nextEvents = push2(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + 1, index2), context));
+          nextEvents = push2(nextEvents, [["exit", text4, context], ["enter", closingSequence, context], ["exit", closingSequence, context], ["exit", group, context]]);
           let offset = 0;
           if (events[index2][1].end.offset - events[index2][1].start.offset) {
             offset = 2;
-            nextEvents = push(nextEvents, [["enter", events[index2][1], context], ["exit", events[index2][1], context]]);
+            nextEvents = push2(nextEvents, [["enter", events[index2][1], context], ["exit", events[index2][1], context]]);
           }
           splice(events, open3 - 1, index2 - open3 + 3, nextEvents);
           index2 = open3 + nextEvents.length - offset - 2;
@@ -68230,12 +70176,12 @@ function resolveToLabelEnd(events, context) {
     }
   };
   media = [["enter", group, context], ["enter", label2, context]];
-  media = push(media, events.slice(open3 + 1, open3 + offset + 3));
-  media = push(media, [["enter", text4, context]]);
-  media = push(media, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + offset + 4, close - 3), context));
-  media = push(media, [["exit", text4, context], events[close - 2], events[close - 1], ["exit", label2, context]]);
-  media = push(media, events.slice(close + 1));
-  media = push(media, [["exit", group, context]]);
+  media = push2(media, events.slice(open3 + 1, open3 + offset + 3));
+  media = push2(media, [["enter", text4, context]]);
+  media = push2(media, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open3 + offset + 4, close - 3), context));
+  media = push2(media, [["exit", text4, context], events[close - 2], events[close - 1], ["exit", label2, context]]);
+  media = push2(media, events.slice(close + 1));
+  media = push2(media, [["exit", group, context]]);
   splice(events, open3, events.length, media);
   return events;
 }
@@ -69009,7 +70955,7 @@ function createTokenizer(parser, initialize, from) {
   }
   return context;
   function write(slice) {
-    chunks = push(chunks, slice);
+    chunks = push2(chunks, slice);
     main();
     if (chunks[chunks.length - 1] !== null) {
       return [];
@@ -72636,29 +74582,29 @@ function sanitizeUntrustedText(text4, maxLength = DEFAULT_UNTRUSTED_MAX_LENGTH) 
   out = neutralizeSignalTags(out).replace(/<!--/g, "&lt;!--");
   const omitted = text4.length - bounded.length + unparsed;
   if (omitted === 0) return truncateWithNote(out, maxLength);
-  const note = `
+  const note2 = `
 [\u2026 ${omitted} more characters cut \u2026]`;
-  return out.length + note.length <= maxLength ? out + note : truncateWithNote(out, maxLength);
+  return out.length + note2.length <= maxLength ? out + note2 : truncateWithNote(out, maxLength);
 }
 function truncateWithNote(text4, maxLength, keep = "head") {
   if (text4.length <= maxLength) return text4;
-  const note = (n) => keep === "head" ? `
+  const note2 = (n) => keep === "head" ? `
 [\u2026 ${n} more characters cut \u2026]` : `[\u2026 ${n} earlier characters cut \u2026]
 `;
-  const room = Math.max(0, maxLength - note(text4.length).length);
+  const room = Math.max(0, maxLength - note2(text4.length).length);
   let kept;
   if (keep === "head") {
     kept = text4.slice(0, room);
     const lineEnd = kept.lastIndexOf("\n");
     if (lineEnd > room * 0.8) kept = kept.slice(0, lineEnd);
     if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
-    return `${kept}${note(text4.length - kept.length)}`;
+    return `${kept}${note2(text4.length - kept.length)}`;
   }
   kept = text4.slice(text4.length - room);
   const lineStart = kept.indexOf("\n");
   if (lineStart >= 0 && lineStart < room * 0.2) kept = kept.slice(lineStart + 1);
   if (/^[\uDC00-\uDFFF]/.test(kept)) kept = kept.slice(1);
-  return `${note(text4.length - kept.length)}${kept}`;
+  return `${note2(text4.length - kept.length)}${kept}`;
 }
 function fenceUntrusted(label2, text4) {
   const longestRun = Math.max(0, ...Array.from(text4.matchAll(/`+/g), (run) => run[0].length));
@@ -72738,6 +74684,7 @@ function evaluatePullRequest(pr, options) {
   } else if (humanRequired && !humanApproved) {
     verdict = {
       action: "wait",
+      kind: "human-gate",
       reason: `human gate (${options.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`
     };
   } else if (!options.autoMerge) {
@@ -72829,1027 +74776,160 @@ function parseHumanGateMarker(body) {
   }
 }
 
-// src/core/human-gate.ts
-var HUMAN_GATE_MAX_HITS = 50;
-function caseVariants(part) {
-  const lower2 = part.toLowerCase();
-  const capital = lower2[0].toUpperCase() + lower2.slice(1);
-  return `(?:${lower2}|${capital}|${lower2.toUpperCase()})`;
-}
-function identifierWord(parts, suffix = "") {
-  const separator = "[_\\-. ]?";
-  const variants = parts.map(caseVariants);
-  const tail = variants.slice(1).map((variant) => separator + variant).join("");
-  const first = parts[0].toLowerCase();
-  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
-  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
-  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
-  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
-  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
-}
-function regexFind(re) {
-  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-  return (text4) => {
-    global2.lastIndex = 0;
-    const match = global2.exec(text4);
-    return match ? match[0] : null;
-  };
-}
-function wordRule(name, parts, suffix = "") {
-  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
-}
-var SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
-function forcedRemovals(text4) {
-  const found = [];
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
-      let recursive2 = false;
-      let force = false;
-      const targets = [];
-      let j = i + 1;
-      for (; j < words.length; j++) {
-        const word = words[j];
-        if (word === "--") continue;
-        if (word === "--recursive") recursive2 = true;
-        else if (word === "--force") force = true;
-        else if (/^-[a-zA-Z]+$/.test(word)) {
-          if (/[rR]/.test(word)) recursive2 = true;
-          if (/f/.test(word)) force = true;
-        } else if (word.startsWith("--")) continue;
-        else targets.push(word.replace(/^["']|["']$/g, ""));
-      }
-      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
-      i = j;
-    }
-  }
-  return found;
-}
-var ROOT_TARGET = /^\/\*?$/;
-var HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
-function removalRule(name, never2, target) {
-  return {
-    name,
-    never: never2,
-    find: (text4) => {
-      const hit = forcedRemovals(text4).find(
-        (removal) => !target || removal.targets.some((t) => target.test(t))
-      );
-      return hit ? hit.match : null;
-    }
-  };
-}
-var GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
-  "-C",
-  "-c",
-  "--git-dir",
-  "--work-tree",
-  "--namespace",
-  "--config-env"
-]);
-var FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
-var FORCE_REFSPEC = /^\+[\w./-]/;
-function forcedPush(text4) {
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j = i + 1;
-      let valueMayFollow = false;
-      for (; j < words.length; j++) {
-        const word = words[j];
-        if (word === "push") break;
-        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
-        else break;
-      }
-      if (words[j] !== "push") {
-        i = j - 1;
-        continue;
-      }
-      for (let k = j + 1; k < words.length; k++) {
-        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
-          return words.slice(i, k + 1).join(" ");
-      }
-      break;
-    }
-  }
-  return null;
-}
-var NEVER_TEXT_RULES = [
-  { name: "push --force", never: true, find: forcedPush },
-  removalRule("rm -rf /", true, ROOT_TARGET),
-  removalRule("rm -rf ~", true, HOME_TARGET),
-  { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
-  { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
-  {
-    name: "production deploy",
-    never: true,
-    find: regexFind(
-      /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
-    )
-  },
-  { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
-];
-var DEFAULT_TEXT_RULES = [
-  wordRule("deploy", ["deploy"], "s|ed|ing"),
-  { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
-  wordRule("migrate", ["migrate"], "s|d"),
-  { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
-  {
-    name: "publish",
-    never: false,
-    find: regexFind(
-      /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
-    )
-  },
-  removalRule("rm -rf", false),
-  { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
-  {
-    name: "delete from",
-    never: false,
-    // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
-    find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
-  },
-  {
-    name: "terraform apply",
-    never: false,
-    find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
-  },
-  wordRule("production", ["production"]),
-  wordRule("api.*key", ["api", "key"], "s"),
-  wordRule("secret", ["secret"], "s"),
-  wordRule("password", ["password"], "s")
-];
-var DEFAULT_HUMAN_GATE_PATTERNS = [
-  ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
-];
-var NEVER_AUTO_APPROVE = [
-  ...NEVER_TEXT_RULES.map((rule) => rule.name),
-  ".github/autopilot.{yml,yaml}"
-];
-var DEFAULT_HUMAN_GATE_PATHS = [
-  ".github/workflows/**",
-  // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
-  // the repository's secrets and who must review: never merged without a person.
-  ".github/**",
-  "**/migrations/**",
-  "**/db/migrate/**",
-  ".env*",
-  "terraform/**",
-  "*.tf",
-  "*.tfvars",
-  "CODEOWNERS"
-];
-function globBody(glob) {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        out += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else out += "[^/]*";
-    } else if (c === "?") out += "[^/]";
-    else if (c === "{") {
-      const end = glob.indexOf("}", i);
-      if (end < 0) out += "\\{";
-      else {
-        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
-        i = end;
-      }
-    } else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) out += "\\[";
-      else {
-        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
-        i = end;
-      }
-    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
-  }
-  return out;
-}
-function globToRegExp(glob) {
-  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
-  if (pattern.endsWith("/")) pattern += "**";
-  if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
-  return new RegExp(`^${globBody(pattern)}$`);
-}
-function pathRule(glob, never2) {
-  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path2) => re.test(path2) };
-}
-var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
-var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
-function userPatternRule(source) {
-  const compiled = compileGatePattern(source);
-  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
-  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
-}
-function unquoteGitPath(path2) {
-  const p = path2.trim();
-  if (!p.startsWith('"')) return p;
-  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
-}
-function stripPrefix(path2) {
-  const p = unquoteGitPath(path2).replace(/\t.*$/, "");
-  if (p === "/dev/null") return null;
-  return p.replace(/^[abciow]\//, "");
-}
-function parseUnifiedDiff(diff) {
-  const added = [];
-  const paths = /* @__PURE__ */ new Set();
-  let file2 = "";
-  let oldLeft = 0;
-  let newLeft = 0;
-  let newLine = 0;
-  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const marker = line[0];
-      if (marker === "+") {
-        added.push({ file: file2, line: newLine, text: line.slice(1) });
-        newLine++;
-        newLeft--;
-      } else if (marker === "-") oldLeft--;
-      else if (marker === " " || line === "") {
-        oldLeft--;
-        newLeft--;
-        newLine++;
-      }
+// src/core/reconcile/reviews.ts
+function processReviews(ctx) {
+  const lines = /* @__PURE__ */ new Map();
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open" || statusOf2(ctx, n) !== "review") continue;
+    if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
+      lines.set(n, {
+        issue: n,
+        title: issue3.title,
+        reason: "a worker is updating the pull request",
+        pr: ctx.state.tasks[n]?.pr ?? null
+      });
       continue;
     }
-    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
-    if (git) {
-      const path2 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path2) {
-        file2 = path2;
-        paths.add(path2);
-      }
-      continue;
-    }
-    const header = /^(?:---|\+\+\+) (.+)$/.exec(line);
-    if (header) {
-      const path2 = stripPrefix(header[1]);
-      if (path2) {
-        paths.add(path2);
-        if (line.startsWith("+++")) file2 = path2;
-        else if (!file2) file2 = path2;
-      }
-      continue;
-    }
-    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (rename2) {
-      paths.add(unquoteGitPath(rename2[1]));
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
-    }
+    const line = processReview(ctx, n, issue3);
+    if (line) lines.set(n, line);
   }
-  return { added, paths: [...paths] };
+  return lines;
 }
-function excerpt(text4, max = 120) {
-  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function normalizePath(path2) {
-  return path2.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
-}
-function matchHumanGate(input2, options) {
-  const textRules = [...NEVER_TEXT_RULES];
-  const pathRules = [...NEVER_PATH_RULES];
-  if (options.enabled) {
-    textRules.push(
-      ...DEFAULT_TEXT_RULES,
-      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
-    );
-    pathRules.push(
-      ...DEFAULT_PATH_RULES,
-      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+function processReview(ctx, n, issue3) {
+  const record2 = taskRecord(ctx, n);
+  const prs = pullsFor(ctx, n);
+  const pr = prs.find((p) => p.state === "open");
+  const line = (reason, number4) => ({
+    issue: n,
+    title: issue3.title,
+    reason,
+    pr: number4
+  });
+  if (!pr) {
+    const merged = prs.find((p) => p.state === "merged");
+    if (merged) {
+      taskDone(ctx, n, merged);
+      return null;
+    }
+    const closed = prs.find((p) => p.state === "closed");
+    if (closed) {
+      record2.reason = `PR #${closed.number} was closed without merging`;
+      record2.since = ctx.now.toISOString();
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: PR #${closed.number} closed unmerged \u2192 failed`);
+      return null;
+    }
+    return line(`no open pull request on \`${taskBranch(ctx, n)}\``, null);
+  }
+  record2.pr = pr.number;
+  const gateRules = gateRulesFor(ctx, n, record2, pr);
+  if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
+  const { config: config2 } = ctx;
+  const evaluation = evaluatePullRequest(pr, {
+    requiredChecks: config2.merge.requiredChecks,
+    botLogin: ctx.snapshot.botLogin,
+    permissions: ctx.snapshot.permissions,
+    humanGateRules: gateRules.rules,
+    feedbackSha: record2.feedbackSha ?? null,
+    autoMerge: config2.merge.auto,
+    now: ctx.now,
+    checksTimeoutMinutes: config2.merge.checksTimeoutMinutes
+  });
+  const humanGateOpen = evaluation.humanGate.required && !evaluation.humanGate.approved;
+  if (humanGateOpen) notice(ctx, n, record2, `gate-${pr.number}`, humanGateComment(pr, gateRules.rules));
+  if (evaluation.checks.state === "none" && evaluation.checks.overdue) {
+    notice(
+      ctx,
+      n,
+      record2,
+      `no-checks-${pr.number}`,
+      noChecksComment(pr, config2.merge.checksTimeoutMinutes, evaluation.checks.missing)
     );
   }
-  const hits = [];
-  const seen = /* @__PURE__ */ new Set();
-  const add = (rule, where, match) => {
-    const key = `${rule.name}\0${where}\0${match}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
-  };
-  for (const command of input2.commands) {
-    for (const rule of textRules) {
-      const found = rule.find(command);
-      if (found) add(rule, "command", excerpt(found));
+  let verdict = evaluation.verdict;
+  if (record2.result === "feedback" && record2.feedbackSha === pr.headSha) {
+    verdict = { action: "wait", reason: "feedback sent; waiting for a worker" };
+  }
+  switch (verdict.action) {
+    case "merge":
+      requestMerge(ctx, n, record2, pr);
+      return line("every gate passed; merging", pr.number);
+    case "feedback":
+      sendFeedback(ctx, n, record2, pr, verdict);
+      return null;
+    case "fail":
+      record2.reason = truncate2(verdict.reason, 300);
+      record2.since = ctx.now.toISOString();
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: ${verdict.reason} \u2192 failed`);
+      return null;
+    case "wait": {
+      const gate = humanGateOpen && verdict.kind !== "human-gate" ? "; the human gate also needs an approval of the latest commit" : "";
+      return line(`${verdict.reason}${gate}`, pr.number);
     }
   }
-  const diff = parseUnifiedDiff(input2.diff);
-  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path2 of paths) {
-    for (const rule of pathRules)
-      if (rule.test(path2)) add(rule, "path", path2.length > 200 ? `${path2.slice(0, 199)}\u2026` : path2);
+}
+function gateRulesFor(ctx, n, record2, pr) {
+  const result = ctx.results.get(n);
+  const gateRules = [...record2.gate ?? []];
+  const marker = parseHumanGateMarker(pr.body);
+  if (marker) {
+    for (const rule of marker) if (!gateRules.includes(rule)) gateRules.push(rule);
   }
-  for (const line of diff.added) {
-    for (const rule of textRules) {
-      const found = rule.find(line.text);
-      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
-    }
+  if (result?.humanGate.fired && result.prNumber === pr.number) {
+    for (const r of result.humanGate.rules) if (!gateRules.includes(r.rule)) gateRules.push(r.rule);
   }
-  const ordered = [
-    ...hits.filter((hit) => hit.neverAutoApprove),
-    ...hits.filter((hit) => !hit.neverAutoApprove)
-  ];
-  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+  const verified = verifiedGate(ctx, pr);
+  if ("waiting" in verified) return verified;
+  for (const r of verified.rules) if (!gateRules.includes(r)) gateRules.unshift(r);
+  if (gateRules.length > 0) record2.gate = gateRules.slice(0, 20).map((r) => truncate2(r, 120));
+  return { rules: gateRules };
 }
-
-// src/core/diff-gate.ts
-var DIFF_GATE_MAX_RULES = 20;
-var RULE_CHARS = 120;
-var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
-var UNREADABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
-function shown(path2) {
-  const clean = path2.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
-  return clean.length > 90 ? `${clean.slice(0, 89)}\u2026` : clean;
-}
-function evaluateDiffGate(diff, options) {
-  const rules = [];
-  const add = (rule) => {
-    const text4 = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}\u2026` : rule;
-    if (!rules.includes(text4)) rules.push(text4);
-  };
-  if (diff.error) {
-    add(`diff unreadable: ${diff.error}`);
-    return rules;
+function requestMerge(ctx, n, record2, pr) {
+  if (record2.merge && record2.merge.sha === pr.headSha && ctx.nowMs - Date.parse(record2.merge.at) < MERGE_RETRY_MINUTES * 6e4) {
+    return;
   }
-  if (diff.filesCapped) add(`diff too large: the API lists at most ${diff.files.length} files`);
-  const patches = [];
-  const paths = [];
-  for (const file2 of diff.files) {
-    const names = [file2.filename, ...file2.previousFilename ? [file2.previousFilename] : []];
-    if (names.some((n) => UNREADABLE.test(n) || n.trim() === ""))
-      add(`unreadable path: ${shown(file2.filename)}`);
-    paths.push(...names);
-    const where = shown(file2.filename);
-    switch (file2.status) {
-      case "removed":
-        add(`deleted file: ${where}`);
-        break;
-      case "renamed":
-        add(`renamed file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
-        break;
-      case "copied":
-        add(`copied file: ${shown(file2.previousFilename ?? "?")} \u2192 ${where}`);
-        break;
-      case "changed":
-        add(`mode changed: ${where}`);
-        break;
-      case "added":
-      case "modified":
-      case "unchanged":
-        break;
-      default:
-        add(`unknown change (${shown(file2.status)}): ${where}`);
-    }
-    if (file2.status !== "removed") {
-      if (file2.mode === "120000") add(`symlink: ${where}`);
-      else if (file2.mode === "160000") add(`submodule: ${where}`);
-      else if (file2.mode === null || file2.mode === void 0) add(`file mode unknown: ${where}`);
-      else if (!PLAIN_MODES.has(file2.mode)) add(`file mode ${shown(file2.mode)}: ${where}`);
-      if (!file2.patch) add(`no diff shown (binary or too large): ${where}`);
-    }
-    if (file2.patch) {
-      const label2 = shown(file2.filename).replace(/["\s]/g, "_");
-      patches.push(`diff --git a/${label2} b/${label2}
---- a/${label2}
-+++ b/${label2}
-${file2.patch}`);
-    }
+  record2.merge = { sha: pr.headSha, at: ctx.now.toISOString() };
+  ctx.effects.push({
+    type: "mergePr",
+    pr: pr.number,
+    issue: n,
+    method: ctx.config.merge.method,
+    expectedHeadSha: pr.headSha
+  });
+  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)}`);
+}
+function sendFeedback(ctx, n, record2, pr, verdict) {
+  const maxRounds = ctx.config.merge.maxFeedbackRounds;
+  if (record2.feedbackRounds >= maxRounds) {
+    record2.reason = truncate2(
+      `${verdict.kinds.join(", ")} after ${record2.feedbackRounds} feedback rounds (merge.maxFeedbackRounds)`,
+      300
+    );
+    record2.since = ctx.now.toISOString();
+    setStatus(ctx, n, "failed");
+    note(ctx, `#${n}: feedback rounds exhausted \u2192 failed`);
+    return;
   }
-  const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
-  for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
-  return rules.slice(0, DIFF_GATE_MAX_RULES);
-}
-
-// src/core/pull-trust.ts
-function distrustOf(pull, ctx) {
-  if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
-  if (pull.isCrossRepository === true) return "from a fork";
-  const own4 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
-  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own4) {
-    return `from another repository (${pull.headRepository ?? "deleted"})`;
-  }
-  if (ctx.botId !== void 0) {
-    if (ctx.botId === null) return "Autopilot's own account is unknown, so no author can be trusted";
-    if (pull.authorId === void 0 || pull.authorId === null || pull.authorId !== ctx.botId) {
-      return "not opened by Autopilot";
-    }
-  }
-  return null;
-}
-function partitionPulls(pulls, ctx) {
-  const trusted = [];
-  const ignored = [];
-  for (const pull of pulls) {
-    const reason = distrustOf(pull, ctx);
-    if (reason === null) trusted.push(pull);
-    else ignored.push({ pull, reason });
-  }
-  trusted.sort((a, b) => b.number - a.number);
-  return { trusted, ignored };
-}
-function ignoredPullMessage(ignored) {
-  const login = ignored.pull.author ? ` by @${ignored.pull.author.replace(/[^A-Za-z0-9[\]_-]/g, "")}` : "";
-  return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
-}
-function trustedOpenPulls(world, branchPrefix) {
-  const out = [];
-  for (const pull of world.pulls) {
-    if (pull.state !== "open") continue;
-    const m = /^issue-(\d+)$/.exec(pull.headRef.slice(branchPrefix.length));
-    if (!pull.headRef.startsWith(branchPrefix) || !m) continue;
-    const ctx = { repo: world.repo, branch: `${branchPrefix}issue-${m[1]}`, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: Number(m[1]) });
-  }
-  return out;
-}
-
-// src/core/graph.ts
-var MAX_REFERENCES_PER_ISSUE = 50;
-var MAX_REFERENCE_LOOKUPS = 200;
-var KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
-var HEADING = /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
-var LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
-var REF = /(?:https?:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\/(?:issues|pull)\/(\d+)(?![\w/])|(?:([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+))?#(\d+)(?![\w]))/y;
-var SEPARATOR = /(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s+)/iy;
-var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
-function parseDependencies(body, repo) {
-  const numbers = [];
-  const crossRepo = [];
-  const seen = /* @__PURE__ */ new Set();
-  let omitted = 0;
-  const add = (ref) => {
-    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
-    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
-    else if (typeof ref === "number") numbers.push(ref);
-    else crossRepo.push(ref);
-  };
-  let inSection = false;
-  for (const line of visibleLines(body ?? "")) {
-    if (line.trim() === "") continue;
-    if (HEADING.test(line)) {
-      inSection = true;
-      continue;
-    }
-    const item = LIST_ITEM.exec(line);
-    if (inSection && item) {
-      for (const ref of readRefList(line, item[0].length)) add(ref);
-    } else if (!item) {
-      inSection = false;
-    }
-    KEYWORD.lastIndex = 0;
-    for (let m = KEYWORD.exec(line); m; m = KEYWORD.exec(line)) {
-      for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
-    }
-  }
-  return { numbers, crossRepo, omitted };
-}
-function referenceCapNote(issue3, parsed) {
-  if (parsed.omitted === 0) return null;
-  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
-  return `#${issue3} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
-}
-function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
-  const pending = lists.map((list2) => list2.filter((n) => !known(n)));
-  const chosen = /* @__PURE__ */ new Set();
-  const all2 = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list2) => turn < list2.length); turn++) {
-    for (const list2 of pending) {
-      if (chosen.size >= max) break;
-      if (turn < list2.length) chosen.add(list2[turn]);
-    }
-  }
-  return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
-}
-function crossRepoKey(ref) {
-  return `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();
-}
-function formatRef(ref) {
-  return typeof ref === "number" ? `#${ref}` : `${ref.owner}/${ref.name}#${ref.number}`;
-}
-function sameRepo(ref, repo) {
-  return ref.owner.toLowerCase() === repo.owner.toLowerCase() && ref.name.toLowerCase() === repo.name.toLowerCase();
-}
-function readRefList(line, start) {
-  const out = [];
-  LEAD.lastIndex = start;
-  LEAD.exec(line);
-  let pos = LEAD.lastIndex;
-  for (; ; ) {
-    REF.lastIndex = pos;
-    const m = REF.exec(line);
-    if (!m) break;
-    const ref = toRef(m);
-    if (ref !== null) out.push(ref);
-    pos = REF.lastIndex;
-    SEPARATOR.lastIndex = pos;
-    if (!SEPARATOR.exec(line)) break;
-    pos = SEPARATOR.lastIndex;
-  }
-  return out;
-}
-function toRef(m) {
-  if (m[3] !== void 0) {
-    const n2 = Number(m[3]);
-    return n2 > 0 ? { owner: m[1], name: m[2], number: n2 } : null;
-  }
-  const n = Number(m[6]);
-  if (!(n > 0) || !Number.isSafeInteger(n)) return null;
-  if (m[4] !== void 0) return { owner: m[4], name: m[5], number: n };
-  return n;
-}
-function visibleLines(body) {
-  return proseLines(body).map(
-    (line) => line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
+  record2.feedbackRounds += 1;
+  record2.feedbackSha = pr.headSha;
+  record2.result = "feedback";
+  record2.reason = truncate2(
+    `PR #${pr.number}: ${describeKinds(verdict.kinds)} (feedback round ${record2.feedbackRounds})`,
+    300
   );
-}
-function buildTaskGraph(issues, repo, options = {}) {
-  const closedCross = /* @__PURE__ */ new Set();
-  for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
-  const byNumber = /* @__PURE__ */ new Map();
-  const stateOf = /* @__PURE__ */ new Map();
-  for (const issue3 of issues) {
-    stateOf.set(issue3.number, issue3.state);
-    if (!issue3.isPullRequest) byNumber.set(issue3.number, issue3);
-  }
-  const parentOf = /* @__PURE__ */ new Map();
-  const childrenOf = /* @__PURE__ */ new Map();
-  const link = (parent, child) => {
-    if (parent === child) return;
-    if (!parentOf.has(child)) parentOf.set(child, parent);
-    if (!childrenOf.has(parent)) childrenOf.set(parent, /* @__PURE__ */ new Set());
-    childrenOf.get(parent).add(child);
-  };
-  for (const issue3 of byNumber.values()) {
-    if (issue3.parent != null) link(issue3.parent, issue3.number);
-    for (const child of issue3.subIssues ?? []) link(issue3.number, child);
-  }
-  const edges = [];
-  const edgeKeys = /* @__PURE__ */ new Set();
-  const addEdge = (from, to, source) => {
-    const key = `${from}>${to}`;
-    if (edgeKeys.has(key)) return;
-    edgeKeys.add(key);
-    edges.push({ from, to, source });
-  };
-  const crossOf = /* @__PURE__ */ new Map();
-  const capNotes = /* @__PURE__ */ new Map();
-  for (const issue3 of byNumber.values()) {
-    const parsed = parseDependencies(issue3.body, repo);
-    const note = referenceCapNote(issue3.number, parsed);
-    if (note) capNotes.set(issue3.number, note);
-    for (const n of parsed.numbers) addEdge(issue3.number, n, "body");
-    for (const n of issue3.blockedBy ?? []) addEdge(issue3.number, n, "blockedBy");
-    for (const child of childrenOf.get(issue3.number) ?? []) addEdge(issue3.number, child, "subIssue");
-    crossOf.set(issue3.number, parsed.crossRepo);
-  }
-  const isOpen = (n) => byNumber.get(n)?.state === "open";
-  const isClosed = (n) => stateOf.get(n) === "closed";
-  const dependsOn = /* @__PURE__ */ new Map();
-  const dependents = /* @__PURE__ */ new Map();
-  const unblocks = /* @__PURE__ */ new Map();
-  for (const e of edges) {
-    push2(dependsOn, e.from, e.to);
-    if (byNumber.has(e.to)) push2(dependents, e.to, e.from);
-    if (e.source !== "subIssue" && isOpen(e.from)) push2(unblocks, e.to, e.from);
-  }
-  const openAdjacency = /* @__PURE__ */ new Map();
-  for (const e of edges) if (isOpen(e.from) && isOpen(e.to)) push2(openAdjacency, e.from, e.to);
-  const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
-  const cycleOf = cyclePaths(cycles, openAdjacency);
-  const nodes = /* @__PURE__ */ new Map();
-  for (const issue3 of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
-    const n = issue3.number;
-    const deps = sortedUnique(dependsOn.get(n) ?? []);
-    const cross = crossOf.get(n) ?? [];
-    const parent = parentOf.get(n) ?? null;
-    let parentProgress = null;
-    if (parent !== null) {
-      const siblings = [...childrenOf.get(parent) ?? []];
-      parentProgress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
-    }
-    nodes.set(n, {
-      number: n,
-      issue: issue3,
-      dependsOn: deps,
-      crossRepo: cross,
-      dependents: sortedUnique(dependents.get(n) ?? []),
-      unblocks: sortedUnique(unblocks.get(n) ?? []),
-      unresolved: deps.filter((d) => !isClosed(d)),
-      unresolvedCrossRepo: cross.filter((r) => !closedCross.has(crossRepoKey(r))),
-      parent,
-      subIssues: sortedUnique([...childrenOf.get(n) ?? []]),
-      parentProgress,
-      cycle: cycleOf.get(n) ?? null,
-      referenceNote: capNotes.get(n) ?? null
-    });
-  }
-  return { repo, nodes, edges, cycles };
-}
-function findCycles(vertices, adjacency) {
-  let index2 = 0;
-  const indexOf = /* @__PURE__ */ new Map();
-  const low = /* @__PURE__ */ new Map();
-  const onStack = /* @__PURE__ */ new Set();
-  const stack = [];
-  const cycles = [];
-  for (const root of [...vertices].sort((a, b) => a - b)) {
-    if (indexOf.has(root)) continue;
-    const work = [{ v: root, next: 0 }];
-    indexOf.set(root, index2);
-    low.set(root, index2);
-    index2++;
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1];
-      const succ = adjacency.get(frame.v) ?? [];
-      if (frame.next < succ.length) {
-        const w = succ[frame.next++];
-        if (!indexOf.has(w)) {
-          indexOf.set(w, index2);
-          low.set(w, index2);
-          index2++;
-          stack.push(w);
-          onStack.add(w);
-          work.push({ v: w, next: 0 });
-        } else if (onStack.has(w)) {
-          low.set(frame.v, Math.min(low.get(frame.v), indexOf.get(w)));
-        }
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.v, Math.min(low.get(parent.v), low.get(frame.v)));
-      if (low.get(frame.v) === indexOf.get(frame.v)) {
-        const component = [];
-        let w;
-        do {
-          w = stack.pop();
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== frame.v);
-        const selfLoop = component.length === 1 && succ.includes(frame.v);
-        if (component.length > 1 || selfLoop) cycles.push(component.sort((a, b) => a - b));
-      }
-    }
-  }
-  return cycles.sort((a, b) => a[0] - b[0]);
-}
-var EXACT_CYCLE_LIMIT = 64;
-function cyclePaths(components, adjacency) {
-  const out = /* @__PURE__ */ new Map();
-  for (const component of components) {
-    const members2 = new Set(component);
-    const forward = /* @__PURE__ */ new Map();
-    for (const v of component) {
-      forward.set(
-        v,
-        sortedUnique(adjacency.get(v) ?? []).filter((w) => members2.has(w))
-      );
-    }
-    if (component.length <= EXACT_CYCLE_LIMIT) {
-      for (const v of component) out.set(v, shortestCycleThrough(v, forward));
-      continue;
-    }
-    const shared = shortestCycleThrough(component[0], forward);
-    for (const v of component) out.set(v, shared);
-  }
-  return out;
-}
-function shortestCycleThrough(start, adjacency) {
-  const previous3 = /* @__PURE__ */ new Map();
-  const queue = [start];
-  const seen = /* @__PURE__ */ new Set([start]);
-  for (let i = 0; i < queue.length; i++) {
-    const v = queue[i];
-    for (const w of adjacency.get(v) ?? []) {
-      if (w === start) {
-        const path2 = [start];
-        for (let x = v; x !== start; x = previous3.get(x)) path2.splice(1, 0, x);
-        path2.push(start);
-        return path2;
-      }
-      if (seen.has(w)) continue;
-      seen.add(w);
-      previous3.set(w, v);
-      queue.push(w);
-    }
-  }
-  return [start, start];
-}
-var WAITING_SHOWN = 10;
-function readyTasks(graph, options) {
-  const ready = [];
-  const waiting = [];
-  const has = (node3, label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
-  for (const node3 of graph.nodes.values()) {
-    if (node3.issue.state !== "open" || !has(node3, options.readyLabel)) continue;
-    const n = node3.number;
-    if (options.excludeLabel && has(node3, options.excludeLabel)) {
-      waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
-      continue;
-    }
-    const other = (options.stateLabels ?? []).filter(
-      (l) => l.toLowerCase() !== options.readyLabel.toLowerCase() && has(node3, l)
-    );
-    if (other.length > 0) {
-      waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
-      continue;
-    }
-    if (node3.cycle) {
-      waiting.push({
-        number: n,
-        code: "cycle",
-        reason: `in cycle ${formatCycle(node3.cycle)}`
-      });
-      continue;
-    }
-    const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
-    if (on.length > 0) {
-      const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
-      const more2 = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
-      const note = node3.referenceNote ? ` (${node3.referenceNote})` : "";
-      waiting.push({
-        number: n,
-        code: "dependencies",
-        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more2}${note}`,
-        waitingOn: on
-      });
-      continue;
-    }
-    ready.push(node3);
-  }
-  return { ready, waiting };
-}
-function formatCycle(cycle, max = 8) {
-  const ref = (n) => `#${n}`;
-  if (cycle.length <= max) return cycle.map(ref).join(" \u2192 ");
-  return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
-}
-function push2(map2, key, value) {
-  const list2 = map2.get(key);
-  if (list2) list2.push(value);
-  else map2.set(key, [value]);
-}
-function sortedUnique(values) {
-  return [...new Set(values)].sort((a, b) => a - b);
-}
-
-// src/core/scoring.ts
-var DEFAULT_SCORING_WEIGHTS = Object.freeze({
-  unblocks: 10,
-  critical: 50,
-  quickWin: 30,
-  nearCompleteParent: 20,
-  retryPenalty: 15
-});
-var DEFAULT_SCORING_LABELS = Object.freeze({
-  critical: "critical",
-  quickWin: "quick-win"
-});
-function scoreTask(node3, options = {}) {
-  const w = { ...DEFAULT_SCORING_WEIGHTS, ...options.weights };
-  const labels = { ...DEFAULT_SCORING_LABELS, ...options.labels };
-  const has = (label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
-  const parts = [];
-  const add = (criterion, reason, points) => {
-    if (points !== 0 && Number.isFinite(points)) parts.push({ criterion, reason, points });
-  };
-  if (node3.unblocks.length > 0) {
-    add(
-      "unblocks",
-      `unblocks ${node3.unblocks.map((n) => formatRef(n)).join(", ")}`,
-      node3.unblocks.length * w.unblocks
-    );
-  }
-  if (has(labels.critical)) add("critical", labels.critical, w.critical);
-  if (has(labels.quickWin)) add("quickWin", labels.quickWin, w.quickWin);
-  const p = node3.parentProgress;
-  if (p && p.total > 0 && p.done > p.total / 2) {
-    add("nearCompleteParent", `parent #${p.parent} ${p.done}/${p.total} done`, w.nearCompleteParent);
-  }
-  const retries = Math.max(0, Math.floor(options.retries?.[node3.number] ?? 0));
-  if (retries > 0) {
-    add(
-      "retryPenalty",
-      `${retries} earlier ${retries === 1 ? "retry" : "retries"}`,
-      -retries * w.retryPenalty
-    );
-  }
-  return {
-    issue: node3.number,
-    title: node3.issue.title,
-    createdAt: node3.issue.createdAt,
-    total: parts.reduce((sum, part) => sum + part.points, 0),
-    parts
-  };
-}
-function rankTasks(candidates, options) {
-  const excluded = new Set(options.excludeIds ?? []);
-  const seen = /* @__PURE__ */ new Set();
-  const scored = [];
-  for (const node3 of candidates) {
-    if (excluded.has(node3.number) || seen.has(node3.number)) continue;
-    seen.add(node3.number);
-    scored.push(scoreTask(node3, options));
-  }
-  return scored.sort(compareScored);
-}
-function compareScored(a, b) {
-  if (a.total !== b.total) return b.total - a.total;
-  const ta = createdMs(a.createdAt);
-  const tb = createdMs(b.createdAt);
-  if (ta !== tb) return ta - tb;
-  return a.issue - b.issue;
-}
-function formatScoreParts(parts) {
-  if (parts.length === 0) return "no bonus";
-  return parts.map((p) => `${p.reason} (${p.points > 0 ? "+" : "\u2212"}${Math.abs(p.points)})`).join(", ");
-}
-function createdMs(iso2) {
-  const t = Date.parse(iso2);
-  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
-}
-
-// src/core/task-text.ts
-var K = new Uint32Array([
-  1116352408,
-  1899447441,
-  3049323471,
-  3921009573,
-  961987163,
-  1508970993,
-  2453635748,
-  2870763221,
-  3624381080,
-  310598401,
-  607225278,
-  1426881987,
-  1925078388,
-  2162078206,
-  2614888103,
-  3248222580,
-  3835390401,
-  4022224774,
-  264347078,
-  604807628,
-  770255983,
-  1249150122,
-  1555081692,
-  1996064986,
-  2554220882,
-  2821834349,
-  2952996808,
-  3210313671,
-  3336571891,
-  3584528711,
-  113926993,
-  338241895,
-  666307205,
-  773529912,
-  1294757372,
-  1396182291,
-  1695183700,
-  1986661051,
-  2177026350,
-  2456956037,
-  2730485921,
-  2820302411,
-  3259730800,
-  3345764771,
-  3516065817,
-  3600352804,
-  4094571909,
-  275423344,
-  430227734,
-  506948616,
-  659060556,
-  883997877,
-  958139571,
-  1322822218,
-  1537002063,
-  1747873779,
-  1955562222,
-  2024104815,
-  2227730452,
-  2361852424,
-  2428436474,
-  2756734187,
-  3204031479,
-  3329325298
-]);
-function sha256Hex(text4) {
-  const data = new TextEncoder().encode(text4);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
-  padded.set(data);
-  padded[data.length] = 128;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-  const h = new Uint32Array([
-    1779033703,
-    3144134277,
-    1013904242,
-    2773480762,
-    1359893119,
-    2600822924,
-    528734635,
-    1541459225
-  ]);
-  const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a2 = w[i - 15];
-      const b2 = w[i - 2];
-      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
-      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
-    for (let i = 0; i < 64; i++) {
-      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-      const ch = e & f ^ ~e & g;
-      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
-      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-      const maj = a & b ^ a & c ^ b & c;
-      const t2 = s0 + maj >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1 >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2 >>> 0;
-    }
-    h[0] = h[0] + a >>> 0;
-    h[1] = h[1] + b >>> 0;
-    h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
-    h[4] = h[4] + e >>> 0;
-    h[5] = h[5] + f >>> 0;
-    h[6] = h[6] + g >>> 0;
-    h[7] = h[7] + hh >>> 0;
-  }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
-}
-function taskDigest(title, body) {
-  return sha256Hex(JSON.stringify([title, body ?? ""]));
-}
-function judgeTaskText(input2) {
-  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
-  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
-  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
-  const digest = taskDigest(input2.title, input2.body);
-  if (input2.frozen.digest === null) {
-    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
-  }
-  if (digest === input2.frozen.digest) return { kind: "unchanged" };
-  if (foreign.length === 0 && later.length > 0) {
-    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
-  }
-  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
-}
-function lastEditAt(edits, fallback) {
-  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
-}
-function latest(edits) {
-  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
-}
-function unique(list2) {
-  return [...new Set(list2)];
-}
-function textChangedComment(input2) {
-  const who = input2.editors.filter((e) => !!e);
-  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
-  return [
-    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
-    "",
-    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
-    "",
-    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
-  ].join("\n");
+  record2.merge = void 0;
+  ctx.effects.push({
+    type: "comment",
+    issue: n,
+    body: feedbackComment(pr, verdict.kinds, verdict.summary, record2.feedbackRounds, maxRounds),
+    key: `feedback-${n}-${record2.feedbackRounds}`
+  });
+  setStatus(ctx, n, "ready");
+  note(
+    ctx,
+    `#${n}: PR #${pr.number} ${describeKinds(verdict.kinds)} \u2192 back to a worker (round ${record2.feedbackRounds})`
+  );
 }
 
 // src/core/session-budget.ts
@@ -73893,6 +74973,29 @@ function renderSessionBudgetMarker(budget, spend) {
     counted: spend.counted
   };
   return `<!-- autopilot:session-budget ${JSON.stringify(marker)} -->`;
+}
+
+// src/core/reconcile/session-end.ts
+function checkBudget(ctx) {
+  if (ctx.state.session.status !== "running") return;
+  const used = sessionSpend(ctx.state, ctx.results.values()).total;
+  const over = sessionOverBudget(ctx.config.budgets.session, used);
+  if (over) sessionEvent(ctx, { type: "budgetExhausted", detail: over, activeWorkers: liveCount(ctx) });
+}
+function finishSession(ctx, pending) {
+  const s = ctx.state.session.status;
+  const live = liveCount(ctx);
+  if ((s === "pausing" || s === "stopping") && live === 0)
+    sessionEvent(ctx, { type: "workersCheckpointed" }, true);
+  const unfinished = { completed: false, completionNotice: null };
+  if (ctx.state.session.status !== "running" || live > 0 || pending) return unfinished;
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open") continue;
+    const status = statusOf2(ctx, n);
+    if (status === "in-progress" || status === "review") return unfinished;
+  }
+  const outcome = sessionEvent(ctx, { type: "allTasksDone" });
+  return { completed: true, completionNotice: outcome.completionNotice ?? null };
 }
 
 // src/core/pricing.ts
@@ -73963,1588 +75066,526 @@ function usdBudgetNotes(config2) {
   );
 }
 
-// src/core/reconcile.ts
-var DISPATCH_GRACE_MINUTES = 10;
-var RESULT_GRACE_MINUTES = 2;
-var CANCEL_RETRY_MINUTES = 15;
-var MERGE_RETRY_MINUTES = 2;
-var DISPATCH_RESEND_MINUTES = 2;
-var SETTLE_MINUTES = 10;
-var INCIDENT_DAYS = 7;
-var DASHBOARD_REFRESH_MINUTES = 30;
-function decide(input2) {
-  return new Reconcile(input2).run();
-}
-var Reconcile = class {
-  constructor(input2) {
-    this.input = input2;
-    this.snapshot = input2.snapshot;
-    this.now = input2.now;
-    this.nowMs = input2.now.getTime();
-    this.config = input2.config;
-    this.tracking = input2.snapshot.trackingIssue;
-    for (const issue3 of this.snapshot.issues) {
-      if (issue3.isPullRequest) continue;
-      this.issues.set(issue3.number, issue3);
-      this.labels.set(issue3.number, [...issue3.labels]);
-      this.readyBy.set(issue3.number, issue3.readyLabeledBy ?? null);
-    }
-    for (const r of this.snapshot.workerResults) {
-      const known = this.results.get(r.issue);
-      if (!known || r.attempt > known.attempt || r.attempt === known.attempt && r.updatedAt >= known.updatedAt) {
-        this.results.set(r.issue, r);
-      }
-    }
-    this.state = input2.state ? structuredClone(input2.state) : this.bootstrap();
-    this.ignoreForeignLabels();
-    this.applyOverrides();
-    this.applySettleOverlay();
-    this.state.incidents = this.state.incidents.filter(
-      (i) => !(this.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 864e5)
-    );
-    for (const [n, labels] of this.labels) this.baseLabels.set(n, [...labels]);
-  }
-  input;
-  snapshot;
-  now;
-  nowMs;
-  config;
-  state;
-  effects = [];
-  log = [];
-  tracking;
-  issues = /* @__PURE__ */ new Map();
-  /** Labels as they will be once this reconcile's label effects ran. */
-  labels = /* @__PURE__ */ new Map();
-  /** Labels as they were before this reconcile changed any (after the settle overlay). */
-  baseLabels = /* @__PURE__ */ new Map();
-  readyBy = /* @__PURE__ */ new Map();
-  results = /* @__PURE__ */ new Map();
-  reviewLines = /* @__PURE__ */ new Map();
-  statusRequests = [];
-  forceWrite = false;
-  /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
-  freshComments = /* @__PURE__ */ new Set();
-  completedNow = false;
-  /**
-   * Label and close writes take a moment to show up in what GitHub returns. Within SETTLE_MINUTES of a change
-   * Autopilot made, the state's record of it wins over an older-looking snapshot, so a duplicate delivery
-   * served from a stale read does not decide the same thing twice. After that, the snapshot wins (a person's
-   * relabeling is honoured, a write that never happened is noticed).
-   */
-  applySettleOverlay() {
-    const fresh = (at) => !!at && this.nowMs - Date.parse(at) < SETTLE_MINUTES * 6e4;
-    for (const [key, record2] of Object.entries(this.state.tasks)) {
-      const n = Number(key);
-      const issue3 = this.issues.get(n);
-      if (!issue3 || !record2.label || !fresh(record2.labelAt)) continue;
-      if (this.finishedUnhandled(n)) continue;
-      if (this.statusOf(n) !== record2.label) this.overlayStatus(n, record2.label);
-    }
-    for (const r of this.state.recent) {
-      const issue3 = this.issues.get(r.issue);
-      if (!issue3 || !fresh(r.at)) continue;
-      if (r.outcome === "skipped") this.overlayStatus(r.issue, "skipped");
-      else if (issue3.state === "open") this.issues.set(r.issue, { ...issue3, state: "closed" });
-    }
-  }
-  /** The current dispatch's worker finished (its result is in). */
-  finishedCurrent(n) {
-    const record2 = this.state.tasks[n];
-    const result = this.results.get(n);
-    return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
-  }
-  /** The current dispatch's worker finished and this controller has not acted on its result yet. */
-  finishedUnhandled(n) {
-    const record2 = this.state.tasks[n];
-    return this.finishedCurrent(n) && record2?.handled !== record2?.dispatchId;
-  }
-  overlayStatus(n, status) {
-    const target = status === "skipped" ? this.L.exclude : labelForStatus(status, this.L);
-    const all2 = [...this.stateLabels(), this.L.exclude];
-    const next = (this.labels.get(n) ?? []).filter(
-      (l) => !all2.some((x) => x.toLowerCase() === l.toLowerCase())
-    );
-    if (target) next.push(target);
-    this.labels.set(n, next);
-    if (status === "ready") this.readyBy.set(n, this.snapshot.botLogin);
-  }
-  run() {
-    this.workflowDispatchStart();
-    this.processComments();
-    this.processCheckboxes();
-    this.processClosedIssues();
-    this.processTaskText();
-    this.processWorkers();
-    this.processAnswers();
-    this.recordDiffGates();
-    this.processReviews();
-    this.budgetCheck();
-    const pool = this.processPool();
-    this.finishSession(pool.pending);
-    return this.finish(pool);
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Bootstrap and configuration
-  bootstrap() {
-    const L = this.input.config.labels;
-    const offRamped = this.snapshot.issues.some(
-      (i) => [L.blocked, L.needsHuman, L.timeout, L.failed].some((l) => hasLabel(i.labels, l))
-    );
-    const inFlight = this.snapshot.workerResults.length > 0 || this.snapshot.runs.some((r) => r.status !== "completed") || this.snapshot.issues.some((i) => [L.inProgress, L.review].some((l) => hasLabel(i.labels, l)));
-    if (!this.tracking && !inFlight && !offRamped) return emptyState(this.now);
-    if (!this.tracking && !inFlight) {
-      return rebuildState(this.snapshot, this.now, this.input.config);
-    }
-    const state = rebuildState(this.snapshot, this.now, this.input.config);
-    const message = this.tracking ? "The state block of this issue was missing or unreadable; Autopilot rebuilt it from labels, pull requests, worker results and runs." : "The tracking issue was missing (deleted?); Autopilot opened this one and rebuilt its state from labels, pull requests, worker results and runs.";
-    state.incidents.push({
-      at: this.now.toISOString(),
-      kind: this.tracking ? "state_rebuilt" : "tracking_issue_missing",
-      message
-    });
-    this.note(
-      this.tracking ? "state block missing or corrupt: rebuilt from GitHub" : "tracking issue missing: state rebuilt from GitHub"
-    );
-    return state;
-  }
-  /** An incident, unless the same one is already on the dashboard. */
-  incidentOnce(kind, message) {
-    const text4 = truncate2(message, 400);
-    if (!this.state.incidents.some((i) => i.kind === kind && i.message === text4))
-      this.incident(kind, message);
-  }
-  incident(kind, message) {
-    this.state.incidents.push({ at: this.now.toISOString(), kind, message: truncate2(message, 400) });
-  }
-  applyOverrides() {
-    if (!this.state.overrides) return;
-    const result = applyConfigOverrides(
-      this.input.config,
-      this.state.overrides,
-      "workflow_dispatch overrides"
-    );
-    if (result.ok) this.config = result.config;
-    else this.note(`ignoring invalid workflow_dispatch overrides: ${result.error.message}`);
-  }
-  get L() {
-    return this.config.labels;
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Session
-  liveCount() {
-    return this.liveIssues().size;
-  }
-  session(event, quiet = false) {
-    const t = reduceSession(this.state.session, event, this.now);
-    if (t.refused) {
-      this.note(`session: ${event.type} refused: ${t.refused.reason}`);
-      return { refused: t.refused.reason };
-    }
-    const from = this.state.session.status;
-    this.state.session = t.state;
-    this.note(`session: ${from} \u2192 ${t.state.status} (${event.type})`);
-    let message;
-    for (const e of t.effects) {
-      if (e.type === "resetConsecutiveFailures") {
-        this.state.consecutiveFailures = 0;
-        this.state.failedInARow = [];
-      }
-      if (e.type === "notify") {
-        message = e.message;
-        if (!quiet && (e.level === "warning" || t.state.status === "completed") && this.tracking) {
-          this.effects.push({
-            type: "comment",
-            issue: this.tracking.number,
-            body: e.message,
-            key: `session-${t.state.status}-${t.state.since}`
-          });
-        }
-      }
-    }
-    return message === void 0 ? {} : { message };
-  }
-  workflowDispatchStart() {
-    const start = this.input.start;
-    if (!start) return;
-    const overrides = start.overrides && Object.keys(start.overrides).length > 0 ? start.overrides : null;
-    if (JSON.stringify(overrides) !== JSON.stringify(this.state.overrides)) {
-      this.state.overrides = overrides;
-      this.config = this.input.config;
-      this.applyOverrides();
-      this.note(`workflow_dispatch overrides: ${JSON.stringify(overrides)}`);
-    }
-    this.session({ type: "start", actor: start.actor }, true);
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Comments: commands and needs-human answers
-  processComments() {
-    const trackingNumber = this.tracking?.number ?? null;
-    const processed = new Set(this.state.processed);
-    const cursor = this.state.cursor;
-    const comments = [...this.snapshot.comments].sort((a, b) => a.id - b.id);
-    for (const c of comments) {
-      if (processed.has(c.id) || c.acknowledged || cursor && c.id <= cursor.id) continue;
-      processed.add(c.id);
-      this.state.processed.push(c.id);
-      if (!this.state.cursor || c.id > this.state.cursor.id)
-        this.state.cursor = { id: c.id, at: c.createdAt };
-      const authority = commentAuthority(c, this.snapshot.botLogin, this.snapshot.permissions);
-      if (authority.ignored) continue;
-      const onTracking = trackingNumber !== null && c.issue === trackingNumber;
-      const task = onTracking ? null : this.taskIssueFor(c.issue);
-      if (!onTracking && task === null) continue;
-      const parsed = parseCommand(c.body, {
-        issue: onTracking ? c.issue : task,
-        trackingIssue: trackingNumber
-      });
-      const login = c.author ?? "someone";
-      if (!parsed) {
-        if (task !== null && authority.authorized) this.freshComments.add(c.id);
-        continue;
-      }
-      if (!authority.authorized) {
-        this.react(c.id, "confused");
-        const key = login.toLowerCase().slice(0, 40);
-        if (!this.state.refused.includes(key)) {
-          this.state.refused.push(key);
-          this.reply(c.issue, c.id, parsed.line, refusalText(login));
-        }
-        this.note(`comment ${c.id}: ${parsed.line} by ${login} refused (no write access)`);
-        continue;
-      }
-      if (parsed.kind === "invalid") {
-        this.react(c.id, "confused");
-        this.reply(
-          c.issue,
-          c.id,
-          parsed.line,
-          `Sorry, ${parsed.problem}. Here is what Autopilot understands:
-
-${commandHelp()}`
-        );
-        continue;
-      }
-      const command = parsed.command;
-      this.note(`comment ${c.id}: ${parsed.line} by ${login}`);
-      switch (command.name) {
-        case "help":
-          this.react(c.id, "+1");
-          this.reply(c.issue, c.id, parsed.line, commandHelp());
-          break;
-        case "status":
-          this.react(c.id, "+1");
-          this.statusRequests.push({
-            commentIssue: c.issue,
-            commentId: c.id,
-            issue: command.issue,
-            line: parsed.line
-          });
-          break;
-        case "start":
-        case "pause":
-        case "resume":
-        case "stop": {
-          const event = command.name === "pause" || command.name === "stop" ? { type: command.name, actor: login, activeWorkers: this.liveCount() } : { type: command.name, actor: login };
-          const result = this.session(event, true);
-          if (result.refused) {
-            this.react(c.id, "confused");
-            this.reply(c.issue, c.id, parsed.line, result.refused);
-            break;
-          }
-          this.react(c.id, "+1");
-          if (command.name === "start") this.state.overrides = null;
-          const status = this.state.session.status;
-          if ((status === "pausing" || status === "stopping") && result.message) {
-            this.reply(
-              c.issue,
-              c.id,
-              parsed.line,
-              result.message.replace(/@(\S+)/g, (_m, l) => quietLogin(l))
-            );
-          }
-          break;
-        }
-        case "retry":
-        case "skip": {
-          const outcome = command.name === "retry" ? this.retryTask(command.issue, login) : this.skipTask(command.issue, login);
-          this.react(c.id, outcome.ok ? "+1" : "confused");
-          if (outcome.message) this.reply(c.issue, c.id, parsed.line, outcome.message);
-          break;
-        }
-      }
-    }
-    this.state.processed = this.state.processed.slice(-300);
-  }
-  /** The task issue a comment on `n` speaks for: `n` itself when it is an Autopilot task, or the task of an Autopilot PR. */
-  taskIssueFor(n) {
-    const issue3 = this.issues.get(n);
-    if (issue3) {
-      const L = this.L;
-      const ours = this.state.tasks[n] !== void 0 || [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some(
-        (l) => hasLabel(issue3.labels, l)
-      );
-      return ours ? n : null;
-    }
-    const pr = this.snapshot.pulls.find((p) => p.number === n);
-    if (!pr) return null;
-    const m = new RegExp(`^${escapeRegExp(this.config.branchPrefix)}issue-(\\d+)$`).exec(pr.headRef);
-    return m ? Number(m[1]) : null;
-  }
-  /**
-   * A person with write access commented on a needs-human task after its question: back to the queue.
-   * Level-triggered: every comment the snapshot holds on the task counts, not only the ones new to this
-   * reconcile, so an answer that arrived before the worker's result was handled (the task still in progress
-   * for the controller) is found once the task is needs-human. Without a known time of the question, only
-   * comments new to this reconcile count (an old discussion is not an answer).
-   */
-  processAnswers() {
-    const trackingNumber = this.tracking?.number ?? null;
-    const comments = [...this.snapshot.comments].sort((a, b) => a.id - b.id);
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open" || this.statusOf(n) !== "needs-human") continue;
-      const record2 = this.state.tasks[n];
-      const askedAt = record2?.since ?? this.results.get(n)?.updatedAt ?? null;
-      const answer = comments.find((c) => {
-        if (c.issue === trackingNumber || this.taskIssueFor(c.issue) !== n) return false;
-        if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !this.freshComments.has(c.id))
-          return false;
-        if (!commentAuthority(c, this.snapshot.botLogin, this.snapshot.permissions).authorized) return false;
-        return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;
-      });
-      if (!answer) continue;
-      const t = transitionTask("needs-human", { type: "unblock" });
-      if ("refused" in t) continue;
-      const login = answer.author ?? "someone";
-      const r = this.record(n);
-      r.result = "answered";
-      r.reason = `answered by @${login}`;
-      r.since = void 0;
-      this.setStatus(n, "ready");
-      if (!answer.acknowledged) this.react(answer.id, "+1");
-      this.note(`#${n}: answered by ${login}; back in the queue`);
-    }
-  }
-  processCheckboxes() {
-    if (!this.tracking || !this.input.state) return;
-    const parsed = parseDashboard(this.tracking.body);
-    if (parsed.checkedBoxes.length === 0) return;
-    if (!parsed.state || parsed.state.revision !== this.input.state.revision) return;
-    this.forceWrite = true;
-    const editor = this.tracking.lastEditedBy ?? null;
-    const boxes = parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`).join(", ");
-    if (!editor || sameLogin(editor, this.snapshot.botLogin) || !hasWriteAccess(this.snapshot.permissions, editor)) {
-      this.incident(
-        "checkbox_refused",
-        `Ticked ${boxes} ignored: the last edit was by ${editor ? `@${editor}` : "an unknown user"}, and only people with write access can steer Autopilot.`
-      );
-      this.note(`checkboxes ${boxes} ignored: editor ${editor ?? "unknown"} has no write access`);
-      return;
-    }
-    for (const box of parsed.checkedBoxes) {
-      const outcome = box.action === "retry" ? this.retryTask(box.issue, editor) : this.skipTask(box.issue, editor);
-      this.note(
-        `checkbox ${box.action} #${box.issue} by ${editor}: ${outcome.ok ? "done" : outcome.message}`
-      );
-    }
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Retry and skip (commands and checkboxes)
-  retryTask(n, actor) {
-    const issue3 = this.issues.get(n);
-    if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
-    if (issue3.state === "closed") return { ok: false, message: `#${n} is closed; reopen it first.` };
-    const status = this.statusOf(n);
-    const record2 = this.state.tasks[n];
-    if (status === "ready" && record2?.waitUntil && Date.parse(record2.waitUntil) > this.nowMs) {
-      record2.waitUntil = void 0;
-      this.note(`#${n}: wait cleared by ${actor}`);
-      return { ok: true };
-    }
-    if (status === null)
-      return { ok: false, message: `#${n} is not an Autopilot task (it has no \`${this.L.ready}\` label).` };
-    const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
-    if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
-    const r = this.record(n);
-    r.retries += t.retryDelta;
-    r.failures = 0;
-    r.feedbackRounds = 0;
-    r.feedbackSha = void 0;
-    r.waitUntil = void 0;
-    r.since = void 0;
-    r.merge = void 0;
-    r.cancelAt = void 0;
-    r.notices = void 0;
-    if (r.dispatchId) r.handled = r.dispatchId;
-    r.result = "retry";
-    r.reason = `retried by @${actor}`;
-    this.state.recent = this.state.recent.filter((x) => x.issue !== n);
-    this.setStatus(n, "ready");
-    this.note(`#${n}: retry by ${actor} (attempt ${r.attempt + 1} next)`);
-    return { ok: true };
-  }
-  skipTask(n, actor) {
-    const issue3 = this.issues.get(n);
-    if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
-    const status = this.statusOf(n);
-    if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
-    const t = transitionTask(status, { type: "skip" });
-    if ("refused" in t) return { ok: false, message: `Cannot skip #${n}: ${t.refused}.` };
-    for (const run of this.liveRunsOf(n)) this.cancel(run, n, "skipped");
-    this.setStatus(n, "skipped");
-    this.retire(n, "skipped", null);
-    this.note(`#${n}: skipped by ${actor}`);
-    return {
-      ok: true,
-      message: `Skipped #${n}: Autopilot leaves it alone now (label \`${this.L.exclude}\`). To bring it back, run \`/autopilot retry #${n}\`.`
-    };
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Closed issues
-  /** Tasks whose issue was closed (by a merged PR's "Closes #N" or by a person) leave the state. */
-  processClosedIssues() {
-    for (const key of Object.keys(this.state.tasks)) {
-      const n = Number(key);
-      const issue3 = this.issues.get(n);
-      if (!issue3) {
-        const merged2 = this.pullsFor(n).find((p) => p.state === "merged");
-        if (merged2) this.done(n, merged2);
-        else if (!this.isLive(n)) {
-          this.retire(n, "closed", null);
-          this.state.recent = this.state.recent.filter((r) => r.issue !== n);
-          this.note(`#${n}: no longer among the open issues; counted as closed`);
-        }
-        continue;
-      }
-      if (issue3.state !== "closed") continue;
-      for (const run of this.liveRunsOf(n)) this.cancel(run, n, "issue closed");
-      const merged = this.pullsFor(n).find((p) => p.state === "merged");
-      if (merged) this.done(n, merged);
-      else {
-        this.clearStateLabels(n);
-        this.retire(n, issue3.stateReason === "completed" ? "done" : "closed", null);
-        this.note(`#${n}: closed on GitHub`);
-      }
-    }
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Workers: results, crashes, stalls
-  processWorkers() {
-    const candidates = /* @__PURE__ */ new Set();
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open") continue;
-      const r = this.state.tasks[n];
-      if (this.statusOf(n) === "in-progress" || r?.dispatchId && r.handled !== r.dispatchId)
-        candidates.add(n);
-      if (this.liveRunsOf(n).length > 0) candidates.add(n);
-    }
-    for (const n of [...candidates].sort((a, b) => a - b)) this.processWorker(n);
-  }
-  processWorker(n) {
-    const status = this.statusOf(n);
-    let record2 = this.state.tasks[n];
-    const result = this.results.get(n);
-    if (record2?.dispatchId && !this.snapshot.runs.some((r) => r.dispatchId === record2.dispatchId)) {
-      const winner = this.snapshot.runs.find(
-        (r) => r.issue === n && r.attempt === record2.attempt && r.dispatchId && r.dispatchId !== record2.dispatchId
-      );
-      if (winner?.dispatchId) {
-        this.note(
-          `#${n}: attempt ${record2.attempt} runs as ${winner.dispatchId} (dispatched by another controller)`
-        );
-        record2.dispatchId = winner.dispatchId;
-      }
-    }
-    if (result && (!record2 || result.dispatchId !== record2.dispatchId && result.attempt > record2.attempt)) {
-      record2 = this.record(n);
-      record2.attempt = Math.max(record2.attempt, result.attempt);
-      record2.dispatchId = result.dispatchId;
-      record2.dispatchedAt ??= result.startedAt;
-    }
-    if (result && record2 && result.dispatchId === record2.dispatchId && result.status === "finished") {
-      if (record2.handled !== result.dispatchId) {
-        if (result.result === "claimed_elsewhere") {
-          record2.handled = result.dispatchId;
-          this.note(`#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
-        } else if (status === "in-progress" || status === "ready" || status !== null && status === WORKER_LABELS[result.result ?? "failed"]) {
-          this.handleOutcome(n, record2, result);
-        } else {
-          this.account(record2, result);
-          record2.handled = result.dispatchId;
-          this.note(`#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
-        }
-      }
-      this.checkDuplicateRuns(n);
-      return;
-    }
-    const live = this.liveState(n);
-    if (live.live) {
-      if (live.phase === "dispatched") this.resendDispatch(n);
-      this.checkDuplicateRuns(n);
-      this.checkStall(n, live.run ?? null);
-      return;
-    }
-    if (!record2?.dispatchId || record2.handled === record2.dispatchId) {
-      if (status === "in-progress") {
-        this.setStatus(n, "ready");
-        this.note(`#${n}: in progress without a worker run; back to ready`);
-      }
-      return;
-    }
-    const run = this.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
-    const why = run ? `the worker run ended (${run.conclusion ?? "unknown"}) without a result` : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
-    if (status !== "in-progress" && status !== "ready") {
-      record2.handled = record2.dispatchId;
-      return;
-    }
-    if (run?.conclusion === "success" && this.nowMs - Date.parse(run.updatedAt) < RESULT_GRACE_MINUTES * 6e4) {
-      this.note(`#${n}: run ${run.id} succeeded; waiting for its result to show`);
-      return;
-    }
-    this.crash(n, record2, why, run ? "crash" : "lost");
-  }
-  /** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
-  resendDispatch(n) {
-    const record2 = this.state.tasks[n];
-    if (!record2?.dispatchId || !isDispatching(this.state.session.status)) return;
-    const key = `resend:${record2.dispatchId}`;
-    const since = Date.parse(record2.dispatchedAt ?? "");
-    if (record2.notices?.includes(key) || Number.isNaN(since)) return;
-    if (this.nowMs - since < DISPATCH_RESEND_MINUTES * 6e4) return;
-    record2.notices = [...record2.notices ?? [], key].slice(-12);
-    const effect = {
-      type: "dispatchWorker",
+// src/core/reconcile/view-statistics.ts
+function viewStatistics(ctx) {
+  const tasks = [];
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open") continue;
+    const status = statusOf2(ctx, n);
+    if (status === null || status === "skipped") continue;
+    const r = ctx.state.tasks[n];
+    tasks.push({
       issue: n,
-      attempt: record2.attempt,
-      dispatchId: record2.dispatchId,
-      resend: true
-    };
-    if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
-    this.freezeText(n, effect);
-    this.effects.push(effect);
-    this.note(`#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
-  }
-  handleOutcome(n, record2, result) {
-    const outcome = result.result ?? "failed";
-    this.account(record2, result);
-    record2.handled = result.dispatchId;
-    record2.result = outcome;
-    record2.reason = result.reason ? truncate2(result.reason, 300) : void 0;
-    record2.cancelAt = void 0;
-    if (result.prNumber) record2.pr = result.prNumber;
-    if (result.humanGate.fired) {
-      record2.gate = [
-        .../* @__PURE__ */ new Set([...record2.gate ?? [], ...result.humanGate.rules.map((r) => truncate2(r.rule, 120))])
-      ].slice(0, 20);
-    }
-    const decision = decideOnWorkerOutcome(outcome);
-    this.note(
-      `#${n}: worker ${result.dispatchId} finished: ${outcome}${result.reason ? ` (${truncate2(result.reason, 120)})` : ""}`
-    );
-    const consecutive = trackConsecutiveFailures(
-      this.state.consecutiveFailures,
-      outcome,
-      this.config.consecutiveErrorThreshold
-    );
-    this.countFailure(
-      n,
-      outcome === "complete" ? "reset" : decision.failure ? "failure" : "none",
-      consecutive.count
-    );
-    if (outcome === "complete") {
-      const pr = this.pullsFor(n).find((p) => p.state === "open" || p.state === "merged");
-      if (!result.prNumber && !pr) {
-        this.failTask(n, record2, "the worker reported completion but no pull request was found");
-        return;
-      }
-      record2.failures = 0;
-      record2.since = this.now.toISOString();
-      this.setStatus(n, "review");
-      return;
-    }
-    if (decision.resumeLater) {
-      if (outcome === "rate_limited" || outcome === "usage_limited") {
-        const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
-        const until = Number.isNaN(resume) ? this.nowMs + this.config.rateLimit.maxWaitMs : resume;
-        if (until > this.nowMs) record2.waitUntil = new Date(until).toISOString();
-      }
-      this.setStatus(n, "ready");
-      return;
-    }
-    if (decision.failure) {
-      this.failTask(n, record2, result.reason ?? decision.note);
-      return;
-    }
-    record2.since = result.updatedAt;
-    this.setStatus(n, decision.status);
-  }
-  /** Failure of an attempt: the error strategy decides (retry with backoff, give up, or abort the session). */
-  failTask(n, record2, reason, strategy = this.config.errorStrategy) {
-    record2.failures += 1;
-    const d = decideOnFailure({
-      strategy,
-      attempt: record2.failures,
-      maxRetries: this.config.maxRetries,
-      retryBaseMs: this.config.retryBaseMs,
-      retryMaxMs: this.config.retryMaxMs
-    });
-    record2.reason = truncate2(reason, 300);
-    if (d.action === "retry") {
-      record2.retries += 1;
-      record2.waitUntil = new Date(this.nowMs + d.delayMs).toISOString();
-      record2.reason = truncate2(`${reason} \u2014 ${d.reason}, in ${formatDuration(d.delayMs)}`, 300);
-      this.setStatus(n, "ready");
-      this.note(`#${n}: ${d.reason} after ${formatDuration(d.delayMs)}`);
-    } else {
-      record2.since = this.now.toISOString();
-      this.setStatus(n, "failed");
-      this.note(`#${n}: failed (${d.reason})`);
-      if (d.action === "abort") {
-        this.session({
-          type: "abort",
-          issue: n,
-          detail: `task #${n} failed`,
-          activeWorkers: this.liveCount()
-        });
-      }
-    }
-    if (this.state.consecutiveFailures >= this.config.consecutiveErrorThreshold && this.state.session.status === "running") {
-      this.session({
-        type: "consecutiveFailures",
-        count: this.state.consecutiveFailures,
-        threshold: this.config.consecutiveErrorThreshold,
-        issues: [...this.state.failedInARow],
-        activeWorkers: this.liveCount()
-      });
-    }
-  }
-  /** A run that ended without a result (or never appeared): back to ready with the retry count raised. */
-  crash(n, record2, why, kind) {
-    record2.handled = record2.dispatchId;
-    record2.result = kind;
-    record2.cancelAt = void 0;
-    const consecutive = trackConsecutiveFailures(
-      this.state.consecutiveFailures,
-      "failed",
-      this.config.consecutiveErrorThreshold
-    );
-    this.countFailure(n, "failure", consecutive.count);
-    this.note(`#${n}: ${why}`);
-    this.failTask(n, record2, why, "retry");
-  }
-  countFailure(n, kind, count2) {
-    if (kind === "reset") {
-      this.state.consecutiveFailures = 0;
-      this.state.failedInARow = [];
-    } else if (kind === "failure") {
-      this.state.consecutiveFailures = count2;
-      this.state.failedInARow = [...this.state.failedInARow, n].slice(-50);
-    }
-  }
-  account(record2, result) {
-    record2.iterations += result.iterations;
-    record2.tokensIn += result.tokens.input;
-    record2.tokensOut += result.tokens.output;
-    record2.costUsd = round4(record2.costUsd + result.costUsd);
-  }
-  checkStall(n, run) {
-    if (run?.status !== "in_progress") return;
-    const record2 = this.state.tasks[n];
-    const result = this.results.get(n);
-    const times = [Date.parse(run.createdAt), Date.parse(record2?.dispatchedAt ?? "")];
-    if (result && record2 && result.dispatchId === record2.dispatchId) times.push(Date.parse(result.updatedAt));
-    const progressAt = Math.max(...times.filter((t) => !Number.isNaN(t)));
-    const idleMs = this.nowMs - progressAt;
-    if (idleMs <= this.config.timeoutMinutes * 6e4) return;
-    this.cancel(
-      run,
-      n,
-      `no progress for ${formatDuration(idleMs)} (timeout ${this.config.timeoutMinutes} min)`
-    );
-  }
-  checkDuplicateRuns(n) {
-    const runs = this.liveRunsOf(n);
-    if (runs.length < 2) return;
-    const record2 = this.state.tasks[n];
-    const keep = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? [...runs].sort((a, b) => a.id - b.id)[0];
-    for (const run of runs) if (run !== keep) this.cancel(run, n, "a second live run for the same task");
-  }
-  cancel(run, n, why) {
-    const record2 = this.record(n);
-    const key = `cancel:${run.id}`;
-    const asked = record2.notices?.includes(key) && record2.cancelAt && this.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
-    if (asked) return;
-    record2.cancelAt = this.now.toISOString();
-    record2.notices = [...(record2.notices ?? []).filter((k) => k !== key), key].slice(-12);
-    this.effects.push({ type: "cancelRun", runId: run.id, issue: n });
-    this.note(`#${n}: cancel run ${run.id}: ${why}`);
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Liveness
-  runIssue(run) {
-    if (run.issue) return run.issue;
-    const m = run.dispatchId ? /^(\d+)-/.exec(run.dispatchId) : null;
-    return m ? Number(m[1]) : null;
-  }
-  liveRunsOf(n) {
-    return this.snapshot.runs.filter((r) => r.status !== "completed" && this.runIssue(r) === n);
-  }
-  liveState(n) {
-    const runs = this.liveRunsOf(n);
-    const record2 = this.state.tasks[n];
-    if (runs.length > 0) {
-      const run = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
-      if (record2 && run.dispatchId === record2.dispatchId) record2.runId = run.id;
-      const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run.id}`);
-      return {
-        live: true,
-        run,
-        phase: cancelling ? "cancelling" : run.status === "in_progress" ? "running" : "queued"
-      };
-    }
-    if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
-    const ours = this.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
-    if (ours) return { live: false };
-    const result = this.results.get(n);
-    if (result && result.dispatchId === record2.dispatchId && result.status === "running" && this.nowMs - Date.parse(result.updatedAt) < this.config.timeoutMinutes * 6e4) {
-      return { live: true, phase: "running" };
-    }
-    const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
-    if (!Number.isNaN(dispatchedAt) && this.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
-      return { live: true, phase: "dispatched" };
-    }
-    return { live: false };
-  }
-  isLive(n) {
-    return this.liveState(n).live;
-  }
-  /** Every task with a live worker (run queued/in progress, or a recent dispatch whose run has not appeared). */
-  liveIssues() {
-    const out = /* @__PURE__ */ new Set();
-    for (const run of this.snapshot.runs) {
-      const n = this.runIssue(run);
-      if (n !== null && run.status !== "completed") out.add(n);
-    }
-    for (const key of Object.keys(this.state.tasks)) if (this.isLive(Number(key))) out.add(Number(key));
-    return out;
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Review gates
-  processReviews() {
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open" || this.statusOf(n) !== "review") continue;
-      if (this.liveState(n).live && !this.finishedCurrent(n)) {
-        this.reviewLines.set(n, {
-          issue: n,
-          title: issue3.title,
-          reason: "a worker is updating the pull request",
-          pr: this.state.tasks[n]?.pr ?? null
-        });
-        continue;
-      }
-      this.processReview(n, issue3);
-    }
-  }
-  processReview(n, issue3) {
-    const record2 = this.record(n);
-    const prs = this.pullsFor(n);
-    const pr = prs.find((p) => p.state === "open");
-    if (!pr) {
-      const merged = prs.find((p) => p.state === "merged");
-      if (merged) {
-        this.done(n, merged);
-        return;
-      }
-      const closed = prs.find((p) => p.state === "closed");
-      if (closed) {
-        record2.reason = `PR #${closed.number} was closed without merging`;
-        record2.since = this.now.toISOString();
-        this.setStatus(n, "failed");
-        this.note(`#${n}: PR #${closed.number} closed unmerged \u2192 failed`);
-        return;
-      }
-      this.reviewLines.set(n, {
-        issue: n,
-        title: issue3.title,
-        reason: `no open pull request on \`${this.branch(n)}\``,
-        pr: null
-      });
-      return;
-    }
-    record2.pr = pr.number;
-    const result = this.results.get(n);
-    const gateRules = [...record2.gate ?? []];
-    const marker = parseHumanGateMarker(pr.body);
-    if (marker) {
-      for (const rule of marker) if (!gateRules.includes(rule)) gateRules.push(rule);
-    }
-    if (result?.humanGate.fired && result.prNumber === pr.number) {
-      for (const r of result.humanGate.rules) if (!gateRules.includes(r.rule)) gateRules.push(r.rule);
-    }
-    const verified = this.verifiedGate(pr);
-    if ("waiting" in verified) {
-      this.reviewLines.set(n, { issue: n, title: issue3.title, reason: verified.waiting, pr: pr.number });
-      return;
-    }
-    for (const r of verified.rules) if (!gateRules.includes(r)) gateRules.unshift(r);
-    if (gateRules.length > 0) record2.gate = gateRules.slice(0, 20).map((r) => truncate2(r, 120));
-    const evaluation = evaluatePullRequest(pr, {
-      requiredChecks: this.config.merge.requiredChecks,
-      botLogin: this.snapshot.botLogin,
-      permissions: this.snapshot.permissions,
-      humanGateRules: gateRules,
-      feedbackSha: record2.feedbackSha ?? null,
-      autoMerge: this.config.merge.auto,
-      now: this.now,
-      checksTimeoutMinutes: this.config.merge.checksTimeoutMinutes
-    });
-    if (evaluation.humanGate.required && !evaluation.humanGate.approved) {
-      this.notice(n, record2, `gate-${pr.number}`, humanGateComment(pr, gateRules));
-    }
-    if (evaluation.checks.state === "none" && evaluation.checks.overdue) {
-      this.notice(
-        n,
-        record2,
-        `no-checks-${pr.number}`,
-        noChecksComment(pr, this.config.merge.checksTimeoutMinutes, evaluation.checks.missing)
-      );
-    }
-    let verdict = evaluation.verdict;
-    if (record2.result === "feedback" && record2.feedbackSha === pr.headSha) {
-      verdict = { action: "wait", reason: "feedback sent; waiting for a worker" };
-    }
-    switch (verdict.action) {
-      case "merge": {
-        if (record2.merge && record2.merge.sha === pr.headSha && this.nowMs - Date.parse(record2.merge.at) < MERGE_RETRY_MINUTES * 6e4) {
-          this.reviewLines.set(n, {
-            issue: n,
-            title: issue3.title,
-            reason: "every gate passed; merging",
-            pr: pr.number
-          });
-          return;
-        }
-        record2.merge = { sha: pr.headSha, at: this.now.toISOString() };
-        this.effects.push({
-          type: "mergePr",
-          pr: pr.number,
-          issue: n,
-          method: this.config.merge.method,
-          expectedHeadSha: pr.headSha
-        });
-        this.reviewLines.set(n, {
-          issue: n,
-          title: issue3.title,
-          reason: "every gate passed; merging",
-          pr: pr.number
-        });
-        this.note(`#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)}`);
-        return;
-      }
-      case "feedback": {
-        if (record2.feedbackRounds >= this.config.merge.maxFeedbackRounds) {
-          record2.reason = truncate2(
-            `${verdict.kinds.join(", ")} after ${record2.feedbackRounds} feedback rounds (merge.maxFeedbackRounds)`,
-            300
-          );
-          record2.since = this.now.toISOString();
-          this.setStatus(n, "failed");
-          this.note(`#${n}: feedback rounds exhausted \u2192 failed`);
-          return;
-        }
-        record2.feedbackRounds += 1;
-        record2.feedbackSha = pr.headSha;
-        record2.result = "feedback";
-        record2.reason = truncate2(
-          `PR #${pr.number}: ${describeKinds(verdict.kinds)} (feedback round ${record2.feedbackRounds})`,
-          300
-        );
-        record2.merge = void 0;
-        this.effects.push({
-          type: "comment",
-          issue: n,
-          body: feedbackComment(
-            pr,
-            verdict.kinds,
-            verdict.summary,
-            record2.feedbackRounds,
-            this.config.merge.maxFeedbackRounds
-          ),
-          key: `feedback-${n}-${record2.feedbackRounds}`
-        });
-        this.setStatus(n, "ready");
-        this.note(
-          `#${n}: PR #${pr.number} ${describeKinds(verdict.kinds)} \u2192 back to a worker (round ${record2.feedbackRounds})`
-        );
-        return;
-      }
-      case "fail": {
-        record2.reason = truncate2(verdict.reason, 300);
-        record2.since = this.now.toISOString();
-        this.setStatus(n, "failed");
-        this.note(`#${n}: ${verdict.reason} \u2192 failed`);
-        return;
-      }
-      case "wait": {
-        const gate = evaluation.humanGate.required && !evaluation.humanGate.approved && !verdict.reason.startsWith("human gate") ? "; the human gate also needs an approval of the latest commit" : "";
-        this.reviewLines.set(n, {
-          issue: n,
-          title: issue3.title,
-          reason: `${verdict.reason}${gate}`,
-          pr: pr.number
-        });
-        return;
-      }
-    }
-  }
-  notice(n, record2, key, body) {
-    if (record2.notices?.includes(key)) return;
-    record2.notices = [...record2.notices ?? [], key].slice(-12);
-    this.effects.push({ type: "comment", issue: n, body, key });
-    this.note(`#${n}: notice ${key}`);
-  }
-  done(n, pr) {
-    if (this.issues.get(n)?.state === "open")
-      this.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
-    this.clearStateLabels(n);
-    if (this.config.merge.deleteBranch && pr.headRef === this.branch(n)) {
-      this.effects.push({ type: "deleteBranch", branch: pr.headRef });
-    }
-    this.retire(n, "done", pr.number);
-    this.note(`#${n}: done (PR #${pr.number} merged)`);
-  }
-  /** Moves a finished task out of the state into the history counters and the pending history comment. */
-  retire(n, outcome, pr) {
-    const record2 = this.state.tasks[n] ?? newTaskRecord();
-    const h = this.state.history;
-    if (outcome === "done") {
-      h.completed += 1;
-      if (pr) h.merges += 1;
-      h.completedIterations += record2.iterations;
-      if (!h.fastest || record2.iterations < h.fastest.iterations)
-        h.fastest = { issue: n, iterations: record2.iterations };
-      if (!h.slowest || record2.iterations > h.slowest.iterations)
-        h.slowest = { issue: n, iterations: record2.iterations };
-    } else if (outcome === "skipped") h.skipped += 1;
-    else h.closed += 1;
-    h.iterations += record2.iterations;
-    h.tokensIn += record2.tokensIn;
-    h.tokensOut += record2.tokensOut;
-    h.costUsd = round4(h.costUsd + record2.costUsd);
-    this.state.pendingHistory.push({
-      issue: n,
-      title: truncate2(this.issues.get(n)?.title ?? `#${n}`, 80),
-      outcome,
-      at: this.now.toISOString(),
-      iterations: record2.iterations,
-      tokens: record2.tokensIn + record2.tokensOut,
-      costUsd: record2.costUsd,
-      attempts: record2.attempt,
-      ...pr ? { pr } : {}
-    });
-    this.state.recent = [
-      ...this.state.recent.filter((r) => r.issue !== n),
-      { issue: n, outcome, at: this.now.toISOString() }
-    ].slice(-100);
-    delete this.state.tasks[n];
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Pool and dispatch
-  processPool() {
-    const L = this.L;
-    const issues = this.snapshot.issues.map((i) => ({
-      ...this.issues.get(i.number) ?? i,
-      labels: this.labels.get(i.number) ?? i.labels
-    }));
-    const graph = buildTaskGraph(issues, { owner: this.snapshot.repo.owner, name: this.snapshot.repo.name });
-    const { ready, waiting } = readyTasks(graph, {
-      readyLabel: L.ready,
-      excludeLabel: L.exclude,
-      stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed]
-    });
-    const notInPool = [];
-    const waits = waiting.map((w) => ({
-      issue: w.number,
-      title: this.issues.get(w.number)?.title ?? "",
-      reason: w.reason
-    }));
-    const live = this.liveIssues();
-    let waitingForTime = false;
-    const candidates = ready.filter((node3) => {
-      const n = node3.number;
-      const by = this.readyBy.get(n) ?? null;
-      if (!by || !(sameLogin(by, this.snapshot.botLogin) || hasWriteAccess(this.snapshot.permissions, by))) {
-        notInPool.push({
-          issue: n,
-          title: node3.issue.title,
-          reason: by ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L.ready}\` label is unknown`
-        });
-        return false;
-      }
-      if (live.has(n)) return false;
-      const wait = this.state.tasks[n]?.waitUntil;
-      if (wait && Date.parse(wait) > this.nowMs) {
-        waitingForTime = true;
-        waits.push({
-          issue: n,
-          title: node3.issue.title,
-          reason: `waiting until ${formatTime(wait)}: ${this.state.tasks[n]?.reason ?? "backoff"}`
-        });
-        return false;
-      }
-      return true;
-    });
-    const scoring = {
-      weights: this.config.scoring,
-      labels: { critical: L.critical, quickWin: L.quickWin },
-      retries: Object.fromEntries(Object.entries(this.state.tasks).map(([k, r]) => [Number(k), r.retries]))
-    };
-    let ranked = rankTasks(candidates, scoring);
-    const s = this.state.session;
-    if (ranked.length > 0 && s.status === "idle" && s.reason === "initial") {
-      this.session({ type: "start" }, true);
-      this.state.session.detail = "ready work appeared";
-    } else if (ranked.length > 0 && s.status === "completed") {
-      this.session({ type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
-    }
-    const merging = new Set(this.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
-    const unblocking = merging.size > 0 && waiting.some(
-      (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
-    );
-    if (unblocking)
-      this.note(`dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-    if (isDispatching(this.state.session.status) && !unblocking) {
-      const free = this.config.maxParallel - live.size;
-      const chosen = ranked.slice(0, Math.max(0, free));
-      for (const task of chosen) this.dispatch(task.issue, formatScoreParts(task.parts), task.total);
-      const taken = new Set(chosen.map((t) => t.issue));
-      ranked = ranked.filter((t) => !taken.has(t.issue));
-    }
-    const pending = ranked.length > 0 || waitingForTime;
-    return { graph, ranked, waits, notInPool, pending };
-  }
-  dispatch(n, why, score) {
-    const record2 = this.record(n);
-    const result = this.results.get(n);
-    const attempt = Math.max(record2.attempt, result?.attempt ?? 0) + 1;
-    const dispatchId = `${n}-${attempt}-${this.input.dispatchIdSeed}`;
-    record2.attempt = attempt;
-    record2.dispatchId = dispatchId;
-    record2.dispatchedAt = this.now.toISOString();
-    record2.startedAt ??= this.now.toISOString();
-    record2.runId = void 0;
-    record2.waitUntil = void 0;
-    record2.cancelAt = void 0;
-    record2.merge = void 0;
-    this.setStatus(n, "in-progress");
-    const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
-    if (this.state.overrides) effect.inputs = { config: JSON.stringify(this.state.overrides) };
-    this.freezeText(n, effect);
-    this.effects.push(effect);
-    this.note(`#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Whose words count: the approved task text, and status labels only Autopilot sets
-  /**
-   * The text a writer approved is frozen at dispatch and handed to the worker (`task-digest`), which refuses
-   * any other. Processed before the workers and the pool, so a task whose text changed is neither dispatched
-   * nor merged.
-   */
-  freezeText(n, effect) {
-    const issue3 = this.issues.get(n);
-    if (!issue3) return;
-    const record2 = this.record(n);
-    record2.text ??= {
-      digest: taskDigest(issue3.title, issue3.body),
-      since: lastEditAt(issue3.edits ?? [], issue3.readyLabeledAt ?? this.now.toISOString())
-    };
-    effect.inputs = { ...effect.inputs ?? {}, "task-digest": record2.text.digest };
-  }
-  /**
-   * Judges every open task's title and body against what a writer approved (src/core/task-text.ts): every
-   * edit since by a writer is approved again; any other change takes the task out until a writer labels it.
-   */
-  processTaskText() {
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open" || issue3.edits === void 0) continue;
-      const status = this.statusOf(n);
-      if (status === null || status === "skipped" || status === "done") continue;
-      const record2 = this.state.tasks[n];
-      const readyBy = issue3.readyLabeledBy ?? null;
-      const relabeled = !!issue3.readyLabeledAt && !!readyBy && hasWriteAccess(this.snapshot.permissions, readyBy) && (!record2?.text || Date.parse(issue3.readyLabeledAt) > Date.parse(record2.text.since));
-      const frozen = record2?.text && !relabeled ? record2.text : { digest: null, since: issue3.readyLabeledAt ?? record2?.text?.since ?? null };
-      const verdict = judgeTaskText({
-        title: issue3.title,
-        body: issue3.body,
-        frozen,
-        edits: issue3.edits,
-        isWriter: (login) => hasWriteAccess(this.snapshot.permissions, login)
-      });
-      if (verdict.kind === "refreeze") {
-        this.record(n).text = verdict.frozen;
-        this.note(`#${n}: the task text was edited by a writer; the new text is approved`);
-      } else if (verdict.kind === "unchanged" && relabeled && record2?.text) {
-        record2.text = {
-          digest: taskDigest(issue3.title, issue3.body),
-          since: lastEditAt(issue3.edits, issue3.readyLabeledAt)
-        };
-      } else if (verdict.kind === "takeOut") {
-        this.takeOutChangedText(n, verdict.editors);
-      }
-    }
-  }
-  takeOutChangedText(n, editors) {
-    const issue3 = this.issues.get(n);
-    for (const run of this.liveRunsOf(n)) this.cancel(run, n, "the task text changed after approval");
-    this.clearStateLabels(n);
-    const record2 = this.state.tasks[n];
-    if (record2) {
-      record2.text = void 0;
-      record2.merge = void 0;
-      if (record2.dispatchId) record2.handled = record2.dispatchId;
-      record2.result = "text_changed";
-      record2.reason = "the task text was edited after approval by someone without write access";
-    }
-    const digest = taskDigest(issue3.title, issue3.body);
-    this.effects.push({
-      type: "comment",
-      issue: n,
-      body: textChangedComment({ editors, readyLabel: this.L.ready }),
-      key: `text-changed-${digest.slice(0, 16)}`
-    });
-    const who = editors.filter((e) => !!e).map((e) => quietLogin(e));
-    this.incidentOnce(
-      "task_text_changed",
-      `#${n} was taken out: its text was edited ${who.length ? `by ${who.join(", ")} (no write access)` : "by someone Autopilot cannot name"} after it was approved. A person with write access adds the \`${this.L.ready}\` label again to put it back.`
-    );
-    this.note(`#${n}: taken out, the task text changed after approval`);
-  }
-  /**
-   * Status labels other than ready count only when Autopilot set them (the snapshot names the labeled event's
-   * actor by account id): anyone else's is removed from the issue, reported, and not believed meanwhile.
-   */
-  ignoreForeignLabels() {
-    for (const issue3 of this.snapshot.issues) {
-      const foreign = issue3.foreignLabels ?? [];
-      if (!foreign.length || issue3.state !== "open" || !this.labels.has(issue3.number)) continue;
-      const n = issue3.number;
-      const drop = (labels) => labels.filter((l) => !foreign.some((f) => f.label.toLowerCase() === l.toLowerCase()));
-      this.labels.set(n, drop(this.labels.get(n) ?? []));
-      this.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
-      for (const f of foreign) {
-        const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${this.L.ready}\` are Autopilot's; use the /autopilot commands).`;
-        this.incidentOnce("foreign_label", message);
-      }
-      this.note(
-        `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`
-      );
-    }
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Session bookkeeping
-  finishSession(pending) {
-    const s = this.state.session.status;
-    const live = this.liveCount();
-    if ((s === "pausing" || s === "stopping") && live === 0)
-      this.session({ type: "workersCheckpointed" }, true);
-    if (this.state.session.status !== "running" || live > 0 || pending) return;
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open") continue;
-      const status = this.statusOf(n);
-      if (status === "in-progress" || status === "review") return;
-    }
-    this.session({ type: "allTasksDone" });
-    this.completedNow = true;
-  }
-  budgetCheck() {
-    if (this.state.session.status !== "running") return;
-    const used = sessionSpend(this.state, this.results.values()).total;
-    const over = sessionOverBudget(this.config.budgets.session, used);
-    if (over) this.session({ type: "budgetExhausted", detail: over, activeWorkers: this.liveCount() });
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Dashboard and write
-  finish(pool) {
-    const view = this.buildView(pool);
-    for (const req of this.statusRequests) {
-      this.reply(req.commentIssue, req.commentId, req.line, this.statusText(view, req.issue));
-    }
-    const compaction = compactState(this.state, {
-      force: this.completedNow,
-      canFlush: this.tracking !== null
-    });
-    this.state = compaction.state;
-    const effects = [];
-    if (compaction.flush.length > 0) {
-      const completion = this.effects.find(
-        (e) => e.type === "comment" && !!e.key?.startsWith("session-completed-")
-      );
-      if (completion) {
-        completion.body = `${completion.body}
-
-${renderHistoryComment(compaction.flush)}`;
-      } else if (this.tracking) {
-        this.effects.push({
-          type: "comment",
-          issue: this.tracking.number,
-          body: renderHistoryComment(compaction.flush),
-          key: `history-${compaction.flush[0].issue}-${compaction.flush[compaction.flush.length - 1].issue}-${this.state.history.comments}`
-        });
-      }
-    }
-    const previous3 = this.input.state;
-    const parsed = this.tracking ? parseDashboard(this.tracking.body) : null;
-    const worthShowing = this.state.session.reason !== "initial" || this.effects.length > 0 || Object.keys(this.state.tasks).length > 0 || !!this.input.configError || this.state.incidents.length > 0;
-    const staleRead = !this.tracking && previous3 !== null && previous3.revision > 0 && previous3.renderedAt !== null && this.nowMs - Date.parse(previous3.renderedAt) < SETTLE_MINUTES * 6e4;
-    const creating = !this.tracking && worthShowing && !staleRead;
-    let pin2 = null;
-    if (creating) {
-      this.state.pinRequested = 0;
-      pin2 = { type: "pinIssue", issue: 0 };
-    } else if (this.tracking?.pinned === false && this.state.pinRequested !== this.tracking.number) {
-      if (this.state.pinRequested !== 0) pin2 = { type: "pinIssue", issue: this.tracking.number };
-      this.state.pinRequested = this.tracking.number;
-    }
-    this.state.digest = dashboardDigest(this.state, view);
-    const refreshDue = view.slots.length > 0 && previous3?.renderedAt != null && this.nowMs - Date.parse(previous3.renderedAt) >= DASHBOARD_REFRESH_MINUTES * 6e4;
-    const needWrite = creating || this.tracking !== null && (!previous3 || !parsed?.hasMarker || this.forceWrite || refreshDue || previous3.digest !== this.state.digest);
-    if (needWrite) {
-      this.state.revision = (previous3?.revision ?? parsed?.state?.revision ?? 0) + 1;
-      this.state.renderedAt = this.now.toISOString();
-      effects.push({
-        type: "writeTrackingIssue",
-        issue: this.tracking?.number ?? null,
-        title: TRACKING_ISSUE_TITLE,
-        body: renderDashboard(this.state, view, this.now),
-        expectedRevision: this.tracking && previous3 ? previous3.revision : null
-      });
-      this.note(
-        this.tracking ? `update tracking issue #${this.tracking.number} (revision ${this.state.revision})` : "create the tracking issue"
-      );
-    }
-    if (pin2) effects.push(pin2);
-    return { state: this.state, effects: [...effects, ...this.effects], log: this.log };
-  }
-  buildView(pool) {
-    const L = this.L;
-    const view = {
-      repo: { owner: this.snapshot.repo.owner, name: this.snapshot.repo.name },
-      dryRun: this.config.dryRun,
-      maxParallel: this.config.maxParallel,
-      maxIterations: this.config.maxIterations,
-      ...this.config.isolation === "none" ? { unisolated: true } : {},
-      slots: [],
-      queue: pool.ranked.map((t) => ({
-        issue: t.issue,
-        title: t.title,
-        score: t.total,
-        why: formatScoreParts(t.parts)
-      })),
-      waiting: pool.waits.sort((a, b) => a.issue - b.issue),
-      review: [],
-      needsHuman: [],
-      blocked: [],
-      timeouts: [],
-      failed: [],
-      notInPool: pool.notInPool,
-      cycles: pool.graph.cycles,
-      graph: { nodes: [], edges: [] },
-      statistics: this.statistics(),
-      progress: { done: 0, total: 0 },
-      configProblems: this.input.configError ? renderConfigError(this.input.configError) : null,
-      budget: {
-        marker: renderSessionBudgetMarker(
-          this.config.budgets.session,
-          sessionSpend(this.state, this.results.values())
-        ),
-        notes: usdBudgetNotes(this.config)
-      }
-    };
-    for (const n of [...this.liveIssues()].sort((a, b) => a - b)) {
-      const live = this.liveState(n);
-      const record2 = this.state.tasks[n];
-      const result = this.results.get(n);
-      const current = result && record2 && result.dispatchId === record2.dispatchId ? result : null;
-      view.slots.push({
-        issue: n,
-        title: this.issues.get(n)?.title ?? "",
-        attempt: record2?.attempt ?? live.run?.attempt ?? 1,
-        iteration: current ? current.iterations : null,
-        maxIterations: current ? current.maxIterations : null,
-        startedAt: current?.startedAt ?? live.run?.createdAt ?? record2?.dispatchedAt ?? null,
-        runId: live.run?.id ?? null,
-        runUrl: live.run?.url ?? null,
-        phase: live.phase ?? "running"
-      });
-    }
-    let open3 = 0;
-    for (const [n, issue3] of [...this.issues].sort((a, b) => a[0] - b[0])) {
-      if (issue3.state !== "open") continue;
-      const status = this.statusOf(n);
-      if (status === null || status === "skipped") continue;
-      open3 += 1;
-      const record2 = this.state.tasks[n];
-      const line = {
-        issue: n,
-        title: issue3.title,
-        reason: record2?.reason ?? this.results.get(n)?.reason ?? "no reason given",
-        since: record2?.since ?? (status === "needs-human" ? this.results.get(n)?.updatedAt ?? null : null),
-        pr: record2?.pr ?? null
-      };
-      if (status === "review")
-        view.review.push(this.reviewLines.get(n) ?? { ...line, reason: "waiting for the gates" });
-      else if (status === "needs-human") view.needsHuman.push(line);
-      else if (status === "blocked") view.blocked.push(line);
-      else if (status === "timeout") view.timeouts.push(line);
-      else if (status === "failed") view.failed.push(line);
-    }
-    view.progress = { done: this.state.history.completed, total: this.state.history.completed + open3 };
-    const order = [];
-    const seen = /* @__PURE__ */ new Set();
-    const add = (n) => {
-      if (!seen.has(n) && this.issues.has(n)) {
-        seen.add(n);
-        order.push(n);
-      }
-    };
-    for (const line of [
-      ...view.slots,
-      ...view.review,
-      ...view.queue,
-      ...view.waiting,
-      ...view.needsHuman,
-      ...view.blocked,
-      ...view.timeouts,
-      ...view.failed
-    ]) {
-      add(line.issue);
-    }
-    const inGraph = new Set(order.slice(0, 200));
-    const deps = /* @__PURE__ */ new Set();
-    for (const e of pool.graph.edges) if (inGraph.has(e.from) && this.issues.has(e.to)) deps.add(e.to);
-    for (const d of deps) add(d);
-    view.graph.nodes = order.slice(0, 250).map((n) => {
-      const issue3 = this.issues.get(n);
-      const status = this.statusOf(n);
-      const waiting = view.waiting.some((w) => w.issue === n);
-      return {
-        issue: n,
-        status: issue3.state === "closed" ? "done" : waiting ? "waiting" : status ?? "waiting"
-      };
-    });
-    const shown2 = new Set(view.graph.nodes.map((x) => x.issue));
-    view.graph.edges = pool.graph.edges.filter((e) => shown2.has(e.from) && shown2.has(e.to)).map((e) => [e.from, e.to]);
-    void L;
-    return view;
-  }
-  statistics() {
-    const tasks = [];
-    for (const [n, issue3] of this.issues) {
-      if (issue3.state !== "open") continue;
-      const status = this.statusOf(n);
-      if (status === null || status === "skipped") continue;
-      const r = this.state.tasks[n];
-      tasks.push({
-        issue: n,
-        status,
-        iterations: r?.iterations ?? 0,
-        attempts: r?.attempt ?? 0,
-        startedAt: r?.startedAt ?? null,
-        tokens: r ? { input: r.tokensIn, output: r.tokensOut } : null,
-        costUsd: r?.costUsd ?? 0
-      });
-    }
-    const stats = computeStatistics(tasks, this.now, { sessionStartedAt: this.state.session.startedAt });
-    const h = this.state.history;
-    const completedIterations = stats.iterations.average * stats.tasks.completed + h.completedIterations;
-    const completed = stats.tasks.completed + h.completed;
-    stats.tasks.completed = completed;
-    stats.tasks.skipped += h.skipped;
-    stats.tasks.total += h.completed + h.skipped + h.closed;
-    stats.iterations.total += h.iterations;
-    stats.iterations.average = completed > 0 ? Math.round(completedIterations / completed * 100) / 100 : 0;
-    stats.iterations.fastest = pickExtreme(stats.iterations.fastest, h.fastest, (a, b) => a < b);
-    stats.iterations.slowest = pickExtreme(stats.iterations.slowest, h.slowest, (a, b) => a > b);
-    stats.merges.successful += h.merges;
-    stats.tokens.input += h.tokensIn;
-    stats.tokens.output += h.tokensOut;
-    stats.tokens.total = stats.tokens.input + stats.tokens.output;
-    stats.costUsd = round4(stats.costUsd + h.costUsd);
-    return stats;
-  }
-  statusText(view, issue3) {
-    const s = this.state.session;
-    const head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
-    if (issue3 === null) return head;
-    const status = this.statusOf(issue3);
-    const lists = [
-      ["in review", view.review],
-      ["waiting for a human", view.needsHuman],
-      ["blocked", view.blocked],
-      ["timed out", view.timeouts],
-      ["failed", view.failed],
-      ["waiting", view.waiting],
-      ["not in the pool", view.notInPool]
-    ];
-    let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
-    const slot = view.slots.find((x) => x.issue === issue3);
-    if (slot)
-      detail += ` \u2014 attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;
-    const rank = view.queue.findIndex((q) => q.issue === issue3);
-    if (rank >= 0)
-      detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
-    for (const [label2, list2] of lists) {
-      const line = list2.find((x) => x.issue === issue3);
-      if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
-    }
-    return `#${issue3} ${detail}.
-
-${head}`;
-  }
-  // -------------------------------------------------------------------------------------------------------
-  // Helpers
-  record(n) {
-    let r = this.state.tasks[n];
-    if (!r) {
-      r = newTaskRecord();
-      this.state.tasks[n] = r;
-    }
-    return r;
-  }
-  statusOf(n) {
-    const issue3 = this.issues.get(n);
-    if (!issue3) return null;
-    return taskStatusFromLabels({ state: issue3.state, labels: this.labels.get(n) ?? issue3.labels }, this.L);
-  }
-  stateLabels() {
-    const L = this.L;
-    return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
-  }
-  /** Gives the task exactly one state label (skipped: the exclude label, none of the state labels). */
-  setStatus(n, status) {
-    const target = status === "skipped" ? this.L.exclude : labelForStatus(status, this.L);
-    const fromSkipped = this.statusOf(n) === "skipped" && status !== "skipped";
-    this.writeLabels(n, target, [...this.stateLabels(), ...fromSkipped ? [this.L.exclude] : []]);
-    if (target && target.toLowerCase() === this.L.ready.toLowerCase())
-      this.readyBy.set(n, this.snapshot.botLogin);
-    if (status !== "skipped" && status !== "done") {
-      const record2 = this.record(n);
-      record2.label = status;
-      record2.labelAt = this.now.toISOString();
-    }
-  }
-  clearStateLabels(n) {
-    this.writeLabels(n, null, this.stateLabels());
-  }
-  /**
-   * Moves the task's labels to `target` (removing `remove`), as ONE setStateLabel effect per issue per
-   * reconcile: a task sent back to ready and dispatched in the same reconcile gets a single change, relative
-   * to the labels it had before this reconcile (none at all when it ends where it started).
-   */
-  writeLabels(n, target, remove) {
-    const same = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
-    const current = this.labels.get(n) ?? [];
-    const next = current.filter((l) => !remove.some((r) => same(l, r)) || same(l, target));
-    if (target && !hasLabel(next, target)) next.push(target);
-    this.labels.set(n, next);
-    const index2 = this.effects.findIndex((e) => e.type === "setStateLabel" && e.issue === n);
-    const earlier = index2 >= 0 ? this.effects[index2] : null;
-    if (index2 >= 0) this.effects.splice(index2, 1);
-    const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same(l, target));
-    const base = this.baseLabels.get(n) ?? [];
-    const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
-    if (changes) this.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
-  }
-  /** The task's PRs (its branch, or the PR its worker reported), newest first. */
-  pullsFor(n) {
-    if (!this.pullIndex) {
-      this.pullIndex = { byRef: /* @__PURE__ */ new Map(), byNumber: /* @__PURE__ */ new Map() };
-      for (const p of this.snapshot.pulls) {
-        const list2 = this.pullIndex.byRef.get(p.headRef) ?? [];
-        list2.push(p);
-        this.pullIndex.byRef.set(p.headRef, list2);
-        this.pullIndex.byNumber.set(p.number, p);
-      }
-    }
-    const { trusted, ignored } = partitionPulls(this.pullIndex.byRef.get(this.branch(n)) ?? [], {
-      repo: this.snapshot.repo,
-      branch: this.branch(n),
-      botId: this.snapshot.botId
-    });
-    for (const x of ignored) {
-      if (this.state.ignoredPulls.includes(x.pull.number)) continue;
-      this.state.ignoredPulls = [...this.state.ignoredPulls, x.pull.number].slice(-100);
-      this.incident("ignored_pull", ignoredPullMessage(x));
-      this.note(`#${n}: ${ignoredPullMessage(x)}`);
-    }
-    return trusted;
-  }
-  /**
-   * The controller's own gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and kept in
-   * the state (`recordDiffGates`); `waiting` while the diff at this head is unread or unreadable (nothing merges
-   * then).
-   */
-  verifiedGate(pr) {
-    if (this.snapshot.pullDiffs === void 0) return { rules: [] };
-    const cached2 = this.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
-    if (cached2) return { rules: cached2.rules };
-    const diff = this.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
-    if (diff?.error)
-      return { waiting: truncate2(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
-    return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
-  }
-  /**
-   * Keeps the verdict of every diff read this reconcile (one head per PR), whether or not a review looks at it
-   * now: src/github reads only heads without one, so a PR whose worker is still pushing is not read again on
-   * every reconcile.
-   */
-  recordDiffGates() {
-    for (const diff of this.snapshot.pullDiffs ?? []) {
-      if (diff.error) continue;
-      const rules = evaluateDiffGate(diff, this.config.humanGate);
-      const others = this.state.diffGates.filter((g) => g.pr !== diff.pr);
-      this.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
-    }
-  }
-  pullIndex = null;
-  branch(n) {
-    return `${this.config.branchPrefix}issue-${n}`;
-  }
-  react(commentId, content3) {
-    this.effects.push({ type: "react", commentId, content: content3 });
-  }
-  reply(issue3, commentId, line, text4) {
-    this.effects.push({
-      type: "comment",
-      issue: issue3,
-      body: `> ${escapeInline(line, 120)}
-
-${text4}`,
-      key: `reply-${commentId}`
+      status,
+      iterations: r?.iterations ?? 0,
+      attempts: r?.attempt ?? 0,
+      startedAt: r?.startedAt ?? null,
+      tokens: r ? { input: r.tokensIn, output: r.tokensOut } : null,
+      costUsd: r?.costUsd ?? 0
     });
   }
-  note(message) {
-    this.log.push(message);
-  }
-};
-var WORKER_LABELS = {
-  complete: "review",
-  blocked: "blocked",
-  needs_human: "needs-human"
-};
-function hasLabel(labels, label2) {
-  return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
-}
-function escapeRegExp(text4) {
-  return text4.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function round4(x) {
-  return Math.round(x * 1e4) / 1e4;
+  const stats = computeStatistics(tasks, ctx.now, { sessionStartedAt: ctx.state.session.startedAt });
+  const h = ctx.state.history;
+  const completedIterations = stats.iterations.average * stats.tasks.completed + h.completedIterations;
+  const completed = stats.tasks.completed + h.completed;
+  stats.tasks.completed = completed;
+  stats.tasks.skipped += h.skipped;
+  stats.tasks.total += h.completed + h.skipped + h.closed;
+  stats.iterations.total += h.iterations;
+  stats.iterations.average = completed > 0 ? Math.round(completedIterations / completed * 100) / 100 : 0;
+  stats.iterations.fastest = pickExtreme(stats.iterations.fastest, h.fastest, (a, b) => a < b);
+  stats.iterations.slowest = pickExtreme(stats.iterations.slowest, h.slowest, (a, b) => a > b);
+  stats.merges.successful += h.merges;
+  stats.tokens.input += h.tokensIn;
+  stats.tokens.output += h.tokensOut;
+  stats.tokens.total = stats.tokens.input + stats.tokens.output;
+  stats.costUsd = round4(stats.costUsd + h.costUsd);
+  return stats;
 }
 function pickExtreme(a, b, better) {
   if (!a) return b;
   if (!b) return a;
   return better(b.iterations, a.iterations) ? b : a;
+}
+
+// src/core/reconcile/build-view.ts
+function buildView(ctx, pool, reviewLines) {
+  const { config: config2, state } = ctx;
+  const view = {
+    repo: { owner: ctx.snapshot.repo.owner, name: ctx.snapshot.repo.name },
+    dryRun: config2.dryRun,
+    maxParallel: config2.maxParallel,
+    maxIterations: config2.maxIterations,
+    ...config2.isolation === "none" ? { unisolated: true } : {},
+    slots: [],
+    queue: pool.ranked.map((t) => ({
+      issue: t.issue,
+      title: t.title,
+      score: t.total,
+      why: formatScoreParts(t.parts)
+    })),
+    waiting: pool.waits.sort((a, b) => a.issue - b.issue),
+    review: [],
+    needsHuman: [],
+    blocked: [],
+    timeouts: [],
+    failed: [],
+    notInPool: pool.notInPool,
+    cycles: pool.graph.cycles,
+    graph: { nodes: [], edges: [] },
+    statistics: viewStatistics(ctx),
+    progress: { done: 0, total: 0 },
+    configProblems: ctx.input.configError ? renderConfigError(ctx.input.configError) : null,
+    budget: {
+      marker: renderSessionBudgetMarker(config2.budgets.session, sessionSpend(state, ctx.results.values())),
+      notes: usdBudgetNotes(config2)
+    }
+  };
+  for (const n of [...liveIssues(ctx)].sort((a, b) => a - b)) {
+    const live = liveState(ctx, n);
+    const record2 = state.tasks[n];
+    const result = ctx.results.get(n);
+    const current = result && record2 && result.dispatchId === record2.dispatchId ? result : null;
+    view.slots.push({
+      issue: n,
+      title: ctx.issues.get(n)?.title ?? "",
+      attempt: record2?.attempt ?? live.run?.attempt ?? 1,
+      iteration: current ? current.iterations : null,
+      maxIterations: current ? current.maxIterations : null,
+      startedAt: current?.startedAt ?? live.run?.createdAt ?? record2?.dispatchedAt ?? null,
+      runId: live.run?.id ?? null,
+      runUrl: live.run?.url ?? null,
+      phase: live.phase ?? "running"
+    });
+  }
+  let open3 = 0;
+  for (const [n, issue3] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
+    if (issue3.state !== "open") continue;
+    const status = statusOf2(ctx, n);
+    if (status === null || status === "skipped") continue;
+    open3 += 1;
+    const record2 = state.tasks[n];
+    const line = {
+      issue: n,
+      title: issue3.title,
+      reason: record2?.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
+      since: record2?.since ?? (status === "needs-human" ? ctx.results.get(n)?.updatedAt ?? null : null),
+      pr: record2?.pr ?? null
+    };
+    if (status === "review")
+      view.review.push(reviewLines.get(n) ?? { ...line, reason: "waiting for the gates" });
+    else if (status === "needs-human") view.needsHuman.push(line);
+    else if (status === "blocked") view.blocked.push(line);
+    else if (status === "timeout") view.timeouts.push(line);
+    else if (status === "failed") view.failed.push(line);
+  }
+  view.progress = { done: state.history.completed, total: state.history.completed + open3 };
+  view.graph = graphView(ctx, view, pool);
+  return view;
+}
+function graphView(ctx, view, pool) {
+  const order = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (n) => {
+    if (!seen.has(n) && ctx.issues.has(n)) {
+      seen.add(n);
+      order.push(n);
+    }
+  };
+  for (const line of [
+    ...view.slots,
+    ...view.review,
+    ...view.queue,
+    ...view.waiting,
+    ...view.needsHuman,
+    ...view.blocked,
+    ...view.timeouts,
+    ...view.failed
+  ]) {
+    add(line.issue);
+  }
+  const inGraph = new Set(order.slice(0, 200));
+  const deps = /* @__PURE__ */ new Set();
+  for (const e of pool.graph.edges) if (inGraph.has(e.from) && ctx.issues.has(e.to)) deps.add(e.to);
+  for (const d of deps) add(d);
+  const nodes = order.slice(0, 250).map((n) => {
+    const issue3 = ctx.issues.get(n);
+    const status = statusOf2(ctx, n);
+    const waiting = view.waiting.some((w) => w.issue === n);
+    return {
+      issue: n,
+      status: issue3.state === "closed" ? "done" : waiting ? "waiting" : status ?? "waiting"
+    };
+  });
+  const shown2 = new Set(nodes.map((x) => x.issue));
+  const edges = pool.graph.edges.filter((e) => shown2.has(e.from) && shown2.has(e.to)).map((e) => [e.from, e.to]);
+  return { nodes, edges };
+}
+
+// src/core/reconcile/status-reply.ts
+function statusText(ctx, view, issue3) {
+  const s = ctx.state.session;
+  const head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
+  if (issue3 === null) return head;
+  const status = statusOf2(ctx, issue3);
+  const lists = [
+    ["in review", view.review],
+    ["waiting for a human", view.needsHuman],
+    ["blocked", view.blocked],
+    ["timed out", view.timeouts],
+    ["failed", view.failed],
+    ["waiting", view.waiting],
+    ["not in the pool", view.notInPool]
+  ];
+  let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
+  const slot = view.slots.find((x) => x.issue === issue3);
+  if (slot)
+    detail += ` \u2014 attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;
+  const rank = view.queue.findIndex((q) => q.issue === issue3);
+  if (rank >= 0)
+    detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
+  for (const [label2, list2] of lists) {
+    const line = list2.find((x) => x.issue === issue3);
+    if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
+  }
+  return `#${issue3} ${detail}.
+
+${head}`;
+}
+
+// src/core/reconcile/tracking-write.ts
+function writeTrackingIssue(ctx, decided) {
+  const view = buildView(ctx, decided.pool, decided.reviewLines);
+  for (const req of decided.statusRequests) {
+    reply(ctx, req.commentIssue, req.commentId, req.line, statusText(ctx, view, req.issue));
+  }
+  const tracking = ctx.tracking;
+  const compaction = compactState(ctx.state, {
+    force: decided.sessionEnd.completed,
+    canFlush: tracking !== null
+  });
+  const state = compaction.state;
+  const effects = [];
+  if (compaction.flush.length > 0) {
+    const completion = decided.sessionEnd.completionNotice;
+    if (completion) {
+      completion.body = `${completion.body}
+
+${renderHistoryComment(compaction.flush)}`;
+    } else if (tracking) {
+      ctx.effects.push({
+        type: "comment",
+        issue: tracking.number,
+        body: renderHistoryComment(compaction.flush),
+        key: `history-${compaction.flush[0].issue}-${compaction.flush[compaction.flush.length - 1].issue}-${state.history.comments}`
+      });
+    }
+  }
+  const previous3 = ctx.input.state;
+  const parsed = tracking ? parseDashboard(tracking.body) : null;
+  const worthShowing = state.session.reason !== "initial" || ctx.effects.length > 0 || Object.keys(state.tasks).length > 0 || !!ctx.input.configError || state.incidents.length > 0;
+  const staleRead = !tracking && previous3 !== null && previous3.revision > 0 && previous3.renderedAt !== null && ctx.nowMs - Date.parse(previous3.renderedAt) < SETTLE_MINUTES * 6e4;
+  const creating = !tracking && worthShowing && !staleRead;
+  let pin2 = null;
+  if (creating) {
+    state.pinRequested = 0;
+    pin2 = { type: "pinIssue", issue: 0 };
+  } else if (tracking?.pinned === false && state.pinRequested !== tracking.number) {
+    if (state.pinRequested !== 0) pin2 = { type: "pinIssue", issue: tracking.number };
+    state.pinRequested = tracking.number;
+  }
+  state.digest = dashboardDigest(state, view);
+  const refreshDue = view.slots.length > 0 && previous3?.renderedAt != null && ctx.nowMs - Date.parse(previous3.renderedAt) >= DASHBOARD_REFRESH_MINUTES * 6e4;
+  const needWrite = creating || tracking !== null && (!previous3 || !parsed?.hasMarker || decided.checkboxesTicked || refreshDue || previous3.digest !== state.digest);
+  if (needWrite) {
+    state.revision = (previous3?.revision ?? parsed?.state?.revision ?? 0) + 1;
+    state.renderedAt = ctx.now.toISOString();
+    effects.push({
+      type: "writeTrackingIssue",
+      issue: tracking?.number ?? null,
+      title: TRACKING_ISSUE_TITLE,
+      body: renderDashboard(state, view, ctx.now),
+      expectedRevision: tracking && previous3 ? previous3.revision : null
+    });
+    note(
+      ctx,
+      tracking ? `update tracking issue #${tracking.number} (revision ${state.revision})` : "create the tracking issue"
+    );
+  }
+  if (pin2) effects.push(pin2);
+  return { state, effects: [...effects, ...ctx.effects], log: ctx.log };
+}
+
+// src/core/reconcile/worker-outcomes.ts
+function handleOutcome(ctx, n, record2, result) {
+  const { config: config2 } = ctx;
+  const outcome = result.result ?? "failed";
+  accountResult(record2, result);
+  record2.handled = result.dispatchId;
+  record2.result = outcome;
+  record2.reason = result.reason ? truncate2(result.reason, 300) : void 0;
+  record2.cancelAt = void 0;
+  if (result.prNumber) record2.pr = result.prNumber;
+  if (result.humanGate.fired) {
+    record2.gate = [
+      .../* @__PURE__ */ new Set([...record2.gate ?? [], ...result.humanGate.rules.map((r) => truncate2(r.rule, 120))])
+    ].slice(0, 20);
+  }
+  const decision = decideOnWorkerOutcome(outcome);
+  note(
+    ctx,
+    `#${n}: worker ${result.dispatchId} finished: ${outcome}${result.reason ? ` (${truncate2(result.reason, 120)})` : ""}`
+  );
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    outcome,
+    config2.consecutiveErrorThreshold
+  );
+  countFailure(
+    ctx,
+    n,
+    outcome === "complete" ? "reset" : decision.failure ? "failure" : "none",
+    consecutive.count
+  );
+  if (outcome === "complete") {
+    const pr = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
+    if (!result.prNumber && !pr) {
+      failTask(ctx, n, record2, "the worker reported completion but no pull request was found");
+      return;
+    }
+    record2.failures = 0;
+    record2.since = ctx.now.toISOString();
+    setStatus(ctx, n, "review");
+    return;
+  }
+  if (decision.resumeLater) {
+    if (outcome === "rate_limited" || outcome === "usage_limited") {
+      const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
+      const until = Number.isNaN(resume) ? ctx.nowMs + config2.rateLimit.maxWaitMs : resume;
+      if (until > ctx.nowMs) record2.waitUntil = new Date(until).toISOString();
+    }
+    setStatus(ctx, n, "ready");
+    return;
+  }
+  if (decision.failure) {
+    failTask(ctx, n, record2, result.reason ?? decision.note);
+    return;
+  }
+  record2.since = result.updatedAt;
+  setStatus(ctx, n, decision.status);
+}
+function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
+  const { config: config2, state } = ctx;
+  record2.failures += 1;
+  const d = decideOnFailure({
+    strategy,
+    attempt: record2.failures,
+    maxRetries: config2.maxRetries,
+    retryBaseMs: config2.retryBaseMs,
+    retryMaxMs: config2.retryMaxMs
+  });
+  record2.reason = truncate2(reason, 300);
+  if (d.action === "retry") {
+    record2.retries += 1;
+    record2.waitUntil = new Date(ctx.nowMs + d.delayMs).toISOString();
+    record2.reason = truncate2(`${reason} \u2014 ${d.reason}, in ${formatDuration(d.delayMs)}`, 300);
+    setStatus(ctx, n, "ready");
+    note(ctx, `#${n}: ${d.reason} after ${formatDuration(d.delayMs)}`);
+  } else {
+    record2.since = ctx.now.toISOString();
+    setStatus(ctx, n, "failed");
+    note(ctx, `#${n}: failed (${d.reason})`);
+    if (d.action === "abort") {
+      sessionEvent(ctx, {
+        type: "abort",
+        issue: n,
+        detail: `task #${n} failed`,
+        activeWorkers: liveCount(ctx)
+      });
+    }
+  }
+  if (state.consecutiveFailures >= config2.consecutiveErrorThreshold && state.session.status === "running") {
+    sessionEvent(ctx, {
+      type: "consecutiveFailures",
+      count: state.consecutiveFailures,
+      threshold: config2.consecutiveErrorThreshold,
+      issues: [...state.failedInARow],
+      activeWorkers: liveCount(ctx)
+    });
+  }
+}
+function crash(ctx, n, record2, why, kind) {
+  record2.handled = record2.dispatchId;
+  record2.result = kind;
+  record2.cancelAt = void 0;
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    "failed",
+    ctx.config.consecutiveErrorThreshold
+  );
+  countFailure(ctx, n, "failure", consecutive.count);
+  note(ctx, `#${n}: ${why}`);
+  failTask(ctx, n, record2, why, "retry");
+}
+function countFailure(ctx, n, kind, count2) {
+  const state = ctx.state;
+  if (kind === "reset") {
+    state.consecutiveFailures = 0;
+    state.failedInARow = [];
+  } else if (kind === "failure") {
+    state.consecutiveFailures = count2;
+    state.failedInARow = [...state.failedInARow, n].slice(-50);
+  }
+}
+function accountResult(record2, result) {
+  record2.iterations += result.iterations;
+  record2.tokensIn += result.tokens.input;
+  record2.tokensOut += result.tokens.output;
+  record2.costUsd = round4(record2.costUsd + result.costUsd);
+}
+
+// src/core/reconcile/workers.ts
+var WORKER_LABELS = {
+  complete: "review",
+  blocked: "blocked",
+  needs_human: "needs-human"
+};
+function processWorkers(ctx) {
+  const candidates = /* @__PURE__ */ new Set();
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open") continue;
+    const r = ctx.state.tasks[n];
+    if (statusOf2(ctx, n) === "in-progress" || r?.dispatchId && r.handled !== r.dispatchId)
+      candidates.add(n);
+    if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
+  }
+  for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
+}
+function processWorker(ctx, n) {
+  const status = statusOf2(ctx, n);
+  let record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  if (record2?.dispatchId && !ctx.snapshot.runs.some((r) => r.dispatchId === record2.dispatchId)) {
+    const winner = ctx.snapshot.runs.find(
+      (r) => r.issue === n && r.attempt === record2.attempt && r.dispatchId && r.dispatchId !== record2.dispatchId
+    );
+    if (winner?.dispatchId) {
+      note(
+        ctx,
+        `#${n}: attempt ${record2.attempt} runs as ${winner.dispatchId} (dispatched by another controller)`
+      );
+      record2.dispatchId = winner.dispatchId;
+    }
+  }
+  if (result && (!record2 || result.dispatchId !== record2.dispatchId && result.attempt > record2.attempt)) {
+    record2 = taskRecord(ctx, n);
+    record2.attempt = Math.max(record2.attempt, result.attempt);
+    record2.dispatchId = result.dispatchId;
+    record2.dispatchedAt ??= result.startedAt;
+  }
+  if (result && record2 && result.dispatchId === record2.dispatchId && result.status === "finished") {
+    if (record2.handled !== result.dispatchId) {
+      if (result.result === "claimed_elsewhere") {
+        record2.handled = result.dispatchId;
+        note(ctx, `#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
+      } else if (status === "in-progress" || status === "ready" || status !== null && status === WORKER_LABELS[result.result ?? "failed"]) {
+        handleOutcome(ctx, n, record2, result);
+      } else {
+        accountResult(record2, result);
+        record2.handled = result.dispatchId;
+        note(ctx, `#${n}: worker finished (${result.result}) but the task is ${status}; labels left alone`);
+      }
+    }
+    cancelDuplicateRuns(ctx, n);
+    return;
+  }
+  const live = liveState(ctx, n);
+  if (live.live) {
+    if (live.phase === "dispatched") resendDispatch(ctx, n);
+    cancelDuplicateRuns(ctx, n);
+    cancelIfStalled(ctx, n, live.run ?? null);
+    return;
+  }
+  if (!record2?.dispatchId || record2.handled === record2.dispatchId) {
+    if (status === "in-progress") {
+      setStatus(ctx, n, "ready");
+      note(ctx, `#${n}: in progress without a worker run; back to ready`);
+    }
+    return;
+  }
+  const run = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
+  const why = run ? `the worker run ended (${run.conclusion ?? "unknown"}) without a result` : `the worker run never appeared within ${DISPATCH_GRACE_MINUTES} minutes of the dispatch`;
+  if (status !== "in-progress" && status !== "ready") {
+    record2.handled = record2.dispatchId;
+    return;
+  }
+  if (run?.conclusion === "success" && ctx.nowMs - Date.parse(run.updatedAt) < RESULT_GRACE_MINUTES * 6e4) {
+    note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  crash(ctx, n, record2, why, run ? "crash" : "lost");
+}
+function resendDispatch(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  if (!record2?.dispatchId || !isDispatching(ctx.state.session.status)) return;
+  const key = `resend:${record2.dispatchId}`;
+  const since = Date.parse(record2.dispatchedAt ?? "");
+  if (record2.notices?.includes(key) || Number.isNaN(since)) return;
+  if (ctx.nowMs - since < DISPATCH_RESEND_MINUTES * 6e4) return;
+  record2.notices = [...record2.notices ?? [], key].slice(-12);
+  const effect = {
+    type: "dispatchWorker",
+    issue: n,
+    attempt: record2.attempt,
+    dispatchId: record2.dispatchId,
+    resend: true
+  };
+  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  freezeText(ctx, n, effect);
+  ctx.effects.push(effect);
+  note(ctx, `#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
+}
+function cancelIfStalled(ctx, n, run) {
+  if (run?.status !== "in_progress") return;
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  const times = [Date.parse(run.createdAt), Date.parse(record2?.dispatchedAt ?? "")];
+  if (result && record2 && result.dispatchId === record2.dispatchId) times.push(Date.parse(result.updatedAt));
+  const progressAt = Math.max(...times.filter((t) => !Number.isNaN(t)));
+  const idleMs = ctx.nowMs - progressAt;
+  const timeout = ctx.config.timeoutMinutes;
+  if (idleMs <= timeout * 6e4) return;
+  cancelRun(ctx, run, n, `no progress for ${formatDuration(idleMs)} (timeout ${timeout} min)`);
+}
+function cancelDuplicateRuns(ctx, n) {
+  const runs = liveRunsOf(ctx, n);
+  if (runs.length < 2) return;
+  const record2 = ctx.state.tasks[n];
+  const keep = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? [...runs].sort((a, b) => a.id - b.id)[0];
+  for (const run of runs) if (run !== keep) cancelRun(ctx, run, n, "a second live run for the same task");
+}
+
+// src/core/reconcile/decide.ts
+function decide(input2) {
+  const ctx = prepare(input2);
+  const { freshComments, statusRequests } = processComments(ctx);
+  const checkboxes = processCheckboxes(ctx);
+  processClosedIssues(ctx);
+  processTaskText(ctx);
+  processWorkers(ctx);
+  processAnswers(ctx, freshComments);
+  recordDiffGates(ctx);
+  const reviewLines = processReviews(ctx);
+  checkBudget(ctx);
+  const pool = processPool(ctx);
+  const sessionEnd = finishSession(ctx, pool.pending);
+  return writeTrackingIssue(ctx, {
+    pool,
+    reviewLines,
+    statusRequests,
+    checkboxesTicked: checkboxes.ticked,
+    sessionEnd
+  });
 }
 
 // src/github/circuit.ts
@@ -76075,6 +76116,96 @@ query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
 
+// src/github/snapshot-context.ts
+function snapshotSettings(config2) {
+  const l = config2.labels;
+  return {
+    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
+    readyLabel: l.ready,
+    reviewLabel: l.review,
+    needsHumanLabel: l.needsHuman,
+    branchPrefix: config2.branchPrefix,
+    workerWorkflow: config2.workerWorkflow
+  };
+}
+var PERMISSION_CACHE_MS = 5 * 6e4;
+function newRepoMemory() {
+  return {
+    trackingIssue: null,
+    poolLabels: null,
+    blockedByField: true,
+    permissions: /* @__PURE__ */ new Map(),
+    workerWorkflow: null,
+    appAccountId: null
+  };
+}
+
+// src/github/permissions.ts
+function relevantLogins(world, options) {
+  const { readyLabel, needsHumanLabel } = options;
+  const waiting = new Set(
+    world.issues.filter((i) => i.state === "open" && !!needsHumanLabel && i.labels.includes(needsHumanLabel)).map((i) => i.number)
+  );
+  const logins = /* @__PURE__ */ new Set();
+  const add = (login) => {
+    if (!login || /\[bot\]$/i.test(login) || login.toLowerCase() === world.botLogin.toLowerCase()) return;
+    logins.add(login);
+  };
+  for (const c of world.comments) {
+    if (options.processed?.(c) && !waiting.has(c.issue)) continue;
+    add(c.author);
+  }
+  for (const i of world.issues)
+    if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+  for (const i of world.issues) {
+    if (i.state !== "open") continue;
+    for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
+  }
+  for (const p of world.pulls)
+    for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
+  add(world.trackingIssue?.lastEditedBy);
+  return [...logins].sort();
+}
+var PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write", "triage", "read", "none"]);
+async function lookupPermissions(ctx, logins, owner) {
+  const out = {};
+  for (const login of logins) {
+    if (owner?.__typename === "User" && owner.login.toLowerCase() === login.toLowerCase()) {
+      out[login] = "admin";
+      continue;
+    }
+    const key = login.toLowerCase();
+    const cached2 = ctx.memory.permissions.get(key);
+    if (cached2 && ctx.now() - cached2.at < PERMISSION_CACHE_MS) {
+      out[login] = cached2.permission;
+      continue;
+    }
+    out[login] = await permissionOf(ctx, login);
+    ctx.memory.permissions.set(key, { permission: out[login], at: ctx.now() });
+  }
+  return out;
+}
+async function permissionOf(ctx, login) {
+  try {
+    const response = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        username: login
+      })
+    );
+    const data = response.data;
+    const role = (data.role_name ?? "").toLowerCase();
+    if (PERMISSIONS.has(role)) return role;
+    const permission = (data.permission ?? "none").toLowerCase();
+    return PERMISSIONS.has(permission) ? permission : "none";
+  } catch (error63) {
+    const status = statusOf(error63);
+    if (status === 404 || status === 403) return "none";
+    throw error63;
+  }
+}
+
 // src/core/authorship.ts
 var LOG_TEXT_MAX = 200;
 function logSafe(text4, max = LOG_TEXT_MAX) {
@@ -76100,30 +76231,257 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
+// src/github/snapshot-response.ts
+function compact(list2) {
+  return (list2 ?? []).filter((x) => x !== null && x !== void 0);
+}
+
+// src/github/snapshot-nodes.ts
+function byApp(author, viewerDidAuthor, appId) {
+  if (viewerDidAuthor === true) return true;
+  return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
+}
+function lower(value) {
+  return value ? value.toLowerCase() : null;
+}
+function stub(number4, title, state) {
+  return {
+    number: number4,
+    title,
+    body: "",
+    state: state === "CLOSED" ? "closed" : "open",
+    labels: [],
+    createdAt: "",
+    author: null
+  };
+}
+function toIssueNode(node3, readyLabel, trust) {
+  const labels = compact(node3.labels?.nodes).map((l) => l.name);
+  const readyEvents = compact(node3.timelineItems?.nodes).filter((e) => e.label?.name === readyLabel);
+  const lastReady = readyEvents[readyEvents.length - 1];
+  const issue3 = {
+    number: node3.number,
+    title: node3.title,
+    body: node3.body ?? "",
+    state: node3.state === "CLOSED" ? "closed" : "open",
+    stateReason: lower(node3.stateReason),
+    labels,
+    createdAt: node3.createdAt,
+    closedAt: node3.closedAt ?? null,
+    author: node3.author?.login ?? null,
+    isPullRequest: false
+  };
+  if (node3.timelineItems) {
+    issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
+    issue3.readyLabeledAt = lastReady?.createdAt ?? null;
+  }
+  if (trust && node3.timelineItems) {
+    const events = compact(node3.timelineItems.nodes).flatMap(
+      (e) => e.label && e.createdAt ? [
+        {
+          label: e.label.name,
+          at: e.createdAt,
+          by: e.actor?.login ?? null,
+          byApp: byApp(e.actor, void 0, trust.appId)
+        }
+      ] : []
+    );
+    const statusLabels = trust.settings.poolLabels.filter((l) => l !== trust.settings.readyLabel);
+    const foreign = foreignStatusLabels({ labels, statusLabels, events });
+    if (foreign.length) issue3.foreignLabels = foreign;
+  }
+  if (node3.userContentEdits || node3.renames || node3.lastEditedAt !== void 0) issue3.edits = textEdits(node3);
+  if (node3.parent !== void 0) issue3.parent = node3.parent?.number ?? null;
+  if (node3.subIssues) issue3.subIssues = compact(node3.subIssues.nodes).map((s) => s.number);
+  if (node3.blockedBy) issue3.blockedBy = compact(node3.blockedBy.nodes).map((b) => b.number);
+  return issue3;
+}
+function textEdits(node3) {
+  const edits = [];
+  for (const e of compact(node3.userContentEdits?.nodes))
+    edits.push({ at: e.editedAt, by: e.editor?.login ?? null, what: "body" });
+  if (node3.lastEditedAt && !edits.some((e) => e.at === node3.lastEditedAt))
+    edits.push({ at: node3.lastEditedAt, by: node3.editor?.login ?? null, what: "body" });
+  for (const r of compact(node3.renames?.nodes))
+    if (r.createdAt) edits.push({ at: r.createdAt, by: r.actor?.login ?? null, what: "title" });
+  return edits.sort((a, b) => a.at.localeCompare(b.at));
+}
+function isBotLogin(author, botLogin) {
+  if (!author?.login) return false;
+  const login = author.login.toLowerCase();
+  return author.__typename === "Bot" || login.endsWith("[bot]") || login === botLogin.toLowerCase() || `${login}[bot]` === botLogin.toLowerCase();
+}
+function toComment(c, issue3, botLogin, appId = null) {
+  if (c.databaseId === null || c.databaseId === void 0) return null;
+  return {
+    id: c.databaseId,
+    issue: issue3,
+    author: c.author?.login ?? null,
+    authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
+    fromApp: byApp(c.author, c.viewerDidAuthor, appId),
+    body: c.body,
+    createdAt: c.createdAt,
+    acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
+  };
+}
+function latestWorkerResults(comments, log) {
+  const best = /* @__PURE__ */ new Map();
+  for (const c of comments) {
+    if (!mentionsWorkerResult(c.body)) continue;
+    if (!c.fromApp) {
+      log?.warn(
+        `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`
+      );
+      continue;
+    }
+    const result = parseWorkerResult(c.body);
+    if (!result || result.issue !== c.issue) continue;
+    const previous3 = best.get(result.issue);
+    if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
+      best.set(result.issue, result);
+    }
+  }
+  return [...best.values()].sort((a, b) => a.issue - b.issue);
+}
+var CHECK_STATUSES = /* @__PURE__ */ new Set(["queued", "in_progress", "completed", "waiting", "pending", "requested"]);
+function toCheck(c) {
+  if (c.__typename === "CheckRun") {
+    const status = (c.status ?? "").toLowerCase();
+    return {
+      name: c.name ?? "",
+      status: CHECK_STATUSES.has(status) ? status : "queued",
+      conclusion: lower(c.conclusion),
+      app: c.checkSuite?.app?.slug ?? null,
+      summary: c.summary ?? null,
+      url: c.detailsUrl ?? null
+    };
+  }
+  if (c.__typename === "StatusContext") {
+    const state = (c.state ?? "").toUpperCase();
+    const pending = state === "PENDING" || state === "EXPECTED";
+    return {
+      name: c.context ?? "",
+      status: pending ? "pending" : "completed",
+      conclusion: pending ? null : state === "SUCCESS" ? "success" : state === "ERROR" ? "error" : "failure",
+      app: "status",
+      summary: c.description ?? null,
+      url: c.targetUrl ?? null
+    };
+  }
+  return null;
+}
+function toPullNode(p, botLogin) {
+  const head = compact(p.commits?.nodes)[0]?.commit;
+  const reviews = compact(p.reviews?.nodes).map((r) => ({
+    author: r.author?.login ?? null,
+    state: r.state,
+    submittedAt: r.submittedAt,
+    commitSha: r.commit?.oid ?? null,
+    body: r.body
+  }));
+  const reviewComments = [];
+  for (const thread of compact(p.reviewThreads?.nodes)) {
+    if (thread.isResolved) continue;
+    for (const c of compact(thread.comments?.nodes)) {
+      reviewComments.push({
+        author: c.author?.login ?? null,
+        body: c.body,
+        path: c.path,
+        createdAt: c.createdAt
+      });
+    }
+  }
+  for (const c of compact(p.comments?.nodes)) {
+    if (isBotLogin(c.author, botLogin)) continue;
+    reviewComments.push({
+      author: c.author?.login ?? null,
+      body: c.body,
+      path: null,
+      createdAt: c.createdAt
+    });
+  }
+  reviewComments.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const mergeable = p.mergeable === "MERGEABLE" || p.mergeable === "CONFLICTING" ? p.mergeable : "UNKNOWN";
+  return {
+    number: p.number,
+    title: p.title,
+    body: p.body ?? "",
+    headRef: p.headRefName,
+    headSha: p.headRefOid,
+    baseRef: p.baseRefName,
+    state: p.state === "MERGED" ? "merged" : p.state === "CLOSED" ? "closed" : "open",
+    mergeable,
+    labels: compact(p.labels?.nodes).map((l) => l.name),
+    createdAt: p.createdAt,
+    lastPushAt: head?.committedDate ?? null,
+    // Checks count only for the head SHA (they are read from the last commit, which a push can change).
+    checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes)).map(toCheck).filter((c) => c !== null),
+    reviews,
+    reviewComments,
+    ...pullTrustFacts(p)
+  };
+}
+function pullTrustFacts(p) {
+  return {
+    ...p.baseRefOid ? { baseSha: p.baseRefOid } : {},
+    ...p.isCrossRepository !== void 0 ? { isCrossRepository: p.isCrossRepository } : {},
+    ...p.headRepository !== void 0 ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {},
+    ...p.author !== void 0 ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null } : {}
+  };
+}
+
+// src/github/worker-run-listing.ts
+var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
+async function fetchWorkerRuns(ctx, workflow) {
+  const runs = [];
+  for (let page = 1; page <= 3; page++) {
+    let data;
+    try {
+      const response = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          exclude_pull_requests: true,
+          per_page: 50,
+          page
+        })
+      );
+      data = response.data;
+    } catch (error63) {
+      if (statusOf(error63) === 404) {
+        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
+        return runs;
+      }
+      throw error63;
+    }
+    const list2 = data.workflow_runs ?? [];
+    for (const run of list2) {
+      const title = run.display_title ?? run.name ?? "";
+      const parsed = parseRunTitle(title);
+      const status = run.status ?? "queued";
+      runs.push({
+        id: run.id,
+        workflow,
+        displayTitle: title,
+        status,
+        conclusion: run.conclusion,
+        createdAt: run.created_at,
+        updatedAt: run.updated_at,
+        dispatchId: parsed?.dispatchId ?? null,
+        issue: parsed?.issue ?? null,
+        attempt: parsed?.attempt ?? null
+      });
+    }
+    const oldest = list2[list2.length - 1];
+    if (list2.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+  }
+  return runs;
+}
+
 // src/github/snapshot.ts
 var CONFIG_FILE = CONFIG_PATH;
-function snapshotSettings(config2) {
-  const l = config2.labels;
-  return {
-    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
-    readyLabel: l.ready,
-    reviewLabel: l.review,
-    needsHumanLabel: l.needsHuman,
-    branchPrefix: config2.branchPrefix,
-    workerWorkflow: config2.workerWorkflow
-  };
-}
-var PERMISSION_CACHE_MS = 5 * 6e4;
-function newRepoMemory() {
-  return {
-    trackingIssue: null,
-    poolLabels: null,
-    blockedByField: true,
-    permissions: /* @__PURE__ */ new Map(),
-    workerWorkflow: null,
-    appAccountId: null
-  };
-}
 async function runSnapshotQuery(ctx, flags) {
   const variables = {
     owner: ctx.repo.owner,
@@ -76342,10 +76700,6 @@ async function takeSnapshot(ctx) {
     }
   };
 }
-function byApp(author, viewerDidAuthor, appId) {
-  if (viewerDidAuthor === true) return true;
-  return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
-}
 function pickTracking(data, appId) {
   const repo = data.repository;
   if (!repo) return null;
@@ -76361,315 +76715,6 @@ function pickTracking(data, appId) {
   const open3 = candidates.filter((c) => c.state !== "CLOSED");
   const pool = open3.length > 0 ? open3 : candidates;
   return pool.sort((a, b) => a.number - b.number)[0] ?? null;
-}
-function lower(value) {
-  return value ? value.toLowerCase() : null;
-}
-function stub(number4, title, state) {
-  return {
-    number: number4,
-    title,
-    body: "",
-    state: state === "CLOSED" ? "closed" : "open",
-    labels: [],
-    createdAt: "",
-    author: null
-  };
-}
-function toIssueNode(node3, readyLabel, trust) {
-  const labels = compact(node3.labels?.nodes).map((l) => l.name);
-  const readyEvents = compact(node3.timelineItems?.nodes).filter((e) => e.label?.name === readyLabel);
-  const lastReady = readyEvents[readyEvents.length - 1];
-  const issue3 = {
-    number: node3.number,
-    title: node3.title,
-    body: node3.body ?? "",
-    state: node3.state === "CLOSED" ? "closed" : "open",
-    stateReason: lower(node3.stateReason),
-    labels,
-    createdAt: node3.createdAt,
-    closedAt: node3.closedAt ?? null,
-    author: node3.author?.login ?? null,
-    isPullRequest: false
-  };
-  if (node3.timelineItems) {
-    issue3.readyLabeledBy = lastReady?.actor?.login ?? null;
-    issue3.readyLabeledAt = lastReady?.createdAt ?? null;
-  }
-  if (trust && node3.timelineItems) {
-    const events = compact(node3.timelineItems.nodes).flatMap(
-      (e) => e.label && e.createdAt ? [
-        {
-          label: e.label.name,
-          at: e.createdAt,
-          by: e.actor?.login ?? null,
-          byApp: byApp(e.actor, void 0, trust.appId)
-        }
-      ] : []
-    );
-    const statusLabels = trust.settings.poolLabels.filter((l) => l !== trust.settings.readyLabel);
-    const foreign = foreignStatusLabels({ labels, statusLabels, events });
-    if (foreign.length) issue3.foreignLabels = foreign;
-  }
-  if (node3.userContentEdits || node3.renames || node3.lastEditedAt !== void 0) issue3.edits = textEdits(node3);
-  if (node3.parent !== void 0) issue3.parent = node3.parent?.number ?? null;
-  if (node3.subIssues) issue3.subIssues = compact(node3.subIssues.nodes).map((s) => s.number);
-  if (node3.blockedBy) issue3.blockedBy = compact(node3.blockedBy.nodes).map((b) => b.number);
-  return issue3;
-}
-function textEdits(node3) {
-  const edits = [];
-  for (const e of compact(node3.userContentEdits?.nodes))
-    edits.push({ at: e.editedAt, by: e.editor?.login ?? null, what: "body" });
-  if (node3.lastEditedAt && !edits.some((e) => e.at === node3.lastEditedAt))
-    edits.push({ at: node3.lastEditedAt, by: node3.editor?.login ?? null, what: "body" });
-  for (const r of compact(node3.renames?.nodes))
-    if (r.createdAt) edits.push({ at: r.createdAt, by: r.actor?.login ?? null, what: "title" });
-  return edits.sort((a, b) => a.at.localeCompare(b.at));
-}
-function isBotLogin(author, botLogin) {
-  if (!author?.login) return false;
-  const login = author.login.toLowerCase();
-  return author.__typename === "Bot" || login.endsWith("[bot]") || login === botLogin.toLowerCase() || `${login}[bot]` === botLogin.toLowerCase();
-}
-function toComment(c, issue3, botLogin, appId = null) {
-  if (c.databaseId === null || c.databaseId === void 0) return null;
-  return {
-    id: c.databaseId,
-    issue: issue3,
-    author: c.author?.login ?? null,
-    authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
-    fromApp: byApp(c.author, c.viewerDidAuthor, appId),
-    body: c.body,
-    createdAt: c.createdAt,
-    acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
-  };
-}
-function latestWorkerResults(comments, log) {
-  const best = /* @__PURE__ */ new Map();
-  for (const c of comments) {
-    if (!c.body.includes("autopilot:worker-result")) continue;
-    if (!c.fromApp) {
-      log?.warn(
-        `ignoring a worker-result marker in comment ${c.id} on #${c.issue} by ${logSafe(c.author ?? "unknown", 60)} (not Autopilot): ${logSafe(c.body)}`
-      );
-      continue;
-    }
-    const result = parseWorkerResult(c.body);
-    if (!result || result.issue !== c.issue) continue;
-    const previous3 = best.get(result.issue);
-    if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
-      best.set(result.issue, result);
-    }
-  }
-  return [...best.values()].sort((a, b) => a.issue - b.issue);
-}
-var CHECK_STATUSES = /* @__PURE__ */ new Set(["queued", "in_progress", "completed", "waiting", "pending", "requested"]);
-function toCheck(c) {
-  if (c.__typename === "CheckRun") {
-    const status = (c.status ?? "").toLowerCase();
-    return {
-      name: c.name ?? "",
-      status: CHECK_STATUSES.has(status) ? status : "queued",
-      conclusion: lower(c.conclusion),
-      app: c.checkSuite?.app?.slug ?? null,
-      summary: c.summary ?? null,
-      url: c.detailsUrl ?? null
-    };
-  }
-  if (c.__typename === "StatusContext") {
-    const state = (c.state ?? "").toUpperCase();
-    const pending = state === "PENDING" || state === "EXPECTED";
-    return {
-      name: c.context ?? "",
-      status: pending ? "pending" : "completed",
-      conclusion: pending ? null : state === "SUCCESS" ? "success" : state === "ERROR" ? "error" : "failure",
-      app: "status",
-      summary: c.description ?? null,
-      url: c.targetUrl ?? null
-    };
-  }
-  return null;
-}
-function toPullNode(p, botLogin) {
-  const head = compact(p.commits?.nodes)[0]?.commit;
-  const reviews = compact(p.reviews?.nodes).map((r) => ({
-    author: r.author?.login ?? null,
-    state: r.state,
-    submittedAt: r.submittedAt,
-    commitSha: r.commit?.oid ?? null,
-    body: r.body
-  }));
-  const reviewComments = [];
-  for (const thread of compact(p.reviewThreads?.nodes)) {
-    if (thread.isResolved) continue;
-    for (const c of compact(thread.comments?.nodes)) {
-      reviewComments.push({
-        author: c.author?.login ?? null,
-        body: c.body,
-        path: c.path,
-        createdAt: c.createdAt
-      });
-    }
-  }
-  for (const c of compact(p.comments?.nodes)) {
-    if (isBotLogin(c.author, botLogin)) continue;
-    reviewComments.push({
-      author: c.author?.login ?? null,
-      body: c.body,
-      path: null,
-      createdAt: c.createdAt
-    });
-  }
-  reviewComments.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  const mergeable = p.mergeable === "MERGEABLE" || p.mergeable === "CONFLICTING" ? p.mergeable : "UNKNOWN";
-  return {
-    number: p.number,
-    title: p.title,
-    body: p.body ?? "",
-    headRef: p.headRefName,
-    headSha: p.headRefOid,
-    baseRef: p.baseRefName,
-    state: p.state === "MERGED" ? "merged" : p.state === "CLOSED" ? "closed" : "open",
-    mergeable,
-    labels: compact(p.labels?.nodes).map((l) => l.name),
-    createdAt: p.createdAt,
-    lastPushAt: head?.committedDate ?? null,
-    // Checks count only for the head SHA (they are read from the last commit, which a push can change).
-    checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes)).map(toCheck).filter((c) => c !== null),
-    reviews,
-    reviewComments,
-    ...pullTrustFacts(p)
-  };
-}
-function pullTrustFacts(p) {
-  return {
-    ...p.baseRefOid ? { baseSha: p.baseRefOid } : {},
-    ...p.isCrossRepository !== void 0 ? { isCrossRepository: p.isCrossRepository } : {},
-    ...p.headRepository !== void 0 ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {},
-    ...p.author !== void 0 ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null } : {}
-  };
-}
-var RUN_TITLE = /#(\d+)\s+attempt\s+(\d+)\s*\[([^\]\s]+)\]/i;
-function parseRunTitle(title) {
-  const m = RUN_TITLE.exec(title);
-  if (!m) return null;
-  return { issue: Number(m[1]), attempt: Number(m[2]), dispatchId: m[3] };
-}
-var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
-async function fetchWorkerRuns(ctx, workflow) {
-  const runs = [];
-  for (let page = 1; page <= 3; page++) {
-    let data;
-    try {
-      const response = await ctx.read(
-        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-          owner: ctx.repo.owner,
-          repo: ctx.repo.name,
-          workflow_id: workflow,
-          event: "workflow_dispatch",
-          exclude_pull_requests: true,
-          per_page: 50,
-          page
-        })
-      );
-      data = response.data;
-    } catch (error63) {
-      if (statusOf(error63) === 404) {
-        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
-        return runs;
-      }
-      throw error63;
-    }
-    const list2 = data.workflow_runs ?? [];
-    for (const run of list2) {
-      const title = run.display_title ?? run.name ?? "";
-      const parsed = parseRunTitle(title);
-      const status = run.status ?? "queued";
-      runs.push({
-        id: run.id,
-        workflow,
-        displayTitle: title,
-        status,
-        conclusion: run.conclusion,
-        createdAt: run.created_at,
-        updatedAt: run.updated_at,
-        dispatchId: parsed?.dispatchId ?? null,
-        issue: parsed?.issue ?? null,
-        attempt: parsed?.attempt ?? null
-      });
-    }
-    const oldest = list2[list2.length - 1];
-    if (list2.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
-  }
-  return runs;
-}
-function relevantLogins(world, options) {
-  const { readyLabel, needsHumanLabel } = options;
-  const waiting = new Set(
-    world.issues.filter((i) => i.state === "open" && !!needsHumanLabel && i.labels.includes(needsHumanLabel)).map((i) => i.number)
-  );
-  const logins = /* @__PURE__ */ new Set();
-  const add = (login) => {
-    if (!login || /\[bot\]$/i.test(login) || login.toLowerCase() === world.botLogin.toLowerCase()) return;
-    logins.add(login);
-  };
-  for (const c of world.comments) {
-    if (options.processed?.(c) && !waiting.has(c.issue)) continue;
-    add(c.author);
-  }
-  for (const i of world.issues)
-    if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
-  for (const i of world.issues) {
-    if (i.state !== "open") continue;
-    for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
-  }
-  for (const p of world.pulls)
-    for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
-  add(world.trackingIssue?.lastEditedBy);
-  return [...logins].sort();
-}
-var PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write", "triage", "read", "none"]);
-async function lookupPermissions(ctx, logins, owner) {
-  const out = {};
-  for (const login of logins) {
-    if (owner?.__typename === "User" && owner.login.toLowerCase() === login.toLowerCase()) {
-      out[login] = "admin";
-      continue;
-    }
-    const key = login.toLowerCase();
-    const cached2 = ctx.memory.permissions.get(key);
-    if (cached2 && ctx.now() - cached2.at < PERMISSION_CACHE_MS) {
-      out[login] = cached2.permission;
-      continue;
-    }
-    out[login] = await permissionOf(ctx, login);
-    ctx.memory.permissions.set(key, { permission: out[login], at: ctx.now() });
-  }
-  return out;
-}
-async function permissionOf(ctx, login) {
-  try {
-    const response = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/collaborators/{username}/permission", {
-        owner: ctx.repo.owner,
-        repo: ctx.repo.name,
-        username: login
-      })
-    );
-    const data = response.data;
-    const role = (data.role_name ?? "").toLowerCase();
-    if (PERMISSIONS.has(role)) return role;
-    const permission = (data.permission ?? "none").toLowerCase();
-    return PERMISSIONS.has(permission) ? permission : "none";
-  } catch (error63) {
-    const status = statusOf(error63);
-    if (status === 404 || status === 403) return "none";
-    throw error63;
-  }
-}
-function compact(list2) {
-  return (list2 ?? []).filter((x) => x !== null && x !== void 0);
 }
 function sameSet(a, b) {
   const x = new Set(a);
@@ -76800,7 +76845,7 @@ async function executeEffect(ctx, effect) {
       );
       return { effect, status: "done" };
     case "dispatchWorker":
-      return dispatch(ctx, effect);
+      return dispatch2(ctx, effect);
     case "cancelRun":
       try {
         await ctx.write(
@@ -76910,7 +76955,7 @@ ${marker}` : effect.body;
   if (marker) ctx.run.commentKeys.add(`${effect.issue}:${marker}`);
   return { effect, status: "done" };
 }
-async function dispatch(ctx, effect) {
+async function dispatch2(ctx, effect) {
   if (!effect.resend && !await takeDispatchLock(ctx, effect)) {
     return {
       effect,
@@ -76959,9 +77004,6 @@ async function takeDispatchLock(ctx, effect) {
     if (statusOf(error63) === 422) return false;
     throw error63;
   }
-}
-function dispatchLockRef(issue3, attempt) {
-  return `refs/autopilot/dispatch/issue-${issue3}-attempt-${attempt}`;
 }
 async function findTrackingIssue(ctx) {
   const params = {
@@ -77055,13 +77097,13 @@ async function pin(ctx, effect) {
     if (e?.name !== "GraphqlResponseError") throw error63;
     const message = (e.errors ?? []).map((x) => x.message ?? "").join("; ");
     if (/pin/i.test(message) && PINS_FULL.test(message)) {
-      const note = {
+      const note2 = {
         type: "comment",
         issue: number4,
         key: "pins-full",
         body: "Autopilot could not pin this dashboard: the repository already has the most pinned issues GitHub allows. Unpin one (or pin this issue by hand) to keep the dashboard at the top of the issue list; Autopilot works the same either way."
       };
-      if (!alreadyDone(ctx, note)) await comment(ctx, note);
+      if (!alreadyDone(ctx, note2)) await comment(ctx, note2);
       ctx.log.warn(`could not pin #${number4}: ${message}`);
       return { effect, status: "skipped", issue: number4, detail: "the repository's pins are full" };
     }
@@ -77206,6 +77248,7 @@ var Gateway = class {
           report.outcomes.push({
             effect: rest,
             status: "deferred",
+            deferredBy: "revision-conflict",
             detail: "after a tracking-issue revision conflict"
           });
         }
@@ -77214,9 +77257,7 @@ var Gateway = class {
     }
     report.trackingIssue = ctx.run.trackingIssue;
     report.operations = this.operationsUsed;
-    const deferred = report.outcomes.filter(
-      (x) => x.status === "deferred" && !x.detail?.includes("conflict")
-    );
+    const deferred = report.outcomes.filter((x) => x.deferredBy === "operation-budget");
     if (deferred.length > 0) {
       this.log.warn(
         `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred.map((x) => describeEffect(x.effect)).join("; ")})`
@@ -77235,7 +77276,12 @@ var Gateway = class {
       return { effect, status: "dry-run" };
     }
     if (!isBudgetExempt(effect) && this.operationsUsed >= this.operationBudget) {
-      return { effect, status: "deferred", detail: `operation budget of ${this.operationBudget} used up` };
+      return {
+        effect,
+        status: "deferred",
+        deferredBy: "operation-budget",
+        detail: `operation budget of ${this.operationBudget} used up`
+      };
     }
     if (this.circuit.state === "open") {
       return this.hold(
@@ -77350,13 +77396,10 @@ async function reconcileOnce(options, log) {
   const { world } = await gateway.snapshot({
     settingsFor,
     permissionsFor: (snapshot, settings) => {
-      const parsed = state;
-      const processed = new Set(parsed?.processed ?? []);
-      const cursor = parsed?.cursor?.id ?? null;
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
         needsHumanLabel: settings.needsHumanLabel,
-        processed: (c) => c.acknowledged === true || processed.has(c.id) || cursor !== null && c.id <= cursor
+        processed: commentProcessedRule(state)
       });
     }
   });

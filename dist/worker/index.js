@@ -28310,8 +28310,103 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
-// src/core/config.ts
-var import_yaml = __toESM(require_dist(), 1);
+// src/core/config/config-constants.ts
+var CONFIG_PATH = ".github/autopilot.yml";
+var AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
+var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
+var FORBIDDEN_AGENT_ENV = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var EXPECTED = "x-expected";
+
+// src/core/config/key-paths.ts
+function isPlainObject(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+function hasPath(value, path8) {
+  let current = value;
+  for (const segment of path8) {
+    if (Array.isArray(current) && typeof segment === "number") {
+      if (segment >= current.length) return false;
+      current = current[segment];
+    } else if (isPlainObject(current) && Object.hasOwn(current, String(segment))) {
+      current = current[String(segment)];
+    } else return false;
+  }
+  return true;
+}
+function getAt(value, path8) {
+  let current = value;
+  for (const segment of path8) {
+    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
+    else if (isPlainObject(current) && Object.hasOwn(current, String(segment)))
+      current = current[String(segment)];
+    else return void 0;
+  }
+  return current;
+}
+function formatPath(path8) {
+  let out = "";
+  for (const segment of path8) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else {
+      const key = String(segment);
+      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return out;
+}
+
+// src/core/config/config-error.ts
+var ConfigError = class extends Error {
+  name = "ConfigError";
+  problems;
+  /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
+  source;
+  constructor(source, problems, options) {
+    super(
+      [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
+      options
+    );
+    this.source = source;
+    this.problems = problems;
+  }
+};
+var FOUND_MAX = 40;
+function truncate(text4, max = FOUND_MAX) {
+  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
+}
+function safeJson(value) {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
+  }
+}
+function describeFound(value) {
+  if (value === void 0) return "nothing";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return value === "" ? '"" (empty string)' : `${truncate(JSON.stringify(value))} (string)`;
+    case "number":
+    case "bigint":
+      return `${String(value)} (number)`;
+    case "boolean":
+      return `${value} (boolean)`;
+  }
+  if (Array.isArray(value)) return `${truncate(safeJson(value))} (list)`;
+  if (isPlainObject(value)) return `${truncate(safeJson(value))} (mapping)`;
+  return Object.prototype.toString.call(value).slice(8, -1);
+}
+function problemMessage(path8, where, found, expected) {
+  return `${path8 ? `\`${path8}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -28938,7 +29033,7 @@ __export(util_exports, {
   hide: () => hide,
   installLazyProp: () => installLazyProp,
   isObject: () => isObject,
-  isPlainObject: () => isPlainObject,
+  isPlainObject: () => isPlainObject2,
   issue: () => issue2,
   joinValues: () => joinValues,
   jsonStringifyReplacer: () => jsonStringifyReplacer,
@@ -29180,7 +29275,7 @@ var allowsEval = /* @__PURE__ */ cached(() => {
     return false;
   }
 });
-function isPlainObject(o) {
+function isPlainObject2(o) {
   if (isObject(o) === false)
     return false;
   const ctor = o.constructor;
@@ -29197,7 +29292,7 @@ function isPlainObject(o) {
   return true;
 }
 function shallowClone(o) {
-  if (isPlainObject(o))
+  if (isPlainObject2(o))
     return { ...o };
   if (Array.isArray(o))
     return [...o];
@@ -29386,7 +29481,7 @@ function omit(schema, mask) {
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
-  if (!isPlainObject(shape)) {
+  if (!isPlainObject2(shape)) {
     throw new Error("Invalid input to extend: expected a plain object");
   }
   const checks = schema._zod.def.checks;
@@ -29408,7 +29503,7 @@ function extended(schema, shape) {
   return newShape;
 }
 function safeExtend(schema, shape) {
-  if (!isPlainObject(shape)) {
+  if (!isPlainObject2(shape)) {
     throw new Error("Invalid input to safeExtend: expected a plain object");
   }
   return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
@@ -32288,7 +32383,7 @@ function mergeValues(a, b) {
   if (a instanceof Date && b instanceof Date && +a === +b) {
     return { valid: true, data: a };
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isPlainObject2(a) && isPlainObject2(b)) {
     const bKeys = Object.keys(b);
     const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
     const newObj = { ...a, ...b };
@@ -32509,7 +32604,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
   memo2?.attach(inst);
   inst._zod.parse = (payload, ctx) => {
     const input2 = payload.value;
-    if (!isPlainObject(input2)) {
+    if (!isPlainObject2(input2)) {
       payload.issues.push({
         expected: "record",
         code: "invalid_type",
@@ -42598,7 +42693,7 @@ function generateIntersectionCheck(doc, ctx, schema, accessor) {
 }
 function generateRecordCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const isPlainObjectConst = addConstant(ctx, isPlainObject);
+  const isPlainObjectConst = addConstant(ctx, isPlainObject2);
   doc.write(`if (!${isPlainObjectConst}(${accessor})) return INVALID;`);
   const outputVar = newVar(ctx);
   const kVar = newVar(ctx);
@@ -47604,7 +47699,7 @@ function convertBaseSchema(schema, ctx) {
           const patterns = patternKeys.map((p) => new RegExp(p));
           const basePatternSchema = zodSchema;
           zodSchema = zodSchema.check((payload) => {
-            if (!isPlainObject(payload.value))
+            if (!isPlainObject2(payload.value))
               return;
             const unrecognized = [];
             for (const key of Object.keys(payload.value)) {
@@ -54753,18 +54848,86 @@ function explain(source, detail) {
   };
 }
 
-// src/core/config.ts
-var CONFIG_PATH = ".github/autopilot.yml";
-var AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
-var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
-var FORBIDDEN_AGENT_ENV = [
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "ACTIONS_RUNTIME_TOKEN",
-  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
-];
-var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
-var EXPECTED = "x-expected";
+// src/core/config/cross-field-checks.ts
+function hasIssueAt(ctx, path8) {
+  return ctx.issues.some((issue3) => path8.every((segment, i) => issue3.path?.[i] === segment));
+}
+function crossIssue(ctx, path8, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path8, input: input2, message, params: { expected, value: input2 } });
+}
+function checkAgent(agent, ctx) {
+  if (!isPlainObject(agent)) return;
+  const { preset, command, env } = agent;
+  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
+    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
+      crossIssue(
+        ctx,
+        ["command"],
+        command,
+        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
+        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
+      );
+    }
+  }
+  if (Array.isArray(env)) {
+    env.forEach((name, i) => {
+      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
+        crossIssue(
+          ctx,
+          ["env", i],
+          name,
+          `${name} may not be passed to the agent`,
+          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
+        );
+      }
+    });
+  }
+}
+function checkConfig(config2, ctx) {
+  if (!isPlainObject(config2)) return;
+  const num = (path8) => {
+    const value = getAt(config2, path8);
+    return typeof value === "number" && !hasIssueAt(ctx, path8) ? value : null;
+  };
+  const ordered = (low, high, strict) => {
+    const lo = num(low);
+    const hi = num(high);
+    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
+    const lowName = formatPath(low);
+    crossIssue(
+      ctx,
+      high,
+      hi,
+      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
+      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
+    );
+  };
+  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
+  ordered(["retryBaseMs"], ["retryMaxMs"], false);
+  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
+  const labels = config2.labels;
+  if (isPlainObject(labels)) {
+    const seen = /* @__PURE__ */ new Map();
+    for (const [key, name] of Object.entries(labels)) {
+      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
+      const normalized = name.trim().toLowerCase();
+      const first = seen.get(normalized);
+      if (first === void 0) {
+        seen.set(normalized, key);
+        continue;
+      }
+      crossIssue(
+        ctx,
+        ["labels", key],
+        name,
+        `labels.${key} is the same label as labels.${first}`,
+        `a label name different from labels.${first} (names are compared case-insensitively)`
+      );
+    }
+  }
+}
+
+// src/core/config/config-section-schemas.ts
 var nonBlank = (expected) => external_exports.string().regex(/\S/).meta({ [EXPECTED]: expected });
 var LABEL_EXPECTED = "a label name: not blank, at most 50 characters";
 var label = (defaultName, meaning) => external_exports.string().max(50).regex(/\S/).default(defaultName).meta({ description: meaning, [EXPECTED]: LABEL_EXPECTED });
@@ -54803,7 +54966,7 @@ var AgentObjectSchema = external_exports.strictObject({
   command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
     `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
   )
-}).superRefine(checkAgent, { when: (payload) => isPlainObject2(payload.value) });
+}).superRefine(checkAgent, { when: (payload) => isPlainObject(payload.value) });
 var AGENTS_EXPECTED = "a list (at most 5) of agents, each a mapping with the same keys as `agents.primary`: preset, model, args, env, command";
 var AgentsSchema = external_exports.strictObject({
   primary: AgentObjectSchema.prefault({}).describe("The agent that works on every task."),
@@ -54884,6 +55047,8 @@ var ScoringSchema = external_exports.strictObject({
   nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
+
+// src/core/config/config-schema.ts
 var BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 var WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
 var ConfigSchema = external_exports.strictObject({
@@ -54935,7 +55100,7 @@ var ConfigSchema = external_exports.strictObject({
   isolation: external_exports.enum(["user", "none"]).default("user").describe(
     "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
   )
-}).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
+}).superRefine(checkConfig, { when: (payload) => isPlainObject(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
   description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
 });
@@ -54947,172 +55112,15 @@ function deepFreeze(value) {
   return value;
 }
 var DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
-function hasIssueAt(ctx, path8) {
-  return ctx.issues.some((issue3) => path8.every((segment, i) => issue3.path?.[i] === segment));
-}
-function crossIssue(ctx, path8, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path8, input: input2, message, params: { expected, value: input2 } });
-}
-function checkAgent(agent, ctx) {
-  if (!isPlainObject2(agent)) return;
-  const { preset, command, env } = agent;
-  if (preset === "custom" && !hasIssueAt(ctx, ["preset"]) && !hasIssueAt(ctx, ["command"])) {
-    if (typeof command !== "string" || !command.includes(PROMPT_FILE_PLACEHOLDER)) {
-      crossIssue(
-        ctx,
-        ["command"],
-        command,
-        `preset \`custom\` needs a command containing ${PROMPT_FILE_PLACEHOLDER}`,
-        `a shell command containing ${PROMPT_FILE_PLACEHOLDER} (required by preset "custom")`
-      );
-    }
-  }
-  if (Array.isArray(env)) {
-    env.forEach((name, i) => {
-      if (typeof name === "string" && FORBIDDEN_AGENT_ENV.includes(name.toUpperCase())) {
-        crossIssue(
-          ctx,
-          ["env", i],
-          name,
-          `${name} may not be passed to the agent`,
-          `a variable name other than ${FORBIDDEN_AGENT_ENV.join(", ")} (the GitHub token is never passed to the agent)`
-        );
-      }
-    });
-  }
-}
-function checkConfig(config2, ctx) {
-  if (!isPlainObject2(config2)) return;
-  const num = (path8) => {
-    const value = getAt(config2, path8);
-    return typeof value === "number" && !hasIssueAt(ctx, path8) ? value : null;
-  };
-  const ordered = (low, high, strict) => {
-    const lo = num(low);
-    const hi = num(high);
-    if (lo === null || hi === null || (strict ? hi > lo : hi >= lo)) return;
-    const lowName = formatPath(low);
-    crossIssue(
-      ctx,
-      high,
-      hi,
-      `${formatPath(high)} must be ${strict ? "greater than" : "at least"} ${lowName}`,
-      `an integer ${strict ? "greater than" : "\u2265"} ${lowName} (${lo})`
-    );
-  };
-  ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
-  ordered(["retryBaseMs"], ["retryMaxMs"], false);
-  ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
-  const labels = config2.labels;
-  if (isPlainObject2(labels)) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`
-      );
-    }
-  }
-}
-function configWarnings(config2) {
-  const warnings = [];
-  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
-    warnings.push(
-      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
-    );
-  }
-  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
-    warnings.push(
-      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
-    );
-  }
-  const agents = [
-    ["agents.primary", config2.agents.primary],
-    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
-  ];
-  for (const [path8, agent] of agents) {
-    if (agent.preset !== "custom" && agent.command !== null) {
-      warnings.push(
-        `${path8}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
-      );
-    }
-  }
-  for (const unit of ["tokens", "usd"]) {
-    const task = config2.budgets.task[unit];
-    const session = config2.budgets.session[unit];
-    if (task !== null && session !== null && task > session) {
-      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
-    }
-  }
-  return warnings;
-}
-var ConfigError = class extends Error {
-  name = "ConfigError";
-  problems;
-  /** Where the configuration came from, e.g. `.github/autopilot.yml`. */
-  source;
-  constructor(source, problems, options) {
-    super(
-      [`Invalid config in ${source}:`, ...problems.map((problem) => `- ${problem.message}`)].join("\n"),
-      options
-    );
-    this.source = source;
-    this.problems = problems;
-  }
-};
-var FOUND_MAX = 40;
-function truncate(text4, max = FOUND_MAX) {
-  return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
-}
-function safeJson(value) {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Array.isArray(value) ? "[\u2026]" : "{\u2026}";
-  }
-}
-function describeFound(value) {
-  if (value === void 0) return "nothing";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return value === "" ? '"" (empty string)' : `${truncate(JSON.stringify(value))} (string)`;
-    case "number":
-    case "bigint":
-      return `${String(value)} (number)`;
-    case "boolean":
-      return `${value} (boolean)`;
-  }
-  if (Array.isArray(value)) return `${truncate(safeJson(value))} (list)`;
-  if (isPlainObject2(value)) return `${truncate(safeJson(value))} (mapping)`;
-  return Object.prototype.toString.call(value).slice(8, -1);
-}
-function formatPath(path8) {
-  let out = "";
-  for (const segment of path8) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else {
-      const key = String(segment);
-      out += /^[A-Za-z_$][\w$-]*$/.test(key) ? out ? `.${key}` : key : `[${JSON.stringify(key)}]`;
-    }
-  }
-  return out;
-}
-function problemMessage(path8, where, found, expected) {
-  return `${path8 ? `\`${path8}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
-}
+
+// src/core/config/config-json-schema.ts
 function asNode(value) {
-  return isPlainObject2(value) ? value : void 0;
+  return isPlainObject(value) ? value : void 0;
+}
+var internalSchemaCache;
+function internalJsonSchema() {
+  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
+  return internalSchemaCache;
 }
 function schemaAt(root, path8) {
   let node3 = root;
@@ -55134,6 +55142,8 @@ function stepInto(node3, segment) {
   const properties = asNode(node3.properties);
   return properties && Object.hasOwn(properties, String(segment)) ? asNode(properties[String(segment)]) : void 0;
 }
+
+// src/core/config/describe-expected.ts
 function bounds(noun, node3) {
   const min = typeof node3.minimum === "number" && node3.minimum > Number.MIN_SAFE_INTEGER ? node3.minimum : void 0;
   const exclusiveMin = typeof node3.exclusiveMinimum === "number" ? node3.exclusiveMinimum : void 0;
@@ -55186,6 +55196,46 @@ function describeSchemaNode(node3) {
       return "a valid value";
   }
 }
+
+// src/core/config/config-warnings.ts
+var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
+function configWarnings(config2) {
+  const warnings = [];
+  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
+    warnings.push(
+      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
+    );
+  }
+  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
+    warnings.push(
+      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
+    );
+  }
+  const agents = [
+    ["agents.primary", config2.agents.primary],
+    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
+  ];
+  for (const [path8, agent] of agents) {
+    if (agent.preset !== "custom" && agent.command !== null) {
+      warnings.push(
+        `${path8}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+      );
+    }
+  }
+  for (const unit of ["tokens", "usd"]) {
+    const task = config2.budgets.task[unit];
+    const session = config2.budgets.session[unit];
+    if (task !== null && session !== null && task > session) {
+      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
+    }
+  }
+  return warnings;
+}
+
+// src/core/config/load-config.ts
+var import_yaml = __toESM(require_dist(), 1);
+
+// src/core/config/key-suggestions.ts
 function editDistance(a, b) {
   let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -55234,28 +55284,8 @@ function suggestKey(parentPath, unknownKey) {
   }
   return null;
 }
-function hasPath(value, path8) {
-  let current = value;
-  for (const segment of path8) {
-    if (Array.isArray(current) && typeof segment === "number") {
-      if (segment >= current.length) return false;
-      current = current[segment];
-    } else if (isPlainObject2(current) && Object.hasOwn(current, String(segment))) {
-      current = current[String(segment)];
-    } else return false;
-  }
-  return true;
-}
-function getAt(value, path8) {
-  let current = value;
-  for (const segment of path8) {
-    if (Array.isArray(current) && typeof segment === "number") current = current[segment];
-    else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
-      current = current[String(segment)];
-    else return void 0;
-  }
-  return current;
-}
+
+// src/core/config/explain-config-errors.ts
 function withLocation(problem, where) {
   const message = problemMessage(problem.path, where, problem.found, problem.expected);
   return where ? { ...problem, message, line: where.line, column: where.column } : { ...problem, message };
@@ -55306,6 +55336,8 @@ function problemsFromIssues(issues, input2, locate) {
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
   ).map(({ problem }) => problem);
 }
+
+// src/core/config/load-config.ts
 var noLocation = () => void 0;
 function validate2(input2, source, locate) {
   const result = ConfigSchema.safeParse(input2);
@@ -55354,7 +55386,7 @@ function parseConfig(text4, path8 = CONFIG_PATH) {
     return { ok: false, error: new ConfigError(path8, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path8, {});
+  if (!isPlainObject(input2)) return rootNotMapping(input2, path8, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -55377,19 +55409,21 @@ function parseConfig(text4, path8 = CONFIG_PATH) {
   const result = validate2(input2, path8, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
-function rootNotMapping(input2, source, options) {
+function wholeInputError(source, what, input2, expected, options) {
   const found = describeFound(input2);
-  const expected = "a mapping of settings (`key: value` lines)";
   const problem = {
     path: "",
     found,
     expected,
-    message: problemMessage("", void 0, found, expected)
+    message: `${what}: found ${found}; expected ${expected}`
   };
   return { ok: false, error: new ConfigError(source, [problem], options) };
 }
+function rootNotMapping(input2, source, options) {
+  return wholeInputError(source, "(top level)", input2, "a mapping of settings (`key: value` lines)", options);
+}
 function deepMerge(base, override) {
-  if (!isPlainObject2(base) || !isPlainObject2(override)) return override;
+  if (!isPlainObject(base) || !isPlainObject(override)) return override;
   const merged = new Map(Object.entries(base));
   for (const [key, value] of Object.entries(override)) {
     if (value === void 0) continue;
@@ -55407,29 +55441,13 @@ function applyConfigOverrides(config2, overrides, source = "config overrides") {
       value = JSON.parse(value);
     } catch (error63) {
       const reason = error63 instanceof Error ? error63.message : String(error63);
-      const found = describeFound(overrides);
-      const expected = "a JSON object";
-      const problem = {
-        path: "",
-        found,
-        expected,
-        message: `not valid JSON (${reason}): found ${found}; expected ${expected}`
-      };
-      return { ok: false, error: new ConfigError(source, [problem], { cause: error63 }) };
+      return wholeInputError(source, `not valid JSON (${reason})`, overrides, "a JSON object", {
+        cause: error63
+      });
     }
   }
-  if (!isPlainObject2(value)) return rootNotMapping(value, source, {});
+  if (!isPlainObject(value)) return rootNotMapping(value, source, {});
   return validate2(deepMerge(config2, value), source, noLocation);
-}
-var internalSchemaCache;
-function internalJsonSchema() {
-  internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
-  return internalSchemaCache;
-}
-function isPlainObject2(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 // node_modules/@octokit/plugin-retry/dist-bundle/index.js
@@ -60324,6 +60342,9 @@ async function ensureUser(name, privileged) {
 
 // src/worker/agents/types.ts
 var MAX_PROMPT_ARG_BYTES = 100 * 1024;
+function promptViaStdin(prompt) {
+  return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+}
 function jsonLines(text4) {
   const events = [];
   for (const raw of text4.split("\n")) {
@@ -60459,7 +60480,7 @@ var claudeCode = {
   name: "claude-code",
   keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
   buildInvocation(options) {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["-p"];
     if (!viaStdin) args.push(options.prompt);
     args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
@@ -60602,7 +60623,7 @@ var codex = {
   // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
   keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
   buildInvocation(options) {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
     if (options.model) args.push("-m", options.model);
     args.push(...options.args ?? []);
@@ -60744,7 +60765,7 @@ var gemini = {
   name: "gemini",
   keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   buildInvocation(options) {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = [
       "-p",
       viaStdin ? "Follow the task instructions given above." : options.prompt,
@@ -60844,7 +60865,7 @@ var opencode = {
   name: "opencode",
   keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
   buildInvocation(options) {
-    const viaStdin = Buffer.byteLength(options.prompt) > MAX_PROMPT_ARG_BYTES;
+    const viaStdin = promptViaStdin(options.prompt);
     const args = ["run", "--format", "json"];
     if (options.model) args.push("--model", options.model);
     args.push(...options.args ?? []);
@@ -62059,211 +62080,8 @@ var SESSION_REASONS = [
   "new_work"
 ];
 
-// src/core/backoff.ts
-function exponentialBackoff(base, factor, attempt, cap) {
-  const b = nonNegative(base);
-  const f = nonNegative(factor);
-  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
-  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
-  const raw = b * f ** n;
-  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
-  return Math.min(Math.round(raw), c);
-}
-function nonNegative(value) {
-  return Number.isNaN(value) || value < 0 ? 0 : value;
-}
-
-// src/core/task.ts
-function decideAfterIteration(input2) {
-  const warnings = [];
-  let ignored = Math.max(0, input2.ignoredCompletions);
-  const decide2 = (outcome, reason2, feed2 = false) => ({
-    outcome,
-    reason: reason2,
-    warnings,
-    ignoredCompletions: ignored,
-    feedQualityFailures: feed2
-  });
-  const { signal, quality } = input2;
-  if (signal.kind === "blocked")
-    return decide2("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
-  if (signal.kind === "needs_human") {
-    return decide2("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
-  }
-  if (signal.kind === "complete" && quality === "pass")
-    return decide2("open_pr", "complete, quality commands pass");
-  if (signal.kind === "complete" && quality === "not_run") {
-    warnings.push("no quality commands ran; the PR's checks are the only gate");
-    return decide2("open_pr", "complete (no quality commands)");
-  }
-  let feed = quality === "fail";
-  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
-  if (signal.kind === "complete") {
-    ignored += 1;
-    feed = true;
-    reason = "COMPLETE claimed but quality commands fail; failures fed back";
-    const max = input2.maxIgnoredCompletionCycles;
-    if (max > 0 && ignored >= max) {
-      return decide2(
-        "contradiction",
-        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`
-      );
-    }
-    warnings.push(
-      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
-    );
-  }
-  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
-    return decide2("timeout", `reached max iterations (${input2.maxIterations})`);
-  }
-  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
-  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
-    return decide2("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
-  }
-  const idle = input2.iterationsWithoutCommit;
-  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
-    return decide2("stuck", `no new commit in ${idle} iterations (limit ${input2.stuckStopThreshold})`);
-  }
-  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
-    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
-  }
-  return decide2("continue", reason, feed);
-}
-function decideAgentExit(input2) {
-  const sig = input2.processSignal ?? null;
-  if (input2.iterationTimedOut) {
-    return {
-      action: "continue",
-      status: "in-progress",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "iteration timed out; its work is committed and the next iteration continues"
-    };
-  }
-  if (sig === "SIGTERM" || sig === "SIGINT") {
-    return {
-      action: "release",
-      status: "ready",
-      checkpoint: true,
-      keepBranch: true,
-      alert: false,
-      reason: "stopped by the user; work in progress committed, task released"
-    };
-  }
-  if (sig !== null) {
-    return {
-      action: "recover",
-      status: "ready",
-      checkpoint: false,
-      keepBranch: true,
-      alert: true,
-      reason: `agent killed (${sig}); branch kept for recovery`
-    };
-  }
-  if (input2.exitCode !== 0) {
-    return {
-      action: "fail",
-      status: "failed",
-      checkpoint: true,
-      keepBranch: true,
-      alert: true,
-      reason: `agent exited with code ${input2.exitCode ?? "unknown"}`
-    };
-  }
-  switch (input2.signal.kind) {
-    case "complete":
-      if (input2.quality === "fail") {
-        return {
-          action: "continue",
-          status: "in-progress",
-          checkpoint: true,
-          keepBranch: true,
-          alert: false,
-          reason: "COMPLETE claimed but tests fail; next iteration"
-        };
-      }
-      return {
-        action: "open_pr",
-        status: "review",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "complete; PR opened for merge"
-      };
-    case "blocked":
-      return {
-        action: "blocked",
-        status: "blocked",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `blocked: ${input2.signal.text?.trim() || "no reason given"}`
-      };
-    case "needs_human":
-      return {
-        action: "needs_human",
-        status: "needs-human",
-        checkpoint: true,
-        keepBranch: true,
-        alert: true,
-        reason: `needs a human: ${input2.signal.text?.trim() || "no question given"}`
-      };
-    case "none":
-      return {
-        action: "continue",
-        status: "in-progress",
-        checkpoint: true,
-        keepBranch: true,
-        alert: false,
-        reason: "no signal; next iteration"
-      };
-  }
-}
-function decideRateLimit(input2) {
-  const now = toMs(input2.now);
-  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
-  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
-  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
-  if (!resetTooFar && input2.attempt < input2.retries) {
-    if (untilReset !== null) {
-      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
-    }
-    const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
-    return { action: "wait", ms, reason: `rate limited; backoff ${input2.attempt + 1} of ${input2.retries}` };
-  }
-  if (input2.agentIndex + 1 < input2.agentCount) {
-    return {
-      action: "switch_agent",
-      next: input2.agentIndex + 1,
-      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
-    };
-  }
-  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
-  return {
-    action: "end_job",
-    resumeAt: new Date(resumeAt).toISOString(),
-    reason: "every agent is limited; the task resumes after the reset"
-  };
-}
-var RECOVERY_ACTIONS = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
-});
-function toMs(t) {
-  if (typeof t === "number") return t;
-  if (typeof t === "string") return Date.parse(t);
-  return t.getTime();
-}
-
-// src/core/dashboard.ts
+// src/core/dashboard/dashboard-state.ts
 var TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
-var STATE_OPEN = "<!-- autopilot:state v1\n";
-var STATE_CLOSE = "\n-->";
-var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
 var isoTime = external_exports.string().max(40);
 var count = external_exports.number().int().nonnegative();
 var SessionSchema = external_exports.object({
@@ -62399,6 +62217,11 @@ var DashboardStateSchema = external_exports.object({
   digest: external_exports.string().max(16).default(""),
   renderedAt: isoTime.nullable().default(null)
 });
+
+// src/core/dashboard/state-block.ts
+var STATE_OPEN = "<!-- autopilot:state v1\n";
+var STATE_CLOSE = "\n-->";
+var SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
 function parseDashboard(body) {
   const text4 = (body ?? "").replace(/\r\n/g, "\n");
   const start = text4.lastIndexOf(STATE_OPEN);
@@ -62435,6 +62258,29 @@ function parseDashboard(body) {
     hasMarker: text4.includes(TRACKING_MARKER)
   };
 }
+
+// src/core/backoff.ts
+function exponentialBackoff(base, factor, attempt, cap) {
+  const b = nonNegative(base);
+  const f = nonNegative(factor);
+  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
+  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
+  const raw = b * f ** n;
+  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
+  return Math.min(Math.round(raw), c);
+}
+function nonNegative(value) {
+  return Number.isNaN(value) || value < 0 ? 0 : value;
+}
+
+// src/core/task.ts
+var RECOVERY_ACTIONS = Object.freeze({
+  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
+  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
+  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
+  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
+  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
+});
 
 // src/worker/config-input.ts
 var SAFE_OVERRIDE_KEYS = ConfigOverridesSchema.keyof().options;
@@ -63205,6 +63051,23 @@ function zonedToUtc(year, month, day, hour, minute, zone) {
   const t = guess - first;
   const second = offsetAt(t, zone);
   return second === first ? t : guess - second;
+}
+
+// src/core/contract.ts
+function taskBranchName(branchPrefix, issue3) {
+  return `${branchPrefix}issue-${issue3}`;
+}
+var AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
+function prMarker(issue3) {
+  return `<!-- autopilot:pr issue=${issue3} -->`;
+}
+function humanGateMarker(humanGate) {
+  const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
+  return `<!-- autopilot:human-gate ${json2} -->`;
+}
+var WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+function mentionsWorkerResult(body) {
+  return body.includes(WORKER_RESULT_MARKER_TAG);
 }
 
 // src/core/human-gate.ts
@@ -69425,7 +69288,7 @@ function createTokenizer(parser, initialize, from) {
     check: constructFactory(onsuccessfulcheck),
     consume,
     enter,
-    exit: exit3,
+    exit: exit4,
     interrupt: constructFactory(onsuccessfulcheck, {
       interrupt: true
     })
@@ -69538,7 +69401,7 @@ function createTokenizer(parser, initialize, from) {
     stack.push(token);
     return token;
   }
-  function exit3(type) {
+  function exit4(type) {
     const token = stack.pop();
     token.end = now();
     context.events.push(["exit", token, context]);
@@ -70013,7 +69876,7 @@ function compiler(options) {
       tokenStack: [],
       config: config2,
       enter,
-      exit: exit3,
+      exit: exit4,
       buffer,
       resume,
       data
@@ -70214,10 +70077,10 @@ function compiler(options) {
     return close;
     function close(token) {
       if (and) and.call(this, token);
-      exit3.call(this, token);
+      exit4.call(this, token);
     }
   }
-  function exit3(token, onExitError) {
+  function exit4(token, onExitError) {
     const node3 = this.stack.pop();
     const open4 = this.tokenStack.pop();
     if (!open4) {
@@ -70803,7 +70666,7 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
   let check2;
   let visitors;
   let enter;
-  let exit3;
+  let exit4;
   if (typeof enterOrVisitorsOrReverse === "function" || enterOrVisitorsOrReverse && typeof enterOrVisitorsOrReverse === "object") {
     check2 = /** @type {Test} */
     testOrEnterOrVisitors;
@@ -70826,7 +70689,7 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
       );
     }
     if (typeof visitors.exit === "function") {
-      exit3 = visitors.exit;
+      exit4 = visitors.exit;
     } else {
       throw new Error(
         "Unexpected value `" + visitors.exit + "` for `visitors.exit`, expected visitor (pass a visitor directly if you only want an enter visitor)"
@@ -70885,8 +70748,8 @@ function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, rev
           }
         }
       }
-      if (exit3 && matches) {
-        const exitResult = toResult(exit3(node3, parents, index2));
+      if (exit4 && matches) {
+        const exitResult = toResult(exit4(node3, parents, index2));
         if (exitResult[0] === SKIP) {
           throw new Error(
             "Unexpected value `" + exitResult[0] + "` from `exit`, expected `CONTINUE`, `EXIT`, index, or nothing"
@@ -71223,13 +71086,13 @@ function footnoteReferencePeek() {
 function footnoteReference(node3, _, state, info2) {
   const tracker = state.createTracker(info2);
   let value = tracker.move("[^");
-  const exit3 = state.enter("footnoteReference");
+  const exit4 = state.enter("footnoteReference");
   const subexit = state.enter("reference");
   value += tracker.move(
     state.safe(state.associationId(node3), { after: "]", before: value })
   );
   subexit();
-  exit3();
+  exit4();
   value += tracker.move("]");
   return value;
 }
@@ -71269,7 +71132,7 @@ function exitStrikethrough(token) {
 function handleDelete(node3, _, state, info2) {
   const tracker = state.createTracker(info2);
   const sequence = state.stack.includes("strikethrough") ? "~" : "~~";
-  const exit3 = state.enter("strikethrough");
+  const exit4 = state.enter("strikethrough");
   let value = tracker.move(sequence);
   value += state.containerPhrasing(node3, {
     ...tracker.current(),
@@ -71277,7 +71140,7 @@ function handleDelete(node3, _, state, info2) {
     after: "~"
   });
   value += tracker.move(sequence);
-  exit3();
+  exit4();
   return value;
 }
 function attentionDelete() {
@@ -73308,6 +73171,145 @@ None yet: start the file in this iteration.`,
   return prompt;
 }
 
+// src/core/agent-exit.ts
+function decideAgentExit(input2) {
+  const sig = input2.processSignal ?? null;
+  if (input2.iterationTimedOut) {
+    return exit3(
+      "continue",
+      "in-progress",
+      "iteration timed out; its work is committed and the next iteration continues"
+    );
+  }
+  if (sig === "SIGTERM" || sig === "SIGINT") {
+    return exit3("release", "ready", "stopped by the user; work in progress committed, task released");
+  }
+  if (sig !== null) {
+    return exit3("recover", "ready", `agent killed (${sig}); branch kept for recovery`, {
+      checkpoint: false,
+      alert: true
+    });
+  }
+  if (input2.exitCode !== 0) {
+    return exit3("fail", "failed", `agent exited with code ${input2.exitCode ?? "unknown"}`, { alert: true });
+  }
+  switch (input2.signal.kind) {
+    case "complete":
+      if (input2.quality === "fail") {
+        return exit3("continue", "in-progress", "COMPLETE claimed but tests fail; next iteration");
+      }
+      return exit3("open_pr", "review", "complete; PR opened for merge");
+    case "blocked":
+      return exit3("blocked", "blocked", `blocked: ${input2.signal.text?.trim() || "no reason given"}`, {
+        alert: true
+      });
+    case "needs_human": {
+      const question = input2.signal.text?.trim() || "no question given";
+      return exit3("needs_human", "needs-human", `needs a human: ${question}`, { alert: true });
+    }
+    case "none":
+      return exit3("continue", "in-progress", "no signal; next iteration");
+  }
+}
+function exit3(action, status2, reason, flags = {}) {
+  return {
+    action,
+    status: status2,
+    checkpoint: flags.checkpoint ?? true,
+    keepBranch: true,
+    alert: flags.alert ?? false,
+    reason
+  };
+}
+
+// src/core/iteration.ts
+function decideAfterIteration(input2) {
+  const warnings = [];
+  let ignored = Math.max(0, input2.ignoredCompletions);
+  const decide2 = (outcome, reason2, feed2 = false) => ({
+    outcome,
+    reason: reason2,
+    warnings,
+    ignoredCompletions: ignored,
+    feedQualityFailures: feed2
+  });
+  const { signal, quality } = input2;
+  if (signal.kind === "blocked")
+    return decide2("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
+  if (signal.kind === "needs_human") {
+    return decide2("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
+  }
+  if (signal.kind === "complete" && quality === "pass")
+    return decide2("open_pr", "complete, quality commands pass");
+  if (signal.kind === "complete" && quality === "not_run") {
+    warnings.push("no quality commands ran; the PR's checks are the only gate");
+    return decide2("open_pr", "complete (no quality commands)");
+  }
+  let feed = quality === "fail";
+  let reason = quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
+  if (signal.kind === "complete") {
+    ignored += 1;
+    feed = true;
+    reason = "COMPLETE claimed but quality commands fail; failures fed back";
+    const max = input2.maxIgnoredCompletionCycles;
+    if (max > 0 && ignored >= max) {
+      return decide2(
+        "contradiction",
+        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`
+      );
+    }
+    warnings.push(
+      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`
+    );
+  }
+  if (input2.maxIterations > 0 && input2.iteration >= input2.maxIterations) {
+    return decide2("timeout", `reached max iterations (${input2.maxIterations})`);
+  }
+  const elapsed = toMs(input2.now) - toMs(input2.startedAt);
+  if (input2.timeoutMs > 0 && elapsed >= input2.timeoutMs) {
+    return decide2("timeout", `reached the wall-clock limit (${Math.round(input2.timeoutMs / 6e4)} min)`);
+  }
+  const idle = input2.iterationsWithoutCommit;
+  if (input2.stuckStopThreshold > 0 && idle >= input2.stuckStopThreshold) {
+    return decide2("stuck", `no new commit in ${idle} iterations (limit ${input2.stuckStopThreshold})`);
+  }
+  if (input2.stuckThreshold > 0 && idle >= input2.stuckThreshold) {
+    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
+  }
+  return decide2("continue", reason, feed);
+}
+function decideRateLimit(input2) {
+  const now = toMs(input2.now);
+  const reset = input2.resetAt == null ? null : toMs(input2.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  const resetTooFar = untilReset !== null && untilReset > input2.maxWaitMs;
+  if (!resetTooFar && input2.attempt < input2.retries) {
+    if (untilReset !== null) {
+      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
+    }
+    const ms = exponentialBackoff(input2.baseMs, input2.factor, input2.attempt, input2.maxWaitMs);
+    return { action: "wait", ms, reason: `rate limited; backoff ${input2.attempt + 1} of ${input2.retries}` };
+  }
+  if (input2.agentIndex + 1 < input2.agentCount) {
+    return {
+      action: "switch_agent",
+      next: input2.agentIndex + 1,
+      reason: resetTooFar ? "limit resets too late; switching to the next agent" : "retries used; switching agent"
+    };
+  }
+  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input2.maxWaitMs);
+  return {
+    action: "end_job",
+    resumeAt: new Date(resumeAt).toISOString(),
+    reason: "every agent is limited; the task resumes after the reset"
+  };
+}
+function toMs(t) {
+  if (typeof t === "number") return t;
+  if (typeof t === "string") return Date.parse(t);
+  return t.getTime();
+}
+
 // src/core/pricing.ts
 var DEFAULT_PRICES = {
   // Anthropic
@@ -73416,20 +73418,53 @@ function logSafe(text4, max = LOG_TEXT_MAX2) {
 }
 
 // src/worker/own-comments.ts
-var MARKER = "autopilot:worker-result";
 async function ownComments(github, comments, log) {
   const self2 = await github.getSelfId();
   const own4 = [];
   for (const comment of comments) {
     if (self2 !== null && comment.authorId === self2) {
       own4.push(comment);
-    } else if (comment.body.includes(MARKER)) {
+    } else if (mentionsWorkerResult(comment.body)) {
       log?.warning(
         `ignoring a worker-result marker in comment ${comment.id} by ${logSafe(comment.author ?? "unknown", 60)}, which this worker's account did not write: ${logSafe(comment.body)}`
       );
     }
   }
   return own4;
+}
+
+// src/worker/progress-claim.ts
+async function readProgress(github, issue3, log) {
+  const comments = await github.listIssueComments(issue3);
+  const mine = (await ownComments(github, comments, log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
+  return { comments, existing: mine[0] ?? null };
+}
+async function writeProgressClaim(options) {
+  const { github, attempt, existing, body, written } = options;
+  if (existing) {
+    await github.updateComment(existing.id, body);
+    written(existing.id);
+    const reread = await github.getComment(existing.id);
+    const marker = reread ? parseWorkerResult(reread.body) : null;
+    if (marker && marker.dispatchId !== attempt.dispatchId && marker.attempt === attempt.attempt) {
+      written(null);
+      return `dispatch ${marker.dispatchId} claimed the attempt at the same time`;
+    }
+    return null;
+  }
+  const created = await github.createComment(attempt.issue, body);
+  written(created.id);
+  const again = await ownComments(github, await github.listIssueComments(attempt.issue));
+  const rivals = again.filter((c) => {
+    const parsed = parseWorkerResult(c.body);
+    return parsed?.issue === attempt.issue && c.id !== created.id;
+  });
+  if (rivals.some((c) => c.id < created.id)) {
+    await github.deleteComment(created.id);
+    written(null);
+    return "another run created the progress comment first";
+  }
+  return null;
 }
 
 // src/worker/task-text-check.ts
@@ -73441,11 +73476,6 @@ function taskTextRefusal(issue3, expected) {
 }
 
 // src/worker/report.ts
-var PR_MARKER = (issue3) => `<!-- autopilot:pr issue=${issue3} -->`;
-function renderHumanGateMarker(humanGate) {
-  const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
-  return `<!-- autopilot:human-gate ${json2} -->`;
-}
 function cellText(text4, max = 200) {
   const flat = text4.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
@@ -73542,7 +73572,7 @@ function renderPullBody(view) {
     const inert = view.summary.replace(/```/g, "'''").replace(/<!--/g, "<! --").replace(/-->/g, "-- >");
     parts.push(inert.slice(0, 4e3), "```", "", "</details>");
   }
-  parts.push("", PR_MARKER(view.issue), renderHumanGateMarker(gate));
+  parts.push("", prMarker(view.issue), humanGateMarker(gate));
   return parts.join("\n");
 }
 function renderSignalComment(kind, text4, labelName) {
@@ -73574,6 +73604,154 @@ function summaryRows(result, elapsedMs, quality) {
   ];
 }
 
+// src/worker/agent-failure-text.ts
+var INSTALL_COMMANDS = {
+  "claude-code": "npm install -g @anthropic-ai/claude-code",
+  codex: "npm install -g @openai/codex",
+  aider: "pipx install aider-chat",
+  opencode: "npm install -g opencode-ai",
+  gemini: "npm install -g @google/gemini-cli"
+};
+function spawnFailureText(agent, error63) {
+  const install = INSTALL_COMMANDS[agent.preset];
+  return `the ${agent.preset} agent could not be started (${error63})${install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""}`;
+}
+function authFailureText(agent, evidence) {
+  const keys = getPreset(agent.preset).keyEnv;
+  const fix = keys.length ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)` : "give the agent the credentials it needs through agents.*.env";
+  return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
+}
+function quotaFailureText(agent, evidence) {
+  const keys = getPreset(agent.preset).keyEnv;
+  return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
+}
+
+// src/worker/iteration-signal.ts
+function describeSignal(signal) {
+  switch (signal.kind) {
+    case "complete":
+      return "COMPLETE";
+    case "blocked":
+      return `BLOCKED: ${signal.reason}`;
+    case "needs_human":
+      return `NEEDS_HUMAN: ${signal.question}`;
+    case "none":
+      return "none";
+  }
+}
+function toIterationSignal(signal) {
+  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
+  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
+  return { kind: signal.kind };
+}
+
+// src/worker/progress-notes.ts
+async function ensureProgressNotes(tree, issue3, title) {
+  if (await readTreeFile(tree, PROGRESS_NOTES_PATH).catch(() => "") === null) {
+    await writeTreeFile(
+      tree,
+      PROGRESS_NOTES_PATH,
+      [
+        `# Progress notes for #${issue3}: ${title.replace(/[\r\n]+/g, " ")}`,
+        "",
+        "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
+        "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
+        "",
+        "## Iterations",
+        ""
+      ].join("\n")
+    );
+  }
+}
+async function readProgressNotes(tree, warn) {
+  try {
+    const text4 = await readTreeFile(tree, PROGRESS_NOTES_PATH) ?? "";
+    return text4.length > 3e4 ? text4.slice(-3e4) : text4;
+  } catch (error63) {
+    warn(`the progress notes were not read: ${error63 instanceof Error ? error63.message : String(error63)}`);
+    return "";
+  }
+}
+async function appendProgressNote(tree, note, warn) {
+  const when = new Date(note.at).toISOString();
+  const line = `- attempt ${note.attempt}, iteration ${note.iteration} (${when}, ${note.preset}): signal ${note.signal.replace(/\s+/g, " ").slice(0, 200)}; ${note.outcome.replace(/\s+/g, " ")}
+`;
+  try {
+    await writeTreeFile(tree, PROGRESS_NOTES_PATH, line, { append: true });
+  } catch (error63) {
+    warn(`could not write the progress notes: ${error63 instanceof Error ? error63.message : String(error63)}`);
+  }
+}
+
+// src/worker/task-budget.ts
+function taskBudgetNote(budget, usage) {
+  const { tokens, usd } = budget;
+  const parts = [];
+  const used = usage.tokens.input + usage.tokens.output;
+  if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
+  if (usd !== null) parts.push(`$${usage.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
+  return parts.length ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.` : null;
+}
+function taskBudgetExceeded(budget, usage) {
+  const { tokens, usd } = budget;
+  const used = usage.tokens.input + usage.tokens.output;
+  if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
+  if (usd !== null && usage.costUsd >= usd) {
+    return `the task cost $${usage.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
+  }
+  return null;
+}
+
+// src/worker/task-feedback.ts
+var WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+async function gatherFeedback(options) {
+  const { github, log } = options;
+  const writers = async (items) => {
+    const kept = [];
+    for (const item of items) {
+      if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
+      if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+      const permission = await github.getPermission(item.author);
+      if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
+      else log.debug(`ignoring text by ${item.author} (${permission} access)`);
+    }
+    return kept;
+  };
+  const answers = await writers(options.comments);
+  let pull = null;
+  let reviews = [];
+  let checks = [];
+  try {
+    pull = await github.findOpenPull(options.branch);
+    if (pull) {
+      reviews = await writers(await github.listReviewFeedback(pull.number));
+      checks = await github.listFailingChecks(pull.headSha);
+    }
+  } catch (error63) {
+    options.warn(
+      `could not read the pull request's feedback: ${error63 instanceof Error ? error63.message : String(error63)}`
+    );
+  }
+  return { answers, reviews, checks, pull };
+}
+function mergeConflictCheck(base, files) {
+  return {
+    name: `merge with ${base}`,
+    conclusion: "conflict",
+    title: `${base} has moved on and no longer merges cleanly into this branch`,
+    summary: [
+      `Run \`git merge origin/${base}\`, resolve the conflicts, make sure the tests still pass, and commit the merge`,
+      "(a plain merge commit: do not rebase). Conflicting files:",
+      ...files.map((file2) => `- ${file2}`)
+    ].join("\n"),
+    text: null,
+    url: null
+  };
+}
+
+// src/worker/worker-deps.ts
+var SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
+
 // src/core/session-budget.ts
 var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
 var SessionBudgetMarkerSchema = external_exports.object({
@@ -73581,9 +73759,9 @@ var SessionBudgetMarkerSchema = external_exports.object({
   usdLeft: external_exports.number().nullable(),
   counted: external_exports.record(external_exports.string().regex(/^\d{1,10}$/), UsageSchema).default({})
 });
-var MARKER2 = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
+var MARKER = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
 function parseSessionBudgetMarker(body) {
-  const match = body ? MARKER2.exec(body) : null;
+  const match = body ? MARKER.exec(body) : null;
   if (!match) return null;
   try {
     const parsed = SessionBudgetMarkerSchema.safeParse(JSON.parse(match[1]));
@@ -73637,34 +73815,11 @@ function sessionWantsStop(body, mine) {
 }
 
 // src/worker/job.ts
-var SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
-var WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
 var LIMIT_WORDS = {
   rate_limit: "rate limited",
   usage_limit: "at its usage limit",
   overloaded: "overloaded"
 };
-var MARKER_PREFIX2 = "<!-- autopilot:";
-function taskBranch(config2, issue3) {
-  return `${config2.branchPrefix}issue-${issue3}`;
-}
-function describeSignal(signal) {
-  switch (signal.kind) {
-    case "complete":
-      return "COMPLETE";
-    case "blocked":
-      return `BLOCKED: ${signal.reason}`;
-    case "needs_human":
-      return `NEEDS_HUMAN: ${signal.question}`;
-    case "none":
-      return "none";
-  }
-}
-function toIterationSignal(signal) {
-  if (signal.kind === "blocked") return { kind: "blocked", text: signal.reason };
-  if (signal.kind === "needs_human") return { kind: "needs_human", text: signal.question };
-  return { kind: signal.kind };
-}
 function errorMessage2(error63) {
   return error63 instanceof Error ? error63.message : String(error63);
 }
@@ -73681,7 +73836,7 @@ var WorkerLoop = class {
     this.inputs = inputs;
     this.config = config2;
     this.deps = deps;
-    this.branch = taskBranch(config2, inputs.issue);
+    this.branch = taskBranchName(config2.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
     this.agents = [config2.agents.primary, ...config2.agents.fallbacks];
     const now = new Date(this.startedAt).toISOString();
@@ -73757,9 +73912,7 @@ var WorkerLoop = class {
   /** Returns a finished run when another dispatch holds this attempt; otherwise writes our running marker. */
   async claim() {
     const { github } = this.deps;
-    const comments = await github.listIssueComments(this.inputs.issue);
-    const mine = (await ownComments(github, comments, this.log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === this.inputs.issue);
-    const existing = mine[0] ?? null;
+    const { comments, existing } = await readProgress(github, this.inputs.issue, this.log);
     const decision = decideClaim({
       existing: existing?.parsed ?? null,
       issue: this.inputs.issue,
@@ -73794,37 +73947,16 @@ var WorkerLoop = class {
       this.log.info("dry run: the progress comment is not written");
       return null;
     }
-    const body = this.progressBody();
-    if (existing) {
-      await github.updateComment(existing.comment.id, body);
-      this.progressCommentId = existing.comment.id;
-      const reread = await github.getComment(existing.comment.id);
-      const marker = reread ? parseWorkerResult(reread.body) : null;
-      if (marker && marker.dispatchId !== this.inputs.dispatchId && marker.attempt === this.inputs.attempt) {
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          `dispatch ${marker.dispatchId} claimed the attempt at the same time`
-        );
+    const elsewhere = await writeProgressClaim({
+      github,
+      attempt: this.inputs,
+      existing: existing?.comment ?? null,
+      body: this.progressBody(),
+      written: (commentId) => {
+        this.progressCommentId = commentId;
       }
-    } else {
-      const created = await github.createComment(this.inputs.issue, body);
-      this.progressCommentId = created.id;
-      const again = await ownComments(github, await github.listIssueComments(this.inputs.issue));
-      const rivals = again.filter((c) => {
-        const parsed = parseWorkerResult(c.body);
-        return parsed?.issue === this.inputs.issue && c.id !== created.id;
-      });
-      const older = rivals.find((c) => c.id < created.id);
-      if (older) {
-        await github.deleteComment(created.id);
-        this.progressCommentId = null;
-        return this.finishWithoutWriting(
-          "claimed_elsewhere",
-          "another run created the progress comment first"
-        );
-      }
-    }
+    });
+    if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
     return null;
   }
   commentsAtStart = [];
@@ -73858,9 +73990,16 @@ var WorkerLoop = class {
       if (conflicts.length)
         this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
     }
-    await this.ensureNotes(issue3.title);
-    const feedback = await this.gatherFeedback();
-    if (conflicts.length) feedback.checks.unshift(this.conflictCheck(conflicts));
+    await ensureProgressNotes(this.tree, this.inputs.issue, issue3.title);
+    const feedback = await gatherFeedback({
+      github,
+      branch: this.branch,
+      comments: this.commentsAtStart,
+      log: this.log,
+      warn: (message) => this.warn(message)
+    });
+    if (feedback.pull) this.result.prNumber = feedback.pull.number;
+    if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(this.inputs.defaultBranch, conflicts));
     let qualityFailures = [];
     let ignoredCompletions = 0;
     let iterationsWithoutCommit = 0;
@@ -73871,7 +74010,7 @@ var WorkerLoop = class {
       if (elapsed >= this.config.timeoutMinutes * 6e4) {
         return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
       }
-      const budget = this.budgetExceeded();
+      const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
       if (budget) return this.finish("budget_exceeded", budget);
       const pause = await this.sessionStop();
       if (pause) {
@@ -73901,17 +74040,16 @@ var WorkerLoop = class {
       this.checkCancelled();
       if (run2.spawnError) {
         await this.checkpoint("agent could not start");
-        return this.finish("failed", this.spawnFailure(agent, run2.spawnError));
+        return this.finish("failed", spawnFailureText(agent, run2.spawnError));
       }
       const signal = parseSignal(run2.output.finalMessage);
       const errorKind = this.classify(run2, signal);
       if (errorKind) {
         const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
         await this.checkpoint(`agent ${errorKind.kind}`);
-        if (errorKind.kind === "auth")
-          return this.finish("auth", this.authMessage(agent, errorKind.evidence));
+        if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
         if (errorKind.kind === "quota")
-          return this.finish("quota", this.quotaMessage(agent, errorKind.evidence));
+          return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
         if (limited) {
           const decision2 = decideRateLimit({
             attempt: rateAttempt,
@@ -73951,17 +74089,17 @@ var WorkerLoop = class {
       rateAttempt = 0;
       this.result.iterations = iteration;
       this.result.lastSignal = describeSignal(signal);
-      const exit3 = decideAgentExit({
+      const exit4 = decideAgentExit({
         exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
         processSignal: run2.timedOut ? null : run2.signal,
         signal: toIterationSignal(signal),
         iterationTimedOut: run2.timedOut
       });
-      if (exit3.action === "fail" || exit3.action === "recover" || exit3.action === "release") {
-        await this.appendNote(iteration, agent.preset, signal, exit3.reason);
+      if (exit4.action === "fail" || exit4.action === "recover" || exit4.action === "release") {
+        await this.appendNote(iteration, agent.preset, signal, exit4.reason);
         await this.checkpoint("agent failed");
         const detail = run2.output.errorText.split("\n").find((l) => l.trim());
-        return this.finish("failed", detail ? `${exit3.reason}: ${detail.slice(0, 300)}` : exit3.reason);
+        return this.finish("failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
       }
       if (run2.timedOut) {
         this.warn(
@@ -74019,7 +74157,7 @@ var WorkerLoop = class {
           break;
       }
       await this.updateProgress();
-      const after = this.budgetExceeded();
+      const after = taskBudgetExceeded(this.config.budgets.task, this.result);
       if (after) return this.finish("budget_exceeded", after);
     }
   }
@@ -74032,6 +74170,7 @@ var WorkerLoop = class {
     return found.kind === "none" ? null : withDefaultReset(found, new Date(this.now()), this.config.rateLimit.usageLimitWaitMs);
   }
   async prompt(issue3, iteration, feedback, qualityFailures) {
+    const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
     return buildPrompt({
       repo: this.inputs.repo,
       issue: { number: issue3.number, title: issue3.title, body: issue3.body },
@@ -74049,63 +74188,9 @@ var WorkerLoop = class {
         summary: [`conclusion: ${c.conclusion}`, c.title, c.summary, c.text].filter(Boolean).join("\n")
       })),
       qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
-      progressNotes: await this.readNotes(),
-      ...this.budgetNote() ? { budgetNote: this.budgetNote() } : {}
+      progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
+      ...budgetNote ? { budgetNote } : {}
     });
-  }
-  budgetNote() {
-    const { tokens, usd } = this.config.budgets.task;
-    const parts = [];
-    const used = this.result.tokens.input + this.result.tokens.output;
-    if (tokens !== null) parts.push(`${used} of ${tokens} tokens`);
-    if (usd !== null) parts.push(`$${this.result.costUsd.toFixed(2)} of $${usd.toFixed(2)}`);
-    return parts.length ? `This task has used ${parts.join(" and ")} of its budget; the job ends when it is spent.` : null;
-  }
-  /** Issue answers and PR feedback from people with write access only, and failing checks of the PR head. */
-  async gatherFeedback() {
-    const { github } = this.deps;
-    const writers = async (items) => {
-      const kept = [];
-      for (const item of items) {
-        if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-        if (item.body.includes(MARKER_PREFIX2) || /^\s*\/autopilot\b/.test(item.body)) continue;
-        const permission = await github.getPermission(item.author);
-        if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
-        else this.log.debug(`ignoring text by ${item.author} (${permission} access)`);
-      }
-      return kept;
-    };
-    const answers = await writers(this.commentsAtStart);
-    let pull = null;
-    let reviews = [];
-    let checks = [];
-    try {
-      pull = await github.findOpenPull(this.branch);
-      if (pull) {
-        this.result.prNumber = pull.number;
-        reviews = await writers(await github.listReviewFeedback(pull.number));
-        checks = await github.listFailingChecks(pull.headSha);
-      }
-    } catch (error63) {
-      this.warn(`could not read the pull request's feedback: ${errorMessage2(error63)}`);
-    }
-    return { answers, reviews, checks, pull };
-  }
-  /** A merge conflict with the default branch, told to the agent the way a failing check is. */
-  conflictCheck(files) {
-    const base = this.inputs.defaultBranch;
-    return {
-      name: `merge with ${base}`,
-      conclusion: "conflict",
-      title: `${base} has moved on and no longer merges cleanly into this branch`,
-      summary: [
-        `Run \`git merge origin/${base}\`, resolve the conflicts, make sure the tests still pass, and commit the merge`,
-        "(a plain merge commit: do not rebase). Conflicting files:",
-        ...files.map((file2) => `- ${file2}`)
-      ].join("\n"),
-      text: null,
-      url: null
-    };
   }
   async runQuality() {
     const configured = this.config.qualityCommands;
@@ -74190,76 +74275,16 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
     };
     this.result.costUsd = Math.round((this.carried.costUsd + this.jobUsage.costUsd) * 1e6) / 1e6;
   }
-  budgetExceeded() {
-    const { tokens, usd } = this.config.budgets.task;
-    const used = this.result.tokens.input + this.result.tokens.output;
-    if (tokens !== null && used >= tokens) return `the task used ${used} tokens (budget ${tokens})`;
-    if (usd !== null && this.result.costUsd >= usd) {
-      return `the task cost $${this.result.costUsd.toFixed(2)} (budget $${usd.toFixed(2)})`;
-    }
-    return null;
-  }
-  spawnFailure(agent, error63) {
-    const commands = {
-      "claude-code": "npm install -g @anthropic-ai/claude-code",
-      codex: "npm install -g @openai/codex",
-      aider: "pipx install aider-chat",
-      opencode: "npm install -g opencode-ai",
-      gemini: "npm install -g @google/gemini-cli"
-    };
-    const install = commands[agent.preset];
-    return `the ${agent.preset} agent could not be started (${error63})${install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""}`;
-  }
-  authMessage(agent, evidence) {
-    const keys = getPreset(agent.preset).keyEnv;
-    const fix = keys.length ? `set the ${keys[0]} secret and pass it to the worker step's env (and list it in agents.*.env if the agent needs more)` : "give the agent the credentials it needs through agents.*.env";
-    return `the ${agent.preset} agent could not authenticate${evidence ? ` (${evidence.slice(0, 200)})` : ""}: ${fix}`;
-  }
-  quotaMessage(agent, evidence) {
-    const keys = getPreset(agent.preset).keyEnv;
-    return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
-  }
-  // ---------------------------------------------------------------------------------------------------------
-  // Progress notes on the branch
-  // The notes live in the agent's work tree: read and written without following its links (tree-files.ts).
-  async ensureNotes(title) {
-    const root = this.tree;
-    if (await readTreeFile(root, PROGRESS_NOTES_PATH).catch(() => "") === null) {
-      await writeTreeFile(
-        root,
-        PROGRESS_NOTES_PATH,
-        [
-          `# Progress notes for #${this.inputs.issue}: ${title.replace(/[\r\n]+/g, " ")}`,
-          "",
-          "What earlier iterations learned, kept on the task branch. The agent adds what the next iteration needs",
-          "to know (decisions, dead ends, what is left); Autopilot adds one line per iteration.",
-          "",
-          "## Iterations",
-          ""
-        ].join("\n")
-      );
-    }
-  }
-  async readNotes() {
-    try {
-      const text4 = await readTreeFile(this.tree, PROGRESS_NOTES_PATH) ?? "";
-      return text4.length > 3e4 ? text4.slice(-3e4) : text4;
-    } catch (error63) {
-      this.warn(`the progress notes were not read: ${errorMessage2(error63)}`);
-      return "";
-    }
-  }
   async appendNote(iteration, preset, signal, outcome) {
-    const when = new Date(this.now()).toISOString();
-    const line = `- attempt ${this.inputs.attempt}, iteration ${iteration} (${when}, ${preset}): signal ${describeSignal(
-      signal
-    ).replace(/\s+/g, " ").slice(0, 200)}; ${outcome.replace(/\s+/g, " ")}
-`;
-    try {
-      await writeTreeFile(this.tree, PROGRESS_NOTES_PATH, line, { append: true });
-    } catch (error63) {
-      this.warn(`could not write the progress notes: ${errorMessage2(error63)}`);
-    }
+    const note = {
+      attempt: this.inputs.attempt,
+      iteration,
+      at: this.now(),
+      preset,
+      signal: describeSignal(signal),
+      outcome
+    };
+    await appendProgressNote(this.tree, note, (message) => this.warn(message));
   }
   // ---------------------------------------------------------------------------------------------------------
   // Endings
