@@ -6,7 +6,7 @@ import { parseSignal } from "../../src/core/signals.js";
 import { parseAiderUsage } from "../../src/worker/agents/aider.js";
 import { unwrapShell } from "../../src/worker/agents/codex.js";
 import { ALL_MODEL_KEYS, getPreset, PRESETS } from "../../src/worker/agents/index.js";
-import { finalMessageFromText, MAX_PROMPT_ARG_BYTES } from "../../src/worker/agents/types.js";
+import { finalMessageFromText, MAX_PROMPT_ARG_BYTES } from "../../src/worker/agents/preset-helpers.js";
 
 const samples = join(import.meta.dirname, "..", "..", "..", "shared", "agent-cli", "samples");
 const sample = (name: string) => readFileSync(join(samples, name), "utf8");

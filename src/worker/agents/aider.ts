@@ -10,14 +10,8 @@
  * dirty-commit of files it did not touch would mix a person's local state into the branch. Its history files
  * go to the scratch home so they are never committed.
  */
-import {
-  type AgentOutput,
-  type AgentPreset,
-  finalMessageFromText,
-  type Invocation,
-  type InvocationOptions,
-  lastLines,
-} from "./types.js";
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { finalMessageFromText, lastLines } from "./preset-helpers.js";
 
 function parseCount(text: string): number {
   const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());

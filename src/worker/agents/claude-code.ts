@@ -4,18 +4,8 @@
  * still says `"subtype":"success"`, so `is_error`, the API status and the exit code decide. Bash tool uses are
  * the commands the agent ran.
  */
-import {
-  type AgentOutput,
-  type AgentPreset,
-  asNumber,
-  asRecord,
-  asString,
-  type Invocation,
-  type InvocationOptions,
-  jsonLines,
-  lastLines,
-  promptViaStdin,
-} from "./types.js";
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
 
 export const claudeCode: AgentPreset = {
   name: "claude-code",

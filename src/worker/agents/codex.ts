@@ -3,18 +3,8 @@
  * one is the final message) and `command_execution` (the commands), `turn.completed` with `usage`, and
  * `turn.failed` with the error after Codex's own retries.
  */
-import {
-  type AgentOutput,
-  type AgentPreset,
-  asNumber,
-  asRecord,
-  asString,
-  type Invocation,
-  type InvocationOptions,
-  jsonLines,
-  lastLines,
-  promptViaStdin,
-} from "./types.js";
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
 
 /**
  * Undoes the POSIX shell quoting of ONE word: `'…'` is literal, `"…"` honours `\"`, `\\`, `\$`, `\``, and a bare

@@ -4,17 +4,8 @@
  * `<promise>…</promise>` tag alone. A command may report what it used and ran with lines
  * `autopilot-usage: {"input":N,"output":N,"costUsd":X}` and `autopilot-command: <command>`.
  */
-import {
-  type AgentOutput,
-  type AgentPreset,
-  asNumber,
-  asRecord,
-  finalMessageFromText,
-  type Invocation,
-  type InvocationOptions,
-  lastLines,
-  shellQuote,
-} from "./types.js";
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { asNumber, asRecord, finalMessageFromText, lastLines, shellQuote } from "./preset-helpers.js";
 
 const USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
 const COMMAND_LINE = /^autopilot-command:\s*(.+)$/;

@@ -10,19 +10,16 @@
  * `--skip-trust`: in a folder it has not been told to trust, the CLI silently downgrades `yolo` to `default`,
  * and headless it then refuses every tool. The Actions runner's checkout is the one folder the agent works in.
  */
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
 import {
-  type AgentOutput,
-  type AgentPreset,
   asNumber,
   asRecord,
   asString,
   finalMessageFromText,
-  type Invocation,
-  type InvocationOptions,
   jsonLines,
   lastLines,
   promptViaStdin,
-} from "./types.js";
+} from "./preset-helpers.js";
 
 const SHELL_TOOLS = new Set(["run_shell_command", "shell", "run_shell"]);
 

@@ -7,19 +7,16 @@
  * retries, with exit code 1. `cost` is OpenCode's price for models it knows and 0 for the others (a custom
  * provider): then the worker prices the tokens from its price table.
  */
+import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
 import {
-  type AgentOutput,
-  type AgentPreset,
   asNumber,
   asRecord,
   asString,
   finalMessageFromText,
-  type Invocation,
-  type InvocationOptions,
   jsonLines,
   lastLines,
   promptViaStdin,
-} from "./types.js";
+} from "./preset-helpers.js";
 
 export const opencode: AgentPreset = {
   name: "opencode",
