@@ -60340,7 +60340,7 @@ async function ensureUser(name, privileged) {
   throw new IsolationError(`could not create the agent user ${name}: /etc/passwd stayed locked`);
 }
 
-// src/worker/agents/types.ts
+// src/worker/agents/preset-helpers.ts
 var MAX_PROMPT_ARG_BYTES = 100 * 1024;
 function promptViaStdin(prompt) {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
