@@ -20,5 +20,5 @@ export {
   DEFAULT_CONFIG,
 } from "./config-schema.js";
 export { configWarnings } from "./config-warnings.js";
-export { applyConfigOverrides, parseConfig } from "./load-config.js";
+export { applyConfigOverrides, deepMerge, parseConfig } from "./load-config.js";
 export { renderConfigError } from "./render-config-error.js";

@@ -127,7 +127,7 @@ function rootNotMapping(input: unknown, source: string, options: { cause?: unkno
 }
 
 /** Objects merge key by key; anything else (lists included) replaces. Safe against `__proto__` keys. */
-function deepMerge(base: unknown, override: unknown): unknown {
+export function deepMerge(base: unknown, override: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(override)) return override;
   const merged = new Map<string, unknown>(Object.entries(base));
   for (const [key, value] of Object.entries(override)) {
