@@ -25,6 +25,7 @@ import {
   isBudgetExempt,
 } from "./executor.js";
 import {
+  loginOf,
   newRepoMemory,
   type RepoMemory,
   type SnapshotFacts,
@@ -180,7 +181,7 @@ export class Gateway {
       log: this.log,
       world,
       facts,
-      botLogin: this.botLogin,
+      botLogin: loginOf({ botLogin: this.botLogin, memory: this.memory }),
       workerWorkflow: options.workerWorkflow ?? facts?.settings.workerWorkflow ?? "autopilot-worker.yml",
       revisionOf: this.revisionOf,
       read: this.read,

@@ -52,6 +52,13 @@ export interface RepoMemory {
    * status labels count only when GitHub names this account as their author or actor.
    */
   appAccountId: number | null;
+  /**
+   * Login of the same identity (GraphQL `viewer.login`, `<app-slug>[bot]`): the login Autopilot's decisions
+   * compare with (its own ready label, comments and reviews to leave out). Read from the token, not taken from
+   * the caller's `botLogin`, which is only a hint for the first query and may be wrong (a misconfigured
+   * `bot-login` input, or the hosted app's fallback when `GET /app` failed).
+   */
+  appLogin: string | null;
 }
 
 /** How long a looked-up repository permission is trusted. */
@@ -65,6 +72,7 @@ export function newRepoMemory(): RepoMemory {
     permissions: new Map(),
     workerWorkflow: null,
     appAccountId: null,
+    appLogin: null,
   };
 }
 
@@ -86,6 +94,7 @@ export interface SnapshotOutput {
 export interface SnapshotContext {
   client: GitHubClient;
   repo: RepoRef;
+  /** The caller's idea of Autopilot's login: a hint until the snapshot query has named the token's identity. */
   botLogin: string;
   memory: RepoMemory;
   log: GatewayLog;

@@ -66,7 +66,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     name: ctx.repo.name,
     labels: flags.labels,
     configExpression: `HEAD:${CONFIG_FILE}`,
-    botLogin: ctx.botLogin || null,
+    botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
@@ -143,6 +143,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   let runs = await fetchWorkerRuns(ctx, assumedWorkflow);
 
   // First page: everything.
+  const loginAsked = loginOf(ctx);
   const first = await runSnapshotQuery(ctx, {
     withRepo: true,
     withIssues: true,
@@ -156,11 +157,13 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   const repo = first.repository!;
   const configText = repo.configFile?.text ?? null;
   if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
+  if (typeof first.viewer?.login === "string" && first.viewer.login) memory.appLogin = first.viewer.login;
   const appId = memory.appAccountId;
 
-  // The tracking issue: the remembered number if it still carries the marker, else search the candidates.
+  // The tracking issue: the remembered number if it still carries the marker, else search the candidates
+  // (again when the first query looked for the bot's issues under another login than the token's own).
   let tracking = pickTracking(first, appId);
-  if (!tracking && knownTracking !== null) {
+  if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
     const found = await runSnapshotQuery(ctx, {
       withRepo: false,
       withIssues: false,
@@ -222,7 +225,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
 
   const owner = repo.owner ?? null;
   const defaultBranch = repo.defaultBranchRef?.name ?? "main";
-  const botLogin = ctx.botLogin;
+  const botLogin = loginOf(ctx);
 
   // Issues: the pool, then what it points at (parents, sub-issues, recently closed, referenced).
   const byNumber = new Map<number, IssueNode>();
@@ -334,6 +337,11 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       rateLimit: first.rateLimit ?? null,
     },
   };
+}
+
+/** Autopilot's login: the token's own (`viewer.login`) once a query has named it, else the caller's hint. */
+export function loginOf(ctx: Pick<SnapshotContext, "botLogin" | "memory">): string {
+  return ctx.memory.appLogin ?? ctx.botLogin;
 }
 
 /** The tracking issue: an issue Autopilot opened that carries the marker (one by anyone else is not). */
