@@ -30,6 +30,16 @@ export const CONTROLLER_EVENTS = [
   "push",
 ] as const;
 
+/**
+ * A reconcile reads one thing from git, the config file on the default branch; a push anywhere else (a worker
+ * pushing to its task branch every iteration, a tag) changes nothing it reads, and a task branch's pull request
+ * has events of its own. The Actions template leaves task branches out of `push` the same way.
+ */
+function pushToDefaultBranch(payload: unknown): boolean {
+  const p = payload as { ref?: string; repository?: { default_branch?: string } };
+  return !!p.repository?.default_branch && p.ref === `refs/heads/${p.repository.default_branch}`;
+}
+
 export interface ControllerAppOptions {
   /** Milliseconds between ticks; 0 or absent: no periodic tick (call `tick()` yourself). */
   tickMs?: number;
@@ -149,6 +159,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         installation?: { id: number };
       };
       if (!payload.repository || !payload.installation) return;
+      if (context.name === "push" && !pushToDefaultBranch(context.payload)) return;
       const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
       const pending = schedule(context.octokit, repo, `${context.name} event`);
       if (options.awaitReconcile) await pending;

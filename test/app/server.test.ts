@@ -109,6 +109,7 @@ describe("the controller server", () => {
     ];
     for (const name of names) {
       const payload = withInstallation(webhookExample(name));
+      if (name === "push") payload.ref = "refs/heads/master"; // the example repository's default branch
       if (name === "issue_comment") payload.sender = { login: "autopilot-test[bot]", type: "Bot", id: 1 };
       const response = await deliver(s.webhookUrl, name, payload);
       expect(response.status, name).toBe(200);
