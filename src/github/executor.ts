@@ -355,17 +355,22 @@ async function dispatch(
 /**
  * GitHub has no compare-and-swap for issue bodies, so the dashboard's revision check cannot stop two controllers
  * from dispatching the same task attempt. Creating a git ref is atomic: exactly one creator of
- * `refs/autopilot/dispatch/issue-N-attempt-A` succeeds and every other gets 422. Costs two requests a dispatch.
+ * `refs/autopilot/dispatch/issue-N-attempt-A` succeeds and every other gets 422. The ref points at the default
+ * branch's head as the snapshot saw it (any commit of the repository would do), so it costs one request a
+ * dispatch; the head is read only when the snapshot did not give it.
  */
 async function takeDispatchLock(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
 ): Promise<boolean> {
   const branch = ctx.world?.repo.defaultBranch ?? "main";
-  const head = await ctx.read(() =>
-    ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` }),
-  );
-  const sha = (head.data as { object?: { sha?: string } }).object?.sha;
+  let sha = ctx.facts?.defaultBranchSha ?? null;
+  if (!sha) {
+    const head = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` }),
+    );
+    sha = (head.data as { object?: { sha?: string } }).object?.sha ?? null;
+  }
   if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
   try {
     await ctx.write(() =>

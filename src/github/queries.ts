@@ -165,7 +165,7 @@ query AutopilotSnapshot(
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
-    defaultBranchRef @include(if: $withRepo) { name }
+    defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
     pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }

@@ -82,6 +82,8 @@ export interface SnapshotFacts {
   allComments: CommentNode[];
   issueNodeIds: Map<number, string>;
   trackingNodeId: string | null;
+  /** The default branch's head commit when the snapshot was taken: what a dispatch lock ref points at. */
+  defaultBranchSha: string | null;
   settings: SnapshotSettings;
   rateLimit: { cost: number; remaining: number; resetAt: string } | null;
 }

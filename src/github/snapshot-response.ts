@@ -127,7 +127,7 @@ export interface SnapshotResponse {
   rateLimit?: { cost: number; remaining: number; resetAt: string } | null;
   viewer?: { databaseId?: number | null; login?: string } | null;
   repository: {
-    defaultBranchRef?: { name: string } | null;
+    defaultBranchRef?: { name: string; target?: { oid?: string } | null } | null;
     owner?: { __typename: string; login: string } | null;
     configFile?: { text?: string | null } | null;
     pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;

@@ -333,6 +333,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       allComments,
       issueNodeIds,
       trackingNodeId: tracking?.id ?? null,
+      defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
       rateLimit: first.rateLimit ?? null,
     },

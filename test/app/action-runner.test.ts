@@ -90,8 +90,6 @@ describe("the controller inside Actions", () => {
       .reply(200, [])
       .delete(`${R}/issues/5/labels/autopilot%3Aready`)
       .reply(200, [])
-      .get(`${R}/git/ref/heads%2Fmain`)
-      .reply(200, { ref: "refs/heads/main", object: { sha: "c".repeat(40) } })
       .post(`${R}/git/refs`, { ref: "refs/autopilot/dispatch/issue-5-attempt-1", sha: "c".repeat(40) })
       .reply(201, { ref: "refs/autopilot/dispatch/issue-5-attempt-1", object: { sha: "c".repeat(40) } })
       .post(

@@ -143,10 +143,6 @@ describe("reconcile", () => {
       .once()
       .reply(200, { permission: "write", role_name: "write" });
     scope.get(`${R}/issues/1`).reply(200, restIssue(1, idleBody()));
-    // The dispatch lock (see the executor) reads the default branch's head before creating its ref.
-    scope
-      .get(`${R}/git/ref/heads%2Fmain`)
-      .reply(200, { ref: "refs/heads/main", object: { sha: "c".repeat(40) } });
     const writes = recordWrites(nock(API));
 
     const result = await run();

@@ -65,10 +65,6 @@ describe("Autopilot's login comes from the token, not from the caller", () => {
     replyRuns(scope, []);
     scope.get(`${R}/collaborators/github-actions/permission`).reply(404, { message: "Not Found" });
     scope.get(`${R}/issues/1`).optionally().reply(200, restIssue(1, runningBody()));
-    scope
-      .get(`${R}/git/ref/heads%2Fmain`)
-      .optionally()
-      .reply(200, { ref: "refs/heads/main", object: { sha: "c".repeat(40) } });
     const writes: string[] = [];
     nock(API)
       .persist()

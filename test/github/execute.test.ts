@@ -12,6 +12,7 @@ import { createValidatingFetch, type ValidatingFetch } from "../helpers/validati
 import {
   API,
   BOT,
+  DEFAULT_HEAD,
   gqlIssue,
   gqlPull,
   gqlTracking,
@@ -439,17 +440,13 @@ describe("dry run and the operation budget", () => {
   });
 });
 
-/** Mocks taking the dispatch lock of an attempt: reading the default branch head, then creating the lock ref. */
+/**
+ * Mocks taking the dispatch lock of an attempt: creating the lock ref at the default branch's head the snapshot
+ * gave (no request reads it).
+ */
 function lockDispatch(scope: nock.Scope, issue: number, attempt: number, options: { taken?: boolean } = {}) {
-  const sha = "c".repeat(40);
+  const sha = DEFAULT_HEAD;
   return scope
-    .get(`${R}/git/ref/heads%2Fmain`)
-    .reply(200, {
-      ref: "refs/heads/main",
-      node_id: "REF_1",
-      url: `${API}${R}/git/refs/heads/main`,
-      object: { sha, type: "commit", url: `${API}${R}/git/commits/${sha}` },
-    })
     .post(`${R}/git/refs`, { ref: `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`, sha })
     .reply(
       options.taken ? 422 : 201,

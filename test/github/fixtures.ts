@@ -23,6 +23,8 @@ export const API = "https://api.github.com";
 export const OWNER = "octo-org";
 export const REPO = "octo-repo";
 export const BOT = "autopilot[bot]";
+/** The default branch's head commit in every snapshot page (what a dispatch lock ref points at). */
+export const DEFAULT_HEAD = "c".repeat(40);
 /** The account id of Autopilot's bot (GraphQL `viewer.databaseId` for its installation token). */
 export const BOT_ID = 9_000_001;
 /** How GraphQL names Autopilot's bot as an actor (a Bot, login without `[bot]`, with its account id). */
@@ -235,7 +237,7 @@ export function snapshotPage(spec: SnapshotSpec) {
       rateLimit: { cost: 1, remaining: 4999, resetAt: "2026-11-20T11:00:00Z" },
       viewer: { databaseId: BOT_ID, login: BOT },
       repository: {
-        defaultBranchRef: { name: "main" },
+        defaultBranchRef: { name: "main", target: { oid: DEFAULT_HEAD } },
         owner: { __typename: spec.ownerType ?? "Organization", login: OWNER },
         configFile: spec.config === null || spec.config === undefined ? null : { text: spec.config },
         pinnedIssues: { nodes: spec.tracking ? [{ issue: spec.tracking }] : [] },

@@ -116,7 +116,10 @@ describe("GraphQL", () => {
     });
     expect(body.errors).toBeUndefined();
     const repository = dig(body.data, "repository");
-    expect(dig(repository, "defaultBranchRef")).toEqual({ name: "main" });
+    expect(dig(repository, "defaultBranchRef")).toEqual({
+      name: "main",
+      target: { oid: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    });
     expect(dig(repository, "owner")).toEqual({ __typename: "User", login: "acme" });
     expect(dig(repository, "configFile")).toEqual({ text: "maxParallel: 2\n" });
     const issues = list(repository, "issues.nodes");
