@@ -11,7 +11,7 @@ import type { GatewayLog } from "../github/client.js";
 import { rateLimitHandlers, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
-import { readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
+import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -37,6 +37,8 @@ export interface ControllerServerOptions {
   awaitReconcile?: boolean;
   /** Largest webhook body read, in bytes (default: GitHub's 25 MB cap); larger ones get 413 unread. */
   webhookBodyLimit?: number;
+  /** Bytes of webhook bodies held at once across requests (default: four bodies at the limit); past it, 503. */
+  webhookBodyBudget?: number;
   /** Replaces the reconcile (tests). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
 }
@@ -97,6 +99,8 @@ export async function startControllerServer(options: ControllerServerOptions): P
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
   const bodyLimit = options.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
+  const budget = bodyBudget(bodyLimit);
+  if (options.webhookBodyBudget !== undefined) budget.max = options.webhookBodyBudget;
   const server = createServer((req, res) => {
     // For a load balancer or container orchestrator: the process is up and serving (no GitHub call, no secret).
     if (req.method === "GET" && (req.url === "/healthz" || req.url?.startsWith("/healthz?"))) {
@@ -113,7 +117,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
       return;
     }
     // The body is read here, with a bound, and handed to Probot as a string (which it then verifies).
-    readBoundedBody(req, res, bodyLimit).then(
+    readBoundedBody(req, res, bodyLimit, budget).then(
       (body) => {
         if (body === null) return;
         (req as IncomingMessage & { body?: string }).body = body.toString("utf8");

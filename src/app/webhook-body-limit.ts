@@ -6,26 +6,50 @@
  * delivers nothing larger (https://docs.github.com/en/webhooks/webhook-events-and-payloads#payload-cap):
  * a bigger body is not a delivery and is refused with 413 — before reading anything when its
  * Content-Length says so, and as soon as a streamed body passes the cap otherwise.
+ *
+ * The cap bounds one body; many connections at once could each hold one. A budget shared by every request of
+ * the server bounds them together: a body that would take the unverified bytes held past it is refused with
+ * 503 (GitHub delivers one event at a time per hook and far below the cap, so real deliveries never meet it).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** GitHub's cap (25 MB), read generously as 25 MiB: a real delivery is never refused. */
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
+/** Bytes of webhook bodies held at once by one server, before and while they are verified and handled. */
+export interface BodyBudget {
+  held: number;
+  max: number;
+}
+
+/** The default budget: four bodies at GitHub's cap. */
+export function bodyBudget(limit: number): BodyBudget {
+  return { held: 0, max: 4 * limit };
+}
+
 /**
- * Reads the request body, at most `limit` bytes. Resolves with the body, or with null after answering 413
- * (the connection is then closed, so the rest of the body is never read).
+ * Reads the request body, at most `limit` bytes, holding its bytes against `budget` until the response is
+ * finished. Resolves with the body, or with null after answering 413 (over the limit) or 503 (over the budget);
+ * the connection is then closed, so the rest of the body is never read.
  */
 export function readBoundedBody(
   req: IncomingMessage,
   res: ServerResponse,
   limit: number,
+  budget: BodyBudget = bodyBudget(limit),
 ): Promise<Buffer | null> {
-  const refuse = (resolve: (value: null) => void) => {
+  let held = 0;
+  res.once("close", () => {
+    budget.held -= held;
+    held = 0;
+  });
+  const refuse = (resolve: (value: null) => void, busy = false) => {
     const body = JSON.stringify({
-      error: `Payload Too Large: webhook bodies are at most ${limit} bytes (GitHub's cap)`,
+      error: busy
+        ? "Service Unavailable: too many webhook bodies are being read at once"
+        : `Payload Too Large: webhook bodies are at most ${limit} bytes (GitHub's cap)`,
     });
-    res.writeHead(413, {
+    res.writeHead(busy ? 503 : 413, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body).toString(),
       connection: "close",
@@ -45,14 +69,17 @@ export function readBoundedBody(
     req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > limit) {
+      const busy = budget.held + chunk.length > budget.max;
+      if (size > limit || busy) {
         done = true;
         chunks.length = 0;
         req.pause();
-        refuse(resolve);
+        refuse(resolve, size <= limit && busy);
         return;
       }
       chunks.push(chunk);
+      held += chunk.length;
+      budget.held += chunk.length;
     });
     req.on("end", () => {
       if (done) return;
