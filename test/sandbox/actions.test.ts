@@ -324,6 +324,28 @@ describe("CI on pull request heads", () => {
   });
 });
 
+describe("CI and a workflow's GITHUB_TOKEN", () => {
+  it("starts no CI for a pull request opened or pushed by github-actions[bot], as GitHub starts no workflow run", async () => {
+    const main = (await host.store.resolveRef("demo/shop", "main"))!;
+    await host.store.createRef("demo/shop", "refs/heads/by-bot", main, "github-actions[bot]");
+    const pushed = await host.git.seedRepo(
+      "demo",
+      "shop",
+      { "bot.txt": "from a run\n" },
+      { branch: "by-bot" },
+    );
+    const pull = await host.store.createPull("demo/shop", {
+      title: "From a workflow run",
+      head: "by-bot",
+      base: "main",
+      author: "github-actions[bot]",
+    });
+    expect(pull.pull!.head.sha).toBe(pushed);
+    await actions.waitIdle();
+    expect(host.store.listCheckRuns("demo/shop", pushed)).toEqual([]);
+  });
+});
+
 describe("workflow file commands and expressions", () => {
   it("parses k=v lines and heredoc blocks as the runner does", () => {
     expect(parseKeyValueFile("a=1\nb=x=y\nc<<EOF\nline 1\nline 2\nEOF\n\nd=\n")).toEqual({
