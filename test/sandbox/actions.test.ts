@@ -70,6 +70,7 @@ beforeAll(async () => {
     ".github/workflows/autopilot-worker.yml": WORKER_WORKFLOW,
     "test/ok.test.mjs": 'import test from "node:test";\ntest("ok", () => {});\n',
     ".github/workflows/tree.yml": TREE_WORKFLOW,
+    ".github/workflows/cleanup.yml": CLEANUP_WORKFLOW,
   });
   host.store.onEvent((event) => events.push(event));
   actions = startActions({
@@ -88,6 +89,19 @@ afterAll(async () => {
   await host?.stop();
   delete process.env.APP_SECRET_FROM_PARENT;
 });
+
+// A long step, then a cleanup step on always(): a plain cancel runs it, a forced cancel does not.
+const CLEANUP_WORKFLOW = `name: Cleanup
+on: workflow_dispatch
+jobs:
+  cleanup:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo long-step-started; sleep 20
+      - name: cleanup
+        if: always()
+        run: echo cleanup-ran
+`;
 
 function dispatch(inputs: Record<string, string>) {
   return host.store.dispatchWorkflow("demo/shop", "autopilot-worker.yml", {
@@ -185,6 +199,22 @@ describe("the Actions stand-in running a workflow_dispatch", () => {
     expect(record.conclusion).toBe("cancelled");
     expect(record.log).toContain("received SIGINT: checkpointing");
     expect(host.store.getWorkflowRun("demo/shop", run.id)?.conclusion).toBe("cancelled");
+  });
+
+  it("runs always() steps after a plain cancel but none after a forced cancel", async () => {
+    const cancelAndLog = async (force: boolean) => {
+      const run = await host.store.dispatchWorkflow("demo/shop", "cleanup.yml", {
+        ref: "main",
+        actor: "alice",
+      });
+      await until(() => actions.getRun(run.id)?.log.includes("long-step-started") ?? false);
+      host.store.cancelWorkflowRun("demo/shop", run.id, "alice", { force });
+      const record = await actions.waitForRun(run.id);
+      expect(record.conclusion).toBe("cancelled");
+      return record.log.join("\n");
+    };
+    expect(await cancelAndLog(false)).toContain("cleanup-ran");
+    expect(await cancelAndLog(true)).not.toContain("cleanup-ran");
   });
 
   it("kills a run mid-way as a lost runner: SIGKILL, conclusion failure", async () => {
@@ -291,6 +321,28 @@ describe("CI on pull request heads", () => {
     expect(failed).toMatchObject({ status: "completed", conclusion: "failure" });
     expect(failed?.output.summary).toContain("not ok");
     expect(failed?.output.title).toMatch(/failed/);
+  });
+});
+
+describe("CI and a workflow's GITHUB_TOKEN", () => {
+  it("starts no CI for a pull request opened or pushed by github-actions[bot], as GitHub starts no workflow run", async () => {
+    const main = (await host.store.resolveRef("demo/shop", "main"))!;
+    await host.store.createRef("demo/shop", "refs/heads/by-bot", main, "github-actions[bot]");
+    const pushed = await host.git.seedRepo(
+      "demo",
+      "shop",
+      { "bot.txt": "from a run\n" },
+      { branch: "by-bot" },
+    );
+    const pull = await host.store.createPull("demo/shop", {
+      title: "From a workflow run",
+      head: "by-bot",
+      base: "main",
+      author: "github-actions[bot]",
+    });
+    expect(pull.pull!.head.sha).toBe(pushed);
+    await actions.waitIdle();
+    expect(host.store.listCheckRuns("demo/shop", pushed)).toEqual([]);
   });
 });
 

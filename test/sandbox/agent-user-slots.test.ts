@@ -1,33 +1,49 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { claimAgentUser } from "../../src/sandbox/github/agent-user-slots.js";
+
+// A lock directory of this test's own: the machine-wide one is shared with the jobs of test files running
+// beside this one, whose claims a test must neither take nor overwrite.
+let locks: string;
+beforeEach(() => {
+  locks = mkdtempSync(join(tmpdir(), "agent-user-slots-"));
+});
+afterEach(() => rmSync(locks, { recursive: true, force: true }));
+
+/** Marks slot `n` as claimed by a process that no longer exists. */
+function staleSlot(n: number): void {
+  mkdirSync(join(locks, String(n)), { recursive: true });
+  writeFileSync(join(locks, String(n), "pid"), "2147483646");
+}
 
 describe("the sandbox's agent users for concurrent jobs", () => {
   it("never hands one user to two running jobs, and reuses a released one", () => {
-    const first = claimAgentUser();
-    const second = claimAgentUser();
+    const first = claimAgentUser(locks);
+    const second = claimAgentUser(locks);
     expect(second.name).not.toBe(first.name);
     first.release();
-    const third = claimAgentUser();
-    expect(third.name).not.toBe(second.name);
+    const third = claimAgentUser(locks);
+    expect(third.name).toBe(first.name);
     second.release();
     third.release();
   });
 
   it("takes over a user whose claiming process is gone", () => {
-    const held: ReturnType<typeof claimAgentUser>[] = [];
-    // Fill the slots below a free one, then mark the free one as claimed by a process that no longer exists.
-    const probe = claimAgentUser();
-    const slot = probe.name.replace("ap-sbx-", "");
-    probe.release();
-    const dir = join(tmpdir(), "autopilot-sandbox-agent-users", slot);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "pid"), "2147483646");
-    const taken = claimAgentUser();
-    held.push(taken);
-    expect(taken.name).toBe(probe.name);
-    for (const claim of held) claim.release();
+    staleSlot(0);
+    const taken = claimAgentUser(locks);
+    expect(taken.name).toBe("ap-sbx-0");
+    taken.release();
+  });
+
+  it("leaves a stale user alone while another process is taking it over", () => {
+    // Two processes finding the same stale lock: the one that holds the takeover lock removes and re-creates
+    // the claim; the other must move on rather than remove that fresh claim and take the user as well.
+    staleSlot(0);
+    mkdirSync(join(locks, "0.takeover"));
+    const claim = claimAgentUser(locks);
+    expect(claim.name).toBe("ap-sbx-1");
+    claim.release();
   });
 });

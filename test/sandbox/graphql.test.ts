@@ -259,6 +259,23 @@ describe("GraphQL", () => {
     expect(sandbox.store.listPinnedIssues(full).map((i) => i.number)).toEqual([1, 2, 3]);
   });
 
+  it("names who last edited a comment, not its author, and no editor before an edit", async () => {
+    const comment = sandbox.store.createComment(full, 1, "written by the bot", "autopilot[bot]");
+    const query = `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
+      issue(number: 1) { comments(last: 1) { nodes { lastEditedAt editor { login } author { login } } } } } }`;
+    const before = await post(query, { owner, name: repo });
+    expect(dig(before.data, "repository.issue.comments.nodes.0")).toMatchObject({
+      lastEditedAt: null,
+      editor: null,
+    });
+    sandbox.store.updateComment(full, comment.id, "rewritten by a maintainer", "alice");
+    const after = await post(query, { owner, name: repo });
+    const node = dig(after.data, "repository.issue.comments.nodes.0") as Record<string, unknown>;
+    expect(node.editor).toEqual({ login: "alice" });
+    expect(node.author).toEqual({ login: "autopilot" });
+    expect(typeof node.lastEditedAt).toBe("string");
+  });
+
   it("works through @octokit/graphql", async () => {
     const client = graphqlClient.defaults({
       baseUrl: sandbox.url,

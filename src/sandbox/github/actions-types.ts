@@ -120,6 +120,13 @@ export interface RunHandle {
   request: WorkflowRunRequest;
   cancelInProgress: boolean;
   cancelRequested: boolean;
+  /** A forced cancel: no step or post step runs after it, not even one on `always()`. */
+  forceCancelled: boolean;
+  /**
+   * The job chose its next step knowing of the cancel (the step's `if:` passed with the run cancelled, as
+   * `always()` does): that step runs to its end instead of being signalled as it starts.
+   */
+  cancelAcknowledged: boolean;
   killed: boolean;
   timedOut: boolean;
   process: ChildProcess | null;

@@ -76,7 +76,7 @@ export class ActionsRunner {
   start(): this {
     this.unsubscribe.push(
       this.store.onWorkflowDispatch((request) => this.enqueue(request)),
-      this.store.onWorkflowRunCancel(({ run }) => this.cancelRun(run.id)),
+      this.store.onWorkflowRunCancel(({ run, force }) => this.cancelRun(run.id, undefined, force)),
       this.store.onEvent((event) => this.onStoreEvent(event)),
     );
     return this;
@@ -194,6 +194,8 @@ export class ActionsRunner {
       request,
       cancelInProgress: false,
       cancelRequested: false,
+      forceCancelled: false,
+      cancelAcknowledged: false,
       killed: false,
       timedOut: false,
       process: null,
@@ -343,11 +345,17 @@ export class ActionsRunner {
     this.finish(handle, conclusion, reason);
   }
 
-  /** Cancels a run: a pending one ends at once; a running one gets SIGINT → SIGTERM → SIGKILL. */
-  cancelRun(runId: number, reason = "The run was canceled."): boolean {
+  /**
+   * Cancels a run: a pending one ends at once; a running one gets SIGINT → SIGTERM → SIGKILL. Steps on
+   * `always()` / `cancelled()` still run after a plain cancel; after a forced one (`force`) none does.
+   * https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-cancellation
+   * https://docs.github.com/en/rest/actions/workflow-runs#force-cancel-a-workflow-run
+   */
+  cancelRun(runId: number, reason = "The run was canceled.", force = false): boolean {
     const handle = this.handles.get(runId);
     if (!handle || handle.record.status === "completed") return false;
     handle.cancelRequested = true;
+    if (force) handle.forceCancelled = true;
     if (!handle.started) {
       if (handle.record.status === "pending") this.finish(handle, "cancelled", reason);
       // a queued run still being prepared notices cancelRequested

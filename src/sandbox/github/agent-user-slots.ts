@@ -5,6 +5,9 @@
  * worker kills every process of its agent user after each iteration. So each running job takes a user that no
  * other running job on this machine holds: a small pool of numbered users, claimed through a lock directory
  * created atomically (`mkdir` fails when it exists), taken over when the process that claimed it is gone.
+ * A takeover removes and re-creates the lock, so two processes finding the same stale lock would both win;
+ * one takeover lock per slot (`<slot>.takeover`, also by `mkdir`) lets only one of them try, and it checks
+ * the owner again once it holds it.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,39 +26,58 @@ function alive(pid: number): boolean {
   }
 }
 
-function tryClaim(dir: string): boolean {
+/** Whether the lock in `dir` is held by a running process (or claimed a moment ago, its pid not written yet). */
+function held(dir: string): boolean {
+  let owner = Number.NaN;
+  try {
+    owner = Number(readFileSync(join(dir, "pid"), "utf8"));
+  } catch {
+    return true;
+  }
+  return Number.isInteger(owner) && alive(owner);
+}
+
+function makeDir(dir: string): boolean {
   try {
     mkdirSync(dir);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    let owner = Number.NaN;
+    return false;
+  }
+}
+
+function tryClaim(dir: string): boolean {
+  if (!makeDir(dir)) {
+    if (held(dir)) return false;
+    // Left behind by a process that is gone: take it over, one process at a time.
+    const takeover = `${dir}.takeover`;
+    if (!makeDir(takeover)) return false;
     try {
-      owner = Number(readFileSync(join(dir, "pid"), "utf8"));
-    } catch {
-      // Claimed a moment ago and its pid not written yet: it is taken.
-      return false;
-    }
-    if (Number.isInteger(owner) && alive(owner)) return false;
-    // Left behind by a process that is gone: take it over (a race here ends with one winner at mkdir).
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      mkdirSync(dir);
-    } catch {
-      return false;
+      if (held(dir)) return false;
+      rmSync(dir, { recursive: true, force: true });
+      if (!makeDir(dir)) return false;
+      writeFileSync(join(dir, "pid"), String(process.pid));
+      return true;
+    } finally {
+      rmSync(takeover, { recursive: true, force: true });
     }
   }
   writeFileSync(join(dir, "pid"), String(process.pid));
   return true;
 }
 
-/** Claims a user name no other running sandbox job on this machine holds; `release()` gives it back. */
-export function claimAgentUser(): { name: string; release: () => void } {
-  mkdirSync(LOCKS, { recursive: true });
+/**
+ * Claims a user name no other running sandbox job on this machine holds; `release()` gives it back. `locks`
+ * is for tests, which use a directory of their own so as not to touch the claims of jobs running beside them.
+ */
+export function claimAgentUser(locks = LOCKS): { name: string; release: () => void } {
+  mkdirSync(locks, { recursive: true });
   for (let slot = 0; slot < POOL_SIZE; slot++) {
-    const dir = join(LOCKS, String(slot));
+    const dir = join(locks, String(slot));
     if (tryClaim(dir)) {
       return { name: `ap-sbx-${slot}`, release: () => rmSync(dir, { recursive: true, force: true }) };
     }
   }
-  throw new Error(`all ${POOL_SIZE} sandbox agent users are in use (locks in ${LOCKS})`);
+  throw new Error(`all ${POOL_SIZE} sandbox agent users are in use (locks in ${locks})`);
 }

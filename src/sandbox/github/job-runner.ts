@@ -150,9 +150,12 @@ export async function runJob(
     const step = steps[index]!;
     const record = handle.record.steps[index]!;
     if (handle.cancelRequested || handle.killed || handle.timedOut) status = "cancelled";
+    // Steps that still run after a cancel run to their end.
+    // https://docs.github.com/en/actions/reference/workflow-cancellation-reference
+    handle.cancelAcknowledged = handle.cancelRequested;
     context.status = status;
     context.contexts.env = { ...jobEnv };
-    if (!evaluateCondition(step.if, context)) {
+    if (handle.forceCancelled || !evaluateCondition(step.if, context)) {
       record.status = "skipped";
       record.conclusion = "skipped";
       if (step.id) stepsContext[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
@@ -266,7 +269,8 @@ export async function runJob(
 
   // Post steps of node actions, in reverse order (post-if defaults to always()).
   for (const post of posts.reverse()) {
-    if (handle.killed) break;
+    if (handle.killed || handle.forceCancelled) break;
+    handle.cancelAcknowledged = handle.cancelRequested;
     context.status = status;
     if (!evaluateCondition(post.condition, context)) continue;
     const env: NodeJS.ProcessEnv = { ...post.env };

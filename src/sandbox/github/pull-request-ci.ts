@@ -1,7 +1,9 @@
 /**
  * CI on pull request heads: the repository's configured command run in a clone of every new head of an open
  * pull request, reported as a `ci` check run (queued at once, as GitHub queues it). Events caused by a run's
- * GITHUB_TOKEN start none, as on GitHub, unless the options say otherwise.
+ * GITHUB_TOKEN start none, as on GitHub, unless the options say otherwise: "events triggered by the
+ * GITHUB_TOKEN, with the exception of workflow_dispatch and repository_dispatch, will not create a new workflow
+ * run". https://docs.github.com/en/actions/concepts/security/github_token
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -70,9 +70,9 @@ export class StepProcesses {
         if (handle.process === child) handle.process = null;
         resolvePromise(code);
       });
-      // A cancel that arrived while the step was starting.
+      // A cancel that arrived while the step was starting (not one the job knew of when it chose the step).
       if (handle.killed) killGroup(child, "SIGKILL");
-      else if (handle.cancelRequested) this.signal(handle, false);
+      else if (handle.cancelRequested && !handle.cancelAcknowledged) this.signal(handle, false);
     });
   }
 

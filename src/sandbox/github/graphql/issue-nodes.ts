@@ -19,13 +19,14 @@ export abstract class IssueNodes extends CommitNodes {
       createdAt: isoDate(comment.createdAt),
       updatedAt: isoDate(comment.updatedAt),
       publishedAt: isoDate(comment.createdAt),
-      lastEditedAt:
-        comment.updatedAt.getTime() !== comment.createdAt.getTime() ? isoDate(comment.updatedAt) : null,
+      // The last body edit and the actor who made it (not necessarily the author):
+      // https://docs.github.com/en/graphql/reference/objects#issuecomment
+      lastEditedAt: isoDate(comment.lastEdit?.at ?? null),
       url: `${this.ctx.shapes.repoHtml(repo)}/issues/${issue.number}#issuecomment-${comment.id}`,
       viewerDidAuthor: comment.user.toLowerCase() === this.ctx.identity.login.toLowerCase(),
       isMinimized: false,
       issue: () => (issue.pull ? null : this.issue(repo, issue)),
-      editor: comment.updatedAt.getTime() !== comment.createdAt.getTime() ? this.actor(comment.user) : null,
+      editor: comment.lastEdit ? this.actor(comment.lastEdit.editor) : null,
       reactionGroups: () => this.reactionGroups(comment.reactions),
     };
   }

@@ -129,11 +129,13 @@ function filterRuns(req: RestRequest, repo: Repo, workflow?: number): WorkflowRu
   });
 }
 
-const cancelWorkflowRun: RestHandler = (req) => {
-  const repo = repoOf(req);
-  req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login);
-  return { status: 202, body: {} };
-};
+function cancelWorkflowRun(force: boolean): RestHandler {
+  return (req) => {
+    const repo = repoOf(req);
+    req.store.cancelWorkflowRun(repo.fullName, num(req.params.run_id), req.identity.login, { force });
+    return { status: 202, body: {} };
+  };
+}
 
 export const actionsEndpoints: Record<string, RestHandler> = {
   "actions/list-repo-workflows": async (req) => {
@@ -199,11 +201,12 @@ export const actionsEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: req.shapes.workflowRun(repo, run) };
   },
 
-  "actions/cancel-workflow-run": cancelWorkflowRun,
+  "actions/cancel-workflow-run": cancelWorkflowRun(false),
 
-  // On GitHub a forced cancel also stops steps that run on `always()`; the sandbox serves it as a plain cancel.
+  // A forced cancel "bypasses conditions that would otherwise cause a workflow execution to continue, such
+  // as an `always()` condition": no step runs after it.
   // https://docs.github.com/en/rest/actions/workflow-runs#force-cancel-a-workflow-run
-  "actions/force-cancel-workflow-run": cancelWorkflowRun,
+  "actions/force-cancel-workflow-run": cancelWorkflowRun(true),
 
   "actions/re-run-workflow": (req) => {
     const repo = repoOf(req);

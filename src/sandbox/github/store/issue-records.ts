@@ -58,6 +58,8 @@ export interface Comment {
   user: string;
   createdAt: Date;
   updatedAt: Date;
+  /** The last edit of the body and who made it (GraphQL `lastEditedAt` / `editor`); null until edited. */
+  lastEdit: { at: Date; editor: string } | null;
   reactions: Reaction[];
 }
 

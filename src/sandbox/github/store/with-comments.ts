@@ -25,6 +25,7 @@ export class StoreWithComments extends StoreWithIssueLinks {
       user: author,
       createdAt: at,
       updatedAt: at,
+      lastEdit: null,
       reactions: [],
     };
     state.comments.set(id, comment);
@@ -54,6 +55,7 @@ export class StoreWithComments extends StoreWithIssueLinks {
     const from = comment.body;
     comment.body = body;
     comment.updatedAt = this.now();
+    comment.lastEdit = { at: comment.updatedAt, editor: actor };
     const issue = this.requireIssue(repo, comment.issueNumber);
     this.emit({
       name: "issue_comment",

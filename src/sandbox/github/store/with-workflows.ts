@@ -42,7 +42,7 @@ export interface ListWorkflowRunsFilter {
 
 export class StoreWithWorkflows extends StoreWithReviews {
   private readonly dispatchListeners = new Set<Listener<WorkflowRunRequest>>();
-  private readonly cancelListeners = new Set<Listener<{ repo: Repo; run: WorkflowRun }>>();
+  private readonly cancelListeners = new Set<Listener<{ repo: Repo; run: WorkflowRun; force: boolean }>>();
 
   /** Registers a workflow file (`.github/workflows/x.yml`). */
   addWorkflow(repo: RepoRef, input: { path: string; name?: string }): Workflow {
@@ -132,7 +132,7 @@ export class StoreWithWorkflows extends StoreWithReviews {
    * Subscribes to cancellation requests (`POST …/runs/{id}/cancel`). With at least one listener the listener
    * owns completing the run as `cancelled`; with none, the store completes it at once.
    */
-  onWorkflowRunCancel(listener: Listener<{ repo: Repo; run: WorkflowRun }>): () => void {
+  onWorkflowRunCancel(listener: Listener<{ repo: Repo; run: WorkflowRun; force: boolean }>): () => void {
     this.cancelListeners.add(listener);
     return () => this.cancelListeners.delete(listener);
   }
@@ -263,7 +263,12 @@ export class StoreWithWorkflows extends StoreWithReviews {
   }
 
   /** `POST …/cancel`: 409 when already completed; otherwise listeners (or the store) cancel it. */
-  cancelWorkflowRun(repo: RepoRef, runId: number, actor: string): WorkflowRun {
+  cancelWorkflowRun(
+    repo: RepoRef,
+    runId: number,
+    actor: string,
+    options: { force?: boolean } = {},
+  ): WorkflowRun {
     const state = this.state(repo);
     const run = state.runs.get(runId);
     if (!run) throw new StoreError(404, "Not Found");
@@ -274,7 +279,8 @@ export class StoreWithWorkflows extends StoreWithReviews {
     if (this.cancelListeners.size === 0) {
       this.updateWorkflowRun(repo, runId, { conclusion: "cancelled" });
     } else {
-      for (const listener of this.cancelListeners) listener({ repo: state.repo, run });
+      for (const listener of this.cancelListeners)
+        listener({ repo: state.repo, run, force: options.force === true });
     }
     return run;
   }
