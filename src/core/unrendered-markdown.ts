@@ -40,30 +40,30 @@ export function removeUnrenderedMarkdown(text: string): string {
 }
 
 function removeOnce(text: string): string {
-  const pieces = splitForParsing(text);
-  const found = pieces.map((piece) => (/[<[]/.test(piece.text) ? inspect(piece.text) : null));
+  // A piece that starts inside a hidden HTML block the previous piece opened loses the block's tail, up to
+  // its terminator, before it is parsed: parsed as text, the tail could open a construct (a fence) that
+  // swallows what follows the terminator.
+  const pieces = splitForParsing(text).map(({ text: piece, hiddenUntil }) => {
+    if (!hiddenUntil) return piece;
+    const end = hiddenUntil.exec(piece);
+    return end ? piece.slice(end.index + end[0].length) : "";
+  });
+  const found = pieces.map((piece) => (/[<[]/.test(piece) ? inspect(piece) : null));
   // The parser knows which definitions the links of its own piece use. A link in another piece cannot be
   // resolved there, so a definition also counts as used when its label appears in brackets in another
   // piece (`[label]`, `[text][label]`): when in doubt a definition is kept.
-  const bracketed = pieces.length > 1 ? pieces.map((piece) => bracketedLabels(piece.text)) : [];
+  const bracketed = pieces.length > 1 ? pieces.map(bracketedLabels) : [];
   const usedElsewhere = (index: number, identifier: string) =>
     bracketed.some((labels, other) => other !== index && labels.has(identifier));
   return pieces
-    .map(({ text: piece, hiddenUntil }, index) => {
-      // The tail of a hidden HTML block the previous piece opened: everything up to its terminator.
-      const ranges: Range[] = [];
-      if (hiddenUntil) {
-        const end = hiddenUntil.exec(piece);
-        ranges.push([0, end ? end.index + end[0].length : piece.length]);
-      }
+    .map((piece, index) => {
       const f = found[index];
-      if (f) {
-        ranges.push(...f.ranges);
-        for (const node of f.definitions) {
-          if (!f.used.has(node.identifier) && !usedElsewhere(index, node.identifier))
-            ranges.push(wholeBlock(piece, node));
-          else if (node.title) ranges.push(...titleRange(piece, node));
-        }
+      if (!f) return piece;
+      const ranges = [...f.ranges];
+      for (const node of f.definitions) {
+        if (!f.used.has(node.identifier) && !usedElsewhere(index, node.identifier))
+          ranges.push(wholeBlock(piece, node));
+        else if (node.title) ranges.push(...titleRange(piece, node));
       }
       return cut(piece, ranges);
     })

@@ -57,4 +57,13 @@ describe("hidden constructs across the parser's piece boundary", () => {
       expect(clean).toContain("Visible closing line.");
     }
   });
+
+  it("the tail of a hidden block cut off in the next piece cannot open a fence over what follows", () => {
+    const body = "still hidden\n".repeat(Math.ceil((PARSE_PIECE * 3) / 13));
+    const text = `${lead(200)}<?x\n${body}\`\`\`\n?>\n<!DOCTYPE ${HIDDEN}>\n\nVisible closing line.\n`;
+    const clean = sanitizeUntrustedText(text, 100_000);
+    expect(clean).not.toContain(HIDDEN);
+    expect(clean).not.toContain("still hidden");
+    expect(clean).toContain("Visible closing line.");
+  });
 });
