@@ -123,9 +123,15 @@ session budget.
 
 ## Overrides
 
-A \`workflow_dispatch\` of the controller or the worker takes a \`config\` input: a JSON object with the same
-keys, e.g. \`{"maxParallel": 1, "merge": {"auto": false}}\`. It is deep-merged over the file (mappings merge
-key by key; lists and values replace), and the result is validated like the file.
+Whoever can dispatch a workflow can override only what cannot loosen safety: \`maxParallel\` (1–20),
+\`labels\` (names) and \`dryRun\` (\`ConfigOverridesSchema\` in \`src/core/dashboard/dashboard-state.ts\`).
+Everything else — agents, \`isolation\`, \`humanGate\`, \`merge\`, quality commands, budgets — comes only
+from this file on the default branch. A \`workflow_dispatch\` of the controller takes them as the inputs
+\`max-parallel\`, \`labels\` (\`{"ready":"go"}\` or \`ready=go,review=check\`) and \`dry-run\`
+(\`controller/action.yml\`); the session it starts keeps them and passes them to each worker it dispatches.
+The worker takes them as its \`config\` input, a JSON object such as \`{"maxParallel": 1}\`; any other key
+is an error saying where to set it (\`src/worker/config-input.ts\`). Overrides are deep-merged over the
+file (mappings merge key by key; lists and values replace), and the result is validated like the file.
 
 ## Example
 

@@ -92,7 +92,7 @@ export interface TextEdit {
 /** What the controller froze: the digest, and the time after which edits are new. */
 export interface FrozenText {
   digest: string;
-  /** Edits at or before this time were judged already (approved by the label, or by a writer's edit). */
+  /** Edits before this time were judged already (approved by the label, or by a writer's edit). */
   since: string;
 }
 
@@ -116,7 +116,8 @@ export function judgeTaskText(input: {
   isWriter: (login: string) => boolean;
 }): TextVerdict {
   const since = input.frozen.since ? Date.parse(input.frozen.since) : Number.NaN;
-  const later = input.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
+  // GitHub stamps edits and labels to the second: an edit in the freeze's own second may have come after it.
+  const later = input.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) >= since);
   const foreign = later.filter((e) => !e.by || !input.isWriter(e.by));
   const digest = taskDigest(input.title, input.body);
   if (input.frozen.digest === null) {

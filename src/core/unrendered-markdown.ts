@@ -18,8 +18,8 @@ import { gfm } from "micromark-extension-gfm";
 
 /**
  * The parser's time grows faster than linearly on some hostile inputs (thousands of `[a](` or backticks
- * in one paragraph), so long texts are parsed in pieces of about this many characters, cut after blank
- * lines outside fenced code where there are any (see splitForParsing).
+ * in one paragraph), so long texts are parsed in pieces of about this many characters, cut where the two
+ * sides parse alike (see splitForParsing).
  */
 export const PARSE_PIECE = 2_048;
 
@@ -40,7 +40,14 @@ export function removeUnrenderedMarkdown(text: string): string {
 }
 
 function removeOnce(text: string): string {
-  const pieces = splitForParsing(text);
+  // A piece that starts inside a hidden HTML block the previous piece opened loses the block's tail, up to
+  // its terminator, before it is parsed: parsed as text, the tail could open a construct (a fence) that
+  // swallows what follows the terminator.
+  const pieces = splitForParsing(text).map(({ text: piece, hiddenUntil }) => {
+    if (!hiddenUntil) return piece;
+    const end = hiddenUntil.exec(piece);
+    return end ? piece.slice(end.index + end[0].length) : "";
+  });
   const found = pieces.map((piece) => (/[<[]/.test(piece) ? inspect(piece) : null));
   // The parser knows which definitions the links of its own piece use. A link in another piece cannot be
   // resolved there, so a definition also counts as used when its label appears in brackets in another
@@ -260,49 +267,85 @@ function cut(text: string, ranges: Range[]): string {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
- * Pieces whose joined text is the input, each cut after a blank line outside a fenced block once it holds
- * PARSE_PIECE characters, else after a line end outside one, else (one enormous line or fenced block,
- * past twice that length) anywhere but inside a surrogate pair. A piece cut inside a fenced block parses
- * the rest of the code as text: at worst something there is removed, nothing hidden is kept.
+ * HTML blocks that run to their terminator across blank lines (CommonMark's kinds 1 to 5): a cut inside one
+ * would leave its tail to be parsed as text in the next piece. Kind 1's content is shown, the others' not.
  */
-function splitForParsing(text: string): string[] {
-  if (text.length <= PARSE_PIECE) return [text];
-  const pieces: string[] = [];
+const LONG_HTML_BLOCKS: { open: RegExp; end: RegExp; hidden: boolean }[] = [
+  { open: /^ {0,3}<!--/, end: /-->/, hidden: true },
+  { open: /^ {0,3}<\?/, end: /\?>/, hidden: true },
+  { open: /^ {0,3}<!\[CDATA\[/, end: /\]\]>/, hidden: true },
+  { open: /^ {0,3}<![A-Za-z]/, end: />/, hidden: true },
+  {
+    open: /^ {0,3}<(?:pre|script|style|textarea)(?:[\s>]|$)/i,
+    end: /<\/(?:pre|script|style|textarea)>/i,
+    hidden: false,
+  },
+];
+
+/** A piece of the text to parse; `hiddenUntil` when it starts inside a hidden HTML block (its terminator). */
+interface Piece {
+  text: string;
+  hiddenUntil: RegExp | null;
+}
+
+/**
+ * Pieces whose joined text is the input. A piece is cut once it holds PARSE_PIECE characters, where the
+ * text can be parsed apart without changing what either side means: before a line at the left margin that
+ * follows a blank line, outside a fenced block and outside an HTML block that spans blank lines (a blank
+ * line and an unindented line end every other block: list items, footnotes, indented code, paragraphs).
+ * Failing that by twice that length, after a line end outside those (which can split a paragraph, a
+ * footnote or a list item: an unused footnote longer than that can show its tail); failing that (one
+ * enormous line or block), anywhere but inside a surrogate pair. A piece cut inside a fenced block parses the rest of the
+ * code as text: at worst something there is removed. A piece starting inside a hidden HTML block says so,
+ * and the block's tail is removed with it.
+ */
+function splitForParsing(text: string): Piece[] {
+  if (text.length <= PARSE_PIECE) return [{ text, hiddenUntil: null }];
+  const pieces: Piece[] = [];
   let start = 0;
+  let startHidden: RegExp | null = null;
   let fence: string | null = null;
-  let blankCut = -1;
+  let block: (typeof LONG_HTML_BLOCKS)[number] | null = null;
+  let afterBlank = false;
+  let safeCut = -1;
   let lineCut = -1;
   let pos = 0;
-  const cutAt = (at: number) => {
-    pieces.push(text.slice(start, at));
+  const cutAt = (at: number, hiddenAt: RegExp | null) => {
+    pieces.push({ text: text.slice(start, at), hiddenUntil: startHidden });
     start = at;
+    startHidden = hiddenAt;
   };
   while (pos < text.length) {
     const newline = text.indexOf("\n", pos);
     const lineEnd = newline < 0 ? text.length : newline + 1;
-    const marker = FENCE.exec(text.slice(pos, Math.min(lineEnd, pos + 64)))?.[1];
-    if (fence === null && marker) fence = marker;
-    else if (
-      fence !== null &&
-      marker !== undefined &&
-      marker[0] === fence[0] &&
-      marker.length >= fence.length
-    )
-      fence = null;
-    else if (fence === null) {
-      lineCut = lineEnd;
-      if (text.slice(pos, lineEnd).trim() === "") blankCut = lineEnd;
+    const line = text.slice(pos, lineEnd);
+    const head = line.slice(0, 64);
+    // Where the line starts is a clean cut when nothing is open and the line ends what came before it.
+    if (fence === null && block === null && afterBlank && /^\S/.test(line)) safeCut = pos;
+    const marker = FENCE.exec(head)?.[1];
+    if (fence !== null) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+    } else if (block !== null) {
+      if (block.end.test(line)) block = null;
+    } else if (marker) {
+      fence = marker;
+    } else {
+      const opened = LONG_HTML_BLOCKS.find((kind) => kind.open.test(head));
+      if (opened && !opened.end.test(line.replace(/^ {0,3}<(?:!\[CDATA\[|!--|[?!])?/, ""))) block = opened;
     }
+    const outside = fence === null && block === null;
+    if (outside) lineCut = lineEnd;
+    afterBlank = outside && line.trim() === "";
     pos = lineEnd;
     if (pos - start < PARSE_PIECE) continue;
-    if (blankCut > start) cutAt(blankCut);
-    else if (lineCut > start) cutAt(lineCut);
+    if (safeCut > start) cutAt(safeCut, null);
+    else if (pos - start >= PARSE_PIECE * 2 && lineCut > start) cutAt(lineCut, null);
     while (pos - start > PARSE_PIECE * 2) {
       let at = start + PARSE_PIECE;
       if (/[\uD800-\uDBFF]/.test(text[at - 1]!)) at--;
-      cutAt(at);
+      cutAt(at, block?.hidden ? block.end : null);
     }
   }
-  if (start < text.length) pieces.push(text.slice(start));
+  if (start < text.length) pieces.push({ text: text.slice(start), hiddenUntil: startHidden });
   return pieces;
 }

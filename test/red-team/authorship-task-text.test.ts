@@ -241,3 +241,25 @@ describe("the worker given the approved digest", () => {
     expect(() => parseInputs(read("not-a-digest"))).toThrow(/Invalid input `task-digest`/);
   });
 });
+
+describe("a non-writer's edit in the same second as a maintainer's ready label", () => {
+  // GitHub gives both times to the second: an edit stamped with the label's second may have come after it.
+  const sameSecond = [{ at: LABELED_AT, by: "outsider", what: "body" as const }];
+
+  it("is not taken as approved by the label", () => {
+    const verdict = judgeTaskText({
+      title: "T",
+      body: HOSTILE,
+      frozen: { digest: null, since: LABELED_AT },
+      edits: sameSecond,
+      isWriter: (login) => login === "maintainer",
+    });
+    expect(verdict).toEqual({ kind: "takeOut", editors: ["outsider"] });
+  });
+
+  it("keeps the task from being dispatched with the edited text", () => {
+    const d = decide(input(world({ issues: [task({ body: HOSTILE, edits: sameSecond })] })));
+    expect(only(d.effects, "dispatchWorker")).toEqual([]);
+    expect(d.state.tasks[1]?.text).toBeUndefined();
+  });
+});

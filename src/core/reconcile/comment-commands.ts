@@ -5,6 +5,7 @@
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../commands.js";
 import { quietLogin } from "../markdown.js";
+import { distrustOf } from "../pull-trust.js";
 import type { SessionEvent } from "../session.js";
 import { note, type Reconciling } from "./context.js";
 import { react, reply } from "./messages.js";
@@ -153,5 +154,8 @@ export function taskIssueFor(ctx: Reconciling, n: number): number | null {
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
   if (!pr) return null;
+  // A branch name proves nothing: only a PR the App opened on the task branch speaks for the task.
+  const trust = { repo: ctx.snapshot.repo, branch: pr.headRef, botId: ctx.snapshot.botId };
+  if (distrustOf(pr, trust) !== null) return null;
   return issueOfTaskBranch(ctx.config.branchPrefix, pr.headRef);
 }
