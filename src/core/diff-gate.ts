@@ -8,6 +8,7 @@
  * the head tree did not list, a path with control characters, or a file list at the API's cap each fire
  * a rule of their own, named after the reason.
  */
+import { changeHash } from "./change-hash.js";
 import { type HumanGateOptions, matchHumanGate } from "./human-gate.js";
 
 export interface DiffFile {
@@ -112,4 +113,12 @@ export function evaluateDiffGate(diff: PullDiff, options: HumanGateOptions): str
   const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
   for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
   return rules.slice(0, DIFF_GATE_MAX_RULES);
+}
+
+/**
+ * Which human-gate settings a verdict was reached under: a verdict kept in the state counts only while the
+ * settings are the same, so tightening `humanGate` re-reads every PR head judged under the old rules.
+ */
+export function humanGateDigest(options: HumanGateOptions): string {
+  return changeHash(JSON.stringify(options));
 }

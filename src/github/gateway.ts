@@ -163,6 +163,7 @@ export class Gateway {
     output.world.pullDiffs = await readPullDiffs(verify, output.world, {
       branchPrefix: output.facts.settings.branchPrefix,
       reviewLabel: output.facts.settings.reviewLabel ?? null,
+      gateDigest: output.facts.settings.gateDigest,
     });
     this.last = output;
     return output;

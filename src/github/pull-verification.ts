@@ -51,10 +51,12 @@ interface TreeEntry {
 export async function readPullDiffs(
   ctx: VerificationContext,
   world: WorldSnapshot,
-  options: { branchPrefix: string; reviewLabel: string | null },
+  options: { branchPrefix: string; reviewLabel: string | null; gateDigest?: string },
 ): Promise<PullDiff[]> {
   const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
-  const known = new Set((state?.diffGates ?? []).map((g) => `${g.pr}@${g.sha}`));
+  const known = new Set(
+    (state?.diffGates ?? []).filter((g) => g.gate === options.gateDigest).map((g) => `${g.pr}@${g.sha}`),
+  );
   const inReview = (issue: number) => {
     if (!options.reviewLabel) return true;
     const labels = world.issues.find((i) => i.number === issue)?.labels ?? [];

@@ -3,6 +3,7 @@
  * per-repository memory it carries between reconciles, its context and its output.
  */
 import type { AutopilotConfig } from "../core/config/index.js";
+import { humanGateDigest } from "../core/diff-gate.js";
 import type { CommentNode, Permission, WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 
@@ -13,6 +14,8 @@ export interface SnapshotSettings {
   readyLabel: string;
   /** Task PRs whose issue carries it get their diff read (src/github/pull-verification.ts). */
   reviewLabel?: string;
+  /** humanGateDigest of the configuration: a kept diff verdict under other settings is read again. */
+  gateDigest?: string;
   /** Comments on issues with this label may answer a question, however long ago they were first seen. */
   needsHumanLabel: string;
   branchPrefix: string;
@@ -21,13 +24,14 @@ export interface SnapshotSettings {
 
 /** The settings from a configuration: the pool is every open issue with one of the state labels. */
 export function snapshotSettings(
-  config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow">,
+  config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow" | "humanGate">,
 ): SnapshotSettings {
   const l = config.labels;
   return {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
     reviewLabel: l.review,
+    gateDigest: humanGateDigest(config.humanGate),
     needsHumanLabel: l.needsHuman,
     branchPrefix: config.branchPrefix,
     workerWorkflow: config.workerWorkflow,

@@ -6,13 +6,14 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { type DiffFile, evaluateDiffGate, type PullDiff } from "../../src/core/diff-gate.js";
+import { type DiffFile, evaluateDiffGate, humanGateDigest, type PullDiff } from "../../src/core/diff-gate.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { PullNode } from "../../src/core/world.js";
 import { Gateway } from "../../src/github/gateway.js";
 import { newRepoMemory } from "../../src/github/snapshot.js";
 import { createOctokit } from "../../src/github/octokit.js";
 import {
+  check,
   issue,
   input,
   minutes,
@@ -154,7 +155,12 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
     const comment = only(held.decision.effects, "comment").find((c) => c.key === "gate-107");
     expect(comment?.body).toContain("(path: .github/actions/setup/action.yml)");
     expect(held.state.diffGates).toEqual([
-      { pr: 107, sha: "sha7a", rules: [".github/** (path: .github/actions/setup/action.yml)"] },
+      {
+        pr: 107,
+        sha: "sha7a",
+        rules: [".github/** (path: .github/actions/setup/action.yml)"],
+        gate: humanGateDigest(GATE),
+      },
     ]);
 
     // An approval from someone without write access does not count; a writer's approval of the head does.
@@ -205,7 +211,12 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
     const d = step(w, null, { now: minutes(40) });
     expect(only(d.decision.effects, "mergePr")).toEqual([]);
     expect(d.state.diffGates).toEqual([
-      { pr: 107, sha: "sha7a", rules: [".github/** (path: .github/dependabot.yml)"] },
+      {
+        pr: 107,
+        sha: "sha7a",
+        rules: [".github/** (path: .github/dependabot.yml)"],
+        gate: humanGateDigest(GATE),
+      },
     ]);
 
     // The worker finished without a new commit; nothing was read this time, and the kept verdict still holds.
@@ -213,6 +224,42 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
     const later = decide({ ...input(done), state: readBack(d.decision, w), now: minutes(50) });
     expect(only(later.effects, "mergePr")).toEqual([]);
     expect(later.state.tasks["7"]!.gate).toContain(".github/** (path: .github/dependabot.yml)");
+  });
+
+  it("does not merge at a verdict read under looser human-gate settings: it waits for the diff to be read again", () => {
+    // Read while its checks still run, under the default settings (config/ is not gated): a clean head.
+    const pushing = gatedWorld(own({ checks: [check("test", null)] }), [file("config/limits.json")]);
+    const first = decide({ ...input(pushing), state: null, now: minutes(40) });
+    expect(only(first.effects, "mergePr")).toEqual([]);
+    expect(first.state.diffGates).toEqual([expect.objectContaining({ pr: 107, sha: "sha7a", rules: [] })]);
+
+    // A maintainer gates config/** and the checks pass: the kept verdict no longer counts, nothing merges.
+    const strict = { ...DEFAULT_CONFIG, humanGate: { ...GATE, paths: ["config/**"] } };
+    const done = { ...pushing, pulls: [own()] };
+    const idle = { ...done, pullDiffs: [] };
+    const waiting = decide({
+      ...input(idle),
+      config: strict,
+      state: readBack(first, pushing),
+      now: minutes(50),
+    });
+    expect(only(waiting.effects, "mergePr")).toEqual([]);
+
+    // Read again under the new settings: the gate fires.
+    const reread = decide({
+      ...input(done),
+      config: strict,
+      state: readBack(first, pushing),
+      now: minutes(51),
+    });
+    expect(only(reread.effects, "mergePr")).toEqual([]);
+    expect(reread.state.tasks["7"]!.gate).toContain("config/** (path: config/limits.json)");
+
+    // Under the settings it was read with, the same kept verdict does let the head merge.
+    const same = decide({ ...input(idle), state: readBack(first, pushing), now: minutes(50) });
+    expect(only(same.effects, "mergePr")).toEqual([
+      expect.objectContaining({ pr: 107, expectedHeadSha: "sha7a" }),
+    ]);
   });
 
   it("waits, and remembers nothing, when the diff could not be read", () => {
@@ -246,6 +293,7 @@ describe("reading the diff through the API", () => {
     needsHumanLabel: "autopilot:needs-human",
     branchPrefix: "autopilot/",
     workerWorkflow: "autopilot-worker.yml",
+    gateDigest: humanGateDigest(DEFAULT_CONFIG.humanGate),
   });
   const page = (trackingBody: string, extraPull: Record<string, unknown> = {}) =>
     snapshotPage({
@@ -292,6 +340,26 @@ describe("reading the diff through the API", () => {
     expect(next.isDone()).toBe(true);
     expect(again.world.pullDiffs).toEqual([]);
     expect(Object.keys(gw2.requests()).some((k) => /compare|trees|users/.test(k))).toBe(false);
+
+    // The human-gate settings changed: the kept verdict was reached under others, so the head is read again.
+    const tightened = nock(API);
+    replySnapshot(tightened, page(body));
+    replyRuns(tightened, []);
+    replyDiff(
+      tightened,
+      SHA,
+      [{ filename: "src/link.js", status: "added", changes: 1, patch: "@@ -0,0 +1 @@\n+x" }],
+      {
+        "src/link.js": "120000",
+      },
+    );
+    const gw3 = gateway(memory);
+    const reread = await gw3.snapshot({
+      settingsFor: () => ({ ...settingsFor(), gateDigest: "other-settings" }),
+      permissionsFor: () => [],
+    });
+    expect(tightened.isDone()).toBe(true);
+    expect(reread.world.pullDiffs).toEqual([expect.objectContaining({ pr: 20, sha: SHA })]);
   });
 
   it("reads no diff of a fork PR or of a PR someone else opened", async () => {

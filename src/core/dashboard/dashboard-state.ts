@@ -172,6 +172,8 @@ export const DashboardStateSchema = z.object({
         pr: z.number().int().positive(),
         sha: z.string().max(64),
         rules: z.array(z.string().max(120)).max(20),
+        /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
+        gate: z.string().max(16).optional(),
       }),
     )
     .max(30)

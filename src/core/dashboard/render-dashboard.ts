@@ -18,6 +18,7 @@ import { renderVisible, type Limits } from "./dashboard-markdown.js";
 import { BODY_BUDGET, type DashboardState } from "./dashboard-state.js";
 import type { DashboardView } from "./dashboard-view.js";
 import { compactJson, renderStateBlock } from "./state-block.js";
+import { changeHash } from "../change-hash.js";
 
 const LIMIT_STEPS: Limits[] = [
   { list: 25, queue: 30, graph: 40, done: 20, incidents: 5, configChars: 8000 },
@@ -50,7 +51,7 @@ export function renderDashboard(state: DashboardState, view: DashboardView, now:
  */
 export function dashboardDigest(state: DashboardState, view: DashboardView): string {
   const bare: DashboardState = { ...state, revision: 0, digest: "", renderedAt: null };
-  return fnv1a(`${renderVisible(bare, view, null, LIMIT_STEPS[0]!)}\n${stableJson(compactJson(bare))}`);
+  return changeHash(`${renderVisible(bare, view, null, LIMIT_STEPS[0]!)}\n${stableJson(compactJson(bare))}`);
 }
 
 /** JSON with object keys sorted, so equal states give equal text whatever order their keys were set in. */
@@ -77,14 +78,4 @@ export function utf8Length(text: string): number {
     } else n += 3;
   }
   return n;
-}
-
-/** FNV-1a, 32 bits, as 8 hex digits: a cheap change detector (not security). */
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
 }

@@ -1,8 +1,8 @@
 /**
  * The controller's own human-gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and
- * kept in the state: src/github reads only heads without one.
+ * human-gate settings and kept in the state: src/github reads only heads without one.
  */
-import { evaluateDiffGate } from "../diff-gate.js";
+import { evaluateDiffGate, humanGateDigest } from "../diff-gate.js";
 import { truncate } from "../markdown.js";
 import type { PullNode } from "../world.js";
 import type { Reconciling } from "./context.js";
@@ -12,11 +12,12 @@ import type { Reconciling } from "./context.js";
  * looks at it now, so a PR whose worker is still pushing is not read again on every reconcile.
  */
 export function recordDiffGates(ctx: Reconciling): void {
+  const gate = humanGateDigest(ctx.config.humanGate);
   for (const diff of ctx.snapshot.pullDiffs ?? []) {
     if (diff.error) continue;
     const rules = evaluateDiffGate(diff, ctx.config.humanGate);
     const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
-    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate }].slice(-30);
   }
 }
 
@@ -24,7 +25,10 @@ export function recordDiffGates(ctx: Reconciling): void {
 export function verifiedGate(ctx: Reconciling, pr: PullNode): { rules: string[] } | { waiting: string } {
   // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
   if (ctx.snapshot.pullDiffs === undefined) return { rules: [] };
-  const cached = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  const gate = humanGateDigest(ctx.config.humanGate);
+  const cached = ctx.state.diffGates.find(
+    (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate,
+  );
   if (cached) return { rules: cached.rules };
   const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
   if (diff?.error)
