@@ -58,7 +58,8 @@ Usage:
       --yes                       Take the defaults instead of asking
       --force                     Overwrite files that differ (init shows the difference otherwise)
       --repo OWNER/NAME           The GitHub repository (default: the origin remote)
-      --source OWNER/NAME         Where Autopilot's action is published (default: package.json)
+      --source OWNER/NAME         Where Autopilot's action is published: the OWNER/NAME of
+                                  npx github:OWNER/NAME (asked for when unknown; --yes needs it)
   autopilot register [options]    Register the GitHub App from app.yml (GitHub's manifest flow) and write
                                   APP_ID, PRIVATE_KEY, WEBHOOK_SECRET to .env.
       --org ORG                   Register it for an organization
