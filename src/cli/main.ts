@@ -25,6 +25,7 @@ import {
 } from "../sandbox/scenario/run-scenario.js";
 import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
 import { WebViewPortError } from "../sandbox/web/web-view.js";
+import { hasAppCredentials } from "./setup-context.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
 
@@ -45,7 +46,8 @@ Usage:
                                   until Ctrl-C
   autopilot serve                 Run the controller app against GitHub (APP_ID, PRIVATE_KEY or
                                   PRIVATE_KEY_PATH, WEBHOOK_SECRET; from .env too; without them it
-                                  registers the App first, as \`autopilot register\` does).
+                                  registers the App first, as \`autopilot register\` does, with
+                                  WEBHOOK_URL as its webhook URL).
   autopilot status [options]      Show a dashboard.
       --report FILE               Summarize a sandbox report
       --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
@@ -98,11 +100,6 @@ function untilInterrupted(): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-}
-
-/** Whether GitHub App credentials are configured (as Probot reads them). */
-export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
 }
 
 function pad(text: string, width: number): string {

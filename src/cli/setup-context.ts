@@ -16,6 +16,11 @@ export interface SetupIo {
   env: NodeJS.ProcessEnv;
 }
 
+/** Whether GitHub App credentials are configured (as Probot reads them). */
+export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
+}
+
 /**
  * The release files pin to: package.json's version, and where the action lives — `--source OWNER/NAME`,
  * AUTOPILOT_SOURCE, or package.json's `repository` field; `source` is null when none of them says (this
