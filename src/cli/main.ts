@@ -25,7 +25,7 @@ import {
 } from "../sandbox/scenario/run-scenario.js";
 import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
 import { WebViewPortError } from "../sandbox/web/web-view.js";
-import { hasAppCredentials } from "./setup-context.js";
+import { apiUrl, findToken, hasAppCredentials } from "./setup-context.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
 
@@ -50,8 +50,8 @@ Usage:
                                   WEBHOOK_URL as its webhook URL).
   autopilot status [options]      Show a dashboard.
       --report FILE               Summarize a sandbox report
-      --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
-                                  GITHUB_API_URL for GitHub Enterprise or the sandbox)
+      --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN or
+                                  gh's login; GITHUB_API_URL for GitHub Enterprise or the sandbox)
   autopilot init [options]        Set up a repository checkout: workflows pinned to this version,
                                   .github/autopilot.yml, labels (with GITHUB_TOKEN or gh), next steps.
       --mode actions|app          Controller in GitHub Actions (default) or hosted (autopilot serve)
@@ -288,9 +288,9 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     io.err("autopilot status needs --repo OWNER/NAME (with GITHUB_TOKEN) or --report FILE.");
     return EXIT.usage;
   }
-  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  const token = findToken(io.env);
   if (!token) {
-    io.err("autopilot status --repo needs a token in GITHUB_TOKEN (or GH_TOKEN).");
+    io.err("autopilot status --repo needs a token: GITHUB_TOKEN (or GH_TOKEN), or `gh auth login`.");
     return EXIT.usage;
   }
   const [owner, repo] = options.repo.split("/");
@@ -301,7 +301,7 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
   const { createOctokit } = await import("../github/octokit.js");
   const { listOpenIssues } = await import("../github/open-issues.js");
   const { TRACKING_MARKER } = await import("../core/dashboard/index.js");
-  const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
+  const octokit = createOctokit({ auth: token, baseUrl: apiUrl(io.env) });
   const issues = await listOpenIssues(octokit, owner, repo);
   const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
   if (!tracking) {
