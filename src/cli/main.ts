@@ -65,6 +65,7 @@ Usage:
   autopilot register [options]    Register the GitHub App from app.yml (GitHub's manifest flow) and write
                                   APP_ID, PRIVATE_KEY, WEBHOOK_SECRET to .env.
       --org ORG                   Register it for an organization
+      --dir PATH                  Where .env goes (default: the current directory)
       --webhook-url URL           Public URL of autopilot serve's /api/github/webhooks (hosted mode)
   autopilot doctor --repo OWNER/NAME [--json]
                                   Check a repository's setup; ✓/✗ with the fix each; exit 0 when all pass.

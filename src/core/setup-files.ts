@@ -238,8 +238,13 @@ export function remainingSteps(options: {
       `Commit and push to the default branch: git add ${options.changedFiles.join(" ")} && git commit -m "Set up Autopilot" && git push`,
     );
   }
+  // A hosted controller hears of events only through webhooks: without --webhook-url the App's are off.
+  const hook =
+    options.mode === "app"
+      ? " --webhook-url https://YOUR-HOST/api/github/webhooks (where autopilot serve is reached)"
+      : "";
   steps.push(
-    `Register the GitHub App and install it on the repository: ${options.cli} register (or --org ORG), then open the install link it prints`,
+    `Register the GitHub App and install it on the repository: ${options.cli} register${hook} (or --org ORG), then open the install link it prints`,
   );
   steps.push(
     `Set the App id (APP_ID in the .env register wrote) as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`,

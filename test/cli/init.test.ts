@@ -154,6 +154,8 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(parsed.ok && parsed.config.agents.primary.preset).toBe("codex");
     expect(parsed.ok && parsed.config.qualityCommands).toEqual(["make check", "npm test"]);
     expect(out.join("\n")).toContain("autopilot serve");
+    // A hosted controller needs the App's webhooks on: register is told where to send them.
+    expect(out.join("\n")).toContain("register --webhook-url https://");
     expect(out.join("\n")).toContain("gh secret set OPENAI_API_KEY");
   });
 
