@@ -15,7 +15,7 @@ import {
 } from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
-import { apiUrl, findToken, type SetupIo } from "./setup-context.js";
+import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
 
 export type DoctorIo = SetupIo;
 
@@ -75,7 +75,7 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
     );
     return 1;
   }
-  const checks = runDoctorChecks(facts);
+  const checks = runDoctorChecks(facts, cliCommand(currentRelease(io.env).source));
   if (options.json)
     io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
   else for (const line of renderDoctorReport(facts.repo, checks)) io.out(line);

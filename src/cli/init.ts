@@ -19,6 +19,7 @@ import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 import { detectQualityCommands } from "../worker/quality.js";
 import {
   apiUrl,
+  cliCommand,
   currentRelease,
   findToken,
   keySecretCommand,
@@ -46,7 +47,7 @@ function asker(io: InitIo) {
   const lines = rl[Symbol.asyncIterator]();
   return {
     async ask(question: string, fallback: string): Promise<string> {
-      io.out(`${question} [${fallback}]`);
+      io.out(fallback ? `${question} [${fallback}]` : question);
       const next = await lines.next();
       const answer = next.done ? "" : String(next.value).trim();
       return answer === "" ? fallback : answer;
@@ -61,7 +62,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.err(`--dir ${dir} does not exist.`);
     return 2;
   }
-  const release = currentRelease(io.env, options.source);
+  let { source, version } = currentRelease(io.env, options.source);
   const detected = await detectQualityCommands(dir);
   let mode = options.mode ?? "actions";
   let agent = options.agent ?? "claude-code";
@@ -70,6 +71,11 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   if (!options.yes) {
     const q = asker(io);
     try {
+      source ??=
+        (await q.ask(
+          "Where is Autopilot published (the OWNER/NAME of `npx github:OWNER/NAME`)? The workflows pin its action.",
+          "",
+        )) || null;
       mode =
         options.mode ??
         (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
@@ -100,11 +106,18 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.err(`--agent must be one of ${AGENT_PRESETS.join(", ")}, not "${agent}".`);
     return 2;
   }
-  if (release.source.startsWith("OWNER/"))
+  // A workflow pinned to a placeholder fails on GitHub at its first run: stop before writing one.
+  if (!source) {
     io.err(
-      "Note: this Autopilot does not know where it is published; pass --source OWNER/NAME to pin its action.",
+      "init cannot pin the workflows: this copy of Autopilot does not know where it is published (package.json has no `repository`). Pass --source OWNER/NAME — the OWNER/NAME you ran `npx github:OWNER/NAME init` with — or set AUTOPILOT_SOURCE. Nothing was written.",
     );
-
+    return 2;
+  }
+  if (!/^[\w.-]+\/[\w.-]+$/.test(source)) {
+    io.err(`--source expects OWNER/NAME (a GitHub repository), not "${source}". Nothing was written.`);
+    return 2;
+  }
+  const release = { source, version };
   const templates = join(PACKAGE_ROOT, "templates", "workflows");
   const desired = desiredFiles({
     mode: mode as InstallMode,
@@ -177,6 +190,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     labelsCreated: labelsDone,
     changedFiles: changed,
     keySecretCommand: keySecretCommand(),
+    cli: cliCommand(source),
   }).forEach((step, i) => {
     io.out(`  ${i + 1}. ${step}`);
   });

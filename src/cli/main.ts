@@ -25,6 +25,7 @@ import {
 } from "../sandbox/scenario/run-scenario.js";
 import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
 import { WebViewPortError } from "../sandbox/web/web-view.js";
+import { apiUrl, findToken, hasAppCredentials } from "./setup-context.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
 
@@ -45,11 +46,12 @@ Usage:
                                   until Ctrl-C
   autopilot serve                 Run the controller app against GitHub (APP_ID, PRIVATE_KEY or
                                   PRIVATE_KEY_PATH, WEBHOOK_SECRET; from .env too; without them it
-                                  registers the App first, as \`autopilot register\` does).
+                                  registers the App first, as \`autopilot register\` does, with
+                                  WEBHOOK_URL as its webhook URL).
   autopilot status [options]      Show a dashboard.
       --report FILE               Summarize a sandbox report
-      --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN;
-                                  GITHUB_API_URL for GitHub Enterprise or the sandbox)
+      --repo OWNER/NAME           Print the repository's Autopilot dashboard (needs GITHUB_TOKEN or
+                                  gh's login; GITHUB_API_URL for GitHub Enterprise or the sandbox)
   autopilot init [options]        Set up a repository checkout: workflows pinned to this version,
                                   .github/autopilot.yml, labels (with GITHUB_TOKEN or gh), next steps.
       --mode actions|app          Controller in GitHub Actions (default) or hosted (autopilot serve)
@@ -58,10 +60,12 @@ Usage:
       --yes                       Take the defaults instead of asking
       --force                     Overwrite files that differ (init shows the difference otherwise)
       --repo OWNER/NAME           The GitHub repository (default: the origin remote)
-      --source OWNER/NAME         Where Autopilot's action is published (default: package.json)
+      --source OWNER/NAME         Where Autopilot's action is published: the OWNER/NAME of
+                                  npx github:OWNER/NAME (asked for when unknown; --yes needs it)
   autopilot register [options]    Register the GitHub App from app.yml (GitHub's manifest flow) and write
                                   APP_ID, PRIVATE_KEY, WEBHOOK_SECRET to .env.
       --org ORG                   Register it for an organization
+      --dir PATH                  Where .env goes (default: the current directory)
       --webhook-url URL           Public URL of autopilot serve's /api/github/webhooks (hosted mode)
   autopilot doctor --repo OWNER/NAME [--json]
                                   Check a repository's setup; ✓/✗ with the fix each; exit 0 when all pass.
@@ -97,11 +101,6 @@ function untilInterrupted(): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-}
-
-/** Whether GitHub App credentials are configured (as Probot reads them). */
-export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
 }
 
 function pad(text: string, width: number): string {
@@ -290,9 +289,9 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     io.err("autopilot status needs --repo OWNER/NAME (with GITHUB_TOKEN) or --report FILE.");
     return EXIT.usage;
   }
-  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  const token = findToken(io.env);
   if (!token) {
-    io.err("autopilot status --repo needs a token in GITHUB_TOKEN (or GH_TOKEN).");
+    io.err("autopilot status --repo needs a token: GITHUB_TOKEN (or GH_TOKEN), or `gh auth login`.");
     return EXIT.usage;
   }
   const [owner, repo] = options.repo.split("/");
@@ -303,7 +302,7 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
   const { createOctokit } = await import("../github/octokit.js");
   const { listOpenIssues } = await import("../github/open-issues.js");
   const { TRACKING_MARKER } = await import("../core/dashboard/index.js");
-  const octokit = createOctokit({ auth: token, baseUrl: io.env.GITHUB_API_URL ?? "https://api.github.com" });
+  const octokit = createOctokit({ auth: token, baseUrl: apiUrl(io.env) });
   const issues = await listOpenIssues(octokit, owner, repo);
   const tracking = issues.find((issue) => (issue.body ?? "").includes(TRACKING_MARKER));
   if (!tracking) {

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { registerApp } from "./register.js";
-import type { SetupIo } from "./setup-context.js";
+import { runRegister } from "./register.js";
+import { hasAppCredentials, type SetupIo } from "./setup-context.js";
 
 export type ServeSetupIo = SetupIo;
 
@@ -19,27 +19,20 @@ function loadDotEnv(env: NodeJS.ProcessEnv, dir: string): void {
   }
 }
 
-/** 0 when credentials are in `io.env` afterwards; 2 when `.env` is in the way; 130 when interrupted. */
+/**
+ * 0 when credentials are in `io.env` afterwards; otherwise `autopilot register`'s exit code (2 when `.env` is in
+ * the way, 130 when interrupted, 1 when the registration failed). WEBHOOK_URL, when set, is the App's webhook
+ * URL (register's `--webhook-url`): a hosted controller needs deliveries.
+ */
 export async function registerForServe(io: ServeSetupIo, dir = process.cwd()): Promise<number> {
   loadDotEnv(io.env, dir);
-  if (io.env.APP_ID && (io.env.PRIVATE_KEY || io.env.PRIVATE_KEY_PATH)) return 0;
+  if (hasAppCredentials(io.env)) return 0;
   io.out("No GitHub App credentials (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET): register the App first.");
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once("SIGINT", stop);
-  try {
-    const app = await registerApp(io, {
-      dir,
-      signal: controller.signal,
-      ...(io.env.WEBHOOK_URL ? { webhookUrl: io.env.WEBHOOK_URL } : {}),
-    });
-    if (!app) return 130;
-  } catch (error) {
-    io.err((error as Error).message);
-    return 2;
-  } finally {
-    process.off("SIGINT", stop);
-  }
+  const registered = await runRegister(io, {
+    dir,
+    ...(io.env.WEBHOOK_URL ? { webhookUrl: io.env.WEBHOOK_URL } : {}),
+  });
+  if (registered !== 0) return registered;
   loadDotEnv(io.env, dir);
   io.out("Starting the controller with the new App's credentials.");
   return 0;

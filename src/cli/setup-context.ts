@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Release, sourceFromRepositoryField } from "../core/setup-files.js";
+import { sourceFromRepositoryField } from "../core/setup-files.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 
 /** Where a setup command writes its lines and reads its environment (tests hand in their own). */
@@ -16,18 +16,31 @@ export interface SetupIo {
   env: NodeJS.ProcessEnv;
 }
 
+/** Whether GitHub App credentials are configured (as Probot reads them). */
+export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH));
+}
+
 /**
- * The release files pin to: package.json's version, and its `repository` field for where the action lives
- * (`--source OWNER/NAME` or AUTOPILOT_SOURCE override it, for forks).
+ * The release files pin to: package.json's version, and where the action lives — `--source OWNER/NAME`,
+ * AUTOPILOT_SOURCE, or package.json's `repository` field; `source` is null when none of them says (this
+ * package.json has no `repository`: a copy run with `npx github:OWNER/autopilot` cannot tell its OWNER).
  */
-export function currentRelease(env: NodeJS.ProcessEnv, sourceFlag?: string): Release {
+export function currentRelease(
+  env: NodeJS.ProcessEnv,
+  sourceFlag?: string,
+): { source: string | null; version: string } {
   const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
     version: string;
     repository?: unknown;
   };
-  const source =
-    sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? "OWNER/autopilot";
+  const source = sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? null;
   return { source, version: pkg.version };
+}
+
+/** How the user runs this Autopilot's commands: `npx github:OWNER/NAME` (the placeholder when unknown). */
+export function cliCommand(source: string | null): string {
+  return `npx github:${source ?? "OWNER/autopilot"}`;
 }
 
 /** GITHUB_TOKEN, GH_TOKEN, or what the GitHub CLI is logged in with; null when none. */

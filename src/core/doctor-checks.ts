@@ -165,9 +165,9 @@ function dispatchInputs(text: string): { dispatch: boolean; inputs: string[] } |
   return { dispatch: true, inputs };
 }
 
-function checkWorkerWorkflow(facts: SetupFacts): DoctorCheck {
+function checkWorkerWorkflow(facts: SetupFacts, cli: string): DoctorCheck {
   const title = `Worker workflow ${facts.workerWorkflowPath} on ${facts.defaultBranch}, started by workflow_dispatch with Autopilot's inputs`;
-  const fix = `Run \`npx autopilot init\` and push ${facts.workerWorkflowPath} to ${facts.defaultBranch}.`;
+  const fix = `Run \`${cli} init\` and push ${facts.workerWorkflowPath} to ${facts.defaultBranch}.`;
   if (facts.workerWorkflowText === null)
     return failed(
       "worker-workflow",
@@ -247,7 +247,7 @@ function checkConfig(facts: SetupFacts): DoctorCheck {
       );
 }
 
-function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
+function checkLabels(facts: SetupFacts, config: AutopilotConfig, cli: string): DoctorCheck {
   const title = "Autopilot's labels exist";
   const have = new Set(facts.labels.map((l) => l.toLowerCase()));
   const missing = labelSpecs(config.labels)
@@ -259,7 +259,7 @@ function checkLabels(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
         "labels",
         title,
         `missing ${list(missing)}`,
-        "Run `npx autopilot init` with GITHUB_TOKEN set (it creates them with colours and descriptions).",
+        `Run \`${cli} init\` with GITHUB_TOKEN set (it creates them with colours and descriptions).`,
       );
 }
 
@@ -405,16 +405,19 @@ function checkTracking(facts: SetupFacts): DoctorCheck {
   );
 }
 
-/** Every check, in the order a new installation meets them. */
-export function runDoctorChecks(facts: SetupFacts): DoctorCheck[] {
+/**
+ * Every check, in the order a new installation meets them. `cli` is how the user runs Autopilot's commands in
+ * the fixes (`npx github:OWNER/NAME`; `npx autopilot` would fetch the npm registry's unrelated `autopilot`).
+ */
+export function runDoctorChecks(facts: SetupFacts, cli = "npx github:OWNER/autopilot"): DoctorCheck[] {
   const { config } = configOf(facts);
   return [
     checkApp(facts),
     checkActions(facts),
-    checkWorkerWorkflow(facts),
+    checkWorkerWorkflow(facts, cli),
     checkPushToken(facts),
     checkConfig(facts),
-    checkLabels(facts, config),
+    checkLabels(facts, config, cli),
     checkRequiredChecks(facts, config),
     checkMergeQueue(facts, config),
     checkReviews(facts, config),

@@ -227,6 +227,8 @@ export function remainingSteps(options: {
   changedFiles: readonly string[];
   /** The shell command that pipes the App's key from `.env` into `gh secret set AUTOPILOT_APP_PRIVATE_KEY`. */
   keySecretCommand: string;
+  /** How the user runs Autopilot's commands: `npx github:OWNER/NAME` (the npm registry's `autopilot` is not this). */
+  cli: string;
 }): string[] {
   const repo = options.repo ?? "OWNER/NAME";
   const key = agentKeyName(options.agent);
@@ -236,8 +238,13 @@ export function remainingSteps(options: {
       `Commit and push to the default branch: git add ${options.changedFiles.join(" ")} && git commit -m "Set up Autopilot" && git push`,
     );
   }
+  // A hosted controller hears of events only through webhooks: without --webhook-url the App's are off.
+  const hook =
+    options.mode === "app"
+      ? " --webhook-url https://YOUR-HOST/api/github/webhooks (where autopilot serve is reached)"
+      : "";
   steps.push(
-    "Register the GitHub App and install it on the repository: npx autopilot register (or --org ORG), then open the install link it prints",
+    `Register the GitHub App and install it on the repository: ${options.cli} register${hook} (or --org ORG), then open the install link it prints`,
   );
   steps.push(
     `Set the App id (APP_ID in the .env register wrote) as a variable: gh variable set AUTOPILOT_APP_ID --repo ${repo} --body <APP_ID>`,
@@ -246,11 +253,11 @@ export function remainingSteps(options: {
   if (key) steps.push(`Set the agent's key as a secret: gh secret set ${key} --repo ${repo}`);
   if (options.mode === "app")
     steps.push(
-      "Run the controller: autopilot serve (see docs/INSTALL.md for a public URL, Docker and replicas)",
+      `Run the controller: ${options.cli} serve (see docs/INSTALL.md for a public URL, Docker and replicas)`,
     );
   if (!options.labelsCreated)
     steps.push("Create the labels: run init again with GITHUB_TOKEN set (or after gh auth login)");
-  steps.push(`Check the setup: npx autopilot doctor --repo ${repo}`);
+  steps.push(`Check the setup: ${options.cli} doctor --repo ${repo}`);
   steps.push("Label an issue autopilot:ready");
   return steps;
 }

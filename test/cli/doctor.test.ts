@@ -132,7 +132,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       name: "no worker workflow on the default branch",
       setup: { files: (f) => delete f[".github/workflows/autopilot-worker.yml"] },
       fails: "worker-workflow",
-      fix: /autopilot init/,
+      fix: /`npx github:[\w.-]+\/[\w.-]+ init`/,
     },
     {
       name: "the worker workflow lacks inputs Autopilot sends",
@@ -172,7 +172,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       name: "the labels were never created",
       setup: { labels: false },
       fails: "labels",
-      fix: /autopilot init/,
+      fix: /`npx github:[\w.-]+\/[\w.-]+ init`/,
     },
     {
       name: "branch protection requires a check merge.requiredChecks does not name",

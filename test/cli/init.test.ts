@@ -19,7 +19,8 @@ let dir: string;
 const io = (env: NodeJS.ProcessEnv = {}, input?: NodeJS.ReadableStream) => ({
   out: (l: string) => out.push(l),
   err: (l: string) => err.push(l),
-  env: { AUTOPILOT_NO_GH: "1", ...env },
+  // Where the action is published: this package.json has no `repository`, so init would refuse without it.
+  env: { AUTOPILOT_NO_GH: "1", AUTOPILOT_SOURCE: "acme/autopilot", ...env },
   ...(input ? { input } : {}),
 });
 
@@ -72,7 +73,28 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(parsed.ok).toBe(true);
     if (parsed.ok) expect(parsed.config.qualityCommands).toEqual(["npm run lint", "npm test"]);
     expect(out.join("\n")).toContain("Remaining steps:");
-    expect(out.join("\n")).toContain("autopilot doctor --repo");
+    expect(out.join("\n")).toContain("npx github:acme/autopilot register");
+    expect(out.join("\n")).toContain("npx github:acme/autopilot doctor --repo");
+    // `npx autopilot` would fetch whatever the npm registry calls `autopilot`, not this.
+    expect(out.join("\n")).not.toMatch(/npx autopilot/);
+  });
+
+  it("does not pin the workflows to a placeholder: without a source, --yes stops before writing and names --source", async () => {
+    const code = await main(["init", "--yes", "--dir", dir], io({ AUTOPILOT_SOURCE: undefined }));
+    expect(code).toBe(2);
+    expect(err.join("\n")).toContain("--source OWNER/NAME");
+    expect(() => statSync(join(dir, ".github"))).toThrow();
+    expect(await main(["init", "--yes", "--dir", dir, "--source", "not a repo"], io())).toBe(2);
+    expect(() => statSync(join(dir, ".github"))).toThrow();
+  });
+
+  it("asks where Autopilot is published when it cannot tell, and pins to the answer", async () => {
+    const answers = Readable.from(["acme/autopilot\n", "actions\n", "claude-code\n", "auto\n", "no\n"]);
+    const code = await main(["init", "--dir", dir], io({ AUTOPILOT_SOURCE: undefined }, answers));
+    expect(code, err.join("\n")).toBe(0);
+    expect(out.join("\n")).toContain("Where is Autopilot published");
+    expect(readFileSync(join(dir, WORKER), "utf8")).toMatch(/uses: acme\/autopilot@v/);
+    expect(readFileSync(join(dir, WORKER), "utf8")).not.toContain("OWNER/");
   });
 
   it("actionlint in this test does reject a broken workflow (the check above can fail)", async () => {
@@ -132,6 +154,8 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(parsed.ok && parsed.config.agents.primary.preset).toBe("codex");
     expect(parsed.ok && parsed.config.qualityCommands).toEqual(["make check", "npm test"]);
     expect(out.join("\n")).toContain("autopilot serve");
+    // A hosted controller needs the App's webhooks on: register is told where to send them.
+    expect(out.join("\n")).toContain("register --webhook-url https://");
     expect(out.join("\n")).toContain("gh secret set OPENAI_API_KEY");
   });
 
