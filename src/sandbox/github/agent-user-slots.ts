@@ -48,14 +48,17 @@ function tryClaim(dir: string): boolean {
   return true;
 }
 
-/** Claims a user name no other running sandbox job on this machine holds; `release()` gives it back. */
-export function claimAgentUser(): { name: string; release: () => void } {
-  mkdirSync(LOCKS, { recursive: true });
+/**
+ * Claims a user name no other running sandbox job on this machine holds; `release()` gives it back. `locks` is
+ * for tests, which need a pool no other process on the machine touches.
+ */
+export function claimAgentUser(locks = LOCKS): { name: string; release: () => void } {
+  mkdirSync(locks, { recursive: true });
   for (let slot = 0; slot < POOL_SIZE; slot++) {
-    const dir = join(LOCKS, String(slot));
+    const dir = join(locks, String(slot));
     if (tryClaim(dir)) {
       return { name: `ap-sbx-${slot}`, release: () => rmSync(dir, { recursive: true, force: true }) };
     }
   }
-  throw new Error(`all ${POOL_SIZE} sandbox agent users are in use (locks in ${LOCKS})`);
+  throw new Error(`all ${POOL_SIZE} sandbox agent users are in use (locks in ${locks})`);
 }
