@@ -1,55 +1,19 @@
-import { generateKeyPairSync } from "node:crypto";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
+import { describe, expect, it } from "vitest";
 import { serve } from "../../src/app/serve.js";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { webhookExample } from "../github/fixtures.js";
+import {
+  API,
+  calls,
+  privateKey,
+  SECRET,
+  startServer as start,
+  stopAfterTest,
+  useControllerServer,
+} from "./controller-server-fixture.js";
 
-const SECRET = "webhook-secret";
-const API = "https://api.github.com";
-let privateKey: string;
-
-beforeAll(() => {
-  privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
-    type: "pkcs1",
-    format: "pem",
-  }) as string;
-});
-
-let server: ControllerServer | null = null;
-let calls: ReconcileOptions[] = [];
-
-beforeEach(() => {
-  calls = [];
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1/);
-});
-
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-async function start(extra: Partial<Parameters<typeof startControllerServer>[0]> = {}) {
-  server = await startControllerServer({
-    appId: 123,
-    privateKey,
-    webhookSecret: SECRET,
-    baseUrl: API,
-    retry: false,
-    throttle: false,
-    logLevel: "fatal",
-    reconcile: async (options) => {
-      calls.push(options);
-    },
-    ...extra,
-  });
-  return server;
-}
+useControllerServer();
 
 async function deliver(url: string, name: string, payload: unknown, signature?: string) {
   const body = JSON.stringify(payload);
@@ -192,7 +156,6 @@ describe("the controller server", () => {
     const stopping = s.stop();
     release();
     await stopping;
-    server = null;
     expect(calls).toHaveLength(1);
   });
 
@@ -258,19 +221,21 @@ describe("the controller server", () => {
     await expect(serve({ env: {}, log: quiet, handleSignals: false })).rejects.toThrow(
       /APP_ID, WEBHOOK_SECRET, PRIVATE_KEY or PRIVATE_KEY_PATH/,
     );
-    server = await serve({
-      env: {
-        APP_ID: "123",
-        PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
-        WEBHOOK_SECRET: SECRET,
-        PORT: "0",
-        GITHUB_API_URL: API,
-        AUTOPILOT_TICK_SECONDS: "0",
-        LOG_LEVEL: "fatal",
-      },
-      log: quiet,
-      handleSignals: false,
-    });
+    const server = stopAfterTest(
+      await serve({
+        env: {
+          APP_ID: "123",
+          PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
+          WEBHOOK_SECRET: SECRET,
+          PORT: "0",
+          GITHUB_API_URL: API,
+          AUTOPILOT_TICK_SECONDS: "0",
+          LOG_LEVEL: "fatal",
+        },
+        log: quiet,
+        handleSignals: false,
+      }),
+    );
     expect(server.webhookUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/github\/webhooks$/);
     const response = await deliver(server.webhookUrl, "ping", {
       zen: "Keep it logically awesome.",

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTROLLER_EVENTS } from "../../src/app/app.js";
 import { main } from "../../src/cli/main.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { DoctorCheck } from "../../src/core/doctor-checks.js";
@@ -284,25 +285,19 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
 
   it("fails and names the fix: the installation lacks a permission and an event app.yml asks for", async () => {
     const repo = await repository();
+    // What app.yml asks for, less `contents: write` and the workflow_run event.
+    const granted = {
+      issues: "write",
+      pull_requests: "write",
+      contents: "write",
+      checks: "read",
+      statuses: "read",
+      actions: "write",
+      metadata: "read",
+    };
     repoSettings.setInstallationGrants(sandbox.store, {
-      permissions: {
-        issues: "write",
-        pull_requests: "write",
-        contents: "read",
-        checks: "read",
-        statuses: "read",
-        actions: "write",
-        metadata: "read",
-      },
-      events: [
-        "issues",
-        "issue_comment",
-        "pull_request",
-        "pull_request_review",
-        "check_suite",
-        "check_run",
-        "push",
-      ],
+      permissions: { ...granted, contents: "read" },
+      events: CONTROLLER_EVENTS.filter((e) => e !== "workflow_run"),
     });
     try {
       const result = await doctor(repo);
@@ -314,25 +309,8 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       expect(check.fix).toContain("Permissions & events");
     } finally {
       repoSettings.setInstallationGrants(sandbox.store, {
-        permissions: {
-          issues: "write",
-          pull_requests: "write",
-          contents: "write",
-          checks: "read",
-          statuses: "read",
-          actions: "write",
-          metadata: "read",
-        },
-        events: [
-          "issues",
-          "issue_comment",
-          "pull_request",
-          "pull_request_review",
-          "check_suite",
-          "check_run",
-          "workflow_run",
-          "push",
-        ],
+        permissions: granted,
+        events: [...CONTROLLER_EVENTS],
       });
     }
   });

@@ -126,10 +126,12 @@ function richWorld(): { w: WorldSnapshot; state: ReturnType<typeof step>["state"
 
 function compareWithFixture(name: string, body: string): void {
   const file = join(fixtureDir, name);
-  if (UPDATE || !existsSync(file)) {
+  if (UPDATE) {
     mkdirSync(fixtureDir, { recursive: true });
     writeFileSync(file, body);
   }
+  // A missing fixture fails: writing it here would make the comparison pass whatever the body is.
+  if (!existsSync(file)) throw new Error(`${file} is missing; UPDATE_DASHBOARD_FIXTURES=1 writes it`);
   expect(body).toBe(readFileSync(file, "utf8"));
 }
 

@@ -1,14 +1,11 @@
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";
-import { Gateway } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import type { GatewayOptions } from "../../src/github/gateway.js";
+import { snapshotSettings } from "../../src/github/snapshot.js";
 import {
   API,
   BOT,
@@ -16,6 +13,7 @@ import {
   gqlIssue,
   gqlPull,
   gqlTracking,
+  nockGateway,
   OWNER,
   REPO,
   replyRuns,
@@ -26,33 +24,12 @@ import {
   type SnapshotSpec,
 } from "./fixtures.js";
 
-let validating: ValidatingFetch;
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
+const github = nockGateway();
 const R = `/repos/${OWNER}/${REPO}`;
 const settingsFor = () => snapshotSettings(DEFAULT_CONFIG);
 const revisionOf = (body: string) => parseDashboard(body).state?.revision ?? null;
 
-function makeGateway(options: { dryRun?: boolean; operationBudget?: number; circuit?: GitHubCircuit } = {}) {
-  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return new Gateway({
-    client,
-    repo: { owner: OWNER, name: REPO },
-    botLogin: BOT,
-    circuit: options.circuit ?? new GitHubCircuit(),
-    memory: newRepoMemory(),
-    revisionOf,
-    ...(options.dryRun !== undefined ? { dryRun: options.dryRun } : {}),
-    ...(options.operationBudget !== undefined ? { operationBudget: options.operationBudget } : {}),
-  });
-}
+const makeGateway = (options: Partial<GatewayOptions> = {}) => github.gateway({ revisionOf, ...options });
 
 /** A gateway that has taken a snapshot of `spec` (its requests answered and checked). */
 async function withSnapshot(spec: SnapshotSpec, runs: Record<string, unknown>[] = [], options = {}) {
@@ -385,13 +362,7 @@ describe("the tracking issue", () => {
 describe("dry run and the operation budget", () => {
   it("logs every write as 'would …' and makes none in a dry run", async () => {
     const lines: string[] = [];
-    const client = createOctokit({ auth: "t", fetch: validating.fetch, throttle: false, retry: false });
-    const gw = new Gateway({
-      client,
-      repo: { owner: OWNER, name: REPO },
-      botLogin: BOT,
-      circuit: new GitHubCircuit(),
-      memory: newRepoMemory(),
+    const gw = github.gateway({
       dryRun: true,
       log: { debug() {}, info: (m) => lines.push(m), warn: (m) => lines.push(m), error() {} },
     });

@@ -5,7 +5,12 @@
  */
 import { createRequire } from "node:module";
 import type nock from "nock";
+import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
+import { GitHubCircuit } from "../../src/github/circuit.js";
+import { Gateway, type GatewayOptions } from "../../src/github/gateway.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
+import { type NockedGitHub, nockGitHub } from "../helpers/validating-fetch.js";
 
 const require = createRequire(import.meta.url);
 type Example = { name: string; examples: Record<string, unknown>[] };
@@ -356,6 +361,15 @@ export function replyDiff(
     });
 }
 
+/** Answers one reconcile's reads: a snapshot of the tracking issue #1 and `issues`, and no worker runs. */
+export function replyIssues(scope: nock.Scope, issues: ReturnType<typeof gqlIssue>[]): nock.Scope {
+  replySnapshot(
+    scope,
+    snapshotPage({ tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }), issues }),
+  );
+  return replyRuns(scope, []);
+}
+
 export function replyRuns(
   scope: nock.Scope,
   runs: Record<string, unknown>[],
@@ -365,4 +379,36 @@ export function replyRuns(
     .get(`/repos/${OWNER}/${REPO}/actions/workflows/${workflow}/runs`)
     .query(true)
     .reply(200, { total_count: runs.length, workflow_runs: runs });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The gateway against nock
+
+/** The snapshot settings of a repository whose config file reads `text` (the defaults when it does not parse). */
+export const settingsFor = (text: string | null) => {
+  const parsed = parseConfig(text);
+  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
+};
+
+/**
+ * For a test file that drives the controller's gateway against nock (see `nockGitHub`): `gateway()` is one for
+ * OWNER/REPO as BOT, with its own breaker and a fresh memory unless `options` give them.
+ */
+export function nockGateway(): NockedGitHub & { gateway(options?: Partial<GatewayOptions>): Gateway } {
+  const github = nockGitHub();
+  return {
+    get validating() {
+      return github.validating;
+    },
+    octokit: () => github.octokit(),
+    gateway: (options = {}) =>
+      new Gateway({
+        client: github.octokit(),
+        repo: { owner: OWNER, name: REPO },
+        botLogin: BOT,
+        circuit: new GitHubCircuit(),
+        memory: newRepoMemory(),
+        ...options,
+      }),
+  };
 }

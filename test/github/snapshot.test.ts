@@ -1,61 +1,29 @@
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
+import { describe, expect, it } from "vitest";
 import { totalOf } from "../../src/github/counter.js";
-import { Gateway } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
 import { parseRunTitle } from "../../src/core/contract.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import { newRepoMemory } from "../../src/github/snapshot.js";
 import {
   API,
-  BOT,
   gqlClosedIssue,
   gqlIssue,
   gqlPull,
   gqlTracking,
+  nockGateway,
   OWNER,
   progressComment,
   REPO,
   replyDiff,
   replyRuns,
   replySnapshot,
+  settingsFor,
   restRun,
   snapshotPage,
   workerResult,
 } from "./fixtures.js";
 
-let validating: ValidatingFetch;
-
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-
-beforeEach(() => {
-  nock.disableNetConnect();
-});
-
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-const settingsFor = (text: string | null) => {
-  const parsed = parseConfig(text);
-  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
-};
-
-function gateway(memory = newRepoMemory()) {
-  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return new Gateway({
-    client,
-    repo: { owner: OWNER, name: REPO },
-    botLogin: BOT,
-    circuit: new GitHubCircuit(),
-    memory,
-  });
-}
+const github = nockGateway();
+const gateway = (memory = newRepoMemory()) => github.gateway({ memory });
 
 describe("the world snapshot", () => {
   it("costs two requests on an idle repository: one GraphQL query and one list of worker runs", async () => {

@@ -6,6 +6,9 @@
  * does not list yet). An invalid request throws, so the test fails at the call GitHub would have rejected.
  */
 import { parse, validate } from "graphql";
+import nock from "nock";
+import { afterEach, beforeAll, beforeEach } from "vitest";
+import { type AutopilotOctokit, createOctokit } from "../../src/github/octokit.js";
 import { loadGraphqlSchema } from "../../src/sandbox/github/graphql.js";
 import { loadOpenApi } from "../../src/sandbox/github/openapi.js";
 
@@ -85,4 +88,38 @@ export async function createValidatingFetch(): Promise<ValidatingFetch> {
   }) as typeof globalThis.fetch;
 
   return { fetch, seen, problems };
+}
+
+export interface NockedGitHub {
+  /** The file's validating fetch (available from its first test on). */
+  readonly validating: ValidatingFetch;
+  /** An Octokit on the validating fetch, without throttling or retries (a test sees each answer once). */
+  octokit(): AutopilotOctokit;
+}
+
+/**
+ * For a test file whose GitHub is nock: no real network during a test, nock's answers cleared after each, and
+ * every request checked against GitHub's descriptions by one validating fetch loaded for the file.
+ */
+export function nockGitHub(): NockedGitHub {
+  let validating: ValidatingFetch | undefined;
+  beforeAll(async () => {
+    validating = await createValidatingFetch();
+  });
+  beforeEach(() => nock.disableNetConnect());
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+  const loaded = (): ValidatingFetch => {
+    if (!validating)
+      throw new Error("nockGitHub: the validating fetch is loaded in beforeAll; use it inside a test");
+    return validating;
+  };
+  return {
+    get validating() {
+      return loaded();
+    },
+    octokit: () => createOctokit({ auth: "ghs_test", fetch: loaded().fetch, throttle: false, retry: false }),
+  };
 }

@@ -4,70 +4,28 @@
  * not act on it (no merge, no off-ramp), removes it, and says so on the dashboard.
  */
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { foreignStatusLabels } from "../../src/core/authorship.js";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { decide } from "../../src/core/reconcile/decide.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import { Gateway } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import { input, issue, only, pull, world } from "../core/world.js";
 import {
   API,
-  BOT,
   BOT_ACTOR,
   BOT_ID,
   gqlIssue,
-  gqlTracking,
-  OWNER,
-  REPO,
-  replyRuns,
-  replySnapshot,
-  snapshotPage,
+  nockGateway,
+  replyIssues,
+  settingsFor,
 } from "../github/fixtures.js";
 
-let validating: ValidatingFetch;
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-const settingsFor = (text: string | null) => {
-  const parsed = parseConfig(text);
-  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
-};
-
-function gateway() {
-  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return new Gateway({
-    client,
-    repo: { owner: OWNER, name: REPO },
-    botLogin: BOT,
-    circuit: new GitHubCircuit(),
-    memory: newRepoMemory(),
-  });
-}
+const { gateway } = nockGateway();
 
 describe("who set a status label, as the snapshot reads it", () => {
   it("a label whose labeled event names someone other than Autopilot's account is foreign", async () => {
-    const scope = nock(API);
-    replySnapshot(
-      scope,
-      snapshotPage({
-        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
-        issues: [
-          gqlIssue({ number: 7, labels: ["autopilot:review"], labeledBy: "mallory" }),
-          gqlIssue({ number: 8, labels: ["autopilot:review"] }),
-        ],
-      }),
-    );
-    replyRuns(scope, []);
+    replyIssues(nock(API), [
+      gqlIssue({ number: 7, labels: ["autopilot:review"], labeledBy: "mallory" }),
+      gqlIssue({ number: 8, labels: ["autopilot:review"] }),
+    ]);
     const { world: w } = await gateway().snapshot({ settingsFor });
     expect(w.issues.find((i) => i.number === 7)?.foreignLabels).toEqual([
       { label: "autopilot:review", by: "mallory" },
@@ -82,15 +40,7 @@ describe("who set a status label, as the snapshot reads it", () => {
       ...e,
       actor: { __typename: "Bot", login: BOT_ACTOR.login, databaseId: BOT_ID + 1 },
     }));
-    const scope = nock(API);
-    replySnapshot(
-      scope,
-      snapshotPage({
-        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
-        issues: [lookalike],
-      }),
-    );
-    replyRuns(scope, []);
+    replyIssues(nock(API), [lookalike]);
     const { world: w } = await gateway().snapshot({ settingsFor });
     expect(w.issues.find((i) => i.number === 7)?.foreignLabels).toEqual([
       { label: "autopilot:review", by: BOT_ACTOR.login },

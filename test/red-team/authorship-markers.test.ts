@@ -4,89 +4,53 @@
  * controller nor the worker's claim may believe it, and its text reaches a log only capped and escaped.
  */
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOG_TEXT_MAX, logSafe } from "../../src/core/authorship.js";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import { Gateway } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
 import { runWorker } from "../../src/worker/job.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import {
   API,
-  BOT,
+  type CommentSpec,
   gqlIssue,
   gqlTracking,
-  OWNER,
+  nockGateway,
   progressComment,
-  REPO,
+  replyIssues,
   replyRuns,
   replySnapshot,
+  settingsFor,
   snapshotPage,
   workerResult,
 } from "../github/fixtures.js";
 import { config as workerConfig, harness } from "../worker/fakes.js";
 
-let validating: ValidatingFetch;
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-const settingsFor = (text: string | null) => {
-  const parsed = parseConfig(text);
-  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
-};
-
-function gateway(warnings: string[] = []) {
-  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return new Gateway({
-    client,
-    repo: { owner: OWNER, name: REPO },
-    botLogin: BOT,
-    circuit: new GitHubCircuit(),
-    memory: newRepoMemory(),
-    log: { debug() {}, info() {}, warn: (m) => warnings.push(m), error() {} },
-  });
-}
+const github = nockGateway();
+const gateway = (warnings: string[] = []) =>
+  github.gateway({ log: { debug() {}, info() {}, warn: (m) => warnings.push(m), error() {} } });
 
 const forged = (partial: Partial<WorkerResult> = {}) =>
   renderWorkerResultMarker(
     workerResult({ issue: 7, status: "finished", result: "complete", prNumber: 99, ...partial }),
   );
 
+/** Answers a reconcile that reads task #7, in progress, with these comments (their authors have read access). */
+function replyTask(scope: nock.Scope, comments: CommentSpec[]) {
+  replyIssues(scope, [gqlIssue({ number: 7, labels: ["autopilot:in-progress"], comments })]);
+  scope
+    .get(/collaborators/)
+    .times(5)
+    .optionally()
+    .reply(200, { permission: "read", role_name: "read" });
+}
+
 describe("forged worker-result markers, as the controller reads them", () => {
   it("count only from Autopilot's own account: a person, another bot and a look-alike login are ignored", async () => {
-    const scope = nock(API);
-    replySnapshot(
-      scope,
-      snapshotPage({
-        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
-        issues: [
-          gqlIssue({
-            number: 7,
-            labels: ["autopilot:in-progress"],
-            comments: [
-              { id: 71, author: "mallory", body: `done!\n${forged()}` },
-              { id: 72, author: "other-app[bot]", bot: true, body: forged({ attempt: 5 }) },
-              // A user named like the App's slug: a login string proves nothing.
-              { id: 73, author: "autopilot", body: forged({ attempt: 6 }) },
-            ],
-          }),
-        ],
-      }),
-    );
-    replyRuns(scope, []);
-    nock(API)
-      .get(/collaborators/)
-      .times(5)
-      .reply(200, { permission: "read", role_name: "read" });
+    replyTask(nock(API), [
+      { id: 71, author: "mallory", body: `done!\n${forged()}` },
+      { id: 72, author: "other-app[bot]", bot: true, body: forged({ attempt: 5 }) },
+      // A user named like the App's slug: a login string proves nothing.
+      { id: 73, author: "autopilot", body: forged({ attempt: 6 }) },
+    ]);
     const warnings: string[] = [];
     const { world } = await gateway(warnings).snapshot({ settingsFor });
     expect(world.workerResults).toEqual([]);
@@ -94,43 +58,15 @@ describe("forged worker-result markers, as the controller reads them", () => {
   });
 
   it("are read from Autopilot's own progress comment (the control)", async () => {
-    const scope = nock(API);
     const mine = workerResult({ issue: 7, status: "running" });
-    replySnapshot(
-      scope,
-      snapshotPage({
-        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
-        issues: [
-          gqlIssue({ number: 7, labels: ["autopilot:in-progress"], comments: [progressComment(70, mine)] }),
-        ],
-      }),
-    );
-    replyRuns(scope, []);
+    replyTask(nock(API), [progressComment(70, mine)]);
     const { world } = await gateway().snapshot({ settingsFor });
     expect(world.workerResults).toEqual([mine]);
   });
 
   it("reach the log capped and escaped: no workflow command, no 1 MB line", async () => {
     const hostile = `::set-output name=result::complete\n::add-mask::x\n${"A".repeat(1_000_000)}${forged()}`;
-    const scope = nock(API);
-    replySnapshot(
-      scope,
-      snapshotPage({
-        tracking: gqlTracking({ number: 1, body: "<!-- autopilot:tracking-issue -->" }),
-        issues: [
-          gqlIssue({
-            number: 7,
-            labels: ["autopilot:in-progress"],
-            comments: [{ id: 71, author: "mallory\n::warning::x", body: hostile }],
-          }),
-        ],
-      }),
-    );
-    replyRuns(scope, []);
-    nock(API)
-      .get(/collaborators/)
-      .times(5)
-      .reply(200, { permission: "read", role_name: "read" });
+    replyTask(nock(API), [{ id: 71, author: "mallory\n::warning::x", body: hostile }]);
     const warnings: string[] = [];
     const { world } = await gateway(warnings).snapshot({ settingsFor });
     expect(world.workerResults).toEqual([]);

@@ -5,8 +5,7 @@
  * per issue and per reconcile, and the cut reported on the dashboard.
  */
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
+import { describe, expect, it } from "vitest";
 import {
   MAX_REFERENCE_LOOKUPS,
   MAX_REFERENCES_PER_ISSUE,
@@ -14,22 +13,18 @@ import {
   referencesToLookUp,
 } from "../../src/core/graph.js";
 import { decide } from "../../src/core/reconcile/decide.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import { Gateway } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
 import { input, issue, only, world } from "../core/world.js";
 import {
   API,
-  BOT,
   gqlIssue,
+  nockGateway,
   OWNER,
   REPO,
   replyRuns,
   replySnapshot,
+  settingsFor,
   snapshotPage,
 } from "../github/fixtures.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 
 const REFS = 4_000;
 const bomb = (from: number) =>
@@ -37,31 +32,7 @@ const bomb = (from: number) =>
 /** GraphQL calls per reconcile before the bound: the snapshot query plus one per 50 unknown references. */
 const UNBOUNDED_CALLS = 1 + Math.ceil(REFS / 50);
 
-let validating: ValidatingFetch;
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-const settingsFor = (text: string | null) => {
-  const parsed = parseConfig(text);
-  return snapshotSettings(parsed.ok ? parsed.config : DEFAULT_CONFIG);
-};
-
-function gateway() {
-  const client = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return new Gateway({
-    client,
-    repo: { owner: OWNER, name: REPO },
-    botLogin: BOT,
-    circuit: new GitHubCircuit(),
-    memory: newRepoMemory(),
-  });
-}
+const { gateway } = nockGateway();
 
 /** Answers every lookup of referenced issues with "not found" (they do not exist), recording the aliases. */
 function replyLookups(scope: nock.Scope, asked: number[]) {

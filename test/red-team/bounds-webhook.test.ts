@@ -4,59 +4,18 @@
  * trigger. The server must refuse bodies over GitHub's 25 MB cap before reading them (Content-Length),
  * or as soon as a streamed body passes the cap, and reconcile nothing. Real HTTP over 127.0.0.1.
  */
-import { generateKeyPairSync } from "node:crypto";
 import { request } from "node:http";
 import { sign } from "@octokit/webhooks-methods";
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import { describe, expect, it } from "vitest";
 import { WEBHOOK_BODY_LIMIT } from "../../src/app/webhook-body-limit.js";
+import { API, calls, SECRET, startServer, useControllerServer } from "../app/controller-server-fixture.js";
 import { webhookExample } from "../github/fixtures.js";
 
-const SECRET = "webhook-secret";
-const API = "https://api.github.com";
-let privateKey: string;
-let server: ControllerServer | null = null;
-let calls: ReconcileOptions[] = [];
+useControllerServer();
 
-beforeAll(() => {
-  privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
-    type: "pkcs1",
-    format: "pem",
-  }) as string;
-});
-
-beforeEach(() => {
-  calls = [];
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1/);
-});
-
-afterEach(async () => {
-  await server?.stop();
-  server = null;
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
-
-async function start(webhookBodyLimit?: number) {
-  server = await startControllerServer({
-    appId: 123,
-    privateKey,
-    webhookSecret: SECRET,
-    baseUrl: API,
-    retry: false,
-    throttle: false,
-    logLevel: "fatal",
-    awaitReconcile: true,
-    ...(webhookBodyLimit !== undefined ? { webhookBodyLimit } : {}),
-    reconcile: async (options) => {
-      calls.push(options);
-    },
-  });
-  return server;
-}
+const start = (webhookBodyLimit?: number) =>
+  startServer({ awaitReconcile: true, ...(webhookBodyLimit !== undefined ? { webhookBodyLimit } : {}) });
 
 interface Sent {
   status: number;

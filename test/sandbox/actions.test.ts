@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions are what these strings test
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
@@ -18,6 +19,7 @@ on:
       issue: { required: true }
       dispatch-id: { required: false, default: none }
       sleep-ms: { default: "0" }
+      hold-until: { default: "" }
       exit-code: { default: "0" }
 concurrency:
   group: autopilot-issue-\${{ inputs.issue }}
@@ -38,6 +40,7 @@ jobs:
           github-token: \${{ secrets.GITHUB_TOKEN }}
           from-with: \${{ github.event.inputs.dispatch-id }}
           sleep-ms: \${{ inputs.sleep-ms }}
+          hold-until: \${{ inputs.hold-until }}
           exit-code: \${{ inputs.exit-code }}
       - name: after
         run: echo "greeting-again=\${{ steps.echo.outputs.greeting }}" >> "$GITHUB_OUTPUT"
@@ -252,7 +255,9 @@ describe("the Actions stand-in running a workflow_dispatch", () => {
   });
 
   it("keeps one running and one pending run per concurrency group, cancelling the older pending one", async () => {
-    const first = await dispatch({ issue: "11", "sleep-ms": "1500" });
+    // The first run holds until the test releases it (not a timer that a loaded machine outruns).
+    const release = join(mkdtempSync(join(tmpdir(), "autopilot-actions-")), "release");
+    const first = await dispatch({ issue: "11", "hold-until": release });
     await until(() => actions.getRun(first.id)?.status === "in_progress");
     const second = await dispatch({ issue: "11" });
     await until(() => actions.getRun(second.id)?.status === "pending");
@@ -270,6 +275,7 @@ describe("the Actions stand-in running a workflow_dispatch", () => {
     expect(actions.getRun(first.id)?.status).toBe("in_progress");
     expect(actions.getRun(third.id)?.status).toBe("pending");
 
+    writeFileSync(release, "");
     const firstRecord = await actions.waitForRun(first.id);
     const thirdRecord = await actions.waitForRun(third.id);
     expect(firstRecord.conclusion).toBe("success");

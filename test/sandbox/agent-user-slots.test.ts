@@ -30,10 +30,16 @@ describe("the sandbox's agent users for concurrent jobs", () => {
     third.release();
   });
 
-  it("takes over a user whose claiming process is gone", () => {
+  it("takes over a user whose claiming process is gone, and not one whose process lives", () => {
     staleSlot(0);
     const taken = claimAgentUser(locks);
     expect(taken.name).toBe("ap-sbx-0");
+
+    // Slot 1 is held by a live process (this one), slot 2 by a dead one: the claim skips 1 and takes 2.
+    mkdirSync(join(locks, "1"), { recursive: true });
+    writeFileSync(join(locks, "1", "pid"), String(process.pid));
+    staleSlot(2);
+    expect(claimAgentUser(locks).name).toBe("ap-sbx-2");
     taken.release();
   });
 

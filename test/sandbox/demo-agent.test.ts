@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -196,11 +198,21 @@ describe("the demo agent", () => {
   it("hangs when told to, until killed", async () => {
     script({ 13: { behavior: "hang" } });
     await git(["checkout", "-q", "-B", "autopilot/issue-13"]);
-    const result = await run(process.execPath, [DEMO_AGENT_PATH, "--script", scriptPath, "prompt"], {
-      cwd: repo,
-      timeoutMs: 700,
-    });
-    expect(result.signal).toBe("SIGKILL");
+    // Waits for the agent to say it is working (after it recorded its run), not for a timer: a loaded machine
+    // may take seconds to start node.
+    const agent = spawn(process.execPath, [DEMO_AGENT_PATH, "--script", scriptPath, "prompt"], { cwd: repo });
+    const closed = once(agent, "close") as Promise<[number | null, NodeJS.Signals | null]>;
+    let said = "";
+    for await (const chunk of agent.stdout) {
+      said += String(chunk);
+      if (said.includes("Working")) break;
+    }
+    // Still running a while after it spoke: it does not finish on its own.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(agent.exitCode).toBeNull();
+    agent.kill("SIGKILL");
+    const [, signal] = await closed;
+    expect(signal).toBe("SIGKILL");
     expect(readDemoAgentState(scriptPath, 13).runs).toBe(1);
   });
 

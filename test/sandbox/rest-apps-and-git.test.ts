@@ -1,55 +1,24 @@
 /** The sandbox REST API: app authentication, OpenAPI validation, the real git remote, fork pull requests, rulesets. */
 import { createAppAuth } from "@octokit/auth-app";
-import { RequestError } from "@octokit/request-error";
 import { Octokit } from "@octokit/rest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { describe, expect, it } from "vitest";
+import { startSandbox } from "../../src/sandbox/github/index.js";
+import {
+  client,
+  octokit,
+  owner,
+  rejection,
+  repo,
+  sandbox,
+  silent,
+  takeFailures,
+  untyped,
+  useRestSandbox,
+} from "./rest-fixture.js";
 
-const owner = "acme";
-const repo = "widgets";
-
-let sandbox: Sandbox;
-let octokit: Octokit;
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-function client(auth: string): Octokit {
-  return new Octokit({ auth, baseUrl: sandbox.url, log: silent });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
-
-/** A request the typed routes would refuse at compile time (these tests send bad calls on purpose). */
-function untyped(route: string, params: Record<string, unknown>) {
-  return octokit.request(route, params);
-}
-
-/** Takes the validation failures recorded since the last call (the intentionally bad requests). */
-function takeFailures(): string[] {
-  return sandbox.validationFailures.splice(0).map((f) => f.message);
-}
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ validateResponses: true });
-  sandbox.store.createRepo({ owner, name: repo });
-  sandbox.store.addUser("alice", { permission: "write" });
-  sandbox.store.addUser("mallory", { permission: "read" });
-  sandbox.store.addUser("tess", { permission: "triage" });
-  octokit = client(sandbox.installationToken());
+useRestSandbox(async () => {
   // The issue the authentication and rate-limit tests read.
   await octokit.issues.create({ owner, repo, title: "Issue one" });
-});
-
-afterAll(async () => {
-  await sandbox?.stop();
 });
 
 describe("app authentication and permissions", () => {
@@ -351,7 +320,11 @@ describe("repository settings (rulesets)", () => {
     const { repoSettings } = await import("../../src/sandbox/github/index.js");
     const rules = Array.from({ length: 35 }, (_, i) => ({
       type: "required_status_checks",
-      parameters: { required_status_checks: [{ context: `check-${i}` }] },
+      // As GitHub describes the rule: the strict policy is a required parameter.
+      parameters: {
+        required_status_checks: [{ context: `check-${i}` }],
+        strict_required_status_checks_policy: false,
+      },
     }));
     repoSettings.addRuleset(sandbox.store, `${owner}/${repo}`, { branches: ["~DEFAULT_BRANCH"], rules });
     repoSettings.addRuleset(sandbox.store, `${owner}/${repo}`, {

@@ -1,44 +1,7 @@
-import { RequestError } from "@octokit/request-error";
-import { Octokit } from "@octokit/rest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { describe, expect, it } from "vitest";
+import { client, octokit, owner, rejection, repo, sandbox, useRestSandbox } from "./rest-fixture.js";
 
-const owner = "acme";
-const repo = "widgets";
-
-let sandbox: Sandbox;
-let octokit: Octokit;
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-function client(auth: string): Octokit {
-  return new Octokit({ auth, baseUrl: sandbox.url, log: silent });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
-
-/** A request the typed routes would refuse at compile time (these tests send bad calls on purpose). */
-/** Takes the validation failures recorded since the last call (the intentionally bad requests). */
-beforeAll(async () => {
-  sandbox = await startSandbox({ validateResponses: true });
-  sandbox.store.createRepo({ owner, name: repo });
-  sandbox.store.addUser("alice", { permission: "write" });
-  sandbox.store.addUser("mallory", { permission: "read" });
-  sandbox.store.addUser("tess", { permission: "triage" });
-  octokit = client(sandbox.installationToken());
-});
-
-afterAll(async () => {
-  await sandbox?.stop();
-});
+useRestSandbox();
 
 describe("REST statefulness", () => {
   it("create → get → list agree, and updates show everywhere", async () => {

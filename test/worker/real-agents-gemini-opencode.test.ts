@@ -3,7 +3,6 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifyAgentOutput } from "../../src/core/classify.js";
-import type { FakeModelScript } from "../../src/sandbox/scenario/fake-model.js";
 
 import {
   CODEX_MODEL,
@@ -12,6 +11,7 @@ import {
   GREETING,
   TEST_TIMEOUT_MS,
   codexAgent,
+  expectOnlyOwnSecrets,
   explain,
   fakeModel,
   geminiAgent,
@@ -27,6 +27,7 @@ import {
   taskRepo,
   tempDir,
   workspaceIn,
+  writesGreeting,
 } from "./fixtures/real-agent-kit.js";
 
 afterEach(runCleanups);
@@ -96,11 +97,7 @@ describe("Gemini CLI, for real", { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.output.model).toBe(GEMINI_MODEL);
     expect(classifyAgentOutput(run.rawOutput).kind).toBe("none");
 
-    const env = await readEnvDump(envDump);
-    expect(env.get("GEMINI_API_KEY")).toBe(GEMINI_KEY);
-    for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DEPLOY_SECRET"]) {
-      expect(env.has(name), name).toBe(false);
-    }
+    expectOnlyOwnSecrets(await readEnvDump(envDump), { GEMINI_API_KEY: GEMINI_KEY });
   });
 
   it("a 429 ends in a failed result that the worker classifies as a rate limit", async () => {
@@ -195,15 +192,7 @@ describe("OpenCode, for real", { timeout: OPENCODE_TIMEOUT_MS }, () => {
 
   it("completes in the worker loop: its bash tool writes the file, which is pushed; tokens priced from `prices`", async () => {
     const repo = await taskRepo();
-    const model = await fakeModel({
-      turns: [
-        {
-          text: "",
-          calls: [{ tool: "write", path: path.join(repo.workTree, "hello.txt"), content: GREETING }],
-        },
-        { text: "Done.\n\n<promise>COMPLETE</promise>" },
-      ],
-    });
+    const model = await fakeModel(writesGreeting(repo.workTree));
 
     const loop = await runLoop(
       repo,
@@ -226,14 +215,7 @@ describe("OpenCode, for real", { timeout: OPENCODE_TIMEOUT_MS }, () => {
 
 describe("a USD budget stops the agents whose CLI reports no price", { timeout: TEST_TIMEOUT_MS }, () => {
   /** Every answer writes a file and the agent never says COMPLETE: only the budget ends the job. */
-  function neverDone(workspace: string): FakeModelScript {
-    return {
-      turns: [
-        { text: "", calls: [{ tool: "write", path: path.join(workspace, "hello.txt"), content: GREETING }] },
-        { text: "Still working on it." },
-      ],
-    };
-  }
+  const neverDone = (workTree: string) => writesGreeting(workTree, "Still working on it.");
 
   it("Codex: its tokens, priced from the configured price of its model, end the job with budget_exceeded", async () => {
     const repo = await taskRepo();

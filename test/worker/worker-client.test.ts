@@ -1,25 +1,15 @@
 import nock from "nock";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOctokit } from "../../src/github/octokit.js";
+import { describe, expect, it } from "vitest";
 import { createWorkerGitHubClient, type WorkerGitHub } from "../../src/github/worker-client.js";
-import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
+import { nockGitHub } from "../helpers/validating-fetch.js";
 
 const API = "https://api.github.com";
 const R = "/repos/acme/widgets";
 
-let validating: ValidatingFetch;
-beforeAll(async () => {
-  validating = await createValidatingFetch();
-});
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+const github = nockGitHub();
 
 function client(): WorkerGitHub {
-  const octokit = createOctokit({ auth: "ghs_test", fetch: validating.fetch, throttle: false, retry: false });
-  return createWorkerGitHubClient(octokit, { owner: "acme", repo: "widgets" });
+  return createWorkerGitHubClient(github.octokit(), { owner: "acme", repo: "widgets" });
 }
 
 const user = (login: string, type = "User") => ({ login, id: 1, type });
