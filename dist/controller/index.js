@@ -62116,7 +62116,9 @@ var DashboardStateSchema = external_exports.object({
     external_exports.object({
       pr: external_exports.number().int().positive(),
       sha: external_exports.string().max(64),
-      rules: external_exports.array(external_exports.string().max(120)).max(20)
+      rules: external_exports.array(external_exports.string().max(120)).max(20),
+      /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
+      gate: external_exports.string().max(16).optional()
     })
   ).max(30).default([]),
   /** The tracking issue a pin was requested for (0: the one being created). */
@@ -63111,6 +63113,16 @@ function rebuildState(snapshot, now, config2) {
   return state;
 }
 
+// src/core/change-hash.ts
+function changeHash(text4) {
+  let h = 2166136261;
+  for (let i = 0; i < text4.length; i++) {
+    h ^= text4.charCodeAt(i);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
+
 // src/core/dashboard/render-dashboard.ts
 var LIMIT_STEPS = [
   { list: 25, queue: 30, graph: 40, done: 20, incidents: 5, configChars: 8e3 },
@@ -63136,7 +63148,7 @@ ${renderStateBlock(fitted)}
 }
 function dashboardDigest(state, view) {
   const bare = { ...state, revision: 0, digest: "", renderedAt: null };
-  return fnv1a(`${renderVisible(bare, view, null, LIMIT_STEPS[0])}
+  return changeHash(`${renderVisible(bare, view, null, LIMIT_STEPS[0])}
 ${stableJson(compactJson(bare))}`);
 }
 function stableJson(value) {
@@ -63160,13 +63172,48 @@ function utf8Length(text4) {
   }
   return n;
 }
-function fnv1a(text4) {
-  let h = 2166136261;
-  for (let i = 0; i < text4.length; i++) {
-    h ^= text4.charCodeAt(i);
-    h = Math.imul(h, 16777619) >>> 0;
+
+// src/core/pull-trust.ts
+function distrustOf(pull, ctx) {
+  if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
+  if (pull.isCrossRepository === true) return "from a fork";
+  const own4 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own4) {
+    return `from another repository (${pull.headRepository ?? "deleted"})`;
   }
-  return h.toString(16).padStart(8, "0");
+  if (ctx.botId !== void 0) {
+    if (ctx.botId === null) return "Autopilot's own account is unknown, so no author can be trusted";
+    if (pull.authorId === void 0 || pull.authorId === null || pull.authorId !== ctx.botId) {
+      return "not opened by Autopilot";
+    }
+  }
+  return null;
+}
+function partitionPulls(pulls, ctx) {
+  const trusted = [];
+  const ignored = [];
+  for (const pull of pulls) {
+    const reason = distrustOf(pull, ctx);
+    if (reason === null) trusted.push(pull);
+    else ignored.push({ pull, reason });
+  }
+  trusted.sort((a, b) => b.number - a.number);
+  return { trusted, ignored };
+}
+function ignoredPullMessage(ignored) {
+  const login = ignored.pull.author ? ` by @${ignored.pull.author.replace(/[^A-Za-z0-9[\]_-]/g, "")}` : "";
+  return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
+}
+function trustedOpenPulls(world, branchPrefix) {
+  const out = [];
+  for (const pull of world.pulls) {
+    if (pull.state !== "open") continue;
+    const issue3 = issueOfTaskBranch(branchPrefix, pull.headRef);
+    if (issue3 === null) continue;
+    const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
+    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: issue3 });
+  }
+  return out;
 }
 
 // src/core/reconcile/context.ts
@@ -63589,6 +63636,8 @@ function taskIssueFor(ctx, n) {
   }
   const pr = ctx.snapshot.pulls.find((p) => p.number === n);
   if (!pr) return null;
+  const trust = { repo: ctx.snapshot.repo, branch: pr.headRef, botId: ctx.snapshot.botId };
+  if (distrustOf(pr, trust) !== null) return null;
   return issueOfTaskBranch(ctx.config.branchPrefix, pr.headRef);
 }
 
@@ -63643,49 +63692,6 @@ function processCheckboxes(ctx) {
     note(ctx, `checkbox ${box.action} #${box.issue} by ${editor}: ${outcome.ok ? "done" : outcome.message}`);
   }
   return { ticked: true };
-}
-
-// src/core/pull-trust.ts
-function distrustOf(pull, ctx) {
-  if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
-  if (pull.isCrossRepository === true) return "from a fork";
-  const own4 = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
-  if (pull.headRepository !== void 0 && (pull.headRepository ?? "").toLowerCase() !== own4) {
-    return `from another repository (${pull.headRepository ?? "deleted"})`;
-  }
-  if (ctx.botId !== void 0) {
-    if (ctx.botId === null) return "Autopilot's own account is unknown, so no author can be trusted";
-    if (pull.authorId === void 0 || pull.authorId === null || pull.authorId !== ctx.botId) {
-      return "not opened by Autopilot";
-    }
-  }
-  return null;
-}
-function partitionPulls(pulls, ctx) {
-  const trusted = [];
-  const ignored = [];
-  for (const pull of pulls) {
-    const reason = distrustOf(pull, ctx);
-    if (reason === null) trusted.push(pull);
-    else ignored.push({ pull, reason });
-  }
-  trusted.sort((a, b) => b.number - a.number);
-  return { trusted, ignored };
-}
-function ignoredPullMessage(ignored) {
-  const login = ignored.pull.author ? ` by @${ignored.pull.author.replace(/[^A-Za-z0-9[\]_-]/g, "")}` : "";
-  return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
-}
-function trustedOpenPulls(world, branchPrefix) {
-  const out = [];
-  for (const pull of world.pulls) {
-    if (pull.state !== "open") continue;
-    const issue3 = issueOfTaskBranch(branchPrefix, pull.headRef);
-    if (issue3 === null) continue;
-    const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: issue3 });
-  }
-  return out;
 }
 
 // src/core/reconcile/task-pulls.ts
@@ -64291,19 +64297,26 @@ ${file2.patch}`);
   for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
   return rules.slice(0, DIFF_GATE_MAX_RULES);
 }
+function humanGateDigest(options) {
+  return changeHash(JSON.stringify(options));
+}
 
 // src/core/reconcile/pull-diff-verdicts.ts
 function recordDiffGates(ctx) {
+  const gate = humanGateDigest(ctx.config.humanGate);
   for (const diff of ctx.snapshot.pullDiffs ?? []) {
     if (diff.error) continue;
     const rules = evaluateDiffGate(diff, ctx.config.humanGate);
     const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
-    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules }].slice(-30);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate }].slice(-30);
   }
 }
 function verifiedGate(ctx, pr) {
   if (ctx.snapshot.pullDiffs === void 0) return { rules: [] };
-  const cached2 = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  const gate = humanGateDigest(ctx.config.humanGate);
+  const cached2 = ctx.state.diffGates.find(
+    (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate
+  );
   if (cached2) return { rules: cached2.rules };
   const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
   if (diff?.error)
@@ -64852,7 +64865,7 @@ function taskDigest(title, body) {
 }
 function judgeTaskText(input2) {
   const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
-  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) > since);
+  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) >= since);
   const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
   const digest = taskDigest(input2.title, input2.body);
   if (input2.frozen.digest === null) {
@@ -74226,7 +74239,11 @@ function removeUnrenderedMarkdown(text4) {
   return out;
 }
 function removeOnce(text4) {
-  const pieces = splitForParsing(text4);
+  const pieces = splitForParsing(text4).map(({ text: piece, hiddenUntil }) => {
+    if (!hiddenUntil) return piece;
+    const end = hiddenUntil.exec(piece);
+    return end ? piece.slice(end.index + end[0].length) : "";
+  });
   const found = pieces.map((piece) => /[<[]/.test(piece) ? inspect(piece) : null);
   const bracketed = pieces.length > 1 ? pieces.map(bracketedLabels) : [];
   const usedElsewhere = (index2, identifier) => bracketed.some((labels, other) => other !== index2 && labels.has(identifier));
@@ -74393,40 +74410,64 @@ function cut2(text4, ranges) {
   return out + text4.slice(kept);
 }
 var FENCE = /^ {0,3}(`{3,}|~{3,})/;
+var LONG_HTML_BLOCKS = [
+  { open: /^ {0,3}<!--/, end: /-->/, hidden: true },
+  { open: /^ {0,3}<\?/, end: /\?>/, hidden: true },
+  { open: /^ {0,3}<!\[CDATA\[/, end: /\]\]>/, hidden: true },
+  { open: /^ {0,3}<![A-Za-z]/, end: />/, hidden: true },
+  {
+    open: /^ {0,3}<(?:pre|script|style|textarea)(?:[\s>]|$)/i,
+    end: /<\/(?:pre|script|style|textarea)>/i,
+    hidden: false
+  }
+];
 function splitForParsing(text4) {
-  if (text4.length <= PARSE_PIECE) return [text4];
+  if (text4.length <= PARSE_PIECE) return [{ text: text4, hiddenUntil: null }];
   const pieces = [];
   let start = 0;
+  let startHidden = null;
   let fence = null;
-  let blankCut = -1;
+  let block = null;
+  let afterBlank = false;
+  let safeCut = -1;
   let lineCut = -1;
   let pos = 0;
-  const cutAt = (at) => {
-    pieces.push(text4.slice(start, at));
+  const cutAt = (at, hiddenAt) => {
+    pieces.push({ text: text4.slice(start, at), hiddenUntil: startHidden });
     start = at;
+    startHidden = hiddenAt;
   };
   while (pos < text4.length) {
     const newline = text4.indexOf("\n", pos);
     const lineEnd = newline < 0 ? text4.length : newline + 1;
-    const marker = FENCE.exec(text4.slice(pos, Math.min(lineEnd, pos + 64)))?.[1];
-    if (fence === null && marker) fence = marker;
-    else if (fence !== null && marker !== void 0 && marker[0] === fence[0] && marker.length >= fence.length)
-      fence = null;
-    else if (fence === null) {
-      lineCut = lineEnd;
-      if (text4.slice(pos, lineEnd).trim() === "") blankCut = lineEnd;
+    const line = text4.slice(pos, lineEnd);
+    const head = line.slice(0, 64);
+    if (fence === null && block === null && afterBlank && /^\S/.test(line)) safeCut = pos;
+    const marker = FENCE.exec(head)?.[1];
+    if (fence !== null) {
+      if (marker !== void 0 && marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+    } else if (block !== null) {
+      if (block.end.test(line)) block = null;
+    } else if (marker) {
+      fence = marker;
+    } else {
+      const opened = LONG_HTML_BLOCKS.find((kind) => kind.open.test(head));
+      if (opened && !opened.end.test(line.replace(/^ {0,3}<(?:!\[CDATA\[|!--|[?!])?/, ""))) block = opened;
     }
+    const outside = fence === null && block === null;
+    if (outside) lineCut = lineEnd;
+    afterBlank = outside && line.trim() === "";
     pos = lineEnd;
     if (pos - start < PARSE_PIECE) continue;
-    if (blankCut > start) cutAt(blankCut);
-    else if (lineCut > start) cutAt(lineCut);
+    if (safeCut > start) cutAt(safeCut, null);
+    else if (pos - start >= PARSE_PIECE * 2 && lineCut > start) cutAt(lineCut, null);
     while (pos - start > PARSE_PIECE * 2) {
       let at = start + PARSE_PIECE;
       if (/[\uD800-\uDBFF]/.test(text4[at - 1])) at--;
-      cutAt(at);
+      cutAt(at, block?.hidden ? block.end : null);
     }
   }
-  if (start < text4.length) pieces.push(text4.slice(start));
+  if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
   return pieces;
 }
 
@@ -75800,7 +75841,9 @@ var COMPARE_MAX_FILES = 300;
 var MAX_DIFFS_PER_RECONCILE = 10;
 async function readPullDiffs(ctx, world, options) {
   const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
-  const known = new Set((state?.diffGates ?? []).map((g) => `${g.pr}@${g.sha}`));
+  const known = new Set(
+    (state?.diffGates ?? []).filter((g) => g.gate === options.gateDigest).map((g) => `${g.pr}@${g.sha}`)
+  );
   const inReview = (issue3) => {
     if (!options.reviewLabel) return true;
     const labels = world.issues.find((i) => i.number === issue3)?.labels ?? [];
@@ -76032,7 +76075,7 @@ query AutopilotSnapshot(
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
-    defaultBranchRef @include(if: $withRepo) { name }
+    defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
     pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
@@ -76123,6 +76166,7 @@ function snapshotSettings(config2) {
     poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
     readyLabel: l.ready,
     reviewLabel: l.review,
+    gateDigest: humanGateDigest(config2.humanGate),
     needsHumanLabel: l.needsHuman,
     branchPrefix: config2.branchPrefix,
     workerWorkflow: config2.workerWorkflow
@@ -76136,7 +76180,8 @@ function newRepoMemory() {
     blockedByField: true,
     permissions: /* @__PURE__ */ new Map(),
     workerWorkflow: null,
-    appAccountId: null
+    appAccountId: null,
+    appLogin: null
   };
 }
 
@@ -76488,7 +76533,7 @@ async function runSnapshotQuery(ctx, flags) {
     name: ctx.repo.name,
     labels: flags.labels,
     configExpression: `HEAD:${CONFIG_FILE}`,
-    botLogin: ctx.botLogin || null,
+    botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
@@ -76536,6 +76581,7 @@ async function takeSnapshot(ctx) {
   const knownTracking = memory.trackingIssue;
   const assumedWorkflow = memory.workerWorkflow ?? assumed.workerWorkflow;
   let runs = await fetchWorkerRuns(ctx, assumedWorkflow);
+  const loginAsked = loginOf(ctx);
   const first = await runSnapshotQuery(ctx, {
     withRepo: true,
     withIssues: true,
@@ -76549,9 +76595,10 @@ async function takeSnapshot(ctx) {
   const repo = first.repository;
   const configText = repo.configFile?.text ?? null;
   if (typeof first.viewer?.databaseId === "number") memory.appAccountId = first.viewer.databaseId;
+  if (typeof first.viewer?.login === "string" && first.viewer.login) memory.appLogin = first.viewer.login;
   const appId = memory.appAccountId;
   let tracking = pickTracking(first, appId);
-  if (!tracking && knownTracking !== null) {
+  if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
     const found = await runSnapshotQuery(ctx, {
       withRepo: false,
       withIssues: false,
@@ -76607,7 +76654,7 @@ async function takeSnapshot(ctx) {
   }
   const owner = repo.owner ?? null;
   const defaultBranch = repo.defaultBranchRef?.name ?? "main";
-  const botLogin = ctx.botLogin;
+  const botLogin = loginOf(ctx);
   const byNumber = /* @__PURE__ */ new Map();
   const issueNodeIds = /* @__PURE__ */ new Map();
   const allComments = [];
@@ -76695,10 +76742,14 @@ async function takeSnapshot(ctx) {
       allComments,
       issueNodeIds,
       trackingNodeId: tracking?.id ?? null,
+      defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
       rateLimit: first.rateLimit ?? null
     }
   };
+}
+function loginOf(ctx) {
+  return ctx.memory.appLogin ?? ctx.botLogin;
 }
 function pickTracking(data, appId) {
   const repo = data.repository;
@@ -76986,10 +77037,13 @@ async function dispatch2(ctx, effect) {
 }
 async function takeDispatchLock(ctx, effect) {
   const branch = ctx.world?.repo.defaultBranch ?? "main";
-  const head = await ctx.read(
-    () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` })
-  );
-  const sha = head.data.object?.sha;
+  let sha = ctx.facts?.defaultBranchSha ?? null;
+  if (!sha) {
+    const head = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o(ctx), ref: `heads/${branch}` })
+    );
+    sha = head.data.object?.sha ?? null;
+  }
   if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
   try {
     await ctx.write(
@@ -77180,7 +77234,8 @@ var Gateway = class {
     output2.world.botId = this.memory.appAccountId;
     output2.world.pullDiffs = await readPullDiffs(verify, output2.world, {
       branchPrefix: output2.facts.settings.branchPrefix,
-      reviewLabel: output2.facts.settings.reviewLabel ?? null
+      reviewLabel: output2.facts.settings.reviewLabel ?? null,
+      gateDigest: output2.facts.settings.gateDigest
     });
     this.last = output2;
     return output2;
@@ -77198,7 +77253,7 @@ var Gateway = class {
       log: this.log,
       world,
       facts,
-      botLogin: this.botLogin,
+      botLogin: loginOf({ botLogin: this.botLogin, memory: this.memory }),
       workerWorkflow: options.workerWorkflow ?? facts?.settings.workerWorkflow ?? "autopilot-worker.yml",
       revisionOf: this.revisionOf,
       read: this.read,

@@ -62208,7 +62208,9 @@ var DashboardStateSchema = external_exports.object({
     external_exports.object({
       pr: external_exports.number().int().positive(),
       sha: external_exports.string().max(64),
-      rules: external_exports.array(external_exports.string().max(120)).max(20)
+      rules: external_exports.array(external_exports.string().max(120)).max(20),
+      /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
+      gate: external_exports.string().max(16).optional()
     })
   ).max(30).default([]),
   /** The tracking issue a pin was requested for (0: the one being created). */
@@ -72583,7 +72585,11 @@ function removeUnrenderedMarkdown(text4) {
   return out;
 }
 function removeOnce(text4) {
-  const pieces = splitForParsing(text4);
+  const pieces = splitForParsing(text4).map(({ text: piece, hiddenUntil }) => {
+    if (!hiddenUntil) return piece;
+    const end = hiddenUntil.exec(piece);
+    return end ? piece.slice(end.index + end[0].length) : "";
+  });
   const found = pieces.map((piece) => /[<[]/.test(piece) ? inspect(piece) : null);
   const bracketed = pieces.length > 1 ? pieces.map(bracketedLabels) : [];
   const usedElsewhere = (index2, identifier) => bracketed.some((labels, other) => other !== index2 && labels.has(identifier));
@@ -72750,40 +72756,64 @@ function cut(text4, ranges) {
   return out + text4.slice(kept);
 }
 var FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
+var LONG_HTML_BLOCKS = [
+  { open: /^ {0,3}<!--/, end: /-->/, hidden: true },
+  { open: /^ {0,3}<\?/, end: /\?>/, hidden: true },
+  { open: /^ {0,3}<!\[CDATA\[/, end: /\]\]>/, hidden: true },
+  { open: /^ {0,3}<![A-Za-z]/, end: />/, hidden: true },
+  {
+    open: /^ {0,3}<(?:pre|script|style|textarea)(?:[\s>]|$)/i,
+    end: /<\/(?:pre|script|style|textarea)>/i,
+    hidden: false
+  }
+];
 function splitForParsing(text4) {
-  if (text4.length <= PARSE_PIECE) return [text4];
+  if (text4.length <= PARSE_PIECE) return [{ text: text4, hiddenUntil: null }];
   const pieces = [];
   let start = 0;
+  let startHidden = null;
   let fence = null;
-  let blankCut = -1;
+  let block = null;
+  let afterBlank = false;
+  let safeCut = -1;
   let lineCut = -1;
   let pos = 0;
-  const cutAt = (at) => {
-    pieces.push(text4.slice(start, at));
+  const cutAt = (at, hiddenAt) => {
+    pieces.push({ text: text4.slice(start, at), hiddenUntil: startHidden });
     start = at;
+    startHidden = hiddenAt;
   };
   while (pos < text4.length) {
     const newline = text4.indexOf("\n", pos);
     const lineEnd = newline < 0 ? text4.length : newline + 1;
-    const marker = FENCE2.exec(text4.slice(pos, Math.min(lineEnd, pos + 64)))?.[1];
-    if (fence === null && marker) fence = marker;
-    else if (fence !== null && marker !== void 0 && marker[0] === fence[0] && marker.length >= fence.length)
-      fence = null;
-    else if (fence === null) {
-      lineCut = lineEnd;
-      if (text4.slice(pos, lineEnd).trim() === "") blankCut = lineEnd;
+    const line = text4.slice(pos, lineEnd);
+    const head = line.slice(0, 64);
+    if (fence === null && block === null && afterBlank && /^\S/.test(line)) safeCut = pos;
+    const marker = FENCE2.exec(head)?.[1];
+    if (fence !== null) {
+      if (marker !== void 0 && marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+    } else if (block !== null) {
+      if (block.end.test(line)) block = null;
+    } else if (marker) {
+      fence = marker;
+    } else {
+      const opened = LONG_HTML_BLOCKS.find((kind) => kind.open.test(head));
+      if (opened && !opened.end.test(line.replace(/^ {0,3}<(?:!\[CDATA\[|!--|[?!])?/, ""))) block = opened;
     }
+    const outside = fence === null && block === null;
+    if (outside) lineCut = lineEnd;
+    afterBlank = outside && line.trim() === "";
     pos = lineEnd;
     if (pos - start < PARSE_PIECE) continue;
-    if (blankCut > start) cutAt(blankCut);
-    else if (lineCut > start) cutAt(lineCut);
+    if (safeCut > start) cutAt(safeCut, null);
+    else if (pos - start >= PARSE_PIECE * 2 && lineCut > start) cutAt(lineCut, null);
     while (pos - start > PARSE_PIECE * 2) {
       let at = start + PARSE_PIECE;
       if (/[\uD800-\uDBFF]/.test(text4[at - 1])) at--;
-      cutAt(at);
+      cutAt(at, block?.hidden ? block.end : null);
     }
   }
-  if (start < text4.length) pieces.push(text4.slice(start));
+  if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
   return pieces;
 }
 
