@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 
 const root = join(import.meta.dirname, "..");
 const templates = join(root, "templates/workflows");
@@ -87,5 +88,27 @@ describe("workflow templates", () => {
     expect(security.startsWith("# Security\n")).toBe(true);
     expect(security).toContain("## CI on agent branches");
     expect(security).toContain(GUARD);
+  });
+
+  it("the worker template installs the project's dependencies before the worker, with the usual variants", () => {
+    const text = readFileSync(join(templates, "autopilot-worker.yml"), "utf8");
+    const workflow = parse(text) as {
+      jobs: Record<string, { steps: { name?: string; uses?: string; run?: string }[] }>;
+    };
+    const steps = Object.values(workflow.jobs)[0]!.steps;
+    const worker = steps.findIndex((step) => step.name === "Autopilot worker");
+    const install = steps.findIndex((step) => /\bnpm ci\b/.test(step.run ?? ""));
+    // An active step (not a comment), before the worker, that does nothing in a repository without a lock file.
+    expect(install).toBeGreaterThan(-1);
+    expect(install).toBeLessThan(worker);
+    expect(steps[install]!.run).toMatch(/if \[ -f package-lock\.json \]; then npm ci; fi/);
+    // The other package managers, commented, in the same step.
+    for (const variant of [
+      "pnpm install",
+      "pip install -r requirements.txt",
+      "cargo fetch",
+      "go mod download",
+    ])
+      expect(steps[install]!.run, variant).toMatch(new RegExp(`#[^\\n]*${variant.replace(/[.]/g, "\\.")}`));
   });
 });

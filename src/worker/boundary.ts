@@ -23,6 +23,7 @@ import { Git } from "./private-git.js";
 import type { QualityRunner } from "./worker-deps.js";
 import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
+import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
 
 export interface BoundaryDirs {
   /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
@@ -256,7 +257,7 @@ export async function createIsolatedParts(options: {
     ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
     ...(options.onLine ? { onLine: options.onLine } : {}),
   });
-  const qualityEnv = buildAgentEnv({
+  const built = buildAgentEnv({
     parentEnv: options.parentEnv,
     presetKeys: [],
     extraNames: options.qualityEnvNames ?? [],
@@ -264,7 +265,16 @@ export async function createIsolatedParts(options: {
     tmpdir: dirs.tmp,
     additions: { CI: "true" },
     secretValues: options.secretValues,
-  }).env;
+  });
+  const qualityEnv = built.env;
+  if (built.withheld.length) {
+    options.warn(
+      `not passed to the agent or the quality commands (the names look like secrets; list one in ` +
+        `agents.primary.env to pass it): ${built.withheld.join(", ")}`,
+    );
+  }
+  const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
+  if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality: QualityRunner = {
     detect: detectQualityCommands,
     async run(commands, timeoutMs) {

@@ -6,17 +6,20 @@
  * request, nothing it planted (hooks, filters, a `git` on PATH or in the work tree) ever runs as the worker,
  * only the task branch is pushed (no tags, not its replace object), the gate sees the file its attributes try
  * to hide, its `setsid` daemons are dead when the job ends, and its workflow commands stay text in the log.
+ * The same run has a toolchain set up the way setup actions do (a GITHUB_PATH entry and JAVA_HOME through
+ * GITHUB_ENV) and secrets in the worker step's environment, some under toolchain-looking names: a quality
+ * command that needs the toolchain passes, and none of the secrets reaches the agent or a quality command.
  *
  * The tests run as root (here and in CI), so the worker takes the root path (useradd + setpriv); the sudo
  * path is covered in agent-sudo.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { parse, stringify } from "yaml";
 import { processesOf } from "../../src/worker/agent-user.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/github/actions.js";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
@@ -25,6 +28,41 @@ import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.j
 
 const HOSTILE = join(import.meta.dirname, "fixtures", "hostile-agent.mjs");
 const TOKEN = /ghs_[A-Za-z0-9]{20,}/;
+/** Secrets the workflow puts in the worker step's environment (some under toolchain-looking names). */
+const STEP_SECRETS: Record<string, string> = {
+  NODE_AUTH_TOKEN: "red-team-npm-token-0123",
+  CARGO_REGISTRY_TOKEN: "red-team-cargo-token-0123",
+  GRADLE_PUBLISH_SECRET: "red-team-gradle-secret-0123",
+  DEPLOY_PASSWORD: "red-team-deploy-password-0123",
+  AWS_SECRET_ACCESS_KEY: "red-team-aws-secret-0123",
+  PIP_INDEX_URL: "https://deploy:red-team-pip-password@pypi.example/simple",
+  MAVEN_OPTS: "-Dkey=red-team-aws-secret-0123",
+};
+const SECRET_VALUE = /red-team-[a-z]+-(token|secret|password)|red-team-pip-password/;
+
+/**
+ * The product's worker workflow with a setup step before the worker, as setup-java leaves things: its `bin` on
+ * GITHUB_PATH and JAVA_HOME in GITHUB_ENV; and secrets in the worker step's `env`.
+ */
+function workflowWithToolchain(jdk: string): string {
+  const workflow = parse(workerWorkflowYaml({ jobTimeoutMinutes: 10 })) as {
+    jobs: Record<
+      string,
+      { steps: { uses?: string; run?: string; name?: string; env?: Record<string, string> }[] }
+    >;
+  };
+  for (const job of Object.values(workflow.jobs)) {
+    const at = job.steps.findIndex((step) => /autopilot/i.test(step.uses ?? ""));
+    expect(at).toBeGreaterThan(0);
+    const worker = job.steps[at]!;
+    worker.env = { ...worker.env, ...STEP_SECRETS };
+    job.steps.splice(at, 0, {
+      name: "Set up a JDK (as setup-java does)",
+      run: `echo "${jdk}/bin" >> "$GITHUB_PATH"\necho "JAVA_HOME=${jdk}" >> "$GITHUB_ENV"\n`,
+    });
+  }
+  return stringify(workflow, { lineWidth: 0 });
+}
 
 let sandbox: Sandbox;
 let git: SandboxGit;
@@ -95,12 +133,22 @@ beforeAll(async () => {
   sandbox.store.createRepo({ owner: "demo", name: "shop" });
   const command = `${process.execPath} ${HOSTILE} ${reportDir} ${listenerUrl} ${sandbox.url}/ {prompt_file}`;
   const quality = `${process.execPath} ${HOSTILE} --quality ${reportDir} ${listenerUrl} ${sandbox.url}/`;
+  // The toolchain, where every user can read it (as the runner's tool cache is): its compiler needs JAVA_HOME.
+  const jdk = join(reportDir, "toolcache", "jdk");
+  await mkdir(join(jdk, "bin"), { recursive: true });
+  await writeFile(join(jdk, "release"), 'JAVA_VERSION="17"\n');
+  await writeFile(
+    join(jdk, "bin", "fakejavac"),
+    `#!/bin/sh\n[ -f "$JAVA_HOME/release" ] || exit 2\necho "$JAVA_HOME" > "${reportDir}/toolchain-ok"\nenv > "${reportDir}/toolchain-env"\n`,
+  );
+  await chmod(join(jdk, "bin", "fakejavac"), 0o755);
+  await chmod(join(reportDir, "toolcache"), 0o755);
   await git.seedRepo("demo", "shop", {
     "README.md": "# shop\n",
-    ".github/workflows/autopilot-worker.yml": workerWorkflowYaml({ jobTimeoutMinutes: 10 }),
+    ".github/workflows/autopilot-worker.yml": workflowWithToolchain(jdk),
     ".github/autopilot.yml": stringify({
       agents: { primary: { preset: "custom", command } },
-      qualityCommands: [quality],
+      qualityCommands: [quality, "fakejavac"],
       maxIterations: 1,
       humanGate: { enabled: true, patterns: ["HIDDEN-FROM-GATE"] },
     }),
@@ -164,6 +212,30 @@ describe("a hostile agent run by the real worker on the sandbox", () => {
     }
     // Nothing it wrote holds the token either.
     for (const file of reportFiles()) expect(file.text).not.toMatch(TOKEN);
+  });
+
+  it("a quality command finds the toolchain a setup step added, and no secret of the step reaches it or the agent", () => {
+    const files = reportFiles();
+    expect(files.find((f) => f.name === "toolchain-ok")?.text.trim()).toBe(
+      join(reportDir, "toolcache", "jdk"),
+    );
+    const env = files.find((f) => f.name === "toolchain-env")?.text ?? "";
+    expect(env).toMatch(/^JAVA_HOME=/m);
+    expect(env).toMatch(new RegExp(`^PATH=.*${join(reportDir, "toolcache", "jdk", "bin")}`, "m"));
+    const seen = [env, ...reports().map((r) => JSON.stringify(r.env))];
+    for (const text of seen) {
+      expect(text).not.toMatch(SECRET_VALUE);
+      expect(text).not.toMatch(TOKEN);
+      for (const name of [
+        ...Object.keys(STEP_SECRETS),
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+      ])
+        expect(text).not.toMatch(new RegExp(`(^|")${name}(=|")`, "m"));
+    }
+    const result = JSON.parse(record.outputs["result-json"] ?? "{}") as { iterations?: number };
+    expect(result.iterations).toBe(1);
   });
 
   it("cannot read or write the worker's private directory or its git configuration", () => {
