@@ -156,10 +156,18 @@ function countFailure(ctx: Reconciling, n: number, kind: "reset" | "failure" | "
   }
 }
 
-/** Adds a worker's spend (iterations, tokens, cost) to its task. */
+/**
+ * Adds a worker's spend to its task. Iterations are the job's own; tokens and cost are the task's totals (the
+ * worker starts from what the task's result comment said, its earlier attempts included), so the record takes
+ * them as they are. A worker that found no earlier result reports less than the record holds: all of it is new.
+ */
 export function accountResult(record: TaskRecord, result: WorkerResult): void {
   record.iterations += result.iterations;
-  record.tokensIn += result.tokens.input;
-  record.tokensOut += result.tokens.output;
-  record.costUsd = round4(record.costUsd + result.costUsd);
+  record.tokensIn = taskTotal(record.tokensIn, result.tokens.input);
+  record.tokensOut = taskTotal(record.tokensOut, result.tokens.output);
+  record.costUsd = round4(taskTotal(record.costUsd, result.costUsd));
+}
+
+function taskTotal(recorded: number, reported: number): number {
+  return reported >= recorded ? reported : recorded + reported;
 }
