@@ -13,6 +13,8 @@ export interface AgentExitInput {
   quality?: QualityOutcome;
   /** The iteration exceeded iterationTimeoutMinutes and the worker killed the process tree. */
   iterationTimedOut?: boolean;
+  /** The job is being cancelled (the runner's cancel, a timeout of the job): the worker killed the agent. */
+  cancelled?: boolean;
 }
 
 export type AgentExitAction =
@@ -24,12 +26,10 @@ export type AgentExitAction =
   | "blocked"
   /** 0 + NEEDS_HUMAN: post the question, end the job. */
   | "needs_human"
-  /** Non-zero exit: task failed, branch kept, alert. */
+  /** Non-zero exit, or killed by a signal the worker did not send: task failed, branch kept, alert. */
   | "fail"
-  /** SIGTERM (user): checkpoint (commit + push work in progress), release the task to the pool. */
-  | "release"
-  /** SIGKILL (crash): keep the branch, task back to the pool for recovery. */
-  | "recover";
+  /** Killed because the job is being cancelled: checkpoint (commit + push), release the task to the pool. */
+  | "release";
 
 export interface AgentExitDecision {
   action: AgentExitAction;
@@ -55,8 +55,14 @@ export interface AgentExitDecision {
  * | 0 + BLOCKED       | blocked            | log reason, alert user          |
  * | 0 + NEEDS_HUMAN   | needs-human        | post the question, alert        |
  * | != 0              | failed             | keep branch, alert              |
- * | SIGTERM (user)    | pending (ready)    | checkpoint changes, release     |
- * | SIGKILL (crash)   | pending (ready)    | keep branch for recovery        |
+ * | killed, job cancelled | pending (ready) | checkpoint changes, release   |
+ * | killed otherwise  | failed             | checkpoint, keep branch, alert  |
+ *
+ * Who sent the signal decides, not which signal: when the job is being cancelled the worker kills the agent
+ * itself (SIGTERM, then SIGKILL), and the task goes back to the pool (the worker ends `paused`). A signal the
+ * worker did not send — the agent's own crash (SIGSEGV, SIGABRT), the kernel's OOM killer (SIGKILL), a stray
+ * SIGTERM — is a failed attempt like a non-zero exit: the error strategy retries it with backoff and the
+ * consecutive-failure count sees it, where a silent return to the pool would re-run a crashing agent forever.
  *
  * Plus: an iteration killed by the worker's own per-iteration timeout → continue (the job's wall clock and
  * max iterations still bound it). Rate-limit / usage-limit output is classified before this table is
@@ -71,14 +77,16 @@ export function decideAgentExit(input: AgentExitInput): AgentExitDecision {
       "iteration timed out; its work is committed and the next iteration continues",
     );
   }
-  if (sig === "SIGTERM" || sig === "SIGINT") {
-    return exit("release", "ready", "stopped by the user; work in progress committed, task released");
+  if (input.cancelled) {
+    return exit("release", "ready", "the job was cancelled; work in progress committed, task released");
   }
   if (sig !== null) {
-    return exit("recover", "ready", `agent killed (${sig}); branch kept for recovery`, {
-      checkpoint: false,
-      alert: true,
-    });
+    return exit(
+      "fail",
+      "failed",
+      `the agent was killed by ${sig}, not by the worker (its own crash or the system's); work so far is committed`,
+      { alert: true },
+    );
   }
   if (input.exitCode !== 0) {
     return exit("fail", "failed", `agent exited with code ${input.exitCode ?? "unknown"}`, { alert: true });

@@ -368,8 +368,11 @@ class WorkerLoop {
         processSignal: run.timedOut ? null : run.signal,
         signal: toIterationSignal(signal),
         iterationTimedOut: run.timedOut,
+        cancelled: this.deps.signal?.aborted ?? false,
       });
-      if (exit.action === "fail" || exit.action === "recover" || exit.action === "release") {
+      // A cancelled job has already ended above (checkCancelled: checkpoint, `paused`), as the table says.
+      if (exit.action === "release") throw new CancelledError();
+      if (exit.action === "fail") {
         await this.appendNote(iteration, agent.preset, signal, exit.reason);
         await this.checkpoint("agent failed");
         const detail = run.output.errorText.split("\n").find((l) => l.trim());

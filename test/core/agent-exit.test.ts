@@ -23,16 +23,34 @@ describe("decideAgentExit: agent exit handling", () => {
       "fail",
     ],
     [
-      "SIGTERM (user)",
-      { exitCode: null, processSignal: "SIGTERM", signal: { kind: "none" } },
+      "killed while the job is cancelled (the worker's own SIGTERM)",
+      { exitCode: null, processSignal: "SIGTERM", cancelled: true, signal: { kind: "none" } },
       "ready",
       "release",
     ],
     [
-      "SIGKILL (crash)",
-      { exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } },
+      "killed while the job is cancelled (the worker's SIGKILL after the grace)",
+      { exitCode: null, processSignal: "SIGKILL", cancelled: true, signal: { kind: "none" } },
       "ready",
-      "recover",
+      "release",
+    ],
+    [
+      "SIGKILL the worker did not send (the OOM killer)",
+      { exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } },
+      "failed",
+      "fail",
+    ],
+    [
+      "SIGSEGV (its own crash)",
+      { exitCode: null, processSignal: "SIGSEGV", signal: { kind: "none" } },
+      "failed",
+      "fail",
+    ],
+    [
+      "SIGTERM the worker did not send",
+      { exitCode: null, processSignal: "SIGTERM", signal: { kind: "complete" }, quality: "pass" },
+      "failed",
+      "fail",
     ],
     // Beyond the seed's table:
     [
@@ -40,12 +58,6 @@ describe("decideAgentExit: agent exit handling", () => {
       { ...base, signal: { kind: "needs_human", text: "which DB?" } },
       "needs-human",
       "needs_human",
-    ],
-    [
-      "SIGINT (user)",
-      { exitCode: null, processSignal: "SIGINT", signal: { kind: "none" } },
-      "ready",
-      "release",
     ],
     [
       "killed by the per-iteration timeout",
@@ -60,10 +72,16 @@ describe("decideAgentExit: agent exit handling", () => {
   });
 
   it("keeps the branch, checkpoints and alerts as the table says", () => {
-    const sigterm = decideAgentExit({ exitCode: null, processSignal: "SIGTERM", signal: { kind: "none" } });
-    expect(sigterm).toMatchObject({ checkpoint: true, keepBranch: true, alert: false }); // stash changes, release
-    const sigkill = decideAgentExit({ exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } });
-    expect(sigkill).toMatchObject({ checkpoint: false, keepBranch: true, alert: true }); // keep for recovery
+    const cancelled = decideAgentExit({
+      exitCode: null,
+      processSignal: "SIGTERM",
+      cancelled: true,
+      signal: { kind: "none" },
+    });
+    expect(cancelled).toMatchObject({ checkpoint: true, keepBranch: true, alert: false }); // commit, release
+    const crashed = decideAgentExit({ exitCode: null, processSignal: "SIGKILL", signal: { kind: "none" } });
+    expect(crashed).toMatchObject({ checkpoint: true, keepBranch: true, alert: true }); // a failed attempt
+    expect(crashed.reason).toContain("killed by SIGKILL, not by the worker");
     const failed = decideAgentExit({ exitCode: 3, signal: { kind: "none" } });
     expect(failed).toMatchObject({ keepBranch: true, alert: true, reason: "agent exited with code 3" });
     const blocked = decideAgentExit({ exitCode: 0, signal: { kind: "blocked", text: "missing secret" } });

@@ -260,6 +260,8 @@ export interface ScriptedRun {
   /** The agent's final message. */
   message?: string;
   exitCode?: number | null;
+  /** The signal that ended the process (exitCode is then null). */
+  signal?: NodeJS.Signals;
   isError?: boolean;
   errorText?: string;
   /** What the CLI printed (for the classifier); defaults to the message. */
@@ -299,7 +301,7 @@ export class FakeAgent {
       preset: request.agent.preset,
       output,
       exitCode: step.exitCode === undefined ? 0 : step.exitCode,
-      signal: null,
+      signal: step.signal ?? null,
       timedOut: step.timedOut ?? false,
       durationMs: 10,
       refusedEnv: [],

@@ -171,6 +171,17 @@ describe("the worker loop: agent exits and errors", () => {
     expect(h.git.pushes.length).toBeGreaterThan(0);
   });
 
+  it.each(["SIGKILL", "SIGTERM", "SIGSEGV"] as const)(
+    "an agent killed by %s the worker did not send ends `failed` (retried by the error strategy), work checkpointed",
+    async (sig) => {
+      const h = await harness([{ message: "", exitCode: null, signal: sig }]);
+      const run = await runWorker(h.inputs, config(), h.deps);
+      expect(run.result.result).toBe("failed");
+      expect(run.result.reason).toContain(`killed by ${sig}, not by the worker`);
+      expect(h.git.pushes.length).toBeGreaterThan(0);
+    },
+  );
+
   it("an agent CLI that is not installed ends with `failed` and says how to install it", async () => {
     const h = await harness([{ spawnError: "spawn claude ENOENT", exitCode: null }]);
     const run = await runWorker(h.inputs, config(), h.deps);
