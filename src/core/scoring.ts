@@ -1,5 +1,5 @@
 /**
- * Scoring and selection, exactly as seeds 001/002 define it (weights configurable, `scoring` in the config):
+ * Scoring and ranking of ready tasks (weights configurable, `scoring` in the config):
  *
  * | priority | criterion                                   | points                       |
  * |----------|---------------------------------------------|------------------------------|
@@ -105,24 +105,10 @@ export function scoreTask(node: TaskNode, options: ScoreOptions = {}): ScoredTas
   };
 }
 
-export interface SelectOptions extends ScoreOptions {
-  /** Issues already taken (running workers, recently dispatched): never selected. */
-  excludeIds?: Iterable<number>;
-  /** How many tasks may be started now; nothing is selected when 0 or less. */
-  freeSlots: number;
-}
-
 /**
- * Scores the candidates (normally `readyTasks(...).ready`) and returns at most `freeSlots` of them, best
- * first: higher total, then older `createdAt`, then lower number.
+ * Every candidate (minus `excludeIds`), scored, best first: higher total, then older `createdAt`, then lower
+ * number. The dispatcher takes from its head as slots allow; the dashboard shows it as the queue.
  */
-export function selectTasks(candidates: readonly TaskNode[], options: SelectOptions): ScoredTask[] {
-  const slots = Math.floor(options.freeSlots);
-  if (!(slots > 0)) return [];
-  return rankTasks(candidates, options).slice(0, slots);
-}
-
-/** Every candidate (minus `excludeIds`), scored and ordered as `selectTasks` orders them: the dashboard's queue. */
 export function rankTasks(
   candidates: readonly TaskNode[],
   options: ScoreOptions & { excludeIds?: Iterable<number> },

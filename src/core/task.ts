@@ -6,7 +6,6 @@
  * - `decideOnWorkerOutcome` — what a finished worker's outcome means for the task and its slot.
  * - `decideOnFailure`, `trackConsecutiveFailures` — error strategies retry / skip / abort and the
  *   consecutive-error pause.
- * - `RECOVERY_ACTIONS` — what recovers each kind of error, by itself and by a person's hand.
  *
  * The worker's decisions inside a job are in iteration.ts and agent-exit.ts.
  */
@@ -348,36 +347,3 @@ export function labelForStatus(status: TaskStatus, names: TaskLabelNames): strin
       return null;
   }
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Recovery actions
-
-export type RecoveryErrorType = "quality_fail" | "timeout" | "blocked" | "crash" | "failed";
-
-export interface RecoveryRule {
-  /** What Autopilot does by itself. */
-  auto: {
-    action: "retry_iteration" | "mark_timeout" | "pick_next" | "reset_to_ready" | "apply_error_strategy";
-  };
-  /** What a person can do (commands / labels). */
-  manual: string[];
-}
-
-/**
- * What recovers each kind of error, GitHub-natively:
- *
- * | error        | auto-recovery                 | manual                                        |
- * |--------------|-------------------------------|-----------------------------------------------|
- * | quality fail | retry iteration               | skip                                          |
- * | timeout      | mark timeout, pick next       | retry (fresh counter), raise maxIterations    |
- * | blocked      | pick a different task         | unblock (answer / relabel ready)              |
- * | crash        | reset to ready (retry + 1)    | debug the branch                              |
- * | failed       | error strategy (retry/skip/abort) | retry (branch kept), skip                 |
- */
-export const RECOVERY_ACTIONS: Readonly<Record<RecoveryErrorType, RecoveryRule>> = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] },
-});

@@ -7,7 +7,6 @@ import {
   rankTasks,
   type ScoredTask,
   scoreTask,
-  selectTasks,
 } from "../../src/core/scoring.js";
 import type { IssueNode } from "../../src/core/world.js";
 
@@ -146,7 +145,7 @@ describe("scoreTask: the selection criteria priority table (seeds 001/002)", () 
   });
 });
 
-describe("selectTasks", () => {
+describe("rankTasks", () => {
   const issues = [
     issue(1),
     issue(2, { labels: ["autopilot:ready", "critical"] }),
@@ -158,24 +157,22 @@ describe("selectTasks", () => {
   const graph = buildTaskGraph(issues, repo);
   const ready = readyTasks(graph, { readyLabel: "autopilot:ready" }).ready;
 
-  it("returns the best tasks first, at most freeSlots", () => {
-    const picked = selectTasks(ready, { freeSlots: 3 });
-    expect(picked.map((t) => [t.issue, t.total])).toEqual([
+  it("puts the best tasks first; a tie goes to the older issue", () => {
+    expect(rankTasks(ready, {}).map((t) => [t.issue, t.total])).toEqual([
       [2, 50],
       [6, 30], // ties with #3 and goes to the older issue
       [3, 30],
+      [1, 20], // unblocks #4 and #5
     ]);
   });
 
-  it("never selects excluded ids and selects nothing without free slots", () => {
-    expect(selectTasks(ready, { freeSlots: 2, excludeIds: [2, 6] }).map((t) => t.issue)).toEqual([3, 1]);
-    expect(selectTasks(ready, { freeSlots: 0 })).toEqual([]);
-    expect(selectTasks(ready, { freeSlots: -1 })).toEqual([]);
-    expect(selectTasks([], { freeSlots: 5 })).toEqual([]);
+  it("never ranks excluded ids", () => {
+    expect(rankTasks(ready, { excludeIds: [2, 6] }).map((t) => t.issue)).toEqual([3, 1]);
+    expect(rankTasks([], {})).toEqual([]);
   });
 
   it("lets retries push a task down", () => {
-    expect(selectTasks(ready, { freeSlots: 1, retries: { 2: 4 } }).map((t) => t.issue)).toEqual([6]);
+    expect(rankTasks(ready, { retries: { 2: 4 } }).map((t) => t.issue)[0]).toBe(6);
   });
 
   it("ranks every candidate for the dashboard queue", () => {
