@@ -263,6 +263,10 @@ export function loadOpenApi(): Promise<OpenApiValidator> {
       ajvOpts: { strict: false },
       customizeAjv: (ajv) => {
         (ajvFormats as unknown as { default: (a: typeof ajv) => void }).default(ajv);
+        // GitHub's own format for "name with owner" (`octo-org/octo-repo`), used by `head_repo` of
+        // https://docs.github.com/rest/pulls/pulls#create-a-pull-request. Unknown to ajv, it would be ignored
+        // with a warning on every sandbox run that opens a pull request.
+        ajv.addFormat("repo.nwo", /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/);
         return ajv;
       },
     });
