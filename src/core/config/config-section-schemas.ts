@@ -73,8 +73,10 @@ export const AgentObjectSchema = z
       )
       .default([])
       .describe(
-        "Allow-list of environment variable names passed to the agent (e.g. `ANTHROPIC_API_KEY`); every " +
-          "other variable is withheld. The GitHub token can never be listed.",
+        "Environment variable names passed to the agent besides its preset's model keys, `PATH` and the " +
+          "runner's toolchain variables (docs/WORKER.md, *Toolchains*): list a variable here to pass it even " +
+          "when its name looks like a secret (e.g. `NPM_TOKEN`); everything else of the runner is withheld. " +
+          "The GitHub and Actions tokens and another preset's model key can never be listed.",
       ),
     command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`)
       .nullable()
