@@ -6,6 +6,7 @@ import {
   type InvariantRun,
   invariantsHold,
 } from "../../src/sandbox/scenario/invariants.js";
+import { reviewMergeable } from "../../src/sandbox/scenario/invariant-recorder.js";
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const sha = (c: string) => c.repeat(40);
@@ -194,5 +195,34 @@ describe("checkInvariants", () => {
     expect(checkInvariants(input({ tasks: task({ mergeable: true, idleSeconds: 45 }) })).stuckTasks).toBe(1);
     expect(checkInvariants(input({ tasks: task({ mergeable: true, idleSeconds: 5 }) })).stuckTasks).toBe(0);
     expect(checkInvariants(input({ tasks: task({ mergeable: false, idleSeconds: 45 }) })).stuckTasks).toBe(0);
+  });
+});
+
+describe("a task in review waiting on the human gate", () => {
+  const head = sha("a");
+  const base = {
+    checks: "success" as const,
+    head,
+    reviews: [] as { user: string; state: string; commitId: string }[],
+    body: "Closes #1",
+    gateRules: [] as string[],
+  };
+
+  it("is not one Autopilot could merge while the controller's gate waits for an approval of the head", () => {
+    // The worker's marker said nothing fired; the controller's own diff gate recorded a rule in its state.
+    expect(reviewMergeable({ ...base, gateRules: ["migration"] })).toBe(false);
+    expect(
+      reviewMergeable({ ...base, body: 'Closes #1 <!-- autopilot:human-gate {"fired":true,"rules":[]} -->' }),
+    ).toBe(false);
+    // An approval of an older commit does not count.
+    const old = [{ user: "alice", state: "APPROVED", commitId: sha("b") }];
+    expect(reviewMergeable({ ...base, gateRules: ["migration"], reviews: old })).toBe(false);
+  });
+
+  it("becomes one once the head is approved, or when no gate fired", () => {
+    const approved = [{ user: "alice", state: "APPROVED", commitId: head }];
+    expect(reviewMergeable({ ...base, gateRules: ["migration"], reviews: approved })).toBe(true);
+    expect(reviewMergeable(base)).toBe(true);
+    expect(reviewMergeable({ ...base, checks: "pending" })).toBe(false);
   });
 });

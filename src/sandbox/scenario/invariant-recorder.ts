@@ -78,6 +78,7 @@ export class InvariantRecorder {
       pullFor?: (n: number) => Issue | null;
       checksOf?: (sha: string) => "success" | "failure" | "pending";
     },
+    gateRules: readonly string[],
   ): { mergeable: boolean; idleSeconds: number } {
     const pull = options.pullFor?.(n) ?? null;
     const last = Math.max(
@@ -88,14 +89,13 @@ export class InvariantRecorder {
     );
     const idleSeconds = last ? (Date.now() - last) / 1000 : 0;
     if (!pull?.pull || pull.state !== "open" || !options.checksOf) return { mergeable: false, idleSeconds };
-    const head = pull.pull.head.sha;
-    const latest = new Map<string, { state: string; commitId: string }>();
-    for (const r of pull.pull.reviews)
-      if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") latest.set(r.user.toLowerCase(), r);
-    const changesRequested = [...latest.values()].some((r) => r.state === "CHANGES_REQUESTED");
-    const approvedHead = [...latest.values()].some((r) => r.state === "APPROVED" && r.commitId === head);
-    const gate = /<!-- autopilot:human-gate \{"fired":true/.test(pull.body ?? "");
-    const mergeable = options.checksOf(head) === "success" && !changesRequested && (!gate || approvedHead);
+    const mergeable = reviewMergeable({
+      checks: options.checksOf(pull.pull.head.sha),
+      head: pull.pull.head.sha,
+      reviews: pull.pull.reviews,
+      body: pull.body ?? "",
+      gateRules,
+    });
     return { mergeable, idleSeconds };
   }
 
@@ -132,6 +132,9 @@ export class InvariantRecorder {
       );
       for (const line of stdout.split("\n")) if (line.trim()) reachable.add(line.trim());
     }
+    // The controller's own record of a task's human gate (its diff gate, earlier attempts' hits), beside the
+    // worker's marker in the PR body: a task waiting on a person is not stuck.
+    const dashboard = options.tracking ? parseDashboard(options.tracking.body ?? "") : null;
     const tasks: InvariantTask[] = options.tasks.map((t) => {
       const has = (l: string) => (t.issue?.labels ?? []).some((x) => x.toLowerCase() === l.toLowerCase());
       return {
@@ -141,11 +144,10 @@ export class InvariantRecorder {
         readyByWriter: this.readyByWriter(t.issue),
         excluded: has(options.labels.exclude),
         ...(t.state === "review" && options.autoMerge !== false
-          ? { review: this.reviewOf(t.number, options) }
+          ? { review: this.reviewOf(t.number, options, dashboard?.state?.tasks[t.number]?.gate ?? []) }
           : {}),
       };
     });
-    const dashboard = options.tracking ? parseDashboard(options.tracking.body ?? "") : null;
     const sessionStatus = dashboard
       ? (dashboard.state?.session.status ?? dashboard.visibleStatus ?? null)
       : null;
@@ -176,4 +178,25 @@ export class InvariantRecorder {
       exemptForcePush: () => false,
     });
   }
+}
+
+/**
+ * Whether Autopilot could merge a task's PR as it stands: green checks, no change request standing, and — when
+ * the human gate fired (the worker's marker in the PR body, or gate rules in the controller's dashboard state) —
+ * an approval of the head commit.
+ */
+export function reviewMergeable(pr: {
+  checks: "success" | "failure" | "pending";
+  head: string;
+  reviews: readonly { user: string; state: string; commitId: string }[];
+  body: string;
+  gateRules: readonly string[];
+}): boolean {
+  const latest = new Map<string, { state: string; commitId: string }>();
+  for (const r of pr.reviews)
+    if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") latest.set(r.user.toLowerCase(), r);
+  const changesRequested = [...latest.values()].some((r) => r.state === "CHANGES_REQUESTED");
+  const approvedHead = [...latest.values()].some((r) => r.state === "APPROVED" && r.commitId === pr.head);
+  const gate = /<!-- autopilot:human-gate \{"fired":true/.test(pr.body) || pr.gateRules.length > 0;
+  return pr.checks === "success" && !changesRequested && (!gate || approvedHead);
 }
