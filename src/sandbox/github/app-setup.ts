@@ -1,7 +1,7 @@
 /**
  * The repository and App settings a new installation meets, which the rest of the sandbox does not model:
- * whether Actions may run, classic branch protection, rulesets (read-only: the sandbox records them and
- * answers the read endpoints, it does not enforce them on pushes or merges), the App installation's
+ * whether Actions may run, classic branch protection, rulesets (recorded here and answered by the read
+ * endpoints; their merge rules are enforced by src/sandbox/github/merge-requirements.ts), the App installation's
  * permissions and events, and GitHub's App-manifest registration flow (the web pages a person clicks through
  * and the code-for-credentials conversion endpoint).
  */
@@ -17,6 +17,12 @@ import { escapeHtml } from "../web/layout.js";
 export interface BranchProtection {
   requiredChecks: string[];
   requiredApprovals: number;
+  /** "Dismiss stale pull request approvals when new commits are pushed". */
+  dismissStaleReviews?: boolean;
+  /** "Require branches to be up to date before merging" (the strict status-check policy). */
+  strict?: boolean;
+  /** "Require merge queue". */
+  mergeQueue?: boolean;
 }
 
 /** One rule of a ruleset, in the shape of `GET /repos/{o}/{r}/rules/branches/{branch}`. */
@@ -106,6 +112,21 @@ export const repoSettings = {
   },
 };
 
+/** The classic protection and the rulesets that apply to a branch, for the merge endpoint's checks. */
+export function protectionOf(
+  store: SandboxStore,
+  repo: Repo,
+  branch: string,
+): { protection: BranchProtection | null; rules: BranchRule[] } {
+  const state = stateOf(store);
+  return {
+    protection: state.protection.get(`${repoKey(repo.fullName)}#${branch}`) ?? null,
+    rules: (state.rulesets.get(repoKey(repo.fullName)) ?? [])
+      .filter((ruleset) => appliesTo(ruleset, branch, repo.defaultBranch))
+      .flatMap((ruleset) => ruleset.rules),
+  };
+}
+
 /** Overrides of the installation's permissions and events, or null for the defaults. */
 export function installationGrants(store: SandboxStore) {
   return stateOf(store).installation;
@@ -187,7 +208,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
       url,
       required_status_checks: {
         url: `${url}/required_status_checks`,
-        strict: false,
+        strict: protection.strict === true,
         contexts: protection.requiredChecks,
         contexts_url: `${url}/required_status_checks/contexts`,
         checks: protection.requiredChecks.map((context) => ({ context, app_id: null })),
@@ -196,7 +217,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
     if (protection.requiredApprovals > 0) {
       body.required_pull_request_reviews = {
         url: `${url}/required_pull_request_reviews`,
-        dismiss_stale_reviews: false,
+        dismiss_stale_reviews: protection.dismissStaleReviews === true,
         require_code_owner_reviews: false,
         required_approving_review_count: protection.requiredApprovals,
       };
