@@ -120,7 +120,7 @@ describe("a refused merge", () => {
     expect(only(retried.effects, "mergePr")).toEqual([
       expect.objectContaining({ attempt: MERGE_REFUSAL_CAP + 1 }),
     ]);
-    expect(parseDashboard(dashboard(retried.effects)).state.tasks["7"]!.merge?.allowed).toBe(
+    expect(parseDashboard(dashboard(retried.effects)).state!.tasks["7"]!.merge?.allowed).toBe(
       2 * MERGE_REFUSAL_CAP,
     );
   });

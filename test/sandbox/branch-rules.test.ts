@@ -52,7 +52,10 @@ async function repoWithPull(): Promise<{ repo: string; number: number; head: str
 
 async function mergeError(repo: string, number: number): Promise<{ status: number; message: string }> {
   const error = await rejection(api.pulls.merge({ owner, repo, pull_number: number }));
-  return { status: error.status, message: (error.response?.data as { message: string }).message };
+  return {
+    status: error.status,
+    message: (error.response?.data as { message?: string } | undefined)?.message ?? "",
+  };
 }
 
 describe("the merge endpoint on a protected branch", () => {
