@@ -10,32 +10,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "./api-wire.js";
 import type { SandboxApp } from "./auth.js";
 import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest/index.js";
+import {
+  appliesTo,
+  type BranchProtection,
+  branchRulesOf,
+  repoKey,
+  type Ruleset,
+} from "./branch-rules-state.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
 import { escapeHtml } from "../web/layout.js";
 
-export interface BranchProtection {
-  requiredChecks: string[];
-  requiredApprovals: number;
-  /** "Dismiss stale pull request approvals when new commits are pushed". */
-  dismissStaleReviews?: boolean;
-  /** "Require branches to be up to date before merging" (the strict status-check policy). */
-  strict?: boolean;
-  /** "Require merge queue". */
-  mergeQueue?: boolean;
-}
-
-/** One rule of a ruleset, in the shape of `GET /repos/{o}/{r}/rules/branches/{branch}`. */
-export interface BranchRule {
-  type: string;
-  parameters?: JsonObject;
-}
-
-export interface Ruleset {
-  /** Branch patterns (`main`, `autopilot/**`, `~DEFAULT_BRANCH`, `~ALL`). */
-  branches: string[];
-  rules: BranchRule[];
-}
+export type { BranchProtection, BranchRule, Ruleset } from "./branch-rules-state.js";
 
 interface ManifestCode {
   manifest: JsonObject;
@@ -46,8 +32,6 @@ interface ManifestCode {
 
 interface SetupState {
   actionsDisabled: Set<string>;
-  protection: Map<string, BranchProtection>;
-  rulesets: Map<string, Ruleset[]>;
   notInstalled: Set<string>;
   installation: { permissions: Record<string, string>; events: string[] } | null;
   codes: Map<string, ManifestCode>;
@@ -60,8 +44,6 @@ function stateOf(store: SandboxStore): SetupState {
   if (!state) {
     state = {
       actionsDisabled: new Set(),
-      protection: new Map(),
-      rulesets: new Map(),
       notInstalled: new Set(),
       installation: null,
       codes: new Map(),
@@ -69,10 +51,6 @@ function stateOf(store: SandboxStore): SetupState {
     states.set(store, state);
   }
   return state;
-}
-
-function repoKey(repo: string): string {
-  return repo.toLowerCase();
 }
 
 /** Scenario and test set-up: the knobs a repository owner turns in Settings. */
@@ -89,13 +67,13 @@ export const repoSettings = {
     protection: BranchProtection | null,
   ): void {
     const key = `${repoKey(repo)}#${branch}`;
-    if (protection) stateOf(store).protection.set(key, protection);
-    else stateOf(store).protection.delete(key);
+    if (protection) branchRulesOf(store).protection.set(key, protection);
+    else branchRulesOf(store).protection.delete(key);
   },
   addRuleset(store: SandboxStore, repo: string, ruleset: Ruleset): void {
-    const list = stateOf(store).rulesets.get(repoKey(repo)) ?? [];
+    const list = branchRulesOf(store).rulesets.get(repoKey(repo)) ?? [];
     list.push(ruleset);
-    stateOf(store).rulesets.set(repoKey(repo), list);
+    branchRulesOf(store).rulesets.set(repoKey(repo), list);
   },
   /** The App not installed on a repository (its installation does not cover it). */
   setInstalled(store: SandboxStore, repo: string, installed: boolean): void {
@@ -111,21 +89,6 @@ export const repoSettings = {
     stateOf(store).installation = grants;
   },
 };
-
-/** The classic protection and the rulesets that apply to a branch, for the merge endpoint's checks. */
-export function protectionOf(
-  store: SandboxStore,
-  repo: Repo,
-  branch: string,
-): { protection: BranchProtection | null; rules: BranchRule[] } {
-  const state = stateOf(store);
-  return {
-    protection: state.protection.get(`${repoKey(repo.fullName)}#${branch}`) ?? null,
-    rules: (state.rulesets.get(repoKey(repo.fullName)) ?? [])
-      .filter((ruleset) => appliesTo(ruleset, branch, repo.defaultBranch))
-      .flatMap((ruleset) => ruleset.rules),
-  };
-}
 
 /** Overrides of the installation's permissions and events, or null for the defaults. */
 export function installationGrants(store: SandboxStore) {
@@ -145,29 +108,6 @@ function requireAdminRead(req: RestRequest, repo: Repo): void {
     fail(403, "Resource not accessible by integration");
   if (!permissionAtLeast(req.store.getPermission(repo.fullName, req.identity.login), "admin"))
     fail(403, "Must have admin rights to Repository.");
-}
-
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .split("**")
-    .map((part) =>
-      part
-        .split("*")
-        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-        .join("[^/]*"),
-    )
-    .join(".*");
-  return new RegExp(`^${escaped}$`);
-}
-
-function appliesTo(ruleset: Ruleset, branch: string, defaultBranch: string): boolean {
-  return ruleset.branches.some((pattern) =>
-    pattern === "~ALL"
-      ? true
-      : pattern === "~DEFAULT_BRANCH"
-        ? branch === defaultBranch
-        : globToRegExp(pattern).test(branch),
-  );
 }
 
 /** REST handlers for the settings above, keyed by operationId (merged into the sandbox's handlers). */
@@ -201,7 +141,9 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   "repos/get-branch-protection": (req) => {
     const repo = repoOf(req);
     requireAdminRead(req, repo);
-    const protection = stateOf(req.store).protection.get(`${repoKey(repo.fullName)}#${req.params.branch}`);
+    const protection = branchRulesOf(req.store).protection.get(
+      `${repoKey(repo.fullName)}#${req.params.branch}`,
+    );
     if (!protection) fail(404, "Branch not protected");
     const url = `${req.shapes.apiUrl}/repos/${repo.fullName}/branches/${req.params.branch}/protection`;
     const body: JsonObject = {
@@ -230,7 +172,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   "repos/get-branch-rules": (req) => {
     const repo = repoOf(req);
     const branch = req.params.branch ?? "";
-    const rules = (stateOf(req.store).rulesets.get(repoKey(repo.fullName)) ?? [])
+    const rules = (branchRulesOf(req.store).rulesets.get(repoKey(repo.fullName)) ?? [])
       .map((ruleset, index) => ({ ruleset, index }))
       .filter(({ ruleset }) => appliesTo(ruleset, branch, repo.defaultBranch))
       .flatMap(({ ruleset, index }) => ruleset.rules.map((rule) => ({ rule, id: index + 1 })));

@@ -6,7 +6,7 @@
  * (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request — "405: Method Not Allowed if merge cannot
  * be performed").
  */
-import { type BranchRule, protectionOf } from "./app-setup.js";
+import { type BranchRule, protectionOf } from "./branch-rules-state.js";
 import type { Issue, PullFields, Repo, SandboxStore } from "./store.js";
 import { permissionAtLeast } from "./store.js";
 
