@@ -11,5 +11,6 @@ const REFUSAL =
 export function workflowPushRefusal(gitOutput: string, issue: number): string | null {
   const match = REFUSAL.exec(gitOutput);
   if (!match) return null;
-  return `GitHub refused the push: the change touches \`${match[1]}\`, and the worker's token may not create or change workflow files (GitHub never gives a workflow's token the \`workflows\` permission). Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue}\`.`;
+  // GitHub's own words first (a dashboard line is cut at 300 characters), then what to do.
+  return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue}\`.`;
 }

@@ -338,9 +338,10 @@ describe("the worker loop: pause, budgets, cancellation", () => {
     const run = await runWorker(h.inputs, config(), h.deps);
     expect(run.result.result).toBe("failed");
     expect(run.result.reason).toContain(
-      "GitHub refused the push: the change touches `.github/workflows/ci.yml`",
+      "GitHub refused the push (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission): a workflow's token may never",
     );
     expect(run.result.reason).toContain("/autopilot retry #7");
+    expect(run.result.reason).not.toContain("worker error");
   });
 
   it("a closed issue is not worked on", async () => {
