@@ -34,6 +34,8 @@ export type Effect =
       issue: number;
       method: "merge" | "squash" | "rebase";
       expectedHeadSha: string;
+      /** Which attempt at this task's merge (a refusal is explained once per PR, marked with it). */
+      attempt?: number;
     }
   | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
   | { type: "deleteBranch"; branch: string }

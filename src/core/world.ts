@@ -88,6 +88,8 @@ export interface PullNode {
   author?: string | null;
   /** Account id (databaseId) of the author: compared with the bot's, never the login. */
   authorId?: number | null;
+  /** Autopilot's comment explaining GitHub's last refusal to merge (src/core/merge-refusal.ts), if any. */
+  mergeRefusal?: { commentId: number; sha: string; attempt: number; reason: string } | null;
 }
 
 export interface RunNode {

@@ -6,6 +6,7 @@
 import { dispatchLockRef } from "../core/contract.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
+import { mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, statusOf } from "./errors.js";
@@ -226,6 +227,7 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
       } catch (error) {
         const status = statusOf(error);
         if (status === 405 || status === 409 || status === 422) {
+          await explainRefusal(ctx, effect, gitHubMessage(error));
           return { effect, status: "not-mergeable", detail: describeError(error) };
         }
         throw error;
@@ -259,6 +261,54 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
       return writeTracking(ctx, effect);
     case "pinIssue":
       return pin(ctx, effect);
+  }
+}
+
+/** GitHub's own message of a refused request (the body's `message`), else the error's. */
+function gitHubMessage(error: unknown): string {
+  const data = (error as { response?: { data?: unknown } }).response?.data;
+  const message = (data as { message?: unknown } | undefined)?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error);
+}
+
+/**
+ * The one PR comment saying why GitHub refused the merge: created on the first refusal, edited in place on
+ * later ones (the snapshot finds it by its marker), so the pull request never fills with repeats. The next
+ * reconcile reads it back, which works the same when each controller run is a fresh process.
+ */
+async function explainRefusal(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "mergePr" }>,
+  message: string,
+): Promise<void> {
+  const body = mergeRefusalComment({
+    pr: effect.pr,
+    issue: effect.issue,
+    sha: effect.expectedHeadSha,
+    attempt: effect.attempt ?? 1,
+    message,
+  });
+  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
+  try {
+    if (existing) {
+      await ctx.write(() =>
+        ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...o(ctx),
+          comment_id: existing,
+          body,
+        }),
+      );
+    } else {
+      await ctx.write(() =>
+        ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          ...o(ctx),
+          issue_number: effect.pr,
+          body,
+        }),
+      );
+    }
+  } catch (error) {
+    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error)}`);
   }
 }
 

@@ -287,7 +287,9 @@ export class Gateway {
     if (!isBudgetExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
-      this.log.info(
+      // A refused merge needs a person (or a change) to go on: it is a warning, not routine.
+      const level = outcome.status === "not-mergeable" ? "warn" : "info";
+      this.log[level](
         `${outcome.status === "done" ? "did" : outcome.status}: ${describeEffect(effect)}${outcome.detail ? ` (${outcome.detail})` : ""}`,
       );
       return outcome;

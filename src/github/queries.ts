@@ -122,7 +122,7 @@ fragment AutopilotPull on PullRequest {
   reviewThreads(last: 20) {
     nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
   }
-  comments(last: 10) { nodes { author { __typename login } body createdAt } }
+  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
 
 const CLOSED_PULL_FIELDS = `

@@ -3,7 +3,9 @@
  * (src/core/world.ts): issues, comments, worker results, pull requests and their checks.
  */
 import { foreignStatusLabels, logSafe } from "../core/authorship.js";
+import { sameLogin } from "../core/commands.js";
 import { mentionsWorkerResult } from "../core/contract.js";
+import { parseMergeRefusal } from "../core/merge-refusal.js";
 import type { TextEdit } from "../core/task-text.js";
 import { parseWorkerResult, type WorkerResult } from "../core/worker-result.js";
 import type { CheckNode, CommentNode, IssueNode, PullNode, ReviewNode } from "../core/world.js";
@@ -213,8 +215,16 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
       });
     }
   }
+  // Autopilot's own refusal comment (src/core/merge-refusal.ts), the latest one: only its own account's
+  // (another App's bot could copy the marker).
+  let mergeRefusal: PullNode["mergeRefusal"] = null;
   for (const c of compact(p.comments?.nodes)) {
-    if (isBotLogin(c.author, botLogin)) continue;
+    if (isBotLogin(c.author, botLogin)) {
+      const own = sameLogin(c.author?.login ?? null, botLogin);
+      const refusal = own ? parseMergeRefusal(c.body) : null;
+      if (refusal && c.databaseId) mergeRefusal = { commentId: c.databaseId, ...refusal };
+      continue;
+    }
     reviewComments.push({
       author: c.author?.login ?? null,
       body: c.body,
@@ -242,6 +252,7 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
       .filter((c): c is CheckNode => c !== null),
     reviews,
     reviewComments,
+    mergeRefusal,
     ...pullTrustFacts(p),
   };
 }

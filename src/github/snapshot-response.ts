@@ -117,7 +117,11 @@ export interface GqlPull {
         } | null)[]
       | null;
   } | null;
-  comments?: { nodes: ({ author: Login | null; body: string; createdAt: string } | null)[] | null } | null;
+  comments?: {
+    nodes:
+      | ({ databaseId?: number | null; author: Login | null; body: string; createdAt: string } | null)[]
+      | null;
+  } | null;
 }
 export interface Page<T> {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };

@@ -5,6 +5,7 @@
  * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
  * against fakes in tests.
  */
+import { workflowPushRefusal } from "../core/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
 import type { AgentConfig, AutopilotConfig } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
@@ -152,7 +153,8 @@ class WorkerLoop {
         return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
       }
       this.log.error(`worker failed: ${errorMessage(error)}`);
-      return this.finish("failed", `worker error: ${errorMessage(error)}`);
+      const refused = workflowPushRefusal(errorMessage(error), this.inputs.issue);
+      return this.finish("failed", refused ?? `worker error: ${errorMessage(error)}`);
     }
   }
 

@@ -206,8 +206,14 @@ describe("executing effects", () => {
     const scope = nock(API)
       .put(`${R}/pulls/20/merge`, { sha, merge_method: "squash" })
       .reply(409, { message: "Head branch was modified. Review and try the merge again." })
+      .post(`${R}/issues/20/comments`, (b: { body: string }) => b.body.includes("Head branch was modified"))
+      .reply(201, { id: 1 })
       .put(`${R}/pulls/21/merge`, { sha, merge_method: "squash" })
-      .reply(405, { message: "Pull Request is not mergeable" });
+      .reply(405, { message: "Pull Request is not mergeable" })
+      .post(`${R}/issues/21/comments`, (b: { body: string }) =>
+        b.body.includes("Pull Request is not mergeable"),
+      )
+      .reply(201, { id: 2 });
     const report = await gw.execute([
       { type: "mergePr", pr: 20, issue: 5, method: "squash", expectedHeadSha: sha },
       { type: "mergePr", pr: 21, issue: 6, method: "squash", expectedHeadSha: sha },
@@ -215,6 +221,45 @@ describe("executing effects", () => {
     expect(scope.isDone()).toBe(true);
     expect(report.outcomes.map((o) => o.status)).toEqual(["not-mergeable", "not-mergeable"]);
     expect(report.outcomes[0]?.detail).toMatch(/Head branch was modified/);
+  });
+
+  it("explains a refused merge in one PR comment: written once, then edited in place on a later refusal", async () => {
+    const sha = "c".repeat(40);
+    const reviews = "At least 1 approving review is required by reviewers with write access.";
+    const first = await withSnapshot({ pulls: [gqlPull({ number: 30, issue: 8, headSha: sha })] });
+    let posted = "";
+    const scope = nock(API)
+      .put(`${R}/pulls/30/merge`, { sha, merge_method: "squash" })
+      .reply(405, { message: reviews })
+      .post(`${R}/issues/30/comments`, (b: { body: string }) => {
+        posted = b.body;
+        return true;
+      })
+      .reply(201, { id: 555 });
+    const report = await first.execute([
+      { type: "mergePr", pr: 30, issue: 8, method: "squash", expectedHeadSha: sha, attempt: 1 },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "not-mergeable" });
+    expect(posted).toContain(`> ${reviews}`);
+    expect(posted).toContain("/autopilot retry #8");
+    expect(posted).toContain(`<!-- autopilot:merge-refusal sha=${sha} attempt=1 -->`);
+
+    // The next snapshot finds Autopilot's comment; a second refusal edits it instead of adding one.
+    const second = await withSnapshot({
+      pulls: [
+        gqlPull({ number: 30, issue: 8, headSha: sha, comments: [{ id: 555, author: BOT, body: posted }] }),
+      ],
+    });
+    const edit = nock(API)
+      .put(`${R}/pulls/30/merge`, { sha, merge_method: "squash" })
+      .reply(405, { message: reviews })
+      .patch(`${R}/issues/comments/555`, (b: { body: string }) => b.body.includes("attempt=2"))
+      .reply(200, { id: 555 });
+    await second.execute([
+      { type: "mergePr", pr: 30, issue: 8, method: "squash", expectedHeadSha: sha, attempt: 2 },
+    ]);
+    expect(edit.isDone()).toBe(true);
   });
 
   it("closes with a reason, reacts, cancels a live run and deletes a branch (a missing one is fine)", async () => {

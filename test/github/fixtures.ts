@@ -141,6 +141,8 @@ export interface PullSpec {
   checks?: { name: string; status: string; conclusion: string | null; app?: string }[];
   reviews?: { author: string; state: string; commit?: string }[];
   headRef?: string;
+  /** Comments on the PR (newest last): the author's login (a `[bot]` one is a Bot), the body. */
+  comments?: { id: number; author: string; body: string }[];
 }
 
 export function gqlPull(spec: PullSpec) {
@@ -197,7 +199,17 @@ export function gqlPull(spec: PullSpec) {
       })),
     },
     reviewThreads: { nodes: [] },
-    comments: { nodes: [] },
+    comments: {
+      nodes: (spec.comments ?? []).map((c) => ({
+        databaseId: c.id,
+        author: {
+          __typename: c.author.endsWith("[bot]") ? "Bot" : "User",
+          login: c.author.replace(/\[bot\]$/, ""),
+        },
+        body: c.body,
+        createdAt: "2026-11-20T09:45:00Z",
+      })),
+    },
   };
 }
 

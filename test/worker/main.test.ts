@@ -341,6 +341,20 @@ describe("the worker loop: pause, budgets, cancellation", () => {
     expect(run.result.reason).toContain("rejected");
   });
 
+  it("a push GitHub refuses for the workflows permission ends `failed` with what to do about it", async () => {
+    const h = await harness([{ message: NOTHING }]);
+    h.git.pushError = new Error(
+      "git push failed (1): ! [remote rejected] HEAD -> autopilot/issue-7 (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission)",
+    );
+    const run = await runWorker(h.inputs, config(), h.deps);
+    expect(run.result.result).toBe("failed");
+    expect(run.result.reason).toContain(
+      "GitHub refused the push (refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission): a workflow's token may never",
+    );
+    expect(run.result.reason).toContain("/autopilot retry #7");
+    expect(run.result.reason).not.toContain("worker error");
+  });
+
   it("a closed issue is not worked on", async () => {
     const h = await harness([{ message: COMPLETE }]);
     h.github.issues.get(7)!.state = "closed";

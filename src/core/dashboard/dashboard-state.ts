@@ -69,8 +69,21 @@ export const TaskRecordSchema = z.object({
   pr: z.number().int().positive().optional(),
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
-  /** A merge was requested for this head SHA. */
-  merge: z.object({ sha: z.string().max(64), at: isoTime }).optional(),
+  /**
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
+   * say `/autopilot retry`.
+   */
+  merge: z
+    .object({
+      sha: z.string().max(64),
+      at: isoTime,
+      basis: z.string().max(16).optional(),
+      attempt: z.number().int().nonnegative().optional(),
+      allowed: z.number().int().nonnegative().optional(),
+      refused: z.string().max(200).optional(),
+    })
+    .optional(),
   /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
   label: z.string().max(20).optional(),
   labelAt: isoTime.optional(),

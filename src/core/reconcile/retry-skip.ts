@@ -1,4 +1,5 @@
 /** Retry and skip of one task, asked by a command or a ticked dashboard checkbox. */
+import { MERGE_REFUSAL_CAP } from "../merge-refusal.js";
 import { transitionTask } from "../task.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { retire } from "./task-exit.js";
@@ -27,6 +28,19 @@ export function retryTask(ctx: Reconciling, n: number, actor: string): TaskComma
       ok: false,
       message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`,
     };
+  if (status === "review" && record?.merge) {
+    // A merge GitHub refused (or that never got an answer): ask again now, with a fresh allowance of attempts.
+    // No SHA on record: the old refusal no longer matches it, and the next reconcile asks at once.
+    const attempts = record.merge.attempt ?? 0;
+    record.merge = {
+      sha: "",
+      at: new Date(0).toISOString(),
+      attempt: attempts,
+      allowed: attempts + MERGE_REFUSAL_CAP,
+    };
+    note(ctx, `#${n}: merge retry asked by ${actor}`);
+    return { ok: true };
+  }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
   const r = taskRecord(ctx, n);

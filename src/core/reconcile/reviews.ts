@@ -13,6 +13,7 @@ import {
   type Verdict,
 } from "../gates.js";
 import { truncate } from "../markdown.js";
+import { MERGE_REFUSAL_CAP, mergeBasis } from "../merge-refusal.js";
 import type { IssueNode, PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";
@@ -109,8 +110,7 @@ function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLin
   }
   switch (verdict.action) {
     case "merge":
-      requestMerge(ctx, n, record, pr);
-      return line("every gate passed; merging", pr.number);
+      return line(requestMerge(ctx, n, record, pr) ?? "every gate passed; merging", pr.number);
     case "feedback":
       sendFeedback(ctx, n, record, pr, verdict);
       return null;
@@ -154,24 +154,45 @@ function gateRulesFor(
   return { rules: gateRules };
 }
 
-/** Asks for the merge at the head SHA, again only after MERGE_RETRY_MINUTES. */
-function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): void {
-  if (
-    record.merge &&
-    record.merge.sha === pr.headSha &&
-    ctx.nowMs - Date.parse(record.merge.at) < MERGE_RETRY_MINUTES * 60_000
-  ) {
-    return;
+/**
+ * Asks for the merge at the head SHA. After GitHub refused (read back from Autopilot's explanation on the PR),
+ * asks again only when the basis changed (head, base, reviews, checks, merge settings) and fewer than the
+ * allowed attempts were made; otherwise waits for a change or `/autopilot retry #N`. A request with no answer
+ * yet is repeated after MERGE_RETRY_MINUTES (a controller stopped before sending it), within the same limit.
+ * Returns the dashboard line while it waits, null when a merge is on its way.
+ */
+function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): string | null {
+  const basis = mergeBasis(pr, ctx.config.merge);
+  const asked = record.merge;
+  const seen = pr.mergeRefusal;
+  if (asked && !asked.refused && seen && seen.sha === asked.sha && seen.attempt === (asked.attempt ?? 1)) {
+    asked.refused = truncate(seen.reason, 200);
+    note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
   }
-  record.merge = { sha: pr.headSha, at: ctx.now.toISOString() };
+  const attempts = asked?.attempt ?? 0;
+  const allowed = asked?.allowed ?? MERGE_REFUSAL_CAP;
+  const retry = `\`/autopilot retry #${n}\``;
+  if (asked?.refused) {
+    if (attempts >= allowed)
+      return `GitHub refused the merge ${attempts} times (${asked.refused}); waiting for a person to fix the cause and comment ${retry}`;
+    if (asked.basis === basis)
+      return `GitHub refused the merge: ${asked.refused} — waiting for a change (commit, review, check, base branch, merge settings) or ${retry}`;
+  } else if (asked && asked.sha === pr.headSha) {
+    if (ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 60_000) return null;
+    if (attempts >= allowed)
+      return `the merge was asked ${attempts} times without a result; waiting for ${retry}`;
+  }
+  record.merge = { sha: pr.headSha, at: ctx.now.toISOString(), basis, attempt: attempts + 1, allowed };
   ctx.effects.push({
     type: "mergePr",
     pr: pr.number,
     issue: n,
     method: ctx.config.merge.method,
     expectedHeadSha: pr.headSha,
+    attempt: attempts + 1,
   });
-  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)}`);
+  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)} (attempt ${attempts + 1})`);
+  return null;
 }
 
 /** Sends the PR back to a worker with the feedback, or fails the task when the rounds are used up. */

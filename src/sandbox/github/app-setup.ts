@@ -1,7 +1,7 @@
 /**
  * The repository and App settings a new installation meets, which the rest of the sandbox does not model:
- * whether Actions may run, classic branch protection, rulesets (read-only: the sandbox records them and
- * answers the read endpoints, it does not enforce them on pushes or merges), the App installation's
+ * whether Actions may run, classic branch protection, rulesets (recorded here and answered by the read
+ * endpoints; their merge rules are enforced by src/sandbox/github/merge-requirements.ts), the App installation's
  * permissions and events, and GitHub's App-manifest registration flow (the web pages a person clicks through
  * and the code-for-credentials conversion endpoint).
  */
@@ -10,26 +10,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "./api-wire.js";
 import type { SandboxApp } from "./auth.js";
 import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest/index.js";
+import {
+  appliesTo,
+  type BranchProtection,
+  branchRulesOf,
+  repoKey,
+  type Ruleset,
+} from "./branch-rules-state.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
 import { escapeHtml } from "../web/layout.js";
 
-export interface BranchProtection {
-  requiredChecks: string[];
-  requiredApprovals: number;
-}
-
-/** One rule of a ruleset, in the shape of `GET /repos/{o}/{r}/rules/branches/{branch}`. */
-export interface BranchRule {
-  type: string;
-  parameters?: JsonObject;
-}
-
-export interface Ruleset {
-  /** Branch patterns (`main`, `autopilot/**`, `~DEFAULT_BRANCH`, `~ALL`). */
-  branches: string[];
-  rules: BranchRule[];
-}
+export type { BranchProtection, BranchRule, Ruleset } from "./branch-rules-state.js";
 
 interface ManifestCode {
   manifest: JsonObject;
@@ -40,8 +32,6 @@ interface ManifestCode {
 
 interface SetupState {
   actionsDisabled: Set<string>;
-  protection: Map<string, BranchProtection>;
-  rulesets: Map<string, Ruleset[]>;
   notInstalled: Set<string>;
   installation: { permissions: Record<string, string>; events: string[] } | null;
   codes: Map<string, ManifestCode>;
@@ -54,8 +44,6 @@ function stateOf(store: SandboxStore): SetupState {
   if (!state) {
     state = {
       actionsDisabled: new Set(),
-      protection: new Map(),
-      rulesets: new Map(),
       notInstalled: new Set(),
       installation: null,
       codes: new Map(),
@@ -63,10 +51,6 @@ function stateOf(store: SandboxStore): SetupState {
     states.set(store, state);
   }
   return state;
-}
-
-function repoKey(repo: string): string {
-  return repo.toLowerCase();
 }
 
 /** Scenario and test set-up: the knobs a repository owner turns in Settings. */
@@ -83,13 +67,13 @@ export const repoSettings = {
     protection: BranchProtection | null,
   ): void {
     const key = `${repoKey(repo)}#${branch}`;
-    if (protection) stateOf(store).protection.set(key, protection);
-    else stateOf(store).protection.delete(key);
+    if (protection) branchRulesOf(store).protection.set(key, protection);
+    else branchRulesOf(store).protection.delete(key);
   },
   addRuleset(store: SandboxStore, repo: string, ruleset: Ruleset): void {
-    const list = stateOf(store).rulesets.get(repoKey(repo)) ?? [];
+    const list = branchRulesOf(store).rulesets.get(repoKey(repo)) ?? [];
     list.push(ruleset);
-    stateOf(store).rulesets.set(repoKey(repo), list);
+    branchRulesOf(store).rulesets.set(repoKey(repo), list);
   },
   /** The App not installed on a repository (its installation does not cover it). */
   setInstalled(store: SandboxStore, repo: string, installed: boolean): void {
@@ -126,29 +110,6 @@ function requireAdminRead(req: RestRequest, repo: Repo): void {
     fail(403, "Must have admin rights to Repository.");
 }
 
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .split("**")
-    .map((part) =>
-      part
-        .split("*")
-        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-        .join("[^/]*"),
-    )
-    .join(".*");
-  return new RegExp(`^${escaped}$`);
-}
-
-function appliesTo(ruleset: Ruleset, branch: string, defaultBranch: string): boolean {
-  return ruleset.branches.some((pattern) =>
-    pattern === "~ALL"
-      ? true
-      : pattern === "~DEFAULT_BRANCH"
-        ? branch === defaultBranch
-        : globToRegExp(pattern).test(branch),
-  );
-}
-
 /** REST handlers for the settings above, keyed by operationId (merged into the sandbox's handlers). */
 export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   // https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app — 404 when
@@ -180,14 +141,16 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   "repos/get-branch-protection": (req) => {
     const repo = repoOf(req);
     requireAdminRead(req, repo);
-    const protection = stateOf(req.store).protection.get(`${repoKey(repo.fullName)}#${req.params.branch}`);
+    const protection = branchRulesOf(req.store).protection.get(
+      `${repoKey(repo.fullName)}#${req.params.branch}`,
+    );
     if (!protection) fail(404, "Branch not protected");
     const url = `${req.shapes.apiUrl}/repos/${repo.fullName}/branches/${req.params.branch}/protection`;
     const body: JsonObject = {
       url,
       required_status_checks: {
         url: `${url}/required_status_checks`,
-        strict: false,
+        strict: protection.strict === true,
         contexts: protection.requiredChecks,
         contexts_url: `${url}/required_status_checks/contexts`,
         checks: protection.requiredChecks.map((context) => ({ context, app_id: null })),
@@ -196,7 +159,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
     if (protection.requiredApprovals > 0) {
       body.required_pull_request_reviews = {
         url: `${url}/required_pull_request_reviews`,
-        dismiss_stale_reviews: false,
+        dismiss_stale_reviews: protection.dismissStaleReviews === true,
         require_code_owner_reviews: false,
         required_approving_review_count: protection.requiredApprovals,
       };
@@ -209,7 +172,7 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   "repos/get-branch-rules": (req) => {
     const repo = repoOf(req);
     const branch = req.params.branch ?? "";
-    const rules = (stateOf(req.store).rulesets.get(repoKey(repo.fullName)) ?? [])
+    const rules = (branchRulesOf(req.store).rulesets.get(repoKey(repo.fullName)) ?? [])
       .map((ruleset, index) => ({ ruleset, index }))
       .filter(({ ruleset }) => appliesTo(ruleset, branch, repo.defaultBranch))
       .flatMap(({ ruleset, index }) => ruleset.rules.map((rule) => ({ rule, id: index + 1 })));

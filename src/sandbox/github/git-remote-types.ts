@@ -5,6 +5,8 @@ export interface GitPrincipal {
   login: string;
   /** May push. */
   write: boolean;
+  /** May push changes to `.github/workflows/` (src/sandbox/github/workflow-push-hook.ts); default true. */
+  workflows?: boolean;
 }
 
 export interface PushUpdate {

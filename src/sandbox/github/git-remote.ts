@@ -34,6 +34,7 @@ import {
   parseNameStatus,
 } from "./git-output.js";
 import { gitEnv, KeyedLock, run } from "./proc.js";
+import { installWorkflowPushHook } from "./workflow-push-hook.js";
 
 export class GitRemote implements GitBackend {
   readonly root: string;
@@ -118,6 +119,7 @@ export class GitRemote implements GitBackend {
     await this.git(owner, repo, ["config", "http.receivepack", "true"]);
     await this.git(owner, repo, ["config", "uploadpack.allowAnySHA1InWant", "true"]);
     await this.git(owner, repo, ["config", "receive.denyDeleteCurrent", "true"]);
+    installWorkflowPushHook(path);
   }
 
   async seedRepo(

@@ -13,6 +13,7 @@ import { ZERO_SHA } from "./git-constants.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { GitPrincipal, PushUpdate } from "./git-remote-types.js";
 import { gitEnv } from "./proc.js";
+import { WORKFLOWS_DENIED_VARIABLE } from "./workflow-push-hook.js";
 
 /** What the protocol needs of the repositories it serves (the git remote). */
 export interface SmartHttpRepos {
@@ -98,7 +99,7 @@ export class GitSmartHttp {
       // sees the new head, as on GitHub.
       const { before, after } = await this.repos.withRepoLock(owner, repo, async () => {
         const before = await this.repos.refSnapshot(owner, repo);
-        await this.cgi(req, res, pathInfo, url, principal!.login, true);
+        await this.cgi(req, res, pathInfo, url, principal!.login, true, principal!.workflows === false);
         return { before, after: await this.repos.refSnapshot(owner, repo) };
       });
       try {
@@ -161,6 +162,7 @@ export class GitSmartHttp {
     url: URL,
     user: string,
     keepOpen = false,
+    workflowsDenied = false,
   ): Promise<void> {
     return new Promise((resolve, reject) => {
       const env = gitEnv({
@@ -175,6 +177,7 @@ export class GitSmartHttp {
         GATEWAY_INTERFACE: "CGI/1.1",
         SERVER_PROTOCOL: "HTTP/1.1",
         ...(req.headers["git-protocol"] ? { GIT_PROTOCOL: String(req.headers["git-protocol"]) } : {}),
+        ...(workflowsDenied ? { [WORKFLOWS_DENIED_VARIABLE]: "1" } : {}),
       });
       const child = spawn("git", ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
       this.repos.children.add(child);

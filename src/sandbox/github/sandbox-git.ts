@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZERO_SHA } from "./git-constants.js";
 import { fullRef } from "./git-ref-names.js";
+import { installationGrants } from "./app-setup.js";
 import { GitRemote } from "./git-remote.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { Author, CommitInfo } from "./git-remote-types.js";
@@ -158,7 +159,13 @@ export async function attachGit(host: GitHost, options: { root?: string } = {}):
       ) {
         return null;
       }
-      if (info.kind === "installation" || info.kind === "worker") return { login: info.login, write: true };
+      // A workflow's GITHUB_TOKEN never has `workflows`; an installation token only when granted
+      // (src/sandbox/github/workflow-push-hook.ts).
+      if (info.kind === "worker") return { login: info.login, write: true, workflows: false };
+      if (info.kind === "installation") {
+        const granted = installationGrants(store)?.permissions.workflows === "write";
+        return { login: info.login, write: true, workflows: granted };
+      }
       const permission = store.getPermission(record.fullName, info.login);
       if (record.private && !permissionAtLeast(permission, "read")) return null;
       return { login: info.login, write: permissionAtLeast(permission, "write") };

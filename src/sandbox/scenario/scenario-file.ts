@@ -11,6 +11,7 @@
  *   ci: node --test                 # the CI command run on every PR head (check run "ci")
  *   files: { package.json: "…", src/cart.js: "…" }
  *   config: { maxParallel: 2 }      # .github/autopilot.yml (merged over the demo agent defaults), or text
+ *   protection: { requiredApprovals: 1 }   # branch protection of the default branch (also rulesets: […])
  * users:
  *   - { login: alice, permission: admin }
  *   - { login: bob, permission: write }
@@ -115,8 +116,38 @@ export const ScenarioSchema = z
          * or the file's text verbatim (`{demo_agent}` is replaced by the demo agent's command).
          */
         config: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+        /**
+         * Classic branch protection of the default branch (src/sandbox/github/merge-requirements.ts enforces it
+         * on merges): required approving reviews, stale approvals dismissed, required checks by name, up to
+         * date, a required merge queue.
+         */
+        protection: z
+          .strictObject({
+            requiredApprovals: z.number().int().min(0).max(6).default(0),
+            dismissStaleReviews: z.boolean().default(false),
+            requiredChecks: z.array(z.string().min(1)).default([]),
+            strict: z.boolean().default(false),
+            mergeQueue: z.boolean().default(false),
+          })
+          .optional(),
+        /** Rulesets, as `GET …/rules/branches/{branch}` lists their rules (`pull_request`, `merge_queue`, …). */
+        rulesets: z
+          .array(
+            z.strictObject({
+              branches: z.array(z.string().min(1)).default(["~DEFAULT_BRANCH"]),
+              rules: z
+                .array(
+                  z.strictObject({
+                    type: z.string().min(1),
+                    parameters: z.record(z.string(), z.unknown()).optional(),
+                  }),
+                )
+                .min(1),
+            }),
+          )
+          .default([]),
       })
-      .default({ owner: "demo", name: "shop", defaultBranch: "main", files: {}, config: {} }),
+      .default({ owner: "demo", name: "shop", defaultBranch: "main", files: {}, config: {}, rulesets: [] }),
     users: z.array(ScenarioUserSchema).default([{ login: "alice", permission: "admin" }]),
     issues: z.array(ScenarioIssueSchema).min(1, "a scenario needs at least one issue"),
     timeline: z.array(RuleSchema).default([]),

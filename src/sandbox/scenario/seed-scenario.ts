@@ -5,7 +5,9 @@
  */
 import { join } from "node:path";
 import { type AutopilotConfig, parseConfig, renderConfigError } from "../../core/config/index.js";
+import { repoSettings } from "../github/app-setup.js";
 import type { SandboxGit } from "../github/sandbox-git.js";
+import type { JsonObject } from "../github/shapes.js";
 import type { SandboxStore } from "../github/store.js";
 import {
   type DemoAgentEntry,
@@ -58,6 +60,17 @@ export async function seedScenario(
     pusher: firstUser,
   });
   progress("setup", null, `repository ${repo.full} seeded with ${Object.keys(files).length} files`);
+
+  if (scenario.repo.protection)
+    repoSettings.setBranchProtection(store, repo.full, scenario.repo.defaultBranch, scenario.repo.protection);
+  for (const ruleset of scenario.repo.rulesets)
+    repoSettings.addRuleset(store, repo.full, {
+      branches: ruleset.branches,
+      rules: ruleset.rules.map((r) => ({
+        type: r.type,
+        ...(r.parameters ? { parameters: r.parameters as JsonObject } : {}),
+      })),
+    });
 
   openIssues(scenario, repo.full, store, firstUser);
   progress("setup", null, `${scenario.issues.length} issues opened`);

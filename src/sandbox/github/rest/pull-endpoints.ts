@@ -1,6 +1,7 @@
 /** REST handlers of pull requests: the pull requests, their reviewers, files, commits and reviews. */
 import type { Issue, IssueState, MergeMethod, PullFields } from "../store.js";
 import { commitJson, diffEntry, PULL_FILES_MAX, servedDiffFiles } from "./git-shapes.js";
+import { mergeRefusal } from "../merge-requirements.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
 import {
   bodyObject,
@@ -104,6 +105,12 @@ export const pullEndpoints: Record<string, RestHandler> = {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     const b = bodyObject(req);
+    // The base branch's protection and rulesets come first (src/sandbox/github/merge-requirements.ts).
+    if (pull.state === "open" && !pull.pull.merged) {
+      await req.store.refreshPull(repo.fullName, pull.number);
+      const refusal = await mergeRefusal(req.store, repo, pull);
+      if (refusal) fail(refusal.status, refusal.message);
+    }
     const result = await req.store.mergePull(
       repo.fullName,
       pull.number,
