@@ -108,6 +108,8 @@ export interface RunNode {
 
 export interface CommentNode {
   id: number;
+  /** GitHub's node id of the comment (GraphQL `id`), when the read gave it. */
+  nodeId?: string;
   /** Issue (or PR) number the comment is on. */
   issue: number;
   author: string | null;
@@ -141,6 +143,11 @@ export interface WorldSnapshot {
   comments: CommentNode[];
   /** Latest worker result per task issue, parsed from the progress comments. */
   workerResults: WorkerResult[];
+  /**
+   * Node id of the comment each task's latest worker result was read from, by issue number: kept in the
+   * dashboard state so the comment is found again however many comments follow it.
+   */
+  resultComments?: Record<number, string>;
   /** Repository permission per login, for every login that appears as a command author, label actor or reviewer. */
   permissions: Record<string, Permission>;
   trackingIssue: TrackingIssueNode | null;
