@@ -153,6 +153,11 @@ export interface WorldSnapshot {
   trackingIssue: TrackingIssueNode | null;
   /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
   configText: string | null;
+  /**
+   * The dispatch lock refs that exist (names under refs/autopilot/dispatch/, src/core/contract.ts); absent
+   * when the snapshot could not list them all.
+   */
+  dispatchLocks?: string[];
   /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
   botId?: number | null;
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/diff-gate.ts). */

@@ -137,6 +137,10 @@ export interface SnapshotResponse {
     defaultBranchRef?: { name: string; target?: { oid?: string } | null } | null;
     owner?: { __typename: string; login: string } | null;
     configFile?: { text?: string | null } | null;
+    dispatchLocks?: {
+      pageInfo?: { hasNextPage: boolean } | null;
+      nodes: ({ name: string } | null)[] | null;
+    } | null;
     pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;
     trackingByBot?: { nodes: (GqlTracking | null)[] | null } | null;
     trackingIssue?: GqlTracking | null;
