@@ -8,8 +8,9 @@
  * - a task that had a worker dispatched but whose result is neither in its window nor known by id (state
  *   lost or rebuilt, or a controller upgraded): its older comments, walking back a page of 100 at a time until
  *   Autopilot's own result comment turns up;
- * - an issue (a task or the tracking issue) whose window starts after the state's command cursor: older
- *   comments walking back until the cursor, so commands and answers posted in a burst are all read.
+ * - an issue (a task or the tracking issue) whose window starts after the state's command cursor (or, when
+ *   no comment was processed yet, after the state began): older comments walking back until the cursor, so
+ *   commands and answers posted in a burst are all read.
  *
  * Each walk stops after MAX_PAGES_PER_ISSUE pages. An idle repository, and any issue whose window holds all
  * that matters, costs nothing here.
@@ -29,6 +30,11 @@ export interface CommentWindowRead {
 export interface BuriedCommentNeeds {
   /** The newest comment the dashboard state has processed (its database id); null when none is known. */
   cursorId: number | null;
+  /**
+   * Without a cursor, when the state began (the tracking issue's creation): no comment after it has been
+   * processed yet. Null when there is no state either (nothing is read back then).
+   */
+  stateSince: string | null;
   /** Node id of each task's result comment, from the dashboard state, by issue number. */
   resultComments: ReadonlyMap<number, string>;
   /** Whether the issue had a worker dispatched, so a result comment of Autopilot's should exist. */
@@ -85,8 +91,7 @@ export async function fetchBuriedComments(
     const read = compact(window?.nodes);
     let before = window?.pageInfo?.hasPreviousPage ? window.pageInfo.startCursor : null;
     if (!before) continue;
-    const oldestRead = Math.min(...read.map((c) => c.databaseId ?? Number.POSITIVE_INFINITY));
-    let needCursor = needs.cursorId !== null && oldestRead > needs.cursorId;
+    let needCursor = read.length > 0 && read.every((c) => !processedBefore(c, needs));
     let needResult = needs.expectsResult(issue) && !resultSeen.has(issue);
     let pages = 0;
     while (before && (needCursor || needResult) && pages < MAX_PAGES_PER_ISSUE) {
@@ -102,8 +107,7 @@ export async function fetchBuriedComments(
       const page = data.repository?.issue?.comments;
       for (const c of compact(page?.nodes)) {
         found.push({ issue, comment: c });
-        if (needs.cursorId !== null && (c.databaseId ?? Number.POSITIVE_INFINITY) <= needs.cursorId)
-          needCursor = false;
+        if (processedBefore(c, needs)) needCursor = false;
         if (needs.isResult(c, issue)) needResult = false;
       }
       before = page?.pageInfo?.hasPreviousPage ? page.pageInfo.startCursor : null;
@@ -115,4 +119,11 @@ export async function fetchBuriedComments(
     }
   }
   return found;
+}
+
+/** Whether a comment is at or before the command cursor (or, without one, older than the state). */
+function processedBefore(c: GqlComment, needs: BuriedCommentNeeds): boolean {
+  if (needs.cursorId !== null) return c.databaseId !== null && c.databaseId <= needs.cursorId;
+  if (needs.stateSince === null) return true;
+  return c.createdAt < needs.stateSince;
 }

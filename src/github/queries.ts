@@ -22,6 +22,7 @@ fragment AutopilotTracking on Issue {
   title
   body
   state
+  createdAt
   updatedAt
   isPinned
   lastEditedAt

@@ -31,6 +31,7 @@ export interface GqlTracking {
   title: string;
   body: string;
   state: string;
+  createdAt?: string;
   updatedAt: string;
   isPinned?: boolean | null;
   lastEditedAt?: string | null;

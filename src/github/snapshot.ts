@@ -274,6 +274,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   if (tracking) windows.push({ issue: tracking.number, window: tracking.comments });
   const buried = await fetchBuriedComments(ctx, windows, {
     cursorId: state?.cursor?.id ?? null,
+    stateSince: state ? (tracking?.createdAt ?? null) : null,
     resultComments: new Map(
       Object.entries(state?.tasks ?? {}).flatMap(([n, r]) =>
         r.resultComment ? [[Number(n), r.resultComment] as const] : [],

@@ -168,6 +168,29 @@ describe("comments the snapshot's recent window does not reach", () => {
     expect(world.workerResults).toEqual([result]);
   });
 
+  it("read back to the state's beginning when no comment was processed yet", async () => {
+    const scope = nock(API);
+    const tracking = {
+      ...gqlTracking({ number: 1, body: trackingBody(null, "IC_node70") }),
+      createdAt: "2026-11-20T09:00:00Z",
+    };
+    const newer = (from: number, count: number, say = (id: number) => `chat ${id}`) =>
+      chatter(from, count, say).map((c) => ({ ...c, createdAt: "2026-11-20T10:00:00Z" }));
+    replySnapshot(
+      scope,
+      snapshotWith(tracking, window([progressComment(70, result), ...newer(600, 19)], true)),
+    );
+    replyRuns(scope, []);
+    const older = [
+      { id: 60, author: "alice", body: "/autopilot skip #7", createdAt: "2026-11-20T08:00:00Z" },
+      ...newer(71, 5, (id) => (id === 71 ? "/autopilot status" : `chat ${id}`)),
+    ];
+    replyOlder(scope, 7, "cursor-before-70", older, true);
+    const { world } = await snapshot(github.gateway({ memory: newRepoMemory() }));
+    expect(scope.isDone()).toBe(true);
+    expect(world.comments.find((c) => c.id === 71)).toMatchObject({ issue: 7, body: "/autopilot status" });
+  });
+
   it("cost nothing when the windows hold the result and everything since the cursor", async () => {
     const scope = nock(API);
     const tracking = {
