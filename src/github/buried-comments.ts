@@ -2,12 +2,12 @@
  * Comments the snapshot's `comments(last: N)` windows did not reach, fetched only when something depends on
  * them, so that no worker result, command or answer is lost however many comments follow it:
  *
- * - a task's result comment whose node id the dashboard state keeps (the worker edits that one comment in
- *   place from its first attempt on, so later discussion buries it): all such comments in one `nodes(ids:)`
- *   request;
- * - a task that had a worker dispatched but whose result is neither in its window nor known by id (state
- *   lost or rebuilt, or a controller upgraded): its older comments, walking back a page of 100 at a time until
- *   Autopilot's own result comment turns up;
+ * - the result comment of a task whose result the decisions wait for (a dispatch not acted on yet, or a live
+ *   run), when the dashboard state keeps its node id (the worker edits that one comment in place from its
+ *   first attempt on, so later discussion buries it): all such comments in one `nodes(ids:)` request;
+ * - such a task's result when it is neither in its window nor known by id (state lost or rebuilt, or a
+ *   controller upgraded): its older comments, walking back a page of 100 at a time until Autopilot's own
+ *   result comment turns up;
  * - an issue (a task or the tracking issue) whose window starts after the state's command cursor (or, when
  *   no comment was processed yet, after the state began): older comments walking back until the cursor, so
  *   commands and answers posted in a burst are all read.
@@ -37,7 +37,10 @@ export interface BuriedCommentNeeds {
   stateSince: string | null;
   /** Node id of each task's result comment, from the dashboard state, by issue number. */
   resultComments: ReadonlyMap<number, string>;
-  /** Whether the issue had a worker dispatched, so a result comment of Autopilot's should exist. */
+  /**
+   * Whether the decisions wait for the issue's worker result: a dispatch not acted on yet, or a live run (a
+   * result already acted on is not needed again, so a settled task with a long discussion costs nothing).
+   */
   expectsResult: (issue: number) => boolean;
   /** Whether a comment is Autopilot's own worker result for that issue. */
   isResult: (comment: GqlComment, issue: number) => boolean;
@@ -73,7 +76,9 @@ export async function fetchBuriedComments(
 
   // Result comments known by id and not in their issue's window: one request for all of them.
   const open = new Set(windows.map((w) => w.issue));
-  const wanted = [...needs.resultComments].filter(([issue, id]) => open.has(issue) && !readIds.has(id));
+  const wanted = [...needs.resultComments].filter(
+    ([issue, id]) => open.has(issue) && !readIds.has(id) && needs.expectsResult(issue),
+  );
   for (let i = 0; i < wanted.length; i += 100) {
     const chunk = wanted.slice(i, i + 100);
     const data = (await ctx.read(() =>

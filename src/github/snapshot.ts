@@ -281,11 +281,12 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       ),
     ),
     expectsResult: (n) =>
-      state
-        ? (state.tasks[n]?.attempt ?? 0) > 0
+      runs.some((r) => r.issue === n && r.status !== "completed") ||
+      (state
+        ? Boolean(state.tasks[n]?.dispatchId) && state.tasks[n]?.handled !== state.tasks[n]?.dispatchId
         : poolIssues.some(
             (i) => i.number === n && compact(i.labels?.nodes).some((l) => statusLabels.has(l.name)),
-          ),
+          )),
     isResult: (c, n) => isAppResultComment(c, n, appId),
   });
   const readIds = new Set(allComments.map((c) => c.id));

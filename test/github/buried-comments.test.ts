@@ -29,7 +29,7 @@ const NOW = new Date("2026-11-20T12:00:00Z");
 type GraphQLBody = { query: string; variables: Record<string, unknown> };
 
 /** A dashboard body whose state knows task 7 (dispatched once) and has processed comments up to `cursor`. */
-function trackingBody(cursor: number | null, resultComment?: string): string {
+function trackingBody(cursor: number | null, resultComment?: string, handled = false): string {
   const state: DashboardState = emptyState(NOW);
   state.tasks["7"] = {
     ...state.tasks["7"],
@@ -42,6 +42,7 @@ function trackingBody(cursor: number | null, resultComment?: string): string {
     tokensOut: 0,
     costUsd: 0,
     dispatchId: "7-1-abc",
+    ...(handled ? { handled: "7-1-abc" } : {}),
     ...(resultComment ? { resultComment } : {}),
   };
   if (cursor !== null) state.cursor = { id: cursor, at: "2026-11-20T09:00:00Z" };
@@ -189,6 +190,17 @@ describe("comments the snapshot's recent window does not reach", () => {
     const { world } = await snapshot(github.gateway({ memory: newRepoMemory() }));
     expect(scope.isDone()).toBe(true);
     expect(world.comments.find((c) => c.id === 71)).toMatchObject({ issue: 7, body: "/autopilot status" });
+  });
+
+  it("cost nothing for a result already acted on, however deep it lies", async () => {
+    const scope = nock(API);
+    const tracking = gqlTracking({ number: 1, body: trackingBody(1_000, "IC_node70", true) });
+    replySnapshot(scope, snapshotWith(tracking, window(chatter(101, 20), true)));
+    replyRuns(scope, []);
+    const gw = github.gateway({ memory: newRepoMemory() });
+    await snapshot(gw);
+    expect(scope.isDone()).toBe(true);
+    expect(totalOf(gw.requests())).toBe(2);
   });
 
   it("cost nothing when the windows hold the result and everything since the cursor", async () => {
