@@ -59,8 +59,13 @@ interface OlderAnswer {
   repository: { issue: { comments: GqlCommentWindow | null } | null } | null;
 }
 
+/**
+ * `graphql` answers a query, accepting partial data when every error is NOT_FOUND: a result comment deleted
+ * since its id was kept is a null node (its task's older comments are read instead), not a failed snapshot.
+ */
 export async function fetchBuriedComments(
-  ctx: Pick<SnapshotContext, "client" | "read" | "repo" | "log">,
+  ctx: Pick<SnapshotContext, "repo" | "log">,
+  graphql: (query: string, variables: Record<string, unknown>) => Promise<unknown>,
   windows: readonly CommentWindowRead[],
   needs: BuriedCommentNeeds,
 ): Promise<BuriedComment[]> {
@@ -81,9 +86,7 @@ export async function fetchBuriedComments(
   );
   for (let i = 0; i < wanted.length; i += 100) {
     const chunk = wanted.slice(i, i + 100);
-    const data = (await ctx.read(() =>
-      ctx.client.graphql(COMMENTS_BY_ID_QUERY, { ids: chunk.map(([, id]) => id) }),
-    )) as ByIdAnswer;
+    const data = (await graphql(COMMENTS_BY_ID_QUERY, { ids: chunk.map(([, id]) => id) })) as ByIdAnswer;
     for (const node of compact(data.nodes)) {
       const issue = node.issue?.number;
       if (node.__typename !== "IssueComment" || issue === undefined) continue;
@@ -101,14 +104,12 @@ export async function fetchBuriedComments(
     let pages = 0;
     while (before && (needCursor || needResult) && pages < MAX_PAGES_PER_ISSUE) {
       pages++;
-      const data = (await ctx.read(() =>
-        ctx.client.graphql(OLDER_COMMENTS_QUERY, {
-          owner: ctx.repo.owner,
-          name: ctx.repo.name,
-          number: issue,
-          before,
-        }),
-      )) as OlderAnswer;
+      const data = (await graphql(OLDER_COMMENTS_QUERY, {
+        owner: ctx.repo.owner,
+        name: ctx.repo.name,
+        number: issue,
+        before,
+      })) as OlderAnswer;
       const page = data.repository?.issue?.comments;
       for (const c of compact(page?.nodes)) {
         found.push({ issue, comment: c });

@@ -272,7 +272,9 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     window: node.comments,
   }));
   if (tracking) windows.push({ issue: tracking.number, window: tracking.comments });
-  const buried = await fetchBuriedComments(ctx, windows, {
+  const graphql = (query: string, variables: Record<string, unknown>) =>
+    graphqlAllowingNotFound(ctx, query, variables);
+  const buried = await fetchBuriedComments(ctx, graphql, windows, {
     cursorId: state?.cursor?.id ?? null,
     stateSince: state ? (tracking?.createdAt ?? null) : null,
     resultComments: new Map(

@@ -132,6 +132,30 @@ describe("comments the snapshot's recent window does not reach", () => {
     expect(world.resultComments).toEqual({ 7: "IC_node70" });
   });
 
+  it("read a task's comments back when the result comment its state names was deleted", async () => {
+    const scope = nock(API);
+    const tracking = gqlTracking({ number: 1, body: trackingBody(1_000, "IC_gone") });
+    replySnapshot(scope, snapshotWith(tracking, window(chatter(301, 20), true)));
+    replyRuns(scope, []);
+    scope
+      .post("/graphql", (body: GraphQLBody) => body.query.includes("query AutopilotCommentsById"))
+      .reply(200, {
+        data: { nodes: [null] },
+        errors: [
+          {
+            type: "NOT_FOUND",
+            path: ["nodes", 0],
+            message: "Could not resolve to a node with the global id of 'IC_gone'.",
+          },
+        ],
+      });
+    replyOlder(scope, 7, "cursor-before-301", [progressComment(70, result), ...chatter(201, 99)], true);
+    const { world } = await snapshot(github.gateway({ memory: newRepoMemory() }));
+    expect(scope.isDone()).toBe(true);
+    expect(world.workerResults).toEqual([result]);
+    expect(world.resultComments).toEqual({ 7: "IC_node70" });
+  });
+
   it("read every command posted since the cursor, on the tracking issue and on tasks", async () => {
     const scope = nock(API);
     const say = (id: number) =>
