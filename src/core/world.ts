@@ -153,11 +153,10 @@ export interface WorldSnapshot {
   trackingIssue: TrackingIssueNode | null;
   /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
   configText: string | null;
-  /**
-   * The dispatch lock refs that exist (names under refs/autopilot/dispatch/, src/core/contract.ts); absent
-   * when the snapshot could not list them all.
-   */
+  /** Dispatch lock refs that exist (names under refs/autopilot/dispatch/, src/core/contract.ts). */
   dispatchLocks?: string[];
+  /** Whether `dispatchLocks` lists every one (the first 100 are read): only then is a missing lock missing. */
+  dispatchLocksComplete?: boolean;
   /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
   botId?: number | null;
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/diff-gate.ts). */

@@ -369,9 +369,10 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     trackingIssue: trackingNode,
     configText,
   };
-  // Only a complete list counts: a lock missing from a cut list is not a refused lock.
-  if (repo.dispatchLocks && !repo.dispatchLocks.pageInfo?.hasNextPage)
+  if (repo.dispatchLocks) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
+    world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
+  }
   const logins = ctx.permissionsFor
     ? ctx.permissionsFor(world, settings)
     : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });

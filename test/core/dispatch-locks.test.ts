@@ -10,7 +10,7 @@ describe("the dispatch locks", () => {
     const first = dispatched();
     expect(first.world.runs.map((r) => r.dispatchId)).toEqual(["1-1-seed"]);
     const refused = decide({
-      ...input({ ...first.world, dispatchLocks: [] }),
+      ...input({ ...first.world, dispatchLocks: [], dispatchLocksComplete: true }),
       state: first.state,
       now: minutes(2),
     });
@@ -22,13 +22,17 @@ describe("the dispatch locks", () => {
     );
 
     const held = decide({
-      ...input({ ...first.world, dispatchLocks: ["issue-1-attempt-1"] }),
+      ...input({ ...first.world, dispatchLocks: ["issue-1-attempt-1"], dispatchLocksComplete: true }),
       state: first.state,
       now: minutes(2),
     });
     expect(held.state.incidents).toEqual([]);
-    // A list the snapshot could not read in full says nothing.
-    const unknown = decide({ ...input(first.world), state: first.state, now: minutes(2) });
+    // A list the snapshot could not read in full says nothing of a lock missing from it.
+    const unknown = decide({
+      ...input({ ...first.world, dispatchLocks: ["issue-2-attempt-1"], dispatchLocksComplete: false }),
+      state: first.state,
+      now: minutes(2),
+    });
     expect(unknown.state.incidents).toEqual([]);
   });
 

@@ -22,7 +22,8 @@ export function checkDispatchLocks(ctx: Reconciling): void {
   const listed = ctx.snapshot.dispatchLocks;
   if (!listed) return;
   const names = new Set(listed);
-  for (const [key, record] of Object.entries(ctx.state.tasks)) {
+  // A lock missing from a cut list is not a refused lock; leftovers are deleted from any list.
+  for (const [key, record] of ctx.snapshot.dispatchLocksComplete ? Object.entries(ctx.state.tasks) : []) {
     if (!record.dispatchId || record.attempt === 0) continue;
     // Only once its run shows was the dispatch sent, and the lock (taken before it) tried.
     if (!ctx.snapshot.runs.some((r) => r.dispatchId === record.dispatchId)) continue;
