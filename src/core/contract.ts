@@ -23,7 +23,16 @@ export function issueOfTaskBranch(branchPrefix: string, ref: string): number | n
  * controller that tries to create it dispatches the attempt (src/github/executor.ts).
  */
 export function dispatchLockRef(issue: number, attempt: number): string {
-  return `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`;
+  return `${DISPATCH_LOCK_PREFIX}issue-${issue}-attempt-${attempt}`;
+}
+
+/** Where the dispatch locks live (the snapshot lists the refs under it). */
+export const DISPATCH_LOCK_PREFIX = "refs/autopilot/dispatch/";
+
+/** The task attempt a dispatch lock's name (relative to DISPATCH_LOCK_PREFIX, or in full) is for; null for any other. */
+export function parseDispatchLock(name: string): { issue: number; attempt: number } | null {
+  const m = /^(?:refs\/autopilot\/dispatch\/)?issue-(\d+)-attempt-(\d+)$/.exec(name);
+  return m ? { issue: Number(m[1]), attempt: Number(m[2]) } : null;
 }
 
 /**

@@ -39,6 +39,8 @@ export type Effect =
     }
   | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
   | { type: "deleteBranch"; branch: string }
+  /** The task ended: delete the dispatch lock refs of its attempts 1..`attempts` (src/core/contract.ts). */
+  | { type: "releaseDispatchLocks"; issue: number; attempts: number }
   /** Create (when `issue` is null) or update the tracking issue, re-reading first and refusing on a revision mismatch. */
   | {
       type: "writeTrackingIssue";
@@ -74,6 +76,8 @@ export function describeEffect(effect: Effect): string {
       return `close #${effect.issue} as ${effect.reason}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `delete the dispatch locks of #${effect.issue}`;
     case "writeTrackingIssue":
       return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
     case "pinIssue":

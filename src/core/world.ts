@@ -110,6 +110,8 @@ export interface RunNode {
 
 export interface CommentNode {
   id: number;
+  /** GitHub's node id of the comment (GraphQL `id`), when the read gave it. */
+  nodeId?: string;
   /** Issue (or PR) number the comment is on. */
   issue: number;
   author: string | null;
@@ -143,11 +145,20 @@ export interface WorldSnapshot {
   comments: CommentNode[];
   /** Latest worker result per task issue, parsed from the progress comments. */
   workerResults: WorkerResult[];
+  /**
+   * Node id of the comment each task's latest worker result was read from, by issue number: kept in the
+   * dashboard state so the comment is found again however many comments follow it.
+   */
+  resultComments?: Record<number, string>;
   /** Repository permission per login, for every login that appears as a command author, label actor or reviewer. */
   permissions: Record<string, Permission>;
   trackingIssue: TrackingIssueNode | null;
   /** Raw text of .github/autopilot.yml on the default branch; null when the file does not exist. */
   configText: string | null;
+  /** Dispatch lock refs that exist (names under refs/autopilot/dispatch/, src/core/contract.ts). */
+  dispatchLocks?: string[];
+  /** Whether `dispatchLocks` lists every one (the first 100 are read): only then is a missing lock missing. */
+  dispatchLocksComplete?: boolean;
   /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
   botId?: number | null;
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/diff-gate.ts). */

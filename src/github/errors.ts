@@ -25,7 +25,7 @@ function headerOf(error: unknown, name: string): string | null {
   return value === undefined || value === null ? null : String(value);
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === "object" && error !== null && typeof (error as HttpLikeError).message === "string") {
     return (error as HttpLikeError).message as string;

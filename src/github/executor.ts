@@ -9,7 +9,7 @@ import { describeEffect } from "../core/effects.js";
 import { mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
-import { describeError, statusOf } from "./errors.js";
+import { describeError, messageOf, statusOf } from "./errors.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
@@ -85,6 +85,8 @@ export function effectTarget(effect: Effect): string {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `locks#${effect.issue}`;
     case "writeTrackingIssue":
       return "tracking";
     case "pinIssue":
@@ -257,6 +259,8 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error;
       }
+    case "releaseDispatchLocks":
+      return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":
       return writeTracking(ctx, effect);
     case "pinIssue":
@@ -373,7 +377,8 @@ async function dispatch(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
 ): Promise<EffectOutcome> {
-  if (!effect.resend && !(await takeDispatchLock(ctx, effect))) {
+  const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
+  if (lock === "lost") {
     return {
       effect,
       status: "skipped",
@@ -398,9 +403,12 @@ async function dispatch(
   );
   const data = response.data as { workflow_run_id?: number } | undefined;
   const outcome: EffectOutcome = { effect, status: "done" };
+  if (typeof lock === "object") outcome.detail = `without its dispatch lock: ${lock.refused}`;
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
 }
+
+type DispatchLock = "taken" | "lost" | { refused: string };
 
 /**
  * GitHub has no compare-and-swap for issue bodies, so the dashboard's revision check cannot stop two controllers
@@ -408,11 +416,18 @@ async function dispatch(
  * `refs/autopilot/dispatch/issue-N-attempt-A` succeeds and every other gets 422. The ref points at the default
  * branch's head as the snapshot saw it (any commit of the repository would do), so it costs one request a
  * dispatch; the head is read only when the snapshot did not give it.
+ *
+ * GitHub also answers 422 when it refuses the ref for another reason (a ruleset restricting ref creation, for
+ * one), so a 422 is checked by reading the ref: there → another controller took it (`lost`); absent → the
+ * refusal is something else (`refused`, with GitHub's words). Then the dispatch goes on without the lock, as
+ * it did before locks existed: the tracking issue's revision check (its write comes before every dispatch and a
+ * stale controller's write is refused) and the worker's claim of the task keep two controllers from running one
+ * attempt twice, and the dashboard says the lock is missing (src/core/reconcile/dispatch-locks.ts).
  */
 async function takeDispatchLock(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
-): Promise<boolean> {
+): Promise<DispatchLock> {
   const branch = ctx.world?.repo.defaultBranch ?? "main";
   let sha = ctx.facts?.defaultBranchSha ?? null;
   if (!sha) {
@@ -422,19 +437,52 @@ async function takeDispatchLock(
     sha = (head.data as { object?: { sha?: string } }).object?.sha ?? null;
   }
   if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
+  const ref = dispatchLockRef(effect.issue, effect.attempt);
   try {
-    await ctx.write(() =>
-      ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o(ctx),
-        ref: dispatchLockRef(effect.issue, effect.attempt),
-        sha,
-      }),
-    );
-    return true;
+    await ctx.write(() => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", { ...o(ctx), ref, sha }));
+    return "taken";
   } catch (error) {
-    if (statusOf(error) === 422) return false;
-    throw error;
+    if (statusOf(error) !== 422) throw error;
+    try {
+      await ctx.read(() =>
+        ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
+          ...o(ctx),
+          ref: ref.slice("refs/".length),
+        }),
+      );
+      return "lost";
+    } catch (readError) {
+      if (statusOf(readError) !== 404) throw readError;
+      // GitHub puts a ruleset's reason after the first line ("Repository rule violations found\n\n…").
+      const words = messageOf(error).replace(/\s+/g, " ").trim().slice(0, 200);
+      const refused = `GitHub refused to create ${ref} (422 ${words})`;
+      ctx.log.warn(`${refused}; dispatching #${effect.issue} attempt ${effect.attempt} without the lock`);
+      return { refused };
+    }
   }
+}
+
+/** Deletes an ended task's dispatch lock refs; one already gone (or never created) is fine. */
+async function releaseDispatchLocks(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "releaseDispatchLocks" }>,
+): Promise<EffectOutcome> {
+  let deleted = 0;
+  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
+    try {
+      await ctx.write(() =>
+        ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
+          ...o(ctx),
+          ref: dispatchLockRef(effect.issue, attempt).slice("refs/".length),
+        }),
+      );
+      deleted++;
+    } catch (error) {
+      const status = statusOf(error);
+      if (status !== 404 && status !== 422) throw error;
+    }
+  }
+  return deleted > 0 ? { effect, status: "done" } : { effect, status: "skipped", detail: "no lock left" };
 }
 
 // ---------------------------------------------------------------------------------------------------------

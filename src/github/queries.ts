@@ -5,6 +5,7 @@
 
 const COMMENT_FIELDS = `
 fragment AutopilotComment on IssueComment {
+  id
   databaseId
   body
   createdAt
@@ -21,13 +22,14 @@ fragment AutopilotTracking on Issue {
   title
   body
   state
+  createdAt
   updatedAt
   isPinned
   lastEditedAt
   editor { login }
   viewerDidAuthor
   author { __typename login ... on Bot { databaseId } }
-  comments(last: 30) { nodes { ...AutopilotComment } }
+  comments(last: 30) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
 }`;
 
 /**
@@ -60,7 +62,7 @@ fragment AutopilotIssue on Issue {
   renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
     nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
   }
-  comments(last: 20) { nodes { ...AutopilotComment } }
+  comments(last: 20) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
 }`;
 
 const CLOSED_ISSUE_FIELDS = `
@@ -168,6 +170,10 @@ query AutopilotSnapshot(
     defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
+    dispatchLocks: refs(refPrefix: "refs/autopilot/dispatch/", first: 100) @include(if: $withRepo) {
+      pageInfo { hasNextPage }
+      nodes { name }
+    }
     pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
     trackingByBot: issues(
       first: 5
@@ -242,6 +248,32 @@ ${fields}
 ${CLOSED_ISSUE_FIELDS}
 `;
 }
+
+/**
+ * Comments the snapshot's `comments(last: …)` did not reach: older comments of one issue, a page of 100 at a
+ * time walking back (src/github/buried-comments.ts), and comments by node id (a task's result comment, its id
+ * kept in the dashboard state).
+ */
+export const OLDER_COMMENTS_QUERY = `
+query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $before: String) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(last: 100, before: $before) {
+        pageInfo { hasPreviousPage startCursor }
+        nodes { ...AutopilotComment }
+      }
+    }
+  }
+}
+${COMMENT_FIELDS}
+`;
+
+export const COMMENTS_BY_ID_QUERY = `
+query AutopilotCommentsById($ids: [ID!]!) {
+  nodes(ids: $ids) { __typename ... on IssueComment { ...AutopilotComment issue { number } } }
+}
+${COMMENT_FIELDS}
+`;
 
 /** The node id and marker of one issue (the tracking issue's re-read before a write uses REST instead). */
 export const PIN_ISSUE_MUTATION = `

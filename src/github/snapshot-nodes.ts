@@ -127,6 +127,7 @@ export function toComment(
   if (c.databaseId === null || c.databaseId === undefined) return null;
   return {
     id: c.databaseId,
+    ...(c.id ? { nodeId: c.id } : {}),
     issue,
     author: c.author?.login ?? null,
     authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
@@ -139,9 +140,14 @@ export function toComment(
 
 /**
  * The newest worker result per task issue, from Autopilot's own comments only: a marker in anyone else's
- * comment (a person's, another bot's) is reported, capped and escaped, and ignored.
+ * comment (a person's, another bot's) is reported, capped and escaped, and ignored. `sources` receives the
+ * node id of the comment each chosen result came from.
  */
-export function latestWorkerResults(comments: CommentNode[], log?: GatewayLog): WorkerResult[] {
+export function latestWorkerResults(
+  comments: CommentNode[],
+  log?: GatewayLog,
+  sources?: Map<number, string>,
+): WorkerResult[] {
   const best = new Map<number, WorkerResult>();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
@@ -160,9 +166,17 @@ export function latestWorkerResults(comments: CommentNode[], log?: GatewayLog): 
       (result.attempt === previous.attempt && result.updatedAt > previous.updatedAt)
     ) {
       best.set(result.issue, result);
+      if (c.nodeId) sources?.set(result.issue, c.nodeId);
+      else sources?.delete(result.issue);
     }
   }
   return [...best.values()].sort((a, b) => a.issue - b.issue);
+}
+
+/** Autopilot's own comment carrying a worker result for the issue it is on. */
+export function isAppResultComment(c: GqlComment, issue: number, appId: number | null): boolean {
+  if (!mentionsWorkerResult(c.body) || !byApp(c.author, c.viewerDidAuthor, appId)) return false;
+  return parseWorkerResult(c.body)?.issue === issue;
 }
 
 const CHECK_STATUSES = new Set(["queued", "in_progress", "completed", "waiting", "pending", "requested"]);

@@ -6,10 +6,17 @@ export interface Login {
   /** Served for bots (`... on Bot { databaseId }`): compared with the viewer's account id. */
   databaseId?: number | null;
 }
+/** A comment connection read from its end (`comments(last: N)`): older comments lie before `startCursor`. */
+export interface GqlCommentWindow {
+  pageInfo?: { hasPreviousPage: boolean; startCursor: string | null } | null;
+  nodes: (GqlComment | null)[] | null;
+}
 export interface Named {
   name: string;
 }
 export interface GqlComment {
+  /** The comment's node id (what `nodes(ids:)` finds it by). */
+  id?: string;
   databaseId: number | null;
   body: string;
   createdAt: string;
@@ -24,13 +31,14 @@ export interface GqlTracking {
   title: string;
   body: string;
   state: string;
+  createdAt?: string;
   updatedAt: string;
   isPinned?: boolean | null;
   lastEditedAt?: string | null;
   editor?: Login | null;
   viewerDidAuthor?: boolean;
   author?: Login | null;
-  comments?: { nodes: (GqlComment | null)[] | null } | null;
+  comments?: GqlCommentWindow | null;
 }
 export interface GqlIssue {
   id?: string;
@@ -54,7 +62,7 @@ export interface GqlIssue {
   lastEditedAt?: string | null;
   editor?: Login | null;
   userContentEdits?: { nodes: ({ editedAt: string; editor?: Login | null } | null)[] | null } | null;
-  comments?: { nodes: (GqlComment | null)[] | null } | null;
+  comments?: GqlCommentWindow | null;
 }
 export interface GqlContext {
   __typename: string;
@@ -134,6 +142,10 @@ export interface SnapshotResponse {
     defaultBranchRef?: { name: string; target?: { oid?: string } | null } | null;
     owner?: { __typename: string; login: string } | null;
     configFile?: { text?: string | null } | null;
+    dispatchLocks?: {
+      pageInfo?: { hasNextPage: boolean } | null;
+      nodes: ({ name: string } | null)[] | null;
+    } | null;
     pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;
     trackingByBot?: { nodes: (GqlTracking | null)[] | null } | null;
     trackingIssue?: GqlTracking | null;

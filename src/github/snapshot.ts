@@ -20,13 +20,22 @@
  * An idle repository costs 2 requests per reconcile.
  */
 import { CONFIG_PATH } from "../core/config/index.js";
-import { TRACKING_MARKER } from "../core/dashboard/index.js";
+import { parseDashboard, TRACKING_MARKER } from "../core/dashboard/index.js";
 import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../core/graph.js";
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../core/world.js";
+import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";
 import { lookupPermissions, relevantLogins } from "./permissions.js";
 import { issueStatesQuery, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY } from "./queries.js";
 import type { SnapshotContext, SnapshotOutput } from "./snapshot-context.js";
-import { byApp, latestWorkerResults, stub, toComment, toIssueNode, toPullNode } from "./snapshot-nodes.js";
+import {
+  byApp,
+  isAppResultComment,
+  latestWorkerResults,
+  stub,
+  toComment,
+  toIssueNode,
+  toPullNode,
+} from "./snapshot-nodes.js";
 import {
   compact,
   type GqlIssue,
@@ -255,6 +264,42 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     }
   }
 
+  // Comments older than the windows read above, when a result, a command or an answer may be among them.
+  const state = tracking ? parseDashboard(tracking.body).state : null;
+  const statusLabels = new Set(settings.poolLabels.filter((l) => l !== settings.readyLabel));
+  const windows: CommentWindowRead[] = poolIssues.map((node) => ({
+    issue: node.number,
+    window: node.comments,
+  }));
+  if (tracking) windows.push({ issue: tracking.number, window: tracking.comments });
+  const graphql = (query: string, variables: Record<string, unknown>) =>
+    graphqlAllowingNotFound(ctx, query, variables);
+  const buried = await fetchBuriedComments(ctx, graphql, windows, {
+    cursorId: state?.cursor?.id ?? null,
+    stateSince: state ? (tracking?.createdAt ?? null) : null,
+    resultComments: new Map(
+      Object.entries(state?.tasks ?? {}).flatMap(([n, r]) =>
+        r.resultComment ? [[Number(n), r.resultComment] as const] : [],
+      ),
+    ),
+    expectsResult: (n) =>
+      runs.some((r) => r.issue === n && r.status !== "completed") ||
+      (state
+        ? Boolean(state.tasks[n]?.dispatchId) && state.tasks[n]?.handled !== state.tasks[n]?.dispatchId
+        : poolIssues.some(
+            (i) => i.number === n && compact(i.labels?.nodes).some((l) => statusLabels.has(l.name)),
+          )),
+    isResult: (c, n) => isAppResultComment(c, n, appId),
+  });
+  const readIds = new Set(allComments.map((c) => c.id));
+  for (const { issue, comment: c } of buried) {
+    const comment = toComment(c, issue, botLogin, appId);
+    if (comment && !readIds.has(comment.id)) {
+      readIds.add(comment.id);
+      allComments.push(comment);
+    }
+  }
+
   // States of referenced issues the snapshot does not know yet (aliased queries of 50). Bounded: each body
   // names at most MAX_REFERENCES_PER_ISSUE, and at most MAX_REFERENCE_LOOKUPS are looked up in all; one
   // left out stays unknown, so the issue naming it waits.
@@ -297,7 +342,8 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   memory.workerWorkflow = settings.workerWorkflow;
 
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const workerResults = latestWorkerResults(allComments, ctx.log);
+  const resultSources = new Map<number, string>();
+  const workerResults = latestWorkerResults(allComments, ctx.log, resultSources);
 
   const trackingNode: TrackingIssueNode | null = tracking
     ? {
@@ -318,10 +364,15 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     runs,
     comments,
     workerResults,
+    resultComments: Object.fromEntries(resultSources),
     permissions: {},
     trackingIssue: trackingNode,
     configText,
   };
+  if (repo.dispatchLocks) {
+    world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
+    world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
+  }
   const logins = ctx.permissionsFor
     ? ctx.permissionsFor(world, settings)
     : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });

@@ -261,6 +261,7 @@ export function applyEffects(snapshot: WorldSnapshot, effects: readonly Effect[]
         break;
       }
       case "deleteBranch":
+      case "releaseDispatchLocks":
         break;
       case "writeTrackingIssue":
         if (e.issue === null) {

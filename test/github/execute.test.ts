@@ -462,6 +462,15 @@ describe("dry run and the operation budget", () => {
  */
 function lockDispatch(scope: nock.Scope, issue: number, attempt: number, options: { taken?: boolean } = {}) {
   const sha = DEFAULT_HEAD;
+  if (options.taken) {
+    // The 422 is checked by reading the ref: it exists, so another controller created it.
+    scope.get(`${R}/git/ref/autopilot%2Fdispatch%2Fissue-${issue}-attempt-${attempt}`).reply(200, {
+      ref: `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`,
+      node_id: "REF_2",
+      url: `${API}${R}/git/refs/autopilot`,
+      object: { sha, type: "commit", url: `${API}${R}/git/commits/${sha}` },
+    });
+  }
   return scope
     .post(`${R}/git/refs`, { ref: `refs/autopilot/dispatch/issue-${issue}-attempt-${attempt}`, sha })
     .reply(

@@ -50,6 +50,7 @@ export interface CommentSpec {
 
 export function gqlComment(spec: CommentSpec) {
   return {
+    id: `IC_node${spec.id}`,
     databaseId: spec.id,
     body: spec.body,
     createdAt: spec.createdAt ?? "2026-11-20T10:00:00Z",

@@ -1,8 +1,10 @@
 import { parse, validate } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  COMMENTS_BY_ID_QUERY,
   ISSUE_NODE_ID_QUERY,
   issueStatesQuery,
+  OLDER_COMMENTS_QUERY,
   PIN_ISSUE_MUTATION,
   SNAPSHOT_QUERY,
   SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
@@ -23,6 +25,8 @@ describe("the GraphQL documents the gateway sends", () => {
     expect(check(issueStatesQuery([3, 12, 40]))).toEqual([]);
     expect(check(PIN_ISSUE_MUTATION)).toEqual([]);
     expect(check(ISSUE_NODE_ID_QUERY)).toEqual([]);
+    expect(check(OLDER_COMMENTS_QUERY)).toEqual([]);
+    expect(check(COMMENTS_BY_ID_QUERY)).toEqual([]);
   });
 
   it("ask for blocked-by relations in one variant only", () => {

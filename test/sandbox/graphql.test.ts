@@ -1,7 +1,9 @@
 import { graphql as graphqlClient } from "@octokit/graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  COMMENTS_BY_ID_QUERY,
   ISSUE_NODE_ID_QUERY,
+  OLDER_COMMENTS_QUERY,
   PIN_ISSUE_MUTATION,
   SNAPSHOT_QUERY,
   issueStatesQuery,
@@ -241,6 +243,39 @@ describe("GraphQL", () => {
       `{ repository(owner: "acme", name: "widgets") { issues(first: 101) { nodes { number } } } }`,
     );
     expect(tooMany.errors?.[0]?.message).toContain("exceeds the `first` limit of 100 records");
+  });
+
+  it("lists refs under a prefix, named relative to it, and reads older comments and comments by node id", async () => {
+    await sandbox.store.createRef(
+      full,
+      "refs/autopilot/dispatch/issue-2-attempt-1",
+      "a".repeat(40),
+      "autopilot[bot]",
+    );
+    const refs = await post(
+      `{ repository(owner: "acme", name: "widgets") { refs(refPrefix: "refs/autopilot/dispatch/", first: 100) { pageInfo { hasNextPage } nodes { name prefix } } } }`,
+    );
+    expect(dig(refs.data, "repository.refs")).toEqual({
+      pageInfo: { hasNextPage: false },
+      nodes: [{ name: "issue-2-attempt-1", prefix: "refs/autopilot/dispatch/" }],
+    });
+    const latest = await post(
+      `{ repository(owner: "acme", name: "widgets") { issue(number: 2) { comments(last: 1) { pageInfo { hasPreviousPage startCursor } nodes { id body } } } } }`,
+    );
+    const window = dig(latest.data, "repository.issue.comments");
+    expect(dig(window, "pageInfo.hasPreviousPage")).toBe(true);
+    const older = await post(OLDER_COMMENTS_QUERY, {
+      owner,
+      name: repo,
+      number: 2,
+      before: dig(window, "pageInfo.startCursor"),
+    });
+    expect(list(older.data, "repository.issue.comments.nodes").map((n) => dig(n, "body"))).toEqual(["first"]);
+    const progressId = dig(list(window, "nodes")[0], "id");
+    const byId = await post(COMMENTS_BY_ID_QUERY, { ids: [progressId] });
+    expect(list(byId.data, "nodes")).toEqual([
+      expect.objectContaining({ __typename: "IssueComment", body: "progress", issue: { number: 2 } }),
+    ]);
   });
 
   it("pins issues with the mutation and fails like GitHub at the fourth", async () => {

@@ -54,6 +54,11 @@ export const TaskRecordSchema = z.object({
   feedbackRounds: count.default(0),
   /** Head SHA the last feedback was about (feedback is sent once per head). */
   feedbackSha: z.string().max(64).optional(),
+  /**
+   * Node id of the comment the worker keeps its result in (one comment, edited in place): the snapshot
+   * fetches it directly once later comments have pushed it out of the recent ones it reads.
+   */
+  resultComment: z.string().max(100).optional(),
   /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
   result: z.string().max(40).optional(),
   reason: z.string().max(300).optional(),

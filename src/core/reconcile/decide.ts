@@ -23,6 +23,7 @@ import { processCheckboxes } from "./checkboxes.js";
 import { processClosedIssues } from "./closed-issues.js";
 import { processComments } from "./comment-commands.js";
 import type { DecideInput, Decision } from "./context.js";
+import { checkDispatchLocks } from "./dispatch-locks.js";
 import { prepare } from "./prepare.js";
 import { recordDiffGates } from "./pull-diff-verdicts.js";
 import { processPool } from "./pool-dispatch.js";
@@ -45,6 +46,7 @@ export function decide(input: DecideInput): Decision {
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   const reviewLines = processReviews(ctx);
+  checkDispatchLocks(ctx);
   checkBudget(ctx);
   const pool = processPool(ctx);
   const sessionEnd = finishSession(ctx, pool.pending);

@@ -52,6 +52,8 @@ export function retire(
     attempts: record.attempt,
     ...(pr ? { pr } : {}),
   });
+  if (record.attempt > 0)
+    ctx.effects.push({ type: "releaseDispatchLocks", issue: n, attempts: record.attempt });
   state.recent = [
     ...state.recent.filter((r) => r.issue !== n),
     { issue: n, outcome, at: ctx.now.toISOString() },

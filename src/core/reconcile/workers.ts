@@ -32,6 +32,18 @@ export function processWorkers(ctx: Reconciling): void {
     if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
+  rememberResultComments(ctx);
+}
+
+/**
+ * Remembers which comment holds each task's worker result, so the snapshot finds it however many comments
+ * follow it (src/github/buried-comments.ts).
+ */
+function rememberResultComments(ctx: Reconciling): void {
+  for (const [key, nodeId] of Object.entries(ctx.snapshot.resultComments ?? {})) {
+    const record = ctx.state.tasks[Number(key)];
+    if (record && record.resultComment !== nodeId) record.resultComment = nodeId;
+  }
 }
 
 function processWorker(ctx: Reconciling, n: number): void {

@@ -122,7 +122,17 @@ export class TimelineActor {
       return true;
     }
     if (target === null) return false;
-    if (a.comment !== undefined) {
+    if (a.comment !== undefined && a.times !== undefined) {
+      for (let i = 1; i <= a.times; i++) {
+        const body = `${a.comment} (${i}/${a.times})`;
+        await client.rest.issues.createComment({ owner, repo: name, issue_number: target, body });
+      }
+      progress(
+        "human",
+        target,
+        `@${a.as} commented ${a.times} times: ${a.comment.split("\n")[0]!.slice(0, 100)}`,
+      );
+    } else if (a.comment !== undefined) {
       await client.rest.issues.createComment({ owner, repo: name, issue_number: target, body: a.comment });
       progress("human", target, `@${a.as} commented: ${a.comment.split("\n")[0]!.slice(0, 100)}`);
     } else if (a.label !== undefined) {

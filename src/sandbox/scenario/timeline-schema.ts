@@ -91,6 +91,8 @@ const ActionSchema = z
     /** The scenario user who acts (their `ghp_<login>` token is used). */
     as: login.optional(),
     comment: z.string().min(1).optional(),
+    /** With `comment`: the person posts it this many times in a row, numbered (a lively discussion). */
+    times: z.number().int().min(1).max(200).optional(),
     review: z.enum(["approve", "request-changes", "comment"]).optional(),
     body: z.string().optional(),
     label: z.string().min(1).optional(),
@@ -172,6 +174,9 @@ const ActionSchema = z
         code: "custom",
         message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
+    }
+    if (a.times !== undefined && a.comment === undefined) {
+      ctx.addIssue({ code: "custom", path: ["times"], message: "times: N repeats a `comment`; add one" });
     }
     if (a.review === "request-changes" && !a.body?.trim()) {
       ctx.addIssue({ code: "custom", path: ["body"], message: "review: request-changes needs a body" });

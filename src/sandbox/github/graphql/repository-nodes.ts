@@ -54,6 +54,22 @@ export abstract class RepositoryNodes extends IssueNodes {
         return this.ctx.identity.kind === "user" ? (p === "none" ? null : p.toUpperCase()) : "WRITE";
       },
       defaultBranchRef: async () => this.ref(repo, `refs/heads/${repo.defaultBranch}`),
+      // The refs whose full name starts with `refPrefix`, each named relative to it, in name order:
+      // https://docs.github.com/en/graphql/reference/objects#repository (`refs`) and
+      // https://docs.github.com/en/graphql/reference/objects#ref
+      refs: async (args: PageArgs & { refPrefix: string }) => {
+        const refs = (await store.listRefs(repo.fullName))
+          .filter((r) => r.ref.startsWith(args.refPrefix))
+          .sort((a, b) => a.ref.localeCompare(b.ref));
+        return connection("refs", refs, args, (r) => ({
+          __typename: "Ref",
+          id: `REF_${Buffer.from(`${repo.fullName}:${r.ref}`).toString("base64url")}`,
+          name: r.ref.slice(args.refPrefix.length),
+          prefix: args.refPrefix,
+          target: () => this.commit(repo, r.sha),
+          repository: () => this.repository(repo),
+        }));
+      },
       ref: async (args: { qualifiedName: string }) =>
         this.ref(
           repo,

@@ -142,6 +142,7 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     };
   },
 
+  // https://docs.github.com/en/rest/git/refs#get-a-reference (404 when the ref does not exist)
   "git/get-ref": async (req) => {
     const repo = repoOf(req);
     const name = `refs/${(req.params.ref ?? "").replace(/^refs\//, "")}`;
@@ -157,6 +158,7 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     return list(req, refs, (r) => refJson(req, repo, r.ref, r.sha));
   },
 
+  // https://docs.github.com/en/rest/git/refs#create-a-reference (422 when it exists or is invalid)
   "git/create-ref": async (req) => {
     const repo = repoOf(req);
     const b = bodyObject(req);
@@ -182,6 +184,7 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: refJson(req, repo, name, sha) };
   },
 
+  // https://docs.github.com/en/rest/git/refs#delete-a-reference (204; 422 when the ref does not exist)
   "git/delete-ref": async (req) => {
     const repo = repoOf(req);
     const name = `refs/${(req.params.ref ?? "").replace(/^refs\//, "")}`;
