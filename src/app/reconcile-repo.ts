@@ -18,7 +18,6 @@ import {
   type ConfigChoice,
   type ConfigError,
   chooseConfig,
-  DEFAULT_CONFIG,
   needsTextAtCommit,
 } from "../core/config/index.js";
 import { commentProcessedRule } from "../core/contract.js";
