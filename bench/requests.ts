@@ -10,7 +10,7 @@
  *
  * Prints tables; asserts nothing.
  */
-import { resetReconcileMemory, reconcile } from "../src/app/reconcile-repo.js";
+import { reconcile } from "../src/app/reconcile-repo.js";
 import { resetCircuits } from "../src/github/circuit.js";
 import { resetMemories } from "../src/github/gateway.js";
 import { createOctokit } from "../src/github/octokit.js";
@@ -103,7 +103,6 @@ async function idleRepository(
 export async function measureIdleTicks(): Promise<IdleRow[]> {
   resetMemories();
   resetCircuits();
-  resetReconcileMemory();
   const sandbox = await startSandbox();
   try {
     sandbox.store.addUser("maintainer", { permission: "write" });
@@ -144,7 +143,6 @@ export interface DemoResult {
 export async function measureDemo(capSeconds: number | null): Promise<DemoResult> {
   resetMemories();
   resetCircuits();
-  resetReconcileMemory();
   const started = Date.now();
   const report = await runScenario(DEFAULT_SCENARIO, {
     handleSignals: false,

@@ -92,6 +92,10 @@ Invalid config in .github/autopilot.yml:
 
 The error is shown on the tracking issue (and in the job log).
 
+**A mistake never makes Autopilot bolder:** while the file is bad, every controller and every worker keeps
+the last good configuration (kept in the tracking issue, so it survives restarts), and with no last good one
+Autopilot starts and merges nothing — it answers commands and waits for the fix.
+
 **Editor completion.** [\`${SCHEMA_FILE}\`](../${SCHEMA_FILE}) is a JSON Schema (draft-07) of the file,
 generated from the same zod schema. With the YAML extension of VS Code (or any editor using
 yaml-language-server), point the first line of the file at it:

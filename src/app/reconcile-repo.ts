@@ -2,9 +2,11 @@
  * `reconcile(repo)`: snapshot → tracking state → config → decide → execute, the one code path behind every
  * webhook, every tick and every controller run inside Actions.
  *
- * - Bad config: the last good configuration of this repository (remembered in this process; the defaults
- *   otherwise) stays in force and the problems are shown on the tracking issue (decide's job, given
- *   `configError`).
+ * - Bad config: the last good configuration stays in force and the problems are shown on the tracking issue
+ *   (decide's job, given `configError`). It is read from the tracking issue's state — never from this
+ *   process's memory, which a restart or a fresh Actions job does not have — with its text, or at its commit
+ *   when the state kept only that (src/core/config/last-good-config.ts). With none, decide holds: nothing
+ *   is dispatched or merged until the file is fixed.
  * - A tracking-issue revision conflict (another controller wrote it since our snapshot) re-runs the whole
  *   reconcile once, on a fresh snapshot.
  * - Reconciles of one repository never interleave in this process (a per-repository lock); two processes are
@@ -13,9 +15,10 @@
 import {
   type AutopilotConfig,
   applyConfigOverrides,
+  type ConfigChoice,
   type ConfigError,
-  DEFAULT_CONFIG,
-  parseConfig,
+  chooseConfig,
+  needsTextAtCommit,
 } from "../core/config/index.js";
 import { commentProcessedRule } from "../core/contract.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
@@ -63,12 +66,6 @@ export interface ReconcileResult {
 }
 
 const locks = new Map<string, Promise<unknown>>();
-const lastGoodConfigs = new Map<string, AutopilotConfig>();
-
-/** Forgets what this process remembered between reconciles (tests). */
-export function resetReconcileMemory(): void {
-  lastGoodConfigs.clear();
-}
 
 export function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   return withLock(locks, repoKey(options.repo), () => reconcileUnlocked(options));
@@ -100,7 +97,6 @@ async function reconcileOnce(
   log: GatewayLog,
 ): Promise<{ result: Omit<ReconcileResult, "requests" | "attempts">; requests: RequestCounts }> {
   const now = options.now ?? (() => new Date());
-  const key = repoKey(options.repo);
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
   const gateway = new Gateway({
     client: options.octokit,
@@ -117,8 +113,8 @@ async function reconcileOnce(
 
   // Config and state are read from the same snapshot; what the snapshot needs (labels, branch prefix,
   // worker workflow) comes from them with any workflow_dispatch overrides applied.
-  let configError: ConfigError | null = null;
-  let fileConfig: AutopilotConfig = lastGoodConfigs.get(key) ?? DEFAULT_CONFIG;
+  let choice: ConfigChoice | null = null;
+  let fileText: string | null = null;
   let state: DashboardState | null = null;
   const effective = (
     base: AutopilotConfig,
@@ -128,21 +124,21 @@ async function reconcileOnce(
     const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
     return applied.ok ? applied.config : base;
   };
-  const settingsFor = (configText: string | null, trackingBody: string | null) => {
-    const parsed = parseConfig(configText);
-    if (parsed.ok) {
-      fileConfig = parsed.config;
-      configError = null;
-      lastGoodConfigs.set(key, parsed.config);
-    } else {
-      configError = parsed.error;
-      fileConfig = lastGoodConfigs.get(key) ?? DEFAULT_CONFIG;
-    }
+  const settingsFor = async (configText: string | null, trackingBody: string | null) => {
     state = trackingBody === null ? null : parseDashboard(trackingBody).state;
-    return snapshotSettings(effective(fileConfig, options.start?.overrides ?? state?.overrides));
+    fileText = configText;
+    const input = { fileText: configText, commit: null, lastGood: state?.lastGoodConfig ?? null };
+    const commit = needsTextAtCommit(input);
+    let textAtCommit: string | null | undefined;
+    if (commit) {
+      log.info(`reading the last good configuration at ${commit.slice(0, 12)} (the file is bad)`);
+      textAtCommit = await gateway.configAt(commit);
+    }
+    choice = chooseConfig({ ...input, ...(textAtCommit !== undefined ? { textAtCommit } : {}) });
+    return snapshotSettings(effective(choice.config, options.start?.overrides ?? state?.overrides));
   };
 
-  const { world } = await gateway.snapshot({
+  const { world, facts } = await gateway.snapshot({
     settingsFor,
     permissionsFor: (snapshot, settings) => {
       return relevantLogins(snapshot, {
@@ -152,7 +148,25 @@ async function reconcileOnce(
       });
     },
   });
-  if (configError) log.warn((configError as ConfigError).message.split("\n")[0] ?? "invalid config");
+  // The snapshot always asks for the settings with the file's text; the record of a good file names the
+  // default-branch commit it was read at.
+  const chosen: ConfigChoice = choice ?? chooseConfig({ fileText, commit: null, lastGood: null });
+  const configError: ConfigError | null = chosen.error;
+  const fileConfig: AutopilotConfig = chosen.config;
+  const lastGoodConfig =
+    chosen.source === "file" &&
+    chosen.record.commit === null &&
+    chosen.record !== (state as DashboardState | null)?.lastGoodConfig
+      ? { ...chosen.record, commit: facts.defaultBranchSha }
+      : chosen.record;
+  if (configError) {
+    log.warn(configError.message.split("\n")[0] ?? "invalid config");
+    log.warn(
+      chosen.source === "last-good"
+        ? "the last good configuration stays in force until the file is fixed"
+        : "no earlier valid configuration: nothing is dispatched or merged until the file is fixed",
+    );
+  }
 
   const at = now();
   const decision = decide({
@@ -160,6 +174,8 @@ async function reconcileOnce(
     state,
     config: fileConfig,
     configError,
+    lastGoodConfig,
+    configHeld: chosen.source === "none",
     now: at,
     dispatchIdSeed: at.getTime().toString(36),
     start: options.start ?? null,

@@ -14,6 +14,7 @@ export const WORKER_INPUTS = [
   "dispatch-id",
   "tracking-issue",
   "task-digest",
+  "config-digest",
   "config",
 ] as const;
 

@@ -98,6 +98,14 @@ const OUTCOMES: Record<WorkerOutcome | "progress", OutcomeRow> = {
   auth: { status: "failed", note: "agent authentication failed", alert: true, failure: true },
   quota: { status: "failed", note: "agent quota exhausted", alert: true, failure: true },
   claimed_elsewhere: { status: "in-progress", note: "another worker holds the task", freeSlot: true },
+  // The worker found no configuration with the digest the controller decided with (a new one was pushed
+  // between dispatch and checkout, say): no agent ran and nothing of the task was tried, so it is not the
+  // task's failure. It goes back to ready and is dispatched again with the digest the controller has then.
+  config_refused: {
+    status: "in-progress",
+    note: "the configuration changed before the worker started; dispatched again",
+    resumeLater: true,
+  },
 };
 
 /**

@@ -19,6 +19,7 @@ export const WORKER_OUTCOMES = [
   "auth",
   "quota",
   "claimed_elsewhere",
+  "config_refused",
 ] as const;
 
 export const WorkerOutcomeSchema = z.enum(WORKER_OUTCOMES);

@@ -8,6 +8,7 @@
  *   writes held back by an open circuit queued and replayed (before newer effects) once it closes.
  * - `requests()` tells what the reconcile cost, per endpoint.
  */
+import { readConfigAt } from "./config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
@@ -57,7 +58,10 @@ export interface GatewayOptions {
 
 export interface SnapshotRequest {
   /** What the snapshot needs from the config file's text (labels, branch prefix, worker workflow). */
-  settingsFor: (configText: string | null, trackingBody: string | null) => SnapshotSettings;
+  settingsFor: (
+    configText: string | null,
+    trackingBody: string | null,
+  ) => SnapshotSettings | Promise<SnapshotSettings>;
   /** Logins to look permissions up for (default: every login that may matter, see `relevantLogins`). */
   permissionsFor?: (world: WorldSnapshot, settings: SnapshotSettings) => string[];
 }
@@ -142,6 +146,11 @@ export class Gateway {
 
   /** A write through the breaker (the executor queues it when the breaker refuses). */
   private write = <T>(call: () => Promise<T>): Promise<T> => this.circuit.run(call);
+
+  /** `.github/autopilot.yml` at a commit (the last good configuration when the state kept only its commit). */
+  configAt(commit: string): Promise<string | null> {
+    return readConfigAt({ client: this.client, repo: this.repo, read: this.read }, commit);
+  }
 
   async snapshot(options: SnapshotRequest): Promise<SnapshotOutput> {
     const output = await takeSnapshot({

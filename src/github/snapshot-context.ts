@@ -106,8 +106,14 @@ export interface SnapshotContext {
   log: GatewayLog;
   /** Every GitHub call goes through this (the circuit breaker). */
   read: <T>(call: () => Promise<T>) => Promise<T>;
-  /** Settings from the config file's text and the tracking issue's body (which may carry overrides). */
-  settingsFor: (configText: string | null, trackingBody: string | null) => SnapshotSettings;
+  /**
+   * Settings from the config file's text and the tracking issue's body (which may carry overrides and the last
+   * good configuration, which the caller may have to read at its commit first).
+   */
+  settingsFor: (
+    configText: string | null,
+    trackingBody: string | null,
+  ) => SnapshotSettings | Promise<SnapshotSettings>;
   /**
    * Logins whose repository permission the decisions need (default: `relevantLogins`). Each is looked up
    * once per snapshot.

@@ -140,7 +140,7 @@ export async function graphqlAllowingNotFound<T>(
 
 export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput> {
   const { memory } = ctx;
-  const assumed = memory.poolLabels && memory.workerWorkflow ? null : ctx.settingsFor(null, null);
+  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed!.poolLabels;
   const knownTracking = memory.trackingIssue;
 
@@ -187,7 +187,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   }
   memory.trackingIssue = tracking?.number ?? null;
 
-  const settings = ctx.settingsFor(configText, tracking?.body ?? null);
+  const settings = await ctx.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     // The config names other labels than assumed: fetch the pool again with the right ones.
     labels = settings.poolLabels;

@@ -38,6 +38,15 @@ export const WorkerInputSchema = z.object({
     .trim()
     .transform((value) => (value === "" ? null : value))
     .pipe(z.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
+  /**
+   * Digest of the configuration the controller decided with (src/core/config/last-good-config.ts); the worker
+   * runs under no other (src/worker/worker-config.ts). Empty: a run started by hand.
+   */
+  configDigest: z
+    .string()
+    .trim()
+    .transform((value) => (value === "" ? null : value))
+    .pipe(z.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
   /** JSON overrides of .github/autopilot.yml. */
   config: z.string().default(""),
   /** Commit author. */
@@ -54,6 +63,7 @@ export const INPUT_NAMES: Record<keyof z.input<typeof WorkerInputSchema>, string
   dispatchId: "dispatch-id",
   trackingIssue: "tracking-issue",
   taskDigest: "task-digest",
+  configDigest: "config-digest",
   githubToken: "github-token",
   config: "config",
   gitUserName: "git-user-name",

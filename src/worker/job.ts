@@ -7,7 +7,7 @@
  */
 import { workflowPushRefusal } from "../core/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
-import type { AgentConfig, AutopilotConfig } from "../core/config/index.js";
+import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
@@ -66,6 +66,38 @@ class CancelledError extends Error {
   }
 }
 
+/** What a worker refusing to start still needs: GitHub (to claim the attempt and report), the clock, the log. */
+export type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
+
+/**
+ * A worker that may not start (no configuration it may run under, src/worker/worker-config.ts): it claims the
+ * attempt and ends with `config_refused` and the reason, before any git, agent or quality command. The result
+ * is written (not a silent exit) so the controller sees a refusal, not a crash counted against the task. The
+ * defaults only shape the report here (the claim's staleness, the branch name shown); nothing runs under them.
+ */
+export async function refuseToStart(
+  inputs: WorkerInputs,
+  reason: string,
+  deps: RefusalDeps,
+): Promise<WorkerRun> {
+  const unavailable = (what: string) =>
+    new Proxy(
+      {},
+      {
+        get() {
+          throw new Error(`${what} is not available: the worker refused to start`);
+        },
+      },
+    );
+  const all: WorkerDeps = {
+    ...deps,
+    git: unavailable("git") as WorkerDeps["git"],
+    agent: unavailable("the agent") as WorkerDeps["agent"],
+    quality: unavailable("the quality commands") as WorkerDeps["quality"],
+  };
+  return new WorkerLoop(inputs, DEFAULT_CONFIG, all, reason).run();
+}
+
 /** Runs the worker for one task attempt. Never throws for task outcomes; GitHub or git failures end as `failed`. */
 export async function runWorker(
   inputs: WorkerInputs,
@@ -96,6 +128,8 @@ class WorkerLoop {
     private readonly inputs: WorkerInputs,
     private readonly config: AutopilotConfig,
     private readonly deps: WorkerDeps,
+    /** Set: claim the attempt, then end with `config_refused` (refuseToStart). */
+    private readonly refusal: string | null = null,
   ) {
     this.branch = taskBranchName(config.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
@@ -146,6 +180,7 @@ class WorkerLoop {
     try {
       const claimed = await this.claim();
       if (claimed) return claimed;
+      if (this.refusal !== null) return await this.finish("config_refused", this.refusal);
       return await this.iterate();
     } catch (error) {
       if (error instanceof CancelledError) {

@@ -50,6 +50,7 @@ const OUTCOME_TITLE: Record<string, string> = {
   auth: "🔑 Agent authentication failed",
   quota: "💳 Agent quota exhausted",
   claimed_elsewhere: "↪️ Handled by another run",
+  config_refused: "⚙️ Not started: no configuration it may run under",
 };
 
 export interface ProgressView {

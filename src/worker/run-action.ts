@@ -10,7 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
-import { type AutopilotConfig, CONFIG_PATH, parseConfig } from "../core/config/index.js";
+import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
+import { readConfigAt } from "../github/config-at-commit.js";
 import { createOctokit } from "../github/octokit.js";
 import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
@@ -20,7 +21,8 @@ import { type Boundary, createIsolatedParts } from "./boundary.js";
 import { applyWorkerOverrides } from "./config-input.js";
 import { InputError, parseInputs } from "./inputs.js";
 import { safeLogText } from "./log-text.js";
-import { runWorker } from "./job.js";
+import { refuseToStart, runWorker } from "./job.js";
+import { chooseWorkerConfig } from "./worker-config.js";
 import type { WorkerLog, WorkerRun } from "./worker-deps.js";
 import { summaryRows } from "./report.js";
 
@@ -49,11 +51,10 @@ async function readConfigFile(workspace: string): Promise<string | null> {
   }
 }
 
-async function loadConfig(workspace: string, overrides: string): Promise<AutopilotConfig> {
-  const parsed = parseConfig(await readConfigFile(workspace), CONFIG_PATH);
-  if (!parsed.ok) throw parsed.error;
-  for (const warning of parsed.warnings) core.warning(warning);
-  const applied = applyWorkerOverrides(parsed.config, overrides, "the `config` input");
+/** The `config` input's overrides over the configuration chosen (worker-config.ts). */
+function withOverrides(config: AutopilotConfig, warnings: string[], overrides: string): AutopilotConfig {
+  for (const warning of warnings) core.warning(warning);
+  const applied = applyWorkerOverrides(config, overrides, "the `config` input");
   if (!applied.ok) throw applied.error;
   for (const warning of applied.warnings) core.warning(warning);
   return applied.config;
@@ -103,8 +104,6 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
     const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
     if (!owner || !repo) throw new InputError("GITHUB_REPOSITORY is not set (expected owner/name)");
-    const config = await loadConfig(workspace, inputs.config);
-
     const octokit = createOctokit({
       auth: inputs.githubToken,
       ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
@@ -115,6 +114,49 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     });
     const github = createWorkerGitHubClient(octokit, { owner, repo });
     const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
+    const runUrl =
+      env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
+        ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`
+        : null;
+    const dispatchId =
+      inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
+    const workerInputs = {
+      repo: `${owner}/${repo}`,
+      issue: inputs.issue,
+      attempt: inputs.attempt,
+      dispatchId,
+      trackingIssue: inputs.trackingIssue,
+      taskDigest: inputs.taskDigest,
+      workspace,
+      defaultBranch,
+      runUrl,
+    };
+
+    // The configuration, before anything else runs: the controller's, or none at all.
+    const trackingIssue = inputs.trackingIssue;
+    const chosen = await chooseWorkerConfig({
+      fileText: await readConfigFile(workspace),
+      expectedDigest: inputs.configDigest,
+      readTrackingBody: () =>
+        trackingIssue === null ? Promise.resolve(null) : github.getIssueBody(trackingIssue),
+      readConfigAt: (commit) => readConfigAt({ client: octokit, repo: { owner, name: repo } }, commit),
+    });
+    if (!chosen.ok) {
+      core.warning(chosen.reason);
+      const refused = await refuseToStart(workerInputs, chosen.reason, {
+        github,
+        clock: () => Date.now(),
+        sleep: abortableSleep,
+        log: coreLog,
+        signal: controller.signal,
+      });
+      await report(refused);
+      return refused;
+    }
+    core.info(
+      `configuration ${chosen.digest.slice(0, 12)} from ${chosen.source === "file" ? `the checkout's ${CONFIG_PATH}` : "the tracking issue's last good configuration"}`,
+    );
+    const config = withOverrides(chosen.config, chosen.warnings, inputs.config);
 
     // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
     const user = await setupAgentUser({ isolation: config.isolation, env });
@@ -135,38 +177,17 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     });
     boundary = parts.boundary;
 
-    const runUrl =
-      env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
-        ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`
-        : null;
-    const dispatchId =
-      inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
-
-    const result = await runWorker(
-      {
-        repo: `${owner}/${repo}`,
-        issue: inputs.issue,
-        attempt: inputs.attempt,
-        dispatchId,
-        trackingIssue: inputs.trackingIssue,
-        taskDigest: inputs.taskDigest,
-        workspace,
-        defaultBranch,
-        runUrl,
-      },
-      config,
-      {
-        git: parts.git,
-        agent: parts.agent,
-        quality: parts.quality,
-        workTree: parts.boundary.dirs.workTree,
-        github,
-        clock: () => Date.now(),
-        sleep: abortableSleep,
-        log: coreLog,
-        signal: controller.signal,
-      },
-    );
+    const result = await runWorker(workerInputs, config, {
+      git: parts.git,
+      agent: parts.agent,
+      quality: parts.quality,
+      workTree: parts.boundary.dirs.workTree,
+      github,
+      clock: () => Date.now(),
+      sleep: abortableSleep,
+      log: coreLog,
+      signal: controller.signal,
+    });
     await report(result);
     return result;
   } catch (error) {

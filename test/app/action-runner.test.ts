@@ -5,7 +5,6 @@ import path from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseOverrides, runController } from "../../src/app/run-in-actions.js";
-import { resetReconcileMemory } from "../../src/app/reconcile-repo.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
@@ -34,7 +33,6 @@ beforeEach(() => {
   nock.disableNetConnect();
   resetMemories();
   resetCircuits();
-  resetReconcileMemory();
   process.exitCode = undefined;
 });
 afterEach(() => {

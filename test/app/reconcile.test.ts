@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { reconcile, resetReconcileMemory } from "../../src/app/reconcile-repo.js";
+import { reconcile } from "../../src/app/reconcile-repo.js";
 import {
   emptyState,
   parseDashboard,
@@ -37,7 +37,6 @@ beforeAll(async () => {
 beforeEach(() => {
   nock.disableNetConnect();
   resetMemories();
-  resetReconcileMemory();
 });
 afterEach(() => {
   nock.cleanAll();
@@ -221,7 +220,7 @@ describe("reconcile", () => {
     expect(parseDashboard(String(tracking[0]?.body.body)).state?.revision).toBe(5);
   });
 
-  it("keeps the last good config when the file turns bad, and reports the problem on the tracking issue", async () => {
+  it("keeps the last good config when the file turns bad, across a restart, and reports the problem on the tracking issue", async () => {
     const good = "workerWorkflow: custom-worker.yml\n";
     const first = nock(API);
     replySnapshot(
@@ -231,22 +230,32 @@ describe("reconcile", () => {
     // The runs are listed before the query, with the default workflow until the config names another.
     replyRuns(first, []);
     replyRuns(first, [], "custom-worker.yml");
+    first.get(`${R}/issues/1`).reply(200, restIssue(1, idleBody()));
+    const firstWrites = recordWrites(nock(API));
     await run();
     expect(first.isDone()).toBe(true);
+    // The good file is kept in the tracking issue's state.
+    const written = String(firstWrites.find((w) => w.method === "PATCH")?.body.body);
+    expect(parseDashboard(written).state?.lastGoodConfig?.text).toBe(good);
+    nock.cleanAll();
 
+    // A restart: nothing of the first reconcile is remembered in this process.
+    resetMemories();
     const second = nock(API);
     replySnapshot(
       second,
-      snapshotPage({ config: "maxParallel: lots\n", tracking: gqlTracking({ number: 1, body: idleBody() }) }),
+      snapshotPage({ config: "maxParallel: lots\n", tracking: gqlTracking({ number: 1, body: written }) }),
     );
+    replyRuns(second, []);
     replyRuns(second, [], "custom-worker.yml");
-    second.get(`${R}/issues/1`).reply(200, restIssue(1, idleBody()));
+    second.get(`${R}/issues/1`).reply(200, restIssue(1, written));
     const writes = recordWrites(nock(API));
     const result = await run();
     expect(second.isDone()).toBe(true);
     expect(result.configError?.message).toMatch(/Invalid config in \.github\/autopilot\.yml/);
     const tracking = writes.find((w) => w.method === "PATCH" && w.path === `${R}/issues/1`);
     expect(String(tracking?.body.body)).toContain("maxParallel");
+    expect(String(tracking?.body.body)).toContain("keeps using the last valid configuration");
   });
 
   it("logs and skips every write in a dry run asked for by the config file", async () => {

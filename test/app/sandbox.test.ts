@@ -3,7 +3,6 @@
  * GraphQL answers (the sandbox checks every request against GitHub's descriptions), real worker dispatches.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resetReconcileMemory } from "../../src/app/reconcile-repo.js";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
@@ -17,7 +16,6 @@ let server: ControllerServer;
 beforeEach(async () => {
   resetMemories();
   resetCircuits();
-  resetReconcileMemory();
   sandbox = await startSandbox();
   sandbox.store.createRepo(repo);
   sandbox.store.addUser("maintainer", { permission: "write" });

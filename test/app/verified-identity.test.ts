@@ -6,7 +6,7 @@
  */
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GITHUB_ACTIONS_BOT, reconcile, resetReconcileMemory } from "../../src/app/reconcile-repo.js";
+import { GITHUB_ACTIONS_BOT, reconcile } from "../../src/app/reconcile-repo.js";
 import { emptyState, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { GitHubCircuit } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
@@ -30,7 +30,6 @@ const NOW = new Date("2026-11-20T10:00:00Z");
 beforeEach(() => {
   nock.disableNetConnect();
   resetMemories();
-  resetReconcileMemory();
 });
 afterEach(() => {
   nock.cleanAll();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config/index.js";
+import { configDigest, parseConfig } from "../../src/core/config/index.js";
 import {
   BODY_BUDGET,
   compactState,
@@ -146,7 +146,14 @@ describe("whole-body fixtures (UPDATE_DASHBOARD_FIXTURES=1 rewrites them)", () =
     if (bad.ok) throw new Error("expected a bad config");
     const first = step(world({ issues: [issue(1), issue(2, { labels: ["autopilot:failed"] })] }), null);
     const w = { ...first.world, comments: [comment(5, 1, "maintainer", "/autopilot pause")], runs: [] };
-    const d = decide({ ...input(w), state: first.state, now: minutes(11), configError: bad.error });
+    const lastGoodConfig = { digest: configDigest("maxParallel: 1\n"), commit: "c0ffee".padEnd(40, "0") };
+    const d = decide({
+      ...input(w),
+      state: first.state,
+      now: minutes(11),
+      configError: bad.error,
+      lastGoodConfig,
+    });
     compareWithFixture("paused-config-error.md", writtenBody(d));
   });
 

@@ -51,7 +51,7 @@ describe("decideOnWorkerOutcome: signal handling", () => {
     const failures = WORKER_OUTCOMES.filter((o) => decideOnWorkerOutcome(o).failure);
     expect(failures).toEqual(["stuck", "contradiction", "failed", "auth", "quota"]);
     const later = WORKER_OUTCOMES.filter((o) => decideOnWorkerOutcome(o).resumeLater);
-    expect(later).toEqual(["paused", "rate_limited", "usage_limited"]);
+    expect(later).toEqual(["paused", "rate_limited", "usage_limited", "config_refused"]);
   });
 });
 

@@ -51,7 +51,7 @@ describe("the worker workflow users copy", () => {
 
   it("is dispatched with the controller's inputs and names its run after the dispatch id", () => {
     expect(Object.keys(workflow.on.workflow_dispatch.inputs).sort()).toEqual(
-      ["attempt", "config", "dispatch-id", "issue", "task-digest", "tracking-issue"].sort(),
+      ["attempt", "config", "config-digest", "dispatch-id", "issue", "task-digest", "tracking-issue"].sort(),
     );
     expect(workflow["run-name"]).toBe(
       `autopilot #${expr("inputs.issue")} attempt ${expr("inputs.attempt")} [${expr("inputs.dispatch-id")}]`,

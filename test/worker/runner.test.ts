@@ -194,12 +194,61 @@ describe("the action runner", () => {
     expect(process.exitCode).toBe(1);
   });
 
-  it("fails the job with the config file's problems", async () => {
-    const setup = await remoteAndClone({ ".github/autopilot.yml": "maxIterations: lots\n" });
+  it("ends with config_refused before any agent when the file is bad and the tracking issue keeps no last good configuration", async () => {
+    const setup = await remoteAndClone({
+      ".github/autopilot.yml":
+        "maxIterations: lots\nagents: { primary: { preset: custom, command: 'touch ran {prompt_file}' } }\n",
+    });
     root = setup.root;
-    const files = await actionEnv(setup.workspace, { issue: "7", "github-token": TOKEN });
+    const files = await actionEnv(setup.workspace, {
+      issue: "7",
+      "dispatch-id": "7-1-runner",
+      "tracking-issue": "1",
+      "config-digest": "d".repeat(64),
+      "github-token": TOKEN,
+    });
+    let progress = "";
+    const comment = () => ({
+      id: 900,
+      body: progress,
+      user: user("autopilot[bot]", "Bot"),
+      created_at: "2026-11-22T00:00:00Z",
+      updated_at: "2026-11-22T00:00:00Z",
+    });
+    const scope = nock(API)
+      // The tracking issue: its state keeps no last good configuration.
+      .get(`${R}/issues/1`)
+      .reply(200, {
+        number: 1,
+        title: "Autopilot dashboard",
+        body: "<!-- autopilot:tracking-issue -->",
+        state: "open",
+      })
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerViewer"))
+      .reply(200, { data: { viewer: { databaseId: 1 } } })
+      .get(`${R}/issues/7/comments`)
+      .query(true)
+      .reply(200, [])
+      .post(`${R}/issues/7/comments`)
+      .reply(201, (_uri, body) => {
+        progress = (body as { body: string }).body;
+        return comment();
+      })
+      .get(`${R}/issues/7/comments`)
+      .query(true)
+      .reply(200, () => [comment()])
+      .patch(`${R}/issues/comments/900`)
+      .reply(200, (_uri, body) => {
+        progress = (body as { body: string }).body;
+        return comment();
+      });
     const result = await run({ env: process.env, fetch: validating.fetch });
-    expect(result).toBeNull();
-    expect(await readFile(files.output, "utf8")).toContain("Invalid config in .github/autopilot.yml");
+    expect(scope.isDone()).toBe(true);
+    expect(result?.result.result).toBe("config_refused");
+    expect(result?.result.reason).toContain("dddddddddddd");
+    // The result is written where the controller reads it, and no agent ran.
+    expect(progress).toContain(renderWorkerResultMarker(result!.result));
+    expect(await readFile(files.output, "utf8")).toMatch(/result<<\S+\nconfig_refused\n/);
+    await expect(readFile(join(setup.workspace, "ran"))).rejects.toThrow();
   });
 });

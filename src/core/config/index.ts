@@ -22,3 +22,14 @@ export {
 export { configWarnings } from "./config-warnings.js";
 export { applyConfigOverrides, deepMerge, parseConfig } from "./load-config.js";
 export { renderConfigError } from "./render-config-error.js";
+export {
+  type ConfigChoice,
+  type ConfigChoiceInput,
+  chooseConfig,
+  configDigest,
+  LAST_GOOD_TEXT_CAP,
+  type LastGoodConfig,
+  lastGoodConfig,
+  lastGoodRecord,
+  needsTextAtCommit,
+} from "./last-good-config.js";

@@ -35,6 +35,9 @@ export function compactState(
   };
   let flush: HistoryEntry[] = [];
   const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  // The last good configuration's text goes before anything else: its commit still names it (the
+  // controller reads the file there when it needs it), while every other record exists nowhere else.
+  if (tooBig()) next = withoutConfigText(next);
   if (
     options.canFlush !== false &&
     next.pendingHistory.length > 0 &&
@@ -78,10 +81,20 @@ export function compactState(
   return { state: next, flush };
 }
 
-/** Last-resort trimming when the state alone does not fit (compactState normally suffices); harsher each round. */
+/** The state with the last good configuration's text left out (its digest and commit kept). */
+export function withoutConfigText(state: DashboardState): DashboardState {
+  const known = state.lastGoodConfig;
+  if (known?.text === undefined || !known.commit) return state;
+  return { ...state, lastGoodConfig: { digest: known.digest, commit: known.commit } };
+}
+
+/**
+ * Last-resort trimming when the state alone does not fit (compactState normally suffices); harsher each round.
+ * The last good configuration's text is already gone by round 0 (renderDashboard drops it first).
+ */
 export function squeezeState(state: DashboardState, round: number): DashboardState {
   const next: DashboardState = {
-    ...state,
+    ...withoutConfigText(state),
     processed: state.processed.slice(-50),
     incidents: state.incidents.slice(-3),
   };

@@ -59,12 +59,7 @@ export function renderVisible(
   for (const note of view.budget?.notes ?? []) out.push("", `> ⚠️ ${escapeInline(note, 300)}`);
 
   if (view.configProblems) {
-    out.push(
-      "",
-      cut(view.configProblems, limits.configChars),
-      "",
-      "_Autopilot keeps using the last valid configuration until the file is fixed._",
-    );
+    out.push("", cut(view.configProblems, limits.configChars), "", configFallbackLine(view.configFallback));
   }
   if (state.incidents.length > 0 && limits.incidents > 0) {
     out.push("", "> [!WARNING]");
@@ -311,4 +306,13 @@ function renderMermaid(graph: DashboardView["graph"], limit: number): string {
   if (graph.nodes.length > nodes.length)
     lines.push("", `_Showing ${nodes.length} of ${formatCount(graph.nodes.length)} tasks._`);
   return lines.join("\n");
+}
+
+/** What Autopilot does while the configuration file is bad. */
+function configFallbackLine(fallback: DashboardView["configFallback"]): string {
+  if (fallback?.held) {
+    return "**Autopilot waits for a fix:** there is no earlier valid configuration to fall back on, so it starts no task and merges nothing until the file is fixed (commands are still answered).";
+  }
+  const from = fallback?.commit ? ` (from commit \`${fallback.commit.slice(0, 7)}\`)` : "";
+  return `_Autopilot keeps using the last valid configuration${from} until the file is fixed; workers run with it too._`;
 }

@@ -8,6 +8,7 @@
  * comment on the tracking issue (compact-state.ts).
  */
 import { z } from "zod";
+import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
 import { SESSION_REASONS, SESSION_STATUSES } from "../session.js";
 
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
@@ -150,12 +151,26 @@ export const ConfigOverridesSchema = z
   .strict();
 export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
 
+/**
+ * The last good `.github/autopilot.yml` (src/core/config/last-good-config.ts): in force while the file is
+ * bad, in every controller and every worker. Compaction drops the text first; the commit names it still.
+ */
+export const LastGoodConfigSchema = z.object({
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  commit: z
+    .string()
+    .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+    .nullable(),
+  text: z.string().max(LAST_GOOD_TEXT_CAP).optional(),
+});
+
 export const DashboardStateSchema = z.object({
   version: z.literal(1),
   /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
   revision: count.default(0),
   session: SessionSchema,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: z.record(z.string().regex(/^\d+$/), TaskRecordSchema).default({}),
   consecutiveFailures: count.default(0),

@@ -52,6 +52,11 @@ export interface DashboardView {
   progress: { done: number; total: number };
   /** Markdown from `renderConfigError`, when the config file is bad. */
   configProblems: string | null;
+  /**
+   * While the file is bad: the commit of the last good configuration still in force, or `held` when there is
+   * none (nothing is dispatched or merged until the file is fixed).
+   */
+  configFallback?: { held: true } | { held: false; commit: string | null };
   /** True with `isolation: none`: the dashboard says what the agent can reach. */
   unisolated?: boolean;
   /**

@@ -19,6 +19,7 @@ export {
   HistorySchema,
   type Incident,
   IncidentSchema,
+  LastGoodConfigSchema,
   newTaskRecord,
   SessionSchema,
   STATE_BUDGET,

@@ -13,7 +13,7 @@
  * -->
  * ```
  */
-import { squeezeState } from "./compact-state.js";
+import { squeezeState, withoutConfigText } from "./compact-state.js";
 import { renderVisible, type Limits } from "./dashboard-markdown.js";
 import { BODY_BUDGET, type DashboardState } from "./dashboard-state.js";
 import type { DashboardView } from "./dashboard-view.js";
@@ -33,13 +33,14 @@ const LIMIT_STEPS: Limits[] = [
  */
 export function renderDashboard(state: DashboardState, view: DashboardView, now: Date): string {
   let fitted = state;
-  for (let round = 0; round < 5; round++) {
+  // Round -1 drops the last good configuration's text only (its commit still names it); then the squeezing.
+  for (let round = -1; round < 5; round++) {
     const block = renderStateBlock(fitted);
     for (const limits of LIMIT_STEPS) {
       const body = `${renderVisible(fitted, view, now, limits)}\n${block}\n`;
       if (utf8Length(body) <= BODY_BUDGET) return body;
     }
-    fitted = squeezeState(fitted, round);
+    fitted = round < 0 ? withoutConfigText(fitted) : squeezeState(fitted, round);
   }
   // Unreachable in practice: the squeezed state is a few hundred characters.
   return `${renderVisible(fitted, view, now, LIMIT_STEPS[LIMIT_STEPS.length - 1]!)}\n${renderStateBlock(fitted)}\n`;

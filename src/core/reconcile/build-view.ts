@@ -38,6 +38,13 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
     statistics: viewStatistics(ctx),
     progress: { done: 0, total: 0 },
     configProblems: ctx.input.configError ? renderConfigError(ctx.input.configError) : null,
+    ...(ctx.input.configError
+      ? {
+          configFallback: ctx.input.configHeld
+            ? { held: true as const }
+            : { held: false as const, commit: state.lastGoodConfig?.commit ?? null },
+        }
+      : {}),
     budget: {
       marker: renderSessionBudgetMarker(config.budgets.session, sessionSpend(state, ctx.results.values())),
       notes: usdBudgetNotes(config),

@@ -3,7 +3,7 @@
  * builds as it goes (the state, the effects, the log, the labels as its own label effects leave them). Every
  * phase in this folder takes a `Reconciling` and returns what later phases need.
  */
-import type { AutopilotConfig, ConfigError } from "../config/index.js";
+import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/index.js";
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
@@ -19,6 +19,16 @@ export interface DecideInput {
   config: AutopilotConfig;
   /** The file's problems when `.github/autopilot.yml` is bad (shown on the dashboard). */
   configError?: ConfigError | null;
+  /**
+   * The configuration in force as the state keeps it (src/core/config/last-good-config.ts): the file's when it
+   * is good, else the last good one. Its digest goes to every worker dispatched. Undefined: the state's stays.
+   */
+  lastGoodConfig?: LastGoodConfig | null;
+  /**
+   * The file is bad and no last good configuration is known: nothing is dispatched or merged (commands are
+   * still answered) until the file is fixed; `config` is then the defaults, for names only.
+   */
+  configHeld?: boolean;
   now: Date;
   /** Makes dispatch ids unique per reconcile: `<issue>-<attempt>-<seed>` (e.g. base-36 time). */
   dispatchIdSeed: string;

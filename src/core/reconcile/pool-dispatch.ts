@@ -12,6 +12,7 @@ import { isDispatching } from "../session.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus } from "./task-labels.js";
+import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { dispatchId as dispatchIdOf } from "../contract.js";
@@ -84,10 +85,13 @@ export function processPool(ctx: Reconciling): Pool {
   // A session that never ran starts by itself when ready work appears (the ready label of someone with
   // write access is the go-ahead); a completed one comes back to running.
   const s = state.session;
-  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial") {
+  const held = ctx.input.configHeld === true;
+  if (held && ranked.length > 0)
+    note(ctx, "no valid configuration: nothing is dispatched until the file is fixed");
+  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
     sessionEvent(ctx, { type: "start" }, true);
     state.session.detail = "ready work appeared";
-  } else if (ranked.length > 0 && s.status === "completed") {
+  } else if (ranked.length > 0 && s.status === "completed" && !held) {
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
 
@@ -104,7 +108,7 @@ export function processPool(ctx: Reconciling): Pool {
         w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (isDispatching(state.session.status) && !unblocking) {
+  if (isDispatching(state.session.status) && !unblocking && !held) {
     const free = config.maxParallel - live.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -133,6 +137,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
   freezeText(ctx, n, effect);
+  withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId}), score ${score}: ${why}`);
 }

@@ -36,6 +36,7 @@ export function prepare(input: DecideInput): Reconciling {
     state = bootstrap.state;
     if (bootstrap.log) log.push(bootstrap.log);
   }
+  if (input.lastGoodConfig !== undefined) state.lastGoodConfig = input.lastGoodConfig;
   const overridden = withOverrides(input.config, state);
   const baseLabels = new Map<number, readonly string[]>();
   let ctx: Reconciling = {

@@ -76,6 +76,11 @@ function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLin
     return line(`no open pull request on \`${taskBranch(ctx, n)}\``, null);
   }
   record.pr = pr.number;
+  if (ctx.input.configHeld) {
+    // No valid configuration to judge the gates by (merge.auto, required checks, human-gate paths): nothing
+    // merges and nothing goes back to a worker until the file is fixed.
+    return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
+  }
   const gateRules = gateRulesFor(ctx, n, record, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
   const { config } = ctx;

@@ -9,6 +9,7 @@ import type { RunNode } from "../world.js";
 import type { WorkerOutcome } from "../worker-result.js";
 import { formatDuration } from "../stats.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
+import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { DISPATCH_GRACE_MINUTES, DISPATCH_RESEND_MINUTES, RESULT_GRACE_MINUTES } from "./timing.js";
@@ -135,7 +136,7 @@ function processWorker(ctx: Reconciling, n: number): void {
 /** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
 function resendDispatch(ctx: Reconciling, n: number): void {
   const record = ctx.state.tasks[n];
-  if (!record?.dispatchId || !isDispatching(ctx.state.session.status)) return;
+  if (!record?.dispatchId || !isDispatching(ctx.state.session.status) || ctx.input.configHeld) return;
   const key = `resend:${record.dispatchId}`;
   const since = Date.parse(record.dispatchedAt ?? "");
   if (record.notices?.includes(key) || Number.isNaN(since)) return;
@@ -150,6 +151,7 @@ function resendDispatch(ctx: Reconciling, n: number): void {
   };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
   freezeText(ctx, n, effect);
+  withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
   note(ctx, `#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`);
 }

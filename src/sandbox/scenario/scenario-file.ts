@@ -107,7 +107,11 @@ export const ScenarioSchema = z
           .regex(/^[A-Za-z0-9_.-]+$/, "a repository name")
           .default("shop"),
         defaultBranch: z.string().min(1).default("main"),
-        /** Repository files (path → content) of the initial commit. */
+        /**
+         * Repository files (path → content) of the initial commit. `.github/autopilot.yml` here replaces the
+         * file made from `config` (a file broken from the start; `{demo_agent}` is replaced); `config` still
+         * names the settings the harness reads (labels, branch prefix).
+         */
         files: z.record(z.string(), z.string()).default({}),
         /** The CI command run on every pull request head (a check run named `ci` unless named). */
         ci: CiSchema.optional(),

@@ -27,6 +27,7 @@ import { MissingPartsError, type StartControllerServer } from "./missing-parts.j
 import { issueOfRun, RunNarrator } from "./run-narrator.js";
 import { type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
+import { demoAgentCommand } from "./demo-agent.js";
 import { ScenarioObserver, TERMINAL } from "./scenario-observer.js";
 import { type Progress, ProgressLog } from "./scenario-progress.js";
 import {
@@ -174,6 +175,7 @@ export class ScenarioRun {
       observer,
       humans: this.humans,
       progress,
+      agentCommand: demoAgentCommand(seeded.scriptPath),
     };
 
     const watch = new StoreWatch(store, repo.full, scenario, seeded.config.labels.ready, narrator);

@@ -27,4 +27,6 @@ export interface ScenarioWorld {
   /** The scenario's people and the repository owner (lowercase logins): not Autopilot. */
   humans: Set<string>;
   progress: Progress;
+  /** The demo agent's command, for `{demo_agent}` in files a person pushes. */
+  agentCommand: string;
 }

@@ -4,7 +4,12 @@
  * their relations and comments. The demo agent's script is written outside the repository.
  */
 import { join } from "node:path";
-import { type AutopilotConfig, parseConfig, renderConfigError } from "../../core/config/index.js";
+import {
+  type AutopilotConfig,
+  CONFIG_PATH,
+  parseConfig,
+  renderConfigError,
+} from "../../core/config/index.js";
 import { repoSettings } from "../github/app-setup.js";
 import type { SandboxGit } from "../github/sandbox-git.js";
 import type { JsonObject } from "../github/shapes.js";
@@ -46,9 +51,13 @@ export async function seedScenario(
   const configText = scenarioConfigText(scenario, demoAgentCommand(scriptPath));
   const config = parseConfig(configText);
   if (!config.ok) throw new ScenarioError(renderConfigError(config.error));
+  // A scenario that needs the file broken from the start gives its text in `repo.files` (`{demo_agent}`
+  // replaced); `repo.config` still names the settings the harness itself reads (labels, branch prefix).
+  const given = scenario.repo.files[CONFIG_PATH];
   const files: Record<string, string> = {
     ...scenario.repo.files,
-    ".github/autopilot.yml": configText,
+    [CONFIG_PATH]:
+      given === undefined ? configText : given.replaceAll("{demo_agent}", demoAgentCommand(scriptPath)),
   };
   files[`.github/workflows/${config.config.workerWorkflow}`] ??= workerWorkflowYaml({
     jobTimeoutMinutes: Math.max(1, Math.ceil(scenario.limits.jobTimeoutSeconds / 60)),

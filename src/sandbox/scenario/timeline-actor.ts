@@ -106,6 +106,7 @@ export class TimelineActor {
         ? (obs.tracking()?.number ?? null)
         : (a.on ?? rule.when.issue ?? rule.when.pr ?? null);
     if (a.forkPr) return this.openForkPr(a.as, a.forkPr);
+    if (a.push) return this.pushToDefaultBranch(a.as, a.push);
     if (a.review) {
       const task = a.pr ?? rule.when.pr;
       const pull = task !== undefined ? obs.pullFor(task) : null;
@@ -168,6 +169,35 @@ export class TimelineActor {
       store.deleteIssue(repoFull, target, a.as);
       progress("human", target, `@${a.as} deleted the issue`);
     }
+    return true;
+  }
+
+  /**
+   * The person pushes one commit to the default branch. A push needs write access
+   * (https://docs.github.com/en/organizations/managing-user-access-to-your-organizations-repositories/managing-repository-roles/repository-roles-for-an-organization):
+   * anyone less is refused, and the scenario is wrong to ask for it.
+   */
+  private async pushToDefaultBranch(
+    login: string,
+    push: NonNullable<ScenarioAction["push"]>,
+  ): Promise<boolean> {
+    const { scenario, git, progress, store } = this.world;
+    const { owner, name, full } = this.world.repo;
+    const permission = store.getPermission(full, login) ?? "none";
+    if (!["write", "maintain", "admin"].includes(permission))
+      throw new Error(`@${login} (${permission}) cannot push to ${full}: a push needs write access`);
+    const files = Object.fromEntries(
+      Object.entries(push.files).map(([path, text]) => [
+        path,
+        text.replaceAll("{demo_agent}", this.world.agentCommand),
+      ]),
+    );
+    await git.remote.seedRepo(owner, name, files, {
+      branch: scenario.repo.defaultBranch,
+      message: push.message,
+      author: { name: login, email: `${login}@users.noreply.example` },
+    });
+    progress("human", null, `@${login} pushed "${push.message}" to ${scenario.repo.defaultBranch}`);
     return true;
   }
 

@@ -83,7 +83,7 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 
 /**
  * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
- * editBody, corruptState, delete, forkPr), or the runner injects a fault (`killRun`, `faults`, `killController`,
+ * editBody, corruptState, delete, forkPr, push), or the runner injects a fault (`killRun`, `faults`, `killController`,
  * `badSignatureWebhook`).
  */
 const ActionSchema = z
@@ -140,6 +140,16 @@ const ActionSchema = z
         files: z.record(z.string(), z.string()).refine((f) => Object.keys(f).length > 0, "at least one file"),
       })
       .optional(),
+    /**
+     * The acting user (write access or more) pushes one commit with `files` to the default branch, as
+     * `git push` does: a change of `.github/autopilot.yml` mid-session, say.
+     */
+    push: z
+      .strictObject({
+        message: z.string().min(1).default("Update files"),
+        files: z.record(z.string(), z.string()).refine((f) => Object.keys(f).length > 0, "at least one file"),
+      })
+      .optional(),
   })
   .superRefine((a, ctx) => {
     const verbs = (
@@ -154,6 +164,7 @@ const ActionSchema = z
         "corruptState",
         "delete",
         "forkPr",
+        "push",
       ] as const
     ).filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
@@ -172,7 +183,7 @@ const ActionSchema = z
     if (verbs.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody (found ${verbs.length ? verbs.join(", ") : "none"})`,
+        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody, corruptState, delete, forkPr, push (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
     }
     if (a.times !== undefined && a.comment === undefined) {

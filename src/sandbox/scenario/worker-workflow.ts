@@ -50,6 +50,10 @@ on:
         description: Digest of the approved task text
         required: false
         default: ""
+      config-digest:
+        description: Digest of the configuration the controller decided with
+        required: false
+        default: ""
       config:
         description: JSON overrides of .github/autopilot.yml
         required: false
@@ -82,6 +86,7 @@ jobs:
           dispatch-id: \${{ inputs.dispatch-id }}
           tracking-issue: \${{ inputs.tracking-issue }}
           task-digest: \${{ inputs.task-digest }}
+          config-digest: \${{ inputs.config-digest }}
           config: \${{ inputs.config }}
           github-token: \${{ steps.app-token.outputs.token }}
           git-user-name: autopilot[bot]
