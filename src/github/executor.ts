@@ -392,20 +392,50 @@ async function dispatch(
     "dispatch-id": effect.dispatchId,
     "tracking-issue": ctx.run.trackingIssue === null ? "" : String(ctx.run.trackingIssue),
   };
-  const response = await ctx.write(() =>
-    ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
-      ...o(ctx),
-      workflow_id: ctx.workerWorkflow,
-      ref: ctx.world?.repo.defaultBranch ?? "main",
-      inputs,
-      return_run_details: true,
-    }),
-  );
+  const send = (withInputs: Record<string, string>) =>
+    ctx.write(() =>
+      ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+        ...o(ctx),
+        workflow_id: ctx.workerWorkflow,
+        ref: ctx.world?.repo.defaultBranch ?? "main",
+        inputs: withInputs,
+        return_run_details: true,
+      }),
+    );
+  const notes: string[] = [];
+  if (typeof lock === "object") notes.push(`without its dispatch lock: ${lock.refused}`);
+  let response: Awaited<ReturnType<typeof send>>;
+  try {
+    response = await send(inputs);
+  } catch (error) {
+    if (!undeclaredConfigDigest(error, inputs)) throw error;
+    // A worker workflow written before `config-digest` existed: GitHub refuses the undeclared input. Such a
+    // worker still never falls back to the defaults (it takes the default branch's file, or the dashboard's
+    // last good configuration while that file is bad, or refuses), so the task goes on, and the log says how
+    // to get the stricter check.
+    const { "config-digest": _dropped, ...older } = inputs;
+    const note =
+      `${ctx.workerWorkflow} does not declare the \`config-digest\` input, so its worker cannot check that it runs ` +
+      "under the configuration the controller decided with: add the input as templates/workflows/autopilot-worker.yml does";
+    ctx.log.warn(note);
+    notes.push(note);
+    response = await send(older);
+  }
   const data = response.data as { workflow_run_id?: number } | undefined;
   const outcome: EffectOutcome = { effect, status: "done" };
-  if (typeof lock === "object") outcome.detail = `without its dispatch lock: ${lock.refused}`;
+  if (notes.length > 0) outcome.detail = notes.join("; ");
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+
+/** GitHub's 422 for a dispatch input the workflow does not declare, when that input is `config-digest`. */
+function undeclaredConfigDigest(error: unknown, inputs: Record<string, string>): boolean {
+  return (
+    "config-digest" in inputs &&
+    statusOf(error) === 422 &&
+    /unexpected inputs provided/i.test(messageOf(error)) &&
+    messageOf(error).includes("config-digest")
+  );
 }
 
 type DispatchLock = "taken" | "lost" | { refused: string };

@@ -113,3 +113,63 @@ describe("the dispatch lock", () => {
     }
   });
 });
+
+describe("a worker workflow from before config-digest", () => {
+  it("is dispatched again without the input GitHub refuses, and the log says how to add it", async () => {
+    const gw = await gatewayWithSnapshot();
+    const sent: Record<string, string>[] = [];
+    const scope = nock(API)
+      .post(`${R}/git/refs`, { ref: LOCK, sha: DEFAULT_HEAD })
+      .reply(201, refJson(LOCK))
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`, (body) => {
+        sent.push(body.inputs);
+        return true;
+      })
+      // GitHub's answer to an input the workflow does not declare.
+      .reply(422, { message: 'Unexpected inputs provided: ["config-digest"]', status: "422" })
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`, (body) => {
+        sent.push(body.inputs);
+        return true;
+      })
+      .reply(200, {
+        workflow_run_id: 4245,
+        run_url: "https://api.github.com/x",
+        html_url: "https://github.com/x",
+      });
+    const report = await gw.execute([
+      {
+        type: "dispatchWorker",
+        issue: 5,
+        attempt: 2,
+        dispatchId: "5-2-abc",
+        inputs: { "task-digest": "t".repeat(64), "config-digest": "c".repeat(64) },
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(sent[0]).toHaveProperty("config-digest", "c".repeat(64));
+    expect(sent[1]).not.toHaveProperty("config-digest");
+    expect(sent[1]).toHaveProperty("task-digest", "t".repeat(64));
+    expect(report.outcomes[0]).toMatchObject({ status: "done", runId: 4245 });
+    expect(report.outcomes[0]?.detail).toContain("does not declare the `config-digest` input");
+  });
+
+  it("any other refused input is not retried", async () => {
+    const gw = await gatewayWithSnapshot();
+    const scope = nock(API)
+      .post(`${R}/git/refs`, { ref: LOCK, sha: DEFAULT_HEAD })
+      .reply(201, refJson(LOCK))
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`)
+      .reply(422, { message: 'Unexpected inputs provided: ["task-digest"]', status: "422" });
+    const report = await gw.execute([
+      {
+        type: "dispatchWorker",
+        issue: 5,
+        attempt: 2,
+        dispatchId: "5-2-abc",
+        inputs: { "task-digest": "t".repeat(64), "config-digest": "c".repeat(64) },
+      },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]?.status).not.toBe("done");
+  });
+});
