@@ -21,6 +21,7 @@ import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import type { SandboxStore } from "../github/store.js";
 import { CleanupRegistry } from "./cleanup-registry.js";
+import { controllerMode, isControllerRun, scheduleMinuteMs } from "./controller-mode.js";
 import { addFinalChecks } from "./final-checks.js";
 import { killRunPlan, RunKiller } from "./kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
@@ -205,7 +206,17 @@ export class ScenarioRun {
       STOP_ORDER.pendingFaults,
     );
     const ci = scenarioCi(scenario);
+    const actionsMode = controllerMode(scenario) === "actions";
     const actions: ActionsRunner = startActions({
+      // Actions mode: the controller workflow runs on its events and schedule, as GitHub runs it.
+      ...(actionsMode
+        ? {
+            eventTriggers: true,
+            scheduleMinuteMs: scheduleMinuteMs(scenario),
+            // Lost webhooks (a fault) are lost events here: no run starts for them; the schedule recovers.
+            loseEvent: () => sandbox.faults.forDelivery().drop,
+          }
+        : {}),
       url: sandbox.url,
       store,
       git,
@@ -241,7 +252,7 @@ export class ScenarioRun {
     killer: RunKiller,
     narrator: RunNarrator,
   ): void {
-    if (event.type === "run-started") {
+    if (event.type === "run-started" && !isControllerRun(event.run)) {
       const issue = issueOfRun(event.run.inputs);
       if (issue) this.runIssues.set(issue, (this.runIssues.get(issue) ?? 0) + 1);
       killer.runStarted(actions, event.run.id, issue);
@@ -296,7 +307,11 @@ export class ScenarioRun {
     });
     const quiet = Date.now() - watch.lastEventAt >= scenario.limits.settleSeconds * 1000;
     return (
-      !timeline.startPending && allTerminal && !pending.timed && actions.activeRuns().length === 0 && quiet
+      !timeline.startPending &&
+      allTerminal &&
+      !pending.timed &&
+      actions.activeRuns().filter((r) => !isControllerRun(r)).length === 0 &&
+      quiet
     );
   }
 
