@@ -40,6 +40,15 @@ export function scheduleMinuteMs(scenario: Scenario): number {
   return scenario.limits.scheduleMinuteMs ?? scenario.limits.tickMs;
 }
 
+/**
+ * A scenario's time limit: `limits.maxDurationSeconds`, half as long again in Actions mode, where each
+ * controller run is a job of its own (a process, a token) and what no event announces waits for the schedule.
+ */
+export function timeLimitSeconds(scenario: Scenario): number {
+  const limit = scenario.limits.maxDurationSeconds;
+  return controllerMode(scenario) === "actions" ? Math.round(limit * 1.5) : limit;
+}
+
 /** The controller workflow as a user installs it: the template, unchanged. */
 export function controllerWorkflowYaml(): string {
   return readFileSync(CONTROLLER_TEMPLATE, "utf8");

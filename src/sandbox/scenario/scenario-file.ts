@@ -152,7 +152,7 @@ export const ScenarioSchema = z
       .optional(),
     limits: z
       .strictObject({
-        /** The run ends (outcome "timeout") after this long. */
+        /** The run ends (outcome "timeout") after this long (half as long again in Actions mode). */
         maxDurationSeconds: z.number().positive().default(180),
         /** The controller's periodic reconcile. */
         tickMs: z.number().int().positive().default(2000),

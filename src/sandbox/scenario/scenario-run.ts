@@ -21,7 +21,7 @@ import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import type { SandboxStore } from "../github/store.js";
 import { CleanupRegistry } from "./cleanup-registry.js";
-import { controllerMode, isControllerRun, scheduleMinuteMs } from "./controller-mode.js";
+import { controllerMode, isControllerRun, scheduleMinuteMs, timeLimitSeconds } from "./controller-mode.js";
 import { addFinalChecks } from "./final-checks.js";
 import { killRunPlan, RunKiller } from "./kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
@@ -266,12 +266,13 @@ export class ScenarioRun {
   private async play({ world, watch, controllers }: StartedRun): Promise<ScenarioReport["outcome"]> {
     const { scenario, progress } = this;
     const timeline = new Timeline(world, new TimelineActor(world, controllers, this.faultChecks));
-    const deadline = this.started + scenario.limits.maxDurationSeconds * 1000;
+    const limitSeconds = timeLimitSeconds(scenario);
+    const deadline = this.started + limitSeconds * 1000;
     const lastStates = new Map<number, ReportState>();
     for (;;) {
       if (this.interrupted) return "interrupted";
       if (Date.now() > deadline) {
-        progress("warning", null, `time limit of ${scenario.limits.maxDurationSeconds}s reached`);
+        progress("warning", null, `time limit of ${limitSeconds}s reached`);
         return "timeout";
       }
       await timeline.step();
