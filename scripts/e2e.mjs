@@ -61,6 +61,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+/** A scenario's time limit as its file states it (the longest start first, so no long run ends the suite alone). */
+function limitOf(file) {
+  const m = /maxDurationSeconds:\s*(\d+)/.exec(readFileSync(join(scenarioDir, file), "utf8"));
+  return m ? Number(m[1]) : 180;
+}
 const outDir = mkdtempSync(join(tmpdir(), "autopilot-e2e-"));
 /** The controller modes a scenario runs in: Actions mode for the demo and the fault runs unless told. */
 function modesOf(file) {
@@ -78,6 +83,10 @@ for (let round = 1; round <= repeat; round++)
         mode,
         name: `${basename(file).replace(/\.ya?ml$/, "")}${mode === "actions" ? "@actions" : ""}`,
       });
+queue.sort(
+  (a, b) =>
+    limitOf(b.file) * (b.mode === "actions" ? 1.5 : 1) - limitOf(a.file) * (a.mode === "actions" ? 1.5 : 1),
+);
 
 /** Runs one scenario through the CLI; resolves with its row. */
 function runOne(item) {
