@@ -10,6 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runControllerRunsBench } from "./controller-runs.js";
 import { runDashboardBench } from "./dashboard-size.js";
 import { machineLine } from "./lib.js";
 import { runDecideBench } from "./reconcile-decide.js";
@@ -55,5 +56,8 @@ if (worker.status !== 0) console.log(`(worker-overhead.ts exited with ${worker.s
 
 section("GitHub requests (idle ticks, demo scenario)");
 await runRequestsBench(demoSeconds);
+
+section("controller runs per completed task (Actions-only mode, demo scenario)");
+await runControllerRunsBench(demoSeconds * 2);
 
 console.log(`\nTotal: ${((performance.now() - started) / 1000).toFixed(0)} s.`);

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
-//   node bin/autopilot.js sandbox --scenario <file> --report <json>
+//   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
 // two at a time, and prints one line per scenario: outcome, seconds, GitHub requests, unmet expectations.
-// Exits 1 when any scenario did not pass (time limit, unmet expectation, broken invariant, error).
+// Every scenario runs with the hosted controller; the demo and the fault runs also with the controller
+// workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
 //
-//   npm run e2e                          every scenario
+//   npm run e2e                          every scenario (and the Actions-mode runs)
 //   npm run e2e -- 02 05-human-gate      only scenarios whose file name contains one of these
+//   npm run e2e -- --controller actions  every chosen scenario in Actions mode only (hosted, both: likewise)
 //   npm run e2e -- --repeat 3            each scenario three times (flakiness hunting)
 //   npm run e2e -- --jobs 1              one at a time (default 2, or $E2E_JOBS)
 //   npm run e2e -- --keep                keep the logs and reports (always kept on failure)
@@ -20,17 +22,20 @@ const args = process.argv.slice(2);
 let jobs = Number(process.env.E2E_JOBS ?? 2);
 let repeat = 1;
 let keep = false;
+/** null: hosted for all, Actions mode too for the demo and the fault runs. */
+let controller = null;
 const filters = [];
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   if (arg === "--jobs" || arg === "-j") jobs = Number(args[++i]);
   else if (arg === "--repeat") repeat = Number(args[++i]);
   else if (arg === "--keep") keep = true;
+  else if (arg === "--controller") controller = args[++i];
   else if (arg === "--help" || arg === "-h") {
     process.stdout.write(
       `${readFileSync(fileURLToPath(import.meta.url), "utf8")
         .split("\n")
-        .slice(1, 11)
+        .slice(1, 13)
         .join("\n")
         .replace(/^\/\/ ?/gm, "")}\n`,
     );
@@ -39,6 +44,10 @@ for (let i = 0; i < args.length; i++) {
 }
 if (!Number.isInteger(jobs) || jobs < 1) jobs = 2;
 if (!Number.isInteger(repeat) || repeat < 1) repeat = 1;
+if (controller !== null && !["hosted", "actions", "both"].includes(controller)) {
+  process.stderr.write(`e2e: --controller must be hosted, actions or both, not "${controller}"\n`);
+  process.exit(2);
+}
 
 const scenarioDir = join(root, "scenarios");
 const files = readdirSync(scenarioDir)
@@ -52,10 +61,32 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+/** A scenario's time limit as its file states it (the longest start first, so no long run ends the suite alone). */
+function limitOf(file) {
+  const m = /maxDurationSeconds:\s*(\d+)/.exec(readFileSync(join(scenarioDir, file), "utf8"));
+  return m ? Number(m[1]) : 180;
+}
 const outDir = mkdtempSync(join(tmpdir(), "autopilot-e2e-"));
+/** The controller modes a scenario runs in: Actions mode for the demo and the fault runs unless told. */
+function modesOf(file) {
+  if (controller === "both") return ["hosted", "actions"];
+  if (controller) return [controller];
+  return file === "demo.yml" || file.startsWith("faults-") ? ["hosted", "actions"] : ["hosted"];
+}
 const queue = [];
 for (let round = 1; round <= repeat; round++)
-  for (const file of files) queue.push({ file, round, name: basename(file).replace(/\.ya?ml$/, "") });
+  for (const file of files)
+    for (const mode of modesOf(file))
+      queue.push({
+        file,
+        round,
+        mode,
+        name: `${basename(file).replace(/\.ya?ml$/, "")}${mode === "actions" ? "@actions" : ""}`,
+      });
+queue.sort(
+  (a, b) =>
+    limitOf(b.file) * (b.mode === "actions" ? 1.5 : 1) - limitOf(a.file) * (a.mode === "actions" ? 1.5 : 1),
+);
 
 /** Runs one scenario through the CLI; resolves with its row. */
 function runOne(item) {
@@ -73,6 +104,7 @@ function runOne(item) {
         join(scenarioDir, item.file),
         "--report",
         report,
+        ...(item.mode === "actions" ? ["--controller", "actions"] : []),
       ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
     );

@@ -23,6 +23,7 @@ import {
   runScenario,
   type ScenarioReport,
 } from "../sandbox/scenario/run-scenario.js";
+import { withControllerMode } from "../sandbox/scenario/controller-mode.js";
 import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
 import { WebViewPortError } from "../sandbox/web/web-view.js";
 import { apiUrl, findToken, hasAppCredentials } from "./setup-context.js";
@@ -37,6 +38,8 @@ Usage:
   autopilot sandbox [options]     Run a scenario on the offline sandbox.
       --scenario FILE             Scenario file (default: the bundled demo, scenarios/demo.yml)
       --report FILE               Write the JSON report there
+      --controller hosted|actions The controller as the hosted app (default: the scenario's
+                                  controllers.mode) or as the controller workflow run by Actions
       --quiet                     No progress lines, only the result
       --verbose                   Also print every line the worker runs print
       --keep-workspaces           Keep the runs' workspaces (printed paths) for inspection
@@ -141,6 +144,12 @@ export function renderSummary(report: ScenarioReport): string[] {
       .map(([k, n]) => `${k} ${n}`)
       .join(", ")})`,
   );
+  const c = report.controllerRuns;
+  if (c) {
+    lines.push(
+      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task`,
+    );
+  }
   if (report.validationFailures.length) {
     lines.push(`Requests GitHub would have rejected: ${report.validationFailures.length}`);
     for (const f of report.validationFailures.slice(0, 5))
@@ -162,6 +171,7 @@ async function runSandbox(
   options: {
     scenario?: string;
     report?: string;
+    controller?: string;
     quiet?: boolean;
     verbose?: boolean;
     keepWorkspaces?: boolean;
@@ -177,6 +187,13 @@ async function runSandbox(
   } catch (error) {
     io.err((error as Error).message);
     return EXIT.usage;
+  }
+  if (options.controller !== undefined) {
+    if (options.controller !== "hosted" && options.controller !== "actions") {
+      io.err(`--controller must be hosted or actions, not "${options.controller}".`);
+      return EXIT.usage;
+    }
+    scenario = withControllerMode(scenario, options.controller);
   }
   const titles = new Map(scenario.issues.map((issue, i) => [i + 1, issue.title]));
   if (!options.quiet) {
@@ -366,6 +383,7 @@ export async function main(argv: string[] = process.argv.slice(2), io: CliIo = d
       return runSandbox(io, {
         ...(values.scenario ? { scenario: values.scenario } : {}),
         ...(values.report ? { report: values.report } : {}),
+        ...(values.controller !== undefined ? { controller: values.controller } : {}),
         quiet: values.quiet ?? false,
         verbose: values.verbose ?? false,
         keepWorkspaces: values["keep-workspaces"] ?? false,
@@ -429,6 +447,7 @@ function parse(argv: string[]) {
       quiet: { type: "boolean", short: "q" },
       verbose: { type: "boolean", short: "v" },
       "keep-workspaces": { type: "boolean" },
+      controller: { type: "string" },
       // init, register, doctor
       mode: { type: "string" },
       dir: { type: "string" },

@@ -39,6 +39,16 @@ export interface ActionsOptions {
    * `github-actions[bot]`); neither does the stand-in's CI unless this is true.
    */
   githubTokenTriggersCi?: boolean;
+  /**
+   * Start runs for the events each workflow's `on:` lists (issues, comments, pull requests, checks,
+   * `workflow_run`, pushes) and on its `schedule`, as GitHub does (event-runs.ts). Default false: only
+   * `workflow_dispatch` and re-runs start runs.
+   */
+  eventTriggers?: boolean;
+  /** With {@link eventTriggers}: how long one minute of a `schedule` cron lasts (unset: no schedule runs). */
+  scheduleMinuteMs?: number;
+  /** With {@link eventTriggers}: asked once per event that would start a run; true loses it (a fault). */
+  loseEvent?: () => boolean;
   /** Wall-clock limit of a job when the workflow sets no `timeout-minutes` (default 30 minutes). */
   jobTimeoutMs?: number;
   /** SIGINT → SIGTERM → SIGKILL spacing on cancellation (default 2,500 ms). */
@@ -90,6 +100,8 @@ export interface RunRecord {
   repo: string;
   workflowPath: string;
   workflowName: string;
+  /** The event that started it (`workflow_dispatch`, `issues`, `schedule`, …). */
+  event: string;
   displayTitle: string;
   inputs: Record<string, string>;
   status: "queued" | "pending" | "in_progress" | "completed";

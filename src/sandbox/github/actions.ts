@@ -10,6 +10,9 @@
  * `GITHUB_*` / `RUNNER_*` environment; `run:` steps run in bash. `GITHUB_OUTPUT`, `GITHUB_ENV`,
  * `GITHUB_PATH`, `GITHUB_STATE` and `GITHUB_STEP_SUMMARY` are read back between steps as the runner does.
  *
+ * With `eventTriggers`, the events a workflow's `on:` lists and its `schedule` start runs too (event-runs.ts);
+ * a run whose every job is skipped by its `if:` concludes `skipped`.
+ *
  * Runs move queued → in_progress → completed (success, failure, cancelled, timed_out); concurrency groups
  * keep at most one running and one pending run per group, a newer pending run cancelling the older one, and
  * `cancel-in-progress` cancelling the running one. Cancelling sends SIGINT to the step's process group, then
@@ -21,7 +24,8 @@ import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { ActionsOptions, CiConfig, RunConclusion, RunHandle, RunRecord } from "./actions-types.js";
 import { claimAgentUser } from "./agent-user-slots.js";
-import { interpolateString } from "./expressions.js";
+import { evaluateCondition, interpolateString } from "./expressions.js";
+import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
 import { runJob } from "./job-runner.js";
 import { PACKAGE_ROOT } from "./package-root.js";
@@ -54,10 +58,13 @@ export class ActionsRunner {
   private readonly ownsWorkDir: boolean;
   private readonly handles = new Map<number, RunHandle>();
   private readonly groups = new Map<string, GroupState>();
+  private readonly workflowTexts = new Map<string, string>();
   private readonly unsubscribe: (() => void)[] = [];
   private readonly ci: PullRequestCi;
   private readonly steps: StepProcesses;
   private readonly jobHost: JobHost;
+  /** Runs started by events and schedules (null unless `eventTriggers`). */
+  readonly eventRuns: EventRuns | null;
   private stopped = false;
 
   constructor(options: ActionsOptions) {
@@ -70,6 +77,9 @@ export class ActionsRunner {
     this.ci = new PullRequestCi(this.store, options, this.workDir, () => this.stopped);
     this.steps = new StepProcesses(options);
     this.jobHost = { store: this.store, options, actionDir: this.actionDir, steps: this.steps };
+    this.eventRuns = options.eventTriggers
+      ? new EventRuns(this.store, options, (request) => this.enqueue(request))
+      : null;
   }
 
   /** Subscribes to the store: dispatches, cancellations, and the events that sync workflows and start CI. */
@@ -99,20 +109,27 @@ export class ActionsRunner {
       ".github/workflows",
       record.defaultBranch,
     );
+    const files = new Map<string, WorkflowFile | null>();
     for (const entry of entries ?? []) {
       if (entry.type !== "file" || !/\.ya?ml$/.test(entry.name)) continue;
       let name: string | undefined;
+      let parsed: WorkflowFile | null = null;
       try {
         const text = (await this.store.readFile(record.fullName, entry.path, record.defaultBranch))?.toString(
           "utf8",
         );
-        const parsed = text ? (parseYaml(text) as WorkflowFile | null) : null;
+        parsed = text ? (parseYaml(text) as WorkflowFile | null) : null;
         if (parsed && typeof parsed.name === "string") name = parsed.name;
       } catch {
         // GitHub registers broken workflow files too (their runs fail at startup)
       }
-      this.store.addWorkflow(record.fullName, { path: entry.path, ...(name ? { name } : {}) });
+      const workflow = this.store.addWorkflow(record.fullName, {
+        path: entry.path,
+        ...(name ? { name } : {}),
+      });
+      files.set(workflow.path, parsed && typeof parsed === "object" ? parsed : null);
     }
+    this.eventRuns?.sync(record, files);
   }
 
   private onStoreEvent(event: StoreEvent): void {
@@ -125,6 +142,8 @@ export class ActionsRunner {
       void this.syncWorkflows(event.repo).catch(() => {});
     }
     this.ci.onStoreEvent(event);
+    // A repository deleted while its event is checked (a test tearing down) starts nothing.
+    void this.eventRuns?.onStoreEvent(event).catch(() => {});
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -174,6 +193,7 @@ export class ActionsRunner {
         repo: request.repo.fullName,
         workflowPath: request.workflow.path,
         workflowName: request.workflow.name,
+        event: run.event,
         displayTitle: run.displayTitle,
         inputs: { ...request.inputs },
         status: "queued",
@@ -216,11 +236,18 @@ export class ActionsRunner {
     });
   }
 
+  /** The workflow file at the run's commit (cached by commit: a commit's files never change). */
   private async loadWorkflow(handle: RunHandle): Promise<WorkflowFile> {
-    const { repo, workflow, ref } = handle.request;
-    const text = await this.store.readFile(repo.fullName, workflow.path, ref);
+    const { repo, workflow, ref, run } = handle.request;
+    const key = `${repo.fullName}::${workflow.path}@${run.headSha}`;
+    let text = this.workflowTexts.get(key);
+    if (text === undefined) {
+      text = (await this.store.readFile(repo.fullName, workflow.path, run.headSha))?.toString("utf8") ?? "";
+      if (this.workflowTexts.size > 200) this.workflowTexts.clear();
+      this.workflowTexts.set(key, text);
+    }
     if (!text) throw new Error(`${workflow.path} not found at ${ref}`);
-    const parsed = parseYaml(text.toString("utf8")) as WorkflowFile | null;
+    const parsed = parseYaml(text) as WorkflowFile | null;
     if (!parsed || typeof parsed !== "object" || !parsed.jobs)
       throw new Error(`${workflow.path} has no jobs`);
     return parsed;
@@ -238,7 +265,19 @@ export class ActionsRunner {
         this.store.updateWorkflowRun(repo.fullName, run.id, { displayTitle: title });
       }
     }
-    const concurrency = workflow.concurrency ?? Object.values(workflow.jobs ?? {})[0]?.concurrency;
+    // Job-level concurrency applies to a job that runs: a job its `if:` skips never enters the group (so
+    // it cancels no pending run), unlike workflow-level concurrency, which every run of the workflow enters.
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idconcurrency
+    const jobs = Object.values(workflow.jobs ?? {});
+    const skips = (job: (typeof jobs)[number]) => job.if !== undefined && !evaluateCondition(job.if, context);
+    if (!workflow.concurrency && jobs.length > 0 && jobs.every(skips)) {
+      // Nothing to run: the run concludes skipped at once, no runner taken.
+      // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idif
+      return this.finish(handle, "skipped", null);
+    }
+    const firstJob = jobs[0];
+    const jobSkipped = !workflow.concurrency && firstJob !== undefined && skips(firstJob);
+    const concurrency = workflow.concurrency ?? (jobSkipped ? undefined : firstJob?.concurrency);
     let group: string | null = null;
     if (concurrency) {
       group =
@@ -318,12 +357,14 @@ export class ActionsRunner {
     handle.dir = dir;
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
+    let ranJobs = 0;
     // One agent user per running job on this machine (see agent-user-slots.ts).
     const agentUser = claimAgentUser();
     handle.agentUser = agentUser.name;
     try {
       for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
         const result = await runJob(this.jobHost, handle, workflow, jobId, job, token, dir);
+        if (result.conclusion !== "skipped") ranJobs += 1;
         if (result.conclusion !== "success" && result.conclusion !== "skipped") {
           conclusion = result.conclusion;
           reason = result.reason;
@@ -335,6 +376,10 @@ export class ActionsRunner {
       reason = (error as Error).message;
     }
     agentUser.release();
+    // A run whose every job was skipped by its `if:` concludes skipped (and bills no minutes).
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idif
+    if (ranJobs === 0 && conclusion === "success" && !handle.killed && !handle.cancelRequested)
+      conclusion = "skipped";
     if (handle.killed) {
       conclusion = "failure";
       reason = "The runner has received a shutdown signal. The operation was canceled.";
@@ -404,6 +449,7 @@ export class ActionsRunner {
   /** Last resort on a forced exit: SIGKILLs every run's and CI's process group and removes the work directory. */
   killAllSync(): void {
     this.stopped = true;
+    this.eventRuns?.stop();
     for (const handle of this.handles.values()) if (handle.process) killGroup(handle.process, "SIGKILL");
     this.ci.killAll();
     if (this.ownsWorkDir) rmSync(this.workDir, { recursive: true, force: true });
@@ -413,6 +459,7 @@ export class ActionsRunner {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.eventRuns?.stop();
     for (const off of this.unsubscribe) off();
     const open = [...this.handles.values()].filter((h) => h.record.status !== "completed");
     for (const handle of open) {

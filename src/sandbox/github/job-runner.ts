@@ -13,7 +13,7 @@ import { fullRef } from "./git-ref-names.js";
 import { dispatchEventPayload, runContext, runnerServerUrl } from "./run-context.js";
 import type { JobHost, PostStep } from "./job-host.js";
 import { runnerBaseEnv } from "./step-process.js";
-import { checkout, runUses } from "./uses-step.js";
+import { runUses } from "./uses-step.js";
 import {
   type JobFile,
   minutes,
@@ -58,7 +58,11 @@ export async function runJob(
   const eventPath = join(dir, "event.json");
   writeFileSync(
     eventPath,
-    JSON.stringify(dispatchEventPayload(handle, host.store, host.options.url), null, 2),
+    JSON.stringify(
+      handle.request.payload ?? dispatchEventPayload(handle, host.store, host.options.url),
+      null,
+      2,
+    ),
   );
 
   const jobEnv: Record<string, string> = {};
@@ -138,13 +142,8 @@ export async function runJob(
   const stepsContext: Record<string, ExprValue> = {};
   context.contexts.steps = stepsContext;
 
-  // The brief of a runner here: the workspace is a clone of the repository at the run's commit. A workflow
-  // without actions/checkout still gets one (GitHub's would start empty, but every workflow we run checks out).
-  if (!steps.some((s) => typeof s.uses === "string" && /^actions\/checkout@/i.test(s.uses.trim()))) {
-    const code = await checkout(host, handle, {}, { ...githubEnv }, workspace, token);
-    if (code !== 0) status = "failure";
-    if (code !== 0) reason = "could not clone the repository into the workspace";
-  }
+  // The workspace starts empty, as on a GitHub-hosted runner: only actions/checkout fills it.
+  // https://docs.github.com/en/actions/reference/workflows-and-actions/variables#default-environment-variables
 
   for (let index = 0; index < steps.length; index++) {
     const step = steps[index]!;

@@ -36,10 +36,11 @@ export function runContext(
     }
   }
   const refName = ref.replace(/^refs\/(heads|tags)\//, "");
+  const payload = handle.request.payload;
   const github: Record<string, ExprValue> = {
     token: token ?? "",
     event_name: run.event,
-    event: { inputs: stringInputs, ref: fullRef(ref) },
+    event: (payload as Record<string, ExprValue> | undefined) ?? { inputs: stringInputs, ref: fullRef(ref) },
     repository: repo.fullName,
     repository_owner: repo.owner,
     repository_id: String(repo.id),
@@ -62,7 +63,7 @@ export function runContext(
     contexts: {
       github,
       inputs: typedInputs,
-      secrets: { GITHUB_TOKEN: token ?? "", ...(options.secrets ?? {}) },
+      secrets: { GITHUB_TOKEN: token ?? "", ...(fromFork(handle) ? {} : (options.secrets ?? {})) },
       vars: { ...(options.vars ?? {}) },
       env: {},
       steps: {},
@@ -73,6 +74,19 @@ export function runContext(
     },
     status: "success",
   };
+}
+
+/**
+ * A run of a `pull_request` (or review) event whose head lives in a fork: "With the exception of
+ * GITHUB_TOKEN, secrets are not passed to the runner when a workflow is triggered from a forked repository."
+ * https://docs.github.com/en/actions/reference/security/secrets#using-secrets-in-a-workflow
+ */
+function fromFork(handle: RunHandle): boolean {
+  const pull = handle.request.payload?.pull_request as
+    | { head?: { repo?: { full_name?: string } | null } }
+    | undefined;
+  const headRepo = pull?.head?.repo?.full_name;
+  return headRepo !== undefined && headRepo.toLowerCase() !== handle.request.repo.fullName.toLowerCase();
 }
 
 /** `GITHUB_SERVER_URL`: where `<server>/<owner>/<repo>.git` is a working clone URL (the git remote). */

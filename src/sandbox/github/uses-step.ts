@@ -41,7 +41,10 @@ export async function runUses(
   }
   const isAction = uses === "./" || uses === "." || (host.options.actionRefs ?? defaultActionRefs)(uses);
   let actionDir: string | null = null;
-  if (isAction) actionDir = host.actionDir;
+  // `owner/repo/path@ref` is the action in that folder of the repository (the controller's is `controller/`).
+  // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#example-using-an-action-in-a-subdirectory
+  const subPath = /^[^/@]+\/[^/@]+\/([^@]+)@/.exec(uses)?.[1];
+  if (isAction) actionDir = subPath ? resolve(host.actionDir, subPath) : host.actionDir;
   else if (uses.startsWith("./")) actionDir = resolve(job.workspace, uses);
   if (!actionDir) {
     host.steps.log(

@@ -7,6 +7,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { parseDashboard } from "../../core/dashboard/index.js";
 import type { ActionsRunner } from "../github/actions.js";
+import { workerRuns } from "./controller-mode.js";
 import type { SandboxGit } from "../github/sandbox-git.js";
 import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 import {
@@ -152,7 +153,7 @@ export class InvariantRecorder {
       ? (dashboard.state?.session.status ?? dashboard.visibleStatus ?? null)
       : null;
     return checkInvariants({
-      runs: options.actions.listRuns().map((r) => {
+      runs: workerRuns(options.actions.listRuns()).map((r) => {
         const issue = Number(r.inputs.issue);
         const attempt = Number(r.inputs.attempt ?? "1");
         return {

@@ -3,6 +3,7 @@
  * their output, CI) and the store's (pull requests, reviews, Autopilot's comments, the tracking issue).
  */
 import { parseWorkerResult } from "../../core/worker-result.js";
+import { isControllerRun } from "./controller-mode.js";
 import type { ActionsEvent } from "../github/actions.js";
 import type { SandboxStore, StoreEvent } from "../github/store.js";
 import { isTrackingIssue, type ScenarioObserver, stripMarkers } from "./scenario-observer.js";
@@ -24,8 +25,28 @@ export class RunNarrator {
     private readonly humans: Set<string>,
   ) {}
 
+  /** Actions mode: one line per controller run that did something other than succeed or be skipped. */
+  private controllerRunEvent(event: ActionsEvent): void {
+    if (event.type === "annotation" && event.level === "error")
+      this.log.emit("warning", null, `controller error: ${event.message.split("\n")[0]}`);
+    if (event.type === "log") this.log.emit("run", null, `  controller ${event.run.id} | ${event.line}`);
+    if (event.type !== "run-completed") return;
+    const { run } = event;
+    if (run.conclusion === "success" || run.conclusion === "skipped") return;
+    if (run.conclusion === "cancelled" && run.startedAt === null) return; // replaced while pending: routine
+    this.log.emit(
+      "run",
+      null,
+      `controller run ${run.id} (${run.event}) ${run.conclusion}${run.reason ? ` (${run.reason})` : ""}`,
+    );
+  }
+
   actionsEvent(event: ActionsEvent): void {
     const progress = this.log.emit;
+    if ("run" in event && isControllerRun(event.run)) {
+      this.controllerRunEvent(event);
+      return;
+    }
     switch (event.type) {
       case "run-started":
         progress(

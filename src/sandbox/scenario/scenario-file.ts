@@ -34,6 +34,7 @@
  *     do: [{ as: alice, comment: "/autopilot pause", on: tracking }]
  * faults: { serverErrorRate: 0.1 }
  * controllers: { instances: 2 }      # two controller processes at once (fault runs: scenarios/faults-*.yml)
+ * # controllers: { mode: actions }   # the controller workflow run by the Actions stand-in instead of the app
  * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
  * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
  * limits: { maxDurationSeconds: 120 }
@@ -171,16 +172,22 @@ export const ScenarioSchema = z
      * The controller: `instances` separate controller processes on the same GitHub state, each receiving every
      * webhook and ticking (two controllers at once); `process: true` runs even one as a process (implied by a
      * `killController` action). Default: one controller inside the runner's process.
+     *
+     * `mode: actions` runs the controller as a user of the Actions-only mode has it: the controller workflow
+     * template installed in the repository, run by the Actions stand-in on its events and schedule
+     * (src/sandbox/scenario/controller-mode.ts). There `instances: N` adds N − 1 hosted controller processes
+     * beside it, and `killController` kills the controller's running job instead of a process.
      */
     controllers: z
       .strictObject({
         instances: z.number().int().min(1).max(3).default(1),
         process: z.boolean().default(false),
+        mode: z.enum(["hosted", "actions"]).default("hosted"),
       })
       .optional(),
     limits: z
       .strictObject({
-        /** The run ends (outcome "timeout") after this long. */
+        /** The run ends (outcome "timeout") after this long (half as long again in Actions mode). */
         maxDurationSeconds: z.number().positive().default(180),
         /** The controller's periodic reconcile. */
         tickMs: z.number().int().positive().default(2000),
@@ -188,6 +195,8 @@ export const ScenarioSchema = z
         settleSeconds: z.number().nonnegative().default(2),
         /** Wall clock of one worker job. */
         jobTimeoutSeconds: z.number().positive().default(300),
+        /** Actions mode: how long one minute of the controller workflow's cron lasts (default tickMs). */
+        scheduleMinuteMs: z.number().positive().optional(),
       })
       .default({ maxDurationSeconds: 180, tickMs: 2000, settleSeconds: 2, jobTimeoutSeconds: 300 }),
     /**

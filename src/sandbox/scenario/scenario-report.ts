@@ -7,6 +7,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ActionsRunner } from "../github/actions.js";
 import type { Sandbox } from "../github/index.js";
+import {
+  type ControllerRunCounts,
+  controllerMode,
+  controllerRunCounts,
+  workerRuns,
+} from "./controller-mode.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import { type InvariantReport, invariantsHold } from "./invariants.js";
 import { issueExpectations } from "./expect-schema.js";
@@ -47,7 +53,13 @@ export interface ScenarioReport {
     /** Every other unmet expectation (src/sandbox/scenario/expectations.ts), one readable line each. */
     unmet?: string[];
   };
+  /** Worker runs (and other workflows' runs), not the controller workflow's. */
   runs: { total: number; byConclusion: Record<string, number> };
+  /** Actions mode: the controller workflow's runs; absent when the controller is the hosted app. */
+  controllerRuns?: ControllerRunCounts & {
+    /** Controller runs whose job ran, per task that ended done (null when none did). */
+    perCompletedTask: number | null;
+  };
   faults: Record<string, number>;
   /** Requests the sandbox rejected as invalid against GitHub's API description or schema. */
   validationFailures: { method: string; path: string; message: string }[];
@@ -139,7 +151,8 @@ export function buildReport(
     }))
     .filter((m) => m.expected !== m.actual);
   const byConclusion: Record<string, number> = {};
-  for (const run of actions.listRuns()) {
+  const runs = workerRuns(actions.listRuns());
+  for (const run of runs) {
     const key = run.conclusion ?? run.status;
     byConclusion[key] = (byConclusion[key] ?? 0) + 1;
   }
@@ -156,7 +169,10 @@ export function buildReport(
     },
     durationMs: Date.now() - started,
     expectations: { ok: mismatches.length === 0, mismatches },
-    runs: { total: actions.listRuns().length, byConclusion },
+    runs: { total: runs.length, byConclusion },
+    ...(controllerMode(scenario) === "actions"
+      ? { controllerRuns: withPerTask(controllerRunCounts(actions.listRuns()), issues) }
+      : {}),
     faults: { ...sandbox.faults.stats },
     validationFailures: sandbox.validationFailures.map((f) => ({
       method: f.method,
@@ -165,6 +181,14 @@ export function buildReport(
     })),
     dashboard: tracking ? stripMarkers(tracking.body ?? "") : null,
   };
+}
+
+function withPerTask(
+  counts: ControllerRunCounts,
+  issues: ReportIssue[],
+): NonNullable<ScenarioReport["controllerRuns"]> {
+  const done = issues.filter((i) => i.state === "done").length;
+  return { ...counts, perCompletedTask: done > 0 ? Math.round((counts.started / done) * 10) / 10 : null };
 }
 
 /** Whether a report counts as a success: settled and every expectation met. */

@@ -21,6 +21,7 @@ import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
 import type { SandboxStore } from "../github/store.js";
 import { CleanupRegistry } from "./cleanup-registry.js";
+import { controllerMode, isControllerRun, scheduleMinuteMs, timeLimitSeconds } from "./controller-mode.js";
 import { addFinalChecks } from "./final-checks.js";
 import { killRunPlan, RunKiller } from "./kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
@@ -207,7 +208,17 @@ export class ScenarioRun {
       STOP_ORDER.pendingFaults,
     );
     const ci = scenarioCi(scenario);
+    const actionsMode = controllerMode(scenario) === "actions";
     const actions: ActionsRunner = startActions({
+      // Actions mode: the controller workflow runs on its events and schedule, as GitHub runs it.
+      ...(actionsMode
+        ? {
+            eventTriggers: true,
+            scheduleMinuteMs: scheduleMinuteMs(scenario),
+            // Lost webhooks (a fault) are lost events here: no run starts for them; the schedule recovers.
+            loseEvent: () => sandbox.faults.forDelivery().drop,
+          }
+        : {}),
       url: sandbox.url,
       store,
       git,
@@ -243,7 +254,7 @@ export class ScenarioRun {
     killer: RunKiller,
     narrator: RunNarrator,
   ): void {
-    if (event.type === "run-started") {
+    if (event.type === "run-started" && !isControllerRun(event.run)) {
       const issue = issueOfRun(event.run.inputs);
       if (issue) this.runIssues.set(issue, (this.runIssues.get(issue) ?? 0) + 1);
       killer.runStarted(actions, event.run.id, issue);
@@ -257,12 +268,13 @@ export class ScenarioRun {
   private async play({ world, watch, controllers }: StartedRun): Promise<ScenarioReport["outcome"]> {
     const { scenario, progress } = this;
     const timeline = new Timeline(world, new TimelineActor(world, controllers, this.faultChecks));
-    const deadline = this.started + scenario.limits.maxDurationSeconds * 1000;
+    const limitSeconds = timeLimitSeconds(scenario);
+    const deadline = this.started + limitSeconds * 1000;
     const lastStates = new Map<number, ReportState>();
     for (;;) {
       if (this.interrupted) return "interrupted";
       if (Date.now() > deadline) {
-        progress("warning", null, `time limit of ${scenario.limits.maxDurationSeconds}s reached`);
+        progress("warning", null, `time limit of ${limitSeconds}s reached`);
         return "timeout";
       }
       await timeline.step();
@@ -298,7 +310,11 @@ export class ScenarioRun {
     });
     const quiet = Date.now() - watch.lastEventAt >= scenario.limits.settleSeconds * 1000;
     return (
-      !timeline.startPending && allTerminal && !pending.timed && actions.activeRuns().length === 0 && quiet
+      !timeline.startPending &&
+      allTerminal &&
+      !pending.timed &&
+      actions.activeRuns().filter((r) => !isControllerRun(r)).length === 0 &&
+      quiet
     );
   }
 

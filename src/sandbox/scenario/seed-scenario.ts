@@ -1,6 +1,7 @@
 /**
  * Seeds a scenario on the sandbox: its people and their permissions, the repository's first commit (the
- * scenario's files, `.github/autopilot.yml` with the demo agent, the worker workflow), and its issues with
+ * scenario's files, `.github/autopilot.yml` with the demo agent, the worker workflow, and in Actions mode the
+ * controller workflow), and its issues with
  * their relations and comments. The demo agent's script is written outside the repository.
  */
 import { join } from "node:path";
@@ -20,6 +21,7 @@ import {
   demoAgentCommand,
   writeDemoScript,
 } from "./demo-agent.js";
+import { CONTROLLER_WORKFLOW_PATH, controllerMode, controllerWorkflowYaml } from "./controller-mode.js";
 import { type Scenario, ScenarioError } from "./scenario-file.js";
 import { scenarioConfigText } from "./scenario-config.js";
 import type { Progress } from "./scenario-progress.js";
@@ -62,6 +64,7 @@ export async function seedScenario(
   files[`.github/workflows/${config.config.workerWorkflow}`] ??= workerWorkflowYaml({
     jobTimeoutMinutes: Math.max(1, Math.ceil(scenario.limits.jobTimeoutSeconds / 60)),
   });
+  if (controllerMode(scenario) === "actions") files[CONTROLLER_WORKFLOW_PATH] ??= controllerWorkflowYaml();
   const firstUser = scenario.users[0]?.login ?? repo.owner;
   await git.seedRepo(repo.owner, repo.name, files, {
     message: "Initial commit",

@@ -4,6 +4,7 @@
  * change (a run settles only after a quiet spell).
  */
 import type { SandboxStore, StoreEvent } from "../github/store.js";
+import { isControllerRun } from "./controller-mode.js";
 import { ExpectationRecorder } from "./expectations.js";
 import { InvariantRecorder } from "./invariant-recorder.js";
 import type { RunNarrator } from "./run-narrator.js";
@@ -26,9 +27,17 @@ export class StoreWatch {
     this.expectations = new ExpectationRecorder(repoFull, scenario);
   }
 
+  private isControllerRunEvent(event: StoreEvent): boolean {
+    if (event.name !== "workflow_run" && event.name !== "workflow_job") return false;
+    const path = this.store.getWorkflow(event.repo.fullName, event.run.workflowId)?.path;
+    return path !== undefined && isControllerRun({ workflowPath: path });
+  }
+
   /** Starts watching; returns the function that stops it. */
   start(): () => void {
     return this.store.onEvent((event: StoreEvent) => {
+      // The controller workflow's own runs (Actions mode) come and go on its schedule: not a change.
+      if (this.isControllerRunEvent(event)) return;
       this.lastEventAt = Date.now();
       this.expectations.onEvent(event);
       this.invariants.onEvent(event);

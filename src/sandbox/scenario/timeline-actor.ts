@@ -6,6 +6,7 @@
 import { createOctokit } from "../../github/octokit.js";
 import { forkBranchRef } from "../github/store.js";
 import { sendBadSignatureWebhook } from "./controller-fleet.js";
+import { controllerMode } from "./controller-mode.js";
 import type { ScenarioAction, ScenarioRule } from "./timeline-schema.js";
 import type { FaultCheck } from "./scenario-report.js";
 import type { ScenarioWorld } from "./scenario-world.js";
@@ -48,7 +49,7 @@ export class TimelineActor {
     const { sandbox, store, actions, observer, progress, repo } = this.world;
     if (action.killController) {
       const k = action.killController;
-      if (!this.controllers.fleet?.armKill(k.instance, k.afterWrites, k.restartAfterSeconds)) return false;
+      if (!this.controllers.armKill(k.instance, k.afterWrites, k.restartAfterSeconds)) return false;
       progress(
         "human",
         null,
@@ -58,6 +59,11 @@ export class TimelineActor {
     }
     if (action.badSignatureWebhook) {
       const urls = this.controllers.webhookUrls();
+      if (urls.length === 0 && controllerMode(this.world.scenario) === "actions") {
+        // The Actions-only controller has no webhook endpoint: GitHub starts its runs, nobody can post to it.
+        progress("human", null, "fault: a bad-signature webhook has no endpoint to reach in Actions mode");
+        return true;
+      }
       for (const url of urls) {
         const status = await sendBadSignatureWebhook(url, {
           owner: repo.owner,

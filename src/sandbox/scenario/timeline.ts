@@ -4,6 +4,7 @@
  * person's reaction time) its actions are performed. A rule fires once unless `repeat`, then again each time
  * its condition becomes true anew. Also says the session start (`start:`) once the tracking issue exists.
  */
+import { workerRuns } from "./controller-mode.js";
 import type { ScenarioCondition, ScenarioRule } from "./timeline-schema.js";
 import type { ScenarioWorld } from "./scenario-world.js";
 import type { TimelineActor } from "./timeline-actor.js";
@@ -176,7 +177,7 @@ export class Timeline {
     }
     if (
       c.running !== undefined &&
-      actions.activeRuns().filter((r) => r.status === "in_progress").length < c.running
+      workerRuns(actions.activeRuns()).filter((r) => r.status === "in_progress").length < c.running
     ) {
       return false;
     }

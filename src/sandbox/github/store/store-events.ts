@@ -122,4 +122,6 @@ export interface WorkflowRunRequest {
   inputs: Record<string, string>;
   /** How it was triggered: a dispatch, a re-run, or another event recorded by the Actions stand-in. */
   reason: "dispatch" | "rerun" | "event";
+  /** The event's webhook payload (`github.event`), for runs started by an event or a schedule. */
+  payload?: Record<string, unknown>;
 }
