@@ -61044,7 +61044,7 @@ var AgentObjectSchema = external_exports.strictObject({
       [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)"
     })
   ).default([]).describe(
-    "Allow-list of environment variable names passed to the agent (e.g. `ANTHROPIC_API_KEY`); every other variable is withheld. The GitHub token can never be listed."
+    "Environment variable names passed to the agent besides its preset's model keys, `PATH` and the runner's toolchain variables (docs/WORKER.md, *Toolchains*): list a variable here to pass it even when its name looks like a secret (e.g. `NPM_TOKEN`); everything else of the runner is withheld. The GitHub and Actions tokens and another preset's model key can never be listed."
   ),
   command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
     `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
@@ -61710,6 +61710,286 @@ function renderConfigError(error63) {
   ].join("\n");
 }
 
+// src/core/markdown.ts
+var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
+function escapeInline(text4, max = 200) {
+  const oneLine = truncate2(
+    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
+    max
+  );
+  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
+}
+function truncate2(text4, max) {
+  if (max <= 0) return "";
+  if (text4.length <= max) return text4;
+  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+}
+function code(text4, max = 100) {
+  const clean = truncate2(text4.replace(/[`\r\n]+/g, " ").trim(), max);
+  return `\`${clean || " "}\``;
+}
+function quietLogin(login) {
+  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
+}
+function table(header, rows, align) {
+  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
+}
+function progressBar(done, total, width = 20) {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(ratio * width);
+  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
+}
+function formatCount(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatTime(iso2) {
+  if (!iso2) return "\u2014";
+  const t = Date.parse(iso2);
+  if (Number.isNaN(t)) return "\u2014";
+  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+function formatUsd(usd) {
+  if (usd > 0 && usd < 0.01) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+function formatTokens(n) {
+  if (n < 1e3) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
+  return `${(n / 1e6).toFixed(1)}M`;
+}
+function proseLines(body) {
+  const text4 = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const out = [];
+  let fence = null;
+  for (const raw of text4.split(/\r?\n/)) {
+    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    if (fence) {
+      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open3) {
+      fence = { char: open3[1][0], length: open3[1].length };
+      out.push(null);
+    } else {
+      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
+
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text4) {
+  const data = new TextEncoder().encode(text4);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+function judgeTaskText(input2) {
+  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
+  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) >= since);
+  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
+  const digest = taskDigest(input2.title, input2.body);
+  if (input2.frozen.digest === null) {
+    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+  }
+  if (digest === input2.frozen.digest) return { kind: "unchanged" };
+  if (foreign.length === 0 && later.length > 0) {
+    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
+  }
+  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+}
+function lastEditAt(edits, fallback) {
+  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
+}
+function latest(edits) {
+  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
+}
+function unique(list2) {
+  return [...new Set(list2)];
+}
+function textChangedComment(input2) {
+  const who = input2.editors.filter((e) => !!e);
+  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
+  return [
+    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
+    "",
+    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
+    "",
+    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
+  ].join("\n");
+}
+
+// src/core/config/last-good-config.ts
+var LAST_GOOD_TEXT_CAP = 6e3;
+function configDigest(text4) {
+  return sha256Hex((text4 ?? "").replace(/\r\n?/g, "\n"));
+}
+function lastGoodRecord(text4, commit, known) {
+  const digest = configDigest(text4);
+  if (known?.digest === digest) return known;
+  const body = text4 ?? "";
+  return body.length <= LAST_GOOD_TEXT_CAP ? { digest, commit, text: body } : { digest, commit };
+}
+function needsTextAtCommit(input2) {
+  if (parseConfig(input2.fileText).ok) return null;
+  const known = input2.lastGood;
+  if (!known || known.text !== void 0 || !known.commit || input2.textAtCommit !== void 0) return null;
+  return known.commit;
+}
+function chooseConfig(input2) {
+  const parsed = parseConfig(input2.fileText);
+  if (parsed.ok) {
+    return {
+      source: "file",
+      config: parsed.config,
+      record: lastGoodRecord(input2.fileText, input2.commit, input2.lastGood),
+      warnings: parsed.warnings,
+      error: null
+    };
+  }
+  const fallback = lastGoodConfig(input2.lastGood, input2.textAtCommit);
+  if (fallback && input2.lastGood) {
+    return {
+      source: "last-good",
+      config: fallback,
+      record: input2.lastGood,
+      warnings: [],
+      error: parsed.error
+    };
+  }
+  return { source: "none", config: DEFAULT_CONFIG, record: null, warnings: [], error: parsed.error };
+}
+function lastGoodConfig(record2, textAtCommit) {
+  if (!record2) return null;
+  const text4 = record2.text !== void 0 ? record2.text : textAtCommit;
+  if (text4 === void 0) return null;
+  if (configDigest(text4) !== record2.digest) return null;
+  const parsed = parseConfig(text4);
+  return parsed.ok ? parsed.config : null;
+}
+
 // src/core/contract.ts
 function taskBranchName(branchPrefix, issue3) {
   return `${branchPrefix}issue-${issue3}`;
@@ -61720,7 +62000,12 @@ function issueOfTaskBranch(branchPrefix, ref) {
   return m ? Number(m[1]) : null;
 }
 function dispatchLockRef(issue3, attempt) {
-  return `refs/autopilot/dispatch/issue-${issue3}-attempt-${attempt}`;
+  return `${DISPATCH_LOCK_PREFIX}issue-${issue3}-attempt-${attempt}`;
+}
+var DISPATCH_LOCK_PREFIX = "refs/autopilot/dispatch/";
+function parseDispatchLock(name) {
+  const m = /^(?:refs\/autopilot\/dispatch\/)?issue-(\d+)-attempt-(\d+)$/.exec(name);
+  return m ? { issue: Number(m[1]), attempt: Number(m[2]) } : null;
 }
 function dispatchId(issue3, attempt, seed) {
   return `${issue3}-${attempt}-${seed}`;
@@ -62019,6 +62304,11 @@ var TaskRecordSchema = external_exports.object({
   feedbackRounds: count.default(0),
   /** Head SHA the last feedback was about (feedback is sent once per head). */
   feedbackSha: external_exports.string().max(64).optional(),
+  /**
+   * Node id of the comment the worker keeps its result in (one comment, edited in place): the snapshot
+   * fetches it directly once later comments have pushed it out of the recent ones it reads.
+   */
+  resultComment: external_exports.string().max(100).optional(),
   /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
   result: external_exports.string().max(40).optional(),
   reason: external_exports.string().max(300).optional(),
@@ -62034,8 +62324,19 @@ var TaskRecordSchema = external_exports.object({
   pr: external_exports.number().int().positive().optional(),
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
-  /** A merge was requested for this head SHA. */
-  merge: external_exports.object({ sha: external_exports.string().max(64), at: isoTime }).optional(),
+  /**
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
+   * say `/autopilot retry`.
+   */
+  merge: external_exports.object({
+    sha: external_exports.string().max(64),
+    at: isoTime,
+    basis: external_exports.string().max(16).optional(),
+    attempt: external_exports.number().int().nonnegative().optional(),
+    allowed: external_exports.number().int().nonnegative().optional(),
+    refused: external_exports.string().max(200).optional()
+  }).optional(),
   /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
   label: external_exports.string().max(20).optional(),
   labelAt: isoTime.optional(),
@@ -62081,12 +62382,18 @@ var ConfigOverridesSchema = external_exports.object({
   labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
   dryRun: external_exports.boolean().optional()
 }).strict();
+var LastGoodConfigSchema = external_exports.object({
+  digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
+  commit: external_exports.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).nullable(),
+  text: external_exports.string().max(LAST_GOOD_TEXT_CAP).optional()
+});
 var DashboardStateSchema = external_exports.object({
   version: external_exports.literal(1),
   /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
   revision: count.default(0),
   session: SessionSchema,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
   consecutiveFailures: count.default(0),
@@ -62221,6 +62528,7 @@ function compactState(state, options = {}) {
   };
   let flush = [];
   const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  if (tooBig()) next = withoutConfigText(next);
   if (options.canFlush !== false && next.pendingHistory.length > 0 && (options.force || next.pendingHistory.length >= HISTORY_BATCH || tooBig())) {
     flush = next.pendingHistory;
     next = { ...next, pendingHistory: [], history: { ...next.history, comments: next.history.comments + 1 } };
@@ -62250,9 +62558,14 @@ function compactState(state, options = {}) {
   }
   return { state: next, flush };
 }
+function withoutConfigText(state) {
+  const known = state.lastGoodConfig;
+  if (known?.text === void 0 || !known.commit) return state;
+  return { ...state, lastGoodConfig: { digest: known.digest, commit: known.commit } };
+}
 function squeezeState(state, round2) {
   const next = {
-    ...state,
+    ...withoutConfigText(state),
     processed: state.processed.slice(-50),
     incidents: state.incidents.slice(-3)
   };
@@ -62284,74 +62597,6 @@ function squeezeState(state, round2) {
     next.failedInARow = [];
   }
   return next;
-}
-
-// src/core/markdown.ts
-var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
-function escapeInline(text4, max = 200) {
-  const oneLine = truncate2(
-    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
-    max
-  );
-  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
-}
-function truncate2(text4, max) {
-  if (max <= 0) return "";
-  if (text4.length <= max) return text4;
-  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
-}
-function code(text4, max = 100) {
-  const clean = truncate2(text4.replace(/[`\r\n]+/g, " ").trim(), max);
-  return `\`${clean || " "}\``;
-}
-function quietLogin(login) {
-  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
-}
-function table(header, rows, align) {
-  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
-}
-function progressBar(done, total, width = 20) {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
-  const filled = Math.round(ratio * width);
-  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
-}
-function formatCount(n) {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function formatTime(iso2) {
-  if (!iso2) return "\u2014";
-  const t = Date.parse(iso2);
-  if (Number.isNaN(t)) return "\u2014";
-  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-function formatUsd(usd) {
-  if (usd > 0 && usd < 0.01) return "<$0.01";
-  return `$${usd.toFixed(2)}`;
-}
-function formatTokens(n) {
-  if (n < 1e3) return String(Math.round(n));
-  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
-  return `${(n / 1e6).toFixed(1)}M`;
-}
-function proseLines(body) {
-  const text4 = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
-  const out = [];
-  let fence = null;
-  for (const raw of text4.split(/\r?\n/)) {
-    const open3 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
-    if (fence) {
-      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
-        fence = null;
-      }
-      out.push(null);
-    } else if (open3) {
-      fence = { char: open3[1][0], length: open3[1].length };
-      out.push(null);
-    } else {
-      out.push(/^ {0,3}>/.test(raw) ? null : raw);
-    }
-  }
-  return out;
 }
 
 // src/core/world.ts
@@ -62576,7 +62821,8 @@ var WORKER_OUTCOMES = [
   "budget_exceeded",
   "auth",
   "quota",
-  "claimed_elsewhere"
+  "claimed_elsewhere",
+  "config_refused"
 ];
 var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
 var HumanGateHitSchema = external_exports.object({
@@ -62653,12 +62899,7 @@ function renderVisible(state, view, now, limits) {
   out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` \xB7 ${parts.join(" \xB7 ")}`);
   for (const note2 of view.budget?.notes ?? []) out.push("", `> \u26A0\uFE0F ${escapeInline(note2, 300)}`);
   if (view.configProblems) {
-    out.push(
-      "",
-      cut(view.configProblems, limits.configChars),
-      "",
-      "_Autopilot keeps using the last valid configuration until the file is fixed._"
-    );
+    out.push("", cut(view.configProblems, limits.configChars), "", configFallbackLine(view.configFallback));
   }
   if (state.incidents.length > 0 && limits.incidents > 0) {
     out.push("", "> [!WARNING]");
@@ -62869,6 +63110,13 @@ function renderMermaid(graph, limit) {
     lines.push("", `_Showing ${nodes.length} of ${formatCount(graph.nodes.length)} tasks._`);
   return lines.join("\n");
 }
+function configFallbackLine(fallback) {
+  if (fallback?.held) {
+    return "**Autopilot waits for a fix:** there is no earlier valid configuration to fall back on, so it starts no task and merges nothing until the file is fixed (commands are still answered).";
+  }
+  const from = fallback?.commit ? ` (from commit \`${fallback.commit.slice(0, 7)}\`)` : "";
+  return `_Autopilot keeps using the last valid configuration${from} until the file is fixed; workers run with it too._`;
+}
 
 // src/core/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
@@ -62919,7 +63167,15 @@ var OUTCOMES = {
   budget_exceeded: { status: "failed", note: "task budget exceeded", alert: true },
   auth: { status: "failed", note: "agent authentication failed", alert: true, failure: true },
   quota: { status: "failed", note: "agent quota exhausted", alert: true, failure: true },
-  claimed_elsewhere: { status: "in-progress", note: "another worker holds the task", freeSlot: true }
+  claimed_elsewhere: { status: "in-progress", note: "another worker holds the task", freeSlot: true },
+  // The worker found no configuration with the digest the controller decided with (a new one was pushed
+  // between dispatch and checkout, say): no agent ran and nothing of the task was tried, so it is not the
+  // task's failure. It goes back to ready and is dispatched again with the digest the controller has then.
+  config_refused: {
+    status: "in-progress",
+    note: "the configuration changed before the worker started; dispatched again",
+    resumeLater: true
+  }
 };
 function decideOnWorkerOutcome(outcome) {
   const { status, note: note2, ...flags } = OUTCOMES[outcome];
@@ -63045,13 +63301,6 @@ function labelForStatus(status, names) {
       return null;
   }
 }
-var RECOVERY_ACTIONS = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
-});
 
 // src/core/dashboard/rebuild-state.ts
 function rebuildState(snapshot, now, config2) {
@@ -63132,7 +63381,7 @@ var LIMIT_STEPS = [
 ];
 function renderDashboard(state, view, now) {
   let fitted = state;
-  for (let round2 = 0; round2 < 5; round2++) {
+  for (let round2 = -1; round2 < 5; round2++) {
     const block = renderStateBlock(fitted);
     for (const limits of LIMIT_STEPS) {
       const body = `${renderVisible(fitted, view, now, limits)}
@@ -63140,7 +63389,7 @@ ${block}
 `;
       if (utf8Length(body) <= BODY_BUDGET) return body;
     }
-    fitted = squeezeState(fitted, round2);
+    fitted = round2 < 0 ? withoutConfigText(fitted) : squeezeState(fitted, round2);
   }
   return `${renderVisible(fitted, view, now, LIMIT_STEPS[LIMIT_STEPS.length - 1])}
 ${renderStateBlock(fitted)}
@@ -63263,6 +63512,68 @@ function notice(ctx, n, record2, key, body) {
   note(ctx, `#${n}: notice ${key}`);
 }
 
+// src/core/merge-refusal.ts
+var MERGE_REFUSAL_CAP = 3;
+function mergeRefusalKind(message) {
+  if (/merge queue/i.test(message)) return "queue";
+  if (/approving review|review is required|reviews are required/i.test(message)) return "reviews";
+  if (/status check/i.test(message)) return "checks";
+  if (/head branch was modified|head branch is out of date/i.test(message)) return "head-moved";
+  return "other";
+}
+function mergeRefusalAdvice(kind) {
+  switch (kind) {
+    case "queue":
+      return "The base branch requires a merge queue, so only the queue may merge it: add the pull request to the merge queue.";
+    case "reviews":
+      return "The base branch requires approving reviews by people with write access: approve the pull request (GitHub merges it once the requirement is met if auto-merge is on).";
+    case "checks":
+      return "The base branch requires status checks that are missing, pending or failing on this commit (or the branch must be up to date with its base). Add the branch's required checks to `merge.requiredChecks` in `.github/autopilot.yml` so Autopilot waits for them.";
+    case "head-moved":
+      return "The branch changed after Autopilot read it; Autopilot will look again at the new commit.";
+    case "other":
+      return "Check the base branch's protection rules and rulesets.";
+  }
+}
+function shortRefusal(message) {
+  const lines = message.split("\n").map((l) => l.trim()).filter((l) => l && !/^repository rule violations found$/i.test(l));
+  return (lines.join(" ") || "refused").slice(0, 200);
+}
+var MARKER = /<!-- autopilot:merge-refusal sha=(\w{1,64}) attempt=(\d+) -->/;
+function mergeRefusalMarker(sha, attempt) {
+  return `<!-- autopilot:merge-refusal sha=${sha} attempt=${attempt} -->`;
+}
+function parseMergeRefusal(body) {
+  const match = MARKER.exec(body);
+  if (!match) return null;
+  const reason = /^> (.*)$/m.exec(body)?.[1] ?? "refused";
+  return { sha: match[1], attempt: Number(match[2]), reason: reason.slice(0, 200) };
+}
+function mergeRefusalComment(input2) {
+  const kind = mergeRefusalKind(input2.message);
+  const cap = MERGE_REFUSAL_CAP;
+  return [
+    `**Autopilot could not merge this pull request.** GitHub refused the merge of ${input2.sha.slice(0, 7)} (attempt ${input2.attempt}):`,
+    "",
+    `> ${escapeInline(shortRefusal(input2.message), 200)}`,
+    "",
+    mergeRefusalAdvice(kind),
+    "",
+    `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${cap} attempts in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input2.issue}\` on the tracking issue.`,
+    "",
+    mergeRefusalMarker(input2.sha, input2.attempt)
+  ].join("\n");
+}
+function mergeBasis(pr, settings) {
+  const reviews = pr.reviews.map((r) => `${r.author ?? ""}:${r.state}:${r.commitSha ?? ""}`).sort().join(",");
+  const checks = pr.checks.map((c) => `${c.name}:${c.status}:${c.conclusion ?? ""}`).sort().join(",");
+  return changeHash(
+    [pr.headSha, pr.baseSha ?? "", reviews, checks, settings.method, settings.requiredChecks.join(",")].join(
+      "|"
+    )
+  );
+}
+
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -63348,6 +63659,8 @@ function retire(ctx, n, outcome, pr) {
     attempts: record2.attempt,
     ...pr ? { pr } : {}
   });
+  if (record2.attempt > 0)
+    ctx.effects.push({ type: "releaseDispatchLocks", issue: n, attempts: record2.attempt });
   state.recent = [
     ...state.recent.filter((r) => r.issue !== n),
     { issue: n, outcome, at: ctx.now.toISOString() }
@@ -63452,6 +63765,17 @@ function retryTask(ctx, n, actor) {
       ok: false,
       message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`
     };
+  if (status === "review" && record2?.merge) {
+    const attempts = record2.merge.attempt ?? 0;
+    record2.merge = {
+      sha: "",
+      at: (/* @__PURE__ */ new Date(0)).toISOString(),
+      attempt: attempts,
+      allowed: attempts + MERGE_REFUSAL_CAP
+    };
+    note(ctx, `#${n}: merge retry asked by ${actor}`);
+    return { ok: true };
+  }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
   const r = taskRecord(ctx, n);
@@ -63738,6 +64062,36 @@ function processClosedIssues(ctx) {
   }
 }
 
+// src/core/reconcile/dispatch-locks.ts
+var LOCK_RELEASES_PER_RECONCILE = 5;
+var LOCK_REFUSED_INCIDENT = "GitHub refused to create a dispatch lock (a ref under refs/autopilot/dispatch/; a ruleset restricting ref creation does that, and the controller's log has GitHub's words). Workers are dispatched without it: the tracking issue's revision check and the worker's claim still keep two controllers from running one attempt twice. Let Autopilot create refs under refs/autopilot/ to restore the lock.";
+function checkDispatchLocks(ctx) {
+  const listed = ctx.snapshot.dispatchLocks;
+  if (!listed) return;
+  const names = new Set(listed);
+  for (const [key, record2] of ctx.snapshot.dispatchLocksComplete ? Object.entries(ctx.state.tasks) : []) {
+    if (!record2.dispatchId || record2.attempt === 0) continue;
+    if (!ctx.snapshot.runs.some((r) => r.dispatchId === record2.dispatchId)) continue;
+    const ref = dispatchLockRef(Number(key), record2.attempt);
+    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) continue;
+    note(ctx, `#${key}: attempt ${record2.attempt} runs without its dispatch lock (${ref} does not exist)`);
+    incidentOnce(ctx, "dispatch_lock", LOCK_REFUSED_INCIDENT);
+  }
+  const leftovers = /* @__PURE__ */ new Map();
+  for (const name of listed) {
+    const lock = parseDispatchLock(name);
+    if (!lock || ctx.state.tasks[lock.issue]) continue;
+    const n = lock.issue;
+    const live = ctx.snapshot.runs.some((r) => r.issue === n && r.status !== "completed");
+    if (live || statusOf2(ctx, n) === "in-progress") continue;
+    if (ctx.effects.some((e) => e.type === "releaseDispatchLocks" && e.issue === n)) continue;
+    leftovers.set(n, Math.max(leftovers.get(n) ?? 0, lock.attempt));
+  }
+  for (const [issue3, attempts] of [...leftovers].slice(0, LOCK_RELEASES_PER_RECONCILE)) {
+    ctx.effects.push({ type: "releaseDispatchLocks", issue: issue3, attempts });
+  }
+}
+
 // src/core/reconcile/bootstrap-state.ts
 function bootstrapState(input2) {
   const { snapshot, now, config: config2 } = input2;
@@ -63784,6 +64138,7 @@ function prepare(input2) {
     state = bootstrap.state;
     if (bootstrap.log) log.push(bootstrap.log);
   }
+  if (input2.lastGoodConfig !== void 0) state.lastGoodConfig = input2.lastGoodConfig;
   const overridden = withOverrides(input2.config, state);
   const baseLabels = /* @__PURE__ */ new Map();
   let ctx = {
@@ -64735,167 +65090,10 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
-// src/core/task-text.ts
-var K = new Uint32Array([
-  1116352408,
-  1899447441,
-  3049323471,
-  3921009573,
-  961987163,
-  1508970993,
-  2453635748,
-  2870763221,
-  3624381080,
-  310598401,
-  607225278,
-  1426881987,
-  1925078388,
-  2162078206,
-  2614888103,
-  3248222580,
-  3835390401,
-  4022224774,
-  264347078,
-  604807628,
-  770255983,
-  1249150122,
-  1555081692,
-  1996064986,
-  2554220882,
-  2821834349,
-  2952996808,
-  3210313671,
-  3336571891,
-  3584528711,
-  113926993,
-  338241895,
-  666307205,
-  773529912,
-  1294757372,
-  1396182291,
-  1695183700,
-  1986661051,
-  2177026350,
-  2456956037,
-  2730485921,
-  2820302411,
-  3259730800,
-  3345764771,
-  3516065817,
-  3600352804,
-  4094571909,
-  275423344,
-  430227734,
-  506948616,
-  659060556,
-  883997877,
-  958139571,
-  1322822218,
-  1537002063,
-  1747873779,
-  1955562222,
-  2024104815,
-  2227730452,
-  2361852424,
-  2428436474,
-  2756734187,
-  3204031479,
-  3329325298
-]);
-function sha256Hex(text4) {
-  const data = new TextEncoder().encode(text4);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
-  padded.set(data);
-  padded[data.length] = 128;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-  const h = new Uint32Array([
-    1779033703,
-    3144134277,
-    1013904242,
-    2773480762,
-    1359893119,
-    2600822924,
-    528734635,
-    1541459225
-  ]);
-  const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a2 = w[i - 15];
-      const b2 = w[i - 2];
-      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
-      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
-    for (let i = 0; i < 64; i++) {
-      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-      const ch = e & f ^ ~e & g;
-      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
-      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-      const maj = a & b ^ a & c ^ b & c;
-      const t2 = s0 + maj >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1 >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2 >>> 0;
-    }
-    h[0] = h[0] + a >>> 0;
-    h[1] = h[1] + b >>> 0;
-    h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
-    h[4] = h[4] + e >>> 0;
-    h[5] = h[5] + f >>> 0;
-    h[6] = h[6] + g >>> 0;
-    h[7] = h[7] + hh >>> 0;
-  }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
-}
-function taskDigest(title, body) {
-  return sha256Hex(JSON.stringify([title, body ?? ""]));
-}
-function judgeTaskText(input2) {
-  const since = input2.frozen.since ? Date.parse(input2.frozen.since) : Number.NaN;
-  const later = input2.edits.filter((e) => Number.isNaN(since) || Date.parse(e.at) >= since);
-  const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
-  const digest = taskDigest(input2.title, input2.body);
-  if (input2.frozen.digest === null) {
-    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
-  }
-  if (digest === input2.frozen.digest) return { kind: "unchanged" };
-  if (foreign.length === 0 && later.length > 0) {
-    return { kind: "refreeze", frozen: { digest, since: latest(later) } };
-  }
-  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
-}
-function lastEditAt(edits, fallback) {
-  return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
-}
-function latest(edits) {
-  return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
-}
-function unique(list2) {
-  return [...new Set(list2)];
-}
-function textChangedComment(input2) {
-  const who = input2.editors.filter((e) => !!e);
-  const by = who.length ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access` : "and Autopilot cannot tell by whom";
-  return [
-    `The title or description of this issue was edited ${by}, after a maintainer approved the task with the \`${input2.readyLabel}\` label.`,
-    "",
-    "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
-    "",
-    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
-  ].join("\n");
+// src/core/reconcile/dispatch-config.ts
+function withConfigDigest(ctx, effect) {
+  const digest = ctx.state.lastGoodConfig?.digest;
+  if (digest) effect.inputs = { ...effect.inputs ?? {}, "config-digest": digest };
 }
 
 // src/core/reconcile/text-approval.ts
@@ -65021,10 +65219,13 @@ function processPool(ctx) {
   };
   let ranked = rankTasks(candidates, scoring);
   const s = state.session;
-  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial") {
+  const held = ctx.input.configHeld === true;
+  if (held && ranked.length > 0)
+    note(ctx, "no valid configuration: nothing is dispatched until the file is fixed");
+  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
     sessionEvent(ctx, { type: "start" }, true);
     state.session.detail = "ready work appeared";
-  } else if (ranked.length > 0 && s.status === "completed") {
+  } else if (ranked.length > 0 && s.status === "completed" && !held) {
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
   const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
@@ -65032,7 +65233,7 @@ function processPool(ctx) {
     (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (isDispatching(state.session.status) && !unblocking) {
+  if (isDispatching(state.session.status) && !unblocking && !held) {
     const free = config2.maxParallel - live.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -65060,6 +65261,7 @@ function dispatch(ctx, n, why, score) {
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
   freezeText(ctx, n, effect);
+  withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
 }
@@ -74863,6 +75065,9 @@ function processReview(ctx, n, issue3) {
     return line(`no open pull request on \`${taskBranch(ctx, n)}\``, null);
   }
   record2.pr = pr.number;
+  if (ctx.input.configHeld) {
+    return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
+  }
   const gateRules = gateRulesFor(ctx, n, record2, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
   const { config: config2 } = ctx;
@@ -74893,8 +75098,7 @@ function processReview(ctx, n, issue3) {
   }
   switch (verdict.action) {
     case "merge":
-      requestMerge(ctx, n, record2, pr);
-      return line("every gate passed; merging", pr.number);
+      return line(requestMerge(ctx, n, record2, pr) ?? "every gate passed; merging", pr.number);
     case "feedback":
       sendFeedback(ctx, n, record2, pr, verdict);
       return null;
@@ -74927,18 +75131,37 @@ function gateRulesFor(ctx, n, record2, pr) {
   return { rules: gateRules };
 }
 function requestMerge(ctx, n, record2, pr) {
-  if (record2.merge && record2.merge.sha === pr.headSha && ctx.nowMs - Date.parse(record2.merge.at) < MERGE_RETRY_MINUTES * 6e4) {
-    return;
+  const basis = mergeBasis(pr, ctx.config.merge);
+  const asked = record2.merge;
+  const seen = pr.mergeRefusal;
+  if (asked && !asked.refused && seen && seen.sha === asked.sha && seen.attempt === (asked.attempt ?? 1)) {
+    asked.refused = truncate2(seen.reason, 200);
+    note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
   }
-  record2.merge = { sha: pr.headSha, at: ctx.now.toISOString() };
+  const attempts = asked?.attempt ?? 0;
+  const allowed = asked?.allowed ?? MERGE_REFUSAL_CAP;
+  const retry2 = `\`/autopilot retry #${n}\``;
+  if (asked?.refused) {
+    if (attempts >= allowed)
+      return `GitHub refused the merge ${attempts} times (${asked.refused}); waiting for a person to fix the cause and comment ${retry2}`;
+    if (asked.basis === basis)
+      return `GitHub refused the merge: ${asked.refused} \u2014 waiting for a change (commit, review, check, base branch, merge settings) or ${retry2}`;
+  } else if (asked && asked.sha === pr.headSha) {
+    if (ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 6e4) return null;
+    if (attempts >= allowed)
+      return `the merge was asked ${attempts} times without a result; waiting for ${retry2}`;
+  }
+  record2.merge = { sha: pr.headSha, at: ctx.now.toISOString(), basis, attempt: attempts + 1, allowed };
   ctx.effects.push({
     type: "mergePr",
     pr: pr.number,
     issue: n,
     method: ctx.config.merge.method,
-    expectedHeadSha: pr.headSha
+    expectedHeadSha: pr.headSha,
+    attempt: attempts + 1
   });
-  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)}`);
+  note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)} (attempt ${attempts + 1})`);
+  return null;
 }
 function sendFeedback(ctx, n, record2, pr, verdict) {
   const maxRounds = ctx.config.merge.maxFeedbackRounds;
@@ -75177,6 +75400,9 @@ function buildView(ctx, pool, reviewLines) {
     statistics: viewStatistics(ctx),
     progress: { done: 0, total: 0 },
     configProblems: ctx.input.configError ? renderConfigError(ctx.input.configError) : null,
+    ...ctx.input.configError ? {
+      configFallback: ctx.input.configHeld ? { held: true } : { held: false, commit: state.lastGoodConfig?.commit ?? null }
+    } : {},
     budget: {
       marker: renderSessionBudgetMarker(config2.budgets.session, sessionSpend(state, ctx.results.values())),
       notes: usdBudgetNotes(config2)
@@ -75480,9 +75706,12 @@ function countFailure(ctx, n, kind, count2) {
 }
 function accountResult(record2, result) {
   record2.iterations += result.iterations;
-  record2.tokensIn += result.tokens.input;
-  record2.tokensOut += result.tokens.output;
-  record2.costUsd = round4(record2.costUsd + result.costUsd);
+  record2.tokensIn = taskTotal(record2.tokensIn, result.tokens.input);
+  record2.tokensOut = taskTotal(record2.tokensOut, result.tokens.output);
+  record2.costUsd = round4(taskTotal(record2.costUsd, result.costUsd));
+}
+function taskTotal(recorded, reported) {
+  return reported >= recorded ? reported : recorded + reported;
 }
 
 // src/core/reconcile/workers.ts
@@ -75501,6 +75730,13 @@ function processWorkers(ctx) {
     if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
+  rememberResultComments(ctx);
+}
+function rememberResultComments(ctx) {
+  for (const [key, nodeId] of Object.entries(ctx.snapshot.resultComments ?? {})) {
+    const record2 = ctx.state.tasks[Number(key)];
+    if (record2 && record2.resultComment !== nodeId) record2.resultComment = nodeId;
+  }
 }
 function processWorker(ctx, n) {
   const status = statusOf2(ctx, n);
@@ -75568,7 +75804,7 @@ function processWorker(ctx, n) {
 }
 function resendDispatch(ctx, n) {
   const record2 = ctx.state.tasks[n];
-  if (!record2?.dispatchId || !isDispatching(ctx.state.session.status)) return;
+  if (!record2?.dispatchId || !isDispatching(ctx.state.session.status) || ctx.input.configHeld) return;
   const key = `resend:${record2.dispatchId}`;
   const since = Date.parse(record2.dispatchedAt ?? "");
   if (record2.notices?.includes(key) || Number.isNaN(since)) return;
@@ -75583,6 +75819,7 @@ function resendDispatch(ctx, n) {
   };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
   freezeText(ctx, n, effect);
+  withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
   note(ctx, `#${n}: no run for dispatch ${record2.dispatchId} yet; sending it again`);
 }
@@ -75617,6 +75854,7 @@ function decide(input2) {
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   const reviewLines = processReviews(ctx);
+  checkDispatchLocks(ctx);
   checkBudget(ctx);
   const pool = processPool(ctx);
   const sessionEnd = finishSession(ctx, pool.pending);
@@ -75836,6 +76074,29 @@ function countRequests(client) {
   return counter;
 }
 
+// src/github/config-at-commit.ts
+async function readConfigAt(ctx, commit) {
+  const read = ctx.read ?? ((call) => call());
+  try {
+    const response = await read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/contents/{path}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        path: CONFIG_PATH,
+        ref: commit
+      })
+    );
+    const data = response.data;
+    if (data?.type !== "file" || data.encoding !== "base64" || typeof data.content !== "string") {
+      throw new Error(`${CONFIG_PATH} at ${commit.slice(0, 12)} is not a file GitHub returned as base64`);
+    }
+    return Buffer.from(data.content.replace(/\s+/g, ""), "base64").toString("utf8");
+  } catch (error63) {
+    if (statusOf(error63) === 404) return null;
+    throw error63;
+  }
+}
+
 // src/github/pull-verification.ts
 var COMPARE_MAX_FILES = 300;
 var MAX_DIFFS_PER_RECONCILE = 10;
@@ -75920,6 +76181,8 @@ function describeEffect(effect) {
       return `close #${effect.issue} as ${effect.reason}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `delete the dispatch locks of #${effect.issue}`;
     case "writeTrackingIssue":
       return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
     case "pinIssue":
@@ -75930,6 +76193,7 @@ function describeEffect(effect) {
 // src/github/queries.ts
 var COMMENT_FIELDS = `
 fragment AutopilotComment on IssueComment {
+  id
   databaseId
   body
   createdAt
@@ -75945,13 +76209,14 @@ fragment AutopilotTracking on Issue {
   title
   body
   state
+  createdAt
   updatedAt
   isPinned
   lastEditedAt
   editor { login }
   viewerDidAuthor
   author { __typename login ... on Bot { databaseId } }
-  comments(last: 30) { nodes { ...AutopilotComment } }
+  comments(last: 30) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
 }`;
 var BLOCKED_BY_FIELD = "blockedBy(first: 20) { nodes { number state title } }";
 var poolIssueFields = (blockedBy) => `
@@ -75979,7 +76244,7 @@ fragment AutopilotIssue on Issue {
   renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
     nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
   }
-  comments(last: 20) { nodes { ...AutopilotComment } }
+  comments(last: 20) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
 }`;
 var CLOSED_ISSUE_FIELDS = `
 fragment AutopilotClosedIssue on Issue {
@@ -76039,7 +76304,7 @@ fragment AutopilotPull on PullRequest {
   reviewThreads(last: 20) {
     nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
   }
-  comments(last: 10) { nodes { author { __typename login } body createdAt } }
+  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
 }`;
 var CLOSED_PULL_FIELDS = `
 fragment AutopilotClosedPull on PullRequest {
@@ -76078,6 +76343,10 @@ query AutopilotSnapshot(
     defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
+    dispatchLocks: refs(refPrefix: "refs/autopilot/dispatch/", first: 100) @include(if: $withRepo) {
+      pageInfo { hasNextPage }
+      nodes { name }
+    }
     pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
     trackingByBot: issues(
       first: 5
@@ -76150,6 +76419,25 @@ ${fields}
 ${CLOSED_ISSUE_FIELDS}
 `;
 }
+var OLDER_COMMENTS_QUERY = `
+query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $before: String) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(last: 100, before: $before) {
+        pageInfo { hasPreviousPage startCursor }
+        nodes { ...AutopilotComment }
+      }
+    }
+  }
+}
+${COMMENT_FIELDS}
+`;
+var COMMENTS_BY_ID_QUERY = `
+query AutopilotCommentsById($ids: [ID!]!) {
+  nodes(ids: $ids) { __typename ... on IssueComment { ...AutopilotComment issue { number } } }
+}
+${COMMENT_FIELDS}
+`;
 var PIN_ISSUE_MUTATION = `
 mutation AutopilotPinIssue($issueId: ID!) {
   pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
@@ -76158,6 +76446,74 @@ var ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
+
+// src/github/snapshot-response.ts
+function compact(list2) {
+  return (list2 ?? []).filter((x) => x !== null && x !== void 0);
+}
+
+// src/github/buried-comments.ts
+var MAX_PAGES_PER_ISSUE = 10;
+async function fetchBuriedComments(ctx, graphql3, windows, needs) {
+  const found = [];
+  const readIds = /* @__PURE__ */ new Set();
+  const resultSeen = /* @__PURE__ */ new Set();
+  for (const { issue: issue3, window: window2 } of windows) {
+    for (const c of compact(window2?.nodes)) {
+      if (c.id) readIds.add(c.id);
+      if (needs.isResult(c, issue3)) resultSeen.add(issue3);
+    }
+  }
+  const open3 = new Set(windows.map((w) => w.issue));
+  const wanted = [...needs.resultComments].filter(
+    ([issue3, id]) => open3.has(issue3) && !readIds.has(id) && needs.expectsResult(issue3)
+  );
+  for (let i = 0; i < wanted.length; i += 100) {
+    const chunk = wanted.slice(i, i + 100);
+    const data = await graphql3(COMMENTS_BY_ID_QUERY, { ids: chunk.map(([, id]) => id) });
+    for (const node3 of compact(data.nodes)) {
+      const issue3 = node3.issue?.number;
+      if (node3.__typename !== "IssueComment" || issue3 === void 0) continue;
+      found.push({ issue: issue3, comment: node3 });
+      if (needs.isResult(node3, issue3)) resultSeen.add(issue3);
+    }
+  }
+  for (const { issue: issue3, window: window2 } of windows) {
+    const read = compact(window2?.nodes);
+    let before = window2?.pageInfo?.hasPreviousPage ? window2.pageInfo.startCursor : null;
+    if (!before) continue;
+    let needCursor = read.length > 0 && read.every((c) => !processedBefore(c, needs));
+    let needResult = needs.expectsResult(issue3) && !resultSeen.has(issue3);
+    let pages = 0;
+    while (before && (needCursor || needResult) && pages < MAX_PAGES_PER_ISSUE) {
+      pages++;
+      const data = await graphql3(OLDER_COMMENTS_QUERY, {
+        owner: ctx.repo.owner,
+        name: ctx.repo.name,
+        number: issue3,
+        before
+      });
+      const page = data.repository?.issue?.comments;
+      for (const c of compact(page?.nodes)) {
+        found.push({ issue: issue3, comment: c });
+        if (processedBefore(c, needs)) needCursor = false;
+        if (needs.isResult(c, issue3)) needResult = false;
+      }
+      before = page?.pageInfo?.hasPreviousPage ? page.pageInfo.startCursor : null;
+    }
+    if (before && (needCursor || needResult)) {
+      ctx.log.warn(
+        `#${issue3}: read ${pages * 100} older comments without reaching ${needCursor ? "the command cursor" : "the worker's result"}; older comments are not read`
+      );
+    }
+  }
+  return found;
+}
+function processedBefore(c, needs) {
+  if (needs.cursorId !== null) return c.databaseId !== null && c.databaseId <= needs.cursorId;
+  if (needs.stateSince === null) return true;
+  return c.createdAt < needs.stateSince;
+}
 
 // src/github/snapshot-context.ts
 function snapshotSettings(config2) {
@@ -76276,11 +76632,6 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
-// src/github/snapshot-response.ts
-function compact(list2) {
-  return (list2 ?? []).filter((x) => x !== null && x !== void 0);
-}
-
 // src/github/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
@@ -76360,6 +76711,7 @@ function toComment(c, issue3, botLogin, appId = null) {
   if (c.databaseId === null || c.databaseId === void 0) return null;
   return {
     id: c.databaseId,
+    ...c.id ? { nodeId: c.id } : {},
     issue: issue3,
     author: c.author?.login ?? null,
     authorIsBot: isBotLogin(c.author, botLogin) || Boolean(c.viewerDidAuthor),
@@ -76369,7 +76721,7 @@ function toComment(c, issue3, botLogin, appId = null) {
     acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
   };
 }
-function latestWorkerResults(comments, log) {
+function latestWorkerResults(comments, log, sources) {
   const best = /* @__PURE__ */ new Map();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
@@ -76384,9 +76736,15 @@ function latestWorkerResults(comments, log) {
     const previous3 = best.get(result.issue);
     if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
       best.set(result.issue, result);
+      if (c.nodeId) sources?.set(result.issue, c.nodeId);
+      else sources?.delete(result.issue);
     }
   }
   return [...best.values()].sort((a, b) => a.issue - b.issue);
+}
+function isAppResultComment(c, issue3, appId) {
+  if (!mentionsWorkerResult(c.body) || !byApp(c.author, c.viewerDidAuthor, appId)) return false;
+  return parseWorkerResult(c.body)?.issue === issue3;
 }
 var CHECK_STATUSES = /* @__PURE__ */ new Set(["queued", "in_progress", "completed", "waiting", "pending", "requested"]);
 function toCheck(c) {
@@ -76436,8 +76794,14 @@ function toPullNode(p, botLogin) {
       });
     }
   }
+  let mergeRefusal = null;
   for (const c of compact(p.comments?.nodes)) {
-    if (isBotLogin(c.author, botLogin)) continue;
+    if (isBotLogin(c.author, botLogin)) {
+      const own4 = sameLogin(c.author?.login ?? null, botLogin);
+      const refusal = own4 ? parseMergeRefusal(c.body) : null;
+      if (refusal && c.databaseId) mergeRefusal = { commentId: c.databaseId, ...refusal };
+      continue;
+    }
     reviewComments.push({
       author: c.author?.login ?? null,
       body: c.body,
@@ -76463,6 +76827,7 @@ function toPullNode(p, botLogin) {
     checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes)).map(toCheck).filter((c) => c !== null),
     reviews,
     reviewComments,
+    mergeRefusal,
     ...pullTrustFacts(p)
   };
 }
@@ -76576,7 +76941,7 @@ async function graphqlAllowingNotFound(ctx, query, variables) {
 }
 async function takeSnapshot(ctx) {
   const { memory } = ctx;
-  const assumed = memory.poolLabels && memory.workerWorkflow ? null : ctx.settingsFor(null, null);
+  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed.poolLabels;
   const knownTracking = memory.trackingIssue;
   const assumedWorkflow = memory.workerWorkflow ?? assumed.workerWorkflow;
@@ -76612,7 +76977,7 @@ async function takeSnapshot(ctx) {
     tracking = pickTracking(found, appId);
   }
   memory.trackingIssue = tracking?.number ?? null;
-  const settings = ctx.settingsFor(configText, tracking?.body ?? null);
+  const settings = await ctx.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     labels = settings.poolLabels;
     const again = await runSnapshotQuery(ctx, {
@@ -76681,6 +77046,35 @@ async function takeSnapshot(ctx) {
       if (comment2) allComments.push(comment2);
     }
   }
+  const state = tracking ? parseDashboard(tracking.body).state : null;
+  const statusLabels = new Set(settings.poolLabels.filter((l) => l !== settings.readyLabel));
+  const windows = poolIssues.map((node3) => ({
+    issue: node3.number,
+    window: node3.comments
+  }));
+  if (tracking) windows.push({ issue: tracking.number, window: tracking.comments });
+  const graphql3 = (query, variables) => graphqlAllowingNotFound(ctx, query, variables);
+  const buried = await fetchBuriedComments(ctx, graphql3, windows, {
+    cursorId: state?.cursor?.id ?? null,
+    stateSince: state ? tracking?.createdAt ?? null : null,
+    resultComments: new Map(
+      Object.entries(state?.tasks ?? {}).flatMap(
+        ([n, r]) => r.resultComment ? [[Number(n), r.resultComment]] : []
+      )
+    ),
+    expectsResult: (n) => runs.some((r) => r.issue === n && r.status !== "completed") || (state ? Boolean(state.tasks[n]?.dispatchId) && state.tasks[n]?.handled !== state.tasks[n]?.dispatchId : poolIssues.some(
+      (i) => i.number === n && compact(i.labels?.nodes).some((l) => statusLabels.has(l.name))
+    )),
+    isResult: (c, n) => isAppResultComment(c, n, appId)
+  });
+  const readIds = new Set(allComments.map((c) => c.id));
+  for (const { issue: issue3, comment: c } of buried) {
+    const comment2 = toComment(c, issue3, botLogin, appId);
+    if (comment2 && !readIds.has(comment2.id)) {
+      readIds.add(comment2.id);
+      allComments.push(comment2);
+    }
+  }
   const lists = poolIssues.map((node3) => parseDependencies(node3.body ?? "", ctx.repo).numbers);
   const { lookUp: unknown2, left } = referencesToLookUp(lists, (n) => byNumber.has(n));
   if (left > 0)
@@ -76713,7 +77107,8 @@ async function takeSnapshot(ctx) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const workerResults = latestWorkerResults(allComments, ctx.log);
+  const resultSources = /* @__PURE__ */ new Map();
+  const workerResults = latestWorkerResults(allComments, ctx.log, resultSources);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -76730,10 +77125,15 @@ async function takeSnapshot(ctx) {
     runs,
     comments,
     workerResults,
+    resultComments: Object.fromEntries(resultSources),
     permissions: {},
     trackingIssue: trackingNode,
     configText
   };
+  if (repo.dispatchLocks) {
+    world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
+    world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
+  }
   const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
   return {
@@ -76795,6 +77195,8 @@ function effectTarget(effect) {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `locks#${effect.issue}`;
     case "writeTrackingIssue":
       return "tracking";
     case "pinIssue":
@@ -76924,6 +77326,7 @@ async function executeEffect(ctx, effect) {
       } catch (error63) {
         const status = statusOf(error63);
         if (status === 405 || status === 409 || status === 422) {
+          await explainRefusal(ctx, effect, gitHubMessage(error63));
           return { effect, status: "not-mergeable", detail: describeError(error63) };
         }
         throw error63;
@@ -76953,10 +77356,48 @@ async function executeEffect(ctx, effect) {
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error63;
       }
+    case "releaseDispatchLocks":
+      return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":
       return writeTracking(ctx, effect);
     case "pinIssue":
       return pin(ctx, effect);
+  }
+}
+function gitHubMessage(error63) {
+  const data = error63.response?.data;
+  const message = data?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error63);
+}
+async function explainRefusal(ctx, effect, message) {
+  const body = mergeRefusalComment({
+    pr: effect.pr,
+    issue: effect.issue,
+    sha: effect.expectedHeadSha,
+    attempt: effect.attempt ?? 1,
+    message
+  });
+  const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
+  try {
+    if (existing) {
+      await ctx.write(
+        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...o(ctx),
+          comment_id: existing,
+          body
+        })
+      );
+    } else {
+      await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          ...o(ctx),
+          issue_number: effect.pr,
+          body
+        })
+      );
+    }
+  } catch (error63) {
+    ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
   }
 }
 async function setLabels(ctx, effect, issue3, add, remove) {
@@ -77007,7 +77448,8 @@ ${marker}` : effect.body;
   return { effect, status: "done" };
 }
 async function dispatch2(ctx, effect) {
-  if (!effect.resend && !await takeDispatchLock(ctx, effect)) {
+  const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
+  if (lock === "lost") {
     return {
       effect,
       status: "skipped",
@@ -77021,19 +77463,36 @@ async function dispatch2(ctx, effect) {
     "dispatch-id": effect.dispatchId,
     "tracking-issue": ctx.run.trackingIssue === null ? "" : String(ctx.run.trackingIssue)
   };
-  const response = await ctx.write(
+  const send = (withInputs) => ctx.write(
     () => ctx.client.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
       ...o(ctx),
       workflow_id: ctx.workerWorkflow,
       ref: ctx.world?.repo.defaultBranch ?? "main",
-      inputs,
+      inputs: withInputs,
       return_run_details: true
     })
   );
+  const notes = [];
+  if (typeof lock === "object") notes.push(`without its dispatch lock: ${lock.refused}`);
+  let response;
+  try {
+    response = await send(inputs);
+  } catch (error63) {
+    if (!undeclaredConfigDigest(error63, inputs)) throw error63;
+    const { "config-digest": _dropped, ...older } = inputs;
+    const note2 = `${ctx.workerWorkflow} does not declare the \`config-digest\` input, so its worker cannot check that it runs under the configuration the controller decided with: add the input as templates/workflows/autopilot-worker.yml does`;
+    ctx.log.warn(note2);
+    notes.push(note2);
+    response = await send(older);
+  }
   const data = response.data;
   const outcome = { effect, status: "done" };
+  if (notes.length > 0) outcome.detail = notes.join("; ");
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+function undeclaredConfigDigest(error63, inputs) {
+  return "config-digest" in inputs && statusOf(error63) === 422 && /unexpected inputs provided/i.test(messageOf(error63)) && messageOf(error63).includes("config-digest");
 }
 async function takeDispatchLock(ctx, effect) {
   const branch = ctx.world?.repo.defaultBranch ?? "main";
@@ -77045,19 +77504,46 @@ async function takeDispatchLock(ctx, effect) {
     sha = head.data.object?.sha ?? null;
   }
   if (!sha) throw new Error(`cannot read the head of ${branch} to take the dispatch lock`);
+  const ref = dispatchLockRef(effect.issue, effect.attempt);
   try {
-    await ctx.write(
-      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
-        ...o(ctx),
-        ref: dispatchLockRef(effect.issue, effect.attempt),
-        sha
-      })
-    );
-    return true;
+    await ctx.write(() => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", { ...o(ctx), ref, sha }));
+    return "taken";
   } catch (error63) {
-    if (statusOf(error63) === 422) return false;
-    throw error63;
+    if (statusOf(error63) !== 422) throw error63;
+    try {
+      await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
+          ...o(ctx),
+          ref: ref.slice("refs/".length)
+        })
+      );
+      return "lost";
+    } catch (readError) {
+      if (statusOf(readError) !== 404) throw readError;
+      const words = messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200);
+      const refused = `GitHub refused to create ${ref} (422 ${words})`;
+      ctx.log.warn(`${refused}; dispatching #${effect.issue} attempt ${effect.attempt} without the lock`);
+      return { refused };
+    }
   }
+}
+async function releaseDispatchLocks(ctx, effect) {
+  let deleted = 0;
+  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
+    try {
+      await ctx.write(
+        () => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
+          ...o(ctx),
+          ref: dispatchLockRef(effect.issue, attempt).slice("refs/".length)
+        })
+      );
+      deleted++;
+    } catch (error63) {
+      const status = statusOf(error63);
+      if (status !== 404 && status !== 422) throw error63;
+    }
+  }
+  return deleted > 0 ? { effect, status: "done" } : { effect, status: "skipped", detail: "no lock left" };
 }
 async function findTrackingIssue(ctx) {
   const params = {
@@ -77218,6 +77704,10 @@ var Gateway = class {
   read = (call) => this.circuit.run(call);
   /** A write through the breaker (the executor queues it when the breaker refuses). */
   write = (call) => this.circuit.run(call);
+  /** `.github/autopilot.yml` at a commit (the last good configuration when the state kept only its commit). */
+  configAt(commit) {
+    return readConfigAt({ client: this.client, repo: this.repo, read: this.read }, commit);
+  }
   async snapshot(options) {
     const output2 = await takeSnapshot({
       client: this.client,
@@ -77348,7 +77838,8 @@ var Gateway = class {
     if (!isBudgetExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
-      this.log.info(
+      const level = outcome.status === "not-mergeable" ? "warn" : "info";
+      this.log[level](
         `${outcome.status === "done" ? "did" : outcome.status}: ${describeEffect(effect)}${outcome.detail ? ` (${outcome.detail})` : ""}`
       );
       return outcome;
@@ -77387,7 +77878,6 @@ async function withLock(locks2, key, fn) {
 // src/app/reconcile-repo.ts
 var GITHUB_ACTIONS_BOT = "github-actions[bot]";
 var locks = /* @__PURE__ */ new Map();
-var lastGoodConfigs = /* @__PURE__ */ new Map();
 function reconcile(options) {
   return withLock(locks, repoKey(options.repo), () => reconcileUnlocked(options));
 }
@@ -77413,7 +77903,6 @@ async function reconcileUnlocked(options) {
 }
 async function reconcileOnce(options, log) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
-  const key = repoKey(options.repo);
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
   const gateway = new Gateway({
     client: options.octokit,
@@ -77427,28 +77916,28 @@ async function reconcileOnce(options, log) {
     ...options.operationBudget !== void 0 ? { operationBudget: options.operationBudget } : {},
     now: () => now().getTime()
   });
-  let configError = null;
-  let fileConfig = lastGoodConfigs.get(key) ?? DEFAULT_CONFIG;
+  let choice = null;
+  let fileText = null;
   let state = null;
   const effective = (base, overrides) => {
     if (!overrides) return base;
     const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
     return applied.ok ? applied.config : base;
   };
-  const settingsFor = (configText, trackingBody) => {
-    const parsed = parseConfig(configText);
-    if (parsed.ok) {
-      fileConfig = parsed.config;
-      configError = null;
-      lastGoodConfigs.set(key, parsed.config);
-    } else {
-      configError = parsed.error;
-      fileConfig = lastGoodConfigs.get(key) ?? DEFAULT_CONFIG;
-    }
+  const settingsFor = async (configText, trackingBody) => {
     state = trackingBody === null ? null : parseDashboard(trackingBody).state;
-    return snapshotSettings(effective(fileConfig, options.start?.overrides ?? state?.overrides));
+    fileText = configText;
+    const input2 = { fileText: configText, commit: null, lastGood: state?.lastGoodConfig ?? null };
+    const commit = needsTextAtCommit(input2);
+    let textAtCommit;
+    if (commit) {
+      log.info(`reading the last good configuration at ${commit.slice(0, 12)} (the file is bad)`);
+      textAtCommit = await gateway.configAt(commit);
+    }
+    choice = chooseConfig({ ...input2, ...textAtCommit !== void 0 ? { textAtCommit } : {} });
+    return snapshotSettings(effective(choice.config, options.start?.overrides ?? state?.overrides));
   };
-  const { world } = await gateway.snapshot({
+  const { world, facts } = await gateway.snapshot({
     settingsFor,
     permissionsFor: (snapshot, settings) => {
       return relevantLogins(snapshot, {
@@ -77458,13 +77947,24 @@ async function reconcileOnce(options, log) {
       });
     }
   });
-  if (configError) log.warn(configError.message.split("\n")[0] ?? "invalid config");
+  const chosen = choice ?? chooseConfig({ fileText, commit: null, lastGood: null });
+  const configError = chosen.error;
+  const fileConfig = chosen.config;
+  const lastGoodConfig2 = chosen.source === "file" && chosen.record.commit === null && chosen.record !== state?.lastGoodConfig ? { ...chosen.record, commit: facts.defaultBranchSha } : chosen.record;
+  if (configError) {
+    log.warn(configError.message.split("\n")[0] ?? "invalid config");
+    log.warn(
+      chosen.source === "last-good" ? "the last good configuration stays in force until the file is fixed" : "no earlier valid configuration: nothing is dispatched or merged until the file is fixed"
+    );
+  }
   const at = now();
   const decision = decide({
     snapshot: world,
     state,
     config: fileConfig,
     configError,
+    lastGoodConfig: lastGoodConfig2,
+    configHeld: chosen.source === "none",
     now: at,
     dispatchIdSeed: at.getTime().toString(36),
     start: options.start ?? null

@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path8 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path9 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path8 && path8[0] !== "/") {
-          path8 = `/${path8}`;
+        if (path9 && path9[0] !== "/") {
+          path9 = `/${path9}`;
         }
-        return new URL(`${origin}${path8}`);
+        return new URL(`${origin}${path9}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin }
+          request: { method, path: path9, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path8);
+        debuglog("sending request to %s %s/%s", method, origin, path9);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin },
+          request: { method, path: path9, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path8,
+          path9,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin }
+          request: { method, path: path9, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path8);
+        debuglog("trailers received from %s %s/%s", method, origin, path9);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path8, origin },
+          request: { method, path: path9, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path8,
+          path9,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path8, origin }
+            request: { method, path: path9, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path8);
+          debuglog("sending request to %s %s/%s", method, origin, path9);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path8,
+        path: path9,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path8 !== "string") {
+        if (typeof path9 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path8[0] !== "/" && !(path8.startsWith("http://") || path8.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path9[0] !== "/" && !(path9.startsWith("http://") || path9.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path8)) {
+        } else if (invalidPathRegex.test(path9)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path8, query) : path8;
+        this.path = query ? buildURL(path9, query) : path9;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path8, host, upgrade, blocking, reset } = request2;
+      const { method, path: path9, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path8} HTTP/1.1\r
+      let header2 = `${method} ${path9} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path8, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path9, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path8;
+      headers[HTTP2_HEADER_PATH] = path9;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search: search2 } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path8 = search2 ? `${pathname}${search2}` : pathname;
+        const path9 = search2 ? `${pathname}${search2}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path8;
+        this.opts.path = path9;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path8 = "/",
+          path: path9 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path8;
+        opts.path = origin + path9;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path8) {
-      if (typeof path8 !== "string") {
-        return path8;
+    function safeUrl(path9) {
+      if (typeof path9 !== "string") {
+        return path9;
       }
-      const pathSegments = path8.split("?");
+      const pathSegments = path9.split("?");
       if (pathSegments.length !== 2) {
-        return path8;
+        return path9;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path8, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path8);
+    function matchKey(mockDispatch2, { path: path9, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path9);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path8 }) => matchValue(safeUrl(path8), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path9 }) => matchValue(safeUrl(path9), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path8, method, body, headers, query } = opts;
+      const { path: path9, method, body, headers, query } = opts;
       return {
-        path: path8,
+        path: path9,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path8, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path9, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path8,
+            Path: path9,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path8) {
-      for (let i = 0; i < path8.length; ++i) {
-        const code18 = path8.charCodeAt(i);
+    function validateCookiePath(path9) {
+      for (let i = 0; i < path9.length; ++i) {
+        const code18 = path9.charCodeAt(i);
         if (code18 < 32 || // exclude CTLs (0-31)
         code18 > 126 || // exclude DEL and non-ascii
         code18 === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path8 = opts.path;
+          let path9 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path8 = `/${path8}`;
+            path9 = `/${path9}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path8);
+          url2 = new URL(util.parseOrigin(url2).origin + path9);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -19230,17 +19230,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path8) {
-      const ctrl = callVisitor(key, node3, visitor, path8);
+    function visit_(key, node3, visitor, path9) {
+      const ctrl = callVisitor(key, node3, visitor, path9);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visit_(key, ctrl, visitor, path8);
+        replaceNode(key, path9, ctrl);
+        return visit_(key, ctrl, visitor, path9);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path8 = Object.freeze(path8.concat(node3));
+          path9 = Object.freeze(path9.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path8);
+            const ci = visit_(i, node3.items[i], visitor, path9);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19251,13 +19251,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path8 = Object.freeze(path8.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path8);
+          path9 = Object.freeze(path9.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path9);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path8);
+          const cv = visit_("value", node3.value, visitor, path9);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19278,17 +19278,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path8) {
-      const ctrl = await callVisitor(key, node3, visitor, path8);
+    async function visitAsync_(key, node3, visitor, path9) {
+      const ctrl = await callVisitor(key, node3, visitor, path9);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path8, ctrl);
-        return visitAsync_(key, ctrl, visitor, path8);
+        replaceNode(key, path9, ctrl);
+        return visitAsync_(key, ctrl, visitor, path9);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path8 = Object.freeze(path8.concat(node3));
+          path9 = Object.freeze(path9.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path8);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path9);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19299,13 +19299,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path8 = Object.freeze(path8.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path8);
+          path9 = Object.freeze(path9.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path9);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path8);
+          const cv = await visitAsync_("value", node3.value, visitor, path9);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19332,23 +19332,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path8) {
+    function callVisitor(key, node3, visitor, path9) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path8);
+        return visitor(key, node3, path9);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path8);
+        return visitor.Map?.(key, node3, path9);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path8);
+        return visitor.Seq?.(key, node3, path9);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path8);
+        return visitor.Pair?.(key, node3, path9);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path8);
+        return visitor.Scalar?.(key, node3, path9);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path8);
+        return visitor.Alias?.(key, node3, path9);
       return void 0;
     }
-    function replaceNode(key, path8, node3) {
-      const parent = path8[path8.length - 1];
+    function replaceNode(key, path9, node3) {
+      const parent = path9[path9.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -19960,10 +19960,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path8, value) {
+    function collectionFromPath(schema, path9, value) {
       let v = value;
-      for (let i = path8.length - 1; i >= 0; --i) {
-        const k = path8[i];
+      for (let i = path9.length - 1; i >= 0; --i) {
+        const k = path9[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -19982,7 +19982,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path8) => path8 == null || typeof path8 === "object" && !!path8[Symbol.iterator]().next().done;
+    var isEmptyPath = (path9) => path9 == null || typeof path9 === "object" && !!path9[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -20012,11 +20012,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path8, value) {
-        if (isEmptyPath(path8))
+      addIn(path9, value) {
+        if (isEmptyPath(path9))
           this.add(value);
         else {
-          const [key, ...rest] = path8;
+          const [key, ...rest] = path9;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -20030,8 +20030,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        const [key, ...rest] = path8;
+      deleteIn(path9) {
+        const [key, ...rest] = path9;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -20045,8 +20045,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        const [key, ...rest] = path8;
+      getIn(path9, keepScalar) {
+        const [key, ...rest] = path9;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -20064,8 +20064,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path8) {
-        const [key, ...rest] = path8;
+      hasIn(path9) {
+        const [key, ...rest] = path9;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -20075,8 +20075,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        const [key, ...rest] = path8;
+      setIn(path9, value) {
+        const [key, ...rest] = path9;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -22591,9 +22591,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path8, value) {
+      addIn(path9, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path8, value);
+          this.contents.addIn(path9, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -22668,14 +22668,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path8) {
-        if (Collection2.isEmptyPath(path8)) {
+      deleteIn(path9) {
+        if (Collection2.isEmptyPath(path9)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path8) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path9) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -22690,10 +22690,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path8, keepScalar) {
-        if (Collection2.isEmptyPath(path8))
+      getIn(path9, keepScalar) {
+        if (Collection2.isEmptyPath(path9))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path8, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path9, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -22704,10 +22704,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path8) {
-        if (Collection2.isEmptyPath(path8))
+      hasIn(path9) {
+        if (Collection2.isEmptyPath(path9))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path8) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path9) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -22724,13 +22724,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path8, value) {
-        if (Collection2.isEmptyPath(path8)) {
+      setIn(path9, value) {
+        if (Collection2.isEmptyPath(path9)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path8), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path9), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path8, value);
+          this.contents.setIn(path9, value);
         }
       }
       /**
@@ -24691,9 +24691,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path8) => {
+    visit2.itemAtPath = (cst, path9) => {
       let item = cst;
-      for (const [field, index2] of path8) {
+      for (const [field, index2] of path9) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -24702,23 +24702,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path8) => {
-      const parent = visit2.itemAtPath(cst, path8.slice(0, -1));
-      const field = path8[path8.length - 1][0];
+    visit2.parentCollection = (cst, path9) => {
+      const parent = visit2.itemAtPath(cst, path9.slice(0, -1));
+      const field = path9[path9.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path8, item, visitor) {
-      let ctrl = visitor(item, path8);
+    function _visit(path9, item, visitor) {
+      let ctrl = visitor(item, path9);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path8.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path9.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -24729,10 +24729,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path8);
+            ctrl = ctrl(item, path9);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path8) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path9) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -27805,7 +27805,7 @@ var require_light = __commonJS({
 // src/worker/run-action.ts
 import { mkdtemp as mkdtemp2, readFile as readFile3 } from "node:fs/promises";
 import os6 from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 
 // node_modules/@actions/core/lib/command.js
@@ -28328,9 +28328,9 @@ function isPlainObject(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path8) {
+function hasPath(value, path9) {
   let current = value;
-  for (const segment of path8) {
+  for (const segment of path9) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -28340,9 +28340,9 @@ function hasPath(value, path8) {
   }
   return true;
 }
-function getAt(value, path8) {
+function getAt(value, path9) {
   let current = value;
-  for (const segment of path8) {
+  for (const segment of path9) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -28350,9 +28350,9 @@ function getAt(value, path8) {
   }
   return current;
 }
-function formatPath(path8) {
+function formatPath(path9) {
   let out = "";
-  for (const segment of path8) {
+  for (const segment of path9) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -28404,8 +28404,8 @@ function describeFound(value) {
   if (isPlainObject(value)) return `${truncate(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path8, where, found, expected) {
-  return `${path8 ? `\`${path8}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path9, where, found, expected) {
+  return `${path9 ? `\`${path9}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 
 // node_modules/zod/v4/classic/external.js
@@ -29225,10 +29225,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path8) {
-  if (!path8)
+function getElementAtPath(obj, path9) {
+  if (!path9)
     return obj;
-  return path8.reduce((acc, key) => acc?.[key], obj);
+  return path9.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -29568,11 +29568,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path8, issues) {
+function prefixIssues(path9, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path8);
+    iss.path.unshift(path9);
     return iss;
   });
 }
@@ -30034,16 +30034,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path8 = []) => {
+  const processError = (error64, path9 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else {
-        const fullpath = [...path8, ...issue3.path];
+        const fullpath = [...path9, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -30082,17 +30082,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path8 = []) => {
+  const processError = (error64, path9 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path8, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path8, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else {
-        const fullpath = [...path8, ...issue3.path];
+        const fullpath = [...path9, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -30131,8 +30131,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path8 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path8) {
+  const path9 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path9) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -47270,13 +47270,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path8 = ref.slice(1).split("/").filter(Boolean);
-  if (path8.length === 0) {
+  const path9 = ref.slice(1).split("/").filter(Boolean);
+  if (path9.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path8[0] === defsKey) {
-    const key = path8[1] === void 0 ? void 0 : decodeJSONPointerSegment(path8[1]);
+  if (path9[0] === defsKey) {
+    const key = path9[1] === void 0 ? void 0 : decodeJSONPointerSegment(path9[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -54849,11 +54849,11 @@ function explain(source, detail) {
 }
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path8) {
-  return ctx.issues.some((issue3) => path8.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path9) {
+  return ctx.issues.some((issue3) => path9.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path8, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path8, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path9, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path9, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject(agent)) return;
@@ -54885,9 +54885,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject(config2)) return;
-  const num = (path8) => {
-    const value = getAt(config2, path8);
-    return typeof value === "number" && !hasIssueAt(ctx, path8) ? value : null;
+  const num = (path9) => {
+    const value = getAt(config2, path9);
+    return typeof value === "number" && !hasIssueAt(ctx, path9) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -54961,7 +54961,7 @@ var AgentObjectSchema = external_exports.strictObject({
       [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)"
     })
   ).default([]).describe(
-    "Allow-list of environment variable names passed to the agent (e.g. `ANTHROPIC_API_KEY`); every other variable is withheld. The GitHub token can never be listed."
+    "Environment variable names passed to the agent besides its preset's model keys, `PATH` and the runner's toolchain variables (docs/WORKER.md, *Toolchains*): list a variable here to pass it even when its name looks like a secret (e.g. `NPM_TOKEN`); everything else of the runner is withheld. The GitHub and Actions tokens and another preset's model key can never be listed."
   ),
   command: nonBlank(`a shell command containing ${PROMPT_FILE_PLACEHOLDER}`).nullable().default(null).describe(
     `Shell command of a \`custom\` agent (required then, ignored otherwise). It must contain \`${PROMPT_FILE_PLACEHOLDER}\`, which is replaced by the path of a file holding the prompt; a tool that reads the prompt on stdin is written \`my-agent < ${PROMPT_FILE_PLACEHOLDER}\`.`
@@ -55122,9 +55122,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path8) {
+function schemaAt(root, path9) {
   let node3 = root;
-  for (const segment of path8) {
+  for (const segment of path9) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -55215,10 +55215,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path8, agent] of agents) {
+  for (const [path9, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path8}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path9}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -55278,9 +55278,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path8 of allKeyPaths(root)) {
-    if (path8.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path8[path8.length - 1]) === 0) return formatPath(path8);
+  for (const path9 of allKeyPaths(root)) {
+    if (path9.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path9[path9.length - 1]) === 0) return formatPath(path9);
   }
   return null;
 }
@@ -55307,17 +55307,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = Object.keys(asNode(schemaAt(root, issue3.path)?.properties) ?? {});
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path9 = formatPath(keyPath);
+        const path10 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate(key))}`;
-        const message = `${path9 ? `\`${path9}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path10 ? `\`${path10}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path9, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path9, found: found2, expected: expected2, message }
+          where ? { path: path10, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path10, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path8 = formatPath(issue3.path);
+    const path9 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -55330,7 +55330,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path8, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path9, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -55348,7 +55348,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path8 = CONFIG_PATH) {
+function parseConfig(text4, path9 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -55366,11 +55366,11 @@ function parseConfig(text4, path8 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path8, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path9, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path8} line ${where.line}: ${warning2.message}`;
+    return `${path9} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -55383,10 +55383,10 @@ function parseConfig(text4, path8 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path8, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path9, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject(input2)) return rootNotMapping(input2, path8, {});
+  if (!isPlainObject(input2)) return rootNotMapping(input2, path9, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -55406,7 +55406,7 @@ function parseConfig(text4, path8 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path8, locate);
+  const result = validate2(input2, path9, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
 function wholeInputError(source, what, input2, expected, options) {
@@ -55448,6 +55448,180 @@ function applyConfigOverrides(config2, overrides, source = "config overrides") {
   }
   if (!isPlainObject(value)) return rootNotMapping(value, source, {});
   return validate2(deepMerge(config2, value), source, noLocation);
+}
+
+// src/core/task-text.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text4) {
+  const data = new TextEncoder().encode(text4);
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
+  padded.set(data);
+  padded[data.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const a2 = w[i - 15];
+      const b2 = w[i - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    for (let i = 0; i < 64; i++) {
+      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const ch = e & f ^ ~e & g;
+      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
+      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const maj = a & b ^ a & c ^ b & c;
+      const t2 = s0 + maj >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a >>> 0;
+    h[1] = h[1] + b >>> 0;
+    h[2] = h[2] + c >>> 0;
+    h[3] = h[3] + d >>> 0;
+    h[4] = h[4] + e >>> 0;
+    h[5] = h[5] + f >>> 0;
+    h[6] = h[6] + g >>> 0;
+    h[7] = h[7] + hh >>> 0;
+  }
+  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+function taskDigest(title, body) {
+  return sha256Hex(JSON.stringify([title, body ?? ""]));
+}
+var TASK_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
+
+// src/core/config/last-good-config.ts
+var LAST_GOOD_TEXT_CAP = 6e3;
+function configDigest(text4) {
+  return sha256Hex((text4 ?? "").replace(/\r\n?/g, "\n"));
+}
+function lastGoodConfig(record2, textAtCommit) {
+  if (!record2) return null;
+  const text4 = record2.text !== void 0 ? record2.text : textAtCommit;
+  if (text4 === void 0) return null;
+  if (configDigest(text4) !== record2.digest) return null;
+  const parsed = parseConfig(text4);
+  return parsed.ok ? parsed.config : null;
+}
+
+// src/github/errors.ts
+function statusOf(error63) {
+  if (typeof error63 !== "object" || error63 === null) return null;
+  const status2 = error63.status;
+  return typeof status2 === "number" ? status2 : null;
+}
+
+// src/github/config-at-commit.ts
+async function readConfigAt(ctx, commit) {
+  const read = ctx.read ?? ((call) => call());
+  try {
+    const response = await read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/contents/{path}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        path: CONFIG_PATH,
+        ref: commit
+      })
+    );
+    const data = response.data;
+    if (data?.type !== "file" || data.encoding !== "base64" || typeof data.content !== "string") {
+      throw new Error(`${CONFIG_PATH} at ${commit.slice(0, 12)} is not a file GitHub returned as base64`);
+    }
+    return Buffer.from(data.content.replace(/\s+/g, ""), "base64").toString("utf8");
+  } catch (error63) {
+    if (statusOf(error63) === 404) return null;
+    throw error63;
+  }
 }
 
 // node_modules/@octokit/plugin-retry/dist-bundle/index.js
@@ -55635,7 +55809,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path8) => path8.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path9) => path9.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -57227,17 +57401,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path8 = requestOptions.url.replace(options.baseUrl, "");
+    const path9 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path8} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path9} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path8} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path9} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -59872,7 +60046,8 @@ var WORKER_OUTCOMES = [
   "budget_exceeded",
   "auth",
   "quota",
-  "claimed_elsewhere"
+  "claimed_elsewhere",
+  "config_refused"
 ];
 var WorkerOutcomeSchema = external_exports.enum(WORKER_OUTCOMES);
 var HumanGateHitSchema = external_exports.object({
@@ -60959,7 +61134,7 @@ var ALL_MODEL_KEYS = [
 // src/worker/boundary.ts
 import { chmod as chmod3, cp, mkdir as mkdir5, mkdtemp, rename as rename2, rm as rm2, stat as stat3 } from "node:fs/promises";
 import os5 from "node:os";
-import path5 from "node:path";
+import path6 from "node:path";
 
 // src/worker/agent-env.ts
 var BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"];
@@ -60975,18 +61150,88 @@ var NEVER_PASSED = [
   "ACTIONS_CACHE_URL",
   "ACTIONS_RUNTIME_URL"
 ];
+var NEVER_PREFIX = /^(INPUT_|ACTIONS_)/i;
+var SECRET_NAME = [
+  /TOKEN/i,
+  /SECRET/i,
+  /PASS(WORD|WD|PHRASE)/i,
+  /(^|_)(API_?)?KEY(S|_|$)/i,
+  /APIKEY/i,
+  /CREDENTIAL/i,
+  /(^|_)AUTH(_|$)/i,
+  /COOKIE/i,
+  /SESSION/i
+];
+var URL_WITH_PASSWORD = /:\/\/[^/\s:@]+:[^/\s@]+@/;
+function looksSecret(name) {
+  return NEVER_PREFIX.test(name) || SECRET_NAME.some((pattern) => pattern.test(name));
+}
+var TOOLCHAIN_NAMES = /* @__PURE__ */ new Set([
+  "CC",
+  "CXX",
+  "CFLAGS",
+  "CXXFLAGS",
+  "CPPFLAGS",
+  "LDFLAGS",
+  "RUSTFLAGS",
+  "RUSTDOCFLAGS",
+  "CONDA",
+  "pythonLocation",
+  "VIRTUAL_ENV",
+  "JAVA_TOOL_OPTIONS",
+  "GRADLE_OPTS",
+  "MAVEN_OPTS",
+  "SBT_OPTS",
+  "NODE_OPTIONS",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "DEBIAN_FRONTEND",
+  "TZ",
+  "LANGUAGE",
+  "RUNNER_OS",
+  "RUNNER_ARCH",
+  "RUNNER_TOOL_CACHE",
+  "AGENT_TOOLSDIRECTORY",
+  "ImageOS",
+  "ImageVersion"
+]);
+var TOOLCHAIN_PATTERNS = [
+  /_(HOME|ROOT)(_[A-Za-z0-9_]+)?$/,
+  /PATH$/,
+  /_DIR$/,
+  /^GO[A-Z]+$/,
+  /^GOROOT_[0-9_]+[A-Z0-9]+$/,
+  /^(CARGO|RUSTUP|PNPM|COREPACK|YARN|PIP|POETRY|UV|GRADLE|MAVEN|DOTNET|LC)_[A-Z0-9_]+$/
+];
+var NOT_TOOLCHAIN = /^(GITHUB_|RUNNER_|XDG_|AUTOPILOT_|HOME$|TMPDIR$|SUDO_)/;
+function isToolchainName(name) {
+  if (TOOLCHAIN_NAMES.has(name)) return true;
+  if (NOT_TOOLCHAIN.test(name)) return false;
+  return TOOLCHAIN_PATTERNS.some((pattern) => pattern.test(name));
+}
 function buildAgentEnv(options) {
   const env = {};
   const refused = [];
+  const withheld = [];
   const never2 = new Set(NEVER_PASSED);
   const presetKeys = new Set(options.presetKeys);
+  const configured = new Set(options.extraNames ?? []);
   const otherModelKeys = new Set(ALL_MODEL_KEYS.filter((key) => !presetKeys.has(key)));
   const secrets = (options.secretValues ?? []).filter((value) => value.length >= 4);
+  const knownSecrets = Object.entries(options.parentEnv).filter(([name, value]) => value !== void 0 && value.length >= 8 && looksSecret(name)).map(([, value]) => value);
   const take = (name) => {
     const value = options.parentEnv[name];
     if (value !== void 0) env[name] = value;
   };
   for (const name of BASE_ENV_NAMES) take(name);
+  for (const [name, value] of Object.entries(options.parentEnv)) {
+    if (value === void 0 || name in env || !isToolchainName(name)) continue;
+    if (looksSecret(name) || URL_WITH_PASSWORD.test(value) || knownSecrets.some((secret) => value.includes(secret))) {
+      if (!configured.has(name) && !presetKeys.has(name)) withheld.push(name);
+      continue;
+    }
+    env[name] = value;
+  }
   if (!env.PATH) env.PATH = "/usr/local/bin:/usr/bin:/bin";
   if (!env.LANG) env.LANG = "C.UTF-8";
   if (!env.TERM) env.TERM = "dumb";
@@ -60997,8 +61242,8 @@ function buildAgentEnv(options) {
       env[name] = value;
     }
   }
-  for (const name of options.extraNames ?? []) {
-    if (never2.has(name) || /^(INPUT_|ACTIONS_)/.test(name)) {
+  for (const name of configured) {
+    if (never2.has(name) || NEVER_PREFIX.test(name)) {
       refused.push({ name, why: "the GitHub and Actions tokens never reach the agent" });
     } else if (otherModelKeys.has(name)) {
       refused.push({ name, why: "another agent's model key goes only to that agent" });
@@ -61015,7 +61260,7 @@ function buildAgentEnv(options) {
       refused.push({ name, why: "its value contains the GitHub token" });
     }
   }
-  return { env, refused };
+  return { env, refused, withheld: withheld.sort() };
 }
 
 // src/worker/agent-iteration.ts
@@ -61874,6 +62119,49 @@ async function runQualityCommands(options) {
   return results;
 }
 
+// src/worker/toolchain-reach.ts
+import { existsSync as existsSync3 } from "node:fs";
+import path5 from "node:path";
+var WRITTEN = /* @__PURE__ */ new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
+function toolchainDirs(env) {
+  const found = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const [name, value] of Object.entries(env)) {
+    if (name !== "PATH" && !isToolchainName(name)) continue;
+    const parts = name.endsWith("PATH") ? value.split(path5.delimiter) : [value];
+    for (const dir of parts) {
+      if (!path5.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync3(dir)) continue;
+      seen.add(`${name}\0${dir}`);
+      found.push({ source: name, dir, written: WRITTEN.has(name) });
+    }
+  }
+  return found;
+}
+async function unreachableToolchainDirs(dirs, user, cwd) {
+  if (!user.isolated || dirs.length === 0) return [];
+  const script = [
+    "i=0; while [ $# -gt 1 ]; do w=$1; d=$2; shift 2;",
+    'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
+    "i=$((i+1)); done"
+  ].join(" ");
+  const result = await runProcess({
+    command: "/bin/sh",
+    args: ["-c", script, "sh", ...dirs.flatMap((d) => [d.written ? "1" : "0", d.dir])],
+    cwd,
+    env: { PATH: "/usr/bin:/bin", LANG: "C" },
+    timeoutMs: 3e4,
+    runAs: user
+  });
+  if (result.exitCode !== 0) return [];
+  return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map((line) => dirs[Number(line)]).filter((d) => d !== void 0);
+}
+function unreachableToolchainText(dirs, userName) {
+  const named = dirs.map(
+    (d) => `${d.source === "PATH" ? "PATH entry " : `${d.source}=`}${d.dir}${d.written ? " (needs write)" : ""}`
+  ).join(", ");
+  return `the agent's user ${userName ?? ""} cannot use these toolchain directories, so neither the agent nor the quality commands can: ${named}. Install the toolchain where every user can read it (setup actions use the tool cache, $RUNNER_TOOL_CACHE), or see "Toolchains" in docs/WORKER.md.`;
+}
+
 // src/worker/boundary.ts
 var CheckoutError = class extends Error {
   name = "CheckoutError";
@@ -61896,29 +62184,29 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path5.join(workspace, ".git");
+  const source = path6.join(workspace, ".git");
   if (!await isDirectory2(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir5(workerDir, { recursive: true, mode: 448 });
   await chmod3(workerDir, 448);
-  const gitDir = path5.join(workerDir, "repo.git");
+  const gitDir = path6.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir5(agentDir, { recursive: true });
-  else agentDir = await mkdtemp(path5.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
+  else agentDir = await mkdtemp(path6.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
   await chmod3(agentDir, 493);
-  const workTree = path5.join(agentDir, "work");
+  const workTree = path6.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path5.join(agentDir, "home");
-  const tmp = path5.join(agentDir, "tmp");
+  const home = path6.join(agentDir, "home");
+  const tmp = path6.join(agentDir, "tmp");
   await mkdir5(home, { recursive: true });
   await mkdir5(tmp, { recursive: true });
   return { workspace, gitDir, agentDir, workTree, home, tmp };
 }
 async function restoreCheckout(dirs) {
-  const target = path5.join(dirs.workspace, ".git");
+  const target = path6.join(dirs.workspace, ".git");
   if (!await isDirectory2(target) && await isDirectory2(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm2(dirs.agentDir, { recursive: true, force: true });
 }
@@ -61954,7 +62242,7 @@ function createBoundary(options) {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path5.join(dirs.agentDir, "sync.bundle");
+    const bundle = path6.join(dirs.agentDir, "sync.bundle");
     const make = async (since) => {
       await rm2(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
@@ -62004,7 +62292,7 @@ async function createIsolatedParts(options) {
   const git = new Git({
     cwd: dirs.workTree,
     gitDir: dirs.gitDir,
-    stateDir: path5.join(options.workerDir, "git"),
+    stateDir: path6.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -62030,7 +62318,7 @@ async function createIsolatedParts(options) {
     ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
     ...options.onLine ? { onLine: options.onLine } : {}
   });
-  const qualityEnv = buildAgentEnv({
+  const built = buildAgentEnv({
     parentEnv: options.parentEnv,
     presetKeys: [],
     extraNames: options.qualityEnvNames ?? [],
@@ -62038,7 +62326,15 @@ async function createIsolatedParts(options) {
     tmpdir: dirs.tmp,
     additions: { CI: "true" },
     secretValues: options.secretValues
-  }).env;
+  });
+  const qualityEnv = built.env;
+  if (built.withheld.length) {
+    options.warn(
+      `not passed to the agent or the quality commands (the names look like secrets; list one in agents.primary.env to pass it): ${built.withheld.join(", ")}`
+    );
+  }
+  const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
+  if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality = {
     detect: detectQualityCommands,
     async run(commands, timeoutMs) {
@@ -62111,6 +62407,11 @@ var TaskRecordSchema = external_exports.object({
   feedbackRounds: count.default(0),
   /** Head SHA the last feedback was about (feedback is sent once per head). */
   feedbackSha: external_exports.string().max(64).optional(),
+  /**
+   * Node id of the comment the worker keeps its result in (one comment, edited in place): the snapshot
+   * fetches it directly once later comments have pushed it out of the recent ones it reads.
+   */
+  resultComment: external_exports.string().max(100).optional(),
   /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
   result: external_exports.string().max(40).optional(),
   reason: external_exports.string().max(300).optional(),
@@ -62126,8 +62427,19 @@ var TaskRecordSchema = external_exports.object({
   pr: external_exports.number().int().positive().optional(),
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
-  /** A merge was requested for this head SHA. */
-  merge: external_exports.object({ sha: external_exports.string().max(64), at: isoTime }).optional(),
+  /**
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
+   * say `/autopilot retry`.
+   */
+  merge: external_exports.object({
+    sha: external_exports.string().max(64),
+    at: isoTime,
+    basis: external_exports.string().max(16).optional(),
+    attempt: external_exports.number().int().nonnegative().optional(),
+    allowed: external_exports.number().int().nonnegative().optional(),
+    refused: external_exports.string().max(200).optional()
+  }).optional(),
   /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
   label: external_exports.string().max(20).optional(),
   labelAt: isoTime.optional(),
@@ -62173,12 +62485,18 @@ var ConfigOverridesSchema = external_exports.object({
   labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
   dryRun: external_exports.boolean().optional()
 }).strict();
+var LastGoodConfigSchema = external_exports.object({
+  digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
+  commit: external_exports.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).nullable(),
+  text: external_exports.string().max(LAST_GOOD_TEXT_CAP).optional()
+});
 var DashboardStateSchema = external_exports.object({
   version: external_exports.literal(1),
   /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
   revision: count.default(0),
   session: SessionSchema,
   overrides: ConfigOverridesSchema.nullable().default(null),
+  lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
   tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
   consecutiveFailures: count.default(0),
@@ -62275,15 +62593,6 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 
-// src/core/task.ts
-var RECOVERY_ACTIONS = Object.freeze({
-  quality_fail: { auto: { action: "retry_iteration" }, manual: ["skip"] },
-  timeout: { auto: { action: "mark_timeout" }, manual: ["retry", "raise maxIterations / timeoutMinutes"] },
-  blocked: { auto: { action: "pick_next" }, manual: ["unblock"] },
-  crash: { auto: { action: "reset_to_ready" }, manual: ["debug the branch"] },
-  failed: { auto: { action: "apply_error_strategy" }, manual: ["retry", "skip"] }
-});
-
 // src/worker/config-input.ts
 var SAFE_OVERRIDE_KEYS = ConfigOverridesSchema.keyof().options;
 function applyWorkerOverrides(config2, text4, source = "the `config` input") {
@@ -62330,136 +62639,6 @@ function applyWorkerOverrides(config2, text4, source = "the `config` input") {
   return applyConfigOverrides(config2, value, source);
 }
 
-// src/core/task-text.ts
-var K = new Uint32Array([
-  1116352408,
-  1899447441,
-  3049323471,
-  3921009573,
-  961987163,
-  1508970993,
-  2453635748,
-  2870763221,
-  3624381080,
-  310598401,
-  607225278,
-  1426881987,
-  1925078388,
-  2162078206,
-  2614888103,
-  3248222580,
-  3835390401,
-  4022224774,
-  264347078,
-  604807628,
-  770255983,
-  1249150122,
-  1555081692,
-  1996064986,
-  2554220882,
-  2821834349,
-  2952996808,
-  3210313671,
-  3336571891,
-  3584528711,
-  113926993,
-  338241895,
-  666307205,
-  773529912,
-  1294757372,
-  1396182291,
-  1695183700,
-  1986661051,
-  2177026350,
-  2456956037,
-  2730485921,
-  2820302411,
-  3259730800,
-  3345764771,
-  3516065817,
-  3600352804,
-  4094571909,
-  275423344,
-  430227734,
-  506948616,
-  659060556,
-  883997877,
-  958139571,
-  1322822218,
-  1537002063,
-  1747873779,
-  1955562222,
-  2024104815,
-  2227730452,
-  2361852424,
-  2428436474,
-  2756734187,
-  3204031479,
-  3329325298
-]);
-function sha256Hex(text4) {
-  const data = new TextEncoder().encode(text4);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array(data.length + 9 + 63 >> 6 << 6 >>> 0);
-  padded.set(data);
-  padded[data.length] = 128;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 4294967296));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-  const h = new Uint32Array([
-    1779033703,
-    3144134277,
-    1013904242,
-    2773480762,
-    1359893119,
-    2600822924,
-    528734635,
-    1541459225
-  ]);
-  const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
-  for (let offset = 0; offset < padded.length; offset += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a2 = w[i - 15];
-      const b2 = w[i - 2];
-      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
-      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
-    for (let i = 0; i < 64; i++) {
-      const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-      const ch = e & f ^ ~e & g;
-      const t1 = hh + s1 + ch + K[i] + w[i] >>> 0;
-      const s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-      const maj = a & b ^ a & c ^ b & c;
-      const t2 = s0 + maj >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1 >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2 >>> 0;
-    }
-    h[0] = h[0] + a >>> 0;
-    h[1] = h[1] + b >>> 0;
-    h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
-    h[4] = h[4] + e >>> 0;
-    h[5] = h[5] + f >>> 0;
-    h[6] = h[6] + g >>> 0;
-    h[7] = h[7] + hh >>> 0;
-  }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
-}
-function taskDigest(title, body) {
-  return sha256Hex(JSON.stringify([title, body ?? ""]));
-}
-var TASK_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
-
 // src/worker/inputs.ts
 var positiveInt = (what) => external_exports.string().trim().regex(/^\d+$/, `expected ${what} (a positive whole number)`).transform(Number).pipe(external_exports.number().int().positive(`expected ${what} (a positive whole number)`));
 var WorkerInputSchema = external_exports.object({
@@ -62475,6 +62654,11 @@ var WorkerInputSchema = external_exports.object({
   githubToken: external_exports.string().trim().min(1, "a token is required (see docs/WORKER.md)"),
   /** Digest of the approved task text (src/core/task-text.ts); empty: not checked (a run started by hand). */
   taskDigest: external_exports.string().trim().transform((value) => value === "" ? null : value).pipe(external_exports.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
+  /**
+   * Digest of the configuration the controller decided with (src/core/config/last-good-config.ts); the worker
+   * runs under no other (src/worker/worker-config.ts). Empty: a run started by hand.
+   */
+  configDigest: external_exports.string().trim().transform((value) => value === "" ? null : value).pipe(external_exports.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
   /** JSON overrides of .github/autopilot.yml. */
   config: external_exports.string().default(""),
   /** Commit author. */
@@ -62487,6 +62671,7 @@ var INPUT_NAMES = {
   dispatchId: "dispatch-id",
   trackingIssue: "tracking-issue",
   taskDigest: "task-digest",
+  configDigest: "config-digest",
   githubToken: "github-token",
   config: "config",
   gitUserName: "git-user-name",
@@ -62516,6 +62701,14 @@ var COMMAND_START = /^(\s*)(::|##\[)/;
 function safeLogText(text4, max = LOG_TEXT_MAX) {
   const capped = text4.length > max ? `${text4.slice(0, max)}\u2026 [${text4.length - max} characters cut]` : text4;
   return capped.split(/\r\n|\r|\n/).map((line) => line.replace(COMMAND_START, "$1\u203A $2")).join("\n");
+}
+
+// src/core/workflow-push-refusal.ts
+var REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
+function workflowPushRefusal(gitOutput, issue3) {
+  const match = REFUSAL.exec(gitOutput);
+  if (!match) return null;
+  return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue3}\`.`;
 }
 
 // src/core/classify.ts
@@ -63283,7 +63476,7 @@ function globToRegExp(glob) {
 }
 function pathRule(glob, never2) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path8) => re.test(path8) };
+  return { name: glob, never: never2, test: (path9) => re.test(path9) };
 }
 var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
 var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
@@ -63292,13 +63485,13 @@ function userPatternRule(source) {
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path8) {
-  const p = path8.trim();
+function unquoteGitPath(path9) {
+  const p = path9.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path8) {
-  const p = unquoteGitPath(path8).replace(/\t.*$/, "");
+function stripPrefix(path9) {
+  const p = unquoteGitPath(path9).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -63326,20 +63519,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path8 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path8) {
-        file2 = path8;
-        paths.add(path8);
+      const path9 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path9) {
+        file2 = path9;
+        paths.add(path9);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path8 = stripPrefix(header2[1]);
-      if (path8) {
-        paths.add(path8);
-        if (line.startsWith("+++")) file2 = path8;
-        else if (!file2) file2 = path8;
+      const path9 = stripPrefix(header2[1]);
+      if (path9) {
+        paths.add(path9);
+        if (line.startsWith("+++")) file2 = path9;
+        else if (!file2) file2 = path9;
       }
       continue;
     }
@@ -63361,8 +63554,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path8) {
-  return path8.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path9) {
+  return path9.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -63393,9 +63586,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path8 of paths) {
+  for (const path9 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path8)) add(rule, "path", path8.length > 200 ? `${path8.slice(0, 199)}\u2026` : path8);
+      if (rule.test(path9)) add(rule, "path", path9.length > 200 ? `${path9.slice(0, 199)}\u2026` : path9);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -70939,7 +71132,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path8, match) {
+function findUrl(_, protocol, domain3, path9, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -70952,7 +71145,7 @@ function findUrl(_, protocol, domain3, path8, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path8);
+  const parts = splitUrl(domain3 + path9);
   const result = {
     type: "link",
     title: null,
@@ -71280,7 +71473,7 @@ var domain2 = {
   tokenize: tokenizeDomain,
   partial: true
 };
-var path6 = {
+var path7 = {
   tokenize: tokenizePath,
   partial: true
 };
@@ -71386,7 +71579,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path6, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path7, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -71436,7 +71629,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path6, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path7, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -73211,14 +73404,16 @@ function decideAgentExit(input2) {
       "iteration timed out; its work is committed and the next iteration continues"
     );
   }
-  if (sig === "SIGTERM" || sig === "SIGINT") {
-    return exit3("release", "ready", "stopped by the user; work in progress committed, task released");
+  if (input2.cancelled) {
+    return exit3("release", "ready", "the job was cancelled; work in progress committed, task released");
   }
   if (sig !== null) {
-    return exit3("recover", "ready", `agent killed (${sig}); branch kept for recovery`, {
-      checkpoint: false,
-      alert: true
-    });
+    return exit3(
+      "fail",
+      "failed",
+      `the agent was killed by ${sig}, not by the worker (its own crash or the system's); work so far is committed`,
+      { alert: true }
+    );
   }
   if (input2.exitCode !== 0) {
     return exit3("fail", "failed", `agent exited with code ${input2.exitCode ?? "unknown"}`, { alert: true });
@@ -73539,7 +73734,8 @@ var OUTCOME_TITLE = {
   budget_exceeded: "\u{1F4B8} Budget exceeded",
   auth: "\u{1F511} Agent authentication failed",
   quota: "\u{1F4B3} Agent quota exhausted",
-  claimed_elsewhere: "\u21AA\uFE0F Handled by another run"
+  claimed_elsewhere: "\u21AA\uFE0F Handled by another run",
+  config_refused: "\u2699\uFE0F Not started: no configuration it may run under"
 };
 function renderProgressComment(view) {
   const { result } = view;
@@ -73858,14 +74054,32 @@ var CancelledError = class extends Error {
     super("the job was cancelled");
   }
 };
+async function refuseToStart(inputs, reason, deps) {
+  const unavailable = (what) => new Proxy(
+    {},
+    {
+      get() {
+        throw new Error(`${what} is not available: the worker refused to start`);
+      }
+    }
+  );
+  const all2 = {
+    ...deps,
+    git: unavailable("git"),
+    agent: unavailable("the agent"),
+    quality: unavailable("the quality commands")
+  };
+  return new WorkerLoop(inputs, DEFAULT_CONFIG, all2, reason).run();
+}
 async function runWorker(inputs, config2, deps) {
   return new WorkerLoop(inputs, config2, deps).run();
 }
 var WorkerLoop = class {
-  constructor(inputs, config2, deps) {
+  constructor(inputs, config2, deps, refusal2 = null) {
     this.inputs = inputs;
     this.config = config2;
     this.deps = deps;
+    this.refusal = refusal2;
     this.branch = taskBranchName(config2.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
     this.agents = [config2.agents.primary, ...config2.agents.fallbacks];
@@ -73891,6 +74105,7 @@ var WorkerLoop = class {
   inputs;
   config;
   deps;
+  refusal;
   branch;
   startedAt;
   result;
@@ -73927,6 +74142,7 @@ var WorkerLoop = class {
     try {
       const claimed = await this.claim();
       if (claimed) return claimed;
+      if (this.refusal !== null) return await this.finish("config_refused", this.refusal);
       return await this.iterate();
     } catch (error63) {
       if (error63 instanceof CancelledError) {
@@ -73934,7 +74150,8 @@ var WorkerLoop = class {
         return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
       }
       this.log.error(`worker failed: ${errorMessage2(error63)}`);
-      return this.finish("failed", `worker error: ${errorMessage2(error63)}`);
+      const refused = workflowPushRefusal(errorMessage2(error63), this.inputs.issue);
+      return this.finish("failed", refused ?? `worker error: ${errorMessage2(error63)}`);
     }
   }
   // ---------------------------------------------------------------------------------------------------------
@@ -73996,8 +74213,8 @@ var WorkerLoop = class {
     const { git, github } = this.deps;
     const issue3 = await github.getIssue(this.inputs.issue);
     if (issue3.state === "closed") return this.finish("failed", `issue #${issue3.number} is closed`);
-    const refusal = taskTextRefusal(issue3, this.inputs.taskDigest);
-    if (refusal) return this.finish("failed", refusal);
+    const refusal2 = taskTextRefusal(issue3, this.inputs.taskDigest);
+    if (refusal2) return this.finish("failed", refusal2);
     const removed = await git.prepare();
     if (removed.length)
       this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
@@ -74123,9 +74340,11 @@ var WorkerLoop = class {
         exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
         processSignal: run2.timedOut ? null : run2.signal,
         signal: toIterationSignal(signal),
-        iterationTimedOut: run2.timedOut
+        iterationTimedOut: run2.timedOut,
+        cancelled: this.deps.signal?.aborted ?? false
       });
-      if (exit4.action === "fail" || exit4.action === "recover" || exit4.action === "release") {
+      if (exit4.action === "release") throw new CancelledError();
+      if (exit4.action === "fail") {
         await this.appendNote(iteration, agent.preset, signal, exit4.reason);
         await this.checkpoint("agent failed");
         const detail = run2.output.errorText.split("\n").find((l) => l.trim());
@@ -74441,6 +74660,40 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
 };
 
+// src/worker/worker-config.ts
+async function chooseWorkerConfig(sources) {
+  const { fileText, expectedDigest } = sources;
+  const fileDigest = configDigest(fileText);
+  const parsed = parseConfig(fileText);
+  if (parsed.ok && (expectedDigest === null || fileDigest === expectedDigest)) {
+    return { ok: true, config: parsed.config, warnings: parsed.warnings, source: "file", digest: fileDigest };
+  }
+  const known = await readLastGood(sources);
+  const wanted = expectedDigest ?? known?.digest ?? null;
+  if (known && known.digest === wanted) {
+    const text4 = known.text === void 0 && known.commit ? await sources.readConfigAt(known.commit) : void 0;
+    const config2 = lastGoodConfig(known, text4);
+    if (config2) return { ok: true, config: config2, warnings: [], source: "last-good", digest: known.digest };
+  }
+  return { ok: false, reason: refusal(expectedDigest, fileDigest, parsed.ok ? null : parsed.error, known) };
+}
+async function readLastGood(sources) {
+  const body = await sources.readTrackingBody();
+  return body === null ? null : parseDashboard(body).state?.lastGoodConfig ?? null;
+}
+function refusal(expected, fileDigest, error63, known) {
+  const short = (digest) => digest.slice(0, 12);
+  const problem = error63 ? `.github/autopilot.yml is invalid (${error63.message.split("\n")[1]?.replace(/^- /, "") ?? "see the file"})` : null;
+  if (expected === null) {
+    return `not starting: ${problem ?? ".github/autopilot.yml could not be used"} and the tracking issue keeps no last good configuration; fix the file`;
+  }
+  const seen = [`the checkout's file has digest ${short(fileDigest)}${problem ? ` and ${problem}` : ""}`];
+  seen.push(
+    known ? `the tracking issue's last good configuration has digest ${short(known.digest)}` : "the tracking issue keeps no last good configuration"
+  );
+  return `not starting: the controller decided with configuration ${short(expected)}, but ${seen.join(", ")}; the controller dispatches the task again with the configuration it has now`;
+}
+
 // src/worker/run-action.ts
 var FAILING_OUTCOMES = /* @__PURE__ */ new Set(["failed", "auth", "quota"]);
 var coreLog = {
@@ -74451,17 +74704,15 @@ var coreLog = {
 };
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path7.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path8.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
   }
 }
-async function loadConfig(workspace, overrides) {
-  const parsed = parseConfig(await readConfigFile(workspace), CONFIG_PATH);
-  if (!parsed.ok) throw parsed.error;
-  for (const warning2 of parsed.warnings) warning(warning2);
-  const applied = applyWorkerOverrides(parsed.config, overrides, "the `config` input");
+function withOverrides(config2, warnings, overrides) {
+  for (const warning2 of warnings) warning(warning2);
+  const applied = applyWorkerOverrides(config2, overrides, "the `config` input");
   if (!applied.ok) throw applied.error;
   for (const warning2 of applied.warnings) warning(warning2);
   return applied.config;
@@ -74505,7 +74756,6 @@ async function run(options = {}) {
     const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
     const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
     if (!owner || !repo) throw new InputError("GITHUB_REPOSITORY is not set (expected owner/name)");
-    const config2 = await loadConfig(workspace, inputs.config);
     const octokit = createOctokit({
       auth: inputs.githubToken,
       ...env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {},
@@ -74516,9 +74766,45 @@ async function run(options = {}) {
     });
     const github = createWorkerGitHubClient(octokit, { owner, repo });
     const defaultBranch = await defaultBranchFromEvent(env) ?? await github.getDefaultBranch();
+    const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : null;
+    const dispatchId = inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
+    const workerInputs = {
+      repo: `${owner}/${repo}`,
+      issue: inputs.issue,
+      attempt: inputs.attempt,
+      dispatchId,
+      trackingIssue: inputs.trackingIssue,
+      taskDigest: inputs.taskDigest,
+      workspace,
+      defaultBranch,
+      runUrl
+    };
+    const trackingIssue = inputs.trackingIssue;
+    const chosen = await chooseWorkerConfig({
+      fileText: await readConfigFile(workspace),
+      expectedDigest: inputs.configDigest,
+      readTrackingBody: () => trackingIssue === null ? Promise.resolve(null) : github.getIssueBody(trackingIssue),
+      readConfigAt: (commit) => readConfigAt({ client: octokit, repo: { owner, name: repo } }, commit)
+    });
+    if (!chosen.ok) {
+      warning(chosen.reason);
+      const refused = await refuseToStart(workerInputs, chosen.reason, {
+        github,
+        clock: () => Date.now(),
+        sleep: abortableSleep,
+        log: coreLog,
+        signal: controller.signal
+      });
+      await report(refused);
+      return refused;
+    }
+    info(
+      `configuration ${chosen.digest.slice(0, 12)} from ${chosen.source === "file" ? `the checkout's ${CONFIG_PATH}` : "the tracking issue's last good configuration"}`
+    );
+    const config2 = withOverrides(chosen.config, chosen.warnings, inputs.config);
     const user = await setupAgentUser({ isolation: config2.isolation, env });
     if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
-    const scratch = await mkdtemp2(path7.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
+    const scratch = await mkdtemp2(path8.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
     const parts = await createIsolatedParts({
       workspace,
       workerDir: scratch,
@@ -74533,33 +74819,17 @@ async function run(options = {}) {
       warn: (message) => warning(safeLogText(message))
     });
     boundary = parts.boundary;
-    const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : null;
-    const dispatchId = inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
-    const result = await runWorker(
-      {
-        repo: `${owner}/${repo}`,
-        issue: inputs.issue,
-        attempt: inputs.attempt,
-        dispatchId,
-        trackingIssue: inputs.trackingIssue,
-        taskDigest: inputs.taskDigest,
-        workspace,
-        defaultBranch,
-        runUrl
-      },
-      config2,
-      {
-        git: parts.git,
-        agent: parts.agent,
-        quality: parts.quality,
-        workTree: parts.boundary.dirs.workTree,
-        github,
-        clock: () => Date.now(),
-        sleep: abortableSleep,
-        log: coreLog,
-        signal: controller.signal
-      }
-    );
+    const result = await runWorker(workerInputs, config2, {
+      git: parts.git,
+      agent: parts.agent,
+      quality: parts.quality,
+      workTree: parts.boundary.dirs.workTree,
+      github,
+      clock: () => Date.now(),
+      sleep: abortableSleep,
+      log: coreLog,
+      signal: controller.signal
+    });
     await report(result);
     return result;
   } catch (error63) {
