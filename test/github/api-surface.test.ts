@@ -13,6 +13,9 @@ const CONTROLLER_FILES = [
   "src/github/pull-verification.ts",
   "src/github/worker-run-listing.ts",
   "src/github/app-installations.ts",
+  "src/github/buried-comments.ts",
+  "src/github/config-at-commit.ts",
+  "src/github/gateway.ts",
 ];
 
 function routesInCode(): string[] {
