@@ -2,8 +2,8 @@
 // End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
 //   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
 // two at a time, and prints one line per scenario: outcome, seconds, GitHub requests, unmet expectations.
-// Every scenario runs with the hosted controller; the demo and the fault runs also with the controller
-// workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
+// Every scenario runs with the hosted controller; the demo, the fault runs and the configuration runs also
+// with the controller workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
 //
 //   npm run e2e                          every scenario (and the Actions-mode runs)
 //   npm run e2e -- 02 05-human-gate      only scenarios whose file name contains one of these
@@ -22,7 +22,7 @@ const args = process.argv.slice(2);
 let jobs = Number(process.env.E2E_JOBS ?? 2);
 let repeat = 1;
 let keep = false;
-/** null: hosted for all, Actions mode too for the demo and the fault runs. */
+/** null: hosted for all, Actions mode too for the demo, the fault runs and the configuration runs. */
 let controller = null;
 const filters = [];
 for (let i = 0; i < args.length; i++) {
@@ -67,11 +67,15 @@ function limitOf(file) {
   return m ? Number(m[1]) : 180;
 }
 const outDir = mkdtempSync(join(tmpdir(), "autopilot-e2e-"));
-/** The controller modes a scenario runs in: Actions mode for the demo and the fault runs unless told. */
+/**
+ * The controller modes a scenario runs in, unless told: Actions mode too for the demo, the fault runs, and the
+ * configuration runs (a fresh controller job is where a bad file used to fall back to the defaults).
+ */
 function modesOf(file) {
   if (controller === "both") return ["hosted", "actions"];
   if (controller) return [controller];
-  return file === "demo.yml" || file.startsWith("faults-") ? ["hosted", "actions"] : ["hosted"];
+  const both = file === "demo.yml" || file.startsWith("faults-") || file.startsWith("config-");
+  return both ? ["hosted", "actions"] : ["hosted"];
 }
 const queue = [];
 for (let round = 1; round <= repeat; round++)
