@@ -297,7 +297,7 @@ export class ScenarioRun {
     }
   }
 
-  /** Settled: every issue terminal, nothing running, no rule left that could still act, and quiet. */
+  /** Settled: every issue terminal, no run queued or running (controller jobs too), no rule left that could still act, and quiet. */
   private settled({ observer: obs, actions }: ScenarioWorld, watch: StoreWatch, timeline: Timeline): boolean {
     const { scenario } = this;
     const pending = timeline.pending();
@@ -313,7 +313,9 @@ export class ScenarioRun {
       !timeline.startPending &&
       allTerminal &&
       !pending.timed &&
-      actions.activeRuns().filter((r) => !isControllerRun(r)).length === 0 &&
+      // A controller job still queued or running (Actions mode) may yet write: the merge's own run ends the
+      // session only after the last task is done.
+      actions.activeRuns().length === 0 &&
       quiet
     );
   }
