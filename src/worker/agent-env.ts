@@ -3,8 +3,9 @@
  * - PATH (with the entries setup actions added through GITHUB_PATH: the runner puts them in the worker's own
  *   PATH), LANG, LC_ALL, TERM, a scratch HOME and TMPDIR (outside the workspace);
  * - the runner's toolchain settings, by name (`isToolchainName`: JAVA_HOME, JAVA_HOME_17_X64, GOROOT, GOPATH,
- *   CARGO_HOME, RUSTUP_HOME, PNPM_HOME, PYTHONPATH, …), unless the name or the value looks like a secret
- *   (`looksSecret`, a URL with a password, or a value holding a secret the worker knows);
+ *   CARGO_HOME, RUSTUP_HOME, PNPM_HOME, PYTHONPATH, …), unless the name looks like a secret (`looksSecret`)
+ *   or the value carries one (a URL with credentials, an option assigning a password or token, a value holding
+ *   a secret the worker knows);
  * - the model keys of the preset being run (ANTHROPIC_API_KEY only for claude-code, and so on);
  * - the names the configuration's `env` lists (a deliberate choice of the default branch: a secret-like name
  *   passes when listed there), except the GitHub and Actions tokens and another preset's model key;
@@ -48,8 +49,18 @@ const SECRET_NAME = [
   /SESSION/i,
 ];
 
-/** A URL carrying a user and password (`https://user:pass@host`): a registry setting that holds a credential. */
-const URL_WITH_PASSWORD = /:\/\/[^/\s:@]+:[^/\s@]+@/;
+/**
+ * A URL carrying credentials (`https://user:pass@host`, or a token as the user: `https://TOKEN@host`): a registry
+ * setting (PIP_INDEX_URL, GOPROXY, UV_INDEX_URL) that holds a credential.
+ */
+const URL_WITH_CREDENTIALS = /:\/\/[^/\s@]+@/;
+
+/**
+ * An option assignment naming a secret inside a value (`-Dsigning.password=…`, `--token=…`,
+ * `-Djavax.net.ssl.trustStorePassword=…`): JVM and build-tool option variables (GRADLE_OPTS, MAVEN_OPTS,
+ * JAVA_TOOL_OPTIONS) are toolchain settings, but a workflow can put a credential in them.
+ */
+const SECRET_ASSIGNMENT = /(pass(word|wd|phrase)?|token|secret|api[-_]?key|credentials?)\s*=\s*\S/i;
 
 export function looksSecret(name: string): boolean {
   return NEVER_PREFIX.test(name) || SECRET_NAME.some((pattern) => pattern.test(name));
@@ -164,7 +175,8 @@ export function buildAgentEnv(options: AgentEnvOptions): AgentEnvResult {
     if (value === undefined || name in env || !isToolchainName(name)) continue;
     if (
       looksSecret(name) ||
-      URL_WITH_PASSWORD.test(value) ||
+      URL_WITH_CREDENTIALS.test(value) ||
+      SECRET_ASSIGNMENT.test(value) ||
       knownSecrets.some((secret) => value.includes(secret))
     ) {
       if (!configured.has(name) && !presetKeys.has(name)) withheld.push(name);

@@ -139,6 +139,36 @@ describe("the agent's environment on a runner with toolchains", () => {
     expect(withheld).not.toContain("GITHUB_TOKEN");
   });
 
+  it("withholds a toolchain setting whose value carries a credential: an index URL's user, an option's password", () => {
+    const { env, withheld } = buildAgentEnv({
+      parentEnv: {
+        PATH: "/usr/bin",
+        // A token as the URL's user, no password: still a credential.
+        PIP_INDEX_URL: "https://pypi-tok3n-abcdef@pypi.acme.example/simple",
+        GOPROXY: "https://goproxy-tok3n@proxy.acme.example,direct",
+        GRADLE_OPTS: "-Xmx2g -Dorg.gradle.project.signingPassword=hunter2-hunter2",
+        MAVEN_OPTS: "-Drepo.token=mvn-tok3n-abcdef",
+        JAVA_TOOL_OPTIONS: "-Djavax.net.ssl.trustStorePassword=changeit",
+        // Plain settings of the same variables pass.
+        GOFLAGS: "-mod=mod",
+        SBT_OPTS: "-Xmx2g -Dsbt.color=true",
+        UV_INDEX_URL: "https://pypi.acme.example/simple",
+      },
+      presetKeys: [],
+      home: "/tmp/agent/home",
+      tmpdir: "/tmp/agent/tmp",
+    });
+    expect(withheld).toEqual(["GOPROXY", "GRADLE_OPTS", "JAVA_TOOL_OPTIONS", "MAVEN_OPTS", "PIP_INDEX_URL"]);
+    const passed = JSON.stringify(env);
+    for (const secret of ["pypi-tok3n", "goproxy-tok3n", "hunter2", "mvn-tok3n", "changeit"])
+      expect(passed).not.toContain(secret);
+    expect(env).toMatchObject({
+      GOFLAGS: "-mod=mod",
+      SBT_OPTS: "-Xmx2g -Dsbt.color=true",
+      UV_INDEX_URL: "https://pypi.acme.example/simple",
+    });
+  });
+
   it("gives the preset its own key and a configured name, never the tokens or another preset's key", () => {
     const { env, refused } = build({
       extraNames: ["NODE_AUTH_TOKEN", "OPENAI_API_KEY", "ACTIONS_RUNTIME_TOKEN", "GH_TOKEN"],
