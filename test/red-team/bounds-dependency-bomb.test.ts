@@ -29,8 +29,6 @@ import {
 const REFS = 4_000;
 const bomb = (from: number) =>
   `Depends on ${Array.from({ length: REFS }, (_, i) => `#${from + i}`).join(", ")}`;
-/** GraphQL calls per reconcile before the bound: the snapshot query plus one per 50 unknown references. */
-const UNBOUNDED_CALLS = 1 + Math.ceil(REFS / 50);
 
 const { gateway } = nockGateway();
 
@@ -48,6 +46,7 @@ function replyLookups(scope: nock.Scope, asked: number[]) {
 }
 
 describe("a dependency bomb", () => {
+  // Without the bound: the snapshot query plus one lookup per 50 unknown references, 81 calls.
   it("one body naming 4,000 issues costs 2 GraphQL calls per reconcile, not 81", async () => {
     const scope = nock(API);
     replySnapshot(scope, snapshotPage({ issues: [gqlIssue({ number: 5, body: bomb(10), readyBy: null })] }));
@@ -57,7 +56,7 @@ describe("a dependency bomb", () => {
     const gw = gateway();
     await gw.snapshot({ settingsFor });
     const calls = gw.requests()["POST /graphql"];
-    expect({ before: UNBOUNDED_CALLS, after: calls }).toEqual({ before: 81, after: 2 });
+    expect(calls).toBe(2);
     // The first 50 references, in the order written, are the ones looked up.
     expect(asked).toEqual(Array.from({ length: MAX_REFERENCES_PER_ISSUE }, (_, i) => 10 + i));
   });
