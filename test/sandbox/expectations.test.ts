@@ -244,6 +244,31 @@ ${expectText}
     ]);
   });
 
+  it("counts Autopilot's answers on the dashboard and flags a comment written twice", async () => {
+    const { store, ctx } = setup(`  dashboardCommentCount: { pattern: "^> /autopilot status", count: 2 }
+  noDuplicateComments: true`);
+    const tracking = store.createIssue(REPO, {
+      title: "Autopilot dashboard",
+      body: `${TRACKING_MARKER}\n<!-- autopilot:session running -->`,
+      labels: [],
+      author: "autopilot[bot]",
+    });
+    store.createComment(
+      REPO,
+      tracking.number,
+      "> /autopilot status\n\nrunning <!-- autopilot:reply-1 -->",
+      "autopilot[bot]",
+    );
+    store.createComment(REPO, tracking.number, "/autopilot status", "alice");
+    store.createComment(REPO, tracking.number, "/autopilot status", "alice");
+    store.createComment(REPO, 1, "Progress <!-- autopilot:progress -->", "autopilot[bot]");
+    store.createComment(REPO, 1, "Progress <!-- autopilot:progress -->", "autopilot[bot]");
+    expect(await checkExpectations(ctx)).toEqual([
+      "dashboard: 1 comment(s) by Autopilot match /^> /autopilot status/, expected 2",
+      "comments: #1 has 2 identical comments by Autopilot",
+    ]);
+  });
+
   it("flags a dispatch made while the dashboard said paused", async () => {
     const { store, ctx } = setup("  noDispatchWhilePaused: true");
     store.createIssue(REPO, {

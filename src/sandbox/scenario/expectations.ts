@@ -347,6 +347,24 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
   for (const pattern of run.dashboardComments ?? [])
     if (!trackingComments.some((b) => matches(pattern, b)))
       unmet.push(`dashboard: no comment by Autopilot matching /${pattern}/ on the tracking issue`);
+  if (run.dashboardCommentCount) {
+    const { pattern, count } = run.dashboardCommentCount;
+    const n = trackingComments.filter((b) => matches(pattern, b)).length;
+    if (!countOk(n, count))
+      unmet.push(
+        `dashboard: ${n} comment(s) by Autopilot match /${pattern}/, expected ${describeCount(count)}`,
+      );
+  }
+  if (run.noDuplicateComments) {
+    const seen = new Map<string, number>();
+    for (const c of store.listComments(repoFull)) {
+      if (ctx.humans.has(c.user.toLowerCase())) continue;
+      const key = `${c.issueNumber}\n${c.body}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of seen)
+      if (n > 1) unmet.push(`comments: #${key.split("\n")[0]} has ${n} identical comments by Autopilot`);
+  }
   for (const pattern of run.dashboardSeen ?? [])
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
   if (run.session) {
