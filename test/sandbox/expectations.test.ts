@@ -269,6 +269,18 @@ ${expectText}
     ]);
   });
 
+  it("checks the hosted controller's dashboard expectations only when the controller is hosted", async () => {
+    const { ctx } = setup(`  hosted: { dashboardSeen: ["Waiting for GitHub"] }`);
+    expect(await checkExpectations(ctx)).toEqual([
+      "dashboard: never matched /Waiting for GitHub/ during the run",
+    ]);
+    const actions = {
+      ...ctx,
+      scenario: { ...ctx.scenario, controllers: { instances: 1, process: false, mode: "actions" as const } },
+    };
+    expect(await checkExpectations(actions)).toEqual([]);
+  });
+
   it("flags a dispatch made while the dashboard said paused", async () => {
     const { store, ctx } = setup("  noDispatchWhilePaused: true");
     store.createIssue(REPO, {

@@ -95,6 +95,11 @@ export const RunExpectationShape = {
     .optional(),
   /** No issue or pull request carries two comments by Autopilot with the same text (no write sent twice). */
   noDuplicateComments: z.boolean().optional(),
+  /**
+   * Checks for the hosted controller only: what a process remembers between reconciles (an Actions controller
+   * job is a fresh process each time, so what one job met the next cannot show).
+   */
+  hosted: z.strictObject({ dashboardSeen: PatternsSchema.optional() }).optional(),
   /** The session status at the end (idle, running, pausing, paused, stopping, completed). */
   session: z.string().min(1).optional(),
   /** Session statuses the dashboard showed during the run, in this order (others may come between). */

@@ -12,6 +12,7 @@ import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import type { GitRemote } from "../github/git-remote.js";
+import { controllerMode } from "./controller-mode.js";
 import { type ExpectedCount, issueExpectations, runExpectations } from "./expect-schema.js";
 import type { Scenario } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
@@ -365,7 +366,11 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
     for (const [key, n] of seen)
       if (n > 1) unmet.push(`comments: #${key.split("\n")[0]} has ${n} identical comments by Autopilot`);
   }
-  for (const pattern of run.dashboardSeen ?? [])
+  const seen = [
+    ...(run.dashboardSeen ?? []),
+    ...(controllerMode(ctx.scenario) === "hosted" ? (run.hosted?.dashboardSeen ?? []) : []),
+  ];
+  for (const pattern of seen)
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
   if (run.session) {
     const parsed = parseDashboard(body);
