@@ -270,10 +270,14 @@ ${expectText}
   });
 
   it("checks the hosted controller's dashboard expectations only when the controller is hosted", async () => {
-    const { ctx } = setup(`  hosted: { dashboardSeen: ["Waiting for GitHub"] }`);
-    expect(await checkExpectations(ctx)).toEqual([
-      "dashboard: never matched /Waiting for GitHub/ during the run",
-    ]);
+    const { store, ctx } = setup(`  hosted: { dashboardSeen: ["Waiting for GitHub", "Never shown"] }`);
+    store.createIssue(REPO, {
+      title: "Autopilot dashboard",
+      body: `${TRACKING_MARKER}\n> Waiting for GitHub's secondary rate limit`,
+      labels: [],
+      author: "autopilot[bot]",
+    });
+    expect(await checkExpectations(ctx)).toEqual(["dashboard: never matched /Never shown/ during the run"]);
     const actions = {
       ...ctx,
       scenario: { ...ctx.scenario, controllers: { instances: 1, process: false, mode: "actions" as const } },

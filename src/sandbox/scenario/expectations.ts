@@ -55,7 +55,8 @@ export class ExpectationRecorder {
     private readonly repo: string,
     scenario: Scenario,
   ) {
-    this.patterns = runExpectations(scenario.expect).dashboardSeen ?? [];
+    const run = runExpectations(scenario.expect);
+    this.patterns = [...(run.dashboardSeen ?? []), ...(run.hosted?.dashboardSeen ?? [])];
   }
 
   /** Feed it every store event (`store.onEvent(e => recorder.onEvent(e))`). */
