@@ -25,6 +25,7 @@ import { type ConfigOverrides, type DashboardState, parseDashboard } from "../co
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
+import { recentLimitWait } from "../github/limit-waits.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
 import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
@@ -169,6 +170,7 @@ async function reconcileOnce(
   }
 
   const at = now();
+  const limitWait = recentLimitWait(options.baseUrl, at.getTime());
   const decision = decide({
     snapshot: world,
     state,
@@ -179,6 +181,7 @@ async function reconcileOnce(
     now: at,
     dispatchIdSeed: at.getTime().toString(36),
     start: options.start ?? null,
+    githubLimitWait: limitWait ? { since: new Date(limitWait.at), until: new Date(limitWait.until) } : null,
   });
   for (const line of decision.log) log.debug(line);
 

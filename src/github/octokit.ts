@@ -6,6 +6,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import type { ThrottlingOptions } from "@octokit/plugin-throttling";
+import { noteLimitWait } from "./limit-waits.js";
 
 export const AutopilotOctokit = Octokit.plugin(throttling, retry);
 export type AutopilotOctokit = InstanceType<typeof AutopilotOctokit>;
@@ -29,8 +30,12 @@ export interface CreateOctokitOptions {
   throttle?: boolean;
   /** Retries 5xx and network errors with backoff; off in unit tests that script 5xx. */
   retry?: boolean;
-  /** How many times a rate-limited request is retried before giving up. */
+  /** How many times a request refused by the primary rate limit is retried before giving up. */
   rateLimitRetries?: number;
+  /** How many times a request refused by a secondary rate limit is retried before giving up. */
+  secondaryLimitRetries?: number;
+  /** The extra waits between secondary-limit retries (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const silentLog: OctokitLog = { debug() {}, info() {}, warn() {}, error() {} };
@@ -86,29 +91,87 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
-      ...rateLimitHandlers(log, rateLimitRetries),
+      ...rateLimitHandlers(log, rateLimitRetries, {
+        baseUrl: options.baseUrl,
+        ...(options.secondaryLimitRetries !== undefined
+          ? { secondaryRetries: options.secondaryLimitRetries }
+          : {}),
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+      }),
     },
   });
 }
 
+/** Retries of a request refused by a secondary rate limit (each wait longer than the last). */
+export const SECONDARY_LIMIT_RETRIES = 6;
+/** The longest single wait for a secondary rate limit, unless GitHub's `retry-after` asks for more. */
+export const SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
+
+export interface SecondaryLimitOptions {
+  /** The GitHub the client talks to (waits are noted per host for the dashboard: `limit-waits.ts`). */
+  baseUrl?: string | undefined;
+  secondaryRetries?: number;
+  /** Waits on top of the throttling plugin's own (tests pass a fake). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
 /**
- * What the throttling plugin does on a rate-limit answer: wait `retry-after` and retry, `retries` times, for the
- * primary AND the secondary limit (Probot's own handler gives up on a secondary limit at once, which turned a
- * short burst limit into failed reconciles and an open circuit breaker).
+ * What the throttling plugin does on a rate-limit answer: wait and retry, for the primary AND the secondary limit
+ * (Probot's own handler gives up on a secondary limit at once, which turned a short burst limit into failed
+ * reconciles and an open circuit breaker).
+ *
+ * A primary limit is retried `retries` times after its reset. A secondary limit — the content-creation limit
+ * (80 writes a minute, 500 an hour) among them — is shared by every writer of the same account (the controller
+ * and every worker write as the App), so one wait of `retry-after` often ends with the window taken again by
+ * the others; GitHub asks for "an exponentially increasing amount of time between retries, and throw an error
+ * after a specific number of retries"
+ * (https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#exceeding-the-rate-limit). So it
+ * is retried `secondaryRetries` times, waiting `retry-after` (60 s without one, as the plugin does) times 2^n,
+ * each wait capped at SECONDARY_LIMIT_MAX_WAIT_SECONDS or `retry-after` if that is longer: a worker's comment
+ * or pull request waits out a busy minute instead of failing the job, and a write is never sent twice (a refused
+ * write created nothing).
  */
-export function rateLimitHandlers(log: Pick<OctokitLog, "warn">, retries = 2) {
-  const handler =
-    (kind: string) =>
-    (
+export function rateLimitHandlers(
+  log: Pick<OctokitLog, "warn">,
+  retries = 2,
+  options: SecondaryLimitOptions = {},
+) {
+  const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
+  return {
+    onRateLimit: (
       retryAfter: number,
       requestOptions: { method: string; url: string },
       _octokit: unknown,
       retryCount: number,
     ) => {
       log.warn(
-        `${kind} on ${requestOptions.method} ${requestOptions.url}; ${retryCount < retries ? `retry ${retryCount + 1} in ${retryAfter}s` : "giving up"}`,
+        `rate limit on ${requestOptions.method} ${requestOptions.url}; ${retryCount < retries ? `retry ${retryCount + 1} in ${retryAfter}s` : "giving up"}`,
       );
       return retryCount < retries;
-    };
-  return { onRateLimit: handler("rate limit"), onSecondaryRateLimit: handler("secondary rate limit") };
+    },
+    onSecondaryRateLimit: async (
+      retryAfter: number,
+      requestOptions: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number,
+    ) => {
+      const retry = retryCount < secondaryRetries;
+      const wait = Math.max(
+        retryAfter,
+        Math.min(retryAfter * 2 ** retryCount, SECONDARY_LIMIT_MAX_WAIT_SECONDS),
+      );
+      log.warn(
+        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry ? `retry ${retryCount + 1} of ${secondaryRetries} in ${wait}s` : "giving up"}`,
+      );
+      if (!retry) return false;
+      const at = now();
+      noteLimitWait(options.baseUrl, { at, until: at + wait * 1000 });
+      // The plugin itself waits `retryAfter` once this returns; the rest of the longer wait happens here.
+      if (wait > retryAfter) await sleep((wait - retryAfter) * 1000);
+      return true;
+    },
+  };
 }

@@ -60,4 +60,37 @@ describe("the dispatch locks", () => {
     const d = decide({ ...input(w), state: first.state, now: minutes(2) });
     expect(only(d.effects, "releaseDispatchLocks")).toEqual([]);
   });
+
+  it("a recorded dispatch that never took its lock was never sent: it is sent again within a minute, taking the lock", () => {
+    // The controller recorded the dispatch on the dashboard and stopped before it took the lock and sent it.
+    const first = dispatched();
+    const lost = { ...first.world, runs: [] };
+    const early = decide({
+      ...input({ ...lost, dispatchLocks: [], dispatchLocksComplete: true }),
+      state: first.state,
+      now: minutes(0.25),
+    });
+    expect(only(early.effects, "dispatchWorker")).toEqual([]);
+    const sent = decide({
+      ...input({ ...lost, dispatchLocks: [], dispatchLocksComplete: true }),
+      state: first.state,
+      now: minutes(0.6),
+    });
+    const again = only(sent.effects, "dispatchWorker");
+    expect(again).toEqual([expect.objectContaining({ issue: 1, attempt: 1, dispatchId: "1-1-seed" })]);
+    // Not a blind resend: it takes the lock, so a controller still sending it and this one cannot both succeed.
+    expect(again[0]?.resend).toBeUndefined();
+
+    // With the lock taken (stopped between the lock and the send), or a list cut short, the wait stays 2 minutes
+    // and the resend goes without the lock (it is this attempt's own).
+    for (const locks of [
+      { dispatchLocks: ["issue-1-attempt-1"], dispatchLocksComplete: true },
+      { dispatchLocks: [], dispatchLocksComplete: false },
+    ]) {
+      const held = decide({ ...input({ ...lost, ...locks }), state: first.state, now: minutes(0.6) });
+      expect(only(held.effects, "dispatchWorker")).toEqual([]);
+      const later = decide({ ...input({ ...lost, ...locks }), state: first.state, now: minutes(2.1) });
+      expect(only(later.effects, "dispatchWorker")).toEqual([expect.objectContaining({ resend: true })]);
+    }
+  });
 });

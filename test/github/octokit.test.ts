@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recentLimitWait, resetLimitWaits } from "../../src/github/limit-waits.js";
 import { createOctokit, isLoopbackUrl, writePacing } from "../../src/github/octokit.js";
 
 /** Two comments posted at once through a client of `baseUrl`; returns the order the requests started and ended in. */
@@ -46,5 +47,69 @@ describe("the spacing of writes", () => {
 
   it("lets writes to the sandbox on the loopback go out without waiting for one another", async () => {
     expect(await twoWrites("http://127.0.0.1:4567")).toEqual(["start 1", "start 2", "end 1", "end 2"]);
+  });
+});
+
+describe("a secondary rate limit (GitHub's content-creation limit among them)", () => {
+  const refusal = () =>
+    new Response(
+      JSON.stringify({
+        message:
+          "You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.",
+      }),
+      { status: 403, headers: { "content-type": "application/json", "retry-after": "1" } },
+    );
+
+  it("is waited out, longer each time, until the write goes through once", async () => {
+    resetLimitWaits();
+    const sent: string[] = [];
+    // The window is taken again by the account's other writers three times before this write gets in.
+    const fetch = async (_url: unknown, init?: RequestInit): Promise<Response> => {
+      sent.push(String(init?.body));
+      if (sent.length <= 3) return refusal();
+      return new Response(JSON.stringify({ id: 7 }), {
+        status: 201,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const extraWaits: number[] = [];
+    const octokit = createOctokit({
+      auth: "ghs_test",
+      baseUrl: "http://127.0.0.1:4567",
+      fetch,
+      retry: false,
+      sleep: async (ms) => {
+        extraWaits.push(ms);
+      },
+    });
+    const created = await octokit.rest.issues.createComment({
+      owner: "o",
+      repo: "r",
+      issue_number: 1,
+      body: "progress",
+    });
+    expect(created.data).toEqual({ id: 7 });
+    // Four sends of the same comment, three of them refused (a refused write creates nothing): one comment.
+    expect(sent).toHaveLength(4);
+    // retry-after (1 s, waited by the throttling plugin) times 2^n: 1 s, 2 s, 4 s.
+    expect(extraWaits).toEqual([1000, 3000]);
+    // The reconcile can tell the dashboard why things are slow.
+    expect(recentLimitWait("http://127.0.0.1:4567", Date.now())).not.toBeNull();
+    expect(recentLimitWait("https://api.github.com", Date.now())).toBeNull();
+  });
+
+  it("gives up after its retries, with the error", async () => {
+    const fetch = async (): Promise<Response> => refusal();
+    const octokit = createOctokit({
+      auth: "ghs_test",
+      baseUrl: "http://127.0.0.1:4567",
+      fetch,
+      retry: false,
+      secondaryLimitRetries: 1,
+      sleep: async () => {},
+    });
+    await expect(
+      octokit.rest.issues.createComment({ owner: "o", repo: "r", issue_number: 1, body: "x" }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 });

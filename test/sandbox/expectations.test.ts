@@ -244,6 +244,47 @@ ${expectText}
     ]);
   });
 
+  it("counts Autopilot's answers on the dashboard and flags a comment written twice", async () => {
+    const { store, ctx } = setup(`  dashboardCommentCount: { pattern: "^> /autopilot status", count: 2 }
+  noDuplicateComments: true`);
+    const tracking = store.createIssue(REPO, {
+      title: "Autopilot dashboard",
+      body: `${TRACKING_MARKER}\n<!-- autopilot:session running -->`,
+      labels: [],
+      author: "autopilot[bot]",
+    });
+    store.createComment(
+      REPO,
+      tracking.number,
+      "> /autopilot status\n\nrunning <!-- autopilot:reply-1 -->",
+      "autopilot[bot]",
+    );
+    store.createComment(REPO, tracking.number, "/autopilot status", "alice");
+    store.createComment(REPO, tracking.number, "/autopilot status", "alice");
+    store.createComment(REPO, 1, "Progress <!-- autopilot:progress -->", "autopilot[bot]");
+    store.createComment(REPO, 1, "Progress <!-- autopilot:progress -->", "autopilot[bot]");
+    expect(await checkExpectations(ctx)).toEqual([
+      "dashboard: 1 comment(s) by Autopilot match /^> /autopilot status/, expected 2",
+      "comments: #1 has 2 identical comments by Autopilot",
+    ]);
+  });
+
+  it("checks the hosted controller's dashboard expectations only when the controller is hosted", async () => {
+    const { store, ctx } = setup(`  hosted: { dashboardSeen: ["Waiting for GitHub", "Never shown"] }`);
+    store.createIssue(REPO, {
+      title: "Autopilot dashboard",
+      body: `${TRACKING_MARKER}\n> Waiting for GitHub's secondary rate limit`,
+      labels: [],
+      author: "autopilot[bot]",
+    });
+    expect(await checkExpectations(ctx)).toEqual(["dashboard: never matched /Never shown/ during the run"]);
+    const actions = {
+      ...ctx,
+      scenario: { ...ctx.scenario, controllers: { instances: 1, process: false, mode: "actions" as const } },
+    };
+    expect(await checkExpectations(actions)).toEqual([]);
+  });
+
   it("flags a dispatch made while the dashboard said paused", async () => {
     const { store, ctx } = setup("  noDispatchWhilePaused: true");
     store.createIssue(REPO, {

@@ -45,6 +45,13 @@ export function renderVisible(
       (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : ""),
   );
   if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
+  if (view.githubLimitSince) {
+    out.push(
+      "",
+      `> ⏳ Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: ` +
+        "Autopilot's writes are held back and retried after it lifts, none is dropped or sent twice.",
+    );
+  }
   const p = view.progress;
   const parts = [
     `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,

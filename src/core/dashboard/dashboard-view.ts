@@ -57,6 +57,8 @@ export interface DashboardView {
    * none (nothing is dispatched or merged until the file is fixed).
    */
   configFallback?: { held: true } | { held: false; commit: string | null };
+  /** Since when GitHub's secondary rate limit has been holding Autopilot's writes back (they wait, then go out). */
+  githubLimitSince?: Date;
   /** True with `isolation: none`: the dashboard says what the agent can reach. */
   unisolated?: boolean;
   /**

@@ -34,6 +34,11 @@ export interface DecideInput {
   dispatchIdSeed: string;
   /** A `workflow_dispatch` of the controller workflow: start a session with these overrides. */
   start?: { actor: string; overrides?: ConfigOverrides | null } | null;
+  /**
+   * GitHub is holding this controller's requests back with a secondary rate limit (its content-creation limit,
+   * for one): since when, and until when the current wait lasts. Shown on the dashboard.
+   */
+  githubLimitWait?: { since: Date; until: Date } | null;
 }
 
 export interface Decision {

@@ -17,6 +17,13 @@ export const MERGE_RETRY_MINUTES = 2;
  * run that does carry the id makes the executor skip the second dispatch (and the worker's claim the run).
  */
 export const DISPATCH_RESEND_MINUTES = 2;
+/**
+ * A recorded dispatch whose lock ref does not exist either (in a complete list of the locks) was never sent: the
+ * executor takes the lock before it sends, so the controller stopped in between. It is sent after this long,
+ * taking the lock as a first dispatch does, so a controller still busy sending it (its writes held up by a rate
+ * limit, say) and this one cannot both dispatch it: one of them loses the lock.
+ */
+export const DISPATCH_UNSENT_SECONDS = 30;
 /** For this long after Autopilot changed a label or closed an issue, its own record of the change wins over a stale read. */
 export const SETTLE_MINUTES = 10;
 /** Incidents (state rebuilt, refused checkboxes, …) are shown this long. */

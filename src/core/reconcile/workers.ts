@@ -2,6 +2,7 @@
  * The phase that follows the workers: finished results are acted on, dispatches whose run never appeared are
  * sent again, runs that ended without a result count as crashes, stalled and duplicate runs are cancelled.
  */
+import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../contract.js";
 import type { Effect } from "../effects.js";
 import { isDispatching } from "../session.js";
 import type { TaskStatus } from "../task.js";
@@ -12,7 +13,12 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { setStatus, statusOf } from "./task-labels.js";
-import { DISPATCH_GRACE_MINUTES, DISPATCH_RESEND_MINUTES, RESULT_GRACE_MINUTES } from "./timing.js";
+import {
+  DISPATCH_GRACE_MINUTES,
+  DISPATCH_RESEND_MINUTES,
+  DISPATCH_UNSENT_SECONDS,
+  RESULT_GRACE_MINUTES,
+} from "./timing.js";
 import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
 import { cancelRun, liveRunsOf, liveState } from "./worker-runs.js";
 
@@ -133,27 +139,49 @@ function processWorker(ctx: Reconciling, n: number): void {
   crash(ctx, n, record, why, run ? "crash" : "lost");
 }
 
-/** Sends a recorded dispatch whose run never appeared once more (see DISPATCH_RESEND_MINUTES). */
+/**
+ * Sends a recorded dispatch whose run never appeared once more: after DISPATCH_UNSENT_SECONDS when its lock
+ * shows it was never sent (taking the lock then), otherwise after DISPATCH_RESEND_MINUTES (the lock may be this
+ * attempt's own, taken by a controller stopped before it sent, so the resend goes without it).
+ */
 function resendDispatch(ctx: Reconciling, n: number): void {
   const record = ctx.state.tasks[n];
   if (!record?.dispatchId || !isDispatching(ctx.state.session.status) || ctx.input.configHeld) return;
   const key = `resend:${record.dispatchId}`;
   const since = Date.parse(record.dispatchedAt ?? "");
   if (record.notices?.includes(key) || Number.isNaN(since)) return;
-  if (ctx.nowMs - since < DISPATCH_RESEND_MINUTES * 60_000) return;
+  const unsent = neverSent(ctx, n, record.attempt);
+  const wait = unsent ? DISPATCH_UNSENT_SECONDS * 1000 : DISPATCH_RESEND_MINUTES * 60_000;
+  if (ctx.nowMs - since < wait) return;
   record.notices = [...(record.notices ?? []), key].slice(-12);
   const effect: Effect = {
     type: "dispatchWorker",
     issue: n,
     attempt: record.attempt,
     dispatchId: record.dispatchId,
-    resend: true,
   };
+  if (!unsent) effect.resend = true;
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
-  note(ctx, `#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`);
+  note(
+    ctx,
+    unsent
+      ? `#${n}: dispatch ${record.dispatchId} was recorded but never sent (no lock, no run); sending it`
+      : `#${n}: no run for dispatch ${record.dispatchId} yet; sending it again`,
+  );
+}
+
+/**
+ * Whether the lock list proves a dispatch was never sent: read in full, without the attempt's lock, while GitHub
+ * has not been refusing locks (then a missing lock proves nothing).
+ */
+function neverSent(ctx: Reconciling, n: number, attempt: number): boolean {
+  const locks = ctx.snapshot.dispatchLocks;
+  if (!locks || !ctx.snapshot.dispatchLocksComplete || attempt < 1) return false;
+  if (ctx.state.incidents.some((i) => i.kind === "dispatch_lock")) return false;
+  return !locks.includes(dispatchLockRef(n, attempt).slice(DISPATCH_LOCK_PREFIX.length));
 }
 
 function cancelIfStalled(ctx: Reconciling, n: number, run: RunNode | null): void {

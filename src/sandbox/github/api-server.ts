@@ -25,6 +25,7 @@ import {
   sendReply,
 } from "./api-wire.js";
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
+import { CONTENT_LIMIT_MESSAGE, graphqlCreatesContent, restCreatesContent } from "./content-limit.js";
 import { FaultController } from "./faults.js";
 import { loadGraphqlSchema, runGraphql } from "./graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
@@ -66,7 +67,7 @@ export class SandboxServer {
     this.store = init.store;
     this.app = init.app;
     this.options = init.options;
-    this.faults = new FaultController(init.options.faults);
+    this.faults = new FaultController(init.options.faults, () => this.store.clock().getTime());
     this.rateLimiter = new RateLimiter(() => this.store.clock());
     this.limits = { ...DEFAULT_LIMITS, ...(init.options.rateLimits ?? {}) };
     this.server = createServer((req, res) => {
@@ -251,12 +252,16 @@ export class SandboxServer {
     return byKind[identity.kind];
   }
 
-  /** Authentication, faults and the primary rate limit: a reply when the request stops here. */
+  /**
+   * Authentication, faults, the primary rate limit and (for a content-generating request, `createsContent`)
+   * the content-creation limit: a reply when the request stops here.
+   */
   private gate(
     headers: Record<string, string>,
     endpoint: string,
     resource: RateResource,
     charge: boolean,
+    createsContent: boolean,
   ): { identity: Identity | null; stop: Reply | null; rate: Record<string, string> } {
     const auth = authenticateRequest(this.store, this.app, headers.authorization);
     if (!auth.ok) {
@@ -328,6 +333,28 @@ export class SandboxServer {
         rate,
       };
     }
+    const content = createsContent ? this.faults.forContent(identity.kind, identity.login) : null;
+    if (content && !content.allowed) {
+      // https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#exceeding-the-rate-limit:
+      // 403 or 429, a message naming a secondary rate limit, and possibly `retry-after`.
+      return {
+        identity,
+        stop: {
+          status: content.status,
+          headers: {
+            ...rate,
+            ...(content.sendRetryAfter ? { "retry-after": String(content.retryAfterSeconds) } : {}),
+          },
+          body: {
+            message: CONTENT_LIMIT_MESSAGE,
+            documentation_url:
+              "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+            status: String(content.status),
+          },
+        },
+        rate,
+      };
+    }
     return { identity, stop: null, rate };
   }
 
@@ -357,7 +384,7 @@ export class SandboxServer {
     const gate =
       match.operationId === "apps/create-from-manifest" && !headers.authorization
         ? { identity: ANONYMOUS, stop: null, rate: {} }
-        : this.gate(headers, match.endpoint, "core", !free);
+        : this.gate(headers, match.endpoint, "core", !free, restCreatesContent(method, match.endpoint));
     if (gate.stop) {
       this.record(match.endpoint, method, path, gate.identity, gate.stop.status);
       sendReply(res, gate.stop);
@@ -487,7 +514,7 @@ export class SandboxServer {
       });
       return;
     }
-    const gate = this.gate(headers, endpoint, "graphql", true);
+    const gate = this.gate(headers, endpoint, "graphql", true, graphqlCreatesContent(body));
     if (gate.stop) {
       this.record(endpoint, method, url.pathname, gate.identity, gate.stop.status);
       const stop = gate.stop;

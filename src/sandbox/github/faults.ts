@@ -1,9 +1,11 @@
 /**
  * Injected faults, reproducible from a seed: 5xx answers, secondary-rate-limit 403 bursts with
- * `retry-after`, and dropped, duplicated and reordered webhook deliveries. Request faults hit only the
+ * `retry-after`, GitHub's content-creation limit when switched on, and dropped, duplicated and reordered webhook
+ * deliveries. Request faults hit only the
  * chosen token kinds (default: installation and worker tokens), never the scenario's humans.
  */
 import { z } from "zod";
+import { ContentLimiter, ContentLimitSchema, type ContentVerdict } from "./content-limit.js";
 import type { TokenKind } from "./store.js";
 
 /** The faults object, programmatic or from a scenario file's `faults:` key. */
@@ -31,6 +33,11 @@ export const FaultsSchema = z
     tokenKinds: z.array(z.enum(["app", "installation", "worker"])).default(["installation", "worker"]),
     /** Only these endpoints (`GET /repos/{owner}/{repo}/issues`, `POST /graphql`); all when absent. */
     endpoints: z.array(z.string()).optional(),
+    /**
+     * GitHub's secondary limit on content creation (src/sandbox/github/content-limit.ts): `true` for GitHub's
+     * figures (80 a minute, 500 an hour per actor), or lower ones. Applies to the token kinds above.
+     */
+    contentLimit: ContentLimitSchema.optional(),
     /** Owned by the Actions stand-in (kill a run mid-way); passed through untouched here. */
     killRun: z.unknown().optional(),
   })
@@ -58,6 +65,8 @@ export type RequestFault =
 export interface FaultStats {
   serverErrors: number;
   secondaryRateLimits: number;
+  /** Content-generating requests refused by the content-creation limit. */
+  contentLimited: number;
   webhooksDropped: number;
   webhooksDuplicated: number;
   webhooksReordered: number;
@@ -71,12 +80,17 @@ export class FaultController {
   readonly stats: FaultStats = {
     serverErrors: 0,
     secondaryRateLimits: 0,
+    contentLimited: 0,
     webhooksDropped: 0,
     webhooksDuplicated: 0,
     webhooksReordered: 0,
   };
 
-  constructor(initial?: FaultsInput) {
+  private readonly content: ContentLimiter;
+
+  /** `now`: the sandbox's clock, in epoch milliseconds (the content-creation windows run on it). */
+  constructor(initial?: FaultsInput, now: () => number = Date.now) {
+    this.content = new ContentLimiter(now);
     if (initial) this.set(initial);
   }
 
@@ -86,6 +100,7 @@ export class FaultController {
     this.requestRandom = seededRandom(this.faults.seed);
     this.webhookRandom = seededRandom(this.faults.seed ^ 0x9e3779b9);
     this.burstLeft = 0;
+    this.content.reset();
     return this.faults;
   }
 
@@ -119,6 +134,21 @@ export class FaultController {
       return { type: "server-error", status: f.serverErrorStatus };
     }
     return null;
+  }
+
+  /**
+   * Charges one content-generating request of `actor` (the account its token acts as) against the
+   * content-creation limit; null when the limit is off or does not apply to this token kind.
+   */
+  forContent(
+    kind: TokenKind | "none",
+    actor: string,
+  ): (ContentVerdict & { status: 403 | 429; sendRetryAfter: boolean }) | null {
+    const limit = this.faults.contentLimit;
+    if (!limit || kind === "none" || kind === "user" || !this.faults.tokenKinds.includes(kind)) return null;
+    const verdict = this.content.charge(actor.toLowerCase(), limit);
+    if (!verdict.allowed) this.stats.contentLimited += 1;
+    return { ...verdict, status: limit.status, sendRetryAfter: limit.retryAfter };
   }
 
   /** Whether to drop a delivery, and how many copies to send otherwise. */

@@ -89,6 +89,17 @@ export const RunExpectationShape = {
   noDashboard: PatternsSchema.optional(),
   /** Each pattern matches a comment by Autopilot on the tracking issue. */
   dashboardComments: PatternsSchema.optional(),
+  /** How many comments by Autopilot on the tracking issue match this pattern: `{ pattern, count }`. */
+  dashboardCommentCount: z
+    .strictObject({ pattern: PatternsSchema.transform((list) => list[0]!), count: CountSchema })
+    .optional(),
+  /** No issue or pull request carries two comments by Autopilot with the same text (no write sent twice). */
+  noDuplicateComments: z.boolean().optional(),
+  /**
+   * Checks for the hosted controller only: what a process remembers between reconciles (an Actions controller
+   * job is a fresh process each time, so what one job met the next cannot show).
+   */
+  hosted: z.strictObject({ dashboardSeen: PatternsSchema.optional() }).optional(),
   /** The session status at the end (idle, running, pausing, paused, stopping, completed). */
   session: z.string().min(1).optional(),
   /** Session statuses the dashboard showed during the run, in this order (others may come between). */

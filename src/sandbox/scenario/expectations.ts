@@ -12,6 +12,7 @@ import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { parseWorkerResult } from "../../core/worker-result.js";
 import { readDemoAgentState } from "./demo-agent.js";
 import type { GitRemote } from "../github/git-remote.js";
+import { controllerMode } from "./controller-mode.js";
 import { type ExpectedCount, issueExpectations, runExpectations } from "./expect-schema.js";
 import type { Scenario } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
@@ -54,7 +55,8 @@ export class ExpectationRecorder {
     private readonly repo: string,
     scenario: Scenario,
   ) {
-    this.patterns = runExpectations(scenario.expect).dashboardSeen ?? [];
+    const run = runExpectations(scenario.expect);
+    this.patterns = [...(run.dashboardSeen ?? []), ...(run.hosted?.dashboardSeen ?? [])];
   }
 
   /** Feed it every store event (`store.onEvent(e => recorder.onEvent(e))`). */
@@ -347,7 +349,29 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
   for (const pattern of run.dashboardComments ?? [])
     if (!trackingComments.some((b) => matches(pattern, b)))
       unmet.push(`dashboard: no comment by Autopilot matching /${pattern}/ on the tracking issue`);
-  for (const pattern of run.dashboardSeen ?? [])
+  if (run.dashboardCommentCount) {
+    const { pattern, count } = run.dashboardCommentCount;
+    const n = trackingComments.filter((b) => matches(pattern, b)).length;
+    if (!countOk(n, count))
+      unmet.push(
+        `dashboard: ${n} comment(s) by Autopilot match /${pattern}/, expected ${describeCount(count)}`,
+      );
+  }
+  if (run.noDuplicateComments) {
+    const seen = new Map<string, number>();
+    for (const c of store.listComments(repoFull)) {
+      if (ctx.humans.has(c.user.toLowerCase())) continue;
+      const key = `${c.issueNumber}\n${c.body}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of seen)
+      if (n > 1) unmet.push(`comments: #${key.split("\n")[0]} has ${n} identical comments by Autopilot`);
+  }
+  const seen = [
+    ...(run.dashboardSeen ?? []),
+    ...(controllerMode(ctx.scenario) === "hosted" ? (run.hosted?.dashboardSeen ?? []) : []),
+  ];
+  for (const pattern of seen)
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
   if (run.session) {
     const parsed = parseDashboard(body);
