@@ -187,6 +187,38 @@ describe("auto-merge", () => {
     )) as { node: { autoMergeRequest: unknown } };
     expect(data.node.autoMergeRequest).toBeNull();
   });
+
+  it("is disabled when the author, without write access, switches the base branch", async () => {
+    const { repo, full, head } = await repoWithPull();
+    await api.git.createRef({
+      owner,
+      repo,
+      ref: "refs/heads/develop",
+      sha: (await api.repos.getBranch({ owner, repo, branch: "main" })).data.commit.sha,
+    });
+    await api.git.createRef({ owner, repo, ref: "refs/heads/mallory-work", sha: head });
+    const pull = await sandbox.store.createPull(full, {
+      title: "Mine",
+      head: "mallory-work",
+      base: "main",
+      author: "mallory",
+    });
+    repoSettings.setAllowAutoMerge(sandbox.store, full, true);
+    repoSettings.setBranchProtection(sandbox.store, full, "main", {
+      requiredChecks: [],
+      requiredApprovals: 1,
+    });
+    await alice.graphql(ENABLE, { id: pull.pull!.nodeId });
+    const mallory = new Octokit({ auth: sandbox.userToken("mallory"), baseUrl: sandbox.url, log: silent });
+    await mallory.pulls.update({ owner, repo, pull_number: pull.number, base: "develop" });
+    await mergeAutomationIdle(sandbox.store);
+    const disabled = deliveries("pull_request", "auto_merge_disabled", pull.number).filter(
+      (d) => (d.payload.repository as { full_name: string }).full_name === full,
+    );
+    expect(disabled.map((d) => d.payload.reason)).toEqual([
+      "base branch changed by a user without write access",
+    ]);
+  });
 });
 
 describe("the merge queue", () => {
@@ -243,6 +275,16 @@ describe("the merge queue", () => {
       { id },
     )) as { node: { mergeQueueEntry: { state: string } } };
     expect(entry.node.mergeQueueEntry.state).toBe("AWAITING_CHECKS");
+    const queue = (await alice.graphql(
+      `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
+        autoMergeAllowed mergeQueue(branch: "main") { entries(first: 5) { nodes { position pullRequest { number } } } }
+      } }`,
+      { owner, name: repo },
+    )) as { repository: { autoMergeAllowed: boolean; mergeQueue: { entries: { nodes: unknown[] } } } };
+    expect(queue.repository).toEqual({
+      autoMergeAllowed: false,
+      mergeQueue: { entries: { nodes: [{ position: 1, pullRequest: { number } }] } },
+    });
 
     // The check on the pull request's head passed long ago; the group's commit has none yet: no merge.
     expect((await api.pulls.get({ owner, repo, pull_number: number })).data.state).toBe("open");
