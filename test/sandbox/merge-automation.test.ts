@@ -139,6 +139,13 @@ describe("auto-merge", () => {
     expect(rest.data.auto_merge).toMatchObject({ merge_method: "squash", enabled_by: { login: "alice" } });
     expect(deliveries("pull_request", "auto_merge_enabled", number)).toHaveLength(1);
 
+    // GitHub reports the unmet requirement as the merge state.
+    expect(rest.data.mergeable_state).toBe("blocked");
+    const status = (await alice.graphql(
+      `query($id: ID!) { node(id: $id) { ... on PullRequest { mergeStateStatus } } }`,
+      { id },
+    )) as { node: { mergeStateStatus: string } };
+    expect(status.node.mergeStateStatus).toBe("BLOCKED");
     // A reader's approval does not meet the requirement: nothing merges.
     sandbox.store.createReview(full, number, { author: "mallory", event: "APPROVE" });
     await mergeAutomationIdle(sandbox.store);
@@ -351,6 +358,7 @@ describe("update-branch", () => {
     await git.seedRepo(owner, repo, { "OTHER.md": "moved on\n" });
     const refused = await rejection(api.pulls.merge({ owner, repo, pull_number: number }));
     expect(refused.status).toBe(405);
+    expect((await api.pulls.get({ owner, repo, pull_number: number })).data.mergeable_state).toBe("behind");
 
     const stale = await rejection(
       api.pulls.updateBranch({ owner, repo, pull_number: number, expected_head_sha: "0".repeat(40) }),
@@ -381,6 +389,7 @@ describe("update-branch", () => {
       status: "completed",
       conclusion: "success",
     });
+    expect((await api.pulls.get({ owner, repo, pull_number: number })).data.mergeable_state).toBe("clean");
     expect((await api.pulls.merge({ owner, repo, pull_number: number })).data.merged).toBe(true);
     sandbox.assertNoValidationFailures();
   });
