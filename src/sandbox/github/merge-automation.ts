@@ -6,6 +6,11 @@
  *
  * One entry of a queue is in flight at a time (GitHub's "build concurrency" of 1): the front entry gets a merge
  * group, the other entries wait their turn as QUEUED.
+ *
+ * Refusal messages GitHub's answers are known by are used verbatim ("Auto merge is not allowed for this
+ * repository", "Pull request Pull request is in clean status", as quoted in cli/cli#13398 and
+ * peter-evans/enable-pull-request-automerge#343); for a mismatched `expectedHeadOid`, a branch without a queue and
+ * a pull request not in the queue no GitHub wording was found, so the sandbox's own says what is wrong.
  */
 import { protectionOf } from "./branch-rules-state.js";
 import { checkState, mergeRefusal, mergeRequirementsOf } from "./merge-requirements.js";
