@@ -219,8 +219,13 @@ class MergeAutomationEngine {
     store.onEvent((event) => this.onEvent(event));
   }
 
-  idle(): Promise<void> {
-    return this.chain;
+  /** Resolves when no step is left, including the steps that the steps themselves scheduled. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | null = null;
+    while (seen !== this.chain) {
+      seen = this.chain;
+      await seen;
+    }
   }
 
   private state() {
