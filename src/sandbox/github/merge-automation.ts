@@ -260,7 +260,8 @@ class MergeAutomationEngine {
         );
       }
       // A queued pull request whose head moved (or whose base switched) leaves the queue: the group that was
-      // tested is not what would merge.
+      // tested is not what would merge. GitHub's pages found do not spell this rule out; the sandbox takes the
+      // strict reading (never land an untested head), so a caller must be ready to enqueue again.
       const found = queueEntryOf(this.store, repo.fullName, pull.number);
       if (
         found &&
