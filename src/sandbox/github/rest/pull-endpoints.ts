@@ -1,7 +1,7 @@
 /** REST handlers of pull requests: the pull requests, their reviewers, files, commits and reviews. */
 import type { Issue, IssueState, MergeMethod, PullFields } from "../store.js";
 import { commitJson, diffEntry, PULL_FILES_MAX, servedDiffFiles } from "./git-shapes.js";
-import { mergeRefusal } from "../merge-requirements.js";
+import { mergeRefusal, mergeStateOf } from "../merge-requirements.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
 import {
   bodyObject,
@@ -77,7 +77,12 @@ export const pullEndpoints: Record<string, RestHandler> = {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     await req.store.refreshPull(repo.fullName, pull.number);
-    return { status: 200, body: req.shapes.pull(repo, pull) };
+    // `mergeable_state` counts the base branch's protection and rulesets (src/sandbox/github/merge-requirements.ts).
+    const body = {
+      ...req.shapes.pull(repo, pull),
+      mergeable_state: await mergeStateOf(req.store, repo, pull),
+    };
+    return { status: 200, body };
   },
 
   "pulls/update": async (req) => {
@@ -123,6 +128,29 @@ export const pullEndpoints: Record<string, RestHandler> = {
       req.identity.login,
     );
     return { status: 200, body: { sha: result.sha, merged: true, message: result.message } };
+  },
+
+  // https://docs.github.com/rest/pulls/pulls#update-a-pull-request-branch — 202 while GitHub merges the base
+  // into the head; 422 when `expected_head_sha` is not the head, nothing is new on the base, or it conflicts.
+  "pulls/update-branch": async (req) => {
+    const repo = repoOf(req);
+    const pull = pullOf(req, repo);
+    const b = bodyObject(req);
+    if (!isAuthorOrTriage(req, repo, pull.user, "write"))
+      fail(403, "Resource not accessible by personal access token");
+    await req.store.refreshPull(repo.fullName, pull.number);
+    if (pull.state !== "open") fail(422, "Pull request is closed");
+    const expected = str(b, "expected_head_sha");
+    if (expected && expected !== pull.pull.head.sha)
+      fail(422, "expected_head_sha does not match the pull request's HEAD");
+    await req.store.updatePullBranch(repo.fullName, pull.number, req.identity.login);
+    return {
+      status: 202,
+      body: {
+        message: "Updating pull request branch.",
+        url: `${req.shapes.repoHtml(repo)}/pull/${pull.number}`,
+      },
+    };
   },
 
   "pulls/check-if-merged": (req) => {
