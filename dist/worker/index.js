@@ -57528,8 +57528,13 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           this.log.info("dry run: not pushing");
           return;
         }
-        this.result.headSha = await git.push(this.branch, this.knownHead ?? void 0);
-        if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
+        const head = this.knownHead ?? void 0;
+        const [pushed, commits] = await Promise.all([
+          git.push(this.branch, head),
+          this.setup ? git.countCommits(this.setup.base, head) : null
+        ]);
+        this.result.headSha = pushed;
+        if (commits !== null) this.result.commits = commits;
       }
       /** Commit + push whatever the work tree holds (pause, limits, failures). */
       async checkpoint(why) {

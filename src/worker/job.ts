@@ -578,8 +578,14 @@ class WorkerLoop {
       this.log.info("dry run: not pushing");
       return;
     }
-    this.result.headSha = await git.push(this.branch, this.knownHead ?? undefined);
-    if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
+    const head = this.knownHead ?? undefined;
+    // Counting reads what the push sends and changes nothing: the two git processes run side by side.
+    const [pushed, commits] = await Promise.all([
+      git.push(this.branch, head),
+      this.setup ? git.countCommits(this.setup.base, head) : null,
+    ]);
+    this.result.headSha = pushed;
+    if (commits !== null) this.result.commits = commits;
   }
 
   /** Commit + push whatever the work tree holds (pause, limits, failures). */
