@@ -8,9 +8,9 @@
  * Every worker git process: is the git binary resolved by absolute path when the worker started (a `git` planted
  * on PATH or in the work tree is never run); reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
  * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
- * hooks directory), no fsmonitor, no credential helper, no textconv or external diff; and the private
- * `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`, `ident`,
- * `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own fetch and
+ * hooks directory), no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance;
+ * and the private `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`,
+ * `ident`, `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own fetch and
  * push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never argv,
  * never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
