@@ -43778,7 +43778,7 @@ var init_private_git = __esm({
           "-c",
           "diff.external=",
           // No `git maintenance run --auto` child after each commit, fetch or merge: one process less each time.
-          // The repository lives for one job; its loose objects are packed by the push, not kept for years.
+          // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
           "-c",
           "maintenance.auto=false",
           ...args

@@ -10,9 +10,9 @@
  * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
  * hooks directory), no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance;
  * and the private `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`,
- * `ident`, `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own fetch and
- * push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never argv,
- * never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
+ * `ident`, `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own
+ * fetch and push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never
+ * argv, never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -174,7 +174,7 @@ export class Git {
       "-c",
       "diff.external=",
       // No `git maintenance run --auto` child after each commit, fetch or merge: one process less each time.
-      // The repository lives for one job; its loose objects are packed by the push, not kept for years.
+      // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
       "-c",
       "maintenance.auto=false",
       ...args,
