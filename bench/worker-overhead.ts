@@ -1,15 +1,19 @@
 /**
  * The worker's own overhead per iteration — everything but the agent: prompt build, commit, push to a local
- * bare remote, signal parse, the completion decision and the progress update — measured with a no-op agent.
+ * bare remote, signal parse, the completion decision and the progress update — measured with a no-op agent;
+ * and the action's cold start: `node dist/worker/index.js` to its first line of work (the inputs read, the
+ * secrets masked, the line naming the task) and to the end of loading (the rest of the worker imported; the run
+ * then stops for want of GITHUB_REPOSITORY), beside bare `node -e 0`.
  *
- *   npx tsx bench/worker-overhead.ts [iterations]
+ *   npx tsx bench/worker-overhead.ts [iterations] [cold starts]
  *
- * Prints a table (median and spread); asserts nothing.
+ * Prints two tables (median and spread); asserts nothing. Build dist/ first (`npm run bundle`).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { markdownTable } from "markdown-table";
 import { DEFAULT_CONFIG } from "../src/core/config/index.js";
 import { buildPrompt } from "../src/core/prompt.js";
@@ -20,6 +24,57 @@ import { Git } from "../src/worker/private-git.js";
 import { runWorker } from "../src/worker/job.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);
+const COLD_STARTS = Number(process.argv[3] ?? 15);
+const WORKER_BUNDLE = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "worker", "index.js");
+
+/**
+ * Starts a process and times it from spawn to the first stdout line containing `marker` (null: to its exit),
+ * and to its exit.
+ */
+function timeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  marker: string | null,
+): Promise<{ line: number; exit: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let line = Number.NaN;
+    let seen = "";
+    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (marker === null || !Number.isNaN(line)) return;
+      seen += chunk.toString("utf8");
+      if (seen.includes(marker)) line = performance.now() - started;
+    });
+    child.on("error", reject);
+    child.on("close", () => {
+      const exit = performance.now() - started;
+      resolve({ line: Number.isNaN(line) ? exit : line, exit });
+    });
+  });
+}
+
+/** The action's cold start, `node -e 0` and the bundle in turn (so a load that drifts hits both alike). */
+async function coldStarts(runs: number): Promise<{ bare: number[]; firstLine: number[]; loaded: number[] }> {
+  // This machine's environment as a shell would pass it (NODE_EXTRA_CA_CERTS, where set, makes every node
+  // start read a certificate bundle: bare node pays it too), without what would let the run get further.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|RUNNER_|INPUT_)/.test(name)),
+  );
+  env.INPUT_ISSUE = "1";
+  env["INPUT_GITHUB-TOKEN"] = "bench-token";
+  const bare: number[] = [];
+  const firstLine: number[] = [];
+  const loaded: number[] = [];
+  await timeProcess([WORKER_BUNDLE], env, null); // warm the file cache
+  for (let i = 0; i < runs; i++) {
+    bare.push((await timeProcess(["-e", "0"], env, null)).exit);
+    const run = await timeProcess([WORKER_BUNDLE], env, "Autopilot worker: issue #1");
+    firstLine.push(run.line);
+    loaded.push(run.exit);
+  }
+  return { bare, firstLine, loaded };
+}
 
 function sh(cwd: string, ...args: string[]): void {
   execFileSync("git", args, {
@@ -258,6 +313,17 @@ async function main(): Promise<void> {
     ]),
   );
   console.log(`\n${ITERATIONS} iterations in ${(total / 1000).toFixed(2)} s end to end.`);
+
+  const cold = await coldStarts(COLD_STARTS);
+  console.log(`\nWorker action cold start (\`node dist/worker/index.js\`, ${COLD_STARTS} runs), ms\n`);
+  console.log(
+    markdownTable([
+      ["what", "n", "median", "p10", "p90", "min", "max"],
+      row("bare `node -e 0`", cold.bare),
+      row("to the first line of work (inputs read, secrets masked)", cold.firstLine),
+      row("to the end of loading (the whole worker imported)", cold.loaded),
+    ]),
+  );
   await rm(root, { recursive: true, force: true });
   await rm(scratch, { recursive: true, force: true });
 }

@@ -7,6 +7,26 @@ const entries = [
   { in: "src/app/action-run.ts", out: "dist/controller/index" },
 ].filter((entry) => existsSync(entry.in));
 
+// @actions/core imports its OIDC client (and through it @actions/http-client, undici and tunnel: 0.8 MB, parsed
+// and run at every start) and its platform helpers (@actions/exec) whether or not they are used; the actions
+// use neither. Marked free of side effects, they are left out when nothing the actions call reaches them.
+const UNUSED_WHEN_UNREACHED = /^(@actions\/http-client|@actions\/exec|undici|tunnel)(\/.*)?$/;
+const dropUnreached = {
+  name: "drop-unreached",
+  setup(plugin) {
+    plugin.onResolve({ filter: UNUSED_WHEN_UNREACHED }, async (args) => {
+      if (args.pluginData?.resolving) return undefined;
+      const { path, errors } = await plugin.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { resolving: true },
+      });
+      return errors.length ? { errors } : { path, sideEffects: false };
+    });
+  },
+};
+
 await build({
   entryPoints: entries,
   bundle: true,
@@ -16,6 +36,7 @@ await build({
   outdir: ".",
   legalComments: "none",
   logLevel: "warning",
+  plugins: [dropUnreached],
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __autopilotCreateRequire } from 'node:module'; const require = __autopilotCreateRequire(import.meta.url);",

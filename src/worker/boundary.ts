@@ -115,13 +115,18 @@ export interface Boundary {
 
 const SYNC_SCRIPT = [
   "set -e",
-  // The agent may have broken or replaced its repository; start again from nothing in that case.
-  'if ! git rev-parse --git-dir >/dev/null 2>&1 || [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
-  'git fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here:
+  // --show-toplevel then prints nothing or another directory); start again from nothing in that case.
+  'if [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
+  // Its repository, its upkeep: no `git maintenance` child at every hand-over.
+  'git -c maintenance.auto=false fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
   'git symbolic-ref HEAD "refs/heads/$2"',
   "git reset -q",
-  'git config user.name "$3"',
-  'git config user.email "$4"',
+  // The identity, read in one process and written only when the agent changed it (or on a new repository).
+  'if [ "$(git config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$3" "$4")" ]; then',
+  '  git config user.name "$3"',
+  '  git config user.email "$4"',
+  "fi",
 ].join("\n");
 
 export function createBoundary(options: {

@@ -123,6 +123,11 @@ class WorkerLoop {
   private jobUsage = { input: 0, output: 0, costUsd: 0 };
   private lastFinalMessage = "";
   private agentIndex = 0;
+  /**
+   * HEAD of the worker's repository as the worker last saw or made it: every commit it makes and every status it
+   * reads sets it, so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
+   */
+  private knownHead: string | null = null;
 
   constructor(
     private readonly inputs: WorkerInputs,
@@ -322,7 +327,7 @@ class WorkerLoop {
       const iteration = this.result.iterations + 1;
       const agent = this.agents[this.agentIndex]!;
       const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);
-      const headBefore = await git.headSha();
+      const headBefore = this.knownHead ?? (await git.headSha());
       this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
       const run = await this.deps.agent({
         agent,
@@ -422,7 +427,9 @@ class WorkerLoop {
       }
 
       // Commit and push before anything else, so a killed job loses at most this iteration.
-      const newWork = (await git.headSha()) !== headBefore || (await git.hasWorkChanges());
+      const state = await git.workState();
+      this.knownHead = state.head;
+      const newWork = state.head !== headBefore || state.changed;
       iterationsWithoutCommit = newWork ? 0 : iterationsWithoutCommit + 1;
 
       let qualityOutcome: QualityOutcome = "not_run";
@@ -556,7 +563,13 @@ class WorkerLoop {
   private async commitWork(iteration: number, signal: Signal): Promise<string | null> {
     const subject = `autopilot: iteration ${iteration} for #${this.inputs.issue}`;
     const message = `${subject}\n\nAttempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.\n`;
-    return this.deps.git.commitAll(message);
+    return this.committed(await this.deps.git.commitAll(message));
+  }
+
+  /** A commit the worker made is the new HEAD; no commit leaves HEAD where it was. */
+  private committed(sha: string | null): string | null {
+    if (sha !== null) this.knownHead = sha;
+    return sha;
   }
 
   private async pushBranch(): Promise<void> {
@@ -565,9 +578,14 @@ class WorkerLoop {
       this.log.info("dry run: not pushing");
       return;
     }
-    await git.push(this.branch);
-    this.result.headSha = await git.headSha();
-    if (this.setup) this.result.commits = await git.countCommits(this.setup.base);
+    const head = this.knownHead ?? undefined;
+    // Counting reads what the push sends and changes nothing: the two git processes run side by side.
+    const [pushed, commits] = await Promise.all([
+      git.push(this.branch, head),
+      this.setup ? git.countCommits(this.setup.base, head) : null,
+    ]);
+    this.result.headSha = pushed;
+    if (commits !== null) this.result.commits = commits;
   }
 
   /** Commit + push whatever the work tree holds (pause, limits, failures). */
@@ -576,11 +594,13 @@ class WorkerLoop {
     const { git } = this.deps;
     await git.restoreConfig();
     await git.recoverBranch(this.branch);
+    this.knownHead = null;
     const sha = await git.commitAll(`autopilot: checkpoint for #${this.inputs.issue} (${why})\n`);
     if (this.config.dryRun) return;
-    const head = await git.headSha();
+    const head = sha ?? (await git.headSha());
+    this.knownHead = head;
     if (sha || head !== this.setup.head) {
-      await git.push(this.branch);
+      await git.push(this.branch, head);
       this.result.headSha = head;
       this.result.commits = await git.countCommits(this.setup.base);
     }
@@ -655,9 +675,11 @@ class WorkerLoop {
     const labels = this.config.labels;
     // The notes are the worker's, not the project's: they leave the branch before review so they never reach
     // the default branch (where every task's notes would collide). A later round restores them from history.
-    await git.removeFile(
-      PROGRESS_NOTES_PATH,
-      `autopilot: set the progress notes aside for review (#${this.inputs.issue})\n`,
+    this.committed(
+      await git.removeFile(
+        PROGRESS_NOTES_PATH,
+        `autopilot: set the progress notes aside for review (#${this.inputs.issue})\n`,
+      ),
     );
     // The iteration's work, its note and the notes set aside go out in one push.
     await this.pushBranch();

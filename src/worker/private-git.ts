@@ -8,11 +8,11 @@
  * Every worker git process: is the git binary resolved by absolute path when the worker started (a `git` planted
  * on PATH or in the work tree is never run); reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
  * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
- * hooks directory), no fsmonitor, no credential helper, no textconv or external diff; and the private
- * `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`, `ident`,
- * `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own fetch and
- * push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never argv,
- * never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
+ * hooks directory), no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance;
+ * and the private `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`,
+ * `ident`, `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own
+ * fetch and push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never
+ * argv, never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -75,6 +75,13 @@ export interface GitOptions {
   remote?: string;
 }
 
+/** What `git status` says after an agent run: where HEAD is, and whether the work tree holds new work. */
+export interface WorkState {
+  head: string;
+  /** The work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
+  changed: boolean;
+}
+
 export interface BranchSetup {
   /** True when the task branch already existed on the remote and was checked out as it stands. */
   resumed: boolean;
@@ -99,6 +106,8 @@ export class Git {
   private readonly homeDir: string | undefined;
   /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
   private pendingMerge: string | null = null;
+  /** The git directory, asked once: it does not move while the worker runs (only the worker writes it). */
+  private knownGitDir: string | null = null;
 
   constructor(options: GitOptions) {
     this.cwd = options.cwd;
@@ -164,6 +173,10 @@ export class Git {
       "push.followTags=false",
       "-c",
       "diff.external=",
+      // No `git maintenance run --auto` child after each commit, fetch or merge: one process less each time.
+      // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
+      "-c",
+      "maintenance.auto=false",
       ...args,
     ];
     return new Promise((resolve, reject) => {
@@ -189,8 +202,11 @@ export class Git {
   }
 
   async gitDir(): Promise<string> {
-    const { stdout } = await this.run(["rev-parse", "--absolute-git-dir"]);
-    return stdout.trim();
+    if (this.knownGitDir === null) {
+      const { stdout } = await this.run(["rev-parse", "--absolute-git-dir"]);
+      this.knownGitDir = stdout.trim();
+    }
+    return this.knownGitDir;
   }
 
   /**
@@ -342,7 +358,16 @@ export class Git {
     return stdout.trim();
   }
 
+  /**
+   * The branch HEAD is on (null: detached). HEAD is read as the file it is in the worker's repository (no
+   * process); anything but a plain `ref: refs/heads/…` or a commit id (another ref storage, a symbolic ref to
+   * elsewhere) is left to git to answer.
+   */
   async currentBranch(): Promise<string | null> {
+    const text = await readFile(path.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+    const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text);
+    if (onBranch && onBranch[1] !== ".invalid") return onBranch[1]!;
+    if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text)) return null;
     const { stdout, code } = await this.run(["symbolic-ref", "--quiet", "--short", "HEAD"], {
       allowFail: true,
     });
@@ -381,15 +406,25 @@ export class Git {
 
   /** True when the work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
   async hasWorkChanges(): Promise<boolean> {
+    return (await this.workState()).changed;
+  }
+
+  /** HEAD and whether there is new work, from one `git status` (its branch header names HEAD's commit). */
+  async workState(): Promise<WorkState> {
     const { stdout } = await this.run([
       "status",
-      "--porcelain",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
       "--untracked-files=all",
       "--",
       ".",
       ":(exclude).autopilot",
     ]);
-    return stdout.trim().length > 0;
+    const records = stdout.split("\0").filter(Boolean);
+    const oid = records.find((r) => r.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
+    const head = oid && /^[0-9a-f]+$/.test(oid) ? oid : await this.headSha();
+    return { head, changed: records.some((r) => !r.startsWith("# ")) };
   }
 
   /** Back to HEAD: tracked files restored, untracked files removed (ignored and excluded files are kept). */
@@ -401,9 +436,10 @@ export class Git {
   /** Stages everything (excluded scratch files stay out) and commits; null when nothing changed. */
   async commitAll(message: string): Promise<string | null> {
     await this.run(["add", "--all", "--", "."]);
-    const staged = await this.run(["diff", "--cached", "--quiet"], { allowFail: true });
-    if (staged.code === 0) return null;
+    const nothingStaged = async () =>
+      (await this.run(["diff", "--cached", "--quiet"], { allowFail: true })).code === 0;
     if (this.pendingMerge) {
+      if (await nothingStaged()) return null;
       // The agent was asked to merge the default branch (its own .git is not read): its resolution is
       // recorded as that merge, so the default branch becomes an ancestor of the task branch.
       const tree = (await this.run(["write-tree"])).stdout.trim();
@@ -416,7 +452,13 @@ export class Git {
       this.pendingMerge = null;
       return commit;
     }
-    await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
+    // Committing first and asking why only when it fails saves a process in the usual case (there is work).
+    const args = ["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"];
+    const committed = await this.run(args, { input: message, allowFail: true });
+    if (committed.code !== 0) {
+      if (await nothingStaged()) return null;
+      throw new GitError(args, committed);
+    }
     return this.headSha();
   }
 
@@ -477,13 +519,17 @@ export class Git {
     return true;
   }
 
-  /** Pushes HEAD's commit to the task branch and nothing else: one explicit ref, never forced, no tags. */
-  async push(branch: string): Promise<void> {
-    const sha = await this.headSha();
+  /**
+   * Pushes HEAD's commit (`head`, when the caller knows it) to the task branch and nothing else: one explicit
+   * ref, never forced, no tags. Returns the commit pushed.
+   */
+  async push(branch: string, head?: string): Promise<string> {
+    const sha = head ?? (await this.headSha());
     await this.run(
       ["push", "--quiet", "--no-verify", "--no-follow-tags", this.remote, `${sha}:refs/heads/${branch}`],
       { network: true },
     );
+    return sha;
   }
 
   async countCommits(from: string, to = "HEAD"): Promise<number> {

@@ -1,82 +1,21 @@
 /**
- * The action's runner: reads the inputs and the configuration, sets up the agent's OS user and the boundary
- * between the worker and the agent (agent-user.ts, boundary.ts) before any agent runs, wires the real
- * dependencies (git, the agent process, the quality commands, the GitHub client), runs the job (job.ts), and reports —
- * outputs, the job summary, and `core.setFailed` when the job itself should show red. Every log line goes
- * through log-text.ts.
+ * The action's runner: reads the inputs, masks the token and every model key before anything can print them,
+ * then loads and runs the job (run-job.ts: configuration, the agent's OS user and the boundary, the job, the
+ * report). Only what reading the inputs needs is loaded before the first line: the rest of the worker (the
+ * GitHub client, the configuration schemas, git, the agent presets' parsers) is imported after it, so a
+ * bad input fails at once and the log shows the worker started without waiting for code it does not need yet.
+ * Whatever fails is reported here: `result` `failed`, its reason, and `core.setFailed`.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
-import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
-import { readConfigAt } from "../github/config-at-commit.js";
-import { createOctokit } from "../github/octokit.js";
-import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
-import { createWorkerGitHubClient } from "../github/worker-client.js";
-import { setupAgentUser } from "./agent-user.js";
 import { ALL_MODEL_KEYS } from "./agents/index.js";
-import { type Boundary, createIsolatedParts } from "./boundary.js";
-import { applyWorkerOverrides } from "./config-input.js";
-import { InputError, parseInputs } from "./inputs.js";
-import { safeLogText } from "./log-text.js";
-import { refuseToStart, runWorker } from "./job.js";
-import { chooseWorkerConfig } from "./worker-config.js";
-import type { WorkerLog, WorkerRun } from "./worker-deps.js";
-import { summaryRows } from "./report.js";
-
-/** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
-const FAILING_OUTCOMES = new Set(["failed", "auth", "quota"]);
+import type { Boundary } from "./boundary.js";
+import { parseInputs } from "./inputs.js";
+import type { WorkerRun } from "./worker-deps.js";
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** A fetch for the GitHub client (tests). */
   fetch?: typeof globalThis.fetch;
-}
-
-const coreLog: WorkerLog = {
-  debug: (message) => core.debug(safeLogText(message)),
-  info: (message) => core.info(safeLogText(message)),
-  warning: (message) => core.warning(safeLogText(message)),
-  error: (message) => core.error(safeLogText(message)),
-};
-
-async function readConfigFile(workspace: string): Promise<string | null> {
-  try {
-    return await readFile(path.join(workspace, CONFIG_PATH), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
-
-/** The `config` input's overrides over the configuration chosen (worker-config.ts). */
-function withOverrides(config: AutopilotConfig, warnings: string[], overrides: string): AutopilotConfig {
-  for (const warning of warnings) core.warning(warning);
-  const applied = applyWorkerOverrides(config, overrides, "the `config` input");
-  if (!applied.ok) throw applied.error;
-  for (const warning of applied.warnings) core.warning(warning);
-  return applied.config;
-}
-
-async function defaultBranchFromEvent(env: NodeJS.ProcessEnv): Promise<string | null> {
-  if (!env.GITHUB_EVENT_PATH) return null;
-  try {
-    const event = JSON.parse(await readFile(env.GITHUB_EVENT_PATH, "utf8")) as {
-      repository?: { default_branch?: string };
-    };
-    return event.repository?.default_branch ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return delay(ms, undefined, signal ? { signal } : {}).then(
-    () => undefined,
-    () => undefined,
-  );
 }
 
 export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
@@ -100,96 +39,18 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
       const value = env[key];
       if (value) core.setSecret(value);
     }
+    core.info(`Autopilot worker: issue #${inputs.issue}, attempt ${inputs.attempt}`);
 
-    const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
-    const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
-    if (!owner || !repo) throw new InputError("GITHUB_REPOSITORY is not set (expected owner/name)");
-    const octokit = createOctokit({
-      auth: inputs.githubToken,
-      ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
-      userAgent: "autopilot-worker",
+    const { runJob } = await import("./run-job.js");
+    return await runJob({
+      inputs,
+      env,
       ...(options.fetch ? { fetch: options.fetch } : {}),
-      // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
-      log: { debug: core.debug, info: core.debug, warn: core.warning, error: core.debug },
-    });
-    const github = createWorkerGitHubClient(octokit, { owner, repo });
-    const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
-    const runUrl =
-      env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
-        ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`
-        : null;
-    const dispatchId =
-      inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
-    const workerInputs = {
-      repo: `${owner}/${repo}`,
-      issue: inputs.issue,
-      attempt: inputs.attempt,
-      dispatchId,
-      trackingIssue: inputs.trackingIssue,
-      taskDigest: inputs.taskDigest,
-      workspace,
-      defaultBranch,
-      runUrl,
-    };
-
-    // The configuration, before anything else runs: the controller's, or none at all.
-    const trackingIssue = inputs.trackingIssue;
-    const chosen = await chooseWorkerConfig({
-      fileText: await readConfigFile(workspace),
-      expectedDigest: inputs.configDigest,
-      readTrackingBody: () =>
-        trackingIssue === null ? Promise.resolve(null) : github.getIssueBody(trackingIssue),
-      readConfigAt: (commit) => readConfigAt({ client: octokit, repo: { owner, name: repo } }, commit),
-    });
-    if (!chosen.ok) {
-      core.warning(chosen.reason);
-      const refused = await refuseToStart(workerInputs, chosen.reason, {
-        github,
-        clock: () => Date.now(),
-        sleep: abortableSleep,
-        log: coreLog,
-        signal: controller.signal,
-      });
-      await report(refused);
-      return refused;
-    }
-    core.info(
-      `configuration ${chosen.digest.slice(0, 12)} from ${chosen.source === "file" ? `the checkout's ${CONFIG_PATH}` : "the tracking issue's last good configuration"}`,
-    );
-    const config = withOverrides(chosen.config, chosen.warnings, inputs.config);
-
-    // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
-    const user = await setupAgentUser({ isolation: config.isolation, env });
-    if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
-    const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
-    const parts = await createIsolatedParts({
-      workspace,
-      workerDir: scratch,
-      user,
-      qualityEnvNames: config.agents.primary.env,
-      parentEnv: env,
-      token: inputs.githubToken,
-      secretValues: [inputs.githubToken],
-      ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
-      ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
-      onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
-      warn: (message) => core.warning(safeLogText(message)),
-    });
-    boundary = parts.boundary;
-
-    const result = await runWorker(workerInputs, config, {
-      git: parts.git,
-      agent: parts.agent,
-      quality: parts.quality,
-      workTree: parts.boundary.dirs.workTree,
-      github,
-      clock: () => Date.now(),
-      sleep: abortableSleep,
-      log: coreLog,
       signal: controller.signal,
+      onBoundary: (made) => {
+        boundary = made;
+      },
     });
-    await report(result);
-    return result;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     core.setOutput("result", "failed");
@@ -198,46 +59,10 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     return null;
   } finally {
     for (const [name, handler] of handlers) process.off(name, handler);
-    await boundary
+    await (boundary as Boundary | null)
       ?.close()
       .catch((error) =>
         core.warning(`could not clean up after the agent: ${error instanceof Error ? error.message : error}`),
       );
   }
-}
-
-async function report(run: WorkerRun): Promise<void> {
-  const { result } = run;
-  core.setOutput("result", result.result ?? "failed");
-  core.setOutput("reason", result.reason ?? "");
-  core.setOutput("iterations", String(result.iterations));
-  core.setOutput("commits", String(result.commits));
-  core.setOutput("pr-number", result.prNumber ? String(result.prNumber) : "");
-  core.setOutput("tokens", String(result.tokens.input + result.tokens.output));
-  core.setOutput("cost", result.costUsd.toFixed(4));
-  core.setOutput("resume-at", result.resumeAt ?? "");
-  core.setOutput("result-json", JSON.stringify(result));
-  try {
-    await core.summary
-      .addHeading(`Autopilot worker: #${result.issue}, attempt ${result.attempt}`, 3)
-      .addTable([
-        [
-          { data: "", header: true },
-          { data: "", header: true },
-        ],
-        ...summaryRows(result, run.elapsedMs, run.quality),
-      ])
-      .addRaw(
-        run.warnings.length ? `\n\n**Warnings**\n\n${run.warnings.map((w) => `- ${w}`).join("\n")}\n` : "",
-      )
-      .addRaw(result.agentAccess ? `\n\n**Agent access:** ${result.agentAccess}\n` : "")
-      .addRaw(`\n\nGitHub requests: ${run.requests}\n`)
-      .write();
-  } catch (error) {
-    core.warning(
-      `could not write the job summary: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (FAILING_OUTCOMES.has(result.result ?? "failed"))
-    core.setFailed(`${result.result}: ${result.reason ?? ""}`);
 }

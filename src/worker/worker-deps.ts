@@ -5,7 +5,7 @@
 import type { WorkerResult } from "../core/worker-result.js";
 import type { WorkerGitHub } from "../github/worker-client.js";
 import type { AgentRunner } from "./agent-iteration.js";
-import type { BranchSetup } from "./private-git.js";
+import type { BranchSetup, WorkState } from "./private-git.js";
 import type { QualityCommandResult } from "./quality.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
@@ -35,10 +35,12 @@ export interface WorkerGit {
   restoreConfig(): Promise<boolean>;
   recoverBranch(branch: string): Promise<string[]>;
   headSha(): Promise<string>;
-  /** True when the work tree differs from HEAD outside `.autopilot/`. */
-  hasWorkChanges(): Promise<boolean>;
+  /** HEAD, and whether the work tree differs from it outside `.autopilot/` (one `git status`). */
+  workState(): Promise<WorkState>;
+  /** Commits everything; the new commit, or null when nothing changed. */
   commitAll(message: string): Promise<string | null>;
-  push(branch: string): Promise<void>;
+  /** Pushes HEAD (or `head`, its commit when the caller knows it) to the task branch; returns the commit pushed. */
+  push(branch: string, head?: string): Promise<string>;
   /** Puts the work tree back to HEAD (after the quality commands left build output behind). */
   resetWorkTree(): Promise<void>;
   countCommits(from: string, to?: string): Promise<number>;

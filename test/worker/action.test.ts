@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,6 +30,28 @@ describe("action.yml", () => {
   it("runs the committed bundle on node24", () => {
     expect(action.runs).toEqual({ using: "node24", main: "dist/worker/index.js" });
     expect(existsSync(join(root, action.runs.main))).toBe(true);
+  });
+
+  it("names the task on its first line, once the inputs are read and the secrets masked, before loading the rest", () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(GITHUB_|RUNNER_|INPUT_)/.test(name)),
+    );
+    const run = spawnSync(process.execPath, [join(root, action.runs.main)], {
+      env: { ...env, INPUT_ISSUE: "7", INPUT_ATTEMPT: "2", "INPUT_GITHUB-TOKEN": "ghs_secret" },
+      encoding: "utf8",
+    });
+    const lines = run.stdout.split("\n").filter(Boolean);
+    // The token is masked before anything else is printed; then the task; then the rest of the worker loads
+    // and (here) stops for want of GITHUB_REPOSITORY.
+    expect(lines[0]).toBe("::add-mask::ghs_secret");
+    expect(lines.find((line) => !line.startsWith("::"))).toBe("Autopilot worker: issue #7, attempt 2");
+    expect(run.stdout).toContain("GITHUB_REPOSITORY is not set");
+    expect(run.status).toBe(1);
+  });
+
+  it("leaves out of its bundle the HTTP clients @actions/core imports but the worker never calls", () => {
+    const bundle = readFileSync(join(root, action.runs.main), "utf8");
+    expect(bundle).not.toMatch(/node_modules\/(undici|tunnel|@actions\/http-client|@actions\/exec)\//);
   });
 
   it("declares exactly the inputs the runner reads", () => {

@@ -211,8 +211,8 @@ export class FakeGit implements WorkerGit {
   async headSha() {
     return `sha${this.head}`;
   }
-  async hasWorkChanges() {
-    return this.dirty;
+  async workState() {
+    return { head: `sha${this.head}`, changed: this.dirty };
   }
   async commitAll(message: string) {
     this.calls.push("commit");
@@ -222,10 +222,14 @@ export class FakeGit implements WorkerGit {
     this.dirty = false;
     return `sha${this.head}`;
   }
-  async push() {
+  async push(_branch: string, head?: string) {
     this.calls.push("push");
+    // The loop keeps HEAD in mind instead of asking: what it pushes must be HEAD as git has it.
+    if (head !== undefined && head !== `sha${this.head}`)
+      throw new Error(`pushed ${head}, but HEAD is sha${this.head}`);
     if (this.pushError) throw this.pushError;
     this.pushes.push(this.head);
+    return `sha${this.head}`;
   }
   async resetWorkTree() {
     this.calls.push("resetWorkTree");

@@ -344,6 +344,28 @@ describe("git", () => {
     expect(await second.currentBranch()).toBe("autopilot/issue-7");
   });
 
+  it("tells HEAD and new work from one status (notes aside), and reads the branch from HEAD when detached too", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    const g = new Git({ cwd: workspace, stateDir: join(root, "state") });
+    await g.prepare();
+    await g.setupBranch("autopilot/issue-7", "main");
+    const head = await g.headSha();
+    expect(await g.workState()).toEqual({ head, changed: false });
+    await mkdir(join(workspace, ".autopilot"), { recursive: true });
+    await writeFile(join(workspace, ".autopilot", "progress.md"), "notes");
+    expect(await g.workState()).toEqual({ head, changed: false });
+    await writeFile(join(workspace, "new file.txt"), "work");
+    expect(await g.workState()).toEqual({ head, changed: true });
+    const sha = await g.commitAll("work");
+    expect(await g.workState()).toEqual({ head: sha, changed: false });
+    expect(await g.commitAll("nothing new")).toBeNull();
+
+    expect(await g.currentBranch()).toBe("autopilot/issue-7");
+    git(workspace, "checkout", "--quiet", "--detach");
+    expect(await g.currentBranch()).toBeNull();
+  });
+
   it("runs no hook the agent planted", async () => {
     const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
     dirs.push(root);
