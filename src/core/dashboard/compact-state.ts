@@ -34,7 +34,12 @@ export function compactState(
     recent: state.recent.slice(-30),
   };
   let flush: HistoryEntry[] = [];
-  const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  // Measured once per version of `next` (rendering a large state is the costly part of a reconcile).
+  let measured: { state: DashboardState; length: number } | null = null;
+  const tooBig = () => {
+    if (measured?.state !== next) measured = { state: next, length: renderStateBlock(next).length };
+    return measured.length > STATE_BUDGET;
+  };
   // The last good configuration's text goes before anything else: its commit still names it (the
   // controller reads the file there when it needs it), while every other record exists nowhere else.
   if (tooBig()) next = withoutConfigText(next);

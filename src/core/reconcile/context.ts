@@ -7,7 +7,7 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
-import type { IssueNode, PullNode, WorldSnapshot } from "../world.js";
+import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
 import type { WorkerResult } from "../worker-result.js";
 import { taskBranchName } from "../contract.js";
 
@@ -56,6 +56,8 @@ export interface Reconciling {
   readonly results: ReadonlyMap<number, WorkerResult>;
   /** The pull requests by head branch. */
   readonly pullsByRef: ReadonlyMap<string, readonly PullNode[]>;
+  /** Runs that have not completed, by task (see liveRunsOf). */
+  readonly liveRunsByIssue: ReadonlyMap<number, readonly RunNode[]>;
   /** Labels as they were before this reconcile changed any (after the settle overlay). */
   readonly baseLabels: ReadonlyMap<number, readonly string[]>;
 

@@ -15,7 +15,7 @@ import { incidentOnce } from "./messages.js";
 import { sessionEvent } from "./session-events.js";
 import { stateLabels, statusOf } from "./task-labels.js";
 import { INCIDENT_DAYS, SETTLE_MINUTES } from "./timing.js";
-import { finishedUnhandled } from "./worker-runs.js";
+import { finishedUnhandled, liveRunsByIssue } from "./worker-runs.js";
 
 export function prepare(input: DecideInput): Reconciling {
   const { snapshot } = input;
@@ -49,6 +49,7 @@ export function prepare(input: DecideInput): Reconciling {
     issues,
     results: latestResults(snapshot.workerResults),
     pullsByRef: pullsByRef(snapshot.pulls),
+    liveRunsByIssue: liveRunsByIssue(snapshot.runs),
     baseLabels,
     state,
     effects: [],
@@ -64,7 +65,8 @@ export function prepare(input: DecideInput): Reconciling {
   state.incidents = state.incidents.filter(
     (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 86_400_000),
   );
-  for (const [n, l] of labels) baseLabels.set(n, [...l]);
+  // No copies: the phases replace an issue's label array (task-labels.ts), they never change one in place.
+  for (const [n, l] of labels) baseLabels.set(n, l);
   if (input.start) ctx = startFromDispatch(ctx, input.start);
   return ctx;
 }
