@@ -143,6 +143,16 @@ fragment AutopilotClosedPull on PullRequest {
 }`;
 
 /**
+ * Pool issues per page: the first page is fetched every reconcile, a small repository's only one, and GitHub
+ * charges its points by the page size asked for, not by what it holds (src/sandbox/github/graphql/graphql-cost.ts
+ * follows GitHub's rule: each nested connection costs a request per issue of the page, a point per 100): 50
+ * keeps an idle tick at 9 points. Later pages are only fetched for a large pool, where 100 a page halves the
+ * requests and rounds to fewer points (7 per 100 issues instead of 2 × 4).
+ */
+export const FIRST_ISSUES_PAGE = 50;
+export const NEXT_ISSUES_PAGE = 100;
+
+/**
  * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
  * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
  * (filtered to Autopilot's branches by the caller) and recently closed ones.
@@ -156,6 +166,7 @@ query AutopilotSnapshot(
   $configExpression: String!
   $botLogin: String
   $issuesAfter: String
+  $issuesFirst: Int!
   $pullsAfter: String
   $withRepo: Boolean!
   $withIssues: Boolean!
@@ -185,7 +196,7 @@ query AutopilotSnapshot(
     }
     trackingIssue: issue(number: $trackingNumber) @include(if: $withTrackingNumber) { ...AutopilotTracking }
     issues(
-      first: 50
+      first: $issuesFirst
       after: $issuesAfter
       states: [OPEN]
       labels: $labels

@@ -25,8 +25,14 @@ import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "..
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../core/world.js";
 import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";
 import { lookupPermissions, relevantLogins } from "./permissions.js";
-import { issueStatesQuery, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY } from "./queries.js";
-import type { SnapshotContext, SnapshotOutput } from "./snapshot-context.js";
+import {
+  FIRST_ISSUES_PAGE,
+  issueStatesQuery,
+  NEXT_ISSUES_PAGE,
+  SNAPSHOT_QUERY,
+  SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
+} from "./queries.js";
+import type { SnapshotContext, SnapshotFacts, SnapshotOutput } from "./snapshot-context.js";
 import {
   byApp,
   isAppResultComment,
@@ -77,6 +83,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     configExpression: `HEAD:${CONFIG_FILE}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
+    issuesFirst: flags.issuesAfter === null ? FIRST_ISSUES_PAGE : NEXT_ISSUES_PAGE,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
     withIssues: flags.withIssues,
@@ -140,6 +147,14 @@ export async function graphqlAllowingNotFound<T>(
 
 export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput> {
   const { memory } = ctx;
+  // The points every snapshot query of this reconcile cost (each answer's rateLimit.cost), and the last answer's
+  // remaining budget.
+  let points: SnapshotFacts["rateLimit"] = null;
+  const query = async (flags: QueryFlags) => {
+    const data = await runSnapshotQuery(ctx, flags);
+    if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
+    return data;
+  };
   const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed!.poolLabels;
   const knownTracking = memory.trackingIssue;
@@ -153,7 +168,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
 
   // First page: everything.
   const loginAsked = loginOf(ctx);
-  const first = await runSnapshotQuery(ctx, {
+  const first = await query({
     withRepo: true,
     withIssues: true,
     withPulls: true,
@@ -173,7 +188,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   // (again when the first query looked for the bot's issues under another login than the token's own).
   let tracking = pickTracking(first, appId);
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
-    const found = await runSnapshotQuery(ctx, {
+    const found = await query({
       withRepo: false,
       withIssues: false,
       withPulls: false,
@@ -191,7 +206,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   if (!sameSet(settings.poolLabels, labels)) {
     // The config names other labels than assumed: fetch the pool again with the right ones.
     labels = settings.poolLabels;
-    const again = await runSnapshotQuery(ctx, {
+    const again = await query({
       withRepo: false,
       withIssues: true,
       withPulls: false,
@@ -212,7 +227,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   let issuesPage = repo.issues?.pageInfo ?? null;
   let pullsPage = repo.pullRequests?.pageInfo ?? null;
   while (issuesPage?.hasNextPage || pullsPage?.hasNextPage) {
-    const next = await runSnapshotQuery(ctx, {
+    const next = await query({
       withRepo: false,
       withIssues: Boolean(issuesPage?.hasNextPage),
       withPulls: Boolean(pullsPage?.hasNextPage),
@@ -386,7 +401,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
-      rateLimit: first.rateLimit ?? null,
+      rateLimit: points,
     },
   };
 }

@@ -26,7 +26,7 @@ import {
 } from "./api-wire.js";
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { FaultController } from "./faults.js";
-import { loadGraphqlSchema, runGraphql } from "./graphql.js";
+import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "./graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
 import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest/index.js";
 import type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
@@ -213,6 +213,7 @@ export class SandboxServer {
     path: string,
     identity: Identity | null,
     status: number,
+    points?: number,
   ): void {
     this.accounting.record({
       endpoint,
@@ -222,6 +223,7 @@ export class SandboxServer {
       login: identity?.login ?? null,
       status,
       at: this.store.clock(),
+      ...(points !== undefined ? { points } : {}),
     });
   }
 
@@ -257,6 +259,7 @@ export class SandboxServer {
     endpoint: string,
     resource: RateResource,
     charge: boolean,
+    cost = 1,
   ): { identity: Identity | null; stop: Reply | null; rate: Record<string, string> } {
     const auth = authenticateRequest(this.store, this.app, headers.authorization);
     if (!auth.ok) {
@@ -285,7 +288,7 @@ export class SandboxServer {
     }
     const limit = this.limitFor(identity, resource);
     const state = charge
-      ? this.rateLimiter.consume(identity.bucket, resource, limit)
+      ? this.rateLimiter.consume(identity.bucket, resource, limit, cost)
       : { ...this.rateLimiter.peek(identity.bucket, resource, limit), exceeded: false };
     const rate = rateLimitHeaders(state);
     if (fault?.type === "secondary-rate-limit") {
@@ -487,7 +490,13 @@ export class SandboxServer {
       });
       return;
     }
-    const gate = this.gate(headers, endpoint, "graphql", true);
+    const request =
+      body && typeof body === "object"
+        ? (body as { query?: unknown; variables?: unknown; operationName?: unknown })
+        : {};
+    // GraphQL is charged in points by what the query asks for, not per request (graphql/graphql-cost.ts).
+    const cost = graphqlRequestCost(request);
+    const gate = this.gate(headers, endpoint, "graphql", true, cost);
     if (gate.stop) {
       this.record(endpoint, method, url.pathname, gate.identity, gate.stop.status);
       const stop = gate.stop;
@@ -511,13 +520,9 @@ export class SandboxServer {
       });
       return;
     }
-    const request =
-      body && typeof body === "object"
-        ? (body as { query?: unknown; variables?: unknown; operationName?: unknown })
-        : {};
     const rate = this.rateLimiter.peek(identity.bucket, "graphql", this.limitFor(identity, "graphql"));
     const outcome = await runGraphql(
-      { store: this.store, shapes: this.shapes!, identity, schema: this.schema!, rate },
+      { store: this.store, shapes: this.shapes!, identity, schema: this.schema!, rate, cost },
       request,
     );
     if (outcome.invalid.length) {
@@ -535,7 +540,7 @@ export class SandboxServer {
         [String(request.query ?? "")],
       );
     }
-    this.record(endpoint, method, url.pathname, identity, 200);
+    this.record(endpoint, method, url.pathname, identity, 200, cost);
     sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
 }
