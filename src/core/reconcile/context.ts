@@ -7,6 +7,7 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
+import type { TaskStatus } from "../task.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
 import type { WorkerResult } from "../worker-result.js";
 import { taskBranchName } from "../contract.js";
@@ -71,6 +72,11 @@ export interface Reconciling {
   readonly labels: Map<number, string[]>;
   /** Who added each issue's ready label, as it will be once this reconcile's label effects ran. */
   readonly readyBy: Map<number, string | null>;
+  /**
+   * statusOf's answers by label array (task-labels.ts), with the label names they were read with. Label arrays
+   * are replaced, never edited, so an array's status does not change during a reconcile.
+   */
+  readonly statusByLabels: WeakMap<readonly string[], { names: object; status: TaskStatus | null }>;
 }
 
 export function note(ctx: Reconciling, message: string): void {

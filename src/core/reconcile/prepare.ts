@@ -25,7 +25,8 @@ export function prepare(input: DecideInput): Reconciling {
   for (const issue of snapshot.issues) {
     if (issue.isPullRequest) continue;
     issues.set(issue.number, issue);
-    labels.set(issue.number, [...issue.labels]);
+    // The snapshot's own array: the phases replace an issue's labels (task-labels.ts), never edit them.
+    labels.set(issue.number, issue.labels);
     readyBy.set(issue.number, issue.readyLabeledBy ?? null);
   }
   const log: string[] = [];
@@ -56,6 +57,7 @@ export function prepare(input: DecideInput): Reconciling {
     log,
     labels,
     readyBy,
+    statusByLabels: new WeakMap(),
   };
   // Status labels are judged by the configuration's own names, before any override.
   ignoreForeignLabels(ctx, input.config.labels);
