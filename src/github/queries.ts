@@ -143,14 +143,21 @@ fragment AutopilotClosedPull on PullRequest {
 }`;
 
 /**
- * Pool issues per page: the first page is fetched every reconcile, a small repository's only one, and GitHub
- * charges its points by the page size asked for, not by what it holds (src/sandbox/github/graphql/graphql-cost.ts
- * follows GitHub's rule: each nested connection costs a request per issue of the page, a point per 100): 50
- * keeps an idle tick at 9 points. Later pages are only fetched for a large pool, where 100 a page halves the
- * requests and rounds to fewer points (7 per 100 issues instead of 2 × 4).
+ * Pool issues per page. GitHub charges points by the page size asked for, not by what the page holds
+ * (src/sandbox/github/graphql/graphql-cost.ts follows its rule: each of an issue's seven nested connections
+ * costs a request per issue the page may hold, a point per 100 requests). The first page is fetched every
+ * reconcile, a small repository's only one: 50 keeps an idle tick at 9 points. Later pages are only fetched
+ * for a larger pool and ask for what is left (the first page's `totalCount`), up to GitHub's 100: half the
+ * requests of pages of 50, and no points for room that stays empty.
  */
 export const FIRST_ISSUES_PAGE = 50;
 export const NEXT_ISSUES_PAGE = 100;
+
+/** The size of the next pool page: what is left of `total` after `fetched`, within 1..NEXT_ISSUES_PAGE. */
+export function nextIssuesPage(total: number | undefined, fetched: number): number {
+  if (total === undefined || !Number.isFinite(total)) return NEXT_ISSUES_PAGE;
+  return Math.min(NEXT_ISSUES_PAGE, Math.max(1, total - fetched));
+}
 
 /**
  * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
@@ -202,6 +209,7 @@ query AutopilotSnapshot(
       labels: $labels
       orderBy: { field: CREATED_AT, direction: ASC }
     ) @include(if: $withIssues) {
+      totalCount
       pageInfo { hasNextPage endCursor }
       nodes { ...AutopilotIssue }
     }

@@ -28,7 +28,7 @@ import { lookupPermissions, relevantLogins } from "./permissions.js";
 import {
   FIRST_ISSUES_PAGE,
   issueStatesQuery,
-  NEXT_ISSUES_PAGE,
+  nextIssuesPage,
   SNAPSHOT_QUERY,
   SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
 } from "./queries.js";
@@ -71,6 +71,8 @@ interface QueryFlags {
   findTracking: boolean;
   trackingNumber: number | null;
   issuesAfter: string | null;
+  /** Issues on this page (default FIRST_ISSUES_PAGE). */
+  issuesFirst?: number;
   pullsAfter: string | null;
   labels: string[];
 }
@@ -83,7 +85,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     configExpression: `HEAD:${CONFIG_FILE}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
-    issuesFirst: flags.issuesAfter === null ? FIRST_ISSUES_PAGE : NEXT_ISSUES_PAGE,
+    issuesFirst: flags.issuesFirst ?? FIRST_ISSUES_PAGE,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
     withIssues: flags.withIssues,
@@ -225,6 +227,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   const poolIssues: GqlIssue[] = compact(repo.issues?.nodes);
   const pulls: GqlPull[] = compact(repo.pullRequests?.nodes);
   let issuesPage = repo.issues?.pageInfo ?? null;
+  const issuesTotal = repo.issues?.totalCount;
   let pullsPage = repo.pullRequests?.pageInfo ?? null;
   while (issuesPage?.hasNextPage || pullsPage?.hasNextPage) {
     const next = await query({
@@ -234,6 +237,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       findTracking: false,
       trackingNumber: null,
       issuesAfter: issuesPage?.hasNextPage ? issuesPage.endCursor : null,
+      issuesFirst: nextIssuesPage(issuesTotal, poolIssues.length),
       pullsAfter: pullsPage?.hasNextPage ? pullsPage.endCursor : null,
       labels,
     });

@@ -227,6 +227,7 @@ describe("the world snapshot", () => {
     });
     first.data.repository.issues.pageInfo = { hasNextPage: true, endCursor: "c1" } as never;
     first.data.rateLimit = { cost: 9, remaining: 4991, resetAt: "2026-01-01T01:00:00Z" };
+    (first.data.repository.issues as { totalCount?: number }).totalCount = 2;
     replySnapshot(scope, first);
     replyDiff(scope, "a".repeat(40), [
       { filename: "src/a.ts", status: "modified", changes: 1, patch: "@@ -1 +1 @@\n-a\n+b" },
@@ -236,8 +237,8 @@ describe("the world snapshot", () => {
     replySnapshot(
       scope,
       second,
-      // Later pages are fetched 100 at a time (fewer requests and points for a large pool).
-      (v) => v.withRepo === false && v.issuesAfter === "c1" && v.withPulls === false && v.issuesFirst === 100,
+      // A later page asks for what is left (totalCount), not for a full page: points go by the size asked.
+      (v) => v.withRepo === false && v.issuesAfter === "c1" && v.withPulls === false && v.issuesFirst === 1,
     );
     replyRuns(scope, []);
     const { world, facts } = await gateway().snapshot({ settingsFor });
