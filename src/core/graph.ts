@@ -134,6 +134,9 @@ const LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
 export function parseDependencies(body: string | null | undefined, repo: RepoRef): ParsedDependencies {
   const numbers: number[] = [];
   const crossRepo: CrossRepoRef[] = [];
+  // Every heading and keyword below contains "depend" or "block": a body with neither names no dependency
+  // (most bodies), and is not split into lines at all.
+  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
   const seen = new Set<string>();
   let omitted = 0;
   const add = (ref: CrossRepoRef | number) => {
@@ -146,9 +149,6 @@ export function parseDependencies(body: string | null | undefined, repo: RepoRef
     else crossRepo.push(ref);
   };
 
-  // Every heading and keyword below contains "depend" or "block": a body with neither names no dependency
-  // (most bodies), and is not split into lines at all.
-  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted };
   let inSection = false;
   for (const line of visibleLines(body)) {
     if (line.trim() === "") continue; // blank lines do not end a dependency section
@@ -319,7 +319,7 @@ export function buildTaskGraph(
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
-    crossOf.set(issue.number, parsed.crossRepo);
+    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo);
   }
 
   const isOpen = (n: number) => byNumber.get(n)?.state === "open";
