@@ -64766,6 +64766,7 @@ var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
 function parseDependencies(body, repo) {
   const numbers = [];
   const crossRepo = [];
+  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
   const seen = /* @__PURE__ */ new Set();
   let omitted = 0;
   const add = (ref) => {
@@ -64777,7 +64778,6 @@ function parseDependencies(body, repo) {
     else if (typeof ref === "number") numbers.push(ref);
     else crossRepo.push(ref);
   };
-  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted };
   let inSection = false;
   for (const line of visibleLines(body)) {
     if (line.trim() === "") continue;
@@ -64899,7 +64899,7 @@ function buildTaskGraph(issues, repo, options = {}) {
     for (const n of parsed.numbers) addEdge(issue3.number, n, "body");
     for (const n of issue3.blockedBy ?? []) addEdge(issue3.number, n, "blockedBy");
     for (const child of childrenOf.get(issue3.number) ?? []) addEdge(issue3.number, child, "subIssue");
-    crossOf.set(issue3.number, parsed.crossRepo);
+    if (parsed.crossRepo.length > 0) crossOf.set(issue3.number, parsed.crossRepo);
   }
   const isOpen = (n) => byNumber.get(n)?.state === "open";
   const isClosed = (n) => stateOf.get(n) === "closed";
