@@ -31,6 +31,10 @@ export interface IdleRow {
   /** What the driver's own counter (gateway.requests()) says, per tick. */
   gatewayTotal: number;
   writes: number;
+  /** GraphQL points per tick, as the sandbox charged them (every query's rateLimit.cost). */
+  graphqlPoints: number;
+  /** What the driver reports for its snapshot queries (ReconcileResult.graphql), per tick. */
+  snapshotPoints: number;
 }
 
 const TICKS_TO_SETTLE = 3;
@@ -75,13 +79,17 @@ async function idleRepository(
   const start = sandbox.requests.records.length;
   let gatewayTotal = 0;
   let writes = 0;
+  let snapshotPoints = 0;
   for (let i = 0; i < TICKS_MEASURED; i++) {
     const result = await reconcile(options);
     gatewayTotal += Object.values(result.requests).reduce((a, b) => a + b, 0);
     writes += result.decision.effects.length;
+    snapshotPoints += result.graphql?.points ?? 0;
   }
   const perTick: Record<string, number> = {};
+  let graphqlPoints = 0;
   for (const r of sandbox.requests.records.slice(start)) {
+    graphqlPoints += r.points ?? 0;
     const key = `${r.endpoint} (${r.tokenKind})`;
     perTick[key] = (perTick[key] ?? 0) + 1;
   }
@@ -97,6 +105,8 @@ async function idleRepository(
     total: (sandbox.requests.records.length - start) / TICKS_MEASURED,
     gatewayTotal: gatewayTotal / TICKS_MEASURED,
     writes,
+    graphqlPoints: graphqlPoints / TICKS_MEASURED,
+    snapshotPoints: snapshotPoints / TICKS_MEASURED,
   };
 }
 
@@ -106,7 +116,11 @@ export async function measureIdleTicks(): Promise<IdleRow[]> {
   const sandbox = await startSandbox();
   try {
     sandbox.store.addUser("maintainer", { permission: "write" });
-    return [await idleRepository(sandbox, "quiet", 1, 0), await idleRepository(sandbox, "parked", 120, 30)];
+    return [
+      await idleRepository(sandbox, "quiet", 1, 0),
+      await idleRepository(sandbox, "parked", 120, 30),
+      await idleRepository(sandbox, "large", 100, 900),
+    ];
   } finally {
     await sandbox.stop();
   }
@@ -121,12 +135,14 @@ export function idleTable(rows: readonly IdleRow[]): void {
       ["endpoint (token kind)", ...rows.map((r) => r.setup)],
       ...endpoints.map((e) => [e, ...rows.map((r) => fmt(r.perTick[e] ?? 0))]),
       ["**total per tick**", ...rows.map((r) => `**${fmt(r.total)}**`)],
+      ["GraphQL points per tick", ...rows.map((r) => fmt(r.graphqlPoints))],
     ],
     [
       `Real driver (src/app/reconcile-repo.ts: snapshot → decide → execute) against the sandbox with an installation token; ${TICKS_TO_SETTLE} reconciles first (they create and pin the tracking issue), then the mean of ${TICKS_MEASURED} measured ones. Effects in the measured ticks: ${rows.map((r) => r.writes).join(" / ")}.`,
-      `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 to a GraphQL page, so ${formatInt(rows.at(-1)?.issues ?? 0)} issues take more than one page.`,
+      `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 on the first GraphQL page and up to 100 on each later one.`,
       "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs, and one permission lookup per distinct login that applied the ready label to an open task (cached for five minutes within a process).",
       "The App's periodic tick also lists installations and their repositories (cached, not per tick); webhook-started reconciles cost the same as a tick.",
+      `GraphQL points are a budget of their own (5,000 an hour), apart from the requests: the sandbox scores each query as GitHub documents it (src/sandbox/github/graphql/graphql-cost.ts). The first snapshot page costs 9 (its page sizes, whatever they hold); a later pool page asks for what is left, up to 100 issues at 7 points. The snapshot pages alone, as the driver reports them (\`rateLimit.cost\`, logged with every reconcile): ${rows.map((r) => fmt(r.snapshotPoints)).join(" / ")} per tick.`,
     ],
   );
 }

@@ -42627,11 +42627,12 @@ function formatTokens(n) {
   return `${(n / 1e6).toFixed(1)}M`;
 }
 function proseLines(body) {
-  const text4 = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
   const out = [];
   let fence = null;
   for (const raw of text4.split(/\r?\n/)) {
-    const open2 = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    const first = raw.charCodeAt(0);
+    const open2 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
     if (fence) {
       if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && raw.trim() === open2[1]) {
         fence = null;
@@ -42641,7 +42642,7 @@ function proseLines(body) {
       fence = { char: open2[1][0], length: open2[1].length };
       out.push(null);
     } else {
-      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
     }
   }
   return out;
@@ -43331,7 +43332,6 @@ function renderStateBlock(state) {
 function parseDashboard(body) {
   const text4 = (body ?? "").replace(/\r\n/g, "\n");
   const start = text4.lastIndexOf(STATE_OPEN);
-  const visible = start >= 0 ? text4.slice(0, start) : text4;
   let state = null;
   if (start >= 0) {
     const end = text4.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
@@ -43344,6 +43344,14 @@ function parseDashboard(body) {
       }
     }
   }
+  return { state, corrupt: state === null, ...visibleMarks(text4, start) };
+}
+function readDashboardMarks(body) {
+  const text4 = (body ?? "").replace(/\r\n/g, "\n");
+  return visibleMarks(text4, text4.lastIndexOf(STATE_OPEN));
+}
+function visibleMarks(text4, stateStart) {
+  const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
@@ -43356,13 +43364,7 @@ function parseDashboard(body) {
   }
   const status = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status ?? "") ? status : null;
-  return {
-    state,
-    corrupt: state === null,
-    checkedBoxes,
-    visibleStatus,
-    hasMarker: text4.includes(TRACKING_MARKER)
-  };
+  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 function compactJson(state) {
   const tasks = {};
@@ -43396,7 +43398,12 @@ function compactState(state, options = {}) {
     recent: state.recent.slice(-30)
   };
   let flush = [];
-  const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  const sizes = /* @__PURE__ */ new Map();
+  let measured = null;
+  const tooBig = () => {
+    if (measured?.state !== next) measured = { state: next, length: stateBlockLength(next, sizes) };
+    return measured.length > STATE_BUDGET;
+  };
   if (tooBig()) next = withoutConfigText(next);
   if (options.canFlush !== false && next.pendingHistory.length > 0 && (options.force || next.pendingHistory.length >= HISTORY_BATCH || tooBig())) {
     flush = next.pendingHistory;
@@ -43418,7 +43425,7 @@ function compactState(state, options = {}) {
     const offRamped = settled.filter(([, r]) => !onItsWay(r));
     for (const [key, record2] of offRamped) tasks[key] = { ...record2, reason: void 0, notices: void 0 };
     next = { ...next, tasks };
-    let excess = renderStateBlock(next).length - STATE_BUDGET;
+    let excess = stateBlockLength(next, sizes) - STATE_BUDGET;
     for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
       if (excess <= 0) break;
       excess -= JSON.stringify(dropDefaults(tasks[key])).length + key.length + 4;
@@ -43426,6 +43433,26 @@ function compactState(state, options = {}) {
     }
   }
   return { state: next, flush };
+}
+function stateBlockLength(state, sizes = /* @__PURE__ */ new Map()) {
+  const escaped = (json2) => {
+    let angles = 0;
+    for (let i = json2.indexOf("<"); i >= 0; i = json2.indexOf("<", i + 1)) angles++;
+    for (let i = json2.indexOf(">"); i >= 0; i = json2.indexOf(">", i + 1)) angles++;
+    return json2.length + 5 * angles;
+  };
+  let length = renderStateBlock({ ...state, tasks: {} }).length;
+  let entries = 0;
+  for (const [key, record2] of Object.entries(state.tasks)) {
+    let size = sizes.get(record2);
+    if (size === void 0) {
+      size = escaped(JSON.stringify(dropDefaults(record2)));
+      sizes.set(record2, size);
+    }
+    length += escaped(JSON.stringify(key)) + 1 + size;
+    entries++;
+  }
+  return length + Math.max(0, entries - 1);
 }
 function withoutConfigText(state) {
   const known = state.lastGoodConfig;
@@ -44141,19 +44168,37 @@ function describeTaskEvent(type) {
 }
 function taskStatusFromLabels(issue3, names) {
   if (issue3.state === "closed") return "done";
-  const has = (l) => !!l && issue3.labels.some((x) => x.toLowerCase() === l.toLowerCase());
-  if (has(names.exclude)) return "skipped";
-  const order = [
-    [names.needsHuman, "needs-human"],
-    [names.blocked, "blocked"],
-    [names.failed, "failed"],
-    [names.timeout, "timeout"],
-    [names.review, "review"],
-    [names.inProgress, "in-progress"],
-    [names.ready, "ready"]
-  ];
-  for (const [label2, status] of order) if (has(label2)) return status;
-  return null;
+  const lowered = loweredNames(names);
+  let best = STATUS_ORDER.length;
+  for (const label2 of issue3.labels) {
+    const l = label2.toLowerCase();
+    if (lowered.exclude !== null && l === lowered.exclude) return "skipped";
+    for (let i = 0; i < best; i++) if (lowered.order[i] === l) best = i;
+  }
+  return best < STATUS_ORDER.length ? STATUS_ORDER[best][1] : null;
+}
+var STATUS_ORDER = [
+  ["needsHuman", "needs-human"],
+  ["blocked", "blocked"],
+  ["failed", "failed"],
+  ["timeout", "timeout"],
+  ["review", "review"],
+  ["inProgress", "in-progress"],
+  ["ready", "ready"]
+];
+var LOWERED = /* @__PURE__ */ new WeakMap();
+function loweredNames(names) {
+  const known = LOWERED.get(names);
+  if (known && known.source.exclude === names.exclude && STATUS_ORDER.every(([key]) => known.source[key] === names[key]))
+    return known;
+  const lower2 = (l) => l ? l.toLowerCase() : null;
+  const lowered = {
+    source: { ...names },
+    exclude: lower2(names.exclude),
+    order: STATUS_ORDER.map(([key]) => lower2(names[key]))
+  };
+  LOWERED.set(names, lowered);
+  return lowered;
 }
 function labelForStatus(status, names) {
   switch (status) {
@@ -44459,10 +44504,13 @@ function stateLabels(L) {
 function statusOf2(ctx, n) {
   const issue3 = ctx.issues.get(n);
   if (!issue3) return null;
-  return taskStatusFromLabels(
-    { state: issue3.state, labels: ctx.labels.get(n) ?? issue3.labels },
-    ctx.config.labels
-  );
+  if (issue3.state === "closed") return "done";
+  const labels = ctx.labels.get(n) ?? issue3.labels;
+  const known = ctx.statusByLabels.get(labels);
+  if (known && known.names === ctx.config.labels) return known.status;
+  const status = taskStatusFromLabels({ state: issue3.state, labels }, ctx.config.labels);
+  ctx.statusByLabels.set(labels, { names: ctx.config.labels, status });
+  return status;
 }
 function setStatus(ctx, n, status) {
   const L = ctx.config.labels;
@@ -44561,7 +44609,19 @@ function runIssue(run) {
   return m ? Number(m[1]) : null;
 }
 function liveRunsOf(ctx, n) {
-  return ctx.snapshot.runs.filter((r) => r.status !== "completed" && runIssue(r) === n);
+  return [...ctx.liveRunsByIssue.get(n) ?? []];
+}
+function liveRunsByIssue(runs) {
+  const byIssue = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    if (run.status === "completed") continue;
+    const n = runIssue(run);
+    if (n === null) continue;
+    const list2 = byIssue.get(n);
+    if (list2) list2.push(run);
+    else byIssue.set(n, [run]);
+  }
+  return byIssue;
 }
 function liveState(ctx, n) {
   const runs = liveRunsOf(ctx, n);
@@ -44844,13 +44904,25 @@ function taskIssueFor(ctx, n) {
 // src/core/reconcile/answers.ts
 function processAnswers(ctx, freshComments) {
   const trackingNumber = ctx.tracking?.number ?? null;
-  const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
+  let byTask = null;
+  const commentsOf = (n) => {
+    if (!byTask) {
+      byTask = /* @__PURE__ */ new Map();
+      for (const c of [...ctx.snapshot.comments].sort((a, b) => a.id - b.id)) {
+        const task = c.issue === trackingNumber ? null : taskIssueFor(ctx, c.issue);
+        if (task === null) continue;
+        const list2 = byTask.get(task);
+        if (list2) list2.push(c);
+        else byTask.set(task, [c]);
+      }
+    }
+    return byTask.get(n) ?? [];
+  };
   for (const [n, issue3] of ctx.issues) {
     if (issue3.state !== "open" || statusOf2(ctx, n) !== "needs-human") continue;
     const record2 = ctx.state.tasks[n];
     const askedAt = record2?.since ?? ctx.results.get(n)?.updatedAt ?? null;
-    const answer = comments.find((c) => {
-      if (c.issue === trackingNumber || taskIssueFor(ctx, c.issue) !== n) return false;
+    const answer = commentsOf(n).find((c) => {
       if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !freshComments.has(c.id)) return false;
       if (!commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions).authorized) return false;
       return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;
@@ -44873,8 +44945,8 @@ function processAnswers(ctx, freshComments) {
 function processCheckboxes(ctx) {
   const previous3 = ctx.input.state;
   if (!ctx.tracking || !previous3) return { ticked: false };
+  if (readDashboardMarks(ctx.tracking.body).checkedBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
-  if (parsed.checkedBoxes.length === 0) return { ticked: false };
   if (!parsed.state || parsed.state.revision !== previous3.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;
   const boxes = parsed.checkedBoxes.map((b) => `${b.action} #${b.issue}`).join(", ");
@@ -45003,7 +45075,7 @@ function prepare(input2) {
   for (const issue3 of snapshot.issues) {
     if (issue3.isPullRequest) continue;
     issues.set(issue3.number, issue3);
-    labels.set(issue3.number, [...issue3.labels]);
+    labels.set(issue3.number, issue3.labels);
     readyBy.set(issue3.number, issue3.readyLabeledBy ?? null);
   }
   const log = [];
@@ -45027,12 +45099,14 @@ function prepare(input2) {
     issues,
     results: latestResults(snapshot.workerResults),
     pullsByRef: pullsByRef(snapshot.pulls),
+    liveRunsByIssue: liveRunsByIssue(snapshot.runs),
     baseLabels,
     state,
     effects: [],
     log,
     labels,
-    readyBy
+    readyBy,
+    statusByLabels: /* @__PURE__ */ new WeakMap()
   };
   ignoreForeignLabels(ctx, input2.config.labels);
   if (overridden.log) note(ctx, overridden.log);
@@ -45040,7 +45114,7 @@ function prepare(input2) {
   state.incidents = state.incidents.filter(
     (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 864e5)
   );
-  for (const [n, l] of labels) baseLabels.set(n, [...l]);
+  for (const [n, l] of labels) baseLabels.set(n, l);
   if (input2.start) ctx = startFromDispatch(ctx, input2.start);
   return ctx;
 }
@@ -45558,6 +45632,7 @@ function verifiedGate(ctx, pr) {
 // src/core/graph.ts
 var MAX_REFERENCES_PER_ISSUE = 50;
 var MAX_REFERENCE_LOOKUPS = 200;
+var MENTIONS_DEPENDENCY = /depend|block/i;
 var KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
 var HEADING = /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
 var LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
@@ -45567,6 +45642,7 @@ var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
 function parseDependencies(body, repo) {
   const numbers = [];
   const crossRepo = [];
+  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
   const seen = /* @__PURE__ */ new Set();
   let omitted = 0;
   const add = (ref) => {
@@ -45579,7 +45655,7 @@ function parseDependencies(body, repo) {
     else crossRepo.push(ref);
   };
   let inSection = false;
-  for (const line of visibleLines(body ?? "")) {
+  for (const line of visibleLines(body)) {
     if (line.trim() === "") continue;
     if (HEADING.test(line)) {
       inSection = true;
@@ -45654,7 +45730,7 @@ function toRef(m) {
 }
 function visibleLines(body) {
   return proseLines(body).map(
-    (line) => line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
+    (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
   );
 }
 function buildTaskGraph(issues, repo, options = {}) {
@@ -45679,11 +45755,15 @@ function buildTaskGraph(issues, repo, options = {}) {
     for (const child of issue3.subIssues ?? []) link(issue3.number, child);
   }
   const edges = [];
-  const edgeKeys = /* @__PURE__ */ new Set();
+  const edgeTargets = /* @__PURE__ */ new Map();
   const addEdge = (from, to, source) => {
-    const key = `${from}>${to}`;
-    if (edgeKeys.has(key)) return;
-    edgeKeys.add(key);
+    let targets = edgeTargets.get(from);
+    if (!targets) {
+      targets = /* @__PURE__ */ new Set();
+      edgeTargets.set(from, targets);
+    }
+    if (targets.has(to)) return;
+    targets.add(to);
     edges.push({ from, to, source });
   };
   const crossOf = /* @__PURE__ */ new Map();
@@ -45695,7 +45775,7 @@ function buildTaskGraph(issues, repo, options = {}) {
     for (const n of parsed.numbers) addEdge(issue3.number, n, "body");
     for (const n of issue3.blockedBy ?? []) addEdge(issue3.number, n, "blockedBy");
     for (const child of childrenOf.get(issue3.number) ?? []) addEdge(issue3.number, child, "subIssue");
-    crossOf.set(issue3.number, parsed.crossRepo);
+    if (parsed.crossRepo.length > 0) crossOf.set(issue3.number, parsed.crossRepo);
   }
   const isOpen = (n) => byNumber.get(n)?.state === "open";
   const isClosed = (n) => stateOf.get(n) === "closed";
@@ -45711,6 +45791,7 @@ function buildTaskGraph(issues, repo, options = {}) {
   for (const e of edges) if (isOpen(e.from) && isOpen(e.to)) push(openAdjacency, e.from, e.to);
   const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
   const cycleOf = cyclePaths(cycles, openAdjacency);
+  const progressOf = /* @__PURE__ */ new Map();
   const nodes = /* @__PURE__ */ new Map();
   for (const issue3 of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
     const n = issue3.number;
@@ -45719,8 +45800,13 @@ function buildTaskGraph(issues, repo, options = {}) {
     const parent = parentOf.get(n) ?? null;
     let parentProgress = null;
     if (parent !== null) {
-      const siblings = [...childrenOf.get(parent) ?? []];
-      parentProgress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+      let progress = progressOf.get(parent);
+      if (!progress) {
+        const siblings = [...childrenOf.get(parent) ?? []];
+        progress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+        progressOf.set(parent, progress);
+      }
+      parentProgress = { ...progress };
     }
     nodes.set(n, {
       number: n,
@@ -45836,17 +45922,19 @@ var WAITING_SHOWN = 10;
 function readyTasks(graph, options) {
   const ready = [];
   const waiting = [];
-  const has = (node3, label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+  const readyLabel = options.readyLabel.toLowerCase();
+  const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
+  const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
   for (const node3 of graph.nodes.values()) {
-    if (node3.issue.state !== "open" || !has(node3, options.readyLabel)) continue;
+    if (node3.issue.state !== "open") continue;
+    const labels = node3.issue.labels.map((l) => l.toLowerCase());
+    if (!labels.includes(readyLabel)) continue;
     const n = node3.number;
-    if (options.excludeLabel && has(node3, options.excludeLabel)) {
+    if (options.excludeLabel && labels.includes(excludeLabel)) {
       waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = (options.stateLabels ?? []).filter(
-      (l) => l.toLowerCase() !== options.readyLabel.toLowerCase() && has(node3, l)
-    );
+    const other = others.filter((l) => labels.includes(l.toLowerCase()));
     if (other.length > 0) {
       waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
@@ -45887,6 +45975,7 @@ function push(map2, key, value) {
   else map2.set(key, [value]);
 }
 function sortedUnique(values) {
+  if (values.length < 2) return [...values];
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
@@ -45948,14 +46037,8 @@ function rankTasks(candidates, options) {
     seen.add(node3.number);
     scored.push(scoreTask(node3, options));
   }
-  return scored.sort(compareScored);
-}
-function compareScored(a, b) {
-  if (a.total !== b.total) return b.total - a.total;
-  const ta = createdMs(a.createdAt);
-  const tb = createdMs(b.createdAt);
-  if (ta !== tb) return ta - tb;
-  return a.issue - b.issue;
+  const created = new Map(scored.map((t) => [t, createdMs(t.createdAt)]));
+  return scored.sort((a, b) => b.total - a.total || created.get(a) - created.get(b) || a.issue - b.issue);
 }
 function formatScoreParts(parts) {
   if (parts.length === 0) return "no bonus";
@@ -46046,10 +46129,11 @@ function takeOutChangedText(ctx, n, editors) {
 function processPool(ctx) {
   const { snapshot, state, config: config2 } = ctx;
   const L = config2.labels;
-  const issues = snapshot.issues.map((i) => ({
-    ...ctx.issues.get(i.number) ?? i,
-    labels: ctx.labels.get(i.number) ?? i.labels
-  }));
+  const issues = snapshot.issues.map((i) => {
+    const issue3 = ctx.issues.get(i.number) ?? i;
+    const labels = ctx.labels.get(i.number) ?? i.labels;
+    return sameLabels(labels, issue3.labels) ? issue3 : { ...issue3, labels };
+  });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
   const { ready, waiting } = readyTasks(graph, {
     readyLabel: L.ready,
@@ -46118,6 +46202,9 @@ function processPool(ctx) {
   }
   const pending = ranked.length > 0 || waitingForTime;
   return { graph, ranked, waits: waits2, notInPool, pending };
+}
+function sameLabels(a, b) {
+  return a === b || a.length === b.length && a.every((l, i) => l === b[i]);
 }
 function dispatch(ctx, n, why, score) {
   const record2 = taskRecord(ctx, n);
@@ -56352,10 +56439,11 @@ function graphView(ctx, view, pool) {
   const deps = /* @__PURE__ */ new Set();
   for (const e of pool.graph.edges) if (inGraph.has(e.from) && ctx.issues.has(e.to)) deps.add(e.to);
   for (const d of deps) add(d);
+  const waitingIssues = new Set(view.waiting.map((w) => w.issue));
   const nodes = order.slice(0, 250).map((n) => {
     const issue3 = ctx.issues.get(n);
     const status = statusOf2(ctx, n);
-    const waiting = view.waiting.some((w) => w.issue === n);
+    const waiting = waitingIssues.has(n);
     return {
       issue: n,
       status: issue3.state === "closed" ? "done" : waiting ? "waiting" : status ?? "waiting"
@@ -56426,7 +56514,7 @@ ${renderHistoryComment(compaction.flush)}`;
     }
   }
   const previous3 = ctx.input.state;
-  const parsed = tracking ? parseDashboard(tracking.body) : null;
+  const marks = tracking ? readDashboardMarks(tracking.body) : null;
   const worthShowing = state.session.reason !== "initial" || ctx.effects.length > 0 || Object.keys(state.tasks).length > 0 || !!ctx.input.configError || state.incidents.length > 0;
   const staleRead = !tracking && previous3 !== null && previous3.revision > 0 && previous3.renderedAt !== null && ctx.nowMs - Date.parse(previous3.renderedAt) < SETTLE_MINUTES * 6e4;
   const creating = !tracking && worthShowing && !staleRead;
@@ -56440,9 +56528,9 @@ ${renderHistoryComment(compaction.flush)}`;
   }
   state.digest = dashboardDigest(state, view);
   const refreshDue = view.slots.length > 0 && previous3?.renderedAt != null && ctx.nowMs - Date.parse(previous3.renderedAt) >= DASHBOARD_REFRESH_MINUTES * 6e4;
-  const needWrite = creating || tracking !== null && (!previous3 || !parsed?.hasMarker || decided.checkboxesTicked || refreshDue || previous3.digest !== state.digest);
+  const needWrite = creating || tracking !== null && (!previous3 || !marks?.hasMarker || decided.checkboxesTicked || refreshDue || previous3.digest !== state.digest);
   if (needWrite) {
-    state.revision = (previous3?.revision ?? parsed?.state?.revision ?? 0) + 1;
+    state.revision = (previous3?.revision ?? (tracking ? parseDashboard(tracking.body).state?.revision : void 0) ?? 0) + 1;
     state.renderedAt = ctx.now.toISOString();
     effects.push({
       type: "writeTrackingIssue",
@@ -56604,7 +56692,7 @@ function processWorkers(ctx) {
     const r = ctx.state.tasks[n];
     if (statusOf2(ctx, n) === "in-progress" || r?.dispatchId && r.handled !== r.dispatchId)
       candidates.add(n);
-    if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
+    if (ctx.liveRunsByIssue.has(n)) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
   rememberResultComments(ctx);
@@ -57208,6 +57296,12 @@ fragment AutopilotClosedPull on PullRequest {
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
 }`;
+var FIRST_ISSUES_PAGE = 50;
+var NEXT_ISSUES_PAGE = 100;
+function nextIssuesPage(total, fetched) {
+  if (total === void 0 || !Number.isFinite(total)) return NEXT_ISSUES_PAGE;
+  return Math.min(NEXT_ISSUES_PAGE, Math.max(1, total - fetched));
+}
 function snapshotQuery(options) {
   return `
 query AutopilotSnapshot(
@@ -57217,6 +57311,7 @@ query AutopilotSnapshot(
   $configExpression: String!
   $botLogin: String
   $issuesAfter: String
+  $issuesFirst: Int!
   $pullsAfter: String
   $withRepo: Boolean!
   $withIssues: Boolean!
@@ -57246,12 +57341,13 @@ query AutopilotSnapshot(
     }
     trackingIssue: issue(number: $trackingNumber) @include(if: $withTrackingNumber) { ...AutopilotTracking }
     issues(
-      first: 50
+      first: $issuesFirst
       after: $issuesAfter
       states: [OPEN]
       labels: $labels
       orderBy: { field: CREATED_AT, direction: ASC }
     ) @include(if: $withIssues) {
+      totalCount
       pageInfo { hasNextPage endCursor }
       nodes { ...AutopilotIssue }
     }
@@ -57788,6 +57884,7 @@ async function runSnapshotQuery(ctx, flags) {
     configExpression: `HEAD:${CONFIG_FILE}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
+    issuesFirst: flags.issuesFirst ?? FIRST_ISSUES_PAGE,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
     withIssues: flags.withIssues,
@@ -57829,13 +57926,19 @@ async function graphqlAllowingNotFound(ctx, query, variables) {
 }
 async function takeSnapshot(ctx) {
   const { memory } = ctx;
+  let points = null;
+  const query = async (flags) => {
+    const data = await runSnapshotQuery(ctx, flags);
+    if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
+    return data;
+  };
   const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed.poolLabels;
   const knownTracking = memory.trackingIssue;
   const assumedWorkflow = memory.workerWorkflow ?? assumed.workerWorkflow;
   let runs = await fetchWorkerRuns(ctx, assumedWorkflow);
   const loginAsked = loginOf(ctx);
-  const first = await runSnapshotQuery(ctx, {
+  const first = await query({
     withRepo: true,
     withIssues: true,
     withPulls: true,
@@ -57852,7 +57955,7 @@ async function takeSnapshot(ctx) {
   const appId = memory.appAccountId;
   let tracking = pickTracking(first, appId);
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
-    const found = await runSnapshotQuery(ctx, {
+    const found = await query({
       withRepo: false,
       withIssues: false,
       withPulls: false,
@@ -57868,7 +57971,7 @@ async function takeSnapshot(ctx) {
   const settings = await ctx.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     labels = settings.poolLabels;
-    const again = await runSnapshotQuery(ctx, {
+    const again = await query({
       withRepo: false,
       withIssues: true,
       withPulls: false,
@@ -57884,15 +57987,17 @@ async function takeSnapshot(ctx) {
   const poolIssues = compact(repo.issues?.nodes);
   const pulls = compact(repo.pullRequests?.nodes);
   let issuesPage = repo.issues?.pageInfo ?? null;
+  const issuesTotal = repo.issues?.totalCount;
   let pullsPage = repo.pullRequests?.pageInfo ?? null;
   while (issuesPage?.hasNextPage || pullsPage?.hasNextPage) {
-    const next = await runSnapshotQuery(ctx, {
+    const next = await query({
       withRepo: false,
       withIssues: Boolean(issuesPage?.hasNextPage),
       withPulls: Boolean(pullsPage?.hasNextPage),
       findTracking: false,
       trackingNumber: null,
       issuesAfter: issuesPage?.hasNextPage ? issuesPage.endCursor : null,
+      issuesFirst: nextIssuesPage(issuesTotal, poolIssues.length),
       pullsAfter: pullsPage?.hasNextPage ? pullsPage.endCursor : null,
       labels
     });
@@ -57941,7 +58046,7 @@ async function takeSnapshot(ctx) {
     window: node3.comments
   }));
   if (tracking) windows.push({ issue: tracking.number, window: tracking.comments });
-  const graphql3 = (query, variables) => graphqlAllowingNotFound(ctx, query, variables);
+  const graphql3 = (query2, variables) => graphqlAllowingNotFound(ctx, query2, variables);
   const buried = await fetchBuriedComments(ctx, graphql3, windows, {
     cursorId: state?.cursor?.id ?? null,
     stateSince: state ? tracking?.createdAt ?? null : null,
@@ -58032,7 +58137,7 @@ async function takeSnapshot(ctx) {
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
-      rateLimit: first.rateLimit ?? null
+      rateLimit: points
     }
   };
 }
@@ -58773,21 +58878,32 @@ async function reconcileUnlocked(options) {
   const log = options.log ?? silentLog2;
   const total = {};
   let last = null;
+  let graphql3 = null;
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const { result, requests } = await reconcileOnce(options, log);
+    const { result, requests, rateLimit } = await reconcileOnce(options, log);
     for (const [endpoint2, n] of Object.entries(requests)) total[endpoint2] = (total[endpoint2] ?? 0) + n;
+    graphql3 = addPoints(graphql3, rateLimit);
     last = result;
     if (!result.report.conflict) {
+      const points = graphql3 ? `, ${graphql3.points} GraphQL point(s) (${graphql3.remaining} left)` : "";
       log.info(
-        `reconciled ${options.repo.owner}/${options.repo.name}: ${result.decision.effects.length} effect(s), ${totalOf(total)} request(s)`
+        `reconciled ${options.repo.owner}/${options.repo.name}: ${result.decision.effects.length} effect(s), ${totalOf(total)} request(s)${points}`
       );
-      return { ...result, requests: total, attempts: attempt };
+      return { ...result, requests: total, attempts: attempt, graphql: graphql3 };
     }
     log.warn(
       `the tracking issue changed since the snapshot (${result.report.outcomes.find((o2) => o2.status === "conflict")?.detail ?? "revision conflict"})${attempt === 1 ? "; reconciling again" : ""}`
     );
   }
-  return { ...last, requests: total, attempts: 2 };
+  return { ...last, requests: total, attempts: 2, graphql: graphql3 };
+}
+function addPoints(sum, rateLimit) {
+  if (!rateLimit) return sum;
+  return {
+    points: (sum?.points ?? 0) + rateLimit.cost,
+    remaining: rateLimit.remaining,
+    resetAt: rateLimit.resetAt
+  };
 }
 async function reconcileOnce(options, log) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
@@ -58865,7 +58981,8 @@ async function reconcileOnce(options, log) {
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
-    requests: gateway.requests()
+    requests: gateway.requests(),
+    rateLimit: facts.rateLimit
   };
 }
 

@@ -44735,7 +44735,6 @@ var init_dashboard_state = __esm({
 function parseDashboard(body) {
   const text4 = (body ?? "").replace(/\r\n/g, "\n");
   const start = text4.lastIndexOf(STATE_OPEN);
-  const visible = start >= 0 ? text4.slice(0, start) : text4;
   let state = null;
   if (start >= 0) {
     const end = text4.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
@@ -44748,6 +44747,10 @@ function parseDashboard(body) {
       }
     }
   }
+  return { state, corrupt: state === null, ...visibleMarks(text4, start) };
+}
+function visibleMarks(text4, stateStart) {
+  const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
   const checkedBoxes = [];
   const seen = /* @__PURE__ */ new Set();
   for (const line of visible.split("\n")) {
@@ -44760,13 +44763,7 @@ function parseDashboard(body) {
   }
   const status2 = SESSION_MARKER.exec(visible)?.[1];
   const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return {
-    state,
-    corrupt: state === null,
-    checkedBoxes,
-    visibleStatus,
-    hasMarker: text4.includes(TRACKING_MARKER)
-  };
+  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
 }
 var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
 var init_state_block = __esm({

@@ -31,6 +31,7 @@ import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
 import { snapshotSettings } from "../github/snapshot.js";
+import type { SnapshotFacts } from "../github/snapshot-context.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
@@ -62,6 +63,11 @@ export interface ReconcileResult {
   requests: RequestCounts;
   /** 1, or 2 after a revision conflict. */
   attempts: number;
+  /**
+   * GraphQL points the snapshot queries cost (all attempts; GitHub's `rateLimit.cost`, a budget of its own
+   * apart from the REST requests), and what the last answer said is left. Null when no answer carried it.
+   */
+  graphql: { points: number; remaining: number; resetAt: string } | null;
   configError: ConfigError | null;
   dryRun: boolean;
 }
@@ -75,28 +81,47 @@ export function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
 async function reconcileUnlocked(options: ReconcileOptions): Promise<ReconcileResult> {
   const log = options.log ?? silentLog;
   const total: RequestCounts = {};
-  let last: Omit<ReconcileResult, "requests" | "attempts"> | null = null;
+  let last: Omit<ReconcileResult, "requests" | "attempts" | "graphql"> | null = null;
+  let graphql: ReconcileResult["graphql"] = null;
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const { result, requests } = await reconcileOnce(options, log);
+    const { result, requests, rateLimit } = await reconcileOnce(options, log);
     for (const [endpoint, n] of Object.entries(requests)) total[endpoint] = (total[endpoint] ?? 0) + n;
+    graphql = addPoints(graphql, rateLimit);
     last = result;
     if (!result.report.conflict) {
+      const points = graphql ? `, ${graphql.points} GraphQL point(s) (${graphql.remaining} left)` : "";
       log.info(
-        `reconciled ${options.repo.owner}/${options.repo.name}: ${result.decision.effects.length} effect(s), ${totalOf(total)} request(s)`,
+        `reconciled ${options.repo.owner}/${options.repo.name}: ${result.decision.effects.length} effect(s), ${totalOf(total)} request(s)${points}`,
       );
-      return { ...result, requests: total, attempts: attempt };
+      return { ...result, requests: total, attempts: attempt, graphql };
     }
     log.warn(
       `the tracking issue changed since the snapshot (${result.report.outcomes.find((o) => o.status === "conflict")?.detail ?? "revision conflict"})${attempt === 1 ? "; reconciling again" : ""}`,
     );
   }
-  return { ...last!, requests: total, attempts: 2 };
+  return { ...last!, requests: total, attempts: 2, graphql };
+}
+
+function addPoints(
+  sum: ReconcileResult["graphql"],
+  rateLimit: SnapshotFacts["rateLimit"],
+): ReconcileResult["graphql"] {
+  if (!rateLimit) return sum;
+  return {
+    points: (sum?.points ?? 0) + rateLimit.cost,
+    remaining: rateLimit.remaining,
+    resetAt: rateLimit.resetAt,
+  };
 }
 
 async function reconcileOnce(
   options: ReconcileOptions,
   log: GatewayLog,
-): Promise<{ result: Omit<ReconcileResult, "requests" | "attempts">; requests: RequestCounts }> {
+): Promise<{
+  result: Omit<ReconcileResult, "requests" | "attempts" | "graphql">;
+  requests: RequestCounts;
+  rateLimit: SnapshotFacts["rateLimit"];
+}> {
   const now = options.now ?? (() => new Date());
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
   const gateway = new Gateway({
@@ -191,5 +216,6 @@ async function reconcileOnce(
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
     requests: gateway.requests(),
+    rateLimit: facts.rateLimit,
   };
 }

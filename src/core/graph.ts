@@ -118,6 +118,7 @@ export interface TaskGraphOptions {
 // ---------------------------------------------------------------------------------------------------------
 // Parsing
 
+const MENTIONS_DEPENDENCY = /depend|block/i;
 const KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
 const HEADING =
   /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
@@ -133,6 +134,9 @@ const LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
 export function parseDependencies(body: string | null | undefined, repo: RepoRef): ParsedDependencies {
   const numbers: number[] = [];
   const crossRepo: CrossRepoRef[] = [];
+  // Every heading and keyword below contains "depend" or "block": a body with neither names no dependency
+  // (most bodies), and is not split into lines at all.
+  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
   const seen = new Set<string>();
   let omitted = 0;
   const add = (ref: CrossRepoRef | number) => {
@@ -146,7 +150,7 @@ export function parseDependencies(body: string | null | undefined, repo: RepoRef
   };
 
   let inSection = false;
-  for (const line of visibleLines(body ?? "")) {
+  for (const line of visibleLines(body)) {
     if (line.trim() === "") continue; // blank lines do not end a dependency section
     if (HEADING.test(line)) {
       inSection = true;
@@ -252,7 +256,11 @@ function toRef(m: RegExpExecArray): CrossRepoRef | number | null {
  */
 function visibleLines(body: string): string[] {
   return proseLines(body).map((line) =>
-    line === null ? "" : line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)),
+    line === null
+      ? ""
+      : line.includes("`")
+        ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length))
+        : line,
   );
 }
 
@@ -291,11 +299,15 @@ export function buildTaskGraph(
   }
 
   const edges: DependencyEdge[] = [];
-  const edgeKeys = new Set<string>();
+  const edgeTargets = new Map<number, Set<number>>();
   const addEdge = (from: number, to: number, source: DependencySource) => {
-    const key = `${from}>${to}`;
-    if (edgeKeys.has(key)) return;
-    edgeKeys.add(key);
+    let targets = edgeTargets.get(from);
+    if (!targets) {
+      targets = new Set();
+      edgeTargets.set(from, targets);
+    }
+    if (targets.has(to)) return;
+    targets.add(to);
     edges.push({ from, to, source });
   };
   const crossOf = new Map<number, CrossRepoRef[]>();
@@ -307,7 +319,7 @@ export function buildTaskGraph(
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
-    crossOf.set(issue.number, parsed.crossRepo);
+    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo);
   }
 
   const isOpen = (n: number) => byNumber.get(n)?.state === "open";
@@ -328,6 +340,8 @@ export function buildTaskGraph(
   const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
   const cycleOf = cyclePaths(cycles, openAdjacency);
 
+  // Each parent's progress once, not once per sub-issue (a parent of thousands would cost their square).
+  const progressOf = new Map<number, ParentProgress>();
   const nodes = new Map<number, TaskNode>();
   for (const issue of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
     const n = issue.number;
@@ -336,8 +350,13 @@ export function buildTaskGraph(
     const parent = parentOf.get(n) ?? null;
     let parentProgress: ParentProgress | null = null;
     if (parent !== null) {
-      const siblings = [...(childrenOf.get(parent) ?? [])];
-      parentProgress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+      let progress = progressOf.get(parent);
+      if (!progress) {
+        const siblings = [...(childrenOf.get(parent) ?? [])];
+        progress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+        progressOf.set(parent, progress);
+      }
+      parentProgress = { ...progress };
     }
     nodes.set(n, {
       number: n,
@@ -503,18 +522,20 @@ const WAITING_SHOWN = 10;
 export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult {
   const ready: TaskNode[] = [];
   const waiting: WaitingTask[] = [];
-  const has = (node: TaskNode, label: string) =>
-    node.issue.labels.some((l) => l.toLowerCase() === label.toLowerCase());
+  // Names lowered once, not once per issue and label.
+  const readyLabel = options.readyLabel.toLowerCase();
+  const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
+  const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
   for (const node of graph.nodes.values()) {
-    if (node.issue.state !== "open" || !has(node, options.readyLabel)) continue;
+    if (node.issue.state !== "open") continue;
+    const labels = node.issue.labels.map((l) => l.toLowerCase());
+    if (!labels.includes(readyLabel)) continue;
     const n = node.number;
-    if (options.excludeLabel && has(node, options.excludeLabel)) {
+    if (options.excludeLabel && labels.includes(excludeLabel!)) {
       waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = (options.stateLabels ?? []).filter(
-      (l) => l.toLowerCase() !== options.readyLabel.toLowerCase() && has(node, l),
-    );
+    const other = others.filter((l) => labels.includes(l.toLowerCase()));
     if (other.length > 0) {
       waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
@@ -563,5 +584,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 function sortedUnique(values: number[]): number[] {
+  if (values.length < 2) return [...values]; // most issues have no or one dependency
   return [...new Set(values)].sort((a, b) => a - b);
 }

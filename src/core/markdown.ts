@@ -92,11 +92,15 @@ export function formatTokens(n: number): string {
  * never where someone quotes or shows them.
  */
 export function proseLines(body: string): (string | null)[] {
-  const text = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "));
+  const text = body.includes("<!--")
+    ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " "))
+    : body;
   const out: (string | null)[] = [];
   let fence: { char: string; length: number } | null = null;
   for (const raw of text.split(/\r?\n/)) {
-    const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+    // Only a line starting with a space, ` or ~ can be a fence (the regular expression is the costly part).
+    const first = raw.charCodeAt(0);
+    const open = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
     if (fence) {
       if (open && open[1]![0] === fence.char && open[1]!.length >= fence.length && raw.trim() === open[1]) {
         fence = null;
@@ -106,7 +110,7 @@ export function proseLines(body: string): (string | null)[] {
       fence = { char: open[1]![0]!, length: open[1]!.length };
       out.push(null);
     } else {
-      out.push(/^ {0,3}>/.test(raw) ? null : raw);
+      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
     }
   }
   return out;

@@ -121,7 +121,9 @@ export function rankTasks(
     seen.add(node.number);
     scored.push(scoreTask(node, options));
   }
-  return scored.sort(compareScored);
+  // compareScored's order, with each createdAt parsed once rather than in every comparison.
+  const created = new Map(scored.map((t) => [t, createdMs(t.createdAt)]));
+  return scored.sort((a, b) => b.total - a.total || created.get(a)! - created.get(b)! || a.issue - b.issue);
 }
 
 /** Higher total first; ties to the older issue (createdAt; unparseable dates count as newest), then lower number. */

@@ -318,19 +318,55 @@ export function taskStatusFromLabels(
   names: TaskLabelNames,
 ): TaskStatus | null {
   if (issue.state === "closed") return "done";
-  const has = (l: string | undefined) => !!l && issue.labels.some((x) => x.toLowerCase() === l.toLowerCase());
-  if (has(names.exclude)) return "skipped";
-  const order: [string, TaskStatus][] = [
-    [names.needsHuman, "needs-human"],
-    [names.blocked, "blocked"],
-    [names.failed, "failed"],
-    [names.timeout, "timeout"],
-    [names.review, "review"],
-    [names.inProgress, "in-progress"],
-    [names.ready, "ready"],
-  ];
-  for (const [label, status] of order) if (has(label)) return status;
-  return null;
+  // One pass over the issue's labels (this runs for every open issue, several times per reconcile): the
+  // exclude label wins, then the earliest status of STATUS_ORDER among the labels.
+  const lowered = loweredNames(names);
+  let best = STATUS_ORDER.length;
+  for (const label of issue.labels) {
+    const l = label.toLowerCase();
+    if (lowered.exclude !== null && l === lowered.exclude) return "skipped";
+    for (let i = 0; i < best; i++) if (lowered.order[i] === l) best = i;
+  }
+  return best < STATUS_ORDER.length ? STATUS_ORDER[best]![1] : null;
+}
+
+/** Which state label wins when an issue carries several: the first of these it has. */
+const STATUS_ORDER: readonly [keyof TaskLabelNames, TaskStatus][] = [
+  ["needsHuman", "needs-human"],
+  ["blocked", "blocked"],
+  ["failed", "failed"],
+  ["timeout", "timeout"],
+  ["review", "review"],
+  ["inProgress", "in-progress"],
+  ["ready", "ready"],
+];
+
+interface LoweredNames {
+  /** The names these were made from (a names object changed since is noticed and lowered again). */
+  source: TaskLabelNames;
+  exclude: string | null;
+  order: (string | null)[];
+}
+
+const LOWERED = new WeakMap<TaskLabelNames, LoweredNames>();
+
+/** The label names in lower case, in STATUS_ORDER (an empty name matches nothing). */
+function loweredNames(names: TaskLabelNames): LoweredNames {
+  const known = LOWERED.get(names);
+  if (
+    known &&
+    known.source.exclude === names.exclude &&
+    STATUS_ORDER.every(([key]) => known.source[key] === names[key])
+  )
+    return known;
+  const lower = (l: string | undefined) => (l ? l.toLowerCase() : null);
+  const lowered = {
+    source: { ...names },
+    exclude: lower(names.exclude),
+    order: STATUS_ORDER.map(([key]) => lower(names[key])),
+  };
+  LOWERED.set(names, lowered);
+  return lowered;
 }
 
 /** The label a status is shown with; null for done (closed) and skipped (the exclude label is separate). */

@@ -143,6 +143,23 @@ fragment AutopilotClosedPull on PullRequest {
 }`;
 
 /**
+ * Pool issues per page. GitHub charges points by the page size asked for, not by what the page holds
+ * (src/sandbox/github/graphql/graphql-cost.ts follows its rule: each of an issue's seven nested connections
+ * costs a request per issue the page may hold, a point per 100 requests). The first page is fetched every
+ * reconcile, a small repository's only one: 50 keeps an idle tick at 9 points. Later pages are only fetched
+ * for a larger pool and ask for what is left (the first page's `totalCount`), up to GitHub's 100: half the
+ * requests of pages of 50, and no points for room that stays empty.
+ */
+export const FIRST_ISSUES_PAGE = 50;
+export const NEXT_ISSUES_PAGE = 100;
+
+/** The size of the next pool page: what is left of `total` after `fetched`, within 1..NEXT_ISSUES_PAGE. */
+export function nextIssuesPage(total: number | undefined, fetched: number): number {
+  if (total === undefined || !Number.isFinite(total)) return NEXT_ISSUES_PAGE;
+  return Math.min(NEXT_ISSUES_PAGE, Math.max(1, total - fetched));
+}
+
+/**
  * The world in one request (later pages repeat it with the finished parts switched off): repository facts,
  * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
  * (filtered to Autopilot's branches by the caller) and recently closed ones.
@@ -156,6 +173,7 @@ query AutopilotSnapshot(
   $configExpression: String!
   $botLogin: String
   $issuesAfter: String
+  $issuesFirst: Int!
   $pullsAfter: String
   $withRepo: Boolean!
   $withIssues: Boolean!
@@ -185,12 +203,13 @@ query AutopilotSnapshot(
     }
     trackingIssue: issue(number: $trackingNumber) @include(if: $withTrackingNumber) { ...AutopilotTracking }
     issues(
-      first: 50
+      first: $issuesFirst
       after: $issuesAfter
       states: [OPEN]
       labels: $labels
       orderBy: { field: CREATED_AT, direction: ASC }
     ) @include(if: $withIssues) {
+      totalCount
       pageInfo { hasNextPage endCursor }
       nodes { ...AutopilotIssue }
     }

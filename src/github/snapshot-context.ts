@@ -89,6 +89,10 @@ export interface SnapshotFacts {
   /** The default branch's head commit when the snapshot was taken: what a dispatch lock ref points at. */
   defaultBranchSha: string | null;
   settings: SnapshotSettings;
+  /**
+   * GraphQL points: `cost` is the sum of every snapshot query page of this reconcile (their `rateLimit.cost`),
+   * `remaining` and `resetAt` the last answer's. Null when no answer carried it.
+   */
   rateLimit: { cost: number; remaining: number; resetAt: string } | null;
 }
 

@@ -149,7 +149,7 @@ export interface SnapshotResponse {
     pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;
     trackingByBot?: { nodes: (GqlTracking | null)[] | null } | null;
     trackingIssue?: GqlTracking | null;
-    issues?: Page<GqlIssue> | null;
+    issues?: (Page<GqlIssue> & { totalCount?: number }) | null;
     recentlyClosed?: { nodes: (GqlIssue | null)[] | null } | null;
     pullRequests?: Page<GqlPull> | null;
     recentPulls?: { nodes: (GqlPull | null)[] | null } | null;

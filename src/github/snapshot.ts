@@ -25,8 +25,14 @@ import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "..
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../core/world.js";
 import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";
 import { lookupPermissions, relevantLogins } from "./permissions.js";
-import { issueStatesQuery, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY } from "./queries.js";
-import type { SnapshotContext, SnapshotOutput } from "./snapshot-context.js";
+import {
+  FIRST_ISSUES_PAGE,
+  issueStatesQuery,
+  nextIssuesPage,
+  SNAPSHOT_QUERY,
+  SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
+} from "./queries.js";
+import type { SnapshotContext, SnapshotFacts, SnapshotOutput } from "./snapshot-context.js";
 import {
   byApp,
   isAppResultComment,
@@ -65,6 +71,8 @@ interface QueryFlags {
   findTracking: boolean;
   trackingNumber: number | null;
   issuesAfter: string | null;
+  /** Issues on this page (default FIRST_ISSUES_PAGE). */
+  issuesFirst?: number;
   pullsAfter: string | null;
   labels: string[];
 }
@@ -77,6 +85,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     configExpression: `HEAD:${CONFIG_FILE}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
+    issuesFirst: flags.issuesFirst ?? FIRST_ISSUES_PAGE,
     pullsAfter: flags.pullsAfter,
     withRepo: flags.withRepo,
     withIssues: flags.withIssues,
@@ -140,6 +149,14 @@ export async function graphqlAllowingNotFound<T>(
 
 export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput> {
   const { memory } = ctx;
+  // The points every snapshot query of this reconcile cost (each answer's rateLimit.cost), and the last answer's
+  // remaining budget.
+  let points: SnapshotFacts["rateLimit"] = null;
+  const query = async (flags: QueryFlags) => {
+    const data = await runSnapshotQuery(ctx, flags);
+    if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
+    return data;
+  };
   const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed!.poolLabels;
   const knownTracking = memory.trackingIssue;
@@ -153,7 +170,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
 
   // First page: everything.
   const loginAsked = loginOf(ctx);
-  const first = await runSnapshotQuery(ctx, {
+  const first = await query({
     withRepo: true,
     withIssues: true,
     withPulls: true,
@@ -173,7 +190,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   // (again when the first query looked for the bot's issues under another login than the token's own).
   let tracking = pickTracking(first, appId);
   if (!tracking && (knownTracking !== null || loginOf(ctx) !== loginAsked)) {
-    const found = await runSnapshotQuery(ctx, {
+    const found = await query({
       withRepo: false,
       withIssues: false,
       withPulls: false,
@@ -191,7 +208,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   if (!sameSet(settings.poolLabels, labels)) {
     // The config names other labels than assumed: fetch the pool again with the right ones.
     labels = settings.poolLabels;
-    const again = await runSnapshotQuery(ctx, {
+    const again = await query({
       withRepo: false,
       withIssues: true,
       withPulls: false,
@@ -210,15 +227,17 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   const poolIssues: GqlIssue[] = compact(repo.issues?.nodes);
   const pulls: GqlPull[] = compact(repo.pullRequests?.nodes);
   let issuesPage = repo.issues?.pageInfo ?? null;
+  const issuesTotal = repo.issues?.totalCount;
   let pullsPage = repo.pullRequests?.pageInfo ?? null;
   while (issuesPage?.hasNextPage || pullsPage?.hasNextPage) {
-    const next = await runSnapshotQuery(ctx, {
+    const next = await query({
       withRepo: false,
       withIssues: Boolean(issuesPage?.hasNextPage),
       withPulls: Boolean(pullsPage?.hasNextPage),
       findTracking: false,
       trackingNumber: null,
       issuesAfter: issuesPage?.hasNextPage ? issuesPage.endCursor : null,
+      issuesFirst: nextIssuesPage(issuesTotal, poolIssues.length),
       pullsAfter: pullsPage?.hasNextPage ? pullsPage.endCursor : null,
       labels,
     });
@@ -386,7 +405,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
-      rateLimit: first.rateLimit ?? null,
+      rateLimit: points,
     },
   };
 }

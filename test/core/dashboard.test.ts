@@ -9,6 +9,7 @@ import {
   emptyState,
   GITHUB_BODY_LIMIT,
   HISTORY_BATCH,
+  newTaskRecord,
   parseDashboard,
   rebuildState,
   renderDashboard,
@@ -17,6 +18,7 @@ import {
   TRACKING_MARKER,
   utf8Length,
 } from "../../src/core/dashboard/index.js";
+import { stateBlockLength } from "../../src/core/dashboard/compact-state.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {
@@ -413,6 +415,29 @@ describe("GitHub's 65,536-character body limit", () => {
 });
 
 describe("compaction", () => {
+  it("measures the state block exactly as long as its rendering, record by record", () => {
+    const state = emptyState(T0);
+    state.processed = [1, 2, 3];
+    state.incidents = [
+      { kind: "x", message: "a <b> tag & </script> in text", at: T0.toISOString() },
+    ] as never;
+    for (let n = 1; n <= 40; n++) {
+      state.tasks[String(n)] = {
+        ...newTaskRecord(),
+        attempt: n % 3,
+        ...(n % 2 ? { reason: `fails with <${n}> and -->` } : {}),
+        ...(n % 5 === 0 ? { notices: [`gate-${n}`] } : {}),
+      };
+    }
+    const sizes = new Map();
+    expect(stateBlockLength(state, sizes)).toBe(renderStateBlock(state).length);
+    // Measured again with the records' sizes known (what compaction does after each trimming step).
+    expect(stateBlockLength({ ...state, processed: [] }, sizes)).toBe(
+      renderStateBlock({ ...state, processed: [] }).length,
+    );
+    expect(stateBlockLength(emptyState(T0))).toBe(renderStateBlock(emptyState(T0)).length);
+  });
+
   it("writes out a full batch of finished tasks, keeping the counters", () => {
     const state = emptyState(T0);
     state.pendingHistory = Array.from({ length: HISTORY_BATCH }, (_, i) => ({

@@ -226,21 +226,27 @@ describe("the world snapshot", () => {
       pulls: [gqlPull({ number: 30, issue: 1 })],
     });
     first.data.repository.issues.pageInfo = { hasNextPage: true, endCursor: "c1" } as never;
+    first.data.rateLimit = { cost: 9, remaining: 4991, resetAt: "2026-01-01T01:00:00Z" };
+    (first.data.repository.issues as { totalCount?: number }).totalCount = 2;
     replySnapshot(scope, first);
     replyDiff(scope, "a".repeat(40), [
       { filename: "src/a.ts", status: "modified", changes: 1, patch: "@@ -1 +1 @@\n-a\n+b" },
     ]);
     const second = snapshotPage({ issues: [gqlIssue({ number: 2, labels: ["autopilot:review"] })] });
+    second.data.rateLimit = { cost: 7, remaining: 4984, resetAt: "2026-01-01T01:00:00Z" };
     replySnapshot(
       scope,
       second,
-      (v) => v.withRepo === false && v.issuesAfter === "c1" && v.withPulls === false,
+      // A later page asks for what is left (totalCount), not for a full page: points go by the size asked.
+      (v) => v.withRepo === false && v.issuesAfter === "c1" && v.withPulls === false && v.issuesFirst === 1,
     );
     replyRuns(scope, []);
-    const { world } = await gateway().snapshot({ settingsFor });
+    const { world, facts } = await gateway().snapshot({ settingsFor });
     expect(scope.isDone()).toBe(true);
     expect(world.issues.map((i) => i.number)).toEqual([1, 2]);
     expect(world.pulls.map((p) => p.number)).toEqual([30]);
+    // The points of the whole snapshot: every page's rateLimit.cost, the budget left after the last.
+    expect(facts.rateLimit).toEqual({ cost: 16, remaining: 4984, resetAt: "2026-01-01T01:00:00Z" });
   });
 });
 

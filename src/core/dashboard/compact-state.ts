@@ -34,7 +34,14 @@ export function compactState(
     recent: state.recent.slice(-30),
   };
   let flush: HistoryEntry[] = [];
-  const tooBig = () => renderStateBlock(next).length > STATE_BUDGET;
+  // Measured once per version of `next`, each task record's share once per record (rendering a large state
+  // several times over was the costly part of a reconcile).
+  const sizes = new Map<TaskRecord, number>();
+  let measured: { state: DashboardState; length: number } | null = null;
+  const tooBig = () => {
+    if (measured?.state !== next) measured = { state: next, length: stateBlockLength(next, sizes) };
+    return measured.length > STATE_BUDGET;
+  };
   // The last good configuration's text goes before anything else: its commit still names it (the
   // controller reads the file there when it needs it), while every other record exists nowhere else.
   if (tooBig()) next = withoutConfigText(next);
@@ -71,7 +78,7 @@ export function compactState(
     const offRamped = settled.filter(([, r]) => !onItsWay(r));
     for (const [key, record] of offRamped) tasks[key] = { ...record, reason: undefined, notices: undefined };
     next = { ...next, tasks };
-    let excess = renderStateBlock(next).length - STATE_BUDGET;
+    let excess = stateBlockLength(next, sizes) - STATE_BUDGET;
     for (const [key] of [...offRamped, ...settled.filter(([, r]) => onItsWay(r))]) {
       if (excess <= 0) break;
       excess -= JSON.stringify(dropDefaults(tasks[key]!)).length + key.length + 4;
@@ -79,6 +86,34 @@ export function compactState(
     }
   }
   return { state: next, flush };
+}
+
+/**
+ * `renderStateBlock(state).length`, with each task record's part taken from `sizes` when known (records are
+ * not changed while a compaction measures them; the slimmed ones are new objects). The block is the JSON with
+ * `<` and `>` escaped to six characters each, so each part's length adds up.
+ */
+export function stateBlockLength(state: DashboardState, sizes: Map<TaskRecord, number> = new Map()): number {
+  const escaped = (json: string) => {
+    let angles = 0;
+    for (let i = json.indexOf("<"); i >= 0; i = json.indexOf("<", i + 1)) angles++;
+    for (let i = json.indexOf(">"); i >= 0; i = json.indexOf(">", i + 1)) angles++;
+    return json.length + 5 * angles;
+  };
+  // Everything but the records, with `"tasks":{}` in their place …
+  let length = renderStateBlock({ ...state, tasks: {} }).length;
+  // … then each `"key":{record}` inside those braces, comma-separated.
+  let entries = 0;
+  for (const [key, record] of Object.entries(state.tasks)) {
+    let size = sizes.get(record);
+    if (size === undefined) {
+      size = escaped(JSON.stringify(dropDefaults(record)));
+      sizes.set(record, size);
+    }
+    length += escaped(JSON.stringify(key)) + 1 + size;
+    entries++;
+  }
+  return length + Math.max(0, entries - 1);
 }
 
 /** The state with the last good configuration's text left out (its digest and commit kept). */

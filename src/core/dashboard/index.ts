@@ -31,4 +31,11 @@ export {
 export type { DashboardView, QueueLine, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 export { rebuildState } from "./rebuild-state.js";
 export { dashboardDigest, renderDashboard, utf8Length } from "./render-dashboard.js";
-export { type CheckedBox, type ParsedDashboard, parseDashboard, renderStateBlock } from "./state-block.js";
+export {
+  type CheckedBox,
+  type DashboardMarks,
+  type ParsedDashboard,
+  parseDashboard,
+  readDashboardMarks,
+  renderStateBlock,
+} from "./state-block.js";

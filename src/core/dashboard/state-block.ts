@@ -36,7 +36,6 @@ export interface ParsedDashboard {
 export function parseDashboard(body: string | null | undefined): ParsedDashboard {
   const text = (body ?? "").replace(/\r\n/g, "\n");
   const start = text.lastIndexOf(STATE_OPEN);
-  const visible = start >= 0 ? text.slice(0, start) : text;
   let state: DashboardState | null = null;
   if (start >= 0) {
     const end = text.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
@@ -49,6 +48,22 @@ export function parseDashboard(body: string | null | undefined): ParsedDashboard
       }
     }
   }
+  return { state, corrupt: state === null, ...visibleMarks(text, start) };
+}
+
+export type DashboardMarks = Omit<ParsedDashboard, "state" | "corrupt">;
+
+/**
+ * The body's visible marks only (ticked boxes, session status, marker), without validating the state block:
+ * a reconcile needs the state only when a box was ticked, and the schema check of a large state is costly.
+ */
+export function readDashboardMarks(body: string | null | undefined): DashboardMarks {
+  const text = (body ?? "").replace(/\r\n/g, "\n");
+  return visibleMarks(text, text.lastIndexOf(STATE_OPEN));
+}
+
+function visibleMarks(text: string, stateStart: number): DashboardMarks {
+  const visible = stateStart >= 0 ? text.slice(0, stateStart) : text;
   const checkedBoxes: CheckedBox[] = [];
   const seen = new Set<string>();
   for (const line of visible.split("\n")) {
@@ -63,13 +78,7 @@ export function parseDashboard(body: string | null | undefined): ParsedDashboard
   const visibleStatus = (SESSION_STATUSES as readonly string[]).includes(status ?? "")
     ? (status as SessionState["status"])
     : null;
-  return {
-    state,
-    corrupt: state === null,
-    checkedBoxes,
-    visibleStatus,
-    hasMarker: text.includes(TRACKING_MARKER),
-  };
+  return { checkedBoxes, visibleStatus, hasMarker: text.includes(TRACKING_MARKER) };
 }
 
 /** Leaves out fields at their defaults so the JSON stays small (zod puts them back on parse). */

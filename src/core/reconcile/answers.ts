@@ -4,6 +4,7 @@ import { transitionTask } from "../task.js";
 import { taskIssueFor } from "./comment-commands.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { react } from "./messages.js";
+import type { CommentNode } from "../world.js";
 import { setStatus, statusOf } from "./task-labels.js";
 
 /**
@@ -15,13 +16,26 @@ import { setStatus, statusOf } from "./task-labels.js";
  */
 export function processAnswers(ctx: Reconciling, freshComments: ReadonlySet<number>): void {
   const trackingNumber = ctx.tracking?.number ?? null;
-  const comments = [...ctx.snapshot.comments].sort((a, b) => a.id - b.id);
+  // Each comment's task, worked out once (not once per needs-human task), in comment order.
+  let byTask: Map<number, CommentNode[]> | null = null;
+  const commentsOf = (n: number) => {
+    if (!byTask) {
+      byTask = new Map();
+      for (const c of [...ctx.snapshot.comments].sort((a, b) => a.id - b.id)) {
+        const task = c.issue === trackingNumber ? null : taskIssueFor(ctx, c.issue);
+        if (task === null) continue;
+        const list = byTask.get(task);
+        if (list) list.push(c);
+        else byTask.set(task, [c]);
+      }
+    }
+    return byTask.get(n) ?? [];
+  };
   for (const [n, issue] of ctx.issues) {
     if (issue.state !== "open" || statusOf(ctx, n) !== "needs-human") continue;
     const record = ctx.state.tasks[n];
     const askedAt = record?.since ?? ctx.results.get(n)?.updatedAt ?? null;
-    const answer = comments.find((c) => {
-      if (c.issue === trackingNumber || taskIssueFor(ctx, c.issue) !== n) return false;
+    const answer = commentsOf(n).find((c) => {
       if (askedAt ? Date.parse(c.createdAt) <= Date.parse(askedAt) : !freshComments.has(c.id)) return false;
       if (!commentAuthority(c, ctx.snapshot.botLogin, ctx.snapshot.permissions).authorized) return false;
       return parseCommand(c.body, { issue: n, trackingIssue: trackingNumber }) === null;

@@ -120,10 +120,11 @@ function graphView(ctx: Reconciling, view: DashboardView, pool: Pool): Dashboard
   const deps = new Set<number>();
   for (const e of pool.graph.edges) if (inGraph.has(e.from) && ctx.issues.has(e.to)) deps.add(e.to);
   for (const d of deps) add(d);
+  const waitingIssues = new Set(view.waiting.map((w) => w.issue));
   const nodes: DashboardView["graph"]["nodes"] = order.slice(0, 250).map((n) => {
     const issue = ctx.issues.get(n)!;
     const status = statusOf(ctx, n);
-    const waiting = view.waiting.some((w) => w.issue === n);
+    const waiting = waitingIssues.has(n);
     return {
       issue: n,
       status: issue.state === "closed" ? "done" : waiting ? "waiting" : (status ?? "waiting"),

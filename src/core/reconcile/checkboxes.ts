@@ -1,6 +1,6 @@
 /** The phase that reads the retry/skip checkboxes ticked on the dashboard, by someone with write access. */
 import { hasWriteAccess, sameLogin } from "../commands.js";
-import { parseDashboard } from "../dashboard/index.js";
+import { parseDashboard, readDashboardMarks } from "../dashboard/index.js";
 import { note, type Reconciling } from "./context.js";
 import { incident } from "./messages.js";
 import { retryTask, skipTask } from "./retry-skip.js";
@@ -9,8 +9,8 @@ import { retryTask, skipTask } from "./retry-skip.js";
 export function processCheckboxes(ctx: Reconciling): { ticked: boolean } {
   const previous = ctx.input.state;
   if (!ctx.tracking || !previous) return { ticked: false };
+  if (readDashboardMarks(ctx.tracking.body).checkedBoxes.length === 0) return { ticked: false };
   const parsed = parseDashboard(ctx.tracking.body);
-  if (parsed.checkedBoxes.length === 0) return { ticked: false };
   // Ticks count only on the body this state came from (a later state means they were already handled).
   if (!parsed.state || parsed.state.revision !== previous.revision) return { ticked: false };
   const editor = ctx.tracking.lastEditedBy ?? null;

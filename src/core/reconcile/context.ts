@@ -7,7 +7,8 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
-import type { IssueNode, PullNode, WorldSnapshot } from "../world.js";
+import type { TaskStatus } from "../task.js";
+import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
 import type { WorkerResult } from "../worker-result.js";
 import { taskBranchName } from "../contract.js";
 
@@ -61,6 +62,8 @@ export interface Reconciling {
   readonly results: ReadonlyMap<number, WorkerResult>;
   /** The pull requests by head branch. */
   readonly pullsByRef: ReadonlyMap<string, readonly PullNode[]>;
+  /** Runs that have not completed, by task (see liveRunsOf). */
+  readonly liveRunsByIssue: ReadonlyMap<number, readonly RunNode[]>;
   /** Labels as they were before this reconcile changed any (after the settle overlay). */
   readonly baseLabels: ReadonlyMap<number, readonly string[]>;
 
@@ -74,6 +77,11 @@ export interface Reconciling {
   readonly labels: Map<number, string[]>;
   /** Who added each issue's ready label, as it will be once this reconcile's label effects ran. */
   readonly readyBy: Map<number, string | null>;
+  /**
+   * statusOf's answers by label array (task-labels.ts), with the label names they were read with. Label arrays
+   * are replaced, never edited, so an array's status does not change during a reconcile.
+   */
+  readonly statusByLabels: WeakMap<readonly string[], { names: object; status: TaskStatus | null }>;
 }
 
 export function note(ctx: Reconciling, message: string): void {

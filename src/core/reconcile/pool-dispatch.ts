@@ -31,10 +31,12 @@ export function processPool(ctx: Reconciling): Pool {
   const { snapshot, state, config } = ctx;
   const L = config.labels;
   // The issues as this reconcile leaves them (label changes, settle overlay); pull requests stay for "Depends on #PR".
-  const issues = snapshot.issues.map((i) => ({
-    ...(ctx.issues.get(i.number) ?? i),
-    labels: ctx.labels.get(i.number) ?? i.labels,
-  }));
+  // An issue whose labels this reconcile did not change is passed as it is (no copy of every issue).
+  const issues = snapshot.issues.map((i) => {
+    const issue = ctx.issues.get(i.number) ?? i;
+    const labels = ctx.labels.get(i.number) ?? i.labels;
+    return sameLabels(labels, issue.labels) ? issue : { ...issue, labels };
+  });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
   const { ready, waiting } = readyTasks(graph, {
     readyLabel: L.ready,
@@ -117,6 +119,10 @@ export function processPool(ctx: Reconciling): Pool {
   }
   const pending = ranked.length > 0 || waitingForTime;
   return { graph, ranked, waits, notInPool, pending };
+}
+
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((l, i) => l === b[i]));
 }
 
 function dispatch(ctx: Reconciling, n: number, why: string, score: number): void {

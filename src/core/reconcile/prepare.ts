@@ -15,7 +15,7 @@ import { incidentOnce } from "./messages.js";
 import { sessionEvent } from "./session-events.js";
 import { stateLabels, statusOf } from "./task-labels.js";
 import { INCIDENT_DAYS, SETTLE_MINUTES } from "./timing.js";
-import { finishedUnhandled } from "./worker-runs.js";
+import { finishedUnhandled, liveRunsByIssue } from "./worker-runs.js";
 
 export function prepare(input: DecideInput): Reconciling {
   const { snapshot } = input;
@@ -25,7 +25,8 @@ export function prepare(input: DecideInput): Reconciling {
   for (const issue of snapshot.issues) {
     if (issue.isPullRequest) continue;
     issues.set(issue.number, issue);
-    labels.set(issue.number, [...issue.labels]);
+    // The snapshot's own array: the phases replace an issue's labels (task-labels.ts), never edit them.
+    labels.set(issue.number, issue.labels);
     readyBy.set(issue.number, issue.readyLabeledBy ?? null);
   }
   const log: string[] = [];
@@ -49,12 +50,14 @@ export function prepare(input: DecideInput): Reconciling {
     issues,
     results: latestResults(snapshot.workerResults),
     pullsByRef: pullsByRef(snapshot.pulls),
+    liveRunsByIssue: liveRunsByIssue(snapshot.runs),
     baseLabels,
     state,
     effects: [],
     log,
     labels,
     readyBy,
+    statusByLabels: new WeakMap(),
   };
   // Status labels are judged by the configuration's own names, before any override.
   ignoreForeignLabels(ctx, input.config.labels);
@@ -64,7 +67,8 @@ export function prepare(input: DecideInput): Reconciling {
   state.incidents = state.incidents.filter(
     (i) => !(ctx.nowMs - Date.parse(i.at) > INCIDENT_DAYS * 86_400_000),
   );
-  for (const [n, l] of labels) baseLabels.set(n, [...l]);
+  // No copies: the phases replace an issue's label array (task-labels.ts), they never change one in place.
+  for (const [n, l] of labels) baseLabels.set(n, l);
   if (input.start) ctx = startFromDispatch(ctx, input.start);
   return ctx;
 }

@@ -8,6 +8,7 @@ import {
   compactState,
   dashboardDigest,
   parseDashboard,
+  readDashboardMarks,
   renderDashboard,
   renderHistoryComment,
   TRACKING_ISSUE_TITLE,
@@ -62,7 +63,8 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
   }
 
   const previous = ctx.input.state;
-  const parsed = tracking ? parseDashboard(tracking.body) : null;
+  // The body's marks only; its state block is validated only when no previous state came with it.
+  const marks = tracking ? readDashboardMarks(tracking.body) : null;
   const worthShowing =
     state.session.reason !== "initial" ||
     ctx.effects.length > 0 ||
@@ -99,12 +101,13 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
     creating ||
     (tracking !== null &&
       (!previous ||
-        !parsed?.hasMarker ||
+        !marks?.hasMarker ||
         decided.checkboxesTicked ||
         refreshDue ||
         previous.digest !== state.digest));
   if (needWrite) {
-    state.revision = (previous?.revision ?? parsed?.state?.revision ?? 0) + 1;
+    state.revision =
+      (previous?.revision ?? (tracking ? parseDashboard(tracking.body).state?.revision : undefined) ?? 0) + 1;
     state.renderedAt = ctx.now.toISOString();
     effects.push({
       type: "writeTrackingIssue",

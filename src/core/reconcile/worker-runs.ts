@@ -14,14 +14,29 @@ export interface LiveState {
 }
 
 /** The task a run works on: its `issue` input, or the issue its dispatch id starts with. */
-function runIssue(run: RunNode): number | null {
+export function runIssue(run: RunNode): number | null {
   if (run.issue) return run.issue;
   const m = run.dispatchId ? /^(\d+)-/.exec(run.dispatchId) : null;
   return m ? Number(m[1]) : null;
 }
 
+/** The task's runs that have not completed, in the snapshot's order. */
 export function liveRunsOf(ctx: Reconciling, n: number): RunNode[] {
-  return ctx.snapshot.runs.filter((r) => r.status !== "completed" && runIssue(r) === n);
+  return [...(ctx.liveRunsByIssue.get(n) ?? [])];
+}
+
+/** Runs that have not completed, by task (looked up for every open issue: one pass over the runs, not one each). */
+export function liveRunsByIssue(runs: readonly RunNode[]): Map<number, RunNode[]> {
+  const byIssue = new Map<number, RunNode[]>();
+  for (const run of runs) {
+    if (run.status === "completed") continue;
+    const n = runIssue(run);
+    if (n === null) continue;
+    const list = byIssue.get(n);
+    if (list) list.push(run);
+    else byIssue.set(n, [run]);
+  }
+  return byIssue;
 }
 
 /** Whether the task's worker is live and in which phase; records the run id of the current dispatch. */

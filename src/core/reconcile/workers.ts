@@ -36,7 +36,7 @@ export function processWorkers(ctx: Reconciling): void {
     const r = ctx.state.tasks[n];
     if (statusOf(ctx, n) === "in-progress" || (r?.dispatchId && r.handled !== r.dispatchId))
       candidates.add(n);
-    if (liveRunsOf(ctx, n).length > 0) candidates.add(n);
+    if (ctx.liveRunsByIssue.has(n)) candidates.add(n);
   }
   for (const n of [...candidates].sort((a, b) => a - b)) processWorker(ctx, n);
   rememberResultComments(ctx);

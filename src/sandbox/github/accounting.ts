@@ -14,6 +14,8 @@ export interface RequestRecord {
   login: string | null;
   status: number;
   at: Date;
+  /** GraphQL only: the points the request was charged (rateLimit.cost). */
+  points?: number;
 }
 
 export interface ValidationFailure {

@@ -27,7 +27,7 @@ import {
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { CONTENT_LIMIT_MESSAGE, graphqlCreatesContent, restCreatesContent } from "./content-limit.js";
 import { FaultController } from "./faults.js";
-import { loadGraphqlSchema, runGraphql } from "./graphql.js";
+import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "./graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
 import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest/index.js";
 import type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
@@ -214,6 +214,7 @@ export class SandboxServer {
     path: string,
     identity: Identity | null,
     status: number,
+    points?: number,
   ): void {
     this.accounting.record({
       endpoint,
@@ -223,6 +224,7 @@ export class SandboxServer {
       login: identity?.login ?? null,
       status,
       at: this.store.clock(),
+      ...(points !== undefined ? { points } : {}),
     });
   }
 
@@ -262,6 +264,7 @@ export class SandboxServer {
     resource: RateResource,
     charge: boolean,
     createsContent: boolean,
+    cost = 1,
   ): { identity: Identity | null; stop: Reply | null; rate: Record<string, string> } {
     const auth = authenticateRequest(this.store, this.app, headers.authorization);
     if (!auth.ok) {
@@ -290,7 +293,7 @@ export class SandboxServer {
     }
     const limit = this.limitFor(identity, resource);
     const state = charge
-      ? this.rateLimiter.consume(identity.bucket, resource, limit)
+      ? this.rateLimiter.consume(identity.bucket, resource, limit, cost)
       : { ...this.rateLimiter.peek(identity.bucket, resource, limit), exceeded: false };
     const rate = rateLimitHeaders(state);
     if (fault?.type === "secondary-rate-limit") {
@@ -514,7 +517,13 @@ export class SandboxServer {
       });
       return;
     }
-    const gate = this.gate(headers, endpoint, "graphql", true, graphqlCreatesContent(body));
+    const request =
+      body && typeof body === "object"
+        ? (body as { query?: unknown; variables?: unknown; operationName?: unknown })
+        : {};
+    // GraphQL is charged in points by what the query asks for, not per request (graphql/graphql-cost.ts).
+    const cost = graphqlRequestCost(request);
+    const gate = this.gate(headers, endpoint, "graphql", true, graphqlCreatesContent(body), cost);
     if (gate.stop) {
       this.record(endpoint, method, url.pathname, gate.identity, gate.stop.status);
       const stop = gate.stop;
@@ -538,13 +547,9 @@ export class SandboxServer {
       });
       return;
     }
-    const request =
-      body && typeof body === "object"
-        ? (body as { query?: unknown; variables?: unknown; operationName?: unknown })
-        : {};
     const rate = this.rateLimiter.peek(identity.bucket, "graphql", this.limitFor(identity, "graphql"));
     const outcome = await runGraphql(
-      { store: this.store, shapes: this.shapes!, identity, schema: this.schema!, rate },
+      { store: this.store, shapes: this.shapes!, identity, schema: this.schema!, rate, cost },
       request,
     );
     if (outcome.invalid.length) {
@@ -562,7 +567,7 @@ export class SandboxServer {
         [String(request.query ?? "")],
       );
     }
-    this.record(endpoint, method, url.pathname, identity, 200);
+    this.record(endpoint, method, url.pathname, identity, 200, cost);
     sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
 }

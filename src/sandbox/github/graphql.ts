@@ -17,6 +17,7 @@ import {
   validate,
 } from "graphql";
 import type { GraphqlContext } from "./graphql/graphql-context.js";
+import { graphqlCost } from "./graphql/graphql-cost.js";
 import { Nodes } from "./graphql/graphql-nodes.js";
 import type { Obj } from "./graphql/graphql-values.js";
 import { cursorOf } from "./graphql/relay-connection.js";
@@ -33,6 +34,26 @@ import {
 
 export type { GraphqlContext } from "./graphql/graphql-context.js";
 export { loadGraphqlSchema } from "./graphql/graphql-schema.js";
+
+/** The points a request costs (graphql/graphql-cost.ts); 1 for a document that does not parse. */
+export function graphqlRequestCost(request: {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}): number {
+  if (typeof request.query !== "string") return 1;
+  try {
+    const variables =
+      request.variables && typeof request.variables === "object" ? (request.variables as Obj) : {};
+    return graphqlCost(
+      parse(request.query),
+      variables,
+      typeof request.operationName === "string" ? request.operationName : null,
+    );
+  } catch {
+    return 1;
+  }
+}
 
 export interface GraphqlOutcome {
   body: { data?: unknown; errors?: Array<{ message: string; [key: string]: unknown }> };
@@ -125,7 +146,7 @@ function rootValue(ctx: GraphqlContext): Obj {
     node: (args: { id: string }) => nodes.node(args.id),
     nodes: (args: { ids: string[] }) => args.ids.map((id) => nodes.node(id)),
     rateLimit: () => ({
-      cost: 1,
+      cost: ctx.cost,
       limit: ctx.rate.limit,
       nodeCount: 0,
       remaining: ctx.rate.remaining,

@@ -45,6 +45,8 @@ export interface ScenarioReport {
     byTokenKind: Record<string, number>;
     /** Requests the scenario's people made (user tokens), not in `total`. */
     humans: number;
+    /** GraphQL points Autopilot's queries were charged (GitHub's rateLimit.cost, a budget apart from `total`). */
+    graphqlPoints?: number;
   };
   durationMs: number;
   expectations: {
@@ -142,6 +144,7 @@ export function buildReport(
   const ours = (r: { tokenKind: string }) => r.tokenKind !== "user" && r.tokenKind !== "none";
   const summary = sandbox.requests.summary(ours);
   const humans = sandbox.requests.count((r) => r.tokenKind === "user");
+  const graphqlPoints = sandbox.requests.records.reduce((sum, r) => sum + (ours(r) ? (r.points ?? 0) : 0), 0);
   const mismatches = issueExpectations(scenario.expect)
     .flatMap(([n, e]) => (e.state ? [{ number: n, expected: e.state }] : []))
     .map(({ number, expected }) => ({
@@ -166,6 +169,7 @@ export function buildReport(
       byEndpoint: summary.byEndpoint,
       byTokenKind: summary.byTokenKind,
       humans,
+      graphqlPoints,
     },
     durationMs: Date.now() - started,
     expectations: { ok: mismatches.length === 0, mismatches },

@@ -11,6 +11,8 @@ export interface GraphqlContext {
   identity: Identity;
   schema: GraphQLSchema;
   rate: RateState;
+  /** Points this request was charged (graphql-cost.ts), answered in `rateLimit { cost }`. */
+  cost: number;
   /** `Type.field` names the query asked for that the sandbox does not serve. */
   unimplemented: string[];
 }
