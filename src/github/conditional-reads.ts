@@ -123,10 +123,11 @@ const installed = new WeakSet<object>();
  * Sends every REST `GET` of this client conditionally when an earlier answer carried an ETag. A client without
  * `hook.wrap` (a test double) is left as it is. Installing twice on one client is a no-op.
  */
-export function sendReadsConditionally(client: WrappableClient, cache: ConditionalReadCache = shared): void {
-  if (installed.has(client) || typeof client.hook.wrap !== "function") return;
+export function sendReadsConditionally(client: { hook: object }, cache: ConditionalReadCache = shared): void {
+  const { hook } = client as WrappableClient;
+  if (installed.has(client) || typeof hook.wrap !== "function") return;
   installed.add(client);
-  client.hook.wrap("request", async (request, options) => {
+  hook.wrap("request", async (request, options) => {
     const method = String(options.method ?? "GET").toUpperCase();
     // GraphQL is a POST (never conditional); writes must always reach GitHub.
     if (method !== "GET") return request(options);

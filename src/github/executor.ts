@@ -10,7 +10,7 @@ import { mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, messageOf, statusOf } from "./errors.js";
-import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";
+import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
 export type OutcomeStatus =
@@ -327,7 +327,8 @@ async function setLabels(
   const toAdd = add.filter((l) => !known?.has(l));
   // Remove only what is present (when the snapshot knows the issue; otherwise try, a 404 is fine).
   const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
-  if (toAdd.length > 0) {
+  const moved = await moveLabelsInOneRequest(ctx, issue, toAdd, toRemove);
+  if (!moved && toAdd.length > 0) {
     await ctx.write(() =>
       ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
         ...o(ctx),
@@ -336,7 +337,7 @@ async function setLabels(
       }),
     );
   }
-  for (const name of toRemove) {
+  for (const name of moved ? [] : toRemove) {
     try {
       await ctx.write(() =>
         ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
@@ -354,6 +355,33 @@ async function setLabels(
   for (const l of toRemove) set.delete(l);
   ctx.run.labels.set(issue, set);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+}
+
+/**
+ * Both halves of a label transition (add, then remove) in one GraphQL request: `addLabelsToLabelable` and
+ * `removeLabelsFromLabelable` run in order (the top-level fields of a mutation run one after another: GraphQL's
+ * specification, "Mutation"), and each only adds or only removes, so a label a person put on the issue after the snapshot stays, as with REST's add and delete.
+ * Replacing the whole list in one REST call (`PUT …/labels`) would have dropped it: that is why this is not a PUT.
+ * It needs the issue's node id and both labels' node ids from the snapshot; without them (a label no pool issue
+ * carries yet, an issue outside the pool), false and the caller makes the two REST calls.
+ */
+async function moveLabelsInOneRequest(
+  ctx: ExecContext,
+  issue: number,
+  add: string[],
+  remove: string[],
+): Promise<boolean> {
+  if (add.length === 0 || remove.length === 0) return false;
+  const issueId = ctx.facts?.issueNodeIds.get(issue);
+  const ids = ctx.facts?.labelIds;
+  if (!issueId || !ids) return false;
+  const addIds = add.map((l) => ids.get(l));
+  const removeIds = remove.map((l) => ids.get(l));
+  if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
+  await ctx.write(() =>
+    ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds }),
+  );
+  return true;
 }
 
 async function comment(

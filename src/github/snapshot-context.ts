@@ -85,6 +85,11 @@ export interface SnapshotFacts {
   /** Every fetched comment, Autopilot's own included, for the comment-key idempotency check. */
   allComments: CommentNode[];
   issueNodeIds: Map<number, string>;
+  /**
+   * Node ids of the labels the snapshot saw on pool issues and pulls, by name: with the issue's node id they
+   * let a state label move in one GraphQL request (src/github/executor.ts, `setLabels`).
+   */
+  labelIds?: Map<string, string>;
   trackingNodeId: string | null;
   /** The default branch's head commit when the snapshot was taken: what a dispatch lock ref points at. */
   defaultBranchSha: string | null;
