@@ -14,7 +14,7 @@ import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
 import { readConfigAt } from "../github/config-at-commit.js";
 import { createOctokit } from "../github/octokit.js";
 import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
-import { createWorkerGitHubClient } from "../github/worker-client.js";
+import { createWorkerGitHubClient, type WorkerGitHub } from "../github/worker-client.js";
 import { setupAgentUser } from "./agent-user.js";
 import { ALL_MODEL_KEYS } from "./agents/index.js";
 import { type Boundary, createIsolatedParts } from "./boundary.js";
@@ -161,6 +161,7 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
     // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
     const user = await setupAgentUser({ isolation: config.isolation, env });
     if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
+    const author = await commitAuthor(inputs, github);
     const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
     const parts = await createIsolatedParts({
       workspace,
@@ -170,8 +171,7 @@ export async function run(options: RunOptions = {}): Promise<WorkerRun | null> {
       parentEnv: env,
       token: inputs.githubToken,
       secretValues: [inputs.githubToken],
-      ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
-      ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
+      ...author,
       onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
       warn: (message) => core.warning(safeLogText(message)),
     });
@@ -240,4 +240,23 @@ async function report(run: WorkerRun): Promise<void> {
   }
   if (FAILING_OUTCOMES.has(result.result ?? "failed"))
     core.setFailed(`${result.result}: ${result.reason ?? ""}`);
+}
+
+/**
+ * The commit author: the inputs' name and email, or else the token's own account (the App's bot user,
+ * `<id>+<login>@users.noreply.github.com` as GitHub attributes it) from the viewer query the claim makes anyway,
+ * so a job spends no `GET /users/{bot}` on it. Nothing known: the defaults of boundary.ts.
+ */
+async function commitAuthor(
+  inputs: { gitUserName: string; gitUserEmail: string },
+  github: Pick<WorkerGitHub, "getSelf">,
+): Promise<{ userName?: string; userEmail?: string }> {
+  if (inputs.gitUserName && inputs.gitUserEmail)
+    return { userName: inputs.gitUserName, userEmail: inputs.gitUserEmail };
+  const self = await github.getSelf().catch(() => ({ id: null, login: null }));
+  const userName = inputs.gitUserName || self.login || "";
+  const userEmail =
+    inputs.gitUserEmail ||
+    (self.id !== null && self.login ? `${self.id}+${self.login}@users.noreply.github.com` : "");
+  return { ...(userName ? { userName } : {}), ...(userEmail ? { userEmail } : {}) };
 }
