@@ -76636,7 +76636,8 @@ function newRepoMemory() {
     permissions: /* @__PURE__ */ new Map(),
     workerWorkflow: null,
     appAccountId: null,
-    appLogin: null
+    appLogin: null,
+    labelIds: /* @__PURE__ */ new Map()
   };
 }
 
@@ -77235,7 +77236,7 @@ async function takeSnapshot(ctx) {
   }
   const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
-  const labelIds = /* @__PURE__ */ new Map();
+  const labelIds = memory.labelIds;
   for (const node3 of [...poolIssues, ...pulls])
     for (const label2 of compact(node3.labels?.nodes)) if (label2.id) labelIds.set(label2.name, label2.id);
   return {
@@ -77509,13 +77510,19 @@ async function setLabels(ctx, effect, issue3, add, remove) {
   const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
   const moved = await moveLabelsInOneRequest(ctx, issue3, toAdd, toRemove);
   if (!moved && toAdd.length > 0) {
-    await ctx.write(
+    const added = await ctx.write(
       () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
         ...o(ctx),
         issue_number: issue3,
         labels: toAdd
       })
     );
+    const ids = ctx.facts?.labelIds;
+    if (ids && Array.isArray(added.data)) {
+      for (const label2 of added.data)
+        if (typeof label2.name === "string" && typeof label2.node_id === "string")
+          ids.set(label2.name, label2.node_id);
+    }
   }
   for (const name of moved ? [] : toRemove) {
     try {
@@ -77544,9 +77551,18 @@ async function moveLabelsInOneRequest(ctx, issue3, add, remove) {
   const addIds = add.map((l) => ids.get(l));
   const removeIds = remove.map((l) => ids.get(l));
   if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
-  await ctx.write(
-    () => ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds })
-  );
+  try {
+    await ctx.write(
+      () => ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds })
+    );
+  } catch (error63) {
+    if (!Array.isArray(error63.errors)) throw error63;
+    for (const label2 of [...add, ...remove]) ids.delete(label2);
+    ctx.log.warn(
+      `could not move the labels of #${issue3} in one request (${describeError(error63)}); using REST`
+    );
+    return false;
+  }
   return true;
 }
 async function comment(ctx, effect) {

@@ -329,13 +329,19 @@ async function setLabels(
   const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
   const moved = await moveLabelsInOneRequest(ctx, issue, toAdd, toRemove);
   if (!moved && toAdd.length > 0) {
-    await ctx.write(() =>
+    const added = await ctx.write(() =>
       ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
         ...o(ctx),
         issue_number: issue,
         labels: toAdd,
       }),
     );
+    // The answer lists the issue's labels with their node ids: the next transition to these goes in one request.
+    const ids = ctx.facts?.labelIds;
+    if (ids && Array.isArray(added.data))
+      for (const label of added.data as { name?: unknown; node_id?: unknown }[])
+        if (typeof label.name === "string" && typeof label.node_id === "string")
+          ids.set(label.name, label.node_id);
   }
   for (const name of moved ? [] : toRemove) {
     try {
@@ -378,9 +384,20 @@ async function moveLabelsInOneRequest(
   const addIds = add.map((l) => ids.get(l));
   const removeIds = remove.map((l) => ids.get(l));
   if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
-  await ctx.write(() =>
-    ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds }),
-  );
+  try {
+    await ctx.write(() =>
+      ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds }),
+    );
+  } catch (error) {
+    // GitHub answered with GraphQL errors (a label deleted and made again has a new id): forget these ids and let
+    // the caller use REST by name; adding a label twice and deleting an absent one are both harmless there.
+    if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
+    for (const label of [...add, ...remove]) ids.delete(label);
+    ctx.log.warn(
+      `could not move the labels of #${issue} in one request (${describeError(error)}); using REST`,
+    );
+    return false;
+  }
   return true;
 }
 

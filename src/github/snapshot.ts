@@ -378,7 +378,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
 
-  const labelIds = new Map<string, string>();
+  const labelIds = memory.labelIds;
   for (const node of [...poolIssues, ...pulls])
     for (const label of compact(node.labels?.nodes)) if (label.id) labelIds.set(label.name, label.id);
 

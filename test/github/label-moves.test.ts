@@ -64,7 +64,29 @@ describe("a label transition", () => {
     expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress", "bug"]);
   });
 
-  it("by the controller falls back to add and delete when the snapshot has no id for the new label", async () => {
+  it("by the controller falls back to REST when a remembered label id is stale (the label was made again)", async () => {
+    resetMemories();
+    resetCircuits();
+    const repo = { owner: "acme", name: "stale" };
+    sandbox.store.createRepo(repo);
+    sandbox.store.createIssue(repo, {
+      title: "Task",
+      body: "Do it.",
+      labels: ["autopilot:ready"],
+      author: "maintainer",
+    });
+    const gateway = createGateway({ client: octokitFor(), repo, botLogin: `${sandbox.app.slug}[bot]` });
+    await gateway.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
+    gateway.memory.labelIds.set("autopilot:in-progress", "LA_gone");
+    const report = await gateway.execute([
+      { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+    ]);
+    expect(report.outcomes[0]?.status).toBe("done");
+    expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress"]);
+    expect(gateway.memory.labelIds.get("autopilot:in-progress")).not.toBe("LA_gone");
+  });
+
+  it("by the controller falls back to add and delete when no id is known for the new label, and learns it", async () => {
     resetMemories();
     resetCircuits();
     const repo = { owner: "acme", name: "fallback" };
@@ -72,6 +94,12 @@ describe("a label transition", () => {
     sandbox.store.createIssue(repo, {
       title: "Task",
       body: "Do it.",
+      labels: ["autopilot:ready"],
+      author: "maintainer",
+    });
+    sandbox.store.createIssue(repo, {
+      title: "Next",
+      body: "Then this.",
       labels: ["autopilot:ready"],
       author: "maintainer",
     });
@@ -87,6 +115,13 @@ describe("a label transition", () => {
       "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
     ]);
     expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress", "bug"]);
+    // The add's answer named the label's id: the next move to it is one request, with no snapshot between.
+    const next = sandbox.requests.records.length;
+    await gateway.execute([
+      { type: "setStateLabel", issue: 2, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+    ]);
+    expect(since(next).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
+    expect(labelsOf(repo, 2)).toEqual(["autopilot:in-progress"]);
   });
 
   it("by the worker is one request once it has seen the ids, and keeps a person's label", async () => {
