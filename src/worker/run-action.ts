@@ -247,7 +247,7 @@ async function report(run: WorkerRun): Promise<void> {
  * `<id>+<login>@users.noreply.github.com` as GitHub attributes it) from the viewer query the claim makes anyway,
  * so a job spends no `GET /users/{bot}` on it. Nothing known: the defaults of boundary.ts.
  */
-async function commitAuthor(
+export async function commitAuthor(
   inputs: { gitUserName: string; gitUserEmail: string },
   github: Pick<WorkerGitHub, "getSelf">,
 ): Promise<{ userName?: string; userEmail?: string }> {
