@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
 //   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
-// two at a time, and prints one line per scenario: outcome, seconds, GitHub requests (charged by the rate limit,
-// and per task done), unmet expectations.
+// two at a time, one line per scenario: outcome, seconds, requests (charged, per task done), unmet expectations.
 // Every scenario runs with the hosted controller; the demo, the fault runs and the configuration runs also
 // with the controller workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
 //
