@@ -366,10 +366,11 @@ async function setLabels(
 /**
  * Both halves of a label transition (add, then remove) in one GraphQL request: `addLabelsToLabelable` and
  * `removeLabelsFromLabelable` run in order (the top-level fields of a mutation run one after another: GraphQL's
- * specification, "Mutation"), and each only adds or only removes, so a label a person put on the issue after the snapshot stays, as with REST's add and delete.
- * Replacing the whole list in one REST call (`PUT …/labels`) would have dropped it: that is why this is not a PUT.
- * It needs the issue's node id and both labels' node ids from the snapshot; without them (a label no pool issue
- * carries yet, an issue outside the pool), false and the caller makes the two REST calls.
+ * specification, "Mutation"), and each only adds or only removes, so a label a person put on the issue after
+ * the snapshot stays, as with REST's add and delete. Replacing the whole list in one REST call
+ * (`PUT …/labels`, built from the snapshot's labels) would have dropped it: that is why this is not a PUT.
+ * It needs the issue's node id (from the snapshot) and both labels' node ids (from the snapshot or an earlier
+ * write's answer, kept per repository); without them, false and the caller makes the two REST calls.
  */
 async function moveLabelsInOneRequest(
   ctx: ExecContext,
