@@ -181,6 +181,10 @@ function instantGitHub(): WorkerGitHub {
     async getSelfId() {
       return 1;
     },
+    async moveLabel() {},
+    async getSelf() {
+      return { id: 1, login: "autopilot[bot]" };
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
 //   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
-// two at a time, and prints one line per scenario: outcome, seconds, GitHub requests, GraphQL points, unmet expectations.
+// two at a time, one line per scenario: outcome, seconds, requests (charged, per task done), GraphQL points,
+// unmet expectations.
 // Every scenario runs with the hosted controller; the demo, the fault runs and the configuration runs also
 // with the controller workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
 //
@@ -145,6 +146,8 @@ function runOne(item) {
         seconds: parsed ? parsed.durationMs / 1000 : (Date.now() - started) / 1000,
         requests: parsed?.requests?.total ?? null,
         points: parsed?.requests?.graphqlPoints ?? null,
+        charged: parsed?.requests?.charged ?? null,
+        chargedPerTask: parsed?.requests?.chargedPerCompletedTask ?? null,
         unmet: passed ? [] : unmet.length ? unmet : [`exit code ${code ?? signal}`],
         log,
         report,
@@ -194,12 +197,23 @@ process.stdout.write(
 await runAll();
 
 rows.sort((a, b) => a.tag.localeCompare(b.tag));
-const header = ["scenario", "outcome", "seconds", "requests", "GraphQL points", "unmet expectations"];
+const header = [
+  "scenario",
+  "outcome",
+  "seconds",
+  "requests",
+  "charged",
+  "charged/task",
+  "GraphQL points",
+  "unmet expectations",
+];
 const table = rows.map((r) => [
   r.tag,
   r.passed ? r.outcome : `${r.outcome} ✗`,
   r.seconds.toFixed(1),
   r.requests === null ? "-" : String(r.requests),
+  r.charged === null ? "-" : String(r.charged),
+  r.chargedPerTask === null ? "-" : String(r.chargedPerTask),
   r.points === null ? "-" : String(r.points),
   r.unmet.length ? r.unmet[0] : "-",
 ]);
@@ -208,7 +222,8 @@ const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padE
 process.stdout.write(`\n${line(header)}\n${line(widths.map((w) => "-".repeat(w)))}\n`);
 for (const [i, row] of table.entries()) {
   process.stdout.write(`${line(row)}\n`);
-  for (const more of rows[i].unmet.slice(1)) process.stdout.write(`${line(["", "", "", "", "", more])}\n`);
+  for (const more of rows[i].unmet.slice(1))
+    process.stdout.write(`${line(["", "", "", "", "", "", "", more])}\n`);
 }
 const failed = rows.filter((r) => !r.passed);
 process.stdout.write(

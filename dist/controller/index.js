@@ -45892,8 +45892,8 @@ function cyclePaths(components, adjacency) {
       for (const v of component) out.set(v, shortestCycleThrough(v, forward));
       continue;
     }
-    const shared = shortestCycleThrough(component[0], forward);
-    for (const v of component) out.set(v, shared);
+    const shared2 = shortestCycleThrough(component[0], forward);
+    for (const v of component) out.set(v, shared2);
   }
   return out;
 }
@@ -57166,6 +57166,100 @@ function describeEffect(effect) {
   }
 }
 
+// src/github/conditional-reads.ts
+var CONDITIONAL_CACHE_ENTRIES = 500;
+var ConditionalReadCache = class {
+  constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
+    this.capacity = capacity;
+  }
+  capacity;
+  entries = /* @__PURE__ */ new Map();
+  /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
+  notModified = 0;
+  fetched = 0;
+  get(key) {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+  set(key, response) {
+    this.entries.delete(key);
+    this.entries.set(key, response);
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === void 0) break;
+      this.entries.delete(oldest);
+    }
+  }
+  delete(key) {
+    this.entries.delete(key);
+  }
+  clear() {
+    this.entries.clear();
+    this.notModified = 0;
+    this.fetched = 0;
+  }
+  get size() {
+    return this.entries.size;
+  }
+};
+var shared = new ConditionalReadCache();
+var NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
+function requestKey(options) {
+  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
+  const headers = options.headers ?? {};
+  const media = options.mediaType ?? null;
+  return JSON.stringify([
+    String(options.method ?? "GET").toUpperCase(),
+    params,
+    headers.accept ?? null,
+    media
+  ]);
+}
+function headerOf2(headers, name) {
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+function statusOfError(error63) {
+  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
+}
+var installed = /* @__PURE__ */ new WeakSet();
+function sendReadsConditionally(client, cache = shared) {
+  const { hook: hook2 } = client;
+  if (installed.has(client) || typeof hook2.wrap !== "function") return;
+  installed.add(client);
+  hook2.wrap("request", async (request2, options) => {
+    const method = String(options.method ?? "GET").toUpperCase();
+    if (method !== "GET") return request2(options);
+    const key = requestKey(options);
+    const cached2 = cache.get(key);
+    const etag = cached2 ? headerOf2(cached2.headers, "etag") : null;
+    if (etag) options.headers = { ...options.headers ?? {}, "if-none-match": etag };
+    try {
+      const response = await request2(options);
+      if (response.status === 200 && headerOf2(response.headers, "etag"))
+        cache.set(key, { ...response, data: structuredClone(response.data) });
+      else cache.delete(key);
+      cache.fetched++;
+      return response;
+    } catch (error63) {
+      if (cached2 && statusOfError(error63) === 304) {
+        cache.notModified++;
+        const fresh = error63.response?.headers;
+        return {
+          ...cached2,
+          data: structuredClone(cached2.data),
+          headers: { ...cached2.headers, ...fresh ?? {} }
+        };
+      }
+      throw error63;
+    }
+  });
+}
+
 // src/github/queries.ts
 var COMMENT_FIELDS = `
 fragment AutopilotComment on IssueComment {
@@ -57207,7 +57301,7 @@ fragment AutopilotIssue on Issue {
   updatedAt
   closedAt
   author { login }
-  labels(first: 30) { nodes { name } }
+  labels(first: 30) { nodes { id name } }
   parent { number state title }
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
@@ -57250,7 +57344,7 @@ fragment AutopilotPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
-  labels(first: 20) { nodes { name } }
+  labels(first: 20) { nodes { id name } }
   commits(last: 1) {
     nodes {
       commit {
@@ -57426,6 +57520,11 @@ var PIN_ISSUE_MUTATION = `
 mutation AutopilotPinIssue($issueId: ID!) {
   pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
 }`;
+var MOVE_LABELS_MUTATION = `
+mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
+}`;
 var ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
@@ -57521,7 +57620,8 @@ function newRepoMemory() {
     permissions: /* @__PURE__ */ new Map(),
     workerWorkflow: null,
     appAccountId: null,
-    appLogin: null
+    appLogin: null,
+    labelIds: /* @__PURE__ */ new Map()
   };
 }
 
@@ -58129,11 +58229,15 @@ async function takeSnapshot(ctx) {
   }
   const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
+  const labelIds = memory.labelIds;
+  for (const node3 of [...poolIssues, ...pulls])
+    for (const label2 of compact(node3.labels?.nodes)) if (label2.id) labelIds.set(label2.name, label2.id);
   return {
     world,
     facts: {
       allComments,
       issueNodeIds,
+      labelIds,
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,
@@ -58397,16 +58501,23 @@ async function setLabels(ctx, effect, issue3, add, remove) {
   const known = labelsOf(ctx, issue3);
   const toAdd = add.filter((l) => !known?.has(l));
   const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
-  if (toAdd.length > 0) {
-    await ctx.write(
+  const moved = await moveLabelsInOneRequest(ctx, issue3, toAdd, toRemove);
+  if (!moved && toAdd.length > 0) {
+    const added = await ctx.write(
       () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
         ...o(ctx),
         issue_number: issue3,
         labels: toAdd
       })
     );
+    const ids = ctx.facts?.labelIds;
+    if (ids && Array.isArray(added.data)) {
+      for (const label2 of added.data)
+        if (typeof label2.name === "string" && typeof label2.node_id === "string")
+          ids.set(label2.name, label2.node_id);
+    }
   }
-  for (const name of toRemove) {
+  for (const name of moved ? [] : toRemove) {
     try {
       await ctx.write(
         () => ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
@@ -58424,6 +58535,28 @@ async function setLabels(ctx, effect, issue3, add, remove) {
   for (const l of toRemove) set2.delete(l);
   ctx.run.labels.set(issue3, set2);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+}
+async function moveLabelsInOneRequest(ctx, issue3, add, remove) {
+  if (add.length === 0 || remove.length === 0) return false;
+  const issueId = ctx.facts?.issueNodeIds.get(issue3);
+  const ids = ctx.facts?.labelIds;
+  if (!issueId || !ids) return false;
+  const addIds = add.map((l) => ids.get(l));
+  const removeIds = remove.map((l) => ids.get(l));
+  if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
+  try {
+    await ctx.write(
+      () => ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds })
+    );
+  } catch (error63) {
+    if (!Array.isArray(error63.errors)) throw error63;
+    for (const label2 of [...add, ...remove]) ids.delete(label2);
+    ctx.log.warn(
+      `could not move the labels of #${issue3} in one request (${describeError(error63)}); using REST`
+    );
+    return false;
+  }
+  return true;
 }
 async function comment(ctx, effect) {
   const marker = effect.key ? commentMarker(effect.key) : null;
@@ -58684,6 +58817,7 @@ var Gateway = class {
     this.revisionOf = options.revisionOf ?? (() => null);
     this.now = options.now ?? Date.now;
     this.counter = countRequests(this.client);
+    sendReadsConditionally(this.client);
     this.countsAtStart = this.counter.snapshot();
   }
   /** Requests made through this gateway's client since it was created, per endpoint. */

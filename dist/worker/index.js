@@ -42784,9 +42784,362 @@ var init_worker_result = __esm({
   }
 });
 
+// src/github/conditional-reads.ts
+function requestKey(options) {
+  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
+  const headers = options.headers ?? {};
+  const media = options.mediaType ?? null;
+  return JSON.stringify([
+    String(options.method ?? "GET").toUpperCase(),
+    params,
+    headers.accept ?? null,
+    media
+  ]);
+}
+function headerOf(headers, name) {
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+function statusOfError(error63) {
+  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
+}
+function sendReadsConditionally(client, cache = shared) {
+  const { hook: hook2 } = client;
+  if (installed.has(client) || typeof hook2.wrap !== "function") return;
+  installed.add(client);
+  hook2.wrap("request", async (request2, options) => {
+    const method = String(options.method ?? "GET").toUpperCase();
+    if (method !== "GET") return request2(options);
+    const key = requestKey(options);
+    const cached2 = cache.get(key);
+    const etag = cached2 ? headerOf(cached2.headers, "etag") : null;
+    if (etag) options.headers = { ...options.headers ?? {}, "if-none-match": etag };
+    try {
+      const response = await request2(options);
+      if (response.status === 200 && headerOf(response.headers, "etag"))
+        cache.set(key, { ...response, data: structuredClone(response.data) });
+      else cache.delete(key);
+      cache.fetched++;
+      return response;
+    } catch (error63) {
+      if (cached2 && statusOfError(error63) === 304) {
+        cache.notModified++;
+        const fresh = error63.response?.headers;
+        return {
+          ...cached2,
+          data: structuredClone(cached2.data),
+          headers: { ...cached2.headers, ...fresh ?? {} }
+        };
+      }
+      throw error63;
+    }
+  });
+}
+var CONDITIONAL_CACHE_ENTRIES, ConditionalReadCache, shared, NOT_PART_OF_KEY, installed;
+var init_conditional_reads = __esm({
+  "src/github/conditional-reads.ts"() {
+    "use strict";
+    CONDITIONAL_CACHE_ENTRIES = 500;
+    ConditionalReadCache = class {
+      constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
+        this.capacity = capacity;
+      }
+      capacity;
+      entries = /* @__PURE__ */ new Map();
+      /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
+      notModified = 0;
+      fetched = 0;
+      get(key) {
+        const hit = this.entries.get(key);
+        if (hit) {
+          this.entries.delete(key);
+          this.entries.set(key, hit);
+        }
+        return hit;
+      }
+      set(key, response) {
+        this.entries.delete(key);
+        this.entries.set(key, response);
+        while (this.entries.size > this.capacity) {
+          const oldest = this.entries.keys().next().value;
+          if (oldest === void 0) break;
+          this.entries.delete(oldest);
+        }
+      }
+      delete(key) {
+        this.entries.delete(key);
+      }
+      clear() {
+        this.entries.clear();
+        this.notModified = 0;
+        this.fetched = 0;
+      }
+      get size() {
+        return this.entries.size;
+      }
+    };
+    shared = new ConditionalReadCache();
+    NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
+    installed = /* @__PURE__ */ new WeakSet();
+  }
+});
+
+// src/github/queries.ts
+function snapshotQuery(options) {
+  return `
+query AutopilotSnapshot(
+  $owner: String!
+  $name: String!
+  $labels: [String!]
+  $configExpression: String!
+  $botLogin: String
+  $issuesAfter: String
+  $issuesFirst: Int!
+  $pullsAfter: String
+  $withRepo: Boolean!
+  $withIssues: Boolean!
+  $withPulls: Boolean!
+  $findTracking: Boolean!
+  $withTrackingNumber: Boolean!
+  $trackingNumber: Int!
+) {
+  rateLimit { cost remaining resetAt }
+  viewer @include(if: $withRepo) { databaseId login }
+  repository(owner: $owner, name: $name) {
+    defaultBranchRef @include(if: $withRepo) { name target { oid } }
+    owner @include(if: $withRepo) { __typename login }
+    configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
+    dispatchLocks: refs(refPrefix: "refs/autopilot/dispatch/", first: 100) @include(if: $withRepo) {
+      pageInfo { hasNextPage }
+      nodes { name }
+    }
+    pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
+    trackingByBot: issues(
+      first: 5
+      states: [OPEN]
+      filterBy: { createdBy: $botLogin }
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $findTracking) {
+      nodes { ...AutopilotTracking }
+    }
+    trackingIssue: issue(number: $trackingNumber) @include(if: $withTrackingNumber) { ...AutopilotTracking }
+    issues(
+      first: $issuesFirst
+      after: $issuesAfter
+      states: [OPEN]
+      labels: $labels
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $withIssues) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes { ...AutopilotIssue }
+    }
+    recentlyClosed: issues(
+      first: 30
+      states: [CLOSED]
+      labels: $labels
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes { ...AutopilotClosedIssue }
+    }
+    pullRequests(
+      first: 20
+      after: $pullsAfter
+      states: [OPEN]
+      orderBy: { field: CREATED_AT, direction: ASC }
+    ) @include(if: $withPulls) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...AutopilotPull }
+    }
+    recentPulls: pullRequests(
+      first: 20
+      states: [CLOSED, MERGED]
+      orderBy: { field: UPDATED_AT, direction: DESC }
+    ) @include(if: $withRepo) {
+      nodes { ...AutopilotClosedPull }
+    }
+  }
+}
+${COMMENT_FIELDS}
+${TRACKING_FIELDS}
+${poolIssueFields(options.blockedBy)}
+${CLOSED_ISSUE_FIELDS}
+${PULL_FIELDS}
+${CLOSED_PULL_FIELDS}
+`;
+}
+var COMMENT_FIELDS, TRACKING_FIELDS, BLOCKED_BY_FIELD, poolIssueFields, CLOSED_ISSUE_FIELDS, PULL_FIELDS, CLOSED_PULL_FIELDS, SNAPSHOT_QUERY, SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY, OLDER_COMMENTS_QUERY, COMMENTS_BY_ID_QUERY, MOVE_LABELS_MUTATION;
+var init_queries = __esm({
+  "src/github/queries.ts"() {
+    "use strict";
+    COMMENT_FIELDS = `
+fragment AutopilotComment on IssueComment {
+  id
+  databaseId
+  body
+  createdAt
+  updatedAt
+  viewerDidAuthor
+  author { __typename login ... on Bot { databaseId } }
+  reactionGroups { content viewerHasReacted }
+}`;
+    TRACKING_FIELDS = `
+fragment AutopilotTracking on Issue {
+  id
+  number
+  title
+  body
+  state
+  createdAt
+  updatedAt
+  isPinned
+  lastEditedAt
+  editor { login }
+  viewerDidAuthor
+  author { __typename login ... on Bot { databaseId } }
+  comments(last: 30) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
+}`;
+    BLOCKED_BY_FIELD = "blockedBy(first: 20) { nodes { number state title } }";
+    poolIssueFields = (blockedBy) => `
+fragment AutopilotIssue on Issue {
+  id
+  number
+  title
+  body
+  state
+  stateReason
+  createdAt
+  updatedAt
+  closedAt
+  author { login }
+  labels(first: 30) { nodes { id name } }
+  parent { number state title }
+  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
+  ${BLOCKED_BY_FIELD}` : ""}
+  lastEditedAt
+  editor { login }
+  userContentEdits(first: 10) { nodes { editedAt editor { login } } }
+  timelineItems(itemTypes: [LABELED_EVENT], last: 10) {
+    nodes { ... on LabeledEvent { createdAt actor { __typename login ... on Bot { databaseId } } label { name } } }
+  }
+  renames: timelineItems(itemTypes: [RENAMED_TITLE_EVENT], last: 5) {
+    nodes { ... on RenamedTitleEvent { createdAt actor { login } } }
+  }
+  comments(last: 20) { pageInfo { hasPreviousPage startCursor } nodes { ...AutopilotComment } }
+}`;
+    CLOSED_ISSUE_FIELDS = `
+fragment AutopilotClosedIssue on Issue {
+  number
+  title
+  state
+  stateReason
+  createdAt
+  closedAt
+  author { login }
+  labels(first: 30) { nodes { name } }
+  parent { number }
+}`;
+    PULL_FIELDS = `
+fragment AutopilotPull on PullRequest {
+  number
+  title
+  body
+  state
+  isDraft
+  createdAt
+  headRefName
+  headRefOid
+  baseRefName
+  baseRefOid
+  mergeable
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+  labels(first: 20) { nodes { id name } }
+  commits(last: 1) {
+    nodes {
+      commit {
+        oid
+        committedDate
+        statusCheckRollup {
+          state
+          contexts(first: 100) {
+            nodes {
+              __typename
+              ... on CheckRun {
+                name
+                status
+                conclusion
+                summary
+                detailsUrl
+                checkSuite { app { slug } }
+              }
+              ... on StatusContext { context state description targetUrl }
+            }
+          }
+        }
+      }
+    }
+  }
+  reviews(last: 30) { nodes { author { login } state submittedAt body commit { oid } } }
+  reviewThreads(last: 20) {
+    nodes { isResolved comments(last: 10) { nodes { author { login } body path createdAt } } }
+  }
+  comments(last: 10) { nodes { databaseId author { __typename login } body createdAt } }
+}`;
+    CLOSED_PULL_FIELDS = `
+fragment AutopilotClosedPull on PullRequest {
+  number
+  title
+  state
+  createdAt
+  headRefName
+  headRefOid
+  baseRefName
+  labels(first: 20) { nodes { name } }
+  isCrossRepository
+  headRepository { nameWithOwner }
+  author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
+}`;
+    SNAPSHOT_QUERY = snapshotQuery({ blockedBy: true });
+    SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY = snapshotQuery({ blockedBy: false });
+    OLDER_COMMENTS_QUERY = `
+query AutopilotOlderComments($owner: String!, $name: String!, $number: Int!, $before: String) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(last: 100, before: $before) {
+        pageInfo { hasPreviousPage startCursor }
+        nodes { ...AutopilotComment }
+      }
+    }
+  }
+}
+${COMMENT_FIELDS}
+`;
+    COMMENTS_BY_ID_QUERY = `
+query AutopilotCommentsById($ids: [ID!]!) {
+  nodes(ids: $ids) { __typename ... on IssueComment { ...AutopilotComment issue { number } } }
+}
+${COMMENT_FIELDS}
+`;
+    MOVE_LABELS_MUTATION = `
+mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
+}`;
+  }
+});
+
 // src/github/worker-client.ts
 function status(error63) {
   return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
+}
+function rememberLabelIds(labels, into) {
+  for (const label2 of labels) {
+    if (typeof label2 !== "object" || label2 === null) continue;
+    const { name, node_id: id } = label2;
+    if (typeof name === "string" && typeof id === "string" && id) into.set(name, id);
+  }
 }
 function labelNames(labels) {
   return labels.map((label2) => typeof label2 === "string" ? label2 : label2.name).filter((name) => typeof name === "string");
@@ -42794,11 +43147,19 @@ function labelNames(labels) {
 function createWorkerGitHubClient(octokit, options) {
   const { owner, repo } = options;
   const permissions = /* @__PURE__ */ new Map();
-  let selfId = null;
+  let self2 = null;
+  const issueNodeIds = /* @__PURE__ */ new Map();
+  const commentBodies = /* @__PURE__ */ new Map();
+  const seen = (comment) => {
+    commentBodies.set(comment.id, comment.body);
+    return comment;
+  };
+  const labelIds = /* @__PURE__ */ new Map();
   let requests = 0;
   octokit.hook.before("request", () => {
     requests++;
   });
+  sendReadsConditionally(octokit);
   const toComment = (data) => ({
     id: data.id,
     author: data.user?.login ?? null,
@@ -42819,12 +43180,23 @@ function createWorkerGitHubClient(octokit, options) {
     labels: labelNames(data.labels),
     url: data.html_url
   });
+  const getSelf = () => {
+    self2 ??= octokit.graphql(
+      "query AutopilotWorkerViewer { viewer { databaseId login } }"
+    ).then((data) => ({
+      id: typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null,
+      login: typeof data.viewer?.login === "string" && data.viewer.login ? data.viewer.login : null
+    }));
+    return self2;
+  };
   return {
     get requestCount() {
       return requests;
     },
     async getIssue(issue3) {
       const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+      if (data.node_id) issueNodeIds.set(data.number, data.node_id);
+      rememberLabelIds(data.labels, labelIds);
       return {
         number: data.number,
         title: data.title,
@@ -42841,12 +43213,12 @@ function createWorkerGitHubClient(octokit, options) {
         issue_number: issue3,
         per_page: 100
       });
-      return data.map(toComment);
+      return data.map((c) => seen(toComment(c)));
     },
     async getComment(commentId) {
       try {
         const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return toComment(data);
+        return seen(toComment(data));
       } catch (error63) {
         if (status(error63) === 404) return null;
         throw error63;
@@ -42854,13 +43226,16 @@ function createWorkerGitHubClient(octokit, options) {
     },
     async createComment(issue3, body) {
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
-      return toComment(data);
+      return seen(toComment(data));
     },
     async updateComment(commentId, body) {
+      if (commentBodies.get(commentId) === body) return;
       await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
+      commentBodies.set(commentId, body);
     },
     async deleteComment(commentId) {
       try {
+        commentBodies.delete(commentId);
         await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
       } catch (error63) {
         if (status(error63) !== 404) throw error63;
@@ -42914,7 +43289,29 @@ function createWorkerGitHubClient(octokit, options) {
     },
     async addLabels(issue3, labels) {
       if (labels.length === 0) return;
-      await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
+      const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
+      rememberLabelIds(data, labelIds);
+    },
+    async moveLabel(issue3, add, remove) {
+      const issueId = issueNodeIds.get(issue3);
+      const addId = labelIds.get(add);
+      const removeId = labelIds.get(remove);
+      if (issueId && addId && removeId) {
+        await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+        return;
+      }
+      const { data } = await octokit.rest.issues.addLabels({
+        owner,
+        repo,
+        issue_number: issue3,
+        labels: [add]
+      });
+      rememberLabelIds(data, labelIds);
+      try {
+        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: remove });
+      } catch (error63) {
+        if (status(error63) !== 404) throw error63;
+      }
     },
     async removeLabel(issue3, label2) {
       try {
@@ -43000,11 +43397,9 @@ function createWorkerGitHubClient(octokit, options) {
       }
       return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
-    getSelfId() {
-      selfId ??= octokit.graphql(
-        "query AutopilotWorkerViewer { viewer { databaseId } }"
-      ).then((data) => typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null);
-      return selfId;
+    getSelf,
+    async getSelfId() {
+      return (await getSelf()).id;
     },
     async getDefaultBranch() {
       const { data } = await octokit.rest.repos.get({ owner, repo });
@@ -43016,6 +43411,8 @@ var FAILING;
 var init_worker_client = __esm({
   "src/github/worker-client.ts"() {
     "use strict";
+    init_conditional_reads();
+    init_queries();
     FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
   }
 });
@@ -44530,6 +44927,21 @@ var init_boundary = __esm({
       '  git config user.email "$4"',
       "fi"
     ].join("\n");
+  }
+});
+
+// src/worker/commit-author.ts
+async function commitAuthor(inputs, github) {
+  if (inputs.gitUserName && inputs.gitUserEmail)
+    return { userName: inputs.gitUserName, userEmail: inputs.gitUserEmail };
+  const self2 = await github.getSelf().catch(() => ({ id: null, login: null }));
+  const userName = inputs.gitUserName || self2.login || "";
+  const userEmail = inputs.gitUserEmail || (self2.id !== null && self2.login ? `${self2.id}+${self2.login}@users.noreply.github.com` : "");
+  return { ...userName ? { userName } : {}, ...userEmail ? { userEmail } : {} };
+}
+var init_commit_author = __esm({
+  "src/worker/commit-author.ts"() {
+    "use strict";
   }
 });
 
@@ -57693,8 +58105,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         }
         this.result.prNumber = pull.number;
         await github.addLabels(pull.number, [labels.review]);
-        await github.addLabels(this.inputs.issue, [labels.review]);
-        await github.removeLabel(this.inputs.issue, labels.inProgress);
+        await github.moveLabel(this.inputs.issue, labels.review, labels.inProgress);
         return this.finish(
           "complete",
           `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`
@@ -57706,8 +58117,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         if (!this.config.dryRun) {
           try {
             await this.deps.github.createComment(this.inputs.issue, renderSignalComment(kind, text4, label2));
-            await this.deps.github.addLabels(this.inputs.issue, [label2]);
-            await this.deps.github.removeLabel(this.inputs.issue, this.config.labels.inProgress);
+            await this.deps.github.moveLabel(this.inputs.issue, label2, this.config.labels.inProgress);
           } catch (error63) {
             this.warn(
               `could not post the ${kind === "blocked" ? "blocker" : "question"}: ${errorMessage2(error63)}`
@@ -57904,6 +58314,7 @@ async function runJob(start) {
   const config2 = withOverrides(chosen.config, chosen.warnings, inputs.config);
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
+  const author = await commitAuthor(inputs, github);
   const scratch = await mkdtemp2(path8.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
@@ -57913,8 +58324,7 @@ async function runJob(start) {
     parentEnv: env,
     token: inputs.githubToken,
     secretValues: [inputs.githubToken],
-    ...inputs.gitUserName ? { userName: inputs.gitUserName } : {},
-    ...inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {},
+    ...author,
     onLine: (line) => info(safeLogText(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`)),
     warn: (message) => warning(safeLogText(message))
   });
@@ -57985,6 +58395,7 @@ var init_run_job = __esm({
     init_worker_client();
     init_agent_user();
     init_boundary();
+    init_commit_author();
     init_config_input();
     init_inputs();
     init_log_text();

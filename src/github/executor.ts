@@ -10,7 +10,7 @@ import { mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, messageOf, statusOf } from "./errors.js";
-import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";
+import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
 export type OutcomeStatus =
@@ -327,16 +327,23 @@ async function setLabels(
   const toAdd = add.filter((l) => !known?.has(l));
   // Remove only what is present (when the snapshot knows the issue; otherwise try, a 404 is fine).
   const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
-  if (toAdd.length > 0) {
-    await ctx.write(() =>
+  const moved = await moveLabelsInOneRequest(ctx, issue, toAdd, toRemove);
+  if (!moved && toAdd.length > 0) {
+    const added = await ctx.write(() =>
       ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
         ...o(ctx),
         issue_number: issue,
         labels: toAdd,
       }),
     );
+    // The answer lists the issue's labels with their node ids: the next transition to these goes in one request.
+    const ids = ctx.facts?.labelIds;
+    if (ids && Array.isArray(added.data))
+      for (const label of added.data as { name?: unknown; node_id?: unknown }[])
+        if (typeof label.name === "string" && typeof label.node_id === "string")
+          ids.set(label.name, label.node_id);
   }
-  for (const name of toRemove) {
+  for (const name of moved ? [] : toRemove) {
     try {
       await ctx.write(() =>
         ctx.client.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", {
@@ -354,6 +361,45 @@ async function setLabels(
   for (const l of toRemove) set.delete(l);
   ctx.run.labels.set(issue, set);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
+}
+
+/**
+ * Both halves of a label transition (add, then remove) in one GraphQL request: `addLabelsToLabelable` and
+ * `removeLabelsFromLabelable` run in order (the top-level fields of a mutation run one after another: GraphQL's
+ * specification, "Mutation"), and each only adds or only removes, so a label a person put on the issue after
+ * the snapshot stays, as with REST's add and delete. Replacing the whole list in one REST call
+ * (`PUT …/labels`, built from the snapshot's labels) would have dropped it: that is why this is not a PUT.
+ * It needs the issue's node id (from the snapshot) and both labels' node ids (from the snapshot or an earlier
+ * write's answer, kept per repository); without them, false and the caller makes the two REST calls.
+ */
+async function moveLabelsInOneRequest(
+  ctx: ExecContext,
+  issue: number,
+  add: string[],
+  remove: string[],
+): Promise<boolean> {
+  if (add.length === 0 || remove.length === 0) return false;
+  const issueId = ctx.facts?.issueNodeIds.get(issue);
+  const ids = ctx.facts?.labelIds;
+  if (!issueId || !ids) return false;
+  const addIds = add.map((l) => ids.get(l));
+  const removeIds = remove.map((l) => ids.get(l));
+  if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
+  try {
+    await ctx.write(() =>
+      ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds }),
+    );
+  } catch (error) {
+    // GitHub answered with GraphQL errors (a label deleted and made again has a new id): forget these ids and let
+    // the caller use REST by name; adding a label twice and deleting an absent one are both harmless there.
+    if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
+    for (const label of [...add, ...remove]) ids.delete(label);
+    ctx.log.warn(
+      `could not move the labels of #${issue} in one request (${describeError(error)}); using REST`,
+    );
+    return false;
+  }
+  return true;
 }
 
 async function comment(

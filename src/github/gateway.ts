@@ -15,6 +15,7 @@ import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "./client.js";
+import { conditionalReadCache, sendReadsConditionally } from "./conditional-reads.js";
 import { countRequests, type RequestCounter, type RequestCounts } from "./counter.js";
 import { CircuitOpenError, describeError, isCircuitOpen, isOutage } from "./errors.js";
 import {
@@ -98,6 +99,7 @@ export function memoryFor(repo: RepoRef): RepoMemory {
 
 export function resetMemories(): void {
   memories.clear();
+  conditionalReadCache().clear();
 }
 
 export class Gateway {
@@ -129,6 +131,7 @@ export class Gateway {
     this.revisionOf = options.revisionOf ?? (() => null);
     this.now = options.now ?? Date.now;
     this.counter = countRequests(this.client);
+    sendReadsConditionally(this.client);
     this.countsAtStart = this.counter.snapshot();
   }
 

@@ -50,7 +50,7 @@ fragment AutopilotIssue on Issue {
   updatedAt
   closedAt
   author { login }
-  labels(first: 30) { nodes { name } }
+  labels(first: 30) { nodes { id name } }
   parent { number state title }
   subIssues(first: 50) { nodes { number state title } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
@@ -94,7 +94,7 @@ fragment AutopilotPull on PullRequest {
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
-  labels(first: 20) { nodes { name } }
+  labels(first: 20) { nodes { id name } }
   commits(last: 1) {
     nodes {
       commit {
@@ -298,6 +298,13 @@ ${COMMENT_FIELDS}
 export const PIN_ISSUE_MUTATION = `
 mutation AutopilotPinIssue($issueId: ID!) {
   pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
+}`;
+
+/** A label transition in one request: add, then remove (src/github/executor.ts, `moveLabelsInOneRequest`). */
+export const MOVE_LABELS_MUTATION = `
+mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
 }`;
 
 export const ISSUE_NODE_ID_QUERY = `

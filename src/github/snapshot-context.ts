@@ -63,6 +63,12 @@ export interface RepoMemory {
    * `bot-login` input, or the hosted app's fallback when `GET /app` failed).
    */
   appLogin: string | null;
+  /**
+   * Label node ids by name, as snapshots and label writes have named them (a label's id never changes): a
+   * state label no pool issue carries at the moment (every running task already in review) still moves in one
+   * request.
+   */
+  labelIds: Map<string, string>;
 }
 
 /** How long a looked-up repository permission is trusted. */
@@ -77,6 +83,7 @@ export function newRepoMemory(): RepoMemory {
     workerWorkflow: null,
     appAccountId: null,
     appLogin: null,
+    labelIds: new Map(),
   };
 }
 
@@ -85,6 +92,12 @@ export interface SnapshotFacts {
   /** Every fetched comment, Autopilot's own included, for the comment-key idempotency check. */
   allComments: CommentNode[];
   issueNodeIds: Map<number, string>;
+  /**
+   * Node ids of labels by name (the repository memory's `labelIds`, with those the snapshot saw on pool issues
+   * and pulls): with the issue's node id they let a state label move in one GraphQL request
+   * (src/github/executor.ts, `setLabels`), and the executor adds the ids its label writes learn.
+   */
+  labelIds?: Map<string, string>;
   trackingNodeId: string | null;
   /** The default branch's head commit when the snapshot was taken: what a dispatch lock ref points at. */
   defaultBranchSha: string | null;

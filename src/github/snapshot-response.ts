@@ -14,6 +14,10 @@ export interface GqlCommentWindow {
 export interface Named {
   name: string;
 }
+/** A label as the pool's issues and pulls carry it: its node id is what a label mutation takes. */
+export interface GqlLabel extends Named {
+  id?: string;
+}
 export interface GqlComment {
   /** The comment's node id (what `nodes(ids:)` finds it by). */
   id?: string;
@@ -51,7 +55,7 @@ export interface GqlIssue {
   updatedAt?: string;
   closedAt?: string | null;
   author?: Login | null;
-  labels?: { nodes: (Named | null)[] | null } | null;
+  labels?: { nodes: (GqlLabel | null)[] | null } | null;
   parent?: { number: number; state?: string; title?: string } | null;
   subIssues?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
   blockedBy?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
@@ -92,7 +96,7 @@ export interface GqlPull {
   isCrossRepository?: boolean;
   headRepository?: { nameWithOwner: string } | null;
   author?: (Login & { databaseId?: number | null }) | null;
-  labels?: { nodes: (Named | null)[] | null } | null;
+  labels?: { nodes: (GqlLabel | null)[] | null } | null;
   commits?: {
     nodes:
       | ({

@@ -397,11 +397,16 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
 
+  const labelIds = memory.labelIds;
+  for (const node of [...poolIssues, ...pulls])
+    for (const label of compact(node.labels?.nodes)) if (label.id) labelIds.set(label.name, label.id);
+
   return {
     world,
     facts: {
       allComments,
       issueNodeIds,
+      labelIds,
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
       settings,

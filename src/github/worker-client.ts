@@ -1,9 +1,12 @@
 /**
  * Every GitHub call the worker makes, behind one small interface so the worker's loop can be tested with a fake.
- * Lists are paginated; permissions are cached per login for the run; every request is counted.
+ * Lists are paginated; permissions are cached per login for the run; repeated reads are conditional (a 304 is
+ * free); every request is counted.
  */
 import type { Permission } from "../core/world.js";
+import { sendReadsConditionally } from "./conditional-reads.js";
 import type { AutopilotOctokit } from "./octokit.js";
+import { MOVE_LABELS_MUTATION } from "./queries.js";
 
 export interface WorkerIssue {
   number: number;
@@ -64,6 +67,7 @@ export interface WorkerGitHub {
   /** null when the comment no longer exists. */
   getComment(commentId: number): Promise<WorkerComment | null>;
   createComment(issue: number, body: string): Promise<WorkerComment>;
+  /** Not sent when the comment already has this text (as this client last read or wrote it). */
   updateComment(commentId: number, body: string): Promise<void>;
   deleteComment(commentId: number): Promise<void>;
   /** A login's permission on the repository ("none" for strangers); cached. */
@@ -77,6 +81,12 @@ export interface WorkerGitHub {
   addLabels(issue: number, labels: string[]): Promise<void>;
   /** Removes a label; absent labels are fine. */
   removeLabel(issue: number, label: string): Promise<void>;
+  /**
+   * Adds `add` and then removes `remove` (a state transition). One GraphQL request when the client has seen the
+   * node ids it needs in earlier answers (the issue's, both labels'), else `addLabels` then `removeLabel`. Either
+   * way only these two labels change: one a person added meanwhile stays.
+   */
+  moveLabel(issue: number, add: string, remove: string): Promise<void>;
   /** Failing check runs and commit statuses of a commit. */
   listFailingChecks(ref: string): Promise<FailingCheck[]>;
   /** Reviews with a body and inline review comments of a PR, oldest first. */
@@ -87,6 +97,11 @@ export interface WorkerGitHub {
    * read where REST `GET /user` is refused); null when GitHub does not say. Asked once per run.
    */
   getSelfId(): Promise<number | null>;
+  /**
+   * The token's own account, id and login, from the same one query as `getSelfId` (the commit author when the
+   * workflow names none: the App's bot user, without a `GET /users/{bot}` per job).
+   */
+  getSelf(): Promise<{ id: number | null; login: string | null }>;
   /** Requests made so far. */
   readonly requestCount: number;
 }
@@ -97,6 +112,15 @@ function status(error: unknown): number | undefined {
   return typeof error === "object" && error !== null && "status" in error
     ? Number((error as { status: unknown }).status)
     : undefined;
+}
+
+/** Node ids in REST answers, kept so a label transition can go in one GraphQL request. */
+function rememberLabelIds(labels: unknown[], into: Map<string, string>): void {
+  for (const label of labels) {
+    if (typeof label !== "object" || label === null) continue;
+    const { name, node_id: id } = label as { name?: unknown; node_id?: unknown };
+    if (typeof name === "string" && typeof id === "string" && id) into.set(name, id);
+  }
 }
 
 function labelNames(labels: unknown[]): string[] {
@@ -116,11 +140,22 @@ export function createWorkerGitHubClient(
 ): WorkerGitHub {
   const { owner, repo } = options;
   const permissions = new Map<string, Permission>();
-  let selfId: Promise<number | null> | null = null;
+  let self: Promise<{ id: number | null; login: string | null }> | null = null;
+  const issueNodeIds = new Map<number, string>();
+  /** Each comment's body as last read or written: an edit to the same text is not sent. */
+  const commentBodies = new Map<number, string>();
+  const seen = (comment: WorkerComment): WorkerComment => {
+    commentBodies.set(comment.id, comment.body);
+    return comment;
+  };
+  const labelIds = new Map<string, string>();
   let requests = 0;
   octokit.hook.before("request", () => {
     requests++;
   });
+  // The task issue, the tracking issue (the session status between iterations) and the comment listings are
+  // read again and again: asked with their ETag, an unchanged one costs nothing (src/github/conditional-reads.ts).
+  sendReadsConditionally(octokit);
 
   const toComment = (data: {
     id: number;
@@ -159,6 +194,18 @@ export function createWorkerGitHubClient(
     url: data.html_url,
   });
 
+  const getSelf = () => {
+    self ??= octokit
+      .graphql<{ viewer?: { databaseId?: number | null; login?: string | null } | null }>(
+        "query AutopilotWorkerViewer { viewer { databaseId login } }",
+      )
+      .then((data) => ({
+        id: typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null,
+        login: typeof data.viewer?.login === "string" && data.viewer.login ? data.viewer.login : null,
+      }));
+    return self;
+  };
+
   return {
     get requestCount() {
       return requests;
@@ -166,6 +213,8 @@ export function createWorkerGitHubClient(
 
     async getIssue(issue) {
       const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
+      if (data.node_id) issueNodeIds.set(data.number, data.node_id);
+      rememberLabelIds(data.labels as unknown[], labelIds);
       return {
         number: data.number,
         title: data.title,
@@ -183,13 +232,13 @@ export function createWorkerGitHubClient(
         issue_number: issue,
         per_page: 100,
       });
-      return data.map(toComment);
+      return data.map((c) => seen(toComment(c)));
     },
 
     async getComment(commentId) {
       try {
         const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return toComment(data);
+        return seen(toComment(data));
       } catch (error) {
         if (status(error) === 404) return null;
         throw error;
@@ -198,15 +247,18 @@ export function createWorkerGitHubClient(
 
     async createComment(issue, body) {
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body });
-      return toComment(data);
+      return seen(toComment(data));
     },
 
     async updateComment(commentId, body) {
+      if (commentBodies.get(commentId) === body) return;
       await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
+      commentBodies.set(commentId, body);
     },
 
     async deleteComment(commentId) {
       try {
+        commentBodies.delete(commentId);
         await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
       } catch (error) {
         if (status(error) !== 404) throw error;
@@ -270,7 +322,30 @@ export function createWorkerGitHubClient(
 
     async addLabels(issue, labels) {
       if (labels.length === 0) return;
-      await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
+      const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
+      rememberLabelIds(data as unknown[], labelIds);
+    },
+
+    async moveLabel(issue, add, remove) {
+      const issueId = issueNodeIds.get(issue);
+      const addId = labelIds.get(add);
+      const removeId = labelIds.get(remove);
+      if (issueId && addId && removeId) {
+        await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+        return;
+      }
+      const { data } = await octokit.rest.issues.addLabels({
+        owner,
+        repo,
+        issue_number: issue,
+        labels: [add],
+      });
+      rememberLabelIds(data as unknown[], labelIds);
+      try {
+        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: remove });
+      } catch (error) {
+        if (status(error) !== 404) throw error;
+      }
     },
 
     async removeLabel(issue, label) {
@@ -360,13 +435,10 @@ export function createWorkerGitHubClient(
       return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
 
-    getSelfId() {
-      selfId ??= octokit
-        .graphql<{ viewer?: { databaseId?: number | null } | null }>(
-          "query AutopilotWorkerViewer { viewer { databaseId } }",
-        )
-        .then((data) => (typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null));
-      return selfId;
+    getSelf,
+
+    async getSelfId() {
+      return (await getSelf()).id;
     },
 
     async getDefaultBranch() {

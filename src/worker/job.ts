@@ -710,8 +710,7 @@ class WorkerLoop {
     }
     this.result.prNumber = pull.number;
     await github.addLabels(pull.number, [labels.review]);
-    await github.addLabels(this.inputs.issue, [labels.review]);
-    await github.removeLabel(this.inputs.issue, labels.inProgress);
+    await github.moveLabel(this.inputs.issue, labels.review, labels.inProgress);
     return this.finish(
       "complete",
       `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`,
@@ -729,8 +728,7 @@ class WorkerLoop {
     if (!this.config.dryRun) {
       try {
         await this.deps.github.createComment(this.inputs.issue, renderSignalComment(kind, text, label));
-        await this.deps.github.addLabels(this.inputs.issue, [label]);
-        await this.deps.github.removeLabel(this.inputs.issue, this.config.labels.inProgress);
+        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
       } catch (error) {
         this.warn(
           `could not post the ${kind === "blocked" ? "blocker" : "question"}: ${errorMessage(error)}`,

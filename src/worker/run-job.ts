@@ -18,6 +18,7 @@ import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
 import { setupAgentUser } from "./agent-user.js";
 import { type Boundary, createIsolatedParts } from "./boundary.js";
+import { commitAuthor } from "./commit-author.js";
 import { applyWorkerOverrides } from "./config-input.js";
 import { InputError, type WorkerInput } from "./inputs.js";
 import { safeLogText } from "./log-text.js";
@@ -147,6 +148,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
   // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
   const user = await setupAgentUser({ isolation: config.isolation, env });
   if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
+  const author = await commitAuthor(inputs, github);
   const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
@@ -156,8 +158,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     parentEnv: env,
     token: inputs.githubToken,
     secretValues: [inputs.githubToken],
-    ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
-    ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
+    ...author,
     onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
     warn: (message) => core.warning(safeLogText(message)),
   });

@@ -49,7 +49,13 @@ const report: ScenarioReport = {
   ],
   requests: {
     total: 120,
+    charged: 100,
+    chargedPerCompletedTask: 100,
     byEndpoint: { "POST /graphql": 80, "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs": 40 },
+    chargedByEndpoint: {
+      "POST /graphql": 80,
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs": 20,
+    },
     byTokenKind: { installation: 118, app: 2 },
     humans: 3,
   },

@@ -4,6 +4,7 @@ import {
   COMMENTS_BY_ID_QUERY,
   ISSUE_NODE_ID_QUERY,
   issueStatesQuery,
+  MOVE_LABELS_MUTATION,
   OLDER_COMMENTS_QUERY,
   PIN_ISSUE_MUTATION,
   SNAPSHOT_QUERY,
@@ -24,6 +25,7 @@ describe("the GraphQL documents the gateway sends", () => {
     expect(check(SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY)).toEqual([]);
     expect(check(issueStatesQuery([3, 12, 40]))).toEqual([]);
     expect(check(PIN_ISSUE_MUTATION)).toEqual([]);
+    expect(check(MOVE_LABELS_MUTATION)).toEqual([]);
     expect(check(ISSUE_NODE_ID_QUERY)).toEqual([]);
     expect(check(OLDER_COMMENTS_QUERY)).toEqual([]);
     expect(check(COMMENTS_BY_ID_QUERY)).toEqual([]);

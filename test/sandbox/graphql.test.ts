@@ -136,7 +136,11 @@ describe("GraphQL", () => {
       author: { login: "alice" },
       parent: { number: 1 },
     });
-    expect(dig(a, "labels.nodes")).toEqual([{ name: "autopilot:ready" }, { name: "critical" }]);
+    // Names and node ids (a state label moves by id in one request: src/github/executor.ts).
+    expect(dig(a, "labels.nodes")).toEqual([
+      { id: expect.stringMatching(/^LA_/), name: "autopilot:ready" },
+      { id: expect.stringMatching(/^LA_/), name: "critical" },
+    ]);
     expect(dig(a, "timelineItems.nodes.0")).toMatchObject({
       actor: { login: "alice" },
       label: { name: "autopilot:ready" },
@@ -163,7 +167,9 @@ describe("GraphQL", () => {
       mergeable: "MERGEABLE",
       isDraft: false,
     });
-    expect(dig(pull, "labels.nodes")).toEqual([{ name: "autopilot:review" }]);
+    expect(dig(pull, "labels.nodes")).toEqual([
+      { id: expect.stringMatching(/^LA_/), name: "autopilot:review" },
+    ]);
     const commit = dig(pull, "commits.nodes.0.commit");
     expect(dig(commit, "oid")).toBe("a".repeat(40));
     expect(dig(commit, "statusCheckRollup.state")).toBe("FAILURE");

@@ -109,6 +109,9 @@ export class FakeGitHub implements WorkerGitHub {
   async getSelfId() {
     return FAKE_APP_ID;
   }
+  async getSelf() {
+    return { id: FAKE_APP_ID, login: "autopilot[bot]" };
+  }
   async getPermission(login: string) {
     this.tick(`getPermission ${login}`);
     return this.permissions.get(login) ?? "none";
@@ -151,6 +154,10 @@ export class FakeGitHub implements WorkerGitHub {
   async removeLabel(issue: number, label: string) {
     this.tick(`removeLabel ${issue} ${label}`);
     this.labels.get(issue)?.delete(label);
+  }
+  async moveLabel(issue: number, add: string, remove: string) {
+    await this.addLabels(issue, [add]);
+    await this.removeLabel(issue, remove);
   }
   async listFailingChecks(ref: string) {
     this.tick(`listFailingChecks ${ref}`);

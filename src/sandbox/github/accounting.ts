@@ -1,5 +1,6 @@
 /**
- * Request accounting (every API request by endpoint template, method and token kind) and GitHub's primary
+ * Request accounting (every API request by endpoint template, method, token kind and whether the rate limit
+ * charged it) and GitHub's primary
  * rate limits per token, with the `x-ratelimit-*` headers GitHub sends.
  */
 import type { TokenKind } from "./store.js";
@@ -13,6 +14,11 @@ export interface RequestRecord {
   tokenKind: TokenKind | "none";
   login: string | null;
   status: number;
+  /**
+   * Whether the primary rate limit counted it: not a 304 Not Modified, not `GET /rate_limit`, not one refused
+   * because the limit was spent (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
+   */
+  charged: boolean;
   at: Date;
   /** GraphQL only: the points the request was charged (rateLimit.cost). */
   points?: number;
@@ -32,7 +38,11 @@ export interface ValidationFailure {
 
 export interface RequestSummary {
   total: number;
+  /** Requests the rate limit counted; `total - charged` cost nothing (304s, the rate-limit endpoint). */
+  charged: number;
   byEndpoint: Record<string, number>;
+  /** Charged requests only, by endpoint. */
+  chargedByEndpoint: Record<string, number>;
   byTokenKind: Record<string, number>;
   byMethod: Record<string, number>;
   byStatus: Record<string, number>;
@@ -56,11 +66,23 @@ export class RequestAccounting {
 
   /** Counts by endpoint template, token kind, method and status. */
   summary(filter?: (record: RequestRecord) => boolean): RequestSummary {
-    const summary: RequestSummary = { total: 0, byEndpoint: {}, byTokenKind: {}, byMethod: {}, byStatus: {} };
+    const summary: RequestSummary = {
+      total: 0,
+      charged: 0,
+      byEndpoint: {},
+      chargedByEndpoint: {},
+      byTokenKind: {},
+      byMethod: {},
+      byStatus: {},
+    };
     for (const r of this.list) {
       if (filter && !filter(r)) continue;
       summary.total += 1;
       summary.byEndpoint[r.endpoint] = (summary.byEndpoint[r.endpoint] ?? 0) + 1;
+      if (r.charged) {
+        summary.charged += 1;
+        summary.chargedByEndpoint[r.endpoint] = (summary.chargedByEndpoint[r.endpoint] ?? 0) + 1;
+      }
       summary.byTokenKind[r.tokenKind] = (summary.byTokenKind[r.tokenKind] ?? 0) + 1;
       summary.byMethod[r.method] = (summary.byMethod[r.method] ?? 0) + 1;
       summary.byStatus[String(r.status)] = (summary.byStatus[String(r.status)] ?? 0) + 1;

@@ -214,6 +214,7 @@ export class SandboxServer {
     path: string,
     identity: Identity | null,
     status: number,
+    charged: boolean,
     points?: number,
   ): void {
     this.accounting.record({
@@ -223,6 +224,7 @@ export class SandboxServer {
       tokenKind: identity?.kind ?? "none",
       login: identity?.login ?? null,
       status,
+      charged,
       at: this.store.clock(),
       ...(points !== undefined ? { points } : {}),
     });
@@ -265,7 +267,7 @@ export class SandboxServer {
     charge: boolean,
     createsContent: boolean,
     cost = 1,
-  ): { identity: Identity | null; stop: Reply | null; rate: Record<string, string> } {
+  ): { identity: Identity | null; stop: Reply | null; rate: Record<string, string>; charged: boolean } {
     const auth = authenticateRequest(this.store, this.app, headers.authorization);
     if (!auth.ok) {
       return {
@@ -276,6 +278,7 @@ export class SandboxServer {
           body: { message: auth.message, documentation_url: DOCS, status: "401" },
         },
         rate: {},
+        charged: false,
       };
     }
     const identity = auth.identity;
@@ -289,6 +292,7 @@ export class SandboxServer {
           body: { message: "Server Error", documentation_url: DOCS, status: String(fault.status) },
         },
         rate: {},
+        charged: false,
       };
     }
     const limit = this.limitFor(identity, resource);
@@ -296,6 +300,8 @@ export class SandboxServer {
       ? this.rateLimiter.consume(identity.bucket, resource, limit, cost)
       : { ...this.rateLimiter.peek(identity.bucket, resource, limit), exceeded: false };
     const rate = rateLimitHeaders(state);
+    // What the primary rate limit counted: a refused request (limit already spent) is not charged.
+    const charged = charge && !state.exceeded;
     if (fault?.type === "secondary-rate-limit") {
       return {
         identity,
@@ -311,6 +317,7 @@ export class SandboxServer {
           },
         },
         rate,
+        charged,
       };
     }
     if (state.exceeded) {
@@ -334,6 +341,7 @@ export class SandboxServer {
           },
         },
         rate,
+        charged,
       };
     }
     const content = createsContent ? this.faults.forContent(identity.kind, identity.login) : null;
@@ -356,9 +364,10 @@ export class SandboxServer {
           },
         },
         rate,
+        charged,
       };
     }
-    return { identity, stop: null, rate };
+    return { identity, stop: null, rate, charged };
   }
 
   private async handleRest({ res, method, url, headers, body }: ApiCall): Promise<void> {
@@ -372,7 +381,7 @@ export class SandboxServer {
           : `Not Found: ${method} is not allowed on ${path} (the OpenAPI description allows ${matched.allowed.join(", ")})`;
       this.fail("rest", method, path, null, message, []);
       const auth = authenticateRequest(this.store, this.app, headers.authorization);
-      this.record(`${method} (unknown) ${path}`, method, path, auth.ok ? auth.identity : null, 404);
+      this.record(`${method} (unknown) ${path}`, method, path, auth.ok ? auth.identity : null, 404, false);
       sendReply(res, {
         status: 404,
         headers: {},
@@ -386,10 +395,10 @@ export class SandboxServer {
     // (https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest).
     const gate =
       match.operationId === "apps/create-from-manifest" && !headers.authorization
-        ? { identity: ANONYMOUS, stop: null, rate: {} }
+        ? { identity: ANONYMOUS, stop: null, rate: {}, charged: false }
         : this.gate(headers, match.endpoint, "core", !free, restCreatesContent(method, match.endpoint));
     if (gate.stop) {
-      this.record(match.endpoint, method, path, gate.identity, gate.stop.status);
+      this.record(match.endpoint, method, path, gate.identity, gate.stop.status, gate.charged);
       sendReply(res, gate.stop);
       return;
     }
@@ -408,7 +417,7 @@ export class SandboxServer {
         message,
         issues.flatMap((i) => i.errors),
       );
-      this.record(match.endpoint, method, path, identity, status);
+      this.record(match.endpoint, method, path, identity, status, gate.charged);
       sendReply(res, {
         status,
         headers: gate.rate,
@@ -429,7 +438,7 @@ export class SandboxServer {
     if (!handler) {
       const message = `The sandbox does not implement ${match.endpoint} (${match.operationId}).`;
       this.fail("rest", method, path, match.endpoint, message, []);
-      this.record(match.endpoint, method, path, identity, 501);
+      this.record(match.endpoint, method, path, identity, 501, gate.charged);
       sendReply(res, {
         status: 501,
         headers: gate.rate,
@@ -476,14 +485,16 @@ export class SandboxServer {
     const out: Reply = { status: reply.status, headers: { ...gate.rate, ...(reply.headers ?? {}) } };
     if (reply.text !== undefined) out.text = reply.text;
     else if (reply.body !== undefined) out.body = reply.body;
+    // GitHub sends an ETag with its GET answers, and answers a request whose If-None-Match names the current one
+    // with 304 Not Modified, which "does not count against your primary rate limit"
+    // (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate).
     if (method === "GET" && reply.status === 200 && reply.body !== undefined) {
       const etag = `W/"${createHash("sha1").update(JSON.stringify(reply.body)).digest("hex")}"`;
       out.headers.etag = etag;
       if (headers["if-none-match"] === etag) {
-        // GitHub does not charge conditional requests answered 304.
         this.rateLimiter.refund(identity.bucket, "core");
         const state = this.rateLimiter.peek(identity.bucket, "core", this.limitFor(identity, "core"));
-        this.record(match.endpoint, method, path, identity, 304);
+        this.record(match.endpoint, method, path, identity, 304, false);
         sendReply(res, { status: 304, headers: { ...rateLimitHeaders(state), etag } });
         return;
       }
@@ -501,7 +512,7 @@ export class SandboxServer {
         );
       }
     }
-    this.record(match.endpoint, method, path, identity, reply.status);
+    this.record(match.endpoint, method, path, identity, reply.status, gate.charged);
     sendReply(res, out);
   }
 
@@ -509,7 +520,7 @@ export class SandboxServer {
     const endpoint = "POST /graphql";
     if (method !== "POST") {
       this.fail("graphql", method, url.pathname, null, `GraphQL is served on POST only, not ${method}`, []);
-      this.record(`${method} (unknown) /graphql`, method, url.pathname, null, 404);
+      this.record(`${method} (unknown) /graphql`, method, url.pathname, null, 404, false);
       sendReply(res, {
         status: 404,
         headers: {},
@@ -525,7 +536,7 @@ export class SandboxServer {
     const cost = graphqlRequestCost(request);
     const gate = this.gate(headers, endpoint, "graphql", true, graphqlCreatesContent(body), cost);
     if (gate.stop) {
-      this.record(endpoint, method, url.pathname, gate.identity, gate.stop.status);
+      this.record(endpoint, method, url.pathname, gate.identity, gate.stop.status, gate.charged);
       const stop = gate.stop;
       if (stop.status === 401)
         stop.body = {
@@ -539,7 +550,7 @@ export class SandboxServer {
     }
     const identity = gate.identity!;
     if (identity.kind === "app") {
-      this.record(endpoint, method, url.pathname, identity, 403);
+      this.record(endpoint, method, url.pathname, identity, 403, gate.charged);
       sendReply(res, {
         status: 403,
         headers: gate.rate,
@@ -567,7 +578,7 @@ export class SandboxServer {
         [String(request.query ?? "")],
       );
     }
-    this.record(endpoint, method, url.pathname, identity, 200, cost);
+    this.record(endpoint, method, url.pathname, identity, 200, gate.charged, cost);
     sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
 }

@@ -41,7 +41,13 @@ export interface ScenarioReport {
   requests: {
     /** Autopilot's own requests (app, installation and worker tokens). */
     total: number;
+    /** Of `total`, those the rate limit counted; the rest were free (304 Not Modified, `GET /rate_limit`). */
+    charged: number;
+    /** Charged requests per task that ended done (null when none did): the budget a backlog spends. */
+    chargedPerCompletedTask: number | null;
     byEndpoint: Record<string, number>;
+    /** Charged requests only, by endpoint. */
+    chargedByEndpoint: Record<string, number>;
     byTokenKind: Record<string, number>;
     /** Requests the scenario's people made (user tokens), not in `total`. */
     humans: number;
@@ -96,7 +102,15 @@ export function emptyReport(scenario: Scenario, started: number): ScenarioReport
       runs: 0,
       agentRuns: 0,
     })),
-    requests: { total: 0, byEndpoint: {}, byTokenKind: {}, humans: 0 },
+    requests: {
+      total: 0,
+      charged: 0,
+      chargedPerCompletedTask: null,
+      byEndpoint: {},
+      chargedByEndpoint: {},
+      byTokenKind: {},
+      humans: 0,
+    },
     durationMs: Date.now() - started,
     expectations: { ok: Object.keys(scenario.expect).length === 0, mismatches: [] },
     runs: { total: 0, byConclusion: {} },
@@ -160,13 +174,17 @@ export function buildReport(
     byConclusion[key] = (byConclusion[key] ?? 0) + 1;
   }
   const tracking = obs.tracking();
+  const done = issues.filter((i) => i.state === "done").length;
   return {
     scenario: scenario.name,
     outcome,
     issues,
     requests: {
       total: summary.total,
+      charged: summary.charged,
+      chargedPerCompletedTask: done > 0 ? Math.round((summary.charged / done) * 10) / 10 : null,
       byEndpoint: summary.byEndpoint,
+      chargedByEndpoint: summary.chargedByEndpoint,
       byTokenKind: summary.byTokenKind,
       humans,
       graphqlPoints,
