@@ -13,9 +13,9 @@
  * https://docs.github.com/en/rest/pulls/pulls#update-a-pull-request-branch
  */
 import type { Effect } from "../core/effects.js";
-import type { MergeMechanism, PullNode } from "../core/world.js";
+import type { MergeMechanism, PullNode, WorldSnapshot } from "../core/world.js";
+import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, statusOf } from "./errors.js";
-import type { EffectOutcome, ExecContext } from "./executor.js";
 import {
   DEQUEUE_PULL_REQUEST_MUTATION,
   DISABLE_AUTO_MERGE_MUTATION,
@@ -24,6 +24,15 @@ import {
 } from "./queries.js";
 
 type MergeEffect = Extract<Effect, { type: "mergePr" }>;
+
+/** What these calls need of the executor's context (src/github/executor.ts `ExecContext`). */
+export interface MechanismContext {
+  client: GitHubClient;
+  repo: RepoRef;
+  log: GatewayLog;
+  world: WorldSnapshot | null;
+  write: <T>(call: () => Promise<T>) => Promise<T>;
+}
 
 /** GitHub's words when it refused a request: a GraphQL answer's errors, or a REST answer's message. */
 export function refusalWords(error: unknown): string {
@@ -36,7 +45,7 @@ export function refusalWords(error: unknown): string {
 
 /** Hands the approved head to GitHub's mechanism: null when GitHub took it, else GitHub's refusal. */
 export async function handToGitHub(
-  ctx: ExecContext,
+  ctx: MechanismContext,
   effect: MergeEffect,
   via: MergeMechanism,
   pull: PullNode | null,
@@ -86,9 +95,9 @@ export async function handToGitHub(
 
 /** Turns auto-merge off, or takes the PR out of the merge queue; already off or out is fine. */
 export async function withdrawMerge(
-  ctx: ExecContext,
+  ctx: MechanismContext,
   effect: Extract<Effect, { type: "withdrawMerge" }>,
-): Promise<EffectOutcome> {
+): Promise<{ effect: Effect; status: "done" | "failed"; detail?: string }> {
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   const nodeId = pull?.nodeId;
   if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
