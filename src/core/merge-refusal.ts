@@ -206,6 +206,8 @@ export function mergeRefusalComment(input: {
   const cap = MERGE_REFUSAL_CAP;
   const tried = input.tried
     ? [
+        mergeRefusalAdvice(kind),
+        "",
         `Autopilot then tried to ${MECHANISM_NAME[input.tried.via]}, and GitHub refused that too:`,
         "",
         `> ${escapeInline(shortRefusal(input.tried.message), 200)}`,

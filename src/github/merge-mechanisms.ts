@@ -67,23 +67,30 @@ export async function handToGitHub(
     if (via === "queue" && pull?.mergeQueue) return null;
     const pullRequestId = pull?.nodeId;
     if (!pullRequestId) return "no node id for the pull request";
+    // Only an answer that shows the entry or the auto-merge request counts: a null payload is no promise.
     if (via === "queue") {
-      await ctx.write(() =>
+      const answer = (await ctx.write(() =>
         ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
           pullRequestId,
           expectedHeadOid: effect.expectedHeadSha,
         }),
-      );
-      return null;
+      )) as { enqueuePullRequest?: { mergeQueueEntry?: unknown } | null } | null;
+      return answer?.enqueuePullRequest?.mergeQueueEntry
+        ? null
+        : "GitHub did not confirm a merge-queue entry";
     }
-    await ctx.write(() =>
+    const answer = (await ctx.write(() =>
       ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
         pullRequestId,
         mergeMethod: effect.method.toUpperCase(),
         expectedHeadOid: effect.expectedHeadSha,
       }),
-    );
-    return null;
+    )) as {
+      enablePullRequestAutoMerge?: { pullRequest?: { autoMergeRequest?: unknown } | null } | null;
+    } | null;
+    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest
+      ? null
+      : "GitHub did not confirm auto-merge";
   } catch (error) {
     const status = statusOf(error);
     if (status !== null && status >= 500) throw error;

@@ -292,7 +292,13 @@ describe("executing effects", () => {
             (v) => v.pullRequestId === "PR_40" && v.expectedHeadOid === sha && v.mergeMethod === "SQUASH",
           ),
         )
-        .reply(200, { data: { enablePullRequestAutoMerge: { pullRequest: { number: 40 } } } })
+        .reply(200, {
+          data: {
+            enablePullRequestAutoMerge: {
+              pullRequest: { number: 40, autoMergeRequest: { enabledAt: "2026-11-20T10:00:00Z" } },
+            },
+          },
+        })
         .post(`${R}/issues/40/comments`, (b: { body: string }) => {
           posted = b.body;
           return true;
