@@ -12,6 +12,8 @@ export interface CiConfig {
   name?: string;
   /** Wall-clock limit (default 5 minutes). */
   timeoutMs?: number;
+  /** The workflow also lists `merge_group` in `on:`: it runs on merge queue groups too (default: no). */
+  mergeGroup?: boolean;
 }
 
 export interface ActionsOptions {

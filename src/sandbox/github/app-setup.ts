@@ -17,6 +17,7 @@ import {
   repoKey,
   type Ruleset,
 } from "./branch-rules-state.js";
+import { setAutoMergeAllowed } from "./merge-automation-state.js";
 import type { JsonObject } from "./shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
 import { escapeHtml } from "../web/layout.js";
@@ -74,6 +75,10 @@ export const repoSettings = {
     const list = branchRulesOf(store).rulesets.get(repoKey(repo)) ?? [];
     list.push(ruleset);
     branchRulesOf(store).rulesets.set(repoKey(repo), list);
+  },
+  /** "Allow auto-merge" (src/sandbox/github/merge-automation-state.ts). */
+  setAllowAutoMerge(store: SandboxStore, repo: string, allowed: boolean): void {
+    setAutoMergeAllowed(store, repo, allowed);
   },
   /** The App not installed on a repository (its installation does not cover it). */
   setInstalled(store: SandboxStore, repo: string, installed: boolean): void {

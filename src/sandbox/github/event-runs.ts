@@ -55,6 +55,18 @@ export class EventRuns {
       const payload = webhookFor(event, new Shapes(this.store, this.options.url), this.store).payload;
       if (event.name === "push") {
         await this.start(repo, workflow, event.name, event.sender, event.push.ref, event.push.after, payload);
+      } else if (event.name === "merge_group") {
+        // `GITHUB_SHA` and `GITHUB_REF` are the merge group's commit and ref.
+        // https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#merge_group
+        await this.start(
+          repo,
+          workflow,
+          event.name,
+          event.sender,
+          event.group.headRef,
+          event.group.headSha,
+          payload,
+        );
       } else {
         const sha = await this.store.resolveRef(repo.fullName, repo.defaultBranch);
         if (!sha) continue;

@@ -20,6 +20,8 @@ import type { GraphqlContext } from "./graphql/graphql-context.js";
 import { Nodes } from "./graphql/graphql-nodes.js";
 import type { Obj } from "./graphql/graphql-values.js";
 import { cursorOf } from "./graphql/relay-connection.js";
+import { dequeue, disableAutoMerge, enableAutoMerge, enqueue } from "./merge-automation.js";
+import { queueEntryOf } from "./merge-automation-state.js";
 import {
   type Issue,
   type PullFields,
@@ -66,6 +68,26 @@ function rootValue(ctx: GraphqlContext): Obj {
       }
       throw error;
     }
+  };
+  const asGraphqlAsync = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof StoreError) {
+        throw new GraphQLError(error.message, {
+          extensions: { type: error.status === 404 ? "NOT_FOUND" : "UNPROCESSABLE" },
+        });
+      }
+      throw error;
+    }
+  };
+  const pullByNodeId = (id: string) => {
+    const { repo, issue } = nodes.issueByNodeId(id);
+    if (!issue.pull)
+      throw new GraphQLError(`Could not resolve to a PullRequest with the global id of '${id}'`, {
+        extensions: { type: "NOT_FOUND" },
+      });
+    return { repo, pull: issue as Issue & { pull: PullFields } };
   };
   const labelNamesOf = (repo: Repo, ids: string[]) =>
     ids.map((id) => {
@@ -205,6 +227,67 @@ function rootValue(ctx: GraphqlContext): Obj {
         ),
       );
       return { clientMutationId: args.input.clientMutationId ?? null, issue: nodes.issue(repo, issue) };
+    },
+    // GitHub's own merge mechanisms (src/sandbox/github/merge-automation.ts), write access required:
+    // https://docs.github.com/graphql/reference/mutations#enablepullrequestautomerge and the three after it.
+    enablePullRequestAutoMerge: async (args: {
+      input: {
+        pullRequestId: string;
+        mergeMethod?: string | null;
+        expectedHeadOid?: string | null;
+        commitHeadline?: string | null;
+        commitBody?: string | null;
+        authorEmail?: string | null;
+        clientMutationId?: string;
+      };
+    }) => {
+      const { repo, pull } = pullByNodeId(args.input.pullRequestId);
+      requireWrite(repo);
+      await asGraphqlAsync(() => enableAutoMerge(store, repo, pull, ctx.identity.login, args.input));
+      return {
+        clientMutationId: args.input.clientMutationId ?? null,
+        actor: nodes.actor(ctx.identity.login),
+        pullRequest: nodes.pull(repo, pull),
+      };
+    },
+    disablePullRequestAutoMerge: async (args: {
+      input: { pullRequestId: string; clientMutationId?: string };
+    }) => {
+      const { repo, pull } = pullByNodeId(args.input.pullRequestId);
+      requireWrite(repo);
+      await asGraphqlAsync(() => disableAutoMerge(store, repo, pull, ctx.identity.login));
+      return {
+        clientMutationId: args.input.clientMutationId ?? null,
+        actor: nodes.actor(ctx.identity.login),
+        pullRequest: nodes.pull(repo, pull),
+      };
+    },
+    enqueuePullRequest: async (args: {
+      input: {
+        pullRequestId: string;
+        expectedHeadOid?: string | null;
+        jump?: boolean | null;
+        clientMutationId?: string;
+      };
+    }) => {
+      const { repo, pull } = pullByNodeId(args.input.pullRequestId);
+      requireWrite(repo);
+      const entry = await asGraphqlAsync(() => enqueue(store, repo, pull, ctx.identity.login, args.input));
+      const found = queueEntryOf(store, repo.fullName, pull.number);
+      return {
+        clientMutationId: args.input.clientMutationId ?? null,
+        mergeQueueEntry: nodes.mergeQueueEntry(repo, entry, found?.position ?? 1),
+      };
+    },
+    dequeuePullRequest: async (args: { input: { id: string; clientMutationId?: string } }) => {
+      const { repo, pull } = pullByNodeId(args.input.id);
+      requireWrite(repo);
+      const found = queueEntryOf(store, repo.fullName, pull.number);
+      const entry = await asGraphqlAsync(() => dequeue(store, repo, pull, ctx.identity.login));
+      return {
+        clientMutationId: args.input.clientMutationId ?? null,
+        mergeQueueEntry: nodes.mergeQueueEntry(repo, entry, found?.position ?? 1),
+      };
     },
     addSubIssue: (args: {
       input: {

@@ -72,7 +72,7 @@ export function mergeRequirementsOf(store: SandboxStore, repo: Repo, branch: str
 }
 
 /** The state of one required check on a commit: the latest check run or commit status of that name. */
-function checkState(
+export function checkState(
   store: SandboxStore,
   repo: Repo,
   sha: string,

@@ -54,6 +54,15 @@ export class PullRequestCi {
         this.startCi(event.repo, pull.pull.head.sha, pull.pull.head.ref, pull.number, byGithubToken);
       }
     }
+    // A merge queue's group: GitHub runs a workflow there only when it lists `merge_group` in `on:`
+    // (https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/configuring-pull-request-merges/managing-a-merge-queue#triggering-merge-group-checks-with-github-actions);
+    // the configured command stands in for such a workflow only when its `mergeGroup` says it lists it.
+    if (event.name === "merge_group" && event.action === "checks_requested") {
+      if (this.configFor(event.repo.fullName)?.mergeGroup !== true) return;
+      const branch = event.group.headRef.slice("refs/heads/".length);
+      this.startCi(event.repo, event.group.headSha, branch, null, byGithubToken);
+      return;
+    }
     if (event.name === "push" && !event.push.deleted && event.push.ref.startsWith("refs/heads/")) {
       // Pushes to branches with open PRs: the synchronize above covers PRs whose head moved; this covers a
       // PR whose head the store already knew (e.g. a PR opened on a commit pushed earlier).

@@ -79,9 +79,36 @@ export function webhookFor(
           ...(event.before ? { before: event.before } : {}),
           ...(event.after ? { after: event.after } : {}),
           ...(event.changes ? { changes: event.changes } : {}),
+          ...(event.reason ? { reason: event.reason } : {}),
           ...common,
         },
       };
+    case "merge_group": {
+      // https://docs.github.com/webhooks/webhook-events-and-payloads#merge_group
+      const g = event.group;
+      return {
+        name: "merge_group",
+        payload: {
+          action: event.action,
+          ...(event.reason ? { reason: event.reason } : {}),
+          merge_group: {
+            head_sha: g.headSha,
+            head_ref: g.headRef,
+            base_sha: g.baseSha,
+            base_ref: g.baseRef,
+            head_commit: {
+              id: g.headSha,
+              tree_id: g.headSha,
+              message: g.message,
+              timestamp: g.timestamp,
+              author: g.author,
+              committer: g.author,
+            },
+          },
+          ...common,
+        },
+      };
+    }
     case "pull_request_review":
       return {
         name: "pull_request_review",

@@ -34,6 +34,7 @@ const TRIGGERING_EVENTS = new Set([
   "delete",
   "status",
   "sub_issues",
+  "merge_group",
 ]);
 
 export type TriggerVerdict = { starts: true } | { starts: false; why: string };
@@ -72,6 +73,16 @@ export function eventStartsRun(
       if (!names.some((n) => globMatch(n, event.workflow.name)))
         return { starts: false, why: `"${event.workflow.name}" is not among its workflows` };
       return { starts: true };
+    }
+    case "merge_group": {
+      // `branches`/`branches-ignore` filter the merge group's base branch; `checks_requested` is the only type.
+      // https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#merge_group
+      if (event.action !== "checks_requested") return { starts: false, why: "only checks_requested runs" };
+      return pushStarts(
+        { branches: filter.branches, "branches-ignore": filter["branches-ignore"] },
+        event.group.baseRef,
+        false,
+      );
     }
     case "check_suite":
       // "To prevent recursive workflows, this event does not trigger workflows if the check suite was created

@@ -62,6 +62,11 @@ const CiSchema = z.union([
     command: z.string().min(1),
     name: z.string().min(1).default("ci"),
     timeoutSeconds: z.number().positive().default(300),
+    /**
+     * Whether the CI workflow also lists `merge_group` in `on:`, so it runs on a merge queue's merge groups too
+     * (GitHub runs a workflow there only then). Off by default, as a workflow starts.
+     */
+    mergeGroup: z.boolean().default(false),
   }),
 ]);
 
@@ -116,6 +121,8 @@ export const ScenarioSchema = z
         files: z.record(z.string(), z.string()).default({}),
         /** The CI command run on every pull request head (a check run named `ci` unless named). */
         ci: CiSchema.optional(),
+        /** The repository setting "Allow auto-merge" (`allow_auto_merge`); off by default, as on GitHub. */
+        allowAutoMerge: z.boolean().default(false),
         /**
          * `.github/autopilot.yml`: a mapping merged over the runner's defaults (the demo agent as primary agent),
          * or the file's text verbatim (`{demo_agent}` is replaced by the demo agent's command).
@@ -152,7 +159,15 @@ export const ScenarioSchema = z
           )
           .default([]),
       })
-      .default({ owner: "demo", name: "shop", defaultBranch: "main", files: {}, config: {}, rulesets: [] }),
+      .default({
+        owner: "demo",
+        name: "shop",
+        defaultBranch: "main",
+        files: {},
+        config: {},
+        rulesets: [],
+        allowAutoMerge: false,
+      }),
     users: z.array(ScenarioUserSchema).default([{ login: "alice", permission: "admin" }]),
     issues: z.array(ScenarioIssueSchema).min(1, "a scenario needs at least one issue"),
     timeline: z.array(RuleSchema).default([]),
@@ -329,7 +344,7 @@ export function parseScenario(text: string, source = "scenario"): Scenario {
 }
 
 function unionHint(where: string): string {
-  if (where.endsWith("ci")) return "a command string, or { command, name, timeoutSeconds }";
+  if (where.endsWith("ci")) return "a command string, or { command, name, timeoutSeconds, mergeGroup }";
   if (where.endsWith("config")) return "a mapping (merged over the defaults) or the file's text";
   if (where.endsWith("behavior")) return "a behaviour name or a list of them";
   if (where.startsWith("expect."))
@@ -349,9 +364,16 @@ export function loadScenario(path: string): Scenario {
 }
 
 /** The CI settings of a scenario, normalized. */
-export function scenarioCi(scenario: Scenario): { command: string; name: string; timeoutMs: number } | null {
+export function scenarioCi(
+  scenario: Scenario,
+): { command: string; name: string; timeoutMs: number; mergeGroup: boolean } | null {
   const ci = scenario.repo.ci;
   if (!ci) return null;
-  if (typeof ci === "string") return { command: ci, name: "ci", timeoutMs: 300_000 };
-  return { command: ci.command, name: ci.name, timeoutMs: ci.timeoutSeconds * 1000 };
+  if (typeof ci === "string") return { command: ci, name: "ci", timeoutMs: 300_000, mergeGroup: false };
+  return {
+    command: ci.command,
+    name: ci.name,
+    timeoutMs: ci.timeoutSeconds * 1000,
+    mergeGroup: ci.mergeGroup,
+  };
 }

@@ -223,7 +223,16 @@ export class ScenarioRun {
       store,
       git,
       actionDir: this.parts.actionDir,
-      ci: ci ? { [repo.full]: { command: ci.command, name: ci.name, timeoutMs: ci.timeoutMs } } : {},
+      ci: ci
+        ? {
+            [repo.full]: {
+              command: ci.command,
+              name: ci.name,
+              timeoutMs: ci.timeoutMs,
+              mergeGroup: ci.mergeGroup,
+            },
+          }
+        : {},
       app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
       vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },
       secrets: {

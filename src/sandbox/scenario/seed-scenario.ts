@@ -84,6 +84,8 @@ export async function seedScenario(
       })),
     });
 
+  if (scenario.repo.allowAutoMerge) repoSettings.setAllowAutoMerge(store, repo.full, true);
+
   openIssues(scenario, repo.full, store, firstUser);
   progress("setup", null, `${scenario.issues.length} issues opened`);
   return { scriptPath, config: config.config };

@@ -1,4 +1,12 @@
-/** GraphQL pull requests and their reviews. */
+/** GraphQL pull requests, their reviews, auto-merge requests and merge queue entries. */
+import { mergeRequirementsOf } from "../merge-requirements.js";
+import {
+  type MergeQueueEntry,
+  autoMergeRequestOf,
+  mergeAutomationStateOf,
+  queueEntryOf,
+  queueKey,
+} from "../merge-automation-state.js";
 import type { Issue, PullFields, Repo, Review } from "../store.js";
 import { type Obj, isoDate, pullState } from "./graphql-values.js";
 import { type PageArgs, connection } from "./relay-connection.js";
@@ -23,6 +31,42 @@ export abstract class PullNodes extends RepositoryNodes {
       url: `${this.ctx.shapes.repoHtml(repo)}/pull/${pull.number}#pullrequestreview-${review.id}`,
       commit: () => this.commit(repo, review.commitId),
       pullRequest: () => this.pull(repo, pull),
+    };
+  }
+
+  /** https://docs.github.com/graphql/reference/objects#mergequeueentry */
+  mergeQueueEntry(repo: Repo, entry: MergeQueueEntry, position: number): Obj {
+    const pull = this.store.getPull(repo.fullName, entry.pull) as (Issue & { pull: PullFields }) | undefined;
+    return {
+      __typename: "MergeQueueEntry",
+      id: entry.id,
+      position,
+      state: entry.state,
+      enqueuedAt: isoDate(entry.enqueuedAt),
+      enqueuer: this.actor(entry.enqueuer),
+      jump: entry.jump,
+      solo: true,
+      estimatedTimeToMerge: null,
+      baseCommit: entry.group ? () => this.commit(repo, entry.group!.baseSha) : null,
+      headCommit: entry.group ? () => this.commit(repo, entry.group!.sha) : null,
+      pullRequest: pull ? () => this.pull(repo, pull) : null,
+      mergeQueue: () => this.mergeQueue(repo, entry.base),
+    };
+  }
+
+  /** A branch's merge queue; null when the branch does not require one. https://docs.github.com/graphql/reference/objects#mergequeue */
+  mergeQueue(repo: Repo, branch: string): Obj | null {
+    if (!mergeRequirementsOf(this.store, repo, branch).mergeQueue) return null;
+    const entries = mergeAutomationStateOf(this.store).queues.get(queueKey(repo.fullName, branch)) ?? [];
+    return {
+      __typename: "MergeQueue",
+      id: `MQ_${repo.nodeId}_${branch}`,
+      url: `${this.ctx.shapes.repoHtml(repo)}/queue/${branch}`,
+      resourcePath: `/${repo.fullName}/queue/${branch}`,
+      nextEntryEstimatedTimeToMerge: null,
+      repository: () => this.repository(repo),
+      entries: (args: PageArgs) =>
+        connection("entries", entries, args, (e) => this.mergeQueueEntry(repo, e, entries.indexOf(e) + 1)),
     };
   }
 
@@ -51,6 +95,28 @@ export abstract class PullNodes extends RepositoryNodes {
       resourcePath: `/${repo.fullName}/pull/${issue.number}`,
       state: pullState(issue),
       isDraft: p.draft,
+      // https://docs.github.com/graphql/reference/objects#pullrequest — `autoMergeRequest` (null when off),
+      // `mergeQueueEntry`, `isInMergeQueue`, `isMergeQueueEnabled`.
+      autoMergeRequest: (() => {
+        const request = autoMergeRequestOf(store, repo.fullName, issue.number);
+        if (!request) return null;
+        return {
+          __typename: "AutoMergeRequest",
+          enabledAt: isoDate(request.enabledAt),
+          enabledBy: this.actor(request.enabledBy),
+          mergeMethod: request.method.toUpperCase(),
+          commitHeadline: request.commitHeadline,
+          commitBody: request.commitBody,
+          authorEmail: request.authorEmail,
+          pullRequest: () => this.pull(repo, issue),
+        };
+      })(),
+      mergeQueueEntry: (() => {
+        const found = queueEntryOf(store, repo.fullName, issue.number);
+        return found ? this.mergeQueueEntry(repo, found.entry, found.position) : null;
+      })(),
+      isInMergeQueue: queueEntryOf(store, repo.fullName, issue.number) !== null,
+      isMergeQueueEnabled: mergeRequirementsOf(store, repo, p.base.ref).mergeQueue,
       merged: p.merged,
       mergedAt: isoDate(p.mergedAt),
       mergedBy: this.actor(p.mergedBy),

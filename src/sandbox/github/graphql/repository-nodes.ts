@@ -1,10 +1,14 @@
 /** GraphQL repositories, their refs and git objects. */
+import { isAutoMergeAllowed } from "../merge-automation-state.js";
 import type { Issue, PullFields, Repo, SandboxStore } from "../store.js";
 import { type Obj, isoDate, pullState } from "./graphql-values.js";
 import { type PageArgs, connection } from "./relay-connection.js";
 import { IssueNodes } from "./issue-nodes.js";
 
 export abstract class RepositoryNodes extends IssueNodes {
+  /** A branch's merge queue (src/sandbox/github/graphql/pull-nodes.ts). */
+  abstract mergeQueue(repo: Repo, branch: string): Obj | null;
+
   /** A fork of `repo` as far as a pull request shows it: its name and owner. */
   forkRepository(repo: Repo, fullName: string): Obj {
     const [owner = "", name = ""] = fullName.split("/");
@@ -32,6 +36,10 @@ export abstract class RepositoryNodes extends IssueNodes {
       url: shapes.repoHtml(repo),
       resourcePath: `/${repo.fullName}`,
       isPrivate: repo.private,
+      // "Allow auto-merge": https://docs.github.com/graphql/reference/objects#repository
+      autoMergeAllowed: isAutoMergeAllowed(store, repo.fullName),
+      mergeQueue: (args: { branch?: string | null }) =>
+        this.mergeQueue(repo, args.branch ?? repo.defaultBranch),
       isArchived: false,
       isFork: false,
       visibility: repo.private ? "PRIVATE" : "PUBLIC",

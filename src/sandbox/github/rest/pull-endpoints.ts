@@ -125,6 +125,29 @@ export const pullEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: { sha: result.sha, merged: true, message: result.message } };
   },
 
+  // https://docs.github.com/rest/pulls/pulls#update-a-pull-request-branch — 202 while GitHub merges the base
+  // into the head; 422 when `expected_head_sha` is not the head, nothing is new on the base, or it conflicts.
+  "pulls/update-branch": async (req) => {
+    const repo = repoOf(req);
+    const pull = pullOf(req, repo);
+    const b = bodyObject(req);
+    if (!isAuthorOrTriage(req, repo, pull.user, "write"))
+      fail(403, "Resource not accessible by personal access token");
+    await req.store.refreshPull(repo.fullName, pull.number);
+    if (pull.state !== "open") fail(422, "Pull request is closed");
+    const expected = str(b, "expected_head_sha");
+    if (expected && expected !== pull.pull.head.sha)
+      fail(422, "expected_head_sha does not match the pull request's HEAD");
+    await req.store.updatePullBranch(repo.fullName, pull.number, req.identity.login);
+    return {
+      status: 202,
+      body: {
+        message: "Updating pull request branch.",
+        url: `${req.shapes.repoHtml(repo)}/pull/${pull.number}`,
+      },
+    };
+  },
+
   "pulls/check-if-merged": (req) => {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);

@@ -39,7 +39,13 @@ export const repoEndpoints: Record<string, RestHandler> = {
   "repos/get": (req) => {
     const repo = repoOf(req);
     const viewer = req.identity.kind === "user" ? req.identity.login : undefined;
-    const body = req.shapes.repository(repo, viewer);
+    // The full repository (https://docs.github.com/rest/repos/repos#get-a-repository) also counts the fork
+    // network and the watchers; the sandbox has neither.
+    const body: JsonObject = {
+      ...req.shapes.repository(repo, viewer),
+      network_count: 0,
+      subscribers_count: 0,
+    };
     if (!viewer) body.permissions = { admin: false, maintain: false, push: true, triage: true, pull: true };
     return { status: 200, body };
   },

@@ -1,4 +1,5 @@
 /** Users, repositories, labels, the app and its installation, as GitHub's JSON shows them. */
+import { isAutoMergeAllowed } from "../merge-automation-state.js";
 import type { Label, Repo, SandboxStore, User } from "../store.js";
 import { encodeNodeId, permissionAtLeast } from "../store.js";
 import { type Json, type JsonObject, iso } from "./json-shape.js";
@@ -195,7 +196,7 @@ export class AccountShapes {
       allow_merge_commit: true,
       allow_squash_merge: true,
       allow_rebase_merge: true,
-      allow_auto_merge: false,
+      allow_auto_merge: isAutoMergeAllowed(this.store, repo.fullName),
       delete_branch_on_merge: false,
       ...(permission
         ? {

@@ -1,9 +1,25 @@
 /** Pull requests, reviews and review comments, as GitHub's JSON shows them. */
+import { autoMergeRequestOf } from "../merge-automation-state.js";
 import type { Issue, PullFields, Repo, Review, ReviewComment } from "../store.js";
 import { IssueShapes } from "./issue-shapes.js";
 import { type JsonObject, iso } from "./json-shape.js";
 
 export class PullShapes extends IssueShapes {
+  /**
+   * A pull request's enabled auto-merge, null when off (src/sandbox/github/merge-automation-state.ts).
+   * https://docs.github.com/rest/pulls/pulls#get-a-pull-request — `auto_merge`.
+   */
+  private autoMerge(repo: Repo, issue: Issue): JsonObject | null {
+    const request = autoMergeRequestOf(this.store, repo.fullName, issue.number);
+    if (!request) return null;
+    return {
+      enabled_by: this.user(request.enabledBy),
+      merge_method: request.method,
+      commit_title: request.commitHeadline ?? "",
+      commit_message: request.commitBody ?? "",
+    };
+  }
+
   /**
    * One side of a pull request. A fork PR's head is the fork's: its label, owner and repository (`fork: true`),
    * not the base repository's — https://docs.github.com/en/rest/pulls/pulls#get-a-pull-request
@@ -89,7 +105,7 @@ export class PullShapes extends IssueShapes {
         statuses: { href: `${this.repoApi(repo)}/statuses/${p.head.sha}` },
       },
       author_association: this.authorAssociation(repo, issue.user),
-      auto_merge: null,
+      auto_merge: this.autoMerge(repo, issue),
       draft: p.draft,
       merged: p.merged,
       mergeable: p.mergeable,

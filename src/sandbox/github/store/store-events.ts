@@ -54,8 +54,14 @@ export type StoreEvent =
         | "review_requested"
         | "review_request_removed"
         | "ready_for_review"
-        | "converted_to_draft";
+        | "converted_to_draft"
+        | "auto_merge_enabled"
+        | "auto_merge_disabled"
+        | "enqueued"
+        | "dequeued";
       pull: Issue;
+      /** Why auto-merge was disabled or the pull request left the merge queue (`auto_merge_disabled`, `dequeued`). */
+      reason?: string;
       label?: Label;
       requestedReviewer?: string;
       before?: string;
@@ -102,6 +108,12 @@ export type StoreEvent =
       inputs: Record<string, string>;
     })
   | (EventBase & { name: "push"; push: PushRecord })
+  | (EventBase & {
+      name: "merge_group";
+      action: "checks_requested" | "destroyed";
+      group: MergeGroupRecord;
+      reason?: "merged" | "invalidated" | "dequeued";
+    })
   | (EventBase & { name: "create" | "delete"; ref: string; refType: "branch" | "tag" })
   | (EventBase & {
       name: "sub_issues";
@@ -109,6 +121,19 @@ export type StoreEvent =
       issue: Issue;
       other: Issue;
     });
+
+/** A merge group as the `merge_group` webhook describes it. */
+export interface MergeGroupRecord {
+  headSha: string;
+  /** `refs/heads/gh-readonly-queue/…`. */
+  headRef: string;
+  baseSha: string;
+  /** `refs/heads/main`. */
+  baseRef: string;
+  message: string;
+  timestamp: string;
+  author: { name: string; email: string };
+}
 
 export type StoreEventName = StoreEvent["name"];
 

@@ -6,6 +6,7 @@ import { fullRef, syntheticSha } from "./ref-names.js";
 import { type RepoRef, repoKeyOf } from "./repo-records.js";
 import type { RepoState } from "./store-core.js";
 import { StoreError } from "./store-error.js";
+import type { StoreEvent } from "./store-events.js";
 import { StoreWithChecks } from "./with-checks.js";
 
 export interface CreatePullInput {
@@ -203,7 +204,17 @@ export class StoreWithPulls extends StoreWithChecks {
   async mergePull(
     repo: RepoRef,
     number: number,
-    options: { method?: MergeMethod; commitTitle?: string; commitMessage?: string; sha?: string },
+    options: {
+      method?: MergeMethod;
+      commitTitle?: string;
+      commitMessage?: string;
+      sha?: string;
+      /**
+       * A commit already built on the base (a merge queue's merge group): the base fast-forwards to it instead
+       * of a new merge being made, so what lands is exactly what the checks ran on.
+       */
+      preparedSha?: string;
+    },
     actor: string,
   ): Promise<{ sha: string; merged: true; message: string }> {
     const state = this.state(repo);
@@ -224,7 +235,21 @@ export class StoreWithPulls extends StoreWithChecks {
     const message = options.commitMessage ? `${title}\n\n${options.commitMessage}` : title;
     const before = pull.base.sha;
     let sha: string;
-    if (this.gitBackend) {
+    if (options.preparedSha) {
+      if (this.gitBackend) {
+        if (!this.gitBackend.updateRef)
+          throw new StoreError(422, "Updating refs is not supported by the git backend");
+        await this.gitBackend.updateRef(
+          repoKeyOf(state.repo.fullName),
+          fullRef(pull.base.ref),
+          options.preparedSha,
+          false,
+        );
+      } else {
+        state.refs.set(fullRef(pull.base.ref), options.preparedSha);
+      }
+      sha = options.preparedSha;
+    } else if (this.gitBackend) {
       const outcome = await this.gitBackend.mergeBranches(
         repoKeyOf(state.repo.fullName),
         pull.base.ref,
@@ -284,6 +309,72 @@ export class StoreWithPulls extends StoreWithChecks {
     this.emit({ name: "pull_request", action: "closed", repo: state.repo, sender: actor, pull: issue });
     this.closeLinkedIssues(state, issue, actor, sha);
     return { sha, merged: true, message: "Pull Request successfully merged" };
+  }
+
+  /**
+   * "Update branch": merges the base into the head branch as a new commit by `actor`, which moves the head (a
+   * `push` and `pull_request` `synchronize`, so checks run again). 422 when there is nothing to merge or it
+   * conflicts. https://docs.github.com/rest/pulls/pulls#update-a-pull-request-branch
+   */
+  async updatePullBranch(repo: RepoRef, number: number, actor: string): Promise<string> {
+    const state = this.state(repo);
+    const issue = await this.refreshPull(repo, number);
+    const pull = issue.pull;
+    if (pull.headRepo)
+      throw new StoreError(422, "The sandbox updates branches of this repository only, not of forks.");
+    const diff = await this.compare(repo, pull.base.sha, pull.head.sha);
+    if ((diff.behind_by ?? 0) === 0)
+      throw new StoreError(422, "There are no new commits on the base branch.");
+    const before = pull.head.sha;
+    const message = `Merge branch '${pull.base.ref}' into ${pull.head.ref}`;
+    let sha: string;
+    if (this.gitBackend) {
+      const outcome = await this.gitBackend.mergeBranches(
+        repoKeyOf(state.repo.fullName),
+        pull.head.ref,
+        fullRef(pull.base.ref),
+        "merge",
+        message,
+      );
+      if ("conflict" in outcome) throw new StoreError(422, "merge conflict between base and head");
+      sha = outcome.sha;
+    } else {
+      sha = syntheticSha(before, pull.base.sha, message);
+    }
+    await this.recordPush(
+      {
+        repo: state.repo.fullName,
+        ref: fullRef(pull.head.ref),
+        before,
+        after: sha,
+        pusher: actor,
+        commits: [
+          {
+            id: sha,
+            message,
+            timestamp: this.now().toISOString(),
+            author: { name: actor, email: `${actor}@users.noreply.github.com`, username: actor },
+          },
+        ],
+      },
+      !this.gitBackend,
+    );
+    return sha;
+  }
+
+  /**
+   * Announces a change GitHub's own merge mechanisms made (src/sandbox/github/merge-automation.ts): auto-merge
+   * enabled or disabled, a pull request entering or leaving a merge queue, a merge group asking for checks.
+   */
+  announce(
+    event:
+      | Extract<StoreEvent, { name: "merge_group" }>
+      | (Extract<StoreEvent, { name: "pull_request" }> & {
+          action: "auto_merge_enabled" | "auto_merge_disabled" | "enqueued" | "dequeued";
+        }),
+  ): void {
+    if (event.name === "pull_request") event.pull.updatedAt = this.now();
+    this.emit(event);
   }
 
   /** GitHub closes `Closes #N` / `Fixes #N` issues when a PR merges into the default branch. */
