@@ -135,7 +135,22 @@ describe("auto-merge", () => {
     );
     const d = decide({ ...input(off), state, now: minutes(50) });
     expect(only(d.effects, "mergePr")).toEqual([]);
-    expect(dashboard(d.effects)).toContain(`GitHub refused the merge: ${REVIEWS}`);
+    // GitHub drops the request as it starts merging: no request races it for a while, even after a change.
+    expect(dashboard(d.effects)).toContain("auto-merge is no longer on (merging, or turned off)");
+    const racing = inReview(
+      base,
+      pull(7, {
+        autoMerge: null,
+        mergeRefusal: handed("sha7a", "auto-merge", REVIEWS),
+        reviews: [review("dev", "APPROVED", "sha7a")],
+      }),
+    );
+    expect(only(decide({ ...input(racing), state: d.state, now: minutes(51) }).effects, "mergePr")).toEqual(
+      [],
+    );
+    const later = decide({ ...input(off), state: d.state, now: minutes(53) });
+    expect(only(later.effects, "mergePr")).toEqual([]);
+    expect(dashboard(later.effects)).toContain(`GitHub refused the merge: ${REVIEWS}`);
     const approved = inReview(
       base,
       pull(7, {
@@ -144,7 +159,7 @@ describe("auto-merge", () => {
         reviews: [review("dev", "APPROVED", "sha7a")],
       }),
     );
-    const again = decide({ ...input(approved), state, now: minutes(51) });
+    const again = decide({ ...input(approved), state: later.state, now: minutes(54) });
     expect(only(again.effects, "mergePr")).toEqual([expect.objectContaining({ attempt: 2 })]);
   });
 

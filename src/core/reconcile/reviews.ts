@@ -260,11 +260,22 @@ function handedLine(ctx: Reconciling, asked: NonNullable<TaskRecord["merge"]>, p
   const shown = { sha: pr.headSha, reason: asked.refused ?? "", base: pr.baseRef };
   switch (asked.via) {
     case "auto-merge":
-      return pr.autoMerge === null ? null : mergeHandedLine({ via: "auto-merge", ...shown });
-    case "queue":
-      return pr.mergeQueue === null
-        ? null
-        : mergeHandedLine({ via: "queue", ...shown, queuePosition: pr.mergeQueue?.position ?? null });
+    case "queue": {
+      const holding = asked.via === "auto-merge" ? pr.autoMerge : pr.mergeQueue;
+      if (holding !== null) {
+        if (asked.goneAt) asked.goneAt = undefined;
+        return asked.via === "auto-merge"
+          ? mergeHandedLine({ via: "auto-merge", ...shown })
+          : mergeHandedLine({ via: "queue", ...shown, queuePosition: pr.mergeQueue?.position ?? null });
+      }
+      // Gone while the PR is still open: GitHub may be merging it this very moment (it drops the request or
+      // the entry first), or someone turned it off. A request now would race GitHub's own merge, so the refusal
+      // stands again only after MERGE_RETRY_MINUTES without a merge.
+      asked.goneAt ??= ctx.now.toISOString();
+      if (ctx.nowMs - Date.parse(asked.goneAt) < MERGE_RETRY_MINUTES * 60_000)
+        return `GitHub's ${asked.via === "auto-merge" ? "auto-merge is no longer on" : "merge queue no longer holds it"} (merging, or turned off): Autopilot looks again in ${MERGE_RETRY_MINUTES} minutes`;
+      return null;
+    }
     case "update-branch":
       // GitHub updates the branch in the background; a head that never moves means it could not.
       return ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 60_000

@@ -1,5 +1,6 @@
 /** GraphQL pull requests, their reviews, auto-merge requests and merge queue entries. */
 import { mergeRequirementsOf } from "../merge-requirements.js";
+import { mergeStateStatus } from "../merge-state-status.js";
 import {
   type MergeQueueEntry,
   autoMergeRequestOf,
@@ -122,7 +123,7 @@ export abstract class PullNodes extends RepositoryNodes {
       mergedBy: this.actor(p.mergedBy),
       mergeCommit: p.mergeCommitSha ? () => this.commit(repo, p.mergeCommitSha!) : null,
       mergeable: p.mergeable === null ? "UNKNOWN" : p.mergeable ? "MERGEABLE" : "CONFLICTING",
-      mergeStateStatus: p.mergeableState.toUpperCase(),
+      mergeStateStatus: () => mergeStateStatus(store, repo, issue),
       headRefName: p.head.ref,
       headRefOid: p.head.sha,
       baseRefName: p.base.ref,
