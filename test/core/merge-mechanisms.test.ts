@@ -46,7 +46,7 @@ function handedOnce(via: MergeMechanism, message: string, extra: Partial<PullNod
   expect(only(first.decision.effects, "mergePr")).toEqual([expect.objectContaining({ attempt: 1 })]);
   const after = inReview(first.world, pull(7, { mergeRefusal: handed("sha7a", via, message), ...extra }));
   const seen = step(after, first.state, { now: minutes(41) });
-  return { seen, after, state: seen.state as DashboardState, base: seen.world };
+  return { seen, after, state: seen.state as DashboardState, base: seen.world, asked: first.state };
 }
 
 const OURS = { enabledBy: BOT, method: "SQUASH" };
@@ -187,7 +187,7 @@ describe("the merge queue", () => {
 
 describe("a branch that must be up to date", () => {
   it("is updated, then its new head's checks are awaited and merged as the next attempt", () => {
-    const { seen, state, base } = handedOnce(
+    const { seen, state, base, asked } = handedOnce(
       "update-branch",
       "1 of 1 required status checks are expected.",
       {},
@@ -203,6 +203,13 @@ describe("a branch that must be up to date", () => {
         }),
       );
     const waiting = decide({ ...input(updated(null)), state, now: minutes(42) });
+    // The new head may come before any reconcile saw the old one handed over: the wait still says why.
+    const direct = decide({
+      ...input(updated(null)),
+      state: asked,
+      now: minutes(42),
+    });
+    expect(dashboard(direct.effects)).toContain("branch updated with `main`; waiting for its checks");
     expect(dashboard(waiting.effects)).toContain("branch updated with `main`; waiting for its checks");
     expect(only(waiting.effects, "mergePr")).toEqual([]);
     const green = decide({ ...input(updated("success")), state: waiting.state, now: minutes(43) });

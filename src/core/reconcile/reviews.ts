@@ -117,6 +117,7 @@ function processReview(
     // merges and nothing goes back to a worker until the file is fixed.
     return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
   }
+  readMergeAnswer(ctx, n, record, pr);
   const gateRules = gateRulesFor(ctx, n, record, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
   const { config } = ctx;
@@ -202,6 +203,25 @@ function gateRulesFor(
 }
 
 /**
+ * Reads GitHub's answer to the last merge request back from Autopilot's comment on the PR (its marker names the
+ * head, the attempt and the mechanism GitHub accepted instead), whatever the gates say now: a branch update
+ * changes the head at once, and the new head's wait must still know why it came.
+ */
+function readMergeAnswer(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): void {
+  const asked = record.merge;
+  const seen = pr.mergeRefusal;
+  if (!asked || asked.refused || !seen || seen.sha !== asked.sha || seen.attempt !== (asked.attempt ?? 1))
+    return;
+  asked.refused = truncate(seen.reason, 200);
+  if (seen.via) {
+    // GitHub took the head through its own mechanism: not a refusal, so it uses up none of the attempts.
+    asked.via = seen.via;
+    asked.allowed = (asked.allowed ?? MERGE_REFUSAL_CAP) + 1;
+    note(ctx, `#${n}: GitHub refused merging PR #${pr.number} (${seen.reason}); handed to its ${seen.via}`);
+  } else note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
+}
+
+/**
  * Asks for the merge at the head SHA. After GitHub refused (read back from Autopilot's explanation on the PR),
  * asks again only when the basis changed (head, base, reviews, checks, merge settings) and fewer than the
  * allowed attempts were made; otherwise waits for a change or `/autopilot retry #N`. A request with no answer
@@ -211,16 +231,6 @@ function gateRulesFor(
 function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): string | null {
   const basis = mergeBasis(pr, ctx.config.merge);
   const asked = record.merge;
-  const seen = pr.mergeRefusal;
-  if (asked && !asked.refused && seen && seen.sha === asked.sha && seen.attempt === (asked.attempt ?? 1)) {
-    asked.refused = truncate(seen.reason, 200);
-    if (seen.via) {
-      // GitHub took the head through its own mechanism: not a refusal, so it uses up none of the attempts.
-      asked.via = seen.via;
-      asked.allowed = (asked.allowed ?? MERGE_REFUSAL_CAP) + 1;
-      note(ctx, `#${n}: GitHub refused merging PR #${pr.number} (${seen.reason}); handed to its ${seen.via}`);
-    } else note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
-  }
   if (asked?.via && asked.sha === pr.headSha) {
     const waiting = handedLine(ctx, asked, pr);
     if (waiting) return waiting;

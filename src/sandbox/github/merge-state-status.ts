@@ -13,6 +13,8 @@ export async function mergeStateStatus(
   repo: Repo,
   pull: Issue & { pull: PullFields },
 ): Promise<string> {
+  // As the REST merge does: the base (and head) as they are now, not as the PR last recorded them.
+  if (pull.state === "open") await store.refreshPull(repo.fullName, pull.number);
   const stored = pull.pull.mergeableState.toUpperCase();
   if (pull.state !== "open" || (stored !== "CLEAN" && stored !== "UNSTABLE")) return stored;
   const req = mergeRequirementsOf(store, repo, pull.pull.base.ref);
