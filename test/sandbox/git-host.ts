@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
-import { SandboxStore } from "../../src/sandbox/github/store.js";
+import { SandboxStore, type StoreOptions } from "../../src/sandbox/github/store.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
@@ -16,8 +16,8 @@ export interface GitTestHost {
   stop(): Promise<void>;
 }
 
-export async function startGitHost(): Promise<GitTestHost> {
-  const store = new SandboxStore();
+export async function startGitHost(storeOptions: StoreOptions = {}): Promise<GitTestHost> {
+  const store = new SandboxStore(storeOptions);
   const handlers: [string, Handler][] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");

@@ -82,10 +82,14 @@ const ENQUEUE = `mutation($id: ID!, $oid: GitObjectID) {
   }
 }`;
 
-function deliveries(event: string, action: string, number: number) {
+/** The webhooks of one event and action about a repository's pull request (any merge group of the repository). */
+function deliveries(event: string, action: string, number: number, full: string) {
   return sandbox.webhooks.deliveries.filter(
     (d) =>
-      d.event === event && d.action === action && (d.payload.number === number || event === "merge_group"),
+      d.event === event &&
+      d.action === action &&
+      (d.payload.repository as { full_name: string }).full_name === full &&
+      (d.payload.number === number || event === "merge_group"),
   );
 }
 
@@ -137,8 +141,15 @@ describe("auto-merge", () => {
     });
     const rest = await api.pulls.get({ owner, repo, pull_number: number });
     expect(rest.data.auto_merge).toMatchObject({ merge_method: "squash", enabled_by: { login: "alice" } });
-    expect(deliveries("pull_request", "auto_merge_enabled", number)).toHaveLength(1);
+    expect(deliveries("pull_request", "auto_merge_enabled", number, full)).toHaveLength(1);
 
+    // GitHub reports the unmet requirement as the merge state.
+    expect(rest.data.mergeable_state).toBe("blocked");
+    const status = (await alice.graphql(
+      `query($id: ID!) { node(id: $id) { ... on PullRequest { mergeStateStatus } } }`,
+      { id },
+    )) as { node: { mergeStateStatus: string } };
+    expect(status.node.mergeStateStatus).toBe("BLOCKED");
     // A reader's approval does not meet the requirement: nothing merges.
     sandbox.store.createReview(full, number, { author: "mallory", event: "APPROVE" });
     await mergeAutomationIdle(sandbox.store);
@@ -170,7 +181,7 @@ describe("auto-merge", () => {
       { branch: "feature", pusher: "bob" },
     );
     await mergeAutomationIdle(sandbox.store);
-    expect(deliveries("pull_request", "auto_merge_disabled", number)).toHaveLength(0);
+    expect(deliveries("pull_request", "auto_merge_disabled", number, full)).toHaveLength(0);
     await git.seedRepo(
       owner,
       full.split("/")[1]!,
@@ -178,7 +189,7 @@ describe("auto-merge", () => {
       { branch: "feature", pusher: "mallory" },
     );
     await mergeAutomationIdle(sandbox.store);
-    const disabled = deliveries("pull_request", "auto_merge_disabled", number);
+    const disabled = deliveries("pull_request", "auto_merge_disabled", number, full);
     expect(disabled).toHaveLength(1);
     expect(disabled[0]!.payload.reason).toContain("without write access");
     const data = (await alice.graphql(
@@ -186,6 +197,36 @@ describe("auto-merge", () => {
       { id },
     )) as { node: { autoMergeRequest: unknown } };
     expect(data.node.autoMergeRequest).toBeNull();
+  });
+
+  it("is disabled when the author, without write access, switches the base branch", async () => {
+    const { repo, full, head } = await repoWithPull();
+    await api.git.createRef({
+      owner,
+      repo,
+      ref: "refs/heads/develop",
+      sha: (await api.repos.getBranch({ owner, repo, branch: "main" })).data.commit.sha,
+    });
+    await api.git.createRef({ owner, repo, ref: "refs/heads/mallory-work", sha: head });
+    const pull = await sandbox.store.createPull(full, {
+      title: "Mine",
+      head: "mallory-work",
+      base: "main",
+      author: "mallory",
+    });
+    repoSettings.setAllowAutoMerge(sandbox.store, full, true);
+    repoSettings.setBranchProtection(sandbox.store, full, "main", {
+      requiredChecks: [],
+      requiredApprovals: 1,
+    });
+    await alice.graphql(ENABLE, { id: pull.pull!.nodeId });
+    const mallory = new Octokit({ auth: sandbox.userToken("mallory"), baseUrl: sandbox.url, log: silent });
+    await mallory.pulls.update({ owner, repo, pull_number: pull.number, base: "develop" });
+    await mergeAutomationIdle(sandbox.store);
+    const disabled = deliveries("pull_request", "auto_merge_disabled", pull.number, full);
+    expect(disabled.map((d) => d.payload.reason)).toEqual([
+      "base branch changed by a user without write access",
+    ]);
   });
 });
 
@@ -209,6 +250,33 @@ describe("the merge queue", () => {
     return pr;
   }
 
+  it("takes in a pull request whose auto-merge requirements are met, and lands its merge group", async () => {
+    const { repo, full, number, id } = await repoWithPull();
+    repoSettings.setAllowAutoMerge(sandbox.store, full, true);
+    repoSettings.addRuleset(sandbox.store, full, {
+      branches: ["~DEFAULT_BRANCH"],
+      rules: [
+        { type: "merge_queue", parameters: { merge_method: "SQUASH" } },
+        { type: "pull_request", parameters: { required_approving_review_count: 1 } },
+      ],
+    });
+    await alice.graphql(ENABLE, { id });
+    await mergeAutomationIdle(sandbox.store);
+    expect(deliveries("pull_request", "enqueued", number, full)).toHaveLength(0);
+    const bob = new Octokit({ auth: sandbox.userToken("bob"), baseUrl: sandbox.url, log: silent });
+    await bob.pulls.createReview({ owner, repo, pull_number: number, event: "APPROVE" });
+    await mergeAutomationIdle(sandbox.store);
+    expect(deliveries("pull_request", "enqueued", number, full)).toHaveLength(1);
+    const group = deliveries("merge_group", "checks_requested", number, full)[0]!.payload.merge_group as {
+      head_sha: string;
+    };
+    // No required checks: the group lands as soon as it is built, squashed as the queue says.
+    const merged = await api.pulls.get({ owner, repo, pull_number: number });
+    expect(merged.data).toMatchObject({ merged: true, merged_by: { login: "alice" } });
+    expect((await api.repos.getBranch({ owner, repo, branch: "main" })).data.commit.sha).toBe(group.head_sha);
+    expect((await api.repos.getCommit({ owner, repo, ref: group.head_sha })).data.parents).toHaveLength(1);
+  });
+
   it("refuses to enqueue on a branch without a merge queue", async () => {
     const { id } = await repoWithPull();
     expect(await graphqlError(alice, ENQUEUE, { id })).toBe(
@@ -226,10 +294,8 @@ describe("the merge queue", () => {
       pullRequest: { isInMergeQueue: true },
     });
     await mergeAutomationIdle(sandbox.store);
-    expect(deliveries("pull_request", "enqueued", number)).toHaveLength(1);
-    const requested = deliveries("merge_group", "checks_requested", number).filter(
-      (d) => (d.payload.repository as { full_name: string }).full_name === full,
-    );
+    expect(deliveries("pull_request", "enqueued", number, full)).toHaveLength(1);
+    const requested = deliveries("merge_group", "checks_requested", number, full);
     expect(requested).toHaveLength(1);
     const group = requested[0]!.payload.merge_group as {
       head_sha: string;
@@ -243,6 +309,16 @@ describe("the merge queue", () => {
       { id },
     )) as { node: { mergeQueueEntry: { state: string } } };
     expect(entry.node.mergeQueueEntry.state).toBe("AWAITING_CHECKS");
+    const queue = (await alice.graphql(
+      `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
+        autoMergeAllowed mergeQueue(branch: "main") { entries(first: 5) { nodes { position pullRequest { number } } } }
+      } }`,
+      { owner, name: repo },
+    )) as { repository: { autoMergeAllowed: boolean; mergeQueue: { entries: { nodes: unknown[] } } } };
+    expect(queue.repository).toEqual({
+      autoMergeAllowed: false,
+      mergeQueue: { entries: { nodes: [{ position: 1, pullRequest: { number } }] } },
+    });
 
     // The check on the pull request's head passed long ago; the group's commit has none yet: no merge.
     expect((await api.pulls.get({ owner, repo, pull_number: number })).data.state).toBe("open");
@@ -267,9 +343,7 @@ describe("the merge queue", () => {
     const { repo, full, number, id } = await queuedRepo();
     await alice.graphql(ENQUEUE, { id });
     await mergeAutomationIdle(sandbox.store);
-    const requested = deliveries("merge_group", "checks_requested", number).filter(
-      (d) => (d.payload.repository as { full_name: string }).full_name === full,
-    );
+    const requested = deliveries("merge_group", "checks_requested", number, full);
     const sha = (requested[0]!.payload.merge_group as { head_sha: string }).head_sha;
     sandbox.store.createCheckRun(full, {
       name: "build",
@@ -280,9 +354,7 @@ describe("the merge queue", () => {
     await mergeAutomationIdle(sandbox.store);
     const pull = await api.pulls.get({ owner, repo, pull_number: number });
     expect(pull.data).toMatchObject({ state: "open", merged: false });
-    const dequeued = deliveries("pull_request", "dequeued", number).filter(
-      (d) => (d.payload.repository as { full_name: string }).full_name === full,
-    );
+    const dequeued = deliveries("pull_request", "dequeued", number, full);
     expect(dequeued.map((d) => d.payload.reason)).toEqual(["CI_FAILURE"]);
     const data = (await alice.graphql(
       `query($id: ID!) { node(id: $id) { ... on PullRequest { isInMergeQueue mergeQueueEntry { id } } } }`,
@@ -309,6 +381,7 @@ describe("update-branch", () => {
     await git.seedRepo(owner, repo, { "OTHER.md": "moved on\n" });
     const refused = await rejection(api.pulls.merge({ owner, repo, pull_number: number }));
     expect(refused.status).toBe(405);
+    expect((await api.pulls.get({ owner, repo, pull_number: number })).data.mergeable_state).toBe("behind");
 
     const stale = await rejection(
       api.pulls.updateBranch({ owner, repo, pull_number: number, expected_head_sha: "0".repeat(40) }),
@@ -339,6 +412,7 @@ describe("update-branch", () => {
       status: "completed",
       conclusion: "success",
     });
+    expect((await api.pulls.get({ owner, repo, pull_number: number })).data.mergeable_state).toBe("clean");
     expect((await api.pulls.merge({ owner, repo, pull_number: number })).data.merged).toBe(true);
     sandbox.assertNoValidationFailures();
   });

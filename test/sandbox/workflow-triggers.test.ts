@@ -137,3 +137,28 @@ describe("the controller template's job skips the runs that cannot change anythi
     expect(job?.concurrency).toMatchObject({ group: "autopilot-controller" });
   });
 });
+
+describe("merge_group", () => {
+  const group = (baseRef: string, action = "checks_requested") =>
+    event({
+      name: "merge_group",
+      action,
+      sender: "github-merge-queue[bot]",
+      group: {
+        baseRef,
+        headRef: `refs/heads/gh-readonly-queue/${baseRef.slice(11)}/pr-1-abc`,
+        headSha: "abc",
+      },
+    });
+
+  it("starts a workflow that lists it, filtered by the group's base branch, on checks_requested only", () => {
+    const on = { pull_request: {}, merge_group: { branches: ["main"] } };
+    expect(eventStartsRun(on, group("refs/heads/main"), facts).starts).toBe(true);
+    expect(eventStartsRun(on, group("refs/heads/release"), facts).starts).toBe(false);
+    expect(eventStartsRun(on, group("refs/heads/main", "destroyed"), facts).starts).toBe(false);
+  });
+
+  it("starts nothing in a workflow that does not list it", () => {
+    expect(eventStartsRun({ pull_request: {} }, group("refs/heads/main"), facts).starts).toBe(false);
+  });
+});

@@ -6,6 +6,11 @@
  *
  * One entry of a queue is in flight at a time (GitHub's "build concurrency" of 1): the front entry gets a merge
  * group, the other entries wait their turn as QUEUED.
+ *
+ * Refusal messages GitHub's answers are known by are used verbatim ("Auto merge is not allowed for this
+ * repository", "Pull request Pull request is in clean status", as quoted in cli/cli#13398 and
+ * peter-evans/enable-pull-request-automerge#343); for a mismatched `expectedHeadOid`, a branch without a queue and
+ * a pull request not in the queue no GitHub wording was found, so the sandbox's own says what is wrong.
  */
 import { protectionOf } from "./branch-rules-state.js";
 import { checkState, mergeRefusal, mergeRequirementsOf } from "./merge-requirements.js";
@@ -214,8 +219,13 @@ class MergeAutomationEngine {
     store.onEvent((event) => this.onEvent(event));
   }
 
-  idle(): Promise<void> {
-    return this.chain;
+  /** Resolves when no step is left, including the steps that the steps themselves scheduled. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | null = null;
+    while (seen !== this.chain) {
+      seen = this.chain;
+      await seen;
+    }
   }
 
   private state() {
@@ -250,7 +260,8 @@ class MergeAutomationEngine {
         );
       }
       // A queued pull request whose head moved (or whose base switched) leaves the queue: the group that was
-      // tested is not what would merge.
+      // tested is not what would merge. GitHub's pages found do not spell this rule out; the sandbox takes the
+      // strict reading (never land an untested head), so a caller must be ready to enqueue again.
       const found = queueEntryOf(this.store, repo.fullName, pull.number);
       if (
         found &&

@@ -165,3 +165,27 @@ export async function mergeRefusal(
   }
   return null;
 }
+
+/**
+ * The merge state GitHub reports for a pull request (REST `mergeable_state`, GraphQL `mergeStateStatus`), with
+ * the branch's requirements counted: `behind` when up-to-date branches are required and the head is behind its
+ * base, `blocked` when another requirement is unmet, otherwise what git and the checks say (`clean`,
+ * `unstable`, `dirty`, `draft`, `unknown`). A required merge queue alone does not block: the queue is how such a
+ * pull request merges. https://docs.github.com/graphql/reference/enums#mergestatestatus
+ */
+export async function mergeStateOf(
+  store: SandboxStore,
+  repo: Repo,
+  pull: Issue & { pull: PullFields },
+): Promise<PullFields["mergeableState"]> {
+  const state = pull.pull.mergeableState;
+  if (pull.state !== "open" || !["clean", "unstable"].includes(state)) return state;
+  const refusal = await mergeRefusal(store, repo, pull, true);
+  if (!refusal) return state;
+  const req = mergeRequirementsOf(store, repo, pull.pull.base.ref);
+  if (req.strict && refusal.message.includes("status check")) {
+    const diff = await store.compare(repo.fullName, pull.pull.base.sha, pull.pull.head.sha);
+    if ((diff.behind_by ?? 0) > 0) return "behind";
+  }
+  return "blocked";
+}

@@ -12,6 +12,7 @@
  *   files: { package.json: "…", src/cart.js: "…" }
  *   config: { maxParallel: 2 }      # .github/autopilot.yml (merged over the demo agent defaults), or text
  *   protection: { requiredApprovals: 1 }   # branch protection of the default branch (also rulesets: […])
+ *   allowAutoMerge: true            # the repository setting "Allow auto-merge" (default false, as on GitHub)
  * users:
  *   - { login: alice, permission: admin }
  *   - { login: bob, permission: write }
