@@ -15210,6 +15210,10 @@ function isLoopbackUrl(baseUrl) {
 function writePacing(baseUrl) {
   return isLoopbackUrl(baseUrl) ? { write: UNPACED, notifications: UNPACED } : {};
 }
+var DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 451];
+function retryOptions(enabled) {
+  return { enabled, doNotRetry: [...DO_NOT_RETRY] };
+}
 function createOctokit(options) {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -15219,7 +15223,7 @@ function createOctokit(options) {
     userAgent: options.userAgent ?? "autopilot",
     log,
     request: options.fetch ? { fetch: options.fetch } : {},
-    retry: { enabled: options.retry ?? true },
+    retry: retryOptions(options.retry ?? true),
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
@@ -43205,7 +43209,11 @@ var TaskRecordSchema = external_exports.object({
     basis: external_exports.string().max(16).optional(),
     attempt: external_exports.number().int().nonnegative().optional(),
     allowed: external_exports.number().int().nonnegative().optional(),
-    refused: external_exports.string().max(200).optional()
+    refused: external_exports.string().max(200).optional(),
+    /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+    via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
+    /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
+    goneAt: isoTime.optional()
   }).optional(),
   /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
   label: external_exports.string().max(20).optional(),
@@ -44459,25 +44467,110 @@ function shortRefusal(message) {
   const lines = message.split("\n").map((l) => l.trim()).filter((l) => l && !/^repository rule violations found$/i.test(l));
   return (lines.join(" ") || "refused").slice(0, 200);
 }
-var MARKER = /<!-- autopilot:merge-refusal sha=(\w{1,64}) attempt=(\d+) -->/;
-function mergeRefusalMarker(sha, attempt) {
-  return `<!-- autopilot:merge-refusal sha=${sha} attempt=${attempt} -->`;
+var MARKER = /<!-- autopilot:merge-refusal sha=(\w{1,64}) attempt=(\d+)(?: via=(auto-merge|queue|update-branch))? -->/;
+function mergeRefusalMarker(sha, attempt, via) {
+  return `<!-- autopilot:merge-refusal sha=${sha} attempt=${attempt}${via ? ` via=${via}` : ""} -->`;
 }
 function parseMergeRefusal(body) {
   const match = MARKER.exec(body);
   if (!match) return null;
   const reason = /^> (.*)$/m.exec(body)?.[1] ?? "refused";
-  return { sha: match[1], attempt: Number(match[2]), reason: reason.slice(0, 200) };
+  return {
+    sha: match[1],
+    attempt: Number(match[2]),
+    reason: reason.slice(0, 200),
+    via: match[3] ?? null
+  };
+}
+function mergeMechanismFor(message, mergeState) {
+  const kind = mergeRefusalKind(message);
+  if (kind === "queue") return "queue";
+  if (kind === "head-moved") return null;
+  if ((mergeState ?? "").toUpperCase() === "BEHIND") return "update-branch";
+  if (kind === "reviews") return "auto-merge";
+  if (kind === "checks" && !/is failing|have not succeeded|failed/i.test(message)) return "auto-merge";
+  return null;
+}
+function autoMergeWaitsFor(reason) {
+  return mergeRefusalKind(reason) === "reviews" ? "an approving review by someone with write access is in (the branch requires it)" : "the branch's required checks have passed";
+}
+function mergeHandedLine(input2) {
+  switch (input2.via) {
+    case "auto-merge":
+      return `auto-merge is on: GitHub merges ${input2.sha.slice(0, 7)} once ${autoMergeWaitsFor(input2.reason)}`;
+    case "queue":
+      return input2.queuePosition ? `in the merge queue, position ${input2.queuePosition}` : "in the merge queue (the branch requires it)";
+    case "update-branch":
+      return `updating the branch with \`${input2.base}\` (GitHub requires it up to date); its checks run again after`;
+  }
+}
+function branchUpdatedLine(base, waiting) {
+  return `branch updated with \`${base}\`; waiting for its checks (${waiting})`;
+}
+function mechanismAdvice(via, message, issue3) {
+  const retry2 = `\`/autopilot retry #${issue3}\``;
+  if (via === "auto-merge") {
+    if (/clean status/i.test(message))
+      return `GitHub says the pull request can be merged as it is now, so auto-merge does not apply: Autopilot asks again on the next change, or comment ${retry2}.`;
+    if (/not allowed|not enabled|disabled|allow auto-merge/i.test(message))
+      return `Turn on **Allow auto-merge** in the repository's Settings \u2192 General \u2192 Pull Requests: GitHub then merges the commit Autopilot approved once the branch's requirements are met. Then comment ${retry2}.`;
+    return `Turn on **Allow auto-merge** in the repository's Settings \u2192 General \u2192 Pull Requests, or meet the requirement by hand, then comment ${retry2}.`;
+  }
+  if (via === "queue")
+    return `Check the base branch's merge queue (its ruleset), or add the pull request to the queue by hand; then comment ${retry2} if it does not merge.`;
+  return `Bring the branch up to date with its base by hand ("Update branch" on the pull request), or turn off "Require branches to be up to date before merging"; then comment ${retry2}.`;
+}
+var MECHANISM_NAME = {
+  "auto-merge": "turn on auto-merge",
+  queue: "add the pull request to the merge queue",
+  "update-branch": "update the branch with its base"
+};
+function mergeHandedComment(input2) {
+  const short = input2.sha.slice(0, 7);
+  const refusal = `> ${escapeInline(shortRefusal(input2.message), 200)}`;
+  const lead = {
+    "auto-merge": [
+      `**Auto-merge is on for this pull request.** Every Autopilot gate passed on ${short}, but GitHub refused to merge it yet (attempt ${input2.attempt}):`,
+      "",
+      refusal,
+      "",
+      `So Autopilot turned on GitHub's auto-merge for exactly ${short}: GitHub merges it once ${autoMergeWaitsFor(input2.message)}. Autopilot does not ask again meanwhile. If the branch gets a new commit, Autopilot turns auto-merge off and checks the new commit first.`
+    ],
+    queue: [
+      `**This pull request is in the merge queue.** Every Autopilot gate passed on ${short}; the base branch merges only through its merge queue (attempt ${input2.attempt}):`,
+      "",
+      refusal,
+      "",
+      `So Autopilot added ${short} to the queue: GitHub merges it when its turn comes and the queue's checks pass.`
+    ],
+    "update-branch": [
+      `**Autopilot updated this branch with \`${input2.base}\`.** Every Autopilot gate passed on ${short}, but the base branch requires branches to be up to date before merging (attempt ${input2.attempt}):`,
+      "",
+      refusal,
+      "",
+      "GitHub merges the base into the branch; the checks and Autopilot's gates then run again on the new commit, and Autopilot merges it when they pass."
+    ]
+  };
+  return [...lead[input2.via], "", mergeRefusalMarker(input2.sha, input2.attempt, input2.via)].join("\n");
 }
 function mergeRefusalComment(input2) {
   const kind = mergeRefusalKind(input2.message);
   const cap = MERGE_REFUSAL_CAP;
+  const tried = input2.tried ? [
+    mergeRefusalAdvice(kind),
+    "",
+    `Autopilot then tried to ${MECHANISM_NAME[input2.tried.via]}, and GitHub refused that too:`,
+    "",
+    `> ${escapeInline(shortRefusal(input2.tried.message), 200)}`,
+    "",
+    mechanismAdvice(input2.tried.via, input2.tried.message, input2.issue)
+  ] : [mergeRefusalAdvice(kind)];
   return [
     `**Autopilot could not merge this pull request.** GitHub refused the merge of ${input2.sha.slice(0, 7)} (attempt ${input2.attempt}):`,
     "",
     `> ${escapeInline(shortRefusal(input2.message), 200)}`,
     "",
-    mergeRefusalAdvice(kind),
+    ...tried,
     "",
     `Autopilot tries again by itself only when something that could change the answer changes (a new commit, a review, a check result, the base branch or the merge settings), ${cap} attempts in all; otherwise it waits. After fixing the cause, a person can comment \`/autopilot retry #${input2.issue}\` on the tracking issue.`,
     "",
@@ -55985,6 +56078,7 @@ function parseHumanGateMarker(body) {
 // src/core/reconcile/reviews.ts
 function processReviews(ctx) {
   const lines = /* @__PURE__ */ new Map();
+  const handed = /* @__PURE__ */ new Set();
   for (const [n, issue3] of ctx.issues) {
     if (issue3.state !== "open" || statusOf2(ctx, n) !== "review") continue;
     if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
@@ -55996,12 +56090,31 @@ function processReviews(ctx) {
       });
       continue;
     }
-    const line = processReview(ctx, n, issue3);
+    const line = processReview(ctx, n, issue3, handed);
     if (line) lines.set(n, line);
   }
+  withdrawUnapprovedMerges(ctx, handed);
   return lines;
 }
-function processReview(ctx, n, issue3) {
+function withdrawUnapprovedMerges(ctx, handed) {
+  for (const [n, issue3] of ctx.issues) {
+    if (issue3.state !== "open") continue;
+    const record2 = ctx.state.tasks[n];
+    for (const pr of ctx.pullsByRef.get(taskBranch(ctx, n)) ?? []) {
+      if (pr.state !== "open" || handed.has(pr.number)) continue;
+      const reason = record2?.merge?.sha && record2.merge.sha !== pr.headSha ? `the head changed to ${pr.headSha.slice(0, 7)} after Autopilot approved ${record2.merge.sha.slice(0, 7)}` : "Autopilot's gates do not pass on this head";
+      if (pr.autoMerge && sameLogin(pr.autoMerge.enabledBy, ctx.snapshot.botLogin)) {
+        ctx.effects.push({ type: "withdrawMerge", pr: pr.number, issue: n, what: "auto-merge", reason });
+        note(ctx, `#${n}: turn off auto-merge on PR #${pr.number}: ${reason}`);
+      }
+      if (pr.mergeQueue && record2?.merge?.via === "queue") {
+        ctx.effects.push({ type: "withdrawMerge", pr: pr.number, issue: n, what: "queue", reason });
+        note(ctx, `#${n}: take PR #${pr.number} out of the merge queue: ${reason}`);
+      }
+    }
+  }
+}
+function processReview(ctx, n, issue3, handed) {
   const record2 = taskRecord(ctx, n);
   const prs = pullsFor(ctx, n);
   const pr = prs.find((p) => p.state === "open");
@@ -56031,6 +56144,7 @@ function processReview(ctx, n, issue3) {
   if (ctx.input.configHeld) {
     return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
   }
+  readMergeAnswer(ctx, n, record2, pr);
   const gateRules = gateRulesFor(ctx, n, record2, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
   const { config: config2 } = ctx;
@@ -56060,8 +56174,10 @@ function processReview(ctx, n, issue3) {
     verdict = { action: "wait", reason: "feedback sent; waiting for a worker" };
   }
   switch (verdict.action) {
-    case "merge":
+    case "merge": {
+      handed.add(pr.number);
       return line(requestMerge(ctx, n, record2, pr) ?? "every gate passed; merging", pr.number);
+    }
     case "feedback":
       sendFeedback(ctx, n, record2, pr, verdict);
       return null;
@@ -56073,7 +56189,10 @@ function processReview(ctx, n, issue3) {
       return null;
     case "wait": {
       const gate = humanGateOpen && verdict.kind !== "human-gate" ? "; the human gate also needs an approval of the latest commit" : "";
-      return line(`${verdict.reason}${gate}`, pr.number);
+      const reason = `${verdict.reason}${gate}`;
+      if (record2.merge?.via === "update-branch" && record2.merge.sha !== pr.headSha)
+        return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
+      return line(reason, pr.number);
     }
   }
 }
@@ -56093,13 +56212,24 @@ function gateRulesFor(ctx, n, record2, pr) {
   if (gateRules.length > 0) record2.gate = gateRules.slice(0, 20).map((r) => truncate2(r, 120));
   return { rules: gateRules };
 }
+function readMergeAnswer(ctx, n, record2, pr) {
+  const asked = record2.merge;
+  const seen = pr.mergeRefusal;
+  if (!asked || asked.refused || !seen || seen.sha !== asked.sha || seen.attempt !== (asked.attempt ?? 1))
+    return;
+  asked.refused = truncate2(seen.reason, 200);
+  if (seen.via) {
+    asked.via = seen.via;
+    asked.allowed = (asked.allowed ?? MERGE_REFUSAL_CAP) + 1;
+    note(ctx, `#${n}: GitHub refused merging PR #${pr.number} (${seen.reason}); handed to its ${seen.via}`);
+  } else note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
+}
 function requestMerge(ctx, n, record2, pr) {
   const basis = mergeBasis(pr, ctx.config.merge);
   const asked = record2.merge;
-  const seen = pr.mergeRefusal;
-  if (asked && !asked.refused && seen && seen.sha === asked.sha && seen.attempt === (asked.attempt ?? 1)) {
-    asked.refused = truncate2(seen.reason, 200);
-    note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
+  if (asked?.via && asked.sha === pr.headSha) {
+    const waiting = handedLine(ctx, asked, pr);
+    if (waiting) return waiting;
   }
   const attempts = asked?.attempt ?? 0;
   const allowed = asked?.allowed ?? MERGE_REFUSAL_CAP;
@@ -56125,6 +56255,27 @@ function requestMerge(ctx, n, record2, pr) {
   });
   note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)} (attempt ${attempts + 1})`);
   return null;
+}
+function handedLine(ctx, asked, pr) {
+  const shown2 = { sha: pr.headSha, reason: asked.refused ?? "", base: pr.baseRef };
+  switch (asked.via) {
+    case "auto-merge":
+    case "queue": {
+      const holding = asked.via === "auto-merge" ? pr.autoMerge : pr.mergeQueue;
+      if (holding !== null) {
+        if (asked.goneAt) asked.goneAt = void 0;
+        return asked.via === "auto-merge" ? mergeHandedLine({ via: "auto-merge", ...shown2 }) : mergeHandedLine({ via: "queue", ...shown2, queuePosition: pr.mergeQueue?.position ?? null });
+      }
+      asked.goneAt ??= ctx.now.toISOString();
+      if (ctx.nowMs - Date.parse(asked.goneAt) < MERGE_RETRY_MINUTES * 6e4)
+        return `GitHub's ${asked.via === "auto-merge" ? "auto-merge is no longer on" : "merge queue no longer holds it"} (merging, or turned off): Autopilot looks again in ${MERGE_RETRY_MINUTES} minutes`;
+      return null;
+    }
+    case "update-branch":
+      return ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 6e4 ? mergeHandedLine({ via: "update-branch", ...shown2 }) : null;
+    default:
+      return null;
+  }
 }
 function sendFeedback(ctx, n, record2, pr, verdict) {
   const maxRounds = ctx.config.merge.maxFeedbackRounds;
@@ -57153,6 +57304,8 @@ function describeEffect(effect) {
       return `cancel run ${effect.runId}`;
     case "mergePr":
       return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "withdrawMerge":
+      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
     case "closeIssue":
       return `close #${effect.issue} as ${effect.reason}`;
     case "deleteBranch":
@@ -57330,6 +57483,7 @@ fragment AutopilotClosedIssue on Issue {
 }`;
 var PULL_FIELDS = `
 fragment AutopilotPull on PullRequest {
+  id
   number
   title
   body
@@ -57341,6 +57495,9 @@ fragment AutopilotPull on PullRequest {
   baseRefName
   baseRefOid
   mergeable
+  mergeStateStatus
+  autoMergeRequest { mergeMethod enabledBy { login } }
+  mergeQueueEntry { position state }
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
@@ -57529,6 +57686,96 @@ var ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
 }`;
+var ENABLE_AUTO_MERGE_MUTATION = `
+mutation AutopilotEnableAutoMerge($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!, $expectedHeadOid: GitObjectID!) {
+  enablePullRequestAutoMerge(
+    input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod, expectedHeadOid: $expectedHeadOid }
+  ) {
+    pullRequest { number autoMergeRequest { enabledAt } }
+  }
+}`;
+var DISABLE_AUTO_MERGE_MUTATION = `
+mutation AutopilotDisableAutoMerge($pullRequestId: ID!) {
+  disablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId }) { pullRequest { number } }
+}`;
+var ENQUEUE_PULL_REQUEST_MUTATION = `
+mutation AutopilotEnqueuePullRequest($pullRequestId: ID!, $expectedHeadOid: GitObjectID!) {
+  enqueuePullRequest(input: { pullRequestId: $pullRequestId, expectedHeadOid: $expectedHeadOid }) {
+    mergeQueueEntry { position state }
+  }
+}`;
+var DEQUEUE_PULL_REQUEST_MUTATION = `
+mutation AutopilotDequeuePullRequest($id: ID!) {
+  dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } }
+}`;
+
+// src/github/merge-mechanisms.ts
+function refusalWords(error63) {
+  const e = error63;
+  const graphql3 = (e?.errors ?? []).map((x) => x.message ?? "").filter(Boolean);
+  if (graphql3.length > 0) return graphql3.join("; ");
+  const message = e?.response?.data?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error63);
+}
+async function handToGitHub(ctx, effect, via, pull) {
+  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    if (via === "update-branch") {
+      await ctx.write(
+        () => ctx.client.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch", {
+          ...o2,
+          pull_number: effect.pr,
+          expected_head_sha: effect.expectedHeadSha
+        })
+      );
+      return null;
+    }
+    if (via === "auto-merge" && pull?.autoMerge) return null;
+    if (via === "queue" && pull?.mergeQueue) return null;
+    const pullRequestId = pull?.nodeId;
+    if (!pullRequestId) return "no node id for the pull request";
+    if (via === "queue") {
+      const answer2 = await ctx.write(
+        () => ctx.client.graphql(ENQUEUE_PULL_REQUEST_MUTATION, {
+          pullRequestId,
+          expectedHeadOid: effect.expectedHeadSha
+        })
+      );
+      return answer2?.enqueuePullRequest?.mergeQueueEntry ? null : "GitHub did not confirm a merge-queue entry";
+    }
+    const answer = await ctx.write(
+      () => ctx.client.graphql(ENABLE_AUTO_MERGE_MUTATION, {
+        pullRequestId,
+        mergeMethod: effect.method.toUpperCase(),
+        expectedHeadOid: effect.expectedHeadSha
+      })
+    );
+    return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
+  } catch (error63) {
+    const status = statusOf(error63);
+    if (status !== null && status >= 500) throw error63;
+    const words = refusalWords(error63);
+    ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
+    return words;
+  }
+}
+async function withdrawMerge(ctx, effect) {
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const nodeId = pull?.nodeId;
+  if (!nodeId) return { effect, status: "failed", detail: "no node id for the pull request" };
+  try {
+    if (effect.what === "queue") {
+      await ctx.write(() => ctx.client.graphql(DEQUEUE_PULL_REQUEST_MUTATION, { id: nodeId }));
+    } else {
+      await ctx.write(() => ctx.client.graphql(DISABLE_AUTO_MERGE_MUTATION, { pullRequestId: nodeId }));
+    }
+    return { effect, status: "done" };
+  } catch (error63) {
+    const status = statusOf(error63);
+    if (status !== null && status >= 500) throw error63;
+    return { effect, status: "failed", detail: refusalWords(error63) };
+  }
+}
 
 // src/github/snapshot-response.ts
 function compact(list2) {
@@ -57912,7 +58159,23 @@ function toPullNode(p, botLogin) {
     reviews,
     reviewComments,
     mergeRefusal,
-    ...pullTrustFacts(p)
+    ...pullTrustFacts(p),
+    ...mergeFacts(p)
+  };
+}
+function mergeFacts(p) {
+  return {
+    ...p.id ? { nodeId: p.id } : {},
+    ...p.mergeStateStatus !== void 0 ? { mergeState: p.mergeStateStatus } : {},
+    ...p.autoMergeRequest !== void 0 ? {
+      autoMerge: p.autoMergeRequest ? {
+        enabledBy: p.autoMergeRequest.enabledBy?.login ?? null,
+        method: p.autoMergeRequest.mergeMethod ?? null
+      } : null
+    } : {},
+    ...p.mergeQueueEntry !== void 0 ? {
+      mergeQueue: p.mergeQueueEntry ? { position: p.mergeQueueEntry.position ?? null, state: p.mergeQueueEntry.state ?? null } : null
+    } : {}
   };
 }
 function pullTrustFacts(p) {
@@ -58288,6 +58551,8 @@ function effectTarget(effect) {
       return `cancel:${effect.runId}`;
     case "mergePr":
       return `merge#${effect.pr}`;
+    case "withdrawMerge":
+      return `withdraw#${effect.pr}:${effect.what}`;
     case "closeIssue":
       return `close#${effect.issue}`;
     case "deleteBranch":
@@ -58353,6 +58618,13 @@ function alreadyDone(ctx, effect) {
     case "mergePr": {
       const pr = world?.pulls.find((p) => p.number === effect.pr);
       return pr?.state === "merged" ? "already merged" : null;
+    }
+    case "withdrawMerge": {
+      const pr = world?.pulls.find((p) => p.number === effect.pr);
+      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
+      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
+      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
+      return null;
     }
     case "closeIssue": {
       const issue3 = world?.issues.find((i) => i.number === effect.issue);
@@ -58422,12 +58694,11 @@ async function executeEffect(ctx, effect) {
         return { effect, status: "done" };
       } catch (error63) {
         const status = statusOf(error63);
-        if (status === 405 || status === 409 || status === 422) {
-          await explainRefusal(ctx, effect, gitHubMessage(error63));
-          return { effect, status: "not-mergeable", detail: describeError(error63) };
-        }
+        if (status === 405 || status === 409 || status === 422) return refusedMerge(ctx, effect, error63);
         throw error63;
       }
+    case "withdrawMerge":
+      return withdrawMerge(ctx, effect);
     case "closeIssue":
       await ctx.write(
         () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
@@ -58466,14 +58737,47 @@ function gitHubMessage(error63) {
   const message = data?.message;
   return typeof message === "string" && message.trim() ? message : describeError(error63);
 }
-async function explainRefusal(ctx, effect, message) {
-  const body = mergeRefusalComment({
+async function refusedMerge(ctx, effect, error63) {
+  const message = gitHubMessage(error63);
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  const mechanism = mergeMechanismFor(message, pull?.mergeState);
+  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
+  const common = {
     pr: effect.pr,
     issue: effect.issue,
     sha: effect.expectedHeadSha,
     attempt: effect.attempt ?? 1,
     message
-  });
+  };
+  if (via) {
+    const refusedToo = await handToGitHub(ctx, effect, via, pull);
+    if (refusedToo === null) {
+      await explainRefusal(
+        ctx,
+        effect,
+        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" })
+      );
+      return {
+        effect,
+        status: "handed-to-github",
+        detail: `${describeError(error63)}; handed to GitHub: ${via}`
+      };
+    }
+    await explainRefusal(
+      ctx,
+      effect,
+      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } })
+    );
+    return {
+      effect,
+      status: "not-mergeable",
+      detail: `${describeError(error63)}; ${via} refused: ${refusedToo}`
+    };
+  }
+  await explainRefusal(ctx, effect, mergeRefusalComment(common));
+  return { effect, status: "not-mergeable", detail: describeError(error63) };
+}
+async function explainRefusal(ctx, effect, body) {
   const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
   try {
     if (existing) {

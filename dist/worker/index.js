@@ -42633,6 +42633,9 @@ function isLoopbackUrl(baseUrl) {
 function writePacing(baseUrl) {
   return isLoopbackUrl(baseUrl) ? { write: UNPACED, notifications: UNPACED } : {};
 }
+function retryOptions(enabled) {
+  return { enabled, doNotRetry: [...DO_NOT_RETRY] };
+}
 function createOctokit(options) {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -42642,7 +42645,7 @@ function createOctokit(options) {
     userAgent: options.userAgent ?? "autopilot",
     log,
     request: options.fetch ? { fetch: options.fetch } : {},
-    retry: { enabled: options.retry ?? true },
+    retry: retryOptions(options.retry ?? true),
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),
@@ -42682,7 +42685,7 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
     }
   };
 }
-var AutopilotOctokit, silentLog, UNPACED, SECONDARY_LIMIT_RETRIES, SECONDARY_LIMIT_MAX_WAIT_SECONDS;
+var AutopilotOctokit, silentLog, UNPACED, DO_NOT_RETRY, SECONDARY_LIMIT_RETRIES, SECONDARY_LIMIT_MAX_WAIT_SECONDS;
 var init_octokit = __esm({
   "src/github/octokit.ts"() {
     "use strict";
@@ -42701,6 +42704,7 @@ var init_octokit = __esm({
         schedule: (_options, fn, ...args) => Promise.resolve(fn(...args))
       })
     };
+    DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 451];
     SECONDARY_LIMIT_RETRIES = 6;
     SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
   }
@@ -43041,6 +43045,7 @@ fragment AutopilotClosedIssue on Issue {
 }`;
     PULL_FIELDS = `
 fragment AutopilotPull on PullRequest {
+  id
   number
   title
   body
@@ -43052,6 +43057,9 @@ fragment AutopilotPull on PullRequest {
   baseRefName
   baseRefOid
   mergeable
+  mergeStateStatus
+  autoMergeRequest { mergeMethod enabledBy { login } }
+  mergeQueueEntry { position state }
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
@@ -45041,7 +45049,11 @@ var init_dashboard_state = __esm({
         basis: external_exports.string().max(16).optional(),
         attempt: external_exports.number().int().nonnegative().optional(),
         allowed: external_exports.number().int().nonnegative().optional(),
-        refused: external_exports.string().max(200).optional()
+        refused: external_exports.string().max(200).optional(),
+        /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+        via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
+        /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
+        goneAt: isoTime.optional()
       }).optional(),
       /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
       label: external_exports.string().max(20).optional(),

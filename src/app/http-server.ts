@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { GatewayLog } from "../github/client.js";
-import { rateLimitHandlers, writePacing } from "../github/octokit.js";
+import { rateLimitHandlers, retryOptions, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
@@ -70,7 +70,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
   // The function form: the object form of defaults() is overridden by Probot's own (probot/probot#2039).
   const Octokit = ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
     ...instance,
-    retry: { ...(instance.retry as object | undefined), enabled: retry },
+    retry: { ...(instance.retry as object | undefined), ...retryOptions(retry) },
     throttle: {
       ...(instance.throttle as object | undefined),
       enabled: throttle,

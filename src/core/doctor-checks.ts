@@ -326,15 +326,16 @@ function checkRequiredChecks(facts: SetupFacts, config: AutopilotConfig): Doctor
 }
 
 function checkMergeQueue(facts: SetupFacts, config: AutopilotConfig): DoctorCheck {
-  const title = "No merge queue in the way of Autopilot's merges";
+  const title = "A merge queue, if any, is one Autopilot can use";
   if (!facts.rules.defaultBranch.includes("merge_queue")) return pass("merge-queue", title, "no merge queue");
   if (!config.merge.auto)
     return pass("merge-queue", title, "a merge queue, and merge.auto is false: people merge");
-  return failed(
+  // GitHub refuses the merge API there; Autopilot then adds the approved head to the queue itself
+  // (src/github/merge-mechanisms.ts), and the queue merges it once its required checks pass on the merge group.
+  return pass(
     "merge-queue",
     title,
-    `${facts.defaultBranch} requires a merge queue: Autopilot merges with the pull request merge API, which GitHub refuses there`,
-    "Set merge.auto: false in .github/autopilot.yml (you add PRs to the queue), or remove the merge queue rule from the default branch's ruleset.",
+    `${facts.defaultBranch} requires a merge queue: Autopilot adds each pull request its gates approved to the queue (the workflows of its required checks must run on \`merge_group\`)`,
   );
 }
 

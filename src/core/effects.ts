@@ -37,6 +37,11 @@ export type Effect =
       /** Which attempt at this task's merge (a refusal is explained once per PR, marked with it). */
       attempt?: number;
     }
+  /**
+   * Take back a merge handed to GitHub (auto-merge turned off, the PR taken out of the merge queue): the head
+   * changed or Autopilot's gates no longer pass, so GitHub must not merge it by itself.
+   */
+  | { type: "withdrawMerge"; pr: number; issue: number; what: "auto-merge" | "queue"; reason: string }
   | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
   | { type: "deleteBranch"; branch: string }
   /** The task ended: delete the dispatch lock refs of its attempts 1..`attempts` (src/core/contract.ts). */
@@ -72,6 +77,8 @@ export function describeEffect(effect: Effect): string {
       return `cancel run ${effect.runId}`;
     case "mergePr":
       return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "withdrawMerge":
+      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
     case "closeIssue":
       return `close #${effect.issue} as ${effect.reason}`;
     case "deleteBranch":

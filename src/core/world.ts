@@ -89,8 +89,29 @@ export interface PullNode {
   /** Account id (databaseId) of the author: compared with the bot's, never the login. */
   authorId?: number | null;
   /** Autopilot's comment explaining GitHub's last refusal to merge (src/core/merge-refusal.ts), if any. */
-  mergeRefusal?: { commentId: number; sha: string; attempt: number; reason: string } | null;
+  mergeRefusal?: {
+    commentId: number;
+    sha: string;
+    attempt: number;
+    reason: string;
+    /** GitHub's own mechanism Autopilot handed the merge to after the refusal, when GitHub accepted it. */
+    via?: MergeMechanism | null;
+  } | null;
+  /** The PR's GraphQL node id (GitHub's mutations name the pull request by it). */
+  nodeId?: string | null;
+  /** GitHub's `mergeStateStatus` (BEHIND: the branch must be brought up to date with its base first). */
+  mergeState?: string | null;
+  /** GitHub's auto-merge request on the PR, when one is on: who turned it on and with which method. */
+  autoMerge?: { enabledBy: string | null; method: string | null } | null;
+  /** The PR's entry in its base branch's merge queue, when it is queued. */
+  mergeQueue?: { position: number | null; state: string | null } | null;
 }
+
+/**
+ * GitHub's own ways to merge that Autopilot hands a gated head to when the immediate merge is refused
+ * (src/core/merge-refusal.ts): auto-merge, the merge queue, bringing the branch up to date.
+ */
+export type MergeMechanism = "auto-merge" | "queue" | "update-branch";
 
 export interface RunNode {
   id: number;

@@ -6,10 +6,11 @@
 import { dispatchLockRef } from "../core/contract.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
-import { mergeRefusalComment } from "../core/merge-refusal.js";
+import { mergeHandedComment, mergeMechanismFor, mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, messageOf, statusOf } from "./errors.js";
+import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
@@ -29,7 +30,9 @@ export type OutcomeStatus =
   /** The tracking issue changed since the snapshot (revision mismatch): re-run reconcile. */
   | "conflict"
   /** The merge was refused (405/409/422: not mergeable, or the head moved). */
-  | "not-mergeable";
+  | "not-mergeable"
+  /** The merge was refused and handed to GitHub's own mechanism (auto-merge, merge queue, branch update). */
+  | "handed-to-github";
 
 export interface EffectOutcome {
   effect: Effect;
@@ -81,6 +84,8 @@ export function effectTarget(effect: Effect): string {
       return `cancel:${effect.runId}`;
     case "mergePr":
       return `merge#${effect.pr}`;
+    case "withdrawMerge":
+      return `withdraw#${effect.pr}:${effect.what}`;
     case "closeIssue":
       return `close#${effect.issue}`;
     case "deleteBranch":
@@ -157,6 +162,13 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       const pr = world?.pulls.find((p) => p.number === effect.pr);
       return pr?.state === "merged" ? "already merged" : null;
     }
+    case "withdrawMerge": {
+      const pr = world?.pulls.find((p) => p.number === effect.pr);
+      if (pr && pr.state !== "open") return `PR #${effect.pr} is ${pr.state}`;
+      if (effect.what === "auto-merge" && pr && !pr.autoMerge) return "auto-merge already off";
+      if (effect.what === "queue" && pr && !pr.mergeQueue) return "not in the merge queue";
+      return null;
+    }
     case "closeIssue": {
       const issue = world?.issues.find((i) => i.number === effect.issue);
       return issue?.state === "closed" ? "already closed" : null;
@@ -228,12 +240,11 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         return { effect, status: "done" };
       } catch (error) {
         const status = statusOf(error);
-        if (status === 405 || status === 409 || status === 422) {
-          await explainRefusal(ctx, effect, gitHubMessage(error));
-          return { effect, status: "not-mergeable", detail: describeError(error) };
-        }
+        if (status === 405 || status === 409 || status === 422) return refusedMerge(ctx, effect, error);
         throw error;
       }
+    case "withdrawMerge":
+      return withdrawMerge(ctx, effect);
     case "closeIssue":
       await ctx.write(() =>
         ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
@@ -276,22 +287,68 @@ function gitHubMessage(error: unknown): string {
 }
 
 /**
- * The one PR comment saying why GitHub refused the merge: created on the first refusal, edited in place on
- * later ones (the snapshot finds it by its marker), so the pull request never fills with repeats. The next
- * reconcile reads it back, which works the same when each controller run is a fresh process.
+ * GitHub refused the merge of a head every Autopilot gate passed. Where the branch's own rules decide (a merge
+ * queue, required reviews or checks still to come, a branch that must be up to date), the head is handed to
+ * GitHub's own mechanism (src/github/merge-mechanisms.ts); otherwise, or when GitHub refuses that too, the
+ * refusal is explained and Autopilot waits. Either way the one PR comment says what happens next.
  */
-async function explainRefusal(
+async function refusedMerge(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "mergePr" }>,
-  message: string,
-): Promise<void> {
-  const body = mergeRefusalComment({
+  error: unknown,
+): Promise<EffectOutcome> {
+  const message = gitHubMessage(error);
+  const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
+  // GitHub's GraphQL mutations name the PR by its node id: without one, only the REST branch update can be used.
+  const mechanism = mergeMechanismFor(message, pull?.mergeState);
+  const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
+  const common = {
     pr: effect.pr,
     issue: effect.issue,
     sha: effect.expectedHeadSha,
     attempt: effect.attempt ?? 1,
     message,
-  });
+  };
+  if (via) {
+    const refusedToo = await handToGitHub(ctx, effect, via, pull);
+    if (refusedToo === null) {
+      await explainRefusal(
+        ctx,
+        effect,
+        mergeHandedComment({ ...common, via, base: pull?.baseRef ?? "the base branch" }),
+      );
+      return {
+        effect,
+        status: "handed-to-github",
+        detail: `${describeError(error)}; handed to GitHub: ${via}`,
+      };
+    }
+    await explainRefusal(
+      ctx,
+      effect,
+      mergeRefusalComment({ ...common, tried: { via, message: refusedToo } }),
+    );
+    return {
+      effect,
+      status: "not-mergeable",
+      detail: `${describeError(error)}; ${via} refused: ${refusedToo}`,
+    };
+  }
+  await explainRefusal(ctx, effect, mergeRefusalComment(common));
+  return { effect, status: "not-mergeable", detail: describeError(error) };
+}
+
+/**
+ * The one PR comment saying why GitHub refused the merge (and what GitHub does instead): created on the first
+ * refusal, edited in place on later ones (the snapshot finds it by its marker), so the pull request never
+ * fills with repeats. The next reconcile reads it back, which works the same when each controller run is a
+ * fresh process.
+ */
+async function explainRefusal(
+  ctx: ExecContext,
+  effect: Extract<Effect, { type: "mergePr" }>,
+  body: string,
+): Promise<void> {
   const existing = ctx.world?.pulls.find((p) => p.number === effect.pr)?.mergeRefusal?.commentId;
   try {
     if (existing) {

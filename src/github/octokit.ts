@@ -78,6 +78,20 @@ export function writePacing(baseUrl: string | undefined): {
   return isLoopbackUrl(baseUrl) ? { write: UNPACED, notifications: UNPACED } : {};
 }
 
+/**
+ * Answers the retry plugin must not repeat. Its own list (400, 401, 403, 404, 410, 422, 451) leaves out 405 and
+ * 409, which GitHub gives for a decision, not a hiccup: a merge refused by branch protection, a merge queue or a
+ * head that moved (https://docs.github.com/en/rest/pulls/pulls#merge-a-pull-request), a workflow run already
+ * finished. Repeated, each such refusal went out four times (1, 4 and 9 s apart) and held the reconcile for
+ * 14 s; Autopilot decides itself whether and when to ask again (src/core/reconcile/reviews.ts).
+ */
+export const DO_NOT_RETRY: readonly number[] = [400, 401, 403, 404, 405, 409, 410, 422, 451];
+
+/** The retry plugin's options for every client Autopilot builds (this file's and the Probot app's). */
+export function retryOptions(enabled: boolean): { enabled: boolean; doNotRetry: number[] } {
+  return { enabled, doNotRetry: [...DO_NOT_RETRY] };
+}
+
 export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
   const log = options.log ?? silentLog;
   const rateLimitRetries = options.rateLimitRetries ?? 2;
@@ -87,7 +101,7 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
     userAgent: options.userAgent ?? "autopilot",
     log,
     request: options.fetch ? { fetch: options.fetch } : {},
-    retry: { enabled: options.retry ?? true },
+    retry: retryOptions(options.retry ?? true),
     throttle: {
       enabled: options.throttle ?? true,
       ...writePacing(options.baseUrl),

@@ -80,6 +80,7 @@ fragment AutopilotClosedIssue on Issue {
 
 const PULL_FIELDS = `
 fragment AutopilotPull on PullRequest {
+  id
   number
   title
   body
@@ -91,6 +92,9 @@ fragment AutopilotPull on PullRequest {
   baseRefName
   baseRefOid
   mergeable
+  mergeStateStatus
+  autoMergeRequest { mergeMethod enabledBy { login } }
+  mergeQueueEntry { position state }
   isCrossRepository
   headRepository { nameWithOwner }
   author { __typename login ... on Bot { databaseId } ... on User { databaseId } }
@@ -310,4 +314,34 @@ mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
 export const ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
+}`;
+
+/**
+ * GitHub's own merge mechanisms (src/github/merge-mechanisms.ts), each pinned to the head Autopilot's gates
+ * approved by `expectedHeadOid`, and their withdrawal when that head is no longer the one to merge.
+ */
+export const ENABLE_AUTO_MERGE_MUTATION = `
+mutation AutopilotEnableAutoMerge($pullRequestId: ID!, $mergeMethod: PullRequestMergeMethod!, $expectedHeadOid: GitObjectID!) {
+  enablePullRequestAutoMerge(
+    input: { pullRequestId: $pullRequestId, mergeMethod: $mergeMethod, expectedHeadOid: $expectedHeadOid }
+  ) {
+    pullRequest { number autoMergeRequest { enabledAt } }
+  }
+}`;
+
+export const DISABLE_AUTO_MERGE_MUTATION = `
+mutation AutopilotDisableAutoMerge($pullRequestId: ID!) {
+  disablePullRequestAutoMerge(input: { pullRequestId: $pullRequestId }) { pullRequest { number } }
+}`;
+
+export const ENQUEUE_PULL_REQUEST_MUTATION = `
+mutation AutopilotEnqueuePullRequest($pullRequestId: ID!, $expectedHeadOid: GitObjectID!) {
+  enqueuePullRequest(input: { pullRequestId: $pullRequestId, expectedHeadOid: $expectedHeadOid }) {
+    mergeQueueEntry { position state }
+  }
+}`;
+
+export const DEQUEUE_PULL_REQUEST_MUTATION = `
+mutation AutopilotDequeuePullRequest($id: ID!) {
+  dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } }
 }`;

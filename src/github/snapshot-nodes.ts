@@ -268,6 +268,35 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
     reviewComments,
     mergeRefusal,
     ...pullTrustFacts(p),
+    ...mergeFacts(p),
+  };
+}
+
+/**
+ * Where GitHub's own merge mechanisms stand (auto-merge on, a merge-queue entry, the merge state), so a fresh
+ * controller process knows without memory; absent fields (an older server, a closed-PR listing) stay absent.
+ */
+function mergeFacts(p: GqlPull): Partial<PullNode> {
+  return {
+    ...(p.id ? { nodeId: p.id } : {}),
+    ...(p.mergeStateStatus !== undefined ? { mergeState: p.mergeStateStatus } : {}),
+    ...(p.autoMergeRequest !== undefined
+      ? {
+          autoMerge: p.autoMergeRequest
+            ? {
+                enabledBy: p.autoMergeRequest.enabledBy?.login ?? null,
+                method: p.autoMergeRequest.mergeMethod ?? null,
+              }
+            : null,
+        }
+      : {}),
+    ...(p.mergeQueueEntry !== undefined
+      ? {
+          mergeQueue: p.mergeQueueEntry
+            ? { position: p.mergeQueueEntry.position ?? null, state: p.mergeQueueEntry.state ?? null }
+            : null,
+        }
+      : {}),
   };
 }
 

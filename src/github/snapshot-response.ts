@@ -82,6 +82,7 @@ export interface GqlContext {
   targetUrl?: string | null;
 }
 export interface GqlPull {
+  id?: string;
   number: number;
   title: string;
   body?: string;
@@ -93,6 +94,9 @@ export interface GqlPull {
   baseRefName: string;
   baseRefOid?: string | null;
   mergeable?: string;
+  mergeStateStatus?: string | null;
+  autoMergeRequest?: { mergeMethod?: string | null; enabledBy?: { login: string } | null } | null;
+  mergeQueueEntry?: { position?: number | null; state?: string | null } | null;
   isCrossRepository?: boolean;
   headRepository?: { nameWithOwner: string } | null;
   author?: (Login & { databaseId?: number | null }) | null;

@@ -197,18 +197,6 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       fix: /rename them to checks that run/i,
     },
     {
-      name: "a merge queue on the default branch",
-      setup: {
-        after: (repo) =>
-          repoSettings.addRuleset(sandbox.store, repo, {
-            branches: ["~DEFAULT_BRANCH"],
-            rules: [{ type: "merge_queue" }],
-          }),
-      },
-      fails: "merge-queue",
-      fix: /merge\.auto: false/,
-    },
-    {
       name: "required reviews the human gate never asks for",
       setup: {
         after: (repo) =>
@@ -266,6 +254,21 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       fix: /Install the App/,
     },
   ];
+
+  it("passes a merge queue on the default branch: Autopilot adds its approved pull requests to it", async () => {
+    const repo = await repository({
+      after: (r) =>
+        repoSettings.addRuleset(sandbox.store, r, {
+          branches: ["~DEFAULT_BRANCH"],
+          rules: [{ type: "merge_queue" }],
+        }),
+    });
+    const result = await doctor(repo);
+    expect(result.checks.find((c) => c.id === "merge-queue")).toMatchObject({
+      status: "pass",
+      detail: expect.stringContaining("adds each pull request its gates approved to the queue"),
+    });
+  });
 
   for (const c of broken) {
     it(`fails and names the fix: ${c.name}`, async () => {

@@ -35,7 +35,7 @@ describe("the refusal comment", () => {
     expect(body).toContain(`> ${REVIEWS}`);
     expect(body).toContain("approve the pull request");
     expect(body).toContain("/autopilot retry #7");
-    expect(parseMergeRefusal(body)).toEqual({ sha: "abc1234def", attempt: 2, reason: REVIEWS });
+    expect(parseMergeRefusal(body)).toEqual({ sha: "abc1234def", attempt: 2, reason: REVIEWS, via: null });
     expect(parseMergeRefusal("no marker here")).toBeNull();
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 
 const CONTROLLER_FILES = [
   "src/github/executor.ts",
+  "src/github/merge-mechanisms.ts",
   "src/github/snapshot.ts",
   "src/github/permissions.ts",
   "src/github/pull-verification.ts",

@@ -262,6 +262,177 @@ describe("executing effects", () => {
     expect(edit.isDone()).toBe(true);
   });
 
+  describe("a refused merge handed to GitHub's own mechanism", () => {
+    const sha = "d".repeat(40);
+    const REVIEWS = "At least 1 approving review is required by reviewers with write access.";
+    const isMutation =
+      (name: string, check: (v: Record<string, unknown>) => boolean) =>
+      (b: { query: string; variables: Record<string, unknown> }) =>
+        b.query.includes(`mutation ${name}`) && check(b.variables);
+
+    it("turns on auto-merge for exactly the approved head when reviews are required, and says so on the PR", async () => {
+      const gw = await withSnapshot({
+        pulls: [
+          gqlPull({
+            number: 40,
+            issue: 9,
+            headSha: sha,
+            merge: { id: "PR_40", mergeStateStatus: "BLOCKED" },
+          }),
+        ],
+      });
+      let posted = "";
+      const scope = nock(API)
+        .put(`${R}/pulls/40/merge`, { sha, merge_method: "squash" })
+        .reply(405, { message: REVIEWS })
+        .post(
+          "/graphql",
+          isMutation(
+            "AutopilotEnableAutoMerge",
+            (v) => v.pullRequestId === "PR_40" && v.expectedHeadOid === sha && v.mergeMethod === "SQUASH",
+          ),
+        )
+        .reply(200, {
+          data: {
+            enablePullRequestAutoMerge: {
+              pullRequest: { number: 40, autoMergeRequest: { enabledAt: "2026-11-20T10:00:00Z" } },
+            },
+          },
+        })
+        .post(`${R}/issues/40/comments`, (b: { body: string }) => {
+          posted = b.body;
+          return true;
+        })
+        .reply(201, { id: 600 });
+      const report = await gw.execute([
+        { type: "mergePr", pr: 40, issue: 9, method: "squash", expectedHeadSha: sha, attempt: 1 },
+      ]);
+      expect(scope.isDone()).toBe(true);
+      expect(report.outcomes[0]).toMatchObject({ status: "handed-to-github" });
+      expect(posted).toContain("Auto-merge is on for this pull request");
+      expect(posted).toContain("once an approving review by someone with write access is in");
+      expect(posted).toContain(`<!-- autopilot:merge-refusal sha=${sha} attempt=1 via=auto-merge -->`);
+    });
+
+    it("explains and says what to change when the repository does not allow auto-merge", async () => {
+      const gw = await withSnapshot({
+        pulls: [
+          gqlPull({
+            number: 41,
+            issue: 9,
+            headSha: sha,
+            merge: { id: "PR_41", mergeStateStatus: "BLOCKED" },
+          }),
+        ],
+      });
+      let posted = "";
+      const scope = nock(API)
+        .put(`${R}/pulls/41/merge`, { sha, merge_method: "squash" })
+        .reply(405, { message: REVIEWS })
+        .post(
+          "/graphql",
+          isMutation("AutopilotEnableAutoMerge", () => true),
+        )
+        .reply(200, {
+          data: { enablePullRequestAutoMerge: null },
+          errors: [{ type: "UNPROCESSABLE", message: "Auto merge is not allowed for this repository" }],
+        })
+        .post(`${R}/issues/41/comments`, (b: { body: string }) => {
+          posted = b.body;
+          return true;
+        })
+        .reply(201, { id: 601 });
+      const report = await gw.execute([
+        { type: "mergePr", pr: 41, issue: 9, method: "squash", expectedHeadSha: sha, attempt: 1 },
+      ]);
+      expect(scope.isDone()).toBe(true);
+      expect(report.outcomes[0]).toMatchObject({ status: "not-mergeable" });
+      expect(posted).toContain("Autopilot could not merge this pull request");
+      expect(posted).toContain("Auto merge is not allowed for this repository");
+      expect(posted).toContain("**Allow auto-merge**");
+      expect(posted).toContain(`<!-- autopilot:merge-refusal sha=${sha} attempt=1 -->`);
+    });
+
+    it("adds the head to a required merge queue", async () => {
+      const gw = await withSnapshot({
+        pulls: [
+          gqlPull({
+            number: 42,
+            issue: 9,
+            headSha: sha,
+            merge: { id: "PR_42", mergeStateStatus: "BLOCKED" },
+          }),
+        ],
+      });
+      const scope = nock(API)
+        .put(`${R}/pulls/42/merge`, { sha, merge_method: "squash" })
+        .reply(405, {
+          message: "Repository rule violations found\n\nChanges must be made through the merge queue\n\n",
+        })
+        .post(
+          "/graphql",
+          isMutation(
+            "AutopilotEnqueuePullRequest",
+            (v) => v.pullRequestId === "PR_42" && v.expectedHeadOid === sha,
+          ),
+        )
+        .reply(200, { data: { enqueuePullRequest: { mergeQueueEntry: { position: 1, state: "QUEUED" } } } })
+        .post(`${R}/issues/42/comments`, (b: { body: string }) => b.body.includes("via=queue"))
+        .reply(201, { id: 602 });
+      const report = await gw.execute([
+        { type: "mergePr", pr: 42, issue: 9, method: "squash", expectedHeadSha: sha, attempt: 1 },
+      ]);
+      expect(scope.isDone()).toBe(true);
+      expect(report.outcomes[0]).toMatchObject({ status: "handed-to-github" });
+    });
+
+    it("updates a branch that must be up to date, pinned to the approved head", async () => {
+      const gw = await withSnapshot({
+        pulls: [
+          gqlPull({ number: 43, issue: 9, headSha: sha, merge: { id: "PR_43", mergeStateStatus: "BEHIND" } }),
+        ],
+      });
+      const scope = nock(API)
+        .put(`${R}/pulls/43/merge`, { sha, merge_method: "squash" })
+        .reply(405, { message: "1 of 1 required status checks are expected." })
+        .put(`${R}/pulls/43/update-branch`, { expected_head_sha: sha })
+        .reply(202, { message: "Updating pull request branch.", url: "https://github.com" })
+        .post(`${R}/issues/43/comments`, (b: { body: string }) => b.body.includes("via=update-branch"))
+        .reply(201, { id: 603 });
+      const report = await gw.execute([
+        { type: "mergePr", pr: 43, issue: 9, method: "squash", expectedHeadSha: sha, attempt: 1 },
+      ]);
+      expect(scope.isDone()).toBe(true);
+      expect(report.outcomes[0]).toMatchObject({ status: "handed-to-github" });
+    });
+
+    it("turns off its auto-merge when asked, and skips when the snapshot shows it off already", async () => {
+      const gw = await withSnapshot({
+        pulls: [
+          gqlPull({
+            number: 44,
+            issue: 9,
+            headSha: sha,
+            merge: { id: "PR_44", autoMergeRequest: { mergeMethod: "SQUASH", enabledBy: { login: BOT } } },
+          }),
+          gqlPull({ number: 45, issue: 10, headSha: sha, merge: { id: "PR_45", autoMergeRequest: null } }),
+        ],
+      });
+      const scope = nock(API)
+        .post(
+          "/graphql",
+          isMutation("AutopilotDisableAutoMerge", (v) => v.pullRequestId === "PR_44"),
+        )
+        .reply(200, { data: { disablePullRequestAutoMerge: { pullRequest: { number: 44 } } } });
+      const report = await gw.execute([
+        { type: "withdrawMerge", pr: 44, issue: 9, what: "auto-merge", reason: "the head changed" },
+        { type: "withdrawMerge", pr: 45, issue: 10, what: "auto-merge", reason: "the head changed" },
+      ]);
+      expect(scope.isDone()).toBe(true);
+      expect(report.outcomes.map((o) => o.status)).toEqual(["done", "skipped"]);
+    });
+  });
+
   it("closes with a reason, reacts, cancels a live run and deletes a branch (a missing one is fine)", async () => {
     const gw = await withSnapshot({}, [restRun({ id: 901, issue: 6, status: "in_progress" })]);
     const scope = nock(API)

@@ -144,11 +144,19 @@ export interface PullSpec {
   headRef?: string;
   /** Comments on the PR (newest last): the author's login (a `[bot]` one is a Bot), the body. */
   comments?: { id: number; author: string; body: string }[];
+  /** GitHub's merge facts: the node id, `mergeStateStatus`, the auto-merge request, the merge-queue entry. */
+  merge?: {
+    id?: string;
+    mergeStateStatus?: string;
+    autoMergeRequest?: { mergeMethod: string; enabledBy: { login: string } | null } | null;
+    mergeQueueEntry?: { position: number; state: string } | null;
+  };
 }
 
 export function gqlPull(spec: PullSpec) {
   const sha = spec.headSha ?? "a".repeat(40);
   return {
+    ...spec.merge,
     number: spec.number,
     title: `Task ${spec.issue} (#${spec.issue})`,
     body: `Closes #${spec.issue}\n<!-- autopilot:pr issue=${spec.issue} -->`,

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { recentLimitWait, resetLimitWaits } from "../../src/github/limit-waits.js";
-import { createOctokit, isLoopbackUrl, writePacing } from "../../src/github/octokit.js";
+import {
+  createOctokit,
+  DO_NOT_RETRY,
+  isLoopbackUrl,
+  retryOptions,
+  writePacing,
+} from "../../src/github/octokit.js";
 
 /** Two comments posted at once through a client of `baseUrl`; returns the order the requests started and ended in. */
 async function twoWrites(baseUrl: string): Promise<string[]> {
@@ -111,5 +117,38 @@ describe("a secondary rate limit (GitHub's content-creation limit among them)", 
     await expect(
       octokit.rest.issues.createComment({ owner: "o", repo: "r", issue_number: 1, body: "x" }),
     ).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe("answers that are decisions, not hiccups", () => {
+  /** How many requests one call makes through a retrying client when GitHub answers `status`. */
+  async function sent(status: number): Promise<number> {
+    let calls = 0;
+    const fetch = async (): Promise<Response> => {
+      calls++;
+      return new Response(JSON.stringify({ message: "At least 1 approving review is required" }), {
+        status,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const octokit = createOctokit({ auth: "ghs_test", baseUrl: "http://127.0.0.1:4567", fetch, retry: true });
+    await expect(
+      octokit.request("PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
+        owner: "o",
+        repo: "r",
+        pull_number: 3,
+      }),
+    ).rejects.toMatchObject({ status });
+    return calls;
+  }
+
+  it("sends a merge GitHub refused (405) or whose head moved (409) once: Autopilot decides when to ask again", async () => {
+    expect(await sent(405)).toBe(1);
+    expect(await sent(409)).toBe(1);
+  });
+
+  it("gives the Probot app's client the same list", () => {
+    expect(retryOptions(true)).toEqual({ enabled: true, doNotRetry: [...DO_NOT_RETRY] });
+    expect(DO_NOT_RETRY).toEqual(expect.arrayContaining([405, 409, 422]));
   });
 });

@@ -2,6 +2,10 @@ import { parse, validate } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   COMMENTS_BY_ID_QUERY,
+  DEQUEUE_PULL_REQUEST_MUTATION,
+  DISABLE_AUTO_MERGE_MUTATION,
+  ENABLE_AUTO_MERGE_MUTATION,
+  ENQUEUE_PULL_REQUEST_MUTATION,
   ISSUE_NODE_ID_QUERY,
   issueStatesQuery,
   MOVE_LABELS_MUTATION,
@@ -29,6 +33,10 @@ describe("the GraphQL documents the gateway sends", () => {
     expect(check(ISSUE_NODE_ID_QUERY)).toEqual([]);
     expect(check(OLDER_COMMENTS_QUERY)).toEqual([]);
     expect(check(COMMENTS_BY_ID_QUERY)).toEqual([]);
+    expect(check(ENABLE_AUTO_MERGE_MUTATION)).toEqual([]);
+    expect(check(DISABLE_AUTO_MERGE_MUTATION)).toEqual([]);
+    expect(check(ENQUEUE_PULL_REQUEST_MUTATION)).toEqual([]);
+    expect(check(DEQUEUE_PULL_REQUEST_MUTATION)).toEqual([]);
   });
 
   it("ask for blocked-by relations in one variant only", () => {

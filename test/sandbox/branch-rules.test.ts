@@ -50,6 +50,15 @@ async function repoWithPull(): Promise<{ repo: string; number: number; head: str
   return { repo, number: pr.data.number, head };
 }
 
+/** GraphQL `mergeStateStatus` of the pull request. */
+async function mergeState(repo: string, number: number): Promise<string> {
+  const data = await api.graphql<{ repository: { pullRequest: { mergeStateStatus: string } } }>(
+    "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { mergeStateStatus } } }",
+    { owner, name: repo, number },
+  );
+  return data.repository.pullRequest.mergeStateStatus;
+}
+
 async function mergeError(repo: string, number: number): Promise<{ status: number; message: string }> {
   const error = await rejection(api.pulls.merge({ owner, repo, pull_number: number }));
   return {
@@ -145,12 +154,25 @@ describe("the merge endpoint on a protected branch", () => {
       status: "completed",
       conclusion: "success",
     });
+    expect(await mergeState(repo, number)).toBe("CLEAN");
     await git.seedRepo(owner, repo, { "OTHER.md": "moved on\n" });
     expect(await mergeError(repo, number)).toEqual({
       status: 405,
       message: 'Required status check "build" is expected.',
     });
+    // GraphQL tells why: the head ref is out of date (the message alone does not).
+    expect(await mergeState(repo, number)).toBe("BEHIND");
     sandbox.assertNoValidationFailures();
+  });
+
+  it("calls a pull request its protection refuses BLOCKED", async () => {
+    const { repo, number } = await repoWithPull();
+    expect(await mergeState(repo, number)).toBe("CLEAN");
+    repoSettings.setBranchProtection(sandbox.store, `${owner}/${repo}`, "main", {
+      requiredChecks: [],
+      requiredApprovals: 1,
+    });
+    expect(await mergeState(repo, number)).toBe("BLOCKED");
   });
 
   it("a required merge queue refuses every direct merge", async () => {

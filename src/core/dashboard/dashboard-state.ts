@@ -88,6 +88,10 @@ export const TaskRecordSchema = z.object({
       attempt: z.number().int().nonnegative().optional(),
       allowed: z.number().int().nonnegative().optional(),
       refused: z.string().max(200).optional(),
+      /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+      via: z.enum(["auto-merge", "queue", "update-branch"]).optional(),
+      /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
+      goneAt: isoTime.optional(),
     })
     .optional(),
   /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */

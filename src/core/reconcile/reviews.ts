@@ -13,7 +13,8 @@ import {
   type Verdict,
 } from "../gates.js";
 import { truncate } from "../markdown.js";
-import { MERGE_REFUSAL_CAP, mergeBasis } from "../merge-refusal.js";
+import { sameLogin } from "../commands.js";
+import { branchUpdatedLine, MERGE_REFUSAL_CAP, mergeBasis, mergeHandedLine } from "../merge-refusal.js";
 import type { IssueNode, PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";
@@ -29,6 +30,7 @@ export type ReviewLines = Map<number, ReasonLine>;
 
 export function processReviews(ctx: Reconciling): ReviewLines {
   const lines: ReviewLines = new Map();
+  const handed = new Set<number>();
   for (const [n, issue] of ctx.issues) {
     if (issue.state !== "open" || statusOf(ctx, n) !== "review") continue;
     if (liveState(ctx, n).live && !finishedCurrent(ctx, n)) {
@@ -42,14 +44,48 @@ export function processReviews(ctx: Reconciling): ReviewLines {
       });
       continue;
     }
-    const line = processReview(ctx, n, issue);
+    const line = processReview(ctx, n, issue, handed);
     if (line) lines.set(n, line);
   }
+  withdrawUnapprovedMerges(ctx, handed);
   return lines;
 }
 
+/**
+ * GitHub merges by itself what auto-merge or the merge queue holds, so Autopilot takes back every such merge it
+ * handed over whose head its gates do not approve now (a new commit, a gate that no longer passes, a task that
+ * left review): GitHub must never merge what Autopilot has not approved. `handed` holds the PRs every gate
+ * passes on at their current head. Only Autopilot's own auto-merge is turned off; a person's is theirs.
+ */
+function withdrawUnapprovedMerges(ctx: Reconciling, handed: ReadonlySet<number>): void {
+  for (const [n, issue] of ctx.issues) {
+    if (issue.state !== "open") continue;
+    const record = ctx.state.tasks[n];
+    for (const pr of ctx.pullsByRef.get(taskBranch(ctx, n)) ?? []) {
+      if (pr.state !== "open" || handed.has(pr.number)) continue;
+      const reason =
+        record?.merge?.sha && record.merge.sha !== pr.headSha
+          ? `the head changed to ${pr.headSha.slice(0, 7)} after Autopilot approved ${record.merge.sha.slice(0, 7)}`
+          : "Autopilot's gates do not pass on this head";
+      if (pr.autoMerge && sameLogin(pr.autoMerge.enabledBy, ctx.snapshot.botLogin)) {
+        ctx.effects.push({ type: "withdrawMerge", pr: pr.number, issue: n, what: "auto-merge", reason });
+        note(ctx, `#${n}: turn off auto-merge on PR #${pr.number}: ${reason}`);
+      }
+      if (pr.mergeQueue && record?.merge?.via === "queue") {
+        ctx.effects.push({ type: "withdrawMerge", pr: pr.number, issue: n, what: "queue", reason });
+        note(ctx, `#${n}: take PR #${pr.number} out of the merge queue: ${reason}`);
+      }
+    }
+  }
+}
+
 /** Decides on the task's PR; the line to show when it stays in review without one of its own yet. */
-function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLine | null {
+function processReview(
+  ctx: Reconciling,
+  n: number,
+  issue: IssueNode,
+  handed: Set<number>,
+): ReasonLine | null {
   const record = taskRecord(ctx, n);
   const prs = pullsFor(ctx, n);
   const pr = prs.find((p) => p.state === "open");
@@ -81,6 +117,7 @@ function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLin
     // merges and nothing goes back to a worker until the file is fixed.
     return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
   }
+  readMergeAnswer(ctx, n, record, pr);
   const gateRules = gateRulesFor(ctx, n, record, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
   const { config } = ctx;
@@ -114,8 +151,11 @@ function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLin
     verdict = { action: "wait", reason: "feedback sent; waiting for a worker" };
   }
   switch (verdict.action) {
-    case "merge":
+    case "merge": {
+      // Every gate passes on this very head: GitHub merging it by itself is what Autopilot wants too.
+      handed.add(pr.number);
       return line(requestMerge(ctx, n, record, pr) ?? "every gate passed; merging", pr.number);
+    }
     case "feedback":
       sendFeedback(ctx, n, record, pr, verdict);
       return null;
@@ -130,7 +170,10 @@ function processReview(ctx: Reconciling, n: number, issue: IssueNode): ReasonLin
         humanGateOpen && verdict.kind !== "human-gate"
           ? "; the human gate also needs an approval of the latest commit"
           : "";
-      return line(`${verdict.reason}${gate}`, pr.number);
+      const reason = `${verdict.reason}${gate}`;
+      if (record.merge?.via === "update-branch" && record.merge.sha !== pr.headSha)
+        return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
+      return line(reason, pr.number);
     }
   }
 }
@@ -160,6 +203,25 @@ function gateRulesFor(
 }
 
 /**
+ * Reads GitHub's answer to the last merge request back from Autopilot's comment on the PR (its marker names the
+ * head, the attempt and the mechanism GitHub accepted instead), whatever the gates say now: a branch update
+ * changes the head at once, and the new head's wait must still know why it came.
+ */
+function readMergeAnswer(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): void {
+  const asked = record.merge;
+  const seen = pr.mergeRefusal;
+  if (!asked || asked.refused || !seen || seen.sha !== asked.sha || seen.attempt !== (asked.attempt ?? 1))
+    return;
+  asked.refused = truncate(seen.reason, 200);
+  if (seen.via) {
+    // GitHub took the head through its own mechanism: not a refusal, so it uses up none of the attempts.
+    asked.via = seen.via;
+    asked.allowed = (asked.allowed ?? MERGE_REFUSAL_CAP) + 1;
+    note(ctx, `#${n}: GitHub refused merging PR #${pr.number} (${seen.reason}); handed to its ${seen.via}`);
+  } else note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
+}
+
+/**
  * Asks for the merge at the head SHA. After GitHub refused (read back from Autopilot's explanation on the PR),
  * asks again only when the basis changed (head, base, reviews, checks, merge settings) and fewer than the
  * allowed attempts were made; otherwise waits for a change or `/autopilot retry #N`. A request with no answer
@@ -169,10 +231,9 @@ function gateRulesFor(
 function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullNode): string | null {
   const basis = mergeBasis(pr, ctx.config.merge);
   const asked = record.merge;
-  const seen = pr.mergeRefusal;
-  if (asked && !asked.refused && seen && seen.sha === asked.sha && seen.attempt === (asked.attempt ?? 1)) {
-    asked.refused = truncate(seen.reason, 200);
-    note(ctx, `#${n}: GitHub refused merging PR #${pr.number}: ${seen.reason}`);
+  if (asked?.via && asked.sha === pr.headSha) {
+    const waiting = handedLine(ctx, asked, pr);
+    if (waiting) return waiting;
   }
   const attempts = asked?.attempt ?? 0;
   const allowed = asked?.allowed ?? MERGE_REFUSAL_CAP;
@@ -198,6 +259,41 @@ function requestMerge(ctx: Reconciling, n: number, record: TaskRecord, pr: PullN
   });
   note(ctx, `#${n}: merge PR #${pr.number} at ${pr.headSha.slice(0, 7)} (attempt ${attempts + 1})`);
   return null;
+}
+
+/**
+ * The dashboard line while GitHub's own mechanism holds the approved head, or null when it no longer does
+ * (auto-merge turned off, the PR left the queue, a branch update that never came): then the refusal stands and
+ * Autopilot waits for a change as after any refusal. A field the server did not report counts as still on.
+ */
+function handedLine(ctx: Reconciling, asked: NonNullable<TaskRecord["merge"]>, pr: PullNode): string | null {
+  const shown = { sha: pr.headSha, reason: asked.refused ?? "", base: pr.baseRef };
+  switch (asked.via) {
+    case "auto-merge":
+    case "queue": {
+      const holding = asked.via === "auto-merge" ? pr.autoMerge : pr.mergeQueue;
+      if (holding !== null) {
+        if (asked.goneAt) asked.goneAt = undefined;
+        return asked.via === "auto-merge"
+          ? mergeHandedLine({ via: "auto-merge", ...shown })
+          : mergeHandedLine({ via: "queue", ...shown, queuePosition: pr.mergeQueue?.position ?? null });
+      }
+      // Gone while the PR is still open: GitHub may be merging it this very moment (it drops the request or
+      // the entry first), or someone turned it off. A request now would race GitHub's own merge, so the refusal
+      // stands again only after MERGE_RETRY_MINUTES without a merge.
+      asked.goneAt ??= ctx.now.toISOString();
+      if (ctx.nowMs - Date.parse(asked.goneAt) < MERGE_RETRY_MINUTES * 60_000)
+        return `GitHub's ${asked.via === "auto-merge" ? "auto-merge is no longer on" : "merge queue no longer holds it"} (merging, or turned off): Autopilot looks again in ${MERGE_RETRY_MINUTES} minutes`;
+      return null;
+    }
+    case "update-branch":
+      // GitHub updates the branch in the background; a head that never moves means it could not.
+      return ctx.nowMs - Date.parse(asked.at) < MERGE_RETRY_MINUTES * 60_000
+        ? mergeHandedLine({ via: "update-branch", ...shown })
+        : null;
+    default:
+      return null;
+  }
 }
 
 /** Sends the PR back to a worker with the feedback, or fails the task when the rounds are used up. */

@@ -110,6 +110,11 @@ export const RunExpectationShape = {
   maxConcurrentRuns: z.number().int().positive().optional(),
   /** Pull requests from forks merged by the end (0: none ever was). */
   forkPullsMerged: z.number().int().nonnegative().optional(),
+  /**
+   * Requests the sandbox served over the whole run, by endpoint as the report counts them
+   * (`PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge: 1`); a missing endpoint counts 0.
+   */
+  requests: z.record(z.string().min(1), CountSchema).optional(),
 };
 export type RunExpectation = {
   [K in keyof typeof RunExpectationShape]?: z.infer<(typeof RunExpectationShape)[K]>;

@@ -147,7 +147,7 @@ export interface ExpectationContext {
   tracking(): Issue | null;
 }
 
-function countOk(actual: number, expected: ExpectedCount): boolean {
+export function countOk(actual: number, expected: ExpectedCount): boolean {
   if (typeof expected === "number") return actual === expected;
   return (
     (expected.min === undefined || actual >= expected.min) &&
@@ -155,7 +155,7 @@ function countOk(actual: number, expected: ExpectedCount): boolean {
   );
 }
 
-function describeCount(expected: ExpectedCount): string {
+export function describeCount(expected: ExpectedCount): string {
   if (typeof expected === "number") return String(expected);
   if (expected.min !== undefined && expected.max !== undefined) return `${expected.min}–${expected.max}`;
   return expected.min !== undefined ? `≥ ${expected.min}` : `≤ ${expected.max}`;

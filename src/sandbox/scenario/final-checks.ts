@@ -4,7 +4,8 @@
  * (src/sandbox/scenario/invariants.ts), with a progress line for each broken invariant.
  */
 import type { SeededScenario } from "./seed-scenario.js";
-import { checkExpectations } from "./expectations.js";
+import { runExpectations } from "./expect-schema.js";
+import { checkExpectations, countOk, describeCount } from "./expectations.js";
 import { invariantsHold } from "./invariants.js";
 import type { FaultCheck, ScenarioReport } from "./scenario-report.js";
 import type { ScenarioWorld } from "./scenario-world.js";
@@ -41,6 +42,12 @@ export async function addFinalChecks(
     runsOf: (n) => runIssues.get(n) ?? 0,
     tracking: () => obs.tracking(),
   });
+  const served = runExpectations(scenario.expect).requests ?? {};
+  for (const [endpoint, expected] of Object.entries(served)) {
+    const actual = report.requests.byEndpoint[endpoint] ?? 0;
+    if (!countOk(actual, expected))
+      unmet.push(`requests: ${actual} × ${endpoint}, expected ${describeCount(expected)}`);
+  }
   report.expectations.unmet = unmet;
   if (unmet.length) report.expectations.ok = false;
   if (faultChecks.length) report.faultChecks = faultChecks;

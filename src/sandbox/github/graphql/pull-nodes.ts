@@ -122,7 +122,12 @@ export abstract class PullNodes extends RepositoryNodes {
       mergedBy: this.actor(p.mergedBy),
       mergeCommit: p.mergeCommitSha ? () => this.commit(repo, p.mergeCommitSha!) : null,
       mergeable: p.mergeable === null ? "UNKNOWN" : p.mergeable ? "MERGEABLE" : "CONFLICTING",
-      mergeStateStatus: async () => (await mergeStateOf(store, repo, issue)).toUpperCase(),
+      // Computed on read, as the REST merge does, from the base and head as they are now (a push to the base
+      // since the PR last recorded it makes the head BEHIND).
+      mergeStateStatus: async () => {
+        if (issue.state === "open") await store.refreshPull(repo.fullName, issue.number);
+        return (await mergeStateOf(store, repo, issue)).toUpperCase();
+      },
       headRefName: p.head.ref,
       headRefOid: p.head.sha,
       baseRefName: p.base.ref,
