@@ -58737,7 +58737,18 @@ function gitHubMessage(error63) {
   const message = data?.message;
   return typeof message === "string" && message.trim() ? message : describeError(error63);
 }
+async function mergedMeanwhile(ctx, pr) {
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...o(ctx), pull_number: pr })
+    );
+    return data.merged === true;
+  } catch {
+    return false;
+  }
+}
 async function refusedMerge(ctx, effect, error63) {
+  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
   const message = gitHubMessage(error63);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   const mechanism = mergeMechanismFor(message, pull?.mergeState);

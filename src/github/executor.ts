@@ -286,6 +286,18 @@ function gitHubMessage(error: unknown): string {
   return typeof message === "string" && message.trim() ? message : describeError(error);
 }
 
+/** Whether the PR is merged now (GitHub's own answer; a failed read counts as not merged). */
+async function mergedMeanwhile(ctx: ExecContext, pr: number): Promise<boolean> {
+  try {
+    const { data } = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...o(ctx), pull_number: pr }),
+    );
+    return (data as { merged?: boolean }).merged === true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * GitHub refused the merge of a head every Autopilot gate passed. Where the branch's own rules decide (a merge
  * queue, required reviews or checks still to come, a branch that must be up to date), the head is handed to
@@ -297,6 +309,10 @@ async function refusedMerge(
   effect: Extract<Effect, { type: "mergePr" }>,
   error: unknown,
 ): Promise<EffectOutcome> {
+  // Another controller, GitHub's auto-merge or a person may have merged it since the snapshot: GitHub refuses
+  // that merge too ("Pull Request is not mergeable"), and a merged PR needs no explanation. One read, only
+  // after a refusal.
+  if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
   const message = gitHubMessage(error);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   // GitHub's GraphQL mutations name the PR by its node id: without one, only the REST branch update can be used.

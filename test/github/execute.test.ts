@@ -223,6 +223,23 @@ describe("executing effects", () => {
     expect(report.outcomes[0]?.detail).toMatch(/Head branch was modified/);
   });
 
+  it("says nothing on a PR that was merged meanwhile (another controller, auto-merge, a person): GitHub refuses that merge too", async () => {
+    const sha = "d".repeat(40);
+    const gw = await withSnapshot({ pulls: [gqlPull({ number: 22, issue: 7, headSha: sha })] });
+    const scope = nock(API)
+      .put(`${R}/pulls/22/merge`, { sha, merge_method: "squash" })
+      .reply(405, { message: "Pull Request is not mergeable" })
+      .get(`${R}/pulls/22`)
+      .reply(200, { number: 22, state: "closed", merged: true });
+    const report = await gw.execute([
+      { type: "mergePr", pr: 22, issue: 7, method: "squash", expectedHeadSha: sha, attempt: 1 },
+    ]);
+    // No refusal comment was posted (nock would have answered "no match" to it, and scope lists every request).
+    expect(scope.isDone()).toBe(true);
+    expect(nock.pendingMocks()).toEqual([]);
+    expect(report.outcomes[0]).toMatchObject({ status: "skipped", detail: "already merged" });
+  });
+
   it("explains a refused merge in one PR comment: written once, then edited in place on a later refusal", async () => {
     const sha = "c".repeat(40);
     const reviews = "At least 1 approving review is required by reviewers with write access.";
