@@ -4,7 +4,7 @@
  * (a) per idle reconcile tick: the real reconcile driver (src/app/reconcile-repo.ts → gateway → decide) against a
  *     sandbox repository that holds a tracking issue and nothing to do (parked tasks only);
  * (b) per completed task: the bundled demo scenario (scenarios/demo.yml) and a backlog of 30 independent tasks
- *     worked four at a time (scenarios/backlog-30.yml), each run end to end by the scenario runner (controller
+ *     worked four at a time (bench/scenarios/backlog-30.yml), each run end to end by the scenario runner (controller
  *     app, worker action, Actions and CI stand-ins), requests / tasks done.
  *
  * "Charged" is what GitHub's primary rate limit counts: a conditional GET answered 304 Not Modified is free
@@ -169,7 +169,7 @@ export interface DemoResult {
 }
 
 /** 30 independent tasks, `maxParallel: 4`: the backlog issue 12's goal (≤ 12 charged requests per task) is on. */
-export const BACKLOG_SCENARIO = join(PACKAGE_ROOT, "scenarios", "backlog-30.yml");
+export const BACKLOG_SCENARIO = join(PACKAGE_ROOT, "bench", "scenarios", "backlog-30.yml");
 
 export async function measureDemo(
   capSeconds: number | null,
@@ -231,7 +231,7 @@ export async function runRequestsBench(demoCapSeconds: number | null): Promise<v
   idleTable(await measureIdleTicks());
   for (const [scenario, what] of [
     [DEFAULT_SCENARIO, "demo scenario"],
-    [BACKLOG_SCENARIO, "30 independent tasks, 4 parallel (scenarios/backlog-30.yml)"],
+    [BACKLOG_SCENARIO, "30 independent tasks, 4 parallel (bench/scenarios/backlog-30.yml)"],
   ] as const) {
     try {
       demoTable(await measureDemo(scenario === DEFAULT_SCENARIO ? demoCapSeconds : null, scenario), what);

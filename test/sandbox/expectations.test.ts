@@ -55,11 +55,15 @@ afterEach(() => {
 });
 
 describe("scenario expectations: the format", () => {
-  it("every scenario file in scenarios/ is valid", () => {
-    const dir = join(PACKAGE_ROOT, "scenarios");
-    const files = readdirSync(dir).filter((f) => f.endsWith(".yml"));
-    expect(files.length).toBeGreaterThanOrEqual(10);
-    for (const file of files) expect(() => loadScenario(join(dir, file)), file).not.toThrow();
+  it("every scenario file in scenarios/ and bench/scenarios/ is valid", () => {
+    const files = ["scenarios", join("bench", "scenarios")].flatMap((sub) =>
+      readdirSync(join(PACKAGE_ROOT, sub))
+        .filter((f) => f.endsWith(".yml"))
+        .map((f) => join(PACKAGE_ROOT, sub, f)),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(11);
+    expect(files.some((f) => f.endsWith("backlog-30.yml"))).toBe(true);
+    for (const file of files) expect(() => loadScenario(file), file).not.toThrow();
   });
 
   it("takes a bare state or an object per issue, and run-wide checks beside them", () => {
