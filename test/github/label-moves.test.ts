@@ -3,59 +3,55 @@
  * `moveLabel` in src/github/worker-client.ts), and a label a person adds between the snapshot and the write
  * survives it. On the sandbox, which charges and stores labels as GitHub does.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { createGateway, resetMemories } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
 import { snapshotSettings } from "../../src/github/snapshot.js";
 import { createWorkerGitHubClient } from "../../src/github/worker-client.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  sandbox.store.addUser("maintainer", { permission: "write" });
-});
-afterAll(async () => {
-  await sandbox.stop();
-});
-
-const octokitFor = () =>
-  createOctokit({ auth: sandbox.installationToken(), baseUrl: sandbox.url, retry: false, throttle: false });
+const suite = useSuiteSandbox();
+const octokitFor = () => suite.octokit();
 
 function labelsOf(repo: { owner: string; name: string }, issue: number): string[] {
-  return [...(sandbox.store.getIssue(repo, issue)?.labels ?? [])].sort();
+  return [...(suite.sandbox.store.getIssue(repo, issue)?.labels ?? [])].sort();
 }
 
 function since(start: number) {
-  return sandbox.requests.records.slice(start).filter((r) => r.tokenKind !== "user");
+  return suite.sandbox.requests.records.slice(start).filter((r) => r.tokenKind !== "user");
+}
+
+/**
+ * A fresh repository with one task per `[title, label]` and a controller gateway that has taken its snapshot
+ * (what the snapshot names is what the controller knows when it writes).
+ */
+async function controllerOn(name: string, tasks: [title: string, label: string][]) {
+  resetMemories();
+  resetCircuits();
+  const repo = { owner: "acme", name };
+  suite.sandbox.store.createRepo(repo);
+  for (const [title, label] of tasks)
+    suite.sandbox.store.createIssue(repo, {
+      title,
+      body: `${title}.`,
+      labels: [label],
+      author: "maintainer",
+    });
+  const gateway = createGateway({ client: octokitFor(), repo, botLogin: `${suite.sandbox.app.slug}[bot]` });
+  await gateway.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
+  return { repo, gateway };
 }
 
 describe("a label transition", () => {
   it("by the controller is one request, and keeps a label a person added after the snapshot", async () => {
-    resetMemories();
-    resetCircuits();
-    const repo = { owner: "acme", name: "moves" };
-    sandbox.store.createRepo(repo);
-    sandbox.store.createIssue(repo, {
-      title: "Task",
-      body: "Do it.",
-      labels: ["autopilot:ready"],
-      author: "maintainer",
-    });
-    sandbox.store.createIssue(repo, {
-      title: "Running",
-      body: "Under way.",
-      labels: ["autopilot:in-progress"],
-      author: "maintainer",
-    });
-    const gateway = createGateway({ client: octokitFor(), repo, botLogin: `${sandbox.app.slug}[bot]` });
-    await gateway.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
+    const { repo, gateway } = await controllerOn("moves", [
+      ["Task", "autopilot:ready"],
+      ["Running", "autopilot:in-progress"],
+    ]);
     // A person labels the task after the snapshot was taken, before the controller writes.
-    sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
-    const start = sandbox.requests.records.length;
+    suite.sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
+    const start = suite.sandbox.requests.records.length;
     const report = await gateway.execute([
       { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
     ]);
@@ -65,18 +61,7 @@ describe("a label transition", () => {
   });
 
   it("by the controller falls back to REST when a remembered label id is stale (the label was made again)", async () => {
-    resetMemories();
-    resetCircuits();
-    const repo = { owner: "acme", name: "stale" };
-    sandbox.store.createRepo(repo);
-    sandbox.store.createIssue(repo, {
-      title: "Task",
-      body: "Do it.",
-      labels: ["autopilot:ready"],
-      author: "maintainer",
-    });
-    const gateway = createGateway({ client: octokitFor(), repo, botLogin: `${sandbox.app.slug}[bot]` });
-    await gateway.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
+    const { repo, gateway } = await controllerOn("stale", [["Task", "autopilot:ready"]]);
     gateway.memory.labelIds.set("autopilot:in-progress", "LA_gone");
     const report = await gateway.execute([
       { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
@@ -87,26 +72,12 @@ describe("a label transition", () => {
   });
 
   it("by the controller falls back to add and delete when no id is known for the new label, and learns it", async () => {
-    resetMemories();
-    resetCircuits();
-    const repo = { owner: "acme", name: "fallback" };
-    sandbox.store.createRepo(repo);
-    sandbox.store.createIssue(repo, {
-      title: "Task",
-      body: "Do it.",
-      labels: ["autopilot:ready"],
-      author: "maintainer",
-    });
-    sandbox.store.createIssue(repo, {
-      title: "Next",
-      body: "Then this.",
-      labels: ["autopilot:ready"],
-      author: "maintainer",
-    });
-    const gateway = createGateway({ client: octokitFor(), repo, botLogin: `${sandbox.app.slug}[bot]` });
-    await gateway.snapshot({ settingsFor: () => snapshotSettings(DEFAULT_CONFIG), permissionsFor: () => [] });
-    sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
-    const start = sandbox.requests.records.length;
+    const { repo, gateway } = await controllerOn("fallback", [
+      ["Task", "autopilot:ready"],
+      ["Next", "autopilot:ready"],
+    ]);
+    suite.sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
+    const start = suite.sandbox.requests.records.length;
     await gateway.execute([
       { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
     ]);
@@ -116,7 +87,7 @@ describe("a label transition", () => {
     ]);
     expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress", "bug"]);
     // The add's answer named the label's id: the next move to it is one request, with no snapshot between.
-    const next = sandbox.requests.records.length;
+    const next = suite.sandbox.requests.records.length;
     await gateway.execute([
       { type: "setStateLabel", issue: 2, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
     ]);
@@ -126,20 +97,25 @@ describe("a label transition", () => {
 
   it("by the worker is one request once it has seen the ids, and keeps a person's label", async () => {
     const repo = { owner: "acme", name: "worker-moves" };
-    sandbox.store.createRepo(repo);
-    sandbox.store.createIssue(repo, {
+    suite.sandbox.store.createRepo(repo);
+    suite.sandbox.store.createIssue(repo, {
       title: "Task",
       body: "Do it.",
       labels: ["autopilot:in-progress"],
       author: "maintainer",
     });
-    sandbox.store.createIssue(repo, { title: "Its PR stand-in", body: "", labels: [], author: "maintainer" });
+    suite.sandbox.store.createIssue(repo, {
+      title: "Its PR stand-in",
+      body: "",
+      labels: [],
+      author: "maintainer",
+    });
     const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "worker-moves" });
     await github.getIssue(1);
     // As job.ts does on completion: the PR gets the review label first (its answer names the label's id).
     await github.addLabels(2, ["autopilot:review"]);
-    sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
-    const start = sandbox.requests.records.length;
+    suite.sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
+    const start = suite.sandbox.requests.records.length;
     await github.moveLabel(1, "autopilot:review", "autopilot:in-progress");
     expect(since(start).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
     expect(labelsOf(repo, 1)).toEqual(["autopilot:review", "bug"]);
@@ -149,11 +125,16 @@ describe("a label transition", () => {
 describe("the worker's client", () => {
   it("does not send a progress comment edit that changes nothing", async () => {
     const repo = { owner: "acme", name: "edits" };
-    sandbox.store.createRepo(repo);
-    sandbox.store.createIssue(repo, { title: "Task", body: "Do it.", labels: [], author: "maintainer" });
+    suite.sandbox.store.createRepo(repo);
+    suite.sandbox.store.createIssue(repo, {
+      title: "Task",
+      body: "Do it.",
+      labels: [],
+      author: "maintainer",
+    });
     const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "edits" });
     const comment = await github.createComment(1, "working: iteration 1");
-    const start = sandbox.requests.records.length;
+    const start = suite.sandbox.requests.records.length;
     await github.updateComment(comment.id, "working: iteration 1");
     await github.updateComment(comment.id, "working: iteration 2");
     await github.updateComment(comment.id, "working: iteration 2");
@@ -163,12 +144,12 @@ describe("the worker's client", () => {
   });
 
   it("names the commit author from the one viewer query it makes anyway", async () => {
-    sandbox.store.createRepo({ owner: "acme", name: "author" });
+    suite.sandbox.store.createRepo({ owner: "acme", name: "author" });
     const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "author" });
-    const start = sandbox.requests.records.length;
+    const start = suite.sandbox.requests.records.length;
     const self = await github.getSelf();
     const id = await github.getSelfId();
-    expect(self.login).toBe(`${sandbox.app.slug}[bot]`);
+    expect(self.login).toBe(`${suite.sandbox.app.slug}[bot]`);
     expect(id).toBe(self.id);
     expect(since(start).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
   });
