@@ -282,28 +282,10 @@ export class StoreWithPulls extends StoreWithChecks {
     issue.updatedAt = at;
     issue.events.push(this.event("merged", actor, { commitId: sha }));
     issue.events.push(this.event("closed", actor, { commitId: sha }));
-    await this.recordPush(
-      {
-        repo: state.repo.fullName,
-        ref: fullRef(pull.base.ref),
-        before,
-        after: sha,
-        pusher: actor,
-        commits: [
-          {
-            id: sha,
-            message,
-            timestamp: at.toISOString(),
-            author: {
-              name: actor,
-              email: /^[A-Za-z0-9-]+$/.test(actor)
-                ? `${actor}@users.noreply.github.com`
-                : "noreply@github.com",
-              username: actor,
-            },
-          },
-        ],
-      },
+    await this.recordWebCommit(
+      state.repo.fullName,
+      pull.base.ref,
+      { before, sha, actor, message, at },
       false,
     );
     this.emit({ name: "pull_request", action: "closed", repo: state.repo, sender: actor, pull: issue });
@@ -341,10 +323,30 @@ export class StoreWithPulls extends StoreWithChecks {
     } else {
       sha = syntheticSha(before, pull.base.sha, message);
     }
+    await this.recordWebCommit(
+      state.repo.fullName,
+      pull.head.ref,
+      { before, sha, actor, message, at: this.now() },
+      !this.gitBackend,
+    );
+    return sha;
+  }
+
+  /**
+   * The push of one commit GitHub made on `actor`'s behalf (a merge, a branch update), authored with the
+   * actor's noreply address (a bot's login is not a valid local part: GitHub's generic noreply then).
+   */
+  private async recordWebCommit(
+    repo: string,
+    branch: string,
+    commit: { before: string; sha: string; actor: string; message: string; at: Date },
+    moveRef: boolean,
+  ): Promise<void> {
+    const { before, sha, actor, message, at } = commit;
     await this.recordPush(
       {
-        repo: state.repo.fullName,
-        ref: fullRef(pull.head.ref),
+        repo,
+        ref: fullRef(branch),
         before,
         after: sha,
         pusher: actor,
@@ -352,14 +354,19 @@ export class StoreWithPulls extends StoreWithChecks {
           {
             id: sha,
             message,
-            timestamp: this.now().toISOString(),
-            author: { name: actor, email: `${actor}@users.noreply.github.com`, username: actor },
+            timestamp: at.toISOString(),
+            author: {
+              name: actor,
+              email: /^[A-Za-z0-9-]+$/.test(actor)
+                ? `${actor}@users.noreply.github.com`
+                : "noreply@github.com",
+              username: actor,
+            },
           },
         ],
       },
-      !this.gitBackend,
+      moveRef,
     );
-    return sha;
   }
 
   /**
