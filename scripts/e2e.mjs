@@ -3,10 +3,10 @@
 //   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
 // two at a time, one line per scenario: outcome, seconds, requests (charged, per task done), GraphQL points,
 // unmet expectations.
-// Every scenario runs with the hosted controller; the demo, the fault runs and the configuration runs also
-// with the controller workflow run by Actions (tagged @actions). Exits 1 when any run did not pass.
+// Every scenario runs twice: with the hosted controller, and with the controller workflow run by Actions
+// (tagged @actions). Exits 1 when any run did not pass.
 //
-//   npm run e2e                          every scenario (and the Actions-mode runs)
+//   npm run e2e                          every scenario, in both controller modes
 //   npm run e2e -- 02 05-human-gate      only scenarios whose file name contains one of these
 //   npm run e2e -- --controller actions  every chosen scenario in Actions mode only (hosted, both: likewise)
 //   npm run e2e -- --repeat 3            each scenario three times (flakiness hunting)
@@ -23,7 +23,7 @@ const args = process.argv.slice(2);
 let jobs = Number(process.env.E2E_JOBS ?? 2);
 let repeat = 1;
 let keep = false;
-/** null: hosted for all, Actions mode too for the demo, the fault runs and the configuration runs. */
+/** null: both modes for every scenario (as "both"). */
 let controller = null;
 const filters = [];
 for (let i = 0; i < args.length; i++) {
@@ -69,19 +69,16 @@ function limitOf(file) {
 }
 const outDir = mkdtempSync(join(tmpdir(), "autopilot-e2e-"));
 /**
- * The controller modes a scenario runs in, unless told: Actions mode too for the demo, the fault runs, and the
- * configuration runs (a fresh controller job is where a bad file used to fall back to the defaults).
+ * The controller modes a scenario runs in: both unless told. A fresh controller job per event is where state
+ * kept in memory, a lost webhook or an unlucky second shows (a bad file once fell back to the defaults there).
  */
-function modesOf(file) {
-  if (controller === "both") return ["hosted", "actions"];
-  if (controller) return [controller];
-  const both = file === "demo.yml" || file.startsWith("faults-") || file.startsWith("config-");
-  return both ? ["hosted", "actions"] : ["hosted"];
+function modesOf() {
+  return controller === null || controller === "both" ? ["hosted", "actions"] : [controller];
 }
 const queue = [];
 for (let round = 1; round <= repeat; round++)
   for (const file of files)
-    for (const mode of modesOf(file))
+    for (const mode of modesOf())
       queue.push({
         file,
         round,
