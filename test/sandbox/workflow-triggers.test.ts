@@ -31,6 +31,11 @@ describe("the events that start a run of the controller template", () => {
     expect(starts(event({ name: "issues", action: "assigned" }))).toBe(false);
     expect(starts(event({ name: "pull_request", action: "closed" }))).toBe(true);
     expect(starts(event({ name: "pull_request", action: "review_requested" }))).toBe(false);
+    // GitHub giving back a merge Autopilot handed it starts a run, not only the next schedule.
+    expect(
+      starts(event({ name: "pull_request", action: "dequeued", sender: "github-merge-queue[bot]" })),
+    ).toBe(true);
+    expect(starts(event({ name: "pull_request", action: "auto_merge_disabled" }))).toBe(true);
   });
 
   it("starts on nothing a run's GITHUB_TOKEN caused, and on what an App token caused", () => {
