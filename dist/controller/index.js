@@ -44640,7 +44640,7 @@ function taskDone(ctx, n, pr) {
   if (ctx.issues.get(n)?.state === "open")
     ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
   clearStateLabels(ctx, n);
-  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n)) {
+  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n) && pr.headBranchExists !== false) {
     ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
   }
   retire(ctx, n, "done", pr.number);
@@ -57285,134 +57285,6 @@ async function readPullDiff(ctx, pr, base, sha) {
   }
 }
 
-// src/core/effects.ts
-function describeEffect(effect) {
-  switch (effect.type) {
-    case "setStateLabel":
-      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
-    case "addLabels":
-      return `label #${effect.issue} ${effect.labels.join(", ")}`;
-    case "removeLabels":
-      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
-    case "comment":
-      return `comment on #${effect.issue}`;
-    case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
-    case "dispatchWorker":
-      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
-    case "cancelRun":
-      return `cancel run ${effect.runId}`;
-    case "mergePr":
-      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
-    case "withdrawMerge":
-      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
-    case "closeIssue":
-      return `close #${effect.issue} as ${effect.reason}`;
-    case "deleteBranch":
-      return `delete branch ${effect.branch}`;
-    case "releaseDispatchLocks":
-      return `delete the dispatch locks of #${effect.issue}`;
-    case "writeTrackingIssue":
-      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
-    case "pinIssue":
-      return `pin #${effect.issue}`;
-  }
-}
-
-// src/github/conditional-reads.ts
-var CONDITIONAL_CACHE_ENTRIES = 500;
-var ConditionalReadCache = class {
-  constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
-    this.capacity = capacity;
-  }
-  capacity;
-  entries = /* @__PURE__ */ new Map();
-  /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
-  notModified = 0;
-  fetched = 0;
-  get(key) {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
-  }
-  set(key, response) {
-    this.entries.delete(key);
-    this.entries.set(key, response);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === void 0) break;
-      this.entries.delete(oldest);
-    }
-  }
-  delete(key) {
-    this.entries.delete(key);
-  }
-  clear() {
-    this.entries.clear();
-    this.notModified = 0;
-    this.fetched = 0;
-  }
-  get size() {
-    return this.entries.size;
-  }
-};
-var shared = new ConditionalReadCache();
-var NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
-function requestKey(options) {
-  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
-  const headers = options.headers ?? {};
-  const media = options.mediaType ?? null;
-  return JSON.stringify([
-    String(options.method ?? "GET").toUpperCase(),
-    params,
-    headers.accept ?? null,
-    media
-  ]);
-}
-function headerOf2(headers, name) {
-  const value = headers[name] ?? headers[name.toLowerCase()];
-  return typeof value === "string" && value.length > 0 ? value : null;
-}
-function statusOfError(error63) {
-  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
-}
-var installed = /* @__PURE__ */ new WeakSet();
-function sendReadsConditionally(client, cache = shared) {
-  const { hook: hook2 } = client;
-  if (installed.has(client) || typeof hook2.wrap !== "function") return;
-  installed.add(client);
-  hook2.wrap("request", async (request2, options) => {
-    const method = String(options.method ?? "GET").toUpperCase();
-    if (method !== "GET") return request2(options);
-    const key = requestKey(options);
-    const cached2 = cache.get(key);
-    const etag = cached2 ? headerOf2(cached2.headers, "etag") : null;
-    if (etag) options.headers = { ...options.headers ?? {}, "if-none-match": etag };
-    try {
-      const response = await request2(options);
-      if (response.status === 200 && headerOf2(response.headers, "etag"))
-        cache.set(key, { ...response, data: structuredClone(response.data) });
-      else cache.delete(key);
-      cache.fetched++;
-      return response;
-    } catch (error63) {
-      if (cached2 && statusOfError(error63) === 304) {
-        cache.notModified++;
-        const fresh = error63.response?.headers;
-        return {
-          ...cached2,
-          data: structuredClone(cached2.data),
-          headers: { ...cached2.headers, ...fresh ?? {} }
-        };
-      }
-      throw error63;
-    }
-  });
-}
-
 // src/github/queries.ts
 var COMMENT_FIELDS = `
 fragment AutopilotComment on IssueComment {
@@ -57541,6 +57413,7 @@ fragment AutopilotClosedPull on PullRequest {
   createdAt
   headRefName
   headRefOid
+  headRef { name }
   baseRefName
   labels(first: 20) { nodes { name } }
   isCrossRepository
@@ -57574,6 +57447,7 @@ query AutopilotSnapshot(
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
+    id @include(if: $withRepo)
     defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
@@ -57708,6 +57582,187 @@ var DEQUEUE_PULL_REQUEST_MUTATION = `
 mutation AutopilotDequeuePullRequest($id: ID!) {
   dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } }
 }`;
+var DELETE_REFS_MUTATION = `
+mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
+  updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
+}`;
+
+// src/github/ref-deletions.ts
+var ZERO = "0".repeat(40);
+function isRefDeletion(effect) {
+  return effect.type === "deleteBranch" || effect.type === "releaseDispatchLocks";
+}
+function existingRefsOf(ctx, effect) {
+  const world = ctx.world;
+  if (!world) return null;
+  if (effect.type === "deleteBranch") {
+    const pull = world.pulls.find((p) => p.headRef === effect.branch && p.state !== "open");
+    return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
+  }
+  const listed = world.dispatchLocks;
+  if (!listed) return null;
+  const names = new Set(listed);
+  const refs = [];
+  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
+    const ref = dispatchLockRef(effect.issue, attempt);
+    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push(ref);
+    else if (!world.dispatchLocksComplete) return null;
+  }
+  return refs;
+}
+async function deleteRefsTogether(ctx, effects) {
+  const repository = ctx.facts?.repositoryNodeId;
+  if (!repository) return [];
+  const chosen = [];
+  for (const effect of effects) {
+    const refs = existingRefsOf(ctx, effect);
+    if (refs && refs.length > 0) chosen.push({ effect, refs });
+  }
+  const names = [...new Set(chosen.flatMap((c) => c.refs))];
+  if (names.length < 2) return [];
+  try {
+    await ctx.write(
+      () => ctx.client.graphql(DELETE_REFS_MUTATION, {
+        repository,
+        refs: names.map((name) => ({ name, afterOid: ZERO }))
+      })
+    );
+  } catch (error63) {
+    if (!Array.isArray(error63.errors)) throw error63;
+    ctx.log.info(`deleting ${names.length} refs in one request was refused; deleting them one by one`);
+    return [];
+  }
+  const detail = `with ${names.length - 1} other ref(s) in one request`;
+  return chosen.map(({ effect }) => ({ effect, status: "done", detail }));
+}
+
+// src/core/effects.ts
+function describeEffect(effect) {
+  switch (effect.type) {
+    case "setStateLabel":
+      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
+    case "addLabels":
+      return `label #${effect.issue} ${effect.labels.join(", ")}`;
+    case "removeLabels":
+      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
+    case "comment":
+      return `comment on #${effect.issue}`;
+    case "react":
+      return `react ${effect.content} to comment ${effect.commentId}`;
+    case "dispatchWorker":
+      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
+    case "cancelRun":
+      return `cancel run ${effect.runId}`;
+    case "mergePr":
+      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "withdrawMerge":
+      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
+    case "closeIssue":
+      return `close #${effect.issue} as ${effect.reason}`;
+    case "deleteBranch":
+      return `delete branch ${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `delete the dispatch locks of #${effect.issue}`;
+    case "writeTrackingIssue":
+      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
+    case "pinIssue":
+      return `pin #${effect.issue}`;
+  }
+}
+
+// src/github/conditional-reads.ts
+var CONDITIONAL_CACHE_ENTRIES = 500;
+var ConditionalReadCache = class {
+  constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
+    this.capacity = capacity;
+  }
+  capacity;
+  entries = /* @__PURE__ */ new Map();
+  /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
+  notModified = 0;
+  fetched = 0;
+  get(key) {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+  set(key, response) {
+    this.entries.delete(key);
+    this.entries.set(key, response);
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === void 0) break;
+      this.entries.delete(oldest);
+    }
+  }
+  delete(key) {
+    this.entries.delete(key);
+  }
+  clear() {
+    this.entries.clear();
+    this.notModified = 0;
+    this.fetched = 0;
+  }
+  get size() {
+    return this.entries.size;
+  }
+};
+var shared = new ConditionalReadCache();
+var NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
+function requestKey(options) {
+  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
+  const headers = options.headers ?? {};
+  const media = options.mediaType ?? null;
+  return JSON.stringify([
+    String(options.method ?? "GET").toUpperCase(),
+    params,
+    headers.accept ?? null,
+    media
+  ]);
+}
+function headerOf2(headers, name) {
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+function statusOfError(error63) {
+  return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
+}
+var installed = /* @__PURE__ */ new WeakSet();
+function sendReadsConditionally(client, cache = shared) {
+  const { hook: hook2 } = client;
+  if (installed.has(client) || typeof hook2.wrap !== "function") return;
+  installed.add(client);
+  hook2.wrap("request", async (request2, options) => {
+    const method = String(options.method ?? "GET").toUpperCase();
+    if (method !== "GET") return request2(options);
+    const key = requestKey(options);
+    const cached2 = cache.get(key);
+    const etag = cached2 ? headerOf2(cached2.headers, "etag") : null;
+    if (etag) options.headers = { ...options.headers ?? {}, "if-none-match": etag };
+    try {
+      const response = await request2(options);
+      if (response.status === 200 && headerOf2(response.headers, "etag"))
+        cache.set(key, { ...response, data: structuredClone(response.data) });
+      else cache.delete(key);
+      cache.fetched++;
+      return response;
+    } catch (error63) {
+      if (cached2 && statusOfError(error63) === 304) {
+        cache.notModified++;
+        const fresh = error63.response?.headers;
+        return {
+          ...cached2,
+          data: structuredClone(cached2.data),
+          headers: { ...cached2.headers, ...fresh ?? {} }
+        };
+      }
+      throw error63;
+    }
+  });
+}
 
 // src/github/merge-mechanisms.ts
 function refusalWords(error63) {
@@ -58148,6 +58203,7 @@ function toPullNode(p, botLogin) {
     body: p.body ?? "",
     headRef: p.headRefName,
     headSha: p.headRefOid,
+    ...p.headRef !== void 0 ? { headBranchExists: p.headRef !== null } : {},
     baseRef: p.baseRefName,
     state: p.state === "MERGED" ? "merged" : p.state === "CLOSED" ? "closed" : "open",
     mergeable,
@@ -58503,6 +58559,7 @@ async function takeSnapshot(ctx) {
       labelIds,
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
+      repositoryNodeId: repo.id ?? null,
       settings,
       rateLimit: points
     }
@@ -58637,6 +58694,8 @@ function alreadyDone(ctx, effect) {
       }
       return null;
     }
+    case "releaseDispatchLocks":
+      return existingRefsOf(ctx, effect)?.length === 0 ? "no lock left" : null;
     case "pinIssue": {
       const tracking = world?.trackingIssue;
       const number4 = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;
@@ -59225,9 +59284,11 @@ var Gateway = class {
         }
       }
     }
+    let together = null;
     for (let i = 0; i < effects.length; i++) {
       const effect = effects[i];
-      const outcome = await this.runOne(ctx, effect, null);
+      if (!together && isRefDeletion(effect)) together = await this.deleteTogether(ctx, effects.slice(i));
+      const outcome = together?.get(effect) ?? await this.runOne(ctx, effect, null);
       report.outcomes.push(outcome);
       if (outcome.status === "conflict") {
         report.conflict = true;
@@ -59290,6 +59351,29 @@ var Gateway = class {
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error63)}`);
       return { effect, status: "failed", detail: describeError(error63) };
     }
+  }
+  /**
+   * The ref deletions among `effects` in one request (src/github/ref-deletions.ts), under the same rules as
+   * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
+   * closed. Whatever it does not carry out goes through `runOne` as usual.
+   */
+  async deleteTogether(ctx, effects) {
+    const done = /* @__PURE__ */ new Map();
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return done;
+    const pending = effects.filter(isRefDeletion).filter((e) => !alreadyDone(ctx, e));
+    let outcomes = [];
+    try {
+      outcomes = await deleteRefsTogether(ctx, pending);
+    } catch (error63) {
+      this.log.info(`could not delete refs in one request (${describeError(error63)}); one by one instead`);
+    }
+    if (outcomes.length > 0) this.operationsUsed++;
+    for (const outcome of outcomes) {
+      this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
+      done.set(outcome.effect, outcome);
+    }
+    return done;
   }
   hold(effect, error63, replaying) {
     const reason = describeError(error63);

@@ -42910,6 +42910,7 @@ query AutopilotSnapshot(
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
+    id @include(if: $withRepo)
     defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
@@ -43103,6 +43104,7 @@ fragment AutopilotClosedPull on PullRequest {
   createdAt
   headRefName
   headRefOid
+  headRef { name }
   baseRefName
   labels(first: 20) { nodes { name } }
   isCrossRepository

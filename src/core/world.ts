@@ -68,6 +68,11 @@ export interface PullNode {
   body: string;
   headRef: string;
   headSha: string;
+  /**
+   * Whether the head branch still exists, where the snapshot asked (closed and merged pulls): GitHub deletes a
+   * merged PR's branch itself when the repository says so, and then there is nothing left to delete.
+   */
+  headBranchExists?: boolean;
   baseRef: string;
   state: "open" | "closed" | "merged";
   mergeable: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";

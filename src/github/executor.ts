@@ -11,6 +11,7 @@ import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { describeError, messageOf, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
+import { existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
@@ -180,6 +181,9 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       }
       return null;
     }
+    case "releaseDispatchLocks":
+      // A complete lock list without any of the task's locks: nothing to delete.
+      return existingRefsOf(ctx, effect)?.length === 0 ? "no lock left" : null;
     case "pinIssue": {
       const tracking = world?.trackingIssue;
       const number = effect.issue > 0 ? effect.issue : ctx.run.trackingIssue;

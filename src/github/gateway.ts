@@ -10,6 +10,7 @@
  */
 import { readConfigAt } from "./config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
+import { deleteRefsTogether, isRefDeletion } from "./ref-deletions.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -237,9 +238,12 @@ export class Gateway {
       }
     }
 
+    let together: Map<Effect, EffectOutcome> | null = null;
     for (let i = 0; i < effects.length; i++) {
       const effect = effects[i]!;
-      const outcome = await this.runOne(ctx, effect, null);
+      // At the first ref deletion, this one and the later ones go in one request where they can.
+      if (!together && isRefDeletion(effect)) together = await this.deleteTogether(ctx, effects.slice(i));
+      const outcome = together?.get(effect) ?? (await this.runOne(ctx, effect, null));
       report.outcomes.push(outcome);
       if (outcome.status === "conflict") {
         report.conflict = true;
@@ -310,6 +314,30 @@ export class Gateway {
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error)}`);
       return { effect, status: "failed", detail: describeError(error) };
     }
+  }
+
+  /**
+   * The ref deletions among `effects` in one request (src/github/ref-deletions.ts), under the same rules as
+   * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
+   * closed. Whatever it does not carry out goes through `runOne` as usual.
+   */
+  private async deleteTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
+    const done = new Map<Effect, EffectOutcome>();
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return done;
+    const pending = effects.filter(isRefDeletion).filter((e) => !alreadyDone(ctx, e));
+    let outcomes: EffectOutcome[] = [];
+    try {
+      outcomes = await deleteRefsTogether(ctx, pending);
+    } catch (error) {
+      this.log.info(`could not delete refs in one request (${describeError(error)}); one by one instead`);
+    }
+    if (outcomes.length > 0) this.operationsUsed++;
+    for (const outcome of outcomes) {
+      this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
+      done.set(outcome.effect, outcome);
+    }
+    return done;
   }
 
   private hold(effect: Effect, error: unknown, replaying: QueuedWrite | null): EffectOutcome {

@@ -139,6 +139,7 @@ fragment AutopilotClosedPull on PullRequest {
   createdAt
   headRefName
   headRefOid
+  headRef { name }
   baseRefName
   labels(first: 20) { nodes { name } }
   isCrossRepository
@@ -189,6 +190,7 @@ query AutopilotSnapshot(
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
   repository(owner: $owner, name: $name) {
+    id @include(if: $withRepo)
     defaultBranchRef @include(if: $withRepo) { name target { oid } }
     owner @include(if: $withRepo) { __typename login }
     configFile: object(expression: $configExpression) @include(if: $withRepo) { ... on Blob { text } }
@@ -344,4 +346,14 @@ mutation AutopilotEnqueuePullRequest($pullRequestId: ID!, $expectedHeadOid: GitO
 export const DEQUEUE_PULL_REQUEST_MUTATION = `
 mutation AutopilotDequeuePullRequest($id: ID!) {
   dequeuePullRequest(input: { id: $id }) { mergeQueueEntry { state } }
+}`;
+
+/**
+ * Deletes several refs in one request (an ended task's dispatch locks and merged branch, every such task of one
+ * reconcile): `updateRefs` applies all of them or none
+ * (https://docs.github.com/en/graphql/reference/mutations#updaterefs), and an `afterOid` of forty zeros deletes.
+ */
+export const DELETE_REFS_MUTATION = `
+mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
+  updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
 }`;

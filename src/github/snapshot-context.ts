@@ -101,6 +101,8 @@ export interface SnapshotFacts {
   trackingNodeId: string | null;
   /** The default branch's head commit when the snapshot was taken: what a dispatch lock ref points at. */
   defaultBranchSha: string | null;
+  /** The repository's node id (GraphQL mutations on refs name the repository by it). */
+  repositoryNodeId?: string | null;
   settings: SnapshotSettings;
   /**
    * GraphQL points: `cost` is the sum of every snapshot query page of this reconcile (their `rateLimit.cost`),

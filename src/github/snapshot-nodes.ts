@@ -254,6 +254,7 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
     body: p.body ?? "",
     headRef: p.headRefName,
     headSha: p.headRefOid,
+    ...(p.headRef !== undefined ? { headBranchExists: p.headRef !== null } : {}),
     baseRef: p.baseRefName,
     state: p.state === "MERGED" ? "merged" : p.state === "CLOSED" ? "closed" : "open",
     mergeable,

@@ -91,6 +91,8 @@ export interface GqlPull {
   createdAt: string;
   headRefName: string;
   headRefOid: string;
+  /** Asked of closed and merged pulls only: null once the head branch is deleted. */
+  headRef?: { name: string } | null;
   baseRefName: string;
   baseRefOid?: string | null;
   mergeable?: string;
@@ -147,6 +149,7 @@ export interface SnapshotResponse {
   rateLimit?: { cost: number; remaining: number; resetAt: string } | null;
   viewer?: { databaseId?: number | null; login?: string } | null;
   repository: {
+    id?: string;
     defaultBranchRef?: { name: string; target?: { oid?: string } | null } | null;
     owner?: { __typename: string; login: string } | null;
     configFile?: { text?: string | null } | null;

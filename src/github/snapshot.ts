@@ -409,6 +409,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
       labelIds,
       trackingNodeId: tracking?.id ?? null,
       defaultBranchSha: repo.defaultBranchRef?.target?.oid ?? null,
+      repositoryNodeId: repo.id ?? null,
       settings,
       rateLimit: points,
     },

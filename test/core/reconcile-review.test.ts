@@ -528,6 +528,24 @@ describe("tracking issue", () => {
     expect(decide(input(world({ issues: [issue(1, { labels: ["bug"] })] }))).effects).toEqual([]);
   });
 
+  it("deletes a merged task's branch, unless GitHub already did (the repository deletes merged head branches)", () => {
+    const base = step(world({ issues: [issue(1)] }), null).world;
+    const state = parseDashboard(base.trackingIssue!.body).state!;
+    const merged = (headBranchExists?: boolean) => {
+      const w = {
+        ...base,
+        issues: [issue(1, { state: "closed", labels: ["autopilot:in-progress"] })],
+        pulls: [
+          pull(1, { state: "merged", ...(headBranchExists === undefined ? {} : { headBranchExists }) }),
+        ],
+      };
+      return only(decide({ ...input(w), state, now: minutes(5) }).effects, "deleteBranch");
+    };
+    expect(merged()).toEqual([{ type: "deleteBranch", branch: "autopilot/issue-1" }]);
+    expect(merged(true)).toHaveLength(1);
+    expect(merged(false)).toEqual([]);
+  });
+
   it("writes history out as a comment on the tracking issue in batches, keeping the counters", () => {
     const base = step(world({ issues: [issue(1)] }), null).world;
     const state = parseDashboard(base.trackingIssue!.body).state!;

@@ -10,7 +10,8 @@ export function taskDone(ctx: Reconciling, n: number, pr: PullNode): void {
   if (ctx.issues.get(n)?.state === "open")
     ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
   clearStateLabels(ctx, n);
-  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n)) {
+  // A branch GitHub already deleted (the repository deletes merged head branches) needs no request.
+  if (ctx.config.merge.deleteBranch && pr.headRef === taskBranch(ctx, n) && pr.headBranchExists !== false) {
     ctx.effects.push({ type: "deleteBranch", branch: pr.headRef });
   }
   retire(ctx, n, "done", pr.number);

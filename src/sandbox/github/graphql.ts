@@ -23,6 +23,7 @@ import type { Obj } from "./graphql/graphql-values.js";
 import { cursorOf } from "./graphql/relay-connection.js";
 import { dequeue, disableAutoMerge, enableAutoMerge, enqueue } from "./merge-automation.js";
 import { queueEntryOf } from "./merge-automation-state.js";
+import { updateRefsAtomically } from "./ref-updates.js";
 import {
   type Issue,
   type PullFields,
@@ -309,6 +310,32 @@ function rootValue(ctx: GraphqlContext): Obj {
         clientMutationId: args.input.clientMutationId ?? null,
         mergeQueueEntry: nodes.mergeQueueEntry(repo, entry, found?.position ?? 1),
       };
+    },
+    // https://docs.github.com/en/graphql/reference/mutations#updaterefs: every update or none ("All updates are
+    // performed atomically, meaning that if one of them is rejected, no other ref will be modified"); an
+    // `afterOid` of forty zeros deletes, a `beforeOid` must match the ref as it is (forty zeros: must not exist).
+    // GitHub does not publish its error wordings for a rejected update; these are the sandbox's own.
+    updateRefs: async (args: {
+      input: {
+        repositoryId: string;
+        refUpdates: { name: string; afterOid: string; beforeOid?: string | null; force?: boolean | null }[];
+        clientMutationId?: string;
+      };
+    }) => {
+      const decoded = decodeNodeId(args.input.repositoryId);
+      const repo = store
+        .listRepos()
+        .find((r) => decoded?.kind === "Repository" && String(r.id) === decoded.id);
+      if (!repo)
+        throw new GraphQLError(
+          `Could not resolve to a node with the global id of '${args.input.repositoryId}'`,
+          { extensions: { type: "NOT_FOUND" } },
+        );
+      requireWrite(repo);
+      await asGraphqlAsync(() =>
+        updateRefsAtomically(store, repo, args.input.refUpdates, ctx.identity.login),
+      );
+      return { clientMutationId: args.input.clientMutationId ?? null };
     },
     addSubIssue: (args: {
       input: {

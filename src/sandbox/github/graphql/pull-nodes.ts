@@ -132,7 +132,10 @@ export abstract class PullNodes extends RepositoryNodes {
       headRefOid: p.head.sha,
       baseRefName: p.base.ref,
       baseRefOid: p.base.sha,
-      headRef: async () => (issue.state === "open" ? this.ref(repo, `refs/heads/${p.head.ref}`) : null),
+      // The head branch while it exists, merged or not ("Identifies the head Ref associated with the pull
+      // request": https://docs.github.com/en/graphql/reference/objects#pullrequest); null once deleted. A fork's
+      // branches are not kept by the sandbox, so a fork PR's is null.
+      headRef: async () => (p.headRepo ? null : this.ref(repo, `refs/heads/${p.head.ref}`)),
       baseRef: async () => this.ref(repo, `refs/heads/${p.base.ref}`),
       // A fork PR's head repository is the fork (the sandbox keeps no record of it beyond its name):
       // https://docs.github.com/en/graphql/reference/objects#pullrequest
