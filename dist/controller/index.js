@@ -42786,13 +42786,18 @@ function judgeTaskText(input2) {
   const foreign = later.filter((e) => !e.by || !input2.isWriter(e.by));
   const digest = taskDigest(input2.title, input2.body);
   if (input2.frozen.digest === null) {
-    return foreign.length ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) } : { kind: "unchanged" };
+    return foreign.length ? takeOut(foreign, since) : { kind: "unchanged" };
   }
   if (digest === input2.frozen.digest) return { kind: "unchanged" };
   if (foreign.length === 0 && later.length > 0) {
     return { kind: "refreeze", frozen: { digest, since: latest(later) } };
   }
-  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+  return takeOut(foreign, since);
+}
+function takeOut(foreign, since) {
+  const editors = unique(foreign.map((e) => e.by));
+  const sameSecond = foreign.length > 0 && foreign.every((e) => Date.parse(e.at) === since);
+  return sameSecond ? { kind: "takeOut", editors, sameSecond } : { kind: "takeOut", editors };
 }
 function lastEditAt(edits, fallback) {
   return edits.length ? latest([...edits, { at: fallback, by: null, what: "body" }]) : fallback;
@@ -42811,7 +42816,11 @@ function textChangedComment(input2) {
     "",
     "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
     "",
-    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`
+    `To put it back, a person with write access reads the text as it is now and adds the \`${input2.readyLabel}\` label again.`,
+    ...input2.sameSecond ? [
+      "",
+      "The edit carries the same second as the label: GitHub records both only to the second, so Autopilot cannot tell whether the edit came before the label and treats it as after. Wait a moment before adding the label again."
+    ] : []
   ].join("\n");
 }
 
@@ -46185,11 +46194,11 @@ function processTaskText(ctx) {
         since: lastEditAt(issue3.edits, issue3.readyLabeledAt)
       };
     } else if (verdict.kind === "takeOut") {
-      takeOutChangedText(ctx, n, verdict.editors);
+      takeOutChangedText(ctx, n, verdict.editors, verdict.sameSecond === true);
     }
   }
 }
-function takeOutChangedText(ctx, n, editors) {
+function takeOutChangedText(ctx, n, editors, sameSecond) {
   const issue3 = ctx.issues.get(n);
   const ready = ctx.config.labels.ready;
   for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "the task text changed after approval");
@@ -46206,7 +46215,7 @@ function takeOutChangedText(ctx, n, editors) {
   ctx.effects.push({
     type: "comment",
     issue: n,
-    body: textChangedComment({ editors, readyLabel: ready }),
+    body: textChangedComment({ editors, readyLabel: ready, sameSecond }),
     key: `text-changed-${digest.slice(0, 16)}`
   });
   const who = editors.filter((e) => !!e).map((e) => quietLogin(e));

@@ -101,7 +101,15 @@ export type TextVerdict =
   /** Every edit since the freeze was a writer's: the text they left is the approved one now. */
   | { kind: "refreeze"; frozen: FrozenText }
   /** Someone without write access changed it (or who changed it cannot be told): take the task out. */
-  | { kind: "takeOut"; editors: (string | null)[] };
+  | {
+      kind: "takeOut";
+      editors: (string | null)[];
+      /**
+       * Every edit that decided it carries the approval's own second: GitHub stamps both to the second, so the
+       * edit may have come before the label (the comment says so, and how to approve the text for certain).
+       */
+      sameSecond?: boolean;
+    };
 
 /**
  * Judges the text an issue has now against what was approved. `frozen` is the recorded freeze, or (for a
@@ -122,16 +130,20 @@ export function judgeTaskText(input: {
   const digest = taskDigest(input.title, input.body);
   if (input.frozen.digest === null) {
     // Not frozen yet: the label approved the text as it was; any later edit by someone else undoes that.
-    return foreign.length
-      ? { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) }
-      : { kind: "unchanged" };
+    return foreign.length ? takeOut(foreign, since) : { kind: "unchanged" };
   }
   if (digest === input.frozen.digest) return { kind: "unchanged" };
   if (foreign.length === 0 && later.length > 0) {
     return { kind: "refreeze", frozen: { digest, since: latest(later) } };
   }
   // Changed, and either someone without write access edited it or no edit explains the change.
-  return { kind: "takeOut", editors: unique(foreign.map((e) => e.by)) };
+  return takeOut(foreign, since);
+}
+
+function takeOut(foreign: readonly TextEdit[], since: number): TextVerdict {
+  const editors = unique(foreign.map((e) => e.by));
+  const sameSecond = foreign.length > 0 && foreign.every((e) => Date.parse(e.at) === since);
+  return sameSecond ? { kind: "takeOut", editors, sameSecond } : { kind: "takeOut", editors };
 }
 
 /** The time of the newest edit, or `fallback` when there is none. */
@@ -148,7 +160,11 @@ function unique<T>(list: T[]): T[] {
 }
 
 /** The comment on a task taken out because its text changed after approval. */
-export function textChangedComment(input: { editors: (string | null)[]; readyLabel: string }): string {
+export function textChangedComment(input: {
+  editors: (string | null)[];
+  readyLabel: string;
+  sameSecond?: boolean;
+}): string {
   const who = input.editors.filter((e): e is string => !!e);
   const by = who.length
     ? `by ${who.map(quietLogin).join(", ")}, who ${who.length > 1 ? "have" : "has"} no write access`
@@ -159,5 +175,11 @@ export function textChangedComment(input: { editors: (string | null)[]; readyLab
     "Autopilot works only on text a person with write access approved, so it took the task out: its labels are removed, a running worker was stopped, and its pull request will not be merged.",
     "",
     `To put it back, a person with write access reads the text as it is now and adds the \`${input.readyLabel}\` label again.`,
+    ...(input.sameSecond
+      ? [
+          "",
+          "The edit carries the same second as the label: GitHub records both only to the second, so Autopilot cannot tell whether the edit came before the label and treats it as after. Wait a moment before adding the label again.",
+        ]
+      : []),
   ].join("\n");
 }

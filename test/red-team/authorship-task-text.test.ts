@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { type Decision, decide } from "../../src/core/reconcile/decide.js";
 import type { IssueNode, WorldSnapshot } from "../../src/core/world.js";
-import { judgeTaskText, sha256Hex, taskDigest } from "../../src/core/task-text.js";
+import { judgeTaskText, sha256Hex, taskDigest, textChangedComment } from "../../src/core/task-text.js";
 import { runWorker } from "../../src/worker/job.js";
 import { parseInputs } from "../../src/worker/inputs.js";
 import { applyEffects, input, issue, minutes, only, pull, run, T0, world } from "../core/world.js";
@@ -254,12 +254,29 @@ describe("a non-writer's edit in the same second as a maintainer's ready label",
       edits: sameSecond,
       isWriter: (login) => login === "maintainer",
     });
-    expect(verdict).toEqual({ kind: "takeOut", editors: ["outsider"] });
+    expect(verdict).toEqual({ kind: "takeOut", editors: ["outsider"], sameSecond: true });
   });
 
   it("keeps the task from being dispatched with the edited text", () => {
     const d = decide(input(world({ issues: [task({ body: HOSTILE, edits: sameSecond })] })));
     expect(only(d.effects, "dispatchWorker")).toEqual([]);
     expect(d.state.tasks[1]?.text).toBeUndefined();
+  });
+
+  it("is explained in the take-out comment: the two times cannot be ordered, so relabel a moment later", () => {
+    const say = (edits: { at: string; by: string; what: "body" }[]) => {
+      const verdict = judgeTaskText({
+        title: "T",
+        body: HOSTILE,
+        frozen: { digest: null, since: LABELED_AT },
+        edits,
+        isWriter: (login) => login === "maintainer",
+      });
+      if (verdict.kind !== "takeOut") throw new Error(`expected a take-out, got ${verdict.kind}`);
+      return textChangedComment({ ...verdict, readyLabel: "autopilot:ready" });
+    };
+    expect(say(sameSecond)).toContain("same second as the label");
+    const later = new Date(Date.parse(LABELED_AT) + 5_000).toISOString();
+    expect(say([{ at: later, by: "outsider", what: "body" }])).not.toContain("same second");
   });
 });

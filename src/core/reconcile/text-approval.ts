@@ -66,12 +66,17 @@ export function processTaskText(ctx: Reconciling): void {
         since: lastEditAt(issue.edits, issue.readyLabeledAt!),
       };
     } else if (verdict.kind === "takeOut") {
-      takeOutChangedText(ctx, n, verdict.editors);
+      takeOutChangedText(ctx, n, verdict.editors, verdict.sameSecond === true);
     }
   }
 }
 
-function takeOutChangedText(ctx: Reconciling, n: number, editors: (string | null)[]): void {
+function takeOutChangedText(
+  ctx: Reconciling,
+  n: number,
+  editors: (string | null)[],
+  sameSecond: boolean,
+): void {
   const issue = ctx.issues.get(n)!;
   const ready = ctx.config.labels.ready;
   for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "the task text changed after approval");
@@ -88,7 +93,7 @@ function takeOutChangedText(ctx: Reconciling, n: number, editors: (string | null
   ctx.effects.push({
     type: "comment",
     issue: n,
-    body: textChangedComment({ editors, readyLabel: ready }),
+    body: textChangedComment({ editors, readyLabel: ready, sameSecond }),
     key: `text-changed-${digest.slice(0, 16)}`,
   });
   const who = editors.filter((e): e is string => !!e).map((e) => quietLogin(e));
