@@ -57645,6 +57645,85 @@ async function deleteRefsTogether(ctx, effects) {
   return chosen.map(({ effect }) => ({ effect, status: "done", detail }));
 }
 
+// src/github/label-batch.ts
+function isLabelEffect(effect) {
+  return effect.type === "setStateLabel" || effect.type === "addLabels" || effect.type === "removeLabels";
+}
+function labelChange(effect, known) {
+  const [add, remove] = effect.type === "setStateLabel" ? [effect.add === null ? [] : [effect.add], effect.remove] : effect.type === "addLabels" ? [effect.labels, []] : [[], effect.labels];
+  return {
+    issue: effect.issue,
+    add: add.filter((l) => !known?.has(l)),
+    // Remove only what is present (when the issue is known; otherwise try).
+    remove: remove.filter((l) => !add.includes(l) && (!known || known.has(l)))
+  };
+}
+async function moveLabelsTogether(ctx, effects) {
+  const ids = ctx.labelIds;
+  if (!ids || !ctx.issueNodeIds) return [];
+  const planned = [];
+  const seen = /* @__PURE__ */ new Set();
+  const variables = {};
+  const declared = [];
+  const selections = [];
+  for (const effect of effects) {
+    if (seen.has(effect.issue)) continue;
+    const change = labelChange(effect, ctx.labelsOf(effect.issue));
+    const node3 = ctx.issueNodeIds.get(effect.issue);
+    const addIds = change.add.map((l) => ids.get(l));
+    const removeIds = change.remove.map((l) => ids.get(l));
+    if (!node3 || change.add.length + change.remove.length === 0) continue;
+    if (addIds.some((id) => !id) || removeIds.some((id) => !id)) continue;
+    seen.add(effect.issue);
+    const k = planned.length;
+    const fields = [];
+    variables[`i${k}`] = node3;
+    declared.push(`$i${k}: ID!`);
+    if (addIds.length > 0) {
+      variables[`a${k}`] = addIds;
+      declared.push(`$a${k}: [ID!]!`);
+      selections.push(
+        `  a${k}: addLabelsToLabelable(input: { labelableId: $i${k}, labelIds: $a${k} }) { clientMutationId }`
+      );
+      fields.push(`a${k}`);
+    }
+    if (removeIds.length > 0) {
+      variables[`r${k}`] = removeIds;
+      declared.push(`$r${k}: [ID!]!`);
+      selections.push(
+        `  r${k}: removeLabelsFromLabelable(input: { labelableId: $i${k}, labelIds: $r${k} }) { clientMutationId }`
+      );
+      fields.push(`r${k}`);
+    }
+    planned.push({ effect, issue: effect.issue, add: change.add, remove: change.remove, fields });
+  }
+  if (planned.length < 2) return [];
+  const document3 = `mutation AutopilotMoveLabelsTogether(${declared.join(", ")}) {
+${selections.join("\n")}
+}`;
+  let failed = /* @__PURE__ */ new Set();
+  try {
+    await ctx.write(() => ctx.client.graphql(document3, variables));
+  } catch (error63) {
+    const errors = error63.errors;
+    if (!Array.isArray(errors)) throw error63;
+    const paths = errors.map((e) => e.path?.[0]);
+    failed = paths.some((p) => typeof p !== "string") ? new Set(planned.flatMap((p) => p.fields)) : new Set(paths);
+    ctx.log.warn(
+      `${failed.size} of the label changes sent together were refused (${errors.map((e) => e.message).join("; ").slice(0, 300)}); those go one by one`
+    );
+  }
+  const done = [];
+  for (const p of planned) {
+    if (p.fields.some((f) => failed.has(f))) {
+      for (const label2 of [...p.add, ...p.remove]) ids.delete(label2);
+      continue;
+    }
+    done.push({ effect: p.effect, add: p.add, remove: p.remove });
+  }
+  return done;
+}
+
 // src/core/effects.ts
 function describeEffect(effect) {
   switch (effect.type) {
@@ -59293,11 +59372,15 @@ var Gateway = class {
         }
       }
     }
-    let together = null;
+    let refsTogether = null;
+    let labelsTogether = null;
     for (let i = 0; i < effects.length; i++) {
       const effect = effects[i];
-      if (!together && isRefDeletion(effect)) together = await this.deleteTogether(ctx, effects.slice(i));
-      const outcome = together?.get(effect) ?? await this.runOne(ctx, effect, null);
+      if (!refsTogether && isRefDeletion(effect))
+        refsTogether = await this.deleteTogether(ctx, effects.slice(i));
+      if (!labelsTogether && isLabelEffect(effect) && !alreadyDone(ctx, effect))
+        labelsTogether = await this.labelTogether(ctx, effects.slice(i));
+      const outcome = refsTogether?.get(effect) ?? labelsTogether?.get(effect) ?? await this.runOne(ctx, effect, null);
       report.outcomes.push(outcome);
       if (outcome.status === "conflict") {
         report.conflict = true;
@@ -59381,6 +59464,47 @@ var Gateway = class {
     for (const outcome of outcomes) {
       this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
       done.set(outcome.effect, outcome);
+    }
+    return done;
+  }
+  /**
+   * The label changes among `effects` in one request (src/github/label-batch.ts), under the same rules as
+   * `runOne` (it counts as one operation); the labels it wrote are recorded as `setLabels` records them.
+   */
+  async labelTogether(ctx, effects) {
+    const done = /* @__PURE__ */ new Map();
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return done;
+    const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
+    let moved = [];
+    try {
+      moved = await moveLabelsTogether(
+        {
+          client: ctx.client,
+          log: ctx.log,
+          write: ctx.write,
+          issueNodeIds: ctx.facts?.issueNodeIds ?? null,
+          labelIds: ctx.facts?.labelIds ?? null,
+          labelsOf: (issue3) => labelsOf(ctx, issue3)
+        },
+        pending
+      );
+    } catch (error63) {
+      this.log.info(`could not change labels in one request (${describeError(error63)}); one by one instead`);
+    }
+    if (moved.length > 0) this.operationsUsed++;
+    for (const { effect, add, remove } of moved) {
+      const set2 = labelsOf(ctx, effect.issue) ?? /* @__PURE__ */ new Set();
+      for (const l of add) set2.add(l);
+      for (const l of remove) set2.delete(l);
+      ctx.run.labels.set(effect.issue, set2);
+      const outcome = {
+        effect,
+        status: "done",
+        detail: `with ${moved.length - 1} other label change(s) in one request`
+      };
+      this.log.info(`did: ${describeEffect(effect)} (${outcome.detail})`);
+      done.set(effect, outcome);
     }
     return done;
   }

@@ -109,7 +109,8 @@ export function commentMarker(key: string): string {
   return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
 }
 
-function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
+/** An issue's labels as the snapshot and this run's writes know them; null when the snapshot does not have it. */
+export function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
   const known = ctx.run.labels.get(issue);
   if (known) return known;
   const node =

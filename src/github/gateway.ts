@@ -11,6 +11,7 @@
 import { readConfigAt } from "./config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
 import { deleteRefsTogether, isRefDeletion } from "./ref-deletions.js";
+import { isLabelEffect, moveLabelsTogether } from "./label-batch.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -26,6 +27,7 @@ import {
   effectTarget,
   executeEffect,
   isBudgetExempt,
+  labelsOf,
 } from "./executor.js";
 import {
   loginOf,
@@ -238,12 +240,17 @@ export class Gateway {
       }
     }
 
-    let together: Map<Effect, EffectOutcome> | null = null;
+    let refsTogether: Map<Effect, EffectOutcome> | null = null;
+    let labelsTogether: Map<Effect, EffectOutcome> | null = null;
     for (let i = 0; i < effects.length; i++) {
       const effect = effects[i]!;
-      // At the first ref deletion, this one and the later ones go in one request where they can.
-      if (!together && isRefDeletion(effect)) together = await this.deleteTogether(ctx, effects.slice(i));
-      const outcome = together?.get(effect) ?? (await this.runOne(ctx, effect, null));
+      // At the first ref deletion (label change), it and the later ones go in one request where they can.
+      if (!refsTogether && isRefDeletion(effect))
+        refsTogether = await this.deleteTogether(ctx, effects.slice(i));
+      if (!labelsTogether && isLabelEffect(effect) && !alreadyDone(ctx, effect))
+        labelsTogether = await this.labelTogether(ctx, effects.slice(i));
+      const outcome =
+        refsTogether?.get(effect) ?? labelsTogether?.get(effect) ?? (await this.runOne(ctx, effect, null));
       report.outcomes.push(outcome);
       if (outcome.status === "conflict") {
         report.conflict = true;
@@ -336,6 +343,48 @@ export class Gateway {
     for (const outcome of outcomes) {
       this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
       done.set(outcome.effect, outcome);
+    }
+    return done;
+  }
+
+  /**
+   * The label changes among `effects` in one request (src/github/label-batch.ts), under the same rules as
+   * `runOne` (it counts as one operation); the labels it wrote are recorded as `setLabels` records them.
+   */
+  private async labelTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
+    const done = new Map<Effect, EffectOutcome>();
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return done;
+    const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
+    let moved: Awaited<ReturnType<typeof moveLabelsTogether>> = [];
+    try {
+      moved = await moveLabelsTogether(
+        {
+          client: ctx.client,
+          log: ctx.log,
+          write: ctx.write,
+          issueNodeIds: ctx.facts?.issueNodeIds ?? null,
+          labelIds: ctx.facts?.labelIds ?? null,
+          labelsOf: (issue) => labelsOf(ctx, issue),
+        },
+        pending,
+      );
+    } catch (error) {
+      this.log.info(`could not change labels in one request (${describeError(error)}); one by one instead`);
+    }
+    if (moved.length > 0) this.operationsUsed++;
+    for (const { effect, add, remove } of moved) {
+      const set = labelsOf(ctx, effect.issue) ?? new Set<string>();
+      for (const l of add) set.add(l);
+      for (const l of remove) set.delete(l);
+      ctx.run.labels.set(effect.issue, set);
+      const outcome: EffectOutcome = {
+        effect,
+        status: "done",
+        detail: `with ${moved.length - 1} other label change(s) in one request`,
+      };
+      this.log.info(`did: ${describeEffect(effect)} (${outcome.detail})`);
+      done.set(effect, outcome);
     }
     return done;
   }

@@ -95,6 +95,46 @@ describe("a label transition", () => {
     expect(labelsOf(repo, 2)).toEqual(["autopilot:in-progress"]);
   });
 
+  it("of several tasks in one reconcile go in one request, each keeping a label a person added", async () => {
+    const { repo, gateway } = await controllerOn("together", [
+      ["Next", "autopilot:ready"],
+      ["Finished", "autopilot:review"],
+      ["Running", "autopilot:in-progress"],
+    ]);
+    suite.sandbox.store.addLabels(repo, 1, ["bug"], "maintainer");
+    suite.sandbox.store.addLabels(repo, 2, ["docs"], "maintainer");
+    const start = suite.sandbox.requests.records.length;
+    const report = await gateway.execute([
+      { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+      { type: "setStateLabel", issue: 2, add: null, remove: ["autopilot:review", "autopilot:in-progress"] },
+      { type: "setStateLabel", issue: 3, add: "autopilot:ready", remove: ["autopilot:in-progress"] },
+    ]);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done", "done"]);
+    expect(since(start).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
+    expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress", "bug"]);
+    expect(labelsOf(repo, 2)).toEqual(["docs"]);
+    expect(labelsOf(repo, 3)).toEqual(["autopilot:ready"]);
+  });
+
+  it("of several tasks fall back one by one for the one GitHub refuses in the shared request (a stale label id)", async () => {
+    const { repo, gateway } = await controllerOn("together-stale", [
+      ["Next", "autopilot:ready"],
+      ["Finished", "autopilot:review"],
+    ]);
+    gateway.memory.labelIds.set("autopilot:in-progress", "LA_gone");
+    const start = suite.sandbox.requests.records.length;
+    const report = await gateway.execute([
+      { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+      { type: "setStateLabel", issue: 2, add: null, remove: ["autopilot:review"] },
+    ]);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "done"]);
+    expect(since(start)[0]?.endpoint).toBe("POST /graphql");
+    expect(since(start).length).toBeGreaterThan(1);
+    expect(labelsOf(repo, 1)).toEqual(["autopilot:in-progress"]);
+    expect(labelsOf(repo, 2)).toEqual([]);
+    expect(gateway.memory.labelIds.get("autopilot:in-progress")).not.toBe("LA_gone");
+  });
+
   it("by the worker is one request once it has seen the ids, and keeps a person's label", async () => {
     const repo = { owner: "acme", name: "worker-moves" };
     suite.sandbox.store.createRepo(repo);
