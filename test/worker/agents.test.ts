@@ -8,7 +8,9 @@ import { unwrapShell } from "../../src/worker/agents/codex.js";
 import { ALL_MODEL_KEYS, getPreset, PRESETS } from "../../src/worker/agents/index.js";
 import { finalMessageFromText, MAX_PROMPT_ARG_BYTES } from "../../src/worker/agents/preset-helpers.js";
 
-const samples = join(import.meta.dirname, "..", "..", "..", "shared", "agent-cli", "samples");
+// Output captured from the real Claude Code and Codex CLIs run offline (test/fixtures/agent-cli/README.md), in
+// the repository so the suite does not depend on a directory beside it.
+const samples = join(import.meta.dirname, "..", "fixtures", "agent-cli");
 const sample = (name: string) => readFileSync(join(samples, name), "utf8");
 
 const claude = getPreset("claude-code");
