@@ -99,6 +99,10 @@ export interface TaskNode {
   referenceNote: string | null;
 }
 
+/**
+ * Read-only: a graph of the same shape as the previous one of its repository shares that one's edges, cycles
+ * and node lists (see buildTaskGraph).
+ */
 export interface TaskGraph {
   repo: RepoRef;
   nodes: Map<number, TaskNode>;
@@ -265,6 +269,76 @@ function visibleLines(body: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Memo between graphs
+
+/**
+ * What the last graph of a repository was built from, kept for the next one (a long-lived controller builds
+ * one per reconcile, from a fresh snapshot that mostly says the same). Everything is compared by content: the
+ * bodies by their text, the graph by its shape (see buildTaskGraph) value by value, so new objects
+ * and strings with the same content hit and nothing is keyed by object identity of the input.
+ */
+interface GraphMemo {
+  /**
+   * Each issue's body in the latest graph, parsed (only those: the memo never holds more than one snapshot's
+   * bodies). By issue number, compared by text: comparing two strings is cheaper than hashing a fresh one.
+   */
+  bodies: Map<number, { body: string; parsed: ParsedDependencies }>;
+  /** The latest graph and its shape. */
+  graph: { shape: unknown[]; nodes: Map<number, TaskNode>; edges: DependencyEdge[]; cycles: number[][] } | null;
+}
+
+/** Repositories whose latest graph is kept (the controller of an App serves several). */
+const MEMO_REPOS = 16;
+const memos = new Map<string, GraphMemo>();
+
+/** The repository's memo, made the most recently used; a fresh body map for this graph, taking over the last one's entries as they are read. */
+function memoFor(repo: RepoRef): { previous: GraphMemo | null; current: GraphMemo } {
+  const key = `${repo.owner}/${repo.name}`.toLowerCase();
+  const previous = memos.get(key) ?? null;
+  const current: GraphMemo = { bodies: new Map(), graph: previous?.graph ?? null };
+  memos.delete(key);
+  memos.set(key, current);
+  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value!);
+  return { previous, current };
+}
+
+const NO_DEPENDENCIES: ParsedDependencies = Object.freeze({
+  numbers: Object.freeze([]) as unknown as number[],
+  crossRepo: Object.freeze([]) as unknown as CrossRepoRef[],
+  omitted: 0,
+});
+
+/** parseDependencies through the memo; the parsed values are shared between graphs: callers must not change them. */
+function parseMemoized(
+  issue: number,
+  body: string | null | undefined,
+  repo: RepoRef,
+  previous: GraphMemo | null,
+  current: GraphMemo,
+): ParsedDependencies {
+  if (!body) return NO_DEPENDENCIES;
+  const known = current.bodies.get(issue) ?? previous?.bodies.get(issue);
+  if (known?.body === body) {
+    current.bodies.set(issue, known);
+    return known.parsed;
+  }
+  const parsed = parseDependencies(body, repo);
+  current.bodies.set(issue, { body, parsed });
+  return parsed;
+}
+
+/** Forgets every repository's memo (benchmarks of a cold start; tests). */
+export function forgetGraphMemos(): void {
+  memos.clear();
+}
+
+function sameShape(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Graph
 
 /** Builds the dependency graph of the snapshot's issues (pull requests are left out). */
@@ -276,13 +350,51 @@ export function buildTaskGraph(
   const closedCross = new Set<string>();
   for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
 
+  const { previous, current } = memoFor(repo);
   const byNumber = new Map<number, IssueNode>();
+  // The graph's shape: everything it is made of but the issue objects themselves (their titles and labels
+  // are read through node.issue), in order. The same shape gives the same graph.
+  const shape: unknown[] = [];
+  for (const issue of issues) {
+    const pull = issue.isPullRequest === true;
+    let parsed: ParsedDependencies | null = null;
+    if (!pull) {
+      byNumber.set(issue.number, issue);
+      parsed = parseMemoized(issue.number, issue.body, repo, previous, current);
+    }
+    shape.push(issue.number, issue.state, pull, parsed, issue.parent ?? null);
+    shape.push(issue.subIssues?.length ?? -1, ...(issue.subIssues ?? []));
+    shape.push(issue.blockedBy?.length ?? -1, ...(issue.blockedBy ?? []));
+  }
+  shape.push(...[...closedCross].sort());
+
+  const known = current.graph;
+  if (known && sameShape(known.shape, shape)) {
+    // Same graph: the nodes again, each with this snapshot's issue.
+    const nodes = new Map<number, TaskNode>();
+    for (const node of known.nodes.values()) {
+      nodes.set(node.number, {
+        number: node.number,
+        issue: byNumber.get(node.number)!,
+        dependsOn: node.dependsOn,
+        crossRepo: node.crossRepo,
+        dependents: node.dependents,
+        unblocks: node.unblocks,
+        unresolved: node.unresolved,
+        unresolvedCrossRepo: node.unresolvedCrossRepo,
+        parent: node.parent,
+        subIssues: node.subIssues,
+        parentProgress: node.parentProgress,
+        cycle: node.cycle,
+        referenceNote: node.referenceNote,
+      });
+    }
+    return { repo, nodes, edges: known.edges, cycles: known.cycles };
+  }
+
   // State of every number the snapshot knows, pull requests included ("Depends on #12" may name a PR).
   const stateOf = new Map<number, "open" | "closed">();
-  for (const issue of issues) {
-    stateOf.set(issue.number, issue.state);
-    if (!issue.isPullRequest) byNumber.set(issue.number, issue);
-  }
+  for (const issue of issues) stateOf.set(issue.number, issue.state);
 
   // Sub-issue relations, from either side.
   const parentOf = new Map<number, number>();
@@ -313,13 +425,14 @@ export function buildTaskGraph(
   const crossOf = new Map<number, CrossRepoRef[]>();
   const capNotes = new Map<number, string>();
   for (const issue of byNumber.values()) {
-    const parsed = parseDependencies(issue.body, repo);
+    const parsed = parseMemoized(issue.number, issue.body, repo, previous, current);
     const note = referenceCapNote(issue.number, parsed);
     if (note) capNotes.set(issue.number, note);
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
-    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo);
+    // A copy: the memo's lists are shared by every graph built from the same body.
+    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo.map((r) => ({ ...r })));
   }
 
   const isOpen = (n: number) => byNumber.get(n)?.state === "open";
@@ -374,6 +487,7 @@ export function buildTaskGraph(
       referenceNote: capNotes.get(n) ?? null,
     });
   }
+  current.graph = { shape, nodes, edges, cycles };
   return { repo, nodes, edges, cycles };
 }
 
@@ -388,7 +502,9 @@ function findCycles(vertices: number[], adjacency: Map<number, number[]>): numbe
 
   // Iterative to survive long dependency chains without blowing the call stack.
   for (const root of [...vertices].sort((a, b) => a - b)) {
-    if (indexOf.has(root)) continue;
+    // A vertex that waits on no open issue is a component of its own and no cycle; should another vertex
+    // reach it, it is visited from there.
+    if (indexOf.has(root) || !adjacency.has(root)) continue;
     const work: { v: number; next: number }[] = [{ v: root, next: 0 }];
     indexOf.set(root, index);
     low.set(root, index);
@@ -526,16 +642,28 @@ export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult
   const readyLabel = options.readyLabel.toLowerCase();
   const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
   const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
+  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
   for (const node of graph.nodes.values()) {
     if (node.issue.state !== "open") continue;
-    const labels = node.issue.labels.map((l) => l.toLowerCase());
-    if (!labels.includes(readyLabel)) continue;
+    // One pass over the labels, without a lowered copy of them (this runs for every open issue).
+    let isReady = false;
+    let excluded = false;
+    let otherState = false;
+    for (const label of node.issue.labels) {
+      const l = label.toLowerCase();
+      if (l === readyLabel) isReady = true;
+      if (l === excludeLabel) excluded = true;
+      if (othersLowered.has(l)) otherState = true;
+    }
+    if (!isReady) continue;
     const n = node.number;
-    if (options.excludeLabel && labels.includes(excludeLabel!)) {
+    if (excluded) {
       waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = others.filter((l) => labels.includes(l.toLowerCase()));
+    const other = otherState
+      ? others.filter((l) => node.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase()))
+      : [];
     if (other.length > 0) {
       waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
