@@ -274,8 +274,8 @@ function visibleLines(body: string): string[] {
 /**
  * What the last graph of a repository was built from, kept for the next one (a long-lived controller builds
  * one per reconcile, from a fresh snapshot that mostly says the same). Everything is compared by content: the
- * bodies by their text, the graph by its shape (see buildTaskGraph) value by value, so new objects
- * and strings with the same content hit and nothing is keyed by object identity of the input.
+ * bodies by their text, the graph by its shape (see emitShape) value by value, so new objects and strings
+ * with the same content match and nothing is found by the object identity of the input.
  */
 interface GraphMemo {
   /**
@@ -283,23 +283,39 @@ interface GraphMemo {
    * bodies). By issue number, compared by text: comparing two strings is cheaper than hashing a fresh one.
    */
   bodies: Map<number, { body: string; parsed: ParsedDependencies }>;
-  /** The latest graph and its shape. */
-  graph: { shape: unknown[]; nodes: Map<number, TaskNode>; edges: DependencyEdge[]; cycles: number[][] } | null;
+  /** The latest graph, its shape, and for each node (in order) the index of its issue in the input. */
+  graph: {
+    shape: unknown[];
+    nodes: Map<number, TaskNode>;
+    issueIndex: number[];
+    edges: DependencyEdge[];
+    cycles: number[][];
+  } | null;
 }
 
 /** Repositories whose latest graph is kept (the controller of an App serves several). */
 const MEMO_REPOS = 16;
 const memos = new Map<string, GraphMemo>();
 
-/** The repository's memo, made the most recently used; a fresh body map for this graph, taking over the last one's entries as they are read. */
-function memoFor(repo: RepoRef): { previous: GraphMemo | null; current: GraphMemo } {
-  const key = `${repo.owner}/${repo.name}`.toLowerCase();
-  const previous = memos.get(key) ?? null;
-  const current: GraphMemo = { bodies: new Map(), graph: previous?.graph ?? null };
+/** The repository's memo (made the most recently used), or null. */
+function memoOf(key: string): GraphMemo | null {
+  const memo = memos.get(key) ?? null;
+  if (memo) {
+    memos.delete(key);
+    memos.set(key, memo);
+  }
+  return memo;
+}
+
+function keepMemo(key: string, memo: GraphMemo): void {
   memos.delete(key);
-  memos.set(key, current);
+  memos.set(key, memo);
   if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value!);
-  return { previous, current };
+}
+
+/** Forgets every repository's memo (benchmarks of a cold start; tests). */
+export function forgetGraphMemos(): void {
+  memos.clear();
 }
 
 const NO_DEPENDENCIES: ParsedDependencies = Object.freeze({
@@ -308,34 +324,99 @@ const NO_DEPENDENCIES: ParsedDependencies = Object.freeze({
   omitted: 0,
 });
 
+/** The body's dependencies as the memo has them for this issue, or null when its text changed (or is new). */
+function knownDependencies(issue: IssueNode, memo: GraphMemo): ParsedDependencies | null {
+  if (!issue.body) return NO_DEPENDENCIES;
+  const known = memo.bodies.get(issue.number);
+  return known?.body === issue.body ? known.parsed : null;
+}
+
 /** parseDependencies through the memo; the parsed values are shared between graphs: callers must not change them. */
 function parseMemoized(
-  issue: number,
-  body: string | null | undefined,
+  issue: IssueNode,
   repo: RepoRef,
   previous: GraphMemo | null,
-  current: GraphMemo,
+  bodies: GraphMemo["bodies"],
 ): ParsedDependencies {
+  const body = issue.body;
   if (!body) return NO_DEPENDENCIES;
-  const known = current.bodies.get(issue) ?? previous?.bodies.get(issue);
+  const known = previous?.bodies.get(issue.number);
   if (known?.body === body) {
-    current.bodies.set(issue, known);
+    bodies.set(issue.number, known);
     return known.parsed;
   }
   const parsed = parseDependencies(body, repo);
-  current.bodies.set(issue, { body, parsed });
+  bodies.set(issue.number, { body, parsed });
   return parsed;
 }
 
-/** Forgets every repository's memo (benchmarks of a cold start; tests). */
-export function forgetGraphMemos(): void {
-  memos.clear();
+/**
+ * The graph's shape, one issue's part: everything the graph is made of but the issue object itself (its
+ * title and labels are read through node.issue). The same shape, issue after issue, gives the same graph.
+ */
+function emitShape(issue: IssueNode, parsed: ParsedDependencies | null, emit: (value: unknown) => void): void {
+  emit(issue.number);
+  emit(issue.state);
+  emit(issue.isPullRequest === true);
+  emit(parsed);
+  emit(issue.parent ?? null);
+  const subIssues = issue.subIssues;
+  emit(subIssues?.length ?? -1);
+  if (subIssues) for (const n of subIssues) emit(n);
+  const blockedBy = issue.blockedBy;
+  emit(blockedBy?.length ?? -1);
+  if (blockedBy) for (const n of blockedBy) emit(n);
 }
 
-function sameShape(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/**
+ * The memo's graph again with this snapshot's issues, when the snapshot has the same shape; else null.
+ * Compares as it goes: nothing is built for a snapshot that does not match.
+ */
+function reuseGraph(
+  issues: readonly IssueNode[],
+  repo: RepoRef,
+  closedCross: readonly string[],
+  memo: GraphMemo,
+): TaskGraph | null {
+  const known = memo.graph;
+  if (!known) return null;
+  const shape = known.shape;
+  let at = 0;
+  let same = true;
+  const emit = (value: unknown) => {
+    if (shape[at++] !== value) same = false;
+  };
+  for (const issue of issues) {
+    let parsed: ParsedDependencies | null = null;
+    if (issue.isPullRequest !== true) {
+      parsed = knownDependencies(issue, memo);
+      if (parsed === null) return null;
+    }
+    emitShape(issue, parsed, emit);
+    if (!same) return null;
+  }
+  for (const key of closedCross) emit(key);
+  if (!same || at !== shape.length) return null;
+  const nodes = new Map<number, TaskNode>();
+  let i = 0;
+  for (const node of known.nodes.values()) {
+    nodes.set(node.number, {
+      number: node.number,
+      issue: issues[known.issueIndex[i++]!]!,
+      dependsOn: node.dependsOn,
+      crossRepo: node.crossRepo,
+      dependents: node.dependents,
+      unblocks: node.unblocks,
+      unresolved: node.unresolved,
+      unresolvedCrossRepo: node.unresolvedCrossRepo,
+      parent: node.parent,
+      subIssues: node.subIssues,
+      parentProgress: node.parentProgress,
+      cycle: node.cycle,
+      referenceNote: node.referenceNote,
+    });
+  }
+  return { repo, nodes, edges: known.edges, cycles: known.cycles };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -349,52 +430,33 @@ export function buildTaskGraph(
 ): TaskGraph {
   const closedCross = new Set<string>();
   for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
+  const closedKeys = [...closedCross].sort();
 
-  const { previous, current } = memoFor(repo);
+  const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
+  const previous = memoOf(memoKey);
+  const reused = previous ? reuseGraph(issues, repo, closedKeys, previous) : null;
+  if (reused) return reused;
+
+  const bodies: GraphMemo["bodies"] = new Map();
   const byNumber = new Map<number, IssueNode>();
-  // The graph's shape: everything it is made of but the issue objects themselves (their titles and labels
-  // are read through node.issue), in order. The same shape gives the same graph.
-  const shape: unknown[] = [];
-  for (const issue of issues) {
-    const pull = issue.isPullRequest === true;
-    let parsed: ParsedDependencies | null = null;
-    if (!pull) {
-      byNumber.set(issue.number, issue);
-      parsed = parseMemoized(issue.number, issue.body, repo, previous, current);
-    }
-    shape.push(issue.number, issue.state, pull, parsed, issue.parent ?? null);
-    shape.push(issue.subIssues?.length ?? -1, ...(issue.subIssues ?? []));
-    shape.push(issue.blockedBy?.length ?? -1, ...(issue.blockedBy ?? []));
-  }
-  shape.push(...[...closedCross].sort());
-
-  const known = current.graph;
-  if (known && sameShape(known.shape, shape)) {
-    // Same graph: the nodes again, each with this snapshot's issue.
-    const nodes = new Map<number, TaskNode>();
-    for (const node of known.nodes.values()) {
-      nodes.set(node.number, {
-        number: node.number,
-        issue: byNumber.get(node.number)!,
-        dependsOn: node.dependsOn,
-        crossRepo: node.crossRepo,
-        dependents: node.dependents,
-        unblocks: node.unblocks,
-        unresolved: node.unresolved,
-        unresolvedCrossRepo: node.unresolvedCrossRepo,
-        parent: node.parent,
-        subIssues: node.subIssues,
-        parentProgress: node.parentProgress,
-        cycle: node.cycle,
-        referenceNote: node.referenceNote,
-      });
-    }
-    return { repo, nodes, edges: known.edges, cycles: known.cycles };
-  }
-
+  const indexOf = new Map<number, number>();
   // State of every number the snapshot knows, pull requests included ("Depends on #12" may name a PR).
   const stateOf = new Map<number, "open" | "closed">();
-  for (const issue of issues) stateOf.set(issue.number, issue.state);
+  const parsedOf = new Map<number, ParsedDependencies>();
+  const shape: unknown[] = [];
+  const emit = (value: unknown) => void shape.push(value);
+  issues.forEach((issue, i) => {
+    stateOf.set(issue.number, issue.state);
+    let parsed: ParsedDependencies | null = null;
+    if (issue.isPullRequest !== true) {
+      byNumber.set(issue.number, issue);
+      indexOf.set(issue.number, i);
+      parsed = parseMemoized(issue, repo, previous, bodies);
+      parsedOf.set(issue.number, parsed);
+    }
+    emitShape(issue, parsed, emit);
+  });
+  for (const key of closedKeys) emit(key);
 
   // Sub-issue relations, from either side.
   const parentOf = new Map<number, number>();
@@ -425,7 +487,7 @@ export function buildTaskGraph(
   const crossOf = new Map<number, CrossRepoRef[]>();
   const capNotes = new Map<number, string>();
   for (const issue of byNumber.values()) {
-    const parsed = parseMemoized(issue.number, issue.body, repo, previous, current);
+    const parsed = parsedOf.get(issue.number)!;
     const note = referenceCapNote(issue.number, parsed);
     if (note) capNotes.set(issue.number, note);
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
@@ -487,7 +549,8 @@ export function buildTaskGraph(
       referenceNote: capNotes.get(n) ?? null,
     });
   }
-  current.graph = { shape, nodes, edges, cycles };
+  const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n)!);
+  keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
   return { repo, nodes, edges, cycles };
 }
 
