@@ -10,14 +10,14 @@
  * compared by content, so a fresh copy pays what a real reconcile pays for it; nothing is found by the object
  * identity of a repeated input.
  *
- * - first: the reconcile after events (worlds with events), with that memo empty, as after a restart;
- * - steady: a world at rest, the memo holding the previous reconcile's graph (a long-lived controller);
- * - steady, no memo: the same with the memo emptied before each run (a controller started per reconcile,
- *   as in Actions mode, where each reconcile is a new process).
+ * - first: the reconcile after events (worlds with events), without the memo (Actions mode, or the first
+ *   reconcile of `autopilot serve`);
+ * - steady: a world at rest, the memo holding the previous reconcile's graph (`autopilot serve`, which keeps it);
+ * - steady, no memo: the same without it (Actions mode: a controller started per reconcile keeps nothing).
  *
  * Prints one line per size and kind; asserts nothing.
  */
-import { forgetGraphMemos } from "../src/core/graph.js";
+import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../src/core/graph.js";
 import { decide } from "../src/core/reconcile/decide.js";
 import { atRest, decideInput, isMain, syntheticWorld, type World } from "./lib.js";
 
@@ -30,6 +30,8 @@ export function decideCpu(open: number, kind: DecideKind, runs: number): { media
       : atRest(syntheticWorld({ open, done: Math.floor(open / 2), live: 4, events: false }));
   const fresh = (w: World) =>
     decideInput({ ...w, snapshot: structuredClone(w.snapshot), state: structuredClone(w.state) });
+  // The memo as `autopilot serve` has it (src/app/http-server.ts turns it on); off, as in Actions mode, for the others.
+  keepGraphsBetweenBuilds(kind === "steady");
   const cold = kind !== "steady";
   for (let i = 0; i < 3; i++) decide(fresh(world));
   const samples: number[] = [];

@@ -313,6 +313,18 @@ function keepMemo(key: string, memo: GraphMemo): void {
   if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value!);
 }
 
+let keeping = false;
+
+/**
+ * Keeps each repository's latest graph for the next build (off by default). For a long-lived controller
+ * (`autopilot serve`), which builds one graph per reconcile; a controller started per reconcile (Actions
+ * mode) would only pay for keeping what nobody reads again.
+ */
+export function keepGraphsBetweenBuilds(on: boolean): void {
+  keeping = on;
+  if (!on) memos.clear();
+}
+
 /** Forgets every repository's memo (benchmarks of a cold start; tests). */
 export function forgetGraphMemos(): void {
   memos.clear();
@@ -433,7 +445,8 @@ export function buildTaskGraph(
   const closedKeys = [...closedCross].sort();
 
   const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
-  const previous = memoOf(memoKey);
+  const keep = keeping;
+  const previous = keep ? memoOf(memoKey) : null;
   const reused = previous ? reuseGraph(issues, repo, closedKeys, previous) : null;
   if (reused) return reused;
 
@@ -442,21 +455,22 @@ export function buildTaskGraph(
   const indexOf = new Map<number, number>();
   // State of every number the snapshot knows, pull requests included ("Depends on #12" may name a PR).
   const stateOf = new Map<number, "open" | "closed">();
-  const parsedOf = new Map<number, ParsedDependencies>();
+  const parsedAt: (ParsedDependencies | null)[] = [];
   const shape: unknown[] = [];
   const emit = (value: unknown) => void shape.push(value);
-  issues.forEach((issue, i) => {
+  for (let i = 0; i < issues.length; i++) {
+    const issue = issues[i]!;
     stateOf.set(issue.number, issue.state);
     let parsed: ParsedDependencies | null = null;
     if (issue.isPullRequest !== true) {
       byNumber.set(issue.number, issue);
       indexOf.set(issue.number, i);
-      parsed = parseMemoized(issue, repo, previous, bodies);
-      parsedOf.set(issue.number, parsed);
+      parsed = keep ? parseMemoized(issue, repo, previous, bodies) : parseDependencies(issue.body, repo);
     }
-    emitShape(issue, parsed, emit);
-  });
-  for (const key of closedKeys) emit(key);
+    parsedAt.push(parsed);
+    if (keep) emitShape(issue, parsed, emit);
+  }
+  if (keep) for (const key of closedKeys) emit(key);
 
   // Sub-issue relations, from either side.
   const parentOf = new Map<number, number>();
@@ -487,7 +501,7 @@ export function buildTaskGraph(
   const crossOf = new Map<number, CrossRepoRef[]>();
   const capNotes = new Map<number, string>();
   for (const issue of byNumber.values()) {
-    const parsed = parsedOf.get(issue.number)!;
+    const parsed = parsedAt[indexOf.get(issue.number)!]!;
     const note = referenceCapNote(issue.number, parsed);
     if (note) capNotes.set(issue.number, note);
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
@@ -549,8 +563,10 @@ export function buildTaskGraph(
       referenceNote: capNotes.get(n) ?? null,
     });
   }
-  const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n)!);
-  keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
+  if (keep) {
+    const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n)!);
+    keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
+  }
   return { repo, nodes, edges, cycles };
 }
 

@@ -3,8 +3,8 @@
  * decision: each reconcile of a synthetic world, decided with the memo of the one before it, equals the same
  * reconcile decided with the memo emptied, byte for byte (the dashboard body included).
  */
-import { describe, expect, it } from "vitest";
-import { forgetGraphMemos } from "../../src/core/graph.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../../src/core/graph.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import { decideInput, settle, syntheticWorld, type World } from "../../bench/lib.js";
 
@@ -12,6 +12,8 @@ const fresh = (world: World) =>
   decideInput({ ...world, snapshot: structuredClone(world.snapshot), state: structuredClone(world.state) });
 
 describe("decide with the graph kept between reconciles", () => {
+  beforeAll(() => keepGraphsBetweenBuilds(true));
+  afterAll(() => keepGraphsBetweenBuilds(false));
   for (const events of [true, false]) {
     it(`decides as a cold start would, reconcile after reconcile (${events ? "with events" : "at rest"})`, () => {
       forgetGraphMemos();
@@ -21,6 +23,9 @@ describe("decide with the graph kept between reconciles", () => {
         forgetGraphMemos();
         const cold = JSON.stringify(decide(fresh(world)));
         expect(warm).toBe(cold);
+        keepGraphsBetweenBuilds(false); // as in Actions mode
+        expect(JSON.stringify(decide(fresh(world)))).toBe(cold);
+        keepGraphsBetweenBuilds(true);
         // The next reconcile starts from this one's graph: decide once more (memo warm) and settle.
         decide(fresh(world));
         world = settle(world).world;

@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildTaskGraph,
   crossRepoKey,
   formatCycle,
   forgetGraphMemos,
+  keepGraphsBetweenBuilds,
   formatRef,
   parseDependencies,
   readyTasks,
@@ -294,6 +295,8 @@ describe("formatting", () => {
 });
 
 describe("buildTaskGraph between reconciles (the memo of the last graph)", () => {
+  beforeAll(() => keepGraphsBetweenBuilds(true));
+  afterAll(() => keepGraphsBetweenBuilds(false));
   const world = (): IssueNode[] => [
     issue(1, { body: "Depends on #2 and acme/other#9" }),
     issue(2, { body: "Blocked by #3" }),
