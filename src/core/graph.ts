@@ -366,7 +366,11 @@ function parseMemoized(
  * The graph's shape, one issue's part: everything the graph is made of but the issue object itself (its
  * title and labels are read through node.issue). The same shape, issue after issue, gives the same graph.
  */
-function emitShape(issue: IssueNode, parsed: ParsedDependencies | null, emit: (value: unknown) => void): void {
+function emitShape(
+  issue: IssueNode,
+  parsed: ParsedDependencies | null,
+  emit: (value: unknown) => void,
+): void {
   emit(issue.number);
   emit(issue.state);
   emit(issue.isPullRequest === true);
@@ -508,7 +512,11 @@ export function buildTaskGraph(
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
     // A copy: the memo's lists are shared by every graph built from the same body.
-    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo.map((r) => ({ ...r })));
+    if (parsed.crossRepo.length > 0)
+      crossOf.set(
+        issue.number,
+        parsed.crossRepo.map((r) => ({ ...r })),
+      );
   }
 
   const isOpen = (n: number) => byNumber.get(n)?.state === "open";

@@ -321,15 +321,60 @@ describe("buildTaskGraph between reconciles (the memo of the last graph)", () =>
   };
   const changes: [string, (issues: IssueNode[]) => void][] = [
     ["nothing (a fresh copy)", () => {}],
-    ["a label", (i) => void (i[0]!.labels = ["autopilot:review"])],
-    ["a title", (i) => void (i[0]!.title = "Renamed")],
-    ["a body", (i) => void (i[1]!.body = "Depends on #7")],
-    ["a body to none", (i) => void (i[0]!.body = null as unknown as string)],
-    ["a state", (i) => void (i[2]!.state = "closed")],
-    ["a pull request's state", (i) => void (i[8]!.state = "open")],
-    ["a blocked-by relation", (i) => void (i[6]!.blockedBy = [1])],
-    ["a sub-issue", (i) => void (i[3]!.subIssues = [5])],
-    ["a parent", (i) => void (i[4]!.parent = 1)],
+    [
+      "a label",
+      (i) => {
+        i[0]!.labels = ["autopilot:review"];
+      },
+    ],
+    [
+      "a title",
+      (i) => {
+        i[0]!.title = "Renamed";
+      },
+    ],
+    [
+      "a body",
+      (i) => {
+        i[1]!.body = "Depends on #7";
+      },
+    ],
+    [
+      "a body to none",
+      (i) => {
+        i[0]!.body = null as unknown as string;
+      },
+    ],
+    [
+      "a state",
+      (i) => {
+        i[2]!.state = "closed";
+      },
+    ],
+    [
+      "a pull request's state",
+      (i) => {
+        i[8]!.state = "open";
+      },
+    ],
+    [
+      "a blocked-by relation",
+      (i) => {
+        i[6]!.blockedBy = [1];
+      },
+    ],
+    [
+      "a sub-issue",
+      (i) => {
+        i[3]!.subIssues = [5];
+      },
+    ],
+    [
+      "a parent",
+      (i) => {
+        i[4]!.parent = 1;
+      },
+    ],
     ["the order", (i) => void i.reverse()],
     ["an issue more", (i) => void i.push(issue(11, { body: "Depends on #1" }))],
     ["an issue less", (i) => void i.splice(7, 1)],

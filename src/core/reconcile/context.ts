@@ -81,7 +81,10 @@ export interface Reconciling {
    * statusOf's answers by issue (task-labels.ts), with the label array and names they were read from. Label
    * arrays are replaced, never edited, so an answer holds while the issue's array is the same one.
    */
-  readonly statusByIssue: Map<number, { labels: readonly string[]; names: object; status: TaskStatus | null }>;
+  readonly statusByIssue: Map<
+    number,
+    { labels: readonly string[]; names: object; status: TaskStatus | null }
+  >;
 }
 
 export function note(ctx: Reconciling, message: string): void {
