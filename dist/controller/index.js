@@ -43628,7 +43628,9 @@ function refusalText(login) {
 
 // src/core/stats.ts
 function computeStatistics(tasks, now, options = {}) {
-  const count2 = (status) => tasks.filter((t) => t.status === status).length;
+  const counts = /* @__PURE__ */ new Map();
+  for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+  const count2 = (status) => counts.get(status) ?? 0;
   const completedTasks = tasks.filter((t) => t.status === "done");
   let total = 0;
   for (const t of tasks) total += finite(t.iterations);
@@ -44206,8 +44208,11 @@ var STATUS_ORDER = [
 var LOWERED = /* @__PURE__ */ new WeakMap();
 function loweredNames(names) {
   const known = LOWERED.get(names);
-  if (known && known.source.exclude === names.exclude && STATUS_ORDER.every(([key]) => known.source[key] === names[key]))
-    return known;
+  if (known && known.source.exclude === names.exclude) {
+    let same = true;
+    for (const [key] of STATUS_ORDER) if (known.source[key] !== names[key]) same = false;
+    if (same) return known;
+  }
   const lower2 = (l) => l ? l.toLowerCase() : null;
   const lowered = {
     source: { ...names },
@@ -44608,10 +44613,10 @@ function statusOf2(ctx, n) {
   if (!issue3) return null;
   if (issue3.state === "closed") return "done";
   const labels = ctx.labels.get(n) ?? issue3.labels;
-  const known = ctx.statusByLabels.get(labels);
-  if (known && known.names === ctx.config.labels) return known.status;
+  const known = ctx.statusByIssue.get(n);
+  if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
   const status = taskStatusFromLabels({ state: issue3.state, labels }, ctx.config.labels);
-  ctx.statusByLabels.set(labels, { names: ctx.config.labels, status });
+  ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
   return status;
 }
 function setStatus(ctx, n, status) {
@@ -45208,7 +45213,7 @@ function prepare(input2) {
     log,
     labels,
     readyBy,
-    statusByLabels: /* @__PURE__ */ new WeakMap()
+    statusByIssue: /* @__PURE__ */ new Map()
   };
   ignoreForeignLabels(ctx, input2.config.labels);
   if (overridden.log) note(ctx, overridden.log);
@@ -45835,15 +45840,127 @@ function visibleLines(body) {
     (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
   );
 }
+var MEMO_REPOS = 16;
+var memos = /* @__PURE__ */ new Map();
+function memoOf(key) {
+  const memo2 = memos.get(key) ?? null;
+  if (memo2) {
+    memos.delete(key);
+    memos.set(key, memo2);
+  }
+  return memo2;
+}
+function keepMemo(key, memo2) {
+  memos.delete(key);
+  memos.set(key, memo2);
+  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value);
+}
+var keeping = false;
+var NO_DEPENDENCIES = Object.freeze({
+  numbers: Object.freeze([]),
+  crossRepo: Object.freeze([]),
+  omitted: 0
+});
+function knownDependencies(issue3, memo2) {
+  if (!issue3.body) return NO_DEPENDENCIES;
+  const known = memo2.bodies.get(issue3.number);
+  return known?.body === issue3.body ? known.parsed : null;
+}
+function parseMemoized(issue3, repo, previous3, bodies) {
+  const body = issue3.body;
+  if (!body) return NO_DEPENDENCIES;
+  const known = previous3?.bodies.get(issue3.number);
+  if (known?.body === body) {
+    bodies.set(issue3.number, known);
+    return known.parsed;
+  }
+  const parsed = parseDependencies(body, repo);
+  bodies.set(issue3.number, { body, parsed });
+  return parsed;
+}
+function emitShape(issue3, parsed, emit) {
+  emit(issue3.number);
+  emit(issue3.state);
+  emit(issue3.isPullRequest === true);
+  emit(parsed);
+  emit(issue3.parent ?? null);
+  const subIssues = issue3.subIssues;
+  emit(subIssues?.length ?? -1);
+  if (subIssues) for (const n of subIssues) emit(n);
+  const blockedBy = issue3.blockedBy;
+  emit(blockedBy?.length ?? -1);
+  if (blockedBy) for (const n of blockedBy) emit(n);
+}
+function reuseGraph(issues, repo, closedCross, memo2) {
+  const known = memo2.graph;
+  if (!known) return null;
+  const shape = known.shape;
+  let at = 0;
+  let same = true;
+  const emit = (value) => {
+    if (shape[at++] !== value) same = false;
+  };
+  for (const issue3 of issues) {
+    let parsed = null;
+    if (issue3.isPullRequest !== true) {
+      parsed = knownDependencies(issue3, memo2);
+      if (parsed === null) return null;
+    }
+    emitShape(issue3, parsed, emit);
+    if (!same) return null;
+  }
+  for (const key of closedCross) emit(key);
+  if (!same || at !== shape.length) return null;
+  const nodes = /* @__PURE__ */ new Map();
+  let i = 0;
+  for (const node3 of known.nodes.values()) {
+    nodes.set(node3.number, {
+      number: node3.number,
+      issue: issues[known.issueIndex[i++]],
+      dependsOn: node3.dependsOn,
+      crossRepo: node3.crossRepo,
+      dependents: node3.dependents,
+      unblocks: node3.unblocks,
+      unresolved: node3.unresolved,
+      unresolvedCrossRepo: node3.unresolvedCrossRepo,
+      parent: node3.parent,
+      subIssues: node3.subIssues,
+      parentProgress: node3.parentProgress,
+      cycle: node3.cycle,
+      referenceNote: node3.referenceNote
+    });
+  }
+  return { repo, nodes, edges: known.edges, cycles: known.cycles };
+}
 function buildTaskGraph(issues, repo, options = {}) {
   const closedCross = /* @__PURE__ */ new Set();
   for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
+  const closedKeys = [...closedCross].sort();
+  const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
+  const keep = keeping;
+  const previous3 = keep ? memoOf(memoKey) : null;
+  const reused = previous3 ? reuseGraph(issues, repo, closedKeys, previous3) : null;
+  if (reused) return reused;
+  const bodies = /* @__PURE__ */ new Map();
   const byNumber = /* @__PURE__ */ new Map();
+  const indexOf = /* @__PURE__ */ new Map();
   const stateOf = /* @__PURE__ */ new Map();
-  for (const issue3 of issues) {
+  const parsedAt = [];
+  const shape = [];
+  const emit = (value) => void shape.push(value);
+  for (let i = 0; i < issues.length; i++) {
+    const issue3 = issues[i];
     stateOf.set(issue3.number, issue3.state);
-    if (!issue3.isPullRequest) byNumber.set(issue3.number, issue3);
+    let parsed = null;
+    if (issue3.isPullRequest !== true) {
+      byNumber.set(issue3.number, issue3);
+      indexOf.set(issue3.number, i);
+      parsed = keep ? parseMemoized(issue3, repo, previous3, bodies) : parseDependencies(issue3.body, repo);
+    }
+    parsedAt.push(parsed);
+    if (keep) emitShape(issue3, parsed, emit);
   }
+  if (keep) for (const key of closedKeys) emit(key);
   const parentOf = /* @__PURE__ */ new Map();
   const childrenOf = /* @__PURE__ */ new Map();
   const link = (parent, child) => {
@@ -45871,13 +45988,17 @@ function buildTaskGraph(issues, repo, options = {}) {
   const crossOf = /* @__PURE__ */ new Map();
   const capNotes = /* @__PURE__ */ new Map();
   for (const issue3 of byNumber.values()) {
-    const parsed = parseDependencies(issue3.body, repo);
+    const parsed = parsedAt[indexOf.get(issue3.number)];
     const note2 = referenceCapNote(issue3.number, parsed);
     if (note2) capNotes.set(issue3.number, note2);
     for (const n of parsed.numbers) addEdge(issue3.number, n, "body");
     for (const n of issue3.blockedBy ?? []) addEdge(issue3.number, n, "blockedBy");
     for (const child of childrenOf.get(issue3.number) ?? []) addEdge(issue3.number, child, "subIssue");
-    if (parsed.crossRepo.length > 0) crossOf.set(issue3.number, parsed.crossRepo);
+    if (parsed.crossRepo.length > 0)
+      crossOf.set(
+        issue3.number,
+        parsed.crossRepo.map((r) => ({ ...r }))
+      );
   }
   const isOpen = (n) => byNumber.get(n)?.state === "open";
   const isClosed = (n) => stateOf.get(n) === "closed";
@@ -45926,6 +46047,10 @@ function buildTaskGraph(issues, repo, options = {}) {
       referenceNote: capNotes.get(n) ?? null
     });
   }
+  if (keep) {
+    const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n));
+    keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
+  }
   return { repo, nodes, edges, cycles };
 }
 function findCycles(vertices, adjacency) {
@@ -45936,7 +46061,7 @@ function findCycles(vertices, adjacency) {
   const stack = [];
   const cycles = [];
   for (const root of [...vertices].sort((a, b) => a - b)) {
-    if (indexOf.has(root)) continue;
+    if (indexOf.has(root) || !adjacency.has(root)) continue;
     const work = [{ v: root, next: 0 }];
     indexOf.set(root, index2);
     low.set(root, index2);
@@ -46027,16 +46152,25 @@ function readyTasks(graph, options) {
   const readyLabel = options.readyLabel.toLowerCase();
   const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
   const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
+  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
   for (const node3 of graph.nodes.values()) {
     if (node3.issue.state !== "open") continue;
-    const labels = node3.issue.labels.map((l) => l.toLowerCase());
-    if (!labels.includes(readyLabel)) continue;
+    let isReady = false;
+    let excluded = false;
+    let otherState = false;
+    for (const label2 of node3.issue.labels) {
+      const l = label2.toLowerCase();
+      if (l === readyLabel) isReady = true;
+      if (l === excludeLabel) excluded = true;
+      if (othersLowered.has(l)) otherState = true;
+    }
+    if (!isReady) continue;
     const n = node3.number;
-    if (options.excludeLabel && labels.includes(excludeLabel)) {
+    if (excluded) {
       waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = others.filter((l) => labels.includes(l.toLowerCase()));
+    const other = otherState ? others.filter((l) => node3.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase())) : [];
     if (other.length > 0) {
       waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
@@ -46093,10 +46227,19 @@ var DEFAULT_SCORING_LABELS = Object.freeze({
   critical: "critical",
   quickWin: "quick-win"
 });
-function scoreTask(node3, options = {}) {
+function scoringSettings(options) {
   const w = { ...DEFAULT_SCORING_WEIGHTS, ...options.weights };
   const labels = { ...DEFAULT_SCORING_LABELS, ...options.labels };
-  const has = (label2) => node3.issue.labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+  return { w, labels, critical: labels.critical.toLowerCase(), quickWin: labels.quickWin.toLowerCase() };
+}
+function scoreWith(node3, { w, labels, critical, quickWin }, retriesOf) {
+  let isCritical = false;
+  let isQuickWin = false;
+  for (const label2 of node3.issue.labels) {
+    const l = label2.toLowerCase();
+    if (l === critical) isCritical = true;
+    if (l === quickWin) isQuickWin = true;
+  }
   const parts = [];
   const add = (criterion, reason, points) => {
     if (points !== 0 && Number.isFinite(points)) parts.push({ criterion, reason, points });
@@ -46108,13 +46251,13 @@ function scoreTask(node3, options = {}) {
       node3.unblocks.length * w.unblocks
     );
   }
-  if (has(labels.critical)) add("critical", labels.critical, w.critical);
-  if (has(labels.quickWin)) add("quickWin", labels.quickWin, w.quickWin);
+  if (isCritical) add("critical", labels.critical, w.critical);
+  if (isQuickWin) add("quickWin", labels.quickWin, w.quickWin);
   const p = node3.parentProgress;
   if (p && p.total > 0 && p.done > p.total / 2) {
     add("nearCompleteParent", `parent #${p.parent} ${p.done}/${p.total} done`, w.nearCompleteParent);
   }
-  const retries = Math.max(0, Math.floor(options.retries?.[node3.number] ?? 0));
+  const retries = Math.max(0, Math.floor(retriesOf?.[node3.number] ?? 0));
   if (retries > 0) {
     add(
       "retryPenalty",
@@ -46134,10 +46277,11 @@ function rankTasks(candidates, options) {
   const excluded = new Set(options.excludeIds ?? []);
   const seen = /* @__PURE__ */ new Set();
   const scored = [];
+  const settings = scoringSettings(options);
   for (const node3 of candidates) {
     if (excluded.has(node3.number) || seen.has(node3.number)) continue;
     seen.add(node3.number);
-    scored.push(scoreTask(node3, options));
+    scored.push(scoreWith(node3, settings, options.retries));
   }
   const created = new Map(scored.map((t) => [t, createdMs(t.createdAt)]));
   return scored.sort((a, b) => b.total - a.total || created.get(a) - created.get(b) || a.issue - b.issue);
@@ -56106,8 +56250,13 @@ function processReviews(ctx) {
   return lines;
 }
 function withdrawUnapprovedMerges(ctx, handed) {
+  const withPulls = /* @__PURE__ */ new Set();
+  for (const ref of ctx.pullsByRef.keys()) {
+    const n = issueOfTaskBranch(ctx.config.branchPrefix, ref);
+    if (n !== null && taskBranch(ctx, n) === ref) withPulls.add(n);
+  }
   for (const [n, issue3] of ctx.issues) {
-    if (issue3.state !== "open") continue;
+    if (issue3.state !== "open" || !withPulls.has(n)) continue;
     const record2 = ctx.state.tasks[n];
     for (const pr of ctx.pullsByRef.get(taskBranch(ctx, n)) ?? []) {
       if (pr.state !== "open" || handed.has(pr.number)) continue;

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { keepGraphsBetweenBuilds } from "../core/graph.js";
 import type { GatewayLog } from "../github/client.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/octokit.js";
 import { createControllerApp } from "./app.js";
@@ -65,6 +66,8 @@ function isWebhookPath(url: string | undefined): boolean {
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
+  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/graph.ts).
+  keepGraphsBetweenBuilds(true);
   const retry = options.retry ?? true;
   const throttle = options.throttle ?? true;
   // The function form: the object form of defaults() is overridden by Probot's own (probot/probot#2039).

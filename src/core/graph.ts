@@ -99,6 +99,10 @@ export interface TaskNode {
   referenceNote: string | null;
 }
 
+/**
+ * Read-only: a graph of the same shape as the previous one of its repository shares that one's edges, cycles
+ * and node lists (see buildTaskGraph).
+ */
 export interface TaskGraph {
   repo: RepoRef;
   nodes: Map<number, TaskNode>;
@@ -265,6 +269,173 @@ function visibleLines(body: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Memo between graphs
+
+/**
+ * What the last graph of a repository was built from, kept for the next one (a long-lived controller builds
+ * one per reconcile, from a fresh snapshot that mostly says the same). Everything is compared by content: the
+ * bodies by their text, the graph by its shape (see emitShape) value by value, so new objects and strings
+ * with the same content match and nothing is found by the object identity of the input.
+ */
+interface GraphMemo {
+  /**
+   * Each issue's body in the latest graph, parsed (only those: the memo never holds more than one snapshot's
+   * bodies). By issue number, compared by text: comparing two strings is cheaper than hashing a fresh one.
+   */
+  bodies: Map<number, { body: string; parsed: ParsedDependencies }>;
+  /** The latest graph, its shape, and for each node (in order) the index of its issue in the input. */
+  graph: {
+    shape: unknown[];
+    nodes: Map<number, TaskNode>;
+    issueIndex: number[];
+    edges: DependencyEdge[];
+    cycles: number[][];
+  } | null;
+}
+
+/** Repositories whose latest graph is kept (the controller of an App serves several). */
+const MEMO_REPOS = 16;
+const memos = new Map<string, GraphMemo>();
+
+/** The repository's memo (made the most recently used), or null. */
+function memoOf(key: string): GraphMemo | null {
+  const memo = memos.get(key) ?? null;
+  if (memo) {
+    memos.delete(key);
+    memos.set(key, memo);
+  }
+  return memo;
+}
+
+function keepMemo(key: string, memo: GraphMemo): void {
+  memos.delete(key);
+  memos.set(key, memo);
+  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value!);
+}
+
+let keeping = false;
+
+/**
+ * Keeps each repository's latest graph for the next build (off by default). For a long-lived controller
+ * (`autopilot serve`), which builds one graph per reconcile; a controller started per reconcile (Actions
+ * mode) would only pay for keeping what nobody reads again.
+ */
+export function keepGraphsBetweenBuilds(on: boolean): void {
+  keeping = on;
+  if (!on) memos.clear();
+}
+
+/** Forgets every repository's memo (benchmarks of a cold start; tests). */
+export function forgetGraphMemos(): void {
+  memos.clear();
+}
+
+const NO_DEPENDENCIES: ParsedDependencies = Object.freeze({
+  numbers: Object.freeze([]) as unknown as number[],
+  crossRepo: Object.freeze([]) as unknown as CrossRepoRef[],
+  omitted: 0,
+});
+
+/** The body's dependencies as the memo has them for this issue, or null when its text changed (or is new). */
+function knownDependencies(issue: IssueNode, memo: GraphMemo): ParsedDependencies | null {
+  if (!issue.body) return NO_DEPENDENCIES;
+  const known = memo.bodies.get(issue.number);
+  return known?.body === issue.body ? known.parsed : null;
+}
+
+/** parseDependencies through the memo; the parsed values are shared between graphs: callers must not change them. */
+function parseMemoized(
+  issue: IssueNode,
+  repo: RepoRef,
+  previous: GraphMemo | null,
+  bodies: GraphMemo["bodies"],
+): ParsedDependencies {
+  const body = issue.body;
+  if (!body) return NO_DEPENDENCIES;
+  const known = previous?.bodies.get(issue.number);
+  if (known?.body === body) {
+    bodies.set(issue.number, known);
+    return known.parsed;
+  }
+  const parsed = parseDependencies(body, repo);
+  bodies.set(issue.number, { body, parsed });
+  return parsed;
+}
+
+/**
+ * The graph's shape, one issue's part: everything the graph is made of but the issue object itself (its
+ * title and labels are read through node.issue). The same shape, issue after issue, gives the same graph.
+ */
+function emitShape(
+  issue: IssueNode,
+  parsed: ParsedDependencies | null,
+  emit: (value: unknown) => void,
+): void {
+  emit(issue.number);
+  emit(issue.state);
+  emit(issue.isPullRequest === true);
+  emit(parsed);
+  emit(issue.parent ?? null);
+  const subIssues = issue.subIssues;
+  emit(subIssues?.length ?? -1);
+  if (subIssues) for (const n of subIssues) emit(n);
+  const blockedBy = issue.blockedBy;
+  emit(blockedBy?.length ?? -1);
+  if (blockedBy) for (const n of blockedBy) emit(n);
+}
+
+/**
+ * The memo's graph again with this snapshot's issues, when the snapshot has the same shape; else null.
+ * Compares as it goes: nothing is built for a snapshot that does not match.
+ */
+function reuseGraph(
+  issues: readonly IssueNode[],
+  repo: RepoRef,
+  closedCross: readonly string[],
+  memo: GraphMemo,
+): TaskGraph | null {
+  const known = memo.graph;
+  if (!known) return null;
+  const shape = known.shape;
+  let at = 0;
+  let same = true;
+  const emit = (value: unknown) => {
+    if (shape[at++] !== value) same = false;
+  };
+  for (const issue of issues) {
+    let parsed: ParsedDependencies | null = null;
+    if (issue.isPullRequest !== true) {
+      parsed = knownDependencies(issue, memo);
+      if (parsed === null) return null;
+    }
+    emitShape(issue, parsed, emit);
+    if (!same) return null;
+  }
+  for (const key of closedCross) emit(key);
+  if (!same || at !== shape.length) return null;
+  const nodes = new Map<number, TaskNode>();
+  let i = 0;
+  for (const node of known.nodes.values()) {
+    nodes.set(node.number, {
+      number: node.number,
+      issue: issues[known.issueIndex[i++]!]!,
+      dependsOn: node.dependsOn,
+      crossRepo: node.crossRepo,
+      dependents: node.dependents,
+      unblocks: node.unblocks,
+      unresolved: node.unresolved,
+      unresolvedCrossRepo: node.unresolvedCrossRepo,
+      parent: node.parent,
+      subIssues: node.subIssues,
+      parentProgress: node.parentProgress,
+      cycle: node.cycle,
+      referenceNote: node.referenceNote,
+    });
+  }
+  return { repo, nodes, edges: known.edges, cycles: known.cycles };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Graph
 
 /** Builds the dependency graph of the snapshot's issues (pull requests are left out). */
@@ -275,14 +446,35 @@ export function buildTaskGraph(
 ): TaskGraph {
   const closedCross = new Set<string>();
   for (const key of options.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
+  const closedKeys = [...closedCross].sort();
 
+  const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
+  const keep = keeping;
+  const previous = keep ? memoOf(memoKey) : null;
+  const reused = previous ? reuseGraph(issues, repo, closedKeys, previous) : null;
+  if (reused) return reused;
+
+  const bodies: GraphMemo["bodies"] = new Map();
   const byNumber = new Map<number, IssueNode>();
+  const indexOf = new Map<number, number>();
   // State of every number the snapshot knows, pull requests included ("Depends on #12" may name a PR).
   const stateOf = new Map<number, "open" | "closed">();
-  for (const issue of issues) {
+  const parsedAt: (ParsedDependencies | null)[] = [];
+  const shape: unknown[] = [];
+  const emit = (value: unknown) => void shape.push(value);
+  for (let i = 0; i < issues.length; i++) {
+    const issue = issues[i]!;
     stateOf.set(issue.number, issue.state);
-    if (!issue.isPullRequest) byNumber.set(issue.number, issue);
+    let parsed: ParsedDependencies | null = null;
+    if (issue.isPullRequest !== true) {
+      byNumber.set(issue.number, issue);
+      indexOf.set(issue.number, i);
+      parsed = keep ? parseMemoized(issue, repo, previous, bodies) : parseDependencies(issue.body, repo);
+    }
+    parsedAt.push(parsed);
+    if (keep) emitShape(issue, parsed, emit);
   }
+  if (keep) for (const key of closedKeys) emit(key);
 
   // Sub-issue relations, from either side.
   const parentOf = new Map<number, number>();
@@ -313,13 +505,18 @@ export function buildTaskGraph(
   const crossOf = new Map<number, CrossRepoRef[]>();
   const capNotes = new Map<number, string>();
   for (const issue of byNumber.values()) {
-    const parsed = parseDependencies(issue.body, repo);
+    const parsed = parsedAt[indexOf.get(issue.number)!]!;
     const note = referenceCapNote(issue.number, parsed);
     if (note) capNotes.set(issue.number, note);
     for (const n of parsed.numbers) addEdge(issue.number, n, "body");
     for (const n of issue.blockedBy ?? []) addEdge(issue.number, n, "blockedBy");
     for (const child of childrenOf.get(issue.number) ?? []) addEdge(issue.number, child, "subIssue");
-    if (parsed.crossRepo.length > 0) crossOf.set(issue.number, parsed.crossRepo);
+    // A copy: the memo's lists are shared by every graph built from the same body.
+    if (parsed.crossRepo.length > 0)
+      crossOf.set(
+        issue.number,
+        parsed.crossRepo.map((r) => ({ ...r })),
+      );
   }
 
   const isOpen = (n: number) => byNumber.get(n)?.state === "open";
@@ -374,6 +571,10 @@ export function buildTaskGraph(
       referenceNote: capNotes.get(n) ?? null,
     });
   }
+  if (keep) {
+    const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n)!);
+    keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
+  }
   return { repo, nodes, edges, cycles };
 }
 
@@ -388,7 +589,9 @@ function findCycles(vertices: number[], adjacency: Map<number, number[]>): numbe
 
   // Iterative to survive long dependency chains without blowing the call stack.
   for (const root of [...vertices].sort((a, b) => a - b)) {
-    if (indexOf.has(root)) continue;
+    // A vertex that waits on no open issue is a component of its own and no cycle; should another vertex
+    // reach it, it is visited from there.
+    if (indexOf.has(root) || !adjacency.has(root)) continue;
     const work: { v: number; next: number }[] = [{ v: root, next: 0 }];
     indexOf.set(root, index);
     low.set(root, index);
@@ -526,16 +729,28 @@ export function readyTasks(graph: TaskGraph, options: ReadyOptions): ReadyResult
   const readyLabel = options.readyLabel.toLowerCase();
   const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
   const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
+  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
   for (const node of graph.nodes.values()) {
     if (node.issue.state !== "open") continue;
-    const labels = node.issue.labels.map((l) => l.toLowerCase());
-    if (!labels.includes(readyLabel)) continue;
+    // One pass over the labels, without a lowered copy of them (this runs for every open issue).
+    let isReady = false;
+    let excluded = false;
+    let otherState = false;
+    for (const label of node.issue.labels) {
+      const l = label.toLowerCase();
+      if (l === readyLabel) isReady = true;
+      if (l === excludeLabel) excluded = true;
+      if (othersLowered.has(l)) otherState = true;
+    }
+    if (!isReady) continue;
     const n = node.number;
-    if (options.excludeLabel && labels.includes(excludeLabel!)) {
+    if (excluded) {
       waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = others.filter((l) => labels.includes(l.toLowerCase()));
+    const other = otherState
+      ? others.filter((l) => node.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase()))
+      : [];
     if (other.length > 0) {
       waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;

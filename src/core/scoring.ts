@@ -66,9 +66,35 @@ export interface ScoreOptions {
 
 /** Scores one task. Pure; uses only what the graph node carries. */
 export function scoreTask(node: TaskNode, options: ScoreOptions = {}): ScoredTask {
+  return scoreWith(node, scoringSettings(options), options.retries);
+}
+
+interface ScoringSettings {
+  w: ScoringWeights;
+  labels: ScoringLabels;
+  critical: string;
+  quickWin: string;
+}
+
+/** The weights and label names with their defaults, the names lowered: once per ranking, not per task. */
+function scoringSettings(options: ScoreOptions): ScoringSettings {
   const w: ScoringWeights = { ...DEFAULT_SCORING_WEIGHTS, ...options.weights };
   const labels: ScoringLabels = { ...DEFAULT_SCORING_LABELS, ...options.labels };
-  const has = (label: string) => node.issue.labels.some((l) => l.toLowerCase() === label.toLowerCase());
+  return { w, labels, critical: labels.critical.toLowerCase(), quickWin: labels.quickWin.toLowerCase() };
+}
+
+function scoreWith(
+  node: TaskNode,
+  { w, labels, critical, quickWin }: ScoringSettings,
+  retriesOf: ScoreOptions["retries"],
+): ScoredTask {
+  let isCritical = false;
+  let isQuickWin = false;
+  for (const label of node.issue.labels) {
+    const l = label.toLowerCase();
+    if (l === critical) isCritical = true;
+    if (l === quickWin) isQuickWin = true;
+  }
   const parts: ScorePart[] = [];
   const add = (criterion: ScoreCriterion, reason: string, points: number) => {
     if (points !== 0 && Number.isFinite(points)) parts.push({ criterion, reason, points });
@@ -81,13 +107,13 @@ export function scoreTask(node: TaskNode, options: ScoreOptions = {}): ScoredTas
       node.unblocks.length * w.unblocks,
     );
   }
-  if (has(labels.critical)) add("critical", labels.critical, w.critical);
-  if (has(labels.quickWin)) add("quickWin", labels.quickWin, w.quickWin);
+  if (isCritical) add("critical", labels.critical, w.critical);
+  if (isQuickWin) add("quickWin", labels.quickWin, w.quickWin);
   const p = node.parentProgress;
   if (p && p.total > 0 && p.done > p.total / 2) {
     add("nearCompleteParent", `parent #${p.parent} ${p.done}/${p.total} done`, w.nearCompleteParent);
   }
-  const retries = Math.max(0, Math.floor(options.retries?.[node.number] ?? 0));
+  const retries = Math.max(0, Math.floor(retriesOf?.[node.number] ?? 0));
   if (retries > 0) {
     add(
       "retryPenalty",
@@ -116,10 +142,11 @@ export function rankTasks(
   const excluded = new Set(options.excludeIds ?? []);
   const seen = new Set<number>();
   const scored: ScoredTask[] = [];
+  const settings = scoringSettings(options);
   for (const node of candidates) {
     if (excluded.has(node.number) || seen.has(node.number)) continue;
     seen.add(node.number);
-    scored.push(scoreTask(node, options));
+    scored.push(scoreWith(node, settings, options.retries));
   }
   // compareScored's order, with each createdAt parsed once rather than in every comparison.
   const created = new Map(scored.map((t) => [t, createdMs(t.createdAt)]));

@@ -77,7 +77,10 @@ export function computeStatistics(
   now: Date | number,
   options: StatisticsOptions = {},
 ): SessionStatistics {
-  const count = (status: TaskStatus) => tasks.filter((t) => t.status === status).length;
+  // One pass for every status's count, not one filtered copy per status.
+  const counts = new Map<TaskStatus, number>();
+  for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+  const count = (status: TaskStatus) => counts.get(status) ?? 0;
   const completedTasks = tasks.filter((t) => t.status === "done");
 
   let total = 0;

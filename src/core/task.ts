@@ -353,12 +353,11 @@ const LOWERED = new WeakMap<TaskLabelNames, LoweredNames>();
 /** The label names in lower case, in STATUS_ORDER (an empty name matches nothing). */
 function loweredNames(names: TaskLabelNames): LoweredNames {
   const known = LOWERED.get(names);
-  if (
-    known &&
-    known.source.exclude === names.exclude &&
-    STATUS_ORDER.every(([key]) => known.source[key] === names[key])
-  )
-    return known;
+  if (known && known.source.exclude === names.exclude) {
+    let same = true;
+    for (const [key] of STATUS_ORDER) if (known.source[key] !== names[key]) same = false;
+    if (same) return known;
+  }
   const lower = (l: string | undefined) => (l ? l.toLowerCase() : null);
   const lowered = {
     source: { ...names },

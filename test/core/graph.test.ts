@@ -1,8 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildTaskGraph,
   crossRepoKey,
   formatCycle,
+  forgetGraphMemos,
+  keepGraphsBetweenBuilds,
   formatRef,
   parseDependencies,
   readyTasks,
@@ -289,5 +291,131 @@ describe("formatting", () => {
     expect(formatRef({ owner: "o", name: "r", number: 7 })).toBe("o/r#7");
     expect(formatCycle([2, 4, 2])).toBe("#2 → #4 → #2");
     expect(formatCycle([1, 2, 3, 4, 5, 6, 7, 8, 9, 1])).toBe("#1 → #2 → #3 → … → #9 → #1 (9 issues)");
+  });
+});
+
+describe("buildTaskGraph between reconciles (the memo of the last graph)", () => {
+  beforeAll(() => keepGraphsBetweenBuilds(true));
+  afterAll(() => keepGraphsBetweenBuilds(false));
+  const world = (): IssueNode[] => [
+    issue(1, { body: "Depends on #2 and acme/other#9" }),
+    issue(2, { body: "Blocked by #3" }),
+    issue(3, { blockedBy: [4] }),
+    issue(4, { subIssues: [5, 6] }),
+    issue(5, { parent: 4 }),
+    issue(6, { parent: 4, state: "closed" }),
+    issue(7, { body: "Depends on #8" }),
+    issue(8, { body: "Depends on #7" }),
+    issue(9, { isPullRequest: true, state: "closed" }),
+    issue(10, { body: "Depends on #9" }),
+  ];
+  // The graph as a plain value (node.issue included), to compare a memoized build with a cold one.
+  const plain = (g: ReturnType<typeof buildTaskGraph>) => ({
+    edges: g.edges,
+    cycles: g.cycles,
+    nodes: [...g.nodes.values()],
+  });
+  const cold = (issues: IssueNode[], options = {}) => {
+    forgetGraphMemos();
+    return plain(buildTaskGraph(issues, repo, options));
+  };
+  const changes: [string, (issues: IssueNode[]) => void][] = [
+    ["nothing (a fresh copy)", () => {}],
+    [
+      "a label",
+      (i) => {
+        i[0]!.labels = ["autopilot:review"];
+      },
+    ],
+    [
+      "a title",
+      (i) => {
+        i[0]!.title = "Renamed";
+      },
+    ],
+    [
+      "a body",
+      (i) => {
+        i[1]!.body = "Depends on #7";
+      },
+    ],
+    [
+      "a body to none",
+      (i) => {
+        i[0]!.body = null as unknown as string;
+      },
+    ],
+    [
+      "a state",
+      (i) => {
+        i[2]!.state = "closed";
+      },
+    ],
+    [
+      "a pull request's state",
+      (i) => {
+        i[8]!.state = "open";
+      },
+    ],
+    [
+      "a blocked-by relation",
+      (i) => {
+        i[6]!.blockedBy = [1];
+      },
+    ],
+    [
+      "a sub-issue",
+      (i) => {
+        i[3]!.subIssues = [5];
+      },
+    ],
+    [
+      "a parent",
+      (i) => {
+        i[4]!.parent = 1;
+      },
+    ],
+    ["the order", (i) => void i.reverse()],
+    ["an issue more", (i) => void i.push(issue(11, { body: "Depends on #1" }))],
+    ["an issue less", (i) => void i.splice(7, 1)],
+  ];
+  for (const [what, change] of changes) {
+    it(`builds what a cold build would after a change of ${what}`, () => {
+      forgetGraphMemos();
+      buildTaskGraph(world(), repo); // the previous reconcile's graph
+      const next = structuredClone(world());
+      change(next);
+      const warm = plain(buildTaskGraph(next, repo));
+      expect(warm).toEqual(cold(structuredClone(next)));
+      // Each node carries this snapshot's issue, not the previous one's.
+      for (const node of warm.nodes) expect(next).toContain(node.issue);
+    });
+  }
+  it("reuses the last graph when only labels and titles changed", () => {
+    forgetGraphMemos();
+    const before = buildTaskGraph(world(), repo);
+    const next = structuredClone(world());
+    next[0]!.labels = [];
+    next[1]!.title = "Renamed";
+    const after = buildTaskGraph(next, repo);
+    expect(after.edges).toBe(before.edges);
+    expect(after.nodes.get(1)!.issue).toBe(next[0]);
+    expect(after.nodes.get(2)!.issue.title).toBe("Renamed");
+  });
+  it("follows the cross-repository issues known to be closed", () => {
+    forgetGraphMemos();
+    buildTaskGraph(world(), repo);
+    const options = { crossRepoClosed: ["acme/other#9"] };
+    expect(plain(buildTaskGraph(world(), repo, options))).toEqual(cold(world(), options));
+  });
+  it("keeps one memo per repository", () => {
+    forgetGraphMemos();
+    const other = { owner: "acme", name: "gadgets" };
+    buildTaskGraph(world(), repo);
+    const elsewhere = world();
+    elsewhere[0]!.body = "Depends on acme/widgets#2";
+    const warm = plain(buildTaskGraph(elsewhere, other));
+    forgetGraphMemos();
+    expect(warm).toEqual(plain(buildTaskGraph(elsewhere, other)));
   });
 });

@@ -78,10 +78,13 @@ export interface Reconciling {
   /** Who added each issue's ready label, as it will be once this reconcile's label effects ran. */
   readonly readyBy: Map<number, string | null>;
   /**
-   * statusOf's answers by label array (task-labels.ts), with the label names they were read with. Label arrays
-   * are replaced, never edited, so an array's status does not change during a reconcile.
+   * statusOf's answers by issue (task-labels.ts), with the label array and names they were read from. Label
+   * arrays are replaced, never edited, so an answer holds while the issue's array is the same one.
    */
-  readonly statusByLabels: WeakMap<readonly string[], { names: object; status: TaskStatus | null }>;
+  readonly statusByIssue: Map<
+    number,
+    { labels: readonly string[]; names: object; status: TaskStatus | null }
+  >;
 }
 
 export function note(ctx: Reconciling, message: string): void {

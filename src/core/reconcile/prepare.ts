@@ -57,7 +57,7 @@ export function prepare(input: DecideInput): Reconciling {
     log,
     labels,
     readyBy,
-    statusByLabels: new WeakMap(),
+    statusByIssue: new Map(),
   };
   // Status labels are judged by the configuration's own names, before any override.
   ignoreForeignLabels(ctx, input.config.labels);

@@ -12,6 +12,7 @@ import {
   parseHumanGateMarker,
   type Verdict,
 } from "../gates.js";
+import { issueOfTaskBranch } from "../contract.js";
 import { truncate } from "../markdown.js";
 import { sameLogin } from "../commands.js";
 import { branchUpdatedLine, MERGE_REFUSAL_CAP, mergeBasis, mergeHandedLine } from "../merge-refusal.js";
@@ -58,8 +59,15 @@ export function processReviews(ctx: Reconciling): ReviewLines {
  * passes on at their current head. Only Autopilot's own auto-merge is turned off; a person's is theirs.
  */
 function withdrawUnapprovedMerges(ctx: Reconciling, handed: ReadonlySet<number>): void {
+  // Only issues with a PR on their task branch can have anything to withdraw: found from the PRs' branches
+  // rather than by looking up every open issue's branch name.
+  const withPulls = new Set<number>();
+  for (const ref of ctx.pullsByRef.keys()) {
+    const n = issueOfTaskBranch(ctx.config.branchPrefix, ref);
+    if (n !== null && taskBranch(ctx, n) === ref) withPulls.add(n);
+  }
   for (const [n, issue] of ctx.issues) {
-    if (issue.state !== "open") continue;
+    if (issue.state !== "open" || !withPulls.has(n)) continue;
     const record = ctx.state.tasks[n];
     for (const pr of ctx.pullsByRef.get(taskBranch(ctx, n)) ?? []) {
       if (pr.state !== "open" || handed.has(pr.number)) continue;

@@ -21,13 +21,13 @@ export function statusOf(ctx: Reconciling, n: number): TaskStatus | null {
   const issue = ctx.issues.get(n);
   if (!issue) return null;
   if (issue.state === "closed") return "done";
-  // Every phase asks this of every open issue: the answer is kept per label array, which a label change
-  // replaces (writeLabels below, the overlays in prepare.ts) rather than edits.
+  // Every phase asks this of every open issue: the answer is kept per issue with its label array, which a
+  // label change replaces (writeLabels below, the overlays in prepare.ts) rather than edits.
   const labels = ctx.labels.get(n) ?? issue.labels;
-  const known = ctx.statusByLabels.get(labels);
-  if (known && known.names === ctx.config.labels) return known.status;
+  const known = ctx.statusByIssue.get(n);
+  if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
   const status = taskStatusFromLabels({ state: issue.state, labels }, ctx.config.labels);
-  ctx.statusByLabels.set(labels, { names: ctx.config.labels, status });
+  ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
   return status;
 }
 
