@@ -72,6 +72,18 @@ export function describeError(error: unknown): string {
   return status === null ? message : `${status} ${message}`;
 }
 
+/**
+ * GitHub's own words when it refused a request: a GraphQL answer's errors, or a REST answer's `message`; else
+ * the error's (the one reading of a refusal, for the executor and src/github/merge-mechanisms.ts).
+ */
+export function refusalWords(error: unknown): string {
+  const e = error as { errors?: { message?: string }[]; response?: { data?: unknown } } | null;
+  const graphql = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  if (graphql.length > 0) return graphql.join("; ");
+  const message = (e?.response?.data as { message?: unknown } | undefined)?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error);
+}
+
 /** Thrown for every call while the breaker is open: reads fail fast, writes are queued by the executor. */
 export class CircuitOpenError extends Error {
   override readonly name = "CircuitOpenError";

@@ -9,7 +9,7 @@ import { describeEffect } from "../core/effects.js";
 import { mergeHandedComment, mergeMechanismFor, mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
-import { describeError, messageOf, statusOf } from "./errors.js";
+import { describeError, messageOf, refusalWords, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
@@ -279,13 +279,6 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
   }
 }
 
-/** GitHub's own message of a refused request (the body's `message`), else the error's. */
-function gitHubMessage(error: unknown): string {
-  const data = (error as { response?: { data?: unknown } }).response?.data;
-  const message = (data as { message?: unknown } | undefined)?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error);
-}
-
 /** Whether the PR is merged now (GitHub's own answer; a failed read counts as not merged). */
 async function mergedMeanwhile(ctx: ExecContext, pr: number): Promise<boolean> {
   try {
@@ -313,7 +306,7 @@ async function refusedMerge(
   // that merge too ("Pull Request is not mergeable"), and a merged PR needs no explanation. One read, only
   // after a refusal.
   if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = gitHubMessage(error);
+  const message = refusalWords(error);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   // GitHub's GraphQL mutations name the PR by its node id: without one, only the REST branch update can be used.
   const mechanism = mergeMechanismFor(message, pull?.mergeState);
