@@ -39,9 +39,1626 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/bottleneck/light.js
+// ../../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+var require_ConstantBackoff = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConstantBackoff = void 0;
+    var ConstantBackoff = class {
+      /**
+       * Backoff that returns a constant interval.
+       */
+      constructor(interval) {
+        this.interval = interval;
+      }
+      /**
+       * @inheritdoc
+       */
+      next() {
+        return instance(this.interval);
+      }
+    };
+    exports.ConstantBackoff = ConstantBackoff;
+    var instance = (interval) => ({
+      duration: interval,
+      next() {
+        return this;
+      }
+    });
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+var require_DelegateBackoff = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DelegateBackoff = void 0;
+    var DelegateBackoff = class {
+      /**
+       * Backoff that delegates to a user-provided function. The function takes
+       * the backoff context, and can optionally take (and return) a state value
+       * that will be passed into subsequent backoff requests.
+       */
+      constructor(fn) {
+        this.fn = fn;
+      }
+      /**
+       * @inheritdoc
+       */
+      next(context) {
+        return instance(this.fn).next(context);
+      }
+    };
+    exports.DelegateBackoff = DelegateBackoff;
+    var instance = (fn, state, current = 0) => ({
+      duration: current,
+      next(context) {
+        const result = fn(context, state);
+        return typeof result === "number" ? instance(fn, state, result) : instance(fn, result.state, result.delay);
+      }
+    });
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+var require_ExponentialBackoffGenerators = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
+    var noJitterGenerator = (attempts = 0, options) => [
+      Math.min(options.maxDelay, options.initialDelay * 2 ** attempts),
+      attempts + 1
+    ];
+    exports.noJitterGenerator = noJitterGenerator;
+    var fullJitterGenerator = (state, options) => {
+      const [delay, next] = (0, exports.noJitterGenerator)(state, options);
+      return [Math.floor(Math.random() * delay), next];
+    };
+    exports.fullJitterGenerator = fullJitterGenerator;
+    var halfJitterGenerator = (attempts, options) => {
+      const [delay, next] = (0, exports.noJitterGenerator)(attempts, options);
+      return [Math.floor((delay + Math.random() * delay) / 2), next];
+    };
+    exports.halfJitterGenerator = halfJitterGenerator;
+    var pFactor = 4;
+    var rpScalingFactor = 1 / 1.4;
+    var decorrelatedJitterGenerator = (state, options) => {
+      const [attempt, prev] = state || [0, 0];
+      const t = attempt + Math.random();
+      const next = Math.pow(options.exponent, t) * Math.tanh(Math.sqrt(pFactor * t));
+      const formulaIntrinsicValue = isFinite(next) ? Math.max(0, next - prev) : Infinity;
+      return [
+        Math.min(formulaIntrinsicValue * rpScalingFactor * options.initialDelay, options.maxDelay),
+        [attempt + 1, next]
+      ];
+    };
+    exports.decorrelatedJitterGenerator = decorrelatedJitterGenerator;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+var require_ExponentialBackoff = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ExponentialBackoff = void 0;
+    var ExponentialBackoffGenerators_1 = require_ExponentialBackoffGenerators();
+    var defaultOptions = {
+      generator: ExponentialBackoffGenerators_1.decorrelatedJitterGenerator,
+      maxDelay: 3e4,
+      exponent: 2,
+      initialDelay: 128
+    };
+    var ExponentialBackoff = class {
+      /**
+       * An implementation of exponential backoff.
+       */
+      constructor(options) {
+        this.options = options ? { ...defaultOptions, ...options } : defaultOptions;
+      }
+      next() {
+        return instance(this.options).next(void 0);
+      }
+    };
+    exports.ExponentialBackoff = ExponentialBackoff;
+    var instance = (options, state, delay = 0, attempt = -1) => ({
+      duration: delay,
+      next() {
+        const [nextDelay, nextState] = options.generator(state, options);
+        return instance(options, nextState, nextDelay, attempt + 1);
+      }
+    });
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js
+var require_IterableBackoff = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.IterableBackoff = void 0;
+    var IterableBackoff = class {
+      /**
+       * Backoff that returns a number from an iterable.
+       */
+      constructor(durations) {
+        this.durations = durations;
+      }
+      /**
+       * @inheritdoc
+       */
+      next(_context) {
+        return instance(this.durations, 0);
+      }
+    };
+    exports.IterableBackoff = IterableBackoff;
+    var instance = (durations, index2) => ({
+      duration: durations[index2],
+      next() {
+        return index2 === durations.length - 1 ? this : instance(durations, index2 + 1);
+      }
+    });
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/backoff/Backoff.js
+var require_Backoff = __commonJS({
+  "../../main/node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    __exportStar(require_ConstantBackoff(), exports);
+    __exportStar(require_DelegateBackoff(), exports);
+    __exportStar(require_ExponentialBackoff(), exports);
+    __exportStar(require_ExponentialBackoffGenerators(), exports);
+    __exportStar(require_IterableBackoff(), exports);
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+var require_ConsecutiveBreaker = __commonJS({
+  "../../main/node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConsecutiveBreaker = void 0;
+    var ConsecutiveBreaker = class {
+      /**
+       * ConsecutiveBreaker breaks if more than `threshold` exceptions are received
+       * over a time period.
+       */
+      constructor(threshold) {
+        this.threshold = threshold;
+        this.state = 0;
+      }
+      /**
+       * @inheritdoc
+       */
+      success() {
+        this.state = 0;
+      }
+      /**
+       * @inheritdoc
+       */
+      failure() {
+        return ++this.state >= this.threshold;
+      }
+    };
+    exports.ConsecutiveBreaker = ConsecutiveBreaker;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js
+var require_TaskCancelledError = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TaskCancelledError = void 0;
+    var TaskCancelledError = class extends Error {
+      /**
+       * Error thrown when a task is cancelled.
+       */
+      constructor(message = "Operation cancelled") {
+        super(message);
+        this.message = message;
+        this.isTaskCancelledError = true;
+      }
+    };
+    exports.TaskCancelledError = TaskCancelledError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/common/Event.js
+var require_Event = __commonJS({
+  "../../main/node_modules/cockatiel/dist/common/Event.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
+    var TaskCancelledError_1 = require_TaskCancelledError();
+    exports.noopDisposable = { dispose: () => void 0 };
+    var Event;
+    (function(Event2) {
+      Event2.once = (event, listener) => {
+        let syncDispose = false;
+        let disposable;
+        disposable = event((value) => {
+          listener(value);
+          if (disposable) {
+            disposable.dispose();
+          } else {
+            syncDispose = true;
+          }
+        });
+        if (syncDispose) {
+          disposable.dispose();
+          return exports.noopDisposable;
+        }
+        return disposable;
+      };
+      Event2.toPromise = (event, signal) => {
+        if (!signal) {
+          return new Promise((resolve) => Event2.once(event, resolve));
+        }
+        if (signal.aborted) {
+          return Promise.reject(new TaskCancelledError_1.TaskCancelledError());
+        }
+        const toDispose = [];
+        return new Promise((resolve, reject) => {
+          const abortEvt = (0, exports.onAbort)(signal);
+          toDispose.push(abortEvt);
+          toDispose.push(abortEvt.event(() => {
+            reject(new TaskCancelledError_1.TaskCancelledError());
+          }));
+          toDispose.push(Event2.once(event, (data) => {
+            resolve(data);
+          }));
+        }).finally(() => {
+          for (const d of toDispose) {
+            d.dispose();
+          }
+        });
+      };
+    })(Event || (exports.Event = Event = {}));
+    var onAbort = (signal) => {
+      const evt = new OneShotEvent();
+      if (signal.aborted) {
+        evt.emit();
+        return { event: evt.addListener, dispose: () => {
+        } };
+      }
+      const dispose = () => signal.removeEventListener("abort", l);
+      const l = () => {
+        evt.emit();
+        dispose();
+      };
+      signal.addEventListener("abort", l);
+      return { event: evt.addListener, dispose };
+    };
+    exports.onAbort = onAbort;
+    var EventEmitter = class {
+      constructor() {
+        this.addListener = (listener) => this.addListenerInner(listener);
+      }
+      /**
+       * Gets the number of event listeners.
+       */
+      get size() {
+        if (!this.listeners) {
+          return 0;
+        } else if (typeof this.listeners === "function") {
+          return 1;
+        } else {
+          return this.listeners.length;
+        }
+      }
+      /**
+       * Emits event data.
+       */
+      emit(value) {
+        if (!this.listeners) {
+        } else if (typeof this.listeners === "function") {
+          this.listeners(value);
+        } else {
+          for (const listener of this.listeners) {
+            listener(value);
+          }
+        }
+      }
+      addListenerInner(listener) {
+        if (!this.listeners) {
+          this.listeners = listener;
+        } else if (typeof this.listeners === "function") {
+          this.listeners = [this.listeners, listener];
+        } else {
+          this.listeners.push(listener);
+        }
+        return { dispose: () => this.removeListener(listener) };
+      }
+      removeListener(listener) {
+        if (!this.listeners) {
+          return;
+        }
+        if (typeof this.listeners === "function") {
+          if (this.listeners === listener) {
+            this.listeners = void 0;
+          }
+          return;
+        }
+        const index2 = this.listeners.indexOf(listener);
+        if (index2 === -1) {
+          return;
+        }
+        if (this.listeners.length === 2) {
+          this.listeners = index2 === 0 ? this.listeners[1] : this.listeners[0];
+        } else {
+          this.listeners = this.listeners.slice(0, index2).concat(this.listeners.slice(index2 + 1));
+        }
+      }
+    };
+    exports.EventEmitter = EventEmitter;
+    var MemorizingEventEmitter = class extends EventEmitter {
+      constructor() {
+        super(...arguments);
+        this.addListener = (listener) => {
+          const disposable = this.addListenerInner(listener);
+          if (this.lastValue) {
+            listener(this.lastValue.value);
+          }
+          return disposable;
+        };
+      }
+      /**
+       * Gets whether this emitter has yet emitted any event.
+       */
+      get hasEmitted() {
+        return !!this.lastValue;
+      }
+      /**
+       * @inheritdoc
+       */
+      emit(value) {
+        this.lastValue = { value };
+        super.emit(value);
+      }
+    };
+    exports.MemorizingEventEmitter = MemorizingEventEmitter;
+    var OneShotEvent = class extends EventEmitter {
+      constructor() {
+        super(...arguments);
+        this.addListener = (listener) => {
+          if (this.lastValue) {
+            listener(this.lastValue.value);
+            return exports.noopDisposable;
+          } else {
+            return this.addListenerInner(listener);
+          }
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      emit(value) {
+        this.lastValue = { value };
+        super.emit(value);
+        this.listeners = void 0;
+      }
+    };
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/common/abort.js
+var require_abort = __commonJS({
+  "../../main/node_modules/cockatiel/dist/common/abort.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
+    var Event_1 = require_Event();
+    exports.neverAbortedSignal = new AbortController().signal;
+    var cancelledSrc = new AbortController();
+    cancelledSrc.abort();
+    exports.abortedSignal = cancelledSrc.signal;
+    var noop4 = () => {
+    };
+    var deriveAbortController = (signal) => {
+      const ctrl = new AbortController();
+      let dispose = noop4;
+      if (!signal) {
+        return { ctrl, dispose };
+      }
+      if (signal.aborted) {
+        ctrl.abort();
+      } else {
+        const abortEvt = (0, Event_1.onAbort)(signal);
+        abortEvt.event(() => ctrl.abort());
+        dispose = abortEvt.dispose;
+      }
+      return { ctrl, dispose };
+    };
+    exports.deriveAbortController = deriveAbortController;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/common/Executor.js
+var require_Executor = __commonJS({
+  "../../main/node_modules/cockatiel/dist/common/Executor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ExecuteWrapper = exports.returnOrThrow = void 0;
+    var Event_1 = require_Event();
+    var returnOrThrow = (failure2) => {
+      if ("error" in failure2) {
+        throw failure2.error;
+      }
+      if ("success" in failure2) {
+        return failure2.success;
+      }
+      return failure2.value;
+    };
+    exports.returnOrThrow = returnOrThrow;
+    var makeStopwatch = () => {
+      if (typeof performance !== "undefined") {
+        const start = performance.now();
+        return () => performance.now() - start;
+      } else {
+        const start = process.hrtime.bigint();
+        return () => Number(process.hrtime.bigint() - start) / 1e6;
+      }
+    };
+    var ExecuteWrapper = class _ExecuteWrapper {
+      constructor(errorFilter = () => false, resultFilter = () => false) {
+        this.errorFilter = errorFilter;
+        this.resultFilter = resultFilter;
+        this.successEmitter = new Event_1.EventEmitter();
+        this.failureEmitter = new Event_1.EventEmitter();
+        this.onSuccess = this.successEmitter.addListener;
+        this.onFailure = this.failureEmitter.addListener;
+      }
+      clone() {
+        return new _ExecuteWrapper(this.errorFilter, this.resultFilter);
+      }
+      async invoke(fn, ...args) {
+        const stopwatch = this.successEmitter.size || this.failureEmitter.size ? makeStopwatch() : null;
+        try {
+          const value = await fn(...args);
+          if (!this.resultFilter(value)) {
+            if (stopwatch) {
+              this.successEmitter.emit({ duration: stopwatch() });
+            }
+            return { success: value };
+          }
+          if (stopwatch) {
+            this.failureEmitter.emit({ duration: stopwatch(), handled: true, reason: { value } });
+          }
+          return { value };
+        } catch (rawError) {
+          const error63 = rawError;
+          const handled = this.errorFilter(error63);
+          if (stopwatch) {
+            this.failureEmitter.emit({ duration: stopwatch(), handled, reason: { error: error63 } });
+          }
+          if (!handled) {
+            throw error63;
+          }
+          return { error: error63 };
+        }
+      }
+    };
+    exports.ExecuteWrapper = ExecuteWrapper;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+var require_BrokenCircuitError = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BrokenCircuitError = void 0;
+    var BrokenCircuitError = class extends Error {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor(message = "Execution prevented because the circuit breaker is open") {
+        super(message);
+        this.isBrokenCircuitError = true;
+      }
+    };
+    exports.BrokenCircuitError = BrokenCircuitError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+var require_BulkheadRejectedError = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BulkheadRejectedError = void 0;
+    var BulkheadRejectedError = class extends Error {
+      constructor(executionSlots, queueSlots) {
+        super(`Bulkhead capacity exceeded (0/${executionSlots} execution slots, 0/${queueSlots} available)`);
+        this.isBulkheadRejectedError = true;
+      }
+    };
+    exports.BulkheadRejectedError = BulkheadRejectedError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+var require_HydratingCircuitError = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.HydratingCircuitError = void 0;
+    var HydratingCircuitError = class extends Error {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor(message = "Execution prevented because the circuit breaker is open") {
+        super(message);
+        this.isHydratingCircuitError = true;
+      }
+    };
+    exports.HydratingCircuitError = HydratingCircuitError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+var require_IsolatedCircuitError = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.IsolatedCircuitError = void 0;
+    var BrokenCircuitError_1 = require_BrokenCircuitError();
+    var IsolatedCircuitError = class extends BrokenCircuitError_1.BrokenCircuitError {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor() {
+        super(`Execution prevented because the circuit breaker is open`);
+        this.isIsolatedCircuitError = true;
+      }
+    };
+    exports.IsolatedCircuitError = IsolatedCircuitError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/errors/Errors.js
+var require_Errors = __commonJS({
+  "../../main/node_modules/cockatiel/dist/errors/Errors.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.isHydratingCircuitError = exports.isTaskCancelledError = exports.isIsolatedCircuitError = exports.isBulkheadRejectedError = exports.isBrokenCircuitError = void 0;
+    __exportStar(require_BrokenCircuitError(), exports);
+    __exportStar(require_BulkheadRejectedError(), exports);
+    __exportStar(require_HydratingCircuitError(), exports);
+    __exportStar(require_IsolatedCircuitError(), exports);
+    __exportStar(require_TaskCancelledError(), exports);
+    var isBrokenCircuitError = (e) => !!e && e instanceof Error && "isBrokenCircuitError" in e;
+    exports.isBrokenCircuitError = isBrokenCircuitError;
+    var isBulkheadRejectedError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isBulkheadRejectedError = isBulkheadRejectedError;
+    var isIsolatedCircuitError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isIsolatedCircuitError = isIsolatedCircuitError;
+    var isTaskCancelledError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isTaskCancelledError = isTaskCancelledError;
+    var isHydratingCircuitError = (e) => !!e && e instanceof Error && "isHydratingCircuitError" in e;
+    exports.isHydratingCircuitError = isHydratingCircuitError;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+var require_CircuitBreakerPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
+    var Backoff_1 = require_Backoff();
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var Errors_1 = require_Errors();
+    var IsolatedCircuitError_1 = require_IsolatedCircuitError();
+    var CircuitState2;
+    (function(CircuitState3) {
+      CircuitState3[CircuitState3["Closed"] = 0] = "Closed";
+      CircuitState3[CircuitState3["Open"] = 1] = "Open";
+      CircuitState3[CircuitState3["HalfOpen"] = 2] = "HalfOpen";
+      CircuitState3[CircuitState3["Isolated"] = 3] = "Isolated";
+    })(CircuitState2 || (exports.CircuitState = CircuitState2 = {}));
+    var CircuitBreakerPolicy = class {
+      /**
+       * Gets the current circuit breaker state.
+       */
+      get state() {
+        return this.innerState.value;
+      }
+      /**
+       * Gets the last reason the circuit breaker failed.
+       */
+      get lastFailure() {
+        return this.innerLastFailure;
+      }
+      constructor(options, executor) {
+        this.options = options;
+        this.executor = executor;
+        this.breakEmitter = new Event_1.EventEmitter();
+        this.resetEmitter = new Event_1.EventEmitter();
+        this.halfOpenEmitter = new Event_1.EventEmitter();
+        this.stateChangeEmitter = new Event_1.EventEmitter();
+        this.innerState = { value: CircuitState2.Closed };
+        this.onBreak = this.breakEmitter.addListener;
+        this.onReset = this.resetEmitter.addListener;
+        this.onHalfOpen = this.halfOpenEmitter.addListener;
+        this.onStateChange = this.stateChangeEmitter.addListener;
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.halfOpenAfterBackoffFactory = typeof options.halfOpenAfter === "number" ? new Backoff_1.ConstantBackoff(options.halfOpenAfter) : options.halfOpenAfter;
+        if (options.initialState) {
+          const initialState = options.initialState;
+          this.innerState = initialState.ownState;
+          this.options.breaker.state = initialState.breakerState;
+          if (this.innerState.value === CircuitState2.Open || this.innerState.value === CircuitState2.HalfOpen) {
+            this.innerLastFailure = { error: new Errors_1.HydratingCircuitError() };
+            let backoff = this.halfOpenAfterBackoffFactory.next({
+              attempt: 1,
+              result: this.innerLastFailure,
+              signal: abort_1.neverAbortedSignal
+            });
+            for (let i = 2; i <= this.innerState.attemptNo; i++) {
+              backoff = backoff.next({
+                attempt: i,
+                result: this.innerLastFailure,
+                signal: abort_1.neverAbortedSignal
+              });
+            }
+            this.innerState.backoff = backoff;
+          }
+        }
+      }
+      /**
+       * Manually holds open the circuit breaker.
+       * @returns A handle that keeps the breaker open until `.dispose()` is called.
+       */
+      isolate() {
+        if (this.innerState.value !== CircuitState2.Isolated) {
+          this.innerState = { value: CircuitState2.Isolated, counters: 0 };
+          this.breakEmitter.emit({ isolated: true });
+          this.stateChangeEmitter.emit(CircuitState2.Isolated);
+        }
+        this.innerState.counters++;
+        let disposed = false;
+        return {
+          dispose: () => {
+            if (disposed) {
+              return;
+            }
+            disposed = true;
+            if (this.innerState.value === CircuitState2.Isolated && !--this.innerState.counters) {
+              this.innerState = { value: CircuitState2.Closed };
+              this.resetEmitter.emit();
+              this.stateChangeEmitter.emit(CircuitState2.Closed);
+            }
+          }
+        };
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to run
+       * @throws a {@link BrokenCircuitError} if the circuit is open
+       * @throws a {@link IsolatedCircuitError} if the circuit is held
+       * open via {@link CircuitBreakerPolicy.isolate}
+       * @returns a Promise that resolves or rejects with the function results.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const state = this.innerState;
+        switch (state.value) {
+          case CircuitState2.Closed:
+            const result = await this.executor.invoke(fn, { signal });
+            if ("success" in result) {
+              this.options.breaker.success(state.value);
+            } else {
+              this.innerLastFailure = result;
+              if (this.options.breaker.failure(state.value)) {
+                this.open(result, signal);
+              }
+            }
+            return (0, Executor_1.returnOrThrow)(result);
+          case CircuitState2.HalfOpen:
+            await state.test.catch(() => void 0);
+            if (this.state === CircuitState2.Closed && signal.aborted) {
+              throw new Errors_1.TaskCancelledError();
+            }
+            return this.execute(fn);
+          case CircuitState2.Open:
+            if (Date.now() - state.openedAt < state.backoff.duration) {
+              throw new Errors_1.BrokenCircuitError();
+            }
+            const test = this.halfOpen(fn, signal);
+            this.innerState = {
+              value: CircuitState2.HalfOpen,
+              test,
+              backoff: state.backoff,
+              attemptNo: state.attemptNo + 1
+            };
+            this.stateChangeEmitter.emit(CircuitState2.HalfOpen);
+            return test;
+          case CircuitState2.Isolated:
+            throw new IsolatedCircuitError_1.IsolatedCircuitError();
+          default:
+            throw new Error(`Unexpected circuit state ${state}`);
+        }
+      }
+      /**
+       * Captures circuit breaker state that can later be used to recreate the
+       * breaker by passing `state` to the `circuitBreaker` function. This is
+       * useful in cases like serverless functions where you may want to keep
+       * the breaker state across multiple executions.
+       */
+      toJSON() {
+        const state = this.innerState;
+        let ownState;
+        if (state.value === CircuitState2.HalfOpen) {
+          ownState = {
+            value: CircuitState2.Open,
+            openedAt: 0,
+            attemptNo: state.attemptNo
+          };
+        } else if (state.value === CircuitState2.Open) {
+          ownState = {
+            value: CircuitState2.Open,
+            openedAt: state.openedAt,
+            attemptNo: state.attemptNo
+          };
+        } else {
+          ownState = state;
+        }
+        return { ownState, breakerState: this.options.breaker.state };
+      }
+      async halfOpen(fn, signal) {
+        this.halfOpenEmitter.emit();
+        try {
+          const result = await this.executor.invoke(fn, { signal });
+          if ("success" in result) {
+            this.options.breaker.success(CircuitState2.HalfOpen);
+            this.close();
+          } else {
+            this.innerLastFailure = result;
+            this.options.breaker.failure(CircuitState2.HalfOpen);
+            this.open(result, signal);
+          }
+          return (0, Executor_1.returnOrThrow)(result);
+        } catch (err) {
+          this.close();
+          throw err;
+        }
+      }
+      open(reason, signal) {
+        if (this.state === CircuitState2.Isolated || this.state === CircuitState2.Open) {
+          return;
+        }
+        const attemptNo = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.attemptNo : 1;
+        const context = { attempt: attemptNo, result: reason, signal };
+        const backoff = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.backoff.next(context) : this.halfOpenAfterBackoffFactory.next(context);
+        this.innerState = { value: CircuitState2.Open, openedAt: Date.now(), backoff, attemptNo };
+        this.breakEmitter.emit(reason);
+        this.stateChangeEmitter.emit(CircuitState2.Open);
+      }
+      close() {
+        if (this.state === CircuitState2.HalfOpen) {
+          this.innerState = { value: CircuitState2.Closed };
+          this.resetEmitter.emit();
+          this.stateChangeEmitter.emit(CircuitState2.Closed);
+        }
+      }
+    };
+    exports.CircuitBreakerPolicy = CircuitBreakerPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/breaker/CountBreaker.js
+var require_CountBreaker = __commonJS({
+  "../../main/node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CountBreaker = void 0;
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var CountBreaker = class {
+      /**
+       * @inheritdoc
+       */
+      get state() {
+        return {
+          samples: this.samples,
+          currentSample: this.currentSample,
+          failures: this.failures,
+          successes: this.successes
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      set state(value) {
+        Object.assign(this, value);
+      }
+      /**
+       * CountBreaker breaks if more than `threshold` percentage of the last `size`
+       * calls failed, so long as at least `minimumNumberOfCalls` calls have been
+       * performed (to avoid opening unnecessarily if there are only few samples
+       * in the sliding window yet).
+       */
+      constructor({ threshold, size, minimumNumberOfCalls = size }) {
+        this.successes = 0;
+        this.failures = 0;
+        this.currentSample = 0;
+        if (threshold <= 0 || threshold >= 1) {
+          throw new RangeError(`CountBreaker threshold should be between (0, 1), got ${threshold}`);
+        }
+        if (!Number.isSafeInteger(size) || size < 1) {
+          throw new RangeError(`CountBreaker size should be a positive integer, got ${size}`);
+        }
+        if (!Number.isSafeInteger(minimumNumberOfCalls) || minimumNumberOfCalls < 1 || minimumNumberOfCalls > size) {
+          throw new RangeError(`CountBreaker size should be an integer between (1, size), got ${minimumNumberOfCalls}`);
+        }
+        this.threshold = threshold;
+        this.minimumNumberOfCalls = minimumNumberOfCalls;
+        this.samples = Array.from({ length: size }, () => null);
+      }
+      /**
+       * @inheritdoc
+       */
+      success(state) {
+        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
+          this.reset();
+        }
+        this.sample(true);
+      }
+      /**
+       * @inheritdoc
+       */
+      failure(state) {
+        this.sample(false);
+        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
+          return true;
+        }
+        const total = this.successes + this.failures;
+        if (total < this.minimumNumberOfCalls) {
+          return false;
+        }
+        if (this.failures > this.threshold * total) {
+          return true;
+        }
+        return false;
+      }
+      reset() {
+        this.samples.fill(null);
+        this.successes = 0;
+        this.failures = 0;
+      }
+      sample(success2) {
+        const current = this.samples[this.currentSample];
+        if (current === true) {
+          this.successes--;
+        } else if (current === false) {
+          this.failures--;
+        }
+        this.samples[this.currentSample] = success2;
+        if (success2) {
+          this.successes++;
+        } else {
+          this.failures++;
+        }
+        this.currentSample = (this.currentSample + 1) % this.samples.length;
+      }
+    };
+    exports.CountBreaker = CountBreaker;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+var require_SamplingBreaker = __commonJS({
+  "../../main/node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SamplingBreaker = void 0;
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var SamplingBreaker = class {
+      /**
+       * @inheritdoc
+       */
+      get state() {
+        return {
+          windows: this.windows,
+          currentWindow: this.currentWindow,
+          currentFailures: this.currentFailures,
+          currentSuccesses: this.currentSuccesses
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      set state(value) {
+        Object.assign(this, value);
+      }
+      /**
+       * SamplingBreaker breaks if more than `threshold` percentage of calls over the
+       * last `samplingDuration`, so long as there's at least `minimumRps` (to avoid
+       * opening unnecessarily under low RPS).
+       */
+      constructor({ threshold, duration: samplingDuration, minimumRps }) {
+        this.windows = [];
+        this.currentWindow = 0;
+        this.currentFailures = 0;
+        this.currentSuccesses = 0;
+        if (threshold <= 0 || threshold >= 1) {
+          throw new RangeError(`SamplingBreaker threshold should be between (0, 1), got ${threshold}`);
+        }
+        this.threshold = threshold;
+        const windowCount = Math.max(5, Math.ceil(samplingDuration / 1e3));
+        for (let i = 0; i < windowCount; i++) {
+          this.windows.push({ startedAt: 0, failures: 0, successes: 0 });
+        }
+        this.windowSize = Math.round(samplingDuration / windowCount);
+        this.duration = this.windowSize * windowCount;
+        if (minimumRps) {
+          this.minimumRpms = minimumRps / 1e3;
+        } else {
+          this.minimumRpms = 5 / (threshold * 1e3);
+        }
+      }
+      /**
+       * @inheritdoc
+       */
+      success(state) {
+        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
+          this.resetWindows();
+        }
+        this.push(true);
+      }
+      /**
+       * @inheritdoc
+       */
+      failure(state) {
+        this.push(false);
+        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
+          return true;
+        }
+        const total = this.currentSuccesses + this.currentFailures;
+        if (total < this.duration * this.minimumRpms) {
+          return false;
+        }
+        if (this.currentFailures > this.threshold * total) {
+          return true;
+        }
+        return false;
+      }
+      resetWindows() {
+        this.currentFailures = 0;
+        this.currentSuccesses = 0;
+        for (const window2 of this.windows) {
+          window2.failures = 0;
+          window2.successes = 0;
+          window2.startedAt = 0;
+        }
+      }
+      rotateWindow(now) {
+        const next = (this.currentWindow + 1) % this.windows.length;
+        this.currentFailures -= this.windows[next].failures;
+        this.currentSuccesses -= this.windows[next].successes;
+        const window2 = this.windows[next] = { failures: 0, successes: 0, startedAt: now };
+        this.currentWindow = next;
+        return window2;
+      }
+      push(success2) {
+        const now = Date.now();
+        let window2 = this.windows[this.currentWindow];
+        if (now - window2.startedAt >= this.windowSize) {
+          window2 = this.rotateWindow(now);
+        }
+        if (success2) {
+          window2.successes++;
+          this.currentSuccesses++;
+        } else {
+          window2.failures++;
+          this.currentFailures++;
+        }
+      }
+    };
+    exports.SamplingBreaker = SamplingBreaker;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/breaker/Breaker.js
+var require_Breaker = __commonJS({
+  "../../main/node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    __exportStar(require_ConsecutiveBreaker(), exports);
+    __exportStar(require_CountBreaker(), exports);
+    __exportStar(require_SamplingBreaker(), exports);
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/common/defer.js
+var require_defer = __commonJS({
+  "../../main/node_modules/cockatiel/dist/common/defer.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.defer = void 0;
+    var defer = () => {
+      let resolve;
+      let reject;
+      const promise2 = new Promise((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      return { resolve, reject, promise: promise2 };
+    };
+    exports.defer = defer;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/BulkheadPolicy.js
+var require_BulkheadPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BulkheadPolicy = void 0;
+    var abort_1 = require_abort();
+    var defer_1 = require_defer();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var BulkheadRejectedError_1 = require_BulkheadRejectedError();
+    var Errors_1 = require_Errors();
+    var BulkheadPolicy = class {
+      /**
+       * Returns the number of available execution slots at this point in time.
+       */
+      get executionSlots() {
+        return this.capacity - this.active;
+      }
+      /**
+       * Returns the number of queue slots at this point in time.
+       */
+      get queueSlots() {
+        return this.queueCapacity - this.queue.length;
+      }
+      /**
+       * Bulkhead limits concurrent requests made.
+       */
+      constructor(capacity, queueCapacity) {
+        this.capacity = capacity;
+        this.queueCapacity = queueCapacity;
+        this.active = 0;
+        this.queue = [];
+        this.onRejectEmitter = new Event_1.EventEmitter();
+        this.executor = new Executor_1.ExecuteWrapper();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.onReject = this.onRejectEmitter.addListener;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute
+       * @throws a {@link BulkheadRejectedException} if the bulkhead limits are exceeeded
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        if (signal.aborted) {
+          throw new Errors_1.TaskCancelledError();
+        }
+        if (this.active < this.capacity) {
+          this.active++;
+          try {
+            return await fn({ signal });
+          } finally {
+            this.active--;
+            this.dequeue();
+          }
+        }
+        if (this.queue.length < this.queueCapacity) {
+          const { resolve, reject, promise: promise2 } = (0, defer_1.defer)();
+          this.queue.push({ signal, fn, resolve, reject });
+          return promise2;
+        }
+        this.onRejectEmitter.emit();
+        throw new BulkheadRejectedError_1.BulkheadRejectedError(this.capacity, this.queueCapacity);
+      }
+      dequeue() {
+        const item = this.queue.shift();
+        if (!item) {
+          return;
+        }
+        Promise.resolve().then(() => this.execute(item.fn, item.signal)).then(item.resolve).catch(item.reject);
+      }
+    };
+    exports.BulkheadPolicy = BulkheadPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/FallbackPolicy.js
+var require_FallbackPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.FallbackPolicy = void 0;
+    var abort_1 = require_abort();
+    var FallbackPolicy = class {
+      constructor(executor, value) {
+        this.executor = executor;
+        this.value = value;
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute.
+       * @returns The function result or fallback value.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const result = await this.executor.invoke(fn, { signal });
+        if ("success" in result) {
+          return result.success;
+        }
+        return this.value();
+      }
+    };
+    exports.FallbackPolicy = FallbackPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/NoopPolicy.js
+var require_NoopPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.NoopPolicy = void 0;
+    var abort_1 = require_abort();
+    var Executor_1 = require_Executor();
+    var NoopPolicy = class {
+      constructor() {
+        this.executor = new Executor_1.ExecuteWrapper();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+      }
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, { signal }));
+      }
+    };
+    exports.NoopPolicy = NoopPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/RetryPolicy.js
+var require_RetryPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.RetryPolicy = void 0;
+    var ConstantBackoff_1 = require_ConstantBackoff();
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var delay = (duration3, unref) => new Promise((resolve) => {
+      const timer = setTimeout(resolve, duration3);
+      if (unref) {
+        timer.unref();
+      }
+    });
+    var RetryPolicy = class _RetryPolicy {
+      constructor(options, executor) {
+        this.options = options;
+        this.executor = executor;
+        this.onGiveUpEmitter = new Event_1.EventEmitter();
+        this.onRetryEmitter = new Event_1.EventEmitter();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.onRetry = this.onRetryEmitter.addListener;
+        this.onGiveUp = this.onGiveUpEmitter.addListener;
+      }
+      /**
+       * When retrying, a referenced timer is created. This means the Node.js event
+       * loop is kept active while we're delaying a retried call. Calling this
+       * method on the retry builder will unreference the timer, allowing the
+       * process to exit even if a retry might still be pending.
+       */
+      dangerouslyUnref() {
+        return new _RetryPolicy({ ...this.options, unref: true }, this.executor.clone());
+      }
+      /**
+       * Executes the given function with retries.
+       * @param fn Function to run
+       * @returns a Promise that resolves or rejects with the function results.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const factory = this.options.backoff || new ConstantBackoff_1.ConstantBackoff(0);
+        let backoff;
+        for (let retries = 0; ; retries++) {
+          const result = await this.executor.invoke(fn, { attempt: retries, signal });
+          if ("success" in result) {
+            return result.success;
+          }
+          if (!signal.aborted && retries < this.options.maxAttempts) {
+            const context = { attempt: retries + 1, signal, result };
+            backoff = backoff ? backoff.next(context) : factory.next(context);
+            const delayDuration = backoff.duration;
+            const delayPromise = delay(delayDuration, !!this.options.unref);
+            this.onRetryEmitter.emit({ ...result, delay: delayDuration, attempt: retries + 1 });
+            await delayPromise;
+            continue;
+          }
+          this.onGiveUpEmitter.emit(result);
+          if ("error" in result) {
+            throw result.error;
+          }
+          return result.value;
+        }
+      }
+    };
+    exports.RetryPolicy = RetryPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/TimeoutPolicy.js
+var require_TimeoutPolicy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var TaskCancelledError_1 = require_TaskCancelledError();
+    var TimeoutStrategy;
+    (function(TimeoutStrategy2) {
+      TimeoutStrategy2["Cooperative"] = "optimistic";
+      TimeoutStrategy2["Aggressive"] = "aggressive";
+    })(TimeoutStrategy || (exports.TimeoutStrategy = TimeoutStrategy = {}));
+    var TimeoutPolicy = class _TimeoutPolicy {
+      constructor(duration3, options, executor = new Executor_1.ExecuteWrapper(), unref = false) {
+        this.duration = duration3;
+        this.options = options;
+        this.executor = executor;
+        this.unref = unref;
+        this.timeoutEmitter = new Event_1.EventEmitter();
+        this.onTimeout = this.timeoutEmitter.addListener;
+        this.onFailure = this.executor.onFailure;
+        this.onSuccess = this.executor.onSuccess;
+      }
+      /**
+       * When timing out, a referenced timer is created. This means the Node.js
+       * event loop is kept active while we're waiting for the timeout, as long as
+       * the function hasn't returned. Calling this method on the timeout builder
+       * will unreference the timer, allowing the process to exit even if a
+       * timeout might still be happening.
+       */
+      dangerouslyUnref() {
+        const t = new _TimeoutPolicy(this.duration, this.options, this.executor, true);
+        return t;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute. Takes in a nested cancellation token.
+       * @throws a {@link TaskCancelledError} if a timeout occurs
+       */
+      async execute(fn, signal) {
+        const { ctrl: aborter, dispose: disposeAbort } = (0, abort_1.deriveAbortController)(signal);
+        const timer = setTimeout(() => aborter.abort(), this.duration);
+        if (this.unref) {
+          timer.unref();
+        }
+        const context = { signal: aborter.signal };
+        const onceAborted = (0, Event_1.onAbort)(aborter.signal);
+        const onCancelledListener = onceAborted.event(() => this.timeoutEmitter.emit());
+        try {
+          if (this.options.strategy === TimeoutStrategy.Cooperative) {
+            return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, context, aborter.signal));
+          }
+          return await this.executor.invoke(async () => Promise.race([
+            Promise.resolve(fn(context, aborter.signal)),
+            Event_1.Event.toPromise(onceAborted.event).then(() => {
+              throw new TaskCancelledError_1.TaskCancelledError(`Operation timed out after ${this.duration}ms`);
+            })
+          ])).then(Executor_1.returnOrThrow);
+        } finally {
+          onCancelledListener.dispose();
+          onceAborted.dispose();
+          if (this.options.abortOnReturn !== false) {
+            aborter.abort();
+          }
+          clearTimeout(timer);
+          disposeAbort();
+        }
+      }
+    };
+    exports.TimeoutPolicy = TimeoutPolicy;
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/Policy.js
+var require_Policy = __commonJS({
+  "../../main/node_modules/cockatiel/dist/Policy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.handleAll = exports.noop = exports.Policy = void 0;
+    exports.handleType = handleType;
+    exports.handleWhen = handleWhen;
+    exports.handleResultType = handleResultType;
+    exports.handleWhenResult = handleWhenResult;
+    exports.bulkhead = bulkhead;
+    exports.usePolicy = usePolicy;
+    exports.timeout = timeout;
+    exports.wrap = wrap;
+    exports.retry = retry2;
+    exports.circuitBreaker = circuitBreaker2;
+    exports.fallback = fallback;
+    var Backoff_1 = require_Backoff();
+    var BulkheadPolicy_1 = require_BulkheadPolicy();
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var Executor_1 = require_Executor();
+    var FallbackPolicy_1 = require_FallbackPolicy();
+    var NoopPolicy_1 = require_NoopPolicy();
+    var RetryPolicy_1 = require_RetryPolicy();
+    var TimeoutPolicy_1 = require_TimeoutPolicy();
+    var typeFilter = (cls, predicate) => predicate ? (v) => v instanceof cls && predicate(v) : (v) => v instanceof cls;
+    var always = () => true;
+    var never2 = () => false;
+    var Policy = class _Policy {
+      /**
+       * Factory that builds a base set of filters that can be used in circuit
+       * breakers, retries, etc.
+       */
+      constructor(options) {
+        this.options = options;
+      }
+      /**
+       * Allows the policy to additionally handles errors of the given type.
+       *
+       * @param cls Class constructor to check that the error is an instance of.
+       * @param predicate If provided, a function to be called with the error
+       * which should return "true" if we want to handle this error.
+       * @example
+       * ```js
+       * // retry both network errors and response errors with a 503 status code
+       * new Policy()
+       *  .orType(NetworkError)
+       *  .orType(ResponseError, err => err.statusCode === 503)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orType(cls, predicate) {
+        const filter = typeFilter(cls, predicate);
+        return new _Policy({
+          ...this.options,
+          errorFilter: (e) => this.options.errorFilter(e) || filter(e)
+        });
+      }
+      /**
+       * Allows the policy to additionally handles errors that pass the given
+       * predicate function.
+       *
+       * @param predicate Takes any thrown error, and returns true if it should
+       * be retried by this policy.
+       * @example
+       * ```js
+       * // only retry if the error has a "shouldBeRetried" property set
+       * new Policy()
+       *  .orWhen(err => err.shouldBeRetried === true)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orWhen(predicate) {
+        return new _Policy({
+          ...this.options,
+          errorFilter: (e) => this.options.errorFilter(e) || predicate(e)
+        });
+      }
+      /**
+       * Adds handling for return values. The predicate will be called with
+       * the return value of the executed function,
+       *
+       * @param predicate Takes the returned value, and returns true if it
+       * should be retried by this policy.
+       * @example
+       * ```js
+       * // retry when the response status code is a 5xx
+       * new Policy()
+       *  .orResultWhen(res => res.statusCode >= 500)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orWhenResult(predicate) {
+        return new _Policy({
+          ...this.options,
+          resultFilter: (r) => this.options.resultFilter(r) || predicate(r)
+        });
+      }
+      /**
+       * Adds handling for return values. The predicate will be called with
+       * the return value of the executed function,
+       *
+       * @param predicate Takes the returned value, and returns true if it
+       * should be retried by this policy.
+       * @example
+       * ```js
+       * // retry when the response status code is a 5xx
+       * new Policy()
+       *  .orResultType(res => res.statusCode >= 500)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orResultType(cls, predicate) {
+        const filter = typeFilter(cls, predicate);
+        return new _Policy({
+          ...this.options,
+          resultFilter: (r) => this.options.resultFilter(r) || filter(r)
+        });
+      }
+    };
+    exports.Policy = Policy;
+    exports.noop = new NoopPolicy_1.NoopPolicy();
+    exports.handleAll = new Policy({ errorFilter: always, resultFilter: never2 });
+    function handleType(cls, predicate) {
+      return new Policy({ errorFilter: typeFilter(cls, predicate), resultFilter: never2 });
+    }
+    function handleWhen(predicate) {
+      return new Policy({ errorFilter: predicate, resultFilter: never2 });
+    }
+    function handleResultType(cls, predicate) {
+      return new Policy({ errorFilter: never2, resultFilter: typeFilter(cls, predicate) });
+    }
+    function handleWhenResult(predicate) {
+      return new Policy({ errorFilter: never2, resultFilter: predicate });
+    }
+    function bulkhead(limit, queue = 0) {
+      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue);
+    }
+    function usePolicy(policy) {
+      return (_target, _key, descriptor) => {
+        const inner = descriptor.value;
+        if (typeof inner !== "function") {
+          throw new Error(`Can only decorate functions with @cockatiel, got ${typeof inner}`);
+        }
+        descriptor.value = function(...args) {
+          const signal = args[args.length - 1] instanceof AbortSignal ? args.pop() : void 0;
+          return policy.execute((context) => inner.apply(this, [...args, context]), signal);
+        };
+      };
+    }
+    function timeout(duration3, strategyOrOpts) {
+      return new TimeoutPolicy_1.TimeoutPolicy(duration3, typeof strategyOrOpts === "string" ? { strategy: strategyOrOpts } : strategyOrOpts);
+    }
+    function wrap(...p) {
+      return {
+        _altReturn: void 0,
+        onFailure: p[0].onFailure,
+        onSuccess: p[0].onSuccess,
+        wrapped: p,
+        execute(fn, signal) {
+          const run = (context, i) => i === p.length ? fn(context) : p[i].execute((next) => run({ ...context, ...next }, i + 1), context.signal);
+          return Promise.resolve(run({ signal }, 0));
+        }
+      };
+    }
+    function retry2(policy, opts) {
+      return new RetryPolicy_1.RetryPolicy({ backoff: opts.backoff || new Backoff_1.ConstantBackoff(0), maxAttempts: opts.maxAttempts ?? Infinity }, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
+    }
+    function circuitBreaker2(policy, opts) {
+      return new CircuitBreakerPolicy_1.CircuitBreakerPolicy(opts, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
+    }
+    function fallback(policy, valueOrFactory) {
+      return new FallbackPolicy_1.FallbackPolicy(
+        new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter),
+        // not technically type-safe, since if they actually want to _return_
+        // a function, that gets lost here. We'll just advice in the docs to
+        // use a higher-order function if necessary.
+        typeof valueOrFactory === "function" ? valueOrFactory : () => valueOrFactory
+      );
+    }
+  }
+});
+
+// ../../main/node_modules/cockatiel/dist/index.js
+var require_dist = __commonJS({
+  "../../main/node_modules/cockatiel/dist/index.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.EventEmitter = exports.Event = void 0;
+    __exportStar(require_Backoff(), exports);
+    __exportStar(require_Breaker(), exports);
+    __exportStar(require_BulkheadPolicy(), exports);
+    __exportStar(require_CircuitBreakerPolicy(), exports);
+    var Event_1 = require_Event();
+    Object.defineProperty(exports, "Event", { enumerable: true, get: function() {
+      return Event_1.Event;
+    } });
+    Object.defineProperty(exports, "EventEmitter", { enumerable: true, get: function() {
+      return Event_1.EventEmitter;
+    } });
+    __exportStar(require_Errors(), exports);
+    __exportStar(require_FallbackPolicy(), exports);
+    __exportStar(require_NoopPolicy(), exports);
+    __exportStar(require_Policy(), exports);
+    __exportStar(require_RetryPolicy(), exports);
+    __exportStar(require_TimeoutPolicy(), exports);
+  }
+});
+
+// ../../main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports, module) {
+  "../../main/node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -1358,9 +2975,9 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -1415,9 +3032,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports) {
+  "../../main/node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -1573,9 +3190,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -1744,9 +3361,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -1814,9 +3431,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -1864,9 +3481,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -1894,9 +3511,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -1935,9 +3552,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -2053,9 +3670,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -2083,9 +3700,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -2158,9 +3775,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -2301,9 +3918,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment2, indent2) {
@@ -2318,9 +3935,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -2454,9 +4071,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -2737,9 +4354,9 @@ ${indent2}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -2861,9 +4478,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -2994,9 +4611,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports) {
+  "../../main/node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug2(logLevel, ...messages) {
@@ -3016,9 +4633,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -3076,9 +4693,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge3 = require_merge();
@@ -3140,9 +4757,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -3180,9 +4797,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -3331,9 +4948,9 @@ ${indent2}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -3475,9 +5092,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -3497,9 +5114,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -3613,9 +5230,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -3635,9 +5252,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -3654,9 +5271,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -3672,9 +5289,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -3696,9 +5313,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -3723,9 +5340,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -3769,9 +5386,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -3814,9 +5431,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3842,9 +5459,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -3909,9 +5526,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -3975,9 +5592,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -4053,9 +5670,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -4131,9 +5748,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -4163,9 +5780,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -4212,9 +5829,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -4291,9 +5908,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -4380,9 +5997,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -4468,9 +6085,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -4512,9 +6129,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -4606,9 +6223,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "../../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -4638,9 +6255,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -4718,9 +6335,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports) {
+  "../../main/node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -5027,9 +6644,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../../main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports) {
+  "../../main/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code19, message) {
@@ -5092,9 +6709,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -5226,9 +6843,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -5268,9 +6885,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -5286,9 +6903,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -5302,9 +6919,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -5410,9 +7027,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -5461,9 +7078,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment2 = "";
@@ -5504,9 +7121,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -5698,9 +7315,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -5763,9 +7380,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -5946,9 +7563,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -6167,9 +7784,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -6248,9 +7865,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -6278,9 +7895,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -6384,9 +8001,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -6427,9 +8044,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports) {
+  "../../main/node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -6635,9 +8252,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -6820,9 +8437,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -6881,9 +8498,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -6943,9 +8560,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -7045,9 +8662,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -7634,9 +9251,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -7665,9 +9282,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports) {
+  "../../main/node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -8539,9 +10156,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports) {
+  "../../main/node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -8636,9 +10253,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
-var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports) {
+// ../../main/node_modules/yaml/dist/index.js
+var require_dist2 = __commonJS({
+  "../../main/node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -8688,1630 +10305,13 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
-var require_ConstantBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ConstantBackoff = void 0;
-    var ConstantBackoff = class {
-      /**
-       * Backoff that returns a constant interval.
-       */
-      constructor(interval) {
-        this.interval = interval;
-      }
-      /**
-       * @inheritdoc
-       */
-      next() {
-        return instance(this.interval);
-      }
-    };
-    exports.ConstantBackoff = ConstantBackoff;
-    var instance = (interval) => ({
-      duration: interval,
-      next() {
-        return this;
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
-var require_DelegateBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.DelegateBackoff = void 0;
-    var DelegateBackoff = class {
-      /**
-       * Backoff that delegates to a user-provided function. The function takes
-       * the backoff context, and can optionally take (and return) a state value
-       * that will be passed into subsequent backoff requests.
-       */
-      constructor(fn) {
-        this.fn = fn;
-      }
-      /**
-       * @inheritdoc
-       */
-      next(context) {
-        return instance(this.fn).next(context);
-      }
-    };
-    exports.DelegateBackoff = DelegateBackoff;
-    var instance = (fn, state, current = 0) => ({
-      duration: current,
-      next(context) {
-        const result = fn(context, state);
-        return typeof result === "number" ? instance(fn, state, result) : instance(fn, result.state, result.delay);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
-var require_ExponentialBackoffGenerators = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
-    var noJitterGenerator = (attempts = 0, options) => [
-      Math.min(options.maxDelay, options.initialDelay * 2 ** attempts),
-      attempts + 1
-    ];
-    exports.noJitterGenerator = noJitterGenerator;
-    var fullJitterGenerator = (state, options) => {
-      const [delay, next] = (0, exports.noJitterGenerator)(state, options);
-      return [Math.floor(Math.random() * delay), next];
-    };
-    exports.fullJitterGenerator = fullJitterGenerator;
-    var halfJitterGenerator = (attempts, options) => {
-      const [delay, next] = (0, exports.noJitterGenerator)(attempts, options);
-      return [Math.floor((delay + Math.random() * delay) / 2), next];
-    };
-    exports.halfJitterGenerator = halfJitterGenerator;
-    var pFactor = 4;
-    var rpScalingFactor = 1 / 1.4;
-    var decorrelatedJitterGenerator = (state, options) => {
-      const [attempt, prev] = state || [0, 0];
-      const t = attempt + Math.random();
-      const next = Math.pow(options.exponent, t) * Math.tanh(Math.sqrt(pFactor * t));
-      const formulaIntrinsicValue = isFinite(next) ? Math.max(0, next - prev) : Infinity;
-      return [
-        Math.min(formulaIntrinsicValue * rpScalingFactor * options.initialDelay, options.maxDelay),
-        [attempt + 1, next]
-      ];
-    };
-    exports.decorrelatedJitterGenerator = decorrelatedJitterGenerator;
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
-var require_ExponentialBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ExponentialBackoff = void 0;
-    var ExponentialBackoffGenerators_1 = require_ExponentialBackoffGenerators();
-    var defaultOptions = {
-      generator: ExponentialBackoffGenerators_1.decorrelatedJitterGenerator,
-      maxDelay: 3e4,
-      exponent: 2,
-      initialDelay: 128
-    };
-    var ExponentialBackoff = class {
-      /**
-       * An implementation of exponential backoff.
-       */
-      constructor(options) {
-        this.options = options ? { ...defaultOptions, ...options } : defaultOptions;
-      }
-      next() {
-        return instance(this.options).next(void 0);
-      }
-    };
-    exports.ExponentialBackoff = ExponentialBackoff;
-    var instance = (options, state, delay = 0, attempt = -1) => ({
-      duration: delay,
-      next() {
-        const [nextDelay, nextState] = options.generator(state, options);
-        return instance(options, nextState, nextDelay, attempt + 1);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/IterableBackoff.js
-var require_IterableBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.IterableBackoff = void 0;
-    var IterableBackoff = class {
-      /**
-       * Backoff that returns a number from an iterable.
-       */
-      constructor(durations) {
-        this.durations = durations;
-      }
-      /**
-       * @inheritdoc
-       */
-      next(_context) {
-        return instance(this.durations, 0);
-      }
-    };
-    exports.IterableBackoff = IterableBackoff;
-    var instance = (durations, index2) => ({
-      duration: durations[index2],
-      next() {
-        return index2 === durations.length - 1 ? this : instance(durations, index2 + 1);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/Backoff.js
-var require_Backoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    __exportStar(require_ConstantBackoff(), exports);
-    __exportStar(require_DelegateBackoff(), exports);
-    __exportStar(require_ExponentialBackoff(), exports);
-    __exportStar(require_ExponentialBackoffGenerators(), exports);
-    __exportStar(require_IterableBackoff(), exports);
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
-var require_ConsecutiveBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ConsecutiveBreaker = void 0;
-    var ConsecutiveBreaker = class {
-      /**
-       * ConsecutiveBreaker breaks if more than `threshold` exceptions are received
-       * over a time period.
-       */
-      constructor(threshold) {
-        this.threshold = threshold;
-        this.state = 0;
-      }
-      /**
-       * @inheritdoc
-       */
-      success() {
-        this.state = 0;
-      }
-      /**
-       * @inheritdoc
-       */
-      failure() {
-        return ++this.state >= this.threshold;
-      }
-    };
-    exports.ConsecutiveBreaker = ConsecutiveBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/TaskCancelledError.js
-var require_TaskCancelledError = __commonJS({
-  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.TaskCancelledError = void 0;
-    var TaskCancelledError = class extends Error {
-      /**
-       * Error thrown when a task is cancelled.
-       */
-      constructor(message = "Operation cancelled") {
-        super(message);
-        this.message = message;
-        this.isTaskCancelledError = true;
-      }
-    };
-    exports.TaskCancelledError = TaskCancelledError;
-  }
-});
-
-// node_modules/cockatiel/dist/common/Event.js
-var require_Event = __commonJS({
-  "node_modules/cockatiel/dist/common/Event.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
-    var TaskCancelledError_1 = require_TaskCancelledError();
-    exports.noopDisposable = { dispose: () => void 0 };
-    var Event;
-    (function(Event2) {
-      Event2.once = (event, listener) => {
-        let syncDispose = false;
-        let disposable;
-        disposable = event((value) => {
-          listener(value);
-          if (disposable) {
-            disposable.dispose();
-          } else {
-            syncDispose = true;
-          }
-        });
-        if (syncDispose) {
-          disposable.dispose();
-          return exports.noopDisposable;
-        }
-        return disposable;
-      };
-      Event2.toPromise = (event, signal) => {
-        if (!signal) {
-          return new Promise((resolve) => Event2.once(event, resolve));
-        }
-        if (signal.aborted) {
-          return Promise.reject(new TaskCancelledError_1.TaskCancelledError());
-        }
-        const toDispose = [];
-        return new Promise((resolve, reject) => {
-          const abortEvt = (0, exports.onAbort)(signal);
-          toDispose.push(abortEvt);
-          toDispose.push(abortEvt.event(() => {
-            reject(new TaskCancelledError_1.TaskCancelledError());
-          }));
-          toDispose.push(Event2.once(event, (data) => {
-            resolve(data);
-          }));
-        }).finally(() => {
-          for (const d of toDispose) {
-            d.dispose();
-          }
-        });
-      };
-    })(Event || (exports.Event = Event = {}));
-    var onAbort = (signal) => {
-      const evt = new OneShotEvent();
-      if (signal.aborted) {
-        evt.emit();
-        return { event: evt.addListener, dispose: () => {
-        } };
-      }
-      const dispose = () => signal.removeEventListener("abort", l);
-      const l = () => {
-        evt.emit();
-        dispose();
-      };
-      signal.addEventListener("abort", l);
-      return { event: evt.addListener, dispose };
-    };
-    exports.onAbort = onAbort;
-    var EventEmitter = class {
-      constructor() {
-        this.addListener = (listener) => this.addListenerInner(listener);
-      }
-      /**
-       * Gets the number of event listeners.
-       */
-      get size() {
-        if (!this.listeners) {
-          return 0;
-        } else if (typeof this.listeners === "function") {
-          return 1;
-        } else {
-          return this.listeners.length;
-        }
-      }
-      /**
-       * Emits event data.
-       */
-      emit(value) {
-        if (!this.listeners) {
-        } else if (typeof this.listeners === "function") {
-          this.listeners(value);
-        } else {
-          for (const listener of this.listeners) {
-            listener(value);
-          }
-        }
-      }
-      addListenerInner(listener) {
-        if (!this.listeners) {
-          this.listeners = listener;
-        } else if (typeof this.listeners === "function") {
-          this.listeners = [this.listeners, listener];
-        } else {
-          this.listeners.push(listener);
-        }
-        return { dispose: () => this.removeListener(listener) };
-      }
-      removeListener(listener) {
-        if (!this.listeners) {
-          return;
-        }
-        if (typeof this.listeners === "function") {
-          if (this.listeners === listener) {
-            this.listeners = void 0;
-          }
-          return;
-        }
-        const index2 = this.listeners.indexOf(listener);
-        if (index2 === -1) {
-          return;
-        }
-        if (this.listeners.length === 2) {
-          this.listeners = index2 === 0 ? this.listeners[1] : this.listeners[0];
-        } else {
-          this.listeners = this.listeners.slice(0, index2).concat(this.listeners.slice(index2 + 1));
-        }
-      }
-    };
-    exports.EventEmitter = EventEmitter;
-    var MemorizingEventEmitter = class extends EventEmitter {
-      constructor() {
-        super(...arguments);
-        this.addListener = (listener) => {
-          const disposable = this.addListenerInner(listener);
-          if (this.lastValue) {
-            listener(this.lastValue.value);
-          }
-          return disposable;
-        };
-      }
-      /**
-       * Gets whether this emitter has yet emitted any event.
-       */
-      get hasEmitted() {
-        return !!this.lastValue;
-      }
-      /**
-       * @inheritdoc
-       */
-      emit(value) {
-        this.lastValue = { value };
-        super.emit(value);
-      }
-    };
-    exports.MemorizingEventEmitter = MemorizingEventEmitter;
-    var OneShotEvent = class extends EventEmitter {
-      constructor() {
-        super(...arguments);
-        this.addListener = (listener) => {
-          if (this.lastValue) {
-            listener(this.lastValue.value);
-            return exports.noopDisposable;
-          } else {
-            return this.addListenerInner(listener);
-          }
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      emit(value) {
-        this.lastValue = { value };
-        super.emit(value);
-        this.listeners = void 0;
-      }
-    };
-  }
-});
-
-// node_modules/cockatiel/dist/common/abort.js
-var require_abort = __commonJS({
-  "node_modules/cockatiel/dist/common/abort.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
-    var Event_1 = require_Event();
-    exports.neverAbortedSignal = new AbortController().signal;
-    var cancelledSrc = new AbortController();
-    cancelledSrc.abort();
-    exports.abortedSignal = cancelledSrc.signal;
-    var noop4 = () => {
-    };
-    var deriveAbortController = (signal) => {
-      const ctrl = new AbortController();
-      let dispose = noop4;
-      if (!signal) {
-        return { ctrl, dispose };
-      }
-      if (signal.aborted) {
-        ctrl.abort();
-      } else {
-        const abortEvt = (0, Event_1.onAbort)(signal);
-        abortEvt.event(() => ctrl.abort());
-        dispose = abortEvt.dispose;
-      }
-      return { ctrl, dispose };
-    };
-    exports.deriveAbortController = deriveAbortController;
-  }
-});
-
-// node_modules/cockatiel/dist/common/Executor.js
-var require_Executor = __commonJS({
-  "node_modules/cockatiel/dist/common/Executor.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ExecuteWrapper = exports.returnOrThrow = void 0;
-    var Event_1 = require_Event();
-    var returnOrThrow = (failure2) => {
-      if ("error" in failure2) {
-        throw failure2.error;
-      }
-      if ("success" in failure2) {
-        return failure2.success;
-      }
-      return failure2.value;
-    };
-    exports.returnOrThrow = returnOrThrow;
-    var makeStopwatch = () => {
-      if (typeof performance !== "undefined") {
-        const start = performance.now();
-        return () => performance.now() - start;
-      } else {
-        const start = process.hrtime.bigint();
-        return () => Number(process.hrtime.bigint() - start) / 1e6;
-      }
-    };
-    var ExecuteWrapper = class _ExecuteWrapper {
-      constructor(errorFilter = () => false, resultFilter = () => false) {
-        this.errorFilter = errorFilter;
-        this.resultFilter = resultFilter;
-        this.successEmitter = new Event_1.EventEmitter();
-        this.failureEmitter = new Event_1.EventEmitter();
-        this.onSuccess = this.successEmitter.addListener;
-        this.onFailure = this.failureEmitter.addListener;
-      }
-      clone() {
-        return new _ExecuteWrapper(this.errorFilter, this.resultFilter);
-      }
-      async invoke(fn, ...args) {
-        const stopwatch = this.successEmitter.size || this.failureEmitter.size ? makeStopwatch() : null;
-        try {
-          const value = await fn(...args);
-          if (!this.resultFilter(value)) {
-            if (stopwatch) {
-              this.successEmitter.emit({ duration: stopwatch() });
-            }
-            return { success: value };
-          }
-          if (stopwatch) {
-            this.failureEmitter.emit({ duration: stopwatch(), handled: true, reason: { value } });
-          }
-          return { value };
-        } catch (rawError) {
-          const error63 = rawError;
-          const handled = this.errorFilter(error63);
-          if (stopwatch) {
-            this.failureEmitter.emit({ duration: stopwatch(), handled, reason: { error: error63 } });
-          }
-          if (!handled) {
-            throw error63;
-          }
-          return { error: error63 };
-        }
-      }
-    };
-    exports.ExecuteWrapper = ExecuteWrapper;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
-var require_BrokenCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BrokenCircuitError = void 0;
-    var BrokenCircuitError = class extends Error {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor(message = "Execution prevented because the circuit breaker is open") {
-        super(message);
-        this.isBrokenCircuitError = true;
-      }
-    };
-    exports.BrokenCircuitError = BrokenCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
-var require_BulkheadRejectedError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BulkheadRejectedError = void 0;
-    var BulkheadRejectedError = class extends Error {
-      constructor(executionSlots, queueSlots) {
-        super(`Bulkhead capacity exceeded (0/${executionSlots} execution slots, 0/${queueSlots} available)`);
-        this.isBulkheadRejectedError = true;
-      }
-    };
-    exports.BulkheadRejectedError = BulkheadRejectedError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
-var require_HydratingCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.HydratingCircuitError = void 0;
-    var HydratingCircuitError = class extends Error {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor(message = "Execution prevented because the circuit breaker is open") {
-        super(message);
-        this.isHydratingCircuitError = true;
-      }
-    };
-    exports.HydratingCircuitError = HydratingCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
-var require_IsolatedCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.IsolatedCircuitError = void 0;
-    var BrokenCircuitError_1 = require_BrokenCircuitError();
-    var IsolatedCircuitError = class extends BrokenCircuitError_1.BrokenCircuitError {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor() {
-        super(`Execution prevented because the circuit breaker is open`);
-        this.isIsolatedCircuitError = true;
-      }
-    };
-    exports.IsolatedCircuitError = IsolatedCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/Errors.js
-var require_Errors = __commonJS({
-  "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.isHydratingCircuitError = exports.isTaskCancelledError = exports.isIsolatedCircuitError = exports.isBulkheadRejectedError = exports.isBrokenCircuitError = void 0;
-    __exportStar(require_BrokenCircuitError(), exports);
-    __exportStar(require_BulkheadRejectedError(), exports);
-    __exportStar(require_HydratingCircuitError(), exports);
-    __exportStar(require_IsolatedCircuitError(), exports);
-    __exportStar(require_TaskCancelledError(), exports);
-    var isBrokenCircuitError = (e) => !!e && e instanceof Error && "isBrokenCircuitError" in e;
-    exports.isBrokenCircuitError = isBrokenCircuitError;
-    var isBulkheadRejectedError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isBulkheadRejectedError = isBulkheadRejectedError;
-    var isIsolatedCircuitError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isIsolatedCircuitError = isIsolatedCircuitError;
-    var isTaskCancelledError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isTaskCancelledError = isTaskCancelledError;
-    var isHydratingCircuitError = (e) => !!e && e instanceof Error && "isHydratingCircuitError" in e;
-    exports.isHydratingCircuitError = isHydratingCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
-var require_CircuitBreakerPolicy = __commonJS({
-  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
-    var Backoff_1 = require_Backoff();
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var Errors_1 = require_Errors();
-    var IsolatedCircuitError_1 = require_IsolatedCircuitError();
-    var CircuitState2;
-    (function(CircuitState3) {
-      CircuitState3[CircuitState3["Closed"] = 0] = "Closed";
-      CircuitState3[CircuitState3["Open"] = 1] = "Open";
-      CircuitState3[CircuitState3["HalfOpen"] = 2] = "HalfOpen";
-      CircuitState3[CircuitState3["Isolated"] = 3] = "Isolated";
-    })(CircuitState2 || (exports.CircuitState = CircuitState2 = {}));
-    var CircuitBreakerPolicy = class {
-      /**
-       * Gets the current circuit breaker state.
-       */
-      get state() {
-        return this.innerState.value;
-      }
-      /**
-       * Gets the last reason the circuit breaker failed.
-       */
-      get lastFailure() {
-        return this.innerLastFailure;
-      }
-      constructor(options, executor) {
-        this.options = options;
-        this.executor = executor;
-        this.breakEmitter = new Event_1.EventEmitter();
-        this.resetEmitter = new Event_1.EventEmitter();
-        this.halfOpenEmitter = new Event_1.EventEmitter();
-        this.stateChangeEmitter = new Event_1.EventEmitter();
-        this.innerState = { value: CircuitState2.Closed };
-        this.onBreak = this.breakEmitter.addListener;
-        this.onReset = this.resetEmitter.addListener;
-        this.onHalfOpen = this.halfOpenEmitter.addListener;
-        this.onStateChange = this.stateChangeEmitter.addListener;
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.halfOpenAfterBackoffFactory = typeof options.halfOpenAfter === "number" ? new Backoff_1.ConstantBackoff(options.halfOpenAfter) : options.halfOpenAfter;
-        if (options.initialState) {
-          const initialState = options.initialState;
-          this.innerState = initialState.ownState;
-          this.options.breaker.state = initialState.breakerState;
-          if (this.innerState.value === CircuitState2.Open || this.innerState.value === CircuitState2.HalfOpen) {
-            this.innerLastFailure = { error: new Errors_1.HydratingCircuitError() };
-            let backoff = this.halfOpenAfterBackoffFactory.next({
-              attempt: 1,
-              result: this.innerLastFailure,
-              signal: abort_1.neverAbortedSignal
-            });
-            for (let i = 2; i <= this.innerState.attemptNo; i++) {
-              backoff = backoff.next({
-                attempt: i,
-                result: this.innerLastFailure,
-                signal: abort_1.neverAbortedSignal
-              });
-            }
-            this.innerState.backoff = backoff;
-          }
-        }
-      }
-      /**
-       * Manually holds open the circuit breaker.
-       * @returns A handle that keeps the breaker open until `.dispose()` is called.
-       */
-      isolate() {
-        if (this.innerState.value !== CircuitState2.Isolated) {
-          this.innerState = { value: CircuitState2.Isolated, counters: 0 };
-          this.breakEmitter.emit({ isolated: true });
-          this.stateChangeEmitter.emit(CircuitState2.Isolated);
-        }
-        this.innerState.counters++;
-        let disposed = false;
-        return {
-          dispose: () => {
-            if (disposed) {
-              return;
-            }
-            disposed = true;
-            if (this.innerState.value === CircuitState2.Isolated && !--this.innerState.counters) {
-              this.innerState = { value: CircuitState2.Closed };
-              this.resetEmitter.emit();
-              this.stateChangeEmitter.emit(CircuitState2.Closed);
-            }
-          }
-        };
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to run
-       * @throws a {@link BrokenCircuitError} if the circuit is open
-       * @throws a {@link IsolatedCircuitError} if the circuit is held
-       * open via {@link CircuitBreakerPolicy.isolate}
-       * @returns a Promise that resolves or rejects with the function results.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const state = this.innerState;
-        switch (state.value) {
-          case CircuitState2.Closed:
-            const result = await this.executor.invoke(fn, { signal });
-            if ("success" in result) {
-              this.options.breaker.success(state.value);
-            } else {
-              this.innerLastFailure = result;
-              if (this.options.breaker.failure(state.value)) {
-                this.open(result, signal);
-              }
-            }
-            return (0, Executor_1.returnOrThrow)(result);
-          case CircuitState2.HalfOpen:
-            await state.test.catch(() => void 0);
-            if (this.state === CircuitState2.Closed && signal.aborted) {
-              throw new Errors_1.TaskCancelledError();
-            }
-            return this.execute(fn);
-          case CircuitState2.Open:
-            if (Date.now() - state.openedAt < state.backoff.duration) {
-              throw new Errors_1.BrokenCircuitError();
-            }
-            const test = this.halfOpen(fn, signal);
-            this.innerState = {
-              value: CircuitState2.HalfOpen,
-              test,
-              backoff: state.backoff,
-              attemptNo: state.attemptNo + 1
-            };
-            this.stateChangeEmitter.emit(CircuitState2.HalfOpen);
-            return test;
-          case CircuitState2.Isolated:
-            throw new IsolatedCircuitError_1.IsolatedCircuitError();
-          default:
-            throw new Error(`Unexpected circuit state ${state}`);
-        }
-      }
-      /**
-       * Captures circuit breaker state that can later be used to recreate the
-       * breaker by passing `state` to the `circuitBreaker` function. This is
-       * useful in cases like serverless functions where you may want to keep
-       * the breaker state across multiple executions.
-       */
-      toJSON() {
-        const state = this.innerState;
-        let ownState;
-        if (state.value === CircuitState2.HalfOpen) {
-          ownState = {
-            value: CircuitState2.Open,
-            openedAt: 0,
-            attemptNo: state.attemptNo
-          };
-        } else if (state.value === CircuitState2.Open) {
-          ownState = {
-            value: CircuitState2.Open,
-            openedAt: state.openedAt,
-            attemptNo: state.attemptNo
-          };
-        } else {
-          ownState = state;
-        }
-        return { ownState, breakerState: this.options.breaker.state };
-      }
-      async halfOpen(fn, signal) {
-        this.halfOpenEmitter.emit();
-        try {
-          const result = await this.executor.invoke(fn, { signal });
-          if ("success" in result) {
-            this.options.breaker.success(CircuitState2.HalfOpen);
-            this.close();
-          } else {
-            this.innerLastFailure = result;
-            this.options.breaker.failure(CircuitState2.HalfOpen);
-            this.open(result, signal);
-          }
-          return (0, Executor_1.returnOrThrow)(result);
-        } catch (err) {
-          this.close();
-          throw err;
-        }
-      }
-      open(reason, signal) {
-        if (this.state === CircuitState2.Isolated || this.state === CircuitState2.Open) {
-          return;
-        }
-        const attemptNo = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.attemptNo : 1;
-        const context = { attempt: attemptNo, result: reason, signal };
-        const backoff = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.backoff.next(context) : this.halfOpenAfterBackoffFactory.next(context);
-        this.innerState = { value: CircuitState2.Open, openedAt: Date.now(), backoff, attemptNo };
-        this.breakEmitter.emit(reason);
-        this.stateChangeEmitter.emit(CircuitState2.Open);
-      }
-      close() {
-        if (this.state === CircuitState2.HalfOpen) {
-          this.innerState = { value: CircuitState2.Closed };
-          this.resetEmitter.emit();
-          this.stateChangeEmitter.emit(CircuitState2.Closed);
-        }
-      }
-    };
-    exports.CircuitBreakerPolicy = CircuitBreakerPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/CountBreaker.js
-var require_CountBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.CountBreaker = void 0;
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var CountBreaker = class {
-      /**
-       * @inheritdoc
-       */
-      get state() {
-        return {
-          samples: this.samples,
-          currentSample: this.currentSample,
-          failures: this.failures,
-          successes: this.successes
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      set state(value) {
-        Object.assign(this, value);
-      }
-      /**
-       * CountBreaker breaks if more than `threshold` percentage of the last `size`
-       * calls failed, so long as at least `minimumNumberOfCalls` calls have been
-       * performed (to avoid opening unnecessarily if there are only few samples
-       * in the sliding window yet).
-       */
-      constructor({ threshold, size, minimumNumberOfCalls = size }) {
-        this.successes = 0;
-        this.failures = 0;
-        this.currentSample = 0;
-        if (threshold <= 0 || threshold >= 1) {
-          throw new RangeError(`CountBreaker threshold should be between (0, 1), got ${threshold}`);
-        }
-        if (!Number.isSafeInteger(size) || size < 1) {
-          throw new RangeError(`CountBreaker size should be a positive integer, got ${size}`);
-        }
-        if (!Number.isSafeInteger(minimumNumberOfCalls) || minimumNumberOfCalls < 1 || minimumNumberOfCalls > size) {
-          throw new RangeError(`CountBreaker size should be an integer between (1, size), got ${minimumNumberOfCalls}`);
-        }
-        this.threshold = threshold;
-        this.minimumNumberOfCalls = minimumNumberOfCalls;
-        this.samples = Array.from({ length: size }, () => null);
-      }
-      /**
-       * @inheritdoc
-       */
-      success(state) {
-        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
-          this.reset();
-        }
-        this.sample(true);
-      }
-      /**
-       * @inheritdoc
-       */
-      failure(state) {
-        this.sample(false);
-        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
-          return true;
-        }
-        const total = this.successes + this.failures;
-        if (total < this.minimumNumberOfCalls) {
-          return false;
-        }
-        if (this.failures > this.threshold * total) {
-          return true;
-        }
-        return false;
-      }
-      reset() {
-        this.samples.fill(null);
-        this.successes = 0;
-        this.failures = 0;
-      }
-      sample(success2) {
-        const current = this.samples[this.currentSample];
-        if (current === true) {
-          this.successes--;
-        } else if (current === false) {
-          this.failures--;
-        }
-        this.samples[this.currentSample] = success2;
-        if (success2) {
-          this.successes++;
-        } else {
-          this.failures++;
-        }
-        this.currentSample = (this.currentSample + 1) % this.samples.length;
-      }
-    };
-    exports.CountBreaker = CountBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
-var require_SamplingBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.SamplingBreaker = void 0;
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var SamplingBreaker = class {
-      /**
-       * @inheritdoc
-       */
-      get state() {
-        return {
-          windows: this.windows,
-          currentWindow: this.currentWindow,
-          currentFailures: this.currentFailures,
-          currentSuccesses: this.currentSuccesses
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      set state(value) {
-        Object.assign(this, value);
-      }
-      /**
-       * SamplingBreaker breaks if more than `threshold` percentage of calls over the
-       * last `samplingDuration`, so long as there's at least `minimumRps` (to avoid
-       * opening unnecessarily under low RPS).
-       */
-      constructor({ threshold, duration: samplingDuration, minimumRps }) {
-        this.windows = [];
-        this.currentWindow = 0;
-        this.currentFailures = 0;
-        this.currentSuccesses = 0;
-        if (threshold <= 0 || threshold >= 1) {
-          throw new RangeError(`SamplingBreaker threshold should be between (0, 1), got ${threshold}`);
-        }
-        this.threshold = threshold;
-        const windowCount = Math.max(5, Math.ceil(samplingDuration / 1e3));
-        for (let i = 0; i < windowCount; i++) {
-          this.windows.push({ startedAt: 0, failures: 0, successes: 0 });
-        }
-        this.windowSize = Math.round(samplingDuration / windowCount);
-        this.duration = this.windowSize * windowCount;
-        if (minimumRps) {
-          this.minimumRpms = minimumRps / 1e3;
-        } else {
-          this.minimumRpms = 5 / (threshold * 1e3);
-        }
-      }
-      /**
-       * @inheritdoc
-       */
-      success(state) {
-        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
-          this.resetWindows();
-        }
-        this.push(true);
-      }
-      /**
-       * @inheritdoc
-       */
-      failure(state) {
-        this.push(false);
-        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
-          return true;
-        }
-        const total = this.currentSuccesses + this.currentFailures;
-        if (total < this.duration * this.minimumRpms) {
-          return false;
-        }
-        if (this.currentFailures > this.threshold * total) {
-          return true;
-        }
-        return false;
-      }
-      resetWindows() {
-        this.currentFailures = 0;
-        this.currentSuccesses = 0;
-        for (const window2 of this.windows) {
-          window2.failures = 0;
-          window2.successes = 0;
-          window2.startedAt = 0;
-        }
-      }
-      rotateWindow(now) {
-        const next = (this.currentWindow + 1) % this.windows.length;
-        this.currentFailures -= this.windows[next].failures;
-        this.currentSuccesses -= this.windows[next].successes;
-        const window2 = this.windows[next] = { failures: 0, successes: 0, startedAt: now };
-        this.currentWindow = next;
-        return window2;
-      }
-      push(success2) {
-        const now = Date.now();
-        let window2 = this.windows[this.currentWindow];
-        if (now - window2.startedAt >= this.windowSize) {
-          window2 = this.rotateWindow(now);
-        }
-        if (success2) {
-          window2.successes++;
-          this.currentSuccesses++;
-        } else {
-          window2.failures++;
-          this.currentFailures++;
-        }
-      }
-    };
-    exports.SamplingBreaker = SamplingBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/Breaker.js
-var require_Breaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    __exportStar(require_ConsecutiveBreaker(), exports);
-    __exportStar(require_CountBreaker(), exports);
-    __exportStar(require_SamplingBreaker(), exports);
-  }
-});
-
-// node_modules/cockatiel/dist/common/defer.js
-var require_defer = __commonJS({
-  "node_modules/cockatiel/dist/common/defer.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.defer = void 0;
-    var defer = () => {
-      let resolve;
-      let reject;
-      const promise2 = new Promise((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { resolve, reject, promise: promise2 };
-    };
-    exports.defer = defer;
-  }
-});
-
-// node_modules/cockatiel/dist/BulkheadPolicy.js
-var require_BulkheadPolicy = __commonJS({
-  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BulkheadPolicy = void 0;
-    var abort_1 = require_abort();
-    var defer_1 = require_defer();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var BulkheadRejectedError_1 = require_BulkheadRejectedError();
-    var Errors_1 = require_Errors();
-    var BulkheadPolicy = class {
-      /**
-       * Returns the number of available execution slots at this point in time.
-       */
-      get executionSlots() {
-        return this.capacity - this.active;
-      }
-      /**
-       * Returns the number of queue slots at this point in time.
-       */
-      get queueSlots() {
-        return this.queueCapacity - this.queue.length;
-      }
-      /**
-       * Bulkhead limits concurrent requests made.
-       */
-      constructor(capacity, queueCapacity) {
-        this.capacity = capacity;
-        this.queueCapacity = queueCapacity;
-        this.active = 0;
-        this.queue = [];
-        this.onRejectEmitter = new Event_1.EventEmitter();
-        this.executor = new Executor_1.ExecuteWrapper();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.onReject = this.onRejectEmitter.addListener;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute
-       * @throws a {@link BulkheadRejectedException} if the bulkhead limits are exceeeded
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        if (signal.aborted) {
-          throw new Errors_1.TaskCancelledError();
-        }
-        if (this.active < this.capacity) {
-          this.active++;
-          try {
-            return await fn({ signal });
-          } finally {
-            this.active--;
-            this.dequeue();
-          }
-        }
-        if (this.queue.length < this.queueCapacity) {
-          const { resolve, reject, promise: promise2 } = (0, defer_1.defer)();
-          this.queue.push({ signal, fn, resolve, reject });
-          return promise2;
-        }
-        this.onRejectEmitter.emit();
-        throw new BulkheadRejectedError_1.BulkheadRejectedError(this.capacity, this.queueCapacity);
-      }
-      dequeue() {
-        const item = this.queue.shift();
-        if (!item) {
-          return;
-        }
-        Promise.resolve().then(() => this.execute(item.fn, item.signal)).then(item.resolve).catch(item.reject);
-      }
-    };
-    exports.BulkheadPolicy = BulkheadPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/FallbackPolicy.js
-var require_FallbackPolicy = __commonJS({
-  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.FallbackPolicy = void 0;
-    var abort_1 = require_abort();
-    var FallbackPolicy = class {
-      constructor(executor, value) {
-        this.executor = executor;
-        this.value = value;
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute.
-       * @returns The function result or fallback value.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const result = await this.executor.invoke(fn, { signal });
-        if ("success" in result) {
-          return result.success;
-        }
-        return this.value();
-      }
-    };
-    exports.FallbackPolicy = FallbackPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/NoopPolicy.js
-var require_NoopPolicy = __commonJS({
-  "node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.NoopPolicy = void 0;
-    var abort_1 = require_abort();
-    var Executor_1 = require_Executor();
-    var NoopPolicy = class {
-      constructor() {
-        this.executor = new Executor_1.ExecuteWrapper();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-      }
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, { signal }));
-      }
-    };
-    exports.NoopPolicy = NoopPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/RetryPolicy.js
-var require_RetryPolicy = __commonJS({
-  "node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.RetryPolicy = void 0;
-    var ConstantBackoff_1 = require_ConstantBackoff();
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var delay = (duration3, unref) => new Promise((resolve) => {
-      const timer = setTimeout(resolve, duration3);
-      if (unref) {
-        timer.unref();
-      }
-    });
-    var RetryPolicy = class _RetryPolicy {
-      constructor(options, executor) {
-        this.options = options;
-        this.executor = executor;
-        this.onGiveUpEmitter = new Event_1.EventEmitter();
-        this.onRetryEmitter = new Event_1.EventEmitter();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.onRetry = this.onRetryEmitter.addListener;
-        this.onGiveUp = this.onGiveUpEmitter.addListener;
-      }
-      /**
-       * When retrying, a referenced timer is created. This means the Node.js event
-       * loop is kept active while we're delaying a retried call. Calling this
-       * method on the retry builder will unreference the timer, allowing the
-       * process to exit even if a retry might still be pending.
-       */
-      dangerouslyUnref() {
-        return new _RetryPolicy({ ...this.options, unref: true }, this.executor.clone());
-      }
-      /**
-       * Executes the given function with retries.
-       * @param fn Function to run
-       * @returns a Promise that resolves or rejects with the function results.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const factory = this.options.backoff || new ConstantBackoff_1.ConstantBackoff(0);
-        let backoff;
-        for (let retries = 0; ; retries++) {
-          const result = await this.executor.invoke(fn, { attempt: retries, signal });
-          if ("success" in result) {
-            return result.success;
-          }
-          if (!signal.aborted && retries < this.options.maxAttempts) {
-            const context = { attempt: retries + 1, signal, result };
-            backoff = backoff ? backoff.next(context) : factory.next(context);
-            const delayDuration = backoff.duration;
-            const delayPromise = delay(delayDuration, !!this.options.unref);
-            this.onRetryEmitter.emit({ ...result, delay: delayDuration, attempt: retries + 1 });
-            await delayPromise;
-            continue;
-          }
-          this.onGiveUpEmitter.emit(result);
-          if ("error" in result) {
-            throw result.error;
-          }
-          return result.value;
-        }
-      }
-    };
-    exports.RetryPolicy = RetryPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/TimeoutPolicy.js
-var require_TimeoutPolicy = __commonJS({
-  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var TaskCancelledError_1 = require_TaskCancelledError();
-    var TimeoutStrategy;
-    (function(TimeoutStrategy2) {
-      TimeoutStrategy2["Cooperative"] = "optimistic";
-      TimeoutStrategy2["Aggressive"] = "aggressive";
-    })(TimeoutStrategy || (exports.TimeoutStrategy = TimeoutStrategy = {}));
-    var TimeoutPolicy = class _TimeoutPolicy {
-      constructor(duration3, options, executor = new Executor_1.ExecuteWrapper(), unref = false) {
-        this.duration = duration3;
-        this.options = options;
-        this.executor = executor;
-        this.unref = unref;
-        this.timeoutEmitter = new Event_1.EventEmitter();
-        this.onTimeout = this.timeoutEmitter.addListener;
-        this.onFailure = this.executor.onFailure;
-        this.onSuccess = this.executor.onSuccess;
-      }
-      /**
-       * When timing out, a referenced timer is created. This means the Node.js
-       * event loop is kept active while we're waiting for the timeout, as long as
-       * the function hasn't returned. Calling this method on the timeout builder
-       * will unreference the timer, allowing the process to exit even if a
-       * timeout might still be happening.
-       */
-      dangerouslyUnref() {
-        const t = new _TimeoutPolicy(this.duration, this.options, this.executor, true);
-        return t;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute. Takes in a nested cancellation token.
-       * @throws a {@link TaskCancelledError} if a timeout occurs
-       */
-      async execute(fn, signal) {
-        const { ctrl: aborter, dispose: disposeAbort } = (0, abort_1.deriveAbortController)(signal);
-        const timer = setTimeout(() => aborter.abort(), this.duration);
-        if (this.unref) {
-          timer.unref();
-        }
-        const context = { signal: aborter.signal };
-        const onceAborted = (0, Event_1.onAbort)(aborter.signal);
-        const onCancelledListener = onceAborted.event(() => this.timeoutEmitter.emit());
-        try {
-          if (this.options.strategy === TimeoutStrategy.Cooperative) {
-            return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, context, aborter.signal));
-          }
-          return await this.executor.invoke(async () => Promise.race([
-            Promise.resolve(fn(context, aborter.signal)),
-            Event_1.Event.toPromise(onceAborted.event).then(() => {
-              throw new TaskCancelledError_1.TaskCancelledError(`Operation timed out after ${this.duration}ms`);
-            })
-          ])).then(Executor_1.returnOrThrow);
-        } finally {
-          onCancelledListener.dispose();
-          onceAborted.dispose();
-          if (this.options.abortOnReturn !== false) {
-            aborter.abort();
-          }
-          clearTimeout(timer);
-          disposeAbort();
-        }
-      }
-    };
-    exports.TimeoutPolicy = TimeoutPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/Policy.js
-var require_Policy = __commonJS({
-  "node_modules/cockatiel/dist/Policy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.handleAll = exports.noop = exports.Policy = void 0;
-    exports.handleType = handleType;
-    exports.handleWhen = handleWhen;
-    exports.handleResultType = handleResultType;
-    exports.handleWhenResult = handleWhenResult;
-    exports.bulkhead = bulkhead;
-    exports.usePolicy = usePolicy;
-    exports.timeout = timeout;
-    exports.wrap = wrap;
-    exports.retry = retry2;
-    exports.circuitBreaker = circuitBreaker2;
-    exports.fallback = fallback;
-    var Backoff_1 = require_Backoff();
-    var BulkheadPolicy_1 = require_BulkheadPolicy();
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var Executor_1 = require_Executor();
-    var FallbackPolicy_1 = require_FallbackPolicy();
-    var NoopPolicy_1 = require_NoopPolicy();
-    var RetryPolicy_1 = require_RetryPolicy();
-    var TimeoutPolicy_1 = require_TimeoutPolicy();
-    var typeFilter = (cls, predicate) => predicate ? (v) => v instanceof cls && predicate(v) : (v) => v instanceof cls;
-    var always = () => true;
-    var never2 = () => false;
-    var Policy = class _Policy {
-      /**
-       * Factory that builds a base set of filters that can be used in circuit
-       * breakers, retries, etc.
-       */
-      constructor(options) {
-        this.options = options;
-      }
-      /**
-       * Allows the policy to additionally handles errors of the given type.
-       *
-       * @param cls Class constructor to check that the error is an instance of.
-       * @param predicate If provided, a function to be called with the error
-       * which should return "true" if we want to handle this error.
-       * @example
-       * ```js
-       * // retry both network errors and response errors with a 503 status code
-       * new Policy()
-       *  .orType(NetworkError)
-       *  .orType(ResponseError, err => err.statusCode === 503)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orType(cls, predicate) {
-        const filter = typeFilter(cls, predicate);
-        return new _Policy({
-          ...this.options,
-          errorFilter: (e) => this.options.errorFilter(e) || filter(e)
-        });
-      }
-      /**
-       * Allows the policy to additionally handles errors that pass the given
-       * predicate function.
-       *
-       * @param predicate Takes any thrown error, and returns true if it should
-       * be retried by this policy.
-       * @example
-       * ```js
-       * // only retry if the error has a "shouldBeRetried" property set
-       * new Policy()
-       *  .orWhen(err => err.shouldBeRetried === true)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orWhen(predicate) {
-        return new _Policy({
-          ...this.options,
-          errorFilter: (e) => this.options.errorFilter(e) || predicate(e)
-        });
-      }
-      /**
-       * Adds handling for return values. The predicate will be called with
-       * the return value of the executed function,
-       *
-       * @param predicate Takes the returned value, and returns true if it
-       * should be retried by this policy.
-       * @example
-       * ```js
-       * // retry when the response status code is a 5xx
-       * new Policy()
-       *  .orResultWhen(res => res.statusCode >= 500)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orWhenResult(predicate) {
-        return new _Policy({
-          ...this.options,
-          resultFilter: (r) => this.options.resultFilter(r) || predicate(r)
-        });
-      }
-      /**
-       * Adds handling for return values. The predicate will be called with
-       * the return value of the executed function,
-       *
-       * @param predicate Takes the returned value, and returns true if it
-       * should be retried by this policy.
-       * @example
-       * ```js
-       * // retry when the response status code is a 5xx
-       * new Policy()
-       *  .orResultType(res => res.statusCode >= 500)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orResultType(cls, predicate) {
-        const filter = typeFilter(cls, predicate);
-        return new _Policy({
-          ...this.options,
-          resultFilter: (r) => this.options.resultFilter(r) || filter(r)
-        });
-      }
-    };
-    exports.Policy = Policy;
-    exports.noop = new NoopPolicy_1.NoopPolicy();
-    exports.handleAll = new Policy({ errorFilter: always, resultFilter: never2 });
-    function handleType(cls, predicate) {
-      return new Policy({ errorFilter: typeFilter(cls, predicate), resultFilter: never2 });
-    }
-    function handleWhen(predicate) {
-      return new Policy({ errorFilter: predicate, resultFilter: never2 });
-    }
-    function handleResultType(cls, predicate) {
-      return new Policy({ errorFilter: never2, resultFilter: typeFilter(cls, predicate) });
-    }
-    function handleWhenResult(predicate) {
-      return new Policy({ errorFilter: never2, resultFilter: predicate });
-    }
-    function bulkhead(limit, queue = 0) {
-      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue);
-    }
-    function usePolicy(policy) {
-      return (_target, _key, descriptor) => {
-        const inner = descriptor.value;
-        if (typeof inner !== "function") {
-          throw new Error(`Can only decorate functions with @cockatiel, got ${typeof inner}`);
-        }
-        descriptor.value = function(...args) {
-          const signal = args[args.length - 1] instanceof AbortSignal ? args.pop() : void 0;
-          return policy.execute((context) => inner.apply(this, [...args, context]), signal);
-        };
-      };
-    }
-    function timeout(duration3, strategyOrOpts) {
-      return new TimeoutPolicy_1.TimeoutPolicy(duration3, typeof strategyOrOpts === "string" ? { strategy: strategyOrOpts } : strategyOrOpts);
-    }
-    function wrap(...p) {
-      return {
-        _altReturn: void 0,
-        onFailure: p[0].onFailure,
-        onSuccess: p[0].onSuccess,
-        wrapped: p,
-        execute(fn, signal) {
-          const run = (context, i) => i === p.length ? fn(context) : p[i].execute((next) => run({ ...context, ...next }, i + 1), context.signal);
-          return Promise.resolve(run({ signal }, 0));
-        }
-      };
-    }
-    function retry2(policy, opts) {
-      return new RetryPolicy_1.RetryPolicy({ backoff: opts.backoff || new Backoff_1.ConstantBackoff(0), maxAttempts: opts.maxAttempts ?? Infinity }, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
-    }
-    function circuitBreaker2(policy, opts) {
-      return new CircuitBreakerPolicy_1.CircuitBreakerPolicy(opts, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
-    }
-    function fallback(policy, valueOrFactory) {
-      return new FallbackPolicy_1.FallbackPolicy(
-        new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter),
-        // not technically type-safe, since if they actually want to _return_
-        // a function, that gets lost here. We'll just advice in the docs to
-        // use a higher-order function if necessary.
-        typeof valueOrFactory === "function" ? valueOrFactory : () => valueOrFactory
-      );
-    }
-  }
-});
-
-// node_modules/cockatiel/dist/index.js
-var require_dist2 = __commonJS({
-  "node_modules/cockatiel/dist/index.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.EventEmitter = exports.Event = void 0;
-    __exportStar(require_Backoff(), exports);
-    __exportStar(require_Breaker(), exports);
-    __exportStar(require_BulkheadPolicy(), exports);
-    __exportStar(require_CircuitBreakerPolicy(), exports);
-    var Event_1 = require_Event();
-    Object.defineProperty(exports, "Event", { enumerable: true, get: function() {
-      return Event_1.Event;
-    } });
-    Object.defineProperty(exports, "EventEmitter", { enumerable: true, get: function() {
-      return Event_1.EventEmitter;
-    } });
-    __exportStar(require_Errors(), exports);
-    __exportStar(require_FallbackPolicy(), exports);
-    __exportStar(require_NoopPolicy(), exports);
-    __exportStar(require_Policy(), exports);
-    __exportStar(require_RetryPolicy(), exports);
-    __exportStar(require_TimeoutPolicy(), exports);
-  }
-});
-
 // src/app/run-in-actions.ts
 import { readFile } from "node:fs/promises";
 
-// node_modules/@actions/core/lib/command.js
+// ../../main/node_modules/@actions/core/lib/command.js
 import * as os from "os";
 
-// node_modules/@actions/core/lib/utils.js
+// ../../main/node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -10334,7 +10334,7 @@ function toCommandProperties(annotationProperties) {
   };
 }
 
-// node_modules/@actions/core/lib/command.js
+// ../../main/node_modules/@actions/core/lib/command.js
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
@@ -10379,7 +10379,7 @@ function escapeProperty(s) {
   return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-// node_modules/@actions/core/lib/file-command.js
+// ../../main/node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -10407,10 +10407,10 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 
-// node_modules/@actions/core/lib/core.js
+// ../../main/node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 
-// node_modules/@actions/core/lib/summary.js
+// ../../main/node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
@@ -10694,12 +10694,12 @@ var Summary = class {
 };
 var _summary = new Summary();
 
-// node_modules/@actions/core/lib/platform.js
+// ../../main/node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform = os3.platform();
 var arch = os3.arch();
 
-// node_modules/@actions/core/lib/core.js
+// ../../main/node_modules/@actions/core/lib/core.js
 var ExitCode;
 (function(ExitCode2) {
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
@@ -10743,6 +10743,43 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
+// src/core/effects.ts
+function describeEffect(effect) {
+  switch (effect.type) {
+    case "setStateLabel":
+      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
+    case "addLabels":
+      return `label #${effect.issue} ${effect.labels.join(", ")}`;
+    case "removeLabels":
+      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
+    case "comment":
+      return `comment on #${effect.issue}`;
+    case "react":
+      return `react ${effect.content} to comment ${effect.commentId}`;
+    case "dispatchWorker":
+      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
+    case "cancelRun":
+      return `cancel run ${effect.runId}`;
+    case "mergePr":
+      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "withdrawMerge":
+      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
+    case "closeIssue":
+      return `close #${effect.issue} as ${effect.reason}`;
+    case "deleteBranch":
+      return `delete branch ${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `delete the dispatch locks of #${effect.issue}`;
+    case "writeTrackingIssue":
+      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
+    case "pinIssue":
+      return `pin #${effect.issue}`;
+  }
+}
+
+// src/github/circuit.ts
+var import_cockatiel = __toESM(require_dist(), 1);
+
 // src/github/errors.ts
 function statusOf(error63) {
   if (typeof error63 !== "object" || error63 === null) return null;
@@ -10753,6 +10790,12 @@ function headerOf(error63, name) {
   if (typeof error63 !== "object" || error63 === null) return null;
   const value = error63.response?.headers?.[name];
   return value === void 0 || value === null ? null : String(value);
+}
+function retryAfterOf(error63) {
+  const value = headerOf(error63, "retry-after");
+  if (value === null) return null;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 function messageOf(error63) {
   if (error63 instanceof Error) return error63.message;
@@ -10790,6 +10833,13 @@ function describeError(error63) {
   const message = messageOf(error63).split("\n")[0] ?? "";
   return status === null ? message : `${status} ${message}`;
 }
+function refusalWords(error63) {
+  const e = error63;
+  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  if (graphql3.length > 0) return graphql3.join("; ");
+  const message = e?.response?.data?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error63);
+}
 var CircuitOpenError = class extends Error {
   constructor(retryAt, lastFailure) {
     super(
@@ -10806,10 +10856,10 @@ function isCircuitOpen(error63) {
   return error63 instanceof CircuitOpenError;
 }
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../../main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -10848,7 +10898,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 function isRequestError(error63) {
   return error63.request !== void 0;
@@ -10921,7 +10971,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION2 = "0.0.0-development";
 var noop = () => Promise.resolve();
@@ -11151,7 +11201,7 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION2;
 throttling.triggersNotification = triggersNotification;
 
-// node_modules/universal-user-agent/index.js
+// ../../main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -11162,7 +11212,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/before-after-hook/lib/register.js
+// ../../main/node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -11185,7 +11235,7 @@ function register(state, name, method, options) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../../main/node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -11220,7 +11270,7 @@ function addHook(state, kind, name, hook2) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../../main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -11234,7 +11284,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../../main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook2, state, name) {
@@ -11268,7 +11318,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION3 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -11581,7 +11631,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/content-type/dist/index.js
+// ../../main/node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -11765,7 +11815,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../../main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -12100,7 +12150,7 @@ var JSONParse = (text4, reviver) => {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION4 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -12282,7 +12332,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../../main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION5 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -12392,7 +12442,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -12437,10 +12487,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../../main/node_modules/@octokit/core/dist-src/version.js
 var VERSION6 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../../main/node_modules/@octokit/core/dist-src/index.js
 var noop3 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -12574,10 +12624,10 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-request-log/dist-src/version.js
+// ../../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7 = "6.0.0";
 
-// node_modules/@octokit/plugin-request-log/dist-src/index.js
+// ../../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -12601,7 +12651,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION7;
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION8 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -12717,10 +12767,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION8;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9 = "17.0.0";
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -15012,7 +15062,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -15135,7 +15185,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -15152,10 +15202,10 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION9;
 
-// node_modules/@octokit/rest/dist-src/version.js
+// ../../main/node_modules/@octokit/rest/dist-src/version.js
 var VERSION10 = "22.0.1";
 
-// node_modules/@octokit/rest/dist-src/index.js
+// ../../main/node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION10}`
@@ -15163,6 +15213,7 @@ var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRes
 );
 
 // src/github/limit-waits.ts
+var LIMIT_WAIT_GRACE_MS = 6e4;
 var waits = /* @__PURE__ */ new Map();
 function hostKey(baseUrl) {
   return (baseUrl ?? "https://api.github.com").replace(/\/+$/, "").toLowerCase();
@@ -15175,7 +15226,7 @@ function noteLimitWait(baseUrl, wait) {
     known ? { at: Math.min(known.at, wait.at), until: Math.max(known.until, wait.until) } : wait
   );
 }
-function recentLimitWait(baseUrl, nowMs, graceMs = 6e4) {
+function recentLimitWait(baseUrl, nowMs, graceMs = LIMIT_WAIT_GRACE_MS) {
   const key = hostKey(baseUrl);
   const wait = waits.get(key);
   if (!wait) return null;
@@ -15230,14 +15281,32 @@ function createOctokit(options) {
       ...rateLimitHandlers(log, rateLimitRetries, {
         baseUrl: options.baseUrl,
         ...options.secondaryLimitRetries !== void 0 ? { secondaryRetries: options.secondaryLimitRetries } : {},
-        ...options.sleep ? { sleep: options.sleep } : {}
+        ...options.sleep ? { sleep: options.sleep } : {},
+        ...options.secondaryLimit ? { mode: options.secondaryLimit } : {}
       })
     }
   });
 }
 var SECONDARY_LIMIT_RETRIES = 6;
 var SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
+var SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS = 60;
+var CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
+function secondaryLimitWait(retryAfterSeconds, strikes) {
+  return Math.max(
+    retryAfterSeconds,
+    Math.min(retryAfterSeconds * 2 ** strikes, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
+  );
+}
+function isWriteRequest(request2) {
+  const method = request2.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return false;
+  if (request2.url === "/graphql" && typeof request2.query === "string") {
+    return /^\s*mutation\b/.test(request2.query);
+  }
+  return true;
+}
 function rateLimitHandlers(log, retries = 2, options = {}) {
+  const pauseWrites = options.mode === "pause";
   const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
@@ -15249,22 +15318,214 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       return retryCount < retries;
     },
     onSecondaryRateLimit: async (retryAfter, requestOptions, _octokit, retryCount) => {
-      const retry2 = retryCount < secondaryRetries;
-      const wait = Math.max(
-        retryAfter,
-        Math.min(retryAfter * 2 ** retryCount, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
-      );
+      const pause = pauseWrites && isWriteRequest(requestOptions);
+      const retries2 = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
+      const wait = secondaryLimitWait(retryAfter, retryCount);
+      const retry2 = retryCount < retries2 && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
+      const at = now();
+      if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
       log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry2 ? `retry ${retryCount + 1} of ${secondaryRetries} in ${wait}s` : "giving up"}`
+        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : pause ? `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause` : "giving up"}`
       );
       if (!retry2) return false;
-      const at = now();
-      noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1e3);
       return true;
     }
   };
 }
+
+// src/github/circuit.ts
+var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
+  failureThreshold: 3,
+  resetMs: 6e4,
+  successThreshold: 2
+});
+var ProbationBreaker = class {
+  constructor(failureThreshold, successThreshold) {
+    this.failureThreshold = failureThreshold;
+    this.successThreshold = successThreshold;
+  }
+  failureThreshold;
+  successThreshold;
+  state = { failures: 0, probation: 0 };
+  get onProbation() {
+    return this.state.probation > 0;
+  }
+  success(circuit) {
+    if (circuit === import_cockatiel.CircuitState.HalfOpen) {
+      this.state = { failures: 0, probation: Math.max(0, this.successThreshold - 1) };
+      return;
+    }
+    this.state = { failures: 0, probation: Math.max(0, this.state.probation - 1) };
+  }
+  failure(circuit) {
+    if (circuit === import_cockatiel.CircuitState.HalfOpen || this.state.probation > 0) {
+      this.state = { failures: 0, probation: 0 };
+      return true;
+    }
+    const failures = this.state.failures + 1;
+    if (failures >= this.failureThreshold) {
+      this.state = { failures: 0, probation: 0 };
+      return true;
+    }
+    this.state = { failures, probation: 0 };
+    return false;
+  }
+};
+var GitHubCircuit = class {
+  options;
+  breaker;
+  policy;
+  openedAt = null;
+  lastFailure = null;
+  queues = /* @__PURE__ */ new Map();
+  pauses = /* @__PURE__ */ new Map();
+  listeners = /* @__PURE__ */ new Set();
+  reported = "closed";
+  constructor(options = {}) {
+    this.options = { ...GITHUB_CIRCUIT_DEFAULTS, ...options };
+    this.breaker = new ProbationBreaker(this.options.failureThreshold, this.options.successThreshold);
+    this.policy = (0, import_cockatiel.circuitBreaker)(import_cockatiel.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
+    this.policy.onBreak(() => {
+      this.openedAt = Date.now();
+    });
+  }
+  /** closed / open / half-open (a trial is due or running, or the circuit is on probation). */
+  get state() {
+    switch (this.policy.state) {
+      case import_cockatiel.CircuitState.Closed:
+        return this.breaker.onProbation ? "half-open" : "closed";
+      case import_cockatiel.CircuitState.HalfOpen:
+        return "half-open";
+      default:
+        return this.openedAt !== null && Date.now() - this.openedAt >= this.options.resetMs ? "half-open" : "open";
+    }
+  }
+  /** When an open circuit lets the next trial call through; null unless open. */
+  get retryAt() {
+    if (this.policy.state !== import_cockatiel.CircuitState.Open || this.openedAt === null) return null;
+    return new Date(this.openedAt + this.options.resetMs);
+  }
+  get lastFailureMessage() {
+    return this.lastFailure;
+  }
+  /** Called with the new reported state whenever it changes (after a call). */
+  onStateChange(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  /**
+   * Runs one call through the breaker. Throws `CircuitOpenError` without calling while open; otherwise returns
+   * or rethrows the call's own result. Non-outage errors pass through without counting as failures.
+   */
+  async run(call) {
+    let outcome;
+    try {
+      outcome = await this.policy.execute(async () => {
+        try {
+          return { ok: true, value: await call() };
+        } catch (error63) {
+          if (isOutage(error63)) {
+            this.lastFailure = describeError(error63);
+            throw error63;
+          }
+          return { ok: false, error: error63 };
+        }
+      });
+    } catch (error63) {
+      this.notify();
+      if (isBrokenCircuit(error63)) throw new CircuitOpenError(this.retryAt, this.lastFailure);
+      throw error63;
+    }
+    this.notify();
+    if (outcome.ok) return outcome.value;
+    throw outcome.error;
+  }
+  /** Holds a write back until the circuit closes. */
+  enqueue(repo, effect, reason, target) {
+    const queue = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
+    queue.push({ effect, target, queuedAt: Date.now(), reason });
+    this.queues.set(repo, queue);
+  }
+  queued(repo) {
+    return this.queues.get(repo) ?? [];
+  }
+  /** Removes and returns a repository's queued writes, oldest first. */
+  takeQueued(repo) {
+    const queue = this.queues.get(repo) ?? [];
+    this.queues.delete(repo);
+    return queue;
+  }
+  /** Puts writes back at the front (a replay interrupted by the circuit opening again). */
+  requeueFront(repo, writes) {
+    if (writes.length === 0) return;
+    this.queues.set(repo, [...writes, ...this.queues.get(repo) ?? []]);
+  }
+  /**
+   * Pauses a repository's writes after GitHub refused one with a secondary rate limit: until `retryAfterSeconds`
+   * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
+   */
+  pauseWrites(repo, retryAfterSeconds, reason, now = Date.now()) {
+    const known = this.pauses.get(repo);
+    const strikes = (known?.strikes ?? 0) + 1;
+    const wait = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
+    const pause = {
+      since: known?.since ?? now,
+      until: Math.max(known?.until ?? 0, now + wait * 1e3),
+      reason,
+      strikes
+    };
+    this.pauses.set(repo, pause);
+    return pause;
+  }
+  /** The repository's pause while it lasts; null when its writes may go out. */
+  writePause(repo, now = Date.now()) {
+    const pause = this.pauses.get(repo);
+    return pause && now < pause.until ? pause : null;
+  }
+  /** The latest pause of a repository, over or not (the dashboard says a minute after it ends); null if none. */
+  lastWritePause(repo) {
+    return this.pauses.get(repo) ?? null;
+  }
+  /** A write to the repository went through: the run of refusals is over. */
+  writeWentThrough(repo, now = Date.now()) {
+    const pause = this.pauses.get(repo);
+    if (pause && now >= pause.until) this.pauses.delete(repo);
+  }
+  /** Repositories with writes waiting. */
+  reposWithQueuedWrites() {
+    return [...this.queues.entries()].filter(([, q]) => q.length > 0).map(([repo]) => repo);
+  }
+  notify() {
+    const state = this.state;
+    if (state === this.reported) return;
+    this.reported = state;
+    for (const listener of this.listeners) listener(state);
+  }
+};
+function isBrokenCircuit(error63) {
+  return typeof error63 === "object" && error63 !== null && (error63.name === "BrokenCircuitError" || error63.isBrokenCircuitError === true);
+}
+var circuits = /* @__PURE__ */ new Map();
+function circuitFor(baseUrl, options) {
+  const key = baseUrl.replace(/\/+$/, "").toLowerCase();
+  let circuit = circuits.get(key);
+  if (!circuit) {
+    circuit = new GitHubCircuit(options);
+    circuits.set(key, circuit);
+  }
+  return circuit;
+}
+
+// src/github/client.ts
+function repoKey(repo) {
+  return `${repo.owner}/${repo.name}`.toLowerCase();
+}
+var silentLog2 = { debug() {
+}, info() {
+}, warn() {
+}, error() {
+} };
 
 // src/core/config/config-constants.ts
 var CONFIG_PATH = ".github/autopilot.yml";
@@ -15364,7 +15625,7 @@ function problemMessage(path2, where, found, expected) {
   return `${path2 ? `\`${path2}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 
-// node_modules/zod/v4/classic/external.js
+// ../../main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -15627,7 +15888,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/core/index.js
+// ../../main/node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -15944,7 +16205,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// node_modules/zod/v4/core/util.js
+// ../../main/node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -16800,7 +17061,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// node_modules/zod/v4/core/core.js
+// ../../main/node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -16922,7 +17183,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -17114,7 +17375,7 @@ function prettifyError(error63) {
   return lines.join("\n");
 }
 
-// node_modules/zod/v4/core/parse.js
+// ../../main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -17274,7 +17535,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// node_modules/zod/v4/core/regexes.js
+// ../../main/node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -17446,7 +17707,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// node_modules/zod/v4/core/checks.js
+// ../../main/node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a3;
   inst._zod ?? (inst._zod = {});
@@ -17922,7 +18183,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../../main/node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -17963,14 +18224,14 @@ ${content3.join("\n")}
   }
 };
 
-// node_modules/zod/v4/core/versions.js
+// ../../main/node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../../main/node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a3;
   inst ?? (inst = {});
@@ -20412,7 +20673,7 @@ function handleRefineResult(result, payload, input2, inst) {
   }
 }
 
-// node_modules/zod/v4/core/memoizer.js
+// ../../main/node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -20689,7 +20950,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// node_modules/zod/v4/locales/index.js
+// ../../main/node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -20757,7 +21018,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// node_modules/zod/v4/locales/ar.js
+// ../../main/node_modules/zod/v4/locales/ar.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -20869,7 +21130,7 @@ function ar_default() {
   };
 }
 
-// node_modules/zod/v4/locales/az.js
+// ../../main/node_modules/zod/v4/locales/az.js
 var error3 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -20980,7 +21241,7 @@ function az_default() {
   };
 }
 
-// node_modules/zod/v4/locales/be.js
+// ../../main/node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -21149,7 +21410,7 @@ function be_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bg.js
+// ../../main/node_modules/zod/v4/locales/bg.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -21275,7 +21536,7 @@ function bg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bn.js
+// ../../main/node_modules/zod/v4/locales/bn.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -21389,7 +21650,7 @@ function bn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ca.js
+// ../../main/node_modules/zod/v4/locales/ca.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -21503,7 +21764,7 @@ function ca_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ckb.js
+// ../../main/node_modules/zod/v4/locales/ckb.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -21636,7 +21897,7 @@ function ckb_default() {
   };
 }
 
-// node_modules/zod/v4/locales/cs.js
+// ../../main/node_modules/zod/v4/locales/cs.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -21753,7 +22014,7 @@ function cs_default() {
   };
 }
 
-// node_modules/zod/v4/locales/da.js
+// ../../main/node_modules/zod/v4/locales/da.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -21874,7 +22135,7 @@ function da_default() {
   };
 }
 
-// node_modules/zod/v4/locales/de.js
+// ../../main/node_modules/zod/v4/locales/de.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -21988,7 +22249,7 @@ function de_default() {
   };
 }
 
-// node_modules/zod/v4/locales/el.js
+// ../../main/node_modules/zod/v4/locales/el.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -22101,7 +22362,7 @@ function el_default() {
   };
 }
 
-// node_modules/zod/v4/locales/en.js
+// ../../main/node_modules/zod/v4/locales/en.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -22226,7 +22487,7 @@ function en_default() {
   };
 }
 
-// node_modules/zod/v4/locales/eo.js
+// ../../main/node_modules/zod/v4/locales/eo.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -22341,7 +22602,7 @@ function eo_default() {
   };
 }
 
-// node_modules/zod/v4/locales/es.js
+// ../../main/node_modules/zod/v4/locales/es.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -22478,7 +22739,7 @@ function es_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fa.js
+// ../../main/node_modules/zod/v4/locales/fa.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -22598,7 +22859,7 @@ function fa_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fi.js
+// ../../main/node_modules/zod/v4/locales/fi.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -22716,7 +22977,7 @@ function fi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr.js
+// ../../main/node_modules/zod/v4/locales/fr.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -22846,7 +23107,7 @@ function fr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr-CA.js
+// ../../main/node_modules/zod/v4/locales/fr-CA.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -22959,7 +23220,7 @@ function fr_CA_default() {
   };
 }
 
-// node_modules/zod/v4/locales/gu.js
+// ../../main/node_modules/zod/v4/locales/gu.js
 var error20 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -23073,7 +23334,7 @@ function gu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/he.js
+// ../../main/node_modules/zod/v4/locales/he.js
 var error21 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -23275,7 +23536,7 @@ function he_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hi.js
+// ../../main/node_modules/zod/v4/locales/hi.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -23387,7 +23648,7 @@ function hi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hr.js
+// ../../main/node_modules/zod/v4/locales/hr.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -23514,7 +23775,7 @@ function hr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hu.js
+// ../../main/node_modules/zod/v4/locales/hu.js
 var error24 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -23628,7 +23889,7 @@ function hu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hy.js
+// ../../main/node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -23787,7 +24048,7 @@ function hy_default() {
   };
 }
 
-// node_modules/zod/v4/locales/id.js
+// ../../main/node_modules/zod/v4/locales/id.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -23899,7 +24160,7 @@ function id_default() {
   };
 }
 
-// node_modules/zod/v4/locales/is.js
+// ../../main/node_modules/zod/v4/locales/is.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -24014,7 +24275,7 @@ function is_default() {
   };
 }
 
-// node_modules/zod/v4/locales/it.js
+// ../../main/node_modules/zod/v4/locales/it.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -24128,7 +24389,7 @@ function it_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ja.js
+// ../../main/node_modules/zod/v4/locales/ja.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -24241,7 +24502,7 @@ function ja_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ka.js
+// ../../main/node_modules/zod/v4/locales/ka.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -24359,7 +24620,7 @@ function ka_default() {
   };
 }
 
-// node_modules/zod/v4/locales/km.js
+// ../../main/node_modules/zod/v4/locales/km.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -24475,12 +24736,12 @@ function km_default() {
   };
 }
 
-// node_modules/zod/v4/locales/kh.js
+// ../../main/node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// node_modules/zod/v4/locales/kn.js
+// ../../main/node_modules/zod/v4/locales/kn.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -24596,7 +24857,7 @@ function kn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ko.js
+// ../../main/node_modules/zod/v4/locales/ko.js
 var error33 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -24713,7 +24974,7 @@ function ko_default() {
   };
 }
 
-// node_modules/zod/v4/locales/lt.js
+// ../../main/node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text4) => {
   return text4.charAt(0).toUpperCase() + text4.slice(1);
 };
@@ -24921,7 +25182,7 @@ function lt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/mk.js
+// ../../main/node_modules/zod/v4/locales/mk.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -25036,7 +25297,7 @@ function mk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ms.js
+// ../../main/node_modules/zod/v4/locales/ms.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -25149,7 +25410,7 @@ function ms_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ne.js
+// ../../main/node_modules/zod/v4/locales/ne.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -25261,7 +25522,7 @@ function ne_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nl.js
+// ../../main/node_modules/zod/v4/locales/nl.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -25377,7 +25638,7 @@ function nl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nn.js
+// ../../main/node_modules/zod/v4/locales/nn.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -25491,7 +25752,7 @@ function nn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/no.js
+// ../../main/node_modules/zod/v4/locales/no.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -25605,7 +25866,7 @@ function no_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ota.js
+// ../../main/node_modules/zod/v4/locales/ota.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -25720,7 +25981,7 @@ function ota_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ps.js
+// ../../main/node_modules/zod/v4/locales/ps.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -25840,7 +26101,7 @@ function ps_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pl.js
+// ../../main/node_modules/zod/v4/locales/pl.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -25955,7 +26216,7 @@ function pl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt.js
+// ../../main/node_modules/zod/v4/locales/pt.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -26099,7 +26360,7 @@ function pt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt-BR.js
+// ../../main/node_modules/zod/v4/locales/pt-BR.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -26244,7 +26505,7 @@ function pt_BR_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ro.js
+// ../../main/node_modules/zod/v4/locales/ro.js
 var error46 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -26367,7 +26628,7 @@ function ro_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ru.js
+// ../../main/node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -26536,7 +26797,7 @@ function ru_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sk.js
+// ../../main/node_modules/zod/v4/locales/sk.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -26653,7 +26914,7 @@ function sk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sl.js
+// ../../main/node_modules/zod/v4/locales/sl.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -26768,7 +27029,7 @@ function sl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sv.js
+// ../../main/node_modules/zod/v4/locales/sv.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -26884,7 +27145,7 @@ function sv_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ta.js
+// ../../main/node_modules/zod/v4/locales/ta.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -27000,7 +27261,7 @@ function ta_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tg.js
+// ../../main/node_modules/zod/v4/locales/tg.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -27117,7 +27378,7 @@ function tg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/th.js
+// ../../main/node_modules/zod/v4/locales/th.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -27233,7 +27494,7 @@ function th_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tk.js
+// ../../main/node_modules/zod/v4/locales/tk.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -27341,7 +27602,7 @@ function tk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tr.js
+// ../../main/node_modules/zod/v4/locales/tr.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -27452,7 +27713,7 @@ function tr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uk.js
+// ../../main/node_modules/zod/v4/locales/uk.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -27566,12 +27827,12 @@ function uk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ua.js
+// ../../main/node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// node_modules/zod/v4/locales/ur.js
+// ../../main/node_modules/zod/v4/locales/ur.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -27687,7 +27948,7 @@ function ur_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uz.js
+// ../../main/node_modules/zod/v4/locales/uz.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -27801,7 +28062,7 @@ function uz_default() {
   };
 }
 
-// node_modules/zod/v4/locales/vi.js
+// ../../main/node_modules/zod/v4/locales/vi.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -27915,7 +28176,7 @@ function vi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-CN.js
+// ../../main/node_modules/zod/v4/locales/zh-CN.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -28030,7 +28291,7 @@ function zh_CN_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-TW.js
+// ../../main/node_modules/zod/v4/locales/zh-TW.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -28143,7 +28404,7 @@ function zh_TW_default() {
   };
 }
 
-// node_modules/zod/v4/locales/yo.js
+// ../../main/node_modules/zod/v4/locales/yo.js
 var error62 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -28256,7 +28517,7 @@ function yo_default() {
   };
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../../main/node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -28306,7 +28567,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/compile.js
+// ../../main/node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -29916,7 +30177,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// node_modules/zod/v4/core/api.js
+// ../../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -30975,7 +31236,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -31505,7 +31766,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../../main/node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -32253,7 +32514,7 @@ function toJSONSchema(input2, params) {
   return finalize(ctx, input2);
 }
 
-// node_modules/zod/v4/core/json-schema-generator.js
+// ../../main/node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -32331,10 +32592,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// node_modules/zod/v4/core/json-schema.js
+// ../../main/node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../main/node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -32515,7 +32776,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/classic/checks.js
+// ../../main/node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -32550,7 +32811,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// node_modules/zod/v4/classic/errors.js
+// ../../main/node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -32596,7 +32857,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// node_modules/zod/v4/classic/parse.js
+// ../../main/node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -32610,7 +32871,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../main/node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config(en_default());
@@ -34075,7 +34336,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// node_modules/zod/v4/classic/compat.js
+// ../../main/node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -34101,7 +34362,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// node_modules/zod/v4/classic/iso.js
+// ../../main/node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -34126,7 +34387,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// node_modules/zod/v4/classic/from-json-schema.js
+// ../../main/node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -34859,7 +35120,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// node_modules/zod/v4/core/visit.js
+// ../../main/node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
@@ -35014,7 +35275,7 @@ function visit(schema, fnOrHandlers) {
   return run(schema);
 }
 
-// node_modules/zod/v4/classic/deep-partial.js
+// ../../main/node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -35026,7 +35287,7 @@ function deepPartial(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/in-out.js
+// ../../main/node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -35056,7 +35317,7 @@ function output(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/coerce.js
+// ../../main/node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -35081,7 +35342,7 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// node_modules/re2js/build/index.js
+// ../../main/node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
   static LITERAL = 2;
@@ -42189,7 +42450,7 @@ function configWarnings(config2) {
 }
 
 // src/core/config/load-config.ts
-var import_yaml = __toESM(require_dist(), 1);
+var import_yaml = __toESM(require_dist2(), 1);
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
@@ -42406,7 +42667,7 @@ function applyConfigOverrides(config2, overrides, source = "config overrides") {
   return validate2(deepMerge(config2, value), source, noLocation);
 }
 
-// node_modules/markdown-table/index.js
+// ../../main/node_modules/markdown-table/index.js
 function defaultStringLength(value) {
   return value.length;
 }
@@ -43793,7 +44054,7 @@ function renderVisible(state, view, now, limits) {
   if (view.githubLimitSince) {
     out.push(
       "",
-      `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes are held back and retried after it lifts, none is dropped or sent twice.`
+      `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes to this repository pause and go out once it lifts, none twice.`
     );
   }
   const p = view.progress;
@@ -46322,7 +46583,7 @@ function dispatch(ctx, n, why, score) {
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
 }
 
-// node_modules/mdast-util-to-string/lib/index.js
+// ../../main/node_modules/mdast-util-to-string/lib/index.js
 var emptyOptions = {};
 function toString(value, options) {
   const settings = options || emptyOptions;
@@ -46359,7 +46620,7 @@ function node2(value) {
   return Boolean(value && typeof value === "object");
 }
 
-// node_modules/character-entities/index.js
+// ../../main/node_modules/character-entities/index.js
 var characterEntities = {
   AElig: "\xC6",
   AMP: "&",
@@ -48488,13 +48749,13 @@ var characterEntities = {
   zwnj: "\u200C"
 };
 
-// node_modules/decode-named-character-reference/index.js
+// ../../main/node_modules/decode-named-character-reference/index.js
 var own2 = {}.hasOwnProperty;
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 
-// node_modules/micromark-util-chunked/index.js
+// ../../main/node_modules/micromark-util-chunked/index.js
 function splice(list2, start, remove, items) {
   const end = list2.length;
   let chunkStart = 0;
@@ -48528,7 +48789,7 @@ function push2(list2, items) {
   return items;
 }
 
-// node_modules/micromark-util-combine-extensions/index.js
+// ../../main/node_modules/micromark-util-combine-extensions/index.js
 var hasOwnProperty = {}.hasOwnProperty;
 function combineExtensions(extensions) {
   const all2 = {};
@@ -48568,7 +48829,7 @@ function constructs(existing, list2) {
   splice(existing, 0, 0, before);
 }
 
-// node_modules/micromark-util-decode-numeric-character-reference/index.js
+// ../../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code19 = Number.parseInt(value, base);
   if (
@@ -48586,12 +48847,12 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code19);
 }
 
-// node_modules/micromark-util-normalize-identifier/index.js
+// ../../main/node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 
-// node_modules/micromark-util-character/index.js
+// ../../main/node_modules/micromark-util-character/index.js
 var asciiAlpha = regexCheck(/[A-Za-z]/);
 var asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
 var asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -48623,7 +48884,7 @@ function regexCheck(regex2) {
   }
 }
 
-// node_modules/micromark-factory-space/index.js
+// ../../main/node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -48668,7 +48929,7 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 
-// node_modules/micromark/lib/initialize/content.js
+// ../../main/node_modules/micromark/lib/initialize/content.js
 var content = {
   tokenize: initializeContent
 };
@@ -48718,7 +48979,7 @@ function initializeContent(effects) {
   }
 }
 
-// node_modules/micromark-util-edit-map/index.js
+// ../../main/node_modules/micromark-util-edit-map/index.js
 var EditMap = class {
   /**
    * Create a new edit map.
@@ -48816,7 +49077,7 @@ function addImplementation(editMap, at, remove, add, before) {
   editMap.index.set(at, change);
 }
 
-// node_modules/micromark/lib/initialize/document.js
+// ../../main/node_modules/micromark/lib/initialize/document.js
 var document = {
   tokenize: initializeDocument
 };
@@ -49010,7 +49271,7 @@ function tokenizeContainer(effects, ok3, nok) {
   return factorySpace(effects, effects.attempt(this.parser.constructs.document, ok3, nok), "linePrefix", this.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4);
 }
 
-// node_modules/micromark-util-classify-character/index.js
+// ../../main/node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code19) {
   if (code19 === null || markdownLineEndingOrSpace(code19) || unicodeWhitespace(code19)) {
     return 1;
@@ -49020,7 +49281,7 @@ function classifyCharacter(code19) {
   }
 }
 
-// node_modules/micromark-util-resolve-all/index.js
+// ../../main/node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -49034,7 +49295,7 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 
-// node_modules/micromark-core-commonmark/lib/attention.js
+// ../../main/node_modules/micromark-core-commonmark/lib/attention.js
 var attention = {
   name: "attention",
   resolveAll: resolveAllAttention,
@@ -49157,7 +49418,7 @@ function movePoint(point3, offset) {
   point3._bufferIndex += offset;
 }
 
-// node_modules/micromark-core-commonmark/lib/autolink.js
+// ../../main/node_modules/micromark-core-commonmark/lib/autolink.js
 var autolink = {
   name: "autolink",
   tokenize: tokenizeAutolink
@@ -49258,7 +49519,7 @@ function tokenizeAutolink(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/blank-line.js
+// ../../main/node_modules/micromark-core-commonmark/lib/blank-line.js
 var blankLine = {
   partial: true,
   tokenize: tokenizeBlankLine
@@ -49273,7 +49534,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/block-quote.js
+// ../../main/node_modules/micromark-core-commonmark/lib/block-quote.js
 var blockQuote = {
   continuation: {
     tokenize: tokenizeBlockQuoteContinuation
@@ -49331,7 +49592,7 @@ function exit(effects) {
   effects.exit("blockQuote");
 }
 
-// node_modules/micromark-core-commonmark/lib/character-escape.js
+// ../../main/node_modules/micromark-core-commonmark/lib/character-escape.js
 var characterEscape = {
   name: "characterEscape",
   tokenize: tokenizeCharacterEscape
@@ -49357,7 +49618,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/character-reference.js
+// ../../main/node_modules/micromark-core-commonmark/lib/character-reference.js
 var characterReference = {
   name: "characterReference",
   tokenize: tokenizeCharacterReference
@@ -49422,7 +49683,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// ../../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 var nonLazyContinuation = {
   partial: true,
   tokenize: tokenizeNonLazyContinuation
@@ -49444,7 +49705,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-fenced.js
+// ../../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
 var codeFenced = {
   concrete: true,
   name: "codeFenced",
@@ -49607,7 +49868,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-indented.js
+// ../../main/node_modules/micromark-core-commonmark/lib/code-indented.js
 var codeIndented = {
   name: "codeIndented",
   tokenize: tokenizeCodeIndented
@@ -49665,7 +49926,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/code-text.js
+// ../../main/node_modules/micromark-core-commonmark/lib/code-text.js
 var codeText = {
   name: "codeText",
   previous,
@@ -49780,7 +50041,7 @@ function tokenizeCodeText(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// ../../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 var SpliceBuffer = class {
   /**
    * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -49973,7 +50234,7 @@ function chunkedPush(list2, right) {
   }
 }
 
-// node_modules/micromark-util-subtokenize/index.js
+// ../../main/node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -50126,7 +50387,7 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 
-// node_modules/micromark-core-commonmark/lib/content.js
+// ../../main/node_modules/micromark-core-commonmark/lib/content.js
 var content2 = {
   resolve: resolveContent,
   tokenize: tokenizeContent
@@ -50197,7 +50458,7 @@ function tokenizeContinuation(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-factory-destination/index.js
+// ../../main/node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -50289,7 +50550,7 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 
-// node_modules/micromark-factory-label/index.js
+// ../../main/node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -50350,7 +50611,7 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// node_modules/micromark-factory-title/index.js
+// ../../main/node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -50412,7 +50673,7 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 
-// node_modules/micromark-factory-whitespace/index.js
+// ../../main/node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -50431,7 +50692,7 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/definition.js
+// ../../main/node_modules/micromark-core-commonmark/lib/definition.js
 var definition = {
   name: "definition",
   tokenize: tokenizeDefinition
@@ -50517,7 +50778,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// ../../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 var hardBreakEscape = {
   name: "hardBreakEscape",
   tokenize: tokenizeHardBreakEscape
@@ -50538,7 +50799,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/heading-atx.js
+// ../../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
 var headingAtx = {
   name: "headingAtx",
   resolve: resolveHeadingAtx,
@@ -50627,7 +50888,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-util-html-tag-name/index.js
+// ../../main/node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames = [
   "address",
   "article",
@@ -50694,7 +50955,7 @@ var htmlBlockNames = [
 ];
 var htmlRawNames = ["pre", "script", "style", "textarea"];
 
-// node_modules/micromark-core-commonmark/lib/html-flow.js
+// ../../main/node_modules/micromark-core-commonmark/lib/html-flow.js
 var htmlFlow = {
   concrete: true,
   name: "htmlFlow",
@@ -51053,7 +51314,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/html-text.js
+// ../../main/node_modules/micromark-core-commonmark/lib/html-text.js
 var htmlText = {
   name: "htmlText",
   tokenize: tokenizeHtmlText
@@ -51359,7 +51620,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-end.js
+// ../../main/node_modules/micromark-core-commonmark/lib/label-end.js
 var labelEnd = {
   name: "labelEnd",
   resolveAll: resolveAllLabelEnd,
@@ -51585,7 +51846,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-start-image.js
+// ../../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
 var labelStartImage = {
   name: "labelStartImage",
   resolveAll: labelEnd.resolveAll,
@@ -51622,7 +51883,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/label-start-link.js
+// ../../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
 var labelStartLink = {
   name: "labelStartLink",
   resolveAll: labelEnd.resolveAll,
@@ -51650,7 +51911,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/line-ending.js
+// ../../main/node_modules/micromark-core-commonmark/lib/line-ending.js
 var lineEnding = {
   name: "lineEnding",
   tokenize: tokenizeLineEnding
@@ -51665,7 +51926,7 @@ function tokenizeLineEnding(effects, ok3) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/thematic-break.js
+// ../../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
 var thematicBreak = {
   name: "thematicBreak",
   tokenize: tokenizeThematicBreak
@@ -51704,7 +51965,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/list.js
+// ../../main/node_modules/micromark-core-commonmark/lib/list.js
 var list = {
   continuation: {
     tokenize: tokenizeListContinuation
@@ -51834,7 +52095,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-core-commonmark/lib/setext-underline.js
+// ../../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
 var setextUnderline = {
   name: "setextUnderline",
   resolveTo: resolveToSetextUnderline,
@@ -51928,7 +52189,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark/lib/initialize/flow.js
+// ../../main/node_modules/micromark/lib/initialize/flow.js
 var flow = {
   tokenize: initializeFlow
 };
@@ -51966,7 +52227,7 @@ function initializeFlow(effects) {
   }
 }
 
-// node_modules/micromark/lib/initialize/text.js
+// ../../main/node_modules/micromark/lib/initialize/text.js
 var resolver = {
   resolveAll: createResolver()
 };
@@ -52108,7 +52369,7 @@ function resolveAllLineSuffixes(events, context) {
   return events;
 }
 
-// node_modules/micromark/lib/constructs.js
+// ../../main/node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -52183,7 +52444,7 @@ var disable = {
   null: []
 };
 
-// node_modules/micromark/lib/create-tokenizer.js
+// ../../main/node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -52509,7 +52770,7 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 
-// node_modules/micromark/lib/parse.js
+// ../../main/node_modules/micromark/lib/parse.js
 function parse5(options) {
   const settings = options || {};
   const constructs2 = (
@@ -52535,14 +52796,14 @@ function parse5(options) {
   }
 }
 
-// node_modules/micromark/lib/postprocess.js
+// ../../main/node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 
-// node_modules/micromark/lib/preprocess.js
+// ../../main/node_modules/micromark/lib/preprocess.js
 var search = /[\0\t\n\r]/g;
 function preprocess2() {
   let column = 1;
@@ -52622,7 +52883,7 @@ function preprocess2() {
   }
 }
 
-// node_modules/micromark-util-decode-string/index.js
+// ../../main/node_modules/micromark-util-decode-string/index.js
 var characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
@@ -52640,7 +52901,7 @@ function decode3($0, $1, $2) {
   return decodeNamedCharacterReference($2) || $0;
 }
 
-// node_modules/unist-util-stringify-position/lib/index.js
+// ../../main/node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -52666,7 +52927,7 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 
-// node_modules/mdast-util-from-markdown/lib/index.js
+// ../../main/node_modules/mdast-util-from-markdown/lib/index.js
 var own3 = {}.hasOwnProperty;
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
@@ -53436,7 +53697,7 @@ function defaultOnError(left, right) {
   }) + ") is still open");
 }
 
-// node_modules/ccount/index.js
+// ../../main/node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -53451,11 +53712,11 @@ function ccount(value, character) {
   return count2;
 }
 
-// node_modules/devlop/lib/default.js
+// ../../main/node_modules/devlop/lib/default.js
 function ok() {
 }
 
-// node_modules/escape-string-regexp/index.js
+// ../../main/node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -53463,7 +53724,7 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 
-// node_modules/unist-util-is/lib/index.js
+// ../../main/node_modules/unist-util-is/lib/index.js
 var convert = (
   // Note: overloads in JSDoc can’t yet use different `@template`s.
   /**
@@ -53562,12 +53823,12 @@ function looksLikeANode(value) {
   return value !== null && typeof value === "object" && "type" in value;
 }
 
-// node_modules/unist-util-visit-parents/lib/color.node.js
+// ../../main/node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d) {
   return "\x1B[33m" + d + "\x1B[39m";
 }
 
-// node_modules/unist-util-visit-parents/lib/index.js
+// ../../main/node_modules/unist-util-visit-parents/lib/index.js
 var empty = [];
 var CONTINUE = true;
 var EXIT = false;
@@ -53687,7 +53948,7 @@ function toResult(value) {
   return value === null || value === void 0 ? empty : [value];
 }
 
-// node_modules/mdast-util-find-and-replace/lib/index.js
+// ../../main/node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list2, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
@@ -53788,7 +54049,7 @@ function toFunction(replace2) {
   };
 }
 
-// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// ../../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -53953,7 +54214,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code19) || unicodePunctuation(code19);
 }
 
-// node_modules/mdast-util-gfm-footnote/lib/index.js
+// ../../main/node_modules/mdast-util-gfm-footnote/lib/index.js
 footnoteReference.peek = footnoteReferencePeek;
 function enterFootnoteCallString() {
   this.buffer();
@@ -54027,7 +54288,7 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 
-// node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// ../../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
 handleDelete.attention = attentionDelete;
 handleDelete.peek = peekDelete;
 function gfmStrikethroughFromMarkdown() {
@@ -54064,7 +54325,7 @@ function peekDelete() {
   return "~";
 }
 
-// node_modules/mdast-util-gfm-table/lib/index.js
+// ../../main/node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -54125,7 +54386,7 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 
-// node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// ../../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -54172,7 +54433,7 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 
-// node_modules/mdast-util-gfm/lib/index.js
+// ../../main/node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -54183,7 +54444,7 @@ function gfmFromMarkdown() {
   ];
 }
 
-// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// ../../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 var wwwPrefix = {
   tokenize: tokenizeWwwPrefix,
   partial: true
@@ -54525,7 +54786,7 @@ function previousUnbalanced(events) {
   return result;
 }
 
-// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// ../../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 var indent = {
   tokenize: tokenizeIndent2,
   partial: true
@@ -54800,7 +55061,7 @@ function tokenizeIndent2(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// ../../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -54894,7 +55155,7 @@ function gfmStrikethrough(options) {
   }
 }
 
-// node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// ../../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
 var EditMap2 = class {
   /**
    * Create a new edit map.
@@ -54980,7 +55241,7 @@ function addImplementation2(editMap, at, remove, add) {
   editMap.index.set(at, change);
 }
 
-// node_modules/micromark-extension-gfm-table/lib/infer.js
+// ../../main/node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -55007,7 +55268,7 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 
-// node_modules/micromark-extension-gfm-table/lib/syntax.js
+// ../../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -55398,7 +55659,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 
-// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// ../../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 var tasklistCheck = {
   name: "tasklistCheck",
   tokenize: tokenizeTasklistCheck
@@ -55472,7 +55733,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
   }
 }
 
-// node_modules/micromark-extension-gfm/index.js
+// ../../main/node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -56994,168 +57255,6 @@ function decide(input2) {
   });
 }
 
-// src/github/circuit.ts
-var import_cockatiel = __toESM(require_dist2(), 1);
-var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
-  failureThreshold: 3,
-  resetMs: 6e4,
-  successThreshold: 2
-});
-var ProbationBreaker = class {
-  constructor(failureThreshold, successThreshold) {
-    this.failureThreshold = failureThreshold;
-    this.successThreshold = successThreshold;
-  }
-  failureThreshold;
-  successThreshold;
-  state = { failures: 0, probation: 0 };
-  get onProbation() {
-    return this.state.probation > 0;
-  }
-  success(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen) {
-      this.state = { failures: 0, probation: Math.max(0, this.successThreshold - 1) };
-      return;
-    }
-    this.state = { failures: 0, probation: Math.max(0, this.state.probation - 1) };
-  }
-  failure(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen || this.state.probation > 0) {
-      this.state = { failures: 0, probation: 0 };
-      return true;
-    }
-    const failures = this.state.failures + 1;
-    if (failures >= this.failureThreshold) {
-      this.state = { failures: 0, probation: 0 };
-      return true;
-    }
-    this.state = { failures, probation: 0 };
-    return false;
-  }
-};
-var GitHubCircuit = class {
-  options;
-  breaker;
-  policy;
-  openedAt = null;
-  lastFailure = null;
-  queues = /* @__PURE__ */ new Map();
-  listeners = /* @__PURE__ */ new Set();
-  reported = "closed";
-  constructor(options = {}) {
-    this.options = { ...GITHUB_CIRCUIT_DEFAULTS, ...options };
-    this.breaker = new ProbationBreaker(this.options.failureThreshold, this.options.successThreshold);
-    this.policy = (0, import_cockatiel.circuitBreaker)(import_cockatiel.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
-    this.policy.onBreak(() => {
-      this.openedAt = Date.now();
-    });
-  }
-  /** closed / open / half-open (a trial is due or running, or the circuit is on probation). */
-  get state() {
-    switch (this.policy.state) {
-      case import_cockatiel.CircuitState.Closed:
-        return this.breaker.onProbation ? "half-open" : "closed";
-      case import_cockatiel.CircuitState.HalfOpen:
-        return "half-open";
-      default:
-        return this.openedAt !== null && Date.now() - this.openedAt >= this.options.resetMs ? "half-open" : "open";
-    }
-  }
-  /** When an open circuit lets the next trial call through; null unless open. */
-  get retryAt() {
-    if (this.policy.state !== import_cockatiel.CircuitState.Open || this.openedAt === null) return null;
-    return new Date(this.openedAt + this.options.resetMs);
-  }
-  get lastFailureMessage() {
-    return this.lastFailure;
-  }
-  /** Called with the new reported state whenever it changes (after a call). */
-  onStateChange(listener) {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  /**
-   * Runs one call through the breaker. Throws `CircuitOpenError` without calling while open; otherwise returns
-   * or rethrows the call's own result. Non-outage errors pass through without counting as failures.
-   */
-  async run(call) {
-    let outcome;
-    try {
-      outcome = await this.policy.execute(async () => {
-        try {
-          return { ok: true, value: await call() };
-        } catch (error63) {
-          if (isOutage(error63)) {
-            this.lastFailure = describeError(error63);
-            throw error63;
-          }
-          return { ok: false, error: error63 };
-        }
-      });
-    } catch (error63) {
-      this.notify();
-      if (isBrokenCircuit(error63)) throw new CircuitOpenError(this.retryAt, this.lastFailure);
-      throw error63;
-    }
-    this.notify();
-    if (outcome.ok) return outcome.value;
-    throw outcome.error;
-  }
-  /** Holds a write back until the circuit closes. */
-  enqueue(repo, effect, reason, target) {
-    const queue = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
-    queue.push({ effect, target, queuedAt: Date.now(), reason });
-    this.queues.set(repo, queue);
-  }
-  queued(repo) {
-    return this.queues.get(repo) ?? [];
-  }
-  /** Removes and returns a repository's queued writes, oldest first. */
-  takeQueued(repo) {
-    const queue = this.queues.get(repo) ?? [];
-    this.queues.delete(repo);
-    return queue;
-  }
-  /** Puts writes back at the front (a replay interrupted by the circuit opening again). */
-  requeueFront(repo, writes) {
-    if (writes.length === 0) return;
-    this.queues.set(repo, [...writes, ...this.queues.get(repo) ?? []]);
-  }
-  /** Repositories with writes waiting. */
-  reposWithQueuedWrites() {
-    return [...this.queues.entries()].filter(([, q]) => q.length > 0).map(([repo]) => repo);
-  }
-  notify() {
-    const state = this.state;
-    if (state === this.reported) return;
-    this.reported = state;
-    for (const listener of this.listeners) listener(state);
-  }
-};
-function isBrokenCircuit(error63) {
-  return typeof error63 === "object" && error63 !== null && (error63.name === "BrokenCircuitError" || error63.isBrokenCircuitError === true);
-}
-var circuits = /* @__PURE__ */ new Map();
-function circuitFor(baseUrl, options) {
-  const key = baseUrl.replace(/\/+$/, "").toLowerCase();
-  let circuit = circuits.get(key);
-  if (!circuit) {
-    circuit = new GitHubCircuit(options);
-    circuits.set(key, circuit);
-  }
-  return circuit;
-}
-
-// src/github/client.ts
-function repoKey(repo) {
-  return `${repo.owner}/${repo.name}`.toLowerCase();
-}
-var silentLog2 = { debug() {
-}, info() {
-}, warn() {
-}, error() {
-} };
-
 // src/github/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
@@ -57282,40 +57381,6 @@ async function readPullDiff(ctx, pr, base, sha) {
   } catch (error63) {
     const message = error63 instanceof Error ? error63.message : String(error63);
     return { pr, sha, files: [], filesCapped: false, error: message.slice(0, 150) };
-  }
-}
-
-// src/core/effects.ts
-function describeEffect(effect) {
-  switch (effect.type) {
-    case "setStateLabel":
-      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
-    case "addLabels":
-      return `label #${effect.issue} ${effect.labels.join(", ")}`;
-    case "removeLabels":
-      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
-    case "comment":
-      return `comment on #${effect.issue}`;
-    case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
-    case "dispatchWorker":
-      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
-    case "cancelRun":
-      return `cancel run ${effect.runId}`;
-    case "mergePr":
-      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
-    case "withdrawMerge":
-      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
-    case "closeIssue":
-      return `close #${effect.issue} as ${effect.reason}`;
-    case "deleteBranch":
-      return `delete branch ${effect.branch}`;
-    case "releaseDispatchLocks":
-      return `delete the dispatch locks of #${effect.issue}`;
-    case "writeTrackingIssue":
-      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
-    case "pinIssue":
-      return `pin #${effect.issue}`;
   }
 }
 
@@ -57710,13 +57775,6 @@ mutation AutopilotDequeuePullRequest($id: ID!) {
 }`;
 
 // src/github/merge-mechanisms.ts
-function refusalWords(error63) {
-  const e = error63;
-  const graphql3 = (e?.errors ?? []).map((x) => x.message ?? "").filter(Boolean);
-  if (graphql3.length > 0) return graphql3.join("; ");
-  const message = e?.response?.data?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error63);
-}
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
   try {
@@ -57752,8 +57810,7 @@ async function handToGitHub(ctx, effect, via, pull) {
     );
     return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
   } catch (error63) {
-    const status = statusOf(error63);
-    if (status !== null && status >= 500) throw error63;
+    if (isOutage(error63)) throw error63;
     const words = refusalWords(error63);
     ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
     return words;
@@ -57771,8 +57828,7 @@ async function withdrawMerge(ctx, effect) {
     }
     return { effect, status: "done" };
   } catch (error63) {
-    const status = statusOf(error63);
-    if (status !== null && status >= 500) throw error63;
+    if (isOutage(error63)) throw error63;
     return { effect, status: "failed", detail: refusalWords(error63) };
   }
 }
@@ -58732,11 +58788,6 @@ async function executeEffect(ctx, effect) {
       return pin(ctx, effect);
   }
 }
-function gitHubMessage(error63) {
-  const data = error63.response?.data;
-  const message = data?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error63);
-}
 async function mergedMeanwhile(ctx, pr) {
   try {
     const { data } = await ctx.read(
@@ -58749,7 +58800,7 @@ async function mergedMeanwhile(ctx, pr) {
 }
 async function refusedMerge(ctx, effect, error63) {
   if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = gitHubMessage(error63);
+  const message = refusalWords(error63);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   const mechanism = mergeMechanismFor(message, pull?.mergeState);
   const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
@@ -58809,6 +58860,7 @@ async function explainRefusal(ctx, effect, body) {
       );
     }
   } catch (error63) {
+    if (classifyFailure(error63) === "secondary-rate-limit") throw error63;
     ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
   }
 }
@@ -59203,7 +59255,7 @@ var Gateway = class {
       operations: 0
     };
     const key = repoKey(this.repo);
-    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.queued(key).length > 0) {
+    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.writePause(key, this.now()) === null && this.circuit.queued(key).length > 0) {
       const fresh = new Set(effects.map(effectTarget));
       const queued = this.circuit.takeQueued(key);
       this.log.info(`replaying ${queued.length} write(s) queued while GitHub was unavailable`);
@@ -59277,15 +59329,34 @@ var Gateway = class {
         replaying
       );
     }
+    const key = repoKey(this.repo);
+    const pause = this.circuit.writePause(key, this.now());
+    if (pause) {
+      return this.hold(
+        effect,
+        new Error(
+          `writes to this repository pause for GitHub's secondary rate limit until ${new Date(pause.until).toISOString()} (${pause.reason})`
+        ),
+        replaying
+      );
+    }
     if (!isBudgetExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
+      this.circuit.writeWentThrough(key, this.now());
       const level = outcome.status === "not-mergeable" ? "warn" : "info";
       this.log[level](
         `${outcome.status === "done" ? "did" : outcome.status}: ${describeEffect(effect)}${outcome.detail ? ` (${outcome.detail})` : ""}`
       );
       return outcome;
     } catch (error63) {
+      if (classifyFailure(error63) === "secondary-rate-limit") {
+        const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
+        this.log.warn(
+          `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
+        );
+        return this.hold(effect, error63, replaying);
+      }
       if (isCircuitOpen(error63) || isOutage(error63)) return this.hold(effect, error63, replaying);
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error63)}`);
       return { effect, status: "failed", detail: describeError(error63) };
@@ -59294,7 +59365,7 @@ var Gateway = class {
   hold(effect, error63, replaying) {
     const reason = describeError(error63);
     if (!replaying) this.circuit.enqueue(repoKey(this.repo), effect, reason, effectTarget(effect));
-    this.log.warn(`queued until GitHub recovers: ${describeEffect(effect)} (${reason})`);
+    this.log.warn(`queued until GitHub takes writes again: ${describeEffect(effect)} (${reason})`);
     return { effect, status: "queued", detail: reason };
   }
 };
@@ -59354,6 +59425,17 @@ function addPoints(sum, rateLimit) {
     resetAt: rateLimit.resetAt
   };
 }
+function circuitOf(options) {
+  return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
+}
+function limitWaitFor(options, nowMs) {
+  const host = recentLimitWait(options.baseUrl, nowMs);
+  const pause = circuitOf(options).lastWritePause(repoKey(options.repo));
+  const repo = pause && pause.until + LIMIT_WAIT_GRACE_MS >= nowMs ? pause : null;
+  if (!host) return repo ? { at: repo.since, until: repo.until } : null;
+  if (!repo) return host;
+  return { at: Math.min(host.at, repo.since), until: Math.max(host.until, repo.until) };
+}
 async function reconcileOnce(options, log) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
@@ -59363,7 +59445,7 @@ async function reconcileOnce(options, log) {
     botLogin,
     log,
     dryRun: options.dryRun ?? false,
-    circuit: options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com"),
+    circuit: circuitOf(options),
     memory: memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...options.operationBudget !== void 0 ? { operationBudget: options.operationBudget } : {},
@@ -59411,7 +59493,7 @@ async function reconcileOnce(options, log) {
     );
   }
   const at = now();
-  const limitWait = recentLimitWait(options.baseUrl, at.getTime());
+  const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
     snapshot: world,
     state,
@@ -59436,6 +59518,15 @@ async function reconcileOnce(options, log) {
 }
 
 // src/app/run-in-actions.ts
+var ACTIONS_HELD_WRITES_WAIT_SECONDS = 120;
+function heldWritesWait(circuit, repo, nowMs) {
+  if (circuit.queued(repo).length === 0) return null;
+  const pause = circuit.writePause(repo, nowMs);
+  if (!pause) return null;
+  const wait = pause.until - nowMs;
+  return wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1e3 ? wait : null;
+}
+var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
   debug: (m) => debug(m),
   info: (m) => info(m),
@@ -59464,11 +59555,13 @@ async function runController(options = {}) {
     const overrides = parseOverrides(input2("max-parallel"), input2("labels"), input2("dry-run"));
     const budget = getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
-    const result = await reconcile({
+    const runOnce = (startSession) => reconcile({
       octokit: createOctokit({
         auth: token,
         baseUrl,
         log: octokitLog,
+        // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
+        secondaryLimit: "pause",
         ...options.fetch ? { fetch: options.fetch } : {},
         ...options.retry === false ? { retry: false } : {},
         ...options.throttle === false ? { throttle: false } : {}
@@ -59479,11 +59572,30 @@ async function runController(options = {}) {
       botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
       dryRun: overrides.dryRun === true,
       ...budget ? { operationBudget: Number(budget) } : {},
-      start: eventName === "workflow_dispatch" ? {
+      start: startSession && eventName === "workflow_dispatch" ? {
         actor: env.GITHUB_ACTOR || String(event.sender?.login ?? "someone"),
         overrides
       } : null
     });
+    let result = await runOnce(true);
+    const circuit = circuitFor(baseUrl);
+    const wait = heldWritesWait(circuit, repoKey({ owner, name }), Date.now());
+    if (wait !== null) {
+      info(
+        `${circuit.queued(repoKey({ owner, name })).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1e3)}s`
+      );
+      await (options.sleep ?? sleepMs)(wait);
+      const stateHeld = result.report.outcomes.some(
+        (o2) => o2.effect.type === "writeTrackingIssue" && o2.status === "queued"
+      );
+      result = await runOnce(stateHeld);
+    }
+    const left = circuit.queued(repoKey({ owner, name }));
+    if (left.length > 0) {
+      warning(
+        `${left.length} write(s) not carried out (${left[0].reason}); the next run decides them again: ${left.map((q) => describeEffect(q.effect)).join("; ")}`
+      );
+    }
     const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
     setOutput("effects", String(result.decision.effects.length));
     setOutput("requests", String(requests));

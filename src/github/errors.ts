@@ -25,6 +25,14 @@ function headerOf(error: unknown, name: string): string | null {
   return value === undefined || value === null ? null : String(value);
 }
 
+/** GitHub's `retry-after` on a refused request, in seconds; null when the answer has none. */
+export function retryAfterOf(error: unknown): number | null {
+  const value = headerOf(error, "retry-after");
+  if (value === null) return null;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === "object" && error !== null && typeof (error as HttpLikeError).message === "string") {

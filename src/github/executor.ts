@@ -9,7 +9,7 @@ import { describeEffect } from "../core/effects.js";
 import { mergeHandedComment, mergeMechanismFor, mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
-import { describeError, messageOf, refusalWords, statusOf } from "./errors.js";
+import { classifyFailure, describeError, messageOf, refusalWords, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
@@ -378,6 +378,8 @@ async function explainRefusal(
       );
     }
   } catch (error) {
+    // A secondary rate limit pauses the repository's writes (src/github/gateway.ts); the merge is tried again.
+    if (classifyFailure(error) === "secondary-rate-limit") throw error;
     ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error)}`);
   }
 }
