@@ -42691,9 +42691,8 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       const retry2 = retryCount < retries2 && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
       const at = now();
       if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
-      log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : pause ? `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause` : "giving up"}`
-      );
+      const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
+      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry2) return false;
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1e3);
       return true;

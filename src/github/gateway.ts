@@ -231,7 +231,9 @@ export class Gateway {
     ) {
       const fresh = new Set(effects.map(effectTarget));
       const queued = this.circuit.takeQueued(key);
-      this.log.info(`replaying ${queued.length} write(s) queued while GitHub was unavailable`);
+      this.log.info(
+        `replaying ${queued.length} write(s) held back while GitHub was unavailable or rate-limited`,
+      );
       for (let i = 0; i < queued.length; i++) {
         const item = queued[i]!;
         if (fresh.has(effectTarget(item.effect))) {

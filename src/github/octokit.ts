@@ -230,9 +230,14 @@ export function rateLimitHandlers(
       const at = now();
       // The dashboard says why writes wait, in the request or in a paused repository.
       if (retry || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1000 });
-      log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry ? `retry ${retryCount + 1} of ${retries} in ${wait}s` : pause ? `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause` : "giving up"}`,
-      );
+      const outcome = retry
+        ? `retry ${retryCount + 1} of ${retries} in ${wait}s`
+        : !pause
+          ? "giving up"
+          : retryCount > 0
+            ? "refused again after its retry: writes to the repository pause"
+            : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
+      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry) return false;
       // The plugin itself waits `retryAfter` once this returns; the rest of the longer wait happens here.
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1000);
