@@ -39,6 +39,1623 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
+var require_ConstantBackoff = __commonJS({
+  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConstantBackoff = void 0;
+    var ConstantBackoff = class {
+      /**
+       * Backoff that returns a constant interval.
+       */
+      constructor(interval) {
+        this.interval = interval;
+      }
+      /**
+       * @inheritdoc
+       */
+      next() {
+        return instance(this.interval);
+      }
+    };
+    exports.ConstantBackoff = ConstantBackoff;
+    var instance = (interval) => ({
+      duration: interval,
+      next() {
+        return this;
+      }
+    });
+  }
+});
+
+// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
+var require_DelegateBackoff = __commonJS({
+  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.DelegateBackoff = void 0;
+    var DelegateBackoff = class {
+      /**
+       * Backoff that delegates to a user-provided function. The function takes
+       * the backoff context, and can optionally take (and return) a state value
+       * that will be passed into subsequent backoff requests.
+       */
+      constructor(fn) {
+        this.fn = fn;
+      }
+      /**
+       * @inheritdoc
+       */
+      next(context) {
+        return instance(this.fn).next(context);
+      }
+    };
+    exports.DelegateBackoff = DelegateBackoff;
+    var instance = (fn, state, current = 0) => ({
+      duration: current,
+      next(context) {
+        const result = fn(context, state);
+        return typeof result === "number" ? instance(fn, state, result) : instance(fn, result.state, result.delay);
+      }
+    });
+  }
+});
+
+// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
+var require_ExponentialBackoffGenerators = __commonJS({
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
+    var noJitterGenerator = (attempts = 0, options) => [
+      Math.min(options.maxDelay, options.initialDelay * 2 ** attempts),
+      attempts + 1
+    ];
+    exports.noJitterGenerator = noJitterGenerator;
+    var fullJitterGenerator = (state, options) => {
+      const [delay, next] = (0, exports.noJitterGenerator)(state, options);
+      return [Math.floor(Math.random() * delay), next];
+    };
+    exports.fullJitterGenerator = fullJitterGenerator;
+    var halfJitterGenerator = (attempts, options) => {
+      const [delay, next] = (0, exports.noJitterGenerator)(attempts, options);
+      return [Math.floor((delay + Math.random() * delay) / 2), next];
+    };
+    exports.halfJitterGenerator = halfJitterGenerator;
+    var pFactor = 4;
+    var rpScalingFactor = 1 / 1.4;
+    var decorrelatedJitterGenerator = (state, options) => {
+      const [attempt, prev] = state || [0, 0];
+      const t = attempt + Math.random();
+      const next = Math.pow(options.exponent, t) * Math.tanh(Math.sqrt(pFactor * t));
+      const formulaIntrinsicValue = isFinite(next) ? Math.max(0, next - prev) : Infinity;
+      return [
+        Math.min(formulaIntrinsicValue * rpScalingFactor * options.initialDelay, options.maxDelay),
+        [attempt + 1, next]
+      ];
+    };
+    exports.decorrelatedJitterGenerator = decorrelatedJitterGenerator;
+  }
+});
+
+// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
+var require_ExponentialBackoff = __commonJS({
+  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ExponentialBackoff = void 0;
+    var ExponentialBackoffGenerators_1 = require_ExponentialBackoffGenerators();
+    var defaultOptions = {
+      generator: ExponentialBackoffGenerators_1.decorrelatedJitterGenerator,
+      maxDelay: 3e4,
+      exponent: 2,
+      initialDelay: 128
+    };
+    var ExponentialBackoff = class {
+      /**
+       * An implementation of exponential backoff.
+       */
+      constructor(options) {
+        this.options = options ? { ...defaultOptions, ...options } : defaultOptions;
+      }
+      next() {
+        return instance(this.options).next(void 0);
+      }
+    };
+    exports.ExponentialBackoff = ExponentialBackoff;
+    var instance = (options, state, delay = 0, attempt = -1) => ({
+      duration: delay,
+      next() {
+        const [nextDelay, nextState] = options.generator(state, options);
+        return instance(options, nextState, nextDelay, attempt + 1);
+      }
+    });
+  }
+});
+
+// node_modules/cockatiel/dist/backoff/IterableBackoff.js
+var require_IterableBackoff = __commonJS({
+  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.IterableBackoff = void 0;
+    var IterableBackoff = class {
+      /**
+       * Backoff that returns a number from an iterable.
+       */
+      constructor(durations) {
+        this.durations = durations;
+      }
+      /**
+       * @inheritdoc
+       */
+      next(_context) {
+        return instance(this.durations, 0);
+      }
+    };
+    exports.IterableBackoff = IterableBackoff;
+    var instance = (durations, index2) => ({
+      duration: durations[index2],
+      next() {
+        return index2 === durations.length - 1 ? this : instance(durations, index2 + 1);
+      }
+    });
+  }
+});
+
+// node_modules/cockatiel/dist/backoff/Backoff.js
+var require_Backoff = __commonJS({
+  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    __exportStar(require_ConstantBackoff(), exports);
+    __exportStar(require_DelegateBackoff(), exports);
+    __exportStar(require_ExponentialBackoff(), exports);
+    __exportStar(require_ExponentialBackoffGenerators(), exports);
+    __exportStar(require_IterableBackoff(), exports);
+  }
+});
+
+// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
+var require_ConsecutiveBreaker = __commonJS({
+  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ConsecutiveBreaker = void 0;
+    var ConsecutiveBreaker = class {
+      /**
+       * ConsecutiveBreaker breaks if more than `threshold` exceptions are received
+       * over a time period.
+       */
+      constructor(threshold) {
+        this.threshold = threshold;
+        this.state = 0;
+      }
+      /**
+       * @inheritdoc
+       */
+      success() {
+        this.state = 0;
+      }
+      /**
+       * @inheritdoc
+       */
+      failure() {
+        return ++this.state >= this.threshold;
+      }
+    };
+    exports.ConsecutiveBreaker = ConsecutiveBreaker;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/TaskCancelledError.js
+var require_TaskCancelledError = __commonJS({
+  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TaskCancelledError = void 0;
+    var TaskCancelledError = class extends Error {
+      /**
+       * Error thrown when a task is cancelled.
+       */
+      constructor(message = "Operation cancelled") {
+        super(message);
+        this.message = message;
+        this.isTaskCancelledError = true;
+      }
+    };
+    exports.TaskCancelledError = TaskCancelledError;
+  }
+});
+
+// node_modules/cockatiel/dist/common/Event.js
+var require_Event = __commonJS({
+  "node_modules/cockatiel/dist/common/Event.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
+    var TaskCancelledError_1 = require_TaskCancelledError();
+    exports.noopDisposable = { dispose: () => void 0 };
+    var Event;
+    (function(Event2) {
+      Event2.once = (event, listener) => {
+        let syncDispose = false;
+        let disposable;
+        disposable = event((value) => {
+          listener(value);
+          if (disposable) {
+            disposable.dispose();
+          } else {
+            syncDispose = true;
+          }
+        });
+        if (syncDispose) {
+          disposable.dispose();
+          return exports.noopDisposable;
+        }
+        return disposable;
+      };
+      Event2.toPromise = (event, signal) => {
+        if (!signal) {
+          return new Promise((resolve) => Event2.once(event, resolve));
+        }
+        if (signal.aborted) {
+          return Promise.reject(new TaskCancelledError_1.TaskCancelledError());
+        }
+        const toDispose = [];
+        return new Promise((resolve, reject) => {
+          const abortEvt = (0, exports.onAbort)(signal);
+          toDispose.push(abortEvt);
+          toDispose.push(abortEvt.event(() => {
+            reject(new TaskCancelledError_1.TaskCancelledError());
+          }));
+          toDispose.push(Event2.once(event, (data) => {
+            resolve(data);
+          }));
+        }).finally(() => {
+          for (const d of toDispose) {
+            d.dispose();
+          }
+        });
+      };
+    })(Event || (exports.Event = Event = {}));
+    var onAbort = (signal) => {
+      const evt = new OneShotEvent();
+      if (signal.aborted) {
+        evt.emit();
+        return { event: evt.addListener, dispose: () => {
+        } };
+      }
+      const dispose = () => signal.removeEventListener("abort", l);
+      const l = () => {
+        evt.emit();
+        dispose();
+      };
+      signal.addEventListener("abort", l);
+      return { event: evt.addListener, dispose };
+    };
+    exports.onAbort = onAbort;
+    var EventEmitter = class {
+      constructor() {
+        this.addListener = (listener) => this.addListenerInner(listener);
+      }
+      /**
+       * Gets the number of event listeners.
+       */
+      get size() {
+        if (!this.listeners) {
+          return 0;
+        } else if (typeof this.listeners === "function") {
+          return 1;
+        } else {
+          return this.listeners.length;
+        }
+      }
+      /**
+       * Emits event data.
+       */
+      emit(value) {
+        if (!this.listeners) {
+        } else if (typeof this.listeners === "function") {
+          this.listeners(value);
+        } else {
+          for (const listener of this.listeners) {
+            listener(value);
+          }
+        }
+      }
+      addListenerInner(listener) {
+        if (!this.listeners) {
+          this.listeners = listener;
+        } else if (typeof this.listeners === "function") {
+          this.listeners = [this.listeners, listener];
+        } else {
+          this.listeners.push(listener);
+        }
+        return { dispose: () => this.removeListener(listener) };
+      }
+      removeListener(listener) {
+        if (!this.listeners) {
+          return;
+        }
+        if (typeof this.listeners === "function") {
+          if (this.listeners === listener) {
+            this.listeners = void 0;
+          }
+          return;
+        }
+        const index2 = this.listeners.indexOf(listener);
+        if (index2 === -1) {
+          return;
+        }
+        if (this.listeners.length === 2) {
+          this.listeners = index2 === 0 ? this.listeners[1] : this.listeners[0];
+        } else {
+          this.listeners = this.listeners.slice(0, index2).concat(this.listeners.slice(index2 + 1));
+        }
+      }
+    };
+    exports.EventEmitter = EventEmitter;
+    var MemorizingEventEmitter = class extends EventEmitter {
+      constructor() {
+        super(...arguments);
+        this.addListener = (listener) => {
+          const disposable = this.addListenerInner(listener);
+          if (this.lastValue) {
+            listener(this.lastValue.value);
+          }
+          return disposable;
+        };
+      }
+      /**
+       * Gets whether this emitter has yet emitted any event.
+       */
+      get hasEmitted() {
+        return !!this.lastValue;
+      }
+      /**
+       * @inheritdoc
+       */
+      emit(value) {
+        this.lastValue = { value };
+        super.emit(value);
+      }
+    };
+    exports.MemorizingEventEmitter = MemorizingEventEmitter;
+    var OneShotEvent = class extends EventEmitter {
+      constructor() {
+        super(...arguments);
+        this.addListener = (listener) => {
+          if (this.lastValue) {
+            listener(this.lastValue.value);
+            return exports.noopDisposable;
+          } else {
+            return this.addListenerInner(listener);
+          }
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      emit(value) {
+        this.lastValue = { value };
+        super.emit(value);
+        this.listeners = void 0;
+      }
+    };
+  }
+});
+
+// node_modules/cockatiel/dist/common/abort.js
+var require_abort = __commonJS({
+  "node_modules/cockatiel/dist/common/abort.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
+    var Event_1 = require_Event();
+    exports.neverAbortedSignal = new AbortController().signal;
+    var cancelledSrc = new AbortController();
+    cancelledSrc.abort();
+    exports.abortedSignal = cancelledSrc.signal;
+    var noop4 = () => {
+    };
+    var deriveAbortController = (signal) => {
+      const ctrl = new AbortController();
+      let dispose = noop4;
+      if (!signal) {
+        return { ctrl, dispose };
+      }
+      if (signal.aborted) {
+        ctrl.abort();
+      } else {
+        const abortEvt = (0, Event_1.onAbort)(signal);
+        abortEvt.event(() => ctrl.abort());
+        dispose = abortEvt.dispose;
+      }
+      return { ctrl, dispose };
+    };
+    exports.deriveAbortController = deriveAbortController;
+  }
+});
+
+// node_modules/cockatiel/dist/common/Executor.js
+var require_Executor = __commonJS({
+  "node_modules/cockatiel/dist/common/Executor.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.ExecuteWrapper = exports.returnOrThrow = void 0;
+    var Event_1 = require_Event();
+    var returnOrThrow = (failure2) => {
+      if ("error" in failure2) {
+        throw failure2.error;
+      }
+      if ("success" in failure2) {
+        return failure2.success;
+      }
+      return failure2.value;
+    };
+    exports.returnOrThrow = returnOrThrow;
+    var makeStopwatch = () => {
+      if (typeof performance !== "undefined") {
+        const start = performance.now();
+        return () => performance.now() - start;
+      } else {
+        const start = process.hrtime.bigint();
+        return () => Number(process.hrtime.bigint() - start) / 1e6;
+      }
+    };
+    var ExecuteWrapper = class _ExecuteWrapper {
+      constructor(errorFilter = () => false, resultFilter = () => false) {
+        this.errorFilter = errorFilter;
+        this.resultFilter = resultFilter;
+        this.successEmitter = new Event_1.EventEmitter();
+        this.failureEmitter = new Event_1.EventEmitter();
+        this.onSuccess = this.successEmitter.addListener;
+        this.onFailure = this.failureEmitter.addListener;
+      }
+      clone() {
+        return new _ExecuteWrapper(this.errorFilter, this.resultFilter);
+      }
+      async invoke(fn, ...args) {
+        const stopwatch = this.successEmitter.size || this.failureEmitter.size ? makeStopwatch() : null;
+        try {
+          const value = await fn(...args);
+          if (!this.resultFilter(value)) {
+            if (stopwatch) {
+              this.successEmitter.emit({ duration: stopwatch() });
+            }
+            return { success: value };
+          }
+          if (stopwatch) {
+            this.failureEmitter.emit({ duration: stopwatch(), handled: true, reason: { value } });
+          }
+          return { value };
+        } catch (rawError) {
+          const error63 = rawError;
+          const handled = this.errorFilter(error63);
+          if (stopwatch) {
+            this.failureEmitter.emit({ duration: stopwatch(), handled, reason: { error: error63 } });
+          }
+          if (!handled) {
+            throw error63;
+          }
+          return { error: error63 };
+        }
+      }
+    };
+    exports.ExecuteWrapper = ExecuteWrapper;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
+var require_BrokenCircuitError = __commonJS({
+  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BrokenCircuitError = void 0;
+    var BrokenCircuitError = class extends Error {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor(message = "Execution prevented because the circuit breaker is open") {
+        super(message);
+        this.isBrokenCircuitError = true;
+      }
+    };
+    exports.BrokenCircuitError = BrokenCircuitError;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
+var require_BulkheadRejectedError = __commonJS({
+  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BulkheadRejectedError = void 0;
+    var BulkheadRejectedError = class extends Error {
+      constructor(executionSlots, queueSlots) {
+        super(`Bulkhead capacity exceeded (0/${executionSlots} execution slots, 0/${queueSlots} available)`);
+        this.isBulkheadRejectedError = true;
+      }
+    };
+    exports.BulkheadRejectedError = BulkheadRejectedError;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
+var require_HydratingCircuitError = __commonJS({
+  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.HydratingCircuitError = void 0;
+    var HydratingCircuitError = class extends Error {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor(message = "Execution prevented because the circuit breaker is open") {
+        super(message);
+        this.isHydratingCircuitError = true;
+      }
+    };
+    exports.HydratingCircuitError = HydratingCircuitError;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
+var require_IsolatedCircuitError = __commonJS({
+  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.IsolatedCircuitError = void 0;
+    var BrokenCircuitError_1 = require_BrokenCircuitError();
+    var IsolatedCircuitError = class extends BrokenCircuitError_1.BrokenCircuitError {
+      /**
+       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
+       * circuit breaker is open.
+       */
+      constructor() {
+        super(`Execution prevented because the circuit breaker is open`);
+        this.isIsolatedCircuitError = true;
+      }
+    };
+    exports.IsolatedCircuitError = IsolatedCircuitError;
+  }
+});
+
+// node_modules/cockatiel/dist/errors/Errors.js
+var require_Errors = __commonJS({
+  "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.isHydratingCircuitError = exports.isTaskCancelledError = exports.isIsolatedCircuitError = exports.isBulkheadRejectedError = exports.isBrokenCircuitError = void 0;
+    __exportStar(require_BrokenCircuitError(), exports);
+    __exportStar(require_BulkheadRejectedError(), exports);
+    __exportStar(require_HydratingCircuitError(), exports);
+    __exportStar(require_IsolatedCircuitError(), exports);
+    __exportStar(require_TaskCancelledError(), exports);
+    var isBrokenCircuitError = (e) => !!e && e instanceof Error && "isBrokenCircuitError" in e;
+    exports.isBrokenCircuitError = isBrokenCircuitError;
+    var isBulkheadRejectedError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isBulkheadRejectedError = isBulkheadRejectedError;
+    var isIsolatedCircuitError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isIsolatedCircuitError = isIsolatedCircuitError;
+    var isTaskCancelledError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
+    exports.isTaskCancelledError = isTaskCancelledError;
+    var isHydratingCircuitError = (e) => !!e && e instanceof Error && "isHydratingCircuitError" in e;
+    exports.isHydratingCircuitError = isHydratingCircuitError;
+  }
+});
+
+// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
+var require_CircuitBreakerPolicy = __commonJS({
+  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
+    var Backoff_1 = require_Backoff();
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var Errors_1 = require_Errors();
+    var IsolatedCircuitError_1 = require_IsolatedCircuitError();
+    var CircuitState2;
+    (function(CircuitState3) {
+      CircuitState3[CircuitState3["Closed"] = 0] = "Closed";
+      CircuitState3[CircuitState3["Open"] = 1] = "Open";
+      CircuitState3[CircuitState3["HalfOpen"] = 2] = "HalfOpen";
+      CircuitState3[CircuitState3["Isolated"] = 3] = "Isolated";
+    })(CircuitState2 || (exports.CircuitState = CircuitState2 = {}));
+    var CircuitBreakerPolicy = class {
+      /**
+       * Gets the current circuit breaker state.
+       */
+      get state() {
+        return this.innerState.value;
+      }
+      /**
+       * Gets the last reason the circuit breaker failed.
+       */
+      get lastFailure() {
+        return this.innerLastFailure;
+      }
+      constructor(options, executor) {
+        this.options = options;
+        this.executor = executor;
+        this.breakEmitter = new Event_1.EventEmitter();
+        this.resetEmitter = new Event_1.EventEmitter();
+        this.halfOpenEmitter = new Event_1.EventEmitter();
+        this.stateChangeEmitter = new Event_1.EventEmitter();
+        this.innerState = { value: CircuitState2.Closed };
+        this.onBreak = this.breakEmitter.addListener;
+        this.onReset = this.resetEmitter.addListener;
+        this.onHalfOpen = this.halfOpenEmitter.addListener;
+        this.onStateChange = this.stateChangeEmitter.addListener;
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.halfOpenAfterBackoffFactory = typeof options.halfOpenAfter === "number" ? new Backoff_1.ConstantBackoff(options.halfOpenAfter) : options.halfOpenAfter;
+        if (options.initialState) {
+          const initialState = options.initialState;
+          this.innerState = initialState.ownState;
+          this.options.breaker.state = initialState.breakerState;
+          if (this.innerState.value === CircuitState2.Open || this.innerState.value === CircuitState2.HalfOpen) {
+            this.innerLastFailure = { error: new Errors_1.HydratingCircuitError() };
+            let backoff = this.halfOpenAfterBackoffFactory.next({
+              attempt: 1,
+              result: this.innerLastFailure,
+              signal: abort_1.neverAbortedSignal
+            });
+            for (let i = 2; i <= this.innerState.attemptNo; i++) {
+              backoff = backoff.next({
+                attempt: i,
+                result: this.innerLastFailure,
+                signal: abort_1.neverAbortedSignal
+              });
+            }
+            this.innerState.backoff = backoff;
+          }
+        }
+      }
+      /**
+       * Manually holds open the circuit breaker.
+       * @returns A handle that keeps the breaker open until `.dispose()` is called.
+       */
+      isolate() {
+        if (this.innerState.value !== CircuitState2.Isolated) {
+          this.innerState = { value: CircuitState2.Isolated, counters: 0 };
+          this.breakEmitter.emit({ isolated: true });
+          this.stateChangeEmitter.emit(CircuitState2.Isolated);
+        }
+        this.innerState.counters++;
+        let disposed = false;
+        return {
+          dispose: () => {
+            if (disposed) {
+              return;
+            }
+            disposed = true;
+            if (this.innerState.value === CircuitState2.Isolated && !--this.innerState.counters) {
+              this.innerState = { value: CircuitState2.Closed };
+              this.resetEmitter.emit();
+              this.stateChangeEmitter.emit(CircuitState2.Closed);
+            }
+          }
+        };
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to run
+       * @throws a {@link BrokenCircuitError} if the circuit is open
+       * @throws a {@link IsolatedCircuitError} if the circuit is held
+       * open via {@link CircuitBreakerPolicy.isolate}
+       * @returns a Promise that resolves or rejects with the function results.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const state = this.innerState;
+        switch (state.value) {
+          case CircuitState2.Closed:
+            const result = await this.executor.invoke(fn, { signal });
+            if ("success" in result) {
+              this.options.breaker.success(state.value);
+            } else {
+              this.innerLastFailure = result;
+              if (this.options.breaker.failure(state.value)) {
+                this.open(result, signal);
+              }
+            }
+            return (0, Executor_1.returnOrThrow)(result);
+          case CircuitState2.HalfOpen:
+            await state.test.catch(() => void 0);
+            if (this.state === CircuitState2.Closed && signal.aborted) {
+              throw new Errors_1.TaskCancelledError();
+            }
+            return this.execute(fn);
+          case CircuitState2.Open:
+            if (Date.now() - state.openedAt < state.backoff.duration) {
+              throw new Errors_1.BrokenCircuitError();
+            }
+            const test = this.halfOpen(fn, signal);
+            this.innerState = {
+              value: CircuitState2.HalfOpen,
+              test,
+              backoff: state.backoff,
+              attemptNo: state.attemptNo + 1
+            };
+            this.stateChangeEmitter.emit(CircuitState2.HalfOpen);
+            return test;
+          case CircuitState2.Isolated:
+            throw new IsolatedCircuitError_1.IsolatedCircuitError();
+          default:
+            throw new Error(`Unexpected circuit state ${state}`);
+        }
+      }
+      /**
+       * Captures circuit breaker state that can later be used to recreate the
+       * breaker by passing `state` to the `circuitBreaker` function. This is
+       * useful in cases like serverless functions where you may want to keep
+       * the breaker state across multiple executions.
+       */
+      toJSON() {
+        const state = this.innerState;
+        let ownState;
+        if (state.value === CircuitState2.HalfOpen) {
+          ownState = {
+            value: CircuitState2.Open,
+            openedAt: 0,
+            attemptNo: state.attemptNo
+          };
+        } else if (state.value === CircuitState2.Open) {
+          ownState = {
+            value: CircuitState2.Open,
+            openedAt: state.openedAt,
+            attemptNo: state.attemptNo
+          };
+        } else {
+          ownState = state;
+        }
+        return { ownState, breakerState: this.options.breaker.state };
+      }
+      async halfOpen(fn, signal) {
+        this.halfOpenEmitter.emit();
+        try {
+          const result = await this.executor.invoke(fn, { signal });
+          if ("success" in result) {
+            this.options.breaker.success(CircuitState2.HalfOpen);
+            this.close();
+          } else {
+            this.innerLastFailure = result;
+            this.options.breaker.failure(CircuitState2.HalfOpen);
+            this.open(result, signal);
+          }
+          return (0, Executor_1.returnOrThrow)(result);
+        } catch (err) {
+          this.close();
+          throw err;
+        }
+      }
+      open(reason, signal) {
+        if (this.state === CircuitState2.Isolated || this.state === CircuitState2.Open) {
+          return;
+        }
+        const attemptNo = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.attemptNo : 1;
+        const context = { attempt: attemptNo, result: reason, signal };
+        const backoff = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.backoff.next(context) : this.halfOpenAfterBackoffFactory.next(context);
+        this.innerState = { value: CircuitState2.Open, openedAt: Date.now(), backoff, attemptNo };
+        this.breakEmitter.emit(reason);
+        this.stateChangeEmitter.emit(CircuitState2.Open);
+      }
+      close() {
+        if (this.state === CircuitState2.HalfOpen) {
+          this.innerState = { value: CircuitState2.Closed };
+          this.resetEmitter.emit();
+          this.stateChangeEmitter.emit(CircuitState2.Closed);
+        }
+      }
+    };
+    exports.CircuitBreakerPolicy = CircuitBreakerPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/breaker/CountBreaker.js
+var require_CountBreaker = __commonJS({
+  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CountBreaker = void 0;
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var CountBreaker = class {
+      /**
+       * @inheritdoc
+       */
+      get state() {
+        return {
+          samples: this.samples,
+          currentSample: this.currentSample,
+          failures: this.failures,
+          successes: this.successes
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      set state(value) {
+        Object.assign(this, value);
+      }
+      /**
+       * CountBreaker breaks if more than `threshold` percentage of the last `size`
+       * calls failed, so long as at least `minimumNumberOfCalls` calls have been
+       * performed (to avoid opening unnecessarily if there are only few samples
+       * in the sliding window yet).
+       */
+      constructor({ threshold, size, minimumNumberOfCalls = size }) {
+        this.successes = 0;
+        this.failures = 0;
+        this.currentSample = 0;
+        if (threshold <= 0 || threshold >= 1) {
+          throw new RangeError(`CountBreaker threshold should be between (0, 1), got ${threshold}`);
+        }
+        if (!Number.isSafeInteger(size) || size < 1) {
+          throw new RangeError(`CountBreaker size should be a positive integer, got ${size}`);
+        }
+        if (!Number.isSafeInteger(minimumNumberOfCalls) || minimumNumberOfCalls < 1 || minimumNumberOfCalls > size) {
+          throw new RangeError(`CountBreaker size should be an integer between (1, size), got ${minimumNumberOfCalls}`);
+        }
+        this.threshold = threshold;
+        this.minimumNumberOfCalls = minimumNumberOfCalls;
+        this.samples = Array.from({ length: size }, () => null);
+      }
+      /**
+       * @inheritdoc
+       */
+      success(state) {
+        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
+          this.reset();
+        }
+        this.sample(true);
+      }
+      /**
+       * @inheritdoc
+       */
+      failure(state) {
+        this.sample(false);
+        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
+          return true;
+        }
+        const total = this.successes + this.failures;
+        if (total < this.minimumNumberOfCalls) {
+          return false;
+        }
+        if (this.failures > this.threshold * total) {
+          return true;
+        }
+        return false;
+      }
+      reset() {
+        this.samples.fill(null);
+        this.successes = 0;
+        this.failures = 0;
+      }
+      sample(success2) {
+        const current = this.samples[this.currentSample];
+        if (current === true) {
+          this.successes--;
+        } else if (current === false) {
+          this.failures--;
+        }
+        this.samples[this.currentSample] = success2;
+        if (success2) {
+          this.successes++;
+        } else {
+          this.failures++;
+        }
+        this.currentSample = (this.currentSample + 1) % this.samples.length;
+      }
+    };
+    exports.CountBreaker = CountBreaker;
+  }
+});
+
+// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
+var require_SamplingBreaker = __commonJS({
+  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SamplingBreaker = void 0;
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var SamplingBreaker = class {
+      /**
+       * @inheritdoc
+       */
+      get state() {
+        return {
+          windows: this.windows,
+          currentWindow: this.currentWindow,
+          currentFailures: this.currentFailures,
+          currentSuccesses: this.currentSuccesses
+        };
+      }
+      /**
+       * @inheritdoc
+       */
+      set state(value) {
+        Object.assign(this, value);
+      }
+      /**
+       * SamplingBreaker breaks if more than `threshold` percentage of calls over the
+       * last `samplingDuration`, so long as there's at least `minimumRps` (to avoid
+       * opening unnecessarily under low RPS).
+       */
+      constructor({ threshold, duration: samplingDuration, minimumRps }) {
+        this.windows = [];
+        this.currentWindow = 0;
+        this.currentFailures = 0;
+        this.currentSuccesses = 0;
+        if (threshold <= 0 || threshold >= 1) {
+          throw new RangeError(`SamplingBreaker threshold should be between (0, 1), got ${threshold}`);
+        }
+        this.threshold = threshold;
+        const windowCount = Math.max(5, Math.ceil(samplingDuration / 1e3));
+        for (let i = 0; i < windowCount; i++) {
+          this.windows.push({ startedAt: 0, failures: 0, successes: 0 });
+        }
+        this.windowSize = Math.round(samplingDuration / windowCount);
+        this.duration = this.windowSize * windowCount;
+        if (minimumRps) {
+          this.minimumRpms = minimumRps / 1e3;
+        } else {
+          this.minimumRpms = 5 / (threshold * 1e3);
+        }
+      }
+      /**
+       * @inheritdoc
+       */
+      success(state) {
+        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
+          this.resetWindows();
+        }
+        this.push(true);
+      }
+      /**
+       * @inheritdoc
+       */
+      failure(state) {
+        this.push(false);
+        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
+          return true;
+        }
+        const total = this.currentSuccesses + this.currentFailures;
+        if (total < this.duration * this.minimumRpms) {
+          return false;
+        }
+        if (this.currentFailures > this.threshold * total) {
+          return true;
+        }
+        return false;
+      }
+      resetWindows() {
+        this.currentFailures = 0;
+        this.currentSuccesses = 0;
+        for (const window2 of this.windows) {
+          window2.failures = 0;
+          window2.successes = 0;
+          window2.startedAt = 0;
+        }
+      }
+      rotateWindow(now) {
+        const next = (this.currentWindow + 1) % this.windows.length;
+        this.currentFailures -= this.windows[next].failures;
+        this.currentSuccesses -= this.windows[next].successes;
+        const window2 = this.windows[next] = { failures: 0, successes: 0, startedAt: now };
+        this.currentWindow = next;
+        return window2;
+      }
+      push(success2) {
+        const now = Date.now();
+        let window2 = this.windows[this.currentWindow];
+        if (now - window2.startedAt >= this.windowSize) {
+          window2 = this.rotateWindow(now);
+        }
+        if (success2) {
+          window2.successes++;
+          this.currentSuccesses++;
+        } else {
+          window2.failures++;
+          this.currentFailures++;
+        }
+      }
+    };
+    exports.SamplingBreaker = SamplingBreaker;
+  }
+});
+
+// node_modules/cockatiel/dist/breaker/Breaker.js
+var require_Breaker = __commonJS({
+  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    __exportStar(require_ConsecutiveBreaker(), exports);
+    __exportStar(require_CountBreaker(), exports);
+    __exportStar(require_SamplingBreaker(), exports);
+  }
+});
+
+// node_modules/cockatiel/dist/common/defer.js
+var require_defer = __commonJS({
+  "node_modules/cockatiel/dist/common/defer.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.defer = void 0;
+    var defer = () => {
+      let resolve;
+      let reject;
+      const promise2 = new Promise((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      return { resolve, reject, promise: promise2 };
+    };
+    exports.defer = defer;
+  }
+});
+
+// node_modules/cockatiel/dist/BulkheadPolicy.js
+var require_BulkheadPolicy = __commonJS({
+  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.BulkheadPolicy = void 0;
+    var abort_1 = require_abort();
+    var defer_1 = require_defer();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var BulkheadRejectedError_1 = require_BulkheadRejectedError();
+    var Errors_1 = require_Errors();
+    var BulkheadPolicy = class {
+      /**
+       * Returns the number of available execution slots at this point in time.
+       */
+      get executionSlots() {
+        return this.capacity - this.active;
+      }
+      /**
+       * Returns the number of queue slots at this point in time.
+       */
+      get queueSlots() {
+        return this.queueCapacity - this.queue.length;
+      }
+      /**
+       * Bulkhead limits concurrent requests made.
+       */
+      constructor(capacity, queueCapacity) {
+        this.capacity = capacity;
+        this.queueCapacity = queueCapacity;
+        this.active = 0;
+        this.queue = [];
+        this.onRejectEmitter = new Event_1.EventEmitter();
+        this.executor = new Executor_1.ExecuteWrapper();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.onReject = this.onRejectEmitter.addListener;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute
+       * @throws a {@link BulkheadRejectedException} if the bulkhead limits are exceeeded
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        if (signal.aborted) {
+          throw new Errors_1.TaskCancelledError();
+        }
+        if (this.active < this.capacity) {
+          this.active++;
+          try {
+            return await fn({ signal });
+          } finally {
+            this.active--;
+            this.dequeue();
+          }
+        }
+        if (this.queue.length < this.queueCapacity) {
+          const { resolve, reject, promise: promise2 } = (0, defer_1.defer)();
+          this.queue.push({ signal, fn, resolve, reject });
+          return promise2;
+        }
+        this.onRejectEmitter.emit();
+        throw new BulkheadRejectedError_1.BulkheadRejectedError(this.capacity, this.queueCapacity);
+      }
+      dequeue() {
+        const item = this.queue.shift();
+        if (!item) {
+          return;
+        }
+        Promise.resolve().then(() => this.execute(item.fn, item.signal)).then(item.resolve).catch(item.reject);
+      }
+    };
+    exports.BulkheadPolicy = BulkheadPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/FallbackPolicy.js
+var require_FallbackPolicy = __commonJS({
+  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.FallbackPolicy = void 0;
+    var abort_1 = require_abort();
+    var FallbackPolicy = class {
+      constructor(executor, value) {
+        this.executor = executor;
+        this.value = value;
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute.
+       * @returns The function result or fallback value.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const result = await this.executor.invoke(fn, { signal });
+        if ("success" in result) {
+          return result.success;
+        }
+        return this.value();
+      }
+    };
+    exports.FallbackPolicy = FallbackPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/NoopPolicy.js
+var require_NoopPolicy = __commonJS({
+  "node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.NoopPolicy = void 0;
+    var abort_1 = require_abort();
+    var Executor_1 = require_Executor();
+    var NoopPolicy = class {
+      constructor() {
+        this.executor = new Executor_1.ExecuteWrapper();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+      }
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, { signal }));
+      }
+    };
+    exports.NoopPolicy = NoopPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/RetryPolicy.js
+var require_RetryPolicy = __commonJS({
+  "node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.RetryPolicy = void 0;
+    var ConstantBackoff_1 = require_ConstantBackoff();
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var delay = (duration3, unref) => new Promise((resolve) => {
+      const timer = setTimeout(resolve, duration3);
+      if (unref) {
+        timer.unref();
+      }
+    });
+    var RetryPolicy = class _RetryPolicy {
+      constructor(options, executor) {
+        this.options = options;
+        this.executor = executor;
+        this.onGiveUpEmitter = new Event_1.EventEmitter();
+        this.onRetryEmitter = new Event_1.EventEmitter();
+        this.onSuccess = this.executor.onSuccess;
+        this.onFailure = this.executor.onFailure;
+        this.onRetry = this.onRetryEmitter.addListener;
+        this.onGiveUp = this.onGiveUpEmitter.addListener;
+      }
+      /**
+       * When retrying, a referenced timer is created. This means the Node.js event
+       * loop is kept active while we're delaying a retried call. Calling this
+       * method on the retry builder will unreference the timer, allowing the
+       * process to exit even if a retry might still be pending.
+       */
+      dangerouslyUnref() {
+        return new _RetryPolicy({ ...this.options, unref: true }, this.executor.clone());
+      }
+      /**
+       * Executes the given function with retries.
+       * @param fn Function to run
+       * @returns a Promise that resolves or rejects with the function results.
+       */
+      async execute(fn, signal = abort_1.neverAbortedSignal) {
+        const factory = this.options.backoff || new ConstantBackoff_1.ConstantBackoff(0);
+        let backoff;
+        for (let retries = 0; ; retries++) {
+          const result = await this.executor.invoke(fn, { attempt: retries, signal });
+          if ("success" in result) {
+            return result.success;
+          }
+          if (!signal.aborted && retries < this.options.maxAttempts) {
+            const context = { attempt: retries + 1, signal, result };
+            backoff = backoff ? backoff.next(context) : factory.next(context);
+            const delayDuration = backoff.duration;
+            const delayPromise = delay(delayDuration, !!this.options.unref);
+            this.onRetryEmitter.emit({ ...result, delay: delayDuration, attempt: retries + 1 });
+            await delayPromise;
+            continue;
+          }
+          this.onGiveUpEmitter.emit(result);
+          if ("error" in result) {
+            throw result.error;
+          }
+          return result.value;
+        }
+      }
+    };
+    exports.RetryPolicy = RetryPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/TimeoutPolicy.js
+var require_TimeoutPolicy = __commonJS({
+  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
+    var abort_1 = require_abort();
+    var Event_1 = require_Event();
+    var Executor_1 = require_Executor();
+    var TaskCancelledError_1 = require_TaskCancelledError();
+    var TimeoutStrategy;
+    (function(TimeoutStrategy2) {
+      TimeoutStrategy2["Cooperative"] = "optimistic";
+      TimeoutStrategy2["Aggressive"] = "aggressive";
+    })(TimeoutStrategy || (exports.TimeoutStrategy = TimeoutStrategy = {}));
+    var TimeoutPolicy = class _TimeoutPolicy {
+      constructor(duration3, options, executor = new Executor_1.ExecuteWrapper(), unref = false) {
+        this.duration = duration3;
+        this.options = options;
+        this.executor = executor;
+        this.unref = unref;
+        this.timeoutEmitter = new Event_1.EventEmitter();
+        this.onTimeout = this.timeoutEmitter.addListener;
+        this.onFailure = this.executor.onFailure;
+        this.onSuccess = this.executor.onSuccess;
+      }
+      /**
+       * When timing out, a referenced timer is created. This means the Node.js
+       * event loop is kept active while we're waiting for the timeout, as long as
+       * the function hasn't returned. Calling this method on the timeout builder
+       * will unreference the timer, allowing the process to exit even if a
+       * timeout might still be happening.
+       */
+      dangerouslyUnref() {
+        const t = new _TimeoutPolicy(this.duration, this.options, this.executor, true);
+        return t;
+      }
+      /**
+       * Executes the given function.
+       * @param fn Function to execute. Takes in a nested cancellation token.
+       * @throws a {@link TaskCancelledError} if a timeout occurs
+       */
+      async execute(fn, signal) {
+        const { ctrl: aborter, dispose: disposeAbort } = (0, abort_1.deriveAbortController)(signal);
+        const timer = setTimeout(() => aborter.abort(), this.duration);
+        if (this.unref) {
+          timer.unref();
+        }
+        const context = { signal: aborter.signal };
+        const onceAborted = (0, Event_1.onAbort)(aborter.signal);
+        const onCancelledListener = onceAborted.event(() => this.timeoutEmitter.emit());
+        try {
+          if (this.options.strategy === TimeoutStrategy.Cooperative) {
+            return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, context, aborter.signal));
+          }
+          return await this.executor.invoke(async () => Promise.race([
+            Promise.resolve(fn(context, aborter.signal)),
+            Event_1.Event.toPromise(onceAborted.event).then(() => {
+              throw new TaskCancelledError_1.TaskCancelledError(`Operation timed out after ${this.duration}ms`);
+            })
+          ])).then(Executor_1.returnOrThrow);
+        } finally {
+          onCancelledListener.dispose();
+          onceAborted.dispose();
+          if (this.options.abortOnReturn !== false) {
+            aborter.abort();
+          }
+          clearTimeout(timer);
+          disposeAbort();
+        }
+      }
+    };
+    exports.TimeoutPolicy = TimeoutPolicy;
+  }
+});
+
+// node_modules/cockatiel/dist/Policy.js
+var require_Policy = __commonJS({
+  "node_modules/cockatiel/dist/Policy.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.handleAll = exports.noop = exports.Policy = void 0;
+    exports.handleType = handleType;
+    exports.handleWhen = handleWhen;
+    exports.handleResultType = handleResultType;
+    exports.handleWhenResult = handleWhenResult;
+    exports.bulkhead = bulkhead;
+    exports.usePolicy = usePolicy;
+    exports.timeout = timeout;
+    exports.wrap = wrap;
+    exports.retry = retry2;
+    exports.circuitBreaker = circuitBreaker2;
+    exports.fallback = fallback;
+    var Backoff_1 = require_Backoff();
+    var BulkheadPolicy_1 = require_BulkheadPolicy();
+    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
+    var Executor_1 = require_Executor();
+    var FallbackPolicy_1 = require_FallbackPolicy();
+    var NoopPolicy_1 = require_NoopPolicy();
+    var RetryPolicy_1 = require_RetryPolicy();
+    var TimeoutPolicy_1 = require_TimeoutPolicy();
+    var typeFilter = (cls, predicate) => predicate ? (v) => v instanceof cls && predicate(v) : (v) => v instanceof cls;
+    var always = () => true;
+    var never2 = () => false;
+    var Policy = class _Policy {
+      /**
+       * Factory that builds a base set of filters that can be used in circuit
+       * breakers, retries, etc.
+       */
+      constructor(options) {
+        this.options = options;
+      }
+      /**
+       * Allows the policy to additionally handles errors of the given type.
+       *
+       * @param cls Class constructor to check that the error is an instance of.
+       * @param predicate If provided, a function to be called with the error
+       * which should return "true" if we want to handle this error.
+       * @example
+       * ```js
+       * // retry both network errors and response errors with a 503 status code
+       * new Policy()
+       *  .orType(NetworkError)
+       *  .orType(ResponseError, err => err.statusCode === 503)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orType(cls, predicate) {
+        const filter = typeFilter(cls, predicate);
+        return new _Policy({
+          ...this.options,
+          errorFilter: (e) => this.options.errorFilter(e) || filter(e)
+        });
+      }
+      /**
+       * Allows the policy to additionally handles errors that pass the given
+       * predicate function.
+       *
+       * @param predicate Takes any thrown error, and returns true if it should
+       * be retried by this policy.
+       * @example
+       * ```js
+       * // only retry if the error has a "shouldBeRetried" property set
+       * new Policy()
+       *  .orWhen(err => err.shouldBeRetried === true)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orWhen(predicate) {
+        return new _Policy({
+          ...this.options,
+          errorFilter: (e) => this.options.errorFilter(e) || predicate(e)
+        });
+      }
+      /**
+       * Adds handling for return values. The predicate will be called with
+       * the return value of the executed function,
+       *
+       * @param predicate Takes the returned value, and returns true if it
+       * should be retried by this policy.
+       * @example
+       * ```js
+       * // retry when the response status code is a 5xx
+       * new Policy()
+       *  .orResultWhen(res => res.statusCode >= 500)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orWhenResult(predicate) {
+        return new _Policy({
+          ...this.options,
+          resultFilter: (r) => this.options.resultFilter(r) || predicate(r)
+        });
+      }
+      /**
+       * Adds handling for return values. The predicate will be called with
+       * the return value of the executed function,
+       *
+       * @param predicate Takes the returned value, and returns true if it
+       * should be retried by this policy.
+       * @example
+       * ```js
+       * // retry when the response status code is a 5xx
+       * new Policy()
+       *  .orResultType(res => res.statusCode >= 500)
+       *  .retry()
+       *  .attempts(3)
+       *  .execute(() => getJsonFrom('https://example.com'));
+       * ```
+       */
+      orResultType(cls, predicate) {
+        const filter = typeFilter(cls, predicate);
+        return new _Policy({
+          ...this.options,
+          resultFilter: (r) => this.options.resultFilter(r) || filter(r)
+        });
+      }
+    };
+    exports.Policy = Policy;
+    exports.noop = new NoopPolicy_1.NoopPolicy();
+    exports.handleAll = new Policy({ errorFilter: always, resultFilter: never2 });
+    function handleType(cls, predicate) {
+      return new Policy({ errorFilter: typeFilter(cls, predicate), resultFilter: never2 });
+    }
+    function handleWhen(predicate) {
+      return new Policy({ errorFilter: predicate, resultFilter: never2 });
+    }
+    function handleResultType(cls, predicate) {
+      return new Policy({ errorFilter: never2, resultFilter: typeFilter(cls, predicate) });
+    }
+    function handleWhenResult(predicate) {
+      return new Policy({ errorFilter: never2, resultFilter: predicate });
+    }
+    function bulkhead(limit, queue = 0) {
+      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue);
+    }
+    function usePolicy(policy) {
+      return (_target, _key, descriptor) => {
+        const inner = descriptor.value;
+        if (typeof inner !== "function") {
+          throw new Error(`Can only decorate functions with @cockatiel, got ${typeof inner}`);
+        }
+        descriptor.value = function(...args) {
+          const signal = args[args.length - 1] instanceof AbortSignal ? args.pop() : void 0;
+          return policy.execute((context) => inner.apply(this, [...args, context]), signal);
+        };
+      };
+    }
+    function timeout(duration3, strategyOrOpts) {
+      return new TimeoutPolicy_1.TimeoutPolicy(duration3, typeof strategyOrOpts === "string" ? { strategy: strategyOrOpts } : strategyOrOpts);
+    }
+    function wrap(...p) {
+      return {
+        _altReturn: void 0,
+        onFailure: p[0].onFailure,
+        onSuccess: p[0].onSuccess,
+        wrapped: p,
+        execute(fn, signal) {
+          const run = (context, i) => i === p.length ? fn(context) : p[i].execute((next) => run({ ...context, ...next }, i + 1), context.signal);
+          return Promise.resolve(run({ signal }, 0));
+        }
+      };
+    }
+    function retry2(policy, opts) {
+      return new RetryPolicy_1.RetryPolicy({ backoff: opts.backoff || new Backoff_1.ConstantBackoff(0), maxAttempts: opts.maxAttempts ?? Infinity }, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
+    }
+    function circuitBreaker2(policy, opts) {
+      return new CircuitBreakerPolicy_1.CircuitBreakerPolicy(opts, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
+    }
+    function fallback(policy, valueOrFactory) {
+      return new FallbackPolicy_1.FallbackPolicy(
+        new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter),
+        // not technically type-safe, since if they actually want to _return_
+        // a function, that gets lost here. We'll just advice in the docs to
+        // use a higher-order function if necessary.
+        typeof valueOrFactory === "function" ? valueOrFactory : () => valueOrFactory
+      );
+    }
+  }
+});
+
+// node_modules/cockatiel/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/cockatiel/dist/index.js"(exports) {
+    "use strict";
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      var desc = Object.getOwnPropertyDescriptor(m, k);
+      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
+        desc = { enumerable: true, get: function() {
+          return m[k];
+        } };
+      }
+      Object.defineProperty(o2, k2, desc);
+    }) : (function(o2, m, k, k2) {
+      if (k2 === void 0) k2 = k;
+      o2[k2] = m[k];
+    }));
+    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
+      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
+    };
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.EventEmitter = exports.Event = void 0;
+    __exportStar(require_Backoff(), exports);
+    __exportStar(require_Breaker(), exports);
+    __exportStar(require_BulkheadPolicy(), exports);
+    __exportStar(require_CircuitBreakerPolicy(), exports);
+    var Event_1 = require_Event();
+    Object.defineProperty(exports, "Event", { enumerable: true, get: function() {
+      return Event_1.Event;
+    } });
+    Object.defineProperty(exports, "EventEmitter", { enumerable: true, get: function() {
+      return Event_1.EventEmitter;
+    } });
+    __exportStar(require_Errors(), exports);
+    __exportStar(require_FallbackPolicy(), exports);
+    __exportStar(require_NoopPolicy(), exports);
+    __exportStar(require_Policy(), exports);
+    __exportStar(require_RetryPolicy(), exports);
+    __exportStar(require_TimeoutPolicy(), exports);
+  }
+});
+
 // node_modules/bottleneck/light.js
 var require_light = __commonJS({
   "node_modules/bottleneck/light.js"(exports, module) {
@@ -8637,7 +10254,7 @@ var require_public_api = __commonJS({
 });
 
 // node_modules/yaml/dist/index.js
-var require_dist = __commonJS({
+var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
@@ -8685,1623 +10302,6 @@ var require_dist = __commonJS({
     exports.stringify = publicApi.stringify;
     exports.visit = visit2.visit;
     exports.visitAsync = visit2.visitAsync;
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/ConstantBackoff.js
-var require_ConstantBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ConstantBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ConstantBackoff = void 0;
-    var ConstantBackoff = class {
-      /**
-       * Backoff that returns a constant interval.
-       */
-      constructor(interval) {
-        this.interval = interval;
-      }
-      /**
-       * @inheritdoc
-       */
-      next() {
-        return instance(this.interval);
-      }
-    };
-    exports.ConstantBackoff = ConstantBackoff;
-    var instance = (interval) => ({
-      duration: interval,
-      next() {
-        return this;
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/DelegateBackoff.js
-var require_DelegateBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/DelegateBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.DelegateBackoff = void 0;
-    var DelegateBackoff = class {
-      /**
-       * Backoff that delegates to a user-provided function. The function takes
-       * the backoff context, and can optionally take (and return) a state value
-       * that will be passed into subsequent backoff requests.
-       */
-      constructor(fn) {
-        this.fn = fn;
-      }
-      /**
-       * @inheritdoc
-       */
-      next(context) {
-        return instance(this.fn).next(context);
-      }
-    };
-    exports.DelegateBackoff = DelegateBackoff;
-    var instance = (fn, state, current = 0) => ({
-      duration: current,
-      next(context) {
-        const result = fn(context, state);
-        return typeof result === "number" ? instance(fn, state, result) : instance(fn, result.state, result.delay);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js
-var require_ExponentialBackoffGenerators = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoffGenerators.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.decorrelatedJitterGenerator = exports.halfJitterGenerator = exports.fullJitterGenerator = exports.noJitterGenerator = void 0;
-    var noJitterGenerator = (attempts = 0, options) => [
-      Math.min(options.maxDelay, options.initialDelay * 2 ** attempts),
-      attempts + 1
-    ];
-    exports.noJitterGenerator = noJitterGenerator;
-    var fullJitterGenerator = (state, options) => {
-      const [delay, next] = (0, exports.noJitterGenerator)(state, options);
-      return [Math.floor(Math.random() * delay), next];
-    };
-    exports.fullJitterGenerator = fullJitterGenerator;
-    var halfJitterGenerator = (attempts, options) => {
-      const [delay, next] = (0, exports.noJitterGenerator)(attempts, options);
-      return [Math.floor((delay + Math.random() * delay) / 2), next];
-    };
-    exports.halfJitterGenerator = halfJitterGenerator;
-    var pFactor = 4;
-    var rpScalingFactor = 1 / 1.4;
-    var decorrelatedJitterGenerator = (state, options) => {
-      const [attempt, prev] = state || [0, 0];
-      const t = attempt + Math.random();
-      const next = Math.pow(options.exponent, t) * Math.tanh(Math.sqrt(pFactor * t));
-      const formulaIntrinsicValue = isFinite(next) ? Math.max(0, next - prev) : Infinity;
-      return [
-        Math.min(formulaIntrinsicValue * rpScalingFactor * options.initialDelay, options.maxDelay),
-        [attempt + 1, next]
-      ];
-    };
-    exports.decorrelatedJitterGenerator = decorrelatedJitterGenerator;
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/ExponentialBackoff.js
-var require_ExponentialBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/ExponentialBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ExponentialBackoff = void 0;
-    var ExponentialBackoffGenerators_1 = require_ExponentialBackoffGenerators();
-    var defaultOptions = {
-      generator: ExponentialBackoffGenerators_1.decorrelatedJitterGenerator,
-      maxDelay: 3e4,
-      exponent: 2,
-      initialDelay: 128
-    };
-    var ExponentialBackoff = class {
-      /**
-       * An implementation of exponential backoff.
-       */
-      constructor(options) {
-        this.options = options ? { ...defaultOptions, ...options } : defaultOptions;
-      }
-      next() {
-        return instance(this.options).next(void 0);
-      }
-    };
-    exports.ExponentialBackoff = ExponentialBackoff;
-    var instance = (options, state, delay = 0, attempt = -1) => ({
-      duration: delay,
-      next() {
-        const [nextDelay, nextState] = options.generator(state, options);
-        return instance(options, nextState, nextDelay, attempt + 1);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/IterableBackoff.js
-var require_IterableBackoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/IterableBackoff.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.IterableBackoff = void 0;
-    var IterableBackoff = class {
-      /**
-       * Backoff that returns a number from an iterable.
-       */
-      constructor(durations) {
-        this.durations = durations;
-      }
-      /**
-       * @inheritdoc
-       */
-      next(_context) {
-        return instance(this.durations, 0);
-      }
-    };
-    exports.IterableBackoff = IterableBackoff;
-    var instance = (durations, index2) => ({
-      duration: durations[index2],
-      next() {
-        return index2 === durations.length - 1 ? this : instance(durations, index2 + 1);
-      }
-    });
-  }
-});
-
-// node_modules/cockatiel/dist/backoff/Backoff.js
-var require_Backoff = __commonJS({
-  "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    __exportStar(require_ConstantBackoff(), exports);
-    __exportStar(require_DelegateBackoff(), exports);
-    __exportStar(require_ExponentialBackoff(), exports);
-    __exportStar(require_ExponentialBackoffGenerators(), exports);
-    __exportStar(require_IterableBackoff(), exports);
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js
-var require_ConsecutiveBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/ConsecutiveBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ConsecutiveBreaker = void 0;
-    var ConsecutiveBreaker = class {
-      /**
-       * ConsecutiveBreaker breaks if more than `threshold` exceptions are received
-       * over a time period.
-       */
-      constructor(threshold) {
-        this.threshold = threshold;
-        this.state = 0;
-      }
-      /**
-       * @inheritdoc
-       */
-      success() {
-        this.state = 0;
-      }
-      /**
-       * @inheritdoc
-       */
-      failure() {
-        return ++this.state >= this.threshold;
-      }
-    };
-    exports.ConsecutiveBreaker = ConsecutiveBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/TaskCancelledError.js
-var require_TaskCancelledError = __commonJS({
-  "node_modules/cockatiel/dist/errors/TaskCancelledError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.TaskCancelledError = void 0;
-    var TaskCancelledError = class extends Error {
-      /**
-       * Error thrown when a task is cancelled.
-       */
-      constructor(message = "Operation cancelled") {
-        super(message);
-        this.message = message;
-        this.isTaskCancelledError = true;
-      }
-    };
-    exports.TaskCancelledError = TaskCancelledError;
-  }
-});
-
-// node_modules/cockatiel/dist/common/Event.js
-var require_Event = __commonJS({
-  "node_modules/cockatiel/dist/common/Event.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.MemorizingEventEmitter = exports.EventEmitter = exports.onAbort = exports.Event = exports.noopDisposable = void 0;
-    var TaskCancelledError_1 = require_TaskCancelledError();
-    exports.noopDisposable = { dispose: () => void 0 };
-    var Event;
-    (function(Event2) {
-      Event2.once = (event, listener) => {
-        let syncDispose = false;
-        let disposable;
-        disposable = event((value) => {
-          listener(value);
-          if (disposable) {
-            disposable.dispose();
-          } else {
-            syncDispose = true;
-          }
-        });
-        if (syncDispose) {
-          disposable.dispose();
-          return exports.noopDisposable;
-        }
-        return disposable;
-      };
-      Event2.toPromise = (event, signal) => {
-        if (!signal) {
-          return new Promise((resolve) => Event2.once(event, resolve));
-        }
-        if (signal.aborted) {
-          return Promise.reject(new TaskCancelledError_1.TaskCancelledError());
-        }
-        const toDispose = [];
-        return new Promise((resolve, reject) => {
-          const abortEvt = (0, exports.onAbort)(signal);
-          toDispose.push(abortEvt);
-          toDispose.push(abortEvt.event(() => {
-            reject(new TaskCancelledError_1.TaskCancelledError());
-          }));
-          toDispose.push(Event2.once(event, (data) => {
-            resolve(data);
-          }));
-        }).finally(() => {
-          for (const d of toDispose) {
-            d.dispose();
-          }
-        });
-      };
-    })(Event || (exports.Event = Event = {}));
-    var onAbort = (signal) => {
-      const evt = new OneShotEvent();
-      if (signal.aborted) {
-        evt.emit();
-        return { event: evt.addListener, dispose: () => {
-        } };
-      }
-      const dispose = () => signal.removeEventListener("abort", l);
-      const l = () => {
-        evt.emit();
-        dispose();
-      };
-      signal.addEventListener("abort", l);
-      return { event: evt.addListener, dispose };
-    };
-    exports.onAbort = onAbort;
-    var EventEmitter = class {
-      constructor() {
-        this.addListener = (listener) => this.addListenerInner(listener);
-      }
-      /**
-       * Gets the number of event listeners.
-       */
-      get size() {
-        if (!this.listeners) {
-          return 0;
-        } else if (typeof this.listeners === "function") {
-          return 1;
-        } else {
-          return this.listeners.length;
-        }
-      }
-      /**
-       * Emits event data.
-       */
-      emit(value) {
-        if (!this.listeners) {
-        } else if (typeof this.listeners === "function") {
-          this.listeners(value);
-        } else {
-          for (const listener of this.listeners) {
-            listener(value);
-          }
-        }
-      }
-      addListenerInner(listener) {
-        if (!this.listeners) {
-          this.listeners = listener;
-        } else if (typeof this.listeners === "function") {
-          this.listeners = [this.listeners, listener];
-        } else {
-          this.listeners.push(listener);
-        }
-        return { dispose: () => this.removeListener(listener) };
-      }
-      removeListener(listener) {
-        if (!this.listeners) {
-          return;
-        }
-        if (typeof this.listeners === "function") {
-          if (this.listeners === listener) {
-            this.listeners = void 0;
-          }
-          return;
-        }
-        const index2 = this.listeners.indexOf(listener);
-        if (index2 === -1) {
-          return;
-        }
-        if (this.listeners.length === 2) {
-          this.listeners = index2 === 0 ? this.listeners[1] : this.listeners[0];
-        } else {
-          this.listeners = this.listeners.slice(0, index2).concat(this.listeners.slice(index2 + 1));
-        }
-      }
-    };
-    exports.EventEmitter = EventEmitter;
-    var MemorizingEventEmitter = class extends EventEmitter {
-      constructor() {
-        super(...arguments);
-        this.addListener = (listener) => {
-          const disposable = this.addListenerInner(listener);
-          if (this.lastValue) {
-            listener(this.lastValue.value);
-          }
-          return disposable;
-        };
-      }
-      /**
-       * Gets whether this emitter has yet emitted any event.
-       */
-      get hasEmitted() {
-        return !!this.lastValue;
-      }
-      /**
-       * @inheritdoc
-       */
-      emit(value) {
-        this.lastValue = { value };
-        super.emit(value);
-      }
-    };
-    exports.MemorizingEventEmitter = MemorizingEventEmitter;
-    var OneShotEvent = class extends EventEmitter {
-      constructor() {
-        super(...arguments);
-        this.addListener = (listener) => {
-          if (this.lastValue) {
-            listener(this.lastValue.value);
-            return exports.noopDisposable;
-          } else {
-            return this.addListenerInner(listener);
-          }
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      emit(value) {
-        this.lastValue = { value };
-        super.emit(value);
-        this.listeners = void 0;
-      }
-    };
-  }
-});
-
-// node_modules/cockatiel/dist/common/abort.js
-var require_abort = __commonJS({
-  "node_modules/cockatiel/dist/common/abort.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.deriveAbortController = exports.abortedSignal = exports.neverAbortedSignal = void 0;
-    var Event_1 = require_Event();
-    exports.neverAbortedSignal = new AbortController().signal;
-    var cancelledSrc = new AbortController();
-    cancelledSrc.abort();
-    exports.abortedSignal = cancelledSrc.signal;
-    var noop4 = () => {
-    };
-    var deriveAbortController = (signal) => {
-      const ctrl = new AbortController();
-      let dispose = noop4;
-      if (!signal) {
-        return { ctrl, dispose };
-      }
-      if (signal.aborted) {
-        ctrl.abort();
-      } else {
-        const abortEvt = (0, Event_1.onAbort)(signal);
-        abortEvt.event(() => ctrl.abort());
-        dispose = abortEvt.dispose;
-      }
-      return { ctrl, dispose };
-    };
-    exports.deriveAbortController = deriveAbortController;
-  }
-});
-
-// node_modules/cockatiel/dist/common/Executor.js
-var require_Executor = __commonJS({
-  "node_modules/cockatiel/dist/common/Executor.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.ExecuteWrapper = exports.returnOrThrow = void 0;
-    var Event_1 = require_Event();
-    var returnOrThrow = (failure2) => {
-      if ("error" in failure2) {
-        throw failure2.error;
-      }
-      if ("success" in failure2) {
-        return failure2.success;
-      }
-      return failure2.value;
-    };
-    exports.returnOrThrow = returnOrThrow;
-    var makeStopwatch = () => {
-      if (typeof performance !== "undefined") {
-        const start = performance.now();
-        return () => performance.now() - start;
-      } else {
-        const start = process.hrtime.bigint();
-        return () => Number(process.hrtime.bigint() - start) / 1e6;
-      }
-    };
-    var ExecuteWrapper = class _ExecuteWrapper {
-      constructor(errorFilter = () => false, resultFilter = () => false) {
-        this.errorFilter = errorFilter;
-        this.resultFilter = resultFilter;
-        this.successEmitter = new Event_1.EventEmitter();
-        this.failureEmitter = new Event_1.EventEmitter();
-        this.onSuccess = this.successEmitter.addListener;
-        this.onFailure = this.failureEmitter.addListener;
-      }
-      clone() {
-        return new _ExecuteWrapper(this.errorFilter, this.resultFilter);
-      }
-      async invoke(fn, ...args) {
-        const stopwatch = this.successEmitter.size || this.failureEmitter.size ? makeStopwatch() : null;
-        try {
-          const value = await fn(...args);
-          if (!this.resultFilter(value)) {
-            if (stopwatch) {
-              this.successEmitter.emit({ duration: stopwatch() });
-            }
-            return { success: value };
-          }
-          if (stopwatch) {
-            this.failureEmitter.emit({ duration: stopwatch(), handled: true, reason: { value } });
-          }
-          return { value };
-        } catch (rawError) {
-          const error63 = rawError;
-          const handled = this.errorFilter(error63);
-          if (stopwatch) {
-            this.failureEmitter.emit({ duration: stopwatch(), handled, reason: { error: error63 } });
-          }
-          if (!handled) {
-            throw error63;
-          }
-          return { error: error63 };
-        }
-      }
-    };
-    exports.ExecuteWrapper = ExecuteWrapper;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/BrokenCircuitError.js
-var require_BrokenCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BrokenCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BrokenCircuitError = void 0;
-    var BrokenCircuitError = class extends Error {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor(message = "Execution prevented because the circuit breaker is open") {
-        super(message);
-        this.isBrokenCircuitError = true;
-      }
-    };
-    exports.BrokenCircuitError = BrokenCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/BulkheadRejectedError.js
-var require_BulkheadRejectedError = __commonJS({
-  "node_modules/cockatiel/dist/errors/BulkheadRejectedError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BulkheadRejectedError = void 0;
-    var BulkheadRejectedError = class extends Error {
-      constructor(executionSlots, queueSlots) {
-        super(`Bulkhead capacity exceeded (0/${executionSlots} execution slots, 0/${queueSlots} available)`);
-        this.isBulkheadRejectedError = true;
-      }
-    };
-    exports.BulkheadRejectedError = BulkheadRejectedError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/HydratingCircuitError.js
-var require_HydratingCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/HydratingCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.HydratingCircuitError = void 0;
-    var HydratingCircuitError = class extends Error {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor(message = "Execution prevented because the circuit breaker is open") {
-        super(message);
-        this.isHydratingCircuitError = true;
-      }
-    };
-    exports.HydratingCircuitError = HydratingCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/IsolatedCircuitError.js
-var require_IsolatedCircuitError = __commonJS({
-  "node_modules/cockatiel/dist/errors/IsolatedCircuitError.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.IsolatedCircuitError = void 0;
-    var BrokenCircuitError_1 = require_BrokenCircuitError();
-    var IsolatedCircuitError = class extends BrokenCircuitError_1.BrokenCircuitError {
-      /**
-       * Exception thrown from {@link CircuitBreakerPolicy.execute} when the
-       * circuit breaker is open.
-       */
-      constructor() {
-        super(`Execution prevented because the circuit breaker is open`);
-        this.isIsolatedCircuitError = true;
-      }
-    };
-    exports.IsolatedCircuitError = IsolatedCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/errors/Errors.js
-var require_Errors = __commonJS({
-  "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.isHydratingCircuitError = exports.isTaskCancelledError = exports.isIsolatedCircuitError = exports.isBulkheadRejectedError = exports.isBrokenCircuitError = void 0;
-    __exportStar(require_BrokenCircuitError(), exports);
-    __exportStar(require_BulkheadRejectedError(), exports);
-    __exportStar(require_HydratingCircuitError(), exports);
-    __exportStar(require_IsolatedCircuitError(), exports);
-    __exportStar(require_TaskCancelledError(), exports);
-    var isBrokenCircuitError = (e) => !!e && e instanceof Error && "isBrokenCircuitError" in e;
-    exports.isBrokenCircuitError = isBrokenCircuitError;
-    var isBulkheadRejectedError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isBulkheadRejectedError = isBulkheadRejectedError;
-    var isIsolatedCircuitError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isIsolatedCircuitError = isIsolatedCircuitError;
-    var isTaskCancelledError = (e) => !!e && e instanceof Error && "isBulkheadRejectedError" in e;
-    exports.isTaskCancelledError = isTaskCancelledError;
-    var isHydratingCircuitError = (e) => !!e && e instanceof Error && "isHydratingCircuitError" in e;
-    exports.isHydratingCircuitError = isHydratingCircuitError;
-  }
-});
-
-// node_modules/cockatiel/dist/CircuitBreakerPolicy.js
-var require_CircuitBreakerPolicy = __commonJS({
-  "node_modules/cockatiel/dist/CircuitBreakerPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.CircuitBreakerPolicy = exports.CircuitState = void 0;
-    var Backoff_1 = require_Backoff();
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var Errors_1 = require_Errors();
-    var IsolatedCircuitError_1 = require_IsolatedCircuitError();
-    var CircuitState2;
-    (function(CircuitState3) {
-      CircuitState3[CircuitState3["Closed"] = 0] = "Closed";
-      CircuitState3[CircuitState3["Open"] = 1] = "Open";
-      CircuitState3[CircuitState3["HalfOpen"] = 2] = "HalfOpen";
-      CircuitState3[CircuitState3["Isolated"] = 3] = "Isolated";
-    })(CircuitState2 || (exports.CircuitState = CircuitState2 = {}));
-    var CircuitBreakerPolicy = class {
-      /**
-       * Gets the current circuit breaker state.
-       */
-      get state() {
-        return this.innerState.value;
-      }
-      /**
-       * Gets the last reason the circuit breaker failed.
-       */
-      get lastFailure() {
-        return this.innerLastFailure;
-      }
-      constructor(options, executor) {
-        this.options = options;
-        this.executor = executor;
-        this.breakEmitter = new Event_1.EventEmitter();
-        this.resetEmitter = new Event_1.EventEmitter();
-        this.halfOpenEmitter = new Event_1.EventEmitter();
-        this.stateChangeEmitter = new Event_1.EventEmitter();
-        this.innerState = { value: CircuitState2.Closed };
-        this.onBreak = this.breakEmitter.addListener;
-        this.onReset = this.resetEmitter.addListener;
-        this.onHalfOpen = this.halfOpenEmitter.addListener;
-        this.onStateChange = this.stateChangeEmitter.addListener;
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.halfOpenAfterBackoffFactory = typeof options.halfOpenAfter === "number" ? new Backoff_1.ConstantBackoff(options.halfOpenAfter) : options.halfOpenAfter;
-        if (options.initialState) {
-          const initialState = options.initialState;
-          this.innerState = initialState.ownState;
-          this.options.breaker.state = initialState.breakerState;
-          if (this.innerState.value === CircuitState2.Open || this.innerState.value === CircuitState2.HalfOpen) {
-            this.innerLastFailure = { error: new Errors_1.HydratingCircuitError() };
-            let backoff = this.halfOpenAfterBackoffFactory.next({
-              attempt: 1,
-              result: this.innerLastFailure,
-              signal: abort_1.neverAbortedSignal
-            });
-            for (let i = 2; i <= this.innerState.attemptNo; i++) {
-              backoff = backoff.next({
-                attempt: i,
-                result: this.innerLastFailure,
-                signal: abort_1.neverAbortedSignal
-              });
-            }
-            this.innerState.backoff = backoff;
-          }
-        }
-      }
-      /**
-       * Manually holds open the circuit breaker.
-       * @returns A handle that keeps the breaker open until `.dispose()` is called.
-       */
-      isolate() {
-        if (this.innerState.value !== CircuitState2.Isolated) {
-          this.innerState = { value: CircuitState2.Isolated, counters: 0 };
-          this.breakEmitter.emit({ isolated: true });
-          this.stateChangeEmitter.emit(CircuitState2.Isolated);
-        }
-        this.innerState.counters++;
-        let disposed = false;
-        return {
-          dispose: () => {
-            if (disposed) {
-              return;
-            }
-            disposed = true;
-            if (this.innerState.value === CircuitState2.Isolated && !--this.innerState.counters) {
-              this.innerState = { value: CircuitState2.Closed };
-              this.resetEmitter.emit();
-              this.stateChangeEmitter.emit(CircuitState2.Closed);
-            }
-          }
-        };
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to run
-       * @throws a {@link BrokenCircuitError} if the circuit is open
-       * @throws a {@link IsolatedCircuitError} if the circuit is held
-       * open via {@link CircuitBreakerPolicy.isolate}
-       * @returns a Promise that resolves or rejects with the function results.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const state = this.innerState;
-        switch (state.value) {
-          case CircuitState2.Closed:
-            const result = await this.executor.invoke(fn, { signal });
-            if ("success" in result) {
-              this.options.breaker.success(state.value);
-            } else {
-              this.innerLastFailure = result;
-              if (this.options.breaker.failure(state.value)) {
-                this.open(result, signal);
-              }
-            }
-            return (0, Executor_1.returnOrThrow)(result);
-          case CircuitState2.HalfOpen:
-            await state.test.catch(() => void 0);
-            if (this.state === CircuitState2.Closed && signal.aborted) {
-              throw new Errors_1.TaskCancelledError();
-            }
-            return this.execute(fn);
-          case CircuitState2.Open:
-            if (Date.now() - state.openedAt < state.backoff.duration) {
-              throw new Errors_1.BrokenCircuitError();
-            }
-            const test = this.halfOpen(fn, signal);
-            this.innerState = {
-              value: CircuitState2.HalfOpen,
-              test,
-              backoff: state.backoff,
-              attemptNo: state.attemptNo + 1
-            };
-            this.stateChangeEmitter.emit(CircuitState2.HalfOpen);
-            return test;
-          case CircuitState2.Isolated:
-            throw new IsolatedCircuitError_1.IsolatedCircuitError();
-          default:
-            throw new Error(`Unexpected circuit state ${state}`);
-        }
-      }
-      /**
-       * Captures circuit breaker state that can later be used to recreate the
-       * breaker by passing `state` to the `circuitBreaker` function. This is
-       * useful in cases like serverless functions where you may want to keep
-       * the breaker state across multiple executions.
-       */
-      toJSON() {
-        const state = this.innerState;
-        let ownState;
-        if (state.value === CircuitState2.HalfOpen) {
-          ownState = {
-            value: CircuitState2.Open,
-            openedAt: 0,
-            attemptNo: state.attemptNo
-          };
-        } else if (state.value === CircuitState2.Open) {
-          ownState = {
-            value: CircuitState2.Open,
-            openedAt: state.openedAt,
-            attemptNo: state.attemptNo
-          };
-        } else {
-          ownState = state;
-        }
-        return { ownState, breakerState: this.options.breaker.state };
-      }
-      async halfOpen(fn, signal) {
-        this.halfOpenEmitter.emit();
-        try {
-          const result = await this.executor.invoke(fn, { signal });
-          if ("success" in result) {
-            this.options.breaker.success(CircuitState2.HalfOpen);
-            this.close();
-          } else {
-            this.innerLastFailure = result;
-            this.options.breaker.failure(CircuitState2.HalfOpen);
-            this.open(result, signal);
-          }
-          return (0, Executor_1.returnOrThrow)(result);
-        } catch (err) {
-          this.close();
-          throw err;
-        }
-      }
-      open(reason, signal) {
-        if (this.state === CircuitState2.Isolated || this.state === CircuitState2.Open) {
-          return;
-        }
-        const attemptNo = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.attemptNo : 1;
-        const context = { attempt: attemptNo, result: reason, signal };
-        const backoff = this.innerState.value === CircuitState2.HalfOpen ? this.innerState.backoff.next(context) : this.halfOpenAfterBackoffFactory.next(context);
-        this.innerState = { value: CircuitState2.Open, openedAt: Date.now(), backoff, attemptNo };
-        this.breakEmitter.emit(reason);
-        this.stateChangeEmitter.emit(CircuitState2.Open);
-      }
-      close() {
-        if (this.state === CircuitState2.HalfOpen) {
-          this.innerState = { value: CircuitState2.Closed };
-          this.resetEmitter.emit();
-          this.stateChangeEmitter.emit(CircuitState2.Closed);
-        }
-      }
-    };
-    exports.CircuitBreakerPolicy = CircuitBreakerPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/CountBreaker.js
-var require_CountBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/CountBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.CountBreaker = void 0;
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var CountBreaker = class {
-      /**
-       * @inheritdoc
-       */
-      get state() {
-        return {
-          samples: this.samples,
-          currentSample: this.currentSample,
-          failures: this.failures,
-          successes: this.successes
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      set state(value) {
-        Object.assign(this, value);
-      }
-      /**
-       * CountBreaker breaks if more than `threshold` percentage of the last `size`
-       * calls failed, so long as at least `minimumNumberOfCalls` calls have been
-       * performed (to avoid opening unnecessarily if there are only few samples
-       * in the sliding window yet).
-       */
-      constructor({ threshold, size, minimumNumberOfCalls = size }) {
-        this.successes = 0;
-        this.failures = 0;
-        this.currentSample = 0;
-        if (threshold <= 0 || threshold >= 1) {
-          throw new RangeError(`CountBreaker threshold should be between (0, 1), got ${threshold}`);
-        }
-        if (!Number.isSafeInteger(size) || size < 1) {
-          throw new RangeError(`CountBreaker size should be a positive integer, got ${size}`);
-        }
-        if (!Number.isSafeInteger(minimumNumberOfCalls) || minimumNumberOfCalls < 1 || minimumNumberOfCalls > size) {
-          throw new RangeError(`CountBreaker size should be an integer between (1, size), got ${minimumNumberOfCalls}`);
-        }
-        this.threshold = threshold;
-        this.minimumNumberOfCalls = minimumNumberOfCalls;
-        this.samples = Array.from({ length: size }, () => null);
-      }
-      /**
-       * @inheritdoc
-       */
-      success(state) {
-        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
-          this.reset();
-        }
-        this.sample(true);
-      }
-      /**
-       * @inheritdoc
-       */
-      failure(state) {
-        this.sample(false);
-        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
-          return true;
-        }
-        const total = this.successes + this.failures;
-        if (total < this.minimumNumberOfCalls) {
-          return false;
-        }
-        if (this.failures > this.threshold * total) {
-          return true;
-        }
-        return false;
-      }
-      reset() {
-        this.samples.fill(null);
-        this.successes = 0;
-        this.failures = 0;
-      }
-      sample(success2) {
-        const current = this.samples[this.currentSample];
-        if (current === true) {
-          this.successes--;
-        } else if (current === false) {
-          this.failures--;
-        }
-        this.samples[this.currentSample] = success2;
-        if (success2) {
-          this.successes++;
-        } else {
-          this.failures++;
-        }
-        this.currentSample = (this.currentSample + 1) % this.samples.length;
-      }
-    };
-    exports.CountBreaker = CountBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/SamplingBreaker.js
-var require_SamplingBreaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/SamplingBreaker.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.SamplingBreaker = void 0;
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var SamplingBreaker = class {
-      /**
-       * @inheritdoc
-       */
-      get state() {
-        return {
-          windows: this.windows,
-          currentWindow: this.currentWindow,
-          currentFailures: this.currentFailures,
-          currentSuccesses: this.currentSuccesses
-        };
-      }
-      /**
-       * @inheritdoc
-       */
-      set state(value) {
-        Object.assign(this, value);
-      }
-      /**
-       * SamplingBreaker breaks if more than `threshold` percentage of calls over the
-       * last `samplingDuration`, so long as there's at least `minimumRps` (to avoid
-       * opening unnecessarily under low RPS).
-       */
-      constructor({ threshold, duration: samplingDuration, minimumRps }) {
-        this.windows = [];
-        this.currentWindow = 0;
-        this.currentFailures = 0;
-        this.currentSuccesses = 0;
-        if (threshold <= 0 || threshold >= 1) {
-          throw new RangeError(`SamplingBreaker threshold should be between (0, 1), got ${threshold}`);
-        }
-        this.threshold = threshold;
-        const windowCount = Math.max(5, Math.ceil(samplingDuration / 1e3));
-        for (let i = 0; i < windowCount; i++) {
-          this.windows.push({ startedAt: 0, failures: 0, successes: 0 });
-        }
-        this.windowSize = Math.round(samplingDuration / windowCount);
-        this.duration = this.windowSize * windowCount;
-        if (minimumRps) {
-          this.minimumRpms = minimumRps / 1e3;
-        } else {
-          this.minimumRpms = 5 / (threshold * 1e3);
-        }
-      }
-      /**
-       * @inheritdoc
-       */
-      success(state) {
-        if (state === CircuitBreakerPolicy_1.CircuitState.HalfOpen) {
-          this.resetWindows();
-        }
-        this.push(true);
-      }
-      /**
-       * @inheritdoc
-       */
-      failure(state) {
-        this.push(false);
-        if (state !== CircuitBreakerPolicy_1.CircuitState.Closed) {
-          return true;
-        }
-        const total = this.currentSuccesses + this.currentFailures;
-        if (total < this.duration * this.minimumRpms) {
-          return false;
-        }
-        if (this.currentFailures > this.threshold * total) {
-          return true;
-        }
-        return false;
-      }
-      resetWindows() {
-        this.currentFailures = 0;
-        this.currentSuccesses = 0;
-        for (const window2 of this.windows) {
-          window2.failures = 0;
-          window2.successes = 0;
-          window2.startedAt = 0;
-        }
-      }
-      rotateWindow(now) {
-        const next = (this.currentWindow + 1) % this.windows.length;
-        this.currentFailures -= this.windows[next].failures;
-        this.currentSuccesses -= this.windows[next].successes;
-        const window2 = this.windows[next] = { failures: 0, successes: 0, startedAt: now };
-        this.currentWindow = next;
-        return window2;
-      }
-      push(success2) {
-        const now = Date.now();
-        let window2 = this.windows[this.currentWindow];
-        if (now - window2.startedAt >= this.windowSize) {
-          window2 = this.rotateWindow(now);
-        }
-        if (success2) {
-          window2.successes++;
-          this.currentSuccesses++;
-        } else {
-          window2.failures++;
-          this.currentFailures++;
-        }
-      }
-    };
-    exports.SamplingBreaker = SamplingBreaker;
-  }
-});
-
-// node_modules/cockatiel/dist/breaker/Breaker.js
-var require_Breaker = __commonJS({
-  "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    __exportStar(require_ConsecutiveBreaker(), exports);
-    __exportStar(require_CountBreaker(), exports);
-    __exportStar(require_SamplingBreaker(), exports);
-  }
-});
-
-// node_modules/cockatiel/dist/common/defer.js
-var require_defer = __commonJS({
-  "node_modules/cockatiel/dist/common/defer.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.defer = void 0;
-    var defer = () => {
-      let resolve;
-      let reject;
-      const promise2 = new Promise((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { resolve, reject, promise: promise2 };
-    };
-    exports.defer = defer;
-  }
-});
-
-// node_modules/cockatiel/dist/BulkheadPolicy.js
-var require_BulkheadPolicy = __commonJS({
-  "node_modules/cockatiel/dist/BulkheadPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.BulkheadPolicy = void 0;
-    var abort_1 = require_abort();
-    var defer_1 = require_defer();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var BulkheadRejectedError_1 = require_BulkheadRejectedError();
-    var Errors_1 = require_Errors();
-    var BulkheadPolicy = class {
-      /**
-       * Returns the number of available execution slots at this point in time.
-       */
-      get executionSlots() {
-        return this.capacity - this.active;
-      }
-      /**
-       * Returns the number of queue slots at this point in time.
-       */
-      get queueSlots() {
-        return this.queueCapacity - this.queue.length;
-      }
-      /**
-       * Bulkhead limits concurrent requests made.
-       */
-      constructor(capacity, queueCapacity) {
-        this.capacity = capacity;
-        this.queueCapacity = queueCapacity;
-        this.active = 0;
-        this.queue = [];
-        this.onRejectEmitter = new Event_1.EventEmitter();
-        this.executor = new Executor_1.ExecuteWrapper();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.onReject = this.onRejectEmitter.addListener;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute
-       * @throws a {@link BulkheadRejectedException} if the bulkhead limits are exceeeded
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        if (signal.aborted) {
-          throw new Errors_1.TaskCancelledError();
-        }
-        if (this.active < this.capacity) {
-          this.active++;
-          try {
-            return await fn({ signal });
-          } finally {
-            this.active--;
-            this.dequeue();
-          }
-        }
-        if (this.queue.length < this.queueCapacity) {
-          const { resolve, reject, promise: promise2 } = (0, defer_1.defer)();
-          this.queue.push({ signal, fn, resolve, reject });
-          return promise2;
-        }
-        this.onRejectEmitter.emit();
-        throw new BulkheadRejectedError_1.BulkheadRejectedError(this.capacity, this.queueCapacity);
-      }
-      dequeue() {
-        const item = this.queue.shift();
-        if (!item) {
-          return;
-        }
-        Promise.resolve().then(() => this.execute(item.fn, item.signal)).then(item.resolve).catch(item.reject);
-      }
-    };
-    exports.BulkheadPolicy = BulkheadPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/FallbackPolicy.js
-var require_FallbackPolicy = __commonJS({
-  "node_modules/cockatiel/dist/FallbackPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.FallbackPolicy = void 0;
-    var abort_1 = require_abort();
-    var FallbackPolicy = class {
-      constructor(executor, value) {
-        this.executor = executor;
-        this.value = value;
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute.
-       * @returns The function result or fallback value.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const result = await this.executor.invoke(fn, { signal });
-        if ("success" in result) {
-          return result.success;
-        }
-        return this.value();
-      }
-    };
-    exports.FallbackPolicy = FallbackPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/NoopPolicy.js
-var require_NoopPolicy = __commonJS({
-  "node_modules/cockatiel/dist/NoopPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.NoopPolicy = void 0;
-    var abort_1 = require_abort();
-    var Executor_1 = require_Executor();
-    var NoopPolicy = class {
-      constructor() {
-        this.executor = new Executor_1.ExecuteWrapper();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-      }
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, { signal }));
-      }
-    };
-    exports.NoopPolicy = NoopPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/RetryPolicy.js
-var require_RetryPolicy = __commonJS({
-  "node_modules/cockatiel/dist/RetryPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.RetryPolicy = void 0;
-    var ConstantBackoff_1 = require_ConstantBackoff();
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var delay = (duration3, unref) => new Promise((resolve) => {
-      const timer = setTimeout(resolve, duration3);
-      if (unref) {
-        timer.unref();
-      }
-    });
-    var RetryPolicy = class _RetryPolicy {
-      constructor(options, executor) {
-        this.options = options;
-        this.executor = executor;
-        this.onGiveUpEmitter = new Event_1.EventEmitter();
-        this.onRetryEmitter = new Event_1.EventEmitter();
-        this.onSuccess = this.executor.onSuccess;
-        this.onFailure = this.executor.onFailure;
-        this.onRetry = this.onRetryEmitter.addListener;
-        this.onGiveUp = this.onGiveUpEmitter.addListener;
-      }
-      /**
-       * When retrying, a referenced timer is created. This means the Node.js event
-       * loop is kept active while we're delaying a retried call. Calling this
-       * method on the retry builder will unreference the timer, allowing the
-       * process to exit even if a retry might still be pending.
-       */
-      dangerouslyUnref() {
-        return new _RetryPolicy({ ...this.options, unref: true }, this.executor.clone());
-      }
-      /**
-       * Executes the given function with retries.
-       * @param fn Function to run
-       * @returns a Promise that resolves or rejects with the function results.
-       */
-      async execute(fn, signal = abort_1.neverAbortedSignal) {
-        const factory = this.options.backoff || new ConstantBackoff_1.ConstantBackoff(0);
-        let backoff;
-        for (let retries = 0; ; retries++) {
-          const result = await this.executor.invoke(fn, { attempt: retries, signal });
-          if ("success" in result) {
-            return result.success;
-          }
-          if (!signal.aborted && retries < this.options.maxAttempts) {
-            const context = { attempt: retries + 1, signal, result };
-            backoff = backoff ? backoff.next(context) : factory.next(context);
-            const delayDuration = backoff.duration;
-            const delayPromise = delay(delayDuration, !!this.options.unref);
-            this.onRetryEmitter.emit({ ...result, delay: delayDuration, attempt: retries + 1 });
-            await delayPromise;
-            continue;
-          }
-          this.onGiveUpEmitter.emit(result);
-          if ("error" in result) {
-            throw result.error;
-          }
-          return result.value;
-        }
-      }
-    };
-    exports.RetryPolicy = RetryPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/TimeoutPolicy.js
-var require_TimeoutPolicy = __commonJS({
-  "node_modules/cockatiel/dist/TimeoutPolicy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.TimeoutPolicy = exports.TimeoutStrategy = void 0;
-    var abort_1 = require_abort();
-    var Event_1 = require_Event();
-    var Executor_1 = require_Executor();
-    var TaskCancelledError_1 = require_TaskCancelledError();
-    var TimeoutStrategy;
-    (function(TimeoutStrategy2) {
-      TimeoutStrategy2["Cooperative"] = "optimistic";
-      TimeoutStrategy2["Aggressive"] = "aggressive";
-    })(TimeoutStrategy || (exports.TimeoutStrategy = TimeoutStrategy = {}));
-    var TimeoutPolicy = class _TimeoutPolicy {
-      constructor(duration3, options, executor = new Executor_1.ExecuteWrapper(), unref = false) {
-        this.duration = duration3;
-        this.options = options;
-        this.executor = executor;
-        this.unref = unref;
-        this.timeoutEmitter = new Event_1.EventEmitter();
-        this.onTimeout = this.timeoutEmitter.addListener;
-        this.onFailure = this.executor.onFailure;
-        this.onSuccess = this.executor.onSuccess;
-      }
-      /**
-       * When timing out, a referenced timer is created. This means the Node.js
-       * event loop is kept active while we're waiting for the timeout, as long as
-       * the function hasn't returned. Calling this method on the timeout builder
-       * will unreference the timer, allowing the process to exit even if a
-       * timeout might still be happening.
-       */
-      dangerouslyUnref() {
-        const t = new _TimeoutPolicy(this.duration, this.options, this.executor, true);
-        return t;
-      }
-      /**
-       * Executes the given function.
-       * @param fn Function to execute. Takes in a nested cancellation token.
-       * @throws a {@link TaskCancelledError} if a timeout occurs
-       */
-      async execute(fn, signal) {
-        const { ctrl: aborter, dispose: disposeAbort } = (0, abort_1.deriveAbortController)(signal);
-        const timer = setTimeout(() => aborter.abort(), this.duration);
-        if (this.unref) {
-          timer.unref();
-        }
-        const context = { signal: aborter.signal };
-        const onceAborted = (0, Event_1.onAbort)(aborter.signal);
-        const onCancelledListener = onceAborted.event(() => this.timeoutEmitter.emit());
-        try {
-          if (this.options.strategy === TimeoutStrategy.Cooperative) {
-            return (0, Executor_1.returnOrThrow)(await this.executor.invoke(fn, context, aborter.signal));
-          }
-          return await this.executor.invoke(async () => Promise.race([
-            Promise.resolve(fn(context, aborter.signal)),
-            Event_1.Event.toPromise(onceAborted.event).then(() => {
-              throw new TaskCancelledError_1.TaskCancelledError(`Operation timed out after ${this.duration}ms`);
-            })
-          ])).then(Executor_1.returnOrThrow);
-        } finally {
-          onCancelledListener.dispose();
-          onceAborted.dispose();
-          if (this.options.abortOnReturn !== false) {
-            aborter.abort();
-          }
-          clearTimeout(timer);
-          disposeAbort();
-        }
-      }
-    };
-    exports.TimeoutPolicy = TimeoutPolicy;
-  }
-});
-
-// node_modules/cockatiel/dist/Policy.js
-var require_Policy = __commonJS({
-  "node_modules/cockatiel/dist/Policy.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.handleAll = exports.noop = exports.Policy = void 0;
-    exports.handleType = handleType;
-    exports.handleWhen = handleWhen;
-    exports.handleResultType = handleResultType;
-    exports.handleWhenResult = handleWhenResult;
-    exports.bulkhead = bulkhead;
-    exports.usePolicy = usePolicy;
-    exports.timeout = timeout;
-    exports.wrap = wrap;
-    exports.retry = retry2;
-    exports.circuitBreaker = circuitBreaker2;
-    exports.fallback = fallback;
-    var Backoff_1 = require_Backoff();
-    var BulkheadPolicy_1 = require_BulkheadPolicy();
-    var CircuitBreakerPolicy_1 = require_CircuitBreakerPolicy();
-    var Executor_1 = require_Executor();
-    var FallbackPolicy_1 = require_FallbackPolicy();
-    var NoopPolicy_1 = require_NoopPolicy();
-    var RetryPolicy_1 = require_RetryPolicy();
-    var TimeoutPolicy_1 = require_TimeoutPolicy();
-    var typeFilter = (cls, predicate) => predicate ? (v) => v instanceof cls && predicate(v) : (v) => v instanceof cls;
-    var always = () => true;
-    var never2 = () => false;
-    var Policy = class _Policy {
-      /**
-       * Factory that builds a base set of filters that can be used in circuit
-       * breakers, retries, etc.
-       */
-      constructor(options) {
-        this.options = options;
-      }
-      /**
-       * Allows the policy to additionally handles errors of the given type.
-       *
-       * @param cls Class constructor to check that the error is an instance of.
-       * @param predicate If provided, a function to be called with the error
-       * which should return "true" if we want to handle this error.
-       * @example
-       * ```js
-       * // retry both network errors and response errors with a 503 status code
-       * new Policy()
-       *  .orType(NetworkError)
-       *  .orType(ResponseError, err => err.statusCode === 503)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orType(cls, predicate) {
-        const filter = typeFilter(cls, predicate);
-        return new _Policy({
-          ...this.options,
-          errorFilter: (e) => this.options.errorFilter(e) || filter(e)
-        });
-      }
-      /**
-       * Allows the policy to additionally handles errors that pass the given
-       * predicate function.
-       *
-       * @param predicate Takes any thrown error, and returns true if it should
-       * be retried by this policy.
-       * @example
-       * ```js
-       * // only retry if the error has a "shouldBeRetried" property set
-       * new Policy()
-       *  .orWhen(err => err.shouldBeRetried === true)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orWhen(predicate) {
-        return new _Policy({
-          ...this.options,
-          errorFilter: (e) => this.options.errorFilter(e) || predicate(e)
-        });
-      }
-      /**
-       * Adds handling for return values. The predicate will be called with
-       * the return value of the executed function,
-       *
-       * @param predicate Takes the returned value, and returns true if it
-       * should be retried by this policy.
-       * @example
-       * ```js
-       * // retry when the response status code is a 5xx
-       * new Policy()
-       *  .orResultWhen(res => res.statusCode >= 500)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orWhenResult(predicate) {
-        return new _Policy({
-          ...this.options,
-          resultFilter: (r) => this.options.resultFilter(r) || predicate(r)
-        });
-      }
-      /**
-       * Adds handling for return values. The predicate will be called with
-       * the return value of the executed function,
-       *
-       * @param predicate Takes the returned value, and returns true if it
-       * should be retried by this policy.
-       * @example
-       * ```js
-       * // retry when the response status code is a 5xx
-       * new Policy()
-       *  .orResultType(res => res.statusCode >= 500)
-       *  .retry()
-       *  .attempts(3)
-       *  .execute(() => getJsonFrom('https://example.com'));
-       * ```
-       */
-      orResultType(cls, predicate) {
-        const filter = typeFilter(cls, predicate);
-        return new _Policy({
-          ...this.options,
-          resultFilter: (r) => this.options.resultFilter(r) || filter(r)
-        });
-      }
-    };
-    exports.Policy = Policy;
-    exports.noop = new NoopPolicy_1.NoopPolicy();
-    exports.handleAll = new Policy({ errorFilter: always, resultFilter: never2 });
-    function handleType(cls, predicate) {
-      return new Policy({ errorFilter: typeFilter(cls, predicate), resultFilter: never2 });
-    }
-    function handleWhen(predicate) {
-      return new Policy({ errorFilter: predicate, resultFilter: never2 });
-    }
-    function handleResultType(cls, predicate) {
-      return new Policy({ errorFilter: never2, resultFilter: typeFilter(cls, predicate) });
-    }
-    function handleWhenResult(predicate) {
-      return new Policy({ errorFilter: never2, resultFilter: predicate });
-    }
-    function bulkhead(limit, queue = 0) {
-      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue);
-    }
-    function usePolicy(policy) {
-      return (_target, _key, descriptor) => {
-        const inner = descriptor.value;
-        if (typeof inner !== "function") {
-          throw new Error(`Can only decorate functions with @cockatiel, got ${typeof inner}`);
-        }
-        descriptor.value = function(...args) {
-          const signal = args[args.length - 1] instanceof AbortSignal ? args.pop() : void 0;
-          return policy.execute((context) => inner.apply(this, [...args, context]), signal);
-        };
-      };
-    }
-    function timeout(duration3, strategyOrOpts) {
-      return new TimeoutPolicy_1.TimeoutPolicy(duration3, typeof strategyOrOpts === "string" ? { strategy: strategyOrOpts } : strategyOrOpts);
-    }
-    function wrap(...p) {
-      return {
-        _altReturn: void 0,
-        onFailure: p[0].onFailure,
-        onSuccess: p[0].onSuccess,
-        wrapped: p,
-        execute(fn, signal) {
-          const run = (context, i) => i === p.length ? fn(context) : p[i].execute((next) => run({ ...context, ...next }, i + 1), context.signal);
-          return Promise.resolve(run({ signal }, 0));
-        }
-      };
-    }
-    function retry2(policy, opts) {
-      return new RetryPolicy_1.RetryPolicy({ backoff: opts.backoff || new Backoff_1.ConstantBackoff(0), maxAttempts: opts.maxAttempts ?? Infinity }, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
-    }
-    function circuitBreaker2(policy, opts) {
-      return new CircuitBreakerPolicy_1.CircuitBreakerPolicy(opts, new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter));
-    }
-    function fallback(policy, valueOrFactory) {
-      return new FallbackPolicy_1.FallbackPolicy(
-        new Executor_1.ExecuteWrapper(policy.options.errorFilter, policy.options.resultFilter),
-        // not technically type-safe, since if they actually want to _return_
-        // a function, that gets lost here. We'll just advice in the docs to
-        // use a higher-order function if necessary.
-        typeof valueOrFactory === "function" ? valueOrFactory : () => valueOrFactory
-      );
-    }
-  }
-});
-
-// node_modules/cockatiel/dist/index.js
-var require_dist2 = __commonJS({
-  "node_modules/cockatiel/dist/index.js"(exports) {
-    "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
-      if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
-        desc = { enumerable: true, get: function() {
-          return m[k];
-        } };
-      }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
-    }));
-    var __exportStar = exports && exports.__exportStar || function(m, exports2) {
-      for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
-    };
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.EventEmitter = exports.Event = void 0;
-    __exportStar(require_Backoff(), exports);
-    __exportStar(require_Breaker(), exports);
-    __exportStar(require_BulkheadPolicy(), exports);
-    __exportStar(require_CircuitBreakerPolicy(), exports);
-    var Event_1 = require_Event();
-    Object.defineProperty(exports, "Event", { enumerable: true, get: function() {
-      return Event_1.Event;
-    } });
-    Object.defineProperty(exports, "EventEmitter", { enumerable: true, get: function() {
-      return Event_1.EventEmitter;
-    } });
-    __exportStar(require_Errors(), exports);
-    __exportStar(require_FallbackPolicy(), exports);
-    __exportStar(require_NoopPolicy(), exports);
-    __exportStar(require_Policy(), exports);
-    __exportStar(require_RetryPolicy(), exports);
-    __exportStar(require_TimeoutPolicy(), exports);
   }
 });
 
@@ -10743,6 +10743,43 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
+// src/core/effects.ts
+function describeEffect(effect) {
+  switch (effect.type) {
+    case "setStateLabel":
+      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
+    case "addLabels":
+      return `label #${effect.issue} ${effect.labels.join(", ")}`;
+    case "removeLabels":
+      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
+    case "comment":
+      return `comment on #${effect.issue}`;
+    case "react":
+      return `react ${effect.content} to comment ${effect.commentId}`;
+    case "dispatchWorker":
+      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
+    case "cancelRun":
+      return `cancel run ${effect.runId}`;
+    case "mergePr":
+      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
+    case "withdrawMerge":
+      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
+    case "closeIssue":
+      return `close #${effect.issue} as ${effect.reason}`;
+    case "deleteBranch":
+      return `delete branch ${effect.branch}`;
+    case "releaseDispatchLocks":
+      return `delete the dispatch locks of #${effect.issue}`;
+    case "writeTrackingIssue":
+      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
+    case "pinIssue":
+      return `pin #${effect.issue}`;
+  }
+}
+
+// src/github/circuit.ts
+var import_cockatiel = __toESM(require_dist(), 1);
+
 // src/github/errors.ts
 function statusOf(error63) {
   if (typeof error63 !== "object" || error63 === null) return null;
@@ -10753,6 +10790,12 @@ function headerOf(error63, name) {
   if (typeof error63 !== "object" || error63 === null) return null;
   const value = error63.response?.headers?.[name];
   return value === void 0 || value === null ? null : String(value);
+}
+function retryAfterOf(error63) {
+  const value = headerOf(error63, "retry-after");
+  if (value === null) return null;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 function messageOf(error63) {
   if (error63 instanceof Error) return error63.message;
@@ -10789,6 +10832,13 @@ function describeError(error63) {
   const status = statusOf(error63);
   const message = messageOf(error63).split("\n")[0] ?? "";
   return status === null ? message : `${status} ${message}`;
+}
+function refusalWords(error63) {
+  const e = error63;
+  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  if (graphql3.length > 0) return graphql3.join("; ");
+  const message = e?.response?.data?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error63);
 }
 var CircuitOpenError = class extends Error {
   constructor(retryAt, lastFailure) {
@@ -15163,6 +15213,7 @@ var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRes
 );
 
 // src/github/limit-waits.ts
+var LIMIT_WAIT_GRACE_MS = 6e4;
 var waits = /* @__PURE__ */ new Map();
 function hostKey(baseUrl) {
   return (baseUrl ?? "https://api.github.com").replace(/\/+$/, "").toLowerCase();
@@ -15175,7 +15226,7 @@ function noteLimitWait(baseUrl, wait) {
     known ? { at: Math.min(known.at, wait.at), until: Math.max(known.until, wait.until) } : wait
   );
 }
-function recentLimitWait(baseUrl, nowMs, graceMs = 6e4) {
+function recentLimitWait(baseUrl, nowMs, graceMs = LIMIT_WAIT_GRACE_MS) {
   const key = hostKey(baseUrl);
   const wait = waits.get(key);
   if (!wait) return null;
@@ -15230,14 +15281,32 @@ function createOctokit(options) {
       ...rateLimitHandlers(log, rateLimitRetries, {
         baseUrl: options.baseUrl,
         ...options.secondaryLimitRetries !== void 0 ? { secondaryRetries: options.secondaryLimitRetries } : {},
-        ...options.sleep ? { sleep: options.sleep } : {}
+        ...options.sleep ? { sleep: options.sleep } : {},
+        ...options.secondaryLimit ? { mode: options.secondaryLimit } : {}
       })
     }
   });
 }
 var SECONDARY_LIMIT_RETRIES = 6;
 var SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
+var SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS = 60;
+var CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
+function secondaryLimitWait(retryAfterSeconds, strikes) {
+  return Math.max(
+    retryAfterSeconds,
+    Math.min(retryAfterSeconds * 2 ** strikes, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
+  );
+}
+function isWriteRequest(request2) {
+  const method = request2.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return false;
+  if (request2.url === "/graphql" && typeof request2.query === "string") {
+    return /^\s*mutation\b/.test(request2.query);
+  }
+  return true;
+}
 function rateLimitHandlers(log, retries = 2, options = {}) {
+  const pauseWrites = options.mode === "pause";
   const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
@@ -15249,22 +15318,213 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       return retryCount < retries;
     },
     onSecondaryRateLimit: async (retryAfter, requestOptions, _octokit, retryCount) => {
-      const retry2 = retryCount < secondaryRetries;
-      const wait = Math.max(
-        retryAfter,
-        Math.min(retryAfter * 2 ** retryCount, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
-      );
-      log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry2 ? `retry ${retryCount + 1} of ${secondaryRetries} in ${wait}s` : "giving up"}`
-      );
-      if (!retry2) return false;
+      const pause = pauseWrites && isWriteRequest(requestOptions);
+      const retries2 = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
+      const wait = secondaryLimitWait(retryAfter, retryCount);
+      const retry2 = retryCount < retries2 && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
       const at = now();
-      noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
+      if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
+      const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
+      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
+      if (!retry2) return false;
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1e3);
       return true;
     }
   };
 }
+
+// src/github/circuit.ts
+var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
+  failureThreshold: 3,
+  resetMs: 6e4,
+  successThreshold: 2
+});
+var ProbationBreaker = class {
+  constructor(failureThreshold, successThreshold) {
+    this.failureThreshold = failureThreshold;
+    this.successThreshold = successThreshold;
+  }
+  failureThreshold;
+  successThreshold;
+  state = { failures: 0, probation: 0 };
+  get onProbation() {
+    return this.state.probation > 0;
+  }
+  success(circuit) {
+    if (circuit === import_cockatiel.CircuitState.HalfOpen) {
+      this.state = { failures: 0, probation: Math.max(0, this.successThreshold - 1) };
+      return;
+    }
+    this.state = { failures: 0, probation: Math.max(0, this.state.probation - 1) };
+  }
+  failure(circuit) {
+    if (circuit === import_cockatiel.CircuitState.HalfOpen || this.state.probation > 0) {
+      this.state = { failures: 0, probation: 0 };
+      return true;
+    }
+    const failures = this.state.failures + 1;
+    if (failures >= this.failureThreshold) {
+      this.state = { failures: 0, probation: 0 };
+      return true;
+    }
+    this.state = { failures, probation: 0 };
+    return false;
+  }
+};
+var GitHubCircuit = class {
+  options;
+  breaker;
+  policy;
+  openedAt = null;
+  lastFailure = null;
+  queues = /* @__PURE__ */ new Map();
+  pauses = /* @__PURE__ */ new Map();
+  listeners = /* @__PURE__ */ new Set();
+  reported = "closed";
+  constructor(options = {}) {
+    this.options = { ...GITHUB_CIRCUIT_DEFAULTS, ...options };
+    this.breaker = new ProbationBreaker(this.options.failureThreshold, this.options.successThreshold);
+    this.policy = (0, import_cockatiel.circuitBreaker)(import_cockatiel.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
+    this.policy.onBreak(() => {
+      this.openedAt = Date.now();
+    });
+  }
+  /** closed / open / half-open (a trial is due or running, or the circuit is on probation). */
+  get state() {
+    switch (this.policy.state) {
+      case import_cockatiel.CircuitState.Closed:
+        return this.breaker.onProbation ? "half-open" : "closed";
+      case import_cockatiel.CircuitState.HalfOpen:
+        return "half-open";
+      default:
+        return this.openedAt !== null && Date.now() - this.openedAt >= this.options.resetMs ? "half-open" : "open";
+    }
+  }
+  /** When an open circuit lets the next trial call through; null unless open. */
+  get retryAt() {
+    if (this.policy.state !== import_cockatiel.CircuitState.Open || this.openedAt === null) return null;
+    return new Date(this.openedAt + this.options.resetMs);
+  }
+  get lastFailureMessage() {
+    return this.lastFailure;
+  }
+  /** Called with the new reported state whenever it changes (after a call). */
+  onStateChange(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  /**
+   * Runs one call through the breaker. Throws `CircuitOpenError` without calling while open; otherwise returns
+   * or rethrows the call's own result. Non-outage errors pass through without counting as failures.
+   */
+  async run(call) {
+    let outcome;
+    try {
+      outcome = await this.policy.execute(async () => {
+        try {
+          return { ok: true, value: await call() };
+        } catch (error63) {
+          if (isOutage(error63)) {
+            this.lastFailure = describeError(error63);
+            throw error63;
+          }
+          return { ok: false, error: error63 };
+        }
+      });
+    } catch (error63) {
+      this.notify();
+      if (isBrokenCircuit(error63)) throw new CircuitOpenError(this.retryAt, this.lastFailure);
+      throw error63;
+    }
+    this.notify();
+    if (outcome.ok) return outcome.value;
+    throw outcome.error;
+  }
+  /** Holds a write back until the circuit closes. */
+  enqueue(repo, effect, reason, target) {
+    const queue = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
+    queue.push({ effect, target, queuedAt: Date.now(), reason });
+    this.queues.set(repo, queue);
+  }
+  queued(repo) {
+    return this.queues.get(repo) ?? [];
+  }
+  /** Removes and returns a repository's queued writes, oldest first. */
+  takeQueued(repo) {
+    const queue = this.queues.get(repo) ?? [];
+    this.queues.delete(repo);
+    return queue;
+  }
+  /** Puts writes back at the front (a replay interrupted by the circuit opening again). */
+  requeueFront(repo, writes) {
+    if (writes.length === 0) return;
+    this.queues.set(repo, [...writes, ...this.queues.get(repo) ?? []]);
+  }
+  /**
+   * Pauses a repository's writes after GitHub refused one with a secondary rate limit: until `retryAfterSeconds`
+   * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
+   */
+  pauseWrites(repo, retryAfterSeconds, reason, now = Date.now()) {
+    const known = this.pauses.get(repo);
+    const strikes = (known?.strikes ?? 0) + 1;
+    const wait = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
+    const pause = {
+      since: known?.since ?? now,
+      until: Math.max(known?.until ?? 0, now + wait * 1e3),
+      reason,
+      strikes
+    };
+    this.pauses.set(repo, pause);
+    return pause;
+  }
+  /** The repository's pause while it lasts; null when its writes may go out. */
+  writePause(repo, now = Date.now()) {
+    const pause = this.pauses.get(repo);
+    return pause && now < pause.until ? pause : null;
+  }
+  /** The latest pause of a repository, over or not (the dashboard says a minute after it ends); null if none. */
+  lastWritePause(repo) {
+    return this.pauses.get(repo) ?? null;
+  }
+  /** A write to the repository went through: the run of refusals is over. */
+  writeWentThrough(repo, now = Date.now()) {
+    const pause = this.pauses.get(repo);
+    if (pause && now >= pause.until) this.pauses.delete(repo);
+  }
+  /** Repositories with writes waiting. */
+  reposWithQueuedWrites() {
+    return [...this.queues.entries()].filter(([, q]) => q.length > 0).map(([repo]) => repo);
+  }
+  notify() {
+    const state = this.state;
+    if (state === this.reported) return;
+    this.reported = state;
+    for (const listener of this.listeners) listener(state);
+  }
+};
+function isBrokenCircuit(error63) {
+  return typeof error63 === "object" && error63 !== null && (error63.name === "BrokenCircuitError" || error63.isBrokenCircuitError === true);
+}
+var circuits = /* @__PURE__ */ new Map();
+function circuitFor(baseUrl, options) {
+  const key = baseUrl.replace(/\/+$/, "").toLowerCase();
+  let circuit = circuits.get(key);
+  if (!circuit) {
+    circuit = new GitHubCircuit(options);
+    circuits.set(key, circuit);
+  }
+  return circuit;
+}
+
+// src/github/client.ts
+function repoKey(repo) {
+  return `${repo.owner}/${repo.name}`.toLowerCase();
+}
+var silentLog2 = { debug() {
+}, info() {
+}, warn() {
+}, error() {
+} };
 
 // src/core/config/config-constants.ts
 var CONFIG_PATH = ".github/autopilot.yml";
@@ -42189,7 +42449,7 @@ function configWarnings(config2) {
 }
 
 // src/core/config/load-config.ts
-var import_yaml = __toESM(require_dist(), 1);
+var import_yaml = __toESM(require_dist2(), 1);
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
@@ -43804,7 +44064,7 @@ function renderVisible(state, view, now, limits) {
   if (view.githubLimitSince) {
     out.push(
       "",
-      `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes are held back and retried after it lifts, none is dropped or sent twice.`
+      `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes to this repository pause and go out once it lifts, none twice.`
     );
   }
   const p = view.progress;
@@ -57152,168 +57412,6 @@ function decide(input2) {
   });
 }
 
-// src/github/circuit.ts
-var import_cockatiel = __toESM(require_dist2(), 1);
-var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
-  failureThreshold: 3,
-  resetMs: 6e4,
-  successThreshold: 2
-});
-var ProbationBreaker = class {
-  constructor(failureThreshold, successThreshold) {
-    this.failureThreshold = failureThreshold;
-    this.successThreshold = successThreshold;
-  }
-  failureThreshold;
-  successThreshold;
-  state = { failures: 0, probation: 0 };
-  get onProbation() {
-    return this.state.probation > 0;
-  }
-  success(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen) {
-      this.state = { failures: 0, probation: Math.max(0, this.successThreshold - 1) };
-      return;
-    }
-    this.state = { failures: 0, probation: Math.max(0, this.state.probation - 1) };
-  }
-  failure(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen || this.state.probation > 0) {
-      this.state = { failures: 0, probation: 0 };
-      return true;
-    }
-    const failures = this.state.failures + 1;
-    if (failures >= this.failureThreshold) {
-      this.state = { failures: 0, probation: 0 };
-      return true;
-    }
-    this.state = { failures, probation: 0 };
-    return false;
-  }
-};
-var GitHubCircuit = class {
-  options;
-  breaker;
-  policy;
-  openedAt = null;
-  lastFailure = null;
-  queues = /* @__PURE__ */ new Map();
-  listeners = /* @__PURE__ */ new Set();
-  reported = "closed";
-  constructor(options = {}) {
-    this.options = { ...GITHUB_CIRCUIT_DEFAULTS, ...options };
-    this.breaker = new ProbationBreaker(this.options.failureThreshold, this.options.successThreshold);
-    this.policy = (0, import_cockatiel.circuitBreaker)(import_cockatiel.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
-    this.policy.onBreak(() => {
-      this.openedAt = Date.now();
-    });
-  }
-  /** closed / open / half-open (a trial is due or running, or the circuit is on probation). */
-  get state() {
-    switch (this.policy.state) {
-      case import_cockatiel.CircuitState.Closed:
-        return this.breaker.onProbation ? "half-open" : "closed";
-      case import_cockatiel.CircuitState.HalfOpen:
-        return "half-open";
-      default:
-        return this.openedAt !== null && Date.now() - this.openedAt >= this.options.resetMs ? "half-open" : "open";
-    }
-  }
-  /** When an open circuit lets the next trial call through; null unless open. */
-  get retryAt() {
-    if (this.policy.state !== import_cockatiel.CircuitState.Open || this.openedAt === null) return null;
-    return new Date(this.openedAt + this.options.resetMs);
-  }
-  get lastFailureMessage() {
-    return this.lastFailure;
-  }
-  /** Called with the new reported state whenever it changes (after a call). */
-  onStateChange(listener) {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-  /**
-   * Runs one call through the breaker. Throws `CircuitOpenError` without calling while open; otherwise returns
-   * or rethrows the call's own result. Non-outage errors pass through without counting as failures.
-   */
-  async run(call) {
-    let outcome;
-    try {
-      outcome = await this.policy.execute(async () => {
-        try {
-          return { ok: true, value: await call() };
-        } catch (error63) {
-          if (isOutage(error63)) {
-            this.lastFailure = describeError(error63);
-            throw error63;
-          }
-          return { ok: false, error: error63 };
-        }
-      });
-    } catch (error63) {
-      this.notify();
-      if (isBrokenCircuit(error63)) throw new CircuitOpenError(this.retryAt, this.lastFailure);
-      throw error63;
-    }
-    this.notify();
-    if (outcome.ok) return outcome.value;
-    throw outcome.error;
-  }
-  /** Holds a write back until the circuit closes. */
-  enqueue(repo, effect, reason, target) {
-    const queue = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
-    queue.push({ effect, target, queuedAt: Date.now(), reason });
-    this.queues.set(repo, queue);
-  }
-  queued(repo) {
-    return this.queues.get(repo) ?? [];
-  }
-  /** Removes and returns a repository's queued writes, oldest first. */
-  takeQueued(repo) {
-    const queue = this.queues.get(repo) ?? [];
-    this.queues.delete(repo);
-    return queue;
-  }
-  /** Puts writes back at the front (a replay interrupted by the circuit opening again). */
-  requeueFront(repo, writes) {
-    if (writes.length === 0) return;
-    this.queues.set(repo, [...writes, ...this.queues.get(repo) ?? []]);
-  }
-  /** Repositories with writes waiting. */
-  reposWithQueuedWrites() {
-    return [...this.queues.entries()].filter(([, q]) => q.length > 0).map(([repo]) => repo);
-  }
-  notify() {
-    const state = this.state;
-    if (state === this.reported) return;
-    this.reported = state;
-    for (const listener of this.listeners) listener(state);
-  }
-};
-function isBrokenCircuit(error63) {
-  return typeof error63 === "object" && error63 !== null && (error63.name === "BrokenCircuitError" || error63.isBrokenCircuitError === true);
-}
-var circuits = /* @__PURE__ */ new Map();
-function circuitFor(baseUrl, options) {
-  const key = baseUrl.replace(/\/+$/, "").toLowerCase();
-  let circuit = circuits.get(key);
-  if (!circuit) {
-    circuit = new GitHubCircuit(options);
-    circuits.set(key, circuit);
-  }
-  return circuit;
-}
-
-// src/github/client.ts
-function repoKey(repo) {
-  return `${repo.owner}/${repo.name}`.toLowerCase();
-}
-var silentLog2 = { debug() {
-}, info() {
-}, warn() {
-}, error() {
-} };
-
 // src/github/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
@@ -57873,40 +57971,6 @@ ${selections.join("\n")}
   return done;
 }
 
-// src/core/effects.ts
-function describeEffect(effect) {
-  switch (effect.type) {
-    case "setStateLabel":
-      return `set #${effect.issue} to ${effect.add ?? "(no state label)"}`;
-    case "addLabels":
-      return `label #${effect.issue} ${effect.labels.join(", ")}`;
-    case "removeLabels":
-      return `unlabel #${effect.issue} ${effect.labels.join(", ")}`;
-    case "comment":
-      return `comment on #${effect.issue}`;
-    case "react":
-      return `react ${effect.content} to comment ${effect.commentId}`;
-    case "dispatchWorker":
-      return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
-    case "cancelRun":
-      return `cancel run ${effect.runId}`;
-    case "mergePr":
-      return `merge PR #${effect.pr} (${effect.method}) at ${effect.expectedHeadSha.slice(0, 7)}`;
-    case "withdrawMerge":
-      return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
-    case "closeIssue":
-      return `close #${effect.issue} as ${effect.reason}`;
-    case "deleteBranch":
-      return `delete branch ${effect.branch}`;
-    case "releaseDispatchLocks":
-      return `delete the dispatch locks of #${effect.issue}`;
-    case "writeTrackingIssue":
-      return effect.issue === null ? "create the tracking issue" : `update tracking issue #${effect.issue}`;
-    case "pinIssue":
-      return `pin #${effect.issue}`;
-  }
-}
-
 // src/github/conditional-reads.ts
 var CONDITIONAL_CACHE_ENTRIES = 500;
 var ConditionalReadCache = class {
@@ -58002,13 +58066,6 @@ function sendReadsConditionally(client, cache = shared) {
 }
 
 // src/github/merge-mechanisms.ts
-function refusalWords(error63) {
-  const e = error63;
-  const graphql3 = (e?.errors ?? []).map((x) => x.message ?? "").filter(Boolean);
-  if (graphql3.length > 0) return graphql3.join("; ");
-  const message = e?.response?.data?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error63);
-}
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
   try {
@@ -58044,8 +58101,7 @@ async function handToGitHub(ctx, effect, via, pull) {
     );
     return answer?.enablePullRequestAutoMerge?.pullRequest?.autoMergeRequest ? null : "GitHub did not confirm auto-merge";
   } catch (error63) {
-    const status = statusOf(error63);
-    if (status !== null && status >= 500) throw error63;
+    if (isOutage(error63)) throw error63;
     const words = refusalWords(error63);
     ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
     return words;
@@ -58063,8 +58119,7 @@ async function withdrawMerge(ctx, effect) {
     }
     return { effect, status: "done" };
   } catch (error63) {
-    const status = statusOf(error63);
-    if (status !== null && status >= 500) throw error63;
+    if (isOutage(error63)) throw error63;
     return { effect, status: "failed", detail: refusalWords(error63) };
   }
 }
@@ -59028,11 +59083,6 @@ async function executeEffect(ctx, effect) {
       return pin(ctx, effect);
   }
 }
-function gitHubMessage(error63) {
-  const data = error63.response?.data;
-  const message = data?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error63);
-}
 async function mergedMeanwhile(ctx, pr) {
   try {
     const { data } = await ctx.read(
@@ -59045,7 +59095,7 @@ async function mergedMeanwhile(ctx, pr) {
 }
 async function refusedMerge(ctx, effect, error63) {
   if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = gitHubMessage(error63);
+  const message = refusalWords(error63);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   const mechanism = mergeMechanismFor(message, pull?.mergeState);
   const via = mechanism === "update-branch" || pull?.nodeId ? mechanism : null;
@@ -59105,6 +59155,7 @@ async function explainRefusal(ctx, effect, body) {
       );
     }
   } catch (error63) {
+    if (classifyFailure(error63) === "secondary-rate-limit") throw error63;
     ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
   }
 }
@@ -59499,10 +59550,12 @@ var Gateway = class {
       operations: 0
     };
     const key = repoKey(this.repo);
-    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.queued(key).length > 0) {
+    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.writePause(key, this.now()) === null && this.circuit.queued(key).length > 0) {
       const fresh = new Set(effects.map(effectTarget));
       const queued = this.circuit.takeQueued(key);
-      this.log.info(`replaying ${queued.length} write(s) queued while GitHub was unavailable`);
+      this.log.info(
+        `replaying ${queued.length} write(s) held back while GitHub was unavailable or rate-limited`
+      );
       for (let i = 0; i < queued.length; i++) {
         const item = queued[i];
         if (fresh.has(effectTarget(item.effect))) {
@@ -59579,15 +59632,34 @@ var Gateway = class {
         replaying
       );
     }
+    const key = repoKey(this.repo);
+    const pause = this.circuit.writePause(key, this.now());
+    if (pause) {
+      return this.hold(
+        effect,
+        new Error(
+          `writes to this repository pause for GitHub's secondary rate limit until ${new Date(pause.until).toISOString()} (${pause.reason})`
+        ),
+        replaying
+      );
+    }
     if (!isBudgetExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
+      this.circuit.writeWentThrough(key, this.now());
       const level = outcome.status === "not-mergeable" ? "warn" : "info";
       this.log[level](
         `${outcome.status === "done" ? "did" : outcome.status}: ${describeEffect(effect)}${outcome.detail ? ` (${outcome.detail})` : ""}`
       );
       return outcome;
     } catch (error63) {
+      if (classifyFailure(error63) === "secondary-rate-limit") {
+        const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
+        this.log.warn(
+          `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
+        );
+        return this.hold(effect, error63, replaying);
+      }
       if (isCircuitOpen(error63) || isOutage(error63)) return this.hold(effect, error63, replaying);
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error63)}`);
       return { effect, status: "failed", detail: describeError(error63) };
@@ -59660,7 +59732,7 @@ var Gateway = class {
   hold(effect, error63, replaying) {
     const reason = describeError(error63);
     if (!replaying) this.circuit.enqueue(repoKey(this.repo), effect, reason, effectTarget(effect));
-    this.log.warn(`queued until GitHub recovers: ${describeEffect(effect)} (${reason})`);
+    this.log.warn(`queued until GitHub takes writes again: ${describeEffect(effect)} (${reason})`);
     return { effect, status: "queued", detail: reason };
   }
 };
@@ -59720,6 +59792,17 @@ function addPoints(sum, rateLimit) {
     resetAt: rateLimit.resetAt
   };
 }
+function circuitOf(options) {
+  return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
+}
+function limitWaitFor(options, nowMs) {
+  const host = recentLimitWait(options.baseUrl, nowMs);
+  const pause = circuitOf(options).lastWritePause(repoKey(options.repo));
+  const repo = pause && pause.until + LIMIT_WAIT_GRACE_MS >= nowMs ? pause : null;
+  if (!host) return repo ? { at: repo.since, until: repo.until } : null;
+  if (!repo) return host;
+  return { at: Math.min(host.at, repo.since), until: Math.max(host.until, repo.until) };
+}
 async function reconcileOnce(options, log) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
@@ -59729,7 +59812,7 @@ async function reconcileOnce(options, log) {
     botLogin,
     log,
     dryRun: options.dryRun ?? false,
-    circuit: options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com"),
+    circuit: circuitOf(options),
     memory: memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...options.operationBudget !== void 0 ? { operationBudget: options.operationBudget } : {},
@@ -59777,7 +59860,7 @@ async function reconcileOnce(options, log) {
     );
   }
   const at = now();
-  const limitWait = recentLimitWait(options.baseUrl, at.getTime());
+  const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
     snapshot: world,
     state,
@@ -59802,6 +59885,16 @@ async function reconcileOnce(options, log) {
 }
 
 // src/app/run-in-actions.ts
+var ACTIONS_HELD_WRITES_WAIT_SECONDS = 7 * 60;
+var ACTIONS_HELD_WRITES_ROUNDS = 6;
+function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
+  if (circuit.queued(repo).length === 0) return null;
+  const pause = circuit.writePause(repo, nowMs);
+  if (!pause) return null;
+  const wait = Math.max(0, pause.until - nowMs);
+  return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1e3 ? wait : null;
+}
+var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
   debug: (m) => debug(m),
   info: (m) => info(m),
@@ -59826,15 +59919,17 @@ async function runController(options = {}) {
     const eventName = env.GITHUB_EVENT_NAME ?? "";
     const event = await readEvent(env.GITHUB_EVENT_PATH);
     const dispatchInputs = eventName === "workflow_dispatch" ? event.inputs ?? {} : {};
-    const input2 = (key) => String(dispatchInputs[key] ?? "").trim() || getInput(key);
+    const input2 = (key2) => String(dispatchInputs[key2] ?? "").trim() || getInput(key2);
     const overrides = parseOverrides(input2("max-parallel"), input2("labels"), input2("dry-run"));
     const budget = getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
-    const result = await reconcile({
+    const runOnce = (startSession) => reconcile({
       octokit: createOctokit({
         auth: token,
         baseUrl,
         log: octokitLog,
+        // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
+        secondaryLimit: "pause",
         ...options.fetch ? { fetch: options.fetch } : {},
         ...options.retry === false ? { retry: false } : {},
         ...options.throttle === false ? { throttle: false } : {}
@@ -59845,11 +59940,34 @@ async function runController(options = {}) {
       botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
       dryRun: overrides.dryRun === true,
       ...budget ? { operationBudget: Number(budget) } : {},
-      start: eventName === "workflow_dispatch" ? {
+      start: startSession && eventName === "workflow_dispatch" ? {
         actor: env.GITHUB_ACTOR || String(event.sender?.login ?? "someone"),
         overrides
       } : null
     });
+    let result = await runOnce(true);
+    const circuit = circuitFor(baseUrl);
+    const key = repoKey({ owner, name });
+    let waited = 0;
+    for (let round2 = 0; round2 < ACTIONS_HELD_WRITES_ROUNDS; round2++) {
+      const wait = heldWritesWait(circuit, key, Date.now(), waited);
+      if (wait === null) break;
+      info(
+        `${circuit.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1e3)}s`
+      );
+      await (options.sleep ?? sleepMs)(wait);
+      waited += wait;
+      const stateHeld = result.report.outcomes.some(
+        (o2) => o2.effect.type === "writeTrackingIssue" && o2.status === "queued"
+      );
+      result = await runOnce(stateHeld);
+    }
+    const left = circuit.queued(repoKey({ owner, name }));
+    if (left.length > 0) {
+      warning(
+        `${left.length} write(s) not carried out (${left[0].reason}); the next run decides them again: ${left.map((q) => describeEffect(q.effect)).join("; ")}`
+      );
+    }
     const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
     setOutput("effects", String(result.decision.effects.length));
     setOutput("requests", String(requests));

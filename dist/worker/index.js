@@ -42652,12 +42652,28 @@ function createOctokit(options) {
       ...rateLimitHandlers(log, rateLimitRetries, {
         baseUrl: options.baseUrl,
         ...options.secondaryLimitRetries !== void 0 ? { secondaryRetries: options.secondaryLimitRetries } : {},
-        ...options.sleep ? { sleep: options.sleep } : {}
+        ...options.sleep ? { sleep: options.sleep } : {},
+        ...options.secondaryLimit ? { mode: options.secondaryLimit } : {}
       })
     }
   });
 }
+function secondaryLimitWait(retryAfterSeconds, strikes) {
+  return Math.max(
+    retryAfterSeconds,
+    Math.min(retryAfterSeconds * 2 ** strikes, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
+  );
+}
+function isWriteRequest(request2) {
+  const method = request2.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return false;
+  if (request2.url === "/graphql" && typeof request2.query === "string") {
+    return /^\s*mutation\b/.test(request2.query);
+  }
+  return true;
+}
 function rateLimitHandlers(log, retries = 2, options = {}) {
+  const pauseWrites = options.mode === "pause";
   const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
   const sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
@@ -42669,23 +42685,21 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
       return retryCount < retries;
     },
     onSecondaryRateLimit: async (retryAfter, requestOptions, _octokit, retryCount) => {
-      const retry2 = retryCount < secondaryRetries;
-      const wait = Math.max(
-        retryAfter,
-        Math.min(retryAfter * 2 ** retryCount, SECONDARY_LIMIT_MAX_WAIT_SECONDS)
-      );
-      log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry2 ? `retry ${retryCount + 1} of ${secondaryRetries} in ${wait}s` : "giving up"}`
-      );
-      if (!retry2) return false;
+      const pause = pauseWrites && isWriteRequest(requestOptions);
+      const retries2 = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
+      const wait = secondaryLimitWait(retryAfter, retryCount);
+      const retry2 = retryCount < retries2 && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
       const at = now();
-      noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
+      if (retry2 || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1e3 });
+      const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
+      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
+      if (!retry2) return false;
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1e3);
       return true;
     }
   };
 }
-var AutopilotOctokit, silentLog, UNPACED, DO_NOT_RETRY, SECONDARY_LIMIT_RETRIES, SECONDARY_LIMIT_MAX_WAIT_SECONDS;
+var AutopilotOctokit, silentLog, UNPACED, DO_NOT_RETRY, SECONDARY_LIMIT_RETRIES, SECONDARY_LIMIT_MAX_WAIT_SECONDS, CONTROLLER_IN_REQUEST_WAIT_SECONDS;
 var init_octokit = __esm({
   "src/github/octokit.ts"() {
     "use strict";
@@ -42707,6 +42721,7 @@ var init_octokit = __esm({
     DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 451];
     SECONDARY_LIMIT_RETRIES = 6;
     SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
+    CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
   }
 });
 

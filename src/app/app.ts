@@ -5,12 +5,16 @@
  * world shows, and bot comments are never commands (src/github/snapshot.ts leaves them out of `comments`).
  *
  * A periodic tick reconciles every repository of every installation (listed through the App, cached), so time
- * based decisions — timeouts, retries after a backoff, stalled runs — happen without any event.
+ * based decisions — timeouts, retries after a backoff, stalled runs — happen without any event. A reconcile that
+ * ends with the repository's writes paused for GitHub's secondary rate limit and writes held
+ * (src/github/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
+ * which carries them out without waiting for the next event or tick.
  */
 import type { ApplicationFunction, Context, Probot } from "probot";
 import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
 import { silentLog, repoKey } from "../github/client.js";
 import { appBotLogin, listInstallationIds, listInstallationRepos } from "../github/app-installations.js";
+import { circuitFor } from "../github/circuit.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,
@@ -81,6 +85,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   let timer: NodeJS.Timeout | null = null;
   let ticking: Promise<void> | null = null;
   let stopped = false;
+  /** Per repository: the reconcile due when its write pause ends. */
+  const resumes = new Map<string, NodeJS.Timeout>();
 
   async function resolveBotLogin(): Promise<string | undefined> {
     if (botLogin || !probot) return botLogin ?? undefined;
@@ -107,8 +113,27 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       } catch (error) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
         throw error;
+      } finally {
+        resumeAfterWritePause(octokit, repo);
       }
     });
+  }
+
+  /** Schedules a reconcile for when the repository's write pause ends, if it holds writes (once per pause). */
+  function resumeAfterWritePause(octokit: GitHubClient, repo: RepoRef): void {
+    const key = repoKey(repo);
+    const circuit = circuitFor(options.baseUrl ?? "https://api.github.com");
+    const pause = circuit.writePause(key);
+    if (stopped || !pause || resumes.has(key) || circuit.queued(key).length === 0) return;
+    const timer = setTimeout(
+      () => {
+        resumes.delete(key);
+        if (!stopped) schedule(octokit, repo, "the write pause ended").catch(() => {});
+      },
+      Math.max(0, pause.until - Date.now()) + 1_000,
+    );
+    timer.unref();
+    resumes.set(key, timer);
   }
 
   async function listInstallations(): Promise<InstallationRepos[]> {
@@ -194,6 +219,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       stopped = true;
       if (timer) clearInterval(timer);
       timer = null;
+      for (const resume of resumes.values()) clearTimeout(resume);
+      resumes.clear();
       // Webhooks that still arrive (and the follow-up of a burst) start nothing: stopping waits only for the
       // reconcile already running.
       scheduler.close();

@@ -78,7 +78,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
       ...(instance.throttle as object | undefined),
       enabled: throttle,
       ...writePacing(options.baseUrl),
-      ...rateLimitHandlers(options.log ?? { warn() {} }, 2, { baseUrl: options.baseUrl }),
+      ...rateLimitHandlers(options.log ?? { warn() {} }, 2, { baseUrl: options.baseUrl, mode: "pause" }),
     },
   }));
   const logLevel =

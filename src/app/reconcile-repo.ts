@@ -25,7 +25,7 @@ import { type ConfigOverrides, type DashboardState, parseDashboard } from "../co
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
-import { recentLimitWait } from "../github/limit-waits.js";
+import { LIMIT_WAIT_GRACE_MS, type LimitWait, recentLimitWait } from "../github/limit-waits.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
 import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
@@ -114,6 +114,24 @@ function addPoints(
   };
 }
 
+function circuitOf(options: ReconcileOptions): GitHubCircuit {
+  return options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com");
+}
+
+/**
+ * The secondary-limit wait the dashboard shows (while it lasts and a minute after): the host's latest, noted by
+ * the rate-limit handler (src/github/limit-waits.ts), joined with this repository's write pause, which may be
+ * longer (src/github/circuit.ts `pauseWrites`).
+ */
+function limitWaitFor(options: ReconcileOptions, nowMs: number): LimitWait | null {
+  const host = recentLimitWait(options.baseUrl, nowMs);
+  const pause = circuitOf(options).lastWritePause(repoKey(options.repo));
+  const repo = pause && pause.until + LIMIT_WAIT_GRACE_MS >= nowMs ? pause : null;
+  if (!host) return repo ? { at: repo.since, until: repo.until } : null;
+  if (!repo) return host;
+  return { at: Math.min(host.at, repo.since), until: Math.max(host.until, repo.until) };
+}
+
 async function reconcileOnce(
   options: ReconcileOptions,
   log: GatewayLog,
@@ -130,7 +148,7 @@ async function reconcileOnce(
     botLogin,
     log,
     dryRun: options.dryRun ?? false,
-    circuit: options.circuit ?? circuitFor(options.baseUrl ?? "https://api.github.com"),
+    circuit: circuitOf(options),
     memory: memoryFor(options.repo),
     revisionOf: (body) => parseDashboard(body).state?.revision ?? null,
     ...(options.operationBudget !== undefined ? { operationBudget: options.operationBudget } : {}),
@@ -195,7 +213,7 @@ async function reconcileOnce(
   }
 
   const at = now();
-  const limitWait = recentLimitWait(options.baseUrl, at.getTime());
+  const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
     snapshot: world,
     state,

@@ -17,10 +17,18 @@
  * One circuit per GitHub host, shared by every gateway in the process; the write queue is kept per repository,
  * in memory and in order (a controller run inside Actions ends with it, and the next reconcile re-derives the
  * same effects from the world: level-triggered).
+ *
+ * Beside the breaker, a per-repository PAUSE of writes for GitHub's secondary rate limit (the content-creation
+ * limit among them): a write it refuses pauses that repository's writes until `retry-after` has passed (60 s
+ * without one, doubled for each refusal in a row, at most 5 minutes unless GitHub asks for more:
+ * `secondaryLimitWait` in octokit.ts). While paused, the gateway sends no write to that repository and holds
+ * them in the same queue; reads, and other repositories, go on. The first write after the pause is the trial:
+ * a success ends the run of refusals.
  */
 import { type CircuitBreakerPolicy, CircuitState, circuitBreaker, handleAll, type IBreaker } from "cockatiel";
 import type { Effect } from "../core/effects.js";
 import { CircuitOpenError, describeError, isOutage } from "./errors.js";
+import { SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, secondaryLimitWait } from "./octokit.js";
 
 export type CircuitStateName = "closed" | "open" | "half-open";
 
@@ -45,6 +53,18 @@ export interface QueuedWrite {
   target: string;
   queuedAt: number;
   reason: string;
+}
+
+/** A repository's writes held back for a secondary rate limit. */
+export interface WritePause {
+  /** When the first refusal of this run of refusals came (epoch ms). */
+  since: number;
+  /** When writes may go out again (epoch ms). */
+  until: number;
+  /** GitHub's refusal, as logged. */
+  reason: string;
+  /** Refusals in a row without a write getting through (1 for the first). */
+  strikes: number;
 }
 
 interface ProbationState {
@@ -97,6 +117,7 @@ export class GitHubCircuit {
   private openedAt: number | null = null;
   private lastFailure: string | null = null;
   private readonly queues = new Map<string, QueuedWrite[]>();
+  private readonly pauses = new Map<string, WritePause>();
   private readonly listeners = new Set<(state: CircuitStateName) => void>();
   private reported: CircuitStateName = "closed";
 
@@ -189,6 +210,41 @@ export class GitHubCircuit {
   requeueFront(repo: string, writes: QueuedWrite[]): void {
     if (writes.length === 0) return;
     this.queues.set(repo, [...writes, ...(this.queues.get(repo) ?? [])]);
+  }
+
+  /**
+   * Pauses a repository's writes after GitHub refused one with a secondary rate limit: until `retryAfterSeconds`
+   * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
+   */
+  pauseWrites(repo: string, retryAfterSeconds: number | null, reason: string, now = Date.now()): WritePause {
+    const known = this.pauses.get(repo);
+    const strikes = (known?.strikes ?? 0) + 1;
+    const wait = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
+    const pause: WritePause = {
+      since: known?.since ?? now,
+      until: Math.max(known?.until ?? 0, now + wait * 1000),
+      reason,
+      strikes,
+    };
+    this.pauses.set(repo, pause);
+    return pause;
+  }
+
+  /** The repository's pause while it lasts; null when its writes may go out. */
+  writePause(repo: string, now = Date.now()): WritePause | null {
+    const pause = this.pauses.get(repo);
+    return pause && now < pause.until ? pause : null;
+  }
+
+  /** The latest pause of a repository, over or not (the dashboard says a minute after it ends); null if none. */
+  lastWritePause(repo: string): WritePause | null {
+    return this.pauses.get(repo) ?? null;
+  }
+
+  /** A write to the repository went through: the run of refusals is over. */
+  writeWentThrough(repo: string, now = Date.now()): void {
+    const pause = this.pauses.get(repo);
+    if (pause && now >= pause.until) this.pauses.delete(repo);
   }
 
   /** Repositories with writes waiting. */

@@ -25,6 +25,14 @@ function headerOf(error: unknown, name: string): string | null {
   return value === undefined || value === null ? null : String(value);
 }
 
+/** GitHub's `retry-after` on a refused request, in seconds; null when the answer has none. */
+export function retryAfterOf(error: unknown): number | null {
+  const value = headerOf(error, "retry-after");
+  if (value === null) return null;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (typeof error === "object" && error !== null && typeof (error as HttpLikeError).message === "string") {
@@ -70,6 +78,18 @@ export function describeError(error: unknown): string {
   const status = statusOf(error);
   const message = messageOf(error).split("\n")[0] ?? "";
   return status === null ? message : `${status} ${message}`;
+}
+
+/**
+ * GitHub's own words when it refused a request: a GraphQL answer's errors, or a REST answer's `message`; else
+ * the error's (the one reading of a refusal, for the executor and src/github/merge-mechanisms.ts).
+ */
+export function refusalWords(error: unknown): string {
+  const e = error as { errors?: { message?: string }[]; response?: { data?: unknown } } | null;
+  const graphql = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  if (graphql.length > 0) return graphql.join("; ");
+  const message = (e?.response?.data as { message?: unknown } | undefined)?.message;
+  return typeof message === "string" && message.trim() ? message : describeError(error);
 }
 
 /** Thrown for every call while the breaker is open: reads fail fast, writes are queued by the executor. */

@@ -9,7 +9,7 @@ import { describeEffect } from "../core/effects.js";
 import { mergeHandedComment, mergeMechanismFor, mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
-import { describeError, messageOf, statusOf } from "./errors.js";
+import { classifyFailure, describeError, messageOf, refusalWords, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
@@ -284,13 +284,6 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
   }
 }
 
-/** GitHub's own message of a refused request (the body's `message`), else the error's. */
-function gitHubMessage(error: unknown): string {
-  const data = (error as { response?: { data?: unknown } }).response?.data;
-  const message = (data as { message?: unknown } | undefined)?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error);
-}
-
 /** Whether the PR is merged now (GitHub's own answer; a failed read counts as not merged). */
 async function mergedMeanwhile(ctx: ExecContext, pr: number): Promise<boolean> {
   try {
@@ -318,7 +311,7 @@ async function refusedMerge(
   // that merge too ("Pull Request is not mergeable"), and a merged PR needs no explanation. One read, only
   // after a refusal.
   if (await mergedMeanwhile(ctx, effect.pr)) return { effect, status: "skipped", detail: "already merged" };
-  const message = gitHubMessage(error);
+  const message = refusalWords(error);
   const pull = ctx.world?.pulls.find((p) => p.number === effect.pr) ?? null;
   // GitHub's GraphQL mutations name the PR by its node id: without one, only the REST branch update can be used.
   const mechanism = mergeMechanismFor(message, pull?.mergeState);
@@ -390,6 +383,8 @@ async function explainRefusal(
       );
     }
   } catch (error) {
+    // A secondary rate limit pauses the repository's writes (src/github/gateway.ts); the merge is tried again.
+    if (classifyFailure(error) === "secondary-rate-limit") throw error;
     ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error)}`);
   }
 }

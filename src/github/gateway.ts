@@ -5,7 +5,10 @@
  *
  * - `snapshot()` observes the world (src/github/snapshot.ts).
  * - `execute(effects)` acts: in order, idempotently, dry-run aware, within a per-run operation budget, with
- *   writes held back by an open circuit queued and replayed (before newer effects) once it closes.
+ *   writes held back by an open circuit queued and replayed (before newer effects) once it closes; a write
+ *   refused by a secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): it
+ *   and every later write of the reconcile are queued the same way, without a request, and replayed by the
+ *   first reconcile after the pause.
  * - `requests()` tells what the reconcile cost, per endpoint.
  */
 import { readConfigAt } from "./config-at-commit.js";
@@ -19,7 +22,14 @@ import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./circuit.js";
 import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "./client.js";
 import { conditionalReadCache, sendReadsConditionally } from "./conditional-reads.js";
 import { countRequests, type RequestCounter, type RequestCounts } from "./counter.js";
-import { CircuitOpenError, describeError, isCircuitOpen, isOutage } from "./errors.js";
+import {
+  CircuitOpenError,
+  classifyFailure,
+  describeError,
+  isCircuitOpen,
+  isOutage,
+  retryAfterOf,
+} from "./errors.js";
 import {
   alreadyDone,
   type EffectOutcome,
@@ -216,10 +226,17 @@ export class Gateway {
     };
 
     const key = repoKey(this.repo);
-    if (!this.dryRun && this.circuit.state === "closed" && this.circuit.queued(key).length > 0) {
+    if (
+      !this.dryRun &&
+      this.circuit.state === "closed" &&
+      this.circuit.writePause(key, this.now()) === null &&
+      this.circuit.queued(key).length > 0
+    ) {
       const fresh = new Set(effects.map(effectTarget));
       const queued = this.circuit.takeQueued(key);
-      this.log.info(`replaying ${queued.length} write(s) queued while GitHub was unavailable`);
+      this.log.info(
+        `replaying ${queued.length} write(s) held back while GitHub was unavailable or rate-limited`,
+      );
       for (let i = 0; i < queued.length; i++) {
         const item = queued[i]!;
         if (fresh.has(effectTarget(item.effect))) {
@@ -233,7 +250,8 @@ export class Gateway {
         const outcome = await this.runOne(ctx, item.effect, item);
         report.replayed.push(outcome);
         if (outcome.status === "queued") {
-          // The breaker opened again: this write and the rest go back to the front of the queue, in order.
+          // The breaker opened again (or a secondary limit paused the writes): this write and the rest go back
+          // to the front of the queue, in order.
           this.circuit.requeueFront(key, queued.slice(i));
           break;
         }
@@ -307,9 +325,21 @@ export class Gateway {
         replaying,
       );
     }
+    const key = repoKey(this.repo);
+    const pause = this.circuit.writePause(key, this.now());
+    if (pause) {
+      return this.hold(
+        effect,
+        new Error(
+          `writes to this repository pause for GitHub's secondary rate limit until ${new Date(pause.until).toISOString()} (${pause.reason})`,
+        ),
+        replaying,
+      );
+    }
     if (!isBudgetExempt(effect)) this.operationsUsed++;
     try {
       const outcome = await executeEffect(ctx, effect);
+      this.circuit.writeWentThrough(key, this.now());
       // A refused merge needs a person (or a change) to go on: it is a warning, not routine.
       const level = outcome.status === "not-mergeable" ? "warn" : "info";
       this.log[level](
@@ -317,6 +347,14 @@ export class Gateway {
       );
       return outcome;
     } catch (error) {
+      if (classifyFailure(error) === "secondary-rate-limit") {
+        // GitHub: stop writing until retry-after has passed. The rest of this reconcile's writes are held too.
+        const paused = this.circuit.pauseWrites(key, retryAfterOf(error), describeError(error), this.now());
+        this.log.warn(
+          `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`,
+        );
+        return this.hold(effect, error, replaying);
+      }
       if (isCircuitOpen(error) || isOutage(error)) return this.hold(effect, error, replaying);
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error)}`);
       return { effect, status: "failed", detail: describeError(error) };
@@ -393,7 +431,7 @@ export class Gateway {
     const reason = describeError(error);
     // A replayed write is put back by the caller together with the rest, keeping the original order.
     if (!replaying) this.circuit.enqueue(repoKey(this.repo), effect, reason, effectTarget(effect));
-    this.log.warn(`queued until GitHub recovers: ${describeEffect(effect)} (${reason})`);
+    this.log.warn(`queued until GitHub takes writes again: ${describeEffect(effect)} (${reason})`);
     return { effect, status: "queued", detail: reason };
   }
 }

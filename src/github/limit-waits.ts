@@ -1,8 +1,10 @@
 /**
  * When GitHub last held Autopilot's requests back with a secondary rate limit (the content-creation limit among
  * them: https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits),
- * per GitHub host and per process: the Octokit rate-limit handler (`octokit.ts`) notes each wait, and the
- * reconcile puts a recent one on the dashboard, so a slow session says why.
+ * per GitHub host and per process: the Octokit rate-limit handler (`octokit.ts`) notes each wait — a retry in the
+ * request, or (the controller) the refusal that pauses a repository's writes — and the reconcile puts a recent
+ * one on the dashboard, together with the repository's own pause (src/github/circuit.ts), so a slow session
+ * says why.
  */
 
 export interface LimitWait {
@@ -11,6 +13,9 @@ export interface LimitWait {
   /** When the request is tried again (epoch ms). */
   until: number;
 }
+
+/** How long after a wait ends the dashboard still mentions it. */
+export const LIMIT_WAIT_GRACE_MS = 60_000;
 
 const waits = new Map<string, LimitWait>();
 
@@ -35,7 +40,7 @@ export function noteLimitWait(baseUrl: string | undefined, wait: LimitWait): voi
 export function recentLimitWait(
   baseUrl: string | undefined,
   nowMs: number,
-  graceMs = 60_000,
+  graceMs = LIMIT_WAIT_GRACE_MS,
 ): LimitWait | null {
   const key = hostKey(baseUrl);
   const wait = waits.get(key);

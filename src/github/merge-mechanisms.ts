@@ -15,7 +15,7 @@
 import type { Effect } from "../core/effects.js";
 import type { MergeMechanism, PullNode, WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
-import { describeError, statusOf } from "./errors.js";
+import { isOutage, refusalWords } from "./errors.js";
 import {
   DEQUEUE_PULL_REQUEST_MUTATION,
   DISABLE_AUTO_MERGE_MUTATION,
@@ -32,15 +32,6 @@ export interface MechanismContext {
   log: GatewayLog;
   world: WorldSnapshot | null;
   write: <T>(call: () => Promise<T>) => Promise<T>;
-}
-
-/** GitHub's words when it refused a request: a GraphQL answer's errors, or a REST answer's message. */
-export function refusalWords(error: unknown): string {
-  const e = error as { name?: string; errors?: { message?: string }[]; response?: { data?: unknown } };
-  const graphql = (e?.errors ?? []).map((x) => x.message ?? "").filter(Boolean);
-  if (graphql.length > 0) return graphql.join("; ");
-  const message = (e?.response?.data as { message?: unknown } | undefined)?.message;
-  return typeof message === "string" && message.trim() ? message : describeError(error);
 }
 
 /** Hands the approved head to GitHub's mechanism: null when GitHub took it, else GitHub's refusal. */
@@ -92,8 +83,8 @@ export async function handToGitHub(
       ? null
       : "GitHub did not confirm auto-merge";
   } catch (error) {
-    const status = statusOf(error);
-    if (status !== null && status >= 500) throw error;
+    // GitHub not answering, or a rate limit (the gateway pauses the repository's writes): not a refusal.
+    if (isOutage(error)) throw error;
     const words = refusalWords(error);
     ctx.log.warn(`GitHub refused to ${via} PR #${effect.pr}: ${words}`);
     return words;
@@ -116,8 +107,7 @@ export async function withdrawMerge(
     }
     return { effect, status: "done" };
   } catch (error) {
-    const status = statusOf(error);
-    if (status !== null && status >= 500) throw error;
+    if (isOutage(error)) throw error;
     // GitHub says no (already off, not in the queue, merged meanwhile): the next snapshot shows where it stands.
     return { effect, status: "failed", detail: refusalWords(error) };
   }

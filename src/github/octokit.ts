@@ -36,6 +36,12 @@ export interface CreateOctokitOptions {
   secondaryLimitRetries?: number;
   /** The extra waits between secondary-limit retries (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * What a secondary rate limit does to a request: `wait` (the worker, default) retries it in the request, as
+   * `rateLimitHandlers` describes; `pause` (the controller) retries it at most once and only after a short
+   * `retry-after`, else hands the refusal to the gateway, which pauses that repository's writes.
+   */
+  secondaryLimit?: SecondaryLimitMode;
 }
 
 const silentLog: OctokitLog = { debug() {}, info() {}, warn() {}, error() {} };
@@ -111,6 +117,7 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
           ? { secondaryRetries: options.secondaryLimitRetries }
           : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
+        ...(options.secondaryLimit ? { mode: options.secondaryLimit } : {}),
       }),
     },
   });
@@ -121,6 +128,27 @@ export const SECONDARY_LIMIT_RETRIES = 6;
 /** The longest single wait for a secondary rate limit, unless GitHub's `retry-after` asks for more. */
 export const SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
 
+/** The wait GitHub asks for when a secondary-limit answer carries no `retry-after`: at least a minute. */
+export const SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS = 60;
+/**
+ * The controller's one in-request retry of a secondary limit: only when GitHub asks for at most this many seconds;
+ * a longer `retry-after` pauses the repository's writes instead (src/github/circuit.ts `pauseWrites`).
+ */
+export const CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
+
+export type SecondaryLimitMode = "wait" | "pause";
+
+/**
+ * The wait before the next try after `strikes` refusals in a row (0 for the first): `retry-after` times 2^n,
+ * at most SECONDARY_LIMIT_MAX_WAIT_SECONDS unless `retry-after` itself is longer.
+ */
+export function secondaryLimitWait(retryAfterSeconds: number, strikes: number): number {
+  return Math.max(
+    retryAfterSeconds,
+    Math.min(retryAfterSeconds * 2 ** strikes, SECONDARY_LIMIT_MAX_WAIT_SECONDS),
+  );
+}
+
 export interface SecondaryLimitOptions {
   /** The GitHub the client talks to (waits are noted per host for the dashboard: `limit-waits.ts`). */
   baseUrl?: string | undefined;
@@ -128,6 +156,8 @@ export interface SecondaryLimitOptions {
   /** Waits on top of the throttling plugin's own (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** `wait` (default: the worker) or `pause` (the controller): see `createOctokit`'s `secondaryLimit`. */
+  mode?: SecondaryLimitMode;
 }
 
 /**
@@ -145,12 +175,32 @@ export interface SecondaryLimitOptions {
  * each wait capped at SECONDARY_LIMIT_MAX_WAIT_SECONDS or `retry-after` if that is longer: a worker's comment
  * or pull request waits out a busy minute instead of failing the job, and a write is never sent twice (a refused
  * write created nothing).
+ *
+ * The controller (`mode: "pause"`) does not wait like that for a write (its reads wait as above): GitHub's advice on a rate-limit answer is to "stop
+ * making requests temporarily" and not to retry "until after [retry-after] seconds has elapsed"
+ * (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#handle-rate-limit-errors-appropriately),
+ * and six growing waits held one repository's reconcile (the hosted app's queue for it, or a billed Actions
+ * job) for up to ~22 minutes. So it retries once, in the request, only when `retry-after` is at most
+ * CONTROLLER_IN_REQUEST_WAIT_SECONDS; otherwise the refusal goes up to the gateway, which pauses that
+ * repository's writes until `retry-after` has passed (longer each time in a row), ends the reconcile and
+ * resumes in a later one (src/github/gateway.ts, src/github/circuit.ts `pauseWrites`).
  */
+/** A request that changes GitHub: any REST method but GET and HEAD, or a GraphQL mutation. */
+export function isWriteRequest(request: { method: string; url: string; query?: unknown }): boolean {
+  const method = request.method.toUpperCase();
+  if (method === "GET" || method === "HEAD") return false;
+  if (request.url === "/graphql" && typeof request.query === "string") {
+    return /^\s*mutation\b/.test(request.query);
+  }
+  return true;
+}
+
 export function rateLimitHandlers(
   log: Pick<OctokitLog, "warn">,
   retries = 2,
   options: SecondaryLimitOptions = {},
 ) {
+  const pauseWrites = options.mode === "pause";
   const secondaryRetries = options.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = options.now ?? Date.now;
@@ -168,21 +218,27 @@ export function rateLimitHandlers(
     },
     onSecondaryRateLimit: async (
       retryAfter: number,
-      requestOptions: { method: string; url: string },
+      requestOptions: { method: string; url: string; query?: unknown },
       _octokit: unknown,
       retryCount: number,
     ) => {
-      const retry = retryCount < secondaryRetries;
-      const wait = Math.max(
-        retryAfter,
-        Math.min(retryAfter * 2 ** retryCount, SECONDARY_LIMIT_MAX_WAIT_SECONDS),
-      );
-      log.warn(
-        `secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${retry ? `retry ${retryCount + 1} of ${secondaryRetries} in ${wait}s` : "giving up"}`,
-      );
-      if (!retry) return false;
+      // Only writes pause: a read (the snapshot's GET and GraphQL queries) is waited for in the request as before.
+      const pause = pauseWrites && isWriteRequest(requestOptions);
+      const retries = pause ? Math.min(secondaryRetries, 1) : secondaryRetries;
+      const wait = secondaryLimitWait(retryAfter, retryCount);
+      const retry = retryCount < retries && (!pause || wait <= CONTROLLER_IN_REQUEST_WAIT_SECONDS);
       const at = now();
-      noteLimitWait(options.baseUrl, { at, until: at + wait * 1000 });
+      // The dashboard says why writes wait, in the request or in a paused repository.
+      if (retry || pause) noteLimitWait(options.baseUrl, { at, until: at + wait * 1000 });
+      const outcome = retry
+        ? `retry ${retryCount + 1} of ${retries} in ${wait}s`
+        : !pause
+          ? "giving up"
+          : retryCount > 0
+            ? "refused again after its retry: writes to the repository pause"
+            : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
+      log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
+      if (!retry) return false;
       // The plugin itself waits `retryAfter` once this returns; the rest of the longer wait happens here.
       if (wait > retryAfter) await sleep((wait - retryAfter) * 1000);
       return true;

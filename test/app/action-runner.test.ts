@@ -1,12 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseOverrides, runController } from "../../src/app/run-in-actions.js";
+import {
+  ACTIONS_HELD_WRITES_WAIT_SECONDS,
+  heldWritesWait,
+  parseOverrides,
+  runController,
+} from "../../src/app/run-in-actions.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
-import { resetCircuits } from "../../src/github/circuit.js";
+import { GitHubCircuit, resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import {
@@ -140,6 +145,34 @@ describe("the controller inside Actions", () => {
     expect(lines.join("")).toContain(
       `::error::Autopilot could not reconcile ${OWNER}/${REPO}: GitHub answered 502 Bad Gateway`,
     );
+  });
+
+  it("waits out a short write pause once for the writes it holds (this job is their only record), never a long one", () => {
+    const circuit = new GitHubCircuit();
+    const t0 = Date.parse("2026-11-20T10:00:00Z");
+    const label = { type: "addLabels" as const, issue: 1, labels: ["critical"] };
+    expect(heldWritesWait(circuit, "o/r", t0)).toBeNull();
+    circuit.pauseWrites("o/r", 60, "403 You have exceeded a secondary rate limit", t0);
+    // Paused, but nothing held: the job ends at once.
+    expect(heldWritesWait(circuit, "o/r", t0)).toBeNull();
+    circuit.enqueue("o/r", label, "403 secondary rate limit", "labels#1");
+    expect(heldWritesWait(circuit, "o/r", t0 + 10_000)).toBe(50_000);
+    // A third refusal in a row pauses for 240 s: still waited out, held writes are not dropped.
+    circuit.pauseWrites("o/r", 60, "again", t0 + 60_000);
+    circuit.pauseWrites("o/r", 60, "again", t0 + 180_000);
+    expect(circuit.writePause("o/r", t0 + 180_000)?.until).toBe(t0 + 420_000);
+    expect(heldWritesWait(circuit, "o/r", t0 + 180_000, 110_000)).toBe(240_000);
+    // The allowance fits the job's timeout with room for its reconciles (past it Actions cancels the job).
+    const template = readFileSync(
+      path.join(import.meta.dirname, "..", "..", "templates", "workflows", "autopilot-controller.yml"),
+      "utf8",
+    );
+    const timeout = Number(/timeout-minutes:\s*(\d+)/.exec(template)?.[1]);
+    expect(ACTIONS_HELD_WRITES_WAIT_SECONDS + 180).toBeLessThanOrEqual(timeout * 60);
+    // Only a wait that would take the job past its whole allowance ends it with writes left.
+    const allowance = ACTIONS_HELD_WRITES_WAIT_SECONDS * 1000;
+    expect(heldWritesWait(circuit, "o/r", t0 + 180_000, allowance - 240_000)).toBe(240_000);
+    expect(heldWritesWait(circuit, "o/r", t0 + 180_000, allowance - 239_999)).toBeNull();
   });
 
   it("reads overrides as numbers, JSON or role=name pairs, and refuses nonsense", () => {

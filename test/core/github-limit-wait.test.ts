@@ -13,7 +13,7 @@ describe("a secondary rate limit holding Autopilot's writes back", () => {
     });
     const body = only(waiting.effects, "writeTrackingIssue")[0]?.body ?? "";
     expect(body).toMatch(/Waiting for GitHub's secondary rate limit \(content creation\)/);
-    expect(body).toMatch(/none is dropped or sent twice/);
+    expect(body).toMatch(/writes to this repository pause and go out once it lifts, none twice/);
 
     const lifted = decide({ ...input(first.world), state: first.state, now: minutes(3) });
     const after =

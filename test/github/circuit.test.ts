@@ -223,3 +223,92 @@ describe("writes while GitHub is unavailable", () => {
     expect(circuit.queued("o/r").map((q) => (q.effect as { issue: number }).issue)).toEqual([1, 2, 3]);
   });
 });
+
+describe("a write GitHub refuses with a secondary rate limit (the content-creation limit)", () => {
+  const label = (issue: number): Effect => ({ type: "addLabels", issue, labels: ["critical"] });
+  const limited = (retryAfter: string) =>
+    httpError(
+      403,
+      "You have exceeded a secondary rate limit and have been temporarily blocked from content creation.",
+      { "retry-after": retryAfter },
+    );
+
+  it("pauses the repository's writes until retry-after has passed, loses none, and carries them out after", async () => {
+    let refusals = 1;
+    const { client, calls } = scriptedClient(() =>
+      refusals-- > 0 ? Promise.reject(limited("120")) : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit();
+    const memory = newRepoMemory();
+    const gw = (repo = "r") =>
+      new Gateway({ client, repo: { owner: "o", name: repo }, botLogin: "b[bot]", circuit, memory });
+
+    const first = await gw().execute([label(1), label(2), label(3)]);
+    // The refused write and the two after it are held, and only the refused one was sent.
+    expect(first.outcomes.map((o) => o.status)).toEqual(["queued", "queued", "queued"]);
+    expect(first.outcomes[1]?.detail).toMatch(
+      /pause for GitHub's secondary rate limit until 2026-11-20T10:02:00/,
+    );
+    expect(calls).toEqual(["POST /repos/{owner}/{repo}/issues/1/labels"]);
+    expect(circuit.writePause("o/r")).toMatchObject({ since: T0, until: T0 + 120_000, strikes: 1 });
+    expect(circuit.queued("o/r").map((q) => (q.effect as { issue: number }).issue)).toEqual([1, 2, 3]);
+    // One refusal is not an outage of GitHub: the breaker stays closed, and other repositories write on.
+    expect(circuit.state).toBe("closed");
+    calls.length = 0;
+    expect((await gw("other").execute([label(9)])).outcomes.map((o) => o.status)).toEqual(["done"]);
+    expect(calls).toEqual(["POST /repos/{owner}/{repo}/issues/9/labels"]);
+
+    // Before retry-after has passed, a reconcile sends no write to the repository (and replays none).
+    calls.length = 0;
+    vi.setSystemTime(T0 + 119_000);
+    const waiting = await gw().execute([label(4)]);
+    expect(waiting.replayed).toEqual([]);
+    expect(waiting.outcomes.map((o) => o.status)).toEqual(["queued"]);
+    expect(calls).toEqual([]);
+
+    // After it, the next reconcile carries every held write out, in order, each once.
+    vi.setSystemTime(T0 + 120_000);
+    const after = await gw().execute([label(5)]);
+    expect(after.replayed.map((o) => [(o.effect as { issue: number }).issue, o.status])).toEqual([
+      [1, "done"],
+      [2, "done"],
+      [3, "done"],
+      [4, "done"],
+    ]);
+    expect(after.outcomes.map((o) => o.status)).toEqual(["done"]);
+    expect(calls).toEqual([1, 2, 3, 4, 5].map((n) => `POST /repos/{owner}/{repo}/issues/${n}/labels`));
+    expect(circuit.queued("o/r")).toEqual([]);
+    expect(circuit.writePause("o/r")).toBeNull();
+    expect(circuit.lastWritePause("o/r")).toBeNull();
+  });
+
+  it("pauses longer for each refusal in a row (60 s without retry-after, then 120 s), and a write getting through ends the run", async () => {
+    let refusing = true;
+    const { client } = scriptedClient(() =>
+      refusing
+        ? Promise.reject(httpError(403, "You have exceeded a secondary rate limit"))
+        : Promise.resolve(ok200),
+    );
+    const circuit = new GitHubCircuit();
+    const gw = () =>
+      new Gateway({
+        client,
+        repo: { owner: "o", name: "r" },
+        botLogin: "b[bot]",
+        circuit,
+        memory: newRepoMemory(),
+      });
+    await gw().execute([label(1)]);
+    expect(circuit.writePause("o/r")).toMatchObject({ until: T0 + 60_000, strikes: 1 });
+    vi.setSystemTime(T0 + 60_000);
+    await gw().execute([]);
+    // The replay met the limit again: twice the wait, the first refusal's time kept for the dashboard.
+    expect(circuit.writePause("o/r")).toMatchObject({ since: T0, until: T0 + 180_000, strikes: 2 });
+    expect(circuit.queued("o/r")).toHaveLength(1);
+    refusing = false;
+    vi.setSystemTime(T0 + 180_000);
+    const report = await gw().execute([]);
+    expect(report.replayed.map((o) => o.status)).toEqual(["done"]);
+    expect(circuit.lastWritePause("o/r")).toBeNull();
+  });
+});

@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
+import { GitHubCircuit } from "../../src/github/circuit.js";
 import { totalOf } from "../../src/github/counter.js";
 import type { GatewayOptions } from "../../src/github/gateway.js";
-import { snapshotSettings } from "../../src/github/snapshot.js";
+import { createOctokit } from "../../src/github/octokit.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
 import {
   API,
   BOT,
@@ -589,6 +591,118 @@ describe("the tracking issue", () => {
     expect(scope.isDone()).toBe(true);
     expect(report.outcomes.map((o) => o.status)).toEqual(["skipped", "done"]);
     expect(report.outcomes[0]?.detail).toMatch(/pins are full/);
+  });
+});
+
+describe("GitHub's secondary rate limit (the content-creation limit) met by the controller", () => {
+  const limited = {
+    message:
+      "You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.",
+    documentation_url:
+      "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+  };
+
+  it("ends the reconcile at once, sends nothing after the refused state write, and carries every write out after retry-after", async () => {
+    let clock = Date.parse("2026-11-20T10:00:00Z");
+    const circuit = new GitHubCircuit();
+    const memory = newRepoMemory();
+    // The controller's own client: throttling on, secondary limits in `pause` mode (as `autopilot serve` and the
+    // Actions controller build it); no fake waits, so a retry in the request would show in the time taken.
+    const gateway = () =>
+      makeGateway({
+        client: createOctokit({
+          auth: "ghs_test",
+          fetch: github.validating.fetch,
+          retry: false,
+          secondaryLimit: "pause",
+        }),
+        circuit,
+        memory,
+        now: () => clock,
+      });
+    const effects: Effect[] = [
+      {
+        type: "writeTrackingIssue",
+        issue: 1,
+        title: "Autopilot dashboard",
+        body: stateBody(4),
+        expectedRevision: 3,
+      },
+      { type: "comment", issue: 9, body: "> /autopilot status\n\nAutopilot is running.", key: "reply-77" },
+      { type: "dispatchWorker", issue: 5, attempt: 1, dispatchId: "5-1-abc", resend: true },
+    ];
+
+    // The attack: the dashboard write meets the limit (retry-after 60 s). nock answers only what is mocked.
+    const refused = nock(API)
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(3)))
+      .patch(`${R}/issues/1`)
+      .reply(403, limited, { "retry-after": "60" });
+    const started = Date.now();
+    const first = await gateway().execute(effects);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(refused.isDone()).toBe(true);
+    expect(nock.pendingMocks()).toEqual([]);
+    // Nothing lost: all three held, in order; the dispatch was never sent without its state record.
+    expect(first.outcomes.map((o) => o.status)).toEqual(["queued", "queued", "queued"]);
+    expect(circuit.queued(`${OWNER}/${REPO}`).map((q) => q.effect.type)).toEqual([
+      "writeTrackingIssue",
+      "comment",
+      "dispatchWorker",
+    ]);
+
+    // 30 s later the pause still holds: no write goes out (nock has nothing mocked).
+    clock += 30_000;
+    const early = await gateway().execute([]);
+    expect(early.replayed).toEqual([]);
+
+    // After retry-after, the next reconcile carries them out, each once.
+    clock += 31_000;
+    const scope = nock(API)
+      .get(`${R}/issues/1`)
+      .reply(200, restIssue(1, stateBody(3)))
+      .patch(`${R}/issues/1`)
+      .reply(200, {})
+      .post(`${R}/issues/9/comments`, (b: { body: string }) => b.body.includes("<!-- autopilot:reply-77 -->"))
+      .reply(201, { id: 100 })
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`)
+      .reply(204);
+    const after = await gateway().execute([]);
+    expect(scope.isDone()).toBe(true);
+    expect(after.replayed.map((o) => o.status)).toEqual(["done", "done", "done"]);
+    expect(circuit.queued(`${OWNER}/${REPO}`)).toEqual([]);
+    expect(circuit.writePause(`${OWNER}/${REPO}`, clock)).toBeNull();
+  });
+
+  it("is not taken for GitHub refusing a merge mechanism: the repository's writes pause and the merge is tried again", async () => {
+    const sha = "e".repeat(40);
+    const gw = await withSnapshot(
+      {
+        pulls: [
+          gqlPull({
+            number: 30,
+            issue: 8,
+            headSha: sha,
+            merge: { id: "PR_30", mergeStateStatus: "BLOCKED" },
+          }),
+        ],
+      },
+      [],
+      { circuit: new GitHubCircuit() },
+    );
+    const scope = nock(API)
+      .put(`${R}/pulls/30/merge`)
+      .reply(405, { message: "At least 1 approving review is required by reviewers with write access." })
+      .get(`${R}/pulls/30`)
+      .reply(200, { number: 30, state: "open", merged: false })
+      .post("/graphql")
+      .reply(403, limited, { "retry-after": "60" });
+    const report = await gw.execute([
+      { type: "mergePr", pr: 30, issue: 8, method: "squash", expectedHeadSha: sha },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "queued" });
+    expect(gw.circuit.writePause(`${OWNER}/${REPO}`)).not.toBeNull();
   });
 });
 

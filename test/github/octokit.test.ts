@@ -4,6 +4,7 @@ import {
   createOctokit,
   DO_NOT_RETRY,
   isLoopbackUrl,
+  isWriteRequest,
   retryOptions,
   writePacing,
 } from "../../src/github/octokit.js";
@@ -117,6 +118,82 @@ describe("a secondary rate limit (GitHub's content-creation limit among them)", 
     await expect(
       octokit.rest.issues.createComment({ owner: "o", repo: "r", issue_number: 1, body: "x" }),
     ).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe("a secondary rate limit met by the controller (mode pause)", () => {
+  const refusal = (retryAfter: string) =>
+    new Response(
+      JSON.stringify({
+        message:
+          "You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.",
+      }),
+      { status: 403, headers: { "content-type": "application/json", "retry-after": retryAfter } },
+    );
+  const created = () =>
+    new Response(JSON.stringify({ id: 7 }), { status: 201, headers: { "content-type": "application/json" } });
+
+  function controllerClient(answers: Response[], sent: string[]) {
+    const fetch = async (_url: unknown, init?: RequestInit): Promise<Response> => {
+      sent.push(String(init?.body));
+      return answers.shift() ?? created();
+    };
+    return createOctokit({
+      auth: "ghs_test",
+      baseUrl: "http://127.0.0.1:4567",
+      fetch,
+      retry: false,
+      secondaryLimit: "pause",
+      sleep: async () => {
+        throw new Error("the controller never waits longer than retry-after in a request");
+      },
+    });
+  }
+  const post = (octokit: ReturnType<typeof createOctokit>) =>
+    octokit.rest.issues.createComment({ owner: "o", repo: "r", issue_number: 1, body: "reply" });
+
+  it("hands a long retry-after to the gateway at once, without retrying in the request", async () => {
+    resetLimitWaits();
+    const sent: string[] = [];
+    const started = Date.now();
+    await expect(post(controllerClient([refusal("60")], sent))).rejects.toMatchObject({
+      status: 403,
+      response: { headers: { "retry-after": "60" } },
+    });
+    expect(sent).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The dashboard still says why writes wait.
+    const wait = recentLimitWait("http://127.0.0.1:4567", Date.now());
+    expect(wait && wait.until - wait.at).toBe(60_000);
+  });
+
+  it("pauses writes only: a read, a GraphQL query included, is waited for in the request as the worker does", () => {
+    expect(
+      isWriteRequest({ method: "POST", url: "/repos/{owner}/{repo}/issues/{issue_number}/comments" }),
+    ).toBe(true);
+    expect(isWriteRequest({ method: "DELETE", url: "/repos/{owner}/{repo}/git/refs/{ref}" })).toBe(true);
+    expect(
+      isWriteRequest({ method: "POST", url: "/graphql", query: "\nmutation AutopilotPinIssue($id: ID!) {}" }),
+    ).toBe(true);
+    expect(
+      isWriteRequest({
+        method: "POST",
+        url: "/graphql",
+        query: "query AutopilotSnapshot { viewer { login } }",
+      }),
+    ).toBe(false);
+    expect(isWriteRequest({ method: "GET", url: "/repos/{owner}/{repo}/issues" })).toBe(false);
+  });
+
+  it("retries once after a short retry-after, and gives up if refused again", async () => {
+    const once: string[] = [];
+    expect((await post(controllerClient([refusal("1")], once))).data).toEqual({ id: 7 });
+    expect(once).toHaveLength(2);
+    const twice: string[] = [];
+    await expect(post(controllerClient([refusal("1"), refusal("1")], twice))).rejects.toMatchObject({
+      status: 403,
+    });
+    expect(twice).toHaveLength(2);
   });
 });
 

@@ -49,7 +49,7 @@ export function renderVisible(
     out.push(
       "",
       `> ⏳ Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: ` +
-        "Autopilot's writes are held back and retried after it lifts, none is dropped or sent twice.",
+        "Autopilot's writes to this repository pause and go out once it lifts, none twice.",
     );
   }
   const p = view.progress;
