@@ -98,12 +98,13 @@ export interface WorkerGitHub {
    * The issue's comments (every one) and the issue itself as they are now, in one GraphQL query; the node ids of
    * the issue and of `labels` (the state labels the worker moves the task to) are kept for `moveLabel` and
    * `labelForReview`. More than one page of comments: the comments are listed again through REST (all pages).
-   * GitHub not answering the query: `listIssueComments` and `getIssue`, as before.
+   * GitHub not answering the query: `listIssueComments`, as before, and `issue` is null (the caller reads it
+   * with `getIssue` where it did before).
    */
   readIssueWithComments(
     issue: number,
     labels: string[],
-  ): Promise<{ issue: WorkerIssue; comments: WorkerComment[] }>;
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] }>;
   /**
    * Labels PR `pr` with `add` and moves the issue from `remove` to `add`, in that order: one GraphQL mutation
    * when the node ids are known (the PR's from `createPull`/`findOpenPull`, the others from earlier answers),
@@ -396,7 +397,7 @@ export function createWorkerGitHubClient(
     issue: number,
     labels: string[],
     withComments: boolean,
-  ): Promise<{ issue: WorkerIssue; comments: WorkerComment[] | null }> => {
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] | null }> => {
     let data: GraphqlTask;
     try {
       const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
@@ -409,11 +410,10 @@ export function createWorkerGitHubClient(
       });
     } catch {
       // GitHub did not answer the query (an error, a partial answer): the REST reads, as before.
-      return { comments: withComments ? await listIssueComments(issue) : null, issue: await getIssue(issue) };
+      return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
     }
     const found = data.repository?.issue;
-    if (!found)
-      return { comments: withComments ? await listIssueComments(issue) : null, issue: await getIssue(issue) };
+    if (!found) return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
     issueNodeIds.set(found.number, found.id);
     const issueLabels = found.labels?.nodes ?? [];
     rememberGraphqlLabels(issueLabels, labelIds);
@@ -462,7 +462,7 @@ export function createWorkerGitHubClient(
     },
 
     async readIssueAndLabels(issue, labels) {
-      return (await readTask(issue, labels, false)).issue;
+      return (await readTask(issue, labels, false)).issue ?? (await getIssue(issue));
     },
 
     async getComment(commentId) {

@@ -268,6 +268,7 @@ class WorkerLoop {
     const { review, blocked, needsHuman, inProgress } = this.config.labels;
     return [review, blocked, needsHuman, inProgress];
   }
+
   /**
    * The task issue as read right after the claim's write (in the same query as the claim's last check), when
    * that read happened: the job's first read of the issue, which it would otherwise make next.
@@ -279,7 +280,8 @@ class WorkerLoop {
 
   private async iterate(): Promise<WorkerRun> {
     const { git, github } = this.deps;
-    // Read once, after the claim: the checks below see the issue as it is now (no other request in between).
+    // Read after the claim's write (by the claim's last query when it made one: nothing is read or written
+    // between that answer and these checks), as before.
     const issue =
       this.issueAfterClaim ?? (await github.readIssueAndLabels(this.inputs.issue, this.stateLabels()));
     this.issueAfterClaim = null;
@@ -342,6 +344,7 @@ class WorkerLoop {
         await this.checkpoint("pause");
         return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
       }
+
       const iteration = this.result.iterations + 1;
       const agent = this.agents[this.agentIndex]!;
       const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);

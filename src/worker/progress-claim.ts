@@ -33,8 +33,8 @@ export async function readProgress(
  *
  * A new comment is followed by one read of the issue's comments and of the issue itself
  * (`readIssueWithComments`, one GraphQL query, every comment): `issueRead` gets the issue as it is after our
- * write, which is when the job reads it anyway, and `stateLabels` are the labels whose node ids the query
- * learns for later transitions.
+ * write, which is when the job reads it anyway (not when GitHub did not answer the query: the job then reads
+ * the issue itself), and `stateLabels` are the labels whose node ids the query learns for later transitions.
  */
 export async function writeProgressClaim(options: {
   github: WorkerGitHub;
@@ -72,6 +72,6 @@ export async function writeProgressClaim(options: {
     written(null);
     return "another run created the progress comment first";
   }
-  options.issueRead?.(read.issue);
+  if (read.issue) options.issueRead?.(read.issue);
   return null;
 }

@@ -92,7 +92,13 @@ export class FakeGitHub implements WorkerGitHub {
     return this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c }));
   }
   /** One request, as the client's GraphQL query: the comments and the issue as they are now. */
-  async readIssueWithComments(issue: number, _labels: string[]) {
+  async readIssueWithComments(
+    issue: number,
+    _labels: string[],
+  ): Promise<{
+    comments: WorkerComment[];
+    issue: WorkerIssue | null;
+  }> {
     this.tick(`readIssueWithComments ${issue}`);
     const found = this.issues.get(issue);
     if (!found) throw Object.assign(new Error("Not Found"), { status: 404 });

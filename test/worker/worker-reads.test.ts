@@ -136,12 +136,39 @@ describe("the task issue after the claim", () => {
     expect(read.comments).toEqual(await github().listIssueComments(1));
   });
 
+  it("is left to the caller's REST read when GitHub does not answer the query", async () => {
+    const { github } = taskRepo();
+    const octokit = suite.octokit();
+    const refusing = createWorkerGitHubClient(
+      Object.assign(octokit, {
+        graphql: Object.assign(
+          async () => {
+            throw new Error("Something went wrong while executing your query");
+          },
+          { defaults: octokit.graphql.defaults, endpoint: octokit.graphql.endpoint },
+        ),
+      }) as typeof octokit,
+      { owner: "acme", repo: `reads-${repos}` },
+    );
+    const start = suite.sandbox.requests.records.length;
+    const read = await refusing.readIssueWithComments(1, STATE_LABELS);
+    expect(read.issue).toBeNull();
+    expect(read.comments).toEqual(await github().listIssueComments(1));
+    expect(await refusing.readIssueAndLabels(1, STATE_LABELS)).toEqual(await github().getIssue(1));
+    expect(since(start)).toEqual([
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "GET /repos/{owner}/{repo}/issues/{issue_number}",
+      "GET /repos/{owner}/{repo}/issues/{issue_number}",
+    ]);
+  });
+
   it("is read fresh: an edit made after the claim's read is what the check sees", async () => {
     const { repo, github } = taskRepo();
     const client = github();
     await client.listIssueCommentsAndSelf(1);
     suite.sandbox.store.updateIssue(repo, 1, { body: "Delete everything." }, "maintainer");
-    expect((await client.readIssueWithComments(1, STATE_LABELS)).issue.body).toBe("Delete everything.");
+    expect((await client.readIssueWithComments(1, STATE_LABELS)).issue?.body).toBe("Delete everything.");
     suite.sandbox.store.updateIssue(repo, 1, { title: "Renamed" }, "maintainer");
     expect((await client.readIssueAndLabels(1, STATE_LABELS)).title).toBe("Renamed");
   });
