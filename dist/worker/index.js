@@ -47,7 +47,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../main/node_modules/@actions/core/lib/utils.js
+// node_modules/@actions/core/lib/utils.js
 function toCommandValue(input2) {
   if (input2 === null || input2 === void 0) {
     return "";
@@ -70,11 +70,11 @@ function toCommandProperties(annotationProperties) {
   };
 }
 var init_utils = __esm({
-  "../../main/node_modules/@actions/core/lib/utils.js"() {
+  "node_modules/@actions/core/lib/utils.js"() {
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/command.js
+// node_modules/@actions/core/lib/command.js
 import * as os from "os";
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
@@ -88,7 +88,7 @@ function escapeProperty(s) {
 }
 var CMD_STRING, Command;
 var init_command = __esm({
-  "../../main/node_modules/@actions/core/lib/command.js"() {
+  "node_modules/@actions/core/lib/command.js"() {
     init_utils();
     CMD_STRING = "::";
     Command = class {
@@ -126,7 +126,7 @@ var init_command = __esm({
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/file-command.js
+// node_modules/@actions/core/lib/file-command.js
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
@@ -154,24 +154,24 @@ function prepareKeyValueMessage(key, value) {
   return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
 }
 var init_file_command = __esm({
-  "../../main/node_modules/@actions/core/lib/file-command.js"() {
+  "node_modules/@actions/core/lib/file-command.js"() {
     init_utils();
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/oidc-utils.js
+// node_modules/@actions/core/lib/oidc-utils.js
 var init_oidc_utils = __esm({
-  "../../main/node_modules/@actions/core/lib/oidc-utils.js"() {
+  "node_modules/@actions/core/lib/oidc-utils.js"() {
     init_core();
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/summary.js
+// node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter, access, appendFile, writeFile, SUMMARY_ENV_VAR, Summary, _summary, summary;
 var init_summary = __esm({
-  "../../main/node_modules/@actions/core/lib/summary.js"() {
+  "node_modules/@actions/core/lib/summary.js"() {
     __awaiter = function(thisArg, _arguments, P, generator) {
       function adopt(value) {
         return value instanceof P ? value : new P(function(resolve) {
@@ -456,23 +456,23 @@ var init_summary = __esm({
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/path-utils.js
+// node_modules/@actions/core/lib/path-utils.js
 var init_path_utils = __esm({
-  "../../main/node_modules/@actions/core/lib/path-utils.js"() {
+  "node_modules/@actions/core/lib/path-utils.js"() {
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/platform.js
+// node_modules/@actions/core/lib/platform.js
 import os3 from "os";
 var platform, arch;
 var init_platform = __esm({
-  "../../main/node_modules/@actions/core/lib/platform.js"() {
+  "node_modules/@actions/core/lib/platform.js"() {
     platform = os3.platform();
     arch = os3.arch();
   }
 });
 
-// ../../main/node_modules/@actions/core/lib/core.js
+// node_modules/@actions/core/lib/core.js
 import * as os4 from "os";
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
@@ -513,7 +513,7 @@ function info(message) {
 }
 var ExitCode;
 var init_core = __esm({
-  "../../main/node_modules/@actions/core/lib/core.js"() {
+  "node_modules/@actions/core/lib/core.js"() {
     init_command();
     init_file_command();
     init_utils();
@@ -1205,7 +1205,7 @@ var init_agents = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -1951,7 +1951,7 @@ function constantCatch(value) {
 }
 var Cached, EVALUATING, captureStackTrace, allowsEval, getParsedType, propertyKeyTypes, primitiveTypes, NUMBER_FORMAT_RANGES, BIGINT_FORMAT_RANGES, highSurrogate, Class, installing, broke, breaker, CONSTANT_CATCH;
 var init_util = __esm({
-  "../../main/node_modules/zod/v4/core/util.js"() {
+  "node_modules/zod/v4/core/util.js"() {
     init_core2();
     Cached = class {
       constructor(getter) {
@@ -2066,7 +2066,7 @@ var init_util = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 function newError(Definition) {
   const E = _E;
   if (E) {
@@ -2169,7 +2169,7 @@ function config(newConfig) {
 }
 var _a, NEVER, _zodDesc, _E, $brand, $ZodAsyncError, $ZodEncodeError, globalConfig;
 var init_core2 = __esm({
-  "../../main/node_modules/zod/v4/core/core.js"() {
+  "node_modules/zod/v4/core/core.js"() {
     init_util();
     NEVER = /* @__PURE__ */ Object.freeze({
       status: "aborted"
@@ -2193,7 +2193,7 @@ var init_core2 = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -2351,7 +2351,7 @@ function prettifyError(error63) {
 }
 var _messageDesc, _issuesDesc, _installedToString, initializer, $ZodError, $ZodRealError;
 var init_errors = __esm({
-  "../../main/node_modules/zod/v4/core/errors.js"() {
+  "node_modules/zod/v4/core/errors.js"() {
     init_core2();
     init_util();
     _messageDesc = {
@@ -2392,7 +2392,7 @@ var init_errors = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -2432,7 +2432,7 @@ function validateFallback(schema, value, _ctx) {
 }
 var _parse, parse, _parseAsync, parseAsync, _safeParse, safeParse, _safeParseAsync, safeParseAsync, COMPILE_INVALID, COMPILE_FALLBACK, validate, validateAsync, _encode, encode, _decode, decode, _encodeAsync, encodeAsync, _decodeAsync, decodeAsync, _safeEncode, safeEncode, _safeDecode, safeDecode, _safeEncodeAsync, safeEncodeAsync, _safeDecodeAsync, safeDecodeAsync;
 var init_parse = __esm({
-  "../../main/node_modules/zod/v4/core/parse.js"() {
+  "node_modules/zod/v4/core/parse.js"() {
     init_core2();
     init_errors();
     init_util();
@@ -2560,7 +2560,7 @@ var init_parse = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -2661,7 +2661,7 @@ function fixedBase64url(length) {
 }
 var cuid, cuid2, ulid, xid, ksuid, nanoid, duration, extendedDuration, guid, uuid, uuid4, uuid6, uuid7, email, html5Email, rfc5322Email, unicodeEmail, idnEmail, browserEmail, _emoji, ipv4, ipv6, mac, cidrv4, cidrv6, base64, base64url, hostname, domain, httpProtocol, e164, creditCard, currencyCode, iban, dateSource, date, anyString, string, bigint, integer, number, boolean, _null, _undefined, lowercase, uppercase, hex, md5_hex, md5_base64, md5_base64url, sha1_hex, sha1_base64, sha1_base64url, sha256_hex, sha256_base64, sha256_base64url, sha384_hex, sha384_base64, sha384_base64url, sha512_hex, sha512_base64, sha512_base64url;
 var init_regexes = __esm({
-  "../../main/node_modules/zod/v4/core/regexes.js"() {
+  "node_modules/zod/v4/core/regexes.js"() {
     init_util();
     cuid = /^[cC][0-9a-z]{6,}$/;
     cuid2 = /^[0-9a-z]+$/;
@@ -2738,7 +2738,7 @@ var init_regexes = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 function handleCheckPropertyResult(result, payload, property) {
   if (result.issues.length) {
     payload.issues.push(...prefixIssues(property, result.issues));
@@ -2746,7 +2746,7 @@ function handleCheckPropertyResult(result, payload, property) {
 }
 var $ZodCheck, _whenHasSize, _whenHasLength, numericOriginMap, $ZodCheckLessThan, $ZodCheckGreaterThan, $ZodCheckMultipleOf, $ZodCheckNumberFormat, $ZodCheckBigIntFormat, $ZodCheckMaxSize, $ZodCheckMinSize, $ZodCheckSizeEquals, $ZodCheckMaxLength, $ZodCheckMinLength, $ZodCheckLengthEquals, $ZodCheckStringFormat, $ZodCheckRegex, $ZodCheckLowerCase, $ZodCheckUpperCase, $ZodCheckIncludes, $ZodCheckStartsWith, $ZodCheckEndsWith, $ZodCheckProperty, $ZodCheckProperties, $ZodCheckMimeType, $ZodCheckOverwrite;
 var init_checks = __esm({
-  "../../main/node_modules/zod/v4/core/checks.js"() {
+  "node_modules/zod/v4/core/checks.js"() {
     init_core2();
     init_regexes();
     init_util();
@@ -3222,10 +3222,10 @@ var init_checks = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc;
 var init_doc = __esm({
-  "../../main/node_modules/zod/v4/core/doc.js"() {
+  "node_modules/zod/v4/core/doc.js"() {
     Doc = class {
       constructor(args = [], closed = {}) {
         this.content = [];
@@ -3268,10 +3268,10 @@ ${content3.join("\n")}
   }
 });
 
-// ../../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version;
 var init_versions = __esm({
-  "../../main/node_modules/zod/v4/core/versions.js"() {
+  "node_modules/zod/v4/core/versions.js"() {
     version = {
       major: 4,
       minor: 6,
@@ -3280,7 +3280,7 @@ var init_versions = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 async function validateAsync2(inst, value) {
   const ctx = { async: true };
   return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
@@ -3961,7 +3961,7 @@ function handleRefineResult(result, payload, input2, inst) {
 }
 var $ZodType, toStandardResult, $ZodString, $ZodStringFormat, $ZodGUID, $ZodUUID, $ZodEmail, URL_BAD_FORMAT, URL_UNPARSEABLE, asciiTabOrNewline, $ZodURL, $ZodEmoji, $ZodNanoID, $ZodCUID, $ZodCUID2, $ZodULID, $ZodXID, $ZodKSUID, $ZodISODateTime, $ZodISODate, $ZodISOTime, $ZodISODuration, $ZodIPv4, ipv6Alphabet, $ZodIPv6, $ZodMAC, $ZodCIDRv4, $ZodCIDRv6, base64Charset, $ZodBase64, base64urlCharset, $ZodBase64URL, $ZodE164, CC_SANITIZE, $ZodCreditCard, $ZodIBAN, $ZodJWT, $ZodCustomStringFormat, $ZodNumber, $ZodNumberFormat, $ZodBoolean, $ZodBigInt, $ZodBigIntFormat, $ZodSymbol, $ZodUndefined, $ZodNull, $ZodAny, $ZodUnknown, $ZodNever, $ZodVoid, $ZodDate, arraySize, mapSize, setSize, $ZodArray, NO_SYMBOL_KEYS, $ZodObject, $ZodObjectJIT, $ZodUnion, $ZodXor, $ZodDiscriminatedUnion, $ZodIntersection, $ZodTuple, $ZodRecord, $ZodMap, $ZodSet, $ZodEnum, $ZodLiteral, $ZodFile, $ZodTransform, $ZodOptional, $ZodExactOptional, $ZodNullable, $ZodDefault, $ZodPrefault, $ZodNonOptional, $ZodSuccess, $ZodCatch, $ZodNaN, $ZodPipe, $ZodCodec, $ZodPreprocess, $ZodReadonly, $ZodTemplateLiteral, $ZodFunction, $ZodPromise, $ZodLazy, $ZodCustom;
 var init_schemas = __esm({
-  "../../main/node_modules/zod/v4/core/schemas.js"() {
+  "node_modules/zod/v4/core/schemas.js"() {
     init_checks();
     init_core2();
     init_doc();
@@ -5735,7 +5735,7 @@ var init_schemas = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 function isRef(value) {
   return value !== null && typeof value === "object";
 }
@@ -5899,7 +5899,7 @@ function isBackEdge(ctx, value) {
 }
 var $ZodCyclicError, STATE, NO_ISSUES, recursive, NONE, ASSUMED, PROVEN, handoff, open, memo;
 var init_memoizer = __esm({
-  "../../main/node_modules/zod/v4/core/memoizer.js"() {
+  "node_modules/zod/v4/core/memoizer.js"() {
     init_util();
     $ZodCyclicError = class extends Error {
       constructor() {
@@ -6017,7 +6017,7 @@ var init_memoizer = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 function ar_default() {
   return {
     localeError: error2()
@@ -6025,7 +6025,7 @@ function ar_default() {
 }
 var error2;
 var init_ar = __esm({
-  "../../main/node_modules/zod/v4/locales/ar.js"() {
+  "node_modules/zod/v4/locales/ar.js"() {
     init_util();
     error2 = () => {
       const Sizable = {
@@ -6135,7 +6135,7 @@ var init_ar = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 function az_default() {
   return {
     localeError: error3()
@@ -6143,7 +6143,7 @@ function az_default() {
 }
 var error3;
 var init_az = __esm({
-  "../../main/node_modules/zod/v4/locales/az.js"() {
+  "node_modules/zod/v4/locales/az.js"() {
     init_util();
     error3 = () => {
       const Sizable = {
@@ -6252,7 +6252,7 @@ var init_az = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -6275,7 +6275,7 @@ function be_default() {
 }
 var error4;
 var init_be = __esm({
-  "../../main/node_modules/zod/v4/locales/be.js"() {
+  "node_modules/zod/v4/locales/be.js"() {
     init_util();
     error4 = () => {
       const Sizable = {
@@ -6427,7 +6427,7 @@ var init_be = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 function bg_default() {
   return {
     localeError: error5()
@@ -6435,7 +6435,7 @@ function bg_default() {
 }
 var error5;
 var init_bg = __esm({
-  "../../main/node_modules/zod/v4/locales/bg.js"() {
+  "node_modules/zod/v4/locales/bg.js"() {
     init_util();
     error5 = () => {
       const Sizable = {
@@ -6559,7 +6559,7 @@ var init_bg = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 function bn_default() {
   return {
     localeError: error6()
@@ -6567,7 +6567,7 @@ function bn_default() {
 }
 var error6;
 var init_bn = __esm({
-  "../../main/node_modules/zod/v4/locales/bn.js"() {
+  "node_modules/zod/v4/locales/bn.js"() {
     init_util();
     error6 = () => {
       const Sizable = {
@@ -6679,7 +6679,7 @@ var init_bn = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 function ca_default() {
   return {
     localeError: error7()
@@ -6687,7 +6687,7 @@ function ca_default() {
 }
 var error7;
 var init_ca = __esm({
-  "../../main/node_modules/zod/v4/locales/ca.js"() {
+  "node_modules/zod/v4/locales/ca.js"() {
     init_util();
     error7 = () => {
       const Sizable = {
@@ -6799,7 +6799,7 @@ var init_ca = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 function ckb_default() {
   return {
     localeError: error8()
@@ -6807,7 +6807,7 @@ function ckb_default() {
 }
 var error8;
 var init_ckb = __esm({
-  "../../main/node_modules/zod/v4/locales/ckb.js"() {
+  "node_modules/zod/v4/locales/ckb.js"() {
     init_util();
     error8 = () => {
       const Sizable = {
@@ -6938,7 +6938,7 @@ var init_ckb = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 function cs_default() {
   return {
     localeError: error9()
@@ -6946,7 +6946,7 @@ function cs_default() {
 }
 var error9;
 var init_cs = __esm({
-  "../../main/node_modules/zod/v4/locales/cs.js"() {
+  "node_modules/zod/v4/locales/cs.js"() {
     init_util();
     error9 = () => {
       const Sizable = {
@@ -7061,7 +7061,7 @@ var init_cs = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 function da_default() {
   return {
     localeError: error10()
@@ -7069,7 +7069,7 @@ function da_default() {
 }
 var error10;
 var init_da = __esm({
-  "../../main/node_modules/zod/v4/locales/da.js"() {
+  "node_modules/zod/v4/locales/da.js"() {
     init_util();
     error10 = () => {
       const Sizable = {
@@ -7188,7 +7188,7 @@ var init_da = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 function de_default() {
   return {
     localeError: error11()
@@ -7196,7 +7196,7 @@ function de_default() {
 }
 var error11;
 var init_de = __esm({
-  "../../main/node_modules/zod/v4/locales/de.js"() {
+  "node_modules/zod/v4/locales/de.js"() {
     init_util();
     error11 = () => {
       const Sizable = {
@@ -7308,7 +7308,7 @@ var init_de = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 function el_default() {
   return {
     localeError: error12()
@@ -7316,7 +7316,7 @@ function el_default() {
 }
 var error12;
 var init_el = __esm({
-  "../../main/node_modules/zod/v4/locales/el.js"() {
+  "node_modules/zod/v4/locales/el.js"() {
     init_util();
     error12 = () => {
       const Sizable = {
@@ -7427,7 +7427,7 @@ var init_el = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 function en_default() {
   return {
     localeError: error13()
@@ -7435,7 +7435,7 @@ function en_default() {
 }
 var error13;
 var init_en = __esm({
-  "../../main/node_modules/zod/v4/locales/en.js"() {
+  "node_modules/zod/v4/locales/en.js"() {
     init_util();
     error13 = () => {
       const Sizable = {
@@ -7558,7 +7558,7 @@ var init_en = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 function eo_default() {
   return {
     localeError: error14()
@@ -7566,7 +7566,7 @@ function eo_default() {
 }
 var error14;
 var init_eo = __esm({
-  "../../main/node_modules/zod/v4/locales/eo.js"() {
+  "node_modules/zod/v4/locales/eo.js"() {
     init_util();
     error14 = () => {
       const Sizable = {
@@ -7679,7 +7679,7 @@ var init_eo = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 function es_default() {
   return {
     localeError: error15()
@@ -7687,7 +7687,7 @@ function es_default() {
 }
 var error15;
 var init_es = __esm({
-  "../../main/node_modules/zod/v4/locales/es.js"() {
+  "node_modules/zod/v4/locales/es.js"() {
     init_util();
     error15 = () => {
       const Sizable = {
@@ -7822,7 +7822,7 @@ var init_es = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 function fa_default() {
   return {
     localeError: error16()
@@ -7830,7 +7830,7 @@ function fa_default() {
 }
 var error16;
 var init_fa = __esm({
-  "../../main/node_modules/zod/v4/locales/fa.js"() {
+  "node_modules/zod/v4/locales/fa.js"() {
     init_util();
     error16 = () => {
       const Sizable = {
@@ -7948,7 +7948,7 @@ var init_fa = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 function fi_default() {
   return {
     localeError: error17()
@@ -7956,7 +7956,7 @@ function fi_default() {
 }
 var error17;
 var init_fi = __esm({
-  "../../main/node_modules/zod/v4/locales/fi.js"() {
+  "node_modules/zod/v4/locales/fi.js"() {
     init_util();
     error17 = () => {
       const Sizable = {
@@ -8072,7 +8072,7 @@ var init_fi = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 function fr_default() {
   return {
     localeError: error18()
@@ -8080,7 +8080,7 @@ function fr_default() {
 }
 var error18;
 var init_fr = __esm({
-  "../../main/node_modules/zod/v4/locales/fr.js"() {
+  "node_modules/zod/v4/locales/fr.js"() {
     init_util();
     error18 = () => {
       const Sizable = {
@@ -8208,7 +8208,7 @@ var init_fr = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 function fr_CA_default() {
   return {
     localeError: error19()
@@ -8216,7 +8216,7 @@ function fr_CA_default() {
 }
 var error19;
 var init_fr_CA = __esm({
-  "../../main/node_modules/zod/v4/locales/fr-CA.js"() {
+  "node_modules/zod/v4/locales/fr-CA.js"() {
     init_util();
     error19 = () => {
       const Sizable = {
@@ -8327,7 +8327,7 @@ var init_fr_CA = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 function gu_default() {
   return {
     localeError: error20()
@@ -8335,7 +8335,7 @@ function gu_default() {
 }
 var error20;
 var init_gu = __esm({
-  "../../main/node_modules/zod/v4/locales/gu.js"() {
+  "node_modules/zod/v4/locales/gu.js"() {
     init_util();
     error20 = () => {
       const Sizable = {
@@ -8447,7 +8447,7 @@ var init_gu = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 function he_default() {
   return {
     localeError: error21()
@@ -8455,7 +8455,7 @@ function he_default() {
 }
 var error21;
 var init_he = __esm({
-  "../../main/node_modules/zod/v4/locales/he.js"() {
+  "node_modules/zod/v4/locales/he.js"() {
     init_util();
     error21 = () => {
       const TypeNames = {
@@ -8655,7 +8655,7 @@ var init_he = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 function hi_default() {
   return {
     localeError: error22()
@@ -8663,7 +8663,7 @@ function hi_default() {
 }
 var error22;
 var init_hi = __esm({
-  "../../main/node_modules/zod/v4/locales/hi.js"() {
+  "node_modules/zod/v4/locales/hi.js"() {
     init_util();
     error22 = () => {
       const Sizable = {
@@ -8773,7 +8773,7 @@ var init_hi = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 function hr_default() {
   return {
     localeError: error23()
@@ -8781,7 +8781,7 @@ function hr_default() {
 }
 var error23;
 var init_hr = __esm({
-  "../../main/node_modules/zod/v4/locales/hr.js"() {
+  "node_modules/zod/v4/locales/hr.js"() {
     init_util();
     error23 = () => {
       const Sizable = {
@@ -8906,7 +8906,7 @@ var init_hr = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 function hu_default() {
   return {
     localeError: error24()
@@ -8914,7 +8914,7 @@ function hu_default() {
 }
 var error24;
 var init_hu = __esm({
-  "../../main/node_modules/zod/v4/locales/hu.js"() {
+  "node_modules/zod/v4/locales/hu.js"() {
     init_util();
     error24 = () => {
       const Sizable = {
@@ -9026,7 +9026,7 @@ var init_hu = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one2, many) {
   return Math.abs(count2) === 1 ? one2 : many;
 }
@@ -9044,7 +9044,7 @@ function hy_default() {
 }
 var error25;
 var init_hy = __esm({
-  "../../main/node_modules/zod/v4/locales/hy.js"() {
+  "node_modules/zod/v4/locales/hy.js"() {
     init_util();
     error25 = () => {
       const Sizable = {
@@ -9191,7 +9191,7 @@ var init_hy = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 function id_default() {
   return {
     localeError: error26()
@@ -9199,7 +9199,7 @@ function id_default() {
 }
 var error26;
 var init_id = __esm({
-  "../../main/node_modules/zod/v4/locales/id.js"() {
+  "node_modules/zod/v4/locales/id.js"() {
     init_util();
     error26 = () => {
       const Sizable = {
@@ -9309,7 +9309,7 @@ var init_id = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 function is_default() {
   return {
     localeError: error27()
@@ -9317,7 +9317,7 @@ function is_default() {
 }
 var error27;
 var init_is = __esm({
-  "../../main/node_modules/zod/v4/locales/is.js"() {
+  "node_modules/zod/v4/locales/is.js"() {
     init_util();
     error27 = () => {
       const Sizable = {
@@ -9430,7 +9430,7 @@ var init_is = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 function it_default() {
   return {
     localeError: error28()
@@ -9438,7 +9438,7 @@ function it_default() {
 }
 var error28;
 var init_it = __esm({
-  "../../main/node_modules/zod/v4/locales/it.js"() {
+  "node_modules/zod/v4/locales/it.js"() {
     init_util();
     error28 = () => {
       const Sizable = {
@@ -9550,7 +9550,7 @@ var init_it = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 function ja_default() {
   return {
     localeError: error29()
@@ -9558,7 +9558,7 @@ function ja_default() {
 }
 var error29;
 var init_ja = __esm({
-  "../../main/node_modules/zod/v4/locales/ja.js"() {
+  "node_modules/zod/v4/locales/ja.js"() {
     init_util();
     error29 = () => {
       const Sizable = {
@@ -9669,7 +9669,7 @@ var init_ja = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 function ka_default() {
   return {
     localeError: error30()
@@ -9677,7 +9677,7 @@ function ka_default() {
 }
 var error30;
 var init_ka = __esm({
-  "../../main/node_modules/zod/v4/locales/ka.js"() {
+  "node_modules/zod/v4/locales/ka.js"() {
     init_util();
     error30 = () => {
       const Sizable = {
@@ -9793,7 +9793,7 @@ var init_ka = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 function km_default() {
   return {
     localeError: error31()
@@ -9801,7 +9801,7 @@ function km_default() {
 }
 var error31;
 var init_km = __esm({
-  "../../main/node_modules/zod/v4/locales/km.js"() {
+  "node_modules/zod/v4/locales/km.js"() {
     init_util();
     error31 = () => {
       const Sizable = {
@@ -9915,17 +9915,17 @@ var init_km = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 var init_kh = __esm({
-  "../../main/node_modules/zod/v4/locales/kh.js"() {
+  "node_modules/zod/v4/locales/kh.js"() {
     init_km();
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 function kn_default() {
   return {
     localeError: error32()
@@ -9933,7 +9933,7 @@ function kn_default() {
 }
 var error32;
 var init_kn = __esm({
-  "../../main/node_modules/zod/v4/locales/kn.js"() {
+  "node_modules/zod/v4/locales/kn.js"() {
     init_util();
     error32 = () => {
       const Sizable = {
@@ -10047,7 +10047,7 @@ var init_kn = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 function ko_default() {
   return {
     localeError: error33()
@@ -10055,7 +10055,7 @@ function ko_default() {
 }
 var error33;
 var init_ko = __esm({
-  "../../main/node_modules/zod/v4/locales/ko.js"() {
+  "node_modules/zod/v4/locales/ko.js"() {
     init_util();
     error33 = () => {
       const Sizable = {
@@ -10170,7 +10170,7 @@ var init_ko = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
   const last = abs % 10;
@@ -10188,7 +10188,7 @@ function lt_default() {
 }
 var capitalizeFirstCharacter, error34;
 var init_lt = __esm({
-  "../../main/node_modules/zod/v4/locales/lt.js"() {
+  "node_modules/zod/v4/locales/lt.js"() {
     init_util();
     capitalizeFirstCharacter = (text4) => {
       return text4.charAt(0).toUpperCase() + text4.slice(1);
@@ -10384,7 +10384,7 @@ var init_lt = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 function mk_default() {
   return {
     localeError: error35()
@@ -10392,7 +10392,7 @@ function mk_default() {
 }
 var error35;
 var init_mk = __esm({
-  "../../main/node_modules/zod/v4/locales/mk.js"() {
+  "node_modules/zod/v4/locales/mk.js"() {
     init_util();
     error35 = () => {
       const Sizable = {
@@ -10505,7 +10505,7 @@ var init_mk = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 function ms_default() {
   return {
     localeError: error36()
@@ -10513,7 +10513,7 @@ function ms_default() {
 }
 var error36;
 var init_ms = __esm({
-  "../../main/node_modules/zod/v4/locales/ms.js"() {
+  "node_modules/zod/v4/locales/ms.js"() {
     init_util();
     error36 = () => {
       const Sizable = {
@@ -10624,7 +10624,7 @@ var init_ms = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 function ne_default() {
   return {
     localeError: error37()
@@ -10632,7 +10632,7 @@ function ne_default() {
 }
 var error37;
 var init_ne = __esm({
-  "../../main/node_modules/zod/v4/locales/ne.js"() {
+  "node_modules/zod/v4/locales/ne.js"() {
     init_util();
     error37 = () => {
       const Sizable = {
@@ -10742,7 +10742,7 @@ var init_ne = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 function nl_default() {
   return {
     localeError: error38()
@@ -10750,7 +10750,7 @@ function nl_default() {
 }
 var error38;
 var init_nl = __esm({
-  "../../main/node_modules/zod/v4/locales/nl.js"() {
+  "node_modules/zod/v4/locales/nl.js"() {
     init_util();
     error38 = () => {
       const Sizable = {
@@ -10864,7 +10864,7 @@ var init_nl = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 function nn_default() {
   return {
     localeError: error39()
@@ -10872,7 +10872,7 @@ function nn_default() {
 }
 var error39;
 var init_nn = __esm({
-  "../../main/node_modules/zod/v4/locales/nn.js"() {
+  "node_modules/zod/v4/locales/nn.js"() {
     init_util();
     error39 = () => {
       const Sizable = {
@@ -10984,7 +10984,7 @@ var init_nn = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 function no_default() {
   return {
     localeError: error40()
@@ -10992,7 +10992,7 @@ function no_default() {
 }
 var error40;
 var init_no = __esm({
-  "../../main/node_modules/zod/v4/locales/no.js"() {
+  "node_modules/zod/v4/locales/no.js"() {
     init_util();
     error40 = () => {
       const Sizable = {
@@ -11104,7 +11104,7 @@ var init_no = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 function ota_default() {
   return {
     localeError: error41()
@@ -11112,7 +11112,7 @@ function ota_default() {
 }
 var error41;
 var init_ota = __esm({
-  "../../main/node_modules/zod/v4/locales/ota.js"() {
+  "node_modules/zod/v4/locales/ota.js"() {
     init_util();
     error41 = () => {
       const Sizable = {
@@ -11225,7 +11225,7 @@ var init_ota = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 function ps_default() {
   return {
     localeError: error42()
@@ -11233,7 +11233,7 @@ function ps_default() {
 }
 var error42;
 var init_ps = __esm({
-  "../../main/node_modules/zod/v4/locales/ps.js"() {
+  "node_modules/zod/v4/locales/ps.js"() {
     init_util();
     error42 = () => {
       const Sizable = {
@@ -11351,7 +11351,7 @@ var init_ps = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 function pl_default() {
   return {
     localeError: error43()
@@ -11359,7 +11359,7 @@ function pl_default() {
 }
 var error43;
 var init_pl = __esm({
-  "../../main/node_modules/zod/v4/locales/pl.js"() {
+  "node_modules/zod/v4/locales/pl.js"() {
     init_util();
     error43 = () => {
       const Sizable = {
@@ -11472,7 +11472,7 @@ var init_pl = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 function pt_default() {
   return {
     localeError: error44()
@@ -11480,7 +11480,7 @@ function pt_default() {
 }
 var error44;
 var init_pt = __esm({
-  "../../main/node_modules/zod/v4/locales/pt.js"() {
+  "node_modules/zod/v4/locales/pt.js"() {
     init_util();
     error44 = () => {
       const Sizable = {
@@ -11622,7 +11622,7 @@ var init_pt = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 function pt_BR_default() {
   return {
     localeError: error45()
@@ -11630,7 +11630,7 @@ function pt_BR_default() {
 }
 var error45;
 var init_pt_BR = __esm({
-  "../../main/node_modules/zod/v4/locales/pt-BR.js"() {
+  "node_modules/zod/v4/locales/pt-BR.js"() {
     init_util();
     error45 = () => {
       const Sizable = {
@@ -11773,7 +11773,7 @@ var init_pt_BR = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 function ro_default() {
   return {
     localeError: error46()
@@ -11781,7 +11781,7 @@ function ro_default() {
 }
 var error46;
 var init_ro = __esm({
-  "../../main/node_modules/zod/v4/locales/ro.js"() {
+  "node_modules/zod/v4/locales/ro.js"() {
     init_util();
     error46 = () => {
       const Sizable = {
@@ -11902,7 +11902,7 @@ var init_ro = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one2, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -11925,7 +11925,7 @@ function ru_default() {
 }
 var error47;
 var init_ru = __esm({
-  "../../main/node_modules/zod/v4/locales/ru.js"() {
+  "node_modules/zod/v4/locales/ru.js"() {
     init_util();
     error47 = () => {
       const Sizable = {
@@ -12077,7 +12077,7 @@ var init_ru = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 function sk_default() {
   return {
     localeError: error48()
@@ -12085,7 +12085,7 @@ function sk_default() {
 }
 var error48;
 var init_sk = __esm({
-  "../../main/node_modules/zod/v4/locales/sk.js"() {
+  "node_modules/zod/v4/locales/sk.js"() {
     init_util();
     error48 = () => {
       const Sizable = {
@@ -12200,7 +12200,7 @@ var init_sk = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 function sl_default() {
   return {
     localeError: error49()
@@ -12208,7 +12208,7 @@ function sl_default() {
 }
 var error49;
 var init_sl = __esm({
-  "../../main/node_modules/zod/v4/locales/sl.js"() {
+  "node_modules/zod/v4/locales/sl.js"() {
     init_util();
     error49 = () => {
       const Sizable = {
@@ -12321,7 +12321,7 @@ var init_sl = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 function sv_default() {
   return {
     localeError: error50()
@@ -12329,7 +12329,7 @@ function sv_default() {
 }
 var error50;
 var init_sv = __esm({
-  "../../main/node_modules/zod/v4/locales/sv.js"() {
+  "node_modules/zod/v4/locales/sv.js"() {
     init_util();
     error50 = () => {
       const Sizable = {
@@ -12443,7 +12443,7 @@ var init_sv = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 function ta_default() {
   return {
     localeError: error51()
@@ -12451,7 +12451,7 @@ function ta_default() {
 }
 var error51;
 var init_ta = __esm({
-  "../../main/node_modules/zod/v4/locales/ta.js"() {
+  "node_modules/zod/v4/locales/ta.js"() {
     init_util();
     error51 = () => {
       const Sizable = {
@@ -12565,7 +12565,7 @@ var init_ta = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 function tg_default() {
   return {
     localeError: error52()
@@ -12573,7 +12573,7 @@ function tg_default() {
 }
 var error52;
 var init_tg = __esm({
-  "../../main/node_modules/zod/v4/locales/tg.js"() {
+  "node_modules/zod/v4/locales/tg.js"() {
     init_util();
     error52 = () => {
       const Sizable = {
@@ -12688,7 +12688,7 @@ var init_tg = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 function th_default() {
   return {
     localeError: error53()
@@ -12696,7 +12696,7 @@ function th_default() {
 }
 var error53;
 var init_th = __esm({
-  "../../main/node_modules/zod/v4/locales/th.js"() {
+  "node_modules/zod/v4/locales/th.js"() {
     init_util();
     error53 = () => {
       const Sizable = {
@@ -12810,7 +12810,7 @@ var init_th = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 function tk_default() {
   return {
     localeError: error54()
@@ -12818,7 +12818,7 @@ function tk_default() {
 }
 var error54;
 var init_tk = __esm({
-  "../../main/node_modules/zod/v4/locales/tk.js"() {
+  "node_modules/zod/v4/locales/tk.js"() {
     init_util();
     error54 = () => {
       const Sizable = {
@@ -12924,7 +12924,7 @@ var init_tk = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 function tr_default() {
   return {
     localeError: error55()
@@ -12932,7 +12932,7 @@ function tr_default() {
 }
 var error55;
 var init_tr = __esm({
-  "../../main/node_modules/zod/v4/locales/tr.js"() {
+  "node_modules/zod/v4/locales/tr.js"() {
     init_util();
     error55 = () => {
       const Sizable = {
@@ -13041,7 +13041,7 @@ var init_tr = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 function uk_default() {
   return {
     localeError: error56()
@@ -13049,7 +13049,7 @@ function uk_default() {
 }
 var error56;
 var init_uk = __esm({
-  "../../main/node_modules/zod/v4/locales/uk.js"() {
+  "node_modules/zod/v4/locales/uk.js"() {
     init_util();
     error56 = () => {
       const Sizable = {
@@ -13161,17 +13161,17 @@ var init_uk = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 var init_ua = __esm({
-  "../../main/node_modules/zod/v4/locales/ua.js"() {
+  "node_modules/zod/v4/locales/ua.js"() {
     init_uk();
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 function ur_default() {
   return {
     localeError: error57()
@@ -13179,7 +13179,7 @@ function ur_default() {
 }
 var error57;
 var init_ur = __esm({
-  "../../main/node_modules/zod/v4/locales/ur.js"() {
+  "node_modules/zod/v4/locales/ur.js"() {
     init_util();
     error57 = () => {
       const Sizable = {
@@ -13293,7 +13293,7 @@ var init_ur = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 function uz_default() {
   return {
     localeError: error58()
@@ -13301,7 +13301,7 @@ function uz_default() {
 }
 var error58;
 var init_uz = __esm({
-  "../../main/node_modules/zod/v4/locales/uz.js"() {
+  "node_modules/zod/v4/locales/uz.js"() {
     init_util();
     error58 = () => {
       const Sizable = {
@@ -13413,7 +13413,7 @@ var init_uz = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 function vi_default() {
   return {
     localeError: error59()
@@ -13421,7 +13421,7 @@ function vi_default() {
 }
 var error59;
 var init_vi = __esm({
-  "../../main/node_modules/zod/v4/locales/vi.js"() {
+  "node_modules/zod/v4/locales/vi.js"() {
     init_util();
     error59 = () => {
       const Sizable = {
@@ -13533,7 +13533,7 @@ var init_vi = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 function zh_CN_default() {
   return {
     localeError: error60()
@@ -13541,7 +13541,7 @@ function zh_CN_default() {
 }
 var error60;
 var init_zh_CN = __esm({
-  "../../main/node_modules/zod/v4/locales/zh-CN.js"() {
+  "node_modules/zod/v4/locales/zh-CN.js"() {
     init_util();
     error60 = () => {
       const Sizable = {
@@ -13654,7 +13654,7 @@ var init_zh_CN = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 function zh_TW_default() {
   return {
     localeError: error61()
@@ -13662,7 +13662,7 @@ function zh_TW_default() {
 }
 var error61;
 var init_zh_TW = __esm({
-  "../../main/node_modules/zod/v4/locales/zh-TW.js"() {
+  "node_modules/zod/v4/locales/zh-TW.js"() {
     init_util();
     error61 = () => {
       const Sizable = {
@@ -13773,7 +13773,7 @@ var init_zh_TW = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 function yo_default() {
   return {
     localeError: error62()
@@ -13781,7 +13781,7 @@ function yo_default() {
 }
 var error62;
 var init_yo = __esm({
-  "../../main/node_modules/zod/v4/locales/yo.js"() {
+  "node_modules/zod/v4/locales/yo.js"() {
     init_util();
     error62 = () => {
       const Sizable = {
@@ -13892,7 +13892,7 @@ var init_yo = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -13960,7 +13960,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 var init_locales = __esm({
-  "../../main/node_modules/zod/v4/locales/index.js"() {
+  "node_modules/zod/v4/locales/index.js"() {
     init_ar();
     init_az();
     init_be();
@@ -14027,13 +14027,13 @@ var init_locales = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 function registry() {
   return new $ZodRegistry();
 }
 var _a2, $output, $input, $ZodRegistry, globalRegistry;
 var init_registries = __esm({
-  "../../main/node_modules/zod/v4/core/registries.js"() {
+  "node_modules/zod/v4/core/registries.js"() {
     $output = /* @__PURE__ */ Symbol("ZodOutput");
     $input = /* @__PURE__ */ Symbol("ZodInput");
     $ZodRegistry = class {
@@ -14081,7 +14081,7 @@ var init_registries = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 function compileValidator(schema, parser) {
   try {
     return compileFn(schema, { assertOnly: true });
@@ -15643,7 +15643,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
 }
 var INVALID, FALLBACK_FLAG, ZodCompileAsyncError, ZodCompileUnsupportedError, WHEN_DEFAULTED_CHECKS, PATTERN_IS_COMPLETE;
 var init_compile = __esm({
-  "../../main/node_modules/zod/v4/core/compile.js"() {
+  "node_modules/zod/v4/core/compile.js"() {
     init_core2();
     init_doc();
     init_memoizer();
@@ -15702,7 +15702,7 @@ var init_compile = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -16755,7 +16755,7 @@ function _stringFormat(Class2, format, fnOrRegex, _params = {}) {
 }
 var TimePrecision;
 var init_api = __esm({
-  "../../main/node_modules/zod/v4/core/api.js"() {
+  "node_modules/zod/v4/core/api.js"() {
     init_checks();
     init_registries();
     init_schemas();
@@ -16770,7 +16770,7 @@ var init_api = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -17286,7 +17286,7 @@ function isTransforming(_schema, _ctx) {
 }
 var FOLDABLE_KEYS, UNION_KEYS, createToJSONSchemaMethod, createStandardJSONSchemaMethod;
 var init_to_json_schema = __esm({
-  "../../main/node_modules/zod/v4/core/to-json-schema.js"() {
+  "node_modules/zod/v4/core/to-json-schema.js"() {
     init_registries();
     init_util();
     FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
@@ -17307,7 +17307,7 @@ var init_to_json_schema = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
@@ -17457,7 +17457,7 @@ function toJSONSchema(input2, params) {
 }
 var narrowMin, narrowMax, narrowBoth, addDivisor, addPattern, intersectMime, setFormat, minContributor, maxContributor, formatContributor, contributors, formatMap, exactPatterns, exactPattern, stringProcessor, numberProcessor, booleanProcessor, bigintProcessor, symbolProcessor, nullProcessor, undefinedProcessor, voidProcessor, neverProcessor, anyProcessor, unknownProcessor, dateProcessor, enumProcessor, literalProcessor, nanProcessor, templateLiteralProcessor, fileProcessor, successProcessor, customProcessor, functionProcessor, transformProcessor, mapProcessor, setProcessor, arrayProcessor, objectProcessor, unionProcessor, intersectionProcessor, tupleProcessor, pendingRecords, recordProcessor, nullableProcessor, nonoptionalProcessor, UNREPRESENTABLE_DEFAULT, defaultProcessor, prefaultProcessor, catchProcessor, pipeProcessor, readonlyProcessor, promiseProcessor, optionalProcessor, lazyProcessor, allProcessors;
 var init_json_schema_processors = __esm({
-  "../../main/node_modules/zod/v4/core/json-schema-processors.js"() {
+  "node_modules/zod/v4/core/json-schema-processors.js"() {
     init_regexes();
     init_schemas();
     init_to_json_schema();
@@ -18064,10 +18064,10 @@ var init_json_schema_processors = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator;
 var init_json_schema_generator = __esm({
-  "../../main/node_modules/zod/v4/core/json-schema-generator.js"() {
+  "node_modules/zod/v4/core/json-schema-generator.js"() {
     init_json_schema_processors();
     init_to_json_schema();
     JSONSchemaGenerator = class {
@@ -18149,14 +18149,14 @@ var init_json_schema_generator = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 var init_json_schema = __esm({
-  "../../main/node_modules/zod/v4/core/json-schema.js"() {
+  "node_modules/zod/v4/core/json-schema.js"() {
   }
 });
 
-// ../../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -18473,7 +18473,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 var init_core3 = __esm({
-  "../../main/node_modules/zod/v4/core/index.js"() {
+  "node_modules/zod/v4/core/index.js"() {
     init_core2();
     init_parse();
     init_errors();
@@ -18496,7 +18496,7 @@ var init_core3 = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -18531,12 +18531,12 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 var init_checks2 = __esm({
-  "../../main/node_modules/zod/v4/classic/checks.js"() {
+  "node_modules/zod/v4/classic/checks.js"() {
     init_core3();
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
     configurable: true,
@@ -18553,7 +18553,7 @@ function _lazyMethod(proto, key, make) {
 }
 var _installedErrorProtos, initializer2, ZodError, ZodRealError;
 var init_errors2 = __esm({
-  "../../main/node_modules/zod/v4/classic/errors.js"() {
+  "node_modules/zod/v4/classic/errors.js"() {
     init_core3();
     init_core3();
     init_util();
@@ -18590,10 +18590,10 @@ var init_errors2 = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse2, parseAsync2, safeParse2, safeParseAsync2, encode2, decode2, encodeAsync2, decodeAsync2, safeEncode2, safeDecode2, safeEncodeAsync2, safeDecodeAsync2;
 var init_parse2 = __esm({
-  "../../main/node_modules/zod/v4/classic/parse.js"() {
+  "node_modules/zod/v4/classic/parse.js"() {
     init_core3();
     init_errors2();
     init_core3();
@@ -18612,7 +18612,7 @@ var init_parse2 = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -19286,7 +19286,7 @@ function preprocess(fn, schema) {
 }
 var ZodType, _ZodString, ZodString, ZodStringFormat, ZodISODateTime, ZodISODate, ZodISOTime, ZodISODuration, ZodEmail, ZodGUID, ZodUUID, ZodURL, ZodEmoji, ZodNanoID, ZodCUID, ZodCUID2, ZodULID, ZodXID, ZodKSUID, ZodIPv4, ZodMAC, ZodIPv6, ZodCIDRv4, ZodCIDRv6, ZodBase64, ZodBase64URL, ZodE164, ZodCreditCard, ZodIBAN, ZodJWT, ZodCustomStringFormat, ZodNumber, ZodNumberFormat, ZodBoolean, ZodBigInt, ZodBigIntFormat, ZodSymbol, ZodUndefined, ZodNull, ZodAny, ZodUnknown, ZodNever, ZodVoid, ZodDate, ZodArray, ZodObject, ZodUnion, ZodXor, ZodDiscriminatedUnion, ZodIntersection, ZodTuple, ZodRecord, ZodMap, ZodSet, ZodEnum, ZodLiteral, ZodFile, ZodTransform, ZodOptional, ZodExactOptional, ZodNullable, ZodDefault, ZodPrefault, ZodNonOptional, ZodSuccess, ZodCatch, ZodNaN, ZodPipe, ZodCodec, ZodPreprocess, ZodReadonly, ZodTemplateLiteral, ZodLazy, ZodPromise, ZodFunction, ZodCustom, describe2, meta2, ZodInstanceOf, stringbool;
 var init_schemas2 = __esm({
-  "../../main/node_modules/zod/v4/classic/schemas.js"() {
+  "node_modules/zod/v4/classic/schemas.js"() {
     init_core3();
     init_core3();
     init_json_schema_processors();
@@ -20269,7 +20269,7 @@ var init_schemas2 = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 function setErrorMap(map2) {
   config({
     customError: map2
@@ -20280,7 +20280,7 @@ function getErrorMap() {
 }
 var ZodIssueCode, ZodFirstPartyTypeKind;
 var init_compat = __esm({
-  "../../main/node_modules/zod/v4/classic/compat.js"() {
+  "node_modules/zod/v4/classic/compat.js"() {
     init_core3();
     ZodIssueCode = {
       invalid_type: "invalid_type",
@@ -20300,7 +20300,7 @@ var init_compat = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -20325,14 +20325,14 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 var init_iso = __esm({
-  "../../main/node_modules/zod/v4/classic/iso.js"() {
+  "node_modules/zod/v4/classic/iso.js"() {
     init_core3();
     init_schemas2();
     init_schemas2();
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 function detectVersion(schema, defaultTarget) {
   const $schema = schema.$schema;
   if ($schema === "https://json-schema.org/draft/2020-12/schema") {
@@ -20963,7 +20963,7 @@ function fromJSONSchema(schema, params) {
 }
 var z, RECOGNIZED_KEYS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, fullTime;
 var init_from_json_schema = __esm({
-  "../../main/node_modules/zod/v4/classic/from-json-schema.js"() {
+  "node_modules/zod/v4/classic/from-json-schema.js"() {
     init_registries();
     init_util();
     init_checks2();
@@ -21075,7 +21075,7 @@ var init_from_json_schema = __esm({
   }
 });
 
-// ../../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node3, rewritten) => {
     const h = fnOrHandlers[node3._zod.def.type];
@@ -21230,14 +21230,14 @@ function visit(schema, fnOrHandlers) {
 }
 var RESOLVING;
 var init_visit = __esm({
-  "../../main/node_modules/zod/v4/core/visit.js"() {
+  "node_modules/zod/v4/core/visit.js"() {
     init_schemas();
     init_util();
     RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -21249,13 +21249,13 @@ function deepPartial(schema) {
   });
 }
 var init_deep_partial = __esm({
-  "../../main/node_modules/zod/v4/classic/deep-partial.js"() {
+  "node_modules/zod/v4/classic/deep-partial.js"() {
     init_visit();
     init_schemas2();
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -21285,14 +21285,14 @@ function output(schema) {
   });
 }
 var init_in_out = __esm({
-  "../../main/node_modules/zod/v4/classic/in-out.js"() {
+  "node_modules/zod/v4/classic/in-out.js"() {
     init_util();
     init_visit();
     init_schemas2();
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -21317,13 +21317,13 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 var init_coerce = __esm({
-  "../../main/node_modules/zod/v4/classic/coerce.js"() {
+  "node_modules/zod/v4/classic/coerce.js"() {
     init_core3();
     init_schemas2();
   }
 });
 
-// ../../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -21586,7 +21586,7 @@ __export(external_exports, {
   xor: () => xor
 });
 var init_external = __esm({
-  "../../main/node_modules/zod/v4/classic/external.js"() {
+  "node_modules/zod/v4/classic/external.js"() {
     init_core3();
     init_schemas2();
     init_checks2();
@@ -21605,9 +21605,9 @@ var init_external = __esm({
   }
 });
 
-// ../../main/node_modules/zod/index.js
+// node_modules/zod/index.js
 var init_zod = __esm({
-  "../../main/node_modules/zod/index.js"() {
+  "node_modules/zod/index.js"() {
     init_external();
     init_external();
   }
@@ -21937,10 +21937,10 @@ var init_config_error = __esm({
   }
 });
 
-// ../../main/node_modules/re2js/build/index.js
+// node_modules/re2js/build/index.js
 var RE2Flags, PublicFlags, ASCII_SIZE, ASCII_TO_UPPER, ASCII_TO_LOWER, MAX_BMP, Codepoint, UnicodeRangeTable, B64, B64_MAP, decodeVLQ, decodeRanges, decodeOrbit, LazyMap, UnicodeTables, Unicode, RE2JSException, RE2JSSyntaxException, RE2JSCompileException, RE2JSGroupException, RE2JSFlagsException, RE2JSInternalException, FAST_PATH_TABLE_SIZE, WORD_RUNE_TABLE, cachedNativeEncoder, cachedNativeDecoder, Utils, createEnum, MatcherInputBase, Utf8MatcherInput, Utf16MatcherInput, MatcherInput, MachineInputBase, MachineUTF8Input, MachineUTF16Input, MachineInput, Matcher, Inst, Queue, LookbehindState, Machine, hashState, arraysEqual, isState, NO_IDS, END_TEXT, DFAState, DFA, VISITED_BITS, MAX_BACKTRACK_PROG, INITIAL_JOB_CAPACITY, MAX_BACKTRACK_VECTOR, BitState, bitStatePool, Backtracker, QueueOnePass, mergeRuneSets, OnePassProg, onePassCopy, makeOnePass, cleanupOnePass, OnePass, Regexp, RegexpWalker, AhoCorasick, Prefilter, PrefilterTree, PatchList, Prog, ANY_RUNE_NOT_NL, ANY_RUNE, Frag, Compiler, Simplify, CharGroup, code1, code2, code3, PERL_GROUPS, code4, code5, code6, code7, code8, code9, code10, code11, code12, code13, code14, code15, code16, code17, POSIX_GROUPS, CharClass, StringIterator, Parser, RE2, RE2Set, TranslateRegExpString, execResult, RE2JS;
 var init_build = __esm({
-  "../../main/node_modules/re2js/build/index.js"() {
+  "node_modules/re2js/build/index.js"() {
     RE2Flags = class RE2Flags2 {
       static FOLD_CASE = 1;
       static LITERAL = 2;
@@ -29117,9 +29117,9 @@ var init_config_warnings = __esm({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/identity.js"(exports) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -29174,9 +29174,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../../main/node_modules/yaml/dist/visit.js"(exports) {
+  "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -29332,9 +29332,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/directives.js"(exports) {
+  "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -29503,9 +29503,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/anchors.js"(exports) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
     var visit2 = require_visit();
@@ -29573,9 +29573,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -29623,9 +29623,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/toJS.js"(exports) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
     var identity = require_identity();
     function toJS(value, arg, ctx) {
@@ -29653,9 +29653,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Node.js"(exports) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity = require_identity();
@@ -29694,9 +29694,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Alias.js"(exports) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -29812,9 +29812,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Node = require_Node();
@@ -29842,9 +29842,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/createNode.js"(exports) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -29917,9 +29917,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Collection.js"(exports) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var identity = require_identity();
@@ -30060,9 +30060,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent2) {
@@ -30077,9 +30077,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -30213,9 +30213,9 @@ ${indent2}${text4.slice(fold + 1, end2)}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -30496,9 +30496,9 @@ ${indent2}`);
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringify.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
     var identity = require_identity();
@@ -30620,9 +30620,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -30753,9 +30753,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../../main/node_modules/yaml/dist/log.js"(exports) {
+  "node_modules/yaml/dist/log.js"(exports) {
     "use strict";
     var node_process = __require("process");
     function debug2(logLevel, ...messages) {
@@ -30775,9 +30775,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -30835,9 +30835,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
     var merge3 = require_merge();
@@ -30899,9 +30899,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Pair.js"(exports) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -30939,9 +30939,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -31090,9 +31090,9 @@ ${indent2}${end}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -31234,9 +31234,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/map.js"(exports) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -31256,9 +31256,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -31372,9 +31372,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/seq.js"(exports) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
     var identity = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -31394,9 +31394,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/string.js"(exports) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string6 = {
@@ -31413,9 +31413,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/null.js"(exports) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -31431,9 +31431,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -31455,9 +31455,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports) {
     "use strict";
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -31482,9 +31482,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/float.js"(exports) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -31528,9 +31528,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/int.js"(exports) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -31573,9 +31573,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -31601,9 +31601,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/json/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -31668,9 +31668,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -31734,9 +31734,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -31812,9 +31812,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
     var identity = require_identity();
     var toJS = require_toJS();
@@ -31890,9 +31890,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -31922,9 +31922,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -31971,9 +31971,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -32050,9 +32050,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -32139,9 +32139,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -32227,9 +32227,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -32271,9 +32271,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/tags.js"(exports) {
+  "node_modules/yaml/dist/schema/tags.js"(exports) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -32365,9 +32365,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/Schema.js"(exports) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
     var identity = require_identity();
     var map2 = require_map();
@@ -32397,9 +32397,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
     var stringify = require_stringify();
@@ -32477,9 +32477,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/Document.js"(exports) {
+  "node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -32786,9 +32786,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../../main/node_modules/yaml/dist/errors.js"(exports) {
+  "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code18, message) {
@@ -32851,9 +32851,9 @@ ${pointer}
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports) {
     "use strict";
     function resolveProps(tokens, { flow: flow3, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -32985,9 +32985,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -33027,9 +33027,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent2, fc, onError) {
@@ -33045,9 +33045,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
     var identity = require_identity();
     function mapIncludes(ctx, items, search2) {
@@ -33061,9 +33061,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -33169,9 +33169,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -33220,9 +33220,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -33263,9 +33263,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Pair = require_Pair();
@@ -33457,9 +33457,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -33522,9 +33522,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -33705,9 +33705,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -33926,9 +33926,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
@@ -34007,9 +34007,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -34037,9 +34037,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-node.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
     var identity = require_identity();
@@ -34143,9 +34143,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -34186,9 +34186,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/composer.js"(exports) {
+  "node_modules/yaml/dist/compose/composer.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -34394,9 +34394,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -34579,9 +34579,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
     var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -34640,9 +34640,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -34702,9 +34702,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst.js"(exports) {
+  "node_modules/yaml/dist/parse/cst.js"(exports) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -34804,9 +34804,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/lexer.js"(exports) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -35393,9 +35393,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/line-counter.js"(exports) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -35424,9 +35424,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/parser.js"(exports) {
+  "node_modules/yaml/dist/parse/parser.js"(exports) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -36298,9 +36298,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../../main/node_modules/yaml/dist/public-api.js"(exports) {
+  "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -36395,9 +36395,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../../main/node_modules/yaml/dist/index.js"(exports) {
+  "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -36781,9 +36781,9 @@ var init_config_at_commit = __esm({
   }
 });
 
-// ../../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../main/node_modules/bottleneck/light.js"(exports, module) {
+  "node_modules/bottleneck/light.js"(exports, module) {
     (function(global2, factory) {
       typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
     })(exports, (function() {
@@ -38100,10 +38100,10 @@ var require_light = __commonJS({
   }
 });
 
-// ../../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError;
 var init_dist_src = __esm({
-  "../../main/node_modules/@octokit/request-error/dist-src/index.js"() {
+  "node_modules/@octokit/request-error/dist-src/index.js"() {
     RequestError = class extends Error {
       name;
       /**
@@ -38144,7 +38144,7 @@ var init_dist_src = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 function isRequestError(error63) {
   return error63.request !== void 0;
 }
@@ -38216,7 +38216,7 @@ function retry(octokit, octokitOptions) {
 }
 var import_light, VERSION;
 var init_dist_bundle = __esm({
-  "../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
     import_light = __toESM(require_light(), 1);
     init_dist_src();
     VERSION = "0.0.0-development";
@@ -38224,7 +38224,7 @@ var init_dist_bundle = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 function wrapRequest2(state, request2, options) {
   return state.retryLimiter.schedule(doRequest, state, request2, options);
 }
@@ -38396,7 +38396,7 @@ function throttling(octokit, octokitOptions) {
 }
 var import_light2, VERSION2, noop, triggers_notification_paths_default, regex, triggersNotification, groups, createGroups;
 var init_dist_bundle2 = __esm({
-  "../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
     import_light2 = __toESM(require_light(), 1);
     VERSION2 = "0.0.0-development";
     noop = () => Promise.resolve();
@@ -38459,7 +38459,7 @@ var init_dist_bundle2 = __esm({
   }
 });
 
-// ../../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -38470,11 +38470,11 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 var init_universal_user_agent = __esm({
-  "../../main/node_modules/universal-user-agent/index.js"() {
+  "node_modules/universal-user-agent/index.js"() {
   }
 });
 
-// ../../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -38497,11 +38497,11 @@ function register(state, name, method, options) {
   });
 }
 var init_register = __esm({
-  "../../main/node_modules/before-after-hook/lib/register.js"() {
+  "node_modules/before-after-hook/lib/register.js"() {
   }
 });
 
-// ../../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name, hook2) {
   const orig = hook2;
   if (!state.registry[name]) {
@@ -38536,11 +38536,11 @@ function addHook(state, kind, name, hook2) {
   });
 }
 var init_add = __esm({
-  "../../main/node_modules/before-after-hook/lib/add.js"() {
+  "node_modules/before-after-hook/lib/add.js"() {
   }
 });
 
-// ../../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name, method) {
   if (!state.registry[name]) {
     return;
@@ -38554,11 +38554,11 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index2, 1);
 }
 var init_remove = __esm({
-  "../../main/node_modules/before-after-hook/lib/remove.js"() {
+  "node_modules/before-after-hook/lib/remove.js"() {
   }
 });
 
-// ../../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 function bindApi(hook2, state, name) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
@@ -38590,7 +38590,7 @@ function Collection() {
 }
 var bind, bindable, before_after_hook_default;
 var init_before_after_hook = __esm({
-  "../../main/node_modules/before-after-hook/index.js"() {
+  "node_modules/before-after-hook/index.js"() {
     init_register();
     init_add();
     init_remove();
@@ -38600,7 +38600,7 @@ var init_before_after_hook = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 function lowercaseKeys(object2) {
   if (!object2) {
     return {};
@@ -38899,7 +38899,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var VERSION3, userAgent, DEFAULTS, urlVariableRegex, endpoint;
 var init_dist_bundle3 = __esm({
-  "../../main/node_modules/@octokit/endpoint/dist-bundle/index.js"() {
+  "node_modules/@octokit/endpoint/dist-bundle/index.js"() {
     init_universal_user_agent();
     VERSION3 = "0.0.0-development";
     userAgent = `octokit-endpoint.js/${VERSION3} ${getUserAgent()}`;
@@ -38919,7 +38919,7 @@ var init_dist_bundle3 = __esm({
   }
 });
 
-// ../../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 function parse4(header2, options) {
   const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
   const len = header2.length;
@@ -39064,7 +39064,7 @@ function unescapeQuotedPairs(str, start, end) {
 }
 var SP, HTAB, SEMI, EQ, DQUOTE, BSLASH, COMMA, LOWER_CASE, OWS, SEMI_FLAG, COMMA_FLAG, TOKEN_FLAG, NON_ASCII, CASE_FLAGS, CHAR_MAP, NullObject;
 var init_dist = __esm({
-  "../../main/node_modules/content-type/dist/index.js"() {
+  "node_modules/content-type/dist/index.js"() {
     SP = 32;
     HTAB = 9;
     SEMI = 59;
@@ -39108,10 +39108,10 @@ var init_dist = __esm({
   }
 });
 
-// ../../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex, noiseValue, originalStringify, originalParse, customFormat, bigIntsStringify, noiseStringify, isUnstringifiable, isRawJSON, stringifyIteratively, JSONStringify, featureCache, isContextSourceSupported, convertMarkedBigIntsReviver, JSONParseV2, MAX_INT, MAX_DIGITS, stringsOrLargeNumbers, noiseValueWithQuotes, applyReviverIteratively, serializeBigInts, JSONParse;
 var init_json_with_bigint = __esm({
-  "../../main/node_modules/json-with-bigint/json-with-bigint.js"() {
+  "node_modules/json-with-bigint/json-with-bigint.js"() {
     intRegex = /^-?\d+$/;
     noiseValue = /^-?\d+n+$/;
     originalStringify = JSON.stringify;
@@ -39448,7 +39448,7 @@ var init_json_with_bigint = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) return false;
   if (Object.prototype.toString.call(value) !== "[object Object]") return false;
@@ -39623,7 +39623,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var VERSION4, defaults_default, noop2, request;
 var init_dist_bundle4 = __esm({
-  "../../main/node_modules/@octokit/request/dist-bundle/index.js"() {
+  "node_modules/@octokit/request/dist-bundle/index.js"() {
     init_dist_bundle3();
     init_universal_user_agent();
     init_dist();
@@ -39640,7 +39640,7 @@ var init_dist_bundle4 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
 ` + data.errors.map((e) => ` - ${e.message}`).join("\n");
@@ -39712,7 +39712,7 @@ function withCustomRequest(customRequest) {
 }
 var VERSION5, GraphqlResponseError, NON_VARIABLE_OPTIONS, FORBIDDEN_VARIABLE_OPTIONS, GHES_V3_SUFFIX_REGEX, graphql2;
 var init_dist_bundle5 = __esm({
-  "../../main/node_modules/@octokit/graphql/dist-bundle/index.js"() {
+  "node_modules/@octokit/graphql/dist-bundle/index.js"() {
     init_dist_bundle4();
     init_universal_user_agent();
     VERSION5 = "0.0.0-development";
@@ -39757,7 +39757,7 @@ var init_dist_bundle5 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 async function auth(token) {
   const isApp = isJWT(token);
   const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
@@ -39785,7 +39785,7 @@ async function hook(token, request2, route, parameters) {
 }
 var b64url, sep, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle6 = __esm({
-  "../../main/node_modules/@octokit/auth-token/dist-bundle/index.js"() {
+  "node_modules/@octokit/auth-token/dist-bundle/index.js"() {
     b64url = "(?:[a-zA-Z0-9_-]+)";
     sep = "\\.";
     jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -39807,15 +39807,15 @@ var init_dist_bundle6 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION6;
 var init_version = __esm({
-  "../../main/node_modules/@octokit/core/dist-src/version.js"() {
+  "node_modules/@octokit/core/dist-src/version.js"() {
     VERSION6 = "7.0.8";
   }
 });
 
-// ../../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 function createLogger(logger = {}) {
   if (typeof logger.debug !== "function") {
     logger.debug = noop3;
@@ -39833,7 +39833,7 @@ function createLogger(logger = {}) {
 }
 var noop3, consoleWarn, consoleError, userAgentTrail, Octokit;
 var init_dist_src2 = __esm({
-  "../../main/node_modules/@octokit/core/dist-src/index.js"() {
+  "node_modules/@octokit/core/dist-src/index.js"() {
     init_universal_user_agent();
     init_before_after_hook();
     init_dist_bundle4();
@@ -39960,15 +39960,15 @@ var init_dist_src2 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION7;
 var init_version2 = __esm({
-  "../../main/node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
+  "node_modules/@octokit/plugin-request-log/dist-src/version.js"() {
     VERSION7 = "6.0.0";
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options) => {
     octokit.log.debug("request", options);
@@ -39991,13 +39991,13 @@ function requestLog(octokit) {
   });
 }
 var init_dist_src3 = __esm({
-  "../../main/node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
+  "node_modules/@octokit/plugin-request-log/dist-src/index.js"() {
     init_version2();
     requestLog.VERSION = VERSION7;
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
     return {
@@ -40109,7 +40109,7 @@ function paginateRest(octokit) {
 }
 var VERSION8, composePaginateRest;
 var init_dist_bundle7 = __esm({
-  "../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
+  "node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js"() {
     VERSION8 = "0.0.0-development";
     composePaginateRest = Object.assign(paginate, {
       iterator
@@ -40118,18 +40118,18 @@ var init_dist_bundle7 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION9;
 var init_version3 = __esm({
-  "../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js"() {
     VERSION9 = "17.0.0";
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints, endpoints_default;
 var init_endpoints = __esm({
-  "../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js"() {
     Endpoints = {
       actions: {
         addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -42423,7 +42423,7 @@ var init_endpoints = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 function endpointsToMethods(octokit) {
   const newMethods = {};
   for (const scope of endpointMethodsMap.keys()) {
@@ -42474,7 +42474,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
 }
 var endpointMethodsMap, handler;
 var init_endpoints_to_methods = __esm({
-  "../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js"() {
     init_endpoints();
     endpointMethodsMap = /* @__PURE__ */ new Map();
     for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -42552,7 +42552,7 @@ var init_endpoints_to_methods = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -42567,7 +42567,7 @@ function legacyRestEndpointMethods(octokit) {
   };
 }
 var init_dist_src4 = __esm({
-  "../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
+  "node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js"() {
     init_version3();
     init_endpoints_to_methods();
     restEndpointMethods.VERSION = VERSION9;
@@ -42575,18 +42575,18 @@ var init_dist_src4 = __esm({
   }
 });
 
-// ../../main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION10;
 var init_version4 = __esm({
-  "../../main/node_modules/@octokit/rest/dist-src/version.js"() {
+  "node_modules/@octokit/rest/dist-src/version.js"() {
     VERSION10 = "22.0.1";
   }
 });
 
-// ../../main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2;
 var init_dist_src5 = __esm({
-  "../../main/node_modules/@octokit/rest/dist-src/index.js"() {
+  "node_modules/@octokit/rest/dist-src/index.js"() {
     init_dist_src2();
     init_dist_src3();
     init_dist_bundle7();
@@ -46478,7 +46478,7 @@ var init_human_gate = __esm({
   }
 });
 
-// ../../main/node_modules/mdast-util-to-string/lib/index.js
+// node_modules/mdast-util-to-string/lib/index.js
 function toString(value, options) {
   const settings = options || emptyOptions;
   const includeImageAlt = typeof settings.includeImageAlt === "boolean" ? settings.includeImageAlt : true;
@@ -46515,22 +46515,22 @@ function node2(value) {
 }
 var emptyOptions;
 var init_lib = __esm({
-  "../../main/node_modules/mdast-util-to-string/lib/index.js"() {
+  "node_modules/mdast-util-to-string/lib/index.js"() {
     emptyOptions = {};
   }
 });
 
-// ../../main/node_modules/mdast-util-to-string/index.js
+// node_modules/mdast-util-to-string/index.js
 var init_mdast_util_to_string = __esm({
-  "../../main/node_modules/mdast-util-to-string/index.js"() {
+  "node_modules/mdast-util-to-string/index.js"() {
     init_lib();
   }
 });
 
-// ../../main/node_modules/character-entities/index.js
+// node_modules/character-entities/index.js
 var characterEntities;
 var init_character_entities = __esm({
-  "../../main/node_modules/character-entities/index.js"() {
+  "node_modules/character-entities/index.js"() {
     characterEntities = {
       AElig: "\xC6",
       AMP: "&",
@@ -48661,19 +48661,19 @@ var init_character_entities = __esm({
   }
 });
 
-// ../../main/node_modules/decode-named-character-reference/index.js
+// node_modules/decode-named-character-reference/index.js
 function decodeNamedCharacterReference(value) {
   return own2.call(characterEntities, value) ? characterEntities[value] : false;
 }
 var own2;
 var init_decode_named_character_reference = __esm({
-  "../../main/node_modules/decode-named-character-reference/index.js"() {
+  "node_modules/decode-named-character-reference/index.js"() {
     init_character_entities();
     own2 = {}.hasOwnProperty;
   }
 });
 
-// ../../main/node_modules/micromark-util-chunked/index.js
+// node_modules/micromark-util-chunked/index.js
 function splice(list2, start, remove, items) {
   const end = list2.length;
   let chunkStart = 0;
@@ -48707,11 +48707,11 @@ function push(list2, items) {
   return items;
 }
 var init_micromark_util_chunked = __esm({
-  "../../main/node_modules/micromark-util-chunked/index.js"() {
+  "node_modules/micromark-util-chunked/index.js"() {
   }
 });
 
-// ../../main/node_modules/micromark-util-combine-extensions/index.js
+// node_modules/micromark-util-combine-extensions/index.js
 function combineExtensions(extensions) {
   const all2 = {};
   let index2 = -1;
@@ -48751,13 +48751,13 @@ function constructs(existing, list2) {
 }
 var hasOwnProperty;
 var init_micromark_util_combine_extensions = __esm({
-  "../../main/node_modules/micromark-util-combine-extensions/index.js"() {
+  "node_modules/micromark-util-combine-extensions/index.js"() {
     init_micromark_util_chunked();
     hasOwnProperty = {}.hasOwnProperty;
   }
 });
 
-// ../../main/node_modules/micromark-util-decode-numeric-character-reference/index.js
+// node_modules/micromark-util-decode-numeric-character-reference/index.js
 function decodeNumericCharacterReference(value, base) {
   const code18 = Number.parseInt(value, base);
   if (
@@ -48775,20 +48775,20 @@ function decodeNumericCharacterReference(value, base) {
   return String.fromCodePoint(code18);
 }
 var init_micromark_util_decode_numeric_character_reference = __esm({
-  "../../main/node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
+  "node_modules/micromark-util-decode-numeric-character-reference/index.js"() {
   }
 });
 
-// ../../main/node_modules/micromark-util-normalize-identifier/index.js
+// node_modules/micromark-util-normalize-identifier/index.js
 function normalizeIdentifier(value) {
   return value.replace(/[\t\n\r ]+/g, " ").replace(/^ | $/g, "").toLowerCase().toUpperCase();
 }
 var init_micromark_util_normalize_identifier = __esm({
-  "../../main/node_modules/micromark-util-normalize-identifier/index.js"() {
+  "node_modules/micromark-util-normalize-identifier/index.js"() {
   }
 });
 
-// ../../main/node_modules/micromark-util-character/index.js
+// node_modules/micromark-util-character/index.js
 function asciiControl(code18) {
   return (
     // Special whitespace codes (which have negative values), C0 and Control
@@ -48813,7 +48813,7 @@ function regexCheck(regex2) {
 }
 var asciiAlpha, asciiAlphanumeric, asciiAtext, asciiDigit, asciiHexDigit, asciiPunctuation, unicodePunctuation, unicodeWhitespace;
 var init_micromark_util_character = __esm({
-  "../../main/node_modules/micromark-util-character/index.js"() {
+  "node_modules/micromark-util-character/index.js"() {
     asciiAlpha = regexCheck(/[A-Za-z]/);
     asciiAlphanumeric = regexCheck(/[\dA-Za-z]/);
     asciiAtext = regexCheck(/[#-'*+\--9=?A-Z^-~]/);
@@ -48825,7 +48825,7 @@ var init_micromark_util_character = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-factory-space/index.js
+// node_modules/micromark-factory-space/index.js
 function factorySpace(effects, ok3, type, max) {
   const limit = max ? max - 1 : Infinity;
   let size = 0;
@@ -48870,12 +48870,12 @@ function factorySpaceMinMax(effects, ok3, nok, type, min, max) {
   }
 }
 var init_micromark_factory_space = __esm({
-  "../../main/node_modules/micromark-factory-space/index.js"() {
+  "node_modules/micromark-factory-space/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark/lib/initialize/content.js
+// node_modules/micromark/lib/initialize/content.js
 function initializeContent(effects) {
   const contentStart = effects.attempt(this.parser.constructs.contentInitial, afterContentStartConstruct, paragraphInitial);
   let previous3;
@@ -48923,7 +48923,7 @@ function initializeContent(effects) {
 }
 var content;
 var init_content = __esm({
-  "../../main/node_modules/micromark/lib/initialize/content.js"() {
+  "node_modules/micromark/lib/initialize/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     content = {
@@ -48932,7 +48932,7 @@ var init_content = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-util-edit-map/index.js
+// node_modules/micromark-util-edit-map/index.js
 function addImplementation(editMap, at, remove, add, before) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -48954,7 +48954,7 @@ function addImplementation(editMap, at, remove, add, before) {
 }
 var EditMap;
 var init_micromark_util_edit_map = __esm({
-  "../../main/node_modules/micromark-util-edit-map/index.js"() {
+  "node_modules/micromark-util-edit-map/index.js"() {
     EditMap = class {
       /**
        * Create a new edit map.
@@ -49035,7 +49035,7 @@ var init_micromark_util_edit_map = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/initialize/document.js
+// node_modules/micromark/lib/initialize/document.js
 function initializeDocument(effects) {
   const self2 = this;
   const stack = [];
@@ -49224,7 +49224,7 @@ function tokenizeContainer(effects, ok3, nok) {
 }
 var document, containerConstruct;
 var init_document = __esm({
-  "../../main/node_modules/micromark/lib/initialize/document.js"() {
+  "node_modules/micromark/lib/initialize/document.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -49237,7 +49237,7 @@ var init_document = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-util-classify-character/index.js
+// node_modules/micromark-util-classify-character/index.js
 function classifyCharacter(code18) {
   if (code18 === null || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18)) {
     return 1;
@@ -49247,12 +49247,12 @@ function classifyCharacter(code18) {
   }
 }
 var init_micromark_util_classify_character = __esm({
-  "../../main/node_modules/micromark-util-classify-character/index.js"() {
+  "node_modules/micromark-util-classify-character/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark-util-resolve-all/index.js
+// node_modules/micromark-util-resolve-all/index.js
 function resolveAll(constructs2, events, context) {
   const called = [];
   let index2 = -1;
@@ -49266,11 +49266,11 @@ function resolveAll(constructs2, events, context) {
   return events;
 }
 var init_micromark_util_resolve_all = __esm({
-  "../../main/node_modules/micromark-util-resolve-all/index.js"() {
+  "node_modules/micromark-util-resolve-all/index.js"() {
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/attention.js
+// node_modules/micromark-core-commonmark/lib/attention.js
 function resolveAllAttention(events, context) {
   let index2 = -1;
   let nextEvents;
@@ -49389,7 +49389,7 @@ function movePoint(point3, offset) {
 }
 var attention;
 var init_attention = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/attention.js"() {
+  "node_modules/micromark-core-commonmark/lib/attention.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
@@ -49401,7 +49401,7 @@ var init_attention = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/autolink.js
+// node_modules/micromark-core-commonmark/lib/autolink.js
 function tokenizeAutolink(effects, ok3, nok) {
   let size = 0;
   return start;
@@ -49499,7 +49499,7 @@ function tokenizeAutolink(effects, ok3, nok) {
 }
 var autolink;
 var init_autolink = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/autolink.js"() {
+  "node_modules/micromark-core-commonmark/lib/autolink.js"() {
     init_micromark_util_character();
     autolink = {
       name: "autolink",
@@ -49508,7 +49508,7 @@ var init_autolink = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/blank-line.js
+// node_modules/micromark-core-commonmark/lib/blank-line.js
 function tokenizeBlankLine(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -49520,7 +49520,7 @@ function tokenizeBlankLine(effects, ok3, nok) {
 }
 var blankLine;
 var init_blank_line = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/blank-line.js"() {
+  "node_modules/micromark-core-commonmark/lib/blank-line.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blankLine = {
@@ -49530,7 +49530,7 @@ var init_blank_line = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/block-quote.js
+// node_modules/micromark-core-commonmark/lib/block-quote.js
 function tokenizeBlockQuoteStart(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -49581,7 +49581,7 @@ function exit(effects) {
 }
 var blockQuote;
 var init_block_quote = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/block-quote.js"() {
+  "node_modules/micromark-core-commonmark/lib/block-quote.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     blockQuote = {
@@ -49595,7 +49595,7 @@ var init_block_quote = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/character-escape.js
+// node_modules/micromark-core-commonmark/lib/character-escape.js
 function tokenizeCharacterEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -49618,7 +49618,7 @@ function tokenizeCharacterEscape(effects, ok3, nok) {
 }
 var characterEscape;
 var init_character_escape = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/character-escape.js"() {
+  "node_modules/micromark-core-commonmark/lib/character-escape.js"() {
     init_micromark_util_character();
     characterEscape = {
       name: "characterEscape",
@@ -49627,7 +49627,7 @@ var init_character_escape = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/character-reference.js
+// node_modules/micromark-core-commonmark/lib/character-reference.js
 function tokenizeCharacterReference(effects, ok3, nok) {
   const self2 = this;
   let size = 0;
@@ -49689,7 +49689,7 @@ function tokenizeCharacterReference(effects, ok3, nok) {
 }
 var characterReference;
 var init_character_reference = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/character-reference.js"() {
+  "node_modules/micromark-core-commonmark/lib/character-reference.js"() {
     init_decode_named_character_reference();
     init_micromark_util_character();
     characterReference = {
@@ -49699,7 +49699,7 @@ var init_character_reference = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
+// node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js
 function tokenizeNonLazyContinuation(effects, ok3, nok) {
   const self2 = this;
   return start;
@@ -49718,7 +49718,7 @@ function tokenizeNonLazyContinuation(effects, ok3, nok) {
 }
 var nonLazyContinuation;
 var init_partial_non_lazy_continuation = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
+  "node_modules/micromark-core-commonmark/lib/partial-non-lazy-continuation.js"() {
     nonLazyContinuation = {
       partial: true,
       tokenize: tokenizeNonLazyContinuation
@@ -49726,7 +49726,7 @@ var init_partial_non_lazy_continuation = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/code-fenced.js
+// node_modules/micromark-core-commonmark/lib/code-fenced.js
 function tokenizeCodeFenced(effects, ok3, nok) {
   const self2 = this;
   const closeStart = {
@@ -49885,7 +49885,7 @@ function tokenizeCodeFenced(effects, ok3, nok) {
 }
 var codeFenced;
 var init_code_fenced = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-fenced.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_partial_non_lazy_continuation();
@@ -49897,7 +49897,7 @@ var init_code_fenced = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/code-indented.js
+// node_modules/micromark-core-commonmark/lib/code-indented.js
 function tokenizeCodeIndented(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -49948,7 +49948,7 @@ function tokenizeFurtherStart(effects, ok3, nok) {
 }
 var codeIndented, furtherStart;
 var init_code_indented = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/code-indented.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-indented.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     codeIndented = {
@@ -49962,7 +49962,7 @@ var init_code_indented = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/code-text.js
+// node_modules/micromark-core-commonmark/lib/code-text.js
 function resolveCodeText(events) {
   let tailExitIndex = events.length - 4;
   let headEnterIndex = 3;
@@ -50072,7 +50072,7 @@ function tokenizeCodeText(effects, ok3, nok) {
 }
 var codeText;
 var init_code_text = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/code-text.js"() {
+  "node_modules/micromark-core-commonmark/lib/code-text.js"() {
     init_micromark_util_character();
     codeText = {
       name: "codeText",
@@ -50083,7 +50083,7 @@ var init_code_text = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js
+// node_modules/micromark-util-subtokenize/lib/splice-buffer.js
 function chunkedPush(list2, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
@@ -50097,7 +50097,7 @@ function chunkedPush(list2, right) {
 }
 var SpliceBuffer;
 var init_splice_buffer = __esm({
-  "../../main/node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
+  "node_modules/micromark-util-subtokenize/lib/splice-buffer.js"() {
     SpliceBuffer = class {
       /**
        * @param {ReadonlyArray<T> | null | undefined} [initial]
@@ -50281,7 +50281,7 @@ var init_splice_buffer = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-util-subtokenize/index.js
+// node_modules/micromark-util-subtokenize/index.js
 function subtokenize(eventsArray) {
   const jumps = {};
   let index2 = -1;
@@ -50434,13 +50434,13 @@ function subcontent(events, eventIndex) {
   return gaps;
 }
 var init_micromark_util_subtokenize = __esm({
-  "../../main/node_modules/micromark-util-subtokenize/index.js"() {
+  "node_modules/micromark-util-subtokenize/index.js"() {
     init_micromark_util_chunked();
     init_splice_buffer();
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/content.js
+// node_modules/micromark-core-commonmark/lib/content.js
 function resolveContent(events) {
   subtokenize(events);
   return events;
@@ -50504,7 +50504,7 @@ function tokenizeContinuation(effects, ok3, nok) {
 }
 var content2, continuationConstruct;
 var init_content2 = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/content.js"() {
+  "node_modules/micromark-core-commonmark/lib/content.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_subtokenize();
@@ -50519,7 +50519,7 @@ var init_content2 = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-factory-destination/index.js
+// node_modules/micromark-factory-destination/index.js
 function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerType, rawType, stringType, max) {
   const limit = max || Number.POSITIVE_INFINITY;
   let balance = 0;
@@ -50611,12 +50611,12 @@ function factoryDestination(effects, ok3, nok, type, literalType, literalMarkerT
   }
 }
 var init_micromark_factory_destination = __esm({
-  "../../main/node_modules/micromark-factory-destination/index.js"() {
+  "node_modules/micromark-factory-destination/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark-factory-label/index.js
+// node_modules/micromark-factory-label/index.js
 function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   const self2 = this;
   let size = 0;
@@ -50677,12 +50677,12 @@ function factoryLabel(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_label = __esm({
-  "../../main/node_modules/micromark-factory-label/index.js"() {
+  "node_modules/micromark-factory-label/index.js"() {
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark-factory-title/index.js
+// node_modules/micromark-factory-title/index.js
 function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   let marker;
   return start;
@@ -50744,13 +50744,13 @@ function factoryTitle(effects, ok3, nok, type, markerType, stringType) {
   }
 }
 var init_micromark_factory_title = __esm({
-  "../../main/node_modules/micromark-factory-title/index.js"() {
+  "node_modules/micromark-factory-title/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark-factory-whitespace/index.js
+// node_modules/micromark-factory-whitespace/index.js
 function factoryWhitespace(effects, ok3) {
   let seen;
   return start;
@@ -50769,13 +50769,13 @@ function factoryWhitespace(effects, ok3) {
   }
 }
 var init_micromark_factory_whitespace = __esm({
-  "../../main/node_modules/micromark-factory-whitespace/index.js"() {
+  "node_modules/micromark-factory-whitespace/index.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/definition.js
+// node_modules/micromark-core-commonmark/lib/definition.js
 function tokenizeDefinition(effects, ok3, nok) {
   const self2 = this;
   let identifier;
@@ -50854,7 +50854,7 @@ function tokenizeTitleBefore(effects, ok3, nok) {
 }
 var definition, titleBefore;
 var init_definition = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/definition.js"() {
+  "node_modules/micromark-core-commonmark/lib/definition.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_space();
@@ -50873,7 +50873,7 @@ var init_definition = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js
+// node_modules/micromark-core-commonmark/lib/hard-break-escape.js
 function tokenizeHardBreakEscape(effects, ok3, nok) {
   return start;
   function start(code18) {
@@ -50891,7 +50891,7 @@ function tokenizeHardBreakEscape(effects, ok3, nok) {
 }
 var hardBreakEscape;
 var init_hard_break_escape = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
+  "node_modules/micromark-core-commonmark/lib/hard-break-escape.js"() {
     init_micromark_util_character();
     hardBreakEscape = {
       name: "hardBreakEscape",
@@ -50900,7 +50900,7 @@ var init_hard_break_escape = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/heading-atx.js
+// node_modules/micromark-core-commonmark/lib/heading-atx.js
 function resolveHeadingAtx(events, context) {
   let contentEnd = events.length - 2;
   let contentStart = 3;
@@ -50985,7 +50985,7 @@ function tokenizeHeadingAtx(effects, ok3, nok) {
 }
 var headingAtx;
 var init_heading_atx = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
+  "node_modules/micromark-core-commonmark/lib/heading-atx.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_chunked();
@@ -50997,10 +50997,10 @@ var init_heading_atx = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-util-html-tag-name/index.js
+// node_modules/micromark-util-html-tag-name/index.js
 var htmlBlockNames, htmlRawNames;
 var init_micromark_util_html_tag_name = __esm({
-  "../../main/node_modules/micromark-util-html-tag-name/index.js"() {
+  "node_modules/micromark-util-html-tag-name/index.js"() {
     htmlBlockNames = [
       "address",
       "article",
@@ -51069,7 +51069,7 @@ var init_micromark_util_html_tag_name = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/html-flow.js
+// node_modules/micromark-core-commonmark/lib/html-flow.js
 function resolveToHtmlFlow(events) {
   let index2 = events.length;
   while (index2--) {
@@ -51419,7 +51419,7 @@ function tokenizeBlankLineBefore(effects, ok3, nok) {
 }
 var htmlFlow, blankLineBefore;
 var init_html_flow = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/html-flow.js"() {
+  "node_modules/micromark-core-commonmark/lib/html-flow.js"() {
     init_micromark_util_character();
     init_micromark_util_html_tag_name();
     init_blank_line();
@@ -51437,7 +51437,7 @@ var init_html_flow = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/html-text.js
+// node_modules/micromark-core-commonmark/lib/html-text.js
 function tokenizeHtmlText(effects, ok3, nok) {
   const self2 = this;
   let marker;
@@ -51740,7 +51740,7 @@ function tokenizeHtmlText(effects, ok3, nok) {
 }
 var htmlText;
 var init_html_text = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/html-text.js"() {
+  "node_modules/micromark-core-commonmark/lib/html-text.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     htmlText = {
@@ -51750,7 +51750,7 @@ var init_html_text = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/label-end.js
+// node_modules/micromark-core-commonmark/lib/label-end.js
 function resolveAllLabelEnd(events) {
   let index2 = -1;
   const newEvents = [];
@@ -51962,7 +51962,7 @@ function tokenizeReferenceCollapsed(effects, ok3, nok) {
 }
 var labelEnd, resourceConstruct, referenceFullConstruct, referenceCollapsedConstruct;
 var init_label_end = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/label-end.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-end.js"() {
     init_micromark_factory_destination();
     init_micromark_factory_label();
     init_micromark_factory_title();
@@ -51989,7 +51989,7 @@ var init_label_end = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/label-start-image.js
+// node_modules/micromark-core-commonmark/lib/label-start-image.js
 function tokenizeLabelStartImage(effects, ok3, nok) {
   const self2 = this;
   let labelImage;
@@ -52022,7 +52022,7 @@ function tokenizeLabelStartImage(effects, ok3, nok) {
 }
 var labelStartImage;
 var init_label_start_image = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-start-image.js"() {
     init_label_end();
     labelStartImage = {
       name: "labelStartImage",
@@ -52032,7 +52032,7 @@ var init_label_start_image = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/label-start-link.js
+// node_modules/micromark-core-commonmark/lib/label-start-link.js
 function tokenizeLabelStartLink(effects, ok3, nok) {
   const self2 = this;
   let labelLink;
@@ -52056,7 +52056,7 @@ function tokenizeLabelStartLink(effects, ok3, nok) {
 }
 var labelStartLink;
 var init_label_start_link = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
+  "node_modules/micromark-core-commonmark/lib/label-start-link.js"() {
     init_label_end();
     labelStartLink = {
       name: "labelStartLink",
@@ -52066,7 +52066,7 @@ var init_label_start_link = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/line-ending.js
+// node_modules/micromark-core-commonmark/lib/line-ending.js
 function tokenizeLineEnding(effects, ok3) {
   return start;
   function start(code18) {
@@ -52078,7 +52078,7 @@ function tokenizeLineEnding(effects, ok3) {
 }
 var lineEnding;
 var init_line_ending = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/line-ending.js"() {
+  "node_modules/micromark-core-commonmark/lib/line-ending.js"() {
     init_micromark_factory_space();
     lineEnding = {
       name: "lineEnding",
@@ -52087,7 +52087,7 @@ var init_line_ending = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/thematic-break.js
+// node_modules/micromark-core-commonmark/lib/thematic-break.js
 function tokenizeThematicBreak(effects, ok3, nok) {
   let size = 0;
   let marker;
@@ -52123,7 +52123,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
 }
 var thematicBreak;
 var init_thematic_break = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
+  "node_modules/micromark-core-commonmark/lib/thematic-break.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     thematicBreak = {
@@ -52133,7 +52133,7 @@ var init_thematic_break = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/list.js
+// node_modules/micromark-core-commonmark/lib/list.js
 function tokenizeListStart(effects, ok3, nok) {
   const self2 = this;
   const tail = self2.events[self2.events.length - 1];
@@ -52248,7 +52248,7 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
 }
 var list, listItemPrefixWhitespaceConstruct, indentConstruct;
 var init_list = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/list.js"() {
+  "node_modules/micromark-core-commonmark/lib/list.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_blank_line();
@@ -52272,7 +52272,7 @@ var init_list = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/lib/setext-underline.js
+// node_modules/micromark-core-commonmark/lib/setext-underline.js
 function resolveToSetextUnderline(events, context) {
   const editMap = new EditMap();
   let index2 = events.length;
@@ -52362,7 +52362,7 @@ function tokenizeSetextUnderline(effects, ok3, nok) {
 }
 var setextUnderline;
 var init_setext_underline = __esm({
-  "../../main/node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
+  "node_modules/micromark-core-commonmark/lib/setext-underline.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_micromark_util_edit_map();
@@ -52374,9 +52374,9 @@ var init_setext_underline = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-core-commonmark/index.js
+// node_modules/micromark-core-commonmark/index.js
 var init_micromark_core_commonmark = __esm({
-  "../../main/node_modules/micromark-core-commonmark/index.js"() {
+  "node_modules/micromark-core-commonmark/index.js"() {
     init_attention();
     init_autolink();
     init_blank_line();
@@ -52402,7 +52402,7 @@ var init_micromark_core_commonmark = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/initialize/flow.js
+// node_modules/micromark/lib/initialize/flow.js
 function initializeFlow(effects) {
   const self2 = this;
   const initial = effects.attempt(
@@ -52438,7 +52438,7 @@ function initializeFlow(effects) {
 }
 var flow;
 var init_flow = __esm({
-  "../../main/node_modules/micromark/lib/initialize/flow.js"() {
+  "node_modules/micromark/lib/initialize/flow.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     flow = {
@@ -52447,7 +52447,7 @@ var init_flow = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/initialize/text.js
+// node_modules/micromark/lib/initialize/text.js
 function initializeFactory(field) {
   return {
     resolveAll: createResolver(field === "text" ? resolveAllLineSuffixes : void 0),
@@ -52585,7 +52585,7 @@ function resolveAllLineSuffixes(events, context) {
 }
 var resolver, string4, text;
 var init_text = __esm({
-  "../../main/node_modules/micromark/lib/initialize/text.js"() {
+  "node_modules/micromark/lib/initialize/text.js"() {
     init_micromark_util_edit_map();
     resolver = {
       resolveAll: createResolver()
@@ -52595,7 +52595,7 @@ var init_text = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/constructs.js
+// node_modules/micromark/lib/constructs.js
 var constructs_exports = {};
 __export(constructs_exports, {
   attentionMarkers: () => attentionMarkers,
@@ -52610,7 +52610,7 @@ __export(constructs_exports, {
 });
 var document2, contentInitial, flowInitial, flow2, string5, text2, insideSpan, attentionMarkers, disable;
 var init_constructs = __esm({
-  "../../main/node_modules/micromark/lib/constructs.js"() {
+  "node_modules/micromark/lib/constructs.js"() {
     init_micromark_core_commonmark();
     init_text();
     document2 = {
@@ -52677,7 +52677,7 @@ var init_constructs = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/create-tokenizer.js
+// node_modules/micromark/lib/create-tokenizer.js
 function createTokenizer(parser, initialize, from) {
   let point3 = {
     _bufferIndex: -1,
@@ -53003,14 +53003,14 @@ function serializeChunks(chunks, expandTabs) {
   return result.join("");
 }
 var init_create_tokenizer = __esm({
-  "../../main/node_modules/micromark/lib/create-tokenizer.js"() {
+  "node_modules/micromark/lib/create-tokenizer.js"() {
     init_micromark_util_character();
     init_micromark_util_chunked();
     init_micromark_util_resolve_all();
   }
 });
 
-// ../../main/node_modules/micromark/lib/parse.js
+// node_modules/micromark/lib/parse.js
 function parse5(options) {
   const settings = options || {};
   const constructs2 = (
@@ -53036,7 +53036,7 @@ function parse5(options) {
   }
 }
 var init_parse3 = __esm({
-  "../../main/node_modules/micromark/lib/parse.js"() {
+  "node_modules/micromark/lib/parse.js"() {
     init_micromark_util_combine_extensions();
     init_content();
     init_document();
@@ -53047,19 +53047,19 @@ var init_parse3 = __esm({
   }
 });
 
-// ../../main/node_modules/micromark/lib/postprocess.js
+// node_modules/micromark/lib/postprocess.js
 function postprocess(events) {
   while (!subtokenize(events)) {
   }
   return events;
 }
 var init_postprocess = __esm({
-  "../../main/node_modules/micromark/lib/postprocess.js"() {
+  "node_modules/micromark/lib/postprocess.js"() {
     init_micromark_util_subtokenize();
   }
 });
 
-// ../../main/node_modules/micromark/lib/preprocess.js
+// node_modules/micromark/lib/preprocess.js
 function preprocess2() {
   let column = 1;
   let buffer = "";
@@ -53139,21 +53139,21 @@ function preprocess2() {
 }
 var search;
 var init_preprocess = __esm({
-  "../../main/node_modules/micromark/lib/preprocess.js"() {
+  "node_modules/micromark/lib/preprocess.js"() {
     search = /[\0\t\n\r]/g;
   }
 });
 
-// ../../main/node_modules/micromark/index.js
+// node_modules/micromark/index.js
 var init_micromark = __esm({
-  "../../main/node_modules/micromark/index.js"() {
+  "node_modules/micromark/index.js"() {
     init_parse3();
     init_postprocess();
     init_preprocess();
   }
 });
 
-// ../../main/node_modules/micromark-util-decode-string/index.js
+// node_modules/micromark-util-decode-string/index.js
 function decodeString(value) {
   return value.replace(characterEscapeOrReference, decode3);
 }
@@ -53171,14 +53171,14 @@ function decode3($0, $1, $2) {
 }
 var characterEscapeOrReference;
 var init_micromark_util_decode_string = __esm({
-  "../../main/node_modules/micromark-util-decode-string/index.js"() {
+  "node_modules/micromark-util-decode-string/index.js"() {
     init_decode_named_character_reference();
     init_micromark_util_decode_numeric_character_reference();
     characterEscapeOrReference = /\\([!-/:-@[-`{-~])|&(#(?:\d{1,7}|x[\da-f]{1,6})|[\da-z]{1,31});/gi;
   }
 });
 
-// ../../main/node_modules/unist-util-stringify-position/lib/index.js
+// node_modules/unist-util-stringify-position/lib/index.js
 function stringifyPosition(value) {
   if (!value || typeof value !== "object") {
     return "";
@@ -53204,18 +53204,18 @@ function index(value) {
   return value && typeof value === "number" ? value : 1;
 }
 var init_lib2 = __esm({
-  "../../main/node_modules/unist-util-stringify-position/lib/index.js"() {
+  "node_modules/unist-util-stringify-position/lib/index.js"() {
   }
 });
 
-// ../../main/node_modules/unist-util-stringify-position/index.js
+// node_modules/unist-util-stringify-position/index.js
 var init_unist_util_stringify_position = __esm({
-  "../../main/node_modules/unist-util-stringify-position/index.js"() {
+  "node_modules/unist-util-stringify-position/index.js"() {
     init_lib2();
   }
 });
 
-// ../../main/node_modules/mdast-util-from-markdown/lib/index.js
+// node_modules/mdast-util-from-markdown/lib/index.js
 function fromMarkdown(value, encoding, options) {
   if (encoding && typeof encoding === "object") {
     options = encoding;
@@ -53985,7 +53985,7 @@ function defaultOnError(left, right) {
 }
 var own3;
 var init_lib3 = __esm({
-  "../../main/node_modules/mdast-util-from-markdown/lib/index.js"() {
+  "node_modules/mdast-util-from-markdown/lib/index.js"() {
     init_mdast_util_to_string();
     init_micromark();
     init_micromark_util_decode_numeric_character_reference();
@@ -53997,14 +53997,14 @@ var init_lib3 = __esm({
   }
 });
 
-// ../../main/node_modules/mdast-util-from-markdown/index.js
+// node_modules/mdast-util-from-markdown/index.js
 var init_mdast_util_from_markdown = __esm({
-  "../../main/node_modules/mdast-util-from-markdown/index.js"() {
+  "node_modules/mdast-util-from-markdown/index.js"() {
     init_lib3();
   }
 });
 
-// ../../main/node_modules/ccount/index.js
+// node_modules/ccount/index.js
 function ccount(value, character) {
   const source = String(value);
   if (typeof character !== "string") {
@@ -54019,19 +54019,19 @@ function ccount(value, character) {
   return count2;
 }
 var init_ccount = __esm({
-  "../../main/node_modules/ccount/index.js"() {
+  "node_modules/ccount/index.js"() {
   }
 });
 
-// ../../main/node_modules/devlop/lib/default.js
+// node_modules/devlop/lib/default.js
 function ok() {
 }
 var init_default = __esm({
-  "../../main/node_modules/devlop/lib/default.js"() {
+  "node_modules/devlop/lib/default.js"() {
   }
 });
 
-// ../../main/node_modules/escape-string-regexp/index.js
+// node_modules/escape-string-regexp/index.js
 function escapeStringRegexp(string6) {
   if (typeof string6 !== "string") {
     throw new TypeError("Expected a string");
@@ -54039,11 +54039,11 @@ function escapeStringRegexp(string6) {
   return string6.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&").replace(/-/g, "\\x2d");
 }
 var init_escape_string_regexp = __esm({
-  "../../main/node_modules/escape-string-regexp/index.js"() {
+  "node_modules/escape-string-regexp/index.js"() {
   }
 });
 
-// ../../main/node_modules/unist-util-is/lib/index.js
+// node_modules/unist-util-is/lib/index.js
 function anyFactory(tests) {
   const checks = [];
   let index2 = -1;
@@ -54105,7 +54105,7 @@ function looksLikeANode(value) {
 }
 var convert;
 var init_lib4 = __esm({
-  "../../main/node_modules/unist-util-is/lib/index.js"() {
+  "node_modules/unist-util-is/lib/index.js"() {
     convert = // Note: overloads in JSDoc can’t yet use different `@template`s.
     /**
      * @type {(
@@ -54145,23 +54145,23 @@ var init_lib4 = __esm({
   }
 });
 
-// ../../main/node_modules/unist-util-is/index.js
+// node_modules/unist-util-is/index.js
 var init_unist_util_is = __esm({
-  "../../main/node_modules/unist-util-is/index.js"() {
+  "node_modules/unist-util-is/index.js"() {
     init_lib4();
   }
 });
 
-// ../../main/node_modules/unist-util-visit-parents/lib/color.node.js
+// node_modules/unist-util-visit-parents/lib/color.node.js
 function color(d) {
   return "\x1B[33m" + d + "\x1B[39m";
 }
 var init_color_node = __esm({
-  "../../main/node_modules/unist-util-visit-parents/lib/color.node.js"() {
+  "node_modules/unist-util-visit-parents/lib/color.node.js"() {
   }
 });
 
-// ../../main/node_modules/unist-util-visit-parents/lib/index.js
+// node_modules/unist-util-visit-parents/lib/index.js
 function visitParents(tree, testOrEnterOrVisitors, enterOrVisitorsOrReverse, reverse) {
   if (!tree || typeof tree !== "object") {
     throw new Error("Unexpected value `" + tree + "` for `tree`, expected node");
@@ -54278,7 +54278,7 @@ function toResult(value) {
 }
 var empty, CONTINUE, EXIT, SKIP;
 var init_lib5 = __esm({
-  "../../main/node_modules/unist-util-visit-parents/lib/index.js"() {
+  "node_modules/unist-util-visit-parents/lib/index.js"() {
     init_unist_util_is();
     init_color_node();
     empty = [];
@@ -54288,14 +54288,14 @@ var init_lib5 = __esm({
   }
 });
 
-// ../../main/node_modules/unist-util-visit-parents/index.js
+// node_modules/unist-util-visit-parents/index.js
 var init_unist_util_visit_parents = __esm({
-  "../../main/node_modules/unist-util-visit-parents/index.js"() {
+  "node_modules/unist-util-visit-parents/index.js"() {
     init_lib5();
   }
 });
 
-// ../../main/node_modules/mdast-util-find-and-replace/lib/index.js
+// node_modules/mdast-util-find-and-replace/lib/index.js
 function findAndReplace(tree, list2, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
@@ -54396,21 +54396,21 @@ function toFunction(replace2) {
   };
 }
 var init_lib6 = __esm({
-  "../../main/node_modules/mdast-util-find-and-replace/lib/index.js"() {
+  "node_modules/mdast-util-find-and-replace/lib/index.js"() {
     init_escape_string_regexp();
     init_unist_util_visit_parents();
     init_unist_util_is();
   }
 });
 
-// ../../main/node_modules/mdast-util-find-and-replace/index.js
+// node_modules/mdast-util-find-and-replace/index.js
 var init_mdast_util_find_and_replace = __esm({
-  "../../main/node_modules/mdast-util-find-and-replace/index.js"() {
+  "node_modules/mdast-util-find-and-replace/index.js"() {
     init_lib6();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js
+// node_modules/mdast-util-gfm-autolink-literal/lib/index.js
 function gfmAutolinkLiteralFromMarkdown() {
   return {
     transforms: [transformGfmAutolinkLiterals],
@@ -54575,7 +54575,7 @@ function previous2(match) {
   return match.index === 0 || unicodeWhitespace(code18) || unicodePunctuation(code18);
 }
 var init_lib7 = __esm({
-  "../../main/node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
+  "node_modules/mdast-util-gfm-autolink-literal/lib/index.js"() {
     init_ccount();
     init_default();
     init_micromark_util_character();
@@ -54583,14 +54583,14 @@ var init_lib7 = __esm({
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-autolink-literal/index.js
+// node_modules/mdast-util-gfm-autolink-literal/index.js
 var init_mdast_util_gfm_autolink_literal = __esm({
-  "../../main/node_modules/mdast-util-gfm-autolink-literal/index.js"() {
+  "node_modules/mdast-util-gfm-autolink-literal/index.js"() {
     init_lib7();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-footnote/lib/index.js
+// node_modules/mdast-util-gfm-footnote/lib/index.js
 function enterFootnoteCallString() {
   this.buffer();
 }
@@ -54663,21 +54663,21 @@ function gfmFootnoteFromMarkdown() {
   };
 }
 var init_lib8 = __esm({
-  "../../main/node_modules/mdast-util-gfm-footnote/lib/index.js"() {
+  "node_modules/mdast-util-gfm-footnote/lib/index.js"() {
     init_default();
     init_micromark_util_normalize_identifier();
     footnoteReference.peek = footnoteReferencePeek;
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-footnote/index.js
+// node_modules/mdast-util-gfm-footnote/index.js
 var init_mdast_util_gfm_footnote = __esm({
-  "../../main/node_modules/mdast-util-gfm-footnote/index.js"() {
+  "node_modules/mdast-util-gfm-footnote/index.js"() {
     init_lib8();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js
+// node_modules/mdast-util-gfm-strikethrough/lib/index.js
 function gfmStrikethroughFromMarkdown() {
   return {
     canContainEols: ["delete"],
@@ -54712,20 +54712,20 @@ function peekDelete() {
   return "~";
 }
 var init_lib9 = __esm({
-  "../../main/node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
+  "node_modules/mdast-util-gfm-strikethrough/lib/index.js"() {
     handleDelete.attention = attentionDelete;
     handleDelete.peek = peekDelete;
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-strikethrough/index.js
+// node_modules/mdast-util-gfm-strikethrough/index.js
 var init_mdast_util_gfm_strikethrough = __esm({
-  "../../main/node_modules/mdast-util-gfm-strikethrough/index.js"() {
+  "node_modules/mdast-util-gfm-strikethrough/index.js"() {
     init_lib9();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-table/lib/index.js
+// node_modules/mdast-util-gfm-table/lib/index.js
 function gfmTableFromMarkdown() {
   return {
     enter: {
@@ -54786,19 +54786,19 @@ function replace($0, $1) {
   return $1 === "|" ? $1 : $0;
 }
 var init_lib10 = __esm({
-  "../../main/node_modules/mdast-util-gfm-table/lib/index.js"() {
+  "node_modules/mdast-util-gfm-table/lib/index.js"() {
     init_default();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-table/index.js
+// node_modules/mdast-util-gfm-table/index.js
 var init_mdast_util_gfm_table = __esm({
-  "../../main/node_modules/mdast-util-gfm-table/index.js"() {
+  "node_modules/mdast-util-gfm-table/index.js"() {
     init_lib10();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js
+// node_modules/mdast-util-gfm-task-list-item/lib/index.js
 function gfmTaskListItemFromMarkdown() {
   return {
     exit: {
@@ -54845,19 +54845,19 @@ function exitParagraphWithTaskListItem(token) {
   this.exit(token);
 }
 var init_lib11 = __esm({
-  "../../main/node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
+  "node_modules/mdast-util-gfm-task-list-item/lib/index.js"() {
     init_default();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm-task-list-item/index.js
+// node_modules/mdast-util-gfm-task-list-item/index.js
 var init_mdast_util_gfm_task_list_item = __esm({
-  "../../main/node_modules/mdast-util-gfm-task-list-item/index.js"() {
+  "node_modules/mdast-util-gfm-task-list-item/index.js"() {
     init_lib11();
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm/lib/index.js
+// node_modules/mdast-util-gfm/lib/index.js
 function gfmFromMarkdown() {
   return [
     gfmAutolinkLiteralFromMarkdown(),
@@ -54868,7 +54868,7 @@ function gfmFromMarkdown() {
   ];
 }
 var init_lib12 = __esm({
-  "../../main/node_modules/mdast-util-gfm/lib/index.js"() {
+  "node_modules/mdast-util-gfm/lib/index.js"() {
     init_mdast_util_gfm_autolink_literal();
     init_mdast_util_gfm_footnote();
     init_mdast_util_gfm_strikethrough();
@@ -54877,14 +54877,14 @@ var init_lib12 = __esm({
   }
 });
 
-// ../../main/node_modules/mdast-util-gfm/index.js
+// node_modules/mdast-util-gfm/index.js
 var init_mdast_util_gfm = __esm({
-  "../../main/node_modules/mdast-util-gfm/index.js"() {
+  "node_modules/mdast-util-gfm/index.js"() {
     init_lib12();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
+// node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js
 function gfmAutolinkLiteral() {
   return {
     text: text3
@@ -55176,7 +55176,7 @@ function previousUnbalanced(events) {
 }
 var wwwPrefix, domain2, path7, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
-  "../../main/node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
     wwwPrefix = {
       tokenize: tokenizeWwwPrefix,
@@ -55232,14 +55232,14 @@ var init_syntax = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-autolink-literal/index.js
+// node_modules/micromark-extension-gfm-autolink-literal/index.js
 var init_micromark_extension_gfm_autolink_literal = __esm({
-  "../../main/node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
+  "node_modules/micromark-extension-gfm-autolink-literal/index.js"() {
     init_syntax();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js
+// node_modules/micromark-extension-gfm-footnote/lib/syntax.js
 function gfmFootnote() {
   return {
     document: {
@@ -55511,7 +55511,7 @@ function tokenizeIndent2(effects, ok3, nok) {
 }
 var indent;
 var init_syntax2 = __esm({
-  "../../main/node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-footnote/lib/syntax.js"() {
     init_micromark_core_commonmark();
     init_micromark_factory_space();
     init_micromark_util_character();
@@ -55523,14 +55523,14 @@ var init_syntax2 = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-footnote/index.js
+// node_modules/micromark-extension-gfm-footnote/index.js
 var init_micromark_extension_gfm_footnote = __esm({
-  "../../main/node_modules/micromark-extension-gfm-footnote/index.js"() {
+  "node_modules/micromark-extension-gfm-footnote/index.js"() {
     init_syntax2();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
+// node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js
 function gfmStrikethrough(options) {
   const options_ = options || {};
   let single = options_.singleTilde;
@@ -55624,21 +55624,21 @@ function gfmStrikethrough(options) {
   }
 }
 var init_syntax3 = __esm({
-  "../../main/node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-strikethrough/lib/syntax.js"() {
     init_micromark_util_chunked();
     init_micromark_util_classify_character();
     init_micromark_util_resolve_all();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-strikethrough/index.js
+// node_modules/micromark-extension-gfm-strikethrough/index.js
 var init_micromark_extension_gfm_strikethrough = __esm({
-  "../../main/node_modules/micromark-extension-gfm-strikethrough/index.js"() {
+  "node_modules/micromark-extension-gfm-strikethrough/index.js"() {
     init_syntax3();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js
+// node_modules/micromark-extension-gfm-table/lib/edit-map.js
 function addImplementation2(editMap, at, remove, add) {
   if (remove === 0 && add.length === 0) {
     return;
@@ -55655,7 +55655,7 @@ function addImplementation2(editMap, at, remove, add) {
 }
 var EditMap2;
 var init_edit_map = __esm({
-  "../../main/node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/edit-map.js"() {
     EditMap2 = class {
       /**
        * Create a new edit map.
@@ -55729,7 +55729,7 @@ var init_edit_map = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-table/lib/infer.js
+// node_modules/micromark-extension-gfm-table/lib/infer.js
 function gfmTableAlign(events, index2) {
   let inDelimiterRow = false;
   const align = [];
@@ -55756,11 +55756,11 @@ function gfmTableAlign(events, index2) {
   return align;
 }
 var init_infer = __esm({
-  "../../main/node_modules/micromark-extension-gfm-table/lib/infer.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/infer.js"() {
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-table/lib/syntax.js
+// node_modules/micromark-extension-gfm-table/lib/syntax.js
 function gfmTable() {
   return {
     flow: {
@@ -56151,7 +56151,7 @@ function getPoint(events, index2) {
   return event[1][side];
 }
 var init_syntax4 = __esm({
-  "../../main/node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-table/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_edit_map();
@@ -56159,14 +56159,14 @@ var init_syntax4 = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-table/index.js
+// node_modules/micromark-extension-gfm-table/index.js
 var init_micromark_extension_gfm_table = __esm({
-  "../../main/node_modules/micromark-extension-gfm-table/index.js"() {
+  "node_modules/micromark-extension-gfm-table/index.js"() {
     init_syntax4();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
+// node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js
 function gfmTaskListItem() {
   return {
     text: {
@@ -56237,7 +56237,7 @@ function spaceThenNonSpace(effects, ok3, nok) {
 }
 var tasklistCheck;
 var init_syntax5 = __esm({
-  "../../main/node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
+  "node_modules/micromark-extension-gfm-task-list-item/lib/syntax.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     tasklistCheck = {
@@ -56247,14 +56247,14 @@ var init_syntax5 = __esm({
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm-task-list-item/index.js
+// node_modules/micromark-extension-gfm-task-list-item/index.js
 var init_micromark_extension_gfm_task_list_item = __esm({
-  "../../main/node_modules/micromark-extension-gfm-task-list-item/index.js"() {
+  "node_modules/micromark-extension-gfm-task-list-item/index.js"() {
     init_syntax5();
   }
 });
 
-// ../../main/node_modules/micromark-extension-gfm/index.js
+// node_modules/micromark-extension-gfm/index.js
 function gfm(options) {
   return combineExtensions([
     gfmAutolinkLiteral(),
@@ -56265,7 +56265,7 @@ function gfm(options) {
   ]);
 }
 var init_micromark_extension_gfm = __esm({
-  "../../main/node_modules/micromark-extension-gfm/index.js"() {
+  "node_modules/micromark-extension-gfm/index.js"() {
     init_micromark_util_combine_extensions();
     init_micromark_extension_gfm_autolink_literal();
     init_micromark_extension_gfm_footnote();
