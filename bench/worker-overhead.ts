@@ -128,6 +128,38 @@ function instantGitHub(): WorkerGitHub {
       requests++;
       return comments;
     },
+    async listIssueCommentsAndSelf() {
+      requests++;
+      return comments;
+    },
+    async readIssueWithComments(issue) {
+      requests++;
+      return {
+        comments: [...comments],
+        issue: {
+          number: issue,
+          title: "Bench task",
+          body: "Change files.".repeat(50),
+          state: "open",
+          labels: [],
+          author: "a",
+        },
+      };
+    },
+    async readIssueAndLabels(issue) {
+      requests++;
+      return {
+        number: issue,
+        title: "Bench task",
+        body: "Change files.".repeat(50),
+        state: "open",
+        labels: [],
+        author: "a",
+      };
+    },
+    async labelForReview() {
+      requests++;
+    },
     async getComment(id) {
       requests++;
       return comments.find((c) => c.id === id) ?? null;

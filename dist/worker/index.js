@@ -43155,6 +43155,52 @@ mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
   }
 });
 
+// src/github/worker-queries.ts
+function workerTaskQuery(labelCount) {
+  const indexes = Array.from({ length: labelCount }, (_, i) => i);
+  const vars = indexes.map((i) => `, $label${i}: String!`).join("");
+  const labels = indexes.map((i) => `
+    label${i}: label(name: $label${i}) { id name }`).join("");
+  return `query AutopilotWorkerTask($owner: String!, $name: String!, $number: Int!, $comments: Boolean!${vars}) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      id number title body state
+      author { login }
+      labels(first: 100) { nodes { id name } }
+      comments(first: 100) @include(if: $comments) {
+        pageInfo { hasNextPage }
+        nodes { ${COMMENT_FIELDS2} }
+      }
+    }${labels}
+  }
+}`;
+}
+var COMMENT_FIELDS2, WORKER_CLAIM_QUERY, LABEL_FOR_REVIEW_MUTATION;
+var init_worker_queries = __esm({
+  "src/github/worker-queries.ts"() {
+    "use strict";
+    COMMENT_FIELDS2 = `databaseId body createdAt updatedAt
+        author { __typename login ... on User { databaseId } ... on Bot { databaseId } ... on Organization { databaseId } ... on Mannequin { databaseId } }`;
+    WORKER_CLAIM_QUERY = `query AutopilotWorkerClaim($owner: String!, $name: String!, $number: Int!) {
+  viewer { databaseId login }
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      comments(first: 100) {
+        pageInfo { hasNextPage }
+        nodes { ${COMMENT_FIELDS2} }
+      }
+    }
+  }
+}`;
+    LABEL_FOR_REVIEW_MUTATION = `
+mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  pull: addLabelsToLabelable(input: { labelableId: $pull, labelIds: $add }) { clientMutationId }
+  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
+}`;
+  }
+});
+
 // src/github/worker-client.ts
 function status(error63) {
   return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
@@ -43169,11 +43215,30 @@ function rememberLabelIds(labels, into) {
 function labelNames(labels) {
   return labels.map((label2) => typeof label2 === "string" ? label2 : label2.name).filter((name) => typeof name === "string");
 }
+function graphqlComment(node3) {
+  if (typeof node3.databaseId !== "number") return null;
+  const author = node3.author ?? null;
+  const type = author?.__typename ?? null;
+  const login = author?.login ? type === "Bot" ? `${author.login}[bot]` : author.login : null;
+  return {
+    id: node3.databaseId,
+    author: login,
+    authorType: type,
+    authorId: typeof author?.databaseId === "number" ? author.databaseId : null,
+    body: node3.body ?? "",
+    createdAt: node3.createdAt,
+    updatedAt: node3.updatedAt
+  };
+}
+function rememberGraphqlLabels(labels, into) {
+  for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
+}
 function createWorkerGitHubClient(octokit, options) {
   const { owner, repo } = options;
   const permissions = /* @__PURE__ */ new Map();
   let self2 = null;
   const issueNodeIds = /* @__PURE__ */ new Map();
+  const pullNodeIds = /* @__PURE__ */ new Map();
   const commentBodies = /* @__PURE__ */ new Map();
   const seen = (comment) => {
     commentBodies.set(comment.id, comment.body);
@@ -43194,51 +43259,160 @@ function createWorkerGitHubClient(octokit, options) {
     createdAt: data.created_at,
     updatedAt: data.updated_at
   });
-  const toPull = (data) => ({
-    number: data.number,
-    title: data.title,
-    body: data.body ?? "",
-    state: data.state === "open" ? "open" : "closed",
-    headRef: data.head.ref,
-    headSha: data.head.sha,
-    baseRef: data.base.ref,
-    labels: labelNames(data.labels),
-    url: data.html_url
+  const toPull = (data) => {
+    if (data.node_id) pullNodeIds.set(data.number, data.node_id);
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? "",
+      state: data.state === "open" ? "open" : "closed",
+      headRef: data.head.ref,
+      headSha: data.head.sha,
+      baseRef: data.base.ref,
+      labels: labelNames(data.labels),
+      url: data.html_url
+    };
+  };
+  const selfFrom = (viewer) => ({
+    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
+    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null
   });
+  const wholePage = (page) => {
+    if (!page || page.pageInfo.hasNextPage) return null;
+    const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
+    return comments.every((c) => c !== null) ? comments.map(seen) : null;
+  };
   const getSelf = () => {
     self2 ??= octokit.graphql(
       "query AutopilotWorkerViewer { viewer { databaseId login } }"
-    ).then((data) => ({
-      id: typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null,
-      login: typeof data.viewer?.login === "string" && data.viewer.login ? data.viewer.login : null
-    }));
+    ).then((data) => selfFrom(data.viewer));
     return self2;
+  };
+  const getIssue = async (issue3) => {
+    const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+    if (data.node_id) issueNodeIds.set(data.number, data.node_id);
+    rememberLabelIds(data.labels, labelIds);
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? "",
+      state: data.state === "closed" ? "closed" : "open",
+      labels: labelNames(data.labels),
+      author: data.user?.login ?? null
+    };
+  };
+  const listIssueComments = async (issue3) => {
+    const data = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: issue3,
+      per_page: 100
+    });
+    return data.map((c) => seen(toComment(c)));
+  };
+  const getIssueBody = async (issue3) => {
+    try {
+      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+      return data.body ?? "";
+    } catch (error63) {
+      if (status(error63) === 404 || status(error63) === 410) return null;
+      throw error63;
+    }
+  };
+  const findOpenPull = async (branch) => {
+    const data = await octokit.paginate(octokit.rest.pulls.list, {
+      owner,
+      repo,
+      state: "open",
+      head: `${owner}:${branch}`,
+      per_page: 100
+    });
+    const match = data.find((pull) => pull.head.ref === branch);
+    return match ? toPull(match) : null;
+  };
+  const addLabels = async (issue3, labels) => {
+    if (labels.length === 0) return;
+    const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
+    rememberLabelIds(data, labelIds);
+  };
+  const moveLabel = async (issue3, add, remove) => {
+    const issueId = issueNodeIds.get(issue3);
+    const addId = labelIds.get(add);
+    const removeId = labelIds.get(remove);
+    if (issueId && addId && removeId) {
+      await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+      return;
+    }
+    const { data } = await octokit.rest.issues.addLabels({
+      owner,
+      repo,
+      issue_number: issue3,
+      labels: [add]
+    });
+    rememberLabelIds(data, labelIds);
+    try {
+      await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: remove });
+    } catch (error63) {
+      if (status(error63) !== 404) throw error63;
+    }
+  };
+  const readTask = async (issue3, labels, withComments) => {
+    let data;
+    try {
+      const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
+      data = await octokit.graphql(workerTaskQuery(labels.length), {
+        owner,
+        name: repo,
+        number: issue3,
+        comments: withComments,
+        ...names
+      });
+    } catch {
+      return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
+    }
+    const found = data.repository?.issue;
+    if (!found) return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
+    issueNodeIds.set(found.number, found.id);
+    const issueLabels = found.labels?.nodes ?? [];
+    rememberGraphqlLabels(issueLabels, labelIds);
+    labels.forEach((_, i) => {
+      rememberGraphqlLabels([data.repository?.[`label${i}`]], labelIds);
+    });
+    return {
+      // A check that needs every comment sees every comment: a longer thread is listed again in full (null).
+      comments: withComments ? wholePage(found.comments) : null,
+      issue: {
+        number: found.number,
+        title: found.title,
+        body: found.body ?? "",
+        state: found.state === "CLOSED" ? "closed" : "open",
+        labels: issueLabels.map((l) => l?.name).filter((n) => typeof n === "string"),
+        author: found.author?.login ?? null
+      }
+    };
   };
   return {
     get requestCount() {
       return requests;
     },
-    async getIssue(issue3) {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-      if (data.node_id) issueNodeIds.set(data.number, data.node_id);
-      rememberLabelIds(data.labels, labelIds);
-      return {
-        number: data.number,
-        title: data.title,
-        body: data.body ?? "",
-        state: data.state === "closed" ? "closed" : "open",
-        labels: labelNames(data.labels),
-        author: data.user?.login ?? null
-      };
+    getIssue,
+    listIssueComments,
+    async listIssueCommentsAndSelf(issue3) {
+      let data;
+      try {
+        data = await octokit.graphql(WORKER_CLAIM_QUERY, { owner, name: repo, number: issue3 });
+      } catch {
+        return listIssueComments(issue3);
+      }
+      if (data.viewer) self2 ??= Promise.resolve(selfFrom(data.viewer));
+      return wholePage(data.repository?.issue?.comments) ?? await listIssueComments(issue3);
     },
-    async listIssueComments(issue3) {
-      const data = await octokit.paginate(octokit.rest.issues.listComments, {
-        owner,
-        repo,
-        issue_number: issue3,
-        per_page: 100
-      });
-      return data.map((c) => seen(toComment(c)));
+    async readIssueWithComments(issue3, labels) {
+      const read = await readTask(issue3, labels, true);
+      return { issue: read.issue, comments: read.comments ?? await listIssueComments(issue3) };
+    },
+    async readIssueAndLabels(issue3, labels) {
+      return (await readTask(issue3, labels, false)).issue ?? await getIssue(issue3);
     },
     async getComment(commentId) {
       try {
@@ -43285,26 +43459,8 @@ function createWorkerGitHubClient(octokit, options) {
       permissions.set(login, permission);
       return permission;
     },
-    async getIssueBody(issue3) {
-      try {
-        const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-        return data.body ?? "";
-      } catch (error63) {
-        if (status(error63) === 404 || status(error63) === 410) return null;
-        throw error63;
-      }
-    },
-    async findOpenPull(branch) {
-      const data = await octokit.paginate(octokit.rest.pulls.list, {
-        owner,
-        repo,
-        state: "open",
-        head: `${owner}:${branch}`,
-        per_page: 100
-      });
-      const match = data.find((pull) => pull.head.ref === branch);
-      return match ? toPull(match) : null;
-    },
+    getIssueBody,
+    findOpenPull,
     async createPull(input2) {
       const { data } = await octokit.rest.pulls.create({ owner, repo, ...input2 });
       return toPull(data);
@@ -43312,31 +43468,24 @@ function createWorkerGitHubClient(octokit, options) {
     async updatePull(pr, input2) {
       await octokit.rest.pulls.update({ owner, repo, pull_number: pr, ...input2 });
     },
-    async addLabels(issue3, labels) {
-      if (labels.length === 0) return;
-      const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
-      rememberLabelIds(data, labelIds);
-    },
-    async moveLabel(issue3, add, remove) {
+    addLabels,
+    moveLabel,
+    async labelForReview(pr, issue3, add, remove) {
+      const pullId = pullNodeIds.get(pr);
       const issueId = issueNodeIds.get(issue3);
       const addId = labelIds.get(add);
       const removeId = labelIds.get(remove);
-      if (issueId && addId && removeId) {
-        await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+      if (pullId && issueId && addId && removeId) {
+        await octokit.graphql(LABEL_FOR_REVIEW_MUTATION, {
+          pull: pullId,
+          issue: issueId,
+          add: [addId],
+          remove: [removeId]
+        });
         return;
       }
-      const { data } = await octokit.rest.issues.addLabels({
-        owner,
-        repo,
-        issue_number: issue3,
-        labels: [add]
-      });
-      rememberLabelIds(data, labelIds);
-      try {
-        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: remove });
-      } catch (error63) {
-        if (status(error63) !== 404) throw error63;
-      }
+      await addLabels(pr, [add]);
+      await moveLabel(issue3, add, remove);
     },
     async removeLabel(issue3, label2) {
       try {
@@ -43438,6 +43587,7 @@ var init_worker_client = __esm({
     "use strict";
     init_conditional_reads();
     init_queries();
+    init_worker_queries();
     FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
   }
 });
@@ -44223,6 +44373,20 @@ var init_private_git = __esm({
         }
         this.baseEnv = env;
       }
+      /**
+       * The author and committer of the commits from now on (the job learns its own account only once it has
+       * claimed the task: src/worker/run-job.ts). Empty values keep the defaults.
+       */
+      setAuthor(userName, userEmail) {
+        if (userName) this.userName = userName;
+        if (userEmail) this.userEmail = userEmail;
+        Object.assign(this.baseEnv, {
+          GIT_AUTHOR_NAME: this.userName,
+          GIT_AUTHOR_EMAIL: this.userEmail,
+          GIT_COMMITTER_NAME: this.userName,
+          GIT_COMMITTER_EMAIL: this.userEmail
+        });
+      }
       /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
       run(args, options = {}) {
         const env = { ...this.baseEnv };
@@ -44868,7 +45032,7 @@ async function createIsolatedParts(options) {
     userEmail,
     ...options.token ? { token: options.token } : {}
   });
-  const boundary = createBoundary({
+  const boundaryOptions = {
     dirs,
     user: options.user,
     git,
@@ -44876,7 +45040,8 @@ async function createIsolatedParts(options) {
     userName,
     userEmail,
     warn: options.warn
-  });
+  };
+  const boundary = createBoundary(boundaryOptions);
   const agent = createAgentRunner({
     workdir: dirs.workTree,
     scratchDir: dirs.agentDir,
@@ -44922,7 +45087,12 @@ async function createIsolatedParts(options) {
       }
     }
   };
-  return { git, agent, quality, boundary };
+  const setAuthor = (name, email3) => {
+    git.setAuthor(name, email3);
+    if (name) boundaryOptions.userName = name;
+    if (email3) boundaryOptions.userEmail = email3;
+  };
+  return { git, agent, quality, boundary, setAuthor };
 }
 var CheckoutError, SYNC_SCRIPT;
 var init_boundary = __esm({
@@ -57090,7 +57260,7 @@ var init_own_comments = __esm({
 
 // src/worker/progress-claim.ts
 async function readProgress(github, issue3, log) {
-  const comments = await github.listIssueComments(issue3);
+  const comments = await github.listIssueCommentsAndSelf(issue3);
   const mine = (await ownComments(github, comments, log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
   return { comments, existing: mine[0] ?? null };
 }
@@ -57109,7 +57279,8 @@ async function writeProgressClaim(options) {
   }
   const created = await github.createComment(attempt.issue, body);
   written(created.id);
-  const again = await ownComments(github, await github.listIssueComments(attempt.issue));
+  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels ?? []);
+  const again = await ownComments(github, read.comments);
   const rivals = again.filter((c) => {
     const parsed = parseWorkerResult(c.body);
     return parsed?.issue === attempt.issue && c.id !== created.id;
@@ -57119,6 +57290,7 @@ async function writeProgressClaim(options) {
     written(null);
     return "another run created the progress comment first";
   }
+  if (read.issue) options.issueRead?.(read.issue);
   return null;
 }
 var init_progress_claim = __esm({
@@ -57678,6 +57850,7 @@ var init_job = __esm({
           const claimed = await this.claim();
           if (claimed) return claimed;
           if (this.refusal !== null) return await this.finish("config_refused", this.refusal);
+          await this.deps.afterClaim?.();
           return await this.iterate();
         } catch (error63) {
           if (error63 instanceof CancelledError) {
@@ -57736,17 +57909,32 @@ var init_job = __esm({
           body: this.progressBody(),
           written: (commentId) => {
             this.progressCommentId = commentId;
+          },
+          stateLabels: this.stateLabels(),
+          issueRead: (issue3) => {
+            this.issueAfterClaim = issue3;
           }
         });
         if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
         return null;
       }
       commentsAtStart = [];
+      /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
+      stateLabels() {
+        const { review, blocked, needsHuman, inProgress } = this.config.labels;
+        return [review, blocked, needsHuman, inProgress];
+      }
+      /**
+       * The task issue as read right after the claim's write (in the same query as the claim's last check), when
+       * that read happened: the job's first read of the issue, which it would otherwise make next.
+       */
+      issueAfterClaim = null;
       // ---------------------------------------------------------------------------------------------------------
       // The loop
       async iterate() {
         const { git, github } = this.deps;
-        const issue3 = await github.getIssue(this.inputs.issue);
+        const issue3 = this.issueAfterClaim ?? await github.readIssueAndLabels(this.inputs.issue, this.stateLabels());
+        this.issueAfterClaim = null;
         if (issue3.state === "closed") return this.finish("failed", `issue #${issue3.number} is closed`);
         const refusal2 = taskTextRefusal(issue3, this.inputs.taskDigest);
         if (refusal2) return this.finish("failed", refusal2);
@@ -58133,8 +58321,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           });
         }
         this.result.prNumber = pull.number;
-        await github.addLabels(pull.number, [labels.review]);
-        await github.moveLabel(this.inputs.issue, labels.review, labels.inProgress);
+        await github.labelForReview(pull.number, this.inputs.issue, labels.review, labels.inProgress);
         return this.finish(
           "complete",
           `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`
@@ -58343,7 +58530,6 @@ async function runJob(start) {
   const config2 = withOverrides(chosen.config, chosen.warnings, inputs.config);
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
-  const author = await commitAuthor(inputs, github);
   const scratch = await mkdtemp2(path8.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
@@ -58353,7 +58539,9 @@ async function runJob(start) {
     parentEnv: env,
     token: inputs.githubToken,
     secretValues: [inputs.githubToken],
-    ...author,
+    // The author the inputs name; else the token's own account, set once the claim's query has read it.
+    ...inputs.gitUserName ? { userName: inputs.gitUserName } : {},
+    ...inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {},
     onLine: (line) => info(safeLogText(`  \u2502 ${line.length > 400 ? `${line.slice(0, 400)}\u2026` : line}`)),
     warn: (message) => warning(safeLogText(message))
   });
@@ -58367,7 +58555,13 @@ async function runJob(start) {
     clock: () => Date.now(),
     sleep: abortableSleep,
     log: coreLog,
-    signal: start.signal
+    signal: start.signal,
+    // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
+    // comments (no query of its own).
+    afterClaim: async () => {
+      const author = await commitAuthor(inputs, github);
+      parts.setAuthor(author.userName, author.userEmail);
+    }
   });
   await report(result);
   return result;

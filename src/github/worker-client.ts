@@ -7,6 +7,7 @@ import type { Permission } from "../core/world.js";
 import { sendReadsConditionally } from "./conditional-reads.js";
 import type { AutopilotOctokit } from "./octokit.js";
 import { MOVE_LABELS_MUTATION } from "./queries.js";
+import { LABEL_FOR_REVIEW_MUTATION, WORKER_CLAIM_QUERY, workerTaskQuery } from "./worker-queries.js";
 
 export interface WorkerIssue {
   number: number;
@@ -87,6 +88,34 @@ export interface WorkerGitHub {
    * way only these two labels change: one a person added meanwhile stays.
    */
   moveLabel(issue: number, add: string, remove: string): Promise<void>;
+  /**
+   * The issue's comments (every one), as `listIssueComments`, and the token's own account (`getSelf`, when not
+   * asked yet) in one GraphQL query: the claim's read. More than one page of comments: listed again through REST
+   * (all pages). GitHub not answering the query: `listIssueComments`, and `getSelf` asks on its own.
+   */
+  listIssueCommentsAndSelf(issue: number): Promise<WorkerComment[]>;
+  /**
+   * The issue's comments (every one) and the issue itself as they are now, in one GraphQL query; the node ids of
+   * the issue and of `labels` (the state labels the worker moves the task to) are kept for `moveLabel` and
+   * `labelForReview`. More than one page of comments: the comments are listed again through REST (all pages).
+   * GitHub not answering the query: `listIssueComments`, as before, and `issue` is null (the caller reads it
+   * with `getIssue` where it did before).
+   */
+  readIssueWithComments(
+    issue: number,
+    labels: string[],
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] }>;
+  /**
+   * Labels PR `pr` with `add` and moves the issue from `remove` to `add`, in that order: one GraphQL mutation
+   * when the node ids are known (the PR's from `createPull`/`findOpenPull`, the others from earlier answers),
+   * else `addLabels` then `moveLabel`.
+   */
+  labelForReview(pr: number, issue: number, add: string, remove: string): Promise<void>;
+  /**
+   * The issue as `getIssue` reads it, through the same one GraphQL query as `readIssueWithComments` without the
+   * comments, learning the same node ids; not answered, `getIssue`.
+   */
+  readIssueAndLabels(issue: number, labels: string[]): Promise<WorkerIssue>;
   /** Failing check runs and commit statuses of a commit. */
   listFailingChecks(ref: string): Promise<FailingCheck[]>;
   /** Reviews with a body and inline review comments of a PR, oldest first. */
@@ -129,6 +158,71 @@ function labelNames(labels: unknown[]): string[] {
     .filter((name): name is string => typeof name === "string");
 }
 
+interface GraphqlActor {
+  __typename?: string;
+  login?: string | null;
+  databaseId?: number | null;
+}
+
+interface GraphqlComment {
+  databaseId?: number | null;
+  body?: string | null;
+  createdAt: string;
+  updatedAt: string;
+  author?: GraphqlActor | null;
+}
+
+type GraphqlCommentPage = {
+  pageInfo: { hasNextPage: boolean };
+  nodes?: (GraphqlComment | null)[] | null;
+} | null;
+
+interface GraphqlClaim {
+  viewer?: { databaseId?: number | null; login?: string | null } | null;
+  repository?: { issue?: { comments?: GraphqlCommentPage } | null } | null;
+}
+
+interface GraphqlLabel {
+  id?: string | null;
+  name?: string | null;
+}
+
+interface GraphqlTask {
+  repository?: {
+    issue?: {
+      id: string;
+      number: number;
+      title: string;
+      body?: string | null;
+      state: string;
+      author?: { login?: string | null } | null;
+      labels?: { nodes?: (GraphqlLabel | null)[] | null } | null;
+      comments?: GraphqlCommentPage;
+    } | null;
+  } & Record<string, unknown>;
+}
+
+/** A GraphQL comment in REST's shape: a bot's login gets REST's `[bot]` suffix, its id is REST's `user.id`. */
+function graphqlComment(node: GraphqlComment): WorkerComment | null {
+  if (typeof node.databaseId !== "number") return null;
+  const author = node.author ?? null;
+  const type = author?.__typename ?? null;
+  const login = author?.login ? (type === "Bot" ? `${author.login}[bot]` : author.login) : null;
+  return {
+    id: node.databaseId,
+    author: login,
+    authorType: type,
+    authorId: typeof author?.databaseId === "number" ? author.databaseId : null,
+    body: node.body ?? "",
+    createdAt: node.createdAt,
+    updatedAt: node.updatedAt,
+  };
+}
+
+function rememberGraphqlLabels(labels: (GraphqlLabel | null | undefined)[], into: Map<string, string>): void {
+  for (const label of labels) if (label?.id && label.name) into.set(label.name, label.id);
+}
+
 export interface WorkerClientOptions {
   owner: string;
   repo: string;
@@ -142,6 +236,8 @@ export function createWorkerGitHubClient(
   const permissions = new Map<string, Permission>();
   let self: Promise<{ id: number | null; login: string | null }> | null = null;
   const issueNodeIds = new Map<number, string>();
+  /** PR node ids (REST `node_id`, GraphQL `id`), by number: a review transition labels the PR in the same call. */
+  const pullNodeIds = new Map<number, string>();
   /** Each comment's body as last read or written: an edit to the same text is not sent. */
   const commentBodies = new Map<number, string>();
   const seen = (comment: WorkerComment): WorkerComment => {
@@ -174,6 +270,7 @@ export function createWorkerGitHubClient(
   });
 
   const toPull = (data: {
+    node_id?: string;
     number: number;
     title: string;
     body?: string | null;
@@ -182,28 +279,159 @@ export function createWorkerGitHubClient(
     base: { ref: string };
     labels: unknown[];
     html_url: string;
-  }): WorkerPull => ({
-    number: data.number,
-    title: data.title,
-    body: data.body ?? "",
-    state: data.state === "open" ? "open" : "closed",
-    headRef: data.head.ref,
-    headSha: data.head.sha,
-    baseRef: data.base.ref,
-    labels: labelNames(data.labels),
-    url: data.html_url,
+  }): WorkerPull => {
+    if (data.node_id) pullNodeIds.set(data.number, data.node_id);
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? "",
+      state: data.state === "open" ? "open" : "closed",
+      headRef: data.head.ref,
+      headSha: data.head.sha,
+      baseRef: data.base.ref,
+      labels: labelNames(data.labels),
+      url: data.html_url,
+    };
+  };
+
+  const selfFrom = (viewer: GraphqlClaim["viewer"]) => ({
+    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
+    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null,
   });
+
+  /** Every comment of one GraphQL page, in REST's shape; null when the page does not hold them all. */
+  const wholePage = (page: GraphqlCommentPage | undefined): WorkerComment[] | null => {
+    if (!page || page.pageInfo.hasNextPage) return null;
+    const comments = (page.nodes ?? []).map((node) => (node ? graphqlComment(node) : null));
+    return comments.every((c) => c !== null) ? (comments as WorkerComment[]).map(seen) : null;
+  };
 
   const getSelf = () => {
     self ??= octokit
       .graphql<{ viewer?: { databaseId?: number | null; login?: string | null } | null }>(
         "query AutopilotWorkerViewer { viewer { databaseId login } }",
       )
-      .then((data) => ({
-        id: typeof data.viewer?.databaseId === "number" ? data.viewer.databaseId : null,
-        login: typeof data.viewer?.login === "string" && data.viewer.login ? data.viewer.login : null,
-      }));
+      .then((data) => selfFrom(data.viewer));
     return self;
+  };
+
+  const getIssue = async (issue: number): Promise<WorkerIssue> => {
+    const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
+    if (data.node_id) issueNodeIds.set(data.number, data.node_id);
+    rememberLabelIds(data.labels as unknown[], labelIds);
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? "",
+      state: data.state === "closed" ? "closed" : "open",
+      labels: labelNames(data.labels as unknown[]),
+      author: data.user?.login ?? null,
+    };
+  };
+
+  const listIssueComments = async (issue: number): Promise<WorkerComment[]> => {
+    const data = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: issue,
+      per_page: 100,
+    });
+    return data.map((c) => seen(toComment(c)));
+  };
+
+  const getIssueBody = async (issue: number): Promise<string | null> => {
+    try {
+      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
+      return data.body ?? "";
+    } catch (error) {
+      if (status(error) === 404 || status(error) === 410) return null;
+      throw error;
+    }
+  };
+
+  const findOpenPull = async (branch: string): Promise<WorkerPull | null> => {
+    const data = await octokit.paginate(octokit.rest.pulls.list, {
+      owner,
+      repo,
+      state: "open",
+      head: `${owner}:${branch}`,
+      per_page: 100,
+    });
+    const match = data.find((pull) => pull.head.ref === branch);
+    return match ? toPull(match) : null;
+  };
+
+  const addLabels = async (issue: number, labels: string[]): Promise<void> => {
+    if (labels.length === 0) return;
+    const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
+    rememberLabelIds(data as unknown[], labelIds);
+  };
+
+  const moveLabel = async (issue: number, add: string, remove: string): Promise<void> => {
+    const issueId = issueNodeIds.get(issue);
+    const addId = labelIds.get(add);
+    const removeId = labelIds.get(remove);
+    if (issueId && addId && removeId) {
+      await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+      return;
+    }
+    const { data } = await octokit.rest.issues.addLabels({
+      owner,
+      repo,
+      issue_number: issue,
+      labels: [add],
+    });
+    rememberLabelIds(data as unknown[], labelIds);
+    try {
+      await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: remove });
+    } catch (error) {
+      if (status(error) !== 404) throw error;
+    }
+  };
+
+  /**
+   * The issue (and with `withComments` its comments, when one page holds them all: else `comments` is null) and
+   * the node ids of the issue and of `labels`, in one GraphQL query; not answered, the issue through REST.
+   */
+  const readTask = async (
+    issue: number,
+    labels: string[],
+    withComments: boolean,
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] | null }> => {
+    let data: GraphqlTask;
+    try {
+      const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
+      data = await octokit.graphql<GraphqlTask>(workerTaskQuery(labels.length), {
+        owner,
+        name: repo,
+        number: issue,
+        comments: withComments,
+        ...names,
+      });
+    } catch {
+      // GitHub did not answer the query (an error, a partial answer): the REST reads, as before.
+      return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
+    }
+    const found = data.repository?.issue;
+    if (!found) return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
+    issueNodeIds.set(found.number, found.id);
+    const issueLabels = found.labels?.nodes ?? [];
+    rememberGraphqlLabels(issueLabels, labelIds);
+    labels.forEach((_, i) => {
+      rememberGraphqlLabels([data.repository?.[`label${i}`] as GraphqlLabel | null | undefined], labelIds);
+    });
+    return {
+      // A check that needs every comment sees every comment: a longer thread is listed again in full (null).
+      comments: withComments ? wholePage(found.comments) : null,
+      issue: {
+        number: found.number,
+        title: found.title,
+        body: found.body ?? "",
+        state: found.state === "CLOSED" ? "closed" : "open",
+        labels: issueLabels.map((l) => l?.name).filter((n): n is string => typeof n === "string"),
+        author: found.author?.login ?? null,
+      },
+    };
   };
 
   return {
@@ -211,28 +439,30 @@ export function createWorkerGitHubClient(
       return requests;
     },
 
-    async getIssue(issue) {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
-      if (data.node_id) issueNodeIds.set(data.number, data.node_id);
-      rememberLabelIds(data.labels as unknown[], labelIds);
-      return {
-        number: data.number,
-        title: data.title,
-        body: data.body ?? "",
-        state: data.state === "closed" ? "closed" : "open",
-        labels: labelNames(data.labels as unknown[]),
-        author: data.user?.login ?? null,
-      };
+    getIssue,
+
+    listIssueComments,
+
+    async listIssueCommentsAndSelf(issue) {
+      let data: GraphqlClaim;
+      try {
+        data = await octokit.graphql<GraphqlClaim>(WORKER_CLAIM_QUERY, { owner, name: repo, number: issue });
+      } catch {
+        // Not answered: the REST listing, as before (`getSelf` then asks for the viewer on its own).
+        return listIssueComments(issue);
+      }
+      if (data.viewer) self ??= Promise.resolve(selfFrom(data.viewer));
+      // A check that needs every comment sees every comment: a longer thread is listed again in full.
+      return wholePage(data.repository?.issue?.comments) ?? (await listIssueComments(issue));
     },
 
-    async listIssueComments(issue) {
-      const data = await octokit.paginate(octokit.rest.issues.listComments, {
-        owner,
-        repo,
-        issue_number: issue,
-        per_page: 100,
-      });
-      return data.map((c) => seen(toComment(c)));
+    async readIssueWithComments(issue, labels) {
+      const read = await readTask(issue, labels, true);
+      return { issue: read.issue, comments: read.comments ?? (await listIssueComments(issue)) };
+    },
+
+    async readIssueAndLabels(issue, labels) {
+      return (await readTask(issue, labels, false)).issue ?? (await getIssue(issue));
     },
 
     async getComment(commentId) {
@@ -289,27 +519,9 @@ export function createWorkerGitHubClient(
       return permission;
     },
 
-    async getIssueBody(issue) {
-      try {
-        const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
-        return data.body ?? "";
-      } catch (error) {
-        if (status(error) === 404 || status(error) === 410) return null;
-        throw error;
-      }
-    },
+    getIssueBody,
 
-    async findOpenPull(branch) {
-      const data = await octokit.paginate(octokit.rest.pulls.list, {
-        owner,
-        repo,
-        state: "open",
-        head: `${owner}:${branch}`,
-        per_page: 100,
-      });
-      const match = data.find((pull) => pull.head.ref === branch);
-      return match ? toPull(match) : null;
-    },
+    findOpenPull,
 
     async createPull(input) {
       const { data } = await octokit.rest.pulls.create({ owner, repo, ...input });
@@ -320,32 +532,26 @@ export function createWorkerGitHubClient(
       await octokit.rest.pulls.update({ owner, repo, pull_number: pr, ...input });
     },
 
-    async addLabels(issue, labels) {
-      if (labels.length === 0) return;
-      const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
-      rememberLabelIds(data as unknown[], labelIds);
-    },
+    addLabels,
 
-    async moveLabel(issue, add, remove) {
+    moveLabel,
+
+    async labelForReview(pr, issue, add, remove) {
+      const pullId = pullNodeIds.get(pr);
       const issueId = issueNodeIds.get(issue);
       const addId = labelIds.get(add);
       const removeId = labelIds.get(remove);
-      if (issueId && addId && removeId) {
-        await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+      if (pullId && issueId && addId && removeId) {
+        await octokit.graphql(LABEL_FOR_REVIEW_MUTATION, {
+          pull: pullId,
+          issue: issueId,
+          add: [addId],
+          remove: [removeId],
+        });
         return;
       }
-      const { data } = await octokit.rest.issues.addLabels({
-        owner,
-        repo,
-        issue_number: issue,
-        labels: [add],
-      });
-      rememberLabelIds(data as unknown[], labelIds);
-      try {
-        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: remove });
-      } catch (error) {
-        if (status(error) !== 404) throw error;
-      }
+      await addLabels(pr, [add]);
+      await moveLabel(issue, add, remove);
     },
 
     async removeLabel(issue, label) {

@@ -135,6 +135,7 @@ export function createBoundary(options: {
   git: Git;
   /** The worker's environment (PATH, LANG for the agent-side git). */
   parentEnv: NodeJS.ProcessEnv;
+  /** The agent-side commits' author: read at each sync (createIsolatedParts' `setAuthor` changes it). */
   userName: string;
   userEmail: string;
   warn: (message: string) => void;
@@ -204,6 +205,11 @@ export interface IsolatedParts {
   agent: AgentRunner;
   quality: QualityRunner;
   boundary: Boundary;
+  /**
+   * The commits' author from now on, for the worker's git and the agent-side sync (neither commits before the
+   * job's claim, when src/worker/run-job.ts learns the token's own account). Empty values keep what was set.
+   */
+  setAuthor(userName: string | undefined, userEmail: string | undefined): void;
 }
 
 /** Everything of the worker that touches the agent's side, wired once for the runner and the tests. */
@@ -242,7 +248,8 @@ export async function createIsolatedParts(options: {
     userEmail,
     ...(options.token ? { token: options.token } : {}),
   });
-  const boundary = createBoundary({
+  // Kept: the boundary reads the author from it at each sync, so `setAuthor` reaches the agent side too.
+  const boundaryOptions = {
     dirs,
     user: options.user,
     git,
@@ -250,7 +257,8 @@ export async function createIsolatedParts(options: {
     userName,
     userEmail,
     warn: options.warn,
-  });
+  };
+  const boundary = createBoundary(boundaryOptions);
   const agent = createAgentRunner({
     workdir: dirs.workTree,
     scratchDir: dirs.agentDir,
@@ -297,5 +305,10 @@ export async function createIsolatedParts(options: {
       }
     },
   };
-  return { git, agent, quality, boundary };
+  const setAuthor = (name: string | undefined, email: string | undefined) => {
+    git.setAuthor(name, email);
+    if (name) boundaryOptions.userName = name;
+    if (email) boundaryOptions.userEmail = email;
+  };
+  return { git, agent, quality, boundary, setAuthor };
 }

@@ -2,8 +2,8 @@ import type { WorkerGitHub } from "../github/worker-client.js";
 
 /**
  * The commit author: the inputs' name and email, or else the token's own account (the App's bot user,
- * `<id>+<login>@users.noreply.github.com` as GitHub attributes it) from the viewer query the claim makes anyway,
- * so a job spends no `GET /users/{bot}` on it. Nothing known: the defaults of boundary.ts.
+ * `<id>+<login>@users.noreply.github.com` as GitHub attributes it) from the query the claim makes anyway (the
+ * viewer is asked with the task's comments), so a job spends no request of its own on it. Nothing known: the defaults of boundary.ts.
  */
 export async function commitAuthor(
   inputs: { gitUserName: string; gitUserEmail: string },

@@ -15,7 +15,7 @@ import { parseSignal, type Signal } from "../core/signals.js";
 import { decideAgentExit } from "../core/agent-exit.js";
 import { decideAfterIteration, decideRateLimit, type QualityOutcome } from "../core/iteration.js";
 import { UNISOLATED_AGENT_ACCESS, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
-import type { WorkerComment } from "../github/worker-client.js";
+import type { WorkerComment, WorkerIssue } from "../github/worker-client.js";
 import { priceRun } from "./agent-cost.js";
 import type { AgentRunResult } from "./agent-iteration.js";
 import { decideClaim } from "./claim.js";
@@ -186,6 +186,7 @@ class WorkerLoop {
       const claimed = await this.claim();
       if (claimed) return claimed;
       if (this.refusal !== null) return await this.finish("config_refused", this.refusal);
+      await this.deps.afterClaim?.();
       return await this.iterate();
     } catch (error) {
       if (error instanceof CancelledError) {
@@ -251,6 +252,10 @@ class WorkerLoop {
       written: (commentId) => {
         this.progressCommentId = commentId;
       },
+      stateLabels: this.stateLabels(),
+      issueRead: (issue) => {
+        this.issueAfterClaim = issue;
+      },
     });
     if (elsewhere) return this.finishWithoutWriting("claimed_elsewhere", elsewhere);
     return null;
@@ -258,12 +263,28 @@ class WorkerLoop {
 
   private commentsAtStart: WorkerComment[] = [];
 
+  /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
+  private stateLabels(): string[] {
+    const { review, blocked, needsHuman, inProgress } = this.config.labels;
+    return [review, blocked, needsHuman, inProgress];
+  }
+
+  /**
+   * The task issue as read right after the claim's write (in the same query as the claim's last check), when
+   * that read happened: the job's first read of the issue, which it would otherwise make next.
+   */
+  private issueAfterClaim: WorkerIssue | null = null;
+
   // ---------------------------------------------------------------------------------------------------------
   // The loop
 
   private async iterate(): Promise<WorkerRun> {
     const { git, github } = this.deps;
-    const issue = await github.getIssue(this.inputs.issue);
+    // Read after the claim's write (by the claim's last query when it made one: nothing is read or written
+    // between that answer and these checks), as before.
+    const issue =
+      this.issueAfterClaim ?? (await github.readIssueAndLabels(this.inputs.issue, this.stateLabels()));
+    this.issueAfterClaim = null;
     if (issue.state === "closed") return this.finish("failed", `issue #${issue.number} is closed`);
     const refusal = taskTextRefusal(issue, this.inputs.taskDigest);
     if (refusal) return this.finish("failed", refusal);
@@ -709,8 +730,8 @@ class WorkerLoop {
       });
     }
     this.result.prNumber = pull.number;
-    await github.addLabels(pull.number, [labels.review]);
-    await github.moveLabel(this.inputs.issue, labels.review, labels.inProgress);
+    // The PR's label and the task's move to review: one GraphQL mutation when the node ids are known.
+    await github.labelForReview(pull.number, this.inputs.issue, labels.review, labels.inProgress);
     return this.finish(
       "complete",
       `pull request #${pull.number} ${gate.fired ? "opened; the human gate fired" : "opened"}`,

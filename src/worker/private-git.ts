@@ -99,8 +99,8 @@ export class Git {
   private readonly baseEnv: Record<string, string>;
   private configSnapshot: string | null = null;
   private readonly globalConfig: string;
-  private readonly userName: string;
-  private readonly userEmail: string;
+  private userName: string;
+  private userEmail: string;
   private readonly gitPath: string;
   private readonly hooksDir: string;
   private readonly homeDir: string | undefined;
@@ -145,6 +145,21 @@ export class Git {
       env.GIT_WORK_TREE = options.cwd;
     }
     this.baseEnv = env;
+  }
+
+  /**
+   * The author and committer of the commits from now on (the job learns its own account only once it has
+   * claimed the task: src/worker/run-job.ts). Empty values keep the defaults.
+   */
+  setAuthor(userName: string | undefined, userEmail: string | undefined): void {
+    if (userName) this.userName = userName;
+    if (userEmail) this.userEmail = userEmail;
+    Object.assign(this.baseEnv, {
+      GIT_AUTHOR_NAME: this.userName,
+      GIT_AUTHOR_EMAIL: this.userEmail,
+      GIT_COMMITTER_NAME: this.userName,
+      GIT_COMMITTER_EMAIL: this.userEmail,
+    });
   }
 
   /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */

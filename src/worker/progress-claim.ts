@@ -4,7 +4,7 @@
  * same attempt wrote after us or created its comment first. The decision itself is src/worker/claim.ts.
  */
 import { parseWorkerResult, type WorkerResult } from "../core/worker-result.js";
-import type { WorkerComment, WorkerGitHub } from "../github/worker-client.js";
+import type { WorkerComment, WorkerGitHub, WorkerIssue } from "../github/worker-client.js";
 import { ownComments } from "./own-comments.js";
 
 export interface ExistingProgress {
@@ -18,7 +18,8 @@ export async function readProgress(
   issue: number,
   log: { warning(message: string): void },
 ): Promise<{ comments: WorkerComment[]; existing: ExistingProgress | null }> {
-  const comments = await github.listIssueComments(issue);
+  // With the token's own account in the same query: ownComments below needs it.
+  const comments = await github.listIssueCommentsAndSelf(issue);
   const mine = (await ownComments(github, comments, log))
     .map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) }))
     .filter((entry) => entry.parsed?.issue === issue);
@@ -29,6 +30,11 @@ export async function readProgress(
  * Writes our progress comment (updating the existing one, or creating it). `written` learns its id as soon as
  * it exists (null again when we withdraw), so a job that fails later still reports there. Returns why another
  * run holds the attempt, or null when it is ours.
+ *
+ * A new comment is followed by one read of the issue's comments and of the issue itself
+ * (`readIssueWithComments`, one GraphQL query, every comment): `issueRead` gets the issue as it is after our
+ * write, which is when the job reads it anyway (not when GitHub did not answer the query: the job then reads
+ * the issue itself), and `stateLabels` are the labels whose node ids the query learns for later transitions.
  */
 export async function writeProgressClaim(options: {
   github: WorkerGitHub;
@@ -36,6 +42,8 @@ export async function writeProgressClaim(options: {
   existing: WorkerComment | null;
   body: string;
   written: (commentId: number | null) => void;
+  stateLabels?: string[];
+  issueRead?: (issue: WorkerIssue) => void;
 }): Promise<string | null> {
   const { github, attempt, existing, body, written } = options;
   if (existing) {
@@ -53,7 +61,8 @@ export async function writeProgressClaim(options: {
   const created = await github.createComment(attempt.issue, body);
   written(created.id);
   // Two first runs may both have found no comment: the older comment wins, the other run withdraws.
-  const again = await ownComments(github, await github.listIssueComments(attempt.issue));
+  const read = await github.readIssueWithComments(attempt.issue, options.stateLabels ?? []);
+  const again = await ownComments(github, read.comments);
   const rivals = again.filter((c) => {
     const parsed = parseWorkerResult(c.body);
     return parsed?.issue === attempt.issue && c.id !== created.id;
@@ -63,5 +72,6 @@ export async function writeProgressClaim(options: {
     written(null);
     return "another run created the progress comment first";
   }
+  if (read.issue) options.issueRead?.(read.issue);
   return null;
 }

@@ -148,7 +148,6 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
   // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
   const user = await setupAgentUser({ isolation: config.isolation, env });
   if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
-  const author = await commitAuthor(inputs, github);
   const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
@@ -158,7 +157,9 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     parentEnv: env,
     token: inputs.githubToken,
     secretValues: [inputs.githubToken],
-    ...author,
+    // The author the inputs name; else the token's own account, set once the claim's query has read it.
+    ...(inputs.gitUserName ? { userName: inputs.gitUserName } : {}),
+    ...(inputs.gitUserEmail ? { userEmail: inputs.gitUserEmail } : {}),
     onLine: (line) => core.info(safeLogText(`  │ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`)),
     warn: (message) => core.warning(safeLogText(message)),
   });
@@ -174,6 +175,12 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     sleep: abortableSleep,
     log: coreLog,
     signal: start.signal,
+    // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
+    // comments (no query of its own).
+    afterClaim: async () => {
+      const author = await commitAuthor(inputs, github);
+      parts.setAuthor(author.userName, author.userEmail);
+    },
   });
   await report(result);
   return result;

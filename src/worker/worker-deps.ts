@@ -79,6 +79,11 @@ export interface WorkerDeps {
   signal?: AbortSignal;
   /** The agent's work tree when it is not `inputs.workspace` (boundary.ts moves it out of the checkout). */
   workTree?: string;
+  /**
+   * Run once the attempt is claimed, before the branch is touched (run-job.ts: the commits' author, from the
+   * token's own account the claim's query read).
+   */
+  afterClaim?: () => Promise<void>;
 }
 
 export interface WorkerRun {

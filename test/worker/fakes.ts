@@ -86,6 +86,47 @@ export class FakeGitHub implements WorkerGitHub {
     this.tick(`listIssueComments ${issue}`);
     return this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c }));
   }
+  /** One request, as the client's GraphQL query: the comments (and the viewer). */
+  async listIssueCommentsAndSelf(issue: number) {
+    this.tick(`listIssueCommentsAndSelf ${issue}`);
+    return this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c }));
+  }
+  /** One request, as the client's GraphQL query: the comments and the issue as they are now. */
+  async readIssueWithComments(
+    issue: number,
+    _labels: string[],
+  ): Promise<{
+    comments: WorkerComment[];
+    issue: WorkerIssue | null;
+  }> {
+    this.tick(`readIssueWithComments ${issue}`);
+    const found = this.issues.get(issue);
+    if (!found) throw Object.assign(new Error("Not Found"), { status: 404 });
+    return {
+      comments: this.comments.filter((c) => c.issue === issue).map((c) => ({ ...c })),
+      issue: { ...found, labels: [...(this.labels.get(issue) ?? [])] },
+    };
+  }
+  /** One request, as the client's GraphQL query. */
+  async readIssueAndLabels(issue: number, _labels: string[]) {
+    this.tick(`readIssueAndLabels ${issue}`);
+    const found = this.issues.get(issue);
+    if (!found) throw Object.assign(new Error("Not Found"), { status: 404 });
+    return { ...found, labels: [...(this.labels.get(issue) ?? [])] };
+  }
+  /** One request, as the client's GraphQL mutation. */
+  async labelForReview(pr: number, issue: number, add: string, remove: string) {
+    this.tick(`labelForReview ${pr} ${issue} ${add} ${remove}`);
+    for (const [n, drop] of [
+      [pr, null],
+      [issue, remove],
+    ] as const) {
+      const set = this.labels.get(n) ?? new Set<string>();
+      set.add(add);
+      if (drop) set.delete(drop);
+      this.labels.set(n, set);
+    }
+  }
   async getComment(id: number) {
     this.tick(`getComment ${id}`);
     const found = this.comments.find((c) => c.id === id);

@@ -319,6 +319,26 @@ describe("git", () => {
     expect(await g.countCommits(setup.base)).toBe(1);
   });
 
+  it("commits as the author set after it was made (the job learns its account with the claim)", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "x\n" });
+    dirs.push(root);
+    const g = new Git({ cwd: workspace, stateDir: join(root, "state") });
+    g.setAuthor("autopilot-app[bot]", "41+autopilot-app[bot]@users.noreply.github.com");
+    await g.prepare();
+    await g.setupBranch("autopilot/issue-7", "main");
+    await writeFile(join(workspace, "a.txt"), "a");
+    await g.commitAll("add a");
+    expect(git(workspace, "log", "-1", "--format=%an <%ae> / %cn <%ce>")).toBe(
+      "autopilot-app[bot] <41+autopilot-app[bot]@users.noreply.github.com> / autopilot-app[bot] <41+autopilot-app[bot]@users.noreply.github.com>",
+    );
+    expect(git(workspace, "config", "--local", "user.name")).toBe("autopilot-app[bot]");
+    // Nothing known: the defaults stay.
+    const d = new Git({ cwd: workspace, stateDir: join(root, "state2") });
+    d.setAuthor(undefined, "");
+    await d.prepare();
+    expect(git(workspace, "config", "--local", "user.email")).toBe("autopilot[bot]@users.noreply.github.com");
+  });
+
   it("resumes the branch as the remote has it, and brings HEAD back when the agent wandered off", async () => {
     const { root, remote, workspace } = await remoteAndClone({ "README.md": "x\n" });
     dirs.push(root);

@@ -36,6 +36,45 @@ afterEach(async () => {
 
 const user = (login: string, type = "User") => ({ login, id: 1, type });
 
+/** A comment as GitHub's GraphQL answers it, by the worker's own account (GraphQL names a bot without `[bot]`). */
+const ownComment = (id: number, body: string) => ({
+  databaseId: id,
+  body,
+  createdAt: "2026-11-22T00:00:00Z",
+  updatedAt: "2026-11-22T00:00:00Z",
+  author: { __typename: "Bot", login: "autopilot", databaseId: 1 },
+});
+
+/** The claim's query: the viewer (the worker's own account, id 1) and the task's comments. */
+const claimAnswer = (comments: unknown[]) => ({
+  data: {
+    viewer: { databaseId: 1, login: "autopilot[bot]" },
+    repository: { issue: { comments: { pageInfo: { hasNextPage: false }, nodes: comments } } },
+  },
+});
+
+/** The task's query after the claim: the issue, its comments and the state labels' node ids. */
+const taskAnswer = (comments: unknown[]) => ({
+  data: {
+    repository: {
+      issue: {
+        id: "I_7",
+        number: 7,
+        title: "Add a greeting",
+        body: "Write hello.txt",
+        state: "OPEN",
+        author: { login: "alice" },
+        labels: { nodes: [{ id: "LA_progress", name: "autopilot:in-progress" }] },
+        comments: { pageInfo: { hasNextPage: false }, nodes: comments },
+      },
+      label0: { id: "LA_review", name: "autopilot:review" },
+      label1: { id: "LA_blocked", name: "autopilot:blocked" },
+      label2: { id: "LA_needs", name: "autopilot:needs-human" },
+      label3: { id: "LA_progress", name: "autopilot:in-progress" },
+    },
+  },
+});
+
 async function actionEnv(
   workspace: string,
   inputs: Record<string, string>,
@@ -91,43 +130,26 @@ describe("the action runner", () => {
 
     let progress = "";
     const scope = nock(API)
-      // The worker's own account (its claim believes only comments by it).
-      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerViewer"))
-      .reply(200, { data: { viewer: { databaseId: 1 } } })
-      .get(`${R}/issues/7/comments`)
-      .query(true)
-      .reply(200, [])
+      // The claim's read: the worker's own account (its claim believes only comments by it, and it is the
+      // commit author) and the task's comments, in one query.
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerClaim"))
+      .reply(200, claimAnswer([]))
       .post(`${R}/issues/7/comments`)
       .reply(201, (_uri, body) => {
         progress = (body as { body: string }).body;
         return {
           id: 900,
+          node_id: "IC_900",
           body: progress,
           user: user("autopilot[bot]", "Bot"),
           created_at: "2026-11-22T00:00:00Z",
           updated_at: "2026-11-22T00:00:00Z",
         };
       })
-      .get(`${R}/issues/7/comments`)
-      .query(true)
-      .reply(200, () => [
-        {
-          id: 900,
-          body: progress,
-          user: user("autopilot[bot]", "Bot"),
-          created_at: "2026-11-22T00:00:00Z",
-          updated_at: "2026-11-22T00:00:00Z",
-        },
-      ])
-      .get(`${R}/issues/7`)
-      .reply(200, {
-        number: 7,
-        title: "Add a greeting",
-        body: "Write hello.txt",
-        state: "open",
-        labels: [{ name: "autopilot:in-progress" }],
-        user: user("alice"),
-      })
+      // After the claim's write: the comments again (no rival came first), with the task issue and the node ids
+      // of the state labels.
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerTask"))
+      .reply(200, () => taskAnswer([ownComment(900, progress)]))
       .get(`${R}/pulls`)
       .query({ state: "open", head: "acme:autopilot/issue-7", per_page: "100" })
       .times(2)
@@ -142,13 +164,17 @@ describe("the action runner", () => {
         base: { ref: "main" },
         labels: [],
         html_url: "https://github.com/acme/widgets/pull/12",
+        node_id: "PR_12",
       })
-      .post(`${R}/issues/12/labels`, { labels: ["autopilot:review"] })
-      .reply(200, [])
-      .post(`${R}/issues/7/labels`, { labels: ["autopilot:review"] })
-      .reply(200, [])
-      .delete(`${R}/issues/7/labels/autopilot%3Ain-progress`)
-      .reply(200, [])
+      // The PR's review label and the task's move to review, in one mutation.
+      .post(
+        "/graphql",
+        (body: { query: string; variables: Record<string, unknown> }) =>
+          body.query.includes("AutopilotLabelForReview") &&
+          JSON.stringify(body.variables) ===
+            JSON.stringify({ pull: "PR_12", issue: "I_7", add: ["LA_review"], remove: ["LA_progress"] }),
+      )
+      .reply(200, { data: { pull: {}, added: {}, removed: {} } })
       .patch(`${R}/issues/comments/900`)
       .reply(200, (_uri, body) => {
         progress = (body as { body: string }).body;
@@ -178,6 +204,19 @@ describe("the action runner", () => {
     expect(progress).toContain("https://github.com/acme/widgets/actions/runs/4242");
     // The branch was pushed, and neither the token nor the default token reached the agent.
     expect(git(setup.remote, "show", "autopilot/issue-7:hello.txt")).toBe("hello");
+    // Every commit is the token's own account's, learnt by the claim's query (no query of its own).
+    expect(git(setup.remote, "log", "--format=%an <%ae>", "main..autopilot/issue-7").split("\n")).toEqual(
+      expect.arrayContaining(["autopilot[bot] <1+autopilot[bot]@users.noreply.github.com>"]),
+    );
+    expect(
+      new Set(
+        git(setup.remote, "log", "--format=%an <%ae>|%cn <%ce>", "main..autopilot/issue-7").split("\n"),
+      ),
+    ).toEqual(
+      new Set([
+        "autopilot[bot] <1+autopilot[bot]@users.noreply.github.com>|autopilot[bot] <1+autopilot[bot]@users.noreply.github.com>",
+      ]),
+    );
     const agentEnv = await readFile(join(seen, "agent-env.txt"), "utf8");
     await rm(seen, { recursive: true, force: true });
     expect(agentEnv).toContain("AUTOPILOT_ISSUE=7");
@@ -224,19 +263,15 @@ describe("the action runner", () => {
         body: "<!-- autopilot:tracking-issue -->",
         state: "open",
       })
-      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerViewer"))
-      .reply(200, { data: { viewer: { databaseId: 1 } } })
-      .get(`${R}/issues/7/comments`)
-      .query(true)
-      .reply(200, [])
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerClaim"))
+      .reply(200, claimAnswer([]))
       .post(`${R}/issues/7/comments`)
       .reply(201, (_uri, body) => {
         progress = (body as { body: string }).body;
         return comment();
       })
-      .get(`${R}/issues/7/comments`)
-      .query(true)
-      .reply(200, () => [comment()])
+      .post("/graphql", (body: { query: string }) => body.query.includes("AutopilotWorkerTask"))
+      .reply(200, () => taskAnswer([ownComment(900, progress)]))
       .patch(`${R}/issues/comments/900`)
       .reply(200, (_uri, body) => {
         progress = (body as { body: string }).body;
