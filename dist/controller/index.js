@@ -59672,16 +59672,15 @@ var Gateway = class {
    */
   async deleteTogether(ctx, effects) {
     const done = /* @__PURE__ */ new Map();
-    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
-      return done;
+    if (!this.mayWriteTogether()) return done;
     const pending = effects.filter(isRefDeletion).filter((e) => !alreadyDone(ctx, e));
     let outcomes = [];
     try {
       outcomes = await deleteRefsTogether(ctx, pending);
     } catch (error63) {
-      this.log.info(`could not delete refs in one request (${describeError(error63)}); one by one instead`);
+      this.refusedTogether(error63, "delete refs");
     }
-    if (outcomes.length > 0) this.operationsUsed++;
+    if (outcomes.length > 0) this.wroteTogether();
     for (const outcome of outcomes) {
       this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
       done.set(outcome.effect, outcome);
@@ -59694,8 +59693,7 @@ var Gateway = class {
    */
   async labelTogether(ctx, effects) {
     const done = /* @__PURE__ */ new Map();
-    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
-      return done;
+    if (!this.mayWriteTogether()) return done;
     const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
     let moved = [];
     try {
@@ -59711,9 +59709,9 @@ var Gateway = class {
         pending
       );
     } catch (error63) {
-      this.log.info(`could not change labels in one request (${describeError(error63)}); one by one instead`);
+      this.refusedTogether(error63, "change labels");
     }
-    if (moved.length > 0) this.operationsUsed++;
+    if (moved.length > 0) this.wroteTogether();
     for (const { effect, add, remove } of moved) {
       const set2 = labelsOf(ctx, effect.issue) ?? /* @__PURE__ */ new Set();
       for (const l of add) set2.add(l);
@@ -59728,6 +59726,31 @@ var Gateway = class {
       done.set(effect, outcome);
     }
     return done;
+  }
+  /** Whether effects may go together now: what `runOne` asks before any write (each is then asked again). */
+  mayWriteTogether() {
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return false;
+    return !this.circuit.writePause(repoKey(this.repo), this.now());
+  }
+  wroteTogether() {
+    this.operationsUsed++;
+    this.circuit.writeWentThrough(repoKey(this.repo), this.now());
+  }
+  /**
+   * A request for several effects failed: they go one by one through `runOne`, except after a secondary rate
+   * limit, which pauses the repository's writes here as in `runOne` (so they are held, not sent again at once).
+   */
+  refusedTogether(error63, what) {
+    if (classifyFailure(error63) === "secondary-rate-limit") {
+      const key = repoKey(this.repo);
+      const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
+      this.log.warn(
+        `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
+      );
+      return;
+    }
+    this.log.info(`could not ${what} in one request (${describeError(error63)}); one by one instead`);
   }
   hold(effect, error63, replaying) {
     const reason = describeError(error63);

@@ -368,16 +368,15 @@ export class Gateway {
    */
   private async deleteTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
     const done = new Map<Effect, EffectOutcome>();
-    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
-      return done;
+    if (!this.mayWriteTogether()) return done;
     const pending = effects.filter(isRefDeletion).filter((e) => !alreadyDone(ctx, e));
     let outcomes: EffectOutcome[] = [];
     try {
       outcomes = await deleteRefsTogether(ctx, pending);
     } catch (error) {
-      this.log.info(`could not delete refs in one request (${describeError(error)}); one by one instead`);
+      this.refusedTogether(error, "delete refs");
     }
-    if (outcomes.length > 0) this.operationsUsed++;
+    if (outcomes.length > 0) this.wroteTogether();
     for (const outcome of outcomes) {
       this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
       done.set(outcome.effect, outcome);
@@ -391,8 +390,7 @@ export class Gateway {
    */
   private async labelTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
     const done = new Map<Effect, EffectOutcome>();
-    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
-      return done;
+    if (!this.mayWriteTogether()) return done;
     const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
     let moved: Awaited<ReturnType<typeof moveLabelsTogether>> = [];
     try {
@@ -408,9 +406,9 @@ export class Gateway {
         pending,
       );
     } catch (error) {
-      this.log.info(`could not change labels in one request (${describeError(error)}); one by one instead`);
+      this.refusedTogether(error, "change labels");
     }
-    if (moved.length > 0) this.operationsUsed++;
+    if (moved.length > 0) this.wroteTogether();
     for (const { effect, add, remove } of moved) {
       const set = labelsOf(ctx, effect.issue) ?? new Set<string>();
       for (const l of add) set.add(l);
@@ -425,6 +423,34 @@ export class Gateway {
       done.set(effect, outcome);
     }
     return done;
+  }
+
+  /** Whether effects may go together now: what `runOne` asks before any write (each is then asked again). */
+  private mayWriteTogether(): boolean {
+    if (this.dryRun || this.circuit.state === "open" || this.operationsUsed >= this.operationBudget)
+      return false;
+    return !this.circuit.writePause(repoKey(this.repo), this.now());
+  }
+
+  private wroteTogether(): void {
+    this.operationsUsed++;
+    this.circuit.writeWentThrough(repoKey(this.repo), this.now());
+  }
+
+  /**
+   * A request for several effects failed: they go one by one through `runOne`, except after a secondary rate
+   * limit, which pauses the repository's writes here as in `runOne` (so they are held, not sent again at once).
+   */
+  private refusedTogether(error: unknown, what: string): void {
+    if (classifyFailure(error) === "secondary-rate-limit") {
+      const key = repoKey(this.repo);
+      const paused = this.circuit.pauseWrites(key, retryAfterOf(error), describeError(error), this.now());
+      this.log.warn(
+        `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`,
+      );
+      return;
+    }
+    this.log.info(`could not ${what} in one request (${describeError(error)}); one by one instead`);
   }
 
   private hold(effect: Effect, error: unknown, replaying: QueuedWrite | null): EffectOutcome {

@@ -135,6 +135,34 @@ describe("a label transition", () => {
     expect(gateway.memory.labelIds.get("autopilot:in-progress")).not.toBe("LA_gone");
   });
 
+  it("of several tasks, refused by the secondary limit together, are held while the repository's writes pause, not sent one by one", async () => {
+    const { repo, gateway } = await controllerOn("together-limited", [
+      ["Next", "autopilot:ready"],
+      ["Finished", "autopilot:review"],
+      ["Running", "autopilot:in-progress"],
+    ]);
+    // GitHub's content limit with a minute of one write, used up by a write of the same account.
+    suite.sandbox.faults.set({ contentLimit: { perMinute: 1, perHour: 500 } });
+    try {
+      await suite.octokit().request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: repo.owner,
+        repo: repo.name,
+        issue_number: 1,
+        body: "Uses up the minute.",
+      });
+      const start = suite.sandbox.requests.records.length;
+      const report = await gateway.execute([
+        { type: "setStateLabel", issue: 1, add: "autopilot:in-progress", remove: ["autopilot:ready"] },
+        { type: "setStateLabel", issue: 2, add: null, remove: ["autopilot:review"] },
+      ]);
+      expect(report.outcomes.map((o) => o.status)).toEqual(["queued", "queued"]);
+      expect(since(start).map((r) => r.endpoint)).toEqual(["POST /graphql"]);
+      expect(labelsOf(repo, 1)).toEqual(["autopilot:ready"]);
+    } finally {
+      suite.sandbox.faults.clear();
+    }
+  });
+
   it("by the worker is one request once it has seen the ids, and keeps a person's label", async () => {
     const repo = { owner: "acme", name: "worker-moves" };
     suite.sandbox.store.createRepo(repo);
