@@ -59001,11 +59001,9 @@ var o = (ctx) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
 async function executeEffect(ctx, effect) {
   switch (effect.type) {
     case "setStateLabel":
-      return setLabels(ctx, effect, effect.issue, effect.add === null ? [] : [effect.add], effect.remove);
     case "addLabels":
-      return setLabels(ctx, effect, effect.issue, effect.labels, []);
     case "removeLabels":
-      return setLabels(ctx, effect, effect.issue, [], effect.labels);
+      return setLabels(ctx, effect);
     case "comment":
       return comment(ctx, effect);
     case "react":
@@ -59159,10 +59157,9 @@ async function explainRefusal(ctx, effect, body) {
     ctx.log.warn(`could not explain the refused merge of PR #${effect.pr}: ${describeError(error63)}`);
   }
 }
-async function setLabels(ctx, effect, issue3, add, remove) {
-  const known = labelsOf(ctx, issue3);
-  const toAdd = add.filter((l) => !known?.has(l));
-  const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
+async function setLabels(ctx, effect) {
+  const known = labelsOf(ctx, effect.issue);
+  const { issue: issue3, add: toAdd, remove: toRemove } = labelChange(effect, known);
   const moved = await moveLabelsInOneRequest(ctx, issue3, toAdd, toRemove);
   if (!moved && toAdd.length > 0) {
     const added = await ctx.write(
@@ -59653,13 +59650,7 @@ var Gateway = class {
       );
       return outcome;
     } catch (error63) {
-      if (classifyFailure(error63) === "secondary-rate-limit") {
-        const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
-        this.log.warn(
-          `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
-        );
-        return this.hold(effect, error63, replaying);
-      }
+      if (this.pausedBy(error63)) return this.hold(effect, error63, replaying);
       if (isCircuitOpen(error63) || isOutage(error63)) return this.hold(effect, error63, replaying);
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error63)}`);
       return { effect, status: "failed", detail: describeError(error63) };
@@ -59742,15 +59733,18 @@ var Gateway = class {
    * limit, which pauses the repository's writes here as in `runOne` (so they are held, not sent again at once).
    */
   refusedTogether(error63, what) {
-    if (classifyFailure(error63) === "secondary-rate-limit") {
-      const key = repoKey(this.repo);
-      const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
-      this.log.warn(
-        `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
-      );
-      return;
-    }
+    if (this.pausedBy(error63)) return;
     this.log.info(`could not ${what} in one request (${describeError(error63)}); one by one instead`);
+  }
+  /** A secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): true then. */
+  pausedBy(error63) {
+    if (classifyFailure(error63) !== "secondary-rate-limit") return false;
+    const key = repoKey(this.repo);
+    const paused = this.circuit.pauseWrites(key, retryAfterOf(error63), describeError(error63), this.now());
+    this.log.warn(
+      `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`
+    );
+    return true;
   }
   hold(effect, error63, replaying) {
     const reason = describeError(error63);

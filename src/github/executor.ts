@@ -11,6 +11,7 @@ import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { classifyFailure, describeError, messageOf, refusalWords, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
+import { labelChange } from "./label-batch.js";
 import { existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
@@ -201,11 +202,9 @@ const o = (ctx: ExecContext) => ({ owner: ctx.repo.owner, repo: ctx.repo.name })
 export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<EffectOutcome> {
   switch (effect.type) {
     case "setStateLabel":
-      return setLabels(ctx, effect, effect.issue, effect.add === null ? [] : [effect.add], effect.remove);
     case "addLabels":
-      return setLabels(ctx, effect, effect.issue, effect.labels, []);
     case "removeLabels":
-      return setLabels(ctx, effect, effect.issue, [], effect.labels);
+      return setLabels(ctx, effect);
     case "comment":
       return comment(ctx, effect);
     case "react":
@@ -391,15 +390,10 @@ async function explainRefusal(
 
 async function setLabels(
   ctx: ExecContext,
-  effect: Effect,
-  issue: number,
-  add: string[],
-  remove: string[],
+  effect: Extract<Effect, { type: "setStateLabel" | "addLabels" | "removeLabels" }>,
 ): Promise<EffectOutcome> {
-  const known = labelsOf(ctx, issue);
-  const toAdd = add.filter((l) => !known?.has(l));
-  // Remove only what is present (when the snapshot knows the issue; otherwise try, a 404 is fine).
-  const toRemove = remove.filter((l) => !add.includes(l) && (!known || known.has(l)));
+  const known = labelsOf(ctx, effect.issue);
+  const { issue, add: toAdd, remove: toRemove } = labelChange(effect, known);
   const moved = await moveLabelsInOneRequest(ctx, issue, toAdd, toRemove);
   if (!moved && toAdd.length > 0) {
     const added = await ctx.write(() =>

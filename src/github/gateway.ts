@@ -347,14 +347,8 @@ export class Gateway {
       );
       return outcome;
     } catch (error) {
-      if (classifyFailure(error) === "secondary-rate-limit") {
-        // GitHub: stop writing until retry-after has passed. The rest of this reconcile's writes are held too.
-        const paused = this.circuit.pauseWrites(key, retryAfterOf(error), describeError(error), this.now());
-        this.log.warn(
-          `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`,
-        );
-        return this.hold(effect, error, replaying);
-      }
+      // GitHub: stop writing until retry-after has passed. The rest of this reconcile's writes are held too.
+      if (this.pausedBy(error)) return this.hold(effect, error, replaying);
       if (isCircuitOpen(error) || isOutage(error)) return this.hold(effect, error, replaying);
       this.log.warn(`failed to ${describeEffect(effect)}: ${describeError(error)}`);
       return { effect, status: "failed", detail: describeError(error) };
@@ -442,15 +436,19 @@ export class Gateway {
    * limit, which pauses the repository's writes here as in `runOne` (so they are held, not sent again at once).
    */
   private refusedTogether(error: unknown, what: string): void {
-    if (classifyFailure(error) === "secondary-rate-limit") {
-      const key = repoKey(this.repo);
-      const paused = this.circuit.pauseWrites(key, retryAfterOf(error), describeError(error), this.now());
-      this.log.warn(
-        `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`,
-      );
-      return;
-    }
+    if (this.pausedBy(error)) return;
     this.log.info(`could not ${what} in one request (${describeError(error)}); one by one instead`);
+  }
+
+  /** A secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): true then. */
+  private pausedBy(error: unknown): boolean {
+    if (classifyFailure(error) !== "secondary-rate-limit") return false;
+    const key = repoKey(this.repo);
+    const paused = this.circuit.pauseWrites(key, retryAfterOf(error), describeError(error), this.now());
+    this.log.warn(
+      `GitHub's secondary rate limit: writes to ${key} pause until ${new Date(paused.until).toISOString()} (refusal ${paused.strikes} in a row)`,
+    );
+    return true;
   }
 
   private hold(effect: Effect, error: unknown, replaying: QueuedWrite | null): EffectOutcome {
