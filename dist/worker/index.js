@@ -43239,11 +43239,6 @@ function createWorkerGitHubClient(octokit, options) {
   let self2 = null;
   const issueNodeIds = /* @__PURE__ */ new Map();
   const pullNodeIds = /* @__PURE__ */ new Map();
-  const commentBodies = /* @__PURE__ */ new Map();
-  const seen = (comment) => {
-    commentBodies.set(comment.id, comment.body);
-    return comment;
-  };
   const labelIds = /* @__PURE__ */ new Map();
   let requests = 0;
   octokit.hook.before("request", () => {
@@ -43280,7 +43275,7 @@ function createWorkerGitHubClient(octokit, options) {
   const wholePage = (page) => {
     if (!page || page.pageInfo.hasNextPage) return null;
     const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
-    return comments.every((c) => c !== null) ? comments.map(seen) : null;
+    return comments.every((c) => c !== null) ? comments : null;
   };
   const getSelf = () => {
     self2 ??= octokit.graphql(
@@ -43308,7 +43303,7 @@ function createWorkerGitHubClient(octokit, options) {
       issue_number: issue3,
       per_page: 100
     });
-    return data.map((c) => seen(toComment(c)));
+    return data.map((c) => toComment(c));
   };
   const getIssueBody = async (issue3) => {
     try {
@@ -43335,14 +43330,25 @@ function createWorkerGitHubClient(octokit, options) {
     const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
     rememberLabelIds(data, labelIds);
   };
+  const labelMutation = async (query, variables, labels) => {
+    try {
+      await octokit.graphql(query, variables);
+      return true;
+    } catch (error63) {
+      if (!Array.isArray(error63.errors)) throw error63;
+      for (const label2 of labels) labelIds.delete(label2);
+      return false;
+    }
+  };
   const moveLabel = async (issue3, add, remove) => {
     const issueId = issueNodeIds.get(issue3);
     const addId = labelIds.get(add);
     const removeId = labelIds.get(remove);
-    if (issueId && addId && removeId) {
-      await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+    if (issueId && addId && removeId && await labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
+      add,
+      remove
+    ]))
       return;
-    }
     const { data } = await octokit.rest.issues.addLabels({
       owner,
       repo,
@@ -43417,7 +43423,7 @@ function createWorkerGitHubClient(octokit, options) {
     async getComment(commentId) {
       try {
         const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return seen(toComment(data));
+        return toComment(data);
       } catch (error63) {
         if (status(error63) === 404) return null;
         throw error63;
@@ -43425,16 +43431,13 @@ function createWorkerGitHubClient(octokit, options) {
     },
     async createComment(issue3, body) {
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
-      return seen(toComment(data));
+      return toComment(data);
     },
     async updateComment(commentId, body) {
-      if (commentBodies.get(commentId) === body) return;
       await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
-      commentBodies.set(commentId, body);
     },
     async deleteComment(commentId) {
       try {
-        commentBodies.delete(commentId);
         await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
       } catch (error63) {
         if (status(error63) !== 404) throw error63;
@@ -43475,15 +43478,12 @@ function createWorkerGitHubClient(octokit, options) {
       const issueId = issueNodeIds.get(issue3);
       const addId = labelIds.get(add);
       const removeId = labelIds.get(remove);
-      if (pullId && issueId && addId && removeId) {
-        await octokit.graphql(LABEL_FOR_REVIEW_MUTATION, {
-          pull: pullId,
-          issue: issueId,
-          add: [addId],
-          remove: [removeId]
-        });
+      if (pullId && issueId && addId && removeId && await labelMutation(
+        LABEL_FOR_REVIEW_MUTATION,
+        { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
+        [add, remove]
+      ))
         return;
-      }
       await addLabels(pr, [add]);
       await moveLabel(issue3, add, remove);
     },

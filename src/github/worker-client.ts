@@ -68,7 +68,6 @@ export interface WorkerGitHub {
   /** null when the comment no longer exists. */
   getComment(commentId: number): Promise<WorkerComment | null>;
   createComment(issue: number, body: string): Promise<WorkerComment>;
-  /** Not sent when the comment already has this text (as this client last read or wrote it). */
   updateComment(commentId: number, body: string): Promise<void>;
   deleteComment(commentId: number): Promise<void>;
   /** A login's permission on the repository ("none" for strangers); cached. */
@@ -238,12 +237,6 @@ export function createWorkerGitHubClient(
   const issueNodeIds = new Map<number, string>();
   /** PR node ids (REST `node_id`, GraphQL `id`), by number: a review transition labels the PR in the same call. */
   const pullNodeIds = new Map<number, string>();
-  /** Each comment's body as last read or written: an edit to the same text is not sent. */
-  const commentBodies = new Map<number, string>();
-  const seen = (comment: WorkerComment): WorkerComment => {
-    commentBodies.set(comment.id, comment.body);
-    return comment;
-  };
   const labelIds = new Map<string, string>();
   let requests = 0;
   octokit.hook.before("request", () => {
@@ -303,7 +296,7 @@ export function createWorkerGitHubClient(
   const wholePage = (page: GraphqlCommentPage | undefined): WorkerComment[] | null => {
     if (!page || page.pageInfo.hasNextPage) return null;
     const comments = (page.nodes ?? []).map((node) => (node ? graphqlComment(node) : null));
-    return comments.every((c) => c !== null) ? (comments as WorkerComment[]).map(seen) : null;
+    return comments.every((c) => c !== null) ? (comments as WorkerComment[]) : null;
   };
 
   const getSelf = () => {
@@ -336,7 +329,7 @@ export function createWorkerGitHubClient(
       issue_number: issue,
       per_page: 100,
     });
-    return data.map((c) => seen(toComment(c)));
+    return data.map((c) => toComment(c));
   };
 
   const getIssueBody = async (issue: number): Promise<string | null> => {
@@ -367,14 +360,40 @@ export function createWorkerGitHubClient(
     rememberLabelIds(data as unknown[], labelIds);
   };
 
+  /**
+   * A label mutation by node ids; false when GitHub answered with GraphQL errors (a label deleted and made again
+   * has a new id): the ids are forgotten and the caller goes by name over REST, where adding a label twice and
+   * removing an absent one are both harmless (as the controller's executor does).
+   */
+  const labelMutation = async (
+    query: string,
+    variables: Record<string, unknown>,
+    labels: string[],
+  ): Promise<boolean> => {
+    try {
+      await octokit.graphql(query, variables);
+      return true;
+    } catch (error) {
+      if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
+      for (const label of labels) labelIds.delete(label);
+      return false;
+    }
+  };
+
   const moveLabel = async (issue: number, add: string, remove: string): Promise<void> => {
     const issueId = issueNodeIds.get(issue);
     const addId = labelIds.get(add);
     const removeId = labelIds.get(remove);
-    if (issueId && addId && removeId) {
-      await octokit.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] });
+    if (
+      issueId &&
+      addId &&
+      removeId &&
+      (await labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
+        add,
+        remove,
+      ]))
+    )
       return;
-    }
     const { data } = await octokit.rest.issues.addLabels({
       owner,
       repo,
@@ -468,7 +487,7 @@ export function createWorkerGitHubClient(
     async getComment(commentId) {
       try {
         const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return seen(toComment(data));
+        return toComment(data);
       } catch (error) {
         if (status(error) === 404) return null;
         throw error;
@@ -477,18 +496,15 @@ export function createWorkerGitHubClient(
 
     async createComment(issue, body) {
       const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body });
-      return seen(toComment(data));
+      return toComment(data);
     },
 
     async updateComment(commentId, body) {
-      if (commentBodies.get(commentId) === body) return;
       await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
-      commentBodies.set(commentId, body);
     },
 
     async deleteComment(commentId) {
       try {
-        commentBodies.delete(commentId);
         await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
       } catch (error) {
         if (status(error) !== 404) throw error;
@@ -541,15 +557,18 @@ export function createWorkerGitHubClient(
       const issueId = issueNodeIds.get(issue);
       const addId = labelIds.get(add);
       const removeId = labelIds.get(remove);
-      if (pullId && issueId && addId && removeId) {
-        await octokit.graphql(LABEL_FOR_REVIEW_MUTATION, {
-          pull: pullId,
-          issue: issueId,
-          add: [addId],
-          remove: [removeId],
-        });
+      if (
+        pullId &&
+        issueId &&
+        addId &&
+        removeId &&
+        (await labelMutation(
+          LABEL_FOR_REVIEW_MUTATION,
+          { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
+          [add, remove],
+        ))
+      )
         return;
-      }
       await addLabels(pr, [add]);
       await moveLabel(issue, add, remove);
     },

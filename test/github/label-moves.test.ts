@@ -190,27 +190,34 @@ describe("a label transition", () => {
   });
 });
 
-describe("the worker's client", () => {
-  it("does not send a progress comment edit that changes nothing", async () => {
-    const repo = { owner: "acme", name: "edits" };
+describe("the worker's label moves", () => {
+  it("fall back to REST by name when a label was deleted and made again since the worker saw its id", async () => {
+    const repo = { owner: "acme", name: "worker-stale" };
     suite.sandbox.store.createRepo(repo);
     suite.sandbox.store.createIssue(repo, {
       title: "Task",
       body: "Do it.",
+      labels: ["autopilot:in-progress"],
+      author: "maintainer",
+    });
+    suite.sandbox.store.createIssue(repo, {
+      title: "PR stand-in",
+      body: "",
       labels: [],
       author: "maintainer",
     });
-    const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "edits" });
-    const comment = await github.createComment(1, "working: iteration 1");
-    const start = suite.sandbox.requests.records.length;
-    await github.updateComment(comment.id, "working: iteration 1");
-    await github.updateComment(comment.id, "working: iteration 2");
-    await github.updateComment(comment.id, "working: iteration 2");
-    expect(since(start).map((r) => r.endpoint)).toEqual([
-      "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
-    ]);
+    const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "worker-stale" });
+    await github.getIssue(1);
+    await github.addLabels(2, ["autopilot:review"]);
+    // A maintainer deletes the review label and makes it again: its node id changes.
+    suite.sandbox.store.deleteLabel(repo, "autopilot:review");
+    suite.sandbox.store.createLabel(repo, { name: "autopilot:review" });
+    await github.moveLabel(1, "autopilot:review", "autopilot:in-progress");
+    expect(labelsOf(repo, 1)).toEqual(["autopilot:review"]);
   });
+});
 
+describe("the worker's client", () => {
   it("names the commit author from the one viewer query it makes anyway", async () => {
     suite.sandbox.store.createRepo({ owner: "acme", name: "author" });
     const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "author" });
