@@ -43362,8 +43362,11 @@ function createWorkerGitHubClient(octokit, options) {
       if (status(error63) !== 404) throw error63;
     }
   };
+  let taskQueryRefused = false;
   const readTask = async (issue3, labels, withComments) => {
     let data;
+    if (taskQueryRefused)
+      return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
     try {
       const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
       data = await octokit.graphql(workerTaskQuery(labels.length), {
@@ -43374,6 +43377,7 @@ function createWorkerGitHubClient(octokit, options) {
         ...names
       });
     } catch {
+      taskQueryRefused = true;
       return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
     }
     const found = data.repository?.issue;

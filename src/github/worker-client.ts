@@ -412,12 +412,16 @@ export function createWorkerGitHubClient(
    * The issue (and with `withComments` its comments, when one page holds them all: else `comments` is null) and
    * the node ids of the issue and of `labels`, in one GraphQL query; not answered, the issue through REST.
    */
+  /** GitHub refused the task query once: the job's later reads go REST's way without asking again. */
+  let taskQueryRefused = false;
   const readTask = async (
     issue: number,
     labels: string[],
     withComments: boolean,
   ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] | null }> => {
     let data: GraphqlTask;
+    if (taskQueryRefused)
+      return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
     try {
       const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
       data = await octokit.graphql<GraphqlTask>(workerTaskQuery(labels.length), {
@@ -428,7 +432,8 @@ export function createWorkerGitHubClient(
         ...names,
       });
     } catch {
-      // GitHub did not answer the query (an error, a partial answer): the REST reads, as before.
+      // GitHub did not answer the query (an error, a partial answer): the REST reads, as before, for this job.
+      taskQueryRefused = true;
       return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
     }
     const found = data.repository?.issue;
