@@ -35,7 +35,10 @@ export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: R
   const world = ctx.world;
   if (!world) return null;
   if (effect.type === "deleteBranch") {
-    const pull = world.pulls.find((p) => p.headRef === effect.branch && p.state !== "open");
+    // This repository's own closed PR on the branch (a fork's PR names a branch of the fork).
+    const pull = world.pulls.find(
+      (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true,
+    );
     return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
   }
   const listed = world.dispatchLocks;
