@@ -57807,11 +57807,6 @@ var PIN_ISSUE_MUTATION = `
 mutation AutopilotPinIssue($issueId: ID!) {
   pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
 }`;
-var MOVE_LABELS_MUTATION = `
-mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
-  added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
-  removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
-}`;
 var ISSUE_NODE_ID_QUERY = `
 query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) { issue(number: $number) { id isPinned } }
@@ -57852,7 +57847,9 @@ function existingRefsOf(ctx, effect) {
   const world = ctx.world;
   if (!world) return null;
   if (effect.type === "deleteBranch") {
-    const pull = world.pulls.find((p) => p.headRef === effect.branch && p.state !== "open");
+    const pull = world.pulls.find(
+      (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true
+    );
     return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
   }
   const listed = world.dispatchLocks;
@@ -57905,7 +57902,7 @@ function labelChange(effect, known) {
     remove: remove.filter((l) => !add.includes(l) && (!known || known.has(l)))
   };
 }
-async function moveLabelsTogether(ctx, effects) {
+async function moveLabelsTogether(ctx, effects, least = 2) {
   const ids = ctx.labelIds;
   if (!ids || !ctx.issueNodeIds) return [];
   const planned = [];
@@ -57944,7 +57941,7 @@ async function moveLabelsTogether(ctx, effects) {
     }
     planned.push({ effect, issue: effect.issue, add: change.add, remove: change.remove, fields });
   }
-  if (planned.length < 2) return [];
+  if (planned.length < least) return [];
   const document3 = `mutation AutopilotMoveLabelsTogether(${declared.join(", ")}) {
 ${selections.join("\n")}
 }`;
@@ -59158,9 +59155,8 @@ async function explainRefusal(ctx, effect, body) {
   }
 }
 async function setLabels(ctx, effect) {
-  const known = labelsOf(ctx, effect.issue);
-  const { issue: issue3, add: toAdd, remove: toRemove } = labelChange(effect, known);
-  const moved = await moveLabelsInOneRequest(ctx, issue3, toAdd, toRemove);
+  const { issue: issue3, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
+  const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
   if (!moved && toAdd.length > 0) {
     const added = await ctx.write(
       () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
@@ -59189,33 +59185,24 @@ async function setLabels(ctx, effect) {
       if (statusOf(error63) !== 404) throw error63;
     }
   }
-  const set2 = known ?? /* @__PURE__ */ new Set();
-  for (const l of toAdd) set2.add(l);
-  for (const l of toRemove) set2.delete(l);
-  ctx.run.labels.set(issue3, set2);
+  recordLabels(ctx, issue3, toAdd, toRemove);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
 }
-async function moveLabelsInOneRequest(ctx, issue3, add, remove) {
-  if (add.length === 0 || remove.length === 0) return false;
-  const issueId = ctx.facts?.issueNodeIds.get(issue3);
-  const ids = ctx.facts?.labelIds;
-  if (!issueId || !ids) return false;
-  const addIds = add.map((l) => ids.get(l));
-  const removeIds = remove.map((l) => ids.get(l));
-  if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
-  try {
-    await ctx.write(
-      () => ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds })
-    );
-  } catch (error63) {
-    if (!Array.isArray(error63.errors)) throw error63;
-    for (const label2 of [...add, ...remove]) ids.delete(label2);
-    ctx.log.warn(
-      `could not move the labels of #${issue3} in one request (${describeError(error63)}); using REST`
-    );
-    return false;
-  }
-  return true;
+function labelBatchOf(ctx) {
+  return {
+    client: ctx.client,
+    log: ctx.log,
+    write: ctx.write,
+    issueNodeIds: ctx.facts?.issueNodeIds ?? null,
+    labelIds: ctx.facts?.labelIds ?? null,
+    labelsOf: (issue3) => labelsOf(ctx, issue3)
+  };
+}
+function recordLabels(ctx, issue3, add, remove) {
+  const set2 = labelsOf(ctx, issue3) ?? /* @__PURE__ */ new Set();
+  for (const l of add) set2.add(l);
+  for (const l of remove) set2.delete(l);
+  ctx.run.labels.set(issue3, set2);
 }
 async function comment(ctx, effect) {
   const marker = effect.key ? commentMarker(effect.key) : null;
@@ -59688,26 +59675,13 @@ var Gateway = class {
     const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
     let moved = [];
     try {
-      moved = await moveLabelsTogether(
-        {
-          client: ctx.client,
-          log: ctx.log,
-          write: ctx.write,
-          issueNodeIds: ctx.facts?.issueNodeIds ?? null,
-          labelIds: ctx.facts?.labelIds ?? null,
-          labelsOf: (issue3) => labelsOf(ctx, issue3)
-        },
-        pending
-      );
+      moved = await moveLabelsTogether(labelBatchOf(ctx), pending);
     } catch (error63) {
       this.refusedTogether(error63, "change labels");
     }
     if (moved.length > 0) this.wroteTogether();
     for (const { effect, add, remove } of moved) {
-      const set2 = labelsOf(ctx, effect.issue) ?? /* @__PURE__ */ new Set();
-      for (const l of add) set2.add(l);
-      for (const l of remove) set2.delete(l);
-      ctx.run.labels.set(effect.issue, set2);
+      recordLabels(ctx, effect.issue, add, remove);
       const outcome = {
         effect,
         status: "done",

@@ -11,9 +11,9 @@ import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
 import { classifyFailure, describeError, messageOf, refusalWords, statusOf } from "./errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
-import { labelChange } from "./label-batch.js";
+import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label-batch.js";
 import { existingRefsOf } from "./ref-deletions.js";
-import { ISSUE_NODE_ID_QUERY, MOVE_LABELS_MUTATION, PIN_ISSUE_MUTATION } from "./queries.js";
+import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "./queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "./snapshot.js";
 
 export type OutcomeStatus =
@@ -392,9 +392,9 @@ async function setLabels(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "setStateLabel" | "addLabels" | "removeLabels" }>,
 ): Promise<EffectOutcome> {
-  const known = labelsOf(ctx, effect.issue);
-  const { issue, add: toAdd, remove: toRemove } = labelChange(effect, known);
-  const moved = await moveLabelsInOneRequest(ctx, issue, toAdd, toRemove);
+  const { issue, add: toAdd, remove: toRemove } = labelChange(effect, labelsOf(ctx, effect.issue));
+  // In one GraphQL request when the node ids are known (src/github/label-batch.ts), else by name over REST.
+  const moved = (await moveLabelsTogether(labelBatchOf(ctx), [effect], 1)).length > 0;
   if (!moved && toAdd.length > 0) {
     const added = await ctx.write(() =>
       ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
@@ -423,50 +423,28 @@ async function setLabels(
       if (statusOf(error) !== 404) throw error;
     }
   }
-  const set = known ?? new Set<string>();
-  for (const l of toAdd) set.add(l);
-  for (const l of toRemove) set.delete(l);
-  ctx.run.labels.set(issue, set);
+  recordLabels(ctx, issue, toAdd, toRemove);
   return { effect, status: toAdd.length + toRemove.length > 0 ? "done" : "skipped" };
 }
 
-/**
- * Both halves of a label transition (add, then remove) in one GraphQL request: `addLabelsToLabelable` and
- * `removeLabelsFromLabelable` run in order (the top-level fields of a mutation run one after another: GraphQL's
- * specification, "Mutation"), and each only adds or only removes, so a label a person put on the issue after
- * the snapshot stays, as with REST's add and delete. Replacing the whole list in one REST call
- * (`PUT …/labels`, built from the snapshot's labels) would have dropped it: that is why this is not a PUT.
- * It needs the issue's node id (from the snapshot) and both labels' node ids (from the snapshot or an earlier
- * write's answer, kept per repository); without them, false and the caller makes the two REST calls.
- */
-async function moveLabelsInOneRequest(
-  ctx: ExecContext,
-  issue: number,
-  add: string[],
-  remove: string[],
-): Promise<boolean> {
-  if (add.length === 0 || remove.length === 0) return false;
-  const issueId = ctx.facts?.issueNodeIds.get(issue);
-  const ids = ctx.facts?.labelIds;
-  if (!issueId || !ids) return false;
-  const addIds = add.map((l) => ids.get(l));
-  const removeIds = remove.map((l) => ids.get(l));
-  if (addIds.some((id) => !id) || removeIds.some((id) => !id)) return false;
-  try {
-    await ctx.write(() =>
-      ctx.client.graphql(MOVE_LABELS_MUTATION, { issue: issueId, add: addIds, remove: removeIds }),
-    );
-  } catch (error) {
-    // GitHub answered with GraphQL errors (a label deleted and made again has a new id): forget these ids and let
-    // the caller use REST by name; adding a label twice and deleting an absent one are both harmless there.
-    if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
-    for (const label of [...add, ...remove]) ids.delete(label);
-    ctx.log.warn(
-      `could not move the labels of #${issue} in one request (${describeError(error)}); using REST`,
-    );
-    return false;
-  }
-  return true;
+/** What the label writes need of the executor's context (src/github/label-batch.ts). */
+export function labelBatchOf(ctx: ExecContext): LabelBatchContext {
+  return {
+    client: ctx.client,
+    log: ctx.log,
+    write: ctx.write,
+    issueNodeIds: ctx.facts?.issueNodeIds ?? null,
+    labelIds: ctx.facts?.labelIds ?? null,
+    labelsOf: (issue) => labelsOf(ctx, issue),
+  };
+}
+
+/** Records labels written in this run, so later effects judge the issue as it is now. */
+export function recordLabels(ctx: ExecContext, issue: number, add: string[], remove: string[]): void {
+  const set = labelsOf(ctx, issue) ?? new Set<string>();
+  for (const l of add) set.add(l);
+  for (const l of remove) set.delete(l);
+  ctx.run.labels.set(issue, set);
 }
 
 async function comment(

@@ -37,7 +37,8 @@ import {
   effectTarget,
   executeEffect,
   isBudgetExempt,
-  labelsOf,
+  labelBatchOf,
+  recordLabels,
 } from "./executor.js";
 import {
   loginOf,
@@ -388,26 +389,13 @@ export class Gateway {
     const pending = effects.filter(isLabelEffect).filter((e) => !alreadyDone(ctx, e));
     let moved: Awaited<ReturnType<typeof moveLabelsTogether>> = [];
     try {
-      moved = await moveLabelsTogether(
-        {
-          client: ctx.client,
-          log: ctx.log,
-          write: ctx.write,
-          issueNodeIds: ctx.facts?.issueNodeIds ?? null,
-          labelIds: ctx.facts?.labelIds ?? null,
-          labelsOf: (issue) => labelsOf(ctx, issue),
-        },
-        pending,
-      );
+      moved = await moveLabelsTogether(labelBatchOf(ctx), pending);
     } catch (error) {
       this.refusedTogether(error, "change labels");
     }
     if (moved.length > 0) this.wroteTogether();
     for (const { effect, add, remove } of moved) {
-      const set = labelsOf(ctx, effect.issue) ?? new Set<string>();
-      for (const l of add) set.add(l);
-      for (const l of remove) set.delete(l);
-      ctx.run.labels.set(effect.issue, set);
+      recordLabels(ctx, effect.issue, add, remove);
       const outcome: EffectOutcome = {
         effect,
         status: "done",

@@ -55,12 +55,14 @@ interface Planned {
 }
 
 /**
- * Carries out the label effects whose node ids are all known in one request, when there are at least two of
- * them; returns the effects carried out (the caller records their labels). The others are left to the caller.
+ * Carries out the label effects whose node ids are all known in one request, when there are at least `least`
+ * of them; returns the effects carried out (the caller records their labels). The others are left to the caller,
+ * which goes by name over REST (src/github/executor.ts `setLabels`).
  */
 export async function moveLabelsTogether(
   ctx: LabelBatchContext,
   effects: LabelEffect[],
+  least = 2,
 ): Promise<{ effect: LabelEffect; add: string[]; remove: string[] }[]> {
   const ids = ctx.labelIds;
   if (!ids || !ctx.issueNodeIds) return [];
@@ -101,7 +103,7 @@ export async function moveLabelsTogether(
     }
     planned.push({ effect, issue: effect.issue, add: change.add, remove: change.remove, fields });
   }
-  if (planned.length < 2) return [];
+  if (planned.length < least) return [];
   const document = `mutation AutopilotMoveLabelsTogether(${declared.join(", ")}) {\n${selections.join("\n")}\n}`;
   let failed = new Set<string>();
   try {
