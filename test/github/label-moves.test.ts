@@ -1,5 +1,5 @@
 /**
- * A state label's transition costs one request (src/github/executor.ts `moveLabelsInOneRequest`, the worker's
+ * A state label's transition costs one request (src/github/label-batch.ts `moveLabelsTogether`, the worker's
  * `moveLabel` in src/github/worker-client.ts), and a label a person adds between the snapshot and the write
  * survives it. On the sandbox, which charges and stores labels as GitHub does.
  */
