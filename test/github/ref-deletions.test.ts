@@ -89,6 +89,27 @@ describe("the refs a reconcile deletes", () => {
     expect(await refsOf(repo)).toEqual([]);
   });
 
+  it("are all or nothing on the sandbox, as GitHub documents updateRefs: one refused update changes no ref", async () => {
+    const { repo } = await twoEndedTasks("atomic");
+    const before = await refsOf(repo);
+    const node = suite.sandbox.store.getRepo(repo)!.nodeId;
+    await expect(
+      suite.octokit().graphql(
+        `mutation($repository: ID!, $refs: [RefUpdate!]!) {
+          updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
+        }`,
+        {
+          repository: node,
+          refs: [
+            { name: "refs/heads/autopilot/issue-1", afterOid: "0".repeat(40) },
+            { name: "refs/heads/autopilot/issue-9", afterOid: "0".repeat(40) },
+          ],
+        },
+      ),
+    ).rejects.toMatchObject({ errors: expect.any(Array) });
+    expect(await refsOf(repo)).toEqual(before);
+  });
+
   it("skip a lock the complete lock list does not hold, without a request", async () => {
     const { repo, full, gateway } = await twoEndedTasks("no-lock");
     await suite.sandbox.store.deleteRef(full, "refs/autopilot/dispatch/issue-1-attempt-1", "maintainer");

@@ -3,6 +3,8 @@
  * (https://docs.github.com/en/graphql/reference/mutations#updaterefs). Every update is checked against the refs
  * as they are before any is applied, so a rejected one leaves every ref as it was. The store applies them one
  * after another (the sandbox serves one request at a time, so no push lands between the check and the writes).
+ * Moving an existing ref is refused as not modelled: whether a move is a fast-forward is known only to the git
+ * backend, while a write is under way, which would break the all-or-nothing rule.
  */
 import { type Repo, type SandboxStore, StoreError } from "./store.js";
 
@@ -43,11 +45,14 @@ export async function updateRefsAtomically(
     }
     if (update.afterOid === ZERO && before === null)
       throw new StoreError(422, `${update.name} cannot be deleted: it does not exist`);
+    if (update.afterOid !== ZERO && before !== null)
+      throw new StoreError(
+        422,
+        `${update.name}: moving a ref with updateRefs is not modelled by the sandbox`,
+      );
   }
   for (const update of updates) {
-    const before = current.get(update.name) ?? null;
     if (update.afterOid === ZERO) await store.deleteRef(repo.fullName, update.name, actor);
-    else if (before === null) await store.createRef(repo.fullName, update.name, update.afterOid, actor);
-    else await store.updateRef(repo.fullName, update.name, update.afterOid, update.force === true, actor);
+    else await store.createRef(repo.fullName, update.name, update.afterOid, actor);
   }
 }
