@@ -14,7 +14,7 @@ import { describeReason, type SessionState } from "../session.js";
 import { formatDuration } from "../stats.js";
 import { UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
-import type { DashboardView, SlotLine, TaskLine } from "./dashboard-view.js";
+import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 
 /** How many entries each part of the dashboard shows (the renderer shrinks them until the body fits). */
 export interface Limits {
@@ -26,32 +26,65 @@ export interface Limits {
   configChars: number;
 }
 
+/** What every section renders from: the state, the view, the time (null for the digest) and the list sizes. */
+interface Page {
+  state: DashboardState;
+  view: DashboardView;
+  now: Date | null;
+  limits: Limits;
+}
+
+/** One section of the dashboard: its Markdown, or null when it has nothing to show. */
+type Section = (page: Page) => string | null;
+
+/** The visible dashboard: every section that has something to show, in order, a blank line apart. */
 export function renderVisible(
   state: DashboardState,
   view: DashboardView,
   now: Date | null,
   limits: Limits,
 ): string {
-  const out: string[] = [];
+  const page: Page = { state, view, now, limits };
+  return SECTIONS.map((section) => section(page))
+    .filter((markdown): markdown is string => markdown !== null)
+    .join("\n\n");
+}
+
+/** The hidden markers: the tracking issue's, the session status, and the session budget workers read. */
+function markers({ state, view }: Page): string {
+  const lines = [TRACKING_MARKER, `<!-- autopilot:session ${state.session.status} -->`];
+  if (view.budget?.marker) lines.push(view.budget.marker);
+  return lines.join("\n");
+}
+
+function heading({ state }: Page): string {
+  const status = state.session.status;
+  return `## ${STATUS_ICON[status]} Autopilot is ${STATUS_WORD[status]}`;
+}
+
+function session({ state, view }: Page): string {
   const s = state.session;
-  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`);
-  if (view.budget?.marker) out.push(view.budget.marker);
-  out.push("");
-  out.push(`## ${STATUS_ICON[s.status]} Autopilot is ${STATUS_WORD[s.status]}`, "");
   const who = s.actor && s.actor !== "autopilot" ? ` by ${quietLogin(s.actor)}` : "";
-  out.push(
+  return (
     `**Session:** ${s.status} since ${formatTime(s.since)}${who} — ${escapeInline(describeReason(s.reason))}` +
-      (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") +
-      (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : ""),
+    (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") +
+    (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : "")
   );
-  if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
-  if (view.githubLimitSince) {
-    out.push(
-      "",
-      `> ⏳ Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: ` +
-        "Autopilot's writes to this repository pause and go out once it lifts, none twice.",
-    );
-  }
+}
+
+function agentAccess({ view }: Page): string | null {
+  return view.unisolated ? `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}` : null;
+}
+
+function githubLimitWait({ view }: Page): string | null {
+  if (!view.githubLimitSince) return null;
+  return (
+    `> ⏳ Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: ` +
+    "Autopilot's writes to this repository pause and go out once it lifts, none twice."
+  );
+}
+
+function progress({ view }: Page): string {
   const p = view.progress;
   const parts = [
     `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,
@@ -62,117 +95,134 @@ export function renderVisible(
     view.blocked.length ? `${view.blocked.length} blocked` : "",
     view.failed.length ? `${view.failed.length} failed` : "",
   ].filter(Boolean);
-  out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` · ${parts.join(" · ")}`);
-  for (const note of view.budget?.notes ?? []) out.push("", `> ⚠️ ${escapeInline(note, 300)}`);
+  return `**Progress:** \`${progressBar(p.done, p.total)}\` · ${parts.join(" · ")}`;
+}
 
-  if (view.configProblems) {
-    out.push("", cut(view.configProblems, limits.configChars), "", configFallbackLine(view.configFallback));
-  }
-  if (state.incidents.length > 0 && limits.incidents > 0) {
-    out.push("", "> [!WARNING]");
-    for (const incident of state.incidents.slice(-limits.incidents).reverse()) {
-      out.push(`> ${formatTime(incident.at)}: ${escapeInline(incident.message, 300)}`);
-    }
-  }
+function budgetNotes({ view }: Page): string | null {
+  const notes = view.budget?.notes ?? [];
+  return notes.length > 0 ? notes.map((note) => `> ⚠️ ${escapeInline(note, 300)}`).join("\n\n") : null;
+}
 
-  // Slots
-  out.push("", `### Running (${view.slots.length} of ${view.maxParallel} slots)`, "");
-  if (view.slots.length === 0) out.push("_No worker is running._");
-  else {
-    const rows = view.slots.map((slot) => [
-      taskCell(slot),
-      String(slot.attempt),
-      slot.iteration === null ? "—" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
-      now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "—",
-      runCell(slot),
-    ]);
-    out.push(table(["task", "attempt", "iteration", "elapsed", "run"], rows));
-  }
+function configProblems({ view, limits }: Page): string | null {
+  if (!view.configProblems) return null;
+  return `${cut(view.configProblems, limits.configChars)}\n\n${configFallbackLine(view.configFallback)}`;
+}
 
-  // Queue
-  out.push("", `### Queue (${formatCount(view.queue.length)})`, "");
-  if (view.queue.length === 0) out.push("_Nothing is ready._");
-  else {
-    const shown = view.queue.slice(0, limits.queue);
-    out.push(
-      table(
-        ["#", "task", "score", "why"],
-        shown.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)]),
-      ),
-    );
-    more(out, view.queue.length - shown.length);
-  }
+function incidents({ state, limits }: Page): string | null {
+  if (state.incidents.length === 0 || limits.incidents <= 0) return null;
+  const shown = state.incidents.slice(-limits.incidents).reverse();
+  return [
+    "> [!WARNING]",
+    ...shown.map((incident) => `> ${formatTime(incident.at)}: ${escapeInline(incident.message, 300)}`),
+  ].join("\n");
+}
 
-  section(
-    out,
+function running({ view, now }: Page): string {
+  const title = `### Running (${view.slots.length} of ${view.maxParallel} slots)`;
+  if (view.slots.length === 0) return `${title}\n\n_No worker is running._`;
+  const rows = view.slots.map((slot) => [
+    taskCell(slot),
+    String(slot.attempt),
+    slot.iteration === null ? "—" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
+    now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "—",
+    runCell(slot),
+  ]);
+  return `${title}\n\n${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+}
+
+function queue({ view, limits }: Page): string {
+  const title = `### Queue (${formatCount(view.queue.length)})`;
+  if (view.queue.length === 0) return `${title}\n\n_Nothing is ready._`;
+  const shown = view.queue.slice(0, limits.queue);
+  const rows = shown.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)]);
+  return withMore(
+    `${title}\n\n${table(["#", "task", "score", "why"], rows)}`,
+    view.queue.length - shown.length,
+  );
+}
+
+function waiting({ view, limits }: Page): string | null {
+  return list(
     "Waiting",
     view.waiting,
     limits.list,
     (w) => `- ${taskCell(w)} — ${escapeInline(w.reason, 200)}`,
   );
-  section(
-    out,
+}
+
+function inReview({ view, limits }: Page): string | null {
+  return list(
     "In review",
     view.review,
     limits.list,
     (r) => `- ${taskCell(r)}${r.pr ? ` · PR #${r.pr}` : ""} — ${escapeInline(r.reason, 300)}`,
   );
-  section(out, "Needs a human", view.needsHuman, limits.list, (r) =>
+}
+
+function needsHuman({ view, limits }: Page): string | null {
+  return list("Needs a human", view.needsHuman, limits.list, (r) =>
     [
       `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)} _(${r.since ? `asked ${formatTime(r.since)}; ` : ""}answer on the issue to continue)_`,
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`,
     ].join("\n"),
   );
-  for (const [title, list] of [
-    ["Blocked", view.blocked],
-    ["Timed out", view.timeouts],
-    ["Failed", view.failed],
-  ] as const) {
-    section(out, title, list, limits.list, (r) =>
+}
+
+/** A list of stopped tasks, each with the retry and skip boxes a person ticks. */
+function stopped(title: string, tasks: (view: DashboardView) => readonly ReasonLine[]): Section {
+  return ({ view, limits }) =>
+    list(title, tasks(view), limits.list, (r) =>
       [
         `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} — ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
         `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`,
       ].join("\n"),
     );
-  }
-  section(
-    out,
+}
+
+const blocked = stopped("Blocked", (view) => view.blocked);
+const timedOut = stopped("Timed out", (view) => view.timeouts);
+const failed = stopped("Failed", (view) => view.failed);
+
+function notInPool({ view, limits }: Page): string | null {
+  return list(
     "Not in the pool",
     view.notInPool,
     limits.list,
     (r) => `- ${taskCell(r)} — ${escapeInline(r.reason, 200)}`,
   );
-  if (view.cycles.length > 0) {
-    out.push(
-      "",
-      `### Dependency cycles (${view.cycles.length})`,
-      "",
-      "These issues wait on each other; the other tasks go on.",
-      "",
-    );
-    for (const cycle of view.cycles.slice(0, Math.max(1, limits.list))) {
-      const shown = cycle.slice(0, 20).map((n) => `#${n}`);
-      out.push(`- ${shown.join(" → ")}${cycle.length > 20 ? " → …" : ""} → #${cycle[0]}`);
-    }
-    more(out, view.cycles.length - Math.max(1, limits.list));
-  }
+}
 
-  // Done
+function dependencyCycles({ view, limits }: Page): string | null {
+  if (view.cycles.length === 0) return null;
+  const lines = [
+    `### Dependency cycles (${view.cycles.length})`,
+    "",
+    "These issues wait on each other; the other tasks go on.",
+    "",
+  ];
+  for (const cycle of view.cycles.slice(0, Math.max(1, limits.list))) {
+    const shown = cycle.slice(0, 20).map((n) => `#${n}`);
+    lines.push(`- ${shown.join(" → ")}${cycle.length > 20 ? " → …" : ""} → #${cycle[0]}`);
+  }
+  return withMore(lines.join("\n"), view.cycles.length - Math.max(1, limits.list));
+}
+
+function finished({ state, limits }: Page): string | null {
   const doneTotal = state.history.completed + state.history.skipped + state.history.closed;
-  if (doneTotal > 0) {
-    out.push("", `### Finished (${formatCount(doneTotal)})`, "");
-    const recent = [...state.pendingHistory].reverse().slice(0, limits.done);
-    for (const h of recent) out.push(`- ${historyLine(h)}`);
-    const rest = doneTotal - recent.length;
-    const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
-    if (rest > 0 && recent.length === 0)
-      out.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
-    else if (rest > 0) out.push(`- …and ${formatCount(rest)} more${where}`);
-  }
+  if (doneTotal === 0) return null;
+  const lines = [`### Finished (${formatCount(doneTotal)})`, ""];
+  const recent = [...state.pendingHistory].reverse().slice(0, limits.done);
+  for (const h of recent) lines.push(`- ${historyLine(h)}`);
+  const rest = doneTotal - recent.length;
+  const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
+  if (rest > 0 && recent.length === 0)
+    lines.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
+  else if (rest > 0) lines.push(`- …and ${formatCount(rest)} more${where}`);
+  return lines.join("\n");
+}
 
-  // Statistics
+function statistics({ view, now }: Page): string {
   const st = view.statistics;
-  out.push("", "### Statistics", "");
   const stats: [string, string][] = [
     ["runtime", now ? formatDuration(st.runtimeMs) : "—"],
     [
@@ -192,27 +242,47 @@ export function renderVisible(
     ["merges", `${st.merges.successful} merged · ${st.merges.pending} pending`],
     ["usage", `${formatTokens(st.tokens.total)} tokens · ${formatUsd(st.costUsd)}`],
   ];
-  out.push(
-    table(
-      ["", ""],
-      stats.map(([k, v]) => [`**${k}**`, v]),
-    ),
-  );
-
-  // Graph
-  if (limits.graph > 0 && view.graph.nodes.length > 0) {
-    out.push(
-      "",
-      "<details><summary>Dependency graph</summary>",
-      "",
-      renderMermaid(view.graph, limits.graph),
-      "",
-      "</details>",
-    );
-  }
-  out.push("", "<details><summary>Commands</summary>", "", commandHelp(), "", "</details>");
-  return out.join("\n");
+  return `### Statistics\n\n${table(
+    ["", ""],
+    stats.map(([k, v]) => [`**${k}**`, v]),
+  )}`;
 }
+
+function dependencyGraph({ view, limits }: Page): string | null {
+  if (limits.graph <= 0 || view.graph.nodes.length === 0) return null;
+  return details("Dependency graph", renderMermaid(view.graph, limits.graph));
+}
+
+function commands(): string {
+  return details("Commands", commandHelp());
+}
+
+/** The dashboard, top to bottom. */
+const SECTIONS: readonly Section[] = [
+  markers,
+  heading,
+  session,
+  agentAccess,
+  githubLimitWait,
+  progress,
+  budgetNotes,
+  configProblems,
+  incidents,
+  running,
+  queue,
+  waiting,
+  inReview,
+  needsHuman,
+  blocked,
+  timedOut,
+  failed,
+  notInPool,
+  dependencyCycles,
+  finished,
+  statistics,
+  dependencyGraph,
+  commands,
+];
 
 const STATUS_ICON: Record<SessionState["status"], string> = {
   idle: "⚪",
@@ -243,22 +313,29 @@ function runCell(slot: SlotLine): string {
     : `${phase} (${slot.runId})`;
 }
 
-function section<T>(
-  out: string[],
+/** A titled list of the first `limit` items, with how many more there are; null when it is empty. */
+function list<T>(
   title: string,
   items: readonly T[],
   limit: number,
   line: (item: T) => string,
-): void {
-  if (items.length === 0) return;
-  out.push("", `### ${title} (${formatCount(items.length)})`, "");
+): string | null {
+  if (items.length === 0) return null;
   const shown = items.slice(0, limit);
-  for (const item of shown) out.push(line(item));
-  more(out, items.length - shown.length);
+  return withMore(
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
+    items.length - shown.length,
+  );
 }
 
-function more(out: string[], rest: number): void {
-  if (rest > 0) out.push(`- …and ${formatCount(rest)} more`);
+/** `markdown` with a last line saying how many more there are, when there are. */
+function withMore(markdown: string, rest: number): string {
+  return rest > 0 ? `${markdown}\n- …and ${formatCount(rest)} more` : markdown;
+}
+
+/** A collapsed block. */
+function details(summary: string, markdown: string): string {
+  return `<details><summary>${summary}</summary>\n\n${markdown}\n\n</details>`;
 }
 
 function cut(markdown: string, max: number): string {
