@@ -30,7 +30,7 @@ import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } 
 import { type RequestCounts, totalOf } from "../github/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
-import { snapshotSettings } from "../github/snapshot.js";
+import { type SnapshotSettings, snapshotSettings } from "../github/snapshot.js";
 import type { SnapshotFacts } from "../github/snapshot-context.js";
 import { withLock } from "./scheduler.js";
 
@@ -132,6 +132,21 @@ function limitWaitFor(options: ReconcileOptions, nowMs: number): LimitWait | nul
   return { at: Math.min(host.at, repo.since), until: Math.max(host.until, repo.until) };
 }
 
+/** What reconcile's `settingsFor` chose, beside the settings the snapshot reads with. */
+interface ChosenSettings extends SnapshotSettings {
+  /** The configuration in force: the file's, the last good one while the file is bad, or none. */
+  choice: ConfigChoice;
+  /** The tracking issue's state, null before there is one. */
+  state: DashboardState | null;
+}
+
+/** `base` with a `workflow_dispatch`'s overrides applied (unchanged when they do not apply). */
+function effective(base: AutopilotConfig, overrides: ConfigOverrides | null | undefined): AutopilotConfig {
+  if (!overrides) return base;
+  const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
+  return applied.ok ? applied.config : base;
+}
+
 async function reconcileOnce(
   options: ReconcileOptions,
   log: GatewayLog,
@@ -156,21 +171,13 @@ async function reconcileOnce(
   });
 
   // Config and state are read from the same snapshot; what the snapshot needs (labels, branch prefix,
-  // worker workflow) comes from them with any workflow_dispatch overrides applied.
-  let choice: ConfigChoice | null = null;
-  let fileText: string | null = null;
-  let state: DashboardState | null = null;
-  const effective = (
-    base: AutopilotConfig,
-    overrides: ConfigOverrides | null | undefined,
-  ): AutopilotConfig => {
-    if (!overrides) return base;
-    const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
-    return applied.ok ? applied.config : base;
-  };
-  const settingsFor = async (configText: string | null, trackingBody: string | null) => {
-    state = trackingBody === null ? null : parseDashboard(trackingBody).state;
-    fileText = configText;
+  // worker workflow) comes from them with any workflow_dispatch overrides applied. The snapshot hands back what
+  // `settingsFor` chose for the file's text: the configuration and the tracking issue's state.
+  const settingsFor = async (
+    configText: string | null,
+    trackingBody: string | null,
+  ): Promise<ChosenSettings> => {
+    const state = trackingBody === null ? null : parseDashboard(trackingBody).state;
     const input = { fileText: configText, commit: null, lastGood: state?.lastGoodConfig ?? null };
     const commit = needsTextAtCommit(input);
     let textAtCommit: string | null | undefined;
@@ -178,8 +185,9 @@ async function reconcileOnce(
       log.info(`reading the last good configuration at ${commit.slice(0, 12)} (the file is bad)`);
       textAtCommit = await gateway.configAt(commit);
     }
-    choice = chooseConfig({ ...input, ...(textAtCommit !== undefined ? { textAtCommit } : {}) });
-    return snapshotSettings(effective(choice.config, options.start?.overrides ?? state?.overrides));
+    const choice = chooseConfig({ ...input, ...(textAtCommit !== undefined ? { textAtCommit } : {}) });
+    const overrides = options.start?.overrides ?? state?.overrides;
+    return { ...snapshotSettings(effective(choice.config, overrides)), choice, state };
   };
 
   const { world, facts } = await gateway.snapshot({
@@ -188,19 +196,16 @@ async function reconcileOnce(
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
         needsHumanLabel: settings.needsHumanLabel,
-        processed: commentProcessedRule(state as DashboardState | null),
+        processed: commentProcessedRule(settings.state),
       });
     },
   });
-  // The snapshot always asks for the settings with the file's text; the record of a good file names the
-  // default-branch commit it was read at.
-  const chosen: ConfigChoice = choice ?? chooseConfig({ fileText, commit: null, lastGood: null });
+  const { choice: chosen, state } = facts.settings;
   const configError: ConfigError | null = chosen.error;
   const fileConfig: AutopilotConfig = chosen.config;
+  // The record of a good file names the default-branch commit it was read at.
   const lastGoodConfig =
-    chosen.source === "file" &&
-    chosen.record.commit === null &&
-    chosen.record !== (state as DashboardState | null)?.lastGoodConfig
+    chosen.source === "file" && chosen.record.commit === null && chosen.record !== state?.lastGoodConfig
       ? { ...chosen.record, commit: facts.defaultBranchSha }
       : chosen.record;
   if (configError) {

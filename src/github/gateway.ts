@@ -46,6 +46,7 @@ import {
   type RepoMemory,
   type SnapshotFacts,
   type SnapshotOutput,
+  type SnapshotRequest,
   type SnapshotSettings,
   takeSnapshot,
 } from "./snapshot.js";
@@ -69,16 +70,6 @@ export interface GatewayOptions {
   /** Reads the revision in a tracking-issue body's state marker (src/core/dashboard/state-block.ts). */
   revisionOf?: (body: string) => number | null;
   now?: () => number;
-}
-
-export interface SnapshotRequest {
-  /** What the snapshot needs from the config file's text (labels, branch prefix, worker workflow). */
-  settingsFor: (
-    configText: string | null,
-    trackingBody: string | null,
-  ) => SnapshotSettings | Promise<SnapshotSettings>;
-  /** Logins to look permissions up for (default: every login that may matter, see `relevantLogins`). */
-  permissionsFor?: (world: WorldSnapshot, settings: SnapshotSettings) => string[];
 }
 
 export interface ExecuteOptions {
@@ -169,23 +160,21 @@ export class Gateway {
     return readConfigAt({ client: this.client, repo: this.repo, read: this.read }, commit);
   }
 
-  async snapshot(options: SnapshotRequest): Promise<SnapshotOutput> {
-    const output = await takeSnapshot({
-      client: this.client,
-      repo: this.repo,
-      botLogin: this.botLogin,
-      memory: this.memory,
-      log: this.log,
-      read: this.read,
-      settingsFor: options.settingsFor,
-      ...(options.permissionsFor ? { permissionsFor: options.permissionsFor } : {}),
-      now: this.now,
-    });
-    // What the controller verifies itself: its bot's id (to recognise its own PRs) and the task PRs' diffs.
+  async snapshot<S extends SnapshotSettings>(options: SnapshotRequest<S>): Promise<SnapshotOutput<S>> {
+    const output = await takeSnapshot(
+      {
+        client: this.client,
+        repo: this.repo,
+        botLogin: this.botLogin,
+        memory: this.memory,
+        log: this.log,
+        read: this.read,
+        now: this.now,
+      },
+      options,
+    );
+    // What the controller verifies itself: the task PRs' diffs.
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    // The snapshot's own query names the token's account (`viewer.databaseId`, at no extra request); without it
-    // no pull request is recognised as Autopilot's.
-    output.world.botId = this.memory.appAccountId;
     output.world.pullDiffs = await readPullDiffs(verify, output.world, {
       branchPrefix: output.facts.settings.branchPrefix,
       reviewLabel: output.facts.settings.reviewLabel ?? null,

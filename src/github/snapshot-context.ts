@@ -87,8 +87,11 @@ export function newRepoMemory(): RepoMemory {
   };
 }
 
-/** Facts the executor needs that the pure core does not: every comment (bots included) and node ids. */
-export interface SnapshotFacts {
+/**
+ * Facts the executor needs that the pure core does not: every comment (bots included) and node ids. `S` is what
+ * the caller's `settingsFor` returned (see SnapshotRequest).
+ */
+export interface SnapshotFacts<S extends SnapshotSettings = SnapshotSettings> {
   /** Every fetched comment, Autopilot's own included, for the comment-key idempotency check. */
   allComments: CommentNode[];
   issueNodeIds: Map<number, string>;
@@ -103,7 +106,8 @@ export interface SnapshotFacts {
   defaultBranchSha: string | null;
   /** The repository's node id (GraphQL mutations on refs name the repository by it). */
   repositoryNodeId?: string | null;
-  settings: SnapshotSettings;
+  /** What `settingsFor` returned for the config file's text and the tracking issue: the settings read with. */
+  settings: S;
   /**
    * GraphQL points: `cost` is the sum of every snapshot query page of this reconcile (their `rateLimit.cost`),
    * `remaining` and `resetAt` the last answer's. Null when no answer carried it.
@@ -111,9 +115,9 @@ export interface SnapshotFacts {
   rateLimit: { cost: number; remaining: number; resetAt: string } | null;
 }
 
-export interface SnapshotOutput {
+export interface SnapshotOutput<S extends SnapshotSettings = SnapshotSettings> {
   world: WorldSnapshot;
-  facts: SnapshotFacts;
+  facts: SnapshotFacts<S>;
 }
 
 export interface SnapshotContext {
@@ -125,18 +129,22 @@ export interface SnapshotContext {
   log: GatewayLog;
   /** Every GitHub call goes through this (the circuit breaker). */
   read: <T>(call: () => Promise<T>) => Promise<T>;
+  now: () => number;
+}
+
+/** What the caller decides while the snapshot reads: the settings it reads with, the logins that matter. */
+export interface SnapshotRequest<S extends SnapshotSettings = SnapshotSettings> {
   /**
    * Settings from the config file's text and the tracking issue's body (which may carry overrides and the last
-   * good configuration, which the caller may have to read at its commit first).
+   * good configuration, which the caller may have to read at its commit first). It may return more than the
+   * settings — what it chose on the way (the configuration in force, the tracking issue's state) — and gets it
+   * back, from its call with the file's text, as `facts.settings` and in `permissionsFor`. Called first with
+   * nulls when the repository's memory cannot say which labels and workflow to read with.
    */
-  settingsFor: (
-    configText: string | null,
-    trackingBody: string | null,
-  ) => SnapshotSettings | Promise<SnapshotSettings>;
+  settingsFor: (configText: string | null, trackingBody: string | null) => S | Promise<S>;
   /**
-   * Logins whose repository permission the decisions need (default: `relevantLogins`). Each is looked up
-   * once per snapshot.
+   * Logins whose repository permission the decisions need (default: every login that may matter, see
+   * `relevantLogins`). Each is looked up once per snapshot.
    */
-  permissionsFor?: (world: WorldSnapshot, settings: SnapshotSettings) => string[];
-  now: () => number;
+  permissionsFor?: (world: WorldSnapshot, settings: S) => string[];
 }

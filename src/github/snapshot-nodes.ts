@@ -140,15 +140,14 @@ export function toComment(
 
 /**
  * The newest worker result per task issue, from Autopilot's own comments only: a marker in anyone else's
- * comment (a person's, another bot's) is reported, capped and escaped, and ignored. `sources` receives the
- * node id of the comment each chosen result came from.
+ * comment (a person's, another bot's) is reported, capped and escaped, and ignored. `resultComments` names,
+ * per task issue, the node id of the comment its chosen result came from (when GitHub gave one).
  */
 export function latestWorkerResults(
   comments: CommentNode[],
   log?: GatewayLog,
-  sources?: Map<number, string>,
-): WorkerResult[] {
-  const best = new Map<number, WorkerResult>();
+): { results: WorkerResult[]; resultComments: Record<number, string> } {
+  const best = new Map<number, { result: WorkerResult; nodeId: string | undefined }>();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
     if (!c.fromApp) {
@@ -159,18 +158,22 @@ export function latestWorkerResults(
     }
     const result = parseWorkerResult(c.body);
     if (!result || result.issue !== c.issue) continue;
-    const previous = best.get(result.issue);
+    const previous = best.get(result.issue)?.result;
     if (
       !previous ||
       result.attempt > previous.attempt ||
       (result.attempt === previous.attempt && result.updatedAt > previous.updatedAt)
     ) {
-      best.set(result.issue, result);
-      if (c.nodeId) sources?.set(result.issue, c.nodeId);
-      else sources?.delete(result.issue);
+      best.set(result.issue, { result, nodeId: c.nodeId });
     }
   }
-  return [...best.values()].sort((a, b) => a.issue - b.issue);
+  const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
+  return {
+    results: chosen.map((c) => c.result),
+    resultComments: Object.fromEntries(
+      chosen.flatMap((c) => (c.nodeId ? [[c.result.issue, c.nodeId] as const] : [])),
+    ),
+  };
 }
 
 /** Autopilot's own comment carrying a worker result for the issue it is on. */

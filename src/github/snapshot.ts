@@ -32,7 +32,13 @@ import {
   SNAPSHOT_QUERY,
   SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
 } from "./queries.js";
-import type { SnapshotContext, SnapshotFacts, SnapshotOutput } from "./snapshot-context.js";
+import type {
+  SnapshotContext,
+  SnapshotFacts,
+  SnapshotOutput,
+  SnapshotRequest,
+  SnapshotSettings,
+} from "./snapshot-context.js";
 import {
   byApp,
   isAppResultComment,
@@ -53,11 +59,11 @@ import { fetchWorkerRuns } from "./worker-run-listing.js";
 
 export {
   newRepoMemory,
-  PERMISSION_CACHE_MS,
   type RepoMemory,
   type SnapshotContext,
   type SnapshotFacts,
   type SnapshotOutput,
+  type SnapshotRequest,
   type SnapshotSettings,
   snapshotSettings,
 } from "./snapshot-context.js";
@@ -147,7 +153,10 @@ export async function graphqlAllowingNotFound<T>(
   }
 }
 
-export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput> {
+export async function takeSnapshot<S extends SnapshotSettings>(
+  ctx: SnapshotContext,
+  request: SnapshotRequest<S>,
+): Promise<SnapshotOutput<S>> {
   const { memory } = ctx;
   // The points every snapshot query of this reconcile cost (each answer's rateLimit.cost), and the last answer's
   // remaining budget.
@@ -157,7 +166,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
     return data;
   };
-  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
+  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await request.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed!.poolLabels;
   const knownTracking = memory.trackingIssue;
 
@@ -204,7 +213,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   }
   memory.trackingIssue = tracking?.number ?? null;
 
-  const settings = await ctx.settingsFor(configText, tracking?.body ?? null);
+  const settings = await request.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     // The config names other labels than assumed: fetch the pool again with the right ones.
     labels = settings.poolLabels;
@@ -361,8 +370,7 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   memory.workerWorkflow = settings.workerWorkflow;
 
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const resultSources = new Map<number, string>();
-  const workerResults = latestWorkerResults(allComments, ctx.log, resultSources);
+  const { results: workerResults, resultComments } = latestWorkerResults(allComments, ctx.log);
 
   const trackingNode: TrackingIssueNode | null = tracking
     ? {
@@ -378,12 +386,15 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
   const world: WorldSnapshot = {
     repo: { owner: ctx.repo.owner, name: ctx.repo.name, defaultBranch },
     botLogin,
+    // The query names the token's account (`viewer.databaseId`, at no extra request); without it no pull
+    // request is recognised as Autopilot's.
+    botId: appId,
     issues: [...byNumber.values()].sort((a, b) => a.number - b.number),
     pulls: pullNodes.sort((a, b) => a.number - b.number),
     runs,
     comments,
     workerResults,
-    resultComments: Object.fromEntries(resultSources),
+    resultComments,
     permissions: {},
     trackingIssue: trackingNode,
     configText,
@@ -392,8 +403,8 @@ export async function takeSnapshot(ctx: SnapshotContext): Promise<SnapshotOutput
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
     world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
   }
-  const logins = ctx.permissionsFor
-    ? ctx.permissionsFor(world, settings)
+  const logins = request.permissionsFor
+    ? request.permissionsFor(world, settings)
     : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
 
