@@ -231,28 +231,31 @@ export function createWorkerGitHubClient(
   octokit: AutopilotOctokit,
   options: WorkerClientOptions,
 ): WorkerGitHub {
-  const { owner, repo } = options;
-  const permissions = new Map<string, Permission>();
-  let self: Promise<{ id: number | null; login: string | null }> | null = null;
-  const issueNodeIds = new Map<number, string>();
-  /** PR node ids (REST `node_id`, GraphQL `id`), by number: a review transition labels the PR in the same call. */
-  const pullNodeIds = new Map<number, string>();
-  const labelIds = new Map<string, string>();
-  let requests = 0;
-  octokit.hook.before("request", () => {
-    requests++;
-  });
-  // The task issue, the tracking issue (the session status between iterations) and the comment listings are
-  // read again and again: asked with their ETag, an unchanged one costs nothing (src/github/conditional-reads.ts).
-  sendReadsConditionally(octokit);
+  return new WorkerGitHubClient(octokit, options);
+}
 
-  const toComment = (data: {
-    id: number;
-    user?: { login: string; type?: string; id?: number } | null;
-    body?: string | null;
-    created_at: string;
-    updated_at: string;
-  }): WorkerComment => ({
+interface RestComment {
+  id: number;
+  user?: { login: string; type?: string; id?: number } | null;
+  body?: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RestPull {
+  node_id?: string;
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  head: { ref: string; sha: string };
+  base: { ref: string };
+  labels: unknown[];
+  html_url: string;
+}
+
+function restComment(data: RestComment): WorkerComment {
+  return {
     id: data.id,
     author: data.user?.login ?? null,
     authorType: data.user?.type ?? null,
@@ -260,20 +263,364 @@ export function createWorkerGitHubClient(
     body: data.body ?? "",
     createdAt: data.created_at,
     updatedAt: data.updated_at,
-  });
+  };
+}
 
-  const toPull = (data: {
-    node_id?: string;
-    number: number;
-    title: string;
-    body?: string | null;
-    state: string;
-    head: { ref: string; sha: string };
-    base: { ref: string };
-    labels: unknown[];
-    html_url: string;
-  }): WorkerPull => {
-    if (data.node_id) pullNodeIds.set(data.number, data.node_id);
+function selfFrom(viewer: GraphqlClaim["viewer"]): { id: number | null; login: string | null } {
+  return {
+    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
+    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null,
+  };
+}
+
+/** Every comment of one GraphQL page, in REST's shape; null when the page does not hold them all. */
+function wholePage(page: GraphqlCommentPage | undefined): WorkerComment[] | null {
+  if (!page || page.pageInfo.hasNextPage) return null;
+  const comments = (page.nodes ?? []).map((node) => (node ? graphqlComment(node) : null));
+  return comments.every((c) => c !== null) ? (comments as WorkerComment[]) : null;
+}
+
+/**
+ * One job's client for one repository. What it learns on the way is kept for the rest of the job: permissions
+ * per login, the token's own account, and the node ids (issues', pull requests', labels') that let a label
+ * transition go in one GraphQL request.
+ */
+class WorkerGitHubClient implements WorkerGitHub {
+  private readonly owner: string;
+  private readonly repo: string;
+  private readonly permissions = new Map<string, Permission>();
+  private self: Promise<{ id: number | null; login: string | null }> | null = null;
+  private readonly issueNodeIds = new Map<number, string>();
+  /** PR node ids (REST `node_id`, GraphQL `id`), by number: a review transition labels the PR in the same call. */
+  private readonly pullNodeIds = new Map<number, string>();
+  private readonly labelIds = new Map<string, string>();
+  private requests = 0;
+  /** GitHub refused the task query once: the job's later reads go REST's way without asking again. */
+  private taskQueryRefused = false;
+
+  constructor(
+    private readonly octokit: AutopilotOctokit,
+    options: WorkerClientOptions,
+  ) {
+    this.owner = options.owner;
+    this.repo = options.repo;
+    octokit.hook.before("request", () => {
+      this.requests++;
+    });
+    // The task issue, the tracking issue (the session status between iterations) and the comment listings are
+    // read again and again: asked with their ETag, an unchanged one costs nothing (src/github/conditional-reads.ts).
+    sendReadsConditionally(octokit);
+  }
+
+  get requestCount(): number {
+    return this.requests;
+  }
+
+  getSelf(): Promise<{ id: number | null; login: string | null }> {
+    this.self ??= this.octokit
+      .graphql<{ viewer?: { databaseId?: number | null; login?: string | null } | null }>(
+        "query AutopilotWorkerViewer { viewer { databaseId login } }",
+      )
+      .then((data) => selfFrom(data.viewer));
+    return this.self;
+  }
+
+  async getSelfId(): Promise<number | null> {
+    return (await this.getSelf()).id;
+  }
+
+  async getIssue(issue: number): Promise<WorkerIssue> {
+    const { owner, repo } = this;
+    const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue });
+    if (data.node_id) this.issueNodeIds.set(data.number, data.node_id);
+    rememberLabelIds(data.labels as unknown[], this.labelIds);
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? "",
+      state: data.state === "closed" ? "closed" : "open",
+      labels: labelNames(data.labels as unknown[]),
+      author: data.user?.login ?? null,
+    };
+  }
+
+  async getIssueBody(issue: number): Promise<string | null> {
+    const { owner, repo } = this;
+    try {
+      const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue });
+      return data.body ?? "";
+    } catch (error) {
+      if (status(error) === 404 || status(error) === 410) return null;
+      throw error;
+    }
+  }
+
+  async listIssueComments(issue: number): Promise<WorkerComment[]> {
+    const { owner, repo } = this;
+    const data = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: issue,
+      per_page: 100,
+    });
+    return data.map((c) => restComment(c));
+  }
+
+  async listIssueCommentsAndSelf(issue: number): Promise<WorkerComment[]> {
+    let data: GraphqlClaim;
+    try {
+      data = await this.octokit.graphql<GraphqlClaim>(WORKER_CLAIM_QUERY, {
+        owner: this.owner,
+        name: this.repo,
+        number: issue,
+      });
+    } catch {
+      // Not answered: the REST listing, as before (`getSelf` then asks for the viewer on its own).
+      return this.listIssueComments(issue);
+    }
+    if (data.viewer) this.self ??= Promise.resolve(selfFrom(data.viewer));
+    // A check that needs every comment sees every comment: a longer thread is listed again in full.
+    return wholePage(data.repository?.issue?.comments) ?? (await this.listIssueComments(issue));
+  }
+
+  async readIssueWithComments(
+    issue: number,
+    labels: string[],
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] }> {
+    const read = await this.readTask(issue, labels, true);
+    return { issue: read.issue, comments: read.comments ?? (await this.listIssueComments(issue)) };
+  }
+
+  async readIssueAndLabels(issue: number, labels: string[]): Promise<WorkerIssue> {
+    return (await this.readTask(issue, labels, false)).issue ?? (await this.getIssue(issue));
+  }
+
+  async getComment(commentId: number): Promise<WorkerComment | null> {
+    const { owner, repo } = this;
+    try {
+      const { data } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
+      return restComment(data);
+    } catch (error) {
+      if (status(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  async createComment(issue: number, body: string): Promise<WorkerComment> {
+    const { owner, repo } = this;
+    const { data } = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body });
+    return restComment(data);
+  }
+
+  async updateComment(commentId: number, body: string): Promise<void> {
+    const { owner, repo } = this;
+    await this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
+  }
+
+  async deleteComment(commentId: number): Promise<void> {
+    const { owner, repo } = this;
+    try {
+      await this.octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+    } catch (error) {
+      if (status(error) !== 404) throw error;
+    }
+  }
+
+  async getPermission(login: string): Promise<Permission> {
+    const cached = this.permissions.get(login);
+    if (cached) return cached;
+    let permission: Permission = "none";
+    try {
+      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: this.owner,
+        repo: this.repo,
+        username: login,
+      });
+      const role = (data as { role_name?: string }).role_name;
+      const known: Permission[] = ["admin", "maintain", "write", "triage", "read", "none"];
+      permission = known.includes(role as Permission)
+        ? (role as Permission)
+        : known.includes(data.permission as Permission)
+          ? (data.permission as Permission)
+          : "none";
+    } catch (error) {
+      if (status(error) !== 404 && status(error) !== 403) throw error;
+    }
+    this.permissions.set(login, permission);
+    return permission;
+  }
+
+  async findOpenPull(branch: string): Promise<WorkerPull | null> {
+    const { owner, repo } = this;
+    const data = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+      owner,
+      repo,
+      state: "open",
+      head: `${owner}:${branch}`,
+      per_page: 100,
+    });
+    const match = data.find((pull) => pull.head.ref === branch);
+    return match ? this.workerPull(match) : null;
+  }
+
+  async createPull(input: { title: string; body: string; head: string; base: string }): Promise<WorkerPull> {
+    const { data } = await this.octokit.rest.pulls.create({ owner: this.owner, repo: this.repo, ...input });
+    return this.workerPull(data);
+  }
+
+  async updatePull(pr: number, input: { title?: string; body?: string }): Promise<void> {
+    await this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: pr, ...input });
+  }
+
+  async addLabels(issue: number, labels: string[]): Promise<void> {
+    if (labels.length === 0) return;
+    const { owner, repo } = this;
+    const { data } = await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
+    rememberLabelIds(data as unknown[], this.labelIds);
+  }
+
+  async removeLabel(issue: number, label: string): Promise<void> {
+    const { owner, repo } = this;
+    try {
+      await this.octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: label });
+    } catch (error) {
+      if (status(error) !== 404) throw error;
+    }
+  }
+
+  async moveLabel(issue: number, add: string, remove: string): Promise<void> {
+    const issueId = this.issueNodeIds.get(issue);
+    const addId = this.labelIds.get(add);
+    const removeId = this.labelIds.get(remove);
+    if (
+      issueId &&
+      addId &&
+      removeId &&
+      (await this.labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
+        add,
+        remove,
+      ]))
+    )
+      return;
+    await this.addLabels(issue, [add]);
+    await this.removeLabel(issue, remove);
+  }
+
+  async labelForReview(pr: number, issue: number, add: string, remove: string): Promise<void> {
+    const pullId = this.pullNodeIds.get(pr);
+    const issueId = this.issueNodeIds.get(issue);
+    const addId = this.labelIds.get(add);
+    const removeId = this.labelIds.get(remove);
+    if (
+      pullId &&
+      issueId &&
+      addId &&
+      removeId &&
+      (await this.labelMutation(
+        LABEL_FOR_REVIEW_MUTATION,
+        { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
+        [add, remove],
+      ))
+    )
+      return;
+    await this.addLabels(pr, [add]);
+    await this.moveLabel(issue, add, remove);
+  }
+
+  async listFailingChecks(ref: string): Promise<FailingCheck[]> {
+    const { owner, repo } = this;
+    const failing: FailingCheck[] = [];
+    const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+      owner,
+      repo,
+      ref,
+      filter: "latest",
+      per_page: 100,
+    });
+    for (const run of runs) {
+      if (run.status !== "completed" || !run.conclusion || !FAILING.has(run.conclusion)) continue;
+      failing.push({
+        name: run.name,
+        conclusion: run.conclusion,
+        title: run.output?.title ?? null,
+        summary: run.output?.summary ?? null,
+        text: run.output?.text ?? null,
+        url: run.html_url ?? run.details_url ?? null,
+      });
+    }
+    const { data: combined } = await this.octokit.rest.repos.getCombinedStatusForRef({
+      owner,
+      repo,
+      ref,
+      per_page: 100,
+    });
+    for (const item of combined.statuses) {
+      if (item.state !== "failure" && item.state !== "error") continue;
+      failing.push({
+        name: item.context,
+        conclusion: item.state,
+        title: null,
+        summary: item.description ?? null,
+        text: null,
+        url: item.target_url ?? null,
+      });
+    }
+    return failing;
+  }
+
+  async listReviewFeedback(pr: number): Promise<ReviewFeedback[]> {
+    const { owner, repo } = this;
+    const [reviews, comments] = await Promise.all([
+      this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+        owner,
+        repo,
+        pull_number: pr,
+        per_page: 100,
+      }),
+      this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, {
+        owner,
+        repo,
+        pull_number: pr,
+        per_page: 100,
+      }),
+    ]);
+    const feedback: ReviewFeedback[] = [];
+    for (const review of reviews) {
+      if (!review.body?.trim()) continue;
+      feedback.push({
+        kind: "review",
+        author: review.user?.login ?? null,
+        authorType: review.user?.type ?? null,
+        state: review.state ?? null,
+        body: review.body,
+        path: null,
+        line: null,
+        createdAt: review.submitted_at ?? "",
+      });
+    }
+    for (const comment of comments) {
+      feedback.push({
+        kind: "review_comment",
+        author: comment.user?.login ?? null,
+        authorType: comment.user?.type ?? null,
+        state: null,
+        body: comment.body,
+        path: comment.path ?? null,
+        line: comment.line ?? comment.original_line ?? null,
+        createdAt: comment.created_at,
+      });
+    }
+    return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async getDefaultBranch(): Promise<string> {
+    const { data } = await this.octokit.rest.repos.get({ owner: this.owner, repo: this.repo });
+    return data.default_branch;
+  }
+
+  /** A pull request in the worker's shape; its node id is kept for `labelForReview`. */
+  private workerPull(data: RestPull): WorkerPull {
+    if (data.node_id) this.pullNodeIds.set(data.number, data.node_id);
     return {
       number: data.number,
       title: data.title,
@@ -285,164 +632,67 @@ export function createWorkerGitHubClient(
       labels: labelNames(data.labels),
       url: data.html_url,
     };
-  };
-
-  const selfFrom = (viewer: GraphqlClaim["viewer"]) => ({
-    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
-    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null,
-  });
-
-  /** Every comment of one GraphQL page, in REST's shape; null when the page does not hold them all. */
-  const wholePage = (page: GraphqlCommentPage | undefined): WorkerComment[] | null => {
-    if (!page || page.pageInfo.hasNextPage) return null;
-    const comments = (page.nodes ?? []).map((node) => (node ? graphqlComment(node) : null));
-    return comments.every((c) => c !== null) ? (comments as WorkerComment[]) : null;
-  };
-
-  const getSelf = () => {
-    self ??= octokit
-      .graphql<{ viewer?: { databaseId?: number | null; login?: string | null } | null }>(
-        "query AutopilotWorkerViewer { viewer { databaseId login } }",
-      )
-      .then((data) => selfFrom(data.viewer));
-    return self;
-  };
-
-  const getIssue = async (issue: number): Promise<WorkerIssue> => {
-    const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
-    if (data.node_id) issueNodeIds.set(data.number, data.node_id);
-    rememberLabelIds(data.labels as unknown[], labelIds);
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? "",
-      state: data.state === "closed" ? "closed" : "open",
-      labels: labelNames(data.labels as unknown[]),
-      author: data.user?.login ?? null,
-    };
-  };
-
-  const listIssueComments = async (issue: number): Promise<WorkerComment[]> => {
-    const data = await octokit.paginate(octokit.rest.issues.listComments, {
-      owner,
-      repo,
-      issue_number: issue,
-      per_page: 100,
-    });
-    return data.map((c) => toComment(c));
-  };
-
-  const getIssueBody = async (issue: number): Promise<string | null> => {
-    try {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue });
-      return data.body ?? "";
-    } catch (error) {
-      if (status(error) === 404 || status(error) === 410) return null;
-      throw error;
-    }
-  };
-
-  const findOpenPull = async (branch: string): Promise<WorkerPull | null> => {
-    const data = await octokit.paginate(octokit.rest.pulls.list, {
-      owner,
-      repo,
-      state: "open",
-      head: `${owner}:${branch}`,
-      per_page: 100,
-    });
-    const match = data.find((pull) => pull.head.ref === branch);
-    return match ? toPull(match) : null;
-  };
-
-  const addLabels = async (issue: number, labels: string[]): Promise<void> => {
-    if (labels.length === 0) return;
-    const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue, labels });
-    rememberLabelIds(data as unknown[], labelIds);
-  };
+  }
 
   /**
    * A label mutation by node ids; false when GitHub answered with GraphQL errors (a label deleted and made again
    * has a new id): the ids are forgotten and the caller goes by name over REST, where adding a label twice and
    * removing an absent one are both harmless (as the controller's executor does).
    */
-  const labelMutation = async (
+  private async labelMutation(
     query: string,
     variables: Record<string, unknown>,
     labels: string[],
-  ): Promise<boolean> => {
+  ): Promise<boolean> {
     try {
-      await octokit.graphql(query, variables);
+      await this.octokit.graphql(query, variables);
       return true;
     } catch (error) {
       if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
-      for (const label of labels) labelIds.delete(label);
+      for (const label of labels) this.labelIds.delete(label);
       return false;
     }
-  };
-
-  const moveLabel = async (issue: number, add: string, remove: string): Promise<void> => {
-    const issueId = issueNodeIds.get(issue);
-    const addId = labelIds.get(add);
-    const removeId = labelIds.get(remove);
-    if (
-      issueId &&
-      addId &&
-      removeId &&
-      (await labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
-        add,
-        remove,
-      ]))
-    )
-      return;
-    const { data } = await octokit.rest.issues.addLabels({
-      owner,
-      repo,
-      issue_number: issue,
-      labels: [add],
-    });
-    rememberLabelIds(data as unknown[], labelIds);
-    try {
-      await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: remove });
-    } catch (error) {
-      if (status(error) !== 404) throw error;
-    }
-  };
+  }
 
   /**
    * The issue (and with `withComments` its comments, when one page holds them all: else `comments` is null) and
    * the node ids of the issue and of `labels`, in one GraphQL query; not answered, the issue through REST.
    */
-  /** GitHub refused the task query once: the job's later reads go REST's way without asking again. */
-  let taskQueryRefused = false;
-  const readTask = async (
+  private async readTask(
     issue: number,
     labels: string[],
     withComments: boolean,
-  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] | null }> => {
+  ): Promise<{ issue: WorkerIssue | null; comments: WorkerComment[] | null }> {
+    const restOnly = async () => ({
+      comments: withComments ? await this.listIssueComments(issue) : null,
+      issue: null,
+    });
+    if (this.taskQueryRefused) return restOnly();
     let data: GraphqlTask;
-    if (taskQueryRefused)
-      return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
     try {
       const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
-      data = await octokit.graphql<GraphqlTask>(workerTaskQuery(labels.length), {
-        owner,
-        name: repo,
+      data = await this.octokit.graphql<GraphqlTask>(workerTaskQuery(labels.length), {
+        owner: this.owner,
+        name: this.repo,
         number: issue,
         comments: withComments,
         ...names,
       });
     } catch {
       // GitHub did not answer the query (an error, a partial answer): the REST reads, as before, for this job.
-      taskQueryRefused = true;
-      return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
+      this.taskQueryRefused = true;
+      return restOnly();
     }
     const found = data.repository?.issue;
-    if (!found) return { comments: withComments ? await listIssueComments(issue) : null, issue: null };
-    issueNodeIds.set(found.number, found.id);
+    if (!found) return restOnly();
+    this.issueNodeIds.set(found.number, found.id);
     const issueLabels = found.labels?.nodes ?? [];
-    rememberGraphqlLabels(issueLabels, labelIds);
+    rememberGraphqlLabels(issueLabels, this.labelIds);
     labels.forEach((_, i) => {
-      rememberGraphqlLabels([data.repository?.[`label${i}`] as GraphqlLabel | null | undefined], labelIds);
+      rememberGraphqlLabels(
+        [data.repository?.[`label${i}`] as GraphqlLabel | null | undefined],
+        this.labelIds,
+      );
     });
     return {
       // A check that needs every comment sees every comment: a longer thread is listed again in full (null).
@@ -456,224 +706,5 @@ export function createWorkerGitHubClient(
         author: found.author?.login ?? null,
       },
     };
-  };
-
-  return {
-    get requestCount() {
-      return requests;
-    },
-
-    getIssue,
-
-    listIssueComments,
-
-    async listIssueCommentsAndSelf(issue) {
-      let data: GraphqlClaim;
-      try {
-        data = await octokit.graphql<GraphqlClaim>(WORKER_CLAIM_QUERY, { owner, name: repo, number: issue });
-      } catch {
-        // Not answered: the REST listing, as before (`getSelf` then asks for the viewer on its own).
-        return listIssueComments(issue);
-      }
-      if (data.viewer) self ??= Promise.resolve(selfFrom(data.viewer));
-      // A check that needs every comment sees every comment: a longer thread is listed again in full.
-      return wholePage(data.repository?.issue?.comments) ?? (await listIssueComments(issue));
-    },
-
-    async readIssueWithComments(issue, labels) {
-      const read = await readTask(issue, labels, true);
-      return { issue: read.issue, comments: read.comments ?? (await listIssueComments(issue)) };
-    },
-
-    async readIssueAndLabels(issue, labels) {
-      return (await readTask(issue, labels, false)).issue ?? (await getIssue(issue));
-    },
-
-    async getComment(commentId) {
-      try {
-        const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return toComment(data);
-      } catch (error) {
-        if (status(error) === 404) return null;
-        throw error;
-      }
-    },
-
-    async createComment(issue, body) {
-      const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body });
-      return toComment(data);
-    },
-
-    async updateComment(commentId, body) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
-    },
-
-    async deleteComment(commentId) {
-      try {
-        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
-      } catch (error) {
-        if (status(error) !== 404) throw error;
-      }
-    },
-
-    async getPermission(login) {
-      const cached = permissions.get(login);
-      if (cached) return cached;
-      let permission: Permission = "none";
-      try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-          owner,
-          repo,
-          username: login,
-        });
-        const role = (data as { role_name?: string }).role_name;
-        const known: Permission[] = ["admin", "maintain", "write", "triage", "read", "none"];
-        permission = known.includes(role as Permission)
-          ? (role as Permission)
-          : known.includes(data.permission as Permission)
-            ? (data.permission as Permission)
-            : "none";
-      } catch (error) {
-        if (status(error) !== 404 && status(error) !== 403) throw error;
-      }
-      permissions.set(login, permission);
-      return permission;
-    },
-
-    getIssueBody,
-
-    findOpenPull,
-
-    async createPull(input) {
-      const { data } = await octokit.rest.pulls.create({ owner, repo, ...input });
-      return toPull(data);
-    },
-
-    async updatePull(pr, input) {
-      await octokit.rest.pulls.update({ owner, repo, pull_number: pr, ...input });
-    },
-
-    addLabels,
-
-    moveLabel,
-
-    async labelForReview(pr, issue, add, remove) {
-      const pullId = pullNodeIds.get(pr);
-      const issueId = issueNodeIds.get(issue);
-      const addId = labelIds.get(add);
-      const removeId = labelIds.get(remove);
-      if (
-        pullId &&
-        issueId &&
-        addId &&
-        removeId &&
-        (await labelMutation(
-          LABEL_FOR_REVIEW_MUTATION,
-          { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
-          [add, remove],
-        ))
-      )
-        return;
-      await addLabels(pr, [add]);
-      await moveLabel(issue, add, remove);
-    },
-
-    async removeLabel(issue, label) {
-      try {
-        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue, name: label });
-      } catch (error) {
-        if (status(error) !== 404) throw error;
-      }
-    },
-
-    async listFailingChecks(ref) {
-      const failing: FailingCheck[] = [];
-      const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
-        owner,
-        repo,
-        ref,
-        filter: "latest",
-        per_page: 100,
-      });
-      for (const run of runs) {
-        if (run.status !== "completed" || !run.conclusion || !FAILING.has(run.conclusion)) continue;
-        failing.push({
-          name: run.name,
-          conclusion: run.conclusion,
-          title: run.output?.title ?? null,
-          summary: run.output?.summary ?? null,
-          text: run.output?.text ?? null,
-          url: run.html_url ?? run.details_url ?? null,
-        });
-      }
-      const { data: combined } = await octokit.rest.repos.getCombinedStatusForRef({
-        owner,
-        repo,
-        ref,
-        per_page: 100,
-      });
-      for (const item of combined.statuses) {
-        if (item.state !== "failure" && item.state !== "error") continue;
-        failing.push({
-          name: item.context,
-          conclusion: item.state,
-          title: null,
-          summary: item.description ?? null,
-          text: null,
-          url: item.target_url ?? null,
-        });
-      }
-      return failing;
-    },
-
-    async listReviewFeedback(pr) {
-      const [reviews, comments] = await Promise.all([
-        octokit.paginate(octokit.rest.pulls.listReviews, { owner, repo, pull_number: pr, per_page: 100 }),
-        octokit.paginate(octokit.rest.pulls.listReviewComments, {
-          owner,
-          repo,
-          pull_number: pr,
-          per_page: 100,
-        }),
-      ]);
-      const feedback: ReviewFeedback[] = [];
-      for (const review of reviews) {
-        if (!review.body?.trim()) continue;
-        feedback.push({
-          kind: "review",
-          author: review.user?.login ?? null,
-          authorType: review.user?.type ?? null,
-          state: review.state ?? null,
-          body: review.body,
-          path: null,
-          line: null,
-          createdAt: review.submitted_at ?? "",
-        });
-      }
-      for (const comment of comments) {
-        feedback.push({
-          kind: "review_comment",
-          author: comment.user?.login ?? null,
-          authorType: comment.user?.type ?? null,
-          state: null,
-          body: comment.body,
-          path: comment.path ?? null,
-          line: comment.line ?? comment.original_line ?? null,
-          createdAt: comment.created_at,
-        });
-      }
-      return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    },
-
-    getSelf,
-
-    async getSelfId() {
-      return (await getSelf()).id;
-    },
-
-    async getDefaultBranch() {
-      const { data } = await octokit.rest.repos.get({ owner, repo });
-      return data.default_branch;
-    },
-  };
+  }
 }
