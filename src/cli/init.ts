@@ -10,6 +10,7 @@ import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config/
 import {
   type InstallMode,
   desiredFiles,
+  isPlaceholderSource,
   labelSpecs,
   planFiles,
   remainingSteps,
@@ -62,7 +63,8 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.err(`--dir ${dir} does not exist.`);
     return 2;
   }
-  let { source, version } = currentRelease(io.env, options.source);
+  const current = currentRelease(io.env, options.source);
+  let source = current.source;
   const detected = await detectQualityCommands(dir);
   let mode = options.mode ?? "actions";
   let agent = options.agent ?? "claude-code";
@@ -106,10 +108,11 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.err(`--agent must be one of ${AGENT_PRESETS.join(", ")}, not "${agent}".`);
     return 2;
   }
-  // A workflow pinned to a placeholder fails on GitHub at its first run: stop before writing one.
+  // A workflow pinned to a placeholder fails on GitHub at its first run, or runs a stranger's action: stop
+  // before writing one.
   if (!source) {
     io.err(
-      "init cannot pin the workflows: this copy of Autopilot does not know where it is published (package.json has no `repository`). Pass --source OWNER/NAME — the OWNER/NAME you ran `npx github:OWNER/NAME init` with — or set AUTOPILOT_SOURCE. Nothing was written.",
+      `init cannot pin the workflows: ${current.sourceUnknown}. Pass --source OWNER/NAME — the OWNER/NAME you ran \`npx github:OWNER/NAME init\` with — or set AUTOPILOT_SOURCE. Nothing was written.`,
     );
     return 2;
   }
@@ -117,7 +120,13 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     io.err(`--source expects OWNER/NAME (a GitHub repository), not "${source}". Nothing was written.`);
     return 2;
   }
-  const release = { source, version };
+  if (isPlaceholderSource(source)) {
+    io.err(
+      `--source ${source} is the placeholder of the templates, not a repository Autopilot is published from: name the OWNER/NAME you ran \`npx github:OWNER/NAME init\` with. Nothing was written.`,
+    );
+    return 2;
+  }
+  const release = { source, version: current.version };
   const templates = join(PACKAGE_ROOT, "templates", "workflows");
   const desired = desiredFiles({
     mode: mode as InstallMode,

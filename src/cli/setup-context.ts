@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sourceFromRepositoryField } from "../core/setup-files.js";
+import { isPlaceholderSource, sourceFromRepositoryField } from "../core/setup-files.js";
 import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
 
 /** Where a setup command writes its lines and reads its environment (tests hand in their own). */
@@ -23,19 +23,34 @@ export function hasAppCredentials(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * The release files pin to: package.json's version, and where the action lives — `--source OWNER/NAME`,
- * AUTOPILOT_SOURCE, or package.json's `repository` field; `source` is null when none of them says (this
- * package.json has no `repository`: a copy run with `npx github:OWNER/autopilot` cannot tell its OWNER).
+ * AUTOPILOT_SOURCE, or package.json's `repository` field. `source` is null when none of them says, and
+ * `sourceUnknown` then says why: package.json names no GitHub repository, or still the placeholder
+ * `OWNER/autopilot` (a copy run with `npx github:OWNER/NAME` cannot tell its OWNER otherwise).
  */
 export function currentRelease(
   env: NodeJS.ProcessEnv,
   sourceFlag?: string,
-): { source: string | null; version: string } {
-  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
-    version: string;
-    repository?: unknown;
-  };
-  const source = sourceFlag ?? env.AUTOPILOT_SOURCE ?? sourceFromRepositoryField(pkg.repository) ?? null;
-  return { source, version: pkg.version };
+  pkg: PackageFacts = readPackageFacts(),
+): { source: string | null; version: string; sourceUnknown: string | null } {
+  const named = sourceFromRepositoryField(pkg.repository);
+  const published = named && !isPlaceholderSource(named) ? named : null;
+  const source = sourceFlag ?? env.AUTOPILOT_SOURCE ?? published;
+  const sourceUnknown = source
+    ? null
+    : named
+      ? `package.json's \`repository\` still names the placeholder ${named}: this copy of Autopilot does not say where it is published`
+      : "this copy of Autopilot does not know where it is published (package.json names no GitHub `repository`)";
+  return { source, version: pkg.version, sourceUnknown };
+}
+
+/** What the setup commands read from Autopilot's own package.json. */
+export interface PackageFacts {
+  version: string;
+  repository?: unknown;
+}
+
+function readPackageFacts(): PackageFacts {
+  return JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as PackageFacts;
 }
 
 /** How the user runs this Autopilot's commands: `npx github:OWNER/NAME` (the placeholder when unknown). */

@@ -18,6 +18,18 @@ export interface Release {
   version: string;
 }
 
+/**
+ * The owner the workflow templates and package.json name until Autopilot is published from a repository of its
+ * own (`OWNER/autopilot`). It is never pinned: `OWNER` is an ordinary GitHub login, and a workflow pinned to
+ * its `autopilot` would run whatever that account publishes there.
+ */
+export const PLACEHOLDER_OWNER = "OWNER";
+
+/** Whether `owner/name` is the placeholder rather than where Autopilot is published (owners ignore case). */
+export function isPlaceholderSource(source: string): boolean {
+  return source.split("/")[0]?.toLowerCase() === PLACEHOLDER_OWNER.toLowerCase();
+}
+
 /** `owner/name` from package.json's `repository` (`github:o/n`, `o/n`, `https://github.com/o/n(.git)`). */
 export function sourceFromRepositoryField(field: unknown): string | null {
   const raw =

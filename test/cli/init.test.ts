@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { currentRelease } from "../../src/cli/setup-context.js";
 import { parseConfig } from "../../src/core/config/index.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
 
@@ -19,7 +20,8 @@ let dir: string;
 const io = (env: NodeJS.ProcessEnv = {}, input?: NodeJS.ReadableStream) => ({
   out: (l: string) => out.push(l),
   err: (l: string) => err.push(l),
-  // Where the action is published: this package.json has no `repository`, so init would refuse without it.
+  // Where the action is published: this package.json names the placeholder OWNER/autopilot, so init would
+  // refuse without it.
   env: { AUTOPILOT_NO_GH: "1", AUTOPILOT_SOURCE: "acme/autopilot", ...env },
   ...(input ? { input } : {}),
 });
@@ -86,6 +88,48 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(() => statSync(join(dir, ".github"))).toThrow();
     expect(await main(["init", "--yes", "--dir", dir, "--source", "not a repo"], io())).toBe(2);
     expect(() => statSync(join(dir, ".github"))).toThrow();
+  });
+
+  it("reads where Autopilot is published from package.json, where the placeholder OWNER/autopilot counts as unset and is explained", async () => {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+      repository?: { url?: string };
+      homepage?: string;
+      bugs?: { url?: string };
+    };
+    expect(pkg.repository?.url).toBe("git+https://github.com/OWNER/autopilot.git");
+    expect(pkg.homepage).toBe("https://github.com/OWNER/autopilot#readme");
+    expect(pkg.bugs?.url).toBe("https://github.com/OWNER/autopilot/issues");
+
+    const code = await main(["init", "--yes", "--dir", dir], io({ AUTOPILOT_SOURCE: undefined }));
+    expect(code).toBe(2);
+    expect(err.join("\n")).toContain(
+      "package.json's `repository` still names the placeholder OWNER/autopilot: this copy of Autopilot does not say where it is published",
+    );
+    expect(err.join("\n")).toContain("--source OWNER/NAME");
+    expect(() => statSync(join(dir, ".github"))).toThrow();
+    // Typed by hand, the placeholder is refused too: `OWNER` is an ordinary login, its `autopilot` a stranger's.
+    expect(await main(["init", "--yes", "--dir", dir, "--source", "owner/autopilot"], io())).toBe(2);
+    expect(err.join("\n")).toContain("is the placeholder of the templates");
+    expect(() => statSync(join(dir, ".github"))).toThrow();
+
+    // Once package.json names the repository it is published from, that is where the workflows pin, without
+    // --source; --source and AUTOPILOT_SOURCE still win.
+    const published = {
+      version: "1.2.3",
+      repository: { type: "git", url: "git+https://github.com/acme/autopilot.git" },
+    };
+    expect(currentRelease({}, undefined, published)).toEqual({
+      source: "acme/autopilot",
+      version: "1.2.3",
+      sourceUnknown: null,
+    });
+    expect(currentRelease({ AUTOPILOT_SOURCE: "fork/autopilot" }, undefined, published).source).toBe(
+      "fork/autopilot",
+    );
+    expect(currentRelease({}, "mine/autopilot", published).source).toBe("mine/autopilot");
+    expect(currentRelease({}, undefined, { version: "1.2.3" }).sourceUnknown).toBe(
+      "this copy of Autopilot does not know where it is published (package.json names no GitHub `repository`)",
+    );
   });
 
   it("asks where Autopilot is published when it cannot tell, and pins to the answer", async () => {
