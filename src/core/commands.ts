@@ -20,9 +20,6 @@ import { proseLines } from "./markdown.js";
 import type { CommentNode, Permission } from "./world.js";
 import { canWrite } from "./world.js";
 
-export const COMMAND_NAMES = ["start", "pause", "resume", "stop", "status", "retry", "skip", "help"] as const;
-export type CommandName = (typeof COMMAND_NAMES)[number];
-
 export type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "help" }
   | { name: "status"; issue: number | null }

@@ -56,8 +56,6 @@ export type Effect =
     }
   | { type: "pinIssue"; issue: number };
 
-export type EffectType = Effect["type"];
-
 /** Writes count against the per-run operation budget; reads do not appear here at all. */
 export function describeEffect(effect: Effect): string {
   switch (effect.type) {

@@ -5,7 +5,6 @@
  */
 import { dispatchLockRef } from "../core/contract.js";
 import type { Effect } from "../core/effects.js";
-import { describeEffect } from "../core/effects.js";
 import { mergeHandedComment, mergeMechanismFor, mergeRefusalComment } from "../core/merge-refusal.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GatewayLog, GitHubClient, RepoRef } from "./client.js";
@@ -736,8 +735,4 @@ async function pin(ctx: ExecContext, effect: Extract<Effect, { type: "pinIssue" 
     }
     return { effect, status: "failed", detail: message || describeError(error) };
   }
-}
-
-export function describe(effect: Effect): string {
-  return describeEffect(effect);
 }

@@ -22,13 +22,6 @@ export interface QualityCommandResult {
   output: string;
 }
 
-export interface QualityReport {
-  passed: boolean;
-  results: QualityCommandResult[];
-  /** How the commands were chosen. */
-  source: "configured" | "detected" | "none";
-}
-
 async function exists(file: string): Promise<boolean> {
   try {
     await stat(file);

@@ -11,25 +11,20 @@ export {
 } from "./config-constants.js";
 export { ConfigError, type ConfigProblem, type ConfigResult } from "./config-error.js";
 export { configJsonSchema } from "./config-json-schema.js";
-export { type ConfigReferenceRow, configReference } from "./config-reference.js";
+export { configReference } from "./config-reference.js";
 export {
   type AgentConfig,
   type AutopilotConfig,
-  type AutopilotConfigInput,
   ConfigSchema,
   DEFAULT_CONFIG,
 } from "./config-schema.js";
-export { configWarnings } from "./config-warnings.js";
 export { applyConfigOverrides, deepMerge, parseConfig } from "./load-config.js";
 export { renderConfigError } from "./render-config-error.js";
 export {
   type ConfigChoice,
-  type ConfigChoiceInput,
   chooseConfig,
   configDigest,
-  LAST_GOOD_TEXT_CAP,
   type LastGoodConfig,
   lastGoodConfig,
-  lastGoodRecord,
   needsTextAtCommit,
 } from "./last-good-config.js";

@@ -38,7 +38,7 @@ export function configDigest(text: string | null): string {
 }
 
 /** The record to keep for a good file read at `commit`; the same digest keeps the record it already has. */
-export function lastGoodRecord(
+function lastGoodRecord(
   text: string | null,
   commit: string | null,
   known: LastGoodConfig | null,

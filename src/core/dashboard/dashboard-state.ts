@@ -26,7 +26,7 @@ export const HISTORY_BATCH = 20;
 const isoTime = z.string().max(40);
 const count = z.number().int().nonnegative();
 
-export const SessionSchema = z.object({
+const SessionSchema = z.object({
   status: z.enum(SESSION_STATUSES),
   since: isoTime,
   reason: z.enum(SESSION_REASONS),
@@ -36,7 +36,7 @@ export const SessionSchema = z.object({
 });
 
 /** One task's record: only what labels, PRs, runs and worker results cannot tell. */
-export const TaskRecordSchema = z.object({
+const TaskRecordSchema = z.object({
   /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
   attempt: count.default(0),
   /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
@@ -105,7 +105,7 @@ export const TaskRecordSchema = z.object({
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
 /** A finished task waiting to go out in a history comment. */
-export const HistoryEntrySchema = z.object({
+const HistoryEntrySchema = z.object({
   issue: z.number().int().positive(),
   title: z.string().max(80),
   outcome: z.enum(["done", "skipped", "closed"]),
@@ -121,7 +121,7 @@ export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 const Extreme = z.object({ issue: z.number().int().positive(), iterations: count }).nullable();
 
 /** Totals of the tasks that have left the state. */
-export const HistorySchema = z.object({
+const HistorySchema = z.object({
   completed: count.default(0),
   skipped: count.default(0),
   closed: count.default(0),
@@ -136,14 +136,12 @@ export const HistorySchema = z.object({
   /** History comments written so far. */
   comments: count.default(0),
 });
-export type History = z.infer<typeof HistorySchema>;
 
-export const IncidentSchema = z.object({
+const IncidentSchema = z.object({
   at: isoTime,
   kind: z.string().max(40),
   message: z.string().max(400),
 });
-export type Incident = z.infer<typeof IncidentSchema>;
 
 /** Overrides a `workflow_dispatch` of the controller started the session with. */
 export const ConfigOverridesSchema = z
@@ -159,7 +157,7 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
  * The last good `.github/autopilot.yml` (src/core/config/last-good-config.ts): in force while the file is
  * bad, in every controller and every worker. Compaction drops the text first; the commit names it still.
  */
-export const LastGoodConfigSchema = z.object({
+const LastGoodConfigSchema = z.object({
   digest: z.string().regex(/^[0-9a-f]{64}$/),
   commit: z
     .string()

@@ -28,4 +28,4 @@ export const ALL_MODEL_KEYS: readonly string[] = [
   ...new Set(Object.values(PRESETS).flatMap((p) => p.keyEnv)),
 ];
 
-export type { AgentOutput, AgentPreset, Invocation, InvocationOptions, PresetName } from "./types.js";
+export type { AgentPreset, PresetName } from "./types.js";

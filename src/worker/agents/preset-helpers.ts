@@ -1,5 +1,4 @@
 /** What the presets share to start a CLI and read what it printed: prompt passing, JSON lines, last lines, quoting. */
-import type { AgentOutput } from "./types.js";
 
 /** Prompts longer than this go through stdin: one argv string may not exceed 128 KiB on Linux. */
 export const MAX_PROMPT_ARG_BYTES = 100 * 1024;
@@ -7,17 +6,6 @@ export const MAX_PROMPT_ARG_BYTES = 100 * 1024;
 /** Whether a prompt is too long for one argument and goes through the agent's stdin instead. */
 export function promptViaStdin(prompt: string): boolean {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
-}
-
-export function emptyOutput(): AgentOutput {
-  return {
-    finalMessage: "",
-    isError: false,
-    errorText: "",
-    usage: { input: 0, output: 0 },
-    costUsd: 0,
-    commands: [],
-  };
 }
 
 /** Parses JSON-lines output, skipping lines that are not JSON objects (banners, truncation marks). */
