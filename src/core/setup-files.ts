@@ -23,7 +23,7 @@ export interface Release {
  * own (`OWNER/autopilot`). It is never pinned: `OWNER` is an ordinary GitHub login, and a workflow pinned to
  * its `autopilot` would run whatever that account publishes there.
  */
-export const PLACEHOLDER_OWNER = "OWNER";
+const PLACEHOLDER_OWNER = "OWNER";
 
 /** Whether `owner/name` is the placeholder rather than where Autopilot is published (owners ignore case). */
 export function isPlaceholderSource(source: string): boolean {

@@ -68,7 +68,6 @@ export {
   snapshotSettings,
 } from "./snapshot-context.js";
 export { TRACKING_MARKER };
-export const CONFIG_FILE = CONFIG_PATH;
 
 interface QueryFlags {
   withRepo: boolean;
@@ -88,7 +87,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     owner: ctx.repo.owner,
     name: ctx.repo.name,
     labels: flags.labels,
-    configExpression: `HEAD:${CONFIG_FILE}`,
+    configExpression: `HEAD:${CONFIG_PATH}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
     issuesFirst: flags.issuesFirst ?? FIRST_ISSUES_PAGE,
