@@ -21,9 +21,9 @@ import { graphqlCost } from "./graphql/graphql-cost.js";
 import { Nodes } from "./graphql/graphql-nodes.js";
 import type { Obj } from "./graphql/graphql-values.js";
 import { cursorOf } from "./graphql/relay-connection.js";
-import { dequeue, disableAutoMerge, enableAutoMerge, enqueue } from "./merge-automation.js";
-import { queueEntryOf } from "./merge-automation-state.js";
-import { updateRefsAtomically } from "./ref-updates.js";
+import { dequeue, disableAutoMerge, enableAutoMerge, enqueue } from "./merge/merge-automation.js";
+import { queueEntryOf } from "./merge/merge-automation-state.js";
+import { updateRefsAtomically } from "./graphql/ref-updates.js";
 import {
   type Issue,
   type PullFields,
@@ -250,7 +250,7 @@ function rootValue(ctx: GraphqlContext): Obj {
       );
       return { clientMutationId: args.input.clientMutationId ?? null, issue: nodes.issue(repo, issue) };
     },
-    // GitHub's own merge mechanisms (src/sandbox/github/merge-automation.ts), write access required:
+    // GitHub's own merge mechanisms (sandbox/emulator/merge/merge-automation.ts), write access required:
     // https://docs.github.com/graphql/reference/mutations#enablepullrequestautomerge and the three after it.
     enablePullRequestAutoMerge: async (args: {
       input: {

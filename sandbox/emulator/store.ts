@@ -23,7 +23,7 @@
 import { StoreWithWorkflows } from "./store/with-workflows.js";
 import type { StoreOptions } from "./store/store-core.js";
 
-export { ZERO_SHA } from "./git-constants.js";
+export { ZERO_SHA } from "./git/git-constants.js";
 export type {
   CheckConclusion,
   CheckOutput,

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
-import { PACKAGE_ROOT } from "../github/package-root.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 
 /** What the runner needs of the controller app (src/app/http-server.ts). */
 export interface ControllerServer {

@@ -1,9 +1,9 @@
 /**
- * What the caller of `runScenario` (src/sandbox/scenario/run-scenario.ts) may ask of a run.
+ * What the caller of `runScenario` (sandbox/scenario/run-scenario.ts) may ask of a run.
  */
-import type { ActionsRunner } from "../github/actions.js";
-import type { Sandbox } from "../github/index.js";
-import type { SandboxStore } from "../github/store.js";
+import type { ActionsRunner } from "../emulator/actions/actions.js";
+import type { Sandbox } from "../emulator/index.js";
+import type { SandboxStore } from "../emulator/store.js";
 import type { StartControllerServer } from "./missing-parts.js";
 import type { ProgressEvent } from "./scenario-progress.js";
 import type { ScenarioReport } from "./scenario-report.js";

@@ -1,10 +1,10 @@
 /**
  * Runs a scenario end to end on the sandbox and returns (and optionally writes) a JSON report: the entry
- * point of `autopilot sandbox` (src/cli/main.ts). The run's steps are in src/sandbox/scenario/scenario-run.ts.
+ * point of `autopilot sandbox` (src/cli/main.ts). The run's steps are in sandbox/scenario/scenario-run.ts.
  */
 import { join, resolve } from "node:path";
-import { PACKAGE_ROOT } from "../github/package-root.js";
-import { killRunPlan } from "./kill-run-fault.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
+import { killRunPlan } from "./controllers/kill-run-fault.js";
 import { findMissingParts, MissingPartsError } from "./missing-parts.js";
 import { loadScenario, type Scenario } from "./scenario-file.js";
 import type { ScenarioReport } from "./scenario-report.js";

@@ -2,7 +2,7 @@
  * `.github/autopilot.yml` for a scenario repository: the scenario's `repo.config` over the demo-agent defaults.
  */
 import { stringify as stringifyYaml } from "yaml";
-import { deepMerge, parseConfig, renderConfigError } from "../../core/config/index.js";
+import { deepMerge, parseConfig, renderConfigError } from "../../src/core/config/index.js";
 import { type Scenario, ScenarioError } from "./scenario-file.js";
 
 /** Replaces `{demo_agent}` in every string of a config mapping (e.g. a fallback agent's command). */

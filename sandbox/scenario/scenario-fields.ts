@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-/** The states a task issue is reported in (src/sandbox/scenario/scenario-observer.ts `reportState`). */
+/** The states a task issue is reported in (sandbox/scenario/scenario-observer.ts `reportState`). */
 export const REPORT_STATES = [
   "done",
   "blocked",

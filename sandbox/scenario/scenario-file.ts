@@ -49,11 +49,11 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { DemoAgentEntrySchema } from "./demo-agent.js";
-import { FaultsSchema } from "../github/faults.js";
-import { IssueExpectationSchema, RunExpectationShape } from "./expect-schema.js";
+import { DemoAgentEntrySchema } from "./agent/demo-agent.js";
+import { FaultsSchema } from "../emulator/server/faults.js";
+import { IssueExpectationSchema, RunExpectationShape } from "./checks/expect-schema.js";
 import { issueNumber, login, REPORT_STATES } from "./scenario-fields.js";
-import { RuleSchema, type ScenarioRule } from "./timeline-schema.js";
+import { RuleSchema, type ScenarioRule } from "./timeline/timeline-schema.js";
 
 const PERMISSIONS = ["admin", "maintain", "write", "triage", "read", "none"] as const;
 
@@ -130,7 +130,7 @@ export const ScenarioSchema = z
          */
         config: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
         /**
-         * Classic branch protection of the default branch (src/sandbox/github/merge-requirements.ts enforces it
+         * Classic branch protection of the default branch (sandbox/emulator/merge/merge-requirements.ts enforces it
          * on merges): required approving reviews, stale approvals dismissed, required checks by name, up to
          * date, a required merge queue.
          */
@@ -191,7 +191,7 @@ export const ScenarioSchema = z
      *
      * `mode: actions` runs the controller as a user of the Actions-only mode has it: the controller workflow
      * template installed in the repository, run by the Actions stand-in on its events and schedule
-     * (src/sandbox/scenario/controller-mode.ts). There `instances: N` adds N − 1 hosted controller processes
+     * (sandbox/scenario/controllers/controller-mode.ts). There `instances: N` adds N − 1 hosted controller processes
      * beside it, and `killController` kills the controller's running job instead of a process.
      */
     controllers: z
@@ -350,7 +350,7 @@ function unionHint(where: string): string {
   if (where.endsWith("behavior")) return "a behaviour name or a list of them";
   if (where.startsWith("expect."))
     return `under expect: an issue number with a state or { state, comments, prompts, results, … }, or one of ${Object.keys(RunExpectationShape).join(", ")}`;
-  return "see the scenario format in src/sandbox/scenario/scenario-file.ts";
+  return "see the scenario format in sandbox/scenario/scenario-file.ts";
 }
 
 /** Reads and validates a scenario file. */

@@ -5,17 +5,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { ActionsRunner } from "../github/actions.js";
-import type { Sandbox } from "../github/index.js";
+import type { ActionsRunner } from "../emulator/actions/actions.js";
+import type { Sandbox } from "../emulator/index.js";
 import {
   type ControllerRunCounts,
   controllerMode,
   controllerRunCounts,
   workerRuns,
-} from "./controller-mode.js";
-import { readDemoAgentState } from "./demo-agent.js";
-import { type InvariantReport, invariantsHold } from "./invariants.js";
-import { issueExpectations } from "./expect-schema.js";
+} from "./controllers/controller-mode.js";
+import { readDemoAgentState } from "./agent/demo-agent.js";
+import { type InvariantReport, invariantsHold } from "./checks/invariants.js";
+import { issueExpectations } from "./checks/expect-schema.js";
 import type { Scenario } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
 import { type ScenarioObserver, stripMarkers } from "./scenario-observer.js";
@@ -58,7 +58,7 @@ export interface ScenarioReport {
   expectations: {
     ok: boolean;
     mismatches: { number: number; expected: ReportState; actual: ReportState }[];
-    /** Every other unmet expectation (src/sandbox/scenario/expectations.ts), one readable line each. */
+    /** Every other unmet expectation (sandbox/scenario/checks/expectations.ts), one readable line each. */
     unmet?: string[];
   };
   /** Worker runs (and other workflows' runs), not the controller workflow's. */
@@ -74,7 +74,7 @@ export interface ScenarioReport {
   /** The tracking issue's body at the end, hidden markers removed. */
   dashboard: string | null;
   error?: string;
-  /** End-of-run invariants (src/sandbox/scenario/invariants.ts); any count above zero fails the run. */
+  /** End-of-run invariants (sandbox/scenario/checks/invariants.ts); any count above zero fails the run. */
   invariants?: InvariantReport;
   /** Checks made by fault actions (a bad-signature webhook must be answered 400); any failure fails the run. */
   faultChecks?: FaultCheck[];

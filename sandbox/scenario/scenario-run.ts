@@ -2,12 +2,12 @@
  * One run of a scenario on the sandbox, as explicit steps:
  *
  * 1. start: the GitHub stand-in (REST, GraphQL, webhooks) and its git remote; seed the repository, people and
- *    issues (src/sandbox/scenario/seed-scenario.ts); the Actions stand-in; a watch on the store; the real
+ *    issues (sandbox/scenario/seed-scenario.ts); the Actions stand-in; a watch on the store; the real
  *    controller app with webhooks pointed at it. In this order: the controller first sees a seeded
  *    repository, and the recorders see only what happens after seeding.
- * 2. play: the scenario's timeline, as its people (src/sandbox/scenario/timeline.ts), until
+ * 2. play: the scenario's timeline, as its people (sandbox/scenario/timeline/timeline.ts), until
  * 3. settle: every issue has settled, or the time limit, or an interrupt.
- * 4. report: the JSON report (src/sandbox/scenario/scenario-report.ts) with its final checks.
+ * 4. report: the JSON report (sandbox/scenario/scenario-report.ts) with its final checks.
  *
  * Everything started is registered for cleanup and stopped at the end, whatever happens.
  * Ctrl-C (SIGINT/SIGTERM) stops the sandbox, kills every run and removes every temporary directory; a second
@@ -16,19 +16,25 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ActionsEvent, type ActionsRunner, startActions } from "../github/actions.js";
-import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
-import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
-import type { SandboxStore } from "../github/store.js";
+import { isAutopilotActionRef } from "./autopilot-action.js";
+import { type ActionsEvent, type ActionsRunner, startActions } from "../emulator/actions/actions.js";
+import { attachGit, type SandboxGit } from "../emulator/git/sandbox-git.js";
+import { type Sandbox, startSandbox, WebViewPortError } from "../emulator/index.js";
+import type { SandboxStore } from "../emulator/store.js";
 import { CleanupRegistry } from "./cleanup-registry.js";
-import { controllerMode, isControllerRun, scheduleMinuteMs, timeLimitSeconds } from "./controller-mode.js";
-import { addFinalChecks } from "./final-checks.js";
-import { killRunPlan, RunKiller } from "./kill-run-fault.js";
+import {
+  controllerMode,
+  isControllerRun,
+  scheduleMinuteMs,
+  timeLimitSeconds,
+} from "./controllers/controller-mode.js";
+import { addFinalChecks } from "./checks/final-checks.js";
+import { killRunPlan, RunKiller } from "./controllers/kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
 import { issueOfRun, RunNarrator } from "./run-narrator.js";
 import { type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
-import { demoAgentCommand } from "./demo-agent.js";
+import { demoAgentCommand } from "./agent/demo-agent.js";
 import { ScenarioObserver, TERMINAL } from "./scenario-observer.js";
 import { type Progress, ProgressLog } from "./scenario-progress.js";
 import {
@@ -40,10 +46,10 @@ import {
 } from "./scenario-report.js";
 import type { ScenarioRepo, ScenarioWorld } from "./scenario-world.js";
 import { type SeededScenario, seedScenario } from "./seed-scenario.js";
-import { type RunningControllers, startControllers } from "./start-controllers.js";
+import { type RunningControllers, startControllers } from "./controllers/start-controllers.js";
 import { StoreWatch } from "./store-watch.js";
-import { Timeline } from "./timeline.js";
-import { TimelineActor } from "./timeline-actor.js";
+import { Timeline } from "./timeline/timeline.js";
+import { TimelineActor } from "./timeline/timeline-actor.js";
 import type { RunScenarioOptions } from "./run-scenario-options.js";
 
 /**
@@ -223,6 +229,7 @@ export class ScenarioRun {
       store,
       git,
       actionDir: this.parts.actionDir,
+      actionRefs: isAutopilotActionRef,
       ci: ci
         ? {
             [repo.full]: {

@@ -1,10 +1,10 @@
 /**
  * What a scenario run has started and seeded, handed to the parts that play the timeline and judge the end.
  */
-import type { ActionsRunner } from "../github/actions.js";
-import type { SandboxGit } from "../github/sandbox-git.js";
-import type { Sandbox } from "../github/index.js";
-import type { SandboxStore } from "../github/store.js";
+import type { ActionsRunner } from "../emulator/actions/actions.js";
+import type { SandboxGit } from "../emulator/git/sandbox-git.js";
+import type { Sandbox } from "../emulator/index.js";
+import type { SandboxStore } from "../emulator/store.js";
 import type { Scenario } from "./scenario-file.js";
 import type { ScenarioObserver } from "./scenario-observer.js";
 import type { Progress } from "./scenario-progress.js";

@@ -10,18 +10,22 @@ import {
   CONFIG_PATH,
   parseConfig,
   renderConfigError,
-} from "../../core/config/index.js";
-import { repoSettings } from "../github/app-setup.js";
-import type { SandboxGit } from "../github/sandbox-git.js";
-import type { JsonObject } from "../github/shapes.js";
-import type { SandboxStore } from "../github/store.js";
+} from "../../src/core/config/index.js";
+import { repoSettings } from "../emulator/server/app-setup.js";
+import type { SandboxGit } from "../emulator/git/sandbox-git.js";
+import type { JsonObject } from "../emulator/shapes.js";
+import type { SandboxStore } from "../emulator/store.js";
 import {
   type DemoAgentEntry,
   DemoAgentEntrySchema,
   demoAgentCommand,
   writeDemoScript,
-} from "./demo-agent.js";
-import { CONTROLLER_WORKFLOW_PATH, controllerMode, controllerWorkflowYaml } from "./controller-mode.js";
+} from "./agent/demo-agent.js";
+import {
+  CONTROLLER_WORKFLOW_PATH,
+  controllerMode,
+  controllerWorkflowYaml,
+} from "./controllers/controller-mode.js";
 import { type Scenario, ScenarioError } from "./scenario-file.js";
 import { scenarioConfigText } from "./scenario-config.js";
 import type { Progress } from "./scenario-progress.js";

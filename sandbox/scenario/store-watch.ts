@@ -3,10 +3,10 @@
  * need (what the final state alone cannot tell), becomes a progress line, and marks the time of the last
  * change (a run settles only after a quiet spell).
  */
-import type { SandboxStore, StoreEvent } from "../github/store.js";
-import { isControllerRun } from "./controller-mode.js";
-import { ExpectationRecorder } from "./expectations.js";
-import { InvariantRecorder } from "./invariant-recorder.js";
+import type { SandboxStore, StoreEvent } from "../emulator/store.js";
+import { isControllerRun } from "./controllers/controller-mode.js";
+import { ExpectationRecorder } from "./checks/expectations.js";
+import { InvariantRecorder } from "./checks/invariant-recorder.js";
 import type { RunNarrator } from "./run-narrator.js";
 import type { Scenario } from "./scenario-file.js";
 

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { PACKAGE_ROOT } from "../github/package-root.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 
 const WORKER_TEMPLATE = join(PACKAGE_ROOT, "templates", "workflows", "autopilot-worker.yml");
 

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * This repository's root, three directories above this file (src/sandbox/github/): the default place of the
+ * This repository's root, three directories above this file (sandbox/emulator/): the default place of the
  * action (action.yml, dist/worker/index.js).
  */
-export const PACKAGE_ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+export const PACKAGE_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));

@@ -1,7 +1,7 @@
 /** The Actions stand-in's options, events and records of runs (see actions.ts). */
 import type { ChildProcess } from "node:child_process";
-import type { SandboxGit } from "./sandbox-git.js";
-import type { SandboxStore, WorkflowRunRequest } from "./store.js";
+import type { SandboxGit } from "../git/sandbox-git.js";
+import type { SandboxStore, WorkflowRunRequest } from "../store.js";
 
 export type RunConclusion = "success" | "failure" | "cancelled" | "timed_out" | "skipped";
 
@@ -21,11 +21,14 @@ export interface ActionsOptions {
   url: string;
   store: SandboxStore;
   git: SandboxGit;
-  /** Directory of the action that `uses: ./` and {@link actionRefs} resolve to (default: this repository). */
+  /**
+   * Directory of the action under test, which `uses: ./` and {@link actionRefs} resolve to. Without it `./…`
+   * is a path in the job's workspace, as on GitHub.
+   */
   actionDir?: string;
   /**
-   * Which `uses:` values run the action in {@link actionDir}: `./` always does; by default also any
-   * `<owner>/autopilot@<ref>` (and `…/autopilot/<path>@<ref>`).
+   * Which other `uses:` values run the action in {@link actionDir} (`./` always does; by default nothing else):
+   * the harness names its action's published references here, e.g. `<owner>/<action>@<ref>`.
    */
   actionRefs?: (uses: string) => boolean;
   /** CI command per repository (`owner/name`), run on every new PR head. */

@@ -28,11 +28,10 @@ import { evaluateCondition, interpolateString } from "./expressions.js";
 import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
 import { runJob } from "./job-runner.js";
-import { PACKAGE_ROOT } from "./package-root.js";
 import { PullRequestCi } from "./pull-request-ci.js";
 import { runContext } from "./run-context.js";
 import { killGroup, StepProcesses } from "./step-process.js";
-import type { Repo, SandboxStore, StoreEvent, WorkflowRunRequest } from "./store.js";
+import type { Repo, SandboxStore, StoreEvent, WorkflowRunRequest } from "../store.js";
 import { truthyFlag, type WorkflowFile } from "./workflow-syntax.js";
 
 export type {
@@ -53,7 +52,7 @@ interface GroupState {
 export class ActionsRunner {
   private readonly store: SandboxStore;
   private readonly options: ActionsOptions;
-  private readonly actionDir: string;
+  private readonly actionDir: string | undefined;
   private readonly workDir: string;
   private readonly ownsWorkDir: boolean;
   private readonly handles = new Map<number, RunHandle>();
@@ -70,7 +69,7 @@ export class ActionsRunner {
   constructor(options: ActionsOptions) {
     this.options = options;
     this.store = options.store;
-    this.actionDir = resolve(options.actionDir ?? PACKAGE_ROOT);
+    this.actionDir = options.actionDir === undefined ? undefined : resolve(options.actionDir);
     this.ownsWorkDir = !options.workDir;
     this.workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "autopilot-actions-"));
     mkdirSync(this.workDir, { recursive: true });

@@ -13,9 +13,9 @@
  */
 import { parse as parseYaml } from "yaml";
 import type { ActionsOptions } from "./actions-types.js";
-import { Shapes } from "./shapes.js";
-import type { Repo, SandboxStore, StoreEvent, Workflow, WorkflowRunRequest } from "./store.js";
-import { webhookFor } from "./webhooks.js";
+import { Shapes } from "../shapes.js";
+import type { Repo, SandboxStore, StoreEvent, Workflow, WorkflowRunRequest } from "../store.js";
+import { webhookFor } from "../server/webhooks.js";
 import { cronPeriodMinutes, eventStartsRun, scheduleCrons } from "./workflow-triggers.js";
 import { triggers, type WorkflowFile } from "./workflow-syntax.js";
 

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunConclusion, RunHandle } from "./actions-types.js";
 import { type ExprValue, evaluateCondition, interpolateString } from "./expressions.js";
-import { fullRef } from "./git-ref-names.js";
+import { fullRef } from "../git/git-ref-names.js";
 import { dispatchEventPayload, runContext, runnerServerUrl } from "./run-context.js";
 import type { JobHost, PostStep } from "./job-host.js";
 import { runnerBaseEnv } from "./step-process.js";

@@ -9,10 +9,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ActionsOptions, CiConfig } from "./actions-types.js";
-import { fullRef } from "./git-ref-names.js";
-import { gitEnv, run as runProcess } from "./proc.js";
+import { fullRef } from "../git/git-ref-names.js";
+import { gitEnv, run as runProcess } from "../proc.js";
 import { killGroup, runnerBaseEnv } from "./step-process.js";
-import type { Repo, SandboxStore, StoreEvent } from "./store.js";
+import type { Repo, SandboxStore, StoreEvent } from "../store.js";
 
 export class PullRequestCi {
   private readonly seen = new Set<string>();

@@ -1,9 +1,9 @@
 /** What a run's steps see of it: the expression contexts, the server URL and the event payload file. */
 import type { ActionsOptions, RunHandle } from "./actions-types.js";
 import type { ExprContext, ExprValue } from "./expressions.js";
-import { fullRef } from "./git-ref-names.js";
-import { Shapes } from "./shapes.js";
-import type { SandboxStore } from "./store.js";
+import { fullRef } from "../git/git-ref-names.js";
+import { Shapes } from "../shapes.js";
+import type { SandboxStore } from "../store.js";
 import { triggers, type WorkflowFile } from "./workflow-syntax.js";
 
 /** The expression contexts (`github`, `inputs`, `secrets`, `vars`, …) of a run, before any job starts. */

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { ActionsOptions, RunHandle } from "./actions-types.js";
-import { killTree } from "./proc.js";
+import { killTree } from "../proc.js";
 
 const LOG_LINES = 400;
 

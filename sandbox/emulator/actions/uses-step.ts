@@ -9,15 +9,8 @@ import { parse as parseYaml } from "yaml";
 import type { RunHandle } from "./actions-types.js";
 import { type ExprContext, interpolateString } from "./expressions.js";
 import type { JobHost, PostStep } from "./job-host.js";
-import { run as runProcess } from "./proc.js";
-import {
-  type ActionFile,
-  defaultActionRefs,
-  minutes,
-  parseKeyValueFile,
-  type StepFile,
-  truthyFlag,
-} from "./workflow-syntax.js";
+import { run as runProcess } from "../proc.js";
+import { type ActionFile, minutes, parseKeyValueFile, type StepFile, truthyFlag } from "./workflow-syntax.js";
 
 /** Runs a `uses:` step: checkout, the configured action, or a no-op stand-in for setup actions. */
 export async function runUses(
@@ -39,12 +32,14 @@ export async function runUses(
     host.steps.log(handle, `${uses}: not needed in the sandbox (the runner's node and no artifact storage)`);
     return 0;
   }
-  const isAction = uses === "./" || uses === "." || (host.options.actionRefs ?? defaultActionRefs)(uses);
+  const underTest = host.actionDir;
+  const isAction =
+    underTest !== undefined && (uses === "./" || uses === "." || host.options.actionRefs?.(uses) === true);
   let actionDir: string | null = null;
   // `owner/repo/path@ref` is the action in that folder of the repository (the controller's is `controller/`).
   // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#example-using-an-action-in-a-subdirectory
   const subPath = /^[^/@]+\/[^/@]+\/([^@]+)@/.exec(uses)?.[1];
-  if (isAction) actionDir = subPath ? resolve(host.actionDir, subPath) : host.actionDir;
+  if (isAction) actionDir = subPath ? resolve(underTest, subPath) : underTest;
   else if (uses.startsWith("./")) actionDir = resolve(job.workspace, uses);
   if (!actionDir) {
     host.steps.log(

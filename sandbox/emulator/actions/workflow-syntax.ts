@@ -70,10 +70,6 @@ export function parseKeyValueFile(text: string): Record<string, string> {
   return result;
 }
 
-export function defaultActionRefs(uses: string): boolean {
-  return /^[\w.-]+\/autopilot(\/[\w./-]+)?@[\w./-]+$/i.test(uses);
-}
-
 export function minutes(value: unknown): number | null {
   const n = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
   return Number.isFinite(n) && n > 0 ? n * 60_000 : null;

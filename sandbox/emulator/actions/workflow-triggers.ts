@@ -5,7 +5,7 @@
  * https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows
  * https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#on
  */
-import type { StoreEvent } from "./store.js";
+import type { StoreEvent } from "../store.js";
 import { triggers } from "./workflow-syntax.js";
 
 /** The account a run's `GITHUB_TOKEN` acts as. */

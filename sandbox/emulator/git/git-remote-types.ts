@@ -5,7 +5,7 @@ export interface GitPrincipal {
   login: string;
   /** May push. */
   write: boolean;
-  /** May push changes to `.github/workflows/` (src/sandbox/github/workflow-push-hook.ts); default true. */
+  /** May push changes to `.github/workflows/` (sandbox/emulator/git/workflow-push-hook.ts); default true. */
   workflows?: boolean;
 }
 

@@ -33,7 +33,7 @@ import {
   parseLsTreeRecursive,
   parseNameStatus,
 } from "./git-output.js";
-import { gitEnv, KeyedLock, run } from "./proc.js";
+import { gitEnv, KeyedLock, run } from "../proc.js";
 import { installWorkflowPushHook } from "./workflow-push-hook.js";
 
 export class GitRemote implements GitBackend {

@@ -12,7 +12,7 @@ import { createGunzip, createInflate } from "node:zlib";
 import { ZERO_SHA } from "./git-constants.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { GitPrincipal, PushUpdate } from "./git-remote-types.js";
-import { gitEnv } from "./proc.js";
+import { gitEnv } from "../proc.js";
 import { WORKFLOWS_DENIED_VARIABLE } from "./workflow-push-hook.js";
 
 /** What the protocol needs of the repositories it serves (the git remote). */

@@ -6,18 +6,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ZERO_SHA } from "./git-constants.js";
 import { fullRef } from "./git-ref-names.js";
-import { installationGrants } from "./app-setup.js";
+import { installationGrants } from "../server/app-setup.js";
 import { GitRemote } from "./git-remote.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { Author, CommitInfo } from "./git-remote-types.js";
-import { gitEnv, run } from "./proc.js";
+import { gitEnv, run } from "../proc.js";
 import {
   permissionAtLeast,
   type SandboxStore,
   type CommitInfo as StoreCommitInfo,
   StoreError,
   type GitBackend as StoreGitBackend,
-} from "./store.js";
+} from "../store.js";
 
 /** The remote URL of a sandbox repository, with a token embedded for clients that cannot be configured. */
 export function gitUrl(baseUrl: string, owner: string, repo: string, token?: string): string {
@@ -160,7 +160,7 @@ export async function attachGit(host: GitHost, options: { root?: string } = {}):
         return null;
       }
       // A workflow's GITHUB_TOKEN never has `workflows`; an installation token only when granted
-      // (src/sandbox/github/workflow-push-hook.ts).
+      // (sandbox/emulator/git/workflow-push-hook.ts).
       if (info.kind === "worker") return { login: info.login, write: true, workflows: false };
       if (info.kind === "installation") {
         const granted = installationGrants(store)?.permissions.workflows === "write";

@@ -1,7 +1,7 @@
 /** What every GraphQL resolver of the sandbox sees. */
 import type { GraphQLSchema } from "graphql";
-import type { RateState } from "../accounting.js";
-import type { Identity } from "../auth.js";
+import type { RateState } from "../server/accounting.js";
+import type { Identity } from "../server/auth.js";
 import type { Shapes } from "../shapes.js";
 import type { SandboxStore } from "../store.js";
 

@@ -1,12 +1,12 @@
 /** GraphQL pull requests, their reviews, auto-merge requests and merge queue entries. */
-import { mergeRequirementsOf, mergeStateOf } from "../merge-requirements.js";
+import { mergeRequirementsOf, mergeStateOf } from "../merge/merge-requirements.js";
 import {
   type MergeQueueEntry,
   autoMergeRequestOf,
   mergeAutomationStateOf,
   queueEntryOf,
   queueKey,
-} from "../merge-automation-state.js";
+} from "../merge/merge-automation-state.js";
 import type { Issue, PullFields, Repo, Review } from "../store.js";
 import { type Obj, isoDate, pullState } from "./graphql-values.js";
 import { type PageArgs, connection } from "./relay-connection.js";

@@ -6,7 +6,7 @@
  * Moving an existing ref is refused as not modelled: whether a move is a fast-forward is known only to the git
  * backend, while a write is under way, which would break the all-or-nothing rule.
  */
-import { type Repo, type SandboxStore, StoreError } from "./store.js";
+import { type Repo, type SandboxStore, StoreError } from "../store.js";
 
 const ZERO = "0".repeat(40);
 

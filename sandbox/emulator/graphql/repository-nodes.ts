@@ -1,12 +1,12 @@
 /** GraphQL repositories, their refs and git objects. */
-import { isAutoMergeAllowed } from "../merge-automation-state.js";
+import { isAutoMergeAllowed } from "../merge/merge-automation-state.js";
 import type { Issue, PullFields, Repo, SandboxStore } from "../store.js";
 import { type Obj, isoDate, pullState } from "./graphql-values.js";
 import { type PageArgs, connection } from "./relay-connection.js";
 import { IssueNodes } from "./issue-nodes.js";
 
 export abstract class RepositoryNodes extends IssueNodes {
-  /** A branch's merge queue (src/sandbox/github/graphql/pull-nodes.ts). */
+  /** A branch's merge queue (sandbox/emulator/graphql/pull-nodes.ts). */
   abstract mergeQueue(repo: Repo, branch: string): Obj | null;
 
   /** A fork of `repo` as far as a pull request shows it: its name and owner. */

@@ -1,11 +1,11 @@
 /**
  * The branch rules a repository owner sets in Settings — classic branch protection per branch and rulesets
  * with their branch patterns — kept beside the store (a scenario or test sets them through `repoSettings` in
- * src/sandbox/github/app-setup.ts). The read endpoints answer them; src/sandbox/github/merge-requirements.ts
+ * sandbox/emulator/server/app-setup.ts). The read endpoints answer them; sandbox/emulator/merge/merge-requirements.ts
  * enforces their merge rules.
  */
-import type { JsonObject } from "./shapes.js";
-import type { Repo, SandboxStore } from "./store.js";
+import type { JsonObject } from "../shapes.js";
+import type { Repo, SandboxStore } from "../store.js";
 
 export interface BranchProtection {
   requiredChecks: string[];

@@ -1,9 +1,9 @@
 /**
  * What GitHub keeps about its own merge mechanisms, beside the store: the repository setting "Allow auto-merge",
  * each pull request's auto-merge request, and each base branch's merge queue. The engine that acts on them is
- * src/sandbox/github/merge-automation.ts; the GraphQL and REST layers read them from here.
+ * sandbox/emulator/merge/merge-automation.ts; the GraphQL and REST layers read them from here.
  */
-import type { MergeMethod, SandboxStore } from "./store.js";
+import type { MergeMethod, SandboxStore } from "../store.js";
 
 /** Repositories are keyed in lower case, as GitHub matches their names. */
 function repoKey(repo: string): string {

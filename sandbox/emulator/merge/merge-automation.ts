@@ -1,8 +1,8 @@
 /**
  * GitHub's own merge mechanisms: auto-merge and the merge queue. The GraphQL mutations
- * (src/sandbox/github/graphql.ts) call the functions here; an engine per store then watches the store's events
+ * (sandbox/emulator/graphql.ts) call the functions here; an engine per store then watches the store's events
  * and merges, enqueues, builds merge groups and dequeues as GitHub does. Its state lives in
- * src/sandbox/github/merge-automation-state.ts.
+ * sandbox/emulator/merge/merge-automation-state.ts.
  *
  * One entry of a queue is in flight at a time (GitHub's "build concurrency" of 1): the front entry gets a merge
  * group, the other entries wait their turn as QUEUED.
@@ -36,7 +36,7 @@ import {
   permissionAtLeast,
   repoKeyOf,
   syntheticSha,
-} from "./store.js";
+} from "../store.js";
 
 type Pull = Issue & { pull: PullFields };
 

@@ -1,14 +1,14 @@
 /**
  * What GitHub's merge endpoint refuses on a protected branch, from the branch's classic protection and the
- * rulesets that target it (src/sandbox/github/app-setup.ts): a required merge queue, required approving
+ * rulesets that target it (sandbox/emulator/server/app-setup.ts): a required merge queue, required approving
  * reviews (stale approvals dismissed or not), and required status checks by name (strict: the head must
  * contain the base). Each refusal is the 405 and message GitHub answers
  * (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request — "405: Method Not Allowed if merge cannot
  * be performed").
  */
 import { type BranchRule, protectionOf } from "./branch-rules-state.js";
-import type { Issue, PullFields, Repo, SandboxStore } from "./store.js";
-import { permissionAtLeast } from "./store.js";
+import type { Issue, PullFields, Repo, SandboxStore } from "../store.js";
+import { permissionAtLeast } from "../store.js";
 
 export interface MergeRequirements {
   mergeQueue: boolean;

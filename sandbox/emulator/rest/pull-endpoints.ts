@@ -1,7 +1,7 @@
 /** REST handlers of pull requests: the pull requests, their reviewers, files, commits and reviews. */
 import type { Issue, IssueState, MergeMethod, PullFields } from "../store.js";
 import { commitJson, diffEntry, PULL_FILES_MAX, servedDiffFiles } from "./git-shapes.js";
-import { mergeRefusal, mergeStateOf } from "../merge-requirements.js";
+import { mergeRefusal, mergeStateOf } from "../merge/merge-requirements.js";
 import { isAuthorOrTriage } from "./repo-authorization.js";
 import {
   bodyObject,
@@ -77,7 +77,7 @@ export const pullEndpoints: Record<string, RestHandler> = {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     await req.store.refreshPull(repo.fullName, pull.number);
-    // `mergeable_state` counts the base branch's protection and rulesets (src/sandbox/github/merge-requirements.ts).
+    // `mergeable_state` counts the base branch's protection and rulesets (sandbox/emulator/merge/merge-requirements.ts).
     const body = {
       ...req.shapes.pull(repo, pull),
       mergeable_state: await mergeStateOf(req.store, repo, pull),
@@ -110,7 +110,7 @@ export const pullEndpoints: Record<string, RestHandler> = {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);
     const b = bodyObject(req);
-    // The base branch's protection and rulesets come first (src/sandbox/github/merge-requirements.ts).
+    // The base branch's protection and rulesets come first (sandbox/emulator/merge/merge-requirements.ts).
     if (pull.state === "open" && !pull.pull.merged) {
       await req.store.refreshPull(repo.fullName, pull.number);
       const refusal = await mergeRefusal(req.store, repo, pull);

@@ -3,9 +3,9 @@
  * readers of the body and path, the lookups of the path's repository, issue and pull request, and paginated
  * lists.
  */
-import type { RateLimiter, RateResource } from "../accounting.js";
-import type { Identity, SandboxApp } from "../auth.js";
-import type { MatchedOperation } from "../openapi.js";
+import type { RateLimiter, RateResource } from "../server/accounting.js";
+import type { Identity, SandboxApp } from "../server/auth.js";
+import type { MatchedOperation } from "../server/openapi.js";
 import type { Json, Shapes } from "../shapes.js";
 import {
   type Issue,

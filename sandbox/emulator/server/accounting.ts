@@ -3,7 +3,7 @@
  * charged it) and GitHub's primary
  * rate limits per token, with the `x-ratelimit-*` headers GitHub sends.
  */
-import type { TokenKind } from "./store.js";
+import type { TokenKind } from "../store.js";
 
 export interface RequestRecord {
   /** `GET /repos/{owner}/{repo}/issues/{issue_number}` (the OpenAPI path), or `POST /graphql`. */

@@ -27,12 +27,12 @@ import {
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { CONTENT_LIMIT_MESSAGE, graphqlCreatesContent, restCreatesContent } from "./content-limit.js";
 import { FaultController } from "./faults.js";
-import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "./graphql.js";
+import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "../graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
-import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "./rest/index.js";
+import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "../rest/index.js";
 import type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
-import { type Json, Shapes } from "./shapes.js";
-import { type SandboxStore, StoreError, type TokenKind } from "./store.js";
+import { type Json, Shapes } from "../shapes.js";
+import { type SandboxStore, StoreError, type TokenKind } from "../store.js";
 import { WebhookDispatcher } from "./webhooks.js";
 
 export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";

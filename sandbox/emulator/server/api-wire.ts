@@ -1,7 +1,7 @@
 /** The HTTP side of the sandbox's API: reading requests and writing replies the way GitHub's API does. */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Json } from "./shapes.js";
+import type { Json } from "../shapes.js";
 import type { MatchedOperation } from "./openapi.js";
 
 /** The documentation URL of errors that have no more specific page. */

@@ -1,7 +1,7 @@
 /**
  * The repository and App settings a new installation meets, which the rest of the sandbox does not model:
  * whether Actions may run, classic branch protection, rulesets (recorded here and answered by the read
- * endpoints; their merge rules are enforced by src/sandbox/github/merge-requirements.ts), the App installation's
+ * endpoints; their merge rules are enforced by sandbox/emulator/merge/merge-requirements.ts), the App installation's
  * permissions and events, and GitHub's App-manifest registration flow (the web pages a person clicks through
  * and the code-for-credentials conversion endpoint).
  */
@@ -9,20 +9,20 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "./api-wire.js";
 import type { SandboxApp } from "./auth.js";
-import { type RestReply, type RestRequest, fail, list, repoOf } from "./rest/index.js";
+import { type RestReply, type RestRequest, fail, list, repoOf } from "../rest/index.js";
 import {
   appliesTo,
   type BranchProtection,
   branchRulesOf,
   repoKey,
   type Ruleset,
-} from "./branch-rules-state.js";
-import { setAutoMergeAllowed } from "./merge-automation-state.js";
-import type { JsonObject } from "./shapes.js";
-import { type Repo, type SandboxStore, permissionAtLeast } from "./store.js";
+} from "../merge/branch-rules-state.js";
+import { setAutoMergeAllowed } from "../merge/merge-automation-state.js";
+import type { JsonObject } from "../shapes.js";
+import { type Repo, type SandboxStore, permissionAtLeast } from "../store.js";
 import { escapeHtml } from "../web/layout.js";
 
-export type { BranchProtection, BranchRule, Ruleset } from "./branch-rules-state.js";
+export type { BranchProtection, BranchRule, Ruleset } from "../merge/branch-rules-state.js";
 
 interface ManifestCode {
   manifest: JsonObject;
@@ -76,7 +76,7 @@ export const repoSettings = {
     list.push(ruleset);
     branchRulesOf(store).rulesets.set(repoKey(repo), list);
   },
-  /** "Allow auto-merge" (src/sandbox/github/merge-automation-state.ts). */
+  /** "Allow auto-merge" (sandbox/emulator/merge/merge-automation-state.ts). */
   setAllowAutoMerge(store: SandboxStore, repo: string, allowed: boolean): void {
     setAutoMergeAllowed(store, repo, allowed);
   },

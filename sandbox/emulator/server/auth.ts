@@ -3,7 +3,7 @@
  * a workflow's GITHUB_TOKEN (kind `worker`) or a scenario human (`ghp_<login>`).
  */
 import { type KeyObject, createPublicKey, generateKeyPairSync, randomBytes, verify } from "node:crypto";
-import type { SandboxStore, TokenInfo, TokenKind } from "./store.js";
+import type { SandboxStore, TokenInfo, TokenKind } from "../store.js";
 
 export interface SandboxApp {
   id: number;

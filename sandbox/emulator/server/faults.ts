@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ContentLimiter, ContentLimitSchema, type ContentVerdict } from "./content-limit.js";
-import type { TokenKind } from "./store.js";
+import type { TokenKind } from "../store.js";
 
 /** The faults object, programmatic or from a scenario file's `faults:` key. */
 export const FaultsSchema = z
@@ -34,7 +34,7 @@ export const FaultsSchema = z
     /** Only these endpoints (`GET /repos/{owner}/{repo}/issues`, `POST /graphql`); all when absent. */
     endpoints: z.array(z.string()).optional(),
     /**
-     * GitHub's secondary limit on content creation (src/sandbox/github/content-limit.ts): `true` for GitHub's
+     * GitHub's secondary limit on content creation (sandbox/emulator/server/content-limit.ts): `true` for GitHub's
      * figures (80 a minute, 500 an hour per actor), or lower ones. Applies to the token kinds above.
      */
     contentLimit: ContentLimitSchema.optional(),

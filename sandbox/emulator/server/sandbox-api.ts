@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestAccounting, ValidationFailure } from "./accounting.js";
 import type { SandboxApp } from "./auth.js";
 import type { FaultController, FaultsInput } from "./faults.js";
-import type { SandboxStore, StoreOptions, TokenKind } from "./store.js";
+import type { SandboxStore, StoreOptions, TokenKind } from "../store.js";
 import type { WebhookDispatcher } from "./webhooks.js";
 import type { WebView } from "../web/web-view.js";
 

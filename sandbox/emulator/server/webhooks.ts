@@ -9,8 +9,8 @@ import { request as httpsRequest } from "node:https";
 import { sign } from "@octokit/webhooks-methods";
 import type { SandboxApp } from "./auth.js";
 import type { FaultController } from "./faults.js";
-import { type JsonObject, type Shapes, iso } from "./shapes.js";
-import type { Issue, PullFields, SandboxStore, StoreEvent } from "./store.js";
+import { type JsonObject, type Shapes, iso } from "../shapes.js";
+import type { Issue, PullFields, SandboxStore, StoreEvent } from "../store.js";
 
 export interface WebhookDelivery {
   /** `X-GitHub-Delivery` (a UUID; duplicates share it, as GitHub redeliveries do). */

@@ -1,5 +1,5 @@
 /** Users, repositories, labels, the app and its installation, as GitHub's JSON shows them. */
-import { isAutoMergeAllowed } from "../merge-automation-state.js";
+import { isAutoMergeAllowed } from "../merge/merge-automation-state.js";
 import type { Label, Repo, SandboxStore, User } from "../store.js";
 import { encodeNodeId, permissionAtLeast } from "../store.js";
 import { type Json, type JsonObject, iso } from "./json-shape.js";

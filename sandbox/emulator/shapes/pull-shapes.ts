@@ -1,12 +1,12 @@
 /** Pull requests, reviews and review comments, as GitHub's JSON shows them. */
-import { autoMergeRequestOf } from "../merge-automation-state.js";
+import { autoMergeRequestOf } from "../merge/merge-automation-state.js";
 import type { Issue, PullFields, Repo, Review, ReviewComment } from "../store.js";
 import { IssueShapes } from "./issue-shapes.js";
 import { type JsonObject, iso } from "./json-shape.js";
 
 export class PullShapes extends IssueShapes {
   /**
-   * A pull request's enabled auto-merge, null when off (src/sandbox/github/merge-automation-state.ts).
+   * A pull request's enabled auto-merge, null when off (sandbox/emulator/merge/merge-automation-state.ts).
    * https://docs.github.com/rest/pulls/pulls#get-a-pull-request — `auto_merge`.
    */
   private autoMerge(repo: Repo, issue: Issue): JsonObject | null {

@@ -1,5 +1,5 @@
 /** Git data: refs, pushes, file contents, trees and commits, from the git backend or memory. */
-import { ZERO_SHA } from "../git-constants.js";
+import { ZERO_SHA } from "../git/git-constants.js";
 import type {
   CommitInfo,
   CompareResult,

@@ -370,7 +370,7 @@ export class StoreWithPulls extends StoreWithChecks {
   }
 
   /**
-   * Announces a change GitHub's own merge mechanisms made (src/sandbox/github/merge-automation.ts): auto-merge
+   * Announces a change GitHub's own merge mechanisms made (sandbox/emulator/merge/merge-automation.ts): auto-merge
    * enabled or disabled, a pull request entering or leaving a merge queue, a merge group asking for checks.
    */
   announce(

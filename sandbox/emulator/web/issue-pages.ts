@@ -3,7 +3,7 @@
  * label changes, closes and renames: who did what, when), following GitHub's pages.
  * https://docs.github.com/en/issues/tracking-your-work-with-issues/using-issues/viewing-all-of-your-issues-and-pull-requests
  */
-import type { Issue, IssueEvent, Repo } from "../github/store.js";
+import type { Issue, IssueEvent, Repo } from "../store.js";
 import { escapeHtml, formatTime, href, labelChip, renderPage, stateBadge, userName } from "./layout.js";
 import type { PageContext, PageResult } from "./page-context.js";
 import { renderMarkdown } from "./render-markdown.js";

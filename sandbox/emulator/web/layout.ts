@@ -3,7 +3,7 @@
  * badges, relative paths. Everything interpolated into HTML goes through {@link escapeHtml} (or
  * `renderMarkdown`, which sanitizes): store text is untrusted.
  */
-import type { Label } from "../github/store.js";
+import type { Label } from "../store.js";
 
 export const ASSET_PREFIX = "/-/assets/";
 

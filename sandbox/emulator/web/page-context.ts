@@ -2,7 +2,7 @@
  * What every page reads: the sandbox's store (only read), the Actions stand-in's run details (logs and step
  * summaries live there, not in the GitHub-visible record), and whether the scenario is still running.
  */
-import type { SandboxStore } from "../github/store.js";
+import type { SandboxStore } from "../store.js";
 
 /** The parts of a run that GitHub shows on its page but the store does not keep. */
 export interface RunDetails {

@@ -4,15 +4,7 @@
  * https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/proposing-changes-to-your-work-with-pull-requests/about-pull-requests
  * https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks
  */
-import type {
-  ChangedFile,
-  CheckRun,
-  CommitStatus,
-  Issue,
-  PullFields,
-  Repo,
-  Review,
-} from "../github/store.js";
+import type { ChangedFile, CheckRun, CommitStatus, Issue, PullFields, Repo, Review } from "../store.js";
 import {
   issueHeader,
   issueTimeline,

@@ -4,7 +4,7 @@
  * https://docs.github.com/en/actions/monitoring-and-troubleshooting-workflows/monitoring-workflows/using-workflow-run-logs
  * https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/workflow-commands-for-github-actions#adding-a-job-summary
  */
-import type { Repo, WorkflowRun } from "../github/store.js";
+import type { Repo, WorkflowRun } from "../store.js";
 import { notFound } from "./issue-pages.js";
 import { escapeHtml, formatTime, href, renderPage, userName } from "./layout.js";
 import type { PageContext, PageResult, RunDetails } from "./page-context.js";

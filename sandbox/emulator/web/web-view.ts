@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { SandboxStore } from "../github/store.js";
+import type { SandboxStore } from "../store.js";
 import { readAsset } from "./assets.js";
 import type { PageContext, RunDetailsSource } from "./page-context.js";
 import { route } from "./routes.js";

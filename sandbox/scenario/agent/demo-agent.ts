@@ -2,7 +2,7 @@
  * The scripted demo agent's contract. The agent itself is `demo-agent.mjs` beside this file: plain JavaScript,
  * so the worker can launch it from any workspace as a `custom` agent command without a build step:
  *
- *   node /abs/path/src/sandbox/scenario/demo-agent.mjs --script /tmp/…/demo-script.json {prompt_file}
+ *   node /abs/path/sandbox/scenario/agent/demo-agent.mjs --script /tmp/…/demo-script.json {prompt_file}
  *
  * The scenario runner writes the script (one entry per issue) outside the repository; the agent finds its
  * issue from the branch it runs on (`autopilot/issue-N`), then the prompt, and keeps a per-issue run counter

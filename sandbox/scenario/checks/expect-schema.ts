@@ -1,10 +1,10 @@
 /**
  * The `expect` part of a scenario file: per issue number, its final state or an object of checks
  * (`IssueExpectationSchema`); beside them, run-wide checks on the dashboard and the dispatches
- * (`RunExpectationShape`). Checked by src/sandbox/scenario/expectations.ts.
+ * (`RunExpectationShape`). Checked by sandbox/scenario/checks/expectations.ts.
  */
 import { z } from "zod";
-import { REPORT_STATES, type ReportState } from "./scenario-fields.js";
+import { REPORT_STATES, type ReportState } from "../scenario-fields.js";
 
 /** Regular expressions (case-insensitive): one, or a list that must each match. */
 const PatternsSchema = z

@@ -8,16 +8,16 @@
  * worker result, every dispatch), so nothing that happened between two looks is missed; `checkExpectations`
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
-import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
-import { parseWorkerResult } from "../../core/worker-result.js";
-import { readDemoAgentState } from "./demo-agent.js";
-import type { GitRemote } from "../github/git-remote.js";
-import { controllerMode } from "./controller-mode.js";
+import { parseDashboard, TRACKING_MARKER } from "../../../src/core/dashboard/index.js";
+import { parseWorkerResult } from "../../../src/core/worker-result.js";
+import { readDemoAgentState } from "../agent/demo-agent.js";
+import type { GitRemote } from "../../emulator/git/git-remote.js";
+import { controllerMode } from "../controllers/controller-mode.js";
 import { type ExpectedCount, issueExpectations, runExpectations } from "./expect-schema.js";
-import type { Scenario } from "./scenario-file.js";
-import type { ReportState } from "./scenario-fields.js";
-import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
-import { taskBranchName } from "../../core/contract.js";
+import type { Scenario } from "../scenario-file.js";
+import type { ReportState } from "../scenario-fields.js";
+import type { Issue, SandboxStore, StoreEvent } from "../../emulator/store.js";
+import { taskBranchName } from "../../../src/core/contract.js";
 
 const PAUSED = new Set(["paused", "pausing"]);
 

@@ -1,15 +1,15 @@
 /**
  * What a scenario report adds at the end of a run beyond the state it describes: every unmet expectation
- * (src/sandbox/scenario/expectations.ts), the fault actions' checks, and the invariants
- * (src/sandbox/scenario/invariants.ts), with a progress line for each broken invariant.
+ * (sandbox/scenario/checks/expectations.ts), the fault actions' checks, and the invariants
+ * (sandbox/scenario/checks/invariants.ts), with a progress line for each broken invariant.
  */
-import type { SeededScenario } from "./seed-scenario.js";
+import type { SeededScenario } from "../seed-scenario.js";
 import { runExpectations } from "./expect-schema.js";
 import { checkExpectations, countOk, describeCount } from "./expectations.js";
 import { invariantsHold } from "./invariants.js";
-import type { FaultCheck, ScenarioReport } from "./scenario-report.js";
-import type { ScenarioWorld } from "./scenario-world.js";
-import type { StoreWatch } from "./store-watch.js";
+import type { FaultCheck, ScenarioReport } from "../scenario-report.js";
+import type { ScenarioWorld } from "../scenario-world.js";
+import type { StoreWatch } from "../store-watch.js";
 
 export interface FinalCheckSources {
   world: ScenarioWorld;

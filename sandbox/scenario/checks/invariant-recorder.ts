@@ -1,15 +1,15 @@
 /**
  * `InvariantRecorder` listens to the store while a scenario runs and, at the end, gathers the facts the
- * end-of-run invariants judge (src/sandbox/scenario/invariants.ts): pushes, merged heads, who made each issue
+ * end-of-run invariants judge (sandbox/scenario/checks/invariants.ts): pushes, merged heads, who made each issue
  * ready, when each task last changed, the worker runs, and the commits still reachable.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { parseDashboard } from "../../core/dashboard/index.js";
-import type { ActionsRunner } from "../github/actions.js";
-import { workerRuns } from "./controller-mode.js";
-import type { SandboxGit } from "../github/sandbox-git.js";
-import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
+import { parseDashboard } from "../../../src/core/dashboard/index.js";
+import type { ActionsRunner } from "../../emulator/actions/actions.js";
+import { workerRuns } from "../controllers/controller-mode.js";
+import type { SandboxGit } from "../../emulator/git/sandbox-git.js";
+import type { Issue, SandboxStore, StoreEvent } from "../../emulator/store.js";
 import {
   checkInvariants,
   type InvariantPush,
@@ -114,7 +114,7 @@ export class InvariantRecorder {
     maxParallel: number;
     branchPrefix: string;
     tracking: Issue | null;
-    /** The task's pull request (src/sandbox/scenario/scenario-observer.ts, `ScenarioObserver.pullFor`). */
+    /** The task's pull request (sandbox/scenario/scenario-observer.ts, `ScenarioObserver.pullFor`). */
     pullFor?: (n: number) => Issue | null;
     /** Combined state of the checks on a commit (`ScenarioObserver.checksOf`). */
     checksOf?: (sha: string) => "success" | "failure" | "pending";

@@ -24,7 +24,7 @@
  *   human gate waiting) that nothing has happened to for `REVIEW_IDLE_SECONDS` at the end.
  */
 
-import { issueOfTaskBranch } from "../../core/contract.js";
+import { issueOfTaskBranch } from "../../../src/core/contract.js";
 
 export interface InvariantRun {
   id: number;

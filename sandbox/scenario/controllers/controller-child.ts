@@ -1,9 +1,9 @@
 /**
- * A controller in its own process, for fault runs that kill it or run two at once (src/sandbox/scenario/controller-fleet.ts):
+ * A controller in its own process, for fault runs that kill it or run two at once (sandbox/scenario/controllers/controller-fleet.ts):
  * reads its options as JSON from AUTOPILOT_CONTROLLER_OPTIONS, starts `startControllerServer`, prints
  * `LISTENING <webhookUrl>` on stdout, and runs until killed.
  */
-import { startControllerServer } from "../../app/http-server.js";
+import { startControllerServer } from "../../../src/app/http-server.js";
 
 const options = JSON.parse(process.env.AUTOPILOT_CONTROLLER_OPTIONS ?? "{}") as Parameters<
   typeof startControllerServer

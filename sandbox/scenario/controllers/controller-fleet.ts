@@ -1,7 +1,7 @@
 /**
  * Controllers for fault scenarios (scenarios/faults-*.yml):
  *
- * - `ControllerFleet` runs the controller as one or more separate processes (src/sandbox/scenario/controller-child.ts)
+ * - `ControllerFleet` runs the controller as one or more separate processes (sandbox/scenario/controllers/controller-child.ts)
  *   on the same GitHub state: every webhook goes to every live instance (a fan-out endpoint the sandbox
  *   delivers to), each instance reaches the API through its own pass-through proxy that counts its writes, so
  *   an instance can be SIGKILLed right after its Nth write — mid-reconcile, between two effects — and a fresh

@@ -7,8 +7,8 @@
  * run started; a worker writing with its App token at the same moment counts too, so the kill can come a
  * write early — still mid-reconcile, which is what the fault is about.
  */
-import type { ActionsRunner } from "../github/actions.js";
-import type { Sandbox } from "../github/index.js";
+import type { ActionsRunner } from "../../emulator/actions/actions.js";
+import type { Sandbox } from "../../emulator/index.js";
 import { isControllerRun } from "./controller-mode.js";
 
 /** How often an armed kill looks at the requests. */

@@ -12,9 +12,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunRecord } from "../github/actions.js";
-import { PACKAGE_ROOT } from "../github/package-root.js";
-import type { Scenario } from "./scenario-file.js";
+import type { RunRecord } from "../../emulator/actions/actions.js";
+import { PACKAGE_ROOT } from "../../../src/cli/package-root.js";
+import type { Scenario } from "../scenario-file.js";
 
 export type ControllerMode = "hosted" | "actions";
 

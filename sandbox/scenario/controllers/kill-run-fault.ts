@@ -3,10 +3,10 @@
  * runner dies), `afterSeconds` into the run, for up to `times` runs (of one task issue, or of any).
  */
 import { z } from "zod";
-import type { ActionsRunner } from "../github/actions.js";
-import type { CleanupRegistry } from "./cleanup-registry.js";
-import { ScenarioError } from "./scenario-file.js";
-import type { Progress } from "./scenario-progress.js";
+import type { ActionsRunner } from "../../emulator/actions/actions.js";
+import type { CleanupRegistry } from "../cleanup-registry.js";
+import { ScenarioError } from "../scenario-file.js";
+import type { Progress } from "../scenario-progress.js";
 
 const KillRunSchema = z.strictObject({
   /** Only runs of this task issue (default: any worker run). */

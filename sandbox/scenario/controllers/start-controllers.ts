@@ -1,19 +1,19 @@
 /**
  * Starts the controller app a scenario run talks to: inside this process, or as separate processes
- * (src/sandbox/scenario/controller-fleet.ts) when the scenario kills the controller or runs several at once. The
+ * (sandbox/scenario/controllers/controller-fleet.ts) when the scenario kills the controller or runs several at once. The
  * sandbox's webhooks are pointed at it.
  *
  * In Actions mode the controller is the workflow the Actions stand-in runs (controller-mode.ts): no app is
  * started, except `instances − 1` hosted processes beside it when the scenario asks for several controllers
  * (someone running both modes at once); `killController` of instance 1 kills the controller's running job.
  */
-import type { CleanupRegistry } from "./cleanup-registry.js";
+import type { CleanupRegistry } from "../cleanup-registry.js";
 import { ControllerFleet } from "./controller-fleet.js";
 import { ControllerJobKiller } from "./controller-job-kill.js";
 import { controllerMode } from "./controller-mode.js";
-import type { StartControllerServer } from "./missing-parts.js";
-import type { ScenarioAction, ScenarioRule } from "./timeline-schema.js";
-import type { ScenarioWorld } from "./scenario-world.js";
+import type { StartControllerServer } from "../missing-parts.js";
+import type { ScenarioAction, ScenarioRule } from "../timeline/timeline-schema.js";
+import type { ScenarioWorld } from "../scenario-world.js";
 
 export interface RunningControllers {
   /** The controller processes, when they run as such (null: one controller inside this process). */

@@ -3,14 +3,14 @@
  * (comment, label, review, close, edit, open a PR from a fork, …), or the runner injects a fault (kill a worker
  * run or a controller, change the sandbox's faults, send a webhook with a bad signature).
  */
-import { createOctokit } from "../../github/octokit.js";
-import { forkBranchRef } from "../github/store.js";
-import { sendBadSignatureWebhook } from "./controller-fleet.js";
-import { controllerMode } from "./controller-mode.js";
+import { createOctokit } from "../../../src/github/octokit.js";
+import { forkBranchRef } from "../../emulator/store.js";
+import { sendBadSignatureWebhook } from "../controllers/controller-fleet.js";
+import { controllerMode } from "../controllers/controller-mode.js";
 import type { ScenarioAction, ScenarioRule } from "./timeline-schema.js";
-import type { FaultCheck } from "./scenario-report.js";
-import type { ScenarioWorld } from "./scenario-world.js";
-import type { RunningControllers } from "./start-controllers.js";
+import type { FaultCheck } from "../scenario-report.js";
+import type { ScenarioWorld } from "../scenario-world.js";
+import type { RunningControllers } from "../controllers/start-controllers.js";
 
 type TimelineAction = ScenarioRule["do"][number];
 

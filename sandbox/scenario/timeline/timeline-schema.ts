@@ -1,10 +1,10 @@
 /**
  * The `timeline` of a scenario file: rules, each a condition (`when`), the actions it takes (`do`) and the rules
- * it arms once it fired (`then`). Played by src/sandbox/scenario/timeline.ts.
+ * it arms once it fired (`then`). Played by sandbox/scenario/timeline/timeline.ts.
  */
 import { z } from "zod";
-import { FaultsSchema } from "../github/faults.js";
-import { issueNumber, login, REPORT_STATES } from "./scenario-fields.js";
+import { FaultsSchema } from "../../emulator/server/faults.js";
+import { issueNumber, login, REPORT_STATES } from "../scenario-fields.js";
 
 const ConditionSchema = z
   .strictObject({

@@ -4,9 +4,9 @@
  * person's reaction time) its actions are performed. A rule fires once unless `repeat`, then again each time
  * its condition becomes true anew. Also says the session start (`start:`) once the tracking issue exists.
  */
-import { workerRuns } from "./controller-mode.js";
+import { workerRuns } from "../controllers/controller-mode.js";
 import type { ScenarioCondition, ScenarioRule } from "./timeline-schema.js";
-import type { ScenarioWorld } from "./scenario-world.js";
+import type { ScenarioWorld } from "../scenario-world.js";
 import type { TimelineActor } from "./timeline-actor.js";
 
 /** How long the session start waits for the tracking issue before it is said on issue #1. */
