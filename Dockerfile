@@ -21,7 +21,6 @@ COPY dist ./dist
 COPY controller ./controller
 COPY templates ./templates
 COPY schema ./schema
-COPY scenarios ./scenarios
 COPY app.yml action.yml tsconfig.json ./
 
 # Files stay root-owned and read-only to the process.
