@@ -1,5 +1,6 @@
 /**
- * The layering of docs/ARCHITECTURE.md ("Layout": what each part of src/ may import), enforced by `npm run lint`.
+ * The layering of docs/ARCHITECTURE.md ("Layout": what each part of src/ and sandbox/ may import), enforced by
+ * `npm run lint`.
  * test/architecture.test.ts checks that every "may import" row of that table has its rule here.
  */
 module.exports = {
@@ -59,30 +60,48 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(core|github|app)/" },
     },
     {
-      name: "only-cli-imports-sandbox",
+      name: "src-reaches-sandbox-through-one-door",
       severity: "error",
-      comment: "The offline GitHub stand-in is started by the autopilot binary only; nothing that runs against GitHub uses it.",
-      from: { path: "^src/", pathNot: "^src/(sandbox|cli)/" },
-      to: { path: "^src/sandbox/" },
+      comment:
+        "src/ is what runs against GitHub; the offline sandbox (sandbox/) is equipment. Only src/cli/load-sandbox.ts " +
+          "reaches it, by one dynamic import, so `autopilot serve` and a production install load none of it.",
+      from: { path: "^src/", pathNot: "^src/cli/load-sandbox\\.ts$" },
+      to: { path: "^sandbox/" },
+    },
+    {
+      name: "the-door-is-dynamic",
+      severity: "error",
+      comment: "src/cli/load-sandbox.ts imports sandbox/ only with import() (and types), never statically.",
+      from: { path: "^src/cli/load-sandbox\\.ts$" },
+      to: { path: "^sandbox/", dependencyTypesNot: ["dynamic-import", "type-only", "type-import"] },
+    },
+    {
+      name: "emulator-imports-nothing-of-autopilot",
+      severity: "error",
+      comment:
+        "sandbox/emulator is a GitHub stand-in that knows nothing of Autopilot: it imports only itself, libraries " +
+          "and Node's modules; what is Autopilot's (its action, its names) the harness passes in as options.",
+      from: { path: "^sandbox/emulator/" },
+      to: { path: "^(src|sandbox/scenario|test|bench|scripts)/" },
     },
     {
       name: "only-github-calls-github",
       severity: "error",
       comment: "src/github is the only code that talks to GitHub (entry points may wire Probot).",
-      from: { path: "^src/", pathNot: ["^src/github/", "^src/app/", "^src/sandbox/", "^src/cli/"] },
+      from: { path: "^src/", pathNot: ["^src/github/", "^src/app/", "^sandbox/", "^src/cli/"] },
       to: { path: "node_modules/(@octokit/(rest|core|graphql|plugin-[a-z-]+|request)|probot)/" },
     },
     {
       name: "only-worker-and-sandbox-spawn",
       severity: "error",
       comment: "Only src/worker (and the sandbox stand-in) spawns processes and runs git.",
-      from: { path: "^src/", pathNot: ["^src/worker/", "^src/sandbox/", "^src/cli/"] },
+      from: { path: "^src/", pathNot: ["^src/worker/", "^sandbox/", "^src/cli/"] },
       to: { path: "^(node:)?child_process$", dependencyTypes: ["core"] },
     },
     {
       name: "src-not-from-tests",
       severity: "error",
-      from: { path: "^src/" },
+      from: { path: "^(src|sandbox)/" },
       to: { path: "^(test|bench)/" },
     },
   ],

@@ -10,8 +10,10 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 
-# Dependencies first, so a source change does not reinstall them. The CLI runs its TypeScript sources through
-# tsx, a runtime dependency, so there is no build step here.
+# Dependencies first, so a source change does not reinstall them. Production dependencies only: the offline
+# sandbox (sandbox/, scenarios/) and its packages are development equipment and stay out of the image. The
+# command runs the committed bundle dist/serve/index.js; the CLI (bin/autopilot.js, for `docker run … autopilot
+# doctor` and the like) runs its TypeScript sources through tsx, a runtime dependency, so there is no build step.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
@@ -21,7 +23,6 @@ COPY dist ./dist
 COPY controller ./controller
 COPY templates ./templates
 COPY schema ./schema
-COPY scenarios ./scenarios
 COPY app.yml action.yml tsconfig.json ./
 
 # Files stay root-owned and read-only to the process.
@@ -31,4 +32,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-CMD ["node", "bin/autopilot.js", "serve"]
+# The bundled controller (npm run bundle): `autopilot serve` without compiling TypeScript at start.
+CMD ["node", "dist/serve/index.js"]

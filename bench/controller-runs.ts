@@ -5,9 +5,9 @@
  *
  *   npx tsx bench/controller-runs.ts [demo time cap in seconds]
  */
-import { loadScenario } from "../src/sandbox/scenario/scenario-file.js";
-import { withControllerMode } from "../src/sandbox/scenario/controller-mode.js";
-import { DEFAULT_SCENARIO, runScenario } from "../src/sandbox/scenario/run-scenario.js";
+import { loadScenario } from "../sandbox/scenario/scenario-file.js";
+import { withControllerMode } from "../sandbox/scenario/controllers/controller-mode.js";
+import { DEFAULT_SCENARIO, runScenario } from "../sandbox/scenario/run-scenario.js";
 import { formatInt, isMain, machineLine, printTable } from "./lib.js";
 
 export async function runControllerRunsBench(capSeconds: number | null): Promise<void> {

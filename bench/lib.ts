@@ -33,7 +33,7 @@ import type {
 import { computeStatistics, type TaskRecordLike } from "../src/core/stats.js";
 import { type TaskStatus, taskStatusFromLabels } from "../src/core/task.js";
 import type { WorkerOutcome, WorkerResult } from "../src/core/worker-result.js";
-import { seededRandom } from "../src/sandbox/github/faults.js";
+import { seededRandom } from "../sandbox/emulator/server/faults.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Output

@@ -19,9 +19,9 @@ import { resetCircuits } from "../src/github/circuit.js";
 import { join } from "node:path";
 import { resetMemories } from "../src/github/gateway.js";
 import { createOctokit } from "../src/github/octokit.js";
-import { type Sandbox, startSandbox } from "../src/sandbox/github/index.js";
-import { PACKAGE_ROOT } from "../src/sandbox/github/package-root.js";
-import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../src/sandbox/scenario/run-scenario.js";
+import { type Sandbox, startSandbox } from "../sandbox/emulator/index.js";
+import { PACKAGE_ROOT } from "../src/cli/package-root.js";
+import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../sandbox/scenario/run-scenario.js";
 import { formatInt, isMain, machineLine, printTable } from "./lib.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ export function idleTable(rows: readonly IdleRow[]): void {
       `The gateway's own count agrees: ${rows.map((r) => fmt(r.gatewayTotal)).join(" / ")} per tick. Pool issues come 50 on the first GraphQL page and up to 100 on each later one.`,
       "Per tick: one GraphQL page per 50 pool issues, the worker workflow's runs (asked with the ETag of the last answer: a free 304 while no run changed), and one permission lookup per distinct login that applied the ready label to an open task (cached for five minutes within a process).",
       "The App's periodic tick also lists installations and their repositories (cached, not per tick); webhook-started reconciles cost the same as a tick.",
-      `GraphQL points are a budget of their own (5,000 an hour), apart from the requests: the sandbox scores each query as GitHub documents it (src/sandbox/github/graphql/graphql-cost.ts). The first snapshot page costs 9 (its page sizes, whatever they hold); a later pool page asks for what is left, up to 100 issues at 7 points. The snapshot pages alone, as the driver reports them (\`rateLimit.cost\`, logged with every reconcile): ${rows.map((r) => fmt(r.snapshotPoints)).join(" / ")} per tick.`,
+      `GraphQL points are a budget of their own (5,000 an hour), apart from the requests: the sandbox scores each query as GitHub documents it (sandbox/emulator/graphql/graphql-cost.ts). The first snapshot page costs 9 (its page sizes, whatever they hold); a later pool page asks for what is left, up to 100 issues at 7 points. The snapshot pages alone, as the driver reports them (\`rateLimit.cost\`, logged with every reconcile): ${rows.map((r) => fmt(r.snapshotPoints)).join(" / ")} per tick.`,
     ],
   );
 }

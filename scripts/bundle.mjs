@@ -1,10 +1,12 @@
-// Bundles the two GitHub Actions entry points into dist/ (committed; CI checks it is fresh).
+// Bundles the two GitHub Actions entry points and the hosted app's (the Docker image's command) into dist/
+// (committed; CI checks it is fresh).
 import { existsSync } from "node:fs";
 import { build } from "esbuild";
 
 const entries = [
   { in: "src/worker/run.ts", out: "dist/worker/index" },
   { in: "src/app/action-run.ts", out: "dist/controller/index" },
+  { in: "src/app/serve-entry.ts", out: "dist/serve/index" },
 ].filter((entry) => existsSync(entry.in));
 
 // @actions/core imports its OIDC client (and through it @actions/http-client, undici and tunnel: 0.8 MB, parsed

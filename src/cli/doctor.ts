@@ -14,7 +14,7 @@ import {
   runDoctorChecks,
 } from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
-import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
 
 export type DoctorIo = SetupIo;

@@ -16,7 +16,7 @@ import {
   remainingSteps,
 } from "../core/setup-files.js";
 import { ensureLabels } from "../github/setup-labels.js";
-import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import { detectQualityCommands } from "../worker/quality.js";
 import {
   apiUrl,

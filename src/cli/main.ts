@@ -8,27 +8,25 @@
  *   autopilot init | register | doctor   set a repository up (src/cli/init.ts, register.ts, doctor.ts)
  *
  * Exit codes: 0 success; 1 the scenario ended but did not pass (time limit, unmet expectations, error);
- * 2 usage error or invalid scenario; 3 a part the sandbox needs does not exist yet; 130 interrupted.
+ * 2 usage error or invalid scenario; 3 a part the sandbox needs does not exist yet, or the sandbox is not
+ * installed (a production install); 130 interrupted.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
-import {
-  DEFAULT_SCENARIO,
-  MissingPartsError,
-  type ProgressEvent,
-  reportPassed,
-  runScenario,
-  type ScenarioReport,
-} from "../sandbox/scenario/run-scenario.js";
-import { withControllerMode } from "../sandbox/scenario/controller-mode.js";
-import { loadScenario, type Scenario, ScenarioError } from "../sandbox/scenario/scenario-file.js";
-import { WebViewPortError } from "../sandbox/web/web-view.js";
+import { type CliIo, EXIT, untilInterrupted } from "./cli-io.js";
+import { loadSandbox, type SandboxCommands } from "./load-sandbox.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, findToken, hasAppCredentials } from "./setup-context.js";
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, missing: 3, interrupted: 130 } as const;
+export { type CliIo, EXIT } from "./cli-io.js";
+
+const defaultIo: CliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
 
 const HELP = `autopilot — coding agents over a repository's issues, GitHub-natively
 
@@ -74,189 +72,9 @@ Usage:
                                   Check a repository's setup; ✓/✗ with the fix each; exit 0 when all pass.
   autopilot help                  This text.
 
-Exit codes: 0 success, 1 the scenario did not pass, 2 usage error, 3 a part is missing, 130 interrupted.
+Exit codes: 0 success, 1 the scenario did not pass, 2 usage error, 3 a part is missing (or the sandbox is
+not installed), 130 interrupted.
 `;
-
-type Out = (line: string) => void;
-
-export interface CliIo {
-  out: Out;
-  err: Out;
-  env: NodeJS.ProcessEnv;
-  /** Answers to init's questions (default: stdin). */
-  input?: NodeJS.ReadableStream;
-}
-
-const defaultIo: CliIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-  env: process.env,
-};
-
-/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM, and stops listening for them. */
-function untilInterrupted(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-}
-
-function pad(text: string, width: number): string {
-  return text.length >= width ? text : text + " ".repeat(width - text.length);
-}
-
-function formatProgress(event: ProgressEvent, titles: Map<number, string>): string {
-  const time = `[${(event.atMs / 1000).toFixed(1).padStart(6)}s]`;
-  const subject = event.issue
-    ? pad(`#${event.issue} ${(titles.get(event.issue) ?? "").slice(0, 28)}`, 32)
-    : pad("", 32);
-  return `${time} ${subject} ${event.message}`;
-}
-
-/** The final table: one line per issue, then requests and time. */
-export function renderSummary(report: ScenarioReport): string[] {
-  const lines: string[] = [];
-  const width = Math.min(40, Math.max(...report.issues.map((i) => i.title.length), 5));
-  lines.push(`${pad("#", 4)} ${pad("issue", width)}  ${pad("state", 12)} ${pad("PR", 12)} iterations`);
-  for (const issue of report.issues) {
-    const pr = issue.pr ? `#${issue.pr.number}${issue.pr.merged ? " merged" : ""}` : "-";
-    lines.push(
-      `${pad(String(issue.number), 4)} ${pad(issue.title.slice(0, width), width)}  ${pad(issue.state, 12)} ${pad(pr, 12)} ${issue.iterations}`,
-    );
-  }
-  lines.push("");
-  const byKind = Object.entries(report.requests.byTokenKind)
-    .map(([kind, n]) => `${kind} ${n}`)
-    .join(", ");
-  lines.push(`GitHub requests by Autopilot: ${report.requests.total}${byKind ? ` (${byKind})` : ""}`);
-  const top = Object.entries(report.requests.byEndpoint)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
-    .map(([endpoint, n]) => `  ${String(n).padStart(5)}  ${endpoint}`);
-  lines.push(...top);
-  lines.push(
-    `Worker runs: ${report.runs.total} (${Object.entries(report.runs.byConclusion)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(", ")})`,
-  );
-  const c = report.controllerRuns;
-  if (c) {
-    lines.push(
-      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task`,
-    );
-  }
-  if (report.validationFailures.length) {
-    lines.push(`Requests GitHub would have rejected: ${report.validationFailures.length}`);
-    for (const f of report.validationFailures.slice(0, 5))
-      lines.push(`  ${f.method} ${f.path}: ${f.message.split("\n")[0]}`);
-  }
-  if (!report.expectations.ok) {
-    lines.push("Expectations not met:");
-    for (const m of report.expectations.mismatches)
-      lines.push(`  #${m.number}: expected ${m.expected}, got ${m.actual}`);
-    for (const line of report.expectations.unmet ?? []) lines.push(`  ${line}`);
-  }
-  lines.push(`Outcome: ${report.outcome} in ${(report.durationMs / 1000).toFixed(1)}s`);
-  if (report.error) lines.push(`Error: ${report.error.split("\n").slice(0, 3).join(" | ")}`);
-  return lines;
-}
-
-async function runSandbox(
-  io: CliIo,
-  options: {
-    scenario?: string;
-    report?: string;
-    controller?: string;
-    quiet?: boolean;
-    verbose?: boolean;
-    keepWorkspaces?: boolean;
-    title?: string;
-    port?: number;
-    keep?: boolean;
-  },
-): Promise<number> {
-  let scenario: Scenario;
-  const file = options.scenario ?? DEFAULT_SCENARIO;
-  try {
-    scenario = loadScenario(file);
-  } catch (error) {
-    io.err((error as Error).message);
-    return EXIT.usage;
-  }
-  if (options.controller !== undefined) {
-    if (options.controller !== "hosted" && options.controller !== "actions") {
-      io.err(`--controller must be hosted or actions, not "${options.controller}".`);
-      return EXIT.usage;
-    }
-    scenario = withControllerMode(scenario, options.controller);
-  }
-  const titles = new Map(scenario.issues.map((issue, i) => [i + 1, issue.title]));
-  if (!options.quiet) {
-    io.out(options.title ?? `Running scenario "${scenario.name}" on the offline sandbox (${file})`);
-    if (scenario.description) io.out(scenario.description);
-    io.out("");
-  }
-  let report: ScenarioReport;
-  let webUrl = "";
-  let printed = false;
-  try {
-    report = await runScenario(scenario, {
-      ...(options.report ? { report: options.report } : {}),
-      verbose: options.verbose ?? false,
-      keepWorkspaces: options.keepWorkspaces ?? false,
-      onProgress: options.quiet ? undefined : (event) => io.out(formatProgress(event, titles)),
-      webPort: options.port ?? 0,
-      onWebView: (url) => {
-        webUrl = url;
-        io.out(`Watch it as GitHub would show it: ${url}`);
-        if (!options.quiet) io.out("");
-      },
-      ...(options.keep
-        ? {
-            keep: async (finished: ScenarioReport) => {
-              // The report file is written once everything has stopped, after Ctrl-C.
-              printResult(io, finished, { quiet: options.quiet ?? false });
-              printed = true;
-              io.out(`The sandbox and its pages stay up at ${webUrl} — press Ctrl-C to stop.`);
-              await untilInterrupted();
-            },
-          }
-        : {}),
-    });
-  } catch (error) {
-    if (error instanceof MissingPartsError) {
-      io.err(error.message);
-      return EXIT.missing;
-    }
-    if (error instanceof ScenarioError || error instanceof WebViewPortError) {
-      io.err(error.message);
-      return EXIT.usage;
-    }
-    io.err(`The sandbox failed: ${(error as Error).stack ?? String(error)}`);
-    return EXIT.failed;
-  }
-  if (!printed) printResult(io, report, options);
-  else if (options.report) io.out(`Report written to ${options.report}`);
-  if (report.outcome === "interrupted") return EXIT.interrupted;
-  return reportPassed(report) ? EXIT.ok : EXIT.failed;
-}
-
-function printResult(io: CliIo, report: ScenarioReport, options: { quiet?: boolean; report?: string }): void {
-  io.out("");
-  if (report.dashboard && !options.quiet) {
-    io.out("──── Dashboard (the tracking issue) ────");
-    io.out(report.dashboard);
-    io.out("────────────────────────────────────────");
-    io.out("");
-  }
-  for (const line of renderSummary(report)) io.out(line);
-  if (options.report) io.out(`Report written to ${options.report}`);
-}
 
 /**
  * `autopilot serve`: src/app/serve.ts reads the environment (the variables docs/CONTROLLER.md lists, with its
@@ -288,19 +106,8 @@ async function serve(io: CliIo): Promise<number> {
 
 async function status(io: CliIo, options: { report?: string; repo?: string }): Promise<number> {
   if (options.report) {
-    let report: ScenarioReport;
-    try {
-      report = JSON.parse(readFileSync(options.report, "utf8")) as ScenarioReport;
-    } catch (error) {
-      io.err(`Cannot read the report ${options.report}: ${(error as Error).message}`);
-      return EXIT.usage;
-    }
-    if (report.dashboard) {
-      io.out(report.dashboard);
-      io.out("");
-    }
-    for (const line of renderSummary(report)) io.out(line);
-    return reportPassed(report) ? EXIT.ok : EXIT.failed;
+    const sandbox = await loadSandbox(io);
+    return sandbox ? sandbox.summarizeReport(io, options.report) : EXIT.missing;
   }
   if (!options.repo) {
     io.err("autopilot status needs --repo OWNER/NAME (with GITHUB_TOKEN) or --report FILE.");
@@ -329,6 +136,15 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
   io.out(`${tracking.title} — ${tracking.html_url}`);
   io.out((tracking.body ?? "").replace(/<!--[\s\S]*?-->/g, "").trim());
   return EXIT.ok;
+}
+
+/** `start` and `sandbox`: the harness's command, when the sandbox is installed. */
+async function runSandbox(
+  io: CliIo,
+  options: Parameters<SandboxCommands["runSandboxCommand"]>[1],
+): Promise<number> {
+  const sandbox = await loadSandbox(io);
+  return sandbox ? sandbox.runSandboxCommand(io, options) : EXIT.missing;
 }
 
 /** Runs the CLI; resolves with the exit code. */

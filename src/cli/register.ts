@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { type AppConversion, convertManifestCode } from "../github/app-manifest.js";
-import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, keySecretCommand, type SetupIo, webUrl } from "./setup-context.js";
 
 export type RegisterIo = SetupIo;

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPlaceholderSource, sourceFromRepositoryField } from "../core/setup-files.js";
-import { PACKAGE_ROOT } from "../sandbox/github/package-root.js";
+import { PACKAGE_ROOT } from "./package-root.js";
 
 /** Where a setup command writes its lines and reads its environment (tests hand in their own). */
 export interface SetupIo {

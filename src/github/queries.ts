@@ -149,7 +149,7 @@ fragment AutopilotClosedPull on PullRequest {
 
 /**
  * Pool issues per page. GitHub charges points by the page size asked for, not by what the page holds
- * (src/sandbox/github/graphql/graphql-cost.ts follows its rule: each of an issue's seven nested connections
+ * (sandbox/emulator/graphql/graphql-cost.ts follows its rule: each of an issue's seven nested connections
  * costs a request per issue the page may hold, a point per 100 requests). The first page is fetched every
  * reconcile, a small repository's only one: 50 keeps an idle tick at 9 points. Later pages are only fetched
  * for a larger pool and ask for what is left (the first page's `totalCount`), up to GitHub's 100: half the

@@ -7,7 +7,7 @@ import { type ControllerServer, startControllerServer } from "../../src/app/http
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { resetCircuits } from "../../src/github/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const repo = { owner: "acme", name: "widgets" };
 let sandbox: Sandbox;

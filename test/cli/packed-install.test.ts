@@ -65,6 +65,20 @@ describe("autopilot installed from its package without dev dependencies", { time
     expect(existsSync(join(modules, "vitest"))).toBe(false);
     expect(existsSync(join(modules, "typescript"))).toBe(false);
     expect(existsSync(join(modules, "autopilot", "test"))).toBe(false);
+    // Nor the sandbox: neither its files nor the emulator's packages.
+    expect(existsSync(join(modules, "autopilot", "sandbox"))).toBe(false);
+    expect(existsSync(join(modules, "autopilot", "scenarios"))).toBe(false);
+    expect(existsSync(join(modules, "@octokit", "openapi"))).toBe(false);
+    expect(existsSync(join(modules, "mermaid"))).toBe(false);
+  });
+
+  it("start and sandbox say the sandbox is not installed here and how to get it", () => {
+    for (const command of ["start", "sandbox"]) {
+      const result = autopilot([command]);
+      expect(result.status).toBe(3);
+      expect(result.stderr).toContain("The offline sandbox is not installed here");
+      expect(result.stderr).toContain("npm ci && npm start");
+    }
   });
 
   it("starts: --help and --version", () => {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { main } from "../../src/cli/main.js";
 import { registerForServe } from "../../src/cli/serve-setup.js";
 import { appJwt } from "../../src/github/setup-facts.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 import { launchChromium } from "../helpers/chromium.js";
 
 let sandbox: Sandbox;

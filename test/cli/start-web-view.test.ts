@@ -11,9 +11,9 @@ import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../src/sandbox/github/package-root.js";
-import { DEFAULT_SCENARIO } from "../../src/sandbox/scenario/run-scenario.js";
-import { loadScenario } from "../../src/sandbox/scenario/scenario-file.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
+import { DEFAULT_SCENARIO } from "../../sandbox/scenario/run-scenario.js";
+import { loadScenario } from "../../sandbox/scenario/scenario-file.js";
 import { launchChromium } from "../helpers/chromium.js";
 
 const DEMO_LIMIT_MS = 15 * 60_000;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXIT, main } from "../../src/cli/main.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 let sandbox: Sandbox;
 let out: string[];

@@ -14,7 +14,7 @@ import {
   SNAPSHOT_QUERY,
   SNAPSHOT_QUERY_WITHOUT_BLOCKED_BY,
 } from "../../src/github/queries.js";
-import { loadGraphqlSchema } from "../../src/sandbox/github/graphql.js";
+import { loadGraphqlSchema } from "../../sandbox/emulator/graphql.js";
 
 let check: (query: string) => string[];
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { createOctokit } from "../../src/github/octokit.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 export interface SuiteSandbox {
   readonly sandbox: Sandbox;

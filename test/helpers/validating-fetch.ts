@@ -1,7 +1,7 @@
 /**
  * A `fetch` for Octokit's `request.fetch` that checks every request against GitHub's published descriptions
  * before sending it on (to nock, in unit tests): REST against the OpenAPI description (the sandbox's
- * validator, src/sandbox/github/openapi.ts), GraphQL documents against GitHub's GraphQL schema as the sandbox loads
+ * validator, sandbox/emulator/server/openapi.ts), GraphQL documents against GitHub's GraphQL schema as the sandbox loads
  * it (`@octokit/graphql-schema`'s SDL plus the issue-dependency fields github.com serves that the package
  * does not list yet). An invalid request throws, so the test fails at the call GitHub would have rejected.
  */
@@ -9,8 +9,8 @@ import { parse, validate } from "graphql";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach } from "vitest";
 import { type AutopilotOctokit, createOctokit } from "../../src/github/octokit.js";
-import { loadGraphqlSchema } from "../../src/sandbox/github/graphql.js";
-import { loadOpenApi } from "../../src/sandbox/github/openapi.js";
+import { loadGraphqlSchema } from "../../sandbox/emulator/graphql.js";
+import { loadOpenApi } from "../../sandbox/emulator/server/openapi.js";
 
 export interface ValidatingFetch {
   fetch: typeof globalThis.fetch;

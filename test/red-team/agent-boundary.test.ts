@@ -21,10 +21,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
 import { processesOf } from "../../src/worker/agent-user.js";
-import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/github/actions.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
-import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
+import { type ActionsRunner, type RunRecord, startActions } from "../../sandbox/emulator/actions/actions.js";
+import { isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
+import { workerWorkflowYaml } from "../../sandbox/scenario/worker-workflow.js";
 
 const HOSTILE = join(import.meta.dirname, "fixtures", "hostile-agent.mjs");
 const TOKEN = /ghs_[A-Za-z0-9]{20,}/;
@@ -159,6 +161,8 @@ beforeAll(async () => {
     author: "alice",
   }).number;
   actions = startActions({
+    actionDir: PACKAGE_ROOT,
+    actionRefs: isAutopilotActionRef,
     url: sandbox.url,
     store: sandbox.store,
     git,

@@ -4,8 +4,8 @@
  * SHA the controller checked.
  */
 import { describe, expect, it } from "vitest";
-import { gitEnv, run } from "../../src/sandbox/github/proc.js";
-import { forkBranchRef, StoreError } from "../../src/sandbox/github/store.js";
+import { gitEnv, run } from "../../sandbox/emulator/proc.js";
+import { forkBranchRef, StoreError } from "../../sandbox/emulator/store.js";
 import { startGitHost } from "../sandbox/git-host.js";
 
 describe("sandbox support for the controller's verifications", () => {

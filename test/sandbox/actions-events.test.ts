@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActionsRunner, type RunRecord, startActions } from "../../src/sandbox/github/actions.js";
+import { type ActionsRunner, type RunRecord, startActions } from "../../sandbox/emulator/actions/actions.js";
+import { isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
 // Job-level concurrency: a job its `if:` skips never enters the group.
@@ -105,6 +106,7 @@ beforeAll(async () => {
     store: host.store,
     git: host.git,
     actionDir,
+    actionRefs: isAutopilotActionRef,
     eventTriggers: true,
     // One cron minute lasts 40 ms: the every-5-minutes schedule runs every 200 ms.
     scheduleMinuteMs: 40,

@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
-import { parseKeyValueFile } from "../../src/sandbox/github/workflow-syntax.js";
-import { evaluate, evaluateCondition, interpolate } from "../../src/sandbox/github/expressions.js";
-import type { StoreEvent } from "../../src/sandbox/github/store.js";
+import { type ActionsRunner, startActions } from "../../sandbox/emulator/actions/actions.js";
+import { isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
+import { parseKeyValueFile } from "../../sandbox/emulator/actions/workflow-syntax.js";
+import { evaluate, evaluateCondition, interpolate } from "../../sandbox/emulator/actions/expressions.js";
+import type { StoreEvent } from "../../sandbox/emulator/store.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");
@@ -81,6 +82,7 @@ beforeAll(async () => {
     store: host.store,
     git: host.git,
     actionDir: FIXTURE,
+    actionRefs: isAutopilotActionRef,
     cancelGraceMs: 300,
     ci: { "demo/shop": { command: "node --test", name: "ci" } },
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimAgentUser } from "../../src/sandbox/github/agent-user-slots.js";
+import { claimAgentUser } from "../../sandbox/emulator/actions/agent-user-slots.js";
 
 // A lock directory of this test's own: the machine-wide one is shared with the jobs of test files running
 // beside this one, whose claims a test must neither take nor overwrite.

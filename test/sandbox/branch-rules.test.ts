@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/github/index.js";
-import { gitEnv, run } from "../../src/sandbox/github/proc.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
+import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
+import { gitEnv, run } from "../../sandbox/emulator/proc.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
 import { rejection, silent } from "./rest-fixture.js";
 
 const owner = "acme";

@@ -1,6 +1,6 @@
 /** The Actions-only controller in scenarios: how its runs are counted for the report and the benchmark. */
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/sandbox/github/actions.js";
+import type { RunRecord } from "../../sandbox/emulator/actions/actions.js";
 import {
   CONTROLLER_WORKFLOW_PATH,
   controllerRunCounts,
@@ -9,8 +9,8 @@ import {
   timeLimitSeconds,
   withControllerMode,
   workerRuns,
-} from "../../src/sandbox/scenario/controller-mode.js";
-import { parseScenario } from "../../src/sandbox/scenario/scenario-file.js";
+} from "../../sandbox/scenario/controllers/controller-mode.js";
+import { parseScenario } from "../../sandbox/scenario/scenario-file.js";
 
 function run(fields: Partial<RunRecord>): RunRecord {
   return {

@@ -11,8 +11,8 @@ import {
   demoAgentCommand,
   readDemoAgentState,
   writeDemoScript,
-} from "../../src/sandbox/scenario/demo-agent.js";
-import { gitEnv, run } from "../../src/sandbox/github/proc.js";
+} from "../../sandbox/scenario/agent/demo-agent.js";
+import { gitEnv, run } from "../../sandbox/emulator/proc.js";
 
 let dir: string;
 let repo: string;

@@ -4,16 +4,16 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
-import { PACKAGE_ROOT } from "../../src/sandbox/github/package-root.js";
+import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import {
   checkExpectations,
   type ExpectationContext,
   ExpectationRecorder,
-} from "../../src/sandbox/scenario/expectations.js";
-import type { GitRemote } from "../../src/sandbox/github/git-remote.js";
-import { issueExpectations, runExpectations } from "../../src/sandbox/scenario/expect-schema.js";
-import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario/scenario-file.js";
-import { SandboxStore } from "../../src/sandbox/github/store.js";
+} from "../../sandbox/scenario/checks/expectations.js";
+import type { GitRemote } from "../../sandbox/emulator/git/git-remote.js";
+import { issueExpectations, runExpectations } from "../../sandbox/scenario/checks/expect-schema.js";
+import { loadScenario, parseScenario, ScenarioError } from "../../sandbox/scenario/scenario-file.js";
+import { SandboxStore } from "../../sandbox/emulator/store.js";
 
 const REPO = "demo/shop";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvariantRecorder } from "../../src/sandbox/scenario/invariant-recorder.js";
-import { SandboxStore, type StoreEvent, StoreError } from "../../src/sandbox/github/store.js";
+import { InvariantRecorder } from "../../sandbox/scenario/checks/invariant-recorder.js";
+import { SandboxStore, type StoreEvent, StoreError } from "../../sandbox/emulator/store.js";
 
 const full = "acme/widgets";
 

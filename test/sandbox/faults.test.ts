@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FaultsSchema, type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { FaultsSchema, type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const owner = "acme";
 const repo = "widgets";

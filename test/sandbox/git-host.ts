@@ -4,8 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
-import { SandboxStore, type StoreOptions } from "../../src/sandbox/github/store.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
+import { SandboxStore, type StoreOptions } from "../../sandbox/emulator/store.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 

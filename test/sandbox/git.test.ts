@@ -4,11 +4,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZERO_SHA } from "../../src/sandbox/github/git-constants.js";
-import { GitRemote } from "../../src/sandbox/github/git-remote.js";
-import type { PushUpdate } from "../../src/sandbox/github/git-remote-types.js";
-import { gitEnv, run } from "../../src/sandbox/github/proc.js";
-import type { StoreEvent } from "../../src/sandbox/github/store.js";
+import { ZERO_SHA } from "../../sandbox/emulator/git/git-constants.js";
+import { GitRemote } from "../../sandbox/emulator/git/git-remote.js";
+import type { PushUpdate } from "../../sandbox/emulator/git/git-remote-types.js";
+import { gitEnv, run } from "../../sandbox/emulator/proc.js";
+import type { StoreEvent } from "../../sandbox/emulator/store.js";
 import { startGitHost } from "./git-host.js";
 
 const TOKENS: Record<string, { login: string; write: boolean }> = {

@@ -1,7 +1,7 @@
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { graphqlCost } from "../../src/sandbox/github/graphql/graphql-cost.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { graphqlCost } from "../../sandbox/emulator/graphql/graphql-cost.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const cost = (query: string, variables: Record<string, unknown> = {}) =>
   graphqlCost(parse(query), variables, null);

@@ -8,7 +8,7 @@ import {
   SNAPSHOT_QUERY,
   issueStatesQuery,
 } from "../../src/github/queries.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const owner = "acme";
 const repo = "widgets";

@@ -5,8 +5,8 @@ import {
   type InvariantPush,
   type InvariantRun,
   invariantsHold,
-} from "../../src/sandbox/scenario/invariants.js";
-import { reviewMergeable } from "../../src/sandbox/scenario/invariant-recorder.js";
+} from "../../sandbox/scenario/checks/invariants.js";
+import { reviewMergeable } from "../../sandbox/scenario/checks/invariant-recorder.js";
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const sha = (c: string) => c.repeat(40);

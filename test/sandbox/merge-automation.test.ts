@@ -6,9 +6,9 @@
  */
 import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, repoSettings, startSandbox } from "../../src/sandbox/github/index.js";
-import { mergeAutomationIdle } from "../../src/sandbox/github/merge-automation.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
+import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
+import { mergeAutomationIdle } from "../../sandbox/emulator/merge/merge-automation.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
 import { rejection, silent } from "./rest-fixture.js";
 
 const owner = "acme";

@@ -4,10 +4,10 @@
  * there, and the queue gives up after its check response timeout.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
-import { repoSettings } from "../../src/sandbox/github/app-setup.js";
-import { enqueue, mergeAutomationIdle } from "../../src/sandbox/github/merge-automation.js";
-import type { Issue, PullFields, StoreEvent } from "../../src/sandbox/github/store.js";
+import { type ActionsRunner, startActions } from "../../sandbox/emulator/actions/actions.js";
+import { repoSettings } from "../../sandbox/emulator/server/app-setup.js";
+import { enqueue, mergeAutomationIdle } from "../../sandbox/emulator/merge/merge-automation.js";
+import type { Issue, PullFields, StoreEvent } from "../../sandbox/emulator/store.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
 let host: GitTestHost;

@@ -3,7 +3,7 @@
  * cannot act on: every `format` the description uses is known, and a value breaking one is refused.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadOpenApi } from "../../src/sandbox/github/openapi.js";
+import { loadOpenApi } from "../../sandbox/emulator/server/openapi.js";
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -2,7 +2,7 @@
 import { createAppAuth } from "@octokit/auth-app";
 import { Octokit } from "@octokit/rest";
 import { describe, expect, it } from "vitest";
-import { startSandbox } from "../../src/sandbox/github/index.js";
+import { startSandbox } from "../../sandbox/emulator/index.js";
 import {
   client,
   octokit,
@@ -198,7 +198,7 @@ describe("validation against GitHub's OpenAPI description", () => {
 
 describe("REST over the real git remote", () => {
   it("reads contents, diffs and merges pull requests through git", async () => {
-    const { attachGit } = await import("../../src/sandbox/github/sandbox-git.js");
+    const { attachGit } = await import("../../sandbox/emulator/git/sandbox-git.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);
     try {
@@ -272,8 +272,8 @@ describe("REST over the real git remote", () => {
 
 describe("a pull request from a fork", () => {
   it("shows the fork as its head (label, owner, repository) and not this repository", async () => {
-    const { attachGit } = await import("../../src/sandbox/github/sandbox-git.js");
-    const { forkBranchRef } = await import("../../src/sandbox/github/store.js");
+    const { attachGit } = await import("../../sandbox/emulator/git/sandbox-git.js");
+    const { forkBranchRef } = await import("../../sandbox/emulator/store.js");
     const gitSandbox = await startSandbox({ validateResponses: true });
     const git = await attachGit(gitSandbox);
     try {
@@ -317,7 +317,7 @@ describe("a pull request from a fork", () => {
 
 describe("repository settings (rulesets)", () => {
   it("lists the rules that apply to a branch, a page at a time like every list", async () => {
-    const { repoSettings } = await import("../../src/sandbox/github/index.js");
+    const { repoSettings } = await import("../../sandbox/emulator/index.js");
     const rules = Array.from({ length: 35 }, (_, i) => ({
       type: "required_status_checks",
       // As GitHub describes the rule: the strict policy is a required parameter.

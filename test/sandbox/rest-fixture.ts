@@ -7,7 +7,7 @@
 import { RequestError } from "@octokit/request-error";
 import { Octokit } from "@octokit/rest";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 export const owner = "acme";
 export const repo = "widgets";

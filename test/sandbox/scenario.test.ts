@@ -4,15 +4,15 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { killRunPlan } from "../../src/sandbox/scenario/kill-run-fault.js";
+import { killRunPlan } from "../../sandbox/scenario/controllers/kill-run-fault.js";
 import {
   DEFAULT_SCENARIO,
   MissingPartsError,
   runScenario,
   type StartControllerServer,
-} from "../../src/sandbox/scenario/run-scenario.js";
-import { scenarioConfigText } from "../../src/sandbox/scenario/scenario-config.js";
-import { loadScenario, parseScenario, ScenarioError } from "../../src/sandbox/scenario/scenario-file.js";
+} from "../../sandbox/scenario/run-scenario.js";
+import { scenarioConfigText } from "../../sandbox/scenario/scenario-config.js";
+import { loadScenario, parseScenario, ScenarioError } from "../../sandbox/scenario/scenario-file.js";
 
 const FIXTURE_ACTION = join(import.meta.dirname, "..", "fixtures", "echo-action");
 

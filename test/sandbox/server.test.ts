@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { describe, expect, it } from "vitest";
-import { assertNoValidationFailures, startSandbox } from "../../src/sandbox/github/index.js";
+import { assertNoValidationFailures, startSandbox } from "../../sandbox/emulator/index.js";
 
 function countResources(): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -6,7 +6,7 @@ import {
   StoreError,
   type WorkflowRunRequest,
   decodeNodeId,
-} from "../../src/sandbox/github/store.js";
+} from "../../sandbox/emulator/store.js";
 
 const full = "acme/widgets";
 

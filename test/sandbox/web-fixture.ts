@@ -4,8 +4,8 @@
  * with checks, a review and a workflow run.
  */
 import { emptyState, renderDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import type { RunDetails } from "../../src/sandbox/github/index.js";
-import { type GitBackend, SandboxStore } from "../../src/sandbox/github/store.js";
+import type { RunDetails } from "../../sandbox/emulator/index.js";
+import { type GitBackend, SandboxStore } from "../../sandbox/emulator/store.js";
 
 export const REPO = "acme/widgets";
 const T0 = new Date("2026-11-23T10:00:00Z");

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebView, type WebView } from "../../src/sandbox/web/web-view.js";
+import { startWebView, type WebView } from "../../sandbox/emulator/web/web-view.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { type WebFixture, webFixture } from "./web-fixture.js";
 

@@ -1,14 +1,14 @@
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSandbox } from "../../src/sandbox/github/index.js";
-import { renderMarkdown } from "../../src/sandbox/web/render-markdown.js";
+import { startSandbox } from "../../sandbox/emulator/index.js";
+import { renderMarkdown } from "../../sandbox/emulator/web/render-markdown.js";
 import {
   CONTENT_SECURITY_POLICY,
   startWebView,
   type WebView,
   WebViewPortError,
-} from "../../src/sandbox/web/web-view.js";
+} from "../../sandbox/emulator/web/web-view.js";
 import { HOSTILE_BODY, REPO, SECRET_TOKEN, webFixture } from "./web-fixture.js";
 
 const started: WebView[] = [];

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { verify } from "@octokit/webhooks-methods";
 import { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const owner = "acme";
 const repo = "widgets";

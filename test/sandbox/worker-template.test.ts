@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRunTitle } from "../../src/core/contract.js";
-import { type ActionsRunner, startActions } from "../../src/sandbox/github/actions.js";
-import { attachGit, type SandboxGit } from "../../src/sandbox/github/sandbox-git.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/github/index.js";
-import { workerWorkflowYaml } from "../../src/sandbox/scenario/worker-workflow.js";
+import { type ActionsRunner, startActions } from "../../sandbox/emulator/actions/actions.js";
+import { isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
+import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
+import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
+import { workerWorkflowYaml } from "../../sandbox/scenario/worker-workflow.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "echo-action");
 
@@ -26,6 +27,7 @@ beforeAll(async () => {
     store: sandbox.store,
     git,
     actionDir: FIXTURE,
+    actionRefs: isAutopilotActionRef,
     app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
     vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },
     secrets: { AUTOPILOT_APP_PRIVATE_KEY: sandbox.app.privateKey },

@@ -6,10 +6,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { evaluateCondition, type ExprContext } from "../../src/sandbox/github/expressions.js";
-import type { StoreEvent } from "../../src/sandbox/github/store.js";
-import { cronPeriodMinutes, eventStartsRun, globMatch } from "../../src/sandbox/github/workflow-triggers.js";
-import type { WorkflowFile } from "../../src/sandbox/github/workflow-syntax.js";
+import { evaluateCondition, type ExprContext } from "../../sandbox/emulator/actions/expressions.js";
+import type { StoreEvent } from "../../sandbox/emulator/store.js";
+import {
+  cronPeriodMinutes,
+  eventStartsRun,
+  globMatch,
+} from "../../sandbox/emulator/actions/workflow-triggers.js";
+import type { WorkflowFile } from "../../sandbox/emulator/actions/workflow-syntax.js";
 
 const TEMPLATE = parseYaml(
   readFileSync(join(import.meta.dirname, "..", "..", "templates/workflows/autopilot-controller.yml"), "utf8"),

@@ -12,8 +12,8 @@ import {
   WORKER_CLAIM_QUERY,
   workerTaskQuery,
 } from "../../src/github/worker-queries.js";
-import { loadGraphqlSchema } from "../../src/sandbox/github/graphql.js";
-import { graphqlCost } from "../../src/sandbox/github/graphql/graphql-cost.js";
+import { loadGraphqlSchema } from "../../sandbox/emulator/graphql.js";
+import { graphqlCost } from "../../sandbox/emulator/graphql/graphql-cost.js";
 import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 
 const suite = useSuiteSandbox();
