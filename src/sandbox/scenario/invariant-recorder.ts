@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { parseDashboard } from "../../core/dashboard/index.js";
 import type { ActionsRunner } from "../github/actions.js";
 import { workerRuns } from "./controller-mode.js";
+import { systemGit } from "../github/proc.js";
 import type { SandboxGit } from "../github/sandbox-git.js";
 import type { Issue, SandboxStore, StoreEvent } from "../github/store.js";
 import {
@@ -127,7 +128,7 @@ export class InvariantRecorder {
     const reachable = new Set<string>();
     if (anchors.length) {
       const { stdout } = await run(
-        "git",
+        systemGit(),
         ["--git-dir", options.git.remote.repoPath(owner, name), "rev-list", ...anchors],
         { maxBuffer: 64 * 1024 * 1024 },
       );
