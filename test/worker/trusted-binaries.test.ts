@@ -129,7 +129,7 @@ describe("PATH directories the worker searches", () => {
   it("follows a linked PATH directory and judges where it leads", async () => {
     const root = await scratch();
     const open = await binDir(join(root, "open"), 0o777, 0, "tool");
-    const closed = await binDir(join(root, "closed"), 0o755, 0, "tool");
+    await binDir(join(root, "closed"), 0o755, 0, "tool");
     await symlink(open, join(root, "to-open"));
     await symlink("closed", join(root, "to-closed"));
     expect(binaries(join(root, "to-open")).find("tool")).toBeNull();
