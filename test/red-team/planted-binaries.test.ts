@@ -8,6 +8,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorker, type WorkerInputs } from "../../src/worker/job.js";
@@ -154,6 +156,50 @@ describe("programs planted in a world-writable directory first on the worker's P
     await worker.run(["status", "--short"]);
     await worker.run(["log", "-1"]);
     expect(ranAsWorker(markers)).toEqual([]);
+  });
+});
+
+describe("helpers git would run for a credential", { timeout: 60_000 }, () => {
+  it("an askpass or credential helper named in the worker user's own git config or environment never runs", async () => {
+    const { root, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const markers = await markerDir(root);
+    const planted = join(root, "helpers");
+    await plant(planted, markers, ["askpass", "ssh-askpass", "credential-helper"]);
+    await chmod(planted, 0o777);
+    // The runner user's ~/.gitconfig (the worker freezes a copy of it) names programs another user can replace.
+    const home = join(root, "home");
+    await mkdir(home);
+    await writeFile(
+      join(home, ".gitconfig"),
+      `[core]\n\taskPass = ${planted}/askpass\n[credential]\n\thelper = ${planted}/credential-helper\n`,
+    );
+    // A server that asks for credentials: git would ask a helper, then askpass, for a user name and password.
+    const server = createServer((_request, response) => {
+      response.statusCode = 401;
+      response.setHeader("www-authenticate", 'Basic realm="x"');
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const worker = new Git({
+      cwd: workspace,
+      stateDir: join(root, "state"),
+      parentEnv: {
+        PATH: "/usr/bin:/bin",
+        HOME: home,
+        GIT_ASKPASS: `${planted}/askpass`,
+        SSH_ASKPASS: `${planted}/ssh-askpass`,
+      },
+    });
+    await worker.prepare();
+    const listed = await worker.run(["ls-remote", `http://127.0.0.1:${port}/repo.git`], {
+      network: true,
+      allowFail: true,
+    });
+    expect(listed.code).not.toBe(0);
+    expect(readdirSync(markers)).toEqual([]);
   });
 });
 
