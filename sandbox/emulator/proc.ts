@@ -3,7 +3,7 @@
  * with captured output, and a git environment that ignores the machine's own configuration.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 export interface RunResult {
   code: number | null;
@@ -20,7 +20,25 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Runs a command and resolves with its exit status and output (never rejects on a non-zero exit). */
+/** Where the machine's own git is installed (Debian, a source build, a merged-/usr layout, Homebrew). */
+const SYSTEM_GIT_PATHS = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git", "/opt/homebrew/bin/git"];
+
+/**
+ * The machine's git by absolute path, for the sandbox's remote and the tests' harness. Never `git` by name: that
+ * is the first one on PATH, and `npm run` puts `/tmp/node_modules/.bin` there for a checkout under /tmp, where any
+ * user (the hostile agents of the red-team tests included) can plant one. The sandbox is test equipment and
+ * imports nothing of Autopilot's (src/worker/trusted-binaries.ts is the worker's own), hence its own lookup.
+ */
+export function systemGit(): string {
+  const found = SYSTEM_GIT_PATHS.find((file) => existsSync(file));
+  if (!found) throw new Error(`git is not installed (looked for ${SYSTEM_GIT_PATHS.join(", ")})`);
+  return found;
+}
+
+/**
+ * Runs a command and resolves with its exit status and output (never rejects on a non-zero exit). `git` means
+ * the machine's git (`systemGit`), not the first on PATH.
+ */
 export function run(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const spawnOptions: SpawnOptions = {
@@ -28,7 +46,7 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
       env: options.env ?? process.env,
       stdio: ["pipe", "pipe", "pipe"],
     };
-    const child = spawn(command, args, spawnOptions);
+    const child = spawn(command === "git" ? systemGit() : command, args, spawnOptions);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));

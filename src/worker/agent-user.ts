@@ -21,6 +21,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { trustedBinary, workerBinaries } from "./trusted-binaries.js";
 
 /** How a command is started as the agent user. */
 export interface Wrapped {
@@ -73,13 +74,21 @@ function exec(command: string, args: string[], env?: Record<string, string>): Pr
   });
 }
 
-/** The first executable of that name in the system directories (never the inherited PATH). */
+/**
+ * The program of that name from a directory only root or the worker's user can write (trusted-binaries.ts):
+ * never one another user could have planted on the worker's PATH.
+ */
 function systemBinary(name: string): string | null {
-  for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]) {
-    const file = `${dir}/${name}`;
-    if (existsSync(file)) return file;
+  return trustedBinary(name);
+}
+
+/** Like `systemBinary`, or an IsolationError naming where it looked. */
+function requiredBinary(name: string): string {
+  try {
+    return workerBinaries().require(name);
+  } catch (error) {
+    throw new IsolationError(`the agent cannot be isolated: ${(error as Error).message}`);
   }
-  return null;
 }
 
 /** The pids of every process whose real or effective uid is `uid`, from /proc (readable by anyone). */
@@ -142,7 +151,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     if (check?.code !== 0) {
       throw new IsolationError(
         "the agent cannot be isolated: the worker is not root and has no password-less sudo " +
-          `(${sudo ? check?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). ` +
+          `(${sudo ? check?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed in a directory only root or the worker's user can write"}). ` +
           "Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set " +
           "`isolation: none` in .github/autopilot.yml on the default branch to let the agent run as the " +
           "worker's own user (it can then read the worker's token).",
@@ -151,7 +160,8 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
   }
   if (!setpriv) {
     throw new IsolationError(
-      "the agent cannot be isolated: setpriv (util-linux) is not installed; install it, or set " +
+      "the agent cannot be isolated: setpriv (util-linux) is not installed in a directory only root or the " +
+        "worker's user can write; install it, or set " +
         "`isolation: none` in .github/autopilot.yml on the default branch",
     );
   }
@@ -161,10 +171,10 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
   const ids = await ensureUser(name, privileged);
   const workerUid = process.getuid?.() ?? 0;
   const workerGid = process.getgid?.() ?? 0;
-  const chown = systemBinary("chown") ?? "chown";
-  const chmod = systemBinary("chmod") ?? "chmod";
-  const kill = systemBinary("kill") ?? "kill";
-  const envBinary = systemBinary("env") ?? "/usr/bin/env";
+  const chown = requiredBinary("chown");
+  const chmod = requiredBinary("chmod");
+  const kill = requiredBinary("kill");
+  const envBinary = requiredBinary("env");
 
   const owner = async (dirs: string[], uid: number, gid: number, restoreModes: boolean) => {
     const existing = dirs.filter((dir) => existsSync(dir));
@@ -229,7 +239,7 @@ async function ensureUser(
   privileged: (command: string, args: string[]) => Promise<ExecResult>,
 ): Promise<{ uid: number; gid: number }> {
   const lookup = async () => {
-    const result = await exec(systemBinary("getent") ?? "getent", ["passwd", name]);
+    const result = await exec(requiredBinary("getent"), ["passwd", name]);
     if (result.code !== 0) return null;
     const fields = result.stdout.trim().split(":");
     return { uid: Number(fields[2]), gid: Number(fields[3]) };

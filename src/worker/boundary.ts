@@ -24,6 +24,7 @@ import type { QualityRunner } from "./worker-deps.js";
 import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
+import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
 
 export interface BoundaryDirs {
   /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
@@ -145,7 +146,7 @@ export function createBoundary(options: {
   let synced: string | null = null;
   const agentGit = async (bundle: string, branch: string) =>
     runProcess({
-      command: "/bin/sh",
+      command: trustedShell(),
       args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
       cwd: dirs.workTree,
       env: {
@@ -231,6 +232,8 @@ export async function createIsolatedParts(options: {
   killGraceMs?: number;
   warn: (message: string) => void;
 }): Promise<IsolatedParts> {
+  // Every program the worker starts comes from a directory nobody else can change; the others are named once.
+  reportIgnoredPath(options.parentEnv.PATH, options.warn);
   const dirs = await isolateCheckout({
     workspace: options.workspace,
     workerDir: options.workerDir,

@@ -5,8 +5,9 @@
  * (config, hooks, replace objects, attributes, tags, commits) never reaches a worker git process; only the files
  * of its work tree do, as content.
  *
- * Every worker git process: is the git binary resolved by absolute path when the worker started (a `git` planted
- * on PATH or in the work tree is never run); reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
+ * Every worker git process: is the git binary resolved by absolute path when the worker started, from a directory
+ * only root or the worker's user can write (a `git` planted on PATH or in the work tree is never run), with a
+ * PATH of such directories only and no askpass program; reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
  * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
  * hooks directory), no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance;
  * and the private `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`,
@@ -15,30 +16,21 @@
  * argv, never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
 import { execFile } from "node:child_process";
-import { accessSync, constants } from "node:fs";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { treeEntryExists, writeTreeFile } from "./tree-files.js";
+import { workerBinaries } from "./trusted-binaries.js";
 
 /** The attributes that change what `git add` stores, switched off for the worker's git. */
 export const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
 
 /**
- * The absolute path of git, looked up once in the worker's PATH before any agent runs. Only absolute PATH
- * entries count (an empty or relative entry would mean "the current directory").
+ * The absolute path of git, looked up once in the worker's PATH before any agent runs, and only in directories
+ * nobody but root or the worker's user can write (trusted-binaries.ts): a `git` another user planted on PATH
+ * (`/tmp/node_modules/.bin`, which `npm run` adds for a checkout under /tmp) is never run.
  */
 export function resolveGit(pathVar: string | undefined): string {
-  const dirs = (pathVar ?? "").split(path.delimiter).filter((dir) => path.isAbsolute(dir));
-  for (const dir of [...dirs, "/usr/bin", "/bin", "/usr/local/bin"]) {
-    const file = path.join(dir, "git");
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      /* next */
-    }
-  }
-  throw new Error("git is not installed (not found on PATH)");
+  return workerBinaries(pathVar).require("git");
 }
 
 export interface GitResult {
@@ -121,11 +113,18 @@ export class Git {
     this.gitPath = resolveGit(parent.PATH);
     this.homeDir = parent.HOME;
     const env: Record<string, string> = {};
-    for (const name of ["PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
+    for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
       const value = parent[name];
       if (value !== undefined) env[name] = value;
     }
     Object.assign(env, {
+      // What git itself looks up by name (ssh, a pager, a helper named in the worker user's own config) comes
+      // from the trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the exec path
+      // built into the trusted git.
+      PATH: workerBinaries(parent.PATH).searchPath,
+      // No askpass program, whatever the worker user's config or environment names (an empty GIT_ASKPASS wins
+      // over core.askPass and SSH_ASKPASS): with no terminal prompt either, a missing credential fails at once.
+      GIT_ASKPASS: "",
       // Nothing under a home directory is read: the global config is the worker's frozen copy.
       HOME: options.stateDir,
       XDG_CONFIG_HOME: options.stateDir,

@@ -11,6 +11,7 @@ import { lastLines } from "./agents/preset-helpers.js";
 import type { AgentUser } from "./agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
 import { readTreeFile } from "./tree-files.js";
+import { trustedShell } from "./trusted-binaries.js";
 
 export interface QualityCommandResult {
   command: string;
@@ -107,7 +108,7 @@ export async function runQualityCommands(options: RunQualityOptions): Promise<Qu
   const results: QualityCommandResult[] = [];
   for (const command of options.commands) {
     const result = await run({
-      command: "/bin/sh",
+      command: trustedShell(),
       args: ["-c", command],
       cwd: options.cwd,
       env: options.env,

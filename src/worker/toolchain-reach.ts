@@ -10,6 +10,7 @@ import path from "node:path";
 import type { AgentUser } from "./agent-user.js";
 import { isToolchainName } from "./agent-env.js";
 import { runProcess } from "./process.js";
+import { trustedShell } from "./trusted-binaries.js";
 
 /** Caches a toolchain writes to while it works (cargo's registry lock, Go's module and build caches, Gradle's). */
 const WRITTEN = new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
@@ -53,7 +54,7 @@ export async function unreachableToolchainDirs(
     "i=$((i+1)); done",
   ].join(" ");
   const result = await runProcess({
-    command: "/bin/sh",
+    command: trustedShell(),
     args: ["-c", script, "sh", ...dirs.flatMap((d) => [d.written ? "1" : "0", d.dir])],
     cwd,
     env: { PATH: "/usr/bin:/bin", LANG: "C" },

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
+import { systemGit } from "../helpers/system-git.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { currentRelease } from "../../src/cli/setup-context.js";
@@ -29,7 +30,7 @@ const io = (env: NodeJS.ProcessEnv = {}, input?: NodeJS.ReadableStream) => ({
 /** A fresh repository a user would run init in: a Node project with lint and test scripts. */
 function freshRepo(): string {
   const repo = mkdtempSync(join(tmpdir(), "init-repo-"));
-  execFileSync("git", ["init", "-q", repo]);
+  execFileSync(systemGit(), ["init", "-q", repo]);
   writeFileSync(
     join(repo, "package.json"),
     JSON.stringify({ name: "shop", scripts: { lint: "biome check .", test: "vitest run" } }),

@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { systemGit } from "../helpers/system-git.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -93,7 +94,7 @@ describe("autopilot installed from its package without dev dependencies", { time
 
   it("init --yes writes the workflows and config from the packaged templates", () => {
     const repo = join(root, "repo");
-    execFileSync("git", ["init", "-q", repo]);
+    execFileSync(systemGit(), ["init", "-q", repo]);
     const result = autopilot(["init", "--yes", "--dir", repo, "--source", "acme/autopilot"]);
     expect(result.status, result.stderr).toBe(0);
     expect(readFileSync(join(repo, ".github/workflows/autopilot-worker.yml"), "utf8")).toContain(

@@ -13,10 +13,10 @@
  * The tests run as root (here and in CI), so the worker takes the root path (useradd + setpriv); the sudo
  * path is covered in agent-sudo.test.ts.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
@@ -196,8 +196,35 @@ afterAll(async () => {
   await git?.stop();
   await sandbox?.stop();
   await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));
-  if (reportDir) await rm(reportDir, { recursive: true, force: true });
+  if (reportDir) {
+    await removePlantedGits();
+    await rm(reportDir, { recursive: true, force: true });
+  }
 });
+
+/**
+ * Removes the `git` the agent planted on writable PATH entries outside its own directories, and the directories
+ * it made for it (`/tmp/node_modules/.bin` when the checkout is under /tmp): the worker never runs them
+ * (src/worker/trusted-binaries.ts), but the machine is left as the test found it.
+ */
+async function removePlantedGits(): Promise<void> {
+  for (const r of reports()) {
+    for (const file of r.wrote) {
+      if (basename(file) !== "git" || file.startsWith(reportDir)) continue;
+      let at = file;
+      // Up from the file, each entry the agent's uid owns: the file, then each directory as long as it is empty.
+      while (at !== dirname(at) && lstatSync(at, { throwIfNoEntry: false })?.uid === r.uid) {
+        try {
+          if (lstatSync(at).isDirectory()) rmdirSync(at);
+          else rmSync(at);
+        } catch {
+          break;
+        }
+        at = dirname(at);
+      }
+    }
+  }
+}
 
 describe("a hostile agent run by the real worker on the sandbox", () => {
   it("ran, as another user, both as the agent and as the quality command, and the job finished", () => {

@@ -33,7 +33,7 @@ import {
   parseLsTreeRecursive,
   parseNameStatus,
 } from "./git-output.js";
-import { gitEnv, KeyedLock, run } from "../proc.js";
+import { gitEnv, KeyedLock, run, systemGit } from "../proc.js";
 import { installWorkflowPushHook } from "./workflow-push-hook.js";
 
 export class GitRemote implements GitBackend {
@@ -378,7 +378,7 @@ export class GitRemote implements GitBackend {
     const type = await run("git", ["cat-file", "-t", `${sha}:${clean}`], { cwd, env: gitEnv() });
     if (type.code !== 0 || type.stdout.trim() !== "blob") return null;
     return new Promise((resolve, reject) => {
-      const child = spawn("git", ["cat-file", "blob", `${sha}:${clean}`], { cwd, env: gitEnv() });
+      const child = spawn(systemGit(), ["cat-file", "blob", `${sha}:${clean}`], { cwd, env: gitEnv() });
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       child.on("error", reject);

@@ -12,7 +12,7 @@ import { createGunzip, createInflate } from "node:zlib";
 import { ZERO_SHA } from "./git-constants.js";
 import { GitRemoteError } from "./git-remote-error.js";
 import type { GitPrincipal, PushUpdate } from "./git-remote-types.js";
-import { gitEnv } from "../proc.js";
+import { gitEnv, systemGit } from "../proc.js";
 import { WORKFLOWS_DENIED_VARIABLE } from "./workflow-push-hook.js";
 
 /** What the protocol needs of the repositories it serves (the git remote). */
@@ -179,7 +179,7 @@ export class GitSmartHttp {
         ...(req.headers["git-protocol"] ? { GIT_PROTOCOL: String(req.headers["git-protocol"]) } : {}),
         ...(workflowsDenied ? { [WORKFLOWS_DENIED_VARIABLE]: "1" } : {}),
       });
-      const child = spawn("git", ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(systemGit(), ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
       this.repos.children.add(child);
       let stderr = "";
       child.stderr.on("data", (chunk: Buffer) => {

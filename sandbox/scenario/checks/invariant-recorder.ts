@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import type { ActionsRunner } from "../../emulator/actions/actions.js";
 import { workerRuns } from "../controllers/controller-mode.js";
+import { systemGit } from "../../emulator/proc.js";
 import type { SandboxGit } from "../../emulator/git/sandbox-git.js";
 import type { Issue, SandboxStore, StoreEvent } from "../../emulator/store.js";
 import {
@@ -127,7 +128,7 @@ export class InvariantRecorder {
     const reachable = new Set<string>();
     if (anchors.length) {
       const { stdout } = await run(
-        "git",
+        systemGit(),
         ["--git-dir", options.git.remote.repoPath(owner, name), "rev-list", ...anchors],
         { maxBuffer: 64 * 1024 * 1024 },
       );
