@@ -12,7 +12,7 @@ import {
 } from "../markdown.js";
 import { describeReason, type SessionState } from "../session.js";
 import { formatDuration } from "../stats.js";
-import { UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
+import { OPEN_NETWORK_ACCESS, UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, SlotLine, TaskLine } from "./dashboard-view.js";
 
@@ -45,6 +45,7 @@ export function renderVisible(
       (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : ""),
   );
   if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
+  if (view.openNetwork) out.push("", `**Agent network:** ${escapeInline(OPEN_NETWORK_ACCESS)}`);
   if (view.githubLimitSince) {
     out.push(
       "",
