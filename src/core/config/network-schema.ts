@@ -35,10 +35,13 @@ export const NetworkSchema = z
   .default({ allow: [] })
   .meta({
     description:
-      "The agent's network. Its sandbox has none of its own; its one way out is the worker's proxy, which " +
-      "lets through only the hosts allowed here (docs/SECURITY.md, *The firewall*). `open` gives the agent " +
-      "the runner's whole network (named on the dashboard). Only `.github/autopilot.yml` on the default " +
-      "branch can set it.",
+      "The agent's network (docs/WORKER.md, *The agent's network*). Its sandbox has none of its own; its one " +
+      "way out is the worker's proxy, which lets through the preset's model API, the hosts of the base URLs " +
+      "passed in `agents.*.env`, and the hosts `allow` lists: `host`, `*.domain` (every name under it), an " +
+      "IPv4 address or `[IPv6]`, each with an optional `:port` (without one: 80 and 443), such as " +
+      "`{ allow: [registry.npmjs.org, '127.0.0.1:43123'] }`. Refused hosts are listed in the job summary and " +
+      "the progress comment. `open` gives the agent the runner's whole network (named on the dashboard). Only " +
+      "`.github/autopilot.yml` on the default branch can set it.",
     [EXPECTED]: '"open" or a mapping { allow: [hosts] }',
   });
 
