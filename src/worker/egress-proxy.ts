@@ -64,6 +64,10 @@ export interface EgressProxyOptions {
   onRefused?: (host: string, why: string) => void;
 }
 
+/** Distinct hosts counted one by one; the rest are counted together under OTHER_HOSTS. */
+const MAX_HOSTS_COUNTED = 1000;
+const OTHER_HOSTS = "(other hosts)";
+
 /** Addresses that are not the public internet. */
 const NOT_PUBLIC = new net.BlockList();
 for (const [address, prefix] of [
@@ -149,7 +153,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     open.add(socket);
     socket.once("close", () => open.delete(socket));
   };
-  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  // Bounded: an agent asking for a million names costs a counter, not a million entries.
+  const count = (map: Map<string, number>, key: string) => {
+    const name = map.has(key) || map.size < MAX_HOSTS_COUNTED ? key : OTHER_HOSTS;
+    map.set(name, (map.get(name) ?? 0) + 1);
+  };
 
   const decide = async (host: string, port: number): Promise<Decision> => {
     const target = hostPortText(host, port);

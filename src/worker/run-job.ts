@@ -166,13 +166,19 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
   });
   start.onBoundary(parts.boundary);
 
-  // The agent's network, before the first iteration: every command the user wraps from now on gets it.
+  // The agent's network, before the first iteration: every command the user wraps from now on gets it. Each
+  // refused host is logged once (the summary counts them all): an agent cannot flood the log through it.
+  const loggedRefusals = new Set<string>();
   const egress = await startAgentEgress({
     config,
     parentEnv: env,
     agentDir: parts.boundary.dirs.agentDir,
     enforced: user.isolated && networkEnforced(config.isolation),
-    onRefused: (host, why) => core.info(safeLogText(`egress proxy refused ${host}: ${why}`)),
+    onRefused: (host, why) => {
+      if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
+      loggedRefusals.add(host);
+      core.info(safeLogText(`egress proxy refused ${host}: ${why}`));
+    },
   });
   user.useNetwork(egress.network);
   if (egress.access) core.warning(describeEgress(egress));
