@@ -2,7 +2,7 @@
  * The egress proxy's decisions over real sockets (its Unix socket, real upstream servers on loopback), with the
  * name resolution replaced where a test needs a name to resolve somewhere (the SSRF cases), and the allow-list
  * the worker builds from the configuration. The attack from inside a real network namespace is in
- * egress-firewall.test.ts.
+ * test/red-team/agent-egress.test.ts.
  */
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";

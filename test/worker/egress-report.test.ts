@@ -1,7 +1,7 @@
 /**
  * What the maintainer is told about the agent's network: the hosts the egress proxy refused, in the worker's
  * result, its progress comment and the job summary's rows, and the network's state when it is not the enforced
- * firewall. The proxy itself is tested in egress-proxy.test.ts and, from a real sandbox, egress-firewall.test.ts.
+ * firewall. The proxy itself is tested in egress-proxy.test.ts and, from a real sandbox, test/red-team/agent-egress.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { OPEN_NETWORK_ACCESS, parseWorkerResult } from "../../src/core/worker-result.js";
