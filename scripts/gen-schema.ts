@@ -129,7 +129,7 @@ session budget.
 
 Whoever can dispatch a workflow can override only what cannot loosen safety: \`maxParallel\` (1–20),
 \`labels\` (names) and \`dryRun\` (\`ConfigOverridesSchema\` in \`src/core/dashboard/dashboard-state.ts\`).
-Everything else — agents, \`isolation\`, \`humanGate\`, \`merge\`, quality commands, budgets — comes only
+Everything else — agents, \`isolation\`, \`network\`, \`humanGate\`, \`merge\`, quality commands, budgets — comes only
 from this file on the default branch. A \`workflow_dispatch\` of the controller takes them as the inputs
 \`max-parallel\`, \`labels\` (\`{"ready":"go"}\` or \`ready=go,review=check\`) and \`dry-run\`
 (\`controller/action.yml\`); the session it starts keeps them and passes them to each worker it dispatches.

@@ -56,6 +56,13 @@ export const WorkerResultSchema = z.object({
   humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
   /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
   agentAccess: z.string().max(300).optional(),
+  /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
+  networkAccess: z.string().max(300).optional(),
+  /** Hosts the egress proxy refused, most refused first: what the maintainer may add to `network.allow`. */
+  refusedHosts: z
+    .array(z.object({ host: z.string().max(300), count: z.number().int().positive() }))
+    .max(20)
+    .optional(),
   startedAt: z.string(),
   updatedAt: z.string(),
 });
@@ -65,6 +72,16 @@ export type WorkerResult = z.infer<typeof WorkerResultSchema>;
 export const UNISOLATED_AGENT_ACCESS =
   "isolation: none — the agent runs as the worker's own user: it can read the worker's GitHub token (its " +
   "process environment), git configuration and files, and push with that token.";
+
+/** The agent's network with `network: open`, in one line (job summary, dashboard). */
+export const OPEN_NETWORK_ACCESS =
+  "network: open — the agent reaches every host the runner reaches: any server to send the code or its keys " +
+  "to, the runner's own loopback services and the cloud metadata service.";
+
+/** The agent's network without a network namespace (`isolation: uid` or `none`), in one line. */
+export const UNENFORCED_NETWORK_ACCESS =
+  "network allow-list not enforced — without a network namespace around the agent the egress proxy is only " +
+  "offered (HTTP_PROXY): the agent can connect to any host directly.";
 
 const MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
 const MARKER_SUFFIX = " -->";

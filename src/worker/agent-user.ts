@@ -21,6 +21,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import type { AgentNetwork } from "./agent-network.js";
 import { trustedBinary, workerBinaries } from "./trusted-binaries.js";
 
 /** How a command is started as the agent user. */
@@ -44,6 +45,16 @@ export interface AgentUser {
   give(dirs: string[]): Promise<void>;
   /** Makes the worker the owner again, with owner read/write restored, before the worker reads them. */
   take(dirs: string[]): Promise<void>;
+  /**
+   * The network of every command wrapped from now on (agent-network.ts). Without a network namespace only a
+   * proxied network's `env` can be applied: it is merged into the command's environment.
+   */
+  useNetwork(network: AgentNetwork): void;
+}
+
+/** `env` with a proxied network's variables merged in (they win over the agent's own). */
+function withNetworkEnv(env: Record<string, string>, network: AgentNetwork): Record<string, string> {
+  return typeof network === "object" ? { ...env, ...network.env } : env;
 }
 
 export class IsolationError extends Error {
@@ -117,15 +128,21 @@ export async function processesOf(uid: number): Promise<number[]> {
   return pids;
 }
 
-const notIsolated: AgentUser = {
-  isolated: false,
-  name: null,
-  uid: null,
-  wrap: (command, args, env) => ({ command, args, env }),
-  killAll: async () => 0,
-  give: async () => {},
-  take: async () => {},
-};
+function notIsolated(): AgentUser {
+  let network: AgentNetwork = "open";
+  return {
+    isolated: false,
+    name: null,
+    uid: null,
+    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
+    killAll: async () => 0,
+    give: async () => {},
+    take: async () => {},
+    useNetwork(chosen) {
+      network = chosen;
+    },
+  };
+}
 
 export interface AgentUserOptions {
   /** `user` (the default) isolates; `none` runs the agent as the worker's own user. */
@@ -136,7 +153,7 @@ export interface AgentUserOptions {
 
 /** Sets up the agent user, or explains why it cannot (an IsolationError naming the fix). */
 export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUser> {
-  if (options.isolation === "none") return notIsolated;
+  if (options.isolation === "none") return notIsolated();
   const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
   if (!USER_NAME.test(name)) {
     throw new IsolationError(
@@ -191,11 +208,16 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     }
   };
 
+  let network: AgentNetwork = "open";
   return {
     isolated: true,
     name,
     uid: ids.uid,
-    wrap(command, args, env) {
+    useNetwork(chosen) {
+      network = chosen;
+    },
+    wrap(command, args, plainEnv) {
+      const env = withNetworkEnv(plainEnv, network);
       const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
       if (root) return { command: setpriv, args: [...become, command, ...args], env };
       const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);

@@ -154,6 +154,7 @@ class WorkerLoop {
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
       ...(config.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {}),
+      ...(deps.network?.access ? { networkAccess: deps.network.access } : {}),
       startedAt: now,
       updatedAt: now,
     };
@@ -759,7 +760,14 @@ class WorkerLoop {
     return this.finish(kind, reason);
   }
 
+  /** The hosts the agent's proxy refused so far, into the result (the progress comment and the job's outputs). */
+  private noteRefusedHosts(): void {
+    const refused = this.deps.network?.refused() ?? [];
+    if (refused.length) this.result.refusedHosts = refused.slice(0, 20);
+  }
+
   private progressBody(): string {
+    this.noteRefusedHosts();
     const agent = this.agents[this.agentIndex]!;
     return renderProgressComment({
       result: this.result,
@@ -806,6 +814,7 @@ class WorkerLoop {
   }
 
   private snapshot(): WorkerRun {
+    this.noteRefusedHosts();
     return {
       result: structuredClone(this.result),
       quality: this.quality,

@@ -61,6 +61,13 @@ export interface ProgressView {
   warnings?: string[];
 }
 
+/** The hosts the egress proxy refused, `host:port (n), …`, and where to allow them. */
+export function refusedHostsText(refused: readonly { host: string; count: number }[], max = 10): string {
+  const shown = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
+  const more = refused.length > max ? `, and ${refused.length - max} more` : "";
+  return `${shown.join(", ")}${more} — list a host in \`network.allow\` to let the agent reach it`;
+}
+
 export function renderProgressComment(view: ProgressView): string {
   const { result } = view;
   const title =
@@ -87,6 +94,9 @@ export function renderProgressComment(view: ProgressView): string {
   }
   if (result.reason && result.status === "finished") rows.push(["Reason", cellText(result.reason, 500)]);
   if (result.resumeAt) rows.push(["Resumes after", result.resumeAt]);
+  if (result.refusedHosts?.length)
+    rows.push(["Refused hosts", cellText(refusedHostsText(result.refusedHosts), 600)]);
+  if (result.networkAccess) rows.push(["Network", cellText(result.networkAccess, 300)]);
   const table = ["| | |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
   const warnings = (view.warnings ?? []).slice(-5).map((w) => `> ⚠️ ${cellText(w, 300)}`);
   return [
@@ -193,5 +203,7 @@ export function summaryRows(
     ["Cost", `$${result.costUsd.toFixed(4)}`],
     ["Elapsed", formatDuration(elapsedMs)],
     ...(result.resumeAt ? [["Resume after", result.resumeAt]] : []),
+    ...(result.refusedHosts?.length ? [["Refused hosts", refusedHostsText(result.refusedHosts)]] : []),
+    ...(result.networkAccess ? [["Network", result.networkAccess]] : []),
   ];
 }

@@ -16,6 +16,7 @@ import { readConfigAt } from "../github/config-at-commit.js";
 import { createOctokit } from "../github/octokit.js";
 import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
+import { describeEgress, networkEnforced, startAgentEgress } from "./agent-egress.js";
 import { setupAgentUser } from "./agent-user.js";
 import { type Boundary, createIsolatedParts } from "./boundary.js";
 import { commitAuthor } from "./commit-author.js";
@@ -165,25 +166,50 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
   });
   start.onBoundary(parts.boundary);
 
-  const result = await runWorker(workerInputs, config, {
-    git: parts.git,
-    agent: parts.agent,
-    quality: parts.quality,
-    workTree: parts.boundary.dirs.workTree,
-    github,
-    clock: () => Date.now(),
-    sleep: abortableSleep,
-    log: coreLog,
-    signal: start.signal,
-    // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
-    // comments (no query of its own).
-    afterClaim: async () => {
-      const author = await commitAuthor(inputs, github);
-      parts.setAuthor(author.userName, author.userEmail);
+  // The agent's network, before the first iteration: every command the user wraps from now on gets it. Each
+  // refused host is logged once (the summary counts them all): an agent cannot flood the log through it.
+  const loggedRefusals = new Set<string>();
+  const egress = await startAgentEgress({
+    config,
+    parentEnv: env,
+    agentDir: parts.boundary.dirs.agentDir,
+    enforced: user.isolated && networkEnforced(config.isolation),
+    onRefused: (host, why) => {
+      if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
+      loggedRefusals.add(host);
+      core.info(safeLogText(`egress proxy refused ${host}: ${why}`));
     },
   });
-  await report(result);
-  return result;
+  user.useNetwork(egress.network);
+  if (egress.access) core.warning(describeEgress(egress));
+  else core.info(describeEgress(egress));
+  for (const warning of egress.warnings) core.warning(warning);
+
+  let run: WorkerRun;
+  try {
+    run = await runWorker(workerInputs, config, {
+      git: parts.git,
+      agent: parts.agent,
+      quality: parts.quality,
+      workTree: parts.boundary.dirs.workTree,
+      github,
+      clock: () => Date.now(),
+      sleep: abortableSleep,
+      log: coreLog,
+      signal: start.signal,
+      // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
+      // comments (no query of its own).
+      afterClaim: async () => {
+        const author = await commitAuthor(inputs, github);
+        parts.setAuthor(author.userName, author.userEmail);
+      },
+      network: { access: egress.access, refused: egress.refused },
+    });
+  } finally {
+    await egress.close();
+  }
+  await report(run);
+  return run;
 }
 
 async function report(run: WorkerRun): Promise<void> {
@@ -211,6 +237,7 @@ async function report(run: WorkerRun): Promise<void> {
         run.warnings.length ? `\n\n**Warnings**\n\n${run.warnings.map((w) => `- ${w}`).join("\n")}\n` : "",
       )
       .addRaw(result.agentAccess ? `\n\n**Agent access:** ${result.agentAccess}\n` : "")
+      .addRaw(result.networkAccess ? `\n\n**Agent network:** ${result.networkAccess}\n` : "")
       .addRaw(`\n\nGitHub requests: ${run.requests}\n`)
       .write();
   } catch (error) {

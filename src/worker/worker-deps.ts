@@ -84,6 +84,12 @@ export interface WorkerDeps {
    * token's own account the claim's query read).
    */
   afterClaim?: () => Promise<void>;
+  /** The agent's network (src/worker/agent-egress.ts): what its proxy refused, and what the result says of it. */
+  network?: {
+    /** Set when the network is not the enforced firewall (`network: open`, or no network namespace). */
+    access: string | null;
+    refused(): { host: string; count: number }[];
+  };
 }
 
 export interface WorkerRun {

@@ -189,6 +189,7 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "workerWorkflow", bad: ".github/workflows/w.yml", expected: "a workflow file name" },
   { path: "dryRun", bad: "no", expected: "true or false" },
   { path: "isolation", bad: "off", expected: '"user"' },
+  { path: "network", bad: "closed", expected: '"open" or a mapping { allow: [hosts] }' },
 ];
 
 describe("the error for every key", () => {

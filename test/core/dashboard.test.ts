@@ -20,6 +20,7 @@ import {
 } from "../../src/core/dashboard/index.js";
 import { stateBlockLength } from "../../src/core/dashboard/compact-state.js";
 import { decide } from "../../src/core/reconcile/decide.js";
+import { OPEN_NETWORK_ACCESS } from "../../src/core/worker-result.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {
   check,
@@ -546,5 +547,15 @@ describe("rebuildState", () => {
     expect(state.tasks["2"]).toMatchObject({ attempt: 2, handled: "2-2-x", gate: ["secrets"], pr: 102 });
     expect(state.tasks["3"]).toMatchObject({ reason: "Which port?", since: minutes(3).toISOString() });
     expect(state.session.status).toBe("running");
+  });
+});
+
+describe("the agent's network on the dashboard", () => {
+  it("names `network: open` and what it lets the agent reach; says nothing of the default allow-list", () => {
+    const w = world({ issues: [issue(1)] });
+    const open = writtenBody(decide({ ...input(w), config: config({ network: "open" }), now: minutes(1) }));
+    expect(open).toContain(`**Agent network:** ${OPEN_NETWORK_ACCESS}`);
+    const listed = writtenBody(decide({ ...input(w), now: minutes(1) }));
+    expect(listed).not.toContain("Agent network");
   });
 });

@@ -111,7 +111,8 @@ describe("the action runner", () => {
         "agents:",
         "  primary:",
         "    preset: custom",
-        `    command: "test -f {prompt_file} && echo hello > hello.txt && env > ${seen}/agent-env.txt && echo '<promise>COMPLETE</promise>'"`,
+        // It also tries a host the configuration does not allow, through the proxy it is given.
+        `    command: "test -f {prompt_file} && echo hello > hello.txt && env > ${seen}/agent-env.txt && (curl -s -o /dev/null http://exfil.example.com/ || true) && echo '<promise>COMPLETE</promise>'"`,
         "qualityCommands: ['test -f hello.txt']",
         "maxIterations: 3",
       ].join("\n"),
@@ -198,6 +199,10 @@ describe("the action runner", () => {
     expect(outputs).toMatch(/iterations<<\S+\n1\n/);
     const summary = await readFile(files.summary, "utf8");
     expect(summary).toContain("Autopilot worker: #7, attempt 1");
+    // The refused host, where the maintainer sees what to allow; without a network namespace, said to be unenforced.
+    expect(summary).toContain("exfil.example.com:80 (1)");
+    expect(progress).toContain("| Refused hosts | exfil.example.com:80 (1)");
+    expect(summary).toContain("network allow-list not enforced");
     expect(summary).toContain("complete");
     // The progress comment ends with the machine-readable result.
     expect(progress).toContain(renderWorkerResultMarker(result!.result));

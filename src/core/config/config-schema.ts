@@ -19,6 +19,7 @@ import {
 } from "./config-section-schemas.js";
 import { checkConfig } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
+import { NetworkSchema } from "./network-schema.js";
 
 /** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
@@ -155,6 +156,7 @@ export const ConfigSchema = z
           "no password-less sudo); `none` runs them as the worker's own user, which can then read the token. " +
           "Only `.github/autopilot.yml` on the default branch can set it.",
       ),
+    network: NetworkSchema,
   })
   .superRefine(checkConfig, { when: (payload) => isPlainObject(payload.value) })
   .meta({

@@ -44,7 +44,7 @@ export function problemsFromIssues(
       for (const key of issue.keys) {
         const keyPath = [...issue.path, key];
         const suggestion = suggestKey(issue.path, key);
-        const known = Object.keys(asNode(schemaAt(root, issue.path)?.properties) ?? {});
+        const known = knownKeys(schemaAt(root, issue.path));
         const expected = suggestion
           ? `a known key: did you mean \`${suggestion}\`?`
           : known.length <= 10
@@ -90,4 +90,11 @@ export function problemsFromIssues(
         a.index - b.index,
     )
     .map(({ problem }) => problem);
+}
+
+/** The keys a mapping may have, looking into the alternatives of a union (`network`: "open" or a mapping). */
+function knownKeys(node: ReturnType<typeof schemaAt>): string[] {
+  if (!node) return [];
+  const alternatives = Array.isArray(node.anyOf) ? node.anyOf.map(asNode) : [node];
+  return alternatives.flatMap((alternative) => Object.keys(asNode(alternative?.properties) ?? {}));
 }

@@ -12,7 +12,7 @@ import {
 } from "../markdown.js";
 import { describeReason, type SessionState } from "../session.js";
 import { formatDuration } from "../stats.js";
-import { UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
+import { OPEN_NETWORK_ACCESS, UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 
@@ -74,6 +74,10 @@ function session({ state, view }: Page): string {
 
 function agentAccess({ view }: Page): string | null {
   return view.unisolated ? `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}` : null;
+}
+
+function agentNetwork({ view }: Page): string | null {
+  return view.openNetwork ? `**Agent network:** ${escapeInline(OPEN_NETWORK_ACCESS)}` : null;
 }
 
 function githubLimitWait({ view }: Page): string | null {
@@ -263,6 +267,7 @@ const SECTIONS: readonly Section[] = [
   heading,
   session,
   agentAccess,
+  agentNetwork,
   githubLimitWait,
   progress,
   budgetNotes,

@@ -61,6 +61,8 @@ export interface DashboardView {
   githubLimitSince?: Date;
   /** True with `isolation: none`: the dashboard says what the agent can reach. */
   unisolated?: boolean;
+  /** True with `network: open`: the dashboard says the agent's network is not allow-listed. */
+  openNetwork?: boolean;
   /**
    * The session-budget marker workers read (src/core/session-budget.ts), and notes on budgets that cannot
    * apply (an agent whose cost is unknown cannot be held to a USD budget).

@@ -19,6 +19,7 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
     maxParallel: config.maxParallel,
     maxIterations: config.maxIterations,
     ...(config.isolation === "none" ? { unisolated: true } : {}),
+    ...(config.network === "open" ? { openNetwork: true } : {}),
     ...(ctx.input.githubLimitWait ? { githubLimitSince: ctx.input.githubLimitWait.since } : {}),
     slots: [],
     queue: pool.ranked.map((t) => ({

@@ -62,6 +62,16 @@ export const aider: AgentPreset = {
     "GROQ_API_KEY",
     "MISTRAL_API_KEY",
   ],
+  // The APIs of the providers whose keys it gets (through litellm).
+  apiHosts: [
+    "api.anthropic.com",
+    "api.openai.com",
+    "generativelanguage.googleapis.com",
+    "api.deepseek.com",
+    "openrouter.ai",
+    "api.groq.com",
+    "api.mistral.ai",
+  ],
 
   buildInvocation(options: InvocationOptions): Invocation {
     const args = [

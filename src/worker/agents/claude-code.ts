@@ -10,6 +10,8 @@ import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } fr
 export const claudeCode: AgentPreset = {
   name: "claude-code",
   keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+  // With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (set below) the API is all it calls, for both kinds of key.
+  apiHosts: ["api.anthropic.com"],
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);

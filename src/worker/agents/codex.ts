@@ -67,6 +67,7 @@ export const codex: AgentPreset = {
   // `codex exec` (0.169) authenticates to OpenAI with CODEX_API_KEY only; OPENAI_API_KEY is read by
   // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
   keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
+  apiHosts: ["api.openai.com"],
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);

@@ -13,6 +13,8 @@ const COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
 export const custom: AgentPreset = {
   name: "custom",
   keyEnv: [],
+  // Whatever the command talks to is the maintainer's to list in `network.allow`.
+  apiHosts: [],
 
   buildInvocation(options: InvocationOptions): Invocation {
     if (!options.command) throw new Error("the custom agent preset needs a `command`");

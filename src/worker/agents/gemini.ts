@@ -52,6 +52,8 @@ function errorMessage(value: unknown): string {
 export const gemini: AgentPreset = {
   name: "gemini",
   keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  // The Gemini API (the API-key auth method); Vertex AI or a Google login needs its hosts in `network.allow`.
+  apiHosts: ["generativelanguage.googleapis.com"],
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);

@@ -21,6 +21,16 @@ import {
 export const opencode: AgentPreset = {
   name: "opencode",
   keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
+  // The APIs of the providers whose keys it gets, and models.dev: its model catalogue, fetched at start unless
+  // OPENCODE_DISABLE_MODELS_FETCH is set.
+  apiHosts: [
+    "api.anthropic.com",
+    "api.openai.com",
+    "generativelanguage.googleapis.com",
+    "openrouter.ai",
+    "api.groq.com",
+    "models.dev",
+  ],
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);

@@ -58,6 +58,11 @@ export interface AgentPreset {
    * CODEX_API_KEY from OPENAI_API_KEY when only that one is set. Both names are in `keyEnv`.
    */
   keyAliases?: Readonly<Record<string, string>>;
+  /**
+   * The hosts the CLI needs with the preset's own keys (its providers' model APIs): on the agent's network
+   * allow-list by default (src/worker/agent-egress.ts). A base URL passed in `agents.*.env` adds its own host.
+   */
+  apiHosts: readonly string[];
   buildInvocation(options: InvocationOptions): Invocation;
   parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput;
 }
