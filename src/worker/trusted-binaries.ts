@@ -151,6 +151,8 @@ export class TrustedBinaries {
   /** The PATH entries not searched, in PATH's order, each once. */
   readonly ignored: readonly IgnoredEntry[];
   private readonly found = new Map<string, string | null>();
+  /** By name, the files found but not trusted (and why), for `require`'s error. */
+  private readonly passedOver = new Map<string, string[]>();
 
   constructor(
     pathVar: string | undefined,
@@ -208,7 +210,11 @@ export class TrustedBinaries {
       const file = path.join(dir, name);
       if (!lstatOrNull(file)) continue;
       // A file there that someone else can change (or a link to one) is passed over, not run.
-      if (!pathVerdict(file, "file", owners).trusted) continue;
+      const judged = pathVerdict(file, "file", owners);
+      if (!judged.trusted) {
+        this.passedOver.set(name, [...(this.passedOver.get(name) ?? []), `${file} (${judged.why})`]);
+        continue;
+      }
       try {
         accessSync(file, constants.X_OK);
       } catch {
@@ -225,9 +231,14 @@ export class TrustedBinaries {
   require(name: string): string {
     const hit = this.find(name);
     if (hit) return hit;
+    const mine = this.passedOver.get(name) ?? [];
+    const notes = [
+      `searched ${this.dirs.join(", ") || "nothing"}`,
+      ...(mine.length ? [`passed over ${mine.join(", ")}`] : []),
+      ...(this.ignored.some((i) => !i.quiet) ? [`ignored ${ignoredText(this.ignored)}`] : []),
+    ];
     throw new Error(
-      `${name} was not found in a directory only root or the worker's user can write (searched ` +
-        `${this.dirs.join(", ") || "nothing"}${this.ignored.some((i) => !i.quiet) ? `; ignored ${ignoredText(this.ignored)}` : ""}). ` +
+      `${name} was not found in a directory only root or the worker's user can write (${notes.join("; ")}). ` +
         `Install ${name} from the system's packages (e.g. under /usr/bin).`,
     );
   }

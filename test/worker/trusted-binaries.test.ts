@@ -160,6 +160,12 @@ describe("programs found in a trusted directory", () => {
     await chmod(join(first, "git"), 0o755);
     await chown(join(first, "git"), NOBODY, NOBODY);
     expect(binaries(path).find("git")).toBe(join(fallback, "git"));
+    // With no other to find, the error names the one passed over and why.
+    await writeFile(join(first, "only-here"), "#!/bin/sh\n", { mode: 0o755 });
+    await chown(join(first, "only-here"), NOBODY, NOBODY);
+    expect(() => binaries(first).require("only-here")).toThrow(
+      `passed over ${join(first, "only-here")} (${join(first, "only-here")} is owned by uid ${NOBODY}, neither root nor the worker's user)`,
+    );
     await chown(join(first, "git"), 0, 0);
     expect(binaries(path).find("git")).toBe(join(first, "git"));
   });
