@@ -131,7 +131,11 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
     at: "qualityCommands[1]",
     expected: "a shell command (not blank)",
   },
-  { path: "humanGate", bad: false, expected: "a mapping with the keys enabled, patterns, paths" },
+  {
+    path: "humanGate",
+    bad: false,
+    expected: "a mapping with the keys enabled, patterns, paths, supplyChain",
+  },
   { path: "humanGate.enabled", bad: "yes", expected: "true or false" },
   {
     path: "humanGate.patterns",
@@ -155,6 +159,20 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   },
   { path: "humanGate.patterns", bad: "rm -rf", expected: "a list; each a regular expression in RE2 syntax" },
   { path: "humanGate.paths", bad: [""], at: "humanGate.paths[0]", expected: "a glob pattern" },
+  {
+    path: "humanGate.supplyChain",
+    bad: "off",
+    expected: "a mapping with the keys lifecycleScripts, registrySettings, lockfileSources, registries",
+  },
+  { path: "humanGate.supplyChain.lifecycleScripts", bad: "no", expected: "true or false" },
+  { path: "humanGate.supplyChain.registrySettings", bad: 0, expected: "true or false" },
+  { path: "humanGate.supplyChain.lockfileSources", bad: "off", expected: "true or false" },
+  {
+    path: "humanGate.supplyChain.registries",
+    bad: ["https://registry.npmjs.org/"],
+    at: "humanGate.supplyChain.registries[0]",
+    expected: "a host name such as `registry.npmjs.org`",
+  },
   { path: "merge", bad: "squash", expected: "a mapping with the keys auto, method, requiredChecks" },
   { path: "merge.auto", bad: "true", expected: "true or false" },
   { path: "merge.method", bad: "sqash", expected: 'one of "merge", "squash", "rebase"' },
