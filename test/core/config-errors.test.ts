@@ -205,6 +205,8 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "branchPrefix", bad: "", expected: "a git branch-name prefix" },
   { path: "workerWorkflow", bad: "worker", expected: "a workflow file name such as `autopilot-worker.yml`" },
   { path: "workerWorkflow", bad: ".github/workflows/w.yml", expected: "a workflow file name" },
+  { path: "setup", bad: "npm ci", expected: "a list of shell commands" },
+  { path: "setupTimeoutMinutes", bad: 0, expected: "an integer from 1 to 240" },
   { path: "dryRun", bad: "no", expected: "true or false" },
   { path: "isolation", bad: "off", expected: '"user"' },
 ];
