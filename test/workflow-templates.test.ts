@@ -90,25 +90,54 @@ describe("workflow templates", () => {
     expect(security).toContain(GUARD);
   });
 
-  it("the worker template installs the project's dependencies before the worker, with the usual variants", () => {
+  it("the worker template runs nothing from the repository outside the worker: setup is the worker's `setup:`", () => {
     const text = readFileSync(join(templates, "autopilot-worker.yml"), "utf8");
     const workflow = parse(text) as {
       jobs: Record<string, { steps: { name?: string; uses?: string; run?: string }[] }>;
     };
     const steps = Object.values(workflow.jobs)[0]!.steps;
     const worker = steps.findIndex((step) => step.name === "Autopilot worker");
-    const install = steps.findIndex((step) => /\bnpm ci\b/.test(step.run ?? ""));
-    // An active step (not a comment), before the worker, that does nothing in a repository without a lock file.
-    expect(install).toBeGreaterThan(-1);
-    expect(install).toBeLessThan(worker);
-    expect(steps[install]!.run).toMatch(/if \[ -f package-lock\.json \]; then npm ci; fi/);
-    // The other package managers, commented, in the same step.
-    for (const variant of [
-      "pnpm install",
-      "pip install -r requirements.txt",
-      "cargo fetch",
-      "go mod download",
-    ])
-      expect(steps[install]!.run, variant).toMatch(new RegExp(`#[^\\n]*${variant.replace(/[.]/g, "\\.")}`));
+    expect(worker).toBeGreaterThan(-1);
+    // No step installs, builds or tests the checkout: those run inside the worker's sandbox, as `setup:`.
+    const repositoryCode =
+      /\b(?:npm\s+(?:ci|install(?!\s+-g)|i(?!\s+-g)|run|test)|yarn|pnpm\s+(?:i|install|run)|pip3?\s+install|make|cargo|go\s+(?:build|test|mod|run))\b|(?:^|\s)\.\//m;
+    for (const step of steps) expect(step.run ?? "", step.name ?? step.uses).not.toMatch(repositoryCode);
+    expect(text).toMatch(/`setup:`/);
+    // The agent CLI at an exact version (scripts/install-agent-clis.mjs pins the one the tests run).
+    const cli = steps.find((step) => step.name === "Install the agent CLI")!;
+    expect(cli.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
+    // bubblewrap, the namespace sandbox's tool, before the worker.
+    const bwrap = steps.findIndex((step) => /apt-get install -y[^\n]*\bbubblewrap\b/.test(step.run ?? ""));
+    expect(bwrap).toBeGreaterThan(-1);
+    expect(bwrap).toBeLessThan(worker);
+  });
+
+  it("pins every third-party action by full commit SHA with its version in a comment, templates and CI alike", () => {
+    const dirs = [templates, join(root, ".github/workflows")];
+    let seen = 0;
+    for (const dir of dirs) {
+      for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n))) {
+        const lines = readFileSync(join(dir, name), "utf8").split("\n");
+        for (const [index, line] of lines.entries()) {
+          // Commented-out examples count too: a user who uncomments one gets a pinned action.
+          const uses = /^\s*(?:#\s*)?-?\s*uses:\s*(\S+)(.*)$/.exec(line);
+          if (!uses) continue;
+          const [target, rest] = [uses[1]!, uses[2]!];
+          // Local actions and workflows, and the placeholder `autopilot init` pins to a release.
+          if (target.startsWith("./") || /^OWNER\/autopilot(?:\/[\w-]+)?@/.test(target)) continue;
+          seen++;
+          expect(`${target}${rest}`, `${name}:${index + 1}`).toMatch(
+            /^[\w.-]+\/[\w.-]+(?:\/[\w./-]+)?@[0-9a-f]{40} # v\d+\.\d+\.\d+\b/,
+          );
+        }
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(10);
+  });
+
+  it("the agent CLI version in the worker template is the one the real-CLI tests run", async () => {
+    const { AGENT_CLI_VERSIONS } = await import("../scripts/install-agent-clis.mjs");
+    const text = readFileSync(join(templates, "autopilot-worker.yml"), "utf8");
+    expect(text).toContain(`@anthropic-ai/claude-code@${AGENT_CLI_VERSIONS["@anthropic-ai/claude-code"]}`);
   });
 });

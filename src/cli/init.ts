@@ -18,6 +18,7 @@ import {
 import { ensureLabels } from "../github/setup-labels.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { detectQualityCommands } from "../worker/quality.js";
+import { detectSetupCommands } from "../worker/setup-commands.js";
 import {
   apiUrl,
   cliCommand,
@@ -133,6 +134,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     release,
     agent: agent as AgentPreset,
     qualityCommands: quality,
+    setup: await detectSetupCommands(dir),
     workerTemplate: readFileSync(join(templates, "autopilot-worker.yml"), "utf8"),
     controllerTemplate: readFileSync(join(templates, "autopilot-controller.yml"), "utf8"),
   });

@@ -10,6 +10,7 @@
  */
 import { changeHash } from "./change-hash.js";
 import { type HumanGateOptions, matchHumanGate } from "./human-gate.js";
+import { type ManifestVersions, type SupplyChainOptions, supplyChainRules } from "./supply-chain-gate.js";
 
 export interface DiffFile {
   filename: string;
@@ -22,6 +23,8 @@ export interface DiffFile {
   patch?: string | null;
   /** Git mode of the file in the head commit's tree (`100644`, `100755`, `120000`, `160000`); null when unknown. */
   mode?: string | null;
+  /** For a package.json: the file at the merge base and at the head, read so install scripts can be compared. */
+  manifest?: ManifestVersions | null;
 }
 
 /** One pull request's diff as read from the API, pinned to a head SHA. */
@@ -57,7 +60,10 @@ function shown(path: string): string {
 }
 
 /** The rules that fire for a diff (empty: nothing needs a person). Names are short and bounded. */
-export function evaluateDiffGate(diff: PullDiff, options: HumanGateOptions): string[] {
+export function evaluateDiffGate(
+  diff: PullDiff,
+  options: HumanGateOptions & { supplyChain: SupplyChainOptions },
+): string[] {
   const rules: string[] = [];
   const add = (rule: string) => {
     const text = rule.length > RULE_CHARS ? `${rule.slice(0, RULE_CHARS - 1)}…` : rule;
@@ -110,6 +116,8 @@ export function evaluateDiffGate(diff: PullDiff, options: HumanGateOptions): str
       patches.push(`diff --git a/${label} b/${label}\n--- a/${label}\n+++ b/${label}\n${file.patch}`);
     }
   }
+  // What installs and builds is code too (src/core/supply-chain-gate.ts): default rules, off with the gate.
+  if (options.enabled) for (const rule of supplyChainRules(diff.files, options.supplyChain)) add(rule);
   const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
   for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
   return rules.slice(0, DIFF_GATE_MAX_RULES);

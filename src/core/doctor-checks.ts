@@ -57,7 +57,8 @@ export interface SetupFacts {
   trackingIssue: { number: number; pinned: boolean } | null;
 }
 
-export type CheckStatus = "pass" | "fail" | "skip";
+/** `warn`: works, but unsafe or costly; the fix says what to change. Only `fail` makes doctor exit 1. */
+export type CheckStatus = "pass" | "warn" | "fail" | "skip";
 
 export interface DoctorCheck {
   id: string;
@@ -225,6 +226,102 @@ function checkPushToken(facts: SetupFacts): DoctorCheck {
       "Pass the App's token instead: an actions/create-github-app-token step and `github-token: ${{ steps.app-token.outputs.token }}` (as templates/workflows/autopilot-worker.yml does).",
     );
   return pass("push-token", title, "the worker gets a token other than the workflow's GITHUB_TOKEN");
+}
+
+/**
+ * Shell commands that run the repository's code: installs (lifecycle scripts), builds, tests, task runners, and
+ * scripts of the checkout. A global install of a named package (`npm install -g <cli>`) or `pip install <name>`
+ * runs no repository code; `pip install -r …`, `-e …` or `.` does.
+ */
+const REPOSITORY_CODE: readonly RegExp[] = [
+  /\bnpm\s+(?:ci|install|i|add|run|run-script|test|t|start|exec|rebuild|pack)\b(?![^\n]*(?:\s-g\b|\s--global\b))/,
+  /\bnpm\s+(?:install|i)\b[^\n]*\s(?:-g|--global)\s+(?:\.|\/)/,
+  /\b(?:npx|yarn|pnpm|bun|bunx|corepack)\b/,
+  /\bpip3?\s+install\b[^\n]*\s(?:-r|--requirement|-e|--editable|-c|--constraint)\b/,
+  /\bpip3?\s+install\b[^\n]*\s\.{1,2}(?:\/|\s|$)/,
+  /\b(?:poetry|pipenv|uv|pdm|hatch)\s+(?:install|sync|run|build)\b/,
+  /\b(?:tox|nox|pytest)\b|\bpython3?\s+(?:-m\s+pytest|setup\.py)\b/,
+  /(?:^|[\s;&|(])make\b/,
+  /\bcargo\s+(?:build|test|run|check|bench|clippy|doc|install\s+--path)\b/,
+  /\bgo\s+(?:build|test|run|generate|vet|install)\b/,
+  /\b(?:gradle|mvn|ant|sbt|rake)\b|\.\/(?:gradlew|mvnw)\b/,
+  /\bbundle\s+(?:install|exec)\b|\bdotnet\s+(?:build|test|run|restore|pack)\b/,
+  /\b(?:bash|sh|zsh|node|deno|python3?|ruby|perl|php)\s+(?!-)[\w./-]+\.(?:sh|js|mjs|cjs|ts|py|rb|pl|php)\b/,
+  /(?:^|[\s;&|(])\.{1,2}\/[\w./-]+/,
+];
+
+interface WorkflowStep {
+  name?: unknown;
+  uses?: unknown;
+  run?: unknown;
+}
+
+/** The steps of the worker workflow that run the repository's code outside the worker, by job. */
+export function repositoryCodeSteps(workflowText: string): { job: string; step: string; why: string }[] {
+  let workflow: { jobs?: Record<string, { steps?: WorkflowStep[] }> } | null;
+  try {
+    workflow = parseYaml(workflowText) as typeof workflow;
+  } catch {
+    return [];
+  }
+  const found: { job: string; step: string; why: string }[] = [];
+  for (const [job, spec] of Object.entries(workflow?.jobs ?? {})) {
+    for (const [index, step] of (Array.isArray(spec?.steps) ? spec.steps : []).entries()) {
+      const label =
+        typeof step?.name === "string" && step.name.trim()
+          ? step.name.trim()
+          : typeof step?.uses === "string"
+            ? step.uses
+            : typeof step?.run === "string"
+              ? step.run.trim().split("\n")[0]!.slice(0, 60)
+              : `step ${index + 1}`;
+      if (typeof step?.uses === "string" && step.uses.trim().startsWith("./"))
+        found.push({
+          job,
+          step: label,
+          why: `a local action (${step.uses.trim()}) is the repository's code`,
+        });
+      if (typeof step?.run !== "string") continue;
+      const line = step.run
+        .split("\n")
+        .map((l) => l.replace(/(?:^|\s)#.*$/, "").trim())
+        .find((l) => l && REPOSITORY_CODE.some((re) => re.test(l)));
+      if (line) found.push({ job, step: label, why: `runs \`${line.slice(0, 80)}\`` });
+    }
+  }
+  return found;
+}
+
+function checkRepositoryCode(facts: SetupFacts): DoctorCheck {
+  const id = "repository-code";
+  const title = "The worker workflow runs no repository code outside the worker";
+  if (facts.workerWorkflowText === null)
+    return {
+      id,
+      title,
+      status: "skip",
+      detail: "no worker workflow to read",
+      fix: "Fix the worker workflow first.",
+    };
+  const steps = repositoryCodeSteps(facts.workerWorkflowText);
+  if (steps.length === 0)
+    return pass(
+      id,
+      title,
+      "installs, builds and tests run only inside the worker (`setup:`, quality commands)",
+    );
+  const named = steps.map((s) => `step "${s.step}" (job ${s.job}) ${s.why}`).join("; ");
+  return {
+    id,
+    title,
+    status: "warn",
+    detail:
+      `${named}: it runs as the runner's user, beside the job's secrets (the App's private key), where an ` +
+      "agent-merged install script or a hostile dependency reads them",
+    fix:
+      "Move the command into `setup:` in .github/autopilot.yml (the worker runs it once, inside its sandbox, as " +
+      "the agent's user) and delete the step; keep only toolchain installs (actions/setup-node, …) in the workflow.",
+  };
 }
 
 function configOf(facts: SetupFacts): { config: AutopilotConfig; error: string | null } {
@@ -418,6 +515,7 @@ export function runDoctorChecks(facts: SetupFacts, cli = "npx github:OWNER/autop
     checkActions(facts),
     checkWorkerWorkflow(facts, cli),
     checkPushToken(facts),
+    checkRepositoryCode(facts),
     checkConfig(facts),
     checkLabels(facts, config, cli),
     checkRequiredChecks(facts, config),
@@ -432,16 +530,21 @@ export function doctorPassed(checks: readonly DoctorCheck[]): boolean {
   return checks.every((c) => c.status !== "fail");
 }
 
-/** ✓ / ✗ / – lines with the fix under each failure. */
+/** ✓ / ! / ✗ / – lines with the fix under each warning and failure. */
 export function renderDoctorReport(repo: string, checks: readonly DoctorCheck[]): string[] {
   const lines = [`Autopilot doctor: ${repo}`, ""];
   for (const check of checks) {
-    const mark = check.status === "pass" ? "✓" : check.status === "fail" ? "✗" : "–";
+    const mark =
+      check.status === "pass" ? "✓" : check.status === "fail" ? "✗" : check.status === "warn" ? "!" : "–";
     lines.push(`${mark} ${check.title}: ${check.detail}`);
     if (check.status !== "pass" && check.fix) lines.push(`    fix: ${check.fix}`);
   }
   const failedCount = checks.filter((c) => c.status === "fail").length;
   lines.push("");
-  lines.push(failedCount === 0 ? "All checks pass." : `${failedCount} check(s) failed.`);
+  const warned = checks.filter((c) => c.status === "warn").length;
+  const warnings = warned ? ` ${warned} warning(s).` : "";
+  lines.push(
+    failedCount === 0 ? `All checks pass.${warnings}` : `${failedCount} check(s) failed.${warnings}`,
+  );
   return lines;
 }

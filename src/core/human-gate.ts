@@ -16,8 +16,9 @@
  *   case-insensitive, matched in linear time);
  * - default path rules: `.github/workflows/**`, everything else under `.github/`, migration directories, `.env*`,
  *   Terraform files and
- *   directories, CODEOWNERS; plus `options.paths` (globs). Dockerfiles and lockfiles are not gated: they
- *   change how the project builds, which CI checks, not what it does to the world;
+ *   directories, CODEOWNERS; plus `options.paths` (globs). Dockerfiles and lockfiles are not gated as paths:
+ *   they change how the project builds, which CI checks; what a lockfile downloads from, install scripts and
+ *   registry settings are the controller's supply-chain rules (src/core/supply-chain-gate.ts);
  * - never-auto-approve rules: push --force, rm -rf /, rm -rf ~, drop database, format c:,
  *   production deploy, npm publish — plus changes to Autopilot's own configuration
  *   (`.github/autopilot.yml`), which must never slip through unseen. These ALWAYS apply: configuration

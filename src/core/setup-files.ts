@@ -46,14 +46,24 @@ export function sourceFromRepositoryField(field: unknown): string | null {
   return match ? `${match[1]}/${match[2]}` : null;
 }
 
-/** The agent CLI install line and its key per preset (what the worker job needs on the runner). */
+/**
+ * The agent CLI install line and its key per preset (what the worker job needs on the runner), each at an exact
+ * version: a new release reaches a repository's jobs only when someone changes the number. The npm versions are
+ * the ones the real-CLI tests run (scripts/install-agent-clis.mjs; test/core/setup-files.test.ts keeps them
+ * equal): bump them there and here together.
+ */
 const AGENT_INSTALL: Record<Exclude<AgentPreset, "custom">, { install: string; key: string }> = {
-  "claude-code": { install: "npm install -g @anthropic-ai/claude-code", key: "ANTHROPIC_API_KEY" },
-  codex: { install: "npm install -g @openai/codex", key: "OPENAI_API_KEY" },
-  gemini: { install: "npm install -g @google/gemini-cli", key: "GEMINI_API_KEY" },
-  opencode: { install: "npm install -g opencode-ai", key: "ANTHROPIC_API_KEY" },
-  aider: { install: "pipx install aider-chat", key: "ANTHROPIC_API_KEY" },
+  "claude-code": { install: "npm install -g @anthropic-ai/claude-code@2.1.330", key: "ANTHROPIC_API_KEY" },
+  codex: { install: "npm install -g @openai/codex@0.169.0", key: "OPENAI_API_KEY" },
+  gemini: { install: "npm install -g @google/gemini-cli@0.61.0", key: "GEMINI_API_KEY" },
+  opencode: { install: "npm install -g opencode-ai@1.18.33", key: "ANTHROPIC_API_KEY" },
+  aider: { install: "pipx install aider-chat==0.86.2", key: "ANTHROPIC_API_KEY" },
 };
+
+/** The exact agent CLI install line of a preset (null for `custom`). */
+export function agentInstallLine(agent: AgentPreset): string | null {
+  return agent === "custom" ? null : AGENT_INSTALL[agent].install;
+}
 
 export function agentKeyName(agent: AgentPreset): string | null {
   return agent === "custom" ? null : AGENT_INSTALL[agent].key;
@@ -70,7 +80,7 @@ export function pinWorkflow(template: string, release: Release, agent: AgentPres
     });
   if (agent !== "custom") {
     text = text.replace(
-      /^(\s*run: )npm install -g @anthropic-ai\/claude-code$/m,
+      /^(\s*run: )npm install -g @anthropic-ai\/claude-code(?:@\S+)?$/m,
       (_m, prefix: string) => `${prefix}${AGENT_INSTALL[agent].install}`,
     );
   }
@@ -86,6 +96,8 @@ export function renderConfigFile(options: {
   release: Release;
   agent: AgentPreset;
   qualityCommands: readonly string[];
+  /** Install commands found for the project (`setup:`); empty: a commented example. */
+  setup?: readonly string[];
 }): string {
   const lines = [
     `# yaml-language-server: $schema=${schemaUrl(options.release)}`,
@@ -103,6 +115,16 @@ export function renderConfigFile(options: {
     lines.push("# Run after every iteration; a task is done only when all of them pass.");
     lines.push("qualityCommands:");
     for (const command of options.qualityCommands) lines.push(`  - ${JSON.stringify(command)}`);
+  }
+  const setup = options.setup ?? [];
+  lines.push(
+    "# Installs the project's dependencies once before the first iteration, inside the worker's sandbox as the",
+    "# agent's user (never in a workflow step of its own, beside the job's secrets).",
+  );
+  if (setup.length === 0) lines.push('# setup: ["npm ci"]');
+  else {
+    lines.push("setup:");
+    for (const command of setup) lines.push(`  - ${JSON.stringify(command)}`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -154,6 +176,7 @@ export function desiredFiles(options: {
   release: Release;
   agent: AgentPreset;
   qualityCommands: readonly string[];
+  setup?: readonly string[];
   workerTemplate: string;
   controllerTemplate: string;
 }): DesiredFile[] {
@@ -175,6 +198,7 @@ export function desiredFiles(options: {
       release: options.release,
       agent: options.agent,
       qualityCommands: options.qualityCommands,
+      ...(options.setup ? { setup: options.setup } : {}),
     }),
   });
   return files;

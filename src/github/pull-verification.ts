@@ -13,15 +13,21 @@
  * Docs: https://docs.github.com/en/rest/commits/commits#compare-two-commits
  * Neither endpoint shows file modes, so symlinks and submodules come from the head commit's tree:
  * https://docs.github.com/en/rest/git/trees#get-a-tree (mode `120000` symlink, `160000` submodule).
+ * A changed package.json is read whole at the merge base and at the head (REST "Get repository content",
+ * https://docs.github.com/en/rest/repos/contents#get-repository-content): whether a changed line is an install
+ * script, or reaches one through `npm run`, needs the parsed file, which a patch does not show.
  */
 import { parseDashboard } from "../core/dashboard/index.js";
 import type { DiffFile, PullDiff } from "../core/diff-gate.js";
 import { trustedOpenPulls } from "../core/pull-trust.js";
 import type { WorldSnapshot } from "../core/world.js";
 import type { GitHubClient, RepoRef } from "./client.js";
+import { statusOf } from "./errors.js";
 
 /** The compare endpoint's documented cap on listed files. */
 export const COMPARE_MAX_FILES = 300;
+/** package.json files read per diff at most; the rest count as not read (the gate fires on them). */
+export const MAX_MANIFESTS_PER_DIFF = 20;
 /** Diffs read per reconcile at most; the others wait for the next one. */
 export const MAX_DIFFS_PER_RECONCILE = 10;
 
@@ -85,7 +91,8 @@ async function readPullDiff(
         basehead: `${base}...${sha}`,
       }),
     );
-    const listed = ((compare.data as { files?: CompareFile[] }).files ?? []).slice(0, COMPARE_MAX_FILES);
+    const data = compare.data as { files?: CompareFile[]; merge_base_commit?: { sha?: string } };
+    const listed = (data.files ?? []).slice(0, COMPARE_MAX_FILES);
     const files: DiffFile[] = listed.map((f) => ({
       filename: f.filename,
       status: f.status,
@@ -110,9 +117,56 @@ async function readPullDiff(
       }
       for (const file of files) file.mode = modes.get(file.filename) ?? null;
     }
+    await readManifests(ctx, files, data.merge_base_commit?.sha ?? base, sha);
     return { pr, sha, files, filesCapped: listed.length >= COMPARE_MAX_FILES };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { pr, sha, files: [], filesCapped: false, error: message.slice(0, 150) };
+  }
+}
+
+/** Reads both versions of each changed package.json; one that cannot be read is left without (and gated). */
+async function readManifests(
+  ctx: VerificationContext,
+  files: DiffFile[],
+  mergeBase: string,
+  head: string,
+): Promise<void> {
+  const manifests = files.filter(
+    (f) => f.status !== "removed" && f.filename.slice(f.filename.lastIndexOf("/") + 1) === "package.json",
+  );
+  for (const file of manifests.slice(0, MAX_MANIFESTS_PER_DIFF)) {
+    try {
+      const after = await readText(ctx, file.filename, head);
+      if (after === null) continue;
+      const before =
+        file.status === "added"
+          ? null
+          : await readText(ctx, file.previousFilename ?? file.filename, mergeBase);
+      file.manifest = { before, after };
+    } catch {
+      // Left unread: the rule that needs it fires instead (src/core/supply-chain-gate.ts).
+    }
+  }
+}
+
+/** A file's text at a commit; null when there is no such file. Over 1 MB the API sends no content: thrown. */
+async function readText(ctx: VerificationContext, path: string, ref: string): Promise<string | null> {
+  try {
+    const response = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/contents/{path}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        path,
+        ref,
+      }),
+    );
+    const data = response.data as { type?: string; encoding?: string; content?: string };
+    if (data?.type !== "file" || data.encoding !== "base64" || typeof data.content !== "string")
+      throw new Error(`${path} at ${ref.slice(0, 12)} did not come back as a base64 file`);
+    return Buffer.from(data.content.replace(/\s+/g, ""), "base64").toString("utf8");
+  } catch (error) {
+    if (statusOf(error) === 404) return null;
+    throw error;
   }
 }

@@ -302,9 +302,6 @@ class WorkerLoop {
     );
     let conflicts: string[] = [];
     if (this.setup.resumed) {
-      // Notes set aside when the PR opened come back for the next round.
-      if (await git.restoreDeletedFile(PROGRESS_NOTES_PATH))
-        this.log.info("restored the progress notes from the branch history");
       const merge = await git.mergeDefault(
         this.inputs.defaultBranch,
         `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`,
@@ -315,6 +312,11 @@ class WorkerLoop {
       if (conflicts.length)
         this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
     }
+    const setupFailure = await this.projectSetup(conflicts.length > 0);
+    if (setupFailure) return this.finish("failed", setupFailure);
+    // Notes set aside when the PR opened come back for the next round (after the setup, which may reset the tree).
+    if (this.setup.resumed && (await git.restoreDeletedFile(PROGRESS_NOTES_PATH)))
+      this.log.info("restored the progress notes from the branch history");
     await ensureProgressNotes(this.tree, this.inputs.issue, issue.title);
 
     const feedback = await gatherFeedback({
@@ -557,6 +559,48 @@ class WorkerLoop {
       progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
       ...(budgetNote ? { budgetNote } : {}),
     });
+  }
+
+  /**
+   * The project's setup (`setup:` in .github/autopilot.yml), once, before the first iteration. It runs the
+   * repository's code (install and lifecycle scripts), so it runs the way the quality commands do: inside the
+   * worker's sandbox, as the agent's user, without the token. A failure ends the job with the command named:
+   * the agent did not write the setup, and its output is not the agent's to act on. Returns the failure, or null.
+   */
+  private async projectSetup(conflicted: boolean): Promise<string | null> {
+    const commands = this.config.setup;
+    if (commands.length === 0) return null;
+    if (conflicted) {
+      // The merge left conflict markers (a lockfile's, perhaps) for the agent to resolve: an install would fail.
+      this.warn("`setup` skipped: the merge of the default branch left conflicts for the agent to resolve");
+      return null;
+    }
+    const limitMs = this.config.setupTimeoutMinutes * 60_000;
+    const limit = `setupTimeoutMinutes (${this.config.setupTimeoutMinutes} min)`;
+    const started = this.now();
+    for (const command of commands) {
+      this.checkCancelled();
+      const left = limitMs - (this.now() - started);
+      if (left <= 0) return `project setup ran out of time: ${limit} passed before \`${command}\``;
+      this.log.info(`setup: ${command}`);
+      const [result] = await this.deps.quality.run([command], left);
+      if (result?.output.trim()) this.log.info(result.output);
+      if (!result?.passed) {
+        const why = !result
+          ? "did not run"
+          : result.timedOut
+            ? `was stopped when ${limit} ran out`
+            : `failed (exit code ${result.exitCode ?? "none"})`;
+        return (
+          `project setup failed: \`${command}\` ${why}; its output is in the worker's log. ` +
+          "Fix the command in `setup` of .github/autopilot.yml, or the project"
+        );
+      }
+      this.log.info(`setup passed: ${command} (${Math.round(result.durationMs / 1000)} s)`);
+    }
+    // What the setup changed in tracked files is not the agent's work (installed packages stay: excluded).
+    await this.deps.git.resetWorkTree();
+    return null;
   }
 
   private async runQuality(): Promise<QualityCommandResult[]> {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROLLER_EVENTS } from "../../src/app/app.js";
 import { main } from "../../src/cli/main.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import type { DoctorCheck } from "../../src/core/doctor-checks.js";
+import { type DoctorCheck, repositoryCodeSteps } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
 import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
@@ -107,6 +107,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       "actions",
       "worker-workflow",
       "push-token",
+      "repository-code",
       "config",
       "labels",
       "required-checks",
@@ -285,6 +286,56 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       expect(check.detail.length).toBeGreaterThan(0);
     });
   }
+
+  it("warns about a worker workflow that runs repository code outside the worker, naming the step and the fix", async () => {
+    const repo = await repository({
+      files: (f) => {
+        f[".github/workflows/autopilot-worker.yml"] = f[".github/workflows/autopilot-worker.yml"]!.replace(
+          "      - name: Autopilot worker\n",
+          [
+            "      - name: Install the project's dependencies",
+            "        run: |",
+            "          # the old template's step",
+            "          if [ -f package-lock.json ]; then npm ci; fi",
+            "      - uses: ./.github/actions/prepare",
+            "      - name: Autopilot worker",
+            "",
+          ].join("\n"),
+        );
+      },
+    });
+    const result = await doctor(repo);
+    // A warning, not a failure: the setup works, it is only unsafe.
+    expect(result.code, result.text).toBe(0);
+    const check = result.checks.find((c) => c.id === "repository-code")!;
+    expect(check.status).toBe("warn");
+    expect(check.detail).toContain(
+      `step "Install the project's dependencies" (job work) runs \`if [ -f package-lock.json ]; then npm ci; fi\``,
+    );
+    expect(check.detail).toContain("a local action (./.github/actions/prepare)");
+    expect(check.fix).toContain("`setup:` in .github/autopilot.yml");
+  });
+
+  it("does not warn about toolchain installs or a global agent CLI install", () => {
+    const text = readFileSync("templates/workflows/autopilot-worker.yml", "utf8");
+    expect(repositoryCodeSteps(text)).toEqual([]);
+    for (const run of [
+      "make test",
+      "./scripts/build.sh",
+      "pip install -r requirements.txt",
+      "go test ./...",
+      "yarn",
+      "npx tsc",
+      "cargo build",
+    ])
+      expect(repositoryCodeSteps(`jobs:\n  work:\n    steps:\n      - run: ${run}\n`), run).toHaveLength(1);
+    for (const run of [
+      "pipx install aider-chat==0.86.2",
+      "npm install -g opencode-ai@1.18.33",
+      "sudo apt-get install -y bubblewrap",
+    ])
+      expect(repositoryCodeSteps(`jobs:\n  work:\n    steps:\n      - run: ${run}\n`), run).toEqual([]);
+  });
 
   it("fails and names the fix: the installation lacks a permission and an event app.yml asks for", async () => {
     const repo = await repository();

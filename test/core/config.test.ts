@@ -140,6 +140,7 @@ humanGate:
   enabled: false
   patterns: ['kubectl\\s+apply']
   paths: ["infra/**"]
+  supplyChain: { lockfileSources: false, registries: [npm.acme.internal, "pypi.acme.internal:8443"] }
 merge:
   auto: false
   method: rebase
@@ -190,7 +191,17 @@ dryRun: true
         { preset: "gemini", model: null, args: [], env: [], command: null },
       ],
     });
-    expect(config.humanGate).toEqual({ enabled: false, patterns: ["kubectl\\s+apply"], paths: ["infra/**"] });
+    expect(config.humanGate).toEqual({
+      enabled: false,
+      patterns: ["kubectl\\s+apply"],
+      paths: ["infra/**"],
+      supplyChain: {
+        lifecycleScripts: true,
+        registrySettings: true,
+        lockfileSources: false,
+        registries: ["npm.acme.internal", "pypi.acme.internal:8443"],
+      },
+    });
     expect(config.merge).toEqual({
       auto: false,
       method: "rebase",

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { lineDiff, pinWorkflow, planFiles, sourceFromRepositoryField } from "../../src/core/setup-files.js";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENT_CLI_VERSIONS } from "../../scripts/install-agent-clis.mjs";
+import { parseConfig } from "../../src/core/config/index.js";
+import {
+  agentInstallLine,
+  lineDiff,
+  pinWorkflow,
+  planFiles,
+  renderConfigFile,
+  sourceFromRepositoryField,
+} from "../../src/core/setup-files.js";
+import { detectSetupCommands } from "../../src/worker/setup-commands.js";
 
 describe("setup files (pure)", () => {
   it("reads where Autopilot is published from package.json's repository field, in every form npm allows", () => {
@@ -16,7 +29,7 @@ describe("setup files (pure)", () => {
     const template = [
       "# Autopilot worker: does one task's work. Copy this file to .github/workflows/autopilot-worker.yml.",
       "      - name: Install the agent CLI",
-      "        run: npm install -g @anthropic-ai/claude-code",
+      "        run: npm install -g @anthropic-ai/claude-code@2.1.330",
       "        # Replace OWNER/autopilot with the repository that holds Autopilot, pinned to a release.",
       "        uses: OWNER/autopilot@v1",
       "        uses: OWNER/autopilot/controller@v1",
@@ -25,9 +38,53 @@ describe("setup files (pure)", () => {
     const pinned = pinWorkflow(template, { source: "acme/ap", version: "1.2.3" }, "gemini");
     expect(pinned).toContain("uses: acme/ap@v1.2.3\n");
     expect(pinned).toContain("uses: acme/ap/controller@v1.2.3\n");
-    expect(pinned).toContain("run: npm install -g @google/gemini-cli");
+    expect(pinned).toContain(
+      `run: npm install -g @google/gemini-cli@${AGENT_CLI_VERSIONS["@google/gemini-cli"]}\n`,
+    );
     expect(pinned).not.toContain("Replace OWNER");
     expect(pinned).not.toContain("Copy this file");
+  });
+
+  it("installs every agent CLI at the exact version the real-CLI tests run", () => {
+    for (const [preset, name] of [
+      ["claude-code", "@anthropic-ai/claude-code"],
+      ["codex", "@openai/codex"],
+      ["gemini", "@google/gemini-cli"],
+      ["opencode", "opencode-ai"],
+    ] as const) {
+      expect(agentInstallLine(preset)).toBe(`npm install -g ${name}@${AGENT_CLI_VERSIONS[name]}`);
+    }
+    expect(agentInstallLine("aider")).toMatch(/^pipx install aider-chat==\d+\.\d+\.\d+$/);
+  });
+
+  it("writes the detected setup into .github/autopilot.yml, one install per ecosystem the lockfiles show", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "setup-detect-"));
+    try {
+      expect(await detectSetupCommands(dir)).toEqual([]);
+      for (const [file, text] of [
+        ["package.json", "{}"],
+        ["package-lock.json", "{}"],
+        ["requirements.txt", "requests==2.32.3\n"],
+        ["go.mod", "module x\n"],
+      ])
+        await writeFile(join(dir, file!), text!);
+      const setup = await detectSetupCommands(dir);
+      expect(setup).toEqual([
+        "npm ci",
+        "python -m pip install --user -r requirements.txt",
+        "go mod download",
+      ]);
+      const release = { source: "acme/ap", version: "1.0.0" };
+      const text = renderConfigFile({ release, agent: "claude-code", qualityCommands: ["npm test"], setup });
+      const parsed = parseConfig(text);
+      expect(parsed.ok && parsed.config.setup).toEqual(setup);
+      // Nothing found: a commented example, and the file still parses.
+      const none = renderConfigFile({ release, agent: "claude-code", qualityCommands: [] });
+      expect(none).toContain('# setup: ["npm ci"]');
+      expect(parseConfig(none).ok).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("plans: absent → create, same → unchanged, different → conflict with a diff (overwrite only when forced)", () => {

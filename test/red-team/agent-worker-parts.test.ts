@@ -116,16 +116,21 @@ describe("links the agent plants where the worker reads and writes its notes", (
 });
 
 describe("the worker's `config` input", () => {
-  it.each(["agents", "humanGate", "isolation", "qualityCommands", "branchPrefix"])(
-    "refuses %s with an error naming the key and where to set it",
-    (key) => {
-      const result = applyWorkerOverrides(DEFAULT_CONFIG, JSON.stringify({ [key]: {} }));
-      expect(result.ok).toBe(false);
-      if (result.ok) return;
-      expect(result.error.message).toContain(`\`${key}\` cannot be overridden per job`);
-      expect(result.error.message).toContain(".github/autopilot.yml on the default branch");
-    },
-  );
+  it.each([
+    "agents",
+    "humanGate",
+    "isolation",
+    "qualityCommands",
+    "setup",
+    "setupTimeoutMinutes",
+    "branchPrefix",
+  ])("refuses %s with an error naming the key and where to set it", (key) => {
+    const result = applyWorkerOverrides(DEFAULT_CONFIG, JSON.stringify({ [key]: {} }));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.message).toContain(`\`${key}\` cannot be overridden per job`);
+    expect(result.error.message).toContain(".github/autopilot.yml on the default branch");
+  });
 
   it("accepts the controller's safe keys", () => {
     const result = applyWorkerOverrides(

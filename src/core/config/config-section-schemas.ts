@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { compileGatePattern } from "../gate-pattern.js";
+import { DEFAULT_REGISTRIES } from "../supply-chain-gate.js";
 import { AGENT_PRESETS, EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
 import { checkAgent } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
@@ -149,6 +150,51 @@ export const RateLimitSchema = z
     "Backoff when an agent reports a rate limit: waits of baseMs × factor^retry, capped at maxWaitMs.",
   );
 
+// A registry host name, optionally with a port: what a lockfile's download URL must name to count as allowed.
+const REGISTRY_HOST =
+  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
+
+const SupplyChainSchema = z
+  .strictObject({
+    lifecycleScripts: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, " +
+          "prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, " +
+          "and a `binding.gyp`.",
+      ),
+    registrySettings: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, " +
+          "`pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, …), index settings in pyproject.toml, " +
+          "and package.json's `packageManager` and `pnpm` fields.",
+      ),
+    lockfileSources: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on " +
+          "another host, git, a local path, a go.mod `replace`, a requirements `--index-url`).",
+      ),
+    registries: z
+      .array(
+        z
+          .string()
+          .regex(REGISTRY_HOST)
+          .meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" }),
+      )
+      .default([...DEFAULT_REGISTRIES])
+      .describe(
+        "Hosts packages may be downloaded from over https; replaces the default list (the public npm, " +
+          "PyPI and crates.io hosts), so list those too when you add a private registry.",
+      ),
+  })
+  .prefault({})
+  .describe("The supply-chain rules: what installs and builds is code too. Each rule can be turned off.");
+
 export const HumanGateSchema = z
   .strictObject({
     enabled: z
@@ -185,6 +231,7 @@ export const HumanGateSchema = z
       .array(nonBlank("a glob pattern such as `infra/**` (not blank)"))
       .default([])
       .describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
+    supplyChain: SupplyChainSchema,
   })
   .prefault({})
   .describe("The human gate: changes that need a person's approval before their pull request merges.");
