@@ -28,6 +28,7 @@ import { evaluateCondition, interpolateString } from "./expressions.js";
 import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
 import { runJob } from "./job-runner.js";
+import { workflowErrors } from "./workflow-check.js";
 import { PullRequestCi } from "./pull-request-ci.js";
 import { runContext } from "./run-context.js";
 import { killGroup, StepProcesses } from "./step-process.js";
@@ -246,6 +247,8 @@ export class ActionsRunner {
       this.workflowTexts.set(key, text);
     }
     if (!text) throw new Error(`${workflow.path} not found at ${ref}`);
+    const invalid = await workflowErrors(workflow.path, text);
+    if (invalid.length > 0) throw new Error(`Invalid workflow file: ${invalid.join("; ")}`);
     const parsed = parseYaml(text) as WorkflowFile | null;
     if (!parsed || typeof parsed !== "object" || !parsed.jobs)
       throw new Error(`${workflow.path} has no jobs`);
