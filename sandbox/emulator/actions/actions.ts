@@ -360,9 +360,11 @@ export class ActionsRunner {
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
     let ranJobs = 0;
-    // One agent user per running job on this machine (see agent-user-slots.ts).
-    const agentUser = claimAgentUser();
-    handle.agentUser = agentUser.name;
+    // One OS user per running job on this machine (see agent-user-slots.ts), when the harness asks for it.
+    const agentUser = this.options.jobUserVariable
+      ? claimAgentUser()
+      : { name: undefined, release: () => {} };
+    if (agentUser.name) handle.agentUser = agentUser.name;
     try {
       for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
         const result = await runJob(this.jobHost, handle, workflow, jobId, job, token, dir);
