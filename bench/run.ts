@@ -15,6 +15,7 @@ import { runDashboardBench } from "./dashboard-size.js";
 import { machineLine } from "./lib.js";
 import { runDecideBench } from "./reconcile-decide.js";
 import { runRequestsBench } from "./requests.js";
+import { runServeFootprintBench } from "./serve-footprint.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -53,6 +54,9 @@ const worker = spawnSync(
   { stdio: ["ignore", "inherit", "inherit"] },
 );
 if (worker.status !== 0) console.log(`(worker-overhead.ts exited with ${worker.status ?? worker.signal})`);
+
+section("the hosted app's footprint");
+await runServeFootprintBench();
 
 section("GitHub requests (idle ticks, demo scenario)");
 await runRequestsBench(demoSeconds);

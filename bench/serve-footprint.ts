@@ -1,7 +1,7 @@
 /**
  * What the hosted app costs to install and run, without the sandbox:
  *
- *   npx tsx bench/serve-footprint.ts            # all four figures (about a minute)
+ *   npx tsx bench/serve-footprint.ts            # all four figures (about a minute; also part of npm run bench)
  *
  * - installed size of the production dependencies: `npm ci --omit=dev` into a temporary copy of package.json
  *   and package-lock.json, then `du -sh node_modules` (what the Docker image's install holds);
@@ -20,7 +20,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { machineLine, printTable } from "./lib.js";
+import { isMain, machineLine, printTable } from "./lib.js";
 
 const root = join(import.meta.dirname, "..");
 const RUNS = 5;
@@ -181,4 +181,4 @@ export async function runServeFootprintBench(): Promise<void> {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runServeFootprintBench();
+if (isMain(import.meta.url)) await runServeFootprintBench();

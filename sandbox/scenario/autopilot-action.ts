@@ -6,3 +6,6 @@
 export function isAutopilotActionRef(uses: string): boolean {
   return /^[\w.-]+\/autopilot(\/[\w./-]+)?@[\w./-]+$/i.test(uses);
 }
+
+/** Where the worker reads the OS user its agent runs as (src/worker): the emulator names each job's own. */
+export const AUTOPILOT_JOB_USER_VARIABLE = "AUTOPILOT_AGENT_USER";

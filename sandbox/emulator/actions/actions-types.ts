@@ -31,6 +31,13 @@ export interface ActionsOptions {
    * the harness names its action's published references here, e.g. `<owner>/<action>@<ref>`.
    */
   actionRefs?: (uses: string) => boolean;
+  /**
+   * On GitHub every job has a runner machine of its own; here jobs share one. With this set, each running job
+   * claims an OS user no other running job on this machine holds (agent-user-slots.ts) and finds its name in
+   * this environment variable (the harness: `AUTOPILOT_AGENT_USER`, the worker's agent user). Without it, no
+   * user is claimed.
+   */
+  jobUserVariable?: string;
   /** CI command per repository (`owner/name`), run on every new PR head. */
   ci?: Record<string, CiConfig>;
   /** Extra secrets (`secrets.NAME`) besides GITHUB_TOKEN. */
@@ -131,7 +138,7 @@ export interface RunRecord {
 
 /** The runner's state of one run (its record, the request, cancellation flags, the running step). */
 export interface RunHandle {
-  /** The worker's agent user for this run's jobs (AUTOPILOT_AGENT_USER). */
+  /** The OS user claimed for this run's jobs (named to them in {@link ActionsOptions.jobUserVariable}). */
   agentUser?: string;
   record: RunRecord;
   request: WorkflowRunRequest;

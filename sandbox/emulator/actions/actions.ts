@@ -28,6 +28,7 @@ import { evaluateCondition, interpolateString } from "./expressions.js";
 import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
 import { runJob } from "./job-runner.js";
+import { workflowErrors } from "./workflow-check.js";
 import { PullRequestCi } from "./pull-request-ci.js";
 import { runContext } from "./run-context.js";
 import { killGroup, StepProcesses } from "./step-process.js";
@@ -246,6 +247,8 @@ export class ActionsRunner {
       this.workflowTexts.set(key, text);
     }
     if (!text) throw new Error(`${workflow.path} not found at ${ref}`);
+    const invalid = await workflowErrors(workflow.path, text);
+    if (invalid.length > 0) throw new Error(`Invalid workflow file: ${invalid.join("; ")}`);
     const parsed = parseYaml(text) as WorkflowFile | null;
     if (!parsed || typeof parsed !== "object" || !parsed.jobs)
       throw new Error(`${workflow.path} has no jobs`);
@@ -357,9 +360,11 @@ export class ActionsRunner {
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
     let ranJobs = 0;
-    // One agent user per running job on this machine (see agent-user-slots.ts).
-    const agentUser = claimAgentUser();
-    handle.agentUser = agentUser.name;
+    // One OS user per running job on this machine (see agent-user-slots.ts), when the harness asks for it.
+    const agentUser = this.options.jobUserVariable
+      ? claimAgentUser()
+      : { name: undefined, release: () => {} };
+    if (agentUser.name) handle.agentUser = agentUser.name;
     try {
       for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
         const result = await runJob(this.jobHost, handle, workflow, jobId, job, token, dir);

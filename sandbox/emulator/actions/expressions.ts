@@ -1,10 +1,12 @@
 /**
- * GitHub Actions expressions (`${{ … }}`), enough of them for the Actions stand-in to read real workflow files:
- * context access (`inputs.issue`, `github.event.inputs.x`, `secrets.NAME`, `steps.id.outputs.k`, `a['b']`),
- * literals, `!`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||` (with GitHub's value-returning semantics), and the
- * functions contains, startsWith, endsWith, format, join, toJSON, fromJSON, success, failure, always,
- * cancelled. Context and property names are case-insensitive, as on GitHub.
+ * GitHub Actions expressions (`${{ … }}`) for the Actions stand-in, evaluated by GitHub's own implementation,
+ * `@actions/expressions` (https://github.com/actions/languageservices/tree/main/expressions: the lexer, parser
+ * and evaluator behind GitHub's workflow editor support, with GitHub's operators, coercions, case-insensitive
+ * property names and functions). What the runner adds is here: the job-status functions success(), failure(),
+ * always() and cancelled() (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions),
+ * `hashFiles()` (no cache here: empty), `${{ }}` interpolation in strings and `if:`'s implicit success().
  */
+import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
 
 export type ExprValue = string | number | boolean | null | ExprValue[] | { [key: string]: ExprValue };
 
@@ -16,70 +18,6 @@ export interface ExprContext {
 }
 
 export class ExpressionError extends Error {}
-
-type Token =
-  | { kind: "num"; value: number }
-  | { kind: "str"; value: string }
-  | { kind: "ident"; value: string }
-  | { kind: "op"; value: string }
-  | { kind: "eof" };
-
-function tokenize(source: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i]!;
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === "'") {
-      let value = "";
-      i++;
-      for (;;) {
-        if (i >= source.length) throw new ExpressionError(`unterminated string in: ${source}`);
-        if (source[i] === "'") {
-          if (source[i + 1] === "'") {
-            value += "'";
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        value += source[i++];
-      }
-      tokens.push({ kind: "str", value });
-      continue;
-    }
-    const two = source.slice(i, i + 2);
-    if (["==", "!=", "<=", ">=", "&&", "||"].includes(two)) {
-      tokens.push({ kind: "op", value: two });
-      i += 2;
-      continue;
-    }
-    if ("!<>()[],.*".includes(c)) {
-      tokens.push({ kind: "op", value: c });
-      i++;
-      continue;
-    }
-    const num = /^(?:0x[0-9a-f]+|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)/i.exec(source.slice(i));
-    if (num && (c === "-" || /\d/.test(c))) {
-      tokens.push({ kind: "num", value: Number(num[0]) });
-      i += num[0].length;
-      continue;
-    }
-    const ident = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(source.slice(i));
-    if (ident) {
-      tokens.push({ kind: "ident", value: ident[0] });
-      i += ident[0].length;
-      continue;
-    }
-    throw new ExpressionError(`unexpected character '${c}' in: ${source}`);
-  }
-  tokens.push({ kind: "eof" });
-  return tokens;
-}
 
 function truthy(value: ExprValue | undefined): boolean {
   if (value === null || value === undefined) return false;
@@ -97,224 +35,61 @@ export function exprToString(value: ExprValue | undefined): string {
   return JSON.stringify(value, null, 2);
 }
 
-function toNumber(value: ExprValue | undefined): number {
-  if (value === null || value === undefined) return 0;
-  if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "number") return value;
-  if (typeof value === "string") return value.trim() === "" ? 0 : Number(value);
-  return Number.NaN;
-}
+/** GitHub's contexts (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts): an expression
+ * may name any of them, whether or not this run gives it a value. */
+const CONTEXT_NAMES = [
+  "github",
+  "env",
+  "vars",
+  "job",
+  "jobs",
+  "steps",
+  "runner",
+  "secrets",
+  "strategy",
+  "matrix",
+  "needs",
+  "inputs",
+];
 
-function looseEquals(a: ExprValue | undefined, b: ExprValue | undefined): boolean {
-  if (typeof a === "string" && typeof b === "string") return a.toLowerCase() === b.toLowerCase();
-  if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
-  if (typeof a === "object" || typeof b === "object") return a === b;
-  return toNumber(a) === toNumber(b);
-}
-
-function property(target: ExprValue | undefined, name: string): ExprValue | undefined {
-  if (target === null || target === undefined || typeof target !== "object") return undefined;
-  if (Array.isArray(target)) {
-    const index = Number(name);
-    return Number.isInteger(index) ? target[index] : undefined;
-  }
-  if (name in target) return target[name];
-  const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(target)) if (key.toLowerCase() === lower) return value;
-  return undefined;
-}
-
-class Parser {
-  private pos = 0;
-  constructor(
-    private readonly tokens: Token[],
-    private readonly context: ExprContext,
-    private readonly source: string,
-  ) {}
-
-  private peek(): Token {
-    return this.tokens[this.pos]!;
-  }
-
-  private next(): Token {
-    return this.tokens[this.pos++]!;
-  }
-
-  private isOp(value: string): boolean {
-    const t = this.peek();
-    return t.kind === "op" && t.value === value;
-  }
-
-  private expect(value: string): void {
-    if (!this.isOp(value)) throw new ExpressionError(`expected '${value}' in: ${this.source}`);
-    this.pos++;
-  }
-
-  parse(): ExprValue | undefined {
-    const value = this.or();
-    if (this.peek().kind !== "eof") throw new ExpressionError(`unexpected token in: ${this.source}`);
-    return value;
-  }
-
-  private or(): ExprValue | undefined {
-    let left = this.and();
-    while (this.isOp("||")) {
-      this.pos++;
-      const right = this.and();
-      left = truthy(left) ? left : right;
-    }
-    return left;
-  }
-
-  private and(): ExprValue | undefined {
-    let left = this.equality();
-    while (this.isOp("&&")) {
-      this.pos++;
-      const right = this.equality();
-      left = truthy(left) ? right : left;
-    }
-    return left;
-  }
-
-  private equality(): ExprValue | undefined {
-    let left = this.comparison();
-    while (this.isOp("==") || this.isOp("!=")) {
-      const op = (this.next() as { value: string }).value;
-      const right = this.comparison();
-      left = op === "==" ? looseEquals(left, right) : !looseEquals(left, right);
-    }
-    return left;
-  }
-
-  private comparison(): ExprValue | undefined {
-    let left = this.unary();
-    while (this.isOp("<") || this.isOp("<=") || this.isOp(">") || this.isOp(">=")) {
-      const op = (this.next() as { value: string }).value;
-      const right = this.unary();
-      const [a, b] =
-        typeof left === "string" && typeof right === "string"
-          ? [left.toLowerCase(), right.toLowerCase()]
-          : [toNumber(left), toNumber(right)];
-      left = op === "<" ? a < b : op === "<=" ? a <= b : op === ">" ? a > b : a >= b;
-    }
-    return left;
-  }
-
-  private unary(): ExprValue | undefined {
-    if (this.isOp("!")) {
-      this.pos++;
-      return !truthy(this.unary());
-    }
-    return this.postfix(this.primary());
-  }
-
-  private postfix(value: ExprValue | undefined): ExprValue | undefined {
-    let current = value;
-    for (;;) {
-      if (this.isOp(".")) {
-        this.pos++;
-        const name = this.next();
-        if (name.kind === "op" && name.value === "*") {
-          current = Array.isArray(current)
-            ? current
-            : current && typeof current === "object"
-              ? Object.values(current)
-              : [];
-          continue;
-        }
-        if (name.kind !== "ident" && name.kind !== "num")
-          throw new ExpressionError(`bad property in: ${this.source}`);
-        current = property(current, String(name.value));
-      } else if (this.isOp("[")) {
-        this.pos++;
-        const key = this.or();
-        this.expect("]");
-        current = property(current, exprToString(key));
-      } else {
-        return current;
-      }
-    }
-  }
-
-  private primary(): ExprValue | undefined {
-    const token = this.next();
-    if (token.kind === "num" || token.kind === "str") return token.value;
-    if (token.kind === "op" && token.value === "(") {
-      const value = this.or();
-      this.expect(")");
-      return value;
-    }
-    if (token.kind !== "ident") throw new ExpressionError(`unexpected token in: ${this.source}`);
-    const name = token.value;
-    const lower = name.toLowerCase();
-    if (lower === "true") return true;
-    if (lower === "false") return false;
-    if (lower === "null") return null;
-    if (this.isOp("(")) {
-      this.pos++;
-      const args: (ExprValue | undefined)[] = [];
-      if (!this.isOp(")")) {
-        args.push(this.or());
-        while (this.isOp(",")) {
-          this.pos++;
-          args.push(this.or());
-        }
-      }
-      this.expect(")");
-      return this.call(lower, args);
-    }
-    return property(this.context.contexts as ExprValue, name);
-  }
-
-  private call(name: string, args: (ExprValue | undefined)[]): ExprValue {
-    const status = this.context.status ?? "success";
-    switch (name) {
-      case "success":
-        return status === "success";
-      case "failure":
-        return status === "failure";
-      case "cancelled":
-        return status === "cancelled";
-      case "always":
-        return true;
-      case "contains": {
-        const [search, item] = args;
-        if (Array.isArray(search)) return search.some((v) => looseEquals(v, item));
-        return exprToString(search).toLowerCase().includes(exprToString(item).toLowerCase());
-      }
-      case "startswith":
-        return exprToString(args[0]).toLowerCase().startsWith(exprToString(args[1]).toLowerCase());
-      case "endswith":
-        return exprToString(args[0]).toLowerCase().endsWith(exprToString(args[1]).toLowerCase());
-      case "format": {
-        const [template, ...rest] = args;
-        return exprToString(template)
-          .replace(/\{\{/g, "\u0000")
-          .replace(/\}\}/g, "\u0001")
-          .replace(/\{(\d+)\}/g, (_, i: string) => exprToString(rest[Number(i)]))
-          .replace(/\u0000/g, "{")
-          .replace(/\u0001/g, "}");
-      }
-      case "join": {
-        const [list, sep] = args;
-        const separator = sep === undefined ? "," : exprToString(sep);
-        return Array.isArray(list) ? list.map(exprToString).join(separator) : exprToString(list);
-      }
-      case "tojson":
-        return JSON.stringify(args[0] ?? null, null, 2);
-      case "fromjson":
-        return JSON.parse(exprToString(args[0])) as ExprValue;
-      case "hashfiles":
-        return "";
-      default:
-        throw new ExpressionError(`unknown function ${name}() in: ${this.source}`);
-    }
-  }
+/** The runner's functions, beside the language's own (contains, format, toJSON, …). */
+function runnerFunctions(status: ExprContext["status"]) {
+  const current = status ?? "success";
+  const constant = (name: string, value: () => data.ExpressionData) => ({
+    name,
+    minArgs: 0,
+    maxArgs: 0,
+    call: value,
+  });
+  return [
+    constant("success", () => new data.BooleanData(current === "success")),
+    constant("failure", () => new data.BooleanData(current === "failure")),
+    constant("cancelled", () => new data.BooleanData(current === "cancelled")),
+    constant("always", () => new data.BooleanData(true)),
+    { name: "hashFiles", minArgs: 1, maxArgs: 255, call: () => new data.StringData("") },
+  ];
 }
 
 /** Evaluates one expression (the text inside `${{ }}`). */
 export function evaluate(expression: string, context: ExprContext): ExprValue | undefined {
-  return new Parser(tokenize(expression), context, expression).parse();
+  const functions = runnerFunctions(context.status);
+  let result: data.ExpressionData;
+  try {
+    const { tokens } = new Lexer(expression).lex();
+    const tree = new Parser(
+      tokens,
+      [...new Set([...CONTEXT_NAMES, ...Object.keys(context.contexts)])],
+      functions,
+    ).parse();
+    const contexts = JSON.parse(JSON.stringify(context.contexts), data.reviver) as data.Dictionary;
+    const byName = new Map(functions.map((f) => [f.name.toLowerCase(), f]));
+    result = new Evaluator(tree, contexts, byName).evaluate();
+  } catch (error) {
+    // The lexer's and parser's ExpressionError, the evaluator's ExpressionEvaluationError, and plain Errors
+    // (an expression over the length limit) alike: the run fails with GitHub's words and the expression.
+    throw new ExpressionError(`${(error as Error).message} in: ${expression}`);
+  }
+  return JSON.parse(JSON.stringify(result, data.replacer)) as ExprValue;
 }
 
 const TEMPLATE = /\$\{\{([\s\S]*?)\}\}/g;

@@ -111,7 +111,9 @@ export async function runJob(
     RUNNER_ENVIRONMENT: "github-hosted",
     RUNNER_TEMP: runnerTemp,
     RUNNER_TOOL_CACHE: toolCache,
-    ...(handle.agentUser ? { AUTOPILOT_AGENT_USER: handle.agentUser } : {}),
+    ...(handle.agentUser && host.options.jobUserVariable
+      ? { [host.options.jobUserVariable]: handle.agentUser }
+      : {}),
     RUNNER_WORKSPACE: join(dir, "work", repo.name),
   };
 
