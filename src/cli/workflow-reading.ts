@@ -4,6 +4,9 @@
  * src/core/agent-branch-secrets.ts judges: each job's secrets, environment, and whether its `if:` lets it run
  * on a task branch.
  */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Lexer, Parser, data } from "@actions/expressions";
 import { ContextAccess, type Expr, FunctionCall, IndexAccess, Literal } from "@actions/expressions/ast";
 import { Evaluator } from "@actions/expressions/evaluator";
@@ -24,10 +27,14 @@ import { TemplateToken } from "@actions/workflow-parser/templates/tokens/templat
 import {
   AGENT_BRANCH_EVENTS,
   type AgentBranchEvent,
+  type AgentBranchFindings,
+  agentBranchSecretFindings,
   type JobReading,
   type RefFilters,
   type WorkflowReading,
 } from "../core/agent-branch-secrets.js";
+import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
+import { taskBranchName } from "../core/contract.js";
 
 export interface WorkflowFile {
   /** The path in the repository, `.github/workflows/NAME.yml`. */
@@ -152,7 +159,7 @@ function conditionRuns(
   condition: string,
   event: AgentBranchEvent,
   branch: string,
-  base: string,
+  base: string | null,
 ): boolean | null {
   const expr = parseExpression(condition, CONTEXTS);
   if (!expr) return null;
@@ -161,8 +168,16 @@ function conditionRuns(
   if (found.whole.length > 0) return null;
   if (found.paths.some((p) => !p.startsWith("github.") || !MODELLED.has(p.slice("github.".length))))
     return null;
+  // Without the base branch, a condition that reads it cannot be judged.
+  const readsBase = (p: string) =>
+    /^github\.(base_ref|event\.pull_request\.base\.ref)$/.test(p) ||
+    (event === "pull_request_target" && /^github\.ref(_name)?$/.test(p));
+  if (base === null && found.paths.some(readsBase)) return null;
   if (found.functions.some((f) => f === "hashfiles" || f === "fromjson")) return null;
-  const context = JSON.parse(JSON.stringify({ github: githubContext(event, branch, base) }), data.reviver);
+  const context = JSON.parse(
+    JSON.stringify({ github: githubContext(event, branch, base ?? "") }),
+    data.reviver,
+  );
   try {
     const result = new Evaluator(expr, context as data.Dictionary, STATUS_FUNCTIONS).evaluate();
     return truthy(result);
@@ -241,12 +256,13 @@ function rawJobs(root: TemplateToken | undefined): Map<string, TemplateToken> {
 
 /**
  * One workflow file read the way GitHub reads it. A file the parser rejects comes back with the parser's
- * messages; `branch` is a task branch (`<branchPrefix>issue-1`), `base` the branch its pull requests target.
+ * messages; `branch` is a task branch (`<branchPrefix>issue-1`), `base` the branch its pull requests target
+ * (null when unknown: then a condition that reads the base is not judged).
  */
 export async function readWorkflow(
   file: WorkflowFile,
   branch: string,
-  base: string,
+  base: string | null,
 ): Promise<WorkflowReading> {
   const parsed = parseWorkflow({ name: file.path, content: file.text }, new NoOperationTraceWriter());
   const parseErrors = parsed.context.errors.getErrors();
@@ -294,4 +310,48 @@ export async function readWorkflow(
 /** Whether a path in `.github/workflows/` is a workflow file (GitHub reads `.yml` and `.yaml` there). */
 export function isWorkflowFile(name: string): boolean {
   return /\.ya?ml$/.test(name);
+}
+
+/** Every workflow read, for a task branch of `branchPrefix` whose pull requests target `base`. */
+export async function readWorkflows(
+  files: readonly WorkflowFile[],
+  branchPrefix: string,
+  base: string | null,
+): Promise<WorkflowReading[]> {
+  const branch = taskBranchName(branchPrefix, 1);
+  return Promise.all(files.map((file) => readWorkflow(file, branch, base)));
+}
+
+/** The branch `origin/HEAD` names in a checkout (the default branch a clone recorded); null when none. */
+function localDefaultBranch(dir: string): string | null {
+  try {
+    const ref = execFileSync("git", ["-C", dir, "symbolic-ref", "--short", "refs/remotes/origin/HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    return ref.replace(/^origin\//, "") || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What `init` prints about a checkout's own workflows: each secret-using job that runs on task branches, with
+ * the guard to add (the branch prefix from the checkout's `.github/autopilot.yml`, else the default).
+ */
+export async function localAgentBranchFindings(
+  dir: string,
+): Promise<{ findings: AgentBranchFindings; branchPrefix: string }> {
+  const folder = join(dir, ".github", "workflows");
+  const names = existsSync(folder) ? readdirSync(folder).filter(isWorkflowFile).sort() : [];
+  const files = names.map((name) => ({
+    path: `.github/workflows/${name}`,
+    text: readFileSync(join(folder, name), "utf8"),
+  }));
+  const configPath = join(dir, CONFIG_PATH);
+  const parsed = parseConfig(existsSync(configPath) ? readFileSync(configPath, "utf8") : null);
+  const branchPrefix = (parsed.ok ? parsed.config : DEFAULT_CONFIG).branchPrefix;
+  const base = localDefaultBranch(dir);
+  const readings = await readWorkflows(files, branchPrefix, base);
+  return { findings: agentBranchSecretFindings(readings, branchPrefix, base), branchPrefix };
 }

@@ -189,7 +189,6 @@ export function agentBranchSecretFindings(
 
 /** The job-level condition docs/SECURITY.md documents, for `branchPrefix`. */
 export function agentBranchGuard(branchPrefix: string): string {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
   return `if: \${{ !startsWith(github.head_ref || github.ref_name, '${branchPrefix.replace(/'/g, "''")}') }}`;
 }
 
