@@ -20,6 +20,7 @@ import {
 } from "@actions/workflow-parser";
 import type {
   BranchFilterConfig,
+  Step,
   TagFilterConfig,
   WorkflowJob,
 } from "@actions/workflow-parser/model/workflow-template";
@@ -227,6 +228,21 @@ function scanToken(token: TemplateToken | undefined, secrets: Set<string>, head:
   }
 }
 
+/** Whether a step brings the repository's code into the job (see JobReading.fetchesCode). */
+function fetchesCode(step: Step): boolean {
+  if ("uses" in step) return /^(actions\/checkout@|\.\/)/i.test(step.uses.value);
+  if ("run" in step) {
+    const script = isString(step.run)
+      ? step.run.value
+      : isBasicExpression(step.run)
+        ? step.run.expression
+        : "";
+    return /(^|[\s;&|(`])(git|gh)\s/.test(script);
+  }
+  if ("parallel" in step) return step.parallel.some(fetchesCode);
+  return false;
+}
+
 function filtersOf(config: unknown): RefFilters {
   const c = (config ?? {}) as BranchFilterConfig & TagFilterConfig;
   return {
@@ -302,6 +318,7 @@ export async function readWorkflow(
       environment: job.type === "job" ? environmentName(job.environment) : null,
       runsOn,
       readsPullHead: head.reads,
+      fetchesCode: job.type === "reusableWorkflowJob" || job.steps.some(fetchesCode),
     };
   });
   return { path: file.path, error: null, on, jobs };

@@ -38,6 +38,12 @@ export interface JobReading {
   runsOn: Record<AgentBranchEvent, boolean | null>;
   /** Whether the job refers to the pull request's head (`github.event.pull_request.head.*`, `github.head_ref`). */
   readsPullHead: boolean;
+  /**
+   * Whether the job fetches the repository's code: an `actions/checkout` step, a local action (`uses: ./…`),
+   * `git`/`gh` in a `run:` script, or a reusable workflow (whose steps are not read here). A job that does none
+   * of these runs no code from the branch, whatever secrets it holds.
+   */
+  fetchesCode: boolean;
 }
 
 export type WorkflowReading =
@@ -156,7 +162,7 @@ export function agentBranchSecretFindings(
       continue;
     }
     for (const job of workflow.jobs) {
-      if (job.secrets.length === 0) continue;
+      if (job.secrets.length === 0 || !job.fetchesCode) continue;
       let unjudged = false;
       const triggers = AGENT_BRANCH_EVENTS.filter((event) => {
         const filters = workflow.on[event];
