@@ -325,7 +325,7 @@ export async function readWorkflow(
 }
 
 /** Whether a path in `.github/workflows/` is a workflow file (GitHub reads `.yml` and `.yaml` there). */
-export function isWorkflowFile(name: string): boolean {
+function isWorkflowFile(name: string): boolean {
   return /\.ya?ml$/.test(name);
 }
 
