@@ -1,4 +1,6 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: the workflows hold GitHub Actions expressions */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readWorkflows } from "../../src/cli/workflow-reading.js";
 import {
@@ -205,6 +207,28 @@ describe("secret-using jobs on agent branches (workflows read by @actions/workfl
         error: expect.stringContaining("Unexpected value '3'"),
       },
     ]);
+  });
+});
+
+describe("the shipped workflows, judged as doctor judges them", () => {
+  it("the guard example exposes nothing and lists its environment job; the controller and worker are not named; docs/SECURITY.md shows the guard doctor suggests", async () => {
+    const files = ["guard-example.yml", "autopilot-controller.yml", "autopilot-worker.yml"].map((name) => ({
+      path: name,
+      text: readFileSync(join("templates/workflows", name), "utf8"),
+    }));
+    const findings = agentBranchSecretFindings(
+      await readWorkflows(files, "autopilot/", "main"),
+      "autopilot/",
+      "main",
+    );
+    expect(findings.rejected).toEqual([]);
+    expect(findings.exposed).toEqual([]);
+    expect(findings.environmentBound.map((e) => `${e.workflow} › ${e.job}`)).toEqual([
+      "guard-example.yml › integration",
+    ]);
+    expect(readFileSync("docs/SECURITY.md", "utf8")).toContain(
+      agentBranchGuard("autopilot/").slice("if: ".length),
+    );
   });
 });
 
