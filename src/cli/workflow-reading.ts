@@ -8,7 +8,17 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Lexer, Parser, data } from "@actions/expressions";
-import { ContextAccess, type Expr, FunctionCall, IndexAccess, Literal } from "@actions/expressions/ast";
+import {
+  Binary,
+  ContextAccess,
+  type Expr,
+  FunctionCall,
+  Grouping,
+  IndexAccess,
+  Literal,
+  Logical,
+  Unary,
+} from "@actions/expressions/ast";
 import { Evaluator } from "@actions/expressions/evaluator";
 import {
   convertWorkflowTemplate,
@@ -107,9 +117,13 @@ function parseExpression(text: string, contexts: string[]): Expr | null {
   }
 }
 
-/** `a.b['c']` as "a.b.c" when every step is a literal name; null otherwise. */
+/**
+ * `a.b['c']` as "a.b.c" when every step is a literal name; null otherwise. Context names are case-insensitive
+ * (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts): the context comes back in
+ * lower case, the rest as written.
+ */
 function accessPath(expr: Expr): string | null {
-  if (expr instanceof ContextAccess) return expr.name.lexeme;
+  if (expr instanceof ContextAccess) return expr.name.lexeme.toLowerCase();
   if (expr instanceof IndexAccess && expr.index instanceof Literal) {
     const head = accessPath(expr.expr);
     return head === null ? null : `${head}.${expr.index.literal.coerceString()}`;
@@ -125,7 +139,7 @@ function reads(expr: Expr, into: { paths: string[]; whole: string[]; functions: 
     return;
   }
   if (expr instanceof ContextAccess) {
-    into.whole.push(expr.name.lexeme);
+    into.whole.push(expr.name.lexeme.toLowerCase());
     return;
   }
   if (expr instanceof FunctionCall) into.functions.push(expr.functionName.lexeme.toLowerCase());
@@ -133,12 +147,12 @@ function reads(expr: Expr, into: { paths: string[]; whole: string[]; functions: 
 }
 
 function children(expr: Expr): Expr[] {
-  const node = expr as unknown as Record<string, unknown>;
-  const out: Expr[] = [];
-  for (const key of ["expr", "left", "right", "group", "index"])
-    if (node[key] && typeof node[key] === "object") out.push(node[key] as Expr);
-  for (const key of ["args"]) if (Array.isArray(node[key])) out.push(...(node[key] as Expr[]));
-  return out;
+  if (expr instanceof Unary) return [expr.expr];
+  if (expr instanceof Binary) return [expr.left, expr.right];
+  if (expr instanceof Logical || expr instanceof FunctionCall) return expr.args;
+  if (expr instanceof Grouping) return [expr.group];
+  if (expr instanceof IndexAccess) return [expr.expr, expr.index];
+  return [];
 }
 
 const CONTEXTS = [
@@ -167,6 +181,8 @@ function conditionRuns(
   const found = { paths: [] as string[], whole: [] as string[], functions: [] as string[] };
   reads(expr, found);
   if (found.whole.length > 0) return null;
+  // Property names are case-insensitive too.
+  found.paths = found.paths.map((p) => p.toLowerCase());
   if (found.paths.some((p) => !p.startsWith("github.") || !MODELLED.has(p.slice("github.".length))))
     return null;
   // Without the base branch, a condition that reads it cannot be judged.
@@ -212,10 +228,12 @@ function scanExpression(text: string, secrets: Set<string>, head: { reads: boole
     if (path.startsWith("secrets.")) {
       const name = path.slice("secrets.".length).split(".")[0]!;
       // GITHUB_TOKEN is not a repository secret: GitHub mints it for each run, and it reaches the branch's
-      // code whether or not the workflow names it (docs/SECURITY.md, "CI on agent branches").
-      if (name.toUpperCase() !== "GITHUB_TOKEN") secrets.add(name);
+      // code whether or not the workflow names it (docs/SECURITY.md, "CI on agent branches"). Names are
+      // case-insensitive; GitHub shows them in capitals.
+      if (name.toUpperCase() !== "GITHUB_TOKEN") secrets.add(name.toUpperCase());
     }
-    if (path.startsWith("github.event.pull_request.head.") || path === "github.head_ref") head.reads = true;
+    const lower = path.toLowerCase();
+    if (lower.startsWith("github.event.pull_request.head.") || lower === "github.head_ref") head.reads = true;
   }
   if (found.whole.includes("secrets")) secrets.add("secrets[…]");
 }

@@ -173,6 +173,17 @@ describe("secret-using jobs on agent branches (workflows read by @actions/workfl
         ),
       ),
     ).toEqual([]);
+    // Context and property names are case-insensitive, as are secret names.
+    const upper = await judge(
+      workflow("[push, pull_request]", [
+        "if: \"!startsWith(GitHub.HEAD_REF || github.Ref_Name, 'autopilot/')\"",
+        "env: { K: '${{ Secrets.Deploy_Key }}' }",
+      ]),
+    );
+    expect(named(upper)).toEqual([]);
+    expect(named(await judge(workflow("push", ["env: { K: '${{ Secrets.Deploy_Key }}' }"])))).toEqual([
+      `deploy: DEPLOY_KEY on ${PUSH}`,
+    ]);
     // Guards pushes only: pull requests from the branch still run it.
     expect(
       named(
