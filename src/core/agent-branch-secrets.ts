@@ -212,7 +212,7 @@ export function describeAgentBranchFindings(findings: AgentBranchFindings, branc
     );
   for (const job of findings.environmentBound)
     lines.push(
-      `${job.workflow} › ${job.job} reads ${job.secrets.join(", ")} on ${job.triggers.join(" and ")} and relies on environment ${job.environment}'s protection rules (required reviewers, or deployment branches without ${branchPrefix}**): doctor cannot read them, check them in Settings → Environments`,
+      `${job.workflow} › ${job.job} reads ${job.secrets.join(", ")} on ${job.triggers.join(" and ")} and relies on environment ${job.environment}'s protection rules (required reviewers, or deployment branches without ${branchPrefix}**), which the workflow file does not show: check them in Settings → Environments`,
     );
   return lines;
 }
