@@ -7,14 +7,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { agentBranchSecretFindings, agentBranchSecretsCheck } from "../core/agent-branch-secrets.js";
+import { DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
 import {
   type AppRequirements,
   doctorPassed,
   renderDoctorReport,
   runDoctorChecks,
+  type SetupFacts,
 } from "../core/doctor-checks.js";
 import { readSetupFacts } from "../github/setup-facts.js";
 import { PACKAGE_ROOT } from "./package-root.js";
+import { readWorkflows } from "./workflow-reading.js";
 import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
 
 export type DoctorIo = SetupIo;
@@ -37,6 +41,14 @@ function privateKey(env: NodeJS.ProcessEnv): string | null {
   }
   if (env.PRIVATE_KEY_PATH) return readFileSync(env.PRIVATE_KEY_PATH, "utf8");
   return null;
+}
+
+/** Which workflow jobs hand a secret to the agent's code (src/core/agent-branch-secrets.ts). */
+async function agentBranchCheck(facts: SetupFacts) {
+  const parsed = parseConfig(facts.configText);
+  const prefix = (parsed.ok ? parsed.config : DEFAULT_CONFIG).branchPrefix;
+  const readings = await readWorkflows(facts.workflows, prefix, facts.defaultBranch);
+  return agentBranchSecretsCheck(agentBranchSecretFindings(readings, prefix, facts.defaultBranch), prefix);
 }
 
 export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: boolean }): Promise<number> {
@@ -76,6 +88,7 @@ export async function runDoctor(io: DoctorIo, options: { repo?: string; json?: b
     return 1;
   }
   const checks = runDoctorChecks(facts, cliCommand(currentRelease(io.env).source));
+  checks.push(await agentBranchCheck(facts));
   if (options.json)
     io.out(JSON.stringify({ repo: facts.repo, passed: doctorPassed(checks), checks }, null, 2));
   else for (const line of renderDoctorReport(facts.repo, checks)) io.out(line);

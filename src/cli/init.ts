@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { describeAgentBranchFindings } from "../core/agent-branch-secrets.js";
 import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config/index.js";
 import {
   type InstallMode,
@@ -28,6 +29,7 @@ import {
   originRepo,
   type SetupIo,
 } from "./setup-context.js";
+import { localAgentBranchFindings } from "./workflow-reading.js";
 
 export interface InitIo extends SetupIo {
   input?: NodeJS.ReadableStream;
@@ -190,6 +192,16 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
         io.err(`labels     not created: ${(error as Error).message}`);
       }
     }
+  }
+
+  const { findings, branchPrefix } = await localAgentBranchFindings(dir);
+  const exposure = describeAgentBranchFindings(findings, branchPrefix);
+  if (exposure.length) {
+    io.out("");
+    io.out(
+      `Workflows to check before agents push to ${branchPrefix}** (docs/SECURITY.md, "CI on agent branches"):`,
+    );
+    for (const line of exposure) io.out(`  - ${line}`);
   }
 
   io.out("");

@@ -37,6 +37,8 @@ export interface SetupFacts {
   workerWorkflowText: string | null;
   /** The workflow's state (`active`, `disabled_manually`, …), null when GitHub does not list it. */
   workerWorkflowState: string | null;
+  /** Every workflow file in `.github/workflows/` on the default branch. */
+  workflows: { path: string; text: string }[];
   /** `.github/autopilot.yml` on the default branch, null when absent. */
   configText: string | null;
   labels: string[];

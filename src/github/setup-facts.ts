@@ -62,6 +62,23 @@ async function fileText(octokit: AutopilotOctokit, owner: string, repo: string, 
   }, null);
 }
 
+/** The workflow files in `.github/workflows/` on `ref` (GitHub reads `.yml` and `.yaml` there); [] when none. */
+async function workflowFiles(octokit: AutopilotOctokit, owner: string, repo: string, ref: string) {
+  const listing = await orElse(
+    async () => (await octokit.rest.repos.getContent({ owner, repo, path: ".github/workflows", ref })).data,
+    [],
+  );
+  const paths = (Array.isArray(listing) ? listing : [])
+    .filter((entry) => entry.type === "file" && /\.ya?ml$/.test(entry.name))
+    .map((entry) => entry.path);
+  const files: { path: string; text: string }[] = [];
+  for (const path of paths) {
+    const text = await fileText(octokit, owner, repo, path, ref);
+    if (text !== null) files.push({ path, text });
+  }
+  return files;
+}
+
 interface Rule {
   type: string;
   parameters?: {
@@ -130,6 +147,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
   const config = parsed.ok ? parsed.config : DEFAULT_CONFIG;
   const workflowPath = `.github/workflows/${config.workerWorkflow}`;
   const workerWorkflowText = await fileText(octokit, owner, repo, workflowPath, branch);
+  const workflows = await workflowFiles(octokit, owner, repo, branch);
   const workflowState = await orElse(
     async () =>
       (await octokit.rest.actions.getWorkflow({ owner, repo, workflow_id: config.workerWorkflow })).data
@@ -213,6 +231,7 @@ export async function readSetupFacts(options: ReadSetupOptions): Promise<SetupFa
     workerWorkflowPath: workflowPath,
     workerWorkflowText,
     workerWorkflowState: workflowState,
+    workflows,
     configText,
     labels,
     protection,

@@ -115,6 +115,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       "reviews",
       "push",
       "tracking-issue",
+      "agent-branch-secrets",
     ]);
     out = [];
     const io = {
@@ -249,6 +250,31 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       fix: /Pin it/,
     },
     {
+      name: "a CI job that uses a secret runs on pushes to autopilot/ branches",
+      setup: {
+        files: (f) => {
+          f[".github/workflows/ci.yml"] = [
+            "on: [push, pull_request]",
+            "jobs:",
+            "  test:",
+            "    runs-on: ubuntu-latest",
+            "    steps: [{ run: npm test }]",
+            "  coverage:",
+            "    runs-on: ubuntu-latest",
+            "    steps:",
+            "      - uses: actions/checkout@v4",
+            "      - run: npm run coverage",
+            "        env:",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+            "          CODECOV_TOKEN: ${{ secrets.CODECOV_TOKEN }}",
+            "",
+          ].join("\n");
+        },
+      },
+      fails: "agent-branch-secrets",
+      fix: /startsWith\(github\.head_ref \|\| github\.ref_name, 'autopilot\/'\)/,
+    },
+    {
       name: "the App is not installed on the repository",
       setup: { after: (repo) => repoSettings.setInstalled(sandbox.store, repo, false) },
       fails: "app",
@@ -335,6 +361,41 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       "sudo apt-get install -y bubblewrap",
     ])
       expect(repositoryCodeSteps(`jobs:\n  work:\n    steps:\n      - run: ${run}\n`), run).toEqual([]);
+  });
+
+  it("names the secret-using job on agent branches (workflow › job) with the guard, and passes once it has it", async () => {
+    const ci = (guard: string) =>
+      [
+        "on:",
+        "  push:",
+        "    branches: ['**']",
+        "jobs:",
+        "  lint:",
+        "    runs-on: ubuntu-latest",
+        "    steps: [{ run: npm run lint }]",
+        "  deploy-preview:",
+        ...(guard ? [`    ${guard}`] : []),
+        "    runs-on: ubuntu-latest",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+        "    steps: [{ uses: actions/checkout@v4 }, { run: './deploy.sh ${{ secrets.DEPLOY_KEY }}' }]",
+        "",
+      ].join("\n");
+    const exposed = await doctor(
+      await repository({ files: (f) => (f[".github/workflows/ci.yml"] = ci("")) }),
+    );
+    const check = exposed.checks.find((c) => c.id === "agent-branch-secrets")!;
+    expect(check.status).toBe("fail");
+    expect(check.detail).toContain(".github/workflows/ci.yml › deploy-preview reads DEPLOY_KEY");
+    expect(check.detail).toContain("pushes to autopilot/**");
+    expect(check.detail).not.toContain("› lint");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+    const guard = "if: ${{ !startsWith(github.head_ref || github.ref_name, 'autopilot/') }}";
+    expect(check.detail).toContain(guard);
+    const guarded = await doctor(
+      await repository({ files: (f) => (f[".github/workflows/ci.yml"] = ci(guard)) }),
+    );
+    expect(guarded.checks.find((c) => c.id === "agent-branch-secrets")?.status).toBe("pass");
+    expect(guarded.code).toBe(0);
   });
 
   it("fails and names the fix: the installation lacks a permission and an event app.yml asks for", async () => {

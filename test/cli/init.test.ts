@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
@@ -52,6 +52,48 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("autopilot init", { timeout: 240_000 }, () => {
+  it("names the checkout's secret-using jobs that would run on agent branches, with the guard to add, and a workflow GitHub's parser rejects", async () => {
+    mkdirSync(join(dir, ".github", "workflows"), { recursive: true });
+    writeFileSync(
+      join(dir, ".github", "workflows", "ci.yml"),
+      [
+        "on: [push, pull_request]",
+        "jobs:",
+        "  test:",
+        "    runs-on: ubuntu-latest",
+        "    steps: [{ uses: actions/checkout@v4 }, { run: npm test }]",
+        "  publish:",
+        "    runs-on: ubuntu-latest",
+        "    steps:",
+        "      - uses: actions/checkout@v4",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+        "      - run: npm publish --token ${{ secrets.NPM_TOKEN }}",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(join(dir, ".github", "workflows", "broken.yaml"), "on: push\njobs:\n  a:\n    steps: 3\n");
+    const code = await main(
+      ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
+      io(),
+    );
+    expect(code, err.join("\n")).toBe(0);
+    const text = out.join("\n");
+    expect(text).toContain(
+      'Workflows to check before agents push to autopilot/** (docs/SECURITY.md, "CI on agent branches"):',
+    );
+    expect(text).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template
+      ".github/workflows/ci.yml › publish reads NPM_TOKEN and runs on pushes to autopilot/** and pull requests from autopilot/**: add `if: ${{ !startsWith(github.head_ref || github.ref_name, 'autopilot/') }}` to the job",
+    );
+    expect(text).not.toContain("› test");
+    expect(text).toMatch(
+      /\.github\/workflows\/broken\.yaml: GitHub's parser rejects it, so it was not checked: .*Unexpected value '3'/,
+    );
+    // The workflows init writes itself are not named: the controller fetches no code, the worker runs on dispatch.
+    expect(text).not.toContain("autopilot-controller.yml ›");
+    expect(text).not.toContain("autopilot-worker.yml ›");
+  });
+
   it("writes workflows actionlint accepts, pinned to this version, and a valid config with the detected commands", async () => {
     const code = await main(
       ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
