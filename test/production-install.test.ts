@@ -19,7 +19,7 @@ function packagesImportedUnder(dir: string): Set<string> {
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     for (const match of text.matchAll(
-      /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|^import\s+)["']([^"'.][^"']*)["']/gm,
+      /(?:\bfrom\s+|\bimport\s*\(\s*|(?<![.\w])require(?:\.resolve)?\s*\(\s*|^import\s+)["']([^"'.][^"']*)["']/gm,
     )) {
       const specifier = match[1]!;
       if (specifier.startsWith("node:")) continue;
