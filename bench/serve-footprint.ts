@@ -6,8 +6,8 @@
  * - installed size of the production dependencies: `npm ci --omit=dev` into a temporary copy of package.json
  *   and package-lock.json, then `du -sh node_modules` (what the Docker image's install holds);
  * - the hosted app as the Docker image runs it (`node dist/serve/index.js`, the bundle `npm run bundle` builds)
- *   and as `autopilot serve` runs it from a clone (`node bin/autopilot.js serve`: the TypeScript sources through
- *   tsx), with dummy App credentials and nothing reached: from spawn to its "listening" line, over bare Node
+ *   and as `autopilot serve` runs it (`node bin/autopilot.js serve`: with the App's credentials set, the same
+ *   bundle behind the CLI's launcher), with dummy App credentials and nothing reached: from spawn to its "listening" line, over bare Node
  *   starting an HTTP server the same way (median of 5 each);
  * - their resident memory (VmRSS from /proc) 5 s after they listen, idle;
  * - the worker bundle's size (dist/worker/index.js, as built by `npm run bundle`).
@@ -119,7 +119,7 @@ export async function runServeFootprintBench(): Promise<void> {
       rss: 0,
     },
     {
-      name: "autopilot serve (sources via tsx)",
+      name: "autopilot serve (bin/autopilot.js → the bundle)",
       args: ["bin/autopilot.js", "serve"],
       ms: [] as number[],
       rss: 0,

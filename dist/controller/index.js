@@ -1566,8 +1566,8 @@ var require_Policy = __commonJS({
     function handleWhenResult(predicate) {
       return new Policy({ errorFilter: never2, resultFilter: predicate });
     }
-    function bulkhead(limit, queue = 0) {
-      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue);
+    function bulkhead(limit, queue2 = 0) {
+      return new BulkheadPolicy_1.BulkheadPolicy(limit, queue2);
     }
     function usePolicy(policy) {
       return (_target, _key, descriptor) => {
@@ -1899,16 +1899,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list2) {
-            return list2.forEachShift(fn);
+          return this._lists.forEach(function(list3) {
+            return list3.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list2;
+          var j, len, list3;
           for (j = 0, len = arr.length; j < len; j++) {
-            list2 = arr[j];
-            if (list2.length > 0) {
-              return list2;
+            list3 = arr[j];
+            if (list3.length > 0) {
+              return list3;
             }
           }
           return [];
@@ -1982,10 +1982,10 @@ var require_light = __commonJS({
           this._states.start(this.options.id);
           return this.Events.trigger("received", { args: this.args, options: this.options });
         }
-        doQueue(reachedHWM, blocked) {
+        doQueue(reachedHWM, blocked2) {
           this._assertStatus("RECEIVED");
           this._states.next(this.options.id);
-          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked: blocked2 });
         }
         doRun() {
           if (this.retryCount === 0) {
@@ -2207,22 +2207,22 @@ var require_light = __commonJS({
           return this.storeOptions.strategy === 3;
         }
         async __submit__(queueLength, weight2) {
-          var blocked, now, reachedHWM;
+          var blocked2, now, reachedHWM;
           await this.yieldLoop();
           if (this.storeOptions.maxConcurrent != null && weight2 > this.storeOptions.maxConcurrent) {
             throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight2} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
           }
           now = Date.now();
           reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight2, now);
-          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
-          if (blocked) {
+          blocked2 = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked2) {
             this._unblockTime = now + this.computePenalty();
             this._nextRequest = this._unblockTime + this.storeOptions.minTime;
             this.instance._dropAllQueued();
           }
           return {
             reachedHWM,
-            blocked,
+            blocked: blocked2,
             strategy: this.storeOptions.strategy
           };
         }
@@ -2662,11 +2662,11 @@ var require_light = __commonJS({
             }
           }
           async _free(index2, job, options, eventInfo) {
-            var e, running;
+            var e, running2;
             try {
-              ({ running } = await this._store.__free__(index2, options.weight));
+              ({ running: running2 } = await this._store.__free__(index2, options.weight));
               this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
-              if (running === 0 && this.empty()) {
+              if (running2 === 0 && this.empty()) {
                 return this.Events.trigger("idle");
               }
             } catch (error1) {
@@ -2692,12 +2692,12 @@ var require_light = __commonJS({
           }
           _drainOne(capacity) {
             return this._registerLock.schedule(() => {
-              var args, index2, next, options, queue;
+              var args, index2, next, options, queue2;
               if (this.queued() === 0) {
                 return this.Promise.resolve(null);
               }
-              queue = this._queues.getFirst();
-              ({ options, args } = next = queue.first());
+              queue2 = this._queues.getFirst();
+              ({ options, args } = next = queue2.first());
               if (capacity != null && options.weight > capacity) {
                 return this.Promise.resolve(null);
               }
@@ -2707,7 +2707,7 @@ var require_light = __commonJS({
                 var empty2;
                 this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
                 if (success2) {
-                  queue.shift();
+                  queue2.shift();
                   empty2 = this.empty();
                   if (empty2) {
                     this.Events.trigger("empty");
@@ -2745,18 +2745,18 @@ var require_light = __commonJS({
             var done, waitForExecuting;
             options = parser$5.load(options, this.stopDefaults);
             waitForExecuting = (at) => {
-              var finished;
-              finished = () => {
+              var finished2;
+              finished2 = () => {
                 var counts;
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
               return new this.Promise((resolve, reject) => {
-                if (finished()) {
+                if (finished2()) {
                   return resolve();
                 } else {
                   return this.on("done", () => {
-                    if (finished()) {
+                    if (finished2()) {
                       this.removeAllListeners("done");
                       return resolve();
                     }
@@ -2802,17 +2802,17 @@ var require_light = __commonJS({
             return done;
           }
           async _addToQueue(job) {
-            var args, blocked, error63, options, reachedHWM, shifted, strategy;
+            var args, blocked2, error63, options, reachedHWM, shifted, strategy;
             ({ args, options } = job);
             try {
-              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+              ({ reachedHWM, blocked: blocked2, strategy } = await this._store.__submit__(this.queued(), options.weight));
             } catch (error1) {
               error63 = error1;
               this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error63 });
               job.doDrop({ error: error63 });
               return false;
             }
-            if (blocked) {
+            if (blocked2) {
               job.doDrop();
               return true;
             } else if (reachedHWM) {
@@ -2827,7 +2827,7 @@ var require_light = __commonJS({
                 return reachedHWM;
               }
             }
-            job.doQueue(reachedHWM, blocked);
+            job.doQueue(reachedHWM, blocked2);
             this._queues.push(job);
             await this._drainAll();
             return reachedHWM;
@@ -9289,15 +9289,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list3, type) {
+      for (let i = 0; i < list3.length; ++i)
+        if (list3[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list3) {
+      for (let i = 0; i < list3.length; ++i) {
+        switch (list3[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -15442,18 +15442,18 @@ var GitHubCircuit = class {
   }
   /** Holds a write back until the circuit closes. */
   enqueue(repo, effect, reason, target) {
-    const queue = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
-    queue.push({ effect, target, queuedAt: Date.now(), reason });
-    this.queues.set(repo, queue);
+    const queue2 = (this.queues.get(repo) ?? []).filter((q) => q.target !== target);
+    queue2.push({ effect, target, queuedAt: Date.now(), reason });
+    this.queues.set(repo, queue2);
   }
   queued(repo) {
     return this.queues.get(repo) ?? [];
   }
   /** Removes and returns a repository's queued writes, oldest first. */
   takeQueued(repo) {
-    const queue = this.queues.get(repo) ?? [];
+    const queue2 = this.queues.get(repo) ?? [];
     this.queues.delete(repo);
-    return queue;
+    return queue2;
   }
   /** Puts writes back at the front (a replay interrupted by the circuit opening again). */
   requeueFront(repo, writes) {
@@ -31829,8 +31829,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list3)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -40358,10 +40358,10 @@ var Parser = class Parser2 {
           iflags = re.flags & RE2Flags.FOLD_CASE;
         }
         if (iflags === strflags) {
-          let same = 0;
-          while (same < strlen && same < istrlen && str[same] === istr[same]) same++;
-          if (same > 0) {
-            strlen = same;
+          let same2 = 0;
+          while (same2 < strlen && same2 < istrlen && str[same2] === istr[same2]) same2++;
+          if (same2 > 0) {
+            strlen = same2;
             continue;
           }
         }
@@ -42064,6 +42064,344 @@ function explain(source, detail) {
   };
 }
 
+// src/core/supply-chain-gate.ts
+var DEFAULT_REGISTRIES = [
+  // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
+  "registry.npmjs.org",
+  "registry.yarnpkg.com",
+  // PyPI: the index and the files it links to
+  "pypi.org",
+  "files.pythonhosted.org",
+  // crates.io: the sparse index and the download host
+  "index.crates.io",
+  "static.crates.io",
+  "crates.io"
+];
+var CRATES_IO_SOURCES = /* @__PURE__ */ new Set([
+  "registry+https://github.com/rust-lang/crates.io-index",
+  "sparse+https://index.crates.io/"
+]);
+var INSTALL_SCRIPTS = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+  "dependencies",
+  "prepack",
+  "postpack",
+  "pnpm:devPreinstall"
+];
+var SETTINGS_FILES = [
+  /(?:^|\/)\.npmrc$/,
+  /(?:^|\/)\.yarnrc(?:\.yml|\.yaml)?$/,
+  /(?:^|\/)\.pnpmfile\.c?js$/,
+  /(?:^|\/)\.pnpmfile\.mjs$/,
+  /(?:^|\/)pnpm-workspace\.ya?ml$/,
+  /(?:^|\/)\.yarn\/(?:releases|plugins)\//,
+  /(?:^|\/)pip\.(?:conf|ini)$/,
+  /(?:^|\/)uv\.toml$/,
+  /(?:^|\/)poetry\.toml$/,
+  /(?:^|\/)\.cargo\/config(?:\.toml)?$/
+];
+function lockKind(path2) {
+  const base = path2.slice(path2.lastIndexOf("/") + 1);
+  if (base === "package-lock.json" || base === "npm-shrinkwrap.json") return "npm-lock";
+  if (base === "yarn.lock") return "yarn-lock";
+  if (base === "pnpm-lock.yaml") return "pnpm-lock";
+  if (base === "Cargo.lock") return "cargo-lock";
+  if (base === "poetry.lock" || base === "Pipfile.lock" || base === "uv.lock" || base === "pdm.lock")
+    return "python-lock";
+  if (/^(?:requirements|constraints)[\w.-]*\.(?:txt|in)$/i.test(base) || /(?:^|\/)requirements\/[^/]+\.(?:txt|in)$/i.test(path2))
+    return "requirements";
+  if (base === "Pipfile") return "pipfile";
+  if (base === "pyproject.toml") return "pyproject";
+  if (base === "go.mod" || base === "go.work") return "go-mod";
+  if (base === "Cargo.toml") return "cargo-toml";
+  return null;
+}
+function addedLines(patch) {
+  const out = [];
+  let next = 0;
+  let inHunk = false;
+  for (const line of patch.replace(/\r\n?/g, "\n").split("\n")) {
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      next = Number(hunk[1]);
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk) continue;
+    if (line.startsWith("+")) out.push({ number: next++, text: line.slice(1) });
+    else if (line.startsWith(" ") || line === "") next++;
+  }
+  return out;
+}
+function shorten(text4, max = 60) {
+  const clean = text4.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?").replace(/:\/\/[^/@\s]+@/g, "://***@").trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function urlHost(text4) {
+  try {
+    const url2 = new URL(text4);
+    if (!url2.host) return null;
+    return { scheme: url2.protocol.replace(/:$/, "").toLowerCase(), host: url2.host.toLowerCase() };
+  } catch {
+    return null;
+  }
+}
+function fromRegistry(text4, registries) {
+  const parsed = urlHost(text4);
+  return !!parsed && parsed.scheme === "https" && registries.has(parsed.host);
+}
+var URL_IN_TEXT = /[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'`<>()[\]{},]{1,2000}/gi;
+function urlsIn(text4) {
+  return Array.from(text4.matchAll(URL_IN_TEXT), (m) => m[0]);
+}
+function jsonPairs(text4) {
+  const out = [];
+  const token = /"(?:[^"\\\n]|\\.){0,4000}"/g;
+  const found = Array.from(text4.matchAll(token));
+  for (let i = 0; i < found.length; i++) {
+    const raw = found[i];
+    const after = text4.slice(raw.index + raw[0].length);
+    const decoded = decodeJsonString(raw[0]);
+    if (decoded === null) continue;
+    if (/^\s*:/.test(after)) {
+      const next = found[i + 1];
+      const between = next ? text4.slice(raw.index + raw[0].length, next.index) : "";
+      if (next && /^\s*:\s*$/.test(between)) {
+        const value = decodeJsonString(next[0]);
+        if (value !== null) out.push({ key: decoded, value });
+        i++;
+      }
+      continue;
+    }
+    out.push({ key: null, value: decoded });
+  }
+  return out;
+}
+function decodeJsonString(raw) {
+  try {
+    const value = JSON.parse(raw);
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+function isRegistrySpec(spec) {
+  const s = spec.trim();
+  if (/^(?:workspace|catalog):/i.test(s)) return true;
+  if (/^npm:/i.test(s)) return isRegistrySpec(s.replace(/^npm:(?:@[^/@\s]+\/)?[^@\s]+@?/i, ""));
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) return false;
+  if (/[/\\]/.test(s) || /^[.~]/.test(s)) return false;
+  return true;
+}
+function parseManifest(text4) {
+  if (text4 === null) return null;
+  try {
+    const raw = JSON.parse(text4.replace(/^\uFEFF/, ""));
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "unreadable";
+    const record2 = raw;
+    const scripts = /* @__PURE__ */ Object.create(null);
+    const listed = record2.scripts;
+    if (listed && typeof listed === "object" && !Array.isArray(listed)) {
+      for (const [name, value] of Object.entries(listed)) scripts[name] = String(value);
+    }
+    return { scripts, raw: record2 };
+  } catch {
+    return "unreadable";
+  }
+}
+function installReach(scripts) {
+  const reached = /* @__PURE__ */ new Set();
+  const queue2 = [...INSTALL_SCRIPTS];
+  const names = Object.keys(scripts);
+  while (queue2.length > 0) {
+    const name = queue2.shift();
+    if (reached.has(name)) continue;
+    reached.add(name);
+    const command = scripts[name];
+    if (command === void 0) continue;
+    if (!INSTALL_SCRIPTS.includes(name)) {
+      for (const around of [`pre${name}`, `post${name}`])
+        if (Object.hasOwn(scripts, around)) queue2.push(around);
+    }
+    const words = command.split(/[^\w:.@/*-]+/).filter(Boolean);
+    for (const other of names) {
+      if (reached.has(other)) continue;
+      if (words.some((w) => w === other || w.includes("*") && other.startsWith(w.slice(0, w.indexOf("*")))))
+        queue2.push(other);
+    }
+  }
+  return reached;
+}
+function same(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+var DEPENDENCY_FIELDS = [
+  "dependencies",
+  "devDependencies",
+  "optionalDependencies",
+  "peerDependencies",
+  "bundleDependencies",
+  "overrides",
+  "resolutions"
+];
+function dependencySpecs(raw) {
+  const out = /* @__PURE__ */ new Map();
+  const walk = (value, path2, depth) => {
+    if (depth > 6 || out.size > 5e3) return;
+    if (typeof value === "string") out.set(path2, value);
+    else if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [key, inner] of Object.entries(value)) walk(inner, `${path2}.${key}`, depth + 1);
+    }
+  };
+  for (const field of DEPENDENCY_FIELDS) walk(raw[field], field, 0);
+  const pnpm = raw.pnpm;
+  if (pnpm && typeof pnpm === "object") walk(pnpm.overrides, "pnpm.overrides", 0);
+  return out;
+}
+function manifestRules(file2, options, add) {
+  const where = shorten(file2.filename, 80);
+  if (!file2.manifest) {
+    if (options.lifecycleScripts || options.registrySettings || options.lockfileSources)
+      add(`install scripts not read: ${where}`);
+    return;
+  }
+  const after = parseManifest(file2.manifest.after);
+  const before = parseManifest(file2.status === "added" ? null : file2.manifest.before);
+  if (after === "unreadable" || after === null) {
+    add(`package.json unreadable: ${where}`);
+    return;
+  }
+  const old = before === "unreadable" || before === null ? { scripts: /* @__PURE__ */ Object.create(null), raw: {} } : before;
+  if (options.lifecycleScripts) {
+    for (const name of installReach(after.scripts)) {
+      if (after.scripts[name] !== void 0 && after.scripts[name] !== old.scripts[name])
+        add(`install script: ${where} scripts.${shorten(name, 40)}`);
+    }
+    if (!same(after.raw.workspaces, old.raw.workspaces)) add(`workspaces changed: ${where}`);
+  }
+  if (options.registrySettings) {
+    if (!same(after.raw.packageManager, old.raw.packageManager))
+      add(`package manager changed: ${where} packageManager`);
+    if (!same(after.raw.pnpm, old.raw.pnpm)) add(`install settings: ${where} pnpm`);
+  }
+  if (options.lockfileSources) {
+    const was = dependencySpecs(old.raw);
+    for (const [path2, spec] of dependencySpecs(after.raw)) {
+      if (was.get(path2) === spec || isRegistrySpec(spec)) continue;
+      add(`package source: ${where} ${shorten(path2, 50)}: ${shorten(spec)}`);
+    }
+  }
+}
+function strangeSource(kind, text4, registries) {
+  const checkUrls = (line) => {
+    for (const url2 of urlsIn(line)) {
+      if (kind === "cargo-lock" && CRATES_IO_SOURCES.has(url2.replace(/^"|"$/g, ""))) continue;
+      if (!fromRegistry(url2, registries)) return shorten(url2);
+    }
+    return null;
+  };
+  switch (kind) {
+    case "npm-lock": {
+      for (const { key, value } of jsonPairs(text4)) {
+        if (key === "url" || key === "license" || key === "type") continue;
+        if (key === "resolved") {
+          if (/^[\w@][\w@./-]*$/.test(value) && !value.split("/").includes("..")) continue;
+          if (!fromRegistry(value, registries)) return shorten(value);
+          continue;
+        }
+        if (key === "version" || key === "from" || key === null) {
+          if (/^(?:git\+|git:|github:|gitlab:|bitbucket:|file:|link:|https?:)/i.test(value) || /:\/\//.test(value)) {
+            if (!fromRegistry(value, registries)) return shorten(value);
+          }
+        }
+      }
+      return null;
+    }
+    case "yarn-lock": {
+      const protocol = /(?:^|[\s"@,])(git\+[a-z]+|git|github|gitlab|bitbucket|file|portal|exec|ssh|https?):/i.exec(text4);
+      if (protocol && !/^https?$/i.test(protocol[1])) return shorten(text4);
+      if (/(?:^|[\s"@,])link:\s*\//.test(text4)) return shorten(text4);
+      return checkUrls(text4);
+    }
+    case "pnpm-lock": {
+      if (/\btype:\s*['"]?(?:git|directory)\b/.test(text4) || /\b(?:directory|repo|path):\s/.test(text4))
+        return shorten(text4);
+      if (/(?:^|[\s'"({,:])(?:file:|link:\/|git\+|github:)/.test(text4)) return shorten(text4);
+      return checkUrls(text4);
+    }
+    case "cargo-lock":
+      return checkUrls(text4);
+    case "python-lock": {
+      if (/\btype\s*=\s*"(?:git|directory|file|url)"/.test(text4)) return shorten(text4);
+      const local = /\b(path|directory|editable|file)"?\s*[=:]\s*"([^"]*)"/.exec(text4);
+      if (local && local[2] !== "." && !/\.(?:whl|tar\.gz|zip|tar\.bz2)$/i.test(local[2]))
+        return shorten(text4);
+      return checkUrls(text4);
+    }
+    case "requirements": {
+      const line = text4.replace(/\s+#.*$/, "").trim();
+      if (/^(?:-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host)\b/.test(line))
+        return shorten(line);
+      if (/(?:^|[\s@=])(?:git|hg|svn|bzr)\+/i.test(line) || /(?:^|[\s@=])file:/i.test(line))
+        return shorten(line);
+      return checkUrls(line);
+    }
+    case "pipfile":
+      if (/\b(?:git|path|file)\s*=/.test(text4)) return shorten(text4);
+      return checkUrls(text4);
+    case "pyproject": {
+      const direct = /@\s*((?:git\+|hg\+|https?:|file:)[^\s"',]*)/i.exec(text4);
+      if (direct && !fromRegistry(direct[1], registries)) return shorten(direct[1]);
+      if (/\{[^}]*\b(?:git|url|path|index)\s*=/.test(text4)) return shorten(text4);
+      return null;
+    }
+    case "go-mod":
+      return /=>/.test(text4) ? shorten(text4) : null;
+    case "cargo-toml":
+      if (/\b(?:git|registry|registry-index)\s*=/.test(text4) || /^\s*\[(?:patch|source)[.\]]/.test(text4))
+        return shorten(text4);
+      return null;
+  }
+}
+var PYPROJECT_INDEX = /^\s*(?:\[\[?tool\.(?:uv\.index|uv\.sources|poetry\.source|pdm\.source)\b|(?:index-url|extra-index-url|find-links|index-strategy|no-index|url)\s*=)/;
+function supplyChainRules(files, options) {
+  const rules = [];
+  const add = (rule) => {
+    if (!rules.includes(rule)) rules.push(rule);
+  };
+  const registries = new Set(options.registries.map((r) => r.trim().toLowerCase()).filter(Boolean));
+  for (const file2 of files) {
+    if (file2.status === "removed") continue;
+    const path2 = file2.filename;
+    const names = [path2, ...file2.previousFilename ? [file2.previousFilename] : []];
+    const base = path2.slice(path2.lastIndexOf("/") + 1);
+    if (options.registrySettings && names.some((name) => SETTINGS_FILES.some((re) => re.test(name))))
+      add(`registry settings: ${shorten(path2, 80)}`);
+    if (options.lifecycleScripts && names.some((name) => /(?:^|\/)binding\.gyp$/.test(name)))
+      add(`install-time build: ${shorten(path2, 80)}`);
+    if (base === "package.json") {
+      manifestRules(file2, options, add);
+      continue;
+    }
+    const kind = lockKind(path2);
+    if (!kind || !file2.patch) continue;
+    for (const line of addedLines(file2.patch)) {
+      if (kind === "pyproject" && options.registrySettings && PYPROJECT_INDEX.test(line.text))
+        add(`registry settings: ${shorten(path2, 80)}:${line.number}`);
+      if (!options.lockfileSources) continue;
+      const why = strangeSource(kind, line.text, registries);
+      if (why) add(`package source: ${shorten(path2, 80)}:${line.number}: ${why}`);
+    }
+  }
+  return rules;
+}
+
 // src/core/config/cross-field-checks.ts
 function hasIssueAt(ctx, path2) {
   return ctx.issues.some((issue3) => path2.every((segment, i) => issue3.path?.[i] === segment));
@@ -42202,6 +42540,23 @@ var RateLimitSchema = external_exports.strictObject({
 }).prefault({}).describe(
   "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
 );
+var REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
+var SupplyChainSchema = external_exports.strictObject({
+  lifecycleScripts: external_exports.boolean().default(true).describe(
+    "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and a `binding.gyp`."
+  ),
+  registrySettings: external_exports.boolean().default(true).describe(
+    "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, \u2026), index settings in pyproject.toml, and package.json's `packageManager` and `pnpm` fields."
+  ),
+  lockfileSources: external_exports.boolean().default(true).describe(
+    "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on another host, git, a local path, a go.mod `replace`, a requirements `--index-url`)."
+  ),
+  registries: external_exports.array(
+    external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
+  ).default([...DEFAULT_REGISTRIES]).describe(
+    "Hosts packages may be downloaded from over https; replaces the default list (the public npm, PyPI and crates.io hosts), so list those too when you add a private registry."
+  )
+}).prefault({}).describe("The supply-chain rules: what installs and builds is code too. Each rule can be turned off.");
 var HumanGateSchema = external_exports.strictObject({
   enabled: external_exports.boolean().default(true).describe(
     "Check each task's diff, touched paths and agent commands against the gate rules. When false, only the built-in never-auto-approve rules still fire: they cannot be turned off."
@@ -42223,7 +42578,8 @@ var HumanGateSchema = external_exports.strictObject({
   ).default([]).describe(
     "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched case-insensitively against the diff and the commands the agent ran, in linear time; a match needs a person's approval before merging. Added to the built-in rules."
   ),
-  paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval.")
+  paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
+  supplyChain: SupplyChainSchema
 }).prefault({}).describe("The human gate: changes that need a person's approval before their pull request merges.");
 var MergeSchema = external_exports.strictObject({
   auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
@@ -42264,6 +42620,95 @@ var ScoringSchema = external_exports.strictObject({
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
 
+// src/core/network-allow.ts
+var IPV4 = external_exports.ipv4();
+var IPV6 = external_exports.ipv6();
+function isIP(text4) {
+  if (IPV4.safeParse(text4).success) return 4;
+  return IPV6.safeParse(text4).success ? 6 : 0;
+}
+var LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+var HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*${LABEL}$`);
+function parsePort(text4) {
+  if (!/^\d{1,5}$/.test(text4)) return null;
+  const port = Number(text4);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+function splitHostPort(text4) {
+  const value = text4.trim().toLowerCase();
+  if (value.startsWith("[")) {
+    const end = value.indexOf("]");
+    if (end < 0) return null;
+    const rest = value.slice(end + 1);
+    if (rest !== "" && !rest.startsWith(":")) return null;
+    return { host: value.slice(1, end), port: rest ? rest.slice(1) : null };
+  }
+  const colon = value.lastIndexOf(":");
+  if (colon >= 0 && value.indexOf(":") !== colon) return { host: value, port: null };
+  const host = colon >= 0 ? value.slice(0, colon) : value;
+  return {
+    host: host.endsWith(".") ? host.slice(0, -1) : host,
+    port: colon >= 0 ? value.slice(colon + 1) : null
+  };
+}
+function parseAllowEntry(raw) {
+  const text4 = raw.trim().toLowerCase();
+  const fail = (why) => ({
+    ok: false,
+    error: `${JSON.stringify(raw)}: ${why} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
+  });
+  if (text4 === "") return fail("empty");
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(text4))
+    return fail("a host, not a URL: leave out the scheme and the path");
+  if (/[/?#@\s]/.test(text4)) return fail("a host, not a URL: no path, user or spaces");
+  const split = splitHostPort(text4);
+  if (!split) return fail("an IPv6 address needs its closing bracket");
+  let port = null;
+  if (split.port !== null) {
+    port = parsePort(split.port);
+    if (port === null) return fail(`the port ${JSON.stringify(split.port)} is not a number from 1 to 65535`);
+  }
+  let { host } = split;
+  let kind = "exact";
+  if (host.startsWith("*.")) {
+    kind = "suffix";
+    host = host.slice(2);
+    if (isIP(host)) return fail("a wildcard covers host names, not addresses");
+    if (!host.includes("."))
+      return fail("a wildcard needs a domain with a dot in it (`*.example.com`), not a top-level domain");
+  }
+  if (host.includes("*"))
+    return fail("a wildcard is allowed only as the whole first label (`*.example.com`)");
+  if (isIP(host) === 6 && !text4.startsWith("[")) {
+    return fail("an IPv6 address is written in brackets");
+  }
+  if (!isIP(host) && !HOST_NAME.test(host)) return fail("not a host name");
+  return { ok: true, entry: { text: text4, kind, host, port } };
+}
+
+// src/core/config/network-schema.ts
+var AllowEntrySchema = external_exports.string().superRefine((value, context) => {
+  const parsed = parseAllowEntry(value);
+  if (!parsed.ok) {
+    context.addIssue({
+      code: "custom",
+      message: parsed.error,
+      params: { expected: parsed.error.replace(/^"(?:[^"\\]|\\.)*": /, "") }
+    });
+  }
+});
+var NetworkSchema = external_exports.union([
+  external_exports.literal("open"),
+  external_exports.strictObject({
+    allow: external_exports.array(AllowEntrySchema).max(200).default([]).describe(
+      "Hosts the agent may reach besides its preset's model API and the hosts of the base URLs passed in `agents.*.env`: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: ports 80 and 443)."
+    )
+  })
+]).default({ allow: [] }).meta({
+  description: "The agent's network (docs/WORKER.md, *The agent's network*). Its sandbox has none of its own; its one way out is the worker's proxy, which lets through the preset's model API, the hosts of the base URLs passed in `agents.*.env`, and the hosts `allow` lists: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: 80 and 443), such as `{ allow: [registry.npmjs.org, '127.0.0.1:43123'] }`. Refused hosts are listed in the job summary and the progress comment. `open` gives the agent the runner's whole network (named on the dashboard). Only `.github/autopilot.yml` on the default branch can set it.",
+  [EXPECTED]: '"open" or a mapping { allow: [hosts] }'
+});
+
 // src/core/config/config-schema.ts
 var BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 var WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
@@ -42297,6 +42742,11 @@ var ConfigSchema = external_exports.strictObject({
     description: "Shell commands that must pass before a task counts as done (run in order, in the repository root), or `auto` to detect them from the repository (package.json scripts, Makefile, \u2026).",
     [EXPECTED]: '"auto" or a non-empty list of shell commands'
   }),
+  setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
+    description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
+    [EXPECTED]: "a list of shell commands"
+  }),
+  setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
   humanGate: HumanGateSchema,
   merge: MergeSchema,
   budgets: BudgetsSchema,
@@ -42315,7 +42765,8 @@ var ConfigSchema = external_exports.strictObject({
   ),
   isolation: external_exports.enum(["user", "none"]).default("user").describe(
     "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
-  )
+  ),
+  network: NetworkSchema
 }).superRefine(checkConfig, { when: (payload) => isPlainObject3(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
   description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
@@ -42413,6 +42864,9 @@ function describeSchemaNode(node3) {
   }
 }
 
+// src/core/config/load-config.ts
+var import_yaml = __toESM(require_dist2(), 1);
+
 // src/core/config/config-warnings.ts
 var HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
 function configWarnings(config2) {
@@ -42440,16 +42894,13 @@ function configWarnings(config2) {
   }
   for (const unit of ["tokens", "usd"]) {
     const task = config2.budgets.task[unit];
-    const session = config2.budgets.session[unit];
-    if (task !== null && session !== null && task > session) {
-      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
+    const session2 = config2.budgets.session[unit];
+    if (task !== null && session2 !== null && task > session2) {
+      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session2}).`);
     }
   }
   return warnings;
 }
-
-// src/core/config/load-config.ts
-var import_yaml = __toESM(require_dist2(), 1);
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
@@ -42521,7 +42972,7 @@ function problemsFromIssues(issues, input2, locate) {
       for (const key of issue3.keys) {
         const keyPath = [...issue3.path, key];
         const suggestion = suggestKey(issue3.path, key);
-        const known = Object.keys(asNode(schemaAt(root, issue3.path)?.properties) ?? {});
+        const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
         const path3 = formatPath(keyPath);
         const where = locate(keyPath, true);
@@ -42551,6 +43002,11 @@ function problemsFromIssues(issues, input2, locate) {
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
   ).map(({ problem }) => problem);
+}
+function knownKeys(node3) {
+  if (!node3) return [];
+  const alternatives = Array.isArray(node3.anyOf) ? node3.anyOf.map(asNode) : [node3];
+  return alternatives.flatMap((alternative) => Object.keys(asNode(alternative?.properties) ?? {}));
 }
 
 // src/core/config/load-config.ts
@@ -42829,7 +43285,7 @@ function renderConfigError(error63) {
     return withLines ? [key, line, found, expected] : [key, found, expected];
   });
   const count2 = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  const more2 = problems.length > MAX_ROWS ? `
+  const more = problems.length > MAX_ROWS ? `
 
 \u2026and ${problems.length - MAX_ROWS} more.` : "";
   return [
@@ -42837,7 +43293,7 @@ function renderConfigError(error63) {
     "",
     `Autopilot found ${count2}:`,
     "",
-    markdownTable([header, ...rows], { alignDelimiters: false }) + more2,
+    markdownTable([header, ...rows], { alignDelimiters: false }) + more,
     "",
     "Every key, its type and its default are listed in Autopilot's `docs/CONFIGURATION.md`."
   ].join("\n");
@@ -43065,8 +43521,8 @@ function lastEditAt(edits, fallback) {
 function latest(edits) {
   return edits.reduce((a, e) => Date.parse(e.at) > Date.parse(a) ? e.at : a, edits[0].at);
 }
-function unique(list2) {
-  return [...new Set(list2)];
+function unique(list3) {
+  return [...new Set(list3)];
 }
 function textChangedComment(input2) {
   const who = input2.editors.filter((e) => !!e);
@@ -43314,8 +43770,8 @@ function reduceSession(state, event, now) {
     case "consecutiveFailures": {
       if (s !== "running")
         return refuse(`Consecutive failures only pause a running session (session is ${s}).`);
-      const list2 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
-      const detail = `${event.count} consecutive tasks failed${list2}`;
+      const list3 = event.issues?.length ? `: ${event.issues.map((n) => `#${n}`).join(", ")}` : "";
+      const detail = `${event.count} consecutive tasks failed${list3}`;
       return beginPause("consecutive_failures", event, "Autopilot paused after failures", detail, "warning");
     }
     case "budgetExhausted": {
@@ -43347,10 +43803,10 @@ function reduceSession(state, event, now) {
     }
     case "newWork": {
       if (s === "completed") {
-        const list2 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
+        const list3 = event.issues?.length ? ` (${event.issues.map((n) => `#${n}`).join(", ")})` : "";
         return to("running", "new_work", [
           { type: "startDispatching" },
-          notify(`New ready tasks${list2}: Autopilot is running again.`)
+          notify(`New ready tasks${list3}: Autopilot is running again.`)
         ]);
       }
       return refuse(
@@ -44029,10 +44485,15 @@ var WorkerResultSchema = external_exports.object({
   humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
   /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
   agentAccess: external_exports.string().max(300).optional(),
+  /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
+  networkAccess: external_exports.string().max(300).optional(),
+  /** Hosts the egress proxy refused, most refused first: what the maintainer may add to `network.allow`. */
+  refusedHosts: external_exports.array(external_exports.object({ host: external_exports.string().max(300), count: external_exports.number().int().positive() })).max(20).optional(),
   startedAt: external_exports.string(),
   updatedAt: external_exports.string()
 });
 var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
+var OPEN_NETWORK_ACCESS = "network: open \u2014 the agent reaches every host the runner reaches: any server to send the code or its keys to, the runner's own loopback services and the cloud metadata service.";
 var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
 var MARKER_SUFFIX = " -->";
 function parseWorkerResult(body) {
@@ -44050,23 +44511,34 @@ function parseWorkerResult(body) {
 
 // src/core/dashboard/dashboard-markdown.ts
 function renderVisible(state, view, now, limits) {
-  const out = [];
+  const page = { state, view, now, limits };
+  return SECTIONS.map((section) => section(page)).filter((markdown) => markdown !== null).join("\n\n");
+}
+function markers({ state, view }) {
+  const lines = [TRACKING_MARKER, `<!-- autopilot:session ${state.session.status} -->`];
+  if (view.budget?.marker) lines.push(view.budget.marker);
+  return lines.join("\n");
+}
+function heading({ state }) {
+  const status = state.session.status;
+  return `## ${STATUS_ICON[status]} Autopilot is ${STATUS_WORD[status]}`;
+}
+function session({ state, view }) {
   const s = state.session;
-  out.push(TRACKING_MARKER, `<!-- autopilot:session ${s.status} -->`);
-  if (view.budget?.marker) out.push(view.budget.marker);
-  out.push("");
-  out.push(`## ${STATUS_ICON[s.status]} Autopilot is ${STATUS_WORD[s.status]}`, "");
   const who = s.actor && s.actor !== "autopilot" ? ` by ${quietLogin(s.actor)}` : "";
-  out.push(
-    `**Session:** ${s.status} since ${formatTime(s.since)}${who} \u2014 ${escapeInline(describeReason(s.reason))}` + (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") + (view.dryRun ? " \xB7 **dry run**: Autopilot decides and reports but changes nothing on GitHub" : "")
-  );
-  if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
-  if (view.githubLimitSince) {
-    out.push(
-      "",
-      `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes to this repository pause and go out once it lifts, none twice.`
-    );
-  }
+  return `**Session:** ${s.status} since ${formatTime(s.since)}${who} \u2014 ${escapeInline(describeReason(s.reason))}` + (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") + (view.dryRun ? " \xB7 **dry run**: Autopilot decides and reports but changes nothing on GitHub" : "");
+}
+function agentAccess({ view }) {
+  return view.unisolated ? `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}` : null;
+}
+function agentNetwork({ view }) {
+  return view.openNetwork ? `**Agent network:** ${escapeInline(OPEN_NETWORK_ACCESS)}` : null;
+}
+function githubLimitWait({ view }) {
+  if (!view.githubLimitSince) return null;
+  return `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes to this repository pause and go out once it lifts, none twice.`;
+}
+function progress({ view }) {
   const p = view.progress;
   const parts = [
     `${formatCount(p.done)} of ${formatCount(p.total)} tasks done`,
@@ -44077,57 +44549,74 @@ function renderVisible(state, view, now, limits) {
     view.blocked.length ? `${view.blocked.length} blocked` : "",
     view.failed.length ? `${view.failed.length} failed` : ""
   ].filter(Boolean);
-  out.push("", `**Progress:** \`${progressBar(p.done, p.total)}\` \xB7 ${parts.join(" \xB7 ")}`);
-  for (const note2 of view.budget?.notes ?? []) out.push("", `> \u26A0\uFE0F ${escapeInline(note2, 300)}`);
-  if (view.configProblems) {
-    out.push("", cut(view.configProblems, limits.configChars), "", configFallbackLine(view.configFallback));
-  }
-  if (state.incidents.length > 0 && limits.incidents > 0) {
-    out.push("", "> [!WARNING]");
-    for (const incident2 of state.incidents.slice(-limits.incidents).reverse()) {
-      out.push(`> ${formatTime(incident2.at)}: ${escapeInline(incident2.message, 300)}`);
-    }
-  }
-  out.push("", `### Running (${view.slots.length} of ${view.maxParallel} slots)`, "");
-  if (view.slots.length === 0) out.push("_No worker is running._");
-  else {
-    const rows = view.slots.map((slot) => [
-      taskCell(slot),
-      String(slot.attempt),
-      slot.iteration === null ? "\u2014" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
-      now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "\u2014",
-      runCell(slot)
-    ]);
-    out.push(table(["task", "attempt", "iteration", "elapsed", "run"], rows));
-  }
-  out.push("", `### Queue (${formatCount(view.queue.length)})`, "");
-  if (view.queue.length === 0) out.push("_Nothing is ready._");
-  else {
-    const shown2 = view.queue.slice(0, limits.queue);
-    out.push(
-      table(
-        ["#", "task", "score", "why"],
-        shown2.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)])
-      )
-    );
-    more(out, view.queue.length - shown2.length);
-  }
-  section(
-    out,
+  return `**Progress:** \`${progressBar(p.done, p.total)}\` \xB7 ${parts.join(" \xB7 ")}`;
+}
+function budgetNotes({ view }) {
+  const notes = view.budget?.notes ?? [];
+  return notes.length > 0 ? notes.map((note2) => `> \u26A0\uFE0F ${escapeInline(note2, 300)}`).join("\n\n") : null;
+}
+function configProblems({ view, limits }) {
+  if (!view.configProblems) return null;
+  return `${cut(view.configProblems, limits.configChars)}
+
+${configFallbackLine(view.configFallback)}`;
+}
+function incidents({ state, limits }) {
+  if (state.incidents.length === 0 || limits.incidents <= 0) return null;
+  const shown2 = state.incidents.slice(-limits.incidents).reverse();
+  return [
+    "> [!WARNING]",
+    ...shown2.map((incident2) => `> ${formatTime(incident2.at)}: ${escapeInline(incident2.message, 300)}`)
+  ].join("\n");
+}
+function running({ view, now }) {
+  const title = `### Running (${view.slots.length} of ${view.maxParallel} slots)`;
+  if (view.slots.length === 0) return `${title}
+
+_No worker is running._`;
+  const rows = view.slots.map((slot) => [
+    taskCell(slot),
+    String(slot.attempt),
+    slot.iteration === null ? "\u2014" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
+    now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "\u2014",
+    runCell(slot)
+  ]);
+  return `${title}
+
+${table(["task", "attempt", "iteration", "elapsed", "run"], rows)}`;
+}
+function queue({ view, limits }) {
+  const title = `### Queue (${formatCount(view.queue.length)})`;
+  if (view.queue.length === 0) return `${title}
+
+_Nothing is ready._`;
+  const shown2 = view.queue.slice(0, limits.queue);
+  const rows = shown2.map((q, i) => [String(i + 1), taskCell(q), String(q.score), escapeInline(q.why, 160)]);
+  return withMore(
+    `${title}
+
+${table(["#", "task", "score", "why"], rows)}`,
+    view.queue.length - shown2.length
+  );
+}
+function waiting({ view, limits }) {
+  return list(
     "Waiting",
     view.waiting,
     limits.list,
     (w) => `- ${taskCell(w)} \u2014 ${escapeInline(w.reason, 200)}`
   );
-  section(
-    out,
+}
+function inReview({ view, limits }) {
+  return list(
     "In review",
     view.review,
     limits.list,
     (r) => `- ${taskCell(r)}${r.pr ? ` \xB7 PR #${r.pr}` : ""} \u2014 ${escapeInline(r.reason, 300)}`
   );
-  section(
-    out,
+}
+function needsHuman({ view, limits }) {
+  return list(
     "Needs a human",
     view.needsHuman,
     limits.list,
@@ -44136,56 +44625,58 @@ function renderVisible(state, view, now, limits) {
       `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
     ].join("\n")
   );
-  for (const [title, list2] of [
-    ["Blocked", view.blocked],
-    ["Timed out", view.timeouts],
-    ["Failed", view.failed]
-  ]) {
-    section(
-      out,
-      title,
-      list2,
-      limits.list,
-      (r) => [
-        `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
-        `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
-      ].join("\n")
-    );
-  }
-  section(
-    out,
+}
+function stopped(title, tasks) {
+  return ({ view, limits }) => list(
+    title,
+    tasks(view),
+    limits.list,
+    (r) => [
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+      `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
+    ].join("\n")
+  );
+}
+var blocked = stopped("Blocked", (view) => view.blocked);
+var timedOut = stopped("Timed out", (view) => view.timeouts);
+var failed = stopped("Failed", (view) => view.failed);
+function notInPool({ view, limits }) {
+  return list(
     "Not in the pool",
     view.notInPool,
     limits.list,
     (r) => `- ${taskCell(r)} \u2014 ${escapeInline(r.reason, 200)}`
   );
-  if (view.cycles.length > 0) {
-    out.push(
-      "",
-      `### Dependency cycles (${view.cycles.length})`,
-      "",
-      "These issues wait on each other; the other tasks go on.",
-      ""
-    );
-    for (const cycle of view.cycles.slice(0, Math.max(1, limits.list))) {
-      const shown2 = cycle.slice(0, 20).map((n) => `#${n}`);
-      out.push(`- ${shown2.join(" \u2192 ")}${cycle.length > 20 ? " \u2192 \u2026" : ""} \u2192 #${cycle[0]}`);
-    }
-    more(out, view.cycles.length - Math.max(1, limits.list));
+}
+function dependencyCycles({ view, limits }) {
+  if (view.cycles.length === 0) return null;
+  const lines = [
+    `### Dependency cycles (${view.cycles.length})`,
+    "",
+    "These issues wait on each other; the other tasks go on.",
+    ""
+  ];
+  for (const cycle of view.cycles.slice(0, Math.max(1, limits.list))) {
+    const shown2 = cycle.slice(0, 20).map((n) => `#${n}`);
+    lines.push(`- ${shown2.join(" \u2192 ")}${cycle.length > 20 ? " \u2192 \u2026" : ""} \u2192 #${cycle[0]}`);
   }
+  return withMore(lines.join("\n"), view.cycles.length - Math.max(1, limits.list));
+}
+function finished({ state, limits }) {
   const doneTotal = state.history.completed + state.history.skipped + state.history.closed;
-  if (doneTotal > 0) {
-    out.push("", `### Finished (${formatCount(doneTotal)})`, "");
-    const recent = [...state.pendingHistory].reverse().slice(0, limits.done);
-    for (const h of recent) out.push(`- ${historyLine(h)}`);
-    const rest = doneTotal - recent.length;
-    const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
-    if (rest > 0 && recent.length === 0)
-      out.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
-    else if (rest > 0) out.push(`- \u2026and ${formatCount(rest)} more${where}`);
-  }
+  if (doneTotal === 0) return null;
+  const lines = [`### Finished (${formatCount(doneTotal)})`, ""];
+  const recent = [...state.pendingHistory].reverse().slice(0, limits.done);
+  for (const h of recent) lines.push(`- ${historyLine(h)}`);
+  const rest = doneTotal - recent.length;
+  const where = state.history.comments > 0 ? " (listed in the history comments below)" : "";
+  if (rest > 0 && recent.length === 0)
+    lines.push(`- ${formatCount(rest)} ${rest === 1 ? "task" : "tasks"}${where}`);
+  else if (rest > 0) lines.push(`- \u2026and ${formatCount(rest)} more${where}`);
+  return lines.join("\n");
+}
+function statistics({ view, now }) {
   const st = view.statistics;
-  out.push("", "### Statistics", "");
   const stats = [
     ["runtime", now ? formatDuration(st.runtimeMs) : "\u2014"],
     [
@@ -44199,25 +44690,46 @@ function renderVisible(state, view, now, limits) {
     ["merges", `${st.merges.successful} merged \xB7 ${st.merges.pending} pending`],
     ["usage", `${formatTokens(st.tokens.total)} tokens \xB7 ${formatUsd(st.costUsd)}`]
   ];
-  out.push(
-    table(
-      ["", ""],
-      stats.map(([k, v]) => [`**${k}**`, v])
-    )
-  );
-  if (limits.graph > 0 && view.graph.nodes.length > 0) {
-    out.push(
-      "",
-      "<details><summary>Dependency graph</summary>",
-      "",
-      renderMermaid(view.graph, limits.graph),
-      "",
-      "</details>"
-    );
-  }
-  out.push("", "<details><summary>Commands</summary>", "", commandHelp(), "", "</details>");
-  return out.join("\n");
+  return `### Statistics
+
+${table(
+    ["", ""],
+    stats.map(([k, v]) => [`**${k}**`, v])
+  )}`;
 }
+function dependencyGraph({ view, limits }) {
+  if (limits.graph <= 0 || view.graph.nodes.length === 0) return null;
+  return details("Dependency graph", renderMermaid(view.graph, limits.graph));
+}
+function commands() {
+  return details("Commands", commandHelp());
+}
+var SECTIONS = [
+  markers,
+  heading,
+  session,
+  agentAccess,
+  agentNetwork,
+  githubLimitWait,
+  progress,
+  budgetNotes,
+  configProblems,
+  incidents,
+  running,
+  queue,
+  waiting,
+  inReview,
+  needsHuman,
+  blocked,
+  timedOut,
+  failed,
+  notInPool,
+  dependencyCycles,
+  finished,
+  statistics,
+  dependencyGraph,
+  commands
+];
 var STATUS_ICON = {
   idle: "\u26AA",
   running: "\u{1F7E2}",
@@ -44242,15 +44754,24 @@ function runCell(slot) {
   if (slot.runId === null) return phase;
   return slot.runUrl && /^https:\/\/[^\s)]+$/.test(slot.runUrl) ? `[${phase}](${slot.runUrl})` : `${phase} (${slot.runId})`;
 }
-function section(out, title, items, limit, line) {
-  if (items.length === 0) return;
-  out.push("", `### ${title} (${formatCount(items.length)})`, "");
+function list(title, items, limit, line) {
+  if (items.length === 0) return null;
   const shown2 = items.slice(0, limit);
-  for (const item of shown2) out.push(line(item));
-  more(out, items.length - shown2.length);
+  return withMore(
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown2.map(line)].join("\n"),
+    items.length - shown2.length
+  );
 }
-function more(out, rest) {
-  if (rest > 0) out.push(`- \u2026and ${formatCount(rest)} more`);
+function withMore(markdown, rest) {
+  return rest > 0 ? `${markdown}
+- \u2026and ${formatCount(rest)} more` : markdown;
+}
+function details(summary2, markdown) {
+  return `<details><summary>${summary2}</summary>
+
+${markdown}
+
+</details>`;
 }
 function cut(markdown, max) {
   if (markdown.length <= max) return markdown;
@@ -44469,9 +44990,9 @@ var LOWERED = /* @__PURE__ */ new WeakMap();
 function loweredNames(names) {
   const known = LOWERED.get(names);
   if (known && known.source.exclude === names.exclude) {
-    let same = true;
-    for (const [key] of STATUS_ORDER) if (known.source[key] !== names[key]) same = false;
-    if (same) return known;
+    let same2 = true;
+    for (const [key] of STATUS_ORDER) if (known.source[key] !== names[key]) same2 = false;
+    if (same2) return known;
   }
   const lower2 = (l) => l ? l.toLowerCase() : null;
   const lowered = {
@@ -44778,8 +45299,8 @@ function mergeHandedLine(input2) {
       return `updating the branch with \`${input2.base}\` (GitHub requires it up to date); its checks run again after`;
   }
 }
-function branchUpdatedLine(base, waiting) {
-  return `branch updated with \`${base}\`; waiting for its checks (${waiting})`;
+function branchUpdatedLine(base, waiting2) {
+  return `branch updated with \`${base}\`; waiting for its checks (${waiting2})`;
 }
 function mechanismAdvice(via, message, issue3) {
   const retry2 = `\`/autopilot retry #${issue3}\``;
@@ -44895,15 +45416,15 @@ function clearStateLabels(ctx, n) {
   writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
 }
 function writeLabels(ctx, n, target, remove) {
-  const same = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
+  const same2 = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
   const current = ctx.labels.get(n) ?? [];
-  const next = current.filter((l) => !remove.some((r) => same(l, r)) || same(l, target));
+  const next = current.filter((l) => !remove.some((r) => same2(l, r)) || same2(l, target));
   if (target && !hasLabel(next, target)) next.push(target);
   ctx.labels.set(n, next);
   const index2 = ctx.effects.findIndex((e) => e.type === "setStateLabel" && e.issue === n);
   const earlier = index2 >= 0 ? ctx.effects[index2] : null;
   if (index2 >= 0) ctx.effects.splice(index2, 1);
-  const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same(l, target));
+  const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same2(l, target));
   const base = ctx.baseLabels.get(n) ?? [];
   const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
   if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
@@ -44984,8 +45505,8 @@ function liveRunsByIssue(runs) {
     if (run.status === "completed") continue;
     const n = runIssue(run);
     if (n === null) continue;
-    const list2 = byIssue.get(n);
-    if (list2) list2.push(run);
+    const list3 = byIssue.get(n);
+    if (list3) list3.push(run);
     else byIssue.set(n, [run]);
   }
   return byIssue;
@@ -45278,8 +45799,8 @@ function processAnswers(ctx, freshComments) {
       for (const c of [...ctx.snapshot.comments].sort((a, b) => a.id - b.id)) {
         const task = c.issue === trackingNumber ? null : taskIssueFor(ctx, c.issue);
         if (task === null) continue;
-        const list2 = byTask.get(task);
-        if (list2) list2.push(c);
+        const list3 = byTask.get(task);
+        if (list3) list3.push(c);
         else byTask.set(task, [c]);
       }
     }
@@ -45517,9 +46038,9 @@ function latestResults(all2) {
 function pullsByRef(pulls) {
   const byRef = /* @__PURE__ */ new Map();
   for (const p of pulls) {
-    const list2 = byRef.get(p.headRef) ?? [];
-    list2.push(p);
-    byRef.set(p.headRef, list2);
+    const list3 = byRef.get(p.headRef) ?? [];
+    list3.push(p);
+    byRef.set(p.headRef, list3);
   }
   return byRef;
 }
@@ -45965,6 +46486,7 @@ function evaluateDiffGate(diff, options) {
 ${file2.patch}`);
     }
   }
+  if (options.enabled) for (const rule of supplyChainRules(diff.files, options.supplyChain)) add(rule);
   const matched = matchHumanGate({ diff: patches.join("\n"), paths, commands: [] }, options);
   for (const hit of matched.hits) add(`${hit.rule} (${hit.where}: ${hit.match})`);
   return rules.slice(0, DIFF_GATE_MAX_RULES);
@@ -46047,13 +46569,13 @@ function referenceCapNote(issue3, parsed) {
   return `#${issue3} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
 }
 function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
-  const pending = lists.map((list2) => list2.filter((n) => !known(n)));
+  const pending = lists.map((list3) => list3.filter((n) => !known(n)));
   const chosen = /* @__PURE__ */ new Set();
   const all2 = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list2) => turn < list2.length); turn++) {
-    for (const list2 of pending) {
+  for (let turn = 0; chosen.size < max && pending.some((list3) => turn < list3.length); turn++) {
+    for (const list3 of pending) {
       if (chosen.size >= max) break;
-      if (turn < list2.length) chosen.add(list2[turn]);
+      if (turn < list3.length) chosen.add(list3[turn]);
     }
   }
   return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
@@ -46156,9 +46678,9 @@ function reuseGraph(issues, repo, closedCross, memo2) {
   if (!known) return null;
   const shape = known.shape;
   let at = 0;
-  let same = true;
+  let same2 = true;
   const emit = (value) => {
-    if (shape[at++] !== value) same = false;
+    if (shape[at++] !== value) same2 = false;
   };
   for (const issue3 of issues) {
     let parsed = null;
@@ -46167,10 +46689,10 @@ function reuseGraph(issues, repo, closedCross, memo2) {
       if (parsed === null) return null;
     }
     emitShape(issue3, parsed, emit);
-    if (!same) return null;
+    if (!same2) return null;
   }
   for (const key of closedCross) emit(key);
-  if (!same || at !== shape.length) return null;
+  if (!same2 || at !== shape.length) return null;
   const nodes = /* @__PURE__ */ new Map();
   let i = 0;
   for (const node3 of known.nodes.values()) {
@@ -46283,13 +46805,13 @@ function buildTaskGraph(issues, repo, options = {}) {
     const parent = parentOf.get(n) ?? null;
     let parentProgress = null;
     if (parent !== null) {
-      let progress = progressOf.get(parent);
-      if (!progress) {
+      let progress2 = progressOf.get(parent);
+      if (!progress2) {
         const siblings = [...childrenOf.get(parent) ?? []];
-        progress = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
-        progressOf.set(parent, progress);
+        progress2 = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+        progressOf.set(parent, progress2);
       }
-      parentProgress = { ...progress };
+      parentProgress = { ...progress2 };
     }
     nodes.set(n, {
       number: n,
@@ -46386,10 +46908,10 @@ function cyclePaths(components, adjacency) {
 }
 function shortestCycleThrough(start, adjacency) {
   const previous3 = /* @__PURE__ */ new Map();
-  const queue = [start];
+  const queue2 = [start];
   const seen = /* @__PURE__ */ new Set([start]);
-  for (let i = 0; i < queue.length; i++) {
-    const v = queue[i];
+  for (let i = 0; i < queue2.length; i++) {
+    const v = queue2[i];
     for (const w of adjacency.get(v) ?? []) {
       if (w === start) {
         const path2 = [start];
@@ -46400,7 +46922,7 @@ function shortestCycleThrough(start, adjacency) {
       if (seen.has(w)) continue;
       seen.add(w);
       previous3.set(w, v);
-      queue.push(w);
+      queue2.push(w);
     }
   }
   return [start, start];
@@ -46408,7 +46930,7 @@ function shortestCycleThrough(start, adjacency) {
 var WAITING_SHOWN = 10;
 function readyTasks(graph, options) {
   const ready = [];
-  const waiting = [];
+  const waiting2 = [];
   const readyLabel = options.readyLabel.toLowerCase();
   const excludeLabel = options.excludeLabel ? options.excludeLabel.toLowerCase() : null;
   const others = (options.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
@@ -46427,16 +46949,16 @@ function readyTasks(graph, options) {
     if (!isReady) continue;
     const n = node3.number;
     if (excluded) {
-      waiting.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
+      waiting2.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
     const other = otherState ? others.filter((l) => node3.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase())) : [];
     if (other.length > 0) {
-      waiting.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
+      waiting2.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
     }
     if (node3.cycle) {
-      waiting.push({
+      waiting2.push({
         number: n,
         code: "cycle",
         reason: `in cycle ${formatCycle(node3.cycle)}`
@@ -46446,19 +46968,19 @@ function readyTasks(graph, options) {
     const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
     if (on.length > 0) {
       const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
-      const more2 = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
+      const more = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
       const note2 = node3.referenceNote ? ` (${node3.referenceNote})` : "";
-      waiting.push({
+      waiting2.push({
         number: n,
         code: "dependencies",
-        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more2}${note2}`,
+        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more}${note2}`,
         waitingOn: on
       });
       continue;
     }
     ready.push(node3);
   }
-  return { ready, waiting };
+  return { ready, waiting: waiting2 };
 }
 function formatCycle(cycle, max = 8) {
   const ref = (n) => `#${n}`;
@@ -46466,8 +46988,8 @@ function formatCycle(cycle, max = 8) {
   return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
 }
 function push(map2, key, value) {
-  const list2 = map2.get(key);
-  if (list2) list2.push(value);
+  const list3 = map2.get(key);
+  if (list3) list3.push(value);
   else map2.set(key, [value]);
 }
 function sortedUnique(values) {
@@ -46641,13 +47163,13 @@ function processPool(ctx) {
     return sameLabels(labels, issue3.labels) ? issue3 : { ...issue3, labels };
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
-  const { ready, waiting } = readyTasks(graph, {
+  const { ready, waiting: waiting2 } = readyTasks(graph, {
     readyLabel: L.ready,
     excludeLabel: L.exclude,
     stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed]
   });
-  const notInPool = [];
-  const waits2 = waiting.map((w) => ({
+  const notInPool2 = [];
+  const waits2 = waiting2.map((w) => ({
     issue: w.number,
     title: ctx.issues.get(w.number)?.title ?? "",
     reason: w.reason
@@ -46658,7 +47180,7 @@ function processPool(ctx) {
     const n = node3.number;
     const by = ctx.readyBy.get(n) ?? null;
     if (!by || !(sameLogin(by, snapshot.botLogin) || hasWriteAccess(snapshot.permissions, by))) {
-      notInPool.push({
+      notInPool2.push({
         issue: n,
         title: node3.issue.title,
         reason: by ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L.ready}\` label is unknown`
@@ -46695,7 +47217,7 @@ function processPool(ctx) {
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
   const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
-  const unblocking = merging.size > 0 && waiting.some(
+  const unblocking = merging.size > 0 && waiting2.some(
     (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
@@ -46707,7 +47229,7 @@ function processPool(ctx) {
     ranked = ranked.filter((t) => !taken.has(t.issue));
   }
   const pending = ranked.length > 0 || waitingForTime;
-  return { graph, ranked, waits: waits2, notInPool, pending };
+  return { graph, ranked, waits: waits2, notInPool: notInPool2, pending };
 }
 function sameLabels(a, b) {
   return a === b || a.length === b.length && a.every((l, i) => l === b[i]);
@@ -48908,8 +49430,8 @@ function decodeNamedCharacterReference(value) {
 }
 
 // node_modules/micromark-util-chunked/index.js
-function splice(list2, start, remove, items) {
-  const end = list2.length;
+function splice(list3, start, remove, items) {
+  const end = list3.length;
   let chunkStart = 0;
   let parameters;
   if (start < 0) {
@@ -48921,22 +49443,22 @@ function splice(list2, start, remove, items) {
   if (items.length < 1e4) {
     parameters = Array.from(items);
     parameters.unshift(start, remove);
-    list2.splice(...parameters);
+    list3.splice(...parameters);
   } else {
-    if (remove) list2.splice(start, remove);
+    if (remove) list3.splice(start, remove);
     while (chunkStart < items.length) {
       parameters = items.slice(chunkStart, chunkStart + 1e4);
       parameters.unshift(start, 0);
-      list2.splice(...parameters);
+      list3.splice(...parameters);
       chunkStart += 1e4;
       start += 1e4;
     }
   }
 }
-function push2(list2, items) {
-  if (list2.length > 0) {
-    splice(list2, list2.length, 0, items);
-    return list2;
+function push2(list3, items) {
+  if (list3.length > 0) {
+    splice(list3, list3.length, 0, items);
+    return list3;
   }
   return items;
 }
@@ -48971,12 +49493,12 @@ function syntaxExtension(all2, extension2) {
     }
   }
 }
-function constructs(existing, list2) {
+function constructs(existing, list3) {
   let index2 = -1;
   const before = [];
-  while (++index2 < list2.length) {
+  while (++index2 < list3.length) {
     ;
-    (list2[index2].add === "after" ? existing : before).push(list2[index2]);
+    (list3[index2].add === "after" ? existing : before).push(list3[index2]);
   }
   splice(existing, 0, 0, before);
 }
@@ -50374,13 +50896,13 @@ var SpliceBuffer = class {
     }
   }
 };
-function chunkedPush(list2, right) {
+function chunkedPush(list3, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
-    list2.push(...right);
+    list3.push(...right);
   } else {
     while (chunkStart < right.length) {
-      list2.push(...right.slice(chunkStart, chunkStart + 1e4));
+      list3.push(...right.slice(chunkStart, chunkStart + 1e4));
       chunkStart += 1e4;
     }
   }
@@ -50396,7 +50918,7 @@ function subtokenize(eventsArray) {
   let otherEvent;
   let parameters;
   let subevents;
-  let more2;
+  let more;
   const events = new SpliceBuffer(eventsArray);
   while (++index2 < events.length) {
     while (index2 in jumps) {
@@ -50425,7 +50947,7 @@ function subtokenize(eventsArray) {
       if (event[1].contentType) {
         Object.assign(jumps, subcontent(events, index2));
         index2 = jumps[index2];
-        more2 = true;
+        more = true;
       }
     } else if (event[1]._container) {
       otherIndex = index2;
@@ -50456,7 +50978,7 @@ function subtokenize(eventsArray) {
     }
   }
   splice(eventsArray, 0, Number.POSITIVE_INFINITY, events.slice(0));
-  return !more2;
+  return !more;
 }
 function subcontent(events, eventIndex) {
   const token = events.get(eventIndex)[1];
@@ -52118,7 +52640,7 @@ function tokenizeThematicBreak(effects, ok3, nok) {
 }
 
 // node_modules/micromark-core-commonmark/lib/list.js
-var list = {
+var list2 = {
   continuation: {
     tokenize: tokenizeListContinuation
   },
@@ -52224,7 +52746,7 @@ function tokenizeListContinuation(effects, ok3, nok) {
   function notInCurrentItem(code19) {
     self2.containerState._closeFlow = true;
     self2.interrupt = void 0;
-    return factorySpace(effects, effects.attempt(list, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
+    return factorySpace(effects, effects.attempt(list2, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code19);
   }
 }
 function tokenizeIndent(effects, ok3, nok) {
@@ -52277,7 +52799,7 @@ function resolveToSetextUnderline(events, context) {
       }
     }
   }
-  const heading = {
+  const heading2 = {
     type: "setextHeading",
     start: {
       ...events[content3][1].start
@@ -52288,15 +52810,15 @@ function resolveToSetextUnderline(events, context) {
   };
   events[text4][1].type = "setextHeadingText";
   if (definition2) {
-    editMap.add(text4, 0, [["enter", heading, context]]);
+    editMap.add(text4, 0, [["enter", heading2, context]]);
     editMap.add(definition2 + 1, 0, [["exit", events[content3][1], context]]);
     events[content3][1].end = {
       ...events[definition2][1].end
     };
   } else {
-    events[content3][1] = heading;
+    events[content3][1] = heading2;
   }
-  editMap.add(events.length, 0, [["exit", heading, context]]);
+  editMap.add(events.length, 0, [["exit", heading2, context]]);
   editMap.consume(events);
   return events;
 }
@@ -52419,11 +52941,11 @@ function initializeFactory(field) {
       if (code19 === null) {
         return true;
       }
-      const list2 = constructs2[code19];
+      const list3 = constructs2[code19];
       let index2 = -1;
-      if (list2) {
-        while (++index2 < list2.length) {
-          const item = list2[index2];
+      if (list3) {
+        while (++index2 < list3.length) {
+          const item = list3[index2];
           if (!item.previous || item.previous.call(self2, self2.previous)) {
             return true;
           }
@@ -52535,19 +53057,19 @@ __export(constructs_exports, {
   text: () => text2
 });
 var document2 = {
-  [42]: list,
-  [43]: list,
-  [45]: list,
-  [48]: list,
-  [49]: list,
-  [50]: list,
-  [51]: list,
-  [52]: list,
-  [53]: list,
-  [54]: list,
-  [55]: list,
-  [56]: list,
-  [57]: list,
+  [42]: list2,
+  [43]: list2,
+  [45]: list2,
+  [48]: list2,
+  [49]: list2,
+  [50]: list2,
+  [51]: list2,
+  [52]: list2,
+  [53]: list2,
+  [54]: list2,
+  [55]: list2,
+  [56]: list2,
+  [57]: list2,
   [62]: blockQuote
 };
 var contentInitial = {
@@ -52762,22 +53284,22 @@ function createTokenizer(parser, initialize, from) {
         function start(code19) {
           const left = code19 !== null && map2[code19];
           const all2 = code19 !== null && map2.null;
-          const list2 = [
+          const list3 = [
             // To do: add more extension tests.
             /* c8 ignore next 2 */
             ...Array.isArray(left) ? left : left ? [left] : [],
             ...Array.isArray(all2) ? all2 : all2 ? [all2] : []
           ];
-          return handleListOfConstructs(list2)(code19);
+          return handleListOfConstructs(list3)(code19);
         }
       }
-      function handleListOfConstructs(list2) {
-        listOfConstructs = list2;
+      function handleListOfConstructs(list3) {
+        listOfConstructs = list3;
         constructIndex = 0;
-        if (list2.length === 0) {
+        if (list3.length === 0) {
           return bogusState;
         }
-        return handleConstruct(list2[constructIndex]);
+        return handleConstruct(list3[constructIndex]);
       }
       function handleConstruct(construct) {
         return start;
@@ -53098,7 +53620,7 @@ function compiler(options) {
       autolink: opener(link),
       autolinkProtocol: onenterdata,
       autolinkEmail: onenterdata,
-      atxHeading: opener(heading),
+      atxHeading: opener(heading2),
       blockQuote: opener(blockQuote2),
       characterEscape: onenterdata,
       characterReference: onenterdata,
@@ -53126,14 +53648,14 @@ function compiler(options) {
       link: opener(link),
       listItem: opener(listItem),
       listItemValue: onenterlistitemvalue,
-      listOrdered: opener(list2, onenterlistordered),
-      listUnordered: opener(list2),
+      listOrdered: opener(list3, onenterlistordered),
+      listUnordered: opener(list3),
       paragraph: opener(paragraph),
       reference: onenterreference,
       referenceString: buffer,
       resourceDestinationString: buffer,
       resourceTitleString: buffer,
-      setextHeading: opener(heading),
+      setextHeading: opener(heading2),
       strong: opener(strong),
       thematicBreak: opener(thematicBreak2)
     },
@@ -53689,7 +54211,7 @@ function compiler(options) {
       position: void 0
     };
   }
-  function heading() {
+  function heading2() {
     return {
       type: "heading",
       // @ts-expect-error `depth` will be set later.
@@ -53729,7 +54251,7 @@ function compiler(options) {
       position: void 0
     };
   }
-  function list2(token) {
+  function list3(token) {
     return {
       type: "list",
       ordered: token.type === "listOrdered",
@@ -54101,10 +54623,10 @@ function toResult(value) {
 }
 
 // node_modules/mdast-util-find-and-replace/lib/index.js
-function findAndReplace(tree, list2, options) {
+function findAndReplace(tree, list3, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
-  const pairs = toPairs(list2);
+  const pairs = toPairs(list3);
   let pairIndex = -1;
   while (++pairIndex < pairs.length) {
     visitParents(tree, visitor);
@@ -54178,7 +54700,7 @@ function toPairs(tupleOrList) {
     throw new TypeError("Expected find and replace tuple or list of tuples");
   }
   const result = [];
-  const list2 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
+  const list3 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
     /** @type {FindAndReplaceList} */
     tupleOrList
   ) : [
@@ -54186,8 +54708,8 @@ function toPairs(tupleOrList) {
     tupleOrList
   ];
   let index2 = -1;
-  while (++index2 < list2.length) {
-    const tuple2 = list2[index2];
+  while (++index2 < list3.length) {
+    const tuple2 = list3[index2];
     result.push([toExpression(tuple2[0]), toFunction(tuple2[1])]);
   }
   return result;
@@ -55287,15 +55809,15 @@ function gfmStrikethrough(options) {
         return nok(code19);
       }
       effects.enter("strikethroughSequenceTemporary");
-      return more2(code19);
+      return more(code19);
     }
-    function more2(code19) {
+    function more(code19) {
       const before = classifyCharacter(previous3);
       if (code19 === 126) {
         if (size > 1) return nok(code19);
         effects.consume(code19);
         size++;
-        return more2;
+        return more;
       }
       if (size < 2 && !single) return nok(code19);
       const token = effects.exit("strikethroughSequenceTemporary");
@@ -56188,9 +56710,9 @@ function splitInlineCode(text4) {
   const blanks = Array.from(text4.matchAll(/\n[ \t]*\n/g), (m) => m.index);
   const byLength = /* @__PURE__ */ new Map();
   runs.forEach((run, n) => {
-    const list2 = byLength.get(run.length) ?? [];
-    list2.push(n);
-    byLength.set(run.length, list2);
+    const list3 = byLength.get(run.length) ?? [];
+    list3.push(n);
+    byLength.set(run.length, list3);
   });
   const consumed = /* @__PURE__ */ new Map();
   let cursor = 0;
@@ -56646,8 +57168,8 @@ function requestMerge(ctx, n, record2, pr) {
   const basis = mergeBasis(pr, ctx.config.merge);
   const asked = record2.merge;
   if (asked?.via && asked.sha === pr.headSha) {
-    const waiting = handedLine(ctx, asked, pr);
-    if (waiting) return waiting;
+    const waiting2 = handedLine(ctx, asked, pr);
+    if (waiting2) return waiting2;
   }
   const attempts = asked?.attempt ?? 0;
   const allowed = asked?.allowed ?? MERGE_REFUSAL_CAP;
@@ -56913,6 +57435,7 @@ function buildView(ctx, pool, reviewLines) {
     maxParallel: config2.maxParallel,
     maxIterations: config2.maxIterations,
     ...config2.isolation === "none" ? { unisolated: true } : {},
+    ...config2.network === "open" ? { openNetwork: true } : {},
     ...ctx.input.githubLimitWait ? { githubLimitSince: ctx.input.githubLimitWait.since } : {},
     slots: [],
     queue: pool.ranked.map((t) => ({
@@ -57012,10 +57535,10 @@ function graphView(ctx, view, pool) {
   const nodes = order.slice(0, 250).map((n) => {
     const issue3 = ctx.issues.get(n);
     const status = statusOf2(ctx, n);
-    const waiting = waitingIssues.has(n);
+    const waiting2 = waitingIssues.has(n);
     return {
       issue: n,
-      status: issue3.state === "closed" ? "done" : waiting ? "waiting" : status ?? "waiting"
+      status: issue3.state === "closed" ? "done" : waiting2 ? "waiting" : status ?? "waiting"
     };
   });
   const shown2 = new Set(nodes.map((x) => x.issue));
@@ -57045,8 +57568,8 @@ function statusText(ctx, view, issue3) {
   const rank = view.queue.findIndex((q) => q.issue === issue3);
   if (rank >= 0)
     detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
-  for (const [label2, list2] of lists) {
-    const line = list2.find((x) => x.issue === issue3);
+  for (const [label2, list3] of lists) {
+    const line = list3.find((x) => x.issue === issue3);
     if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
   }
   return `#${issue3} ${detail}.
@@ -57482,13 +58005,14 @@ async function readConfigAt(ctx, commit) {
 
 // src/github/pull-verification.ts
 var COMPARE_MAX_FILES = 300;
+var MAX_MANIFESTS_PER_DIFF = 20;
 var MAX_DIFFS_PER_RECONCILE = 10;
 async function readPullDiffs(ctx, world, options) {
   const state = world.trackingIssue ? parseDashboard(world.trackingIssue.body).state : null;
   const known = new Set(
     (state?.diffGates ?? []).filter((g) => g.gate === options.gateDigest).map((g) => `${g.pr}@${g.sha}`)
   );
-  const inReview = (issue3) => {
+  const inReview2 = (issue3) => {
     if (!options.reviewLabel) return true;
     const labels = world.issues.find((i) => i.number === issue3)?.labels ?? [];
     return labels.some((l) => l.toLowerCase() === options.reviewLabel.toLowerCase());
@@ -57496,7 +58020,7 @@ async function readPullDiffs(ctx, world, options) {
   const out = [];
   for (const { pull, issue: issue3 } of trustedOpenPulls(world, options.branchPrefix)) {
     if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
-    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue3)) continue;
+    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview2(issue3)) continue;
     out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
   }
   return out;
@@ -57510,7 +58034,8 @@ async function readPullDiff(ctx, pr, base, sha) {
         basehead: `${base}...${sha}`
       })
     );
-    const listed = (compare.data.files ?? []).slice(0, COMPARE_MAX_FILES);
+    const data = compare.data;
+    const listed = (data.files ?? []).slice(0, COMPARE_MAX_FILES);
     const files = listed.map((f) => ({
       filename: f.filename,
       status: f.status,
@@ -57534,10 +58059,44 @@ async function readPullDiff(ctx, pr, base, sha) {
       }
       for (const file2 of files) file2.mode = modes.get(file2.filename) ?? null;
     }
+    await readManifests(ctx, files, data.merge_base_commit?.sha ?? base, sha);
     return { pr, sha, files, filesCapped: listed.length >= COMPARE_MAX_FILES };
   } catch (error63) {
     const message = error63 instanceof Error ? error63.message : String(error63);
     return { pr, sha, files: [], filesCapped: false, error: message.slice(0, 150) };
+  }
+}
+async function readManifests(ctx, files, mergeBase, head) {
+  const manifests = files.filter(
+    (f) => f.status !== "removed" && f.filename.slice(f.filename.lastIndexOf("/") + 1) === "package.json"
+  );
+  for (const file2 of manifests.slice(0, MAX_MANIFESTS_PER_DIFF)) {
+    try {
+      const after = await readText(ctx, file2.filename, head);
+      if (after === null) continue;
+      const before = file2.status === "added" ? null : await readText(ctx, file2.previousFilename ?? file2.filename, mergeBase);
+      file2.manifest = { before, after };
+    } catch {
+    }
+  }
+}
+async function readText(ctx, path2, ref) {
+  try {
+    const response = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/contents/{path}", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        path: path2,
+        ref
+      })
+    );
+    const data = response.data;
+    if (data?.type !== "file" || data.encoding !== "base64" || typeof data.content !== "string")
+      throw new Error(`${path2} at ${ref.slice(0, 12)} did not come back as a base64 file`);
+    return Buffer.from(data.content.replace(/\s+/g, ""), "base64").toString("utf8");
+  } catch (error63) {
+    if (statusOf(error63) === 404) return null;
+    throw error63;
   }
 }
 
@@ -57945,21 +58504,21 @@ async function moveLabelsTogether(ctx, effects, least = 2) {
   const document3 = `mutation AutopilotMoveLabelsTogether(${declared.join(", ")}) {
 ${selections.join("\n")}
 }`;
-  let failed = /* @__PURE__ */ new Set();
+  let failed2 = /* @__PURE__ */ new Set();
   try {
     await ctx.write(() => ctx.client.graphql(document3, variables));
   } catch (error63) {
     const errors = error63.errors;
     if (!Array.isArray(errors)) throw error63;
     const paths = errors.map((e) => e.path?.[0]);
-    failed = paths.some((p) => typeof p !== "string") ? new Set(planned.flatMap((p) => p.fields)) : new Set(paths);
+    failed2 = paths.some((p) => typeof p !== "string") ? new Set(planned.flatMap((p) => p.fields)) : new Set(paths);
     ctx.log.warn(
-      `${failed.size} of the label changes sent together were refused (${errors.map((e) => e.message).join("; ").slice(0, 300)}); those go one by one`
+      `${failed2.size} of the label changes sent together were refused (${errors.map((e) => e.message).join("; ").slice(0, 300)}); those go one by one`
     );
   }
   const done = [];
   for (const p of planned) {
-    if (p.fields.some((f) => failed.has(f))) {
+    if (p.fields.some((f) => failed2.has(f))) {
       for (const label2 of [...p.add, ...p.remove]) ids.delete(label2);
       continue;
     }
@@ -58122,8 +58681,8 @@ async function withdrawMerge(ctx, effect) {
 }
 
 // src/github/snapshot-response.ts
-function compact(list2) {
-  return (list2 ?? []).filter((x) => x !== null && x !== void 0);
+function compact(list3) {
+  return (list3 ?? []).filter((x) => x !== null && x !== void 0);
 }
 
 // src/github/buried-comments.ts
@@ -58219,7 +58778,7 @@ function newRepoMemory() {
 // src/github/permissions.ts
 function relevantLogins(world, options) {
   const { readyLabel, needsHumanLabel } = options;
-  const waiting = new Set(
+  const waiting2 = new Set(
     world.issues.filter((i) => i.state === "open" && !!needsHumanLabel && i.labels.includes(needsHumanLabel)).map((i) => i.number)
   );
   const logins = /* @__PURE__ */ new Set();
@@ -58228,7 +58787,7 @@ function relevantLogins(world, options) {
     logins.add(login);
   };
   for (const c of world.comments) {
-    if (options.processed?.(c) && !waiting.has(c.issue)) continue;
+    if (options.processed?.(c) && !waiting2.has(c.issue)) continue;
     add(c.author);
   }
   for (const i of world.issues)
@@ -58396,7 +58955,7 @@ function toComment(c, issue3, botLogin, appId = null) {
     acknowledged: Boolean(c.reactionGroups?.some((g) => g.viewerHasReacted))
   };
 }
-function latestWorkerResults(comments, log, sources) {
+function latestWorkerResults(comments, log) {
   const best = /* @__PURE__ */ new Map();
   for (const c of comments) {
     if (!mentionsWorkerResult(c.body)) continue;
@@ -58408,14 +58967,18 @@ function latestWorkerResults(comments, log, sources) {
     }
     const result = parseWorkerResult(c.body);
     if (!result || result.issue !== c.issue) continue;
-    const previous3 = best.get(result.issue);
+    const previous3 = best.get(result.issue)?.result;
     if (!previous3 || result.attempt > previous3.attempt || result.attempt === previous3.attempt && result.updatedAt > previous3.updatedAt) {
-      best.set(result.issue, result);
-      if (c.nodeId) sources?.set(result.issue, c.nodeId);
-      else sources?.delete(result.issue);
+      best.set(result.issue, { result, nodeId: c.nodeId });
     }
   }
-  return [...best.values()].sort((a, b) => a.issue - b.issue);
+  const chosen = [...best.values()].sort((a, b) => a.result.issue - b.result.issue);
+  return {
+    results: chosen.map((c) => c.result),
+    resultComments: Object.fromEntries(
+      chosen.flatMap((c) => c.nodeId ? [[c.result.issue, c.nodeId]] : [])
+    )
+  };
 }
 function isAppResultComment(c, issue3, appId) {
   if (!mentionsWorkerResult(c.body) || !byApp(c.author, c.viewerDidAuthor, appId)) return false;
@@ -58558,8 +59121,8 @@ async function fetchWorkerRuns(ctx, workflow) {
       }
       throw error63;
     }
-    const list2 = data.workflow_runs ?? [];
-    for (const run of list2) {
+    const list3 = data.workflow_runs ?? [];
+    for (const run of list3) {
       const title = run.display_title ?? run.name ?? "";
       const parsed = parseRunTitle(title);
       const status = run.status ?? "queued";
@@ -58576,20 +59139,19 @@ async function fetchWorkerRuns(ctx, workflow) {
         attempt: parsed?.attempt ?? null
       });
     }
-    const oldest = list2[list2.length - 1];
-    if (list2.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+    const oldest = list3[list3.length - 1];
+    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
   }
   return runs;
 }
 
 // src/github/snapshot.ts
-var CONFIG_FILE = CONFIG_PATH;
 async function runSnapshotQuery(ctx, flags) {
   const variables = {
     owner: ctx.repo.owner,
     name: ctx.repo.name,
     labels: flags.labels,
-    configExpression: `HEAD:${CONFIG_FILE}`,
+    configExpression: `HEAD:${CONFIG_PATH}`,
     botLogin: loginOf(ctx) || null,
     issuesAfter: flags.issuesAfter,
     issuesFirst: flags.issuesFirst ?? FIRST_ISSUES_PAGE,
@@ -58632,7 +59194,7 @@ async function graphqlAllowingNotFound(ctx, query, variables) {
     throw error63;
   }
 }
-async function takeSnapshot(ctx) {
+async function takeSnapshot(ctx, request2) {
   const { memory } = ctx;
   let points = null;
   const query = async (flags) => {
@@ -58640,7 +59202,7 @@ async function takeSnapshot(ctx) {
     if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
     return data;
   };
-  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await ctx.settingsFor(null, null);
+  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await request2.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed.poolLabels;
   const knownTracking = memory.trackingIssue;
   const assumedWorkflow = memory.workerWorkflow ?? assumed.workerWorkflow;
@@ -58676,7 +59238,7 @@ async function takeSnapshot(ctx) {
     tracking = pickTracking(found, appId);
   }
   memory.trackingIssue = tracking?.number ?? null;
-  const settings = await ctx.settingsFor(configText, tracking?.body ?? null);
+  const settings = await request2.settingsFor(configText, tracking?.body ?? null);
   if (!sameSet(settings.poolLabels, labels)) {
     labels = settings.poolLabels;
     const again = await query({
@@ -58808,8 +59370,7 @@ async function takeSnapshot(ctx) {
   }
   memory.workerWorkflow = settings.workerWorkflow;
   const comments = allComments.filter((c) => !c.authorIsBot);
-  const resultSources = /* @__PURE__ */ new Map();
-  const workerResults = latestWorkerResults(allComments, ctx.log, resultSources);
+  const { results: workerResults, resultComments } = latestWorkerResults(allComments, ctx.log);
   const trackingNode = tracking ? {
     number: tracking.number,
     body: tracking.body,
@@ -58821,12 +59382,15 @@ async function takeSnapshot(ctx) {
   const world = {
     repo: { owner: ctx.repo.owner, name: ctx.repo.name, defaultBranch },
     botLogin,
+    // The query names the token's account (`viewer.databaseId`, at no extra request); without it no pull
+    // request is recognised as Autopilot's.
+    botId: appId,
     issues: [...byNumber.values()].sort((a, b) => a.number - b.number),
     pulls: pullNodes.sort((a, b) => a.number - b.number),
     runs,
     comments,
     workerResults,
-    resultComments: Object.fromEntries(resultSources),
+    resultComments,
     permissions: {},
     trackingIssue: trackingNode,
     configText
@@ -58835,7 +59399,7 @@ async function takeSnapshot(ctx) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
     world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
   }
-  const logins = ctx.permissionsFor ? ctx.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
+  const logins = request2.permissionsFor ? request2.permissionsFor(world, settings) : relevantLogins(world, { readyLabel: settings.readyLabel, needsHumanLabel: settings.needsHumanLabel });
   world.permissions = await lookupPermissions(ctx, logins, owner);
   const labelIds = memory.labelIds;
   for (const node3 of [...poolIssues, ...pulls])
@@ -59327,8 +59891,8 @@ async function findTrackingIssue(ctx) {
   };
   if (ctx.botLogin) params.creator = ctx.botLogin;
   const response = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/issues", params));
-  const list2 = response.data ?? [];
-  return list2.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
+  const list3 = response.data ?? [];
+  return list3.find((i) => !i.pull_request && (i.body ?? "").includes(TRACKING_MARKER)) ?? null;
 }
 async function writeTracking(ctx, effect) {
   if (effect.body.length > 65536) {
@@ -59482,19 +60046,19 @@ var Gateway = class {
     return readConfigAt({ client: this.client, repo: this.repo, read: this.read }, commit);
   }
   async snapshot(options) {
-    const output2 = await takeSnapshot({
-      client: this.client,
-      repo: this.repo,
-      botLogin: this.botLogin,
-      memory: this.memory,
-      log: this.log,
-      read: this.read,
-      settingsFor: options.settingsFor,
-      ...options.permissionsFor ? { permissionsFor: options.permissionsFor } : {},
-      now: this.now
-    });
+    const output2 = await takeSnapshot(
+      {
+        client: this.client,
+        repo: this.repo,
+        botLogin: this.botLogin,
+        memory: this.memory,
+        log: this.log,
+        read: this.read,
+        now: this.now
+      },
+      options
+    );
     const verify = { client: this.client, repo: this.repo, read: this.read };
-    output2.world.botId = this.memory.appAccountId;
     output2.world.pullDiffs = await readPullDiffs(verify, output2.world, {
       branchPrefix: output2.facts.settings.branchPrefix,
       reviewLabel: output2.facts.settings.reviewLabel ?? null,
@@ -59794,6 +60358,11 @@ function limitWaitFor(options, nowMs) {
   if (!repo) return host;
   return { at: Math.min(host.at, repo.since), until: Math.max(host.until, repo.until) };
 }
+function effective(base, overrides) {
+  if (!overrides) return base;
+  const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
+  return applied.ok ? applied.config : base;
+}
 async function reconcileOnce(options, log) {
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const botLogin = options.botLogin ?? GITHUB_ACTIONS_BOT;
@@ -59809,26 +60378,18 @@ async function reconcileOnce(options, log) {
     ...options.operationBudget !== void 0 ? { operationBudget: options.operationBudget } : {},
     now: () => now().getTime()
   });
-  let choice = null;
-  let fileText = null;
-  let state = null;
-  const effective = (base, overrides) => {
-    if (!overrides) return base;
-    const applied = applyConfigOverrides(base, overrides, "workflow_dispatch overrides");
-    return applied.ok ? applied.config : base;
-  };
   const settingsFor = async (configText, trackingBody) => {
-    state = trackingBody === null ? null : parseDashboard(trackingBody).state;
-    fileText = configText;
-    const input2 = { fileText: configText, commit: null, lastGood: state?.lastGoodConfig ?? null };
+    const state2 = trackingBody === null ? null : parseDashboard(trackingBody).state;
+    const input2 = { fileText: configText, commit: null, lastGood: state2?.lastGoodConfig ?? null };
     const commit = needsTextAtCommit(input2);
     let textAtCommit;
     if (commit) {
       log.info(`reading the last good configuration at ${commit.slice(0, 12)} (the file is bad)`);
       textAtCommit = await gateway.configAt(commit);
     }
-    choice = chooseConfig({ ...input2, ...textAtCommit !== void 0 ? { textAtCommit } : {} });
-    return snapshotSettings(effective(choice.config, options.start?.overrides ?? state?.overrides));
+    const choice = chooseConfig({ ...input2, ...textAtCommit !== void 0 ? { textAtCommit } : {} });
+    const overrides = options.start?.overrides ?? state2?.overrides;
+    return { ...snapshotSettings(effective(choice.config, overrides)), choice, state: state2 };
   };
   const { world, facts } = await gateway.snapshot({
     settingsFor,
@@ -59836,11 +60397,11 @@ async function reconcileOnce(options, log) {
       return relevantLogins(snapshot, {
         readyLabel: settings.readyLabel,
         needsHumanLabel: settings.needsHumanLabel,
-        processed: commentProcessedRule(state)
+        processed: commentProcessedRule(settings.state)
       });
     }
   });
-  const chosen = choice ?? chooseConfig({ fileText, commit: null, lastGood: null });
+  const { choice: chosen, state } = facts.settings;
   const configError = chosen.error;
   const fileConfig = chosen.config;
   const lastGoodConfig2 = chosen.source === "file" && chosen.record.commit === null && chosen.record !== state?.lastGoodConfig ? { ...chosen.record, commit: facts.defaultBranchSha } : chosen.record;

@@ -633,6 +633,16 @@ var init_aider = __esm({
         "GROQ_API_KEY",
         "MISTRAL_API_KEY"
       ],
+      // The APIs of the providers whose keys it gets (through litellm).
+      apiHosts: [
+        "api.anthropic.com",
+        "api.openai.com",
+        "generativelanguage.googleapis.com",
+        "api.deepseek.com",
+        "openrouter.ai",
+        "api.groq.com",
+        "api.mistral.ai"
+      ],
       buildInvocation(options) {
         const args = [
           "--message-file",
@@ -686,6 +696,8 @@ var init_claude_code = __esm({
     claudeCode = {
       name: "claude-code",
       keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+      // With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (set below) the API is all it calls, for both kinds of key.
+      apiHosts: ["api.anthropic.com"],
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["-p"];
@@ -836,6 +848,7 @@ var init_codex = __esm({
       // `codex exec` (0.169) authenticates to OpenAI with CODEX_API_KEY only; OPENAI_API_KEY is read by
       // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
       keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
+      apiHosts: ["api.openai.com"],
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
@@ -915,6 +928,8 @@ var init_custom = __esm({
     custom = {
       name: "custom",
       keyEnv: [],
+      // Whatever the command talks to is the maintainer's to list in `network.allow`.
+      apiHosts: [],
       buildInvocation(options) {
         if (!options.command) throw new Error("the custom agent preset needs a `command`");
         const script = options.command.replaceAll("{prompt_file}", shellQuote(options.promptFile));
@@ -992,6 +1007,8 @@ var init_gemini = __esm({
     gemini = {
       name: "gemini",
       keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+      // The Gemini API (the API-key auth method); Vertex AI or a Google login needs its hosts in `network.allow`.
+      apiHosts: ["generativelanguage.googleapis.com"],
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = [
@@ -1045,7 +1062,7 @@ var init_gemini = __esm({
         let lastTurn = "";
         let usage = { input: 0, output: 0 };
         const errors = [];
-        let failed = false;
+        let failed2 = false;
         for (const event of events) {
           if (event.type === "init") {
             model = asString(event.model) ?? model;
@@ -1066,14 +1083,14 @@ var init_gemini = __esm({
             const models = Object.keys(asRecord(asRecord(event.stats)?.models) ?? {});
             if (models.length === 1 && !model) model = models[0];
             if (event.status === "error") {
-              failed = true;
+              failed2 = true;
               const message = errorMessage(event.error);
               if (message) errors.push(message);
             }
           }
         }
         const turnLimit = exitCode === TURN_LIMIT_EXIT;
-        const isError = failed || exitCode !== 0;
+        const isError = failed2 || exitCode !== 0;
         return {
           finalMessage: lastTurn,
           isError,
@@ -1099,6 +1116,16 @@ var init_opencode = __esm({
     opencode = {
       name: "opencode",
       keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
+      // The APIs of the providers whose keys it gets, and models.dev: its model catalogue, fetched at start unless
+      // OPENCODE_DISABLE_MODELS_FETCH is set.
+      apiHosts: [
+        "api.anthropic.com",
+        "api.openai.com",
+        "generativelanguage.googleapis.com",
+        "openrouter.ai",
+        "api.groq.com",
+        "models.dev"
+      ],
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["run", "--format", "json"];
@@ -1427,10 +1454,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path9) {
-  if (!path9)
+function getElementAtPath(obj, path12) {
+  if (!path12)
     return obj;
-  return path9.reduce((acc, key) => acc?.[key], obj);
+  return path12.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1689,11 +1716,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path9, issues) {
+function prefixIssues(path12, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path9);
+    iss.path.unshift(path12);
     return iss;
   });
 }
@@ -2226,16 +2253,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path9 = []) => {
+  const processError = (error64, path12 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path12, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
       } else {
-        const fullpath = [...path9, ...issue3.path];
+        const fullpath = [...path12, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2274,17 +2301,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path9 = []) => {
+  const processError = (error64, path12 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path12, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
       } else {
-        const fullpath = [...path9, ...issue3.path];
+        const fullpath = [...path12, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2323,8 +2350,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path9 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path9) {
+  const path12 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path12) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -17311,8 +17338,8 @@ var init_to_json_schema = __esm({
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list3)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -20356,13 +20383,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path9 = ref.slice(1).split("/").filter(Boolean);
-  if (path9.length === 0) {
+  const path12 = ref.slice(1).split("/").filter(Boolean);
+  if (path12.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path9[0] === defsKey) {
-    const key = path9[1] === void 0 ? void 0 : decodeJSONPointerSegment(path9[1]);
+  if (path12[0] === defsKey) {
+    const key = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -21614,9 +21641,26 @@ var init_zod = __esm({
 });
 
 // src/core/markdown.ts
+function escapeInline(text4, max = 200) {
+  const oneLine = truncate(
+    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
+    max
+  );
+  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
+}
+function truncate(text4, max) {
+  if (max <= 0) return "";
+  if (text4.length <= max) return text4;
+  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+}
+function formatCount(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+var INLINE_SPECIAL;
 var init_markdown = __esm({
   "src/core/markdown.ts"() {
     "use strict";
+    INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
   }
 });
 
@@ -21845,9 +21889,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path9) {
+function hasPath(value, path12) {
   let current = value;
-  for (const segment of path9) {
+  for (const segment of path12) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -21857,9 +21901,9 @@ function hasPath(value, path9) {
   }
   return true;
 }
-function getAt(value, path9) {
+function getAt(value, path12) {
   let current = value;
-  for (const segment of path9) {
+  for (const segment of path12) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -21867,9 +21911,9 @@ function getAt(value, path9) {
   }
   return current;
 }
-function formatPath(path9) {
+function formatPath(path12) {
   let out = "";
-  for (const segment of path9) {
+  for (const segment of path12) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -21885,7 +21929,7 @@ var init_key_paths = __esm({
 });
 
 // src/core/config/config-error.ts
-function truncate(text4, max = FOUND_MAX) {
+function truncate2(text4, max = FOUND_MAX) {
   return text4.length > max ? `${text4.slice(0, max - 1)}\u2026` : text4;
 }
 function safeJson(value) {
@@ -21900,19 +21944,19 @@ function describeFound(value) {
   if (value === null) return "null";
   switch (typeof value) {
     case "string":
-      return value === "" ? '"" (empty string)' : `${truncate(JSON.stringify(value))} (string)`;
+      return value === "" ? '"" (empty string)' : `${truncate2(JSON.stringify(value))} (string)`;
     case "number":
     case "bigint":
       return `${String(value)} (number)`;
     case "boolean":
       return `${value} (boolean)`;
   }
-  if (Array.isArray(value)) return `${truncate(safeJson(value))} (list)`;
-  if (isPlainObject2(value)) return `${truncate(safeJson(value))} (mapping)`;
+  if (Array.isArray(value)) return `${truncate2(safeJson(value))} (list)`;
+  if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path9, where, found, expected) {
-  return `${path9 ? `\`${path9}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path12, where, found, expected) {
+  return `${path12 ? `\`${path12}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -28671,12 +28715,32 @@ var init_gate_pattern = __esm({
   }
 });
 
+// src/core/supply-chain-gate.ts
+var DEFAULT_REGISTRIES;
+var init_supply_chain_gate = __esm({
+  "src/core/supply-chain-gate.ts"() {
+    "use strict";
+    DEFAULT_REGISTRIES = [
+      // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
+      "registry.npmjs.org",
+      "registry.yarnpkg.com",
+      // PyPI: the index and the files it links to
+      "pypi.org",
+      "files.pythonhosted.org",
+      // crates.io: the sparse index and the download host
+      "index.crates.io",
+      "static.crates.io",
+      "crates.io"
+    ];
+  }
+});
+
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path9) {
-  return ctx.issues.some((issue3) => path9.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path12) {
+  return ctx.issues.some((issue3) => path12.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path9, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path9, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path12, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path12, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -28708,9 +28772,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path9) => {
-    const value = getAt(config2, path9);
-    return typeof value === "number" && !hasIssueAt(ctx, path9) ? value : null;
+  const num = (path12) => {
+    const value = getAt(config2, path12);
+    return typeof value === "number" && !hasIssueAt(ctx, path12) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -28758,12 +28822,13 @@ var init_cross_field_checks = __esm({
 });
 
 // src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema;
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema;
 var init_config_section_schemas = __esm({
   "src/core/config/config-section-schemas.ts"() {
     "use strict";
     init_zod();
     init_gate_pattern();
+    init_supply_chain_gate();
     init_config_constants();
     init_cross_field_checks();
     init_key_paths();
@@ -28825,6 +28890,23 @@ var init_config_section_schemas = __esm({
     }).prefault({}).describe(
       "Backoff when an agent reports a rate limit: waits of baseMs \xD7 factor^retry, capped at maxWaitMs."
     );
+    REGISTRY_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/i;
+    SupplyChainSchema = external_exports.strictObject({
+      lifecycleScripts: external_exports.boolean().default(true).describe(
+        "Gate added or changed install-time scripts in any package.json (preinstall, install, postinstall, prepare and the others `npm ci` runs, and every script they reach), a changed `workspaces` list, and a `binding.gyp`."
+      ),
+      registrySettings: external_exports.boolean().default(true).describe(
+        "Gate package-manager settings files (`.npmrc`, `.yarnrc*`, `.pnpmfile.cjs`, `pnpm-workspace.yaml`, `pip.conf`, `uv.toml`, `poetry.toml`, `.cargo/config.toml`, \u2026), index settings in pyproject.toml, and package.json's `packageManager` and `pnpm` fields."
+      ),
+      lockfileSources: external_exports.boolean().default(true).describe(
+        "Gate lockfile and manifest entries that download from anywhere but `registries` (a tarball URL on another host, git, a local path, a go.mod `replace`, a requirements `--index-url`)."
+      ),
+      registries: external_exports.array(
+        external_exports.string().regex(REGISTRY_HOST).meta({ [EXPECTED]: "a host name such as `registry.npmjs.org` (no scheme, no path)" })
+      ).default([...DEFAULT_REGISTRIES]).describe(
+        "Hosts packages may be downloaded from over https; replaces the default list (the public npm, PyPI and crates.io hosts), so list those too when you add a private registry."
+      )
+    }).prefault({}).describe("The supply-chain rules: what installs and builds is code too. Each rule can be turned off.");
     HumanGateSchema = external_exports.strictObject({
       enabled: external_exports.boolean().default(true).describe(
         "Check each task's diff, touched paths and agent commands against the gate rules. When false, only the built-in never-auto-approve rules still fire: they cannot be turned off."
@@ -28846,7 +28928,8 @@ var init_config_section_schemas = __esm({
       ).default([]).describe(
         "Extra regular expressions (RE2 syntax: no lookarounds or backreferences; no slashes) matched case-insensitively against the diff and the commands the agent ran, in linear time; a match needs a person's approval before merging. Added to the built-in rules."
       ),
-      paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval.")
+      paths: external_exports.array(nonBlank("a glob pattern such as `infra/**` (not blank)")).default([]).describe("Extra glob patterns (e.g. `infra/**`) of touched paths that need a person's approval."),
+      supplyChain: SupplyChainSchema
     }).prefault({}).describe("The human gate: changes that need a person's approval before their pull request merges.");
     MergeSchema = external_exports.strictObject({
       auto: external_exports.boolean().default(true).describe("Merge a task's pull request once every gate passes; false leaves the merge to a person."),
@@ -28889,6 +28972,135 @@ var init_config_section_schemas = __esm({
   }
 });
 
+// src/core/network-allow.ts
+function isIP(text4) {
+  if (IPV4.safeParse(text4).success) return 4;
+  return IPV6.safeParse(text4).success ? 6 : 0;
+}
+function parsePort(text4) {
+  if (!/^\d{1,5}$/.test(text4)) return null;
+  const port = Number(text4);
+  return port >= 1 && port <= 65535 ? port : null;
+}
+function splitHostPort(text4) {
+  const value = text4.trim().toLowerCase();
+  if (value.startsWith("[")) {
+    const end = value.indexOf("]");
+    if (end < 0) return null;
+    const rest = value.slice(end + 1);
+    if (rest !== "" && !rest.startsWith(":")) return null;
+    return { host: value.slice(1, end), port: rest ? rest.slice(1) : null };
+  }
+  const colon = value.lastIndexOf(":");
+  if (colon >= 0 && value.indexOf(":") !== colon) return { host: value, port: null };
+  const host = colon >= 0 ? value.slice(0, colon) : value;
+  return {
+    host: host.endsWith(".") ? host.slice(0, -1) : host,
+    port: colon >= 0 ? value.slice(colon + 1) : null
+  };
+}
+function parseAllowEntry(raw) {
+  const text4 = raw.trim().toLowerCase();
+  const fail = (why) => ({
+    ok: false,
+    error: `${JSON.stringify(raw)}: ${why} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
+  });
+  if (text4 === "") return fail("empty");
+  if (/^[a-z][a-z0-9+.-]*:\/\//.test(text4))
+    return fail("a host, not a URL: leave out the scheme and the path");
+  if (/[/?#@\s]/.test(text4)) return fail("a host, not a URL: no path, user or spaces");
+  const split = splitHostPort(text4);
+  if (!split) return fail("an IPv6 address needs its closing bracket");
+  let port = null;
+  if (split.port !== null) {
+    port = parsePort(split.port);
+    if (port === null) return fail(`the port ${JSON.stringify(split.port)} is not a number from 1 to 65535`);
+  }
+  let { host } = split;
+  let kind = "exact";
+  if (host.startsWith("*.")) {
+    kind = "suffix";
+    host = host.slice(2);
+    if (isIP(host)) return fail("a wildcard covers host names, not addresses");
+    if (!host.includes("."))
+      return fail("a wildcard needs a domain with a dot in it (`*.example.com`), not a top-level domain");
+  }
+  if (host.includes("*"))
+    return fail("a wildcard is allowed only as the whole first label (`*.example.com`)");
+  if (isIP(host) === 6 && !text4.startsWith("[")) {
+    return fail("an IPv6 address is written in brackets");
+  }
+  if (!isIP(host) && !HOST_NAME.test(host)) return fail("not a host name");
+  return { ok: true, entry: { text: text4, kind, host, port } };
+}
+function parseAllowList(entries) {
+  const parsed = [];
+  const errors = [];
+  for (const raw of entries) {
+    const one2 = parseAllowEntry(raw);
+    if (one2.ok) parsed.push(one2.entry);
+    else errors.push(one2.error);
+  }
+  return { entries: parsed, errors };
+}
+function hostPortText(host, port) {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+function matchAllowList(entries, host, port) {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  const portAllowed = (entry) => entry.port === null ? DEFAULT_PORTS.includes(port) : entry.port === port;
+  const literal2 = isIP(name) !== 0;
+  const exact = entries.find((entry) => entry.kind === "exact" && entry.host === name && portAllowed(entry));
+  if (exact || literal2) return exact ?? null;
+  return entries.find(
+    (entry) => entry.kind === "suffix" && name.endsWith(`.${entry.host}`) && portAllowed(entry)
+  ) ?? null;
+}
+var IPV4, IPV6, LABEL, HOST_NAME, DEFAULT_PORTS;
+var init_network_allow = __esm({
+  "src/core/network-allow.ts"() {
+    "use strict";
+    init_zod();
+    IPV4 = external_exports.ipv4();
+    IPV6 = external_exports.ipv6();
+    LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+    HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*${LABEL}$`);
+    DEFAULT_PORTS = [80, 443];
+  }
+});
+
+// src/core/config/network-schema.ts
+var AllowEntrySchema, NetworkSchema;
+var init_network_schema = __esm({
+  "src/core/config/network-schema.ts"() {
+    "use strict";
+    init_zod();
+    init_network_allow();
+    init_config_constants();
+    AllowEntrySchema = external_exports.string().superRefine((value, context) => {
+      const parsed = parseAllowEntry(value);
+      if (!parsed.ok) {
+        context.addIssue({
+          code: "custom",
+          message: parsed.error,
+          params: { expected: parsed.error.replace(/^"(?:[^"\\]|\\.)*": /, "") }
+        });
+      }
+    });
+    NetworkSchema = external_exports.union([
+      external_exports.literal("open"),
+      external_exports.strictObject({
+        allow: external_exports.array(AllowEntrySchema).max(200).default([]).describe(
+          "Hosts the agent may reach besides its preset's model API and the hosts of the base URLs passed in `agents.*.env`: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: ports 80 and 443)."
+        )
+      })
+    ]).default({ allow: [] }).meta({
+      description: "The agent's network (docs/WORKER.md, *The agent's network*). Its sandbox has none of its own; its one way out is the worker's proxy, which lets through the preset's model API, the hosts of the base URLs passed in `agents.*.env`, and the hosts `allow` lists: `host`, `*.domain` (every name under it), an IPv4 address or `[IPv6]`, each with an optional `:port` (without one: 80 and 443), such as `{ allow: [registry.npmjs.org, '127.0.0.1:43123'] }`. Refused hosts are listed in the job summary and the progress comment. `open` gives the agent the runner's whole network (named on the dashboard). Only `.github/autopilot.yml` on the default branch can set it.",
+      [EXPECTED]: '"open" or a mapping { allow: [hosts] }'
+    });
+  }
+});
+
 // src/core/config/config-schema.ts
 function deepFreeze(value) {
   if (typeof value === "object" && value !== null) {
@@ -28906,6 +29118,7 @@ var init_config_schema = __esm({
     init_config_section_schemas();
     init_cross_field_checks();
     init_key_paths();
+    init_network_schema();
     BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
     WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
     ConfigSchema = external_exports.strictObject({
@@ -28938,6 +29151,11 @@ var init_config_schema = __esm({
         description: "Shell commands that must pass before a task counts as done (run in order, in the repository root), or `auto` to detect them from the repository (package.json scripts, Makefile, \u2026).",
         [EXPECTED]: '"auto" or a non-empty list of shell commands'
       }),
+      setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
+        description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
+        [EXPECTED]: "a list of shell commands"
+      }),
+      setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
       humanGate: HumanGateSchema,
       merge: MergeSchema,
       budgets: BudgetsSchema,
@@ -28956,7 +29174,8 @@ var init_config_schema = __esm({
       ),
       isolation: external_exports.enum(["user", "none"]).default("user").describe(
         "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
-      )
+      ),
+      network: NetworkSchema
     }).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
       title: "Autopilot configuration (.github/autopilot.yml)",
       description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
@@ -28973,9 +29192,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path9) {
+function schemaAt(root, path12) {
   let node3 = root;
-  for (const segment of path9) {
+  for (const segment of path12) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29076,47 +29295,6 @@ var init_config_reference = __esm({
   }
 });
 
-// src/core/config/config-warnings.ts
-function configWarnings(config2) {
-  const warnings = [];
-  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
-    warnings.push(
-      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
-    );
-  }
-  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
-    warnings.push(
-      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
-    );
-  }
-  const agents = [
-    ["agents.primary", config2.agents.primary],
-    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
-  ];
-  for (const [path9, agent] of agents) {
-    if (agent.preset !== "custom" && agent.command !== null) {
-      warnings.push(
-        `${path9}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
-      );
-    }
-  }
-  for (const unit of ["tokens", "usd"]) {
-    const task = config2.budgets.task[unit];
-    const session = config2.budgets.session[unit];
-    if (task !== null && session !== null && task > session) {
-      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
-    }
-  }
-  return warnings;
-}
-var HOSTED_RUNNER_JOB_LIMIT_MINUTES;
-var init_config_warnings = __esm({
-  "src/core/config/config-warnings.ts"() {
-    "use strict";
-    HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
-  }
-});
-
 // node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
   "node_modules/yaml/dist/nodes/identity.js"(exports) {
@@ -29194,17 +29372,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path9) {
-      const ctrl = callVisitor(key, node3, visitor, path9);
+    function visit_(key, node3, visitor, path12) {
+      const ctrl = callVisitor(key, node3, visitor, path12);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path9, ctrl);
-        return visit_(key, ctrl, visitor, path9);
+        replaceNode(key, path12, ctrl);
+        return visit_(key, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path9 = Object.freeze(path9.concat(node3));
+          path12 = Object.freeze(path12.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path9);
+            const ci = visit_(i, node3.items[i], visitor, path12);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29215,13 +29393,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path9 = Object.freeze(path9.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path9);
+          path12 = Object.freeze(path12.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path12);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path9);
+          const cv = visit_("value", node3.value, visitor, path12);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29242,17 +29420,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path9) {
-      const ctrl = await callVisitor(key, node3, visitor, path9);
+    async function visitAsync_(key, node3, visitor, path12) {
+      const ctrl = await callVisitor(key, node3, visitor, path12);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path9, ctrl);
-        return visitAsync_(key, ctrl, visitor, path9);
+        replaceNode(key, path12, ctrl);
+        return visitAsync_(key, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path9 = Object.freeze(path9.concat(node3));
+          path12 = Object.freeze(path12.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path9);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path12);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29263,13 +29441,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path9 = Object.freeze(path9.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path9);
+          path12 = Object.freeze(path12.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path12);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path9);
+          const cv = await visitAsync_("value", node3.value, visitor, path12);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29296,23 +29474,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path9) {
+    function callVisitor(key, node3, visitor, path12) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path9);
+        return visitor(key, node3, path12);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path9);
+        return visitor.Map?.(key, node3, path12);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path9);
+        return visitor.Seq?.(key, node3, path12);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path9);
+        return visitor.Pair?.(key, node3, path12);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path9);
+        return visitor.Scalar?.(key, node3, path12);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path9);
+        return visitor.Alias?.(key, node3, path12);
       return void 0;
     }
-    function replaceNode(key, path9, node3) {
-      const parent = path9[path9.length - 1];
+    function replaceNode(key, path12, node3) {
+      const parent = path12[path12.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -29924,10 +30102,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path9, value) {
+    function collectionFromPath(schema, path12, value) {
       let v = value;
-      for (let i = path9.length - 1; i >= 0; --i) {
-        const k = path9[i];
+      for (let i = path12.length - 1; i >= 0; --i) {
+        const k = path12[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29946,7 +30124,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path9) => path9 == null || typeof path9 === "object" && !!path9[Symbol.iterator]().next().done;
+    var isEmptyPath = (path12) => path12 == null || typeof path12 === "object" && !!path12[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -29976,11 +30154,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path9, value) {
-        if (isEmptyPath(path9))
+      addIn(path12, value) {
+        if (isEmptyPath(path12))
           this.add(value);
         else {
-          const [key, ...rest] = path9;
+          const [key, ...rest] = path12;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -29994,8 +30172,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path9) {
-        const [key, ...rest] = path9;
+      deleteIn(path12) {
+        const [key, ...rest] = path12;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30009,8 +30187,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path9, keepScalar) {
-        const [key, ...rest] = path9;
+      getIn(path12, keepScalar) {
+        const [key, ...rest] = path12;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30028,8 +30206,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path9) {
-        const [key, ...rest] = path9;
+      hasIn(path12) {
+        const [key, ...rest] = path12;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30039,8 +30217,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path9, value) {
-        const [key, ...rest] = path9;
+      setIn(path12, value) {
+        const [key, ...rest] = path12;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -32555,9 +32733,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path9, value) {
+      addIn(path12, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path9, value);
+          this.contents.addIn(path12, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -32632,14 +32810,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path9) {
-        if (Collection2.isEmptyPath(path9)) {
+      deleteIn(path12) {
+        if (Collection2.isEmptyPath(path12)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path9) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path12) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -32654,10 +32832,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path9, keepScalar) {
-        if (Collection2.isEmptyPath(path9))
+      getIn(path12, keepScalar) {
+        if (Collection2.isEmptyPath(path12))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path9, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path12, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -32668,10 +32846,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path9) {
-        if (Collection2.isEmptyPath(path9))
+      hasIn(path12) {
+        if (Collection2.isEmptyPath(path12))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path9) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path12) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -32688,13 +32866,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path9, value) {
-        if (Collection2.isEmptyPath(path9)) {
+      setIn(path12, value) {
+        if (Collection2.isEmptyPath(path12)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path9), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path12), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path9, value);
+          this.contents.setIn(path12, value);
         }
       }
       /**
@@ -34655,9 +34833,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path9) => {
+    visit2.itemAtPath = (cst, path12) => {
       let item = cst;
-      for (const [field, index2] of path9) {
+      for (const [field, index2] of path12) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -34666,23 +34844,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path9) => {
-      const parent = visit2.itemAtPath(cst, path9.slice(0, -1));
-      const field = path9[path9.length - 1][0];
+    visit2.parentCollection = (cst, path12) => {
+      const parent = visit2.itemAtPath(cst, path12.slice(0, -1));
+      const field = path12[path12.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path9, item, visitor) {
-      let ctrl = visitor(item, path9);
+    function _visit(path12, item, visitor) {
+      let ctrl = visitor(item, path12);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path9.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path12.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -34693,10 +34871,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path9);
+            ctrl = ctrl(item, path12);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path9) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path12) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -35431,15 +35609,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list3, type) {
+      for (let i = 0; i < list3.length; ++i)
+        if (list3[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list3) {
+      for (let i = 0; i < list3.length; ++i) {
+        switch (list3[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -36447,6 +36625,47 @@ var require_dist = __commonJS({
   }
 });
 
+// src/core/config/config-warnings.ts
+function configWarnings(config2) {
+  const warnings = [];
+  if (config2.timeoutMinutes > HOSTED_RUNNER_JOB_LIMIT_MINUTES) {
+    warnings.push(
+      `timeoutMinutes is ${config2.timeoutMinutes}, but GitHub-hosted runners stop a job after ${HOSTED_RUNNER_JOB_LIMIT_MINUTES} minutes; only self-hosted runners allow more.`
+    );
+  }
+  if (config2.iterationTimeoutMinutes > config2.timeoutMinutes) {
+    warnings.push(
+      `iterationTimeoutMinutes (${config2.iterationTimeoutMinutes}) is longer than timeoutMinutes (${config2.timeoutMinutes}): the job's wall clock will end a long iteration first.`
+    );
+  }
+  const agents = [
+    ["agents.primary", config2.agents.primary],
+    ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
+  ];
+  for (const [path12, agent] of agents) {
+    if (agent.preset !== "custom" && agent.command !== null) {
+      warnings.push(
+        `${path12}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+      );
+    }
+  }
+  for (const unit of ["tokens", "usd"]) {
+    const task = config2.budgets.task[unit];
+    const session = config2.budgets.session[unit];
+    if (task !== null && session !== null && task > session) {
+      warnings.push(`budgets.task.${unit} (${task}) is larger than budgets.session.${unit} (${session}).`);
+    }
+  }
+  return warnings;
+}
+var HOSTED_RUNNER_JOB_LIMIT_MINUTES;
+var init_config_warnings = __esm({
+  "src/core/config/config-warnings.ts"() {
+    "use strict";
+    HOSTED_RUNNER_JOB_LIMIT_MINUTES = 360;
+  }
+});
+
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
   let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -36489,9 +36708,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path9 of allKeyPaths(root)) {
-    if (path9.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path9[path9.length - 1]) === 0) return formatPath(path9);
+  for (const path12 of allKeyPaths(root)) {
+    if (path12.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path12[path12.length - 1]) === 0) return formatPath(path12);
   }
   return null;
 }
@@ -36525,19 +36744,19 @@ function problemsFromIssues(issues, input2, locate) {
       for (const key of issue3.keys) {
         const keyPath = [...issue3.path, key];
         const suggestion = suggestKey(issue3.path, key);
-        const known = Object.keys(asNode(schemaAt(root, issue3.path)?.properties) ?? {});
+        const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path10 = formatPath(keyPath);
+        const path13 = formatPath(keyPath);
         const where = locate(keyPath, true);
-        const found2 = `unknown key ${JSON.stringify(truncate(key))}`;
-        const message = `${path10 ? `\`${path10}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
+        const message = `${path13 ? `\`${path13}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path10, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path10, found: found2, expected: expected2, message }
+          where ? { path: path13, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path13, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path9 = formatPath(issue3.path);
+    const path12 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -36550,11 +36769,16 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path9, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path12, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
   ).map(({ problem }) => problem);
+}
+function knownKeys(node3) {
+  if (!node3) return [];
+  const alternatives = Array.isArray(node3.anyOf) ? node3.anyOf.map(asNode) : [node3];
+  return alternatives.flatMap((alternative) => Object.keys(asNode(alternative?.properties) ?? {}));
 }
 var init_explain_config_errors = __esm({
   "src/core/config/explain-config-errors.ts"() {
@@ -36577,7 +36801,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path9 = CONFIG_PATH) {
+function parseConfig(text4, path12 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -36590,16 +36814,16 @@ function parseConfig(text4, path9 = CONFIG_PATH) {
     const problems = doc.errors.map((error63) => {
       const where = position2(error63.pos[0]);
       const lineText = sourceLines[where.line - 1]?.trim() ?? "";
-      const found = lineText ? `line ${where.line}: ${JSON.stringify(truncate(lineText))}` : `line ${where.line}`;
+      const found = lineText ? `line ${where.line}: ${JSON.stringify(truncate2(lineText))}` : `line ${where.line}`;
       const expected = `valid YAML (${error63.message})`;
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path9, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path12, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path9} line ${where.line}: ${warning2.message}`;
+    return `${path12} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -36612,10 +36836,10 @@ function parseConfig(text4, path9 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path9, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path12, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path9, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path12, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -36635,7 +36859,7 @@ function parseConfig(text4, path9 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path9, locate);
+  const result = validate2(input2, path12, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
 function wholeInputError(source, what, input2, expected, options) {
@@ -36732,7 +36956,6 @@ var init_config = __esm({
     init_config_json_schema();
     init_config_reference();
     init_config_schema();
-    init_config_warnings();
     init_load_config();
     init_render_config_error();
     init_last_good_config();
@@ -37024,16 +37247,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list2) {
-            return list2.forEachShift(fn);
+          return this._lists.forEach(function(list3) {
+            return list3.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list2;
+          var j, len, list3;
           for (j = 0, len = arr.length; j < len; j++) {
-            list2 = arr[j];
-            if (list2.length > 0) {
-              return list2;
+            list3 = arr[j];
+            if (list3.length > 0) {
+              return list3;
             }
           }
           return [];
@@ -37107,10 +37330,10 @@ var require_light = __commonJS({
           this._states.start(this.options.id);
           return this.Events.trigger("received", { args: this.args, options: this.options });
         }
-        doQueue(reachedHWM, blocked) {
+        doQueue(reachedHWM, blocked2) {
           this._assertStatus("RECEIVED");
           this._states.next(this.options.id);
-          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked: blocked2 });
         }
         doRun() {
           if (this.retryCount === 0) {
@@ -37332,22 +37555,22 @@ var require_light = __commonJS({
           return this.storeOptions.strategy === 3;
         }
         async __submit__(queueLength, weight2) {
-          var blocked, now, reachedHWM;
+          var blocked2, now, reachedHWM;
           await this.yieldLoop();
           if (this.storeOptions.maxConcurrent != null && weight2 > this.storeOptions.maxConcurrent) {
             throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight2} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
           }
           now = Date.now();
           reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight2, now);
-          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
-          if (blocked) {
+          blocked2 = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked2) {
             this._unblockTime = now + this.computePenalty();
             this._nextRequest = this._unblockTime + this.storeOptions.minTime;
             this.instance._dropAllQueued();
           }
           return {
             reachedHWM,
-            blocked,
+            blocked: blocked2,
             strategy: this.storeOptions.strategy
           };
         }
@@ -37927,17 +38150,17 @@ var require_light = __commonJS({
             return done;
           }
           async _addToQueue(job) {
-            var args, blocked, error63, options, reachedHWM, shifted, strategy;
+            var args, blocked2, error63, options, reachedHWM, shifted, strategy;
             ({ args, options } = job);
             try {
-              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+              ({ reachedHWM, blocked: blocked2, strategy } = await this._store.__submit__(this.queued(), options.weight));
             } catch (error1) {
               error63 = error1;
               this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error63 });
               job.doDrop({ error: error63 });
               return false;
             }
-            if (blocked) {
+            if (blocked2) {
               job.doDrop();
               return true;
             } else if (reachedHWM) {
@@ -37952,7 +38175,7 @@ var require_light = __commonJS({
                 return reachedHWM;
               }
             }
-            job.doQueue(reachedHWM, blocked);
+            job.doQueue(reachedHWM, blocked2);
             this._queues.push(job);
             await this._drainAll();
             return reachedHWM;
@@ -38270,7 +38493,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path9) => path9.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path12) => path12.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -39974,17 +40197,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path9 = requestOptions.url.replace(options.baseUrl, "");
+    const path12 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path9} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path12} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path9} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path12} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -42742,7 +42965,7 @@ function parseWorkerResult(body) {
     return null;
   }
 }
-var WORKER_OUTCOMES, WorkerOutcomeSchema, HumanGateHitSchema, WorkerResultSchema, UNISOLATED_AGENT_ACCESS, MARKER_PREFIX, MARKER_SUFFIX;
+var WORKER_OUTCOMES, WorkerOutcomeSchema, HumanGateHitSchema, WorkerResultSchema, UNISOLATED_AGENT_ACCESS, OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS, MARKER_PREFIX, MARKER_SUFFIX;
 var init_worker_result = __esm({
   "src/core/worker-result.ts"() {
     "use strict";
@@ -42794,10 +43017,16 @@ var init_worker_result = __esm({
       humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
       /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
       agentAccess: external_exports.string().max(300).optional(),
+      /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
+      networkAccess: external_exports.string().max(300).optional(),
+      /** Hosts the egress proxy refused, most refused first: what the maintainer may add to `network.allow`. */
+      refusedHosts: external_exports.array(external_exports.object({ host: external_exports.string().max(300), count: external_exports.number().int().positive() })).max(20).optional(),
       startedAt: external_exports.string(),
       updatedAt: external_exports.string()
     });
     UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
+    OPEN_NETWORK_ACCESS = "network: open \u2014 the agent reaches every host the runner reaches: any server to send the code or its keys to, the runner's own loopback services and the cloud metadata service.";
+    UNENFORCED_NETWORK_ACCESS = "network allow-list not enforced \u2014 without a network namespace around the agent the egress proxy is only offered (HTTP_PROXY): the agent can connect to any host directly.";
     MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
     MARKER_SUFFIX = " -->";
   }
@@ -43234,18 +43463,10 @@ function rememberGraphqlLabels(labels, into) {
   for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
 }
 function createWorkerGitHubClient(octokit, options) {
-  const { owner, repo } = options;
-  const permissions = /* @__PURE__ */ new Map();
-  let self2 = null;
-  const issueNodeIds = /* @__PURE__ */ new Map();
-  const pullNodeIds = /* @__PURE__ */ new Map();
-  const labelIds = /* @__PURE__ */ new Map();
-  let requests = 0;
-  octokit.hook.before("request", () => {
-    requests++;
-  });
-  sendReadsConditionally(octokit);
-  const toComment = (data) => ({
+  return new WorkerGitHubClient(octokit, options);
+}
+function restComment(data) {
+  return {
     id: data.id,
     author: data.user?.login ?? null,
     authorType: data.user?.type ?? null,
@@ -43253,339 +43474,20 @@ function createWorkerGitHubClient(octokit, options) {
     body: data.body ?? "",
     createdAt: data.created_at,
     updatedAt: data.updated_at
-  });
-  const toPull = (data) => {
-    if (data.node_id) pullNodeIds.set(data.number, data.node_id);
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? "",
-      state: data.state === "open" ? "open" : "closed",
-      headRef: data.head.ref,
-      headSha: data.head.sha,
-      baseRef: data.base.ref,
-      labels: labelNames(data.labels),
-      url: data.html_url
-    };
-  };
-  const selfFrom = (viewer) => ({
-    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
-    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null
-  });
-  const wholePage = (page) => {
-    if (!page || page.pageInfo.hasNextPage) return null;
-    const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
-    return comments.every((c) => c !== null) ? comments : null;
-  };
-  const getSelf = () => {
-    self2 ??= octokit.graphql(
-      "query AutopilotWorkerViewer { viewer { databaseId login } }"
-    ).then((data) => selfFrom(data.viewer));
-    return self2;
-  };
-  const getIssue = async (issue3) => {
-    const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-    if (data.node_id) issueNodeIds.set(data.number, data.node_id);
-    rememberLabelIds(data.labels, labelIds);
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? "",
-      state: data.state === "closed" ? "closed" : "open",
-      labels: labelNames(data.labels),
-      author: data.user?.login ?? null
-    };
-  };
-  const listIssueComments = async (issue3) => {
-    const data = await octokit.paginate(octokit.rest.issues.listComments, {
-      owner,
-      repo,
-      issue_number: issue3,
-      per_page: 100
-    });
-    return data.map((c) => toComment(c));
-  };
-  const getIssueBody = async (issue3) => {
-    try {
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
-      return data.body ?? "";
-    } catch (error63) {
-      if (status(error63) === 404 || status(error63) === 410) return null;
-      throw error63;
-    }
-  };
-  const findOpenPull = async (branch) => {
-    const data = await octokit.paginate(octokit.rest.pulls.list, {
-      owner,
-      repo,
-      state: "open",
-      head: `${owner}:${branch}`,
-      per_page: 100
-    });
-    const match = data.find((pull) => pull.head.ref === branch);
-    return match ? toPull(match) : null;
-  };
-  const addLabels = async (issue3, labels) => {
-    if (labels.length === 0) return;
-    const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
-    rememberLabelIds(data, labelIds);
-  };
-  const labelMutation = async (query, variables, labels) => {
-    try {
-      await octokit.graphql(query, variables);
-      return true;
-    } catch (error63) {
-      if (!Array.isArray(error63.errors)) throw error63;
-      for (const label2 of labels) labelIds.delete(label2);
-      return false;
-    }
-  };
-  const moveLabel = async (issue3, add, remove) => {
-    const issueId = issueNodeIds.get(issue3);
-    const addId = labelIds.get(add);
-    const removeId = labelIds.get(remove);
-    if (issueId && addId && removeId && await labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
-      add,
-      remove
-    ]))
-      return;
-    const { data } = await octokit.rest.issues.addLabels({
-      owner,
-      repo,
-      issue_number: issue3,
-      labels: [add]
-    });
-    rememberLabelIds(data, labelIds);
-    try {
-      await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: remove });
-    } catch (error63) {
-      if (status(error63) !== 404) throw error63;
-    }
-  };
-  let taskQueryRefused = false;
-  const readTask = async (issue3, labels, withComments) => {
-    let data;
-    if (taskQueryRefused)
-      return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
-    try {
-      const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
-      data = await octokit.graphql(workerTaskQuery(labels.length), {
-        owner,
-        name: repo,
-        number: issue3,
-        comments: withComments,
-        ...names
-      });
-    } catch {
-      taskQueryRefused = true;
-      return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
-    }
-    const found = data.repository?.issue;
-    if (!found) return { comments: withComments ? await listIssueComments(issue3) : null, issue: null };
-    issueNodeIds.set(found.number, found.id);
-    const issueLabels = found.labels?.nodes ?? [];
-    rememberGraphqlLabels(issueLabels, labelIds);
-    labels.forEach((_, i) => {
-      rememberGraphqlLabels([data.repository?.[`label${i}`]], labelIds);
-    });
-    return {
-      // A check that needs every comment sees every comment: a longer thread is listed again in full (null).
-      comments: withComments ? wholePage(found.comments) : null,
-      issue: {
-        number: found.number,
-        title: found.title,
-        body: found.body ?? "",
-        state: found.state === "CLOSED" ? "closed" : "open",
-        labels: issueLabels.map((l) => l?.name).filter((n) => typeof n === "string"),
-        author: found.author?.login ?? null
-      }
-    };
-  };
-  return {
-    get requestCount() {
-      return requests;
-    },
-    getIssue,
-    listIssueComments,
-    async listIssueCommentsAndSelf(issue3) {
-      let data;
-      try {
-        data = await octokit.graphql(WORKER_CLAIM_QUERY, { owner, name: repo, number: issue3 });
-      } catch {
-        return listIssueComments(issue3);
-      }
-      if (data.viewer) self2 ??= Promise.resolve(selfFrom(data.viewer));
-      return wholePage(data.repository?.issue?.comments) ?? await listIssueComments(issue3);
-    },
-    async readIssueWithComments(issue3, labels) {
-      const read = await readTask(issue3, labels, true);
-      return { issue: read.issue, comments: read.comments ?? await listIssueComments(issue3) };
-    },
-    async readIssueAndLabels(issue3, labels) {
-      return (await readTask(issue3, labels, false)).issue ?? await getIssue(issue3);
-    },
-    async getComment(commentId) {
-      try {
-        const { data } = await octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-        return toComment(data);
-      } catch (error63) {
-        if (status(error63) === 404) return null;
-        throw error63;
-      }
-    },
-    async createComment(issue3, body) {
-      const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
-      return toComment(data);
-    },
-    async updateComment(commentId, body) {
-      await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
-    },
-    async deleteComment(commentId) {
-      try {
-        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
-      } catch (error63) {
-        if (status(error63) !== 404) throw error63;
-      }
-    },
-    async getPermission(login) {
-      const cached2 = permissions.get(login);
-      if (cached2) return cached2;
-      let permission = "none";
-      try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-          owner,
-          repo,
-          username: login
-        });
-        const role = data.role_name;
-        const known = ["admin", "maintain", "write", "triage", "read", "none"];
-        permission = known.includes(role) ? role : known.includes(data.permission) ? data.permission : "none";
-      } catch (error63) {
-        if (status(error63) !== 404 && status(error63) !== 403) throw error63;
-      }
-      permissions.set(login, permission);
-      return permission;
-    },
-    getIssueBody,
-    findOpenPull,
-    async createPull(input2) {
-      const { data } = await octokit.rest.pulls.create({ owner, repo, ...input2 });
-      return toPull(data);
-    },
-    async updatePull(pr, input2) {
-      await octokit.rest.pulls.update({ owner, repo, pull_number: pr, ...input2 });
-    },
-    addLabels,
-    moveLabel,
-    async labelForReview(pr, issue3, add, remove) {
-      const pullId = pullNodeIds.get(pr);
-      const issueId = issueNodeIds.get(issue3);
-      const addId = labelIds.get(add);
-      const removeId = labelIds.get(remove);
-      if (pullId && issueId && addId && removeId && await labelMutation(
-        LABEL_FOR_REVIEW_MUTATION,
-        { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
-        [add, remove]
-      ))
-        return;
-      await addLabels(pr, [add]);
-      await moveLabel(issue3, add, remove);
-    },
-    async removeLabel(issue3, label2) {
-      try {
-        await octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: label2 });
-      } catch (error63) {
-        if (status(error63) !== 404) throw error63;
-      }
-    },
-    async listFailingChecks(ref) {
-      const failing = [];
-      const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
-        owner,
-        repo,
-        ref,
-        filter: "latest",
-        per_page: 100
-      });
-      for (const run2 of runs) {
-        if (run2.status !== "completed" || !run2.conclusion || !FAILING.has(run2.conclusion)) continue;
-        failing.push({
-          name: run2.name,
-          conclusion: run2.conclusion,
-          title: run2.output?.title ?? null,
-          summary: run2.output?.summary ?? null,
-          text: run2.output?.text ?? null,
-          url: run2.html_url ?? run2.details_url ?? null
-        });
-      }
-      const { data: combined } = await octokit.rest.repos.getCombinedStatusForRef({
-        owner,
-        repo,
-        ref,
-        per_page: 100
-      });
-      for (const item of combined.statuses) {
-        if (item.state !== "failure" && item.state !== "error") continue;
-        failing.push({
-          name: item.context,
-          conclusion: item.state,
-          title: null,
-          summary: item.description ?? null,
-          text: null,
-          url: item.target_url ?? null
-        });
-      }
-      return failing;
-    },
-    async listReviewFeedback(pr) {
-      const [reviews, comments] = await Promise.all([
-        octokit.paginate(octokit.rest.pulls.listReviews, { owner, repo, pull_number: pr, per_page: 100 }),
-        octokit.paginate(octokit.rest.pulls.listReviewComments, {
-          owner,
-          repo,
-          pull_number: pr,
-          per_page: 100
-        })
-      ]);
-      const feedback = [];
-      for (const review of reviews) {
-        if (!review.body?.trim()) continue;
-        feedback.push({
-          kind: "review",
-          author: review.user?.login ?? null,
-          authorType: review.user?.type ?? null,
-          state: review.state ?? null,
-          body: review.body,
-          path: null,
-          line: null,
-          createdAt: review.submitted_at ?? ""
-        });
-      }
-      for (const comment of comments) {
-        feedback.push({
-          kind: "review_comment",
-          author: comment.user?.login ?? null,
-          authorType: comment.user?.type ?? null,
-          state: null,
-          body: comment.body,
-          path: comment.path ?? null,
-          line: comment.line ?? comment.original_line ?? null,
-          createdAt: comment.created_at
-        });
-      }
-      return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    },
-    getSelf,
-    async getSelfId() {
-      return (await getSelf()).id;
-    },
-    async getDefaultBranch() {
-      const { data } = await octokit.rest.repos.get({ owner, repo });
-      return data.default_branch;
-    }
   };
 }
-var FAILING;
+function selfFrom(viewer) {
+  return {
+    id: typeof viewer?.databaseId === "number" ? viewer.databaseId : null,
+    login: typeof viewer?.login === "string" && viewer.login ? viewer.login : null
+  };
+}
+function wholePage(page) {
+  if (!page || page.pageInfo.hasNextPage) return null;
+  const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
+  return comments.every((c) => c !== null) ? comments : null;
+}
+var FAILING, WorkerGitHubClient;
 var init_worker_client = __esm({
   "src/github/worker-client.ts"() {
     "use strict";
@@ -43593,6 +43495,1107 @@ var init_worker_client = __esm({
     init_queries();
     init_worker_queries();
     FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
+    WorkerGitHubClient = class {
+      constructor(octokit, options) {
+        this.octokit = octokit;
+        this.owner = options.owner;
+        this.repo = options.repo;
+        octokit.hook.before("request", () => {
+          this.requests++;
+        });
+        sendReadsConditionally(octokit);
+      }
+      octokit;
+      owner;
+      repo;
+      permissions = /* @__PURE__ */ new Map();
+      self = null;
+      issueNodeIds = /* @__PURE__ */ new Map();
+      /** PR node ids (REST `node_id`, GraphQL `id`), by number: a review transition labels the PR in the same call. */
+      pullNodeIds = /* @__PURE__ */ new Map();
+      labelIds = /* @__PURE__ */ new Map();
+      requests = 0;
+      /** GitHub refused the task query once: the job's later reads go REST's way without asking again. */
+      taskQueryRefused = false;
+      get requestCount() {
+        return this.requests;
+      }
+      getSelf() {
+        this.self ??= this.octokit.graphql(
+          "query AutopilotWorkerViewer { viewer { databaseId login } }"
+        ).then((data) => selfFrom(data.viewer));
+        return this.self;
+      }
+      async getSelfId() {
+        return (await this.getSelf()).id;
+      }
+      async getIssue(issue3) {
+        const { owner, repo } = this;
+        const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+        if (data.node_id) this.issueNodeIds.set(data.number, data.node_id);
+        rememberLabelIds(data.labels, this.labelIds);
+        return {
+          number: data.number,
+          title: data.title,
+          body: data.body ?? "",
+          state: data.state === "closed" ? "closed" : "open",
+          labels: labelNames(data.labels),
+          author: data.user?.login ?? null
+        };
+      }
+      async getIssueBody(issue3) {
+        const { owner, repo } = this;
+        try {
+          const { data } = await this.octokit.rest.issues.get({ owner, repo, issue_number: issue3 });
+          return data.body ?? "";
+        } catch (error63) {
+          if (status(error63) === 404 || status(error63) === 410) return null;
+          throw error63;
+        }
+      }
+      async listIssueComments(issue3) {
+        const { owner, repo } = this;
+        const data = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+          owner,
+          repo,
+          issue_number: issue3,
+          per_page: 100
+        });
+        return data.map((c) => restComment(c));
+      }
+      async listIssueCommentsAndSelf(issue3) {
+        let data;
+        try {
+          data = await this.octokit.graphql(WORKER_CLAIM_QUERY, {
+            owner: this.owner,
+            name: this.repo,
+            number: issue3
+          });
+        } catch {
+          return this.listIssueComments(issue3);
+        }
+        if (data.viewer) this.self ??= Promise.resolve(selfFrom(data.viewer));
+        return wholePage(data.repository?.issue?.comments) ?? await this.listIssueComments(issue3);
+      }
+      async readIssueWithComments(issue3, labels) {
+        const read = await this.readTask(issue3, labels, true);
+        return { issue: read.issue, comments: read.comments ?? await this.listIssueComments(issue3) };
+      }
+      async readIssueAndLabels(issue3, labels) {
+        return (await this.readTask(issue3, labels, false)).issue ?? await this.getIssue(issue3);
+      }
+      async getComment(commentId) {
+        const { owner, repo } = this;
+        try {
+          const { data } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
+          return restComment(data);
+        } catch (error63) {
+          if (status(error63) === 404) return null;
+          throw error63;
+        }
+      }
+      async createComment(issue3, body) {
+        const { owner, repo } = this;
+        const { data } = await this.octokit.rest.issues.createComment({ owner, repo, issue_number: issue3, body });
+        return restComment(data);
+      }
+      async updateComment(commentId, body) {
+        const { owner, repo } = this;
+        await this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
+      }
+      async deleteComment(commentId) {
+        const { owner, repo } = this;
+        try {
+          await this.octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+        } catch (error63) {
+          if (status(error63) !== 404) throw error63;
+        }
+      }
+      async getPermission(login) {
+        const cached2 = this.permissions.get(login);
+        if (cached2) return cached2;
+        let permission = "none";
+        try {
+          const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+            owner: this.owner,
+            repo: this.repo,
+            username: login
+          });
+          const role = data.role_name;
+          const known = ["admin", "maintain", "write", "triage", "read", "none"];
+          permission = known.includes(role) ? role : known.includes(data.permission) ? data.permission : "none";
+        } catch (error63) {
+          if (status(error63) !== 404 && status(error63) !== 403) throw error63;
+        }
+        this.permissions.set(login, permission);
+        return permission;
+      }
+      async findOpenPull(branch) {
+        const { owner, repo } = this;
+        const data = await this.octokit.paginate(this.octokit.rest.pulls.list, {
+          owner,
+          repo,
+          state: "open",
+          head: `${owner}:${branch}`,
+          per_page: 100
+        });
+        const match = data.find((pull) => pull.head.ref === branch);
+        return match ? this.workerPull(match) : null;
+      }
+      async createPull(input2) {
+        const { data } = await this.octokit.rest.pulls.create({ owner: this.owner, repo: this.repo, ...input2 });
+        return this.workerPull(data);
+      }
+      async updatePull(pr, input2) {
+        await this.octokit.rest.pulls.update({ owner: this.owner, repo: this.repo, pull_number: pr, ...input2 });
+      }
+      async addLabels(issue3, labels) {
+        if (labels.length === 0) return;
+        const { owner, repo } = this;
+        const { data } = await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issue3, labels });
+        rememberLabelIds(data, this.labelIds);
+      }
+      async removeLabel(issue3, label2) {
+        const { owner, repo } = this;
+        try {
+          await this.octokit.rest.issues.removeLabel({ owner, repo, issue_number: issue3, name: label2 });
+        } catch (error63) {
+          if (status(error63) !== 404) throw error63;
+        }
+      }
+      async moveLabel(issue3, add, remove) {
+        const issueId = this.issueNodeIds.get(issue3);
+        const addId = this.labelIds.get(add);
+        const removeId = this.labelIds.get(remove);
+        if (issueId && addId && removeId && await this.labelMutation(MOVE_LABELS_MUTATION, { issue: issueId, add: [addId], remove: [removeId] }, [
+          add,
+          remove
+        ]))
+          return;
+        await this.addLabels(issue3, [add]);
+        await this.removeLabel(issue3, remove);
+      }
+      async labelForReview(pr, issue3, add, remove) {
+        const pullId = this.pullNodeIds.get(pr);
+        const issueId = this.issueNodeIds.get(issue3);
+        const addId = this.labelIds.get(add);
+        const removeId = this.labelIds.get(remove);
+        if (pullId && issueId && addId && removeId && await this.labelMutation(
+          LABEL_FOR_REVIEW_MUTATION,
+          { pull: pullId, issue: issueId, add: [addId], remove: [removeId] },
+          [add, remove]
+        ))
+          return;
+        await this.addLabels(pr, [add]);
+        await this.moveLabel(issue3, add, remove);
+      }
+      async listFailingChecks(ref) {
+        const { owner, repo } = this;
+        const failing = [];
+        const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+          owner,
+          repo,
+          ref,
+          filter: "latest",
+          per_page: 100
+        });
+        for (const run2 of runs) {
+          if (run2.status !== "completed" || !run2.conclusion || !FAILING.has(run2.conclusion)) continue;
+          failing.push({
+            name: run2.name,
+            conclusion: run2.conclusion,
+            title: run2.output?.title ?? null,
+            summary: run2.output?.summary ?? null,
+            text: run2.output?.text ?? null,
+            url: run2.html_url ?? run2.details_url ?? null
+          });
+        }
+        const { data: combined } = await this.octokit.rest.repos.getCombinedStatusForRef({
+          owner,
+          repo,
+          ref,
+          per_page: 100
+        });
+        for (const item of combined.statuses) {
+          if (item.state !== "failure" && item.state !== "error") continue;
+          failing.push({
+            name: item.context,
+            conclusion: item.state,
+            title: null,
+            summary: item.description ?? null,
+            text: null,
+            url: item.target_url ?? null
+          });
+        }
+        return failing;
+      }
+      async listReviewFeedback(pr) {
+        const { owner, repo } = this;
+        const [reviews, comments] = await Promise.all([
+          this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+            owner,
+            repo,
+            pull_number: pr,
+            per_page: 100
+          }),
+          this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, {
+            owner,
+            repo,
+            pull_number: pr,
+            per_page: 100
+          })
+        ]);
+        const feedback = [];
+        for (const review of reviews) {
+          if (!review.body?.trim()) continue;
+          feedback.push({
+            kind: "review",
+            author: review.user?.login ?? null,
+            authorType: review.user?.type ?? null,
+            state: review.state ?? null,
+            body: review.body,
+            path: null,
+            line: null,
+            createdAt: review.submitted_at ?? ""
+          });
+        }
+        for (const comment of comments) {
+          feedback.push({
+            kind: "review_comment",
+            author: comment.user?.login ?? null,
+            authorType: comment.user?.type ?? null,
+            state: null,
+            body: comment.body,
+            path: comment.path ?? null,
+            line: comment.line ?? comment.original_line ?? null,
+            createdAt: comment.created_at
+          });
+        }
+        return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      }
+      async getDefaultBranch() {
+        const { data } = await this.octokit.rest.repos.get({ owner: this.owner, repo: this.repo });
+        return data.default_branch;
+      }
+      /** A pull request in the worker's shape; its node id is kept for `labelForReview`. */
+      workerPull(data) {
+        if (data.node_id) this.pullNodeIds.set(data.number, data.node_id);
+        return {
+          number: data.number,
+          title: data.title,
+          body: data.body ?? "",
+          state: data.state === "open" ? "open" : "closed",
+          headRef: data.head.ref,
+          headSha: data.head.sha,
+          baseRef: data.base.ref,
+          labels: labelNames(data.labels),
+          url: data.html_url
+        };
+      }
+      /**
+       * A label mutation by node ids; false when GitHub answered with GraphQL errors (a label deleted and made again
+       * has a new id): the ids are forgotten and the caller goes by name over REST, where adding a label twice and
+       * removing an absent one are both harmless (as the controller's executor does).
+       */
+      async labelMutation(query, variables, labels) {
+        try {
+          await this.octokit.graphql(query, variables);
+          return true;
+        } catch (error63) {
+          if (!Array.isArray(error63.errors)) throw error63;
+          for (const label2 of labels) this.labelIds.delete(label2);
+          return false;
+        }
+      }
+      /**
+       * The issue (and with `withComments` its comments, when one page holds them all: else `comments` is null) and
+       * the node ids of the issue and of `labels`, in one GraphQL query; not answered, the issue through REST.
+       */
+      async readTask(issue3, labels, withComments) {
+        const restOnly = async () => ({
+          comments: withComments ? await this.listIssueComments(issue3) : null,
+          issue: null
+        });
+        if (this.taskQueryRefused) return restOnly();
+        let data;
+        try {
+          const names = Object.fromEntries(labels.map((name, i) => [`label${i}`, name]));
+          data = await this.octokit.graphql(workerTaskQuery(labels.length), {
+            owner: this.owner,
+            name: this.repo,
+            number: issue3,
+            comments: withComments,
+            ...names
+          });
+        } catch {
+          this.taskQueryRefused = true;
+          return restOnly();
+        }
+        const found = data.repository?.issue;
+        if (!found) return restOnly();
+        this.issueNodeIds.set(found.number, found.id);
+        const issueLabels = found.labels?.nodes ?? [];
+        rememberGraphqlLabels(issueLabels, this.labelIds);
+        labels.forEach((_, i) => {
+          rememberGraphqlLabels(
+            [data.repository?.[`label${i}`]],
+            this.labelIds
+          );
+        });
+        return {
+          // A check that needs every comment sees every comment: a longer thread is listed again in full (null).
+          comments: withComments ? wholePage(found.comments) : null,
+          issue: {
+            number: found.number,
+            title: found.title,
+            body: found.body ?? "",
+            state: found.state === "CLOSED" ? "closed" : "open",
+            labels: issueLabels.map((l) => l?.name).filter((n) => typeof n === "string"),
+            author: found.author?.login ?? null
+          }
+        };
+      }
+    };
+  }
+});
+
+// src/worker/egress-forwarder.ts
+import { writeFile as writeFile2 } from "node:fs/promises";
+import path from "node:path";
+async function writeForwarder(dir) {
+  const file2 = path.join(dir, FORWARDER_FILE);
+  await writeFile2(file2, FORWARDER_SOURCE, { mode: 420 });
+  return file2;
+}
+var FORWARDER_FILE, FORWARDER_SOURCE;
+var init_egress_forwarder = __esm({
+  "src/worker/egress-forwarder.ts"() {
+    "use strict";
+    FORWARDER_FILE = "egress-forwarder.cjs";
+    FORWARDER_SOURCE = String.raw`"use strict";
+// Autopilot's egress forwarder (src/worker/egress-forwarder.ts). Usage:
+//   node egress-forwarder.cjs --socket <proxy.sock> [--tunnel <host:port>]... -- <command> [args...]
+const net = require("node:net");
+const { spawn } = require("node:child_process");
+
+const argv = process.argv.slice(2);
+let socketPath = null;
+const tunnels = [];
+let i = 0;
+for (; i < argv.length && argv[i] !== "--"; i++) {
+  if (argv[i] === "--socket") socketPath = argv[++i];
+  else if (argv[i] === "--tunnel") tunnels.push(argv[++i]);
+  else fail("unknown option " + argv[i]);
+}
+const command = argv.slice(i + 1);
+if (!socketPath || command.length === 0) fail("usage: --socket <path> [--tunnel host:port]... -- command [args...]");
+
+function fail(message) {
+  process.stderr.write("autopilot egress forwarder: " + message + "\n");
+  process.exit(127);
+}
+
+function splitTarget(text) {
+  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(text);
+  if (bracket) return { host: bracket[1], port: Number(bracket[2]) };
+  const plain = /^([^:]+):(\d+)$/.exec(text);
+  if (plain) return { host: plain[1], port: Number(plain[2]) };
+  fail("a tunnel is host:port, got " + text);
+}
+
+function pipeBoth(a, b) {
+  a.on("error", () => b.destroy());
+  b.on("error", () => a.destroy());
+  a.on("close", () => b.destroy());
+  b.on("close", () => a.destroy());
+  a.pipe(b);
+  b.pipe(a);
+}
+
+function proxyListener(client) {
+  pipeBoth(client, net.connect(socketPath));
+}
+
+function tunnelListener(target) {
+  return (client) => {
+    client.pause();
+    const upstream = net.connect(socketPath);
+    let answer = Buffer.alloc(0);
+    const onData = (chunk) => {
+      answer = Buffer.concat([answer, chunk]);
+      const end = answer.indexOf("\r\n\r\n");
+      if (end < 0) {
+        if (answer.length > 16384) upstream.destroy();
+        return;
+      }
+      upstream.off("data", onData);
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer.subarray(0, end).toString("latin1"));
+      if (!status || status[1] !== "200") {
+        const firstLine = answer.subarray(0, answer.indexOf("\r\n")).toString("latin1");
+        const body = answer.subarray(end + 4).toString("utf8").trim();
+        process.stderr.write("autopilot egress forwarder: " + target + ": " + firstLine + (body ? " — " + body : "") + "\n");
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      const rest = answer.subarray(end + 4);
+      if (rest.length) client.write(rest);
+      pipeBoth(client, upstream);
+      client.resume();
+    };
+    upstream.on("data", onData);
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+    upstream.write("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n");
+  };
+}
+
+function listen(server, port, host) {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server.address().port));
+  });
+}
+
+async function main() {
+  const proxyPort = await listen(net.createServer(proxyListener), 0, "127.0.0.1");
+  for (const target of tunnels) {
+    const { host, port } = splitTarget(target);
+    try {
+      await listen(net.createServer(tunnelListener(target)), port, host);
+    } catch (error) {
+      fail("cannot listen on " + target + " inside the sandbox: " + error.message);
+    }
+  }
+  const proxyUrl = "http://127.0.0.1:" + proxyPort;
+  const env = Object.assign({}, process.env);
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+    env[name] = proxyUrl;
+    env[name.toLowerCase()] = proxyUrl;
+  }
+  const child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
+  const passOn = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"];
+  for (const signal of passOn) {
+    process.on(signal, () => {
+      try { child.kill(signal); } catch {}
+    });
+  }
+  child.on("error", (error) => fail("cannot start " + command[0] + ": " + error.message));
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      for (const name of passOn) process.removeAllListeners(name);
+      process.kill(process.pid, signal);
+      // A signal the forwarder cannot die of (SIGPIPE ignored, …): the shell's convention.
+      setTimeout(() => process.exit(128 + (require("node:os").constants.signals[signal] || 0)), 100);
+      return;
+    }
+    process.exit(code === null ? 1 : code);
+  });
+}
+
+main().catch((error) => fail(error && error.message ? error.message : String(error)));
+`;
+  }
+});
+
+// src/worker/egress-proxy.ts
+import { lookup } from "node:dns/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import os5 from "node:os";
+import path2 from "node:path";
+function isPublicAddress(address) {
+  const family = isIP(address);
+  if (family === 0) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return !NOT_PUBLIC.check(mapped[1], "ipv4");
+  return !NOT_PUBLIC.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+async function systemResolve(host) {
+  const found = await lookup(host, { all: true, verbatim: true });
+  return found.map((entry) => entry.address);
+}
+function refusalText(target, why) {
+  return `Autopilot's egress proxy refused ${target}: ${why}. The agent's network reaches only the hosts \`network.allow\` lists in .github/autopilot.yml on the default branch; add this host there (or set \`network: open\`) if the agent needs it.
+`;
+}
+async function startEgressProxy(options) {
+  const resolve = options.resolve ?? systemResolve;
+  const socketDir = await mkdtemp(path2.join(options.baseDir ?? os5.tmpdir(), "autopilot-egress-"));
+  await chmod(socketDir, 493);
+  const socketPath = path2.join(socketDir, "proxy.sock");
+  const refusedCounts = /* @__PURE__ */ new Map();
+  const allowedCounts = /* @__PURE__ */ new Map();
+  const open3 = /* @__PURE__ */ new Set();
+  const track = (socket) => {
+    open3.add(socket);
+    socket.once("close", () => open3.delete(socket));
+  };
+  const count2 = (map2, key) => {
+    const name = map2.has(key) || map2.size < MAX_HOSTS_COUNTED ? key : OTHER_HOSTS;
+    map2.set(name, (map2.get(name) ?? 0) + 1);
+  };
+  const decide2 = async (host, port) => {
+    const target = hostPortText(host, port);
+    const refuse = (why) => {
+      count2(refusedCounts, target);
+      options.onRefused?.(target, why);
+      return { ok: false, status: 403, why };
+    };
+    const entry = matchAllowList(options.entries, host, port);
+    if (!entry) {
+      return refuse(
+        isIP(host) ? "an address is reachable only when network.allow names it" : "not in network.allow"
+      );
+    }
+    if (isIP(host)) {
+      count2(allowedCounts, target);
+      return { ok: true, address: host };
+    }
+    let addresses;
+    try {
+      addresses = await resolve(host);
+    } catch (error63) {
+      return { ok: false, status: 502, why: `could not resolve ${host}: ${error63.message}` };
+    }
+    if (addresses.length === 0) return { ok: false, status: 502, why: `${host} has no address` };
+    if (entry.kind === "suffix") {
+      const inner = addresses.find((address) => !isPublicAddress(address));
+      if (inner) {
+        return refuse(
+          `it resolves to ${inner}, not a public address, and only the wildcard ${entry.text} allows it (list the host itself to allow that)`
+        );
+      }
+    }
+    count2(allowedCounts, target);
+    return { ok: true, address: addresses[0] };
+  };
+  const onConnect = async (req, client, head) => {
+    track(client);
+    client.on("error", () => client.destroy());
+    const reply = (status2, text4) => {
+      const body = Buffer.from(text4);
+      client.end(
+        `HTTP/1.1 ${status2} ${http.STATUS_CODES[status2] ?? ""}\r
+Content-Type: text/plain; charset=utf-8\r
+Content-Length: ${body.length}\r
+Connection: close\r
+\r
+${text4}`
+      );
+    };
+    const split = splitHostPort(req.url ?? "");
+    const port = split?.port ? Number(split.port) : Number.NaN;
+    if (!split?.host || !Number.isInteger(port) || port < 1 || port > 65535) {
+      reply(400, "Autopilot's egress proxy: CONNECT needs host:port\n");
+      return;
+    }
+    const target = hostPortText(split.host, port);
+    const decision = await decide2(split.host, port);
+    if (!decision.ok) {
+      reply(decision.status, refusalText(target, decision.why));
+      return;
+    }
+    const upstream = net.connect({ host: decision.address, port });
+    track(upstream);
+    upstream.once("connect", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on("error", (error63) => {
+      if (upstream.connecting)
+        reply(502, `Autopilot's egress proxy could not reach ${target}: ${error63.message}
+`);
+      else client.destroy();
+    });
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  };
+  const onRequest = async (req, res) => {
+    const reply = (status2, text4) => {
+      if (res.headersSent) return res.destroy();
+      res.writeHead(status2, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text4);
+    };
+    let url2;
+    try {
+      url2 = new URL(req.url ?? "");
+    } catch {
+      reply(400, "Autopilot's egress proxy forwards absolute http:// URLs; use CONNECT for anything else\n");
+      return;
+    }
+    if (url2.protocol !== "http:") {
+      reply(400, `Autopilot's egress proxy forwards http:// URLs; use CONNECT for ${url2.protocol}
+`);
+      return;
+    }
+    const host = url2.hostname.replace(/^\[|\]$/g, "");
+    const port = url2.port ? Number(url2.port) : 80;
+    const target = hostPortText(host, port);
+    const decision = await decide2(host, port);
+    if (!decision.ok) {
+      reply(decision.status, refusalText(target, decision.why));
+      return;
+    }
+    const headers = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== void 0 && !HOP_HEADERS.has(name)) headers[name] = value;
+    }
+    headers.host = url2.host;
+    const upstream = http.request({
+      host: decision.address,
+      port,
+      method: req.method,
+      path: `${url2.pathname}${url2.search}`,
+      headers,
+      setHost: false
+    });
+    upstream.on("socket", track);
+    upstream.on("response", (response) => {
+      const back = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (value !== void 0 && !HOP_HEADERS.has(name)) back[name] = value;
+      }
+      res.writeHead(response.statusCode ?? 502, back);
+      response.pipe(res);
+    });
+    upstream.on(
+      "error",
+      (error63) => reply(502, `Autopilot's egress proxy could not reach ${target}: ${error63.message}
+`)
+    );
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  };
+  const makeServer = () => {
+    const server = http.createServer((req, res) => void onRequest(req, res));
+    server.on("connect", (req, socket, head) => void onConnect(req, socket, head));
+    server.on("connection", track);
+    server.headersTimeout = 6e4;
+    server.requestTimeout = 0;
+    return server;
+  };
+  const listen = (server, where) => new Promise((done, fail) => {
+    server.once("error", fail);
+    server.listen(where, () => {
+      server.off("error", fail);
+      done();
+    });
+  });
+  const servers = [];
+  const socketServer = makeServer();
+  await listen(socketServer, { path: socketPath });
+  servers.push(socketServer);
+  await chmod(socketPath, 438);
+  let loopbackUrl = null;
+  if (options.loopback) {
+    const tcp = makeServer();
+    await listen(tcp, { host: "127.0.0.1", port: 0 });
+    servers.push(tcp);
+    loopbackUrl = `http://127.0.0.1:${tcp.address().port}`;
+  }
+  const sorted = (map2) => [...map2].map(([host, n]) => ({ host, count: n })).sort((a, b) => b.count - a.count || (a.host < b.host ? -1 : 1));
+  return {
+    socketDir,
+    socketPath,
+    loopbackUrl,
+    refused: () => sorted(refusedCounts),
+    allowed: () => sorted(allowedCounts),
+    async close() {
+      const closed = servers.map((server) => new Promise((done) => server.close(() => done())));
+      for (const socket of open3) socket.destroy();
+      await Promise.all(closed);
+      await rm(socketDir, { recursive: true, force: true });
+    }
+  };
+}
+var MAX_HOSTS_COUNTED, OTHER_HOSTS, NOT_PUBLIC, HOP_HEADERS;
+var init_egress_proxy = __esm({
+  "src/worker/egress-proxy.ts"() {
+    "use strict";
+    init_network_allow();
+    MAX_HOSTS_COUNTED = 1e3;
+    OTHER_HOSTS = "(other hosts)";
+    NOT_PUBLIC = new net.BlockList();
+    for (const [address, prefix] of [
+      ["0.0.0.0", 8],
+      ["10.0.0.0", 8],
+      ["100.64.0.0", 10],
+      ["127.0.0.0", 8],
+      ["169.254.0.0", 16],
+      ["172.16.0.0", 12],
+      ["192.0.0.0", 24],
+      ["192.0.2.0", 24],
+      ["192.168.0.0", 16],
+      ["198.18.0.0", 15],
+      ["198.51.100.0", 24],
+      ["203.0.113.0", 24],
+      ["224.0.0.0", 4],
+      ["240.0.0.0", 4]
+    ]) {
+      NOT_PUBLIC.addSubnet(address, prefix, "ipv4");
+    }
+    for (const [address, prefix] of [
+      ["::", 128],
+      ["::1", 128],
+      ["64:ff9b::", 96],
+      ["100::", 64],
+      ["2001:db8::", 32],
+      ["fc00::", 7],
+      ["fe80::", 10],
+      ["fec0::", 10],
+      ["ff00::", 8]
+    ]) {
+      NOT_PUBLIC.addSubnet(address, prefix, "ipv6");
+    }
+    HOP_HEADERS = /* @__PURE__ */ new Set([
+      "connection",
+      "proxy-connection",
+      "keep-alive",
+      "proxy-authorization",
+      "proxy-authenticate",
+      "te",
+      "trailer",
+      "transfer-encoding",
+      "upgrade"
+    ]);
+  }
+});
+
+// src/worker/agent-egress.ts
+function egressAllowList(config2, parentEnv) {
+  const sources = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (entry, from) => {
+    const key = entry.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    sources.push({ entry, from });
+  };
+  const agents = [config2.agents.primary, ...config2.agents.fallbacks];
+  for (const agent of agents) {
+    for (const host of getPreset(agent.preset).apiHosts) add(host, agent.preset);
+  }
+  for (const agent of agents) {
+    for (const name of agent.env) {
+      const value = parentEnv[name];
+      if (!BASE_URL_NAME.test(name) || !value) continue;
+      let url2;
+      try {
+        url2 = new URL(value);
+      } catch {
+        continue;
+      }
+      if (url2.protocol !== "http:" && url2.protocol !== "https:") continue;
+      add(`${url2.hostname}:${url2.port || (url2.protocol === "https:" ? 443 : 80)}`, name);
+    }
+  }
+  if (config2.network !== "open") for (const entry of config2.network.allow) add(entry, "network.allow");
+  return sources;
+}
+function networkEnforced(isolation) {
+  return !["uid", "user", "none"].includes(isolation);
+}
+function isLoopback(entry) {
+  if (entry.host === "localhost") return true;
+  if (isIP(entry.host) === 4) return entry.host.startsWith("127.");
+  return entry.host === "::1";
+}
+function loopbackTunnels(entries) {
+  return entries.filter((entry) => entry.kind === "exact" && entry.port !== null && entry.port >= FIRST_UNPRIVILEGED_PORT).filter(isLoopback).map(
+    (entry) => isIP(entry.host) === 6 ? `[${entry.host}]:${entry.port}` : `${entry.host}:${entry.port}`
+  );
+}
+async function startAgentEgress(options) {
+  const { config: config2 } = options;
+  const sources = egressAllowList(config2, options.parentEnv);
+  if (config2.network === "open") {
+    return {
+      network: "open",
+      mode: "open",
+      enforced: false,
+      access: OPEN_NETWORK_ACCESS,
+      sources,
+      warnings: [],
+      refused: () => [],
+      allowed: () => [],
+      close: async () => {
+      }
+    };
+  }
+  const { entries, errors } = parseAllowList(sources.map((source) => source.entry));
+  const warnings = errors.map((error63) => `not on the agent's network allow-list: ${error63}`);
+  const proxy = await startEgressProxy({
+    entries,
+    loopback: !options.enforced,
+    ...options.socketBase ? { baseDir: options.socketBase } : {},
+    ...options.onRefused ? { onRefused: options.onRefused } : {}
+  });
+  const env = {
+    NO_PROXY,
+    no_proxy: NO_PROXY,
+    // Node 24 and later honour the proxy variables in fetch and http only when asked to.
+    NODE_USE_ENV_PROXY: "1"
+  };
+  let network;
+  if (options.enforced) {
+    const node3 = options.nodeBinary ?? process.execPath;
+    const forwarder = await writeForwarder(options.agentDir);
+    const tunnels = loopbackTunnels(entries).flatMap((target) => ["--tunnel", target]);
+    network = {
+      socketDir: proxy.socketDir,
+      readOnlyPaths: [node3, forwarder],
+      prefix: [node3, forwarder, "--socket", proxy.socketPath, ...tunnels, "--"],
+      env
+    };
+  } else {
+    const url2 = proxy.loopbackUrl;
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+      env[name] = url2;
+      env[name.toLowerCase()] = url2;
+    }
+    network = { socketDir: proxy.socketDir, readOnlyPaths: [], prefix: [], env };
+  }
+  return {
+    network,
+    mode: "proxied",
+    enforced: options.enforced,
+    access: options.enforced ? null : UNENFORCED_NETWORK_ACCESS,
+    sources,
+    warnings,
+    refused: proxy.refused,
+    allowed: proxy.allowed,
+    close: proxy.close
+  };
+}
+function describeEgress(egress) {
+  if (egress.mode === "open") return `agent network: ${OPEN_NETWORK_ACCESS}`;
+  const list3 = egress.sources.map((source) => `${source.entry} (${source.from})`).join(", ") || "nothing";
+  return egress.enforced ? `agent network: only through the worker's egress proxy, which allows ${list3}` : `agent network: ${UNENFORCED_NETWORK_ACCESS} The proxy allows ${list3}.`;
+}
+var BASE_URL_NAME, NO_PROXY, FIRST_UNPRIVILEGED_PORT;
+var init_agent_egress = __esm({
+  "src/worker/agent-egress.ts"() {
+    "use strict";
+    init_network_allow();
+    init_worker_result();
+    init_agents();
+    init_egress_forwarder();
+    init_egress_proxy();
+    BASE_URL_NAME = /_(BASE_URL|API_BASE|API_URL|ENDPOINT)$/;
+    NO_PROXY = "localhost,127.0.0.1,::1";
+    FIRST_UNPRIVILEGED_PORT = 1024;
+  }
+});
+
+// src/worker/trusted-binaries.ts
+import { accessSync, constants as constants2, lstatSync, readlinkSync } from "node:fs";
+import path3 from "node:path";
+function components(absolute) {
+  return absolute.split("/").filter((part) => part !== "" && part !== ".");
+}
+function lstatOrNull(file2) {
+  try {
+    return lstatSync(file2);
+  } catch {
+    return null;
+  }
+}
+function pathVerdict(target, kind, owners) {
+  if (!path3.isAbsolute(target)) return { trusted: false, why: "not an absolute path" };
+  const owner = (stats) => owners.has(stats.uid) ? null : `owned by uid ${stats.uid}, neither root nor the worker's user`;
+  let rest = components(target);
+  let at = "/";
+  let links = 0;
+  const rootStats = lstatOrNull("/");
+  if (!rootStats) return { trusted: false, why: "/ cannot be read" };
+  let stickyOpen = false;
+  const rootProblem = owner(rootStats);
+  if (rootProblem) return { trusted: false, why: `/ is ${rootProblem}` };
+  if (rootStats.mode & WRITABLE_BY_OTHERS) {
+    if (!(rootStats.mode & STICKY) || rest.length === 0)
+      return { trusted: false, why: "/ is writable by group or others" };
+    stickyOpen = true;
+  }
+  while (rest.length > 0) {
+    const name = rest.shift();
+    if (name === "..") {
+      rest = components(path3.join(path3.dirname(at), ...rest));
+      at = "/";
+      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
+      continue;
+    }
+    const entry = path3.join(at, name);
+    const stats = lstatOrNull(entry);
+    if (!stats) {
+      return stickyOpen ? { trusted: false, why: `does not exist, and any user may create ${entry} in ${at}` } : { trusted: false, why: `${entry} does not exist`, quiet: true };
+    }
+    const ownerProblem = owner(stats);
+    if (ownerProblem) return { trusted: false, why: `${entry} is ${ownerProblem}` };
+    if (stats.isSymbolicLink()) {
+      if (++links > MAX_LINKS) return { trusted: false, why: `too many symbolic links at ${entry}` };
+      const resolved = path3.resolve(at, readlinkSync(entry));
+      rest = components(path3.join(resolved, ...rest));
+      at = "/";
+      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
+      continue;
+    }
+    const last = rest.length === 0;
+    const writable = (stats.mode & WRITABLE_BY_OTHERS) !== 0;
+    if (stats.isDirectory()) {
+      if (last && kind === "file") return { trusted: false, why: `${entry} is a directory` };
+      if (writable) {
+        if (last || !(stats.mode & STICKY))
+          return { trusted: false, why: `${entry} is writable by group or others` };
+        stickyOpen = true;
+      } else {
+        stickyOpen = false;
+      }
+      at = entry;
+      continue;
+    }
+    if (!last) return { trusted: false, why: `${entry} is not a directory` };
+    if (kind === "directory") return { trusted: false, why: `${entry} is not a directory` };
+    if (!stats.isFile()) return { trusted: false, why: `${entry} is not a regular file` };
+    if (writable) return { trusted: false, why: `${entry} is writable by group or others` };
+    return { trusted: true };
+  }
+  return kind === "directory" ? { trusted: true } : { trusted: false, why: `${target} is a directory` };
+}
+function trustedOwners() {
+  return /* @__PURE__ */ new Set([0, process.geteuid?.() ?? process.getuid?.() ?? 0]);
+}
+function ignoredText(ignored) {
+  return ignored.filter((i) => !i.quiet).map((i) => `${i.entry || '""'} (${i.why})`).join(", ");
+}
+function workerBinaries(pathVar = process.env.PATH) {
+  const key = pathVar ?? "";
+  let binaries = byPath.get(key);
+  if (!binaries) {
+    binaries = new TrustedBinaries(pathVar);
+    byPath.set(key, binaries);
+  }
+  return binaries;
+}
+function trustedBinary(name) {
+  return workerBinaries().find(name);
+}
+function trustedShell() {
+  return workerBinaries().require("sh");
+}
+function reportIgnoredPath(pathVar, log) {
+  const fresh = workerBinaries(pathVar).ignored.filter((i) => !i.quiet && !reported.has(i.entry));
+  if (fresh.length === 0) return;
+  for (const i of fresh) reported.add(i.entry);
+  log(
+    `the worker ignores these PATH entries and runs no program from them, because a user other than root or the worker's own could change what they hold: ${ignoredText(fresh)} (docs/WORKER.md, "Which programs the worker runs")`
+  );
+}
+var SYSTEM_DIRS, WRITABLE_BY_OTHERS, STICKY, MAX_LINKS, sharedVerdicts, TrustedBinaries, byPath, reported;
+var init_trusted_binaries = __esm({
+  "src/worker/trusted-binaries.ts"() {
+    "use strict";
+    SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+    WRITABLE_BY_OTHERS = 18;
+    STICKY = 512;
+    MAX_LINKS = 40;
+    sharedVerdicts = /* @__PURE__ */ new Map();
+    TrustedBinaries = class {
+      constructor(pathVar, options = {}) {
+        this.options = options;
+        const owners = options.owners ?? trustedOwners();
+        const cache = options.cache ?? sharedVerdicts;
+        const verdict = (dir) => {
+          const key = `${[...owners].join(",")}\0${dir}`;
+          let known = cache.get(key);
+          if (!known) {
+            known = pathVerdict(dir, "directory", owners);
+            cache.set(key, known);
+          }
+          return known;
+        };
+        const dirs = [];
+        const ignored = [];
+        const seen = /* @__PURE__ */ new Set();
+        for (const entry of (pathVar ?? "").split(path3.delimiter)) {
+          if (seen.has(entry)) continue;
+          seen.add(entry);
+          if (!path3.isAbsolute(entry)) {
+            ignored.push({
+              entry,
+              why: "not an absolute path (it means the directory a program runs in)",
+              quiet: false
+            });
+            continue;
+          }
+          const judged = verdict(entry);
+          if (judged.trusted) dirs.push(entry);
+          else ignored.push({ entry, why: judged.why, quiet: judged.quiet === true });
+        }
+        for (const dir of SYSTEM_DIRS) {
+          if (seen.has(dir)) continue;
+          seen.add(dir);
+          if (verdict(dir).trusted) dirs.push(dir);
+        }
+        this.dirs = dirs;
+        this.ignored = ignored;
+      }
+      options;
+      /** The trusted directories searched, in order: PATH's, then SYSTEM_DIRS not already among them. */
+      dirs;
+      /** The PATH entries not searched, in PATH's order, each once. */
+      ignored;
+      found = /* @__PURE__ */ new Map();
+      /** By name, the files found but not trusted (and why), for `require`'s error. */
+      passedOver = /* @__PURE__ */ new Map();
+      /** The absolute path of the first trusted executable `name` in the trusted directories, or null. */
+      find(name) {
+        if (!name || name.includes("/")) throw new Error(`not a program name: ${JSON.stringify(name)}`);
+        if (this.found.has(name)) return this.found.get(name);
+        const owners = this.options.owners ?? trustedOwners();
+        let hit = null;
+        for (const dir of this.dirs) {
+          const file2 = path3.join(dir, name);
+          if (!lstatOrNull(file2)) continue;
+          const judged = pathVerdict(file2, "file", owners);
+          if (!judged.trusted) {
+            this.passedOver.set(name, [...this.passedOver.get(name) ?? [], `${file2} (${judged.why})`]);
+            continue;
+          }
+          try {
+            accessSync(file2, constants2.X_OK);
+          } catch {
+            continue;
+          }
+          hit = file2;
+          break;
+        }
+        this.found.set(name, hit);
+        return hit;
+      }
+      /** Like `find`, or an error naming where it looked and what it passed over. */
+      require(name) {
+        const hit = this.find(name);
+        if (hit) return hit;
+        const mine = this.passedOver.get(name) ?? [];
+        const notes = [
+          `searched ${this.dirs.join(", ") || "nothing"}`,
+          ...mine.length ? [`passed over ${mine.join(", ")}`] : [],
+          ...this.ignored.some((i) => !i.quiet) ? [`ignored ${ignoredText(this.ignored)}`] : []
+        ];
+        throw new Error(
+          `${name} was not found in a directory only root or the worker's user can write (${notes.join("; ")}). Install ${name} from the system's packages (e.g. under /usr/bin).`
+        );
+      }
+      /** A PATH of the trusted directories only, for the worker's own child processes (git looks programs up). */
+      get searchPath() {
+        return this.dirs.join(path3.delimiter);
+      }
+    };
+    byPath = /* @__PURE__ */ new Map();
+    reported = /* @__PURE__ */ new Set();
   }
 });
 
@@ -43601,6 +44604,9 @@ import { execFile } from "node:child_process";
 import { existsSync as existsSync2 } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+function withNetworkEnv(env, network) {
+  return typeof network === "object" ? { ...env, ...network.env } : env;
+}
 function exec(command, args, env) {
   return new Promise((resolve) => {
     execFile(
@@ -43615,11 +44621,14 @@ function exec(command, args, env) {
   });
 }
 function systemBinary(name) {
-  for (const dir of ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]) {
-    const file2 = `${dir}/${name}`;
-    if (existsSync2(file2)) return file2;
+  return trustedBinary(name);
+}
+function requiredBinary(name) {
+  try {
+    return workerBinaries().require(name);
+  } catch (error63) {
+    throw new IsolationError(`the agent cannot be isolated: ${error63.message}`);
   }
-  return null;
 }
 async function processesOf(uid) {
   const pids = [];
@@ -43643,8 +44652,25 @@ async function processesOf(uid) {
   }
   return pids;
 }
+function notIsolated() {
+  let network = "open";
+  return {
+    isolated: false,
+    name: null,
+    uid: null,
+    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
+    killAll: async () => 0,
+    give: async () => {
+    },
+    take: async () => {
+    },
+    useNetwork(chosen) {
+      network = chosen;
+    }
+  };
+}
 async function setupAgentUser(options) {
-  if (options.isolation === "none") return notIsolated;
+  if (options.isolation === "none") return notIsolated();
   const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
   if (!USER_NAME.test(name)) {
     throw new IsolationError(
@@ -43658,23 +44684,23 @@ async function setupAgentUser(options) {
     const check2 = sudo ? await exec(sudo, ["-n", "true"]) : null;
     if (check2?.code !== 0) {
       throw new IsolationError(
-        `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
+        `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed in a directory only root or the worker's user can write"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
       );
     }
   }
   if (!setpriv) {
     throw new IsolationError(
-      "the agent cannot be isolated: setpriv (util-linux) is not installed; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
+      "the agent cannot be isolated: setpriv (util-linux) is not installed in a directory only root or the worker's user can write; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
     );
   }
   const privileged = (command, args) => root ? exec(command, args) : exec(sudo, ["-n", command, ...args]);
   const ids = await ensureUser(name, privileged);
   const workerUid = process.getuid?.() ?? 0;
   const workerGid = process.getgid?.() ?? 0;
-  const chown = systemBinary("chown") ?? "chown";
-  const chmod3 = systemBinary("chmod") ?? "chmod";
-  const kill = systemBinary("kill") ?? "kill";
-  const envBinary = systemBinary("env") ?? "/usr/bin/env";
+  const chown = requiredBinary("chown");
+  const chmod4 = requiredBinary("chmod");
+  const kill = requiredBinary("kill");
+  const envBinary = requiredBinary("env");
   const owner = async (dirs, uid, gid, restoreModes) => {
     const existing = dirs.filter((dir) => existsSync2(dir));
     if (existing.length === 0) return;
@@ -43682,16 +44708,21 @@ async function setupAgentUser(options) {
     if (result.code !== 0)
       throw new Error(`could not change the owner of the agent's directories: ${result.stderr.trim()}`);
     if (restoreModes) {
-      const modes = await privileged(chmod3, ["-R", "u+rwX", "--", ...existing]);
+      const modes = await privileged(chmod4, ["-R", "u+rwX", "--", ...existing]);
       if (modes.code !== 0)
         throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
     }
   };
+  let network = "open";
   return {
     isolated: true,
     name,
     uid: ids.uid,
-    wrap(command, args, env) {
+    useNetwork(chosen) {
+      network = chosen;
+    },
+    wrap(command, args, plainEnv) {
+      const env = withNetworkEnv(plainEnv, network);
       const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
       if (root) return { command: setpriv, args: [...become, command, ...args], env };
       const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
@@ -43728,15 +44759,15 @@ async function setupAgentUser(options) {
   };
 }
 async function ensureUser(name, privileged) {
-  const lookup = async () => {
-    const result = await exec(systemBinary("getent") ?? "getent", ["passwd", name]);
+  const lookup2 = async () => {
+    const result = await exec(requiredBinary("getent"), ["passwd", name]);
     if (result.code !== 0) return null;
     const fields = result.stdout.trim().split(":");
     return { uid: Number(fields[2]), gid: Number(fields[3]) };
   };
   const useradd = systemBinary("useradd");
   for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await lookup();
+    const found = await lookup2();
     if (found) {
       if (found.uid === 0 || found.gid === 0)
         throw new IsolationError(`the agent user ${name} has uid or gid 0; choose another name`);
@@ -43762,26 +44793,16 @@ async function ensureUser(name, privileged) {
   }
   throw new IsolationError(`could not create the agent user ${name}: /etc/passwd stayed locked`);
 }
-var IsolationError, DEFAULT_AGENT_USER, USER_NAME, notIsolated;
+var IsolationError, DEFAULT_AGENT_USER, USER_NAME;
 var init_agent_user = __esm({
   "src/worker/agent-user.ts"() {
     "use strict";
+    init_trusted_binaries();
     IsolationError = class extends Error {
       name = "IsolationError";
     };
     DEFAULT_AGENT_USER = "autopilot-agent";
     USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
-    notIsolated = {
-      isolated: false,
-      name: null,
-      uid: null,
-      wrap: (command, args, env) => ({ command, args, env }),
-      killAll: async () => 0,
-      give: async () => {
-      },
-      take: async () => {
-      }
-    };
   }
 });
 
@@ -43979,7 +45000,7 @@ function runProcess(options) {
       resolve(failedToStart(error63, started));
       return;
     }
-    let timedOut = false;
+    let timedOut2 = false;
     let aborted2 = false;
     let exitCode = null;
     let exitSignal = null;
@@ -43999,7 +45020,7 @@ function runProcess(options) {
     if (options.timeoutMs && options.timeoutMs > 0) {
       timers.push(
         setTimeout(() => {
-          timedOut = true;
+          timedOut2 = true;
           killTree();
         }, options.timeoutMs)
       );
@@ -44037,7 +45058,7 @@ function runProcess(options) {
         signal: exitSignal,
         stdout: stdout.toString(),
         stderr: stderr.toString(),
-        timedOut,
+        timedOut: timedOut2,
         aborted: aborted2,
         durationMs: Math.round(performance.now() - started),
         truncated: stdout.truncated || stderr.truncated,
@@ -44132,19 +45153,19 @@ ${tail}`;
 });
 
 // src/worker/agent-iteration.ts
-import { chmod, mkdir, writeFile as writeFile2 } from "node:fs/promises";
-import path from "node:path";
+import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import path4 from "node:path";
 function createAgentRunner(options) {
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
-    const home = options.home ?? path.join(options.scratchDir, "home");
-    const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
+    const home = options.home ?? path4.join(options.scratchDir, "home");
+    const tmpdir = options.tmpdir ?? path4.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
     await mkdir(tmpdir, { recursive: true });
-    const promptFile = path.join(options.scratchDir, `prompt-${request2.iteration}.md`);
+    const promptFile = path4.join(options.scratchDir, `prompt-${request2.iteration}.md`);
     const mode = options.boundary?.user.isolated ? 420 : 384;
-    await writeFile2(promptFile, request2.prompt, { mode });
-    await chmod(promptFile, mode);
+    await writeFile3(promptFile, request2.prompt, { mode });
+    await chmod2(promptFile, mode);
     const invocation = preset.buildInvocation({
       prompt: request2.prompt,
       promptFile,
@@ -44217,25 +45238,25 @@ var init_agent_iteration = __esm({
 });
 
 // src/worker/tree-files.ts
-import { constants as constants2 } from "node:fs";
+import { constants as constants3 } from "node:fs";
 import { lstat, mkdir as mkdir2, open as open2 } from "node:fs/promises";
-import path2 from "node:path";
+import path5 from "node:path";
 async function checkDirs(root, relative, create) {
-  const parts = path2.normalize(relative).split(path2.sep).filter(Boolean);
+  const parts = path5.normalize(relative).split(path5.sep).filter(Boolean);
   if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
   let current = root;
   for (const part of parts.slice(0, -1)) {
-    current = path2.join(current, part);
+    current = path5.join(current, part);
     try {
       const info2 = await lstat(current);
       if (!info2.isDirectory())
-        throw new UnsafeTreePathError(`${path2.relative(root, current)} is not a plain directory`);
+        throw new UnsafeTreePathError(`${path5.relative(root, current)} is not a plain directory`);
     } catch (error63) {
       if (error63.code !== "ENOENT" || !create) throw error63;
       await mkdir2(current);
     }
   }
-  return path2.join(current, parts.at(-1));
+  return path5.join(current, parts.at(-1));
 }
 async function readTreeFile(root, relative) {
   let file2;
@@ -44247,7 +45268,7 @@ async function readTreeFile(root, relative) {
     if (error63.code === "ENOENT") return null;
     throw error63;
   }
-  const handle = await open2(file2, constants2.O_RDONLY | constants2.O_NOFOLLOW);
+  const handle = await open2(file2, constants3.O_RDONLY | constants3.O_NOFOLLOW);
   try {
     return await handle.readFile("utf8");
   } finally {
@@ -44256,7 +45277,7 @@ async function readTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat(path2.join(root, relative));
+    await lstat(path5.join(root, relative));
     return true;
   } catch {
     return false;
@@ -44270,7 +45291,7 @@ async function writeTreeFile(root, relative, content3, options = {}) {
   } catch (error63) {
     if (error63.code !== "ENOENT") throw error63;
   }
-  const flags = constants2.O_WRONLY | constants2.O_CREAT | constants2.O_NOFOLLOW | (options.append ? constants2.O_APPEND : constants2.O_TRUNC);
+  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_NOFOLLOW | (options.append ? constants3.O_APPEND : constants3.O_TRUNC);
   const handle = await open2(file2, flags, 420);
   try {
     await handle.writeFile(content3);
@@ -44290,26 +45311,17 @@ var init_tree_files = __esm({
 
 // src/worker/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
-import { accessSync, constants as constants3 } from "node:fs";
-import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile3 } from "node:fs/promises";
-import path3 from "node:path";
+import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
+import path6 from "node:path";
 function resolveGit(pathVar) {
-  const dirs = (pathVar ?? "").split(path3.delimiter).filter((dir) => path3.isAbsolute(dir));
-  for (const dir of [...dirs, "/usr/bin", "/bin", "/usr/local/bin"]) {
-    const file2 = path3.join(dir, "git");
-    try {
-      accessSync(file2, constants3.X_OK);
-      return file2;
-    } catch {
-    }
-  }
-  throw new Error("git is not installed (not found on PATH)");
+  return workerBinaries(pathVar).require("git");
 }
 var NEUTRAL_ATTRIBUTES, GitError, MAX_BUFFER, Git;
 var init_private_git = __esm({
   "src/worker/private-git.ts"() {
     "use strict";
     init_tree_files();
+    init_trusted_binaries();
     NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
     GitError = class extends Error {
       constructor(args, result) {
@@ -44342,21 +45354,28 @@ var init_private_git = __esm({
       knownGitDir = null;
       constructor(options) {
         this.cwd = options.cwd;
-        this.hooksDir = path3.join(options.stateDir, "no-hooks");
+        this.hooksDir = path6.join(options.stateDir, "no-hooks");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
-        this.globalConfig = path3.join(options.stateDir, "gitconfig");
+        this.globalConfig = path6.join(options.stateDir, "gitconfig");
         this.userName = options.userName ?? "autopilot[bot]";
         this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
         const parent = options.parentEnv ?? process.env;
         this.gitPath = resolveGit(parent.PATH);
         this.homeDir = parent.HOME;
         const env = {};
-        for (const name of ["PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
+        for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
           const value = parent[name];
           if (value !== void 0) env[name] = value;
         }
         Object.assign(env, {
+          // What git itself looks up by name (ssh, a pager, a helper named in the worker user's own config) comes
+          // from the trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the exec path
+          // built into the trusted git.
+          PATH: workerBinaries(parent.PATH).searchPath,
+          // No askpass program, whatever the worker user's config or environment names (an empty GIT_ASKPASS wins
+          // over core.askPass and SSH_ASKPASS): with no terminal prompt either, a missing credential fails at once.
+          GIT_ASKPASS: "",
           // Nothing under a home directory is read: the global config is the worker's frozen copy.
           HOME: options.stateDir,
           XDG_CONFIG_HOME: options.stateDir,
@@ -44453,18 +45472,18 @@ var init_private_git = __esm({
        * the local identity, and snapshots .git/config. Returns the keys removed.
        */
       async prepare() {
-        await mkdir3(path3.dirname(this.globalConfig), { recursive: true, mode: 448 });
+        await mkdir3(path6.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir3(this.hooksDir, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
           try {
-            await copyFile(path3.join(home, ".gitconfig"), this.globalConfig);
+            await copyFile(path6.join(home, ".gitconfig"), this.globalConfig);
             copied = true;
           } catch {
           }
         }
-        if (!copied) await writeFile3(this.globalConfig, "");
+        if (!copied) await writeFile4(this.globalConfig, "");
         const removed = [];
         const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
         const keys = [
@@ -44482,15 +45501,15 @@ var init_private_git = __esm({
         }
         await this.run(["config", "--local", "user.name", this.userName]);
         await this.run(["config", "--local", "user.email", this.userEmail]);
-        const info2 = path3.join(await this.gitDir(), "info");
+        const info2 = path6.join(await this.gitDir(), "info");
         await mkdir3(info2, { recursive: true });
-        await writeFile3(path3.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile4(path6.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
       /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
       async snapshotConfig() {
-        this.configSnapshot = await readFile2(path3.join(await this.gitDir(), "config"), "utf8");
+        this.configSnapshot = await readFile2(path6.join(await this.gitDir(), "config"), "utf8");
       }
       async includeLooksLikeCredentials(key) {
         const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -44499,30 +45518,30 @@ var init_private_git = __esm({
       /** Puts .git/config back as `prepare` left it (after an agent ran). */
       async restoreConfig() {
         if (this.configSnapshot === null) return false;
-        const file2 = path3.join(await this.gitDir().catch(() => path3.join(this.cwd, ".git")), "config");
+        const file2 = path6.join(await this.gitDir().catch(() => path6.join(this.cwd, ".git")), "config");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
         }
         if (current === this.configSnapshot) return false;
-        await mkdir3(path3.dirname(file2), { recursive: true });
-        await writeFile3(file2, this.configSnapshot);
+        await mkdir3(path6.dirname(file2), { recursive: true });
+        await writeFile4(file2, this.configSnapshot);
         return true;
       }
       /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
       async addExcludes(patterns) {
-        const file2 = path3.join(await this.gitDir(), "info", "exclude");
+        const file2 = path6.join(await this.gitDir(), "info", "exclude");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
-          await mkdir3(path3.dirname(file2), { recursive: true });
+          await mkdir3(path6.dirname(file2), { recursive: true });
         }
         const lines = new Set(current.split("\n"));
         const missing = patterns.filter((p) => !lines.has(p));
         if (missing.length === 0) return;
-        await writeFile3(
+        await writeFile4(
           file2,
           `${current}${current.endsWith("\n") || current === "" ? "" : "\n"}${missing.join("\n")}
 `
@@ -44583,7 +45602,7 @@ var init_private_git = __esm({
        * elsewhere) is left to git to answer.
        */
       async currentBranch() {
-        const text4 = await readFile2(path3.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+        const text4 = await readFile2(path6.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
         const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
         if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
         if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
@@ -44605,7 +45624,7 @@ var init_private_git = __esm({
           ["MERGE_HEAD", ["merge", "--abort"]],
           ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
         ]) {
-          const exists2 = await readFile2(path3.join(gitDir, marker)).then(
+          const exists2 = await readFile2(path6.join(gitDir, marker)).then(
             () => true,
             (error63) => error63.code === "EISDIR"
           );
@@ -44770,7 +45789,7 @@ var init_private_git = __esm({
 
 // src/worker/quality.ts
 import { stat } from "node:fs/promises";
-import path4 from "node:path";
+import path7 from "node:path";
 async function exists(file2) {
   try {
     await stat(file2);
@@ -44781,19 +45800,19 @@ async function exists(file2) {
 }
 async function readText(file2) {
   try {
-    return await readTreeFile(path4.dirname(file2), path4.basename(file2));
+    return await readTreeFile(path7.dirname(file2), path7.basename(file2));
   } catch {
     return null;
   }
 }
 async function detectQualityCommands(dir) {
   const commands = [];
-  const pkgText = await readText(path4.join(dir, "package.json"));
+  const pkgText = await readText(path7.join(dir, "package.json"));
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText);
       const scripts = pkg.scripts ?? {};
-      const runner = await exists(path4.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path4.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      const runner = await exists(path7.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path7.join(dir, "yarn.lock")) ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -44805,14 +45824,14 @@ async function detectQualityCommands(dir) {
     } catch {
     }
   }
-  const pyproject = await readText(path4.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path4.join(dir, "setup.cfg"));
-  const toxIni = await readText(path4.join(dir, "tox.ini"));
-  const usesPytest = await exists(path4.join(dir, "pytest.ini")) || await exists(path4.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  const pyproject = await readText(path7.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path7.join(dir, "setup.cfg"));
+  const toxIni = await readText(path7.join(dir, "tox.ini"));
+  const usesPytest = await exists(path7.join(dir, "pytest.ini")) || await exists(path7.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path4.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path4.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path4.join(dir, "Makefile")) ?? await readText(path4.join(dir, "makefile"));
+  if (await exists(path7.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path7.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path7.join(dir, "Makefile")) ?? await readText(path7.join(dir, "makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }
@@ -44822,7 +45841,7 @@ async function runQualityCommands(options) {
   const results = [];
   for (const command of options.commands) {
     const result = await run2({
-      command: "/bin/sh",
+      command: trustedShell(),
       args: ["-c", command],
       cwd: options.cwd,
       env: options.env,
@@ -44855,21 +45874,22 @@ var init_quality = __esm({
     init_preset_helpers();
     init_process();
     init_tree_files();
+    init_trusted_binaries();
     NPM_DEFAULT_TEST = /no test specified/;
   }
 });
 
 // src/worker/toolchain-reach.ts
 import { existsSync as existsSync3 } from "node:fs";
-import path5 from "node:path";
+import path8 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path5.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path8.delimiter) : [value];
     for (const dir of parts) {
-      if (!path5.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync3(dir)) continue;
+      if (!path8.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync3(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -44884,7 +45904,7 @@ async function unreachableToolchainDirs(dirs, user, cwd) {
     "i=$((i+1)); done"
   ].join(" ");
   const result = await runProcess({
-    command: "/bin/sh",
+    command: trustedShell(),
     args: ["-c", script, "sh", ...dirs.flatMap((d) => [d.written ? "1" : "0", d.dir])],
     cwd,
     env: { PATH: "/usr/bin:/bin", LANG: "C" },
@@ -44906,14 +45926,15 @@ var init_toolchain_reach = __esm({
     "use strict";
     init_agent_env();
     init_process();
+    init_trusted_binaries();
     WRITTEN = /* @__PURE__ */ new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
   }
 });
 
 // src/worker/boundary.ts
-import { chmod as chmod2, cp, mkdir as mkdir4, mkdtemp, rename, rm, stat as stat2 } from "node:fs/promises";
-import os5 from "node:os";
-import path6 from "node:path";
+import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
+import os6 from "node:os";
+import path9 from "node:path";
 async function isDirectory(dir) {
   try {
     return (await stat2(dir)).isDirectory();
@@ -44927,43 +45948,43 @@ async function move(from, to) {
   } catch (error63) {
     if (error63.code !== "EXDEV") throw error63;
     await cp(from, to, { recursive: true, verbatimSymlinks: true });
-    await rm(from, { recursive: true, force: true });
+    await rm2(from, { recursive: true, force: true });
   }
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path6.join(workspace, ".git");
+  const source = path9.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
-  await chmod2(workerDir, 448);
-  const gitDir = path6.join(workerDir, "repo.git");
+  await chmod3(workerDir, 448);
+  const gitDir = path9.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp(path6.join(options.agentBase ?? os5.tmpdir(), "autopilot-agent-"));
-  await chmod2(agentDir, 493);
-  const workTree = path6.join(agentDir, "work");
+  else agentDir = await mkdtemp2(path9.join(options.agentBase ?? os6.tmpdir(), "autopilot-agent-"));
+  await chmod3(agentDir, 493);
+  const workTree = path9.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path6.join(agentDir, "home");
-  const tmp = path6.join(agentDir, "tmp");
+  const home = path9.join(agentDir, "home");
+  const tmp = path9.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
   return { workspace, gitDir, agentDir, workTree, home, tmp };
 }
 async function restoreCheckout(dirs) {
-  const target = path6.join(dirs.workspace, ".git");
+  const target = path9.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
-  await rm(dirs.agentDir, { recursive: true, force: true });
+  await rm2(dirs.agentDir, { recursive: true, force: true });
 }
 function createBoundary(options) {
   const { dirs, user, git } = options;
   const owned = [dirs.workTree, dirs.home, dirs.tmp];
   let synced = null;
   const agentGit = async (bundle, branch) => runProcess({
-    command: "/bin/sh",
+    command: trustedShell(),
     args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
     cwd: dirs.workTree,
     env: {
@@ -44980,20 +46001,20 @@ function createBoundary(options) {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path6.join(dirs.agentDir, "sync.bundle");
+    const bundle = path9.join(dirs.agentDir, "sync.bundle");
     const make = async (since) => {
-      await rm(bundle, { force: true });
+      await rm2(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
       if (since) args.push(`^${since}`);
       const made = await git.run(args, { allowFail: true });
       if (made.code !== 0) return false;
-      await chmod2(bundle, 420);
+      await chmod3(bundle, 420);
       const fetched = await agentGit(bundle, branch);
       return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
     };
     let outcome = synced ? await make(synced) : false;
     if (outcome !== true) outcome = await make(null);
-    await rm(bundle, { force: true });
+    await rm2(bundle, { force: true });
     if (outcome === true) synced = head;
     else
       options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
@@ -45019,6 +46040,7 @@ function createBoundary(options) {
   };
 }
 async function createIsolatedParts(options) {
+  reportIgnoredPath(options.parentEnv.PATH, options.warn);
   const dirs = await isolateCheckout({
     workspace: options.workspace,
     workerDir: options.workerDir,
@@ -45030,7 +46052,7 @@ async function createIsolatedParts(options) {
   const git = new Git({
     cwd: dirs.workTree,
     gitDir: dirs.gitDir,
-    stateDir: path6.join(options.workerDir, "git"),
+    stateDir: path9.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -45108,6 +46130,7 @@ var init_boundary = __esm({
     init_process();
     init_quality();
     init_toolchain_reach();
+    init_trusted_binaries();
     CheckoutError = class extends Error {
       name = "CheckoutError";
     };
@@ -45425,6 +46448,30 @@ var init_stats = __esm({
 });
 
 // src/core/dashboard/dashboard-markdown.ts
+function stopped(title, tasks) {
+  return ({ view, limits }) => list(
+    title,
+    tasks(view),
+    limits.list,
+    (r) => [
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+      `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
+    ].join("\n")
+  );
+}
+function list(title, items, limit, line) {
+  if (items.length === 0) return null;
+  const shown = items.slice(0, limit);
+  return withMore(
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
+    items.length - shown.length
+  );
+}
+function withMore(markdown, rest) {
+  return rest > 0 ? `${markdown}
+- \u2026and ${formatCount(rest)} more` : markdown;
+}
+var blocked, timedOut, failed;
 var init_dashboard_markdown = __esm({
   "src/core/dashboard/dashboard-markdown.ts"() {
     "use strict";
@@ -45434,6 +46481,9 @@ var init_dashboard_markdown = __esm({
     init_stats();
     init_worker_result();
     init_dashboard_state();
+    blocked = stopped("Blocked", (view) => view.blocked);
+    timedOut = stopped("Timed out", (view) => view.timeouts);
+    failed = stopped("Failed", (view) => view.failed);
   }
 });
 
@@ -45687,9 +46737,9 @@ function handleEvent(event, raw, ctx, state) {
     return;
   }
   if (type === "result") {
-    const failed = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
-    state.claudeSucceeded = !failed;
-    if (!failed) return;
+    const failed2 = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
+    state.claudeSucceeded = !failed2;
+    if (!failed2) return;
     const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
     const text4 = [textOf(event.result), ...errors].filter(Boolean).join("\n");
     const status2 = kindOfStatus(event.api_error_status);
@@ -46286,20 +47336,20 @@ function globToRegExp(glob) {
 }
 function pathRule(glob, never2) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path9) => re.test(path9) };
+  return { name: glob, never: never2, test: (path12) => re.test(path12) };
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path9) {
-  const p = path9.trim();
+function unquoteGitPath(path12) {
+  const p = path12.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path9) {
-  const p = unquoteGitPath(path9).replace(/\t.*$/, "");
+function stripPrefix(path12) {
+  const p = unquoteGitPath(path12).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -46327,20 +47377,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path9 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path9) {
-        file2 = path9;
-        paths.add(path9);
+      const path12 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path12) {
+        file2 = path12;
+        paths.add(path12);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path9 = stripPrefix(header2[1]);
-      if (path9) {
-        paths.add(path9);
-        if (line.startsWith("+++")) file2 = path9;
-        else if (!file2) file2 = path9;
+      const path12 = stripPrefix(header2[1]);
+      if (path12) {
+        paths.add(path12);
+        if (line.startsWith("+++")) file2 = path12;
+        else if (!file2) file2 = path12;
       }
       continue;
     }
@@ -46362,8 +47412,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path9) {
-  return path9.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path12) {
+  return path12.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -46394,9 +47444,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path9 of paths) {
+  for (const path12 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path9)) add(rule, "path", path9.length > 200 ? `${path9.slice(0, 199)}\u2026` : path9);
+      if (rule.test(path12)) add(rule, "path", path12.length > 200 ? `${path12.slice(0, 199)}\u2026` : path12);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -48695,8 +49745,8 @@ var init_decode_named_character_reference = __esm({
 });
 
 // node_modules/micromark-util-chunked/index.js
-function splice(list2, start, remove, items) {
-  const end = list2.length;
+function splice(list3, start, remove, items) {
+  const end = list3.length;
   let chunkStart = 0;
   let parameters;
   if (start < 0) {
@@ -48708,22 +49758,22 @@ function splice(list2, start, remove, items) {
   if (items.length < 1e4) {
     parameters = Array.from(items);
     parameters.unshift(start, remove);
-    list2.splice(...parameters);
+    list3.splice(...parameters);
   } else {
-    if (remove) list2.splice(start, remove);
+    if (remove) list3.splice(start, remove);
     while (chunkStart < items.length) {
       parameters = items.slice(chunkStart, chunkStart + 1e4);
       parameters.unshift(start, 0);
-      list2.splice(...parameters);
+      list3.splice(...parameters);
       chunkStart += 1e4;
       start += 1e4;
     }
   }
 }
-function push(list2, items) {
-  if (list2.length > 0) {
-    splice(list2, list2.length, 0, items);
-    return list2;
+function push(list3, items) {
+  if (list3.length > 0) {
+    splice(list3, list3.length, 0, items);
+    return list3;
   }
   return items;
 }
@@ -48761,12 +49811,12 @@ function syntaxExtension(all2, extension2) {
     }
   }
 }
-function constructs(existing, list2) {
+function constructs(existing, list3) {
   let index2 = -1;
   const before = [];
-  while (++index2 < list2.length) {
+  while (++index2 < list3.length) {
     ;
-    (list2[index2].add === "after" ? existing : before).push(list2[index2]);
+    (list3[index2].add === "after" ? existing : before).push(list3[index2]);
   }
   splice(existing, 0, 0, before);
 }
@@ -50105,13 +51155,13 @@ var init_code_text = __esm({
 });
 
 // node_modules/micromark-util-subtokenize/lib/splice-buffer.js
-function chunkedPush(list2, right) {
+function chunkedPush(list3, right) {
   let chunkStart = 0;
   if (right.length < 1e4) {
-    list2.push(...right);
+    list3.push(...right);
   } else {
     while (chunkStart < right.length) {
-      list2.push(...right.slice(chunkStart, chunkStart + 1e4));
+      list3.push(...right.slice(chunkStart, chunkStart + 1e4));
       chunkStart += 1e4;
     }
   }
@@ -52245,7 +53295,7 @@ function tokenizeListContinuation(effects, ok3, nok) {
   function notInCurrentItem(code18) {
     self2.containerState._closeFlow = true;
     self2.interrupt = void 0;
-    return factorySpace(effects, effects.attempt(list, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code18);
+    return factorySpace(effects, effects.attempt(list2, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code18);
   }
 }
 function tokenizeIndent(effects, ok3, nok) {
@@ -52267,14 +53317,14 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
     return !markdownSpace(code18) && tail && tail[1].type === "listItemPrefixWhitespace" ? ok3(code18) : nok(code18);
   }
 }
-var list, listItemPrefixWhitespaceConstruct, indentConstruct;
+var list2, listItemPrefixWhitespaceConstruct, indentConstruct;
 var init_list = __esm({
   "node_modules/micromark-core-commonmark/lib/list.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_blank_line();
     init_thematic_break();
-    list = {
+    list2 = {
       continuation: {
         tokenize: tokenizeListContinuation
       },
@@ -52503,11 +53553,11 @@ function initializeFactory(field) {
       if (code18 === null) {
         return true;
       }
-      const list2 = constructs2[code18];
+      const list3 = constructs2[code18];
       let index2 = -1;
-      if (list2) {
-        while (++index2 < list2.length) {
-          const item = list2[index2];
+      if (list3) {
+        while (++index2 < list3.length) {
+          const item = list3[index2];
           if (!item.previous || item.previous.call(self2, self2.previous)) {
             return true;
           }
@@ -52635,19 +53685,19 @@ var init_constructs = __esm({
     init_micromark_core_commonmark();
     init_text();
     document2 = {
-      [42]: list,
-      [43]: list,
-      [45]: list,
-      [48]: list,
-      [49]: list,
-      [50]: list,
-      [51]: list,
-      [52]: list,
-      [53]: list,
-      [54]: list,
-      [55]: list,
-      [56]: list,
-      [57]: list,
+      [42]: list2,
+      [43]: list2,
+      [45]: list2,
+      [48]: list2,
+      [49]: list2,
+      [50]: list2,
+      [51]: list2,
+      [52]: list2,
+      [53]: list2,
+      [54]: list2,
+      [55]: list2,
+      [56]: list2,
+      [57]: list2,
       [62]: blockQuote
     };
     contentInitial = {
@@ -52864,22 +53914,22 @@ function createTokenizer(parser, initialize, from) {
         function start(code18) {
           const left = code18 !== null && map2[code18];
           const all2 = code18 !== null && map2.null;
-          const list2 = [
+          const list3 = [
             // To do: add more extension tests.
             /* c8 ignore next 2 */
             ...Array.isArray(left) ? left : left ? [left] : [],
             ...Array.isArray(all2) ? all2 : all2 ? [all2] : []
           ];
-          return handleListOfConstructs(list2)(code18);
+          return handleListOfConstructs(list3)(code18);
         }
       }
-      function handleListOfConstructs(list2) {
-        listOfConstructs = list2;
+      function handleListOfConstructs(list3) {
+        listOfConstructs = list3;
         constructIndex = 0;
-        if (list2.length === 0) {
+        if (list3.length === 0) {
           return bogusState;
         }
-        return handleConstruct(list2[constructIndex]);
+        return handleConstruct(list3[constructIndex]);
       }
       function handleConstruct(construct) {
         return start;
@@ -53282,8 +54332,8 @@ function compiler(options) {
       link: opener(link),
       listItem: opener(listItem),
       listItemValue: onenterlistitemvalue,
-      listOrdered: opener(list2, onenterlistordered),
-      listUnordered: opener(list2),
+      listOrdered: opener(list3, onenterlistordered),
+      listUnordered: opener(list3),
       paragraph: opener(paragraph),
       reference: onenterreference,
       referenceString: buffer,
@@ -53885,7 +54935,7 @@ function compiler(options) {
       position: void 0
     };
   }
-  function list2(token) {
+  function list3(token) {
     return {
       type: "list",
       ordered: token.type === "listOrdered",
@@ -54317,10 +55367,10 @@ var init_unist_util_visit_parents = __esm({
 });
 
 // node_modules/mdast-util-find-and-replace/lib/index.js
-function findAndReplace(tree, list2, options) {
+function findAndReplace(tree, list3, options) {
   const settings = options || {};
   const ignored = convert(settings.ignore || []);
-  const pairs = toPairs(list2);
+  const pairs = toPairs(list3);
   let pairIndex = -1;
   while (++pairIndex < pairs.length) {
     visitParents(tree, visitor);
@@ -54394,7 +55444,7 @@ function toPairs(tupleOrList) {
     throw new TypeError("Expected find and replace tuple or list of tuples");
   }
   const result = [];
-  const list2 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
+  const list3 = !tupleOrList[0] || Array.isArray(tupleOrList[0]) ? (
     /** @type {FindAndReplaceList} */
     tupleOrList
   ) : [
@@ -54402,8 +55452,8 @@ function toPairs(tupleOrList) {
     tupleOrList
   ];
   let index2 = -1;
-  while (++index2 < list2.length) {
-    const tuple2 = list2[index2];
+  while (++index2 < list3.length) {
+    const tuple2 = list3[index2];
     result.push([toExpression(tuple2[0]), toFunction(tuple2[1])]);
   }
   return result;
@@ -54494,7 +55544,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path9, match) {
+function findUrl(_, protocol, domain3, path12, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -54507,7 +55557,7 @@ function findUrl(_, protocol, domain3, path9, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path9);
+  const parts = splitUrl(domain3 + path12);
   const result = {
     type: "link",
     title: null,
@@ -54969,7 +56019,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path7, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path10, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -55019,7 +56069,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path7, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path10, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -55195,7 +56245,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path7, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path10, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -55207,7 +56257,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path7 = {
+    path10 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -56594,9 +57644,9 @@ function splitInlineCode(text4) {
   const blanks = Array.from(text4.matchAll(/\n[ \t]*\n/g), (m) => m.index);
   const byLength = /* @__PURE__ */ new Map();
   runs.forEach((run2, n) => {
-    const list2 = byLength.get(run2.length) ?? [];
-    list2.push(n);
-    byLength.set(run2.length, list2);
+    const list3 = byLength.get(run2.length) ?? [];
+    list3.push(n);
+    byLength.set(run2.length, list3);
   });
   const consumed = /* @__PURE__ */ new Map();
   let cursor = 0;
@@ -57339,6 +58389,11 @@ function formatCost(costUsd, tokens) {
   const tokenText = total >= 1e4 ? `${(total / 1e3).toFixed(1)}k` : String(total);
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)} \xB7 ${tokenText} tokens`;
 }
+function refusedHostsText(refused, max = 10) {
+  const shown = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
+  const more = refused.length > max ? `, and ${refused.length - max} more` : "";
+  return `${shown.join(", ")}${more} \u2014 list a host in \`network.allow\` to let the agent reach it`;
+}
 function renderProgressComment(view) {
   const { result } = view;
   const title = result.status === "running" ? "### \u{1F916} Autopilot is working on this issue" : `### \u{1F916} Autopilot: ${OUTCOME_TITLE[result.result ?? "failed"] ?? result.result}`;
@@ -57360,6 +58415,9 @@ function renderProgressComment(view) {
   }
   if (result.reason && result.status === "finished") rows.push(["Reason", cellText(result.reason, 500)]);
   if (result.resumeAt) rows.push(["Resumes after", result.resumeAt]);
+  if (result.refusedHosts?.length)
+    rows.push(["Refused hosts", cellText(refusedHostsText(result.refusedHosts), 600)]);
+  if (result.networkAccess) rows.push(["Network", cellText(result.networkAccess, 300)]);
   const table2 = ["| | |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
   const warnings = (view.warnings ?? []).slice(-5).map((w) => `> \u26A0\uFE0F ${cellText(w, 300)}`);
   return [
@@ -57428,7 +58486,9 @@ function summaryRows(result, elapsedMs, quality) {
     ["Tokens", `${result.tokens.input} in / ${result.tokens.output} out`],
     ["Cost", `$${result.costUsd.toFixed(4)}`],
     ["Elapsed", formatDuration2(elapsedMs)],
-    ...result.resumeAt ? [["Resume after", result.resumeAt]] : []
+    ...result.resumeAt ? [["Resume after", result.resumeAt]] : [],
+    ...result.refusedHosts?.length ? [["Refused hosts", refusedHostsText(result.refusedHosts)]] : [],
+    ...result.networkAccess ? [["Network", result.networkAccess]] : []
   ];
 }
 var OUTCOME_TITLE;
@@ -57804,6 +58864,7 @@ var init_job = __esm({
           costUsd: 0,
           humanGate: { fired: false, rules: [] },
           ...config2.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {},
+          ...deps.network?.access ? { networkAccess: deps.network.access } : {},
           startedAt: now,
           updatedAt: now
         };
@@ -57925,8 +58986,8 @@ var init_job = __esm({
       commentsAtStart = [];
       /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
       stateLabels() {
-        const { review, blocked, needsHuman, inProgress } = this.config.labels;
-        return [review, blocked, needsHuman, inProgress];
+        const { review, blocked: blocked2, needsHuman, inProgress } = this.config.labels;
+        return [review, blocked2, needsHuman, inProgress];
       }
       /**
        * The task issue as read right after the claim's write (in the same query as the claim's last check), when
@@ -57952,8 +59013,6 @@ var init_job = __esm({
         );
         let conflicts = [];
         if (this.setup.resumed) {
-          if (await git.restoreDeletedFile(PROGRESS_NOTES_PATH))
-            this.log.info("restored the progress notes from the branch history");
           const merge3 = await git.mergeDefault(
             this.inputs.defaultBranch,
             `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`
@@ -57964,6 +59023,10 @@ var init_job = __esm({
           if (conflicts.length)
             this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
         }
+        const setupFailure = await this.projectSetup(conflicts.length > 0);
+        if (setupFailure) return this.finish("failed", setupFailure);
+        if (this.setup.resumed && await git.restoreDeletedFile(PROGRESS_NOTES_PATH))
+          this.log.info("restored the progress notes from the branch history");
         await ensureProgressNotes(this.tree, this.inputs.issue, issue3.title);
         const feedback = await gatherFeedback({
           github,
@@ -58170,6 +59233,38 @@ var init_job = __esm({
           ...budgetNote ? { budgetNote } : {}
         });
       }
+      /**
+       * The project's setup (`setup:` in .github/autopilot.yml), once, before the first iteration. It runs the
+       * repository's code (install and lifecycle scripts), so it runs the way the quality commands do: inside the
+       * worker's sandbox, as the agent's user, without the token. A failure ends the job with the command named:
+       * the agent did not write the setup, and its output is not the agent's to act on. Returns the failure, or null.
+       */
+      async projectSetup(conflicted) {
+        const commands = this.config.setup;
+        if (commands.length === 0) return null;
+        if (conflicted) {
+          this.warn("`setup` skipped: the merge of the default branch left conflicts for the agent to resolve");
+          return null;
+        }
+        const limitMs = this.config.setupTimeoutMinutes * 6e4;
+        const limit = `setupTimeoutMinutes (${this.config.setupTimeoutMinutes} min)`;
+        const started = this.now();
+        for (const command of commands) {
+          this.checkCancelled();
+          const left = limitMs - (this.now() - started);
+          if (left <= 0) return `project setup ran out of time: ${limit} passed before \`${command}\``;
+          this.log.info(`setup: ${command}`);
+          const [result] = await this.deps.quality.run([command], left);
+          if (result?.output.trim()) this.log.info(result.output);
+          if (!result?.passed) {
+            const why = !result ? "did not run" : result.timedOut ? `was stopped when ${limit} ran out` : `failed (exit code ${result.exitCode ?? "none"})`;
+            return `project setup failed: \`${command}\` ${why}; its output is in the worker's log. Fix the command in \`setup\` of .github/autopilot.yml, or the project`;
+          }
+          this.log.info(`setup passed: ${command} (${Math.round(result.durationMs / 1e3)} s)`);
+        }
+        await this.deps.git.resetWorkTree();
+        return null;
+      }
       async runQuality() {
         const configured = this.config.qualityCommands;
         let commands;
@@ -58346,7 +59441,13 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         }
         return this.finish(kind, reason);
       }
+      /** The hosts the agent's proxy refused so far, into the result (the progress comment and the job's outputs). */
+      noteRefusedHosts() {
+        const refused = this.deps.network?.refused() ?? [];
+        if (refused.length) this.result.refusedHosts = refused.slice(0, 20);
+      }
       progressBody() {
+        this.noteRefusedHosts();
         const agent = this.agents[this.agentIndex];
         return renderProgressComment({
           result: this.result,
@@ -58388,6 +59489,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         return this.snapshot();
       }
       snapshot() {
+        this.noteRefusedHosts();
         return {
           result: structuredClone(this.result),
           quality: this.quality,
@@ -58447,13 +59549,13 @@ var run_job_exports = {};
 __export(run_job_exports, {
   runJob: () => runJob
 });
-import { mkdtemp as mkdtemp2, readFile as readFile3 } from "node:fs/promises";
-import os6 from "node:os";
-import path8 from "node:path";
+import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
+import os7 from "node:os";
+import path11 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path8.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path11.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -58534,7 +59636,7 @@ async function runJob(start) {
   const config2 = withOverrides(chosen.config, chosen.warnings, inputs.config);
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
-  const scratch = await mkdtemp2(path8.join(env.RUNNER_TEMP ?? os6.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path11.join(env.RUNNER_TEMP ?? os7.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,
@@ -58550,25 +59652,47 @@ async function runJob(start) {
     warn: (message) => warning(safeLogText(message))
   });
   start.onBoundary(parts.boundary);
-  const result = await runWorker(workerInputs, config2, {
-    git: parts.git,
-    agent: parts.agent,
-    quality: parts.quality,
-    workTree: parts.boundary.dirs.workTree,
-    github,
-    clock: () => Date.now(),
-    sleep: abortableSleep,
-    log: coreLog,
-    signal: start.signal,
-    // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
-    // comments (no query of its own).
-    afterClaim: async () => {
-      const author = await commitAuthor(inputs, github);
-      parts.setAuthor(author.userName, author.userEmail);
+  const loggedRefusals = /* @__PURE__ */ new Set();
+  const egress = await startAgentEgress({
+    config: config2,
+    parentEnv: env,
+    agentDir: parts.boundary.dirs.agentDir,
+    enforced: user.isolated && networkEnforced(config2.isolation),
+    onRefused: (host, why) => {
+      if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
+      loggedRefusals.add(host);
+      info(safeLogText(`egress proxy refused ${host}: ${why}`));
     }
   });
-  await report(result);
-  return result;
+  user.useNetwork(egress.network);
+  if (egress.access) warning(describeEgress(egress));
+  else info(describeEgress(egress));
+  for (const warning2 of egress.warnings) warning(warning2);
+  let run2;
+  try {
+    run2 = await runWorker(workerInputs, config2, {
+      git: parts.git,
+      agent: parts.agent,
+      quality: parts.quality,
+      workTree: parts.boundary.dirs.workTree,
+      github,
+      clock: () => Date.now(),
+      sleep: abortableSleep,
+      log: coreLog,
+      signal: start.signal,
+      // Nothing commits before the claim: the author comes from the viewer the claim's query read with the
+      // comments (no query of its own).
+      afterClaim: async () => {
+        const author = await commitAuthor(inputs, github);
+        parts.setAuthor(author.userName, author.userEmail);
+      },
+      network: { access: egress.access, refused: egress.refused }
+    });
+  } finally {
+    await egress.close();
+  }
+  await report(run2);
+  return run2;
 }
 async function report(run2) {
   const { result } = run2;
@@ -58598,6 +59722,9 @@ ${run2.warnings.map((w) => `- ${w}`).join("\n")}
     ).addRaw(result.agentAccess ? `
 
 **Agent access:** ${result.agentAccess}
+` : "").addRaw(result.networkAccess ? `
+
+**Agent network:** ${result.networkAccess}
 ` : "").addRaw(`
 
 GitHub requests: ${run2.requests}
@@ -58620,6 +59747,7 @@ var init_run_job = __esm({
     init_octokit();
     init_worker_result();
     init_worker_client();
+    init_agent_egress();
     init_agent_user();
     init_boundary();
     init_commit_author();
