@@ -14,7 +14,7 @@ import * as core from "@actions/core";
 import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
 import { readConfigAt } from "../github/config-at-commit.js";
 import { createOctokit } from "../github/octokit.js";
-import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
+import { weakerIsolationText } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
 import { setupAgentUser } from "./agent-user.js";
 import { type Boundary, createIsolatedParts } from "./boundary.js";
@@ -147,7 +147,11 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
 
   // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
   const user = await setupAgentUser({ isolation: config.isolation, env });
-  if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
+  const weaker = weakerIsolationText(config.isolation);
+  if (weaker) core.warning(weaker);
+  // The egress proxy (agent-network.ts) is not wired yet: until it is, the sandbox keeps the host's network so
+  // the agent reaches its model API, as `uid` mode does.
+  user.useNetwork("open");
   const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,

@@ -12,7 +12,7 @@ import {
 } from "../markdown.js";
 import { describeReason, type SessionState } from "../session.js";
 import { formatDuration } from "../stats.js";
-import { UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
+import { weakerIsolationText } from "../worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, SlotLine, TaskLine } from "./dashboard-view.js";
 
@@ -44,7 +44,8 @@ export function renderVisible(
       (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") +
       (view.dryRun ? " · **dry run**: Autopilot decides and reports but changes nothing on GitHub" : ""),
   );
-  if (view.unisolated) out.push("", `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}`);
+  const access = view.weakIsolation ? weakerIsolationText(view.weakIsolation) : undefined;
+  if (access) out.push("", `**Agent access:** ${escapeInline(access)}`);
   if (view.githubLimitSince) {
     out.push(
       "",
