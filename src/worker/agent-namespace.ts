@@ -80,20 +80,42 @@ export function bwrapArgs(options: {
     "--new-session",
   ];
   if (network !== "open") args.push("--unshare-net");
-  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
-  for (const dir of byDepth(view.shared)) args.push("--bind", dir, dir);
+  // Its own /tmp, open to all as a host's is (and its TMPDIR is its own tmp directory anyway).
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp");
+  // Directories bwrap makes on the way to a mount point inside one of its tmpfs are 0700 root: made here as
+  // 0755 instead, so the agent's uid can go through them.
+  const tmpfsRoots = ["/tmp", ...view.openings.map((o) => o.ancestor)];
+  const made = new Set<string>();
+  const mount = (option: string, target: string, source?: string) => {
+    for (const root of tmpfsRoots) {
+      if (!target.startsWith(`${root}/`)) continue;
+      const parts = target
+        .slice(root.length + 1)
+        .split("/")
+        .slice(0, -1);
+      let dir = root;
+      for (const part of parts) {
+        dir = `${dir}/${part}`;
+        if (!made.has(dir)) args.push("--dir", dir);
+        made.add(dir);
+      }
+    }
+    if (source === undefined) args.push("--perms", "0755", option, target);
+    else args.push(option, source, target);
+  };
+  for (const dir of byDepth(view.shared)) mount("--bind", dir, dir);
   // Mounts apply in order: a shallower one first, so one below it is not covered by it.
   for (const { ancestor, paths } of [...view.openings].sort(
     (a, b) => a.ancestor.split(path.sep).length - b.ancestor.split(path.sep).length,
   )) {
-    args.push("--perms", "0755", "--tmpfs", ancestor);
-    for (const needed of byDepth(paths)) args.push("--ro-bind", needed, needed);
+    mount("--tmpfs", ancestor);
+    for (const needed of byDepth(paths)) mount("--ro-bind", needed, needed);
   }
-  for (const dir of byDepth(view.readable)) args.push("--ro-bind", dir, dir);
-  for (const dir of byDepth(view.writable)) args.push("--bind", dir, dir);
+  for (const dir of byDepth(view.readable)) mount("--ro-bind", dir, dir);
+  for (const dir of byDepth(view.writable)) mount("--bind", dir, dir);
   if (typeof network === "object") {
-    for (const file of byDepth(network.readOnlyPaths)) args.push("--ro-bind", file, file);
-    args.push("--bind", network.socketDir, network.socketDir);
+    for (const file of byDepth(network.readOnlyPaths)) mount("--ro-bind", file, file);
+    mount("--bind", network.socketDir, network.socketDir);
   }
   // Last, so that no bind above can uncover them (a bind below a hidden directory vanishes instead: a loud
   // failure rather than a leak).

@@ -51,6 +51,11 @@ export interface ActionsOptions {
   scheduleMinuteMs?: number;
   /** With {@link eventTriggers}: asked once per event that would start a run; true loses it (a fault). */
   loseEvent?: () => boolean;
+  /**
+   * Directories the worker's agent sandbox shares writable with this machine (AUTOPILOT_AGENT_SHARED_DIRS in the
+   * runner's environment): the demo agent keeps its per-issue state beside its script.
+   */
+  agentSharedDirs?: string[];
   /** Wall-clock limit of a job when the workflow sets no `timeout-minutes` (default 30 minutes). */
   jobTimeoutMs?: number;
   /** SIGINT → SIGTERM → SIGKILL spacing on cancellation (default 2,500 ms). */

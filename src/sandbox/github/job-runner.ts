@@ -112,6 +112,9 @@ export async function runJob(
     RUNNER_TEMP: runnerTemp,
     RUNNER_TOOL_CACHE: toolCache,
     ...(handle.agentUser ? { AUTOPILOT_AGENT_USER: handle.agentUser } : {}),
+    ...(host.options.agentSharedDirs?.length
+      ? { AUTOPILOT_AGENT_SHARED_DIRS: host.options.agentSharedDirs.join(":") }
+      : {}),
     RUNNER_WORKSPACE: join(dir, "work", repo.name),
   };
 

@@ -15,7 +15,7 @@
  */
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type ActionsEvent, type ActionsRunner, startActions } from "../github/actions.js";
 import { attachGit, type SandboxGit } from "../github/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../github/index.js";
@@ -165,7 +165,7 @@ export class ScenarioRun {
     );
     this.observer = observer;
     const narrator = new RunNarrator(this.log, observer, store, repo.full, this.humans);
-    const actions = await this.startActions(sandbox, store, git, narrator);
+    const actions = await this.startActions(sandbox, store, git, narrator, dirname(seeded.scriptPath));
     const world: ScenarioWorld = {
       scenario,
       repo,
@@ -199,6 +199,8 @@ export class ScenarioRun {
     store: SandboxStore,
     git: SandboxGit,
     narrator: RunNarrator,
+    /** The demo agent's directory: it keeps its state there, so the agent's sandbox shares it. */
+    agentDir: string,
   ): Promise<ActionsRunner> {
     const { scenario, repo, options } = this;
     const killer = new RunKiller(
@@ -240,6 +242,7 @@ export class ScenarioRun {
         AUTOPILOT_PRIVATE_KEY: sandbox.app.privateKey,
       },
       jobTimeoutMs: scenario.limits.jobTimeoutSeconds * 1000,
+      agentSharedDirs: [agentDir],
       workDir: join(this.tempDir, "actions"),
       keepWorkspaces: options.keepWorkspaces ?? false,
       verbose: options.verbose ?? false,
