@@ -176,10 +176,11 @@ function sharedDirs(env: NodeJS.ProcessEnv | undefined): string[] {
   return dirs;
 }
 
-const NAMESPACE_FIX =
-  "Install bubblewrap on the runner (`sudo apt-get install -y bubblewrap` in a step before the worker, or in the " +
-  "runner's image), or set `isolation: uid` (a separate user only: weaker, no namespace) or `isolation: none` " +
-  "in .github/autopilot.yml on the default branch.";
+const WEAKER_FIX =
+  "set `isolation: uid` (a separate user only: weaker, no namespace) or `isolation: none` in " +
+  ".github/autopilot.yml on the default branch";
+const INSTALL_FIX = `Install bubblewrap on the runner (\`sudo apt-get install -y bubblewrap\` in a step before the worker, or in the runner's image), or ${WEAKER_FIX}.`;
+const NAMESPACES_FIX = `Run the worker where root may create namespaces (a virtual machine such as GitHub's hosted runners, or a container started with the capabilities to nest them), or ${WEAKER_FIX}.`;
 
 /** Sets up the agent user, or explains why it cannot (an IsolationError naming the fix). */
 export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUser> {
@@ -226,7 +227,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
   const bwrap = namespace ? systemBinary("bwrap") : null;
   if (namespace && !bwrap)
     throw new IsolationError(
-      `the agent's namespace sandbox needs bwrap, which is not installed. ${NAMESPACE_FIX}`,
+      `the agent's namespace sandbox needs bwrap, which is not installed. ${INSTALL_FIX}`,
     );
   const shared = sharedDirs(options.env);
   let network: AgentNetwork = "closed";
@@ -267,7 +268,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     if (started.code !== 0)
       throw new IsolationError(
         `the agent's namespace sandbox does not start on this machine (${bwrap}: ` +
-          `${started.stderr.trim().split("\n")[0] || `exit ${started.code}`}). ${NAMESPACE_FIX}`,
+          `${started.stderr.trim().split("\n")[0] || `exit ${started.code}`}). ${NAMESPACES_FIX}`,
       );
   }
 
