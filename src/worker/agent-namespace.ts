@@ -108,7 +108,8 @@ export function bwrapArgs(options: {
   for (const { ancestor, paths } of [...view.openings].sort(
     (a, b) => a.ancestor.split(path.sep).length - b.ancestor.split(path.sep).length,
   )) {
-    mount("--tmpfs", ancestor);
+    // The sandbox's /tmp is already an empty tmpfs of its own (and shared directories are bound in it).
+    if (ancestor !== "/tmp") mount("--tmpfs", ancestor);
     for (const needed of byDepth(paths)) mount("--ro-bind", needed, needed);
   }
   for (const dir of byDepth(view.readable)) mount("--ro-bind", dir, dir);
@@ -151,7 +152,8 @@ function traversable(dir: string, uid: number, gid: number): boolean {
  * The openings the sandbox needs so that the agent's uid reaches `needed` (absolute paths: a directory, or a
  * file whose directory is bound) wherever they are: for each, the shallowest ancestor its uid cannot enter gets
  * an empty tmpfs with the needed directory bound under it (every directory between them is then one bwrap made,
- * 0755). Paths it can already reach need nothing.
+ * 0755). A path under the host's `/tmp`, which the sandbox replaces with its own, is bound the same way. Paths it
+ * can already reach need nothing.
  */
 export function openingsFor(needed: readonly string[], uid: number, gid: number): AgentView["openings"] {
   const byAncestor = new Map<string, Set<string>>();
@@ -169,6 +171,8 @@ export function openingsFor(needed: readonly string[], uid: number, gid: number)
       if (!traversable(at, uid, gid)) blocked = at;
       if (at === path.dirname(at)) break;
     }
+    // Below the host's /tmp, which the sandbox replaces with its own, a needed path is bound in the same way.
+    if (!blocked && dir.startsWith("/tmp/")) blocked = "/tmp";
     if (!blocked) continue;
     const set = byAncestor.get(blocked) ?? new Set<string>();
     set.add(dir);
@@ -178,7 +182,8 @@ export function openingsFor(needed: readonly string[], uid: number, gid: number)
   const ancestors = [...byAncestor.keys()].sort((a, b) => a.length - b.length);
   const openings: AgentView["openings"] = [];
   for (const ancestor of ancestors) {
-    const outer = openings.find((o) => ancestor.startsWith(`${o.ancestor}/`));
+    // (/tmp is no tmpfs of ours to cover a deeper opening: an opening below it keeps its own.)
+    const outer = openings.find((o) => o.ancestor !== "/tmp" && ancestor.startsWith(`${o.ancestor}/`));
     const paths = [...(byAncestor.get(ancestor) ?? [])];
     if (outer) outer.paths.push(...paths);
     else openings.push({ ancestor, paths });

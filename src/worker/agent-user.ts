@@ -246,7 +246,11 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
     ];
     if (namespace) {
       // Its command, the files its arguments name and its PATH, wherever they are on the host (agent-namespace.ts).
-      const needed = [command, ...args, ...(fullEnv.PATH ?? "").split(":")].filter((p) => p.startsWith("/"));
+      // (What a shared directory holds is there already, and writable: no read-only bind over it.)
+      const inShared = (p: string) => view.shared.some((dir) => p === dir || p.startsWith(`${dir}/`));
+      const needed = [command, ...args, ...(fullEnv.PATH ?? "").split(":")].filter(
+        (p) => p.startsWith("/") && !inShared(p),
+      );
       const openings = openingsFor([...needed, ...view.writable, ...view.readable], ids.uid, ids.gid);
       const sandboxArgs = bwrapArgs({
         view: { ...view, openings: [...view.openings, ...openings] },
