@@ -32,6 +32,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentView, bwrapArgs, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
+import { isToolchainName } from "./agent-env.js";
 import type { AgentNetwork } from "./agent-network.js";
 
 /** How a command is started as the agent user. */
@@ -245,12 +246,14 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       ...args,
     ];
     if (namespace) {
-      // Its command, the files its arguments name and its PATH, wherever they are on the host (agent-namespace.ts).
+      // Its command, the files its arguments name, its PATH and its toolchains (JAVA_HOME, GOROOT, …), wherever
+      // they are on the host (agent-namespace.ts).
       // (What a shared directory holds is there already, and writable: no read-only bind over it.)
       const inShared = (p: string) => view.shared.some((dir) => p === dir || p.startsWith(`${dir}/`));
-      const needed = [command, ...args, ...(fullEnv.PATH ?? "").split(":")].filter(
-        (p) => p.startsWith("/") && !inShared(p),
-      );
+      const toolchains = Object.entries(fullEnv)
+        .filter(([key]) => key === "PATH" || isToolchainName(key))
+        .flatMap(([, value]) => value.split(":"));
+      const needed = [command, ...args, ...toolchains].filter((p) => p.startsWith("/") && !inShared(p));
       const openings = openingsFor([...needed, ...view.writable, ...view.readable], ids.uid, ids.gid);
       const sandboxArgs = bwrapArgs({
         view: { ...view, openings: [...view.openings, ...openings] },
