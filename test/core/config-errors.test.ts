@@ -188,7 +188,7 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "workerWorkflow", bad: "worker", expected: "a workflow file name such as `autopilot-worker.yml`" },
   { path: "workerWorkflow", bad: ".github/workflows/w.yml", expected: "a workflow file name" },
   { path: "dryRun", bad: "no", expected: "true or false" },
-  { path: "isolation", bad: "off", expected: '"user"' },
+  { path: "isolation", bad: "off", expected: '"namespace"' },
 ];
 
 describe("the error for every key", () => {
