@@ -33,6 +33,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentView, bwrapArgs, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
 import { isToolchainName } from "./agent-env.js";
+import { claimAgentSlot, SLOT_COUNT } from "./agent-slots.js";
 import type { AgentNetwork } from "./agent-network.js";
 
 /** How a command is started as the agent user. */
@@ -69,8 +70,6 @@ export class IsolationError extends Error {
   override readonly name = "IsolationError";
 }
 
-/** The default name; AUTOPILOT_AGENT_USER chooses another (tests running several workers on one machine). */
-export const DEFAULT_AGENT_USER = "autopilot-agent";
 const USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
 
 interface ExecResult {
@@ -161,6 +160,8 @@ export interface AgentUserOptions {
    * their state or reports outside the work tree; the runner machine's owner sets it, never the repository).
    */
   env?: NodeJS.ProcessEnv;
+  /** Where the agent-user slots are locked (agent-slots.ts; tests use their own). */
+  slotsDir?: string;
 }
 
 /** AUTOPILOT_AGENT_SHARED_DIRS, checked: absolute existing directories. */
@@ -186,7 +187,16 @@ const NAMESPACES_FIX = `Run the worker where root may create namespaces (a virtu
 /** Sets up the agent user, or explains why it cannot (an IsolationError naming the fix). */
 export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUser> {
   if (options.isolation === "none") return notIsolated;
-  const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
+  let name = options.env?.AUTOPILOT_AGENT_USER?.trim();
+  if (!name) {
+    // One user per concurrent job on this host (agent-slots.ts).
+    const slot = claimAgentSlot(options.slotsDir);
+    if (!slot)
+      throw new IsolationError(
+        `all ${SLOT_COUNT} agent users of this host are taken by running jobs; run fewer jobs at once on it`,
+      );
+    name = slot.name;
+  }
   if (!USER_NAME.test(name)) {
     throw new IsolationError(
       `AUTOPILOT_AGENT_USER is not a valid user name: ${JSON.stringify(name.slice(0, 40))}`,
