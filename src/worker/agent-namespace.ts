@@ -190,3 +190,15 @@ export function openingsFor(needed: readonly string[], uid: number, gid: number)
   }
   return openings;
 }
+
+/**
+ * The absolute paths among the words of a command line (quotes removed; `{…}` placeholders are not paths): a
+ * custom command runs as `sh -c "<line>"`, so the words of that line count (`node /srv/tools/agent.mjs`).
+ */
+export function commandPaths(command: string, args: readonly string[]): string[] {
+  const words = [command, ...args].flatMap((arg) => arg.split(/\s+/));
+  const paths = words
+    .map((word) => word.replace(/^['"]+|['"]+$/g, ""))
+    .filter((word) => word.startsWith("/") && !word.includes("{") && existsSync(word));
+  return [...new Set(paths)];
+}

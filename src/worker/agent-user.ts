@@ -31,7 +31,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import { type AgentView, bwrapArgs, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
+import { type AgentView, bwrapArgs, commandPaths, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
 import { isToolchainName } from "./agent-env.js";
 import { claimAgentSlot, SLOT_COUNT } from "./agent-slots.js";
 import type { AgentNetwork } from "./agent-network.js";
@@ -263,7 +263,9 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       const toolchains = Object.entries(fullEnv)
         .filter(([key]) => key === "PATH" || isToolchainName(key))
         .flatMap(([, value]) => value.split(":"));
-      const needed = [command, ...args, ...toolchains].filter((p) => p.startsWith("/") && !inShared(p));
+      const needed = [...commandPaths(command, args), ...toolchains].filter(
+        (p) => p.startsWith("/") && !inShared(p),
+      );
       const openings = openingsFor([...needed, ...view.writable, ...view.readable], ids.uid, ids.gid);
       const sandboxArgs = bwrapArgs({
         view: { ...view, openings: [...view.openings, ...openings] },
