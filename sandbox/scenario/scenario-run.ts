@@ -15,7 +15,7 @@
  */
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { AUTOPILOT_JOB_USER_VARIABLE, isAutopilotActionRef } from "./autopilot-action.js";
 import { type ActionsEvent, type ActionsRunner, startActions } from "../emulator/actions/actions.js";
 import { attachGit, type SandboxGit } from "../emulator/git/sandbox-git.js";
@@ -171,7 +171,7 @@ export class ScenarioRun {
     );
     this.observer = observer;
     const narrator = new RunNarrator(this.log, observer, store, repo.full, this.humans);
-    const actions = await this.startActions(sandbox, store, git, narrator);
+    const actions = await this.startActions(sandbox, store, git, narrator, dirname(seeded.scriptPath));
     const world: ScenarioWorld = {
       scenario,
       repo,
@@ -205,6 +205,8 @@ export class ScenarioRun {
     store: SandboxStore,
     git: SandboxGit,
     narrator: RunNarrator,
+    /** The demo agent's directory: it keeps its state there, so the agent's sandbox shares it. */
+    agentDir: string,
   ): Promise<ActionsRunner> {
     const { scenario, repo, options } = this;
     const killer = new RunKiller(
@@ -248,6 +250,8 @@ export class ScenarioRun {
         AUTOPILOT_PRIVATE_KEY: sandbox.app.privateKey,
       },
       jobTimeoutMs: scenario.limits.jobTimeoutSeconds * 1000,
+      // The demo agent keeps its per-issue state beside its script (src/worker/agent-user.ts reads the variable).
+      runnerEnv: { AUTOPILOT_AGENT_SHARED_DIRS: agentDir },
       workDir: join(this.tempDir, "actions"),
       keepWorkspaces: options.keepWorkspaces ?? false,
       verbose: options.verbose ?? false,

@@ -54,7 +54,7 @@ export const WorkerResultSchema = z.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: z.string().optional(),
   humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
-  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: z.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
   networkAccess: z.string().max(300).optional(),
@@ -82,6 +82,19 @@ export const OPEN_NETWORK_ACCESS =
 export const UNENFORCED_NETWORK_ACCESS =
   "network allow-list not enforced — without a network namespace around the agent the egress proxy is only " +
   "offered (HTTP_PROXY): the agent can connect to any host directly.";
+
+/** What an agent behind the separate user only (`isolation: uid`, the weaker wall) can reach, in one line. */
+export const UID_ONLY_AGENT_ACCESS =
+  "isolation: uid (weaker than the default namespace sandbox) — the agent runs as a separate user without a " +
+  "namespace: it sees the host's processes, reads every file that user may read, writes where any user may " +
+  "(/tmp) and has the host's network.";
+
+/** The line naming a weaker wall than the default (`namespace`), or undefined for the default. */
+export function weakerIsolationText(isolation: "namespace" | "uid" | "none"): string | undefined {
+  if (isolation === "none") return UNISOLATED_AGENT_ACCESS;
+  if (isolation === "uid") return UID_ONLY_AGENT_ACCESS;
+  return undefined;
+}
 
 const MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
 const MARKER_SUFFIX = " -->";

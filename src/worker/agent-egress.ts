@@ -63,9 +63,9 @@ export function egressAllowList(config: AutopilotConfig, parentEnv: NodeJS.Proce
 
 /** Whether the isolation the configuration names puts the agent in a network namespace of its own. */
 export function networkEnforced(isolation: string): boolean {
-  // `uid` (and this branch's `user`) is the separate user alone; `none` is nothing. Every other mode is the
-  // namespace sandbox (src/worker/agent-user.ts).
-  return !["uid", "user", "none"].includes(isolation);
+  // Only the namespace sandbox gives the agent a network namespace of its own (src/worker/agent-user.ts); `uid` is
+  // the separate user alone and `none` is nothing.
+  return isolation === "namespace";
 }
 
 function isLoopback(entry: AllowEntry): boolean {

@@ -12,6 +12,8 @@ import { getPreset } from "./agents/index.js";
 import type { AgentOutput, PresetName } from "./agents/types.js";
 import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
+import { commandPaths } from "./agent-namespace.js";
+import { unreachablePaths } from "./agent-reach.js";
 import { runProcess } from "./process.js";
 
 export interface AgentRunRequest {
@@ -51,7 +53,7 @@ export interface AgentRunnerOptions {
   boundary?: {
     handOver(): Promise<void>;
     takeBack(): Promise<unknown>;
-    user: Pick<AgentUser, "wrap" | "killAll" | "isolated">;
+    user: Pick<AgentUser, "wrap" | "killAll" | "isolated" | "name" | "uid">;
   };
   parentEnv: NodeJS.ProcessEnv;
   /** Values that must never reach the agent (the GitHub token). */
@@ -62,6 +64,8 @@ export interface AgentRunnerOptions {
 }
 
 export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
+  /** Command lines whose needed paths were found reachable. */
+  const reached = new Set<string>();
   return async (request) => {
     const preset = getPreset(request.agent.preset);
     const home = options.home ?? path.join(options.scratchDir, "home");
@@ -101,6 +105,31 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       secretValues: options.secretValues,
     });
 
+    // Once per command line, before its first run: a path it needs that the agent's user cannot read fails the
+    // job at once (a spawn error), naming the path and why (agent-reach.ts).
+    // (The prompt file's name changes at each iteration; the rest of the line does not.)
+    const line = [invocation.command, ...invocation.args].join("\0").replaceAll(promptFile, "");
+    if (options.boundary?.user.isolated && !reached.has(line)) {
+      const missing = await unreachablePaths(
+        options.boundary.user,
+        commandPaths(invocation.command, invocation.args).filter((p) => p !== promptFile),
+      );
+      if (missing.length > 0) {
+        const named = missing.map((m) => `${m.path}: ${m.why}`).join("; ");
+        return {
+          preset: preset.name,
+          output: preset.parseOutput("", "", null),
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          durationMs: 0,
+          refusedEnv: refused,
+          rawOutput: "",
+          spawnError: `the agent's user ${options.boundary.user.name ?? ""} cannot reach what its command needs — ${named}. Install it where that user can read it, or make it readable`,
+        };
+      }
+      reached.add(line);
+    }
     await options.boundary?.handOver();
     const result = await runProcess({
       ...(options.boundary ? { runAs: options.boundary.user } : {}),

@@ -1,26 +1,39 @@
 /**
- * The agent's OS user. The agent CLI and the quality commands run as a separate, unprivileged user so that the
- * kernel, not good manners, keeps them away from the worker: another uid cannot read the worker's
- * `/proc/<pid>/environ` (where the runner's `INPUT_GITHUB-TOKEN` stays for the life of the process) or memory,
- * cannot write the worker's git directory or configuration, and is in no sudoers rule.
+ * The agent's OS user, and the namespace sandbox around it. The agent CLI and the quality commands run as a
+ * separate, unprivileged user so that the kernel, not good manners, keeps them away from the worker: another uid
+ * cannot read the worker's `/proc/<pid>/environ` (where the runner's `INPUT_GITHUB-TOKEN` stays for the life of
+ * the process) or memory, cannot write the worker's git directory or configuration, and is in no sudoers rule.
+ *
+ * Three isolation modes (`isolation` in .github/autopilot.yml):
+ * - `namespace` (the default): every command runs in a `bwrap` sandbox (agent-namespace.ts: its own PID, mount,
+ *   IPC, UTS and network namespaces, the host read-only, the worker's directories hidden) and, inside it, as the
+ *   agent's uid with no new privileges. bwrap runs as root (the worker is root, or through `sudo -n` on a runner
+ *   whose user has password-less sudo); the worker checks once at setup that a sandbox really starts, and refuses
+ *   to start when it does not (no bubblewrap, or no namespaces).
+ * - `uid`: the separate uid only (today's weaker wall, named as such in the log, job summary and dashboard);
+ * - `none`: the agent runs as the worker's own user.
  *
  * How the worker becomes that user depends on what it is:
  * - root: `useradd` (idempotent, tolerant of a concurrent creation) and `setpriv --reuid --regid --clear-groups
- *   --no-new-privs` in front of each command;
- * - not root, with password-less sudo (GitHub-hosted runners' `runner` user): the same `setpriv` run through
+ *   --no-new-privs` in front of each command (inside bwrap in `namespace` mode);
+ * - not root, with password-less sudo (GitHub-hosted runners' `runner` user): the same command run through
  *   `sudo -n` (so the agent gets no-new-privs here too: a setuid-root binary cannot give it root), the
  *   environment passed with `env -i` because sudo resets it;
  * - neither: isolation is impossible and the worker refuses to start unless the configuration says
  *   `isolation: none`.
  *
- * At the end of every agent or quality run every process of the uid is killed (found by walking /proc, so
- * `setsid` daemons that left the process group go too), and the directories the agent worked in are taken back
- * (owned by the worker again) before the worker's git reads them.
+ * At the end of every agent or quality run every process of the uid is killed — in `namespace` mode the kernel
+ * has already ended them with the sandbox's PID 1, and the scan of /proc is a second belt — and the
+ * directories the agent worked in are taken back (owned by the worker again, no group/other write bits) before
+ * the worker's git reads them.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { type AgentView, bwrapArgs, commandPaths, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
+import { isToolchainName } from "./agent-env.js";
+import { claimAgentSlot, SLOT_COUNT } from "./agent-slots.js";
 import type { AgentNetwork } from "./agent-network.js";
 import { trustedBinary, workerBinaries } from "./trusted-binaries.js";
 
@@ -31,9 +44,12 @@ export interface Wrapped {
   env: Record<string, string>;
 }
 
+export type IsolationMode = "namespace" | "uid" | "none";
+
 export interface AgentUser {
   /** False only with `isolation: none`: the agent runs as the worker's own user. */
   readonly isolated: boolean;
+  readonly mode: IsolationMode;
   /** The user name (null when not isolated). */
   readonly name: string | null;
   readonly uid: number | null;
@@ -43,13 +59,12 @@ export interface AgentUser {
   killAll(): Promise<number>;
   /** Makes the agent user the owner of these directories (recursively, symbolic links not followed). */
   give(dirs: string[]): Promise<void>;
-  /** Makes the worker the owner again, with owner read/write restored, before the worker reads them. */
+  /** Makes the worker able to read them again, with nothing another user could still write, before it reads them. */
   take(dirs: string[]): Promise<void>;
-  /**
-   * The network of every command wrapped from now on (agent-network.ts). Without a network namespace only a
-   * proxied network's `env` can be applied: it is merged into the command's environment.
-   */
+  /** The network later wraps give the sandbox (`closed` until told otherwise; ignored outside `namespace`). */
   useNetwork(network: AgentNetwork): void;
+  /** What later wraps show of the host (ignored outside `namespace`). */
+  useView(view: AgentView): void;
 }
 
 /** `env` with a proxied network's variables merged in (they win over the agent's own). */
@@ -61,8 +76,6 @@ export class IsolationError extends Error {
   override readonly name = "IsolationError";
 }
 
-/** The default name; AUTOPILOT_AGENT_USER chooses another (tests running several workers on one machine). */
-export const DEFAULT_AGENT_USER = "autopilot-agent";
 const USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
 
 interface ExecResult {
@@ -117,8 +130,10 @@ export async function processesOf(uid: number): Promise<number[]> {
       const status = await readFile(`/proc/${entry}/status`, "utf8");
       const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
       if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
-        // Zombies hold no resources and cannot be killed; their parent reaps them.
-        if (/^State:\s+Z/m.test(status)) continue;
+        // A zombie whose threads are all gone holds nothing and cannot be killed; its parent reaps it. But a
+        // leader that called pthread_exit() while another thread runs also shows as a zombie: that one lives,
+        // and SIGKILL to its pid kills the whole thread group.
+        if (/^State:\s+Z/m.test(status) && !(await hasOtherThreads(entry))) continue;
         pids.push(Number(entry));
       }
     } catch {
@@ -128,10 +143,24 @@ export async function processesOf(uid: number): Promise<number[]> {
   return pids;
 }
 
+/** Whether the thread group of `pid` has a thread besides its leader (a leader that exited alone). */
+async function hasOtherThreads(pid: string): Promise<boolean> {
+  try {
+    return (await readdir(`/proc/${pid}/task`)).some((task) => task !== pid);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The agent as the worker's own user: no walls. A proxied network can only be offered through its variables
+ * (agent-egress.ts names it "not enforced").
+ */
 function notIsolated(): AgentUser {
   let network: AgentNetwork = "open";
   return {
     isolated: false,
+    mode: "none",
     name: null,
     uid: null,
     wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
@@ -141,20 +170,56 @@ function notIsolated(): AgentUser {
     useNetwork(chosen) {
       network = chosen;
     },
+    useView: () => {},
   };
 }
 
 export interface AgentUserOptions {
-  /** `user` (the default) isolates; `none` runs the agent as the worker's own user. */
-  isolation: "user" | "none";
-  /** The worker's environment (AUTOPILOT_AGENT_USER). */
+  /** `namespace` (the default) and `uid` isolate; `none` runs the agent as the worker's own user. */
+  isolation: IsolationMode;
+  /**
+   * The worker's environment: AUTOPILOT_AGENT_USER (the user's name), AUTOPILOT_AGENT_SHARED_DIRS (directories,
+   * separated by `:`, that the sandbox shares writable with the host: test harnesses whose scripted agents keep
+   * their state or reports outside the work tree; the runner machine's owner sets it, never the repository).
+   */
   env?: NodeJS.ProcessEnv;
+  /** Where the agent-user slots are locked (agent-slots.ts; tests use their own). */
+  slotsDir?: string;
 }
+
+/** AUTOPILOT_AGENT_SHARED_DIRS, checked: absolute existing directories. */
+function sharedDirs(env: NodeJS.ProcessEnv | undefined): string[] {
+  const value = env?.AUTOPILOT_AGENT_SHARED_DIRS?.trim();
+  if (!value) return [];
+  const dirs = value.split(":").filter(Boolean);
+  for (const dir of dirs) {
+    if (!dir.startsWith("/") || !existsSync(dir))
+      throw new IsolationError(
+        `AUTOPILOT_AGENT_SHARED_DIRS names ${JSON.stringify(dir)}, which is not an existing absolute directory`,
+      );
+  }
+  return dirs;
+}
+
+const WEAKER_FIX =
+  "set `isolation: uid` (a separate user only: weaker, no namespace) or `isolation: none` in " +
+  ".github/autopilot.yml on the default branch";
+const INSTALL_FIX = `Install bubblewrap on the runner (\`sudo apt-get install -y bubblewrap\` in a step before the worker, or in the runner's image), or ${WEAKER_FIX}.`;
+const NAMESPACES_FIX = `Run the worker where root may create namespaces (a virtual machine such as GitHub's hosted runners, or a container started with the capabilities to nest them), or ${WEAKER_FIX}.`;
 
 /** Sets up the agent user, or explains why it cannot (an IsolationError naming the fix). */
 export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUser> {
   if (options.isolation === "none") return notIsolated();
-  const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
+  let name = options.env?.AUTOPILOT_AGENT_USER?.trim();
+  if (!name) {
+    // One user per concurrent job on this host (agent-slots.ts).
+    const slot = claimAgentSlot(options.slotsDir);
+    if (!slot)
+      throw new IsolationError(
+        `all ${SLOT_COUNT} agent users of this host are taken by running jobs; run fewer jobs at once on it`,
+      );
+    name = slot.name;
+  }
   if (!USER_NAME.test(name)) {
     throw new IsolationError(
       `AUTOPILOT_AGENT_USER is not a valid user name: ${JSON.stringify(name.slice(0, 40))}`,
@@ -190,46 +255,85 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
   const workerGid = process.getgid?.() ?? 0;
   const chown = requiredBinary("chown");
   const chmod = requiredBinary("chmod");
+  const find = requiredBinary("find");
   const kill = requiredBinary("kill");
   const envBinary = requiredBinary("env");
+  const namespace = options.isolation === "namespace";
+  const bwrap = namespace ? systemBinary("bwrap") : null;
+  if (namespace && !bwrap)
+    throw new IsolationError(
+      `the agent's namespace sandbox needs bwrap, which is not installed. ${INSTALL_FIX}`,
+    );
+  const shared = sharedDirs(options.env);
+  let network: AgentNetwork = "closed";
+  let view: AgentView = { ...EMPTY_VIEW, shared };
 
-  const owner = async (dirs: string[], uid: number, gid: number, restoreModes: boolean) => {
-    const existing = dirs.filter((dir) => existsSync(dir));
-    if (existing.length === 0) return;
+  const wrap = (command: string, args: string[], env: Record<string, string>): Wrapped => {
+    const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
+    // A proxied network's variables apply in every mode; its forwarder (the prefix) only where the sandbox has
+    // a network namespace of its own (agent-egress.ts gives no prefix elsewhere, and names it "not enforced").
+    const proxied = typeof network === "object" ? network : null;
+    const fullEnv = withNetworkEnv(env, network);
+    const assignments = Object.entries(fullEnv).map(([key, value]) => `${key}=${value}`);
+    const inner = [
+      ...(root ? [] : [envBinary, "-i", ...assignments]),
+      ...(proxied?.prefix ?? []),
+      command,
+      ...args,
+    ];
+    if (namespace) {
+      // Its command, the files its arguments name, its PATH and its toolchains (JAVA_HOME, GOROOT, …), wherever
+      // they are on the host (agent-namespace.ts).
+      // (What a shared directory holds is there already, and writable: no read-only bind over it.)
+      const inShared = (p: string) => view.shared.some((dir) => p === dir || p.startsWith(`${dir}/`));
+      const toolchains = Object.entries(fullEnv)
+        .filter(([key]) => key === "PATH" || isToolchainName(key))
+        .flatMap(([, value]) => value.split(":"));
+      const needed = [...commandPaths(command, args), ...toolchains].filter(
+        (p) => p.startsWith("/") && !inShared(p),
+      );
+      const openings = openingsFor([...needed, ...view.writable, ...view.readable], ids.uid, ids.gid);
+      const sandboxArgs = bwrapArgs({
+        view: { ...view, openings: [...view.openings, ...openings] },
+        network,
+        become: { setpriv, uid: ids.uid, gid: ids.gid },
+        inner,
+      });
+      if (root) return { command: bwrap!, args: sandboxArgs, env: fullEnv };
+      return { command: sudo!, args: ["-n", "--", bwrap!, ...sandboxArgs], env: fullEnv };
+    }
+    if (root) return { command: setpriv, args: [...become, ...inner], env: fullEnv };
+    return { command: sudo!, args: ["-n", "--", setpriv, ...become, ...inner], env: fullEnv };
+  };
+
+  if (namespace) {
+    // Once, before any agent runs: does a sandbox really start here (namespaces allowed, /proc mountable)?
+    const probe = wrap("/bin/true", [], { PATH: "/usr/bin:/bin" });
+    const started = await exec(probe.command, probe.args, probe.env);
+    if (started.code !== 0)
+      throw new IsolationError(
+        `the agent's namespace sandbox does not start on this machine (${bwrap}: ` +
+          `${started.stderr.trim().split("\n")[0] || `exit ${started.code}`}). ${NAMESPACES_FIX}`,
+      );
+  }
+
+  const chownAll = async (existing: string[], uid: number, gid: number) => {
     // -P: never follow a symbolic link found inside; -h: change the link itself, not what it points at.
     const result = await privileged(chown, ["-R", "-h", "-P", `${uid}:${gid}`, "--", ...existing]);
     if (result.code !== 0)
       throw new Error(`could not change the owner of the agent's directories: ${result.stderr.trim()}`);
-    if (restoreModes) {
-      // The agent may have made its files unreadable; the worker must read them to commit them.
-      const modes = await privileged(chmod, ["-R", "u+rwX", "--", ...existing]);
-      if (modes.code !== 0)
-        throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
-    }
   };
 
-  let network: AgentNetwork = "open";
   return {
     isolated: true,
+    mode: namespace ? "namespace" : "uid",
     name,
     uid: ids.uid,
-    useNetwork(chosen) {
-      network = chosen;
-    },
-    wrap(command, args, plainEnv) {
-      const env = withNetworkEnv(plainEnv, network);
-      const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
-      if (root) return { command: setpriv, args: [...become, command, ...args], env };
-      const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
-      return {
-        command: sudo!,
-        args: ["-n", "--", setpriv, ...become, envBinary, "-i", ...assignments, command, ...args],
-        env,
-      };
-    },
+    wrap,
     async killAll() {
       let found = 0;
-      // A process may fork while we look: repeat until none is left (bounded, for a fork bomb).
+      // In a namespace the kernel ended them with the sandbox's PID 1; this scan is the belt (and the only wall
+      // in `uid` mode). A process may fork while we look: repeat until none is left (bounded, for a fork bomb).
       for (let round = 0; round < 50; round++) {
         const pids = await processesOf(ids.uid);
         if (pids.length === 0) return found;
@@ -251,8 +355,58 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
       return found;
     },
-    give: (dirs) => owner(dirs, ids.uid, ids.gid, false),
-    take: (dirs) => owner(dirs, workerUid, workerGid, true),
+    async give(dirs) {
+      const existing = dirs.filter((dir) => existsSync(dir));
+      if (existing.length === 0) return;
+      if (!(namespace && root)) return chownAll(existing, ids.uid, ids.gid);
+      // The tree stays the agent's between runs (see take); only what the worker's git wrote since (owned by
+      // the worker) changes hands: one pass of lstat over the tree, no write to the rest.
+      const result = await privileged(find, [
+        "-P",
+        ...existing,
+        "(",
+        "!",
+        "-uid",
+        String(ids.uid),
+        "-o",
+        "!",
+        "-gid",
+        String(ids.gid),
+        ")",
+        "-exec",
+        chown,
+        "-h",
+        `${ids.uid}:${ids.gid}`,
+        "--",
+        "{}",
+        "+",
+      ]);
+      if (result.code !== 0)
+        throw new Error(`could not give the agent its directories: ${result.stderr.trim().slice(0, 500)}`);
+    },
+    async take(dirs) {
+      const existing = dirs.filter((dir) => existsSync(dir));
+      if (existing.length === 0) return;
+      // With a namespace, as root, nothing needs to change before the worker reads the tree: killAll ran first,
+      // so the sandbox is gone (its PID 1 ended every process in it) and no process of the uid is left; no new
+      // one can start, since only root starts processes as that uid and nothing outside the sandbox can reach
+      // the tree to run a set-user-ID file in it (the agent's directory is 0700, the worker's: boundary.ts);
+      // and root reads files whatever their modes. So the tree stays the agent's and the hand-over costs one
+      // pass instead of two recursive chowns (bench/handover.ts).
+      if (namespace && root) return;
+      await chownAll(existing, workerUid, workerGid);
+      // The agent may have made its files unreadable (the worker must read them to commit them), or writable by
+      // group and others (a survivor of another uid must not keep writing what the worker reads).
+      const modes = await privileged(chmod, ["-R", "u+rwX,go-w", "--", ...existing]);
+      if (modes.code !== 0)
+        throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
+    },
+    useNetwork(next) {
+      network = next;
+    },
+    useView(next) {
+      view = { ...next, shared: [...next.shared, ...shared] };
+    },
   };
 }
 

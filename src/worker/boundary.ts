@@ -36,6 +36,8 @@ export interface BoundaryDirs {
   workTree: string;
   home: string;
   tmp: string;
+  /** Files the worker hands the agent to read (prompts, the sync bundle): the worker's, readable by the agent. */
+  inbox: string;
 }
 
 export class CheckoutError extends Error {
@@ -70,6 +72,12 @@ export async function isolateCheckout(options: {
   agentBase?: string;
   /** The agent's directory itself (tests that must know the work tree's path in advance); made if missing. */
   agentDir?: string;
+  /**
+   * The agent reaches its directories only through the namespace sandbox's binds: the agent's directory is then
+   * 0700, so no other user on the host (another job's agent, a set-user-ID file of the agent's run by someone
+   * else) reaches the tree the worker reads.
+   */
+  sandboxed?: boolean;
 }): Promise<BoundaryDirs> {
   const { workspace, workerDir } = options;
   const source = path.join(workspace, ".git");
@@ -84,8 +92,9 @@ export async function isolateCheckout(options: {
   let agentDir = options.agentDir;
   if (agentDir) await mkdir(agentDir, { recursive: true });
   else agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
-  // Traversable, so the agent can reach its work tree and read its prompt; only the worker writes it.
-  await chmod(agentDir, 0o755);
+  // Without a sandbox, traversable, so the agent can reach its work tree and read its prompt; only the worker
+  // writes it.
+  await chmod(agentDir, options.sandboxed ? 0o700 : 0o755);
   const workTree = path.join(agentDir, "work");
   // Untracked files the workflow made before this step (installed dependencies) come along.
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
@@ -93,7 +102,10 @@ export async function isolateCheckout(options: {
   const tmp = path.join(agentDir, "tmp");
   await mkdir(home, { recursive: true });
   await mkdir(tmp, { recursive: true });
-  return { workspace, gitDir, agentDir, workTree, home, tmp };
+  const inbox = path.join(agentDir, "inbox");
+  await mkdir(inbox, { recursive: true, mode: 0o755 });
+  await chmod(inbox, 0o755);
+  return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 
 /** Puts the private `.git` back into the checkout (for the job's later steps) and removes the agent's directory. */
@@ -163,7 +175,7 @@ export function createBoundary(options: {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path.join(dirs.agentDir, "sync.bundle");
+    const bundle = path.join(dirs.inbox, "sync.bundle");
     const make = async (since: string | null) => {
       await rm(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
@@ -237,6 +249,7 @@ export async function createIsolatedParts(options: {
   const dirs = await isolateCheckout({
     workspace: options.workspace,
     workerDir: options.workerDir,
+    sandboxed: options.user.mode === "namespace",
     ...(options.agentBase ? { agentBase: options.agentBase } : {}),
     ...(options.agentDir ? { agentDir: options.agentDir } : {}),
   });
@@ -262,9 +275,20 @@ export async function createIsolatedParts(options: {
     warn: options.warn,
   };
   const boundary = createBoundary(boundaryOptions);
+  // What the sandbox shows (agent-namespace.ts): the agent's own directories, its inbox read-only, and neither the
+  // worker's private directory nor the runner's temp directory (the job's file commands, the event payload).
+  const runnerTemp = options.parentEnv.RUNNER_TEMP;
+  const holdsAgent = (dir: string) => `${dirs.agentDir}/`.startsWith(`${path.resolve(dir)}/`);
+  options.user.useView({
+    shared: [],
+    writable: [dirs.workTree, dirs.home, dirs.tmp],
+    readable: [dirs.inbox],
+    hidden: [options.workerDir, ...(runnerTemp && !holdsAgent(runnerTemp) ? [runnerTemp] : [])],
+    openings: [],
+  });
   const agent = createAgentRunner({
     workdir: dirs.workTree,
-    scratchDir: dirs.agentDir,
+    scratchDir: dirs.inbox,
     home: dirs.home,
     tmpdir: dirs.tmp,
     parentEnv: options.parentEnv,

@@ -14,7 +14,7 @@ import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
 import { decideAgentExit } from "../core/agent-exit.js";
 import { decideAfterIteration, decideRateLimit, type QualityOutcome } from "../core/iteration.js";
-import { UNISOLATED_AGENT_ACCESS, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
+import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
 import type { WorkerComment, WorkerIssue } from "../github/worker-client.js";
 import { priceRun } from "./agent-cost.js";
 import type { AgentRunResult } from "./agent-iteration.js";
@@ -140,6 +140,7 @@ class WorkerLoop {
     this.startedAt = deps.clock();
     this.agents = [config.agents.primary, ...config.agents.fallbacks];
     const now = new Date(this.startedAt).toISOString();
+    const weaker = weakerIsolationText(config.isolation);
     this.result = {
       version: 1,
       issue: inputs.issue,
@@ -153,7 +154,7 @@ class WorkerLoop {
       tokens: { input: 0, output: 0 },
       costUsd: 0,
       humanGate: { fired: false, rules: [] },
-      ...(config.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {}),
+      ...(weaker ? { agentAccess: weaker } : {}),
       ...(deps.network?.access ? { networkAccess: deps.network.access } : {}),
       startedAt: now,
       updatedAt: now,

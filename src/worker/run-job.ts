@@ -14,7 +14,7 @@ import * as core from "@actions/core";
 import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
 import { readConfigAt } from "../github/config-at-commit.js";
 import { createOctokit } from "../github/octokit.js";
-import { UNISOLATED_AGENT_ACCESS } from "../core/worker-result.js";
+import { weakerIsolationText } from "../core/worker-result.js";
 import { createWorkerGitHubClient } from "../github/worker-client.js";
 import { describeEgress, networkEnforced, startAgentEgress } from "./agent-egress.js";
 import { setupAgentUser } from "./agent-user.js";
@@ -148,7 +148,8 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
 
   // Before any agent runs: the agent's user, then the checkout's .git moved where only the worker reaches.
   const user = await setupAgentUser({ isolation: config.isolation, env });
-  if (!user.isolated) core.warning(UNISOLATED_AGENT_ACCESS);
+  const weaker = weakerIsolationText(config.isolation);
+  if (weaker) core.warning(weaker);
   const scratch = await mkdtemp(path.join(env.RUNNER_TEMP ?? os.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,

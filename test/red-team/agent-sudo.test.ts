@@ -19,7 +19,7 @@ const repoRoot = join(import.meta.dirname, "..", "..");
 const probe = join(import.meta.dirname, "fixtures", "sudo-probe.ts");
 let dir: string;
 
-function runProbe(): {
+function runProbe(isolation: "namespace" | "uid"): {
   ok: boolean;
   error?: string;
   workerUid?: number;
@@ -41,6 +41,7 @@ function runProbe(): {
       probe,
       dir,
       AGENT,
+      isolation,
     ],
     {
       cwd: repoRoot,
@@ -72,19 +73,23 @@ afterAll(async () => {
 });
 
 describe("a non-root worker with password-less sudo", () => {
-  it("runs the agent as another user that cannot read its environment, use sudo or a setuid-root binary, and kills its daemon", () => {
-    const result = runProbe();
-    expect(result.ok, result.error).toBe(true);
-    expect(result.workerUid).not.toBe(0);
-    expect(result.agentUid).not.toBe(result.workerUid);
-    expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO", "NO-SETUID-ROOT"]);
-    expect(result.left).toEqual([]);
-  }, 120_000);
+  it.each(["namespace", "uid"] as const)(
+    "%s: runs the agent as another user that cannot read its environment, use sudo or a setuid-root binary, and kills its daemon",
+    (isolation) => {
+      const result = runProbe(isolation);
+      expect(result.ok, result.error).toBe(true);
+      expect(result.workerUid).not.toBe(0);
+      expect(result.agentUid).not.toBe(result.workerUid);
+      expect(result.lines).toEqual([String(result.agentUid), "NO-ENV", "NO-SUDO", "NO-SETUID-ROOT"]);
+      expect(result.left).toEqual([]);
+    },
+    120_000,
+  );
 
   it("refuses to start with a clear error once it has no sudo (and is not root)", async () => {
     await rm(SUDOERS, { force: true });
     expect(existsSync(SUDOERS)).toBe(false);
-    const result = runProbe();
+    const result = runProbe("namespace");
     expect(result.ok).toBe(false);
     expect(result.error).toContain("the agent cannot be isolated");
     expect(result.error).toContain("isolation: none");

@@ -103,7 +103,8 @@ describe("the worker against a real git remote", { timeout: 180_000 }, () => {
     );
     expect(run.result.result).toBe("complete");
     // The agent's own repository took the settings; the worker's private one, which pushed, did not.
-    expect(git(deps.workTree, "config", "--list")).toContain("evil");
+    // (Read as a file: the agent's repository stays the agent's, and git refuses to read another user's.)
+    expect(await readFile(join(deps.workTree, ".git", "config"), "utf8")).toContain("evil");
     expect(git(root, "--git-dir", deps.gitDir, "config", "--list")).not.toContain("evil");
     expect(git(remote, "show", "autopilot/issue-7:a.txt")).toBe("hi");
   });
@@ -216,12 +217,9 @@ describe("the worker against a real git remote", { timeout: 180_000 }, () => {
     const deadline = Date.now() + 150_000;
     while (!existsSync(hangFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(hangFile)).toBe(true);
-    // A runner that dies takes everything with it: the worker and the agent's process group.
-    const agentPid = Number(await readFile(hangFile, "utf8"));
-    const stat = readFileSync(`/proc/${agentPid}/stat`, "utf8");
-    const agentGroup = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    // A runner that dies takes everything with it: the worker, and with it the agent's sandbox (bwrap's
+    // --die-with-parent ends the sandbox's PID 1, and the kernel every process in it).
     child.kill("SIGKILL");
-    process.kill(-agentGroup, "SIGKILL");
     await new Promise((resolve) => child.once("exit", resolve));
 
     expect(git(remote, "show", "autopilot/issue-7:counter.txt")).toBe("2");

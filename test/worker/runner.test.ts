@@ -188,7 +188,11 @@ describe("the action runner", () => {
         };
       });
 
-    const result = await run({ env: process.env, fetch: validating.fetch });
+    // Its sandbox shares that directory (agent-user.ts), as a runner machine's owner may.
+    process.env.AUTOPILOT_AGENT_SHARED_DIRS = seen;
+    const result = await run({ env: process.env, fetch: validating.fetch }).finally(() => {
+      delete process.env.AUTOPILOT_AGENT_SHARED_DIRS;
+    });
 
     expect(result?.result.result).toBe("complete");
     expect(scope.isDone()).toBe(true);

@@ -61,6 +61,12 @@ export interface ActionsOptions {
   scheduleMinuteMs?: number;
   /** With {@link eventTriggers}: asked once per event that would start a run; true loses it (a fault). */
   loseEvent?: () => boolean;
+  /**
+   * Variables the runner machine's owner sets for every job it runs, as a self-hosted runner's `.env` file does
+   * (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/using-a-proxy-server-with-self-hosted-runners#using-a-env-file-to-set-the-proxy-configuration):
+   * the harness tells the worker which directories its agent sandbox shares with this machine.
+   */
+  runnerEnv?: Record<string, string>;
   /** Wall-clock limit of a job when the workflow sets no `timeout-minutes` (default 30 minutes). */
   jobTimeoutMs?: number;
   /** SIGINT → SIGTERM → SIGKILL spacing on cancellation (default 2,500 ms). */

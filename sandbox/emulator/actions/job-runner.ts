@@ -115,6 +115,7 @@ export async function runJob(
       ? { [host.options.jobUserVariable]: handle.agentUser }
       : {}),
     RUNNER_WORKSPACE: join(dir, "work", repo.name),
+    ...host.options.runnerEnv,
   };
 
   const jobTimeout = minutes(job["timeout-minutes"]) ?? host.options.jobTimeoutMs ?? 30 * 60_000;

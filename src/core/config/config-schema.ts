@@ -165,13 +165,17 @@ export const ConfigSchema = z
         "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges).",
       ),
     isolation: z
-      .enum(["user", "none"])
-      .default("user")
+      .enum(["namespace", "uid", "none"])
+      .default("namespace")
       .describe(
-        "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as " +
-          "a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and " +
-          "no password-less sudo); `none` runs them as the worker's own user, which can then read the token. " +
-          "Only `.github/autopilot.yml` on the default branch can set it.",
+        "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, " +
+          "the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network " +
+          "namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` " +
+          "uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its " +
+          "user may read, and has the host's network); `none` runs them as the worker's own user, which can then " +
+          "read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no " +
+          "namespaces for `namespace`; no root and no password-less sudo for either). Only " +
+          "`.github/autopilot.yml` on the default branch can set it.",
       ),
     network: NetworkSchema,
   })

@@ -12,7 +12,7 @@ import {
 } from "../markdown.js";
 import { describeReason, type SessionState } from "../session.js";
 import { formatDuration } from "../stats.js";
-import { OPEN_NETWORK_ACCESS, UNISOLATED_AGENT_ACCESS } from "../worker-result.js";
+import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 
@@ -73,7 +73,8 @@ function session({ state, view }: Page): string {
 }
 
 function agentAccess({ view }: Page): string | null {
-  return view.unisolated ? `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}` : null;
+  const access = view.weakIsolation ? weakerIsolationText(view.weakIsolation) : undefined;
+  return access ? `**Agent access:** ${escapeInline(access)}` : null;
 }
 
 function agentNetwork({ view }: Page): string | null {

@@ -59,8 +59,8 @@ export interface DashboardView {
   configFallback?: { held: true } | { held: false; commit: string | null };
   /** Since when GitHub's secondary rate limit has been holding Autopilot's writes back (they wait, then go out). */
   githubLimitSince?: Date;
-  /** True with `isolation: none`: the dashboard says what the agent can reach. */
-  unisolated?: boolean;
+  /** Set with `isolation: uid` or `none` (weaker than the default): the dashboard says what the agent can reach. */
+  weakIsolation?: "uid" | "none";
   /** True with `network: open`: the dashboard says the agent's network is not allow-listed. */
   openNetwork?: boolean;
   /**

@@ -18,7 +18,7 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
     dryRun: config.dryRun,
     maxParallel: config.maxParallel,
     maxIterations: config.maxIterations,
-    ...(config.isolation === "none" ? { unisolated: true } : {}),
+    ...(config.isolation !== "namespace" ? { weakIsolation: config.isolation } : {}),
     ...(config.network === "open" ? { openNetwork: true } : {}),
     ...(ctx.input.githubLimitWait ? { githubLimitSince: ctx.input.githubLimitWait.since } : {}),
     slots: [],
