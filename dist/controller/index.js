@@ -42763,8 +42763,8 @@ var ConfigSchema = external_exports.strictObject({
   dryRun: external_exports.boolean().default(false).describe(
     "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
   ),
-  isolation: external_exports.enum(["user", "none"]).default("user").describe(
-    "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
+  isolation: external_exports.enum(["namespace", "uid", "none"]).default("namespace").describe(
+    "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its user may read, and has the host's network); `none` runs them as the worker's own user, which can then read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no namespaces for `namespace`; no root and no password-less sudo for either). Only `.github/autopilot.yml` on the default branch can set it."
   ),
   network: NetworkSchema
 }).superRefine(checkConfig, { when: (payload) => isPlainObject3(payload.value) }).meta({
@@ -44483,7 +44483,7 @@ var WorkerResultSchema = external_exports.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: external_exports.string().optional(),
   humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
-  /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+  /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: external_exports.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
   networkAccess: external_exports.string().max(300).optional(),
@@ -44494,6 +44494,12 @@ var WorkerResultSchema = external_exports.object({
 });
 var UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
 var OPEN_NETWORK_ACCESS = "network: open \u2014 the agent reaches every host the runner reaches: any server to send the code or its keys to, the runner's own loopback services and the cloud metadata service.";
+var UID_ONLY_AGENT_ACCESS = "isolation: uid (weaker than the default namespace sandbox) \u2014 the agent runs as a separate user without a namespace: it sees the host's processes, reads every file that user may read, writes where any user may (/tmp) and has the host's network.";
+function weakerIsolationText(isolation) {
+  if (isolation === "none") return UNISOLATED_AGENT_ACCESS;
+  if (isolation === "uid") return UID_ONLY_AGENT_ACCESS;
+  return void 0;
+}
 var MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
 var MARKER_SUFFIX = " -->";
 function parseWorkerResult(body) {
@@ -44529,7 +44535,8 @@ function session({ state, view }) {
   return `**Session:** ${s.status} since ${formatTime(s.since)}${who} \u2014 ${escapeInline(describeReason(s.reason))}` + (s.detail ? ` (${escapeInline(s.detail, 300)})` : "") + (view.dryRun ? " \xB7 **dry run**: Autopilot decides and reports but changes nothing on GitHub" : "");
 }
 function agentAccess({ view }) {
-  return view.unisolated ? `**Agent access:** ${escapeInline(UNISOLATED_AGENT_ACCESS)}` : null;
+  const access2 = view.weakIsolation ? weakerIsolationText(view.weakIsolation) : void 0;
+  return access2 ? `**Agent access:** ${escapeInline(access2)}` : null;
 }
 function agentNetwork({ view }) {
   return view.openNetwork ? `**Agent network:** ${escapeInline(OPEN_NETWORK_ACCESS)}` : null;
@@ -57434,7 +57441,7 @@ function buildView(ctx, pool, reviewLines) {
     dryRun: config2.dryRun,
     maxParallel: config2.maxParallel,
     maxIterations: config2.maxIterations,
-    ...config2.isolation === "none" ? { unisolated: true } : {},
+    ...config2.isolation !== "namespace" ? { weakIsolation: config2.isolation } : {},
     ...config2.network === "open" ? { openNetwork: true } : {},
     ...ctx.input.githubLimitWait ? { githubLimitSince: ctx.input.githubLimitWait.since } : {},
     slots: [],

@@ -1454,10 +1454,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path12) {
-  if (!path12)
+function getElementAtPath(obj, path15) {
+  if (!path15)
     return obj;
-  return path12.reduce((acc, key) => acc?.[key], obj);
+  return path15.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1716,11 +1716,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path12, issues) {
+function prefixIssues(path15, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path12);
+    iss.path.unshift(path15);
     return iss;
   });
 }
@@ -2253,16 +2253,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path12 = []) => {
+  const processError = (error64, path15 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path12, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
       } else {
-        const fullpath = [...path12, ...issue3.path];
+        const fullpath = [...path15, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2301,17 +2301,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path12 = []) => {
+  const processError = (error64, path15 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path12, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path12, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
       } else {
-        const fullpath = [...path12, ...issue3.path];
+        const fullpath = [...path15, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2350,8 +2350,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path12 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path12) {
+  const path15 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path15) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -20383,13 +20383,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path12 = ref.slice(1).split("/").filter(Boolean);
-  if (path12.length === 0) {
+  const path15 = ref.slice(1).split("/").filter(Boolean);
+  if (path15.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path12[0] === defsKey) {
-    const key = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
+  if (path15[0] === defsKey) {
+    const key = path15[1] === void 0 ? void 0 : decodeJSONPointerSegment(path15[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -21889,9 +21889,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path12) {
+function hasPath(value, path15) {
   let current = value;
-  for (const segment of path12) {
+  for (const segment of path15) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -21901,9 +21901,9 @@ function hasPath(value, path12) {
   }
   return true;
 }
-function getAt(value, path12) {
+function getAt(value, path15) {
   let current = value;
-  for (const segment of path12) {
+  for (const segment of path15) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -21911,9 +21911,9 @@ function getAt(value, path12) {
   }
   return current;
 }
-function formatPath(path12) {
+function formatPath(path15) {
   let out = "";
-  for (const segment of path12) {
+  for (const segment of path15) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -21955,8 +21955,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path12, where, found, expected) {
-  return `${path12 ? `\`${path12}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path15, where, found, expected) {
+  return `${path15 ? `\`${path15}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -25325,13 +25325,13 @@ var init_build = __esm({
         this.childStart = childStart;
         this.childUnit = childUnit;
         this.childNode = children;
-        const byDepth = new Int32Array(numNodes);
-        for (let n = 0; n < numNodes; n++) byDepth[n] = n;
-        byDepth.sort((a, b) => depth[a] - depth[b]);
+        const byDepth2 = new Int32Array(numNodes);
+        for (let n = 0; n < numNodes; n++) byDepth2[n] = n;
+        byDepth2.sort((a, b) => depth[a] - depth[b]);
         const fail = new Int32Array(numNodes);
         const match = Uint8Array.from(terminal);
         for (let k = 1; k < numNodes; k++) {
-          const c = byDepth[k];
+          const c = byDepth2[k];
           const p = parent[c];
           if (p !== 0) {
             let f = fail[p];
@@ -28736,11 +28736,11 @@ var init_supply_chain_gate = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path12) {
-  return ctx.issues.some((issue3) => path12.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path15) {
+  return ctx.issues.some((issue3) => path15.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path12, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path12, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path15, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path15, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -28772,9 +28772,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path12) => {
-    const value = getAt(config2, path12);
-    return typeof value === "number" && !hasIssueAt(ctx, path12) ? value : null;
+  const num = (path15) => {
+    const value = getAt(config2, path15);
+    return typeof value === "number" && !hasIssueAt(ctx, path15) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -29001,9 +29001,9 @@ function splitHostPort(text4) {
 }
 function parseAllowEntry(raw) {
   const text4 = raw.trim().toLowerCase();
-  const fail = (why) => ({
+  const fail = (why2) => ({
     ok: false,
-    error: `${JSON.stringify(raw)}: ${why} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
+    error: `${JSON.stringify(raw)}: ${why2} (write a host such as "api.example.com", "*.example.com", "127.0.0.1:8080" or "[::1]:8080")`
   });
   if (text4 === "") return fail("empty");
   if (/^[a-z][a-z0-9+.-]*:\/\//.test(text4))
@@ -29172,8 +29172,8 @@ var init_config_schema = __esm({
       dryRun: external_exports.boolean().default(false).describe(
         "Decide and report, but change nothing on GitHub (no labels, comments, dispatches or merges)."
       ),
-      isolation: external_exports.enum(["user", "none"]).default("user").describe(
-        "How the agent is kept away from the worker's token: `user` runs the agent and the quality commands as a separate unprivileged OS user (the worker refuses to start where that is impossible: no root and no password-less sudo); `none` runs them as the worker's own user, which can then read the token. Only `.github/autopilot.yml` on the default branch can set it."
+      isolation: external_exports.enum(["namespace", "uid", "none"]).default("namespace").describe(
+        "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its user may read, and has the host's network); `none` runs them as the worker's own user, which can then read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no namespaces for `namespace`; no root and no password-less sudo for either). Only `.github/autopilot.yml` on the default branch can set it."
       ),
       network: NetworkSchema
     }).superRefine(checkConfig, { when: (payload) => isPlainObject2(payload.value) }).meta({
@@ -29192,9 +29192,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path12) {
+function schemaAt(root, path15) {
   let node3 = root;
-  for (const segment of path12) {
+  for (const segment of path15) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29372,17 +29372,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path12) {
-      const ctrl = callVisitor(key, node3, visitor, path12);
+    function visit_(key, node3, visitor, path15) {
+      const ctrl = callVisitor(key, node3, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visit_(key, ctrl, visitor, path12);
+        replaceNode(key, path15, ctrl);
+        return visit_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path12 = Object.freeze(path12.concat(node3));
+          path15 = Object.freeze(path15.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path12);
+            const ci = visit_(i, node3.items[i], visitor, path15);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29393,13 +29393,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path12 = Object.freeze(path12.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path12);
+          path15 = Object.freeze(path15.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path12);
+          const cv = visit_("value", node3.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29420,17 +29420,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path12) {
-      const ctrl = await callVisitor(key, node3, visitor, path12);
+    async function visitAsync_(key, node3, visitor, path15) {
+      const ctrl = await callVisitor(key, node3, visitor, path15);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visitAsync_(key, ctrl, visitor, path12);
+        replaceNode(key, path15, ctrl);
+        return visitAsync_(key, ctrl, visitor, path15);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path12 = Object.freeze(path12.concat(node3));
+          path15 = Object.freeze(path15.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path12);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path15);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29441,13 +29441,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path12 = Object.freeze(path12.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path12);
+          path15 = Object.freeze(path15.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path15);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path12);
+          const cv = await visitAsync_("value", node3.value, visitor, path15);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29474,23 +29474,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path12) {
+    function callVisitor(key, node3, visitor, path15) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path12);
+        return visitor(key, node3, path15);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path12);
+        return visitor.Map?.(key, node3, path15);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path12);
+        return visitor.Seq?.(key, node3, path15);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path12);
+        return visitor.Pair?.(key, node3, path15);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path12);
+        return visitor.Scalar?.(key, node3, path15);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path12);
+        return visitor.Alias?.(key, node3, path15);
       return void 0;
     }
-    function replaceNode(key, path12, node3) {
-      const parent = path12[path12.length - 1];
+    function replaceNode(key, path15, node3) {
+      const parent = path15[path15.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30102,10 +30102,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path12, value) {
+    function collectionFromPath(schema, path15, value) {
       let v = value;
-      for (let i = path12.length - 1; i >= 0; --i) {
-        const k = path12[i];
+      for (let i = path15.length - 1; i >= 0; --i) {
+        const k = path15[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -30124,7 +30124,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path12) => path12 == null || typeof path12 === "object" && !!path12[Symbol.iterator]().next().done;
+    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -30154,11 +30154,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path12, value) {
-        if (isEmptyPath(path12))
+      addIn(path15, value) {
+        if (isEmptyPath(path15))
           this.add(value);
         else {
-          const [key, ...rest] = path12;
+          const [key, ...rest] = path15;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -30172,8 +30172,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path12) {
-        const [key, ...rest] = path12;
+      deleteIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30187,8 +30187,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path12, keepScalar) {
-        const [key, ...rest] = path12;
+      getIn(path15, keepScalar) {
+        const [key, ...rest] = path15;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30206,8 +30206,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path12) {
-        const [key, ...rest] = path12;
+      hasIn(path15) {
+        const [key, ...rest] = path15;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30217,8 +30217,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path12, value) {
-        const [key, ...rest] = path12;
+      setIn(path15, value) {
+        const [key, ...rest] = path15;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -32733,9 +32733,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path12, value) {
+      addIn(path15, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path12, value);
+          this.contents.addIn(path15, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -32810,14 +32810,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path12) {
-        if (Collection2.isEmptyPath(path12)) {
+      deleteIn(path15) {
+        if (Collection2.isEmptyPath(path15)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path12) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -32832,10 +32832,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path12, keepScalar) {
-        if (Collection2.isEmptyPath(path12))
+      getIn(path15, keepScalar) {
+        if (Collection2.isEmptyPath(path15))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path12, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -32846,10 +32846,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path12) {
-        if (Collection2.isEmptyPath(path12))
+      hasIn(path15) {
+        if (Collection2.isEmptyPath(path15))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path12) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -32866,13 +32866,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path12, value) {
-        if (Collection2.isEmptyPath(path12)) {
+      setIn(path15, value) {
+        if (Collection2.isEmptyPath(path15)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path12), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path15), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path12, value);
+          this.contents.setIn(path15, value);
         }
       }
       /**
@@ -34833,9 +34833,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path12) => {
+    visit2.itemAtPath = (cst, path15) => {
       let item = cst;
-      for (const [field, index2] of path12) {
+      for (const [field, index2] of path15) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -34844,23 +34844,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path12) => {
-      const parent = visit2.itemAtPath(cst, path12.slice(0, -1));
-      const field = path12[path12.length - 1][0];
+    visit2.parentCollection = (cst, path15) => {
+      const parent = visit2.itemAtPath(cst, path15.slice(0, -1));
+      const field = path15[path15.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path12, item, visitor) {
-      let ctrl = visitor(item, path12);
+    function _visit(path15, item, visitor) {
+      let ctrl = visitor(item, path15);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path12.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -34871,10 +34871,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path12);
+            ctrl = ctrl(item, path15);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path12) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -36642,10 +36642,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path12, agent] of agents) {
+  for (const [path15, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path12}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path15}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -36708,9 +36708,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path12 of allKeyPaths(root)) {
-    if (path12.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path12[path12.length - 1]) === 0) return formatPath(path12);
+  for (const path15 of allKeyPaths(root)) {
+    if (path15.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path15[path15.length - 1]) === 0) return formatPath(path15);
   }
   return null;
 }
@@ -36746,17 +36746,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path13 = formatPath(keyPath);
+        const path16 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path13 ? `\`${path13}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path16 ? `\`${path16}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path13, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path13, found: found2, expected: expected2, message }
+          where ? { path: path16, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path16, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path12 = formatPath(issue3.path);
+    const path15 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -36769,7 +36769,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path12, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path15, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -36801,7 +36801,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path12 = CONFIG_PATH) {
+function parseConfig(text4, path15 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -36819,11 +36819,11 @@ function parseConfig(text4, path12 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path12, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path15, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path12} line ${where.line}: ${warning2.message}`;
+    return `${path15} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -36836,10 +36836,10 @@ function parseConfig(text4, path12 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path12, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path15, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path12, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path15, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -36859,7 +36859,7 @@ function parseConfig(text4, path12 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path12, locate);
+  const result = validate2(input2, path15, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
 }
 function wholeInputError(source, what, input2, expected, options) {
@@ -38493,7 +38493,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path12) => path12.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path15) => path15.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -40197,17 +40197,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path12 = requestOptions.url.replace(options.baseUrl, "");
+    const path15 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path12} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path15} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path12} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path15} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -42949,6 +42949,11 @@ var init_octokit = __esm({
 });
 
 // src/core/worker-result.ts
+function weakerIsolationText(isolation) {
+  if (isolation === "none") return UNISOLATED_AGENT_ACCESS;
+  if (isolation === "uid") return UID_ONLY_AGENT_ACCESS;
+  return void 0;
+}
 function renderWorkerResultMarker(result) {
   const json2 = JSON.stringify(WorkerResultSchema.parse(result)).replace(/>/g, "\\u003e");
   return `${MARKER_PREFIX}${json2}${MARKER_SUFFIX}`;
@@ -42965,7 +42970,7 @@ function parseWorkerResult(body) {
     return null;
   }
 }
-var WORKER_OUTCOMES, WorkerOutcomeSchema, HumanGateHitSchema, WorkerResultSchema, UNISOLATED_AGENT_ACCESS, OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS, MARKER_PREFIX, MARKER_SUFFIX;
+var WORKER_OUTCOMES, WorkerOutcomeSchema, HumanGateHitSchema, WorkerResultSchema, UNISOLATED_AGENT_ACCESS, OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS, UID_ONLY_AGENT_ACCESS, MARKER_PREFIX, MARKER_SUFFIX;
 var init_worker_result = __esm({
   "src/core/worker-result.ts"() {
     "use strict";
@@ -43015,7 +43020,7 @@ var init_worker_result = __esm({
       /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
       resumeAt: external_exports.string().optional(),
       humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
-      /** Set when the agent was not isolated (`isolation: none`): in one line, what it could reach. */
+      /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
       agentAccess: external_exports.string().max(300).optional(),
       /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
       networkAccess: external_exports.string().max(300).optional(),
@@ -43027,6 +43032,7 @@ var init_worker_result = __esm({
     UNISOLATED_AGENT_ACCESS = "isolation: none \u2014 the agent runs as the worker's own user: it can read the worker's GitHub token (its process environment), git configuration and files, and push with that token.";
     OPEN_NETWORK_ACCESS = "network: open \u2014 the agent reaches every host the runner reaches: any server to send the code or its keys to, the runner's own loopback services and the cloud metadata service.";
     UNENFORCED_NETWORK_ACCESS = "network allow-list not enforced \u2014 without a network namespace around the agent the egress proxy is only offered (HTTP_PROXY): the agent can connect to any host directly.";
+    UID_ONLY_AGENT_ACCESS = "isolation: uid (weaker than the default namespace sandbox) \u2014 the agent runs as a separate user without a namespace: it sees the host's processes, reads every file that user may read, writes where any user may (/tmp) and has the host's network.";
     MARKER_PREFIX = "<!-- autopilot:worker-result v1 ";
     MARKER_SUFFIX = " -->";
   }
@@ -44016,8 +44022,8 @@ async function systemResolve(host) {
   const found = await lookup(host, { all: true, verbatim: true });
   return found.map((entry) => entry.address);
 }
-function refusalText(target, why) {
-  return `Autopilot's egress proxy refused ${target}: ${why}. The agent's network reaches only the hosts \`network.allow\` lists in .github/autopilot.yml on the default branch; add this host there (or set \`network: open\`) if the agent needs it.
+function refusalText(target, why2) {
+  return `Autopilot's egress proxy refused ${target}: ${why2}. The agent's network reaches only the hosts \`network.allow\` lists in .github/autopilot.yml on the default branch; add this host there (or set \`network: open\`) if the agent needs it.
 `;
 }
 async function startEgressProxy(options) {
@@ -44038,10 +44044,10 @@ async function startEgressProxy(options) {
   };
   const decide2 = async (host, port) => {
     const target = hostPortText(host, port);
-    const refuse = (why) => {
+    const refuse = (why2) => {
       count2(refusedCounts, target);
-      options.onRefused?.(target, why);
-      return { ok: false, status: 403, why };
+      options.onRefused?.(target, why2);
+      return { ok: false, status: 403, why: why2 };
     };
     const entry = matchAllowList(options.entries, host, port);
     if (!entry) {
@@ -44296,7 +44302,7 @@ function egressAllowList(config2, parentEnv) {
   return sources;
 }
 function networkEnforced(isolation) {
-  return !["uid", "user", "none"].includes(isolation);
+  return isolation === "namespace";
 }
 function isLoopback(entry) {
   if (entry.host === "localhost") return true;
@@ -44390,419 +44396,122 @@ var init_agent_egress = __esm({
   }
 });
 
-// src/worker/trusted-binaries.ts
-import { accessSync, constants as constants2, lstatSync, readlinkSync } from "node:fs";
+// src/worker/agent-namespace.ts
+import { existsSync as existsSync2, statSync } from "node:fs";
 import path3 from "node:path";
-function components(absolute) {
-  return absolute.split("/").filter((part) => part !== "" && part !== ".");
-}
-function lstatOrNull(file2) {
-  try {
-    return lstatSync(file2);
-  } catch {
-    return null;
-  }
-}
-function pathVerdict(target, kind, owners) {
-  if (!path3.isAbsolute(target)) return { trusted: false, why: "not an absolute path" };
-  const owner = (stats) => owners.has(stats.uid) ? null : `owned by uid ${stats.uid}, neither root nor the worker's user`;
-  let rest = components(target);
-  let at = "/";
-  let links = 0;
-  const rootStats = lstatOrNull("/");
-  if (!rootStats) return { trusted: false, why: "/ cannot be read" };
-  let stickyOpen = false;
-  const rootProblem = owner(rootStats);
-  if (rootProblem) return { trusted: false, why: `/ is ${rootProblem}` };
-  if (rootStats.mode & WRITABLE_BY_OTHERS) {
-    if (!(rootStats.mode & STICKY) || rest.length === 0)
-      return { trusted: false, why: "/ is writable by group or others" };
-    stickyOpen = true;
-  }
-  while (rest.length > 0) {
-    const name = rest.shift();
-    if (name === "..") {
-      rest = components(path3.join(path3.dirname(at), ...rest));
-      at = "/";
-      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
-      continue;
-    }
-    const entry = path3.join(at, name);
-    const stats = lstatOrNull(entry);
-    if (!stats) {
-      return stickyOpen ? { trusted: false, why: `does not exist, and any user may create ${entry} in ${at}` } : { trusted: false, why: `${entry} does not exist`, quiet: true };
-    }
-    const ownerProblem = owner(stats);
-    if (ownerProblem) return { trusted: false, why: `${entry} is ${ownerProblem}` };
-    if (stats.isSymbolicLink()) {
-      if (++links > MAX_LINKS) return { trusted: false, why: `too many symbolic links at ${entry}` };
-      const resolved = path3.resolve(at, readlinkSync(entry));
-      rest = components(path3.join(resolved, ...rest));
-      at = "/";
-      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
-      continue;
-    }
-    const last = rest.length === 0;
-    const writable = (stats.mode & WRITABLE_BY_OTHERS) !== 0;
-    if (stats.isDirectory()) {
-      if (last && kind === "file") return { trusted: false, why: `${entry} is a directory` };
-      if (writable) {
-        if (last || !(stats.mode & STICKY))
-          return { trusted: false, why: `${entry} is writable by group or others` };
-        stickyOpen = true;
-      } else {
-        stickyOpen = false;
-      }
-      at = entry;
-      continue;
-    }
-    if (!last) return { trusted: false, why: `${entry} is not a directory` };
-    if (kind === "directory") return { trusted: false, why: `${entry} is not a directory` };
-    if (!stats.isFile()) return { trusted: false, why: `${entry} is not a regular file` };
-    if (writable) return { trusted: false, why: `${entry} is writable by group or others` };
-    return { trusted: true };
-  }
-  return kind === "directory" ? { trusted: true } : { trusted: false, why: `${target} is a directory` };
-}
-function trustedOwners() {
-  return /* @__PURE__ */ new Set([0, process.geteuid?.() ?? process.getuid?.() ?? 0]);
-}
-function ignoredText(ignored) {
-  return ignored.filter((i) => !i.quiet).map((i) => `${i.entry || '""'} (${i.why})`).join(", ");
-}
-function workerBinaries(pathVar = process.env.PATH) {
-  const key = pathVar ?? "";
-  let binaries = byPath.get(key);
-  if (!binaries) {
-    binaries = new TrustedBinaries(pathVar);
-    byPath.set(key, binaries);
-  }
-  return binaries;
-}
-function trustedBinary(name) {
-  return workerBinaries().find(name);
-}
-function trustedShell() {
-  return workerBinaries().require("sh");
-}
-function reportIgnoredPath(pathVar, log) {
-  const fresh = workerBinaries(pathVar).ignored.filter((i) => !i.quiet && !reported.has(i.entry));
-  if (fresh.length === 0) return;
-  for (const i of fresh) reported.add(i.entry);
-  log(
-    `the worker ignores these PATH entries and runs no program from them, because a user other than root or the worker's own could change what they hold: ${ignoredText(fresh)} (docs/WORKER.md, "Which programs the worker runs")`
+function byDepth(paths) {
+  return [...new Set(paths.map((p) => path3.resolve(p)))].sort(
+    (a, b) => a.split(path3.sep).length - b.split(path3.sep).length || a.localeCompare(b)
   );
 }
-var SYSTEM_DIRS, WRITABLE_BY_OTHERS, STICKY, MAX_LINKS, sharedVerdicts, TrustedBinaries, byPath, reported;
-var init_trusted_binaries = __esm({
-  "src/worker/trusted-binaries.ts"() {
-    "use strict";
-    SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
-    WRITABLE_BY_OTHERS = 18;
-    STICKY = 512;
-    MAX_LINKS = 40;
-    sharedVerdicts = /* @__PURE__ */ new Map();
-    TrustedBinaries = class {
-      constructor(pathVar, options = {}) {
-        this.options = options;
-        const owners = options.owners ?? trustedOwners();
-        const cache = options.cache ?? sharedVerdicts;
-        const verdict = (dir) => {
-          const key = `${[...owners].join(",")}\0${dir}`;
-          let known = cache.get(key);
-          if (!known) {
-            known = pathVerdict(dir, "directory", owners);
-            cache.set(key, known);
-          }
-          return known;
-        };
-        const dirs = [];
-        const ignored = [];
-        const seen = /* @__PURE__ */ new Set();
-        for (const entry of (pathVar ?? "").split(path3.delimiter)) {
-          if (seen.has(entry)) continue;
-          seen.add(entry);
-          if (!path3.isAbsolute(entry)) {
-            ignored.push({
-              entry,
-              why: "not an absolute path (it means the directory a program runs in)",
-              quiet: false
-            });
-            continue;
-          }
-          const judged = verdict(entry);
-          if (judged.trusted) dirs.push(entry);
-          else ignored.push({ entry, why: judged.why, quiet: judged.quiet === true });
-        }
-        for (const dir of SYSTEM_DIRS) {
-          if (seen.has(dir)) continue;
-          seen.add(dir);
-          if (verdict(dir).trusted) dirs.push(dir);
-        }
-        this.dirs = dirs;
-        this.ignored = ignored;
+function bwrapArgs(options) {
+  const { view, network, become } = options;
+  const args = [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    "--new-session"
+  ];
+  if (network !== "open") args.push("--unshare-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp");
+  const tmpfsRoots = ["/tmp", ...view.openings.map((o) => o.ancestor)];
+  const made = /* @__PURE__ */ new Set();
+  const mount = (option, target, source) => {
+    for (const root of tmpfsRoots) {
+      if (!target.startsWith(`${root}/`)) continue;
+      const parts = target.slice(root.length + 1).split("/").slice(0, -1);
+      let dir = root;
+      for (const part of parts) {
+        dir = `${dir}/${part}`;
+        if (!made.has(dir)) args.push("--dir", dir);
+        made.add(dir);
       }
-      options;
-      /** The trusted directories searched, in order: PATH's, then SYSTEM_DIRS not already among them. */
-      dirs;
-      /** The PATH entries not searched, in PATH's order, each once. */
-      ignored;
-      found = /* @__PURE__ */ new Map();
-      /** By name, the files found but not trusted (and why), for `require`'s error. */
-      passedOver = /* @__PURE__ */ new Map();
-      /** The absolute path of the first trusted executable `name` in the trusted directories, or null. */
-      find(name) {
-        if (!name || name.includes("/")) throw new Error(`not a program name: ${JSON.stringify(name)}`);
-        if (this.found.has(name)) return this.found.get(name);
-        const owners = this.options.owners ?? trustedOwners();
-        let hit = null;
-        for (const dir of this.dirs) {
-          const file2 = path3.join(dir, name);
-          if (!lstatOrNull(file2)) continue;
-          const judged = pathVerdict(file2, "file", owners);
-          if (!judged.trusted) {
-            this.passedOver.set(name, [...this.passedOver.get(name) ?? [], `${file2} (${judged.why})`]);
-            continue;
-          }
-          try {
-            accessSync(file2, constants2.X_OK);
-          } catch {
-            continue;
-          }
-          hit = file2;
-          break;
-        }
-        this.found.set(name, hit);
-        return hit;
-      }
-      /** Like `find`, or an error naming where it looked and what it passed over. */
-      require(name) {
-        const hit = this.find(name);
-        if (hit) return hit;
-        const mine = this.passedOver.get(name) ?? [];
-        const notes = [
-          `searched ${this.dirs.join(", ") || "nothing"}`,
-          ...mine.length ? [`passed over ${mine.join(", ")}`] : [],
-          ...this.ignored.some((i) => !i.quiet) ? [`ignored ${ignoredText(this.ignored)}`] : []
-        ];
-        throw new Error(
-          `${name} was not found in a directory only root or the worker's user can write (${notes.join("; ")}). Install ${name} from the system's packages (e.g. under /usr/bin).`
-        );
-      }
-      /** A PATH of the trusted directories only, for the worker's own child processes (git looks programs up). */
-      get searchPath() {
-        return this.dirs.join(path3.delimiter);
-      }
-    };
-    byPath = /* @__PURE__ */ new Map();
-    reported = /* @__PURE__ */ new Set();
+    }
+    if (source === void 0) args.push("--perms", "0755", option, target);
+    else args.push(option, source, target);
+  };
+  for (const dir of byDepth(view.shared)) mount("--bind", dir, dir);
+  for (const { ancestor, paths } of [...view.openings].sort(
+    (a, b) => a.ancestor.split(path3.sep).length - b.ancestor.split(path3.sep).length
+  )) {
+    if (ancestor !== "/tmp") mount("--tmpfs", ancestor);
+    for (const needed of byDepth(paths)) mount("--ro-bind", needed, needed);
   }
-});
-
-// src/worker/agent-user.ts
-import { execFile } from "node:child_process";
-import { existsSync as existsSync2 } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { setTimeout as delay } from "node:timers/promises";
-function withNetworkEnv(env, network) {
-  return typeof network === "object" ? { ...env, ...network.env } : env;
-}
-function exec(command, args, env) {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { encoding: "utf8", env: env ?? { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
-      (error63, stdout, stderr) => {
-        const code18 = error63 ? typeof error63.code === "number" ? error63.code : 127 : 0;
-        resolve({ code: code18, stdout: String(stdout), stderr: String(stderr) });
-      }
-    );
-  });
-}
-function systemBinary(name) {
-  return trustedBinary(name);
-}
-function requiredBinary(name) {
-  try {
-    return workerBinaries().require(name);
-  } catch (error63) {
-    throw new IsolationError(`the agent cannot be isolated: ${error63.message}`);
+  for (const dir of byDepth(view.readable)) mount("--ro-bind", dir, dir);
+  for (const dir of byDepth(view.writable)) mount("--bind", dir, dir);
+  if (typeof network === "object") {
+    for (const file2 of byDepth(network.readOnlyPaths)) mount("--ro-bind", file2, file2);
+    mount("--bind", network.socketDir, network.socketDir);
   }
+  for (const dir of byDepth(view.hidden).filter((d) => existsSync2(d)))
+    args.push("--perms", "0700", "--tmpfs", dir);
+  args.push(
+    "--",
+    become.setpriv,
+    `--reuid=${become.uid}`,
+    `--regid=${become.gid}`,
+    "--clear-groups",
+    "--no-new-privs",
+    "--",
+    ...options.inner
+  );
+  return args;
 }
-async function processesOf(uid) {
-  const pids = [];
-  let entries = [];
+function traversable(dir, uid, gid) {
   try {
-    entries = await readdir("/proc");
+    const st = statSync(dir);
+    if (!st.isDirectory()) return true;
+    if (st.uid === uid) return (st.mode & 64) !== 0;
+    if (st.gid === gid) return (st.mode & 8) !== 0;
+    return (st.mode & 1) !== 0;
   } catch {
-    return pids;
+    return true;
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+}
+function openingsFor(needed, uid, gid) {
+  const byAncestor = /* @__PURE__ */ new Map();
+  for (const raw of needed) {
+    if (!path3.isAbsolute(raw) || !existsSync2(raw)) continue;
+    const target = path3.resolve(raw);
+    let dir = target;
     try {
-      const status2 = await readFile(`/proc/${entry}/status`, "utf8");
-      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
-      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
-        if (/^State:\s+Z/m.test(status2)) continue;
-        pids.push(Number(entry));
-      }
+      if (!statSync(target).isDirectory()) dir = path3.dirname(target);
     } catch {
-    }
-  }
-  return pids;
-}
-function notIsolated() {
-  let network = "open";
-  return {
-    isolated: false,
-    name: null,
-    uid: null,
-    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
-    killAll: async () => 0,
-    give: async () => {
-    },
-    take: async () => {
-    },
-    useNetwork(chosen) {
-      network = chosen;
-    }
-  };
-}
-async function setupAgentUser(options) {
-  if (options.isolation === "none") return notIsolated();
-  const name = options.env?.AUTOPILOT_AGENT_USER?.trim() || DEFAULT_AGENT_USER;
-  if (!USER_NAME.test(name)) {
-    throw new IsolationError(
-      `AUTOPILOT_AGENT_USER is not a valid user name: ${JSON.stringify(name.slice(0, 40))}`
-    );
-  }
-  const root = process.getuid?.() === 0;
-  const sudo = systemBinary("sudo");
-  const setpriv = systemBinary("setpriv");
-  if (!root) {
-    const check2 = sudo ? await exec(sudo, ["-n", "true"]) : null;
-    if (check2?.code !== 0) {
-      throw new IsolationError(
-        `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed in a directory only root or the worker's user can write"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
-      );
-    }
-  }
-  if (!setpriv) {
-    throw new IsolationError(
-      "the agent cannot be isolated: setpriv (util-linux) is not installed in a directory only root or the worker's user can write; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
-    );
-  }
-  const privileged = (command, args) => root ? exec(command, args) : exec(sudo, ["-n", command, ...args]);
-  const ids = await ensureUser(name, privileged);
-  const workerUid = process.getuid?.() ?? 0;
-  const workerGid = process.getgid?.() ?? 0;
-  const chown = requiredBinary("chown");
-  const chmod4 = requiredBinary("chmod");
-  const kill = requiredBinary("kill");
-  const envBinary = requiredBinary("env");
-  const owner = async (dirs, uid, gid, restoreModes) => {
-    const existing = dirs.filter((dir) => existsSync2(dir));
-    if (existing.length === 0) return;
-    const result = await privileged(chown, ["-R", "-h", "-P", `${uid}:${gid}`, "--", ...existing]);
-    if (result.code !== 0)
-      throw new Error(`could not change the owner of the agent's directories: ${result.stderr.trim()}`);
-    if (restoreModes) {
-      const modes = await privileged(chmod4, ["-R", "u+rwX", "--", ...existing]);
-      if (modes.code !== 0)
-        throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
-    }
-  };
-  let network = "open";
-  return {
-    isolated: true,
-    name,
-    uid: ids.uid,
-    useNetwork(chosen) {
-      network = chosen;
-    },
-    wrap(command, args, plainEnv) {
-      const env = withNetworkEnv(plainEnv, network);
-      const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
-      if (root) return { command: setpriv, args: [...become, command, ...args], env };
-      const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
-      return {
-        command: sudo,
-        args: ["-n", "--", setpriv, ...become, envBinary, "-i", ...assignments, command, ...args],
-        env
-      };
-    },
-    async killAll() {
-      let found = 0;
-      for (let round = 0; round < 50; round++) {
-        const pids = await processesOf(ids.uid);
-        if (pids.length === 0) return found;
-        found += pids.length;
-        if (root) {
-          for (const pid of pids) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-            }
-          }
-        } else {
-          await privileged(kill, ["-KILL", "--", ...pids.map(String)]);
-        }
-        await delay(round < 5 ? 10 : 100);
-      }
-      const left = await processesOf(ids.uid);
-      if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
-      return found;
-    },
-    give: (dirs) => owner(dirs, ids.uid, ids.gid, false),
-    take: (dirs) => owner(dirs, workerUid, workerGid, true)
-  };
-}
-async function ensureUser(name, privileged) {
-  const lookup2 = async () => {
-    const result = await exec(requiredBinary("getent"), ["passwd", name]);
-    if (result.code !== 0) return null;
-    const fields = result.stdout.trim().split(":");
-    return { uid: Number(fields[2]), gid: Number(fields[3]) };
-  };
-  const useradd = systemBinary("useradd");
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const found = await lookup2();
-    if (found) {
-      if (found.uid === 0 || found.gid === 0)
-        throw new IsolationError(`the agent user ${name} has uid or gid 0; choose another name`);
-      return found;
-    }
-    if (!useradd) throw new IsolationError("useradd is not installed: the agent user cannot be created");
-    const created = await privileged(useradd, [
-      "--system",
-      "--user-group",
-      "--no-create-home",
-      "--home-dir",
-      "/nonexistent",
-      "--shell",
-      "/usr/sbin/nologin",
-      name
-    ]);
-    if (created.code === 0 || created.code === 9) continue;
-    if (created.code === 10) {
-      await delay(50 + attempt * 50);
       continue;
     }
-    throw new IsolationError(`could not create the agent user ${name}: ${created.stderr.trim()}`);
+    let blocked2 = null;
+    for (let at = path3.dirname(dir); ; at = path3.dirname(at)) {
+      if (!traversable(at, uid, gid)) blocked2 = at;
+      if (at === path3.dirname(at)) break;
+    }
+    if (!blocked2 && dir.startsWith("/tmp/")) blocked2 = "/tmp";
+    if (!blocked2) continue;
+    const set2 = byAncestor.get(blocked2) ?? /* @__PURE__ */ new Set();
+    set2.add(dir);
+    byAncestor.set(blocked2, set2);
   }
-  throw new IsolationError(`could not create the agent user ${name}: /etc/passwd stayed locked`);
+  const ancestors = [...byAncestor.keys()].sort((a, b) => a.length - b.length);
+  const openings = [];
+  for (const ancestor of ancestors) {
+    const outer = openings.find((o) => o.ancestor !== "/tmp" && ancestor.startsWith(`${o.ancestor}/`));
+    const paths = [...byAncestor.get(ancestor) ?? []];
+    if (outer) outer.paths.push(...paths);
+    else openings.push({ ancestor, paths });
+  }
+  return openings;
 }
-var IsolationError, DEFAULT_AGENT_USER, USER_NAME;
-var init_agent_user = __esm({
-  "src/worker/agent-user.ts"() {
+function commandPaths(command, args) {
+  const words = [command, ...args].flatMap((arg) => arg.split(/\s+/));
+  const paths = words.map((word) => word.replace(/^['"]+|['"]+$/g, "")).filter((word) => word.startsWith("/") && !word.includes("{") && existsSync2(word));
+  return [...new Set(paths)];
+}
+var EMPTY_VIEW;
+var init_agent_namespace = __esm({
+  "src/worker/agent-namespace.ts"() {
     "use strict";
-    init_trusted_binaries();
-    IsolationError = class extends Error {
-      name = "IsolationError";
-    };
-    DEFAULT_AGENT_USER = "autopilot-agent";
-    USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
+    EMPTY_VIEW = { shared: [], writable: [], readable: [], hidden: [], openings: [] };
   }
 });
 
@@ -44938,6 +44647,594 @@ var init_agent_env = __esm({
       /^(CARGO|RUSTUP|PNPM|COREPACK|YARN|PIP|POETRY|UV|GRADLE|MAVEN|DOTNET|LC)_[A-Z0-9_]+$/
     ];
     NOT_TOOLCHAIN = /^(GITHUB_|RUNNER_|XDG_|AUTOPILOT_|HOME$|TMPDIR$|SUDO_)/;
+  }
+});
+
+// src/worker/agent-slots.ts
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os6 from "node:os";
+import path4 from "node:path";
+function defaultSlotsDir() {
+  if (process.getuid?.() === 0) return "/run/autopilot/agent-slots";
+  return path4.join(os6.homedir(), ".cache", "autopilot", "agent-slots");
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error63) {
+    return error63.code === "EPERM";
+  }
+}
+function held(dir) {
+  let owner = Number.NaN;
+  try {
+    owner = Number(readFileSync(path4.join(dir, "pid"), "utf8"));
+  } catch {
+    return true;
+  }
+  return Number.isInteger(owner) && alive(owner);
+}
+function makeDir(dir) {
+  try {
+    mkdirSync(dir, { mode: 448 });
+    return true;
+  } catch (error63) {
+    if (error63.code !== "EEXIST") throw error63;
+    return false;
+  }
+}
+function tryClaim(dir) {
+  if (!makeDir(dir)) {
+    if (held(dir)) return false;
+    const takeover = `${dir}.takeover`;
+    if (!makeDir(takeover)) return false;
+    try {
+      if (held(dir)) return false;
+      rmSync(dir, { recursive: true, force: true });
+      if (!makeDir(dir)) return false;
+    } finally {
+      rmSync(takeover, { recursive: true, force: true });
+    }
+  }
+  writeFileSync(path4.join(dir, "pid"), String(process.pid));
+  return true;
+}
+function claimAgentSlot(dir = defaultSlotsDir()) {
+  mkdirSync(dir, { recursive: true, mode: 448 });
+  for (let slot = 0; slot < SLOT_COUNT; slot++) {
+    const lock = path4.join(dir, String(slot));
+    if (!tryClaim(lock)) continue;
+    const release = () => rmSync(lock, { recursive: true, force: true });
+    process.once("exit", release);
+    return { name: `autopilot-agent-${slot}`, release };
+  }
+  return null;
+}
+var SLOT_COUNT;
+var init_agent_slots = __esm({
+  "src/worker/agent-slots.ts"() {
+    "use strict";
+    SLOT_COUNT = 32;
+  }
+});
+
+// src/worker/trusted-binaries.ts
+import { accessSync, constants as constants2, lstatSync, readlinkSync } from "node:fs";
+import path5 from "node:path";
+function components(absolute) {
+  return absolute.split("/").filter((part) => part !== "" && part !== ".");
+}
+function lstatOrNull(file2) {
+  try {
+    return lstatSync(file2);
+  } catch {
+    return null;
+  }
+}
+function pathVerdict(target, kind, owners) {
+  if (!path5.isAbsolute(target)) return { trusted: false, why: "not an absolute path" };
+  const owner = (stats) => owners.has(stats.uid) ? null : `owned by uid ${stats.uid}, neither root nor the worker's user`;
+  let rest = components(target);
+  let at = "/";
+  let links = 0;
+  const rootStats = lstatOrNull("/");
+  if (!rootStats) return { trusted: false, why: "/ cannot be read" };
+  let stickyOpen = false;
+  const rootProblem = owner(rootStats);
+  if (rootProblem) return { trusted: false, why: `/ is ${rootProblem}` };
+  if (rootStats.mode & WRITABLE_BY_OTHERS) {
+    if (!(rootStats.mode & STICKY) || rest.length === 0)
+      return { trusted: false, why: "/ is writable by group or others" };
+    stickyOpen = true;
+  }
+  while (rest.length > 0) {
+    const name = rest.shift();
+    if (name === "..") {
+      rest = components(path5.join(path5.dirname(at), ...rest));
+      at = "/";
+      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
+      continue;
+    }
+    const entry = path5.join(at, name);
+    const stats = lstatOrNull(entry);
+    if (!stats) {
+      return stickyOpen ? { trusted: false, why: `does not exist, and any user may create ${entry} in ${at}` } : { trusted: false, why: `${entry} does not exist`, quiet: true };
+    }
+    const ownerProblem = owner(stats);
+    if (ownerProblem) return { trusted: false, why: `${entry} is ${ownerProblem}` };
+    if (stats.isSymbolicLink()) {
+      if (++links > MAX_LINKS) return { trusted: false, why: `too many symbolic links at ${entry}` };
+      const resolved = path5.resolve(at, readlinkSync(entry));
+      rest = components(path5.join(resolved, ...rest));
+      at = "/";
+      stickyOpen = (rootStats.mode & WRITABLE_BY_OTHERS) !== 0;
+      continue;
+    }
+    const last = rest.length === 0;
+    const writable = (stats.mode & WRITABLE_BY_OTHERS) !== 0;
+    if (stats.isDirectory()) {
+      if (last && kind === "file") return { trusted: false, why: `${entry} is a directory` };
+      if (writable) {
+        if (last || !(stats.mode & STICKY))
+          return { trusted: false, why: `${entry} is writable by group or others` };
+        stickyOpen = true;
+      } else {
+        stickyOpen = false;
+      }
+      at = entry;
+      continue;
+    }
+    if (!last) return { trusted: false, why: `${entry} is not a directory` };
+    if (kind === "directory") return { trusted: false, why: `${entry} is not a directory` };
+    if (!stats.isFile()) return { trusted: false, why: `${entry} is not a regular file` };
+    if (writable) return { trusted: false, why: `${entry} is writable by group or others` };
+    return { trusted: true };
+  }
+  return kind === "directory" ? { trusted: true } : { trusted: false, why: `${target} is a directory` };
+}
+function trustedOwners() {
+  return /* @__PURE__ */ new Set([0, process.geteuid?.() ?? process.getuid?.() ?? 0]);
+}
+function ignoredText(ignored) {
+  return ignored.filter((i) => !i.quiet).map((i) => `${i.entry || '""'} (${i.why})`).join(", ");
+}
+function workerBinaries(pathVar = process.env.PATH) {
+  const key = pathVar ?? "";
+  let binaries = byPath.get(key);
+  if (!binaries) {
+    binaries = new TrustedBinaries(pathVar);
+    byPath.set(key, binaries);
+  }
+  return binaries;
+}
+function trustedBinary(name) {
+  return workerBinaries().find(name);
+}
+function trustedShell() {
+  return workerBinaries().require("sh");
+}
+function reportIgnoredPath(pathVar, log) {
+  const fresh = workerBinaries(pathVar).ignored.filter((i) => !i.quiet && !reported.has(i.entry));
+  if (fresh.length === 0) return;
+  for (const i of fresh) reported.add(i.entry);
+  log(
+    `the worker ignores these PATH entries and runs no program from them, because a user other than root or the worker's own could change what they hold: ${ignoredText(fresh)} (docs/WORKER.md, "Which programs the worker runs")`
+  );
+}
+var SYSTEM_DIRS, WRITABLE_BY_OTHERS, STICKY, MAX_LINKS, sharedVerdicts, TrustedBinaries, byPath, reported;
+var init_trusted_binaries = __esm({
+  "src/worker/trusted-binaries.ts"() {
+    "use strict";
+    SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+    WRITABLE_BY_OTHERS = 18;
+    STICKY = 512;
+    MAX_LINKS = 40;
+    sharedVerdicts = /* @__PURE__ */ new Map();
+    TrustedBinaries = class {
+      constructor(pathVar, options = {}) {
+        this.options = options;
+        const owners = options.owners ?? trustedOwners();
+        const cache = options.cache ?? sharedVerdicts;
+        const verdict = (dir) => {
+          const key = `${[...owners].join(",")}\0${dir}`;
+          let known = cache.get(key);
+          if (!known) {
+            known = pathVerdict(dir, "directory", owners);
+            cache.set(key, known);
+          }
+          return known;
+        };
+        const dirs = [];
+        const ignored = [];
+        const seen = /* @__PURE__ */ new Set();
+        for (const entry of (pathVar ?? "").split(path5.delimiter)) {
+          if (seen.has(entry)) continue;
+          seen.add(entry);
+          if (!path5.isAbsolute(entry)) {
+            ignored.push({
+              entry,
+              why: "not an absolute path (it means the directory a program runs in)",
+              quiet: false
+            });
+            continue;
+          }
+          const judged = verdict(entry);
+          if (judged.trusted) dirs.push(entry);
+          else ignored.push({ entry, why: judged.why, quiet: judged.quiet === true });
+        }
+        for (const dir of SYSTEM_DIRS) {
+          if (seen.has(dir)) continue;
+          seen.add(dir);
+          if (verdict(dir).trusted) dirs.push(dir);
+        }
+        this.dirs = dirs;
+        this.ignored = ignored;
+      }
+      options;
+      /** The trusted directories searched, in order: PATH's, then SYSTEM_DIRS not already among them. */
+      dirs;
+      /** The PATH entries not searched, in PATH's order, each once. */
+      ignored;
+      found = /* @__PURE__ */ new Map();
+      /** By name, the files found but not trusted (and why), for `require`'s error. */
+      passedOver = /* @__PURE__ */ new Map();
+      /** The absolute path of the first trusted executable `name` in the trusted directories, or null. */
+      find(name) {
+        if (!name || name.includes("/")) throw new Error(`not a program name: ${JSON.stringify(name)}`);
+        if (this.found.has(name)) return this.found.get(name);
+        const owners = this.options.owners ?? trustedOwners();
+        let hit = null;
+        for (const dir of this.dirs) {
+          const file2 = path5.join(dir, name);
+          if (!lstatOrNull(file2)) continue;
+          const judged = pathVerdict(file2, "file", owners);
+          if (!judged.trusted) {
+            this.passedOver.set(name, [...this.passedOver.get(name) ?? [], `${file2} (${judged.why})`]);
+            continue;
+          }
+          try {
+            accessSync(file2, constants2.X_OK);
+          } catch {
+            continue;
+          }
+          hit = file2;
+          break;
+        }
+        this.found.set(name, hit);
+        return hit;
+      }
+      /** Like `find`, or an error naming where it looked and what it passed over. */
+      require(name) {
+        const hit = this.find(name);
+        if (hit) return hit;
+        const mine = this.passedOver.get(name) ?? [];
+        const notes = [
+          `searched ${this.dirs.join(", ") || "nothing"}`,
+          ...mine.length ? [`passed over ${mine.join(", ")}`] : [],
+          ...this.ignored.some((i) => !i.quiet) ? [`ignored ${ignoredText(this.ignored)}`] : []
+        ];
+        throw new Error(
+          `${name} was not found in a directory only root or the worker's user can write (${notes.join("; ")}). Install ${name} from the system's packages (e.g. under /usr/bin).`
+        );
+      }
+      /** A PATH of the trusted directories only, for the worker's own child processes (git looks programs up). */
+      get searchPath() {
+        return this.dirs.join(path5.delimiter);
+      }
+    };
+    byPath = /* @__PURE__ */ new Map();
+    reported = /* @__PURE__ */ new Set();
+  }
+});
+
+// src/worker/agent-user.ts
+import { execFile } from "node:child_process";
+import { existsSync as existsSync3 } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+function withNetworkEnv(env, network) {
+  return typeof network === "object" ? { ...env, ...network.env } : env;
+}
+function exec(command, args, env) {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { encoding: "utf8", env: env ?? { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" } },
+      (error63, stdout, stderr) => {
+        const code18 = error63 ? typeof error63.code === "number" ? error63.code : 127 : 0;
+        resolve({ code: code18, stdout: String(stdout), stderr: String(stderr) });
+      }
+    );
+  });
+}
+function systemBinary(name) {
+  return trustedBinary(name);
+}
+function requiredBinary(name) {
+  try {
+    return workerBinaries().require(name);
+  } catch (error63) {
+    throw new IsolationError(`the agent cannot be isolated: ${error63.message}`);
+  }
+}
+async function processesOf(uid) {
+  const pids = [];
+  let entries = [];
+  try {
+    entries = await readdir("/proc");
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status2 = await readFile(`/proc/${entry}/status`, "utf8");
+      const line = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status2);
+      if (line && (Number(line[1]) === uid || Number(line[2]) === uid || Number(line[3]) === uid)) {
+        if (/^State:\s+Z/m.test(status2) && !await hasOtherThreads(entry)) continue;
+        pids.push(Number(entry));
+      }
+    } catch {
+    }
+  }
+  return pids;
+}
+async function hasOtherThreads(pid) {
+  try {
+    return (await readdir(`/proc/${pid}/task`)).some((task) => task !== pid);
+  } catch {
+    return false;
+  }
+}
+function notIsolated() {
+  let network = "open";
+  return {
+    isolated: false,
+    mode: "none",
+    name: null,
+    uid: null,
+    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
+    killAll: async () => 0,
+    give: async () => {
+    },
+    take: async () => {
+    },
+    useNetwork(chosen) {
+      network = chosen;
+    },
+    useView: () => {
+    }
+  };
+}
+function sharedDirs(env) {
+  const value = env?.AUTOPILOT_AGENT_SHARED_DIRS?.trim();
+  if (!value) return [];
+  const dirs = value.split(":").filter(Boolean);
+  for (const dir of dirs) {
+    if (!dir.startsWith("/") || !existsSync3(dir))
+      throw new IsolationError(
+        `AUTOPILOT_AGENT_SHARED_DIRS names ${JSON.stringify(dir)}, which is not an existing absolute directory`
+      );
+  }
+  return dirs;
+}
+async function setupAgentUser(options) {
+  if (options.isolation === "none") return notIsolated();
+  let name = options.env?.AUTOPILOT_AGENT_USER?.trim();
+  if (!name) {
+    const slot = claimAgentSlot(options.slotsDir);
+    if (!slot)
+      throw new IsolationError(
+        `all ${SLOT_COUNT} agent users of this host are taken by running jobs; run fewer jobs at once on it`
+      );
+    name = slot.name;
+  }
+  if (!USER_NAME.test(name)) {
+    throw new IsolationError(
+      `AUTOPILOT_AGENT_USER is not a valid user name: ${JSON.stringify(name.slice(0, 40))}`
+    );
+  }
+  const root = process.getuid?.() === 0;
+  const sudo = systemBinary("sudo");
+  const setpriv = systemBinary("setpriv");
+  if (!root) {
+    const check2 = sudo ? await exec(sudo, ["-n", "true"]) : null;
+    if (check2?.code !== 0) {
+      throw new IsolationError(
+        `the agent cannot be isolated: the worker is not root and has no password-less sudo (${sudo ? check2?.stderr.trim().split("\n")[0] || "sudo -n failed" : "sudo is not installed in a directory only root or the worker's user can write"}). Run the worker on a GitHub-hosted runner (its user has password-less sudo) or as root, or set \`isolation: none\` in .github/autopilot.yml on the default branch to let the agent run as the worker's own user (it can then read the worker's token).`
+      );
+    }
+  }
+  if (!setpriv) {
+    throw new IsolationError(
+      "the agent cannot be isolated: setpriv (util-linux) is not installed in a directory only root or the worker's user can write; install it, or set `isolation: none` in .github/autopilot.yml on the default branch"
+    );
+  }
+  const privileged = (command, args) => root ? exec(command, args) : exec(sudo, ["-n", command, ...args]);
+  const ids = await ensureUser(name, privileged);
+  const workerUid = process.getuid?.() ?? 0;
+  const workerGid = process.getgid?.() ?? 0;
+  const chown = requiredBinary("chown");
+  const chmod4 = requiredBinary("chmod");
+  const find = requiredBinary("find");
+  const kill = requiredBinary("kill");
+  const envBinary = requiredBinary("env");
+  const namespace = options.isolation === "namespace";
+  const bwrap = namespace ? systemBinary("bwrap") : null;
+  if (namespace && !bwrap)
+    throw new IsolationError(
+      `the agent's namespace sandbox needs bwrap, which is not installed. ${INSTALL_FIX}`
+    );
+  const shared2 = sharedDirs(options.env);
+  let network = "closed";
+  let view = { ...EMPTY_VIEW, shared: shared2 };
+  const wrap = (command, args, env) => {
+    const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
+    const proxied = typeof network === "object" ? network : null;
+    const fullEnv = withNetworkEnv(env, network);
+    const assignments = Object.entries(fullEnv).map(([key, value]) => `${key}=${value}`);
+    const inner = [
+      ...root ? [] : [envBinary, "-i", ...assignments],
+      ...proxied?.prefix ?? [],
+      command,
+      ...args
+    ];
+    if (namespace) {
+      const inShared = (p) => view.shared.some((dir) => p === dir || p.startsWith(`${dir}/`));
+      const toolchains = Object.entries(fullEnv).filter(([key]) => key === "PATH" || isToolchainName(key)).flatMap(([, value]) => value.split(":"));
+      const needed = [...commandPaths(command, args), ...toolchains].filter(
+        (p) => p.startsWith("/") && !inShared(p)
+      );
+      const openings = openingsFor([...needed, ...view.writable, ...view.readable], ids.uid, ids.gid);
+      const sandboxArgs = bwrapArgs({
+        view: { ...view, openings: [...view.openings, ...openings] },
+        network,
+        become: { setpriv, uid: ids.uid, gid: ids.gid },
+        inner
+      });
+      if (root) return { command: bwrap, args: sandboxArgs, env: fullEnv };
+      return { command: sudo, args: ["-n", "--", bwrap, ...sandboxArgs], env: fullEnv };
+    }
+    if (root) return { command: setpriv, args: [...become, ...inner], env: fullEnv };
+    return { command: sudo, args: ["-n", "--", setpriv, ...become, ...inner], env: fullEnv };
+  };
+  if (namespace) {
+    const probe = wrap("/bin/true", [], { PATH: "/usr/bin:/bin" });
+    const started = await exec(probe.command, probe.args, probe.env);
+    if (started.code !== 0)
+      throw new IsolationError(
+        `the agent's namespace sandbox does not start on this machine (${bwrap}: ${started.stderr.trim().split("\n")[0] || `exit ${started.code}`}). ${NAMESPACES_FIX}`
+      );
+  }
+  const chownAll = async (existing, uid, gid) => {
+    const result = await privileged(chown, ["-R", "-h", "-P", `${uid}:${gid}`, "--", ...existing]);
+    if (result.code !== 0)
+      throw new Error(`could not change the owner of the agent's directories: ${result.stderr.trim()}`);
+  };
+  return {
+    isolated: true,
+    mode: namespace ? "namespace" : "uid",
+    name,
+    uid: ids.uid,
+    wrap,
+    async killAll() {
+      let found = 0;
+      for (let round = 0; round < 50; round++) {
+        const pids = await processesOf(ids.uid);
+        if (pids.length === 0) return found;
+        found += pids.length;
+        if (root) {
+          for (const pid of pids) {
+            try {
+              process.kill(pid, "SIGKILL");
+            } catch {
+            }
+          }
+        } else {
+          await privileged(kill, ["-KILL", "--", ...pids.map(String)]);
+        }
+        await delay(round < 5 ? 10 : 100);
+      }
+      const left = await processesOf(ids.uid);
+      if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
+      return found;
+    },
+    async give(dirs) {
+      const existing = dirs.filter((dir) => existsSync3(dir));
+      if (existing.length === 0) return;
+      if (!(namespace && root)) return chownAll(existing, ids.uid, ids.gid);
+      const result = await privileged(find, [
+        "-P",
+        ...existing,
+        "(",
+        "!",
+        "-uid",
+        String(ids.uid),
+        "-o",
+        "!",
+        "-gid",
+        String(ids.gid),
+        ")",
+        "-exec",
+        chown,
+        "-h",
+        `${ids.uid}:${ids.gid}`,
+        "--",
+        "{}",
+        "+"
+      ]);
+      if (result.code !== 0)
+        throw new Error(`could not give the agent its directories: ${result.stderr.trim().slice(0, 500)}`);
+    },
+    async take(dirs) {
+      const existing = dirs.filter((dir) => existsSync3(dir));
+      if (existing.length === 0) return;
+      if (namespace && root) return;
+      await chownAll(existing, workerUid, workerGid);
+      const modes = await privileged(chmod4, ["-R", "u+rwX,go-w", "--", ...existing]);
+      if (modes.code !== 0)
+        throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
+    },
+    useNetwork(next) {
+      network = next;
+    },
+    useView(next) {
+      view = { ...next, shared: [...next.shared, ...shared2] };
+    }
+  };
+}
+async function ensureUser(name, privileged) {
+  const lookup2 = async () => {
+    const result = await exec(requiredBinary("getent"), ["passwd", name]);
+    if (result.code !== 0) return null;
+    const fields = result.stdout.trim().split(":");
+    return { uid: Number(fields[2]), gid: Number(fields[3]) };
+  };
+  const useradd = systemBinary("useradd");
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const found = await lookup2();
+    if (found) {
+      if (found.uid === 0 || found.gid === 0)
+        throw new IsolationError(`the agent user ${name} has uid or gid 0; choose another name`);
+      return found;
+    }
+    if (!useradd) throw new IsolationError("useradd is not installed: the agent user cannot be created");
+    const created = await privileged(useradd, [
+      "--system",
+      "--user-group",
+      "--no-create-home",
+      "--home-dir",
+      "/nonexistent",
+      "--shell",
+      "/usr/sbin/nologin",
+      name
+    ]);
+    if (created.code === 0 || created.code === 9) continue;
+    if (created.code === 10) {
+      await delay(50 + attempt * 50);
+      continue;
+    }
+    throw new IsolationError(`could not create the agent user ${name}: ${created.stderr.trim()}`);
+  }
+  throw new IsolationError(`could not create the agent user ${name}: /etc/passwd stayed locked`);
+}
+var IsolationError, USER_NAME, WEAKER_FIX, INSTALL_FIX, NAMESPACES_FIX;
+var init_agent_user = __esm({
+  "src/worker/agent-user.ts"() {
+    "use strict";
+    init_agent_namespace();
+    init_agent_env();
+    init_agent_slots();
+    init_trusted_binaries();
+    IsolationError = class extends Error {
+      name = "IsolationError";
+    };
+    USER_NAME = /^[a-z_][a-z0-9_-]{0,30}$/;
+    WEAKER_FIX = "set `isolation: uid` (a separate user only: weaker, no namespace) or `isolation: none` in .github/autopilot.yml on the default branch";
+    INSTALL_FIX = `Install bubblewrap on the runner (\`sudo apt-get install -y bubblewrap\` in a step before the worker, or in the runner's image), or ${WEAKER_FIX}.`;
+    NAMESPACES_FIX = `Run the worker where root may create namespaces (a virtual machine such as GitHub's hosted runners, or a container started with the capabilities to nest them), or ${WEAKER_FIX}.`;
   }
 });
 
@@ -45152,17 +45449,59 @@ ${tail}`;
   }
 });
 
+// src/worker/agent-reach.ts
+import { statSync as statSync2 } from "node:fs";
+import path6 from "node:path";
+function why(file2, uid) {
+  for (let at = path6.dirname(file2); ; at = path6.dirname(at)) {
+    try {
+      const st = statSync2(at);
+      const bit = st.uid === uid ? 64 : 1;
+      if ((st.mode & bit) === 0)
+        return `its directory ${at} (mode ${(st.mode & 4095).toString(8)}, owner uid ${st.uid}) cannot be entered`;
+    } catch {
+    }
+    if (at === path6.dirname(at)) break;
+  }
+  try {
+    const st = statSync2(file2);
+    return `it is not readable by that user (mode ${(st.mode & 4095).toString(8)}, owner uid ${st.uid})`;
+  } catch {
+    return "it is not there for that user";
+  }
+}
+async function unreachablePaths(user, needed) {
+  if (!user.isolated || needed.length === 0) return [];
+  const result = await runProcess({
+    command: "/bin/sh",
+    args: ["-c", 'i=0; for p in "$@"; do [ -r "$p" ] || echo "$i"; i=$((i+1)); done', "sh", ...needed],
+    cwd: "/",
+    env: { PATH: "/usr/bin:/bin", LANG: "C" },
+    timeoutMs: 3e4,
+    runAs: user
+  });
+  if (result.exitCode !== 0) return [];
+  return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map((line) => needed[Number(line)]).filter((p) => p !== void 0).map((p) => ({ path: p, why: why(p, user.uid) }));
+}
+var init_agent_reach = __esm({
+  "src/worker/agent-reach.ts"() {
+    "use strict";
+    init_process();
+  }
+});
+
 // src/worker/agent-iteration.ts
 import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
-import path4 from "node:path";
+import path7 from "node:path";
 function createAgentRunner(options) {
+  const reached = /* @__PURE__ */ new Set();
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
-    const home = options.home ?? path4.join(options.scratchDir, "home");
-    const tmpdir = options.tmpdir ?? path4.join(options.scratchDir, "tmp");
+    const home = options.home ?? path7.join(options.scratchDir, "home");
+    const tmpdir = options.tmpdir ?? path7.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
     await mkdir(tmpdir, { recursive: true });
-    const promptFile = path4.join(options.scratchDir, `prompt-${request2.iteration}.md`);
+    const promptFile = path7.join(options.scratchDir, `prompt-${request2.iteration}.md`);
     const mode = options.boundary?.user.isolated ? 420 : 384;
     await writeFile3(promptFile, request2.prompt, { mode });
     await chmod2(promptFile, mode);
@@ -45192,6 +45531,28 @@ function createAgentRunner(options) {
       },
       secretValues: options.secretValues
     });
+    const line = [invocation.command, ...invocation.args].join("\0").replaceAll(promptFile, "");
+    if (options.boundary?.user.isolated && !reached.has(line)) {
+      const missing = await unreachablePaths(
+        options.boundary.user,
+        commandPaths(invocation.command, invocation.args).filter((p) => p !== promptFile)
+      );
+      if (missing.length > 0) {
+        const named = missing.map((m) => `${m.path}: ${m.why}`).join("; ");
+        return {
+          preset: preset.name,
+          output: preset.parseOutput("", "", null),
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          durationMs: 0,
+          refusedEnv: refused,
+          rawOutput: "",
+          spawnError: `the agent's user ${options.boundary.user.name ?? ""} cannot reach what its command needs \u2014 ${named}. Install it where that user can read it, or make it readable`
+        };
+      }
+      reached.add(line);
+    }
     await options.boundary?.handOver();
     const result = await runProcess({
       ...options.boundary ? { runAs: options.boundary.user } : {},
@@ -45232,6 +45593,8 @@ var init_agent_iteration = __esm({
     "use strict";
     init_agents();
     init_agent_env();
+    init_agent_namespace();
+    init_agent_reach();
     init_process();
     RAW_KEEP = 1024 * 1024;
   }
@@ -45240,23 +45603,23 @@ var init_agent_iteration = __esm({
 // src/worker/tree-files.ts
 import { constants as constants3 } from "node:fs";
 import { lstat, mkdir as mkdir2, open as open2 } from "node:fs/promises";
-import path5 from "node:path";
+import path8 from "node:path";
 async function checkDirs(root, relative, create) {
-  const parts = path5.normalize(relative).split(path5.sep).filter(Boolean);
+  const parts = path8.normalize(relative).split(path8.sep).filter(Boolean);
   if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
   let current = root;
   for (const part of parts.slice(0, -1)) {
-    current = path5.join(current, part);
+    current = path8.join(current, part);
     try {
       const info2 = await lstat(current);
       if (!info2.isDirectory())
-        throw new UnsafeTreePathError(`${path5.relative(root, current)} is not a plain directory`);
+        throw new UnsafeTreePathError(`${path8.relative(root, current)} is not a plain directory`);
     } catch (error63) {
       if (error63.code !== "ENOENT" || !create) throw error63;
       await mkdir2(current);
     }
   }
-  return path5.join(current, parts.at(-1));
+  return path8.join(current, parts.at(-1));
 }
 async function readTreeFile(root, relative) {
   let file2;
@@ -45277,7 +45640,7 @@ async function readTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat(path5.join(root, relative));
+    await lstat(path8.join(root, relative));
     return true;
   } catch {
     return false;
@@ -45312,7 +45675,7 @@ var init_tree_files = __esm({
 // src/worker/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
 import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
-import path6 from "node:path";
+import path9 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
 }
@@ -45354,10 +45717,10 @@ var init_private_git = __esm({
       knownGitDir = null;
       constructor(options) {
         this.cwd = options.cwd;
-        this.hooksDir = path6.join(options.stateDir, "no-hooks");
+        this.hooksDir = path9.join(options.stateDir, "no-hooks");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
-        this.globalConfig = path6.join(options.stateDir, "gitconfig");
+        this.globalConfig = path9.join(options.stateDir, "gitconfig");
         this.userName = options.userName ?? "autopilot[bot]";
         this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
         const parent = options.parentEnv ?? process.env;
@@ -45472,13 +45835,13 @@ var init_private_git = __esm({
        * the local identity, and snapshots .git/config. Returns the keys removed.
        */
       async prepare() {
-        await mkdir3(path6.dirname(this.globalConfig), { recursive: true, mode: 448 });
+        await mkdir3(path9.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir3(this.hooksDir, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
           try {
-            await copyFile(path6.join(home, ".gitconfig"), this.globalConfig);
+            await copyFile(path9.join(home, ".gitconfig"), this.globalConfig);
             copied = true;
           } catch {
           }
@@ -45501,15 +45864,15 @@ var init_private_git = __esm({
         }
         await this.run(["config", "--local", "user.name", this.userName]);
         await this.run(["config", "--local", "user.email", this.userEmail]);
-        const info2 = path6.join(await this.gitDir(), "info");
+        const info2 = path9.join(await this.gitDir(), "info");
         await mkdir3(info2, { recursive: true });
-        await writeFile4(path6.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile4(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
       /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
       async snapshotConfig() {
-        this.configSnapshot = await readFile2(path6.join(await this.gitDir(), "config"), "utf8");
+        this.configSnapshot = await readFile2(path9.join(await this.gitDir(), "config"), "utf8");
       }
       async includeLooksLikeCredentials(key) {
         const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -45518,25 +45881,25 @@ var init_private_git = __esm({
       /** Puts .git/config back as `prepare` left it (after an agent ran). */
       async restoreConfig() {
         if (this.configSnapshot === null) return false;
-        const file2 = path6.join(await this.gitDir().catch(() => path6.join(this.cwd, ".git")), "config");
+        const file2 = path9.join(await this.gitDir().catch(() => path9.join(this.cwd, ".git")), "config");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
         }
         if (current === this.configSnapshot) return false;
-        await mkdir3(path6.dirname(file2), { recursive: true });
+        await mkdir3(path9.dirname(file2), { recursive: true });
         await writeFile4(file2, this.configSnapshot);
         return true;
       }
       /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
       async addExcludes(patterns) {
-        const file2 = path6.join(await this.gitDir(), "info", "exclude");
+        const file2 = path9.join(await this.gitDir(), "info", "exclude");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
-          await mkdir3(path6.dirname(file2), { recursive: true });
+          await mkdir3(path9.dirname(file2), { recursive: true });
         }
         const lines = new Set(current.split("\n"));
         const missing = patterns.filter((p) => !lines.has(p));
@@ -45602,7 +45965,7 @@ var init_private_git = __esm({
        * elsewhere) is left to git to answer.
        */
       async currentBranch() {
-        const text4 = await readFile2(path6.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+        const text4 = await readFile2(path9.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
         const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
         if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
         if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
@@ -45624,7 +45987,7 @@ var init_private_git = __esm({
           ["MERGE_HEAD", ["merge", "--abort"]],
           ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
         ]) {
-          const exists2 = await readFile2(path6.join(gitDir, marker)).then(
+          const exists2 = await readFile2(path9.join(gitDir, marker)).then(
             () => true,
             (error63) => error63.code === "EISDIR"
           );
@@ -45789,7 +46152,7 @@ var init_private_git = __esm({
 
 // src/worker/quality.ts
 import { stat } from "node:fs/promises";
-import path7 from "node:path";
+import path10 from "node:path";
 async function exists(file2) {
   try {
     await stat(file2);
@@ -45800,19 +46163,19 @@ async function exists(file2) {
 }
 async function readText(file2) {
   try {
-    return await readTreeFile(path7.dirname(file2), path7.basename(file2));
+    return await readTreeFile(path10.dirname(file2), path10.basename(file2));
   } catch {
     return null;
   }
 }
 async function detectQualityCommands(dir) {
   const commands = [];
-  const pkgText = await readText(path7.join(dir, "package.json"));
+  const pkgText = await readText(path10.join(dir, "package.json"));
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText);
       const scripts = pkg.scripts ?? {};
-      const runner = await exists(path7.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path7.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      const runner = await exists(path10.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path10.join(dir, "yarn.lock")) ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -45824,14 +46187,14 @@ async function detectQualityCommands(dir) {
     } catch {
     }
   }
-  const pyproject = await readText(path7.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path7.join(dir, "setup.cfg"));
-  const toxIni = await readText(path7.join(dir, "tox.ini"));
-  const usesPytest = await exists(path7.join(dir, "pytest.ini")) || await exists(path7.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  const pyproject = await readText(path10.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path10.join(dir, "setup.cfg"));
+  const toxIni = await readText(path10.join(dir, "tox.ini"));
+  const usesPytest = await exists(path10.join(dir, "pytest.ini")) || await exists(path10.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path7.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path7.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path7.join(dir, "Makefile")) ?? await readText(path7.join(dir, "makefile"));
+  if (await exists(path10.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path10.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path10.join(dir, "Makefile")) ?? await readText(path10.join(dir, "makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }
@@ -45880,16 +46243,16 @@ var init_quality = __esm({
 });
 
 // src/worker/toolchain-reach.ts
-import { existsSync as existsSync3 } from "node:fs";
-import path8 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import path11 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path8.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path11.delimiter) : [value];
     for (const dir of parts) {
-      if (!path8.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync3(dir)) continue;
+      if (!path11.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -45933,8 +46296,8 @@ var init_toolchain_reach = __esm({
 
 // src/worker/boundary.ts
 import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
-import os6 from "node:os";
-import path9 from "node:path";
+import os7 from "node:os";
+import path12 from "node:path";
 async function isDirectory(dir) {
   try {
     return (await stat2(dir)).isDirectory();
@@ -45953,29 +46316,32 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path9.join(workspace, ".git");
+  const source = path12.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
   await chmod3(workerDir, 448);
-  const gitDir = path9.join(workerDir, "repo.git");
+  const gitDir = path12.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path9.join(options.agentBase ?? os6.tmpdir(), "autopilot-agent-"));
-  await chmod3(agentDir, 493);
-  const workTree = path9.join(agentDir, "work");
+  else agentDir = await mkdtemp2(path12.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  await chmod3(agentDir, options.sandboxed ? 448 : 493);
+  const workTree = path12.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path9.join(agentDir, "home");
-  const tmp = path9.join(agentDir, "tmp");
+  const home = path12.join(agentDir, "home");
+  const tmp = path12.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
-  return { workspace, gitDir, agentDir, workTree, home, tmp };
+  const inbox = path12.join(agentDir, "inbox");
+  await mkdir4(inbox, { recursive: true, mode: 493 });
+  await chmod3(inbox, 493);
+  return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 async function restoreCheckout(dirs) {
-  const target = path9.join(dirs.workspace, ".git");
+  const target = path12.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm2(dirs.agentDir, { recursive: true, force: true });
 }
@@ -46001,7 +46367,7 @@ function createBoundary(options) {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path9.join(dirs.agentDir, "sync.bundle");
+    const bundle = path12.join(dirs.inbox, "sync.bundle");
     const make = async (since) => {
       await rm2(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
@@ -46044,6 +46410,7 @@ async function createIsolatedParts(options) {
   const dirs = await isolateCheckout({
     workspace: options.workspace,
     workerDir: options.workerDir,
+    sandboxed: options.user.mode === "namespace",
     ...options.agentBase ? { agentBase: options.agentBase } : {},
     ...options.agentDir ? { agentDir: options.agentDir } : {}
   });
@@ -46052,7 +46419,7 @@ async function createIsolatedParts(options) {
   const git = new Git({
     cwd: dirs.workTree,
     gitDir: dirs.gitDir,
-    stateDir: path9.join(options.workerDir, "git"),
+    stateDir: path12.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -46068,9 +46435,18 @@ async function createIsolatedParts(options) {
     warn: options.warn
   };
   const boundary = createBoundary(boundaryOptions);
+  const runnerTemp = options.parentEnv.RUNNER_TEMP;
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path12.resolve(dir)}/`);
+  options.user.useView({
+    shared: [],
+    writable: [dirs.workTree, dirs.home, dirs.tmp],
+    readable: [dirs.inbox],
+    hidden: [options.workerDir, ...runnerTemp && !holdsAgent(runnerTemp) ? [runnerTemp] : []],
+    openings: []
+  });
   const agent = createAgentRunner({
     workdir: dirs.workTree,
-    scratchDir: dirs.agentDir,
+    scratchDir: dirs.inbox,
     home: dirs.home,
     tmpdir: dirs.tmp,
     parentEnv: options.parentEnv,
@@ -47336,20 +47712,20 @@ function globToRegExp(glob) {
 }
 function pathRule(glob, never2) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path12) => re.test(path12) };
+  return { name: glob, never: never2, test: (path15) => re.test(path15) };
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path12) {
-  const p = path12.trim();
+function unquoteGitPath(path15) {
+  const p = path15.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path12) {
-  const p = unquoteGitPath(path12).replace(/\t.*$/, "");
+function stripPrefix(path15) {
+  const p = unquoteGitPath(path15).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -47377,20 +47753,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path12 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path12) {
-        file2 = path12;
-        paths.add(path12);
+      const path15 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path15) {
+        file2 = path15;
+        paths.add(path15);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path12 = stripPrefix(header2[1]);
-      if (path12) {
-        paths.add(path12);
-        if (line.startsWith("+++")) file2 = path12;
-        else if (!file2) file2 = path12;
+      const path15 = stripPrefix(header2[1]);
+      if (path15) {
+        paths.add(path15);
+        if (line.startsWith("+++")) file2 = path15;
+        else if (!file2) file2 = path15;
       }
       continue;
     }
@@ -47412,8 +47788,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path12) {
-  return path12.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path15) {
+  return path15.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -47444,9 +47820,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path12 of paths) {
+  for (const path15 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path12)) add(rule, "path", path12.length > 200 ? `${path12.slice(0, 199)}\u2026` : path12);
+      if (rule.test(path15)) add(rule, "path", path15.length > 200 ? `${path15.slice(0, 199)}\u2026` : path15);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -55544,7 +55920,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path12, match) {
+function findUrl(_, protocol, domain3, path15, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -55557,7 +55933,7 @@ function findUrl(_, protocol, domain3, path12, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path12);
+  const parts = splitUrl(domain3 + path15);
   const result = {
     type: "link",
     title: null,
@@ -56019,7 +56395,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path10, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path13, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -56069,7 +56445,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path10, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path13, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -56245,7 +56621,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path10, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path13, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -56257,7 +56633,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path10 = {
+    path13 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -58850,6 +59226,7 @@ var init_job = __esm({
         this.startedAt = deps.clock();
         this.agents = [config2.agents.primary, ...config2.agents.fallbacks];
         const now = new Date(this.startedAt).toISOString();
+        const weaker = weakerIsolationText(config2.isolation);
         this.result = {
           version: 1,
           issue: inputs.issue,
@@ -58863,7 +59240,7 @@ var init_job = __esm({
           tokens: { input: 0, output: 0 },
           costUsd: 0,
           humanGate: { fired: false, rules: [] },
-          ...config2.isolation === "none" ? { agentAccess: UNISOLATED_AGENT_ACCESS } : {},
+          ...weaker ? { agentAccess: weaker } : {},
           ...deps.network?.access ? { networkAccess: deps.network.access } : {},
           startedAt: now,
           updatedAt: now
@@ -59257,8 +59634,8 @@ var init_job = __esm({
           const [result] = await this.deps.quality.run([command], left);
           if (result?.output.trim()) this.log.info(result.output);
           if (!result?.passed) {
-            const why = !result ? "did not run" : result.timedOut ? `was stopped when ${limit} ran out` : `failed (exit code ${result.exitCode ?? "none"})`;
-            return `project setup failed: \`${command}\` ${why}; its output is in the worker's log. Fix the command in \`setup\` of .github/autopilot.yml, or the project`;
+            const why2 = !result ? "did not run" : result.timedOut ? `was stopped when ${limit} ran out` : `failed (exit code ${result.exitCode ?? "none"})`;
+            return `project setup failed: \`${command}\` ${why2}; its output is in the worker's log. Fix the command in \`setup\` of .github/autopilot.yml, or the project`;
           }
           this.log.info(`setup passed: ${command} (${Math.round(result.durationMs / 1e3)} s)`);
         }
@@ -59314,13 +59691,13 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         if (commits !== null) this.result.commits = commits;
       }
       /** Commit + push whatever the work tree holds (pause, limits, failures). */
-      async checkpoint(why) {
+      async checkpoint(why2) {
         if (!this.setup) return;
         const { git } = this.deps;
         await git.restoreConfig();
         await git.recoverBranch(this.branch);
         this.knownHead = null;
-        const sha = await git.commitAll(`autopilot: checkpoint for #${this.inputs.issue} (${why})
+        const sha = await git.commitAll(`autopilot: checkpoint for #${this.inputs.issue} (${why2})
 `);
         if (this.config.dryRun) return;
         const head = sha ?? await git.headSha();
@@ -59550,12 +59927,12 @@ __export(run_job_exports, {
   runJob: () => runJob
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
-import os7 from "node:os";
-import path11 from "node:path";
+import os8 from "node:os";
+import path14 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path11.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path14.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -59635,8 +60012,9 @@ async function runJob(start) {
   );
   const config2 = withOverrides(chosen.config, chosen.warnings, inputs.config);
   const user = await setupAgentUser({ isolation: config2.isolation, env });
-  if (!user.isolated) warning(UNISOLATED_AGENT_ACCESS);
-  const scratch = await mkdtemp3(path11.join(env.RUNNER_TEMP ?? os7.tmpdir(), "autopilot-worker-"));
+  const weaker = weakerIsolationText(config2.isolation);
+  if (weaker) warning(weaker);
+  const scratch = await mkdtemp3(path14.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,
@@ -59658,10 +60036,10 @@ async function runJob(start) {
     parentEnv: env,
     agentDir: parts.boundary.dirs.agentDir,
     enforced: user.isolated && networkEnforced(config2.isolation),
-    onRefused: (host, why) => {
+    onRefused: (host, why2) => {
       if (loggedRefusals.has(host) || loggedRefusals.size >= 100) return;
       loggedRefusals.add(host);
-      info(safeLogText(`egress proxy refused ${host}: ${why}`));
+      info(safeLogText(`egress proxy refused ${host}: ${why2}`));
     }
   });
   user.useNetwork(egress.network);
