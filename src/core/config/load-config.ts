@@ -100,8 +100,29 @@ export function parseConfig(text: string | null, path: string = CONFIG_PATH): Co
     }
     return undefined;
   };
-  const result = validate(input, path, locate);
-  return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
+  const renamed = renamedValues(input, path);
+  const result = validate(renamed.input, path, locate);
+  return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
+}
+
+/**
+ * Values earlier versions took that now have another name. `isolation: user` named the separate user, which the
+ * namespace sandbox now runs inside its own namespaces: it reads as `namespace` (the stronger wall, and the
+ * default), never as the weaker `uid`, so an upgrade loosens nothing; a runner without bubblewrap then refuses to
+ * start, naming the fix.
+ */
+function renamedValues(
+  input: Record<string, unknown>,
+  path: string,
+): { input: Record<string, unknown>; warnings: string[] } {
+  if (input.isolation !== "user") return { input, warnings: [] };
+  return {
+    input: { ...input, isolation: "namespace" },
+    warnings: [
+      `${path}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the ` +
+        'default); write "namespace", or "uid" for the separate user alone (weaker).',
+    ],
+  };
 }
 
 /** A failed result with one problem about the input as a whole: `<what>: found …; expected …`. */
