@@ -82,7 +82,7 @@ describe("the agent presets' registry", () => {
     for (const preset of npm) expect(agentCliBin(preset.install!.command)).toContain(`/${preset.name}/`);
   });
 
-  it("is documented: docs/WORKER.md's agent table has one row per preset", () => {
+  it("is documented: docs/WORKER.md's agent table has one row per preset, docs/INSTALL.md names each", () => {
     const worker = readFileSync(join(root, "docs", "WORKER.md"), "utf8");
     const start = worker.indexOf("\n| preset | command line | reads |");
     expect(start).toBeGreaterThan(0);
@@ -90,5 +90,9 @@ describe("the agent presets' registry", () => {
     const rows = [...table.matchAll(/^\| `([a-z0-9-]+)` \| `/gm)].map((match) => match[1]);
     expect(rows).toEqual(PRESET_NAMES);
     expect(rows).toEqual(PRESET_NAMES);
+    const install = readFileSync(join(root, "docs", "INSTALL.md"), "utf8");
+    const agentOption = install.split("\n").find((line) => line.startsWith("| `--agent NAME` |"));
+    const named = [...(agentOption ?? "").matchAll(/`([a-z0-9-]+)`/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual([...PRESET_NAMES].sort());
   });
 });
