@@ -68,7 +68,7 @@ export function agentKeyName(agent: PresetName): string | null {
 }
 
 /**
- * The worker template's install step: the default preset's line, at any version (test/core/presets.test.ts keeps
+ * The worker template's install step: the default preset's line, at any version (test/workflow-templates.test.ts keeps
  * the template's equal to the record's pin); init swaps it for the chosen preset's pinned line.
  */
 const TEMPLATE_INSTALL_RUN = templateInstallRun();
