@@ -74,6 +74,25 @@ describe("the agent presets' registry", () => {
     expect([...SELF_PRICING_PRESETS].sort()).toEqual(["aider", "claude-code", "custom", "opencode"]);
   });
 
+  it("is the price table docs/WORKER.md shows, model for model", () => {
+    const worker = readFileSync(join(root, "docs", "WORKER.md"), "utf8");
+    const start = worker.indexOf("\n| model | input | output |");
+    expect(start).toBeGreaterThan(0);
+    const shown: Record<string, { input: number; output: number }> = {};
+    // A row is `a, b | 1 | 2` (same price) or `a / b | 1 / 2 | 3 / 4` (one price per group).
+    for (const row of worker.slice(start, worker.indexOf("\n\n", start)).split("\n").slice(3)) {
+      const [models, inputs, outputs] = row
+        .split("|")
+        .slice(1, 4)
+        .map((cell) => cell.trim().split(" / "));
+      models!.forEach((group, i) => {
+        for (const model of group.split(", "))
+          shown[model] = { input: Number(inputs![i]), output: Number(outputs![i]) };
+      });
+    }
+    expect(shown).toEqual(DEFAULT_PRICES);
+  });
+
   it("installs for the real-CLI tests every npm CLI at its record's pin", () => {
     const npm = PRESETS.filter((preset) => preset.install?.manager === "npm");
     expect(AGENT_CLIS.map((cli) => [cli.preset, cli.install])).toEqual(
