@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { DEFAULT_PRESET } from "../src/core/presets/index.js";
+import { agentInstallLine } from "../src/core/setup-files.js";
 
 const root = join(import.meta.dirname, "..");
 const templates = join(root, "templates/workflows");
@@ -103,7 +105,7 @@ describe("workflow templates", () => {
       /\b(?:npm\s+(?:ci|install(?!\s+-g)|i(?!\s+-g)|run|test)|yarn|pnpm\s+(?:i|install|run)|pip3?\s+install|make|cargo|go\s+(?:build|test|mod|run))\b|(?:^|\s)\.\//m;
     for (const step of steps) expect(step.run ?? "", step.name ?? step.uses).not.toMatch(repositoryCode);
     expect(text).toMatch(/`setup:`/);
-    // The agent CLI at an exact version (scripts/install-agent-clis.mjs pins the one the tests run).
+    // The agent CLI at an exact version (the default preset's record pins it; test/core/presets.test.ts).
     const cli = steps.find((step) => step.name === "Install the agent CLI")!;
     expect(cli.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
     // bubblewrap, the namespace sandbox's tool, before the worker.
@@ -135,9 +137,8 @@ describe("workflow templates", () => {
     expect(seen).toBeGreaterThanOrEqual(10);
   });
 
-  it("the agent CLI version in the worker template is the one the real-CLI tests run", async () => {
-    const { AGENT_CLI_VERSIONS } = await import("../scripts/install-agent-clis.mjs");
+  it("the worker template installs the default preset's CLI at the version its record pins", () => {
     const text = readFileSync(join(templates, "autopilot-worker.yml"), "utf8");
-    expect(text).toContain(`@anthropic-ai/claude-code@${AGENT_CLI_VERSIONS["@anthropic-ai/claude-code"]}`);
+    expect(text).toContain(`        run: ${agentInstallLine(DEFAULT_PRESET)}\n`);
   });
 });

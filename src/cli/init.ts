@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { describeAgentBranchFindings } from "../core/agent-branch-secrets.js";
-import { AGENT_PRESETS, type AgentPreset, DEFAULT_CONFIG } from "../core/config/index.js";
+import { DEFAULT_CONFIG } from "../core/config/index.js";
+import { DEFAULT_PRESET, isPresetName, PRESET_NAMES } from "../core/presets/index.js";
 import {
   type InstallMode,
   desiredFiles,
@@ -70,7 +71,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   let source = current.source;
   const detected = await detectQualityCommands(dir);
   let mode = options.mode ?? "actions";
-  let agent = options.agent ?? "claude-code";
+  let agent = options.agent ?? DEFAULT_PRESET;
   let quality = detected;
   let createLabels = true;
   if (!options.yes) {
@@ -84,7 +85,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
       mode =
         options.mode ??
         (await q.ask("Run the controller in GitHub Actions (actions) or as a hosted app (app)?", mode));
-      agent = options.agent ?? (await q.ask(`Agent (${AGENT_PRESETS.join(", ")})?`, agent));
+      agent = options.agent ?? (await q.ask(`Agent (${PRESET_NAMES.join(", ")})?`, agent));
       const answer = await q.ask(
         "Quality commands, separated by ';' (\"auto\": detect in each run)?",
         detected.length ? detected.join("; ") : "auto",
@@ -107,8 +108,8 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     );
     return 2;
   }
-  if (!(AGENT_PRESETS as readonly string[]).includes(agent)) {
-    io.err(`--agent must be one of ${AGENT_PRESETS.join(", ")}, not "${agent}".`);
+  if (!isPresetName(agent)) {
+    io.err(`--agent must be one of ${PRESET_NAMES.join(", ")}, not "${agent}".`);
     return 2;
   }
   // A workflow pinned to a placeholder fails on GitHub at its first run, or runs a stranger's action: stop
@@ -134,7 +135,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   const desired = desiredFiles({
     mode: mode as InstallMode,
     release,
-    agent: agent as AgentPreset,
+    agent,
     qualityCommands: quality,
     setup: await detectSetupCommands(dir),
     workerTemplate: readFileSync(join(templates, "autopilot-worker.yml"), "utf8"),
@@ -209,7 +210,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
   remainingSteps({
     mode: mode as InstallMode,
     repo,
-    agent: agent as AgentPreset,
+    agent,
     labelsCreated: labelsDone,
     changedFiles: changed,
     keySecretCommand: keySecretCommand(),

@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { DEFAULT_PRESET, PRESET_NAMES } from "../core/presets/index.js";
 import { type CliIo, EXIT, untilInterrupted } from "./cli-io.js";
 import { loadSandbox, type SandboxCommands } from "./load-sandbox.js";
 import { PACKAGE_ROOT } from "./package-root.js";
@@ -57,7 +58,7 @@ Usage:
                                   .github/autopilot.yml, labels (with GITHUB_TOKEN or gh), next steps.
       --mode actions|app          Controller in GitHub Actions (default) or hosted (autopilot serve)
       --dir PATH                  The checkout (default: the current directory)
-      --agent NAME                claude-code (default), codex, gemini, opencode, aider, custom
+      --agent NAME                ${PRESET_NAMES.map((name) => (name === DEFAULT_PRESET ? `${name} (default)` : name)).join(", ")}
       --yes                       Take the defaults instead of asking
       --force                     Overwrite files that differ (init shows the difference otherwise)
       --repo OWNER/NAME           The GitHub repository (default: the origin remote)

@@ -5,10 +5,10 @@
  * models (a negotiated price, a new model, a proxy's own name for one). Where neither knows the model, a USD
  * budget cannot limit that agent: the token budget still does, and the dashboard says so.
  *
- * Published at: anthropic.com/pricing, openai.com/api/pricing, ai.google.dev/gemini-api/docs/pricing (checked
- * November 2026). Long-context tiers (Gemini 2.5 Pro above 200k prompt tokens) are not modelled: the lower
- * price is used, so a budget may run a little late there, never early.
+ * The default prices are in each preset's record (`prices` in src/core/presets/<name>.ts), published at
+ * anthropic.com/pricing, openai.com/api/pricing, ai.google.dev/gemini-api/docs/pricing (checked November 2026).
  */
+import { type ModelPrice, PRESETS } from "./presets/index.js";
 
 /** A configured price (`prices` in the configuration). */
 export interface ConfiguredPrice {
@@ -17,49 +17,21 @@ export interface ConfiguredPrice {
   output: number;
 }
 
-export interface ModelPrice {
-  /** USD per million input tokens. */
-  input: number;
-  /** USD per million output tokens. */
-  output: number;
-}
+export type { ModelPrice } from "./presets/index.js";
 
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  // Anthropic
-  "claude-opus-4-1": { input: 15, output: 75 },
-  "claude-opus-4": { input: 15, output: 75 },
-  "claude-sonnet-4-5": { input: 3, output: 15 },
-  "claude-sonnet-4": { input: 3, output: 15 },
-  "claude-haiku-4-5": { input: 1, output: 5 },
-  "claude-3-5-haiku": { input: 0.8, output: 4 },
-  // OpenAI
-  "gpt-5": { input: 1.25, output: 10 },
-  "gpt-5-codex": { input: 1.25, output: 10 },
-  "gpt-5-mini": { input: 0.25, output: 2 },
-  "gpt-5-nano": { input: 0.05, output: 0.4 },
-  "gpt-4.1": { input: 2, output: 8 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
-  "gpt-4o": { input: 2.5, output: 10 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6 },
-  o3: { input: 2, output: 8 },
-  "o4-mini": { input: 1.1, output: 4.4 },
-  // Google
-  "gemini-2.5-pro": { input: 1.25, output: 10 },
-  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
-  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
-  "gemini-2.0-flash": { input: 0.1, output: 0.4 },
-};
+/** Every preset's model prices together (a model is priced alike whichever CLI runs it). */
+export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = Object.assign(
+  {},
+  ...PRESETS.map((preset) => preset.prices),
+);
 
 /**
  * Presets whose CLI prices its own usage (Claude Code's `total_cost_usd`, OpenCode's and Aider's cost for the
  * models they know, a custom command's `autopilot-usage` line). The others report tokens only.
  */
-export const SELF_PRICING_PRESETS: ReadonlySet<string> = new Set([
-  "claude-code",
-  "opencode",
-  "aider",
-  "custom",
-]);
+export const SELF_PRICING_PRESETS: ReadonlySet<string> = new Set(
+  PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name),
+);
 
 /** `openai/gpt-5` (OpenCode's provider/model), `models/gemini-2.5-pro`, `Claude-Sonnet-4-5` → the bare name. */
 function bareModel(model: string): string {

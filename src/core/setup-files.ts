@@ -3,7 +3,14 @@
  * release of Autopilot, `.github/autopilot.yml` with the detected quality commands, the labels with colours,
  * and the plan that keeps a second run from changing anything (a changed file is reported, not overwritten).
  */
-import type { AgentPreset, AutopilotConfig } from "./config/index.js";
+import type { AutopilotConfig } from "./config/index.js";
+import {
+  DEFAULT_PRESET,
+  getPreset,
+  installLine,
+  type PresetName,
+  unpinnedInstallLine,
+} from "./presets/index.js";
 
 export const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
 export const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
@@ -47,30 +54,37 @@ export function sourceFromRepositoryField(field: unknown): string | null {
 }
 
 /**
- * The agent CLI install line and its key per preset (what the worker job needs on the runner), each at an exact
- * version: a new release reaches a repository's jobs only when someone changes the number. The npm versions are
- * the ones the real-CLI tests run (scripts/install-agent-clis.mjs; test/core/setup-files.test.ts keeps them
- * equal): bump them there and here together.
+ * The exact agent CLI install line of a preset (null for `custom`), from its record: the version the real-CLI
+ * tests run (scripts/install-agent-clis.ts installs the same records' pins).
  */
-const AGENT_INSTALL: Record<Exclude<AgentPreset, "custom">, { install: string; key: string }> = {
-  "claude-code": { install: "npm install -g @anthropic-ai/claude-code@2.1.330", key: "ANTHROPIC_API_KEY" },
-  codex: { install: "npm install -g @openai/codex@0.169.0", key: "OPENAI_API_KEY" },
-  gemini: { install: "npm install -g @google/gemini-cli@0.61.0", key: "GEMINI_API_KEY" },
-  opencode: { install: "npm install -g opencode-ai@1.18.33", key: "ANTHROPIC_API_KEY" },
-  aider: { install: "pipx install aider-chat==0.86.2", key: "ANTHROPIC_API_KEY" },
-};
-
-/** The exact agent CLI install line of a preset (null for `custom`). */
-export function agentInstallLine(agent: AgentPreset): string | null {
-  return agent === "custom" ? null : AGENT_INSTALL[agent].install;
+export function agentInstallLine(agent: PresetName): string | null {
+  const install = getPreset(agent).install;
+  return install ? installLine(install) : null;
 }
 
-export function agentKeyName(agent: AgentPreset): string | null {
-  return agent === "custom" ? null : AGENT_INSTALL[agent].key;
+/** The secret a user sets for a preset: its first model key (null for `custom`, which has none). */
+export function agentKeyName(agent: PresetName): string | null {
+  return getPreset(agent).keyEnv[0] ?? null;
+}
+
+/**
+ * The worker template's install step: the default preset's line, at any version (test/workflow-templates.test.ts keeps
+ * the template's equal to the record's pin); init swaps it for the chosen preset's pinned line.
+ */
+const TEMPLATE_INSTALL_RUN = templateInstallRun();
+
+function templateInstallRun(): RegExp {
+  const install = getPreset(DEFAULT_PRESET).install;
+  if (!install) throw new Error(`the default preset ${DEFAULT_PRESET} must install a CLI`);
+  return new RegExp(`^(\\s*run: )${escapeRegExp(unpinnedInstallLine(install))}(?:(?:@|==)\\S+)?$`, "m");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Pins `uses: OWNER/autopilot…@v1` to the release, drops the "replace OWNER" notes, installs the agent. */
-export function pinWorkflow(template: string, release: Release, agent: AgentPreset): string {
+export function pinWorkflow(template: string, release: Release, agent: PresetName): string {
   const tag = `v${release.version}`;
   let text = template
     .replace(/^# Autopilot (worker|controller): (.*)\. Copy this file to (\S+)\.$/m, "# Autopilot $1: $2.")
@@ -78,12 +92,8 @@ export function pinWorkflow(template: string, release: Release, agent: AgentPres
     .replace(/uses: OWNER\/autopilot(\/controller)?@v1\b/g, (_m, sub: string | undefined) => {
       return `uses: ${release.source}${sub ?? ""}@${tag}`;
     });
-  if (agent !== "custom") {
-    text = text.replace(
-      /^(\s*run: )npm install -g @anthropic-ai\/claude-code(?:@\S+)?$/m,
-      (_m, prefix: string) => `${prefix}${AGENT_INSTALL[agent].install}`,
-    );
-  }
+  const install = agentInstallLine(agent);
+  if (install) text = text.replace(TEMPLATE_INSTALL_RUN, (_m, prefix: string) => `${prefix}${install}`);
   return text;
 }
 
@@ -94,7 +104,7 @@ export function schemaUrl(release: Release): string {
 /** `.github/autopilot.yml`: the schema comment for editors, the agent, and the quality commands found. */
 export function renderConfigFile(options: {
   release: Release;
-  agent: AgentPreset;
+  agent: PresetName;
   qualityCommands: readonly string[];
   /** Install commands found for the project (`setup:`); empty: a commented example. */
   setup?: readonly string[];
@@ -174,7 +184,7 @@ export type FileAction =
 export function desiredFiles(options: {
   mode: InstallMode;
   release: Release;
-  agent: AgentPreset;
+  agent: PresetName;
   qualityCommands: readonly string[];
   setup?: readonly string[];
   workerTemplate: string;
@@ -258,7 +268,7 @@ export function lineDiff(before: string, after: string, maxLines = 40): string {
 export function remainingSteps(options: {
   mode: InstallMode;
   repo: string | null;
-  agent: AgentPreset;
+  agent: PresetName;
   labelsCreated: boolean;
   changedFiles: readonly string[];
   /** The shell command that pipes the App's key from `.env` into `gh secret set AUTOPILOT_APP_PRIVATE_KEY`. */

@@ -8,9 +8,9 @@
  */
 import type { AutopilotConfig } from "../core/config/index.js";
 import { type AllowEntry, isIP, parseAllowList } from "../core/network-allow.js";
+import { getPreset } from "../core/presets/index.js";
 import { OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS } from "../core/worker-result.js";
 import type { AgentNetwork } from "./agent-network.js";
-import { getPreset } from "./agents/index.js";
 import { writeForwarder } from "./egress-forwarder.js";
 import { type HostCount, startEgressProxy } from "./egress-proxy.js";
 

@@ -12,7 +12,7 @@
  * - the preset's own non-secret settings and Autopilot's AUTOPILOT_* variables.
  * Whatever the source, a variable whose value contains the GitHub token is dropped.
  */
-import { ALL_MODEL_KEYS } from "./agents/index.js";
+import { ALL_MODEL_KEYS } from "../core/presets/index.js";
 
 export const BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"] as const;
 

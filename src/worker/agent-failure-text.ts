@@ -1,18 +1,11 @@
 /** What the worker tells people when an agent cannot start, authenticate or pay: the failure and its fix. */
 import type { AgentConfig } from "../core/config/index.js";
-import { getPreset } from "./agents/index.js";
-
-/** How each preset's command-line tool is installed, for the advice when it could not be started. */
-const INSTALL_COMMANDS: Record<string, string> = {
-  "claude-code": "npm install -g @anthropic-ai/claude-code",
-  codex: "npm install -g @openai/codex",
-  aider: "pipx install aider-chat",
-  opencode: "npm install -g opencode-ai",
-  gemini: "npm install -g @google/gemini-cli",
-};
+import { getPreset, installLine } from "../core/presets/index.js";
 
 export function spawnFailureText(agent: AgentConfig, error: string): string {
-  const install = INSTALL_COMMANDS[agent.preset];
+  // The pinned line the worker template and `autopilot init` write: the version the worker is tested with.
+  const cli = getPreset(agent.preset).install;
+  const install = cli ? installLine(cli) : null;
   return `the ${agent.preset} agent could not be started (${error})${
     install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""
   }`;

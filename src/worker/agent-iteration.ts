@@ -8,8 +8,7 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentConfig } from "../core/config/index.js";
-import { getPreset } from "./agents/index.js";
-import type { AgentOutput, PresetName } from "./agents/types.js";
+import { type AgentOutput, getPreset, type PresetName } from "../core/presets/index.js";
 import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { commandPaths } from "./agent-namespace.js";
@@ -146,7 +145,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
     }).finally(() => options.boundary?.takeBack());
     const output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     return {
-      preset: preset.name,
+      preset: request.agent.preset,
       output,
       exitCode: result.exitCode,
       signal: result.signal,

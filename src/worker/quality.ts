@@ -7,7 +7,7 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { lastLines } from "./agents/preset-helpers.js";
+import { lastLines } from "../core/presets/preset-helpers.js";
 import type { AgentUser } from "./agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
 import { readTreeFile } from "./tree-files.js";

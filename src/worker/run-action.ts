@@ -7,7 +7,7 @@
  * Whatever fails is reported here: `result` `failed`, its reason, and `core.setFailed`.
  */
 import * as core from "@actions/core";
-import { ALL_MODEL_KEYS } from "./agents/index.js";
+import { ALL_MODEL_KEYS } from "../core/presets/index.js";
 import type { Boundary } from "./boundary.js";
 import { parseInputs } from "./inputs.js";
 import type { WorkerRun } from "./worker-deps.js";

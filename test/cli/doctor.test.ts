@@ -7,6 +7,7 @@ import { main } from "../../src/cli/main.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { type DoctorCheck, repositoryCodeSteps } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import { installLine, PRESETS } from "../../src/core/presets/index.js";
 import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
 import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
 import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
@@ -355,9 +356,9 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       "cargo build",
     ])
       expect(repositoryCodeSteps(`jobs:\n  work:\n    steps:\n      - run: ${run}\n`), run).toHaveLength(1);
+    // Every preset's pinned install line (the one `init` writes) installs a CLI, not the checkout's code.
     for (const run of [
-      "pipx install aider-chat==0.86.2",
-      "npm install -g opencode-ai@1.18.33",
+      ...PRESETS.flatMap((preset) => (preset.install ? [installLine(preset.install)] : [])),
       "sudo apt-get install -y bubblewrap",
     ])
       expect(repositoryCodeSteps(`jobs:\n  work:\n    steps:\n      - run: ${run}\n`), run).toEqual([]);

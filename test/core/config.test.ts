@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { DOC_FILE, EXAMPLE_CONFIG, generatedFiles, SCHEMA_FILE } from "../../scripts/gen-schema.js";
+import { PRESET_NAMES } from "../../src/core/presets/index.js";
 import {
-  AGENT_PRESETS,
   type AutopilotConfig,
   applyConfigOverrides,
   type ConfigProblem,
@@ -83,7 +83,7 @@ describe("defaults", () => {
     });
     expect(DEFAULT_CONFIG.qualityCommands).toBe("auto");
     expect(DEFAULT_CONFIG.merge.method).toBe("squash");
-    expect(AGENT_PRESETS).toEqual(["claude-code", "codex", "aider", "opencode", "gemini", "custom"]);
+    expect(PRESET_NAMES).toEqual(["claude-code", "codex", "aider", "opencode", "gemini", "custom"]);
   });
 
   it("DEFAULT_CONFIG is frozen, and every parse returns a fresh object", () => {

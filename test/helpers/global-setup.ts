@@ -1,7 +1,7 @@
 /**
  * Vitest global setup: makes `npm test` self-sufficient on a fresh clone. The worker's real-agent tests drive
  * the real Claude Code, Codex, Gemini CLI and OpenCode CLIs, which are pinned dev tools installed outside the project's dependencies
- * (scripts/install-agent-clis.mjs). Installing is a no-op when they are already there; otherwise it takes a few
+ * (scripts/install-agent-clis.ts). Installing is a no-op when they are already there; otherwise it takes a few
  * seconds from the npm registry, once, before any test file starts.
  *
  * Several vitest runs may start at once in one checkout (a watch run and a focused run, say), and two npm
@@ -11,7 +11,7 @@
  */
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { agentCliDir, agentClisInstalled, ensureAgentClis } from "../../scripts/install-agent-clis.mjs";
+import { agentCliDir, agentClisInstalled, ensureAgentClis } from "../../scripts/install-agent-clis.js";
 
 const LOCK = `${agentCliDir}.lock`;
 /** A lock older than this belongs to an install that died: it is taken over. */
@@ -51,7 +51,7 @@ export default async function setup(): Promise<void> {
     ensureAgentClis();
   } catch (error) {
     throw new Error(
-      `could not install the agent CLIs into ${agentCliDir} (run \`node scripts/install-agent-clis.mjs\` to see why): ${
+      `could not install the agent CLIs into ${agentCliDir} (run \`npx tsx scripts/install-agent-clis.ts\` to see why): ${
         error instanceof Error ? error.message : String(error)
       }`,
     );

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { classifyAgentOutput } from "../../src/core/classify.js";
 import { parseSignal } from "../../src/core/signals.js";
-import { parseAiderUsage } from "../../src/worker/agents/aider.js";
-import { unwrapShell } from "../../src/worker/agents/codex.js";
-import { ALL_MODEL_KEYS, getPreset, PRESETS } from "../../src/worker/agents/index.js";
-import { finalMessageFromText, MAX_PROMPT_ARG_BYTES } from "../../src/worker/agents/preset-helpers.js";
+import { parseAiderUsage } from "../../src/core/presets/aider.js";
+import { unwrapShell } from "../../src/core/presets/codex.js";
+import { ALL_MODEL_KEYS, getPreset } from "../../src/core/presets/index.js";
+import { finalMessageFromText, MAX_PROMPT_ARG_BYTES } from "../../src/core/presets/preset-helpers.js";
 
 // Output captured from the real Claude Code and Codex CLIs run offline (test/fixtures/agent-cli/README.md), in
 // the repository so the suite does not depend on a directory beside it.
@@ -311,12 +311,12 @@ describe("the custom preset", () => {
 
 describe("model keys", () => {
   it("go only to their own preset", () => {
-    expect(PRESETS["claude-code"].keyEnv).toContain("ANTHROPIC_API_KEY");
-    expect(PRESETS["claude-code"].keyEnv).not.toContain("OPENAI_API_KEY");
-    expect(PRESETS.codex.keyEnv).toContain("OPENAI_API_KEY");
-    expect(PRESETS.codex.keyEnv).not.toContain("ANTHROPIC_API_KEY");
-    expect(PRESETS.gemini.keyEnv).toEqual(["GEMINI_API_KEY", "GOOGLE_API_KEY"]);
-    expect(PRESETS.custom.keyEnv).toEqual([]);
+    expect(getPreset("claude-code").keyEnv).toContain("ANTHROPIC_API_KEY");
+    expect(getPreset("claude-code").keyEnv).not.toContain("OPENAI_API_KEY");
+    expect(getPreset("codex").keyEnv).toContain("OPENAI_API_KEY");
+    expect(getPreset("codex").keyEnv).not.toContain("ANTHROPIC_API_KEY");
+    expect(getPreset("gemini").keyEnv).toEqual(["GEMINI_API_KEY", "GOOGLE_API_KEY"]);
+    expect(getPreset("custom").keyEnv).toEqual([]);
     expect(ALL_MODEL_KEYS).toEqual(
       expect.arrayContaining(["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"]),
     );

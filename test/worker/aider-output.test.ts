@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { classifyAgentOutput } from "../../src/core/classify.js";
-import { aider, parseAiderUsage } from "../../src/worker/agents/aider.js";
+import { aider, parseAiderUsage } from "../../src/core/presets/aider.js";
 
 /** https://github.com/Aider-AI/aider/issues/2274 (Aider v0.62.1, prompt caching on). */
 const CACHE_WRITE = "Tokens: 216k sent, 108k cache write, 1.4k received. Cost: $0.75 message, $0.79 session.";

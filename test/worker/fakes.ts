@@ -12,7 +12,7 @@ import type {
   WorkerIssue,
   WorkerPull,
 } from "../../src/github/worker-client.js";
-import type { AgentOutput } from "../../src/worker/agents/types.js";
+import type { AgentOutput } from "../../src/core/presets/preset-types.js";
 import type { AgentRunRequest, AgentRunResult } from "../../src/worker/agent-iteration.js";
 import type { BranchSetup } from "../../src/worker/private-git.js";
 import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";

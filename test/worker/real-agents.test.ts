@@ -1,7 +1,7 @@
 /**
  * The worker driving the REAL agent CLIs — Claude Code, Codex, Gemini CLI and OpenCode, pinned and installed by
  * the global setup
- * (scripts/install-agent-clis.mjs) — against the loopback model stand-in (sandbox/scenario/agent/fake-model.ts), which
+ * (scripts/install-agent-clis.ts) — against the loopback model stand-in (sandbox/scenario/agent/fake-model.ts), which
  * scripts the model's tool calls, final messages and HTTP errors. Nothing here builds a command line by hand:
  * the CLIs are started by the worker's presets and agent runner, with the worker's env allow-list, and in
  * the loop tests the whole iteration runs — real git against a local bare remote, real quality commands,

@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { gemini } from "../../src/worker/agents/gemini.js";
-import { opencode } from "../../src/worker/agents/opencode.js";
+import { gemini } from "../../src/core/presets/gemini.js";
+import { opencode } from "../../src/core/presets/opencode.js";
 
 const sample = (name: string) =>
   readFileSync(join(import.meta.dirname, "..", "fixtures", "agent-cli", name), "utf8");

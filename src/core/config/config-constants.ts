@@ -1,16 +1,10 @@
 /**
- * Names shared by the configuration modules: where the file lives, the agent presets, and the rules on an
- * agent's command and environment that the schema and the cross-field checks both state.
+ * Names shared by the configuration modules: where the file lives and the rules on an agent's command and
+ * environment that the schema and the cross-field checks both state. The agent presets' names come from their
+ * registry (src/core/presets/index.ts).
  */
 
 export const CONFIG_PATH = ".github/autopilot.yml";
-
-/**
- * Agent presets. Each but `custom` names an agent CLI whose command line Autopilot knows; `custom` runs
- * `command` instead.
- */
-export const AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"] as const;
-export type AgentPreset = (typeof AGENT_PRESETS)[number];
 
 /** The placeholder a custom agent command must contain; it is replaced by the path of the prompt file. */
 export const PROMPT_FILE_PLACEHOLDER = "{prompt_file}";

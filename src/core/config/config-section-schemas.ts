@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { compileGatePattern } from "../gate-pattern.js";
 import { DEFAULT_REGISTRIES } from "../supply-chain-gate.js";
-import { AGENT_PRESETS, EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
+import { DEFAULT_PRESET, PRESET_NAMES } from "../presets/index.js";
+import { EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
 import { checkAgent } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
 
@@ -55,8 +56,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const AgentObjectSchema = z
   .strictObject({
     preset: z
-      .enum(AGENT_PRESETS)
-      .default("claude-code")
+      .enum(PRESET_NAMES)
+      .default(DEFAULT_PRESET)
       .describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
     model: nonBlank("a model name (not blank)")
       .nullable()

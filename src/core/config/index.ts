@@ -2,13 +2,7 @@
  * `.github/autopilot.yml`: schema, cross-field checks, parsing with one error that lists every problem,
  * workflow-input overrides, the text that explains a bad file, and the generated reference.
  */
-export {
-  AGENT_PRESETS,
-  type AgentPreset,
-  CONFIG_PATH,
-  FORBIDDEN_AGENT_ENV,
-  PROMPT_FILE_PLACEHOLDER,
-} from "./config-constants.js";
+export { CONFIG_PATH, FORBIDDEN_AGENT_ENV, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
 export { ConfigError, type ConfigProblem, type ConfigResult } from "./config-error.js";
 export { configJsonSchema } from "./config-json-schema.js";
 export { configReference } from "./config-reference.js";

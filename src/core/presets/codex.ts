@@ -3,7 +3,7 @@
  * one is the final message) and `command_execution` (the commands), `turn.completed` with `usage`, and
  * `turn.failed` with the error after Codex's own retries.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
 
 /**
@@ -61,13 +61,29 @@ export function unwrapShell(command: string): string {
   return shellUnquoteWord(inner) ?? inner;
 }
 
-export const codex: AgentPreset = {
+export const codex = definePreset({
   name: "codex",
+  install: { manager: "npm", package: "@openai/codex", version: "0.169.0", command: "codex" },
   keyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
   // `codex exec` (0.169) authenticates to OpenAI with CODEX_API_KEY only; OPENAI_API_KEY is read by
   // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
   keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
   apiHosts: ["api.openai.com"],
+  // Tokens only: the worker prices them.
+  selfPricing: false,
+  // OpenAI's models (openai.com/api/pricing).
+  prices: {
+    "gpt-5": { input: 1.25, output: 10 },
+    "gpt-5-codex": { input: 1.25, output: 10 },
+    "gpt-5-mini": { input: 0.25, output: 2 },
+    "gpt-5-nano": { input: 0.05, output: 0.4 },
+    "gpt-4.1": { input: 2, output: 8 },
+    "gpt-4.1-mini": { input: 0.4, output: 1.6 },
+    "gpt-4o": { input: 2.5, output: 10 },
+    "gpt-4o-mini": { input: 0.15, output: 0.6 },
+    o3: { input: 2, output: 8 },
+    "o4-mini": { input: 1.1, output: 4.4 },
+  },
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);
@@ -144,4 +160,4 @@ export const codex: AgentPreset = {
     }
     return { finalMessage, isError, errorText, usage: { input, output }, costUsd: 0, commands };
   },
-};
+});

@@ -4,14 +4,26 @@
  * still says `"subtype":"success"`, so `is_error`, the API status and the exit code decide. Bash tool uses are
  * the commands the agent ran.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
 
-export const claudeCode: AgentPreset = {
+export const claudeCode = definePreset({
   name: "claude-code",
+  install: { manager: "npm", package: "@anthropic-ai/claude-code", version: "2.1.330", command: "claude" },
   keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
   // With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (set below) the API is all it calls, for both kinds of key.
   apiHosts: ["api.anthropic.com"],
+  // `total_cost_usd` in its final event.
+  selfPricing: true,
+  // Anthropic's models (anthropic.com/pricing), for the CLIs that run them and report tokens only (OpenCode).
+  prices: {
+    "claude-opus-4-1": { input: 15, output: 75 },
+    "claude-opus-4": { input: 15, output: 75 },
+    "claude-sonnet-4-5": { input: 3, output: 15 },
+    "claude-sonnet-4": { input: 3, output: 15 },
+    "claude-haiku-4-5": { input: 1, output: 5 },
+    "claude-3-5-haiku": { input: 0.8, output: 4 },
+  },
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);
@@ -116,4 +128,4 @@ export const claudeCode: AgentPreset = {
       ...(subtype === "error_max_turns" ? { turnLimit: true } : {}),
     };
   },
-};
+});

@@ -7,7 +7,7 @@
  * retries, with exit code 1. `cost` is OpenCode's price for models it knows and 0 for the others (a custom
  * provider): then the worker prices the tokens from its price table.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import {
   asNumber,
   asRecord,
@@ -18,8 +18,9 @@ import {
   promptViaStdin,
 } from "./preset-helpers.js";
 
-export const opencode: AgentPreset = {
+export const opencode = definePreset({
   name: "opencode",
+  install: { manager: "npm", package: "opencode-ai", version: "1.18.33", command: "opencode" },
   keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
   // The APIs of the providers whose keys it gets, and models.dev: its model catalogue, fetched at start unless
   // OPENCODE_DISABLE_MODELS_FETCH is set.
@@ -31,6 +32,10 @@ export const opencode: AgentPreset = {
     "api.groq.com",
     "models.dev",
   ],
+  // `cost` in its `step_finish` events, for the models it knows (0 for the others: then the price table).
+  selfPricing: true,
+  // It runs the other presets' providers' models, priced by their records.
+  prices: {},
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);
@@ -106,4 +111,4 @@ export const opencode: AgentPreset = {
       commands,
     };
   },
-};
+});

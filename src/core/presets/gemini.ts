@@ -10,7 +10,7 @@
  * `--skip-trust`: in a folder it has not been told to trust, the CLI silently downgrades `yolo` to `default`,
  * and headless it then refuses every tool. The Actions runner's checkout is the one folder the agent works in.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import {
   asNumber,
   asRecord,
@@ -49,11 +49,22 @@ function errorMessage(value: unknown): string {
   return [asString(error.type), asString(error.message)].filter(Boolean).join(": ");
 }
 
-export const gemini: AgentPreset = {
+export const gemini = definePreset({
   name: "gemini",
+  install: { manager: "npm", package: "@google/gemini-cli", version: "0.61.0", command: "gemini" },
   keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   // The Gemini API (the API-key auth method); Vertex AI or a Google login needs its hosts in `network.allow`.
   apiHosts: ["generativelanguage.googleapis.com"],
+  // Tokens only: the worker prices them.
+  selfPricing: false,
+  // Google's models (ai.google.dev/gemini-api/docs/pricing). Long-context tiers (Gemini 2.5 Pro above 200k
+  // prompt tokens) are not modelled: the lower price is used, so a budget may run a little late, never early.
+  prices: {
+    "gemini-2.5-pro": { input: 1.25, output: 10 },
+    "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+    "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+    "gemini-2.0-flash": { input: 0.1, output: 0.4 },
+  },
 
   buildInvocation(options: InvocationOptions): Invocation {
     const viaStdin = promptViaStdin(options.prompt);
@@ -154,4 +165,4 @@ export const gemini: AgentPreset = {
       ...(turnLimit ? { turnLimit: true } : {}),
     };
   },
-};
+});

@@ -10,7 +10,7 @@
  * dirty-commit of files it did not touch would mix a person's local state into the branch. Its history files
  * go to the scratch home so they are never committed.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import { finalMessageFromText, lastLines } from "./preset-helpers.js";
 
 function parseCount(text: string): number {
@@ -50,8 +50,10 @@ export function parseAiderUsage(stdout: string): { input: number; output: number
   return { input, output, costUsd: session || messages };
 }
 
-export const aider: AgentPreset = {
+export const aider = definePreset({
   name: "aider",
+  // A Python program: installed with pipx (the npm registry does not have it).
+  install: { manager: "pipx", package: "aider-chat", version: "0.86.2", command: "aider" },
   // Aider talks to many providers; it gets the common provider keys, and nothing else.
   keyEnv: [
     "ANTHROPIC_API_KEY",
@@ -72,6 +74,10 @@ export const aider: AgentPreset = {
     "api.groq.com",
     "api.mistral.ai",
   ],
+  // Its `Cost: $… session` lines, for the models it knows.
+  selfPricing: true,
+  // It runs the other presets' providers' models, priced by their records.
+  prices: {},
 
   buildInvocation(options: InvocationOptions): Invocation {
     const args = [
@@ -120,4 +126,4 @@ export const aider: AgentPreset = {
       commands: [],
     };
   },
-};
+});

@@ -4,17 +4,22 @@
  * `<promise>…</promise>` tag alone. A command may report what it used and ran with lines
  * `autopilot-usage: {"input":N,"output":N,"costUsd":X}` and `autopilot-command: <command>`.
  */
-import type { AgentOutput, AgentPreset, Invocation, InvocationOptions } from "./types.js";
+import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
 import { asNumber, asRecord, finalMessageFromText, lastLines, shellQuote } from "./preset-helpers.js";
 
 const USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
 const COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
 
-export const custom: AgentPreset = {
+export const custom = definePreset({
   name: "custom",
+  // Whatever `command` runs is the maintainer's to install.
+  install: null,
   keyEnv: [],
   // Whatever the command talks to is the maintainer's to list in `network.allow`.
   apiHosts: [],
+  // Its own `autopilot-usage` lines, when it writes them.
+  selfPricing: true,
+  prices: {},
 
   buildInvocation(options: InvocationOptions): Invocation {
     if (!options.command) throw new Error("the custom agent preset needs a `command`");
@@ -64,4 +69,4 @@ export const custom: AgentPreset = {
       commands,
     };
   },
-};
+});
