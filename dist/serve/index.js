@@ -2975,7 +2975,7 @@ var require_tools = __commonJS({
     var transport = require_transport();
     var [nodeMajor] = process.versions.node.split(".").map((v) => Number(v));
     var asJsonChan = diagChan.tracingChannel("pino_asJson");
-    var asString = nodeMajor >= 25 ? (str) => JSON.stringify(str) : _asString;
+    var asString2 = nodeMajor >= 25 ? (str) => JSON.stringify(str) : _asString;
     function noop5() {
     }
     function genLog(level, hook7) {
@@ -3084,13 +3084,13 @@ var require_tools = __commonJS({
               if (stringifier) value = stringifier(value);
               break;
             case "string":
-              value = (stringifier || asString)(value);
+              value = (stringifier || asString2)(value);
               break;
             default:
               value = (stringifier || stringify2)(value, stringifySafe);
           }
           if (value === void 0) continue;
-          const strKey = asString(key);
+          const strKey = asString2(key);
           propStr += "," + strKey + ":" + value;
         }
       }
@@ -3111,7 +3111,7 @@ var require_tools = __commonJS({
             msgStr = ',"' + messageKey + '":' + value;
             break;
           case "string":
-            value = (stringifier || asString)(value);
+            value = (stringifier || asString2)(value);
             msgStr = ',"' + messageKey + '":' + value;
             break;
           default:
@@ -3142,7 +3142,7 @@ var require_tools = __commonJS({
           value = serializers[key] ? serializers[key](value) : value;
           value = (stringifiers[key] || wildcardStringifier || stringify2)(value, stringifySafe);
           if (value === void 0) continue;
-          data += "," + asString(key) + ":" + value;
+          data += "," + asString2(key) + ":" + value;
         }
       }
       return data;
@@ -19833,7 +19833,7 @@ var require_logger = __commonJS({
       const onRequestSuccessObject = getFunctionOrDefault(opts.customSuccessObject, defaultSuccessfulRequestObjectProvider);
       const successMessage = getFunctionOrDefault(opts.customSuccessMessage, defaultSuccessfulRequestMessageProvider);
       const onRequestErrorObject = getFunctionOrDefault(opts.customErrorObject, defaultFailedRequestObjectProvider);
-      const errorMessage = getFunctionOrDefault(opts.customErrorMessage, defaultFailedRequestMessageProvider);
+      const errorMessage2 = getFunctionOrDefault(opts.customErrorMessage, defaultFailedRequestMessageProvider);
       delete opts.customSuccessfulMessage;
       delete opts.customErroredMessage;
       const quietReqLogger = !!opts.quietReqLogger;
@@ -19872,7 +19872,7 @@ var require_logger = __commonJS({
               [errKey]: error62,
               [responseTimeKey]: responseTime
             }),
-            errorMessage(req, res, error62, responseTime)
+            errorMessage2(req, res, error62, responseTime)
           );
           return;
         }
@@ -22504,12 +22504,12 @@ function createMiddleware(options2) {
           clearTimeout(timeout);
           if (didTimeout) return handleResponse3(null);
           const err = Array.from(error62.errors)[0];
-          const errorMessage = err.message ? `${err.name}: ${err.message}` : "Error: An Unspecified error occurred";
+          const errorMessage2 = err.message ? `${err.name}: ${err.message}` : "Error: An Unspecified error occurred";
           const statusCode = typeof err.status !== "undefined" ? err.status : 500;
           options22.log.error(error62);
           return handleResponse3(
             JSON.stringify({
-              error: errorMessage
+              error: errorMessage2
             }),
             statusCode,
             {
@@ -30750,7 +30750,6 @@ function circuitFor(baseUrl, options2) {
 
 // src/core/config/config-constants.ts
 var CONFIG_PATH = ".github/autopilot.yml";
-var AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
 var PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
 var FORBIDDEN_AGENT_ENV = [
   "GITHUB_TOKEN",
@@ -57624,6 +57623,697 @@ function supplyChainRules(files, options2) {
   return rules;
 }
 
+// src/core/presets/preset-types.ts
+function definePreset(preset) {
+  return preset;
+}
+
+// src/core/presets/preset-helpers.ts
+var MAX_PROMPT_ARG_BYTES = 100 * 1024;
+function promptViaStdin(prompt) {
+  return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+}
+function jsonLines(text4) {
+  const events = [];
+  for (const raw of text4.split("\n")) {
+    const line = raw.trim();
+    if (!line.startsWith("{")) continue;
+    try {
+      const value = JSON.parse(line);
+      if (value && typeof value === "object" && !Array.isArray(value))
+        events.push(value);
+    } catch {
+    }
+  }
+  return events;
+}
+function asRecord(value) {
+  return value && typeof value === "object" && !Array.isArray(value) ? value : void 0;
+}
+function asString(value) {
+  return typeof value === "string" ? value : void 0;
+}
+function asNumber(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+function lastLines(text4, count2 = 20, maxChars = 4e3) {
+  const lines = text4.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim().length > 0);
+  const tail = lines.slice(-count2).join("\n");
+  return tail.length > maxChars ? tail.slice(-maxChars) : tail;
+}
+var PROMISE_ONLY_LINE = /^\s*<promise>[^<]*<\/promise>\s*$/;
+function finalMessageFromText(stdout) {
+  const text4 = stdout.replace(/\r\n/g, "\n");
+  const paragraphs = text4.split(/\n\s*\n/).map((paragraph) => paragraph.trim()).filter((paragraph) => paragraph.length > 0);
+  const last = paragraphs.at(-1) ?? "";
+  if (last.includes("<promise>")) return last;
+  const promiseLine = text4.split("\n").filter((line) => PROMISE_ONLY_LINE.test(line)).at(-1);
+  return promiseLine ? promiseLine.trim() : last;
+}
+function shellQuote(value) {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+// src/core/presets/aider.ts
+function parseCount(text4) {
+  const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text4.trim());
+  if (!match) return 0;
+  const value = Number(match[1].replace(/,/g, ""));
+  if (!Number.isFinite(value)) return 0;
+  const unit = match[2].toLowerCase();
+  return Math.round(unit === "k" ? value * 1e3 : unit === "m" ? value * 1e6 : value);
+}
+function parseAiderUsage(stdout) {
+  let input2 = 0;
+  let output2 = 0;
+  let session2 = 0;
+  let messages = 0;
+  const lines = stdout.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i].trim();
+    while (/^Tokens:/.test(line) && /\$[\d.]+$/.test(line) && /^session\b/.test(lines[i + 1]?.trim() ?? "")) {
+      line = `${line} ${lines[++i].trim()}`;
+    }
+    const tokens = /^Tokens:\s*(.*?)(?:\.\s*Cost:\s*(.*))?$/.exec(line);
+    if (!tokens) continue;
+    const sent = /(\d[\d.,]*\s*[kKmM]?)\s+sent\b/.exec(tokens[1]);
+    const received = /(\d[\d.,]*\s*[kKmM]?)\s+received\b/.exec(tokens[1]);
+    if (sent) input2 += parseCount(sent[1]);
+    if (received) output2 += parseCount(received[1]);
+    if (tokens[2]) {
+      const message = /\$([\d.]+)\s+message/.exec(tokens[2]);
+      const total = /\$([\d.]+)\s+session/.exec(tokens[2]);
+      if (message) messages += Number(message[1]);
+      if (total) session2 = Number(total[1]);
+    }
+  }
+  return { input: input2, output: output2, costUsd: session2 || messages };
+}
+var aider = definePreset({
+  name: "aider",
+  // A Python program: installed with pipx (the npm registry does not have it).
+  install: { manager: "pipx", package: "aider-chat", version: "0.86.2", command: "aider" },
+  // Aider talks to many providers; it gets the common provider keys, and nothing else.
+  keyEnv: [
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GROQ_API_KEY",
+    "MISTRAL_API_KEY"
+  ],
+  // The APIs of the providers whose keys it gets (through litellm).
+  apiHosts: [
+    "api.anthropic.com",
+    "api.openai.com",
+    "generativelanguage.googleapis.com",
+    "api.deepseek.com",
+    "openrouter.ai",
+    "api.groq.com",
+    "api.mistral.ai"
+  ],
+  // Its `Cost: $… session` lines, for the models it knows.
+  selfPricing: true,
+  // It runs the other presets' providers' models, priced by their records.
+  prices: {},
+  buildInvocation(options2) {
+    const args = [
+      "--message-file",
+      options2.promptFile,
+      "--yes-always",
+      "--no-auto-commits",
+      "--no-dirty-commits",
+      "--no-pretty",
+      "--no-stream",
+      "--no-fancy-input",
+      "--no-check-update",
+      "--no-show-release-notes",
+      "--no-gitignore",
+      "--analytics-disable",
+      "--chat-history-file",
+      `${options2.home}/.aider.chat.history.md`,
+      "--input-history-file",
+      `${options2.home}/.aider.input.history`
+    ];
+    if (options2.model) args.push("--model", options2.model);
+    args.push(...options2.args ?? []);
+    return { command: "aider", args, env: {} };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    const usage = parseAiderUsage(stdout);
+    const finalMessage = finalMessageFromText(
+      stdout.split("\n").filter((l) => !/^Tokens:/.test(l.trim())).join("\n")
+    );
+    const isError = exitCode !== 0;
+    const hasSignal = finalMessage.includes("<promise>");
+    return {
+      finalMessage,
+      isError,
+      // Aider may give up on provider errors and still exit 0: without a signal its last words are checked too.
+      errorText: isError || !hasSignal ? [lastLines(stdout, 10), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+      usage: { input: usage.input, output: usage.output },
+      costUsd: usage.costUsd,
+      commands: []
+    };
+  }
+});
+
+// src/core/presets/claude-code.ts
+var claudeCode = definePreset({
+  name: "claude-code",
+  install: { manager: "npm", package: "@anthropic-ai/claude-code", version: "2.1.330", command: "claude" },
+  keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
+  // With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (set below) the API is all it calls, for both kinds of key.
+  apiHosts: ["api.anthropic.com"],
+  // `total_cost_usd` in its final event.
+  selfPricing: true,
+  // Anthropic's models (anthropic.com/pricing), for the CLIs that run them and report tokens only (OpenCode).
+  prices: {
+    "claude-opus-4-1": { input: 15, output: 75 },
+    "claude-opus-4": { input: 15, output: 75 },
+    "claude-sonnet-4-5": { input: 3, output: 15 },
+    "claude-sonnet-4": { input: 3, output: 15 },
+    "claude-haiku-4-5": { input: 1, output: 5 },
+    "claude-3-5-haiku": { input: 0.8, output: 4 }
+  },
+  buildInvocation(options2) {
+    const viaStdin = promptViaStdin(options2.prompt);
+    const args = ["-p"];
+    if (!viaStdin) args.push(options2.prompt);
+    args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
+    if (options2.model) args.push("--model", options2.model);
+    args.push(...options2.args ?? []);
+    return {
+      command: "claude",
+      args,
+      env: {
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1"
+      },
+      ...viaStdin ? { stdin: options2.prompt } : {}
+    };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    const commands2 = [];
+    let lastAssistantText = "";
+    let lastRetry = "";
+    let result;
+    for (const event of jsonLines(stdout)) {
+      const type = event.type;
+      if (type === "assistant") {
+        const content3 = asRecord(event.message)?.content;
+        if (!Array.isArray(content3)) continue;
+        for (const block of content3) {
+          const item = asRecord(block);
+          if (!item) continue;
+          if (item.type === "text" && typeof item.text === "string" && item.text.trim()) {
+            lastAssistantText = item.text;
+          } else if (item.type === "tool_use" && item.name === "Bash") {
+            const command = asString(asRecord(item.input)?.command);
+            if (command) commands2.push(command);
+          }
+        }
+      } else if (type === "system" && event.subtype === "api_retry") {
+        const status = event.error_status === null || event.error_status === void 0 ? "" : ` ${event.error_status}`;
+        lastRetry = `api_retry: ${asString(event.error) ?? "unknown"}${status}`;
+      } else if (type === "result") {
+        result = event;
+      }
+    }
+    if (!result) {
+      const plain = stdout.split("\n").filter((line) => !line.trim().startsWith("{")).join("\n");
+      return {
+        finalMessage: lastAssistantText || lastLines(plain, 5),
+        isError: exitCode !== 0,
+        errorText: exitCode === 0 ? "" : [lastLines(plain, 10), lastLines(stderr, 10), lastRetry].filter(Boolean).join("\n"),
+        usage: { input: 0, output: 0 },
+        costUsd: 0,
+        commands: commands2
+      };
+    }
+    const usage = asRecord(result.usage) ?? {};
+    const resultText = asString(result.result) ?? "";
+    const apiStatus = result.api_error_status;
+    const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === "string") : [];
+    const subtype = asString(result.subtype) ?? "";
+    const isError = result.is_error === true || exitCode !== null && exitCode !== 0 || subtype.startsWith("error");
+    const errorParts = [];
+    if (isError) {
+      if (resultText) errorParts.push(resultText);
+      if (typeof apiStatus === "number") errorParts.push(`(api_error_status ${apiStatus})`);
+      if (subtype && subtype !== "success") errorParts.push(`(${subtype})`);
+      errorParts.push(...errors);
+      if (lastRetry) errorParts.push(lastRetry);
+      const err = lastLines(stderr, 10);
+      if (err) errorParts.push(err);
+    }
+    return {
+      finalMessage: resultText || lastAssistantText,
+      isError,
+      errorText: errorParts.join("\n"),
+      usage: {
+        // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
+        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+        output: asNumber(usage.output_tokens)
+      },
+      costUsd: asNumber(result.total_cost_usd),
+      commands: commands2,
+      ...subtype === "error_max_turns" ? { turnLimit: true } : {}
+    };
+  }
+});
+
+// src/core/presets/codex.ts
+function shellUnquoteWord(text4) {
+  let out = "";
+  let i = 0;
+  while (i < text4.length) {
+    const c = text4[i];
+    if (c === "'") {
+      const end = text4.indexOf("'", i + 1);
+      if (end < 0) return null;
+      out += text4.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      let closed = false;
+      while (i < text4.length) {
+        const d = text4[i];
+        if (d === "\\" && i + 1 < text4.length && `"\\$\`
+`.includes(text4[i + 1])) {
+          if (text4[i + 1] !== "\n") out += text4[i + 1];
+          i += 2;
+        } else if (d === '"') {
+          closed = true;
+          i++;
+          break;
+        } else {
+          out += d;
+          i++;
+        }
+      }
+      if (!closed) return null;
+    } else if (c === "\\") {
+      if (i + 1 >= text4.length) return null;
+      if (text4[i + 1] !== "\n") out += text4[i + 1];
+      i += 2;
+    } else if (/\s/.test(c)) {
+      return null;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+function unwrapShell(command) {
+  const match = /^(?:\/usr)?(?:\/bin\/)?(?:ba|z)?sh\s+-l?c\s+(.*)$/s.exec(command.trim());
+  if (!match) return command;
+  const inner = match[1].trim();
+  return shellUnquoteWord(inner) ?? inner;
+}
+var codex = definePreset({
+  name: "codex",
+  install: { manager: "npm", package: "@openai/codex", version: "0.169.0", command: "codex" },
+  keyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+  // `codex exec` (0.169) authenticates to OpenAI with CODEX_API_KEY only; OPENAI_API_KEY is read by
+  // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
+  keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
+  apiHosts: ["api.openai.com"],
+  // Tokens only: the worker prices them.
+  selfPricing: false,
+  // OpenAI's models (openai.com/api/pricing).
+  prices: {
+    "gpt-5": { input: 1.25, output: 10 },
+    "gpt-5-codex": { input: 1.25, output: 10 },
+    "gpt-5-mini": { input: 0.25, output: 2 },
+    "gpt-5-nano": { input: 0.05, output: 0.4 },
+    "gpt-4.1": { input: 2, output: 8 },
+    "gpt-4.1-mini": { input: 0.4, output: 1.6 },
+    "gpt-4o": { input: 2.5, output: 10 },
+    "gpt-4o-mini": { input: 0.15, output: 0.6 },
+    o3: { input: 2, output: 8 },
+    "o4-mini": { input: 1.1, output: 4.4 }
+  },
+  buildInvocation(options2) {
+    const viaStdin = promptViaStdin(options2.prompt);
+    const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
+    if (options2.model) args.push("-m", options2.model);
+    args.push(...options2.args ?? []);
+    args.push(viaStdin ? "-" : options2.prompt);
+    return {
+      command: "codex",
+      args,
+      env: { CODEX_HOME: `${options2.home}/.codex` },
+      ...viaStdin ? { stdin: options2.prompt } : {}
+    };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    const commands2 = [];
+    const seenCommands = /* @__PURE__ */ new Set();
+    let finalMessage = "";
+    let input2 = 0;
+    let output2 = 0;
+    let failure2 = "";
+    const errors = [];
+    for (const event of jsonLines(stdout)) {
+      const type = event.type;
+      if (type === "item.completed" || type === "item.started") {
+        const item = asRecord(event.item);
+        if (!item) continue;
+        if (item.type === "agent_message" && type === "item.completed") {
+          const text4 = asString(item.text);
+          if (text4 !== void 0) finalMessage = text4;
+        } else if (item.type === "command_execution") {
+          const id = asString(item.id) ?? "";
+          const command = asString(item.command);
+          if (command && !seenCommands.has(id || command)) {
+            seenCommands.add(id || command);
+            commands2.push(unwrapShell(command));
+          }
+        }
+      } else if (type === "turn.completed") {
+        const usage = asRecord(event.usage) ?? {};
+        input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
+        output2 += asNumber(usage.output_tokens);
+      } else if (type === "turn.failed") {
+        failure2 = asString(asRecord(event.error)?.message) ?? "turn failed";
+      } else if (type === "error") {
+        const message = asString(event.message);
+        if (message) errors.push(message);
+      }
+    }
+    const isError = failure2 !== "" || exitCode !== null && exitCode !== 0;
+    let errorText = "";
+    if (isError) {
+      errorText = failure2 || errors.at(-1) || [
+        lastLines(stderr, 10),
+        lastLines(
+          stdout.split("\n").filter((l) => !l.trim().startsWith("{")).join("\n"),
+          10
+        )
+      ].filter(Boolean).join("\n");
+      const err = lastLines(stderr, 5);
+      if (failure2 && err) errorText += `
+${err}`;
+    }
+    return { finalMessage, isError, errorText, usage: { input: input2, output: output2 }, costUsd: 0, commands: commands2 };
+  }
+});
+
+// src/core/presets/custom.ts
+var USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
+var COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
+var custom2 = definePreset({
+  name: "custom",
+  // Whatever `command` runs is the maintainer's to install.
+  install: null,
+  keyEnv: [],
+  // Whatever the command talks to is the maintainer's to list in `network.allow`.
+  apiHosts: [],
+  // Its own `autopilot-usage` lines, when it writes them.
+  selfPricing: true,
+  prices: {},
+  buildInvocation(options2) {
+    if (!options2.command) throw new Error("the custom agent preset needs a `command`");
+    const script = options2.command.replaceAll("{prompt_file}", shellQuote(options2.promptFile));
+    const extra = (options2.args ?? []).map(shellQuote).join(" ");
+    return { command: "/bin/sh", args: ["-c", extra ? `${script} ${extra}` : script], env: {} };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    let input2 = 0;
+    let output2 = 0;
+    let costUsd = 0;
+    const commands2 = [];
+    const kept = [];
+    for (const line of stdout.split("\n")) {
+      const usage = USAGE_LINE.exec(line.trim());
+      const command = COMMAND_LINE.exec(line.trim());
+      if (usage) {
+        try {
+          const value = asRecord(JSON.parse(usage[1])) ?? {};
+          input2 += asNumber(value.input);
+          output2 += asNumber(value.output);
+          costUsd += asNumber(value.costUsd);
+        } catch {
+        }
+        continue;
+      }
+      if (command) {
+        commands2.push(command[1].trim());
+        continue;
+      }
+      kept.push(line);
+    }
+    const text4 = kept.join("\n");
+    const finalMessage = finalMessageFromText(text4);
+    const isError = exitCode !== 0;
+    return {
+      finalMessage,
+      isError,
+      errorText: isError || !finalMessage.includes("<promise>") ? [lastLines(text4, 10), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+      usage: { input: input2, output: output2 },
+      costUsd,
+      commands: commands2
+    };
+  }
+});
+
+// src/core/presets/gemini.ts
+var SHELL_TOOLS = /* @__PURE__ */ new Set(["run_shell_command", "shell", "run_shell"]);
+var TURN_LIMIT_EXIT = 53;
+function statsTokens(stats) {
+  if (!stats) return { input: 0, output: 0 };
+  let input2 = "input" in stats ? asNumber(stats.input) : asNumber(stats.input_tokens) || asNumber(stats.inputTokens);
+  let output2 = asNumber(stats.output_tokens) || asNumber(stats.outputTokens);
+  const models = asRecord(stats.models);
+  if (!input2 && !output2 && models) {
+    for (const model of Object.values(models)) {
+      const tokens = asRecord(asRecord(model)?.tokens) ?? {};
+      input2 += asNumber(tokens.prompt) || asNumber(tokens.input);
+      output2 += asNumber(tokens.candidates) || asNumber(tokens.output);
+    }
+  }
+  return { input: input2, output: output2 };
+}
+function errorMessage(value) {
+  const error62 = asRecord(value);
+  if (!error62) return typeof value === "string" ? value : "";
+  return [asString(error62.type), asString(error62.message)].filter(Boolean).join(": ");
+}
+var gemini = definePreset({
+  name: "gemini",
+  install: { manager: "npm", package: "@google/gemini-cli", version: "0.61.0", command: "gemini" },
+  keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  // The Gemini API (the API-key auth method); Vertex AI or a Google login needs its hosts in `network.allow`.
+  apiHosts: ["generativelanguage.googleapis.com"],
+  // Tokens only: the worker prices them.
+  selfPricing: false,
+  // Google's models (ai.google.dev/gemini-api/docs/pricing). Long-context tiers (Gemini 2.5 Pro above 200k
+  // prompt tokens) are not modelled: the lower price is used, so a budget may run a little late, never early.
+  prices: {
+    "gemini-2.5-pro": { input: 1.25, output: 10 },
+    "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+    "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+    "gemini-2.0-flash": { input: 0.1, output: 0.4 }
+  },
+  buildInvocation(options2) {
+    const viaStdin = promptViaStdin(options2.prompt);
+    const args = [
+      "-p",
+      viaStdin ? "Follow the task instructions given above." : options2.prompt,
+      "--output-format",
+      "stream-json",
+      "--approval-mode",
+      "yolo",
+      "--skip-trust"
+    ];
+    if (options2.model) args.push("-m", options2.model);
+    args.push(...options2.args ?? []);
+    return {
+      command: "gemini",
+      args,
+      // No telemetry from a CI job.
+      env: { GEMINI_TELEMETRY_ENABLED: "false" },
+      ...viaStdin ? { stdin: options2.prompt } : {}
+    };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    const events = jsonLines(stdout);
+    const single = events.length === 1 && ("response" in events[0] || "stats" in events[0]) ? events[0] : void 0;
+    if (single) {
+      const error62 = errorMessage(single.error);
+      const isError2 = error62 !== "" || exitCode !== 0;
+      return {
+        finalMessage: asString(single.response) ?? "",
+        isError: isError2,
+        errorText: isError2 ? [error62, lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+        usage: statsTokens(asRecord(single.stats)),
+        costUsd: 0,
+        commands: []
+      };
+    }
+    if (events.length === 0) {
+      const isError2 = exitCode !== 0;
+      return {
+        finalMessage: finalMessageFromText(stdout),
+        isError: isError2,
+        errorText: isError2 ? [lastLines(stdout, 10), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+        usage: { input: 0, output: 0 },
+        costUsd: 0,
+        commands: []
+      };
+    }
+    const commands2 = [];
+    let model;
+    let turn = "";
+    let lastTurn = "";
+    let usage = { input: 0, output: 0 };
+    const errors = [];
+    let failed2 = false;
+    for (const event of events) {
+      if (event.type === "init") {
+        model = asString(event.model) ?? model;
+      } else if (event.type === "message" && event.role === "assistant") {
+        const content3 = asString(event.content) ?? "";
+        turn = event.delta === true ? turn + content3 : content3;
+        if (turn.trim()) lastTurn = turn;
+      } else if (event.type === "tool_use") {
+        turn = "";
+        const name = asString(event.tool_name) ?? "";
+        const command = asString(asRecord(event.parameters)?.command);
+        if (command && SHELL_TOOLS.has(name)) commands2.push(command);
+      } else if (event.type === "error") {
+        const message = asString(event.message) ?? errorMessage(event.error);
+        if (message) errors.push(message);
+      } else if (event.type === "result") {
+        usage = statsTokens(asRecord(event.stats));
+        const models = Object.keys(asRecord(asRecord(event.stats)?.models) ?? {});
+        if (models.length === 1 && !model) model = models[0];
+        if (event.status === "error") {
+          failed2 = true;
+          const message = errorMessage(event.error);
+          if (message) errors.push(message);
+        }
+      }
+    }
+    const turnLimit = exitCode === TURN_LIMIT_EXIT;
+    const isError = failed2 || exitCode !== 0;
+    return {
+      finalMessage: lastTurn,
+      isError,
+      errorText: isError ? [...errors.slice(-3), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+      usage,
+      // Gemini CLI reports tokens, never a price: the worker prices them from the price table.
+      costUsd: 0,
+      commands: commands2,
+      ...model ? { model } : {},
+      ...turnLimit ? { turnLimit: true } : {}
+    };
+  }
+});
+
+// src/core/presets/opencode.ts
+var opencode = definePreset({
+  name: "opencode",
+  install: { manager: "npm", package: "opencode-ai", version: "1.18.33", command: "opencode" },
+  keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
+  // The APIs of the providers whose keys it gets, and models.dev: its model catalogue, fetched at start unless
+  // OPENCODE_DISABLE_MODELS_FETCH is set.
+  apiHosts: [
+    "api.anthropic.com",
+    "api.openai.com",
+    "generativelanguage.googleapis.com",
+    "openrouter.ai",
+    "api.groq.com",
+    "models.dev"
+  ],
+  // `cost` in its `step_finish` events, for the models it knows (0 for the others: then the price table).
+  selfPricing: true,
+  // It runs the other presets' providers' models, priced by their records.
+  prices: {},
+  buildInvocation(options2) {
+    const viaStdin = promptViaStdin(options2.prompt);
+    const args = ["run", "--format", "json"];
+    if (options2.model) args.push("--model", options2.model);
+    args.push(...options2.args ?? []);
+    if (!viaStdin) args.push(options2.prompt);
+    return {
+      command: "opencode",
+      args,
+      env: { OPENCODE_DISABLE_AUTOUPDATE: "1" },
+      ...viaStdin ? { stdin: options2.prompt } : {}
+    };
+  },
+  parseOutput(stdout, stderr, exitCode) {
+    const events = jsonLines(stdout);
+    if (events.length === 0) {
+      const finalMessage = finalMessageFromText(stdout);
+      return {
+        finalMessage,
+        isError: exitCode !== 0,
+        errorText: exitCode !== 0 ? [lastLines(stdout, 10), lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+        usage: { input: 0, output: 0 },
+        costUsd: 0,
+        commands: []
+      };
+    }
+    const commands2 = [];
+    let group = [];
+    let lastGroup = [];
+    let input2 = 0;
+    let output2 = 0;
+    let cost = 0;
+    const errors = [];
+    for (const event of events) {
+      const part = asRecord(event.part) ?? {};
+      if (event.type === "text") {
+        const text4 = asString(part.text);
+        if (text4?.trim()) {
+          group.push(text4);
+          lastGroup = group;
+        }
+      } else if (event.type === "tool_use") {
+        group = [];
+        const tool = asString(part.tool);
+        const input3 = asRecord(asRecord(part.state)?.input);
+        const command = asString(input3?.command);
+        if (command && (tool === "bash" || tool === "shell")) commands2.push(command);
+      } else if (event.type === "step_finish") {
+        const tokens = asRecord(part.tokens) ?? {};
+        input2 += asNumber(tokens.input);
+        output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
+        cost += asNumber(part.cost);
+      } else if (event.type === "error") {
+        const error62 = asRecord(event.error) ?? {};
+        const data = asRecord(error62.data);
+        const message = asString(data?.message) ?? asString(error62.message) ?? asString(error62.name);
+        const status = typeof data?.statusCode === "number" ? ` (HTTP ${data.statusCode})` : "";
+        const name = asString(error62.name);
+        if (message) errors.push(`${name && name !== message ? `${name}: ` : ""}${message}${status}`);
+      }
+    }
+    const isError = errors.length > 0 || exitCode !== 0;
+    return {
+      finalMessage: lastGroup.join("\n\n"),
+      isError,
+      errorText: isError ? [...errors, lastLines(stderr, 10)].filter(Boolean).join("\n") : "",
+      usage: { input: input2, output: output2 },
+      costUsd: cost,
+      commands: commands2
+    };
+  }
+});
+
+// src/core/presets/index.ts
+var PRESET_LIST = [claudeCode, codex, aider, opencode, gemini, custom2];
+var PRESET_NAMES = PRESET_LIST.map((preset) => preset.name);
+var DEFAULT_PRESET = claudeCode.name;
+var PRESETS = PRESET_LIST;
+var ALL_MODEL_KEYS = [...new Set(PRESETS.flatMap((preset) => preset.keyEnv))];
+
 // src/core/config/cross-field-checks.ts
 function hasIssueAt(ctx, path3) {
   return ctx.issues.some((issue2) => path3.every((segment, i) => issue2.path?.[i] === segment));
@@ -57729,7 +58419,7 @@ var LabelsSchema = external_exports.strictObject({
 );
 var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 var AgentObjectSchema = external_exports.strictObject({
-  preset: external_exports.enum(AGENT_PRESETS).default("claude-code").describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
+  preset: external_exports.enum(PRESET_NAMES).default(DEFAULT_PRESET).describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
   model: nonBlank("a model name (not blank)").nullable().default(null).describe("Model passed to the agent CLI; null uses the CLI's own default."),
   args: external_exports.array(external_exports.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
   env: external_exports.array(
@@ -58300,8 +58990,18 @@ function parseConfig(text4, path3 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path3, locate);
-  return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
+  const renamed = renamedValues(input2, path3);
+  const result = validate2(renamed.input, path3, locate);
+  return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
+}
+function renamedValues(input2, path3) {
+  if (input2.isolation !== "user") return { input: input2, warnings: [] };
+  return {
+    input: { ...input2, isolation: "namespace" },
+    warnings: [
+      `${path3}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+    ]
+  };
 }
 function wholeInputError(source, what, input2, expected, options2) {
   const found = describeFound(input2);
@@ -71855,37 +72555,13 @@ function finishSession(ctx, pending) {
 }
 
 // src/core/pricing.ts
-var DEFAULT_PRICES = {
-  // Anthropic
-  "claude-opus-4-1": { input: 15, output: 75 },
-  "claude-opus-4": { input: 15, output: 75 },
-  "claude-sonnet-4-5": { input: 3, output: 15 },
-  "claude-sonnet-4": { input: 3, output: 15 },
-  "claude-haiku-4-5": { input: 1, output: 5 },
-  "claude-3-5-haiku": { input: 0.8, output: 4 },
-  // OpenAI
-  "gpt-5": { input: 1.25, output: 10 },
-  "gpt-5-codex": { input: 1.25, output: 10 },
-  "gpt-5-mini": { input: 0.25, output: 2 },
-  "gpt-5-nano": { input: 0.05, output: 0.4 },
-  "gpt-4.1": { input: 2, output: 8 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
-  "gpt-4o": { input: 2.5, output: 10 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6 },
-  o3: { input: 2, output: 8 },
-  "o4-mini": { input: 1.1, output: 4.4 },
-  // Google
-  "gemini-2.5-pro": { input: 1.25, output: 10 },
-  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
-  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
-  "gemini-2.0-flash": { input: 0.1, output: 0.4 }
-};
-var SELF_PRICING_PRESETS = /* @__PURE__ */ new Set([
-  "claude-code",
-  "opencode",
-  "aider",
-  "custom"
-]);
+var DEFAULT_PRICES = Object.assign(
+  {},
+  ...PRESETS.map((preset) => preset.prices)
+);
+var SELF_PRICING_PRESETS = new Set(
+  PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
+);
 function bareModel(model) {
   const trimmed = model.trim().toLowerCase();
   const slash = trimmed.lastIndexOf("/");

@@ -529,7 +529,23 @@ var init_core = __esm({
   }
 });
 
-// src/worker/agents/preset-helpers.ts
+// src/core/presets/preset-types.ts
+function definePreset(preset) {
+  return preset;
+}
+function installLine(install) {
+  return `${unpinnedInstallLine(install)}${install.manager === "npm" ? "@" : "=="}${install.version}`;
+}
+function unpinnedInstallLine(install) {
+  return install.manager === "npm" ? `npm install -g ${install.package}` : `pipx install ${install.package}`;
+}
+var init_preset_types = __esm({
+  "src/core/presets/preset-types.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/presets/preset-helpers.ts
 function promptViaStdin(prompt) {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
 }
@@ -574,14 +590,14 @@ function shellQuote(value) {
 }
 var MAX_PROMPT_ARG_BYTES, PROMISE_ONLY_LINE;
 var init_preset_helpers = __esm({
-  "src/worker/agents/preset-helpers.ts"() {
+  "src/core/presets/preset-helpers.ts"() {
     "use strict";
     MAX_PROMPT_ARG_BYTES = 100 * 1024;
     PROMISE_ONLY_LINE = /^\s*<promise>[^<]*<\/promise>\s*$/;
   }
 });
 
-// src/worker/agents/aider.ts
+// src/core/presets/aider.ts
 function parseCount(text4) {
   const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text4.trim());
   if (!match) return 0;
@@ -618,11 +634,14 @@ function parseAiderUsage(stdout) {
 }
 var aider;
 var init_aider = __esm({
-  "src/worker/agents/aider.ts"() {
+  "src/core/presets/aider.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
-    aider = {
+    aider = definePreset({
       name: "aider",
+      // A Python program: installed with pipx (the npm registry does not have it).
+      install: { manager: "pipx", package: "aider-chat", version: "0.86.2", command: "aider" },
       // Aider talks to many providers; it gets the common provider keys, and nothing else.
       keyEnv: [
         "ANTHROPIC_API_KEY",
@@ -643,6 +662,10 @@ var init_aider = __esm({
         "api.groq.com",
         "api.mistral.ai"
       ],
+      // Its `Cost: $… session` lines, for the models it knows.
+      selfPricing: true,
+      // It runs the other presets' providers' models, priced by their records.
+      prices: {},
       buildInvocation(options) {
         const args = [
           "--message-file",
@@ -683,21 +706,34 @@ var init_aider = __esm({
           commands: []
         };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/claude-code.ts
+// src/core/presets/claude-code.ts
 var claudeCode;
 var init_claude_code = __esm({
-  "src/worker/agents/claude-code.ts"() {
+  "src/core/presets/claude-code.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
-    claudeCode = {
+    claudeCode = definePreset({
       name: "claude-code",
+      install: { manager: "npm", package: "@anthropic-ai/claude-code", version: "2.1.330", command: "claude" },
       keyEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
       // With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC (set below) the API is all it calls, for both kinds of key.
       apiHosts: ["api.anthropic.com"],
+      // `total_cost_usd` in its final event.
+      selfPricing: true,
+      // Anthropic's models (anthropic.com/pricing), for the CLIs that run them and report tokens only (OpenCode).
+      prices: {
+        "claude-opus-4-1": { input: 15, output: 75 },
+        "claude-opus-4": { input: 15, output: 75 },
+        "claude-sonnet-4-5": { input: 3, output: 15 },
+        "claude-sonnet-4": { input: 3, output: 15 },
+        "claude-haiku-4-5": { input: 1, output: 5 },
+        "claude-3-5-haiku": { input: 0.8, output: 4 }
+      },
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["-p"];
@@ -784,11 +820,11 @@ var init_claude_code = __esm({
           ...subtype === "error_max_turns" ? { turnLimit: true } : {}
         };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/codex.ts
+// src/core/presets/codex.ts
 function shellUnquoteWord(text4) {
   let out = "";
   let i = 0;
@@ -839,16 +875,33 @@ function unwrapShell(command) {
 }
 var codex;
 var init_codex = __esm({
-  "src/worker/agents/codex.ts"() {
+  "src/core/presets/codex.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
-    codex = {
+    codex = definePreset({
       name: "codex",
+      install: { manager: "npm", package: "@openai/codex", version: "0.169.0", command: "codex" },
       keyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
       // `codex exec` (0.169) authenticates to OpenAI with CODEX_API_KEY only; OPENAI_API_KEY is read by
       // `codex login --with-api-key` and by custom providers whose `env_key` names it. Users hold OPENAI_API_KEY.
       keyAliases: { CODEX_API_KEY: "OPENAI_API_KEY" },
       apiHosts: ["api.openai.com"],
+      // Tokens only: the worker prices them.
+      selfPricing: false,
+      // OpenAI's models (openai.com/api/pricing).
+      prices: {
+        "gpt-5": { input: 1.25, output: 10 },
+        "gpt-5-codex": { input: 1.25, output: 10 },
+        "gpt-5-mini": { input: 0.25, output: 2 },
+        "gpt-5-nano": { input: 0.05, output: 0.4 },
+        "gpt-4.1": { input: 2, output: 8 },
+        "gpt-4.1-mini": { input: 0.4, output: 1.6 },
+        "gpt-4o": { input: 2.5, output: 10 },
+        "gpt-4o-mini": { input: 0.15, output: 0.6 },
+        o3: { input: 2, output: 8 },
+        "o4-mini": { input: 1.1, output: 4.4 }
+      },
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
@@ -913,23 +966,29 @@ ${err}`;
         }
         return { finalMessage, isError, errorText, usage: { input: input2, output: output2 }, costUsd: 0, commands };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/custom.ts
+// src/core/presets/custom.ts
 var USAGE_LINE, COMMAND_LINE, custom;
 var init_custom = __esm({
-  "src/worker/agents/custom.ts"() {
+  "src/core/presets/custom.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
     USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
     COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
-    custom = {
+    custom = definePreset({
       name: "custom",
+      // Whatever `command` runs is the maintainer's to install.
+      install: null,
       keyEnv: [],
       // Whatever the command talks to is the maintainer's to list in `network.allow`.
       apiHosts: [],
+      // Its own `autopilot-usage` lines, when it writes them.
+      selfPricing: true,
+      prices: {},
       buildInvocation(options) {
         if (!options.command) throw new Error("the custom agent preset needs a `command`");
         const script = options.command.replaceAll("{prompt_file}", shellQuote(options.promptFile));
@@ -973,11 +1032,11 @@ var init_custom = __esm({
           commands
         };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/gemini.ts
+// src/core/presets/gemini.ts
 function statsTokens(stats) {
   if (!stats) return { input: 0, output: 0 };
   let input2 = "input" in stats ? asNumber(stats.input) : asNumber(stats.input_tokens) || asNumber(stats.inputTokens);
@@ -999,16 +1058,28 @@ function errorMessage(value) {
 }
 var SHELL_TOOLS, TURN_LIMIT_EXIT, gemini;
 var init_gemini = __esm({
-  "src/worker/agents/gemini.ts"() {
+  "src/core/presets/gemini.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
     SHELL_TOOLS = /* @__PURE__ */ new Set(["run_shell_command", "shell", "run_shell"]);
     TURN_LIMIT_EXIT = 53;
-    gemini = {
+    gemini = definePreset({
       name: "gemini",
+      install: { manager: "npm", package: "@google/gemini-cli", version: "0.61.0", command: "gemini" },
       keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
       // The Gemini API (the API-key auth method); Vertex AI or a Google login needs its hosts in `network.allow`.
       apiHosts: ["generativelanguage.googleapis.com"],
+      // Tokens only: the worker prices them.
+      selfPricing: false,
+      // Google's models (ai.google.dev/gemini-api/docs/pricing). Long-context tiers (Gemini 2.5 Pro above 200k
+      // prompt tokens) are not modelled: the lower price is used, so a budget may run a little late, never early.
+      prices: {
+        "gemini-2.5-pro": { input: 1.25, output: 10 },
+        "gemini-2.5-flash": { input: 0.3, output: 2.5 },
+        "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
+        "gemini-2.0-flash": { input: 0.1, output: 0.4 }
+      },
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = [
@@ -1103,18 +1174,20 @@ var init_gemini = __esm({
           ...turnLimit ? { turnLimit: true } : {}
         };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/opencode.ts
+// src/core/presets/opencode.ts
 var opencode;
 var init_opencode = __esm({
-  "src/worker/agents/opencode.ts"() {
+  "src/core/presets/opencode.ts"() {
     "use strict";
+    init_preset_types();
     init_preset_helpers();
-    opencode = {
+    opencode = definePreset({
       name: "opencode",
+      install: { manager: "npm", package: "opencode-ai", version: "1.18.33", command: "opencode" },
       keyEnv: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"],
       // The APIs of the providers whose keys it gets, and models.dev: its model catalogue, fetched at start unless
       // OPENCODE_DISABLE_MODELS_FETCH is set.
@@ -1126,6 +1199,10 @@ var init_opencode = __esm({
         "api.groq.com",
         "models.dev"
       ],
+      // `cost` in its `step_finish` events, for the models it knows (0 for the others: then the price table).
+      selfPricing: true,
+      // It runs the other presets' providers' models, priced by their records.
+      prices: {},
       buildInvocation(options) {
         const viaStdin = promptViaStdin(options.prompt);
         const args = ["run", "--format", "json"];
@@ -1197,20 +1274,19 @@ var init_opencode = __esm({
           commands
         };
       }
-    };
+    });
   }
 });
 
-// src/worker/agents/index.ts
+// src/core/presets/index.ts
 function getPreset(name) {
-  const preset = PRESETS[name];
-  if (!preset)
-    throw new Error(`unknown agent preset "${name}" (expected one of ${Object.keys(PRESETS).join(", ")})`);
+  const preset = PRESETS.find((candidate) => candidate.name === name);
+  if (!preset) throw new Error(`unknown agent preset "${name}" (expected one of ${PRESET_NAMES.join(", ")})`);
   return preset;
 }
-var PRESETS, ALL_MODEL_KEYS;
-var init_agents = __esm({
-  "src/worker/agents/index.ts"() {
+var PRESET_LIST, PRESET_NAMES, DEFAULT_PRESET, PRESETS, ALL_MODEL_KEYS;
+var init_presets = __esm({
+  "src/core/presets/index.ts"() {
     "use strict";
     init_aider();
     init_claude_code();
@@ -1218,17 +1294,12 @@ var init_agents = __esm({
     init_custom();
     init_gemini();
     init_opencode();
-    PRESETS = {
-      "claude-code": claudeCode,
-      codex,
-      aider,
-      opencode,
-      gemini,
-      custom
-    };
-    ALL_MODEL_KEYS = [
-      ...new Set(Object.values(PRESETS).flatMap((p) => p.keyEnv))
-    ];
+    init_preset_types();
+    PRESET_LIST = [claudeCode, codex, aider, opencode, gemini, custom];
+    PRESET_NAMES = PRESET_LIST.map((preset) => preset.name);
+    DEFAULT_PRESET = claudeCode.name;
+    PRESETS = PRESET_LIST;
+    ALL_MODEL_KEYS = [...new Set(PRESETS.flatMap((preset) => preset.keyEnv))];
   }
 });
 
@@ -21866,12 +21937,11 @@ var init_inputs = __esm({
 });
 
 // src/core/config/config-constants.ts
-var CONFIG_PATH, AGENT_PRESETS, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
+var CONFIG_PATH, PROMPT_FILE_PLACEHOLDER, FORBIDDEN_AGENT_ENV, EXPECTED;
 var init_config_constants = __esm({
   "src/core/config/config-constants.ts"() {
     "use strict";
     CONFIG_PATH = ".github/autopilot.yml";
-    AGENT_PRESETS = ["claude-code", "codex", "aider", "opencode", "gemini", "custom"];
     PROMPT_FILE_PLACEHOLDER = "{prompt_file}";
     FORBIDDEN_AGENT_ENV = [
       "GITHUB_TOKEN",
@@ -28829,6 +28899,7 @@ var init_config_section_schemas = __esm({
     init_zod();
     init_gate_pattern();
     init_supply_chain_gate();
+    init_presets();
     init_config_constants();
     init_cross_field_checks();
     init_key_paths();
@@ -28857,7 +28928,7 @@ var init_config_section_schemas = __esm({
     );
     ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
     AgentObjectSchema = external_exports.strictObject({
-      preset: external_exports.enum(AGENT_PRESETS).default("claude-code").describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
+      preset: external_exports.enum(PRESET_NAMES).default(DEFAULT_PRESET).describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
       model: nonBlank("a model name (not blank)").nullable().default(null).describe("Model passed to the agent CLI; null uses the CLI's own default."),
       args: external_exports.array(external_exports.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
       env: external_exports.array(
@@ -36859,8 +36930,18 @@ function parseConfig(text4, path15 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const result = validate2(input2, path15, locate);
-  return result.ok ? { ...result, warnings: [...warnings, ...result.warnings] } : result;
+  const renamed = renamedValues(input2, path15);
+  const result = validate2(renamed.input, path15, locate);
+  return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
+}
+function renamedValues(input2, path15) {
+  if (input2.isolation !== "user") return { input: input2, warnings: [] };
+  return {
+    input: { ...input2, isolation: "namespace" },
+    warnings: [
+      `${path15}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+    ]
+  };
 }
 function wholeInputError(source, what, input2, expected, options) {
   const found = describeFound(input2);
@@ -44386,8 +44467,8 @@ var init_agent_egress = __esm({
   "src/worker/agent-egress.ts"() {
     "use strict";
     init_network_allow();
+    init_presets();
     init_worker_result();
-    init_agents();
     init_egress_forwarder();
     init_egress_proxy();
     BASE_URL_NAME = /_(BASE_URL|API_BASE|API_URL|ENDPOINT)$/;
@@ -44581,7 +44662,7 @@ var BASE_ENV_NAMES, NEVER_PASSED, NEVER_PREFIX, SECRET_NAME, URL_WITH_CREDENTIAL
 var init_agent_env = __esm({
   "src/worker/agent-env.ts"() {
     "use strict";
-    init_agents();
+    init_presets();
     BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"];
     NEVER_PASSED = [
       "GITHUB_TOKEN",
@@ -45540,7 +45621,7 @@ function createAgentRunner(options) {
       if (missing.length > 0) {
         const named = missing.map((m) => `${m.path}: ${m.why}`).join("; ");
         return {
-          preset: preset.name,
+          preset: request2.agent.preset,
           output: preset.parseOutput("", "", null),
           exitCode: null,
           signal: null,
@@ -45569,7 +45650,7 @@ function createAgentRunner(options) {
     }).finally(() => options.boundary?.takeBack());
     const output2 = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     return {
-      preset: preset.name,
+      preset: request2.agent.preset,
       output: output2,
       exitCode: result.exitCode,
       signal: result.signal,
@@ -45591,7 +45672,7 @@ var RAW_KEEP;
 var init_agent_iteration = __esm({
   "src/worker/agent-iteration.ts"() {
     "use strict";
-    init_agents();
+    init_presets();
     init_agent_env();
     init_agent_namespace();
     init_agent_reach();
@@ -58566,35 +58647,18 @@ function costOf(usage, price) {
   const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
   return Math.round(usd * 1e6) / 1e6;
 }
-var DEFAULT_PRICES;
+var DEFAULT_PRICES, SELF_PRICING_PRESETS;
 var init_pricing = __esm({
   "src/core/pricing.ts"() {
     "use strict";
-    DEFAULT_PRICES = {
-      // Anthropic
-      "claude-opus-4-1": { input: 15, output: 75 },
-      "claude-opus-4": { input: 15, output: 75 },
-      "claude-sonnet-4-5": { input: 3, output: 15 },
-      "claude-sonnet-4": { input: 3, output: 15 },
-      "claude-haiku-4-5": { input: 1, output: 5 },
-      "claude-3-5-haiku": { input: 0.8, output: 4 },
-      // OpenAI
-      "gpt-5": { input: 1.25, output: 10 },
-      "gpt-5-codex": { input: 1.25, output: 10 },
-      "gpt-5-mini": { input: 0.25, output: 2 },
-      "gpt-5-nano": { input: 0.05, output: 0.4 },
-      "gpt-4.1": { input: 2, output: 8 },
-      "gpt-4.1-mini": { input: 0.4, output: 1.6 },
-      "gpt-4o": { input: 2.5, output: 10 },
-      "gpt-4o-mini": { input: 0.15, output: 0.6 },
-      o3: { input: 2, output: 8 },
-      "o4-mini": { input: 1.1, output: 4.4 },
-      // Google
-      "gemini-2.5-pro": { input: 1.25, output: 10 },
-      "gemini-2.5-flash": { input: 0.3, output: 2.5 },
-      "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
-      "gemini-2.0-flash": { input: 0.1, output: 0.4 }
-    };
+    init_presets();
+    DEFAULT_PRICES = Object.assign(
+      {},
+      ...PRESETS.map((preset) => preset.prices)
+    );
+    SELF_PRICING_PRESETS = new Set(
+      PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
+    );
   }
 });
 
@@ -58895,7 +58959,8 @@ var init_report = __esm({
 
 // src/worker/agent-failure-text.ts
 function spawnFailureText(agent, error63) {
-  const install = INSTALL_COMMANDS[agent.preset];
+  const cli = getPreset(agent.preset).install;
+  const install = cli ? installLine(cli) : null;
   return `the ${agent.preset} agent could not be started (${error63})${install ? `: install it in the worker workflow before the Autopilot step (\`${install}\`)` : ""}`;
 }
 function authFailureText(agent, evidence) {
@@ -58907,18 +58972,10 @@ function quotaFailureText(agent, evidence) {
   const keys = getPreset(agent.preset).keyEnv;
   return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
 }
-var INSTALL_COMMANDS;
 var init_agent_failure_text = __esm({
   "src/worker/agent-failure-text.ts"() {
     "use strict";
-    init_agents();
-    INSTALL_COMMANDS = {
-      "claude-code": "npm install -g @anthropic-ai/claude-code",
-      codex: "npm install -g @openai/codex",
-      aider: "pipx install aider-chat",
-      opencode: "npm install -g opencode-ai",
-      gemini: "npm install -g @google/gemini-cli"
-    };
+    init_presets();
   }
 });
 
@@ -60147,7 +60204,7 @@ var init_run_job = __esm({
 
 // src/worker/run-action.ts
 init_core();
-init_agents();
+init_presets();
 init_inputs();
 async function run(options = {}) {
   const env = options.env ?? process.env;

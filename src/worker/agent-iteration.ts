@@ -116,7 +116,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       if (missing.length > 0) {
         const named = missing.map((m) => `${m.path}: ${m.why}`).join("; ");
         return {
-          preset: preset.name,
+          preset: request.agent.preset,
           output: preset.parseOutput("", "", null),
           exitCode: null,
           signal: null,
