@@ -13,7 +13,12 @@ import { matchHumanGate } from "../core/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
 import { parseSignal, type Signal } from "../core/signals.js";
 import { decideAgentExit } from "../core/agent-exit.js";
-import { decideAfterIteration, decideRateLimit, type QualityOutcome } from "../core/iteration.js";
+import {
+  decideAfterIteration,
+  decideRateLimit,
+  type IterationDecision,
+  type QualityOutcome,
+} from "../core/iteration.js";
 import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
 import type { WorkerComment, WorkerIssue } from "../github/worker-client.js";
 import { priceRun } from "./agent-cost.js";
@@ -55,6 +60,16 @@ const LIMIT_WORDS: Record<string, string> = {
   usage_limit: "at its usage limit",
   overloaded: "overloaded",
 };
+
+/** What one iteration hands the next. */
+interface LoopState {
+  /** The failed quality commands the next prompt shows the agent. */
+  qualityFailures: QualityCommandResult[];
+  ignoredCompletions: number;
+  iterationsWithoutCommit: number;
+  /** Waits for the current agent's limit so far (back to 0 after a real iteration or a switch). */
+  rateAttempt: number;
+}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -280,17 +295,96 @@ class WorkerLoop {
   // ---------------------------------------------------------------------------------------------------------
   // The loop
 
+  /**
+   * The job after the claim: the task checked, the branch and the project ready, then one iteration after
+   * another until one of them ends the job. Each step below is one phase; the decisions between them are here.
+   */
   private async iterate(): Promise<WorkerRun> {
-    const { git, github } = this.deps;
-    // Read after the claim's write (by the claim's last query when it made one: nothing is read or written
-    // between that answer and these checks), as before.
-    const issue =
-      this.issueAfterClaim ?? (await github.readIssueAndLabels(this.inputs.issue, this.stateLabels()));
-    this.issueAfterClaim = null;
-    if (issue.state === "closed") return this.finish("failed", `issue #${issue.number} is closed`);
-    const refusal = taskTextRefusal(issue, this.inputs.taskDigest);
+    const issue = await this.readTask();
+    const refusal = this.refuseTask(issue);
     if (refusal) return this.finish("failed", refusal);
+    const conflicts = await this.prepareBranch();
+    const setupFailure = await this.projectSetup(conflicts.length > 0);
+    if (setupFailure) return this.finish("failed", setupFailure);
+    await this.prepareNotes(issue.title);
+    const feedback = await this.readFeedback(conflicts);
+    const loop: LoopState = {
+      qualityFailures: [],
+      ignoredCompletions: 0,
+      iterationsWithoutCommit: 0,
+      rateAttempt: 0,
+    };
 
+    for (;;) {
+      this.checkCancelled();
+      const stopped = await this.stopAtBoundary();
+      if (stopped) return stopped;
+
+      const iteration = this.result.iterations + 1;
+      const agent = this.agents[this.agentIndex]!;
+      const { run, headBefore } = await this.runAgent(
+        issue,
+        iteration,
+        agent,
+        feedback,
+        loop.qualityFailures,
+      );
+      if (run.spawnError) {
+        await this.checkpoint("agent could not start");
+        return this.finish("failed", spawnFailureText(agent, run.spawnError));
+      }
+      const signal = parseSignal(run.output.finalMessage);
+      const limited = await this.handleAgentError(run, signal, agent, loop);
+      if (limited === "retry") continue;
+      if (limited) return limited;
+
+      // A real iteration happened.
+      loop.rateAttempt = 0;
+      this.result.iterations = iteration;
+      this.result.lastSignal = describeSignal(signal);
+      const failed = await this.checkAgentExit(run, signal, iteration, agent);
+      if (failed) return failed;
+
+      // Commit and push before anything else, so a killed job loses at most this iteration.
+      const newWork = await this.readNewWork(headBefore);
+      loop.iterationsWithoutCommit = newWork ? 0 : loop.iterationsWithoutCommit + 1;
+      const gate = await this.runGate(iteration, signal);
+      const decision = this.decide(iteration, signal, gate.outcome, loop);
+      await this.recordAndPush(iteration, agent, signal, decision, gate.text);
+
+      const ended = await this.endFor(decision, signal, issue.title);
+      if (ended) return ended;
+      loop.qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
+      await this.updateProgress();
+      const after = taskBudgetExceeded(this.config.budgets.task, this.result);
+      if (after) return this.finish("budget_exceeded", after);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Before the first iteration
+
+  /**
+   * The task issue, read after the claim's write (by the claim's last query when it made one: nothing is read
+   * or written between that answer and the checks on it).
+   */
+  private async readTask(): Promise<WorkerIssue> {
+    const issue =
+      this.issueAfterClaim ??
+      (await this.deps.github.readIssueAndLabels(this.inputs.issue, this.stateLabels()));
+    this.issueAfterClaim = null;
+    return issue;
+  }
+
+  /** Why the job must not work on this issue: closed, or its text is not the text the controller approved. */
+  private refuseTask(issue: WorkerIssue): string | null {
+    if (issue.state === "closed") return `issue #${issue.number} is closed`;
+    return taskTextRefusal(issue, this.inputs.taskDigest);
+  }
+
+  /** Checks out the task branch (created, or resumed with the default branch merged in); returns the conflicts. */
+  private async prepareBranch(): Promise<string[]> {
+    const { git } = this.deps;
     const removed = await git.prepare();
     if (removed.length)
       this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
@@ -301,27 +395,29 @@ class WorkerLoop {
         ? `resumed ${this.branch} at ${this.setup.head.slice(0, 12)}`
         : `created ${this.branch} from ${this.inputs.defaultBranch} at ${this.setup.head.slice(0, 12)}`,
     );
-    let conflicts: string[] = [];
-    if (this.setup.resumed) {
-      const merge = await git.mergeDefault(
-        this.inputs.defaultBranch,
-        `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`,
-      );
-      this.setup = { ...this.setup, base: merge.base };
-      if (merge.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
-      conflicts = merge.conflicts;
-      if (conflicts.length)
-        this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
-    }
-    const setupFailure = await this.projectSetup(conflicts.length > 0);
-    if (setupFailure) return this.finish("failed", setupFailure);
-    // Notes set aside when the PR opened come back for the next round (after the setup, which may reset the tree).
-    if (this.setup.resumed && (await git.restoreDeletedFile(PROGRESS_NOTES_PATH)))
-      this.log.info("restored the progress notes from the branch history");
-    await ensureProgressNotes(this.tree, this.inputs.issue, issue.title);
+    if (!this.setup.resumed) return [];
+    const merge = await git.mergeDefault(
+      this.inputs.defaultBranch,
+      `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`,
+    );
+    this.setup = { ...this.setup, base: merge.base };
+    if (merge.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
+    if (merge.conflicts.length)
+      this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${merge.conflicts.join(", ")}`);
+    return merge.conflicts;
+  }
 
+  /** Notes set aside when the PR opened come back for the next round (after the setup, which may reset the tree). */
+  private async prepareNotes(title: string): Promise<void> {
+    if (this.setup?.resumed && (await this.deps.git.restoreDeletedFile(PROGRESS_NOTES_PATH)))
+      this.log.info("restored the progress notes from the branch history");
+    await ensureProgressNotes(this.tree, this.inputs.issue, title);
+  }
+
+  /** Review comments and checks on the task's PR, with the merge conflicts first when there are any. */
+  private async readFeedback(conflicts: string[]): Promise<TaskFeedback> {
     const feedback = await gatherFeedback({
-      github,
+      github: this.deps.github,
       branch: this.branch,
       comments: this.commentsAtStart,
       log: this.log,
@@ -329,195 +425,238 @@ class WorkerLoop {
     });
     if (feedback.pull) this.result.prNumber = feedback.pull.number;
     if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(this.inputs.defaultBranch, conflicts));
-    let qualityFailures: QualityCommandResult[] = [];
-    let ignoredCompletions = 0;
-    let iterationsWithoutCommit = 0;
-    let rateAttempt = 0;
+    return feedback;
+  }
 
-    for (;;) {
-      this.checkCancelled();
-      // Iteration boundary: wall clock, budget, session status.
-      const elapsed = this.now() - this.startedAt;
-      if (elapsed >= this.config.timeoutMinutes * 60_000) {
-        return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
-      }
-      const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
-      if (budget) return this.finish("budget_exceeded", budget);
-      const pause = await this.sessionStop();
-      if (pause) {
-        await this.checkpoint("pause");
-        return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
-      }
+  // ---------------------------------------------------------------------------------------------------------
+  // The steps of an iteration
 
-      const iteration = this.result.iterations + 1;
-      const agent = this.agents[this.agentIndex]!;
-      const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);
-      const headBefore = this.knownHead ?? (await git.headSha());
-      this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
-      const run = await this.deps.agent({
-        agent,
-        prompt,
-        issue: this.inputs.issue,
-        iteration,
-        timeoutMs: this.config.iterationTimeoutMinutes * 60_000,
-        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
-      });
-      for (const refused of run.refusedEnv)
-        this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
-      // The agent may have planted config, switched branches or left a rebase half done.
-      if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
-      for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-      this.addUsage(priceRun(run, agent, this.config.prices));
-      this.commands.push(...run.output.commands);
-      this.lastFinalMessage = run.output.finalMessage;
-      this.checkCancelled();
+  /** Iteration boundary: wall clock, budget, session status. A finished run when one of them ends the job. */
+  private async stopAtBoundary(): Promise<WorkerRun | null> {
+    const elapsed = this.now() - this.startedAt;
+    if (elapsed >= this.config.timeoutMinutes * 60_000) {
+      return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
+    }
+    const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
+    if (budget) return this.finish("budget_exceeded", budget);
+    const pause = await this.sessionStop();
+    if (pause) {
+      await this.checkpoint("pause");
+      return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
+    }
+    return null;
+  }
 
-      if (run.spawnError) {
-        await this.checkpoint("agent could not start");
-        return this.finish("failed", spawnFailureText(agent, run.spawnError));
-      }
+  /**
+   * Runs the agent once on the prompt, then undoes what it may have done to the worker's repository and counts
+   * what it spent. Returns its run and HEAD as it was before.
+   */
+  private async runAgent(
+    issue: WorkerIssue,
+    iteration: number,
+    agent: AgentConfig,
+    feedback: TaskFeedback,
+    qualityFailures: QualityCommandResult[],
+  ): Promise<{ run: AgentRunResult; headBefore: string }> {
+    const { git } = this.deps;
+    const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);
+    const headBefore = this.knownHead ?? (await git.headSha());
+    this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
+    const run = await this.deps.agent({
+      agent,
+      prompt,
+      issue: this.inputs.issue,
+      iteration,
+      timeoutMs: this.config.iterationTimeoutMinutes * 60_000,
+      ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+    });
+    for (const refused of run.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+    // The agent may have planted config, switched branches or left a rebase half done.
+    if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
+    for (const note of await git.recoverBranch(this.branch)) this.warn(note);
+    this.addUsage(priceRun(run, agent, this.config.prices));
+    this.commands.push(...run.output.commands);
+    this.lastFinalMessage = run.output.finalMessage;
+    this.checkCancelled();
+    return { run, headBefore };
+  }
 
-      const signal = parseSignal(run.output.finalMessage);
-      const errorKind = this.classify(run, signal);
-      if (errorKind) {
-        const limited =
-          errorKind.kind === "rate_limit" ||
-          errorKind.kind === "overloaded" ||
-          errorKind.kind === "usage_limit";
-        await this.checkpoint(`agent ${errorKind.kind}`);
-        if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
-        if (errorKind.kind === "quota")
-          return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
-        if (limited) {
-          const decision = decideRateLimit({
-            attempt: rateAttempt,
-            retries: this.config.rateLimit.retries,
-            agentIndex: this.agentIndex,
-            agentCount: this.agents.length,
-            baseMs: this.config.rateLimit.baseMs,
-            factor: this.config.rateLimit.factor,
-            maxWaitMs: this.config.rateLimit.maxWaitMs,
-            resetAt: errorKind.resetAt ?? null,
-            now: this.now(),
-          });
-          if (decision.action === "wait") {
-            this.log.info(
-              `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
-            );
-            rateAttempt++;
-            await this.deps.sleep(decision.ms, this.deps.signal);
-            continue;
-          }
-          if (decision.action === "switch_agent") {
-            const next = this.agents[decision.next]!;
-            this.warn(
-              `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`,
-            );
-            this.agentIndex = decision.next;
-            rateAttempt = 0;
-            continue;
-          }
-          this.result.resumeAt = decision.resumeAt;
-          return this.finish(
-            errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
-            `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`,
-          );
-        }
-      }
+  /**
+   * When the agent's output says it hit an error (auth, quota, a limit): the finished run, or "retry" after
+   * waiting or switching to the next agent. Null: no such error, the iteration counts.
+   */
+  private async handleAgentError(
+    run: AgentRunResult,
+    signal: Signal,
+    agent: AgentConfig,
+    loop: LoopState,
+  ): Promise<WorkerRun | "retry" | null> {
+    const errorKind = this.classify(run, signal);
+    if (!errorKind) return null;
+    const limited =
+      errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
+    await this.checkpoint(`agent ${errorKind.kind}`);
+    if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
+    if (errorKind.kind === "quota") return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
+    if (!limited) return null;
+    const decision = decideRateLimit({
+      attempt: loop.rateAttempt,
+      retries: this.config.rateLimit.retries,
+      agentIndex: this.agentIndex,
+      agentCount: this.agents.length,
+      baseMs: this.config.rateLimit.baseMs,
+      factor: this.config.rateLimit.factor,
+      maxWaitMs: this.config.rateLimit.maxWaitMs,
+      resetAt: errorKind.resetAt ?? null,
+      now: this.now(),
+    });
+    if (decision.action === "wait") {
+      this.log.info(
+        `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
+      );
+      loop.rateAttempt++;
+      await this.deps.sleep(decision.ms, this.deps.signal);
+      return "retry";
+    }
+    if (decision.action === "switch_agent") {
+      const next = this.agents[decision.next]!;
+      this.warn(
+        `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`,
+      );
+      this.agentIndex = decision.next;
+      loop.rateAttempt = 0;
+      return "retry";
+    }
+    this.result.resumeAt = decision.resumeAt;
+    return this.finish(
+      errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
+      `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`,
+    );
+  }
 
-      // A real iteration happened.
-      rateAttempt = 0;
-      this.result.iterations = iteration;
-      this.result.lastSignal = describeSignal(signal);
+  /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
+  private async checkAgentExit(
+    run: AgentRunResult,
+    signal: Signal,
+    iteration: number,
+    agent: AgentConfig,
+  ): Promise<WorkerRun | null> {
+    const exit = decideAgentExit({
+      exitCode: run.output.isError && !run.output.turnLimit ? (run.exitCode ?? 1) : 0,
+      processSignal: run.timedOut ? null : run.signal,
+      signal: toIterationSignal(signal),
+      iterationTimedOut: run.timedOut,
+      cancelled: this.deps.signal?.aborted ?? false,
+    });
+    // A cancelled job has already ended above (checkCancelled: checkpoint, `paused`), as the table says.
+    if (exit.action === "release") throw new CancelledError();
+    if (exit.action === "fail") {
+      await this.appendNote(iteration, agent.preset, signal, exit.reason);
+      await this.checkpoint("agent failed");
+      const detail = run.output.errorText.split("\n").find((l) => l.trim());
+      return this.finish("failed", detail ? `${exit.reason}: ${detail.slice(0, 300)}` : exit.reason);
+    }
+    if (run.timedOut) {
+      this.warn(
+        `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`,
+      );
+    }
+    return null;
+  }
 
-      const exit = decideAgentExit({
-        exitCode: run.output.isError && !run.output.turnLimit ? (run.exitCode ?? 1) : 0,
-        processSignal: run.timedOut ? null : run.signal,
-        signal: toIterationSignal(signal),
-        iterationTimedOut: run.timedOut,
-        cancelled: this.deps.signal?.aborted ?? false,
-      });
-      // A cancelled job has already ended above (checkCancelled: checkpoint, `paused`), as the table says.
-      if (exit.action === "release") throw new CancelledError();
-      if (exit.action === "fail") {
-        await this.appendNote(iteration, agent.preset, signal, exit.reason);
-        await this.checkpoint("agent failed");
-        const detail = run.output.errorText.split("\n").find((l) => l.trim());
-        return this.finish("failed", detail ? `${exit.reason}: ${detail.slice(0, 300)}` : exit.reason);
-      }
-      if (run.timedOut) {
-        this.warn(
-          `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`,
-        );
-      }
+  /** Whether the agent made new work this iteration (a commit of its own or changed files). */
+  private async readNewWork(headBefore: string): Promise<boolean> {
+    const state = await this.deps.git.workState();
+    this.knownHead = state.head;
+    return state.head !== headBefore || state.changed;
+  }
 
-      // Commit and push before anything else, so a killed job loses at most this iteration.
-      const state = await git.workState();
-      this.knownHead = state.head;
-      const newWork = state.head !== headBefore || state.changed;
-      iterationsWithoutCommit = newWork ? 0 : iterationsWithoutCommit + 1;
+  /**
+   * On a completion claim: commits the work, then runs the quality commands. The work is committed before the
+   * gate runs (the commands' leftovers are reset away, the work is not); it is pushed with the gate's note when
+   * the iteration ends.
+   */
+  private async runGate(
+    iteration: number,
+    signal: Signal,
+  ): Promise<{ outcome: QualityOutcome; text: string }> {
+    if (signal.kind !== "complete") return { outcome: "not_run", text: "" };
+    await this.commitWork(iteration, signal);
+    this.quality = await this.runQuality();
+    const outcome: QualityOutcome =
+      this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
+    const text = this.quality.length
+      ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ")
+      : "no quality commands";
+    return { outcome, text };
+  }
 
-      let qualityOutcome: QualityOutcome = "not_run";
-      let qualityText = "";
-      if (signal.kind === "complete") {
-        // The work is committed before the gate runs (the commands' leftovers are reset away, the work is not);
-        // it is pushed with the gate's note when the iteration ends.
-        await this.commitWork(iteration, signal);
-        this.quality = await this.runQuality();
-        qualityOutcome =
-          this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
-        qualityText = this.quality.length
-          ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ")
-          : "no quality commands";
-      }
+  /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
+  private decide(
+    iteration: number,
+    signal: Signal,
+    quality: QualityOutcome,
+    loop: LoopState,
+  ): IterationDecision {
+    const decision = decideAfterIteration({
+      signal: toIterationSignal(signal),
+      quality,
+      iteration,
+      maxIterations: this.config.maxIterations,
+      startedAt: this.startedAt,
+      now: this.now(),
+      timeoutMs: this.config.timeoutMinutes * 60_000,
+      iterationsWithoutCommit: loop.iterationsWithoutCommit,
+      stuckThreshold: this.config.stuckThreshold,
+      stuckStopThreshold: this.config.stuckStopThreshold,
+      ignoredCompletions: loop.ignoredCompletions,
+      maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles,
+    });
+    loop.ignoredCompletions = decision.ignoredCompletions;
+    for (const warning of decision.warnings) this.warn(warning);
+    return decision;
+  }
 
-      const decision = decideAfterIteration({
-        signal: toIterationSignal(signal),
-        quality: qualityOutcome,
-        iteration,
-        maxIterations: this.config.maxIterations,
-        startedAt: this.startedAt,
-        now: this.now(),
-        timeoutMs: this.config.timeoutMinutes * 60_000,
-        iterationsWithoutCommit,
-        stuckThreshold: this.config.stuckThreshold,
-        stuckStopThreshold: this.config.stuckStopThreshold,
-        ignoredCompletions,
-        maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles,
-      });
-      ignoredCompletions = decision.ignoredCompletions;
-      for (const warning of decision.warnings) this.warn(warning);
+  /** Writes the iteration's progress note, commits, and pushes unless a PR is about to be opened. */
+  private async recordAndPush(
+    iteration: number,
+    agent: AgentConfig,
+    signal: Signal,
+    decision: IterationDecision,
+    qualityText: string,
+  ): Promise<void> {
+    if (signal.kind !== "complete") {
+      await this.appendNote(iteration, agent.preset, signal, decision.reason);
+    } else if (qualityText) {
+      await this.appendNote(iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
+    }
+    // One push per iteration: every push starts CI on an open PR and wakes the controller. A PR about to be
+    // opened is pushed once, after the notes are set aside (complete()).
+    await this.commitWork(iteration, signal);
+    if (decision.outcome !== "open_pr") await this.pushBranch();
+    this.checkCancelled();
+  }
 
-      if (signal.kind !== "complete") {
-        await this.appendNote(iteration, agent.preset, signal, decision.reason);
-      } else if (qualityText) {
-        await this.appendNote(iteration, agent.preset, signal, `${qualityText} → ${decision.reason}`);
-      }
-      // One push per iteration: every push starts CI on an open PR and wakes the controller. A PR about to be
-      // opened is pushed once, after the notes are set aside (complete()).
-      await this.commitWork(iteration, signal);
-      if (decision.outcome !== "open_pr") await this.pushBranch();
-      this.checkCancelled();
-
-      switch (decision.outcome) {
-        case "open_pr":
-          return this.complete(issue.title);
-        case "blocked":
-        case "needs_human":
-          return this.endWithSignal(decision.outcome, signal, decision.reason);
-        case "timeout":
-          return this.finish("timeout", decision.reason);
-        case "stuck":
-          return this.finish("stuck", decision.reason);
-        case "contradiction":
-          return this.finish("contradiction", decision.reason);
-        case "continue":
-          qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
-          break;
-      }
-      await this.updateProgress();
-      const after = taskBudgetExceeded(this.config.budgets.task, this.result);
-      if (after) return this.finish("budget_exceeded", after);
+  /** The finished run for every outcome but `continue`. */
+  private async endFor(
+    decision: IterationDecision,
+    signal: Signal,
+    title: string,
+  ): Promise<WorkerRun | null> {
+    switch (decision.outcome) {
+      case "open_pr":
+        return this.complete(title);
+      case "blocked":
+      case "needs_human":
+        return this.endWithSignal(decision.outcome, signal, decision.reason);
+      case "timeout":
+        return this.finish("timeout", decision.reason);
+      case "stuck":
+        return this.finish("stuck", decision.reason);
+      case "contradiction":
+        return this.finish("contradiction", decision.reason);
+      case "continue":
+        return null;
     }
   }
 
