@@ -136,7 +136,31 @@ export function renderConfigFile(options: {
     lines.push("setup:");
     for (const command of setup) lines.push(`  - ${JSON.stringify(command)}`);
   }
+  const registries = registryHostsFor(setup);
+  lines.push(
+    "# The agent's sandbox reaches only its model API and these hosts (everything else is refused and named in",
+    "# the job summary); `network: open` lifts the firewall.",
+  );
+  if (registries.length === 0) lines.push("# network: { allow: [registry.npmjs.org] }");
+  else lines.push(`network: { allow: [${registries.join(", ")}] }`);
   return `${lines.join("\n")}\n`;
+}
+
+/** The package hosts each setup command `init` writes downloads from: what the agent's firewall must let through. */
+const SETUP_REGISTRIES: readonly [RegExp, readonly string[]][] = [
+  [/^(npm|pnpm) /, ["registry.npmjs.org"]],
+  [/^yarn /, ["registry.yarnpkg.com", "registry.npmjs.org"]],
+  [/^(uv|poetry|python -m pip) /, ["pypi.org", "files.pythonhosted.org"]],
+  [/^go /, ["proxy.golang.org", "sum.golang.org"]],
+  [/^cargo /, ["index.crates.io", "static.crates.io"]],
+];
+
+/** The registries the setup commands need, in order, each once. */
+export function registryHostsFor(setup: readonly string[]): string[] {
+  const hosts = setup.flatMap(
+    (command) => SETUP_REGISTRIES.find(([pattern]) => pattern.test(command))?.[1] ?? [],
+  );
+  return [...new Set(hosts)];
 }
 
 export interface LabelSpec {
