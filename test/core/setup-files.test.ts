@@ -78,7 +78,13 @@ describe("setup files (pure)", () => {
       expect(parsed.ok && parsed.config.setup).toEqual(setup);
       // The agent's firewall lets the setup reach the registries it downloads from, and nothing else.
       expect(parsed.ok && parsed.config.network).toEqual({
-        allow: ["registry.npmjs.org", "pypi.org", "files.pythonhosted.org", "proxy.golang.org", "sum.golang.org"],
+        allow: [
+          "registry.npmjs.org",
+          "pypi.org",
+          "files.pythonhosted.org",
+          "proxy.golang.org",
+          "sum.golang.org",
+        ],
       });
       // Nothing found: a commented example, and the file still parses.
       const none = renderConfigFile({ release, agent: "claude-code", qualityCommands: [] });
