@@ -378,7 +378,9 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       if (notYetGiven.length > 0) {
         const result = await privileged(chown, ["-h", `${ids.uid}:${ids.gid}`, "--", ...notYetGiven]);
         if (result.code !== 0)
-          throw new Error(`could not give the agent what the worker wrote: ${result.stderr.trim().slice(0, 500)}`);
+          throw new Error(
+            `could not give the agent what the worker wrote: ${result.stderr.trim().slice(0, 500)}`,
+          );
       }
       if (walked.length === 0) return;
       const result = await privileged(find, [

@@ -93,6 +93,9 @@ describe("the hand-over after the worker wrote into the tree", { timeout: 60_000
     expect((await agentRuns("echo agent >> appended.md")).code).toBe(0);
     await writeTreeFile(parts.boundary.dirs.workTree, "appended.md", "worker again\n", { append: true });
 
-    expect(await agentRuns("echo agent again >> appended.md && rm appended.md")).toEqual({ code: 0, err: "" });
+    expect(await agentRuns("echo agent again >> appended.md && rm appended.md")).toEqual({
+      code: 0,
+      err: "",
+    });
   });
 });
