@@ -25,7 +25,7 @@ import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
 import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
-import { noteTreeUnknown, takeTreeWrites } from "./tree-writes.js";
+import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "./tree-writes.js";
 
 export interface BoundaryDirs {
   /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
@@ -211,6 +211,7 @@ export function createBoundary(options: {
     },
     async takeBack() {
       const killed = await user.killAll();
+      distrustTreeWritesSoFar(dirs.workTree);
       await user.take(owned);
       return killed;
     },

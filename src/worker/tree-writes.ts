@@ -32,6 +32,16 @@ export function noteTreeUnknown(root: string): void {
   records.set(path.resolve(root), "unknown");
 }
 
+/**
+ * At the take-back: paths named while the agent could still run (none, in the worker's order of work) are not
+ * trusted as names, since the agent may have put a link in their way since, and `chown -h` follows the links
+ * of a path's directories; the next hand-over walks the tree instead (`find -P` follows none).
+ */
+export function distrustTreeWritesSoFar(root: string): void {
+  const record = recordOf(root);
+  if (record !== "unknown" && record.size > 0) noteTreeUnknown(root);
+}
+
 /** What was written into `root` since the last call, and a fresh, empty record from now on. */
 export function takeTreeWrites(root: string): TreeWrites {
   const record = recordOf(root);
