@@ -413,8 +413,8 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       // so the sandbox is gone (its PID 1 ended every process in it) and no process of the uid is left; no new
       // one can start, since only root starts processes as that uid and nothing outside the sandbox can reach
       // the tree to run a set-user-ID file in it (the agent's directory is 0700, the worker's: boundary.ts);
-      // and root reads files whatever their modes. So the tree stays the agent's and the hand-over costs one
-      // pass instead of two recursive chowns (bench/handover.ts).
+      // and root reads files whatever their modes. So the tree stays the agent's and the hand-over gives only what
+      // the worker wrote since, instead of two recursive chowns (bench/handover.ts).
       if (namespace && root) return;
       await chownAll(existing, workerUid, workerGid);
       // The agent may have made its files unreadable (the worker must read them to commit them), or writable by
