@@ -21,10 +21,14 @@ function recordOf(root: string): Set<string> | "unknown" {
   return records.get(path.resolve(root)) ?? "unknown";
 }
 
-/** The worker wrote (created, replaced or appended to) the entry at absolute `entry` inside `root`. */
+/**
+ * The worker wrote (created, replaced or appended to) the entry at absolute `entry` inside `root`. Noted in every
+ * record whose tree holds the entry, whatever spelling of the tree's path the writer was given.
+ */
 export function noteTreeWrite(root: string, entry: string): void {
-  const record = recordOf(root);
-  if (record !== "unknown") record.add(path.resolve(entry));
+  const absolute = path.resolve(root, entry);
+  for (const [tree, record] of records)
+    if (record !== "unknown" && absolute.startsWith(`${tree}/`)) record.add(absolute);
 }
 
 /** The worker may have written anywhere in the tree at `root` (its git changed files). */
