@@ -17,6 +17,7 @@ import { markdownTable } from "markdown-table";
 import { type IsolationMode, setupAgentUser } from "../src/worker/agent-user.js";
 import { createIsolatedParts } from "../src/worker/boundary.js";
 import { runProcess } from "../src/worker/process.js";
+import { writeTreeFile } from "../src/worker/tree-files.js";
 
 const FILES = Number(process.argv[2] ?? 100_000);
 const ITERATIONS = Number(process.argv[3] ?? 7);
@@ -72,8 +73,8 @@ async function measure(mode: IsolationMode, root: string): Promise<string[]> {
   await parts.boundary.handOver();
   await parts.boundary.takeBack();
   for (let i = 0; i < ITERATIONS; i++) {
-    // The worker's git wrote something between iterations (its progress notes), as it does in a job.
-    await writeFile(join(parts.boundary.dirs.workTree, `notes-${i}.md`), "notes\n");
+    // The worker wrote something between iterations (its progress notes, through tree-files.ts), as in a job.
+    await writeTreeFile(parts.boundary.dirs.workTree, `.autopilot/notes-${i}.md`, "notes\n");
     let t = performance.now();
     await parts.boundary.handOver();
     handOver.push(performance.now() - t);

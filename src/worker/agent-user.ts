@@ -29,13 +29,14 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentView, bwrapArgs, commandPaths, EMPTY_VIEW, openingsFor } from "./agent-namespace.js";
 import { isToolchainName } from "./agent-env.js";
 import { claimAgentSlot, SLOT_COUNT } from "./agent-slots.js";
 import type { AgentNetwork } from "./agent-network.js";
 import { trustedBinary, workerBinaries } from "./trusted-binaries.js";
+import type { TreeWrites } from "./tree-writes.js";
 
 /** How a command is started as the agent user. */
 export interface Wrapped {
@@ -57,8 +58,12 @@ export interface AgentUser {
   wrap(command: string, args: string[], env: Record<string, string>): Wrapped;
   /** Kills every process of the agent's uid (a no-op when not isolated); returns how many were found. */
   killAll(): Promise<number>;
-  /** Makes the agent user the owner of these directories (recursively, symbolic links not followed). */
-  give(dirs: string[]): Promise<void>;
+  /**
+   * Makes the agent user the owner of these directories (recursively, symbolic links not followed). `written`
+   * names, for some of them, every path the worker wrote there since the last hand-over (tree-writes.ts): where
+   * the tree stays the agent's between runs (`namespace` as root), only those change hands, not the whole tree.
+   */
+  give(dirs: string[], written?: ReadonlyMap<string, TreeWrites>): Promise<void>;
   /** Makes the worker able to read them again, with nothing another user could still write, before it reads them. */
   take(dirs: string[]): Promise<void>;
   /** The network later wraps give the sandbox (`closed` until told otherwise; ignored outside `namespace`). */
@@ -355,15 +360,32 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
       return found;
     },
-    async give(dirs) {
+    async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync(dir));
       if (existing.length === 0) return;
       if (!(namespace && root)) return chownAll(existing, ids.uid, ids.gid);
-      // The tree stays the agent's between runs (see take); only what the worker's git wrote since (owned by
-      // the worker) changes hands: one pass of lstat over the tree, no write to the rest.
+      // The tree stays the agent's between runs (see take); only what the worker wrote since (owned by the
+      // worker) changes hands. Where the worker named every path it wrote, those paths; elsewhere one pass of
+      // lstat over the tree. No write to the rest either way.
+      const walked: string[] = [];
+      const named: string[] = [];
+      for (const dir of existing) {
+        const record = written?.get(dir);
+        if (record === undefined || record === "unknown") walked.push(dir);
+        else named.push(...record);
+      }
+      const notYetGiven = await notOwnedBy(named, ids.uid, ids.gid);
+      if (notYetGiven.length > 0) {
+        const result = await privileged(chown, ["-h", `${ids.uid}:${ids.gid}`, "--", ...notYetGiven]);
+        if (result.code !== 0)
+          throw new Error(
+            `could not give the agent what the worker wrote: ${result.stderr.trim().slice(0, 500)}`,
+          );
+      }
+      if (walked.length === 0) return;
       const result = await privileged(find, [
         "-P",
-        ...existing,
+        ...walked,
         "(",
         "!",
         "-uid",
@@ -391,8 +413,8 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       // so the sandbox is gone (its PID 1 ended every process in it) and no process of the uid is left; no new
       // one can start, since only root starts processes as that uid and nothing outside the sandbox can reach
       // the tree to run a set-user-ID file in it (the agent's directory is 0700, the worker's: boundary.ts);
-      // and root reads files whatever their modes. So the tree stays the agent's and the hand-over costs one
-      // pass instead of two recursive chowns (bench/handover.ts).
+      // and root reads files whatever their modes. So the tree stays the agent's and the hand-over gives only what
+      // the worker wrote since, instead of two recursive chowns (bench/handover.ts).
       if (namespace && root) return;
       await chownAll(existing, workerUid, workerGid);
       // The agent may have made its files unreadable (the worker must read them to commit them), or writable by
@@ -408,6 +430,20 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       view = { ...next, shared: [...next.shared, ...shared] };
     },
   };
+}
+
+/** Those of `paths` that exist (symbolic links not followed) and are not owned by `uid`:`gid`. */
+async function notOwnedBy(paths: Iterable<string>, uid: number, gid: number): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of paths) {
+    try {
+      const info = await lstat(entry);
+      if (info.uid !== uid || info.gid !== gid) found.push(entry);
+    } catch {
+      /* gone since the worker wrote it (a later git command removed it): nothing to give */
+    }
+  }
+  return found;
 }
 
 async function ensureUser(

@@ -25,6 +25,7 @@ import { runProcess } from "./process.js";
 import { detectQualityCommands, runQualityCommands } from "./quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
 import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
+import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "./tree-writes.js";
 
 export interface BoundaryDirs {
   /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
@@ -197,11 +198,20 @@ export function createBoundary(options: {
     dirs,
     user,
     async handOver() {
-      await user.give(owned);
+      // What the worker wrote into the work tree since the last hand-over (tree-writes.ts); home and tmp, small
+      // and written by the worker without a record (an agent's config directory), are walked.
+      const written = takeTreeWrites(dirs.workTree);
+      try {
+        await user.give(owned, new Map([[dirs.workTree, written]]));
+      } catch (error) {
+        noteTreeUnknown(dirs.workTree);
+        throw error;
+      }
       await sync();
     },
     async takeBack() {
       const killed = await user.killAll();
+      distrustTreeWritesSoFar(dirs.workTree);
       await user.take(owned);
       return killed;
     },

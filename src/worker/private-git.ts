@@ -19,6 +19,7 @@ import { execFile } from "node:child_process";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { treeEntryExists, writeTreeFile } from "./tree-files.js";
+import { gitMayWriteTree, noteTreeUnknown } from "./tree-writes.js";
 import { workerBinaries } from "./trusted-binaries.js";
 
 /** The attributes that change what `git add` stores, switched off for the worker's git. */
@@ -193,6 +194,8 @@ export class Git {
       "maintenance.auto=false",
       ...args,
     ];
+    // A command that may write the work tree: the next hand-over walks it all (tree-writes.ts).
+    if (gitMayWriteTree(args)) noteTreeUnknown(this.cwd);
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.gitPath,

@@ -9,6 +9,7 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open } from "node:fs/promises";
 import path from "node:path";
+import { noteTreeWrite } from "./tree-writes.js";
 
 export class UnsafeTreePathError extends Error {
   override readonly name = "UnsafeTreePathError";
@@ -27,6 +28,8 @@ async function checkDirs(root: string, relative: string, create: boolean): Promi
         throw new UnsafeTreePathError(`${path.relative(root, current)} is not a plain directory`);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || !create) throw error;
+      // Noted before it exists: a failure after the mkdir must not leave an entry the hand-over does not know.
+      noteTreeWrite(root, current);
       await mkdir(current);
     }
   }
@@ -81,6 +84,8 @@ export async function writeTreeFile(
     constants.O_CREAT |
     constants.O_NOFOLLOW |
     (options.append ? constants.O_APPEND : constants.O_TRUNC);
+  // The agent's user must own what the worker made here (tree-writes.ts: the next hand-over gives only these).
+  noteTreeWrite(root, file);
   const handle = await open(file, flags, 0o644);
   try {
     await handle.writeFile(content);
