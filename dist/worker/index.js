@@ -1525,10 +1525,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path15) {
-  if (!path15)
+function getElementAtPath(obj, path16) {
+  if (!path16)
     return obj;
-  return path15.reduce((acc, key) => acc?.[key], obj);
+  return path16.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1787,11 +1787,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path15, issues) {
+function prefixIssues(path16, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path15);
+    iss.path.unshift(path16);
     return iss;
   });
 }
@@ -2324,16 +2324,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path15 = []) => {
+  const processError = (error64, path16 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path16, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path16, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path16, ...issue3.path]);
       } else {
-        const fullpath = [...path15, ...issue3.path];
+        const fullpath = [...path16, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2372,17 +2372,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path15 = []) => {
+  const processError = (error64, path16 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path16, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path16, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path16, ...issue3.path]);
       } else {
-        const fullpath = [...path15, ...issue3.path];
+        const fullpath = [...path16, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2421,8 +2421,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path15 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path15) {
+  const path16 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path16) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -20454,13 +20454,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path15 = ref.slice(1).split("/").filter(Boolean);
-  if (path15.length === 0) {
+  const path16 = ref.slice(1).split("/").filter(Boolean);
+  if (path16.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path15[0] === defsKey) {
-    const key = path15[1] === void 0 ? void 0 : decodeJSONPointerSegment(path15[1]);
+  if (path16[0] === defsKey) {
+    const key = path16[1] === void 0 ? void 0 : decodeJSONPointerSegment(path16[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -21959,9 +21959,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path15) {
+function hasPath(value, path16) {
   let current = value;
-  for (const segment of path15) {
+  for (const segment of path16) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -21971,9 +21971,9 @@ function hasPath(value, path15) {
   }
   return true;
 }
-function getAt(value, path15) {
+function getAt(value, path16) {
   let current = value;
-  for (const segment of path15) {
+  for (const segment of path16) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -21981,9 +21981,9 @@ function getAt(value, path15) {
   }
   return current;
 }
-function formatPath(path15) {
+function formatPath(path16) {
   let out = "";
-  for (const segment of path15) {
+  for (const segment of path16) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22025,8 +22025,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path15, where, found, expected) {
-  return `${path15 ? `\`${path15}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path16, where, found, expected) {
+  return `${path16 ? `\`${path16}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -28806,11 +28806,11 @@ var init_supply_chain_gate = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path15) {
-  return ctx.issues.some((issue3) => path15.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path16) {
+  return ctx.issues.some((issue3) => path16.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path15, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path15, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path16, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path16, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -28842,9 +28842,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path15) => {
-    const value = getAt(config2, path15);
-    return typeof value === "number" && !hasIssueAt(ctx, path15) ? value : null;
+  const num = (path16) => {
+    const value = getAt(config2, path16);
+    return typeof value === "number" && !hasIssueAt(ctx, path16) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -29263,9 +29263,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path15) {
+function schemaAt(root, path16) {
   let node3 = root;
-  for (const segment of path15) {
+  for (const segment of path16) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29443,17 +29443,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path15) {
-      const ctrl = callVisitor(key, node3, visitor, path15);
+    function visit_(key, node3, visitor, path16) {
+      const ctrl = callVisitor(key, node3, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visit_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visit_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path15 = Object.freeze(path15.concat(node3));
+          path16 = Object.freeze(path16.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path15);
+            const ci = visit_(i, node3.items[i], visitor, path16);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29464,13 +29464,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path15 = Object.freeze(path15.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path15);
+          const cv = visit_("value", node3.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29491,17 +29491,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path15) {
-      const ctrl = await callVisitor(key, node3, visitor, path15);
+    async function visitAsync_(key, node3, visitor, path16) {
+      const ctrl = await callVisitor(key, node3, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path15, ctrl);
-        return visitAsync_(key, ctrl, visitor, path15);
+        replaceNode(key, path16, ctrl);
+        return visitAsync_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path15 = Object.freeze(path15.concat(node3));
+          path16 = Object.freeze(path16.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path15);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path16);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29512,13 +29512,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path15 = Object.freeze(path15.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path15);
+          path16 = Object.freeze(path16.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path15);
+          const cv = await visitAsync_("value", node3.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29545,23 +29545,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path15) {
+    function callVisitor(key, node3, visitor, path16) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path15);
+        return visitor(key, node3, path16);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path15);
+        return visitor.Map?.(key, node3, path16);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path15);
+        return visitor.Seq?.(key, node3, path16);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path15);
+        return visitor.Pair?.(key, node3, path16);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path15);
+        return visitor.Scalar?.(key, node3, path16);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path15);
+        return visitor.Alias?.(key, node3, path16);
       return void 0;
     }
-    function replaceNode(key, path15, node3) {
-      const parent = path15[path15.length - 1];
+    function replaceNode(key, path16, node3) {
+      const parent = path16[path16.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30173,10 +30173,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path15, value) {
+    function collectionFromPath(schema, path16, value) {
       let v = value;
-      for (let i = path15.length - 1; i >= 0; --i) {
-        const k = path15[i];
+      for (let i = path16.length - 1; i >= 0; --i) {
+        const k = path16[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -30195,7 +30195,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path15) => path15 == null || typeof path15 === "object" && !!path15[Symbol.iterator]().next().done;
+    var isEmptyPath = (path16) => path16 == null || typeof path16 === "object" && !!path16[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -30225,11 +30225,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path15, value) {
-        if (isEmptyPath(path15))
+      addIn(path16, value) {
+        if (isEmptyPath(path16))
           this.add(value);
         else {
-          const [key, ...rest] = path15;
+          const [key, ...rest] = path16;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -30243,8 +30243,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        const [key, ...rest] = path15;
+      deleteIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30258,8 +30258,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        const [key, ...rest] = path15;
+      getIn(path16, keepScalar) {
+        const [key, ...rest] = path16;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30277,8 +30277,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path15) {
-        const [key, ...rest] = path15;
+      hasIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30288,8 +30288,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        const [key, ...rest] = path15;
+      setIn(path16, value) {
+        const [key, ...rest] = path16;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -32804,9 +32804,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path15, value) {
+      addIn(path16, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path15, value);
+          this.contents.addIn(path16, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -32881,14 +32881,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path15) {
-        if (Collection2.isEmptyPath(path15)) {
+      deleteIn(path16) {
+        if (Collection2.isEmptyPath(path16)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path15) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path16) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -32903,10 +32903,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path15, keepScalar) {
-        if (Collection2.isEmptyPath(path15))
+      getIn(path16, keepScalar) {
+        if (Collection2.isEmptyPath(path16))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path15, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path16, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -32917,10 +32917,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path15) {
-        if (Collection2.isEmptyPath(path15))
+      hasIn(path16) {
+        if (Collection2.isEmptyPath(path16))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path15) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path16) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -32937,13 +32937,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path15, value) {
-        if (Collection2.isEmptyPath(path15)) {
+      setIn(path16, value) {
+        if (Collection2.isEmptyPath(path16)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path15), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path16), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path15, value);
+          this.contents.setIn(path16, value);
         }
       }
       /**
@@ -34904,9 +34904,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path15) => {
+    visit2.itemAtPath = (cst, path16) => {
       let item = cst;
-      for (const [field, index2] of path15) {
+      for (const [field, index2] of path16) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -34915,23 +34915,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path15) => {
-      const parent = visit2.itemAtPath(cst, path15.slice(0, -1));
-      const field = path15[path15.length - 1][0];
+    visit2.parentCollection = (cst, path16) => {
+      const parent = visit2.itemAtPath(cst, path16.slice(0, -1));
+      const field = path16[path16.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path15, item, visitor) {
-      let ctrl = visitor(item, path15);
+    function _visit(path16, item, visitor) {
+      let ctrl = visitor(item, path16);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path15.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path16.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -34942,10 +34942,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path15);
+            ctrl = ctrl(item, path16);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path15) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path16) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -36713,10 +36713,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path15, agent] of agents) {
+  for (const [path16, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path15}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path16}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -36779,9 +36779,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path15 of allKeyPaths(root)) {
-    if (path15.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path15[path15.length - 1]) === 0) return formatPath(path15);
+  for (const path16 of allKeyPaths(root)) {
+    if (path16.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path16[path16.length - 1]) === 0) return formatPath(path16);
   }
   return null;
 }
@@ -36817,17 +36817,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path16 = formatPath(keyPath);
+        const path17 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path16 ? `\`${path16}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path17 ? `\`${path17}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path16, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path16, found: found2, expected: expected2, message }
+          where ? { path: path17, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path17, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path15 = formatPath(issue3.path);
+    const path16 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -36840,7 +36840,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path15, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path16, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -36872,7 +36872,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path15 = CONFIG_PATH) {
+function parseConfig(text4, path16 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -36890,11 +36890,11 @@ function parseConfig(text4, path15 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path15, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path16, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path15} line ${where.line}: ${warning2.message}`;
+    return `${path16} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -36907,10 +36907,10 @@ function parseConfig(text4, path15 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path15, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path16, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path15, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path16, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -36930,16 +36930,16 @@ function parseConfig(text4, path15 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path15);
-  const result = validate2(renamed.input, path15, locate);
+  const renamed = renamedValues(input2, path16);
+  const result = validate2(renamed.input, path16, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path15) {
+function renamedValues(input2, path16) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path15}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path16}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -38574,7 +38574,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path15) => path15.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path16) => path16.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -40278,17 +40278,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path15 = requestOptions.url.replace(options.baseUrl, "");
+    const path16 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path15} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path16} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path15} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path16} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -45012,7 +45012,7 @@ var init_trusted_binaries = __esm({
 // src/worker/agent-user.ts
 import { execFile } from "node:child_process";
 import { existsSync as existsSync3 } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 function withNetworkEnv(env, network) {
   return typeof network === "object" ? { ...env, ...network.env } : env;
@@ -45222,13 +45222,29 @@ async function setupAgentUser(options) {
       if (left.length > 0) throw new Error(`${left.length} processes of ${name} survived SIGKILL`);
       return found;
     },
-    async give(dirs) {
+    async give(dirs, written) {
       const existing = dirs.filter((dir) => existsSync3(dir));
       if (existing.length === 0) return;
       if (!(namespace && root)) return chownAll(existing, ids.uid, ids.gid);
+      const walked = [];
+      const named = [];
+      for (const dir of existing) {
+        const record2 = written?.get(dir);
+        if (record2 === void 0 || record2 === "unknown") walked.push(dir);
+        else named.push(...record2);
+      }
+      const notYetGiven = await notOwnedBy(named, ids.uid, ids.gid);
+      if (notYetGiven.length > 0) {
+        const result2 = await privileged(chown, ["-h", `${ids.uid}:${ids.gid}`, "--", ...notYetGiven]);
+        if (result2.code !== 0)
+          throw new Error(
+            `could not give the agent what the worker wrote: ${result2.stderr.trim().slice(0, 500)}`
+          );
+      }
+      if (walked.length === 0) return;
       const result = await privileged(find, [
         "-P",
-        ...existing,
+        ...walked,
         "(",
         "!",
         "-uid",
@@ -45265,6 +45281,17 @@ async function setupAgentUser(options) {
       view = { ...next, shared: [...next.shared, ...shared2] };
     }
   };
+}
+async function notOwnedBy(paths, uid, gid) {
+  const found = [];
+  for (const entry of paths) {
+    try {
+      const info2 = await lstat(entry);
+      if (info2.uid !== uid || info2.gid !== gid) found.push(entry);
+    } catch {
+    }
+  }
+  return found;
 }
 async function ensureUser(name, privileged) {
   const lookup2 = async () => {
@@ -45681,32 +45708,102 @@ var init_agent_iteration = __esm({
   }
 });
 
+// src/worker/tree-writes.ts
+import path8 from "node:path";
+function recordOf(root) {
+  return records.get(path8.resolve(root)) ?? "unknown";
+}
+function noteTreeWrite(root, entry) {
+  const absolute = path8.resolve(root, entry);
+  for (const [tree, record2] of records)
+    if (record2 !== "unknown" && absolute.startsWith(`${tree}/`)) record2.add(absolute);
+}
+function noteTreeUnknown(root) {
+  records.set(path8.resolve(root), "unknown");
+}
+function distrustTreeWritesSoFar(root) {
+  const record2 = recordOf(root);
+  if (record2 !== "unknown" && record2.size > 0) noteTreeUnknown(root);
+}
+function takeTreeWrites(root) {
+  const record2 = recordOf(root);
+  records.set(path8.resolve(root), /* @__PURE__ */ new Set());
+  return record2;
+}
+function subcommand(args) {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "-c" || arg === "-C" || arg === "--git-dir" || arg === "--work-tree") i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return void 0;
+}
+function gitMayWriteTree(args) {
+  const name = subcommand(args);
+  return name === void 0 || !LEAVES_TREE_ALONE.has(name);
+}
+var records, LEAVES_TREE_ALONE;
+var init_tree_writes = __esm({
+  "src/worker/tree-writes.ts"() {
+    "use strict";
+    records = /* @__PURE__ */ new Map();
+    LEAVES_TREE_ALONE = /* @__PURE__ */ new Set([
+      "add",
+      "bundle",
+      "cat-file",
+      "commit",
+      "commit-tree",
+      "config",
+      "diff",
+      "diff-index",
+      "diff-tree",
+      "fetch",
+      "for-each-ref",
+      "log",
+      "ls-files",
+      "ls-remote",
+      "ls-tree",
+      "merge-base",
+      "push",
+      "rev-list",
+      "rev-parse",
+      "show",
+      "show-ref",
+      "status",
+      "symbolic-ref",
+      "update-ref",
+      "write-tree"
+    ]);
+  }
+});
+
 // src/worker/tree-files.ts
 import { constants as constants3 } from "node:fs";
-import { lstat, mkdir as mkdir2, open as open2 } from "node:fs/promises";
-import path8 from "node:path";
+import { lstat as lstat2, mkdir as mkdir2, open as open2 } from "node:fs/promises";
+import path9 from "node:path";
 async function checkDirs(root, relative, create) {
-  const parts = path8.normalize(relative).split(path8.sep).filter(Boolean);
+  const parts = path9.normalize(relative).split(path9.sep).filter(Boolean);
   if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
   let current = root;
   for (const part of parts.slice(0, -1)) {
-    current = path8.join(current, part);
+    current = path9.join(current, part);
     try {
-      const info2 = await lstat(current);
+      const info2 = await lstat2(current);
       if (!info2.isDirectory())
-        throw new UnsafeTreePathError(`${path8.relative(root, current)} is not a plain directory`);
+        throw new UnsafeTreePathError(`${path9.relative(root, current)} is not a plain directory`);
     } catch (error63) {
       if (error63.code !== "ENOENT" || !create) throw error63;
+      noteTreeWrite(root, current);
       await mkdir2(current);
     }
   }
-  return path8.join(current, parts.at(-1));
+  return path9.join(current, parts.at(-1));
 }
 async function readTreeFile(root, relative) {
   let file2;
   try {
     file2 = await checkDirs(root, relative, false);
-    const info2 = await lstat(file2);
+    const info2 = await lstat2(file2);
     if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
@@ -45721,7 +45818,7 @@ async function readTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat(path8.join(root, relative));
+    await lstat2(path9.join(root, relative));
     return true;
   } catch {
     return false;
@@ -45730,12 +45827,13 @@ async function treeEntryExists(root, relative) {
 async function writeTreeFile(root, relative, content3, options = {}) {
   const file2 = await checkDirs(root, relative, true);
   try {
-    const info2 = await lstat(file2);
+    const info2 = await lstat2(file2);
     if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
   } catch (error63) {
     if (error63.code !== "ENOENT") throw error63;
   }
   const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_NOFOLLOW | (options.append ? constants3.O_APPEND : constants3.O_TRUNC);
+  noteTreeWrite(root, file2);
   const handle = await open2(file2, flags, 420);
   try {
     await handle.writeFile(content3);
@@ -45747,6 +45845,7 @@ var UnsafeTreePathError;
 var init_tree_files = __esm({
   "src/worker/tree-files.ts"() {
     "use strict";
+    init_tree_writes();
     UnsafeTreePathError = class extends Error {
       name = "UnsafeTreePathError";
     };
@@ -45756,7 +45855,7 @@ var init_tree_files = __esm({
 // src/worker/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
 import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
-import path9 from "node:path";
+import path10 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
 }
@@ -45765,6 +45864,7 @@ var init_private_git = __esm({
   "src/worker/private-git.ts"() {
     "use strict";
     init_tree_files();
+    init_tree_writes();
     init_trusted_binaries();
     NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
     GitError = class extends Error {
@@ -45798,10 +45898,10 @@ var init_private_git = __esm({
       knownGitDir = null;
       constructor(options) {
         this.cwd = options.cwd;
-        this.hooksDir = path9.join(options.stateDir, "no-hooks");
+        this.hooksDir = path10.join(options.stateDir, "no-hooks");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
-        this.globalConfig = path9.join(options.stateDir, "gitconfig");
+        this.globalConfig = path10.join(options.stateDir, "gitconfig");
         this.userName = options.userName ?? "autopilot[bot]";
         this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
         const parent = options.parentEnv ?? process.env;
@@ -45883,6 +45983,7 @@ var init_private_git = __esm({
           "maintenance.auto=false",
           ...args
         ];
+        if (gitMayWriteTree(args)) noteTreeUnknown(this.cwd);
         return new Promise((resolve, reject) => {
           const child = execFile2(
             this.gitPath,
@@ -45916,13 +46017,13 @@ var init_private_git = __esm({
        * the local identity, and snapshots .git/config. Returns the keys removed.
        */
       async prepare() {
-        await mkdir3(path9.dirname(this.globalConfig), { recursive: true, mode: 448 });
+        await mkdir3(path10.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir3(this.hooksDir, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
           try {
-            await copyFile(path9.join(home, ".gitconfig"), this.globalConfig);
+            await copyFile(path10.join(home, ".gitconfig"), this.globalConfig);
             copied = true;
           } catch {
           }
@@ -45945,15 +46046,15 @@ var init_private_git = __esm({
         }
         await this.run(["config", "--local", "user.name", this.userName]);
         await this.run(["config", "--local", "user.email", this.userEmail]);
-        const info2 = path9.join(await this.gitDir(), "info");
+        const info2 = path10.join(await this.gitDir(), "info");
         await mkdir3(info2, { recursive: true });
-        await writeFile4(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile4(path10.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
       /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
       async snapshotConfig() {
-        this.configSnapshot = await readFile2(path9.join(await this.gitDir(), "config"), "utf8");
+        this.configSnapshot = await readFile2(path10.join(await this.gitDir(), "config"), "utf8");
       }
       async includeLooksLikeCredentials(key) {
         const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -45962,25 +46063,25 @@ var init_private_git = __esm({
       /** Puts .git/config back as `prepare` left it (after an agent ran). */
       async restoreConfig() {
         if (this.configSnapshot === null) return false;
-        const file2 = path9.join(await this.gitDir().catch(() => path9.join(this.cwd, ".git")), "config");
+        const file2 = path10.join(await this.gitDir().catch(() => path10.join(this.cwd, ".git")), "config");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
         }
         if (current === this.configSnapshot) return false;
-        await mkdir3(path9.dirname(file2), { recursive: true });
+        await mkdir3(path10.dirname(file2), { recursive: true });
         await writeFile4(file2, this.configSnapshot);
         return true;
       }
       /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
       async addExcludes(patterns) {
-        const file2 = path9.join(await this.gitDir(), "info", "exclude");
+        const file2 = path10.join(await this.gitDir(), "info", "exclude");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
-          await mkdir3(path9.dirname(file2), { recursive: true });
+          await mkdir3(path10.dirname(file2), { recursive: true });
         }
         const lines = new Set(current.split("\n"));
         const missing = patterns.filter((p) => !lines.has(p));
@@ -46046,7 +46147,7 @@ var init_private_git = __esm({
        * elsewhere) is left to git to answer.
        */
       async currentBranch() {
-        const text4 = await readFile2(path9.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+        const text4 = await readFile2(path10.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
         const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
         if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
         if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
@@ -46068,7 +46169,7 @@ var init_private_git = __esm({
           ["MERGE_HEAD", ["merge", "--abort"]],
           ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
         ]) {
-          const exists2 = await readFile2(path9.join(gitDir, marker)).then(
+          const exists2 = await readFile2(path10.join(gitDir, marker)).then(
             () => true,
             (error63) => error63.code === "EISDIR"
           );
@@ -46100,10 +46201,10 @@ var init_private_git = __esm({
           ".",
           ":(exclude).autopilot"
         ]);
-        const records = stdout.split("\0").filter(Boolean);
-        const oid = records.find((r) => r.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
+        const records2 = stdout.split("\0").filter(Boolean);
+        const oid = records2.find((r) => r.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
         const head = oid && /^[0-9a-f]+$/.test(oid) ? oid : await this.headSha();
-        return { head, changed: records.some((r) => !r.startsWith("# ")) };
+        return { head, changed: records2.some((r) => !r.startsWith("# ")) };
       }
       /** Back to HEAD: tracked files restored, untracked files removed (ignored and excluded files are kept). */
       async resetWorkTree() {
@@ -46233,7 +46334,7 @@ var init_private_git = __esm({
 
 // src/worker/quality.ts
 import { stat } from "node:fs/promises";
-import path10 from "node:path";
+import path11 from "node:path";
 async function exists(file2) {
   try {
     await stat(file2);
@@ -46244,19 +46345,19 @@ async function exists(file2) {
 }
 async function readText(file2) {
   try {
-    return await readTreeFile(path10.dirname(file2), path10.basename(file2));
+    return await readTreeFile(path11.dirname(file2), path11.basename(file2));
   } catch {
     return null;
   }
 }
 async function detectQualityCommands(dir) {
   const commands = [];
-  const pkgText = await readText(path10.join(dir, "package.json"));
+  const pkgText = await readText(path11.join(dir, "package.json"));
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText);
       const scripts = pkg.scripts ?? {};
-      const runner = await exists(path10.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path10.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      const runner = await exists(path11.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path11.join(dir, "yarn.lock")) ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -46268,14 +46369,14 @@ async function detectQualityCommands(dir) {
     } catch {
     }
   }
-  const pyproject = await readText(path10.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path10.join(dir, "setup.cfg"));
-  const toxIni = await readText(path10.join(dir, "tox.ini"));
-  const usesPytest = await exists(path10.join(dir, "pytest.ini")) || await exists(path10.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  const pyproject = await readText(path11.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path11.join(dir, "setup.cfg"));
+  const toxIni = await readText(path11.join(dir, "tox.ini"));
+  const usesPytest = await exists(path11.join(dir, "pytest.ini")) || await exists(path11.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path10.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path10.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path10.join(dir, "Makefile")) ?? await readText(path10.join(dir, "makefile"));
+  if (await exists(path11.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path11.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path11.join(dir, "Makefile")) ?? await readText(path11.join(dir, "makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }
@@ -46325,15 +46426,15 @@ var init_quality = __esm({
 
 // src/worker/toolchain-reach.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path11.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path12.delimiter) : [value];
     for (const dir of parts) {
-      if (!path11.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
+      if (!path12.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -46378,7 +46479,7 @@ var init_toolchain_reach = __esm({
 // src/worker/boundary.ts
 import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
 import os7 from "node:os";
-import path12 from "node:path";
+import path13 from "node:path";
 async function isDirectory(dir) {
   try {
     return (await stat2(dir)).isDirectory();
@@ -46397,32 +46498,32 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path12.join(workspace, ".git");
+  const source = path13.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
   await chmod3(workerDir, 448);
-  const gitDir = path12.join(workerDir, "repo.git");
+  const gitDir = path13.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path12.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  else agentDir = await mkdtemp2(path13.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
   await chmod3(agentDir, options.sandboxed ? 448 : 493);
-  const workTree = path12.join(agentDir, "work");
+  const workTree = path13.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path12.join(agentDir, "home");
-  const tmp = path12.join(agentDir, "tmp");
+  const home = path13.join(agentDir, "home");
+  const tmp = path13.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
-  const inbox = path12.join(agentDir, "inbox");
+  const inbox = path13.join(agentDir, "inbox");
   await mkdir4(inbox, { recursive: true, mode: 493 });
   await chmod3(inbox, 493);
   return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 async function restoreCheckout(dirs) {
-  const target = path12.join(dirs.workspace, ".git");
+  const target = path13.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm2(dirs.agentDir, { recursive: true, force: true });
 }
@@ -46448,7 +46549,7 @@ function createBoundary(options) {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path12.join(dirs.inbox, "sync.bundle");
+    const bundle = path13.join(dirs.inbox, "sync.bundle");
     const make = async (since) => {
       await rm2(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
@@ -46470,11 +46571,18 @@ function createBoundary(options) {
     dirs,
     user,
     async handOver() {
-      await user.give(owned);
+      const written = takeTreeWrites(dirs.workTree);
+      try {
+        await user.give(owned, /* @__PURE__ */ new Map([[dirs.workTree, written]]));
+      } catch (error63) {
+        noteTreeUnknown(dirs.workTree);
+        throw error63;
+      }
       await sync();
     },
     async takeBack() {
       const killed = await user.killAll();
+      distrustTreeWritesSoFar(dirs.workTree);
       await user.take(owned);
       return killed;
     },
@@ -46500,7 +46608,7 @@ async function createIsolatedParts(options) {
   const git = new Git({
     cwd: dirs.workTree,
     gitDir: dirs.gitDir,
-    stateDir: path12.join(options.workerDir, "git"),
+    stateDir: path13.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -46517,7 +46625,7 @@ async function createIsolatedParts(options) {
   };
   const boundary = createBoundary(boundaryOptions);
   const runnerTemp = options.parentEnv.RUNNER_TEMP;
-  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path12.resolve(dir)}/`);
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path13.resolve(dir)}/`);
   options.user.useView({
     shared: [],
     writable: [dirs.workTree, dirs.home, dirs.tmp],
@@ -46588,6 +46696,7 @@ var init_boundary = __esm({
     init_quality();
     init_toolchain_reach();
     init_trusted_binaries();
+    init_tree_writes();
     CheckoutError = class extends Error {
       name = "CheckoutError";
     };
@@ -47793,20 +47902,20 @@ function globToRegExp(glob) {
 }
 function pathRule(glob, never2) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path15) => re.test(path15) };
+  return { name: glob, never: never2, test: (path16) => re.test(path16) };
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path15) {
-  const p = path15.trim();
+function unquoteGitPath(path16) {
+  const p = path16.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path15) {
-  const p = unquoteGitPath(path15).replace(/\t.*$/, "");
+function stripPrefix(path16) {
+  const p = unquoteGitPath(path16).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -47834,20 +47943,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path15 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path15) {
-        file2 = path15;
-        paths.add(path15);
+      const path16 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path16) {
+        file2 = path16;
+        paths.add(path16);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path15 = stripPrefix(header2[1]);
-      if (path15) {
-        paths.add(path15);
-        if (line.startsWith("+++")) file2 = path15;
-        else if (!file2) file2 = path15;
+      const path16 = stripPrefix(header2[1]);
+      if (path16) {
+        paths.add(path16);
+        if (line.startsWith("+++")) file2 = path16;
+        else if (!file2) file2 = path16;
       }
       continue;
     }
@@ -47869,8 +47978,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path15) {
-  return path15.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path16) {
+  return path16.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -47901,9 +48010,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path15 of paths) {
+  for (const path16 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path15)) add(rule, "path", path15.length > 200 ? `${path15.slice(0, 199)}\u2026` : path15);
+      if (rule.test(path16)) add(rule, "path", path16.length > 200 ? `${path16.slice(0, 199)}\u2026` : path16);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -56001,7 +56110,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path15, match) {
+function findUrl(_, protocol, domain3, path16, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -56014,7 +56123,7 @@ function findUrl(_, protocol, domain3, path15, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path15);
+  const parts = splitUrl(domain3 + path16);
   const result = {
     type: "link",
     title: null,
@@ -56476,7 +56585,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path13, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path14, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -56526,7 +56635,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path13, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path14, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -56702,7 +56811,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path13, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path14, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -56714,7 +56823,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path13 = {
+    path14 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -59430,13 +59539,83 @@ var init_job = __esm({
       issueAfterClaim = null;
       // ---------------------------------------------------------------------------------------------------------
       // The loop
+      /**
+       * The job after the claim: the task checked, the branch and the project ready, then one iteration after
+       * another until one of them ends the job. Each step below is one phase; the decisions between them are here.
+       */
       async iterate() {
-        const { git, github } = this.deps;
-        const issue3 = this.issueAfterClaim ?? await github.readIssueAndLabels(this.inputs.issue, this.stateLabels());
-        this.issueAfterClaim = null;
-        if (issue3.state === "closed") return this.finish("failed", `issue #${issue3.number} is closed`);
-        const refusal2 = taskTextRefusal(issue3, this.inputs.taskDigest);
+        const issue3 = await this.readTask();
+        const refusal2 = this.refuseTask(issue3);
         if (refusal2) return this.finish("failed", refusal2);
+        const conflicts = await this.prepareBranch();
+        const setupFailure = await this.projectSetup(conflicts.length > 0);
+        if (setupFailure) return this.finish("failed", setupFailure);
+        await this.prepareNotes(issue3.title);
+        const feedback = await this.readFeedback(conflicts);
+        const loop = {
+          qualityFailures: [],
+          ignoredCompletions: 0,
+          iterationsWithoutCommit: 0,
+          rateAttempt: 0
+        };
+        for (; ; ) {
+          this.checkCancelled();
+          const stopped2 = await this.stopAtBoundary();
+          if (stopped2) return stopped2;
+          const iteration = this.result.iterations + 1;
+          const agent = this.agents[this.agentIndex];
+          const { run: run2, headBefore } = await this.runAgent(
+            issue3,
+            iteration,
+            agent,
+            feedback,
+            loop.qualityFailures
+          );
+          if (run2.spawnError) {
+            await this.checkpoint("agent could not start");
+            return this.finish("failed", spawnFailureText(agent, run2.spawnError));
+          }
+          const signal = parseSignal(run2.output.finalMessage);
+          const limited = await this.handleAgentError(run2, signal, agent, loop);
+          if (limited === "retry") continue;
+          if (limited) return limited;
+          loop.rateAttempt = 0;
+          this.result.iterations = iteration;
+          this.result.lastSignal = describeSignal(signal);
+          const failed2 = await this.checkAgentExit(run2, signal, iteration, agent);
+          if (failed2) return failed2;
+          const newWork = await this.readNewWork(headBefore);
+          loop.iterationsWithoutCommit = newWork ? 0 : loop.iterationsWithoutCommit + 1;
+          const gate = await this.runGate(iteration, signal);
+          const decision = this.decide(iteration, signal, gate.outcome, loop);
+          await this.recordAndPush(iteration, agent, signal, decision, gate.text);
+          const ended = await this.endFor(decision, signal, issue3.title);
+          if (ended) return ended;
+          loop.qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
+          await this.updateProgress();
+          const after = taskBudgetExceeded(this.config.budgets.task, this.result);
+          if (after) return this.finish("budget_exceeded", after);
+        }
+      }
+      // ---------------------------------------------------------------------------------------------------------
+      // Before the first iteration
+      /**
+       * The task issue, read after the claim's write (by the claim's last query when it made one: nothing is read
+       * or written between that answer and the checks on it).
+       */
+      async readTask() {
+        const issue3 = this.issueAfterClaim ?? await this.deps.github.readIssueAndLabels(this.inputs.issue, this.stateLabels());
+        this.issueAfterClaim = null;
+        return issue3;
+      }
+      /** Why the job must not work on this issue: closed, or its text is not the text the controller approved. */
+      refuseTask(issue3) {
+        if (issue3.state === "closed") return `issue #${issue3.number} is closed`;
+        return taskTextRefusal(issue3, this.inputs.taskDigest);
+      }
+      /** Checks out the task branch (created, or resumed with the default branch merged in); returns the conflicts. */
+      async prepareBranch() {
+        const { git } = this.deps;
         const removed = await git.prepare();
         if (removed.length)
           this.log.info(`removed persisted credentials from .git/config: ${removed.join(", ")}`);
@@ -59445,25 +59624,27 @@ var init_job = __esm({
         this.log.info(
           this.setup.resumed ? `resumed ${this.branch} at ${this.setup.head.slice(0, 12)}` : `created ${this.branch} from ${this.inputs.defaultBranch} at ${this.setup.head.slice(0, 12)}`
         );
-        let conflicts = [];
-        if (this.setup.resumed) {
-          const merge3 = await git.mergeDefault(
-            this.inputs.defaultBranch,
-            `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`
-          );
-          this.setup = { ...this.setup, base: merge3.base };
-          if (merge3.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
-          conflicts = merge3.conflicts;
-          if (conflicts.length)
-            this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${conflicts.join(", ")}`);
-        }
-        const setupFailure = await this.projectSetup(conflicts.length > 0);
-        if (setupFailure) return this.finish("failed", setupFailure);
-        if (this.setup.resumed && await git.restoreDeletedFile(PROGRESS_NOTES_PATH))
+        if (!this.setup.resumed) return [];
+        const merge3 = await git.mergeDefault(
+          this.inputs.defaultBranch,
+          `autopilot: merge ${this.inputs.defaultBranch} into ${this.branch}`
+        );
+        this.setup = { ...this.setup, base: merge3.base };
+        if (merge3.merged) this.log.info(`merged ${this.inputs.defaultBranch} into ${this.branch}`);
+        if (merge3.conflicts.length)
+          this.warn(`${this.inputs.defaultBranch} does not merge cleanly: ${merge3.conflicts.join(", ")}`);
+        return merge3.conflicts;
+      }
+      /** Notes set aside when the PR opened come back for the next round (after the setup, which may reset the tree). */
+      async prepareNotes(title) {
+        if (this.setup?.resumed && await this.deps.git.restoreDeletedFile(PROGRESS_NOTES_PATH))
           this.log.info("restored the progress notes from the branch history");
-        await ensureProgressNotes(this.tree, this.inputs.issue, issue3.title);
+        await ensureProgressNotes(this.tree, this.inputs.issue, title);
+      }
+      /** Review comments and checks on the task's PR, with the merge conflicts first when there are any. */
+      async readFeedback(conflicts) {
         const feedback = await gatherFeedback({
-          github,
+          github: this.deps.github,
           branch: this.branch,
           comments: this.commentsAtStart,
           log: this.log,
@@ -59471,169 +59652,186 @@ var init_job = __esm({
         });
         if (feedback.pull) this.result.prNumber = feedback.pull.number;
         if (conflicts.length) feedback.checks.unshift(mergeConflictCheck(this.inputs.defaultBranch, conflicts));
-        let qualityFailures = [];
-        let ignoredCompletions = 0;
-        let iterationsWithoutCommit = 0;
-        let rateAttempt = 0;
-        for (; ; ) {
-          this.checkCancelled();
-          const elapsed = this.now() - this.startedAt;
-          if (elapsed >= this.config.timeoutMinutes * 6e4) {
-            return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
-          }
-          const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
-          if (budget) return this.finish("budget_exceeded", budget);
-          const pause = await this.sessionStop();
-          if (pause) {
-            await this.checkpoint("pause");
-            return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
-          }
-          const iteration = this.result.iterations + 1;
-          const agent = this.agents[this.agentIndex];
-          const prompt = await this.prompt(issue3, iteration, feedback, qualityFailures);
-          const headBefore = this.knownHead ?? await git.headSha();
-          this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
-          const run2 = await this.deps.agent({
-            agent,
-            prompt,
-            issue: this.inputs.issue,
-            iteration,
-            timeoutMs: this.config.iterationTimeoutMinutes * 6e4,
-            ...this.deps.signal ? { signal: this.deps.signal } : {}
-          });
-          for (const refused of run2.refusedEnv)
-            this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
-          if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
-          for (const note of await git.recoverBranch(this.branch)) this.warn(note);
-          this.addUsage(priceRun(run2, agent, this.config.prices));
-          this.commands.push(...run2.output.commands);
-          this.lastFinalMessage = run2.output.finalMessage;
-          this.checkCancelled();
-          if (run2.spawnError) {
-            await this.checkpoint("agent could not start");
-            return this.finish("failed", spawnFailureText(agent, run2.spawnError));
-          }
-          const signal = parseSignal(run2.output.finalMessage);
-          const errorKind = this.classify(run2, signal);
-          if (errorKind) {
-            const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
-            await this.checkpoint(`agent ${errorKind.kind}`);
-            if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
-            if (errorKind.kind === "quota")
-              return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
-            if (limited) {
-              const decision2 = decideRateLimit({
-                attempt: rateAttempt,
-                retries: this.config.rateLimit.retries,
-                agentIndex: this.agentIndex,
-                agentCount: this.agents.length,
-                baseMs: this.config.rateLimit.baseMs,
-                factor: this.config.rateLimit.factor,
-                maxWaitMs: this.config.rateLimit.maxWaitMs,
-                resetAt: errorKind.resetAt ?? null,
-                now: this.now()
-              });
-              if (decision2.action === "wait") {
-                this.log.info(
-                  `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision2.ms / 1e3)} s (${decision2.reason})`
-                );
-                rateAttempt++;
-                await this.deps.sleep(decision2.ms, this.deps.signal);
-                continue;
-              }
-              if (decision2.action === "switch_agent") {
-                const next = this.agents[decision2.next];
-                this.warn(
-                  `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision2.reason})`
-                );
-                this.agentIndex = decision2.next;
-                rateAttempt = 0;
-                continue;
-              }
-              this.result.resumeAt = decision2.resumeAt;
-              return this.finish(
-                errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
-                `${decision2.reason} (${errorKind.evidence ?? errorKind.kind})`
-              );
-            }
-          }
-          rateAttempt = 0;
-          this.result.iterations = iteration;
-          this.result.lastSignal = describeSignal(signal);
-          const exit4 = decideAgentExit({
-            exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
-            processSignal: run2.timedOut ? null : run2.signal,
-            signal: toIterationSignal(signal),
-            iterationTimedOut: run2.timedOut,
-            cancelled: this.deps.signal?.aborted ?? false
-          });
-          if (exit4.action === "release") throw new CancelledError();
-          if (exit4.action === "fail") {
-            await this.appendNote(iteration, agent.preset, signal, exit4.reason);
-            await this.checkpoint("agent failed");
-            const detail = run2.output.errorText.split("\n").find((l) => l.trim());
-            return this.finish("failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
-          }
-          if (run2.timedOut) {
-            this.warn(
-              `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`
-            );
-          }
-          const state = await git.workState();
-          this.knownHead = state.head;
-          const newWork = state.head !== headBefore || state.changed;
-          iterationsWithoutCommit = newWork ? 0 : iterationsWithoutCommit + 1;
-          let qualityOutcome = "not_run";
-          let qualityText = "";
-          if (signal.kind === "complete") {
-            await this.commitWork(iteration, signal);
-            this.quality = await this.runQuality();
-            qualityOutcome = this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
-            qualityText = this.quality.length ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
-          }
-          const decision = decideAfterIteration({
-            signal: toIterationSignal(signal),
-            quality: qualityOutcome,
-            iteration,
-            maxIterations: this.config.maxIterations,
-            startedAt: this.startedAt,
-            now: this.now(),
-            timeoutMs: this.config.timeoutMinutes * 6e4,
-            iterationsWithoutCommit,
-            stuckThreshold: this.config.stuckThreshold,
-            stuckStopThreshold: this.config.stuckStopThreshold,
-            ignoredCompletions,
-            maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles
-          });
-          ignoredCompletions = decision.ignoredCompletions;
-          for (const warning2 of decision.warnings) this.warn(warning2);
-          if (signal.kind !== "complete") {
-            await this.appendNote(iteration, agent.preset, signal, decision.reason);
-          } else if (qualityText) {
-            await this.appendNote(iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
-          }
-          await this.commitWork(iteration, signal);
-          if (decision.outcome !== "open_pr") await this.pushBranch();
-          this.checkCancelled();
-          switch (decision.outcome) {
-            case "open_pr":
-              return this.complete(issue3.title);
-            case "blocked":
-            case "needs_human":
-              return this.endWithSignal(decision.outcome, signal, decision.reason);
-            case "timeout":
-              return this.finish("timeout", decision.reason);
-            case "stuck":
-              return this.finish("stuck", decision.reason);
-            case "contradiction":
-              return this.finish("contradiction", decision.reason);
-            case "continue":
-              qualityFailures = decision.feedQualityFailures ? this.quality.filter((q) => !q.passed) : [];
-              break;
-          }
-          await this.updateProgress();
-          const after = taskBudgetExceeded(this.config.budgets.task, this.result);
-          if (after) return this.finish("budget_exceeded", after);
+        return feedback;
+      }
+      // ---------------------------------------------------------------------------------------------------------
+      // The steps of an iteration
+      /** Iteration boundary: wall clock, budget, session status. A finished run when one of them ends the job. */
+      async stopAtBoundary() {
+        const elapsed = this.now() - this.startedAt;
+        if (elapsed >= this.config.timeoutMinutes * 6e4) {
+          return this.finish("timeout", `reached the wall-clock limit (${this.config.timeoutMinutes} min)`);
+        }
+        const budget = taskBudgetExceeded(this.config.budgets.task, this.result);
+        if (budget) return this.finish("budget_exceeded", budget);
+        const pause = await this.sessionStop();
+        if (pause) {
+          await this.checkpoint("pause");
+          return this.finish("paused", `session is ${pause}; work so far is committed and pushed`);
+        }
+        return null;
+      }
+      /**
+       * Runs the agent once on the prompt, then undoes what it may have done to the worker's repository and counts
+       * what it spent. Returns its run and HEAD as it was before.
+       */
+      async runAgent(issue3, iteration, agent, feedback, qualityFailures) {
+        const { git } = this.deps;
+        const prompt = await this.prompt(issue3, iteration, feedback, qualityFailures);
+        const headBefore = this.knownHead ?? await git.headSha();
+        this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
+        const run2 = await this.deps.agent({
+          agent,
+          prompt,
+          issue: this.inputs.issue,
+          iteration,
+          timeoutMs: this.config.iterationTimeoutMinutes * 6e4,
+          ...this.deps.signal ? { signal: this.deps.signal } : {}
+        });
+        for (const refused of run2.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+        if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
+        for (const note of await git.recoverBranch(this.branch)) this.warn(note);
+        this.addUsage(priceRun(run2, agent, this.config.prices));
+        this.commands.push(...run2.output.commands);
+        this.lastFinalMessage = run2.output.finalMessage;
+        this.checkCancelled();
+        return { run: run2, headBefore };
+      }
+      /**
+       * When the agent's output says it hit an error (auth, quota, a limit): the finished run, or "retry" after
+       * waiting or switching to the next agent. Null: no such error, the iteration counts.
+       */
+      async handleAgentError(run2, signal, agent, loop) {
+        const errorKind = this.classify(run2, signal);
+        if (!errorKind) return null;
+        const limited = errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
+        await this.checkpoint(`agent ${errorKind.kind}`);
+        if (errorKind.kind === "auth") return this.finish("auth", authFailureText(agent, errorKind.evidence));
+        if (errorKind.kind === "quota") return this.finish("quota", quotaFailureText(agent, errorKind.evidence));
+        if (!limited) return null;
+        const decision = decideRateLimit({
+          attempt: loop.rateAttempt,
+          retries: this.config.rateLimit.retries,
+          agentIndex: this.agentIndex,
+          agentCount: this.agents.length,
+          baseMs: this.config.rateLimit.baseMs,
+          factor: this.config.rateLimit.factor,
+          maxWaitMs: this.config.rateLimit.maxWaitMs,
+          resetAt: errorKind.resetAt ?? null,
+          now: this.now()
+        });
+        if (decision.action === "wait") {
+          this.log.info(
+            `${agent.preset}: ${errorKind.kind}; waiting ${Math.round(decision.ms / 1e3)} s (${decision.reason})`
+          );
+          loop.rateAttempt++;
+          await this.deps.sleep(decision.ms, this.deps.signal);
+          return "retry";
+        }
+        if (decision.action === "switch_agent") {
+          const next = this.agents[decision.next];
+          this.warn(
+            `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`
+          );
+          this.agentIndex = decision.next;
+          loop.rateAttempt = 0;
+          return "retry";
+        }
+        this.result.resumeAt = decision.resumeAt;
+        return this.finish(
+          errorKind.kind === "usage_limit" ? "usage_limited" : "rate_limited",
+          `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`
+        );
+      }
+      /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
+      async checkAgentExit(run2, signal, iteration, agent) {
+        const exit4 = decideAgentExit({
+          exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
+          processSignal: run2.timedOut ? null : run2.signal,
+          signal: toIterationSignal(signal),
+          iterationTimedOut: run2.timedOut,
+          cancelled: this.deps.signal?.aborted ?? false
+        });
+        if (exit4.action === "release") throw new CancelledError();
+        if (exit4.action === "fail") {
+          await this.appendNote(iteration, agent.preset, signal, exit4.reason);
+          await this.checkpoint("agent failed");
+          const detail = run2.output.errorText.split("\n").find((l) => l.trim());
+          return this.finish("failed", detail ? `${exit4.reason}: ${detail.slice(0, 300)}` : exit4.reason);
+        }
+        if (run2.timedOut) {
+          this.warn(
+            `iteration ${iteration} hit the ${this.config.iterationTimeoutMinutes} min limit; its process tree was killed`
+          );
+        }
+        return null;
+      }
+      /** Whether the agent made new work this iteration (a commit of its own or changed files). */
+      async readNewWork(headBefore) {
+        const state = await this.deps.git.workState();
+        this.knownHead = state.head;
+        return state.head !== headBefore || state.changed;
+      }
+      /**
+       * On a completion claim: commits the work, then runs the quality commands. The work is committed before the
+       * gate runs (the commands' leftovers are reset away, the work is not); it is pushed with the gate's note when
+       * the iteration ends.
+       */
+      async runGate(iteration, signal) {
+        if (signal.kind !== "complete") return { outcome: "not_run", text: "" };
+        await this.commitWork(iteration, signal);
+        this.quality = await this.runQuality();
+        const outcome = this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
+        const text4 = this.quality.length ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
+        return { outcome, text: text4 };
+      }
+      /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
+      decide(iteration, signal, quality, loop) {
+        const decision = decideAfterIteration({
+          signal: toIterationSignal(signal),
+          quality,
+          iteration,
+          maxIterations: this.config.maxIterations,
+          startedAt: this.startedAt,
+          now: this.now(),
+          timeoutMs: this.config.timeoutMinutes * 6e4,
+          iterationsWithoutCommit: loop.iterationsWithoutCommit,
+          stuckThreshold: this.config.stuckThreshold,
+          stuckStopThreshold: this.config.stuckStopThreshold,
+          ignoredCompletions: loop.ignoredCompletions,
+          maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles
+        });
+        loop.ignoredCompletions = decision.ignoredCompletions;
+        for (const warning2 of decision.warnings) this.warn(warning2);
+        return decision;
+      }
+      /** Writes the iteration's progress note, commits, and pushes unless a PR is about to be opened. */
+      async recordAndPush(iteration, agent, signal, decision, qualityText) {
+        if (signal.kind !== "complete") {
+          await this.appendNote(iteration, agent.preset, signal, decision.reason);
+        } else if (qualityText) {
+          await this.appendNote(iteration, agent.preset, signal, `${qualityText} \u2192 ${decision.reason}`);
+        }
+        await this.commitWork(iteration, signal);
+        if (decision.outcome !== "open_pr") await this.pushBranch();
+        this.checkCancelled();
+      }
+      /** The finished run for every outcome but `continue`. */
+      async endFor(decision, signal, title) {
+        switch (decision.outcome) {
+          case "open_pr":
+            return this.complete(title);
+          case "blocked":
+          case "needs_human":
+            return this.endWithSignal(decision.outcome, signal, decision.reason);
+          case "timeout":
+            return this.finish("timeout", decision.reason);
+          case "stuck":
+            return this.finish("stuck", decision.reason);
+          case "contradiction":
+            return this.finish("contradiction", decision.reason);
+          case "continue":
+            return null;
         }
       }
       // ---------------------------------------------------------------------------------------------------------
@@ -59985,11 +60183,11 @@ __export(run_job_exports, {
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path14.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path15.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -60071,7 +60269,7 @@ async function runJob(start) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path14.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path15.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,
