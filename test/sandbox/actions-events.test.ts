@@ -85,7 +85,7 @@ beforeAll(async () => {
   mkdirSync(join(actionDir, "controller"));
   writeFileSync(
     join(actionDir, "controller", "action.yml"),
-    "name: sub\ninputs:\n  greeting: { default: none }\nruns:\n  using: node24\n  main: ../dist/sub.js\n",
+    "name: sub\ndescription: a folder action\ninputs:\n  greeting: { default: none }\nruns:\n  using: node24\n  main: ../dist/sub.js\n",
   );
   mkdirSync(join(actionDir, "dist"));
   writeFileSync(

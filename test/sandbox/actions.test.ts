@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ActionsRunner, startActions } from "../../sandbox/emulator/actions/actions.js";
 import { isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
-import { parseKeyValueFile } from "../../sandbox/emulator/actions/workflow-syntax.js";
-import { evaluate, evaluateCondition, interpolate } from "../../sandbox/emulator/actions/expressions.js";
+import { parseKeyValueFile } from "../../sandbox/emulator/actions/file-commands.js";
+import { readWorkflow } from "../../sandbox/emulator/actions/workflow-template.js";
+import { conditionHolds, evaluate, tokenString } from "../../sandbox/emulator/actions/expressions.js";
 import type { StoreEvent } from "../../sandbox/emulator/store.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
@@ -365,7 +366,7 @@ describe("workflow file commands and expressions", () => {
     expect(() => parseKeyValueFile("k<<EOF\nno end\n")).toThrow(/delimiter/);
   });
 
-  it("evaluates the expressions workflows use", () => {
+  it("evaluates a workflow's values and conditions from GitHub's parser", async () => {
     const context = {
       contexts: {
         inputs: { issue: "7", "dispatch-id": "7-1-x", flag: true },
@@ -374,20 +375,52 @@ describe("workflow file commands and expressions", () => {
         steps: { echo: { outputs: { greeting: "hi" } } },
       },
     };
-    expect(interpolate("#${{ inputs.issue }} ${{ inputs.dispatch-id }}", context)).toBe("#7 7-1-x");
-    expect(interpolate("${{ github.event.inputs.issue }}", context)).toBe("7");
-    expect(interpolate("${{ secrets.GITHUB_TOKEN }}", context)).toBe("ghs_t");
-    expect(interpolate("${{ github.token }}", context)).toBe("ghs_t");
-    expect(interpolate("${{ inputs.missing || 'fallback' }}", context)).toBe("fallback");
-    expect(interpolate("${{ steps.echo.outputs['greeting'] }}", context)).toBe("hi");
-    expect(interpolate("${{ format('{0}-{1}', github.repository, inputs.issue) }}", context)).toBe(
-      "demo/shop-7",
-    );
+    const text = [
+      "on: workflow_dispatch",
+      "jobs:",
+      "  a:",
+      "    runs-on: ubuntu-latest",
+      "    steps:",
+      "      - run: true",
+      "        env:",
+      "          TITLE: '#${{ inputs.issue }} ${{ inputs.dispatch-id }}'",
+      "          ISSUE: ${{ github.event.inputs.issue }}",
+      "          SECRET: ${{ secrets.GITHUB_TOKEN }}",
+      "          TOKEN: ${{ github.token }}",
+      "          FALLBACK: ${{ inputs.missing || 'fallback' }}",
+      "          GREETING: ${{ steps.echo.outputs['greeting'] }}",
+      "          FORMAT: ${{ format('{0}-{1}', github.repository, inputs.issue) }}",
+      "      - run: true",
+      "        if: inputs.issue == '7'",
+      "      - run: true",
+      "        if: ${{ inputs.issue != 7 }}",
+      "      - run: true",
+      "        if: failure()",
+      "      - run: true",
+      "        if: inputs.flag",
+      "      - run: true",
+      "        if: always()",
+    ].join("\n");
+    const steps = (await readWorkflow("expressions.yml", text)).workflow!.jobs[0]!.steps;
+    const env: Record<string, string> = {};
+    for (const { key, value } of steps[0]!.env ?? [])
+      env[tokenString(key, context)] = tokenString(value, context);
+    expect(env).toEqual({
+      TITLE: "#7 7-1-x",
+      ISSUE: "7",
+      SECRET: "ghs_t",
+      TOKEN: "ghs_t",
+      FALLBACK: "fallback",
+      GREETING: "hi",
+      FORMAT: "demo/shop-7",
+    });
     expect(evaluate("inputs.flag && contains(github.repository, 'SHOP')", context)).toBe(true);
-    expect(evaluateCondition("inputs.issue == '7'", context)).toBe(true);
-    expect(evaluateCondition("${{ inputs.issue != 7 }}", context)).toBe(false);
-    expect(evaluateCondition("failure()", { ...context, status: "failure" })).toBe(true);
-    expect(evaluateCondition("inputs.flag", { ...context, status: "failure" })).toBe(false);
-    expect(evaluateCondition("always()", { ...context, status: "cancelled" })).toBe(true);
+    // The parser adds GitHub's implicit success() to a condition that names no status function.
+    expect(steps[1]!.if).toBe("success() && (inputs.issue == '7')");
+    expect(conditionHolds(steps[1]!.if, context)).toBe(true);
+    expect(conditionHolds(steps[2]!.if, context)).toBe(false);
+    expect(conditionHolds(steps[3]!.if, { ...context, status: "failure" })).toBe(true);
+    expect(conditionHolds(steps[4]!.if, { ...context, status: "failure" })).toBe(false);
+    expect(conditionHolds(steps[5]!.if, { ...context, status: "cancelled" })).toBe(true);
   });
 });

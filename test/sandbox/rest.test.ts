@@ -429,7 +429,7 @@ describe("Actions", () => {
     sandbox.store.setFile(
       `${owner}/${repo}`,
       ".github/workflows/autopilot-worker.yml",
-      "name: Autopilot worker\non:\n  workflow_dispatch:\n    inputs:\n      issue:\n        required: true\n      attempt:\n        required: false\n",
+      'name: Autopilot worker\non:\n  workflow_dispatch:\n    inputs:\n      issue:\n        required: true\n      attempt:\n        required: false\njobs:\n  work:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n',
     );
     const requests: string[] = [];
     const off = sandbox.store.onWorkflowDispatch((r) => requests.push(`${r.reason}:${r.inputs.issue}`));

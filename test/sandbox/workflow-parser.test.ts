@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { type ActionsRunner, startActions } from "../../sandbox/emulator/actions/actions.js";
-import { workflowErrors } from "../../sandbox/emulator/actions/workflow-check.js";
+import { workflowErrors } from "../../sandbox/emulator/actions/workflow-template.js";
 import { type GitTestHost, startGitHost } from "./git-host.js";
 
 const root = join(import.meta.dirname, "..", "..");

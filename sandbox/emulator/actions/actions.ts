@@ -21,19 +21,18 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { ActionsOptions, CiConfig, RunConclusion, RunHandle, RunRecord } from "./actions-types.js";
 import { claimAgentUser } from "./agent-user-slots.js";
-import { evaluateCondition, interpolateString } from "./expressions.js";
+import { conditionHolds, evaluateToken, exprToString, tokenString } from "./expressions.js";
 import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
 import { runJob } from "./job-runner.js";
-import { workflowErrors } from "./workflow-check.js";
 import { PullRequestCi } from "./pull-request-ci.js";
 import { runContext } from "./run-context.js";
 import { killGroup, StepProcesses } from "./step-process.js";
 import type { Repo, SandboxStore, StoreEvent, WorkflowRunRequest } from "../store.js";
-import { truthyFlag, type WorkflowFile } from "./workflow-syntax.js";
+import { truthyFlag } from "./file-commands.js";
+import { readWorkflow, type WorkflowDefinition } from "./workflow-template.js";
 
 export type {
   ActionsEvent,
@@ -109,25 +108,19 @@ export class ActionsRunner {
       ".github/workflows",
       record.defaultBranch,
     );
-    const files = new Map<string, WorkflowFile | null>();
+    const files = new Map<string, WorkflowDefinition | null>();
     for (const entry of entries ?? []) {
       if (entry.type !== "file" || !/\.ya?ml$/.test(entry.name)) continue;
-      let name: string | undefined;
-      let parsed: WorkflowFile | null = null;
-      try {
-        const text = (await this.store.readFile(record.fullName, entry.path, record.defaultBranch))?.toString(
-          "utf8",
-        );
-        parsed = text ? (parseYaml(text) as WorkflowFile | null) : null;
-        if (parsed && typeof parsed.name === "string") name = parsed.name;
-      } catch {
-        // GitHub registers broken workflow files too (their runs fail at startup)
-      }
+      const text = (await this.store.readFile(record.fullName, entry.path, record.defaultBranch))?.toString(
+        "utf8",
+      );
+      // GitHub registers workflow files its parser rejects too, named by their path (their runs fail at startup).
+      const parsed = text ? (await readWorkflow(entry.path, text)).workflow : null;
       const workflow = this.store.addWorkflow(record.fullName, {
         path: entry.path,
-        ...(name ? { name } : {}),
+        ...(parsed?.name ? { name: parsed.name } : {}),
       });
-      files.set(workflow.path, parsed && typeof parsed === "object" ? parsed : null);
+      files.set(workflow.path, parsed);
     }
     this.eventRuns?.sync(record, files);
   }
@@ -237,7 +230,7 @@ export class ActionsRunner {
   }
 
   /** The workflow file at the run's commit (cached by commit: a commit's files never change). */
-  private async loadWorkflow(handle: RunHandle): Promise<WorkflowFile> {
+  private async loadWorkflow(handle: RunHandle): Promise<WorkflowDefinition> {
     const { repo, workflow, ref, run } = handle.request;
     const key = `${repo.fullName}::${workflow.path}@${run.headSha}`;
     let text = this.workflowTexts.get(key);
@@ -247,12 +240,9 @@ export class ActionsRunner {
       this.workflowTexts.set(key, text);
     }
     if (!text) throw new Error(`${workflow.path} not found at ${ref}`);
-    const invalid = await workflowErrors(workflow.path, text);
-    if (invalid.length > 0) throw new Error(`Invalid workflow file: ${invalid.join("; ")}`);
-    const parsed = parseYaml(text) as WorkflowFile | null;
-    if (!parsed || typeof parsed !== "object" || !parsed.jobs)
-      throw new Error(`${workflow.path} has no jobs`);
-    return parsed;
+    const reading = await readWorkflow(workflow.path, text);
+    if (!reading.workflow) throw new Error(`Invalid workflow file: ${reading.errors.join("; ")}`);
+    return reading.workflow;
   }
 
   /** Reads the workflow, names the run, applies concurrency, and starts it when its group allows. */
@@ -260,8 +250,8 @@ export class ActionsRunner {
     const workflow = await this.loadWorkflow(handle);
     const context = runContext(handle, workflow, null, this.options);
     const { repo, run } = handle.request;
-    if (workflow["run-name"]) {
-      const title = interpolateString(workflow["run-name"], context).trim();
+    if (workflow.runName) {
+      const title = tokenString(workflow.runName, context).trim();
       if (title) {
         handle.record.displayTitle = title;
         this.store.updateWorkflowRun(repo.fullName, run.id, { displayTitle: title });
@@ -270,8 +260,8 @@ export class ActionsRunner {
     // Job-level concurrency applies to a job that runs: a job its `if:` skips never enters the group (so
     // it cancels no pending run), unlike workflow-level concurrency, which every run of the workflow enters.
     // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idconcurrency
-    const jobs = Object.values(workflow.jobs ?? {});
-    const skips = (job: (typeof jobs)[number]) => job.if !== undefined && !evaluateCondition(job.if, context);
+    const jobs = workflow.jobs;
+    const skips = (job: (typeof jobs)[number]) => !conditionHolds(job.if, context);
     if (!workflow.concurrency && jobs.length > 0 && jobs.every(skips)) {
       // Nothing to run: the run concludes skipped at once, no runner taken.
       // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idif
@@ -281,14 +271,14 @@ export class ActionsRunner {
     const jobSkipped = !workflow.concurrency && firstJob !== undefined && skips(firstJob);
     const concurrency = workflow.concurrency ?? (jobSkipped ? undefined : firstJob?.concurrency);
     let group: string | null = null;
-    if (concurrency) {
-      group =
-        typeof concurrency === "string"
-          ? interpolateString(concurrency, context)
-          : interpolateString(concurrency.group ?? "", context);
-      handle.cancelInProgress =
-        typeof concurrency === "object" &&
-        truthyFlag(interpolateString(concurrency["cancel-in-progress"] ?? false, context));
+    // `concurrency:` is a group name or `{ group, cancel-in-progress }`, either of which may be an expression.
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#concurrency
+    const setting = evaluateToken(concurrency, context);
+    if (setting && typeof setting === "object" && !Array.isArray(setting)) {
+      group = exprToString(setting.group);
+      handle.cancelInProgress = truthyFlag(exprToString(setting["cancel-in-progress"] ?? false));
+    } else if (setting !== undefined && setting !== null) {
+      group = exprToString(setting);
     }
     if (handle.cancelRequested) return this.finish(handle, "cancelled", "cancelled before it started");
     if (!group) return this.launch(handle, workflow);
@@ -343,7 +333,7 @@ export class ActionsRunner {
     if (!state.running && !state.pending) this.groups.delete(key);
   }
 
-  private async launch(handle: RunHandle, workflow: WorkflowFile): Promise<void> {
+  private async launch(handle: RunHandle, workflow: WorkflowDefinition): Promise<void> {
     if (this.stopped) return;
     if (handle.cancelRequested) return this.finish(handle, "cancelled", "cancelled before it started");
     const { repo, run } = handle.request;
@@ -366,8 +356,8 @@ export class ActionsRunner {
       : { name: undefined, release: () => {} };
     if (agentUser.name) handle.agentUser = agentUser.name;
     try {
-      for (const [jobId, job] of Object.entries(workflow.jobs ?? {})) {
-        const result = await runJob(this.jobHost, handle, workflow, jobId, job, token, dir);
+      for (const job of workflow.jobs) {
+        const result = await runJob(this.jobHost, handle, workflow, job, token, dir);
         if (result.conclusion !== "skipped") ranJobs += 1;
         if (result.conclusion !== "success" && result.conclusion !== "skipped") {
           conclusion = result.conclusion;

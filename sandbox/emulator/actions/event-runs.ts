@@ -11,18 +11,17 @@
  * base branch (a PR that edits the workflow itself runs the base's version here).
  * https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows
  */
-import { parse as parseYaml } from "yaml";
 import type { ActionsOptions } from "./actions-types.js";
 import { Shapes } from "../shapes.js";
 import type { Repo, SandboxStore, StoreEvent, Workflow, WorkflowRunRequest } from "../store.js";
 import { webhookFor } from "../server/webhooks.js";
 import { cronPeriodMinutes, eventStartsRun, scheduleCrons } from "./workflow-triggers.js";
-import { triggers, type WorkflowFile } from "./workflow-syntax.js";
+import { readWorkflow, type WorkflowDefinition } from "./workflow-template.js";
 
 export class EventRuns {
   private readonly schedules = new Map<string, NodeJS.Timeout>();
   /** Each workflow's file on its repository's default branch, by `owner/name::path` (set by each sync). */
-  private readonly files = new Map<string, WorkflowFile | null>();
+  private readonly files = new Map<string, WorkflowDefinition | null>();
   private stopped = false;
   /** Events that matched a workflow but were lost (a fault); counted for the report. */
   lost = 0;
@@ -40,10 +39,10 @@ export class EventRuns {
     for (const workflow of this.store.listWorkflows(repo.fullName)) {
       if (workflow.state !== "active") continue;
       let file = this.files.get(`${repo.fullName}::${workflow.path}`) ?? null;
-      if (!file || !(event.name in triggers(file.on))) continue;
+      if (!file || !(event.name in file.events)) continue;
       if (event.name === "push") file = await this.readWorkflow(repo, workflow, event.push.after);
       if (!file || this.stopped) continue;
-      const verdict = eventStartsRun(file.on, event, {
+      const verdict = eventStartsRun(file.events, event, {
         workflowName: workflow.name,
         checkSuiteApp: event.name === "check_suite" ? event.checkSuite.appSlug : null,
       });
@@ -90,7 +89,7 @@ export class EventRuns {
    * their `schedule` timers. Without `scheduleMinuteMs` no schedule runs (a real minute outlasts any sandbox
    * run).
    */
-  sync(repo: Repo, files: Map<string, WorkflowFile | null>): void {
+  sync(repo: Repo, files: Map<string, WorkflowDefinition | null>): void {
     for (const [path, file] of files) this.files.set(`${repo.fullName}::${path}`, file);
     const minuteMs = this.options.scheduleMinuteMs;
     for (const [key, timer] of this.schedules) {
@@ -102,7 +101,7 @@ export class EventRuns {
     if (!minuteMs || this.stopped) return;
     for (const workflow of this.store.listWorkflows(repo.fullName)) {
       const file = this.files.get(`${repo.fullName}::${workflow.path}`);
-      for (const cron of scheduleCrons(file?.on)) {
+      for (const cron of scheduleCrons(file?.events)) {
         const period = cronPeriodMinutes(cron);
         const key = `${repo.fullName}::${workflow.path}::${cron}`;
         if (period === null || this.schedules.has(key) || this.stopped) continue;
@@ -153,13 +152,16 @@ export class EventRuns {
     this.enqueue({ repo, workflow, run, ref, inputs: {}, reason: "event", payload });
   }
 
-  private async readWorkflow(repo: Repo, workflow: Workflow, ref: string): Promise<WorkflowFile | null> {
+  private async readWorkflow(
+    repo: Repo,
+    workflow: Workflow,
+    ref: string,
+  ): Promise<WorkflowDefinition | null> {
     try {
       const text = await this.store.readFile(repo.fullName, workflow.path, ref);
-      const parsed = text ? (parseYaml(text.toString("utf8")) as WorkflowFile | null) : null;
-      return parsed && typeof parsed === "object" ? parsed : null;
+      return text ? (await readWorkflow(workflow.path, text.toString("utf8"))).workflow : null;
     } catch {
-      // A workflow file that is not YAML starts nothing here; GitHub would show a run failed at startup.
+      // A workflow file GitHub's parser rejects starts nothing here; GitHub would show a run failed at startup.
       return null;
     }
   }

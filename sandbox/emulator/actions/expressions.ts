@@ -4,9 +4,18 @@
  * and evaluator behind GitHub's workflow editor support, with GitHub's operators, coercions, case-insensitive
  * property names and functions). What the runner adds is here: the job-status functions success(), failure(),
  * always() and cancelled() (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions),
- * `hashFiles()` (no cache here: empty), `${{ }}` interpolation in strings and `if:`'s implicit success().
+ * `hashFiles()` (no cache here: empty), and the evaluation of the workflow parser's tokens.
  */
 import { data, Evaluator, Lexer, Parser } from "@actions/expressions";
+import {
+  isBasicExpression,
+  isBoolean,
+  isMapping,
+  isNumber,
+  isSequence,
+  isString,
+} from "@actions/workflow-parser";
+import type { TemplateToken } from "./workflow-template.js";
 
 export type ExprValue = string | number | boolean | null | ExprValue[] | { [key: string]: ExprValue };
 
@@ -92,37 +101,36 @@ export function evaluate(expression: string, context: ExprContext): ExprValue | 
   return JSON.parse(JSON.stringify(result, data.replacer)) as ExprValue;
 }
 
-const TEMPLATE = /\$\{\{([\s\S]*?)\}\}/g;
-
 /**
- * Expands every `${{ … }}` in a string. A string that is exactly one expression yields its value unchanged
- * (so `if:` conditions keep booleans); otherwise the parts are joined as strings.
+ * Evaluates one of the parser's tokens as the runner evaluates a workflow value: literals as they are, an
+ * expression token (a whole `${{ }}`, or a string with some, which the parser has turned into one
+ * `format(…)` expression) through {@link evaluate}, mappings and sequences value by value.
  */
-export function interpolate(template: string, context: ExprContext): ExprValue | undefined {
-  const whole = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/.exec(template);
-  if (whole && !whole[1]!.includes("}}")) return evaluate(whole[1]!, context);
-  return template.replace(TEMPLATE, (_, expr: string) => exprToString(evaluate(expr, context)));
+export function evaluateToken(token: TemplateToken | undefined, context: ExprContext): ExprValue | undefined {
+  if (token === undefined) return undefined;
+  if (isBasicExpression(token)) return evaluate(token.expression, context);
+  if (isString(token) || isNumber(token) || isBoolean(token)) return token.value;
+  if (isSequence(token)) return [...token].map((item) => evaluateToken(item, context) ?? null);
+  if (isMapping(token)) {
+    const result: Record<string, ExprValue> = {};
+    for (const { key, value } of token)
+      result[exprToString(evaluateToken(key, context))] = evaluateToken(value, context) ?? null;
+    return result;
+  }
+  if (token.isExpression) throw new ExpressionError(`unsupported expression: ${token.toString()}`);
+  return null;
 }
 
-/** Expands a value to a string (`with:`, `env:`, `run:`). */
-export function interpolateString(template: unknown, context: ExprContext): string {
-  if (template === null || template === undefined) return "";
-  if (typeof template !== "string") return String(template);
-  return exprToString(interpolate(template, context));
+/** A token's value as a string (`env:`, `with:`, `run:`, names). */
+export function tokenString(token: TemplateToken | undefined, context: ExprContext): string {
+  return exprToString(evaluateToken(token, context));
 }
 
 /**
- * Evaluates an `if:` condition as the runner does: a bare expression without `${{ }}` is allowed, and a
- * condition that calls none of the status functions implicitly requires success().
+ * Whether a condition holds. Workflow `if:`s come from the parser with GitHub's implicit `success() && (…)`
+ * already added; an action's `post-if` is evaluated as written (it defaults to `always()`).
+ * https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idstepsif
  */
-export function evaluateCondition(condition: unknown, context: ExprContext): boolean {
-  if (condition === undefined || condition === null || condition === "")
-    return (context.status ?? "success") === "success";
-  if (typeof condition === "boolean") return condition && (context.status ?? "success") === "success";
-  let source = String(condition).trim();
-  const whole = /^\$\{\{([\s\S]*)\}\}$/.exec(source);
-  if (whole) source = whole[1]!;
-  const value = truthy(evaluate(source, context));
-  if (/\b(always|failure|cancelled|success)\s*\(/i.test(source)) return value;
-  return value && (context.status ?? "success") === "success";
+export function conditionHolds(expression: string, context: ExprContext): boolean {
+  return truthy(evaluate(expression, context));
 }

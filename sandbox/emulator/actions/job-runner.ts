@@ -8,19 +8,14 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunConclusion, RunHandle } from "./actions-types.js";
-import { type ExprValue, evaluateCondition, interpolateString } from "./expressions.js";
+import { conditionHolds, type ExprValue, evaluateToken, tokenString } from "./expressions.js";
 import { fullRef } from "../git/git-ref-names.js";
 import { dispatchEventPayload, runContext, runnerServerUrl } from "./run-context.js";
 import type { JobHost, PostStep } from "./job-host.js";
 import { runnerBaseEnv } from "./step-process.js";
 import { runUses } from "./uses-step.js";
-import {
-  type JobFile,
-  minutes,
-  parseKeyValueFile,
-  truthyFlag,
-  type WorkflowFile,
-} from "./workflow-syntax.js";
+import { minutes, parseKeyValueFile, truthyFlag } from "./file-commands.js";
+import type { MappingToken, WorkflowDefinition, WorkflowJob } from "./workflow-template.js";
 
 /** The `gh api` stand-in put on the runs' PATH. */
 const GH_SHIM = fileURLToPath(new URL("./gh-shim.mjs", import.meta.url));
@@ -29,17 +24,16 @@ const GH_SHIM = fileURLToPath(new URL("./gh-shim.mjs", import.meta.url));
 export async function runJob(
   host: JobHost,
   handle: RunHandle,
-  workflow: WorkflowFile,
-  jobId: string,
-  job: JobFile,
+  workflow: WorkflowDefinition,
+  job: WorkflowJob,
   token: string,
   dir: string,
 ): Promise<{ conclusion: RunConclusion; reason: string | null }> {
   const { repo, run } = handle.request;
+  const jobId = job.id;
   const context = runContext(handle, workflow, token, host.options);
-  const jobName = job.name ? interpolateString(job.name, context) : jobId;
-  if (job.if !== undefined && !evaluateCondition(job.if, context))
-    return { conclusion: "skipped", reason: null };
+  const jobName = tokenString(job.name, context) || jobId;
+  if (!conditionHolds(job.if, context)) return { conclusion: "skipped", reason: null };
   const storeJob = host.store.addWorkflowJob(repo.fullName, run.id, {
     name: jobName,
     status: "in_progress",
@@ -66,9 +60,9 @@ export async function runJob(
   );
 
   const jobEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(workflow.env ?? {})) jobEnv[k] = interpolateString(v, context);
+  Object.assign(jobEnv, stringsOf(workflow.env, context));
   context.contexts.env = { ...jobEnv };
-  for (const [k, v] of Object.entries(job.env ?? {})) jobEnv[k] = interpolateString(v, context);
+  Object.assign(jobEnv, stringsOf(job.env, context));
   context.contexts.env = { ...jobEnv };
 
   const base = runnerBaseEnv(home);
@@ -118,7 +112,8 @@ export async function runJob(
     ...host.options.runnerEnv,
   };
 
-  const jobTimeout = minutes(job["timeout-minutes"]) ?? host.options.jobTimeoutMs ?? 30 * 60_000;
+  const jobTimeout =
+    minutes(evaluateToken(job.timeoutMinutes, context)) ?? host.options.jobTimeoutMs ?? 30 * 60_000;
   const jobTimer = setTimeout(() => {
     handle.timedOut = true;
     host.steps.log(
@@ -133,10 +128,11 @@ export async function runJob(
   let reason: string | null = null;
   const extraPath: string[] = [];
   const posts: PostStep[] = [];
-  const steps = job.steps ?? [];
-  handle.record.steps = steps.map((s, i) => ({
-    name: s.name ?? (s.uses ? `Run ${s.uses}` : s.run ? `Run ${s.run.split("\n")[0]}` : `Step ${i + 1}`),
-    id: s.id ?? null,
+  const steps = job.steps;
+  // An unnamed step is shown as `Run <uses>` or `Run <the script's first line>`, as on GitHub.
+  handle.record.steps = steps.map((s) => ({
+    name: tokenString(s.name, context) || (s.uses ? `Run ${s.uses}` : `Run ${s.script.split("\n")[0]}`),
+    id: s.ownId ? s.id : null,
     status: "pending",
     conclusion: null,
     exitCode: null,
@@ -157,10 +153,10 @@ export async function runJob(
     handle.cancelAcknowledged = handle.cancelRequested;
     context.status = status;
     context.contexts.env = { ...jobEnv };
-    if (handle.forceCancelled || !evaluateCondition(step.if, context)) {
+    if (handle.forceCancelled || !conditionHolds(step.if, context)) {
       record.status = "skipped";
       record.conclusion = "skipped";
-      if (step.id) stepsContext[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
+      if (step.ownId) stepsContext[step.id] = { outputs: {}, outcome: "skipped", conclusion: "skipped" };
       continue;
     }
     if (handle.killed) break;
@@ -179,8 +175,10 @@ export async function runJob(
     for (const f of Object.values(files)) writeFileSync(f, "");
 
     const stepEnv: Record<string, string> = { ...jobEnv };
-    for (const [k, v] of Object.entries(step.env ?? {}))
-      stepEnv[k] = interpolateString(v, { ...context, contexts: { ...context.contexts, env: stepEnv } });
+    for (const { key, value } of step.env ?? []) {
+      const stepContext = { ...context, contexts: { ...context.contexts, env: stepEnv } };
+      stepEnv[tokenString(key, context)] = tokenString(value, stepContext);
+    }
     const env: NodeJS.ProcessEnv = {
       ...githubEnv,
       ...stepEnv,
@@ -190,22 +188,22 @@ export async function runJob(
       GITHUB_PATH: files.path,
       GITHUB_STATE: files.state,
       GITHUB_STEP_SUMMARY: files.summary,
-      GITHUB_ACTION: step.id ?? `__run_${index}`,
+      GITHUB_ACTION: step.id,
     };
-    const timeout = minutes(step["timeout-minutes"]);
+    const timeout = minutes(evaluateToken(step.timeoutMinutes, context));
     let exitCode: number | null = 0;
     try {
       if (step.uses) {
         exitCode = await runUses(host, handle, step, env, context, { workspace, token, posts, files });
-      } else if (typeof step.run === "string") {
-        const script = interpolateString(step.run, {
+      } else if (step.run) {
+        const script = tokenString(step.run, {
           ...context,
           contexts: { ...context.contexts, env: stepEnv },
         });
         const scriptPath = join(runnerTemp, `${index}-${Math.random().toString(36).slice(2)}.sh`);
         writeFileSync(scriptPath, script);
-        const cwd = step["working-directory"] ?? job.defaults?.run?.["working-directory"];
-        const shell = step.shell ?? job.defaults?.run?.shell ?? "bash";
+        const cwd = tokenString(step.workingDirectory ?? job.defaultWorkingDirectory, context);
+        const shell = tokenString(step.shell ?? job.defaultShell, context) || "bash";
         const [command, args] =
           shell === "sh"
             ? ["sh", ["-e", scriptPath]]
@@ -241,7 +239,10 @@ export async function runJob(
     record.outputs = outputs;
     Object.assign(handle.record.outputs, outputs);
     const failed = exitCode !== 0;
-    const continueOnError = truthyFlag(step["continue-on-error"]);
+    const continueOnError =
+      typeof step.continueOnError === "boolean"
+        ? step.continueOnError
+        : truthyFlag(evaluateToken(step.continueOnError, context));
     record.exitCode = exitCode;
     record.status = "completed";
     record.conclusion =
@@ -250,7 +251,7 @@ export async function runJob(
         : failed && !continueOnError
           ? "failure"
           : "success";
-    if (step.id) {
+    if (step.ownId) {
       stepsContext[step.id] = {
         outputs,
         outcome: failed ? "failure" : "success",
@@ -274,7 +275,7 @@ export async function runJob(
     if (handle.killed || handle.forceCancelled) break;
     handle.cancelAcknowledged = handle.cancelRequested;
     context.status = status;
-    if (!evaluateCondition(post.condition, context)) continue;
+    if (!conditionHolds(post.condition, context)) continue;
     const env: NodeJS.ProcessEnv = { ...post.env };
     for (const [k, v] of Object.entries(post.state)) env[`STATE_${k}`] = v;
     await host.steps.exec(handle, host.options.nodePath ?? process.execPath, [post.main], {
@@ -285,10 +286,7 @@ export async function runJob(
   }
   clearTimeout(jobTimer);
 
-  if (job.outputs) {
-    for (const [k, v] of Object.entries(job.outputs))
-      handle.record.outputs[k] = interpolateString(v, context);
-  }
+  Object.assign(handle.record.outputs, stringsOf(job.outputs, context));
   const conclusion: RunConclusion = handle.killed
     ? "failure"
     : handle.timedOut
@@ -306,4 +304,14 @@ export async function runJob(
     })),
   });
   return { conclusion, reason: handle.timedOut ? "The job exceeded its maximum execution time." : reason };
+}
+
+/** An `env:` or `outputs:` mapping's values, evaluated to strings. */
+function stringsOf(
+  mapping: MappingToken | undefined,
+  context: Parameters<typeof tokenString>[1],
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const { key, value } of mapping ?? []) result[tokenString(key, context)] = tokenString(value, context);
+  return result;
 }

@@ -4,22 +4,17 @@ import type { ExprContext, ExprValue } from "./expressions.js";
 import { fullRef } from "../git/git-ref-names.js";
 import { Shapes } from "../shapes.js";
 import type { SandboxStore } from "../store.js";
-import { triggers, type WorkflowFile } from "./workflow-syntax.js";
+import type { WorkflowDefinition } from "./workflow-template.js";
 
 /** The expression contexts (`github`, `inputs`, `secrets`, `vars`, …) of a run, before any job starts. */
 export function runContext(
   handle: RunHandle,
-  workflow: WorkflowFile,
+  workflow: WorkflowDefinition,
   token: string | null,
   options: Pick<ActionsOptions, "url" | "secrets" | "vars">,
 ): ExprContext {
   const { repo, run, ref, inputs } = handle.request;
-  const declared =
-    (
-      triggers(workflow.on).workflow_dispatch as {
-        inputs?: Record<string, { default?: unknown; type?: string }>;
-      } | null
-    )?.inputs ?? {};
+  const declared = workflow.events.workflow_dispatch?.inputs ?? {};
   const typedInputs: Record<string, ExprValue> = {};
   const stringInputs: Record<string, string> = {};
   for (const [name, spec] of Object.entries(declared)) {
@@ -27,7 +22,7 @@ export function runContext(
     if (raw === undefined) continue;
     stringInputs[name] = raw;
     typedInputs[name] =
-      spec?.type === "boolean" ? raw === "true" : spec?.type === "number" ? Number(raw) : raw;
+      spec?.type === "boolean" ? raw === "true" : String(spec?.type) === "number" ? Number(raw) : raw;
   }
   for (const [name, value] of Object.entries(inputs)) {
     if (!(name in stringInputs)) {

@@ -5,25 +5,29 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { convertActionTemplate, parseAction } from "@actions/workflow-parser/actions/index";
+import { NoOperationTraceWriter } from "@actions/workflow-parser";
 import type { RunHandle } from "./actions-types.js";
-import { type ExprContext, interpolateString } from "./expressions.js";
+import { type ExprContext, tokenString } from "./expressions.js";
 import type { JobHost, PostStep } from "./job-host.js";
 import { run as runProcess } from "../proc.js";
-import { type ActionFile, minutes, parseKeyValueFile, type StepFile, truthyFlag } from "./workflow-syntax.js";
+import { minutes, parseKeyValueFile, truthyFlag } from "./file-commands.js";
+import { evaluateToken } from "./expressions.js";
+import type { WorkflowStep } from "./workflow-template.js";
 
 /** Runs a `uses:` step: checkout, the configured action, or a no-op stand-in for setup actions. */
 export async function runUses(
   host: JobHost,
   handle: RunHandle,
-  step: StepFile,
+  step: WorkflowStep,
   env: NodeJS.ProcessEnv,
   context: ExprContext,
   job: { workspace: string; token: string; posts: PostStep[]; files: { state: string } },
 ): Promise<number | null> {
   const uses = step.uses!.trim();
   const withValues: Record<string, string> = {};
-  for (const [k, v] of Object.entries(step.with ?? {})) withValues[k] = interpolateString(v, context);
+  for (const { key, value } of step.with ?? [])
+    withValues[tokenString(key, context)] = tokenString(value, context);
 
   if (/^actions\/checkout@/i.test(uses))
     return checkout(host, handle, withValues, env, job.workspace, job.token);
@@ -51,10 +55,23 @@ export async function runUses(
   const manifestPath = ["action.yml", "action.yaml"]
     .map((f) => join(actionDir!, f))
     .find((p) => existsSync(p));
-  const manifest: ActionFile = manifestPath
-    ? ((parseYaml(readFileSync(manifestPath, "utf8")) as ActionFile) ?? {})
-    : {};
-  const main = manifest.runs?.main ?? "dist/worker/index.js";
+  const manifest = manifestPath ? readActionManifest(manifestPath) : null;
+  if (manifest && "errors" in manifest) {
+    host.steps.log(handle, `##[error]Invalid action manifest ${manifestPath}: ${manifest.errors.join("; ")}`);
+    return 1;
+  }
+  const runs = manifest?.runs;
+  if (
+    runs &&
+    runs.using !== "node12" &&
+    runs.using !== "node16" &&
+    runs.using !== "node20" &&
+    runs.using !== "node24"
+  ) {
+    host.steps.log(handle, `##[error]Unsupported action runtime '${runs.using}' (node actions only).`);
+    return 1;
+  }
+  const main = runs?.main ?? "dist/worker/index.js";
   const mainPath = isAbsolute(main) ? main : join(actionDir, main);
   if (!existsSync(mainPath)) {
     host.steps.log(
@@ -65,9 +82,9 @@ export async function runUses(
   }
   // Inputs: `with:` values, then the action's defaults (which may be expressions, e.g. ${{ github.token }}).
   const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(manifest.inputs ?? {})) {
-    if (spec?.default !== undefined && spec.default !== null)
-      inputs[name] = interpolateString(spec.default, context);
+  for (const input of manifest?.inputs ?? []) {
+    const value = evaluateToken(input.default, context);
+    if (value !== undefined && value !== null) inputs[input.id] = tokenString(input.default, context);
   }
   Object.assign(inputs, withValues);
   const actionEnv: NodeJS.ProcessEnv = {
@@ -77,19 +94,12 @@ export async function runUses(
   };
   for (const [name, value] of Object.entries(inputs))
     actionEnv[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] = value;
-  if (manifest.runs?.using && !/^node\d+$/.test(manifest.runs.using)) {
-    host.steps.log(
-      handle,
-      `##[error]Unsupported action runtime '${manifest.runs.using}' (node actions only).`,
-    );
-    return 1;
-  }
   const code = await host.steps.exec(handle, host.options.nodePath ?? process.execPath, [mainPath], {
     cwd: job.workspace,
     env: actionEnv,
-    timeoutMs: minutes(step["timeout-minutes"]),
+    timeoutMs: minutes(evaluateToken(step.timeoutMinutes, context)),
   });
-  if (manifest.runs?.post) {
+  if (runs?.post) {
     let state: Record<string, string> = {};
     try {
       state = parseKeyValueFile(readFileSync(job.files.state, "utf8"));
@@ -97,14 +107,29 @@ export async function runUses(
       state = {};
     }
     job.posts.push({
-      name: `Post ${step.name ?? uses}`,
-      main: join(actionDir, manifest.runs.post),
+      name: `Post ${tokenString(step.name, context) || uses}`,
+      main: join(actionDir, runs.post),
       state,
       env: actionEnv,
-      condition: manifest.runs["post-if"] ?? "always()",
+      condition: runs.postIf ?? "always()",
     });
   }
   return code;
+}
+
+/**
+ * An action's `action.yml`, read by GitHub's parser as the runner reads it (its inputs' defaults stay tokens,
+ * evaluated per step). https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax
+ */
+function readActionManifest(path: string) {
+  const parsed = parseAction(
+    { name: path, content: readFileSync(path, "utf8") },
+    new NoOperationTraceWriter(),
+  );
+  const template = parsed.value ? convertActionTemplate(parsed.context, parsed.value) : null;
+  const errors = parsed.context.errors.getErrors().map((error) => error.message);
+  if (errors.length > 0 || !template) return { errors: errors.length > 0 ? errors : ["not an action"] };
+  return template;
 }
 
 /**

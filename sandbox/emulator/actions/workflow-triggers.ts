@@ -6,7 +6,7 @@
  * https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#on
  */
 import type { StoreEvent } from "../store.js";
-import { triggers } from "./workflow-syntax.js";
+import type { EventsConfig } from "./workflow-template.js";
 
 /** The account a run's `GITHUB_TOKEN` acts as. */
 export const GITHUB_TOKEN_ACTOR = "github-actions[bot]";
@@ -40,12 +40,12 @@ const TRIGGERING_EVENTS = new Set([
 export type TriggerVerdict = { starts: true } | { starts: false; why: string };
 
 /**
- * Whether `event` starts a run of a workflow whose `on:` is `on`. `workflowName` names the workflow (a
+ * Whether `event` starts a run of a workflow whose `on:` the parser read as `events`. `workflowName` names the workflow (a
  * `workflow_run` trigger never fires on runs of its own workflow here, which GitHub's three-level chain limit
  * would stop anyway); `checkSuiteApp` is the slug of the app that owns a `check_suite` event's suite.
  */
 export function eventStartsRun(
-  on: unknown,
+  events: EventsConfig,
   event: StoreEvent,
   facts: { workflowName: string; checkSuiteApp?: string | null },
 ): TriggerVerdict {
@@ -55,9 +55,8 @@ export function eventStartsRun(
   // https://docs.github.com/en/actions/concepts/security/github_token#when-github_token-triggers-workflow-runs
   if (event.sender.toLowerCase() === GITHUB_TOKEN_ACTOR)
     return { starts: false, why: "caused by a run's GITHUB_TOKEN" };
-  const all = triggers(on);
-  if (!(event.name in all)) return { starts: false, why: `the workflow is not on ${event.name}` };
-  const filter = (all[event.name] ?? {}) as Record<string, unknown>;
+  if (!(event.name in events)) return { starts: false, why: `the workflow is not on ${event.name}` };
+  const filter = (events[event.name] ?? {}) as Record<string, unknown>;
   const action = "action" in event ? event.action : null;
   const types = listOf(filter.types) ?? DEFAULT_TYPES[event.name] ?? null;
   if (action !== null && types !== null && !types.includes(action))
@@ -162,10 +161,6 @@ export function cronPeriodMinutes(cron: string): number | null {
 }
 
 /** The `cron` lines of a workflow's `on.schedule`. */
-export function scheduleCrons(on: unknown): string[] {
-  const schedule = triggers(on).schedule;
-  if (!Array.isArray(schedule)) return [];
-  return schedule
-    .map((entry) => (entry && typeof entry === "object" ? (entry as { cron?: unknown }).cron : null))
-    .filter((c): c is string => typeof c === "string");
+export function scheduleCrons(events: EventsConfig | undefined): string[] {
+  return (events?.schedule ?? []).map((entry) => entry.cron);
 }

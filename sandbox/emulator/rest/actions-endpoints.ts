@@ -1,5 +1,5 @@
 /** REST handlers of GitHub Actions: workflows, their dispatch, workflow runs and jobs. */
-import { parse as parseYaml } from "yaml";
+import { readWorkflow } from "../actions/workflow-template.js";
 import type { Repo, SandboxStore, WorkflowRun } from "../store.js";
 import {
   bodyObject,
@@ -24,14 +24,9 @@ async function discoverWorkflows(req: RestRequest, repo: Repo): Promise<void> {
   for (const entry of entries ?? []) {
     if (entry.type !== "file" || !/\.ya?ml$/.test(entry.name)) continue;
     if (req.store.getWorkflow(repo.fullName, entry.path)) continue;
-    let name: string | undefined;
-    try {
-      const text = (await req.store.readFile(repo.fullName, entry.path))?.toString("utf8");
-      const doc = text ? (parseYaml(text) as { name?: unknown } | null) : null;
-      if (doc && typeof doc.name === "string") name = doc.name;
-    } catch {
-      // an unparsable workflow is still a workflow
-    }
+    const text = (await req.store.readFile(repo.fullName, entry.path).catch(() => null))?.toString("utf8");
+    // A workflow GitHub's parser rejects is still a workflow, named by its path.
+    const name = text ? (await readWorkflow(entry.path, text)).workflow?.name : null;
     req.store.addWorkflow(repo.fullName, { path: entry.path, ...(name ? { name } : {}) });
   }
 }
@@ -51,39 +46,16 @@ async function checkDispatchInputs(
     return;
   }
   if (!text) return;
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch {
-    return;
-  }
-  if (!doc || typeof doc !== "object") return;
-  const on = (doc as Record<string, unknown>).on ?? (doc as Record<string, unknown>).true;
-  const hasDispatch =
-    on === "workflow_dispatch" ||
-    (Array.isArray(on) && on.includes("workflow_dispatch")) ||
-    (on !== null && typeof on === "object" && !Array.isArray(on) && "workflow_dispatch" in on);
-  if (!hasDispatch) fail(422, "Workflow does not have 'workflow_dispatch' trigger");
-  const spec =
-    on && typeof on === "object" && !Array.isArray(on)
-      ? (on as Record<string, unknown>).workflow_dispatch
-      : null;
-  const declared =
-    spec && typeof spec === "object"
-      ? ((spec as { inputs?: unknown }).inputs as Record<string, unknown> | undefined)
-      : undefined;
-  const known = declared && typeof declared === "object" ? declared : {};
+  // A file GitHub's parser rejects is dispatched anyway: its run fails at startup with the parser's messages.
+  const workflow = (await readWorkflow(path, text)).workflow;
+  if (!workflow) return;
+  const dispatch = workflow.events.workflow_dispatch;
+  if (!dispatch) fail(422, "Workflow does not have 'workflow_dispatch' trigger");
+  const known: Record<string, { required?: boolean; default?: unknown }> = dispatch?.inputs ?? {};
   const unexpected = Object.keys(inputs).filter((k) => !(k in known));
   if (unexpected.length) fail(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
   const missing = Object.entries(known)
-    .filter(
-      ([k, v]) =>
-        v &&
-        typeof v === "object" &&
-        (v as { required?: unknown }).required === true &&
-        !(k in inputs) &&
-        (v as { default?: unknown }).default === undefined,
-    )
+    .filter(([k, v]) => v.required === true && !(k in inputs) && v.default === undefined)
     .map(([k]) => k);
   if (missing.length)
     fail(422, `Required input${missing.length > 1 ? "s" : ""} '${missing.join("', '")}' not provided`);
