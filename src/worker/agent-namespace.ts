@@ -20,7 +20,7 @@
  * - then `setpriv` to the agent's uid with no groups and no new privileges: the separate uid stays the second
  *   wall inside the first.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { AgentNetwork } from "./agent-network.js";
 
@@ -157,7 +157,7 @@ function traversable(dir: string, uid: number, gid: number): boolean {
  */
 export function openingsFor(needed: readonly string[], uid: number, gid: number): AgentView["openings"] {
   const byAncestor = new Map<string, Set<string>>();
-  for (const raw of needed) {
+  for (const raw of needed.flatMap(withPackageTree)) {
     if (!path.isAbsolute(raw) || !existsSync(raw)) continue;
     const target = path.resolve(raw);
     let dir = target;
@@ -189,6 +189,34 @@ export function openingsFor(needed: readonly string[], uid: number, gid: number)
     else openings.push({ ancestor, paths });
   }
   return openings;
+}
+
+/**
+ * What a needed path brings along: the file or directory a link names (a `node_modules/.bin` entry is a link into
+ * its package), and for anything inside a `node_modules` tree the whole outermost tree, since Node resolves a
+ * package's own modules and its dependencies by walking up from the real path of its files. Read-only, and only
+ * where the agent's uid could not reach it anyway (openingsFor).
+ */
+function withPackageTree(raw: string): string[] {
+  if (!path.isAbsolute(raw)) return [raw];
+  let real = raw;
+  try {
+    real = realpathSync(raw);
+  } catch {
+    return [raw];
+  }
+  return [...new Set([raw, real].map((p) => outermostNodeModules(path.resolve(p)) ?? p))];
+}
+
+/** `/a/node_modules/x/node_modules/.bin` → `/a/node_modules`; null outside any `node_modules`. */
+function outermostNodeModules(p: string): string | null {
+  const at = p.split(path.sep).indexOf("node_modules");
+  return at > 0
+    ? p
+        .split(path.sep)
+        .slice(0, at + 1)
+        .join(path.sep)
+    : null;
 }
 
 /**
