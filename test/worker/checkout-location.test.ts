@@ -1,8 +1,7 @@
 /**
  * Location does not matter: the product, cloned into a directory only root may enter (as root's home is, mode
- * 700) and into one under /tmp, runs a scenario end to end from there — the worker, its namespace sandbox and
- * the demo agent inside the clone (`scenarios/02-blocked.yml`, a smaller scenario than the demo that still runs
- * the worker to completion on three tasks; the full demo takes minutes more). The clone bundles its own dist/
+ * 700) and into one under /tmp, runs the demo end to end from there (`scenarios/demo.yml`, what `npm start`
+ * runs) — the worker, its namespace sandbox and the demo agent inside the clone. The clone bundles its own dist/
  * (the committed one may predate the source) and links this checkout's node_modules.
  */
 import { execFileSync } from "node:child_process";
@@ -24,13 +23,13 @@ async function runFromClone(base: string): Promise<string> {
   execFileSync(process.execPath, ["scripts/bundle.mjs"], { cwd: clone, stdio: "ignore" });
   return execFileSync(
     process.execPath,
-    ["bin/autopilot.js", "sandbox", "--scenario", "scenarios/02-blocked.yml", "--quiet"],
+    ["bin/autopilot.js", "sandbox", "--scenario", "scenarios/demo.yml", "--quiet"],
     { cwd: clone, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" }, timeout: 8 * 60_000 },
   );
 }
 
 describe("a checkout anywhere", { timeout: 10 * 60_000 }, () => {
-  it("runs the worker end to end from a clone inside a directory only root may enter", async () => {
+  it("runs the demo from a clone inside a directory only root may enter", async () => {
     const locked = await mkdtemp(join(tmpdir(), "autopilot-root-only-"));
     roots.push(locked);
     await chmod(locked, 0o700);
@@ -38,7 +37,7 @@ describe("a checkout anywhere", { timeout: 10 * 60_000 }, () => {
     expect(out).toMatch(/Outcome: settled/);
   });
 
-  it("runs the worker end to end from a clone under /tmp", async () => {
+  it("runs the demo from a clone under /tmp", async () => {
     const open = await mkdtemp(join(tmpdir(), "autopilot-tmp-clone-"));
     roots.push(open);
     await chmod(open, 0o755);
