@@ -44478,7 +44478,7 @@ var init_agent_egress = __esm({
 });
 
 // src/worker/agent-namespace.ts
-import { existsSync as existsSync2, statSync } from "node:fs";
+import { existsSync as existsSync2, realpathSync, statSync } from "node:fs";
 import path3 from "node:path";
 function byDepth(paths) {
   return [...new Set(paths.map((p) => path3.resolve(p)))].sort(
@@ -44553,7 +44553,7 @@ function traversable(dir, uid, gid) {
 }
 function openingsFor(needed, uid, gid) {
   const byAncestor = /* @__PURE__ */ new Map();
-  for (const raw of needed) {
+  for (const raw of needed.flatMap(withPackageTree)) {
     if (!path3.isAbsolute(raw) || !existsSync2(raw)) continue;
     const target = path3.resolve(raw);
     let dir = target;
@@ -44582,6 +44582,20 @@ function openingsFor(needed, uid, gid) {
     else openings.push({ ancestor, paths });
   }
   return openings;
+}
+function withPackageTree(raw) {
+  if (!path3.isAbsolute(raw)) return [raw];
+  let real = raw;
+  try {
+    real = realpathSync(raw);
+  } catch {
+    return [raw];
+  }
+  return [...new Set([raw, real].map((p) => outermostNodeModules(path3.resolve(p)) ?? p))];
+}
+function outermostNodeModules(p) {
+  const at = p.split(path3.sep).indexOf("node_modules");
+  return at > 0 ? p.split(path3.sep).slice(0, at + 1).join(path3.sep) : null;
 }
 function commandPaths(command, args) {
   const words = [command, ...args].flatMap((arg) => arg.split(/\s+/));
