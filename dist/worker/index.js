@@ -45571,6 +45571,27 @@ ${tail}`;
   }
 });
 
+// src/worker/agent-probe.ts
+async function indicesPrintedAsAgent(user, script, words, cwd) {
+  const result = await runProcess({
+    command: trustedShell(),
+    args: ["-c", script, "sh", ...words],
+    cwd,
+    env: { PATH: "/usr/bin:/bin", LANG: "C" },
+    timeoutMs: 3e4,
+    runAs: user
+  });
+  if (result.exitCode !== 0) return [];
+  return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map(Number);
+}
+var init_agent_probe = __esm({
+  "src/worker/agent-probe.ts"() {
+    "use strict";
+    init_process();
+    init_trusted_binaries();
+  }
+});
+
 // src/worker/agent-reach.ts
 import { statSync as statSync2 } from "node:fs";
 import path6 from "node:path";
@@ -45594,21 +45615,14 @@ function why(file2, uid) {
 }
 async function unreachablePaths(user, needed) {
   if (!user.isolated || needed.length === 0) return [];
-  const result = await runProcess({
-    command: "/bin/sh",
-    args: ["-c", 'i=0; for p in "$@"; do [ -r "$p" ] || echo "$i"; i=$((i+1)); done', "sh", ...needed],
-    cwd: "/",
-    env: { PATH: "/usr/bin:/bin", LANG: "C" },
-    timeoutMs: 3e4,
-    runAs: user
-  });
-  if (result.exitCode !== 0) return [];
-  return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map((line) => needed[Number(line)]).filter((p) => p !== void 0).map((p) => ({ path: p, why: why(p, user.uid) }));
+  const script = 'i=0; for p in "$@"; do [ -r "$p" ] || echo "$i"; i=$((i+1)); done';
+  const indices = await indicesPrintedAsAgent(user, script, needed, "/");
+  return indices.map((i) => needed[i]).filter((p) => p !== void 0).map((p) => ({ path: p, why: why(p, user.uid) }));
 }
 var init_agent_reach = __esm({
   "src/worker/agent-reach.ts"() {
     "use strict";
-    init_process();
+    init_agent_probe();
   }
 });
 
@@ -46462,16 +46476,9 @@ async function unreachableToolchainDirs(dirs, user, cwd) {
     'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
     "i=$((i+1)); done"
   ].join(" ");
-  const result = await runProcess({
-    command: trustedShell(),
-    args: ["-c", script, "sh", ...dirs.flatMap((d) => [d.written ? "1" : "0", d.dir])],
-    cwd,
-    env: { PATH: "/usr/bin:/bin", LANG: "C" },
-    timeoutMs: 3e4,
-    runAs: user
-  });
-  if (result.exitCode !== 0) return [];
-  return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map((line) => dirs[Number(line)]).filter((d) => d !== void 0);
+  const words = dirs.flatMap((d) => [d.written ? "1" : "0", d.dir]);
+  const indices = await indicesPrintedAsAgent(user, script, words, cwd);
+  return indices.map((i) => dirs[i]).filter((d) => d !== void 0);
 }
 function unreachableToolchainText(dirs, userName) {
   const named = dirs.map(
@@ -46484,8 +46491,7 @@ var init_toolchain_reach = __esm({
   "src/worker/toolchain-reach.ts"() {
     "use strict";
     init_agent_env();
-    init_process();
-    init_trusted_binaries();
+    init_agent_probe();
     WRITTEN = /* @__PURE__ */ new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
   }
 });

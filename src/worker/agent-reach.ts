@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { AgentUser } from "./agent-user.js";
-import { runProcess } from "./process.js";
+import { indicesPrintedAsAgent } from "./agent-probe.js";
 
 /** Why the user `uid`/`gid` cannot read `file`, judged from the host's modes (for the message). */
 function why(file: string, uid: number | null): string {
@@ -42,19 +42,10 @@ export async function unreachablePaths(
   needed: readonly string[],
 ): Promise<{ path: string; why: string }[]> {
   if (!user.isolated || needed.length === 0) return [];
-  const result = await runProcess({
-    command: "/bin/sh",
-    args: ["-c", 'i=0; for p in "$@"; do [ -r "$p" ] || echo "$i"; i=$((i+1)); done', "sh", ...needed],
-    cwd: "/",
-    env: { PATH: "/usr/bin:/bin", LANG: "C" },
-    timeoutMs: 30_000,
-    runAs: user,
-  });
-  if (result.exitCode !== 0) return [];
-  return result.stdout
-    .split("\n")
-    .filter((line) => /^\d+$/.test(line))
-    .map((line) => needed[Number(line)])
+  const script = 'i=0; for p in "$@"; do [ -r "$p" ] || echo "$i"; i=$((i+1)); done';
+  const indices = await indicesPrintedAsAgent(user, script, needed, "/");
+  return indices
+    .map((i) => needed[i])
     .filter((p): p is string => p !== undefined)
     .map((p) => ({ path: p, why: why(p, user.uid) }));
 }

@@ -9,8 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { AgentUser } from "./agent-user.js";
 import { isToolchainName } from "./agent-env.js";
-import { runProcess } from "./process.js";
-import { trustedShell } from "./trusted-binaries.js";
+import { indicesPrintedAsAgent } from "./agent-probe.js";
 
 /** Caches a toolchain writes to while it works (cargo's registry lock, Go's module and build caches, Gradle's). */
 const WRITTEN = new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
@@ -53,20 +52,9 @@ export async function unreachableToolchainDirs(
     'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
     "i=$((i+1)); done",
   ].join(" ");
-  const result = await runProcess({
-    command: trustedShell(),
-    args: ["-c", script, "sh", ...dirs.flatMap((d) => [d.written ? "1" : "0", d.dir])],
-    cwd,
-    env: { PATH: "/usr/bin:/bin", LANG: "C" },
-    timeoutMs: 30_000,
-    runAs: user,
-  });
-  if (result.exitCode !== 0) return [];
-  return result.stdout
-    .split("\n")
-    .filter((line) => /^\d+$/.test(line))
-    .map((line) => dirs[Number(line)])
-    .filter((d): d is ToolchainDir => d !== undefined);
+  const words = dirs.flatMap((d) => [d.written ? "1" : "0", d.dir]);
+  const indices = await indicesPrintedAsAgent(user, script, words, cwd);
+  return indices.map((i) => dirs[i]).filter((d): d is ToolchainDir => d !== undefined);
 }
 
 /** The log line naming them, with what to do. */
