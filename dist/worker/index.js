@@ -44795,16 +44795,19 @@ function tryClaim(dir) {
   writeFileSync(path4.join(dir, "pid"), String(process.pid));
   return true;
 }
-function claimAgentSlot(dir = defaultSlotsDir()) {
+function claimSlot(dir, count2, nameOf) {
   mkdirSync(dir, { recursive: true, mode: 448 });
-  for (let slot = 0; slot < SLOT_COUNT; slot++) {
+  for (let slot = 0; slot < count2; slot++) {
     const lock = path4.join(dir, String(slot));
-    if (!tryClaim(lock)) continue;
-    const release = () => rmSync(lock, { recursive: true, force: true });
-    process.once("exit", release);
-    return { name: `autopilot-agent-${slot}`, release };
+    if (tryClaim(lock))
+      return { name: nameOf(slot), release: () => rmSync(lock, { recursive: true, force: true }) };
   }
   return null;
+}
+function claimAgentSlot(dir = defaultSlotsDir()) {
+  const claimed = claimSlot(dir, SLOT_COUNT, (slot) => `autopilot-agent-${slot}`);
+  if (claimed) process.once("exit", claimed.release);
+  return claimed;
 }
 var SLOT_COUNT;
 var init_agent_slots = __esm({

@@ -1,3 +1,7 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { claimSlot } from "../../src/worker/agent-slots.js";
+
 /**
  * Which `uses:` values in a workflow stand for Autopilot's own action, so the emulator's Actions stand-in runs
  * this checkout's action for them: the templates reference `OWNER/autopilot@v1` (the worker) and
@@ -7,5 +11,26 @@ export function isAutopilotActionRef(uses: string): boolean {
   return /^[\w.-]+\/autopilot(\/[\w./-]+)?@[\w./-]+$/i.test(uses);
 }
 
-/** Where the worker reads the OS user its agent runs as (src/worker): the emulator names each job's own. */
-export const AUTOPILOT_JOB_USER_VARIABLE = "AUTOPILOT_AGENT_USER";
+/**
+ * The OS user of each running job, and where the worker reads it (AUTOPILOT_AGENT_USER, src/worker/agent-user.ts).
+ * On GitHub every job has a runner machine of its own; here jobs share one — within a sandbox process, and across
+ * the sandbox processes that run side by side (the e2e runs two scenarios at once, vitest several files) — and
+ * the worker kills every process of its agent user after each iteration. So each running job takes a user no
+ * other running job on this machine holds, `ap-sbx-N`, through the worker's own slot locks (agent-slots.ts) in a
+ * directory of the sandbox's.
+ */
+export const AUTOPILOT_JOB_USER = {
+  variable: "AUTOPILOT_AGENT_USER",
+  claim: () => claimJobUser(),
+};
+
+const JOB_USER_LOCKS = join(tmpdir(), "autopilot-sandbox-agent-users");
+/** More than any run here holds at once; past it, a claim fails loudly rather than sharing a user. */
+const JOB_USER_COUNT = 64;
+
+/** A user name no other running sandbox job on this machine holds (`locks`: tests use a directory of their own). */
+export function claimJobUser(locks = JOB_USER_LOCKS): { name: string; release: () => void } {
+  const claimed = claimSlot(locks, JOB_USER_COUNT, (slot) => `ap-sbx-${slot}`);
+  if (!claimed) throw new Error(`all ${JOB_USER_COUNT} sandbox agent users are in use (locks in ${locks})`);
+  return claimed;
+}

@@ -16,7 +16,7 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { AUTOPILOT_JOB_USER_VARIABLE, isAutopilotActionRef } from "./autopilot-action.js";
+import { AUTOPILOT_JOB_USER, isAutopilotActionRef } from "./autopilot-action.js";
 import { type ActionsEvent, type ActionsRunner, startActions } from "../emulator/actions/actions.js";
 import { attachGit, type SandboxGit } from "../emulator/git/sandbox-git.js";
 import { type Sandbox, startSandbox, WebViewPortError } from "../emulator/index.js";
@@ -232,7 +232,7 @@ export class ScenarioRun {
       git,
       actionDir: this.parts.actionDir,
       actionRefs: isAutopilotActionRef,
-      jobUserVariable: AUTOPILOT_JOB_USER_VARIABLE,
+      jobUser: AUTOPILOT_JOB_USER,
       ci: ci
         ? {
             [repo.full]: {

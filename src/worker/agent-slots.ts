@@ -71,15 +71,28 @@ function tryClaim(dir: string): boolean {
   return true;
 }
 
-/** Claims a free `autopilot-agent-N` for this process's life; null when every slot is taken. */
-export function claimAgentSlot(dir = defaultSlotsDir()): { name: string; release: () => void } | null {
+/**
+ * Claims the first free slot of `count` under `dir` for this process, named by `nameOf`; null when every slot is
+ * taken. `release()` frees it; a slot of a process that is gone is taken over by the next claim. Also what the
+ * offline sandbox's harness gives its concurrent jobs (sandbox/scenario/job-users.ts).
+ */
+export function claimSlot(
+  dir: string,
+  count: number,
+  nameOf: (slot: number) => string,
+): { name: string; release: () => void } | null {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (let slot = 0; slot < SLOT_COUNT; slot++) {
+  for (let slot = 0; slot < count; slot++) {
     const lock = path.join(dir, String(slot));
-    if (!tryClaim(lock)) continue;
-    const release = () => rmSync(lock, { recursive: true, force: true });
-    process.once("exit", release);
-    return { name: `autopilot-agent-${slot}`, release };
+    if (tryClaim(lock))
+      return { name: nameOf(slot), release: () => rmSync(lock, { recursive: true, force: true }) };
   }
   return null;
+}
+
+/** Claims a free `autopilot-agent-N` for this process's life; null when every slot is taken. */
+export function claimAgentSlot(dir = defaultSlotsDir()): { name: string; release: () => void } | null {
+  const claimed = claimSlot(dir, SLOT_COUNT, (slot) => `autopilot-agent-${slot}`);
+  if (claimed) process.once("exit", claimed.release);
+  return claimed;
 }

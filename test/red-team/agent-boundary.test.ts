@@ -22,10 +22,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
 import { processesOf } from "../../src/worker/agent-user.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../sandbox/emulator/actions/actions.js";
-import {
-  AUTOPILOT_JOB_USER_VARIABLE,
-  isAutopilotActionRef,
-} from "../../sandbox/scenario/autopilot-action.js";
+import { AUTOPILOT_JOB_USER, isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
@@ -167,7 +164,7 @@ beforeAll(async () => {
   actions = startActions({
     actionDir: PACKAGE_ROOT,
     actionRefs: isAutopilotActionRef,
-    jobUserVariable: AUTOPILOT_JOB_USER_VARIABLE,
+    jobUser: AUTOPILOT_JOB_USER,
     url: sandbox.url,
     store: sandbox.store,
     git,

@@ -33,11 +33,10 @@ export interface ActionsOptions {
   actionRefs?: (uses: string) => boolean;
   /**
    * On GitHub every job has a runner machine of its own; here jobs share one. With this set, each running job
-   * claims an OS user no other running job on this machine holds (agent-user-slots.ts) and finds its name in
-   * this environment variable (the harness: `AUTOPILOT_AGENT_USER`, the worker's agent user). Without it, no
-   * user is claimed.
+   * claims an OS user from `claim` (one no other running job on this machine holds) and finds its name in the
+   * environment variable `variable`; the user is released when the run ends. Without it, no user is claimed.
    */
-  jobUserVariable?: string;
+  jobUser?: { variable: string; claim: () => { name: string; release: () => void } };
   /** CI command per repository (`owner/name`), run on every new PR head. */
   ci?: Record<string, CiConfig>;
   /** Extra secrets (`secrets.NAME`) besides GITHUB_TOKEN. */
@@ -144,7 +143,7 @@ export interface RunRecord {
 
 /** The runner's state of one run (its record, the request, cancellation flags, the running step). */
 export interface RunHandle {
-  /** The OS user claimed for this run's jobs (named to them in {@link ActionsOptions.jobUserVariable}). */
+  /** The OS user claimed for this run's jobs (named to them in {@link ActionsOptions.jobUser}). */
   agentUser?: string;
   record: RunRecord;
   request: WorkflowRunRequest;

@@ -22,7 +22,6 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ActionsOptions, CiConfig, RunConclusion, RunHandle, RunRecord } from "./actions-types.js";
-import { claimAgentUser } from "./agent-user-slots.js";
 import { conditionHolds, evaluateToken, exprToString, tokenString } from "./expressions.js";
 import { EventRuns } from "./event-runs.js";
 import type { JobHost } from "./job-host.js";
@@ -350,10 +349,8 @@ export class ActionsRunner {
     let conclusion: RunConclusion = "success";
     let reason: string | null = null;
     let ranJobs = 0;
-    // One OS user per running job on this machine (see agent-user-slots.ts), when the harness asks for it.
-    const agentUser = this.options.jobUserVariable
-      ? claimAgentUser()
-      : { name: undefined, release: () => {} };
+    // One OS user per running job on this machine, when the harness asks for it (ActionsOptions.jobUser).
+    const agentUser = this.options.jobUser?.claim() ?? { name: undefined, release: () => {} };
     if (agentUser.name) handle.agentUser = agentUser.name;
     try {
       for (const job of workflow.jobs) {

@@ -105,8 +105,8 @@ export async function runJob(
     RUNNER_ENVIRONMENT: "github-hosted",
     RUNNER_TEMP: runnerTemp,
     RUNNER_TOOL_CACHE: toolCache,
-    ...(handle.agentUser && host.options.jobUserVariable
-      ? { [host.options.jobUserVariable]: handle.agentUser }
+    ...(handle.agentUser && host.options.jobUser
+      ? { [host.options.jobUser.variable]: handle.agentUser }
       : {}),
     RUNNER_WORKSPACE: join(dir, "work", repo.name),
     ...host.options.runnerEnv,

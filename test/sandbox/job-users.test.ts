@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { claimAgentUser } from "../../sandbox/emulator/actions/agent-user-slots.js";
+import { claimJobUser } from "../../sandbox/scenario/autopilot-action.js";
 
 // A lock directory of this test's own: the machine-wide one is shared with the jobs of test files running
 // beside this one, whose claims a test must neither take nor overwrite.
 let locks: string;
 beforeEach(() => {
-  locks = mkdtempSync(join(tmpdir(), "agent-user-slots-"));
+  locks = mkdtempSync(join(tmpdir(), "job-users-"));
 });
 afterEach(() => rmSync(locks, { recursive: true, force: true }));
 
@@ -20,11 +20,11 @@ function staleSlot(n: number): void {
 
 describe("the sandbox's agent users for concurrent jobs", () => {
   it("never hands one user to two running jobs, and reuses a released one", () => {
-    const first = claimAgentUser(locks);
-    const second = claimAgentUser(locks);
+    const first = claimJobUser(locks);
+    const second = claimJobUser(locks);
     expect(second.name).not.toBe(first.name);
     first.release();
-    const third = claimAgentUser(locks);
+    const third = claimJobUser(locks);
     expect(third.name).toBe(first.name);
     second.release();
     third.release();
@@ -32,14 +32,14 @@ describe("the sandbox's agent users for concurrent jobs", () => {
 
   it("takes over a user whose claiming process is gone, and not one whose process lives", () => {
     staleSlot(0);
-    const taken = claimAgentUser(locks);
+    const taken = claimJobUser(locks);
     expect(taken.name).toBe("ap-sbx-0");
 
     // Slot 1 is held by a live process (this one), slot 2 by a dead one: the claim skips 1 and takes 2.
     mkdirSync(join(locks, "1"), { recursive: true });
     writeFileSync(join(locks, "1", "pid"), String(process.pid));
     staleSlot(2);
-    expect(claimAgentUser(locks).name).toBe("ap-sbx-2");
+    expect(claimJobUser(locks).name).toBe("ap-sbx-2");
     taken.release();
   });
 
@@ -48,7 +48,7 @@ describe("the sandbox's agent users for concurrent jobs", () => {
     // the claim; the other must move on rather than remove that fresh claim and take the user as well.
     staleSlot(0);
     mkdirSync(join(locks, "0.takeover"));
-    const claim = claimAgentUser(locks);
+    const claim = claimJobUser(locks);
     expect(claim.name).toBe("ap-sbx-1");
     claim.release();
   });
