@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
+import { trustedBinary } from "../../src/worker/trusted-binaries.js";
 
 /** What the runner needs of the controller app (src/app/http-server.ts). */
 export interface ControllerServer {
@@ -38,12 +39,23 @@ export class MissingPartsError extends Error {
 
 const CONTROLLER_MODULE = join(PACKAGE_ROOT, "src", "app", "http-server.ts");
 
-/** Lists what is missing to run scenarios: the controller app and the bundled worker action. */
+/**
+ * Lists what is missing to run scenarios: the controller app, the bundled worker action, and bubblewrap, which
+ * the worker runs every agent in (`isolation: namespace`, the default; without it each worker would refuse to
+ * start and the scenario would only time out). `findBinary` is for tests.
+ */
 export async function findMissingParts(
   actionDir = PACKAGE_ROOT,
   startController?: StartControllerServer,
+  findBinary: (name: string) => string | null = trustedBinary,
 ): Promise<{ missing: string[]; startController: StartControllerServer | null }> {
   const missing: string[] = [];
+  if (!findBinary("bwrap")) {
+    missing.push(
+      "bubblewrap (bwrap), the namespace sandbox the worker runs each agent in: install it " +
+        "(`apt-get install bubblewrap` on Debian or Ubuntu) and run again as root or with password-less sudo",
+    );
+  }
   let factory: StartControllerServer | null = startController ?? null;
   if (!factory) {
     if (!existsSync(CONTROLLER_MODULE)) {

@@ -11,6 +11,7 @@ import {
   runScenario,
   type StartControllerServer,
 } from "../../sandbox/scenario/run-scenario.js";
+import { findMissingParts } from "../../sandbox/scenario/missing-parts.js";
 import { scenarioConfigText } from "../../sandbox/scenario/scenario-config.js";
 import { loadScenario, parseScenario, ScenarioError } from "../../sandbox/scenario/scenario-file.js";
 
@@ -177,6 +178,15 @@ describe("the scenario runner", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  it("names bubblewrap, and how to install it, when the machine lacks it (every worker would refuse to start)", async () => {
+    const { missing } = await findMissingParts(undefined, undefined, () => null);
+    expect(missing.join("\n")).toContain("bubblewrap (bwrap)");
+    expect(missing.join("\n")).toContain("apt-get install bubblewrap");
+    // On this machine it is installed (CI installs it): nothing is said of it.
+    const here = await findMissingParts();
+    expect(here.missing.join("\n")).not.toContain("bubblewrap");
   });
 
   it("plays the timeline as the scenario's people, delivers signed webhooks, settles and stops everything", async () => {
