@@ -1,14 +1,13 @@
 /**
  * The firewall in front of the agent, attacked for real: a hostile "agent" (a Node script) runs in a real
- * `bwrap --unshare-net` sandbox as an unprivileged uid, with the worker's egress proxy (src/worker/egress-proxy.ts)
+ * namespace sandbox (bubblewrap, its own network namespace) as an unprivileged uid, with the worker's egress proxy (src/worker/egress-proxy.ts)
  * and the forwarder (src/worker/egress-forwarder.ts) in front of it exactly as src/worker/agent-egress.ts builds
  * them. It reaches an allowed HTTP server on the host's loopback (the stand-in for a model server) through the
  * proxy and through the transparent loopback tunnel; a host not on the allow-list and a loopback port not on it
  * are refused and reported; a direct connection that bypasses the proxy finds no network.
  *
- * The bwrap command line is built here (sandboxArgs), the way the namespace sandbox (src/worker/agent-user.ts)
- * uses an `AgentNetwork`: its own network namespace, the socket directory bound writable, the read-only paths
- * bound read-only, `[...prefix, command, ...args]` inside, `env` merged.
+ * The sandbox is the product's own (src/worker/agent-user.ts, `isolation: namespace`), given the network the
+ * egress builds (`useNetwork`), as src/worker/run-job.ts does.
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -20,8 +19,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/core/config/config-schema.js";
 import type { ProxiedNetwork } from "../../src/worker/agent-network.js";
 import { type AgentEgress, startAgentEgress } from "../../src/worker/agent-egress.js";
+import { testAgentUser } from "../worker/fixtures/real.js";
 
-const NOBODY = 65534;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -51,60 +50,36 @@ async function egressFor(allow: string[], dir: string): Promise<AgentEgress> {
   return egress;
 }
 
-/** The sandbox's command line for a proxied network (what the namespace sandbox does with the contract). */
-function sandboxArgs(network: ProxiedNetwork, agentDir: string, command: string[]): string[] {
-  return [
-    "--unshare-net",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--new-session",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--ro-bind",
-    agentDir,
-    agentDir,
-    ...network.readOnlyPaths.flatMap((file) => ["--ro-bind", file, file]),
-    "--bind",
-    network.socketDir,
-    network.socketDir,
-    "--",
-    "/usr/bin/setpriv",
-    `--reuid=${NOBODY}`,
-    `--regid=${NOBODY}`,
-    "--clear-groups",
-    "--no-new-privs",
-    "--",
-    ...network.prefix,
-    ...command,
-  ];
-}
-
 interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-function runSandboxed(network: ProxiedNetwork, agentDir: string, command: string[]): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bwrap", sandboxArgs(network, agentDir, command), {
-      env: { PATH: "/usr/bin:/bin", ...network.env },
-      stdio: ["ignore", "pipe", "pipe"],
+/**
+ * Runs `command` as the worker runs the agent: through the real namespace sandbox of src/worker/agent-user.ts
+ * (a test agent user, `isolation: namespace`), given the proxied network the egress built.
+ */
+async function runSandboxed(network: ProxiedNetwork, agentDir: string, command: string[]): Promise<Ran> {
+  const user = await testAgentUser("namespace", [agentDir]);
+  user.useNetwork(network);
+  const wrapped = user.wrap(command[0]!, command.slice(1), { PATH: "/usr/bin:/bin" });
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(wrapped.command, wrapped.args, {
+        env: wrapped.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => (stdout += chunk));
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  } finally {
+    await user.killAll();
+  }
 }
 
 /**
