@@ -6,7 +6,7 @@
  *
  * Each run decides on a fresh copy of the snapshot and state (structuredClone, outside the timed part), as a
  * controller reading GitHub again gets them: new objects and strings with the same content. What the graph
- * keeps between reconciles (src/core/graph.ts: each body's parsed dependency lines, the last graph) is
+ * keeps between reconciles (src/core/tasks/graph.ts: each body's parsed dependency lines, the last graph) is
  * compared by content, so a fresh copy pays what a real reconcile pays for it; nothing is found by the object
  * identity of a repeated input.
  *
@@ -17,7 +17,7 @@
  *
  * Prints one line per size and kind; asserts nothing.
  */
-import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../src/core/graph.js";
+import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../src/core/tasks/graph.js";
 import { decide } from "../src/core/reconcile/decide.js";
 import { atRest, decideInput, isMain, syntheticWorld, type World } from "./lib.js";
 

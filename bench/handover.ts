@@ -14,10 +14,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { markdownTable } from "markdown-table";
-import { type IsolationMode, setupAgentUser } from "../src/worker/agent-user.js";
-import { createIsolatedParts } from "../src/worker/boundary.js";
-import { runProcess } from "../src/worker/process.js";
-import { writeTreeFile } from "../src/worker/tree-files.js";
+import { type IsolationMode, setupAgentUser } from "../src/worker/isolation/agent-user.js";
+import { createIsolatedParts } from "../src/worker/isolation/boundary.js";
+import { runProcess } from "../src/worker/processes/process.js";
+import { writeTreeFile } from "../src/worker/checkout/tree-files.js";
 
 const FILES = Number(process.argv[2] ?? 100_000);
 const ITERATIONS = Number(process.argv[3] ?? 7);

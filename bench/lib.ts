@@ -18,9 +18,9 @@ import {
   TRACKING_MARKER,
   type TaskRecord,
 } from "../src/core/dashboard/index.js";
-import { buildTaskGraph, readyTasks } from "../src/core/graph.js";
+import { buildTaskGraph, readyTasks } from "../src/core/tasks/graph.js";
 import { type DecideInput, decide } from "../src/core/reconcile/decide.js";
-import { formatScoreParts, rankTasks } from "../src/core/scoring.js";
+import { formatScoreParts, rankTasks } from "../src/core/tasks/scoring.js";
 import type {
   CheckNode,
   CommentNode,
@@ -30,9 +30,9 @@ import type {
   RunNode,
   WorldSnapshot,
 } from "../src/core/world.js";
-import { computeStatistics, type TaskRecordLike } from "../src/core/stats.js";
-import { type TaskStatus, taskStatusFromLabels } from "../src/core/task.js";
-import type { WorkerOutcome, WorkerResult } from "../src/core/worker-result.js";
+import { computeStatistics, type TaskRecordLike } from "../src/core/session/stats.js";
+import { type TaskStatus, taskStatusFromLabels } from "../src/core/tasks/task.js";
+import type { WorkerOutcome, WorkerResult } from "../src/core/tasks/worker-result.js";
 import { seededRandom } from "../sandbox/emulator/server/faults.js";
 
 // ---------------------------------------------------------------------------------------------------------

@@ -8,17 +8,17 @@
  *     app, worker action, Actions and CI stand-ins), requests / tasks done.
  *
  * "Charged" is what GitHub's primary rate limit counts: a conditional GET answered 304 Not Modified is free
- * (src/github/conditional-reads.ts), and the sandbox's accounting says which requests were.
+ * (src/github/transport/conditional-reads.ts), and the sandbox's accounting says which requests were.
  *
  *   npx tsx bench/requests.ts [demo time cap in seconds]
  *
  * Prints tables; asserts nothing.
  */
 import { reconcile } from "../src/app/reconcile-repo.js";
-import { resetCircuits } from "../src/github/circuit.js";
+import { resetCircuits } from "../src/github/transport/circuit.js";
 import { join } from "node:path";
 import { resetMemories } from "../src/github/gateway.js";
-import { createOctokit } from "../src/github/octokit.js";
+import { createOctokit } from "../src/github/transport/octokit.js";
 import { type Sandbox, startSandbox } from "../sandbox/emulator/index.js";
 import { PACKAGE_ROOT } from "../src/cli/package-root.js";
 import { DEFAULT_SCENARIO, runScenario, type ScenarioReport } from "../sandbox/scenario/run-scenario.js";

@@ -16,11 +16,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { markdownTable } from "markdown-table";
 import { DEFAULT_CONFIG } from "../src/core/config/index.js";
-import { buildPrompt } from "../src/core/prompt.js";
-import { parseSignal } from "../src/core/signals.js";
-import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-client.js";
-import type { AgentRunResult } from "../src/worker/agent-iteration.js";
-import { Git } from "../src/worker/private-git.js";
+import { buildPrompt } from "../src/core/agent/prompt.js";
+import { parseSignal } from "../src/core/agent/signals.js";
+import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-github.js";
+import type { AgentRunResult } from "../src/worker/iterations/agent-iteration.js";
+import { Git } from "../src/worker/checkout/private-git.js";
 import { runWorker } from "../src/worker/job.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);

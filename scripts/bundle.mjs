@@ -4,8 +4,8 @@ import { existsSync } from "node:fs";
 import { build } from "esbuild";
 
 const entries = [
-  { in: "src/worker/run.ts", out: "dist/worker/index" },
-  { in: "src/app/action-run.ts", out: "dist/controller/index" },
+  { in: "src/worker/worker-entry.ts", out: "dist/worker/index" },
+  { in: "src/app/controller-entry.ts", out: "dist/controller/index" },
   { in: "src/app/serve-entry.ts", out: "dist/serve/index" },
 ].filter((entry) => existsSync(entry.in));
 

@@ -10305,7 +10305,7 @@ var require_dist2 = __commonJS({
   }
 });
 
-// src/app/run-in-actions.ts
+// src/app/controller-action.ts
 import { readFile } from "node:fs/promises";
 
 // node_modules/@actions/core/lib/command.js
@@ -10777,10 +10777,10 @@ function describeEffect(effect) {
   }
 }
 
-// src/github/circuit.ts
+// src/github/transport/circuit.ts
 var import_cockatiel = __toESM(require_dist(), 1);
 
-// src/github/errors.ts
+// src/github/transport/errors.ts
 function statusOf(error63) {
   if (typeof error63 !== "object" || error63 === null) return null;
   const status = error63.status;
@@ -15212,7 +15212,7 @@ var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRes
   }
 );
 
-// src/github/limit-waits.ts
+// src/github/transport/limit-waits.ts
 var LIMIT_WAIT_GRACE_MS = 6e4;
 var waits = /* @__PURE__ */ new Map();
 function hostKey(baseUrl) {
@@ -15237,7 +15237,7 @@ function recentLimitWait(baseUrl, nowMs, graceMs = LIMIT_WAIT_GRACE_MS) {
   return wait;
 }
 
-// src/github/octokit.ts
+// src/github/transport/octokit.ts
 var AutopilotOctokit = Octokit2.plugin(throttling, retry);
 var silentLog = { debug() {
 }, info() {
@@ -15333,7 +15333,7 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
   };
 }
 
-// src/github/circuit.ts
+// src/github/transport/circuit.ts
 var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   failureThreshold: 3,
   resetMs: 6e4,
@@ -15516,7 +15516,7 @@ function circuitFor(baseUrl, options) {
   return circuit;
 }
 
-// src/github/client.ts
+// src/github/transport/octokit-surface.ts
 function repoKey(repo) {
   return `${repo.owner}/${repo.name}`.toLowerCase();
 }
@@ -42003,7 +42003,7 @@ var RE2JS = class RE2JS2 {
   }
 };
 
-// src/core/gate-pattern.ts
+// src/core/gates/gate-pattern.ts
 function compileGatePattern(source) {
   try {
     return { ok: true, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
@@ -42063,7 +42063,7 @@ function explain(source, detail) {
   };
 }
 
-// src/core/supply-chain-gate.ts
+// src/core/gates/supply-chain-gate.ts
 var DEFAULT_REGISTRIES = [
   // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
   "registry.npmjs.org",
@@ -43310,7 +43310,7 @@ var ScoringSchema = external_exports.strictObject({
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
 
-// src/core/network-allow.ts
+// src/core/agent/network-allow.ts
 var IPV4 = external_exports.ipv4();
 var IPV6 = external_exports.ipv6();
 function isIP(text4) {
@@ -43999,7 +43999,7 @@ function renderConfigError(error63) {
   ].join("\n");
 }
 
-// src/core/markdown.ts
+// src/core/text/markdown.ts
 var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
 function escapeInline(text4, max = 200) {
   const oneLine = truncate2(
@@ -44068,7 +44068,7 @@ function proseLines(body) {
   return out;
 }
 
-// src/core/task-text.ts
+// src/core/tasks/task-text.ts
 var K = new Uint32Array([
   1116352408,
   1899447441,
@@ -44325,7 +44325,7 @@ function commentProcessedRule(state) {
   return (comment2) => comment2.acknowledged === true || processed.has(comment2.id) || cursor !== null && comment2.id <= cursor;
 }
 
-// src/core/session.ts
+// src/core/session/session.ts
 var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
 var SESSION_REASONS = [
   /** Never started. */
@@ -44624,7 +44624,7 @@ var TaskRecordSchema = external_exports.object({
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
   /**
-   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
    * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
    * say `/autopilot retry`.
    */
@@ -44635,7 +44635,7 @@ var TaskRecordSchema = external_exports.object({
     attempt: external_exports.number().int().nonnegative().optional(),
     allowed: external_exports.number().int().nonnegative().optional(),
     refused: external_exports.string().max(200).optional(),
-    /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+    /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
     via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
     /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
     goneAt: isoTime.optional()
@@ -44645,7 +44645,7 @@ var TaskRecordSchema = external_exports.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
-  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
 });
 var HistoryEntrySchema = external_exports.object({
@@ -44721,7 +44721,7 @@ var DashboardStateSchema = external_exports.object({
   ).max(30).default([]),
   /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
   ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
-  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
   diffGates: external_exports.array(
     external_exports.object({
       pr: external_exports.number().int().positive(),
@@ -44933,7 +44933,7 @@ function canWrite(permission) {
   return permission === "admin" || permission === "maintain" || permission === "write";
 }
 
-// src/core/commands.ts
+// src/core/tasks/commands.ts
 var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
 function parseCommand(body, context) {
   for (const line of commandLines(body)) {
@@ -45042,7 +45042,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// src/core/stats.ts
+// src/core/session/stats.ts
 function computeStatistics(tasks, now, options = {}) {
   const counts = /* @__PURE__ */ new Map();
   for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
@@ -45137,7 +45137,7 @@ function toMs(t) {
   return Number.isNaN(ms) ? null : ms;
 }
 
-// src/core/worker-result.ts
+// src/core/tasks/worker-result.ts
 var WORKER_OUTCOMES = [
   "complete",
   "blocked",
@@ -45527,7 +45527,7 @@ function configFallbackLine(fallback) {
   return `_Autopilot keeps using the last valid configuration${from} until the file is fixed; workers run with it too._`;
 }
 
-// src/core/backoff.ts
+// src/core/session/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
   const b = nonNegative(base);
   const f = nonNegative(factor);
@@ -45541,7 +45541,7 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 
-// src/core/task.ts
+// src/core/tasks/task.ts
 var OUTCOMES = {
   progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
   complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
@@ -45792,7 +45792,7 @@ function rebuildState(snapshot, now, config2) {
   return state;
 }
 
-// src/core/change-hash.ts
+// src/core/text/change-hash.ts
 function changeHash(text4) {
   let h = 2166136261;
   for (let i = 0; i < text4.length; i++) {
@@ -45852,7 +45852,7 @@ function utf8Length(text4) {
   return n;
 }
 
-// src/core/pull-trust.ts
+// src/core/gates/pull-trust.ts
 function distrustOf(pull, ctx) {
   if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
   if (pull.isCrossRepository === true) return "from a fork";
@@ -45942,7 +45942,7 @@ function notice(ctx, n, record2, key, body) {
   note(ctx, `#${n}: notice ${key}`);
 }
 
-// src/core/merge-refusal.ts
+// src/core/gates/merge-refusal.ts
 var MERGE_REFUSAL_CAP = 3;
 function mergeRefusalKind(message) {
   if (/merge queue/i.test(message)) return "queue";
@@ -46792,7 +46792,7 @@ function overlayStatus(ctx, n, status) {
   if (status === "ready") ctx.readyBy.set(n, ctx.snapshot.botLogin);
 }
 
-// src/core/human-gate.ts
+// src/core/gates/human-gate.ts
 var HUMAN_GATE_MAX_HITS = 50;
 function caseVariants(part) {
   const lower2 = part.toLowerCase();
@@ -47130,7 +47130,7 @@ function matchHumanGate(input2, options) {
   return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 
-// src/core/diff-gate.ts
+// src/core/gates/diff-gate.ts
 var DIFF_GATE_MAX_RULES = 20;
 var RULE_CHARS = 120;
 var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
@@ -47225,7 +47225,7 @@ function verifiedGate(ctx, pr) {
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
 }
 
-// src/core/graph.ts
+// src/core/tasks/graph.ts
 var MAX_REFERENCES_PER_ISSUE = 50;
 var MAX_REFERENCE_LOOKUPS = 200;
 var MENTIONS_DEPENDENCY = /depend|block/i;
@@ -47704,7 +47704,7 @@ function sortedUnique(values) {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
-// src/core/scoring.ts
+// src/core/tasks/scoring.ts
 var DEFAULT_SCORING_WEIGHTS = Object.freeze({
   unblocks: 10,
   critical: 50,
@@ -57125,7 +57125,7 @@ function gfm(options) {
   ]);
 }
 
-// src/core/unrendered-markdown.ts
+// src/core/text/unrendered-markdown.ts
 var PARSE_PIECE = 2048;
 var ROUNDS = 4;
 function removeUnrenderedMarkdown(text4) {
@@ -57371,7 +57371,7 @@ function splitForParsing(text4) {
   return pieces;
 }
 
-// src/core/sanitize.ts
+// src/core/text/sanitize.ts
 var DEFAULT_UNTRUSTED_MAX_LENGTH = 2e4;
 var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}|[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u061C\\uFFF9-\\uFFFB]", "gu");
 var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -57558,7 +57558,7 @@ ${fence}text
 ${body}${fence}`;
 }
 
-// src/core/gates.ts
+// src/core/gates/gates.ts
 var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
 function evaluatePullRequest(pr, options) {
   const botApp = options.botLogin.toLowerCase().replace(/\[bot\]$/, "");
@@ -57957,7 +57957,7 @@ function sendFeedback(ctx, n, record2, pr, verdict) {
   );
 }
 
-// src/core/session-budget.ts
+// src/core/session/session-budget.ts
 var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
 var SessionBudgetMarkerSchema = external_exports.object({
   tokensLeft: external_exports.number().nullable(),
@@ -58023,7 +58023,7 @@ function finishSession(ctx, pending) {
   return { completed: true, completionNotice: outcome.completionNotice ?? null };
 }
 
-// src/core/pricing.ts
+// src/core/agent/pricing.ts
 var DEFAULT_PRICES = Object.assign(
   {},
   ...PRESETS.map((preset) => preset.prices)
@@ -58618,7 +58618,7 @@ function decide(input2) {
   });
 }
 
-// src/github/counter.ts
+// src/github/transport/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
   add(endpoint2) {
@@ -58663,7 +58663,7 @@ function countRequests(client) {
   return counter;
 }
 
-// src/github/config-at-commit.ts
+// src/github/snapshot/config-at-commit.ts
 async function readConfigAt(ctx, commit) {
   const read = ctx.read ?? ((call) => call());
   try {
@@ -59080,7 +59080,7 @@ mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
   updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
 }`;
 
-// src/github/ref-deletions.ts
+// src/github/execution/ref-deletions.ts
 var ZERO = "0".repeat(40);
 function isRefDeletion(effect) {
   return effect.type === "deleteBranch" || effect.type === "releaseDispatchLocks";
@@ -59131,7 +59131,7 @@ async function deleteRefsTogether(ctx, effects) {
   return chosen.map(({ effect }) => ({ effect, status: "done", detail }));
 }
 
-// src/github/label-batch.ts
+// src/github/execution/label-batch.ts
 function isLabelEffect(effect) {
   return effect.type === "setStateLabel" || effect.type === "addLabels" || effect.type === "removeLabels";
 }
@@ -59210,7 +59210,7 @@ ${selections.join("\n")}
   return done;
 }
 
-// src/github/conditional-reads.ts
+// src/github/transport/conditional-reads.ts
 var CONDITIONAL_CACHE_ENTRIES = 500;
 var ConditionalReadCache = class {
   constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
@@ -59304,7 +59304,7 @@ function sendReadsConditionally(client, cache = shared) {
   });
 }
 
-// src/github/merge-mechanisms.ts
+// src/github/execution/merge-mechanisms.ts
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
   try {
@@ -59363,12 +59363,12 @@ async function withdrawMerge(ctx, effect) {
   }
 }
 
-// src/github/snapshot-response.ts
+// src/github/snapshot/snapshot-response.ts
 function compact(list3) {
   return (list3 ?? []).filter((x) => x !== null && x !== void 0);
 }
 
-// src/github/buried-comments.ts
+// src/github/snapshot/buried-comments.ts
 var MAX_PAGES_PER_ISSUE = 10;
 async function fetchBuriedComments(ctx, graphql3, windows, needs) {
   const found = [];
@@ -59431,7 +59431,7 @@ function processedBefore(c, needs) {
   return c.createdAt < needs.stateSince;
 }
 
-// src/github/snapshot-context.ts
+// src/github/snapshot/snapshot-context.ts
 function snapshotSettings(config2) {
   const l = config2.labels;
   return {
@@ -59524,7 +59524,7 @@ async function permissionOf(ctx, login) {
   }
 }
 
-// src/core/authorship.ts
+// src/core/tasks/authorship.ts
 var LOG_TEXT_MAX = 200;
 function logSafe(text4, max = LOG_TEXT_MAX) {
   const head = text4.length > max ? text4.slice(0, max) : text4;
@@ -59549,7 +59549,7 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
-// src/github/snapshot-nodes.ts
+// src/github/snapshot/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
   return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
@@ -59778,7 +59778,7 @@ function pullTrustFacts(p) {
   };
 }
 
-// src/github/worker-run-listing.ts
+// src/github/snapshot/worker-run-listing.ts
 var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
 async function fetchWorkerRuns(ctx, workflow) {
   const runs = [];
@@ -59828,7 +59828,7 @@ async function fetchWorkerRuns(ctx, workflow) {
   return runs;
 }
 
-// src/github/snapshot.ts
+// src/github/snapshot/snapshot.ts
 async function runSnapshotQuery(ctx, flags) {
   const variables = {
     owner: ctx.repo.owner,
@@ -60126,7 +60126,7 @@ function sameSet(a, b) {
   return x.size === y.size && [...x].every((v) => y.has(v));
 }
 
-// src/github/executor.ts
+// src/github/execution/executor.ts
 function effectTarget(effect) {
   switch (effect.type) {
     case "setStateLabel":
@@ -60891,7 +60891,7 @@ var Gateway = class {
     }
   }
   /**
-   * The ref deletions among `effects` in one request (src/github/ref-deletions.ts), under the same rules as
+   * The ref deletions among `effects` in one request (src/github/execution/ref-deletions.ts), under the same rules as
    * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
    * closed. Whatever it does not carry out goes through `runOne` as usual.
    */
@@ -60913,7 +60913,7 @@ var Gateway = class {
     return done;
   }
   /**
-   * The label changes among `effects` in one request (src/github/label-batch.ts), under the same rules as
+   * The label changes among `effects` in one request (src/github/execution/label-batch.ts), under the same rules as
    * `runOne` (it counts as one operation); the labels it wrote are recorded as `setLabels` records them.
    */
   async labelTogether(ctx, effects) {
@@ -60957,7 +60957,7 @@ var Gateway = class {
     if (this.pausedBy(error63)) return;
     this.log.info(`could not ${what} in one request (${describeError(error63)}); one by one instead`);
   }
-  /** A secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): true then. */
+  /** A secondary rate limit pauses the repository's writes (src/github/transport/circuit.ts `pauseWrites`): true then. */
   pausedBy(error63) {
     if (classifyFailure(error63) !== "secondary-rate-limit") return false;
     const key = repoKey(this.repo);
@@ -61119,7 +61119,7 @@ async function reconcileOnce(options, log) {
   };
 }
 
-// src/app/run-in-actions.ts
+// src/app/controller-action.ts
 var ACTIONS_HELD_WRITES_WAIT_SECONDS = 7 * 60;
 var ACTIONS_HELD_WRITES_ROUNDS = 6;
 function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
@@ -61253,5 +61253,5 @@ function parseOverrides(maxParallel, labels, dryRun) {
   return out;
 }
 
-// src/app/action-run.ts
+// src/app/controller-entry.ts
 await runController();

@@ -29765,7 +29765,7 @@ function toAlignment(value) {
   return code19 === 67 || code19 === 99 ? 99 : code19 === 76 || code19 === 108 ? 108 : code19 === 82 || code19 === 114 ? 114 : 0;
 }
 
-// src/core/markdown.ts
+// src/core/text/markdown.ts
 var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
 function escapeInline(text4, max = 200) {
   const oneLine = truncate(
@@ -29834,7 +29834,7 @@ function proseLines(body) {
   return out;
 }
 
-// src/core/graph.ts
+// src/core/tasks/graph.ts
 var MAX_REFERENCES_PER_ISSUE = 50;
 var MAX_REFERENCE_LOOKUPS = 200;
 var MENTIONS_DEPENDENCY = /depend|block/i;
@@ -30354,7 +30354,7 @@ var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRes
   }
 );
 
-// src/github/limit-waits.ts
+// src/github/transport/limit-waits.ts
 var LIMIT_WAIT_GRACE_MS = 6e4;
 var waits = /* @__PURE__ */ new Map();
 function hostKey(baseUrl) {
@@ -30379,7 +30379,7 @@ function recentLimitWait(baseUrl, nowMs, graceMs = LIMIT_WAIT_GRACE_MS) {
   return wait2;
 }
 
-// src/github/octokit.ts
+// src/github/transport/octokit.ts
 var AutopilotOctokit = Octokit2.plugin(throttling, retry);
 var UNPACED = {
   key: () => ({
@@ -30448,7 +30448,7 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
   };
 }
 
-// src/github/client.ts
+// src/github/transport/octokit-surface.ts
 function repoKey(repo) {
   return `${repo.owner}/${repo.name}`.toLowerCase();
 }
@@ -30458,7 +30458,7 @@ var silentLog = { debug() {
 }, error() {
 } };
 
-// src/github/app-installations.ts
+// src/github/setup/app-installations.ts
 async function appBotLogin(appOctokit) {
   const { data } = await appOctokit.request("GET /app");
   const slug = data?.slug;
@@ -30486,10 +30486,10 @@ async function listInstallationRepos(installationOctokit) {
   return repositories.filter((r) => !r.archived).map((r) => ({ owner: r.owner.login, name: r.name }));
 }
 
-// src/github/circuit.ts
+// src/github/transport/circuit.ts
 var import_cockatiel = __toESM(require_dist2(), 1);
 
-// src/github/errors.ts
+// src/github/transport/errors.ts
 function statusOf(error62) {
   if (typeof error62 !== "object" || error62 === null) return null;
   const status = error62.status;
@@ -30565,7 +30565,7 @@ function isCircuitOpen(error62) {
   return error62 instanceof CircuitOpenError;
 }
 
-// src/github/circuit.ts
+// src/github/transport/circuit.ts
 var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   failureThreshold: 3,
   resetMs: 6e4,
@@ -57225,7 +57225,7 @@ var RE2JS = class RE2JS2 {
   }
 };
 
-// src/core/gate-pattern.ts
+// src/core/gates/gate-pattern.ts
 function compileGatePattern(source) {
   try {
     return { ok: true, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
@@ -57285,7 +57285,7 @@ function explain(source, detail) {
   };
 }
 
-// src/core/supply-chain-gate.ts
+// src/core/gates/supply-chain-gate.ts
 var DEFAULT_REGISTRIES = [
   // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
   "registry.npmjs.org",
@@ -58532,7 +58532,7 @@ var ScoringSchema = external_exports.strictObject({
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
 
-// src/core/network-allow.ts
+// src/core/agent/network-allow.ts
 var IPV4 = external_exports.ipv4();
 var IPV6 = external_exports.ipv6();
 function isIP(text4) {
@@ -59078,7 +59078,7 @@ function renderConfigError(error62) {
   ].join("\n");
 }
 
-// src/core/task-text.ts
+// src/core/tasks/task-text.ts
 var K = new Uint32Array([
   1116352408,
   1899447441,
@@ -59335,7 +59335,7 @@ function commentProcessedRule(state) {
   return (comment2) => comment2.acknowledged === true || processed.has(comment2.id) || cursor !== null && comment2.id <= cursor;
 }
 
-// src/core/session.ts
+// src/core/session/session.ts
 var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
 var SESSION_REASONS = [
   /** Never started. */
@@ -59634,7 +59634,7 @@ var TaskRecordSchema = external_exports.object({
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
   /**
-   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
    * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
    * say `/autopilot retry`.
    */
@@ -59645,7 +59645,7 @@ var TaskRecordSchema = external_exports.object({
     attempt: external_exports.number().int().nonnegative().optional(),
     allowed: external_exports.number().int().nonnegative().optional(),
     refused: external_exports.string().max(200).optional(),
-    /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+    /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
     via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
     /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
     goneAt: isoTime.optional()
@@ -59655,7 +59655,7 @@ var TaskRecordSchema = external_exports.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
-  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
 });
 var HistoryEntrySchema = external_exports.object({
@@ -59731,7 +59731,7 @@ var DashboardStateSchema = external_exports.object({
   ).max(30).default([]),
   /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
   ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
-  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
   diffGates: external_exports.array(
     external_exports.object({
       pr: external_exports.number().int().positive(),
@@ -59943,7 +59943,7 @@ function canWrite(permission) {
   return permission === "admin" || permission === "maintain" || permission === "write";
 }
 
-// src/core/commands.ts
+// src/core/tasks/commands.ts
 var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
 function parseCommand(body, context) {
   for (const line of commandLines(body)) {
@@ -60052,7 +60052,7 @@ function refusalText(login) {
   ].join(" ");
 }
 
-// src/core/stats.ts
+// src/core/session/stats.ts
 function computeStatistics(tasks, now, options2 = {}) {
   const counts = /* @__PURE__ */ new Map();
   for (const t of tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
@@ -60147,7 +60147,7 @@ function toMs(t) {
   return Number.isNaN(ms) ? null : ms;
 }
 
-// src/core/worker-result.ts
+// src/core/tasks/worker-result.ts
 var WORKER_OUTCOMES = [
   "complete",
   "blocked",
@@ -60537,7 +60537,7 @@ function configFallbackLine(fallback) {
   return `_Autopilot keeps using the last valid configuration${from} until the file is fixed; workers run with it too._`;
 }
 
-// src/core/backoff.ts
+// src/core/session/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
   const b = nonNegative(base);
   const f = nonNegative(factor);
@@ -60551,7 +60551,7 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 
-// src/core/task.ts
+// src/core/tasks/task.ts
 var OUTCOMES = {
   progress: { status: "in-progress", note: "update the dashboard", freeSlot: false },
   complete: { status: "review", note: "PR opened; merges when its gates pass", queueMerge: true },
@@ -60802,7 +60802,7 @@ function rebuildState(snapshot, now, config3) {
   return state;
 }
 
-// src/core/change-hash.ts
+// src/core/text/change-hash.ts
 function changeHash(text4) {
   let h = 2166136261;
   for (let i = 0; i < text4.length; i++) {
@@ -60862,7 +60862,7 @@ function utf8Length(text4) {
   return n;
 }
 
-// src/core/pull-trust.ts
+// src/core/gates/pull-trust.ts
 function distrustOf(pull, ctx) {
   if (pull.headRef !== ctx.branch) return `not on the task branch \`${ctx.branch}\``;
   if (pull.isCrossRepository === true) return "from a fork";
@@ -60952,7 +60952,7 @@ function notice(ctx, n, record2, key, body) {
   note(ctx, `#${n}: notice ${key}`);
 }
 
-// src/core/merge-refusal.ts
+// src/core/gates/merge-refusal.ts
 var MERGE_REFUSAL_CAP = 3;
 function mergeRefusalKind(message) {
   if (/merge queue/i.test(message)) return "queue";
@@ -61802,7 +61802,7 @@ function overlayStatus(ctx, n, status) {
   if (status === "ready") ctx.readyBy.set(n, ctx.snapshot.botLogin);
 }
 
-// src/core/human-gate.ts
+// src/core/gates/human-gate.ts
 var HUMAN_GATE_MAX_HITS = 50;
 function caseVariants(part) {
   const lower2 = part.toLowerCase();
@@ -62140,7 +62140,7 @@ function matchHumanGate(input2, options2) {
   return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
 }
 
-// src/core/diff-gate.ts
+// src/core/gates/diff-gate.ts
 var DIFF_GATE_MAX_RULES = 20;
 var RULE_CHARS = 120;
 var PLAIN_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
@@ -62235,7 +62235,7 @@ function verifiedGate(ctx, pr) {
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
 }
 
-// src/core/scoring.ts
+// src/core/tasks/scoring.ts
 var DEFAULT_SCORING_WEIGHTS = Object.freeze({
   unblocks: 10,
   critical: 50,
@@ -71656,7 +71656,7 @@ function gfm(options2) {
   ]);
 }
 
-// src/core/unrendered-markdown.ts
+// src/core/text/unrendered-markdown.ts
 var PARSE_PIECE = 2048;
 var ROUNDS = 4;
 function removeUnrenderedMarkdown(text4) {
@@ -71902,7 +71902,7 @@ function splitForParsing(text4) {
   return pieces;
 }
 
-// src/core/sanitize.ts
+// src/core/text/sanitize.ts
 var DEFAULT_UNTRUSTED_MAX_LENGTH = 2e4;
 var INVISIBLE = new RegExp("\\p{Default_Ignorable_Code_Point}|[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u061C\\uFFF9-\\uFFFB]", "gu");
 var FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -72089,7 +72089,7 @@ ${fence}text
 ${body}${fence}`;
 }
 
-// src/core/gates.ts
+// src/core/gates/gates.ts
 var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
 function evaluatePullRequest(pr, options2) {
   const botApp = options2.botLogin.toLowerCase().replace(/\[bot\]$/, "");
@@ -72488,7 +72488,7 @@ function sendFeedback(ctx, n, record2, pr, verdict) {
   );
 }
 
-// src/core/session-budget.ts
+// src/core/session/session-budget.ts
 var UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
 var SessionBudgetMarkerSchema = external_exports.object({
   tokensLeft: external_exports.number().nullable(),
@@ -72554,7 +72554,7 @@ function finishSession(ctx, pending) {
   return { completed: true, completionNotice: outcome.completionNotice ?? null };
 }
 
-// src/core/pricing.ts
+// src/core/agent/pricing.ts
 var DEFAULT_PRICES = Object.assign(
   {},
   ...PRESETS.map((preset) => preset.prices)
@@ -73149,7 +73149,7 @@ function decide(input2) {
   });
 }
 
-// src/github/counter.ts
+// src/github/transport/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
   add(endpoint2) {
@@ -73194,7 +73194,7 @@ function countRequests(client) {
   return counter;
 }
 
-// src/github/config-at-commit.ts
+// src/github/snapshot/config-at-commit.ts
 async function readConfigAt(ctx, commit) {
   const read = ctx.read ?? ((call) => call());
   try {
@@ -73611,7 +73611,7 @@ mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
   updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
 }`;
 
-// src/github/ref-deletions.ts
+// src/github/execution/ref-deletions.ts
 var ZERO = "0".repeat(40);
 function isRefDeletion(effect) {
   return effect.type === "deleteBranch" || effect.type === "releaseDispatchLocks";
@@ -73662,7 +73662,7 @@ async function deleteRefsTogether(ctx, effects) {
   return chosen.map(({ effect }) => ({ effect, status: "done", detail }));
 }
 
-// src/github/label-batch.ts
+// src/github/execution/label-batch.ts
 function isLabelEffect(effect) {
   return effect.type === "setStateLabel" || effect.type === "addLabels" || effect.type === "removeLabels";
 }
@@ -73775,7 +73775,7 @@ function describeEffect(effect) {
   }
 }
 
-// src/github/conditional-reads.ts
+// src/github/transport/conditional-reads.ts
 var CONDITIONAL_CACHE_ENTRIES = 500;
 var ConditionalReadCache = class {
   constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
@@ -73869,7 +73869,7 @@ function sendReadsConditionally(client, cache = shared) {
   });
 }
 
-// src/github/merge-mechanisms.ts
+// src/github/execution/merge-mechanisms.ts
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
   try {
@@ -73928,12 +73928,12 @@ async function withdrawMerge(ctx, effect) {
   }
 }
 
-// src/github/snapshot-response.ts
+// src/github/snapshot/snapshot-response.ts
 function compact(list3) {
   return (list3 ?? []).filter((x) => x !== null && x !== void 0);
 }
 
-// src/github/buried-comments.ts
+// src/github/snapshot/buried-comments.ts
 var MAX_PAGES_PER_ISSUE = 10;
 async function fetchBuriedComments(ctx, graphql3, windows, needs) {
   const found = [];
@@ -73996,7 +73996,7 @@ function processedBefore(c, needs) {
   return c.createdAt < needs.stateSince;
 }
 
-// src/github/snapshot-context.ts
+// src/github/snapshot/snapshot-context.ts
 function snapshotSettings(config3) {
   const l = config3.labels;
   return {
@@ -74089,7 +74089,7 @@ async function permissionOf(ctx, login) {
   }
 }
 
-// src/core/authorship.ts
+// src/core/tasks/authorship.ts
 var LOG_TEXT_MAX = 200;
 function logSafe(text4, max = LOG_TEXT_MAX) {
   const head = text4.length > max ? text4.slice(0, max) : text4;
@@ -74114,7 +74114,7 @@ function foreignStatusLabels(input2) {
   return out;
 }
 
-// src/github/snapshot-nodes.ts
+// src/github/snapshot/snapshot-nodes.ts
 function byApp(author, viewerDidAuthor, appId) {
   if (viewerDidAuthor === true) return true;
   return appId !== null && author?.__typename === "Bot" && author.databaseId === appId;
@@ -74343,7 +74343,7 @@ function pullTrustFacts(p) {
   };
 }
 
-// src/github/worker-run-listing.ts
+// src/github/snapshot/worker-run-listing.ts
 var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
 async function fetchWorkerRuns(ctx, workflow) {
   const runs = [];
@@ -74393,7 +74393,7 @@ async function fetchWorkerRuns(ctx, workflow) {
   return runs;
 }
 
-// src/github/snapshot.ts
+// src/github/snapshot/snapshot.ts
 async function runSnapshotQuery(ctx, flags) {
   const variables = {
     owner: ctx.repo.owner,
@@ -74691,7 +74691,7 @@ function sameSet(a, b) {
   return x.size === y.size && [...x].every((v) => y.has(v));
 }
 
-// src/github/executor.ts
+// src/github/execution/executor.ts
 function effectTarget(effect) {
   switch (effect.type) {
     case "setStateLabel":
@@ -75456,7 +75456,7 @@ var Gateway = class {
     }
   }
   /**
-   * The ref deletions among `effects` in one request (src/github/ref-deletions.ts), under the same rules as
+   * The ref deletions among `effects` in one request (src/github/execution/ref-deletions.ts), under the same rules as
    * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
    * closed. Whatever it does not carry out goes through `runOne` as usual.
    */
@@ -75478,7 +75478,7 @@ var Gateway = class {
     return done;
   }
   /**
-   * The label changes among `effects` in one request (src/github/label-batch.ts), under the same rules as
+   * The label changes among `effects` in one request (src/github/execution/label-batch.ts), under the same rules as
    * `runOne` (it counts as one operation); the labels it wrote are recorded as `setLabels` records them.
    */
   async labelTogether(ctx, effects) {
@@ -75522,7 +75522,7 @@ var Gateway = class {
     if (this.pausedBy(error62)) return;
     this.log.info(`could not ${what} in one request (${describeError(error62)}); one by one instead`);
   }
-  /** A secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): true then. */
+  /** A secondary rate limit pauses the repository's writes (src/github/transport/circuit.ts `pauseWrites`): true then. */
   pausedBy(error62) {
     if (classifyFailure(error62) !== "secondary-rate-limit") return false;
     const key = repoKey(this.repo);

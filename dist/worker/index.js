@@ -21711,7 +21711,7 @@ var init_zod = __esm({
   }
 });
 
-// src/core/markdown.ts
+// src/core/text/markdown.ts
 function escapeInline(text4, max = 200) {
   const oneLine = truncate(
     text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
@@ -21729,13 +21729,13 @@ function formatCount(n) {
 }
 var INLINE_SPECIAL;
 var init_markdown = __esm({
-  "src/core/markdown.ts"() {
+  "src/core/text/markdown.ts"() {
     "use strict";
     INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
   }
 });
 
-// src/core/task-text.ts
+// src/core/tasks/task-text.ts
 function sha256Hex(text4) {
   const data = new TextEncoder().encode(text4);
   const bitLength = data.length * 8;
@@ -21799,7 +21799,7 @@ function taskDigest(title, body) {
 }
 var K, TASK_DIGEST_PATTERN;
 var init_task_text = __esm({
-  "src/core/task-text.ts"() {
+  "src/core/tasks/task-text.ts"() {
     "use strict";
     init_markdown();
     K = new Uint32Array([
@@ -21872,7 +21872,7 @@ var init_task_text = __esm({
   }
 });
 
-// src/worker/inputs.ts
+// src/worker/settings/inputs.ts
 function parseInputs(read) {
   const raw = Object.fromEntries(
     Object.entries(INPUT_NAMES).map(([key, name]) => [key, read(name) ?? ""])
@@ -21889,7 +21889,7 @@ function parseInputs(read) {
 }
 var positiveInt, WorkerInputSchema, INPUT_NAMES, InputError;
 var init_inputs = __esm({
-  "src/worker/inputs.ts"() {
+  "src/worker/settings/inputs.ts"() {
     "use strict";
     init_zod();
     init_task_text();
@@ -21905,11 +21905,11 @@ var init_inputs = __esm({
       trackingIssue: external_exports.string().trim().transform((value) => value === "" || value === "0" ? null : value).pipe(positiveInt("an issue number").nullable()),
       /** Token for the GitHub API and git push (an App installation token, so pushes start CI). */
       githubToken: external_exports.string().trim().min(1, "a token is required (see docs/WORKER.md)"),
-      /** Digest of the approved task text (src/core/task-text.ts); empty: not checked (a run started by hand). */
+      /** Digest of the approved task text (src/core/tasks/task-text.ts); empty: not checked (a run started by hand). */
       taskDigest: external_exports.string().trim().transform((value) => value === "" ? null : value).pipe(external_exports.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
       /**
        * Digest of the configuration the controller decided with (src/core/config/last-good-config.ts); the worker
-       * runs under no other (src/worker/worker-config.ts). Empty: a run started by hand.
+       * runs under no other (src/worker/settings/worker-config.ts). Empty: a run started by hand.
        */
       configDigest: external_exports.string().trim().transform((value) => value === "" ? null : value).pipe(external_exports.string().regex(TASK_DIGEST_PATTERN, "expected 64 lowercase hex digits (a SHA-256)").nullable()),
       /** JSON overrides of .github/autopilot.yml. */
@@ -28719,7 +28719,7 @@ var init_build = __esm({
   }
 });
 
-// src/core/gate-pattern.ts
+// src/core/gates/gate-pattern.ts
 function compileGatePattern(source) {
   try {
     return { ok: true, regex: RE2JS.compile(source, RE2JS.CASE_INSENSITIVE) };
@@ -28779,16 +28779,16 @@ function explain(source, detail) {
   };
 }
 var init_gate_pattern = __esm({
-  "src/core/gate-pattern.ts"() {
+  "src/core/gates/gate-pattern.ts"() {
     "use strict";
     init_build();
   }
 });
 
-// src/core/supply-chain-gate.ts
+// src/core/gates/supply-chain-gate.ts
 var DEFAULT_REGISTRIES;
 var init_supply_chain_gate = __esm({
-  "src/core/supply-chain-gate.ts"() {
+  "src/core/gates/supply-chain-gate.ts"() {
     "use strict";
     DEFAULT_REGISTRIES = [
       // npm, yarn (v1 writes its mirror of the npm registry into yarn.lock), pnpm
@@ -29043,7 +29043,7 @@ var init_config_section_schemas = __esm({
   }
 });
 
-// src/core/network-allow.ts
+// src/core/agent/network-allow.ts
 function isIP(text4) {
   if (IPV4.safeParse(text4).success) return 4;
   return IPV6.safeParse(text4).success ? 6 : 0;
@@ -29129,7 +29129,7 @@ function matchAllowList(entries, host, port) {
 }
 var IPV4, IPV6, LABEL, HOST_NAME, DEFAULT_PORTS;
 var init_network_allow = __esm({
-  "src/core/network-allow.ts"() {
+  "src/core/agent/network-allow.ts"() {
     "use strict";
     init_zod();
     IPV4 = external_exports.ipv4();
@@ -37043,19 +37043,19 @@ var init_config = __esm({
   }
 });
 
-// src/github/errors.ts
+// src/github/transport/errors.ts
 function statusOf(error63) {
   if (typeof error63 !== "object" || error63 === null) return null;
   const status2 = error63.status;
   return typeof status2 === "number" ? status2 : null;
 }
 var init_errors3 = __esm({
-  "src/github/errors.ts"() {
+  "src/github/transport/errors.ts"() {
     "use strict";
   }
 });
 
-// src/github/config-at-commit.ts
+// src/github/snapshot/config-at-commit.ts
 async function readConfigAt(ctx, commit) {
   const read = ctx.read ?? ((call) => call());
   try {
@@ -37078,7 +37078,7 @@ async function readConfigAt(ctx, commit) {
   }
 }
 var init_config_at_commit = __esm({
-  "src/github/config-at-commit.ts"() {
+  "src/github/snapshot/config-at-commit.ts"() {
     "use strict";
     init_config();
     init_errors3();
@@ -42904,7 +42904,7 @@ var init_dist_src5 = __esm({
   }
 });
 
-// src/github/limit-waits.ts
+// src/github/transport/limit-waits.ts
 function hostKey(baseUrl) {
   return (baseUrl ?? "https://api.github.com").replace(/\/+$/, "").toLowerCase();
 }
@@ -42918,13 +42918,13 @@ function noteLimitWait(baseUrl, wait) {
 }
 var waits;
 var init_limit_waits = __esm({
-  "src/github/limit-waits.ts"() {
+  "src/github/transport/limit-waits.ts"() {
     "use strict";
     waits = /* @__PURE__ */ new Map();
   }
 });
 
-// src/github/octokit.ts
+// src/github/transport/octokit.ts
 function isLoopbackUrl(baseUrl) {
   if (!baseUrl) return false;
   try {
@@ -43005,7 +43005,7 @@ function rateLimitHandlers(log, retries = 2, options = {}) {
 }
 var AutopilotOctokit, silentLog, UNPACED, DO_NOT_RETRY, SECONDARY_LIMIT_RETRIES, SECONDARY_LIMIT_MAX_WAIT_SECONDS, CONTROLLER_IN_REQUEST_WAIT_SECONDS;
 var init_octokit = __esm({
-  "src/github/octokit.ts"() {
+  "src/github/transport/octokit.ts"() {
     "use strict";
     init_dist_bundle();
     init_dist_bundle2();
@@ -43029,7 +43029,7 @@ var init_octokit = __esm({
   }
 });
 
-// src/core/worker-result.ts
+// src/core/tasks/worker-result.ts
 function weakerIsolationText(isolation) {
   if (isolation === "none") return UNISOLATED_AGENT_ACCESS;
   if (isolation === "uid") return UID_ONLY_AGENT_ACCESS;
@@ -43053,7 +43053,7 @@ function parseWorkerResult(body) {
 }
 var WORKER_OUTCOMES, WorkerOutcomeSchema, HumanGateHitSchema, WorkerResultSchema, UNISOLATED_AGENT_ACCESS, OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS, UID_ONLY_AGENT_ACCESS, MARKER_PREFIX, MARKER_SUFFIX;
 var init_worker_result = __esm({
-  "src/core/worker-result.ts"() {
+  "src/core/tasks/worker-result.ts"() {
     "use strict";
     init_zod();
     WORKER_OUTCOMES = [
@@ -43119,7 +43119,7 @@ var init_worker_result = __esm({
   }
 });
 
-// src/github/conditional-reads.ts
+// src/github/transport/conditional-reads.ts
 function requestKey(options) {
   const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
   const headers = options.headers ?? {};
@@ -43172,7 +43172,7 @@ function sendReadsConditionally(client, cache = shared) {
 }
 var CONDITIONAL_CACHE_ENTRIES, ConditionalReadCache, shared, NOT_PART_OF_KEY, installed;
 var init_conditional_reads = __esm({
-  "src/github/conditional-reads.ts"() {
+  "src/github/transport/conditional-reads.ts"() {
     "use strict";
     CONDITIONAL_CACHE_ENTRIES = 500;
     ConditionalReadCache = class {
@@ -43517,7 +43517,7 @@ mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove:
   }
 });
 
-// src/github/worker-client.ts
+// src/github/worker-github.ts
 function status(error63) {
   return typeof error63 === "object" && error63 !== null && "status" in error63 ? Number(error63.status) : void 0;
 }
@@ -43549,8 +43549,8 @@ function graphqlComment(node3) {
 function rememberGraphqlLabels(labels, into) {
   for (const label2 of labels) if (label2?.id && label2.name) into.set(label2.name, label2.id);
 }
-function createWorkerGitHubClient(octokit, options) {
-  return new WorkerGitHubClient(octokit, options);
+function createWorkerGitHub(octokit, options) {
+  return new OctokitWorkerGitHub(octokit, options);
 }
 function restComment(data) {
   return {
@@ -43574,15 +43574,15 @@ function wholePage(page) {
   const comments = (page.nodes ?? []).map((node3) => node3 ? graphqlComment(node3) : null);
   return comments.every((c) => c !== null) ? comments : null;
 }
-var FAILING, WorkerGitHubClient;
-var init_worker_client = __esm({
-  "src/github/worker-client.ts"() {
+var FAILING, OctokitWorkerGitHub;
+var init_worker_github = __esm({
+  "src/github/worker-github.ts"() {
     "use strict";
     init_conditional_reads();
     init_queries();
     init_worker_queries();
     FAILING = /* @__PURE__ */ new Set(["failure", "timed_out", "action_required", "startup_failure", "stale"]);
-    WorkerGitHubClient = class {
+    OctokitWorkerGitHub = class {
       constructor(octokit, options) {
         this.octokit = octokit;
         this.owner = options.owner;
@@ -43946,7 +43946,7 @@ var init_worker_client = __esm({
   }
 });
 
-// src/worker/egress-forwarder.ts
+// src/worker/network/egress-forwarder.ts
 import { writeFile as writeFile2 } from "node:fs/promises";
 import path from "node:path";
 async function writeForwarder(dir) {
@@ -43956,11 +43956,11 @@ async function writeForwarder(dir) {
 }
 var FORWARDER_FILE, FORWARDER_SOURCE;
 var init_egress_forwarder = __esm({
-  "src/worker/egress-forwarder.ts"() {
+  "src/worker/network/egress-forwarder.ts"() {
     "use strict";
     FORWARDER_FILE = "egress-forwarder.cjs";
     FORWARDER_SOURCE = String.raw`"use strict";
-// Autopilot's egress forwarder (src/worker/egress-forwarder.ts). Usage:
+// Autopilot's egress forwarder (src/worker/network/egress-forwarder.ts). Usage:
 //   node egress-forwarder.cjs --socket <proxy.sock> [--tunnel <host:port>]... -- <command> [args...]
 const net = require("node:net");
 const { spawn } = require("node:child_process");
@@ -44085,7 +44085,7 @@ main().catch((error) => fail(error && error.message ? error.message : String(err
   }
 });
 
-// src/worker/egress-proxy.ts
+// src/worker/network/egress-proxy.ts
 import { lookup } from "node:dns/promises";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
@@ -44300,7 +44300,7 @@ ${text4}`
 }
 var MAX_HOSTS_COUNTED, OTHER_HOSTS, NOT_PUBLIC, HOP_HEADERS;
 var init_egress_proxy = __esm({
-  "src/worker/egress-proxy.ts"() {
+  "src/worker/network/egress-proxy.ts"() {
     "use strict";
     init_network_allow();
     MAX_HOSTS_COUNTED = 1e3;
@@ -44351,7 +44351,7 @@ var init_egress_proxy = __esm({
   }
 });
 
-// src/worker/agent-egress.ts
+// src/worker/network/agent-egress.ts
 function egressAllowList(config2, parentEnv) {
   const sources = [];
   const seen = /* @__PURE__ */ new Set();
@@ -44464,7 +44464,7 @@ function describeEgress(egress) {
 }
 var BASE_URL_NAME, NO_PROXY, FIRST_UNPRIVILEGED_PORT;
 var init_agent_egress = __esm({
-  "src/worker/agent-egress.ts"() {
+  "src/worker/network/agent-egress.ts"() {
     "use strict";
     init_network_allow();
     init_presets();
@@ -44477,7 +44477,7 @@ var init_agent_egress = __esm({
   }
 });
 
-// src/worker/agent-namespace.ts
+// src/worker/isolation/agent-namespace.ts
 import { existsSync as existsSync2, realpathSync, statSync } from "node:fs";
 import path3 from "node:path";
 function byDepth(paths) {
@@ -44604,13 +44604,13 @@ function commandPaths(command, args) {
 }
 var EMPTY_VIEW;
 var init_agent_namespace = __esm({
-  "src/worker/agent-namespace.ts"() {
+  "src/worker/isolation/agent-namespace.ts"() {
     "use strict";
     EMPTY_VIEW = { shared: [], writable: [], readable: [], hidden: [], openings: [] };
   }
 });
 
-// src/worker/agent-env.ts
+// src/worker/isolation/agent-env.ts
 function looksSecret(name) {
   return NEVER_PREFIX.test(name) || SECRET_NAME.some((pattern) => pattern.test(name));
 }
@@ -44674,7 +44674,7 @@ function buildAgentEnv(options) {
 }
 var BASE_ENV_NAMES, NEVER_PASSED, NEVER_PREFIX, SECRET_NAME, URL_WITH_CREDENTIALS, SECRET_ASSIGNMENT, TOOLCHAIN_NAMES, TOOLCHAIN_PATTERNS, NOT_TOOLCHAIN;
 var init_agent_env = __esm({
-  "src/worker/agent-env.ts"() {
+  "src/worker/isolation/agent-env.ts"() {
     "use strict";
     init_presets();
     BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"];
@@ -44745,7 +44745,7 @@ var init_agent_env = __esm({
   }
 });
 
-// src/worker/agent-slots.ts
+// src/worker/isolation/agent-slots.ts
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os6 from "node:os";
 import path4 from "node:path";
@@ -44811,13 +44811,13 @@ function claimAgentSlot(dir = defaultSlotsDir()) {
 }
 var SLOT_COUNT;
 var init_agent_slots = __esm({
-  "src/worker/agent-slots.ts"() {
+  "src/worker/isolation/agent-slots.ts"() {
     "use strict";
     SLOT_COUNT = 32;
   }
 });
 
-// src/worker/trusted-binaries.ts
+// src/worker/isolation/trusted-binaries.ts
 import { accessSync, constants as constants2, lstatSync, readlinkSync } from "node:fs";
 import path5 from "node:path";
 function components(absolute) {
@@ -44922,7 +44922,7 @@ function reportIgnoredPath(pathVar, log) {
 }
 var SYSTEM_DIRS, WRITABLE_BY_OTHERS, STICKY, MAX_LINKS, sharedVerdicts, TrustedBinaries, byPath, reported;
 var init_trusted_binaries = __esm({
-  "src/worker/trusted-binaries.ts"() {
+  "src/worker/isolation/trusted-binaries.ts"() {
     "use strict";
     SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
     WRITABLE_BY_OTHERS = 18;
@@ -45026,7 +45026,7 @@ var init_trusted_binaries = __esm({
   }
 });
 
-// src/worker/agent-user.ts
+// src/worker/isolation/agent-user.ts
 import { execFile } from "node:child_process";
 import { existsSync as existsSync3 } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
@@ -45347,7 +45347,7 @@ async function ensureUser(name, privileged) {
 }
 var IsolationError, USER_NAME, WEAKER_FIX, INSTALL_FIX, NAMESPACES_FIX;
 var init_agent_user = __esm({
-  "src/worker/agent-user.ts"() {
+  "src/worker/isolation/agent-user.ts"() {
     "use strict";
     init_agent_namespace();
     init_agent_env();
@@ -45363,7 +45363,7 @@ var init_agent_user = __esm({
   }
 });
 
-// src/worker/process.ts
+// src/worker/processes/process.ts
 import { spawn } from "node:child_process";
 function lineSplitter(onLine) {
   let pending = "";
@@ -45521,7 +45521,7 @@ function failedToStart(error63, started) {
 }
 var DEFAULT_MAX_OUTPUT, CappedBuffer;
 var init_process = __esm({
-  "src/worker/process.ts"() {
+  "src/worker/processes/process.ts"() {
     "use strict";
     DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024;
     CappedBuffer = class {
@@ -45574,7 +45574,7 @@ ${tail}`;
   }
 });
 
-// src/worker/agent-probe.ts
+// src/worker/isolation/agent-probe.ts
 async function indicesPrintedAsAgent(user, script, words, cwd) {
   const result = await runProcess({
     command: trustedShell(),
@@ -45588,14 +45588,14 @@ async function indicesPrintedAsAgent(user, script, words, cwd) {
   return result.stdout.split("\n").filter((line) => /^\d+$/.test(line)).map(Number);
 }
 var init_agent_probe = __esm({
-  "src/worker/agent-probe.ts"() {
+  "src/worker/isolation/agent-probe.ts"() {
     "use strict";
     init_process();
     init_trusted_binaries();
   }
 });
 
-// src/worker/agent-reach.ts
+// src/worker/isolation/agent-reach.ts
 import { statSync as statSync2 } from "node:fs";
 import path6 from "node:path";
 function why(file2, uid) {
@@ -45623,13 +45623,13 @@ async function unreachablePaths(user, needed) {
   return indices.map((i) => needed[i]).filter((p) => p !== void 0).map((p) => ({ path: p, why: why(p, user.uid) }));
 }
 var init_agent_reach = __esm({
-  "src/worker/agent-reach.ts"() {
+  "src/worker/isolation/agent-reach.ts"() {
     "use strict";
     init_agent_probe();
   }
 });
 
-// src/worker/agent-iteration.ts
+// src/worker/iterations/agent-iteration.ts
 import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
 import path7 from "node:path";
 function createAgentRunner(options) {
@@ -45728,7 +45728,7 @@ ${err}` : out;
 }
 var RAW_KEEP;
 var init_agent_iteration = __esm({
-  "src/worker/agent-iteration.ts"() {
+  "src/worker/iterations/agent-iteration.ts"() {
     "use strict";
     init_presets();
     init_agent_env();
@@ -45739,7 +45739,7 @@ var init_agent_iteration = __esm({
   }
 });
 
-// src/worker/tree-writes.ts
+// src/worker/checkout/tree-writes.ts
 import path8 from "node:path";
 function recordOf(root) {
   return records.get(path8.resolve(root)) ?? "unknown";
@@ -45775,7 +45775,7 @@ function gitMayWriteTree(args) {
 }
 var records, LEAVES_TREE_ALONE;
 var init_tree_writes = __esm({
-  "src/worker/tree-writes.ts"() {
+  "src/worker/checkout/tree-writes.ts"() {
     "use strict";
     records = /* @__PURE__ */ new Map();
     LEAVES_TREE_ALONE = /* @__PURE__ */ new Set([
@@ -45808,7 +45808,7 @@ var init_tree_writes = __esm({
   }
 });
 
-// src/worker/tree-files.ts
+// src/worker/checkout/tree-files.ts
 import { constants as constants3 } from "node:fs";
 import { lstat as lstat2, mkdir as mkdir2, open as open2 } from "node:fs/promises";
 import path9 from "node:path";
@@ -45874,7 +45874,7 @@ async function writeTreeFile(root, relative, content3, options = {}) {
 }
 var UnsafeTreePathError;
 var init_tree_files = __esm({
-  "src/worker/tree-files.ts"() {
+  "src/worker/checkout/tree-files.ts"() {
     "use strict";
     init_tree_writes();
     UnsafeTreePathError = class extends Error {
@@ -45883,7 +45883,7 @@ var init_tree_files = __esm({
   }
 });
 
-// src/worker/private-git.ts
+// src/worker/checkout/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
 import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
 import path10 from "node:path";
@@ -45892,7 +45892,7 @@ function resolveGit(pathVar) {
 }
 var NEUTRAL_ATTRIBUTES, GitError, MAX_BUFFER, Git;
 var init_private_git = __esm({
-  "src/worker/private-git.ts"() {
+  "src/worker/checkout/private-git.ts"() {
     "use strict";
     init_tree_files();
     init_tree_writes();
@@ -46363,7 +46363,7 @@ var init_private_git = __esm({
   }
 });
 
-// src/worker/quality.ts
+// src/worker/processes/quality.ts
 import { stat } from "node:fs/promises";
 import path11 from "node:path";
 async function exists(file2) {
@@ -46445,7 +46445,7 @@ async function runQualityCommands(options) {
 }
 var NPM_DEFAULT_TEST;
 var init_quality = __esm({
-  "src/worker/quality.ts"() {
+  "src/worker/processes/quality.ts"() {
     "use strict";
     init_preset_helpers();
     init_process();
@@ -46455,7 +46455,7 @@ var init_quality = __esm({
   }
 });
 
-// src/worker/toolchain-reach.ts
+// src/worker/isolation/toolchain-reach.ts
 import { existsSync as existsSync4 } from "node:fs";
 import path12 from "node:path";
 function toolchainDirs(env) {
@@ -46491,7 +46491,7 @@ function unreachableToolchainText(dirs, userName) {
 }
 var WRITTEN;
 var init_toolchain_reach = __esm({
-  "src/worker/toolchain-reach.ts"() {
+  "src/worker/isolation/toolchain-reach.ts"() {
     "use strict";
     init_agent_env();
     init_agent_probe();
@@ -46499,7 +46499,7 @@ var init_toolchain_reach = __esm({
   }
 });
 
-// src/worker/boundary.ts
+// src/worker/isolation/boundary.ts
 import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
 import os7 from "node:os";
 import path13 from "node:path";
@@ -46710,7 +46710,7 @@ async function createIsolatedParts(options) {
 }
 var CheckoutError, SYNC_SCRIPT;
 var init_boundary = __esm({
-  "src/worker/boundary.ts"() {
+  "src/worker/isolation/boundary.ts"() {
     "use strict";
     init_agent_env();
     init_agent_iteration();
@@ -46741,7 +46741,7 @@ var init_boundary = __esm({
   }
 });
 
-// src/worker/commit-author.ts
+// src/worker/checkout/commit-author.ts
 async function commitAuthor(inputs, github) {
   if (inputs.gitUserName && inputs.gitUserEmail)
     return { userName: inputs.gitUserName, userEmail: inputs.gitUserEmail };
@@ -46751,15 +46751,15 @@ async function commitAuthor(inputs, github) {
   return { ...userName ? { userName } : {}, ...userEmail ? { userEmail } : {} };
 }
 var init_commit_author = __esm({
-  "src/worker/commit-author.ts"() {
+  "src/worker/checkout/commit-author.ts"() {
     "use strict";
   }
 });
 
-// src/core/session.ts
+// src/core/session/session.ts
 var SESSION_STATUSES, SESSION_REASONS;
 var init_session = __esm({
-  "src/core/session.ts"() {
+  "src/core/session/session.ts"() {
     "use strict";
     SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
     SESSION_REASONS = [
@@ -46842,7 +46842,7 @@ var init_dashboard_state = __esm({
       /** A cancel of the live run was requested at this time. */
       cancelAt: isoTime.optional(),
       /**
-       * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+       * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
        * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
        * say `/autopilot retry`.
        */
@@ -46853,7 +46853,7 @@ var init_dashboard_state = __esm({
         attempt: external_exports.number().int().nonnegative().optional(),
         allowed: external_exports.number().int().nonnegative().optional(),
         refused: external_exports.string().max(200).optional(),
-        /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+        /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
         via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
         /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
         goneAt: isoTime.optional()
@@ -46863,7 +46863,7 @@ var init_dashboard_state = __esm({
       labelAt: isoTime.optional(),
       /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
       notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
-      /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+      /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
     });
     HistoryEntrySchema = external_exports.object({
@@ -46939,7 +46939,7 @@ var init_dashboard_state = __esm({
       ).max(30).default([]),
       /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
       ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
-      /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+      /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
       diffGates: external_exports.array(
         external_exports.object({
           pr: external_exports.number().int().positive(),
@@ -47020,18 +47020,18 @@ var init_world = __esm({
   }
 });
 
-// src/core/commands.ts
+// src/core/tasks/commands.ts
 var init_commands = __esm({
-  "src/core/commands.ts"() {
+  "src/core/tasks/commands.ts"() {
     "use strict";
     init_markdown();
     init_world();
   }
 });
 
-// src/core/stats.ts
+// src/core/session/stats.ts
 var init_stats = __esm({
-  "src/core/stats.ts"() {
+  "src/core/session/stats.ts"() {
     "use strict";
   }
 });
@@ -47076,7 +47076,7 @@ var init_dashboard_markdown = __esm({
   }
 });
 
-// src/core/backoff.ts
+// src/core/session/backoff.ts
 function exponentialBackoff(base, factor, attempt, cap) {
   const b = nonNegative(base);
   const f = nonNegative(factor);
@@ -47090,14 +47090,14 @@ function nonNegative(value) {
   return Number.isNaN(value) || value < 0 ? 0 : value;
 }
 var init_backoff = __esm({
-  "src/core/backoff.ts"() {
+  "src/core/session/backoff.ts"() {
     "use strict";
   }
 });
 
-// src/core/task.ts
+// src/core/tasks/task.ts
 var init_task = __esm({
-  "src/core/task.ts"() {
+  "src/core/tasks/task.ts"() {
     "use strict";
     init_backoff();
   }
@@ -47113,9 +47113,9 @@ var init_rebuild_state = __esm({
   }
 });
 
-// src/core/change-hash.ts
+// src/core/text/change-hash.ts
 var init_change_hash = __esm({
-  "src/core/change-hash.ts"() {
+  "src/core/text/change-hash.ts"() {
     "use strict";
   }
 });
@@ -47145,7 +47145,7 @@ var init_dashboard = __esm({
   }
 });
 
-// src/worker/config-input.ts
+// src/worker/settings/config-input.ts
 function applyWorkerOverrides(config2, text4, source = "the `config` input") {
   if (text4.trim() === "") return { ok: true, config: config2, warnings: [] };
   let value;
@@ -47191,7 +47191,7 @@ function applyWorkerOverrides(config2, text4, source = "the `config` input") {
 }
 var SAFE_OVERRIDE_KEYS;
 var init_config_input = __esm({
-  "src/worker/config-input.ts"() {
+  "src/worker/settings/config-input.ts"() {
     "use strict";
     init_config();
     init_dashboard();
@@ -47213,7 +47213,7 @@ var init_log_text = __esm({
   }
 });
 
-// src/core/workflow-push-refusal.ts
+// src/core/gates/workflow-push-refusal.ts
 function workflowPushRefusal(gitOutput, issue3) {
   const match = REFUSAL.exec(gitOutput);
   if (!match) return null;
@@ -47221,13 +47221,13 @@ function workflowPushRefusal(gitOutput, issue3) {
 }
 var REFUSAL;
 var init_workflow_push_refusal = __esm({
-  "src/core/workflow-push-refusal.ts"() {
+  "src/core/gates/workflow-push-refusal.ts"() {
     "use strict";
     REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
   }
 });
 
-// src/core/classify.ts
+// src/core/agent/classify.ts
 function jsonPair(key, value) {
   return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
 }
@@ -47627,7 +47627,7 @@ function zonedToUtc(year, month, day, hour, minute, zone) {
 }
 var AGENT_OUTPUT_PRECEDENCE, GOOGLE, RULES, LINE_PREFIX, ANCHORS, ANCHOR, PRETTY_JSON_OPEN, PRETTY_JSON_ERROR_KEY, FENCE, BLOCK_MAX_LINES, BLOCK_MAX_CHARS, ANSI, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
 var init_classify = __esm({
-  "src/core/classify.ts"() {
+  "src/core/agent/classify.ts"() {
     "use strict";
     AGENT_OUTPUT_PRECEDENCE = [
       "auth",
@@ -47793,7 +47793,7 @@ var init_contract = __esm({
   }
 });
 
-// src/core/human-gate.ts
+// src/core/gates/human-gate.ts
 function caseVariants(part) {
   const lower = part.toLowerCase();
   const capital = lower[0].toUpperCase() + lower.slice(1);
@@ -48051,7 +48051,7 @@ function matchHumanGate(input2, options) {
 }
 var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
 var init_human_gate = __esm({
-  "src/core/human-gate.ts"() {
+  "src/core/gates/human-gate.ts"() {
     "use strict";
     init_gate_pattern();
     HUMAN_GATE_MAX_HITS = 50;
@@ -57935,7 +57935,7 @@ var init_micromark_extension_gfm = __esm({
   }
 });
 
-// src/core/unrendered-markdown.ts
+// src/core/text/unrendered-markdown.ts
 function removeUnrenderedMarkdown(text4) {
   let out = text4;
   for (let round = 0; round < ROUNDS; round++) {
@@ -58167,7 +58167,7 @@ function splitForParsing(text4) {
 }
 var PARSE_PIECE, ROUNDS, FLOW_PARENTS, FENCE2, LONG_HTML_BLOCKS;
 var init_unrendered_markdown = __esm({
-  "src/core/unrendered-markdown.ts"() {
+  "src/core/text/unrendered-markdown.ts"() {
     "use strict";
     init_mdast_util_from_markdown();
     init_mdast_util_gfm();
@@ -58190,7 +58190,7 @@ var init_unrendered_markdown = __esm({
   }
 });
 
-// src/core/sanitize.ts
+// src/core/text/sanitize.ts
 function splitMarkdownCode(markdown) {
   const pieces = [];
   const push2 = (text4, code18) => {
@@ -58359,7 +58359,7 @@ ${body}${fence}`;
 }
 var DEFAULT_UNTRUSTED_MAX_LENGTH, INVISIBLE, FENCE_OPEN, NEVER_RENDERED, ATTRIBUTE_ONLY, HIDDEN_ATTRIBUTE, STYLE_ATTRIBUTE, HIDING_STYLE, REFERENCE_COMMENT, PROMISE_TAG;
 var init_sanitize = __esm({
-  "src/core/sanitize.ts"() {
+  "src/core/text/sanitize.ts"() {
     "use strict";
     init_unrendered_markdown();
     DEFAULT_UNTRUSTED_MAX_LENGTH = 2e4;
@@ -58384,7 +58384,7 @@ var init_sanitize = __esm({
   }
 });
 
-// src/core/signals.ts
+// src/core/agent/signals.ts
 function unquotedProse(message) {
   const withoutComments = stripHtmlComments(message.replace(/\r\n?/g, "\n"));
   return splitMarkdownCode(withoutComments).map((piece) => piece.code ? "\n" : piece.text.replace(/^ {0,3}>.*$/gm, "")).join("");
@@ -58401,7 +58401,7 @@ function parseSignal(finalMessage) {
 }
 var SIGNAL_TEXT_MAX, SIGNAL, SIGNAL_PROTOCOL_TEXT;
 var init_signals = __esm({
-  "src/core/signals.ts"() {
+  "src/core/agent/signals.ts"() {
     "use strict";
     init_sanitize();
     SIGNAL_TEXT_MAX = 2e3;
@@ -58428,7 +58428,7 @@ var init_signals = __esm({
   }
 });
 
-// src/core/prompt.ts
+// src/core/agent/prompt.ts
 function labelText(text4, max = 120) {
   const clean = sanitizeUntrustedText(text4, max * 4).replace(/[\r\n`]+/g, " ").replace(/\s+/g, " ").trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
@@ -58547,7 +58547,7 @@ None yet: start the file in this iteration.`,
 }
 var PROGRESS_NOTES_PATH, DEFAULT_PROMPT_MAX_LENGTH, CAP, RAW_MAX, FLOOR, DROP_ORDER, HEADINGS, INTROS, WORKING_RULES;
 var init_prompt = __esm({
-  "src/core/prompt.ts"() {
+  "src/core/agent/prompt.ts"() {
     "use strict";
     init_sanitize();
     init_signals();
@@ -58596,7 +58596,7 @@ var init_prompt = __esm({
   }
 });
 
-// src/core/agent-exit.ts
+// src/core/agent/agent-exit.ts
 function decideAgentExit(input2) {
   const sig = input2.processSignal ?? null;
   if (input2.iterationTimedOut) {
@@ -58649,12 +58649,12 @@ function exit3(action, status2, reason, flags = {}) {
   };
 }
 var init_agent_exit = __esm({
-  "src/core/agent-exit.ts"() {
+  "src/core/agent/agent-exit.ts"() {
     "use strict";
   }
 });
 
-// src/core/iteration.ts
+// src/core/agent/iteration.ts
 function decideAfterIteration(input2) {
   const warnings = [];
   let ignored = Math.max(0, input2.ignoredCompletions);
@@ -58742,13 +58742,13 @@ function toMs(t) {
   return t.getTime();
 }
 var init_iteration = __esm({
-  "src/core/iteration.ts"() {
+  "src/core/agent/iteration.ts"() {
     "use strict";
     init_backoff();
   }
 });
 
-// src/core/pricing.ts
+// src/core/agent/pricing.ts
 function bareModel(model) {
   const trimmed = model.trim().toLowerCase();
   const slash = trimmed.lastIndexOf("/");
@@ -58781,7 +58781,7 @@ function costOf(usage, price) {
 }
 var DEFAULT_PRICES, SELF_PRICING_PRESETS;
 var init_pricing = __esm({
-  "src/core/pricing.ts"() {
+  "src/core/agent/pricing.ts"() {
     "use strict";
     init_presets();
     DEFAULT_PRICES = Object.assign(
@@ -58794,7 +58794,7 @@ var init_pricing = __esm({
   }
 });
 
-// src/worker/agent-cost.ts
+// src/worker/iterations/agent-cost.ts
 function priceRun(run2, agent, prices) {
   const { usage, costUsd } = run2.output;
   if (costUsd > 0 || usage.input + usage.output === 0) return run2;
@@ -58803,13 +58803,13 @@ function priceRun(run2, agent, prices) {
   return { ...run2, output: { ...run2.output, costUsd: costOf(usage, found.price) } };
 }
 var init_agent_cost = __esm({
-  "src/worker/agent-cost.ts"() {
+  "src/worker/iterations/agent-cost.ts"() {
     "use strict";
     init_pricing();
   }
 });
 
-// src/worker/claim.ts
+// src/worker/progress/claim.ts
 function decideClaim(input2) {
   const { existing } = input2;
   if (!existing || existing.issue !== input2.issue) return { proceed: true, note: "no earlier result" };
@@ -58839,12 +58839,12 @@ function decideClaim(input2) {
   };
 }
 var init_claim = __esm({
-  "src/worker/claim.ts"() {
+  "src/worker/progress/claim.ts"() {
     "use strict";
   }
 });
 
-// src/core/authorship.ts
+// src/core/tasks/authorship.ts
 function logSafe(text4, max = LOG_TEXT_MAX2) {
   const head = text4.length > max ? text4.slice(0, max) : text4;
   const escaped = head.replace(
@@ -58855,13 +58855,13 @@ function logSafe(text4, max = LOG_TEXT_MAX2) {
 }
 var LOG_TEXT_MAX2;
 var init_authorship = __esm({
-  "src/core/authorship.ts"() {
+  "src/core/tasks/authorship.ts"() {
     "use strict";
     LOG_TEXT_MAX2 = 200;
   }
 });
 
-// src/worker/own-comments.ts
+// src/worker/progress/own-comments.ts
 async function ownComments(github, comments, log) {
   const self2 = await github.getSelfId();
   const own4 = [];
@@ -58877,14 +58877,14 @@ async function ownComments(github, comments, log) {
   return own4;
 }
 var init_own_comments = __esm({
-  "src/worker/own-comments.ts"() {
+  "src/worker/progress/own-comments.ts"() {
     "use strict";
     init_authorship();
     init_contract();
   }
 });
 
-// src/worker/progress-claim.ts
+// src/worker/progress/progress-claim.ts
 async function readProgress(github, issue3, log) {
   const comments = await github.listIssueCommentsAndSelf(issue3);
   const mine = (await ownComments(github, comments, log)).map((comment) => ({ comment, parsed: parseWorkerResult(comment.body) })).filter((entry) => entry.parsed?.issue === issue3);
@@ -58920,14 +58920,14 @@ async function writeProgressClaim(options) {
   return null;
 }
 var init_progress_claim = __esm({
-  "src/worker/progress-claim.ts"() {
+  "src/worker/progress/progress-claim.ts"() {
     "use strict";
     init_worker_result();
     init_own_comments();
   }
 });
 
-// src/worker/task-text-check.ts
+// src/worker/progress/task-text-check.ts
 function taskTextRefusal(issue3, expected) {
   if (!expected) return null;
   const actual = taskDigest(issue3.title, issue3.body);
@@ -58935,13 +58935,13 @@ function taskTextRefusal(issue3, expected) {
   return `the text of #${issue3.number} changed after it was approved (digest ${actual.slice(0, 12)}, approved ${expected.slice(0, 12)}); not starting: a person with write access labels the task ready again to approve the new text`;
 }
 var init_task_text_check = __esm({
-  "src/worker/task-text-check.ts"() {
+  "src/worker/progress/task-text-check.ts"() {
     "use strict";
     init_task_text();
   }
 });
 
-// src/worker/report.ts
+// src/worker/progress/report.ts
 function cellText(text4, max = 200) {
   const flat = text4.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
@@ -59065,7 +59065,7 @@ function summaryRows(result, elapsedMs, quality) {
 }
 var OUTCOME_TITLE;
 var init_report = __esm({
-  "src/worker/report.ts"() {
+  "src/worker/progress/report.ts"() {
     "use strict";
     init_contract();
     init_worker_result();
@@ -59089,7 +59089,7 @@ var init_report = __esm({
   }
 });
 
-// src/worker/agent-failure-text.ts
+// src/worker/iterations/agent-failure-text.ts
 function spawnFailureText(agent, error63) {
   const cli = getPreset(agent.preset).install;
   const install = cli ? installLine(cli) : null;
@@ -59105,13 +59105,13 @@ function quotaFailureText(agent, evidence) {
   return `the ${agent.preset} agent's account is out of quota or credit${evidence ? ` (${evidence.slice(0, 200)})` : ""}: add credit or raise the quota of the account behind ${keys[0] ?? "its key"}, or configure a fallback agent`;
 }
 var init_agent_failure_text = __esm({
-  "src/worker/agent-failure-text.ts"() {
+  "src/worker/iterations/agent-failure-text.ts"() {
     "use strict";
     init_presets();
   }
 });
 
-// src/worker/iteration-signal.ts
+// src/worker/iterations/iteration-signal.ts
 function describeSignal(signal) {
   switch (signal.kind) {
     case "complete":
@@ -59130,12 +59130,12 @@ function toIterationSignal(signal) {
   return { kind: signal.kind };
 }
 var init_iteration_signal = __esm({
-  "src/worker/iteration-signal.ts"() {
+  "src/worker/iterations/iteration-signal.ts"() {
     "use strict";
   }
 });
 
-// src/worker/progress-notes.ts
+// src/worker/iterations/progress-notes.ts
 async function ensureProgressNotes(tree, issue3, title) {
   if (await readTreeFile(tree, PROGRESS_NOTES_PATH).catch(() => "") === null) {
     await writeTreeFile(
@@ -59173,14 +59173,14 @@ async function appendProgressNote(tree, note, warn) {
   }
 }
 var init_progress_notes = __esm({
-  "src/worker/progress-notes.ts"() {
+  "src/worker/iterations/progress-notes.ts"() {
     "use strict";
     init_prompt();
     init_tree_files();
   }
 });
 
-// src/worker/task-budget.ts
+// src/worker/iterations/task-budget.ts
 function taskBudgetNote(budget, usage) {
   const { tokens, usd } = budget;
   const parts = [];
@@ -59199,12 +59199,12 @@ function taskBudgetExceeded(budget, usage) {
   return null;
 }
 var init_task_budget = __esm({
-  "src/worker/task-budget.ts"() {
+  "src/worker/iterations/task-budget.ts"() {
     "use strict";
   }
 });
 
-// src/worker/task-feedback.ts
+// src/worker/iterations/task-feedback.ts
 async function gatherFeedback(options) {
   const { github, log } = options;
   const writers = async (items) => {
@@ -59251,7 +59251,7 @@ function mergeConflictCheck(base, files) {
 }
 var WRITE_PERMISSIONS;
 var init_task_feedback = __esm({
-  "src/worker/task-feedback.ts"() {
+  "src/worker/iterations/task-feedback.ts"() {
     "use strict";
     init_contract();
     WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
@@ -59267,7 +59267,7 @@ var init_worker_deps = __esm({
   }
 });
 
-// src/core/session-budget.ts
+// src/core/session/session-budget.ts
 function parseSessionBudgetMarker(body) {
   const match = body ? MARKER.exec(body) : null;
   if (!match) return null;
@@ -59290,7 +59290,7 @@ function workerSessionBudgetStop(marker, issue3, mine) {
 }
 var UsageSchema, SessionBudgetMarkerSchema, MARKER;
 var init_session_budget = __esm({
-  "src/core/session-budget.ts"() {
+  "src/core/session/session-budget.ts"() {
     "use strict";
     init_zod();
     UsageSchema = external_exports.object({ tokens: external_exports.number().nonnegative(), usd: external_exports.number().nonnegative() });
@@ -59303,7 +59303,7 @@ var init_session_budget = __esm({
   }
 });
 
-// src/worker/session-status.ts
+// src/worker/progress/session-status.ts
 function readSessionStatus(body) {
   if (!body) return null;
   const parsed = parseDashboard(body);
@@ -59335,7 +59335,7 @@ function sessionWantsStop(body, mine) {
 }
 var STOP_STATUSES, STATE_BLOCK;
 var init_session_status = __esm({
-  "src/worker/session-status.ts"() {
+  "src/worker/progress/session-status.ts"() {
     "use strict";
     init_dashboard();
     init_session_budget();
@@ -59766,7 +59766,7 @@ var init_job = __esm({
           `${decision.reason} (${errorKind.evidence ?? errorKind.kind})`
         );
       }
-      /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
+      /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
       async checkAgentExit(run2, signal, iteration, agent) {
         const exit4 = decideAgentExit({
           exitCode: run2.output.isError && !run2.output.turnLimit ? run2.exitCode ?? 1 : 0,
@@ -59808,7 +59808,7 @@ var init_job = __esm({
         const text4 = this.quality.length ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ") : "no quality commands";
         return { outcome, text: text4 };
       }
-      /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
+      /** The completion matrix (src/core/agent/iteration.ts) on this iteration; its warnings are logged. */
       decide(iteration, signal, quality, loop) {
         const decision = decideAfterIteration({
           signal: toIterationSignal(signal),
@@ -60158,7 +60158,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
   }
 });
 
-// src/worker/worker-config.ts
+// src/worker/settings/worker-config.ts
 async function chooseWorkerConfig(sources) {
   const { fileText, expectedDigest } = sources;
   const fileDigest = configDigest(fileText);
@@ -60192,7 +60192,7 @@ function refusal(expected, fileDigest, error63, known) {
   return `not starting: the controller decided with configuration ${short(expected)}, but ${seen.join(", ")}; the controller dispatches the task again with the configuration it has now`;
 }
 var init_worker_config = __esm({
-  "src/worker/worker-config.ts"() {
+  "src/worker/settings/worker-config.ts"() {
     "use strict";
     init_config();
     init_dashboard();
@@ -60251,7 +60251,7 @@ async function runJob(start) {
     // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
     log: { debug, info: debug, warn: warning, error: debug }
   });
-  const github = createWorkerGitHubClient(octokit, { owner, repo });
+  const github = createWorkerGitHub(octokit, { owner, repo });
   const defaultBranch = await defaultBranchFromEvent(env) ?? await github.getDefaultBranch();
   const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : null;
   const dispatchId = inputs.dispatchId || `${inputs.issue}-${inputs.attempt}-run${env.GITHUB_RUN_ID ?? Date.now()}`;
@@ -60402,7 +60402,7 @@ var init_run_job = __esm({
     init_config_at_commit();
     init_octokit();
     init_worker_result();
-    init_worker_client();
+    init_worker_github();
     init_agent_egress();
     init_agent_user();
     init_boundary();
@@ -60423,7 +60423,7 @@ var init_run_job = __esm({
   }
 });
 
-// src/worker/run-action.ts
+// src/worker/worker-action.ts
 init_core();
 init_presets();
 init_inputs();
@@ -60473,5 +60473,5 @@ async function run(options = {}) {
   }
 }
 
-// src/worker/run.ts
+// src/worker/worker-entry.ts
 await run();

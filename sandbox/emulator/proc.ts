@@ -27,7 +27,7 @@ const SYSTEM_GIT_PATHS = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git", "/op
  * The machine's git by absolute path, for the sandbox's remote and the tests' harness. Never `git` by name: that
  * is the first one on PATH, and `npm run` puts `/tmp/node_modules/.bin` there for a checkout under /tmp, where any
  * user (the hostile agents of the red-team tests included) can plant one. The sandbox is test equipment and
- * imports nothing of Autopilot's (src/worker/trusted-binaries.ts is the worker's own), hence its own lookup.
+ * imports nothing of Autopilot's (src/worker/isolation/trusted-binaries.ts is the worker's own), hence its own lookup.
  */
 export function systemGit(): string {
   const found = SYSTEM_GIT_PATHS.find((file) => existsSync(file));

@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { claimSlot } from "../../src/worker/agent-slots.js";
+import { claimSlot } from "../../src/worker/isolation/agent-slots.js";
 
 /**
  * Which `uses:` values in a workflow stand for Autopilot's own action, so the emulator's Actions stand-in runs
@@ -12,7 +12,7 @@ export function isAutopilotActionRef(uses: string): boolean {
 }
 
 /**
- * The OS user of each running job, and where the worker reads it (AUTOPILOT_AGENT_USER, src/worker/agent-user.ts).
+ * The OS user of each running job, and where the worker reads it (AUTOPILOT_AGENT_USER, src/worker/isolation/agent-user.ts).
  * On GitHub every job has a runner machine of its own; here jobs share one — within a sandbox process, and across
  * the sandbox processes that run side by side (the e2e runs two scenarios at once, vitest several files) — and
  * the worker kills every process of its agent user after each iteration. So each running job takes a user no

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
-import { trustedBinary } from "../../src/worker/trusted-binaries.js";
+import { trustedBinary } from "../../src/worker/isolation/trusted-binaries.js";
 
 /** What the runner needs of the controller app (src/app/http-server.ts). */
 export interface ControllerServer {
@@ -95,7 +95,7 @@ export async function findMissingParts(
     }
     if (!existsSync(join(actionDir, main))) {
       missing.push(
-        `the worker bundle: ${join(actionDir, main)} does not exist${existsSync(join(PACKAGE_ROOT, "src", "worker", "run.ts")) ? " (build it with `npm run bundle`)" : " (src/worker/run.ts is not written yet)"}`,
+        `the worker bundle: ${join(actionDir, main)} does not exist${existsSync(join(PACKAGE_ROOT, "src", "worker", "worker-entry.ts")) ? " (build it with `npm run bundle`)" : " (src/worker/worker-entry.ts is not written yet)"}`,
       );
     }
   }

@@ -2,7 +2,7 @@
  * Progress lines told from what happens during a scenario run: the Actions stand-in's events (worker runs and
  * their output, CI) and the store's (pull requests, reviews, Autopilot's comments, the tracking issue).
  */
-import { parseWorkerResult } from "../../src/core/worker-result.js";
+import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import { isControllerRun } from "./controllers/controller-mode.js";
 import type { ActionsEvent } from "../emulator/actions/actions.js";
 import type { SandboxStore, StoreEvent } from "../emulator/store.js";

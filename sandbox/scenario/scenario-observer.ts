@@ -3,9 +3,9 @@
  * issue, the iterations the worker results counted and the checks on a commit. Used while the run plays (the
  * timeline's conditions, progress lines) and for the report at the end.
  */
-import type { TaskLabelNames } from "../../src/core/task.js";
+import type { TaskLabelNames } from "../../src/core/tasks/task.js";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { parseWorkerResult } from "../../src/core/worker-result.js";
+import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import type { Issue, SandboxStore } from "../emulator/store.js";
 import type { ReportState } from "./scenario-fields.js";
 import { issueOfPrMarker, prMarker, taskBranchName } from "../../src/core/contract.js";

@@ -250,7 +250,7 @@ export class ScenarioRun {
         AUTOPILOT_PRIVATE_KEY: sandbox.app.privateKey,
       },
       jobTimeoutMs: scenario.limits.jobTimeoutSeconds * 1000,
-      // The demo agent keeps its per-issue state beside its script (src/worker/agent-user.ts reads the variable).
+      // The demo agent keeps its per-issue state beside its script (src/worker/isolation/agent-user.ts reads the variable).
       runnerEnv: { AUTOPILOT_AGENT_SHARED_DIRS: agentDir },
       workDir: join(this.tempDir, "actions"),
       keepWorkspaces: options.keepWorkspaces ?? false,

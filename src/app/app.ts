@@ -2,19 +2,23 @@
  * The Probot app. Handlers only schedule `reconcile(repo)` for the event's repository (docs/CONTROLLER.md): webhooks
  * are hints, the reconcile decides. Events caused by Autopilot's own bot reconcile too (that is how the state
  * catches up with its own writes); they never start work by themselves because decide only acts on what the
- * world shows, and bot comments are never commands (src/github/snapshot.ts leaves them out of `comments`).
+ * world shows, and bot comments are never commands (src/github/snapshot/snapshot.ts leaves them out of `comments`).
  *
  * A periodic tick reconciles every repository of every installation (listed through the App, cached), so time
  * based decisions — timeouts, retries after a backoff, stalled runs — happen without any event. A reconcile that
  * ends with the repository's writes paused for GitHub's secondary rate limit and writes held
- * (src/github/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
+ * (src/github/transport/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
  * which carries them out without waiting for the next event or tick.
  */
 import type { ApplicationFunction, Context, Probot } from "probot";
-import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
-import { silentLog, repoKey } from "../github/client.js";
-import { appBotLogin, listInstallationIds, listInstallationRepos } from "../github/app-installations.js";
-import { circuitFor } from "../github/circuit.js";
+import type { GatewayLog, OctokitSurface, RepoRef } from "../github/transport/octokit-surface.js";
+import { silentLog, repoKey } from "../github/transport/octokit-surface.js";
+import {
+  appBotLogin,
+  listInstallationIds,
+  listInstallationRepos,
+} from "../github/setup/app-installations.js";
+import { circuitFor } from "../github/transport/circuit.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,
@@ -98,7 +102,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     return botLogin ?? undefined;
   }
 
-  function schedule(octokit: GitHubClient, repo: RepoRef, reason: string): Promise<void> {
+  function schedule(octokit: OctokitSurface, repo: RepoRef, reason: string): Promise<void> {
     return scheduler.request(repoKey(repo), async () => {
       const login = await resolveBotLogin();
       try {
@@ -120,7 +124,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   }
 
   /** Schedules a reconcile for when the repository's write pause ends, if it holds writes (once per pause). */
-  function resumeAfterWritePause(octokit: GitHubClient, repo: RepoRef): void {
+  function resumeAfterWritePause(octokit: OctokitSurface, repo: RepoRef): void {
     const key = repoKey(repo);
     const circuit = circuitFor(options.baseUrl ?? "https://api.github.com");
     const pause = circuit.writePause(key);
@@ -161,7 +165,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     const runs: Promise<void>[] = [];
     for (const installation of list) {
       if (installation.repos.length === 0) continue;
-      let octokit: GitHubClient;
+      let octokit: OctokitSurface;
       try {
         octokit = await probot.auth(installation.installationId);
       } catch (error) {

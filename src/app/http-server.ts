@@ -7,9 +7,9 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import { keepGraphsBetweenBuilds } from "../core/graph.js";
-import type { GatewayLog } from "../github/client.js";
-import { rateLimitHandlers, retryOptions, writePacing } from "../github/octokit.js";
+import { keepGraphsBetweenBuilds } from "../core/tasks/graph.js";
+import type { GatewayLog } from "../github/transport/octokit-surface.js";
+import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
@@ -66,7 +66,7 @@ function isWebhookPath(url: string | undefined): boolean {
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
-  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/graph.ts).
+  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/tasks/graph.ts).
   keepGraphsBetweenBuilds(true);
   const retry = options.retry ?? true;
   const throttle = options.throttle ?? true;

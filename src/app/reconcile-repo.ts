@@ -24,20 +24,26 @@ import { commentProcessedRule } from "../core/contract.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import type { WorldSnapshot } from "../core/world.js";
-import { circuitFor, type GitHubCircuit } from "../github/circuit.js";
-import { LIMIT_WAIT_GRACE_MS, type LimitWait, recentLimitWait } from "../github/limit-waits.js";
-import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "../github/client.js";
-import { type RequestCounts, totalOf } from "../github/counter.js";
+import { circuitFor, type GitHubCircuit } from "../github/transport/circuit.js";
+import { LIMIT_WAIT_GRACE_MS, type LimitWait, recentLimitWait } from "../github/transport/limit-waits.js";
+import {
+  type GatewayLog,
+  type OctokitSurface,
+  type RepoRef,
+  repoKey,
+  silentLog,
+} from "../github/transport/octokit-surface.js";
+import { type RequestCounts, totalOf } from "../github/transport/counter.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
-import { type SnapshotSettings, snapshotSettings } from "../github/snapshot.js";
-import type { SnapshotFacts } from "../github/snapshot-context.js";
+import { type SnapshotSettings, snapshotSettings } from "../github/snapshot/snapshot.js";
+import type { SnapshotFacts } from "../github/snapshot/snapshot-context.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
 
 export interface ReconcileOptions {
-  octokit: GitHubClient;
+  octokit: OctokitSurface;
   repo: RepoRef;
   log?: GatewayLog;
   now?: () => Date;
@@ -120,8 +126,8 @@ function circuitOf(options: ReconcileOptions): GitHubCircuit {
 
 /**
  * The secondary-limit wait the dashboard shows (while it lasts and a minute after): the host's latest, noted by
- * the rate-limit handler (src/github/limit-waits.ts), joined with this repository's write pause, which may be
- * longer (src/github/circuit.ts `pauseWrites`).
+ * the rate-limit handler (src/github/transport/limit-waits.ts), joined with this repository's write pause, which may be
+ * longer (src/github/transport/circuit.ts `pauseWrites`).
  */
 function limitWaitFor(options: ReconcileOptions, nowMs: number): LimitWait | null {
   const host = recentLimitWait(options.baseUrl, nowMs);

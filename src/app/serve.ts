@@ -7,7 +7,7 @@
  * LOG_LEVEL (Probot's own log level, default warn).
  */
 import { readFile } from "node:fs/promises";
-import type { GatewayLog } from "../github/client.js";
+import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
 
 export interface ServeOptions {

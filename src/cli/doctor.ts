@@ -1,5 +1,5 @@
 /**
- * `autopilot doctor --repo OWNER/NAME [--json]`: reads a repository's setup (src/github/setup-facts.ts),
+ * `autopilot doctor --repo OWNER/NAME [--json]`: reads a repository's setup (src/github/setup/setup-facts.ts),
  * judges it (src/core/doctor-checks.ts) and prints ✓/✗ with the fix for each check. Exit 0 only when none fails.
  * With APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH) it also checks the App's installation and reads the rest
  * with an installation token, as Autopilot itself would; otherwise with GITHUB_TOKEN or `gh auth token`.
@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { agentBranchSecretFindings, agentBranchSecretsCheck } from "../core/agent-branch-secrets.js";
+import { agentBranchSecretFindings, agentBranchSecretsCheck } from "../core/gates/agent-branch-secrets.js";
 import { DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
 import {
   type AppRequirements,
@@ -16,7 +16,7 @@ import {
   runDoctorChecks,
   type SetupFacts,
 } from "../core/doctor-checks.js";
-import { readSetupFacts } from "../github/setup-facts.js";
+import { readSetupFacts } from "../github/setup/setup-facts.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { readWorkflows } from "./workflow-reading.js";
 import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
@@ -43,7 +43,7 @@ function privateKey(env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-/** Which workflow jobs hand a secret to the agent's code (src/core/agent-branch-secrets.ts). */
+/** Which workflow jobs hand a secret to the agent's code (src/core/gates/agent-branch-secrets.ts). */
 async function agentBranchCheck(facts: SetupFacts) {
   const parsed = parseConfig(facts.configText);
   const prefix = (parsed.ok ? parsed.config : DEFAULT_CONFIG).branchPrefix;

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { describeAgentBranchFindings } from "../core/agent-branch-secrets.js";
+import { describeAgentBranchFindings } from "../core/gates/agent-branch-secrets.js";
 import { DEFAULT_CONFIG } from "../core/config/index.js";
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES } from "../core/presets/index.js";
 import {
@@ -17,10 +17,10 @@ import {
   planFiles,
   remainingSteps,
 } from "../core/setup-files.js";
-import { ensureLabels } from "../github/setup-labels.js";
+import { ensureLabels } from "../github/setup/setup-labels.js";
 import { PACKAGE_ROOT } from "./package-root.js";
-import { detectQualityCommands } from "../worker/quality.js";
-import { detectSetupCommands } from "../worker/setup-commands.js";
+import { detectQualityCommands } from "../worker/processes/quality.js";
+import { detectSetupCommands } from "../worker/processes/setup-commands.js";
 import {
   apiUrl,
   cliCommand,

@@ -124,8 +124,8 @@ async function status(io: CliIo, options: { report?: string; repo?: string }): P
     io.err(`--repo expects OWNER/NAME, got "${options.repo}"`);
     return EXIT.usage;
   }
-  const { createOctokit } = await import("../github/octokit.js");
-  const { listOpenIssues } = await import("../github/open-issues.js");
+  const { createOctokit } = await import("../github/transport/octokit.js");
+  const { listOpenIssues } = await import("../github/setup/open-issues.js");
   const { TRACKING_MARKER } = await import("../core/dashboard/index.js");
   const octokit = createOctokit({ auth: token, baseUrl: apiUrl(io.env) });
   const issues = await listOpenIssues(octokit, owner, repo);

@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { type AppConversion, convertManifestCode } from "../github/app-manifest.js";
+import { type AppConversion, convertManifestCode } from "../github/setup/app-manifest.js";
 import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, keySecretCommand, type SetupIo, webUrl } from "./setup-context.js";
 

@@ -1,7 +1,7 @@
 /**
  * Reads a repository's workflow files with GitHub's own parser (`@actions/workflow-parser`, the parser behind
  * GitHub's workflow editor support) and its expression language (`@actions/expressions`) into what
- * src/core/agent-branch-secrets.ts judges: each job's secrets, environment, and whether its `if:` lets it run
+ * src/core/gates/agent-branch-secrets.ts judges: each job's secrets, environment, and whether its `if:` lets it run
  * on a task branch.
  */
 import { execFileSync } from "node:child_process";
@@ -43,7 +43,7 @@ import {
   type JobReading,
   type RefFilters,
   type WorkflowReading,
-} from "../core/agent-branch-secrets.js";
+} from "../core/gates/agent-branch-secrets.js";
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
 

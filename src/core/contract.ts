@@ -1,10 +1,10 @@
 /**
  * The names and hidden markers the controller, the worker and GitHub agree on (docs/ARCHITECTURE.md,
  * "Worker ↔ controller"). Each is built and read here only, so the writer and every reader cannot drift apart.
- * The worker-result marker's schema and its render/parse live in src/core/worker-result.ts.
+ * The worker-result marker's schema and its render/parse live in src/core/tasks/worker-result.ts.
  */
 
-import type { WorkerResult } from "./worker-result.js";
+import type { WorkerResult } from "./tasks/worker-result.js";
 
 /** The task branch of an issue: `<branchPrefix>issue-N`. */
 export function taskBranchName(branchPrefix: string, issue: number): string {
@@ -20,7 +20,7 @@ export function issueOfTaskBranch(branchPrefix: string, ref: string): number | n
 
 /**
  * The git ref that is the dispatch lock of one task attempt. Creating a ref is atomic, so exactly one
- * controller that tries to create it dispatches the attempt (src/github/executor.ts).
+ * controller that tries to create it dispatches the attempt (src/github/execution/executor.ts).
  */
 export function dispatchLockRef(issue: number, attempt: number): string {
   return `${DISPATCH_LOCK_PREFIX}issue-${issue}-attempt-${attempt}`;
@@ -68,7 +68,7 @@ export function issueOfPrMarker(body: string): number | null {
 }
 
 /**
- * The PR body marker with the human-gate rules that fired (src/core/gates.ts reads it). Escaping `<` and `>`
+ * The PR body marker with the human-gate rules that fired (src/core/gates/gates.ts reads it). Escaping `<` and `>`
  * keeps the JSON from closing the comment early.
  */
 export function humanGateMarker(humanGate: WorkerResult["humanGate"]): string {
@@ -76,7 +76,7 @@ export function humanGateMarker(humanGate: WorkerResult["humanGate"]): string {
   return `<!-- autopilot:human-gate ${json} -->`;
 }
 
-/** The text every worker-result marker carries (src/core/worker-result.ts renders and parses the marker). */
+/** The text every worker-result marker carries (src/core/tasks/worker-result.ts renders and parses the marker). */
 export const WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
 
 /** Whether a comment body carries a worker-result marker (a valid one or not). */

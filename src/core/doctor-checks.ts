@@ -1,5 +1,5 @@
 /**
- * `autopilot doctor`'s judgement, pure: from the facts read off a repository (src/github/setup-facts.ts),
+ * `autopilot doctor`'s judgement, pure: from the facts read off a repository (src/github/setup/setup-facts.ts),
  * which checks pass, and for each one that does not, the exact fix. A check whose facts could not be read
  * (for example the App's installation without the App's credentials) is skipped, and says how to run it.
  */
@@ -430,7 +430,7 @@ function checkMergeQueue(facts: SetupFacts, config: AutopilotConfig): DoctorChec
   if (!config.merge.auto)
     return pass("merge-queue", title, "a merge queue, and merge.auto is false: people merge");
   // GitHub refuses the merge API there; Autopilot then adds the approved head to the queue itself
-  // (src/github/merge-mechanisms.ts), and the queue merges it once its required checks pass on the merge group.
+  // (src/github/execution/merge-mechanisms.ts), and the queue merges it once its required checks pass on the merge group.
   return pass(
     "merge-queue",
     title,

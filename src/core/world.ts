@@ -2,9 +2,9 @@
  * The world as one reconcile sees it: plain data gathered by src/github in as few requests as possible,
  * consumed by the pure decisions in src/core. Everything here is derived from GitHub; nothing is invented.
  */
-import type { PullDiff } from "./diff-gate.js";
-import type { WorkerResult } from "./worker-result.js";
-import type { TextEdit } from "./task-text.js";
+import type { PullDiff } from "./gates/diff-gate.js";
+import type { WorkerResult } from "./tasks/worker-result.js";
+import type { TextEdit } from "./tasks/task-text.js";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
@@ -23,11 +23,11 @@ export interface IssueNode {
   readyLabeledBy?: string | null;
   /** When the ready label was applied most recently (its labeled event), when known. */
   readyLabeledAt?: string | null;
-  /** Recent edits of the title and body with who made them (see src/core/task-text.ts). */
+  /** Recent edits of the title and body with who made them (see src/core/tasks/task-text.ts). */
   edits?: TextEdit[];
   /**
    * Status labels other than ready that Autopilot did not set itself (by the labeled event's actor id): they
-   * do not count (see src/core/authorship.ts).
+   * do not count (see src/core/tasks/authorship.ts).
    */
   foreignLabels?: { label: string; by: string | null }[];
   /** Native sub-issue parent. */
@@ -84,7 +84,7 @@ export interface PullNode {
   reviews: ReviewNode[];
   /** Inline and general review comments, newest last, for the next worker's prompt. */
   reviewComments?: { author: string | null; body: string; path?: string | null; createdAt: string }[];
-  /** Who opened it and from where (src/core/pull-trust.ts): only Autopilot's own, from this repository, count. */
+  /** Who opened it and from where (src/core/gates/pull-trust.ts): only Autopilot's own, from this repository, count. */
   isCrossRepository?: boolean;
   /** Base branch SHA when the snapshot was taken (the diff is read from it to the head SHA). */
   baseSha?: string | null;
@@ -93,7 +93,7 @@ export interface PullNode {
   author?: string | null;
   /** Account id (databaseId) of the author: compared with the bot's, never the login. */
   authorId?: number | null;
-  /** Autopilot's comment explaining GitHub's last refusal to merge (src/core/merge-refusal.ts), if any. */
+  /** Autopilot's comment explaining GitHub's last refusal to merge (src/core/gates/merge-refusal.ts), if any. */
   mergeRefusal?: {
     commentId: number;
     sha: string;
@@ -114,7 +114,7 @@ export interface PullNode {
 
 /**
  * GitHub's own ways to merge that Autopilot hands a gated head to when the immediate merge is refused
- * (src/core/merge-refusal.ts): auto-merge, the merge queue, bringing the branch up to date.
+ * (src/core/gates/merge-refusal.ts): auto-merge, the merge queue, bringing the branch up to date.
  */
 export type MergeMechanism = "auto-merge" | "queue" | "update-branch";
 
@@ -187,7 +187,7 @@ export interface WorldSnapshot {
   dispatchLocksComplete?: boolean;
   /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
   botId?: number | null;
-  /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/diff-gate.ts). */
+  /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/gates/diff-gate.ts). */
   pullDiffs?: PullDiff[];
 }
 

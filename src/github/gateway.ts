@@ -3,25 +3,31 @@
  * snapshot, request counts and operation budget); the circuit breaker and the per-repository memory outlive
  * it and are shared by every gateway in the process.
  *
- * - `snapshot()` observes the world (src/github/snapshot.ts).
+ * - `snapshot()` observes the world (src/github/snapshot/snapshot.ts).
  * - `execute(effects)` acts: in order, idempotently, dry-run aware, within a per-run operation budget, with
  *   writes held back by an open circuit queued and replayed (before newer effects) once it closes; a write
- *   refused by a secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): it
+ *   refused by a secondary rate limit pauses the repository's writes (src/github/transport/circuit.ts `pauseWrites`): it
  *   and every later write of the reconcile are queued the same way, without a request, and replayed by the
  *   first reconcile after the pause.
  * - `requests()` tells what the reconcile cost, per endpoint.
  */
-import { readConfigAt } from "./config-at-commit.js";
+import { readConfigAt } from "./snapshot/config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
-import { deleteRefsTogether, isRefDeletion } from "./ref-deletions.js";
-import { isLabelEffect, moveLabelsTogether } from "./label-batch.js";
+import { deleteRefsTogether, isRefDeletion } from "./execution/ref-deletions.js";
+import { isLabelEffect, moveLabelsTogether } from "./execution/label-batch.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
-import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./circuit.js";
-import { type GatewayLog, type GitHubClient, type RepoRef, repoKey, silentLog } from "./client.js";
-import { conditionalReadCache, sendReadsConditionally } from "./conditional-reads.js";
-import { countRequests, type RequestCounter, type RequestCounts } from "./counter.js";
+import { circuitFor, type GitHubCircuit, type QueuedWrite } from "./transport/circuit.js";
+import {
+  type GatewayLog,
+  type OctokitSurface,
+  type RepoRef,
+  repoKey,
+  silentLog,
+} from "./transport/octokit-surface.js";
+import { conditionalReadCache, sendReadsConditionally } from "./transport/conditional-reads.js";
+import { countRequests, type RequestCounter, type RequestCounts } from "./transport/counter.js";
 import {
   CircuitOpenError,
   classifyFailure,
@@ -29,7 +35,7 @@ import {
   isCircuitOpen,
   isOutage,
   retryAfterOf,
-} from "./errors.js";
+} from "./transport/errors.js";
 import {
   alreadyDone,
   type EffectOutcome,
@@ -39,7 +45,7 @@ import {
   isBudgetExempt,
   labelBatchOf,
   recordLabels,
-} from "./executor.js";
+} from "./execution/executor.js";
 import {
   loginOf,
   newRepoMemory,
@@ -49,12 +55,12 @@ import {
   type SnapshotRequest,
   type SnapshotSettings,
   takeSnapshot,
-} from "./snapshot.js";
+} from "./snapshot/snapshot.js";
 
 export const DEFAULT_OPERATION_BUDGET = 100;
 
 export interface GatewayOptions {
-  client: GitHubClient;
+  client: OctokitSurface;
   repo: RepoRef;
   /** Login of Autopilot's bot (`<app-slug>[bot]`, or `github-actions[bot]` inside Actions). */
   botLogin: string;
@@ -114,7 +120,7 @@ export class Gateway {
   /** Settable after the snapshot: the config file may ask for a dry run. */
   dryRun: boolean;
   readonly operationBudget: number;
-  private readonly client: GitHubClient;
+  private readonly client: OctokitSurface;
   private readonly log: GatewayLog;
   private readonly botLogin: string;
   private readonly counter: RequestCounter;
@@ -346,7 +352,7 @@ export class Gateway {
   }
 
   /**
-   * The ref deletions among `effects` in one request (src/github/ref-deletions.ts), under the same rules as
+   * The ref deletions among `effects` in one request (src/github/execution/ref-deletions.ts), under the same rules as
    * `runOne`: not in a dry run, within the operation budget (it counts as one operation), with the breaker
    * closed. Whatever it does not carry out goes through `runOne` as usual.
    */
@@ -369,7 +375,7 @@ export class Gateway {
   }
 
   /**
-   * The label changes among `effects` in one request (src/github/label-batch.ts), under the same rules as
+   * The label changes among `effects` in one request (src/github/execution/label-batch.ts), under the same rules as
    * `runOne` (it counts as one operation); the labels it wrote are recorded as `setLabels` records them.
    */
   private async labelTogether(ctx: ExecContext, effects: Effect[]): Promise<Map<Effect, EffectOutcome>> {
@@ -417,7 +423,7 @@ export class Gateway {
     this.log.info(`could not ${what} in one request (${describeError(error)}); one by one instead`);
   }
 
-  /** A secondary rate limit pauses the repository's writes (src/github/circuit.ts `pauseWrites`): true then. */
+  /** A secondary rate limit pauses the repository's writes (src/github/transport/circuit.ts `pauseWrites`): true then. */
   private pausedBy(error: unknown): boolean {
     if (classifyFailure(error) !== "secondary-rate-limit") return false;
     const key = repoKey(this.repo);

@@ -1,7 +1,7 @@
 /** Whose repository permission a reconcile needs, and looking it up (cached per repository for a while). */
 import type { CommentNode, Permission, WorldSnapshot } from "../core/world.js";
-import { statusOf } from "./errors.js";
-import { PERMISSION_CACHE_MS, type SnapshotContext } from "./snapshot-context.js";
+import { statusOf } from "./transport/errors.js";
+import { PERMISSION_CACHE_MS, type SnapshotContext } from "./snapshot/snapshot-context.js";
 
 /**
  * Logins whose permission a decision may need: authors of command comments, whoever applied the ready label,
@@ -36,7 +36,7 @@ export function relevantLogins(
   }
   for (const i of world.issues)
     if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
-  // Edits of a task's text count only from writers (see src/core/task-text.ts).
+  // Edits of a task's text count only from writers (see src/core/tasks/task-text.ts).
   for (const i of world.issues) {
     if (i.state !== "open") continue;
     for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);

@@ -1,6 +1,6 @@
 /**
  * What the controller reads to verify a task's pull request itself (the decisions are in
- * src/core/pull-trust.ts and src/core/diff-gate.ts):
+ * src/core/gates/pull-trust.ts and src/core/gates/diff-gate.ts):
  *
  * - for each task PR in review whose head SHA it has not read yet (the dashboard state keeps the verdict per
  *   head, so an idle reconcile reads nothing): the diff and the file modes at that exact head SHA.
@@ -18,11 +18,11 @@
  * script, or reaches one through `npm run`, needs the parsed file, which a patch does not show.
  */
 import { parseDashboard } from "../core/dashboard/index.js";
-import type { DiffFile, PullDiff } from "../core/diff-gate.js";
-import { trustedOpenPulls } from "../core/pull-trust.js";
+import type { DiffFile, PullDiff } from "../core/gates/diff-gate.js";
+import { trustedOpenPulls } from "../core/gates/pull-trust.js";
 import type { WorldSnapshot } from "../core/world.js";
-import type { GitHubClient, RepoRef } from "./client.js";
-import { statusOf } from "./errors.js";
+import type { OctokitSurface, RepoRef } from "./transport/octokit-surface.js";
+import { statusOf } from "./transport/errors.js";
 
 /** The compare endpoint's documented cap on listed files. */
 export const COMPARE_MAX_FILES = 300;
@@ -32,7 +32,7 @@ export const MAX_MANIFESTS_PER_DIFF = 20;
 export const MAX_DIFFS_PER_RECONCILE = 10;
 
 export interface VerificationContext {
-  client: GitHubClient;
+  client: OctokitSurface;
   repo: RepoRef;
   read: <T>(call: () => Promise<T>) => Promise<T>;
 }
@@ -110,7 +110,7 @@ async function readPullDiff(
           recursive: "1",
         }),
       );
-      // A truncated listing leaves some modes unknown: those files count as fired (src/core/diff-gate.ts).
+      // A truncated listing leaves some modes unknown: those files count as fired (src/core/gates/diff-gate.ts).
       const modes = new Map<string, string>();
       for (const entry of (tree.data as { tree?: TreeEntry[] }).tree ?? []) {
         if (entry.path && entry.mode) modes.set(entry.path, entry.mode);
@@ -145,7 +145,7 @@ async function readManifests(
           : await readText(ctx, file.previousFilename ?? file.filename, mergeBase);
       file.manifest = { before, after };
     } catch {
-      // Left unread: the rule that needs it fires instead (src/core/supply-chain-gate.ts).
+      // Left unread: the rule that needs it fires instead (src/core/gates/supply-chain-gate.ts).
     }
   }
 }

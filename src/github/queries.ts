@@ -276,7 +276,7 @@ ${CLOSED_ISSUE_FIELDS}
 
 /**
  * Comments the snapshot's `comments(last: …)` did not reach: older comments of one issue, a page of 100 at a
- * time walking back (src/github/buried-comments.ts), and comments by node id (a task's result comment, its id
+ * time walking back (src/github/snapshot/buried-comments.ts), and comments by node id (a task's result comment, its id
  * kept in the dashboard state).
  */
 export const OLDER_COMMENTS_QUERY = `
@@ -306,7 +306,7 @@ mutation AutopilotPinIssue($issueId: ID!) {
   pinIssue(input: { issueId: $issueId }) { issue { number isPinned } }
 }`;
 
-/** A label transition in one request: add, then remove (src/github/executor.ts, `moveLabelsInOneRequest`). */
+/** A label transition in one request: add, then remove (src/github/execution/executor.ts, `moveLabelsInOneRequest`). */
 export const MOVE_LABELS_MUTATION = `
 mutation AutopilotMoveLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
   added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
@@ -319,7 +319,7 @@ query AutopilotIssueNodeId($owner: String!, $name: String!, $number: Int!) {
 }`;
 
 /**
- * GitHub's own merge mechanisms (src/github/merge-mechanisms.ts), each pinned to the head Autopilot's gates
+ * GitHub's own merge mechanisms (src/github/execution/merge-mechanisms.ts), each pinned to the head Autopilot's gates
  * approved by `expectedHeadOid`, and their withdrawal when that head is no longer the one to merge.
  */
 export const ENABLE_AUTO_MERGE_MUTATION = `

@@ -1,5 +1,5 @@
 /**
- * The worker's GraphQL documents (src/github/worker-client.ts). Each asks GitHub's schema only for fields its
+ * The worker's GraphQL documents (src/github/worker-github.ts). Each asks GitHub's schema only for fields its
  * reference documents (https://docs.github.com/en/graphql/reference/objects#repository for `issue`, `label`
  * and `pullRequests`; #issue for `comments` and `labels`; #issuecomment; #pullrequest), and costs one point
  * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api: three

@@ -5,35 +5,35 @@
  * the agent process, the quality commands, GitHub, the clock, sleeping) is passed in, so the whole loop runs
  * against fakes in tests.
  */
-import { workflowPushRefusal } from "../core/workflow-push-refusal.js";
-import { classifyAgentOutput, withDefaultReset } from "../core/classify.js";
+import { workflowPushRefusal } from "../core/gates/workflow-push-refusal.js";
+import { classifyAgentOutput, withDefaultReset } from "../core/agent/classify.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
-import { matchHumanGate } from "../core/human-gate.js";
-import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/prompt.js";
-import { parseSignal, type Signal } from "../core/signals.js";
-import { decideAgentExit } from "../core/agent-exit.js";
+import { matchHumanGate } from "../core/gates/human-gate.js";
+import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/agent/prompt.js";
+import { parseSignal, type Signal } from "../core/agent/signals.js";
+import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
   decideAfterIteration,
   decideRateLimit,
   type IterationDecision,
   type QualityOutcome,
-} from "../core/iteration.js";
-import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/worker-result.js";
-import type { WorkerComment, WorkerIssue } from "../github/worker-client.js";
-import { priceRun } from "./agent-cost.js";
-import type { AgentRunResult } from "./agent-iteration.js";
-import { decideClaim } from "./claim.js";
-import { readProgress, writeProgressClaim } from "./progress-claim.js";
-import { taskTextRefusal } from "./task-text-check.js";
-import type { BranchSetup } from "./private-git.js";
-import type { QualityCommandResult } from "./quality.js";
-import { renderProgressComment, renderPullBody, renderSignalComment } from "./report.js";
-import { authFailureText, quotaFailureText, spawnFailureText } from "./agent-failure-text.js";
-import { describeSignal, toIterationSignal } from "./iteration-signal.js";
-import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./progress-notes.js";
-import { taskBudgetExceeded, taskBudgetNote } from "./task-budget.js";
-import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./task-feedback.js";
+} from "../core/agent/iteration.js";
+import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/tasks/worker-result.js";
+import type { WorkerComment, WorkerIssue } from "../github/worker-github.js";
+import { priceRun } from "./iterations/agent-cost.js";
+import type { AgentRunResult } from "./iterations/agent-iteration.js";
+import { decideClaim } from "./progress/claim.js";
+import { readProgress, writeProgressClaim } from "./progress/progress-claim.js";
+import { taskTextRefusal } from "./progress/task-text-check.js";
+import type { BranchSetup } from "./checkout/private-git.js";
+import type { QualityCommandResult } from "./processes/quality.js";
+import { renderProgressComment, renderPullBody, renderSignalComment } from "./progress/report.js";
+import { authFailureText, quotaFailureText, spawnFailureText } from "./iterations/agent-failure-text.js";
+import { describeSignal, toIterationSignal } from "./iterations/iteration-signal.js";
+import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./iterations/progress-notes.js";
+import { taskBudgetExceeded, taskBudgetNote } from "./iterations/task-budget.js";
+import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./iterations/task-feedback.js";
 import {
   SCRATCH_EXCLUDES,
   type WorkerDeps,
@@ -41,7 +41,7 @@ import {
   type WorkerLog,
   type WorkerRun,
 } from "./worker-deps.js";
-import { sessionWantsStop } from "./session-status.js";
+import { sessionWantsStop } from "./progress/session-status.js";
 
 export { PROGRESS_NOTES_PATH };
 
@@ -85,7 +85,7 @@ class CancelledError extends Error {
 export type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
 
 /**
- * A worker that may not start (no configuration it may run under, src/worker/worker-config.ts): it claims the
+ * A worker that may not start (no configuration it may run under, src/worker/settings/worker-config.ts): it claims the
  * attempt and ends with `config_refused` and the reason, before any git, agent or quality command. The result
  * is written (not a silent exit) so the controller sees a refusal, not a crash counted against the task. The
  * defaults only shape the report here (the claim's staleness, the branch name shown); nothing runs under them.
@@ -534,7 +534,7 @@ class WorkerLoop {
     );
   }
 
-  /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
+  /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
   private async checkAgentExit(
     run: AgentRunResult,
     signal: Signal,
@@ -591,7 +591,7 @@ class WorkerLoop {
     return { outcome, text };
   }
 
-  /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
+  /** The completion matrix (src/core/agent/iteration.ts) on this iteration; its warnings are logged. */
   private decide(
     iteration: number,
     signal: Signal,

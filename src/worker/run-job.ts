@@ -1,9 +1,9 @@
 /**
- * The worker's job once its inputs are read (run-action.ts): the GitHub client, the configuration, the agent's OS
+ * The worker's job once its inputs are read (worker-action.ts): the GitHub client, the configuration, the agent's OS
  * user and the boundary between the worker and the agent (agent-user.ts, boundary.ts) set up before any agent
  * runs, the real dependencies wired (git, the agent process, the quality commands), the job run (job.ts), and the
  * report — outputs, the job summary, and `core.setFailed` when the job itself should show red. Every log line
- * goes through log-text.ts. run-action.ts loads this file only after the inputs are read and the secrets masked,
+ * goes through log-text.ts. worker-action.ts loads this file only after the inputs are read and the secrets masked,
  * so the action's first line is not held up by code it does not need yet.
  */
 import { mkdtemp, readFile } from "node:fs/promises";
@@ -12,21 +12,21 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import * as core from "@actions/core";
 import { type AutopilotConfig, CONFIG_PATH } from "../core/config/index.js";
-import { readConfigAt } from "../github/config-at-commit.js";
-import { createOctokit } from "../github/octokit.js";
-import { weakerIsolationText } from "../core/worker-result.js";
-import { createWorkerGitHubClient } from "../github/worker-client.js";
-import { describeEgress, networkEnforced, startAgentEgress } from "./agent-egress.js";
-import { setupAgentUser } from "./agent-user.js";
-import { type Boundary, createIsolatedParts } from "./boundary.js";
-import { commitAuthor } from "./commit-author.js";
-import { applyWorkerOverrides } from "./config-input.js";
-import { InputError, type WorkerInput } from "./inputs.js";
+import { readConfigAt } from "../github/snapshot/config-at-commit.js";
+import { createOctokit } from "../github/transport/octokit.js";
+import { weakerIsolationText } from "../core/tasks/worker-result.js";
+import { createWorkerGitHub } from "../github/worker-github.js";
+import { describeEgress, networkEnforced, startAgentEgress } from "./network/agent-egress.js";
+import { setupAgentUser } from "./isolation/agent-user.js";
+import { type Boundary, createIsolatedParts } from "./isolation/boundary.js";
+import { commitAuthor } from "./checkout/commit-author.js";
+import { applyWorkerOverrides } from "./settings/config-input.js";
+import { InputError, type WorkerInput } from "./settings/inputs.js";
 import { safeLogText } from "./log-text.js";
 import { refuseToStart, runWorker } from "./job.js";
-import { chooseWorkerConfig } from "./worker-config.js";
+import { chooseWorkerConfig } from "./settings/worker-config.js";
 import type { WorkerLog, WorkerRun } from "./worker-deps.js";
-import { summaryRows } from "./report.js";
+import { summaryRows } from "./progress/report.js";
 
 /** Outcomes after which the job itself fails (red): something a person must look at, not a task state. */
 const FAILING_OUTCOMES = new Set(["failed", "auth", "quota"]);
@@ -100,7 +100,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     // Octokit logs every request (a 404 the worker expects included) at info/error: keep that for debugging.
     log: { debug: core.debug, info: core.debug, warn: core.warning, error: core.debug },
   });
-  const github = createWorkerGitHubClient(octokit, { owner, repo });
+  const github = createWorkerGitHub(octokit, { owner, repo });
   const defaultBranch = (await defaultBranchFromEvent(env)) ?? (await github.getDefaultBranch());
   const runUrl =
     env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID

@@ -2,11 +2,11 @@
  * What the worker's loop (src/worker/job.ts) is given and gives back: its inputs, the git, agent, quality,
  * GitHub, clock and log dependencies (all passed in, so the loop runs against fakes in tests), and its run.
  */
-import type { WorkerResult } from "../core/worker-result.js";
-import type { WorkerGitHub } from "../github/worker-client.js";
-import type { AgentRunner } from "./agent-iteration.js";
-import type { BranchSetup, WorkState } from "./private-git.js";
-import type { QualityCommandResult } from "./quality.js";
+import type { WorkerResult } from "../core/tasks/worker-result.js";
+import type { WorkerGitHub } from "../github/worker-github.js";
+import type { AgentRunner } from "./iterations/agent-iteration.js";
+import type { BranchSetup, WorkState } from "./checkout/private-git.js";
+import type { QualityCommandResult } from "./processes/quality.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
@@ -27,7 +27,7 @@ export interface WorkerInputs {
   taskDigest?: string | null;
 }
 
-/** The git operations the loop needs (src/worker/private-git.ts implements them). */
+/** The git operations the loop needs (src/worker/checkout/private-git.ts implements them). */
 export interface WorkerGit {
   prepare(): Promise<string[]>;
   addExcludes(patterns: string[]): Promise<void>;
@@ -84,7 +84,7 @@ export interface WorkerDeps {
    * token's own account the claim's query read).
    */
   afterClaim?: () => Promise<void>;
-  /** The agent's network (src/worker/agent-egress.ts): what its proxy refused, and what the result says of it. */
+  /** The agent's network (src/worker/network/agent-egress.ts): what its proxy refused, and what the result says of it. */
   network?: {
     /** Set when the network is not the enforced firewall (`network: open`, or no network namespace). */
     access: string | null;

@@ -7,10 +7,10 @@ import {
   renderStateBlock,
   TRACKING_MARKER,
 } from "../../src/core/dashboard/index.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import { totalOf } from "../../src/github/counter.js";
+import { GitHubCircuit } from "../../src/github/transport/circuit.js";
+import { totalOf } from "../../src/github/transport/counter.js";
 import { resetMemories } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import {
   API,

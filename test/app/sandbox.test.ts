@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { resetCircuits } from "../../src/github/circuit.js";
+import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 

@@ -8,9 +8,9 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GITHUB_ACTIONS_BOT, reconcile } from "../../src/app/reconcile-repo.js";
 import { emptyState, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
+import { GitHubCircuit } from "../../src/github/transport/circuit.js";
 import { resetMemories } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 import {
   API,
   BOT,

@@ -8,8 +8,8 @@ import nock from "nock";
 import { afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import type { ReconcileOptions } from "../../src/app/reconcile-repo.js";
-import { circuitFor, resetCircuits } from "../../src/github/circuit.js";
-import { repoKey } from "../../src/github/client.js";
+import { circuitFor, resetCircuits } from "../../src/github/transport/circuit.js";
+import { repoKey } from "../../src/github/transport/octokit-surface.js";
 import { webhookExample } from "../github/fixtures.js";
 
 const SECRET = "webhook-secret";

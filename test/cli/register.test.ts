@@ -8,7 +8,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { registerForServe } from "../../src/cli/serve-setup.js";
-import { appJwt } from "../../src/github/setup-facts.js";
+import { appJwt } from "../../src/github/setup/setup-facts.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 import { launchChromium } from "../helpers/chromium.js";
 

@@ -9,7 +9,7 @@ import {
   agentBranchSecretFindings,
   filterPatternMatches,
   patternsAdmit,
-} from "../../src/core/agent-branch-secrets.js";
+} from "../../src/core/gates/agent-branch-secrets.js";
 
 const GUARD = "if: ${{ !startsWith(github.head_ref || github.ref_name, 'autopilot/') }}";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AgentExitInput, decideAgentExit } from "../../src/core/agent-exit.js";
-import type { TaskStatus } from "../../src/core/task.js";
+import { type AgentExitInput, decideAgentExit } from "../../src/core/agent/agent-exit.js";
+import type { TaskStatus } from "../../src/core/tasks/task.js";
 
 describe("decideAgentExit: agent exit handling", () => {
   const base: AgentExitInput = { exitCode: 0, signal: { kind: "none" } };

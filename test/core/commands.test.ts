@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandLines, commentAuthority, parseCommand } from "../../src/core/commands.js";
+import { commandLines, commentAuthority, parseCommand } from "../../src/core/tasks/commands.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import {

@@ -9,8 +9,8 @@ import {
   prMarker,
   taskBranchName,
 } from "../../src/core/contract.js";
-import { parseHumanGateMarker } from "../../src/core/gates.js";
-import { renderWorkerResultMarker } from "../../src/core/worker-result.js";
+import { parseHumanGateMarker } from "../../src/core/gates/gates.js";
+import { renderWorkerResultMarker } from "../../src/core/tasks/worker-result.js";
 import { workerResult } from "../github/fixtures.js";
 
 describe("contracts between the controller, the worker and GitHub", () => {

@@ -20,7 +20,7 @@ import {
 } from "../../src/core/dashboard/index.js";
 import { stateBlockLength } from "../../src/core/dashboard/compact-state.js";
 import { decide } from "../../src/core/reconcile/decide.js";
-import { OPEN_NETWORK_ACCESS } from "../../src/core/worker-result.js";
+import { OPEN_NETWORK_ACCESS } from "../../src/core/tasks/worker-result.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
 import {
   check,

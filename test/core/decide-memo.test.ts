@@ -1,10 +1,10 @@
 /**
- * What `decide` keeps between reconciles (the task graph's memo, src/core/graph.ts) must never change a
+ * What `decide` keeps between reconciles (the task graph's memo, src/core/tasks/graph.ts) must never change a
  * decision: each reconcile of a synthetic world, decided with the memo of the one before it, equals the same
  * reconcile decided with the memo emptied, byte for byte (the dashboard body included).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../../src/core/graph.js";
+import { forgetGraphMemos, keepGraphsBetweenBuilds } from "../../src/core/tasks/graph.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import { decideInput, settle, syntheticWorld, type World } from "../../bench/lib.js";
 

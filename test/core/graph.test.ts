@@ -8,7 +8,7 @@ import {
   formatRef,
   parseDependencies,
   readyTasks,
-} from "../../src/core/graph.js";
+} from "../../src/core/tasks/graph.js";
 import type { IssueNode } from "../../src/core/world.js";
 
 const repo = { owner: "acme", name: "widgets" };

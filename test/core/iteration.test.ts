@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { decideAfterIteration, decideRateLimit, type IterationInput } from "../../src/core/iteration.js";
+import {
+  decideAfterIteration,
+  decideRateLimit,
+  type IterationInput,
+} from "../../src/core/agent/iteration.js";
 
 const start = Date.parse("2026-03-01T10:00:00Z");
 const minutes = (n: number) => new Date(start + n * 60_000);

@@ -10,7 +10,7 @@ import {
   mergeMechanismFor,
   mergeRefusalComment,
   parseMergeRefusal,
-} from "../../src/core/merge-refusal.js";
+} from "../../src/core/gates/merge-refusal.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { MergeMechanism, PullNode, WorldSnapshot } from "../../src/core/world.js";
 import { BOT, check, input, issue, minutes, only, pull, review, step, world } from "./world.js";

@@ -7,7 +7,7 @@ import {
   mergeRefusalKind,
   parseMergeRefusal,
   shortRefusal,
-} from "../../src/core/merge-refusal.js";
+} from "../../src/core/gates/merge-refusal.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { PullNode, WorldSnapshot } from "../../src/core/world.js";
 import { comment, input, issue, minutes, only, pull, review, step, world } from "./world.js";

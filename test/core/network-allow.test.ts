@@ -5,7 +5,7 @@ import {
   matchAllowList,
   parseAllowEntry,
   parseAllowList,
-} from "../../src/core/network-allow.js";
+} from "../../src/core/agent/network-allow.js";
 
 function entries(...texts: string[]): AllowEntry[] {
   const parsed = parseAllowList(texts);

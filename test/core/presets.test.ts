@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AGENT_CLIS, agentCliBin } from "../../scripts/install-agent-clis.js";
 import { parseConfig } from "../../src/core/config/index.js";
-import { parseAllowList } from "../../src/core/network-allow.js";
+import { parseAllowList } from "../../src/core/agent/network-allow.js";
 import { ALL_MODEL_KEYS, DEFAULT_PRESET, PRESET_NAMES, PRESETS } from "../../src/core/presets/index.js";
-import { DEFAULT_PRICES, SELF_PRICING_PRESETS } from "../../src/core/pricing.js";
+import { DEFAULT_PRICES, SELF_PRICING_PRESETS } from "../../src/core/agent/pricing.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const invocation = {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
-import { evaluatePullRequest, type GateOptions } from "../../src/core/gates.js";
+import { evaluatePullRequest, type GateOptions } from "../../src/core/gates/gates.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import {
   BOT,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTaskGraph, readyTasks, type TaskNode } from "../../src/core/graph.js";
+import { buildTaskGraph, readyTasks, type TaskNode } from "../../src/core/tasks/graph.js";
 import {
   compareScored,
   DEFAULT_SCORING_WEIGHTS,
@@ -7,7 +7,7 @@ import {
   rankTasks,
   type ScoredTask,
   scoreTask,
-} from "../../src/core/scoring.js";
+} from "../../src/core/tasks/scoring.js";
 import type { IssueNode } from "../../src/core/world.js";
 
 const repo = { owner: "acme", name: "widgets" };

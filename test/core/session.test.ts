@@ -11,7 +11,7 @@ import {
   type SessionReason,
   type SessionState,
   type SessionStatus,
-} from "../../src/core/session.js";
+} from "../../src/core/session/session.js";
 
 const t0 = Date.parse("2026-03-01T10:00:00Z");
 const now = new Date("2026-03-01T11:00:00Z");

@@ -12,7 +12,7 @@ import {
   renderConfigFile,
   sourceFromRepositoryField,
 } from "../../src/core/setup-files.js";
-import { detectSetupCommands } from "../../src/worker/setup-commands.js";
+import { detectSetupCommands } from "../../src/worker/processes/setup-commands.js";
 
 describe("setup files (pure)", () => {
   it("reads where Autopilot is published from package.json's repository field, in every form npm allows", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computeStatistics, formatDuration, type TaskRecordLike } from "../../src/core/stats.js";
+import { computeStatistics, formatDuration, type TaskRecordLike } from "../../src/core/session/stats.js";
 
 const now = new Date("2026-03-01T12:00:00Z");
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { type DiffFile, evaluateDiffGate } from "../../src/core/diff-gate.js";
+import { type DiffFile, evaluateDiffGate } from "../../src/core/gates/diff-gate.js";
 import {
   DEFAULT_REGISTRIES,
   type SupplyChainFile,
   type SupplyChainOptions,
   supplyChainRules,
-} from "../../src/core/supply-chain-gate.js";
+} from "../../src/core/gates/supply-chain-gate.js";
 
 const ON: SupplyChainOptions = {
   lifecycleScripts: true,

@@ -9,8 +9,8 @@ import {
   taskStatusFromLabels,
   trackConsecutiveFailures,
   transitionTask,
-} from "../../src/core/task.js";
-import { WORKER_OUTCOMES } from "../../src/core/worker-result.js";
+} from "../../src/core/tasks/task.js";
+import { WORKER_OUTCOMES } from "../../src/core/tasks/worker-result.js";
 
 describe("decideOnWorkerOutcome: signal handling", () => {
   const rows: [string, Parameters<typeof decideOnWorkerOutcome>[0], TaskStatus, Record<string, boolean>][] = [

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { decide } from "../../src/core/index.js";
 import type { DashboardState } from "../../src/core/dashboard/index.js";
-import type { WorkerResult } from "../../src/core/worker-result.js";
+import type { WorkerResult } from "../../src/core/tasks/worker-result.js";
 import { applyEffects, input, issue, minutes, only, readBack, result, world } from "./world.js";
 
 /** What each attempt itself used. */

@@ -16,7 +16,7 @@ import type {
   RunNode,
   WorldSnapshot,
 } from "../../src/core/world.js";
-import type { WorkerResult } from "../../src/core/worker-result.js";
+import type { WorkerResult } from "../../src/core/tasks/worker-result.js";
 
 export const BOT = "autopilot[bot]";
 export const T0 = new Date("2026-11-22T10:00:00Z");

@@ -7,15 +7,15 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 const CONTROLLER_FILES = [
-  "src/github/executor.ts",
-  "src/github/merge-mechanisms.ts",
-  "src/github/snapshot.ts",
+  "src/github/execution/executor.ts",
+  "src/github/execution/merge-mechanisms.ts",
+  "src/github/snapshot/snapshot.ts",
   "src/github/permissions.ts",
   "src/github/pull-verification.ts",
-  "src/github/worker-run-listing.ts",
-  "src/github/app-installations.ts",
-  "src/github/buried-comments.ts",
-  "src/github/config-at-commit.ts",
+  "src/github/snapshot/worker-run-listing.ts",
+  "src/github/setup/app-installations.ts",
+  "src/github/snapshot/buried-comments.ts",
+  "src/github/snapshot/config-at-commit.ts",
   "src/github/gateway.ts",
 ];
 

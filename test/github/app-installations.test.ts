@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
-import { listInstallationIds, listInstallationRepos } from "../../src/github/app-installations.js";
-import { createOctokit } from "../../src/github/octokit.js";
+import { listInstallationIds, listInstallationRepos } from "../../src/github/setup/app-installations.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 
 const API = "https://api.github.com";
 const client = () => createOctokit({ auth: "t", throttle: false, retry: false });

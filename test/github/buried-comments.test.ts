@@ -6,8 +6,8 @@ import {
   TRACKING_MARKER,
   type DashboardState,
 } from "../../src/core/dashboard/index.js";
-import { totalOf } from "../../src/github/counter.js";
-import { newRepoMemory } from "../../src/github/snapshot.js";
+import { totalOf } from "../../src/github/transport/counter.js";
+import { newRepoMemory } from "../../src/github/snapshot/snapshot.js";
 import {
   API,
   type CommentSpec,

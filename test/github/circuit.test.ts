@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Effect } from "../../src/core/effects.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import type { GitHubClient, GitHubResponse } from "../../src/github/client.js";
-import { CircuitOpenError, classifyFailure, isOutage } from "../../src/github/errors.js";
+import { GitHubCircuit } from "../../src/github/transport/circuit.js";
+import type { OctokitSurface, GitHubResponse } from "../../src/github/transport/octokit-surface.js";
+import { CircuitOpenError, classifyFailure, isOutage } from "../../src/github/transport/errors.js";
 import { Gateway } from "../../src/github/gateway.js";
-import { newRepoMemory } from "../../src/github/snapshot.js";
+import { newRepoMemory } from "../../src/github/snapshot/snapshot.js";
 
 const T0 = new Date("2026-11-20T10:00:00Z").getTime();
 
@@ -106,7 +106,7 @@ describe("the GitHub circuit breaker (3 failures, 60 s, 2 successes)", () => {
 /** A client whose answers are scripted per call; records what was asked. */
 function scriptedClient(script: (route: string, params: Record<string, unknown>) => Promise<GitHubResponse>) {
   const calls: string[] = [];
-  const client: GitHubClient = {
+  const client: OctokitSurface = {
     request: (route, params = {}) => {
       calls.push(route.replace("{issue_number}", String(params.issue_number ?? "")));
       return script(route, params);

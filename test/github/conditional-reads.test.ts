@@ -1,11 +1,14 @@
 /**
- * Conditional reads (src/github/conditional-reads.ts): a repeated GET carries the ETag of its last answer, and
+ * Conditional reads (src/github/transport/conditional-reads.ts): a repeated GET carries the ETag of its last answer, and
  * GitHub's free 304 stands in for the same answer. Measured on the sandbox, which charges as GitHub does.
  */
 import { describe, expect, it } from "vitest";
 import { reconcile } from "../../src/app/reconcile-repo.js";
-import { resetCircuits } from "../../src/github/circuit.js";
-import { conditionalReadCache, sendReadsConditionally } from "../../src/github/conditional-reads.js";
+import { resetCircuits } from "../../src/github/transport/circuit.js";
+import {
+  conditionalReadCache,
+  sendReadsConditionally,
+} from "../../src/github/transport/conditional-reads.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 

@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { snapshotSettings } from "../../src/github/snapshot.js";
+import { snapshotSettings } from "../../src/github/snapshot/snapshot.js";
 import {
   API,
   DEFAULT_HEAD,

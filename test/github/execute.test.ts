@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
-import { totalOf } from "../../src/github/counter.js";
+import { GitHubCircuit } from "../../src/github/transport/circuit.js";
+import { totalOf } from "../../src/github/transport/counter.js";
 import type { GatewayOptions } from "../../src/github/gateway.js";
-import { createOctokit } from "../../src/github/octokit.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot/snapshot.js";
 import {
   API,
   BOT,

@@ -6,10 +6,10 @@
 import { createRequire } from "node:module";
 import type nock from "nock";
 import { DEFAULT_CONFIG, parseConfig } from "../../src/core/config/index.js";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
-import { GitHubCircuit } from "../../src/github/circuit.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/tasks/worker-result.js";
+import { GitHubCircuit } from "../../src/github/transport/circuit.js";
 import { Gateway, type GatewayOptions } from "../../src/github/gateway.js";
-import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot.js";
+import { newRepoMemory, snapshotSettings } from "../../src/github/snapshot/snapshot.js";
 import { type NockedGitHub, nockGitHub } from "../helpers/validating-fetch.js";
 
 const require = createRequire(import.meta.url);

@@ -1,14 +1,14 @@
 /**
- * A state label's transition costs one request (src/github/label-batch.ts `moveLabelsTogether`, the worker's
- * `moveLabel` in src/github/worker-client.ts), and a label a person adds between the snapshot and the write
+ * A state label's transition costs one request (src/github/execution/label-batch.ts `moveLabelsTogether`, the worker's
+ * `moveLabel` in src/github/worker-github.ts), and a label a person adds between the snapshot and the write
  * survives it. On the sandbox, which charges and stores labels as GitHub does.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { resetCircuits } from "../../src/github/circuit.js";
+import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { createGateway, resetMemories } from "../../src/github/gateway.js";
-import { snapshotSettings } from "../../src/github/snapshot.js";
-import { createWorkerGitHubClient } from "../../src/github/worker-client.js";
+import { snapshotSettings } from "../../src/github/snapshot/snapshot.js";
+import { createWorkerGitHub } from "../../src/github/worker-github.js";
 import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 
 const suite = useSuiteSandbox();
@@ -178,7 +178,7 @@ describe("a label transition", () => {
       labels: [],
       author: "maintainer",
     });
-    const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "worker-moves" });
+    const github = createWorkerGitHub(octokitFor(), { owner: "acme", repo: "worker-moves" });
     await github.getIssue(1);
     // As job.ts does on completion: the PR gets the review label first (its answer names the label's id).
     await github.addLabels(2, ["autopilot:review"]);
@@ -206,7 +206,7 @@ describe("the worker's label moves", () => {
       labels: [],
       author: "maintainer",
     });
-    const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "worker-stale" });
+    const github = createWorkerGitHub(octokitFor(), { owner: "acme", repo: "worker-stale" });
     await github.getIssue(1);
     await github.addLabels(2, ["autopilot:review"]);
     // A maintainer deletes the review label and makes it again: its node id changes.
@@ -220,7 +220,7 @@ describe("the worker's label moves", () => {
 describe("the worker's client", () => {
   it("names the commit author from the one viewer query it makes anyway", async () => {
     suite.sandbox.store.createRepo({ owner: "acme", name: "author" });
-    const github = createWorkerGitHubClient(octokitFor(), { owner: "acme", repo: "author" });
+    const github = createWorkerGitHub(octokitFor(), { owner: "acme", repo: "author" });
     const start = suite.sandbox.requests.records.length;
     const self = await github.getSelf();
     const id = await github.getSelfId();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recentLimitWait, resetLimitWaits } from "../../src/github/limit-waits.js";
+import { recentLimitWait, resetLimitWaits } from "../../src/github/transport/limit-waits.js";
 import {
   createOctokit,
   DO_NOT_RETRY,
@@ -7,7 +7,7 @@ import {
   isWriteRequest,
   retryOptions,
   writePacing,
-} from "../../src/github/octokit.js";
+} from "../../src/github/transport/octokit.js";
 
 /** Two comments posted at once through a client of `baseUrl`; returns the order the requests started and ended in. */
 async function twoWrites(baseUrl: string): Promise<string[]> {

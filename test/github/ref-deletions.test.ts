@@ -1,14 +1,14 @@
 /**
  * The refs one reconcile deletes (merged task branches, ended tasks' dispatch locks) go in one GraphQL
- * `updateRefs` request (src/github/ref-deletions.ts), which GitHub applies wholly or not at all; when it is
+ * `updateRefs` request (src/github/execution/ref-deletions.ts), which GitHub applies wholly or not at all; when it is
  * refused, each goes by REST as before and nothing is left behind. On the sandbox, which models `updateRefs`.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import type { Effect } from "../../src/core/effects.js";
-import { resetCircuits } from "../../src/github/circuit.js";
+import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { createGateway, resetMemories } from "../../src/github/gateway.js";
-import { snapshotSettings } from "../../src/github/snapshot.js";
+import { snapshotSettings } from "../../src/github/snapshot/snapshot.js";
 import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 
 const suite = useSuiteSandbox();

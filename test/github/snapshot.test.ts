@@ -1,8 +1,8 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { totalOf } from "../../src/github/counter.js";
+import { totalOf } from "../../src/github/transport/counter.js";
 import { parseRunTitle } from "../../src/core/contract.js";
-import { newRepoMemory } from "../../src/github/snapshot.js";
+import { newRepoMemory } from "../../src/github/snapshot/snapshot.js";
 import {
   API,
   gqlClosedIssue,

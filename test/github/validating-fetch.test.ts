@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createOctokit } from "../../src/github/octokit.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 
 let validating: ValidatingFetch;

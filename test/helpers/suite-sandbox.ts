@@ -3,7 +3,7 @@
  * can write, and an Octokit client on the installation token (no retries or throttling: a test counts requests).
  */
 import { afterAll, beforeAll } from "vitest";
-import { createOctokit } from "../../src/github/octokit.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 export interface SuiteSandbox {

@@ -2,7 +2,7 @@
  * The machine's git by absolute path, for the tests' own git commands. Never `git` by name: that is the first on
  * PATH, and `npm run`/`npx` put `/tmp/node_modules/.bin` there for a checkout under /tmp, where any user (the
  * red-team tests' hostile agents included) can plant one that would then run as the test's user. Test equipment
- * imports nothing of Autopilot's for this (src/worker/trusted-binaries.ts is the worker's own).
+ * imports nothing of Autopilot's for this (src/worker/isolation/trusted-binaries.ts is the worker's own).
  */
 import { existsSync } from "node:fs";
 

@@ -8,7 +8,7 @@
 import { parse, validate } from "graphql";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach } from "vitest";
-import { type AutopilotOctokit, createOctokit } from "../../src/github/octokit.js";
+import { type AutopilotOctokit, createOctokit } from "../../src/github/transport/octokit.js";
 import { loadGraphqlSchema } from "../../sandbox/emulator/graphql.js";
 import { loadOpenApi } from "../../sandbox/emulator/server/openapi.js";
 

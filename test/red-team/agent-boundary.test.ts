@@ -20,7 +20,7 @@ import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { parse, stringify } from "yaml";
-import { processesOf } from "../../src/worker/agent-user.js";
+import { processesOf } from "../../src/worker/isolation/agent-user.js";
 import { type ActionsRunner, type RunRecord, startActions } from "../../sandbox/emulator/actions/actions.js";
 import { AUTOPILOT_JOB_USER, isAutopilotActionRef } from "../../sandbox/scenario/autopilot-action.js";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
@@ -207,7 +207,7 @@ afterAll(async () => {
 /**
  * Removes the `git` the agent planted on writable PATH entries outside its own directories, and the directories
  * it made for it (`/tmp/node_modules/.bin` when the checkout is under /tmp): the worker never runs them
- * (src/worker/trusted-binaries.ts), but the machine is left as the test found it.
+ * (src/worker/isolation/trusted-binaries.ts), but the machine is left as the test found it.
  */
 async function removePlantedGits(): Promise<void> {
   for (const r of reports()) {

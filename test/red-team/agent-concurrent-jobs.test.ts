@@ -8,8 +8,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { processesOf, setupAgentUser } from "../../src/worker/agent-user.js";
-import { claimAgentSlot } from "../../src/worker/agent-slots.js";
+import { processesOf, setupAgentUser } from "../../src/worker/isolation/agent-user.js";
+import { claimAgentSlot } from "../../src/worker/isolation/agent-slots.js";
 
 const roots: string[] = [];
 afterAll(async () => {

@@ -1,12 +1,12 @@
 /**
  * The firewall in front of the agent, attacked for real: a hostile "agent" (a Node script) runs in a real
- * namespace sandbox (bubblewrap, its own network namespace) as an unprivileged uid, with the worker's egress proxy (src/worker/egress-proxy.ts)
- * and the forwarder (src/worker/egress-forwarder.ts) in front of it exactly as src/worker/agent-egress.ts builds
+ * namespace sandbox (bubblewrap, its own network namespace) as an unprivileged uid, with the worker's egress proxy (src/worker/network/egress-proxy.ts)
+ * and the forwarder (src/worker/network/egress-forwarder.ts) in front of it exactly as src/worker/network/agent-egress.ts builds
  * them. It reaches an allowed HTTP server on the host's loopback (the stand-in for a model server) through the
  * proxy and through the transparent loopback tunnel; a host not on the allow-list and a loopback port not on it
  * are refused and reported; a direct connection that bypasses the proxy finds no network.
  *
- * The sandbox is the product's own (src/worker/agent-user.ts, `isolation: namespace`), given the network the
+ * The sandbox is the product's own (src/worker/isolation/agent-user.ts, `isolation: namespace`), given the network the
  * egress builds (`useNetwork`), as src/worker/run-job.ts does.
  */
 import { spawn } from "node:child_process";
@@ -17,8 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/core/config/config-schema.js";
-import type { ProxiedNetwork } from "../../src/worker/agent-network.js";
-import { type AgentEgress, startAgentEgress } from "../../src/worker/agent-egress.js";
+import type { ProxiedNetwork } from "../../src/worker/network/agent-network.js";
+import { type AgentEgress, startAgentEgress } from "../../src/worker/network/agent-egress.js";
 import { testAgentUser } from "../worker/fixtures/real.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -57,7 +57,7 @@ interface Ran {
 }
 
 /**
- * Runs `command` as the worker runs the agent: through the real namespace sandbox of src/worker/agent-user.ts
+ * Runs `command` as the worker runs the agent: through the real namespace sandbox of src/worker/isolation/agent-user.ts
  * (a test agent user, `isolation: namespace`), given the proxied network the egress built.
  */
 async function runSandboxed(network: ProxiedNetwork, agentDir: string, command: string[]): Promise<Ran> {

@@ -11,8 +11,8 @@ import { execFileSync } from "node:child_process";
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { IsolationMode } from "../../src/worker/agent-user.js";
-import { runProcess } from "../../src/worker/process.js";
+import type { IsolationMode } from "../../src/worker/isolation/agent-user.js";
+import { runProcess } from "../../src/worker/processes/process.js";
 import { FakeGitHub } from "../worker/fakes.js";
 import { realDeps, remoteAndClone } from "../worker/fixtures/real.js";
 

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { UNISOLATED_AGENT_ACCESS } from "../../src/core/worker-result.js";
-import { applyWorkerOverrides } from "../../src/worker/config-input.js";
-import { Git, resolveGit } from "../../src/worker/private-git.js";
+import { UNISOLATED_AGENT_ACCESS } from "../../src/core/tasks/worker-result.js";
+import { applyWorkerOverrides } from "../../src/worker/settings/config-input.js";
+import { Git, resolveGit } from "../../src/worker/checkout/private-git.js";
 import { safeLogText } from "../../src/worker/log-text.js";
 import { runWorker } from "../../src/worker/job.js";
-import { runProcess } from "../../src/worker/process.js";
-import { readTreeFile, UnsafeTreePathError, writeTreeFile } from "../../src/worker/tree-files.js";
+import { runProcess } from "../../src/worker/processes/process.js";
+import { readTreeFile, UnsafeTreePathError, writeTreeFile } from "../../src/worker/checkout/tree-files.js";
 import { config, FakeGitHub, harness } from "../worker/fakes.js";
 import { realDeps, remoteAndClone } from "../worker/fixtures/real.js";
 

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { type AgentUser, processesOf } from "../../src/worker/agent-user.js";
+import { type AgentUser, processesOf } from "../../src/worker/isolation/agent-user.js";
 import { testAgentUser } from "../worker/fixtures/real.js";
 
 const HELPER = `

@@ -5,7 +5,7 @@
  */
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { foreignStatusLabels } from "../../src/core/authorship.js";
+import { foreignStatusLabels } from "../../src/core/tasks/authorship.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import { input, issue, only, pull, world } from "../core/world.js";
 import {

@@ -5,8 +5,8 @@
  */
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { LOG_TEXT_MAX, logSafe } from "../../src/core/authorship.js";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
+import { LOG_TEXT_MAX, logSafe } from "../../src/core/tasks/authorship.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/tasks/worker-result.js";
 import { runWorker } from "../../src/worker/job.js";
 import {
   API,

@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import { type Decision, decide } from "../../src/core/reconcile/decide.js";
 import type { IssueNode, WorldSnapshot } from "../../src/core/world.js";
-import { judgeTaskText, sha256Hex, taskDigest, textChangedComment } from "../../src/core/task-text.js";
+import { judgeTaskText, sha256Hex, taskDigest, textChangedComment } from "../../src/core/tasks/task-text.js";
 import { runWorker } from "../../src/worker/job.js";
-import { parseInputs } from "../../src/worker/inputs.js";
+import { parseInputs } from "../../src/worker/settings/inputs.js";
 import { applyEffects, input, issue, minutes, only, pull, run, T0, world } from "../core/world.js";
 import { config as workerConfig, harness } from "../worker/fakes.js";
 

@@ -13,7 +13,7 @@ import {
   type HumanGateOptions,
   matchHumanGate,
   NEVER_AUTO_APPROVE,
-} from "../../src/core/human-gate.js";
+} from "../../src/core/gates/human-gate.js";
 
 const SIZE = 100_000;
 const fill = (unit: string, tail = "") => unit.repeat(Math.ceil((SIZE - tail.length) / unit.length)) + tail;

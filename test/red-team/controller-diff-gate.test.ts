@@ -6,12 +6,17 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { type DiffFile, evaluateDiffGate, humanGateDigest, type PullDiff } from "../../src/core/diff-gate.js";
+import {
+  type DiffFile,
+  evaluateDiffGate,
+  humanGateDigest,
+  type PullDiff,
+} from "../../src/core/gates/diff-gate.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import type { PullNode } from "../../src/core/world.js";
 import { Gateway } from "../../src/github/gateway.js";
-import { newRepoMemory } from "../../src/github/snapshot.js";
-import { createOctokit } from "../../src/github/octokit.js";
+import { newRepoMemory } from "../../src/github/snapshot/snapshot.js";
+import { createOctokit } from "../../src/github/transport/octokit.js";
 import {
   check,
   issue,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/worker-result.js";
+import { renderWorkerResultMarker, type WorkerResult } from "../../src/core/tasks/worker-result.js";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
 import {
   checkExpectations,

@@ -136,7 +136,7 @@ describe("GraphQL", () => {
       author: { login: "alice" },
       parent: { number: 1 },
     });
-    // Names and node ids (a state label moves by id in one request: src/github/executor.ts).
+    // Names and node ids (a state label moves by id in one request: src/github/execution/executor.ts).
     expect(dig(a, "labels.nodes")).toEqual([
       { id: expect.stringMatching(/^LA_/), name: "autopilot:ready" },
       { id: expect.stringMatching(/^LA_/), name: "critical" },

@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { WORKER_OUTCOMES } from "../../src/core/worker-result.js";
-import { INPUT_NAMES } from "../../src/worker/inputs.js";
+import { WORKER_OUTCOMES } from "../../src/core/tasks/worker-result.js";
+import { INPUT_NAMES } from "../../src/worker/settings/inputs.js";
 
 const root = join(import.meta.dirname, "..", "..");
 /** A GitHub Actions expression as written in a workflow. */

@@ -4,7 +4,7 @@
  * by name, by value, and whatever name a toolchain-looking variable carries.
  */
 import { describe, expect, it } from "vitest";
-import { buildAgentEnv, isToolchainName, looksSecret } from "../../src/worker/agent-env.js";
+import { buildAgentEnv, isToolchainName, looksSecret } from "../../src/worker/isolation/agent-env.js";
 
 const TOKEN = "ghs_installationtoken0123456789";
 

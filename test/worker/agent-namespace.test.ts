@@ -7,8 +7,8 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentUser } from "../../src/worker/agent-user.js";
-import { runProcess } from "../../src/worker/process.js";
+import type { AgentUser } from "../../src/worker/isolation/agent-user.js";
+import { runProcess } from "../../src/worker/processes/process.js";
 import { testAgentUser } from "./fixtures/real.js";
 
 let user: AgentUser;

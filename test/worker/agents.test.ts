@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { classifyAgentOutput } from "../../src/core/classify.js";
-import { parseSignal } from "../../src/core/signals.js";
+import { classifyAgentOutput } from "../../src/core/agent/classify.js";
+import { parseSignal } from "../../src/core/agent/signals.js";
 import { parseAiderUsage } from "../../src/core/presets/aider.js";
 import { unwrapShell } from "../../src/core/presets/codex.js";
 import { ALL_MODEL_KEYS, getPreset } from "../../src/core/presets/index.js";

@@ -3,7 +3,7 @@
  * on output that Aider printed for people who published it in its issue tracker — each case names its source.
  */
 import { describe, expect, it } from "vitest";
-import { classifyAgentOutput } from "../../src/core/classify.js";
+import { classifyAgentOutput } from "../../src/core/agent/classify.js";
 import { aider, parseAiderUsage } from "../../src/core/presets/aider.js";
 
 /** https://github.com/Aider-AI/aider/issues/2274 (Aider v0.62.1, prompt caching on). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commitAuthor } from "../../src/worker/commit-author.js";
+import { commitAuthor } from "../../src/worker/checkout/commit-author.js";
 
 const self = (id: number | null, login: string | null) => ({ getSelf: async () => ({ id, login }) });
 const none = { gitUserName: "", gitUserEmail: "" };

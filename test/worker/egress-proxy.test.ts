@@ -8,9 +8,13 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/core/config/config-schema.js";
-import { parseAllowList } from "../../src/core/network-allow.js";
-import { egressAllowList, loopbackTunnels, startAgentEgress } from "../../src/worker/agent-egress.js";
-import { type EgressProxy, isPublicAddress, startEgressProxy } from "../../src/worker/egress-proxy.js";
+import { parseAllowList } from "../../src/core/agent/network-allow.js";
+import { egressAllowList, loopbackTunnels, startAgentEgress } from "../../src/worker/network/agent-egress.js";
+import {
+  type EgressProxy,
+  isPublicAddress,
+  startEgressProxy,
+} from "../../src/worker/network/egress-proxy.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -4,9 +4,9 @@
  * firewall. The proxy itself is tested in egress-proxy.test.ts and, from a real sandbox, test/red-team/agent-egress.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { OPEN_NETWORK_ACCESS, parseWorkerResult } from "../../src/core/worker-result.js";
+import { OPEN_NETWORK_ACCESS, parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import { runWorker } from "../../src/worker/job.js";
-import { summaryRows } from "../../src/worker/report.js";
+import { summaryRows } from "../../src/worker/progress/report.js";
 import { config, harness } from "./fakes.js";
 
 describe("refused hosts and the agent's network, reported", () => {

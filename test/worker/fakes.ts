@@ -11,12 +11,12 @@ import type {
   WorkerGitHub,
   WorkerIssue,
   WorkerPull,
-} from "../../src/github/worker-client.js";
+} from "../../src/github/worker-github.js";
 import type { AgentOutput } from "../../src/core/presets/preset-types.js";
-import type { AgentRunRequest, AgentRunResult } from "../../src/worker/agent-iteration.js";
-import type { BranchSetup } from "../../src/worker/private-git.js";
+import type { AgentRunRequest, AgentRunResult } from "../../src/worker/iterations/agent-iteration.js";
+import type { BranchSetup } from "../../src/worker/checkout/private-git.js";
 import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";
-import type { QualityCommandResult } from "../../src/worker/quality.js";
+import type { QualityCommandResult } from "../../src/worker/processes/quality.js";
 
 /** The account id of the fake's token (Autopilot's bot). */
 export const FAKE_APP_ID = 9_000_001;

@@ -1,6 +1,6 @@
 /**
  * The hand-over gives the agent's user what the worker wrote into the work tree since the agent last had it
- * (src/worker/tree-writes.ts): the files its git's merge brought, and the files it wrote itself (the progress
+ * (src/worker/checkout/tree-writes.ts): the files its git's merge brought, and the files it wrote itself (the progress
  * notes). Each is tried for real: the worker writes as root, then the agent, in its namespace sandbox as its own
  * uid, must be able to change what was written.
  */
@@ -8,9 +8,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createIsolatedParts, type IsolatedParts } from "../../src/worker/boundary.js";
-import { runProcess } from "../../src/worker/process.js";
-import { writeTreeFile } from "../../src/worker/tree-files.js";
+import { createIsolatedParts, type IsolatedParts } from "../../src/worker/isolation/boundary.js";
+import { runProcess } from "../../src/worker/processes/process.js";
+import { writeTreeFile } from "../../src/worker/checkout/tree-files.js";
 import { git, remoteAndClone, testAgentUser } from "./fixtures/real.js";
 
 let root: string;

@@ -1,7 +1,7 @@
 /** A running worker stops where the session budget runs out; a usage limit without a reset time waits a configured while. */
 import { describe, expect, it } from "vitest";
 import { emptyState, renderStateBlock } from "../../src/core/dashboard/index.js";
-import { renderSessionBudgetMarker } from "../../src/core/session-budget.js";
+import { renderSessionBudgetMarker } from "../../src/core/session/session-budget.js";
 import { runWorker } from "../../src/worker/job.js";
 import { config, harness } from "./fakes.js";
 

@@ -6,8 +6,8 @@ import {
   parseWorkerResult,
   renderWorkerResultMarker,
   type WorkerResult,
-} from "../../src/core/worker-result.js";
-import { taskDigest } from "../../src/core/task-text.js";
+} from "../../src/core/tasks/worker-result.js";
+import { taskDigest } from "../../src/core/tasks/task-text.js";
 import { runWorker } from "../../src/worker/job.js";
 import { config, harness } from "./fakes.js";
 

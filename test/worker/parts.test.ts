@@ -4,13 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyState, renderStateBlock } from "../../src/core/dashboard/index.js";
-import { parseWorkerResult, type WorkerResult } from "../../src/core/worker-result.js";
-import { decideClaim } from "../../src/worker/claim.js";
-import { Git } from "../../src/worker/private-git.js";
-import { InputError, parseInputs } from "../../src/worker/inputs.js";
-import { detectQualityCommands, runQualityCommands } from "../../src/worker/quality.js";
-import { renderProgressComment, renderPullBody, renderSignalComment } from "../../src/worker/report.js";
-import { readSessionStatus, sessionWantsStop } from "../../src/worker/session-status.js";
+import { parseWorkerResult, type WorkerResult } from "../../src/core/tasks/worker-result.js";
+import { decideClaim } from "../../src/worker/progress/claim.js";
+import { Git } from "../../src/worker/checkout/private-git.js";
+import { InputError, parseInputs } from "../../src/worker/settings/inputs.js";
+import { detectQualityCommands, runQualityCommands } from "../../src/worker/processes/quality.js";
+import {
+  renderProgressComment,
+  renderPullBody,
+  renderSignalComment,
+} from "../../src/worker/progress/report.js";
+import { readSessionStatus, sessionWantsStop } from "../../src/worker/progress/session-status.js";
 import { git, remoteAndClone } from "./fixtures/real.js";
 
 const dirs: string[] = [];

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../src/core/config/index.js";
-import { buildAgentEnv } from "../../src/worker/agent-env.js";
-import { createAgentRunner } from "../../src/worker/agent-iteration.js";
-import { CappedBuffer, runProcess } from "../../src/worker/process.js";
-import { runQualityCommands } from "../../src/worker/quality.js";
+import { buildAgentEnv } from "../../src/worker/isolation/agent-env.js";
+import { createAgentRunner } from "../../src/worker/iterations/agent-iteration.js";
+import { CappedBuffer, runProcess } from "../../src/worker/processes/process.js";
+import { runQualityCommands } from "../../src/worker/processes/quality.js";
 import { testAgentUser } from "./fixtures/real.js";
 
 /** Alive = exists and is not a zombie (a container's PID 1 may never reap orphans). */

@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyAgentOutput } from "../../src/core/classify.js";
+import { classifyAgentOutput } from "../../src/core/agent/classify.js";
 
 import {
   CODEX_MODEL,

@@ -23,8 +23,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyAgentOutput } from "../../src/core/classify.js";
-import { parseSignal } from "../../src/core/signals.js";
+import { classifyAgentOutput } from "../../src/core/agent/classify.js";
+import { parseSignal } from "../../src/core/agent/signals.js";
 import { git } from "./fixtures/real.js";
 
 import {

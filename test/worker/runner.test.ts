@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { renderWorkerResultMarker } from "../../src/core/worker-result.js";
-import { run } from "../../src/worker/run-action.js";
+import { renderWorkerResultMarker } from "../../src/core/tasks/worker-result.js";
+import { run } from "../../src/worker/worker-action.js";
 import { createValidatingFetch, type ValidatingFetch } from "../helpers/validating-fetch.js";
 import { git, remoteAndClone } from "./fixtures/real.js";
 

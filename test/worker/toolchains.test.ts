@@ -7,7 +7,7 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { QualityRunner } from "../../src/worker/worker-deps.js";
-import { createIsolatedParts } from "../../src/worker/boundary.js";
+import { createIsolatedParts } from "../../src/worker/isolation/boundary.js";
 import { remoteAndClone, testAgentUser } from "./fixtures/real.js";
 
 const TOKEN = "ghs_toolchaintesttoken0123456789";

@@ -7,7 +7,11 @@ import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { pathVerdict, reportIgnoredPath, TrustedBinaries } from "../../src/worker/trusted-binaries.js";
+import {
+  pathVerdict,
+  reportIgnoredPath,
+  TrustedBinaries,
+} from "../../src/worker/isolation/trusted-binaries.js";
 
 const NOBODY = 65534;
 const roots: string[] = [];

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { configDigest, type LastGoodConfig } from "../../src/core/config/index.js";
 import { emptyState, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
-import { chooseWorkerConfig, type WorkerConfigSources } from "../../src/worker/worker-config.js";
+import { chooseWorkerConfig, type WorkerConfigSources } from "../../src/worker/settings/worker-config.js";
 
 const GOOD = "maxParallel: 1\nmerge:\n  auto: false\nhumanGate:\n  paths: ['infra/**']\n";
 const NEWER = "maxParallel: 1\nmerge:\n  auto: false\n";

@@ -1,12 +1,12 @@
 /**
- * The worker's reads that go as one GraphQL query (src/github/worker-client.ts, src/github/worker-queries.ts):
+ * The worker's reads that go as one GraphQL query (src/github/worker-github.ts, src/github/worker-queries.ts):
  * on the sandbox, which answers GraphQL from GitHub's schema and charges as GitHub does. Each read must answer
  * exactly what the REST reads it replaces answer (the claim and the task-text check decide on it), see every
  * comment, cost one request, and fall back to REST when GitHub does not answer.
  */
 import { parse, validate } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createWorkerGitHubClient, type WorkerGitHub } from "../../src/github/worker-client.js";
+import { createWorkerGitHub, type WorkerGitHub } from "../../src/github/worker-github.js";
 import {
   LABEL_FOR_REVIEW_MUTATION,
   WORKER_CLAIM_QUERY,
@@ -47,7 +47,7 @@ function taskRepo(): { repo: { owner: string; name: string }; github: () => Work
   store.createComment(repo, 1, "Which greeting?", "maintainer");
   return {
     repo,
-    github: () => createWorkerGitHubClient(suite.octokit(), { owner: repo.owner, repo: repo.name }),
+    github: () => createWorkerGitHub(suite.octokit(), { owner: repo.owner, repo: repo.name }),
   };
 }
 
@@ -107,7 +107,7 @@ describe("the claim's read", () => {
     const { github } = taskRepo();
     const client = github();
     const octokit = suite.octokit();
-    const refusing = createWorkerGitHubClient(
+    const refusing = createWorkerGitHub(
       Object.assign(octokit, {
         graphql: Object.assign(
           async () => {
@@ -142,7 +142,7 @@ describe("the task issue after the claim", () => {
     const expectedIssue = await github().getIssue(1);
     const octokit = suite.octokit();
     let queries = 0;
-    const refusing = createWorkerGitHubClient(
+    const refusing = createWorkerGitHub(
       Object.assign(octokit, {
         graphql: Object.assign(
           async () => {

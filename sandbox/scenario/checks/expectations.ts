@@ -9,7 +9,7 @@
  * compares all of it with the scenario at the end and returns one readable line per unmet expectation.
  */
 import { parseDashboard, TRACKING_MARKER } from "../../../src/core/dashboard/index.js";
-import { parseWorkerResult } from "../../../src/core/worker-result.js";
+import { parseWorkerResult } from "../../../src/core/tasks/worker-result.js";
 import { readDemoAgentState } from "../agent/demo-agent.js";
 import type { GitRemote } from "../../emulator/git/git-remote.js";
 import { controllerMode } from "../controllers/controller-mode.js";

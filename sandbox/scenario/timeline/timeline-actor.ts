@@ -3,7 +3,7 @@
  * (comment, label, review, close, edit, open a PR from a fork, …), or the runner injects a fault (kill a worker
  * run or a controller, change the sandbox's faults, send a webhook with a bad signature).
  */
-import { createOctokit } from "../../../src/github/octokit.js";
+import { createOctokit } from "../../../src/github/transport/octokit.js";
 import { forkBranchRef } from "../../emulator/store.js";
 import { sendBadSignatureWebhook } from "../controllers/controller-fleet.js";
 import { controllerMode } from "../controllers/controller-mode.js";

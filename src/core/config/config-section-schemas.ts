@@ -3,8 +3,8 @@
  * prices, scoring). config-schema.ts puts them together with the top-level keys.
  */
 import { z } from "zod";
-import { compileGatePattern } from "../gate-pattern.js";
-import { DEFAULT_REGISTRIES } from "../supply-chain-gate.js";
+import { compileGatePattern } from "../gates/gate-pattern.js";
+import { DEFAULT_REGISTRIES } from "../gates/supply-chain-gate.js";
 import { DEFAULT_PRESET, PRESET_NAMES } from "../presets/index.js";
 import { EXPECTED, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
 import { checkAgent } from "./cross-field-checks.js";

@@ -1,9 +1,9 @@
 /**
- * `network`: what the agent's sandbox may reach through the worker's egress proxy (src/worker/egress-proxy.ts).
- * Entries are parsed by src/core/network-allow.ts, so the schema and the proxy read them the same way.
+ * `network`: what the agent's sandbox may reach through the worker's egress proxy (src/worker/network/egress-proxy.ts).
+ * Entries are parsed by src/core/agent/network-allow.ts, so the schema and the proxy read them the same way.
  */
 import { z } from "zod";
-import { parseAllowEntry } from "../network-allow.js";
+import { parseAllowEntry } from "../agent/network-allow.js";
 import { EXPECTED } from "./config-constants.js";
 
 const AllowEntrySchema = z.string().superRefine((value, context) => {

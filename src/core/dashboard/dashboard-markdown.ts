@@ -1,5 +1,5 @@
 /** The part of the tracking issue people read: session, progress, slots, queue, off-ramps, history, graph. */
-import { commandHelp } from "../commands.js";
+import { commandHelp } from "../tasks/commands.js";
 import {
   escapeInline,
   formatCount,
@@ -9,10 +9,10 @@ import {
   progressBar,
   quietLogin,
   table,
-} from "../markdown.js";
-import { describeReason, type SessionState } from "../session.js";
-import { formatDuration } from "../stats.js";
-import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../worker-result.js";
+} from "../text/markdown.js";
+import { describeReason, type SessionState } from "../session/session.js";
+import { formatDuration } from "../session/stats.js";
+import { OPEN_NETWORK_ACCESS, weakerIsolationText } from "../tasks/worker-result.js";
 import { type DashboardState, type HistoryEntry, TRACKING_MARKER } from "./dashboard-state.js";
 import type { DashboardView, ReasonLine, SlotLine, TaskLine } from "./dashboard-view.js";
 

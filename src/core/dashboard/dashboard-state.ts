@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
-import { SESSION_REASONS, SESSION_STATUSES } from "../session.js";
+import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
@@ -76,7 +76,7 @@ const TaskRecordSchema = z.object({
   /** A cancel of the live run was requested at this time. */
   cancelAt: isoTime.optional(),
   /**
-   * A merge was requested for this head SHA: which attempt, on what basis (src/core/merge-refusal.ts
+   * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
    * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
    * say `/autopilot retry`.
    */
@@ -88,7 +88,7 @@ const TaskRecordSchema = z.object({
       attempt: z.number().int().nonnegative().optional(),
       allowed: z.number().int().nonnegative().optional(),
       refused: z.string().max(200).optional(),
-      /** GitHub's mechanism the merge was handed to after the refusal (src/core/merge-refusal.ts). */
+      /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
       via: z.enum(["auto-merge", "queue", "update-branch"]).optional(),
       /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
       goneAt: isoTime.optional(),
@@ -99,7 +99,7 @@ const TaskRecordSchema = z.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: z.array(z.string().max(80)).max(12).optional(),
-  /** The task text a writer approved (src/core/task-text.ts): its digest, and since when edits are new. */
+  /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
 });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
@@ -200,7 +200,7 @@ export const DashboardStateSchema = z.object({
     .default([]),
   /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
   ignoredPulls: z.array(z.number().int().positive()).max(100).default([]),
-  /** The controller's own human-gate reading per PR head SHA (src/core/diff-gate.ts), read once per head. */
+  /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
   diffGates: z
     .array(
       z.object({

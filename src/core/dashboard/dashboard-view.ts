@@ -1,6 +1,6 @@
 /** The view: what reconcile derived from the snapshot for people, rendered by dashboard-markdown.ts. */
-import type { SessionStatistics } from "../stats.js";
-import type { TaskStatus } from "../task.js";
+import type { SessionStatistics } from "../session/stats.js";
+import type { TaskStatus } from "../tasks/task.js";
 
 export interface TaskLine {
   issue: number;
@@ -64,7 +64,7 @@ export interface DashboardView {
   /** True with `network: open`: the dashboard says the agent's network is not allow-listed. */
   openNetwork?: boolean;
   /**
-   * The session-budget marker workers read (src/core/session-budget.ts), and notes on budgets that cannot
+   * The session-budget marker workers read (src/core/session/session-budget.ts), and notes on budgets that cannot
    * apply (an agent whose cost is unknown cannot be held to a USD budget).
    */
   budget?: { marker: string | null; notes: string[] };

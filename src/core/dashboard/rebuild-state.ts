@@ -1,7 +1,7 @@
 /** Rebuilding the state from GitHub when the state block is lost. */
 import type { AutopilotConfig } from "../config/index.js";
-import type { SessionState } from "../session.js";
-import { taskStatusFromLabels } from "../task.js";
+import type { SessionState } from "../session/session.js";
+import { taskStatusFromLabels } from "../tasks/task.js";
 import type { WorldSnapshot } from "../world.js";
 import { type DashboardState, emptyState, newTaskRecord } from "./dashboard-state.js";
 import { parseDashboard } from "./state-block.js";

@@ -18,7 +18,7 @@ import { renderVisible, type Limits } from "./dashboard-markdown.js";
 import { BODY_BUDGET, type DashboardState } from "./dashboard-state.js";
 import type { DashboardView } from "./dashboard-view.js";
 import { compactJson, renderStateBlock } from "./state-block.js";
-import { changeHash } from "../change-hash.js";
+import { changeHash } from "../text/change-hash.js";
 
 const LIMIT_STEPS: Limits[] = [
   { list: 25, queue: 30, graph: 40, done: 20, incidents: 5, configChars: 8000 },

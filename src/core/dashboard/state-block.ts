@@ -2,7 +2,7 @@
  * The hidden state block at the end of the tracking issue body, and reading a body back: the state, the
  * checkboxes a person ticked and the session status shown in the visible part.
  */
-import { SESSION_STATUSES, type SessionState } from "../session.js";
+import { SESSION_STATUSES, type SessionState } from "../session/session.js";
 import { type DashboardState, DashboardStateSchema, TRACKING_MARKER } from "./dashboard-state.js";
 
 const STATE_OPEN = "<!-- autopilot:state v1\n";

@@ -89,17 +89,17 @@ export interface AgentPreset {
   keyAliases?: Readonly<Record<string, string>>;
   /**
    * The hosts the CLI needs with the preset's own keys (its providers' model APIs): on the agent's network
-   * allow-list by default (src/worker/agent-egress.ts). A base URL passed in `agents.*.env` adds its own host.
+   * allow-list by default (src/worker/network/agent-egress.ts). A base URL passed in `agents.*.env` adds its own host.
    */
   apiHosts: readonly string[];
   /**
    * Whether the CLI prices its own usage (a cost in its output). The others report tokens only, which the
-   * worker prices from `prices` (every preset's, together: src/core/pricing.ts).
+   * worker prices from `prices` (every preset's, together: src/core/agent/pricing.ts).
    */
   selfPricing: boolean;
   /**
    * List prices of the models of the provider this preset's CLI is made for, by model name (the provider's
-   * published prices for standard, uncached API use; src/core/pricing.ts says where and when they were read).
+   * published prices for standard, uncached API use; src/core/agent/pricing.ts says where and when they were read).
    */
   prices: Readonly<Record<string, ModelPrice>>;
   buildInvocation(options: InvocationOptions): Invocation;

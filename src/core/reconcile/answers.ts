@@ -1,6 +1,6 @@
 /** The phase that takes answers to needs-human questions: the task goes back to the queue. */
-import { commentAuthority, parseCommand } from "../commands.js";
-import { transitionTask } from "../task.js";
+import { commentAuthority, parseCommand } from "../tasks/commands.js";
+import { transitionTask } from "../tasks/task.js";
 import { taskIssueFor } from "./comment-commands.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { react } from "./messages.js";

@@ -1,9 +1,9 @@
 /** What the dashboard shows after this reconcile's decisions: slots, queue, review, off-ramps, the graph. */
 import { renderConfigError } from "../config/index.js";
 import type { DashboardView, ReasonLine } from "../dashboard/index.js";
-import { usdBudgetNotes } from "../pricing.js";
-import { formatScoreParts } from "../scoring.js";
-import { renderSessionBudgetMarker, sessionSpend } from "../session-budget.js";
+import { usdBudgetNotes } from "../agent/pricing.js";
+import { formatScoreParts } from "../tasks/scoring.js";
+import { renderSessionBudgetMarker, sessionSpend } from "../session/session-budget.js";
 import type { Reconciling } from "./context.js";
 import type { Pool } from "./pool-dispatch.js";
 import type { ReviewLines } from "./reviews.js";

@@ -1,5 +1,5 @@
 /** The phase that reads the retry/skip checkboxes ticked on the dashboard, by someone with write access. */
-import { hasWriteAccess, sameLogin } from "../commands.js";
+import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import { parseDashboard, readDashboardMarks } from "../dashboard/index.js";
 import { note, type Reconciling } from "./context.js";
 import { incident } from "./messages.js";

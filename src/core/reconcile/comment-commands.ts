@@ -3,10 +3,10 @@
  * (session commands, retry, skip, help, status); other comments on tasks are kept as possible answers to
  * needs-human questions (see answers.ts).
  */
-import { commandHelp, commentAuthority, parseCommand, refusalText } from "../commands.js";
-import { quietLogin } from "../markdown.js";
-import { distrustOf } from "../pull-trust.js";
-import type { SessionEvent } from "../session.js";
+import { commandHelp, commentAuthority, parseCommand, refusalText } from "../tasks/commands.js";
+import { quietLogin } from "../text/markdown.js";
+import { distrustOf } from "../gates/pull-trust.js";
+import type { SessionEvent } from "../session/session.js";
 import { note, type Reconciling } from "./context.js";
 import { react, reply } from "./messages.js";
 import { retryTask, skipTask } from "./retry-skip.js";

@@ -7,9 +7,9 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
-import type { TaskStatus } from "../task.js";
+import type { TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
-import type { WorkerResult } from "../worker-result.js";
+import type { WorkerResult } from "../tasks/worker-result.js";
 import { taskBranchName } from "../contract.js";
 
 export interface DecideInput {

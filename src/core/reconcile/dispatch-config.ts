@@ -4,7 +4,7 @@ import type { Reconciling } from "./context.js";
 
 /**
  * Hands the worker the digest of the configuration this reconcile decided with: the worker refuses to run
- * under any other (src/worker/worker-config.ts), so it is never looser than the controller.
+ * under any other (src/worker/settings/worker-config.ts), so it is never looser than the controller.
  */
 export function withConfigDigest(
   ctx: Reconciling,

@@ -1,5 +1,5 @@
 /**
- * The dispatch locks (one ref per task attempt, taken by src/github/executor.ts before each dispatch), as the
+ * The dispatch locks (one ref per task attempt, taken by src/github/execution/executor.ts before each dispatch), as the
  * snapshot lists them: a dispatched attempt whose lock ref does not exist means GitHub refused to create it
  * (the executor then dispatches without it), which the dashboard says; the locks of tasks that left the state
  * (a failed deletion, or refs from before locks were deleted) are deleted, a few per reconcile.

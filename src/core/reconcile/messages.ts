@@ -1,7 +1,7 @@
 /** What a reconcile says: dashboard incidents, reactions and replies to comments, one-time notices on tasks. */
 import type { TaskRecord } from "../dashboard/index.js";
 import type { Reaction } from "../effects.js";
-import { escapeInline, truncate } from "../markdown.js";
+import { escapeInline, truncate } from "../text/markdown.js";
 import { note, type Reconciling } from "./context.js";
 
 export function incident(ctx: Reconciling, kind: string, message: string): void {

@@ -2,13 +2,13 @@
  * The pool phase: which tasks are ready (dependencies met, labeled by a writer, not live, not waiting for a
  * time), their ranking, and the dispatch of the best into free slots.
  */
-import { hasWriteAccess, sameLogin } from "../commands.js";
+import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import type { ReasonLine } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
-import { buildTaskGraph, readyTasks, type TaskGraph } from "../graph.js";
-import { formatTime, quietLogin } from "../markdown.js";
-import { formatScoreParts, rankTasks } from "../scoring.js";
-import { isDispatching } from "../session.js";
+import { buildTaskGraph, readyTasks, type TaskGraph } from "../tasks/graph.js";
+import { formatTime, quietLogin } from "../text/markdown.js";
+import { formatScoreParts, rankTasks } from "../tasks/scoring.js";
+import { isDispatching } from "../session/session.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus } from "./task-labels.js";

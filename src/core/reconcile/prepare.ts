@@ -5,10 +5,10 @@
  */
 import { type AutopilotConfig, applyConfigOverrides } from "../config/index.js";
 import type { DashboardState } from "../dashboard/index.js";
-import { quietLogin } from "../markdown.js";
-import { labelForStatus, type TaskStatus } from "../task.js";
+import { quietLogin } from "../text/markdown.js";
+import { labelForStatus, type TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode } from "../world.js";
-import type { WorkerResult } from "../worker-result.js";
+import type { WorkerResult } from "../tasks/worker-result.js";
 import { bootstrapState } from "./bootstrap-state.js";
 import { type DecideInput, note, type Reconciling } from "./context.js";
 import { incidentOnce } from "./messages.js";

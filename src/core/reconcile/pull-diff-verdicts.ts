@@ -1,9 +1,9 @@
 /**
- * The controller's own human-gate rules for a PR's head (src/core/diff-gate.ts), read once per head SHA and
+ * The controller's own human-gate rules for a PR's head (src/core/gates/diff-gate.ts), read once per head SHA and
  * human-gate settings and kept in the state: src/github reads only heads without one.
  */
-import { evaluateDiffGate, humanGateDigest } from "../diff-gate.js";
-import { truncate } from "../markdown.js";
+import { evaluateDiffGate, humanGateDigest } from "../gates/diff-gate.js";
+import { truncate } from "../text/markdown.js";
 import type { PullNode } from "../world.js";
 import type { Reconciling } from "./context.js";
 

@@ -1,6 +1,6 @@
 /** Retry and skip of one task, asked by a command or a ticked dashboard checkbox. */
-import { MERGE_REFUSAL_CAP } from "../merge-refusal.js";
-import { transitionTask } from "../task.js";
+import { MERGE_REFUSAL_CAP } from "../gates/merge-refusal.js";
+import { transitionTask } from "../tasks/task.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { retire } from "./task-exit.js";
 import { setStatus, statusOf } from "./task-labels.js";

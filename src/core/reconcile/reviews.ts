@@ -11,11 +11,11 @@ import {
   noChecksComment,
   parseHumanGateMarker,
   type Verdict,
-} from "../gates.js";
+} from "../gates/gates.js";
 import { issueOfTaskBranch } from "../contract.js";
-import { truncate } from "../markdown.js";
-import { sameLogin } from "../commands.js";
-import { branchUpdatedLine, MERGE_REFUSAL_CAP, mergeBasis, mergeHandedLine } from "../merge-refusal.js";
+import { truncate } from "../text/markdown.js";
+import { sameLogin } from "../tasks/commands.js";
+import { branchUpdatedLine, MERGE_REFUSAL_CAP, mergeBasis, mergeHandedLine } from "../gates/merge-refusal.js";
 import type { IssueNode, PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";

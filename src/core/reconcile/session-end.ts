@@ -1,6 +1,6 @@
 /** The session phases around the pool: the budget check before it, checkpointing and completion after it. */
 import type { Effect } from "../effects.js";
-import { sessionOverBudget, sessionSpend } from "../session-budget.js";
+import { sessionOverBudget, sessionSpend } from "../session/session-budget.js";
 import type { Reconciling } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { statusOf } from "./task-labels.js";
@@ -9,7 +9,7 @@ import { liveCount } from "./worker-runs.js";
 /** A running session whose spend went over its budget stops dispatching. */
 export function checkBudget(ctx: Reconciling): void {
   if (ctx.state.session.status !== "running") return;
-  // Running workers' reported spend counts too (src/core/session-budget.ts).
+  // Running workers' reported spend counts too (src/core/session/session-budget.ts).
   const used = sessionSpend(ctx.state, ctx.results.values()).total;
   const over = sessionOverBudget(ctx.config.budgets.session, used);
   if (over) sessionEvent(ctx, { type: "budgetExhausted", detail: over, activeWorkers: liveCount(ctx) });

@@ -1,6 +1,6 @@
-/** Feeds a session event to the session's state machine (src/core/session.ts) and carries out what it asks. */
+/** Feeds a session event to the session's state machine (src/core/session/session.ts) and carries out what it asks. */
 import type { Effect } from "../effects.js";
-import { reduceSession, type SessionEvent } from "../session.js";
+import { reduceSession, type SessionEvent } from "../session/session.js";
 import { note, type Reconciling } from "./context.js";
 
 export interface SessionOutcome {

@@ -1,6 +1,6 @@
 /** The answer to `/autopilot status [#N]`: the session in one line, and the task's place on the dashboard. */
 import type { DashboardView, ReasonLine } from "../dashboard/index.js";
-import { escapeInline, formatTime } from "../markdown.js";
+import { escapeInline, formatTime } from "../text/markdown.js";
 import type { Reconciling } from "./context.js";
 import { statusOf } from "./task-labels.js";
 

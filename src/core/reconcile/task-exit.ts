@@ -1,6 +1,6 @@
 /** A task leaves the state: done (its PR merged), skipped or closed, counted into the history. */
 import { type HistoryEntry, newTaskRecord } from "../dashboard/index.js";
-import { truncate } from "../markdown.js";
+import { truncate } from "../text/markdown.js";
 import type { PullNode } from "../world.js";
 import { note, type Reconciling, round4, taskBranch } from "./context.js";
 import { clearStateLabels } from "./task-labels.js";

@@ -4,7 +4,7 @@
  */
 import type { AutopilotConfig } from "../config/index.js";
 import type { Effect } from "../effects.js";
-import { labelForStatus, type TaskStatus, taskStatusFromLabels } from "../task.js";
+import { labelForStatus, type TaskStatus, taskStatusFromLabels } from "../tasks/task.js";
 import { type Reconciling, taskRecord } from "./context.js";
 
 export function hasLabel(labels: readonly string[], label: string | undefined): boolean {

@@ -1,5 +1,5 @@
 /** A task's pull requests: only the ones the App opened on the task branch of this repository count. */
-import { ignoredPullMessage, partitionPulls } from "../pull-trust.js";
+import { ignoredPullMessage, partitionPulls } from "../gates/pull-trust.js";
 import type { PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch } from "./context.js";
 import { incident } from "./messages.js";

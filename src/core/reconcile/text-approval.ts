@@ -3,10 +3,10 @@
  * (`task-digest`), which refuses any other. The phase runs before the workers and the pool, so a task whose
  * text changed is neither dispatched nor merged.
  */
-import { hasWriteAccess } from "../commands.js";
+import { hasWriteAccess } from "../tasks/commands.js";
 import type { Effect } from "../effects.js";
-import { quietLogin } from "../markdown.js";
-import { judgeTaskText, lastEditAt, taskDigest, textChangedComment } from "../task-text.js";
+import { quietLogin } from "../text/markdown.js";
+import { judgeTaskText, lastEditAt, taskDigest, textChangedComment } from "../tasks/task-text.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { clearStateLabels, statusOf } from "./task-labels.js";
@@ -29,7 +29,7 @@ export function freezeText(
 }
 
 /**
- * Judges every open task's title and body against what a writer approved (src/core/task-text.ts): every
+ * Judges every open task's title and body against what a writer approved (src/core/tasks/task-text.ts): every
  * edit since by a writer is approved again; any other change takes the task out until a writer labels it.
  */
 export function processTaskText(ctx: Reconciling): void {

@@ -1,5 +1,5 @@
 /** The session's statistics on the dashboard: the open tasks' records plus the history of retired ones. */
-import { computeStatistics, type SessionStatistics, type TaskRecordLike } from "../stats.js";
+import { computeStatistics, type SessionStatistics, type TaskRecordLike } from "../session/stats.js";
 import { type Reconciling, round4 } from "./context.js";
 import { statusOf } from "./task-labels.js";
 

@@ -3,10 +3,10 @@
  * a crash or a lost run, the failure strategy and the consecutive-failure count that can pause the session.
  */
 import type { TaskRecord } from "../dashboard/index.js";
-import { truncate } from "../markdown.js";
-import { formatDuration } from "../stats.js";
-import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../task.js";
-import type { WorkerResult } from "../worker-result.js";
+import { truncate } from "../text/markdown.js";
+import { formatDuration } from "../session/stats.js";
+import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../tasks/task.js";
+import type { WorkerResult } from "../tasks/worker-result.js";
 import { note, type Reconciling, round4 } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus } from "./task-labels.js";

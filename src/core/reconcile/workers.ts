@@ -4,11 +4,11 @@
  */
 import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../contract.js";
 import type { Effect } from "../effects.js";
-import { isDispatching } from "../session.js";
-import type { TaskStatus } from "../task.js";
+import { isDispatching } from "../session/session.js";
+import type { TaskStatus } from "../tasks/task.js";
 import type { RunNode } from "../world.js";
-import type { WorkerOutcome } from "../worker-result.js";
-import { formatDuration } from "../stats.js";
+import type { WorkerOutcome } from "../tasks/worker-result.js";
+import { formatDuration } from "../session/stats.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
@@ -44,7 +44,7 @@ export function processWorkers(ctx: Reconciling): void {
 
 /**
  * Remembers which comment holds each task's worker result, so the snapshot finds it however many comments
- * follow it (src/github/buried-comments.ts).
+ * follow it (src/github/snapshot/buried-comments.ts).
  */
 function rememberResultComments(ctx: Reconciling): void {
   for (const [key, nodeId] of Object.entries(ctx.snapshot.resultComments ?? {})) {

@@ -1,4 +1,0 @@
-/** The controller action's entry point (bundled to dist/controller/index.js): nothing but the runner. */
-import { runController } from "./run-in-actions.js";
-
-await runController();

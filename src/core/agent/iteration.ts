@@ -1,0 +1,207 @@
+/**
+ * The worker's decisions inside its iteration loop, as pure functions:
+ *
+ * - `decideAfterIteration` — the completion matrix (the agent's signal × the quality commands) with the
+ *   contradiction guard, stuck detection and the max-iterations / wall-clock timeout.
+ * - `decideRateLimit` — rate-limit backoff `base × factor^n`, then the fallback agent, then end the job with
+ *   the reset time.
+ *
+ * What the agent process's exit means is in agent-exit.ts; the controller's side is in task.ts.
+ */
+import { exponentialBackoff } from "../session/backoff.js";
+
+// ---------------------------------------------------------------------------------------------------------
+// Completion check matrix
+
+export type IterationSignalKind = "complete" | "blocked" | "needs_human" | "none";
+
+export interface IterationSignal {
+  kind: IterationSignalKind;
+  /** BLOCKED reason or NEEDS_HUMAN question. */
+  text?: string;
+}
+
+/** Result of the quality commands of this iteration; `not_run` when none ran (none configured or detected). */
+export type QualityOutcome = "pass" | "fail" | "not_run";
+
+export interface IterationInput {
+  signal: IterationSignal;
+  quality: QualityOutcome;
+  /** 1-based number of the iteration that just ended. */
+  iteration: number;
+  maxIterations: number;
+  startedAt: Date | number | string;
+  now: Date | number;
+  /** Wall clock allowed for the job (timeoutMinutes × 60 000); 0 or less disables it. */
+  timeoutMs: number;
+  /** Consecutive iterations, this one included, that produced no new commit. */
+  iterationsWithoutCommit: number;
+  /** Warning from this many iterations without a commit; 0 disables it. */
+  stuckThreshold: number;
+  /** Stop with "stuck" from this many; 0 disables it. */
+  stuckStopThreshold: number;
+  /** COMPLETE claims contradicted by failing gates so far in this job (before this iteration). */
+  ignoredCompletions: number;
+  /** Stop with "contradiction" when the count reaches this; 0 disables the guard. */
+  maxIgnoredCompletionCycles: number;
+}
+
+export type IterationOutcome =
+  | "open_pr"
+  | "continue"
+  | "blocked"
+  | "needs_human"
+  | "timeout"
+  | "stuck"
+  | "contradiction";
+
+export interface IterationDecision {
+  outcome: IterationOutcome;
+  /** One line for the progress comment / worker result `reason`. */
+  reason: string;
+  warnings: string[];
+  /** The updated contradiction counter, to pass into the next iteration. */
+  ignoredCompletions: number;
+  /** When continuing: feed the failing quality output back into the next prompt. */
+  feedQualityFailures: boolean;
+}
+
+/**
+ * One row of the completion matrix per call. Order: the agent's explicit signal first (a BLOCKED or
+ * NEEDS_HUMAN on the last iteration is more useful than "timeout"; a COMPLETE that passes on the last
+ * iteration is done work), then the contradiction guard, then max iterations and wall clock (`timeout`),
+ * then stuck detection.
+ *
+ * COMPLETE with `not_run` quality counts as passing, with a warning: the PR's checks still gate the merge.
+ */
+export function decideAfterIteration(input: IterationInput): IterationDecision {
+  const warnings: string[] = [];
+  let ignored = Math.max(0, input.ignoredCompletions);
+  const decide = (outcome: IterationOutcome, reason: string, feed = false): IterationDecision => ({
+    outcome,
+    reason,
+    warnings,
+    ignoredCompletions: ignored,
+    feedQualityFailures: feed,
+  });
+
+  const { signal, quality } = input;
+  if (signal.kind === "blocked")
+    return decide("blocked", `agent is blocked: ${signal.text?.trim() || "no reason given"}`);
+  if (signal.kind === "needs_human") {
+    return decide("needs_human", `agent asks: ${signal.text?.trim() || "no question given"}`);
+  }
+  if (signal.kind === "complete" && quality === "pass")
+    return decide("open_pr", "complete, quality commands pass");
+  if (signal.kind === "complete" && quality === "not_run") {
+    warnings.push("no quality commands ran; the PR's checks are the only gate");
+    return decide("open_pr", "complete (no quality commands)");
+  }
+
+  let feed = quality === "fail";
+  let reason =
+    quality === "fail" ? "quality commands fail; next iteration" : "no completion signal; next iteration";
+  if (signal.kind === "complete") {
+    // COMPLETE + fail: the claim contradicts the gates.
+    ignored += 1;
+    feed = true;
+    reason = "COMPLETE claimed but quality commands fail; failures fed back";
+    const max = input.maxIgnoredCompletionCycles;
+    if (max > 0 && ignored >= max) {
+      return decide(
+        "contradiction",
+        `COMPLETE claimed ${ignored} time${ignored === 1 ? "" : "s"} while quality commands fail (limit ${max})`,
+      );
+    }
+    warnings.push(
+      `COMPLETE claim ${ignored}${max > 0 ? ` of ${max}` : ""} contradicted by failing quality commands`,
+    );
+  }
+
+  if (input.maxIterations > 0 && input.iteration >= input.maxIterations) {
+    return decide("timeout", `reached max iterations (${input.maxIterations})`);
+  }
+  const elapsed = toMs(input.now) - toMs(input.startedAt);
+  if (input.timeoutMs > 0 && elapsed >= input.timeoutMs) {
+    return decide("timeout", `reached the wall-clock limit (${Math.round(input.timeoutMs / 60_000)} min)`);
+  }
+
+  const idle = input.iterationsWithoutCommit;
+  if (input.stuckStopThreshold > 0 && idle >= input.stuckStopThreshold) {
+    return decide("stuck", `no new commit in ${idle} iterations (limit ${input.stuckStopThreshold})`);
+  }
+  if (input.stuckThreshold > 0 && idle >= input.stuckThreshold) {
+    warnings.push(`possibly stuck: no new commit in ${idle} iterations`);
+  }
+  return decide("continue", reason, feed);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rate limits and the fallback agent
+
+export interface RateLimitInput {
+  /** Rate-limit hits already waited out on the current agent (0 for the first hit). */
+  attempt: number;
+  /** Waits allowed per agent (`rateLimit.retries`). */
+  retries: number;
+  /** Index of the current agent: 0 = primary, 1… = fallbacks in order. */
+  agentIndex: number;
+  /** Primary + fallbacks. */
+  agentCount: number;
+  baseMs: number;
+  factor: number;
+  /** Longest wait inside a job (`rateLimit.maxWaitMs`); a known reset further away is not waited for. */
+  maxWaitMs: number;
+  /** Reset time the agent printed, when known. */
+  resetAt?: Date | number | string | null;
+  now: Date | number;
+}
+
+export type RateLimitDecision =
+  | { action: "wait"; ms: number; reason: string }
+  | { action: "switch_agent"; next: number; reason: string }
+  | { action: "end_job"; resumeAt: string; reason: string };
+
+/**
+ * 1. While `attempt < retries`: wait `baseMs × factor^attempt` (capped by maxWaitMs) — or until the known
+ *    reset time when it is within maxWaitMs.
+ * 2. Then (or at once when the known reset is further away than maxWaitMs): switch to the next fallback agent.
+ * 3. With no agent left: end the job; the controller re-dispatches at `resumeAt` (the known reset time, or
+ *    now + maxWaitMs).
+ */
+export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
+  const now = toMs(input.now);
+  const reset = input.resetAt == null ? null : toMs(input.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  const resetTooFar = untilReset !== null && untilReset > input.maxWaitMs;
+
+  if (!resetTooFar && input.attempt < input.retries) {
+    if (untilReset !== null) {
+      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
+    }
+    const ms = exponentialBackoff(input.baseMs, input.factor, input.attempt, input.maxWaitMs);
+    return { action: "wait", ms, reason: `rate limited; backoff ${input.attempt + 1} of ${input.retries}` };
+  }
+  if (input.agentIndex + 1 < input.agentCount) {
+    return {
+      action: "switch_agent",
+      next: input.agentIndex + 1,
+      reason: resetTooFar
+        ? "limit resets too late; switching to the next agent"
+        : "retries used; switching agent",
+    };
+  }
+  const resumeAt = untilReset !== null ? now + untilReset : now + Math.max(0, input.maxWaitMs);
+  return {
+    action: "end_job",
+    resumeAt: new Date(resumeAt).toISOString(),
+    reason: "every agent is limited; the task resumes after the reset",
+  };
+}
+
+/** Milliseconds since the epoch of a date, a timestamp or an ISO string. */
+function toMs(t: Date | number | string): number {
+  if (typeof t === "number") return t;
+  if (typeof t === "string") return Date.parse(t);
+  return t.getTime();
+}

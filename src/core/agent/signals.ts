@@ -1,0 +1,74 @@
+/**
+ * The agent's completion signals: `<promise>COMPLETE</promise>`, `<promise>BLOCKED: reason</promise>`,
+ * `<promise>NEEDS_HUMAN: question</promise>`.
+ *
+ * parseSignal reads the agent's OWN final message only — the worker passes the `result` of Claude's
+ * stream-json result event or Codex's last `agent_message`, never the transcript — so the task text the
+ * agent was given cannot signal by being in the conversation. Inside that message a signal counts only
+ * in plain prose: quoted in a fenced code block, a blockquote, inline code or an HTML comment, it is the
+ * agent citing the protocol or the task, not signalling. The last real signal wins (an agent that wrote
+ * "BLOCKED" and then solved the problem ends with COMPLETE). The tag is matched case-insensitively and
+ * with any whitespace (`< Promise >complete</ promise>`); the keyword must be one of the three
+ * (`NEEDS HUMAN` and `NEEDS-HUMAN` are accepted too); anything else — an unclosed tag, an unknown keyword
+ * such as DONE — is not a signal.
+ */
+import { splitMarkdownCode, stripHtmlComments } from "../text/sanitize.js";
+
+export type Signal =
+  | { kind: "complete" }
+  | { kind: "blocked"; reason: string }
+  | { kind: "needs_human"; question: string }
+  | { kind: "none" };
+
+/** Longest reason or question kept (the worker posts it on the issue). */
+export const SIGNAL_TEXT_MAX = 2_000;
+
+const SIGNAL =
+  /<\s*promise\s*>\s*(COMPLETE|BLOCKED|NEEDS[\s_-]?HUMAN)(?![A-Za-z_])[ \t]*(?:[:\-–—][ \t]*)?((?:(?!<\s*\/?\s*promise\s*>)[\s\S])*?)\s*<\s*\/\s*promise\s*>/gi;
+
+/**
+ * The agent's final message with every quoted region blanked out: fenced code blocks, inline code,
+ * blockquote lines (`>` after at most three spaces) and HTML comments.
+ */
+function unquotedProse(message: string): string {
+  const withoutComments = stripHtmlComments(message.replace(/\r\n?/g, "\n"));
+  return splitMarkdownCode(withoutComments)
+    .map((piece) => (piece.code ? "\n" : piece.text.replace(/^ {0,3}>.*$/gm, "")))
+    .join("");
+}
+
+/** The signal in the agent's final message (see the file comment for what counts). */
+export function parseSignal(finalMessage: string): Signal {
+  let last: RegExpExecArray | null = null;
+  for (const match of unquotedProse(finalMessage).matchAll(SIGNAL)) last = match;
+  if (last === null) return { kind: "none" };
+  const keyword = last[1]!.toUpperCase();
+  const text = last[2]!.trim().slice(0, SIGNAL_TEXT_MAX);
+  if (keyword === "COMPLETE") return { kind: "complete" };
+  if (keyword === "BLOCKED") return { kind: "blocked", reason: text };
+  return { kind: "needs_human", question: text };
+}
+
+/**
+ * What the agent is told about signals, at the end of every prompt. The tags are shown as inline code so
+ * that an agent echoing this text back does not signal by accident.
+ */
+export const SIGNAL_PROTOCOL_TEXT = [
+  "## How to end this iteration: the signal protocol",
+  "",
+  "Autopilot reads only your final message. When one of these applies, end that message with exactly one",
+  "of the following tags, on a line of its own, as plain text (not inside a code block, inline code or a",
+  "quote — those are ignored):",
+  "",
+  "- `<promise>COMPLETE</promise>` — the whole task is done and committed, with tests, and the project's",
+  "  checks pass when you run them. Autopilot then runs the quality commands itself: if any fails, you get",
+  "  its output in the next iteration; if all pass, a pull request is opened for review.",
+  "- `<promise>BLOCKED: <reason></promise>` — you cannot go on because of something outside your control",
+  "  (missing access or credentials, an unmerged dependency, a broken environment). The reason is posted on",
+  "  the issue and the task stops until a person unblocks it.",
+  "- `<promise>NEEDS_HUMAN: <question></promise>` — you need a decision or information only a maintainer",
+  "  can give. The question is posted on the issue; the task resumes with the answer.",
+  "",
+  "If work remains and none of these applies, end without a tag: the next iteration continues from your",
+  "commits and your notes. Do not claim COMPLETE to end early — the quality commands decide.",
+].join("\n");

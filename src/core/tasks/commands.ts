@@ -1,0 +1,194 @@
+/**
+ * `/autopilot …` commands: parsing comment bodies, and deciding who may give them.
+ *
+ * Grammar (case-insensitive, one command per comment — the first one wins):
+ *
+ * ```
+ * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | help
+ * ```
+ *
+ * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
+ * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
+ * that mentions one, does nothing. On a task issue `retry`, `skip` and `status` default to that issue.
+ * Anything else after `/autopilot` is an unknown command, answered with the help.
+ *
+ * Authorization: only users with write, maintain or admin permission (`canWrite`); anyone else gets one
+ * polite refusal (per login, remembered in the session state) and nothing changes. Comments by Autopilot's
+ * own bot are never commands.
+ */
+import { proseLines } from "../text/markdown.js";
+import type { CommentNode, Permission } from "../world.js";
+import { canWrite } from "../world.js";
+
+export type Command =
+  | { name: "start" | "pause" | "resume" | "stop" | "help" }
+  | { name: "status"; issue: number | null }
+  | { name: "retry" | "skip"; issue: number };
+
+export type ParsedCommand =
+  | { kind: "command"; command: Command; line: string }
+  /** `/autopilot` followed by something that is not a command (or `retry`/`skip` without an issue). */
+  | { kind: "invalid"; line: string; problem: string };
+
+export interface CommandContext {
+  /** The issue the comment is on. */
+  issue: number;
+  /** The tracking issue's number, when it exists. */
+  trackingIssue: number | null;
+}
+
+const PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+
+/**
+ * The first command in a comment body, or null when there is none. Never throws.
+ */
+export function parseCommand(body: string, context: CommandContext): ParsedCommand | null {
+  for (const line of commandLines(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    return interpret(m[1] ?? "", line.trim(), context);
+  }
+  return null;
+}
+
+function interpret(rest: string, line: string, context: CommandContext): ParsedCommand {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem: string): ParsedCommand => ({ kind: "invalid", line, problem });
+
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    case "status": {
+      const issue = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue }, line };
+    }
+    case "retry":
+    case "skip": {
+      if (words[1] !== undefined && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
+      const issue = target ?? (onTask ? context.issue : null);
+      if (issue === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      return { kind: "command", command: { name: word, issue }, line };
+    }
+    default:
+      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+  }
+}
+
+/** `#12`, `12` → 12; anything else → null. */
+function parseIssueRef(word: string | undefined): number | null {
+  if (word === undefined) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+
+/**
+ * The lines of a comment a command may start on: fenced code (``` and ~~~), indented code, block quotes
+ * and HTML comments are left out.
+ */
+export function commandLines(body: string): string[] {
+  const out: string[] = [];
+  let previousBlank = true;
+  for (const raw of proseLines(body)) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    // Indented code starts only after a blank line (otherwise it is a lazy paragraph continuation).
+    const indentedCode: boolean = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push(raw);
+    previousBlank = blank || (indentedCode && previousBlank);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Authorization
+
+export interface CommentAuthority {
+  /** Comments by Autopilot's own bot (or any bot) are never commands. */
+  ignored: boolean;
+  /** The author may steer Autopilot (write, maintain or admin). */
+  authorized: boolean;
+}
+
+/** Whether a comment is Autopilot's own (or another bot's), and whether its author has write access. */
+export function commentAuthority(
+  comment: Pick<CommentNode, "author" | "authorIsBot">,
+  botLogin: string,
+  permissions: Readonly<Record<string, Permission>>,
+): CommentAuthority {
+  const author = comment.author;
+  if (!author || comment.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
+    return { ignored: true, authorized: false };
+  }
+  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
+}
+
+/** Permission of a login (GitHub logins are case-insensitive). */
+export function lookupPermission(
+  permissions: Readonly<Record<string, Permission>>,
+  login: string | null | undefined,
+): Permission | undefined {
+  if (!login) return undefined;
+  const exact = permissions[login];
+  if (exact) return exact;
+  const lower = login.toLowerCase();
+  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower) return value;
+  return undefined;
+}
+
+/** Whether a login may steer Autopilot (write, maintain or admin). */
+export function hasWriteAccess(
+  permissions: Readonly<Record<string, Permission>>,
+  login: string | null | undefined,
+): boolean {
+  return canWrite(lookupPermission(permissions, login));
+}
+
+export function sameLogin(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b) return false;
+  const norm = (s: string) => s.toLowerCase().replace(/\[bot\]$/, "");
+  return norm(a) === norm(b);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Texts
+
+/** The command reference, shown on the dashboard and as the reply to `help` and unknown commands. */
+export function commandHelp(): string {
+  return [
+    "| command | what it does |",
+    "|---|---|",
+    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
+    "| `/autopilot resume` | continue a paused session |",
+    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
+    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
+    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
+    "| `/autopilot help` | this list |",
+    "",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip` and `status` default to that issue).",
+  ].join("\n");
+}
+
+/** The one reply somebody without write access gets. */
+export function refusalText(login: string): string {
+  return [
+    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
+    "A maintainer can run the command for you.",
+  ].join(" ");
+}

@@ -1,0 +1,89 @@
+/**
+ * The refs a reconcile deletes (merged task branches, ended tasks' dispatch locks) in one GraphQL request instead
+ * of one REST `DELETE` each. `updateRefs` deletes all of them or none, so only refs the snapshot saw exist go in
+ * (a lock in the lock list, a branch its merged PR still names); when GitHub rejects the request anyway (a ref
+ * deleted since the snapshot, a ruleset), every effect goes the REST way, where a missing ref is fine.
+ */
+import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../../core/contract.js";
+import type { Effect } from "../../core/effects.js";
+import type { WorldSnapshot } from "../../core/world.js";
+import type { GatewayLog, OctokitSurface } from "../transport/octokit-surface.js";
+import { DELETE_REFS_MUTATION } from "../queries.js";
+
+/** What of the executor's context this needs (src/github/execution/executor.ts `ExecContext` has all of it). */
+export interface RefDeletionContext {
+  client: OctokitSurface;
+  log: GatewayLog;
+  world: WorldSnapshot | null;
+  facts: { repositoryNodeId?: string | null } | null;
+  write: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+type RefDeletion = Extract<Effect, { type: "deleteBranch" | "releaseDispatchLocks" }>;
+
+const ZERO = "0".repeat(40);
+
+export function isRefDeletion(effect: Effect): effect is RefDeletion {
+  return effect.type === "deleteBranch" || effect.type === "releaseDispatchLocks";
+}
+
+/**
+ * The full names of the refs an effect deletes, when the snapshot shows each one exists; null when it cannot
+ * tell for one of them (then the effect is left to REST).
+ */
+export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: RefDeletion): string[] | null {
+  const world = ctx.world;
+  if (!world) return null;
+  if (effect.type === "deleteBranch") {
+    // This repository's own closed PR on the branch (a fork's PR names a branch of the fork).
+    const pull = world.pulls.find(
+      (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true,
+    );
+    return pull?.headBranchExists === true ? [`refs/heads/${effect.branch}`] : null;
+  }
+  const listed = world.dispatchLocks;
+  if (!listed) return null;
+  const names = new Set(listed);
+  const refs: string[] = [];
+  for (let attempt = 1; attempt <= effect.attempts; attempt++) {
+    const ref = dispatchLockRef(effect.issue, attempt);
+    if (names.has(ref.slice(DISPATCH_LOCK_PREFIX.length))) refs.push(ref);
+    // Not listed in a cut list: it may exist.
+    else if (!world.dispatchLocksComplete) return null;
+  }
+  return refs;
+}
+
+/**
+ * Deletes the refs of `effects` (those whose refs the snapshot knows) in one `updateRefs` request, when that
+ * saves a request; the outcomes of the effects it carried out (none when it did not try, or GitHub refused).
+ */
+export async function deleteRefsTogether(
+  ctx: RefDeletionContext,
+  effects: RefDeletion[],
+): Promise<{ effect: RefDeletion; status: "done"; detail: string }[]> {
+  const repository = ctx.facts?.repositoryNodeId;
+  if (!repository) return [];
+  const chosen: { effect: RefDeletion; refs: string[] }[] = [];
+  for (const effect of effects) {
+    const refs = existingRefsOf(ctx, effect);
+    if (refs && refs.length > 0) chosen.push({ effect, refs });
+  }
+  const names = [...new Set(chosen.flatMap((c) => c.refs))];
+  if (names.length < 2) return [];
+  try {
+    await ctx.write(() =>
+      ctx.client.graphql(DELETE_REFS_MUTATION, {
+        repository,
+        refs: names.map((name) => ({ name, afterOid: ZERO })),
+      }),
+    );
+  } catch (error) {
+    // GraphQL errors: GitHub rejected one update, so it changed none; REST deletes them one by one.
+    if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
+    ctx.log.info(`deleting ${names.length} refs in one request was refused; deleting them one by one`);
+    return [];
+  }
+  const detail = `with ${names.length - 1} other ref(s) in one request`;
+  return chosen.map(({ effect }) => ({ effect, status: "done" as const, detail }));
+}

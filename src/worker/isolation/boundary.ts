@@ -1,0 +1,351 @@
+/**
+ * The line between the worker and the agent, on disk. Before any agent runs:
+ * - the checkout's `.git` (made by actions/checkout, so still trustworthy) is moved into the worker's private
+ *   directory (mode 0700): it becomes the repository the worker commits and pushes from, and only the worker can
+ *   read or write it;
+ * - the agent gets its own directory under the system temp dir: `work/` (a copy of the checkout's files, its
+ *   work tree), `home/` and `tmp/`, owned by the agent user while it runs and by the worker while the worker
+ *   reads them; prompt files sit beside them, readable but not writable by the agent;
+ * - the agent's work tree gets a `.git` of its own, filled from a bundle of the task branch by a git process
+ *   running as the agent user (the worker's git never touches a repository the agent can write). The agent may
+ *   do anything in it; nothing of it reaches the push except the files of the work tree.
+ * Before each agent or quality run the agent's directories are handed over (chown, then the bundle sync); after
+ * it, every process of the agent's uid is killed and the directories are taken back before the worker's git
+ * reads the work tree.
+ */
+import { chmod, cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { AgentUser } from "./agent-user.js";
+import { buildAgentEnv } from "./agent-env.js";
+import { type AgentRunner, createAgentRunner } from "../iterations/agent-iteration.js";
+import { Git } from "../checkout/private-git.js";
+import type { QualityRunner } from "../worker-deps.js";
+import { runProcess } from "../processes/process.js";
+import { detectQualityCommands, runQualityCommands } from "../processes/quality.js";
+import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
+import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
+import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "../checkout/tree-writes.js";
+
+export interface BoundaryDirs {
+  /** The original checkout (GITHUB_WORKSPACE): its `.git` is moved out while the worker runs. */
+  workspace: string;
+  /** The worker's private git directory (the checkout's `.git`, moved). */
+  gitDir: string;
+  /** The agent's directory: prompt files, and the three directories below. */
+  agentDir: string;
+  workTree: string;
+  home: string;
+  tmp: string;
+  /** Files the worker hands the agent to read (prompts, the sync bundle): the worker's, readable by the agent. */
+  inbox: string;
+}
+
+export class CheckoutError extends Error {
+  override readonly name = "CheckoutError";
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Renames `from` to `to`, copying then removing it when they are on different file systems. */
+async function move(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    await cp(from, to, { recursive: true, verbatimSymlinks: true });
+    await rm(from, { recursive: true, force: true });
+  }
+}
+
+/** Moves the checkout's `.git` into `workerDir` and makes the agent's directory with a copy of the files. */
+export async function isolateCheckout(options: {
+  workspace: string;
+  /** The worker's private directory (created 0700 if missing). */
+  workerDir: string;
+  /** Where the agent's directory is made (default: the system temp dir, reachable by any user). */
+  agentBase?: string;
+  /** The agent's directory itself (tests that must know the work tree's path in advance); made if missing. */
+  agentDir?: string;
+  /**
+   * The agent reaches its directories only through the namespace sandbox's binds: the agent's directory is then
+   * 0700, so no other user on the host (another job's agent, a set-user-ID file of the agent's run by someone
+   * else) reaches the tree the worker reads.
+   */
+  sandboxed?: boolean;
+}): Promise<BoundaryDirs> {
+  const { workspace, workerDir } = options;
+  const source = path.join(workspace, ".git");
+  if (!(await isDirectory(source)))
+    throw new CheckoutError(
+      `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`,
+    );
+  await mkdir(workerDir, { recursive: true, mode: 0o700 });
+  await chmod(workerDir, 0o700);
+  const gitDir = path.join(workerDir, "repo.git");
+  await move(source, gitDir);
+  let agentDir = options.agentDir;
+  if (agentDir) await mkdir(agentDir, { recursive: true });
+  else agentDir = await mkdtemp(path.join(options.agentBase ?? os.tmpdir(), "autopilot-agent-"));
+  // Without a sandbox, traversable, so the agent can reach its work tree and read its prompt; only the worker
+  // writes it.
+  await chmod(agentDir, options.sandboxed ? 0o700 : 0o755);
+  const workTree = path.join(agentDir, "work");
+  // Untracked files the workflow made before this step (installed dependencies) come along.
+  await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
+  const home = path.join(agentDir, "home");
+  const tmp = path.join(agentDir, "tmp");
+  await mkdir(home, { recursive: true });
+  await mkdir(tmp, { recursive: true });
+  const inbox = path.join(agentDir, "inbox");
+  await mkdir(inbox, { recursive: true, mode: 0o755 });
+  await chmod(inbox, 0o755);
+  return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
+}
+
+/** Puts the private `.git` back into the checkout (for the job's later steps) and removes the agent's directory. */
+export async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
+  const target = path.join(dirs.workspace, ".git");
+  if (!(await isDirectory(target)) && (await isDirectory(dirs.gitDir))) await move(dirs.gitDir, target);
+  await rm(dirs.agentDir, { recursive: true, force: true });
+}
+
+export interface Boundary {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  /** Gives the agent its directories and brings its own `.git` up to the worker's task branch. */
+  handOver(): Promise<void>;
+  /** Kills every process of the agent's uid and takes its directories back. */
+  takeBack(): Promise<number>;
+  /** The end of the job: everything of the agent killed, the checkout's `.git` put back. */
+  close(): Promise<void>;
+}
+
+const SYNC_SCRIPT = [
+  "set -e",
+  // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here:
+  // --show-toplevel then prints nothing or another directory); start again from nothing in that case.
+  'if [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
+  // Its repository, its upkeep: no `git maintenance` child at every hand-over.
+  'git -c maintenance.auto=false fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  'git symbolic-ref HEAD "refs/heads/$2"',
+  "git reset -q",
+  // The identity, read in one process and written only when the agent changed it (or on a new repository).
+  'if [ "$(git config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$3" "$4")" ]; then',
+  '  git config user.name "$3"',
+  '  git config user.email "$4"',
+  "fi",
+].join("\n");
+
+export function createBoundary(options: {
+  dirs: BoundaryDirs;
+  user: AgentUser;
+  git: Git;
+  /** The worker's environment (PATH, LANG for the agent-side git). */
+  parentEnv: NodeJS.ProcessEnv;
+  /** The agent-side commits' author: read at each sync (createIsolatedParts' `setAuthor` changes it). */
+  userName: string;
+  userEmail: string;
+  warn: (message: string) => void;
+}): Boundary {
+  const { dirs, user, git } = options;
+  const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  let synced: string | null = null;
+  const agentGit = async (bundle: string, branch: string) =>
+    runProcess({
+      command: trustedShell(),
+      args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
+      cwd: dirs.workTree,
+      env: {
+        PATH: options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        LANG: options.parentEnv.LANG ?? "C.UTF-8",
+        HOME: dirs.home,
+        GIT_TERMINAL_PROMPT: "0",
+      },
+      runAs: user,
+      timeoutMs: 10 * 60_000,
+    });
+  const sync = async () => {
+    const branch = await git.currentBranch();
+    if (!branch) return;
+    const head = await git.headSha();
+    if (head === synced) return;
+    const bundle = path.join(dirs.inbox, "sync.bundle");
+    const make = async (since: string | null) => {
+      await rm(bundle, { force: true });
+      const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
+      if (since) args.push(`^${since}`);
+      const made = await git.run(args, { allowFail: true });
+      if (made.code !== 0) return false;
+      await chmod(bundle, 0o644);
+      const fetched = await agentGit(bundle, branch);
+      return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
+    };
+    let outcome = synced ? await make(synced) : false;
+    if (outcome !== true) outcome = await make(null);
+    await rm(bundle, { force: true });
+    if (outcome === true) synced = head;
+    else
+      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
+  };
+  return {
+    dirs,
+    user,
+    async handOver() {
+      // What the worker wrote into the work tree since the last hand-over (tree-writes.ts); home and tmp, small
+      // and written by the worker without a record (an agent's config directory), are walked.
+      const written = takeTreeWrites(dirs.workTree);
+      try {
+        await user.give(owned, new Map([[dirs.workTree, written]]));
+      } catch (error) {
+        noteTreeUnknown(dirs.workTree);
+        throw error;
+      }
+      await sync();
+    },
+    async takeBack() {
+      const killed = await user.killAll();
+      distrustTreeWritesSoFar(dirs.workTree);
+      await user.take(owned);
+      return killed;
+    },
+    async close() {
+      await user.killAll().catch(() => 0);
+      await user.take(owned).catch(() => {});
+      await restoreCheckout(dirs);
+    },
+  };
+}
+
+export interface IsolatedParts {
+  git: Git;
+  agent: AgentRunner;
+  quality: QualityRunner;
+  boundary: Boundary;
+  /**
+   * The commits' author from now on, for the worker's git and the agent-side sync (neither commits before the
+   * job's claim, when src/worker/run-job.ts learns the token's own account). Empty values keep what was set.
+   */
+  setAuthor(userName: string | undefined, userEmail: string | undefined): void;
+}
+
+/** Everything of the worker that touches the agent's side, wired once for the runner and the tests. */
+export async function createIsolatedParts(options: {
+  workspace: string;
+  workerDir: string;
+  agentBase?: string;
+  agentDir?: string;
+  user: AgentUser;
+  /** Names of the worker's environment passed to the quality commands (the primary agent's `env`). */
+  qualityEnvNames?: readonly string[];
+  parentEnv: NodeJS.ProcessEnv;
+  token?: string;
+  /** Values that must never reach the agent (the token). */
+  secretValues: string[];
+  userName?: string;
+  userEmail?: string;
+  onLine?: (line: string) => void;
+  killGraceMs?: number;
+  warn: (message: string) => void;
+}): Promise<IsolatedParts> {
+  // Every program the worker starts comes from a directory nobody else can change; the others are named once.
+  reportIgnoredPath(options.parentEnv.PATH, options.warn);
+  const dirs = await isolateCheckout({
+    workspace: options.workspace,
+    workerDir: options.workerDir,
+    sandboxed: options.user.mode === "namespace",
+    ...(options.agentBase ? { agentBase: options.agentBase } : {}),
+    ...(options.agentDir ? { agentDir: options.agentDir } : {}),
+  });
+  const userName = options.userName || "autopilot[bot]";
+  const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
+  const git = new Git({
+    cwd: dirs.workTree,
+    gitDir: dirs.gitDir,
+    stateDir: path.join(options.workerDir, "git"),
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    ...(options.token ? { token: options.token } : {}),
+  });
+  // Kept: the boundary reads the author from it at each sync, so `setAuthor` reaches the agent side too.
+  const boundaryOptions = {
+    dirs,
+    user: options.user,
+    git,
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    warn: options.warn,
+  };
+  const boundary = createBoundary(boundaryOptions);
+  // What the sandbox shows (agent-namespace.ts): the agent's own directories, its inbox read-only, and neither the
+  // worker's private directory nor the runner's temp directory (the job's file commands, the event payload).
+  const runnerTemp = options.parentEnv.RUNNER_TEMP;
+  const holdsAgent = (dir: string) => `${dirs.agentDir}/`.startsWith(`${path.resolve(dir)}/`);
+  options.user.useView({
+    shared: [],
+    writable: [dirs.workTree, dirs.home, dirs.tmp],
+    readable: [dirs.inbox],
+    hidden: [options.workerDir, ...(runnerTemp && !holdsAgent(runnerTemp) ? [runnerTemp] : [])],
+    openings: [],
+  });
+  const agent = createAgentRunner({
+    workdir: dirs.workTree,
+    scratchDir: dirs.inbox,
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    parentEnv: options.parentEnv,
+    secretValues: options.secretValues,
+    boundary,
+    ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+  const built = buildAgentEnv({
+    parentEnv: options.parentEnv,
+    presetKeys: [],
+    extraNames: options.qualityEnvNames ?? [],
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    additions: { CI: "true" },
+    secretValues: options.secretValues,
+  });
+  const qualityEnv = built.env;
+  if (built.withheld.length) {
+    options.warn(
+      `not passed to the agent or the quality commands (the names look like secrets; list one in ` +
+        `agents.primary.env to pass it): ${built.withheld.join(", ")}`,
+    );
+  }
+  const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
+  if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
+  const quality: QualityRunner = {
+    detect: detectQualityCommands,
+    async run(commands, timeoutMs) {
+      await boundary.handOver();
+      try {
+        return await runQualityCommands({
+          commands,
+          cwd: dirs.workTree,
+          env: qualityEnv,
+          timeoutMs,
+          runAs: options.user,
+        });
+      } finally {
+        await boundary.takeBack();
+      }
+    },
+  };
+  const setAuthor = (name: string | undefined, email: string | undefined) => {
+    git.setAuthor(name, email);
+    if (name) boundaryOptions.userName = name;
+    if (email) boundaryOptions.userEmail = email;
+  };
+  return { git, agent, quality, boundary, setAuthor };
+}

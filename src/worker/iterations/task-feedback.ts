@@ -1,0 +1,82 @@
+/**
+ * What people said about the task since it started, for the agent's prompt: answers on the issue and review
+ * feedback on the pull request, from people with write access only, and the failing checks of the PR's head.
+ */
+import { AUTOPILOT_MARKER_PREFIX } from "../../core/contract.js";
+import type { Permission } from "../../core/world.js";
+import type {
+  FailingCheck,
+  ReviewFeedback,
+  WorkerComment,
+  WorkerGitHub,
+  WorkerPull,
+} from "../../github/worker-github.js";
+
+const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
+
+export interface TaskFeedback {
+  answers: WorkerComment[];
+  reviews: ReviewFeedback[];
+  checks: FailingCheck[];
+  pull: WorkerPull | null;
+}
+
+/**
+ * Reads the feedback. Bots, Autopilot's own markers and `/autopilot` commands are no feedback; a failure to
+ * read the pull request's part is warned about and leaves it empty.
+ */
+export async function gatherFeedback(options: {
+  github: WorkerGitHub;
+  branch: string;
+  /** The task issue's comments, as read when the job started. */
+  comments: WorkerComment[];
+  log: { debug(message: string): void };
+  warn: (message: string) => void;
+}): Promise<TaskFeedback> {
+  const { github, log } = options;
+  const writers = async <T extends { author: string | null; authorType: string | null; body: string }>(
+    items: T[],
+  ): Promise<T[]> => {
+    const kept: T[] = [];
+    for (const item of items) {
+      if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
+      if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+      const permission = await github.getPermission(item.author);
+      if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
+      else log.debug(`ignoring text by ${item.author} (${permission} access)`);
+    }
+    return kept;
+  };
+  const answers = await writers(options.comments);
+  let pull: WorkerPull | null = null;
+  let reviews: ReviewFeedback[] = [];
+  let checks: FailingCheck[] = [];
+  try {
+    pull = await github.findOpenPull(options.branch);
+    if (pull) {
+      reviews = await writers(await github.listReviewFeedback(pull.number));
+      checks = await github.listFailingChecks(pull.headSha);
+    }
+  } catch (error) {
+    options.warn(
+      `could not read the pull request's feedback: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return { answers, reviews, checks, pull };
+}
+
+/** A merge conflict with the default branch, told to the agent the way a failing check is. */
+export function mergeConflictCheck(base: string, files: string[]): FailingCheck {
+  return {
+    name: `merge with ${base}`,
+    conclusion: "conflict",
+    title: `${base} has moved on and no longer merges cleanly into this branch`,
+    summary: [
+      `Run \`git merge origin/${base}\`, resolve the conflicts, make sure the tests still pass, and commit the merge`,
+      "(a plain merge commit: do not rebase). Conflicting files:",
+      ...files.map((file) => `- ${file}`),
+    ].join("\n"),
+    text: null,
+    url: null,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Quality commands: the configured list, or what the repository shows it uses — package.json scripts (test,
+ * lint, typecheck, build) that exist, pytest, `go test ./...`, `cargo test`, `make test`. Each runs with `sh -c`
+ * in the agent's work tree, as the agent's OS user and in the agent's kind of environment (never the GitHub
+ * token): the commands run code the agent wrote. A timeout kills its process tree, and its output is kept (the
+ * tail) for the next prompt.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { lastLines } from "../../core/presets/preset-helpers.js";
+import type { AgentUser } from "../isolation/agent-user.js";
+import { type ProcessResult, runProcess } from "./process.js";
+import { readTreeFile } from "../checkout/tree-files.js";
+import { trustedShell } from "../isolation/trusted-binaries.js";
+
+export interface QualityCommandResult {
+  command: string;
+  passed: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** The end of the combined output, for the prompt and the PR body. */
+  output: string;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file of the agent's work tree, never through a link it planted (tree-files.ts). */
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readTreeFile(path.dirname(file), path.basename(file));
+  } catch {
+    return null;
+  }
+}
+
+const NPM_DEFAULT_TEST = /no test specified/;
+
+/** Detects the quality commands of a checkout. Order: lint, typecheck, build, test (cheap checks first). */
+export async function detectQualityCommands(dir: string): Promise<string[]> {
+  const commands: string[] = [];
+  const pkgText = await readText(path.join(dir, "package.json"));
+  if (pkgText) {
+    try {
+      const pkg = JSON.parse(pkgText) as { scripts?: Record<string, unknown> };
+      const scripts = pkg.scripts ?? {};
+      const runner = (await exists(path.join(dir, "pnpm-lock.yaml")))
+        ? "pnpm"
+        : (await exists(path.join(dir, "yarn.lock")))
+          ? "yarn"
+          : "npm";
+      for (const name of ["lint", "typecheck", "build", "test"]) {
+        const script = scripts[name];
+        if (typeof script !== "string" || script.trim() === "") continue;
+        if (name === "test" && NPM_DEFAULT_TEST.test(script)) continue;
+        commands.push(
+          runner === "npm" ? (name === "test" ? "npm test" : `npm run ${name}`) : `${runner} run ${name}`,
+        );
+      }
+    } catch {
+      /* a broken package.json is the agent's to fix; the gate cannot read it */
+    }
+  }
+
+  const pyproject = await readText(path.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path.join(dir, "setup.cfg"));
+  const toxIni = await readText(path.join(dir, "tox.ini"));
+  const usesPytest =
+    (await exists(path.join(dir, "pytest.ini"))) ||
+    (await exists(path.join(dir, "conftest.py"))) ||
+    (pyproject?.includes("[tool.pytest") ?? false) ||
+    (setupCfg?.includes("[tool:pytest]") ?? false) ||
+    (toxIni?.includes("[pytest]") ?? false);
+  if (usesPytest) commands.push("python -m pytest -q");
+
+  if (await exists(path.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path.join(dir, "Cargo.toml"))) commands.push("cargo test");
+
+  const makefile =
+    (await readText(path.join(dir, "Makefile"))) ?? (await readText(path.join(dir, "makefile")));
+  if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
+  return commands;
+}
+
+export interface RunQualityOptions {
+  commands: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Characters of output kept per command. */
+  keepChars?: number;
+  /** Run as the agent's OS user (agent-user.ts): what the commands execute is the agent's code. */
+  runAs?: Pick<AgentUser, "wrap" | "killAll">;
+  run?: (options: Parameters<typeof runProcess>[0]) => Promise<ProcessResult>;
+}
+
+/** Runs every command (all of them, so one iteration's feedback names every failure). */
+export async function runQualityCommands(options: RunQualityOptions): Promise<QualityCommandResult[]> {
+  const run = options.run ?? runProcess;
+  const keep = options.keepChars ?? 6_000;
+  const results: QualityCommandResult[] = [];
+  for (const command of options.commands) {
+    const result = await run({
+      command: trustedShell(),
+      args: ["-c", command],
+      cwd: options.cwd,
+      env: options.env,
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: 2 * 1024 * 1024,
+      ...(options.runAs ? { runAs: options.runAs } : {}),
+    });
+    const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
+    const passed = result.exitCode === 0 && !result.timedOut;
+    let output = lastLines(combined, 200, keep);
+    if (result.timedOut) output += `\n[killed after ${Math.round(options.timeoutMs / 1000)} s]`;
+    if (result.spawnError) output += `\n[could not start: ${result.spawnError}]`;
+    results.push({
+      command,
+      passed,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      output,
+    });
+  }
+  return results;
+}
