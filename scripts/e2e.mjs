@@ -22,9 +22,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 /**
  * Runs at once. A scenario run mostly waits (on its timeline's people, its controller's tick or schedule, its
- * workers and their CI): measured with /usr/bin/time against the run's own length, a hosted run keeps 0.2–0.4 of
- * one core busy and an Actions-mode run under 0.2, so four (six in Actions mode) still leave a 2-core CI machine
- * idle part of the time, where two left it idle most of the time.
+ * workers and their CI): its CPU time (/usr/bin/time) against its length was 0.2–0.3 of one core for hosted runs
+ * (faults-controller-restarted: 55 s in 265 s; faults-content-limit: 28 s in 97 s) and under 0.2 in Actions
+ * mode (see costOf), so two at a time left a 2-core CI machine about half idle; four keep it about busy.
  */
 const DEFAULT_JOBS = 4;
 let jobs = Number(process.env.E2E_JOBS ?? DEFAULT_JOBS);
