@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongFilesFirst } from "./test/helpers/long-files-first.js";
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     pool: "forks",
     // Two cores on CI: keep parallelism modest so process-heavy tests don't starve each other.
     maxWorkers: 2,
+    // The few files that take longest start first, so none of them ends the run alone (see the sequencer).
+    sequence: { sequencer: LongFilesFirst },
     server: { deps: { inline: ["@actions/workflow-parser"] } },
   },
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // End to end: runs every scenario (scenarios/*.yml) on the offline sandbox through the CLI,
 //   node bin/autopilot.js sandbox --scenario <file> --report <json> [--controller actions]
-// two at a time, one line per scenario: outcome, seconds, requests (charged, per task done), GraphQL points,
+// four at a time, one line per scenario: outcome, seconds, requests (charged, per task done), GraphQL points,
 // unmet expectations.
 // Every scenario runs twice: with the hosted controller, and with the controller workflow run by Actions
 // (tagged @actions). Exits 1 when any run did not pass.
@@ -10,7 +10,7 @@
 //   npm run e2e -- 02 05-human-gate      only scenarios whose file name contains one of these
 //   npm run e2e -- --controller actions  every chosen scenario in Actions mode only (hosted, both: likewise)
 //   npm run e2e -- --repeat 3            each scenario three times (flakiness hunting)
-//   npm run e2e -- --jobs 1              one at a time (default 2, or $E2E_JOBS; Actions-mode runs 1.5 times as many)
+//   npm run e2e -- --jobs 1              one at a time (default 4, or $E2E_JOBS; Actions-mode runs 1.5 times as many)
 //   npm run e2e -- --keep                keep the logs and reports (always kept on failure)
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,7 +20,14 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
-let jobs = Number(process.env.E2E_JOBS ?? 2);
+/**
+ * Runs at once. A scenario run mostly waits (on its timeline's people, its controller's tick or schedule, its
+ * workers and their CI): its CPU time (/usr/bin/time) against its length was 0.2–0.3 of one core for hosted runs
+ * (faults-controller-restarted: 55 s in 265 s; faults-content-limit: 28 s in 97 s) and under 0.2 in Actions
+ * mode (see costOf), so two at a time left a 2-core CI machine about half idle; four keep it about busy.
+ */
+const DEFAULT_JOBS = 4;
+let jobs = Number(process.env.E2E_JOBS ?? DEFAULT_JOBS);
 let repeat = 1;
 let keep = false;
 /** null: both modes for every scenario (as "both"). */
@@ -43,7 +50,7 @@ for (let i = 0; i < args.length; i++) {
     process.exit(0);
   } else filters.push(arg);
 }
-if (!Number.isInteger(jobs) || jobs < 1) jobs = 2;
+if (!Number.isInteger(jobs) || jobs < 1) jobs = DEFAULT_JOBS;
 if (!Number.isInteger(repeat) || repeat < 1) repeat = 1;
 if (controller !== null && !["hosted", "actions", "both"].includes(controller)) {
   process.stderr.write(`e2e: --controller must be hosted, actions or both, not "${controller}"\n`);

@@ -7,7 +7,7 @@
  *
  *   npx tsx scripts/install-agent-clis.ts   (vitest's global setup runs it too: test/helpers/global-setup.ts)
  */
-import { execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -52,28 +52,48 @@ export function agentClisInstalled(): boolean {
   return AGENT_CLIS.every(installedAtPin);
 }
 
-export function ensureAgentClis(): void {
-  for (const cli of AGENT_CLIS) {
-    if (installedAtPin(cli)) continue;
-    mkdirSync(cli.dir, { recursive: true });
-    console.log(`installing ${cli.preset}: ${installLine(cli.install)} (into ${cli.dir})`);
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--no-save",
-        "--prefix",
-        cli.dir,
-        `${cli.install.package}@${cli.install.version}`,
-      ],
-      { stdio: "inherit" },
+/** Runs one npm install into its preset's own folder; rejects with npm's exit status. */
+function installOne(cli: AgentCli): Promise<void> {
+  mkdirSync(cli.dir, { recursive: true });
+  console.log(`installing ${cli.preset}: ${installLine(cli.install)} (into ${cli.dir})`);
+  const npm = spawn(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      "--prefix",
+      cli.dir,
+      `${cli.install.package}@${cli.install.version}`,
+    ],
+    { stdio: "inherit" },
+  );
+  return new Promise((resolve, reject) => {
+    npm.once("error", reject);
+    npm.once("close", (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`npm install of ${cli.install.package} failed (${signal ?? `exit ${code}`})`)),
     );
-  }
+  });
+}
+
+/**
+ * Installs every CLI missing at its pin, all at once: each install mostly waits on the registry, and each has its
+ * own folder (npm's shared download cache is safe for concurrent installs), so together they take about as long
+ * as the slowest one rather than the sum.
+ */
+export async function ensureAgentClis(): Promise<void> {
+  const results = await Promise.allSettled(AGENT_CLIS.filter((cli) => !installedAtPin(cli)).map(installOne));
+  const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
+  if (failures.length > 0)
+    throw new Error(
+      failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))).join("; "),
+    );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  ensureAgentClis();
+  await ensureAgentClis();
   console.log(`agent CLIs ready in ${agentCliDir}`);
 }

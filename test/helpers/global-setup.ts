@@ -48,7 +48,7 @@ export default async function setup(): Promise<void> {
     await delay(500);
   }
   try {
-    ensureAgentClis();
+    await ensureAgentClis();
   } catch (error) {
     throw new Error(
       `could not install the agent CLIs into ${agentCliDir} (run \`npx tsx scripts/install-agent-clis.ts\` to see why): ${

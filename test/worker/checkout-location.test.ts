@@ -4,11 +4,12 @@
  * runs) — the worker, its namespace sandbox and the demo agent inside the clone. The clone bundles its own dist/
  * (the committed one may predate the source) and links this checkout's node_modules.
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { chmod, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, describe, it } from "vitest";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
 const roots: string[] = [];
@@ -16,20 +17,32 @@ afterAll(async () => {
   for (const root of roots) await rm(root, { recursive: true, force: true });
 });
 
+const run = promisify(execFile);
+
 async function runFromClone(base: string): Promise<string> {
   const clone = join(base, "autopilot");
-  execFileSync("git", ["clone", "--quiet", "--no-hardlinks", repoRoot, clone]);
+  await run("git", ["clone", "--quiet", "--no-hardlinks", repoRoot, clone]);
   await symlink(join(repoRoot, "node_modules"), join(clone, "node_modules"));
-  execFileSync(process.execPath, ["scripts/bundle.mjs"], { cwd: clone, stdio: "ignore" });
-  return execFileSync(
+  await run(process.execPath, ["scripts/bundle.mjs"], { cwd: clone });
+  const { stdout } = await run(
     process.execPath,
     ["bin/autopilot.js", "sandbox", "--scenario", "scenarios/demo.yml", "--quiet"],
-    { cwd: clone, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" }, timeout: 8 * 60_000 },
+    {
+      cwd: clone,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" },
+      timeout: 8 * 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    },
   );
+  return stdout;
 }
 
-describe("a checkout anywhere", { timeout: 10 * 60_000 }, () => {
-  it("runs the demo from a clone inside a directory only root may enter", async () => {
+// The two clones run at once: each demo mostly waits (on its timeline, its workers and the sandbox), and two
+// demos side by side is what `npm run e2e` does anyway (the agent users are claimed per job, the ports are free
+// ones), so the file takes about one demo's time instead of two.
+describe.concurrent("a checkout anywhere", { timeout: 10 * 60_000 }, () => {
+  it("runs the demo from a clone inside a directory only root may enter", async ({ expect }) => {
     const locked = await mkdtemp(join(tmpdir(), "autopilot-root-only-"));
     roots.push(locked);
     await chmod(locked, 0o700);
@@ -37,7 +50,7 @@ describe("a checkout anywhere", { timeout: 10 * 60_000 }, () => {
     expect(out).toMatch(/Outcome: settled/);
   });
 
-  it("runs the demo from a clone under /tmp", async () => {
+  it("runs the demo from a clone under /tmp", async ({ expect }) => {
     const open = await mkdtemp(join(tmpdir(), "autopilot-tmp-clone-"));
     roots.push(open);
     await chmod(open, 0o755);
