@@ -32,8 +32,6 @@ import {
   decodeNodeId,
   permissionAtLeast,
 } from "./store.js";
-
-export type { GraphqlContext } from "./graphql/graphql-context.js";
 export { loadGraphqlSchema } from "./graphql/graphql-schema.js";
 
 /** The points a request costs (graphql/graphql-cost.ts); 1 for a document that does not parse. */
@@ -56,7 +54,7 @@ export function graphqlRequestCost(request: {
   }
 }
 
-export interface GraphqlOutcome {
+interface GraphqlOutcome {
   body: { data?: unknown; errors?: Array<{ message: string; [key: string]: unknown }> };
   /** Schema validation errors (or a parse error): the query itself is wrong. */
   invalid: string[];

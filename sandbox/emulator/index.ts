@@ -23,16 +23,12 @@ import {
 } from "./server/api-server.js";
 import { SandboxStore } from "./store.js";
 import { startWebView } from "./web/web-view.js";
-
-export type { RequestAccounting, RequestRecord, ValidationFailure } from "./server/accounting.js";
 export { repoSettings } from "./server/app-setup.js";
-export type { SandboxApp } from "./server/auth.js";
-export { FaultsSchema, type Faults, type FaultsInput, type FaultController } from "./server/faults.js";
+export { FaultsSchema } from "./server/faults.js";
 export * from "./store.js";
-export type { WebhookDelivery, WebhookDispatcher } from "./server/webhooks.js";
-export type { RunDetails, RunDetailsSource, WebView } from "./web/web-view.js";
+export type { RunDetails } from "./web/web-view.js";
 export { WebViewPortError } from "./web/web-view.js";
-export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./server/api-server.js";
+export type { Sandbox } from "./server/api-server.js";
 
 /** Throws listing the sandbox's validation failures (REST and GraphQL requests GitHub would reject). */
 export function assertNoValidationFailures(sandbox: Pick<Sandbox, "validationFailures">): void {

@@ -5,14 +5,14 @@
 import { type SpawnOptions, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
-export interface RunResult {
+interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
-export interface RunOptions {
+interface RunOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   input?: string | Buffer;
@@ -147,7 +147,7 @@ function processTable(): ProcInfo[] {
 }
 
 /** The descendants of a process (children, grandchildren, …), found before anything is killed. */
-export function descendantsOf(pid: number): ProcInfo[] {
+function descendantsOf(pid: number): ProcInfo[] {
   const table = processTable();
   const out: ProcInfo[] = [];
   const queue = [pid];

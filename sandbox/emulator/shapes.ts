@@ -3,7 +3,7 @@
  */
 import { CiShapes } from "./shapes/ci-shapes.js";
 
-export { type Json, type JsonObject, iso, noreplyEmail } from "./shapes/json-shape.js";
+export { type Json, type JsonObject, iso } from "./shapes/json-shape.js";
 
 /**
  * Serializes store records with the sandbox's URLs. Built in layers under `shapes/`, one group of resources

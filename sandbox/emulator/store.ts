@@ -26,7 +26,6 @@ import type { StoreOptions } from "./store/store-core.js";
 export { ZERO_SHA } from "./git/git-constants.js";
 export type {
   CheckConclusion,
-  CheckOutput,
   CheckRun,
   CheckStatus,
   CheckSuite,
@@ -36,11 +35,7 @@ export type {
 export type {
   ChangedFile,
   CommitInfo,
-  CompareResult,
   GitBackend,
-  GitRefEntry,
-  MergeOutcome,
-  TreeEntry,
 } from "./store/git-backend-contract.js";
 export type {
   Comment,
@@ -52,22 +47,19 @@ export type {
   ReactionContent,
   StateReason,
 } from "./store/issue-records.js";
-export { type NodeKind, decodeNodeId, encodeNodeId } from "./store/node-ids.js";
+export { decodeNodeId, encodeNodeId } from "./store/node-ids.js";
 export {
-  type GitSide,
   type MergeMethod,
   type PullFields,
   type Review,
   type ReviewComment,
-  type ReviewState,
   forkBranchRef,
 } from "./store/pull-records.js";
-export type { PushCommit, PushInput, PushRecord } from "./store/push-records.js";
 export { syntheticSha } from "./store/ref-names.js";
-export { type Label, type Repo, type RepoKey, type RepoRef, repoKeyOf } from "./store/repo-records.js";
+export { type Label, type Repo, repoKeyOf } from "./store/repo-records.js";
 export type { StoreOptions } from "./store/store-core.js";
 export { StoreError } from "./store/store-error.js";
-export type { StoreEvent, StoreEventName, WorkflowRunRequest } from "./store/store-events.js";
+export type { StoreEvent, WorkflowRunRequest } from "./store/store-events.js";
 export {
   type Permission,
   type TokenInfo,
@@ -75,20 +67,7 @@ export {
   type User,
   permissionAtLeast,
 } from "./store/user-records.js";
-export type { CreateCheckRunInput, CreateStatusInput, UpdateCheckRunInput } from "./store/with-checks.js";
-export type { CreateIssueInput, UpdateIssueInput } from "./store/with-issues.js";
-export type { CreatePullInput, UpdatePullInput } from "./store/with-pulls.js";
-export type { CreateRepoInput } from "./store/with-repos.js";
-export type { CreateReviewInput } from "./store/with-reviews.js";
-export type { AddUserOptions } from "./store/with-users.js";
 export type {
-  CreateWorkflowRunInput,
-  ListWorkflowRunsFilter,
-  UpdateWorkflowRunInput,
-} from "./store/with-workflows.js";
-export type {
-  RunConclusion,
-  RunStatus,
   Workflow,
   WorkflowJob,
   WorkflowRun,

@@ -30,4 +30,3 @@ export async function runScenario(
 export { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
 export type { ProgressEvent } from "./scenario-progress.js";
 export { reportPassed, type ScenarioReport } from "./scenario-report.js";
-export type { RunScenarioOptions } from "./run-scenario-options.js";

@@ -71,18 +71,18 @@ const CiSchema = z.union([
   }),
 ]);
 
-export const ScenarioUserSchema = z.strictObject({
+const ScenarioUserSchema = z.strictObject({
   login,
   permission: z.enum(PERMISSIONS).default("write"),
   name: z.string().optional(),
 });
 
-export const ScenarioCommentSchema = z.strictObject({
+const ScenarioCommentSchema = z.strictObject({
   author: login,
   body: z.string().min(1),
 });
 
-export const ScenarioIssueSchema = z.strictObject({
+const ScenarioIssueSchema = z.strictObject({
   /** Optional check: the issue's position (issues are created in order, #1 first). */
   number: issueNumber.optional(),
   title: z.string().min(1),
@@ -303,7 +303,6 @@ export const ScenarioSchema = z
   });
 
 export type Scenario = z.infer<typeof ScenarioSchema>;
-export type ScenarioIssue = z.infer<typeof ScenarioIssueSchema>;
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError";

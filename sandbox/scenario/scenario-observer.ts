@@ -25,7 +25,7 @@ export const TERMINAL: ReadonlySet<ReportState> = new Set([
 ]);
 
 /** The report state of a task issue, from its open/closed state and the config's task-state labels. */
-export function reportState(issue: Issue, labels: TaskLabelNames): ReportState {
+function reportState(issue: Issue, labels: TaskLabelNames): ReportState {
   if (issue.state === "closed") return issue.stateReason === "not_planned" ? "failed" : "done";
   const has = (name: string) => issue.labels.some((l) => l.toLowerCase() === name.toLowerCase());
   if (has(labels.blocked)) return "blocked";

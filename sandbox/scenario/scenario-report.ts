@@ -121,7 +121,7 @@ export function emptyReport(scenario: Scenario, started: number): ScenarioReport
 }
 
 /** What a report is built from. */
-export interface ReportSources {
+interface ReportSources {
   scenario: Scenario;
   sandbox: Sandbox;
   actions: ActionsRunner;

@@ -48,7 +48,7 @@ function pushToDefaultBranch(payload: unknown): boolean {
   return !!p.repository?.default_branch && p.ref === `refs/heads/${p.repository.default_branch}`;
 }
 
-export interface ControllerAppOptions {
+interface ControllerAppOptions {
   /** Milliseconds between ticks; 0 or absent: no periodic tick (call `tick()` yourself). */
   tickMs?: number;
   log?: GatewayLog;
@@ -63,7 +63,7 @@ export interface ControllerAppOptions {
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
 }
 
-export interface ControllerApp {
+interface ControllerApp {
   appFn: ApplicationFunction;
   /** Reconciles every repository of every installation once; resolves when all are done. */
   tick(): Promise<void>;

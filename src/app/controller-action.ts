@@ -16,7 +16,7 @@ import { describeError, statusOf } from "../github/transport/errors.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
 
-export interface RunOptions {
+interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** A fetch for the GitHub client (tests). */
   fetch?: typeof globalThis.fetch;
@@ -36,7 +36,7 @@ export interface RunOptions {
  */
 export const ACTIONS_HELD_WRITES_WAIT_SECONDS = 7 * 60;
 /** Reconciles after the first, at most, to carry out held writes (each pause doubles after a refusal). */
-export const ACTIONS_HELD_WRITES_ROUNDS = 6;
+const ACTIONS_HELD_WRITES_ROUNDS = 6;
 
 /**
  * How long to wait before reconciling again for held writes, given how long the job has waited already; null

@@ -14,7 +14,7 @@ import { createControllerApp } from "./app.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
-export const WEBHOOK_PATH = "/api/github/webhooks";
+const WEBHOOK_PATH = "/api/github/webhooks";
 
 export interface ControllerServerOptions {
   appId: number | string;

@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
 
-export interface ServeOptions {
+interface ServeOptions {
   env?: NodeJS.ProcessEnv;
   log?: GatewayLog;
   /** Stop on SIGINT/SIGTERM (default true). */

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
 /** Bytes of webhook bodies held at once by one server, before and while they are verified and handled. */
-export interface BodyBudget {
+interface BodyBudget {
   held: number;
   max: number;
 }

@@ -21,10 +21,10 @@ import { PACKAGE_ROOT } from "./package-root.js";
 import { readWorkflows } from "./workflow-reading.js";
 import { apiUrl, cliCommand, currentRelease, findToken, type SetupIo } from "./setup-context.js";
 
-export type DoctorIo = SetupIo;
+type DoctorIo = SetupIo;
 
 /** The permissions and events app.yml asks for. */
-export function appRequirements(): AppRequirements {
+function appRequirements(): AppRequirements {
   const manifest = parseYaml(readFileSync(join(PACKAGE_ROOT, "app.yml"), "utf8")) as {
     default_permissions?: Record<string, string>;
     default_events?: string[];

@@ -32,11 +32,11 @@ import {
 } from "./setup-context.js";
 import { localAgentBranchFindings } from "./workflow-reading.js";
 
-export interface InitIo extends SetupIo {
+interface InitIo extends SetupIo {
   input?: NodeJS.ReadableStream;
 }
 
-export interface InitOptions {
+interface InitOptions {
   mode?: string;
   dir?: string;
   yes?: boolean;

@@ -16,9 +16,9 @@ import { type AppConversion, convertManifestCode } from "../github/setup/app-man
 import { PACKAGE_ROOT } from "./package-root.js";
 import { apiUrl, keySecretCommand, type SetupIo, webUrl } from "./setup-context.js";
 
-export type RegisterIo = SetupIo;
+type RegisterIo = SetupIo;
 
-export interface RegisterOptions {
+interface RegisterOptions {
   org?: string;
   /** Where `.env` goes (default: the current directory). */
   dir?: string;
@@ -31,7 +31,7 @@ export interface RegisterOptions {
 const CREDENTIAL_KEYS = ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET"] as const;
 
 /** The manifest GitHub receives: app.yml plus where to send the person back to, and the webhook URL. */
-export function buildManifest(redirectUrl: string, webhookUrl: string | undefined): Record<string, unknown> {
+function buildManifest(redirectUrl: string, webhookUrl: string | undefined): Record<string, unknown> {
   const manifest = parseYaml(readFileSync(join(PACKAGE_ROOT, "app.yml"), "utf8")) as Record<string, unknown>;
   const hook = { ...((manifest.hook_attributes as Record<string, unknown> | undefined) ?? {}) };
   if (webhookUrl) {
@@ -66,7 +66,7 @@ function envLines(app: AppConversion): string {
 }
 
 /** Refuses before anything starts when `.env` already holds App credentials. */
-export function envFileProblem(path: string): string | null {
+function envFileProblem(path: string): string | null {
   if (!existsSync(path)) return null;
   const text = readFileSync(path, "utf8");
   const found = CREDENTIAL_KEYS.filter((k) => new RegExp(`^\\s*(export\\s+)?${k}\\s*=`, "m").test(text));
@@ -76,10 +76,7 @@ export function envFileProblem(path: string): string | null {
 }
 
 /** Runs the flow; resolves with the new App (after `.env` is written), or null when aborted. */
-export async function registerApp(
-  io: RegisterIo,
-  options: RegisterOptions = {},
-): Promise<AppConversion | null> {
+async function registerApp(io: RegisterIo, options: RegisterOptions = {}): Promise<AppConversion | null> {
   const envPath = join(resolve(options.dir ?? process.cwd()), ".env");
   const problem = envFileProblem(envPath);
   if (problem) throw new Error(problem);

@@ -9,7 +9,7 @@ import { parseEnv } from "node:util";
 import { runRegister } from "./register.js";
 import { hasAppCredentials, type SetupIo } from "./setup-context.js";
 
-export type ServeSetupIo = SetupIo;
+type ServeSetupIo = SetupIo;
 
 function loadDotEnv(env: NodeJS.ProcessEnv, dir: string): void {
   const path = join(dir, ".env");

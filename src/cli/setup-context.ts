@@ -44,7 +44,7 @@ export function currentRelease(
 }
 
 /** What the setup commands read from Autopilot's own package.json. */
-export interface PackageFacts {
+interface PackageFacts {
   version: string;
   repository?: unknown;
 }

@@ -47,7 +47,7 @@ import {
 import { CONFIG_PATH, DEFAULT_CONFIG, parseConfig } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
 
-export interface WorkflowFile {
+interface WorkflowFile {
   /** The path in the repository, `.github/workflows/NAME.yml`. */
   path: string;
   text: string;
@@ -293,7 +293,7 @@ function rawJobs(root: TemplateToken | undefined): Map<string, TemplateToken> {
  * messages; `branch` is a task branch (`<branchPrefix>issue-1`), `base` the branch its pull requests target
  * (null when unknown: then a condition that reads the base is not judged).
  */
-export async function readWorkflow(
+async function readWorkflow(
   file: WorkflowFile,
   branch: string,
   base: string | null,

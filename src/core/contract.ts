@@ -77,7 +77,7 @@ export function humanGateMarker(humanGate: WorkerResult["humanGate"]): string {
 }
 
 /** The text every worker-result marker carries (src/core/tasks/worker-result.ts renders and parses the marker). */
-export const WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+const WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
 
 /** Whether a comment body carries a worker-result marker (a valid one or not). */
 export function mentionsWorkerResult(body: string): boolean {
@@ -85,7 +85,7 @@ export function mentionsWorkerResult(body: string): boolean {
 }
 
 /** What the controller remembers about the comments it has read (the dashboard's command cursor). */
-export interface CommentCursorState {
+interface CommentCursorState {
   /** Recently processed comment ids. */
   processed: readonly number[];
   /** The newest comment processed; every comment up to it is processed (ids grow with time). */

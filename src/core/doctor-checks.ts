@@ -8,7 +8,7 @@ import { type AutopilotConfig, DEFAULT_CONFIG, parseConfig } from "./config/inde
 import { labelSpecs } from "./setup-files.js";
 
 /** Inputs the controller sends with every worker dispatch (docs/ARCHITECTURE.md, "Dispatch"). */
-export const WORKER_INPUTS = [
+const WORKER_INPUTS = [
   "issue",
   "attempt",
   "dispatch-id",

@@ -12,14 +12,14 @@ import {
   unpinnedInstallLine,
 } from "./presets/index.js";
 
-export const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
-export const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
-export const CONFIG_FILE_PATH = ".github/autopilot.yml";
+const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
+const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
+const CONFIG_FILE_PATH = ".github/autopilot.yml";
 
 export type InstallMode = "actions" | "app";
 
 /** Where the action is published and which release the files pin, e.g. `acme/autopilot` and `0.1.0`. */
-export interface Release {
+interface Release {
   /** `owner/name` of the repository holding Autopilot's action.yml. */
   source: string;
   version: string;
@@ -63,7 +63,7 @@ export function agentInstallLine(agent: PresetName): string | null {
 }
 
 /** The secret a user sets for a preset: its first model key (null for `custom`, which has none). */
-export function agentKeyName(agent: PresetName): string | null {
+function agentKeyName(agent: PresetName): string | null {
   return getPreset(agent).keyEnv[0] ?? null;
 }
 
@@ -97,7 +97,7 @@ export function pinWorkflow(template: string, release: Release, agent: PresetNam
   return text;
 }
 
-export function schemaUrl(release: Release): string {
+function schemaUrl(release: Release): string {
   return `https://raw.githubusercontent.com/${release.source}/v${release.version}/schema/autopilot.schema.json`;
 }
 
@@ -156,7 +156,7 @@ const SETUP_REGISTRIES: readonly [RegExp, readonly string[]][] = [
 ];
 
 /** The registries the setup commands need, in order, each once. */
-export function registryHostsFor(setup: readonly string[]): string[] {
+function registryHostsFor(setup: readonly string[]): string[] {
   const hosts = setup.flatMap(
     (command) => SETUP_REGISTRIES.find(([pattern]) => pattern.test(command))?.[1] ?? [],
   );
@@ -193,12 +193,12 @@ export function labelSpecs(labels: AutopilotConfig["labels"]): LabelSpec[] {
   ];
 }
 
-export interface DesiredFile {
+interface DesiredFile {
   path: string;
   content: string;
 }
 
-export type FileAction =
+type FileAction =
   | { path: string; action: "create"; content: string }
   | { path: string; action: "unchanged" }
   | { path: string; action: "overwrite"; content: string; diff: string }

@@ -57,7 +57,7 @@ import {
   takeSnapshot,
 } from "./snapshot/snapshot.js";
 
-export const DEFAULT_OPERATION_BUDGET = 100;
+const DEFAULT_OPERATION_BUDGET = 100;
 
 export interface GatewayOptions {
   client: OctokitSurface;
@@ -78,7 +78,7 @@ export interface GatewayOptions {
   now?: () => number;
 }
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   /** Workflow file of the worker (config `workerWorkflow`). */
   workerWorkflow?: string;
 }

@@ -74,7 +74,7 @@ export async function lookupPermissions(
   return out;
 }
 
-export async function permissionOf(
+async function permissionOf(
   ctx: Pick<SnapshotContext, "client" | "read" | "repo">,
   login: string,
 ): Promise<Permission> {

@@ -25,13 +25,13 @@ import type { OctokitSurface, RepoRef } from "./transport/octokit-surface.js";
 import { statusOf } from "./transport/errors.js";
 
 /** The compare endpoint's documented cap on listed files. */
-export const COMPARE_MAX_FILES = 300;
+const COMPARE_MAX_FILES = 300;
 /** package.json files read per diff at most; the rest count as not read (the gate fires on them). */
-export const MAX_MANIFESTS_PER_DIFF = 20;
+const MAX_MANIFESTS_PER_DIFF = 20;
 /** Diffs read per reconcile at most; the others wait for the next one. */
-export const MAX_DIFFS_PER_RECONCILE = 10;
+const MAX_DIFFS_PER_RECONCILE = 10;
 
-export interface VerificationContext {
+interface VerificationContext {
   client: OctokitSurface;
   repo: RepoRef;
   read: <T>(call: () => Promise<T>) => Promise<T>;

@@ -156,7 +156,7 @@ fragment AutopilotClosedPull on PullRequest {
  * requests of pages of 50, and no points for room that stays empty.
  */
 export const FIRST_ISSUES_PAGE = 50;
-export const NEXT_ISSUES_PAGE = 100;
+const NEXT_ISSUES_PAGE = 100;
 
 /** The size of the next pool page: what is left of `total` after `fetched`, within 1..NEXT_ISSUES_PAGE. */
 export function nextIssuesPage(total: number | undefined, fetched: number): number {
@@ -169,7 +169,7 @@ export function nextIssuesPage(total: number | undefined, fetched: number): numb
  * config file, tracking-issue candidates, open pool issues, recently closed pool issues, open pull requests
  * (filtered to Autopilot's branches by the caller) and recently closed ones.
  */
-export function snapshotQuery(options: { blockedBy: boolean }): string {
+function snapshotQuery(options: { blockedBy: boolean }): string {
   return `
 query AutopilotSnapshot(
   $owner: String!

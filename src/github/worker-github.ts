@@ -222,7 +222,7 @@ function rememberGraphqlLabels(labels: (GraphqlLabel | null | undefined)[], into
   for (const label of labels) if (label?.id && label.name) into.set(label.name, label.id);
 }
 
-export interface WorkerGitHubOptions {
+interface WorkerGitHubOptions {
   owner: string;
   repo: string;
 }

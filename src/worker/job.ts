@@ -42,10 +42,6 @@ import {
   type WorkerRun,
 } from "./worker-deps.js";
 import { sessionWantsStop } from "./progress/session-status.js";
-
-export { PROGRESS_NOTES_PATH };
-
-export { SCRATCH_EXCLUDES } from "./worker-deps.js";
 export type {
   QualityRunner,
   WorkerDeps,
@@ -82,7 +78,7 @@ class CancelledError extends Error {
 }
 
 /** What a worker refusing to start still needs: GitHub (to claim the attempt and report), the clock, the log. */
-export type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
+type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
 
 /**
  * A worker that may not start (no configuration it may run under, src/worker/settings/worker-config.ts): it claims the

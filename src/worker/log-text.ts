@@ -8,7 +8,7 @@
  */
 
 /** At most this many characters of one log message. */
-export const LOG_TEXT_MAX = 4_000;
+const LOG_TEXT_MAX = 4_000;
 
 const COMMAND_START = /^(\s*)(::|##\[)/;
 

@@ -75,7 +75,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   );
 }
 
-export interface JobStart {
+interface JobStart {
   inputs: WorkerInput;
   env: NodeJS.ProcessEnv;
   /** A fetch for the GitHub client (tests). */

@@ -12,7 +12,7 @@ import type { Boundary } from "./isolation/boundary.js";
 import { parseInputs } from "./settings/inputs.js";
 import type { WorkerRun } from "./worker-deps.js";
 
-export interface RunOptions {
+interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** A fetch for the GitHub client (tests). */
   fetch?: typeof globalThis.fetch;

@@ -67,7 +67,7 @@ export function gqlComment(spec: CommentSpec) {
   };
 }
 
-export interface IssueSpec {
+interface IssueSpec {
   number: number;
   title?: string;
   body?: string;
@@ -134,7 +134,7 @@ export function gqlClosedIssue(number: number, labels: string[] = []) {
   };
 }
 
-export interface PullSpec {
+interface PullSpec {
   number: number;
   issue: number;
   headSha?: string;
@@ -222,7 +222,7 @@ export function gqlPull(spec: PullSpec) {
   };
 }
 
-export interface TrackingSpec {
+interface TrackingSpec {
   number: number;
   body: string;
   pinned?: boolean;
@@ -281,7 +281,7 @@ export function snapshotPage(spec: SnapshotSpec) {
 // ---------------------------------------------------------------------------------------------------------
 // REST objects from real payloads
 
-export interface RunSpec {
+interface RunSpec {
   id: number;
   issue: number;
   attempt?: number;

@@ -19,7 +19,7 @@ import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } fr
 import type { QualityCommandResult } from "../../src/worker/processes/quality.js";
 
 /** The account id of the fake's token (Autopilot's bot). */
-export const FAKE_APP_ID = 9_000_001;
+const FAKE_APP_ID = 9_000_001;
 
 export class FakeGitHub implements WorkerGitHub {
   requestCount = 0;
@@ -219,7 +219,7 @@ export class FakeGitHub implements WorkerGitHub {
 }
 
 /** Git as a counter: the agent "changes files" by calling `touch()`. */
-export class FakeGit implements WorkerGit {
+class FakeGit implements WorkerGit {
   head = 0;
   dirty = false;
   pushes: number[] = [];
@@ -308,7 +308,7 @@ export class FakeGit implements WorkerGit {
   }
 }
 
-export interface ScriptedRun {
+interface ScriptedRun {
   /** The agent's final message. */
   message?: string;
   exitCode?: number | null;
@@ -329,7 +329,7 @@ export interface ScriptedRun {
   effect?: (request: AgentRunRequest) => void;
 }
 
-export class FakeAgent {
+class FakeAgent {
   requests: AgentRunRequest[] = [];
   constructor(
     private readonly script: ScriptedRun[],
@@ -363,7 +363,7 @@ export class FakeAgent {
   };
 }
 
-export class FakeQuality implements QualityRunner {
+class FakeQuality implements QualityRunner {
   runs = 0;
   constructor(
     /** One entry per gate run (the last repeats): true = every command passes. */
@@ -387,7 +387,7 @@ export class FakeQuality implements QualityRunner {
   }
 }
 
-export const silentLog: WorkerLog & { lines: string[] } = {
+const silentLog: WorkerLog & { lines: string[] } = {
   lines: [],
   debug() {},
   info(message) {
@@ -427,7 +427,7 @@ function deepAssign(
   return target;
 }
 
-export interface Harness {
+interface Harness {
   github: FakeGitHub;
   git: FakeGit;
   agent: FakeAgent;

@@ -35,11 +35,7 @@ import { readWorkflow, type WorkflowDefinition } from "./workflow-template.js";
 
 export type {
   ActionsEvent,
-  ActionsOptions,
-  CiConfig,
-  RunConclusion,
   RunRecord,
-  StepRecord,
 } from "./actions-types.js";
 
 /** The runs of one concurrency group: at most one running and one pending. */

@@ -26,7 +26,7 @@ export interface ExprContext {
   status?: "success" | "failure" | "cancelled";
 }
 
-export class ExpressionError extends Error {}
+class ExpressionError extends Error {}
 
 function truthy(value: ExprValue | undefined): boolean {
   if (value === null || value === undefined) return false;

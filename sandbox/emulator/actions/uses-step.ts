@@ -170,7 +170,7 @@ function createAppToken(
 }
 
 /** actions/checkout: clones over HTTP with the token and keeps it as an extra header, as checkout does. */
-export async function checkout(
+async function checkout(
   host: JobHost,
   handle: RunHandle,
   withValues: Record<string, string>,

@@ -71,9 +71,7 @@ export interface WorkflowDefinition {
   jobs: WorkflowJob[];
 }
 
-export type WorkflowReading =
-  | { errors: string[]; workflow: null }
-  | { errors: []; workflow: WorkflowDefinition };
+type WorkflowReading = { errors: string[]; workflow: null } | { errors: []; workflow: WorkflowDefinition };
 
 const read = new Map<string, Promise<WorkflowReading>>();
 

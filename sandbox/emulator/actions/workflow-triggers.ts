@@ -9,7 +9,7 @@ import type { StoreEvent } from "../store.js";
 import type { EventsConfig } from "./workflow-template.js";
 
 /** The account a run's `GITHUB_TOKEN` acts as. */
-export const GITHUB_TOKEN_ACTOR = "github-actions[bot]";
+const GITHUB_TOKEN_ACTOR = "github-actions[bot]";
 
 /**
  * Activity types an event triggers on when the workflow lists none: all of them, except `pull_request` (and
@@ -37,7 +37,7 @@ const TRIGGERING_EVENTS = new Set([
   "merge_group",
 ]);
 
-export type TriggerVerdict = { starts: true } | { starts: false; why: string };
+type TriggerVerdict = { starts: true } | { starts: false; why: string };
 
 /**
  * Whether `event` starts a run of a workflow whose `on:` the parser read as `events`. `workflowName` names the workflow (a

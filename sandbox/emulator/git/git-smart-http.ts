@@ -16,7 +16,7 @@ import { gitEnv, systemGit } from "../proc.js";
 import { WORKFLOWS_DENIED_VARIABLE } from "./workflow-push-hook.js";
 
 /** What the protocol needs of the repositories it serves (the git remote). */
-export interface SmartHttpRepos {
+interface SmartHttpRepos {
   /** The directory holding `<owner>/<repo>.git`. */
   readonly root: string;
   /** Backends running now (killed when the remote stops). */

@@ -20,7 +20,7 @@ import {
 } from "../store.js";
 
 /** The remote URL of a sandbox repository, with a token embedded for clients that cannot be configured. */
-export function gitUrl(baseUrl: string, owner: string, repo: string, token?: string): string {
+function gitUrl(baseUrl: string, owner: string, repo: string, token?: string): string {
   const url = new URL(`/git/${owner}/${repo}.git`, baseUrl);
   if (token) {
     url.username = "x-access-token";
@@ -30,7 +30,7 @@ export function gitUrl(baseUrl: string, owner: string, repo: string, token?: str
 }
 
 /** What the git remote needs of a running sandbox (see index.ts). */
-export interface GitHost {
+interface GitHost {
   url: string;
   store: SandboxStore;
   registerHandler(
@@ -40,7 +40,7 @@ export interface GitHost {
 }
 
 /** Adapts the remote to the store's {@link StoreGitBackend} interface. */
-export function storeBackend(remote: GitRemote): StoreGitBackend {
+function storeBackend(remote: GitRemote): StoreGitBackend {
   const toInfo = (c: CommitInfo): StoreCommitInfo => ({
     sha: c.sha,
     message: c.message,

@@ -10,7 +10,7 @@ import { type Repo, type SandboxStore, StoreError } from "../store.js";
 
 const ZERO = "0".repeat(40);
 
-export interface RefUpdateInput {
+interface RefUpdateInput {
   name: string;
   afterOid: string;
   beforeOid?: string | null;

@@ -41,7 +41,7 @@ import {
 type Pull = Issue & { pull: PullFields };
 
 /** The account GitHub's merge queue pushes merge groups as. */
-export const MERGE_QUEUE_ACTOR = "github-merge-queue[bot]";
+const MERGE_QUEUE_ACTOR = "github-merge-queue[bot]";
 
 /** A refusal of a mutation, answered as a GraphQL error. */
 function refuse(message: string): never {

@@ -10,7 +10,7 @@ import { type BranchRule, protectionOf } from "./branch-rules-state.js";
 import type { Issue, PullFields, Repo, SandboxStore } from "../store.js";
 import { permissionAtLeast } from "../store.js";
 
-export interface MergeRequirements {
+interface MergeRequirements {
   mergeQueue: boolean;
   requiredApprovals: number;
   dismissStaleReviews: boolean;

@@ -14,7 +14,7 @@ import { repoEndpoints } from "./repo-endpoints.js";
 import type { RestHandler } from "./rest-helpers.js";
 
 export { authorizeRepoOperation } from "./repo-authorization.js";
-export { fail, list, type RestHandler, type RestReply, type RestRequest, repoOf } from "./rest-helpers.js";
+export { fail, list, type RestReply, type RestRequest, repoOf } from "./rest-helpers.js";
 
 /** Every implemented REST operation, by operationId. */
 export const restHandlers: Record<string, RestHandler> = {

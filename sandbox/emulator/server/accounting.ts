@@ -5,7 +5,7 @@
  */
 import type { TokenKind } from "../store.js";
 
-export interface RequestRecord {
+interface RequestRecord {
   /** `GET /repos/{owner}/{repo}/issues/{issue_number}` (the OpenAPI path), or `POST /graphql`. */
   endpoint: string;
   method: string;
@@ -36,7 +36,7 @@ export interface ValidationFailure {
   at: Date;
 }
 
-export interface RequestSummary {
+interface RequestSummary {
   total: number;
   /** Requests the rate limit counted; `total - charged` cost nothing (304s, the rate-limit endpoint). */
   charged: number;

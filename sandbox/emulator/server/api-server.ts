@@ -35,7 +35,7 @@ import { type Json, Shapes } from "../shapes.js";
 import { type SandboxStore, StoreError, type TokenKind } from "../store.js";
 import { WebhookDispatcher } from "./webhooks.js";
 
-export type { RateLimits, Sandbox, SandboxHandler, SandboxOptions } from "./sandbox-api.js";
+export type { Sandbox, SandboxOptions } from "./sandbox-api.js";
 
 /** The caller of an endpoint that needs no credentials. */
 const ANONYMOUS: Identity = { kind: "user", login: "", bucket: "anonymous", token: null };

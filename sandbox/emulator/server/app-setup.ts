@@ -22,8 +22,6 @@ import type { JsonObject } from "../shapes.js";
 import { type Repo, type SandboxStore, permissionAtLeast } from "../store.js";
 import { escapeHtml } from "../web/layout.js";
 
-export type { BranchProtection, BranchRule, Ruleset } from "../merge/branch-rules-state.js";
-
 interface ManifestCode {
   manifest: JsonObject;
   owner: string;
@@ -100,7 +98,7 @@ export function installationGrants(store: SandboxStore) {
   return stateOf(store).installation;
 }
 
-export function isInstalledOn(store: SandboxStore, repo: string): boolean {
+function isInstalledOn(store: SandboxStore, repo: string): boolean {
   return !stateOf(store).notInstalled.has(repoKey(repo));
 }
 

@@ -49,7 +49,7 @@ export interface Identity {
   token: TokenInfo | null;
 }
 
-export type AuthResult = { ok: true; identity: Identity } | { ok: false; status: 401; message: string };
+type AuthResult = { ok: true; identity: Identity } | { ok: false; status: 401; message: string };
 
 function base64urlJson(part: string): unknown {
   try {
@@ -60,7 +60,7 @@ function base64urlJson(part: string): unknown {
 }
 
 /** Verifies an app JWT as GitHub does: RS256 over the app key, `iss` = app id or client id, exp ≤ 10 min. */
-export function verifyAppJwt(
+function verifyAppJwt(
   app: SandboxApp,
   jwt: string,
   now: Date,
@@ -121,7 +121,7 @@ export function verifyAppJwt(
 }
 
 /** Extracts the credential from `Authorization: token X | Bearer X | Basic base64(user:X)`. */
-export function credentialOf(header: string | undefined): string | null {
+function credentialOf(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^(\w+)\s+(.+)$/.exec(header.trim());
   if (!match) return null;

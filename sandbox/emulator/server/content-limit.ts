@@ -46,7 +46,7 @@ export const ContentLimitSchema = z.union([
   ContentLimitShape,
 ]);
 
-export type ContentLimit = z.infer<typeof ContentLimitShape>;
+type ContentLimit = z.infer<typeof ContentLimitShape>;
 
 /** GitHub's message for this limit (the wording integrations that met it report). */
 export const CONTENT_LIMIT_MESSAGE =

@@ -43,7 +43,7 @@ export const FaultsSchema = z
   })
   .strict();
 
-export type Faults = z.infer<typeof FaultsSchema>;
+type Faults = z.infer<typeof FaultsSchema>;
 export type FaultsInput = z.input<typeof FaultsSchema>;
 
 /** mulberry32: a small, fast, seedable PRNG. */
@@ -58,11 +58,11 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export type RequestFault =
+type RequestFault =
   | { type: "server-error"; status: number }
   | { type: "secondary-rate-limit"; retryAfter: number };
 
-export interface FaultStats {
+interface FaultStats {
   serverErrors: number;
   secondaryRateLimits: number;
   /** Content-generating requests refused by the content-creation limit. */

@@ -20,11 +20,11 @@ export interface MatchedOperation {
   operation: Operation;
 }
 
-export type MatchResult =
+type MatchResult =
   | { ok: true; match: MatchedOperation }
   | { ok: false; reason: "unknown-endpoint" | "wrong-method"; allowed: string[] };
 
-export interface ValidationIssue {
+interface ValidationIssue {
   message: string;
   errors: unknown[];
 }
@@ -233,7 +233,7 @@ function valueAt(root: unknown, pointer: string): unknown {
 }
 
 /** "query: must NOT have additional properties (`foo`)" */
-export function describeAjvError(error: unknown): string {
+function describeAjvError(error: unknown): string {
   const e = error as AjvErrorLike;
   const where = (e.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".") || "request";
   const params = e.params ?? {};

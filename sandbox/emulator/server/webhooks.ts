@@ -12,7 +12,7 @@ import type { FaultController } from "./faults.js";
 import { type JsonObject, type Shapes, iso } from "../shapes.js";
 import type { Issue, PullFields, SandboxStore, StoreEvent } from "../store.js";
 
-export interface WebhookDelivery {
+interface WebhookDelivery {
   /** `X-GitHub-Delivery` (a UUID; duplicates share it, as GitHub redeliveries do). */
   id: string;
   event: string;
@@ -268,7 +268,7 @@ interface Queued {
   copies: number;
 }
 
-export interface WebhookDispatcherOptions {
+interface WebhookDispatcherOptions {
   store: SandboxStore;
   shapes: Shapes;
   app: SandboxApp;

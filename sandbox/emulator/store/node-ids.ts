@@ -37,4 +37,4 @@ const NODE_PREFIX = {
   Reaction: "REA",
   Event: "LE",
 } as const;
-export type NodeKind = keyof typeof NODE_PREFIX;
+type NodeKind = keyof typeof NODE_PREFIX;

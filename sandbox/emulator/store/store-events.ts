@@ -135,8 +135,6 @@ export interface MergeGroupRecord {
   author: { name: string; email: string };
 }
 
-export type StoreEventName = StoreEvent["name"];
-
 /** Handed to {@link SandboxStore.onWorkflowDispatch} listeners: a run the Actions stand-in should execute. */
 export interface WorkflowRunRequest {
   repo: Repo;

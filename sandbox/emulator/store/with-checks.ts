@@ -16,7 +16,7 @@ import type { RepoState } from "./store-core.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithGit } from "./with-git.js";
 
-export interface CreateCheckRunInput {
+interface CreateCheckRunInput {
   name: string;
   headSha: string;
   /** App that creates it; defaults to the sandbox app's slug. */
@@ -32,9 +32,9 @@ export interface CreateCheckRunInput {
   actor?: string;
 }
 
-export type UpdateCheckRunInput = Partial<Omit<CreateCheckRunInput, "headSha" | "appSlug">>;
+type UpdateCheckRunInput = Partial<Omit<CreateCheckRunInput, "headSha" | "appSlug">>;
 
-export interface CreateStatusInput {
+interface CreateStatusInput {
   state: StatusState;
   context?: string;
   description?: string | null;

@@ -6,7 +6,7 @@ import type { RepoState } from "./store-core.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithLabels } from "./with-labels.js";
 
-export interface CreateIssueInput {
+interface CreateIssueInput {
   title: string;
   body?: string | null;
   labels?: string[];
@@ -16,7 +16,7 @@ export interface CreateIssueInput {
   createdAt?: Date;
 }
 
-export interface UpdateIssueInput {
+interface UpdateIssueInput {
   title?: string;
   body?: string | null;
   state?: IssueState;

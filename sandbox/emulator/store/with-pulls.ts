@@ -9,7 +9,7 @@ import { StoreError } from "./store-error.js";
 import type { StoreEvent } from "./store-events.js";
 import { StoreWithChecks } from "./with-checks.js";
 
-export interface CreatePullInput {
+interface CreatePullInput {
   title: string;
   body?: string | null;
   /** Head branch name (`feature` or `owner:feature`). */
@@ -21,7 +21,7 @@ export interface CreatePullInput {
   maintainerCanModify?: boolean;
 }
 
-export interface UpdatePullInput {
+interface UpdatePullInput {
   title?: string;
   body?: string | null;
   state?: IssueState;

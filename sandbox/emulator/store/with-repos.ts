@@ -5,7 +5,7 @@ import { type Repo, type RepoRef, fullNameOf } from "./repo-records.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithUsers } from "./with-users.js";
 
-export interface CreateRepoInput {
+interface CreateRepoInput {
   owner: string;
   name: string;
   defaultBranch?: string;

@@ -6,7 +6,7 @@ import type { RepoRef } from "./repo-records.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithPulls } from "./with-pulls.js";
 
-export interface CreateReviewInput {
+interface CreateReviewInput {
   author: string;
   body?: string;
   /** Without an event the review stays PENDING until {@link SandboxStore.submitReview}. */

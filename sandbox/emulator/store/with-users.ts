@@ -6,7 +6,7 @@ import { StoreCore } from "./store-core.js";
 import { StoreError } from "./store-error.js";
 import type { Permission, TokenInfo, User } from "./user-records.js";
 
-export interface AddUserOptions {
+interface AddUserOptions {
   permission?: Permission;
   type?: User["type"];
   name?: string | null;

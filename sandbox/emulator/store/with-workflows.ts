@@ -8,7 +8,7 @@ import type { WorkflowRunRequest } from "./store-events.js";
 import type { RunConclusion, RunStatus, Workflow, WorkflowJob, WorkflowRun } from "./workflow-records.js";
 import { StoreWithReviews } from "./with-reviews.js";
 
-export interface CreateWorkflowRunInput {
+interface CreateWorkflowRunInput {
   workflow: number | string;
   event: string;
   headBranch: string | null;
@@ -20,7 +20,7 @@ export interface CreateWorkflowRunInput {
   status?: RunStatus;
 }
 
-export interface UpdateWorkflowRunInput {
+interface UpdateWorkflowRunInput {
   status?: RunStatus;
   conclusion?: RunConclusion;
   displayTitle?: string;
@@ -28,7 +28,7 @@ export interface UpdateWorkflowRunInput {
   runStartedAt?: Date | null;
 }
 
-export interface ListWorkflowRunsFilter {
+interface ListWorkflowRunsFilter {
   workflow?: number | string;
   status?: string;
   branch?: string;

@@ -43,10 +43,6 @@ function issueState(issue: Issue): "open" | "closed" | "merged" | "draft" | "not
   return issue.stateReason === "not_planned" ? "not-planned" : "closed";
 }
 
-export function stateOf(issue: Issue): ReturnType<typeof issueState> {
-  return issueState(issue);
-}
-
 /** One row of an issue or pull request list. */
 export function listRow(ctx: PageContext, repo: Repo, issue: Issue): string {
   const kind = issue.pull ? "pull" : "issues";

@@ -25,7 +25,7 @@ export function href(...segments: Array<string | number>): string {
   return `/${segments.map((s) => encodeURIComponent(String(s))).join("/")}`;
 }
 
-export interface PageInput {
+interface PageInput {
   title: string;
   /** Already-safe HTML of the page's main part. */
   main: string;
@@ -83,7 +83,7 @@ export function labelChip(label: Pick<Label, "name" | "color" | "description">):
   return `<span class="label" style="background-color:#${color};color:${light ? "#1f2328" : "#ffffff"}"${title}>${escapeHtml(label.name)}</span>`;
 }
 
-export type StateBadge = "open" | "closed" | "merged" | "draft" | "not-planned";
+type StateBadge = "open" | "closed" | "merged" | "draft" | "not-planned";
 
 /** The green/purple/red/grey state pill of issues and pull requests. */
 export function stateBadge(state: StateBadge): string {

@@ -39,7 +39,7 @@ export function pullsPage(ctx: PageContext, repo: Repo): PageResult {
  * A link to a URL given by an app (a check's details URL): pages of this view become local paths whatever
  * host they name; other http(s) URLs stay links; anything else (`javascript:`…) is shown as text.
  */
-export function safeLink(url: string | null, text: string): string {
+function safeLink(url: string | null, text: string): string {
   if (!url) return escapeHtml(text);
   let parsed: URL;
   try {

@@ -26,7 +26,7 @@ type Schema = NonNullable<Parameters<typeof rehypeSanitize>[0]>;
  * A `<style>` element goes with its text, as `<script>` does, rather than leaving the CSS as prose.
  * https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/organizing-information-with-collapsed-sections
  */
-export const GITHUB_SCHEMA: Schema = {
+const GITHUB_SCHEMA: Schema = {
   ...defaultSchema,
   strip: [...(defaultSchema.strip ?? []), "style"],
   attributes: {

@@ -58,7 +58,7 @@ export function actionsPage(ctx: PageContext, repo: Repo): PageResult {
  * https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/workflow-commands-for-github-actions#masking-a-value-in-a-log
  * https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions
  */
-export function logMasks(details: RunDetails): string[] {
+function logMasks(details: RunDetails): string[] {
   const values = new Set<string>();
   const add = (value: string) => {
     const trimmed = value.trim();
@@ -75,7 +75,7 @@ export function logMasks(details: RunDetails): string[] {
   return [...values].sort((a, b) => b.length - a.length);
 }
 
-export function applyMasks(text: string, masks: readonly string[]): string {
+function applyMasks(text: string, masks: readonly string[]): string {
   let out = text;
   for (const mask of masks) out = out.split(mask).join("***");
   return out;

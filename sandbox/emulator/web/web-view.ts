@@ -44,7 +44,7 @@ export interface WebView {
   stop(): Promise<void>;
 }
 
-export interface WebViewOptions {
+interface WebViewOptions {
   store: SandboxStore;
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;

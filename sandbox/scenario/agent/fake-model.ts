@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type FakeToolCall =
+type FakeToolCall =
   /** Claude Code's `Write` tool; for Codex it becomes a shell command that writes the file. */
   | { tool: "write"; path: string; content: string }
   /** Claude Code's `Bash` tool / Codex's `exec_command`. */

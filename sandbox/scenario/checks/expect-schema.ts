@@ -77,7 +77,7 @@ export const IssueExpectationSchema = z.strictObject({
   /** Files on the default branch at the end: path → pattern its content matches (null: absent). */
   files: z.record(z.string(), z.string().nullable()).optional(),
 });
-export type IssueExpectation = z.infer<typeof IssueExpectationSchema>;
+type IssueExpectation = z.infer<typeof IssueExpectationSchema>;
 
 /** Run-wide checks, beside the issue numbers in `expect`. */
 export const RunExpectationShape = {
@@ -116,7 +116,7 @@ export const RunExpectationShape = {
    */
   requests: z.record(z.string().min(1), CountSchema).optional(),
 };
-export type RunExpectation = {
+type RunExpectation = {
   [K in keyof typeof RunExpectationShape]?: z.infer<(typeof RunExpectationShape)[K]>;
 };
 

@@ -11,7 +11,7 @@ import type { FaultCheck, ScenarioReport } from "../scenario-report.js";
 import type { ScenarioWorld } from "../scenario-world.js";
 import type { StoreWatch } from "../store-watch.js";
 
-export interface FinalCheckSources {
+interface FinalCheckSources {
   world: ScenarioWorld;
   seeded: SeededScenario;
   watch: StoreWatch;

@@ -100,7 +100,7 @@ export interface InvariantReport {
 const LIVE = new Set(["queued", "pending", "in_progress"]);
 
 /** A mergeable task left alone this long at the end of a run is stuck. */
-export const REVIEW_IDLE_SECONDS = 20;
+const REVIEW_IDLE_SECONDS = 20;
 
 function taskOfRef(ref: string, branchPrefix: string): number | null {
   if (!ref.startsWith("refs/heads/")) return null;

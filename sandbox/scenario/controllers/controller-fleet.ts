@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-export interface FleetControllerOptions {
+interface FleetControllerOptions {
   appId: number;
   privateKey: string;
   webhookSecret: string;

@@ -16,7 +16,7 @@ import type { RunRecord } from "../../emulator/actions/actions.js";
 import { PACKAGE_ROOT } from "../../../src/cli/package-root.js";
 import type { Scenario } from "../scenario-file.js";
 
-export type ControllerMode = "hosted" | "actions";
+type ControllerMode = "hosted" | "actions";
 
 /** Where the controller workflow lives in the scenario repository (the name INSTALL.md tells users to use). */
 export const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";

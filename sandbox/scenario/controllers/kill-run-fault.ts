@@ -29,7 +29,7 @@ export function killRunPlan(value: unknown): KillRunPlan | null {
   return parsed.data;
 }
 
-export type KillRunPlan = z.infer<typeof KillRunSchema>;
+type KillRunPlan = z.infer<typeof KillRunSchema>;
 
 /** Kills the worker runs the plan names, each `afterSeconds` after it started. */
 export class RunKiller {

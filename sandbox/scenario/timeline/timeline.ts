@@ -24,7 +24,7 @@ interface ArmedRule {
 }
 
 /** What rules not yet done still watch: the run has not settled while they could act. */
-export interface PendingRules {
+interface PendingRules {
   /** Issues (and PRs' task issues) a rule waiting to fire watches. */
   targets: Set<number>;
   /** A rule acts on time alone (a delay running, or only `afterSeconds`). */

@@ -17,7 +17,7 @@ export interface AgentExitInput {
   cancelled?: boolean;
 }
 
-export type AgentExitAction =
+type AgentExitAction =
   /** 0 + COMPLETE, gates pass: open/update the PR (queue merge), clean up. */
   | "open_pr"
   /** Next iteration (COMPLETE with failing tests, no signal, an iteration cut off by its own timeout). */
@@ -31,7 +31,7 @@ export type AgentExitAction =
   /** Killed because the job is being cancelled: checkpoint (commit + push), release the task to the pool. */
   | "release";
 
-export interface AgentExitDecision {
+interface AgentExitDecision {
   action: AgentExitAction;
   /** Task status after this exit; "in-progress" while iterations go on. */
   status: TaskStatus;

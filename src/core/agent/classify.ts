@@ -51,7 +51,7 @@
 
 export type AgentOutputKind = "rate_limit" | "usage_limit" | "overloaded" | "quota" | "auth" | "none";
 
-export interface AgentOutputClass {
+interface AgentOutputClass {
   kind: AgentOutputKind;
   /** When the limit lifts, if the output says. */
   resetAt?: Date;
@@ -59,7 +59,7 @@ export interface AgentOutputClass {
   evidence?: string;
 }
 
-export interface ClassifyOptions {
+interface ClassifyOptions {
   /** IANA zone for wall-clock reset times printed without one (default "UTC"). */
   timeZone?: string;
 }
@@ -67,13 +67,7 @@ export interface ClassifyOptions {
 type Kind = Exclude<AgentOutputKind, "none">;
 
 /** Strongest first; see the file comment for why. */
-export const AGENT_OUTPUT_PRECEDENCE: readonly Kind[] = [
-  "auth",
-  "quota",
-  "usage_limit",
-  "rate_limit",
-  "overloaded",
-];
+const AGENT_OUTPUT_PRECEDENCE: readonly Kind[] = ["auth", "quota", "usage_limit", "rate_limit", "overloaded"];
 
 interface Finding {
   kind: Kind;

@@ -139,7 +139,7 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
 // ---------------------------------------------------------------------------------------------------------
 // Rate limits and the fallback agent
 
-export interface RateLimitInput {
+interface RateLimitInput {
   /** Rate-limit hits already waited out on the current agent (0 for the first hit). */
   attempt: number;
   /** Waits allowed per agent (`rateLimit.retries`). */
@@ -157,7 +157,7 @@ export interface RateLimitInput {
   now: Date | number;
 }
 
-export type RateLimitDecision =
+type RateLimitDecision =
   | { action: "wait"; ms: number; reason: string }
   | { action: "switch_agent"; next: number; reason: string }
   | { action: "end_job"; resumeAt: string; reason: string };

@@ -32,9 +32,9 @@ export interface AllowEntry {
 const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
 const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*${LABEL}$`);
 /** Ports an entry without a port allows. */
-export const DEFAULT_PORTS = [80, 443] as const;
+const DEFAULT_PORTS = [80, 443] as const;
 
-export type ParsedEntry = { ok: true; entry: AllowEntry } | { ok: false; error: string };
+type ParsedEntry = { ok: true; entry: AllowEntry } | { ok: false; error: string };
 
 function parsePort(text: string): number | null {
   if (!/^\d{1,5}$/.test(text)) return null;

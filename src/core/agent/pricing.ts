@@ -17,8 +17,6 @@ export interface ConfiguredPrice {
   output: number;
 }
 
-export type { ModelPrice } from "../presets/index.js";
-
 /** Every preset's model prices together (a model is priced alike whichever CLI runs it). */
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = Object.assign(
   {},
@@ -79,13 +77,13 @@ export function costOf(usage: { input: number; output: number }, price: ModelPri
 }
 
 /** An agent a USD budget cannot limit: its CLI reports no price and no price is known for its model. */
-export interface UnpricedAgent {
+interface UnpricedAgent {
   preset: string;
   model: string | null;
 }
 
 /** The configured agents whose cost cannot be known (so only the token budget limits them). */
-export function unpricedAgents(
+function unpricedAgents(
   agents: readonly { preset: string; model: string | null }[],
   overrides: readonly ConfiguredPrice[] = [],
 ): UnpricedAgent[] {

@@ -21,7 +21,7 @@ export type Signal =
   | { kind: "none" };
 
 /** Longest reason or question kept (the worker posts it on the issue). */
-export const SIGNAL_TEXT_MAX = 2_000;
+const SIGNAL_TEXT_MAX = 2_000;
 
 const SIGNAL =
   /<\s*promise\s*>\s*(COMPLETE|BLOCKED|NEEDS[\s_-]?HUMAN)(?![A-Za-z_])[ \t]*(?:[:\-–—][ \t]*)?((?:(?!<\s*\/?\s*promise\s*>)[\s\S])*?)\s*<\s*\/\s*promise\s*>/gi;

@@ -4,7 +4,7 @@ import { asNode, internalJsonSchema, type JsonNode } from "./config-json-schema.
 import { describeSchemaNode } from "./describe-expected.js";
 import { formatPath, getAt } from "./key-paths.js";
 
-export interface ConfigReferenceRow {
+interface ConfigReferenceRow {
   /** Key path, e.g. `merge.method`. */
   path: string;
   /** What it accepts, e.g. `one of "merge", "squash", "rebase"`. */

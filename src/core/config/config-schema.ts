@@ -189,8 +189,6 @@ export const ConfigSchema = z
 
 /** The configuration with every default applied. */
 export type AutopilotConfig = z.output<typeof ConfigSchema>;
-/** What a user may write (every key optional). */
-export type AutopilotConfigInput = z.input<typeof ConfigSchema>;
 export type AgentConfig = z.output<typeof AgentObjectSchema>;
 
 function deepFreeze<T>(value: T): T {

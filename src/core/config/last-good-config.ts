@@ -59,7 +59,7 @@ export type ConfigChoice =
   /** The file is bad and no last good configuration is known: hold (dispatch nothing, merge nothing). */
   | { source: "none"; config: AutopilotConfig; record: null; warnings: []; error: ConfigError };
 
-export interface ConfigChoiceInput {
+interface ConfigChoiceInput {
   /** The file's text on the default branch; null when there is no file. */
   fileText: string | null;
   /** The default branch's commit the file was read at. */

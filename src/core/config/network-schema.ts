@@ -44,5 +44,3 @@ export const NetworkSchema = z
       "`.github/autopilot.yml` on the default branch can set it.",
     [EXPECTED]: '"open" or a mapping { allow: [hosts] }',
   });
-
-export type NetworkConfig = z.output<typeof NetworkSchema>;

@@ -8,7 +8,7 @@ import {
 } from "./dashboard-state.js";
 import { dropDefaults, renderStateBlock } from "./state-block.js";
 
-export interface Compaction {
+interface Compaction {
   state: DashboardState;
   /** Entries to write out as one history comment now (empty when nothing needs to go). */
   flush: HistoryEntry[];

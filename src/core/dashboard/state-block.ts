@@ -15,12 +15,12 @@ export function renderStateBlock(state: DashboardState): string {
   return `${STATE_OPEN}${json}${STATE_CLOSE}`;
 }
 
-export interface CheckedBox {
+interface CheckedBox {
   action: "retry" | "skip";
   issue: number;
 }
 
-export interface ParsedDashboard {
+interface ParsedDashboard {
   state: DashboardState | null;
   /** The body has no state block, or its JSON or schema is invalid. */
   corrupt: boolean;
@@ -51,7 +51,7 @@ export function parseDashboard(body: string | null | undefined): ParsedDashboard
   return { state, corrupt: state === null, ...visibleMarks(text, start) };
 }
 
-export type DashboardMarks = Omit<ParsedDashboard, "state" | "corrupt">;
+type DashboardMarks = Omit<ParsedDashboard, "state" | "corrupt">;
 
 /**
  * The body's visible marks only (ticked boxes, session status, marker), without validating the state block:

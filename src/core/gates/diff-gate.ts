@@ -38,14 +38,7 @@ export interface PullDiff {
   error?: string | null;
 }
 
-/** The controller's reading of one PR head, kept in the dashboard state (computed once per head). */
-export interface DiffGateRecord {
-  pr: number;
-  sha: string;
-  rules: string[];
-}
-
-export const DIFF_GATE_MAX_RULES = 20;
+const DIFF_GATE_MAX_RULES = 20;
 const RULE_CHARS = 120;
 
 /** Git's modes for ordinary files; anything else (symlink 120000, submodule 160000) is gated. */

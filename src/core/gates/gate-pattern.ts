@@ -9,7 +9,7 @@
  */
 import { RE2JS } from "re2js";
 
-export type GatePatternResult = { ok: true; regex: RE2JS } | { ok: false; reason: string; instead: string };
+type GatePatternResult = { ok: true; regex: RE2JS } | { ok: false; reason: string; instead: string };
 
 /** Compiles a gate pattern (case-insensitive). Never throws. */
 export function compileGatePattern(source: string): GatePatternResult {

@@ -38,7 +38,7 @@ export interface GateOptions {
   checksTimeoutMinutes: number;
 }
 
-export interface GateEvaluation {
+interface GateEvaluation {
   checks: {
     state: "passing" | "pending" | "failing" | "none";
     failing: CheckNode[];

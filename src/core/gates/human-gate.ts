@@ -30,7 +30,7 @@
 import { compileGatePattern, findGatePattern, literalGatePattern } from "./gate-pattern.js";
 import type { HumanGateHit } from "../tasks/worker-result.js";
 
-export interface HumanGateInput {
+interface HumanGateInput {
   /** Unified diff of the task branch against its base. */
   diff: string;
   /** Paths the change touches (repository-relative). */
@@ -47,7 +47,7 @@ export interface HumanGateOptions {
   paths: readonly string[];
 }
 
-export interface HumanGateResult {
+interface HumanGateResult {
   fired: boolean;
   hits: HumanGateHit[];
 }

@@ -16,7 +16,7 @@ import type { MergeMechanism, PullNode } from "../world.js";
 /** Refused attempts at one task's merge before Autopilot waits for a person whatever changes. */
 export const MERGE_REFUSAL_CAP = 3;
 
-export type MergeRefusalKind = "queue" | "reviews" | "checks" | "head-moved" | "other";
+type MergeRefusalKind = "queue" | "reviews" | "checks" | "head-moved" | "other";
 
 /** The refusal's kind, from GitHub's message. */
 export function mergeRefusalKind(message: string): MergeRefusalKind {
@@ -28,7 +28,7 @@ export function mergeRefusalKind(message: string): MergeRefusalKind {
 }
 
 /** What a person can do about it. */
-export function mergeRefusalAdvice(kind: MergeRefusalKind): string {
+function mergeRefusalAdvice(kind: MergeRefusalKind): string {
   switch (kind) {
     case "queue":
       return "The base branch requires a merge queue, so only the queue may merge it: add the pull request to the merge queue.";
@@ -59,7 +59,7 @@ const MARKER =
  * The hidden marker of the refusal comment: the head it refused, the attempt number, and the GitHub mechanism
  * the merge was handed to when GitHub accepted one.
  */
-export function mergeRefusalMarker(sha: string, attempt: number, via?: MergeMechanism | null): string {
+function mergeRefusalMarker(sha: string, attempt: number, via?: MergeMechanism | null): string {
   return `<!-- autopilot:merge-refusal sha=${sha} attempt=${attempt}${via ? ` via=${via}` : ""} -->`;
 }
 
@@ -131,7 +131,7 @@ export function branchUpdatedLine(base: string, waiting: string): string {
 }
 
 /** What a person can do when GitHub also refused its own mechanism. */
-export function mechanismAdvice(via: MergeMechanism, message: string, issue: number): string {
+function mechanismAdvice(via: MergeMechanism, message: string, issue: number): string {
   const retry = `\`/autopilot retry #${issue}\``;
   if (via === "auto-merge") {
     if (/clean status/i.test(message))

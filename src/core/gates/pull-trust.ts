@@ -12,7 +12,7 @@
 import { issueOfTaskBranch } from "../contract.js";
 import type { PullNode, WorldSnapshot } from "../world.js";
 
-export interface PullTrustContext {
+interface PullTrustContext {
   repo: { owner: string; name: string };
   /** The task branch, e.g. `autopilot/issue-7`. */
   branch: string;
@@ -23,7 +23,7 @@ export interface PullTrustContext {
   botId: number | null | undefined;
 }
 
-export interface IgnoredPull {
+interface IgnoredPull {
   pull: PullNode;
   reason: string;
 }

@@ -81,7 +81,7 @@ export interface SupplyChainFile {
 }
 
 /** Scripts `npm ci` and `npm install` run for the project itself (and a git dependency when it is packed). */
-export const INSTALL_SCRIPTS: readonly string[] = [
+const INSTALL_SCRIPTS: readonly string[] = [
   "preinstall",
   "install",
   "postinstall",

@@ -38,5 +38,5 @@ export function getPreset(name: string): AgentPreset {
 /** Every model key any preset may receive: none of them reaches a preset it does not belong to. */
 export const ALL_MODEL_KEYS: readonly string[] = [...new Set(PRESETS.flatMap((preset) => preset.keyEnv))];
 
-export type { AgentOutput, AgentPreset, CliInstall, ModelPrice } from "./preset-types.js";
+export type { AgentOutput, CliInstall, ModelPrice } from "./preset-types.js";
 export { installLine, unpinnedInstallLine } from "./preset-types.js";

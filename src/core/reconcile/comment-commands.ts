@@ -24,7 +24,7 @@ export interface StatusRequest {
   line: string;
 }
 
-export interface CommentsRead {
+interface CommentsRead {
   /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
   freshComments: Set<number>;
   statusRequests: StatusRequest[];

@@ -10,7 +10,7 @@ import { incidentOnce } from "./messages.js";
 import { statusOf } from "./task-labels.js";
 
 /** Leftover tasks whose locks one reconcile deletes at most (each attempt's ref is one request). */
-export const LOCK_RELEASES_PER_RECONCILE = 5;
+const LOCK_RELEASES_PER_RECONCILE = 5;
 
 export const LOCK_REFUSED_INCIDENT =
   "GitHub refused to create a dispatch lock (a ref under refs/autopilot/dispatch/; a ruleset restricting ref " +

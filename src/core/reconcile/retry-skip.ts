@@ -6,7 +6,7 @@ import { retire } from "./task-exit.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { cancelRun, liveRunsOf } from "./worker-runs.js";
 
-export interface TaskCommandOutcome {
+interface TaskCommandOutcome {
   ok: boolean;
   /** What to tell the person who asked. */
   message?: string;

@@ -3,7 +3,7 @@ import type { Effect } from "../effects.js";
 import { reduceSession, type SessionEvent } from "../session/session.js";
 import { note, type Reconciling } from "./context.js";
 
-export interface SessionOutcome {
+interface SessionOutcome {
   /** Why the session refused the event. */
   refused?: string;
   /** The session's notice, whether or not it was posted. */

@@ -24,7 +24,7 @@ import type { SessionEnd } from "./session-end.js";
 import { statusText } from "./status-reply.js";
 import { DASHBOARD_REFRESH_MINUTES, SETTLE_MINUTES } from "./timing.js";
 
-export interface Decided {
+interface Decided {
   pool: Pool;
   reviewLines: ReviewLines;
   statusRequests: readonly StatusRequest[];

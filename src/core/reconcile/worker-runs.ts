@@ -7,14 +7,14 @@ import type { RunNode } from "../world.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { CANCEL_RETRY_MINUTES, DISPATCH_GRACE_MINUTES } from "./timing.js";
 
-export interface LiveState {
+interface LiveState {
   live: boolean;
   run?: RunNode;
   phase?: SlotLine["phase"];
 }
 
 /** The task a run works on: its `issue` input, or the issue its dispatch id starts with. */
-export function runIssue(run: RunNode): number | null {
+function runIssue(run: RunNode): number | null {
   if (run.issue) return run.issue;
   const m = run.dispatchId ? /^(\d+)-/.exec(run.dispatchId) : null;
   return m ? Number(m[1]) : null;

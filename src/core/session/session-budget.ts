@@ -14,23 +14,23 @@ import { z } from "zod";
 import type { DashboardState } from "../dashboard/index.js";
 import type { WorkerResult } from "../tasks/worker-result.js";
 
-export interface Usage {
+interface Usage {
   tokens: number;
   usd: number;
 }
 
 const UsageSchema = z.object({ tokens: z.number().nonnegative(), usd: z.number().nonnegative() });
 
-export const SessionBudgetMarkerSchema = z.object({
+const SessionBudgetMarkerSchema = z.object({
   tokensLeft: z.number().nullable(),
   usdLeft: z.number().nullable(),
   counted: z.record(z.string().regex(/^\d{1,10}$/), UsageSchema).default({}),
 });
-export type SessionBudgetMarker = z.infer<typeof SessionBudgetMarkerSchema>;
+type SessionBudgetMarker = z.infer<typeof SessionBudgetMarkerSchema>;
 
 const MARKER = /<!-- autopilot:session-budget (\{[^\n]*?\}) -->/;
 
-export interface SessionSpend {
+interface SessionSpend {
   /** Finished work plus what running workers reported beyond it. */
   total: Usage;
   /** Per issue with a running worker: that worker's totals (what the worker compares against). */

@@ -64,7 +64,7 @@ export interface SessionState {
 }
 
 /** The automatic actor. */
-export const AUTOPILOT_ACTOR = "autopilot";
+const AUTOPILOT_ACTOR = "autopilot";
 
 interface WithActor {
   /** Login of the person who asked; "autopilot" when omitted. */
@@ -93,7 +93,7 @@ export type SessionEvent =
 
 export type SessionEventType = SessionEvent["type"];
 
-export type SessionEffect =
+type SessionEffect =
   /** Dispatch workers into free slots again. */
   | { type: "startDispatching" }
   /** Start no new worker. */
@@ -105,7 +105,7 @@ export type SessionEffect =
   /** Tell people (tracking issue comment / log). */
   | { type: "notify"; level: "info" | "warning"; message: string };
 
-export interface SessionTransition {
+interface SessionTransition {
   state: SessionState;
   effects: SessionEffect[];
   /** Present when the event was refused; `state` is then the input state, unchanged. */

@@ -65,7 +65,7 @@ export interface SessionStatistics {
   costUsd: number;
 }
 
-export interface StatisticsOptions {
+interface StatisticsOptions {
   /** When the session started (ISO or epoch ms); else the earliest task start, else 0 runtime. */
   sessionStartedAt?: string | number | Date | null;
   /** Time spent paused, subtracted from the runtime. */

@@ -30,7 +30,7 @@ export function logSafe(text: string, max: number = LOG_TEXT_MAX): string {
 }
 
 /** Who set a label, as a label event tells it. */
-export interface LabelEvent {
+interface LabelEvent {
   label: string;
   at: string;
   /** Login of the actor; null when GitHub does not say (a deleted account). */

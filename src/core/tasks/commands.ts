@@ -20,17 +20,17 @@ import { proseLines } from "../text/markdown.js";
 import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
-export type Command =
+type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "help" }
   | { name: "status"; issue: number | null }
   | { name: "retry" | "skip"; issue: number };
 
-export type ParsedCommand =
+type ParsedCommand =
   | { kind: "command"; command: Command; line: string }
   /** `/autopilot` followed by something that is not a command (or `retry`/`skip` without an issue). */
   | { kind: "invalid"; line: string; problem: string };
 
-export interface CommandContext {
+interface CommandContext {
   /** The issue the comment is on. */
   issue: number;
   /** The tracking issue's number, when it exists. */
@@ -117,7 +117,7 @@ export function commandLines(body: string): string[] {
 // ---------------------------------------------------------------------------------------------------------
 // Authorization
 
-export interface CommentAuthority {
+interface CommentAuthority {
   /** Comments by Autopilot's own bot (or any bot) are never commands. */
   ignored: boolean;
   /** The author may steer Autopilot (write, maintain or admin). */
@@ -138,7 +138,7 @@ export function commentAuthority(
 }
 
 /** Permission of a login (GitHub logins are case-insensitive). */
-export function lookupPermission(
+function lookupPermission(
   permissions: Readonly<Record<string, Permission>>,
   login: string | null | undefined,
 ): Permission | undefined {

@@ -29,7 +29,7 @@ export interface CrossRepoRef {
   number: number;
 }
 
-export interface ParsedDependencies {
+interface ParsedDependencies {
   /** Issue numbers in the same repository, in order of first mention, without duplicates. */
   numbers: number[];
   /** References to other repositories, in order of first mention, without duplicates. */
@@ -48,7 +48,7 @@ export const MAX_REFERENCES_PER_ISSUE = 50;
 /** Across all issues, at most this many referenced issues are looked up per reconcile (see referencesToLookUp). */
 export const MAX_REFERENCE_LOOKUPS = 200;
 
-export type DependencySource = "body" | "blockedBy" | "subIssue";
+type DependencySource = "body" | "blockedBy" | "subIssue";
 
 export interface DependencyEdge {
   /** The issue that waits. */
@@ -111,7 +111,7 @@ export interface TaskGraph {
   cycles: number[][];
 }
 
-export interface TaskGraphOptions {
+interface TaskGraphOptions {
   /**
    * Cross-repository issues known to be closed, as keys `owner/name#N` (see `crossRepoKey`, case-insensitive).
    * Every other cross-repository dependency is unresolved.
@@ -179,7 +179,7 @@ export function parseDependencies(body: string | null | undefined, repo: RepoRef
  * "#7 references 4,000 issues; the first 50 are used", for an issue whose body names more than
  * MAX_REFERENCES_PER_ISSUE, else null.
  */
-export function referenceCapNote(issue: number, parsed: ParsedDependencies): string | null {
+function referenceCapNote(issue: number, parsed: ParsedDependencies): string | null {
   if (parsed.omitted === 0) return null;
   const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
   return `#${issue} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
@@ -691,7 +691,7 @@ function shortestCycleThrough(start: number, adjacency: Map<number, number[]>): 
 // ---------------------------------------------------------------------------------------------------------
 // Readiness
 
-export interface ReadyOptions {
+interface ReadyOptions {
   /** Label that puts an issue in the pool (`labels.ready`). */
   readyLabel: string;
   /** Label that keeps an issue out whatever else it has (`labels.exclude`); omit for none. */
@@ -700,9 +700,9 @@ export interface ReadyOptions {
   stateLabels?: readonly string[];
 }
 
-export type WaitingCode = "excluded" | "other_state" | "cycle" | "dependencies";
+type WaitingCode = "excluded" | "other_state" | "cycle" | "dependencies";
 
-export interface WaitingTask {
+interface WaitingTask {
   number: number;
   code: WaitingCode;
   /** For people: "waiting on #3, #5", "in cycle #2 → #4 → #2", "excluded (autopilot:exclude)". */
@@ -711,7 +711,7 @@ export interface WaitingTask {
   waitingOn?: (number | CrossRepoRef)[];
 }
 
-export interface ReadyResult {
+interface ReadyResult {
   /** Ready tasks, ascending by number. */
   ready: TaskNode[];
   /** Pool issues (open, labeled ready) that are not ready, with the reason, ascending by number. */

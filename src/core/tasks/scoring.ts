@@ -13,7 +13,7 @@
  */
 import { formatRef, type TaskNode } from "./graph.js";
 
-export interface ScoringWeights {
+interface ScoringWeights {
   unblocks: number;
   critical: number;
   quickWin: number;
@@ -29,17 +29,17 @@ export const DEFAULT_SCORING_WEIGHTS: Readonly<ScoringWeights> = Object.freeze({
   retryPenalty: 15,
 });
 
-export interface ScoringLabels {
+interface ScoringLabels {
   critical: string;
   quickWin: string;
 }
 
-export const DEFAULT_SCORING_LABELS: Readonly<ScoringLabels> = Object.freeze({
+const DEFAULT_SCORING_LABELS: Readonly<ScoringLabels> = Object.freeze({
   critical: "critical",
   quickWin: "quick-win",
 });
 
-export type ScoreCriterion = "unblocks" | "critical" | "quickWin" | "nearCompleteParent" | "retryPenalty";
+type ScoreCriterion = "unblocks" | "critical" | "quickWin" | "nearCompleteParent" | "retryPenalty";
 
 export interface ScorePart {
   criterion: ScoreCriterion;
@@ -57,7 +57,7 @@ export interface ScoredTask {
   parts: ScorePart[];
 }
 
-export interface ScoreOptions {
+interface ScoreOptions {
   weights?: Partial<ScoringWeights>;
   labels?: Partial<ScoringLabels>;
   /** Earlier retries per issue number (a missing entry is 0). */

@@ -90,13 +90,13 @@ export interface TextEdit {
 }
 
 /** What the controller froze: the digest, and the time after which edits are new. */
-export interface FrozenText {
+interface FrozenText {
   digest: string;
   /** Edits before this time were judged already (approved by the label, or by a writer's edit). */
   since: string;
 }
 
-export type TextVerdict =
+type TextVerdict =
   | { kind: "unchanged" }
   /** Every edit since the freeze was a writer's: the text they left is the approved one now. */
   | { kind: "refreeze"; frozen: FrozenText }

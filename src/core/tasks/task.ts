@@ -42,7 +42,7 @@ export const TASK_STATUSES: readonly TaskStatus[] = [
 // ---------------------------------------------------------------------------------------------------------
 // Signal handling (controller side): what a finished worker's outcome means for the task and the slot
 
-export interface OutcomeDecision {
+interface OutcomeDecision {
   /** Task status to set. */
   status: TaskStatus;
   /** The slot is free for the next task. */
@@ -136,9 +136,9 @@ export function decideOnWorkerOutcome(outcome: WorkerOutcome | "progress"): Outc
 // ---------------------------------------------------------------------------------------------------------
 // Error strategies
 
-export type FailureStrategy = "retry" | "skip" | "abort";
+type FailureStrategy = "retry" | "skip" | "abort";
 
-export interface FailureInput {
+interface FailureInput {
   strategy: FailureStrategy;
   /** 1-based number of the attempt that just failed. */
   attempt: number;
@@ -148,7 +148,7 @@ export interface FailureInput {
   retryMaxMs: number;
 }
 
-export type FailureDecision =
+type FailureDecision =
   | { action: "retry"; delayMs: number; nextAttempt: number; reason: string }
   | { action: "skip"; reason: string }
   | { action: "abort"; reason: string };
@@ -180,7 +180,7 @@ export function decideOnFailure(input: FailureInput): FailureDecision {
   }
 }
 
-export interface ConsecutiveFailures {
+interface ConsecutiveFailures {
   count: number;
   /** The session should pause now (the count reached the threshold with this outcome). */
   pause: boolean;
@@ -232,7 +232,7 @@ export type TaskEvent =
   /** A closed (done) issue was reopened, or a skipped one labeled ready again. */
   | { type: "reopen" };
 
-export type TaskTransition =
+type TaskTransition =
   | {
       status: TaskStatus;
       /** Added to the task's retry count (the scoring penalty uses it). */

@@ -84,7 +84,7 @@ export const UNENFORCED_NETWORK_ACCESS =
   "offered (HTTP_PROXY): the agent can connect to any host directly.";
 
 /** What an agent behind the separate user only (`isolation: uid`, the weaker wall) can reach, in one line. */
-export const UID_ONLY_AGENT_ACCESS =
+const UID_ONLY_AGENT_ACCESS =
   "isolation: uid (weaker than the default namespace sandbox) — the agent runs as a separate user without a " +
   "namespace: it sees the host's processes, reads every file that user may read, writes where any user may " +
   "(/tmp) and has the host's network.";

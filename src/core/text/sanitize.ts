@@ -13,7 +13,7 @@
  */
 import { removeUnrenderedMarkdown } from "./unrendered-markdown.js";
 
-export const DEFAULT_UNTRUSTED_MAX_LENGTH = 20_000;
+const DEFAULT_UNTRUSTED_MAX_LENGTH = 20_000;
 
 /**
  * Invisible and direction-changing characters, removed outright: every Default_Ignorable_Code_Point
@@ -27,7 +27,7 @@ const INVISIBLE =
   /\p{Default_Ignorable_Code_Point}|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\uFFF9-\uFFFB]/gu;
 
 /** A piece of Markdown text, and whether it is code (a fenced block or an inline code span). */
-export interface MarkdownPiece {
+interface MarkdownPiece {
   text: string;
   code: boolean;
 }
@@ -193,7 +193,7 @@ const REFERENCE_COMMENT =
 const PROMISE_TAG = /<(\s*\/?\s*)(promise)(\s*)>/gi;
 
 /** Replaces `<promise>` tags with entity-escaped text, so quoted text can never emit a signal. */
-export function neutralizeSignalTags(text: string): string {
+function neutralizeSignalTags(text: string): string {
   return text.replace(PROMISE_TAG, (_all, before: string, name: string, after: string) => {
     return `&lt;${before}${name}${after}&gt;`;
   });

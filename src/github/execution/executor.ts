@@ -109,12 +109,12 @@ export function isBudgetExempt(effect: Effect): boolean {
   return effect.type === "writeTrackingIssue";
 }
 
-export function commentMarker(key: string): string {
+function commentMarker(key: string): string {
   return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
 }
 
 /** An issue's labels as the snapshot and this run's writes know them; null when the snapshot does not have it. */
-export function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
+function labelsOf(ctx: ExecContext, issue: number): Set<string> | null {
   const known = ctx.run.labels.get(issue);
   if (known) return known;
   const node =
@@ -621,7 +621,7 @@ interface RestIssue {
 }
 
 /** Finds the open tracking issue by its marker (consistent REST listing, not search): newest first. */
-export async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
+async function findTrackingIssue(ctx: ExecContext): Promise<RestIssue | null> {
   const params: Record<string, unknown> = {
     ...o(ctx),
     state: "open",

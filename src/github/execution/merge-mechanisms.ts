@@ -26,7 +26,7 @@ import {
 type MergeEffect = Extract<Effect, { type: "mergePr" }>;
 
 /** What these calls need of the executor's context (src/github/execution/executor.ts `ExecContext`). */
-export interface MechanismContext {
+interface MechanismContext {
   client: OctokitSurface;
   repo: RepoRef;
   log: GatewayLog;

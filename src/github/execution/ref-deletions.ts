@@ -11,7 +11,7 @@ import type { GatewayLog, OctokitSurface } from "../transport/octokit-surface.js
 import { DELETE_REFS_MUTATION } from "../queries.js";
 
 /** What of the executor's context this needs (src/github/execution/executor.ts `ExecContext` has all of it). */
-export interface RefDeletionContext {
+interface RefDeletionContext {
   client: OctokitSurface;
   log: GatewayLog;
   world: WorldSnapshot | null;

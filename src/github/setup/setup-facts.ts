@@ -12,12 +12,12 @@ import type { AppRequirements, SetupFacts } from "../../core/doctor-checks.js";
 import { listOpenIssues } from "./open-issues.js";
 import { type AutopilotOctokit, createOctokit } from "../transport/octokit.js";
 
-export interface AppCredentials {
+interface AppCredentials {
   appId: string;
   privateKey: string;
 }
 
-export interface ReadSetupOptions {
+interface ReadSetupOptions {
   owner: string;
   repo: string;
   baseUrl: string;

@@ -5,7 +5,7 @@
 import type { LabelSpec } from "../../core/setup-files.js";
 import { createOctokit } from "../transport/octokit.js";
 
-export interface EnsureLabelsResult {
+interface EnsureLabelsResult {
   created: string[];
   existing: string[];
 }

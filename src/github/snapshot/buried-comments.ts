@@ -20,14 +20,14 @@ import { compact, type GqlComment, type GqlCommentWindow } from "./snapshot-resp
 import { COMMENTS_BY_ID_QUERY, OLDER_COMMENTS_QUERY } from "../queries.js";
 
 /** Pages of 100 read back per issue and reconcile at most. */
-export const MAX_PAGES_PER_ISSUE = 10;
+const MAX_PAGES_PER_ISSUE = 10;
 
 export interface CommentWindowRead {
   issue: number;
   window: GqlCommentWindow | null | undefined;
 }
 
-export interface BuriedCommentNeeds {
+interface BuriedCommentNeeds {
   /** The newest comment the dashboard state has processed (its database id); null when none is known. */
   cursorId: number | null;
   /**
@@ -46,7 +46,7 @@ export interface BuriedCommentNeeds {
   isResult: (comment: GqlComment, issue: number) => boolean;
 }
 
-export interface BuriedComment {
+interface BuriedComment {
   issue: number;
   comment: GqlComment;
 }

@@ -10,7 +10,7 @@ import { CONFIG_PATH } from "../../core/config/index.js";
 import type { OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
 import { statusOf } from "../transport/errors.js";
 
-export interface ConfigReadContext {
+interface ConfigReadContext {
   client: Pick<OctokitSurface, "request">;
   repo: RepoRef;
   /** Every call goes through this (the controller's circuit breaker); default: called directly. */

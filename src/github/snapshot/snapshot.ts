@@ -60,7 +60,6 @@ import { fetchWorkerRuns } from "./worker-run-listing.js";
 export {
   newRepoMemory,
   type RepoMemory,
-  type SnapshotContext,
   type SnapshotFacts,
   type SnapshotOutput,
   type SnapshotRequest,

@@ -30,9 +30,9 @@ import type { Effect } from "../../core/effects.js";
 import { CircuitOpenError, describeError, isOutage } from "./errors.js";
 import { SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, secondaryLimitWait } from "./octokit.js";
 
-export type CircuitStateName = "closed" | "open" | "half-open";
+type CircuitStateName = "closed" | "open" | "half-open";
 
-export interface CircuitOptions {
+interface CircuitOptions {
   /** Consecutive outages that open the circuit. */
   failureThreshold?: number;
   /** How long the circuit stays open before one trial call is let through. */
@@ -41,7 +41,7 @@ export interface CircuitOptions {
   successThreshold?: number;
 }
 
-export const GITHUB_CIRCUIT_DEFAULTS: Required<CircuitOptions> = Object.freeze({
+const GITHUB_CIRCUIT_DEFAULTS: Required<CircuitOptions> = Object.freeze({
   failureThreshold: 3,
   resetMs: 60_000,
   successThreshold: 2,
@@ -56,7 +56,7 @@ export interface QueuedWrite {
 }
 
 /** A repository's writes held back for a secondary rate limit. */
-export interface WritePause {
+interface WritePause {
   /** When the first refusal of this run of refusals came (epoch ms). */
   since: number;
   /** When writes may go out again (epoch ms). */
@@ -73,7 +73,7 @@ interface ProbationState {
 }
 
 /** Consecutive-failure breaker with a probation period after the half-open trial (see the file comment). */
-export class ProbationBreaker implements IBreaker {
+class ProbationBreaker implements IBreaker {
   state: ProbationState = { failures: 0, probation: 0 };
 
   constructor(

@@ -15,7 +15,7 @@
  */
 
 /** The part of an Octokit `request` hook this needs: Probot's clients and `createOctokit()`'s both have it. */
-export interface HookableOctokit {
+interface HookableOctokit {
   hook: {
     wrap?: (
       name: "request",
@@ -35,10 +35,10 @@ interface CachedResponse {
 }
 
 /** Most entries kept; the oldest used goes first. A runs page is ~50 runs, an issue a few kB. */
-export const CONDITIONAL_CACHE_ENTRIES = 500;
+const CONDITIONAL_CACHE_ENTRIES = 500;
 
 /** The ETag and the 200 answer it named, per request, least recently used first. */
-export class ConditionalReadCache {
+class ConditionalReadCache {
   private readonly entries = new Map<string, CachedResponse>();
   /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
   notModified = 0;
@@ -91,7 +91,7 @@ export function conditionalReadCache(): ConditionalReadCache {
 const NOT_PART_OF_KEY = new Set(["method", "headers", "request", "mediaType", "data"]);
 
 /** The request's identity: method, API URL, route, every parameter (sorted), and the media type asked for. */
-export function requestKey(options: Record<string, unknown>): string {
+function requestKey(options: Record<string, unknown>): string {
   const params = Object.keys(options)
     .filter((k) => !NOT_PART_OF_KEY.has(k))
     .sort()

@@ -40,7 +40,7 @@ export function totalOf(counts: RequestCounts): number {
 }
 
 /** `GET /repos/{owner}/{repo}/issues`: the route template, never the expanded URL. */
-export function endpointOf(options: RequestOptionsSeen): string {
+function endpointOf(options: RequestOptionsSeen): string {
   const url = String(options.url ?? "").replace(/^https?:\/\/[^/]+/, "");
   return `${String(options.method ?? "GET").toUpperCase()} ${url.split("?")[0]}`;
 }

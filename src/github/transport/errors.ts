@@ -3,7 +3,7 @@
  * answers (a 404 or 422 is GitHub working fine and telling us no).
  */
 
-export type FailureKind = "server" | "network" | "secondary-rate-limit" | "rate-limit" | "client" | "graphql";
+type FailureKind = "server" | "network" | "secondary-rate-limit" | "rate-limit" | "client" | "graphql";
 
 interface HttpLikeError {
   status?: unknown;

@@ -11,14 +11,14 @@ import { noteLimitWait } from "./limit-waits.js";
 export const AutopilotOctokit = Octokit.plugin(throttling, retry);
 export type AutopilotOctokit = InstanceType<typeof AutopilotOctokit>;
 
-export interface OctokitLog {
+interface OctokitLog {
   debug: (message: string) => void;
   info: (message: string) => void;
   warn: (message: string) => void;
   error: (message: string) => void;
 }
 
-export interface CreateOctokitOptions {
+interface CreateOctokitOptions {
   auth: string;
   /** REST base URL: https://api.github.com on GitHub, the sandbox's URL offline. */
   baseUrl?: string;
@@ -124,9 +124,9 @@ export function createOctokit(options: CreateOctokitOptions): AutopilotOctokit {
 }
 
 /** Retries of a request refused by a secondary rate limit (each wait longer than the last). */
-export const SECONDARY_LIMIT_RETRIES = 6;
+const SECONDARY_LIMIT_RETRIES = 6;
 /** The longest single wait for a secondary rate limit, unless GitHub's `retry-after` asks for more. */
-export const SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
+const SECONDARY_LIMIT_MAX_WAIT_SECONDS = 300;
 
 /** The wait GitHub asks for when a secondary-limit answer carries no `retry-after`: at least a minute. */
 export const SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS = 60;
@@ -134,9 +134,9 @@ export const SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS = 60;
  * The controller's one in-request retry of a secondary limit: only when GitHub asks for at most this many seconds;
  * a longer `retry-after` pauses the repository's writes instead (src/github/transport/circuit.ts `pauseWrites`).
  */
-export const CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
+const CONTROLLER_IN_REQUEST_WAIT_SECONDS = 10;
 
-export type SecondaryLimitMode = "wait" | "pause";
+type SecondaryLimitMode = "wait" | "pause";
 
 /**
  * The wait before the next try after `strikes` refusals in a row (0 for the first): `retry-after` times 2^n,
@@ -149,7 +149,7 @@ export function secondaryLimitWait(retryAfterSeconds: number, strikes: number): 
   );
 }
 
-export interface SecondaryLimitOptions {
+interface SecondaryLimitOptions {
   /** The GitHub the client talks to (waits are noted per host for the dashboard: `limit-waits.ts`). */
   baseUrl?: string | undefined;
   secondaryRetries?: number;

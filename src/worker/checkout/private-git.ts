@@ -23,7 +23,7 @@ import { gitMayWriteTree, noteTreeUnknown } from "./tree-writes.js";
 import { workerBinaries } from "../isolation/trusted-binaries.js";
 
 /** The attributes that change what `git add` stores, switched off for the worker's git. */
-export const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
+const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
 
 /**
  * The absolute path of git, looked up once in the worker's PATH before any agent runs, and only in directories
@@ -34,13 +34,13 @@ export function resolveGit(pathVar: string | undefined): string {
   return workerBinaries(pathVar).require("git");
 }
 
-export interface GitResult {
+interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
 }
 
-export class GitError extends Error {
+class GitError extends Error {
   constructor(
     readonly args: string[],
     readonly result: GitResult,
@@ -52,7 +52,7 @@ export class GitError extends Error {
   }
 }
 
-export interface GitOptions {
+interface GitOptions {
   /** The work tree (the agent's checkout). */
   cwd: string;
   /** The worker's private git directory; absent: the work tree's own `.git` (unit tests of git alone). */

@@ -14,10 +14,10 @@
  */
 import { ALL_MODEL_KEYS } from "../../core/presets/index.js";
 
-export const BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"] as const;
+const BASE_ENV_NAMES = ["PATH", "LANG", "LC_ALL", "TERM"] as const;
 
 /** Names that are never passed, whatever the configuration says. */
-export const NEVER_PASSED = [
+const NEVER_PASSED = [
   "GITHUB_TOKEN",
   "GH_TOKEN",
   "INPUT_GITHUB-TOKEN",
@@ -125,7 +125,7 @@ export function isToolchainName(name: string): boolean {
   return TOOLCHAIN_PATTERNS.some((pattern) => pattern.test(name));
 }
 
-export interface AgentEnvOptions {
+interface AgentEnvOptions {
   /** The worker's own environment (the source of allowed values). */
   parentEnv: NodeJS.ProcessEnv;
   /** The preset's model keys (from `AgentPreset.keyEnv`). */
@@ -142,7 +142,7 @@ export interface AgentEnvOptions {
   secretValues?: readonly string[];
 }
 
-export interface AgentEnvResult {
+interface AgentEnvResult {
   env: Record<string, string>;
   /** Configured names that were refused, and why (for a warning in the log). */
   refused: { name: string; why: string }[];

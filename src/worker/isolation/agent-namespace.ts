@@ -47,7 +47,7 @@ export interface AgentView {
 export const EMPTY_VIEW: AgentView = { shared: [], writable: [], readable: [], hidden: [], openings: [] };
 
 /** How the command inside becomes the agent's user: `setpriv` and its arguments, ending with `--`. */
-export interface Become {
+interface Become {
   setpriv: string;
   uid: number;
   gid: number;

@@ -19,7 +19,7 @@ import path from "node:path";
 /** More than the jobs one host runs at once; past it, the worker refuses rather than share a user. */
 export const SLOT_COUNT = 32;
 
-export function defaultSlotsDir(): string {
+function defaultSlotsDir(): string {
   if (process.getuid?.() === 0) return "/run/autopilot/agent-slots";
   return path.join(os.homedir(), ".cache", "autopilot", "agent-slots");
 }

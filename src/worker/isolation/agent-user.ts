@@ -77,7 +77,7 @@ function withNetworkEnv(env: Record<string, string>, network: AgentNetwork): Rec
   return typeof network === "object" ? { ...env, ...network.env } : env;
 }
 
-export class IsolationError extends Error {
+class IsolationError extends Error {
   override readonly name = "IsolationError";
 }
 
@@ -179,7 +179,7 @@ function notIsolated(): AgentUser {
   };
 }
 
-export interface AgentUserOptions {
+interface AgentUserOptions {
   /** `namespace` (the default) and `uid` isolate; `none` runs the agent as the worker's own user. */
   isolation: IsolationMode;
   /**

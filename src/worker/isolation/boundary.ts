@@ -41,7 +41,7 @@ export interface BoundaryDirs {
   inbox: string;
 }
 
-export class CheckoutError extends Error {
+class CheckoutError extends Error {
   override readonly name = "CheckoutError";
 }
 
@@ -65,7 +65,7 @@ async function move(from: string, to: string): Promise<void> {
 }
 
 /** Moves the checkout's `.git` into `workerDir` and makes the agent's directory with a copy of the files. */
-export async function isolateCheckout(options: {
+async function isolateCheckout(options: {
   workspace: string;
   /** The worker's private directory (created 0700 if missing). */
   workerDir: string;
@@ -110,7 +110,7 @@ export async function isolateCheckout(options: {
 }
 
 /** Puts the private `.git` back into the checkout (for the job's later steps) and removes the agent's directory. */
-export async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
+async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
   const target = path.join(dirs.workspace, ".git");
   if (!(await isDirectory(target)) && (await isDirectory(dirs.gitDir))) await move(dirs.gitDir, target);
   await rm(dirs.agentDir, { recursive: true, force: true });
@@ -143,7 +143,7 @@ const SYNC_SCRIPT = [
   "fi",
 ].join("\n");
 
-export function createBoundary(options: {
+function createBoundary(options: {
   dirs: BoundaryDirs;
   user: AgentUser;
   git: Git;

@@ -14,7 +14,7 @@ import { indicesPrintedAsAgent } from "./agent-probe.js";
 /** Caches a toolchain writes to while it works (cargo's registry lock, Go's module and build caches, Gradle's). */
 const WRITTEN = new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
 
-export interface ToolchainDir {
+interface ToolchainDir {
   /** `PATH` or the variable's name. */
   source: string;
   dir: string;

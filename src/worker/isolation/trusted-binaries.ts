@@ -24,7 +24,7 @@
 import { accessSync, constants, lstatSync, readlinkSync, type Stats } from "node:fs";
 import path from "node:path";
 
-export type Verdict =
+type Verdict =
   | { trusted: true }
   | {
       trusted: false;
@@ -34,7 +34,7 @@ export type Verdict =
     };
 
 /** Where programs are also looked for after the trusted PATH entries (each checked the same way). */
-export const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
 const WRITABLE_BY_OTHERS = 0o022;
 const STICKY = 0o1000;
@@ -131,14 +131,14 @@ export function pathVerdict(
 }
 
 /** A PATH entry the worker does not search, and why. */
-export interface IgnoredEntry {
+interface IgnoredEntry {
   entry: string;
   why: string;
   quiet: boolean;
 }
 
 /** The uids whose files the worker trusts: root and its own (effective) uid. */
-export function trustedOwners(): ReadonlySet<number> {
+function trustedOwners(): ReadonlySet<number> {
   return new Set([0, process.geteuid?.() ?? process.getuid?.() ?? 0]);
 }
 

@@ -42,7 +42,7 @@ export interface AgentRunResult {
 
 export type AgentRunner = (request: AgentRunRequest) => Promise<AgentRunResult>;
 
-export interface AgentRunnerOptions {
+interface AgentRunnerOptions {
   workdir: string;
   /** Outside the work tree: prompt files (and, by default, the agent's HOME and TMPDIR). */
   scratchDir: string;
@@ -161,7 +161,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
 const RAW_KEEP = 1024 * 1024;
 
 /** The end of stdout and of stderr: errors are printed last. */
-export function rawOutput(stdout: string, stderr: string): string {
+function rawOutput(stdout: string, stderr: string): string {
   const out = stdout.length > RAW_KEEP ? stdout.slice(-RAW_KEEP) : stdout;
   const err = stderr.length > RAW_KEEP / 4 ? stderr.slice(-RAW_KEEP / 4) : stderr;
   return err.trim() ? `${out}\n${err}` : out;

@@ -101,7 +101,7 @@ export interface AgentEgress {
   close(): Promise<void>;
 }
 
-export interface AgentEgressOptions {
+interface AgentEgressOptions {
   config: AutopilotConfig;
   parentEnv: NodeJS.ProcessEnv;
   /** The agent's directory (readable by the agent, written only by the worker): the forwarder goes there. */

@@ -21,9 +21,9 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
-export const FORWARDER_FILE = "egress-forwarder.cjs";
+const FORWARDER_FILE = "egress-forwarder.cjs";
 
-export const FORWARDER_SOURCE = String.raw`"use strict";
+const FORWARDER_SOURCE = String.raw`"use strict";
 // Autopilot's egress forwarder (src/worker/network/egress-forwarder.ts). Usage:
 //   node egress-forwarder.cjs --socket <proxy.sock> [--tunnel <host:port>]... -- <command> [args...]
 const net = require("node:net");

@@ -55,7 +55,7 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-export interface EgressProxyOptions {
+interface EgressProxyOptions {
   entries: readonly AllowEntry[];
   /** Where the socket's directory is made (default: the system temp dir; the socket path must stay short). */
   baseDir?: string;

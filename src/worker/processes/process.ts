@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { AgentUser } from "../isolation/agent-user.js";
 
-export interface RunProcessOptions {
+interface RunProcessOptions {
   command: string;
   args: string[];
   cwd: string;
@@ -128,22 +128,12 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): {
 }
 
 /** Sends `signal` to the whole process group of `pid`; false when the group no longer exists. */
-export function killProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
+function killProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pid, signal);
     return true;
   } catch {
     return false;
-  }
-}
-
-/** True while any process of the group `pid` is alive. */
-export function processGroupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -89,7 +89,7 @@ export async function detectQualityCommands(dir: string): Promise<string[]> {
   return commands;
 }
 
-export interface RunQualityOptions {
+interface RunQualityOptions {
   commands: string[];
   cwd: string;
   env: Record<string, string>;

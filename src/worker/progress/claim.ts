@@ -6,9 +6,9 @@
  */
 import type { WorkerResult } from "../../core/tasks/worker-result.js";
 
-export type ClaimDecision = { proceed: true; note: string } | { proceed: false; reason: string };
+type ClaimDecision = { proceed: true; note: string } | { proceed: false; reason: string };
 
-export interface ClaimInput {
+interface ClaimInput {
   existing: WorkerResult | null;
   issue: number;
   attempt: number;

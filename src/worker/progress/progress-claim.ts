@@ -7,7 +7,7 @@ import { parseWorkerResult, type WorkerResult } from "../../core/tasks/worker-re
 import type { WorkerComment, WorkerGitHub, WorkerIssue } from "../../github/worker-github.js";
 import { ownComments } from "./own-comments.js";
 
-export interface ExistingProgress {
+interface ExistingProgress {
   comment: WorkerComment;
   parsed: WorkerResult | null;
 }

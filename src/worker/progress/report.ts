@@ -7,7 +7,7 @@ import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/wo
 import type { QualityCommandResult } from "../processes/quality.js";
 
 /** Text inside a table cell or inline code: no pipes, newlines, HTML or mentions break out of it. */
-export function cellText(text: string, max = 200): string {
+function cellText(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   return short
@@ -19,7 +19,7 @@ export function cellText(text: string, max = 200): string {
     .replace(/`/g, "'");
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
@@ -29,7 +29,7 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
-export function formatCost(costUsd: number, tokens: { input: number; output: number }): string {
+function formatCost(costUsd: number, tokens: { input: number; output: number }): string {
   const total = tokens.input + tokens.output;
   const tokenText = total >= 10_000 ? `${(total / 1000).toFixed(1)}k` : String(total);
   return `$${costUsd.toFixed(costUsd > 0 && costUsd < 0.01 ? 4 : 2)} · ${tokenText} tokens`;
@@ -53,7 +53,7 @@ const OUTCOME_TITLE: Record<string, string> = {
   config_refused: "⚙️ Not started: no configuration it may run under",
 };
 
-export interface ProgressView {
+interface ProgressView {
   result: WorkerResult;
   elapsedMs: number;
   runUrl?: string | null;
@@ -62,7 +62,7 @@ export interface ProgressView {
 }
 
 /** The hosts the egress proxy refused, `host:port (n), …`, and where to allow them. */
-export function refusedHostsText(refused: readonly { host: string; count: number }[], max = 10): string {
+function refusedHostsText(refused: readonly { host: string; count: number }[], max = 10): string {
   const shown = refused.slice(0, max).map((entry) => `${entry.host} (${entry.count})`);
   const more = refused.length > max ? `, and ${refused.length - max} more` : "";
   return `${shown.join(", ")}${more} — list a host in \`network.allow\` to let the agent reach it`;
@@ -109,7 +109,7 @@ export function renderProgressComment(view: ProgressView): string {
   ].join("\n");
 }
 
-export interface PullBodyView {
+interface PullBodyView {
   issue: number;
   result: WorkerResult;
   quality: QualityCommandResult[];
@@ -118,7 +118,7 @@ export interface PullBodyView {
   summary?: string;
 }
 
-export function renderQualityCell(quality: QualityCommandResult[]): string {
+function renderQualityCell(quality: QualityCommandResult[]): string {
   if (quality.length === 0) return "none configured or detected (the PR's checks are the gate)";
   return quality.map((q) => `${q.passed ? "✅" : "❌"} \`${cellText(q.command, 80)}\``).join(" · ");
 }

@@ -8,7 +8,7 @@ import { parseDashboard } from "../../core/dashboard/index.js";
 import { parseSessionBudgetMarker, workerSessionBudgetStop } from "../../core/session/session-budget.js";
 
 /** Session statuses at which a running worker checkpoints and ends with `paused`. */
-export const STOP_STATUSES = new Set(["pausing", "paused", "stopping", "idle"]);
+const STOP_STATUSES = new Set(["pausing", "paused", "stopping", "idle"]);
 
 const STATE_BLOCK = /<!--\s*autopilot:state\s+v1\b([\s\S]*?)-->/;
 
@@ -42,7 +42,7 @@ export function readSessionStatus(body: string | null | undefined): string | nul
 }
 
 /** What this worker's job has used so far, to weigh against the session budget the controller published. */
-export interface WorkerSpend {
+interface WorkerSpend {
   issue: number;
   tokens: number;
   usd: number;

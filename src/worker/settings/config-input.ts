@@ -13,7 +13,7 @@ import {
 } from "../../core/config/index.js";
 import { ConfigOverridesSchema } from "../../core/dashboard/index.js";
 
-export const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
+const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
 
 export function applyWorkerOverrides(
   config: AutopilotConfig,

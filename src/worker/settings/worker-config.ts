@@ -18,7 +18,7 @@ import {
 } from "../../core/config/index.js";
 import { parseDashboard } from "../../core/dashboard/index.js";
 
-export type WorkerConfigChoice =
+type WorkerConfigChoice =
   | { ok: true; config: AutopilotConfig; warnings: string[]; source: "file" | "last-good"; digest: string }
   | { ok: false; reason: string };
 
