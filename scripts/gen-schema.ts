@@ -125,6 +125,38 @@ preset is not \`custom\` (it is ignored), \`iterationTimeoutMinutes\` longer tha
 \`timeoutMinutes\` above 360 (GitHub-hosted runners stop jobs after 6 hours), a task budget larger than the
 session budget.
 
+## The loop's defaults, completion modes and agent fallback
+
+The iteration limits follow the design documents Autopilot grew from: at most 50 iterations
+(\`maxIterations\`), a stuck warning after 5 iterations without a new commit (\`stuckThreshold\`), 30 minutes of
+wall clock per worker job (\`timeoutMinutes\`). The documents only warn when a task looks stuck; Autopilot also
+stops it, at twice the warning (\`stuckStopThreshold\` 10), so a task that commits nothing does not run until
+the wall clock ends it. A job is checked against \`timeoutMinutes\` between iterations, so a job can run over
+it by up to one iteration (\`iterationTimeoutMinutes\` for the agent, the same again for the quality commands);
+the worker workflow's own \`timeout-minutes\` is longer, and the controller takes a job for dead only after it
+has been silent for longer than an iteration can take (\`src/core/job-silence.ts\`).
+
+A completion claim the quality commands contradict stops the task as \`contradiction\` on the first such
+claim (\`maxIgnoredCompletionCycles\` 1): an agent that claims it is done while the checks fail is not
+trusted with more iterations by default. Raise it to feed the failures back to the agent instead.
+
+\`completion\` chooses the claim. With \`promise\` (the default) the agent ends its final message with
+\`<promise>COMPLETE</promise>\`. With \`objective\` it must use the objective marker
+\`<promise>OBJECTIVE_MET: …</promise>\`, naming each requirement of the issue and how the work meets it (the
+prompt teaches it; the statement is kept as the iteration's signal in the progress notes), and the quality
+commands must have run and passed: a plain COMPLETE is ignored with a warning, and with no quality commands
+configured or detected the task stops as blocked, saying to set \`qualityCommands\`.
+
+When the primary agent is rate- or usage-limited and a fallback takes over, \`recoverPrimary\` (on by default)
+returns the job to the primary at the first iteration after the primary's limit lifts: the reset time it
+printed, or \`rateLimit.maxWaitMs\` after the switch when it printed none. A primary still limited then goes
+straight back to the fallback. \`iterationDelayMs\` pauses between iterations (after the push).
+
+A failed agent run whose last lines look like a limit that the classifier does not recognise (a 429, "rate
+limit", "quota", … without the shape of a known tool's message) is not counted as a failure at once: the
+worker waits \`rateLimit.baseMs × rateLimit.factor^n\` (capped by \`rateLimit.maxWaitMs\`) and runs the agent
+again, up to \`rateLimit.retries\` times; then the run counts as the failure it may be.
+
 ## Overrides
 
 Whoever can dispatch a workflow can override only what cannot loosen safety: \`maxParallel\` (1–20),

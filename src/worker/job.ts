@@ -7,6 +7,10 @@
  */
 import { workflowPushRefusal } from "../core/gates/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/agent/classify.js";
+import { completionClaim } from "../core/completion-mode.js";
+import { jobSilenceLimitMs } from "../core/job-silence.js";
+import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../core/limit-hint.js";
+import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/primary-recovery.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/gates/human-gate.js";
@@ -42,6 +46,10 @@ import {
   type WorkerRun,
 } from "./worker-deps.js";
 import { sessionWantsStop } from "./progress/session-status.js";
+
+export { PROGRESS_NOTES_PATH };
+
+export { SCRATCH_EXCLUDES } from "./worker-deps.js";
 export type {
   QualityRunner,
   WorkerDeps,
@@ -65,6 +73,8 @@ interface LoopState {
   iterationsWithoutCommit: number;
   /** Waits for the current agent's limit so far (back to 0 after a real iteration or a switch). */
   rateAttempt: number;
+  /** Waits for failures that look like a limit the classifier does not know (back to 0 after a real iteration). */
+  hintAttempt: number;
 }
 
 function errorMessage(error: unknown): string {
@@ -78,10 +88,10 @@ class CancelledError extends Error {
 }
 
 /** What a worker refusing to start still needs: GitHub (to claim the attempt and report), the clock, the log. */
-type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
+export type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
 
 /**
- * A worker that may not start (no configuration it may run under, src/worker/settings/worker-config.ts): it claims the
+ * A worker that may not start (no configuration it may run under, src/worker/worker-config.ts): it claims the
  * attempt and ends with `config_refused` and the reason, before any git, agent or quality command. The result
  * is written (not a silent exit) so the controller sees a refusal, not a crash counted against the task. The
  * defaults only shape the report here (the claim's staleness, the branch name shown); nothing runs under them.
@@ -134,6 +144,8 @@ class WorkerLoop {
   private jobUsage = { input: 0, output: 0, costUsd: 0 };
   private lastFinalMessage = "";
   private agentIndex = 0;
+  /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/primary-recovery.ts). */
+  private primaryLimitedUntil: number | null = null;
   /**
    * HEAD of the worker's repository as the worker last saw or made it: every commit it makes and every status it
    * reads sets it, so an iteration need not ask git where HEAD was before the agent ran. Null: ask.
@@ -225,11 +237,8 @@ class WorkerLoop {
       attempt: this.inputs.attempt,
       dispatchId: this.inputs.dispatchId,
       now: this.now(),
-      // A live job updates its marker at least once per iteration (agent + quality commands, each bounded by
-      // iterationTimeoutMinutes) and never runs much past timeoutMinutes.
-      staleAfterMs:
-        (Math.max(this.config.timeoutMinutes, 2 * this.config.iterationTimeoutMinutes) + 5) * 60_000 +
-        this.config.rateLimit.maxWaitMs,
+      // A live job updates its marker at least once per iteration (src/core/job-silence.ts).
+      staleAfterMs: jobSilenceLimitMs(this.config),
     });
     if (!decision.proceed) {
       this.log.info(`claimed elsewhere: ${decision.reason}`);
@@ -309,12 +318,14 @@ class WorkerLoop {
       ignoredCompletions: 0,
       iterationsWithoutCommit: 0,
       rateAttempt: 0,
+      hintAttempt: 0,
     };
 
     for (;;) {
       this.checkCancelled();
       const stopped = await this.stopAtBoundary();
       if (stopped) return stopped;
+      this.recoverPrimary(loop);
 
       const iteration = this.result.iterations + 1;
       const agent = this.agents[this.agentIndex]!;
@@ -329,13 +340,16 @@ class WorkerLoop {
         await this.checkpoint("agent could not start");
         return this.finish("failed", spawnFailureText(agent, run.spawnError));
       }
-      const signal = parseSignal(run.output.finalMessage);
+      const claim = completionClaim(parseSignal(run.output.finalMessage), this.config.completion);
+      const signal = claim.signal;
       const limited = await this.handleAgentError(run, signal, agent, loop);
       if (limited === "retry") continue;
       if (limited) return limited;
 
       // A real iteration happened.
+      if (claim.ignored) this.warn(claim.ignored);
       loop.rateAttempt = 0;
+      loop.hintAttempt = 0;
       this.result.iterations = iteration;
       this.result.lastSignal = describeSignal(signal);
       const failed = await this.checkAgentExit(run, signal, iteration, agent);
@@ -354,7 +368,30 @@ class WorkerLoop {
       await this.updateProgress();
       const after = taskBudgetExceeded(this.config.budgets.task, this.result);
       if (after) return this.finish("budget_exceeded", after);
+      // `iterationDelayMs`: spaces out the agent's runs (its API calls); a cancel ends the wait.
+      if (this.config.iterationDelayMs > 0) {
+        await this.deps.sleep(this.config.iterationDelayMs, this.deps.signal);
+      }
     }
+  }
+
+  /** Back to the primary agent once the limit that moved the job to a fallback has lifted (`recoverPrimary`). */
+  private recoverPrimary(loop: LoopState): void {
+    const back = shouldRecoverPrimary({
+      recoverPrimary: this.config.recoverPrimary,
+      agentIndex: this.agentIndex,
+      primaryLimitedUntil: this.primaryLimitedUntil,
+      now: this.now(),
+    });
+    if (!back) return;
+    const from = this.agents[this.agentIndex]!;
+    this.warn(
+      `${this.agents[0]!.preset}'s limit has lifted; back to it from ${from.preset} (recoverPrimary)`,
+    );
+    this.agentIndex = 0;
+    this.primaryLimitedUntil = null;
+    // A primary still limited goes back to the fallback at once rather than waiting out its retries again.
+    loop.rateAttempt = this.config.rateLimit.retries;
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -488,7 +525,7 @@ class WorkerLoop {
     loop: LoopState,
   ): Promise<WorkerRun | "retry" | null> {
     const errorKind = this.classify(run, signal);
-    if (!errorKind) return null;
+    if (!errorKind) return this.handleUnrecognisedLimit(run, signal, agent, loop);
     const limited =
       errorKind.kind === "rate_limit" || errorKind.kind === "overloaded" || errorKind.kind === "usage_limit";
     await this.checkpoint(`agent ${errorKind.kind}`);
@@ -519,6 +556,13 @@ class WorkerLoop {
       this.warn(
         `${agent.preset} is ${LIMIT_WORDS[errorKind.kind]}; switching to ${next.preset} (${decision.reason})`,
       );
+      if (this.agentIndex === 0) {
+        this.primaryLimitedUntil = primaryLimitLiftsAt(
+          errorKind.resetAt,
+          this.now(),
+          this.config.rateLimit.maxWaitMs,
+        );
+      }
       this.agentIndex = decision.next;
       loop.rateAttempt = 0;
       return "retry";
@@ -530,7 +574,42 @@ class WorkerLoop {
     );
   }
 
-  /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
+  /**
+   * A failed run whose end looks like a limit the classifier does not know (src/core/limit-hint.ts): "retry" after
+   * a backoff while waits are left; null when the run counts as it is (a failure, or a real iteration).
+   */
+  private async handleUnrecognisedLimit(
+    run: AgentRunResult,
+    signal: Signal,
+    agent: AgentConfig,
+    loop: LoopState,
+  ): Promise<"retry" | null> {
+    const failed = run.output.isError && !run.output.turnLimit && !run.timedOut && signal.kind === "none";
+    if (!failed) return null;
+    const hint = unrecognisedLimitHint(run.output.errorText, run.rawOutput);
+    if (hint === null) return null;
+    const { retries, baseMs, factor, maxWaitMs } = this.config.rateLimit;
+    const decision = decideUnrecognisedLimit({
+      attempt: loop.hintAttempt,
+      retries,
+      baseMs,
+      factor,
+      maxWaitMs,
+    });
+    if (decision.action === "count_failure") {
+      this.warn(`${agent.preset} failed with what looks like a limit (${hint}); ${decision.reason}`);
+      return null;
+    }
+    this.warn(
+      `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
+    );
+    await this.checkpoint("agent limit (unrecognised)");
+    loop.hintAttempt++;
+    await this.deps.sleep(decision.ms, this.deps.signal);
+    return "retry";
+  }
+
+  /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
   private async checkAgentExit(
     run: AgentRunResult,
     signal: Signal,
@@ -587,7 +666,7 @@ class WorkerLoop {
     return { outcome, text };
   }
 
-  /** The completion matrix (src/core/agent/iteration.ts) on this iteration; its warnings are logged. */
+  /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
   private decide(
     iteration: number,
     signal: Signal,
@@ -607,6 +686,7 @@ class WorkerLoop {
       stuckStopThreshold: this.config.stuckStopThreshold,
       ignoredCompletions: loop.ignoredCompletions,
       maxIgnoredCompletionCycles: this.config.maxIgnoredCompletionCycles,
+      completion: this.config.completion,
     });
     loop.ignoredCompletions = decision.ignoredCompletions;
     for (const warning of decision.warnings) this.warn(warning);
@@ -694,6 +774,7 @@ class WorkerLoop {
       qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
       progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
       ...(budgetNote ? { budgetNote } : {}),
+      completion: this.config.completion,
     });
   }
 

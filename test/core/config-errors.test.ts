@@ -71,6 +71,9 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "stuckThreshold", bad: 0, expected: "an integer from 1 to 100" },
   { path: "stuckStopThreshold", bad: 1, expected: "an integer from 2 to 200" },
   { path: "maxIgnoredCompletionCycles", bad: 0, expected: "an integer from 1 to 20" },
+  { path: "completion", bad: "done", expected: 'one of "promise", "objective"' },
+  { path: "iterationDelayMs", bad: -1, expected: "an integer from 0 to 3600000" },
+  { path: "recoverPrimary", bad: "yes", expected: "true or false" },
   { path: "errorStrategy", bad: "retyr", expected: 'one of "retry", "skip", "abort"' },
   { path: "maxRetries", bad: -1, expected: "an integer from 0 to 20" },
   { path: "retryBaseMs", bad: 1.5, expected: "an integer from 0 to 86400000" },
@@ -316,7 +319,7 @@ labels: { review: Autopilot:Ready }
 humanGate:
   patterns: ["[a-"]
 maxParalel: 2
-stuckThreshold: 9
+stuckThreshold: 12
 `;
 
   it("one error lists every problem, in file order, each on its own line", () => {
@@ -335,7 +338,7 @@ stuckThreshold: 9
     expect(lines[0]).toBe("Invalid config in .github/autopilot.yml:");
     expect(lines.slice(1)).toEqual(error.problems.map((p) => `- ${p.message}`));
     expect(problemAt(error, "stuckStopThreshold").message).toBe(
-      "`stuckStopThreshold`: found 6 (number), the default; expected an integer greater than stuckThreshold (9)",
+      "`stuckStopThreshold`: found 10 (number), the default; expected an integer greater than stuckThreshold (12)",
     );
     expect(problemAt(error, "merge.method").message).toBe(
       '`merge.method` (line 3): found "sqash" (string); expected one of "merge", "squash", "rebase"',

@@ -63,7 +63,7 @@ describe("defaults", () => {
 
   it("ConfigSchema itself fills defaults and runs the cross-field checks", () => {
     expect(ConfigSchema.parse({})).toEqual(DEFAULT_CONFIG);
-    const result = ConfigSchema.safeParse({ stuckThreshold: 7, maxParallel: 0 });
+    const result = ConfigSchema.safeParse({ stuckThreshold: 12, maxParallel: 0 });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path.join("."))).toEqual([
       "maxParallel",

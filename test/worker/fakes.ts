@@ -308,7 +308,7 @@ class FakeGit implements WorkerGit {
   }
 }
 
-interface ScriptedRun {
+export interface ScriptedRun {
   /** The agent's final message. */
   message?: string;
   exitCode?: number | null;

@@ -69,7 +69,7 @@ describe("the worker loop: the completion matrix", () => {
 
   it("COMPLETE with failing quality commands feeds the failures into the next prompt, then completes", async () => {
     const h = await harness([{ message: COMPLETE }, { message: COMPLETE }], { quality: [false, true] });
-    const run = await runWorker(h.inputs, config(), h.deps);
+    const run = await runWorker(h.inputs, config({ maxIgnoredCompletionCycles: 2 }), h.deps);
 
     expect(run.result.result).toBe("complete");
     expect(run.result.iterations).toBe(2);

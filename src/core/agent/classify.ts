@@ -20,8 +20,11 @@
  * - **Plain text** (text-mode output, stderr, Aider, Gemini CLI): only an error block that starts a line
  *   counts — `API Error…`, `[API Error: …` (Gemini), `Error: 429 {…` (SDK), `ERROR: exceeded retry
  *   limit…` (Codex), `litellm.RateLimitError: …Exception` (Aider), `openai.RateLimitError: Error code:…`,
- *   `Attempt 2 failed with status 429` (Gemini), a raw JSON error body, or one of the tools' own sentences
- *   (`Invalid API key · …`, `Not logged in · Please run /login`, `Claude AI usage limit reached|…`,
+ *   `Attempt 2 failed with status 429` (Gemini), `Cloud Code Assist API error (429):` (Gemini Code Assist),
+ *   the OpenAI SDKs' `429 Rate limit reached for…` / `402 Insufficient Balance` (OpenAI-compatible APIs, with or
+ *   without `Error: `), `OpenAI API error 402: {…` and `OpenAI API Streaming Error: 402` (clients of those APIs),
+ *   `HTTP 429 {…`, OpenCode's `Too Many Requests: … [retrying in …`, a raw JSON error body, or one of the tools'
+ *   own sentences (`Invalid API key · …`, `Not logged in · Please run /login`, `Claude AI usage limit reached|…`,
  *   `You've hit your session limit · resets …`, `The API provider has rate limited you.`, …). Fenced code
  *   blocks are skipped, and a line that starts with a diff marker, a quote or a list bullet is not a start.
  *   The block (the line, plus following lines while brackets are open or lines are indented) is then
@@ -39,7 +42,7 @@
  *
  * **Reset time** (`resetAt`): the epoch in `Claude AI usage limit reached|1753441200`, `resetsAt` /
  * `resets_at` / `resets_in_seconds` / `retryDelay` in JSON; relative to `now`: "try again in 2h 13m",
- * "Please try again in 20s", "retry in 39.8s", "reset after 53s", "try again in 4 days 6 hours 37 minutes";
+ * "Please try again in 20s", "retry in 39.8s", "reset after 53s", "try again in 4 days 6 hours 37 minutes", "[retrying in ~2 weeks";
  * wall clock, as the next occurrence after `now`: "resets 3:30am (Asia/Calcutta)", "reset at 5pm
  * (Europe/Warsaw)", "resets Jul 31, 2am (UTC)", "try again at Apr 28th, 2026 10:03 PM". A wall-clock time
  * without a zone is read in `options.timeZone` (default UTC: what GitHub-hosted runners use). A time up to
@@ -133,12 +136,23 @@ const RULES: readonly Rule[] = [
   { kind: "quota", re: /\bcredit balance (?:is )?too low\b/i },
   { kind: "quota", re: /\bexceeded your current quota\b/i, unless: GOOGLE },
   { kind: "quota", re: /\bQuota exceeded\. Check your plan and billing\b|\bInsufficient quota\b/i },
+  // OpenAI's billing codes under `insufficient_quota`; DeepSeek's and OpenRouter's 402s (no credit left)
+  {
+    kind: "quota",
+    re: /\b(?:credit_balance_exhausted|organization_spend_limit_exceeded|project_spend_limit_exceeded|organization_usage_limit_exceeded|insufficient_credits)\b/,
+  },
+  { kind: "quota", re: /\bInsufficient (?:Balance|credits)\b|\brequires more credits\b/i },
+  { kind: "quota", re: /\bError code: 402\b|\berror 402\b|^\W*402 [{A-Z]|\bError: 402 /im },
   // usage limit: a plan window, lifts at a known time
   { kind: "usage_limit", re: /\bClaude (?:AI )?usage limit reached\b/i },
   { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
   { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
   { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
   { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
+  // Gemini Code Assist's per-user allowance (an administrator can allow overages)
+  { kind: "usage_limit", re: /\bIndividual quota reached\b/ },
+  // GitHub Copilot through OpenCode: a quota that lifts at the end of its window ("retrying in ~2 weeks")
+  { kind: "usage_limit", re: /\bquota exceeded\b/i, when: /\bretrying in\b/i },
   { kind: "usage_limit", re: /\bexhausted your daily quota\b|\breached your daily\b.{0,60}\bquota\b/i },
   { kind: "usage_limit", re: /PerDay|\bper day\b/i, when: /RESOURCE_EXHAUSTED|Quota exceeded for/i },
   // rate limit: back off for seconds or minutes
@@ -359,8 +373,18 @@ const ANCHORS = [
   "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
   // The Codex SDK's wrappers of the same errors
   "Codex (?:stream error|turn failed|SDK error):",
-  // OpenCode (the AI SDK's provider errors)
-  "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* )?API error \\(\\d{3}\\):",
+  // OpenCode (the AI SDK's provider errors), Gemini Code Assist ("Cloud Code Assist API error (429):"), and
+  // OpenAI-compatible clients ("OpenAI API error 402:", "OpenAI API Streaming Error: 402 …")
+  "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* |Cloud Code Assist )?API error \\(\\d{3}\\):",
+  "(?:[A-Z][\\w-]* ){0,2}API error \\d{3}: \\{",
+  "OpenAI API Streaming Error: \\d{3}\\b",
+  // The OpenAI Node SDK's message (`${status} ${message}`) for the limits and billing errors of OpenAI and the
+  // APIs compatible with it (DeepSeek's "402 Insufficient Balance", OpenRouter's credits), alone or after "Error: "
+  "(?:(?:Error|ERROR|error):[ \\t]+)?\\d{3} (?:Rate limit reached for|You exceeded your current quota|Insufficient (?:Balance|credits)|This request requires more credits)",
+  // An HTTP status with the raw body
+  'HTTP \\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
+  // OpenCode's retry status ("Too Many Requests: quota exceeded [retrying in ~2 weeks attempt #1]")
+  "Too Many Requests: [^\\n]{0,200}\\[retrying in\\b",
   "Attempt \\d+ failed with status \\d{3}\\b",
   '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
   // Raw error bodies (compact JSON, or a Python dict repr)
@@ -557,9 +581,16 @@ function epochToDate(value: unknown): Date | undefined {
   return new Date(n > 1e12 ? n : n * 1000);
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
 const DURATION_PART =
-  /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)(?![a-z])/i;
+  /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)(?![a-z])/i;
 
 /** "2h 13m", "4 days 6 hours 37 minutes", "20s", "6m0s", "5.289s", "~90 min" → milliseconds. */
 function parseDuration(text: string): number | undefined {
@@ -592,7 +623,9 @@ function parseResetTime(text: string, ctx: Context): Date | undefined {
     /\\*"resets_in_seconds\\*"\s*:\s*(\d+(?:\.\d+)?)/.exec(text) ??
     /\\*"retryDelay\\*"\s*:\s*\\*"(\d+(?:\.\d+)?)s/.exec(text);
   if (seconds) return new Date(now.getTime() + Number(seconds[1]) * 1000);
-  for (const match of text.matchAll(/\b(?:try again|retry|resets?|available again)\s+(?:in|after)\s+/gi)) {
+  for (const match of text.matchAll(
+    /\b(?:try again|retry|retrying|resets?|available again)\s+(?:in|after)\s+/gi,
+  )) {
     const ms = parseDuration(text.slice(match.index + match[0].length));
     if (ms !== undefined) return new Date(now.getTime() + ms);
   }

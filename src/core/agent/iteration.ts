@@ -9,6 +9,7 @@
  * What the agent process's exit means is in agent-exit.ts; the controller's side is in task.ts.
  */
 import { exponentialBackoff } from "../session/backoff.js";
+import type { CompletionMode } from "../completion-mode.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Completion check matrix
@@ -44,6 +45,8 @@ export interface IterationInput {
   ignoredCompletions: number;
   /** Stop with "contradiction" when the count reaches this; 0 disables the guard. */
   maxIgnoredCompletionCycles: number;
+  /** `objective` needs the quality commands to have run and passed (default `promise`). */
+  completion?: CompletionMode;
 }
 
 export type IterationOutcome =
@@ -93,6 +96,14 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
   }
   if (signal.kind === "complete" && quality === "pass")
     return decide("open_pr", "complete, quality commands pass");
+  if (signal.kind === "complete" && quality === "not_run" && input.completion === "objective") {
+    // Objective mode asks for both the marker and the gate: with no gate there is nothing to check it against.
+    return decide(
+      "blocked",
+      "objective met by the agent's account, but `completion: objective` needs the quality commands and none " +
+        "ran: set `qualityCommands` in .github/autopilot.yml (or add a test script the worker detects)",
+    );
+  }
   if (signal.kind === "complete" && quality === "not_run") {
     warnings.push("no quality commands ran; the PR's checks are the only gate");
     return decide("open_pr", "complete (no quality commands)");
@@ -139,7 +150,7 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
 // ---------------------------------------------------------------------------------------------------------
 // Rate limits and the fallback agent
 
-interface RateLimitInput {
+export interface RateLimitInput {
   /** Rate-limit hits already waited out on the current agent (0 for the first hit). */
   attempt: number;
   /** Waits allowed per agent (`rateLimit.retries`). */
@@ -157,7 +168,7 @@ interface RateLimitInput {
   now: Date | number;
 }
 
-type RateLimitDecision =
+export type RateLimitDecision =
   | { action: "wait"; ms: number; reason: string }
   | { action: "switch_agent"; next: number; reason: string }
   | { action: "end_job"; resumeAt: string; reason: string };

@@ -15,7 +15,8 @@
  * `maxLength` only when `maxLength` is smaller than those).
  */
 import { fenceUntrusted, sanitizeUntrustedText, truncateWithNote } from "../text/sanitize.js";
-import { SIGNAL_PROTOCOL_TEXT } from "./signals.js";
+import type { CompletionMode } from "../completion-mode.js";
+import { signalProtocolText } from "./signals.js";
 
 /** Where the agent keeps its notes on the task branch. */
 export const PROGRESS_NOTES_PATH = ".autopilot/progress.md";
@@ -43,6 +44,8 @@ export interface PromptInput {
   budgetNote?: string;
   /** Upper bound on the prompt's length in characters. */
   maxLength?: number;
+  /** Which completion claim the signal protocol teaches (default `promise`). */
+  completion?: CompletionMode;
 }
 
 /** Per-part caps before the prompt as a whole is considered. */
@@ -218,7 +221,7 @@ export function buildPrompt(input: PromptInput): string {
         : `${HEADINGS.notes}\n\nNone yet: start the file in this iteration.`,
       budget,
       WORKING_RULES,
-      SIGNAL_PROTOCOL_TEXT,
+      signalProtocolText(input.completion),
     ]
       .filter((section) => section !== "")
       .join("\n\n")

@@ -33,13 +33,13 @@ export const ConfigSchema = z
       .int()
       .min(1)
       .max(500)
-      .default(25)
+      .default(50)
       .describe("Most agent iterations for one task before it ends with `timeout`."),
     timeoutMinutes: z
       .int()
       .min(1)
       .max(4320)
-      .default(60)
+      .default(30)
       .describe(
         "Wall clock of one worker job, in minutes, before the task ends with `timeout`. GitHub-hosted runners " +
           "stop any job after 360.",
@@ -54,13 +54,13 @@ export const ConfigSchema = z
       .int()
       .min(1)
       .max(100)
-      .default(3)
+      .default(5)
       .describe("Iterations in a row without a new commit before a stuck warning."),
     stuckStopThreshold: z
       .int()
       .min(2)
       .max(200)
-      .default(6)
+      .default(10)
       .describe(
         "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold).",
       ),
@@ -68,10 +68,30 @@ export const ConfigSchema = z
       .int()
       .min(1)
       .max(20)
-      .default(2)
+      .default(1)
       .describe(
-        "COMPLETE claims contradicted by failing quality gates that are tolerated before the task stops " +
-          "with `contradiction`.",
+        "Completion claims contradicted by failing quality commands before the task stops with " +
+          "`contradiction`: 1 stops on the first such claim; N feeds the failures back to the agent N−1 times " +
+          "first.",
+      ),
+    completion: z
+      .enum(["promise", "objective"])
+      .default("promise")
+      .describe(
+        "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality " +
+          "commands passing (none configured or detected: the PR's checks are the only gate). `objective`: " +
+          "the agent's objective marker `<promise>OBJECTIVE_MET: …</promise>`, which names each requirement " +
+          "of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE does " +
+          "not end the task, and with no quality commands the task stops as blocked.",
+      ),
+    iterationDelayMs: z
+      .int()
+      .min(0)
+      .max(3_600_000)
+      .default(0)
+      .describe(
+        "Pause between one iteration and the next, in milliseconds (after the commit and push, before the " +
+          "next agent run): spaces out an agent's API calls. Waits for rate limits come on top.",
       ),
     errorStrategy: z
       .enum(["retry", "skip", "abort"])
@@ -107,6 +127,14 @@ export const ConfigSchema = z
       .default(3)
       .describe("Failed tasks in a row that pause the session."),
     agents: AgentsSchema,
+    recoverPrimary: z
+      .boolean()
+      .default(true)
+      .describe(
+        "After a rate or usage limit moved the job to a fallback agent, go back to the primary once its limit has lifted " +
+          "(the reset time it printed, or rateLimit.maxWaitMs after the switch when it printed none), at the " +
+          "next iteration of the same job. false keeps the fallback for the rest of the job.",
+      ),
     rateLimit: RateLimitSchema,
     qualityCommands: z
       .union([z.literal("auto"), z.array(nonBlank("a shell command (not blank)")).min(1)])

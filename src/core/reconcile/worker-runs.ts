@@ -3,6 +3,7 @@
  * appeared), and cancelling runs.
  */
 import type { SlotLine } from "../dashboard/index.js";
+import { jobSilenceLimitMs } from "../job-silence.js";
 import type { RunNode } from "../world.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { CANCEL_RETRY_MINUTES, DISPATCH_GRACE_MINUTES } from "./timing.js";
@@ -61,7 +62,7 @@ export function liveState(ctx: Reconciling, n: number): LiveState {
     result &&
     result.dispatchId === record.dispatchId &&
     result.status === "running" &&
-    ctx.nowMs - Date.parse(result.updatedAt) < ctx.config.timeoutMinutes * 60_000
+    ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)
   ) {
     return { live: true, phase: "running" };
   }

@@ -8,6 +8,7 @@ import { isDispatching } from "../session/session.js";
 import type { TaskStatus } from "../tasks/task.js";
 import type { RunNode } from "../world.js";
 import type { WorkerOutcome } from "../tasks/worker-result.js";
+import { jobSilenceLimitMs } from "../job-silence.js";
 import { formatDuration } from "../session/stats.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { withConfigDigest } from "./dispatch-config.js";
@@ -44,7 +45,7 @@ export function processWorkers(ctx: Reconciling): void {
 
 /**
  * Remembers which comment holds each task's worker result, so the snapshot finds it however many comments
- * follow it (src/github/snapshot/buried-comments.ts).
+ * follow it (src/github/buried-comments.ts).
  */
 function rememberResultComments(ctx: Reconciling): void {
   for (const [key, nodeId] of Object.entries(ctx.snapshot.resultComments ?? {})) {
@@ -192,9 +193,9 @@ function cancelIfStalled(ctx: Reconciling, n: number, run: RunNode | null): void
   if (result && record && result.dispatchId === record.dispatchId) times.push(Date.parse(result.updatedAt));
   const progressAt = Math.max(...times.filter((t) => !Number.isNaN(t)));
   const idleMs = ctx.nowMs - progressAt;
-  const timeout = ctx.config.timeoutMinutes;
-  if (idleMs <= timeout * 60_000) return;
-  cancelRun(ctx, run, n, `no progress for ${formatDuration(idleMs)} (timeout ${timeout} min)`);
+  const limitMs = jobSilenceLimitMs(ctx.config);
+  if (idleMs <= limitMs) return;
+  cancelRun(ctx, run, n, `no progress for ${formatDuration(idleMs)} (limit ${formatDuration(limitMs)})`);
 }
 
 function cancelDuplicateRuns(ctx: Reconciling, n: number): void {

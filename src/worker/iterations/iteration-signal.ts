@@ -6,7 +6,7 @@ import type { IterationSignal } from "../../core/agent/iteration.js";
 export function describeSignal(signal: Signal): string {
   switch (signal.kind) {
     case "complete":
-      return "COMPLETE";
+      return signal.objective === undefined ? "COMPLETE" : `OBJECTIVE_MET: ${signal.objective}`;
     case "blocked":
       return `BLOCKED: ${signal.reason}`;
     case "needs_human":

@@ -1,0 +1,216 @@
+/**
+ * The loop settings of the design documents, run through the whole worker loop against fakes (clock and sleep
+ * included, so nothing waits): going back to the primary agent after a fallback, the pause between iterations,
+ * the completion modes, the first contradicted claim ending the task by default, and a failed run that looks
+ * like a limit the classifier does not know.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
+import { runWorker } from "../../src/worker/job.js";
+import { config, harness, type ScriptedRun } from "./fakes.js";
+
+const COMPLETE = "All done.\n\n<promise>COMPLETE</promise>";
+const OBJECTIVE =
+  "All done.\n\n<promise>OBJECTIVE_MET: greet(name) returns `Hello, <name>!` (src/greet.js), " +
+  "covered by test/greet.test.js</promise>";
+const NOTHING = "Made some progress; more to do.";
+const MINUTE = 60_000;
+
+const codex = { preset: "codex", model: null, args: [], env: [], command: null };
+
+/** Claude Code's 429, with a reset ten minutes away: further than rateLimit.maxWaitMs, so the job switches. */
+const primaryLimited: ScriptedRun = {
+  raw: 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Rate limited. Please try again in 10m."}}',
+  exitCode: 1,
+  work: false,
+};
+
+describe("recoverPrimary: back to the primary agent within the job", () => {
+  it("after the primary's limit lifts, the next iteration runs the primary again", async () => {
+    const h = await harness([
+      primaryLimited,
+      // The fallback works for eleven minutes: the primary's ten-minute limit has lifted when it ends.
+      {
+        message: NOTHING,
+        effect: () => {
+          h.clock.now += 11 * MINUTE;
+        },
+      },
+      { message: COMPLETE },
+    ]);
+    const run = await runWorker(h.inputs, config({ agents: { fallbacks: [codex] } }), h.deps);
+
+    expect(h.agent.requests.map((r) => r.agent.preset)).toEqual(["claude-code", "codex", "claude-code"]);
+    expect(run.result.result).toBe("complete");
+    expect(run.warnings.join("\n")).toContain("claude-code's limit has lifted; back to it from codex");
+  });
+
+  it("before the limit lifts the fallback keeps the task", async () => {
+    const h = await harness([
+      primaryLimited,
+      { message: NOTHING, effect: () => (h.clock.now += 2 * MINUTE) },
+      { message: COMPLETE },
+    ]);
+    const run = await runWorker(h.inputs, config({ agents: { fallbacks: [codex] } }), h.deps);
+
+    expect(h.agent.requests.map((r) => r.agent.preset)).toEqual(["claude-code", "codex", "codex"]);
+    expect(run.result.result).toBe("complete");
+  });
+
+  it("with recoverPrimary false the fallback keeps the task for the rest of the job", async () => {
+    const h = await harness([
+      primaryLimited,
+      { message: NOTHING, effect: () => (h.clock.now += 11 * MINUTE) },
+      { message: COMPLETE },
+    ]);
+    const cfg = config({ agents: { fallbacks: [codex] }, recoverPrimary: false });
+    await runWorker(h.inputs, cfg, h.deps);
+
+    expect(h.agent.requests.map((r) => r.agent.preset)).toEqual(["claude-code", "codex", "codex"]);
+  });
+
+  it("a primary still limited after recovery hands back to the fallback at once, without new waits", async () => {
+    const h = await harness([
+      primaryLimited,
+      { message: NOTHING, effect: () => (h.clock.now += 11 * MINUTE) },
+      primaryLimited,
+      { message: COMPLETE },
+    ]);
+    const run = await runWorker(h.inputs, config({ agents: { fallbacks: [codex] } }), h.deps);
+
+    expect(h.agent.requests.map((r) => r.agent.preset)).toEqual([
+      "claude-code",
+      "codex",
+      "claude-code",
+      "codex",
+    ]);
+    expect(h.sleeps).toEqual([]);
+    expect(run.result.result).toBe("complete");
+  });
+});
+
+describe("iterationDelayMs: a pause between iterations", () => {
+  it("sleeps the configured time after each iteration that goes on, and not after the last", async () => {
+    const h = await harness([{ message: NOTHING }, { message: NOTHING }, { message: COMPLETE }]);
+    const run = await runWorker(h.inputs, config({ iterationDelayMs: 2_000 }), h.deps);
+
+    expect(run.result.result).toBe("complete");
+    expect(h.sleeps).toEqual([2_000, 2_000]);
+  });
+
+  it("is off by default", async () => {
+    const h = await harness([{ message: NOTHING }, { message: COMPLETE }]);
+    await runWorker(h.inputs, config(), h.deps);
+    expect(h.sleeps).toEqual([]);
+  });
+});
+
+describe("completion: objective", () => {
+  const objective = config({ completion: "objective" });
+
+  it("the objective marker with passing quality commands opens the PR; the prompt teaches the marker", async () => {
+    const h = await harness([{ message: OBJECTIVE }]);
+    const run = await runWorker(h.inputs, objective, h.deps);
+
+    expect(run.result.result).toBe("complete");
+    expect(h.github.pulls).toHaveLength(1);
+    expect(run.result.lastSignal).toContain("OBJECTIVE_MET: greet(name) returns");
+    const prompt = h.agent.requests[0]!.prompt;
+    expect(prompt).toContain("`<promise>OBJECTIVE_MET: <statement></promise>`");
+    expect(prompt).not.toContain("`<promise>COMPLETE</promise>`");
+  });
+
+  it("a plain COMPLETE does not end the task: a warning, no quality run, and the next iteration", async () => {
+    const h = await harness([{ message: COMPLETE }, { message: OBJECTIVE }]);
+    const run = await runWorker(h.inputs, objective, h.deps);
+
+    expect(run.result.iterations).toBe(2);
+    expect(h.quality.runs).toBe(1);
+    expect(run.result.result).toBe("complete");
+    expect(run.warnings.join("\n")).toContain("only the objective marker");
+  });
+
+  it("the marker with failing quality commands is a contradicted claim", async () => {
+    const h = await harness([{ message: OBJECTIVE }], { quality: [false] });
+    const run = await runWorker(h.inputs, objective, h.deps);
+    expect(run.result.result).toBe("contradiction");
+    expect(h.github.pulls).toHaveLength(0);
+  });
+
+  it("with no quality commands to check the marker against, the task stops as blocked and says what to set", async () => {
+    const h = await harness([{ message: OBJECTIVE }], { qualityCommands: [] });
+    const run = await runWorker(h.inputs, objective, h.deps);
+
+    expect(run.result.result).toBe("blocked");
+    expect(run.result.reason).toContain("set `qualityCommands`");
+    expect(h.github.pulls).toHaveLength(0);
+  });
+
+  it("in the default promise mode the same message without quality commands opens the PR", async () => {
+    const h = await harness([{ message: OBJECTIVE }], { qualityCommands: [] });
+    const run = await runWorker(h.inputs, config(), h.deps);
+    expect(run.result.result).toBe("complete");
+  });
+});
+
+describe("the documents' defaults", () => {
+  it("are 50 iterations, a stuck warning after 5, 30 minutes, and stop on the first contradicted claim", () => {
+    expect(DEFAULT_CONFIG.maxIterations).toBe(50);
+    expect(DEFAULT_CONFIG.stuckThreshold).toBe(5);
+    expect(DEFAULT_CONFIG.timeoutMinutes).toBe(30);
+    expect(DEFAULT_CONFIG.maxIgnoredCompletionCycles).toBe(1);
+    expect(DEFAULT_CONFIG.completion).toBe("promise");
+    expect(DEFAULT_CONFIG.recoverPrimary).toBe(true);
+  });
+
+  it("a COMPLETE the quality commands contradict ends the task on the first claim, not after feeding it back", async () => {
+    const h = await harness([{ message: COMPLETE }, { message: COMPLETE }], { quality: [false, true] });
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("contradiction");
+    expect(run.result.iterations).toBe(1);
+    expect(h.agent.requests).toHaveLength(1);
+  });
+});
+
+describe("a failed run that looks like a limit the classifier does not know", () => {
+  // A provider's 429 in a wording no rule knows (no tool's anchor, no API error body).
+  const unknownLimit: ScriptedRun = {
+    raw: "Working on it…\nrequest failed: upstream answered 429 (slow down), giving up",
+    errorText: "request failed: upstream answered 429 (slow down), giving up",
+    exitCode: 1,
+    work: false,
+  };
+
+  it("backs off exponentially and runs the agent again instead of failing at once", async () => {
+    const h = await harness([unknownLimit, unknownLimit, { message: COMPLETE }]);
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(h.sleeps).toEqual([5_000, 15_000]);
+    expect(run.result.result).toBe("complete");
+    expect(run.result.iterations).toBe(1);
+    expect(run.warnings.join("\n")).toContain("looks like a limit");
+  });
+
+  it("counts as a failure once the backoffs are used", async () => {
+    const h = await harness([unknownLimit]);
+    const run = await runWorker(h.inputs, config({ rateLimit: { retries: 2 } }), h.deps);
+
+    expect(h.sleeps).toEqual([5_000, 15_000]);
+    expect(h.agent.requests).toHaveLength(3);
+    expect(run.result.result).toBe("failed");
+  });
+
+  it("a crash that says nothing of a limit fails at once, without waiting", async () => {
+    const crash: ScriptedRun = {
+      raw: "TypeError: Cannot read properties of undefined (reading 'map')",
+      errorText: "TypeError: Cannot read properties of undefined (reading 'map')",
+      exitCode: 1,
+    };
+    const h = await harness([crash]);
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(h.sleeps).toEqual([]);
+    expect(run.result.result).toBe("failed");
+  });
+});
