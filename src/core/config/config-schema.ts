@@ -20,6 +20,7 @@ import {
 import { checkConfig } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
 import { NetworkSchema } from "./network-schema.js";
+import { QualitySchema } from "./quality-schema.js";
 
 /** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
@@ -117,6 +118,7 @@ export const ConfigSchema = z
           "or `auto` to detect them from the repository (package.json scripts, Makefile, …).",
         [EXPECTED]: '"auto" or a non-empty list of shell commands',
       }),
+    quality: QualitySchema,
     setup: z
       .array(nonBlank("a shell command (not blank)"))
       .default([])
