@@ -761,7 +761,7 @@ class WorkerLoop {
     const { reruns, coverage } = this.config.quality;
     const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000, {
       reruns,
-      coverage: coverage ?? null,
+      coverage: coverage.threshold > 0 ? coverage : null,
     });
     // Build output and caches the commands left behind are not the agent's work.
     await this.deps.git.resetWorkTree();

@@ -116,6 +116,12 @@ describe("the worker loop: the completion matrix", () => {
     expect(h.quality.gates).toEqual([undefined, { reruns: 2, coverage: { threshold: 75, report: "auto" } }]);
   });
 
+  it("looks for no coverage report by default (threshold 0), and re-runs failing commands 3 times", async () => {
+    const h = await harness([{ message: COMPLETE }]);
+    await runWorker(h.inputs, config(), h.deps);
+    expect(h.quality.gates).toEqual([{ reruns: 3, coverage: null }]);
+  });
+
   it("COMPLETE with no quality command opens the PR with a warning", async () => {
     const h = await harness([{ message: COMPLETE }], { qualityCommands: [] });
     const run = await runWorker(h.inputs, config(), h.deps);

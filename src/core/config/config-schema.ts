@@ -71,8 +71,8 @@ export const ConfigSchema = z
       .max(20)
       .default(2)
       .describe(
-        "COMPLETE claims contradicted by failing quality gates that are tolerated before the task stops " +
-          "with `contradiction`.",
+        "COMPLETE claims contradicted by failing quality gates that are tolerated before the test gate " +
+          "escalates: the task goes to a person (`needs-human`) with the failing output.",
       ),
     errorStrategy: z
       .enum(["retry", "skip", "abort"])

@@ -15,9 +15,10 @@ const CoverageSchema = z
       .number()
       .min(0)
       .max(100)
-      .default(80)
+      .default(0)
       .describe(
-        "Lowest percentage of lines (statements for a Go cover profile) the tests must run for the gate to pass.",
+        "Lowest percentage of lines (statements for a Go cover profile) the tests must run for the gate to " +
+          "pass, such as 80. 0 turns the coverage check off (no report is looked for).",
       ),
     report: z
       .string()
@@ -34,10 +35,11 @@ const CoverageSchema = z
         [EXPECTED]: '"auto" or a relative path inside the repository, such as coverage/lcov.info',
       }),
   })
+  .prefault({})
   .describe(
     "A coverage threshold, checked after every quality command passed: below it, or with no readable report, " +
-      "the gate fails like a failing command and the agent is told the measured coverage. Absent: no " +
-      "coverage check. The report is written by the agent's tests: docs/SECURITY.md says what this proves.",
+      "the gate fails like a failing command and the agent is told the measured coverage. The report is " +
+      "written by the agent's tests: docs/SECURITY.md says what this does and does not prove.",
   );
 
 export const QualitySchema = z
@@ -51,7 +53,7 @@ export const QualitySchema = z
         "Times a failing quality command is run again before it counts as failing; one that passes on a re-run " +
           "is reported as flaky. A command stopped by `iterationTimeoutMinutes` is not run again. 0 runs each once.",
       ),
-    coverage: CoverageSchema.optional(),
+    coverage: CoverageSchema,
   })
   .prefault({})
   .describe(
