@@ -209,7 +209,11 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "quality.reruns", bad: 11, expected: "an integer from 0 to 10" },
   { path: "quality.coverage", bad: 80, expected: "a mapping" },
   { path: "quality.coverage.threshold", bad: 120, expected: "a number from 0 to 100" },
-  { path: "quality.coverage.report", bad: "../other/lcov.info", expected: "a relative path inside the repository" },
+  {
+    path: "quality.coverage.report",
+    bad: "../other/lcov.info",
+    expected: "a relative path inside the repository",
+  },
   { path: "quality.coverage.report", bad: "/etc/passwd", expected: "a relative path inside the repository" },
   { path: "setup", bad: "npm ci", expected: "a list of shell commands" },
   { path: "setupTimeoutMinutes", bad: 0, expected: "an integer from 1 to 240" },
