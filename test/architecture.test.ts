@@ -113,6 +113,7 @@ describe("architecture", () => {
       "mdast-util-gfm",
       "micromark-extension-gfm",
       "mdast",
+      "fast-xml-parser",
     ]);
     const outside: string[] = [];
     for (const file of filesUnder("src/core")) {

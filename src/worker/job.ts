@@ -32,6 +32,7 @@ import { readProgress, writeProgressClaim } from "./progress/progress-claim.js";
 import { taskTextRefusal } from "./progress/task-text-check.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
+import { renderGateEscalationComment } from "./gate-escalation.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./progress/report.js";
 import { authFailureText, quotaFailureText, spawnFailureText } from "./iterations/agent-failure-text.js";
 import { describeSignal, toIterationSignal } from "./iterations/iteration-signal.js";
@@ -661,7 +662,9 @@ class WorkerLoop {
     const outcome: QualityOutcome =
       this.quality.length === 0 ? "not_run" : this.quality.every((q) => q.passed) ? "pass" : "fail";
     const text = this.quality.length
-      ? this.quality.map((q) => `${q.passed ? "pass" : "FAIL"} ${q.command}`).join(", ")
+      ? this.quality
+          .map((q) => `${q.passed ? (q.flaky ? "pass (flaky)" : "pass") : "FAIL"} ${q.command}`)
+          .join(", ")
       : "no quality commands";
     return { outcome, text };
   }
@@ -730,7 +733,7 @@ class WorkerLoop {
       case "stuck":
         return this.finish("stuck", decision.reason);
       case "contradiction":
-        return this.finish("contradiction", decision.reason);
+        return this.escalateGate(decision.reason);
       case "continue":
         return null;
     }
@@ -832,13 +835,19 @@ class WorkerLoop {
     }
     if (commands.length === 0) return [];
     this.log.info(`quality commands: ${commands.join(" && ")}`);
-    const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000);
+    const { reruns, coverage } = this.config.quality;
+    const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000, {
+      reruns,
+      coverage: coverage.threshold > 0 ? coverage : null,
+    });
     // Build output and caches the commands left behind are not the agent's work.
     await this.deps.git.resetWorkTree();
     for (const result of results) {
       this.log.info(
         `${result.passed ? "pass" : "FAIL"}: ${result.command} (${Math.round(result.durationMs / 1000)} s)`,
       );
+      if (result.flaky)
+        this.warn(`flaky: \`${result.command}\` failed before it passed on run ${result.runs ?? 2}`);
     }
     return results;
   }
@@ -1019,6 +1028,29 @@ class WorkerLoop {
       }
     }
     return this.finish(kind, reason);
+  }
+
+  /**
+   * The test gate kept failing (the contradiction guard of iteration.ts): the task goes to a person with the
+   * failing output (gate-escalation.ts) instead of ending as a failure — document 003's escalation to the human
+   * gate. Ends as `needs_human`: the controller treats it like the agent's own question.
+   */
+  private async escalateGate(reason: string): Promise<WorkerRun> {
+    const label = this.config.labels.needsHuman;
+    const failures = this.quality.filter((q) => !q.passed);
+    if (!this.config.dryRun) {
+      try {
+        await this.deps.github.createComment(
+          this.inputs.issue,
+          renderGateEscalationComment(failures, reason, label),
+        );
+        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
+      } catch (error) {
+        this.warn(`could not hand the failing gate to a person: ${errorMessage(error)}`);
+      }
+    }
+    const names = failures.map((q) => q.command).join(", ") || "the quality gate";
+    return this.finish("needs_human", `test gate keeps failing (${names}): ${reason}`);
   }
 
   /** The hosts the agent's proxy refused so far, into the result (the progress comment and the job's outputs). */

@@ -7,6 +7,7 @@ import type { WorkerGitHub } from "../github/worker-github.js";
 import type { AgentRunner } from "./iterations/agent-iteration.js";
 import type { BranchSetup, WorkState } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
+import type { CoverageSpec } from "./coverage-gate.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
@@ -54,9 +55,17 @@ export interface WorkerGit {
   changedPaths(base: string): Promise<string[]>;
 }
 
+/** How the test gate runs the quality commands (the project's `setup` commands run without it). */
+export interface QualityGateOptions {
+  /** Times a failing command is run again before it counts (`quality.reruns`). */
+  reruns: number;
+  /** The coverage threshold and report (`quality.coverage`), checked once every command passed. */
+  coverage: CoverageSpec | null;
+}
+
 export interface QualityRunner {
   detect(cwd: string): Promise<string[]>;
-  run(commands: string[], timeoutMs: number): Promise<QualityCommandResult[]>;
+  run(commands: string[], timeoutMs: number, gate?: QualityGateOptions): Promise<QualityCommandResult[]>;
 }
 
 export interface WorkerLog {

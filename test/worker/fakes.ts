@@ -16,6 +16,7 @@ import type { AgentOutput } from "../../src/core/presets/preset-types.js";
 import type { AgentRunRequest, AgentRunResult } from "../../src/worker/iterations/agent-iteration.js";
 import type { BranchSetup } from "../../src/worker/checkout/private-git.js";
 import type { QualityRunner, WorkerDeps, WorkerGit, WorkerInputs, WorkerLog } from "../../src/worker/job.js";
+import type { QualityGateOptions } from "../../src/worker/worker-deps.js";
 import type { QualityCommandResult } from "../../src/worker/processes/quality.js";
 
 /** The account id of the fake's token (Autopilot's bot). */
@@ -365,6 +366,10 @@ class FakeAgent {
 
 class FakeQuality implements QualityRunner {
   runs = 0;
+  /** The test gate's options each run was given (undefined for the project's setup commands). */
+  gates: (QualityGateOptions | undefined)[] = [];
+  /** What a failing command prints ({command} is replaced). */
+  failureOutput = "FAIL {command}: expected 2 to be 3";
   constructor(
     /** One entry per gate run (the last repeats): true = every command passes. */
     private readonly outcomes: boolean[],
@@ -373,16 +378,21 @@ class FakeQuality implements QualityRunner {
   async detect() {
     return this.commands;
   }
-  async run(commands: string[]): Promise<QualityCommandResult[]> {
+  async run(
+    commands: string[],
+    _timeoutMs: number,
+    gate?: QualityGateOptions,
+  ): Promise<QualityCommandResult[]> {
     const pass = this.outcomes[Math.min(this.runs, this.outcomes.length - 1)] ?? true;
     this.runs++;
+    this.gates.push(gate);
     return commands.map((command) => ({
       command,
       passed: pass,
       exitCode: pass ? 0 : 1,
       timedOut: false,
       durationMs: 5,
-      output: pass ? "ok" : `FAIL ${command}: expected 2 to be 3`,
+      output: pass ? "ok" : this.failureOutput.replace("{command}", command),
     }));
   }
 }

@@ -20,6 +20,7 @@ import {
 import { checkConfig } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
 import { NetworkSchema } from "./network-schema.js";
+import { QualitySchema } from "./quality-schema.js";
 
 /** A git branch-name prefix: no whitespace, control characters, `..`, `//`, `@{`, or any of ~^:?*[\ . */
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
@@ -70,9 +71,9 @@ export const ConfigSchema = z
       .max(20)
       .default(1)
       .describe(
-        "Completion claims contradicted by failing quality commands before the task stops with " +
-          "`contradiction`: 1 stops on the first such claim; N feeds the failures back to the agent N−1 times " +
-          "first.",
+        "Completion claims contradicted by failing quality commands before the test gate escalates: the " +
+          "task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; " +
+          "N feeds the failures back to the agent N−1 times first.",
       ),
     completion: z
       .enum(["promise", "objective"])
@@ -145,6 +146,7 @@ export const ConfigSchema = z
           "or `auto` to detect them from the repository (package.json scripts, Makefile, …).",
         [EXPECTED]: '"auto" or a non-empty list of shell commands',
       }),
+    quality: QualitySchema,
     setup: z
       .array(nonBlank("a shell command (not blank)"))
       .default([])

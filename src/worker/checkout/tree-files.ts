@@ -7,7 +7,7 @@
  * component between the check and the open.
  */
 import { constants } from "node:fs";
-import { lstat, mkdir, open } from "node:fs/promises";
+import { lstat, mkdir, open, unlink } from "node:fs/promises";
 import path from "node:path";
 import { noteTreeWrite } from "./tree-writes.js";
 
@@ -36,8 +36,20 @@ async function checkDirs(root: string, relative: string, create: boolean): Promi
   return path.join(current, parts.at(-1)!);
 }
 
-/** The file's text, or null when absent; throws UnsafeTreePathError for a link or a non-regular file. */
-export async function readTreeFile(root: string, relative: string): Promise<string | null> {
+export class TreeFileTooLargeError extends Error {
+  override readonly name = "TreeFileTooLargeError";
+}
+
+/**
+ * The file's text, or null when absent; throws UnsafeTreePathError for a link or a non-regular file, and
+ * TreeFileTooLargeError when `maxBytes` is given and the file is larger (checked on the open file, before
+ * reading).
+ */
+export async function readTreeFile(
+  root: string,
+  relative: string,
+  options: { maxBytes?: number } = {},
+): Promise<string | null> {
   let file: string;
   try {
     file = await checkDirs(root, relative, false);
@@ -49,10 +61,34 @@ export async function readTreeFile(root: string, relative: string): Promise<stri
   }
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
+    if (options.maxBytes !== undefined) {
+      const { size } = await handle.stat();
+      if (size > options.maxBytes)
+        throw new TreeFileTooLargeError(
+          `${relative} is ${size} bytes, over the limit of ${options.maxBytes}`,
+        );
+    }
     return await handle.readFile("utf8");
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Removes the entry at `relative` — a file, or a link itself (never what it points at) — through plain
+ * directories only. Absent is fine; a directory there is an UnsafeTreePathError.
+ */
+export async function removeTreeFile(root: string, relative: string): Promise<void> {
+  let entry: string;
+  try {
+    entry = await checkDirs(root, relative, false);
+    const info = await lstat(entry);
+    if (info.isDirectory()) throw new UnsafeTreePathError(`${relative} is a directory`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  await unlink(entry);
 }
 
 /** True when something (of any kind, a dangling link included) is at that path. */

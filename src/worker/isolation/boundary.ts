@@ -22,7 +22,12 @@ import { type AgentRunner, createAgentRunner } from "../iterations/agent-iterati
 import { Git } from "../checkout/private-git.js";
 import type { QualityRunner } from "../worker-deps.js";
 import { runProcess } from "../processes/process.js";
-import { detectQualityCommands, runQualityCommands } from "../processes/quality.js";
+import { clearCoverageReports, readCoverageGate } from "../coverage-gate.js";
+import {
+  detectQualityCommands,
+  type QualityCommandResult,
+  runQualityCommands,
+} from "../processes/quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
 import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
 import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "../checkout/tree-writes.js";
@@ -327,19 +332,27 @@ export async function createIsolatedParts(options: {
   if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality: QualityRunner = {
     detect: detectQualityCommands,
-    async run(commands, timeoutMs) {
+    async run(commands, timeoutMs, gate) {
+      // Only a report these commands write counts (coverage-gate.ts): old ones go while the worker holds the tree.
+      if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
+      let results: QualityCommandResult[];
       await boundary.handOver();
       try {
-        return await runQualityCommands({
+        results = await runQualityCommands({
           commands,
           cwd: dirs.workTree,
           env: qualityEnv,
           timeoutMs,
+          reruns: gate?.reruns ?? 0,
           runAs: options.user,
         });
       } finally {
         await boundary.takeBack();
       }
+      // Read once the agent's processes are gone (takeBack): nothing can swap the file while it is read.
+      if (gate?.coverage && results.length > 0 && results.every((r) => r.passed))
+        results.push(await readCoverageGate(dirs.workTree, gate.coverage));
+      return results;
     },
   };
   const setAuthor = (name: string | undefined, email: string | undefined) => {

@@ -1,15 +1,18 @@
 /**
  * Quality commands: the configured list, or what the repository shows it uses — package.json scripts (test,
- * lint, typecheck, build) that exist, pytest, `go test ./...`, `cargo test`, `make test`. Each runs with `sh -c`
- * in the agent's work tree, as the agent's OS user and in the agent's kind of environment (never the GitHub
- * token): the commands run code the agent wrote. A timeout kills its process tree, and its output is kept (the
- * tail) for the next prompt.
+ * lint, typecheck, build) that exist, else the test framework its package.json or config files show (Vitest,
+ * Jest, Playwright, Cypress: test-frameworks.ts), pytest, `go test ./...`, `cargo test`, `make test`. Each runs
+ * with `sh -c` in the agent's work tree, as the agent's OS user and in the agent's kind of environment (never the
+ * GitHub token): the commands run code the agent wrote. A timeout kills its process tree, and its output is kept
+ * (the tail) for the next prompt. A failing command is run again up to `reruns` times before it counts (a flaky
+ * test passes on a re-run; the result says it was flaky).
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { lastLines } from "../../core/presets/preset-helpers.js";
 import type { AgentUser } from "../isolation/agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
+import { detectTestFrameworks } from "../test-frameworks.js";
 import { readTreeFile } from "../checkout/tree-files.js";
 import { trustedShell } from "../isolation/trusted-binaries.js";
 
@@ -21,6 +24,12 @@ export interface QualityCommandResult {
   durationMs: number;
   /** The end of the combined output, for the prompt and the PR body. */
   output: string;
+  /** Runs it took: 1, or more when it failed and was run again (`quality.reruns`). */
+  runs?: number;
+  /** Failed at first and passed on a re-run: a flaky command, reported as such. */
+  flaky?: boolean;
+  /** A short measure shown beside the command in the PR body (the coverage gate's percentage). */
+  detail?: string;
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -50,7 +59,7 @@ export async function detectQualityCommands(dir: string): Promise<string[]> {
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText) as { scripts?: Record<string, unknown> };
-      const scripts = pkg.scripts ?? {};
+      const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
       const runner = (await exists(path.join(dir, "pnpm-lock.yaml")))
         ? "pnpm"
         : (await exists(path.join(dir, "yarn.lock")))
@@ -64,6 +73,9 @@ export async function detectQualityCommands(dir: string): Promise<string[]> {
           runner === "npm" ? (name === "test" ? "npm test" : `npm run ${name}`) : `${runner} run ${name}`,
         );
       }
+      // No test script of its own: the test frameworks the project shows, each run non-interactively.
+      if (!commands.some((c) => c === "npm test" || c.endsWith(" run test")))
+        commands.push(...(await detectTestFrameworks(dir, pkg, runner)));
     } catch {
       /* a broken package.json is the agent's to fix; the gate cannot read it */
     }
@@ -96,6 +108,11 @@ interface RunQualityOptions {
   timeoutMs: number;
   /** Characters of output kept per command. */
   keepChars?: number;
+  /**
+   * Times a failing command is run again before it counts as failing (flaky tests); 0 runs each once. A command
+   * stopped by its timeout is not run again: a hang is not a flake, and each re-run could take as long.
+   */
+  reruns?: number;
   /** Run as the agent's OS user (agent-user.ts): what the commands execute is the agent's code. */
   runAs?: Pick<AgentUser, "wrap" | "killAll">;
   run?: (options: Parameters<typeof runProcess>[0]) => Promise<ProcessResult>;
@@ -103,32 +120,52 @@ interface RunQualityOptions {
 
 /** Runs every command (all of them, so one iteration's feedback names every failure). */
 export async function runQualityCommands(options: RunQualityOptions): Promise<QualityCommandResult[]> {
-  const run = options.run ?? runProcess;
-  const keep = options.keepChars ?? 6_000;
   const results: QualityCommandResult[] = [];
+  const reruns = Math.max(0, Math.floor(options.reruns ?? 0));
   for (const command of options.commands) {
-    const result = await run({
-      command: trustedShell(),
-      args: ["-c", command],
-      cwd: options.cwd,
-      env: options.env,
-      timeoutMs: options.timeoutMs,
-      maxOutputBytes: 2 * 1024 * 1024,
-      ...(options.runAs ? { runAs: options.runAs } : {}),
-    });
-    const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
-    const passed = result.exitCode === 0 && !result.timedOut;
-    let output = lastLines(combined, 200, keep);
-    if (result.timedOut) output += `\n[killed after ${Math.round(options.timeoutMs / 1000)} s]`;
-    if (result.spawnError) output += `\n[could not start: ${result.spawnError}]`;
-    results.push({
-      command,
-      passed,
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      durationMs: result.durationMs,
-      output,
-    });
+    let result = await runOnce(command, options);
+    let runs = 1;
+    const firstFailure = result.passed ? null : result;
+    while (!result.passed && !result.timedOut && runs <= reruns) {
+      result = await runOnce(command, options);
+      runs++;
+    }
+    if (runs === 1) {
+      results.push(result);
+      continue;
+    }
+    const flaky = result.passed;
+    const output = flaky
+      ? `[flaky: failed ${runs - 1} time${runs === 2 ? "" : "s"}, passed on run ${runs}; the first failure:]\n${firstFailure!.output}`
+      : `[failed all ${runs} runs; the last one:]\n${result.output}`;
+    results.push({ ...result, output, runs, flaky });
   }
   return results;
+}
+
+async function runOnce(command: string, options: RunQualityOptions): Promise<QualityCommandResult> {
+  const run = options.run ?? runProcess;
+  const keep = options.keepChars ?? 6_000;
+  const result = await run({
+    command: trustedShell(),
+    args: ["-c", command],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    maxOutputBytes: 2 * 1024 * 1024,
+    ...(options.runAs ? { runAs: options.runAs } : {}),
+  });
+  const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
+  const passed = result.exitCode === 0 && !result.timedOut;
+  let output = lastLines(combined, 200, keep);
+  if (result.timedOut) output += `\n[killed after ${Math.round(options.timeoutMs / 1000)} s]`;
+  if (result.spawnError) output += `\n[could not start: ${result.spawnError}]`;
+  return {
+    command,
+    passed,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    output,
+  };
 }

@@ -118,9 +118,20 @@ interface PullBodyView {
   summary?: string;
 }
 
-function renderQualityCell(quality: QualityCommandResult[]): string {
+/** How one quality result reads in a table: passed, flaky (passed on a re-run) or failed, and its measure. */
+function qualityNote(q: QualityCommandResult): string {
+  const notes = [
+    ...(q.flaky ? [`flaky: passed on run ${q.runs ?? 2}`] : []),
+    ...(q.detail ? [cellText(q.detail, 80)] : []),
+  ];
+  return notes.length ? ` (${notes.join("; ")})` : "";
+}
+
+export function renderQualityCell(quality: QualityCommandResult[]): string {
   if (quality.length === 0) return "none configured or detected (the PR's checks are the gate)";
-  return quality.map((q) => `${q.passed ? "✅" : "❌"} \`${cellText(q.command, 80)}\``).join(" · ");
+  return quality
+    .map((q) => `${q.passed ? (q.flaky ? "⚠️" : "✅") : "❌"} \`${cellText(q.command, 80)}\`${qualityNote(q)}`)
+    .join(" · ");
 }
 
 export function renderPullBody(view: PullBodyView): string {
@@ -193,7 +204,14 @@ export function summaryRows(
     ["Pull request", result.prNumber ? `#${result.prNumber}` : "—"],
     [
       "Quality gates",
-      quality.length ? quality.map((q) => `${q.passed ? "pass" : "FAIL"}: ${q.command}`).join("; ") : "—",
+      quality.length
+        ? quality
+            .map(
+              (q) =>
+                `${q.passed ? (q.flaky ? "pass (flaky)" : "pass") : "FAIL"}: ${q.command}${qualityNote(q)}`,
+            )
+            .join("; ")
+        : "—",
     ],
     [
       "Human gate",

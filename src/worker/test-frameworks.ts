@@ -1,0 +1,92 @@
+/**
+ * The test frameworks a JavaScript project shows without a `test` script of its own, and the command that runs
+ * each one once, non-interactively (no watch mode, no prompt, no report server left waiting; the quality
+ * commands also run with CI=true, which the four tools read the same way):
+ *
+ * | framework  | recognised by (package.json dependency, or a config file)  | command                 |
+ * |------------|------------------------------------------------------------|-------------------------|
+ * | Vitest     | `vitest`, `vitest.config.*`                                | `npx vitest run`        |
+ * | Jest       | `jest`, a `jest` key in package.json, `jest.config.*`      | `npx jest --ci`         |
+ * | Playwright | `@playwright/test`, `playwright.config.*`                  | `npx playwright test`   |
+ * | Cypress    | `cypress`, `cypress.config.*`                              | `npx cypress run`       |
+ *
+ * Unit tests first, browser tests after (cheap checks first). With pnpm or yarn the same binaries run through
+ * `pnpm exec` / `yarn` instead of npx. The files are the agent's: they are only looked at (lstat), never run here.
+ */
+import { lstat } from "node:fs/promises";
+import path from "node:path";
+
+interface Framework {
+  name: string;
+  packages: string[];
+  configs: string[];
+  /** package.json keys that configure it. */
+  keys?: string[];
+  /** The binary and its arguments. */
+  run: string;
+}
+
+const CONFIG_EXTENSIONS = ["js", "mjs", "cjs", "ts", "mts", "cts"];
+const configs = (base: string, extra: string[] = []) => [
+  ...CONFIG_EXTENSIONS.map((ext) => `${base}.${ext}`),
+  ...extra,
+];
+
+export const TEST_FRAMEWORKS: readonly Framework[] = [
+  { name: "Vitest", packages: ["vitest"], configs: configs("vitest.config"), run: "vitest run" },
+  {
+    name: "Jest",
+    packages: ["jest"],
+    configs: configs("jest.config", ["jest.config.json"]),
+    keys: ["jest"],
+    run: "jest --ci",
+  },
+  {
+    name: "Playwright",
+    packages: ["@playwright/test"],
+    configs: configs("playwright.config"),
+    run: "playwright test",
+  },
+  { name: "Cypress", packages: ["cypress"], configs: configs("cypress.config"), run: "cypress run" },
+];
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await lstat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function dependencyNames(pkg: Record<string, unknown>): Set<string> {
+  const names = new Set<string>();
+  for (const field of ["dependencies", "devDependencies", "optionalDependencies"]) {
+    const deps = pkg[field];
+    if (deps !== null && typeof deps === "object" && !Array.isArray(deps))
+      for (const name of Object.keys(deps)) names.add(name);
+  }
+  return names;
+}
+
+/** The commands of the frameworks the project at `dir` uses, in the table's order. */
+export async function detectTestFrameworks(
+  dir: string,
+  pkg: unknown,
+  runner: "npm" | "pnpm" | "yarn",
+): Promise<string[]> {
+  const manifest = pkg !== null && typeof pkg === "object" ? (pkg as Record<string, unknown>) : {};
+  const deps = dependencyNames(manifest);
+  const prefix = runner === "npm" ? "npx" : runner === "pnpm" ? "pnpm exec" : "yarn";
+  const commands: string[] = [];
+  for (const framework of TEST_FRAMEWORKS) {
+    let found =
+      framework.packages.some((name) => deps.has(name)) ||
+      (framework.keys ?? []).some((key) => key in manifest);
+    for (const config of framework.configs) {
+      if (found) break;
+      found = await isFile(path.join(dir, config));
+    }
+    if (found) commands.push(`${prefix} ${framework.run}`);
+  }
+  return commands;
+}
