@@ -133,7 +133,7 @@ describe("completion: objective", () => {
   it("the marker with failing quality commands is a contradicted claim", async () => {
     const h = await harness([{ message: OBJECTIVE }], { quality: [false] });
     const run = await runWorker(h.inputs, objective, h.deps);
-    expect(run.result.result).toBe("contradiction");
+    expect(run.result.result).toBe("needs_human");
     expect(h.github.pulls).toHaveLength(0);
   });
 
@@ -167,7 +167,7 @@ describe("the documents' defaults", () => {
     const h = await harness([{ message: COMPLETE }, { message: COMPLETE }], { quality: [false, true] });
     const run = await runWorker(h.inputs, config(), h.deps);
 
-    expect(run.result.result).toBe("contradiction");
+    expect(run.result.result).toBe("needs_human");
     expect(run.result.iterations).toBe(1);
     expect(h.agent.requests).toHaveLength(1);
   });

@@ -7,7 +7,7 @@ import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/wo
 import type { QualityCommandResult } from "../processes/quality.js";
 
 /** Text inside a table cell or inline code: no pipes, newlines, HTML or mentions break out of it. */
-function cellText(text: string, max = 200): string {
+export function cellText(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   return short
