@@ -61,6 +61,15 @@ describe("mode: semi-auto", () => {
     expect(only(next.effects, "dispatchWorker")).toEqual([]);
   });
 
+  it("answers /autopilot status with the task it waits to be told to run", () => {
+    const first = semiAutoSession();
+    const w = { ...first.world, comments: [comment(500, 1, "dev", "/autopilot status")] };
+    const d = decide({ ...input(w, { config: semiAuto }), state: first.state });
+    expect(only(d.effects, "comment")[0]!.body).toContain(
+      "Semi-auto: it waits for `/autopilot run #3` (next by score).",
+    );
+  });
+
   it("on a task issue, /autopilot run starts that issue", () => {
     const first = semiAutoSession();
     const w = { ...first.world, comments: [comment(500, 3, "dev", "/autopilot run")] };
