@@ -13,13 +13,12 @@ import { formatScoreParts, rankTasks } from "../scoring.js";
 import { isDispatching } from "../session.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
-import { setStatus } from "./task-labels.js";
+import { setStatus, statusOf } from "./task-labels.js";
 import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "./messages.js";
 import { type RunRequest, runVerdict } from "./run-command.js";
-import { statusOf } from "./task-labels.js";
 import { dispatchId as dispatchIdOf } from "../contract.js";
 
 export interface Pool {
