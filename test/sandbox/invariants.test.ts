@@ -180,6 +180,8 @@ describe("checkInvariants", () => {
     ];
     expect(checkInvariants(input({ tasks: waiting })).stuckTasks).toBe(0);
     expect(checkInvariants(input({ tasks, sessionStatus: "paused" })).stuckTasks).toBe(0);
+    // the dashboard waits for a person's `/autopilot start` or `/autopilot run #N` (semi-auto): not stuck
+    expect(checkInvariants(input({ tasks, awaitingCommand: true })).stuckTasks).toBe(0);
     // every slot busy: not stuck
     const busy = [
       run({ id: 1, issue: 5, status: "in_progress", completedAt: null }),

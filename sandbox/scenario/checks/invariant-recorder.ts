@@ -174,6 +174,8 @@ export class InvariantRecorder {
       tasks,
       maxParallel: options.maxParallel,
       sessionStatus: sessionStatus as string | null,
+      // The line the dashboard shows while it waits (src/core/dashboard/dashboard-markdown.ts `awaitedCommand`).
+      awaitingCommand: /Waiting for `\/autopilot (start|run #\d+)`/.test(options.tracking?.body ?? ""),
       branchPrefix: options.branchPrefix,
       now: new Date(),
       // Nobody in Autopilot force-pushes a task branch (see invariants.ts): nothing is exempt.

@@ -75,6 +75,11 @@ export interface InvariantInput {
   maxParallel: number;
   /** The session status the dashboard shows at the end (`running`, `paused`, `stopped`, `completed`, …). */
   sessionStatus: string | null;
+  /**
+   * The dashboard says nothing starts without a person's command (`session.autoStart: false` waiting for
+   * `/autopilot start`, `mode: semi-auto` waiting for `/autopilot run #N`): a ready task is the person's to start.
+   */
+  awaitingCommand?: boolean;
   branchPrefix: string;
   /** The end of the run (live periods of unfinished runs end here). */
   now: Date;
@@ -227,6 +232,14 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
           kind: "note",
           issue: task.number,
           message: `#${task.number} is ready but the session is ${input.sessionStatus}`,
+        });
+        continue;
+      }
+      if (input.awaitingCommand) {
+        details.push({
+          kind: "note",
+          issue: task.number,
+          message: `#${task.number} is ready and the dashboard waits for a person's command to start it`,
         });
         continue;
       }

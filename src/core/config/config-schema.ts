@@ -16,6 +16,7 @@ import {
   PricesSchema,
   RateLimitSchema,
   ScoringSchema,
+  SessionSchema,
 } from "./config-section-schemas.js";
 import { checkConfig } from "./cross-field-checks.js";
 import { isPlainObject } from "./key-paths.js";
@@ -29,6 +30,16 @@ const WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
 export const ConfigSchema = z
   .strictObject({
     labels: LabelsSchema,
+    mode: z
+      .enum(["auto", "semi-auto"])
+      .default("auto")
+      .describe(
+        "`auto`: a running session dispatches the best-scored ready tasks into free slots by itself. " +
+          "`semi-auto`: it starts no worker on its own (nor for a task back in the queue after a pause, a crash or " +
+          "an answer); the dashboard names the task it would pick next and why, and a person with write access " +
+          "starts a task with `/autopilot run #N`.",
+      ),
+    session: SessionSchema,
     maxParallel: z.int().min(1).max(20).default(2).describe("Most tasks worked on at the same time."),
     maxIterations: z
       .int()

@@ -337,3 +337,17 @@ export const ScoringSchema = z
   })
   .prefault({})
   .describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
+
+export const SessionSchema = z
+  .strictObject({
+    autoStart: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Start a session by itself when work is ready (a task labeled ready by someone with write access, or new " +
+          "work after a completed session). `false`: the session waits, and the dashboard says so, until " +
+          "somebody with write access comments `/autopilot start`.",
+      ),
+  })
+  .prefault({})
+  .describe("How a session begins.");

@@ -55,7 +55,9 @@ export function describeSchemaNode(node: JsonNode): string {
     }
     case "object": {
       const keys = Object.keys(asNode(node.properties) ?? {});
-      return keys.length ? `a mapping with the keys ${keys.join(", ")}` : "a mapping";
+      return keys.length
+        ? `a mapping with the ${keys.length === 1 ? "key" : "keys"} ${keys.join(", ")}`
+        : "a mapping";
     }
     default:
       return "a valid value";

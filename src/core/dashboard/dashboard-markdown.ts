@@ -89,6 +89,35 @@ function githubLimitWait({ view }: Page): string | null {
   );
 }
 
+/** The command nothing starts without (`view.awaiting`): what it waits for, who may give it, and for which task. */
+function awaitedCommand({ view }: Page): string | null {
+  const a = view.awaiting;
+  if (!a) return null;
+  if (a.command === "start") {
+    const tasks = a.ready === 1 ? "1 ready task waits" : `${formatCount(a.ready)} ready tasks wait`;
+    return (
+      `> ⏸️ **Waiting for \`/autopilot start\`:** ${tasks}; ${escapeInline(a.why)}. ` +
+      "Somebody with write access comments `/autopilot start` on this issue to start the session."
+    );
+  }
+  if (!a.next) {
+    const waits = view.waiting.length > 0 ? " (the tasks under Waiting are not ready yet)" : "";
+    return (
+      `> 👉 **Semi-auto:** no task is ready to run${waits}. Autopilot starts nothing by itself: ` +
+      "once one is, somebody with write access starts it with `/autopilot run #N`."
+    );
+  }
+  const next = a.next;
+  const slot =
+    a.freeSlots > 0 ? "" : ` All ${view.maxParallel} slots are busy: it can start once one is free.`;
+  return (
+    `> 👉 **Semi-auto — next: ${taskCell(next)}** (score ${next.score}: ${escapeInline(next.why, 160)}). ` +
+    `Waiting for \`/autopilot run #${next.issue}\` from somebody with write access` +
+    (view.queue.length > 1 ? " (or `/autopilot run #N` for another task of the queue)" : "") +
+    `; Autopilot starts nothing by itself.${slot}`
+  );
+}
+
 function progress({ view }: Page): string {
   const p = view.progress;
   const parts = [
@@ -270,6 +299,7 @@ const SECTIONS: readonly Section[] = [
   agentAccess,
   agentNetwork,
   githubLimitWait,
+  awaitedCommand,
   progress,
   budgetNotes,
   configProblems,

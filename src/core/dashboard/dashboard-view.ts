@@ -29,6 +29,15 @@ export interface ReasonLine extends TaskLine {
   pr?: number | null;
 }
 
+/**
+ * What the session waits for a person to say: `/autopilot start` (ready work, no session running:
+ * `session.autoStart: false` or a stopped session), or `/autopilot run #N` (`mode: semi-auto`), with the task
+ * it would pick next (the head of the queue), and whether a slot is free for it.
+ */
+export type AwaitedCommand =
+  | { command: "start"; ready: number; why: string }
+  | { command: "run"; next: QueueLine | null; freeSlots: number };
+
 export interface DashboardView {
   repo: { owner: string; name: string };
   dryRun: boolean;
@@ -37,6 +46,8 @@ export interface DashboardView {
   slots: SlotLine[];
   /** Ranked, best first. */
   queue: QueueLine[];
+  /** Set when nothing starts until a person gives a command. */
+  awaiting?: AwaitedCommand;
   /** In the pool but not ready: dependencies, cycles, waits. */
   waiting: ReasonLine[];
   review: ReasonLine[];

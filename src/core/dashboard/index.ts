@@ -20,7 +20,7 @@ export {
   TRACKING_ISSUE_TITLE,
   TRACKING_MARKER,
 } from "./dashboard-state.js";
-export type { DashboardView, ReasonLine, SlotLine } from "./dashboard-view.js";
+export type { AwaitedCommand, DashboardView, ReasonLine, SlotLine } from "./dashboard-view.js";
 export { rebuildState } from "./rebuild-state.js";
 export { dashboardDigest, renderDashboard, utf8Length } from "./render-dashboard.js";
 export {

@@ -1,6 +1,6 @@
 /** What the dashboard shows after this reconcile's decisions: slots, queue, review, off-ramps, the graph. */
 import { renderConfigError } from "../config/index.js";
-import type { DashboardView, ReasonLine } from "../dashboard/index.js";
+import type { AwaitedCommand, DashboardView, ReasonLine } from "../dashboard/index.js";
 import { usdBudgetNotes } from "../agent/pricing.js";
 import { formatScoreParts } from "../tasks/scoring.js";
 import { renderSessionBudgetMarker, sessionSpend } from "../session/session-budget.js";
@@ -91,8 +91,32 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
     else if (status === "failed") view.failed.push(line);
   }
   view.progress = { done: state.history.completed, total: state.history.completed + open };
+  const awaiting = awaitedCommand(ctx, view);
+  if (awaiting) view.awaiting = awaiting;
   view.graph = graphView(ctx, view, pool);
   return view;
+}
+
+/**
+ * The command nothing starts without: `/autopilot start` while ready work waits and no session runs, or, with
+ * `mode: semi-auto` and a running session, `/autopilot run #N` for the head of the queue.
+ */
+function awaitedCommand(ctx: Reconciling, view: DashboardView): AwaitedCommand | null {
+  const s = ctx.state.session;
+  if (ctx.input.configHeld) return null;
+  if ((s.status === "idle" || s.status === "completed") && view.queue.length > 0) {
+    const why =
+      s.status === "idle" && s.reason !== "initial"
+        ? "the session was stopped"
+        : "`session.autoStart` is false, so a session starts only when a person says so";
+    return { command: "start", ready: view.queue.length, why };
+  }
+  if (ctx.config.mode !== "semi-auto" || s.status !== "running") return null;
+  return {
+    command: "run",
+    next: view.queue[0] ?? null,
+    freeSlots: Math.max(0, view.maxParallel - view.slots.length),
+  };
 }
 
 /** Graph: tasks in flight first, then the queue, then the rest; edges among the shown ones. */

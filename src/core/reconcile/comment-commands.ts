@@ -1,6 +1,6 @@
 /**
  * The phase that reads new comments: `/autopilot` commands from people with write access are carried out
- * (session commands, retry, skip, help, status); other comments on tasks are kept as possible answers to
+ * (session commands, retry, skip, help, status; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
  * needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../tasks/commands.js";
@@ -10,6 +10,7 @@ import type { SessionEvent } from "../session/session.js";
 import { note, type Reconciling } from "./context.js";
 import { react, reply } from "./messages.js";
 import { retryTask, skipTask } from "./retry-skip.js";
+import type { RunRequest } from "./run-command.js";
 import { sessionEvent } from "./session-events.js";
 import { hasLabel } from "./task-labels.js";
 import { liveCount } from "./worker-runs.js";
@@ -28,10 +29,12 @@ interface CommentsRead {
   /** Comments by people with write access on tasks, new to this reconcile (possible answers). */
   freshComments: Set<number>;
   statusRequests: StatusRequest[];
+  /** `/autopilot run #N` from people with write access, in comment order (run-command.ts judges them). */
+  runRequests: RunRequest[];
 }
 
 export function processComments(ctx: Reconciling): CommentsRead {
-  const read: CommentsRead = { freshComments: new Set(), statusRequests: [] };
+  const read: CommentsRead = { freshComments: new Set(), statusRequests: [], runRequests: [] };
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
@@ -124,6 +127,15 @@ export function processComments(ctx: Reconciling): CommentsRead {
         }
         break;
       }
+      case "run":
+        read.runRequests.push({
+          commentIssue: c.issue,
+          commentId: c.id,
+          line: parsed.line,
+          issue: command.issue,
+          actor: login,
+        });
+        break;
       case "retry":
       case "skip": {
         const outcome =

@@ -12,7 +12,8 @@
  *  3. closed issues, task text approval, worker results and runs (outcomes, crashes, stalled runs), answers
  *     to needs-human questions;
  *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations);
- *  5. the budget, then the pool: readiness, scoring, dispatch into free slots;
+ *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
+ *     (with `mode: auto`);
  *  6. session bookkeeping (checkpointed pauses/stops, completion);
  *  7. history compaction and the tracking issue write (only when the dashboard changed).
  *
@@ -38,7 +39,7 @@ export * from "./timing.js";
 
 export function decide(input: DecideInput): Decision {
   const ctx = prepare(input);
-  const { freshComments, statusRequests } = processComments(ctx);
+  const { freshComments, statusRequests, runRequests } = processComments(ctx);
   const checkboxes = processCheckboxes(ctx);
   processClosedIssues(ctx);
   processTaskText(ctx);
@@ -48,7 +49,7 @@ export function decide(input: DecideInput): Decision {
   const reviewLines = processReviews(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);
-  const pool = processPool(ctx);
+  const pool = processPool(ctx, runRequests);
   const sessionEnd = finishSession(ctx, pool.pending);
   return writeTrackingIssue(ctx, {
     pool,

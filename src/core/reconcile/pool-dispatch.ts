@@ -1,6 +1,8 @@
 /**
  * The pool phase: which tasks are ready (dependencies met, labeled by a writer, not live, not waiting for a
- * time), their ranking, and the dispatch of the best into free slots.
+ * time), their ranking, the tasks people asked for with `/autopilot run #N` (run-command.ts), and, with
+ * `mode: auto`, the dispatch of the best into the free slots left. With `mode: semi-auto` nothing else starts:
+ * the dashboard names the next task (build-view.ts).
  */
 import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import type { ReasonLine } from "../dashboard/index.js";
@@ -11,10 +13,12 @@ import { formatScoreParts, rankTasks } from "../tasks/scoring.js";
 import { isDispatching } from "../session/session.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
-import { setStatus } from "./task-labels.js";
+import { setStatus, statusOf } from "./task-labels.js";
 import { withConfigDigest } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
+import { react, reply } from "./messages.js";
+import { type RunRequest, runVerdict } from "./run-command.js";
 import { dispatchId as dispatchIdOf } from "../contract.js";
 
 export interface Pool {
@@ -27,7 +31,7 @@ export interface Pool {
   pending: boolean;
 }
 
-export function processPool(ctx: Reconciling): Pool {
+export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[] = []): Pool {
   const { snapshot, state, config } = ctx;
   const L = config.labels;
   // The issues as this reconcile leaves them (label changes, settle overlay); pull requests stay for "Depends on #PR".
@@ -85,17 +89,30 @@ export function processPool(ctx: Reconciling): Pool {
   let ranked = rankTasks(candidates, scoring);
 
   // A session that never ran starts by itself when ready work appears (the ready label of someone with
-  // write access is the go-ahead); a completed one comes back to running.
+  // write access is the go-ahead); a completed one comes back to running. With `session.autoStart: false`
+  // both wait for a person's `/autopilot start` (the dashboard says so).
   const s = state.session;
   const held = ctx.input.configHeld === true;
   if (held && ranked.length > 0)
     note(ctx, "no valid configuration: nothing is dispatched until the file is fixed");
-  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
+  const startable = (s.status === "idle" && s.reason === "initial") || s.status === "completed";
+  if (ranked.length > 0 && startable && !held && !config.session.autoStart) {
+    note(ctx, "ready work waits for `/autopilot start` (session.autoStart is false)");
+  } else if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
     sessionEvent(ctx, { type: "start" }, true);
     state.session.detail = "ready work appeared";
   } else if (ranked.length > 0 && s.status === "completed" && !held) {
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
+
+  const asked = runAsked(ctx, runRequests, {
+    ranked,
+    waiting: new Map(waiting.map((w) => [w.number, w.reason])),
+    notInPool: new Map(notInPool.map((w) => [w.issue, w.reason])),
+    live,
+    held,
+  });
+  if (asked.size > 0) ranked = ranked.filter((t) => !asked.has(t.issue));
 
   // A merge requested now closes its issue, and the tasks waiting only on it become ready on the next reconcile
   // (the merge's own events bring it at once). The free slots wait for them instead of going to whatever is
@@ -110,8 +127,8 @@ export function processPool(ctx: Reconciling): Pool {
         w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (isDispatching(state.session.status) && !unblocking && !held) {
-    const free = config.maxParallel - live.size;
+  if (config.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held) {
+    const free = config.maxParallel - live.size - asked.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
     const taken = new Set(chosen.map((t) => t.issue));
@@ -119,6 +136,56 @@ export function processPool(ctx: Reconciling): Pool {
   }
   const pending = ranked.length > 0 || waitingForTime;
   return { graph, ranked, waits, notInPool, pending };
+}
+
+interface PoolFacts {
+  ranked: ReturnType<typeof rankTasks>;
+  waiting: ReadonlyMap<number, string>;
+  notInPool: ReadonlyMap<number, string>;
+  live: ReadonlySet<number>;
+  held: boolean;
+}
+
+/**
+ * Judges each `/autopilot run #N` (run-command.ts) and dispatches the ones that may start, in comment order;
+ * every request gets a reaction, a refusal also a reply saying why. Returns the tasks started.
+ */
+function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolFacts): Set<number> {
+  const started = new Set<number>();
+  for (const request of requests) {
+    const n = request.issue;
+    const issue = ctx.issues.get(n);
+    const record = ctx.state.tasks[n];
+    const wait = record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs ? record.waitUntil : null;
+    const scored = pool.ranked.find((t) => t.issue === n);
+    const verdict = runVerdict({
+      issue: n,
+      open: issue?.state === "open",
+      session: ctx.state.session.status,
+      configHeld: pool.held,
+      status: issue ? statusOf(ctx, n) : null,
+      live: pool.live.has(n) || started.has(n),
+      waiting: pool.waiting.get(n) ?? null,
+      notInPool: pool.notInPool.get(n) ?? null,
+      waitUntil: wait ? { at: formatTime(wait), why: record?.reason ?? "backoff" } : null,
+      candidate: scored !== undefined,
+      maxParallel: ctx.config.maxParallel,
+      busy: [...pool.live, ...started].sort((a, b) => a - b),
+      readyLabel: ctx.config.labels.ready,
+    });
+    if (!verdict.start || !scored) {
+      react(ctx, request.commentId, "confused");
+      const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
+      reply(ctx, request.commentIssue, request.commentId, request.line, reason);
+      note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
+      continue;
+    }
+    react(ctx, request.commentId, "+1");
+    started.add(n);
+    const why = `asked by ${request.actor} with /autopilot run; ${formatScoreParts(scored.parts)}`;
+    dispatch(ctx, n, why, scored.total);
+  }
+  return started;
 }
 
 function sameLabels(a: readonly string[], b: readonly string[]): boolean {

@@ -6,7 +6,11 @@ import { statusOf } from "./task-labels.js";
 
 export function statusText(ctx: Reconciling, view: DashboardView, issue: number | null): string {
   const s = ctx.state.session;
-  const head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
+  let head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
+  const awaiting = view.awaiting;
+  if (awaiting?.command === "start") head += " It waits for `/autopilot start`.";
+  else if (awaiting?.next)
+    head += ` Semi-auto: it waits for \`/autopilot run #${awaiting.next.issue}\` (next by score).`;
   if (issue === null) return head;
   const status = statusOf(ctx, issue);
   const lists: [string, ReasonLine[]][] = [

@@ -70,7 +70,9 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
     ctx.effects.length > 0 ||
     Object.keys(state.tasks).length > 0 ||
     !!ctx.input.configError ||
-    state.incidents.length > 0;
+    state.incidents.length > 0 ||
+    // Ready work waiting for `/autopilot start` (session.autoStart false): the dashboard is where it says so.
+    view.awaiting !== undefined;
   // A state that was just written while the snapshot shows no tracking issue: a stale read, not a deletion
   // (a deleted tracking issue reaches decide as state null and is recreated).
   const staleRead =

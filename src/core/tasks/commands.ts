@@ -4,12 +4,12 @@
  * Grammar (case-insensitive, one command per comment — the first one wins):
  *
  * ```
- * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | help
+ * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | run [#N] | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
  * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
- * that mentions one, does nothing. On a task issue `retry`, `skip` and `status` default to that issue.
+ * that mentions one, does nothing. On a task issue `retry`, `skip`, `run` and `status` default to that issue.
  * Anything else after `/autopilot` is an unknown command, answered with the help.
  *
  * Authorization: only users with write, maintain or admin permission (`canWrite`); anyone else gets one
@@ -23,11 +23,11 @@ import { canWrite } from "../world.js";
 type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "help" }
   | { name: "status"; issue: number | null }
-  | { name: "retry" | "skip"; issue: number };
+  | { name: "retry" | "skip" | "run"; issue: number };
 
 type ParsedCommand =
   | { kind: "command"; command: Command; line: string }
-  /** `/autopilot` followed by something that is not a command (or `retry`/`skip` without an issue). */
+  /** `/autopilot` followed by something that is not a command (or `retry`/`skip`/`run` without an issue). */
   | { kind: "invalid"; line: string; problem: string };
 
 interface CommandContext {
@@ -72,7 +72,8 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
       return { kind: "command", command: { name: "status", issue }, line };
     }
     case "retry":
-    case "skip": {
+    case "skip":
+    case "run": {
       if (words[1] !== undefined && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
       const issue = target ?? (onTask ? context.issue : null);
       if (issue === null)
@@ -179,9 +180,10 @@ export function commandHelp(): string {
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
+    "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip` and `status` default to that issue).",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run` and `status` default to that issue).",
   ].join("\n");
 }
 
