@@ -8,7 +8,15 @@
  * must fit GitHub's 65,536-character body limit at any number of tasks, so the lists are cut to a byte budget
  * and a closing line says how many tasks were left out, by outcome; the totals always count every task.
  */
-import { escapeInline, formatCount, formatTime, formatTokens, formatUsd, table } from "./markdown.js";
+import {
+  escapeInline,
+  formatCount,
+  formatTime,
+  formatTokens,
+  formatUsd,
+  quietLogin,
+  table,
+} from "./markdown.js";
 import { formatDuration, type SessionStatistics } from "./stats.js";
 
 /** A task's outcome in the report, in the order the report lists them (what needs people first). */
@@ -175,7 +183,7 @@ function headLines(report: SessionReport): string[] {
   const why =
     report.occasion.kind === "completed"
       ? "The session completed."
-      : `Asked for by \`@${report.occasion.by.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\`.`;
+      : `Asked for by ${quietLogin(report.occasion.by)}.`;
   const counts = [
     [st.tasks.completed, "done"],
     [st.tasks.review, "in review"],
