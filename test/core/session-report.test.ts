@@ -8,6 +8,7 @@ import {
   REPORT_OUTCOMES,
   type ReportTask,
   renderSessionReport,
+  reportRoomBeside,
   type SessionReport,
 } from "../../src/core/session-report.js";
 import { computeStatistics } from "../../src/core/stats.js";
@@ -198,6 +199,16 @@ describe("the session report's rendering", () => {
     );
   });
 
+  it("shares the completion comment with the notice and the history within the limit", () => {
+    const history = `\n\n**Autopilot history**\n${"- #1 done 🚀🚀🚀🚀 <> merged PR #2 · 3 iterations\n".repeat(600)}`;
+    const tasks = Array.from({ length: 3000 }, (_, i) => task(i + 1, { title: "🚀<>|".repeat(30) }));
+    const notice = "Autopilot completed: no ready task is left.";
+    const text = renderSessionReport(report(tasks), reportRoomBeside(notice + history));
+    const comment = `${notice}\n\n${text}${history}`;
+    expect(Buffer.byteLength(comment, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
+    expect(text).toMatch(/more tasks are not listed/);
+  });
+
   it("says so when the session has no task yet", () => {
     expect(renderSessionReport(report([]))).toContain("_No task in this session yet._");
   });
@@ -265,6 +276,28 @@ describe("`/autopilot report`", () => {
     const again = decide({ ...input(w), state: d.state, config: cfg, now: minutes(31) });
     expect(only(again.effects, "comment").filter((c) => c.key === "reply-500")).toEqual([]);
     expect(only(again.effects, "react")).toEqual([]);
+  });
+
+  it("fits GitHub's comment limit in a repository of thousands of tasks with hostile titles", () => {
+    const titles = (n: number) => `<!-- x --> @everyone | 🚀🚀 ${"[]<>*_".repeat(12)} ${n}`;
+    const issues = Array.from({ length: 2500 }, (_, i) =>
+      issue(i + 2, {
+        title: titles(i + 2),
+        labels: [i % 3 === 0 ? "autopilot:blocked" : i % 3 === 1 ? "autopilot:failed" : "autopilot:ready"],
+      }),
+    );
+    const first = step(world({ issues }), null);
+    const w = first.world;
+    w.comments = [comment(500, 1, "dev", "/autopilot report")];
+    const d = decide({ ...input(w), state: first.state, now: minutes(1) });
+    const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
+    expect(body.length).toBeLessThan(65_536);
+    expect(body).toMatch(/\*\*Tasks:\*\* 2,500 — /);
+    expect(body).toMatch(
+      /_[\d,]+ more tasks are not listed to keep this comment within GitHub's size limit \([\d,]+ blocked, [\d,]+ failed/,
+    );
+    expect(body).not.toContain("<!--");
+    expect(body).not.toContain("@everyone");
   });
 
   it("refuses someone without write access, and answers a task issue's command there", () => {
