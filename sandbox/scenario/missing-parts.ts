@@ -16,6 +16,8 @@ export interface ControllerServer {
   webhookUrl?: string;
   stop(): Promise<void> | void;
   tick(): Promise<unknown> | unknown;
+  /** Resolves when no reconcile is running or waiting (the run's settle check waits for it). */
+  idle?(): Promise<void>;
 }
 
 export interface ControllerServerOptions {

@@ -73,6 +73,8 @@ const KEEP_UNTIL_ORDER = STOP_ORDER.gitRemote;
 
 /** How often the run looks at the timeline and the issues. */
 const STEP_MS = 200;
+/** How long the settle check waits for the hosted controller to finish its reconciles before looking again. */
+const IDLE_WAIT_MS = 10_000;
 
 /** What `start` hands to the later steps. */
 interface StartedRun {
@@ -301,7 +303,7 @@ export class ScenarioRun {
       await timeline.step();
       world.observer.scanWorkerResults();
       this.reportStateChanges(world, lastStates);
-      if (this.settled(world, watch, timeline)) return "settled";
+      if (this.settled(world, watch, timeline) && (await this.caughtUp(watch, controllers))) return "settled";
       await new Promise((r) => setTimeout(r, STEP_MS));
     }
   }
@@ -316,6 +318,25 @@ export class ScenarioRun {
         if (before !== undefined) this.progress("state", n, `${before} → ${state}`);
       }
     }
+  }
+
+  /**
+   * The hosted controller has reconciled the last change: a quiet spell alone can end the run while its
+   * reconcile of a merge (the one that completes the session and posts its report) is still reading, on a
+   * busy machine. Nothing changed while it finished: the run has settled.
+   */
+  private async caughtUp(watch: StoreWatch, controllers: RunningControllers): Promise<boolean> {
+    const before = watch.lastEventAt;
+    // Ticks may keep the controller busy: wait a while at most, then look again (the time limit still holds).
+    let timer: NodeJS.Timeout | undefined;
+    const idle = await Promise.race([
+      controllers.idle().then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), IDLE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return idle && watch.lastEventAt === before;
   }
 
   /** Settled: every issue terminal, no run queued or running (controller jobs too), no rule left that could still act, and quiet. */

@@ -22,6 +22,11 @@ export interface RunningControllers {
   webhookUrls: () => string[];
   /** Arms `killController`: false when there is no such controller. */
   armKill: (instance: number, afterWrites: number, restartAfterSeconds: number) => boolean;
+  /**
+   * Resolves when the in-process hosted controller has no reconcile running or waiting (at once for the other
+   * modes, whose controllers the run's settle check sees as runs or cannot reach).
+   */
+  idle: () => Promise<void>;
 }
 
 /** Whether any rule (or follow-up rule) of a timeline has an action with this key. */
@@ -72,6 +77,7 @@ export async function startControllers(
       fleet: processes,
       webhookUrls: () => processes.liveWebhookUrls(),
       armKill: (instance, afterWrites, restart) => processes.armKill(instance, afterWrites, restart),
+      idle: async () => {},
     };
   }
   const controller = await startController(controllerOptions);
@@ -82,6 +88,7 @@ export async function startControllers(
     fleet: null,
     webhookUrls: () => [controller.webhookUrl ?? controller.url],
     armKill: () => false,
+    idle: async () => controller.idle?.(),
   };
 }
 
@@ -131,5 +138,6 @@ async function startBesideActions(
       }
       return fleet?.armKill(instance - 1, afterWrites, restart) ?? false;
     },
+    idle: async () => {},
   };
 }

@@ -115,6 +115,8 @@ const HistoryEntrySchema = z.object({
   costUsd: z.number().nonnegative().default(0),
   attempts: count.default(0),
   pr: z.number().int().positive().optional(),
+  /** The task's first dispatch: the session report's time for it runs from here to `at`. */
+  startedAt: isoTime.optional(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 

@@ -1,6 +1,6 @@
 /**
  * The phase that reads new comments: `/autopilot` commands from people with write access are carried out
- * (session commands, retry, skip, help, status; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
+ * (session commands, retry, skip, help, status, report; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
  * needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../tasks/commands.js";
@@ -16,8 +16,11 @@ import { hasLabel } from "./task-labels.js";
 import { liveCount } from "./worker-runs.js";
 import { commentProcessedRule, issueOfTaskBranch } from "../contract.js";
 
-/** A `/autopilot status` to answer once this reconcile's decisions are made. */
+/** A `/autopilot status` or `report` to answer once this reconcile's decisions are made. */
 export interface StatusRequest {
+  kind: "status" | "report";
+  /** Who asked. */
+  by: string;
   commentIssue: number;
   commentId: number;
   /** The task asked about; null for the whole session. */
@@ -93,9 +96,23 @@ export function processComments(ctx: Reconciling): CommentsRead {
       case "status":
         react(ctx, c.id, "+1");
         read.statusRequests.push({
+          kind: "status",
+          by: login,
           commentIssue: c.issue,
           commentId: c.id,
           issue: command.issue,
+          line: parsed.line,
+        });
+        break;
+      case "report":
+        // Answered last (tracking-write.ts), so the report shows this reconcile's decisions.
+        react(ctx, c.id, "+1");
+        read.statusRequests.push({
+          kind: "report",
+          by: login,
+          commentIssue: c.issue,
+          commentId: c.id,
+          issue: null,
           line: parsed.line,
         });
         break;

@@ -52,6 +52,7 @@ export function retire(
     costUsd: record.costUsd,
     attempts: record.attempt,
     ...(pr ? { pr } : {}),
+    ...(record.startedAt ? { startedAt: record.startedAt } : {}),
   });
   if (record.attempt > 0)
     ctx.effects.push({ type: "releaseDispatchLocks", issue: n, attempts: record.attempt });

@@ -21,6 +21,8 @@ import { reply } from "./messages.js";
 import type { Pool } from "./pool-dispatch.js";
 import type { ReviewLines } from "./reviews.js";
 import type { SessionEnd } from "./session-end.js";
+import { reportRoomBeside } from "../session-report.js";
+import { reportText } from "./report-reply.js";
 import { statusText } from "./status-reply.js";
 import { DASHBOARD_REFRESH_MINUTES, SETTLE_MINUTES } from "./timing.js";
 
@@ -34,10 +36,14 @@ interface Decided {
 }
 
 export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision {
-  // Status replies are written last, so they describe the decisions of this reconcile.
+  // Status replies and reports are written last, so they describe the decisions of this reconcile.
   const view = buildView(ctx, decided.pool, decided.reviewLines);
   for (const req of decided.statusRequests) {
-    reply(ctx, req.commentIssue, req.commentId, req.line, statusText(ctx, view, req.issue));
+    const text =
+      req.kind === "report"
+        ? reportText(ctx, view, { kind: "command", by: req.by })
+        : statusText(ctx, view, req.issue);
+    reply(ctx, req.commentIssue, req.commentId, req.line, text);
   }
 
   const tracking = ctx.tracking;
@@ -47,19 +53,20 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
   });
   const state = compaction.state;
   const effects: Effect[] = [];
-  if (compaction.flush.length > 0) {
-    const completion = decided.sessionEnd.completionNotice;
-    if (completion) {
-      // One comment when a session completes: the notice and the last batch of history.
-      completion.body = `${completion.body}\n\n${renderHistoryComment(compaction.flush)}`;
-    } else if (tracking) {
-      ctx.effects.push({
-        type: "comment",
-        issue: tracking.number,
-        body: renderHistoryComment(compaction.flush),
-        key: `history-${compaction.flush[0]!.issue}-${compaction.flush[compaction.flush.length - 1]!.issue}-${state.history.comments}`,
-      });
-    }
+  const completion = decided.sessionEnd.completionNotice;
+  if (completion) {
+    // One comment when a session completes: the notice, the session report (read from ctx.state, which still
+    // holds the finished tasks compaction moves out) and the last batch of history, within GitHub's limit.
+    const history = compaction.flush.length > 0 ? `\n\n${renderHistoryComment(compaction.flush)}` : "";
+    const report = reportText(ctx, view, { kind: "completed" }, reportRoomBeside(completion.body + history));
+    completion.body = `${completion.body}\n\n${report}${history}`;
+  } else if (compaction.flush.length > 0 && tracking) {
+    ctx.effects.push({
+      type: "comment",
+      issue: tracking.number,
+      body: renderHistoryComment(compaction.flush),
+      key: `history-${compaction.flush[0]!.issue}-${compaction.flush[compaction.flush.length - 1]!.issue}-${state.history.comments}`,
+    });
   }
 
   const previous = ctx.input.state;

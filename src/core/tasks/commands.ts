@@ -4,7 +4,7 @@
  * Grammar (case-insensitive, one command per comment — the first one wins):
  *
  * ```
- * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | run [#N] | help
+ * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | run [#N] | report | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
@@ -20,8 +20,8 @@ import { proseLines } from "../text/markdown.js";
 import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
-type Command =
-  | { name: "start" | "pause" | "resume" | "stop" | "help" }
+export type Command =
+  | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
   | { name: "status"; issue: number | null }
   | { name: "retry" | "skip" | "run"; issue: number };
 
@@ -65,6 +65,7 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     case "pause":
     case "resume":
     case "stop":
+    case "report":
     case "help":
       return { kind: "command", command: { name: word }, line };
     case "status": {
@@ -181,6 +182,7 @@ export function commandHelp(): string {
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
     "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run` and `status` default to that issue).",

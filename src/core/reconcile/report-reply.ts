@@ -1,0 +1,153 @@
+/**
+ * The session report's facts, gathered from what this reconcile decided and the state it persists: the open
+ * tasks' labels (as this reconcile leaves them), their records (attempts, iterations, tokens and cost of
+ * finished attempts, reasons, waits), the dashboard's lists (review, off-ramps, waits) and the finished tasks
+ * still in the pending history. Rendered by src/core/session-report.ts.
+ */
+import type { DashboardView, ReasonLine } from "../dashboard/index.js";
+import {
+  REPORT_BUDGET,
+  renderSessionReport,
+  type ReportOutcome,
+  type ReportTask,
+  type ReportWait,
+  type SessionReport,
+} from "../session-report.js";
+import type { Reconciling } from "./context.js";
+import { statusOf } from "./task-labels.js";
+
+/** Agent limits whose reset a task waits for (src/core/worker-result.ts outcomes). */
+const LIMIT_WORDS: Record<string, string> = {
+  rate_limited: "the agent's rate limit to reset",
+  usage_limited: "the agent's usage limit to reset",
+  quota: "the agent's quota to reset",
+};
+
+export function sessionReport(
+  ctx: Reconciling,
+  view: DashboardView,
+  occasion: SessionReport["occasion"],
+): SessionReport {
+  const tasks: ReportTask[] = [];
+  const open = new Set<number>();
+  const lines = new Map<number, ReasonLine>();
+  for (const list of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
+    for (const line of list) lines.set(line.issue, line);
+  const waits = new Map(view.waiting.map((w) => [w.issue, w]));
+
+  for (const [n, issue] of ctx.issues) {
+    if (issue.state !== "open") continue;
+    const status = statusOf(ctx, n);
+    if (status === null || status === "skipped" || status === "done") continue;
+    open.add(n);
+    const record = ctx.state.tasks[n];
+    const waiting = status === "ready" ? waits.get(n) : undefined;
+    const outcome: ReportOutcome = waiting ? "waiting" : status;
+    const end = outcome === "blocked" || outcome === "failed" || outcome === "timeout" ? record?.since : null;
+    tasks.push({
+      issue: n,
+      title: issue.title,
+      outcome,
+      attempts: record?.attempt ?? 0,
+      iterations: record?.iterations ?? 0,
+      elapsedMs: elapsed(record?.startedAt, end ?? ctx.now.toISOString()),
+      tokens: (record?.tokensIn ?? 0) + (record?.tokensOut ?? 0),
+      costUsd: record?.costUsd ?? 0,
+      pr: record?.pr ?? lines.get(n)?.pr ?? null,
+      wait: waitOf(ctx, n, outcome, lines.get(n) ?? waiting ?? null),
+    });
+  }
+
+  // Finished tasks still in the state, newest line per issue (an issue reopened since is listed as open).
+  const finished = new Map(ctx.state.pendingHistory.map((h) => [h.issue, h]));
+  for (const h of finished.values()) {
+    if (open.has(h.issue)) continue;
+    tasks.push({
+      issue: h.issue,
+      title: h.title,
+      outcome: h.outcome,
+      attempts: h.attempts,
+      iterations: h.iterations,
+      elapsedMs: elapsed(h.startedAt, h.at),
+      tokens: h.tokens,
+      costUsd: h.costUsd,
+      pr: h.pr ?? null,
+      wait: null,
+    });
+  }
+
+  const history = ctx.state.history;
+  const retired = history.completed + history.skipped + history.closed;
+  return {
+    session: {
+      status: ctx.state.session.status,
+      since: ctx.state.session.since,
+      startedAt: ctx.state.session.startedAt,
+    },
+    statistics: view.statistics,
+    tasks,
+    inHistoryComments: Math.max(0, retired - ctx.state.pendingHistory.length),
+    occasion,
+    now: ctx.now,
+  };
+}
+
+/** The report as Markdown, within `budget` UTF-8 bytes. */
+export function reportText(
+  ctx: Reconciling,
+  view: DashboardView,
+  occasion: SessionReport["occasion"],
+  budget = REPORT_BUDGET,
+): string {
+  return renderSessionReport(sessionReport(ctx, view, occasion), budget);
+}
+
+function waitOf(
+  ctx: Reconciling,
+  n: number,
+  outcome: ReportOutcome,
+  line: ReasonLine | null,
+): ReportWait | null {
+  const record = ctx.state.tasks[n];
+  const reason = line?.reason ?? record?.reason ?? "no reason given";
+  const since = line?.since ?? record?.since ?? null;
+  switch (outcome) {
+    case "needs-human":
+      return { who: "an answer on the issue from someone with write access", why: reason, since };
+    case "review":
+      return { who: "its pull request's gates", why: reason };
+    case "blocked":
+      return {
+        who: `someone with write access to clear the blocker, then \`/autopilot retry #${n}\``,
+        why: reason,
+        since,
+      };
+    case "failed":
+    case "timeout":
+      return {
+        who: `someone with write access: \`/autopilot retry #${n}\` or \`skip #${n}\``,
+        why: reason,
+        since,
+      };
+    case "waiting": {
+      const until = record?.waitUntil;
+      if (until && Date.parse(until) > ctx.nowMs) {
+        const limit = LIMIT_WORDS[record?.result ?? ""];
+        return { who: limit ?? "its retry backoff", why: record?.reason ?? "backoff", until };
+      }
+      return {
+        who: reason.startsWith("waiting on ") ? "the tasks it depends on" : "someone with write access",
+        why: reason,
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+function elapsed(from: string | null | undefined, to: string): number | null {
+  const start = from ? Date.parse(from) : Number.NaN;
+  const end = Date.parse(to);
+  if (Number.isNaN(start) || Number.isNaN(end)) return null;
+  return Math.max(0, end - start);
+}
