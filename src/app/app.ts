@@ -10,6 +10,7 @@
  * (src/github/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
  * which carries them out without waiting for the next event or tick.
  */
+import { AlertWebhook } from "./alert-webhook.js";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import type { GatewayLog, GitHubClient, RepoRef } from "../github/client.js";
 import { silentLog, repoKey } from "../github/client.js";
@@ -57,6 +58,8 @@ export interface ControllerAppOptions {
   awaitReconcile?: boolean;
   /** The reconcile to run (tests hand in a spy). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
+  /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
+  alertEnv?: Record<string, string | undefined>;
 }
 
 export interface ControllerApp {
@@ -78,6 +81,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   const log = options.log ?? silentLog;
   const run = options.reconcile ?? defaultReconcile;
   const scheduler = new RepoScheduler();
+  const alerts = new AlertWebhook({ env: options.alertEnv ?? process.env, log });
   const ttl = options.installationsTtlMs ?? 10 * 60_000;
   let probot: Probot | null = null;
   let botLogin: string | null = null;
@@ -109,6 +113,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
           ...(login ? { botLogin: login } : {}),
           ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
+          alerts,
         });
       } catch (error) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
@@ -214,6 +219,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     async idle() {
       await ticking;
       await scheduler.idle();
+      // Alert deliveries retry for minutes: waited for only once stopped (which gives up their retries).
+      if (stopped) await alerts.idle();
     },
     stop() {
       stopped = true;
@@ -224,6 +231,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       // Webhooks that still arrive (and the follow-up of a burst) start nothing: stopping waits only for the
       // reconcile already running.
       scheduler.close();
+      void alerts.stop();
     },
   };
 }

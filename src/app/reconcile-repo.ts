@@ -32,6 +32,7 @@ import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
 import { type SnapshotSettings, snapshotSettings } from "../github/snapshot.js";
 import type { SnapshotFacts } from "../github/snapshot-context.js";
+import type { AlertWebhook } from "./alert-webhook.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
@@ -53,6 +54,8 @@ export interface ReconcileOptions {
   operationBudget?: number;
   /** A `workflow_dispatch` of the controller workflow: start a session with these overrides. */
   start?: { actor: string; overrides?: ConfigOverrides | null } | null;
+  /** The outgoing alert webhook's queue (src/app/alert-webhook.ts); none: alerts are comments only. */
+  alerts?: AlertWebhook;
 }
 
 export interface ReconcileResult {
@@ -236,6 +239,11 @@ async function reconcileOnce(
   const inForce = effective(fileConfig, decision.state.overrides);
   gateway.dryRun = (options.dryRun ?? false) || inForce.dryRun;
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
+  // Alerts leave only with the state that records them (a conflict decides them again, with the same keys).
+  if (decision.alerts?.length && !report.conflict) {
+    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
+    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
+  }
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
     requests: gateway.requests(),

@@ -13,7 +13,8 @@
  *     to needs-human questions;
  *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations);
  *  5. the budget, then the pool: readiness, scoring, dispatch into free slots;
- *  6. session bookkeeping (checkpointed pauses/stops, completion);
+ *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
+ *     off-ramp (task-alerts.ts);
  *  7. history compaction and the tracking issue write (only when the dashboard changed).
  *
  * Effects come out in execution order, the tracking issue write first (tracking-write.ts says why).
@@ -29,6 +30,7 @@ import { recordDiffGates } from "./pull-diff-verdicts.js";
 import { processPool } from "./pool-dispatch.js";
 import { processReviews } from "./reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
+import { raiseTaskAlerts } from "./task-alerts.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./workers.js";
@@ -50,11 +52,13 @@ export function decide(input: DecideInput): Decision {
   checkBudget(ctx);
   const pool = processPool(ctx);
   const sessionEnd = finishSession(ctx, pool.pending);
-  return writeTrackingIssue(ctx, {
+  raiseTaskAlerts(ctx);
+  const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,
     statusRequests,
     checkboxesTicked: checkboxes.ticked,
     sessionEnd,
   });
+  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
 }

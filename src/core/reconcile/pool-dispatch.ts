@@ -13,6 +13,7 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus } from "./task-labels.js";
 import { withConfigDigest } from "./dispatch-config.js";
+import { agentsLimitedNow, recordApprover } from "./task-alerts.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { dispatchId as dispatchIdOf } from "../contract.js";
@@ -110,7 +111,13 @@ export function processPool(ctx: Reconciling): Pool {
         w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (isDispatching(state.session.status) && !unblocking && !held) {
+  // Every agent was limited: nothing is dispatched before the earliest reset (task-alerts.ts).
+  const limitedUntil = agentsLimitedNow(ctx);
+  if (limitedUntil && ranked.length > 0) {
+    waitingForTime = true;
+    note(ctx, `dispatch waits for the agents' limits to reset at ${limitedUntil}`);
+  }
+  if (isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
     const free = config.maxParallel - live.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -139,6 +146,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   record.waitUntil = undefined;
   record.cancelAt = undefined;
   record.merge = undefined;
+  recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
