@@ -6,21 +6,22 @@
  *
  * It is the controller's one outbound call that is not GitHub, so it lives here in src/app beside the reconcile
  * driver rather than in src/github (docs/ARCHITECTURE.md). A reconcile never waits for it: `send` queues and
- * returns. The queue and the retries are cockatiel's (`bulkhead` bounds what waits, `retry` with
- * `ExponentialBackoff` spaces the attempts), the library src/github/circuit.ts already builds on.
+ * returns. The queue and the spacing of retries are cockatiel's (`bulkhead` bounds what waits, its
+ * `ExponentialBackoff` spaces the attempts), the library src/github/circuit.ts already builds on; the retry loop
+ * is written here because cockatiel's `retry` cannot cut its wait short, and a stopping controller must not
+ * wait minutes for a receiver that is down.
  *
  * The URL and the secret come from the controller's environment (the variables `alerts.webhook` names), never
  * from the repository's file: a writer can choose where alerts go only through the installation's secrets.
  */
 import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
+  type BulkheadPolicy,
   BulkheadRejectedError,
   bulkhead,
   ExponentialBackoff,
-  handleWhen,
-  retry,
-  TaskCancelledError,
-  wrap,
+  type IBackoff,
 } from "cockatiel";
 import { type Alert, alertPayload } from "../core/alerts.js";
 import type { AutopilotConfig } from "../core/config/index.js";
@@ -73,7 +74,9 @@ export class AlertWebhook {
   private readonly log: GatewayLog;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
-  private readonly policy;
+  private readonly queue: BulkheadPolicy;
+  private readonly backoff: ExponentialBackoff<unknown>;
+  private readonly maxAttempts: number;
   private readonly stopper = new AbortController();
   private readonly pending = new Set<Promise<void>>();
   /** Keys delivered or queued (`owner/name#key`), newest last, bounded: one delivery per alert per process. */
@@ -84,17 +87,13 @@ export class AlertWebhook {
     this.log = options.log;
     this.fetchFn = options.fetch ?? globalThis.fetch;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    const retries = retry(
-      handleWhen((error) => error instanceof RetryableDelivery),
-      {
-        maxAttempts: (options.maxAttempts ?? 6) - 1,
-        backoff: new ExponentialBackoff({
-          initialDelay: options.initialDelayMs ?? 2_000,
-          maxDelay: options.maxDelayMs ?? 300_000,
-        }),
-      },
-    );
-    this.policy = wrap(bulkhead(1, options.queueLimit ?? 100), retries);
+    this.maxAttempts = options.maxAttempts ?? 6;
+    this.backoff = new ExponentialBackoff({
+      initialDelay: options.initialDelayMs ?? 2_000,
+      maxDelay: options.maxDelayMs ?? 300_000,
+    });
+    // One delivery at a time; `queueLimit` more may wait, the rest are dropped.
+    this.queue = bulkhead(1, options.queueLimit ?? 100);
   }
 
   /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
@@ -142,14 +141,35 @@ export class AlertWebhook {
 
   private async deliver(url: string, secret: string, body: string, alert: Alert): Promise<void> {
     try {
-      await this.policy.execute(({ signal }) => this.post(url, secret, body, alert, signal), this.stopper.signal);
+      await this.queue.execute(
+        ({ signal }) => this.withRetries((attempt) => this.post(url, secret, body, alert, attempt), signal),
+        this.stopper.signal,
+      );
       this.log.info(`alerts.webhook: delivered ${alert.key}`);
     } catch (error) {
       if (error instanceof BulkheadRejectedError)
         this.log.warn(`alerts.webhook: the queue is full; ${alert.key} dropped`);
-      else if (error instanceof TaskCancelledError || this.stopper.signal.aborted)
+      else if (this.stopper.signal.aborted)
         this.log.warn(`alerts.webhook: stopped before ${alert.key} was delivered`);
       else this.log.error(`alerts.webhook: ${alert.key} not delivered: ${(error as Error).message}`);
+    }
+  }
+
+  /** Runs `send` until it succeeds, fails for good, the attempts are used up, or `signal` stops it. */
+  private async withRetries(
+    send: (signal: AbortSignal) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let backoff: IBackoff<unknown> | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(signal);
+      } catch (error) {
+        if (!(error instanceof RetryableDelivery) || attempt >= this.maxAttempts || signal.aborted)
+          throw error;
+        backoff = backoff ? backoff.next(undefined) : this.backoff.next();
+        await sleep(backoff.duration, undefined, { signal });
+      }
     }
   }
 

@@ -41,7 +41,8 @@ export interface Alert {
 }
 
 /** A login or team as the schema accepts them (src/core/config/alerts-schema.ts); anything else is dropped. */
-const MENTIONABLE = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+const MENTIONABLE =
+  /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
 
 /**
  * Who an alert mentions: the approvers that are writers now (not the bot), then the configured `notify`
