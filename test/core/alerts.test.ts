@@ -11,6 +11,7 @@ import {
   renderAlertComment,
   slackEscape,
 } from "../../src/core/alerts.js";
+import { parseConfig } from "../../src/core/config/index.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import type { WorldSnapshot } from "../../src/core/world.js";
@@ -50,6 +51,20 @@ describe("who an alert mentions", () => {
       botLogin: BOT,
     });
     expect(mentions).toEqual(["dev", "lead", "acme/oncall"]);
+  });
+});
+
+describe("alerts configuration", () => {
+  it("refuses a webhook URL written into the file, and says to keep it in a secret", () => {
+    const inClear = parseConfig("alerts:\n  webhook: { urlEnv: 'https://hooks.example.com/x' }\n");
+    expect(inClear.ok).toBe(false);
+    if (!inClear.ok) expect(inClear.error.message).toMatch(/alerts\.webhook\.urlEnv.*never the value itself/);
+    const urlKey = parseConfig("alerts:\n  webhook: { url: 'https://hooks.example.com/x' }\n");
+    expect(urlKey.ok).toBe(false);
+    if (!urlKey.ok) expect(urlKey.error.message).toMatch(/alerts\.webhook\.url.*unknown key/);
+    const at = parseConfig("alerts:\n  notify: ['@alice']\n");
+    expect(at.ok).toBe(false);
+    if (!at.ok) expect(at.error.message).toMatch(/alerts\.notify\[0\].*without `@`/);
   });
 });
 

@@ -39,7 +39,12 @@ export const AlertWebhookSchema = z
 export const AlertsSchema = z
   .strictObject({
     notify: z
-      .array(z.string().regex(NOTIFY_ENTRY))
+      .array(
+        z
+          .string()
+          .regex(NOTIFY_ENTRY)
+          .meta({ [EXPECTED]: "a GitHub login (`alice`) or team (`my-org/reviewers`), without `@`" }),
+      )
       .max(10)
       .default([])
       .meta({
