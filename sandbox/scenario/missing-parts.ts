@@ -27,6 +27,8 @@ export interface ControllerServerOptions {
   baseUrl: string;
   port: number;
   tickMs: number;
+  /** The environment `alerts.webhook`'s variables are read from (the scenario's alert receiver). */
+  alertEnv?: Record<string, string>;
 }
 
 export type StartControllerServer = (options: ControllerServerOptions) => Promise<ControllerServer>;

@@ -13,6 +13,8 @@
  * Ctrl-C (SIGINT/SIGTERM) stops the sandbox, kills every run and removes every temporary directory; a second
  * Ctrl-C exits at once after killing the runs' process groups.
  */
+import { runExpectations } from "./checks/expect-schema.js";
+import { startAlertReceiver } from "./alert-receiver.js";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -174,6 +176,9 @@ export class ScenarioRun {
     this.observer = observer;
     const narrator = new RunNarrator(this.log, observer, store, repo.full, this.humans);
     const actions = await this.startActions(sandbox, store, git, narrator, dirname(seeded.scriptPath));
+    // The alert webhook's receiver, on 127.0.0.1, stopped after the controller that sends to it.
+    const alertReceiver = runExpectations(scenario.expect).alertWebhook ? await startAlertReceiver() : null;
+    if (alertReceiver) cleanups.add("the alert receiver", STOP_ORDER.gitRemote, () => alertReceiver.stop());
     const world: ScenarioWorld = {
       scenario,
       repo,
@@ -185,6 +190,7 @@ export class ScenarioRun {
       humans: this.humans,
       progress,
       agentCommand: demoAgentCommand(seeded.scriptPath),
+      alertReceiver,
     };
 
     const watch = new StoreWatch(store, repo.full, scenario, seeded.config.labels.ready, narrator);

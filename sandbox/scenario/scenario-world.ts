@@ -1,6 +1,7 @@
 /**
  * What a scenario run has started and seeded, handed to the parts that play the timeline and judge the end.
  */
+import type { AlertReceiver } from "./alert-receiver.js";
 import type { ActionsRunner } from "../emulator/actions/actions.js";
 import type { SandboxGit } from "../emulator/git/sandbox-git.js";
 import type { Sandbox } from "../emulator/index.js";
@@ -29,4 +30,6 @@ export interface ScenarioWorld {
   progress: Progress;
   /** The demo agent's command, for `{demo_agent}` in files a person pushes. */
   agentCommand: string;
+  /** The receiver of the alert webhook, when `expect.alertWebhook` asks for one (alert-receiver.ts). */
+  alertReceiver: AlertReceiver | null;
 }

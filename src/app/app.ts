@@ -10,6 +10,7 @@
  * (src/github/transport/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
  * which carries them out without waiting for the next event or tick.
  */
+import { AlertWebhook } from "./alert-webhook.js";
 import type { ApplicationFunction, Context, Probot } from "probot";
 import type { GatewayLog, OctokitSurface, RepoRef } from "../github/transport/octokit-surface.js";
 import { silentLog, repoKey } from "../github/transport/octokit-surface.js";
@@ -61,6 +62,8 @@ interface ControllerAppOptions {
   awaitReconcile?: boolean;
   /** The reconcile to run (tests hand in a spy). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
+  /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
+  alertEnv?: Record<string, string | undefined>;
 }
 
 interface ControllerApp {
@@ -82,6 +85,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   const log = options.log ?? silentLog;
   const run = options.reconcile ?? defaultReconcile;
   const scheduler = new RepoScheduler();
+  const alerts = new AlertWebhook({ env: options.alertEnv ?? process.env, log });
   const ttl = options.installationsTtlMs ?? 10 * 60_000;
   let probot: Probot | null = null;
   let botLogin: string | null = null;
@@ -113,6 +117,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
           ...(login ? { botLogin: login } : {}),
           ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
           ...(options.dryRun ? { dryRun: true } : {}),
+          alerts,
         });
       } catch (error) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
@@ -218,6 +223,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     async idle() {
       await ticking;
       await scheduler.idle();
+      // Alert deliveries retry for minutes: waited for only once stopped (which gives up their retries).
+      if (stopped) await alerts.idle();
     },
     stop() {
       stopped = true;
@@ -228,6 +235,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       // Webhooks that still arrive (and the follow-up of a burst) start nothing: stopping waits only for the
       // reconcile already running.
       scheduler.close();
+      void alerts.stop();
     },
   };
 }

@@ -6,6 +6,7 @@
  * A `workflow_dispatch` of the controller workflow starts a session with overrides taken from the dispatch's
  * inputs (`max-parallel`, `labels`, `dry-run`) or the action's inputs of the same names.
  */
+import { AlertWebhook } from "./alert-webhook.js";
 import { readFile } from "node:fs/promises";
 import * as core from "@actions/core";
 import type { ConfigOverrides } from "../core/dashboard/index.js";
@@ -72,6 +73,9 @@ const octokitLog: GatewayLog = {
   error: (m) => core.warning(m),
 };
 
+/** How long the job waits for its alert deliveries before it ends. */
+const ALERT_DELIVERY_MS = 60_000;
+
 export async function runController(options: RunOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   try {
@@ -89,6 +93,7 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     const overrides = parseOverrides(input("max-parallel"), input("labels"), input("dry-run"));
     const budget = core.getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
+    const alerts = new AlertWebhook({ env, log: coreLog });
     const runOnce = (startSession: boolean) =>
       reconcile({
         octokit: createOctokit({
@@ -106,6 +111,7 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         baseUrl,
         botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: overrides.dryRun === true,
+        alerts,
         ...(budget ? { operationBudget: Number(budget) } : {}),
         start:
           startSession && eventName === "workflow_dispatch"
@@ -143,6 +149,17 @@ export async function runController(options: RunOptions = {}): Promise<void> {
           .join("; ")}`,
       );
     }
+    // The job ends with this process: alert deliveries get a bounded time to go out (retries included).
+    let deadline: NodeJS.Timeout | undefined;
+    const delivered = await Promise.race([
+      alerts.idle().then(() => true),
+      new Promise<boolean>((resolve) => {
+        deadline = setTimeout(() => resolve(false), ALERT_DELIVERY_MS);
+      }),
+    ]);
+    clearTimeout(deadline);
+    if (!delivered) core.warning("alerts.webhook: deliveries still failing after 60 s are given up");
+    await alerts.stop();
     const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
     core.setOutput("effects", String(result.decision.effects.length));
     core.setOutput("requests", String(requests));

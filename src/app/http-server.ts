@@ -42,6 +42,8 @@ export interface ControllerServerOptions {
   webhookBodyBudget?: number;
   /** Replaces the reconcile (tests). */
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
+  /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
+  alertEnv?: Record<string, string | undefined>;
 }
 
 export interface ControllerServer {
@@ -98,6 +100,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ...(options.dryRun ? { dryRun: true } : {}),
     ...(options.awaitReconcile ? { awaitReconcile: true } : {}),
     ...(options.reconcile ? { reconcile: options.reconcile } : {}),
+    ...(options.alertEnv ? { alertEnv: options.alertEnv } : {}),
   });
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 

@@ -38,6 +38,7 @@ import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
 import { type SnapshotSettings, snapshotSettings } from "../github/snapshot/snapshot.js";
 import type { SnapshotFacts } from "../github/snapshot/snapshot-context.js";
+import type { AlertWebhook } from "./alert-webhook.js";
 import { withLock } from "./scheduler.js";
 
 export const GITHUB_ACTIONS_BOT = "github-actions[bot]";
@@ -59,6 +60,8 @@ export interface ReconcileOptions {
   operationBudget?: number;
   /** A `workflow_dispatch` of the controller workflow: start a session with these overrides. */
   start?: { actor: string; overrides?: ConfigOverrides | null } | null;
+  /** The outgoing alert webhook's queue (src/app/alert-webhook.ts); none: alerts are comments only. */
+  alerts?: AlertWebhook;
 }
 
 export interface ReconcileResult {
@@ -242,6 +245,11 @@ async function reconcileOnce(
   const inForce = effective(fileConfig, decision.state.overrides);
   gateway.dryRun = (options.dryRun ?? false) || inForce.dryRun;
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
+  // Alerts leave only with the state that records them (a conflict decides them again, with the same keys).
+  if (decision.alerts?.length && !report.conflict) {
+    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
+    else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
+  }
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
     requests: gateway.requests(),

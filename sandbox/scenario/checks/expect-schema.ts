@@ -93,6 +93,11 @@ export const RunExpectationShape = {
   dashboardCommentCount: z
     .strictObject({ pattern: PatternsSchema.transform((list) => list[0]!), count: CountSchema })
     .optional(),
+  /**
+   * Each pattern matches the text of a delivery the alert webhook's receiver got (sandbox/scenario/alert-receiver.ts,
+   * started for it); every delivery must carry a valid signature, and no alert may come twice.
+   */
+  alertWebhook: PatternsSchema.optional(),
   /** No issue or pull request carries two comments by Autopilot with the same text (no write sent twice). */
   noDuplicateComments: z.boolean().optional(),
   /**

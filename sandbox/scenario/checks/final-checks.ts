@@ -48,6 +48,14 @@ export async function addFinalChecks(
     if (!countOk(actual, expected))
       unmet.push(`requests: ${actual} × ${endpoint}, expected ${describeCount(expected)}`);
   }
+  const alertPatterns = runExpectations(scenario.expect).alertWebhook ?? [];
+  const received = world.alertReceiver?.deliveries ?? [];
+  for (const pattern of alertPatterns)
+    if (!received.some((d) => d.verified && new RegExp(pattern, "i").test(d.text)))
+      unmet.push(`alert webhook: no signed delivery matching /${pattern}/ (${received.length} received)`);
+  if (received.some((d) => !d.verified)) unmet.push("alert webhook: a delivery's signature did not verify");
+  const keys = received.map((d) => d.key);
+  if (new Set(keys).size !== keys.length) unmet.push("alert webhook: an alert was delivered more than once");
   report.expectations.unmet = unmet;
   if (unmet.length) report.expectations.ok = false;
   if (faultChecks.length) report.faultChecks = faultChecks;

@@ -40,7 +40,8 @@ export async function startControllers(
     sandbox,
     actions,
     progress,
-  }: Pick<ScenarioWorld, "scenario" | "sandbox" | "actions" | "progress">,
+    alertReceiver,
+  }: Pick<ScenarioWorld, "scenario" | "sandbox" | "actions" | "progress" | "alertReceiver">,
   startController: StartControllerServer,
   cleanups: CleanupRegistry,
   /** The order of the cleanup step that stops them. */
@@ -60,6 +61,15 @@ export async function startControllers(
     baseUrl: sandbox.url,
     port: 0,
     tickMs: scenario.limits.tickMs,
+    // `alerts.webhook`'s default variable names, pointed at the scenario's receiver.
+    ...(alertReceiver
+      ? {
+          alertEnv: {
+            AUTOPILOT_ALERT_WEBHOOK_URL: alertReceiver.url,
+            AUTOPILOT_ALERT_WEBHOOK_SECRET: alertReceiver.secret,
+          },
+        }
+      : {}),
   };
   if (wantsFleet) {
     const processes = new ControllerFleet(controllerOptions, scenario.controllers?.instances ?? 1, (m) =>

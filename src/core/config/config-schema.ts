@@ -4,6 +4,7 @@
  * editors and docs/CONFIGURATION.md are generated from it by `scripts/gen-schema.ts`.
  */
 import { z } from "zod";
+import { AlertsSchema } from "./alerts-schema.js";
 import { EXPECTED } from "./config-constants.js";
 import {
   type AgentObjectSchema,
@@ -219,6 +220,7 @@ export const ConfigSchema = z
           "`.github/autopilot.yml` on the default branch can set it.",
       ),
     network: NetworkSchema,
+    alerts: AlertsSchema,
   })
   .superRefine(checkConfig, { when: (payload) => isPlainObject(payload.value) })
   .meta({

@@ -118,6 +118,16 @@ function awaitedCommand({ view }: Page): string | null {
   );
 }
 
+/** Every agent was limited (src/core/reconcile/task-alerts.ts): no dispatch before the earliest reset. */
+function agentsLimited({ state, now }: Page): string | null {
+  const until = state.agentsLimitedUntil;
+  if (!until || (now && Date.parse(until) <= now.getTime())) return null;
+  return (
+    `> ⏸️ **Every agent is limited**: no task is dispatched until ${formatTime(until)} (the earliest reset ` +
+    "reported); running workers go on and the queue waits."
+  );
+}
+
 function progress({ view }: Page): string {
   const p = view.progress;
   const parts = [
@@ -299,6 +309,7 @@ const SECTIONS: readonly Section[] = [
   agentAccess,
   agentNetwork,
   githubLimitWait,
+  agentsLimited,
   awaitedCommand,
   progress,
   budgetNotes,

@@ -101,6 +101,8 @@ const TaskRecordSchema = z.object({
   notices: z.array(z.string().max(80)).max(12).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
+  /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
+  approvedBy: z.string().max(40).optional(),
 });
 export type TaskRecord = z.infer<typeof TaskRecordSchema>;
 
@@ -215,6 +217,11 @@ export const DashboardStateSchema = z.object({
     )
     .max(30)
     .default([]),
+  /**
+   * Every agent of a worker was limited (rate or usage limit): no task is dispatched before this time, the
+   * earliest reset reported (src/core/reconcile/task-alerts.ts).
+   */
+  agentsLimitedUntil: isoTime.nullable().default(null),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: z.number().int().nonnegative().nullable().default(null),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */

@@ -21,7 +21,8 @@ export type Verdict =
   | { action: "merge"; sha: string }
   | { action: "feedback"; kinds: FeedbackKind[]; summary: string }
   /** `kind` names the wait for an approval the human gate asks for. */
-  | { action: "wait"; reason: string; kind?: "human-gate" }
+  /** `kind` names a wait on people: an approval the human gate asks for, or a reviewer or person to act. */
+  | { action: "wait"; reason: string; kind?: "human-gate" | "people" }
   | { action: "fail"; reason: string };
 
 export interface GateOptions {
@@ -164,6 +165,7 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
   } else if (staleChangesRequested.length > 0) {
     verdict = {
       action: "wait",
+      kind: "people",
       reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author!)).join(", ")} to review again (changes were requested on an earlier commit)`,
     };
   } else if (humanRequired && !humanApproved) {
@@ -173,7 +175,11 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
       reason: `human gate (${options.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`,
     };
   } else if (!options.autoMerge) {
-    verdict = { action: "wait", reason: "every gate passed; `merge.auto` is off, so a person merges it" };
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: "every gate passed; `merge.auto` is off, so a person merges it",
+    };
   } else {
     verdict = { action: "merge", sha: pr.headSha };
   }

@@ -6,6 +6,7 @@
 import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/index.js";
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
+import type { Alert } from "../alerts.js";
 import type { Effect } from "../effects.js";
 import type { TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
@@ -46,6 +47,8 @@ export interface Decision {
   state: DashboardState;
   effects: Effect[];
   log: string[];
+  /** What this reconcile alerted people about, for the outgoing webhook (src/app/alert-webhook.ts). */
+  alerts?: Alert[];
 }
 
 export interface Reconciling {
@@ -77,6 +80,10 @@ export interface Reconciling {
   readonly labels: Map<number, string[]>;
   /** Who added each issue's ready label, as it will be once this reconcile's label effects ran. */
   readonly readyBy: Map<number, string | null>;
+  /** Tasks this reconcile moved into an off-ramp (blocked, needs-human, timeout, failed): each is alerted once. */
+  readonly offRamps: Set<number>;
+  /** The alerts raised, in order (src/core/reconcile/task-alerts.ts). */
+  readonly alerts: Alert[];
   /**
    * statusOf's answers by issue (task-labels.ts), with the label array and names they were read from. Label
    * arrays are replaced, never edited, so an answer holds while the issue's array is the same one.

@@ -14,7 +14,8 @@
  *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations);
  *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
  *     (with `mode: auto`);
- *  6. session bookkeeping (checkpointed pauses/stops, completion);
+ *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
+ *     off-ramp (task-alerts.ts);
  *  7. history compaction and the tracking issue write (only when the dashboard changed).
  *
  * Effects come out in execution order, the tracking issue write first (tracking-write.ts says why).
@@ -30,6 +31,7 @@ import { recordDiffGates } from "./pull-diff-verdicts.js";
 import { processPool } from "./pool-dispatch.js";
 import { processReviews } from "./reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
+import { raiseTaskAlerts } from "./task-alerts.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./workers.js";
@@ -51,11 +53,13 @@ export function decide(input: DecideInput): Decision {
   checkBudget(ctx);
   const pool = processPool(ctx, runRequests);
   const sessionEnd = finishSession(ctx, pool.pending);
-  return writeTrackingIssue(ctx, {
+  raiseTaskAlerts(ctx);
+  const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,
     statusRequests,
     checkboxesTicked: checkboxes.ticked,
     sessionEnd,
   });
+  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
 }

@@ -15,6 +15,7 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { withConfigDigest } from "./dispatch-config.js";
+import { agentsLimitedNow, recordApprover } from "./task-alerts.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "./messages.js";
@@ -105,7 +106,14 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
 
+  // Every agent was limited: nothing is dispatched before the earliest reset (task-alerts.ts), not even on request.
+  const limitedUntil = agentsLimitedNow(ctx);
+  if (limitedUntil && ranked.length > 0) {
+    waitingForTime = true;
+    note(ctx, `dispatch waits for the agents' limits to reset at ${limitedUntil}`);
+  }
   const asked = runAsked(ctx, runRequests, {
+    limitedUntil,
     ranked,
     waiting: new Map(waiting.map((w) => [w.number, w.reason])),
     notInPool: new Map(notInPool.map((w) => [w.issue, w.reason])),
@@ -127,7 +135,13 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
         w.waitingOn.every((d) => typeof d === "number" && merging.has(d)),
     );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (config.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held) {
+  if (
+    config.mode === "auto" &&
+    isDispatching(state.session.status) &&
+    !unblocking &&
+    !held &&
+    !limitedUntil
+  ) {
     const free = config.maxParallel - live.size - asked.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
@@ -139,6 +153,8 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
 }
 
 interface PoolFacts {
+  /** Every agent is limited until then: a request is refused like any wait for a time. */
+  limitedUntil: string | null;
   ranked: ReturnType<typeof rankTasks>;
   waiting: ReadonlyMap<number, string>;
   notInPool: ReadonlyMap<number, string>;
@@ -158,6 +174,13 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
     const record = ctx.state.tasks[n];
     const wait = record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs ? record.waitUntil : null;
     const scored = pool.ranked.find((t) => t.issue === n);
+    if (pool.limitedUntil) {
+      react(ctx, request.commentId, "confused");
+      const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
+      reply(ctx, request.commentIssue, request.commentId, request.line, reason);
+      note(ctx, `comment ${request.commentId}: run #${n} refused: ${reason}`);
+      continue;
+    }
     const verdict = runVerdict({
       issue: n,
       open: issue?.state === "open",
@@ -206,6 +229,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   record.waitUntil = undefined;
   record.cancelAt = undefined;
   record.merge = undefined;
+  recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
   if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };

@@ -57,6 +57,8 @@ export function prepare(input: DecideInput): Reconciling {
     log,
     labels,
     readyBy,
+    offRamps: new Set(),
+    alerts: [],
     statusByIssue: new Map(),
   };
   // Status labels are judged by the configuration's own names, before any override.

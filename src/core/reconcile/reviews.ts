@@ -20,6 +20,7 @@ import type { IssueNode, PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";
 import { verifiedGate } from "./pull-diff-verdicts.js";
+import { remindReview } from "./task-alerts.js";
 import { taskDone } from "./task-exit.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { pullsFor } from "./task-pulls.js";
@@ -178,7 +179,9 @@ function processReview(
         humanGateOpen && verdict.kind !== "human-gate"
           ? "; the human gate also needs an approval of the latest commit"
           : "";
-      const reason = `${verdict.reason}${gate}`;
+      const waited = `${verdict.reason}${gate}`;
+      // A wait on people gets one reminder after `alerts.reviewReminderHours` (task-alerts.ts).
+      const reason = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
       if (record.merge?.via === "update-branch" && record.merge.sha !== pr.headSha)
         return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
       return line(reason, pr.number);

@@ -44,6 +44,9 @@ export function setStatus(ctx: Reconciling, n: number, status: TaskStatus): void
     record.label = status;
     record.labelAt = ctx.now.toISOString();
   }
+  if (status === "blocked" || status === "needs-human" || status === "timeout" || status === "failed")
+    ctx.offRamps.add(n);
+  else ctx.offRamps.delete(n);
 }
 
 export function clearStateLabels(ctx: Reconciling, n: number): void {

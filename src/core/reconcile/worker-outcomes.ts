@@ -9,6 +9,7 @@ import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from
 import type { WorkerResult } from "../tasks/worker-result.js";
 import { note, type Reconciling, round4 } from "./context.js";
 import { sessionEvent } from "./session-events.js";
+import { pauseForLimitedAgents, raiseSessionAlert } from "./task-alerts.js";
 import { setStatus } from "./task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 import { liveCount } from "./worker-runs.js";
@@ -62,6 +63,7 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
       const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
       const until = Number.isNaN(resume) ? ctx.nowMs + config.rateLimit.maxWaitMs : resume;
       if (until > ctx.nowMs) record.waitUntil = new Date(until).toISOString();
+      pauseForLimitedAgents(ctx, n, until);
     }
     setStatus(ctx, n, "ready");
     return;
@@ -103,22 +105,49 @@ function failTask(
     setStatus(ctx, n, "failed");
     note(ctx, `#${n}: failed (${d.reason})`);
     if (d.action === "abort") {
-      sessionEvent(ctx, {
+      const aborted = sessionEvent(ctx, {
         type: "abort",
         issue: n,
         detail: `task #${n} failed`,
         activeWorkers: liveCount(ctx),
       });
+      if (!aborted.refused) {
+        raiseSessionAlert(
+          ctx,
+          {
+            key: `session-aborted-${state.session.since}`,
+            kind: "session-aborted",
+            headline: `The session stopped: #${n} failed and \`errorStrategy\` is abort`,
+            what: reason,
+            todo: `Look at #${n}; \`/autopilot retry #${n}\` and \`/autopilot start\` go on.`,
+          },
+          [n],
+        );
+      }
     }
   }
   if (state.consecutiveFailures >= config.consecutiveErrorThreshold && state.session.status === "running") {
-    sessionEvent(ctx, {
+    const issues = [...state.failedInARow];
+    const paused = sessionEvent(ctx, {
       type: "consecutiveFailures",
       count: state.consecutiveFailures,
       threshold: config.consecutiveErrorThreshold,
-      issues: [...state.failedInARow],
+      issues,
       activeWorkers: liveCount(ctx),
     });
+    if (!paused.refused) {
+      raiseSessionAlert(
+        ctx,
+        {
+          key: `consecutive-failures-${state.session.since}`,
+          kind: "consecutive-failures",
+          headline: `The session paused: ${issues.length} tasks failed in a row`,
+          what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config.consecutiveErrorThreshold}); the last: ${reason}`,
+          todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`.",
+        },
+        issues,
+      );
+    }
   }
 }
 

@@ -1,0 +1,160 @@
+/**
+ * Alerts: the outcomes the design documents mark "alert user" (blocked, needs-human, timeout, failure,
+ * consecutive failures, every agent limited) and a review left waiting, as one record each, with who is
+ * mentioned and the words of the comment and of the outgoing webhook.
+ *
+ * Who is mentioned is verified data only: the writer whose ready label approved the task (their write access
+ * checked against the snapshot's permissions, never Autopilot's own bot) and the `alerts.notify` entries of
+ * the configuration on the default branch, which only writers can change. Nothing an agent, an issue's author
+ * or a commenter wrote is ever a mention: their text is quoted inert.
+ *
+ * Pure: time comes in as strings.
+ */
+import { hasWriteAccess, sameLogin } from "./tasks/commands.js";
+import { escapeInline, quietLogin } from "./text/markdown.js";
+import type { Permission } from "./world.js";
+
+export type AlertKind =
+  | "blocked"
+  | "needs-human"
+  | "timeout"
+  | "failed"
+  | "consecutive-failures"
+  | "session-aborted"
+  | "agents-limited"
+  | "review-waiting";
+
+export interface Alert {
+  /** The same event always has the same key: a comment and a webhook delivery are made once per key. */
+  key: string;
+  kind: AlertKind;
+  /** The task it is about; null for the session (posted on the tracking issue). */
+  issue: number | null;
+  /** One line: "#4 is blocked". */
+  headline: string;
+  /** What happened; may quote text an agent or a person wrote (rendered inert). */
+  what: string;
+  /** What a person does now. */
+  todo: string;
+  /** Verified logins and `org/team` names, without `@`. */
+  mentions: string[];
+}
+
+/** A login or team as the schema accepts them (src/core/config/alerts-schema.ts); anything else is dropped. */
+const MENTIONABLE =
+  /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+
+/**
+ * Who an alert mentions: the approvers that are writers now (not the bot), then the configured `notify`
+ * entries, each once (GitHub logins are case-insensitive).
+ */
+export function alertRecipients(input: {
+  approvers: readonly (string | null | undefined)[];
+  notify: readonly string[];
+  permissions: Record<string, Permission>;
+  botLogin: string;
+}): string[] {
+  const out: string[] = [];
+  const add = (name: string) => {
+    if (MENTIONABLE.test(name) && !out.some((o) => o.toLowerCase() === name.toLowerCase())) out.push(name);
+  };
+  for (const approver of input.approvers) {
+    if (!approver || sameLogin(approver, input.botLogin) || /\[bot\]$/i.test(approver)) continue;
+    if (hasWriteAccess(input.permissions, approver)) add(approver);
+  }
+  for (const entry of input.notify) add(entry);
+  return out;
+}
+
+/** What a person does about a task in this state (the commands of src/core/commands.ts). */
+export function taskTodo(kind: AlertKind, n: number, readyLabel: string, branch: string): string {
+  switch (kind) {
+    case "blocked":
+      return `Remove the obstacle named above, then label the issue \`${readyLabel}\` again: the next worker resumes from \`${branch}\`. Or \`/autopilot skip #${n}\` to leave it.`;
+    case "needs-human":
+      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+    case "timeout":
+      return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
+    case "failed":
+      return `Read the reason above and the worker's run; \`/autopilot retry #${n}\` tries again from \`${branch}\`, \`/autopilot skip #${n}\` leaves it.`;
+    case "review-waiting":
+      return "Review the pull request: approve it (every gate then merges it) or request changes (a worker picks them up).";
+    default:
+      return "";
+  }
+}
+
+/** The marker line that makes an alert's comment recognisable (the executor writes one comment per key). */
+export function alertCommentKey(alert: Alert): string {
+  return `alert-${alert.key}`;
+}
+
+/**
+ * The alert as a comment: the mentions (live, verified), what happened (quoted inert: no mention, no HTML
+ * comment that could pass for a marker), what to do.
+ */
+export function renderAlertComment(alert: Alert): string {
+  const who = alert.mentions.map((m) => `@${m}`).join(" ");
+  const quoted = inertQuote(alert.what);
+  return [
+    `### 🔔 ${escapeInline(alert.headline, 160)}`,
+    "",
+    who ? `${who}: this needs a person.` : "This needs a person (no one to mention: set `alerts.notify`).",
+    "",
+    quoted,
+    "",
+    `**What to do:** ${alert.todo}`,
+  ].join("\n");
+}
+
+/** Text quoted as a block with every `@` and HTML comment made inert. */
+function inertQuote(text: string): string {
+  return text
+    .trim()
+    .slice(0, 2_000)
+    .replace(/<!--/g, "&lt;!--")
+    .replace(/-->/g, "--&gt;")
+    .split("\n")
+    .map((line) => `> ${line.replace(/@/g, "@\u200b")}`)
+    .join("\n");
+}
+
+/**
+ * Slack's `mrkdwn` treats `<…>` as links and special mentions (`<!channel>`): `&`, `<` and `>` are escaped
+ * as its docs ask (https://api.slack.com/reference/surfaces/formatting#escaping), so text an agent wrote
+ * cannot ping a channel or hide a link.
+ */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** The JSON body POSTed to `alerts.webhook`: Slack-compatible `text`, and the alert's fields for other receivers. */
+export function alertPayload(
+  alert: Alert,
+  repo: { owner: string; name: string },
+  at: string,
+): { text: string; autopilot: Record<string, unknown> } {
+  const where = `${repo.owner}/${repo.name}`;
+  const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
+  const text = slackEscape(
+    `[${where}] ${alert.headline}${mentions}\n${alert.what.trim().slice(0, 1_000)}\nWhat to do: ${alert.todo}`,
+  );
+  return {
+    text,
+    autopilot: {
+      key: alert.key,
+      kind: alert.kind,
+      repository: where,
+      issue: alert.issue,
+      headline: alert.headline,
+      mentions: alert.mentions,
+      at,
+    },
+  };
+}
+
+/** For a log line: `#4 is blocked → @alice, @org/team`. */
+export function describeAlert(alert: Alert): string {
+  const who = alert.mentions.length ? alert.mentions.map(quietLogin).join(", ") : "no one to mention";
+  return `${alert.headline} → ${who}`;
+}

@@ -1,0 +1,179 @@
+/**
+ * Alerts (src/core/alerts.ts) as a reconcile raises them: a task this reconcile moved into an off-ramp
+ * (blocked, needs-human, timeout, failed), the session paused by consecutive failures or aborted, every agent
+ * limited, and a review left waiting on people past `alerts.reviewReminderHours`.
+ *
+ * Each alert is one comment, once: its key names the event (the task's state and attempt, the session's
+ * transition, the pull request), the task record remembers it among its notices, and the executor writes no
+ * second comment carrying the same marker, so a reconcile repeated after a conflict or a webhook delivered
+ * twice alerts no one twice. The same alerts go to the outgoing webhook (src/app/alert-webhook.ts) through
+ * `Decision.alerts`.
+ */
+import {
+  type Alert,
+  type AlertKind,
+  alertCommentKey,
+  alertRecipients,
+  describeAlert,
+  renderAlertComment,
+  taskTodo,
+} from "../alerts.js";
+import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
+import type { Effect } from "../effects.js";
+import { formatTime } from "../text/markdown.js";
+import type { PullNode } from "../world.js";
+import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
+import { notice } from "./messages.js";
+import { statusOf } from "./task-labels.js";
+
+const OFF_RAMP_WORDS: Record<string, string> = {
+  blocked: "is blocked",
+  "needs-human": "needs a human",
+  timeout: "timed out",
+  failed: "failed",
+};
+
+/** Remembers the writer whose ready label approved the task being dispatched (the one alerts mention). */
+export function recordApprover(ctx: Reconciling, n: number): void {
+  const by = ctx.readyBy.get(n) ?? null;
+  if (!by || sameLogin(by, ctx.snapshot.botLogin)) return;
+  if (hasWriteAccess(ctx.snapshot.permissions, by)) taskRecord(ctx, n).approvedBy = by;
+}
+
+/** The writers who approved task `n` (the record's, else the ready label's latest adder). */
+function approversOf(ctx: Reconciling, n: number): (string | null)[] {
+  return [ctx.state.tasks[n]?.approvedBy ?? null, ctx.issues.get(n)?.readyLabeledBy ?? null];
+}
+
+function recipients(ctx: Reconciling, approvers: readonly (string | null)[]): string[] {
+  return alertRecipients({
+    approvers,
+    notify: ctx.config.alerts.notify,
+    permissions: ctx.snapshot.permissions,
+    botLogin: ctx.snapshot.botLogin,
+  });
+}
+
+/** One alert for every task this reconcile moved into an off-ramp. */
+export function raiseTaskAlerts(ctx: Reconciling): void {
+  for (const n of [...ctx.offRamps].sort((a, b) => a - b)) {
+    const status = statusOf(ctx, n);
+    if (status === null || !(status in OFF_RAMP_WORDS)) continue;
+    const kind = status as AlertKind;
+    const record = taskRecord(ctx, n);
+    const title = ctx.issues.get(n)?.title ?? "";
+    const alert: Alert = {
+      key: `${n}-${status}-a${record.attempt}`,
+      kind,
+      issue: n,
+      headline: `#${n} ${OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      what: record.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
+      todo: taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      mentions: recipients(ctx, approversOf(ctx, n)),
+    };
+    const key = alertCommentKey(alert);
+    if (record.notices?.includes(key)) continue;
+    notice(ctx, n, record, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+  }
+}
+
+/** A session-wide alert on the tracking issue (consecutive failures, an abort, every agent limited). */
+export function raiseSessionAlert(
+  ctx: Reconciling,
+  alert: Omit<Alert, "mentions" | "issue">,
+  tasks: readonly number[],
+): void {
+  const full: Alert = {
+    ...alert,
+    issue: null,
+    mentions: recipients(
+      ctx,
+      tasks.flatMap((n) => approversOf(ctx, n)),
+    ),
+  };
+  if (ctx.tracking) {
+    const comment: Effect = {
+      type: "comment",
+      issue: ctx.tracking.number,
+      body: renderAlertComment(full),
+      key: alertCommentKey(full),
+    };
+    ctx.effects.push(comment);
+  }
+  ctx.alerts.push(full);
+  note(ctx, `alert: ${describeAlert(full)}`);
+}
+
+/**
+ * Every agent a worker had was limited: no task is dispatched before the earliest reset reported, and people
+ * are told once per such pause (a later worker's report of an earlier reset shortens it, without a new alert).
+ */
+export function pauseForLimitedAgents(ctx: Reconciling, n: number, untilMs: number): void {
+  const state = ctx.state;
+  const current = state.agentsLimitedUntil ? Date.parse(state.agentsLimitedUntil) : Number.NaN;
+  const active = !Number.isNaN(current) && current > ctx.nowMs;
+  if (untilMs <= ctx.nowMs) return;
+  if (active) {
+    if (untilMs < current) state.agentsLimitedUntil = new Date(untilMs).toISOString();
+    return;
+  }
+  const until = new Date(untilMs).toISOString();
+  state.agentsLimitedUntil = until;
+  note(ctx, `every agent is limited: dispatching pauses until ${until}`);
+  raiseSessionAlert(
+    ctx,
+    {
+      key: `agents-limited-${until}`,
+      kind: "agents-limited",
+      headline: `Every agent is limited: dispatching pauses until ${formatTime(until)}`,
+      what: `The worker of #${n} found every configured agent (the primary and each fallback) rate- or usage-limited: ${ctx.state.tasks[n]?.reason ?? "no reason given"}`,
+      todo:
+        "Nothing, if waiting is fine: Autopilot dispatches again after the reset. Otherwise raise the agents' " +
+        "limits or add a fallback agent with another account (`agents.fallbacks`).",
+    },
+    [n],
+  );
+}
+
+/** Whether dispatching waits for every agent's limit to reset; clears a pause that has passed. */
+export function agentsLimitedNow(ctx: Reconciling): string | null {
+  const until = ctx.state.agentsLimitedUntil;
+  if (!until) return null;
+  if (Date.parse(until) > ctx.nowMs) return until;
+  ctx.state.agentsLimitedUntil = null;
+  note(ctx, "the agents' limits have reset: dispatching goes on");
+  return null;
+}
+
+/**
+ * A pull request that has waited on people longer than `alerts.reviewReminderHours` gets one reminder that
+ * mentions its writer reviewers, the approver and `alerts.notify`. Returns the dashboard line's reason: marked as
+ * waiting on people once reminded.
+ */
+export function remindReview(ctx: Reconciling, n: number, pr: PullNode, reason: string): string {
+  const hours = ctx.config.alerts.reviewReminderHours;
+  const record = taskRecord(ctx, n);
+  const since = record.since ?? pr.createdAt;
+  const key = `alert-remind-${pr.number}`;
+  const reminded = record.notices?.includes(key) ?? false;
+  const waitedMs = ctx.nowMs - Date.parse(since);
+  if (!reminded && hours !== null && !Number.isNaN(waitedMs) && waitedMs >= hours * 3_600_000) {
+    const reviewers = pr.reviews.map((r) => r.author);
+    const alert: Alert = {
+      key: `remind-${pr.number}`,
+      kind: "review-waiting",
+      issue: n,
+      headline: `PR #${pr.number} of #${n} has waited for a person since ${formatTime(since)}`,
+      what: reason,
+      todo: taskTodo("review-waiting", n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      mentions: recipients(ctx, [...reviewers, ...approversOf(ctx, n)]),
+    };
+    notice(ctx, n, record, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+    return `waiting on people since ${formatTime(since)} (reminded): ${reason}`;
+  }
+  return reminded ? `waiting on people since ${formatTime(since)} (reminded): ${reason}` : reason;
+}

@@ -1,0 +1,161 @@
+/**
+ * The outgoing alert webhook (src/app/alert-webhook.ts) against a real HTTP receiver on 127.0.0.1: the body is
+ * Slack-compatible and signed (checked with the secret, as a receiver would), a failing receiver is retried
+ * with backoff, a refusal is not, the queue is bounded, each alert goes once, and nothing leaves without both
+ * secrets or to a plain-http host that is not this machine.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AlertWebhook, SIGNATURE_HEADER, webhookUrlProblem } from "../../src/app/alert-webhook.js";
+import type { Alert } from "../../src/core/alerts.js";
+
+const SECRET = "s3cret-for-tests";
+const SETTINGS = { urlEnv: "HOOK_URL", secretEnv: "HOOK_SECRET" };
+const REPO = { owner: "acme", name: "app" };
+
+interface Received {
+  body: string;
+  signature: string | undefined;
+  delivery: string | undefined;
+}
+
+let server: Server;
+let url: string;
+let received: Received[];
+/** Status codes to answer with, in order; 200 once they run out. */
+let answers: number[];
+
+beforeEach(async () => {
+  received = [];
+  answers = [];
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        body: Buffer.concat(chunks).toString("utf8"),
+        signature: req.headers[SIGNATURE_HEADER] as string | undefined,
+        delivery: req.headers["x-autopilot-delivery"] as string | undefined,
+      });
+      res.writeHead(answers.shift() ?? 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+});
+
+afterEach(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function alert(key: string, what = "no ACME_API_KEY"): Alert {
+  return {
+    key,
+    kind: "blocked",
+    issue: 7,
+    headline: "#7 is blocked",
+    what,
+    todo: "add the secret",
+    mentions: ["dev"],
+  };
+}
+
+function verified(r: Received): boolean {
+  const want = Buffer.from(`sha256=${createHmac("sha256", SECRET).update(r.body).digest("hex")}`);
+  const got = Buffer.from(r.signature ?? "");
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+function webhook(extra: Partial<ConstructorParameters<typeof AlertWebhook>[0]> = {}) {
+  const logs: string[] = [];
+  const log = {
+    debug: () => {},
+    info: (m: string) => logs.push(m),
+    warn: (m: string) => logs.push(m),
+    error: (m: string) => logs.push(m),
+  };
+  const hook = new AlertWebhook({
+    env: { HOOK_URL: url, HOOK_SECRET: SECRET },
+    log,
+    initialDelayMs: 10,
+    maxDelayMs: 40,
+    ...extra,
+  });
+  return { hook, logs };
+}
+
+describe("alert webhook", () => {
+  it("POSTs a signed, Slack-compatible body once per alert, however often it is handed the same one", async () => {
+    const { hook } = webhook();
+    hook.send(SETTINGS, [alert("7-blocked-a1", "<!channel> look")], REPO, new Date("2026-11-22T10:00:00Z"));
+    hook.send(SETTINGS, [alert("7-blocked-a1", "<!channel> look")], REPO, new Date("2026-11-22T10:01:00Z"));
+    await hook.idle();
+    expect(received).toHaveLength(1);
+    const [r] = received;
+    expect(verified(r!)).toBe(true);
+    expect(r!.delivery).toBe("7-blocked-a1");
+    const body = JSON.parse(r!.body) as { text: string; autopilot: { issue: number } };
+    expect(body.text).toContain("[acme/app] #7 is blocked (for @dev)");
+    expect(body.text).toContain("&lt;!channel&gt; look");
+    expect(body.autopilot.issue).toBe(7);
+    // A receiver holding another secret refuses it.
+    expect(r!.signature).not.toBe(`sha256=${createHmac("sha256", "other").update(r!.body).digest("hex")}`);
+    await hook.stop();
+  });
+
+  it("retries a receiver's 5xx and 429 with backoff, and gives up at once on a refusal (4xx)", async () => {
+    answers = [500, 429, 200];
+    const { hook, logs } = webhook();
+    hook.send(SETTINGS, [alert("a")], REPO, new Date());
+    await hook.idle();
+    expect(received.map((r) => r.delivery)).toEqual(["a", "a", "a"]);
+    expect(received.every(verified)).toBe(true);
+
+    received = [];
+    answers = [400];
+    hook.send(SETTINGS, [alert("b")], REPO, new Date());
+    await hook.idle();
+    expect(received).toHaveLength(1);
+    expect(logs.join("\n")).toMatch(/b not delivered: the receiver refused it with 400/);
+    await hook.stop();
+  });
+
+  it("never holds the caller: send returns before the receiver answers; the queue is bounded", async () => {
+    answers = [500, 500, 500, 500, 500, 500];
+    const { hook, logs } = webhook({ queueLimit: 1, maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 200 });
+    const before = received.length;
+    hook.send(SETTINGS, [alert("q1"), alert("q2"), alert("q3")], REPO, new Date());
+    expect(received.length).toBe(before);
+    await hook.idle();
+    expect(logs.join("\n")).toMatch(/queue is full; q3 dropped/);
+    expect(new Set(received.map((r) => r.delivery))).toEqual(new Set(["q1", "q2"]));
+    await hook.stop();
+  });
+
+  it("sends nothing without the secret, or to plain http off this machine, and says which variable to set", async () => {
+    const { hook, logs } = webhook({ env: { HOOK_URL: url } });
+    hook.send(SETTINGS, [alert("x")], REPO, new Date());
+    await hook.idle();
+    expect(received).toEqual([]);
+    expect(logs.join("\n")).toMatch(/HOOK_SECRET is not set in the controller's environment/);
+
+    const plain = webhook({ env: { HOOK_URL: "http://alerts.example.com/hook", HOOK_SECRET: SECRET } });
+    plain.hook.send(SETTINGS, [alert("y")], REPO, new Date());
+    await plain.hook.idle();
+    expect(received).toEqual([]);
+    expect(plain.logs.join("\n")).toMatch(/must be https/);
+    expect(webhookUrlProblem("https://hooks.slack.com/services/x")).toBeNull();
+  });
+
+  it("stop gives up deliveries waiting for a retry", async () => {
+    answers = [503, 503, 503, 503, 503, 503];
+    const { hook, logs } = webhook({ initialDelayMs: 60_000, maxDelayMs: 60_000 });
+    hook.send(SETTINGS, [alert("z")], REPO, new Date());
+    while (received.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await hook.stop();
+    expect(received).toHaveLength(1);
+    expect(logs.join("\n")).toMatch(/stopped before z was delivered/);
+  });
+});
