@@ -101,21 +101,25 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
 }
 
 /** `--iterations M` or `--iterations=M` taken out of a `retry`'s words; the other words stay in order. */
-function iterationsOption(
-  words: string[],
-): { rest: string[]; iterations?: number } | { problem: string } {
+function iterationsOption(words: string[]): { rest: string[]; iterations?: number } | { problem: string } {
   const rest: string[] = [];
   let iterations: number | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const m = /^--iterations(?:=(.*))?$/i.exec(word);
     if (!m) {
-      if (word.startsWith("--")) return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
       rest.push(word);
       continue;
     }
     const value = m[1] ?? words[++i];
-    if (value === undefined || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_TASK_ITERATIONS)
+    if (
+      value === undefined ||
+      !/^\d{1,9}$/.test(value) ||
+      Number(value) < 1 ||
+      Number(value) > MAX_TASK_ITERATIONS
+    )
       return {
         problem: `\`--iterations\` needs a whole number from 1 to ${MAX_TASK_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``,
       };

@@ -81,7 +81,9 @@ export function trustedOpenPulls(
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
     const issue =
-      issueOfTaskBranch(branchPrefix, pull.headRef) ?? issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ?? null;
+      issueOfTaskBranch(branchPrefix, pull.headRef) ??
+      issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ??
+      null;
     if (issue === null) continue;
     // The head ref is the task branch itself, or its revert branch (the functions above matched all of it).
     const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };

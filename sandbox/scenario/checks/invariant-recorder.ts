@@ -5,6 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { parseCommand } from "../../../src/core/commands.js";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import type { ActionsRunner } from "../../emulator/actions/actions.js";
 import { workerRuns } from "../controllers/controller-mode.js";
@@ -101,6 +102,20 @@ export class InvariantRecorder {
     return { mergeable, idleSeconds };
   }
 
+  /** A writer asked, before `at`, to throw the task's branch away: `/autopilot rollback` or `cleanup` of it. */
+  private discardAsked(issue: number, at: Date, trackingIssue: number | null): boolean {
+    return this.store.listComments(this.repo).some((c) => {
+      if (c.createdAt.getTime() > at.getTime() || /\[bot\]$/.test(c.user) || !this.hasWrite(c.user))
+        return false;
+      const parsed = parseCommand(c.body, { issue: c.issueNumber, trackingIssue });
+      return (
+        parsed?.kind === "command" &&
+        (parsed.command.name === "rollback" || parsed.command.name === "cleanup") &&
+        parsed.command.issue === issue
+      );
+    });
+  }
+
   private hasWrite(login: string | undefined): boolean {
     if (!login) return false;
     if (/\[bot\]$/.test(login)) return true;
@@ -178,6 +193,8 @@ export class InvariantRecorder {
       now: new Date(),
       // Nobody in Autopilot force-pushes a task branch (see invariants.ts): nothing is exempt.
       exemptForcePush: () => false,
+      exemptDeletion: (push, issue) =>
+        /\[bot\]$/.test(push.pusher) && this.discardAsked(issue, push.at, options.tracking?.number ?? null),
     });
   }
 }

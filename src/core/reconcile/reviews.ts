@@ -188,7 +188,10 @@ function processReview(
     case "feedback":
       // A revert PR has no worker to send feedback to: a person fixes it, or closes it (the task then fails).
       if (record.rollback)
-        return line(`${describeKinds(verdict.kinds)} on the revert PR: a person must fix or close it`, pr.number);
+        return line(
+          `${describeKinds(verdict.kinds)} on the revert PR: a person must fix or close it`,
+          pr.number,
+        );
       sendFeedback(ctx, n, record, pr, verdict);
       return null;
     case "fail":

@@ -88,6 +88,8 @@ function discardUnmerged(ctx: Reconciling, n: number, actor: string): TaskComman
   ctx.effects.push({ type: "deleteBranch", branch });
   const r = freshStart(ctx, n, 1, `rolled back by @${actor}`);
   r.pr = undefined;
+  // The human-gate rules that fired were about the PR thrown away; the next PR's diff is judged afresh.
+  r.gate = undefined;
   note(ctx, `#${n}: rollback by ${actor}: ${open.length} PR(s) closed, ${branch} deleted`);
   const closed = open.length > 0 ? `closed ${open.map((p) => `#${p.number}`).join(", ")}, ` : "";
   return {
