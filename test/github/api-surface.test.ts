@@ -17,6 +17,7 @@ const CONTROLLER_FILES = [
   "src/github/buried-comments.ts",
   "src/github/config-at-commit.ts",
   "src/github/gateway.ts",
+  "src/github/task-recovery.ts",
 ];
 
 function routesInCode(): string[] {
