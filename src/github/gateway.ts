@@ -13,6 +13,8 @@
  */
 import { readConfigAt } from "./config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
+import { readBranchActivity } from "./branch-activity.js";
+import { sweepCandidates } from "../core/reconcile/stale-branches.js";
 import { deleteRefsTogether, isRefDeletion } from "./ref-deletions.js";
 import { isLabelEffect, moveLabelsTogether } from "./label-batch.js";
 import type { Effect } from "../core/effects.js";
@@ -180,6 +182,12 @@ export class Gateway {
       reviewLabel: output.facts.settings.reviewLabel ?? null,
       gateDigest: output.facts.settings.gateDigest,
     });
+    // Who pushed to the ended tasks' branches, when the stale-branch sweep is on.
+    const sweep = output.facts.settings.sweep;
+    if (sweep) {
+      const branches = sweepCandidates(output.world, sweep);
+      if (branches.length > 0) output.world.branchActivity = await readBranchActivity(verify, branches);
+    }
     this.last = output;
     return output;
   }

@@ -18,6 +18,7 @@ const CONTROLLER_FILES = [
   "src/github/config-at-commit.ts",
   "src/github/gateway.ts",
   "src/github/task-recovery.ts",
+  "src/github/branch-activity.ts",
 ];
 
 function routesInCode(): string[] {
