@@ -15,6 +15,7 @@ import { readConfigAt } from "./config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
 import { readBranchActivity } from "./branch-activity.js";
 import { sweepCandidates } from "../core/reconcile/stale-branches.js";
+import { parseDashboard } from "../core/dashboard/index.js";
 import { deleteRefsTogether, isRefDeletion } from "./ref-deletions.js";
 import { isLabelEffect, moveLabelsTogether } from "./label-batch.js";
 import type { Effect } from "../core/effects.js";
@@ -185,7 +186,11 @@ export class Gateway {
     // Who pushed to the ended tasks' branches, when the stale-branch sweep is on.
     const sweep = output.facts.settings.sweep;
     if (sweep) {
-      const branches = sweepCandidates(output.world, sweep);
+      const tasks = parseDashboard(output.world.trackingIssue?.body ?? "").state?.tasks ?? {};
+      const branches = sweepCandidates(output.world, sweep, {
+        since: (n) => tasks[n]?.since,
+        nowMs: this.now(),
+      });
       if (branches.length > 0) output.world.branchActivity = await readBranchActivity(verify, branches);
     }
     this.last = output;

@@ -102,6 +102,16 @@ export class InvariantRecorder {
     return { mergeable, idleSeconds };
   }
 
+  /**
+   * Every push to `ref` before `at` was a bot's: what the stale-branch sweep (`cleanup.staleBranchDays`, a
+   * writer's setting) may delete. A sweep that deleted a person's push counts as a lost commit.
+   */
+  private onlyBotPushed(ref: string, at: Date): boolean {
+    return this.pushes
+      .filter((p) => p.ref === ref && p.at.getTime() < at.getTime())
+      .every((p) => /\[bot\]$/.test(p.pusher));
+  }
+
   /** A writer asked, before `at`, to throw the task's branch away: `/autopilot rollback` or `cleanup` of it. */
   private discardAsked(issue: number, at: Date, trackingIssue: number | null): boolean {
     return this.store.listComments(this.repo).some((c) => {
@@ -136,6 +146,8 @@ export class InvariantRecorder {
     checksOf?: (sha: string) => "success" | "failure" | "pending";
     /** Config `merge.auto`: without it Autopilot never merges, so nothing in review is stuck. */
     autoMerge?: boolean;
+    /** Config `cleanup.staleBranchDays` is on: the bot may delete branches only it pushed to. */
+    staleBranchSweep?: boolean;
   }): Promise<InvariantReport> {
     const [owner, name] = this.repo.split("/") as [string, string];
     const heads = (await options.git.remote.listRefs(owner, name, "refs/heads/")).map((r) => r.sha);
@@ -194,7 +206,9 @@ export class InvariantRecorder {
       // Nobody in Autopilot force-pushes a task branch (see invariants.ts): nothing is exempt.
       exemptForcePush: () => false,
       exemptDeletion: (push, issue) =>
-        /\[bot\]$/.test(push.pusher) && this.discardAsked(issue, push.at, options.tracking?.number ?? null),
+        /\[bot\]$/.test(push.pusher) &&
+        (this.discardAsked(issue, push.at, options.tracking?.number ?? null) ||
+          (options.staleBranchSweep === true && this.onlyBotPushed(push.ref, push.at))),
     });
   }
 }

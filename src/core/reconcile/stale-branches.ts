@@ -27,14 +27,27 @@ const SWEPT = new Set(["failed", "timeout", "skipped"]);
 export function sweepCandidates(
   world: Pick<WorldSnapshot, "issues">,
   config: Pick<AutopilotConfig, "cleanup" | "labels" | "branchPrefix">,
+  /**
+   * When each task entered its off-ramp (the state's `since`), and now: a branch is pushed to before its task
+   * ends, so one that ended less than the configured days ago is not read yet (each read is a request).
+   */
+  ended: { since: (n: number) => string | undefined; nowMs: number },
 ): string[] {
-  if (config.cleanup.staleBranchDays === "off") return [];
+  const days = config.cleanup.staleBranchDays;
+  if (days === "off") return [];
   const L = config.labels;
   const wanted = [L.failed, L.timeout, L.exclude].map((l) => l.toLowerCase());
-  const ended = (i: IssueNode) =>
-    i.state === "open" && !i.isPullRequest && i.labels.some((l) => wanted.includes(l.toLowerCase()));
+  const old = (n: number) => {
+    const since = Date.parse(ended.since(n) ?? "");
+    return Number.isNaN(since) || ended.nowMs - since >= days * 86_400_000;
+  };
+  const swept = (i: IssueNode) =>
+    i.state === "open" &&
+    !i.isPullRequest &&
+    i.labels.some((l) => wanted.includes(l.toLowerCase())) &&
+    old(i.number);
   return world.issues
-    .filter(ended)
+    .filter(swept)
     .sort((a, b) => a.number - b.number)
     .slice(0, SWEEP_READS_PER_RECONCILE)
     .map((i) => taskBranchName(config.branchPrefix, i.number));
