@@ -165,8 +165,9 @@ Everything else — agents, \`isolation\`, \`network\`, \`humanGate\`, \`merge\`
 from this file on the default branch. A \`workflow_dispatch\` of the controller takes them as the inputs
 \`max-parallel\`, \`labels\` (\`{"ready":"go"}\` or \`ready=go,review=check\`) and \`dry-run\`
 (\`controller/action.yml\`); the session it starts keeps them and passes them to each worker it dispatches.
-The worker takes them as its \`config\` input, a JSON object such as \`{"maxParallel": 1}\`; any other key
-is an error saying where to set it (\`src/worker/settings/config-input.ts\`). Overrides are deep-merged over the
+The worker takes them as its \`config\` input, a JSON object such as \`{"maxParallel": 1}\`, which may also
+carry \`maxIterations\`: the task's own limit that \`/autopilot retry #N --iterations M\` set (\`JobOverridesSchema\`);
+any other key is an error saying where to set it (\`src/worker/settings/config-input.ts\`). Overrides are deep-merged over the
 file (mappings merge key by key; lists and values replace), and the result is validated like the file.
 
 ## Example

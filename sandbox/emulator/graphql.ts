@@ -23,6 +23,7 @@ import type { Obj } from "./graphql/graphql-values.js";
 import { cursorOf } from "./graphql/relay-connection.js";
 import { dequeue, disableAutoMerge, enableAutoMerge, enqueue } from "./merge/merge-automation.js";
 import { queueEntryOf } from "./merge/merge-automation-state.js";
+import { revertPullRequest } from "./graphql/pull-revert.js";
 import { updateRefsAtomically } from "./graphql/ref-updates.js";
 import {
   type Issue,
@@ -307,6 +308,27 @@ function rootValue(ctx: GraphqlContext): Obj {
       return {
         clientMutationId: args.input.clientMutationId ?? null,
         mergeQueueEntry: nodes.mergeQueueEntry(repo, entry, found?.position ?? 1),
+      };
+    },
+    // https://docs.github.com/en/graphql/reference/mutations#revertpullrequest (graphql/pull-revert.ts says how).
+    revertPullRequest: async (args: {
+      input: {
+        pullRequestId: string;
+        title?: string | null;
+        body?: string | null;
+        draft?: boolean | null;
+        clientMutationId?: string;
+      };
+    }) => {
+      const { repo, pull } = pullByNodeId(args.input.pullRequestId);
+      requireWrite(repo);
+      const revert = await asGraphqlAsync(() =>
+        revertPullRequest(store, repo, pull, ctx.identity.login, args.input),
+      );
+      return {
+        clientMutationId: args.input.clientMutationId ?? null,
+        pullRequest: nodes.pull(repo, pull),
+        revertPullRequest: nodes.pull(repo, revert as Issue & { pull: PullFields }),
       };
     },
     // https://docs.github.com/en/graphql/reference/mutations#updaterefs: every update or none ("All updates are

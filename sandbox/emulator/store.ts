@@ -55,6 +55,7 @@ export {
   type ReviewComment,
   forkBranchRef,
 } from "./store/pull-records.js";
+export type { PushRecord } from "./store/push-records.js";
 export { syntheticSha } from "./store/ref-names.js";
 export { type Label, type Repo, repoKeyOf } from "./store/repo-records.js";
 export type { StoreOptions } from "./store/store-core.js";

@@ -8,7 +8,7 @@ import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { parseWorkerResult } from "../../src/core/tasks/worker-result.js";
 import type { Issue, SandboxStore } from "../emulator/store.js";
 import type { ReportState } from "./scenario-fields.js";
-import { issueOfPrMarker, prMarker, taskBranchName } from "../../src/core/contract.js";
+import { issueOfPrMarker, issueOfRevertBranch, prMarker, taskBranchName } from "../../src/core/contract.js";
 
 /** An issue carrying the tracking marker that a bot (Autopilot) opened; scenario people cannot. */
 export function isTrackingIssue(issue: Pick<Issue, "body" | "user">): boolean {
@@ -65,7 +65,10 @@ export class ScenarioObserver {
     return issue ? reportState(issue, this.labels) : "ready";
   }
 
-  /** The task's pull request: by Autopilot's marker, its branch, or a closing keyword; the newest wins. */
+  /**
+   * The task's pull request: by Autopilot's marker, its branch (or the revert branch of `/autopilot rollback`),
+   * or a closing keyword; the newest wins.
+   */
   pullFor(number: number): (Issue & { pull: NonNullable<Issue["pull"]> }) | null {
     // A fork's PR is never a task's PR, whatever its branch or body says (scenarios open such PRs as attacks).
     const pulls = this.store.listPulls(this.repo).filter((p) => {
@@ -74,6 +77,7 @@ export class ScenarioObserver {
       return (
         body.includes(prMarker(number)) ||
         p.pull.head.ref === taskBranchName(this.branchPrefix, number) ||
+        issueOfRevertBranch(this.branchPrefix, p.pull.head.ref)?.issue === number ||
         new RegExp(`\\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\\s+#${number}\\b`, "i").test(body)
       );
     });

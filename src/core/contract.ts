@@ -19,6 +19,22 @@ export function issueOfTaskBranch(branchPrefix: string, ref: string): number | n
 }
 
 /**
+ * The branch GitHub's `revertPullRequest` opens its revert PR from: `revert-<PR>-<head branch>`, as the web's
+ * Revert button names it (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/incorporating-changes-from-a-pull-request/reverting-a-pull-request).
+ */
+export function revertBranchName(branchPrefix: string, issue: number, pr: number): string {
+  return `revert-${pr}-${taskBranchName(branchPrefix, issue)}`;
+}
+
+/** The task issue and reverted PR of a revert branch of a task branch; null for any other ref. */
+export function issueOfRevertBranch(branchPrefix: string, ref: string): { issue: number; pr: number } | null {
+  const m = /^revert-(\d{1,9})-(.+)$/.exec(ref);
+  if (!m) return null;
+  const issue = issueOfTaskBranch(branchPrefix, m[2]!);
+  return issue === null ? null : { issue, pr: Number(m[1]) };
+}
+
+/**
  * The git ref that is the dispatch lock of one task attempt. Creating a ref is atomic, so exactly one
  * controller that tries to create it dispatches the attempt (src/github/execution/executor.ts).
  */

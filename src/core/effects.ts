@@ -43,6 +43,15 @@ export type Effect =
    */
   | { type: "withdrawMerge"; pr: number; issue: number; what: "auto-merge" | "queue"; reason: string }
   | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
+  /** `/autopilot rollback` (a merged task sent back to the queue): the issue is opened again. */
+  | { type: "reopenIssue"; issue: number }
+  /** `/autopilot rollback` or `cleanup`: the task's open PR is closed unmerged (its branch goes separately). */
+  | { type: "closePull"; pr: number; issue: number }
+  /**
+   * `/autopilot rollback` of a merged task: GitHub opens a PR that reverts the merged PR `pr` (its GraphQL
+   * `revertPullRequest`, on a branch `revert-<pr>-<head branch>` it names itself); the review phase gates it.
+   */
+  | { type: "revertPull"; pr: number; issue: number; title: string; body: string }
   | { type: "deleteBranch"; branch: string }
   /** The task ended: delete the dispatch lock refs of its attempts 1..`attempts` (src/core/contract.ts). */
   | { type: "releaseDispatchLocks"; issue: number; attempts: number }
@@ -79,6 +88,12 @@ export function describeEffect(effect: Effect): string {
       return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
     case "closeIssue":
       return `close #${effect.issue} as ${effect.reason}`;
+    case "reopenIssue":
+      return `reopen #${effect.issue}`;
+    case "closePull":
+      return `close PR #${effect.pr} unmerged`;
+    case "revertPull":
+      return `open a pull request reverting PR #${effect.pr}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}`;
     case "releaseDispatchLocks":

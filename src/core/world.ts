@@ -189,6 +189,18 @@ export interface WorldSnapshot {
   botId?: number | null;
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/gates/diff-gate.ts). */
   pullDiffs?: PullDiff[];
+  /**
+   * Who moved each branch the stale-branch sweep looks at (src/core/reconcile/stale-branches.ts), by branch
+   * name, from GitHub's own record of pushes (the actor whose token pushed, by account id).
+   */
+  branchActivity?: Record<string, BranchActivity>;
+}
+
+/** GitHub's record of the moves of one branch, newest first ("List repository activities"). */
+export interface BranchActivity {
+  entries: { actorId: number | null; at: string; type: string }[];
+  /** Every move is listed (fewer than a page came back): only then can "nobody else pushed" be concluded. */
+  complete: boolean;
 }
 
 export function canWrite(permission: Permission | undefined): boolean {

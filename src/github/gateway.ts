@@ -15,6 +15,9 @@ import { readConfigAt } from "./snapshot/config-at-commit.js";
 import { readPullDiffs } from "./pull-verification.js";
 import { deleteRefsTogether, isRefDeletion } from "./execution/ref-deletions.js";
 import { isLabelEffect, moveLabelsTogether } from "./execution/label-batch.js";
+import { readBranchActivity } from "./branch-activity.js";
+import { sweepCandidates } from "../core/reconcile/stale-branches.js";
+import { parseDashboard } from "../core/dashboard/index.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -186,6 +189,16 @@ export class Gateway {
       reviewLabel: output.facts.settings.reviewLabel ?? null,
       gateDigest: output.facts.settings.gateDigest,
     });
+    // Who pushed to the ended tasks' branches, when the stale-branch sweep is on.
+    const sweep = output.facts.settings.sweep;
+    if (sweep) {
+      const tasks = parseDashboard(output.world.trackingIssue?.body ?? "").state?.tasks ?? {};
+      const branches = sweepCandidates(output.world, sweep, {
+        since: (n) => tasks[n]?.since,
+        nowMs: this.now(),
+      });
+      if (branches.length > 0) output.world.branchActivity = await readBranchActivity(verify, branches);
+    }
     this.last = output;
     return output;
   }

@@ -357,3 +357,11 @@ export const DELETE_REFS_MUTATION = `
 mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
   updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
 }`;
+
+/** `/autopilot rollback` of a merged task: https://docs.github.com/en/graphql/reference/mutations#revertpullrequest */
+export const REVERT_PULL_REQUEST_MUTATION = `
+mutation AutopilotRevertPullRequest($pullRequestId: ID!, $title: String, $body: String) {
+  revertPullRequest(input: { pullRequestId: $pullRequestId, title: $title, body: $body }) {
+    revertPullRequest { number headRefName }
+  }
+}`;

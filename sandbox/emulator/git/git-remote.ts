@@ -534,6 +534,67 @@ export class GitRemote implements GitBackend {
     });
   }
 
+  /**
+   * A commit on top of branch `onto` that undoes `commit` (a merge commit against its first parent, as the web's
+   * Revert button does), made in a temporary worktree by `git revert`; no ref moves. A conflict reports the
+   * conflicting paths and makes nothing.
+   */
+  async revertOnto(
+    owner: string,
+    repo: string,
+    request: { onto: string; commit: string; message: string; author?: Author },
+  ): Promise<{ ok: true; sha: string } | { ok: false; conflicts: string[]; message: string }> {
+    return this.lock.with(this.key(owner, repo), async () => {
+      const ontoSha = await this.resolveRef(owner, repo, fullRef(request.onto));
+      if (!ontoSha) return { ok: false, conflicts: [], message: `${request.onto} does not exist` };
+      const parents = (await this.git(owner, repo, ["rev-list", "--parents", "-n", "1", request.commit]))
+        .trim()
+        .split(" ")
+        .slice(1);
+      const worktree = mkdtempSync(join(tmpdir(), "autopilot-revert-"));
+      const bare = this.requireRepo(owner, repo);
+      const env = gitEnv(
+        request.author
+          ? {
+              GIT_AUTHOR_NAME: request.author.name,
+              GIT_AUTHOR_EMAIL: request.author.email,
+              GIT_COMMITTER_NAME: request.author.name,
+              GIT_COMMITTER_EMAIL: request.author.email,
+            }
+          : undefined,
+      );
+      try {
+        await this.git(owner, repo, ["worktree", "add", "--detach", "--force", worktree, ontoSha]);
+        const mainline = parents.length > 1 ? ["-m", "1"] : [];
+        const reverted = await run("git", ["revert", "--no-commit", ...mainline, request.commit], {
+          cwd: worktree,
+          env,
+        });
+        if (reverted.code !== 0) {
+          const status = await run("git", ["diff", "--name-only", "--diff-filter=U"], { cwd: worktree, env });
+          await run("git", ["revert", "--abort"], { cwd: worktree, env });
+          return {
+            ok: false,
+            conflicts: status.stdout.split("\n").filter(Boolean),
+            message: reverted.stderr.trim() || "the revert does not apply",
+          };
+        }
+        const committed = await run("git", ["commit", "--allow-empty", "-q", "-F", "-"], {
+          cwd: worktree,
+          env,
+          input: request.message,
+        });
+        if (committed.code !== 0) throw new GitRemoteError(`git commit failed: ${committed.stderr.trim()}`);
+        const sha = (await run("git", ["rev-parse", "HEAD"], { cwd: worktree, env })).stdout.trim();
+        return { ok: true, sha };
+      } finally {
+        await run("git", ["worktree", "remove", "--force", worktree], { cwd: bare, env: gitEnv() });
+        rmSync(worktree, { recursive: true, force: true });
+        await run("git", ["worktree", "prune"], { cwd: bare, env: gitEnv() });
+      }
+    });
+  }
+
   /** Replays head's commits (not on base, merges skipped) onto base in a temporary worktree. */
   private async rebaseOnto(
     owner: string,

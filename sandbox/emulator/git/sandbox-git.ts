@@ -103,6 +103,11 @@ function storeBackend(remote: GitRemote): StoreGitBackend {
         if (result.reason === "not_found") throw new StoreError(404, result.message);
         return { conflict: true as const, message: result.message };
       }),
+    revertCommit: (repo, onto, commit, message, author) =>
+      wrap(async () => {
+        const result = await remote.revertOnto(repo.owner, repo.name, { onto, commit, message, author });
+        return result.ok ? { sha: result.sha } : { conflict: true as const, message: result.message };
+      }),
     canMerge: (repo, base, head) =>
       wrap(async () => (await remote.mergeability(repo.owner, repo.name, base, head)).mergeable),
     readFile: (repo, ref, path) => wrap(() => remote.readFileBuffer(repo.owner, repo.name, ref, path)),

@@ -2,9 +2,17 @@
  * REST handlers of a repository itself: the repository, its collaborators and their permissions, contents.
  */
 import type { JsonObject } from "../shapes.js";
-import { type Permission, permissionAtLeast, type Repo } from "../store.js";
+import { type Permission, permissionAtLeast, type PushRecord, type Repo } from "../store.js";
 import { gitBlobSha } from "./git-shapes.js";
-import { fail, list, permissionFlags, repoOf, type RestHandler, type RestRequest } from "./rest-helpers.js";
+import {
+  fail,
+  list,
+  permissionFlags,
+  repoOf,
+  type RestHandler,
+  type RestRequest,
+  sortByDate,
+} from "./rest-helpers.js";
 
 function roleName(permission: Permission): { permission: string; role_name: string } {
   const legacy = permission === "maintain" ? "write" : permission === "triage" ? "read" : permission;
@@ -35,7 +43,49 @@ function contentsEntry(
   };
 }
 
+/**
+ * What a push was, in the words of "List repository activities"
+ * (https://docs.github.com/rest/repos/repos#list-repository-activities): `branch_creation`, `branch_deletion`,
+ * `force_push` or `push` (the sandbox records a merge's move of the base branch as the merger's push).
+ */
+function activityType(push: PushRecord): string {
+  if (push.created) return "branch_creation";
+  if (push.deleted) return "branch_deletion";
+  return push.forced ? "force_push" : "push";
+}
+
 export const repoEndpoints: Record<string, RestHandler> = {
+  // https://docs.github.com/rest/repos/repos#list-repository-activities: who moved which ref, newest first
+  // (`direction`), filtered by `ref` (`refs/heads/x` or `x`), `actor` and `activity_type`. The actor is the
+  // account whose token pushed: the store records it from the token, never from the commits' author fields.
+  "repos/list-activities": (req) => {
+    const repo = repoOf(req);
+    const wanted = req.query.ref
+      ? req.query.ref.startsWith("refs/")
+        ? req.query.ref
+        : `refs/heads/${req.query.ref}`
+      : null;
+    const pushes = req.store
+      .listPushes(repo.fullName)
+      .filter(
+        (p) =>
+          (wanted === null || p.ref === wanted) &&
+          (!req.query.actor || p.pusher.toLowerCase() === req.query.actor.toLowerCase()) &&
+          (!req.query.activity_type || activityType(p) === req.query.activity_type),
+      );
+    const ordered = sortByDate(pushes, (p) => p.at, req.query.direction, "desc");
+    return list(req, ordered, (p) => ({
+      id: pushes.indexOf(p) + 1,
+      node_id: `RA_${repo.id}_${pushes.indexOf(p) + 1}`,
+      before: p.before,
+      after: p.after,
+      ref: p.ref,
+      timestamp: p.at.toISOString(),
+      activity_type: activityType(p),
+      actor: req.shapes.user(p.pusher),
+    }));
+  },
+
   "repos/get": (req) => {
     const repo = repoOf(req);
     const viewer = req.identity.kind === "user" ? req.identity.login : undefined;

@@ -70,6 +70,17 @@ export interface GitBackend {
     method: MergeMethod,
     message: string,
   ): Promise<MergeOutcome>;
+  /**
+   * A commit on top of the branch `onto` that undoes `commit` (a merge commit against its first parent); no
+   * ref moves. Absent: reverts are not available (GraphQL `revertPullRequest` refuses).
+   */
+  revertCommit?(
+    repo: RepoKey,
+    onto: string,
+    commit: string,
+    message: string,
+    author: { name: string; email: string },
+  ): Promise<{ sha: string } | { conflict: true; message?: string }>;
   /** Whether `head` merges cleanly into `base` (no change). Assumed true when absent. */
   canMerge?(repo: RepoKey, base: string, head: string): Promise<boolean>;
   /** A file's content at a ref; null when the path does not exist (or is a directory). */

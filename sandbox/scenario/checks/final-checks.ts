@@ -75,6 +75,7 @@ export async function addFinalChecks(
     pullFor: (n) => obs.pullFor(n),
     checksOf: (sha) => obs.checksOf(sha),
     autoMerge: config.merge.auto,
+    staleBranchSweep: config.cleanup.staleBranchDays !== "off",
   });
   report.invariants = inv;
   progress(

@@ -5,6 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { parseCommand } from "../../../src/core/tasks/commands.js";
 import { parseDashboard } from "../../../src/core/dashboard/index.js";
 import type { ActionsRunner } from "../../emulator/actions/actions.js";
 import { workerRuns } from "../controllers/controller-mode.js";
@@ -101,6 +102,30 @@ export class InvariantRecorder {
     return { mergeable, idleSeconds };
   }
 
+  /**
+   * Every push to `ref` before `at` was a bot's: what the stale-branch sweep (`cleanup.staleBranchDays`, a
+   * writer's setting) may delete. A sweep that deleted a person's push counts as a lost commit.
+   */
+  private onlyBotPushed(ref: string, at: Date): boolean {
+    return this.pushes
+      .filter((p) => p.ref === ref && p.at.getTime() < at.getTime())
+      .every((p) => /\[bot\]$/.test(p.pusher));
+  }
+
+  /** A writer asked, before `at`, to throw the task's branch away: `/autopilot rollback` or `cleanup` of it. */
+  private discardAsked(issue: number, at: Date, trackingIssue: number | null): boolean {
+    return this.store.listComments(this.repo).some((c) => {
+      if (c.createdAt.getTime() > at.getTime() || /\[bot\]$/.test(c.user) || !this.hasWrite(c.user))
+        return false;
+      const parsed = parseCommand(c.body, { issue: c.issueNumber, trackingIssue });
+      return (
+        parsed?.kind === "command" &&
+        (parsed.command.name === "rollback" || parsed.command.name === "cleanup") &&
+        parsed.command.issue === issue
+      );
+    });
+  }
+
   private hasWrite(login: string | undefined): boolean {
     if (!login) return false;
     if (/\[bot\]$/.test(login)) return true;
@@ -121,6 +146,8 @@ export class InvariantRecorder {
     checksOf?: (sha: string) => "success" | "failure" | "pending";
     /** Config `merge.auto`: without it Autopilot never merges, so nothing in review is stuck. */
     autoMerge?: boolean;
+    /** Config `cleanup.staleBranchDays` is on: the bot may delete branches only it pushed to. */
+    staleBranchSweep?: boolean;
   }): Promise<InvariantReport> {
     const [owner, name] = this.repo.split("/") as [string, string];
     const heads = (await options.git.remote.listRefs(owner, name, "refs/heads/")).map((r) => r.sha);
@@ -180,6 +207,10 @@ export class InvariantRecorder {
       now: new Date(),
       // Nobody in Autopilot force-pushes a task branch (see invariants.ts): nothing is exempt.
       exemptForcePush: () => false,
+      exemptDeletion: (push, issue) =>
+        /\[bot\]$/.test(push.pusher) &&
+        (this.discardAsked(issue, push.at, options.tracking?.number ?? null) ||
+          (options.staleBranchSweep === true && this.onlyBotPushed(push.ref, push.at))),
     });
   }
 }

@@ -11,7 +11,8 @@
  *   was merged (a squash merge lands the content, not the commits). A commit dropped by a forced push is
  *   exempt only when `exemptForcePush` says that push was a deliberate rewrite by Autopilot itself; neither
  *   the worker (its push is never forced) nor the controller (it only deletes merged branches) force-pushes
- *   today, so the runner exempts nothing and any missing commit counts as lost.
+ *   today, so the runner exempts nothing and any missing commit counts as lost. A commit deleted with its
+ *   branch is exempt when `exemptDeletion` says a writer asked for that (`/autopilot rollback` or `cleanup`).
  * - **Double dispatch**: two worker runs of the same task whose live periods (`startedAt` → `completedAt`, or
  *   the end of the run when still going) overlap; or two dispatches of the same task and attempt where the
  *   second was created before the first had completed (a queued duplicate behind the concurrency group). A
@@ -85,6 +86,11 @@ export interface InvariantInput {
   now: Date;
   /** A forced push Autopilot made on purpose, whose dropped commits are superseded, not lost. */
   exemptForcePush?: (push: InvariantPush) => boolean;
+  /**
+   * A branch deletion whose commits were thrown away on purpose: a writer asked for it with
+   * `/autopilot rollback` or `/autopilot cleanup` of that task before Autopilot deleted the branch.
+   */
+  exemptDeletion?: (push: InvariantPush, issue: number) => boolean;
 }
 
 export interface InvariantDetail {
@@ -103,6 +109,7 @@ export interface InvariantReport {
 }
 
 const LIVE = new Set(["queued", "pending", "in_progress"]);
+const ZERO = "0".repeat(40);
 
 /** A mergeable task left alone this long at the end of a run is stuck. */
 const REVIEW_IDLE_SECONDS = 20;
@@ -129,6 +136,17 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
       const forcedAway = input.pushes.find(
         (p) => p.ref === push.ref && p.forced && p.at.getTime() >= push.at.getTime(),
       );
+      const deleted = input.pushes.find(
+        (p) => p.ref === push.ref && p.after === ZERO && p.at.getTime() >= push.at.getTime(),
+      );
+      if (deleted && input.exemptDeletion?.(deleted, issue)) {
+        details.push({
+          kind: "note",
+          issue,
+          message: `commit ${sha.slice(0, 7)} discarded with its branch by ${deleted.pusher}, as a writer asked (rollback or cleanup)`,
+        });
+        continue;
+      }
       if (forcedAway && input.exemptForcePush?.(forcedAway)) {
         details.push({
           kind: "note",

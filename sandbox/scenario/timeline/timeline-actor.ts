@@ -198,12 +198,25 @@ export class TimelineActor {
         text.replaceAll("{demo_agent}", this.world.agentCommand),
       ]),
     );
+    const branch = push.branch ?? scenario.repo.defaultBranch;
+    const before = await git.remote.resolveRef(owner, name, `refs/heads/${branch}`);
     await git.remote.seedRepo(owner, name, files, {
-      branch: scenario.repo.defaultBranch,
+      branch,
       message: push.message,
       author: { name: login, email: `${login}@users.noreply.example` },
     });
-    progress("human", null, `@${login} pushed "${push.message}" to ${scenario.repo.defaultBranch}`);
+    if (push.branch) {
+      // GitHub records who pushed (the token's account): the record the stale-branch sweep reads.
+      const after = await git.remote.resolveRef(owner, name, `refs/heads/${branch}`);
+      await store.recordPush({
+        repo: full,
+        ref: `refs/heads/${branch}`,
+        before: before ?? "0".repeat(40),
+        after: after ?? "0".repeat(40),
+        pusher: login,
+      });
+    }
+    progress("human", null, `@${login} pushed "${push.message}" to ${branch}`);
     return true;
   }
 

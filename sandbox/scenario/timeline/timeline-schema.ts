@@ -141,12 +141,14 @@ const ActionSchema = z
       })
       .optional(),
     /**
-     * The acting user (write access or more) pushes one commit with `files` to the default branch, as
-     * `git push` does: a change of `.github/autopilot.yml` mid-session, say.
+     * The acting user (write access or more) pushes one commit with `files` to the default branch (or to
+     * `branch`), as `git push` does: a change of `.github/autopilot.yml` mid-session, say.
      */
     push: z
       .strictObject({
         message: z.string().min(1).default("Update files"),
+        /** Another branch than the default one (a task branch, say): the push is recorded as this person's. */
+        branch: z.string().min(1).optional(),
         files: z.record(z.string(), z.string()).refine((f) => Object.keys(f).length > 0, "at least one file"),
       })
       .optional(),

@@ -351,3 +351,20 @@ export const SessionSchema = z
   })
   .prefault({})
   .describe("How a session begins.");
+
+export const CleanupSchema = z
+  .strictObject({
+    staleBranchDays: z
+      .union([z.literal("off"), z.number().positive().max(3650)])
+      .default("off")
+      .meta({
+        description:
+          "Delete the branch (and close the pull request) of a failed, timed-out or skipped task once nothing was " +
+          "pushed to it for this many days (fractions allowed), and only when every push to it was Autopilot's own " +
+          "(GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept. " +
+          "`off` keeps every branch until `/autopilot cleanup #N`.",
+        [EXPECTED]: "`off` or a number of days greater than 0, such as `14`",
+      }),
+  })
+  .prefault({})
+  .describe("Cleaning up the branches of tasks that ended without a merge.");

@@ -99,6 +99,16 @@ const TaskRecordSchema = z.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: z.array(z.string().max(80)).max(12).optional(),
+  /**
+   * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
+   * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
+   */
+  maxIterations: z.number().int().min(1).max(500).optional(),
+  /**
+   * `/autopilot rollback #N` of a merged task (src/core/reconcile/rollback.ts): the merged PR whose revert was
+   * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
+   */
+  rollback: z.object({ merged: z.number().int().positive(), at: isoTime }).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -156,6 +166,16 @@ export const ConfigOverridesSchema = z
   })
   .strict();
 export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
+
+/**
+ * What one worker's `config` input may carry: the session's overrides and the task's own iteration limit
+ * (`/autopilot retry #N --iterations M`). Raising it spends more of the budget, which a writer may do; it
+ * loosens no safety setting.
+ */
+export const JobOverridesSchema = ConfigOverridesSchema.extend({
+  maxIterations: z.number().int().min(1).max(500).optional(),
+}).strict();
+export type JobOverrides = z.infer<typeof JobOverridesSchema>;
 
 /**
  * The last good `.github/autopilot.yml` (src/core/config/last-good-config.ts): in force while the file is

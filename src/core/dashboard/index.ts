@@ -8,6 +8,8 @@ export {
   BODY_BUDGET,
   type ConfigOverrides,
   ConfigOverridesSchema,
+  type JobOverrides,
+  JobOverridesSchema,
   type DashboardState,
   DashboardStateSchema,
   emptyState,

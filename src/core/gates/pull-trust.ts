@@ -9,8 +9,8 @@
  *
  * Everything else is ignored, and reported once on the dashboard (`ignoredPullMessage`).
  */
-import { issueOfTaskBranch } from "../contract.js";
 import type { PullNode, WorldSnapshot } from "../world.js";
+import { issueOfRevertBranch, issueOfTaskBranch } from "../contract.js";
 
 interface PullTrustContext {
   repo: { owner: string; name: string };
@@ -68,7 +68,11 @@ export function ignoredPullMessage(ignored: IgnoredPull): string {
   return `ignored PR #${ignored.pull.number}${login} on \`${ignored.pull.headRef.slice(0, 100).replace(/`/g, "")}\`: ${ignored.reason}`;
 }
 
-/** The open pull requests whose diff the controller must read: the task's own, on task branches. */
+/**
+ * The open pull requests whose diff the controller must read: the task's own, on task branches, and the
+ * reverts `/autopilot rollback` asked GitHub for (on `revert-<PR>-<task branch>`, opened by Autopilot too),
+ * which pass the same gates.
+ */
 export function trustedOpenPulls(
   world: WorldSnapshot,
   branchPrefix: string,
@@ -76,9 +80,12 @@ export function trustedOpenPulls(
   const out: { pull: PullNode; issue: number }[] = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
-    const issue = issueOfTaskBranch(branchPrefix, pull.headRef);
+    const issue =
+      issueOfTaskBranch(branchPrefix, pull.headRef) ??
+      issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ??
+      null;
     if (issue === null) continue;
-    // The head ref is the task branch itself (issueOfTaskBranch matched all of it).
+    // The head ref is the task branch itself, or its revert branch (the functions above matched all of it).
     const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
     if (distrustOf(pull, ctx) === null) out.push({ pull, issue });
   }

@@ -1,5 +1,7 @@
 /** The phase for tasks whose issue was closed (by a merged PR's "Closes #N" or by a person): they leave the state. */
+import type { IssueNode } from "../world.js";
 import { note, type Reconciling } from "./context.js";
+import { SETTLE_MINUTES } from "./timing.js";
 import { retire, taskDone } from "./task-exit.js";
 import { clearStateLabels } from "./task-labels.js";
 import { pullsFor } from "./task-pulls.js";
@@ -9,6 +11,7 @@ export function processClosedIssues(ctx: Reconciling): void {
   for (const key of Object.keys(ctx.state.tasks)) {
     const n = Number(key);
     const issue = ctx.issues.get(n);
+    if (rollbackReopening(ctx, n, issue)) continue;
     if (!issue) {
       const merged = pullsFor(ctx, n).find((p) => p.state === "merged");
       if (merged) taskDone(ctx, n, merged);
@@ -31,4 +34,14 @@ export function processClosedIssues(ctx: Reconciling): void {
       note(ctx, `#${n}: closed on GitHub`);
     }
   }
+}
+
+/**
+ * A merged task `/autopilot rollback` just sent back (src/core/reconcile/rollback.ts): its issue is being
+ * opened again, so a snapshot that still shows it closed (or not at all) is stale, not a person's close.
+ */
+function rollbackReopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): boolean {
+  const asked = ctx.state.tasks[n]?.rollback?.at;
+  if (!asked || (issue && issue.state === "open")) return false;
+  return ctx.nowMs - Date.parse(asked) < SETTLE_MINUTES * 60_000;
 }

@@ -1,6 +1,6 @@
 /**
  * The phase that reads new comments: `/autopilot` commands from people with write access are carried out
- * (session commands, retry, skip, help, status, report; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
+ * (session commands, retry, skip, rollback, cleanup, help, status, report; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
  * needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../tasks/commands.js";
@@ -9,8 +9,10 @@ import { distrustOf } from "../gates/pull-trust.js";
 import type { SessionEvent } from "../session/session.js";
 import { note, type Reconciling } from "./context.js";
 import { react, reply } from "./messages.js";
+import { cleanupTask } from "./branch-cleanup.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
+import { rollbackTask } from "./rollback.js";
 import { sessionEvent } from "./session-events.js";
 import { hasLabel } from "./task-labels.js";
 import { liveCount } from "./worker-runs.js";
@@ -154,11 +156,17 @@ export function processComments(ctx: Reconciling): CommentsRead {
         });
         break;
       case "retry":
-      case "skip": {
+      case "skip":
+      case "rollback":
+      case "cleanup": {
         const outcome =
           command.name === "retry"
-            ? retryTask(ctx, command.issue, login)
-            : skipTask(ctx, command.issue, login);
+            ? retryTask(ctx, command.issue, login, command.iterations)
+            : command.name === "skip"
+              ? skipTask(ctx, command.issue, login)
+              : command.name === "rollback"
+                ? rollbackTask(ctx, command.issue, login)
+                : cleanupTask(ctx, command.issue, login);
         react(ctx, c.id, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
         break;

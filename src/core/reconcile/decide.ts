@@ -11,7 +11,8 @@
  *  2. comments (commands), then ticked dashboard checkboxes — all authorized against write access;
  *  3. closed issues, task text approval, worker results and runs (outcomes, crashes, stalled runs), answers
  *     to needs-human questions;
- *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations);
+ *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations); the
+ *     stale-branch sweep of ended tasks (`cleanup.staleBranchDays`);
  *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
  *     (with `mode: auto`);
  *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
@@ -32,6 +33,7 @@ import { processPool } from "./pool-dispatch.js";
 import { processReviews } from "./reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
 import { raiseTaskAlerts } from "./task-alerts.js";
+import { sweepStaleBranches } from "./stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./workers.js";
@@ -49,6 +51,7 @@ export function decide(input: DecideInput): Decision {
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   const reviewLines = processReviews(ctx);
+  sweepStaleBranches(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);
   const pool = processPool(ctx, runRequests);

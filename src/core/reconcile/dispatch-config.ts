@@ -1,4 +1,5 @@
 /** The configuration a dispatched worker must run under. */
+import type { TaskRecord } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
 import type { Reconciling } from "./context.js";
 
@@ -12,4 +13,19 @@ export function withConfigDigest(
 ): void {
   const digest = ctx.state.lastGoodConfig?.digest;
   if (digest) effect.inputs = { ...(effect.inputs ?? {}), "config-digest": digest };
+}
+
+/**
+ * Hands the worker its `config` input: the session's overrides and the task's own iteration limit
+ * (`/autopilot retry #N --iterations M`), which the worker applies over the file's (src/worker/config-input.ts).
+ */
+export function withJobOverrides(
+  ctx: Reconciling,
+  record: Pick<TaskRecord, "maxIterations">,
+  effect: Extract<Effect, { type: "dispatchWorker" }>,
+): void {
+  const overrides = record.maxIterations
+    ? { ...(ctx.state.overrides ?? {}), maxIterations: record.maxIterations }
+    : ctx.state.overrides;
+  if (overrides) effect.inputs = { ...(effect.inputs ?? {}), config: JSON.stringify(overrides) };
 }

@@ -14,8 +14,8 @@ import { isDispatching } from "../session/session.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { setStatus, statusOf } from "./task-labels.js";
-import { withConfigDigest } from "./dispatch-config.js";
 import { agentsLimitedNow, recordApprover } from "./task-alerts.js";
+import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "./messages.js";
@@ -232,7 +232,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
-  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  withJobOverrides(ctx, record, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

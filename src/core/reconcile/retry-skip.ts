@@ -1,4 +1,8 @@
-/** Retry and skip of one task, asked by a command or a ticked dashboard checkbox. */
+/**
+ * Retry and skip of one task, asked by a command or a ticked dashboard checkbox; a retry may raise the task's
+ * own iteration limit (`--iterations M`).
+ */
+import type { TaskRecord } from "../dashboard/index.js";
 import { MERGE_REFUSAL_CAP } from "../gates/merge-refusal.js";
 import { transitionTask } from "../tasks/task.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
@@ -6,13 +10,18 @@ import { retire } from "./task-exit.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { cancelRun, liveRunsOf } from "./worker-runs.js";
 
-interface TaskCommandOutcome {
+export interface TaskCommandOutcome {
   ok: boolean;
   /** What to tell the person who asked. */
   message?: string;
 }
 
-export function retryTask(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+export function retryTask(
+  ctx: Reconciling,
+  n: number,
+  actor: string,
+  iterations: number | null = null,
+): TaskCommandOutcome {
   const issue = ctx.issues.get(n);
   if (!issue) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   if (issue.state === "closed") return { ok: false, message: `#${n} is closed; reopen it first.` };
@@ -20,6 +29,7 @@ export function retryTask(ctx: Reconciling, n: number, actor: string): TaskComma
   const record = ctx.state.tasks[n];
   if (status === "ready" && record?.waitUntil && Date.parse(record.waitUntil) > ctx.nowMs) {
     record.waitUntil = undefined;
+    if (iterations !== null) record.maxIterations = iterations;
     note(ctx, `#${n}: wait cleared by ${actor}`);
     return { ok: true };
   }
@@ -43,8 +53,25 @@ export function retryTask(ctx: Reconciling, n: number, actor: string): TaskComma
   }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
+  const r = freshStart(ctx, n, t.retryDelta, `retried by @${actor}`);
+  if (iterations !== null) r.maxIterations = iterations;
+  const limit = iterations !== null ? ` with at most ${iterations} iterations` : "";
+  note(ctx, `#${n}: retry by ${actor}${limit} (attempt ${r.attempt + 1} next)`);
+  return iterations !== null
+    ? {
+        ok: true,
+        message: `#${n} is back in the queue; its workers now stop after ${iterations} iterations (\`maxIterations\` for this task only).`,
+      }
+    : { ok: true };
+}
+
+/**
+ * The task back in the queue as after a manual retry: counters, waits, merge and feedback reset, the last
+ * result handled, status ready. Returns its record.
+ */
+export function freshStart(ctx: Reconciling, n: number, retryDelta: number, reason: string): TaskRecord {
   const r = taskRecord(ctx, n);
-  r.retries += t.retryDelta;
+  r.retries += retryDelta;
   r.failures = 0;
   r.feedbackRounds = 0;
   r.feedbackSha = undefined;
@@ -55,11 +82,10 @@ export function retryTask(ctx: Reconciling, n: number, actor: string): TaskComma
   r.notices = undefined;
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
-  r.reason = `retried by @${actor}`;
+  r.reason = reason;
   ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
   setStatus(ctx, n, "ready");
-  note(ctx, `#${n}: retry by ${actor} (attempt ${r.attempt + 1} next)`);
-  return { ok: true };
+  return r;
 }
 
 export function skipTask(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {

@@ -21,10 +21,11 @@ import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";
 import { verifiedGate } from "./pull-diff-verdicts.js";
 import { remindReview } from "./task-alerts.js";
+import { rollbackMerged } from "./rollback.js";
 import { taskDone } from "./task-exit.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { pullsFor } from "./task-pulls.js";
-import { MERGE_RETRY_MINUTES } from "./timing.js";
+import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "./timing.js";
 import { finishedCurrent, liveState } from "./worker-runs.js";
 
 /** The dashboard line of each task still in review, by issue. */
@@ -107,10 +108,30 @@ function processReview(
   if (!pr) {
     const merged = prs.find((p) => p.state === "merged");
     if (merged) {
-      taskDone(ctx, n, merged);
+      if (record.rollback) rollbackMerged(ctx, n, merged);
+      else taskDone(ctx, n, merged);
       return null;
     }
     const closed = prs.find((p) => p.state === "closed");
+    if (closed && record.rollback) {
+      record.reason = `the revert PR #${closed.number} was closed without merging`;
+      record.since = ctx.now.toISOString();
+      record.rollback = undefined;
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: revert PR #${closed.number} closed unmerged → failed`);
+      return null;
+    }
+    if (record.rollback) {
+      if (ctx.nowMs - Date.parse(record.rollback.at) < SETTLE_MINUTES * 60_000)
+        return line(`waiting for GitHub's pull request reverting PR #${record.rollback.merged}`, null);
+      // GitHub refused the revert (a conflict with later changes, a PR it cannot revert): a person must do it.
+      record.reason = `GitHub opened no pull request reverting PR #${record.rollback.merged}: revert it by hand, then \`/autopilot retry #${n}\``;
+      record.since = ctx.now.toISOString();
+      record.rollback = undefined;
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: no revert PR appeared → failed`);
+      return null;
+    }
     if (closed) {
       record.reason = `PR #${closed.number} was closed without merging`;
       record.since = ctx.now.toISOString();
@@ -166,6 +187,12 @@ function processReview(
       return line(requestMerge(ctx, n, record, pr) ?? "every gate passed; merging", pr.number);
     }
     case "feedback":
+      // A revert PR has no worker to send feedback to: a person fixes it, or closes it (the task then fails).
+      if (record.rollback)
+        return line(
+          `${describeKinds(verdict.kinds)} on the revert PR: a person must fix or close it`,
+          pr.number,
+        );
       sendFeedback(ctx, n, record, pr, verdict);
       return null;
     case "fail":

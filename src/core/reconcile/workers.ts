@@ -11,7 +11,7 @@ import type { WorkerOutcome } from "../tasks/worker-result.js";
 import { jobSilenceLimitMs } from "../job-silence.js";
 import { formatDuration } from "../session/stats.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
-import { withConfigDigest } from "./dispatch-config.js";
+import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "./text-approval.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import {
@@ -162,7 +162,7 @@ function resendDispatch(ctx: Reconciling, n: number): void {
     dispatchId: record.dispatchId,
   };
   if (!unsent) effect.resend = true;
-  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  withJobOverrides(ctx, record, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

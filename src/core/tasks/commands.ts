@@ -4,12 +4,14 @@
  * Grammar (case-insensitive, one command per comment — the first one wins):
  *
  * ```
- * /autopilot start | pause | resume | stop | status [#N] | retry [#N] | skip [#N] | run [#N] | report | help
+ * /autopilot start | pause | resume | stop | status [#N] | retry [#N] [--iterations M] | skip [#N] | run [#N]
+ *            | rollback [#N] | cleanup [#N] | report | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
  * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
- * that mentions one, does nothing. On a task issue `retry`, `skip`, `run` and `status` default to that issue.
+ * that mentions one, does nothing. On a task issue `retry`, `skip`, `run`, `rollback`, `cleanup` and `status`
+ * default to that issue. `--iterations M` (also `--iterations=M`) raises that task's iteration limit to M.
  * Anything else after `/autopilot` is an unknown command, answered with the help.
  *
  * Authorization: only users with write, maintain or admin permission (`canWrite`); anyone else gets one
@@ -23,7 +25,11 @@ import { canWrite } from "../world.js";
 export type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
   | { name: "status"; issue: number | null }
-  | { name: "retry" | "skip" | "run"; issue: number };
+  | { name: "retry"; issue: number; iterations: number | null }
+  | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number };
+
+/** The most iterations `retry --iterations` may ask for (the bound of the `maxIterations` setting). */
+export const MAX_TASK_ITERATIONS = 500;
 
 type ParsedCommand =
   | { kind: "command"; command: Command; line: string }
@@ -74,16 +80,54 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     }
     case "retry":
     case "skip":
-    case "run": {
-      if (words[1] !== undefined && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
-      const issue = target ?? (onTask ? context.issue : null);
+    case "run":
+    case "rollback":
+    case "cleanup": {
+      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
+      if ("problem" in options) return invalid(options.problem);
+      const first = options.rest[0];
+      const given = parseIssueRef(first);
+      if (first !== undefined && given === null) return invalid(`\`${first}\` is not an issue number`);
+      const issue = given ?? (onTask ? context.issue : null);
       if (issue === null)
         return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      if (word === "retry") {
+        const iterations = "iterations" in options ? (options.iterations ?? null) : null;
+        return { kind: "command", command: { name: "retry", issue, iterations }, line };
+      }
       return { kind: "command", command: { name: word, issue }, line };
     }
     default:
       return invalid(`unknown command \`${word.slice(0, 40)}\``);
   }
+}
+
+/** `--iterations M` or `--iterations=M` taken out of a `retry`'s words; the other words stay in order. */
+function iterationsOption(words: string[]): { rest: string[]; iterations?: number } | { problem: string } {
+  const rest: string[] = [];
+  let iterations: number | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const m = /^--iterations(?:=(.*))?$/i.exec(word);
+    if (!m) {
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      rest.push(word);
+      continue;
+    }
+    const value = m[1] ?? words[++i];
+    if (
+      value === undefined ||
+      !/^\d{1,9}$/.test(value) ||
+      Number(value) < 1 ||
+      Number(value) > MAX_TASK_ITERATIONS
+    )
+      return {
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_TASK_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``,
+      };
+    iterations = Number(value);
+  }
+  return iterations === undefined ? { rest } : { rest, iterations };
 }
 
 /** `#12`, `12` → 12; anything else → null. */
@@ -180,12 +224,15 @@ export function commandHelp(): string {
     "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
     "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
     "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
+    "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
     "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
+    "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run` and `status` default to that issue).",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run`, `rollback`, `cleanup` and `status` default to that issue).",
   ].join("\n");
 }
 

@@ -18,6 +18,7 @@ import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label
 import { existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
+import { executeRecovery, recoveryAlreadyDone } from "../task-recovery.js";
 
 export type OutcomeStatus =
   /** Done now. */
@@ -95,6 +96,12 @@ export function effectTarget(effect: Effect): string {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "closePull":
+      return `close-pull#${effect.pr}`;
+    case "reopenIssue":
+      return `reopen#${effect.issue}`;
+    case "revertPull":
+      return `revert#${effect.pr}`;
     case "releaseDispatchLocks":
       return `locks#${effect.issue}`;
     case "writeTrackingIssue":
@@ -179,6 +186,10 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       const issue = world?.issues.find((i) => i.number === effect.issue);
       return issue?.state === "closed" ? "already closed" : null;
     }
+    case "closePull":
+    case "reopenIssue":
+    case "revertPull":
+      return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
     case "writeTrackingIssue": {
       const tracking = world?.trackingIssue;
       if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
@@ -200,6 +211,9 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
 }
 
 const o = (ctx: ExecContext) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
+
+/** The branch prefix the snapshot read with (revert branches are named after task branches). */
+const branchPrefixOf = (ctx: ExecContext) => ctx.facts?.settings?.branchPrefix ?? "autopilot/";
 
 /** Executes one effect (not dry run, within budget, breaker permitting). Outage errors propagate. */
 export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<EffectOutcome> {
@@ -277,6 +291,10 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error;
       }
+    case "closePull":
+    case "reopenIssue":
+    case "revertPull":
+      return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
     case "releaseDispatchLocks":
       return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":

@@ -20,11 +20,14 @@ export interface SnapshotSettings {
   needsHumanLabel: string;
   branchPrefix: string;
   workerWorkflow: string;
+  /** The stale-branch sweep's settings when it is on (src/core/reconcile/stale-branches.ts); absent: off. */
+  sweep?: Pick<AutopilotConfig, "cleanup" | "labels" | "branchPrefix">;
 }
 
 /** The settings from a configuration: the pool is every open issue with one of the state labels. */
 export function snapshotSettings(
-  config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow" | "humanGate">,
+  config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow" | "humanGate"> &
+    Partial<Pick<AutopilotConfig, "cleanup">>,
 ): SnapshotSettings {
   const l = config.labels;
   return {
@@ -35,6 +38,9 @@ export function snapshotSettings(
     needsHumanLabel: l.needsHuman,
     branchPrefix: config.branchPrefix,
     workerWorkflow: config.workerWorkflow,
+    ...(config.cleanup && config.cleanup.staleBranchDays !== "off"
+      ? { sweep: { cleanup: config.cleanup, labels: config.labels, branchPrefix: config.branchPrefix } }
+      : {}),
   };
 }
 

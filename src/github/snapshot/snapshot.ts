@@ -23,6 +23,7 @@ import { CONFIG_PATH } from "../../core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../../core/tasks/graph.js";
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../../core/world.js";
+import { issueOfRevertBranch } from "../../core/contract.js";
 import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";
 import { lookupPermissions, relevantLogins } from "../permissions.js";
 import {
@@ -351,12 +352,13 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     }
   }
 
-  // Pull requests on Autopilot's branches.
+  // Pull requests on Autopilot's branches, and GitHub's reverts of them (`/autopilot rollback`).
+  const ours = (ref: string) =>
+    ref.startsWith(settings.branchPrefix) || issueOfRevertBranch(settings.branchPrefix, ref) !== null;
   const pullNodes: PullNode[] = [];
-  for (const p of pulls)
-    if (p.headRefName.startsWith(settings.branchPrefix)) pullNodes.push(toPullNode(p, botLogin));
+  for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
   for (const p of compact(repo.recentPulls?.nodes)) {
-    if (p.headRefName.startsWith(settings.branchPrefix) && !pullNodes.some((x) => x.number === p.number)) {
+    if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
     }
   }

@@ -1,7 +1,8 @@
 /**
  * The worker's `config` input: per-job overrides of .github/autopilot.yml. Whoever can dispatch the worker
  * workflow can set it, so it takes exactly the keys the controller's own overrides take (the dashboard's
- * `ConfigOverridesSchema`: session size, labels, dry run). Anything that loosens safety — agent commands and
+ * `JobOverridesSchema`: session size, labels, dry run, and the task's iteration limit that
+ * `/autopilot retry #N --iterations M` raised). Anything that loosens safety — agent commands and
  * presets, the human gate, isolation, quality commands — comes only from the configuration file on the default
  * branch; naming one here is an error that says where to set it instead.
  */
@@ -11,9 +12,9 @@ import {
   ConfigError,
   type ConfigResult,
 } from "../../core/config/index.js";
-import { ConfigOverridesSchema } from "../../core/dashboard/index.js";
+import { JobOverridesSchema } from "../../core/dashboard/index.js";
 
-const SAFE_OVERRIDE_KEYS: readonly string[] = ConfigOverridesSchema.keyof().options;
+export const SAFE_OVERRIDE_KEYS: readonly string[] = JobOverridesSchema.keyof().options;
 
 export function applyWorkerOverrides(
   config: AutopilotConfig,
@@ -47,7 +48,7 @@ export function applyWorkerOverrides(
         ),
       };
     }
-    const checked = ConfigOverridesSchema.safeParse(value);
+    const checked = JobOverridesSchema.safeParse(value);
     if (!checked.success) {
       return {
         ok: false,
