@@ -134,7 +134,7 @@ stops it, at twice the warning (\`stuckStopThreshold\` 10), so a task that commi
 the wall clock ends it. A job is checked against \`timeoutMinutes\` between iterations, so a job can run over
 it by up to one iteration (\`iterationTimeoutMinutes\` for the agent, the same again for the quality commands);
 the worker workflow's own \`timeout-minutes\` is longer, and the controller takes a job for dead only after it
-has been silent for longer than an iteration can take (\`src/core/job-silence.ts\`).
+has been silent for longer than an iteration can take (\`src/core/agent/job-silence.ts\`).
 
 A completion claim the quality commands contradict stops the task as \`contradiction\` on the first such
 claim (\`maxIgnoredCompletionCycles\` 1): an agent that claims it is done while the checks fail is not

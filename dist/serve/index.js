@@ -1290,7 +1290,7 @@ var require_atomic_sleep = __commonJS({
   "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
-      let sleep = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -1301,9 +1301,9 @@ var require_atomic_sleep = __commonJS({
         Atomics.wait(nil, 0, 0, Number(ms));
       };
       const nil = new Int32Array(new SharedArrayBuffer(4));
-      module2.exports = sleep;
+      module2.exports = sleep2;
     } else {
-      let sleep = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -1315,7 +1315,7 @@ var require_atomic_sleep = __commonJS({
         while (target > Date.now()) {
         }
       };
-      module2.exports = sleep;
+      module2.exports = sleep2;
     }
   }
 });
@@ -1328,7 +1328,7 @@ var require_sonic_boom = __commonJS({
     var EventEmitter = __require("events");
     var inherits = __require("util").inherits;
     var path3 = __require("path");
-    var sleep = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var assert2 = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
@@ -1474,7 +1474,7 @@ var require_sonic_boom = __commonJS({
           if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -1787,7 +1787,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
       try {
@@ -1824,7 +1824,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
     }
@@ -2721,7 +2721,7 @@ var require_transport = __commonJS({
     var getCallers = require_caller();
     var { join, isAbsolute, sep: sep2 } = __require("node:path");
     var { fileURLToPath } = __require("node:url");
-    var sleep = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
     var { transportUsesMultistreamSym } = require_symbols();
@@ -2845,7 +2845,7 @@ var require_transport = __commonJS({
           return;
         }
         stream.flushSync();
-        sleep(100);
+        sleep2(100);
         stream.end();
       }
       return stream;
@@ -5529,7 +5529,7 @@ var require_sonic_boom2 = __commonJS({
     var inherits = __require("node:util").inherits;
     var path3 = __require("node:path");
     var assert2 = __require("node:assert");
-    var sleep = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
     var MAX_WRITE = 16 * 1024;
@@ -5702,7 +5702,7 @@ var require_sonic_boom2 = __commonJS({
           if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -6135,7 +6135,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -6177,7 +6177,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -20109,7 +20109,7 @@ var require_ExponentialBackoff = __commonJS({
       exponent: 2,
       initialDelay: 128
     };
-    var ExponentialBackoff = class {
+    var ExponentialBackoff2 = class {
       /**
        * An implementation of exponential backoff.
        */
@@ -20120,7 +20120,7 @@ var require_ExponentialBackoff = __commonJS({
         return instance(this.options).next(void 0);
       }
     };
-    exports2.ExponentialBackoff = ExponentialBackoff;
+    exports2.ExponentialBackoff = ExponentialBackoff2;
     var instance = (options2, state, delay = 0, attempt = -1) => ({
       duration: delay,
       next() {
@@ -20547,13 +20547,13 @@ var require_BulkheadRejectedError = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.BulkheadRejectedError = void 0;
-    var BulkheadRejectedError = class extends Error {
+    var BulkheadRejectedError2 = class extends Error {
       constructor(executionSlots, queueSlots) {
         super(`Bulkhead capacity exceeded (0/${executionSlots} execution slots, 0/${queueSlots} available)`);
         this.isBulkheadRejectedError = true;
       }
     };
-    exports2.BulkheadRejectedError = BulkheadRejectedError;
+    exports2.BulkheadRejectedError = BulkheadRejectedError2;
   }
 });
 
@@ -21390,7 +21390,7 @@ var require_Policy = __commonJS({
     exports2.handleWhen = handleWhen;
     exports2.handleResultType = handleResultType;
     exports2.handleWhenResult = handleWhenResult;
-    exports2.bulkhead = bulkhead;
+    exports2.bulkhead = bulkhead2;
     exports2.usePolicy = usePolicy;
     exports2.timeout = timeout;
     exports2.wrap = wrap;
@@ -21523,7 +21523,7 @@ var require_Policy = __commonJS({
     function handleWhenResult(predicate) {
       return new Policy({ errorFilter: never2, resultFilter: predicate });
     }
-    function bulkhead(limit, queue2 = 0) {
+    function bulkhead2(limit, queue2 = 0) {
       return new BulkheadPolicy_1.BulkheadPolicy(limit, queue2);
     }
     function usePolicy(policy) {
@@ -28418,10 +28418,10 @@ function getEncodedMessage(header, payload) {
 }
 function base64encode(buffer) {
   var binary = "";
-  var bytes = new Uint8Array(buffer);
-  var len = bytes.byteLength;
+  var bytes2 = new Uint8Array(buffer);
+  var len = bytes2.byteLength;
   for (var i = 0; i < len; i++) {
-    binary += String.fromCharCode(bytes[i]);
+    binary += String.fromCharCode(bytes2[i]);
   }
   return fromBase64(btoa(binary));
 }
@@ -30423,7 +30423,7 @@ function isWriteRequest(request2) {
 function rateLimitHandlers(log, retries = 2, options2 = {}) {
   const pauseWrites = options2.mode === "pause";
   const secondaryRetries = options2.secondaryRetries ?? SECONDARY_LIMIT_RETRIES;
-  const sleep = options2.sleep ?? ((ms) => new Promise((resolve2) => setTimeout(resolve2, ms)));
+  const sleep2 = options2.sleep ?? ((ms) => new Promise((resolve2) => setTimeout(resolve2, ms)));
   const now = options2.now ?? Date.now;
   return {
     onRateLimit: (retryAfter, requestOptions, _octokit, retryCount) => {
@@ -30442,11 +30442,385 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
       const outcome = retry2 ? `retry ${retryCount + 1} of ${retries2} in ${wait2}s` : !pause ? "giving up" : retryCount > 0 ? "refused again after its retry: writes to the repository pause" : `not retried in the request (retry-after ${retryAfter}s): writes to the repository pause`;
       log.warn(`secondary rate limit on ${requestOptions.method} ${requestOptions.url}; ${outcome}`);
       if (!retry2) return false;
-      if (wait2 > retryAfter) await sleep((wait2 - retryAfter) * 1e3);
+      if (wait2 > retryAfter) await sleep2((wait2 - retryAfter) * 1e3);
       return true;
     }
   };
 }
+
+// src/app/alert-webhook.ts
+var import_cockatiel = __toESM(require_dist2(), 1);
+import { createHmac as createHmac2 } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+
+// src/core/world.ts
+function canWrite(permission) {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}
+
+// src/core/tasks/commands.ts
+var MAX_TASK_ITERATIONS = 500;
+var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+function parseCommand(body, context) {
+  for (const line of commandLines(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    return interpret(m[1] ?? "", line.trim(), context);
+  }
+  return null;
+}
+function interpret(rest, line, context) {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem) => ({ kind: "invalid", line, problem });
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "report":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    case "status": {
+      const issue2 = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue: issue2 }, line };
+    }
+    case "retry":
+    case "skip":
+    case "run":
+    case "rollback":
+    case "cleanup": {
+      const options2 = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
+      if ("problem" in options2) return invalid(options2.problem);
+      const first = options2.rest[0];
+      const given = parseIssueRef(first);
+      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
+      const issue2 = given ?? (onTask ? context.issue : null);
+      if (issue2 === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      if (word === "retry") {
+        const iterations = "iterations" in options2 ? options2.iterations ?? null : null;
+        return { kind: "command", command: { name: "retry", issue: issue2, iterations }, line };
+      }
+      return { kind: "command", command: { name: word, issue: issue2 }, line };
+    }
+    default:
+      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+  }
+}
+function iterationsOption(words) {
+  const rest = [];
+  let iterations;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const m = /^--iterations(?:=(.*))?$/i.exec(word);
+    if (!m) {
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      rest.push(word);
+      continue;
+    }
+    const value = m[1] ?? words[++i];
+    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_TASK_ITERATIONS)
+      return {
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_TASK_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
+      };
+    iterations = Number(value);
+  }
+  return iterations === void 0 ? { rest } : { rest, iterations };
+}
+function parseIssueRef(word) {
+  if (word === void 0) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+function commandLines(body) {
+  const out = [];
+  let previousBlank = true;
+  for (const raw of proseLines(body)) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push(raw);
+    previousBlank = blank || indentedCode && previousBlank;
+  }
+  return out;
+}
+function commentAuthority(comment2, botLogin, permissions) {
+  const author = comment2.author;
+  if (!author || comment2.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
+    return { ignored: true, authorized: false };
+  }
+  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
+}
+function lookupPermission(permissions, login) {
+  if (!login) return void 0;
+  const exact = permissions[login];
+  if (exact) return exact;
+  const lower2 = login.toLowerCase();
+  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
+  return void 0;
+}
+function hasWriteAccess(permissions, login) {
+  return canWrite(lookupPermission(permissions, login));
+}
+function sameLogin(a, b) {
+  if (!a || !b) return false;
+  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
+  return norm(a) === norm(b);
+}
+function commandHelp() {
+  return [
+    "| command | what it does |",
+    "|---|---|",
+    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
+    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
+    "| `/autopilot resume` | continue a paused session |",
+    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
+    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
+    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
+    "| `/autopilot retry #N --iterations M` | the same, with that task's iteration limit raised to M |",
+    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
+    "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
+    "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
+    "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
+    "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
+    "| `/autopilot help` | this list |",
+    "",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run`, `rollback`, `cleanup` and `status` default to that issue)."
+  ].join("\n");
+}
+function refusalText(login) {
+  return [
+    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
+    "A maintainer can run the command for you."
+  ].join(" ");
+}
+
+// src/core/session/alerts.ts
+var MENTIONABLE = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+function alertRecipients(input2) {
+  const out = [];
+  const add = (name) => {
+    if (MENTIONABLE.test(name) && !out.some((o2) => o2.toLowerCase() === name.toLowerCase())) out.push(name);
+  };
+  for (const approver of input2.approvers) {
+    if (!approver || sameLogin(approver, input2.botLogin) || /\[bot\]$/i.test(approver)) continue;
+    if (hasWriteAccess(input2.permissions, approver)) add(approver);
+  }
+  for (const entry of input2.notify) add(entry);
+  return out;
+}
+function taskTodo(kind, n, readyLabel, branch) {
+  switch (kind) {
+    case "blocked":
+      return `Remove the obstacle named above, then label the issue \`${readyLabel}\` again: the next worker resumes from \`${branch}\`. Or \`/autopilot skip #${n}\` to leave it.`;
+    case "needs-human":
+      return `Answer the question in a comment on this issue (answers count from people with write access): the task then goes back to the queue and resumes from \`${branch}\`.`;
+    case "timeout":
+      return `Look at the work on \`${branch}\`; \`/autopilot retry #${n}\` resumes it with a fresh iteration count (or raise \`maxIterations\` / \`timeoutMinutes\`), \`/autopilot skip #${n}\` leaves it.`;
+    case "failed":
+      return `Read the reason above and the worker's run; \`/autopilot retry #${n}\` tries again from \`${branch}\`, \`/autopilot skip #${n}\` leaves it.`;
+    case "review-waiting":
+      return "Review the pull request: approve it (every gate then merges it) or request changes (a worker picks them up).";
+    default:
+      return "";
+  }
+}
+function alertCommentKey(alert) {
+  return `alert-${alert.key}`;
+}
+function renderAlertComment(alert) {
+  const who = alert.mentions.map((m) => `@${m}`).join(" ");
+  const quoted = inertQuote(alert.what);
+  return [
+    `### \u{1F514} ${escapeInline(alert.headline, 160)}`,
+    "",
+    who ? `${who}: this needs a person.` : "This needs a person (no one to mention: set `alerts.notify`).",
+    "",
+    quoted,
+    "",
+    `**What to do:** ${alert.todo}`
+  ].join("\n");
+}
+function inertQuote(text4) {
+  return text4.trim().slice(0, 2e3).replace(/<!--/g, "&lt;!--").replace(/-->/g, "--&gt;").split("\n").map((line) => `> ${line.replace(/@/g, "@\u200B")}`).join("\n");
+}
+function slackEscape(text4) {
+  return text4.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function alertPayload(alert, repo, at) {
+  const where = `${repo.owner}/${repo.name}`;
+  const mentions = alert.mentions.length ? ` (for ${alert.mentions.map((m) => `@${m}`).join(", ")})` : "";
+  const text4 = slackEscape(
+    `[${where}] ${alert.headline}${mentions}
+${alert.what.trim().slice(0, 1e3)}
+What to do: ${alert.todo}`
+  );
+  return {
+    text: text4,
+    autopilot: {
+      key: alert.key,
+      kind: alert.kind,
+      repository: where,
+      issue: alert.issue,
+      headline: alert.headline,
+      mentions: alert.mentions,
+      at
+    }
+  };
+}
+function describeAlert(alert) {
+  const who = alert.mentions.length ? alert.mentions.map(quietLogin).join(", ") : "no one to mention";
+  return `${alert.headline} \u2192 ${who}`;
+}
+
+// src/app/alert-webhook.ts
+var SIGNATURE_HEADER = "x-autopilot-signature-256";
+var RetryableDelivery = class extends Error {
+};
+function signAlertBody(secret, body) {
+  return `sha256=${createHmac2("sha256", secret).update(body).digest("hex")}`;
+}
+function webhookUrlProblem(raw) {
+  let url2;
+  try {
+    url2 = new URL(raw);
+  } catch {
+    return "is not a URL";
+  }
+  if (url2.protocol === "https:") return null;
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url2.hostname);
+  if (url2.protocol === "http:" && loopback) return null;
+  return `must be https (plain http only to 127.0.0.1), not ${url2.protocol}//${url2.hostname}`;
+}
+var AlertWebhook = class {
+  env;
+  log;
+  fetchFn;
+  timeoutMs;
+  queue;
+  backoff;
+  maxAttempts;
+  stopper = new AbortController();
+  pending = /* @__PURE__ */ new Set();
+  /** Keys delivered or queued (`owner/name#key`), newest last, bounded: one delivery per alert per process. */
+  seen = /* @__PURE__ */ new Set();
+  constructor(options2) {
+    this.env = options2.env ?? process.env;
+    this.log = options2.log;
+    this.fetchFn = options2.fetch ?? globalThis.fetch;
+    this.timeoutMs = options2.timeoutMs ?? 1e4;
+    this.maxAttempts = options2.maxAttempts ?? 6;
+    this.backoff = new import_cockatiel.ExponentialBackoff({
+      initialDelay: options2.initialDelayMs ?? 2e3,
+      maxDelay: options2.maxDelayMs ?? 3e5
+    });
+    this.queue = (0, import_cockatiel.bulkhead)(1, options2.queueLimit ?? 100);
+  }
+  /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
+  send(settings, alerts, repo, at) {
+    if (!settings || alerts.length === 0 || this.stopper.signal.aborted) return;
+    const url2 = this.env[settings.urlEnv]?.trim() ?? "";
+    const secret = this.env[settings.secretEnv] ?? "";
+    if (!url2 || !secret) {
+      this.log.error(
+        `alerts.webhook: ${!url2 ? settings.urlEnv : settings.secretEnv} is not set in the controller's environment; ${alerts.length} alert(s) not sent (set both ${settings.urlEnv} and ${settings.secretEnv} from secrets)`
+      );
+      return;
+    }
+    const problem = webhookUrlProblem(url2);
+    if (problem) {
+      this.log.error(`alerts.webhook: the URL in ${settings.urlEnv} ${problem}; alerts not sent`);
+      return;
+    }
+    for (const alert of alerts) {
+      const id = `${repo.owner}/${repo.name}#${alert.key}`;
+      if (this.seen.has(id)) continue;
+      this.remember(id);
+      const body = JSON.stringify(alertPayload(alert, repo, at.toISOString()));
+      const delivery = this.deliver(url2, secret, body, alert).finally(() => this.pending.delete(delivery));
+      this.pending.add(delivery);
+    }
+  }
+  /** Resolves when every queued delivery has been sent or given up. */
+  async idle() {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+  /** Gives up what waits (retries included) and resolves when nothing is in flight. */
+  async stop() {
+    this.stopper.abort();
+    await this.idle();
+  }
+  remember(id) {
+    this.seen.add(id);
+    if (this.seen.size > 2e3) this.seen.delete(this.seen.values().next().value);
+  }
+  async deliver(url2, secret, body, alert) {
+    try {
+      await this.queue.execute(
+        ({ signal }) => this.withRetries((attempt) => this.post(url2, secret, body, alert, attempt), signal),
+        this.stopper.signal
+      );
+      this.log.info(`alerts.webhook: delivered ${alert.key}`);
+    } catch (error62) {
+      if (error62 instanceof import_cockatiel.BulkheadRejectedError)
+        this.log.warn(`alerts.webhook: the queue is full; ${alert.key} dropped`);
+      else if (this.stopper.signal.aborted)
+        this.log.warn(`alerts.webhook: stopped before ${alert.key} was delivered`);
+      else this.log.error(`alerts.webhook: ${alert.key} not delivered: ${error62.message}`);
+    }
+  }
+  /** Runs `send` until it succeeds, fails for good, the attempts are used up, or `signal` stops it. */
+  async withRetries(send, signal) {
+    let backoff;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(signal);
+      } catch (error62) {
+        if (!(error62 instanceof RetryableDelivery) || attempt >= this.maxAttempts || signal.aborted)
+          throw error62;
+        backoff = backoff ? backoff.next(void 0) : this.backoff.next();
+        await sleep(backoff.duration, void 0, { signal });
+      }
+    }
+  }
+  async post(url2, secret, body, alert, signal) {
+    let response;
+    try {
+      response = await this.fetchFn(url2, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Autopilot-Alerts",
+          "x-autopilot-delivery": alert.key,
+          "x-autopilot-event": alert.kind,
+          [SIGNATURE_HEADER]: signAlertBody(secret, body)
+        },
+        body,
+        redirect: "error",
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)])
+      });
+    } catch (error62) {
+      if (signal.aborted) throw error62;
+      throw new RetryableDelivery(`no answer (${error62.message})`);
+    }
+    await response.body?.cancel();
+    if (response.ok) return;
+    if (response.status === 429 || response.status === 408 || response.status >= 500)
+      throw new RetryableDelivery(`the receiver answered ${response.status}`);
+    throw new Error(`the receiver refused it with ${response.status}`);
+  }
+};
 
 // src/github/transport/octokit-surface.ts
 function repoKey(repo) {
@@ -30487,7 +30861,7 @@ async function listInstallationRepos(installationOctokit) {
 }
 
 // src/github/transport/circuit.ts
-var import_cockatiel = __toESM(require_dist2(), 1);
+var import_cockatiel2 = __toESM(require_dist2(), 1);
 
 // src/github/transport/errors.ts
 function statusOf(error62) {
@@ -30583,14 +30957,14 @@ var ProbationBreaker = class {
     return this.state.probation > 0;
   }
   success(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen) {
+    if (circuit === import_cockatiel2.CircuitState.HalfOpen) {
       this.state = { failures: 0, probation: Math.max(0, this.successThreshold - 1) };
       return;
     }
     this.state = { failures: 0, probation: Math.max(0, this.state.probation - 1) };
   }
   failure(circuit) {
-    if (circuit === import_cockatiel.CircuitState.HalfOpen || this.state.probation > 0) {
+    if (circuit === import_cockatiel2.CircuitState.HalfOpen || this.state.probation > 0) {
       this.state = { failures: 0, probation: 0 };
       return true;
     }
@@ -30616,7 +30990,7 @@ var GitHubCircuit = class {
   constructor(options2 = {}) {
     this.options = { ...GITHUB_CIRCUIT_DEFAULTS, ...options2 };
     this.breaker = new ProbationBreaker(this.options.failureThreshold, this.options.successThreshold);
-    this.policy = (0, import_cockatiel.circuitBreaker)(import_cockatiel.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
+    this.policy = (0, import_cockatiel2.circuitBreaker)(import_cockatiel2.handleAll, { halfOpenAfter: this.options.resetMs, breaker: this.breaker });
     this.policy.onBreak(() => {
       this.openedAt = Date.now();
     });
@@ -30624,9 +30998,9 @@ var GitHubCircuit = class {
   /** closed / open / half-open (a trial is due or running, or the circuit is on probation). */
   get state() {
     switch (this.policy.state) {
-      case import_cockatiel.CircuitState.Closed:
+      case import_cockatiel2.CircuitState.Closed:
         return this.breaker.onProbation ? "half-open" : "closed";
-      case import_cockatiel.CircuitState.HalfOpen:
+      case import_cockatiel2.CircuitState.HalfOpen:
         return "half-open";
       default:
         return this.openedAt !== null && Date.now() - this.openedAt >= this.options.resetMs ? "half-open" : "open";
@@ -30634,7 +31008,7 @@ var GitHubCircuit = class {
   }
   /** When an open circuit lets the next trial call through; null unless open. */
   get retryAt() {
-    if (this.policy.state !== import_cockatiel.CircuitState.Open || this.openedAt === null) return null;
+    if (this.policy.state !== import_cockatiel2.CircuitState.Open || this.openedAt === null) return null;
     return new Date(this.openedAt + this.options.resetMs);
   }
   get lastFailureMessage() {
@@ -32128,16 +32502,16 @@ function cleanEnum(obj) {
 }
 function base64ToUint8Array(base643) {
   const binaryString = atob(base643);
-  const bytes = new Uint8Array(binaryString.length);
+  const bytes2 = new Uint8Array(binaryString.length);
   for (let i = 0; i < binaryString.length; i++) {
-    bytes[i] = binaryString.charCodeAt(i);
+    bytes2[i] = binaryString.charCodeAt(i);
   }
-  return bytes;
+  return bytes2;
 }
-function uint8ArrayToBase64(bytes) {
+function uint8ArrayToBase64(bytes2) {
   let binaryString = "";
-  for (let i = 0; i < bytes.length; i++) {
-    binaryString += String.fromCharCode(bytes[i]);
+  for (let i = 0; i < bytes2.length; i++) {
+    binaryString += String.fromCharCode(bytes2[i]);
   }
   return btoa(binaryString);
 }
@@ -32146,22 +32520,22 @@ function base64urlToUint8Array(base64url3) {
   const padding = "=".repeat((4 - base643.length % 4) % 4);
   return base64ToUint8Array(base643 + padding);
 }
-function uint8ArrayToBase64url(bytes) {
-  return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
+function uint8ArrayToBase64url(bytes2) {
+  return uint8ArrayToBase64(bytes2).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 }
 function hexToUint8Array(hex3) {
   const cleanHex = hex3.replace(/^0x/, "");
   if (cleanHex.length % 2 !== 0) {
     throw new Error("Invalid hex string length");
   }
-  const bytes = new Uint8Array(cleanHex.length / 2);
+  const bytes2 = new Uint8Array(cleanHex.length / 2);
   for (let i = 0; i < cleanHex.length; i += 2) {
-    bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
+    bytes2[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
   }
-  return bytes;
+  return bytes2;
 }
-function uint8ArrayToHex(bytes) {
-  return Array.from(bytes).map((b) => b.toString(16).padStart(2, "0")).join("");
+function uint8ArrayToHex(bytes2) {
+  return Array.from(bytes2).map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 var Class = class {
   constructor(..._args) {
@@ -50562,6 +50936,39 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/core/config/alerts-schema.ts
+var NOTIFY_ENTRY = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
+var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
+var envName = (what, fallback) => external_exports.string().regex(ENV_NAME).default(fallback).meta({
+  description: `Name of the controller's environment variable that holds the webhook's ${what} (set it from a secret).`,
+  [EXPECTED]: "the NAME of an environment variable (letters, digits, `_`), never the value itself: keep the value in a secret"
+});
+var AlertWebhookSchema = external_exports.strictObject({
+  urlEnv: envName("URL (https, or http to 127.0.0.1 for a local receiver)", "AUTOPILOT_ALERT_WEBHOOK_URL"),
+  secretEnv: envName(
+    "signing secret (the body's HMAC-SHA256 is sent in `X-Autopilot-Signature-256`)",
+    "AUTOPILOT_ALERT_WEBHOOK_SECRET"
+  )
+}).describe(
+  "An outgoing webhook every alert is also POSTed to: a Slack-compatible JSON body (`text`), signed with HMAC-SHA256, retried with backoff, never holding a reconcile up."
+);
+var AlertsSchema = external_exports.strictObject({
+  notify: external_exports.array(
+    external_exports.string().regex(NOTIFY_ENTRY).meta({ [EXPECTED]: "a GitHub login (`alice`) or team (`my-org/reviewers`), without `@`" })
+  ).max(10).default([]).meta({
+    description: "Logins (`alice`) and teams (`my-org/reviewers`) mentioned in every alert besides the person who labeled the task ready. Without `@`.",
+    [EXPECTED]: "a list of GitHub logins or `org/team` names, without `@`"
+  }),
+  webhook: AlertWebhookSchema.nullable().default(null).describe(
+    "An outgoing webhook every alert is also POSTed to; null (the default) sends none. Its URL and secret come from the controller's environment, never from this file."
+  ),
+  reviewReminderHours: external_exports.number().positive().max(720).nullable().default(24).describe(
+    "Hours a task's pull request may wait for a person (an approval, the human gate) before one reminder mentions them; the dashboard then shows it as waiting on people. null: no reminder."
+  )
+}).prefault({}).describe(
+  "Who is told when a task needs a person (blocked, needs-human, timed out, failed, consecutive failures, every agent limited), once per event, in the comment that says what happened and what to do."
+);
+
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
   static FOLD_CASE = 1;
@@ -51329,29 +51736,29 @@ var Utils = class Utils2 {
       return out;
     }
   }
-  static utf8ByteArrayToString(bytes) {
+  static utf8ByteArrayToString(bytes2) {
     if (globalThis.TextDecoder) {
       if (!cachedNativeDecoder) cachedNativeDecoder = new TextDecoder("utf-8");
-      const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      const view = bytes2 instanceof Uint8Array ? bytes2 : new Uint8Array(bytes2);
       return cachedNativeDecoder.decode(view);
     } else {
       let out = [], pos = 0, c = 0;
-      while (pos < bytes.length) {
-        let c1 = bytes[pos++];
+      while (pos < bytes2.length) {
+        let c1 = bytes2[pos++];
         if (c1 < 128) out[c++] = String.fromCharCode(c1);
         else if (c1 > 191 && c1 < 224) {
-          let c2 = bytes[pos++];
+          let c2 = bytes2[pos++];
           out[c++] = String.fromCharCode((c1 & 31) << 6 | c2 & 63);
         } else if (c1 > 239 && c1 < 365) {
-          let c2 = bytes[pos++];
-          let c3 = bytes[pos++];
-          let c4 = bytes[pos++];
+          let c2 = bytes2[pos++];
+          let c3 = bytes2[pos++];
+          let c4 = bytes2[pos++];
           let u = ((c1 & 7) << 18 | (c2 & 63) << 12 | (c3 & 63) << 6 | c4 & 63) - Unicode.MIN_SUPPLEMENTARY_CODE_POINT;
           out[c++] = String.fromCharCode(Unicode.MIN_HIGH_SURROGATE + (u >> 10));
           out[c++] = String.fromCharCode(Unicode.MIN_LOW_SURROGATE + (u & 1023));
         } else {
-          let c2 = bytes[pos++];
-          let c3 = bytes[pos++];
+          let c2 = bytes2[pos++];
+          let c3 = bytes2[pos++];
           out[c++] = String.fromCharCode((c1 & 15) << 12 | (c2 & 63) << 6 | c3 & 63);
         }
       }
@@ -51403,9 +51810,9 @@ var MatcherInputBase = class MatcherInputBase2 {
 };
 var Utf8MatcherInput = class extends MatcherInputBase {
   /** @param {Uint8Array|number[]|null} bytes */
-  constructor(bytes = null) {
+  constructor(bytes2 = null) {
     super();
-    this.bytes = bytes;
+    this.bytes = bytes2;
   }
   getEncoding() {
     return MatcherInputBase.Encoding.UTF_8;
@@ -51507,9 +51914,9 @@ var MachineInputBase = class {
 };
 var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
   static RUNE_ERROR_STEP = Unicode.RUNE_ERROR << 3 | 1;
-  constructor(bytes, start = 0, end = bytes.length) {
+  constructor(bytes2, start = 0, end = bytes2.length) {
     super();
-    this.bytes = bytes;
+    this.bytes = bytes2;
     this.start = start;
     this.end = end;
   }
@@ -51653,8 +52060,8 @@ var MachineUTF16Input = class extends MachineInputBase {
   }
 };
 var MachineInput = class {
-  static fromUTF8(bytes, start = 0, end = bytes.length) {
-    return new MachineUTF8Input(bytes, start, end);
+  static fromUTF8(bytes2, start = 0, end = bytes2.length) {
+    return new MachineUTF8Input(bytes2, start, end);
   }
   static fromUTF16(charSequence, start = 0, end = void 0) {
     Utils.checkInput(charSequence);
@@ -53954,10 +54361,10 @@ var AhoCorasick = class {
     }
     return false;
   }
-  searchUTF8(bytes, start, end) {
+  searchUTF8(bytes2, start, end) {
     let node3 = 0;
     for (let i = start; i < end; i++) {
-      node3 = this.advance(node3, bytes[i]);
+      node3 = this.advance(node3, bytes2[i]);
       if (this.match[node3] === 1) return true;
     }
     return false;
@@ -58417,13 +58824,13 @@ var LabelsSchema = external_exports.strictObject({
 }).prefault({}).describe(
   "Label names. Labels carry each task's state on GitHub; a task has exactly one state label at a time. Names must be distinct (GitHub compares them case-insensitively)."
 );
-var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+var ENV_NAME2 = /^[A-Za-z_][A-Za-z0-9_]*$/;
 var AgentObjectSchema = external_exports.strictObject({
   preset: external_exports.enum(PRESET_NAMES).default(DEFAULT_PRESET).describe("Which agent CLI runs: a preset Autopilot knows, or `custom` to run `command`."),
   model: nonBlank("a model name (not blank)").nullable().default(null).describe("Model passed to the agent CLI; null uses the CLI's own default."),
   args: external_exports.array(external_exports.string()).default([]).describe("Extra command-line arguments for the agent CLI."),
   env: external_exports.array(
-    external_exports.string().regex(ENV_NAME).meta({
+    external_exports.string().regex(ENV_NAME2).meta({
       [EXPECTED]: "an environment variable name (letters, digits and _, not starting with a digit)"
     })
   ).default([]).describe(
@@ -58531,6 +58938,17 @@ var ScoringSchema = external_exports.strictObject({
   nearCompleteParent: weight(20, "Points when more than half of the parent issue's sub-issues are done."),
   retryPenalty: weight(15, "Points taken off per earlier attempt at the task.")
 }).prefault({}).describe("Weights of the task score; the highest score is picked next, ties go to the oldest issue.");
+var SessionSchema = external_exports.strictObject({
+  autoStart: external_exports.boolean().default(true).describe(
+    "Start a session by itself when work is ready (a task labeled ready by someone with write access, or new work after a completed session). `false`: the session waits, and the dashboard says so, until somebody with write access comments `/autopilot start`."
+  )
+}).prefault({}).describe("How a session begins.");
+var CleanupSchema = external_exports.strictObject({
+  staleBranchDays: external_exports.union([external_exports.literal("off"), external_exports.number().positive().max(3650)]).default("off").meta({
+    description: "Delete the branch (and close the pull request) of a failed, timed-out or skipped task once nothing was pushed to it for this many days (fractions allowed), and only when every push to it was Autopilot's own (GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept. `off` keeps every branch until `/autopilot cleanup #N`.",
+    [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
+  })
+}).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
 
 // src/core/agent/network-allow.ts
 var IPV4 = external_exports.ipv4();
@@ -58621,23 +59039,55 @@ var NetworkSchema = external_exports.union([
   [EXPECTED]: '"open" or a mapping { allow: [hosts] }'
 });
 
+// src/core/config/quality-schema.ts
+var REPORT_PATH = /^(?!\/)(?!(?:.*\/)?\.\.(?:\/|$))[^\0\r\n\\]+(?<!\/)$/;
+var CoverageSchema = external_exports.strictObject({
+  threshold: external_exports.number().min(0).max(100).default(0).describe(
+    "Lowest percentage of lines (statements for a Go cover profile) the tests must run for the gate to pass, such as 80. 0 turns the coverage check off (no report is looked for)."
+  ),
+  report: external_exports.string().max(300).regex(REPORT_PATH).default("auto").meta({
+    description: "The coverage report the quality commands write, as a path in the repository, or `auto` for the first found of `coverage/lcov.info`, `lcov.info`, `coverage/coverage-summary.json`, `coverage/cobertura-coverage.xml`, `coverage.xml`, `coverage.out`, `cover.out`. Its format (lcov, Istanbul JSON summary, Cobertura XML, Go cover profile) is recognised from its content. It is removed before the commands run, so only a report they write counts.",
+    [EXPECTED]: '"auto" or a relative path inside the repository, such as coverage/lcov.info'
+  })
+}).prefault({}).describe(
+  "A coverage threshold, checked after every quality command passed: below it, or with no readable report, the gate fails like a failing command and the agent is told the measured coverage. The report is written by the agent's tests: docs/SECURITY.md says what this does and does not prove."
+);
+var QualitySchema = external_exports.strictObject({
+  reruns: external_exports.int().min(0).max(10).default(3).describe(
+    "Times a failing quality command is run again before it counts as failing; one that passes on a re-run is reported as flaky. A command stopped by `iterationTimeoutMinutes` is not run again. 0 runs each once."
+  ),
+  coverage: CoverageSchema
+}).prefault({}).describe(
+  "The test gate around `qualityCommands`: re-runs of failing commands (flaky tests) and an optional coverage threshold. A gate that keeps failing (see `maxIgnoredCompletionCycles`) sends the task to a person (`needs-human`) with the failing output, rather than failing it."
+);
+
 // src/core/config/config-schema.ts
 var BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 var WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
 var ConfigSchema = external_exports.strictObject({
   labels: LabelsSchema,
+  mode: external_exports.enum(["auto", "semi-auto"]).default("auto").describe(
+    "`auto`: a running session dispatches the best-scored ready tasks into free slots by itself. `semi-auto`: it starts no worker on its own (nor for a task back in the queue after a pause, a crash or an answer); the dashboard names the task it would pick next and why, and a person with write access starts a task with `/autopilot run #N`."
+  ),
+  session: SessionSchema,
   maxParallel: external_exports.int().min(1).max(20).default(2).describe("Most tasks worked on at the same time."),
-  maxIterations: external_exports.int().min(1).max(500).default(25).describe("Most agent iterations for one task before it ends with `timeout`."),
-  timeoutMinutes: external_exports.int().min(1).max(4320).default(60).describe(
+  maxIterations: external_exports.int().min(1).max(500).default(50).describe("Most agent iterations for one task before it ends with `timeout`."),
+  timeoutMinutes: external_exports.int().min(1).max(4320).default(30).describe(
     "Wall clock of one worker job, in minutes, before the task ends with `timeout`. GitHub-hosted runners stop any job after 360."
   ),
   iterationTimeoutMinutes: external_exports.int().min(1).max(1440).default(20).describe("Longest single agent run, in minutes; its whole process tree is killed after it."),
-  stuckThreshold: external_exports.int().min(1).max(100).default(3).describe("Iterations in a row without a new commit before a stuck warning."),
-  stuckStopThreshold: external_exports.int().min(2).max(200).default(6).describe(
+  stuckThreshold: external_exports.int().min(1).max(100).default(5).describe("Iterations in a row without a new commit before a stuck warning."),
+  stuckStopThreshold: external_exports.int().min(2).max(200).default(10).describe(
     "Iterations in a row without a new commit before the task stops as `stuck` (> stuckThreshold)."
   ),
-  maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(2).describe(
-    "COMPLETE claims contradicted by failing quality gates that are tolerated before the task stops with `contradiction`."
+  maxIgnoredCompletionCycles: external_exports.int().min(1).max(20).default(1).describe(
+    "Completion claims contradicted by failing quality commands before the test gate escalates: the task goes to a person (`needs-human`) with the failing output. 1 escalates on the first such claim; N feeds the failures back to the agent N\u22121 times first."
+  ),
+  completion: external_exports.enum(["promise", "objective"]).default("promise").describe(
+    "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality commands passing (none configured or detected: the PR's checks are the only gate). `objective`: the agent's objective marker `<promise>OBJECTIVE_MET: \u2026</promise>`, which names each requirement of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE does not end the task, and with no quality commands the task stops as blocked."
+  ),
+  iterationDelayMs: external_exports.int().min(0).max(36e5).default(0).describe(
+    "Pause between one iteration and the next, in milliseconds (after the commit and push, before the next agent run): spaces out an agent's API calls. Waits for rate limits come on top."
   ),
   errorStrategy: external_exports.enum(["retry", "skip", "abort"]).default("retry").describe(
     "What a failed task leads to: `retry` it (up to maxRetries, with backoff), `skip` to the next task, or `abort` the session."
@@ -58649,11 +59099,15 @@ var ConfigSchema = external_exports.strictObject({
   retryMaxMs: external_exports.int().min(0).max(6048e5).default(36e5).describe("Longest retry delay, in milliseconds (at least retryBaseMs)."),
   consecutiveErrorThreshold: external_exports.int().min(1).max(100).default(3).describe("Failed tasks in a row that pause the session."),
   agents: AgentsSchema,
+  recoverPrimary: external_exports.boolean().default(true).describe(
+    "After a rate or usage limit moved the job to a fallback agent, go back to the primary once its limit has lifted (the reset time it printed, or rateLimit.maxWaitMs after the switch when it printed none), at the next iteration of the same job. false keeps the fallback for the rest of the job."
+  ),
   rateLimit: RateLimitSchema,
   qualityCommands: external_exports.union([external_exports.literal("auto"), external_exports.array(nonBlank("a shell command (not blank)")).min(1)]).default("auto").meta({
     description: "Shell commands that must pass before a task counts as done (run in order, in the repository root), or `auto` to detect them from the repository (package.json scripts, Makefile, \u2026).",
     [EXPECTED]: '"auto" or a non-empty list of shell commands'
   }),
+  quality: QualitySchema,
   setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
     description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
     [EXPECTED]: "a list of shell commands"
@@ -58661,6 +59115,7 @@ var ConfigSchema = external_exports.strictObject({
   setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
   humanGate: HumanGateSchema,
   merge: MergeSchema,
+  cleanup: CleanupSchema,
   budgets: BudgetsSchema,
   prices: PricesSchema,
   scoring: ScoringSchema,
@@ -58678,7 +59133,8 @@ var ConfigSchema = external_exports.strictObject({
   isolation: external_exports.enum(["namespace", "uid", "none"]).default("namespace").describe(
     "How the agent is kept away from the worker and the runner: `namespace` (the default) runs the agent, the agent-side git and the quality commands in a bubblewrap sandbox (their own PID, mount and network namespaces, the host read-only, the worker's files hidden) as a separate unprivileged OS user; `uid` uses the separate user only (weaker: no namespace, the agent sees the host's processes and files its user may read, and has the host's network); `none` runs them as the worker's own user, which can then read the token. The worker refuses to start when the chosen wall is impossible (no bubblewrap or no namespaces for `namespace`; no root and no password-less sudo for either). Only `.github/autopilot.yml` on the default branch can set it."
   ),
-  network: NetworkSchema
+  network: NetworkSchema,
+  alerts: AlertsSchema
 }).superRefine(checkConfig, { when: (payload) => isPlainObject3(payload.value) }).meta({
   title: "Autopilot configuration (.github/autopilot.yml)",
   description: "Configuration of Autopilot. Every key is optional; a missing file means all defaults. Reference: docs/CONFIGURATION.md."
@@ -58769,7 +59225,7 @@ function describeSchemaNode(node3) {
     }
     case "object": {
       const keys = Object.keys(asNode(node3.properties) ?? {});
-      return keys.length ? `a mapping with the keys ${keys.join(", ")}` : "a mapping";
+      return keys.length ? `a mapping with the ${keys.length === 1 ? "key" : "keys"} ${keys.join(", ")}` : "a mapping";
     }
     default:
       return "a valid value";
@@ -59308,6 +59764,15 @@ function issueOfTaskBranch(branchPrefix, ref) {
   const m = /^issue-(\d+)$/.exec(ref.slice(branchPrefix.length));
   return m ? Number(m[1]) : null;
 }
+function revertBranchName(branchPrefix, issue2, pr) {
+  return `revert-${pr}-${taskBranchName(branchPrefix, issue2)}`;
+}
+function issueOfRevertBranch(branchPrefix, ref) {
+  const m = /^revert-(\d{1,9})-(.+)$/.exec(ref);
+  if (!m) return null;
+  const issue2 = issueOfTaskBranch(branchPrefix, m[2]);
+  return issue2 === null ? null : { issue: issue2, pr: Number(m[1]) };
+}
 function dispatchLockRef(issue2, attempt) {
   return `${DISPATCH_LOCK_PREFIX}issue-${issue2}-attempt-${attempt}`;
 }
@@ -59586,7 +60051,7 @@ var STATE_BUDGET = 24e3;
 var HISTORY_BATCH = 20;
 var isoTime = external_exports.string().max(40);
 var count = external_exports.number().int().nonnegative();
-var SessionSchema = external_exports.object({
+var SessionSchema2 = external_exports.object({
   status: external_exports.enum(SESSION_STATUSES),
   since: isoTime,
   reason: external_exports.enum(SESSION_REASONS),
@@ -59655,8 +60120,20 @@ var TaskRecordSchema = external_exports.object({
   labelAt: isoTime.optional(),
   /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
   notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
+  /**
+   * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
+   * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
+   */
+  maxIterations: external_exports.number().int().min(1).max(500).optional(),
+  /**
+   * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
+   * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
+   */
+  rollback: external_exports.object({ merged: external_exports.number().int().positive(), at: isoTime }).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
-  text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional()
+  text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
+  /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
+  approvedBy: external_exports.string().max(40).optional()
 });
 var HistoryEntrySchema = external_exports.object({
   issue: external_exports.number().int().positive(),
@@ -59667,7 +60144,9 @@ var HistoryEntrySchema = external_exports.object({
   tokens: external_exports.number().nonnegative().default(0),
   costUsd: external_exports.number().nonnegative().default(0),
   attempts: count.default(0),
-  pr: external_exports.number().int().positive().optional()
+  pr: external_exports.number().int().positive().optional(),
+  /** The task's first dispatch: the session report's time for it runs from here to `at`. */
+  startedAt: isoTime.optional()
 });
 var Extreme = external_exports.object({ issue: external_exports.number().int().positive(), iterations: count }).nullable();
 var HistorySchema = external_exports.object({
@@ -59695,6 +60174,9 @@ var ConfigOverridesSchema = external_exports.object({
   labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
   dryRun: external_exports.boolean().optional()
 }).strict();
+var JobOverridesSchema = ConfigOverridesSchema.extend({
+  maxIterations: external_exports.number().int().min(1).max(500).optional()
+}).strict();
 var LastGoodConfigSchema = external_exports.object({
   digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
   commit: external_exports.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).nullable(),
@@ -59704,7 +60186,7 @@ var DashboardStateSchema = external_exports.object({
   version: external_exports.literal(1),
   /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
   revision: count.default(0),
-  session: SessionSchema,
+  session: SessionSchema2,
   overrides: ConfigOverridesSchema.nullable().default(null),
   lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
   /** Task records by issue number. */
@@ -59741,6 +60223,11 @@ var DashboardStateSchema = external_exports.object({
       gate: external_exports.string().max(16).optional()
     })
   ).max(30).default([]),
+  /**
+   * Every agent of a worker was limited (rate or usage limit): no task is dispatched before this time, the
+   * earliest reset reported (src/core/reconcile/task-alerts.ts).
+   */
+  agentsLimitedUntil: isoTime.nullable().default(null),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
@@ -59936,120 +60423,6 @@ function squeezeState(state, round2) {
     next.failedInARow = [];
   }
   return next;
-}
-
-// src/core/world.ts
-function canWrite(permission) {
-  return permission === "admin" || permission === "maintain" || permission === "write";
-}
-
-// src/core/tasks/commands.ts
-var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
-function parseCommand(body, context) {
-  for (const line of commandLines(body)) {
-    const m = PREFIX.exec(line);
-    if (!m) continue;
-    return interpret(m[1] ?? "", line.trim(), context);
-  }
-  return null;
-}
-function interpret(rest, line, context) {
-  const words = rest.trim().split(/\s+/).filter(Boolean);
-  const word = (words[0] ?? "").toLowerCase();
-  const onTask = context.issue !== context.trackingIssue;
-  const target = parseIssueRef(words[1]);
-  const invalid = (problem) => ({ kind: "invalid", line, problem });
-  switch (word) {
-    case "":
-      return invalid("no command given");
-    case "start":
-    case "pause":
-    case "resume":
-    case "stop":
-    case "help":
-      return { kind: "command", command: { name: word }, line };
-    case "status": {
-      const issue2 = target ?? (onTask ? context.issue : null);
-      return { kind: "command", command: { name: "status", issue: issue2 }, line };
-    }
-    case "retry":
-    case "skip": {
-      if (words[1] !== void 0 && target === null) return invalid(`\`${words[1]}\` is not an issue number`);
-      const issue2 = target ?? (onTask ? context.issue : null);
-      if (issue2 === null)
-        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
-      return { kind: "command", command: { name: word, issue: issue2 }, line };
-    }
-    default:
-      return invalid(`unknown command \`${word.slice(0, 40)}\``);
-  }
-}
-function parseIssueRef(word) {
-  if (word === void 0) return null;
-  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
-  if (!m) return null;
-  const n = Number(m[1]);
-  return n > 0 ? n : null;
-}
-function commandLines(body) {
-  const out = [];
-  let previousBlank = true;
-  for (const raw of proseLines(body)) {
-    if (raw === null) {
-      previousBlank = false;
-      continue;
-    }
-    const blank = raw.trim() === "";
-    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push(raw);
-    previousBlank = blank || indentedCode && previousBlank;
-  }
-  return out;
-}
-function commentAuthority(comment2, botLogin, permissions) {
-  const author = comment2.author;
-  if (!author || comment2.authorIsBot || sameLogin(author, botLogin) || /\[bot\]$/i.test(author)) {
-    return { ignored: true, authorized: false };
-  }
-  return { ignored: false, authorized: canWrite(lookupPermission(permissions, author)) };
-}
-function lookupPermission(permissions, login) {
-  if (!login) return void 0;
-  const exact = permissions[login];
-  if (exact) return exact;
-  const lower2 = login.toLowerCase();
-  for (const [key, value] of Object.entries(permissions)) if (key.toLowerCase() === lower2) return value;
-  return void 0;
-}
-function hasWriteAccess(permissions, login) {
-  return canWrite(lookupPermission(permissions, login));
-}
-function sameLogin(a, b) {
-  if (!a || !b) return false;
-  const norm = (s) => s.toLowerCase().replace(/\[bot\]$/, "");
-  return norm(a) === norm(b);
-}
-function commandHelp() {
-  return [
-    "| command | what it does |",
-    "|---|---|",
-    "| `/autopilot start` | start a session (or start again after a stop or completion) |",
-    "| `/autopilot pause` | dispatch nothing new; running workers stop at their next iteration boundary |",
-    "| `/autopilot resume` | continue a paused session |",
-    "| `/autopilot stop` | end the session once running workers reach their next iteration boundary |",
-    "| `/autopilot status` | reply with the session's status (on a task issue: that task's status) |",
-    "| `/autopilot retry #N` | put a blocked, failed, timed-out or needs-human task back in the queue with a fresh iteration counter |",
-    "| `/autopilot skip #N` | take a task out of Autopilot's hands (it gets the exclude label; the issue stays open) |",
-    "| `/autopilot help` | this list |",
-    "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip` and `status` default to that issue)."
-  ].join("\n");
-}
-function refusalText(login) {
-  return [
-    `Thanks for the suggestion, @${login}! Autopilot only takes commands from people with write access to this repository, so nothing has changed.`,
-    "A maintainer can run the command for you."
-  ].join(" ");
 }
 
 // src/core/session/stats.ts
@@ -60255,6 +60628,26 @@ function githubLimitWait({ view }) {
   if (!view.githubLimitSince) return null;
   return `> \u23F3 Waiting for GitHub's secondary rate limit (content creation) since ${formatTime(view.githubLimitSince.toISOString())}: Autopilot's writes to this repository pause and go out once it lifts, none twice.`;
 }
+function awaitedCommand({ view }) {
+  const a = view.awaiting;
+  if (!a) return null;
+  if (a.command === "start") {
+    const tasks = a.ready === 1 ? "1 ready task waits" : `${formatCount(a.ready)} ready tasks wait`;
+    return `> \u23F8\uFE0F **Waiting for \`/autopilot start\`:** ${tasks}; ${escapeInline(a.why)}. Somebody with write access comments \`/autopilot start\` on this issue to start the session.`;
+  }
+  if (!a.next) {
+    const waits2 = view.waiting.length > 0 ? " (the tasks under Waiting are not ready yet)" : "";
+    return `> \u{1F449} **Semi-auto:** no task is ready to run${waits2}. Autopilot starts nothing by itself: once one is, somebody with write access starts it with \`/autopilot run #N\`.`;
+  }
+  const next = a.next;
+  const slot = a.freeSlots > 0 ? "" : ` All ${view.maxParallel} slots are busy: it can start once one is free.`;
+  return `> \u{1F449} **Semi-auto \u2014 next: ${taskCell(next)}** (score ${next.score}: ${escapeInline(next.why, 160)}). Waiting for \`/autopilot run #${next.issue}\` from somebody with write access` + (view.queue.length > 1 ? " (or `/autopilot run #N` for another task of the queue)" : "") + `; Autopilot starts nothing by itself.${slot}`;
+}
+function agentsLimited({ state, now }) {
+  const until = state.agentsLimitedUntil;
+  if (!until || now && Date.parse(until) <= now.getTime()) return null;
+  return `> \u23F8\uFE0F **Every agent is limited**: no task is dispatched until ${formatTime(until)} (the earliest reset reported); running workers go on and the queue waits.`;
+}
 function progress({ view }) {
   const p = view.progress;
   const parts = [
@@ -60428,6 +60821,8 @@ var SECTIONS = [
   agentAccess,
   agentNetwork,
   githubLimitWait,
+  agentsLimited,
+  awaitedCommand,
   progress,
   budgetNotes,
   configProblems,
@@ -60897,7 +61292,7 @@ function trustedOpenPulls(world, branchPrefix) {
   const out = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
-    const issue2 = issueOfTaskBranch(branchPrefix, pull.headRef);
+    const issue2 = issueOfTaskBranch(branchPrefix, pull.headRef) ?? issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ?? null;
     if (issue2 === null) continue;
     const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
     if (distrustOf(pull, ctx) === null) out.push({ pull, issue: issue2 });
@@ -60950,6 +61345,99 @@ function notice(ctx, n, record2, key, body) {
   record2.notices = [...record2.notices ?? [], key].slice(-12);
   ctx.effects.push({ type: "comment", issue: n, body, key });
   note(ctx, `#${n}: notice ${key}`);
+}
+
+// src/core/reconcile/task-labels.ts
+function hasLabel(labels, label2) {
+  return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
+}
+function stateLabels(L) {
+  return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
+}
+function statusOf2(ctx, n) {
+  const issue2 = ctx.issues.get(n);
+  if (!issue2) return null;
+  if (issue2.state === "closed") return "done";
+  const labels = ctx.labels.get(n) ?? issue2.labels;
+  const known = ctx.statusByIssue.get(n);
+  if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
+  const status = taskStatusFromLabels({ state: issue2.state, labels }, ctx.config.labels);
+  ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
+  return status;
+}
+function setStatus(ctx, n, status) {
+  const L = ctx.config.labels;
+  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
+  const fromSkipped = statusOf2(ctx, n) === "skipped" && status !== "skipped";
+  writeLabels(ctx, n, target, [...stateLabels(L), ...fromSkipped ? [L.exclude] : []]);
+  if (target && target.toLowerCase() === L.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
+  if (status !== "skipped" && status !== "done") {
+    const record2 = taskRecord(ctx, n);
+    record2.label = status;
+    record2.labelAt = ctx.now.toISOString();
+  }
+  if (status === "blocked" || status === "needs-human" || status === "timeout" || status === "failed")
+    ctx.offRamps.add(n);
+  else ctx.offRamps.delete(n);
+}
+function clearStateLabels(ctx, n) {
+  writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
+}
+function writeLabels(ctx, n, target, remove) {
+  const same2 = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
+  const current = ctx.labels.get(n) ?? [];
+  const next = current.filter((l) => !remove.some((r) => same2(l, r)) || same2(l, target));
+  if (target && !hasLabel(next, target)) next.push(target);
+  ctx.labels.set(n, next);
+  const index2 = ctx.effects.findIndex((e) => e.type === "setStateLabel" && e.issue === n);
+  const earlier = index2 >= 0 ? ctx.effects[index2] : null;
+  if (index2 >= 0) ctx.effects.splice(index2, 1);
+  const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same2(l, target));
+  const base = ctx.baseLabels.get(n) ?? [];
+  const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
+  if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
+}
+
+// src/core/reconcile/pulls/task-pulls.ts
+function pullsFor(ctx, n) {
+  const rollback = ctx.state.tasks[n]?.rollback;
+  const branch = rollback ? revertBranchName(ctx.config.branchPrefix, n, rollback.merged) : taskBranch(ctx, n);
+  const { trusted, ignored } = partitionPulls(ctx.pullsByRef.get(branch) ?? [], {
+    repo: ctx.snapshot.repo,
+    branch,
+    botId: ctx.snapshot.botId
+  });
+  for (const x of ignored) {
+    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
+    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
+    incident(ctx, "ignored_pull", ignoredPullMessage(x));
+    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
+  }
+  return trusted;
+}
+
+// src/core/reconcile/commands/branch-cleanup.ts
+var CLEANABLE = ["failed", "timeout", "skipped"];
+function cleanupTask(ctx, n, actor) {
+  const issue2 = ctx.issues.get(n);
+  if (!issue2) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
+  const status = statusOf2(ctx, n);
+  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (!CLEANABLE.includes(status))
+    return {
+      ok: false,
+      message: `Cannot clean up #${n}: it is ${status}, and only failed, timed-out and skipped tasks' branches are cleaned up. To throw its work away and start over, use \`/autopilot rollback #${n}\`.`
+    };
+  const branch = taskBranch(ctx, n);
+  const open2 = pullsFor(ctx, n).filter((p) => p.state === "open");
+  for (const pr of open2) ctx.effects.push({ type: "closePull", pr: pr.number, issue: n });
+  ctx.effects.push({ type: "deleteBranch", branch });
+  note(ctx, `#${n}: cleanup by ${actor}: ${branch} deleted, ${open2.length} PR(s) closed`);
+  const closed = open2.length > 0 ? ` and closed ${open2.map((p) => `#${p.number}`).join(", ")}` : "";
+  return {
+    ok: true,
+    message: `Cleaned up #${n}: deleted \`${branch}\`${closed}. It stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`
+  };
 }
 
 // src/core/gates/merge-refusal.ts
@@ -61099,55 +61587,7 @@ function mergeBasis(pr, settings) {
   );
 }
 
-// src/core/reconcile/task-labels.ts
-function hasLabel(labels, label2) {
-  return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
-}
-function stateLabels(L) {
-  return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
-}
-function statusOf2(ctx, n) {
-  const issue2 = ctx.issues.get(n);
-  if (!issue2) return null;
-  if (issue2.state === "closed") return "done";
-  const labels = ctx.labels.get(n) ?? issue2.labels;
-  const known = ctx.statusByIssue.get(n);
-  if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
-  const status = taskStatusFromLabels({ state: issue2.state, labels }, ctx.config.labels);
-  ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
-  return status;
-}
-function setStatus(ctx, n, status) {
-  const L = ctx.config.labels;
-  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
-  const fromSkipped = statusOf2(ctx, n) === "skipped" && status !== "skipped";
-  writeLabels(ctx, n, target, [...stateLabels(L), ...fromSkipped ? [L.exclude] : []]);
-  if (target && target.toLowerCase() === L.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
-  if (status !== "skipped" && status !== "done") {
-    const record2 = taskRecord(ctx, n);
-    record2.label = status;
-    record2.labelAt = ctx.now.toISOString();
-  }
-}
-function clearStateLabels(ctx, n) {
-  writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
-}
-function writeLabels(ctx, n, target, remove) {
-  const same2 = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
-  const current = ctx.labels.get(n) ?? [];
-  const next = current.filter((l) => !remove.some((r) => same2(l, r)) || same2(l, target));
-  if (target && !hasLabel(next, target)) next.push(target);
-  ctx.labels.set(n, next);
-  const index2 = ctx.effects.findIndex((e) => e.type === "setStateLabel" && e.issue === n);
-  const earlier = index2 >= 0 ? ctx.effects[index2] : null;
-  if (index2 >= 0) ctx.effects.splice(index2, 1);
-  const removeAll = [.../* @__PURE__ */ new Set([...earlier?.remove ?? [], ...remove])].filter((l) => !same2(l, target));
-  const base = ctx.baseLabels.get(n) ?? [];
-  const changes = target !== null && !hasLabel(base, target) || removeAll.some((l) => hasLabel(base, l));
-  if (changes) ctx.effects.push({ type: "setStateLabel", issue: n, add: target, remove: removeAll });
-}
-
-// src/core/reconcile/task-exit.ts
+// src/core/reconcile/runs/task-exit.ts
 function taskDone(ctx, n, pr) {
   if (ctx.issues.get(n)?.state === "open")
     ctx.effects.push({ type: "closeIssue", issue: n, reason: "completed" });
@@ -61185,7 +61625,8 @@ function retire(ctx, n, outcome, pr) {
     tokens: record2.tokensIn + record2.tokensOut,
     costUsd: record2.costUsd,
     attempts: record2.attempt,
-    ...pr ? { pr } : {}
+    ...pr ? { pr } : {},
+    ...record2.startedAt ? { startedAt: record2.startedAt } : {}
   });
   if (record2.attempt > 0)
     ctx.effects.push({ type: "releaseDispatchLocks", issue: n, attempts: record2.attempt });
@@ -61194,6 +61635,13 @@ function retire(ctx, n, outcome, pr) {
     { issue: n, outcome, at: ctx.now.toISOString() }
   ].slice(-100);
   delete state.tasks[n];
+}
+
+// src/core/agent/job-silence.ts
+var SLACK_MS = 5 * 6e4;
+function jobSilenceLimitMs(config3) {
+  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
+  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
 }
 
 // src/core/reconcile/timing.ts
@@ -61207,7 +61655,7 @@ var SETTLE_MINUTES = 10;
 var INCIDENT_DAYS = 7;
 var DASHBOARD_REFRESH_MINUTES = 30;
 
-// src/core/reconcile/worker-runs.ts
+// src/core/reconcile/runs/worker-runs.ts
 function runIssue(run2) {
   if (run2.issue) return run2.issue;
   const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
@@ -61245,7 +61693,7 @@ function liveState(ctx, n) {
   const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
   if (ours) return { live: false };
   const result = ctx.results.get(n);
-  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < ctx.config.timeoutMinutes * 6e4) {
+  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
     return { live: true, phase: "running" };
   }
   const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
@@ -61289,8 +61737,8 @@ function cancelRun(ctx, run2, n, why) {
   note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
 }
 
-// src/core/reconcile/retry-skip.ts
-function retryTask(ctx, n, actor) {
+// src/core/reconcile/commands/retry-skip.ts
+function retryTask(ctx, n, actor, iterations = null) {
   const issue2 = ctx.issues.get(n);
   if (!issue2) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   if (issue2.state === "closed") return { ok: false, message: `#${n} is closed; reopen it first.` };
@@ -61298,6 +61746,7 @@ function retryTask(ctx, n, actor) {
   const record2 = ctx.state.tasks[n];
   if (status === "ready" && record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs) {
     record2.waitUntil = void 0;
+    if (iterations !== null) record2.maxIterations = iterations;
     note(ctx, `#${n}: wait cleared by ${actor}`);
     return { ok: true };
   }
@@ -61319,8 +61768,18 @@ function retryTask(ctx, n, actor) {
   }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };
+  const r = freshStart(ctx, n, t.retryDelta, `retried by @${actor}`);
+  if (iterations !== null) r.maxIterations = iterations;
+  const limit = iterations !== null ? ` with at most ${iterations} iterations` : "";
+  note(ctx, `#${n}: retry by ${actor}${limit} (attempt ${r.attempt + 1} next)`);
+  return iterations !== null ? {
+    ok: true,
+    message: `#${n} is back in the queue; its workers now stop after ${iterations} iterations (\`maxIterations\` for this task only).`
+  } : { ok: true };
+}
+function freshStart(ctx, n, retryDelta, reason) {
   const r = taskRecord(ctx, n);
-  r.retries += t.retryDelta;
+  r.retries += retryDelta;
   r.failures = 0;
   r.feedbackRounds = 0;
   r.feedbackSha = void 0;
@@ -61331,11 +61790,10 @@ function retryTask(ctx, n, actor) {
   r.notices = void 0;
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
-  r.reason = `retried by @${actor}`;
+  r.reason = reason;
   ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
   setStatus(ctx, n, "ready");
-  note(ctx, `#${n}: retry by ${actor} (attempt ${r.attempt + 1} next)`);
-  return { ok: true };
+  return r;
 }
 function skipTask(ctx, n, actor) {
   const issue2 = ctx.issues.get(n);
@@ -61352,6 +61810,96 @@ function skipTask(ctx, n, actor) {
     ok: true,
     message: `Skipped #${n}: Autopilot leaves it alone now (label \`${ctx.config.labels.exclude}\`). To bring it back, run \`/autopilot retry #${n}\`.`
   };
+}
+
+// src/core/reconcile/commands/rollback.ts
+function rollbackTask(ctx, n, actor) {
+  const under = ctx.state.tasks[n]?.rollback;
+  if (under) {
+    return {
+      ok: false,
+      message: `#${n} is already being rolled back: the pull request reverting PR #${under.merged} must pass its gates and merge first.`
+    };
+  }
+  const issue2 = ctx.issues.get(n);
+  const prs = pullsFor(ctx, n);
+  const merged = prs.find((p) => p.state === "merged");
+  if (!issue2 || issue2.state === "closed") {
+    if (!merged)
+      return {
+        ok: false,
+        message: `Nothing to roll back for #${n}: it is not an open task, and Autopilot sees no merged pull request of it on \`${taskBranch(ctx, n)}\` among the recently closed ones.`
+      };
+    return revertMerged(ctx, n, merged, actor);
+  }
+  const status = statusOf2(ctx, n);
+  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (merged && status === "done") return revertMerged(ctx, n, merged, actor);
+  return discardUnmerged(ctx, n, actor);
+}
+function revertMerged(ctx, n, merged, actor) {
+  const branch = revertBranchName(ctx.config.branchPrefix, n, merged.number);
+  ctx.effects.push({
+    type: "revertPull",
+    pr: merged.number,
+    issue: n,
+    title: truncate(`Revert #${merged.number}: ${merged.title}`, 250),
+    body: [
+      `Reverts #${merged.number}, the work of #${n}, as ${quietLogin(actor)} asked with \`/autopilot rollback #${n}\`.`,
+      "",
+      `This pull request passes the same gates as any task's; once it merges, #${n} goes back to the queue and a new worker starts it from the default branch.`
+    ].join("\n")
+  });
+  if (ctx.issues.get(n)?.state !== "open") ctx.effects.push({ type: "reopenIssue", issue: n });
+  const r = taskRecord(ctx, n);
+  r.rollback = { merged: merged.number, at: ctx.now.toISOString() };
+  r.pr = void 0;
+  r.merge = void 0;
+  r.feedbackRounds = 0;
+  r.feedbackSha = void 0;
+  r.notices = void 0;
+  r.result = "rollback";
+  r.reason = `rollback asked by @${actor}: reverting PR #${merged.number}`;
+  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  setStatus(ctx, n, "review");
+  note(ctx, `#${n}: rollback by ${actor}: revert PR #${merged.number} on ${branch}`);
+  return {
+    ok: true,
+    message: `Rolling back #${n}: GitHub opens a pull request reverting PR #${merged.number}. It passes the same gates as any task's PR; once it merges, #${n} is ready again.`
+  };
+}
+function discardUnmerged(ctx, n, actor) {
+  for (const run2 of liveRunsOf(ctx, n)) cancelRun(ctx, run2, n, "rolled back");
+  const open2 = pullsFor(ctx, n).filter((p) => p.state === "open");
+  for (const pr of open2) ctx.effects.push({ type: "closePull", pr: pr.number, issue: n });
+  const branch = taskBranch(ctx, n);
+  ctx.effects.push({ type: "deleteBranch", branch });
+  const r = freshStart(ctx, n, 1, `rolled back by @${actor}`);
+  r.pr = void 0;
+  r.gate = void 0;
+  note(ctx, `#${n}: rollback by ${actor}: ${open2.length} PR(s) closed, ${branch} deleted`);
+  const closed = open2.length > 0 ? `closed ${open2.map((p) => `#${p.number}`).join(", ")}, ` : "";
+  return {
+    ok: true,
+    message: `Rolled back #${n}: ${closed}deleted \`${branch}\`. It is ready again; the next worker starts from the default branch.`
+  };
+}
+function rollbackMerged(ctx, n, revert) {
+  const record2 = taskRecord(ctx, n);
+  const reverted = record2.rollback?.merged;
+  record2.rollback = void 0;
+  record2.gate = void 0;
+  if (ctx.config.merge.deleteBranch && revert.headBranchExists !== false)
+    ctx.effects.push({ type: "deleteBranch", branch: revert.headRef });
+  const r = freshStart(ctx, n, 1, `rolled back: revert PR #${revert.number} merged`);
+  r.pr = void 0;
+  ctx.effects.push({
+    type: "comment",
+    issue: n,
+    body: `The revert PR #${revert.number} merged, so the work of PR #${reverted ?? "?"} is undone. #${n} is back in the queue.`,
+    key: `rollback-done-${revert.number}`
+  });
+  note(ctx, `#${n}: revert PR #${revert.number} merged \u2192 ready`);
 }
 
 // src/core/reconcile/session-events.ts
@@ -61387,9 +61935,9 @@ function sessionEvent(ctx, event, quiet = false) {
   return outcome;
 }
 
-// src/core/reconcile/comment-commands.ts
+// src/core/reconcile/commands/comment-commands.ts
 function processComments(ctx) {
-  const read = { freshComments: /* @__PURE__ */ new Set(), statusRequests: [] };
+  const read = { freshComments: /* @__PURE__ */ new Set(), statusRequests: [], runRequests: [] };
   const state = ctx.state;
   const trackingNumber = ctx.tracking?.number ?? null;
   const wasProcessed = commentProcessedRule(state);
@@ -61447,9 +61995,22 @@ ${commandHelp()}`
       case "status":
         react(ctx, c.id, "+1");
         read.statusRequests.push({
+          kind: "status",
+          by: login,
           commentIssue: c.issue,
           commentId: c.id,
           issue: command.issue,
+          line: parsed.line
+        });
+        break;
+      case "report":
+        react(ctx, c.id, "+1");
+        read.statusRequests.push({
+          kind: "report",
+          by: login,
+          commentIssue: c.issue,
+          commentId: c.id,
+          issue: null,
           line: parsed.line
         });
         break;
@@ -61478,9 +62039,20 @@ ${commandHelp()}`
         }
         break;
       }
+      case "run":
+        read.runRequests.push({
+          commentIssue: c.issue,
+          commentId: c.id,
+          line: parsed.line,
+          issue: command.issue,
+          actor: login
+        });
+        break;
       case "retry":
-      case "skip": {
-        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login) : skipTask(ctx, command.issue, login);
+      case "skip":
+      case "rollback":
+      case "cleanup": {
+        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
         react(ctx, c.id, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
         break;
@@ -61546,7 +62118,7 @@ function processAnswers(ctx, freshComments) {
   }
 }
 
-// src/core/reconcile/checkboxes.ts
+// src/core/reconcile/commands/checkboxes.ts
 function processCheckboxes(ctx) {
   const previous3 = ctx.input.state;
   if (!ctx.tracking || !previous3) return { ticked: false };
@@ -61571,28 +62143,12 @@ function processCheckboxes(ctx) {
   return { ticked: true };
 }
 
-// src/core/reconcile/task-pulls.ts
-function pullsFor(ctx, n) {
-  const branch = taskBranch(ctx, n);
-  const { trusted, ignored } = partitionPulls(ctx.pullsByRef.get(branch) ?? [], {
-    repo: ctx.snapshot.repo,
-    branch,
-    botId: ctx.snapshot.botId
-  });
-  for (const x of ignored) {
-    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
-    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
-    incident(ctx, "ignored_pull", ignoredPullMessage(x));
-    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
-  }
-  return trusted;
-}
-
 // src/core/reconcile/closed-issues.ts
 function processClosedIssues(ctx) {
   for (const key of Object.keys(ctx.state.tasks)) {
     const n = Number(key);
     const issue2 = ctx.issues.get(n);
+    if (rollbackReopening(ctx, n, issue2)) continue;
     if (!issue2) {
       const merged2 = pullsFor(ctx, n).find((p) => p.state === "merged");
       if (merged2) taskDone(ctx, n, merged2);
@@ -61614,8 +62170,13 @@ function processClosedIssues(ctx) {
     }
   }
 }
+function rollbackReopening(ctx, n, issue2) {
+  const asked = ctx.state.tasks[n]?.rollback?.at;
+  if (!asked || issue2 && issue2.state === "open") return false;
+  return ctx.nowMs - Date.parse(asked) < SETTLE_MINUTES * 6e4;
+}
 
-// src/core/reconcile/dispatch-locks.ts
+// src/core/reconcile/runs/dispatch-locks.ts
 var LOCK_RELEASES_PER_RECONCILE = 5;
 var LOCK_REFUSED_INCIDENT = "GitHub refused to create a dispatch lock (a ref under refs/autopilot/dispatch/; a ruleset restricting ref creation does that, and the controller's log has GitHub's words). Workers are dispatched without it: the tracking issue's revision check and the worker's claim still keep two controllers from running one attempt twice. Let Autopilot create refs under refs/autopilot/ to restore the lock.";
 function checkDispatchLocks(ctx) {
@@ -61711,6 +62272,8 @@ function prepare(input2) {
     log,
     labels,
     readyBy,
+    offRamps: /* @__PURE__ */ new Set(),
+    alerts: [],
     statusByIssue: /* @__PURE__ */ new Map()
   };
   ignoreForeignLabels(ctx, input2.config.labels);
@@ -62212,7 +62775,7 @@ function humanGateDigest(options2) {
   return changeHash(JSON.stringify(options2));
 }
 
-// src/core/reconcile/pull-diff-verdicts.ts
+// src/core/reconcile/pulls/pull-diff-verdicts.ts
 function recordDiffGates(ctx) {
   const gate = humanGateDigest(ctx.config.humanGate);
   for (const diff of ctx.snapshot.pullDiffs ?? []) {
@@ -62315,10 +62878,139 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
-// src/core/reconcile/dispatch-config.ts
+// src/core/reconcile/task-alerts.ts
+var OFF_RAMP_WORDS = {
+  blocked: "is blocked",
+  "needs-human": "needs a human",
+  timeout: "timed out",
+  failed: "failed"
+};
+function recordApprover(ctx, n) {
+  const by = ctx.readyBy.get(n) ?? null;
+  if (!by || sameLogin(by, ctx.snapshot.botLogin)) return;
+  if (hasWriteAccess(ctx.snapshot.permissions, by)) taskRecord(ctx, n).approvedBy = by;
+}
+function approversOf(ctx, n) {
+  return [ctx.state.tasks[n]?.approvedBy ?? null, ctx.issues.get(n)?.readyLabeledBy ?? null];
+}
+function recipients(ctx, approvers) {
+  return alertRecipients({
+    approvers,
+    notify: ctx.config.alerts.notify,
+    permissions: ctx.snapshot.permissions,
+    botLogin: ctx.snapshot.botLogin
+  });
+}
+function raiseTaskAlerts(ctx) {
+  for (const n of [...ctx.offRamps].sort((a, b) => a - b)) {
+    const status = statusOf2(ctx, n);
+    if (status === null || !(status in OFF_RAMP_WORDS)) continue;
+    const kind = status;
+    const record2 = taskRecord(ctx, n);
+    const title = ctx.issues.get(n)?.title ?? "";
+    const alert = {
+      key: `${n}-${status}-a${record2.attempt}`,
+      kind,
+      issue: n,
+      headline: `#${n} ${OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      what: record2.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
+      todo: taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      mentions: recipients(ctx, approversOf(ctx, n))
+    };
+    const key = alertCommentKey(alert);
+    if (record2.notices?.includes(key)) continue;
+    notice(ctx, n, record2, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+  }
+}
+function raiseSessionAlert(ctx, alert, tasks) {
+  const full = {
+    ...alert,
+    issue: null,
+    mentions: recipients(
+      ctx,
+      tasks.flatMap((n) => approversOf(ctx, n))
+    )
+  };
+  if (ctx.tracking) {
+    const comment2 = {
+      type: "comment",
+      issue: ctx.tracking.number,
+      body: renderAlertComment(full),
+      key: alertCommentKey(full)
+    };
+    ctx.effects.push(comment2);
+  }
+  ctx.alerts.push(full);
+  note(ctx, `alert: ${describeAlert(full)}`);
+}
+function pauseForLimitedAgents(ctx, n, untilMs) {
+  const state = ctx.state;
+  const current = state.agentsLimitedUntil ? Date.parse(state.agentsLimitedUntil) : Number.NaN;
+  const active = !Number.isNaN(current) && current > ctx.nowMs;
+  if (untilMs <= ctx.nowMs) return;
+  if (active) {
+    if (untilMs < current) state.agentsLimitedUntil = new Date(untilMs).toISOString();
+    return;
+  }
+  const until = new Date(untilMs).toISOString();
+  state.agentsLimitedUntil = until;
+  note(ctx, `every agent is limited: dispatching pauses until ${until}`);
+  raiseSessionAlert(
+    ctx,
+    {
+      key: `agents-limited-${until}`,
+      kind: "agents-limited",
+      headline: `Every agent is limited: dispatching pauses until ${formatTime(until)}`,
+      what: `The worker of #${n} found every configured agent (the primary and each fallback) rate- or usage-limited: ${ctx.state.tasks[n]?.reason ?? "no reason given"}`,
+      todo: "Nothing, if waiting is fine: Autopilot dispatches again after the reset. Otherwise raise the agents' limits or add a fallback agent with another account (`agents.fallbacks`)."
+    },
+    [n]
+  );
+}
+function agentsLimitedNow(ctx) {
+  const until = ctx.state.agentsLimitedUntil;
+  if (!until) return null;
+  if (Date.parse(until) > ctx.nowMs) return until;
+  ctx.state.agentsLimitedUntil = null;
+  note(ctx, "the agents' limits have reset: dispatching goes on");
+  return null;
+}
+function remindReview(ctx, n, pr, reason) {
+  const hours = ctx.config.alerts.reviewReminderHours;
+  const record2 = taskRecord(ctx, n);
+  const since = record2.since ?? pr.createdAt;
+  const key = `alert-remind-${pr.number}`;
+  const reminded = record2.notices?.includes(key) ?? false;
+  const waitedMs = ctx.nowMs - Date.parse(since);
+  if (!reminded && hours !== null && !Number.isNaN(waitedMs) && waitedMs >= hours * 36e5) {
+    const reviewers = pr.reviews.map((r) => r.author);
+    const alert = {
+      key: `remind-${pr.number}`,
+      kind: "review-waiting",
+      issue: n,
+      headline: `PR #${pr.number} of #${n} has waited for a person since ${formatTime(since)}`,
+      what: reason,
+      todo: taskTodo("review-waiting", n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      mentions: recipients(ctx, [...reviewers, ...approversOf(ctx, n)])
+    };
+    notice(ctx, n, record2, key, renderAlertComment(alert));
+    ctx.alerts.push(alert);
+    note(ctx, `alert: ${describeAlert(alert)}`);
+    return `waiting on people since ${formatTime(since)} (reminded): ${reason}`;
+  }
+  return reminded ? `waiting on people since ${formatTime(since)} (reminded): ${reason}` : reason;
+}
+
+// src/core/reconcile/runs/dispatch-config.ts
 function withConfigDigest(ctx, effect) {
   const digest = ctx.state.lastGoodConfig?.digest;
   if (digest) effect.inputs = { ...effect.inputs ?? {}, "config-digest": digest };
+}
+function withJobOverrides(ctx, record2, effect) {
+  const overrides = record2.maxIterations ? { ...ctx.state.overrides ?? {}, maxIterations: record2.maxIterations } : ctx.state.overrides;
+  if (overrides) effect.inputs = { ...effect.inputs ?? {}, config: JSON.stringify(overrides) };
 }
 
 // src/core/reconcile/text-approval.ts
@@ -62391,8 +63083,67 @@ function takeOutChangedText(ctx, n, editors, sameSecond) {
   note(ctx, `#${n}: taken out, the task text changed after approval`);
 }
 
-// src/core/reconcile/pool-dispatch.ts
-function processPool(ctx) {
+// src/core/reconcile/commands/run-command.ts
+function runVerdict(f) {
+  const n = `#${f.issue}`;
+  const no = (reason) => ({ start: false, reason });
+  if (!f.open) return no(`${n} is not an open issue Autopilot can see.`);
+  if (f.live || f.status === "in-progress") return no(`${n} is already in progress.`);
+  switch (f.status) {
+    case null:
+      return no(`${n} is not an Autopilot task: label it \`${f.readyLabel}\` first.`);
+    case "review":
+      return no(`${n} is in review: its pull request waits for the gates.`);
+    case "done":
+      return no(`${n} is done.`);
+    case "skipped":
+      return no(`${n} is skipped; \`/autopilot retry ${n}\` brings it back.`);
+    case "blocked":
+    case "needs-human":
+    case "timeout":
+    case "failed":
+      return no(`${n} is ${f.status}; \`/autopilot retry ${n}\` puts it back in the queue, then run it.`);
+    case "ready":
+      break;
+  }
+  if (f.notInPool) return no(`${n} is not in the pool: ${f.notInPool}.`);
+  if (f.waiting) return no(`${n} is not ready: ${f.waiting}.`);
+  if (f.waitUntil)
+    return no(
+      `${n} waits until ${f.waitUntil.at} (${f.waitUntil.why}); \`/autopilot retry ${n}\` clears the wait.`
+    );
+  if (!f.candidate) return no(`${n} is not ready to run.`);
+  const session2 = sessionRefusal(f.session);
+  if (session2) return no(`Cannot run ${n}: ${session2}`);
+  if (f.configHeld)
+    return no(
+      `Cannot run ${n}: \`.github/autopilot.yml\` is not valid and there is no earlier good one; fix the file first (the dashboard says what is wrong).`
+    );
+  if (f.busy.length >= f.maxParallel) {
+    const busy = f.busy.map((b) => `#${b}`).join(", ");
+    return no(
+      `All ${f.maxParallel} slots are busy (${busy}); run it again once one is free (\`maxParallel\` sets how many).`
+    );
+  }
+  return { start: true };
+}
+function sessionRefusal(status) {
+  switch (status) {
+    case "running":
+      return null;
+    case "idle":
+    case "completed":
+      return "no session is running; start one with `/autopilot start`, then run the task.";
+    case "pausing":
+    case "paused":
+      return "Autopilot is paused; `/autopilot resume` first.";
+    case "stopping":
+      return "Autopilot is stopping; start it again with `/autopilot start` once running workers have finished.";
+  }
+}
+
+// src/core/reconcile/runs/pool-dispatch.ts
+function processPool(ctx, runRequests = []) {
   const { snapshot, state, config: config3 } = ctx;
   const L = config3.labels;
   const issues = snapshot.issues.map((i) => {
@@ -62448,19 +63199,36 @@ function processPool(ctx) {
   const held = ctx.input.configHeld === true;
   if (held && ranked.length > 0)
     note(ctx, "no valid configuration: nothing is dispatched until the file is fixed");
-  if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
+  const startable = s.status === "idle" && s.reason === "initial" || s.status === "completed";
+  if (ranked.length > 0 && startable && !held && !config3.session.autoStart) {
+    note(ctx, "ready work waits for `/autopilot start` (session.autoStart is false)");
+  } else if (ranked.length > 0 && s.status === "idle" && s.reason === "initial" && !held) {
     sessionEvent(ctx, { type: "start" }, true);
     state.session.detail = "ready work appeared";
   } else if (ranked.length > 0 && s.status === "completed" && !held) {
     sessionEvent(ctx, { type: "newWork", issues: ranked.slice(0, 10).map((t) => t.issue) }, true);
   }
+  const limitedUntil = agentsLimitedNow(ctx);
+  if (limitedUntil && ranked.length > 0) {
+    waitingForTime = true;
+    note(ctx, `dispatch waits for the agents' limits to reset at ${limitedUntil}`);
+  }
+  const asked = runAsked(ctx, runRequests, {
+    limitedUntil,
+    ranked,
+    waiting: new Map(waiting2.map((w) => [w.number, w.reason])),
+    notInPool: new Map(notInPool2.map((w) => [w.issue, w.reason])),
+    live,
+    held
+  });
+  if (asked.size > 0) ranked = ranked.filter((t) => !asked.has(t.issue));
   const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
   const unblocking = merging.size > 0 && waiting2.some(
     (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
-  if (isDispatching(state.session.status) && !unblocking && !held) {
-    const free = config3.maxParallel - live.size;
+  if (config3.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
+    const free = config3.maxParallel - live.size - asked.size;
     const chosen = ranked.slice(0, Math.max(0, free));
     for (const task of chosen) dispatch(ctx, task.issue, formatScoreParts(task.parts), task.total);
     const taken = new Set(chosen.map((t) => t.issue));
@@ -62468,6 +63236,50 @@ function processPool(ctx) {
   }
   const pending = ranked.length > 0 || waitingForTime;
   return { graph, ranked, waits: waits2, notInPool: notInPool2, pending };
+}
+function runAsked(ctx, requests, pool) {
+  const started = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    const n = request2.issue;
+    const issue2 = ctx.issues.get(n);
+    const record2 = ctx.state.tasks[n];
+    const wait2 = record2?.waitUntil && Date.parse(record2.waitUntil) > ctx.nowMs ? record2.waitUntil : null;
+    const scored = pool.ranked.find((t) => t.issue === n);
+    if (pool.limitedUntil) {
+      react(ctx, request2.commentId, "confused");
+      const reason = `every agent is limited until ${formatTime(pool.limitedUntil)}: ask again with \`/autopilot run #${n}\` after that.`;
+      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
+      continue;
+    }
+    const verdict = runVerdict({
+      issue: n,
+      open: issue2?.state === "open",
+      session: ctx.state.session.status,
+      configHeld: pool.held,
+      status: issue2 ? statusOf2(ctx, n) : null,
+      live: pool.live.has(n) || started.has(n),
+      waiting: pool.waiting.get(n) ?? null,
+      notInPool: pool.notInPool.get(n) ?? null,
+      waitUntil: wait2 ? { at: formatTime(wait2), why: record2?.reason ?? "backoff" } : null,
+      candidate: scored !== void 0,
+      maxParallel: ctx.config.maxParallel,
+      busy: [...pool.live, ...started].sort((a, b) => a - b),
+      readyLabel: ctx.config.labels.ready
+    });
+    if (!verdict.start || !scored) {
+      react(ctx, request2.commentId, "confused");
+      const reason = verdict.start ? `#${n} is not ready to run.` : verdict.reason;
+      reply(ctx, request2.commentIssue, request2.commentId, request2.line, reason);
+      note(ctx, `comment ${request2.commentId}: run #${n} refused: ${reason}`);
+      continue;
+    }
+    react(ctx, request2.commentId, "+1");
+    started.add(n);
+    const why = `asked by ${request2.actor} with /autopilot run; ${formatScoreParts(scored.parts)}`;
+    dispatch(ctx, n, why, scored.total);
+  }
+  return started;
 }
 function sameLabels(a, b) {
   return a === b || a.length === b.length && a.every((l, i) => l === b[i]);
@@ -62486,9 +63298,10 @@ function dispatch(ctx, n, why, score) {
   record2.waitUntil = void 0;
   record2.cancelAt = void 0;
   record2.merge = void 0;
+  recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
-  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  withJobOverrides(ctx, record2, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
@@ -72151,6 +72964,7 @@ function evaluatePullRequest(pr, options2) {
   } else if (staleChangesRequested.length > 0) {
     verdict = {
       action: "wait",
+      kind: "people",
       reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author)).join(", ")} to review again (changes were requested on an earlier commit)`
     };
   } else if (humanRequired && !humanApproved) {
@@ -72160,7 +72974,11 @@ function evaluatePullRequest(pr, options2) {
       reason: `human gate (${options2.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`
     };
   } else if (!options2.autoMerge) {
-    verdict = { action: "wait", reason: "every gate passed; `merge.auto` is off, so a person merges it" };
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: "every gate passed; `merge.auto` is off, so a person merges it"
+    };
   } else {
     verdict = { action: "merge", sha: pr.headSha };
   }
@@ -72248,7 +73066,7 @@ function parseHumanGateMarker(body) {
   }
 }
 
-// src/core/reconcile/reviews.ts
+// src/core/reconcile/pulls/reviews.ts
 function processReviews(ctx) {
   const lines = /* @__PURE__ */ new Map();
   const handed = /* @__PURE__ */ new Set();
@@ -72305,10 +73123,29 @@ function processReview(ctx, n, issue2, handed) {
   if (!pr) {
     const merged = prs.find((p) => p.state === "merged");
     if (merged) {
-      taskDone(ctx, n, merged);
+      if (record2.rollback) rollbackMerged(ctx, n, merged);
+      else taskDone(ctx, n, merged);
       return null;
     }
     const closed = prs.find((p) => p.state === "closed");
+    if (closed && record2.rollback) {
+      record2.reason = `the revert PR #${closed.number} was closed without merging`;
+      record2.since = ctx.now.toISOString();
+      record2.rollback = void 0;
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: revert PR #${closed.number} closed unmerged \u2192 failed`);
+      return null;
+    }
+    if (record2.rollback) {
+      if (ctx.nowMs - Date.parse(record2.rollback.at) < SETTLE_MINUTES * 6e4)
+        return line(`waiting for GitHub's pull request reverting PR #${record2.rollback.merged}`, null);
+      record2.reason = `GitHub opened no pull request reverting PR #${record2.rollback.merged}: revert it by hand, then \`/autopilot retry #${n}\``;
+      record2.since = ctx.now.toISOString();
+      record2.rollback = void 0;
+      setStatus(ctx, n, "failed");
+      note(ctx, `#${n}: no revert PR appeared \u2192 failed`);
+      return null;
+    }
     if (closed) {
       record2.reason = `PR #${closed.number} was closed without merging`;
       record2.since = ctx.now.toISOString();
@@ -72357,6 +73194,11 @@ function processReview(ctx, n, issue2, handed) {
       return line(requestMerge(ctx, n, record2, pr) ?? "every gate passed; merging", pr.number);
     }
     case "feedback":
+      if (record2.rollback)
+        return line(
+          `${describeKinds(verdict.kinds)} on the revert PR: a person must fix or close it`,
+          pr.number
+        );
       sendFeedback(ctx, n, record2, pr, verdict);
       return null;
     case "fail":
@@ -72367,7 +73209,8 @@ function processReview(ctx, n, issue2, handed) {
       return null;
     case "wait": {
       const gate = humanGateOpen && verdict.kind !== "human-gate" ? "; the human gate also needs an approval of the latest commit" : "";
-      const reason = `${verdict.reason}${gate}`;
+      const waited = `${verdict.reason}${gate}`;
+      const reason = verdict.kind ? remindReview(ctx, n, pr, waited) : waited;
       if (record2.merge?.via === "update-branch" && record2.merge.sha !== pr.headSha)
         return line(branchUpdatedLine(pr.baseRef, reason), pr.number);
       return line(reason, pr.number);
@@ -72554,6 +73397,70 @@ function finishSession(ctx, pending) {
   return { completed: true, completionNotice: outcome.completionNotice ?? null };
 }
 
+// src/core/reconcile/pulls/stale-branches.ts
+var SWEEP_READS_PER_RECONCILE = 10;
+var SWEPT = /* @__PURE__ */ new Set(["failed", "timeout", "skipped"]);
+function sweepCandidates(world, config3, ended) {
+  const days = config3.cleanup.staleBranchDays;
+  if (days === "off") return [];
+  const L = config3.labels;
+  const wanted = [L.failed, L.timeout, L.exclude].map((l) => l.toLowerCase());
+  const old = (n) => {
+    const since = Date.parse(ended.since(n) ?? "");
+    return Number.isNaN(since) || ended.nowMs - since >= days * 864e5;
+  };
+  const swept = (i) => i.state === "open" && !i.isPullRequest && i.labels.some((l) => wanted.includes(l.toLowerCase())) && old(i.number);
+  return world.issues.filter(swept).sort((a, b) => a.number - b.number).slice(0, SWEEP_READS_PER_RECONCILE).map((i) => taskBranchName(config3.branchPrefix, i.number));
+}
+function sweepVerdict(input2) {
+  const { activity } = input2;
+  if (!activity) return { delete: false, why: "unread" };
+  const newest = activity.entries[0];
+  if (!newest || newest.type === "branch_deletion") return { delete: false, why: "no-branch" };
+  if (!activity.complete) return { delete: false, why: "incomplete" };
+  if (input2.botId === null || input2.botId === void 0) return { delete: false, why: "person-pushed" };
+  if (activity.entries.some((e) => e.actorId === null || e.actorId !== input2.botId))
+    return { delete: false, why: "person-pushed" };
+  const age = input2.nowMs - Date.parse(newest.at);
+  if (!(age >= input2.staleDays * 864e5)) return { delete: false, why: "recent" };
+  return { delete: true };
+}
+function sweepStaleBranches(ctx) {
+  const days = ctx.config.cleanup.staleBranchDays;
+  if (days === "off" || ctx.input.configHeld) return;
+  for (const [n, issue2] of ctx.issues) {
+    if (issue2.state !== "open") continue;
+    const status = statusOf2(ctx, n);
+    if (status === null || !SWEPT.has(status)) continue;
+    const branch = taskBranch(ctx, n);
+    const verdict = sweepVerdict({
+      activity: ctx.snapshot.branchActivity?.[branch],
+      botId: ctx.snapshot.botId,
+      staleDays: days,
+      nowMs: ctx.nowMs
+    });
+    if (!verdict.delete) {
+      if (verdict.why === "person-pushed" || verdict.why === "incomplete")
+        note(
+          ctx,
+          `#${n}: ${branch} kept: ${verdict.why === "person-pushed" ? "someone other than Autopilot pushed to it" : "GitHub's record of its pushes is longer than one page"}`
+        );
+      continue;
+    }
+    const open2 = pullsFor(ctx, n).filter((p) => p.state === "open");
+    for (const pr of open2) ctx.effects.push({ type: "closePull", pr: pr.number, issue: n });
+    ctx.effects.push({ type: "deleteBranch", branch });
+    const newest = ctx.snapshot.branchActivity?.[branch]?.entries[0]?.at ?? "";
+    ctx.effects.push({
+      type: "comment",
+      issue: n,
+      body: `Deleted \`${branch}\`${open2.length > 0 ? ` and closed ${open2.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${days} days and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
+      key: `swept-${n}-${newest.replace(/[^0-9TZ]/g, "")}`
+    });
+    note(ctx, `#${n}: stale ${branch} deleted (only Autopilot pushed, last push ${newest})`);
+  }
+}
+
 // src/core/agent/pricing.ts
 var DEFAULT_PRICES = Object.assign(
   {},
@@ -72717,8 +73624,24 @@ function buildView(ctx, pool, reviewLines) {
     else if (status === "failed") view.failed.push(line);
   }
   view.progress = { done: state.history.completed, total: state.history.completed + open2 };
+  const awaiting = awaitedCommand2(ctx, view);
+  if (awaiting) view.awaiting = awaiting;
   view.graph = graphView(ctx, view, pool);
   return view;
+}
+function awaitedCommand2(ctx, view) {
+  const s = ctx.state.session;
+  if (ctx.input.configHeld) return null;
+  if ((s.status === "idle" || s.status === "completed") && view.queue.length > 0) {
+    const why = s.status === "idle" && s.reason !== "initial" ? "the session was stopped" : "`session.autoStart` is false, so a session starts only when a person says so";
+    return { command: "start", ready: view.queue.length, why };
+  }
+  if (ctx.config.mode !== "semi-auto" || s.status !== "running") return null;
+  return {
+    command: "run",
+    next: view.queue[0] ?? null,
+    freeSlots: Math.max(0, view.maxParallel - view.slots.length)
+  };
 }
 function graphView(ctx, view, pool) {
   const order = [];
@@ -72760,10 +73683,266 @@ function graphView(ctx, view, pool) {
   return { nodes, edges };
 }
 
-// src/core/reconcile/status-reply.ts
+// src/core/session/session-report.ts
+var REPORT_OUTCOMES = [
+  "needs-human",
+  "review",
+  "blocked",
+  "failed",
+  "timeout",
+  "in-progress",
+  "waiting",
+  "ready",
+  "done",
+  "skipped",
+  "closed"
+];
+var OUTCOME_WORDS = {
+  "needs-human": "needs a human",
+  review: "in review",
+  blocked: "blocked",
+  failed: "failed",
+  timeout: "timed out",
+  "in-progress": "in progress",
+  waiting: "waiting",
+  ready: "queued",
+  done: "done",
+  skipped: "skipped",
+  closed: "closed"
+};
+var REPORT_BUDGET = 6e4;
+var WAITS_SHARE = 0.45;
+function reportRoomBeside(text4) {
+  return Math.max(MIN_REPORT_ROOM, REPORT_BUDGET - bytes(text4));
+}
+var MIN_REPORT_ROOM = 4e3;
+var TITLE_MAX = 80;
+var REASON_MAX = 200;
+function renderSessionReport(report, budget = REPORT_BUDGET) {
+  const tasks = [...report.tasks].sort(
+    (a, b) => REPORT_OUTCOMES.indexOf(a.outcome) - REPORT_OUTCOMES.indexOf(b.outcome) || a.issue - b.issue
+  );
+  const head = headLines(report);
+  const footerReserve = 1200;
+  let room = budget - bytes(head.join("\n")) - footerReserve;
+  const waiting2 = tasks.filter((t) => t.wait !== null);
+  const waitLines = [];
+  const waitRoom = Math.floor(room * WAITS_SHARE);
+  let used = 0;
+  for (const t of waiting2) {
+    const line = `- ${taskCell2(t)} \u2014 ${waitText(t)}`;
+    const size = bytes(line) + 1;
+    if (used + size > waitRoom) break;
+    waitLines.push(line);
+    used += size;
+  }
+  room -= used;
+  const header = ["task", "outcome", "attempts", "iterations", "time", "tokens", "cost"];
+  const align = ["l", "l", "r", "r", "r", "r", "r"];
+  const rows = [];
+  const emptyTable = bytes(table(header, [], align)) + 1;
+  used = emptyTable;
+  for (const t of tasks) {
+    const row = [
+      taskCell2(t),
+      outcomeCell(t),
+      formatCount(t.attempts),
+      formatCount(t.iterations),
+      t.elapsedMs === null ? "\u2014" : formatDuration(t.elapsedMs),
+      formatTokens(t.tokens),
+      formatUsd(t.costUsd)
+    ];
+    const size = bytes(row.join(" | ")) + 5;
+    if (used + size > room) break;
+    rows.push(row);
+    used += size;
+  }
+  const out = [...head];
+  if (waiting2.length > 0) {
+    out.push("", "### What waits for whom", "", ...waitLines);
+    if (waitLines.length < waiting2.length)
+      out.push(`- _\u2026 and ${formatCount(waiting2.length - waitLines.length)} more: see the dashboard._`);
+  }
+  out.push("", "### Tasks", "");
+  if (tasks.length === 0) out.push("_No task in this session yet._");
+  else out.push(table(header, rows, align));
+  const left = tasks.slice(rows.length);
+  if (left.length > 0)
+    out.push(
+      "",
+      `_${formatCount(left.length)} more ${left.length === 1 ? "task is" : "tasks are"} not listed to keep this comment within GitHub's size limit (${countsByOutcome(left)}); the totals above count them, and the dashboard lists every open task._`
+    );
+  if (report.inHistoryComments > 0)
+    out.push(
+      "",
+      `_${formatCount(report.inHistoryComments)} finished ${report.inHistoryComments === 1 ? "task was" : "tasks were"} listed earlier in the history comments on the tracking issue; the totals above count them._`
+    );
+  return out.join("\n");
+}
+function headLines(report) {
+  const { session: session2, statistics: st } = report;
+  const why = report.occasion.kind === "completed" ? "The session completed." : `Asked for by ${quietLogin(report.occasion.by)}.`;
+  const counts = [
+    [st.tasks.completed, "done"],
+    [st.tasks.review, "in review"],
+    [st.tasks.inProgress, "in progress"],
+    [st.tasks.ready, "queued"],
+    [st.tasks.needsHuman, "need a human"],
+    [st.tasks.blocked, "blocked"],
+    [st.tasks.failed, "failed"],
+    [st.tasks.timeout, "timed out"],
+    [st.tasks.skipped, "skipped"]
+  ];
+  const parts = counts.filter(([n]) => n > 0).map(([n, word]) => `${formatCount(n)} ${word}`);
+  return [
+    "## Autopilot session report",
+    "",
+    `${why} Session **${session2.status}** since ${formatTime(session2.since)}${session2.startedAt ? `, started ${formatTime(session2.startedAt)}` : ""}; runtime ${formatDuration(st.runtimeMs)} (as of ${formatTime(report.now.toISOString())}).`,
+    "",
+    `**Tasks:** ${formatCount(st.tasks.total)}${parts.length > 0 ? ` \u2014 ${parts.join(", ")}` : ""}. **Iterations:** ${formatCount(st.iterations.total)}. **Merged:** ${formatCount(st.merges.successful)}. **Tokens:** ${formatTokens(st.tokens.total)}. **Cost:** ${formatUsd(st.costUsd)}.`
+  ];
+}
+function taskCell2(t) {
+  return `#${t.issue} ${escapeInline(t.title, TITLE_MAX)}`;
+}
+function outcomeCell(t) {
+  return `${OUTCOME_WORDS[t.outcome]}${t.pr ? ` (PR #${t.pr})` : ""}`;
+}
+function waitText(t) {
+  const w = t.wait;
+  const when = w.until ? ` until ${formatTime(w.until)}` : w.since ? ` since ${formatTime(w.since)}` : "";
+  return `${OUTCOME_WORDS[t.outcome]}${t.pr ? ` (PR #${t.pr})` : ""}: waits for ${w.who}${when} \u2014 ${escapeInline(w.why, REASON_MAX)}`;
+}
+function countsByOutcome(tasks) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const t of tasks) counts.set(t.outcome, (counts.get(t.outcome) ?? 0) + 1);
+  return REPORT_OUTCOMES.filter((o2) => counts.has(o2)).map((o2) => `${formatCount(counts.get(o2))} ${OUTCOME_WORDS[o2]}`).join(", ");
+}
+function bytes(text4) {
+  return Buffer.byteLength(text4, "utf8");
+}
+
+// src/core/reconcile/commands/report-reply.ts
+var LIMIT_WORDS = {
+  rate_limited: "the agent's rate limit to reset",
+  usage_limited: "the agent's usage limit to reset",
+  quota: "the agent's quota to reset"
+};
+function sessionReport(ctx, view, occasion) {
+  const tasks = [];
+  const open2 = /* @__PURE__ */ new Set();
+  const lines = /* @__PURE__ */ new Map();
+  for (const list3 of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
+    for (const line of list3) lines.set(line.issue, line);
+  const waits2 = new Map(view.waiting.map((w) => [w.issue, w]));
+  for (const [n, issue2] of ctx.issues) {
+    if (issue2.state !== "open") continue;
+    const status = statusOf2(ctx, n);
+    if (status === null || status === "skipped" || status === "done") continue;
+    open2.add(n);
+    const record2 = ctx.state.tasks[n];
+    const waiting2 = status === "ready" ? waits2.get(n) : void 0;
+    const outcome = waiting2 ? "waiting" : status;
+    const end = outcome === "blocked" || outcome === "failed" || outcome === "timeout" ? record2?.since : null;
+    tasks.push({
+      issue: n,
+      title: issue2.title,
+      outcome,
+      attempts: record2?.attempt ?? 0,
+      iterations: record2?.iterations ?? 0,
+      elapsedMs: elapsed(record2?.startedAt, end ?? ctx.now.toISOString()),
+      tokens: (record2?.tokensIn ?? 0) + (record2?.tokensOut ?? 0),
+      costUsd: record2?.costUsd ?? 0,
+      pr: record2?.pr ?? lines.get(n)?.pr ?? null,
+      wait: waitOf(ctx, n, outcome, lines.get(n) ?? waiting2 ?? null)
+    });
+  }
+  const finished2 = new Map(ctx.state.pendingHistory.map((h) => [h.issue, h]));
+  for (const h of finished2.values()) {
+    if (open2.has(h.issue)) continue;
+    tasks.push({
+      issue: h.issue,
+      title: h.title,
+      outcome: h.outcome,
+      attempts: h.attempts,
+      iterations: h.iterations,
+      elapsedMs: elapsed(h.startedAt, h.at),
+      tokens: h.tokens,
+      costUsd: h.costUsd,
+      pr: h.pr ?? null,
+      wait: null
+    });
+  }
+  const history = ctx.state.history;
+  const retired = history.completed + history.skipped + history.closed;
+  return {
+    session: {
+      status: ctx.state.session.status,
+      since: ctx.state.session.since,
+      startedAt: ctx.state.session.startedAt
+    },
+    statistics: view.statistics,
+    tasks,
+    inHistoryComments: Math.max(0, retired - ctx.state.pendingHistory.length),
+    occasion,
+    now: ctx.now
+  };
+}
+function reportText(ctx, view, occasion, budget = REPORT_BUDGET) {
+  return renderSessionReport(sessionReport(ctx, view, occasion), budget);
+}
+function waitOf(ctx, n, outcome, line) {
+  const record2 = ctx.state.tasks[n];
+  const reason = line?.reason ?? record2?.reason ?? "no reason given";
+  const since = line?.since ?? record2?.since ?? null;
+  switch (outcome) {
+    case "needs-human":
+      return { who: "an answer on the issue from someone with write access", why: reason, since };
+    case "review":
+      return { who: "its pull request's gates", why: reason };
+    case "blocked":
+      return {
+        who: `someone with write access to clear the blocker, then \`/autopilot retry #${n}\``,
+        why: reason,
+        since
+      };
+    case "failed":
+    case "timeout":
+      return {
+        who: `someone with write access: \`/autopilot retry #${n}\` or \`skip #${n}\``,
+        why: reason,
+        since
+      };
+    case "waiting": {
+      const until = record2?.waitUntil;
+      if (until && Date.parse(until) > ctx.nowMs) {
+        const limit = LIMIT_WORDS[record2?.result ?? ""];
+        return { who: limit ?? "its retry backoff", why: record2?.reason ?? "backoff", until };
+      }
+      return {
+        who: reason.startsWith("waiting on ") ? "the tasks it depends on" : "someone with write access",
+        why: reason
+      };
+    }
+    default:
+      return null;
+  }
+}
+function elapsed(from, to) {
+  const start = from ? Date.parse(from) : Number.NaN;
+  const end = Date.parse(to);
+  if (Number.isNaN(start) || Number.isNaN(end)) return null;
+  return Math.max(0, end - start);
+}
+
+// src/core/reconcile/commands/status-reply.ts
 function statusText(ctx, view, issue2) {
   const s = ctx.state.session;
-  const head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
+  let head = `Autopilot is **${s.status}** (since ${formatTime(s.since)}). ${view.slots.length} of ${view.maxParallel} slots busy, ${view.queue.length} queued, ${view.review.length} in review, ${view.needsHuman.length} need a human, ${view.blocked.length + view.failed.length + view.timeouts.length} blocked/failed/timed out.`;
+  const awaiting = view.awaiting;
+  if (awaiting?.command === "start") head += " It waits for `/autopilot start`.";
+  else if (awaiting?.next)
+    head += ` Semi-auto: it waits for \`/autopilot run #${awaiting.next.issue}\` (next by score).`;
   if (issue2 === null) return head;
   const status = statusOf2(ctx, issue2);
   const lists = [
@@ -72795,7 +73974,8 @@ ${head}`;
 function writeTrackingIssue(ctx, decided) {
   const view = buildView(ctx, decided.pool, decided.reviewLines);
   for (const req of decided.statusRequests) {
-    reply(ctx, req.commentIssue, req.commentId, req.line, statusText(ctx, view, req.issue));
+    const text4 = req.kind === "report" ? reportText(ctx, view, { kind: "command", by: req.by }) : statusText(ctx, view, req.issue);
+    reply(ctx, req.commentIssue, req.commentId, req.line, text4);
   }
   const tracking = ctx.tracking;
   const compaction = compactState(ctx.state, {
@@ -72804,24 +73984,27 @@ function writeTrackingIssue(ctx, decided) {
   });
   const state = compaction.state;
   const effects = [];
-  if (compaction.flush.length > 0) {
-    const completion = decided.sessionEnd.completionNotice;
-    if (completion) {
-      completion.body = `${completion.body}
+  const completion = decided.sessionEnd.completionNotice;
+  if (completion) {
+    const history = compaction.flush.length > 0 ? `
 
-${renderHistoryComment(compaction.flush)}`;
-    } else if (tracking) {
-      ctx.effects.push({
-        type: "comment",
-        issue: tracking.number,
-        body: renderHistoryComment(compaction.flush),
-        key: `history-${compaction.flush[0].issue}-${compaction.flush[compaction.flush.length - 1].issue}-${state.history.comments}`
-      });
-    }
+${renderHistoryComment(compaction.flush)}` : "";
+    const report = reportText(ctx, view, { kind: "completed" }, reportRoomBeside(completion.body + history));
+    completion.body = `${completion.body}
+
+${report}${history}`;
+  } else if (compaction.flush.length > 0 && tracking) {
+    ctx.effects.push({
+      type: "comment",
+      issue: tracking.number,
+      body: renderHistoryComment(compaction.flush),
+      key: `history-${compaction.flush[0].issue}-${compaction.flush[compaction.flush.length - 1].issue}-${state.history.comments}`
+    });
   }
   const previous3 = ctx.input.state;
   const marks = tracking ? readDashboardMarks(tracking.body) : null;
-  const worthShowing = state.session.reason !== "initial" || ctx.effects.length > 0 || Object.keys(state.tasks).length > 0 || !!ctx.input.configError || state.incidents.length > 0;
+  const worthShowing = state.session.reason !== "initial" || ctx.effects.length > 0 || Object.keys(state.tasks).length > 0 || !!ctx.input.configError || state.incidents.length > 0 || // Ready work waiting for `/autopilot start` (session.autoStart false): the dashboard is where it says so.
+  view.awaiting !== void 0;
   const staleRead = !tracking && previous3 !== null && previous3.revision > 0 && previous3.renderedAt !== null && ctx.nowMs - Date.parse(previous3.renderedAt) < SETTLE_MINUTES * 6e4;
   const creating = !tracking && worthShowing && !staleRead;
   let pin2 = null;
@@ -72854,7 +74037,7 @@ ${renderHistoryComment(compaction.flush)}`;
   return { state, effects: [...effects, ...ctx.effects], log: ctx.log };
 }
 
-// src/core/reconcile/worker-outcomes.ts
+// src/core/reconcile/runs/worker-outcomes.ts
 function handleOutcome(ctx, n, record2, result) {
   const { config: config3 } = ctx;
   const outcome = result.result ?? "failed";
@@ -72901,6 +74084,7 @@ function handleOutcome(ctx, n, record2, result) {
       const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
       const until = Number.isNaN(resume) ? ctx.nowMs + config3.rateLimit.maxWaitMs : resume;
       if (until > ctx.nowMs) record2.waitUntil = new Date(until).toISOString();
+      pauseForLimitedAgents(ctx, n, until);
     }
     setStatus(ctx, n, "ready");
     return;
@@ -72934,22 +74118,49 @@ function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) 
     setStatus(ctx, n, "failed");
     note(ctx, `#${n}: failed (${d.reason})`);
     if (d.action === "abort") {
-      sessionEvent(ctx, {
+      const aborted2 = sessionEvent(ctx, {
         type: "abort",
         issue: n,
         detail: `task #${n} failed`,
         activeWorkers: liveCount(ctx)
       });
+      if (!aborted2.refused) {
+        raiseSessionAlert(
+          ctx,
+          {
+            key: `session-aborted-${state.session.since}`,
+            kind: "session-aborted",
+            headline: `The session stopped: #${n} failed and \`errorStrategy\` is abort`,
+            what: reason,
+            todo: `Look at #${n}; \`/autopilot retry #${n}\` and \`/autopilot start\` go on.`
+          },
+          [n]
+        );
+      }
     }
   }
   if (state.consecutiveFailures >= config3.consecutiveErrorThreshold && state.session.status === "running") {
-    sessionEvent(ctx, {
+    const issues = [...state.failedInARow];
+    const paused = sessionEvent(ctx, {
       type: "consecutiveFailures",
       count: state.consecutiveFailures,
       threshold: config3.consecutiveErrorThreshold,
-      issues: [...state.failedInARow],
+      issues,
       activeWorkers: liveCount(ctx)
     });
+    if (!paused.refused) {
+      raiseSessionAlert(
+        ctx,
+        {
+          key: `consecutive-failures-${state.session.since}`,
+          kind: "consecutive-failures",
+          headline: `The session paused: ${issues.length} tasks failed in a row`,
+          what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config3.consecutiveErrorThreshold}); the last: ${reason}`,
+          todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`."
+        },
+        issues
+      );
+    }
   }
 }
 function crash(ctx, n, record2, why, kind) {
@@ -72985,7 +74196,7 @@ function taskTotal(recorded, reported) {
   return reported >= recorded ? reported : recorded + reported;
 }
 
-// src/core/reconcile/workers.ts
+// src/core/reconcile/runs/workers.ts
 var WORKER_LABELS = {
   complete: "review",
   blocked: "blocked",
@@ -73090,7 +74301,7 @@ function resendDispatch(ctx, n) {
     dispatchId: record2.dispatchId
   };
   if (!unsent) effect.resend = true;
-  if (ctx.state.overrides) effect.inputs = { config: JSON.stringify(ctx.state.overrides) };
+  withJobOverrides(ctx, record2, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
@@ -73113,9 +74324,9 @@ function cancelIfStalled(ctx, n, run2) {
   if (result && record2 && result.dispatchId === record2.dispatchId) times.push(Date.parse(result.updatedAt));
   const progressAt = Math.max(...times.filter((t) => !Number.isNaN(t)));
   const idleMs = ctx.nowMs - progressAt;
-  const timeout = ctx.config.timeoutMinutes;
-  if (idleMs <= timeout * 6e4) return;
-  cancelRun(ctx, run2, n, `no progress for ${formatDuration(idleMs)} (timeout ${timeout} min)`);
+  const limitMs = jobSilenceLimitMs(ctx.config);
+  if (idleMs <= limitMs) return;
+  cancelRun(ctx, run2, n, `no progress for ${formatDuration(idleMs)} (limit ${formatDuration(limitMs)})`);
 }
 function cancelDuplicateRuns(ctx, n) {
   const runs = liveRunsOf(ctx, n);
@@ -73128,7 +74339,7 @@ function cancelDuplicateRuns(ctx, n) {
 // src/core/reconcile/decide.ts
 function decide(input2) {
   const ctx = prepare(input2);
-  const { freshComments, statusRequests } = processComments(ctx);
+  const { freshComments, statusRequests, runRequests } = processComments(ctx);
   const checkboxes = processCheckboxes(ctx);
   processClosedIssues(ctx);
   processTaskText(ctx);
@@ -73136,17 +74347,20 @@ function decide(input2) {
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   const reviewLines = processReviews(ctx);
+  sweepStaleBranches(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);
-  const pool = processPool(ctx);
+  const pool = processPool(ctx, runRequests);
   const sessionEnd = finishSession(ctx, pool.pending);
-  return writeTrackingIssue(ctx, {
+  raiseTaskAlerts(ctx);
+  const decision = writeTrackingIssue(ctx, {
     pool,
     reviewLines,
     statusRequests,
     checkboxesTicked: checkboxes.ticked,
     sessionEnd
   });
+  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
 }
 
 // src/github/transport/counter.ts
@@ -73610,6 +74824,12 @@ var DELETE_REFS_MUTATION = `
 mutation AutopilotDeleteRefs($repository: ID!, $refs: [RefUpdate!]!) {
   updateRefs(input: { repositoryId: $repository, refUpdates: $refs }) { clientMutationId }
 }`;
+var REVERT_PULL_REQUEST_MUTATION = `
+mutation AutopilotRevertPullRequest($pullRequestId: ID!, $title: String, $body: String) {
+  revertPullRequest(input: { pullRequestId: $pullRequestId, title: $title, body: $body }) {
+    revertPullRequest { number headRefName }
+  }
+}`;
 
 // src/github/execution/ref-deletions.ts
 var ZERO = "0".repeat(40);
@@ -73741,6 +74961,33 @@ ${selections.join("\n")}
   return done;
 }
 
+// src/github/snapshot/branch-activity.ts
+var PAGE = 100;
+async function readBranchActivity(ctx, branches) {
+  const out = {};
+  for (const branch of branches) {
+    try {
+      const { data } = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/activity", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          ref: `refs/heads/${branch}`,
+          direction: "desc",
+          per_page: PAGE
+        })
+      );
+      const rows = data;
+      out[branch] = {
+        entries: rows.map((r) => ({ actorId: r.actor?.id ?? null, at: r.timestamp, type: r.activity_type })),
+        complete: rows.length < PAGE
+      };
+    } catch (error62) {
+      if (isOutage(error62)) throw error62;
+    }
+  }
+  return out;
+}
+
 // src/core/effects.ts
 function describeEffect(effect) {
   switch (effect.type) {
@@ -73764,6 +75011,12 @@ function describeEffect(effect) {
       return `${effect.what === "queue" ? "take PR #" + effect.pr + " out of the merge queue" : "turn off auto-merge on PR #" + effect.pr} (${effect.reason})`;
     case "closeIssue":
       return `close #${effect.issue} as ${effect.reason}`;
+    case "reopenIssue":
+      return `reopen #${effect.issue}`;
+    case "closePull":
+      return `close PR #${effect.pr} unmerged`;
+    case "revertPull":
+      return `open a pull request reverting PR #${effect.pr}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}`;
     case "releaseDispatchLocks":
@@ -74006,7 +75259,8 @@ function snapshotSettings(config3) {
     gateDigest: humanGateDigest(config3.humanGate),
     needsHumanLabel: l.needsHuman,
     branchPrefix: config3.branchPrefix,
-    workerWorkflow: config3.workerWorkflow
+    workerWorkflow: config3.workerWorkflow,
+    ...config3.cleanup && config3.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config3.cleanup, labels: config3.labels, branchPrefix: config3.branchPrefix } } : {}
   };
 }
 var PERMISSION_CACHE_MS = 5 * 6e4;
@@ -74605,11 +75859,11 @@ async function takeSnapshot(ctx, request2) {
       }
     }
   }
+  const ours = (ref) => ref.startsWith(settings.branchPrefix) || issueOfRevertBranch(settings.branchPrefix, ref) !== null;
   const pullNodes = [];
-  for (const p of pulls)
-    if (p.headRefName.startsWith(settings.branchPrefix)) pullNodes.push(toPullNode(p, botLogin));
+  for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
   for (const p of compact(repo.recentPulls?.nodes)) {
-    if (p.headRefName.startsWith(settings.branchPrefix) && !pullNodes.some((x) => x.number === p.number)) {
+    if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
     }
   }
@@ -74691,6 +75945,76 @@ function sameSet(a, b) {
   return x.size === y.size && [...x].every((v) => y.has(v));
 }
 
+// src/github/execution/task-recovery.ts
+function recoveryAlreadyDone(world, branchPrefix, effect) {
+  switch (effect.type) {
+    case "closePull": {
+      const pr = world?.pulls.find((p) => p.number === effect.pr);
+      return pr && pr.state !== "open" ? `PR #${effect.pr} is already ${pr.state}` : null;
+    }
+    case "reopenIssue": {
+      const issue2 = world?.issues.find((i) => i.number === effect.issue);
+      return issue2?.state === "open" ? "already open" : null;
+    }
+    case "revertPull": {
+      const existing = world?.pulls.find(
+        (p) => issueOfRevertBranch(branchPrefix, p.headRef)?.pr === effect.pr && p.state !== "closed" && (world.botId === void 0 || p.authorId != null && p.authorId === world.botId)
+      );
+      return existing ? `PR #${existing.number} already reverts PR #${effect.pr}` : null;
+    }
+  }
+}
+async function executeRecovery(ctx, effect) {
+  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    switch (effect.type) {
+      case "closePull":
+        await ctx.write(
+          () => ctx.client.request("PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+            ...o2,
+            pull_number: effect.pr,
+            state: "closed"
+          })
+        );
+        return { effect, status: "done" };
+      case "reopenIssue":
+        await ctx.write(
+          () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+            ...o2,
+            issue_number: effect.issue,
+            state: "open"
+          })
+        );
+        return { effect, status: "done" };
+      case "revertPull": {
+        const known = ctx.world?.pulls.find((p) => p.number === effect.pr)?.nodeId;
+        const nodeId = known ?? (await ctx.read(
+          () => ctx.client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+            ...o2,
+            pull_number: effect.pr
+          })
+        )).data.node_id;
+        const answer = await ctx.write(
+          () => ctx.client.graphql(REVERT_PULL_REQUEST_MUTATION, {
+            pullRequestId: nodeId,
+            title: effect.title,
+            body: effect.body
+          })
+        );
+        const number4 = answer.revertPullRequest?.revertPullRequest?.number;
+        ctx.log.info(`PR #${number4 ?? "?"} reverts PR #${effect.pr} for #${effect.issue}`);
+        return { effect, status: "done", detail: number4 ? `revert PR #${number4}` : void 0 };
+      }
+    }
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    const status = statusOf(error62);
+    if (effect.type === "closePull" && (status === 404 || status === 422))
+      return { effect, status: "skipped", detail: "PR already closed or gone" };
+    return { effect, status: "failed", detail: refusalWords(error62) };
+  }
+}
+
 // src/github/execution/executor.ts
 function effectTarget(effect) {
   switch (effect.type) {
@@ -74715,6 +76039,12 @@ function effectTarget(effect) {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "closePull":
+      return `close-pull#${effect.pr}`;
+    case "reopenIssue":
+      return `reopen#${effect.issue}`;
+    case "revertPull":
+      return `revert#${effect.pr}`;
     case "releaseDispatchLocks":
       return `locks#${effect.issue}`;
     case "writeTrackingIssue":
@@ -74788,6 +76118,10 @@ function alreadyDone(ctx, effect) {
       const issue2 = world?.issues.find((i) => i.number === effect.issue);
       return issue2?.state === "closed" ? "already closed" : null;
     }
+    case "closePull":
+    case "reopenIssue":
+    case "revertPull":
+      return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
     case "writeTrackingIssue": {
       const tracking = world?.trackingIssue;
       if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
@@ -74807,6 +76141,7 @@ function alreadyDone(ctx, effect) {
   }
 }
 var o = (ctx) => ({ owner: ctx.repo.owner, repo: ctx.repo.name });
+var branchPrefixOf = (ctx) => ctx.facts?.settings?.branchPrefix ?? "autopilot/";
 async function executeEffect(ctx, effect) {
   switch (effect.type) {
     case "setStateLabel":
@@ -74882,6 +76217,10 @@ async function executeEffect(ctx, effect) {
           return { effect, status: "skipped", detail: "branch already gone" };
         throw error62;
       }
+    case "closePull":
+    case "reopenIssue":
+    case "revertPull":
+      return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
     case "releaseDispatchLocks":
       return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":
@@ -75312,6 +76651,15 @@ var Gateway = class {
       reviewLabel: output2.facts.settings.reviewLabel ?? null,
       gateDigest: output2.facts.settings.gateDigest
     });
+    const sweep = output2.facts.settings.sweep;
+    if (sweep) {
+      const tasks = parseDashboard(output2.world.trackingIssue?.body ?? "").state?.tasks ?? {};
+      const branches = sweepCandidates(output2.world, sweep, {
+        since: (n) => tasks[n]?.since,
+        nowMs: this.now()
+      });
+      if (branches.length > 0) output2.world.branchActivity = await readBranchActivity(verify2, branches);
+    }
     this.last = output2;
     return output2;
   }
@@ -75725,6 +77073,10 @@ async function reconcileOnce(options2, log) {
   const inForce = effective(fileConfig, decision.state.overrides);
   gateway.dryRun = (options2.dryRun ?? false) || inForce.dryRun;
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
+  if (decision.alerts?.length && !report.conflict) {
+    if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
+    else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at);
+  }
   return {
     result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
     requests: gateway.requests(),
@@ -75751,6 +77103,7 @@ function createControllerApp(options2 = {}) {
   const log = options2.log ?? silentLog;
   const run2 = options2.reconcile ?? reconcile;
   const scheduler = new RepoScheduler();
+  const alerts = new AlertWebhook({ env: options2.alertEnv ?? process.env, log });
   const ttl = options2.installationsTtlMs ?? 10 * 6e4;
   let probot = null;
   let botLogin = null;
@@ -75778,7 +77131,8 @@ function createControllerApp(options2 = {}) {
           log,
           ...login ? { botLogin: login } : {},
           ...options2.baseUrl ? { baseUrl: options2.baseUrl } : {},
-          ...options2.dryRun ? { dryRun: true } : {}
+          ...options2.dryRun ? { dryRun: true } : {},
+          alerts
         });
       } catch (error62) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${error62.message}`);
@@ -75874,6 +77228,7 @@ function createControllerApp(options2 = {}) {
     async idle() {
       await ticking;
       await scheduler.idle();
+      if (stopped2) await alerts.idle();
     },
     stop() {
       stopped2 = true;
@@ -75882,6 +77237,7 @@ function createControllerApp(options2 = {}) {
       for (const resume of resumes.values()) clearTimeout(resume);
       resumes.clear();
       scheduler.close();
+      void alerts.stop();
     }
   };
 }
@@ -75985,7 +77341,8 @@ async function startControllerServer(options2) {
     ...options2.baseUrl ? { baseUrl: options2.baseUrl } : {},
     ...options2.dryRun ? { dryRun: true } : {},
     ...options2.awaitReconcile ? { awaitReconcile: true } : {},
-    ...options2.reconcile ? { reconcile: options2.reconcile } : {}
+    ...options2.reconcile ? { reconcile: options2.reconcile } : {},
+    ...options2.alertEnv ? { alertEnv: options2.alertEnv } : {}
   });
   const middleware = await createNodeMiddleware2(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
   const bodyLimit = options2.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;

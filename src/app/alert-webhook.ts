@@ -7,7 +7,7 @@
  * It is the controller's one outbound call that is not GitHub, so it lives here in src/app beside the reconcile
  * driver rather than in src/github (docs/ARCHITECTURE.md). A reconcile never waits for it: `send` queues and
  * returns. The queue and the spacing of retries are cockatiel's (`bulkhead` bounds what waits, its
- * `ExponentialBackoff` spaces the attempts), the library src/github/circuit.ts already builds on; the retry loop
+ * `ExponentialBackoff` spaces the attempts), the library src/github/transport/circuit.ts already builds on; the retry loop
  * is written here because cockatiel's `retry` cannot cut its wait short, and a stopping controller must not
  * wait minutes for a receiver that is down.
  *
@@ -23,15 +23,15 @@ import {
   ExponentialBackoff,
   type IBackoff,
 } from "cockatiel";
-import { type Alert, alertPayload } from "../core/alerts.js";
+import { type Alert, alertPayload } from "../core/session/alerts.js";
 import type { AutopilotConfig } from "../core/config/index.js";
 import type { GatewayLog, RepoRef } from "../github/transport/octokit-surface.js";
 
 export const SIGNATURE_HEADER = "x-autopilot-signature-256";
 
-export type AlertWebhookSettings = NonNullable<AutopilotConfig["alerts"]["webhook"]>;
+type AlertWebhookSettings = NonNullable<AutopilotConfig["alerts"]["webhook"]>;
 
-export interface AlertWebhookOptions {
+interface AlertWebhookOptions {
   /** Where `alerts.webhook.urlEnv` / `secretEnv` are looked up (default: this process's environment). */
   env?: Record<string, string | undefined>;
   log: GatewayLog;
@@ -51,7 +51,7 @@ export interface AlertWebhookOptions {
 class RetryableDelivery extends Error {}
 
 /** The body's signature as the header carries it. */
-export function signAlertBody(secret: string, body: string): string {
+function signAlertBody(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 

@@ -190,7 +190,7 @@ export interface WorldSnapshot {
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/gates/diff-gate.ts). */
   pullDiffs?: PullDiff[];
   /**
-   * Who moved each branch the stale-branch sweep looks at (src/core/reconcile/stale-branches.ts), by branch
+   * Who moved each branch the stale-branch sweep looks at (src/core/reconcile/pulls/stale-branches.ts), by branch
    * name, from GitHub's own record of pushes (the actor whose token pushed, by account id).
    */
   branchActivity?: Record<string, BranchActivity>;

@@ -7,10 +7,10 @@
  */
 import { workflowPushRefusal } from "../core/gates/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/agent/classify.js";
-import { completionClaim } from "../core/completion-mode.js";
-import { jobSilenceLimitMs } from "../core/job-silence.js";
-import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../core/limit-hint.js";
-import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/primary-recovery.js";
+import { completionClaim } from "../core/agent/completion-mode.js";
+import { jobSilenceLimitMs } from "../core/agent/job-silence.js";
+import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../core/agent/limit-hint.js";
+import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/agent/primary-recovery.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/gates/human-gate.js";
@@ -32,7 +32,7 @@ import { readProgress, writeProgressClaim } from "./progress/progress-claim.js";
 import { taskTextRefusal } from "./progress/task-text-check.js";
 import type { BranchSetup } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
-import { renderGateEscalationComment } from "./gate-escalation.js";
+import { renderGateEscalationComment } from "./progress/gate-escalation.js";
 import { renderProgressComment, renderPullBody, renderSignalComment } from "./progress/report.js";
 import { authFailureText, quotaFailureText, spawnFailureText } from "./iterations/agent-failure-text.js";
 import { describeSignal, toIterationSignal } from "./iterations/iteration-signal.js";
@@ -47,10 +47,6 @@ import {
   type WorkerRun,
 } from "./worker-deps.js";
 import { sessionWantsStop } from "./progress/session-status.js";
-
-export { PROGRESS_NOTES_PATH };
-
-export { SCRATCH_EXCLUDES } from "./worker-deps.js";
 export type {
   QualityRunner,
   WorkerDeps,
@@ -89,10 +85,10 @@ class CancelledError extends Error {
 }
 
 /** What a worker refusing to start still needs: GitHub (to claim the attempt and report), the clock, the log. */
-export type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
+type RefusalDeps = Pick<WorkerDeps, "github" | "clock" | "sleep" | "log" | "signal">;
 
 /**
- * A worker that may not start (no configuration it may run under, src/worker/worker-config.ts): it claims the
+ * A worker that may not start (no configuration it may run under, src/worker/settings/worker-config.ts): it claims the
  * attempt and ends with `config_refused` and the reason, before any git, agent or quality command. The result
  * is written (not a silent exit) so the controller sees a refusal, not a crash counted against the task. The
  * defaults only shape the report here (the claim's staleness, the branch name shown); nothing runs under them.
@@ -145,7 +141,7 @@ class WorkerLoop {
   private jobUsage = { input: 0, output: 0, costUsd: 0 };
   private lastFinalMessage = "";
   private agentIndex = 0;
-  /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/primary-recovery.ts). */
+  /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/agent/primary-recovery.ts). */
   private primaryLimitedUntil: number | null = null;
   /**
    * HEAD of the worker's repository as the worker last saw or made it: every commit it makes and every status it
@@ -238,7 +234,7 @@ class WorkerLoop {
       attempt: this.inputs.attempt,
       dispatchId: this.inputs.dispatchId,
       now: this.now(),
-      // A live job updates its marker at least once per iteration (src/core/job-silence.ts).
+      // A live job updates its marker at least once per iteration (src/core/agent/job-silence.ts).
       staleAfterMs: jobSilenceLimitMs(this.config),
     });
     if (!decision.proceed) {
@@ -576,7 +572,7 @@ class WorkerLoop {
   }
 
   /**
-   * A failed run whose end looks like a limit the classifier does not know (src/core/limit-hint.ts): "retry" after
+   * A failed run whose end looks like a limit the classifier does not know (src/core/agent/limit-hint.ts): "retry" after
    * a backoff while waits are left; null when the run counts as it is (a failure, or a real iteration).
    */
   private async handleUnrecognisedLimit(
@@ -610,7 +606,7 @@ class WorkerLoop {
     return "retry";
   }
 
-  /** How the agent's process ended (src/core/agent-exit.ts): the finished run when that fails the job. */
+  /** How the agent's process ended (src/core/agent/agent-exit.ts): the finished run when that fails the job. */
   private async checkAgentExit(
     run: AgentRunResult,
     signal: Signal,
@@ -669,7 +665,7 @@ class WorkerLoop {
     return { outcome, text };
   }
 
-  /** The completion matrix (src/core/iteration.ts) on this iteration; its warnings are logged. */
+  /** The completion matrix (src/core/agent/iteration.ts) on this iteration; its warnings are logged. */
   private decide(
     iteration: number,
     signal: Signal,

@@ -7,7 +7,7 @@ import type { WorkerGitHub } from "../github/worker-github.js";
 import type { AgentRunner } from "./iterations/agent-iteration.js";
 import type { BranchSetup, WorkState } from "./checkout/private-git.js";
 import type { QualityCommandResult } from "./processes/quality.js";
-import type { CoverageSpec } from "./coverage-gate.js";
+import type { CoverageSpec } from "./processes/coverage-gate.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AlertWebhook, SIGNATURE_HEADER, webhookUrlProblem } from "../../src/app/alert-webhook.js";
-import type { Alert } from "../../src/core/alerts.js";
+import type { Alert } from "../../src/core/session/alerts.js";
 
 const SECRET = "s3cret-for-tests";
 const SETTINGS = { urlEnv: "HOOK_URL", secretEnv: "HOOK_SECRET" };

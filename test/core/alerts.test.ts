@@ -1,5 +1,5 @@
 /**
- * Alerts (src/core/alerts.ts, src/core/reconcile/task-alerts.ts): who is mentioned (verified writers and the
+ * Alerts (src/core/session/alerts.ts, src/core/reconcile/task-alerts.ts): who is mentioned (verified writers and the
  * configured `notify` only), that an alert is raised once however often the reconcile runs, the review reminder,
  * and the pause while every agent is limited.
  */
@@ -10,7 +10,7 @@ import {
   alertRecipients,
   renderAlertComment,
   slackEscape,
-} from "../../src/core/alerts.js";
+} from "../../src/core/session/alerts.js";
 import { parseConfig } from "../../src/core/config/index.js";
 import { parseDashboard } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";

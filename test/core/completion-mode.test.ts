@@ -1,6 +1,6 @@
 /** The completion modes: the objective marker, how each mode reads the agent's claim, and what the prompt teaches. */
 import { describe, expect, it } from "vitest";
-import { completionClaim } from "../../src/core/completion-mode.js";
+import { completionClaim } from "../../src/core/agent/completion-mode.js";
 import { decideAfterIteration, type IterationInput } from "../../src/core/agent/iteration.js";
 import { buildPrompt, type PromptInput } from "../../src/core/agent/prompt.js";
 import { parseSignal, SIGNAL_PROTOCOL_TEXT, signalProtocolText } from "../../src/core/agent/signals.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decide } from "../../src/core/reconcile/decide.js";
-import { LOCK_REFUSED_INCIDENT } from "../../src/core/reconcile/dispatch-locks.js";
+import { LOCK_REFUSED_INCIDENT } from "../../src/core/reconcile/runs/dispatch-locks.js";
 import { comment, input, issue, minutes, only, step, world } from "./world.js";
 
 describe("the dispatch locks", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
-import { jobSilenceLimitMs } from "../../src/core/job-silence.js";
+import { jobSilenceLimitMs } from "../../src/core/agent/job-silence.js";
 import { decide } from "../../src/core/reconcile/decide.js";
 import { input, issue, minutes, only, result, run, step, world } from "./world.js";
 

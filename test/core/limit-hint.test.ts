@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../../src/core/limit-hint.js";
+import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../../src/core/agent/limit-hint.js";
 
 describe("unrecognisedLimitHint", () => {
   it("finds a limit's words in the CLI's error text or the last lines of its output", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../../src/core/primary-recovery.js";
+import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../../src/core/agent/primary-recovery.js";
 
 const now = Date.parse("2026-11-22T01:00:00Z");
 

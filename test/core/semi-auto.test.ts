@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "../../src/core/tasks/commands.js";
 import { decide } from "../../src/core/reconcile/decide.js";
-import { type RunFacts, runVerdict } from "../../src/core/reconcile/run-command.js";
+import { type RunFacts, runVerdict } from "../../src/core/reconcile/commands/run-command.js";
 import { applyEffects, comment, config, input, issue, minutes, only, run, step, T0, world } from "./world.js";
 
 const semiAuto = config({ mode: "semi-auto" });

@@ -10,7 +10,7 @@ import {
   renderSessionReport,
   reportRoomBeside,
   type SessionReport,
-} from "../../src/core/session-report.js";
+} from "../../src/core/session/session-report.js";
 import { computeStatistics } from "../../src/core/session/stats.js";
 import {
   applyEffects,

@@ -3,7 +3,7 @@
  * Autopilot's own account, and whose newest push is old enough, goes; anything unknown keeps it.
  */
 import { describe, expect, it } from "vitest";
-import { sweepCandidates, sweepVerdict } from "../../src/core/reconcile/stale-branches.js";
+import { sweepCandidates, sweepVerdict } from "../../src/core/reconcile/pulls/stale-branches.js";
 import { config, issue, T0 } from "./world.js";
 
 const BOT_ID = 41;

@@ -17,8 +17,8 @@ const CONTROLLER_FILES = [
   "src/github/snapshot/buried-comments.ts",
   "src/github/snapshot/config-at-commit.ts",
   "src/github/gateway.ts",
-  "src/github/task-recovery.ts",
-  "src/github/branch-activity.ts",
+  "src/github/execution/task-recovery.ts",
+  "src/github/snapshot/branch-activity.ts",
 ];
 
 function routesInCode(): string[] {

@@ -9,7 +9,7 @@
  * What the agent process's exit means is in agent-exit.ts; the controller's side is in task.ts.
  */
 import { exponentialBackoff } from "../session/backoff.js";
-import type { CompletionMode } from "../completion-mode.js";
+import type { CompletionMode } from "./completion-mode.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Completion check matrix
@@ -150,7 +150,7 @@ export function decideAfterIteration(input: IterationInput): IterationDecision {
 // ---------------------------------------------------------------------------------------------------------
 // Rate limits and the fallback agent
 
-export interface RateLimitInput {
+interface RateLimitInput {
   /** Rate-limit hits already waited out on the current agent (0 for the first hit). */
   attempt: number;
   /** Waits allowed per agent (`rateLimit.retries`). */
@@ -168,7 +168,7 @@ export interface RateLimitInput {
   now: Date | number;
 }
 
-export type RateLimitDecision =
+type RateLimitDecision =
   | { action: "wait"; ms: number; reason: string }
   | { action: "switch_agent"; next: number; reason: string }
   | { action: "end_job"; resumeAt: string; reason: string };

@@ -15,7 +15,7 @@
  * `maxLength` only when `maxLength` is smaller than those).
  */
 import { fenceUntrusted, sanitizeUntrustedText, truncateWithNote } from "../text/sanitize.js";
-import type { CompletionMode } from "../completion-mode.js";
+import type { CompletionMode } from "./completion-mode.js";
 import { signalProtocolText } from "./signals.js";
 
 /** Where the agent keeps its notes on the task branch. */

@@ -2,7 +2,7 @@
  * The agent's completion signals: `<promise>COMPLETE</promise>`, `<promise>BLOCKED: reason</promise>`,
  * `<promise>NEEDS_HUMAN: question</promise>`, and the objective marker
  * `<promise>OBJECTIVE_MET: how each requirement is met</promise>` (`completion: objective`,
- * src/core/completion-mode.ts: a completion claim that states how the work meets the issue).
+ * src/core/agent/completion-mode.ts: a completion claim that states how the work meets the issue).
  *
  * parseSignal reads the agent's OWN final message only — the worker passes the `result` of Claude's
  * stream-json result event or Codex's last `agent_message`, never the transcript — so the task text the

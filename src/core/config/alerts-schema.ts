@@ -23,7 +23,7 @@ const envName = (what: string, fallback: string) =>
         "the NAME of an environment variable (letters, digits, `_`), never the value itself: keep the value in a secret",
     });
 
-export const AlertWebhookSchema = z
+const AlertWebhookSchema = z
   .strictObject({
     urlEnv: envName("URL (https, or http to 127.0.0.1 for a local receiver)", "AUTOPILOT_ALERT_WEBHOOK_URL"),
     secretEnv: envName(

@@ -1,7 +1,7 @@
 /**
  * `quality`: the test gate around the quality commands (document 003's test gate): how many times a failing
  * command is run again before it counts (flaky tests), and an optional coverage threshold read from the report
- * the commands write (src/core/coverage/coverage-report.ts, src/worker/coverage-gate.ts).
+ * the commands write (src/core/coverage/coverage-report.ts, src/worker/processes/coverage-gate.ts).
  */
 import { z } from "zod";
 import { EXPECTED } from "./config-constants.js";
@@ -61,5 +61,3 @@ export const QualitySchema = z
       "threshold. A gate that keeps failing (see `maxIgnoredCompletionCycles`) sends the task to a person " +
       "(`needs-human`) with the failing output, rather than failing it.",
   );
-
-export type QualityConfig = z.output<typeof QualitySchema>;

@@ -1,7 +1,7 @@
 /**
  * The test gate's coverage check (`quality.coverage` in .github/autopilot.yml): which report files it reads, how
  * their format is recognised, and whether the coverage they show meets the threshold. Pure: the worker reads the
- * file (src/worker/coverage-gate.ts) and hands the text here.
+ * file (src/worker/processes/coverage-gate.ts) and hands the text here.
  */
 import { parseCobertura } from "./cobertura-coverage.js";
 import {
@@ -47,7 +47,7 @@ export function parseCoverageReport(text: string): CoverageParse {
   };
 }
 
-export interface CoverageVerdict {
+interface CoverageVerdict {
   passed: boolean;
   /** One line for the prompt, the progress notes and the PR body. */
   text: string;

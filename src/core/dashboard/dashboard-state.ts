@@ -105,7 +105,7 @@ const TaskRecordSchema = z.object({
    */
   maxIterations: z.number().int().min(1).max(500).optional(),
   /**
-   * `/autopilot rollback #N` of a merged task (src/core/reconcile/rollback.ts): the merged PR whose revert was
+   * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
    * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
    */
   rollback: z.object({ merged: z.number().int().positive(), at: isoTime }).optional(),
@@ -175,7 +175,6 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
 export const JobOverridesSchema = ConfigOverridesSchema.extend({
   maxIterations: z.number().int().min(1).max(500).optional(),
 }).strict();
-export type JobOverrides = z.infer<typeof JobOverridesSchema>;
 
 /**
  * The last good `.github/autopilot.yml` (src/core/config/last-good-config.ts): in force while the file is

@@ -7,8 +7,6 @@ export { renderHistoryComment } from "./dashboard-markdown.js";
 export {
   BODY_BUDGET,
   type ConfigOverrides,
-  ConfigOverridesSchema,
-  type JobOverrides,
   JobOverridesSchema,
   type DashboardState,
   DashboardStateSchema,

@@ -1,7 +1,7 @@
 /** The phase that takes answers to needs-human questions: the task goes back to the queue. */
 import { commentAuthority, parseCommand } from "../tasks/commands.js";
 import { transitionTask } from "../tasks/task.js";
-import { taskIssueFor } from "./comment-commands.js";
+import { taskIssueFor } from "./commands/comment-commands.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { react } from "./messages.js";
 import type { CommentNode } from "../world.js";

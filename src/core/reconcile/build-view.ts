@@ -5,11 +5,11 @@ import { usdBudgetNotes } from "../agent/pricing.js";
 import { formatScoreParts } from "../tasks/scoring.js";
 import { renderSessionBudgetMarker, sessionSpend } from "../session/session-budget.js";
 import type { Reconciling } from "./context.js";
-import type { Pool } from "./pool-dispatch.js";
-import type { ReviewLines } from "./reviews.js";
+import type { Pool } from "./runs/pool-dispatch.js";
+import type { ReviewLines } from "./pulls/reviews.js";
 import { statusOf } from "./task-labels.js";
 import { viewStatistics } from "./view-statistics.js";
-import { liveIssues, liveState } from "./worker-runs.js";
+import { liveIssues, liveState } from "./runs/worker-runs.js";
 
 export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines): DashboardView {
   const { config, state } = ctx;

@@ -2,10 +2,10 @@
 import type { IssueNode } from "../world.js";
 import { note, type Reconciling } from "./context.js";
 import { SETTLE_MINUTES } from "./timing.js";
-import { retire, taskDone } from "./task-exit.js";
+import { retire, taskDone } from "./runs/task-exit.js";
 import { clearStateLabels } from "./task-labels.js";
-import { pullsFor } from "./task-pulls.js";
-import { cancelRun, isLive, liveRunsOf } from "./worker-runs.js";
+import { pullsFor } from "./pulls/task-pulls.js";
+import { cancelRun, isLive, liveRunsOf } from "./runs/worker-runs.js";
 
 export function processClosedIssues(ctx: Reconciling): void {
   for (const key of Object.keys(ctx.state.tasks)) {
@@ -37,7 +37,7 @@ export function processClosedIssues(ctx: Reconciling): void {
 }
 
 /**
- * A merged task `/autopilot rollback` just sent back (src/core/reconcile/rollback.ts): its issue is being
+ * A merged task `/autopilot rollback` just sent back (src/core/reconcile/commands/rollback.ts): its issue is being
  * opened again, so a snapshot that still shows it closed (or not at all) is stale, not a person's close.
  */
 function rollbackReopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): boolean {

@@ -6,7 +6,7 @@
 import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/index.js";
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
-import type { Alert } from "../alerts.js";
+import type { Alert } from "../session/alerts.js";
 import type { Effect } from "../effects.js";
 import type { TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";

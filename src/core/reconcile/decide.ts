@@ -22,21 +22,21 @@
  * Effects come out in execution order, the tracking issue write first (tracking-write.ts says why).
  */
 import { processAnswers } from "./answers.js";
-import { processCheckboxes } from "./checkboxes.js";
+import { processCheckboxes } from "./commands/checkboxes.js";
 import { processClosedIssues } from "./closed-issues.js";
-import { processComments } from "./comment-commands.js";
+import { processComments } from "./commands/comment-commands.js";
 import type { DecideInput, Decision } from "./context.js";
-import { checkDispatchLocks } from "./dispatch-locks.js";
+import { checkDispatchLocks } from "./runs/dispatch-locks.js";
 import { prepare } from "./prepare.js";
-import { recordDiffGates } from "./pull-diff-verdicts.js";
-import { processPool } from "./pool-dispatch.js";
-import { processReviews } from "./reviews.js";
+import { recordDiffGates } from "./pulls/pull-diff-verdicts.js";
+import { processPool } from "./runs/pool-dispatch.js";
+import { processReviews } from "./pulls/reviews.js";
 import { checkBudget, finishSession } from "./session-end.js";
 import { raiseTaskAlerts } from "./task-alerts.js";
-import { sweepStaleBranches } from "./stale-branches.js";
+import { sweepStaleBranches } from "./pulls/stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
-import { processWorkers } from "./workers.js";
+import { processWorkers } from "./runs/workers.js";
 
 export type { DecideInput, Decision } from "./context.js";
 export * from "./timing.js";

@@ -15,7 +15,7 @@ import { incidentOnce } from "./messages.js";
 import { sessionEvent } from "./session-events.js";
 import { stateLabels, statusOf } from "./task-labels.js";
 import { INCIDENT_DAYS, SETTLE_MINUTES } from "./timing.js";
-import { finishedUnhandled, liveRunsByIssue } from "./worker-runs.js";
+import { finishedUnhandled, liveRunsByIssue } from "./runs/worker-runs.js";
 
 export function prepare(input: DecideInput): Reconciling {
   const { snapshot } = input;

@@ -4,7 +4,7 @@ import { sessionOverBudget, sessionSpend } from "../session/session-budget.js";
 import type { Reconciling } from "./context.js";
 import { sessionEvent } from "./session-events.js";
 import { statusOf } from "./task-labels.js";
-import { liveCount } from "./worker-runs.js";
+import { liveCount } from "./runs/worker-runs.js";
 
 /** A running session whose spend went over its budget stops dispatching. */
 export function checkBudget(ctx: Reconciling): void {

@@ -1,5 +1,5 @@
 /**
- * Alerts (src/core/alerts.ts) as a reconcile raises them: a task this reconcile moved into an off-ramp
+ * Alerts (src/core/session/alerts.ts) as a reconcile raises them: a task this reconcile moved into an off-ramp
  * (blocked, needs-human, timeout, failed), the session paused by consecutive failures or aborted, every agent
  * limited, and a review left waiting on people past `alerts.reviewReminderHours`.
  *
@@ -17,7 +17,7 @@ import {
   describeAlert,
   renderAlertComment,
   taskTodo,
-} from "../alerts.js";
+} from "../session/alerts.js";
 import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import type { Effect } from "../effects.js";
 import { formatTime } from "../text/markdown.js";

@@ -10,7 +10,7 @@ import { judgeTaskText, lastEditAt, taskDigest, textChangedComment } from "../ta
 import { note, type Reconciling, taskRecord } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { clearStateLabels, statusOf } from "./task-labels.js";
-import { cancelRun, liveRunsOf } from "./worker-runs.js";
+import { cancelRun, liveRunsOf } from "./runs/worker-runs.js";
 
 /** Freezes the approved text (when not yet frozen) and hands its digest to the dispatch. */
 export function freezeText(

@@ -14,16 +14,16 @@ import {
   TRACKING_ISSUE_TITLE,
 } from "../dashboard/index.js";
 import type { Effect } from "../effects.js";
-import type { StatusRequest } from "./comment-commands.js";
+import type { StatusRequest } from "./commands/comment-commands.js";
 import { type Decision, note, type Reconciling } from "./context.js";
 import { buildView } from "./build-view.js";
 import { reply } from "./messages.js";
-import type { Pool } from "./pool-dispatch.js";
-import type { ReviewLines } from "./reviews.js";
+import type { Pool } from "./runs/pool-dispatch.js";
+import type { ReviewLines } from "./pulls/reviews.js";
 import type { SessionEnd } from "./session-end.js";
-import { reportRoomBeside } from "../session-report.js";
-import { reportText } from "./report-reply.js";
-import { statusText } from "./status-reply.js";
+import { reportRoomBeside } from "../session/session-report.js";
+import { reportText } from "./commands/report-reply.js";
+import { statusText } from "./commands/status-reply.js";
 import { DASHBOARD_REFRESH_MINUTES, SETTLE_MINUTES } from "./timing.js";
 
 interface Decided {

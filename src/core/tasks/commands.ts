@@ -22,14 +22,14 @@ import { proseLines } from "../text/markdown.js";
 import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
 
-export type Command =
+type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
   | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number };
 
 /** The most iterations `retry --iterations` may ask for (the bound of the `maxIterations` setting). */
-export const MAX_TASK_ITERATIONS = 500;
+const MAX_TASK_ITERATIONS = 500;
 
 type ParsedCommand =
   | { kind: "command"; command: Command; line: string }

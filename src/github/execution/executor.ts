@@ -18,7 +18,7 @@ import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label
 import { existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
-import { executeRecovery, recoveryAlreadyDone } from "../task-recovery.js";
+import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
 
 export type OutcomeStatus =
   /** Done now. */
@@ -564,7 +564,7 @@ type DispatchLock = "taken" | "lost" | { refused: string };
  * refusal is something else (`refused`, with GitHub's words). Then the dispatch goes on without the lock, as
  * it did before locks existed: the tracking issue's revision check (its write comes before every dispatch and a
  * stale controller's write is refused) and the worker's claim of the task keep two controllers from running one
- * attempt twice, and the dashboard says the lock is missing (src/core/reconcile/dispatch-locks.ts).
+ * attempt twice, and the dashboard says the lock is missing (src/core/reconcile/runs/dispatch-locks.ts).
  */
 async function takeDispatchLock(
   ctx: ExecContext,

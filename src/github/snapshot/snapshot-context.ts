@@ -20,7 +20,7 @@ export interface SnapshotSettings {
   needsHumanLabel: string;
   branchPrefix: string;
   workerWorkflow: string;
-  /** The stale-branch sweep's settings when it is on (src/core/reconcile/stale-branches.ts); absent: off. */
+  /** The stale-branch sweep's settings when it is on (src/core/reconcile/pulls/stale-branches.ts); absent: off. */
   sweep?: Pick<AutopilotConfig, "cleanup" | "labels" | "branchPrefix">;
 }
 

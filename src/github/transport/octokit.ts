@@ -89,7 +89,7 @@ export function writePacing(baseUrl: string | undefined): {
  * 409, which GitHub gives for a decision, not a hiccup: a merge refused by branch protection, a merge queue or a
  * head that moved (https://docs.github.com/en/rest/pulls/pulls#merge-a-pull-request), a workflow run already
  * finished. Repeated, each such refusal went out four times (1, 4 and 9 s apart) and held the reconcile for
- * 14 s; Autopilot decides itself whether and when to ask again (src/core/reconcile/reviews.ts).
+ * 14 s; Autopilot decides itself whether and when to ask again (src/core/reconcile/pulls/reviews.ts).
  */
 export const DO_NOT_RETRY: readonly number[] = [400, 401, 403, 404, 405, 409, 410, 422, 451];
 

@@ -36,7 +36,7 @@ async function checkDirs(root: string, relative: string, create: boolean): Promi
   return path.join(current, parts.at(-1)!);
 }
 
-export class TreeFileTooLargeError extends Error {
+class TreeFileTooLargeError extends Error {
   override readonly name = "TreeFileTooLargeError";
 }
 

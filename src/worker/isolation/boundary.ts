@@ -22,7 +22,7 @@ import { type AgentRunner, createAgentRunner } from "../iterations/agent-iterati
 import { Git } from "../checkout/private-git.js";
 import type { QualityRunner } from "../worker-deps.js";
 import { runProcess } from "../processes/process.js";
-import { clearCoverageReports, readCoverageGate } from "../coverage-gate.js";
+import { clearCoverageReports, readCoverageGate } from "../processes/coverage-gate.js";
 import {
   detectQualityCommands,
   type QualityCommandResult,

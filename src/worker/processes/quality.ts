@@ -12,7 +12,7 @@ import path from "node:path";
 import { lastLines } from "../../core/presets/preset-helpers.js";
 import type { AgentUser } from "../isolation/agent-user.js";
 import { type ProcessResult, runProcess } from "./process.js";
-import { detectTestFrameworks } from "../test-frameworks.js";
+import { detectTestFrameworks } from "./test-frameworks.js";
 import { readTreeFile } from "../checkout/tree-files.js";
 import { trustedShell } from "../isolation/trusted-binaries.js";
 

@@ -14,7 +14,7 @@ import {
 } from "../../core/config/index.js";
 import { JobOverridesSchema } from "../../core/dashboard/index.js";
 
-export const SAFE_OVERRIDE_KEYS: readonly string[] = JobOverridesSchema.keyof().options;
+const SAFE_OVERRIDE_KEYS: readonly string[] = JobOverridesSchema.keyof().options;
 
 export function applyWorkerOverrides(
   config: AutopilotConfig,

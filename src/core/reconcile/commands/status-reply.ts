@@ -1,8 +1,8 @@
 /** The answer to `/autopilot status [#N]`: the session in one line, and the task's place on the dashboard. */
-import type { DashboardView, ReasonLine } from "../dashboard/index.js";
-import { escapeInline, formatTime } from "../text/markdown.js";
-import type { Reconciling } from "./context.js";
-import { statusOf } from "./task-labels.js";
+import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
+import { escapeInline, formatTime } from "../../text/markdown.js";
+import type { Reconciling } from "../context.js";
+import { statusOf } from "../task-labels.js";
 
 export function statusText(ctx: Reconciling, view: DashboardView, issue: number | null): string {
   const s = ctx.state.session;

@@ -4,19 +4,19 @@
  * record of who pushed to it names Autopilot's own account for every push. A branch a person pushed to (a fix
  * of their own, work they mean to pick up) is never deleted by the sweep; `/autopilot cleanup #N` is the
  * person's way to do that. The record is GitHub's "List repository activities" (the account whose token moved
- * the ref, compared by account id as src/core/pull-trust.ts compares PR authors), read by the controller
- * itself (src/github/branch-activity.ts): commit author fields are whatever the pusher wrote, so they prove
+ * the ref, compared by account id as src/core/gates/pull-trust.ts compares PR authors), read by the controller
+ * itself (src/github/snapshot/branch-activity.ts): commit author fields are whatever the pusher wrote, so they prove
  * nothing. An incomplete or unreadable record keeps the branch.
  */
-import type { AutopilotConfig } from "../config/index.js";
-import { taskBranchName } from "../contract.js";
-import type { BranchActivity, IssueNode, WorldSnapshot } from "../world.js";
-import { note, type Reconciling, taskBranch } from "./context.js";
-import { statusOf } from "./task-labels.js";
+import type { AutopilotConfig } from "../../config/index.js";
+import { taskBranchName } from "../../contract.js";
+import type { BranchActivity, IssueNode, WorldSnapshot } from "../../world.js";
+import { note, type Reconciling, taskBranch } from "../context.js";
+import { statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 
 /** The most branches whose record one reconcile reads (oldest tasks first). */
-export const SWEEP_READS_PER_RECONCILE = 10;
+const SWEEP_READS_PER_RECONCILE = 10;
 
 const SWEPT = new Set(["failed", "timeout", "skipped"]);
 
@@ -53,7 +53,7 @@ export function sweepCandidates(
     .map((i) => taskBranchName(config.branchPrefix, i.number));
 }
 
-export type SweepVerdict =
+type SweepVerdict =
   | { delete: true }
   | { delete: false; why: "unread" | "no-branch" | "incomplete" | "person-pushed" | "recent" };
 

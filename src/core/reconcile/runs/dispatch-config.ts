@@ -1,7 +1,7 @@
 /** The configuration a dispatched worker must run under. */
-import type { TaskRecord } from "../dashboard/index.js";
-import type { Effect } from "../effects.js";
-import type { Reconciling } from "./context.js";
+import type { TaskRecord } from "../../dashboard/index.js";
+import type { Effect } from "../../effects.js";
+import type { Reconciling } from "../context.js";
 
 /**
  * Hands the worker the digest of the configuration this reconcile decided with: the worker refuses to run
@@ -17,7 +17,7 @@ export function withConfigDigest(
 
 /**
  * Hands the worker its `config` input: the session's overrides and the task's own iteration limit
- * (`/autopilot retry #N --iterations M`), which the worker applies over the file's (src/worker/config-input.ts).
+ * (`/autopilot retry #N --iterations M`), which the worker applies over the file's (src/worker/settings/config-input.ts).
  */
 export function withJobOverrides(
   ctx: Reconciling,

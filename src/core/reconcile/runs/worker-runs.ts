@@ -2,11 +2,11 @@
  * Which tasks have a live worker (a queued or running workflow run, or a recent dispatch whose run has not
  * appeared), and cancelling runs.
  */
-import type { SlotLine } from "../dashboard/index.js";
-import { jobSilenceLimitMs } from "../job-silence.js";
-import type { RunNode } from "../world.js";
-import { note, type Reconciling, taskRecord } from "./context.js";
-import { CANCEL_RETRY_MINUTES, DISPATCH_GRACE_MINUTES } from "./timing.js";
+import type { SlotLine } from "../../dashboard/index.js";
+import { jobSilenceLimitMs } from "../../agent/job-silence.js";
+import type { RunNode } from "../../world.js";
+import { note, type Reconciling, taskRecord } from "../context.js";
+import { CANCEL_RETRY_MINUTES, DISPATCH_GRACE_MINUTES } from "../timing.js";
 
 interface LiveState {
   live: boolean;

@@ -3,10 +3,10 @@
  * task keeps its state (a later `/autopilot retry #N` starts from the default branch). A running task, or one
  * in review or waiting on people, still needs its branch, so it is refused.
  */
-import { note, type Reconciling, taskBranch } from "./context.js";
+import { note, type Reconciling, taskBranch } from "../context.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
-import { statusOf } from "./task-labels.js";
-import { pullsFor } from "./task-pulls.js";
+import { statusOf } from "../task-labels.js";
+import { pullsFor } from "../pulls/task-pulls.js";
 
 const CLEANABLE = ["failed", "timeout", "skipped"] as const;
 

@@ -2,13 +2,13 @@
  * Retry and skip of one task, asked by a command or a ticked dashboard checkbox; a retry may raise the task's
  * own iteration limit (`--iterations M`).
  */
-import type { TaskRecord } from "../dashboard/index.js";
-import { MERGE_REFUSAL_CAP } from "../gates/merge-refusal.js";
-import { transitionTask } from "../tasks/task.js";
-import { note, type Reconciling, taskRecord } from "./context.js";
-import { retire } from "./task-exit.js";
-import { setStatus, statusOf } from "./task-labels.js";
-import { cancelRun, liveRunsOf } from "./worker-runs.js";
+import type { TaskRecord } from "../../dashboard/index.js";
+import { MERGE_REFUSAL_CAP } from "../../gates/merge-refusal.js";
+import { transitionTask } from "../../tasks/task.js";
+import { note, type Reconciling, taskRecord } from "../context.js";
+import { retire } from "../runs/task-exit.js";
+import { setStatus, statusOf } from "../task-labels.js";
+import { cancelRun, liveRunsOf } from "../runs/worker-runs.js";
 
 export interface TaskCommandOutcome {
   ok: boolean;

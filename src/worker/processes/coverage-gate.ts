@@ -15,9 +15,9 @@ import {
   MAX_COVERAGE_REPORT_BYTES,
   missingCoverageText,
   parseCoverageReport,
-} from "../core/coverage/coverage-report.js";
-import type { QualityCommandResult } from "./processes/quality.js";
-import { readTreeFile, removeTreeFile } from "./checkout/tree-files.js";
+} from "../../core/coverage/coverage-report.js";
+import type { QualityCommandResult } from "./quality.js";
+import { readTreeFile, removeTreeFile } from "../checkout/tree-files.js";
 
 export interface CoverageSpec {
   /** Minimum percentage of lines (statements for Go) the tests must run. */

@@ -4,23 +4,23 @@
  * `mode: auto`, the dispatch of the best into the free slots left. With `mode: semi-auto` nothing else starts:
  * the dashboard names the next task (build-view.ts).
  */
-import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
-import type { ReasonLine } from "../dashboard/index.js";
-import type { Effect } from "../effects.js";
-import { buildTaskGraph, readyTasks, type TaskGraph } from "../tasks/graph.js";
-import { formatTime, quietLogin } from "../text/markdown.js";
-import { formatScoreParts, rankTasks } from "../tasks/scoring.js";
-import { isDispatching } from "../session/session.js";
-import { note, type Reconciling, taskRecord } from "./context.js";
-import { sessionEvent } from "./session-events.js";
-import { setStatus, statusOf } from "./task-labels.js";
-import { agentsLimitedNow, recordApprover } from "./task-alerts.js";
+import { hasWriteAccess, sameLogin } from "../../tasks/commands.js";
+import type { ReasonLine } from "../../dashboard/index.js";
+import type { Effect } from "../../effects.js";
+import { buildTaskGraph, readyTasks, type TaskGraph } from "../../tasks/graph.js";
+import { formatTime, quietLogin } from "../../text/markdown.js";
+import { formatScoreParts, rankTasks } from "../../tasks/scoring.js";
+import { isDispatching } from "../../session/session.js";
+import { note, type Reconciling, taskRecord } from "../context.js";
+import { sessionEvent } from "../session-events.js";
+import { setStatus, statusOf } from "../task-labels.js";
+import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
-import { freezeText } from "./text-approval.js";
+import { freezeText } from "../text-approval.js";
 import { liveIssues } from "./worker-runs.js";
-import { react, reply } from "./messages.js";
-import { type RunRequest, runVerdict } from "./run-command.js";
-import { dispatchId as dispatchIdOf } from "../contract.js";
+import { react, reply } from "../messages.js";
+import { type RunRequest, runVerdict } from "../commands/run-command.js";
+import { dispatchId as dispatchIdOf } from "../../contract.js";
 
 export interface Pool {
   graph: TaskGraph;

@@ -1,8 +1,8 @@
 /** The phase that reads the retry/skip checkboxes ticked on the dashboard, by someone with write access. */
-import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
-import { parseDashboard, readDashboardMarks } from "../dashboard/index.js";
-import { note, type Reconciling } from "./context.js";
-import { incident } from "./messages.js";
+import { hasWriteAccess, sameLogin } from "../../tasks/commands.js";
+import { parseDashboard, readDashboardMarks } from "../../dashboard/index.js";
+import { note, type Reconciling } from "../context.js";
+import { incident } from "../messages.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 
 /** Whether boxes were ticked: the dashboard must then be written again (the rewrite unticks them). */

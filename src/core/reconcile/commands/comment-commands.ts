@@ -3,20 +3,20 @@
  * (session commands, retry, skip, rollback, cleanup, help, status, report; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
  * needs-human questions (see answers.ts).
  */
-import { commandHelp, commentAuthority, parseCommand, refusalText } from "../tasks/commands.js";
-import { quietLogin } from "../text/markdown.js";
-import { distrustOf } from "../gates/pull-trust.js";
-import type { SessionEvent } from "../session/session.js";
-import { note, type Reconciling } from "./context.js";
-import { react, reply } from "./messages.js";
+import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../tasks/commands.js";
+import { quietLogin } from "../../text/markdown.js";
+import { distrustOf } from "../../gates/pull-trust.js";
+import type { SessionEvent } from "../../session/session.js";
+import { note, type Reconciling } from "../context.js";
+import { react, reply } from "../messages.js";
 import { cleanupTask } from "./branch-cleanup.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
 import { rollbackTask } from "./rollback.js";
-import { sessionEvent } from "./session-events.js";
-import { hasLabel } from "./task-labels.js";
-import { liveCount } from "./worker-runs.js";
-import { commentProcessedRule, issueOfTaskBranch } from "../contract.js";
+import { sessionEvent } from "../session-events.js";
+import { hasLabel } from "../task-labels.js";
+import { liveCount } from "../runs/worker-runs.js";
+import { commentProcessedRule, issueOfTaskBranch } from "../../contract.js";
 
 /** A `/autopilot status` or `report` to answer once this reconcile's decisions are made. */
 export interface StatusRequest {

@@ -10,7 +10,7 @@
  */
 
 /** The settings the bound depends on (a subset of the configuration). */
-export interface JobSilenceSettings {
+interface JobSilenceSettings {
   timeoutMinutes: number;
   iterationTimeoutMinutes: number;
   iterationDelayMs: number;

@@ -1,13 +1,13 @@
 /** A task's pull requests: only the ones the App opened on the task branch of this repository count. */
-import { ignoredPullMessage, partitionPulls } from "../gates/pull-trust.js";
-import { revertBranchName } from "../contract.js";
-import type { PullNode } from "../world.js";
-import { note, type Reconciling, taskBranch } from "./context.js";
-import { incident } from "./messages.js";
+import { ignoredPullMessage, partitionPulls } from "../../gates/pull-trust.js";
+import { revertBranchName } from "../../contract.js";
+import type { PullNode } from "../../world.js";
+import { note, type Reconciling, taskBranch } from "../context.js";
+import { incident } from "../messages.js";
 
 /**
  * The task's PRs, newest first; every other PR on its branch is reported once. While a rollback of the task
- * is under way (src/core/reconcile/rollback.ts) its PR is GitHub's revert PR, on `revert-<PR>-<task branch>`.
+ * is under way (src/core/reconcile/commands/rollback.ts) its PR is GitHub's revert PR, on `revert-<PR>-<task branch>`.
  */
 export function pullsFor(ctx: Reconciling, n: number): PullNode[] {
   // A PR number a worker reported proves nothing: the branch and the PR's author and repository decide.

@@ -9,11 +9,11 @@
  *   A plain COMPLETE is not a claim here: the iteration goes on as if the agent had not signalled, with a
  *   warning, and the next prompt repeats the protocol.
  */
-import type { Signal } from "./agent/signals.js";
+import type { Signal } from "./signals.js";
 
 export type CompletionMode = "promise" | "objective";
 
-export interface CompletionClaim {
+interface CompletionClaim {
   /** The signal the iteration decisions take. */
   signal: Signal;
   /** Why a completion signal did not count, when it did not. */

@@ -2,7 +2,7 @@
  * The session report (seed 003's "report generator", seed 004's `/autopilot report`): each task's outcome,
  * attempts, iterations, time, tokens and cost, and what waits for whom — posted as a comment on a writer's
  * `/autopilot report` and when a session completes. Pure: the caller gathers what the controller verified and
- * persisted (src/core/reconcile/report-reply.ts) and passes the time in.
+ * persisted (src/core/reconcile/commands/report-reply.ts) and passes the time in.
  *
  * Every title and reason is untrusted (issue authors, agents): each goes through `escapeInline`. The comment
  * must fit GitHub's 65,536-character body limit at any number of tasks, so the lists are cut to a byte budget
@@ -16,8 +16,8 @@ import {
   formatUsd,
   quietLogin,
   table,
-} from "./text/markdown.js";
-import { formatDuration, type SessionStatistics } from "./session/stats.js";
+} from "../text/markdown.js";
+import { formatDuration, type SessionStatistics } from "./stats.js";
 
 /** A task's outcome in the report, in the order the report lists them (what needs people first). */
 export const REPORT_OUTCOMES = [

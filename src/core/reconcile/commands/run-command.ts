@@ -7,8 +7,8 @@
  * processed list), and a task already dispatched is in progress for the next request, so a re-delivered
  * webhook or a second `run` never starts a task twice.
  */
-import type { SessionStatus } from "../session/session.js";
-import type { TaskStatus } from "../tasks/task.js";
+import type { SessionStatus } from "../../session/session.js";
+import type { TaskStatus } from "../../tasks/task.js";
 
 /** A `/autopilot run #N` read from a comment, to be judged in the pool phase. */
 export interface RunRequest {
@@ -44,7 +44,7 @@ export interface RunFacts {
   readyLabel: string;
 }
 
-export type RunVerdict = { start: true } | { start: false; reason: string };
+type RunVerdict = { start: true } | { start: false; reason: string };
 
 /** Whether `/autopilot run #N` starts the task now, or why not (in words for the person who asked). */
 export function runVerdict(f: RunFacts): RunVerdict {

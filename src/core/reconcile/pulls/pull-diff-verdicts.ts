@@ -2,10 +2,10 @@
  * The controller's own human-gate rules for a PR's head (src/core/gates/diff-gate.ts), read once per head SHA and
  * human-gate settings and kept in the state: src/github reads only heads without one.
  */
-import { evaluateDiffGate, humanGateDigest } from "../gates/diff-gate.js";
-import { truncate } from "../text/markdown.js";
-import type { PullNode } from "../world.js";
-import type { Reconciling } from "./context.js";
+import { evaluateDiffGate, humanGateDigest } from "../../gates/diff-gate.js";
+import { truncate } from "../../text/markdown.js";
+import type { PullNode } from "../../world.js";
+import type { Reconciling } from "../context.js";
 
 /**
  * The phase that keeps the verdict of every diff read this reconcile (one head per PR), whether or not a review

@@ -12,7 +12,7 @@
  * carry the agent's own words or tool results are skipped. A false hint costs a few waits and agent runs,
  * bounded by `retries`; then the run counts as the failure it was.
  */
-import { exponentialBackoff } from "./session/backoff.js";
+import { exponentialBackoff } from "../session/backoff.js";
 
 /** Words of a limit, in any provider's phrasing. */
 const LIMIT_WORDS =
@@ -53,7 +53,7 @@ export function unrecognisedLimitHint(errorText: string, rawOutput: string): str
   return hit.length > 300 ? `${hit.slice(0, 299)}…` : hit;
 }
 
-export interface UnrecognisedLimitInput {
+interface UnrecognisedLimitInput {
   /** Waits already made for such hints since the last real iteration. */
   attempt: number;
   /** `rateLimit.retries`. */
@@ -63,7 +63,7 @@ export interface UnrecognisedLimitInput {
   maxWaitMs: number;
 }
 
-export type UnrecognisedLimitDecision =
+type UnrecognisedLimitDecision =
   | { action: "wait"; ms: number; reason: string }
   | { action: "count_failure"; reason: string };
 

@@ -10,9 +10,9 @@
  *
  * Pure: time comes in as strings.
  */
-import { hasWriteAccess, sameLogin } from "./tasks/commands.js";
-import { escapeInline, quietLogin } from "./text/markdown.js";
-import type { Permission } from "./world.js";
+import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
+import { escapeInline, quietLogin } from "../text/markdown.js";
+import type { Permission } from "../world.js";
 
 export type AlertKind =
   | "blocked"
@@ -66,7 +66,7 @@ export function alertRecipients(input: {
   return out;
 }
 
-/** What a person does about a task in this state (the commands of src/core/commands.ts). */
+/** What a person does about a task in this state (the commands of src/core/tasks/commands.ts). */
 export function taskTodo(kind: AlertKind, n: number, readyLabel: string, branch: string): string {
   switch (kind) {
     case "blocked":

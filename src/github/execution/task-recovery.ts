@@ -1,18 +1,18 @@
 /**
- * The writes of `/autopilot rollback` and `cleanup` (src/core/reconcile/rollback.ts, branch-cleanup.ts): a
+ * The writes of `/autopilot rollback` and `cleanup` (src/core/reconcile/commands/rollback.ts, branch-cleanup.ts): a
  * task's PR closed unmerged, its issue opened again, and GitHub's revert of a merged PR
  * (https://docs.github.com/en/graphql/reference/mutations#revertpullrequest). Each is safe to repeat.
  */
-import { issueOfRevertBranch } from "../core/contract.js";
-import type { Effect } from "../core/effects.js";
-import type { WorldSnapshot } from "../core/world.js";
-import type { GatewayLog, OctokitSurface, RepoRef } from "./transport/octokit-surface.js";
-import { isOutage, refusalWords, statusOf } from "./transport/errors.js";
-import { REVERT_PULL_REQUEST_MUTATION } from "./queries.js";
+import { issueOfRevertBranch } from "../../core/contract.js";
+import type { Effect } from "../../core/effects.js";
+import type { WorldSnapshot } from "../../core/world.js";
+import type { GatewayLog, OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
+import { isOutage, refusalWords, statusOf } from "../transport/errors.js";
+import { REVERT_PULL_REQUEST_MUTATION } from "../queries.js";
 
 type RecoveryEffect = Extract<Effect, { type: "closePull" | "reopenIssue" | "revertPull" }>;
 
-export interface RecoveryContext {
+interface RecoveryContext {
   client: OctokitSurface;
   repo: RepoRef;
   log: GatewayLog;

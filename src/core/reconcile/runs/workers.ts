@@ -2,24 +2,24 @@
  * The phase that follows the workers: finished results are acted on, dispatches whose run never appeared are
  * sent again, runs that ended without a result count as crashes, stalled and duplicate runs are cancelled.
  */
-import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../contract.js";
-import type { Effect } from "../effects.js";
-import { isDispatching } from "../session/session.js";
-import type { TaskStatus } from "../tasks/task.js";
-import type { RunNode } from "../world.js";
-import type { WorkerOutcome } from "../tasks/worker-result.js";
-import { jobSilenceLimitMs } from "../job-silence.js";
-import { formatDuration } from "../session/stats.js";
-import { note, type Reconciling, taskRecord } from "./context.js";
+import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../../contract.js";
+import type { Effect } from "../../effects.js";
+import { isDispatching } from "../../session/session.js";
+import type { TaskStatus } from "../../tasks/task.js";
+import type { RunNode } from "../../world.js";
+import type { WorkerOutcome } from "../../tasks/worker-result.js";
+import { jobSilenceLimitMs } from "../../agent/job-silence.js";
+import { formatDuration } from "../../session/stats.js";
+import { note, type Reconciling, taskRecord } from "../context.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
-import { freezeText } from "./text-approval.js";
-import { setStatus, statusOf } from "./task-labels.js";
+import { freezeText } from "../text-approval.js";
+import { setStatus, statusOf } from "../task-labels.js";
 import {
   DISPATCH_GRACE_MINUTES,
   DISPATCH_RESEND_MINUTES,
   DISPATCH_UNSENT_SECONDS,
   RESULT_GRACE_MINUTES,
-} from "./timing.js";
+} from "../timing.js";
 import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
 import { cancelRun, liveRunsOf, liveState } from "./worker-runs.js";
 
@@ -45,7 +45,7 @@ export function processWorkers(ctx: Reconciling): void {
 
 /**
  * Remembers which comment holds each task's worker result, so the snapshot finds it however many comments
- * follow it (src/github/buried-comments.ts).
+ * follow it (src/github/snapshot/buried-comments.ts).
  */
 function rememberResultComments(ctx: Reconciling): void {
   for (const [key, nodeId] of Object.entries(ctx.snapshot.resultComments ?? {})) {

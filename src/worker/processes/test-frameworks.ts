@@ -32,7 +32,7 @@ const configs = (base: string, extra: string[] = []) => [
   ...extra,
 ];
 
-export const TEST_FRAMEWORKS: readonly Framework[] = [
+const TEST_FRAMEWORKS: readonly Framework[] = [
   { name: "Vitest", packages: ["vitest"], configs: configs("vitest.config"), run: "vitest run" },
   {
     name: "Jest",

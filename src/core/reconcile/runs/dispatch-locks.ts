@@ -4,10 +4,10 @@
  * (the executor then dispatches without it), which the dashboard says; the locks of tasks that left the state
  * (a failed deletion, or refs from before locks were deleted) are deleted, a few per reconcile.
  */
-import { DISPATCH_LOCK_PREFIX, dispatchLockRef, parseDispatchLock } from "../contract.js";
-import { note, type Reconciling } from "./context.js";
-import { incidentOnce } from "./messages.js";
-import { statusOf } from "./task-labels.js";
+import { DISPATCH_LOCK_PREFIX, dispatchLockRef, parseDispatchLock } from "../../contract.js";
+import { note, type Reconciling } from "../context.js";
+import { incidentOnce } from "../messages.js";
+import { statusOf } from "../task-labels.js";
 
 /** Leftover tasks whose locks one reconcile deletes at most (each attempt's ref is one request). */
 const LOCK_RELEASES_PER_RECONCILE = 5;

@@ -2,7 +2,7 @@
  * The phase for tasks in review: their PR's gates decide — merge, feedback to a worker, fail, or wait (with
  * one-time explanations). Returns the line each task in review shows on the dashboard.
  */
-import type { ReasonLine, TaskRecord } from "../dashboard/index.js";
+import type { ReasonLine, TaskRecord } from "../../dashboard/index.js";
 import {
   describeKinds,
   evaluatePullRequest,
@@ -11,22 +11,27 @@ import {
   noChecksComment,
   parseHumanGateMarker,
   type Verdict,
-} from "../gates/gates.js";
-import { issueOfTaskBranch } from "../contract.js";
-import { truncate } from "../text/markdown.js";
-import { sameLogin } from "../tasks/commands.js";
-import { branchUpdatedLine, MERGE_REFUSAL_CAP, mergeBasis, mergeHandedLine } from "../gates/merge-refusal.js";
-import type { IssueNode, PullNode } from "../world.js";
-import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
-import { notice } from "./messages.js";
+} from "../../gates/gates.js";
+import { issueOfTaskBranch } from "../../contract.js";
+import { truncate } from "../../text/markdown.js";
+import { sameLogin } from "../../tasks/commands.js";
+import {
+  branchUpdatedLine,
+  MERGE_REFUSAL_CAP,
+  mergeBasis,
+  mergeHandedLine,
+} from "../../gates/merge-refusal.js";
+import type { IssueNode, PullNode } from "../../world.js";
+import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
+import { notice } from "../messages.js";
 import { verifiedGate } from "./pull-diff-verdicts.js";
-import { remindReview } from "./task-alerts.js";
-import { rollbackMerged } from "./rollback.js";
-import { taskDone } from "./task-exit.js";
-import { setStatus, statusOf } from "./task-labels.js";
+import { remindReview } from "../task-alerts.js";
+import { rollbackMerged } from "../commands/rollback.js";
+import { taskDone } from "../runs/task-exit.js";
+import { setStatus, statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
-import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "./timing.js";
-import { finishedCurrent, liveState } from "./worker-runs.js";
+import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "../timing.js";
+import { finishedCurrent, liveState } from "../runs/worker-runs.js";
 
 /** The dashboard line of each task still in review, by issue. */
 export type ReviewLines = Map<number, ReasonLine>;

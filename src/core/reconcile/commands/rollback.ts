@@ -12,14 +12,14 @@
  * Idempotent: the command's comment is processed once (the state's cursor), a rollback already under way is
  * refused, and the executor does not ask GitHub for a second revert of a PR it already reverted.
  */
-import { revertBranchName } from "../contract.js";
-import { quietLogin, truncate } from "../text/markdown.js";
-import type { PullNode } from "../world.js";
-import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
+import { revertBranchName } from "../../contract.js";
+import { quietLogin, truncate } from "../../text/markdown.js";
+import type { PullNode } from "../../world.js";
+import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { freshStart, type TaskCommandOutcome } from "./retry-skip.js";
-import { setStatus, statusOf } from "./task-labels.js";
-import { pullsFor } from "./task-pulls.js";
-import { cancelRun, liveRunsOf } from "./worker-runs.js";
+import { setStatus, statusOf } from "../task-labels.js";
+import { pullsFor } from "../pulls/task-pulls.js";
+import { cancelRun, liveRunsOf } from "../runs/worker-runs.js";
 
 export function rollbackTask(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
   const under = ctx.state.tasks[n]?.rollback;

@@ -2,16 +2,16 @@
  * What a worker's end means for its task: its outcome (review, back to ready, blocked, needs-human, failed),
  * a crash or a lost run, the failure strategy and the consecutive-failure count that can pause the session.
  */
-import type { TaskRecord } from "../dashboard/index.js";
-import { truncate } from "../text/markdown.js";
-import { formatDuration } from "../session/stats.js";
-import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../tasks/task.js";
-import type { WorkerResult } from "../tasks/worker-result.js";
-import { note, type Reconciling, round4 } from "./context.js";
-import { sessionEvent } from "./session-events.js";
-import { pauseForLimitedAgents, raiseSessionAlert } from "./task-alerts.js";
-import { setStatus } from "./task-labels.js";
-import { pullsFor } from "./task-pulls.js";
+import type { TaskRecord } from "../../dashboard/index.js";
+import { truncate } from "../../text/markdown.js";
+import { formatDuration } from "../../session/stats.js";
+import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../../tasks/task.js";
+import type { WorkerResult } from "../../tasks/worker-result.js";
+import { note, type Reconciling, round4 } from "../context.js";
+import { sessionEvent } from "../session-events.js";
+import { pauseForLimitedAgents, raiseSessionAlert } from "../task-alerts.js";
+import { setStatus } from "../task-labels.js";
+import { pullsFor } from "../pulls/task-pulls.js";
 import { liveCount } from "./worker-runs.js";
 
 /** A finished worker's result, acted on once per dispatch. */

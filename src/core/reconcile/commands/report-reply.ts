@@ -2,9 +2,9 @@
  * The session report's facts, gathered from what this reconcile decided and the state it persists: the open
  * tasks' labels (as this reconcile leaves them), their records (attempts, iterations, tokens and cost of
  * finished attempts, reasons, waits), the dashboard's lists (review, off-ramps, waits) and the finished tasks
- * still in the pending history. Rendered by src/core/session-report.ts.
+ * still in the pending history. Rendered by src/core/session/session-report.ts.
  */
-import type { DashboardView, ReasonLine } from "../dashboard/index.js";
+import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
 import {
   REPORT_BUDGET,
   renderSessionReport,
@@ -12,18 +12,18 @@ import {
   type ReportTask,
   type ReportWait,
   type SessionReport,
-} from "../session-report.js";
-import type { Reconciling } from "./context.js";
-import { statusOf } from "./task-labels.js";
+} from "../../session/session-report.js";
+import type { Reconciling } from "../context.js";
+import { statusOf } from "../task-labels.js";
 
-/** Agent limits whose reset a task waits for (src/core/worker-result.ts outcomes). */
+/** Agent limits whose reset a task waits for (src/core/tasks/worker-result.ts outcomes). */
 const LIMIT_WORDS: Record<string, string> = {
   rate_limited: "the agent's rate limit to reset",
   usage_limited: "the agent's usage limit to reset",
   quota: "the agent's quota to reset",
 };
 
-export function sessionReport(
+function sessionReport(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],

@@ -5,9 +5,9 @@
  * as inert text — invisible characters and HTML comments removed, inside a fence it cannot close, with mentions
  * that ping nobody — and cut to a size a comment holds.
  */
-import { sanitizeUntrustedText } from "../core/text/sanitize.js";
-import { cellText } from "./progress/report.js";
-import type { QualityCommandResult } from "./processes/quality.js";
+import { sanitizeUntrustedText } from "../../core/text/sanitize.js";
+import { cellText } from "./report.js";
+import type { QualityCommandResult } from "../processes/quality.js";
 
 /** Characters of one command's output shown; the comment stays far below GitHub's 65,536. */
 const OUTPUT_CHARS = 6_000;

@@ -1,13 +1,13 @@
 /**
- * GitHub's record of who moved a task branch, for the stale-branch sweep (src/core/reconcile/stale-branches.ts):
+ * GitHub's record of who moved a task branch, for the stale-branch sweep (src/core/reconcile/pulls/stale-branches.ts):
  * "List repository activities" (https://docs.github.com/rest/repos/repos#list-repository-activities), one page
  * of 100 per branch, newest first. The actor is the account whose token pushed, by account id; a branch with
  * more moves than one page is reported incomplete (and kept). A read GitHub refuses leaves the branch unread
  * (kept too).
  */
-import { isOutage } from "./transport/errors.js";
-import type { BranchActivity } from "../core/world.js";
-import type { OctokitSurface, RepoRef } from "./transport/octokit-surface.js";
+import { isOutage } from "../transport/errors.js";
+import type { BranchActivity } from "../../core/world.js";
+import type { OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
 
 const PAGE = 100;
 

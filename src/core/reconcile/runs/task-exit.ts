@@ -1,9 +1,9 @@
 /** A task leaves the state: done (its PR merged), skipped or closed, counted into the history. */
-import { type HistoryEntry, newTaskRecord } from "../dashboard/index.js";
-import { truncate } from "../text/markdown.js";
-import type { PullNode } from "../world.js";
-import { note, type Reconciling, round4, taskBranch } from "./context.js";
-import { clearStateLabels } from "./task-labels.js";
+import { type HistoryEntry, newTaskRecord } from "../../dashboard/index.js";
+import { truncate } from "../../text/markdown.js";
+import type { PullNode } from "../../world.js";
+import { note, type Reconciling, round4, taskBranch } from "../context.js";
+import { clearStateLabels } from "../task-labels.js";
 
 /** The task's PR merged: close the issue, drop its labels (and its branch when configured), retire it. */
 export function taskDone(ctx: Reconciling, n: number, pr: PullNode): void {

@@ -11,7 +11,7 @@ export function primaryLimitLiftsAt(resetAt: Date | undefined, now: number, maxW
   return resetAt !== undefined ? Math.max(now, resetAt.getTime()) : now + Math.max(0, maxWaitMs);
 }
 
-export interface PrimaryRecoveryInput {
+interface PrimaryRecoveryInput {
   recoverPrimary: boolean;
   /** The agent in use: 0 = primary. */
   agentIndex: number;
