@@ -61993,24 +61993,14 @@ ${commandHelp()}`
         reply(ctx, c.issue, c.id, parsed.line, commandHelp());
         break;
       case "status":
-        react(ctx, c.id, "+1");
-        read.statusRequests.push({
-          kind: "status",
-          by: login,
-          commentIssue: c.issue,
-          commentId: c.id,
-          issue: command.issue,
-          line: parsed.line
-        });
-        break;
       case "report":
         react(ctx, c.id, "+1");
         read.statusRequests.push({
-          kind: "report",
+          kind: command.name,
           by: login,
           commentIssue: c.issue,
           commentId: c.id,
-          issue: null,
+          issue: command.name === "status" ? command.issue : null,
           line: parsed.line
         });
         break;

@@ -23,7 +23,10 @@ function firstScreenCommands(): string[] {
 function runs(script: string, command: string): boolean {
   const escaped = command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const options = command === "npm ci" ? "(?: --[\\w-]+)*" : "";
-  return new RegExp(`(?:^|[;"\\s])${escaped}${options}\\s*$`, "m").test(script);
+  // The command as a whole line's command, output possibly sent to a log and run in the background (`.ci/run`
+  // runs the demo beside lint and typecheck): `npm start >"$log" 2>&1 &` still runs exactly `npm start`.
+  const redirections = `(?:\\s+\\d?>>?(?:&\\d|"[^"]*"|\\S+))*(?:\\s*&)?`;
+  return new RegExp(`(?:^|[;"\\s])${escaped}${options}${redirections}\\s*$`, "m").test(script);
 }
 
 describe("the README's fresh-machine commands", () => {

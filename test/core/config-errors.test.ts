@@ -192,7 +192,7 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "merge.method", bad: "sqash", expected: 'one of "merge", "squash", "rebase"' },
   { path: "merge.requiredChecks", bad: "ci", expected: "a list; each a check name (not blank)" },
   { path: "merge.deleteBranch", bad: 1, expected: "true or false" },
-  { path: "cleanup", bad: 3, expected: "a mapping with the keys staleBranchDays" },
+  { path: "cleanup", bad: 3, expected: "a mapping with the key staleBranchDays" },
   { path: "cleanup.staleBranchDays", bad: 0, expected: "`off` or a number of days greater than 0" },
   { path: "merge.checksTimeoutMinutes", bad: 0, expected: "an integer from 1 to 1440" },
   { path: "merge.maxFeedbackRounds", bad: 21, expected: "an integer from 0 to 20" },

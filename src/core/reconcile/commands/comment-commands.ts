@@ -96,25 +96,15 @@ export function processComments(ctx: Reconciling): CommentsRead {
         reply(ctx, c.issue, c.id, parsed.line, commandHelp());
         break;
       case "status":
-        react(ctx, c.id, "+1");
-        read.statusRequests.push({
-          kind: "status",
-          by: login,
-          commentIssue: c.issue,
-          commentId: c.id,
-          issue: command.issue,
-          line: parsed.line,
-        });
-        break;
       case "report":
-        // Answered last (tracking-write.ts), so the report shows this reconcile's decisions.
+        // Both answered last (tracking-write.ts), so the reply shows this reconcile's decisions.
         react(ctx, c.id, "+1");
         read.statusRequests.push({
-          kind: "report",
+          kind: command.name,
           by: login,
           commentIssue: c.issue,
           commentId: c.id,
-          issue: null,
+          issue: command.name === "status" ? command.issue : null,
           line: parsed.line,
         });
         break;
