@@ -105,7 +105,7 @@ describe("workflow templates", () => {
       /\b(?:npm\s+(?:ci|install(?!\s+-g)|i(?!\s+-g)|run|test)|yarn|pnpm\s+(?:i|install|run)|pip3?\s+install|make|cargo|go\s+(?:build|test|mod|run))\b|(?:^|\s)\.\//m;
     for (const step of steps) expect(step.run ?? "", step.name ?? step.uses).not.toMatch(repositoryCode);
     expect(text).toMatch(/`setup:`/);
-    // The agent CLI at an exact version (the default preset's record pins it; test/core/presets.test.ts).
+    // The agent CLI at an exact version (the default preset's record pins it; test/core/agent/presets.test.ts).
     const cli = steps.find((step) => step.name === "Install the agent CLI")!;
     expect(cli.run).toMatch(/^npm install -g @anthropic-ai\/claude-code@\d+\.\d+\.\d+$/);
     // bubblewrap, the namespace sandbox's tool, before the worker.

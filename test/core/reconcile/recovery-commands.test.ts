@@ -1,0 +1,179 @@
+/**
+ * The recovery commands of design documents 001/002 ("FAILED recovery" R and X, "TIMEOUT recovery" +):
+ * `/autopilot rollback #N`, `/autopilot cleanup #N` and `/autopilot retry #N --iterations M`, as reconciles
+ * decide them: who may give them, what they change, and that a re-delivered comment changes nothing twice.
+ */
+import { describe, expect, it } from "vitest";
+import { parseCommand } from "../../../src/core/tasks/commands.js";
+import { applyWorkerOverrides } from "../../../src/worker/settings/config-input.js";
+import { comment, config, issue, minutes, only, pull, step, world } from "../world.js";
+
+const onTracking = { issue: 50, trackingIssue: 50 };
+
+describe("parsing the recovery commands", () => {
+  it("reads rollback, cleanup and retry --iterations, with the issue defaulting to a task issue's own", () => {
+    expect(parseCommand("/autopilot rollback #7", onTracking)).toMatchObject({
+      kind: "command",
+      command: { name: "rollback", issue: 7 },
+    });
+    expect(parseCommand("/autopilot cleanup", { issue: 7, trackingIssue: 50 })).toMatchObject({
+      command: { name: "cleanup", issue: 7 },
+    });
+    expect(parseCommand("/autopilot retry #7 --iterations 40", onTracking)).toMatchObject({
+      command: { name: "retry", issue: 7, iterations: 40 },
+    });
+    expect(parseCommand("/autopilot retry --iterations=12", { issue: 7, trackingIssue: 50 })).toMatchObject({
+      command: { name: "retry", issue: 7, iterations: 12 },
+    });
+    expect(parseCommand("/autopilot retry #7", onTracking)).toMatchObject({
+      command: { name: "retry", issue: 7, iterations: null },
+    });
+  });
+
+  it("refuses a bad limit or option with a message naming the fix", () => {
+    for (const body of [
+      "/autopilot retry #7 --iterations",
+      "/autopilot retry #7 --iterations 0",
+      "/autopilot retry #7 --iterations 501",
+      "/autopilot retry #7 --iterations lots",
+    ]) {
+      const parsed = parseCommand(body, onTracking);
+      expect(parsed?.kind).toBe("invalid");
+      expect(parsed && "problem" in parsed ? parsed.problem : "").toMatch(
+        /--iterations` needs a whole number from 1 to 500/,
+      );
+    }
+    const other = parseCommand("/autopilot retry #7 --force", onTracking);
+    expect(other && "problem" in other ? other.problem : "").toMatch(/no option `--force`/);
+    const noIssue = parseCommand("/autopilot rollback", onTracking);
+    expect(noIssue && "problem" in noIssue ? noIssue.problem : "").toMatch(/needs an issue number/);
+  });
+});
+
+describe("/autopilot retry #N --iterations M", () => {
+  it("raises that task's limit for its next worker, through the worker's config input, and no other task's", () => {
+    const w = world({
+      issues: [issue(1, { labels: ["autopilot:timeout"] }), issue(2, { labels: ["autopilot:timeout"] })],
+      comments: [
+        comment(700, 1, "dev", "/autopilot retry #1 --iterations 40"),
+        comment(701, 2, "dev", "/autopilot retry #2"),
+      ],
+    });
+    const first = step(w, null, { config: config({ maxParallel: 2 }) });
+    const dispatches = only(first.decision.effects, "dispatchWorker");
+    const of1 = dispatches.find((d) => d.issue === 1);
+    const of2 = dispatches.find((d) => d.issue === 2);
+    expect(JSON.parse(of1?.inputs?.config ?? "{}")).toEqual({ maxIterations: 40 });
+    expect(of2?.inputs?.config).toBeUndefined();
+    expect(first.state.tasks[1]?.maxIterations).toBe(40);
+  });
+
+  it("is honoured by the worker: its config input may carry maxIterations, and nothing that loosens safety", () => {
+    const applied = applyWorkerOverrides(config(), JSON.stringify({ maxIterations: 40 }));
+    expect(applied.ok && applied.config.maxIterations).toBe(40);
+    const refused = applyWorkerOverrides(
+      config(),
+      JSON.stringify({ maxIterations: 40, humanGate: { enabled: false } }),
+    );
+    expect(refused.ok).toBe(false);
+  });
+});
+
+describe("/autopilot rollback #N", () => {
+  it("of an unmerged task in review: closes its PR, deletes its branch, and puts it back in the queue", () => {
+    const w = world({
+      issues: [issue(3, { labels: ["autopilot:review"] })],
+      pulls: [pull(3, { authorId: undefined })],
+      comments: [comment(700, 3, "dev", "/autopilot rollback")],
+    });
+    const { decision, state } = step(w, null);
+    expect(only(decision.effects, "closePull")).toEqual([{ type: "closePull", pr: 103, issue: 3 }]);
+    expect(only(decision.effects, "deleteBranch").map((e) => e.branch)).toContain("autopilot/issue-3");
+    // Back in the queue (and, with a free slot, dispatched again in the same reconcile).
+    expect(["ready", "in-progress"]).toContain(state.tasks[3]?.label);
+    expect(only(decision.effects, "react")[0]?.content).toBe("+1");
+  });
+
+  it("of a merged task: asks GitHub for the revert PR, reopens the issue in review, and says so once", () => {
+    const merged = pull(4, { state: "merged", nodeId: "PR_4" });
+    const w = world({
+      issues: [issue(4, { state: "closed", labels: [] })],
+      pulls: [merged],
+      comments: [
+        comment(700, 50, "dev", "/autopilot rollback #4"),
+        comment(701, 50, "dev", "/autopilot rollback #4"),
+      ],
+      trackingIssue: { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" },
+    });
+    const { decision, state } = step(w, null);
+    expect(only(decision.effects, "revertPull")).toHaveLength(1);
+    expect(only(decision.effects, "revertPull")[0]).toMatchObject({ pr: 104, issue: 4 });
+    expect(only(decision.effects, "reopenIssue")).toEqual([{ type: "reopenIssue", issue: 4 }]);
+    expect(state.tasks[4]?.rollback?.merged).toBe(104);
+    expect(state.tasks[4]?.label).toBe("review");
+    // The second command in a row is refused: nothing is reverted twice.
+    const replies = only(decision.effects, "comment").map((c) => c.body);
+    expect(replies.some((b) => /already being rolled back/.test(b))).toBe(true);
+  });
+
+  it("treats GitHub's revert PR as the task's PR: its merge makes the task ready, not done", () => {
+    const revert = pull(4, {
+      number: 120,
+      headRef: "revert-104-autopilot/issue-4",
+      state: "merged",
+      body: "Reverts #104",
+    });
+    const w = world({ issues: [issue(4, { labels: ["autopilot:review"] })], pulls: [revert] });
+    const state = {
+      ...step(world(), null).state,
+    };
+    state.tasks[4] = {
+      ...(state.tasks[4] ?? {}),
+      rollback: { merged: 104, at: minutes(-1).toISOString() },
+    } as never;
+    const { decision, state: after } = step(w, state as never);
+    expect(only(decision.effects, "closeIssue")).toHaveLength(0);
+    expect(after.tasks[4]?.rollback).toBeUndefined();
+    expect(after.tasks[4]?.label === "ready" || after.tasks[4]?.label === "in-progress").toBe(true);
+    expect(only(decision.effects, "comment").some((c) => /revert PR #120 merged/.test(c.body))).toBe(true);
+  });
+
+  it("is refused to people without write access", () => {
+    const w = world({
+      issues: [issue(3, { labels: ["autopilot:failed"] })],
+      comments: [comment(700, 3, "reader", "/autopilot rollback")],
+    });
+    const { decision } = step(w, null);
+    expect(only(decision.effects, "deleteBranch")).toHaveLength(0);
+    expect(only(decision.effects, "react")[0]?.content).toBe("confused");
+  });
+});
+
+describe("/autopilot cleanup #N", () => {
+  it("deletes a timed-out task's branch and closes its PR; the task stays timed out", () => {
+    const w = world({
+      issues: [issue(5, { labels: ["autopilot:timeout"] })],
+      pulls: [pull(5)],
+      comments: [comment(700, 5, "dev", "/autopilot cleanup")],
+    });
+    const { decision } = step(w, null);
+    expect(only(decision.effects, "deleteBranch").map((e) => e.branch)).toEqual(["autopilot/issue-5"]);
+    expect(only(decision.effects, "closePull")).toHaveLength(1);
+    expect(only(decision.effects, "setStateLabel")).toHaveLength(0);
+  });
+
+  it("refuses a task that still needs its branch (in review), and says what to use instead", () => {
+    const w = world({
+      issues: [issue(6, { labels: ["autopilot:review"] })],
+      pulls: [pull(6)],
+      comments: [comment(700, 6, "dev", "/autopilot cleanup")],
+    });
+    const { decision } = step(w, null);
+    expect(only(decision.effects, "deleteBranch")).toHaveLength(0);
+    expect(
+      only(decision.effects, "comment").some((c) =>
+        /Cannot clean up #6: it is review.*rollback/.test(c.body),
+      ),
+    ).toBe(true);
+  });
+});

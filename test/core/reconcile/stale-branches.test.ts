@@ -1,0 +1,75 @@
+/**
+ * The stale-branch sweep's decision (`cleanup.staleBranchDays`): only a branch whose every recorded push is
+ * Autopilot's own account, and whose newest push is old enough, goes; anything unknown keeps it.
+ */
+import { describe, expect, it } from "vitest";
+import { sweepCandidates, sweepVerdict } from "../../../src/core/reconcile/pulls/stale-branches.js";
+import { config, issue, T0 } from "../world.js";
+
+const BOT_ID = 41;
+const day = 86_400_000;
+const at = (daysAgo: number) => new Date(T0.getTime() - daysAgo * day).toISOString();
+
+describe("sweepVerdict", () => {
+  const base = { botId: BOT_ID, staleDays: 14, nowMs: T0.getTime() };
+
+  it("deletes a branch only Autopilot pushed to, untouched for the configured days", () => {
+    const activity = {
+      complete: true,
+      entries: [
+        { actorId: BOT_ID, at: at(20), type: "push" },
+        { actorId: BOT_ID, at: at(21), type: "branch_creation" },
+      ],
+    };
+    expect(sweepVerdict({ ...base, activity })).toEqual({ delete: true });
+  });
+
+  it("keeps a branch a person pushed to, however old, whatever the commits' author fields say", () => {
+    const activity = {
+      complete: true,
+      entries: [
+        { actorId: BOT_ID, at: at(30), type: "push" },
+        { actorId: 7, at: at(31), type: "push" },
+        { actorId: BOT_ID, at: at(32), type: "branch_creation" },
+      ],
+    };
+    expect(sweepVerdict({ ...base, activity })).toEqual({ delete: false, why: "person-pushed" });
+    const deletedUser = { complete: true, entries: [{ actorId: null, at: at(30), type: "push" }] };
+    expect(sweepVerdict({ ...base, activity: deletedUser })).toEqual({ delete: false, why: "person-pushed" });
+  });
+
+  it("keeps what it cannot judge: a recent push, an incomplete record, no record, an unknown own account", () => {
+    const recent = { complete: true, entries: [{ actorId: BOT_ID, at: at(2), type: "push" }] };
+    expect(sweepVerdict({ ...base, activity: recent })).toEqual({ delete: false, why: "recent" });
+    const incomplete = { complete: false, entries: [{ actorId: BOT_ID, at: at(30), type: "push" }] };
+    expect(sweepVerdict({ ...base, activity: incomplete })).toEqual({ delete: false, why: "incomplete" });
+    expect(sweepVerdict({ ...base, activity: undefined })).toEqual({ delete: false, why: "unread" });
+    const old = { complete: true, entries: [{ actorId: BOT_ID, at: at(30), type: "push" }] };
+    expect(sweepVerdict({ ...base, botId: null, activity: old })).toEqual({
+      delete: false,
+      why: "person-pushed",
+    });
+    const gone = { complete: true, entries: [{ actorId: BOT_ID, at: at(1), type: "branch_deletion" }] };
+    expect(sweepVerdict({ ...base, activity: gone })).toEqual({ delete: false, why: "no-branch" });
+  });
+});
+
+describe("sweepCandidates", () => {
+  it("reads only ended tasks' branches, once they ended the configured days ago, and nothing when off", () => {
+    const world = {
+      issues: [
+        issue(1, { labels: ["autopilot:failed"] }),
+        issue(2, { labels: ["autopilot:timeout"] }),
+        issue(3, { labels: ["autopilot:review"] }),
+        issue(4, { labels: ["autopilot:exclude"] }),
+      ],
+    };
+    const since: Record<number, string> = { 1: at(20), 2: at(1) };
+    const ended = { since: (n: number) => since[n], nowMs: T0.getTime() };
+    const on = config({ cleanup: { staleBranchDays: 14 } } as never);
+    const excluded = on.labels.exclude;
+    world.issues[3]!.labels = [excluded];
+    expect(sweepCandidates(world, on, ended)).toEqual(["autopilot/issue-1", "autopilot/issue-4"]);
+    expect(sweepCandidates(world, config(), ended)).toEqual([]);
+  });
+});

@@ -1,0 +1,361 @@
+import { describe, expect, it } from "vitest";
+import { commandHelp, parseCommand } from "../../../src/core/tasks/commands.js";
+import { parseDashboard } from "../../../src/core/dashboard/index.js";
+import { decide } from "../../../src/core/reconcile/decide.js";
+import {
+  GITHUB_COMMENT_LIMIT,
+  REPORT_BUDGET,
+  REPORT_OUTCOMES,
+  type ReportTask,
+  renderSessionReport,
+  reportRoomBeside,
+  type SessionReport,
+} from "../../../src/core/session/session-report.js";
+import { computeStatistics } from "../../../src/core/session/stats.js";
+import {
+  applyEffects,
+  check,
+  comment,
+  config,
+  input,
+  issue,
+  minutes,
+  only,
+  pull,
+  result,
+  run,
+  step,
+  T0,
+  world,
+} from "../world.js";
+
+const HOSTILE_TITLE =
+  "Fix it <!-- autopilot:state --> @everyone | col | [click](https://evil.example) </details>\n## Injected heading";
+const HOSTILE_REASON =
+  "I need the key --> <img src=x onerror=alert(1)> ping @octocat, see [here](https://evil.example)\n- [ ] fake checkbox";
+
+function task(issueNumber: number, extra: Partial<ReportTask> = {}): ReportTask {
+  return {
+    issue: issueNumber,
+    title: `Task ${issueNumber}`,
+    outcome: "done",
+    attempts: 1,
+    iterations: 3,
+    elapsedMs: 125_000,
+    tokens: 1500,
+    costUsd: 0.05,
+    pr: 100 + issueNumber,
+    wait: null,
+    ...extra,
+  };
+}
+
+function report(tasks: ReportTask[], extra: Partial<SessionReport> = {}): SessionReport {
+  return {
+    session: { status: "running", since: T0.toISOString(), startedAt: T0.toISOString() },
+    statistics: computeStatistics(
+      tasks.map((t) => ({
+        issue: t.issue,
+        status: t.outcome === "waiting" ? "ready" : t.outcome === "closed" ? "done" : t.outcome,
+        iterations: t.iterations,
+        tokens: { input: t.tokens, output: 0 },
+        costUsd: t.costUsd,
+      })),
+      minutes(30),
+      { sessionStartedAt: T0 },
+    ),
+    tasks,
+    inHistoryComments: 0,
+    occasion: { kind: "command", by: "dev" },
+    now: minutes(30),
+    ...extra,
+  };
+}
+
+/** The cells of a Markdown table row, split on the pipes that are not backslash-escaped. */
+function cells(row: string): string[] {
+  return row
+    .slice(1, -1)
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+describe("the session report's rendering", () => {
+  it("gives each task its outcome, attempts, iterations, time, tokens and cost", () => {
+    const text = renderSessionReport(
+      report([
+        task(3, { attempts: 2, iterations: 7, elapsedMs: 3_723_000, tokens: 48_200, costUsd: 1.234 }),
+        task(4, { outcome: "in-progress", pr: null, elapsedMs: 42_000 }),
+      ]),
+    );
+    expect(text).toContain("## Autopilot session report");
+    expect(text).toContain("Asked for by `@dev`.");
+    expect(text).toContain("| #3 Task 3 | done (PR #103) | 2 | 7 | 1h 02m | 48.2k | $1.23 |");
+    expect(text).toContain("| #4 Task 4 | in progress | 1 | 3 | 42s | 1.5k | $0.05 |");
+    expect(text).toMatch(/\*\*Tasks:\*\* 2 — 1 done, 1 in progress\./);
+  });
+
+  it("says what waits for whom: reviews, questions, blockers, dependencies and limits with their reset time", () => {
+    const text = renderSessionReport(
+      report([
+        task(5, {
+          outcome: "review",
+          wait: { who: "its pull request's gates", why: "waiting for 2 checks: test, lint" },
+        }),
+        task(6, {
+          outcome: "needs-human",
+          pr: null,
+          wait: { who: "an answer", why: "Before or after tax?", since: minutes(10).toISOString() },
+        }),
+        task(7, {
+          outcome: "waiting",
+          pr: null,
+          wait: { who: "the tasks it depends on", why: "waiting on #5" },
+        }),
+        task(8, {
+          outcome: "waiting",
+          pr: null,
+          wait: { who: "the agent's rate limit to reset", why: "429", until: minutes(90).toISOString() },
+        }),
+      ]),
+    );
+    const waits = text.slice(text.indexOf("### What waits for whom"), text.indexOf("### Tasks"));
+    expect(waits).toContain(
+      "- #6 Task 6 — needs a human: waits for an answer since 2026-11-22 10:10 UTC — Before or after tax?",
+    );
+    expect(waits).toContain(
+      "- #5 Task 5 — in review (PR #105): waits for its pull request's gates — waiting for 2 checks: test, lint",
+    );
+    expect(waits).toContain("- #7 Task 7 — waiting: waits for the tasks it depends on — waiting on #5");
+    expect(waits).toContain(
+      "- #8 Task 8 — waiting: waits for the agent's rate limit to reset until 2026-11-22 11:30 UTC — 429",
+    );
+    // People first: the question comes before the review, the review before the dependency.
+    expect(waits.indexOf("#6")).toBeLessThan(waits.indexOf("#5"));
+    expect(waits.indexOf("#5")).toBeLessThan(waits.indexOf("#7"));
+  });
+
+  it("keeps hostile titles and reasons inert: no hidden marker, no mention, no extra cell, line or link", () => {
+    const text = renderSessionReport(
+      report([
+        task(9, { title: HOSTILE_TITLE }),
+        task(10, {
+          title: HOSTILE_TITLE,
+          outcome: "needs-human",
+          wait: { who: "an answer", why: HOSTILE_REASON },
+        }),
+      ]),
+    );
+    expect(text).not.toContain("<!--");
+    expect(text).not.toContain("-->");
+    expect(text).not.toContain("<img");
+    expect(text).not.toContain("</details>");
+    expect(text).not.toMatch(/@everyone|@octocat/);
+    // Brackets are escaped, so no link renders.
+    expect(text).not.toMatch(/(?<!\\)\]\(https:\/\/evil/);
+    expect(text.split("\n").filter((l) => /^#+ /.test(l))).toEqual([
+      "## Autopilot session report",
+      "### What waits for whom",
+      "### Tasks",
+    ]);
+    expect(text).not.toMatch(/^- \[ \]/m);
+    const rows = text.split("\n").filter((l) => l.startsWith("| #"));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(cells(row)).toHaveLength(7);
+  });
+
+  it("stays within GitHub's comment limit at thousands of tasks, and says what it left out", () => {
+    // Wide titles: every character escaped or several bytes long.
+    const wide = "<>|*_🚀".repeat(20);
+    const tasks: ReportTask[] = [];
+    for (let n = 1; n <= 5000; n++) {
+      const outcome = REPORT_OUTCOMES[n % REPORT_OUTCOMES.length]!;
+      const waits = ["needs-human", "review", "blocked", "failed", "timeout", "waiting"].includes(outcome);
+      tasks.push(
+        task(n, {
+          title: `${wide} ${n}`,
+          outcome,
+          wait: waits ? { who: "someone with write access", why: `${wide} reason ${n}` } : null,
+        }),
+      );
+    }
+    const text = renderSessionReport(report(tasks, { inHistoryComments: 1234 }));
+    expect(Buffer.byteLength(text, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
+    expect(text.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(text).toMatch(/\*\*Tasks:\*\* 5,000 — /);
+    expect(text).toMatch(/- _… and [\d,]+ more: see the dashboard\._/);
+    const rows = text.split("\n").filter((l) => l.startsWith("| #"));
+    expect(rows.length).toBeGreaterThan(50);
+    const left = text.match(
+      /_([\d,]+) more tasks are not listed to keep this comment within GitHub's size limit \(([^)]*)\)/,
+    );
+    expect(left).not.toBeNull();
+    expect(rows.length + Number(left![1]!.replace(/,/g, ""))).toBe(5000);
+    expect(left![2]).toMatch(/\d+ done/);
+    // What needs people is listed first.
+    expect(cells(rows[0]!)[1]).toBe("needs a human (PR #111)");
+    expect(text).toContain(
+      "_1,234 finished tasks were listed earlier in the history comments on the tracking issue",
+    );
+  });
+
+  it("shares the completion comment with the notice and the history within the limit", () => {
+    const history = `\n\n**Autopilot history**\n${"- #1 done 🚀🚀🚀🚀 <> merged PR #2 · 3 iterations\n".repeat(600)}`;
+    const tasks = Array.from({ length: 3000 }, (_, i) => task(i + 1, { title: "🚀<>|".repeat(30) }));
+    const notice = "Autopilot completed: no ready task is left.";
+    const text = renderSessionReport(report(tasks), reportRoomBeside(notice + history));
+    const comment = `${notice}\n\n${text}${history}`;
+    expect(Buffer.byteLength(comment, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
+    expect(text).toMatch(/more tasks are not listed/);
+  });
+
+  it("says so when the session has no task yet", () => {
+    expect(renderSessionReport(report([]))).toContain("_No task in this session yet._");
+  });
+});
+
+describe("`/autopilot report`", () => {
+  it("is a command, listed in the help", () => {
+    expect(parseCommand("/autopilot report", { issue: 1, trackingIssue: 1 })).toMatchObject({
+      kind: "command",
+      command: { name: "report" },
+    });
+    expect(parseCommand("/autopilot REPORT", { issue: 7, trackingIssue: 1 })).toMatchObject({
+      command: { name: "report" },
+    });
+    expect(commandHelp()).toContain("`/autopilot report`");
+  });
+
+  /** #7 in review (a check pending), #8 asks a hostile question, #9 waits on #7, #6 done; the tracking issue is #1. */
+  function session() {
+    const cfg = config({ maxParallel: 3 });
+    const first = step(
+      world({
+        issues: [issue(6), issue(7, { title: HOSTILE_TITLE }), issue(8), issue(9, { body: "Depends on #7" })],
+      }),
+      null,
+      { config: cfg },
+    );
+    const w = first.world;
+    w.runs = [
+      run(90, 7, { status: "completed", conclusion: "success" }),
+      run(91, 8, { status: "completed", conclusion: "success" }),
+      run(92, 6, { status: "completed", conclusion: "success" }),
+    ];
+    w.workerResults = [
+      result(7, { iterations: 4, tokens: { input: 30_000, output: 2_000 }, costUsd: 0.42 }),
+      result(8, { result: "needs_human", reason: HOSTILE_REASON, prNumber: undefined, iterations: 2 }),
+      result(6, { iterations: 1 }),
+    ];
+    w.pulls = [pull(7, { checks: [check("test", null)] }), pull(6)];
+    const second = step(w, first.state, { config: cfg, now: minutes(25) });
+    return { world: second.world, state: second.state, cfg };
+  }
+
+  it("replies to a writer with the report of what the controller persisted, once per command comment", () => {
+    const { world: w, state, cfg } = session();
+    w.comments = [comment(500, 1, "dev", "/autopilot report")];
+    const d = decide({ ...input(w), state, config: cfg, now: minutes(30) });
+    expect(only(d.effects, "react")).toEqual([{ type: "react", commentId: 500, content: "+1" }]);
+    const replies = only(d.effects, "comment").filter((c) => c.key === "reply-500");
+    expect(replies).toHaveLength(1);
+    const body = replies[0]!.body;
+    expect(body).toMatch(/^> \/autopilot report\n\n## Autopilot session report/);
+    expect(body).toContain("| done (PR #106) | 1 | 1 |");
+    expect(body).toMatch(
+      /\| #7 Fix it .* \| in review \(PR #107\) \| 1 \| 4 \| 30m 00s \| 32\.0k \| \$0\.42 \|/,
+    );
+    expect(body).toMatch(
+      /#8 Task 8 — needs a human: waits for an answer on the issue from someone with write access since .* — I need the key --&gt;/,
+    );
+    expect(body).toContain("#9 Task 9 — waiting: waits for the tasks it depends on — waiting on #7");
+    expect(body).not.toContain("<!--");
+    expect(body).not.toMatch(/@everyone|@octocat/);
+
+    // The same delivery again (or the next reconcile) with the resulting state: no second report.
+    const again = decide({ ...input(w), state: d.state, config: cfg, now: minutes(31) });
+    expect(only(again.effects, "comment").filter((c) => c.key === "reply-500")).toEqual([]);
+    expect(only(again.effects, "react")).toEqual([]);
+  });
+
+  it("fits GitHub's comment limit in a repository of thousands of tasks with hostile titles", () => {
+    const titles = (n: number) => `<!-- x --> @everyone | 🚀🚀 ${"[]<>*_".repeat(12)} ${n}`;
+    const issues = Array.from({ length: 2500 }, (_, i) =>
+      issue(i + 2, {
+        title: titles(i + 2),
+        labels: [i % 3 === 0 ? "autopilot:blocked" : i % 3 === 1 ? "autopilot:failed" : "autopilot:ready"],
+      }),
+    );
+    const first = step(world({ issues }), null);
+    const w = first.world;
+    w.comments = [comment(500, 1, "dev", "/autopilot report")];
+    const d = decide({ ...input(w), state: first.state, now: minutes(1) });
+    const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
+    expect(body.length).toBeLessThan(65_536);
+    expect(body).toMatch(/\*\*Tasks:\*\* 2,500 — /);
+    expect(body).toMatch(
+      /_[\d,]+ more tasks are not listed to keep this comment within GitHub's size limit \([\d,]+ blocked, [\d,]+ failed/,
+    );
+    expect(body).not.toContain("<!--");
+    expect(body).not.toContain("@everyone");
+  });
+
+  it("refuses someone without write access, and answers a task issue's command there", () => {
+    const { world: w, state, cfg } = session();
+    w.comments = [
+      comment(500, 1, "reader", "/autopilot report"),
+      comment(501, 8, "dev", "/autopilot report"),
+    ];
+    const d = decide({ ...input(w), state, config: cfg, now: minutes(30) });
+    expect(only(d.effects, "react")).toEqual([
+      { type: "react", commentId: 500, content: "confused" },
+      { type: "react", commentId: 501, content: "+1" },
+    ]);
+    const comments = only(d.effects, "comment");
+    expect(comments.find((c) => c.key === "reply-500")!.body).toContain(
+      "only takes commands from people with write access",
+    );
+    expect(comments.find((c) => c.key === "reply-500")!.body).not.toContain("session report");
+    expect(comments.find((c) => c.key === "reply-501")).toMatchObject({ issue: 8 });
+    expect(comments.find((c) => c.key === "reply-501")!.body).toContain("## Autopilot session report");
+  });
+
+  it("joins the one comment a completed session posts on the tracking issue, with the finished tasks' numbers", () => {
+    const cfg = config({ maxParallel: 2 });
+    const first = step(world({ issues: [issue(6), issue(7)] }), null, { config: cfg });
+    const w = first.world;
+    w.runs = [
+      run(90, 6, { status: "completed", conclusion: "success" }),
+      run(91, 7, { status: "completed", conclusion: "success" }),
+    ];
+    w.workerResults = [
+      result(6, { iterations: 2, costUsd: 0.1 }),
+      result(7, { result: "blocked", reason: "no credentials", prNumber: undefined, iterations: 5 }),
+    ];
+    w.pulls = [pull(6)];
+    // #6's PR merges; #7 is blocked: nothing is left to do and the session completes.
+    let s = step(w, first.state, { config: cfg, now: minutes(25) });
+    s = step(s.world, s.state, { config: cfg, now: minutes(26) });
+    expect(s.state.session.status).toBe("completed");
+    const reports = only(s.decision.effects, "comment").filter((c) =>
+      c.key?.startsWith("session-completed-"),
+    );
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.issue).toBe(1);
+    const body = reports[0]!.body;
+    expect(body).toMatch(
+      /^Autopilot completed: no ready task is left\.\n\n## Autopilot session report\n\nThe session completed\./,
+    );
+    expect(body).toContain("**Autopilot history**");
+    expect(body).toContain("| #6 Task 6 | done (PR #106) | 1 | 2 | 26m 00s | 1.5k | $0.10 |");
+    expect(body).toMatch(
+      /#7 Task 7 — blocked: waits for someone with write access to clear the blocker, then `\/autopilot retry #7` since .* — no credentials/,
+    );
+
+    // Deciding again on the world that produced brings no second report.
+    const world2 = applyEffects(s.world, s.decision.effects, minutes(40));
+    const state2 = parseDashboard(world2.trackingIssue!.body).state;
+    const again = decide({ ...input(world2), state: state2, config: cfg, now: minutes(41) });
+    expect(only(again.effects, "comment").filter((c) => c.key?.startsWith("session-completed-"))).toEqual([]);
+  });
+});
