@@ -175,10 +175,24 @@ export class ScenarioRun {
     );
     this.observer = observer;
     const narrator = new RunNarrator(this.log, observer, store, repo.full, this.humans);
-    const actions = await this.startActions(sandbox, store, git, narrator, dirname(seeded.scriptPath));
-    // The alert webhook's receiver, on 127.0.0.1, stopped after the controller that sends to it.
+    // The alert webhook's receiver, on 127.0.0.1, stopped after the controller that sends to it. In Actions mode
+    // the controller workflow maps its URL and secret from repository secrets (templates/workflows).
     const alertReceiver = runExpectations(scenario.expect).alertWebhook ? await startAlertReceiver() : null;
     if (alertReceiver) cleanups.add("the alert receiver", STOP_ORDER.gitRemote, () => alertReceiver.stop());
+    const alertSecrets: Record<string, string> = alertReceiver
+      ? {
+          AUTOPILOT_ALERT_WEBHOOK_URL: alertReceiver.url,
+          AUTOPILOT_ALERT_WEBHOOK_SECRET: alertReceiver.secret,
+        }
+      : {};
+    const actions = await this.startActions(
+      sandbox,
+      store,
+      git,
+      narrator,
+      dirname(seeded.scriptPath),
+      alertSecrets,
+    );
     const world: ScenarioWorld = {
       scenario,
       repo,
@@ -215,6 +229,8 @@ export class ScenarioRun {
     narrator: RunNarrator,
     /** The demo agent's directory: it keeps its state there, so the agent's sandbox shares it. */
     agentDir: string,
+    /** More repository secrets (the alert webhook's, when the scenario has a receiver). */
+    moreSecrets: Record<string, string>,
   ): Promise<ActionsRunner> {
     const { scenario, repo, options } = this;
     const killer = new RunKiller(
@@ -256,6 +272,7 @@ export class ScenarioRun {
       secrets: {
         AUTOPILOT_APP_PRIVATE_KEY: sandbox.app.privateKey,
         AUTOPILOT_PRIVATE_KEY: sandbox.app.privateKey,
+        ...moreSecrets,
       },
       jobTimeoutMs: scenario.limits.jobTimeoutSeconds * 1000,
       // The demo agent keeps its per-issue state beside its script (src/worker/isolation/agent-user.ts reads the variable).
