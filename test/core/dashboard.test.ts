@@ -25,6 +25,7 @@ import type { WorldSnapshot } from "../../src/core/world.js";
 import {
   check,
   comment,
+  emptyView,
   config,
   input,
   issue,
@@ -251,48 +252,6 @@ describe("render and parse", () => {
     expect(body.slice(body.lastIndexOf("<!-- autopilot:state v1") + 4)).not.toMatch(/-->[\s\S]*-->/);
   });
 });
-
-function emptyView() {
-  return {
-    repo: { owner: "acme", name: "app" },
-    dryRun: false,
-    maxParallel: 2,
-    maxIterations: 25,
-    slots: [],
-    queue: [],
-    waiting: [],
-    review: [],
-    needsHuman: [],
-    blocked: [],
-    timeouts: [],
-    failed: [],
-    notInPool: [],
-    cycles: [],
-    graph: { nodes: [], edges: [] },
-    statistics: {
-      runtimeMs: 0,
-      tasks: {
-        total: 0,
-        completed: 0,
-        failed: 0,
-        blocked: 0,
-        timeout: 0,
-        needsHuman: 0,
-        skipped: 0,
-        remaining: 0,
-        ready: 0,
-        inProgress: 0,
-        review: 0,
-      },
-      iterations: { total: 0, average: 0, fastest: null, slowest: null },
-      merges: { successful: 0, pending: 0, conflictsResolved: 0 },
-      tokens: { input: 0, output: 0, total: 0 },
-      costUsd: 0,
-    },
-    progress: { done: 0, total: 0 },
-    configProblems: null,
-  };
-}
 
 /**
  * A repository with `n` tasks in every state, long titles in several scripts, long reasons, a big history:

@@ -3,7 +3,7 @@
  * so tests can decide, "execute", and decide again on the world the effects produced.
  */
 import { DEFAULT_CONFIG, type AutopilotConfig } from "../../src/core/config/index.js";
-import { type DashboardState, parseDashboard } from "../../src/core/dashboard/index.js";
+import { type DashboardState, type DashboardView, parseDashboard } from "../../src/core/dashboard/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import { type Decision, decide, type DecideInput } from "../../src/core/reconcile/decide.js";
 import type {
@@ -314,4 +314,47 @@ export function readBack(decision: Decision, previous: WorldSnapshot): Dashboard
   const write = only(decision.effects, "writeTrackingIssue")[0];
   if (!write) return previous.trackingIssue ? parseDashboard(previous.trackingIssue.body).state : null;
   return parseDashboard(write.body).state;
+}
+
+/** A dashboard view of a repository with no tasks (a render needs one beside the state). */
+export function emptyView(): DashboardView {
+  return {
+    repo: { owner: "acme", name: "app" },
+    dryRun: false,
+    maxParallel: 1,
+    maxIterations: 25,
+    slots: [],
+    queue: [],
+    waiting: [],
+    review: [],
+    needsHuman: [],
+    blocked: [],
+    timeouts: [],
+    failed: [],
+    notInPool: [],
+    cycles: [],
+    graph: { nodes: [], edges: [] },
+    statistics: {
+      runtimeMs: 0,
+      tasks: {
+        total: 0,
+        completed: 0,
+        failed: 0,
+        blocked: 0,
+        timeout: 0,
+        needsHuman: 0,
+        skipped: 0,
+        remaining: 0,
+        ready: 0,
+        inProgress: 0,
+        review: 0,
+      },
+      iterations: { total: 0, average: 0, fastest: null, slowest: null },
+      merges: { successful: 0, pending: 0, conflictsResolved: 0 },
+      tokens: { input: 0, output: 0, total: 0 },
+      costUsd: 0,
+    },
+    progress: { done: 0, total: 0 },
+    configProblems: null,
+  };
 }

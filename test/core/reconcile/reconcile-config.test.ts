@@ -16,8 +16,7 @@ import {
   STATE_BUDGET,
 } from "../../../src/core/dashboard/index.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
-import type { DashboardView } from "../../../src/core/dashboard/index.js";
-import { comment, input, issue, minutes, only, pull, result, run, step, world } from "../world.js";
+import { comment, emptyView, input, issue, minutes, only, pull, result, run, step, world } from "../world.js";
 
 const GOOD = "maxParallel: 1\n";
 const good: LastGoodConfig = { digest: configDigest(GOOD), commit: "e".repeat(40), text: GOOD };
@@ -141,45 +140,3 @@ describe("keeping the last good configuration in the state", () => {
     expect(back.incidents).toHaveLength(5);
   });
 });
-
-function emptyView(): DashboardView {
-  return {
-    repo: { owner: "acme", name: "app" },
-    dryRun: false,
-    maxParallel: 1,
-    maxIterations: 25,
-    slots: [],
-    queue: [],
-    waiting: [],
-    review: [],
-    needsHuman: [],
-    blocked: [],
-    timeouts: [],
-    failed: [],
-    notInPool: [],
-    cycles: [],
-    graph: { nodes: [], edges: [] },
-    statistics: {
-      runtimeMs: 0,
-      tasks: {
-        total: 0,
-        completed: 0,
-        failed: 0,
-        blocked: 0,
-        timeout: 0,
-        needsHuman: 0,
-        skipped: 0,
-        remaining: 0,
-        ready: 0,
-        inProgress: 0,
-        review: 0,
-      },
-      iterations: { total: 0, average: 0, fastest: null, slowest: null },
-      merges: { successful: 0, pending: 0, conflictsResolved: 0 },
-      tokens: { input: 0, output: 0, total: 0 },
-      costUsd: 0,
-    },
-    progress: { done: 0, total: 0 },
-    configProblems: null,
-  };
-}
