@@ -30,16 +30,14 @@ const countingCommand = (dir: string, passOn: number) =>
   `n=$(($(cat ${dir}/count 2>/dev/null || echo 0) + 1)); echo $n > ${dir}/count; echo "run $n" >> ${dir}/runs; ` +
   `echo "test run $n: $([ $n -ge ${passOn} ] && echo ok || echo 'expected 2 to be 3')"; [ $n -ge ${passOn} ]`;
 
+/** One quality command in `dir`, with the worker's re-run setting and time limit. */
+const runOnce = (dir: string, command: string, limits: { timeoutMs: number; reruns: number }) =>
+  runQualityCommands({ commands: [command], cwd: dir, env: { PATH: process.env.PATH ?? "" }, ...limits });
+
 describe("re-running a failing quality command (flaky tests)", () => {
   it("passes a command that fails once and passes on its re-run, and says it was flaky", async () => {
     const dir = await temp();
-    const [result] = await runQualityCommands({
-      commands: [countingCommand(dir, 2)],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      timeoutMs: 30_000,
-      reruns: 3,
-    });
+    const [result] = await runOnce(dir, countingCommand(dir, 2), { timeoutMs: 30_000, reruns: 3 });
     expect(result).toMatchObject({ passed: true, flaky: true, runs: 2 });
     expect(result!.output).toContain("[flaky: failed 1 time, passed on run 2; the first failure:]");
     expect(result!.output).toContain("expected 2 to be 3");
@@ -48,26 +46,14 @@ describe("re-running a failing quality command (flaky tests)", () => {
 
   it("fails a command that fails every time after 1 + reruns runs", async () => {
     const dir = await temp();
-    const [result] = await runQualityCommands({
-      commands: [countingCommand(dir, 99)],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      timeoutMs: 30_000,
-      reruns: 3,
-    });
+    const [result] = await runOnce(dir, countingCommand(dir, 99), { timeoutMs: 30_000, reruns: 3 });
     expect(result).toMatchObject({ passed: false, flaky: false, runs: 4 });
     expect(result!.output).toMatch(/^\[failed all 4 runs; the last one:\]\ntest run 4/);
   });
 
   it("runs each command once with reruns 0 (the flaky command fails)", async () => {
     const dir = await temp();
-    const [result] = await runQualityCommands({
-      commands: [countingCommand(dir, 2)],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      timeoutMs: 30_000,
-      reruns: 0,
-    });
+    const [result] = await runOnce(dir, countingCommand(dir, 2), { timeoutMs: 30_000, reruns: 0 });
     expect(result!.passed).toBe(false);
     expect(result!.runs).toBeUndefined();
     expect(await readFile(join(dir, "runs"), "utf8")).toBe("run 1\n");
@@ -75,13 +61,7 @@ describe("re-running a failing quality command (flaky tests)", () => {
 
   it("does not run again a command its time limit stopped", async () => {
     const dir = await temp();
-    const [result] = await runQualityCommands({
-      commands: [`echo run >> ${dir}/runs; sleep 30`],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      timeoutMs: 300,
-      reruns: 3,
-    });
+    const [result] = await runOnce(dir, `echo run >> ${dir}/runs; sleep 30`, { timeoutMs: 300, reruns: 3 });
     expect(result!.timedOut).toBe(true);
     expect(await readFile(join(dir, "runs"), "utf8")).toBe("run\n");
   });
