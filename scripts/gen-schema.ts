@@ -132,13 +132,15 @@ The iteration limits follow the design documents Autopilot grew from: at most 50
 wall clock per worker job (\`timeoutMinutes\`). The documents only warn when a task looks stuck; Autopilot also
 stops it, at twice the warning (\`stuckStopThreshold\` 10), so a task that commits nothing does not run until
 the wall clock ends it. A job is checked against \`timeoutMinutes\` between iterations, so a job can run over
-it by up to one iteration (\`iterationTimeoutMinutes\` for the agent, the same again for the quality commands);
+it by up to one iteration (\`iterationTimeoutMinutes\` for the agent, the same again for the whole quality step:
+every command and re-run share that time);
 the worker workflow's own \`timeout-minutes\` is longer, and the controller takes a job for dead only after it
 has been silent for longer than an iteration can take (\`src/core/agent/job-silence.ts\`).
 
-A completion claim the quality commands contradict stops the task as \`contradiction\` on the first such
-claim (\`maxIgnoredCompletionCycles\` 1): an agent that claims it is done while the checks fail is not
-trusted with more iterations by default. Raise it to feed the failures back to the agent instead.
+A completion claim the quality commands contradict hands the task to a person on the first such claim
+(\`maxIgnoredCompletionCycles\` 1): the failing output is posted on the issue, which gets the needs-human label,
+and the job ends \`needs_human\` — an agent that claims it is done while the checks fail is not trusted with
+more iterations by default. Raise it to feed the failures back to the agent that many times first.
 
 \`completion\` chooses the claim. With \`promise\` (the default) the agent ends its final message with
 \`<promise>COMPLETE</promise>\`. With \`objective\` it must use the objective marker

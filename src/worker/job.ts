@@ -829,9 +829,24 @@ class WorkerLoop {
       commands = configured;
       this.qualitySource = "configured";
     }
-    if (commands.length === 0) return [];
-    this.log.info(`quality commands: ${commands.join(" && ")}`);
     const { reruns, coverage } = this.config.quality;
+    if (commands.length === 0) {
+      if (coverage.threshold === 0) return [];
+      // A coverage threshold with nothing to write the report is a gate that cannot pass, not one that is off.
+      return [
+        {
+          command: "quality.coverage",
+          passed: false,
+          exitCode: null,
+          timedOut: false,
+          durationMs: 0,
+          output:
+            `quality.coverage.threshold is ${coverage.threshold}% but no quality command ran to write a coverage ` +
+            "report: set qualityCommands (or add the project's test script) so the tests run with coverage.",
+        },
+      ];
+    }
+    this.log.info(`quality commands: ${commands.join(" && ")}`);
     const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000, {
       reruns,
       coverage: coverage.threshold > 0 ? coverage : null,

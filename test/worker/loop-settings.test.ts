@@ -214,3 +214,21 @@ describe("a failed run that looks like a limit the classifier does not know", ()
     expect(run.result.result).toBe("failed");
   });
 });
+
+describe("a coverage threshold with no quality command", () => {
+  it("fails the gate instead of skipping it: the agent cannot pass it by deleting the test script", async () => {
+    const h = await harness([{ message: COMPLETE }], { qualityCommands: [] });
+    const run = await runWorker(h.inputs, config({ quality: { coverage: { threshold: 80 } } }), h.deps);
+
+    expect(run.result.result).not.toBe("complete");
+    expect(h.github.pulls).toHaveLength(0);
+    expect(h.quality.runs).toBe(0);
+  });
+
+  it("without a threshold, no command means the PR's checks are the only gate, as before", async () => {
+    const h = await harness([{ message: COMPLETE }], { qualityCommands: [] });
+    const run = await runWorker(h.inputs, config(), h.deps);
+
+    expect(run.result.result).toBe("complete");
+  });
+});

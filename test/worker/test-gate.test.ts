@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createIsolatedParts } from "../../src/worker/isolation/boundary.js";
+import type { ProcessResult, RunProcessOptions } from "../../src/worker/processes/process.js";
 import { detectQualityCommands, runQualityCommands } from "../../src/worker/processes/quality.js";
 import { renderQualityCell } from "../../src/worker/progress/report.js";
 import type { QualityRunner } from "../../src/worker/worker-deps.js";
@@ -64,6 +65,50 @@ describe("re-running a failing quality command (flaky tests)", () => {
     const [result] = await runOnce(dir, `echo run >> ${dir}/runs; sleep 30`, { timeoutMs: 300, reruns: 3 });
     expect(result!.timedOut).toBe(true);
     expect(await readFile(join(dir, "runs"), "utf8")).toBe("run\n");
+  });
+});
+
+describe("the quality step's time, shared by every command and re-run", () => {
+  /** A runner that fails every command and takes `ms` of the (fake) clock per run; it records what it was given. */
+  function slowFailures(ms: number) {
+    let clock = 0;
+    const given: { command: string; timeoutMs: number }[] = [];
+    const run = async (o: RunProcessOptions): Promise<ProcessResult> => {
+      const limit = o.timeoutMs ?? Number.POSITIVE_INFINITY;
+      const took = Math.min(ms, limit);
+      given.push({ command: o.args?.[1] ?? "", timeoutMs: limit });
+      clock += took;
+      return {
+        exitCode: took < ms ? null : 1,
+        signal: null,
+        stdout: "FAIL",
+        stderr: "",
+        timedOut: took < ms,
+        aborted: false,
+        durationMs: took,
+        truncated: false,
+        pid: 1,
+      };
+    };
+    return { run, now: () => clock, given };
+  }
+
+  it("ends within the step's time however many re-runs and commands are left, and fails what it could not run", async () => {
+    const fake = slowFailures(400);
+    const results = await runQualityCommands({
+      commands: ["npm test", "npm run lint"],
+      cwd: "/nowhere",
+      env: {},
+      timeoutMs: 1_000,
+      reruns: 3,
+      run: fake.run,
+      now: fake.now,
+    });
+    // 400 + 400 + what was left (200): the last run gets only the rest of the step's time, and lint none.
+    expect(fake.given.map((g) => g.timeoutMs)).toEqual([1_000, 600, 200]);
+    expect(fake.now()).toBeLessThanOrEqual(1_000);
+    expect(results.map((r) => r.passed)).toEqual([false, false]);
+    expect(results[1]!.output).toContain("not run: the quality step's 1 s were used up");
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * How long a live worker job can go without updating its result (the progress comment's marker), and so how long
  * before silence means it is gone. A job updates its result after every iteration, and an iteration is silent
- * for up to the agent's run plus the quality commands (each bounded by `iterationTimeoutMinutes`), one wait for a
+ * for up to the agent's run plus the quality step (each bounded by `iterationTimeoutMinutes`: every quality
+ * command and re-run share the step's time, src/worker/processes/quality.ts), one wait for a
  * limit (at most `rateLimit.maxWaitMs`) and the pause between iterations (`iterationDelayMs`). The job's own wall
  * clock (`timeoutMinutes`) can be the longer bound. Five minutes cover git, pushes and GitHub's latency.
  *

@@ -63,7 +63,10 @@ export const ConfigSchema = z
       .min(1)
       .max(1440)
       .default(20)
-      .describe("Longest single agent run, in minutes; its whole process tree is killed after it."),
+      .describe(
+        "Longest single agent run, in minutes; its whole process tree is killed after it. One iteration's " +
+          "quality step (every command and re-run together) gets the same time.",
+      ),
     stuckThreshold: z
       .int()
       .min(1)

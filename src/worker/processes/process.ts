@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { AgentUser } from "../isolation/agent-user.js";
 
-interface RunProcessOptions {
+export interface RunProcessOptions {
   command: string;
   args: string[];
   cwd: string;

@@ -105,7 +105,13 @@ interface RunQualityOptions {
   commands: string[];
   cwd: string;
   env: Record<string, string>;
+  /**
+   * Time for the whole step: every command and every re-run share it, so an iteration's quality step ends within
+   * it however many commands and re-runs there are (src/core/agent/job-silence.ts counts on that).
+   */
   timeoutMs: number;
+  /** The clock (tests pass their own). */
+  now?: () => number;
   /** Characters of output kept per command. */
   keepChars?: number;
   /**
@@ -122,12 +128,19 @@ interface RunQualityOptions {
 export async function runQualityCommands(options: RunQualityOptions): Promise<QualityCommandResult[]> {
   const results: QualityCommandResult[] = [];
   const reruns = Math.max(0, Math.floor(options.reruns ?? 0));
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.timeoutMs;
+  const left = () => deadline - now();
   for (const command of options.commands) {
-    let result = await runOnce(command, options);
+    if (left() <= 0) {
+      results.push(notRun(command, options.timeoutMs));
+      continue;
+    }
+    let result = await runOnce(command, options, left());
     let runs = 1;
     const firstFailure = result.passed ? null : result;
-    while (!result.passed && !result.timedOut && runs <= reruns) {
-      result = await runOnce(command, options);
+    while (!result.passed && !result.timedOut && runs <= reruns && left() > 0) {
+      result = await runOnce(command, options, left());
       runs++;
     }
     if (runs === 1) {
@@ -143,7 +156,23 @@ export async function runQualityCommands(options: RunQualityOptions): Promise<Qu
   return results;
 }
 
-async function runOnce(command: string, options: RunQualityOptions): Promise<QualityCommandResult> {
+/** A command the step's time ran out before: it fails, saying so. */
+function notRun(command: string, timeoutMs: number): QualityCommandResult {
+  return {
+    command,
+    passed: false,
+    exitCode: null,
+    timedOut: true,
+    durationMs: 0,
+    output: `[not run: the quality step's ${Math.round(timeoutMs / 1000)} s were used up by the commands before it]`,
+  };
+}
+
+async function runOnce(
+  command: string,
+  options: RunQualityOptions,
+  timeoutMs: number,
+): Promise<QualityCommandResult> {
   const run = options.run ?? runProcess;
   const keep = options.keepChars ?? 6_000;
   const result = await run({
@@ -151,14 +180,14 @@ async function runOnce(command: string, options: RunQualityOptions): Promise<Qua
     args: ["-c", command],
     cwd: options.cwd,
     env: options.env,
-    timeoutMs: options.timeoutMs,
+    timeoutMs,
     maxOutputBytes: 2 * 1024 * 1024,
     ...(options.runAs ? { runAs: options.runAs } : {}),
   });
   const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
   const passed = result.exitCode === 0 && !result.timedOut;
   let output = lastLines(combined, 200, keep);
-  if (result.timedOut) output += `\n[killed after ${Math.round(options.timeoutMs / 1000)} s]`;
+  if (result.timedOut) output += `\n[killed after ${Math.round(timeoutMs / 1000)} s]`;
   if (result.spawnError) output += `\n[could not start: ${result.spawnError}]`;
   return {
     command,
