@@ -39,6 +39,17 @@ describe("the README's fresh-machine commands", () => {
     expect(runs(ciYml, command), ".github/workflows/ci.yml").toBe(true);
   });
 
+  it("a command .ci/run starts in the background is waited for and its failure fails the run", () => {
+    // A background `npm start` whose exit status nobody reads would let a broken demo pass CI.
+    const background = /^\s*(?:setsid(?: -w)? )?npm start\b[^\n]*&\s*\n\s*(\w+)=\$!/m.exec(ciRun);
+    if (!background) return; // run in the foreground: `set -e` fails the run on its own
+    const pid = background[1];
+    const waited = new RegExp(`wait "\\$${pid}" \\|\\| (\\w+)=\\$\\?`).exec(ciRun);
+    expect(waited, `.ci/run waits for "$${pid}" and keeps its status`).not.toBeNull();
+    const status = waited?.[1] ?? "";
+    expect(ciRun).toMatch(new RegExp(`if \\[ "\\$${status}" -ne 0 \\]; then[^\n]*exit 1`));
+  });
+
   it("a command CI does not run is noticed (the check above can fail)", () => {
     expect(runs(ciRun, "npm run bench")).toBe(false);
     expect(runs("npm start -- --quiet\n", "npm start")).toBe(false);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createOctokit } from "../../src/github/transport/octokit.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
-export interface SuiteSandbox {
+interface SuiteSandbox {
   readonly sandbox: Sandbox;
   octokit(): ReturnType<typeof createOctokit>;
 }

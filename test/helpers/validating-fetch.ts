@@ -20,7 +20,7 @@ export interface ValidatingFetch {
   problems: string[];
 }
 
-export class InvalidRequestError extends Error {
+class InvalidRequestError extends Error {
   override readonly name = "InvalidRequestError";
 }
 
