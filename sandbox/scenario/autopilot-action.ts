@@ -14,7 +14,7 @@ export function isAutopilotActionRef(uses: string): boolean {
 /**
  * The OS user of each running job, and where the worker reads it (AUTOPILOT_AGENT_USER, src/worker/isolation/agent-user.ts).
  * On GitHub every job has a runner machine of its own; here jobs share one — within a sandbox process, and across
- * the sandbox processes that run side by side (the e2e runs two scenarios at once, vitest several files) — and
+ * the sandbox processes that run side by side (the e2e runs four scenarios at once, vitest several files) — and
  * the worker kills every process of its agent user after each iteration. So each running job takes a user no
  * other running job on this machine holds, `ap-sbx-N`, through the worker's own slot locks (agent-slots.ts) in a
  * directory of the sandbox's.

@@ -66,7 +66,7 @@ export function webhookUrlProblem(raw: string): string | null {
   if (url.protocol === "https:") return null;
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
   if (url.protocol === "http:" && loopback) return null;
-  return `must be https (plain http only to 127.0.0.1), not ${url.protocol}//${url.hostname}`;
+  return `must be https (plain http only to a loopback host: 127.0.0.1, localhost, [::1]), not ${url.protocol}//${url.hostname}`;
 }
 
 export class AlertWebhook {
@@ -74,7 +74,9 @@ export class AlertWebhook {
   private readonly log: GatewayLog;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
-  private readonly queue: BulkheadPolicy;
+  /** One queue per receiver URL: a receiver that is down (its retries hold its slot) delays no other's alerts. */
+  private readonly queues = new Map<string, BulkheadPolicy>();
+  private readonly queueLimit: number;
   private readonly backoff: ExponentialBackoff<unknown>;
   private readonly maxAttempts: number;
   private readonly stopper = new AbortController();
@@ -92,8 +94,7 @@ export class AlertWebhook {
       initialDelay: options.initialDelayMs ?? 2_000,
       maxDelay: options.maxDelayMs ?? 300_000,
     });
-    // One delivery at a time; `queueLimit` more may wait, the rest are dropped.
-    this.queue = bulkhead(1, options.queueLimit ?? 100);
+    this.queueLimit = options.queueLimit ?? 100;
   }
 
   /** Queues the alerts for delivery and returns at once; unconfigured, or missing URL or secret: logs why. */
@@ -134,6 +135,16 @@ export class AlertWebhook {
     await this.idle();
   }
 
+  /** One delivery at a time per receiver; `queueLimit` more may wait, the rest are dropped. */
+  private queueFor(url: string): BulkheadPolicy {
+    let queue = this.queues.get(url);
+    if (!queue) {
+      queue = bulkhead(1, this.queueLimit);
+      this.queues.set(url, queue);
+    }
+    return queue;
+  }
+
   private remember(id: string): void {
     this.seen.add(id);
     if (this.seen.size > 2_000) this.seen.delete(this.seen.values().next().value as string);
@@ -141,7 +152,7 @@ export class AlertWebhook {
 
   private async deliver(url: string, secret: string, body: string, alert: Alert): Promise<void> {
     try {
-      await this.queue.execute(
+      await this.queueFor(url).execute(
         ({ signal }) => this.withRetries((attempt) => this.post(url, secret, body, alert, attempt), signal),
         this.stopper.signal,
       );

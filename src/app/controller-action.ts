@@ -32,10 +32,11 @@ interface RunOptions {
  * How long in all the controller job waits out write pauses (src/github/transport/circuit.ts `pauseWrites`) for writes it
  * holds. The job's queue is their only record, and some are never decided again (a reply to a command, a
  * notice: the state already says they were sent), so the job waits rather than drop them, within the job's
- * own `timeout-minutes: 10` (templates/workflows/autopilot-controller.yml), leaving 3 minutes for its reconciles:
- * past the timeout Actions cancels the job and every held write with it. Actions bills the wait.
+ * own `timeout-minutes: 10` (templates/workflows/autopilot-controller.yml), leaving 3 minutes for its reconciles
+ * and the last minute's alert deliveries (ALERT_DELIVERY_MS): past the timeout Actions cancels the job and every
+ * held write with it. Actions bills the wait.
  */
-export const ACTIONS_HELD_WRITES_WAIT_SECONDS = 7 * 60;
+export const ACTIONS_HELD_WRITES_WAIT_SECONDS = 6 * 60;
 /** Reconciles after the first, at most, to carry out held writes (each pause doubles after a refusal). */
 const ACTIONS_HELD_WRITES_ROUNDS = 6;
 

@@ -34,6 +34,7 @@ import {
   silentLog,
 } from "../github/transport/octokit-surface.js";
 import { type RequestCounts, totalOf } from "../github/transport/counter.js";
+import type { EffectOutcome } from "../github/execution/executor.js";
 import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
 import { relevantLogins } from "../github/permissions.js";
 import { type SnapshotSettings, snapshotSettings } from "../github/snapshot/snapshot.js";
@@ -245,8 +246,9 @@ async function reconcileOnce(
   const inForce = effective(fileConfig, decision.state.overrides);
   gateway.dryRun = (options.dryRun ?? false) || inForce.dryRun;
   const report = await gateway.execute(decision.effects, { workerWorkflow: inForce.workerWorkflow });
-  // Alerts leave only with the state that records them (a conflict decides them again, with the same keys).
-  if (decision.alerts?.length && !report.conflict) {
+  // Alerts leave only with the state that records them: a conflict decides them again (with the same keys), and
+  // a tracking write that was queued or failed leaves them to the reconcile that does write it.
+  if (decision.alerts?.length && !report.conflict && stateWritten(report.outcomes)) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
   }
@@ -255,4 +257,13 @@ async function reconcileOnce(
     requests: gateway.requests(),
     rateLimit: facts.rateLimit,
   };
+}
+
+/**
+ * Whether this reconcile's tracking-issue write (the state) is on GitHub: written, or nothing to change (in a dry
+ * run, what would have been written: its alerts are only logged).
+ */
+export function stateWritten(outcomes: readonly EffectOutcome[]): boolean {
+  const write = outcomes.find((o) => o.effect.type === "writeTrackingIssue");
+  return write === undefined || ["done", "skipped", "dry-run"].includes(write.status);
 }

@@ -9,6 +9,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AlertWebhook, SIGNATURE_HEADER, webhookUrlProblem } from "../../src/app/alert-webhook.js";
+import { stateWritten } from "../../src/app/reconcile-repo.js";
+import type { Effect } from "../../src/core/effects.js";
 import type { Alert } from "../../src/core/session/alerts.js";
 
 const SECRET = "s3cret-for-tests";
@@ -134,6 +136,24 @@ describe("alert webhook", () => {
     await hook.stop();
   });
 
+  it("a receiver that keeps failing delays no other receiver's alerts (one queue per receiver)", async () => {
+    // The dead receiver: it never answers, so its delivery holds its queue through every retry.
+    const dead = createServer(() => {});
+    await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}/hook`;
+    const { hook } = webhook({
+      env: { HOOK_URL: url, HOOK_SECRET: SECRET, DEAD_URL: deadUrl },
+      timeoutMs: 60_000,
+      maxAttempts: 1,
+    });
+    hook.send({ urlEnv: "DEAD_URL", secretEnv: "HOOK_SECRET" }, [alert("to-dead")], REPO, new Date());
+    hook.send(SETTINGS, [alert("to-live")], REPO, new Date());
+    await expect.poll(() => received.map((r) => r.delivery), { timeout: 5_000 }).toEqual(["to-live"]);
+    await hook.stop();
+    dead.closeAllConnections();
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+  });
+
   it("sends nothing without the secret, or to plain http off this machine, and says which variable to set", async () => {
     const { hook, logs } = webhook({ env: { HOOK_URL: url } });
     hook.send(SETTINGS, [alert("x")], REPO, new Date());
@@ -157,5 +177,17 @@ describe("alert webhook", () => {
     await hook.stop();
     expect(received).toHaveLength(1);
     expect(logs.join("\n")).toMatch(/stopped before z was delivered/);
+  });
+});
+
+describe("when a reconcile's alerts may leave", () => {
+  const write = { type: "writeTrackingIssue", issue: 1, body: "", revision: 1 } as unknown as Effect;
+  const other = { type: "comment", issue: 7, body: "x" } as unknown as Effect;
+  it("only once the state that records them is on GitHub: not while the write is queued, failed or deferred", () => {
+    for (const status of ["queued", "failed", "deferred"] as const)
+      expect(stateWritten([{ effect: write, status }]), status).toBe(false);
+    expect(stateWritten([{ effect: write, status: "done" }])).toBe(true);
+    expect(stateWritten([{ effect: write, status: "skipped" }])).toBe(true);
+    expect(stateWritten([{ effect: other, status: "done" }])).toBe(true);
   });
 });

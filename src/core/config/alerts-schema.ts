@@ -7,7 +7,7 @@ import { z } from "zod";
 import { EXPECTED } from "./config-constants.js";
 
 /** A GitHub login (`alice`) or a team (`my-org/reviewers`), as GitHub spells them. */
-const NOTIFY_ENTRY =
+export const NOTIFY_ENTRY =
   /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
 /** An environment variable name. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;

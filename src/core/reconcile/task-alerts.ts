@@ -40,14 +40,19 @@ export function recordApprover(ctx: Reconciling, n: number): void {
   if (hasWriteAccess(ctx.snapshot.permissions, by)) taskRecord(ctx, n).approvedBy = by;
 }
 
-/** The writers who approved task `n` (the record's, else the ready label's latest adder). */
+/** The writer who approved task `n`, as recorded when it was dispatched (recordApprover). */
 function approversOf(ctx: Reconciling, n: number): (string | null)[] {
-  return [ctx.state.tasks[n]?.approvedBy ?? null, ctx.issues.get(n)?.readyLabeledBy ?? null];
+  return [ctx.state.tasks[n]?.approvedBy ?? null];
 }
 
-function recipients(ctx: Reconciling, approvers: readonly (string | null)[]): string[] {
+function recipients(
+  ctx: Reconciling,
+  approvers: readonly (string | null)[],
+  reviewers: readonly (string | null)[] = [],
+): string[] {
   return alertRecipients({
     approvers,
+    reviewers,
     notify: ctx.config.alerts.notify,
     permissions: ctx.snapshot.permissions,
     botLogin: ctx.snapshot.botLogin,
@@ -106,12 +111,26 @@ export function raiseSessionAlert(
   note(ctx, `alert: ${describeAlert(full)}`);
 }
 
+/** The longest one report of "every agent limited" pauses dispatching. */
+const AGENTS_LIMITED_MAX_MS = 24 * 3_600_000;
+
+/** A writer's `/autopilot resume` or `start`: dispatch again now, whatever the agents' reported reset. */
+export function liftAgentsLimit(ctx: Reconciling, by: string): boolean {
+  if (!ctx.state.agentsLimitedUntil || Date.parse(ctx.state.agentsLimitedUntil) <= ctx.nowMs) return false;
+  ctx.state.agentsLimitedUntil = null;
+  note(ctx, `${by} lifted the pause for the agents' limits: dispatching goes on`);
+  return true;
+}
+
 /**
  * Every agent a worker had was limited: no task is dispatched before the earliest reset reported, and people
  * are told once per such pause (a later worker's report of an earlier reset shortens it, without a new alert).
  */
-export function pauseForLimitedAgents(ctx: Reconciling, n: number, untilMs: number): void {
+export function pauseForLimitedAgents(ctx: Reconciling, n: number, reportedMs: number): void {
   const state = ctx.state;
+  // The reset time comes from what an agent CLI printed: one run must not hold the repository for longer than a
+  // day (a later run that is still limited pauses it again); a writer's `/autopilot resume` lifts it at once.
+  const untilMs = Math.min(reportedMs, ctx.nowMs + AGENTS_LIMITED_MAX_MS);
   const current = state.agentsLimitedUntil ? Date.parse(state.agentsLimitedUntil) : Number.NaN;
   const active = !Number.isNaN(current) && current > ctx.nowMs;
   if (untilMs <= ctx.nowMs) return;
@@ -130,8 +149,9 @@ export function pauseForLimitedAgents(ctx: Reconciling, n: number, untilMs: numb
       headline: `Every agent is limited: dispatching pauses until ${formatTime(until)}`,
       what: `The worker of #${n} found every configured agent (the primary and each fallback) rate- or usage-limited: ${ctx.state.tasks[n]?.reason ?? "no reason given"}`,
       todo:
-        "Nothing, if waiting is fine: Autopilot dispatches again after the reset. Otherwise raise the agents' " +
-        "limits or add a fallback agent with another account (`agents.fallbacks`).",
+        "Nothing, if waiting is fine: Autopilot dispatches again after the reset. To dispatch now, comment " +
+        "`/autopilot resume`; otherwise raise the agents' limits or add a fallback agent with another account " +
+        "(`agents.fallbacks`).",
     },
     [n],
   );
@@ -168,12 +188,11 @@ export function remindReview(ctx: Reconciling, n: number, pr: PullNode, reason: 
       headline: `PR #${pr.number} of #${n} has waited for a person since ${formatTime(since)}`,
       what: reason,
       todo: taskTodo("review-waiting", n, ctx.config.labels.ready, taskBranch(ctx, n)),
-      mentions: recipients(ctx, [...reviewers, ...approversOf(ctx, n)]),
+      mentions: recipients(ctx, approversOf(ctx, n), reviewers),
     };
     notice(ctx, n, record, key, renderAlertComment(alert));
     ctx.alerts.push(alert);
     note(ctx, `alert: ${describeAlert(alert)}`);
-    return `waiting on people since ${formatTime(since)} (reminded): ${reason}`;
-  }
-  return reminded ? `waiting on people since ${formatTime(since)} (reminded): ${reason}` : reason;
+  } else if (!reminded) return reason;
+  return `waiting on people since ${formatTime(since)} (reminded): ${reason}`;
 }

@@ -11,7 +11,9 @@
  * Pure: time comes in as strings.
  */
 import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
+import { NOTIFY_ENTRY } from "../config/alerts-schema.js";
 import { escapeInline, quietLogin } from "../text/markdown.js";
+import { quoteInert } from "../text/sanitize.js";
 import type { Permission } from "../world.js";
 
 export type AlertKind =
@@ -40,29 +42,34 @@ export interface Alert {
   mentions: string[];
 }
 
-/** A login or team as the schema accepts them (src/core/config/alerts-schema.ts); anything else is dropped. */
-const MENTIONABLE =
-  /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99})?$/;
-
 /**
- * Who an alert mentions: the approvers that are writers now (not the bot), then the configured `notify`
- * entries, each once (GitHub logins are case-insensitive).
+ * Who an alert mentions, each once (GitHub logins are case-insensitive), never the bot and never a name the
+ * schema would not accept as a login or team:
+ * - the approvers: the writers whose ready label approved the task, as recorded when it was dispatched (their write
+ *   access was checked then); dropped only when this reconcile knows they have lost it;
+ * - the reviewers: mentioned only when this reconcile looked up their permission and it is write access;
+ * - the configured `notify` entries.
  */
 export function alertRecipients(input: {
   approvers: readonly (string | null | undefined)[];
+  reviewers?: readonly (string | null | undefined)[];
   notify: readonly string[];
   permissions: Record<string, Permission>;
   botLogin: string;
 }): string[] {
   const out: string[] = [];
-  const add = (name: string) => {
-    if (MENTIONABLE.test(name) && !out.some((o) => o.toLowerCase() === name.toLowerCase())) out.push(name);
+  const add = (name: string | null | undefined, verified: (login: string) => boolean) => {
+    if (!name || sameLogin(name, input.botLogin) || /\[bot\]$/i.test(name) || !NOTIFY_ENTRY.test(name))
+      return;
+    if (verified(name) && !out.some((o) => o.toLowerCase() === name.toLowerCase())) out.push(name);
   };
-  for (const approver of input.approvers) {
-    if (!approver || sameLogin(approver, input.botLogin) || /\[bot\]$/i.test(approver)) continue;
-    if (hasWriteAccess(input.permissions, approver)) add(approver);
-  }
-  for (const entry of input.notify) add(entry);
+  const known = (login: string) =>
+    Object.keys(input.permissions).some((k) => k.toLowerCase() === login.toLowerCase());
+  for (const approver of input.approvers)
+    add(approver, (login) => !known(login) || hasWriteAccess(input.permissions, login));
+  for (const reviewer of input.reviewers ?? [])
+    add(reviewer, (login) => hasWriteAccess(input.permissions, login));
+  for (const entry of input.notify) add(entry, () => true);
   return out;
 }
 
@@ -95,7 +102,7 @@ export function alertCommentKey(alert: Alert): string {
  */
 export function renderAlertComment(alert: Alert): string {
   const who = alert.mentions.map((m) => `@${m}`).join(" ");
-  const quoted = inertQuote(alert.what);
+  const quoted = quoteInert(alert.what, 2_000);
   return [
     `### 🔔 ${escapeInline(alert.headline, 160)}`,
     "",
@@ -105,18 +112,6 @@ export function renderAlertComment(alert: Alert): string {
     "",
     `**What to do:** ${alert.todo}`,
   ].join("\n");
-}
-
-/** Text quoted as a block with every `@` and HTML comment made inert. */
-function inertQuote(text: string): string {
-  return text
-    .trim()
-    .slice(0, 2_000)
-    .replace(/<!--/g, "&lt;!--")
-    .replace(/-->/g, "--&gt;")
-    .split("\n")
-    .map((line) => `> ${line.replace(/@/g, "@\u200b")}`)
-    .join("\n");
 }
 
 /**

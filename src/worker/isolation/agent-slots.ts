@@ -74,7 +74,7 @@ function tryClaim(dir: string): boolean {
 /**
  * Claims the first free slot of `count` under `dir` for this process, named by `nameOf`; null when every slot is
  * taken. `release()` frees it; a slot of a process that is gone is taken over by the next claim. Also what the
- * offline sandbox's harness gives its concurrent jobs (sandbox/scenario/job-users.ts).
+ * offline sandbox's harness gives its concurrent jobs (`claimJobUser` in sandbox/scenario/autopilot-action.ts).
  */
 export function claimSlot(
   dir: string,

@@ -4,6 +4,7 @@
  */
 import { humanGateMarker, prMarker } from "../../core/contract.js";
 import { renderWorkerResultMarker, type WorkerResult } from "../../core/tasks/worker-result.js";
+import { quoteInert } from "../../core/text/sanitize.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 
 /** Text inside a table cell or inline code: no pipes, newlines, HTML or mentions break out of it. */
@@ -174,13 +175,7 @@ export function renderSignalComment(
   text: string,
   labelName: string,
 ): string {
-  const quoted = text
-    .trim()
-    .slice(0, 3_000)
-    .replace(/<!--/g, "&lt;!--")
-    .split("\n")
-    .map((line) => `> ${line.replace(/@/g, "@\u200b")}`)
-    .join("\n");
+  const quoted = text.trim() ? quoteInert(text, 3_000) : "";
   const head = kind === "needs_human" ? "### ❓ The agent has a question" : "### ⛔ The agent is blocked";
   const tail =
     kind === "needs_human"

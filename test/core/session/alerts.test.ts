@@ -17,6 +17,7 @@ import type { Effect } from "../../../src/core/effects.js";
 import type { WorldSnapshot } from "../../../src/core/world.js";
 import {
   BOT,
+  comment,
   config,
   issue,
   minutes,
@@ -127,6 +128,25 @@ describe("alerts on a task's off-ramp", () => {
     expect(alert!.body).toContain("no one to mention");
   });
 
+  it("the approver recorded at dispatch is mentioned though this reconcile did not look them up", () => {
+    // Off the ready label, the approver is not among the logins a snapshot looks up (src/github/permissions.ts):
+    // the record made when the task was dispatched, after a write-access check, is what names them.
+    const { w, state } = finished({ result: "blocked", reason: "no ACME_API_KEY secret" });
+    const { dev: _looked, ...notLookedUp } = w.permissions;
+    w.permissions = notLookedUp;
+    const next = step(w, state, { now: minutes(21) });
+    const [alert] = alertComments(next.decision.effects);
+    expect(alert!.body).toContain("@dev: this needs a person");
+  });
+
+  it("a stranger who labeled the task ready is never mentioned, looked up or not", () => {
+    const { w, state } = finished({ result: "blocked", reason: "stuck" }, "outsider");
+    const { outsider: _looked, ...notLookedUp } = w.permissions;
+    w.permissions = notLookedUp;
+    const next = step(w, state, { now: minutes(21) });
+    for (const c of alertComments(next.decision.effects)) expect(c.body).not.toContain("@outsider");
+  });
+
   it("timeouts and failures alert too; a failure that is retried does not", () => {
     const timeout = finished({ result: "timeout", reason: "25 iterations" });
     expect(
@@ -166,8 +186,18 @@ describe("review reminder", () => {
     const [reminder, ...more] = alertComments(late.decision.effects);
     expect(more).toEqual([]);
     expect(reminder).toMatchObject({ issue: 7, key: "alert-remind-107" });
-    expect(reminder!.body).toContain("@lead @dev: this needs a person");
+    expect(reminder!.body).toMatch(/@dev @lead: this needs a person/);
     expect(reminder!.body).not.toMatch(/@outsider/);
+
+    // A reviewer whose permission this reconcile did not look up is not mentioned; the recorded approver is.
+    const { lead: _looked, ...withoutLead } = early.world.permissions;
+    const unknown = step({ ...early.world, permissions: withoutLead }, early.state, {
+      now: minutes(90),
+      config: cfg,
+    });
+    const [unverified] = alertComments(unknown.decision.effects);
+    expect(unverified!.body).toContain("@dev: this needs a person");
+    expect(unverified!.body).not.toContain("@lead");
     const write = only(late.decision.effects, "writeTrackingIssue")[0]!;
     expect(write.body).toMatch(/waiting on people since .*\(reminded\)/);
 
@@ -209,5 +239,51 @@ describe("every agent limited", () => {
     expect(
       parseDashboard(only(reset.decision.effects, "writeTrackingIssue")[0]?.body ?? "").state,
     ).not.toBeNull();
+  });
+
+  /** #7's worker reports every agent limited until `resumeAt`; #8 waits. */
+  function limitedUntil(resumeAt: Date) {
+    const first = step(world({ issues: [issue(7), issue(8)] }), null, { config: config({ maxParallel: 1 }) });
+    const w = first.world;
+    w.runs = [run(90, 7, { status: "completed", conclusion: "success", dispatchId: "7-1-seed" })];
+    w.workerResults = [result(7, { result: "usage_limited", resumeAt: resumeAt.toISOString() })];
+    return step(w, first.state, { now: minutes(30), config: config({ maxParallel: 1 }) });
+  }
+
+  it("one report of a far reset (an agent's words) holds the repository for a day at most", () => {
+    const limited = limitedUntil(new Date("2100-01-01T00:00:00Z"));
+    expect(limited.state.agentsLimitedUntil).toBe(minutes(30 + 24 * 60).toISOString());
+    const dayLater = step(limited.world, limited.state, {
+      now: minutes(31 + 24 * 60),
+      config: config({ maxParallel: 1 }),
+    });
+    expect(only(dayLater.decision.effects, "dispatchWorker").length).toBe(1);
+  });
+
+  it("a writer's /autopilot resume lifts the pause at once; a stranger's does not", () => {
+    const limited = limitedUntil(minutes(300));
+    const w = limited.world;
+    w.comments = [
+      ...w.comments,
+      comment(501, w.trackingIssue!.number, "outsider", "/autopilot resume"),
+      comment(502, w.trackingIssue!.number, "maintainer", "/autopilot resume"),
+    ];
+    const next = step(w, limited.state, { now: minutes(40), config: config({ maxParallel: 1 }) });
+    expect(next.state.agentsLimitedUntil).toBeNull();
+    expect(only(next.decision.effects, "dispatchWorker").length).toBe(1);
+    const replies = only(next.decision.effects, "comment").map((c) => c.body);
+    expect(replies.some((b) => b.includes("the pause for the agents' limits is lifted"))).toBe(true);
+
+    const strangerOnly = limitedUntil(minutes(300));
+    strangerOnly.world.comments = [
+      ...strangerOnly.world.comments,
+      comment(503, strangerOnly.world.trackingIssue!.number, "outsider", "/autopilot resume"),
+    ];
+    const held = step(strangerOnly.world, strangerOnly.state, {
+      now: minutes(40),
+      config: config({ maxParallel: 1 }),
+    });
+    expect(held.state.agentsLimitedUntil).toBe(minutes(300).toISOString());
+    expect(only(held.decision.effects, "dispatchWorker")).toEqual([]);
   });
 });

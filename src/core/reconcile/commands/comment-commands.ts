@@ -14,6 +14,7 @@ import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
 import { rollbackTask } from "./rollback.js";
 import { sessionEvent } from "../session-events.js";
+import { liftAgentsLimit } from "../task-alerts.js";
 import { hasLabel } from "../task-labels.js";
 import { liveCount } from "../runs/worker-runs.js";
 import { commentProcessedRule, issueOfTaskBranch } from "../../contract.js";
@@ -116,7 +117,19 @@ export function processComments(ctx: Reconciling): CommentsRead {
           command.name === "pause" || command.name === "stop"
             ? { type: command.name, actor: login, activeWorkers: liveCount(ctx) }
             : { type: command.name, actor: login };
+        const lifted = (command.name === "resume" || command.name === "start") && liftAgentsLimit(ctx, login);
         const result = sessionEvent(ctx, event, true);
+        if (result.refused && lifted) {
+          react(ctx, c.id, "+1");
+          reply(
+            ctx,
+            c.issue,
+            c.id,
+            parsed.line,
+            "Dispatching goes on now: the pause for the agents' limits is lifted.",
+          );
+          break;
+        }
         if (result.refused) {
           react(ctx, c.id, "confused");
           reply(ctx, c.issue, c.id, parsed.line, result.refused);
