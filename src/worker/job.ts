@@ -1028,17 +1028,23 @@ class WorkerLoop {
     const text =
       signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
     const label = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
-    if (!this.config.dryRun) {
-      try {
-        await this.deps.github.createComment(this.inputs.issue, renderSignalComment(kind, text, label));
-        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
-      } catch (error) {
-        this.warn(
-          `could not post the ${kind === "blocked" ? "blocker" : "question"}: ${errorMessage(error)}`,
-        );
-      }
-    }
+    await this.handToPerson(
+      renderSignalComment(kind, text, label),
+      label,
+      `post the ${kind === "blocked" ? "blocker" : "question"}`,
+    );
     return this.finish(kind, reason);
+  }
+
+  /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
+  private async handToPerson(body: string, label: string, what: string): Promise<void> {
+    if (this.config.dryRun) return;
+    try {
+      await this.deps.github.createComment(this.inputs.issue, body);
+      await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
+    } catch (error) {
+      this.warn(`could not ${what}: ${errorMessage(error)}`);
+    }
   }
 
   /**
@@ -1049,17 +1055,11 @@ class WorkerLoop {
   private async escalateGate(reason: string): Promise<WorkerRun> {
     const label = this.config.labels.needsHuman;
     const failures = this.quality.filter((q) => !q.passed);
-    if (!this.config.dryRun) {
-      try {
-        await this.deps.github.createComment(
-          this.inputs.issue,
-          renderGateEscalationComment(failures, reason, label),
-        );
-        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
-      } catch (error) {
-        this.warn(`could not hand the failing gate to a person: ${errorMessage(error)}`);
-      }
-    }
+    await this.handToPerson(
+      renderGateEscalationComment(failures, reason, label),
+      label,
+      "hand the failing gate to a person",
+    );
     const names = failures.map((q) => q.command).join(", ") || "the quality gate";
     return this.finish("needs_human", `test gate keeps failing (${names}): ${reason}`);
   }
