@@ -9,7 +9,7 @@ import { workflowPushRefusal } from "../core/gates/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/agent/classify.js";
 import { completionClaim } from "../core/agent/completion-mode.js";
 import { jobSilenceLimitMs } from "../core/agent/job-silence.js";
-import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../core/agent/limit-hint.js";
+import { unrecognisedLimitHint } from "../core/agent/limit-hint.js";
 import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/agent/primary-recovery.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
@@ -20,6 +20,7 @@ import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
   decideAfterIteration,
   decideRateLimit,
+  limitWait,
   type IterationDecision,
   type QualityOutcome,
 } from "../core/agent/iteration.js";
@@ -68,10 +69,11 @@ interface LoopState {
   qualityFailures: QualityCommandResult[];
   ignoredCompletions: number;
   iterationsWithoutCommit: number;
-  /** Waits for the current agent's limit so far (back to 0 after a real iteration or a switch). */
+  /**
+   * Waits for the current agent's limits so far, classified or only looking like one (limit-hint.ts): one bound,
+   * `rateLimit.retries` (back to 0 after a real iteration or a switch).
+   */
   rateAttempt: number;
-  /** Waits for failures that look like a limit the classifier does not know (back to 0 after a real iteration). */
-  hintAttempt: number;
 }
 
 function errorMessage(error: unknown): string {
@@ -315,7 +317,6 @@ class WorkerLoop {
       ignoredCompletions: 0,
       iterationsWithoutCommit: 0,
       rateAttempt: 0,
-      hintAttempt: 0,
     };
 
     for (;;) {
@@ -346,7 +347,6 @@ class WorkerLoop {
       // A real iteration happened.
       if (claim.ignored) this.warn(claim.ignored);
       loop.rateAttempt = 0;
-      loop.hintAttempt = 0;
       this.result.iterations = iteration;
       this.result.lastSignal = describeSignal(signal);
       const failed = await this.checkAgentExit(run, signal, iteration, agent);
@@ -583,26 +583,29 @@ class WorkerLoop {
   ): Promise<"retry" | null> {
     const failed = run.output.isError && !run.output.turnLimit && !run.timedOut && signal.kind === "none";
     if (!failed) return null;
-    const hint = unrecognisedLimitHint(run.output.errorText, run.rawOutput);
+    const hint = unrecognisedLimitHint(run.rawOutput);
     if (hint === null) return null;
     const { retries, baseMs, factor, maxWaitMs } = this.config.rateLimit;
-    const decision = decideUnrecognisedLimit({
-      attempt: loop.hintAttempt,
+    const wait = limitWait({
+      attempt: loop.rateAttempt,
       retries,
       baseMs,
       factor,
       maxWaitMs,
+      now: this.now(),
     });
-    if (decision.action === "count_failure") {
-      this.warn(`${agent.preset} failed with what looks like a limit (${hint}); ${decision.reason}`);
+    if (!wait) {
+      this.warn(
+        `${agent.preset} failed with what looks like a limit (${hint}); no wait left of ${retries}: counted as a failure`,
+      );
       return null;
     }
     this.warn(
-      `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
+      `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(wait.ms / 1000)} s (${wait.reason})`,
     );
     await this.checkpoint("agent limit (unrecognised)");
-    loop.hintAttempt++;
-    await this.deps.sleep(decision.ms, this.deps.signal);
+    loop.rateAttempt++;
+    await this.deps.sleep(wait.ms, this.deps.signal);
     return "retry";
   }
 
