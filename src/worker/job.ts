@@ -9,7 +9,7 @@ import { workflowPushRefusal } from "../core/gates/workflow-push-refusal.js";
 import { classifyAgentOutput, withDefaultReset } from "../core/agent/classify.js";
 import { completionClaim } from "../core/agent/completion-mode.js";
 import { jobSilenceLimitMs } from "../core/agent/job-silence.js";
-import { decideUnrecognisedLimit, unrecognisedLimitHint } from "../core/agent/limit-hint.js";
+import { unrecognisedLimitHint } from "../core/agent/limit-hint.js";
 import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/agent/primary-recovery.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
 import { taskBranchName } from "../core/contract.js";
@@ -20,6 +20,7 @@ import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
   decideAfterIteration,
   decideRateLimit,
+  limitWait,
   type IterationDecision,
   type QualityOutcome,
 } from "../core/agent/iteration.js";
@@ -68,10 +69,11 @@ interface LoopState {
   qualityFailures: QualityCommandResult[];
   ignoredCompletions: number;
   iterationsWithoutCommit: number;
-  /** Waits for the current agent's limit so far (back to 0 after a real iteration or a switch). */
+  /**
+   * Waits for the current agent's limits so far, classified or only looking like one (limit-hint.ts): one bound,
+   * `rateLimit.retries` (back to 0 after a real iteration or a switch).
+   */
   rateAttempt: number;
-  /** Waits for failures that look like a limit the classifier does not know (back to 0 after a real iteration). */
-  hintAttempt: number;
 }
 
 function errorMessage(error: unknown): string {
@@ -315,7 +317,6 @@ class WorkerLoop {
       ignoredCompletions: 0,
       iterationsWithoutCommit: 0,
       rateAttempt: 0,
-      hintAttempt: 0,
     };
 
     for (;;) {
@@ -346,7 +347,6 @@ class WorkerLoop {
       // A real iteration happened.
       if (claim.ignored) this.warn(claim.ignored);
       loop.rateAttempt = 0;
-      loop.hintAttempt = 0;
       this.result.iterations = iteration;
       this.result.lastSignal = describeSignal(signal);
       const failed = await this.checkAgentExit(run, signal, iteration, agent);
@@ -583,26 +583,29 @@ class WorkerLoop {
   ): Promise<"retry" | null> {
     const failed = run.output.isError && !run.output.turnLimit && !run.timedOut && signal.kind === "none";
     if (!failed) return null;
-    const hint = unrecognisedLimitHint(run.output.errorText, run.rawOutput);
+    const hint = unrecognisedLimitHint(run.rawOutput);
     if (hint === null) return null;
     const { retries, baseMs, factor, maxWaitMs } = this.config.rateLimit;
-    const decision = decideUnrecognisedLimit({
-      attempt: loop.hintAttempt,
+    const wait = limitWait({
+      attempt: loop.rateAttempt,
       retries,
       baseMs,
       factor,
       maxWaitMs,
+      now: this.now(),
     });
-    if (decision.action === "count_failure") {
-      this.warn(`${agent.preset} failed with what looks like a limit (${hint}); ${decision.reason}`);
+    if (!wait) {
+      this.warn(
+        `${agent.preset} failed with what looks like a limit (${hint}); no wait left of ${retries}: counted as a failure`,
+      );
       return null;
     }
     this.warn(
-      `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(decision.ms / 1000)} s (${decision.reason})`,
+      `${agent.preset} failed with what looks like a limit (${hint}); waiting ${Math.round(wait.ms / 1000)} s (${wait.reason})`,
     );
     await this.checkpoint("agent limit (unrecognised)");
-    loop.hintAttempt++;
-    await this.deps.sleep(decision.ms, this.deps.signal);
+    loop.rateAttempt++;
+    await this.deps.sleep(wait.ms, this.deps.signal);
     return "retry";
   }
 
@@ -1028,17 +1031,23 @@ class WorkerLoop {
     const text =
       signal.kind === "blocked" ? signal.reason : signal.kind === "needs_human" ? signal.question : reason;
     const label = kind === "blocked" ? this.config.labels.blocked : this.config.labels.needsHuman;
-    if (!this.config.dryRun) {
-      try {
-        await this.deps.github.createComment(this.inputs.issue, renderSignalComment(kind, text, label));
-        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
-      } catch (error) {
-        this.warn(
-          `could not post the ${kind === "blocked" ? "blocker" : "question"}: ${errorMessage(error)}`,
-        );
-      }
-    }
+    await this.handToPerson(
+      renderSignalComment(kind, text, label),
+      label,
+      `post the ${kind === "blocked" ? "blocker" : "question"}`,
+    );
     return this.finish(kind, reason);
+  }
+
+  /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
+  private async handToPerson(body: string, label: string, what: string): Promise<void> {
+    if (this.config.dryRun) return;
+    try {
+      await this.deps.github.createComment(this.inputs.issue, body);
+      await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
+    } catch (error) {
+      this.warn(`could not ${what}: ${errorMessage(error)}`);
+    }
   }
 
   /**
@@ -1049,17 +1058,11 @@ class WorkerLoop {
   private async escalateGate(reason: string): Promise<WorkerRun> {
     const label = this.config.labels.needsHuman;
     const failures = this.quality.filter((q) => !q.passed);
-    if (!this.config.dryRun) {
-      try {
-        await this.deps.github.createComment(
-          this.inputs.issue,
-          renderGateEscalationComment(failures, reason, label),
-        );
-        await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
-      } catch (error) {
-        this.warn(`could not hand the failing gate to a person: ${errorMessage(error)}`);
-      }
-    }
+    await this.handToPerson(
+      renderGateEscalationComment(failures, reason, label),
+      label,
+      "hand the failing gate to a person",
+    );
     const names = failures.map((q) => q.command).join(", ") || "the quality gate";
     return this.finish("needs_human", `test gate keeps failing (${names}): ${reason}`);
   }

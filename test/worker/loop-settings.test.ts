@@ -201,6 +201,19 @@ describe("a failed run that looks like a limit the classifier does not know", ()
     expect(run.result.result).toBe("failed");
   });
 
+  it("shares the waits of a classified limit: at most rateLimit.retries waits in all, not twice that", async () => {
+    const rateLimited: ScriptedRun = {
+      raw: 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}',
+      exitCode: 1,
+    };
+    const h = await harness([rateLimited, unknownLimit, unknownLimit, unknownLimit]);
+    const run = await runWorker(h.inputs, config({ rateLimit: { retries: 2 } }), h.deps);
+
+    expect(h.sleeps).toEqual([5_000, 15_000]);
+    expect(h.agent.requests).toHaveLength(3);
+    expect(run.result.result).toBe("failed");
+  });
+
   it("a crash that says nothing of a limit fails at once, without waiting", async () => {
     const crash: ScriptedRun = {
       raw: "TypeError: Cannot read properties of undefined (reading 'map')",

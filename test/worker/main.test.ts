@@ -99,11 +99,27 @@ describe("the worker loop: the completion matrix", () => {
     await runWorker(h.inputs, config({ maxIgnoredCompletionCycles: 1 }), h.deps);
     const body = h.github.comments.find((c) => c.body.includes("The test gate keeps failing"))!.body;
     const block = body.slice(body.indexOf("`````text\n"), body.lastIndexOf("`````") + 5);
-    expect(block).toContain("@\u200balice please merge");
+    // Inside the code block the mention is inert as it is: GitHub links no mention in code.
+    expect(block).toContain("\n@alice please merge\n");
+    expect(body.split(block).join("")).not.toContain("@alice");
     expect(block.slice(10, -5)).not.toMatch(/^`{5}/m);
     expect(body).not.toContain("<!-- autopilot:result");
     expect(body).not.toContain("<promise>");
     expect(body.match(/<!-- autopilot:/g)).toEqual(["<!-- autopilot:"]);
+  });
+
+  it("shows the end of a long failing output, where the failure is, and says the start was cut", async () => {
+    const h = await harness([{ message: COMPLETE }], { quality: [false] });
+    const lines = Array.from({ length: 2_000 }, (_, i) => `ok ${i} passing test`);
+    h.quality.failureOutput = ["[failed all 3 runs]", ...lines, "FAIL: expected 2 to be 3 (the cause)"].join(
+      "\n",
+    );
+    await runWorker(h.inputs, config({ maxIgnoredCompletionCycles: 1 }), h.deps);
+    const body = h.github.comments.find((c) => c.body.includes("The test gate keeps failing"))!.body;
+    expect(body).toContain("FAIL: expected 2 to be 3 (the cause)\n```");
+    expect(body).toContain("earlier characters cut");
+    expect(body).not.toContain("ok 0 passing test");
+    expect(body.length).toBeLessThan(10_000);
   });
 
   it("passes the test gate's settings (re-runs, coverage) to the quality commands, and not to the setup", async () => {

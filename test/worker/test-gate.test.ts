@@ -124,10 +124,10 @@ describe("test framework detection without a test script", () => {
     );
     expect(await detectQualityCommands(dir)).toEqual([
       "npm run lint",
-      "npx vitest run",
-      "npx jest --ci",
-      "npx playwright test",
-      "npx cypress run",
+      "npx --no vitest run",
+      "npx --no jest --ci",
+      "npx --no playwright test",
+      "npx --no cypress run",
     ]);
   });
 
@@ -164,7 +164,7 @@ describe("test framework detection without a test script", () => {
         devDependencies: { vitest: "^4" },
       }),
     );
-    expect(await detectQualityCommands(dir)).toEqual(["npx vitest run"]);
+    expect(await detectQualityCommands(dir)).toEqual(["npx --no vitest run"]);
   });
 
   it("does not take a config file's name from a link or a directory", async () => {

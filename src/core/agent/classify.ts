@@ -272,25 +272,34 @@ interface StreamState {
   other: Finding[];
   claudeSucceeded: boolean;
   codexSucceeded: boolean;
+  /**
+   * What the CLI printed as its own, in order: the text of the events read as errors, and the lines that are
+   * not events. Never the agent's own words, tool calls or tool results (cliOwnLines).
+   */
+  cli: string[];
 }
 
 function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState): void {
   const add = (bucket: Finding[], finding: Finding | null) => {
     if (finding) bucket.push(finding);
   };
+  /** An error the event reports: kept as the CLI's own text, and classified. */
+  const errorText = (text: string, extra: readonly (Kind | null)[] = []): Finding | null => {
+    state.cli.push(text);
+    return classifyError(text, ctx, extra);
+  };
   const type = event.type;
   if (type === "system" && event.subtype === "api_retry") {
+    const text = `api_retry: ${event.error_status} ${textOf(event.error)}`;
+    state.cli.push(text);
     const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
-    if (kind)
-      add(state.claude, {
-        kind,
-        evidence: evidenceOf(`api_retry: ${event.error_status} ${textOf(event.error)}`),
-      });
+    if (kind) add(state.claude, { kind, evidence: evidenceOf(text) });
     return;
   }
   if (type === "rate_limit_event") {
     const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
     if (info.status === "rejected") {
+      state.cli.push(raw);
       const finding: Finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
       const resetAt = epochToDate(info.resetsAt);
       if (resetAt) finding.resetAt = resetAt;
@@ -303,7 +312,7 @@ function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState)
     const message = isObject(event.message) ? event.message : {};
     const content = Array.isArray(message.content) ? message.content : [];
     const text = content.map((block) => (isObject(block) ? textOf(block.text) : "")).join("\n");
-    add(state.claude, classifyError(text, ctx, [kindOfLabel(event.error)]));
+    add(state.claude, errorText(text, [kindOfLabel(event.error)]));
     return;
   }
   if (type === "result") {
@@ -324,8 +333,12 @@ function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState)
         kind: status,
         evidence: evidenceOf(text || `api_error_status ${event.api_error_status}`),
       });
-    if (event.error !== undefined) add(state.claude, classifyError(textOf(event.error), ctx));
-    state.claude.push(...plainTextFindings(text.split(/\r\n|\r|\n/), ctx));
+    if (event.api_error_status != null) state.cli.push(`api_error_status ${event.api_error_status}`);
+    state.cli.push(...errors.filter(Boolean));
+    if (event.error !== undefined) add(state.claude, errorText(textOf(event.error)));
+    // Of the result text (which may be the agent's own last words), only anchored error blocks are the CLI's.
+    state.cli.push(...errorBlocks(textOf(event.result).split(/\r\n|\r|\n/)));
+    state.claude.push(...classifyBlocks(errorBlocks(text.split(/\r\n|\r|\n/)), ctx));
     return;
   }
   if (type === "turn.completed") {
@@ -334,7 +347,7 @@ function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState)
   }
   if (type === "turn.failed") {
     state.codexSucceeded = false;
-    add(state.codex, classifyError(textOf(isObject(event.error) ? event.error.message : event.error), ctx));
+    add(state.codex, errorText(textOf(isObject(event.error) ? event.error.message : event.error)));
     return;
   }
   if (
@@ -342,12 +355,14 @@ function handleEvent(event: Json, raw: string, ctx: Context, state: StreamState)
     isObject(event.item) &&
     event.item.type === "error"
   ) {
-    add(state.codex, classifyError(textOf(event.item.message), ctx));
+    add(state.codex, errorText(textOf(event.item.message)));
     return;
   }
   if (type === "error" || (type === undefined && isObject(event.error))) {
     // Codex `{"type":"error","message":…}`, Anthropic `{"type":"error","error":{…}}`, OpenAI/Google
     // `{"error":{…}}` (an object: a log line's `"error":"…"` string is not an API error body).
+    // The CLI's own text is the message or the error object: a Gemini document's `response` beside it is not.
+    state.cli.push(typeof event.message === "string" ? event.message : textOf(event.error));
     add(
       type === "error" && typeof event.message === "string" ? state.codex : state.other,
       classifyError(raw, ctx),
@@ -438,8 +453,9 @@ function indentOf(line: string): number {
   return /^[ \t]*/.exec(line)![0].length;
 }
 
-function plainTextFindings(lines: readonly string[], ctx: Context): Finding[] {
-  const findings: Finding[] = [];
+/** The anchored error blocks of plain text (see the file comment), fenced code skipped. */
+function errorBlocks(lines: readonly string[]): string[] {
+  const blocks: string[] = [];
   let fence: string | null = null;
   let i = 0;
   while (i < lines.length) {
@@ -474,11 +490,14 @@ function plainTextFindings(lines: readonly string[], ctx: Context): Finding[] {
       depth += bracketBalance(next);
       j++;
     }
-    const finding = classifyError(block, ctx);
-    if (finding) findings.push(finding);
+    blocks.push(block);
     i = j;
   }
-  return findings;
+  return blocks;
+}
+
+function classifyBlocks(blocks: readonly string[], ctx: Context): Finding[] {
+  return blocks.map((block) => classifyError(block, ctx)).filter((finding) => finding !== null);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -486,19 +505,15 @@ function plainTextFindings(lines: readonly string[], ctx: Context): Finding[] {
 
 const ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
 
-/** Classifies an agent CLI's output (stdout, stderr or both); see the file comment. */
-export function classifyAgentOutput(
-  text: string,
-  now?: Date,
-  options: ClassifyOptions = {},
-): AgentOutputClass {
-  const ctx: Context = { now, timeZone: options.timeZone ?? "UTC" };
+/** What one pass over an output found: the events' findings and the plain lines (null: one JSON document). */
+function readOutput(text: string, ctx: Context): { state: StreamState; plain: string[] | null } {
   const state: StreamState = {
     claude: [],
     codex: [],
     other: [],
     claudeSucceeded: false,
     codexSucceeded: false,
+    cli: [],
   };
   const clean = text.replace(ANSI, "");
   // One pretty-printed JSON document (Gemini CLI's --output-format json): an event of its own.
@@ -507,7 +522,7 @@ export function classifyAgentOutput(
     const document = parseJson(whole);
     if (isObject(document)) {
       handleEvent(document, whole, ctx, state);
-      return decide([...state.claude, ...state.codex, ...state.other]);
+      return { state, plain: null };
     }
   }
   const plain: string[] = [];
@@ -521,14 +536,46 @@ export function classifyAgentOutput(
       }
     }
     plain.push(line);
+    state.cli.push(line);
   }
+  return { state, plain };
+}
+
+/** Classifies an agent CLI's output (stdout, stderr or both); see the file comment. */
+export function classifyAgentOutput(
+  text: string,
+  now?: Date,
+  options: ClassifyOptions = {},
+): AgentOutputClass {
+  const ctx: Context = { now, timeZone: options.timeZone ?? "UTC" };
+  const { state, plain } = readOutput(text, ctx);
+  if (plain === null) return decide([...state.claude, ...state.codex, ...state.other]);
   return decide([
     ...(state.claudeSucceeded ? [] : state.claude),
     ...(state.codexSucceeded ? [] : state.codex),
     ...state.other,
-    ...plainTextFindings(plain, ctx),
+    ...classifyBlocks(errorBlocks(plain), ctx),
   ]);
 }
+
+/**
+ * What a CLI printed as its own, line by line and in order: the lines that are not JSON events, and the error
+ * text of the events this file reads as errors (above). The agent's own words, tool calls and tool results —
+ * every other event, and the text of a `result` event but its anchored error lines — are left out. For readers
+ * of a failed run's output that must not take the agent's transcript for the CLI's error (limit-hint.ts).
+ */
+export function cliOwnLines(text: string): string[] {
+  const { state } = readOutput(text, { now: undefined, timeZone: "UTC" });
+  const lines = state.cli.flatMap((part) => part.split(/\r\n|\r|\n/));
+  // Aider prints plain text: the model's reply, then its `Tokens: … sent, … received.` report (wrapped at the
+  // terminal's width, `session.` alone on the next line). What comes before the last report is the conversation.
+  const report = lines.findLastIndex((line) => AIDER_REPORT.test(line));
+  if (report < 0) return lines;
+  const wrapped = /^\s*session\.\s*$/.test(lines[report + 1] ?? "") ? 1 : 0;
+  return lines.slice(report + 1 + wrapped);
+}
+
+const AIDER_REPORT = /^\s*Tokens:\s.*\bsent\b.*\breceived\b/;
 
 /**
  * A usage limit that names no reset time (Claude's bare "Usage limit reached") still lifts at some point: the

@@ -186,13 +186,8 @@ export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
   const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
   const resetTooFar = untilReset !== null && untilReset > input.maxWaitMs;
 
-  if (!resetTooFar && input.attempt < input.retries) {
-    if (untilReset !== null) {
-      return { action: "wait", ms: untilReset, reason: "waiting for the announced reset" };
-    }
-    const ms = exponentialBackoff(input.baseMs, input.factor, input.attempt, input.maxWaitMs);
-    return { action: "wait", ms, reason: `rate limited; backoff ${input.attempt + 1} of ${input.retries}` };
-  }
+  const wait = limitWait(input);
+  if (wait) return { action: "wait", ...wait };
   if (input.agentIndex + 1 < input.agentCount) {
     return {
       action: "switch_agent",
@@ -208,6 +203,23 @@ export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
     resumeAt: new Date(resumeAt).toISOString(),
     reason: "every agent is limited; the task resumes after the reset",
   };
+}
+
+/**
+ * The wait for a limit while waits are left (`attempt < retries`): until the known reset when it is within
+ * maxWaitMs, else `baseMs × factor^attempt` capped by maxWaitMs. Null when no wait is left or the reset is too
+ * far. Also the wait for a failure that only looks like a limit (limit-hint.ts), on the same count of waits.
+ */
+export function limitWait(
+  input: Omit<RateLimitInput, "agentIndex" | "agentCount">,
+): { ms: number; reason: string } | null {
+  const now = toMs(input.now);
+  const reset = input.resetAt == null ? null : toMs(input.resetAt);
+  const untilReset = reset === null || Number.isNaN(reset) ? null : Math.max(0, reset - now);
+  if (input.attempt >= input.retries || (untilReset !== null && untilReset > input.maxWaitMs)) return null;
+  if (untilReset !== null) return { ms: untilReset, reason: "waiting for the announced reset" };
+  const ms = exponentialBackoff(input.baseMs, input.factor, input.attempt, input.maxWaitMs);
+  return { ms, reason: `backoff ${input.attempt + 1} of ${input.retries}` };
 }
 
 /** Milliseconds since the epoch of a date, a timestamp or an ISO string. */

@@ -93,6 +93,3 @@ export function signalProtocolText(completion: "promise" | "objective" = "promis
     `commits and your notes. Do not claim ${done} to end early — the quality commands decide.`,
   ].join("\n");
 }
-
-/** The protocol of the default completion mode (`promise`). */
-export const SIGNAL_PROTOCOL_TEXT = signalProtocolText("promise");

@@ -3,15 +3,19 @@
  * each one once, non-interactively (no watch mode, no prompt, no report server left waiting; the quality
  * commands also run with CI=true, which the four tools read the same way):
  *
- * | framework  | recognised by (package.json dependency, or a config file)  | command                 |
- * |------------|------------------------------------------------------------|-------------------------|
- * | Vitest     | `vitest`, `vitest.config.*`                                | `npx vitest run`        |
- * | Jest       | `jest`, a `jest` key in package.json, `jest.config.*`      | `npx jest --ci`         |
- * | Playwright | `@playwright/test`, `playwright.config.*`                  | `npx playwright test`   |
- * | Cypress    | `cypress`, `cypress.config.*`                              | `npx cypress run`       |
+ * | framework  | recognised by (package.json dependency, or a config file)  | command                    |
+ * |------------|------------------------------------------------------------|----------------------------|
+ * | Vitest     | `vitest`, `vitest.config.*`                                | `npx --no vitest run`      |
+ * | Jest       | `jest`, a `jest` key in package.json, `jest.config.*`      | `npx --no jest --ci`       |
+ * | Playwright | `@playwright/test`, `playwright.config.*`                  | `npx --no playwright test` |
+ * | Cypress    | `cypress`, `cypress.config.*`                              | `npx --no cypress run`     |
  *
- * Unit tests first, browser tests after (cheap checks first). With pnpm or yarn the same binaries run through
- * `pnpm exec` / `yarn` instead of npx. The files are the agent's: they are only looked at (lstat), never run here.
+ * Unit tests first, browser tests after (cheap checks first). `--no`: npx runs only the project's own binary.
+ * Without it, a project that names the tool but has not installed it would have npx download and run the latest
+ * package from whatever registry the agent's .npmrc names (with CI=true and no TTY npx assumes `--yes`); with it
+ * npx stops ("npx canceled due to missing packages and no YES option") and the command fails. With pnpm or yarn
+ * the same binaries run through `pnpm exec` / `yarn` instead, which run only installed binaries. The files are
+ * the agent's: they are only looked at (lstat), never run here.
  */
 import { lstat } from "node:fs/promises";
 import path from "node:path";
@@ -76,7 +80,7 @@ export async function detectTestFrameworks(
 ): Promise<string[]> {
   const manifest = pkg !== null && typeof pkg === "object" ? (pkg as Record<string, unknown>) : {};
   const deps = dependencyNames(manifest);
-  const prefix = runner === "npm" ? "npx" : runner === "pnpm" ? "pnpm exec" : "yarn";
+  const prefix = runner === "npm" ? "npx --no" : runner === "pnpm" ? "pnpm exec" : "yarn";
   const commands: string[] = [];
   for (const framework of TEST_FRAMEWORKS) {
     let found =

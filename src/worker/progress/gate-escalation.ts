@@ -2,10 +2,10 @@
  * The comment that hands a task to a person when its test gate keeps failing (document 003: "if still fail:
  * escalate to the human gate"): the agent claimed it was done, the quality commands (or the coverage threshold)
  * said otherwise, again and again. The failing output is the agent's code's output: every line of it is shown
- * as inert text — invisible characters and HTML comments removed, inside a fence it cannot close, with mentions
- * that ping nobody — and cut to a size a comment holds.
+ * as inert text — invisible characters and HTML comments removed, inside a fence it cannot close (a mention in a
+ * code block pings nobody) — and cut to its end, at a size a comment holds.
  */
-import { sanitizeUntrustedText } from "../../core/text/sanitize.js";
+import { fenceBlock, sanitizeUntrustedText, truncateWithNote } from "../../core/text/sanitize.js";
 import { cellText } from "./report.js";
 import type { QualityCommandResult } from "../processes/quality.js";
 
@@ -13,12 +13,13 @@ import type { QualityCommandResult } from "../processes/quality.js";
 const OUTPUT_CHARS = 6_000;
 const SHOWN_COMMANDS = 5;
 
-/** The output inside a fence longer than any backtick run in it, so nothing in it ends the block. */
-function fenced(text: string): string {
-  const clean = sanitizeUntrustedText(text, OUTPUT_CHARS).replace(/@/g, "@\u200b");
-  const longest = Math.max(0, ...Array.from(clean.matchAll(/`+/g), (run) => run[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}text\n${clean.endsWith("\n") ? clean : `${clean}\n`}${fence}`;
+/**
+ * The end of a command's output, inert: a failure is reported last, and the output is already a tail (with a
+ * `[failed all N runs…]` line before it), so the end is what is kept — as the prompt keeps it.
+ */
+function outputBlock(output: string): string {
+  const raw = output.length > OUTPUT_CHARS * 4 ? output.slice(-OUTPUT_CHARS * 4) : output;
+  return fenceBlock(truncateWithNote(sanitizeUntrustedText(raw, OUTPUT_CHARS * 4), OUTPUT_CHARS, "tail"));
 }
 
 export function renderGateEscalationComment(
@@ -43,7 +44,7 @@ export function renderGateEscalationComment(
       "",
       `**\`${cellText(failure.command, 120)}\`** (${how}${runs})`,
       "",
-      fenced(failure.output || "(no output)"),
+      outputBlock(failure.output || "(no output)"),
     );
   }
   if (failures.length > SHOWN_COMMANDS)

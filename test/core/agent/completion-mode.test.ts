@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { completionClaim } from "../../../src/core/agent/completion-mode.js";
 import { decideAfterIteration, type IterationInput } from "../../../src/core/agent/iteration.js";
 import { buildPrompt, type PromptInput } from "../../../src/core/agent/prompt.js";
-import { parseSignal, SIGNAL_PROTOCOL_TEXT, signalProtocolText } from "../../../src/core/agent/signals.js";
+import { parseSignal, signalProtocolText } from "../../../src/core/agent/signals.js";
 
 describe("the objective marker", () => {
   it("is a completion claim that carries its statement", () => {
@@ -46,6 +46,14 @@ describe("completionClaim", () => {
     const ignored = completionClaim(plain, "objective");
     expect(ignored.signal).toEqual({ kind: "none" });
     expect(ignored.ignored).toContain("only the objective marker");
+  });
+
+  it("objective mode: the marker with a blank statement is no claim either", () => {
+    for (const message of ["<promise>OBJECTIVE_MET</promise>", "<promise>OBJECTIVE_MET:   </promise>"]) {
+      const claim = completionClaim(parseSignal(message), "objective");
+      expect(claim.signal).toEqual({ kind: "none" });
+      expect(claim.ignored).toContain("no statement");
+    }
   });
 
   it("leaves the other signals alone", () => {
@@ -100,9 +108,8 @@ describe("the signal protocol in the prompt", () => {
   };
 
   it("promise mode (the default) is unchanged and teaches COMPLETE", () => {
-    expect(signalProtocolText()).toBe(SIGNAL_PROTOCOL_TEXT);
-    expect(buildPrompt(input).trimEnd().endsWith(SIGNAL_PROTOCOL_TEXT)).toBe(true);
-    expect(SIGNAL_PROTOCOL_TEXT).not.toContain("OBJECTIVE_MET");
+    expect(buildPrompt(input).trimEnd().endsWith(signalProtocolText())).toBe(true);
+    expect(signalProtocolText()).not.toContain("OBJECTIVE_MET");
   });
 
   it("objective mode teaches the marker and its statement, and says a plain COMPLETE does not count", () => {

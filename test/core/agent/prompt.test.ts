@@ -5,7 +5,7 @@ import {
   PROGRESS_NOTES_PATH,
   type PromptInput,
   parseSignal,
-  SIGNAL_PROTOCOL_TEXT,
+  signalProtocolText,
 } from "../../../src/core/index.js";
 
 function input(overrides: Partial<PromptInput> = {}): PromptInput {
@@ -60,7 +60,7 @@ describe("buildPrompt", () => {
     const prompt = buildPrompt(input());
     expect(prompt).toContain(PROGRESS_NOTES_PATH);
     expect(prompt).toContain("git commit");
-    expect(prompt.trimEnd().endsWith(SIGNAL_PROTOCOL_TEXT)).toBe(true);
+    expect(prompt.trimEnd().endsWith(signalProtocolText())).toBe(true);
   });
 
   it("sanitizes the task: hidden text, invisible characters and our own markers", () => {
@@ -182,7 +182,7 @@ describe("buildPrompt stays bounded", () => {
     expect(prompt.length).toBeLessThanOrEqual(DEFAULT_PROMPT_MAX_LENGTH);
     expect(prompt).toContain("requirement 0\n");
     expect(prompt).toContain("requirement 999\n");
-    expect(prompt.trimEnd().endsWith(SIGNAL_PROTOCOL_TEXT)).toBe(true);
+    expect(prompt.trimEnd().endsWith(signalProtocolText())).toBe(true);
     // Outputs and notes keep their end.
     expect(prompt).toContain("THE REAL ERROR AT THE END");
     expect(prompt).toContain("NEWEST NOTE");
@@ -194,7 +194,7 @@ describe("buildPrompt stays bounded", () => {
       const prompt = buildPrompt({ ...big, maxLength });
       expect(prompt.length).toBeLessThanOrEqual(maxLength);
       expect(prompt).toContain("## The task");
-      expect(prompt.trimEnd().endsWith(SIGNAL_PROTOCOL_TEXT)).toBe(true);
+      expect(prompt.trimEnd().endsWith(signalProtocolText())).toBe(true);
       expect(prompt).toMatch(/older items? (?:was|were) left out/);
       // The newest review comment outlives the oldest.
       if (prompt.includes("review0 0")) expect(prompt).toContain("review19 0");
@@ -204,7 +204,7 @@ describe("buildPrompt stays bounded", () => {
   it("never cuts the task or the protocol, even below their own size", () => {
     const prompt = buildPrompt({ ...big, maxLength: 1_000 });
     expect(prompt).toContain("requirement 999\n");
-    expect(prompt).toContain(SIGNAL_PROTOCOL_TEXT);
+    expect(prompt).toContain(signalProtocolText());
     expect(prompt).toContain("(20 older items were left out to keep this prompt short.)");
     expect(prompt).not.toContain("Review comment from");
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSignal, SIGNAL_PROTOCOL_TEXT, type Signal } from "../../../src/core/index.js";
+import { parseSignal, type Signal, signalProtocolText } from "../../../src/core/index.js";
 
 const complete: Signal = { kind: "complete" };
 const none: Signal = { kind: "none" };
@@ -112,8 +112,8 @@ describe("parseSignal", () => {
   });
 
   it("does not signal when an agent echoes the protocol text back", () => {
-    expect(parseSignal(SIGNAL_PROTOCOL_TEXT)).toEqual(none);
-    expect(parseSignal(`You told me:\n${SIGNAL_PROTOCOL_TEXT}\nOK.`)).toEqual(none);
+    expect(parseSignal(signalProtocolText())).toEqual(none);
+    expect(parseSignal(`You told me:\n${signalProtocolText()}\nOK.`)).toEqual(none);
   });
 
   it("reads the samples' final messages", () => {
@@ -121,10 +121,10 @@ describe("parseSignal", () => {
   });
 });
 
-describe("SIGNAL_PROTOCOL_TEXT", () => {
+describe("signalProtocolText", () => {
   it("names the three signals", () => {
     for (const tag of ["<promise>COMPLETE</promise>", "<promise>BLOCKED:", "<promise>NEEDS_HUMAN:"]) {
-      expect(SIGNAL_PROTOCOL_TEXT).toContain(tag);
+      expect(signalProtocolText()).toContain(tag);
     }
   });
 });
