@@ -8,6 +8,7 @@
  * comment on the tracking issue (compact-state.ts).
  */
 import { z } from "zod";
+import { MAX_ITERATIONS } from "../config/config-schema.js";
 import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
 import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 
@@ -103,7 +104,7 @@ const TaskRecordSchema = z.object({
    * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
    * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
    */
-  maxIterations: z.number().int().min(1).max(500).optional(),
+  maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
   /**
    * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
    * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
@@ -173,7 +174,7 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
  * loosens no safety setting.
  */
 export const JobOverridesSchema = ConfigOverridesSchema.extend({
-  maxIterations: z.number().int().min(1).max(500).optional(),
+  maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
 }).strict();
 
 /**

@@ -4,6 +4,8 @@
  * decide them: who may give them, what they change, and that a re-delivered comment changes nothing twice.
  */
 import { describe, expect, it } from "vitest";
+import { ConfigSchema, MAX_ITERATIONS } from "../../../src/core/config/config-schema.js";
+import { JobOverridesSchema } from "../../../src/core/dashboard/dashboard-state.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
 import { applyWorkerOverrides } from "../../../src/worker/settings/config-input.js";
 import { comment, config, issue, minutes, only, pull, step, world } from "../world.js";
@@ -43,6 +45,13 @@ describe("parsing the recovery commands", () => {
         /--iterations` needs a whole number from 1 to 500/,
       );
     }
+    // One bound everywhere: the file's setting, the command, the task record and the worker's config input.
+    const top = parseCommand(`/autopilot retry #7 --iterations ${MAX_ITERATIONS}`, onTracking);
+    expect(top).toMatchObject({ command: { iterations: MAX_ITERATIONS } });
+    expect(ConfigSchema.safeParse({ maxIterations: MAX_ITERATIONS }).success).toBe(true);
+    expect(ConfigSchema.safeParse({ maxIterations: MAX_ITERATIONS + 1 }).success).toBe(false);
+    expect(JobOverridesSchema.safeParse({ maxIterations: MAX_ITERATIONS }).success).toBe(true);
+    expect(JobOverridesSchema.safeParse({ maxIterations: MAX_ITERATIONS + 1 }).success).toBe(false);
     const other = parseCommand("/autopilot retry #7 --force", onTracking);
     expect(other && "problem" in other ? other.problem : "").toMatch(/no option `--force`/);
     const noIssue = parseCommand("/autopilot rollback", onTracking);
