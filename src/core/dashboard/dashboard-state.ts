@@ -109,7 +109,19 @@ const TaskRecordSchema = z.object({
    * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
    * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
    */
-  rollback: z.object({ merged: z.number().int().positive(), at: isoTime }).optional(),
+  rollback: z
+    .object({ merged: z.number().int().positive(), at: isoTime, by: z.string().max(40).optional() })
+    .optional(),
+  /**
+   * Pull requests that are no longer the task's though they are on its branch: merged PRs whose revert merged,
+   * and revert PRs closed unmerged (src/core/reconcile/pulls/task-pulls.ts leaves them out).
+   */
+  dropped: z.array(z.number().int().positive()).max(20).optional(),
+  /**
+   * `/autopilot rollback #N` of unmerged work asked at this time: until the snapshot shows the task branch gone,
+   * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
+   */
+  discard: isoTime.optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */

@@ -8,7 +8,20 @@ import { ConfigSchema, MAX_ITERATIONS } from "../../../src/core/config/config-sc
 import { JobOverridesSchema } from "../../../src/core/dashboard/dashboard-state.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
 import { applyWorkerOverrides } from "../../../src/worker/settings/config-input.js";
-import { comment, config, issue, minutes, only, pull, step, world } from "../world.js";
+import {
+  BOT,
+  check,
+  comment,
+  config,
+  issue,
+  minutes,
+  only,
+  pull,
+  result,
+  step,
+  T0,
+  world,
+} from "../world.js";
 
 const onTracking = { issue: 50, trackingIssue: 50 };
 
@@ -184,5 +197,180 @@ describe("/autopilot cleanup #N", () => {
         /Cannot clean up #6: it is review.*rollback/.test(c.body),
       ),
     ).toBe(true);
+  });
+});
+
+describe("rollback sequences", () => {
+  const BOT_ID = 7;
+  const own = (n: number, extra: Parameters<typeof pull>[1] = {}) => pull(n, { authorId: BOT_ID, ...extra });
+  const revertRef = "revert-104-autopilot/issue-4";
+
+  /** Task 4's PR #104 merged; `/autopilot rollback #4` asked. */
+  function rolledBack() {
+    const merged = own(4, { state: "merged", nodeId: "PR_4", headBranchExists: false });
+    const w = world({
+      botId: BOT_ID,
+      issues: [issue(4, { state: "closed", labels: [] })],
+      pulls: [merged],
+      comments: [comment(700, 50, "dev", "/autopilot rollback #4")],
+      trackingIssue: { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" },
+    });
+    const first = step(w, null);
+    expect(only(first.decision.effects, "revertPull")).toHaveLength(1);
+    const reopened = structuredClone(first.world);
+    reopened.comments = [];
+    for (const i of reopened.issues) if (i.number === 4) i.state = "open";
+    return { world: reopened, state: first.state };
+  }
+
+  function revertMergedThen() {
+    const { world: w, state } = rolledBack();
+    w.pulls.push(own(4, { number: 120, headRef: revertRef, state: "merged", headBranchExists: true }));
+    const done = step(w, state, { now: minutes(3) });
+    expect(done.state.tasks[4]?.rollback).toBeUndefined();
+    expect(done.state.tasks[4]?.dropped).toContain(104);
+    return done;
+  }
+
+  it("after the revert merged, the reverted PR is not the task's: a redo closed unmerged fails the task", () => {
+    const done = revertMergedThen();
+    const w = structuredClone(done.world);
+    for (const i of w.issues) if (i.number === 4) i.labels = ["autopilot:review"];
+    w.runs = [];
+    w.pulls.push(own(4, { number: 130, state: "closed", headBranchExists: true }));
+    const next = step(w, done.state, { now: minutes(30) });
+    expect(only(next.decision.effects, "closeIssue")).toHaveLength(0);
+    expect(next.state.tasks[4]?.label).toBe("failed");
+  });
+
+  it("after the revert merged, a worker reporting completion without a new PR does not finish the task", () => {
+    const done = revertMergedThen();
+    const record = done.state.tasks[4];
+    const dispatchId = record?.dispatchId;
+    expect(dispatchId).toBeDefined();
+    const w = structuredClone(done.world);
+    for (const r of w.runs) {
+      r.status = "completed";
+      r.conclusion = "success";
+    }
+    w.workerResults = [
+      result(4, {
+        dispatchId,
+        attempt: record?.attempt ?? 1,
+        prNumber: 104,
+        updatedAt: minutes(20).toISOString(),
+      }),
+    ];
+    const next = step(w, done.state, { now: minutes(30) });
+    expect(only(next.decision.effects, "closeIssue")).toHaveLength(0);
+    expect(next.state.tasks[4]?.label).not.toBe("review");
+    expect(next.state.tasks[4]?.pr).not.toBe(104);
+  });
+
+  it("a revert PR closed unmerged: its branch is deleted, and a new rollback reverts the merged PR again", () => {
+    const { world: w, state } = rolledBack();
+    w.pulls.push(own(4, { number: 120, headRef: revertRef, state: "closed", headBranchExists: true }));
+    const closed = step(w, state, { now: minutes(3) });
+    expect(closed.state.tasks[4]?.label).toBe("failed");
+    expect(only(closed.decision.effects, "deleteBranch").map((e) => e.branch)).toContain(revertRef);
+    const again = structuredClone(closed.world);
+    again.comments = [
+      comment(800, 50, "dev", "/autopilot rollback #4", { createdAt: minutes(4).toISOString() }),
+    ];
+    const second = step(again, closed.state, { now: minutes(5) });
+    expect(only(second.decision.effects, "revertPull").map((e) => e.pr)).toEqual([104]);
+    expect(second.state.tasks[4]?.rollback?.merged).toBe(104);
+    // The closed revert of the first rollback is not taken for the new one's.
+    const waiting = step(second.world, second.state, { now: minutes(6) });
+    expect(waiting.state.tasks[4]?.label).toBe("review");
+    expect(waiting.state.tasks[4]?.rollback?.merged).toBe(104);
+  });
+
+  it("asks GitHub for the revert again every reconcile until a revert PR is visible", () => {
+    const { world: w, state } = rolledBack();
+    const next = step(w, state, { now: minutes(2) });
+    expect(only(next.decision.effects, "revertPull").map((e) => e.pr)).toEqual([104]);
+    w.pulls.push(own(4, { number: 120, headRef: revertRef }));
+    const seen = step(w, next.state, { now: minutes(3) });
+    expect(only(seen.decision.effects, "revertPull")).toHaveLength(0);
+  });
+
+  it("asks the issue's reopen again while the snapshot shows it closed", () => {
+    const { world: w, state } = rolledBack();
+    for (const i of w.issues) if (i.number === 4) i.state = "closed";
+    const next = step(w, state, { now: minutes(2) });
+    expect(only(next.decision.effects, "reopenIssue")).toEqual([{ type: "reopenIssue", issue: 4 }]);
+  });
+
+  for (const state of ["merged", "open"] as const) {
+    it(`never takes a stranger's ${state} PR on the revert branch for the revert`, () => {
+      const { world: w, state: s } = rolledBack();
+      w.pulls.push(pull(4, { number: 121, headRef: revertRef, state, authorId: 666, author: "mallory" }));
+      const next = step(w, s, { now: minutes(2) });
+      expect(next.state.tasks[4]?.rollback?.merged).toBe(104);
+      expect(next.state.tasks[4]?.label).toBe("review");
+      expect(only(next.decision.effects, "mergePr")).toHaveLength(0);
+      expect(only(next.decision.effects, "revertPull").map((e) => e.pr)).toEqual([104]);
+    });
+  }
+
+  it("withdraws a revert PR's auto-merge once its head no longer passes the gates", () => {
+    const { world: w, state } = rolledBack();
+    w.pulls.push(
+      own(4, {
+        number: 120,
+        headRef: revertRef,
+        headSha: "rev2",
+        checks: [check("test", "failure")],
+        autoMerge: { enabledBy: BOT, method: "squash" },
+      }),
+    );
+    const record = state.tasks[4];
+    if (record) record.merge = { sha: "rev1", at: minutes(1).toISOString(), via: "auto-merge" };
+    const next = step(w, state, { now: minutes(3) });
+    expect(only(next.decision.effects, "withdrawMerge")).toMatchObject([{ pr: 120, what: "auto-merge" }]);
+  });
+
+  it("of unmerged work: deletes the branch again and starts no worker until the branch is seen gone", () => {
+    const w = world({
+      botId: BOT_ID,
+      issues: [issue(3, { labels: ["autopilot:review"] })],
+      pulls: [own(3)],
+      comments: [comment(700, 3, "dev", "/autopilot rollback")],
+    });
+    const first = step(w, null);
+    expect(only(first.decision.effects, "dispatchWorker")).toHaveLength(0);
+    // The close went through; the delete did not (deferred, paused, or refused).
+    const after = structuredClone(first.world);
+    after.comments = [];
+    for (const p of after.pulls) {
+      p.state = "closed";
+      p.headBranchExists = true;
+    }
+    const second = step(after, first.state, { now: minutes(2) });
+    expect(only(second.decision.effects, "deleteBranch").map((e) => e.branch)).toEqual(["autopilot/issue-3"]);
+    expect(only(second.decision.effects, "dispatchWorker")).toHaveLength(0);
+    for (const p of after.pulls) p.headBranchExists = false;
+    const third = step(after, second.state, { now: minutes(3) });
+    expect(only(third.decision.effects, "deleteBranch")).toHaveLength(0);
+    expect(only(third.decision.effects, "dispatchWorker").map((d) => d.issue)).toEqual([3]);
+  });
+});
+
+describe("/autopilot retry #N --iterations M of a task waiting on its merge", () => {
+  it("applies the limit and says so", () => {
+    const w = world({
+      issues: [issue(8, { labels: ["autopilot:review"] })],
+      pulls: [pull(8)],
+      comments: [comment(700, 8, "dev", "/autopilot retry --iterations 80")],
+    });
+    const state = step(world(), null).state;
+    state.tasks[8] = {
+      ...(state.tasks[8] ?? {}),
+      merge: { sha: "x", at: T0.toISOString(), refused: "no" },
+    } as never;
+    const { decision, state: after } = step(w, state);
+    expect(after.tasks[8]?.maxIterations).toBe(80);
+    expect(only(decision.effects, "comment").some((c) => /80 iterations/.test(c.body))).toBe(true);
   });
 });
