@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, MAX_ITERATIONS } from "../../../src/core/config/config-schema.js";
 import { JobOverridesSchema } from "../../../src/core/dashboard/dashboard-state.js";
+import { discardedBranches } from "../../../src/core/reconcile/commands/rollback.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
 import { applyWorkerOverrides } from "../../../src/worker/settings/config-input.js";
 import {
@@ -354,6 +355,72 @@ describe("rollback sequences", () => {
     const third = step(after, second.state, { now: minutes(3) });
     expect(only(third.decision.effects, "deleteBranch")).toHaveLength(0);
     expect(only(third.decision.effects, "dispatchWorker").map((d) => d.issue)).toEqual([3]);
+  });
+
+  /** Task 3 failed with no PR ever opened on its branch; `/autopilot rollback` asked. */
+  function discardedWithoutPull() {
+    const w = world({
+      botId: BOT_ID,
+      issues: [issue(3, { labels: ["autopilot:failed"] })],
+      comments: [comment(700, 3, "dev", "/autopilot rollback")],
+    });
+    const first = step(w, null);
+    expect(only(first.decision.effects, "deleteBranch").map((e) => e.branch)).toEqual(["autopilot/issue-3"]);
+    expect(only(first.decision.effects, "dispatchWorker")).toHaveLength(0);
+    expect(first.state.tasks[3]?.discard).toBeDefined();
+    const after = structuredClone(first.world);
+    after.comments = [];
+    return { world: after, state: first.state };
+  }
+
+  it("of unmerged work with no PR on the branch: the task starts as soon as the snapshot reads the branch gone", () => {
+    const { world: w, state } = discardedWithoutPull();
+    // The snapshot read the branch (src/github/snapshot/discarded-branches.ts): still there.
+    w.branchExists = { "autopilot/issue-3": true };
+    const waiting = step(w, state, { now: minutes(1) });
+    expect(only(waiting.decision.effects, "deleteBranch").map((e) => e.branch)).toEqual([
+      "autopilot/issue-3",
+    ]);
+    expect(only(waiting.decision.effects, "dispatchWorker")).toHaveLength(0);
+    // GitHub answered 404: gone, one minute in, long before the SETTLE_MINUTES a branch nothing tells about waits.
+    w.branchExists = { "autopilot/issue-3": false };
+    const gone = step(w, waiting.state, { now: minutes(2) });
+    expect(gone.state.tasks[3]?.discard).toBeUndefined();
+    expect(only(gone.decision.effects, "deleteBranch")).toHaveLength(0);
+    expect(only(gone.decision.effects, "dispatchWorker").map((d) => d.issue)).toEqual([3]);
+  });
+
+  it("of unmerged work with no PR on the branch: a branch the snapshot reads as there is never taken as gone", () => {
+    const { world: w, state } = discardedWithoutPull();
+    w.branchExists = { "autopilot/issue-3": true };
+    const later = step(w, state, { now: minutes(60) });
+    expect(later.state.tasks[3]?.discard).toBeDefined();
+    expect(only(later.decision.effects, "deleteBranch").map((e) => e.branch)).toEqual(["autopilot/issue-3"]);
+    expect(only(later.decision.effects, "dispatchWorker")).toHaveLength(0);
+  });
+
+  it("of unmerged work with no PR on the branch and no read of it: the deletion is asked for a while, then taken as done", () => {
+    const { world: w, state } = discardedWithoutPull();
+    const early = step(w, state, { now: minutes(2) });
+    expect(only(early.decision.effects, "dispatchWorker")).toHaveLength(0);
+    const late = step(w, early.state, { now: minutes(30) });
+    expect(late.state.tasks[3]?.discard).toBeUndefined();
+    expect(only(late.decision.effects, "dispatchWorker").map((d) => d.issue)).toEqual([3]);
+  });
+});
+
+describe("the branches the snapshot reads for a rollback of unmerged work", () => {
+  it("are those of open tasks still waiting for their branch to go", () => {
+    const w = world({
+      issues: [issue(3, { labels: ["autopilot:failed"] }), issue(5, { labels: ["autopilot:failed"] })],
+      comments: [comment(700, 3, "dev", "/autopilot rollback")],
+    });
+    const first = step(w, null);
+    const next = structuredClone(first.world);
+    expect(discardedBranches(next, "autopilot/")).toEqual(["autopilot/issue-3"]);
+    // Closed, the task waits for nothing: its branch is not read.
+    for (const i of next.issues) if (i.number === 3) i.state = "closed";
+    expect(discardedBranches(next, "autopilot/")).toEqual([]);
   });
 });
 

@@ -12,11 +12,11 @@
  * Idempotent: the command's comment is processed once (the state's cursor), a rollback already under way is
  * refused, and the executor does not ask GitHub for a second revert of a PR it already reverted.
  */
-import { revertBranchName } from "../../contract.js";
+import { revertBranchName, taskBranchName } from "../../contract.js";
 import { quietLogin, truncate } from "../../text/markdown.js";
-import type { TaskRecord } from "../../dashboard/index.js";
+import { parseDashboard, type TaskRecord } from "../../dashboard/index.js";
 import type { Effect } from "../../effects.js";
-import type { PullNode } from "../../world.js";
+import type { PullNode, WorldSnapshot } from "../../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { freshStart, type TaskCommandOutcome } from "./retry-skip.js";
 import { setStatus, statusOf } from "../task-labels.js";
@@ -136,9 +136,10 @@ function discardUnmerged(ctx: Reconciling, n: number, actor: string): TaskComman
 /**
  * The tasks whose unmerged work a rollback threw away: their open PRs are closed and their branch deleted again
  * every reconcile until the snapshot shows the branch gone, and no worker starts before (the worker resumes a
- * task branch that exists: src/worker/checkout/private-git.ts). The snapshot knows a branch is gone only from a
- * closed PR on it (`headBranchExists`); with no PR on the branch at all it cannot tell, so the deletion is asked
- * for SETTLE_MINUTES and then taken as done.
+ * task branch that exists: src/worker/checkout/private-git.ts). The snapshot reads each such branch
+ * (`branchExists`, from `discardedBranches`); when that read gave no answer, a closed PR on the branch tells
+ * (`headBranchExists`), and with no PR on it nothing can, so the deletion is asked for SETTLE_MINUTES and then
+ * taken as done.
  */
 export function processDiscards(ctx: Reconciling): void {
   for (const [key, record] of Object.entries(ctx.state.tasks)) {
@@ -152,9 +153,15 @@ export function processDiscards(ctx: Reconciling): void {
     const own = (ctx.pullsByRef.get(branch) ?? []).filter((p) => p.isCrossRepository !== true);
     const open = pullsFor(ctx, n).filter((p) => p.state === "open");
     for (const pr of open) pushOnce(ctx, { type: "closePull", pr: pr.number, issue: n });
+    const exists = ctx.snapshot.branchExists?.[branch];
     const stillOpen = own.some((p) => p.state === "open");
-    const seenGone = !stillOpen && own.some((p) => p.headBranchExists === false);
-    const unknowable = own.length === 0 && ctx.nowMs - Date.parse(record.discard) >= SETTLE_MINUTES * 60_000;
+    const seenGone =
+      !stillOpen &&
+      (exists === false || (exists === undefined && own.some((p) => p.headBranchExists === false)));
+    const unknowable =
+      exists === undefined &&
+      own.length === 0 &&
+      ctx.nowMs - Date.parse(record.discard) >= SETTLE_MINUTES * 60_000;
     if (seenGone || unknowable) {
       record.discard = undefined;
       note(
@@ -165,6 +172,15 @@ export function processDiscards(ctx: Reconciling): void {
     }
     pushOnce(ctx, { type: "deleteBranch", branch });
   }
+}
+
+/** The task branches processDiscards waits to see gone, for the snapshot to read (src/github/gateway.ts). */
+export function discardedBranches(world: WorldSnapshot, branchPrefix: string): string[] {
+  const tasks = parseDashboard(world.trackingIssue?.body ?? "").state?.tasks ?? {};
+  const open = new Set(world.issues.filter((i) => i.state === "open").map((i) => i.number));
+  return Object.entries(tasks)
+    .filter(([n, r]) => r.discard && open.has(Number(n)))
+    .map(([n]) => taskBranchName(branchPrefix, Number(n)));
 }
 
 /** The revert PR merged: the task's work is gone from the default branch, so it goes back to the queue. */
