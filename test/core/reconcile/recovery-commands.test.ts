@@ -6,8 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, MAX_ITERATIONS } from "../../../src/core/config/config-schema.js";
 import { JobOverridesSchema } from "../../../src/core/dashboard/dashboard-state.js";
+import { trustedOpenPulls } from "../../../src/core/gates/pull-trust.js";
 import { discardedBranches } from "../../../src/core/reconcile/commands/rollback.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
+import { recoveryAlreadyDone } from "../../../src/github/execution/task-recovery.js";
 import { applyWorkerOverrides } from "../../../src/worker/settings/config-input.js";
 import {
   BOT,
@@ -303,17 +305,75 @@ describe("rollback sequences", () => {
     expect(only(next.decision.effects, "reopenIssue")).toEqual([{ type: "reopenIssue", issue: 4 }]);
   });
 
-  for (const state of ["merged", "open"] as const) {
-    it(`never takes a stranger's ${state} PR on the revert branch for the revert`, () => {
-      const { world: w, state: s } = rolledBack();
-      w.pulls.push(pull(4, { number: 121, headRef: revertRef, state, authorId: 666, author: "mallory" }));
-      const next = step(w, s, { now: minutes(2) });
-      expect(next.state.tasks[4]?.rollback?.merged).toBe(104);
-      expect(next.state.tasks[4]?.label).toBe("review");
-      expect(only(next.decision.effects, "mergePr")).toHaveLength(0);
-      expect(only(next.decision.effects, "revertPull").map((e) => e.pr)).toEqual([104]);
-    });
+  /**
+   * Anyone who can push a branch can name it `revert-<PR>-<task branch>`, and another App's bot can open a PR
+   * from it: only the PR Autopilot's own account opened (by account id) is the task's revert.
+   */
+  const strangers = [
+    { who: "a person's", author: "mallory", authorId: 666 },
+    { who: "another App's bot's", author: "helper-app[bot]", authorId: 49_699_333 },
+  ];
+  for (const { who, author, authorId } of strangers) {
+    for (const state of ["merged", "open", "closed"] as const) {
+      it(`takes ${who} ${state} PR named like the revert branch for nothing: the task goes on waiting for Autopilot's revert`, () => {
+        const { world: w, state: s } = rolledBack();
+        const decoy = pull(4, {
+          number: 121,
+          headRef: revertRef,
+          title: "Revert #104",
+          body: "Reverts #104",
+          state,
+          author,
+          authorId,
+          // Green, mergeable and handed to auto-merge: everything a revert PR of Autopilot's would need.
+          checks: [check("test", "success")],
+          autoMerge: state === "open" ? { enabledBy: author, method: "squash" } : null,
+          headBranchExists: state !== "closed",
+        });
+        w.pulls.push(decoy);
+        const next = step(w, s, { now: minutes(2) });
+        const record = next.state.tasks[4];
+        // Still rolling back PR #104, in review, neither done, back in the queue nor failed.
+        expect(record?.rollback?.merged).toBe(104);
+        expect(record?.label).toBe("review");
+        expect(record?.dropped ?? []).not.toContain(121);
+        expect(only(next.decision.effects, "closeIssue")).toHaveLength(0);
+        expect(only(next.decision.effects, "dispatchWorker")).toHaveLength(0);
+        // Nothing is done to the decoy: not merged, not withdrawn, its branch not deleted, not closed.
+        expect(only(next.decision.effects, "mergePr")).toHaveLength(0);
+        expect(only(next.decision.effects, "withdrawMerge")).toHaveLength(0);
+        expect(only(next.decision.effects, "closePull")).toHaveLength(0);
+        expect(only(next.decision.effects, "deleteBranch").map((e) => e.branch)).not.toContain(revertRef);
+        // GitHub is asked for the revert again, and the decoy is reported once as ignored.
+        expect(only(next.decision.effects, "revertPull").map((e) => e.pr)).toEqual([104]);
+        expect(next.state.ignoredPulls).toContain(121);
+        // Its diff is not among those the controller reads (src/github/pull-verification.ts).
+        expect(trustedOpenPulls(next.world, "autopilot/").map((t) => t.pull.number)).not.toContain(121);
+        // The executor does not take it for Autopilot's revert either (src/github/execution/task-recovery.ts).
+        const ask = only(next.decision.effects, "revertPull")[0];
+        expect(ask && recoveryAlreadyDone({ ...next.world, botId: BOT_ID }, "autopilot/", ask)).toBeNull();
+        // Many reconciles later the task is still Autopilot's to revert: no stranger ends it.
+        const later = step(next.world, next.state, { now: minutes(5) });
+        expect(later.state.tasks[4]?.rollback?.merged).toBe(104);
+        expect(later.state.tasks[4]?.label).toBe("review");
+      });
+    }
   }
+
+  it("takes Autopilot's own PR on the revert branch for the revert, beside a stranger's", () => {
+    const { world: w, state } = rolledBack();
+    w.pulls.push(
+      pull(4, { number: 121, headRef: revertRef, state: "merged", authorId: 666, author: "mallory" }),
+    );
+    w.pulls.push(own(4, { number: 122, headRef: revertRef }));
+    const next = step(w, state, { now: minutes(2) });
+    expect(only(next.decision.effects, "revertPull")).toHaveLength(0);
+    const ask = { type: "revertPull" as const, pr: 104, issue: 4, title: "Revert #104", body: "" };
+    expect(recoveryAlreadyDone({ ...w, botId: BOT_ID }, "autopilot/", ask)).toBe(
+      "PR #122 already reverts PR #104",
+    );
+    expect(recoveryAlreadyDone({ ...w, botId: null }, "autopilot/", ask)).toBeNull();
+  });
 
   it("withdraws a revert PR's auto-merge once its head no longer passes the gates", () => {
     const { world: w, state } = rolledBack();
