@@ -194,6 +194,11 @@ export interface WorldSnapshot {
    * name, from GitHub's own record of pushes (the actor whose token pushed, by account id).
    */
   branchActivity?: Record<string, BranchActivity>;
+  /**
+   * Whether each task branch `/autopilot rollback` of unmerged work is deleting still exists
+   * (src/core/reconcile/commands/rollback.ts `discardedBranches`); a branch not listed is unknown.
+   */
+  branchExists?: Record<string, boolean>;
 }
 
 /** GitHub's record of the moves of one branch, newest first ("List repository activities"). */

@@ -16,6 +16,8 @@ import { readPullDiffs } from "./pull-verification.js";
 import { deleteRefsTogether, isRefDeletion } from "./execution/ref-deletions.js";
 import { isLabelEffect, moveLabelsTogether } from "./execution/label-batch.js";
 import { readBranchActivity } from "./snapshot/branch-activity.js";
+import { MAX_DISCARDED_READS, readDiscardedBranches } from "./snapshot/discarded-branches.js";
+import { discardedBranches } from "../core/reconcile/commands/rollback.js";
 import { sweepCandidates } from "../core/reconcile/pulls/stale-branches.js";
 import { parseDashboard } from "../core/dashboard/index.js";
 import type { Effect } from "../core/effects.js";
@@ -199,6 +201,13 @@ export class Gateway {
       });
       if (branches.length > 0) output.world.branchActivity = await readBranchActivity(verify, branches);
     }
+    // Whether the branches an unmerged task's rollback is deleting are gone yet (the task waits for it).
+    const discarding = discardedBranches(output.world, output.facts.settings.branchPrefix);
+    if (discarding.length > 0)
+      output.world.branchExists = await readDiscardedBranches(
+        verify,
+        discarding.slice(0, MAX_DISCARDED_READS),
+      );
     this.last = output;
     return output;
   }

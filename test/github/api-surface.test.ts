@@ -19,6 +19,7 @@ const CONTROLLER_FILES = [
   "src/github/gateway.ts",
   "src/github/execution/task-recovery.ts",
   "src/github/snapshot/branch-activity.ts",
+  "src/github/snapshot/discarded-branches.ts",
 ];
 
 function routesInCode(): string[] {

@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import type { Effect } from "../../src/core/effects.js";
 import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { createGateway, resetMemories } from "../../src/github/gateway.js";
+import { readDiscardedBranches } from "../../src/github/snapshot/discarded-branches.js";
 import { snapshotSettings } from "../../src/github/snapshot/snapshot.js";
 import { useSuiteSandbox } from "../helpers/suite-sandbox.js";
 
@@ -130,5 +131,20 @@ describe("the refs a reconcile deletes", () => {
     });
     const heads = Object.fromEntries(world.pulls.map((p) => [p.headRef, p.headBranchExists]));
     expect(heads).toEqual({ "autopilot/issue-1": false, "autopilot/issue-2": true });
+  });
+});
+
+describe("the branches an unmerged task's rollback is deleting", () => {
+  it("are read as there or gone (GitHub's 404 for a missing ref), so the task waits until its branch is gone", async () => {
+    const repo = { owner: "acme", name: "discarded" };
+    const full = "acme/discarded";
+    suite.sandbox.store.createRepo(repo);
+    await suite.sandbox.store.createRef(full, "refs/heads/autopilot/issue-1", SHA, "maintainer");
+    const read = <T>(call: () => Promise<T>) => call();
+    const exists = await readDiscardedBranches({ client: suite.octokit(), repo, read }, [
+      "autopilot/issue-1",
+      "autopilot/issue-2",
+    ]);
+    expect(exists).toEqual({ "autopilot/issue-1": true, "autopilot/issue-2": false });
   });
 });

@@ -29,6 +29,12 @@ import { QualitySchema } from "./quality-schema.js";
 const BRANCH_PREFIX = /^(?![/.-])(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[^\s~^:?*[\\\x00-\x1f\x7f]+$/;
 const WORKFLOW_FILE = /^[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml$/;
 
+/**
+ * The most agent iterations one task may be given: the file's `maxIterations`, a task's own limit
+ * (`/autopilot retry #N --iterations M`), and a worker's `config` input are all held to it.
+ */
+export const MAX_ITERATIONS = 500;
+
 export const ConfigSchema = z
   .strictObject({
     labels: LabelsSchema,
@@ -46,7 +52,7 @@ export const ConfigSchema = z
     maxIterations: z
       .int()
       .min(1)
-      .max(500)
+      .max(MAX_ITERATIONS)
       .default(50)
       .describe("Most agent iterations for one task before it ends with `timeout`."),
     timeoutMinutes: z

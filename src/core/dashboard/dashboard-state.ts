@@ -8,6 +8,7 @@
  * comment on the tracking issue (compact-state.ts).
  */
 import { z } from "zod";
+import { MAX_ITERATIONS } from "../config/config-schema.js";
 import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
 import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 
@@ -103,12 +104,24 @@ const TaskRecordSchema = z.object({
    * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
    * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
    */
-  maxIterations: z.number().int().min(1).max(500).optional(),
+  maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
   /**
    * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
    * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
    */
-  rollback: z.object({ merged: z.number().int().positive(), at: isoTime }).optional(),
+  rollback: z
+    .object({ merged: z.number().int().positive(), at: isoTime, by: z.string().max(40).optional() })
+    .optional(),
+  /**
+   * Pull requests that are no longer the task's though they are on its branch: merged PRs whose revert merged,
+   * and revert PRs closed unmerged (src/core/reconcile/pulls/task-pulls.ts leaves them out).
+   */
+  dropped: z.array(z.number().int().positive()).max(20).optional(),
+  /**
+   * `/autopilot rollback #N` of unmerged work asked at this time: until the snapshot shows the task branch gone,
+   * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
+   */
+  discard: isoTime.optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -173,7 +186,7 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
  * loosens no safety setting.
  */
 export const JobOverridesSchema = ConfigOverridesSchema.extend({
-  maxIterations: z.number().int().min(1).max(500).optional(),
+  maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
 }).strict();
 
 /**

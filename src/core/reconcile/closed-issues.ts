@@ -38,10 +38,15 @@ export function processClosedIssues(ctx: Reconciling): void {
 
 /**
  * A merged task `/autopilot rollback` just sent back (src/core/reconcile/commands/rollback.ts): its issue is being
- * opened again, so a snapshot that still shows it closed (or not at all) is stale, not a person's close.
+ * opened again, so a snapshot that still shows it closed (or not at all) is stale, not a person's close. The
+ * reopen is asked again while it shows closed.
  */
 function rollbackReopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): boolean {
   const asked = ctx.state.tasks[n]?.rollback?.at;
   if (!asked || (issue && issue.state === "open")) return false;
-  return ctx.nowMs - Date.parse(asked) < SETTLE_MINUTES * 60_000;
+  if (ctx.nowMs - Date.parse(asked) >= SETTLE_MINUTES * 60_000) return false;
+  // Asked again each time (a deferred or failed request is not lost); a no-op on an issue already open.
+  if (issue && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
+    ctx.effects.push({ type: "reopenIssue", issue: n });
+  return true;
 }

@@ -12,7 +12,8 @@
  *  3. closed issues, task text approval, worker results and runs (outcomes, crashes, stalled runs), answers
  *     to needs-human questions;
  *  4. the PR gates of tasks in review: merge, feedback to a worker, or wait (with one-time explanations); the
- *     stale-branch sweep of ended tasks (`cleanup.staleBranchDays`);
+ *     branches of rolled-back unmerged work deleted until seen gone; the stale-branch sweep of ended tasks
+ *     (`cleanup.staleBranchDays`);
  *  5. the budget, then the pool: readiness, scoring, the `/autopilot run` requests, dispatch into free slots
  *     (with `mode: auto`);
  *  6. session bookkeeping (checkpointed pauses/stops, completion), then the alerts of tasks that entered an
@@ -23,6 +24,7 @@
  */
 import { processAnswers } from "./answers.js";
 import { processCheckboxes } from "./commands/checkboxes.js";
+import { processDiscards } from "./commands/rollback.js";
 import { processClosedIssues } from "./closed-issues.js";
 import { processComments } from "./commands/comment-commands.js";
 import type { DecideInput, Decision } from "./context.js";
@@ -51,6 +53,7 @@ export function decide(input: DecideInput): Decision {
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
   const reviewLines = processReviews(ctx);
+  processDiscards(ctx);
   sweepStaleBranches(ctx);
   checkDispatchLocks(ctx);
   checkBudget(ctx);

@@ -18,6 +18,7 @@
  * polite refusal (per login, remembered in the session state) and nothing changes. Comments by Autopilot's
  * own bot are never commands.
  */
+import { MAX_ITERATIONS } from "../config/config-schema.js";
 import { proseLines } from "../text/markdown.js";
 import type { CommentNode, Permission } from "../world.js";
 import { canWrite } from "../world.js";
@@ -27,9 +28,6 @@ type Command =
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
   | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number };
-
-/** The most iterations `retry --iterations` may ask for (the bound of the `maxIterations` setting). */
-const MAX_TASK_ITERATIONS = 500;
 
 type ParsedCommand =
   | { kind: "command"; command: Command; line: string }
@@ -120,10 +118,10 @@ function iterationsOption(words: string[]): { rest: string[]; iterations?: numbe
       value === undefined ||
       !/^\d{1,9}$/.test(value) ||
       Number(value) < 1 ||
-      Number(value) > MAX_TASK_ITERATIONS
+      Number(value) > MAX_ITERATIONS
     )
       return {
-        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_TASK_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``,
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``,
       };
     iterations = Number(value);
   }

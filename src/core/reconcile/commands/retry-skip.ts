@@ -48,8 +48,15 @@ export function retryTask(
       attempt: attempts,
       allowed: attempts + MERGE_REFUSAL_CAP,
     };
+    // The limit is for the task's later workers (a feedback round of this PR): applied, and said so.
+    if (iterations !== null) record.maxIterations = iterations;
     note(ctx, `#${n}: merge retry asked by ${actor}`);
-    return { ok: true };
+    return iterations !== null
+      ? {
+          ok: true,
+          message: `Asking GitHub to merge #${n}'s pull request again; any later worker of it stops after ${iterations} iterations (\`maxIterations\` for this task only).`,
+        }
+      : { ok: true };
   }
   const t = transitionTask(status, status === "skipped" ? { type: "reopen" } : { type: "retry" });
   if ("refused" in t) return { ok: false, message: `Cannot retry #${n}: ${t.refused}.` };

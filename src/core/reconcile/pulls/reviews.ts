@@ -12,7 +12,7 @@ import {
   parseHumanGateMarker,
   type Verdict,
 } from "../../gates/gates.js";
-import { issueOfTaskBranch } from "../../contract.js";
+import { issueOfRevertBranch, issueOfTaskBranch } from "../../contract.js";
 import { truncate } from "../../text/markdown.js";
 import { sameLogin } from "../../tasks/commands.js";
 import {
@@ -26,7 +26,7 @@ import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { notice } from "../messages.js";
 import { verifiedGate } from "./pull-diff-verdicts.js";
 import { remindReview } from "../task-alerts.js";
-import { rollbackMerged } from "../commands/rollback.js";
+import { askRevertAgain, rollbackAbandoned, rollbackMerged } from "../commands/rollback.js";
 import { taskDone } from "../runs/task-exit.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
@@ -66,17 +66,21 @@ export function processReviews(ctx: Reconciling): ReviewLines {
  * passes on at their current head. Only Autopilot's own auto-merge is turned off; a person's is theirs.
  */
 function withdrawUnapprovedMerges(ctx: Reconciling, handed: ReadonlySet<number>): void {
-  // Only issues with a PR on their task branch can have anything to withdraw: found from the PRs' branches
-  // rather than by looking up every open issue's branch name.
+  // Only issues with a PR on their task branch, or on a revert branch of it, can have anything to withdraw:
+  // found from the PRs' branches rather than by looking up every open issue's branch name.
   const withPulls = new Set<number>();
   for (const ref of ctx.pullsByRef.keys()) {
-    const n = issueOfTaskBranch(ctx.config.branchPrefix, ref);
-    if (n !== null && taskBranch(ctx, n) === ref) withPulls.add(n);
+    const n =
+      issueOfTaskBranch(ctx.config.branchPrefix, ref) ??
+      issueOfRevertBranch(ctx.config.branchPrefix, ref)?.issue ??
+      null;
+    if (n !== null) withPulls.add(n);
   }
   for (const [n, issue] of ctx.issues) {
     if (issue.state !== "open" || !withPulls.has(n)) continue;
     const record = ctx.state.tasks[n];
-    for (const pr of ctx.pullsByRef.get(taskBranch(ctx, n)) ?? []) {
+    // The task's PRs as the gates pick them: the revert PR while a rollback is under way.
+    for (const pr of pullsFor(ctx, n)) {
       if (pr.state !== "open" || handed.has(pr.number)) continue;
       const reason =
         record?.merge?.sha && record.merge.sha !== pr.headSha
@@ -119,16 +123,14 @@ function processReview(
     }
     const closed = prs.find((p) => p.state === "closed");
     if (closed && record.rollback) {
-      record.reason = `the revert PR #${closed.number} was closed without merging`;
-      record.since = ctx.now.toISOString();
-      record.rollback = undefined;
-      setStatus(ctx, n, "failed");
-      note(ctx, `#${n}: revert PR #${closed.number} closed unmerged → failed`);
+      rollbackAbandoned(ctx, n, closed);
       return null;
     }
     if (record.rollback) {
-      if (ctx.nowMs - Date.parse(record.rollback.at) < SETTLE_MINUTES * 60_000)
+      if (ctx.nowMs - Date.parse(record.rollback.at) < SETTLE_MINUTES * 60_000) {
+        askRevertAgain(ctx, n);
         return line(`waiting for GitHub's pull request reverting PR #${record.rollback.merged}`, null);
+      }
       // GitHub refused the revert (a conflict with later changes, a PR it cannot revert): a person must do it.
       record.reason = `GitHub opened no pull request reverting PR #${record.rollback.merged}: revert it by hand, then \`/autopilot retry #${n}\``;
       record.since = ctx.now.toISOString();

@@ -11,7 +11,7 @@ import { buildTaskGraph, readyTasks, type TaskGraph } from "../../tasks/graph.js
 import { formatTime, quietLogin } from "../../text/markdown.js";
 import { formatScoreParts, rankTasks } from "../../tasks/scoring.js";
 import { isDispatching } from "../../session/session.js";
-import { note, type Reconciling, taskRecord } from "../context.js";
+import { note, type Reconciling, taskBranch, taskRecord } from "../context.js";
 import { sessionEvent } from "../session-events.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
@@ -70,6 +70,15 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
+    if (state.tasks[n]?.discard) {
+      // A worker would resume the branch a rollback threw away (rollback.ts processDiscards).
+      waits.push({
+        issue: n,
+        title: node.issue.title,
+        reason: `waiting for \`${taskBranch(ctx, n)}\` to be deleted after the rollback`,
+      });
+      return false;
+    }
     const wait = state.tasks[n]?.waitUntil;
     if (wait && Date.parse(wait) > ctx.nowMs) {
       waitingForTime = true;

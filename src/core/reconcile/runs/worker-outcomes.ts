@@ -23,7 +23,9 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
   record.result = outcome;
   record.reason = result.reason ? truncate(result.reason, 300) : undefined;
   record.cancelAt = undefined;
-  if (result.prNumber) record.pr = result.prNumber;
+  // A PR the task dropped (a merged PR since reverted, a revert closed unmerged) is not the task's any more.
+  const reported = result.prNumber && !record.dropped?.includes(result.prNumber) ? result.prNumber : null;
+  if (reported) record.pr = reported;
   if (result.humanGate.fired) {
     record.gate = [
       ...new Set([...(record.gate ?? []), ...result.humanGate.rules.map((r) => truncate(r.rule, 120))]),
@@ -49,7 +51,7 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
 
   if (outcome === "complete") {
     const pr = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
-    if (!result.prNumber && !pr) {
+    if (!reported && !pr) {
       failTask(ctx, n, record, "the worker reported completion but no pull request was found");
       return;
     }
