@@ -10,8 +10,11 @@ export type Effect =
   | { type: "setStateLabel"; issue: number; add: string | null; remove: string[] }
   | { type: "addLabels"; issue: number; labels: string[] }
   | { type: "removeLabels"; issue: number; labels: string[] }
-  /** `key` is a hidden marker (`<!-- autopilot:key -->`) appended to the body so a repeated effect is recognisable. */
-  | { type: "comment"; issue: number; body: string; key?: string }
+  /**
+   * `key` is a hidden marker (`<!-- autopilot:key -->`) appended to the body so a repeated effect is recognisable.
+   * With `afterDeleting`, only once this batch deleted that branch (see `deleteBranch`).
+   */
+  | { type: "comment"; issue: number; body: string; key?: string; afterDeleting?: string }
   | { type: "react"; commentId: number; content: Reaction }
   | {
       type: "dispatchWorker";
@@ -45,14 +48,22 @@ export type Effect =
   | { type: "closeIssue"; issue: number; reason: "completed" | "not_planned" }
   /** `/autopilot rollback` (a merged task sent back to the queue): the issue is opened again. */
   | { type: "reopenIssue"; issue: number }
-  /** `/autopilot rollback` or `cleanup`: the task's open PR is closed unmerged (its branch goes separately). */
-  | { type: "closePull"; pr: number; issue: number }
+  /**
+   * `/autopilot rollback` or `cleanup`: the task's open PR is closed unmerged (its branch goes separately). With
+   * `afterDeleting`, only once this batch deleted that branch (see `deleteBranch`).
+   */
+  | { type: "closePull"; pr: number; issue: number; afterDeleting?: string }
   /**
    * `/autopilot rollback` of a merged task: GitHub opens a PR that reverts the merged PR `pr` (its GraphQL
    * `revertPullRequest`, on a branch `revert-<pr>-<head branch>` it names itself); the review phase gates it.
    */
   | { type: "revertPull"; pr: number; issue: number; title: string; body: string }
-  | { type: "deleteBranch"; branch: string }
+  /**
+   * Delete a branch. With `expectOid`, only while it is still at that commit (the one the decision was made
+   * on): a branch someone pushed to since is kept, and the later effects of the batch naming it in
+   * `afterDeleting` (the stale-branch sweep's PR closing and comment) are skipped.
+   */
+  | { type: "deleteBranch"; branch: string; expectOid?: string }
   /** The task ended: delete the dispatch lock refs of its attempts 1..`attempts` (src/core/contract.ts). */
   | { type: "releaseDispatchLocks"; issue: number; attempts: number }
   /** Create (when `issue` is null) or update the tracking issue, re-reading first and refusing on a revision mismatch. */
@@ -95,7 +106,7 @@ export function describeEffect(effect: Effect): string {
     case "revertPull":
       return `open a pull request reverting PR #${effect.pr}`;
     case "deleteBranch":
-      return `delete branch ${effect.branch}`;
+      return `delete branch ${effect.branch}${effect.expectOid ? ` if still at ${effect.expectOid.slice(0, 7)}` : ""}`;
     case "releaseDispatchLocks":
       return `delete the dispatch locks of #${effect.issue}`;
     case "writeTrackingIssue":

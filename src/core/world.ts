@@ -185,6 +185,11 @@ export interface WorldSnapshot {
   dispatchLocks?: string[];
   /** Whether `dispatchLocks` lists every one (the first 100 are read): only then is a missing lock missing. */
   dispatchLocksComplete?: boolean;
+  /**
+   * The task branches (`<branchPrefix>issue-N`) that exist, by name, with the commit each is at (the first 100
+   * in name order, read with the snapshot). Absent when not read: the stale-branch sweep then reads nothing.
+   */
+  taskBranches?: Record<string, string>;
   /** Account id of Autopilot's bot (src/github always sets it): the author its pull requests must have. */
   botId?: number | null;
   /** Diffs of the task PRs the controller read at their head SHA this reconcile (src/core/gates/diff-gate.ts). */

@@ -19,7 +19,6 @@ import { readBranchActivity } from "./snapshot/branch-activity.js";
 import { MAX_DISCARDED_READS, readDiscardedBranches } from "./snapshot/discarded-branches.js";
 import { discardedBranches } from "../core/reconcile/commands/rollback.js";
 import { sweepCandidates } from "../core/reconcile/pulls/stale-branches.js";
-import { parseDashboard } from "../core/dashboard/index.js";
 import type { Effect } from "../core/effects.js";
 import { describeEffect } from "../core/effects.js";
 import type { WorldSnapshot } from "../core/world.js";
@@ -194,12 +193,16 @@ export class Gateway {
     // Who pushed to the ended tasks' branches, when the stale-branch sweep is on.
     const sweep = output.facts.settings.sweep;
     if (sweep) {
-      const tasks = parseDashboard(output.world.trackingIssue?.body ?? "").state?.tasks ?? {};
+      const tasks = output.facts.dashboardState?.tasks ?? {};
       const branches = sweepCandidates(output.world, sweep, {
         since: (n) => tasks[n]?.since,
         nowMs: this.now(),
       });
-      if (branches.length > 0) output.world.branchActivity = await readBranchActivity(verify, branches);
+      output.world.branchActivity = await readBranchActivity(
+        verify,
+        branches.map((branch) => ({ branch, oid: output.world.taskBranches?.[branch] ?? "" })),
+        this.memory.branchActivity,
+      );
     }
     // Whether the branches an unmerged task's rollback is deleting are gone yet (the task waits for it).
     const discarding = discardedBranches(output.world, output.facts.settings.branchPrefix);
@@ -278,8 +281,15 @@ export class Gateway {
 
     let refsTogether: Map<Effect, EffectOutcome> | null = null;
     let labelsTogether: Map<Effect, EffectOutcome> | null = null;
+    // Branches deleted in this batch (or that a dry run would delete): what `afterDeleting` waits for.
+    const deleted = new Set<string>();
     for (let i = 0; i < effects.length; i++) {
       const effect = effects[i]!;
+      const after = "afterDeleting" in effect ? effect.afterDeleting : undefined;
+      if (after !== undefined && !deleted.has(after)) {
+        report.outcomes.push({ effect, status: "skipped", detail: `${after} was not deleted` });
+        continue;
+      }
       // At the first ref deletion (label change), it and the later ones go in one request where they can.
       if (!refsTogether && isRefDeletion(effect))
         refsTogether = await this.deleteTogether(ctx, effects.slice(i));
@@ -288,6 +298,8 @@ export class Gateway {
       const outcome =
         refsTogether?.get(effect) ?? labelsTogether?.get(effect) ?? (await this.runOne(ctx, effect, null));
       report.outcomes.push(outcome);
+      if (effect.type === "deleteBranch" && (outcome.status === "done" || outcome.status === "dry-run"))
+        deleted.add(effect.branch);
       if (outcome.status === "conflict") {
         report.conflict = true;
         for (const rest of effects.slice(i + 1)) {

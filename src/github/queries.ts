@@ -186,6 +186,7 @@ query AutopilotSnapshot(
   $findTracking: Boolean!
   $withTrackingNumber: Boolean!
   $trackingNumber: Int!
+  $taskBranchRefs: String!
 ) {
   rateLimit { cost remaining resetAt }
   viewer @include(if: $withRepo) { databaseId login }
@@ -197,6 +198,10 @@ query AutopilotSnapshot(
     dispatchLocks: refs(refPrefix: "refs/autopilot/dispatch/", first: 100) @include(if: $withRepo) {
       pageInfo { hasNextPage }
       nodes { name }
+    }
+    taskBranches: refs(refPrefix: $taskBranchRefs, first: 100) @include(if: $withRepo) {
+      pageInfo { hasNextPage }
+      nodes { name target { oid } }
     }
     pinnedIssues(first: 3) @include(if: $findTracking) { nodes { issue { ...AutopilotTracking } } }
     trackingByBot: issues(

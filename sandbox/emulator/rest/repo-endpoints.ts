@@ -4,15 +4,7 @@
 import type { JsonObject } from "../shapes.js";
 import { type Permission, permissionAtLeast, type PushRecord, type Repo } from "../store.js";
 import { gitBlobSha } from "./git-shapes.js";
-import {
-  fail,
-  list,
-  permissionFlags,
-  repoOf,
-  type RestHandler,
-  type RestRequest,
-  sortByDate,
-} from "./rest-helpers.js";
+import { fail, list, permissionFlags, repoOf, type RestHandler, type RestRequest } from "./rest-helpers.js";
 
 function roleName(permission: Permission): { permission: string; role_name: string } {
   const legacy = permission === "maintain" ? "write" : permission === "triage" ? "read" : permission;
@@ -45,21 +37,79 @@ function contentsEntry(
 
 /**
  * What a push was, in the words of "List repository activities"
- * (https://docs.github.com/rest/repos/repos#list-repository-activities): `branch_creation`, `branch_deletion`,
- * `force_push` or `push` (the sandbox records a merge's move of the base branch as the merger's push).
+ * (https://docs.github.com/rest/repos/repos#list-repository-activities): `activity_type` is one of `push`,
+ * `force_push`, `branch_creation`, `branch_deletion`, `pr_merge` (a pull request merged by its merge button or
+ * the API) and `merge_queue_merge` (merged by a merge queue).
  */
-function activityType(push: PushRecord): string {
+const ACTIVITY_TYPES = [
+  "push",
+  "force_push",
+  "branch_creation",
+  "branch_deletion",
+  "pr_merge",
+  "merge_queue_merge",
+] as const;
+
+function activityType(push: PushRecord): (typeof ACTIVITY_TYPES)[number] {
   if (push.created) return "branch_creation";
   if (push.deleted) return "branch_deletion";
+  if (push.merge) return push.merge;
   return push.forced ? "force_push" : "push";
+}
+
+/** The opaque cursor of one activity (its stable id), as the `before`/`after` parameters take it. */
+const cursorOf = (p: PushRecord) => Buffer.from(`activity:${p.id}`).toString("base64url");
+
+/**
+ * One page of the activities by cursor, as GitHub pages this list: `after` (the items following that one in
+ * the listing's order), `before` (the items preceding it) and `per_page` (at most 100); the Link header names
+ * the next (`after`) and previous (`before`) pages by cursor. There is no `page` parameter (the request
+ * validator refuses one, as it refuses every parameter GitHub's description lacks).
+ */
+function activityPage(
+  req: RestRequest,
+  ordered: PushRecord[],
+): { items: PushRecord[]; headers: Record<string, string> } {
+  const perPage = Math.min(100, Math.max(1, Number.parseInt(req.query.per_page ?? "30", 10) || 30));
+  const at = (cursor: string) => {
+    const i = ordered.findIndex((p) => cursorOf(p) === cursor);
+    if (i < 0) fail(422, "Validation Failed", [{ resource: "Activity", code: "invalid", field: "cursor" }]);
+    return i;
+  };
+  let from = 0;
+  let to = ordered.length;
+  if (req.query.after) from = at(req.query.after) + 1;
+  if (req.query.before) {
+    to = at(req.query.before);
+    from = Math.max(from, to - perPage);
+  }
+  const items = ordered.slice(from, Math.min(to, from + perPage));
+  const link = (rel: string, key: "after" | "before", p: PushRecord) => {
+    const u = new URL(req.url.toString());
+    u.searchParams.delete("after");
+    u.searchParams.delete("before");
+    u.searchParams.set(key, cursorOf(p));
+    return `<${u.toString()}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (last && from + items.length < ordered.length) links.push(link("next", "after", last));
+  if (first && from > 0) links.push(link("prev", "before", first));
+  return { items, headers: links.length ? { link: links.join(", ") } : {} };
 }
 
 export const repoEndpoints: Record<string, RestHandler> = {
   // https://docs.github.com/rest/repos/repos#list-repository-activities: who moved which ref, newest first
-  // (`direction`), filtered by `ref` (`refs/heads/x` or `x`), `actor` and `activity_type`. The actor is the
-  // account whose token pushed: the store records it from the token, never from the commits' author fields.
+  // (`direction`), filtered by `ref` (`refs/heads/x` or `x`), `actor` and `activity_type` (one of the documented
+  // types, else 422), paged by cursor. The actor is the account whose token pushed: the store records it from
+  // the token, never from the commits' author fields. An activity's `id` is its place in the repository's
+  // record, the same in every listing.
   "repos/list-activities": (req) => {
     const repo = repoOf(req);
+    const type = req.query.activity_type;
+    if (type && !(ACTIVITY_TYPES as readonly string[]).includes(type))
+      fail(422, "Validation Failed", [{ resource: "Activity", code: "invalid", field: "activity_type" }]);
     const wanted = req.query.ref
       ? req.query.ref.startsWith("refs/")
         ? req.query.ref
@@ -71,12 +121,15 @@ export const repoEndpoints: Record<string, RestHandler> = {
         (p) =>
           (wanted === null || p.ref === wanted) &&
           (!req.query.actor || p.pusher.toLowerCase() === req.query.actor.toLowerCase()) &&
-          (!req.query.activity_type || activityType(p) === req.query.activity_type),
+          (!type || activityType(p) === type),
       );
-    const ordered = sortByDate(pushes, (p) => p.at, req.query.direction, "desc");
-    return list(req, ordered, (p) => ({
-      id: pushes.indexOf(p) + 1,
-      node_id: `RA_${repo.id}_${pushes.indexOf(p) + 1}`,
+    // Newest first unless `direction=asc`; pushes in the same millisecond in the order they were recorded.
+    const dir = req.query.direction === "asc" ? 1 : -1;
+    const ordered = pushes.sort((a, b) => dir * (a.at.getTime() - b.at.getTime() || a.id - b.id));
+    const { items, headers } = activityPage(req, ordered);
+    const body = items.map((p) => ({
+      id: p.id,
+      node_id: `RA_${repo.id}_${p.id}`,
       before: p.before,
       after: p.after,
       ref: p.ref,
@@ -84,6 +137,7 @@ export const repoEndpoints: Record<string, RestHandler> = {
       activity_type: activityType(p),
       actor: req.shapes.user(p.pusher),
     }));
+    return { status: 200, body, headers };
   },
 
   "repos/get": (req) => {

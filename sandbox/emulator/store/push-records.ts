@@ -24,9 +24,13 @@ export interface PushInput {
   pusher: string;
   forced?: boolean;
   commits?: PushCommit[];
+  /** A pull request's merge moved the ref (by the merge button or API, or by a merge queue). */
+  merge?: "pr_merge" | "merge_queue_merge";
 }
 
 export interface PushRecord {
+  /** Its number in the repository's record, from 1: what "List repository activities" answers as `id`. */
+  id: number;
   ref: string;
   before: string;
   after: string;
@@ -36,4 +40,5 @@ export interface PushRecord {
   pusher: string;
   commits: PushCommit[];
   at: Date;
+  merge?: "pr_merge" | "merge_queue_merge";
 }

@@ -134,6 +134,7 @@ export class StoreWithGit extends StoreWithComments {
     }
     const at = this.now();
     const record: PushRecord = {
+      id: state.pushes.length + 1,
       ref,
       before: input.before,
       after: input.after,
@@ -143,6 +144,7 @@ export class StoreWithGit extends StoreWithComments {
       pusher: input.pusher,
       commits: input.commits ?? [],
       at,
+      ...(input.merge ? { merge: input.merge } : {}),
     };
     state.pushes.push(record);
     state.repo.pushedAt = at;

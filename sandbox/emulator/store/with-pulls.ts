@@ -285,7 +285,7 @@ export class StoreWithPulls extends StoreWithChecks {
     await this.recordWebCommit(
       state.repo.fullName,
       pull.base.ref,
-      { before, sha, actor, message, at },
+      { before, sha, actor, message, at, merge: options.preparedSha ? "merge_queue_merge" : "pr_merge" },
       false,
     );
     this.emit({ name: "pull_request", action: "closed", repo: state.repo, sender: actor, pull: issue });
@@ -339,12 +339,20 @@ export class StoreWithPulls extends StoreWithChecks {
   private async recordWebCommit(
     repo: string,
     branch: string,
-    commit: { before: string; sha: string; actor: string; message: string; at: Date },
+    commit: {
+      before: string;
+      sha: string;
+      actor: string;
+      message: string;
+      at: Date;
+      merge?: "pr_merge" | "merge_queue_merge";
+    },
     moveRef: boolean,
   ): Promise<void> {
     const { before, sha, actor, message, at } = commit;
     await this.recordPush(
       {
+        ...(commit.merge ? { merge: commit.merge } : {}),
         repo,
         ref: fullRef(branch),
         before,

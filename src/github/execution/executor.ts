@@ -15,7 +15,7 @@ import type { GatewayLog, OctokitSurface, RepoRef } from "../transport/octokit-s
 import { classifyFailure, describeError, messageOf, refusalWords, statusOf } from "../transport/errors.js";
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label-batch.js";
-import { existingRefsOf } from "./ref-deletions.js";
+import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
 import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
@@ -277,6 +277,12 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
       );
       return { effect, status: "done" };
     case "deleteBranch":
+      if (effect.expectOid) {
+        const done = await deleteBranchAt(ctx, effect.branch, effect.expectOid);
+        return done.deleted
+          ? { effect, status: "done" }
+          : { effect, status: "skipped", detail: `kept: ${done.kept}` };
+      }
       try {
         await ctx.write(() =>
           ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {

@@ -9,6 +9,8 @@ import type { Effect } from "../../core/effects.js";
 import type { WorldSnapshot } from "../../core/world.js";
 import type { GatewayLog, OctokitSurface } from "../transport/octokit-surface.js";
 import { DELETE_REFS_MUTATION } from "../queries.js";
+import { statusOf } from "../transport/errors.js";
+import type { ExecContext } from "./executor.js";
 
 /** What of the executor's context this needs (src/github/execution/executor.ts `ExecContext` has all of it). */
 interface RefDeletionContext {
@@ -35,6 +37,8 @@ export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: R
   const world = ctx.world;
   if (!world) return null;
   if (effect.type === "deleteBranch") {
+    // A deletion on condition goes alone (src/github/execution/executor.ts): a refused batch falls back to REST.
+    if (effect.expectOid) return null;
     // This repository's own closed PR on the branch (a fork's PR names a branch of the fork).
     const pull = world.pulls.find(
       (p) => p.headRef === effect.branch && p.state !== "open" && p.isCrossRepository !== true,
@@ -52,6 +56,53 @@ export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: R
     else if (!world.dispatchLocksComplete) return null;
   }
   return refs;
+}
+
+/**
+ * Deletes one branch only while it is at `expectOid` (the commit the sweep judged it at): GraphQL `updateRefs`
+ * with that `beforeOid`, which GitHub carries out only while the ref is there. Without the repository's node id,
+ * REST: the branch is read first and deleted only when it is at that commit (a push in between is not seen).
+ * `kept` says why a branch stays: elsewhere now, gone, or GitHub refused (a rule that protects it).
+ */
+export async function deleteBranchAt(
+  ctx: RefDeletionContext & Pick<ExecContext, "repo" | "read">,
+  branch: string,
+  expectOid: string,
+): Promise<{ deleted: true } | { deleted: false; kept: string }> {
+  const at = expectOid.slice(0, 7);
+  const repository = ctx.facts?.repositoryNodeId;
+  if (repository) {
+    try {
+      await ctx.write(() =>
+        ctx.client.graphql(DELETE_REFS_MUTATION, {
+          repository,
+          refs: [{ name: `refs/heads/${branch}`, beforeOid: expectOid, afterOid: ZERO }],
+        }),
+      );
+      return { deleted: true };
+    } catch (error) {
+      if (!Array.isArray((error as { errors?: unknown }).errors)) throw error;
+      return { deleted: false, kept: `not at ${at} any more, gone, or protected` };
+    }
+  }
+  const o = { owner: ctx.repo.owner, repo: ctx.repo.name, ref: `heads/${branch}` };
+  let sha: string | null;
+  try {
+    const { data } = await ctx.read(() => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", o));
+    sha = (data as { object?: { sha?: string } }).object?.sha ?? null;
+  } catch (error) {
+    if (statusOf(error) === 404) return { deleted: false, kept: "already gone" };
+    throw error;
+  }
+  if (sha !== expectOid) return { deleted: false, kept: `not at ${at} any more` };
+  try {
+    await ctx.write(() => ctx.client.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", o));
+    return { deleted: true };
+  } catch (error) {
+    const status = statusOf(error);
+    if (status === 404 || status === 422) return { deleted: false, kept: "already gone" };
+    throw error;
+  }
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import type { AutopilotConfig } from "../../core/config/index.js";
 import { humanGateDigest } from "../../core/gates/diff-gate.js";
-import type { CommentNode, Permission, WorldSnapshot } from "../../core/world.js";
+import type { DashboardState } from "../../core/dashboard/index.js";
+import type { BranchActivity, CommentNode, Permission, WorldSnapshot } from "../../core/world.js";
 import type { GatewayLog, OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
 
 /** What the snapshot needs from the configuration; derived from the config text the query returns. */
@@ -57,6 +58,14 @@ export interface RepoMemory {
   permissions: Map<string, { permission: Permission; at: number }>;
   /** The worker workflow the last snapshot used: the runs are listed with it before the query (see takeSnapshot). */
   workerWorkflow: string | null;
+  /** The branch prefix the last snapshot listed task branches with (the query lists them before the config is read). */
+  branchPrefix: string | null;
+  /**
+   * GitHub's record of who pushed to a task branch, read by the stale-branch sweep, with the commit the branch
+   * was at: while the branch stays at that commit nobody pushed to it since, so the record is not read again
+   * (src/github/gateway.ts). Pruned to the branches that still exist.
+   */
+  branchActivity: Map<string, { oid: string; activity: BranchActivity }>;
   /**
    * Account id (databaseId) of the token's own identity (`viewer`): Autopilot's markers, tracking issue and
    * status labels count only when GitHub names this account as their author or actor.
@@ -87,6 +96,8 @@ export function newRepoMemory(): RepoMemory {
     blockedByField: true,
     permissions: new Map(),
     workerWorkflow: null,
+    branchPrefix: null,
+    branchActivity: new Map(),
     appAccountId: null,
     appLogin: null,
     labelIds: new Map(),
@@ -119,6 +130,8 @@ export interface SnapshotFacts<S extends SnapshotSettings = SnapshotSettings> {
    * `remaining` and `resetAt` the last answer's. Null when no answer carried it.
    */
   rateLimit: { cost: number; remaining: number; resetAt: string } | null;
+  /** The dashboard state the tracking issue's body holds (parsed once, here); null without one. */
+  dashboardState?: DashboardState | null;
 }
 
 export interface SnapshotOutput<S extends SnapshotSettings = SnapshotSettings> {

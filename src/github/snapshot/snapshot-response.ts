@@ -157,6 +157,10 @@ export interface SnapshotResponse {
       pageInfo?: { hasNextPage: boolean } | null;
       nodes: ({ name: string } | null)[] | null;
     } | null;
+    taskBranches?: {
+      pageInfo?: { hasNextPage: boolean } | null;
+      nodes: ({ name: string; target?: { oid?: string } | null } | null)[] | null;
+    } | null;
     pinnedIssues?: { nodes: ({ issue: GqlTracking | null } | null)[] | null } | null;
     trackingByBot?: { nodes: (GqlTracking | null)[] | null } | null;
     trackingIssue?: GqlTracking | null;

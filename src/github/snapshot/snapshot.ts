@@ -23,7 +23,7 @@ import { CONFIG_PATH } from "../../core/config/index.js";
 import { parseDashboard, TRACKING_MARKER } from "../../core/dashboard/index.js";
 import { MAX_REFERENCE_LOOKUPS, parseDependencies, referencesToLookUp } from "../../core/tasks/graph.js";
 import type { CommentNode, IssueNode, PullNode, TrackingIssueNode, WorldSnapshot } from "../../core/world.js";
-import { issueOfRevertBranch } from "../../core/contract.js";
+import { issueOfRevertBranch, issueOfTaskBranch } from "../../core/contract.js";
 import { type CommentWindowRead, fetchBuriedComments } from "./buried-comments.js";
 import { lookupPermissions, relevantLogins } from "../permissions.js";
 import {
@@ -69,6 +69,9 @@ export {
 } from "./snapshot-context.js";
 export { TRACKING_MARKER };
 
+/** At most this many issues of task branches outside the pool are looked up per reconcile. */
+const MAX_BRANCH_ISSUE_LOOKUPS = 50;
+
 interface QueryFlags {
   withRepo: boolean;
   withIssues: boolean;
@@ -80,6 +83,8 @@ interface QueryFlags {
   issuesFirst?: number;
   pullsAfter: string | null;
   labels: string[];
+  /** The branch prefix the task branches are listed with (on the first page). */
+  branchPrefix: string;
 }
 
 async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promise<SnapshotResponse> {
@@ -98,6 +103,7 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
     findTracking: flags.findTracking,
     withTrackingNumber: flags.trackingNumber !== null,
     trackingNumber: flags.trackingNumber ?? 0,
+    taskBranchRefs: taskBranchRefPrefix(flags.branchPrefix),
   };
   let data: SnapshotResponse;
   try {
@@ -112,6 +118,32 @@ async function runSnapshotQuery(ctx: SnapshotContext, flags: QueryFlags): Promis
   if (!data.repository)
     throw new Error(`Repository ${ctx.repo.owner}/${ctx.repo.name} was not found or is not accessible.`);
   return data;
+}
+
+/**
+ * The ref prefix the task branches are listed under: `refs/heads/` and the branch prefix up to its last `/`
+ * (GitHub names each listed ref relative to the prefix; a prefix such as `ap-` is matched by the caller).
+ */
+function taskBranchRefPrefix(branchPrefix: string): string {
+  return `refs/heads/${branchPrefix.slice(0, branchPrefix.lastIndexOf("/") + 1)}`;
+}
+
+/** The task branches the first page listed, by full name, with their commits; undefined when not read. */
+function listedTaskBranches(
+  data: SnapshotResponse,
+  listedWith: string,
+  branchPrefix: string,
+): Record<string, string> | undefined {
+  const list = data.repository?.taskBranches;
+  if (!list || listedWith !== branchPrefix) return undefined;
+  const dir = taskBranchRefPrefix(branchPrefix).slice("refs/heads/".length);
+  const out: Record<string, string> = {};
+  for (const node of compact(list.nodes)) {
+    const name = dir + node.name;
+    const oid = node.target?.oid;
+    if (oid && issueOfTaskBranch(branchPrefix, name) !== null) out[name] = oid;
+  }
+  return out;
 }
 
 function rejectsBlockedBy(error: unknown): boolean {
@@ -165,8 +197,12 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     if (data.rateLimit) points = { ...data.rateLimit, cost: (points?.cost ?? 0) + data.rateLimit.cost };
     return data;
   };
-  const assumed = memory.poolLabels && memory.workerWorkflow ? null : await request.settingsFor(null, null);
+  const assumed =
+    memory.poolLabels && memory.workerWorkflow && memory.branchPrefix
+      ? null
+      : await request.settingsFor(null, null);
   let labels = memory.poolLabels ?? assumed!.poolLabels;
+  const branchPrefix = memory.branchPrefix ?? assumed!.branchPrefix;
   const knownTracking = memory.trackingIssue;
 
   // The runs come BEFORE the query. A worker writes its final result into its progress comment and only then
@@ -187,6 +223,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     issuesAfter: null,
     pullsAfter: null,
     labels,
+    branchPrefix,
   });
   const repo = first.repository!;
   const configText = repo.configFile?.text ?? null;
@@ -207,6 +244,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       issuesAfter: null,
       pullsAfter: null,
       labels,
+      branchPrefix,
     });
     tracking = pickTracking(found, appId);
   }
@@ -225,12 +263,16 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       issuesAfter: null,
       pullsAfter: null,
       labels,
+      branchPrefix,
     });
     repo.issues = again.repository?.issues ?? null;
     // The recently-closed list was fetched with the old labels too; it is only a shortcut for dependency
     // states (the referenced-issues query below fills the gaps), so it is kept.
   }
   memory.poolLabels = labels;
+  // Listed with another prefix than the config's (a first snapshot, a changed config): not used this time.
+  const taskBranches = listedTaskBranches(first, branchPrefix, settings.branchPrefix);
+  memory.branchPrefix = settings.branchPrefix;
 
   const poolIssues: GqlIssue[] = compact(repo.issues?.nodes);
   const pulls: GqlPull[] = compact(repo.pullRequests?.nodes);
@@ -248,6 +290,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       issuesFirst: nextIssuesPage(issuesTotal, poolIssues.length),
       pullsAfter: pullsPage?.hasNextPage ? pullsPage.endCursor : null,
       labels,
+      branchPrefix,
     });
     if (issuesPage?.hasNextPage) {
       poolIssues.push(...compact(next.repository?.issues?.nodes));
@@ -331,6 +374,14 @@ export async function takeSnapshot<S extends SnapshotSettings>(
   // names at most MAX_REFERENCES_PER_ISSUE, and at most MAX_REFERENCE_LOOKUPS are looked up in all; one
   // left out stays unknown, so the issue naming it waits.
   const lists = poolIssues.map((node) => parseDependencies(node.body ?? "", ctx.repo).numbers);
+  // With the stale-branch sweep on, a task branch whose issue is outside the pool (a skipped task carries only
+  // the exclude label; a closed issue's leftover) is looked up with them, so the sweep sees its labels.
+  if (settings.sweep)
+    lists.push(
+      Object.keys(taskBranches ?? {})
+        .map((b) => issueOfTaskBranch(settings.branchPrefix, b)!)
+        .slice(0, MAX_BRANCH_ISSUE_LOOKUPS),
+    );
   const { lookUp: unknown, left } = referencesToLookUp(lists, (n) => byNumber.has(n));
   if (left > 0)
     ctx.log.warn(`${left} referenced issues not looked up this reconcile (at most ${MAX_REFERENCE_LOOKUPS})`);
@@ -399,6 +450,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
     trackingIssue: trackingNode,
     configText,
   };
+  if (taskBranches) world.taskBranches = taskBranches;
   if (repo.dispatchLocks) {
     world.dispatchLocks = compact(repo.dispatchLocks.nodes).map((r) => r.name);
     world.dispatchLocksComplete = !repo.dispatchLocks.pageInfo?.hasNextPage;
@@ -423,6 +475,7 @@ export async function takeSnapshot<S extends SnapshotSettings>(
       repositoryNodeId: repo.id ?? null,
       settings,
       rateLimit: points,
+      dashboardState: state,
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { sweepCandidates, sweepVerdict } from "../../../src/core/reconcile/pulls/stale-branches.js";
-import { config, issue, T0 } from "../world.js";
+import { config, issue, only, step, T0, world } from "../world.js";
 
 const BOT_ID = 41;
 const day = 86_400_000;
@@ -55,8 +55,9 @@ describe("sweepVerdict", () => {
 });
 
 describe("sweepCandidates", () => {
-  it("reads only ended tasks' branches, once they ended the configured days ago, and nothing when off", () => {
+  it("reads only ended tasks' existing branches, once they ended the configured days ago, and nothing when off", () => {
     const world = {
+      taskBranches: { "autopilot/issue-1": "1".repeat(40), "autopilot/issue-4": "4".repeat(40) },
       issues: [
         issue(1, { labels: ["autopilot:failed"] }),
         issue(2, { labels: ["autopilot:timeout"] }),
@@ -71,5 +72,35 @@ describe("sweepCandidates", () => {
     world.issues[3]!.labels = [excluded];
     expect(sweepCandidates(world, on, ended)).toEqual(["autopilot/issue-1", "autopilot/issue-4"]);
     expect(sweepCandidates(world, config(), ended)).toEqual([]);
+    // A branch that is gone (or was never listed) is not read: no request for it.
+    expect(sweepCandidates({ ...world, taskBranches: {} }, on, ended)).toEqual([]);
+  });
+});
+
+describe("the sweep in a reconcile", () => {
+  const OID = "c".repeat(40);
+  const oldBotPushes = { complete: true, entries: [{ actorId: 41, at: at(30), type: "push" }] };
+  const swept = (extra: Parameters<typeof world>[0]) =>
+    step(world({ botId: 41, issues: [issue(5, { labels: ["autopilot:timeout"] })], ...extra }), null, {
+      config: config({ cleanup: { staleBranchDays: 14 } } as never),
+    });
+
+  it("deletes a branch only while it is at the commit the decision was made on, and comments only after", () => {
+    const { decision } = swept({
+      taskBranches: { "autopilot/issue-5": OID },
+      branchActivity: { "autopilot/issue-5": oldBotPushes },
+    });
+    expect(only(decision.effects, "deleteBranch")).toEqual([
+      { type: "deleteBranch", branch: "autopilot/issue-5", expectOid: OID },
+    ]);
+    const deletion = decision.effects.findIndex((e) => e.type === "deleteBranch");
+    const comment = decision.effects.findIndex((e) => e.type === "comment" && e.issue === 5);
+    expect(comment).toBeGreaterThan(deletion);
+    expect(decision.effects[comment]).toMatchObject({ afterDeleting: "autopilot/issue-5" });
+  });
+
+  it("leaves alone a branch the snapshot did not list", () => {
+    const { decision } = swept({ branchActivity: { "autopilot/issue-5": oldBotPushes } });
+    expect(only(decision.effects, "deleteBranch")).toEqual([]);
   });
 });

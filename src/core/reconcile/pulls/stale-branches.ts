@@ -6,7 +6,9 @@
  * person's way to do that. The record is GitHub's "List repository activities" (the account whose token moved
  * the ref, compared by account id as src/core/gates/pull-trust.ts compares PR authors), read by the controller
  * itself (src/github/snapshot/branch-activity.ts): commit author fields are whatever the pusher wrote, so they prove
- * nothing. An incomplete or unreadable record keeps the branch.
+ * nothing. An incomplete or unreadable record keeps the branch. Only branches the snapshot lists (with the commit
+ * each is at) are looked at, and a branch is deleted only while it is still at that commit: a push between the
+ * snapshot and the deletion keeps it.
  */
 import type { AutopilotConfig } from "../../config/index.js";
 import { taskBranchName } from "../../contract.js";
@@ -15,17 +17,15 @@ import { note, type Reconciling, taskBranch } from "../context.js";
 import { statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 
-/** The most branches whose record one reconcile reads (oldest tasks first). */
-const SWEEP_READS_PER_RECONCILE = 10;
-
 const SWEPT = new Set(["failed", "timeout", "skipped"]);
 
 /**
- * The task branches src/github reads the record of: those of open issues labeled failed, timed out or excluded,
- * when the sweep is on. Labels only: the snapshot asks before the reconcile decides anything.
+ * The task branches src/github reads the record of: the existing branches (`taskBranches`) of open issues labeled
+ * failed, timed out or excluded, when the sweep is on, oldest tasks first. Labels only: the snapshot asks before
+ * the reconcile decides anything.
  */
 export function sweepCandidates(
-  world: Pick<WorldSnapshot, "issues">,
+  world: Pick<WorldSnapshot, "issues" | "taskBranches">,
   config: Pick<AutopilotConfig, "cleanup" | "labels" | "branchPrefix">,
   /**
    * When each task entered its off-ramp (the state's `since`), and now: a branch is pushed to before its task
@@ -46,11 +46,12 @@ export function sweepCandidates(
     !i.isPullRequest &&
     i.labels.some((l) => wanted.includes(l.toLowerCase())) &&
     old(i.number);
+  const existing = world.taskBranches ?? {};
   return world.issues
     .filter(swept)
     .sort((a, b) => a.number - b.number)
-    .slice(0, SWEEP_READS_PER_RECONCILE)
-    .map((i) => taskBranchName(config.branchPrefix, i.number));
+    .map((i) => taskBranchName(config.branchPrefix, i.number))
+    .filter((b) => existing[b] !== undefined);
 }
 
 type SweepVerdict =
@@ -86,6 +87,9 @@ export function sweepStaleBranches(ctx: Reconciling): void {
     const status = statusOf(ctx, n);
     if (status === null || !SWEPT.has(status)) continue;
     const branch = taskBranch(ctx, n);
+    // Not listed: gone already, or not known to exist (then it is not read either).
+    const oid = ctx.snapshot.taskBranches?.[branch];
+    if (!oid) continue;
     const verdict = sweepVerdict({
       activity: ctx.snapshot.branchActivity?.[branch],
       botId: ctx.snapshot.botId,
@@ -100,12 +104,15 @@ export function sweepStaleBranches(ctx: Reconciling): void {
         );
       continue;
     }
+    // The branch goes first, on condition; its PR is closed and the task told only once it went.
+    ctx.effects.push({ type: "deleteBranch", branch, expectOid: oid });
     const open = pullsFor(ctx, n).filter((p) => p.state === "open");
-    for (const pr of open) ctx.effects.push({ type: "closePull", pr: pr.number, issue: n });
-    ctx.effects.push({ type: "deleteBranch", branch });
+    for (const pr of open)
+      ctx.effects.push({ type: "closePull", pr: pr.number, issue: n, afterDeleting: branch });
     const newest = ctx.snapshot.branchActivity?.[branch]?.entries[0]?.at ?? "";
     ctx.effects.push({
       type: "comment",
+      afterDeleting: branch,
       issue: n,
       body: `Deleted \`${branch}\`${open.length > 0 ? ` and closed ${open.map((p) => `#${p.number}`).join(", ")}` : ""}: nothing was pushed to it for ${days} days and only Autopilot had pushed to it (\`cleanup.staleBranchDays\`). The task stays ${status}; \`/autopilot retry #${n}\` starts it again from the default branch.`,
       key: `swept-${n}-${newest.replace(/[^0-9TZ]/g, "")}`,
