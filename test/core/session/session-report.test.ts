@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { commandHelp, parseCommand } from "../../../src/core/tasks/commands.js";
-import { parseDashboard } from "../../../src/core/dashboard/index.js";
+import { GITHUB_BODY_LIMIT, parseDashboard } from "../../../src/core/dashboard/index.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
 import {
-  GITHUB_COMMENT_LIMIT,
   REPORT_BUDGET,
   REPORT_OUTCOMES,
   type ReportTask,
@@ -181,7 +180,7 @@ describe("the session report's rendering", () => {
     }
     const text = renderSessionReport(report(tasks, { inHistoryComments: 1234 }));
     expect(Buffer.byteLength(text, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
-    expect(text.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(text.length).toBeLessThan(GITHUB_BODY_LIMIT);
     expect(text).toMatch(/\*\*Tasks:\*\* 5,000 — /);
     expect(text).toMatch(/- _… and [\d,]+ more: see the dashboard\._/);
     const rows = text.split("\n").filter((l) => l.startsWith("| #"));
@@ -291,7 +290,7 @@ describe("`/autopilot report`", () => {
     w.comments = [comment(500, 1, "dev", "/autopilot report")];
     const d = decide({ ...input(w), state: first.state, now: minutes(1) });
     const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
-    expect(body.length).toBeLessThan(65_536);
+    expect(body.length).toBeLessThan(GITHUB_BODY_LIMIT);
     expect(body).toMatch(/\*\*Tasks:\*\* 2,500 — /);
     expect(body).toMatch(
       /_[\d,]+ more tasks are not listed to keep this comment within GitHub's size limit \([\d,]+ blocked, [\d,]+ failed/,
@@ -357,5 +356,57 @@ describe("`/autopilot report`", () => {
     const state2 = parseDashboard(world2.trackingIssue!.body).state;
     const again = decide({ ...input(world2), state: state2, config: cfg, now: minutes(41) });
     expect(only(again.effects, "comment").filter((c) => c.key?.startsWith("session-completed-"))).toEqual([]);
+  });
+});
+
+describe("what the report says a queued task waits for", () => {
+  /** The report a writer's `/autopilot report` gets after a first reconcile of `issues` with `cfg`. */
+  function reportOf(
+    issues: ReturnType<typeof issue>[],
+    cfg = config(),
+    more: (w: ReturnType<typeof world>) => void = () => {},
+  ) {
+    const first = step(world({ issues }), null, { config: cfg });
+    const w = first.world;
+    more(w);
+    const second = step(w, first.state, { config: cfg, now: minutes(5) });
+    second.world.comments = [comment(500, 1, "dev", "/autopilot report")];
+    const d = decide({ ...input(second.world), state: second.state, config: cfg, now: minutes(6) });
+    const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
+    const row = (n: number) => cells(body.split("\n").find((l) => l.startsWith(`| #${n} `))!);
+    const wait = (n: number) => body.split("\n").find((l) => l.startsWith(`- #${n} `)) ?? null;
+    return { body, row, wait };
+  }
+
+  it("does not call a task a stranger labeled ready queued: it waits for a writer's label", () => {
+    const r = reportOf([issue(2), issue(3, { readyLabeledBy: "triager" })], config({ maxParallel: 1 }));
+    expect(r.row(3)[1]).toBe("waiting");
+    expect(r.wait(3)).toContain("someone with write access to label it `autopilot:ready`");
+    expect(r.wait(3)).toContain("triager");
+  });
+
+  it("in semi-auto, names the command a writer gives to start each queued task", () => {
+    const r = reportOf([issue(2), issue(3)], config({ mode: "semi-auto" }));
+    expect(r.row(2)[1]).toBe("queued");
+    expect(r.wait(2)).toContain("`/autopilot run #2`");
+    expect(r.wait(3)).toContain("`/autopilot run #3`");
+  });
+
+  it("with session.autoStart false, says the queue waits for /autopilot start", () => {
+    const r = reportOf([issue(2)], config({ session: { autoStart: false } }));
+    expect(r.row(2)[1]).toBe("queued");
+    expect(r.wait(2)).toContain("`/autopilot start`");
+  });
+
+  it("says a task retried after its agent's quota ran out waits for its backoff, not for a reset", () => {
+    const r = reportOf([issue(2)], config({ maxParallel: 1 }), (w) => {
+      w.runs = [run(90, 2, { status: "completed", conclusion: "success" })];
+      w.workerResults = [
+        result(2, { result: "quota", reason: "credit balance too low", prNumber: undefined }),
+      ];
+    });
+    expect(r.row(2)[1]).toBe("waiting");
+    expect(r.wait(2)).toContain("its retry backoff");
+    expect(r.wait(2)).not.toContain("to reset");
   });
 });
