@@ -8,6 +8,7 @@
  * must fit GitHub's 65,536-character body limit at any number of tasks, so the lists are cut to a byte budget
  * and a closing line says how many tasks were left out, by outcome; the totals always count every task.
  */
+import { GITHUB_BODY_LIMIT } from "../dashboard/dashboard-state.js";
 import {
   escapeInline,
   formatCount,
@@ -92,13 +93,12 @@ export interface SessionReport {
   now: Date;
 }
 
-/** GitHub refuses comment bodies over 65,536 characters. */
-export const GITHUB_COMMENT_LIMIT = 65_536;
 /**
- * What the report is kept under, in UTF-8 bytes (so it holds for characters of any width), leaving room for
- * the quoted command line and the hidden key marker that go around it.
+ * What the report is kept under, in UTF-8 bytes (so it holds for characters of any width), well within GitHub's
+ * body limit (`GITHUB_BODY_LIMIT`, comments as issues), leaving room for the quoted command line and the hidden
+ * key marker that go around it.
  */
-export const REPORT_BUDGET = 60_000;
+export const REPORT_BUDGET = GITHUB_BODY_LIMIT - 5_536;
 /** At most this share of the budget goes to the "waits for" list, so the table of outcomes is never crowded out. */
 const WAITS_SHARE = 0.45;
 
