@@ -88,6 +88,8 @@ export interface SessionReport {
   tasks: ReportTask[];
   /** Finished tasks whose lines went out earlier in the history comments on the tracking issue. */
   inHistoryComments: number;
+  /** Finished tasks the history under the report, in the same comment, lists (so the report does not). */
+  inHistoryBelow?: number;
   /** Why the report was written: a person's command, or the session's completion. */
   occasion: { kind: "command"; by: string } | { kind: "completed" };
   now: Date;
@@ -169,6 +171,12 @@ export function renderSessionReport(report: SessionReport, budget = REPORT_BUDGE
     out.push(
       "",
       `_${formatCount(left.length)} more ${left.length === 1 ? "task is" : "tasks are"} not listed to keep this comment within GitHub's size limit (${countsByOutcome(left)}); the totals above count them, and the dashboard lists every open task._`,
+    );
+  const below = report.inHistoryBelow ?? 0;
+  if (below > 0)
+    out.push(
+      "",
+      `_${formatCount(below)} finished ${below === 1 ? "task is" : "tasks are"} listed in the history below; the totals above count ${below === 1 ? "it" : "them"}._`,
     );
   if (report.inHistoryComments > 0)
     out.push(

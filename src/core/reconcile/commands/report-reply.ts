@@ -32,6 +32,7 @@ function sessionReport(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],
+  historyBelow: ReadonlySet<number>,
 ): SessionReport {
   const tasks: ReportTask[] = [];
   const open = new Set<number>();
@@ -66,10 +67,16 @@ function sessionReport(
     });
   }
 
-  // Finished tasks still in the state, newest line per issue (an issue reopened since is listed as open).
+  // Finished tasks still in the state, newest line per issue (an issue reopened since is listed as open). Those
+  // the history in the same comment lists are counted, not listed twice.
   const finished = new Map(ctx.state.pendingHistory.map((h) => [h.issue, h]));
+  let inHistoryBelow = 0;
   for (const h of finished.values()) {
     if (open.has(h.issue)) continue;
+    if (historyBelow.has(h.issue)) {
+      inHistoryBelow += 1;
+      continue;
+    }
     tasks.push({
       issue: h.issue,
       title: h.title,
@@ -95,19 +102,24 @@ function sessionReport(
     statistics: view.statistics,
     tasks,
     inHistoryComments: Math.max(0, retired - ctx.state.pendingHistory.length),
+    inHistoryBelow,
     occasion,
     now: ctx.now,
   };
 }
 
-/** The report as Markdown, within `budget` UTF-8 bytes. */
+/**
+ * The report as Markdown, within `budget` UTF-8 bytes. `historyBelow`: the finished tasks a history block in the
+ * same comment lists (the completion comment), counted in the report rather than listed again.
+ */
 export function reportText(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],
   budget = REPORT_BUDGET,
+  historyBelow: ReadonlySet<number> = new Set(),
 ): string {
-  return renderSessionReport(sessionReport(ctx, view, occasion), budget);
+  return renderSessionReport(sessionReport(ctx, view, occasion, historyBelow), budget);
 }
 
 function waitOf(
