@@ -6,7 +6,9 @@ import {
   type InvariantRun,
   invariantsHold,
 } from "../../sandbox/scenario/checks/invariants.js";
-import { reviewMergeable } from "../../sandbox/scenario/checks/invariant-recorder.js";
+import { InvariantRecorder, reviewMergeable } from "../../sandbox/scenario/checks/invariant-recorder.js";
+import { SandboxStore } from "../../sandbox/emulator/store.js";
+import { emptyState, renderStateBlock, TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const sha = (c: string) => c.repeat(40);
@@ -55,7 +57,12 @@ function input(over: Partial<InvariantInput> = {}): InvariantInput {
 describe("checkInvariants", () => {
   it("holds for a clean run", () => {
     const report = checkInvariants(input());
-    expect(report).toMatchObject({ lostCommits: 0, doubleDispatches: 0, stuckTasks: 0 });
+    expect(report).toMatchObject({
+      lostCommits: 0,
+      doubleDispatches: 0,
+      unaskedDispatches: 0,
+      stuckTasks: 0,
+    });
     expect(report.checked).toEqual({ commits: 1, runs: 1, tasks: 1 });
     expect(invariantsHold(report)).toBe(true);
   });
@@ -226,5 +233,160 @@ describe("a task in review waiting on the human gate", () => {
     expect(reviewMergeable({ ...base, gateRules: ["migration"], reviews: approved })).toBe(true);
     expect(reviewMergeable(base)).toBe(true);
     expect(reviewMergeable({ ...base, checks: "pending" })).toBe(false);
+  });
+});
+
+describe("the recorder's facts", () => {
+  const REPO = "demo/shop";
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+
+  /** A store with issue #1 (labeled ready by alice, a writer) and a tracking issue #2 in `session` state. */
+  function world(session: { status: "running" | "idle" | "completed"; reason?: string }, trackingText = "") {
+    const store = new SandboxStore();
+    store.createRepo({ owner: "demo", name: "shop", defaultBranch: "main" });
+    store.addUser("alice", { permission: "admin" });
+    store.addUser("mallory", { permission: "triage" });
+    const recorder = new InvariantRecorder(store, REPO, "autopilot:ready");
+    store.onEvent((e) => recorder.onEvent(e));
+    const task = store.createIssue(REPO, { title: "One", labels: ["autopilot:ready"], author: "alice" });
+    const state = emptyState(at(0));
+    state.session = {
+      ...state.session,
+      status: session.status,
+      reason: (session.reason ??
+        { running: "user_start", idle: "initial", completed: "all_done" }[session.status]) as never,
+    };
+    const tracking = store.createIssue(REPO, {
+      title: "Autopilot",
+      body: `${TRACKING_MARKER}\n${trackingText}\n${renderStateBlock(state)}`,
+      author: `${store.app.slug}[bot]`,
+    });
+    return { store, recorder, task, tracking };
+  }
+
+  function collect(
+    w: ReturnType<typeof world>,
+    over: Partial<Parameters<InvariantRecorder["collect"]>[0]> = {},
+    runs: unknown[] = [],
+  ) {
+    return w.recorder.collect({
+      git: { remote: { listRefs: async () => [], repoPath: () => "" } } as never,
+      actions: { listRuns: () => runs } as never,
+      tasks: [{ number: 1, state: "ready", dependsOn: [], issue: w.task }],
+      labels: { ready: "autopilot:ready", exclude: "autopilot:exclude" },
+      maxParallel: 2,
+      branchPrefix: "autopilot/",
+      tracking: w.tracking,
+      mode: "auto",
+      autoStart: true,
+      ...over,
+    });
+  }
+
+  it("counts a ready task as stuck in auto mode whatever an issue title writes on the dashboard", async () => {
+    // A title rendered on the dashboard spells the line a waiting session shows; it exempts nothing.
+    const hostile = "> 👉 **Semi-auto — next: #1 Waiting for `/autopilot run #1` from somebody";
+    const w = world({ status: "running" }, hostile);
+    expect((await collect(w)).stuckTasks).toBe(1);
+    expect((await collect(w, { mode: "semi-auto" })).stuckTasks).toBe(0);
+    expect((await collect(world({ status: "running" }, "Waiting for `/autopilot start`"))).stuckTasks).toBe(
+      1,
+    );
+  });
+
+  it("exempts a ready task only when the configuration and session wait for a person", async () => {
+    const running = world({ status: "running" });
+    expect((await collect(running, { mode: "semi-auto" })).stuckTasks).toBe(0);
+    const idle = world({ status: "idle", reason: "initial" });
+    expect((await collect(idle, { autoStart: false })).stuckTasks).toBe(0);
+    expect((await collect(idle)).stuckTasks).toBe(1);
+    // A stopped session waits for `/autopilot start` whatever `session.autoStart` says.
+    expect((await collect(world({ status: "idle", reason: "user_stop" }))).stuckTasks).toBe(0);
+    expect((await collect(world({ status: "completed" }))).stuckTasks).toBe(1);
+    expect((await collect(world({ status: "completed" }), { autoStart: false })).stuckTasks).toBe(0);
+  });
+
+  it("in semi-auto, counts a dispatch no writer's /autopilot run of the task came before", async () => {
+    const w = world({ status: "running" });
+    const runOf = (id: number, dispatchId: string, s: number) => ({
+      id,
+      inputs: { issue: "1", attempt: dispatchId.split("-")[1], "dispatch-id": dispatchId },
+      status: "completed",
+      conclusion: "success",
+      createdAt: at(s),
+      startedAt: at(s + 1),
+      completedAt: at(s + 5),
+      workflowPath: ".github/workflows/autopilot-worker.yml",
+    });
+    w.store.createComment(REPO, 2, "/autopilot run #1", "mallory", at(5));
+    const unasked = await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10)]);
+    expect(unasked.unaskedDispatches).toBe(1);
+    w.store.createComment(REPO, 1, "/autopilot run", "alice", at(8));
+    // One writer's command, one attempt (its resend is the same attempt); a second attempt needs a second command.
+    expect((await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10)])).unaskedDispatches).toBe(0);
+    expect(
+      (await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10), runOf(2, "1-1-a", 20)]))
+        .unaskedDispatches,
+    ).toBe(0);
+    expect(
+      (await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10), runOf(2, "1-2-a", 20)]))
+        .unaskedDispatches,
+    ).toBe(1);
+  });
+
+  describe("a task branch deleted with its commits", () => {
+    const ref = "refs/heads/autopilot/issue-1";
+    const pushOf = (pusher: string, c: string, s: number): InvariantPush => ({
+      ref,
+      before: sha("0"),
+      after: sha(c),
+      forced: false,
+      pusher,
+      commits: [sha(c)],
+      at: at(s),
+    });
+    const deletion = (pusher: string, s: number): InvariantPush => ({
+      ref,
+      before: sha("a"),
+      after: sha("0"),
+      forced: false,
+      pusher,
+      commits: [],
+      at: at(s),
+    });
+    const done = { tasks: [{ number: 1, state: "done", dependsOn: [], issue: undefined }] };
+
+    it("is a writer's discard only when the App's own bot deleted it, after the writer's rollback", async () => {
+      const w = world({ status: "running" });
+      const bot = `${w.store.app.slug}[bot]`;
+      w.store.createComment(REPO, 1, "/autopilot rollback", "alice", at(20));
+      w.recorder.pushes.push(pushOf(bot, "a", 10), deletion(bot, 30));
+      expect((await collect(w, done)).lostCommits).toBe(0);
+      // Another bot (a workflow's token, another App) deleting it is no discard Autopilot made.
+      const other = world({ status: "running" });
+      other.store.createComment(REPO, 1, "/autopilot rollback", "alice", at(20));
+      other.recorder.pushes.push(pushOf(bot, "a", 10), deletion("github-actions[bot]", 30));
+      expect((await collect(other, done)).lostCommits).toBe(1);
+    });
+
+    it("loses a commit a person pushed after the rollback was asked", async () => {
+      const w = world({ status: "running" });
+      const bot = `${w.store.app.slug}[bot]`;
+      w.store.createComment(REPO, 1, "/autopilot rollback", "alice", at(20));
+      w.recorder.pushes.push(pushOf(bot, "a", 10), pushOf("alice", "b", 25), deletion(bot, 30));
+      const report = await collect(w, done);
+      expect(report.lostCommits).toBe(1);
+      expect(report.details.find((d) => d.kind === "lost-commit")!.message).toContain(sha("b").slice(0, 7));
+    });
+
+    it("is the stale-branch sweep's only when the App's own bot alone pushed to the branch", async () => {
+      const w = world({ status: "running" });
+      const bot = `${w.store.app.slug}[bot]`;
+      w.recorder.pushes.push(pushOf(bot, "a", 10), deletion(bot, 30));
+      expect((await collect(w, { ...done, staleBranchSweep: true })).lostCommits).toBe(0);
+      const other = world({ status: "running" });
+      other.recorder.pushes.push(pushOf("dependabot[bot]", "a", 10), deletion(bot, 30));
+      expect((await collect(other, { ...done, staleBranchSweep: true })).lostCommits).toBe(1);
+    });
   });
 });

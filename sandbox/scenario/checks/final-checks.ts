@@ -76,12 +76,14 @@ export async function addFinalChecks(
     checksOf: (sha) => obs.checksOf(sha),
     autoMerge: config.merge.auto,
     staleBranchSweep: config.cleanup.staleBranchDays !== "off",
+    mode: config.mode,
+    autoStart: config.session.autoStart,
   });
   report.invariants = inv;
   progress(
     "done",
     null,
-    `invariants: ${inv.lostCommits} lost commits, ${inv.doubleDispatches} double dispatches, ${inv.stuckTasks} stuck tasks (checked ${inv.checked.commits} task-branch commits, ${inv.checked.runs} worker runs, ${inv.checked.tasks} tasks)`,
+    `invariants: ${inv.lostCommits} lost commits, ${inv.doubleDispatches} double dispatches, ${inv.unaskedDispatches} unasked dispatches, ${inv.stuckTasks} stuck tasks (checked ${inv.checked.commits} task-branch commits, ${inv.checked.runs} worker runs, ${inv.checked.tasks} tasks)`,
   );
   if (!invariantsHold(inv))
     for (const d of inv.details.filter((x) => x.kind !== "note"))

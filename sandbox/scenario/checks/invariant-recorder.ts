@@ -13,6 +13,7 @@ import { systemGit } from "../../emulator/proc.js";
 import type { SandboxGit } from "../../emulator/git/sandbox-git.js";
 import type { Issue, SandboxStore, StoreEvent } from "../../emulator/store.js";
 import {
+  awaitsPerson,
   checkInvariants,
   type InvariantPush,
   type InvariantReport,
@@ -102,20 +103,30 @@ export class InvariantRecorder {
     return { mergeable, idleSeconds };
   }
 
+  /** The scenario App's own bot (`<slug>[bot]`), the only login Autopilot pushes and deletes branches as. */
+  private isAppBot(login: string): boolean {
+    return login.toLowerCase() === `${this.store.app.slug}[bot]`.toLowerCase();
+  }
+
   /**
-   * Every push to `ref` before `at` was a bot's: what the stale-branch sweep (`cleanup.staleBranchDays`, a
-   * writer's setting) may delete. A sweep that deleted a person's push counts as a lost commit.
+   * Every push to `ref` before `at` was the App's bot's: what the stale-branch sweep (`cleanup.staleBranchDays`,
+   * a writer's setting) may delete (src/core/reconcile/stale-branches.ts compares every pusher with the App's
+   * bot). A sweep that deleted anyone else's push, another bot's included, counts as a lost commit.
    */
   private onlyBotPushed(ref: string, at: Date): boolean {
     return this.pushes
       .filter((p) => p.ref === ref && p.at.getTime() < at.getTime())
-      .every((p) => /\[bot\]$/.test(p.pusher));
+      .every((p) => this.isAppBot(p.pusher));
   }
 
-  /** A writer asked, before `at`, to throw the task's branch away: `/autopilot rollback` or `cleanup` of it. */
-  private discardAsked(issue: number, at: Date, trackingIssue: number | null): boolean {
+  /**
+   * A writer asked, between `from` (the commit's push) and `to` (the deletion), to throw the task's branch away:
+   * `/autopilot rollback` or `cleanup` of it. A command given before a commit was pushed does not discard it.
+   */
+  private discardAsked(issue: number, from: Date, to: Date, trackingIssue: number | null): boolean {
     return this.store.listComments(this.repo).some((c) => {
-      if (c.createdAt.getTime() > at.getTime() || /\[bot\]$/.test(c.user) || !this.hasWrite(c.user))
+      const at = c.createdAt.getTime();
+      if (at < from.getTime() || at > to.getTime() || /\[bot\]$/.test(c.user) || !this.hasWrite(c.user))
         return false;
       const parsed = parseCommand(c.body, { issue: c.issueNumber, trackingIssue });
       return (
@@ -123,6 +134,17 @@ export class InvariantRecorder {
         (parsed.command.name === "rollback" || parsed.command.name === "cleanup") &&
         parsed.command.issue === issue
       );
+    });
+  }
+
+  /** Every writer's `/autopilot run`, by the task it names (on the tracking issue or the task's own). */
+  private runCommands(trackingIssue: number | null): { issue: number; at: Date }[] {
+    return this.store.listComments(this.repo).flatMap((c) => {
+      if (/\[bot\]$/.test(c.user) || !this.hasWrite(c.user)) return [];
+      const parsed = parseCommand(c.body, { issue: c.issueNumber, trackingIssue });
+      return parsed?.kind === "command" && parsed.command.name === "run"
+        ? [{ issue: parsed.command.issue, at: c.createdAt }]
+        : [];
     });
   }
 
@@ -148,6 +170,9 @@ export class InvariantRecorder {
     autoMerge?: boolean;
     /** Config `cleanup.staleBranchDays` is on: the bot may delete branches only it pushed to. */
     staleBranchSweep?: boolean;
+    /** Config `mode` and `session.autoStart`: whether a ready task waits for a person's command. */
+    mode?: "auto" | "semi-auto";
+    autoStart?: boolean;
   }): Promise<InvariantReport> {
     const [owner, name] = this.repo.split("/") as [string, string];
     const heads = (await options.git.remote.listRefs(owner, name, "refs/heads/")).map((r) => r.sha);
@@ -201,16 +226,24 @@ export class InvariantRecorder {
       tasks,
       maxParallel: options.maxParallel,
       sessionStatus: sessionStatus as string | null,
-      // The line the dashboard shows while it waits (src/core/dashboard/dashboard-markdown.ts `awaitedCommand`).
-      awaitingCommand: /Waiting for `\/autopilot (start|run #\d+)`/.test(options.tracking?.body ?? ""),
+      // From the configuration and the controller's own session record, never from the dashboard's text (an
+      // issue title is rendered there and can spell any line).
+      awaitingCommand: awaitsPerson({
+        mode: options.mode ?? "auto",
+        autoStart: options.autoStart ?? true,
+        session: dashboard?.state ? dashboard.state.session : null,
+      }),
+      ...(options.mode === "semi-auto"
+        ? { runCommands: this.runCommands(options.tracking?.number ?? null) }
+        : {}),
       branchPrefix: options.branchPrefix,
       now: new Date(),
       // Nobody in Autopilot force-pushes a task branch (see invariants.ts): nothing is exempt.
       exemptForcePush: () => false,
-      exemptDeletion: (push, issue) =>
-        /\[bot\]$/.test(push.pusher) &&
-        (this.discardAsked(issue, push.at, options.tracking?.number ?? null) ||
-          (options.staleBranchSweep === true && this.onlyBotPushed(push.ref, push.at))),
+      exemptDeletion: (deletion, issue, commit) =>
+        this.isAppBot(deletion.pusher) &&
+        (this.discardAsked(issue, commit.at, deletion.at, options.tracking?.number ?? null) ||
+          (options.staleBranchSweep === true && this.onlyBotPushed(deletion.ref, deletion.at))),
     });
   }
 }

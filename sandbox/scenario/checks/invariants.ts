@@ -12,15 +12,20 @@
  *   exempt only when `exemptForcePush` says that push was a deliberate rewrite by Autopilot itself; neither
  *   the worker (its push is never forced) nor the controller (it only deletes merged branches) force-pushes
  *   today, so the runner exempts nothing and any missing commit counts as lost. A commit deleted with its
- *   branch is exempt when `exemptDeletion` says a writer asked for that (`/autopilot rollback` or `cleanup`).
+ *   branch by the scenario App's own bot is exempt when `exemptDeletion` says a writer asked for that
+ *   (`/autopilot rollback` or `cleanup`) after the commit was pushed, or the stale-branch sweep deleted a
+ *   branch only that bot had pushed to.
  * - **Double dispatch**: two worker runs of the same task whose live periods (`startedAt` → `completedAt`, or
  *   the end of the run when still going) overlap; or two dispatches of the same task and attempt where the
  *   second was created before the first had completed (a queued duplicate behind the concurrency group). A
  *   dispatch of the same attempt after the previous run ended (the runner was lost) is a resume, not a double
  *   dispatch; it is listed in `details` as a note.
+ * - **Unasked dispatch** (`mode: semi-auto` only): a dispatched attempt of a task (a resend of the same dispatch
+ *   id is the same attempt) with fewer writers' `/autopilot run` of that task before it than attempts so far.
  * - **Stuck task**: at the end, a task labeled in-progress with no live (queued or running) worker run; or a
  *   task that is ready — put there by someone with write access, not excluded, every dependency done — while
- *   fewer runs than `maxParallel` are live and the session is not paused or stopped (or on its way there);
+ *   fewer runs than `maxParallel` are live, the session is not paused or stopped (or on its way there) and
+ *   does not wait for a person's command by its configuration (`awaitsPerson`);
  *   or a task in review whose PR Autopilot could merge (open, checks green, nobody asking for changes, no
  *   human gate waiting) that nothing has happened to for `REVIEW_IDLE_SECONDS` at the end.
  */
@@ -77,10 +82,16 @@ export interface InvariantInput {
   /** The session status the dashboard shows at the end (`running`, `paused`, `stopped`, `completed`, …). */
   sessionStatus: string | null;
   /**
-   * The dashboard says nothing starts without a person's command (`session.autoStart: false` waiting for
-   * `/autopilot start`, `mode: semi-auto` waiting for `/autopilot run #N`): a ready task is the person's to start.
+   * Nothing starts without a person's command, by the scenario's configuration and the session's state
+   * (`awaitsPerson`): a ready task is the person's to start. Never read from rendered text, which an issue's
+   * title can write into.
    */
   awaitingCommand?: boolean;
+  /**
+   * With `mode: semi-auto`: every writer's `/autopilot run` by the task it names, when it was given. Each
+   * dispatched attempt of a task must follow a command of its own for that task.
+   */
+  runCommands?: { issue: number; at: Date }[];
   branchPrefix: string;
   /** The end of the run (live periods of unfinished runs end here). */
   now: Date;
@@ -88,13 +99,15 @@ export interface InvariantInput {
   exemptForcePush?: (push: InvariantPush) => boolean;
   /**
    * A branch deletion whose commits were thrown away on purpose: a writer asked for it with
-   * `/autopilot rollback` or `/autopilot cleanup` of that task before Autopilot deleted the branch.
+   * `/autopilot rollback` or `/autopilot cleanup` of that task after `commit` was pushed (a later push is not
+   * what the writer saw and discarded) and before Autopilot deleted the branch; or the stale-branch sweep
+   * deleted a branch only Autopilot pushed to.
    */
-  exemptDeletion?: (push: InvariantPush, issue: number) => boolean;
+  exemptDeletion?: (deletion: InvariantPush, issue: number, commit: InvariantPush) => boolean;
 }
 
 export interface InvariantDetail {
-  kind: "lost-commit" | "double-dispatch" | "stuck-task" | "note";
+  kind: "lost-commit" | "double-dispatch" | "unasked-dispatch" | "stuck-task" | "note";
   issue: number | null;
   message: string;
 }
@@ -102,6 +115,8 @@ export interface InvariantDetail {
 export interface InvariantReport {
   lostCommits: number;
   doubleDispatches: number;
+  /** With `mode: semi-auto`: dispatched attempts no writer's `/autopilot run` of the task came before. */
+  unaskedDispatches: number;
   stuckTasks: number;
   details: InvariantDetail[];
   /** What was looked at (so a zero is seen not to be vacuous): task-branch commits, worker runs, tasks. */
@@ -139,7 +154,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
       const deleted = input.pushes.find(
         (p) => p.ref === push.ref && p.after === ZERO && p.at.getTime() >= push.at.getTime(),
       );
-      if (deleted && input.exemptDeletion?.(deleted, issue)) {
+      if (deleted && input.exemptDeletion?.(deleted, issue, push)) {
         details.push({
           kind: "note",
           issue,
@@ -216,6 +231,32 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
     }
   }
 
+  // --- dispatches nobody asked for (semi-auto) --------------------------------------------------------------
+  let unaskedDispatches = 0;
+  if (input.runCommands) {
+    for (const [issue, runs] of byIssue) {
+      // Each attempt once (a resend of the same dispatch is the same attempt), in the order they were created.
+      const attempts = new Map<string, Date>();
+      for (const run of [...runs].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()))
+        if (!attempts.has(run.dispatchId ?? `run-${run.id}`))
+          attempts.set(run.dispatchId ?? `run-${run.id}`, run.createdAt);
+      let k = 0;
+      for (const [id, at] of attempts) {
+        k += 1;
+        const asked = input.runCommands.filter(
+          (c) => c.issue === issue && c.at.getTime() <= at.getTime(),
+        ).length;
+        if (asked >= k) continue;
+        unaskedDispatches += 1;
+        details.push({
+          kind: "unasked-dispatch",
+          issue,
+          message: `#${issue} dispatch ${id} (attempt ${k} of the run) in semi-auto follows ${asked} writer's \`/autopilot run\` of it`,
+        });
+      }
+    }
+  }
+
   // --- stuck tasks ------------------------------------------------------------------------------------------
   let stuckTasks = 0;
   const liveRuns = input.runs.filter((r) => LIVE.has(r.status));
@@ -275,6 +316,7 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
   return {
     lostCommits,
     doubleDispatches,
+    unaskedDispatches,
     stuckTasks,
     details,
     checked: { commits: seen.size, runs: input.runs.length, tasks: input.tasks.length },
@@ -283,5 +325,28 @@ export function checkInvariants(input: InvariantInput): InvariantReport {
 
 /** Whether the invariants hold (every count zero). */
 export function invariantsHold(report: InvariantReport): boolean {
-  return report.lostCommits === 0 && report.doubleDispatches === 0 && report.stuckTasks === 0;
+  return (
+    report.lostCommits === 0 &&
+    report.doubleDispatches === 0 &&
+    report.unaskedDispatches === 0 &&
+    report.stuckTasks === 0
+  );
+}
+
+/**
+ * Whether nothing starts without a person's command, from the configuration and the session's state (as
+ * src/core/reconcile/build-view.ts `awaitedCommand` decides it): `mode: semi-auto` with a running session waits
+ * for `/autopilot run #N`; a stopped session (idle, not the initial one), or with `session.autoStart: false`
+ * an idle or completed one, waits for `/autopilot start`.
+ */
+export function awaitsPerson(f: {
+  mode: "auto" | "semi-auto";
+  autoStart: boolean;
+  session: { status: string; reason: string } | null;
+}): boolean {
+  const s = f.session;
+  if (!s) return false;
+  if (f.mode === "semi-auto" && s.status === "running") return true;
+  if (s.status === "idle" && s.reason !== "initial") return true;
+  return !f.autoStart && (s.status === "idle" || s.status === "completed");
 }

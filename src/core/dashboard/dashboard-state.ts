@@ -15,7 +15,7 @@ import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 export const TRACKING_ISSUE_TITLE = "Autopilot dashboard";
 export const TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
 
-/** GitHub refuses issue bodies over 65,536 characters. */
+/** GitHub refuses issue and comment bodies over 65,536 characters. */
 export const GITHUB_BODY_LIMIT = 65_536;
 /** What the rendered body is kept under (UTF-8 bytes, so it holds for characters of any width). */
 export const BODY_BUDGET = 64_000;

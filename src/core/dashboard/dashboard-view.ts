@@ -1,5 +1,6 @@
 /** The view: what reconcile derived from the snapshot for people, rendered by dashboard-markdown.ts. */
 import type { SessionStatistics } from "../session/stats.js";
+import type { WaitingCode } from "../tasks/graph.js";
 import type { TaskStatus } from "../tasks/task.js";
 
 export interface TaskLine {
@@ -27,6 +28,11 @@ export interface ReasonLine extends TaskLine {
   /** When the task entered this list, when known. */
   since?: string | null;
   pr?: number | null;
+  /**
+   * For a task under Waiting: what it waits for, as readyTasks (src/core/tasks/graph.ts) codes it, or `time`
+   * (a backoff or a limit's reset).
+   */
+  code?: WaitingCode | "time";
 }
 
 /**

@@ -57,8 +57,16 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
   if (completion) {
     // One comment when a session completes: the notice, the session report (read from ctx.state, which still
     // holds the finished tasks compaction moves out) and the last batch of history, within GitHub's limit.
+    // The finished tasks the history lists are counted in the report, not listed twice.
     const history = compaction.flush.length > 0 ? `\n\n${renderHistoryComment(compaction.flush)}` : "";
-    const report = reportText(ctx, view, { kind: "completed" }, reportRoomBeside(completion.body + history));
+    const listed = new Set(compaction.flush.map((h) => h.issue));
+    const report = reportText(
+      ctx,
+      view,
+      { kind: "completed" },
+      reportRoomBeside(completion.body + history),
+      listed,
+    );
     completion.body = `${completion.body}\n\n${report}${history}`;
   } else if (compaction.flush.length > 0 && tracking) {
     ctx.effects.push({

@@ -1,15 +1,11 @@
 /** The session's statistics on the dashboard: the open tasks' records plus the history of retired ones. */
 import { computeStatistics, type SessionStatistics, type TaskRecordLike } from "../session/stats.js";
 import { type Reconciling, round4 } from "./context.js";
-import { statusOf } from "./task-labels.js";
+import { openTasks } from "./open-tasks.js";
 
 export function viewStatistics(ctx: Reconciling): SessionStatistics {
   const tasks: TaskRecordLike[] = [];
-  for (const [n, issue] of ctx.issues) {
-    if (issue.state !== "open") continue;
-    const status = statusOf(ctx, n);
-    if (status === null || status === "skipped") continue;
-    const r = ctx.state.tasks[n];
+  for (const { n, status, record: r } of openTasks(ctx)) {
     tasks.push({
       issue: n,
       status,

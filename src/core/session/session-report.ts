@@ -8,6 +8,7 @@
  * must fit GitHub's 65,536-character body limit at any number of tasks, so the lists are cut to a byte budget
  * and a closing line says how many tasks were left out, by outcome; the totals always count every task.
  */
+import { GITHUB_BODY_LIMIT } from "../dashboard/dashboard-state.js";
 import {
   escapeInline,
   formatCount,
@@ -87,18 +88,19 @@ export interface SessionReport {
   tasks: ReportTask[];
   /** Finished tasks whose lines went out earlier in the history comments on the tracking issue. */
   inHistoryComments: number;
+  /** Finished tasks the history under the report, in the same comment, lists (so the report does not). */
+  inHistoryBelow?: number;
   /** Why the report was written: a person's command, or the session's completion. */
   occasion: { kind: "command"; by: string } | { kind: "completed" };
   now: Date;
 }
 
-/** GitHub refuses comment bodies over 65,536 characters. */
-export const GITHUB_COMMENT_LIMIT = 65_536;
 /**
- * What the report is kept under, in UTF-8 bytes (so it holds for characters of any width), leaving room for
- * the quoted command line and the hidden key marker that go around it.
+ * What the report is kept under, in UTF-8 bytes (so it holds for characters of any width), well within GitHub's
+ * body limit (`GITHUB_BODY_LIMIT`, comments as issues), leaving room for the quoted command line and the hidden
+ * key marker that go around it.
  */
-export const REPORT_BUDGET = 60_000;
+export const REPORT_BUDGET = GITHUB_BODY_LIMIT - 5_536;
 /** At most this share of the budget goes to the "waits for" list, so the table of outcomes is never crowded out. */
 const WAITS_SHARE = 0.45;
 
@@ -169,6 +171,12 @@ export function renderSessionReport(report: SessionReport, budget = REPORT_BUDGE
     out.push(
       "",
       `_${formatCount(left.length)} more ${left.length === 1 ? "task is" : "tasks are"} not listed to keep this comment within GitHub's size limit (${countsByOutcome(left)}); the totals above count them, and the dashboard lists every open task._`,
+    );
+  const below = report.inHistoryBelow ?? 0;
+  if (below > 0)
+    out.push(
+      "",
+      `_${formatCount(below)} finished ${below === 1 ? "task is" : "tasks are"} listed in the history below; the totals above count ${below === 1 ? "it" : "them"}._`,
     );
   if (report.inHistoryComments > 0)
     out.push(

@@ -700,7 +700,7 @@ interface ReadyOptions {
   stateLabels?: readonly string[];
 }
 
-type WaitingCode = "excluded" | "other_state" | "cycle" | "dependencies";
+export type WaitingCode = "excluded" | "other_state" | "cycle" | "dependencies";
 
 interface WaitingTask {
   number: number;

@@ -42,14 +42,27 @@ function dashboard(d: ReturnType<typeof decide>): string {
   return only(d.effects, "writeTrackingIssue")[0]?.body ?? "";
 }
 
+/** What a reply says under the command line it quotes. */
+function said(body: string): string {
+  return body.slice(body.indexOf("\n\n") + 2);
+}
+
+/** The line of `text` that holds `marker`, or "" when none does. */
+function lineWith(text: string, marker: string): string {
+  return text.split("\n").find((l) => l.includes(marker)) ?? "";
+}
+
 describe("mode: semi-auto", () => {
   it("starts the session but dispatches nothing, and names the next task with its score and why", () => {
     const first = semiAutoSession();
     expect(first.state.session.status).toBe("running");
     expect(only(first.decision.effects, "dispatchWorker")).toEqual([]);
     const body = dashboard(first.decision);
-    expect(body).toContain("**Semi-auto — next: #3 Task 3** (score 50: critical (+50))");
-    expect(body).toContain("Waiting for `/autopilot run #3` from somebody with write access");
+    // The next task by score, its score and why; the command a writer gives to start it.
+    const next = lineWith(body, "next: #3 Task 3");
+    expect(next).toMatch(/\b50\b/);
+    expect(next).toContain("critical");
+    expect(lineWith(body, "`/autopilot run #3`")).toContain("write access");
     // A later reconcile with nothing new still dispatches nothing, and the session does not complete.
     const again = decide({ ...input(first.world, { config: semiAuto }), state: first.state });
     expect(only(again.effects, "dispatchWorker")).toEqual([]);
@@ -62,9 +75,10 @@ describe("mode: semi-auto", () => {
     const d = decide({ ...input(w, { config: semiAuto }), state: first.state });
     expect(only(d.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 2, attempt: 1 })]);
     expect(only(d.effects, "react")).toEqual([{ type: "react", commentId: 500, content: "+1" }]);
-    expect(d.log).toContain(
-      "#2: dispatch attempt 1 (2-1-seed), score 10: asked by dev with /autopilot run; unblocks #4 (+10)",
-    );
+    const dispatched = d.log.filter((l) => l.startsWith("#2: dispatch"));
+    expect(dispatched).toHaveLength(1);
+    expect(dispatched[0]).toContain("dev");
+    expect(dispatched[0]).toContain("/autopilot run");
     // The same delivery again (the state it produced), and a reconcile of the world it produced: no second start.
     const duplicate = decide({ ...input(w, { config: semiAuto }), state: d.state });
     expect(only(duplicate.effects, "dispatchWorker")).toEqual([]);
@@ -77,9 +91,9 @@ describe("mode: semi-auto", () => {
     const first = semiAutoSession();
     const w = { ...first.world, comments: [comment(500, 1, "dev", "/autopilot status")] };
     const d = decide({ ...input(w, { config: semiAuto }), state: first.state });
-    expect(only(d.effects, "comment")[0]!.body).toContain(
-      "Semi-auto: it waits for `/autopilot run #3` (next by score).",
-    );
+    const status = said(only(d.effects, "comment")[0]!.body);
+    expect(status).toContain("`/autopilot run #3`");
+    expect(status).not.toContain("`/autopilot run #2`");
   });
 
   it("on a task issue, /autopilot run starts that issue", () => {
@@ -95,9 +109,7 @@ describe("mode: semi-auto", () => {
     const d = decide({ ...input(w, { config: semiAuto }), state: first.state });
     expect(only(d.effects, "dispatchWorker")).toEqual([]);
     expect(only(d.effects, "react")).toEqual([{ type: "react", commentId: 500, content: "confused" }]);
-    expect(only(d.effects, "comment")[0]!.body).toContain(
-      "only takes commands from people with write access",
-    );
+    expect(said(only(d.effects, "comment")[0]!.body)).toContain("write access");
   });
 
   it("refuses a task that waits on a dependency, naming it", () => {
@@ -107,7 +119,7 @@ describe("mode: semi-auto", () => {
     expect(only(d.effects, "dispatchWorker")).toEqual([]);
     expect(only(d.effects, "react")[0]).toMatchObject({ content: "confused" });
     expect(only(d.effects, "comment")[0]).toMatchObject({ issue: 1, key: "reply-500" });
-    expect(only(d.effects, "comment")[0]!.body).toContain("#4 is not ready: waiting on #2.");
+    expect(said(only(d.effects, "comment")[0]!.body)).toContain("waiting on #2");
   });
 
   it("refuses while the session is paused, and when every slot is busy", () => {
@@ -118,9 +130,9 @@ describe("mode: semi-auto", () => {
     };
     const d = decide({ ...input(paused, { config: semiAuto }), state: first.state });
     expect(only(d.effects, "dispatchWorker")).toEqual([]);
-    expect(only(d.effects, "comment").find((c) => c.key === "reply-501")!.body).toContain(
-      "Cannot run #3: Autopilot is paused; `/autopilot resume` first.",
-    );
+    const pausedReply = said(only(d.effects, "comment").find((c) => c.key === "reply-501")!.body);
+    expect(pausedReply).toContain("paused");
+    expect(pausedReply).toContain("`/autopilot resume`");
 
     const one = config({ mode: "semi-auto", maxParallel: 1 });
     const started = step(
@@ -132,7 +144,10 @@ describe("mode: semi-auto", () => {
     const full = { ...started.world, comments: [comment(501, 1, "dev", "/autopilot run #3")] };
     const d2 = decide({ ...input(full, { config: one }), state: started.state });
     expect(only(d2.effects, "dispatchWorker")).toEqual([]);
-    expect(only(d2.effects, "comment")[0]!.body).toContain("All 1 slots are busy (#2)");
+    // The refusal names the task holding the one slot and the setting that sets how many there are.
+    const fullReply = said(only(d2.effects, "comment")[0]!.body);
+    expect(fullReply).toContain("#2");
+    expect(fullReply).toContain("`maxParallel`");
   });
 
   it("never re-dispatches a task back in the queue by itself (a crash's retry waits for a person too)", () => {
@@ -176,16 +191,14 @@ describe("session.autoStart: false", () => {
     const first = step(world({ issues: [issue(2), issue(3)] }), null, { config: manual });
     expect(first.state.session.status).toBe("idle");
     expect(only(first.decision.effects, "dispatchWorker")).toEqual([]);
-    expect(dashboard(first.decision)).toContain(
-      "**Waiting for `/autopilot start`:** 2 ready tasks wait; `session.autoStart` is false",
-    );
+    const waits = lineWith(dashboard(first.decision), "`/autopilot start`");
+    expect(waits).toMatch(/(?<!\d)2 ready tasks\b/);
+    expect(waits).toContain("`session.autoStart`");
     // A writer's run is refused with the way forward; a writer's start starts the session and the work.
     const asked = { ...first.world, comments: [comment(500, 1, "dev", "/autopilot run #2")] };
     const refused = decide({ ...input(asked, { config: manual }), state: first.state });
     expect(only(refused.effects, "dispatchWorker")).toEqual([]);
-    expect(only(refused.effects, "comment")[0]!.body).toContain(
-      "Cannot run #2: no session is running; start one with `/autopilot start`",
-    );
+    expect(said(only(refused.effects, "comment")[0]!.body)).toContain("`/autopilot start`");
     const started = { ...first.world, comments: [comment(501, 1, "dev", "/autopilot start")] };
     const d = decide({ ...input(started, { config: manual }), state: first.state });
     expect(d.state.session).toMatchObject({ status: "running", actor: "dev" });
@@ -217,7 +230,7 @@ describe("parsing /autopilot run", () => {
     });
     expect(parseCommand("/autopilot run", tracking)).toMatchObject({
       kind: "invalid",
-      problem: "`run` needs an issue number on the tracking issue: `/autopilot run #N`",
+      problem: expect.stringContaining("`/autopilot run #N`"),
     });
     expect(parseCommand("/autopilot run next", tracking)).toMatchObject({ kind: "invalid" });
   });
@@ -239,59 +252,35 @@ describe("runVerdict", () => {
     busy: [],
     readyLabel: "autopilot:ready",
   };
-  it.each<[string, Partial<RunFacts>, string]>([
-    ["closed", { open: false }, "#5 is not an open issue Autopilot can see."],
-    [
-      "no label",
-      { status: null, candidate: false },
-      "#5 is not an Autopilot task: label it `autopilot:ready` first.",
-    ],
-    ["running", { live: true }, "#5 is already in progress."],
-    [
-      "failed",
-      { status: "failed", candidate: false },
-      "#5 is failed; `/autopilot retry #5` puts it back in the queue, then run it.",
-    ],
-    [
-      "in review",
-      { status: "review", candidate: false },
-      "#5 is in review: its pull request waits for the gates.",
-    ],
+  // Each refusal names what a person needs to know or do next: the facts, the command or the setting.
+  it.each<[string, Partial<RunFacts>, string[]]>([
+    ["closed", { open: false }, ["#5", "open"]],
+    ["no label", { status: null, candidate: false }, ["#5", "`autopilot:ready`"]],
+    ["running", { live: true }, ["#5", "in progress"]],
+    ["failed", { status: "failed", candidate: false }, ["#5", "failed", "`/autopilot retry #5`"]],
+    ["in review", { status: "review", candidate: false }, ["#5", "review"]],
     [
       "labeled by a stranger",
       {
         notInPool: "the `autopilot:ready` label was added by mallory, who has no write access",
         candidate: false,
       },
-      "#5 is not in the pool: the `autopilot:ready` label was added by mallory, who has no write access.",
+      ["#5", "the `autopilot:ready` label was added by mallory, who has no write access"],
     ],
     [
       "backoff",
       { waitUntil: { at: "10:30 UTC", why: "crashed" }, candidate: false },
-      "#5 waits until 10:30 UTC (crashed); `/autopilot retry #5` clears the wait.",
+      ["#5", "10:30 UTC", "crashed", "`/autopilot retry #5`"],
     ],
-    [
-      "stopped",
-      { session: "idle" },
-      "Cannot run #5: no session is running; start one with `/autopilot start`, then run the task.",
-    ],
-    [
-      "stopping",
-      { session: "stopping" },
-      "Cannot run #5: Autopilot is stopping; start it again with `/autopilot start` once running workers have finished.",
-    ],
-    [
-      "no config",
-      { configHeld: true },
-      "Cannot run #5: `.github/autopilot.yml` is not valid and there is no earlier good one; fix the file first (the dashboard says what is wrong).",
-    ],
-    [
-      "slots full",
-      { busy: [2, 3] },
-      "All 2 slots are busy (#2, #3); run it again once one is free (`maxParallel` sets how many).",
-    ],
-  ])("refuses: %s", (_name, facts, reason) => {
-    expect(runVerdict({ ...ready, ...facts })).toEqual({ start: false, reason });
+    ["stopped", { session: "idle" }, ["#5", "session", "`/autopilot start`"]],
+    ["stopping", { session: "stopping" }, ["#5", "stopping", "`/autopilot start`"]],
+    ["no config", { configHeld: true }, ["#5", "`.github/autopilot.yml`"]],
+    ["slots full", { busy: [2, 3] }, ["#2, #3", "`maxParallel`"]],
+  ])("refuses: %s", (_name, facts, parts) => {
+    const verdict = runVerdict({ ...ready, ...facts });
+    expect(verdict.start).toBe(false);
+    const reason = verdict.start ? "" : verdict.reason;
+    for (const part of parts) expect(reason).toContain(part);
   });
   it("starts a ready candidate with a free slot in a running session", () => {
     expect(runVerdict({ ...ready, busy: [2] })).toEqual({ start: true });

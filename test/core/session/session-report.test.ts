@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { commandHelp, parseCommand } from "../../../src/core/tasks/commands.js";
-import { parseDashboard } from "../../../src/core/dashboard/index.js";
+import { GITHUB_BODY_LIMIT, parseDashboard } from "../../../src/core/dashboard/index.js";
 import { decide } from "../../../src/core/reconcile/decide.js";
 import {
-  GITHUB_COMMENT_LIMIT,
   REPORT_BUDGET,
   REPORT_OUTCOMES,
   type ReportTask,
@@ -80,6 +79,26 @@ function cells(row: string): string[] {
     .map((c) => c.trim());
 }
 
+/** The cells of the table row of task #n, or null when the table does not list it. */
+function rowOf(text: string, n: number): string[] | null {
+  const row = text.split("\n").find((l) => l.startsWith(`| #${n} `));
+  return row ? cells(row) : null;
+}
+
+/** The line of the "what waits for whom" list that names task #n, or null when the list does not name it. */
+function waitLineOf(text: string, n: number): string | null {
+  return text.split("\n").find((l) => l.startsWith(`- #${n} `)) ?? null;
+}
+
+/** Checks that `line` exists and holds each of `parts` (the facts a person reads in it), in any wording around them. */
+function expectLine(line: string | null, ...parts: (string | RegExp)[]): void {
+  expect(line).not.toBeNull();
+  for (const part of parts) {
+    if (typeof part === "string") expect(line).toContain(part);
+    else expect(line).toMatch(part);
+  }
+}
+
 describe("the session report's rendering", () => {
   it("gives each task its outcome, attempts, iterations, time, tokens and cost", () => {
     const text = renderSessionReport(
@@ -89,9 +108,9 @@ describe("the session report's rendering", () => {
       ]),
     );
     expect(text).toContain("## Autopilot session report");
-    expect(text).toContain("Asked for by `@dev`.");
-    expect(text).toContain("| #3 Task 3 | done (PR #103) | 2 | 7 | 1h 02m | 48.2k | $1.23 |");
-    expect(text).toContain("| #4 Task 4 | in progress | 1 | 3 | 42s | 1.5k | $0.05 |");
+    expect(text).toContain("`@dev`");
+    expect(rowOf(text, 3)).toEqual(["#3 Task 3", "done (PR #103)", "2", "7", "1h 02m", "48.2k", "$1.23"]);
+    expect(rowOf(text, 4)).toEqual(["#4 Task 4", "in progress", "1", "3", "42s", "1.5k", "$0.05"]);
     expect(text).toMatch(/\*\*Tasks:\*\* 2 — 1 done, 1 in progress\./);
   });
 
@@ -120,16 +139,16 @@ describe("the session report's rendering", () => {
       ]),
     );
     const waits = text.slice(text.indexOf("### What waits for whom"), text.indexOf("### Tasks"));
-    expect(waits).toContain(
-      "- #6 Task 6 — needs a human: waits for an answer since 2026-11-22 10:10 UTC — Before or after tax?",
+    // Each line names the task, whom or what it waits for, since or until when, and why.
+    expectLine(waitLineOf(waits, 6), "Task 6", "an answer", "2026-11-22 10:10 UTC", "Before or after tax?");
+    expectLine(
+      waitLineOf(waits, 5),
+      "PR #105",
+      "its pull request's gates",
+      "waiting for 2 checks: test, lint",
     );
-    expect(waits).toContain(
-      "- #5 Task 5 — in review (PR #105): waits for its pull request's gates — waiting for 2 checks: test, lint",
-    );
-    expect(waits).toContain("- #7 Task 7 — waiting: waits for the tasks it depends on — waiting on #5");
-    expect(waits).toContain(
-      "- #8 Task 8 — waiting: waits for the agent's rate limit to reset until 2026-11-22 11:30 UTC — 429",
-    );
+    expectLine(waitLineOf(waits, 7), "the tasks it depends on", "waiting on #5");
+    expectLine(waitLineOf(waits, 8), "the agent's rate limit to reset", "2026-11-22 11:30 UTC", "429");
     // People first: the question comes before the review, the review before the dependency.
     expect(waits.indexOf("#6")).toBeLessThan(waits.indexOf("#5"));
     expect(waits.indexOf("#5")).toBeLessThan(waits.indexOf("#7"));
@@ -181,22 +200,24 @@ describe("the session report's rendering", () => {
     }
     const text = renderSessionReport(report(tasks, { inHistoryComments: 1234 }));
     expect(Buffer.byteLength(text, "utf8")).toBeLessThanOrEqual(REPORT_BUDGET);
-    expect(text.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(text.length).toBeLessThan(GITHUB_BODY_LIMIT);
     expect(text).toMatch(/\*\*Tasks:\*\* 5,000 — /);
-    expect(text).toMatch(/- _… and [\d,]+ more: see the dashboard\._/);
+    // The waits list stops within its share and counts the rest: listed + counted = every waiting task.
+    const waitsListed = text.split("\n").filter((l) => /^- #\d+ /.test(l)).length;
+    const waitsLeft = text.match(/^- _… and ([\d,]+) more\b/m);
+    expect(waitsLeft).not.toBeNull();
+    expect(waitsListed + Number(waitsLeft![1]!.replace(/,/g, ""))).toBe(
+      tasks.filter((t) => t.wait !== null).length,
+    );
     const rows = text.split("\n").filter((l) => l.startsWith("| #"));
     expect(rows.length).toBeGreaterThan(50);
-    const left = text.match(
-      /_([\d,]+) more tasks are not listed to keep this comment within GitHub's size limit \(([^)]*)\)/,
-    );
+    const left = text.match(/^_([\d,]+) more tasks\b[^\n(]*\bnot listed\b[^\n(]*\(([^)]*)\)/m);
     expect(left).not.toBeNull();
     expect(rows.length + Number(left![1]!.replace(/,/g, ""))).toBe(5000);
     expect(left![2]).toMatch(/\d+ done/);
     // What needs people is listed first.
     expect(cells(rows[0]!)[1]).toBe("needs a human (PR #111)");
-    expect(text).toContain(
-      "_1,234 finished tasks were listed earlier in the history comments on the tracking issue",
-    );
+    expect(text).toMatch(/^_1,234 finished tasks\b[^\n]*\bhistory comments\b/m);
   });
 
   it("shares the completion comment with the notice and the history within the limit", () => {
@@ -260,15 +281,13 @@ describe("`/autopilot report`", () => {
     const replies = only(d.effects, "comment").filter((c) => c.key === "reply-500");
     expect(replies).toHaveLength(1);
     const body = replies[0]!.body;
-    expect(body).toMatch(/^> \/autopilot report\n\n## Autopilot session report/);
-    expect(body).toContain("| done (PR #106) | 1 | 1 |");
-    expect(body).toMatch(
-      /\| #7 Fix it .* \| in review \(PR #107\) \| 1 \| 4 \| 30m 00s \| 32\.0k \| \$0\.42 \|/,
-    );
-    expect(body).toMatch(
-      /#8 Task 8 — needs a human: waits for an answer on the issue from someone with write access since .* — I need the key --&gt;/,
-    );
-    expect(body).toContain("#9 Task 9 — waiting: waits for the tasks it depends on — waiting on #7");
+    expect(body).toContain("## Autopilot session report");
+    expect(rowOf(body, 6)!.slice(1, 4)).toEqual(["done (PR #106)", "1", "1"]);
+    expect(rowOf(body, 7)!.slice(1)).toEqual(["in review (PR #107)", "1", "4", "30m 00s", "32.0k", "$0.42"]);
+    // #8 waits for a writer's answer, with its (escaped) question; #9 waits on #7.
+    expectLine(waitLineOf(body, 8), "an answer", "write access", "I need the key --&gt;");
+    expectLine(waitLineOf(body, 9), "the tasks it depends on", "waiting on #7");
+    expect(waitLineOf(body, 6)).toBeNull();
     expect(body).not.toContain("<!--");
     expect(body).not.toMatch(/@everyone|@octocat/);
 
@@ -291,11 +310,11 @@ describe("`/autopilot report`", () => {
     w.comments = [comment(500, 1, "dev", "/autopilot report")];
     const d = decide({ ...input(w), state: first.state, now: minutes(1) });
     const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
-    expect(body.length).toBeLessThan(65_536);
+    expect(body.length).toBeLessThan(GITHUB_BODY_LIMIT);
     expect(body).toMatch(/\*\*Tasks:\*\* 2,500 — /);
-    expect(body).toMatch(
-      /_[\d,]+ more tasks are not listed to keep this comment within GitHub's size limit \([\d,]+ blocked, [\d,]+ failed/,
-    );
+    const left = body.match(/^_([\d,]+) more tasks\b[^\n(]*\bnot listed\b[^\n(]*\(([^)]*)\)/m);
+    expect(left).not.toBeNull();
+    expect(left![2]).toMatch(/[\d,]+ blocked, [\d,]+ failed/);
     expect(body).not.toContain("<!--");
     expect(body).not.toContain("@everyone");
   });
@@ -320,7 +339,7 @@ describe("`/autopilot report`", () => {
     expect(comments.find((c) => c.key === "reply-501")!.body).toContain("## Autopilot session report");
   });
 
-  it("joins the one comment a completed session posts on the tracking issue, with the finished tasks' numbers", () => {
+  it("joins the one comment a completed session posts on the tracking issue, listing each finished task once", () => {
     const cfg = config({ maxParallel: 2 });
     const first = step(world({ issues: [issue(6), issue(7)] }), null, { config: cfg });
     const w = first.world;
@@ -343,19 +362,79 @@ describe("`/autopilot report`", () => {
     expect(reports).toHaveLength(1);
     expect(reports[0]!.issue).toBe(1);
     const body = reports[0]!.body;
-    expect(body).toMatch(
-      /^Autopilot completed: no ready task is left\.\n\n## Autopilot session report\n\nThe session completed\./,
-    );
-    expect(body).toContain("**Autopilot history**");
-    expect(body).toContain("| #6 Task 6 | done (PR #106) | 1 | 2 | 26m 00s | 1.5k | $0.10 |");
-    expect(body).toMatch(
-      /#7 Task 7 — blocked: waits for someone with write access to clear the blocker, then `\/autopilot retry #7` since .* — no credentials/,
-    );
+    const notice = body.indexOf("Autopilot completed");
+    const head = body.indexOf("## Autopilot session report");
+    const history = body.indexOf("**Autopilot history**");
+    expect(notice).toBe(0);
+    expect(head).toBeGreaterThan(notice);
+    expect(history).toBeGreaterThan(head);
+    expect(body).toContain("The session completed.");
+    // #6 finished: the history below lists it, so the report counts it instead of listing it a second time.
+    expect(rowOf(body, 6)).toBeNull();
+    expect(body.slice(history)).toContain("#6");
+    expect(body.slice(head, history)).toMatch(/(?<!\d)1 finished task\b[^\n]*\bhistory below\b/);
+    expect(body).toMatch(/\*\*Tasks:\*\* 2 — 1 done/);
+    // #7 is blocked: it waits for a writer, and the line names the command that puts it back, and why.
+    expect(rowOf(body, 7)![1]).toBe("blocked");
+    expectLine(waitLineOf(body, 7), "write access", "`/autopilot retry #7`", "no credentials");
 
     // Deciding again on the world that produced brings no second report.
     const world2 = applyEffects(s.world, s.decision.effects, minutes(40));
     const state2 = parseDashboard(world2.trackingIssue!.body).state;
     const again = decide({ ...input(world2), state: state2, config: cfg, now: minutes(41) });
     expect(only(again.effects, "comment").filter((c) => c.key?.startsWith("session-completed-"))).toEqual([]);
+  });
+});
+
+describe("what the report says a queued task waits for", () => {
+  /** The report a writer's `/autopilot report` gets after a first reconcile of `issues` with `cfg`. */
+  function reportOf(
+    issues: ReturnType<typeof issue>[],
+    cfg = config(),
+    more: (w: ReturnType<typeof world>) => void = () => {},
+  ) {
+    const first = step(world({ issues }), null, { config: cfg });
+    const w = first.world;
+    more(w);
+    const second = step(w, first.state, { config: cfg, now: minutes(5) });
+    second.world.comments = [comment(500, 1, "dev", "/autopilot report")];
+    const d = decide({ ...input(second.world), state: second.state, config: cfg, now: minutes(6) });
+    const body = only(d.effects, "comment").find((c) => c.key === "reply-500")!.body;
+    const row = (n: number) => cells(body.split("\n").find((l) => l.startsWith(`| #${n} `))!);
+    const wait = (n: number) => body.split("\n").find((l) => l.startsWith(`- #${n} `)) ?? null;
+    return { body, row, wait };
+  }
+
+  it("does not call a task a stranger labeled ready queued: it waits for a writer's label", () => {
+    const r = reportOf([issue(2), issue(3, { readyLabeledBy: "triager" })], config({ maxParallel: 1 }));
+    expect(r.row(3)[1]).toBe("waiting");
+    expect(r.wait(3)).toContain("write access");
+    expect(r.wait(3)).toContain("`autopilot:ready`");
+    expect(r.wait(3)).toContain("triager");
+  });
+
+  it("in semi-auto, names the command a writer gives to start each queued task", () => {
+    const r = reportOf([issue(2), issue(3)], config({ mode: "semi-auto" }));
+    expect(r.row(2)[1]).toBe("queued");
+    expect(r.wait(2)).toContain("`/autopilot run #2`");
+    expect(r.wait(3)).toContain("`/autopilot run #3`");
+  });
+
+  it("with session.autoStart false, says the queue waits for /autopilot start", () => {
+    const r = reportOf([issue(2)], config({ session: { autoStart: false } }));
+    expect(r.row(2)[1]).toBe("queued");
+    expect(r.wait(2)).toContain("`/autopilot start`");
+  });
+
+  it("says a task retried after its agent's quota ran out waits for its backoff, not for a reset", () => {
+    const r = reportOf([issue(2)], config({ maxParallel: 1 }), (w) => {
+      w.runs = [run(90, 2, { status: "completed", conclusion: "success" })];
+      w.workerResults = [
+        result(2, { result: "quota", reason: "credit balance too low", prNumber: undefined }),
+      ];
+    });
+    expect(r.row(2)[1]).toBe("waiting");
+    expect(r.wait(2)).toMatch(/backoff/);
+    expect(r.wait(2)).not.toMatch(/reset/);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The session report's facts, gathered from what this reconcile decided and the state it persists: the open
  * tasks' labels (as this reconcile leaves them), their records (attempts, iterations, tokens and cost of
- * finished attempts, reasons, waits), the dashboard's lists (review, off-ramps, waits) and the finished tasks
- * still in the pending history. Rendered by src/core/session/session-report.ts.
+ * finished attempts, reasons, waits), the dashboard's lists (review, off-ramps, waits, not in the pool, the
+ * command it waits for) and the finished tasks still in the pending history. Rendered by
+ * src/core/session/session-report.ts.
  */
 import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
 import {
@@ -14,19 +15,24 @@ import {
   type SessionReport,
 } from "../../session/session-report.js";
 import type { Reconciling } from "../context.js";
-import { statusOf } from "../task-labels.js";
+import { openTasks } from "../open-tasks.js";
 
-/** Agent limits whose reset a task waits for (src/core/tasks/worker-result.ts outcomes). */
-const LIMIT_WORDS: Record<string, string> = {
+/**
+ * What a task waiting for a time waits for, by the worker's outcome that set the wait
+ * (src/core/reconcile/runs/worker-outcomes.ts): a limit's reset, or the retry backoff of a failed attempt.
+ */
+const TIME_WAIT_WORDS: Record<string, string> = {
   rate_limited: "the agent's rate limit to reset",
   usage_limited: "the agent's usage limit to reset",
-  quota: "the agent's quota to reset",
+  // A failed attempt's retry: nothing resets then, and only more credits (a person) end an exhausted quota.
+  quota: "its retry backoff (the agent's quota or credits had run out: a person may have to add some)",
 };
 
 function sessionReport(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],
+  historyBelow: ReadonlySet<number>,
 ): SessionReport {
   const tasks: ReportTask[] = [];
   const open = new Set<number>();
@@ -34,14 +40,12 @@ function sessionReport(
   for (const list of [view.review, view.needsHuman, view.blocked, view.timeouts, view.failed])
     for (const line of list) lines.set(line.issue, line);
   const waits = new Map(view.waiting.map((w) => [w.issue, w]));
+  const strangers = new Map(view.notInPool.map((w) => [w.issue, w]));
 
-  for (const [n, issue] of ctx.issues) {
-    if (issue.state !== "open") continue;
-    const status = statusOf(ctx, n);
-    if (status === null || status === "skipped" || status === "done") continue;
+  for (const { n, issue, status, record } of openTasks(ctx)) {
     open.add(n);
-    const record = ctx.state.tasks[n];
-    const waiting = status === "ready" ? waits.get(n) : undefined;
+    const stranger = status === "ready" ? strangers.get(n) : undefined;
+    const waiting = status === "ready" ? (waits.get(n) ?? stranger) : undefined;
     const outcome: ReportOutcome = waiting ? "waiting" : status;
     const end = outcome === "blocked" || outcome === "failed" || outcome === "timeout" ? record?.since : null;
     tasks.push({
@@ -54,14 +58,25 @@ function sessionReport(
       tokens: (record?.tokensIn ?? 0) + (record?.tokensOut ?? 0),
       costUsd: record?.costUsd ?? 0,
       pr: record?.pr ?? lines.get(n)?.pr ?? null,
-      wait: waitOf(ctx, n, outcome, lines.get(n) ?? waiting ?? null),
+      wait: stranger
+        ? {
+            who: `someone with write access to label it \`${ctx.config.labels.ready}\` (not in the pool)`,
+            why: stranger.reason,
+          }
+        : waitOf(ctx, view, n, outcome, lines.get(n) ?? waiting ?? null),
     });
   }
 
-  // Finished tasks still in the state, newest line per issue (an issue reopened since is listed as open).
+  // Finished tasks still in the state, newest line per issue (an issue reopened since is listed as open). Those
+  // the history in the same comment lists are counted, not listed twice.
   const finished = new Map(ctx.state.pendingHistory.map((h) => [h.issue, h]));
+  let inHistoryBelow = 0;
   for (const h of finished.values()) {
     if (open.has(h.issue)) continue;
+    if (historyBelow.has(h.issue)) {
+      inHistoryBelow += 1;
+      continue;
+    }
     tasks.push({
       issue: h.issue,
       title: h.title,
@@ -87,23 +102,29 @@ function sessionReport(
     statistics: view.statistics,
     tasks,
     inHistoryComments: Math.max(0, retired - ctx.state.pendingHistory.length),
+    inHistoryBelow,
     occasion,
     now: ctx.now,
   };
 }
 
-/** The report as Markdown, within `budget` UTF-8 bytes. */
+/**
+ * The report as Markdown, within `budget` UTF-8 bytes. `historyBelow`: the finished tasks a history block in the
+ * same comment lists (the completion comment), counted in the report rather than listed again.
+ */
 export function reportText(
   ctx: Reconciling,
   view: DashboardView,
   occasion: SessionReport["occasion"],
   budget = REPORT_BUDGET,
+  historyBelow: ReadonlySet<number> = new Set(),
 ): string {
-  return renderSessionReport(sessionReport(ctx, view, occasion), budget);
+  return renderSessionReport(sessionReport(ctx, view, occasion, historyBelow), budget);
 }
 
 function waitOf(
   ctx: Reconciling,
+  view: DashboardView,
   n: number,
   outcome: ReportOutcome,
   line: ReasonLine | null,
@@ -132,13 +153,24 @@ function waitOf(
     case "waiting": {
       const until = record?.waitUntil;
       if (until && Date.parse(until) > ctx.nowMs) {
-        const limit = LIMIT_WORDS[record?.result ?? ""];
-        return { who: limit ?? "its retry backoff", why: record?.reason ?? "backoff", until };
+        const words = TIME_WAIT_WORDS[record?.result ?? ""];
+        return { who: words ?? "its retry backoff", why: record?.reason ?? "backoff", until };
       }
       return {
-        who: reason.startsWith("waiting on ") ? "the tasks it depends on" : "someone with write access",
+        who: line?.code === "dependencies" ? "the tasks it depends on" : "someone with write access",
         why: reason,
       };
+    }
+    case "ready": {
+      // Queued while nothing starts without a person's command (session.autoStart false, or semi-auto).
+      const a = view.awaiting;
+      if (!a) return null;
+      return a.command === "start"
+        ? { who: "someone with write access: `/autopilot start`", why: a.why }
+        : {
+            who: `someone with write access: \`/autopilot run #${n}\``,
+            why: "semi-auto: Autopilot starts nothing by itself",
+          };
     }
     default:
       return null;

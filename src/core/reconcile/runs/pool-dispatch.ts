@@ -53,6 +53,7 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     issue: w.number,
     title: ctx.issues.get(w.number)?.title ?? "",
     reason: w.reason,
+    code: w.code,
   }));
   const live = liveIssues(ctx);
   let waitingForTime = false;
@@ -86,6 +87,7 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
         issue: n,
         title: node.issue.title,
         reason: `waiting until ${formatTime(wait)}: ${state.tasks[n]?.reason ?? "backoff"}`,
+        code: "time",
       });
       return false;
     }
