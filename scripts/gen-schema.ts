@@ -146,7 +146,7 @@ more iterations by default. Raise it to feed the failures back to the agent that
 \`<promise>COMPLETE</promise>\`. With \`objective\` it must use the objective marker
 \`<promise>OBJECTIVE_MET: …</promise>\`, naming each requirement of the issue and how the work meets it (the
 prompt teaches it; the statement is kept as the iteration's signal in the progress notes), and the quality
-commands must have run and passed: a plain COMPLETE is ignored with a warning, and with no quality commands
+commands must have run and passed: a plain COMPLETE, or the marker with a blank statement, is ignored with a warning, and with no quality commands
 configured or detected the task stops as blocked, saying to set \`qualityCommands\`.
 
 When the primary agent is rate- or usage-limited and a fallback takes over, \`recoverPrimary\` (on by default)
@@ -157,7 +157,10 @@ straight back to the fallback. \`iterationDelayMs\` pauses between iterations (a
 A failed agent run whose last lines look like a limit that the classifier does not recognise (a 429, "rate
 limit", "quota", … without the shape of a known tool's message) is not counted as a failure at once: the
 worker waits \`rateLimit.baseMs × rateLimit.factor^n\` (capped by \`rateLimit.maxWaitMs\`) and runs the agent
-again, up to \`rateLimit.retries\` times; then the run counts as the failure it may be.
+again, up to \`rateLimit.retries\` times — waits shared with the agent's recognised limits, so at most
+\`rateLimit.retries\` in all until an iteration counts; then the run counts as the failure it may be. Only the
+CLI's own lines are read (its error events, stderr, a text-mode CLI's messages), never the agent's words or
+tool results.
 
 ## Overrides
 

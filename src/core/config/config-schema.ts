@@ -104,7 +104,8 @@ export const ConfigSchema = z
         "What ends a task as done. `promise`: the agent's `<promise>COMPLETE</promise>` and the quality " +
           "commands passing (none configured or detected: the PR's checks are the only gate). `objective`: " +
           "the agent's objective marker `<promise>OBJECTIVE_MET: …</promise>`, which names each requirement " +
-          "of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE does " +
+          "of the issue and how the work meets it, and the quality commands passing; a plain COMPLETE (or the " +
+          "marker with a blank statement) does " +
           "not end the task, and with no quality commands the task stops as blocked.",
       ),
     iterationDelayMs: z

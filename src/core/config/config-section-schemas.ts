@@ -361,7 +361,9 @@ export const CleanupSchema = z
         description:
           "Delete the branch (and close the pull request) of a failed, timed-out or skipped task once nothing was " +
           "pushed to it for this many days (fractions allowed), and only when every push to it was Autopilot's own " +
-          "(GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept. " +
+          "(GitHub's record of who pushed, never the commits' author fields): a branch a person pushed to is kept, " +
+          "and so is one pushed to after Autopilot judged it (it is deleted only while still at the commit it was " +
+          "judged at). " +
           "`off` keeps every branch until `/autopilot cleanup #N`.",
         [EXPECTED]: "`off` or a number of days greater than 0, such as `14`",
       }),
