@@ -7,10 +7,9 @@
 import { DISPATCH_LOCK_PREFIX, dispatchLockRef } from "../../core/contract.js";
 import type { Effect } from "../../core/effects.js";
 import type { WorldSnapshot } from "../../core/world.js";
-import type { GatewayLog, OctokitSurface } from "../transport/octokit-surface.js";
+import type { GatewayLog, OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
 import { DELETE_REFS_MUTATION } from "../queries.js";
 import { statusOf } from "../transport/errors.js";
-import type { ExecContext } from "./executor.js";
 
 /** What of the executor's context this needs (src/github/execution/executor.ts `ExecContext` has all of it). */
 interface RefDeletionContext {
@@ -19,6 +18,12 @@ interface RefDeletionContext {
   world: WorldSnapshot | null;
   facts: { repositoryNodeId?: string | null } | null;
   write: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+/** A single guarded deletion also reads the branch first (the REST path, without the repository's node id). */
+interface GuardedDeletionContext extends RefDeletionContext {
+  repo: RepoRef;
+  read: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 type RefDeletion = Extract<Effect, { type: "deleteBranch" | "releaseDispatchLocks" }>;
@@ -65,7 +70,7 @@ export function existingRefsOf(ctx: Pick<RefDeletionContext, "world">, effect: R
  * `kept` says why a branch stays: elsewhere now, gone, or GitHub refused (a rule that protects it).
  */
 export async function deleteBranchAt(
-  ctx: RefDeletionContext & Pick<ExecContext, "repo" | "read">,
+  ctx: GuardedDeletionContext,
   branch: string,
   expectOid: string,
 ): Promise<{ deleted: true } | { deleted: false; kept: string }> {
