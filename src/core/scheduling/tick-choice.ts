@@ -60,7 +60,7 @@ export const DEFAULT_TICK_POLICY: TickPolicy = {
   unknownPerTick: 50,
 };
 
-export interface TickInput {
+interface TickInput {
   repos: readonly RepoStanding[];
   nowMs: number;
   /** Milliseconds to the next tick; 0 when none is planned (the budget is then not paced). */
@@ -69,7 +69,7 @@ export interface TickInput {
   policy: TickPolicy;
 }
 
-export interface TickChoice {
+interface TickChoice {
   /** The repositories to reconcile, in order. */
   reconcile: string[];
   /** How many reconciles the budget allowed this tick (Infinity: none binds). */
