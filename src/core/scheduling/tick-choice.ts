@@ -24,7 +24,7 @@ export type ActivityKind = "active" | "idle" | "unknown";
 export interface RepoStanding {
   /** `owner/name`, lower case. */
   key: string;
-  /** What the last reconcile found; unknown: never reconciled to the end in this process. */
+  /** What the last reconcile found; unknown: this controller has not reconciled it to the end yet. */
   activity: ActivityKind;
   /** When it was last reconciled (a webhook's, a tick's, a failed one's: each spent requests); epoch ms. */
   lastReconciledAt: number | null;
