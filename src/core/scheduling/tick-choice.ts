@@ -14,8 +14,8 @@
  * All within the budget GitHub's headers report per resource (REST and GraphQL apart): what is left above a
  * reserve of `reserveFraction` of the limit, which stays for webhooks, divided by the estimated cost of a
  * reconcile. With ticks `tickMs` apart the share is paced over the time to the window's reset, so the first
- * tick of an hour cannot take what the rest of the hour's ticks need. A window that has reset, or none reported
- * yet, does not bind.
+ * tick of an hour cannot take what the rest of the hour's ticks need (yet never less than one reconcile while
+ * the budget above the reserve pays for it). A window that has reset, or none reported yet, does not bind.
  */
 import { sweepDue } from "./idle-sweep.js";
 
@@ -90,8 +90,12 @@ export function reconcilesAllowed(
     const untilReset = b.resetAt - nowMs;
     if (untilReset <= 0) continue;
     const usable = b.remaining - Math.ceil(b.limit * reserveFraction);
+    const cost = Math.max(1, b.cost);
     const share = tickMs > 0 ? usable * Math.min(1, tickMs / untilReset) : usable;
-    allowed = Math.min(allowed, Math.max(0, Math.floor(share / Math.max(1, b.cost))));
+    // A share below one reconcile would stay below it (it is worked out afresh each tick from what is left, and
+    // nothing spent means nothing gained): one reconcile a tick while what is above the reserve pays for it.
+    const n = Math.max(Math.floor(share / cost), usable >= cost ? 1 : 0);
+    allowed = Math.min(allowed, n);
   }
   return allowed;
 }

@@ -145,6 +145,31 @@ describe("chooseTickRepos", () => {
     expect(reconcilesAllowed(budgets, NOW + HOUR / 2 - 60_000, 300_000, 0.2)).toBe(400);
   });
 
+  it("never paces a tick down to nothing while the budget above the reserve pays for a reconcile", () => {
+    // Ticks a second apart, half an hour to the reset: the share (4000 / 1800 = 2 requests) is below one
+    // reconcile's 10, yet each tick reconciles one, least recently reconciled first, so all take turns.
+    const standings = repos("active", 3, NOW - HOUR);
+    let now = NOW;
+    const order: string[] = [];
+    for (let tick = 0; tick < 6; tick++) {
+      const budget = { ...core(5000, 10), resetAt: NOW + HOUR / 2 };
+      const choice = chooseTickRepos({
+        repos: standings,
+        nowMs: now,
+        tickMs: 1000,
+        budgets: [budget],
+        policy,
+      });
+      expect(choice.reconcile).toHaveLength(1);
+      order.push(choice.reconcile[0]!);
+      standings.find((r) => r.key === choice.reconcile[0])!.lastReconciledAt = now;
+      now += 1000;
+    }
+    expect(order).toEqual([...standings.map((r) => r.key), ...standings.map((r) => r.key)]);
+    // At the reserve, not even one.
+    expect(reconcilesAllowed([core(1009, 10)], NOW, 1000, 0.2)).toBe(0);
+  });
+
   it("learns the activity of never-reconciled repositories at most unknownPerTick at a time, after the active ones", () => {
     const active = repos("active", 2, NOW - HOUR);
     const unknown = repos("unknown", 30);
