@@ -60565,8 +60565,10 @@ function reconcilesAllowed(budgets, nowMs, tickMs, reserveFraction) {
     const untilReset = b.resetAt - nowMs;
     if (untilReset <= 0) continue;
     const usable = b.remaining - Math.ceil(b.limit * reserveFraction);
+    const cost = Math.max(1, b.cost);
     const share = tickMs > 0 ? usable * Math.min(1, tickMs / untilReset) : usable;
-    allowed = Math.min(allowed, Math.max(0, Math.floor(share / Math.max(1, b.cost))));
+    const n = Math.max(Math.floor(share / cost), usable >= cost ? 1 : 0);
+    allowed = Math.min(allowed, n);
   }
   return allowed;
 }
