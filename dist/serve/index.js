@@ -60727,24 +60727,20 @@ var RepoActivityBook = class {
       lastReconciledAt: entry?.lastReconciledAt ?? null
     };
   }
-  /** Why the repository counts as active (its last verdict's reason, or the event that marked it). */
-  reason(key) {
-    return this.entries.get(key)?.reason ?? null;
-  }
   /**
    * A reconcile ended at `at`: with the activity it found, or none (it failed, or said nothing) — the activity
    * known before stays. It counts as reconciled either way: it spent requests.
    */
   reconciled(key, at, found) {
-    const known = this.entries.get(key);
-    const activity = found?.kind ?? known?.activity ?? "unknown";
-    const reason = found ? found.kind === "active" ? found.reason : null : known?.reason ?? null;
-    this.entries.set(key, { activity, reason, lastReconciledAt: at });
+    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
+    this.entries.set(key, { activity, lastReconciledAt: at });
   }
   /** An event that may start work: active until a reconcile says otherwise. */
-  markActive(key, reason) {
-    const known = this.entries.get(key);
-    this.entries.set(key, { activity: "active", reason, lastReconciledAt: known?.lastReconciledAt ?? null });
+  markActive(key) {
+    this.entries.set(key, {
+      activity: "active",
+      lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null
+    });
   }
   /** Forgets the repository: unknown again (added to an installation anew). */
   forget(key) {
@@ -77414,7 +77410,12 @@ function createControllerApp(options2 = {}) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${error62.message}`);
         throw error62;
       } finally {
-        book.reconciled(key, Date.now(), activityOf(result));
+        const activity = activityOf(result);
+        book.reconciled(key, Date.now(), activity);
+        if (activity)
+          log.debug(
+            `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`
+          );
         const cost = reconcileCost(result);
         if (cost) budgets.noteCost(installationId, cost);
         resumeAfterWritePause(octokit, repo, installationId);
@@ -77501,7 +77502,10 @@ function createControllerApp(options2 = {}) {
       if (context.name === "push" && !pushToDefaultBranch(context.payload)) return;
       const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
       const why = activityEvent(context.name, context.payload);
-      if (why) book.markActive(repoKey(repo), why);
+      if (why) {
+        book.markActive(repoKey(repo));
+        log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
+      }
       const octokit = watch(context.octokit, payload.installation.id);
       const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
       if (options2.awaitReconcile) await pending;

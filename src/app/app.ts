@@ -150,7 +150,12 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
         throw error;
       } finally {
-        book.reconciled(key, Date.now(), activityOf(result));
+        const activity = activityOf(result);
+        book.reconciled(key, Date.now(), activity);
+        if (activity)
+          log.debug(
+            `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`,
+          );
         const cost = reconcileCost(result);
         if (cost) budgets.noteCost(installationId, cost);
         resumeAfterWritePause(octokit, repo, installationId);
@@ -244,7 +249,10 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       if (context.name === "push" && !pushToDefaultBranch(context.payload)) return;
       const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
       const why = activityEvent(context.name, context.payload);
-      if (why) book.markActive(repoKey(repo), why);
+      if (why) {
+        book.markActive(repoKey(repo));
+        log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
+      }
       const octokit = watch(context.octokit, payload.installation.id);
       const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
       if (options.awaitReconcile) await pending;

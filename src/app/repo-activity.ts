@@ -4,11 +4,11 @@
  * (src/core/scheduling/tick-choice.ts); a restart forgets it, and every repository is then unknown until a
  * reconcile learns it again.
  */
+import type { RepoActivity } from "../core/scheduling/repo-activity.js";
 import type { ActivityKind, RepoStanding } from "../core/scheduling/tick-choice.js";
 
 interface Entry {
   activity: ActivityKind;
-  reason: string | null;
   lastReconciledAt: number | null;
 }
 
@@ -24,30 +24,21 @@ export class RepoActivityBook {
     };
   }
 
-  /** Why the repository counts as active (its last verdict's reason, or the event that marked it). */
-  reason(key: string): string | null {
-    return this.entries.get(key)?.reason ?? null;
-  }
-
   /**
    * A reconcile ended at `at`: with the activity it found, or none (it failed, or said nothing) — the activity
    * known before stays. It counts as reconciled either way: it spent requests.
    */
-  reconciled(
-    key: string,
-    at: number,
-    found: { kind: "active"; reason: string } | { kind: "idle" } | null,
-  ): void {
-    const known = this.entries.get(key);
-    const activity = found?.kind ?? known?.activity ?? "unknown";
-    const reason = found ? (found.kind === "active" ? found.reason : null) : (known?.reason ?? null);
-    this.entries.set(key, { activity, reason, lastReconciledAt: at });
+  reconciled(key: string, at: number, found: RepoActivity | null): void {
+    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
+    this.entries.set(key, { activity, lastReconciledAt: at });
   }
 
   /** An event that may start work: active until a reconcile says otherwise. */
-  markActive(key: string, reason: string): void {
-    const known = this.entries.get(key);
-    this.entries.set(key, { activity: "active", reason, lastReconciledAt: known?.lastReconciledAt ?? null });
+  markActive(key: string): void {
+    this.entries.set(key, {
+      activity: "active",
+      lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null,
+    });
   }
 
   /** Forgets the repository: unknown again (added to an installation anew). */

@@ -60,7 +60,7 @@ describe("RepoActivityBook", () => {
       lastReconciledAt: null,
     });
     book.reconciled("acme/app", 1000, { kind: "idle" });
-    book.markActive("acme/app", "issues labeled event");
+    book.markActive("acme/app");
     expect(book.standing("acme/app")).toEqual({
       key: "acme/app",
       activity: "active",
@@ -68,7 +68,6 @@ describe("RepoActivityBook", () => {
     });
     book.reconciled("acme/app", 2000, null);
     expect(book.standing("acme/app")).toMatchObject({ activity: "active", lastReconciledAt: 2000 });
-    expect(book.reason("acme/app")).toBe("issues labeled event");
     book.retain(new Set());
     expect(book.standing("acme/app").activity).toBe("unknown");
   });
