@@ -4,8 +4,11 @@
  * catches up with its own writes); they never start work by themselves because decide only acts on what the
  * world shows, and bot comments are never commands (src/github/snapshot/snapshot.ts leaves them out of `comments`).
  *
- * A periodic tick reconciles every repository of every installation (listed through the App, cached), so time
- * based decisions — timeouts, retries after a backoff, stalled runs — happen without any event. A reconcile that
+ * A periodic tick reconciles the repositories of every installation (listed through the App, cached) where time
+ * based decisions — timeouts, retries after a backoff, stalled runs — may be due without any event: which ones,
+ * src/core/scheduling/tick-choice.ts decides from what each one's last reconcile found (repo-activity.ts) and the
+ * installation's rate budget as GitHub's headers report it (installation-budgets.ts). An idle repository costs
+ * a tick nothing but its bounded, spread-out safety sweep; its next event brings it in. A reconcile that
  * ends with the repository's writes paused for GitHub's secondary rate limit and writes held
  * (src/github/transport/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
  * which carries them out without waiting for the next event or tick.
@@ -20,6 +23,12 @@ import {
   listInstallationRepos,
 } from "../github/setup/app-installations.js";
 import { circuitFor } from "../github/transport/circuit.js";
+import { watchRateHeaders } from "../github/transport/rate-headers.js";
+import { chooseTickRepos, DEFAULT_TICK_POLICY, type TickPolicy } from "../core/scheduling/tick-choice.js";
+import type { RepoActivity } from "../core/scheduling/repo-activity.js";
+import { activityEvent } from "./activity-events.js";
+import { InstallationBudgets, reconcileCost } from "./installation-budgets.js";
+import { RepoActivityBook } from "./repo-activity.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,
@@ -64,11 +73,13 @@ interface ControllerAppOptions {
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
   /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
   alertEnv?: Record<string, string | undefined>;
+  /** How ticks choose repositories (src/core/scheduling/tick-choice.ts); unset fields keep their defaults. */
+  tickPolicy?: Partial<TickPolicy>;
 }
 
 interface ControllerApp {
   appFn: ApplicationFunction;
-  /** Reconciles every repository of every installation once; resolves when all are done. */
+  /** Reconciles the repositories a tick chooses in every installation once; resolves when all are done. */
   tick(): Promise<void>;
   /** Resolves when no tick and no reconcile is running or waiting. */
   idle(): Promise<void>;
@@ -95,6 +106,15 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   let stopped = false;
   /** Per repository: the reconcile due when its write pause ends. */
   const resumes = new Map<string, NodeJS.Timeout>();
+  const book = new RepoActivityBook();
+  const budgets = new InstallationBudgets();
+  const policy: TickPolicy = { ...DEFAULT_TICK_POLICY, ...options.tickPolicy };
+
+  /** Notes the installation's rate budget from every answer its client gets. */
+  function watch(octokit: OctokitSurface, installationId: number): OctokitSurface {
+    watchRateHeaders(octokit, (reading) => budgets.note(installationId, reading));
+    return octokit;
+  }
 
   async function resolveBotLogin(): Promise<string | undefined> {
     if (botLogin || !probot) return botLogin ?? undefined;
@@ -106,11 +126,18 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     return botLogin ?? undefined;
   }
 
-  function schedule(octokit: OctokitSurface, repo: RepoRef, reason: string): Promise<void> {
-    return scheduler.request(repoKey(repo), async () => {
+  function schedule(
+    octokit: OctokitSurface,
+    repo: RepoRef,
+    installationId: number,
+    reason: string,
+  ): Promise<void> {
+    const key = repoKey(repo);
+    return scheduler.request(key, async () => {
       const login = await resolveBotLogin();
+      let result: unknown;
       try {
-        await run({
+        result = await run({
           octokit,
           repo,
           log,
@@ -123,13 +150,21 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
         throw error;
       } finally {
-        resumeAfterWritePause(octokit, repo);
+        const activity = activityOf(result);
+        book.reconciled(key, Date.now(), activity);
+        if (activity)
+          log.debug(
+            `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`,
+          );
+        const cost = reconcileCost(result);
+        if (cost) budgets.noteCost(installationId, cost);
+        resumeAfterWritePause(octokit, repo, installationId);
       }
     });
   }
 
   /** Schedules a reconcile for when the repository's write pause ends, if it holds writes (once per pause). */
-  function resumeAfterWritePause(octokit: OctokitSurface, repo: RepoRef): void {
+  function resumeAfterWritePause(octokit: OctokitSurface, repo: RepoRef, installationId: number): void {
     const key = repoKey(repo);
     const circuit = circuitFor(options.baseUrl ?? "https://api.github.com");
     const pause = circuit.writePause(key);
@@ -137,7 +172,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     const timer = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped) schedule(octokit, repo, "the write pause ended").catch(() => {});
+        if (!stopped) schedule(octokit, repo, installationId, "the write pause ended").catch(() => {});
       },
       Math.max(0, pause.until - Date.now()) + 1_000,
     );
@@ -155,6 +190,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       list.push({ installationId, repos });
     }
     installations = { at: Date.now(), list };
+    book.retain(new Set(list.flatMap((i) => i.repos.map(repoKey))));
     return list;
   }
 
@@ -180,7 +216,24 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         continue;
       }
       if (stopped) break;
-      for (const repo of installation.repos) runs.push(schedule(octokit, repo, "tick"));
+      watch(octokit, installation.installationId);
+      const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      const choice = chooseTickRepos({
+        repos: [...byKey.keys()].map((key) => book.standing(key)),
+        nowMs: Date.now(),
+        tickMs: options.tickMs ?? 0,
+        budgets: budgets.budgets(installation.installationId),
+        policy,
+      });
+      const { active, unknown, idle } = choice.deferred;
+      const line = `tick: installation ${installation.installationId}: ${choice.reconcile.length} of ${byKey.size} repositories`;
+      if (active + unknown + idle > 0)
+        log.info(
+          `${line}; left for later: ${active} active, ${unknown} not yet reconciled, ${idle} idle due a sweep (room for ${choice.allowed} reconciles in the rate budget)`,
+        );
+      else log.debug(line);
+      for (const key of choice.reconcile)
+        runs.push(schedule(octokit, byKey.get(key)!, installation.installationId, "tick"));
     }
     await Promise.all(runs);
   }
@@ -195,11 +248,30 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       if (!payload.repository || !payload.installation) return;
       if (context.name === "push" && !pushToDefaultBranch(context.payload)) return;
       const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
-      const pending = schedule(context.octokit, repo, `${context.name} event`);
+      const why = activityEvent(context.name, context.payload);
+      if (why) {
+        book.markActive(repoKey(repo));
+        log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
+      }
+      const octokit = watch(context.octokit, payload.installation.id);
+      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
       if (options.awaitReconcile) await pending;
     });
-    app.on(["installation", "installation_repositories"], async () => {
+    app.on(["installation", "installation_repositories"], async (context: Context) => {
       installations = null;
+      // Repositories added anew are unknown again: the next tick learns their activity first among the
+      // never-reconciled ones.
+      const p = context.payload as {
+        repositories?: { full_name?: string }[];
+        repositories_added?: { full_name?: string }[];
+        repositories_removed?: { full_name?: string }[];
+      };
+      for (const r of [
+        ...(p.repositories ?? []),
+        ...(p.repositories_added ?? []),
+        ...(p.repositories_removed ?? []),
+      ])
+        if (r.full_name) book.forget(r.full_name.toLowerCase());
     });
     if (options.tickMs && options.tickMs > 0 && !timer) {
       timer = setInterval(() => {
@@ -208,6 +280,12 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       timer.unref();
     }
   };
+
+  /** The verdict a reconcile's result carries (a stand-in reconcile's may carry none). */
+  function activityOf(result: unknown): RepoActivity | null {
+    const activity = (result as { activity?: RepoActivity } | null | undefined)?.activity;
+    return activity && (activity.kind === "active" || activity.kind === "idle") ? activity : null;
+  }
 
   function tick(): Promise<void> {
     // Overlapping ticks share one run.

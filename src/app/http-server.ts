@@ -2,11 +2,12 @@
  * The controller as an HTTP server: Probot's `createNodeMiddleware` on node:http, bound to 127.0.0.1 by
  * default. `autopilot serve` and the sandbox scenarios start it through `startControllerServer`.
  * Webhook deliveries are read with a bound (webhook-body-limit.ts: 413 past GitHub's 25 MB cap), verified
- * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles every installed repository and resolves when done.
+ * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/app.ts) and resolves when done.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import { keepGraphsBetweenBuilds } from "../core/tasks/graph.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
@@ -24,7 +25,7 @@ export interface ControllerServerOptions {
   baseUrl?: string;
   port?: number;
   host?: string;
-  /** Milliseconds between periodic reconciles of every installed repository; 0: only on `tick()`. */
+  /** Milliseconds between ticks (src/app/app.ts says which repositories one reconciles); 0: only on `tick()`. */
   tickMs?: number;
   log?: GatewayLog;
   /** Probot's own log level (default: LOG_LEVEL, else "warn"). */
@@ -44,6 +45,8 @@ export interface ControllerServerOptions {
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
   /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
   alertEnv?: Record<string, string | undefined>;
+  /** How ticks choose repositories (src/core/scheduling/tick-choice.ts); unset fields keep their defaults. */
+  tickPolicy?: Partial<TickPolicy>;
 }
 
 export interface ControllerServer {
@@ -51,7 +54,7 @@ export interface ControllerServer {
   url: string;
   /** `http://127.0.0.1:PORT/api/github/webhooks` */
   webhookUrl: string;
-  /** Reconciles every repository of every installation now; resolves when all are done. */
+  /** Ticks now (the repositories a tick chooses, in every installation); resolves when all are done. */
   tick(): Promise<void>;
   /** Resolves when no reconcile (from webhooks or ticks) is running or waiting. */
   idle(): Promise<void>;
@@ -101,6 +104,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ...(options.awaitReconcile ? { awaitReconcile: true } : {}),
     ...(options.reconcile ? { reconcile: options.reconcile } : {}),
     ...(options.alertEnv ? { alertEnv: options.alertEnv } : {}),
+    ...(options.tickPolicy ? { tickPolicy: options.tickPolicy } : {}),
   });
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 

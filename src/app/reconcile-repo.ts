@@ -23,6 +23,7 @@ import {
 import { commentProcessedRule } from "../core/contract.js";
 import { type ConfigOverrides, type DashboardState, parseDashboard } from "../core/dashboard/index.js";
 import { type Decision, decide } from "../core/reconcile/decide.js";
+import { type RepoActivity, repoActivity } from "../core/scheduling/repo-activity.js";
 import type { WorldSnapshot } from "../core/world.js";
 import { circuitFor, type GitHubCircuit } from "../github/transport/circuit.js";
 import { LIMIT_WAIT_GRACE_MS, type LimitWait, recentLimitWait } from "../github/transport/limit-waits.js";
@@ -80,6 +81,8 @@ export interface ReconcileResult {
   graphql: { points: number; remaining: number; resetAt: string } | null;
   configError: ConfigError | null;
   dryRun: boolean;
+  /** Whether the repository needs the periodic tick (src/core/scheduling/repo-activity.ts). */
+  activity: RepoActivity;
 }
 
 const locks = new Map<string, Promise<unknown>>();
@@ -252,8 +255,9 @@ async function reconcileOnce(
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
   }
+  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
   return {
-    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
+    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),
     rateLimit: facts.rateLimit,
   };

@@ -1,0 +1,53 @@
+/**
+ * What the hosted controller knows of each repository between reconciles, in this process: the activity its
+ * last reconcile found (src/core/scheduling/repo-activity.ts) and when it was last reconciled. Ticks choose by it
+ * (src/core/scheduling/tick-choice.ts); a restart forgets it, and every repository is then unknown until a
+ * reconcile learns it again.
+ */
+import type { RepoActivity } from "../core/scheduling/repo-activity.js";
+import type { ActivityKind, RepoStanding } from "../core/scheduling/tick-choice.js";
+
+interface Entry {
+  activity: ActivityKind;
+  lastReconciledAt: number | null;
+}
+
+export class RepoActivityBook {
+  private readonly entries = new Map<string, Entry>();
+
+  standing(key: string): RepoStanding {
+    const entry = this.entries.get(key);
+    return {
+      key,
+      activity: entry?.activity ?? "unknown",
+      lastReconciledAt: entry?.lastReconciledAt ?? null,
+    };
+  }
+
+  /**
+   * A reconcile ended at `at`: with the activity it found, or none (it failed, or said nothing) — the activity
+   * known before stays. It counts as reconciled either way: it spent requests.
+   */
+  reconciled(key: string, at: number, found: RepoActivity | null): void {
+    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
+    this.entries.set(key, { activity, lastReconciledAt: at });
+  }
+
+  /** An event that may start work: active until a reconcile says otherwise. */
+  markActive(key: string): void {
+    this.entries.set(key, {
+      activity: "active",
+      lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null,
+    });
+  }
+
+  /** Forgets the repository: unknown again (added to an installation anew). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Forgets every repository not in `keys` (no longer installed). */
+  retain(keys: ReadonlySet<string>): void {
+    for (const key of this.entries.keys()) if (!keys.has(key)) this.entries.delete(key);
+  }
+}

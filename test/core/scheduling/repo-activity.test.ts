@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../../src/core/config/index.js";
+import { repoActivity } from "../../../src/core/scheduling/repo-activity.js";
+import { issue, run, world } from "../world.js";
+
+const labels = DEFAULT_CONFIG.labels;
+const quiet = { effects: [] };
+
+describe("repoActivity", () => {
+  it("is idle with no task moving, no run and nothing done, even with a tracking issue", () => {
+    const snapshot = world({
+      issues: [
+        issue(1, { labels: ["autopilot:needs-human"] }),
+        issue(2, { labels: [] }),
+        issue(3, { state: "closed" }),
+      ],
+      runs: [run(7, 1, { status: "completed", conclusion: "success" })],
+      trackingIssue: { number: 9, body: "", updatedAt: "2026-11-27T00:00:00Z", state: "open" },
+    });
+    expect(repoActivity({ snapshot, decision: quiet, labels })).toEqual({ kind: "idle" });
+  });
+
+  it("is active with a ready, in-progress or review task", () => {
+    for (const label of ["autopilot:ready", "autopilot:in-progress", "autopilot:review"]) {
+      const snapshot = world({ issues: [issue(4, { labels: [label] })] });
+      expect(repoActivity({ snapshot, decision: quiet, labels }).kind, label).toBe("active");
+    }
+  });
+
+  it("is idle when the moving label is on an excluded issue or a pull request", () => {
+    const snapshot = world({
+      issues: [
+        issue(4, { labels: ["autopilot:ready", "autopilot:exclude"] }),
+        issue(5, { labels: ["autopilot:ready"], isPullRequest: true }),
+      ],
+    });
+    expect(repoActivity({ snapshot, decision: quiet, labels }).kind).toBe("idle");
+  });
+
+  it("is active while a worker run has not completed, and after a reconcile that acted", () => {
+    expect(
+      repoActivity({ snapshot: world({ runs: [run(7, 1, { status: "queued" })] }), decision: quiet, labels }),
+    ).toEqual({
+      kind: "active",
+      reason: "worker run 7 is queued",
+    });
+    const acted = { effects: [{ type: "pinIssue" as const, issue: 0 }] };
+    expect(repoActivity({ snapshot: world(), decision: acted, labels }).kind).toBe("active");
+  });
+});
