@@ -7,10 +7,10 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import { keepGraphsBetweenBuilds } from "../core/tasks/graph.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
+import { applyMemoryBounds, type MemoryBounds } from "./memory-bounds.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
@@ -44,6 +44,8 @@ export interface ControllerServerOptions {
   reconcile?: (options: ReconcileOptions) => Promise<ReconcileResult | unknown>;
   /** Where `alerts.webhook`'s URL and secret variables are read (default: this process's environment). */
   alertEnv?: Record<string, string | undefined>;
+  /** How much the process keeps between reconciles (memory-bounds.ts; default DEFAULT_MEMORY_BOUNDS). */
+  memoryBounds?: Partial<MemoryBounds>;
 }
 
 export interface ControllerServer {
@@ -68,8 +70,9 @@ function isWebhookPath(url: string | undefined): boolean {
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
-  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/tasks/graph.ts).
-  keepGraphsBetweenBuilds(true);
+  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/tasks/graph.ts),
+  // with the process-wide caches, within the bounds.
+  applyMemoryBounds(options.memoryBounds);
   const retry = options.retry ?? true;
   const throttle = options.throttle ?? true;
   // The function form: the object form of defaults() is overridden by Probot's own (probot/probot#2039).
