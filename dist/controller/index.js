@@ -61084,7 +61084,7 @@ async function readBranchActivity(ctx, branches) {
 
 // src/github/transport/conditional-reads.ts
 var DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
-  entries: 2e3,
+  entries: 4e3,
   bytes: 64 * 1024 * 1024
 });
 function sizeOf(response) {

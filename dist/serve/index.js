@@ -75650,7 +75650,7 @@ function describeEffect(effect) {
 
 // src/github/transport/conditional-reads.ts
 var DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
-  entries: 2e3,
+  entries: 4e3,
   bytes: 64 * 1024 * 1024
 });
 function sizeOf(response) {

@@ -43878,7 +43878,7 @@ var init_conditional_reads = __esm({
     "use strict";
     init_index_min();
     DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
-      entries: 2e3,
+      entries: 4e3,
       bytes: 64 * 1024 * 1024
     });
     ConditionalReadCache = class {

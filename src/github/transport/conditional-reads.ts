@@ -43,9 +43,12 @@ interface ReadCacheBounds {
   bytes: number;
 }
 
-/** An org-wide App reads each repository's runs listing on every tick: room for a few answers per repository. */
+/**
+ * An active repository keeps about four answers here (bench/serve-memory.ts), its worker runs listing, read on
+ * every tick, among them: room for the 1,000 repositories whose memory is kept (src/github/repo-memories.ts).
+ */
 export const DEFAULT_READ_CACHE_BOUNDS: ReadCacheBounds = Object.freeze({
-  entries: 2_000,
+  entries: 4_000,
   bytes: 64 * 1024 * 1024,
 });
 
