@@ -17,12 +17,12 @@ module.exports = {
       severity: "error",
       comment:
         "src/core holds decisions only: no I/O. It may import itself and pure libraries (zod, yaml, markdown-table, " +
-          "re2js, the mdast/micromark Markdown parser, fast-xml-parser for coverage reports).",
+          "re2js, the mdast/micromark Markdown parser, fast-xml-parser for coverage reports, lru-cache for the kept task graphs).",
       from: { path: "^src/core/" },
       to: {
         pathNot: [
           "^src/core/",
-          "node_modules/(zod|yaml|markdown-table|re2js|mdast-util-from-markdown|mdast-util-gfm|micromark-extension-gfm|@types/mdast|fast-xml-parser)/",
+          "node_modules/(zod|yaml|markdown-table|re2js|mdast-util-from-markdown|mdast-util-gfm|micromark-extension-gfm|@types/mdast|fast-xml-parser|lru-cache)/",
         ],
       },
     },
@@ -37,11 +37,11 @@ module.exports = {
       name: "github-imports-only-core",
       severity: "error",
       comment:
-        "src/github may import src/core and itself, the Octokit libraries, cockatiel (the circuit breaker), zod " +
-          "and Node's built-in modules.",
+        "src/github may import src/core and itself, the Octokit libraries, cockatiel (the circuit breaker), zod, " +
+          "lru-cache (the bounded caches) and Node's built-in modules.",
       from: { path: "^src/github/" },
       to: {
-        pathNot: ["^src/(core|github)/", "node_modules/(@octokit/[^/]+|cockatiel|zod)/"],
+        pathNot: ["^src/(core|github)/", "node_modules/(@octokit/[^/]+|cockatiel|zod|lru-cache)/"],
         dependencyTypesNot: ["core"],
       },
     },

@@ -16,6 +16,7 @@ import { machineLine } from "./lib.js";
 import { runDecideBench } from "./reconcile-decide.js";
 import { runRequestsBench } from "./requests.js";
 import { runServeFootprintBench } from "./serve-footprint.js";
+import { runServeMemoryBench } from "./serve-memory.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -57,6 +58,9 @@ if (worker.status !== 0) console.log(`(worker-overhead.ts exited with ${worker.s
 
 section("the hosted app's footprint");
 await runServeFootprintBench();
+
+section("the hosted app's memory per active repository");
+await runServeMemoryBench();
 
 section("GitHub requests (idle ticks, demo scenario)");
 await runRequestsBench(demoSeconds);

@@ -114,6 +114,7 @@ describe("architecture", () => {
       "micromark-extension-gfm",
       "mdast",
       "fast-xml-parser",
+      "lru-cache",
     ]);
     const outside: string[] = [];
     for (const file of filesUnder("src/core")) {

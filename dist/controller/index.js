@@ -5,11 +5,11 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
-var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
+var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x2, {
   get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
-}) : x)(function(x) {
+}) : x2)(function(x2) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
-  throw Error('Dynamic require of "' + x + '" is not supported');
+  throw Error('Dynamic require of "' + x2 + '" is not supported');
 });
 var __commonJS = (cb, mod) => function __require2() {
   try {
@@ -208,18 +208,18 @@ var require_IterableBackoff = __commonJS({
 var require_Backoff = __commonJS({
   "node_modules/cockatiel/dist/backoff/Backoff.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -330,8 +330,8 @@ var require_Event = __commonJS({
             resolve(data);
           }));
         }).finally(() => {
-          for (const d of toDispose) {
-            d.dispose();
+          for (const d3 of toDispose) {
+            d3.dispose();
           }
         });
       };
@@ -645,18 +645,18 @@ var require_IsolatedCircuitError = __commonJS({
 var require_Errors = __commonJS({
   "node_modules/cockatiel/dist/errors/Errors.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -1106,18 +1106,18 @@ var require_SamplingBreaker = __commonJS({
 var require_Breaker = __commonJS({
   "node_modules/cockatiel/dist/breaker/Breaker.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -1618,18 +1618,18 @@ var require_Policy = __commonJS({
 var require_dist = __commonJS({
   "node_modules/cockatiel/dist/index.js"(exports) {
     "use strict";
-    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports && exports.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports && exports.__exportStar || function(m, exports2) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports2, p)) __createBinding(exports2, m, p);
@@ -1668,19 +1668,19 @@ var require_light = __commonJS({
         return n && n["default"] || n;
       }
       var load = function(received, defaults2, onto = {}) {
-        var k, ref, v;
-        for (k in defaults2) {
-          v = defaults2[k];
-          onto[k] = (ref = received[k]) != null ? ref : v;
+        var k2, ref, v;
+        for (k2 in defaults2) {
+          v = defaults2[k2];
+          onto[k2] = (ref = received[k2]) != null ? ref : v;
         }
         return onto;
       };
       var overwrite = function(received, defaults2, onto = {}) {
-        var k, v;
-        for (k in received) {
-          v = received[k];
-          if (defaults2[k] !== void 0) {
-            onto[k] = v;
+        var k2, v;
+        for (k2 in received) {
+          v = received[k2];
+          if (defaults2[k2] !== void 0) {
+            onto[k2] = v;
           }
         }
         return onto;
@@ -1844,8 +1844,8 @@ var require_light = __commonJS({
                 return null;
               }
             });
-            return (await Promise.all(promises2)).find(function(x) {
-              return x != null;
+            return (await Promise.all(promises2)).find(function(x2) {
+              return x2 != null;
             });
           } catch (error63) {
             e = error63;
@@ -1866,9 +1866,9 @@ var require_light = __commonJS({
           this.Events = new Events$1(this);
           this._length = 0;
           this._lists = (function() {
-            var j, ref, results;
+            var j2, ref, results;
             results = [];
-            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+            for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
               results.push(new DLList$1((() => {
                 return this.incr();
               }), (() => {
@@ -1904,9 +1904,9 @@ var require_light = __commonJS({
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list3;
-          for (j = 0, len = arr.length; j < len; j++) {
-            list3 = arr[j];
+          var j2, len, list3;
+          for (j2 = 0, len = arr.length; j2 < len; j2++) {
+            list3 = arr[j2];
             if (list3.length > 0) {
               return list3;
             }
@@ -2280,7 +2280,7 @@ var require_light = __commonJS({
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
         statusJobs(status) {
-          var k, pos, ref, results, v;
+          var k2, pos, ref, results, v;
           if (status != null) {
             pos = this.status.indexOf(status);
             if (pos < 0) {
@@ -2288,10 +2288,10 @@ var require_light = __commonJS({
             }
             ref = this._jobs;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               if (v === pos) {
-                results.push(k);
+                results.push(k2);
               }
             }
             return results;
@@ -2418,13 +2418,13 @@ var require_light = __commonJS({
             return instance != null || deleted > 0;
           }
           limiters() {
-            var k, ref, results, v;
+            var k2, ref, results, v;
             ref = this.instances;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               results.push({
-                key: k,
+                key: k2,
                 limiter: v
               });
             }
@@ -2434,7 +2434,7 @@ var require_light = __commonJS({
             return Object.keys(this.instances);
           }
           async clusterKeys() {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i, k2, keys, len, next, start;
             if (this.connection == null) {
               return this.Promise.resolve(this.keys());
             }
@@ -2446,8 +2446,8 @@ var require_light = __commonJS({
               [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
               cursor = ~~next;
               for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
+                k2 = found[i];
+                keys.push(k2.slice(start, -end));
               }
             }
             return keys;
@@ -2456,15 +2456,15 @@ var require_light = __commonJS({
             var base;
             clearInterval(this.interval);
             return typeof (base = this.interval = setInterval(async () => {
-              var e, k, ref, results, time3, v;
+              var e, k2, ref, results, time3, v;
               time3 = Date.now();
               ref = this.instances;
               results = [];
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 try {
                   if (await v._store.__groupCheck__(time3)) {
-                    results.push(this.deleteKey(k));
+                    results.push(this.deleteKey(k2));
                   } else {
                     results.push(void 0);
                   }
@@ -2772,10 +2772,10 @@ var require_light = __commonJS({
               return this.Promise.resolve(null);
             }, this._registerLock.schedule(() => {
               return this._submitLock.schedule(() => {
-                var k, ref, v;
+                var k2, ref, v;
                 ref = this._scheduled;
-                for (k in ref) {
-                  v = ref[k];
+                for (k2 in ref) {
+                  v = ref[k2];
                   if (this.jobStatus(v.job.options.id) === "RUNNING") {
                     clearTimeout(v.timeout);
                     clearTimeout(v.expiration);
@@ -3447,13 +3447,13 @@ var require_applyReviver = __commonJS({
               val[i] = v1;
           }
         } else if (val instanceof Map) {
-          for (const k of Array.from(val.keys())) {
-            const v0 = val.get(k);
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const k2 of Array.from(val.keys())) {
+            const v0 = val.get(k2);
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              val.delete(k);
+              val.delete(k2);
             else if (v1 !== v0)
-              val.set(k, v1);
+              val.set(k2, v1);
           }
         } else if (val instanceof Set) {
           for (const v0 of Array.from(val)) {
@@ -3466,12 +3466,12 @@ var require_applyReviver = __commonJS({
             }
           }
         } else {
-          for (const [k, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const [k2, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              delete val[k];
+              delete val[k2];
             else if (v1 !== v0)
-              val[k] = v1;
+              val[k2] = v1;
           }
         }
       }
@@ -3785,13 +3785,13 @@ var require_Collection = __commonJS({
     function collectionFromPath(schema, path2, value) {
       let v = value;
       for (let i = path2.length - 1; i >= 0; --i) {
-        const k = path2[i];
-        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+        const k2 = path2[i];
+        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
-          a[k] = v;
+          a[k2] = v;
           v = a;
         } else {
-          v = /* @__PURE__ */ new Map([[k, v]]);
+          v = /* @__PURE__ */ new Map([[k2, v]]);
         }
       }
       return createNode.createNode(v, void 0, {
@@ -4010,12 +4010,12 @@ var require_foldFlowLines = __commonJS({
                 ch = text4[i += 1];
                 overflow = true;
               }
-              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
-              if (escapedFolds[j])
+              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j2])
                 return text4;
-              folds.push(j);
-              escapedFolds[j] = true;
-              end = j + endStep;
+              folds.push(j2);
+              escapedFolds[j2] = true;
+              end = j2 + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -4766,9 +4766,9 @@ var require_Pair = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
     function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
+      const k2 = createNode.createNode(key, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
-      return new Pair(k, v);
+      return new Pair(k2, v);
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
@@ -4959,12 +4959,12 @@ var require_YAMLMap = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+      const k2 = identity.isScalar(key) ? key.value : key;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k)
+          if (it.key === key || it.key === k2)
             return it;
-          if (identity.isScalar(it.key) && it.key.value === k)
+          if (identity.isScalar(it.key) && it.key.value === k2)
             return it;
         }
       }
@@ -5330,8 +5330,8 @@ var require_stringifyNumber = __commonJS({
           i = n.length;
           n += ".";
         }
-        let d = minFractionDigits - (n.length - i - 1);
-        while (d-- > 0)
+        let d3 = minFractionDigits - (n.length - i - 1);
+        while (d3-- > 0)
           n += "0";
       }
       return n;
@@ -6070,10 +6070,10 @@ var require_timestamp = __commonJS({
         let date5 = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
         const tz = match[8];
         if (tz && tz !== "Z") {
-          let d = parseSexagesimal(tz, false);
-          if (Math.abs(d) < 30)
-            d *= 60;
-          date5 -= 6e4 * d;
+          let d3 = parseSexagesimal(tz, false);
+          if (Math.abs(d3) < 30)
+            d3 *= 60;
+          date5 -= 6e4 * d3;
         }
         return new Date(date5);
       },
@@ -6475,9 +6475,9 @@ var require_Document = __commonJS({
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
       createPair(key, value, options = {}) {
-        const k = this.createNode(key, null, options);
+        const k2 = this.createNode(key, null, options);
         const v = this.createNode(value, null, options);
-        return new Pair.Pair(k, v);
+        return new Pair.Pair(k2, v);
       }
       /**
        * Removes a value from the document.
@@ -10306,9 +10306,596 @@ var require_dist2 = __commonJS({
 });
 
 // src/app/alert-webhook.ts
-var import_cockatiel = __toESM(require_dist(), 1);
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+
+// node_modules/lru-cache/dist/esm/node/index.min.js
+import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
+var S = P("lru-cache:metrics");
+var W = G("lru-cache");
+var L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
+var R = () => S.hasSubscribers || W.hasSubscribers;
+var U = /* @__PURE__ */ new Set();
+var M = typeof process == "object" && process ? process : {};
+var k = (d3, e, t, i) => {
+  typeof M.emitWarning == "function" ? M.emitWarning(d3, e, t, i) : console.error(`[${t}] ${e}: ${d3}`);
+};
+var H = (d3) => !U.has(d3);
+var T = (d3) => !!d3 && d3 === Math.floor(d3) && d3 > 0 && isFinite(d3);
+var j = (d3) => T(d3) ? d3 <= Math.pow(2, 8) ? Uint8Array : d3 <= Math.pow(2, 16) ? Uint16Array : d3 <= Math.pow(2, 32) ? Uint32Array : d3 <= Number.MAX_SAFE_INTEGER ? O : null : null;
+var O = class extends Array {
+  constructor(e) {
+    super(e), this.fill(0);
+  }
+};
+var x = class d {
+  heap;
+  length;
+  static #o = false;
+  static create(e) {
+    let t = j(e);
+    if (!t) return [];
+    d.#o = true;
+    let i = new d(e, t);
+    return d.#o = false, i;
+  }
+  constructor(e, t) {
+    if (!d.#o) throw new TypeError("instantiate Stack using Stack.create(n)");
+    this.heap = new t(e), this.length = 0;
+  }
+  push(e) {
+    this.heap[this.length++] = e;
+  }
+  pop() {
+    return this.heap[--this.length];
+  }
+};
+var I = class d2 {
+  #o;
+  #c;
+  #S;
+  #O;
+  #w;
+  #M;
+  #I;
+  #m;
+  get perf() {
+    return this.#m;
+  }
+  ttl;
+  ttlResolution;
+  ttlAutopurge;
+  updateAgeOnGet;
+  updateAgeOnHas;
+  allowStale;
+  noDisposeOnSet;
+  noUpdateTTL;
+  maxEntrySize;
+  sizeCalculation;
+  noDeleteOnFetchRejection;
+  noDeleteOnStaleGet;
+  allowStaleOnFetchAbort;
+  allowStaleOnFetchRejection;
+  ignoreFetchAbort;
+  backgroundFetchSize;
+  #n;
+  #b;
+  #s;
+  #i;
+  #t;
+  #l;
+  #u;
+  #a;
+  #h;
+  #y;
+  #r;
+  #_;
+  #F;
+  #d;
+  #g;
+  #T;
+  #U;
+  #f;
+  #D;
+  static unsafeExposeInternals(e) {
+    return { starts: e.#F, ttls: e.#d, autopurgeTimers: e.#g, sizes: e.#_, keyMap: e.#s, keyList: e.#i, valList: e.#t, next: e.#l, prev: e.#u, get head() {
+      return e.#a;
+    }, get tail() {
+      return e.#h;
+    }, free: e.#y, isBackgroundFetch: (t) => e.#e(t), backgroundFetch: (t, i, s, n) => e.#P(t, i, s, n), moveToTail: (t) => e.#L(t), indexes: (t) => e.#A(t), rindexes: (t) => e.#z(t), isStale: (t) => e.#p(t) };
+  }
+  get max() {
+    return this.#o;
+  }
+  get maxSize() {
+    return this.#c;
+  }
+  get calculatedSize() {
+    return this.#b;
+  }
+  get size() {
+    return this.#n;
+  }
+  get fetchMethod() {
+    return this.#M;
+  }
+  get memoMethod() {
+    return this.#I;
+  }
+  get dispose() {
+    return this.#S;
+  }
+  get onInsert() {
+    return this.#O;
+  }
+  get disposeAfter() {
+    return this.#w;
+  }
+  constructor(e) {
+    let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o2, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z2, backgroundFetchSize: C = 1, perf: E } = e;
+    if (this.backgroundFetchSize = C, E !== void 0 && typeof E?.now != "function") throw new TypeError("perf option must have a now() method if specified");
+    if (this.#m = E ?? L, t !== 0 && !T(t)) throw new TypeError("max option must be a nonnegative integer");
+    let v = t ? j(t) : Array;
+    if (!v) throw new Error("invalid max value: " + t);
+    if (this.#o = t, this.#c = g, this.maxEntrySize = f || this.#c, this.sizeCalculation = y, this.sizeCalculation) {
+      if (!this.#c && !this.maxEntrySize) throw new TypeError("cannot set sizeCalculation without setting maxSize or maxEntrySize");
+      if (typeof this.sizeCalculation != "function") throw new TypeError("sizeCalculation set to non-function");
+    }
+    if (w !== void 0 && typeof w != "function") throw new TypeError("memoMethod must be a function if defined");
+    if (this.#I = w, a !== void 0 && typeof a != "function") throw new TypeError("fetchMethod must be a function if specified");
+    if (this.#M = a, this.#U = !!a, this.#s = /* @__PURE__ */ new Map(), this.#i = Array.from({ length: t }).fill(void 0), this.#t = Array.from({ length: t }).fill(void 0), this.#l = new v(t), this.#u = new v(t), this.#a = 0, this.#h = 0, this.#y = x.create(t), this.#n = 0, this.#b = 0, typeof r == "function" && (this.#S = r), typeof c == "function" && (this.#O = c), typeof m == "function" ? (this.#w = m, this.#r = []) : (this.#w = void 0, this.#r = void 0), this.#T = !!this.#S, this.#D = !!this.#O, this.#f = !!this.#w, this.noDisposeOnSet = !!_, this.noUpdateTTL = !!u, this.noDeleteOnFetchRejection = !!F, this.allowStaleOnFetchRejection = !!p, this.allowStaleOnFetchAbort = !!A, this.ignoreFetchAbort = !!z2, this.maxEntrySize !== 0) {
+      if (this.#c !== 0 && !T(this.#c)) throw new TypeError("maxSize must be a positive integer if specified");
+      if (!T(this.maxEntrySize)) throw new TypeError("maxEntrySize must be a positive integer if specified");
+      this.#X();
+    }
+    if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o2, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
+      if (!T(this.ttl)) throw new TypeError("ttl must be a positive integer if specified");
+      this.#k();
+    }
+    if (this.#o === 0 && this.ttl === 0 && this.#c === 0) throw new TypeError("At least one of max, maxSize, or ttl is required");
+    if (!this.ttlAutopurge && !this.#o && !this.#c) {
+      let D = "LRU_CACHE_UNBOUNDED";
+      H(D) && (U.add(D), k("TTL caching without ttlAutopurge, max, or maxSize can result in unbounded memory consumption.", "UnboundedCacheWarning", D, d2));
+    }
+  }
+  getRemainingTTL(e) {
+    return this.#s.has(e) ? 1 / 0 : 0;
+  }
+  #k() {
+    let e = new O(this.#o), t = new O(this.#o);
+    this.#d = e, this.#F = t;
+    let i = this.ttlAutopurge ? Array.from({ length: this.#o }) : void 0;
+    this.#g = i, this.#H = (h, r, c = this.#m.now()) => {
+      t[h] = r !== 0 ? c : 0, e[h] = r, s(h, r);
+    }, this.#R = (h) => {
+      t[h] = e[h] !== 0 ? this.#m.now() : 0, s(h, e[h]);
+    };
+    let s = this.ttlAutopurge ? (h, r) => {
+      if (i?.[h] && (clearTimeout(i[h]), i[h] = void 0), r && r !== 0 && i) {
+        let c = setTimeout(() => {
+          this.#p(h) ? (this.#E(this.#i[h], "expire"), i[h] = void 0) : s(h, l(h));
+        }, r + 1);
+        c.unref && c.unref(), i[h] = c;
+      }
+    } : () => {
+    };
+    this.#v = (h, r) => {
+      if (e[r]) {
+        let c = e[r], m = t[r];
+        if (!c || !m) return;
+        h.ttl = c, h.start = m, h.now = n || o2();
+        let _ = h.now - m;
+        h.remainingTTL = c - _;
+      }
+    };
+    let n = 0, o2 = () => {
+      let h = this.#m.now();
+      if (this.ttlResolution > 0) {
+        n = h;
+        let r = setTimeout(() => n = 0, this.ttlResolution);
+        r.unref && r.unref();
+      }
+      return h;
+    };
+    this.getRemainingTTL = (h) => {
+      let r = this.#s.get(h);
+      return r === void 0 ? 0 : l(r);
+    };
+    let l = (h) => {
+      let r = e[h], c = t[h];
+      if (!r || !c) return 1 / 0;
+      let m = (n || o2()) - c;
+      return r - m;
+    };
+    this.#p = (h) => {
+      let r = t[h], c = e[h];
+      return !!c && !!r && (n || o2()) - r > c;
+    };
+  }
+  #R = () => {
+  };
+  #v = () => {
+  };
+  #H = () => {
+  };
+  #p = () => false;
+  #X() {
+    let e = new O(this.#o);
+    this.#b = 0, this.#_ = e, this.#x = (t) => {
+      this.#b -= e[t], e[t] = 0;
+    }, this.#N = (t, i, s, n) => {
+      if (!T(s)) {
+        if (this.#e(i)) return this.backgroundFetchSize;
+        if (n) {
+          if (typeof n != "function") throw new TypeError("sizeCalculation must be a function");
+          if (s = n(i, t), !T(s)) throw new TypeError("sizeCalculation return invalid (expect positive integer)");
+        } else throw new TypeError("invalid size value (must be positive integer). When maxSize or maxEntrySize is used, sizeCalculation or size must be set.");
+      }
+      return s;
+    }, this.#j = (t, i, s) => {
+      if (e[t] = i, this.#c) {
+        let n = this.#c - e[t];
+        for (; this.#b > n; ) this.#G(true);
+      }
+      this.#b += e[t], s && (s.entrySize = i, s.totalCalculatedSize = this.#b);
+    };
+  }
+  #x = (e) => {
+  };
+  #j = (e, t, i) => {
+  };
+  #N = (e, t, i, s) => {
+    if (i || s) throw new TypeError("cannot set size without setting maxSize or maxEntrySize on cache");
+    return 0;
+  };
+  *#A({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#h; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#a); ) t = this.#u[t];
+  }
+  *#z({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#a; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#h); ) t = this.#l[t];
+  }
+  #V(e) {
+    return e !== void 0 && this.#s.get(this.#i[e]) === e;
+  }
+  *entries() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *rentries() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *keys() {
+    for (let e of this.#A()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *rkeys() {
+    for (let e of this.#z()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *values() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  *rvalues() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  [Symbol.toStringTag] = "LRUCache";
+  find(e, t = {}) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n !== void 0 && e(n, this.#i[i], this)) return this.#C(this.#i[i], t);
+    }
+  }
+  forEach(e, t = this) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  rforEach(e, t = this) {
+    for (let i of this.#z()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  purgeStale() {
+    let e = false;
+    for (let t of this.#z({ allowStale: true })) this.#p(t) && (this.#E(this.#i[t], "expire"), e = true);
+    return e;
+  }
+  info(e) {
+    let t = this.#s.get(e);
+    if (t === void 0) return;
+    let i = this.#t[t], s = this.#e(i) ? i.__staleWhileFetching : i;
+    if (s === void 0) return;
+    let n = { value: s };
+    if (this.#d && this.#F) {
+      let o2 = this.#d[t], l = this.#F[t];
+      if (o2 && l) {
+        let h = o2 - (this.#m.now() - l);
+        n.ttl = h, n.start = Date.now();
+      }
+    }
+    return this.#_ && (n.size = this.#_[t]), n;
+  }
+  dump() {
+    let e = [];
+    for (let t of this.#A({ allowStale: true })) {
+      let i = this.#i[t], s = this.#t[t], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n === void 0 || i === void 0) continue;
+      let o2 = { value: n };
+      if (this.#d && this.#F) {
+        o2.ttl = this.#d[t];
+        let l = this.#m.now() - this.#F[t];
+        o2.start = Math.floor(Date.now() - l);
+      }
+      this.#_ && (o2.size = this.#_[t]), e.unshift([i, o2]);
+    }
+    return e;
+  }
+  load(e) {
+    this.clear();
+    for (let [t, i] of e) {
+      if (i.start) {
+        let s = Date.now() - i.start;
+        i.start = this.#m.now() - s;
+      }
+      this.#W(t, i.value, i);
+    }
+  }
+  set(e, t, i = {}) {
+    let { status: s = S.hasSubscribers ? {} : void 0 } = i;
+    i.status = s, s && (s.op = "set", s.key = e, t !== void 0 && (s.value = t), s.cache = this);
+    let n = this.#W(e, t, i);
+    return s && S.hasSubscribers && S.publish(s), n;
+  }
+  #W(e, t, i, s) {
+    let { ttl: n = this.ttl, start: o2, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
+    if (t === void 0) return r && (r.set = "deleted"), this.delete(e), this;
+    let { noUpdateTTL: m = this.noUpdateTTL } = i;
+    r && !c && (r.value = t);
+    let _ = this.#N(e, t, i.size || 0, h, r);
+    if (this.maxEntrySize && _ > this.maxEntrySize) return this.#E(e, "set"), r && (r.set = "miss", r.maxEntrySizeExceeded = true), this;
+    let u = this.#n === 0 ? void 0 : this.#s.get(e);
+    if (u === void 0) u = this.#n === 0 ? this.#h : this.#y.length !== 0 ? this.#y.pop() : this.#n === this.#o ? this.#G(false) : this.#n, this.#i[u] = e, this.#t[u] = t, this.#s.set(e, u), this.#l[this.#h] = u, this.#u[u] = this.#h, this.#h = u, this.#n++, this.#j(u, _, r), r && (r.set = "add"), m = false, this.#D && !c && this.#O?.(t, e, "add");
+    else {
+      this.#L(u);
+      let g = this.#t[u];
+      if (t !== g) {
+        if (!l) if (this.#e(g)) {
+          g !== s && g.__abortController.abort(new Error("replaced"));
+          let { __staleWhileFetching: f } = g;
+          f !== void 0 && f !== t && (this.#T && this.#S?.(f, e, "set"), this.#f && this.#r?.push([f, e, "set"]));
+        } else this.#T && this.#S?.(g, e, "set"), this.#f && this.#r?.push([g, e, "set"]);
+        if (this.#x(u), this.#j(u, _, r), this.#t[u] = t, !c) {
+          let f = g && this.#e(g) ? g.__staleWhileFetching : g, y = f === void 0 ? "add" : t !== f ? "replace" : "update";
+          r && (r.set = y, f !== void 0 && (r.oldValue = f)), this.#D && this.onInsert?.(t, e, y);
+        }
+      } else c || (r && (r.set = "update"), this.#D && this.onInsert?.(t, e, "update"));
+    }
+    if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o2), r && this.#v(r, u)), !l && this.#f && this.#r) {
+      let g = this.#r, f;
+      for (; f = g?.shift(); ) this.#w?.(...f);
+    }
+    return this;
+  }
+  pop() {
+    try {
+      for (; this.#n; ) {
+        let e = this.#t[this.#a];
+        if (this.#G(true), this.#e(e)) {
+          if (e.__staleWhileFetching) return e.__staleWhileFetching;
+        } else if (e !== void 0) return e;
+      }
+    } finally {
+      if (this.#f && this.#r) {
+        let e = this.#r, t;
+        for (; t = e?.shift(); ) this.#w?.(...t);
+      }
+    }
+  }
+  #G(e) {
+    let t = this.#a, i = this.#i[t], s = this.#t[t], n = this.#e(s);
+    n && s.__abortController.abort(new Error("evicted"));
+    let o2 = n ? s.__staleWhileFetching : s;
+    return (this.#T || this.#f) && o2 !== void 0 && (this.#T && this.#S?.(o2, i, "evict"), this.#f && this.#r?.push([o2, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
+  }
+  has(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "has", i.key = e, i.cache = this);
+    let s = this.#Y(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #Y(e, t = {}) {
+    let { updateAgeOnHas: i = this.updateAgeOnHas, status: s } = t, n = this.#s.get(e);
+    if (n !== void 0) {
+      let o2 = this.#t[n];
+      if (this.#e(o2) && o2.__staleWhileFetching === void 0) return false;
+      if (this.#p(n)) s && (s.has = "stale", this.#v(s, n));
+      else return i && this.#R(n), s && (s.has = "hit", this.#v(s, n)), true;
+    } else s && (s.has = "miss");
+    return false;
+  }
+  peek(e, t = {}) {
+    let { status: i = R() ? {} : void 0 } = t;
+    i && (i.op = "peek", i.key = e, i.cache = this), t.status = i;
+    let s = this.#J(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #J(e, t) {
+    let { status: i, allowStale: s = this.allowStale } = t, n = this.#s.get(e);
+    if (n === void 0 || !s && this.#p(n)) {
+      i && (i.peek = n === void 0 ? "miss" : "stale");
+      return;
+    }
+    let o2 = this.#t[n], l = this.#e(o2) ? o2.__staleWhileFetching : o2;
+    return i && (l !== void 0 ? (i.peek = "hit", i.value = l) : i.peek = "miss"), l;
+  }
+  #P(e, t, i, s) {
+    let n = t === void 0 ? void 0 : this.#t[t];
+    if (this.#e(n)) return n;
+    let o2 = new AbortController(), { signal: l } = i;
+    l?.addEventListener("abort", () => o2.abort(l.reason), { signal: o2.signal });
+    let h = { signal: o2.signal, options: i, context: s }, r = (f, y = false) => {
+      let { aborted: a } = o2.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
+      if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o2.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o2.signal.reason, F);
+      let b = u, p = this.#t[t];
+      return (p === u || p === void 0 && w && y) && (f === void 0 ? b.__staleWhileFetching !== void 0 ? this.#t[t] = b.__staleWhileFetching : this.#E(e, "fetch") : (i.status && (i.status.fetchUpdated = true), this.#W(e, f, h.options, b))), f;
+    }, c = (f) => (i.status && (i.status.fetchRejected = true, i.status.fetchError = f), m(f, false)), m = (f, y) => {
+      let { aborted: a } = o2.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
+      if (this.#t[t] === u && (!b || !y && p.__staleWhileFetching === void 0 ? this.#E(e, "fetch") : w || (this.#t[t] = p.__staleWhileFetching)), F) return i.status && p.__staleWhileFetching !== void 0 && (i.status.returnedStale = true), p.__staleWhileFetching;
+      if (p.__returned === p) throw f;
+    }, _ = (f, y) => {
+      let a = this.#M?.(e, n, h);
+      o2.signal.addEventListener("abort", () => {
+        (!i.ignoreFetchAbort || i.allowStaleOnFetchAbort) && (f(void 0), i.allowStaleOnFetchAbort && (f = (w) => r(w, true)));
+      }), a && a instanceof Promise ? a.then((w) => f(w === void 0 ? void 0 : w), y) : a !== void 0 && f(a);
+    };
+    i.status && (i.status.fetchDispatched = true);
+    let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o2, __staleWhileFetching: n, __returned: void 0 });
+    return t === void 0 ? (this.#W(e, g, { ...h.options, status: void 0 }), t = this.#s.get(e)) : this.#t[t] = g, g;
+  }
+  #e(e) {
+    if (!this.#U) return false;
+    let t = e;
+    return !!t && t instanceof Promise && t.hasOwnProperty("__staleWhileFetching") && t.__abortController instanceof AbortController;
+  }
+  fetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#B(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #B(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o2 = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
+    if (a && (a.op = "fetch", a.key = e, y && (a.forceRefresh = true), a.cache = this), !this.#U) return a && (a.fetch = "get"), this.#C(e, { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, status: a });
+    let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o2, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
+    if (b === void 0) {
+      a && (a.fetch = "miss");
+      let p = this.#P(e, b, F, f);
+      return p.__returned = p;
+    } else {
+      let p = this.#t[b];
+      if (this.#e(p)) {
+        let v = i && p.__staleWhileFetching !== void 0;
+        return a && (a.fetch = "inflight", v && (a.returnedStale = true)), v ? p.__staleWhileFetching : p.__returned = p;
+      }
+      let A = this.#p(b);
+      if (!y && !A) return a && (a.fetch = "hit"), this.#L(b), s && this.#R(b), a && this.#v(a, b), p;
+      let z2 = this.#P(e, b, F, f), E = z2.__staleWhileFetching !== void 0 && i;
+      return a && (a.fetch = A ? "stale" : "refresh", E && A && (a.returnedStale = true)), E ? z2.__staleWhileFetching : z2.__returned = z2;
+    }
+  }
+  forceFetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#K(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #K(e, t = {}) {
+    let i = await this.#B(e, t);
+    if (i === void 0) throw new Error("fetch() returned undefined");
+    return i;
+  }
+  memo(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "memo", i.key = e, t.context && (i.context = t.context), i.cache = this);
+    let s = this.#Q(e, t);
+    return i && (i.value = s), S.hasSubscribers && S.publish(i), s;
+  }
+  #Q(e, t = {}) {
+    let i = this.#I;
+    if (!i) throw new Error("no memoMethod provided to constructor");
+    let { context: s, status: n, forceRefresh: o2, ...l } = t;
+    n && o2 && (n.forceRefresh = true);
+    let h = this.#C(e, l), r = o2 || h === void 0;
+    if (n && (n.memo = r ? "miss" : "hit", r || (n.value = h)), !r) return h;
+    let c = i(e, h, { options: l, context: s });
+    return n && (n.value = c), this.#W(e, c, l), c;
+  }
+  get(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "get", i.key = e, i.cache = this);
+    let s = this.#C(e, t);
+    return i && (s !== void 0 && (i.value = s), S.hasSubscribers && S.publish(i)), s;
+  }
+  #C(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o2 } = t, l = this.#s.get(e);
+    if (l === void 0) {
+      o2 && (o2.get = "miss");
+      return;
+    }
+    let h = this.#t[l], r = this.#e(h);
+    return o2 && this.#v(o2, l), this.#p(l) ? r ? (o2 && (o2.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o2 && (o2.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o2 && (o2.get = "stale"), i ? (o2 && (o2.returnedStale = true), h) : void 0) : (o2 && (o2.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
+  }
+  #$(e, t) {
+    this.#u[t] = e, this.#l[e] = t;
+  }
+  #L(e) {
+    e !== this.#h && (e === this.#a ? this.#a = this.#l[e] : this.#$(this.#u[e], this.#l[e]), this.#$(this.#h, e), this.#h = e);
+  }
+  delete(e) {
+    return this.#E(e, "delete");
+  }
+  #E(e, t) {
+    S.hasSubscribers && S.publish({ op: "delete", delete: t, key: e, cache: this });
+    let i = false;
+    if (this.#n !== 0) {
+      let s = this.#s.get(e);
+      if (s !== void 0) if (this.#g?.[s] && (clearTimeout(this.#g[s]), this.#g[s] = void 0), i = true, this.#n === 1) this.#q(t);
+      else {
+        this.#x(s);
+        let n = this.#t[s];
+        if (this.#e(n) ? n.__abortController.abort(new Error("deleted")) : (this.#T || this.#f) && (this.#T && this.#S?.(n, e, t), this.#f && this.#r?.push([n, e, t])), this.#s.delete(e), this.#i[s] = void 0, this.#t[s] = void 0, s === this.#h) this.#h = this.#u[s];
+        else if (s === this.#a) this.#a = this.#l[s];
+        else {
+          let o2 = this.#u[s];
+          this.#l[o2] = this.#l[s];
+          let l = this.#l[s];
+          this.#u[l] = this.#u[s];
+        }
+        this.#n--, this.#y.push(s);
+      }
+    }
+    if (this.#f && this.#r?.length) {
+      let s = this.#r, n;
+      for (; n = s?.shift(); ) this.#w?.(...n);
+    }
+    return i;
+  }
+  clear() {
+    return this.#q("delete");
+  }
+  #q(e) {
+    for (let t of this.#z({ allowStale: true })) {
+      let i = this.#t[t];
+      if (this.#e(i)) i.__abortController.abort(new Error("deleted"));
+      else {
+        let s = this.#i[t];
+        this.#T && this.#S?.(i, s, e), this.#f && this.#r?.push([i, s, e]);
+      }
+    }
+    if (this.#s.clear(), this.#t.fill(void 0), this.#i.fill(void 0), this.#d && this.#F) {
+      this.#d.fill(0), this.#F.fill(0);
+      for (let t of this.#g ?? []) t !== void 0 && clearTimeout(t);
+      this.#g?.fill(void 0);
+    }
+    if (this.#_ && this.#_.fill(0), this.#a = 0, this.#h = 0, this.#y.length = 0, this.#b = 0, this.#n = 0, this.#f && this.#r) {
+      let t = this.#r, i;
+      for (; i = t?.shift(); ) this.#w?.(...i);
+    }
+  }
+};
+
+// src/app/alert-webhook.ts
+var import_cockatiel = __toESM(require_dist(), 1);
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -10988,7 +11575,7 @@ function assert(_) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  const values = Object.entries(entries).filter(([k2, _]) => numericValues.indexOf(+k2) === -1).map(([_, v]) => v);
   return values;
 }
 function joinValues(array2, separator = "|") {
@@ -11332,8 +11919,8 @@ function stringifyPrimitive(value) {
   return `${value}`;
 }
 function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  return Object.keys(shape).filter((k2) => {
+    return shape[k2]._zod.optin !== void 0 && shape[k2]._zod.optout === "optional";
   });
 }
 var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
@@ -11450,21 +12037,21 @@ function required(Class2, schema, mask) {
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function aborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue !== true) {
       return true;
     }
   }
   return false;
 }
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function explicitlyAborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue === false) {
       return true;
     }
   }
@@ -11484,10 +12071,10 @@ function unwrapMessage(message) {
 function sizeCaps(defChecks) {
   const caps = [];
   for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
+    const d3 = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d3.check))
       break;
-    const max = d.maximum ?? d.length ?? d.size;
+    const max = d3.maximum ?? d3.length ?? d3.size;
     if (max >= 0)
       caps.push([max, ch]);
   }
@@ -11511,10 +12098,10 @@ function finalizeIssue(iss, ctx, config2) {
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
   const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
   const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+  for (const k2 of Object.keys(iss)) {
+    if (k2 === "inst" || k2 === "schema" || k2 === "continue" || k2 === "input" || k2 === "__proto__")
       continue;
-    full[k] = iss[k];
+    full[k2] = iss[k2];
   }
   full.path ?? (full.path = []);
   full.message = message;
@@ -11587,8 +12174,8 @@ function issue(...args) {
   return { ...iss };
 }
 function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => {
-    return Number.isNaN(Number.parseInt(k, 10));
+  return Object.entries(obj).filter(([k2, _]) => {
+    return Number.isNaN(Number.parseInt(k2, 10));
   }).map((el) => el[1]);
 }
 function base64ToUint8Array(base643) {
@@ -11810,11 +12397,11 @@ function $constructor(name, initializer3, proto, params) {
       }
     }
     const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+    for (const k2 in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k2))
         continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
+      if (!(k2 in inst)) {
+        inst[k2] = proto2[k2].bind(inst);
       }
     }
   }
@@ -12892,9 +13479,9 @@ var Doc = class {
       return;
     }
     const content3 = arg;
-    const lines = content3.split("\n").filter((x) => x);
-    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    const lines = content3.split("\n").filter((x2) => x2);
+    const minIndent = Math.min(...lines.map((x2) => x2.length - x2.trimStart().length));
+    const dedented = lines.map((x2) => x2.slice(minIndent)).map((x2) => " ".repeat(this.indent * 2) + x2);
     for (const line of dedented) {
       this.content.push(line);
     }
@@ -13776,9 +14363,9 @@ function normalizeDef(def) {
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+  for (const k2 of allKeys) {
+    if (!def.shape?.[k2]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k2)}": expected a Zod schema`);
     }
   }
   const okeys = optionalKeys(def.shape);
@@ -13927,12 +14514,12 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     const normalized = _normalized.value;
     const syms = normalized.symbolKeys;
     const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
-    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-    const prefixStr = (id, k) => `
+    const parseStr = (k2) => `shape[${k2}]._zod.run({ value: input[${k2}], issues: [] }, ctx)`;
+    const prefixStr = (id, k2) => `
           let ${id}_ab = false;
           for (let i = 0; i < ${id}.issues.length; i++) {
             const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            iss.path = iss.path ? [${k2}, ...iss.path] : [${k2}];
             payload.issues.push(iss);
             if (iss.continue !== true) ${id}_ab = true;
           }
@@ -13951,23 +14538,23 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       if (key === "__proto__")
         continue;
       const id = ids[key];
-      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
-      const isPresent = `${k} in input`;
+      const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const isPresent = `${k2} in input`;
       const schema = shape[key];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
-      doc.write(`const ${id} = ${parseStr(k)};`);
+      doc.write(`const ${id} = ${parseStr(k2)};`);
       if (isOptionalIn && isOptionalOut) {
         const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
         doc.write(`
         const ${id}_present = ${isPresent};
         if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
+          if (${id}.issues.length) {${prefixStr(id, k2)}
           }
 
           if (${assign}) {
-            newResult[${k}] = ${id}.value;
+            newResult[${k2}] = ${id}.value;
           }
         }
 
@@ -13975,14 +14562,14 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       } else if (!isOptionalIn) {
         doc.write(`
         const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
         if (!${id}_present && !${id}.issues.length) {
           payload.issues.push({
             code: "invalid_type",
             expected: "nonoptional",
             input: undefined,
-            path: [${k}]
+            path: [${k2}]
           });
           if (ctx && ctx.abortEarly) {
             payload.value = newResult;
@@ -13991,21 +14578,21 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
         }
 
         if (${id}_present) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
 
       `);
       } else {
         doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
       `);
         if (optin === "defaulted") {
-          doc.write(`newResult[${k}] = ${id}.value;`);
+          doc.write(`newResult[${k2}] = ${id}.value;`);
         } else {
           doc.write(`
         if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
       `);
         }
@@ -14211,12 +14798,12 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
         throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
       if (pv[zod.def.discriminator]?.has(void 0))
         undefinedCount++;
-      for (const [k, v] of Object.entries(pv)) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-          assignProp(propValues, k, /* @__PURE__ */ new Set());
+      for (const [k2, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k2)) {
+          assignProp(propValues, k2, /* @__PURE__ */ new Set());
         }
         for (const val of v) {
-          propValues[k].add(val);
+          propValues[k2].add(val);
         }
       }
     }
@@ -14336,17 +14923,17 @@ function handleIntersectionResults(result, left, right) {
       unrecIssue ?? (unrecIssue = iss);
       keys = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-      const k = String(iss.path[0]);
-      if (!keyIssues.has(k))
-        keyIssues.set(k, iss);
-      keys = [k];
+      const k2 = String(iss.path[0]);
+      if (!keyIssues.has(k2))
+        keyIssues.set(k2, iss);
+      keys = [k2];
     } else {
       return false;
     }
-    for (const k of keys) {
-      if (!unrecKeys.has(k))
-        unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
+    for (const k2 of keys) {
+      if (!unrecKeys.has(k2))
+        unrecKeys.set(k2, {});
+      unrecKeys.get(k2)[side] = true;
     }
     return true;
   };
@@ -14358,14 +14945,14 @@ function handleIntersectionResults(result, left, right) {
     if (!collect(iss, "r"))
       result.issues.push(iss);
   }
-  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k2]) => k2);
   if (bothKeys.length) {
-    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    const aggregated = unrecIssue ? bothKeys.filter((k2) => unrecIssue.keys.includes(k2)) : [];
     if (aggregated.length)
       result.issues.push({ ...unrecIssue, keys: aggregated });
-    for (const k of bothKeys) {
-      if (!aggregated.includes(k) && keyIssues.has(k))
-        result.issues.push(keyIssues.get(k));
+    for (const k2 of bothKeys) {
+      if (!aggregated.includes(k2) && keyIssues.has(k2))
+        result.issues.push(keyIssues.get(k2));
     }
   }
   const merged = mergeValues(left.value, right.value);
@@ -14775,7 +15362,7 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   const valuesSet = new Set(values);
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+    const patternValues = getEnumValues(zod.def.entries).filter((k2) => propertyKeyTypes.has(typeof k2));
     return new RegExp(patternValues.length ? `^(${patternValues.map((o2) => escapeRegex(o2.toString())).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
@@ -14948,7 +15535,7 @@ var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "values", (zod) => {
     const v = zod.def.innerType._zod.values;
-    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+    return v ? new Set([...v].filter((x2) => x2 !== void 0)) : void 0;
   });
   inst._zod.parse = (payload, ctx) => {
     const result = def.innerType._zod.run(payload, ctx);
@@ -15144,12 +15731,12 @@ function leafPattern(schema) {
   let minimum;
   let maximum;
   for (const ch of def.checks ?? []) {
-    const d = ch._zod.def;
-    if (d.pattern)
-      pattern = d.pattern;
-    isInt || (isInt = !!d.format?.includes("int"));
-    const lo = d.minimum ?? d.length;
-    const hi = d.maximum ?? d.length;
+    const d3 = ch._zod.def;
+    if (d3.pattern)
+      pattern = d3.pattern;
+    isInt || (isInt = !!d3.format?.includes("int"));
+    const lo = d3.minimum ?? d3.length;
+    const hi = d3.maximum ?? d3.length;
     if (lo !== void 0 && (minimum === void 0 || lo > minimum))
       minimum = lo;
     if (hi !== void 0 && (maximum === void 0 || hi < maximum))
@@ -15310,10 +15897,10 @@ var $ZodPromise = /* @__PURE__ */ $constructor("$ZodPromise", (inst, def) => {
 var $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazy(inst._zod, "innerType", () => {
-    const d = def;
-    if (!d._cachedInner)
-      d._cachedInner = def.getter();
-    return d._cachedInner;
+    const d3 = def;
+    if (!d3._cachedInner)
+      d3._cachedInner = def.getter();
+    return d3._cachedInner;
   });
   defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
   defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
@@ -23418,8 +24005,8 @@ function compileChild(doc, ctx, schema, accessor, needsValue = true) {
     doc.content.length = contentLen;
     if (ctx.constants.size > constantCount) {
       const trailing = Array.from(ctx.constants.keys()).slice(constantCount);
-      for (const k of trailing)
-        ctx.constants.delete(k);
+      for (const k2 of trailing)
+        ctx.constants.delete(k2);
     }
     ctx.constantCounter = constantCounter;
     ctx.varCounter = varCounter;
@@ -24015,8 +24602,8 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const keys = Object.keys(shape);
   const symbolKeys = Object.getOwnPropertySymbols(shape);
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  const keyExpr = (k) => typeof k === "symbol" ? addConstant(ctx, k) : esc(k);
-  const propKey = (k) => typeof k === "symbol" ? `[${keyExpr(k)}]` : esc(k);
+  const keyExpr = (k2) => typeof k2 === "symbol" ? addConstant(ctx, k2) : esc(k2);
+  const propKey = (k2) => typeof k2 === "symbol" ? `[${keyExpr(k2)}]` : esc(k2);
   const propShape = shape;
   if (keys.includes("__proto__")) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
@@ -24030,16 +24617,16 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     if (propSchema._zod.optin !== void 0) {
       const outputVar2 = newVar(ctx);
       doc.write(`let ${outputVar2} = (() => {`);
-      doc.indented((d) => {
-        const outputAccessor = compileChild(d, ctx, propSchema, inputVar);
-        d.write(`return ${outputAccessor};`);
+      doc.indented((d3) => {
+        const outputAccessor = compileChild(d3, ctx, propSchema, inputVar);
+        d3.write(`return ${outputAccessor};`);
       });
       doc.write(`})();`);
       if (propSchema._zod.optout === "optional") {
         doc.write(`if (${outputVar2} === INVALID) {`);
-        doc.indented((d) => {
-          d.write(`if (${kx} in ${accessor}) return INVALID;`);
-          d.write(`${outputVar2} = undefined;`);
+        doc.indented((d3) => {
+          d3.write(`if (${kx} in ${accessor}) return INVALID;`);
+          d3.write(`${outputVar2} = undefined;`);
         });
         doc.write(`}`);
       } else {
@@ -24060,10 +24647,10 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (catchall) {
     const catchallType = catchall._zod.def.type;
     if (catchallType === "never") {
-      const condition = keys.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
+      const condition = keys.map((k2) => `k !== ${esc(k2)}`).join(" && ") || "true";
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (${condition}) return INVALID;`);
+      doc.indented((d3) => {
+        d3.write(`if (${condition}) return INVALID;`);
       });
       doc.write(`}`);
     } else if ((catchallType === "unknown" || catchallType === "any") && !catchall._zod.def.checks?.length) {
@@ -24073,34 +24660,34 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     }
   }
   const outputVar = newVar(ctx);
-  const hasConditionalKeys = allKeys.some((k) => mayOmitUndefined(propShape[k]) || dropsWhenAbsent(propShape[k]));
+  const hasConditionalKeys = allKeys.some((k2) => mayOmitUndefined(propShape[k2]) || dropsWhenAbsent(propShape[k2]));
   if (!buildsValue) {
     if (unknownKeysMode === "schema") {
       const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (k === "__proto__") continue;`);
+      doc.indented((d3) => {
+        d3.write(`if (k === "__proto__") continue;`);
         if (knownSet)
-          d.write(`if (${knownSet}.has(k)) continue;`);
+          d3.write(`if (${knownSet}.has(k)) continue;`);
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        compileChild(d, ctx, catchall, valVar, false);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        compileChild(d3, ctx, catchall, valVar, false);
       });
       doc.write(`}`);
     }
     return null;
   }
   if (!hasConditionalKeys) {
-    const propLiterals = allKeys.map((k) => `${propKey(k)}: ${propOutputs.get(k)}`).join(", ");
+    const propLiterals = allKeys.map((k2) => `${propKey(k2)}: ${propOutputs.get(k2)}`).join(", ");
     doc.write(`const ${outputVar} = { ${propLiterals} };`);
   } else {
     doc.write(`const ${outputVar} = {};`);
-    for (const k of allKeys) {
-      const kx = keyExpr(k);
-      const out = propOutputs.get(k);
-      if (dropsWhenAbsent(propShape[k])) {
+    for (const k2 of allKeys) {
+      const kx = keyExpr(k2);
+      const out = propOutputs.get(k2);
+      if (dropsWhenAbsent(propShape[k2])) {
         doc.write(`if (${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
-      } else if (mayOmitUndefined(propShape[k])) {
+      } else if (mayOmitUndefined(propShape[k2])) {
         doc.write(`if (${out} !== undefined || ${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
       } else {
         doc.write(`${outputVar}[${kx}] = ${out};`);
@@ -24110,17 +24697,17 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (unknownKeysMode !== "none") {
     const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
     doc.write(`for (const k in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (k === "__proto__") continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (k === "__proto__") continue;`);
       if (knownSet)
-        d.write(`if (${knownSet}.has(k)) continue;`);
+        d3.write(`if (${knownSet}.has(k)) continue;`);
       if (unknownKeysMode === "passthrough") {
-        d.write(`${outputVar}[k] = ${accessor}[k];`);
+        d3.write(`${outputVar}[k] = ${accessor}[k];`);
       } else {
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        const catchallOut = compileChild(d, ctx, catchall, valVar);
-        d.write(`${outputVar}[k] = ${catchallOut};`);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        const catchallOut = compileChild(d3, ctx, catchall, valVar);
+        d3.write(`${outputVar}[k] = ${catchallOut};`);
       }
     });
     doc.write(`}`);
@@ -24137,19 +24724,19 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
     const branchVar = newVar(ctx);
     doc.write(`let ${outputVar2};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`const ${branchVar} = (() => {`);
-      d.indented((d2) => {
-        const innerOutput = generateCheck(d2, ctx, def.innerType, accessor);
-        d2.write(`return ${innerOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${branchVar} = (() => {`);
+      d3.indented((d22) => {
+        const innerOutput = generateCheck(d22, ctx, def.innerType, accessor);
+        d22.write(`return ${innerOutput};`);
       });
-      d.write(`})();`);
-      d.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
+      d3.write(`})();`);
+      d3.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar2} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar2} = ${innerOutput};`);
     });
     doc.write(`}`);
     return outputVar2;
@@ -24158,10 +24745,10 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar};`);
   doc.write(`if (${accessor} !== undefined) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -24284,10 +24871,10 @@ function generateNullableCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar} = null;`);
   doc.write(`if (${accessor} !== null) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -24307,11 +24894,11 @@ function generateArrayCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`const ${outputVar} = new Array(${accessor}.length);`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-    const elemOutput = compileChild(d, ctx, def.element, elemVar, buildsValue);
+  doc.indented((d3) => {
+    d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+    const elemOutput = compileChild(d3, ctx, def.element, elemVar, buildsValue);
     if (outputVar && elemOutput !== null)
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -24378,21 +24965,21 @@ function generateDefaultCheck(doc, ctx, schema, accessor) {
     const cloneFn = addConstant(ctx, shallowClone);
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
+    doc.indented((d3) => {
+      d3.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
     });
     doc.write(`}`);
   } else {
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} !== undefined) {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput};`);
     });
     doc.write(`}`);
   }
@@ -24424,33 +25011,33 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const itemSchema = items[i];
     if (i >= optoutStart) {
       doc.write(`if (${outputVar}.length === ${i}) {`);
-      doc.indented((d) => {
-        d.write(`if (${i} < ${accessor}.length) {`);
-        d.indented((d2) => {
+      doc.indented((d3) => {
+        d3.write(`if (${i} < ${accessor}.length) {`);
+        d3.indented((d22) => {
           const elemVar = newVar(ctx);
-          d2.write(`const ${elemVar} = ${accessor}[${i}];`);
-          const elemOutput = compileChild(d2, ctx, itemSchema, elemVar);
-          d2.write(`${outputVar}[${i}] = ${elemOutput};`);
+          d22.write(`const ${elemVar} = ${accessor}[${i}];`);
+          const elemOutput = compileChild(d22, ctx, itemSchema, elemVar);
+          d22.write(`${outputVar}[${i}] = ${elemOutput};`);
         });
-        d.write(`} else {`);
-        d.indented((d2) => {
+        d3.write(`} else {`);
+        d3.indented((d22) => {
           if (dropsWhenAbsent(itemSchema)) {
-            d2.write(`${outputVar}.length = ${i};`);
+            d22.write(`${outputVar}.length = ${i};`);
             return;
           }
           const elemVar = newVar(ctx);
           const branchVar = newVar(ctx);
-          d2.write(`const ${elemVar} = undefined;`);
-          d2.write(`const ${branchVar} = (() => {`);
-          d2.indented((d3) => {
-            const elemOutput = compileChild(d3, ctx, itemSchema, elemVar);
-            d3.write(`return ${elemOutput};`);
+          d22.write(`const ${elemVar} = undefined;`);
+          d22.write(`const ${branchVar} = (() => {`);
+          d22.indented((d32) => {
+            const elemOutput = compileChild(d32, ctx, itemSchema, elemVar);
+            d32.write(`return ${elemOutput};`);
           });
-          d2.write(`})();`);
-          d2.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
-          d2.write(`else ${outputVar}[${i}] = ${branchVar};`);
+          d22.write(`})();`);
+          d22.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
+          d22.write(`else ${outputVar}[${i}] = ${branchVar};`);
         });
-        d.write(`}`);
+        d3.write(`}`);
       });
       doc.write(`}`);
     } else {
@@ -24464,10 +25051,10 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const iVar = newVar(ctx);
     const elemVar = newVar(ctx);
     doc.write(`for (let ${iVar} = ${items.length}; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-    doc.indented((d) => {
-      d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-      const elemOutput = compileChild(d, ctx, rest, elemVar);
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+      const elemOutput = compileChild(d3, ctx, rest, elemVar);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
     });
     doc.write(`}`);
   }
@@ -24513,9 +25100,9 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
     } else {
       doc.write(`if (${outputVar} === INVALID) ${outputVar} = (() => {`);
     }
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, opt, accessor);
-      d.write(`return ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, opt, accessor);
+      d3.write(`return ${branchOutput};`);
     });
     doc.write(`})();`);
   }
@@ -24550,9 +25137,9 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
     const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
     const prefix = firstBranch ? "if" : "else if";
     doc.write(`${prefix} (${conditions.join(" || ")}) {`);
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, option, accessor);
-      d.write(`${outputVar} = ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, option, accessor);
+      d3.write(`${outputVar} = ${branchOutput};`);
     });
     doc.write(`}`);
     firstBranch = false;
@@ -24623,12 +25210,12 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     }
     const knownKeysConst = addConstant(ctx, new Set(inputKeys));
     doc.write(`for (const ${kVar} in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
       if (recordDef.mode === "loose") {
-        d.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
+        d3.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
       } else {
-        d.write(`return INVALID;`);
+        d3.write(`return INVALID;`);
       }
     });
     doc.write(`}`);
@@ -24644,26 +25231,26 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     const keyFast = addConstant(ctx, keyFn);
     const numericConst = addConstant(ctx, number);
     const outKeyVar = newVar(ctx);
-    emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-      d.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
-      d.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
+    emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+      d3.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
+      d3.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
       if (isLoose) {
-        d.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
+        d3.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
       } else {
-        d.write(`if (${outKeyVar} === INVALID) return INVALID;`);
+        d3.write(`if (${outKeyVar} === INVALID) return INVALID;`);
       }
-      d.write(`if (${outKeyVar} === "__proto__") continue;`);
+      d3.write(`if (${outKeyVar} === "__proto__") continue;`);
       const valueVar = newVar(ctx);
-      d.write(`const ${valueVar} = ${accessor}[${kVar}];`);
-      const valOutput = compileChild(d, ctx, def.valueType, valueVar);
-      d.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
+      d3.write(`const ${valueVar} = ${accessor}[${kVar}];`);
+      const valOutput = compileChild(d3, ctx, def.valueType, valueVar);
+      d3.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
     });
     return outputVar;
   }
-  emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-    d.write(`const ${valVar} = ${accessor}[${kVar}];`);
-    const valOutput = compileChild(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}[${kVar}] = ${valOutput};`);
+  emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+    d3.write(`const ${valVar} = ${accessor}[${kVar}];`);
+    const valOutput = compileChild(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}[${kVar}] = ${valOutput};`);
   }, `return INVALID;`);
   return outputVar;
 }
@@ -24675,20 +25262,20 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   doc.write(`const ${symsVar} = Object.getOwnPropertySymbols(${accessor});`);
   doc.write(`const ${keysVar} = Object.getOwnPropertyNames(${accessor});`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${keysVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${keysVar}[${iVar}];`);
-    d.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
-    body(d);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${keysVar}[${iVar}];`);
+    d3.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+    body(d3);
   });
   doc.write(`}`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${symsVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${symsVar}[${iVar}];`);
-    d.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${symsVar}[${iVar}];`);
+    d3.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
     if (onSymbol)
-      d.write(onSymbol);
+      d3.write(onSymbol);
     else
-      body(d);
+      body(d3);
   });
   doc.write(`}`);
 }
@@ -24706,10 +25293,10 @@ function generateMapCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Map();`);
   doc.write(`for (const [${kVar}, ${valVar}] of ${accessor}) {`);
-  doc.indented((d) => {
-    const keyOutput = generateCheck(d, ctx, def.keyType, kVar);
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
+  doc.indented((d3) => {
+    const keyOutput = generateCheck(d3, ctx, def.keyType, kVar);
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -24722,9 +25309,9 @@ function generateSetCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Set();`);
   doc.write(`for (const ${valVar} of ${accessor}) {`);
-  doc.indented((d) => {
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.add(${valOutput});`);
+  doc.indented((d3) => {
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.add(${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -24748,14 +25335,14 @@ function generateLazyCheck(doc, ctx, schema, accessor) {
   const getterConst = addUserConstant(ctx, def.getter);
   const cacheConst = addConstant(ctx, { parser: null });
   doc.write(`if (!${cacheConst}.parser) {`);
-  doc.indented((d) => {
-    d.write(`const inner = ${getterConst}();`);
-    d.write(`${cacheConst}.parser = function(input) {`);
-    d.indented((d2) => {
-      d2.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
-      d2.write(`return result.issues.length === 0 ? result.value : INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`const inner = ${getterConst}();`);
+    d3.write(`${cacheConst}.parser = function(input) {`);
+    d3.indented((d22) => {
+      d22.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
+      d22.write(`return result.issues.length === 0 ? result.value : INVALID;`);
     });
-    d.write(`};`);
+    d3.write(`};`);
   });
   doc.write(`}`);
   const outputVar = newVar(ctx);
@@ -24823,18 +25410,18 @@ function generateCatchCheck(doc, ctx, schema, accessor) {
   }
   const outputVar = newVar(ctx);
   doc.write(`let ${outputVar} = (() => {`);
-  doc.indented((d) => {
-    const innerOut = compileChild(d, ctx, def.innerType, accessor);
-    d.write(`return ${innerOut};`);
+  doc.indented((d3) => {
+    const innerOut = compileChild(d3, ctx, def.innerType, accessor);
+    d3.write(`return ${innerOut};`);
   });
   doc.write(`})();`);
   const innerConst = addConstant(ctx, def.innerType);
   const catchConst = addUserConstant(ctx, def.catchValue);
   const catchHelperConst = addConstant(ctx, runtimeCatch);
   doc.write(`if (${outputVar} === INVALID) {`);
-  doc.indented((d) => {
-    d.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
-    d.write(`if (${outputVar} === INVALID) return INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
+    d3.write(`if (${outputVar} === INVALID) return INVALID;`);
   });
   doc.write(`}`);
   return outputVar;
@@ -26206,13 +26793,13 @@ function foldIntersection(json2) {
   for (const key of FOLDABLE_KEYS)
     if (key in json2)
       return;
-  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
   if (!unions.length) {
     folded = foldObjects(allOf);
   } else {
     const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    const keyword = UNION_KEYS.find((k2) => Array.isArray(union2[k2]));
     if (Object.keys(union2).length !== 1)
       return;
     const rest = allOf.filter((m) => m !== union2);
@@ -26827,7 +27414,7 @@ var objectProcessor = (schema, ctx, _json, params) => {
 var unionProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
   const isExclusive = def.inclusive === false;
-  const options = def.options.map((x, i) => processSchema(x, ctx, {
+  const options = def.options.map((x2, i) => processSchema(x2, ctx, {
     ...params,
     path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
   }));
@@ -26861,7 +27448,7 @@ var tupleProcessor = (schema, ctx, _json, params) => {
   json2.type = "array";
   const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
   const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-  const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
+  const prefixItems = def.items.map((x2, i) => processSchema(x2, ctx, {
     ...params,
     path: [...params.path, prefixPath, i]
   }));
@@ -27630,11 +28217,11 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
   transform(tx) {
     return pipe(this, transform(tx));
   },
-  default(d) {
-    return _default2(this, d);
+  default(d3) {
+    return _default2(this, d3);
   },
-  prefault(d) {
-    return prefault(this, d);
+  prefault(d3) {
+    return prefault(this, d3);
   },
   catch(params) {
     return _catch2(this, params);
@@ -29260,11 +29847,11 @@ function canonicalKey(value, seen) {
     }
     const keys = Object.keys(value).sort();
     const parts = [];
-    for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
+    for (const k2 of keys) {
+      const key = canonicalKey(value[k2], seen);
       if (key === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -29838,11 +30425,11 @@ function visit(schema, fnOrHandlers) {
         const keys = Object.keys(oldShape);
         let changed = false;
         const newShape = {};
-        for (const k of keys) {
-          const mapped = run(oldShape[k]);
-          if (mapped !== oldShape[k])
+        for (const k2 of keys) {
+          const mapped = run(oldShape[k2]);
+          if (mapped !== oldShape[k2])
             changed = true;
-          newShape[k] = mapped;
+          newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
@@ -31109,7 +31696,7 @@ var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
         if (i > limit) return -1;
       }
       let match = true;
-      for (let j = 1; j < targetLength; j++) if (source[i + j] !== target[j]) {
+      for (let j2 = 1; j2 < targetLength; j2++) if (source[i + j2] !== target[j2]) {
         match = false;
         break;
       }
@@ -31480,25 +32067,25 @@ var Matcher = class Matcher2 {
         const nextCode = replacement.codePointAt(i + 1);
         if (Codepoint.CODES["0"] <= nextCode && nextCode <= Codepoint.CODES["9"]) {
           let n = nextCode - Codepoint.CODES["0"];
-          let j = i + 2;
-          for (; j < m; j++) {
-            const digit = replacement.codePointAt(j);
+          let j2 = i + 2;
+          for (; j2 < m; j2++) {
+            const digit = replacement.codePointAt(j2);
             if (digit < Codepoint.CODES["0"] || digit > Codepoint.CODES["9"] || n * 10 + digit - Codepoint.CODES["0"] > this.patternGroupCount) break;
             n = n * 10 + digit - Codepoint.CODES["0"];
           }
           if (n > this.patternGroupCount) throw new RE2JSGroupException(`n > number of groups: ${n}`);
           const group = this.group(n);
           if (group !== null) res += group;
-          i = j;
+          i = j2;
           last = i;
         } else if (nextCode === Codepoint.CODES["{"]) {
-          let j = i + 2;
-          while (j < m && replacement.codePointAt(j) !== Codepoint.CODES["}"]) j++;
-          if (j >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
-          const groupName = replacement.substring(i + 2, j);
+          let j2 = i + 2;
+          while (j2 < m && replacement.codePointAt(j2) !== Codepoint.CODES["}"]) j2++;
+          if (j2 >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
+          const groupName = replacement.substring(i + 2, j2);
           const groupVal = this.group(groupName);
           if (groupVal !== null) res += groupVal;
-          i = j + 1;
+          i = j2 + 1;
           last = i;
         } else throw new RE2JSGroupException("Illegal group reference");
         continue;
@@ -31718,9 +32305,9 @@ var Inst = class Inst2 {
     const len = this.runes.length;
     if (len === 0) return false;
     if (len === 2 || len === 4 || len === 6 || len === 8) {
-      for (let j = 0; j < len; j += 2) {
-        if (r < this.runes[j]) return false;
-        if (r <= this.runes[j + 1]) return true;
+      for (let j2 = 0; j2 < len; j2 += 2) {
+        if (r < this.runes[j2]) return false;
+        if (r <= this.runes[j2 + 1]) return true;
       }
       return false;
     }
@@ -31744,9 +32331,9 @@ var Inst = class Inst2 {
     const len = this.runes.length;
     if (len === 0) return -1;
     if (len === 2 || len === 4 || len === 6 || len === 8) {
-      for (let j = 0; j < len; j += 2) {
-        if (r < this.runes[j]) return -1;
-        if (r <= this.runes[j + 1]) return Math.floor(j / 2);
+      for (let j2 = 0; j2 < len; j2 += 2) {
+        if (r < this.runes[j2]) return -1;
+        if (r <= this.runes[j2 + 1]) return Math.floor(j2 / 2);
       }
       return -1;
     }
@@ -31827,17 +32414,17 @@ var Queue = class Queue2 {
     this.denseCaps = grown;
   }
   contains(pc) {
-    const j = this.sparse[pc];
-    return j < this.size && this.densePcs[j] === pc;
+    const j2 = this.sparse[pc];
+    return j2 < this.size && this.densePcs[j2] === pc;
   }
   isEmpty() {
     return this.size === 0;
   }
   add(pc) {
-    const j = this.size++;
-    this.sparse[pc] = j;
-    this.densePcs[j] = pc;
-    return j;
+    const j2 = this.size++;
+    this.sparse[pc] = j2;
+    this.densePcs[j2] = pc;
+    return j2;
   }
   clear() {
     this.size = 0;
@@ -32020,10 +32607,10 @@ var Machine = class Machine2 {
       }
       const nextPos = currentPos + width;
       flag = input2.context(nextPos);
-      for (let j = 0; j < runq.size; j++) {
-        const pc = runq.densePcs[j];
+      for (let j2 = 0; j2 < runq.size; j2++) {
+        const pc = runq.densePcs[j2];
         const i = this.prog.inst[pc];
-        const capOffset = j * this.ncap;
+        const capOffset = j2 * this.ncap;
         let add = false;
         switch (i.op) {
           case Inst.MATCH:
@@ -32066,9 +32653,9 @@ var Machine = class Machine2 {
   }
   step(runq, nextq, pos, nextPos, c, nextCond, anchor2, atEnd) {
     const longest = this.re2.longest;
-    for (let j = 0; j < runq.size; j++) {
-      const pc = runq.densePcs[j];
-      const capOffset = j * this.ncap;
+    for (let j2 = 0; j2 < runq.size; j2++) {
+      const pc = runq.densePcs[j2];
+      const capOffset = j2 * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
       let add = false;
@@ -32077,7 +32664,7 @@ var Machine = class Machine2 {
           if (anchor2 === RE2Flags.ANCHOR_BOTH && !atEnd) break;
           if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos)) {
             runq.denseCaps[capOffset + 1] = pos;
-            for (let k = 0; k < this.ncap; k++) this.matchcap[k] = runq.denseCaps[capOffset + k];
+            for (let k2 = 0; k2 < this.ncap; k2++) this.matchcap[k2] = runq.denseCaps[capOffset + k2];
           }
           if (!longest) runq.size = 0;
           this.matched = true;
@@ -32106,12 +32693,12 @@ var Machine = class Machine2 {
   }
   restoreLookbehinds(lbState, q, flag) {
     this.lbTable.set(lbState.lbTable);
-    for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag);
+    for (let j2 = 0; j2 < lbState.size; j2++) this.add(q, lbState.pcs[j2], lbState.pos, this.matchcap, 0, flag);
   }
   saveLookbehinds(lbState, q, pos) {
     let size = 0;
-    for (let j = 0; j < q.size; j++) {
-      const pc = q.densePcs[j];
+    for (let j2 = 0; j2 < q.size; j2++) {
+      const pc = q.densePcs[j2];
       if (this.prog.lbInst[pc] === 1 && Inst.isRuneOp(this.prog.inst[pc].op)) lbState.pcs[size++] = pc;
     }
     lbState.size = size;
@@ -32123,7 +32710,7 @@ var Machine = class Machine2 {
     let nstk = 0;
     for (; ; ) {
       while (pc !== 0 && !q.contains(pc)) {
-        const d = q.add(pc);
+        const d3 = q.add(pc);
         const inst = this.prog.inst[pc];
         switch (inst.op) {
           case Inst.FAIL:
@@ -32164,7 +32751,7 @@ var Machine = class Machine2 {
           case Inst.RUNE_ANY_NOT_NL:
             if (this.prog.lbInst[pc] === 0) q.mainThreads++;
             if (this.ncap > 0) {
-              const destOffset = d * this.ncap;
+              const destOffset = d3 * this.ncap;
               if (destOffset + this.ncap > q.denseCaps.length) q.growCaps(destOffset + this.ncap);
               for (let c = 0; c < this.ncap; c++) q.denseCaps[destOffset + c] = capArray[capOffset + c];
             }
@@ -32258,7 +32845,7 @@ var DFA = class DFA2 {
           if (inst.runes.length === 1) {
             addRange(inst.runes[0], inst.runes[0]);
             if ((inst.arg & RE2Flags.FOLD_CASE) !== 0) for (let f = Unicode.simpleFold(inst.runes[0]); f !== inst.runes[0]; f = Unicode.simpleFold(f)) addRange(f, f);
-          } else for (let j = 0; j < inst.runes.length; j += 2) addRange(inst.runes[j], inst.runes[j + 1]);
+          } else for (let j2 = 0; j2 < inst.runes.length; j2 += 2) addRange(inst.runes[j2], inst.runes[j2 + 1]);
           break;
         case Inst.RUNE_ANY_NOT_NL:
           addRange(10, 10);
@@ -32495,7 +33082,7 @@ var DFA = class DFA2 {
     if (startState === null) return null;
     const matches = /* @__PURE__ */ new Set();
     const collect = (state, atEnd) => {
-      if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k = 0; k < state.matchIDs.length; k++) matches.add(state.matchIDs[k]);
+      if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k2 = 0; k2 < state.matchIDs.length; k2++) matches.add(state.matchIDs[k2]);
       return false;
     };
     if (this.run(input2, pos, anchor2, startState, collect) === null) return null;
@@ -32892,7 +33479,7 @@ var makeOnePass = (p) => {
           runes.push(r0, r0);
           for (let r1 = Unicode.simpleFold(r0); r1 !== r0; r1 = Unicode.simpleFold(r1)) runes.push(r1, r1);
           runes.sort((a, b) => a - b);
-        } else for (let j = 0; j < inst.runes.length; j++) runes.push(inst.runes[j]);
+        } else for (let j2 = 0; j2 < inst.runes.length; j2++) runes.push(inst.runes[j2]);
         onePassRunes[pc] = new Int32Array(runes);
         inst.next = new Uint32Array(Math.floor(runes.length / 2) + 1).fill(inst.out);
         inst.op = Inst.RUNE;
@@ -33408,7 +33995,7 @@ var AhoCorasick = class {
     for (let c = 1; c < numNodes; c++) childStart[parent[c] + 1]++;
     for (let n = 0; n < numNodes; n++) childStart[n + 1] += childStart[n];
     const childUnit = new Int32Array(numNodes - 1);
-    for (let k = 0; k < children.length; k++) childUnit[k] = unit[children[k]];
+    for (let k2 = 0; k2 < children.length; k2++) childUnit[k2] = unit[children[k2]];
     this.childStart = childStart;
     this.childUnit = childUnit;
     this.childNode = children;
@@ -33417,8 +34004,8 @@ var AhoCorasick = class {
     byDepth.sort((a, b) => depth[a] - depth[b]);
     const fail = new Int32Array(numNodes);
     const match = Uint8Array.from(terminal);
-    for (let k = 1; k < numNodes; k++) {
-      const c = byDepth[k];
+    for (let k2 = 1; k2 < numNodes; k2++) {
+      const c = byDepth[k2];
       const p = parent[c];
       if (p !== 0) {
         let f = fail[p];
@@ -33578,7 +34165,7 @@ var PrefilterTree = class PrefilterTree2 {
     if (state.pf.type === Prefilter.Type.AND) {
       if (s.type === Prefilter.Type.NONE) return;
       if (s.type === Prefilter.Type.AND) {
-        for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+        for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
         return;
       }
       state.subs.push(s);
@@ -33589,7 +34176,7 @@ var PrefilterTree = class PrefilterTree2 {
       return;
     }
     if (s.type === Prefilter.Type.OR) {
-      for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+      for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
       return;
     }
     state.subs.push(s);
@@ -34098,7 +34685,7 @@ var Simplify = class Simplify2 {
       }
       if (nsub.op === Regexp.Op.CONCAT) {
         state.changed = true;
-        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
         return;
       }
     } else {
@@ -34108,7 +34695,7 @@ var Simplify = class Simplify2 {
       }
       if (nsub.op === Regexp.Op.ALTERNATE) {
         state.changed = true;
-        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
         return;
       }
     }
@@ -34181,7 +34768,7 @@ var Simplify = class Simplify2 {
       if (sub.op === Regexp.Op.NO_MATCH) return new Regexp(Regexp.Op.NO_MATCH);
       if (sub.op === Regexp.Op.EMPTY_MATCH) continue;
       if (sub.op === Regexp.Op.CONCAT) {
-        for (let j = 0; j < sub.subs.length; j++) newSubs.push(sub.subs[j]);
+        for (let j2 = 0; j2 < sub.subs.length; j2++) newSubs.push(sub.subs[j2]);
         continue;
       }
       newSubs.push(sub);
@@ -34395,8 +34982,8 @@ var CharClass = class CharClass2 {
     this.len = w;
     return this;
   }
-  appendLiteral(x, flags) {
-    return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x, x) : this.appendRange(x, x);
+  appendLiteral(x2, flags) {
+    return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x2, x2) : this.appendRange(x2, x2);
   }
   appendRange(lo, hi) {
     if (this.len > 0) {
@@ -34431,19 +35018,19 @@ var CharClass = class CharClass2 {
     }
     return this;
   }
-  appendClass(x) {
-    for (let i = 0; i < x.length; i += 2) this.appendRange(x[i], x[i + 1]);
+  appendClass(x2) {
+    for (let i = 0; i < x2.length; i += 2) this.appendRange(x2[i], x2[i + 1]);
     return this;
   }
-  appendFoldedClass(x) {
-    for (let i = 0; i < x.length; i += 2) this.appendFoldedRange(x[i], x[i + 1]);
+  appendFoldedClass(x2) {
+    for (let i = 0; i < x2.length; i += 2) this.appendFoldedRange(x2[i], x2[i + 1]);
     return this;
   }
-  appendNegatedClass(x) {
+  appendNegatedClass(x2) {
     let nextLo = 0;
-    for (let i = 0; i < x.length; i += 2) {
-      const lo = x[i];
-      const hi = x[i + 1];
+    for (let i = 0; i < x2.length; i += 2) {
+      const lo = x2[i];
+      const hi = x2[i + 1];
       if (nextLo <= lo - 1) this.appendRange(nextLo, lo - 1);
       nextLo = hi + 1;
     }
@@ -34505,8 +35092,8 @@ var CharClass = class CharClass2 {
     }
     return this;
   }
-  appendClassWithSign(x, sign) {
-    return sign < 0 ? this.appendNegatedClass(x) : this.appendClass(x);
+  appendClassWithSign(x2, sign) {
+    return sign < 0 ? this.appendNegatedClass(x2) : this.appendClass(x2);
   }
   appendGroup(g, foldCase) {
     let cls = g.cls;
@@ -34777,12 +35364,12 @@ var Parser = class Parser2 {
           if (nhex === 0) break bigswitch;
           return r;
         }
-        const x = Utils.unhex(c);
+        const x2 = Utils.unhex(c);
         if (!t.more()) break;
         c = t.pop();
         const y = Utils.unhex(c);
-        if (x < 0 || y < 0) break;
-        return x * 16 + y;
+        if (x2 < 0 || y < 0) break;
+        return x2 * 16 + y;
       }
       case Codepoint.CODES["a"]:
         return Codepoint.CODES["\x07"];
@@ -35051,7 +35638,7 @@ var Parser = class Parser2 {
     let newsubs = new Array(len).fill(null);
     let i = 0;
     for (let sub of subs) if (sub.op === op) {
-      for (let j = 0; j < sub.subs.length; j++) newsubs[i++] = sub.subs[j];
+      for (let j2 = 0; j2 < sub.subs.length; j2++) newsubs[i++] = sub.subs[j2];
       this.reuse(sub);
     } else newsubs[i++] = sub;
     let re = this.newRegexp(op);
@@ -35102,9 +35689,9 @@ var Parser = class Parser2 {
         const prefix = this.newRegexp(Regexp.Op.LITERAL);
         prefix.flags = strflags;
         prefix.runes = str.slice(0, strlen);
-        for (let j = start; j < i; j++) {
-          array2[s + j] = this.removeLeadingString(array2[s + j], strlen);
-          this.checkLimits(array2[s + j]);
+        for (let j2 = start; j2 < i; j2++) {
+          array2[s + j2] = this.removeLeadingString(array2[s + j2], strlen);
+          this.checkLimits(array2[s + j2]);
         }
         const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
         const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -35131,10 +35718,10 @@ var Parser = class Parser2 {
       } else if (i === start + 1) array2[lenout++] = array2[s + start];
       else {
         const prefix = first;
-        for (let j = start; j < i; j++) {
-          const reuse = j !== start;
-          array2[s + j] = this.removeLeadingRegexp(array2[s + j], reuse);
-          this.checkLimits(array2[s + j]);
+        for (let j2 = start; j2 < i; j2++) {
+          const reuse = j2 !== start;
+          array2[s + j2] = this.removeLeadingRegexp(array2[s + j2], reuse);
+          this.checkLimits(array2[s + j2]);
         }
         const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
         const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -35154,17 +35741,17 @@ var Parser = class Parser2 {
       } else if (i === start + 1) array2[lenout++] = array2[s + start];
       else {
         let max = start;
-        for (let j = start + 1; j < i; j++) {
+        for (let j2 = start + 1; j2 < i; j2++) {
           const subMax = array2[s + max];
-          const subJ = array2[s + j];
-          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+          const subJ = array2[s + j2];
+          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j2;
         }
         const tmp = array2[s + start];
         array2[s + start] = array2[s + max];
         array2[s + max] = tmp;
-        for (let j = start + 1; j < i; j++) {
-          Parser2.mergeCharClass(array2[s + start], array2[s + j]);
-          this.reuse(array2[s + j]);
+        for (let j2 = start + 1; j2 < i; j2++) {
+          Parser2.mergeCharClass(array2[s + start], array2[s + j2]);
+          this.reuse(array2[s + j2]);
         }
         this.cleanAlt(array2[s + start]);
         array2[lenout++] = array2[s + start];
@@ -35345,11 +35932,11 @@ var Parser = class Parser2 {
                 t.skipString(lit);
                 t.skipString("\\E");
               } else t.skipString(lit);
-              let j = 0;
-              while (j < lit.length) {
-                const codepoint = lit.codePointAt(j);
+              let j2 = 0;
+              while (j2 < lit.length) {
+                const codepoint = lit.codePointAt(j2);
                 this.literal(codepoint);
-                j += Utils.charCount(codepoint);
+                j2 += Utils.charCount(codepoint);
               }
               break bigswitch;
             }
@@ -36082,7 +36669,7 @@ var RE2 = class RE22 {
   findAllUTF8Submatch(b, n) {
     const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => {
       let slice = new Array(match.length / 2 | 0).fill(null);
-      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = b.slice(match[2 * j], match[2 * j + 1]);
+      for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = b.slice(match[2 * j2], match[2 * j2 + 1]);
       return slice;
     });
     if (result.length === 0) return null;
@@ -36110,7 +36697,7 @@ var RE2 = class RE22 {
   findAllSubmatch(s, n) {
     const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => {
       let slice = new Array(match.length / 2 | 0).fill(null);
-      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = s.substring(match[2 * j], match[2 * j + 1]);
+      for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = s.substring(match[2 * j2], match[2 * j2 + 1]);
       return slice;
     });
     if (result.length === 0) return null;
@@ -36268,18 +36855,18 @@ var TranslateRegExpString = class TranslateRegExpString2 {
             case "u":
               if (i + 2 < size) {
                 if (data[i + 2] === "{") {
-                  let j = i + 3;
+                  let j2 = i + 3;
                   let hasHex = false;
                   let closed = false;
-                  while (j < size) {
-                    const hexChar = data[j];
+                  while (j2 < size) {
+                    const hexChar = data[j2];
                     if (hexChar === "}") {
                       closed = true;
                       break;
                     }
                     if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                     hasHex = true;
-                    j++;
+                    j2++;
                   }
                   if (closed && hasHex) {
                     result += "\\x";
@@ -36289,7 +36876,7 @@ var TranslateRegExpString = class TranslateRegExpString2 {
                   }
                 } else if (i + 5 < size) {
                   let isHex4 = true;
-                  for (let j = 0; j < 4; j++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j])) {
+                  for (let j2 = 0; j2 < 4; j2++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j2])) {
                     isHex4 = false;
                     break;
                   }
@@ -36308,18 +36895,18 @@ var TranslateRegExpString = class TranslateRegExpString2 {
             case "x": {
               let isValidHex = false;
               if (i + 2 < size && data[i + 2] === "{") {
-                let j = i + 3;
+                let j2 = i + 3;
                 let hasHex = false;
                 let closed = false;
-                while (j < size) {
-                  const hexChar = data[j];
+                while (j2 < size) {
+                  const hexChar = data[j2];
                   if (hexChar === "}") {
                     closed = true;
                     break;
                   }
                   if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                   hasHex = true;
-                  j++;
+                  j2++;
                 }
                 if (closed && hasHex) isValidHex = true;
               } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data[i + 2]) && TranslateRegExpString2.isHexadecimal(data[i + 3])) isValidHex = true;
@@ -37409,17 +37996,17 @@ function shellUnquoteWord(text4) {
       i++;
       let closed = false;
       while (i < text4.length) {
-        const d = text4[i];
-        if (d === "\\" && i + 1 < text4.length && `"\\$\`
+        const d3 = text4[i];
+        if (d3 === "\\" && i + 1 < text4.length && `"\\$\`
 `.includes(text4[i + 1])) {
           if (text4[i + 1] !== "\n") out += text4[i + 1];
           i += 2;
-        } else if (d === '"') {
+        } else if (d3 === '"') {
           closed = true;
           i++;
           break;
         } else {
-          out += d;
+          out += d3;
           i++;
         }
       }
@@ -45698,11 +46285,11 @@ function compiler(options) {
     };
   }
 }
-function point2(d) {
+function point2(d3) {
   return {
-    line: d.line,
-    column: d.column,
-    offset: d.offset
+    line: d3.line,
+    column: d3.column,
+    offset: d3.offset
   };
 }
 function configure(combined, extensions) {
@@ -45898,8 +46485,8 @@ function looksLikeANode(value) {
 }
 
 // node_modules/unist-util-visit-parents/lib/color.node.js
-function color(d) {
-  return "\x1B[33m" + d + "\x1B[39m";
+function color(d3) {
+  return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
 // node_modules/unist-util-visit-parents/lib/index.js
@@ -46423,8 +47010,8 @@ function enterTable(token) {
   this.enter(
     {
       type: "table",
-      align: align.map(function(d) {
-        return d === "none" ? null : d;
+      align: align.map(function(d3) {
+        return d3 === "none" ? null : d3;
       }),
       children: [],
       position: void 0
@@ -48123,10 +48710,10 @@ function splitInlineCode(text4) {
     while (blank < blanks.length && blanks[blank] < opener.index) blank++;
     const limit = blank < blanks.length ? blanks[blank] : text4.length;
     const sameLength = byLength.get(opener.length);
-    let k = consumed.get(opener.length) ?? 0;
-    while (k < sameLength.length && sameLength[k] <= n) k++;
-    consumed.set(opener.length, k);
-    const closer = k < sameLength.length ? runs[sameLength[k]] : void 0;
+    let k2 = consumed.get(opener.length) ?? 0;
+    while (k2 < sameLength.length && sameLength[k2] <= n) k2++;
+    consumed.set(opener.length, k2);
+    const closer = k2 < sameLength.length ? runs[sameLength[k2]] : void 0;
     if (!closer || closer.index >= limit) continue;
     if (opener.index > cursor) pieces.push({ text: text4.slice(cursor, opener.index), code: false });
     const end = closer.index + closer.length;
@@ -48266,7 +48853,7 @@ function alertRecipients(input2) {
       return;
     if (verified(name) && !out.some((o2) => o2.toLowerCase() === name.toLowerCase())) out.push(name);
   };
-  const known = (login) => Object.keys(input2.permissions).some((k) => k.toLowerCase() === login.toLowerCase());
+  const known = (login) => Object.keys(input2.permissions).some((k2) => k2.toLowerCase() === login.toLowerCase());
   for (const approver of input2.approvers)
     add(approver, (login) => !known(login) || hasWriteAccess(input2.permissions, login));
   for (const reviewer of input2.reviewers ?? [])
@@ -48366,8 +48953,11 @@ var AlertWebhook = class {
   maxAttempts;
   stopper = new AbortController();
   pending = /* @__PURE__ */ new Set();
-  /** Keys delivered or queued (`owner/name#key`), newest last, bounded: one delivery per alert per process. */
-  seen = /* @__PURE__ */ new Set();
+  /**
+   * Keys delivered or queued (`owner/name#key`), the 2,000 newest (`has` does not refresh one): one delivery
+   * per alert per process.
+   */
+  seen = new I({ max: 2e3 });
   constructor(options) {
     this.env = options.env ?? process.env;
     this.log = options.log;
@@ -48424,8 +49014,7 @@ var AlertWebhook = class {
     return queue2;
   }
   remember(id) {
-    this.seen.add(id);
-    if (this.seen.size > 2e3) this.seen.delete(this.seen.values().next().value);
+    this.seen.set(id, true);
   }
   async deliver(url2, secret, body, alert) {
     try {
@@ -48592,13 +49181,13 @@ import * as os4 from "os";
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P, generator) {
+var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
+    return value instanceof P2 ? value : new P2(function(resolve) {
       resolve(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -49020,7 +49609,7 @@ function describeError(error63) {
 }
 function refusalWords(error63) {
   const e = error63;
-  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x2) => x2?.message ?? "").filter(Boolean);
   if (graphql3.length > 0) return graphql3.join("; ");
   const message = e?.response?.data?.message;
   return typeof message === "string" && message.trim() ? message : describeError(error63);
@@ -49655,9 +50244,9 @@ function getValues(context, operator, key, modifier) {
             );
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              result.push(encodeValue(operator, value[k2], k2));
             }
           });
         }
@@ -49668,10 +50257,10 @@ function getValues(context, operator, key, modifier) {
             tmp.push(encodeValue(operator, value2));
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              tmp.push(encodeUnreserved(k2));
+              tmp.push(encodeValue(operator, value[k2].toString()));
             }
           });
         }
@@ -50115,17 +50704,17 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
       }
     } else {
       while (node3.index < node3.keys.length) {
-        const k = node3.keys[node3.index++];
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+        const k2 = node3.keys[node3.index++];
+        const isFilteredOutByArray = propertyList && !propertyList.has(k2);
         if (isFilteredOutByArray) continue;
-        const childRaw = node3.val[k];
-        const childVal = prepareVal(node3.val, k, childRaw);
+        const childRaw = node3.val[k2];
+        const childVal = prepareVal(node3.val, k2, childRaw);
         if (isUnstringifiable(childVal)) continue;
         if (!node3.first) chunks.push(",");
         if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+          chunks.push("\n" + space.repeat(level) + originalStringify(k2) + ": ");
         } else {
-          chunks.push(originalStringify(k) + ":");
+          chunks.push(originalStringify(k2) + ":");
         }
         const isComplexObject = childVal !== null && typeof childVal === "object";
         const isNativeRaw = isRawJSON(childVal);
@@ -50136,7 +50725,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
           visited.add(childVal);
           stack.push({
             parent: node3.val,
-            key: k,
+            key: k2,
             val: childVal,
             isArray: Array.isArray(childVal),
             keys: Array.isArray(childVal) ? null : Object.keys(childVal),
@@ -53524,6 +54113,7 @@ var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   resetMs: 6e4,
   successThreshold: 2
 });
+var ENDED_PAUSE_KEPT_MS = 60 * 6e4;
 var ProbationBreaker = class {
   constructor(failureThreshold, successThreshold) {
     this.failureThreshold = failureThreshold;
@@ -53650,6 +54240,7 @@ var GitHubCircuit = class {
    * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
    */
   pauseWrites(repo, retryAfterSeconds, reason, now = Date.now()) {
+    this.forgetEndedPauses(now);
     const known = this.pauses.get(repo);
     const strikes = (known?.strikes ?? 0) + 1;
     const wait = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
@@ -53661,6 +54252,16 @@ var GitHubCircuit = class {
     };
     this.pauses.set(repo, pause);
     return pause;
+  }
+  /** Drops the pauses that ended over `ENDED_PAUSE_KEPT_MS` ago and hold no writes. */
+  forgetEndedPauses(now) {
+    for (const [repo, pause] of this.pauses) {
+      if (now - pause.until > ENDED_PAUSE_KEPT_MS && this.queued(repo).length === 0) this.pauses.delete(repo);
+    }
+  }
+  /** Repositories whose pause is remembered (in force, ended recently, or holding writes). */
+  pausedRepos() {
+    return [...this.pauses.keys()];
   }
   /** The repository's pause while it lasts; null when its writes may go out. */
   writePause(repo, now = Date.now()) {
@@ -53881,12 +54482,12 @@ function configWarnings(config2) {
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
-  let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous3[j] + 1, current[j - 1] + 1, previous3[j - 1] + cost);
+    for (let j2 = 1; j2 <= b.length; j2++) {
+      const cost = a[i - 1] === b[j2 - 1] ? 0 : 1;
+      current[j2] = Math.min(previous3[j2] + 1, current[j2 - 1] + 1, previous3[j2 - 1] + cost);
     }
     previous3 = current;
   }
@@ -54230,7 +54831,7 @@ function sha256Hex(text4) {
     1541459225
   ]);
   const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
+  const rotr = (x2, n) => x2 >>> n | x2 << 32 - n;
   for (let offset = 0; offset < padded.length; offset += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
     for (let i = 16; i < 64; i++) {
@@ -54240,7 +54841,7 @@ function sha256Hex(text4) {
       const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
       w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
     }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    let [a, b, c, d3, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
     for (let i = 0; i < 64; i++) {
       const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
       const ch = e & f ^ ~e & g;
@@ -54251,8 +54852,8 @@ function sha256Hex(text4) {
       hh = g;
       g = f;
       f = e;
-      e = d + t1 >>> 0;
-      d = c;
+      e = d3 + t1 >>> 0;
+      d3 = c;
       c = b;
       b = a;
       a = t1 + t2 >>> 0;
@@ -54260,13 +54861,13 @@ function sha256Hex(text4) {
     h[0] = h[0] + a >>> 0;
     h[1] = h[1] + b >>> 0;
     h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
+    h[3] = h[3] + d3 >>> 0;
     h[4] = h[4] + e >>> 0;
     h[5] = h[5] + f >>> 0;
     h[6] = h[6] + g >>> 0;
     h[7] = h[7] + hh >>> 0;
   }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+  return [...h].map((x2) => x2.toString(16).padStart(8, "0")).join("");
 }
 function taskDigest(title, body) {
   return sha256Hex(JSON.stringify([title, body ?? ""]));
@@ -54928,10 +55529,10 @@ function compactJson(state) {
 }
 function dropDefaults(value) {
   const out = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const [k2, v] of Object.entries(value)) {
     if (v === void 0 || v === null) continue;
-    if (k !== "pinRequested" && (v === 0 || v === "" || Array.isArray(v) && v.length === 0)) continue;
-    out[k] = v;
+    if (k2 !== "pinRequested" && (v === 0 || v === "" || Array.isArray(v) && v.length === 0)) continue;
+    out[k2] = v;
   }
   return out;
 }
@@ -55021,7 +55622,7 @@ function squeezeState(state, round2) {
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
-      Object.entries(state.tasks).map(([k, r]) => [k, { ...r, reason: void 0, notices: void 0 }])
+      Object.entries(state.tasks).map(([k2, r]) => [k2, { ...r, reason: void 0, notices: void 0 }])
     );
   }
   if (round2 >= 2) {
@@ -55081,7 +55682,7 @@ function computeStatistics(tasks, now, options = {}) {
   const nowMs = typeof now === "number" ? now : now.getTime();
   let start = toMs(options.sessionStartedAt);
   if (start === null) {
-    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x) => x !== null);
+    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x2) => x2 !== null);
     start = starts.length > 0 ? Math.min(...starts) : null;
   }
   const runtimeMs = start === null ? 0 : Math.max(0, nowMs - start - finite(options.pausedMs));
@@ -55127,12 +55728,12 @@ function formatDuration(ms) {
   if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
   return `${sec}s`;
 }
-function finite(x) {
-  return typeof x === "number" && Number.isFinite(x) ? x : 0;
+function finite(x2) {
+  return typeof x2 === "number" && Number.isFinite(x2) ? x2 : 0;
 }
-function round(x, digits) {
+function round(x2, digits) {
   const f = 10 ** digits;
-  return Math.round(x * f) / f;
+  return Math.round(x2 * f) / f;
 }
 function toMs(t) {
   if (t == null) return null;
@@ -55424,7 +56025,7 @@ function statistics({ view, now }) {
 
 ${table(
     ["", ""],
-    stats.map(([k, v]) => [`**${k}**`, v])
+    stats.map(([k2, v]) => [`**${k2}**`, v])
   )}`;
 }
 function dependencyGraph({ view, limits }) {
@@ -55646,9 +56247,9 @@ function decideOnFailure(input2) {
   }
 }
 function trackConsecutiveFailures(count2, outcome, threshold) {
-  const d = decideOnWorkerOutcome(outcome);
+  const d3 = decideOnWorkerOutcome(outcome);
   if (outcome === "complete") return { count: 0, pause: false };
-  if (!d.failure) return { count: count2, pause: false };
+  if (!d3.failure) return { count: count2, pause: false };
   const next = count2 + 1;
   return { count: next, pause: threshold > 0 && next >= threshold };
 }
@@ -55935,8 +56536,8 @@ function taskRecord(ctx, n) {
 function taskBranch(ctx, n) {
   return taskBranchName(ctx.config.branchPrefix, n);
 }
-function round4(x) {
-  return Math.round(x * 1e4) / 1e4;
+function round4(x2) {
+  return Math.round(x2 * 1e4) / 1e4;
 }
 
 // src/core/reconcile/messages.ts
@@ -55971,8 +56572,8 @@ function notice(ctx, n, record2, key, body) {
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
 }
-function stateLabels(L) {
-  return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
+function stateLabels(L2) {
+  return [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed];
 }
 function statusOf2(ctx, n) {
   const issue3 = ctx.issues.get(n);
@@ -55986,11 +56587,11 @@ function statusOf2(ctx, n) {
   return status;
 }
 function setStatus(ctx, n, status) {
-  const L = ctx.config.labels;
-  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
+  const L2 = ctx.config.labels;
+  const target = status === "skipped" ? L2.exclude : labelForStatus(status, L2);
   const fromSkipped = statusOf2(ctx, n) === "skipped" && status !== "skipped";
-  writeLabels(ctx, n, target, [...stateLabels(L), ...fromSkipped ? [L.exclude] : []]);
-  if (target && target.toLowerCase() === L.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
+  writeLabels(ctx, n, target, [...stateLabels(L2), ...fromSkipped ? [L2.exclude] : []]);
+  if (target && target.toLowerCase() === L2.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
   if (status !== "skipped" && status !== "done") {
     const record2 = taskRecord(ctx, n);
     record2.label = status;
@@ -56028,11 +56629,11 @@ function pullsFor(ctx, n) {
     branch,
     botId: ctx.snapshot.botId
   });
-  for (const x of ignored) {
-    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
-    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
-    incident(ctx, "ignored_pull", ignoredPullMessage(x));
-    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
+  for (const x2 of ignored) {
+    if (ctx.state.ignoredPulls.includes(x2.pull.number)) continue;
+    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x2.pull.number].slice(-100);
+    incident(ctx, "ignored_pull", ignoredPullMessage(x2));
+    note(ctx, `#${n}: ${ignoredPullMessage(x2)}`);
   }
   const dropped = record2?.dropped;
   return dropped?.length ? trusted.filter((p) => !dropped.includes(p.number)) : trusted;
@@ -56354,7 +56955,7 @@ function cancelRun(ctx, run, n, why) {
   const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
   if (asked) return;
   record2.cancelAt = ctx.now.toISOString();
-  record2.notices = [...(record2.notices ?? []).filter((k) => k !== key), key].slice(-12);
+  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
   ctx.effects.push({ type: "cancelRun", runId: run.id, issue: n });
   note(ctx, `#${n}: cancel run ${run.id}: ${why}`);
 }
@@ -56417,7 +57018,7 @@ function freshStart(ctx, n, retryDelta, reason) {
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
   r.reason = reason;
-  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  ctx.state.recent = ctx.state.recent.filter((x2) => x2.issue !== n);
   setStatus(ctx, n, "ready");
   return r;
 }
@@ -56496,7 +57097,7 @@ function revertMerged(ctx, n, merged, actor) {
   r.waitUntil = void 0;
   r.result = "rollback";
   r.reason = `rollback asked by @${actor}: reverting PR #${merged.number}`;
-  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  ctx.state.recent = ctx.state.recent.filter((x2) => x2.issue !== n);
   setStatus(ctx, n, "review");
   note(ctx, `#${n}: rollback by ${actor}: revert PR #${merged.number} on ${branch}`);
   return {
@@ -56890,8 +57491,8 @@ ${commandHelp()}`
 function taskIssueFor(ctx, n) {
   const issue3 = ctx.issues.get(n);
   if (issue3) {
-    const L = ctx.config.labels;
-    const ours = ctx.state.tasks[n] !== void 0 || [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some(
+    const L2 = ctx.config.labels;
+    const ours = ctx.state.tasks[n] !== void 0 || [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed, L2.exclude].some(
       (l) => hasLabel(issue3.labels, l)
     );
     return ours ? n : null;
@@ -57038,11 +57639,11 @@ function checkDispatchLocks(ctx) {
 function bootstrapState(input2) {
   const { snapshot, now, config: config2 } = input2;
   const tracking = snapshot.trackingIssue;
-  const L = config2.labels;
+  const L2 = config2.labels;
   const offRamped = snapshot.issues.some(
-    (i) => [L.blocked, L.needsHuman, L.timeout, L.failed].some((l) => hasLabel(i.labels, l))
+    (i) => [L2.blocked, L2.needsHuman, L2.timeout, L2.failed].some((l) => hasLabel(i.labels, l))
   );
-  const inFlight = snapshot.workerResults.length > 0 || snapshot.runs.some((r) => r.status !== "completed") || snapshot.issues.some((i) => [L.inProgress, L.review].some((l) => hasLabel(i.labels, l)));
+  const inFlight = snapshot.workerResults.length > 0 || snapshot.runs.some((r) => r.status !== "completed") || snapshot.issues.some((i) => [L2.inProgress, L2.review].some((l) => hasLabel(i.labels, l)));
   if (!tracking && !inFlight && !offRamped) return { state: emptyState(now), log: null };
   if (!tracking && !inFlight) {
     return { state: rebuildState(snapshot, now, config2), log: null };
@@ -57152,7 +57753,7 @@ function pullsByRef(pulls) {
   }
   return byRef;
 }
-function ignoreForeignLabels(ctx, L) {
+function ignoreForeignLabels(ctx, L2) {
   for (const issue3 of ctx.snapshot.issues) {
     const foreign = issue3.foreignLabels ?? [];
     if (!foreign.length || issue3.state !== "open" || !ctx.labels.has(issue3.number)) continue;
@@ -57161,7 +57762,7 @@ function ignoreForeignLabels(ctx, L) {
     ctx.labels.set(n, drop(ctx.labels.get(n) ?? []));
     ctx.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
     for (const f of foreign) {
-      const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${L.ready}\` are Autopilot's; use the /autopilot commands).`;
+      const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${L2.ready}\` are Autopilot's; use the /autopilot commands).`;
       incidentOnce(ctx, "foreign_label", message);
     }
     note(ctx, `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
@@ -57184,10 +57785,10 @@ function applySettleOverlay(ctx, issues) {
   }
 }
 function overlayStatus(ctx, n, status) {
-  const L = ctx.config.labels;
-  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
-  const all2 = [...stateLabels(L), L.exclude];
-  const next = (ctx.labels.get(n) ?? []).filter((l) => !all2.some((x) => x.toLowerCase() === l.toLowerCase()));
+  const L2 = ctx.config.labels;
+  const target = status === "skipped" ? L2.exclude : labelForStatus(status, L2);
+  const all2 = [...stateLabels(L2), L2.exclude];
+  const next = (ctx.labels.get(n) ?? []).filter((l) => !all2.some((x2) => x2.toLowerCase() === l.toLowerCase()));
   if (target) next.push(target);
   ctx.labels.set(n, next);
   if (status === "ready") ctx.readyBy.set(n, ctx.snapshot.botLogin);
@@ -57232,9 +57833,9 @@ function forcedRemovals(text4) {
       let recursive2 = false;
       let force = false;
       const targets = [];
-      let j = i + 1;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "--") continue;
         if (word === "--recursive") recursive2 = true;
         else if (word === "--force") force = true;
@@ -57244,8 +57845,8 @@ function forcedRemovals(text4) {
         } else if (word.startsWith("--")) continue;
         else targets.push(word.replace(/^["']|["']$/g, ""));
       }
-      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
-      i = j;
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
     }
   }
   return found;
@@ -57279,22 +57880,22 @@ function forcedPush(text4) {
     const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
     for (let i = 0; i < words.length; i++) {
       if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j = i + 1;
+      let j2 = i + 1;
       let valueMayFollow = false;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "push") break;
         if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
         else break;
       }
-      if (words[j] !== "push") {
-        i = j - 1;
+      if (words[j2] !== "push") {
+        i = j2 - 1;
         continue;
       }
-      for (let k = j + 1; k < words.length; k++) {
-        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
-          return words.slice(i, k + 1).join(" ");
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
       }
       break;
     }
@@ -57620,7 +58221,7 @@ function verifiedGate(ctx, pr) {
     (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate
   );
   if (cached2) return { rules: cached2.rules };
-  const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+  const diff = ctx.snapshot.pullDiffs.find((d3) => d3.pr === pr.number && d3.sha === pr.headSha);
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
@@ -57730,20 +58331,13 @@ function visibleLines(body) {
     (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
   );
 }
-var MEMO_REPOS = 16;
-var memos = /* @__PURE__ */ new Map();
+var DEFAULT_KEPT_GRAPHS = 100;
+var memos = new I({ max: DEFAULT_KEPT_GRAPHS });
 function memoOf(key) {
-  const memo2 = memos.get(key) ?? null;
-  if (memo2) {
-    memos.delete(key);
-    memos.set(key, memo2);
-  }
-  return memo2;
+  return memos.get(key) ?? null;
 }
 function keepMemo(key, memo2) {
-  memos.delete(key);
   memos.set(key, memo2);
-  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value);
 }
 var keeping = false;
 var NO_DEPENDENCIES = Object.freeze({
@@ -57928,7 +58522,7 @@ function buildTaskGraph(issues, repo, options = {}) {
       crossRepo: cross,
       dependents: sortedUnique(dependents.get(n) ?? []),
       unblocks: sortedUnique(unblocks.get(n) ?? []),
-      unresolved: deps.filter((d) => !isClosed(d)),
+      unresolved: deps.filter((d3) => !isClosed(d3)),
       unresolvedCrossRepo: cross.filter((r) => !closedCross.has(crossRepoKey(r))),
       parent,
       subIssues: sortedUnique([...childrenOf.get(n) ?? []]),
@@ -58023,7 +58617,7 @@ function shortestCycleThrough(start, adjacency) {
     for (const w of adjacency.get(v) ?? []) {
       if (w === start) {
         const path2 = [start];
-        for (let x = v; x !== start; x = previous3.get(x)) path2.splice(1, 0, x);
+        for (let x2 = v; x2 !== start; x2 = previous3.get(x2)) path2.splice(1, 0, x2);
         path2.push(start);
         return path2;
       }
@@ -58060,7 +58654,7 @@ function readyTasks(graph, options) {
       waiting2.push({ number: n, code: "excluded", reason: `excluded (${options.excludeLabel})` });
       continue;
     }
-    const other = otherState ? others.filter((l) => node3.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase())) : [];
+    const other = otherState ? others.filter((l) => node3.issue.labels.some((x2) => x2.toLowerCase() === l.toLowerCase())) : [];
     if (other.length > 0) {
       waiting2.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
       continue;
@@ -58327,7 +58921,7 @@ function sessionRefusal(status) {
 // src/core/reconcile/runs/pool-dispatch.ts
 function processPool(ctx, runRequests = []) {
   const { snapshot, state, config: config2 } = ctx;
-  const L = config2.labels;
+  const L2 = config2.labels;
   const issues = snapshot.issues.map((i) => {
     const issue3 = ctx.issues.get(i.number) ?? i;
     const labels = ctx.labels.get(i.number) ?? i.labels;
@@ -58335,9 +58929,9 @@ function processPool(ctx, runRequests = []) {
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
   const { ready, waiting: waiting2 } = readyTasks(graph, {
-    readyLabel: L.ready,
-    excludeLabel: L.exclude,
-    stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed]
+    readyLabel: L2.ready,
+    excludeLabel: L2.exclude,
+    stateLabels: [L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed]
   });
   const notInPool2 = [];
   const waits2 = waiting2.map((w) => ({
@@ -58355,7 +58949,7 @@ function processPool(ctx, runRequests = []) {
       notInPool2.push({
         issue: n,
         title: node3.issue.title,
-        reason: by ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L.ready}\` label is unknown`
+        reason: by ? `the \`${L2.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L2.ready}\` label is unknown`
       });
       return false;
     }
@@ -58383,8 +58977,8 @@ function processPool(ctx, runRequests = []) {
   });
   const scoring = {
     weights: config2.scoring,
-    labels: { critical: L.critical, quickWin: L.quickWin },
-    retries: Object.fromEntries(Object.entries(state.tasks).map(([k, r]) => [Number(k), r.retries]))
+    labels: { critical: L2.critical, quickWin: L2.quickWin },
+    retries: Object.fromEntries(Object.entries(state.tasks).map(([k2, r]) => [Number(k2), r.retries]))
   };
   let ranked = rankTasks(candidates, scoring);
   const s = state.session;
@@ -58416,7 +59010,7 @@ function processPool(ctx, runRequests = []) {
   if (asked.size > 0) ranked = ranked.filter((t) => !asked.has(t.issue));
   const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
   const unblocking = merging.size > 0 && waiting2.some(
-    (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
+    (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d3) => typeof d3 === "number" && merging.has(d3))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
   if (config2.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
@@ -58589,7 +59183,7 @@ function evaluatePullRequest(pr, options) {
 }
 function describeKinds(kinds) {
   return kinds.map(
-    (k) => k === "checks" ? "failing checks" : k === "changes" ? "changes requested" : "merge conflicts"
+    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : "merge conflicts"
   ).join(", ");
 }
 function feedbackSummary(kinds, failing, changes, pr) {
@@ -58998,8 +59592,8 @@ var SWEPT = /* @__PURE__ */ new Set(["failed", "timeout", "skipped"]);
 function sweepCandidates(world, config2, ended) {
   const days = config2.cleanup.staleBranchDays;
   if (days === "off") return [];
-  const L = config2.labels;
-  const wanted = [L.failed, L.timeout, L.exclude].map((l) => l.toLowerCase());
+  const L2 = config2.labels;
+  const wanted = [L2.failed, L2.timeout, L2.exclude].map((l) => l.toLowerCase());
   const old = (n) => {
     const since = Date.parse(ended.since(n) ?? "");
     return Number.isNaN(since) || ended.nowMs - since >= days * 864e5;
@@ -59273,7 +59867,7 @@ function graphView(ctx, view, pool) {
   const inGraph = new Set(order.slice(0, 200));
   const deps = /* @__PURE__ */ new Set();
   for (const e of pool.graph.edges) if (inGraph.has(e.from) && ctx.issues.has(e.to)) deps.add(e.to);
-  for (const d of deps) add(d);
+  for (const d3 of deps) add(d3);
   const waitingIssues = new Set(view.waiting.map((w) => w.issue));
   const nodes = order.slice(0, 250).map((n) => {
     const issue3 = ctx.issues.get(n);
@@ -59284,7 +59878,7 @@ function graphView(ctx, view, pool) {
       status: issue3.state === "closed" ? "done" : waiting2 ? "waiting" : status ?? "waiting"
     };
   });
-  const shown2 = new Set(nodes.map((x) => x.issue));
+  const shown2 = new Set(nodes.map((x2) => x2.issue));
   const edges = pool.graph.edges.filter((e) => shown2.has(e.from) && shown2.has(e.to)).map((e) => [e.from, e.to]);
   return { nodes, edges };
 }
@@ -59583,14 +60177,14 @@ function statusText(ctx, view, issue3) {
     ["not in the pool", view.notInPool]
   ];
   let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
-  const slot = view.slots.find((x) => x.issue === issue3);
+  const slot = view.slots.find((x2) => x2.issue === issue3);
   if (slot)
     detail += ` \u2014 attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;
   const rank = view.queue.findIndex((q) => q.issue === issue3);
   if (rank >= 0)
     detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
   for (const [label2, list3] of lists) {
-    const line = list3.find((x) => x.issue === issue3);
+    const line = list3.find((x2) => x2.issue === issue3);
     if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
   }
   return `#${issue3} ${detail}.
@@ -59735,7 +60329,7 @@ function handleOutcome(ctx, n, record2, result) {
 function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
   const { config: config2, state } = ctx;
   record2.failures += 1;
-  const d = decideOnFailure({
+  const d3 = decideOnFailure({
     strategy,
     attempt: record2.failures,
     maxRetries: config2.maxRetries,
@@ -59743,17 +60337,17 @@ function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) 
     retryMaxMs: config2.retryMaxMs
   });
   record2.reason = truncate(reason, 300);
-  if (d.action === "retry") {
+  if (d3.action === "retry") {
     record2.retries += 1;
-    record2.waitUntil = new Date(ctx.nowMs + d.delayMs).toISOString();
-    record2.reason = truncate(`${reason} \u2014 ${d.reason}, in ${formatDuration(d.delayMs)}`, 300);
+    record2.waitUntil = new Date(ctx.nowMs + d3.delayMs).toISOString();
+    record2.reason = truncate(`${reason} \u2014 ${d3.reason}, in ${formatDuration(d3.delayMs)}`, 300);
     setStatus(ctx, n, "ready");
-    note(ctx, `#${n}: ${d.reason} after ${formatDuration(d.delayMs)}`);
+    note(ctx, `#${n}: ${d3.reason} after ${formatDuration(d3.delayMs)}`);
   } else {
     record2.since = ctx.now.toISOString();
     setStatus(ctx, n, "failed");
-    note(ctx, `#${n}: failed (${d.reason})`);
-    if (d.action === "abort") {
+    note(ctx, `#${n}: failed (${d3.reason})`);
+    if (d3.action === "abort") {
       const aborted2 = sessionEvent(ctx, {
         type: "abort",
         issue: n,
@@ -59998,6 +60592,22 @@ function decide(input2) {
     sessionEnd
   });
   return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+}
+
+// src/core/scheduling/repo-activity.ts
+var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+function repoActivity(input2) {
+  const { snapshot, decision, labels } = input2;
+  if (decision.effects.length > 0)
+    return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  for (const issue3 of snapshot.issues) {
+    if (issue3.isPullRequest || issue3.state !== "open") continue;
+    const status = taskStatusFromLabels(issue3, labels);
+    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue3.number} is ${status}` };
+  }
+  const live = snapshot.runs.find((run) => run.status !== "completed");
+  if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
+  return { kind: "idle" };
 }
 
 // src/github/transport/counter.ts
@@ -60591,25 +61201,25 @@ async function moveLabelsTogether(ctx, effects, least = 2) {
     if (!node3 || change.add.length + change.remove.length === 0) continue;
     if (addIds.some((id) => !id) || removeIds.some((id) => !id)) continue;
     seen.add(effect.issue);
-    const k = planned.length;
+    const k2 = planned.length;
     const fields = [];
-    variables[`i${k}`] = node3;
-    declared.push(`$i${k}: ID!`);
+    variables[`i${k2}`] = node3;
+    declared.push(`$i${k2}: ID!`);
     if (addIds.length > 0) {
-      variables[`a${k}`] = addIds;
-      declared.push(`$a${k}: [ID!]!`);
+      variables[`a${k2}`] = addIds;
+      declared.push(`$a${k2}: [ID!]!`);
       selections.push(
-        `  a${k}: addLabelsToLabelable(input: { labelableId: $i${k}, labelIds: $a${k} }) { clientMutationId }`
+        `  a${k2}: addLabelsToLabelable(input: { labelableId: $i${k2}, labelIds: $a${k2} }) { clientMutationId }`
       );
-      fields.push(`a${k}`);
+      fields.push(`a${k2}`);
     }
     if (removeIds.length > 0) {
-      variables[`r${k}`] = removeIds;
-      declared.push(`$r${k}: [ID!]!`);
+      variables[`r${k2}`] = removeIds;
+      declared.push(`$r${k2}: [ID!]!`);
       selections.push(
-        `  r${k}: removeLabelsFromLabelable(input: { labelableId: $i${k}, labelIds: $r${k} }) { clientMutationId }`
+        `  r${k2}: removeLabelsFromLabelable(input: { labelableId: $i${k2}, labelIds: $r${k2} }) { clientMutationId }`
       );
-      fields.push(`r${k}`);
+      fields.push(`r${k2}`);
     }
     planned.push({ effect, issue: effect.issue, add: change.add, remove: change.remove, fields });
   }
@@ -60703,32 +61313,39 @@ async function readDiscardedBranches(ctx, branches) {
 }
 
 // src/github/transport/conditional-reads.ts
-var CONDITIONAL_CACHE_ENTRIES = 500;
+var DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
+  entries: 4e3,
+  bytes: 64 * 1024 * 1024
+});
+function sizeOf(response) {
+  return Math.max(1, JSON.stringify(response.data ?? null).length + JSON.stringify(response.headers).length);
+}
+function lruOf(bounds2) {
+  return new I({
+    max: bounds2.entries,
+    maxSize: bounds2.bytes,
+    sizeCalculation: sizeOf
+  });
+}
 var ConditionalReadCache = class {
-  constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
-    this.capacity = capacity;
-  }
-  capacity;
-  entries = /* @__PURE__ */ new Map();
+  entries;
   /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
   notModified = 0;
   fetched = 0;
+  constructor(bounds2 = DEFAULT_READ_CACHE_BOUNDS) {
+    this.entries = lruOf(bounds2);
+  }
+  /** Changes the bounds, keeping the most recently used answers that fit. */
+  bound(bounds2) {
+    const previous3 = this.entries;
+    this.entries = lruOf(bounds2);
+    for (const key of previous3.rkeys()) this.entries.set(key, previous3.peek(key));
+  }
   get(key) {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
   set(key, response) {
-    this.entries.delete(key);
     this.entries.set(key, response);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === void 0) break;
-      this.entries.delete(oldest);
-    }
   }
   delete(key) {
     this.entries.delete(key);
@@ -60741,11 +61358,15 @@ var ConditionalReadCache = class {
   get size() {
     return this.entries.size;
   }
+  /** The approximate bytes held (see `sizeOf`). */
+  get bytes() {
+    return this.entries.calculatedSize;
+  }
 };
 var shared = new ConditionalReadCache();
 var NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
 function requestKey(options) {
-  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
+  const params = Object.keys(options).filter((k2) => !NOT_PART_OF_KEY.has(k2)).sort().map((k2) => [k2, options[k2]]);
   const headers = options.headers ?? {};
   const media = options.mediaType ?? null;
   return JSON.stringify([
@@ -60794,6 +61415,49 @@ function sendReadsConditionally(client, cache = shared) {
       throw error63;
     }
   });
+}
+
+// src/github/snapshot/snapshot-context.ts
+function snapshotSettings(config2) {
+  const l = config2.labels;
+  return {
+    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
+    readyLabel: l.ready,
+    reviewLabel: l.review,
+    gateDigest: humanGateDigest(config2.humanGate),
+    needsHumanLabel: l.needsHuman,
+    branchPrefix: config2.branchPrefix,
+    workerWorkflow: config2.workerWorkflow,
+    ...config2.cleanup && config2.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config2.cleanup, labels: config2.labels, branchPrefix: config2.branchPrefix } } : {}
+  };
+}
+var PERMISSION_CACHE_MS = 5 * 6e4;
+function newRepoMemory() {
+  return {
+    trackingIssue: null,
+    poolLabels: null,
+    blockedByField: true,
+    permissions: /* @__PURE__ */ new Map(),
+    workerWorkflow: null,
+    branchPrefix: null,
+    branchActivity: /* @__PURE__ */ new Map(),
+    appAccountId: null,
+    appLogin: null,
+    labelIds: /* @__PURE__ */ new Map()
+  };
+}
+
+// src/github/repo-memories.ts
+var DEFAULT_REPO_MEMORIES = 1e3;
+var memories = new I({ max: DEFAULT_REPO_MEMORIES });
+function memoryFor(repo) {
+  const key = repoKey(repo);
+  let memory = memories.get(key);
+  if (!memory) {
+    memory = newRepoMemory();
+    memories.set(key, memory);
+  }
+  return memory;
 }
 
 // src/github/execution/merge-mechanisms.ts
@@ -60857,7 +61521,7 @@ async function withdrawMerge(ctx, effect) {
 
 // src/github/snapshot/snapshot-response.ts
 function compact(list3) {
-  return (list3 ?? []).filter((x) => x !== null && x !== void 0);
+  return (list3 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
 }
 
 // src/github/snapshot/buried-comments.ts
@@ -60921,36 +61585,6 @@ function processedBefore(c, needs) {
   if (needs.cursorId !== null) return c.databaseId !== null && c.databaseId <= needs.cursorId;
   if (needs.stateSince === null) return true;
   return c.createdAt < needs.stateSince;
-}
-
-// src/github/snapshot/snapshot-context.ts
-function snapshotSettings(config2) {
-  const l = config2.labels;
-  return {
-    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
-    readyLabel: l.ready,
-    reviewLabel: l.review,
-    gateDigest: humanGateDigest(config2.humanGate),
-    needsHumanLabel: l.needsHuman,
-    branchPrefix: config2.branchPrefix,
-    workerWorkflow: config2.workerWorkflow,
-    ...config2.cleanup && config2.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config2.cleanup, labels: config2.labels, branchPrefix: config2.branchPrefix } } : {}
-  };
-}
-var PERMISSION_CACHE_MS = 5 * 6e4;
-function newRepoMemory() {
-  return {
-    trackingIssue: null,
-    poolLabels: null,
-    blockedByField: true,
-    permissions: /* @__PURE__ */ new Map(),
-    workerWorkflow: null,
-    branchPrefix: null,
-    branchActivity: /* @__PURE__ */ new Map(),
-    appAccountId: null,
-    appLogin: null,
-    labelIds: /* @__PURE__ */ new Map()
-  };
 }
 
 // src/github/permissions.ts
@@ -61375,7 +62009,7 @@ function listedTaskBranches(data, listedWith, branchPrefix) {
 function rejectsBlockedBy(error63) {
   const e = error63;
   return e?.name === "GraphqlResponseError" && Array.isArray(e.errors) && e.errors.some(
-    (x) => /blockedBy/.test(x?.message ?? "") && /doesn't exist|does not exist|undefined/i.test(x?.message ?? "")
+    (x2) => /blockedBy/.test(x2?.message ?? "") && /doesn't exist|does not exist|undefined/i.test(x2?.message ?? "")
   );
 }
 async function graphqlAllowingNotFound(ctx, query, variables) {
@@ -61383,7 +62017,7 @@ async function graphqlAllowingNotFound(ctx, query, variables) {
     return await ctx.read(() => ctx.client.graphql(query, variables));
   } catch (error63) {
     const e = error63;
-    if (e?.name === "GraphqlResponseError" && e.data && Array.isArray(e.errors) && e.errors.every((x) => x?.type === "NOT_FOUND")) {
+    if (e?.name === "GraphqlResponseError" && e.data && Array.isArray(e.errors) && e.errors.every((x2) => x2?.type === "NOT_FOUND")) {
       return e.data;
     }
     throw error63;
@@ -61567,7 +62201,7 @@ async function takeSnapshot(ctx, request2) {
   const pullNodes = [];
   for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
   for (const p of compact(repo.recentPulls?.nodes)) {
-    if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
+    if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
     }
   }
@@ -61646,9 +62280,9 @@ function pickTracking(data, appId) {
   return pool.sort((a, b) => a.number - b.number)[0] ?? null;
 }
 function sameSet(a, b) {
-  const x = new Set(a);
+  const x2 = new Set(a);
   const y = new Set(b);
-  return x.size === y.size && [...x].every((v) => y.has(v));
+  return x2.size === y.size && [...x2].every((v) => y.has(v));
 }
 
 // src/github/execution/task-recovery.ts
@@ -62268,7 +62902,7 @@ async function pin(ctx, effect) {
   } catch (error63) {
     const e = error63;
     if (e?.name !== "GraphqlResponseError") throw error63;
-    const message = (e.errors ?? []).map((x) => x.message ?? "").join("; ");
+    const message = (e.errors ?? []).map((x2) => x2.message ?? "").join("; ");
     if (/pin/i.test(message) && PINS_FULL.test(message)) {
       const note2 = {
         type: "comment",
@@ -62286,16 +62920,6 @@ async function pin(ctx, effect) {
 
 // src/github/gateway.ts
 var DEFAULT_OPERATION_BUDGET = 100;
-var memories = /* @__PURE__ */ new Map();
-function memoryFor(repo) {
-  const key = repoKey(repo);
-  let memory = memories.get(key);
-  if (!memory) {
-    memory = newRepoMemory();
-    memories.set(key, memory);
-  }
-  return memory;
-}
 var Gateway = class {
   repo;
   circuit;
@@ -62471,10 +63095,10 @@ var Gateway = class {
     }
     report.trackingIssue = ctx.run.trackingIssue;
     report.operations = this.operationsUsed;
-    const deferred = report.outcomes.filter((x) => x.deferredBy === "operation-budget");
+    const deferred = report.outcomes.filter((x2) => x2.deferredBy === "operation-budget");
     if (deferred.length > 0) {
       this.log.warn(
-        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred.map((x) => describeEffect(x.effect)).join("; ")})`
+        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred.map((x2) => describeEffect(x2.effect)).join("; ")})`
       );
     }
     return report;
@@ -62757,8 +63381,9 @@ async function reconcileOnce(options, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options.alerts?.send(inForce.alerts.webhook, decision.alerts, options.repo, at);
   }
+  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
   return {
-    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
+    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),
     rateLimit: facts.rateLimit
   };

@@ -5,11 +5,11 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
-var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
+var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x2, {
   get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
-}) : x)(function(x) {
+}) : x2)(function(x2) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
-  throw Error('Dynamic require of "' + x + '" is not supported');
+  throw Error('Dynamic require of "' + x2 + '" is not supported');
 });
 var __commonJS = (cb, mod) => function __require2() {
   try {
@@ -1086,9 +1086,9 @@ var require_redaction = __commonJS({
           o2[ns].push(...o2[wildcardFirstSym] || []);
         }
         if (ns === wildcardFirstSym) {
-          Object.keys(o2).forEach(function(k) {
-            if (o2[k]) {
-              o2[k].push(nextPath);
+          Object.keys(o2).forEach(function(k2) {
+            if (o2[k2]) {
+              o2[k2].push(nextPath);
             }
           });
         }
@@ -1101,15 +1101,15 @@ var require_redaction = __commonJS({
       const topCensor = (...args) => {
         return typeof censor === "function" ? serialize2(censor(...args)) : serialize2(censor);
       };
-      return [...Object.keys(shape), ...Object.getOwnPropertySymbols(shape)].reduce((o2, k) => {
-        if (shape[k] === null) {
-          o2[k] = (value) => topCensor(value, [k]);
+      return [...Object.keys(shape), ...Object.getOwnPropertySymbols(shape)].reduce((o2, k2) => {
+        if (shape[k2] === null) {
+          o2[k2] = (value) => topCensor(value, [k2]);
         } else {
           const wrappedCensor = typeof censor === "function" ? (value, path3) => {
-            return censor(value, [k, ...path3]);
+            return censor(value, [k2, ...path3]);
           } : censor;
-          o2[k] = Redact({
-            paths: shape[k],
+          o2[k2] = Redact({
+            paths: shape[k2],
             censor: wrappedCensor,
             serialize: serialize2,
             strict,
@@ -3330,12 +3330,12 @@ var require_levels = __commonJS({
       debug: (hook7) => genLog(DEFAULT_LEVELS.debug, hook7),
       trace: (hook7) => genLog(DEFAULT_LEVELS.trace, hook7)
     };
-    var nums = Object.keys(DEFAULT_LEVELS).reduce((o2, k) => {
-      o2[DEFAULT_LEVELS[k]] = k;
+    var nums = Object.keys(DEFAULT_LEVELS).reduce((o2, k2) => {
+      o2[DEFAULT_LEVELS[k2]] = k2;
       return o2;
     }, {});
-    var initialLsCache = Object.keys(nums).reduce((o2, k) => {
-      o2[k] = '{"level":' + Number(k);
+    var initialLsCache = Object.keys(nums).reduce((o2, k2) => {
+      o2[k2] = '{"level":' + Number(k2);
       return o2;
     }, {});
     function genLsCache(instance) {
@@ -3415,8 +3415,8 @@ var require_levels = __commonJS({
       return levelComparison;
     }
     function mappings(customLevels = null, useOnlyCustomLevels = false) {
-      const customNums = customLevels ? Object.keys(customLevels).reduce((o2, k) => {
-        o2[customLevels[k]] = k;
+      const customNums = customLevels ? Object.keys(customLevels).reduce((o2, k2) => {
+        o2[customLevels[k2]] = k2;
         return o2;
       }, {}) : null;
       const labels = Object.assign(
@@ -3454,11 +3454,11 @@ var require_levels = __commonJS({
     }
     function assertNoLevelCollisions(levels, customLevels) {
       const { labels, values } = levels;
-      for (const k in customLevels) {
-        if (k in values) {
+      for (const k2 in customLevels) {
+        if (k2 in values) {
           throw Error("levels cannot be overridden");
         }
-        if (customLevels[k] in labels) {
+        if (customLevels[k2] in labels) {
           throw Error("pre-existing level values cannot be used for new levels");
         }
       }
@@ -3609,8 +3609,8 @@ var require_proto = __commonJS({
       }
       if (options2.hasOwnProperty("serializers") === true) {
         instance[serializersSym] = /* @__PURE__ */ Object.create(null);
-        for (const k in serializers) {
-          instance[serializersSym][k] = serializers[k];
+        for (const k2 in serializers) {
+          instance[serializersSym][k2] = serializers[k2];
         }
         const parentSymbols = Object.getOwnPropertySymbols(serializers);
         for (var i = 0; i < parentSymbols.length; i++) {
@@ -4733,13 +4733,13 @@ var require_colorette = __commonJS({
       if (e && e.__esModule) return e;
       var n = /* @__PURE__ */ Object.create(null);
       if (e) {
-        Object.keys(e).forEach(function(k) {
-          if (k !== "default") {
-            var d = Object.getOwnPropertyDescriptor(e, k);
-            Object.defineProperty(n, k, d.get ? d : {
+        Object.keys(e).forEach(function(k2) {
+          if (k2 !== "default") {
+            var d3 = Object.getOwnPropertyDescriptor(e, k2);
+            Object.defineProperty(n, k2, d3.get ? d3 : {
               enumerable: true,
               get: function() {
-                return e[k];
+                return e[k2];
               }
             });
           }
@@ -4915,8 +4915,8 @@ var require_wrappy = __commonJS({
       if (fn && cb) return wrappy(fn)(cb);
       if (typeof fn !== "function")
         throw new TypeError("need wrapper function");
-      Object.keys(fn).forEach(function(k) {
-        wrapper[k] = fn[k];
+      Object.keys(fn).forEach(function(k2) {
+        wrapper[k2] = fn[k2];
       });
       return wrapper;
       function wrapper() {
@@ -4927,8 +4927,8 @@ var require_wrappy = __commonJS({
         var ret = fn.apply(this, args);
         var cb2 = args[args.length - 1];
         if (typeof ret === "function" && ret !== cb2) {
-          Object.keys(cb2).forEach(function(k) {
-            ret[k] = cb2[k];
+          Object.keys(cb2).forEach(function(k2) {
+            ret[k2] = cb2[k2];
           });
         }
         return ret;
@@ -6865,7 +6865,7 @@ var require_dateformat = __commonJS({
           var _ = function _2() {
             return utc ? "getUTC" : "get";
           };
-          var _d = function d() {
+          var _d = function d3() {
             return date5[_() + "Date"]();
           };
           var D = function D2() {
@@ -6877,28 +6877,28 @@ var require_dateformat = __commonJS({
           var y = function y2() {
             return date5[_() + "FullYear"]();
           };
-          var _H = function H() {
+          var _H = function H2() {
             return date5[_() + "Hours"]();
           };
-          var _M = function M() {
+          var _M = function M2() {
             return date5[_() + "Minutes"]();
           };
           var _s = function s() {
             return date5[_() + "Seconds"]();
           };
-          var _L = function L() {
+          var _L = function L2() {
             return date5[_() + "Milliseconds"]();
           };
           var _o = function o2() {
             return utc ? 0 : date5.getTimezoneOffset();
           };
-          var _W = function W() {
+          var _W = function W2() {
             return getWeek(date5);
           };
           var _N = function N() {
             return getDayOfWeek(date5);
           };
-          var flags = { d: function d() {
+          var flags = { d: function d3() {
             return _d();
           }, dd: function dd() {
             return pad(_d());
@@ -6926,11 +6926,11 @@ var require_dateformat = __commonJS({
             return _H() % 12 || 12;
           }, hh: function hh() {
             return pad(_H() % 12 || 12);
-          }, H: function H() {
+          }, H: function H2() {
             return _H();
           }, HH: function HH() {
             return pad(_H());
-          }, M: function M() {
+          }, M: function M2() {
             return _M();
           }, MM: function MM() {
             return pad(_M());
@@ -6940,13 +6940,13 @@ var require_dateformat = __commonJS({
             return pad(_s());
           }, l: function l() {
             return pad(_L(), 3);
-          }, L: function L() {
+          }, L: function L2() {
             return pad(Math.floor(_L() / 10));
           }, t: function t() {
             return _H() < 12 ? dateFormat.i18n.timeNames[0] : dateFormat.i18n.timeNames[1];
           }, tt: function tt() {
             return _H() < 12 ? dateFormat.i18n.timeNames[2] : dateFormat.i18n.timeNames[3];
-          }, T: function T() {
+          }, T: function T2() {
             return _H() < 12 ? dateFormat.i18n.timeNames[4] : dateFormat.i18n.timeNames[5];
           }, TT: function TT() {
             return _H() < 12 ? dateFormat.i18n.timeNames[6] : dateFormat.i18n.timeNames[7];
@@ -6956,9 +6956,9 @@ var require_dateformat = __commonJS({
             return (_o() > 0 ? "-" : "+") + pad(Math.floor(Math.abs(_o()) / 60) * 100 + Math.abs(_o()) % 60, 4);
           }, p: function p() {
             return (_o() > 0 ? "-" : "+") + pad(Math.floor(Math.abs(_o()) / 60), 2) + ":" + pad(Math.floor(Math.abs(_o()) % 60), 2);
-          }, S: function S() {
+          }, S: function S2() {
             return ["th", "st", "nd", "rd"][_d() % 10 > 3 ? 0 : (_d() % 100 - _d() % 10 != 10) * _d() % 10];
-          }, W: function W() {
+          }, W: function W2() {
             return _W();
           }, WW: function WW() {
             return pad(_W());
@@ -6984,7 +6984,7 @@ var require_dateformat = __commonJS({
         return val;
       };
       var getDayName = function getDayName2(_ref) {
-        var y = _ref.y, m = _ref.m, d = _ref.d, _ = _ref._, dayName = _ref.dayName, _ref$short = _ref["short"], _short = _ref$short === void 0 ? false : _ref$short;
+        var y = _ref.y, m = _ref.m, d3 = _ref.d, _ = _ref._, dayName = _ref.dayName, _ref$short = _ref["short"], _short = _ref$short === void 0 ? false : _ref$short;
         var today = /* @__PURE__ */ new Date();
         var yesterday = /* @__PURE__ */ new Date();
         yesterday.setDate(yesterday[_ + "Date"]() - 1);
@@ -7017,11 +7017,11 @@ var require_dateformat = __commonJS({
         var tomorrow_y = function tomorrow_y2() {
           return tomorrow[_ + "FullYear"]();
         };
-        if (today_y() === y && today_m() === m && today_d() === d) {
+        if (today_y() === y && today_m() === m && today_d() === d3) {
           return _short ? "Tdy" : "Today";
-        } else if (yesterday_y() === y && yesterday_m() === m && yesterday_d() === d) {
+        } else if (yesterday_y() === y && yesterday_m() === m && yesterday_d() === d3) {
           return _short ? "Ysd" : "Yesterday";
-        } else if (tomorrow_y() === y && tomorrow_m() === m && tomorrow_d() === d) {
+        } else if (tomorrow_y() === y && tomorrow_m() === m && tomorrow_d() === d3) {
           return _short ? "Tmw" : "Tomorrow";
         }
         return dayName;
@@ -7355,36 +7355,36 @@ var require_fast_safe_stringify = __commonJS({
       }
       return res;
     }
-    function setReplace(replace2, val, k, parent) {
-      var propertyDescriptor = Object.getOwnPropertyDescriptor(parent, k);
+    function setReplace(replace2, val, k2, parent) {
+      var propertyDescriptor = Object.getOwnPropertyDescriptor(parent, k2);
       if (propertyDescriptor.get !== void 0) {
         if (propertyDescriptor.configurable) {
-          Object.defineProperty(parent, k, { value: replace2 });
-          arr.push([parent, k, val, propertyDescriptor]);
+          Object.defineProperty(parent, k2, { value: replace2 });
+          arr.push([parent, k2, val, propertyDescriptor]);
         } else {
-          replacerStack.push([val, k, replace2]);
+          replacerStack.push([val, k2, replace2]);
         }
       } else {
-        parent[k] = replace2;
-        arr.push([parent, k, val]);
+        parent[k2] = replace2;
+        arr.push([parent, k2, val]);
       }
     }
-    function decirc(val, k, edgeIndex, stack, parent, depth, options2) {
+    function decirc(val, k2, edgeIndex, stack, parent, depth, options2) {
       depth += 1;
       var i;
       if (typeof val === "object" && val !== null) {
         for (i = 0; i < stack.length; i++) {
           if (stack[i] === val) {
-            setReplace(CIRCULAR_REPLACE_NODE, val, k, parent);
+            setReplace(CIRCULAR_REPLACE_NODE, val, k2, parent);
             return;
           }
         }
         if (typeof options2.depthLimit !== "undefined" && depth > options2.depthLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
           return;
         }
         if (typeof options2.edgesLimit !== "undefined" && edgeIndex + 1 > options2.edgesLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
           return;
         }
         stack.push(val);
@@ -7437,13 +7437,13 @@ var require_fast_safe_stringify = __commonJS({
       }
       return res;
     }
-    function deterministicDecirc(val, k, edgeIndex, stack, parent, depth, options2) {
+    function deterministicDecirc(val, k2, edgeIndex, stack, parent, depth, options2) {
       depth += 1;
       var i;
       if (typeof val === "object" && val !== null) {
         for (i = 0; i < stack.length; i++) {
           if (stack[i] === val) {
-            setReplace(CIRCULAR_REPLACE_NODE, val, k, parent);
+            setReplace(CIRCULAR_REPLACE_NODE, val, k2, parent);
             return;
           }
         }
@@ -7455,11 +7455,11 @@ var require_fast_safe_stringify = __commonJS({
           return;
         }
         if (typeof options2.depthLimit !== "undefined" && depth > options2.depthLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
           return;
         }
         if (typeof options2.edgesLimit !== "undefined" && edgeIndex + 1 > options2.edgesLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
           return;
         }
         stack.push(val);
@@ -7476,8 +7476,8 @@ var require_fast_safe_stringify = __commonJS({
             tmp[key] = val[key];
           }
           if (typeof parent !== "undefined") {
-            arr.push([parent, k, val]);
-            parent[k] = tmp;
+            arr.push([parent, k2, val]);
+            parent[k2] = tmp;
           } else {
             return tmp;
           }
@@ -7486,7 +7486,7 @@ var require_fast_safe_stringify = __commonJS({
       }
     }
     function replaceGetterValues(replacer) {
-      replacer = typeof replacer !== "undefined" ? replacer : function(k, v) {
+      replacer = typeof replacer !== "undefined" ? replacer : function(k2, v) {
         return v;
       };
       return function(key, val) {
@@ -7530,9 +7530,9 @@ var require_prettify_error = __commonJS({
       const joinedLines = joinLinesWithIndentation({ input: lines, ident, eol });
       const safeKeyName = stripUnsafeControlChars(keyName);
       const splitLines = `${ident}${safeKeyName}: ${joinedLines}${eol}`.split(eol);
-      for (let j = 0; j < splitLines.length; j += 1) {
-        if (j !== 0) result += eol;
-        const line = splitLines[j];
+      for (let j2 = 0; j2 < splitLines.length; j2 += 1) {
+        if (j2 !== 0) result += eol;
+        const line = splitLines[j2];
         if (/^\s*"stack"/.test(line)) {
           const matches = /^(\s*"stack":)\s*(".*"),?$/.exec(line);
           if (matches && matches.length === 3) {
@@ -7584,13 +7584,13 @@ var require_prettify_object = __commonJS({
       const keysToIgnore = [].concat(skipKeys);
       if (excludeLoggerKeys === true) Array.prototype.push.apply(keysToIgnore, LOGGER_KEYS);
       let result = "";
-      const { plain, errors } = Object.entries(log).reduce(({ plain: plain2, errors: errors2 }, [k, v]) => {
-        if (keysToIgnore.includes(k) === false) {
-          const pretty = typeof customPrettifiers[k] === "function" ? customPrettifiers[k](v, k, log, { colors: colorizer.colors }) : v;
-          if (errorLikeKeys.includes(k)) {
-            errors2[k] = pretty;
+      const { plain, errors } = Object.entries(log).reduce(({ plain: plain2, errors: errors2 }, [k2, v]) => {
+        if (keysToIgnore.includes(k2) === false) {
+          const pretty = typeof customPrettifiers[k2] === "function" ? customPrettifiers[k2](v, k2, log, { colors: colorizer.colors }) : v;
+          if (errorLikeKeys.includes(k2)) {
+            errors2[k2] = pretty;
           } else {
-            plain2[k] = pretty;
+            plain2[k2] = pretty;
           }
         }
         return { plain: plain2, errors: errors2 };
@@ -7648,9 +7648,9 @@ var require_prettify_error_log = __commonJS({
         const excludeProperties = LOGGER_KEYS.concat(messageKey, "type", "stack");
         let propertiesToPrint;
         if (errorProperties[0] === "*") {
-          propertiesToPrint = Object.keys(log).filter((k) => excludeProperties.includes(k) === false);
+          propertiesToPrint = Object.keys(log).filter((k2) => excludeProperties.includes(k2) === false);
         } else {
-          propertiesToPrint = errorProperties.filter((k) => excludeProperties.includes(k) === false);
+          propertiesToPrint = errorProperties.filter((k2) => excludeProperties.includes(k2) === false);
         }
         for (let i = 0; i < propertiesToPrint.length; i += 1) {
           const key = propertiesToPrint[i];
@@ -8238,19 +8238,19 @@ var require_light = __commonJS({
         return n && n["default"] || n;
       }
       var load = function(received, defaults2, onto = {}) {
-        var k, ref, v;
-        for (k in defaults2) {
-          v = defaults2[k];
-          onto[k] = (ref = received[k]) != null ? ref : v;
+        var k2, ref, v;
+        for (k2 in defaults2) {
+          v = defaults2[k2];
+          onto[k2] = (ref = received[k2]) != null ? ref : v;
         }
         return onto;
       };
       var overwrite = function(received, defaults2, onto = {}) {
-        var k, v;
-        for (k in received) {
-          v = received[k];
-          if (defaults2[k] !== void 0) {
-            onto[k] = v;
+        var k2, v;
+        for (k2 in received) {
+          v = received[k2];
+          if (defaults2[k2] !== void 0) {
+            onto[k2] = v;
           }
         }
         return onto;
@@ -8414,8 +8414,8 @@ var require_light = __commonJS({
                 return null;
               }
             });
-            return (await Promise.all(promises)).find(function(x) {
-              return x != null;
+            return (await Promise.all(promises)).find(function(x2) {
+              return x2 != null;
             });
           } catch (error62) {
             e = error62;
@@ -8436,9 +8436,9 @@ var require_light = __commonJS({
           this.Events = new Events$1(this);
           this._length = 0;
           this._lists = (function() {
-            var j, ref, results;
+            var j2, ref, results;
             results = [];
-            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+            for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
               results.push(new DLList$1((() => {
                 return this.incr();
               }), (() => {
@@ -8474,9 +8474,9 @@ var require_light = __commonJS({
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list3;
-          for (j = 0, len = arr.length; j < len; j++) {
-            list3 = arr[j];
+          var j2, len, list3;
+          for (j2 = 0, len = arr.length; j2 < len; j2++) {
+            list3 = arr[j2];
             if (list3.length > 0) {
               return list3;
             }
@@ -8850,7 +8850,7 @@ var require_light = __commonJS({
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
         statusJobs(status) {
-          var k, pos, ref, results, v;
+          var k2, pos, ref, results, v;
           if (status != null) {
             pos = this.status.indexOf(status);
             if (pos < 0) {
@@ -8858,10 +8858,10 @@ var require_light = __commonJS({
             }
             ref = this._jobs;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               if (v === pos) {
-                results.push(k);
+                results.push(k2);
               }
             }
             return results;
@@ -8988,13 +8988,13 @@ var require_light = __commonJS({
             return instance != null || deleted > 0;
           }
           limiters() {
-            var k, ref, results, v;
+            var k2, ref, results, v;
             ref = this.instances;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               results.push({
-                key: k,
+                key: k2,
                 limiter: v
               });
             }
@@ -9004,7 +9004,7 @@ var require_light = __commonJS({
             return Object.keys(this.instances);
           }
           async clusterKeys() {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i, k2, keys, len, next, start;
             if (this.connection == null) {
               return this.Promise.resolve(this.keys());
             }
@@ -9016,8 +9016,8 @@ var require_light = __commonJS({
               [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
               cursor = ~~next;
               for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
+                k2 = found[i];
+                keys.push(k2.slice(start, -end));
               }
             }
             return keys;
@@ -9026,15 +9026,15 @@ var require_light = __commonJS({
             var base;
             clearInterval(this.interval);
             return typeof (base = this.interval = setInterval(async () => {
-              var e, k, ref, results, time3, v;
+              var e, k2, ref, results, time3, v;
               time3 = Date.now();
               ref = this.instances;
               results = [];
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 try {
                   if (await v._store.__groupCheck__(time3)) {
-                    results.push(this.deleteKey(k));
+                    results.push(this.deleteKey(k2));
                   } else {
                     results.push(void 0);
                   }
@@ -9342,10 +9342,10 @@ var require_light = __commonJS({
               return this.Promise.resolve(null);
             }, this._registerLock.schedule(() => {
               return this._submitLock.schedule(() => {
-                var k, ref, v;
+                var k2, ref, v;
                 ref = this._scheduled;
-                for (k in ref) {
-                  v = ref[k];
+                for (k2 in ref) {
+                  v = ref[k2];
                   if (this.jobStatus(v.job.options.id) === "RUNNING") {
                     clearTimeout(v.timeout);
                     clearTimeout(v.expiration);
@@ -10017,13 +10017,13 @@ var require_applyReviver = __commonJS({
               val[i] = v1;
           }
         } else if (val instanceof Map) {
-          for (const k of Array.from(val.keys())) {
-            const v0 = val.get(k);
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const k2 of Array.from(val.keys())) {
+            const v0 = val.get(k2);
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              val.delete(k);
+              val.delete(k2);
             else if (v1 !== v0)
-              val.set(k, v1);
+              val.set(k2, v1);
           }
         } else if (val instanceof Set) {
           for (const v0 of Array.from(val)) {
@@ -10036,12 +10036,12 @@ var require_applyReviver = __commonJS({
             }
           }
         } else {
-          for (const [k, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const [k2, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              delete val[k];
+              delete val[k2];
             else if (v1 !== v0)
-              val[k] = v1;
+              val[k2] = v1;
           }
         }
       }
@@ -10355,13 +10355,13 @@ var require_Collection = __commonJS({
     function collectionFromPath(schema, path3, value) {
       let v = value;
       for (let i = path3.length - 1; i >= 0; --i) {
-        const k = path3[i];
-        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+        const k2 = path3[i];
+        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
-          a[k] = v;
+          a[k2] = v;
           v = a;
         } else {
-          v = /* @__PURE__ */ new Map([[k, v]]);
+          v = /* @__PURE__ */ new Map([[k2, v]]);
         }
       }
       return createNode.createNode(v, void 0, {
@@ -10580,12 +10580,12 @@ var require_foldFlowLines = __commonJS({
                 ch = text4[i += 1];
                 overflow = true;
               }
-              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
-              if (escapedFolds[j])
+              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j2])
                 return text4;
-              folds.push(j);
-              escapedFolds[j] = true;
-              end = j + endStep;
+              folds.push(j2);
+              escapedFolds[j2] = true;
+              end = j2 + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -11336,9 +11336,9 @@ var require_Pair = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
     function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
+      const k2 = createNode.createNode(key, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
-      return new Pair(k, v);
+      return new Pair(k2, v);
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
@@ -11529,12 +11529,12 @@ var require_YAMLMap = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+      const k2 = identity.isScalar(key) ? key.value : key;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k)
+          if (it.key === key || it.key === k2)
             return it;
-          if (identity.isScalar(it.key) && it.key.value === k)
+          if (identity.isScalar(it.key) && it.key.value === k2)
             return it;
         }
       }
@@ -11900,8 +11900,8 @@ var require_stringifyNumber = __commonJS({
           i = n.length;
           n += ".";
         }
-        let d = minFractionDigits - (n.length - i - 1);
-        while (d-- > 0)
+        let d3 = minFractionDigits - (n.length - i - 1);
+        while (d3-- > 0)
           n += "0";
       }
       return n;
@@ -12640,10 +12640,10 @@ var require_timestamp = __commonJS({
         let date5 = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
         const tz = match[8];
         if (tz && tz !== "Z") {
-          let d = parseSexagesimal(tz, false);
-          if (Math.abs(d) < 30)
-            d *= 60;
-          date5 -= 6e4 * d;
+          let d3 = parseSexagesimal(tz, false);
+          if (Math.abs(d3) < 30)
+            d3 *= 60;
+          date5 -= 6e4 * d3;
         }
         return new Date(date5);
       },
@@ -13045,9 +13045,9 @@ var require_Document = __commonJS({
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
       createPair(key, value, options2 = {}) {
-        const k = this.createNode(key, null, options2);
+        const k2 = this.createNode(key, null, options2);
         const v = this.createNode(value, null, options2);
-        return new Pair.Pair(k, v);
+        return new Pair.Pair(k2, v);
       }
       /**
        * Removes a value from the document.
@@ -16880,19 +16880,19 @@ var require_parser2 = __commonJS({
   "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
-      var k, ref, v;
-      for (k in defaults2) {
-        v = defaults2[k];
-        onto[k] = (ref = received[k]) != null ? ref : v;
+      var k2, ref, v;
+      for (k2 in defaults2) {
+        v = defaults2[k2];
+        onto[k2] = (ref = received[k2]) != null ? ref : v;
       }
       return onto;
     };
     exports2.overwrite = function(received, defaults2, onto = {}) {
-      var k, v;
-      for (k in received) {
-        v = received[k];
-        if (defaults2[k] !== void 0) {
-          onto[k] = v;
+      var k2, v;
+      for (k2 in received) {
+        v = received[k2];
+        if (defaults2[k2] !== void 0) {
+          onto[k2] = v;
         }
       }
       return onto;
@@ -17107,8 +17107,8 @@ var require_Events = __commonJS({
                 };
               })()
             );
-            return (yield Promise.all(promises)).find(function(x) {
-              return x != null;
+            return (yield Promise.all(promises)).find(function(x2) {
+              return x2 != null;
             });
           } catch (error62) {
             e = error62;
@@ -17139,9 +17139,9 @@ var require_Queues = __commonJS({
         this.Events = new Events2(this);
         this._length = 0;
         this._lists = function() {
-          var j, ref, results;
+          var j2, ref, results;
           results = [];
-          for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+          for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
             results.push(new DLList(() => {
               return this.incr();
             }, () => {
@@ -17177,9 +17177,9 @@ var require_Queues = __commonJS({
         });
       }
       getFirst(arr = this._lists) {
-        var j, len, list3;
-        for (j = 0, len = arr.length; j < len; j++) {
-          list3 = arr[j];
+        var j2, len, list3;
+        for (j2 = 0, len = arr.length; j2 < len; j2++) {
+          list3 = arr[j2];
           if (list3.length > 0) {
             return list3;
           }
@@ -18071,8 +18071,8 @@ var require_RedisConnection = __commonJS({
           });
         }
         _loadScripts() {
-          return this.Promise.all(Scripts.names.map((k) => {
-            return this._loadScript(k);
+          return this.Promise.all(Scripts.names.map((k2) => {
+            return this._loadScript(k2);
           }));
         }
         __runCommand__(cmd) {
@@ -18140,11 +18140,11 @@ var require_RedisConnection = __commonJS({
           return this.client.evalsha.bind(this.client);
         }
         disconnect(flush = true) {
-          var i, k, len, ref;
+          var i, k2, len, ref;
           ref = Object.keys(this.limiters);
           for (i = 0, len = ref.length; i < len; i++) {
-            k = ref[i];
-            clearInterval(this.limiters[k]._store.heartbeat);
+            k2 = ref[i];
+            clearInterval(this.limiters[k2]._store.heartbeat);
           }
           this.limiters = {};
           this.terminated = true;
@@ -18344,11 +18344,11 @@ var require_IORedisConnection = __commonJS({
           return this.client[name].bind(this.client);
         }
         disconnect(flush = true) {
-          var i, k, len, ref;
+          var i, k2, len, ref;
           ref = Object.keys(this.limiters);
           for (i = 0, len = ref.length; i < len; i++) {
-            k = ref[i];
-            clearInterval(this.limiters[k]._store.heartbeat);
+            k2 = ref[i];
+            clearInterval(this.limiters[k2]._store.heartbeat);
           }
           this.limiters = {};
           this.terminated = true;
@@ -18602,20 +18602,20 @@ var require_RedisDatastore = __commonJS({
         })();
       }
       prepareArray(arr) {
-        var i, len, results, x;
+        var i, len, results, x2;
         results = [];
         for (i = 0, len = arr.length; i < len; i++) {
-          x = arr[i];
-          results.push(x != null ? x.toString() : "");
+          x2 = arr[i];
+          results.push(x2 != null ? x2.toString() : "");
         }
         return results;
       }
       prepareObject(obj) {
-        var arr, k, v;
+        var arr, k2, v;
         arr = [];
-        for (k in obj) {
-          v = obj[k];
-          arr.push(k, v != null ? v.toString() : "");
+        for (k2 in obj) {
+          v = obj[k2];
+          arr.push(k2, v != null ? v.toString() : "");
         }
         return arr;
       }
@@ -18776,7 +18776,7 @@ var require_States = __commonJS({
         return (ref = this.status[this._jobs[id]]) != null ? ref : null;
       }
       statusJobs(status) {
-        var k, pos, ref, results, v;
+        var k2, pos, ref, results, v;
         if (status != null) {
           pos = this.status.indexOf(status);
           if (pos < 0) {
@@ -18784,10 +18784,10 @@ var require_States = __commonJS({
           }
           ref = this._jobs;
           results = [];
-          for (k in ref) {
-            v = ref[k];
+          for (k2 in ref) {
+            v = ref[k2];
             if (v === pos) {
-              results.push(k);
+              results.push(k2);
             }
           }
           return results;
@@ -19038,13 +19038,13 @@ var require_Group = __commonJS({
           })();
         }
         limiters() {
-          var k, ref, results, v;
+          var k2, ref, results, v;
           ref = this.instances;
           results = [];
-          for (k in ref) {
-            v = ref[k];
+          for (k2 in ref) {
+            v = ref[k2];
             results.push({
-              key: k,
+              key: k2,
               limiter: v
             });
           }
@@ -19056,7 +19056,7 @@ var require_Group = __commonJS({
         clusterKeys() {
           var _this2 = this;
           return _asyncToGenerator2(function* () {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i, k2, keys, len, next, start;
             if (_this2.connection == null) {
               return _this2.Promise.resolve(_this2.keys());
             }
@@ -19071,8 +19071,8 @@ var require_Group = __commonJS({
               found = _ref2[1];
               cursor = ~~next;
               for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
+                k2 = found[i];
+                keys.push(k2.slice(start, -end));
               }
             }
             return keys;
@@ -19084,15 +19084,15 @@ var require_Group = __commonJS({
           clearInterval(this.interval);
           return typeof (base = this.interval = setInterval(
             /* @__PURE__ */ _asyncToGenerator2(function* () {
-              var e, k, ref, results, time3, v;
+              var e, k2, ref, results, time3, v;
               time3 = Date.now();
               ref = _this3.instances;
               results = [];
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 try {
                   if (yield v._store.__groupCheck__(time3)) {
-                    results.push(_this3.deleteKey(k));
+                    results.push(_this3.deleteKey(k2));
                   } else {
                     results.push(void 0);
                   }
@@ -19514,10 +19514,10 @@ var require_Bottleneck = __commonJS({
             return this.Promise.resolve(null);
           }, this._registerLock.schedule(() => {
             return this._submitLock.schedule(() => {
-              var k, ref, v;
+              var k2, ref, v;
               ref = this._scheduled;
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 if (this.jobStatus(v.job.options.id) === "RUNNING") {
                   clearTimeout(v.timeout);
                   clearTimeout(v.expiration);
@@ -20165,18 +20165,18 @@ var require_IterableBackoff = __commonJS({
 var require_Backoff = __commonJS({
   "node_modules/cockatiel/dist/backoff/Backoff.js"(exports2) {
     "use strict";
-    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports2 && exports2.__exportStar || function(m, exports3) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports3, p)) __createBinding(exports3, m, p);
@@ -20287,8 +20287,8 @@ var require_Event = __commonJS({
             resolve2(data);
           }));
         }).finally(() => {
-          for (const d of toDispose) {
-            d.dispose();
+          for (const d3 of toDispose) {
+            d3.dispose();
           }
         });
       };
@@ -20602,18 +20602,18 @@ var require_IsolatedCircuitError = __commonJS({
 var require_Errors = __commonJS({
   "node_modules/cockatiel/dist/errors/Errors.js"(exports2) {
     "use strict";
-    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports2 && exports2.__exportStar || function(m, exports3) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports3, p)) __createBinding(exports3, m, p);
@@ -21063,18 +21063,18 @@ var require_SamplingBreaker = __commonJS({
 var require_Breaker = __commonJS({
   "node_modules/cockatiel/dist/breaker/Breaker.js"(exports2) {
     "use strict";
-    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports2 && exports2.__exportStar || function(m, exports3) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports3, p)) __createBinding(exports3, m, p);
@@ -21575,18 +21575,18 @@ var require_Policy = __commonJS({
 var require_dist2 = __commonJS({
   "node_modules/cockatiel/dist/index.js"(exports2) {
     "use strict";
-    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      var desc = Object.getOwnPropertyDescriptor(m, k);
+    var __createBinding = exports2 && exports2.__createBinding || (Object.create ? (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      var desc = Object.getOwnPropertyDescriptor(m, k2);
       if (!desc || ("get" in desc ? !m.__esModule : desc.writable || desc.configurable)) {
         desc = { enumerable: true, get: function() {
-          return m[k];
+          return m[k2];
         } };
       }
-      Object.defineProperty(o2, k2, desc);
-    }) : (function(o2, m, k, k2) {
-      if (k2 === void 0) k2 = k;
-      o2[k2] = m[k];
+      Object.defineProperty(o2, k22, desc);
+    }) : (function(o2, m, k2, k22) {
+      if (k22 === void 0) k22 = k2;
+      o2[k22] = m[k2];
     }));
     var __exportStar = exports2 && exports2.__exportStar || function(m, exports3) {
       for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports3, p)) __createBinding(exports3, m, p);
@@ -23332,9 +23332,9 @@ function getValues(context, operator, key, modifier) {
             );
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              result.push(encodeValue(operator, value[k2], k2));
             }
           });
         }
@@ -23345,10 +23345,10 @@ function getValues(context, operator, key, modifier) {
             tmp.push(encodeValue(operator, value2));
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              tmp.push(encodeUnreserved(k2));
+              tmp.push(encodeValue(operator, value[k2].toString()));
             }
           });
         }
@@ -23792,17 +23792,17 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
       }
     } else {
       while (node3.index < node3.keys.length) {
-        const k = node3.keys[node3.index++];
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+        const k2 = node3.keys[node3.index++];
+        const isFilteredOutByArray = propertyList && !propertyList.has(k2);
         if (isFilteredOutByArray) continue;
-        const childRaw = node3.val[k];
-        const childVal = prepareVal(node3.val, k, childRaw);
+        const childRaw = node3.val[k2];
+        const childVal = prepareVal(node3.val, k2, childRaw);
         if (isUnstringifiable(childVal)) continue;
         if (!node3.first) chunks.push(",");
         if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+          chunks.push("\n" + space.repeat(level) + originalStringify(k2) + ": ");
         } else {
-          chunks.push(originalStringify(k) + ":");
+          chunks.push(originalStringify(k2) + ":");
         }
         const isComplexObject = childVal !== null && typeof childVal === "object";
         const isNativeRaw = isRawJSON(childVal);
@@ -23813,7 +23813,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
           visited.add(childVal);
           stack.push({
             parent: node3.val,
-            key: k,
+            key: k2,
             val: childVal,
             isArray: Array.isArray(childVal),
             keys: Array.isArray(childVal) ? null : Object.keys(childVal),
@@ -29622,701 +29622,6 @@ async function createNodeMiddleware2(appFn, { probot = createProbot(), webhooksP
   return mainHandler;
 }
 
-// node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
-}
-function markdownTable(table2, options2) {
-  const settings = options2 || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table2.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table2[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table2[rowIndex].length;
-    }
-    while (++columnIndex2 < table2[rowIndex].length) {
-      const cell2 = serialize(table2[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell2);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell2);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
-  }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code19 = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code19;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code19 = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code19 === 99) {
-      before = ":";
-      after = ":";
-    } else if (code19 === 108) {
-      before = ":";
-    } else if (code19 === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell2 = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell2;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell2 = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code19 = alignments[columnIndex];
-        if (code19 === 114) {
-          before = " ".repeat(size);
-        } else if (code19 === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell2);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines.join("\n");
-}
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
-}
-function toAlignment(value) {
-  const code19 = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code19 === 67 || code19 === 99 ? 99 : code19 === 76 || code19 === 108 ? 108 : code19 === 82 || code19 === 114 ? 114 : 0;
-}
-
-// src/core/text/markdown.ts
-var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
-function escapeInline(text4, max = 200) {
-  const oneLine = truncate(
-    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
-    max
-  );
-  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
-}
-function truncate(text4, max) {
-  if (max <= 0) return "";
-  if (text4.length <= max) return text4;
-  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
-}
-function code(text4, max = 100) {
-  const clean = truncate(text4.replace(/[`\r\n]+/g, " ").trim(), max);
-  return `\`${clean || " "}\``;
-}
-function quietLogin(login) {
-  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
-}
-function table(header, rows, align) {
-  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
-}
-function progressBar(done, total, width = 20) {
-  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
-  const filled = Math.round(ratio * width);
-  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
-}
-function formatCount(n) {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function formatTime(iso2) {
-  if (!iso2) return "\u2014";
-  const t = Date.parse(iso2);
-  if (Number.isNaN(t)) return "\u2014";
-  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-function formatUsd(usd) {
-  if (usd > 0 && usd < 0.01) return "<$0.01";
-  return `$${usd.toFixed(2)}`;
-}
-function formatTokens(n) {
-  if (n < 1e3) return String(Math.round(n));
-  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
-  return `${(n / 1e6).toFixed(1)}M`;
-}
-function proseLines(body) {
-  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
-  const out = [];
-  let fence = null;
-  for (const raw of text4.split(/\r?\n/)) {
-    const first = raw.charCodeAt(0);
-    const open2 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
-    if (fence) {
-      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && raw.trim() === open2[1]) {
-        fence = null;
-      }
-      out.push(null);
-    } else if (open2) {
-      fence = { char: open2[1][0], length: open2[1].length };
-      out.push(null);
-    } else {
-      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
-    }
-  }
-  return out;
-}
-
-// src/core/tasks/graph.ts
-var MAX_REFERENCES_PER_ISSUE = 50;
-var MAX_REFERENCE_LOOKUPS = 200;
-var MENTIONS_DEPENDENCY = /depend|block/i;
-var KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
-var HEADING = /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
-var LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
-var REF = /(?:https?:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\/(?:issues|pull)\/(\d+)(?![\w/])|(?:([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+))?#(\d+)(?![\w]))/y;
-var SEPARATOR = /(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s+)/iy;
-var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
-function parseDependencies(body, repo) {
-  const numbers = [];
-  const crossRepo = [];
-  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
-  const seen = /* @__PURE__ */ new Set();
-  let omitted = 0;
-  const add = (ref) => {
-    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
-    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
-    else if (typeof ref === "number") numbers.push(ref);
-    else crossRepo.push(ref);
-  };
-  let inSection = false;
-  for (const line of visibleLines(body)) {
-    if (line.trim() === "") continue;
-    if (HEADING.test(line)) {
-      inSection = true;
-      continue;
-    }
-    const item = LIST_ITEM.exec(line);
-    if (inSection && item) {
-      for (const ref of readRefList(line, item[0].length)) add(ref);
-    } else if (!item) {
-      inSection = false;
-    }
-    KEYWORD.lastIndex = 0;
-    for (let m = KEYWORD.exec(line); m; m = KEYWORD.exec(line)) {
-      for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
-    }
-  }
-  return { numbers, crossRepo, omitted };
-}
-function referenceCapNote(issue2, parsed) {
-  if (parsed.omitted === 0) return null;
-  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
-  return `#${issue2} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
-}
-function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
-  const pending = lists.map((list3) => list3.filter((n) => !known(n)));
-  const chosen = /* @__PURE__ */ new Set();
-  const all2 = new Set(pending.flat());
-  for (let turn = 0; chosen.size < max && pending.some((list3) => turn < list3.length); turn++) {
-    for (const list3 of pending) {
-      if (chosen.size >= max) break;
-      if (turn < list3.length) chosen.add(list3[turn]);
-    }
-  }
-  return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
-}
-function crossRepoKey(ref) {
-  return `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();
-}
-function formatRef(ref) {
-  return typeof ref === "number" ? `#${ref}` : `${ref.owner}/${ref.name}#${ref.number}`;
-}
-function sameRepo(ref, repo) {
-  return ref.owner.toLowerCase() === repo.owner.toLowerCase() && ref.name.toLowerCase() === repo.name.toLowerCase();
-}
-function readRefList(line, start) {
-  const out = [];
-  LEAD.lastIndex = start;
-  LEAD.exec(line);
-  let pos = LEAD.lastIndex;
-  for (; ; ) {
-    REF.lastIndex = pos;
-    const m = REF.exec(line);
-    if (!m) break;
-    const ref = toRef(m);
-    if (ref !== null) out.push(ref);
-    pos = REF.lastIndex;
-    SEPARATOR.lastIndex = pos;
-    if (!SEPARATOR.exec(line)) break;
-    pos = SEPARATOR.lastIndex;
-  }
-  return out;
-}
-function toRef(m) {
-  if (m[3] !== void 0) {
-    const n2 = Number(m[3]);
-    return n2 > 0 ? { owner: m[1], name: m[2], number: n2 } : null;
-  }
-  const n = Number(m[6]);
-  if (!(n > 0) || !Number.isSafeInteger(n)) return null;
-  if (m[4] !== void 0) return { owner: m[4], name: m[5], number: n };
-  return n;
-}
-function visibleLines(body) {
-  return proseLines(body).map(
-    (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
-  );
-}
-var MEMO_REPOS = 16;
-var memos = /* @__PURE__ */ new Map();
-function memoOf(key) {
-  const memo2 = memos.get(key) ?? null;
-  if (memo2) {
-    memos.delete(key);
-    memos.set(key, memo2);
-  }
-  return memo2;
-}
-function keepMemo(key, memo2) {
-  memos.delete(key);
-  memos.set(key, memo2);
-  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value);
-}
-var keeping = false;
-function keepGraphsBetweenBuilds(on) {
-  keeping = on;
-  if (!on) memos.clear();
-}
-var NO_DEPENDENCIES = Object.freeze({
-  numbers: Object.freeze([]),
-  crossRepo: Object.freeze([]),
-  omitted: 0
-});
-function knownDependencies(issue2, memo2) {
-  if (!issue2.body) return NO_DEPENDENCIES;
-  const known = memo2.bodies.get(issue2.number);
-  return known?.body === issue2.body ? known.parsed : null;
-}
-function parseMemoized(issue2, repo, previous3, bodies) {
-  const body = issue2.body;
-  if (!body) return NO_DEPENDENCIES;
-  const known = previous3?.bodies.get(issue2.number);
-  if (known?.body === body) {
-    bodies.set(issue2.number, known);
-    return known.parsed;
-  }
-  const parsed = parseDependencies(body, repo);
-  bodies.set(issue2.number, { body, parsed });
-  return parsed;
-}
-function emitShape(issue2, parsed, emit) {
-  emit(issue2.number);
-  emit(issue2.state);
-  emit(issue2.isPullRequest === true);
-  emit(parsed);
-  emit(issue2.parent ?? null);
-  const subIssues = issue2.subIssues;
-  emit(subIssues?.length ?? -1);
-  if (subIssues) for (const n of subIssues) emit(n);
-  const blockedBy = issue2.blockedBy;
-  emit(blockedBy?.length ?? -1);
-  if (blockedBy) for (const n of blockedBy) emit(n);
-}
-function reuseGraph(issues, repo, closedCross, memo2) {
-  const known = memo2.graph;
-  if (!known) return null;
-  const shape = known.shape;
-  let at = 0;
-  let same2 = true;
-  const emit = (value) => {
-    if (shape[at++] !== value) same2 = false;
-  };
-  for (const issue2 of issues) {
-    let parsed = null;
-    if (issue2.isPullRequest !== true) {
-      parsed = knownDependencies(issue2, memo2);
-      if (parsed === null) return null;
-    }
-    emitShape(issue2, parsed, emit);
-    if (!same2) return null;
-  }
-  for (const key of closedCross) emit(key);
-  if (!same2 || at !== shape.length) return null;
-  const nodes = /* @__PURE__ */ new Map();
-  let i = 0;
-  for (const node3 of known.nodes.values()) {
-    nodes.set(node3.number, {
-      number: node3.number,
-      issue: issues[known.issueIndex[i++]],
-      dependsOn: node3.dependsOn,
-      crossRepo: node3.crossRepo,
-      dependents: node3.dependents,
-      unblocks: node3.unblocks,
-      unresolved: node3.unresolved,
-      unresolvedCrossRepo: node3.unresolvedCrossRepo,
-      parent: node3.parent,
-      subIssues: node3.subIssues,
-      parentProgress: node3.parentProgress,
-      cycle: node3.cycle,
-      referenceNote: node3.referenceNote
-    });
-  }
-  return { repo, nodes, edges: known.edges, cycles: known.cycles };
-}
-function buildTaskGraph(issues, repo, options2 = {}) {
-  const closedCross = /* @__PURE__ */ new Set();
-  for (const key of options2.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
-  const closedKeys = [...closedCross].sort();
-  const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
-  const keep = keeping;
-  const previous3 = keep ? memoOf(memoKey) : null;
-  const reused = previous3 ? reuseGraph(issues, repo, closedKeys, previous3) : null;
-  if (reused) return reused;
-  const bodies = /* @__PURE__ */ new Map();
-  const byNumber = /* @__PURE__ */ new Map();
-  const indexOf = /* @__PURE__ */ new Map();
-  const stateOf = /* @__PURE__ */ new Map();
-  const parsedAt = [];
-  const shape = [];
-  const emit = (value) => void shape.push(value);
-  for (let i = 0; i < issues.length; i++) {
-    const issue2 = issues[i];
-    stateOf.set(issue2.number, issue2.state);
-    let parsed = null;
-    if (issue2.isPullRequest !== true) {
-      byNumber.set(issue2.number, issue2);
-      indexOf.set(issue2.number, i);
-      parsed = keep ? parseMemoized(issue2, repo, previous3, bodies) : parseDependencies(issue2.body, repo);
-    }
-    parsedAt.push(parsed);
-    if (keep) emitShape(issue2, parsed, emit);
-  }
-  if (keep) for (const key of closedKeys) emit(key);
-  const parentOf = /* @__PURE__ */ new Map();
-  const childrenOf = /* @__PURE__ */ new Map();
-  const link = (parent, child) => {
-    if (parent === child) return;
-    if (!parentOf.has(child)) parentOf.set(child, parent);
-    if (!childrenOf.has(parent)) childrenOf.set(parent, /* @__PURE__ */ new Set());
-    childrenOf.get(parent).add(child);
-  };
-  for (const issue2 of byNumber.values()) {
-    if (issue2.parent != null) link(issue2.parent, issue2.number);
-    for (const child of issue2.subIssues ?? []) link(issue2.number, child);
-  }
-  const edges = [];
-  const edgeTargets = /* @__PURE__ */ new Map();
-  const addEdge = (from, to, source) => {
-    let targets = edgeTargets.get(from);
-    if (!targets) {
-      targets = /* @__PURE__ */ new Set();
-      edgeTargets.set(from, targets);
-    }
-    if (targets.has(to)) return;
-    targets.add(to);
-    edges.push({ from, to, source });
-  };
-  const crossOf = /* @__PURE__ */ new Map();
-  const capNotes = /* @__PURE__ */ new Map();
-  for (const issue2 of byNumber.values()) {
-    const parsed = parsedAt[indexOf.get(issue2.number)];
-    const note2 = referenceCapNote(issue2.number, parsed);
-    if (note2) capNotes.set(issue2.number, note2);
-    for (const n of parsed.numbers) addEdge(issue2.number, n, "body");
-    for (const n of issue2.blockedBy ?? []) addEdge(issue2.number, n, "blockedBy");
-    for (const child of childrenOf.get(issue2.number) ?? []) addEdge(issue2.number, child, "subIssue");
-    if (parsed.crossRepo.length > 0)
-      crossOf.set(
-        issue2.number,
-        parsed.crossRepo.map((r) => ({ ...r }))
-      );
-  }
-  const isOpen = (n) => byNumber.get(n)?.state === "open";
-  const isClosed = (n) => stateOf.get(n) === "closed";
-  const dependsOn = /* @__PURE__ */ new Map();
-  const dependents = /* @__PURE__ */ new Map();
-  const unblocks = /* @__PURE__ */ new Map();
-  for (const e of edges) {
-    push(dependsOn, e.from, e.to);
-    if (byNumber.has(e.to)) push(dependents, e.to, e.from);
-    if (e.source !== "subIssue" && isOpen(e.from)) push(unblocks, e.to, e.from);
-  }
-  const openAdjacency = /* @__PURE__ */ new Map();
-  for (const e of edges) if (isOpen(e.from) && isOpen(e.to)) push(openAdjacency, e.from, e.to);
-  const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
-  const cycleOf = cyclePaths(cycles, openAdjacency);
-  const progressOf = /* @__PURE__ */ new Map();
-  const nodes = /* @__PURE__ */ new Map();
-  for (const issue2 of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
-    const n = issue2.number;
-    const deps = sortedUnique(dependsOn.get(n) ?? []);
-    const cross = crossOf.get(n) ?? [];
-    const parent = parentOf.get(n) ?? null;
-    let parentProgress = null;
-    if (parent !== null) {
-      let progress2 = progressOf.get(parent);
-      if (!progress2) {
-        const siblings = [...childrenOf.get(parent) ?? []];
-        progress2 = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
-        progressOf.set(parent, progress2);
-      }
-      parentProgress = { ...progress2 };
-    }
-    nodes.set(n, {
-      number: n,
-      issue: issue2,
-      dependsOn: deps,
-      crossRepo: cross,
-      dependents: sortedUnique(dependents.get(n) ?? []),
-      unblocks: sortedUnique(unblocks.get(n) ?? []),
-      unresolved: deps.filter((d) => !isClosed(d)),
-      unresolvedCrossRepo: cross.filter((r) => !closedCross.has(crossRepoKey(r))),
-      parent,
-      subIssues: sortedUnique([...childrenOf.get(n) ?? []]),
-      parentProgress,
-      cycle: cycleOf.get(n) ?? null,
-      referenceNote: capNotes.get(n) ?? null
-    });
-  }
-  if (keep) {
-    const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n));
-    keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
-  }
-  return { repo, nodes, edges, cycles };
-}
-function findCycles(vertices, adjacency) {
-  let index2 = 0;
-  const indexOf = /* @__PURE__ */ new Map();
-  const low = /* @__PURE__ */ new Map();
-  const onStack = /* @__PURE__ */ new Set();
-  const stack = [];
-  const cycles = [];
-  for (const root of [...vertices].sort((a, b) => a - b)) {
-    if (indexOf.has(root) || !adjacency.has(root)) continue;
-    const work = [{ v: root, next: 0 }];
-    indexOf.set(root, index2);
-    low.set(root, index2);
-    index2++;
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1];
-      const succ = adjacency.get(frame.v) ?? [];
-      if (frame.next < succ.length) {
-        const w = succ[frame.next++];
-        if (!indexOf.has(w)) {
-          indexOf.set(w, index2);
-          low.set(w, index2);
-          index2++;
-          stack.push(w);
-          onStack.add(w);
-          work.push({ v: w, next: 0 });
-        } else if (onStack.has(w)) {
-          low.set(frame.v, Math.min(low.get(frame.v), indexOf.get(w)));
-        }
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.v, Math.min(low.get(parent.v), low.get(frame.v)));
-      if (low.get(frame.v) === indexOf.get(frame.v)) {
-        const component = [];
-        let w;
-        do {
-          w = stack.pop();
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== frame.v);
-        const selfLoop = component.length === 1 && succ.includes(frame.v);
-        if (component.length > 1 || selfLoop) cycles.push(component.sort((a, b) => a - b));
-      }
-    }
-  }
-  return cycles.sort((a, b) => a[0] - b[0]);
-}
-var EXACT_CYCLE_LIMIT = 64;
-function cyclePaths(components, adjacency) {
-  const out = /* @__PURE__ */ new Map();
-  for (const component of components) {
-    const members2 = new Set(component);
-    const forward = /* @__PURE__ */ new Map();
-    for (const v of component) {
-      forward.set(
-        v,
-        sortedUnique(adjacency.get(v) ?? []).filter((w) => members2.has(w))
-      );
-    }
-    if (component.length <= EXACT_CYCLE_LIMIT) {
-      for (const v of component) out.set(v, shortestCycleThrough(v, forward));
-      continue;
-    }
-    const shared2 = shortestCycleThrough(component[0], forward);
-    for (const v of component) out.set(v, shared2);
-  }
-  return out;
-}
-function shortestCycleThrough(start, adjacency) {
-  const previous3 = /* @__PURE__ */ new Map();
-  const queue2 = [start];
-  const seen = /* @__PURE__ */ new Set([start]);
-  for (let i = 0; i < queue2.length; i++) {
-    const v = queue2[i];
-    for (const w of adjacency.get(v) ?? []) {
-      if (w === start) {
-        const path3 = [start];
-        for (let x = v; x !== start; x = previous3.get(x)) path3.splice(1, 0, x);
-        path3.push(start);
-        return path3;
-      }
-      if (seen.has(w)) continue;
-      seen.add(w);
-      previous3.set(w, v);
-      queue2.push(w);
-    }
-  }
-  return [start, start];
-}
-var WAITING_SHOWN = 10;
-function readyTasks(graph, options2) {
-  const ready = [];
-  const waiting2 = [];
-  const readyLabel = options2.readyLabel.toLowerCase();
-  const excludeLabel = options2.excludeLabel ? options2.excludeLabel.toLowerCase() : null;
-  const others = (options2.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
-  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
-  for (const node3 of graph.nodes.values()) {
-    if (node3.issue.state !== "open") continue;
-    let isReady = false;
-    let excluded = false;
-    let otherState = false;
-    for (const label2 of node3.issue.labels) {
-      const l = label2.toLowerCase();
-      if (l === readyLabel) isReady = true;
-      if (l === excludeLabel) excluded = true;
-      if (othersLowered.has(l)) otherState = true;
-    }
-    if (!isReady) continue;
-    const n = node3.number;
-    if (excluded) {
-      waiting2.push({ number: n, code: "excluded", reason: `excluded (${options2.excludeLabel})` });
-      continue;
-    }
-    const other = otherState ? others.filter((l) => node3.issue.labels.some((x) => x.toLowerCase() === l.toLowerCase())) : [];
-    if (other.length > 0) {
-      waiting2.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
-      continue;
-    }
-    if (node3.cycle) {
-      waiting2.push({
-        number: n,
-        code: "cycle",
-        reason: `in cycle ${formatCycle(node3.cycle)}`
-      });
-      continue;
-    }
-    const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
-    if (on.length > 0) {
-      const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
-      const more = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
-      const note2 = node3.referenceNote ? ` (${node3.referenceNote})` : "";
-      waiting2.push({
-        number: n,
-        code: "dependencies",
-        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more}${note2}`,
-        waitingOn: on
-      });
-      continue;
-    }
-    ready.push(node3);
-  }
-  return { ready, waiting: waiting2 };
-}
-function formatCycle(cycle, max = 8) {
-  const ref = (n) => `#${n}`;
-  if (cycle.length <= max) return cycle.map(ref).join(" \u2192 ");
-  return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
-}
-function push(map2, key, value) {
-  const list3 = map2.get(key);
-  if (list3) list3.push(value);
-  else map2.set(key, [value]);
-}
-function sortedUnique(values) {
-  if (values.length < 2) return [...values];
-  return [...new Set(values)].sort((a, b) => a - b);
-}
-
 // node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION19 = "6.0.0";
 
@@ -30449,9 +29754,596 @@ function rateLimitHandlers(log, retries = 2, options2 = {}) {
 }
 
 // src/app/alert-webhook.ts
-var import_cockatiel = __toESM(require_dist2(), 1);
 import { createHmac as createHmac2 } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+
+// node_modules/lru-cache/dist/esm/node/index.min.js
+import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
+var S = P("lru-cache:metrics");
+var W = G("lru-cache");
+var L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
+var R = () => S.hasSubscribers || W.hasSubscribers;
+var U = /* @__PURE__ */ new Set();
+var M = typeof process == "object" && process ? process : {};
+var k = (d3, e, t, i) => {
+  typeof M.emitWarning == "function" ? M.emitWarning(d3, e, t, i) : console.error(`[${t}] ${e}: ${d3}`);
+};
+var H = (d3) => !U.has(d3);
+var T = (d3) => !!d3 && d3 === Math.floor(d3) && d3 > 0 && isFinite(d3);
+var j = (d3) => T(d3) ? d3 <= Math.pow(2, 8) ? Uint8Array : d3 <= Math.pow(2, 16) ? Uint16Array : d3 <= Math.pow(2, 32) ? Uint32Array : d3 <= Number.MAX_SAFE_INTEGER ? O : null : null;
+var O = class extends Array {
+  constructor(e) {
+    super(e), this.fill(0);
+  }
+};
+var x = class d {
+  heap;
+  length;
+  static #o = false;
+  static create(e) {
+    let t = j(e);
+    if (!t) return [];
+    d.#o = true;
+    let i = new d(e, t);
+    return d.#o = false, i;
+  }
+  constructor(e, t) {
+    if (!d.#o) throw new TypeError("instantiate Stack using Stack.create(n)");
+    this.heap = new t(e), this.length = 0;
+  }
+  push(e) {
+    this.heap[this.length++] = e;
+  }
+  pop() {
+    return this.heap[--this.length];
+  }
+};
+var I = class d2 {
+  #o;
+  #c;
+  #S;
+  #O;
+  #w;
+  #M;
+  #I;
+  #m;
+  get perf() {
+    return this.#m;
+  }
+  ttl;
+  ttlResolution;
+  ttlAutopurge;
+  updateAgeOnGet;
+  updateAgeOnHas;
+  allowStale;
+  noDisposeOnSet;
+  noUpdateTTL;
+  maxEntrySize;
+  sizeCalculation;
+  noDeleteOnFetchRejection;
+  noDeleteOnStaleGet;
+  allowStaleOnFetchAbort;
+  allowStaleOnFetchRejection;
+  ignoreFetchAbort;
+  backgroundFetchSize;
+  #n;
+  #b;
+  #s;
+  #i;
+  #t;
+  #l;
+  #u;
+  #a;
+  #h;
+  #y;
+  #r;
+  #_;
+  #F;
+  #d;
+  #g;
+  #T;
+  #U;
+  #f;
+  #D;
+  static unsafeExposeInternals(e) {
+    return { starts: e.#F, ttls: e.#d, autopurgeTimers: e.#g, sizes: e.#_, keyMap: e.#s, keyList: e.#i, valList: e.#t, next: e.#l, prev: e.#u, get head() {
+      return e.#a;
+    }, get tail() {
+      return e.#h;
+    }, free: e.#y, isBackgroundFetch: (t) => e.#e(t), backgroundFetch: (t, i, s, n) => e.#P(t, i, s, n), moveToTail: (t) => e.#L(t), indexes: (t) => e.#A(t), rindexes: (t) => e.#z(t), isStale: (t) => e.#p(t) };
+  }
+  get max() {
+    return this.#o;
+  }
+  get maxSize() {
+    return this.#c;
+  }
+  get calculatedSize() {
+    return this.#b;
+  }
+  get size() {
+    return this.#n;
+  }
+  get fetchMethod() {
+    return this.#M;
+  }
+  get memoMethod() {
+    return this.#I;
+  }
+  get dispose() {
+    return this.#S;
+  }
+  get onInsert() {
+    return this.#O;
+  }
+  get disposeAfter() {
+    return this.#w;
+  }
+  constructor(e) {
+    let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o2, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z2, backgroundFetchSize: C = 1, perf: E } = e;
+    if (this.backgroundFetchSize = C, E !== void 0 && typeof E?.now != "function") throw new TypeError("perf option must have a now() method if specified");
+    if (this.#m = E ?? L, t !== 0 && !T(t)) throw new TypeError("max option must be a nonnegative integer");
+    let v = t ? j(t) : Array;
+    if (!v) throw new Error("invalid max value: " + t);
+    if (this.#o = t, this.#c = g, this.maxEntrySize = f || this.#c, this.sizeCalculation = y, this.sizeCalculation) {
+      if (!this.#c && !this.maxEntrySize) throw new TypeError("cannot set sizeCalculation without setting maxSize or maxEntrySize");
+      if (typeof this.sizeCalculation != "function") throw new TypeError("sizeCalculation set to non-function");
+    }
+    if (w !== void 0 && typeof w != "function") throw new TypeError("memoMethod must be a function if defined");
+    if (this.#I = w, a !== void 0 && typeof a != "function") throw new TypeError("fetchMethod must be a function if specified");
+    if (this.#M = a, this.#U = !!a, this.#s = /* @__PURE__ */ new Map(), this.#i = Array.from({ length: t }).fill(void 0), this.#t = Array.from({ length: t }).fill(void 0), this.#l = new v(t), this.#u = new v(t), this.#a = 0, this.#h = 0, this.#y = x.create(t), this.#n = 0, this.#b = 0, typeof r == "function" && (this.#S = r), typeof c == "function" && (this.#O = c), typeof m == "function" ? (this.#w = m, this.#r = []) : (this.#w = void 0, this.#r = void 0), this.#T = !!this.#S, this.#D = !!this.#O, this.#f = !!this.#w, this.noDisposeOnSet = !!_, this.noUpdateTTL = !!u, this.noDeleteOnFetchRejection = !!F, this.allowStaleOnFetchRejection = !!p, this.allowStaleOnFetchAbort = !!A, this.ignoreFetchAbort = !!z2, this.maxEntrySize !== 0) {
+      if (this.#c !== 0 && !T(this.#c)) throw new TypeError("maxSize must be a positive integer if specified");
+      if (!T(this.maxEntrySize)) throw new TypeError("maxEntrySize must be a positive integer if specified");
+      this.#X();
+    }
+    if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o2, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
+      if (!T(this.ttl)) throw new TypeError("ttl must be a positive integer if specified");
+      this.#k();
+    }
+    if (this.#o === 0 && this.ttl === 0 && this.#c === 0) throw new TypeError("At least one of max, maxSize, or ttl is required");
+    if (!this.ttlAutopurge && !this.#o && !this.#c) {
+      let D = "LRU_CACHE_UNBOUNDED";
+      H(D) && (U.add(D), k("TTL caching without ttlAutopurge, max, or maxSize can result in unbounded memory consumption.", "UnboundedCacheWarning", D, d2));
+    }
+  }
+  getRemainingTTL(e) {
+    return this.#s.has(e) ? 1 / 0 : 0;
+  }
+  #k() {
+    let e = new O(this.#o), t = new O(this.#o);
+    this.#d = e, this.#F = t;
+    let i = this.ttlAutopurge ? Array.from({ length: this.#o }) : void 0;
+    this.#g = i, this.#H = (h, r, c = this.#m.now()) => {
+      t[h] = r !== 0 ? c : 0, e[h] = r, s(h, r);
+    }, this.#R = (h) => {
+      t[h] = e[h] !== 0 ? this.#m.now() : 0, s(h, e[h]);
+    };
+    let s = this.ttlAutopurge ? (h, r) => {
+      if (i?.[h] && (clearTimeout(i[h]), i[h] = void 0), r && r !== 0 && i) {
+        let c = setTimeout(() => {
+          this.#p(h) ? (this.#E(this.#i[h], "expire"), i[h] = void 0) : s(h, l(h));
+        }, r + 1);
+        c.unref && c.unref(), i[h] = c;
+      }
+    } : () => {
+    };
+    this.#v = (h, r) => {
+      if (e[r]) {
+        let c = e[r], m = t[r];
+        if (!c || !m) return;
+        h.ttl = c, h.start = m, h.now = n || o2();
+        let _ = h.now - m;
+        h.remainingTTL = c - _;
+      }
+    };
+    let n = 0, o2 = () => {
+      let h = this.#m.now();
+      if (this.ttlResolution > 0) {
+        n = h;
+        let r = setTimeout(() => n = 0, this.ttlResolution);
+        r.unref && r.unref();
+      }
+      return h;
+    };
+    this.getRemainingTTL = (h) => {
+      let r = this.#s.get(h);
+      return r === void 0 ? 0 : l(r);
+    };
+    let l = (h) => {
+      let r = e[h], c = t[h];
+      if (!r || !c) return 1 / 0;
+      let m = (n || o2()) - c;
+      return r - m;
+    };
+    this.#p = (h) => {
+      let r = t[h], c = e[h];
+      return !!c && !!r && (n || o2()) - r > c;
+    };
+  }
+  #R = () => {
+  };
+  #v = () => {
+  };
+  #H = () => {
+  };
+  #p = () => false;
+  #X() {
+    let e = new O(this.#o);
+    this.#b = 0, this.#_ = e, this.#x = (t) => {
+      this.#b -= e[t], e[t] = 0;
+    }, this.#N = (t, i, s, n) => {
+      if (!T(s)) {
+        if (this.#e(i)) return this.backgroundFetchSize;
+        if (n) {
+          if (typeof n != "function") throw new TypeError("sizeCalculation must be a function");
+          if (s = n(i, t), !T(s)) throw new TypeError("sizeCalculation return invalid (expect positive integer)");
+        } else throw new TypeError("invalid size value (must be positive integer). When maxSize or maxEntrySize is used, sizeCalculation or size must be set.");
+      }
+      return s;
+    }, this.#j = (t, i, s) => {
+      if (e[t] = i, this.#c) {
+        let n = this.#c - e[t];
+        for (; this.#b > n; ) this.#G(true);
+      }
+      this.#b += e[t], s && (s.entrySize = i, s.totalCalculatedSize = this.#b);
+    };
+  }
+  #x = (e) => {
+  };
+  #j = (e, t, i) => {
+  };
+  #N = (e, t, i, s) => {
+    if (i || s) throw new TypeError("cannot set size without setting maxSize or maxEntrySize on cache");
+    return 0;
+  };
+  *#A({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#h; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#a); ) t = this.#u[t];
+  }
+  *#z({ allowStale: e = this.allowStale } = {}) {
+    if (this.#n) for (let t = this.#a; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#h); ) t = this.#l[t];
+  }
+  #V(e) {
+    return e !== void 0 && this.#s.get(this.#i[e]) === e;
+  }
+  *entries() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *rentries() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+  }
+  *keys() {
+    for (let e of this.#A()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *rkeys() {
+    for (let e of this.#z()) {
+      let t = this.#i[e];
+      t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+    }
+  }
+  *values() {
+    for (let e of this.#A()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  *rvalues() {
+    for (let e of this.#z()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  [Symbol.toStringTag] = "LRUCache";
+  find(e, t = {}) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n !== void 0 && e(n, this.#i[i], this)) return this.#C(this.#i[i], t);
+    }
+  }
+  forEach(e, t = this) {
+    for (let i of this.#A()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  rforEach(e, t = this) {
+    for (let i of this.#z()) {
+      let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+      n !== void 0 && e.call(t, n, this.#i[i], this);
+    }
+  }
+  purgeStale() {
+    let e = false;
+    for (let t of this.#z({ allowStale: true })) this.#p(t) && (this.#E(this.#i[t], "expire"), e = true);
+    return e;
+  }
+  info(e) {
+    let t = this.#s.get(e);
+    if (t === void 0) return;
+    let i = this.#t[t], s = this.#e(i) ? i.__staleWhileFetching : i;
+    if (s === void 0) return;
+    let n = { value: s };
+    if (this.#d && this.#F) {
+      let o2 = this.#d[t], l = this.#F[t];
+      if (o2 && l) {
+        let h = o2 - (this.#m.now() - l);
+        n.ttl = h, n.start = Date.now();
+      }
+    }
+    return this.#_ && (n.size = this.#_[t]), n;
+  }
+  dump() {
+    let e = [];
+    for (let t of this.#A({ allowStale: true })) {
+      let i = this.#i[t], s = this.#t[t], n = this.#e(s) ? s.__staleWhileFetching : s;
+      if (n === void 0 || i === void 0) continue;
+      let o2 = { value: n };
+      if (this.#d && this.#F) {
+        o2.ttl = this.#d[t];
+        let l = this.#m.now() - this.#F[t];
+        o2.start = Math.floor(Date.now() - l);
+      }
+      this.#_ && (o2.size = this.#_[t]), e.unshift([i, o2]);
+    }
+    return e;
+  }
+  load(e) {
+    this.clear();
+    for (let [t, i] of e) {
+      if (i.start) {
+        let s = Date.now() - i.start;
+        i.start = this.#m.now() - s;
+      }
+      this.#W(t, i.value, i);
+    }
+  }
+  set(e, t, i = {}) {
+    let { status: s = S.hasSubscribers ? {} : void 0 } = i;
+    i.status = s, s && (s.op = "set", s.key = e, t !== void 0 && (s.value = t), s.cache = this);
+    let n = this.#W(e, t, i);
+    return s && S.hasSubscribers && S.publish(s), n;
+  }
+  #W(e, t, i, s) {
+    let { ttl: n = this.ttl, start: o2, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
+    if (t === void 0) return r && (r.set = "deleted"), this.delete(e), this;
+    let { noUpdateTTL: m = this.noUpdateTTL } = i;
+    r && !c && (r.value = t);
+    let _ = this.#N(e, t, i.size || 0, h, r);
+    if (this.maxEntrySize && _ > this.maxEntrySize) return this.#E(e, "set"), r && (r.set = "miss", r.maxEntrySizeExceeded = true), this;
+    let u = this.#n === 0 ? void 0 : this.#s.get(e);
+    if (u === void 0) u = this.#n === 0 ? this.#h : this.#y.length !== 0 ? this.#y.pop() : this.#n === this.#o ? this.#G(false) : this.#n, this.#i[u] = e, this.#t[u] = t, this.#s.set(e, u), this.#l[this.#h] = u, this.#u[u] = this.#h, this.#h = u, this.#n++, this.#j(u, _, r), r && (r.set = "add"), m = false, this.#D && !c && this.#O?.(t, e, "add");
+    else {
+      this.#L(u);
+      let g = this.#t[u];
+      if (t !== g) {
+        if (!l) if (this.#e(g)) {
+          g !== s && g.__abortController.abort(new Error("replaced"));
+          let { __staleWhileFetching: f } = g;
+          f !== void 0 && f !== t && (this.#T && this.#S?.(f, e, "set"), this.#f && this.#r?.push([f, e, "set"]));
+        } else this.#T && this.#S?.(g, e, "set"), this.#f && this.#r?.push([g, e, "set"]);
+        if (this.#x(u), this.#j(u, _, r), this.#t[u] = t, !c) {
+          let f = g && this.#e(g) ? g.__staleWhileFetching : g, y = f === void 0 ? "add" : t !== f ? "replace" : "update";
+          r && (r.set = y, f !== void 0 && (r.oldValue = f)), this.#D && this.onInsert?.(t, e, y);
+        }
+      } else c || (r && (r.set = "update"), this.#D && this.onInsert?.(t, e, "update"));
+    }
+    if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o2), r && this.#v(r, u)), !l && this.#f && this.#r) {
+      let g = this.#r, f;
+      for (; f = g?.shift(); ) this.#w?.(...f);
+    }
+    return this;
+  }
+  pop() {
+    try {
+      for (; this.#n; ) {
+        let e = this.#t[this.#a];
+        if (this.#G(true), this.#e(e)) {
+          if (e.__staleWhileFetching) return e.__staleWhileFetching;
+        } else if (e !== void 0) return e;
+      }
+    } finally {
+      if (this.#f && this.#r) {
+        let e = this.#r, t;
+        for (; t = e?.shift(); ) this.#w?.(...t);
+      }
+    }
+  }
+  #G(e) {
+    let t = this.#a, i = this.#i[t], s = this.#t[t], n = this.#e(s);
+    n && s.__abortController.abort(new Error("evicted"));
+    let o2 = n ? s.__staleWhileFetching : s;
+    return (this.#T || this.#f) && o2 !== void 0 && (this.#T && this.#S?.(o2, i, "evict"), this.#f && this.#r?.push([o2, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
+  }
+  has(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "has", i.key = e, i.cache = this);
+    let s = this.#Y(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #Y(e, t = {}) {
+    let { updateAgeOnHas: i = this.updateAgeOnHas, status: s } = t, n = this.#s.get(e);
+    if (n !== void 0) {
+      let o2 = this.#t[n];
+      if (this.#e(o2) && o2.__staleWhileFetching === void 0) return false;
+      if (this.#p(n)) s && (s.has = "stale", this.#v(s, n));
+      else return i && this.#R(n), s && (s.has = "hit", this.#v(s, n)), true;
+    } else s && (s.has = "miss");
+    return false;
+  }
+  peek(e, t = {}) {
+    let { status: i = R() ? {} : void 0 } = t;
+    i && (i.op = "peek", i.key = e, i.cache = this), t.status = i;
+    let s = this.#J(e, t);
+    return S.hasSubscribers && S.publish(i), s;
+  }
+  #J(e, t) {
+    let { status: i, allowStale: s = this.allowStale } = t, n = this.#s.get(e);
+    if (n === void 0 || !s && this.#p(n)) {
+      i && (i.peek = n === void 0 ? "miss" : "stale");
+      return;
+    }
+    let o2 = this.#t[n], l = this.#e(o2) ? o2.__staleWhileFetching : o2;
+    return i && (l !== void 0 ? (i.peek = "hit", i.value = l) : i.peek = "miss"), l;
+  }
+  #P(e, t, i, s) {
+    let n = t === void 0 ? void 0 : this.#t[t];
+    if (this.#e(n)) return n;
+    let o2 = new AbortController(), { signal: l } = i;
+    l?.addEventListener("abort", () => o2.abort(l.reason), { signal: o2.signal });
+    let h = { signal: o2.signal, options: i, context: s }, r = (f, y = false) => {
+      let { aborted: a } = o2.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
+      if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o2.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o2.signal.reason, F);
+      let b = u, p = this.#t[t];
+      return (p === u || p === void 0 && w && y) && (f === void 0 ? b.__staleWhileFetching !== void 0 ? this.#t[t] = b.__staleWhileFetching : this.#E(e, "fetch") : (i.status && (i.status.fetchUpdated = true), this.#W(e, f, h.options, b))), f;
+    }, c = (f) => (i.status && (i.status.fetchRejected = true, i.status.fetchError = f), m(f, false)), m = (f, y) => {
+      let { aborted: a } = o2.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
+      if (this.#t[t] === u && (!b || !y && p.__staleWhileFetching === void 0 ? this.#E(e, "fetch") : w || (this.#t[t] = p.__staleWhileFetching)), F) return i.status && p.__staleWhileFetching !== void 0 && (i.status.returnedStale = true), p.__staleWhileFetching;
+      if (p.__returned === p) throw f;
+    }, _ = (f, y) => {
+      let a = this.#M?.(e, n, h);
+      o2.signal.addEventListener("abort", () => {
+        (!i.ignoreFetchAbort || i.allowStaleOnFetchAbort) && (f(void 0), i.allowStaleOnFetchAbort && (f = (w) => r(w, true)));
+      }), a && a instanceof Promise ? a.then((w) => f(w === void 0 ? void 0 : w), y) : a !== void 0 && f(a);
+    };
+    i.status && (i.status.fetchDispatched = true);
+    let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o2, __staleWhileFetching: n, __returned: void 0 });
+    return t === void 0 ? (this.#W(e, g, { ...h.options, status: void 0 }), t = this.#s.get(e)) : this.#t[t] = g, g;
+  }
+  #e(e) {
+    if (!this.#U) return false;
+    let t = e;
+    return !!t && t instanceof Promise && t.hasOwnProperty("__staleWhileFetching") && t.__abortController instanceof AbortController;
+  }
+  fetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#B(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #B(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o2 = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
+    if (a && (a.op = "fetch", a.key = e, y && (a.forceRefresh = true), a.cache = this), !this.#U) return a && (a.fetch = "get"), this.#C(e, { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, status: a });
+    let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o2, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
+    if (b === void 0) {
+      a && (a.fetch = "miss");
+      let p = this.#P(e, b, F, f);
+      return p.__returned = p;
+    } else {
+      let p = this.#t[b];
+      if (this.#e(p)) {
+        let v = i && p.__staleWhileFetching !== void 0;
+        return a && (a.fetch = "inflight", v && (a.returnedStale = true)), v ? p.__staleWhileFetching : p.__returned = p;
+      }
+      let A = this.#p(b);
+      if (!y && !A) return a && (a.fetch = "hit"), this.#L(b), s && this.#R(b), a && this.#v(a, b), p;
+      let z2 = this.#P(e, b, F, f), E = z2.__staleWhileFetching !== void 0 && i;
+      return a && (a.fetch = A ? "stale" : "refresh", E && A && (a.returnedStale = true)), E ? z2.__staleWhileFetching : z2.__returned = z2;
+    }
+  }
+  forceFetch(e, t = {}) {
+    let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+    t.status = s, s && t.context && (s.context = t.context);
+    let n = this.#K(e, t);
+    return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+    })), n;
+  }
+  async #K(e, t = {}) {
+    let i = await this.#B(e, t);
+    if (i === void 0) throw new Error("fetch() returned undefined");
+    return i;
+  }
+  memo(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "memo", i.key = e, t.context && (i.context = t.context), i.cache = this);
+    let s = this.#Q(e, t);
+    return i && (i.value = s), S.hasSubscribers && S.publish(i), s;
+  }
+  #Q(e, t = {}) {
+    let i = this.#I;
+    if (!i) throw new Error("no memoMethod provided to constructor");
+    let { context: s, status: n, forceRefresh: o2, ...l } = t;
+    n && o2 && (n.forceRefresh = true);
+    let h = this.#C(e, l), r = o2 || h === void 0;
+    if (n && (n.memo = r ? "miss" : "hit", r || (n.value = h)), !r) return h;
+    let c = i(e, h, { options: l, context: s });
+    return n && (n.value = c), this.#W(e, c, l), c;
+  }
+  get(e, t = {}) {
+    let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+    t.status = i, i && (i.op = "get", i.key = e, i.cache = this);
+    let s = this.#C(e, t);
+    return i && (s !== void 0 && (i.value = s), S.hasSubscribers && S.publish(i)), s;
+  }
+  #C(e, t = {}) {
+    let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o2 } = t, l = this.#s.get(e);
+    if (l === void 0) {
+      o2 && (o2.get = "miss");
+      return;
+    }
+    let h = this.#t[l], r = this.#e(h);
+    return o2 && this.#v(o2, l), this.#p(l) ? r ? (o2 && (o2.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o2 && (o2.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o2 && (o2.get = "stale"), i ? (o2 && (o2.returnedStale = true), h) : void 0) : (o2 && (o2.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
+  }
+  #$(e, t) {
+    this.#u[t] = e, this.#l[e] = t;
+  }
+  #L(e) {
+    e !== this.#h && (e === this.#a ? this.#a = this.#l[e] : this.#$(this.#u[e], this.#l[e]), this.#$(this.#h, e), this.#h = e);
+  }
+  delete(e) {
+    return this.#E(e, "delete");
+  }
+  #E(e, t) {
+    S.hasSubscribers && S.publish({ op: "delete", delete: t, key: e, cache: this });
+    let i = false;
+    if (this.#n !== 0) {
+      let s = this.#s.get(e);
+      if (s !== void 0) if (this.#g?.[s] && (clearTimeout(this.#g[s]), this.#g[s] = void 0), i = true, this.#n === 1) this.#q(t);
+      else {
+        this.#x(s);
+        let n = this.#t[s];
+        if (this.#e(n) ? n.__abortController.abort(new Error("deleted")) : (this.#T || this.#f) && (this.#T && this.#S?.(n, e, t), this.#f && this.#r?.push([n, e, t])), this.#s.delete(e), this.#i[s] = void 0, this.#t[s] = void 0, s === this.#h) this.#h = this.#u[s];
+        else if (s === this.#a) this.#a = this.#l[s];
+        else {
+          let o2 = this.#u[s];
+          this.#l[o2] = this.#l[s];
+          let l = this.#l[s];
+          this.#u[l] = this.#u[s];
+        }
+        this.#n--, this.#y.push(s);
+      }
+    }
+    if (this.#f && this.#r?.length) {
+      let s = this.#r, n;
+      for (; n = s?.shift(); ) this.#w?.(...n);
+    }
+    return i;
+  }
+  clear() {
+    return this.#q("delete");
+  }
+  #q(e) {
+    for (let t of this.#z({ allowStale: true })) {
+      let i = this.#t[t];
+      if (this.#e(i)) i.__abortController.abort(new Error("deleted"));
+      else {
+        let s = this.#i[t];
+        this.#T && this.#S?.(i, s, e), this.#f && this.#r?.push([i, s, e]);
+      }
+    }
+    if (this.#s.clear(), this.#t.fill(void 0), this.#i.fill(void 0), this.#d && this.#F) {
+      this.#d.fill(0), this.#F.fill(0);
+      for (let t of this.#g ?? []) t !== void 0 && clearTimeout(t);
+      this.#g?.fill(void 0);
+    }
+    if (this.#_ && this.#_.fill(0), this.#a = 0, this.#h = 0, this.#y.length = 0, this.#b = 0, this.#n = 0, this.#f && this.#r) {
+      let t = this.#r, i;
+      for (; i = t?.shift(); ) this.#w?.(...i);
+    }
+  }
+};
+
+// src/app/alert-webhook.ts
+var import_cockatiel = __toESM(require_dist2(), 1);
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -31131,7 +31023,7 @@ function assert(_) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  const values = Object.entries(entries).filter(([k2, _]) => numericValues.indexOf(+k2) === -1).map(([_, v]) => v);
   return values;
 }
 function joinValues(array2, separator = "|") {
@@ -31475,8 +31367,8 @@ function stringifyPrimitive(value) {
   return `${value}`;
 }
 function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  return Object.keys(shape).filter((k2) => {
+    return shape[k2]._zod.optin !== void 0 && shape[k2]._zod.optout === "optional";
   });
 }
 var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
@@ -31593,21 +31485,21 @@ function required(Class2, schema, mask) {
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function aborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue !== true) {
       return true;
     }
   }
   return false;
 }
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function explicitlyAborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue === false) {
       return true;
     }
   }
@@ -31627,10 +31519,10 @@ function unwrapMessage(message) {
 function sizeCaps(defChecks) {
   const caps = [];
   for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
+    const d3 = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d3.check))
       break;
-    const max = d.maximum ?? d.length ?? d.size;
+    const max = d3.maximum ?? d3.length ?? d3.size;
     if (max >= 0)
       caps.push([max, ch]);
   }
@@ -31654,10 +31546,10 @@ function finalizeIssue(iss, ctx, config3) {
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
   const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config3.customError?.(iss)) ?? unwrapMessage(config3.localeError?.(iss)) ?? "Invalid input";
   const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+  for (const k2 of Object.keys(iss)) {
+    if (k2 === "inst" || k2 === "schema" || k2 === "continue" || k2 === "input" || k2 === "__proto__")
       continue;
-    full[k] = iss[k];
+    full[k2] = iss[k2];
   }
   full.path ?? (full.path = []);
   full.message = message;
@@ -31730,8 +31622,8 @@ function issue(...args) {
   return { ...iss };
 }
 function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => {
-    return Number.isNaN(Number.parseInt(k, 10));
+  return Object.entries(obj).filter(([k2, _]) => {
+    return Number.isNaN(Number.parseInt(k2, 10));
   }).map((el) => el[1]);
 }
 function base64ToUint8Array(base643) {
@@ -31953,11 +31845,11 @@ function $constructor(name, initializer3, proto, params) {
       }
     }
     const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+    for (const k2 in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k2))
         continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
+      if (!(k2 in inst)) {
+        inst[k2] = proto2[k2].bind(inst);
       }
     }
   }
@@ -33035,9 +32927,9 @@ var Doc = class {
       return;
     }
     const content3 = arg;
-    const lines = content3.split("\n").filter((x) => x);
-    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    const lines = content3.split("\n").filter((x2) => x2);
+    const minIndent = Math.min(...lines.map((x2) => x2.length - x2.trimStart().length));
+    const dedented = lines.map((x2) => x2.slice(minIndent)).map((x2) => " ".repeat(this.indent * 2) + x2);
     for (const line of dedented) {
       this.content.push(line);
     }
@@ -33919,9 +33811,9 @@ function normalizeDef(def) {
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+  for (const k2 of allKeys) {
+    if (!def.shape?.[k2]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k2)}": expected a Zod schema`);
     }
   }
   const okeys = optionalKeys(def.shape);
@@ -34070,12 +33962,12 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     const normalized = _normalized.value;
     const syms = normalized.symbolKeys;
     const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
-    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-    const prefixStr = (id, k) => `
+    const parseStr = (k2) => `shape[${k2}]._zod.run({ value: input[${k2}], issues: [] }, ctx)`;
+    const prefixStr = (id, k2) => `
           let ${id}_ab = false;
           for (let i = 0; i < ${id}.issues.length; i++) {
             const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            iss.path = iss.path ? [${k2}, ...iss.path] : [${k2}];
             payload.issues.push(iss);
             if (iss.continue !== true) ${id}_ab = true;
           }
@@ -34094,23 +33986,23 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       if (key === "__proto__")
         continue;
       const id = ids[key];
-      const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
-      const isPresent = `${k} in input`;
+      const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const isPresent = `${k2} in input`;
       const schema = shape[key];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
-      doc.write(`const ${id} = ${parseStr(k)};`);
+      doc.write(`const ${id} = ${parseStr(k2)};`);
       if (isOptionalIn && isOptionalOut) {
         const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
         doc.write(`
         const ${id}_present = ${isPresent};
         if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
+          if (${id}.issues.length) {${prefixStr(id, k2)}
           }
 
           if (${assign}) {
-            newResult[${k}] = ${id}.value;
+            newResult[${k2}] = ${id}.value;
           }
         }
 
@@ -34118,14 +34010,14 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
       } else if (!isOptionalIn) {
         doc.write(`
         const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
         if (!${id}_present && !${id}.issues.length) {
           payload.issues.push({
             code: "invalid_type",
             expected: "nonoptional",
             input: undefined,
-            path: [${k}]
+            path: [${k2}]
           });
           if (ctx && ctx.abortEarly) {
             payload.value = newResult;
@@ -34134,21 +34026,21 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
         }
 
         if (${id}_present) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
 
       `);
       } else {
         doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
       `);
         if (optin === "defaulted") {
-          doc.write(`newResult[${k}] = ${id}.value;`);
+          doc.write(`newResult[${k2}] = ${id}.value;`);
         } else {
           doc.write(`
         if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
       `);
         }
@@ -34354,12 +34246,12 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
         throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
       if (pv[zod.def.discriminator]?.has(void 0))
         undefinedCount++;
-      for (const [k, v] of Object.entries(pv)) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-          assignProp(propValues, k, /* @__PURE__ */ new Set());
+      for (const [k2, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k2)) {
+          assignProp(propValues, k2, /* @__PURE__ */ new Set());
         }
         for (const val of v) {
-          propValues[k].add(val);
+          propValues[k2].add(val);
         }
       }
     }
@@ -34479,17 +34371,17 @@ function handleIntersectionResults(result, left, right) {
       unrecIssue ?? (unrecIssue = iss);
       keys = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-      const k = String(iss.path[0]);
-      if (!keyIssues.has(k))
-        keyIssues.set(k, iss);
-      keys = [k];
+      const k2 = String(iss.path[0]);
+      if (!keyIssues.has(k2))
+        keyIssues.set(k2, iss);
+      keys = [k2];
     } else {
       return false;
     }
-    for (const k of keys) {
-      if (!unrecKeys.has(k))
-        unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
+    for (const k2 of keys) {
+      if (!unrecKeys.has(k2))
+        unrecKeys.set(k2, {});
+      unrecKeys.get(k2)[side] = true;
     }
     return true;
   };
@@ -34501,14 +34393,14 @@ function handleIntersectionResults(result, left, right) {
     if (!collect(iss, "r"))
       result.issues.push(iss);
   }
-  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k2]) => k2);
   if (bothKeys.length) {
-    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    const aggregated = unrecIssue ? bothKeys.filter((k2) => unrecIssue.keys.includes(k2)) : [];
     if (aggregated.length)
       result.issues.push({ ...unrecIssue, keys: aggregated });
-    for (const k of bothKeys) {
-      if (!aggregated.includes(k) && keyIssues.has(k))
-        result.issues.push(keyIssues.get(k));
+    for (const k2 of bothKeys) {
+      if (!aggregated.includes(k2) && keyIssues.has(k2))
+        result.issues.push(keyIssues.get(k2));
     }
   }
   const merged = mergeValues(left.value, right.value);
@@ -34918,7 +34810,7 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   const valuesSet = new Set(values);
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+    const patternValues = getEnumValues(zod.def.entries).filter((k2) => propertyKeyTypes.has(typeof k2));
     return new RegExp(patternValues.length ? `^(${patternValues.map((o2) => escapeRegex(o2.toString())).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
@@ -35091,7 +34983,7 @@ var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "values", (zod) => {
     const v = zod.def.innerType._zod.values;
-    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+    return v ? new Set([...v].filter((x2) => x2 !== void 0)) : void 0;
   });
   inst._zod.parse = (payload, ctx) => {
     const result = def.innerType._zod.run(payload, ctx);
@@ -35287,12 +35179,12 @@ function leafPattern(schema) {
   let minimum;
   let maximum;
   for (const ch of def.checks ?? []) {
-    const d = ch._zod.def;
-    if (d.pattern)
-      pattern = d.pattern;
-    isInt || (isInt = !!d.format?.includes("int"));
-    const lo = d.minimum ?? d.length;
-    const hi = d.maximum ?? d.length;
+    const d3 = ch._zod.def;
+    if (d3.pattern)
+      pattern = d3.pattern;
+    isInt || (isInt = !!d3.format?.includes("int"));
+    const lo = d3.minimum ?? d3.length;
+    const hi = d3.maximum ?? d3.length;
     if (lo !== void 0 && (minimum === void 0 || lo > minimum))
       minimum = lo;
     if (hi !== void 0 && (maximum === void 0 || hi < maximum))
@@ -35453,10 +35345,10 @@ var $ZodPromise = /* @__PURE__ */ $constructor("$ZodPromise", (inst, def) => {
 var $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazy(inst._zod, "innerType", () => {
-    const d = def;
-    if (!d._cachedInner)
-      d._cachedInner = def.getter();
-    return d._cachedInner;
+    const d3 = def;
+    if (!d3._cachedInner)
+      d3._cachedInner = def.getter();
+    return d3._cachedInner;
   });
   defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
   defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
@@ -43561,8 +43453,8 @@ function compileChild(doc, ctx, schema, accessor, needsValue = true) {
     doc.content.length = contentLen;
     if (ctx.constants.size > constantCount) {
       const trailing = Array.from(ctx.constants.keys()).slice(constantCount);
-      for (const k of trailing)
-        ctx.constants.delete(k);
+      for (const k2 of trailing)
+        ctx.constants.delete(k2);
     }
     ctx.constantCounter = constantCounter;
     ctx.varCounter = varCounter;
@@ -44158,8 +44050,8 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const keys = Object.keys(shape);
   const symbolKeys = Object.getOwnPropertySymbols(shape);
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  const keyExpr = (k) => typeof k === "symbol" ? addConstant(ctx, k) : esc(k);
-  const propKey = (k) => typeof k === "symbol" ? `[${keyExpr(k)}]` : esc(k);
+  const keyExpr = (k2) => typeof k2 === "symbol" ? addConstant(ctx, k2) : esc(k2);
+  const propKey = (k2) => typeof k2 === "symbol" ? `[${keyExpr(k2)}]` : esc(k2);
   const propShape = shape;
   if (keys.includes("__proto__")) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
@@ -44173,16 +44065,16 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     if (propSchema._zod.optin !== void 0) {
       const outputVar2 = newVar(ctx);
       doc.write(`let ${outputVar2} = (() => {`);
-      doc.indented((d) => {
-        const outputAccessor = compileChild(d, ctx, propSchema, inputVar);
-        d.write(`return ${outputAccessor};`);
+      doc.indented((d3) => {
+        const outputAccessor = compileChild(d3, ctx, propSchema, inputVar);
+        d3.write(`return ${outputAccessor};`);
       });
       doc.write(`})();`);
       if (propSchema._zod.optout === "optional") {
         doc.write(`if (${outputVar2} === INVALID) {`);
-        doc.indented((d) => {
-          d.write(`if (${kx} in ${accessor}) return INVALID;`);
-          d.write(`${outputVar2} = undefined;`);
+        doc.indented((d3) => {
+          d3.write(`if (${kx} in ${accessor}) return INVALID;`);
+          d3.write(`${outputVar2} = undefined;`);
         });
         doc.write(`}`);
       } else {
@@ -44203,10 +44095,10 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (catchall) {
     const catchallType = catchall._zod.def.type;
     if (catchallType === "never") {
-      const condition = keys.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
+      const condition = keys.map((k2) => `k !== ${esc(k2)}`).join(" && ") || "true";
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (${condition}) return INVALID;`);
+      doc.indented((d3) => {
+        d3.write(`if (${condition}) return INVALID;`);
       });
       doc.write(`}`);
     } else if ((catchallType === "unknown" || catchallType === "any") && !catchall._zod.def.checks?.length) {
@@ -44216,34 +44108,34 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     }
   }
   const outputVar = newVar(ctx);
-  const hasConditionalKeys = allKeys.some((k) => mayOmitUndefined(propShape[k]) || dropsWhenAbsent(propShape[k]));
+  const hasConditionalKeys = allKeys.some((k2) => mayOmitUndefined(propShape[k2]) || dropsWhenAbsent(propShape[k2]));
   if (!buildsValue) {
     if (unknownKeysMode === "schema") {
       const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (k === "__proto__") continue;`);
+      doc.indented((d3) => {
+        d3.write(`if (k === "__proto__") continue;`);
         if (knownSet)
-          d.write(`if (${knownSet}.has(k)) continue;`);
+          d3.write(`if (${knownSet}.has(k)) continue;`);
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        compileChild(d, ctx, catchall, valVar, false);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        compileChild(d3, ctx, catchall, valVar, false);
       });
       doc.write(`}`);
     }
     return null;
   }
   if (!hasConditionalKeys) {
-    const propLiterals = allKeys.map((k) => `${propKey(k)}: ${propOutputs.get(k)}`).join(", ");
+    const propLiterals = allKeys.map((k2) => `${propKey(k2)}: ${propOutputs.get(k2)}`).join(", ");
     doc.write(`const ${outputVar} = { ${propLiterals} };`);
   } else {
     doc.write(`const ${outputVar} = {};`);
-    for (const k of allKeys) {
-      const kx = keyExpr(k);
-      const out = propOutputs.get(k);
-      if (dropsWhenAbsent(propShape[k])) {
+    for (const k2 of allKeys) {
+      const kx = keyExpr(k2);
+      const out = propOutputs.get(k2);
+      if (dropsWhenAbsent(propShape[k2])) {
         doc.write(`if (${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
-      } else if (mayOmitUndefined(propShape[k])) {
+      } else if (mayOmitUndefined(propShape[k2])) {
         doc.write(`if (${out} !== undefined || ${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
       } else {
         doc.write(`${outputVar}[${kx}] = ${out};`);
@@ -44253,17 +44145,17 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (unknownKeysMode !== "none") {
     const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
     doc.write(`for (const k in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (k === "__proto__") continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (k === "__proto__") continue;`);
       if (knownSet)
-        d.write(`if (${knownSet}.has(k)) continue;`);
+        d3.write(`if (${knownSet}.has(k)) continue;`);
       if (unknownKeysMode === "passthrough") {
-        d.write(`${outputVar}[k] = ${accessor}[k];`);
+        d3.write(`${outputVar}[k] = ${accessor}[k];`);
       } else {
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        const catchallOut = compileChild(d, ctx, catchall, valVar);
-        d.write(`${outputVar}[k] = ${catchallOut};`);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        const catchallOut = compileChild(d3, ctx, catchall, valVar);
+        d3.write(`${outputVar}[k] = ${catchallOut};`);
       }
     });
     doc.write(`}`);
@@ -44280,19 +44172,19 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
     const branchVar = newVar(ctx);
     doc.write(`let ${outputVar2};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`const ${branchVar} = (() => {`);
-      d.indented((d2) => {
-        const innerOutput = generateCheck(d2, ctx, def.innerType, accessor);
-        d2.write(`return ${innerOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${branchVar} = (() => {`);
+      d3.indented((d22) => {
+        const innerOutput = generateCheck(d22, ctx, def.innerType, accessor);
+        d22.write(`return ${innerOutput};`);
       });
-      d.write(`})();`);
-      d.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
+      d3.write(`})();`);
+      d3.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar2} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar2} = ${innerOutput};`);
     });
     doc.write(`}`);
     return outputVar2;
@@ -44301,10 +44193,10 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar};`);
   doc.write(`if (${accessor} !== undefined) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -44427,10 +44319,10 @@ function generateNullableCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar} = null;`);
   doc.write(`if (${accessor} !== null) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -44450,11 +44342,11 @@ function generateArrayCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`const ${outputVar} = new Array(${accessor}.length);`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-    const elemOutput = compileChild(d, ctx, def.element, elemVar, buildsValue);
+  doc.indented((d3) => {
+    d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+    const elemOutput = compileChild(d3, ctx, def.element, elemVar, buildsValue);
     if (outputVar && elemOutput !== null)
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -44521,21 +44413,21 @@ function generateDefaultCheck(doc, ctx, schema, accessor) {
     const cloneFn = addConstant(ctx, shallowClone);
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
+    doc.indented((d3) => {
+      d3.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
     });
     doc.write(`}`);
   } else {
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} !== undefined) {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput};`);
     });
     doc.write(`}`);
   }
@@ -44567,33 +44459,33 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const itemSchema = items[i];
     if (i >= optoutStart) {
       doc.write(`if (${outputVar}.length === ${i}) {`);
-      doc.indented((d) => {
-        d.write(`if (${i} < ${accessor}.length) {`);
-        d.indented((d2) => {
+      doc.indented((d3) => {
+        d3.write(`if (${i} < ${accessor}.length) {`);
+        d3.indented((d22) => {
           const elemVar = newVar(ctx);
-          d2.write(`const ${elemVar} = ${accessor}[${i}];`);
-          const elemOutput = compileChild(d2, ctx, itemSchema, elemVar);
-          d2.write(`${outputVar}[${i}] = ${elemOutput};`);
+          d22.write(`const ${elemVar} = ${accessor}[${i}];`);
+          const elemOutput = compileChild(d22, ctx, itemSchema, elemVar);
+          d22.write(`${outputVar}[${i}] = ${elemOutput};`);
         });
-        d.write(`} else {`);
-        d.indented((d2) => {
+        d3.write(`} else {`);
+        d3.indented((d22) => {
           if (dropsWhenAbsent(itemSchema)) {
-            d2.write(`${outputVar}.length = ${i};`);
+            d22.write(`${outputVar}.length = ${i};`);
             return;
           }
           const elemVar = newVar(ctx);
           const branchVar = newVar(ctx);
-          d2.write(`const ${elemVar} = undefined;`);
-          d2.write(`const ${branchVar} = (() => {`);
-          d2.indented((d3) => {
-            const elemOutput = compileChild(d3, ctx, itemSchema, elemVar);
-            d3.write(`return ${elemOutput};`);
+          d22.write(`const ${elemVar} = undefined;`);
+          d22.write(`const ${branchVar} = (() => {`);
+          d22.indented((d32) => {
+            const elemOutput = compileChild(d32, ctx, itemSchema, elemVar);
+            d32.write(`return ${elemOutput};`);
           });
-          d2.write(`})();`);
-          d2.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
-          d2.write(`else ${outputVar}[${i}] = ${branchVar};`);
+          d22.write(`})();`);
+          d22.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
+          d22.write(`else ${outputVar}[${i}] = ${branchVar};`);
         });
-        d.write(`}`);
+        d3.write(`}`);
       });
       doc.write(`}`);
     } else {
@@ -44607,10 +44499,10 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const iVar = newVar(ctx);
     const elemVar = newVar(ctx);
     doc.write(`for (let ${iVar} = ${items.length}; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-    doc.indented((d) => {
-      d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-      const elemOutput = compileChild(d, ctx, rest, elemVar);
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+      const elemOutput = compileChild(d3, ctx, rest, elemVar);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
     });
     doc.write(`}`);
   }
@@ -44656,9 +44548,9 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
     } else {
       doc.write(`if (${outputVar} === INVALID) ${outputVar} = (() => {`);
     }
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, opt, accessor);
-      d.write(`return ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, opt, accessor);
+      d3.write(`return ${branchOutput};`);
     });
     doc.write(`})();`);
   }
@@ -44693,9 +44585,9 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
     const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
     const prefix = firstBranch ? "if" : "else if";
     doc.write(`${prefix} (${conditions.join(" || ")}) {`);
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, option, accessor);
-      d.write(`${outputVar} = ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, option, accessor);
+      d3.write(`${outputVar} = ${branchOutput};`);
     });
     doc.write(`}`);
     firstBranch = false;
@@ -44766,12 +44658,12 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     }
     const knownKeysConst = addConstant(ctx, new Set(inputKeys));
     doc.write(`for (const ${kVar} in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
       if (recordDef.mode === "loose") {
-        d.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
+        d3.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
       } else {
-        d.write(`return INVALID;`);
+        d3.write(`return INVALID;`);
       }
     });
     doc.write(`}`);
@@ -44787,26 +44679,26 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     const keyFast = addConstant(ctx, keyFn);
     const numericConst = addConstant(ctx, number);
     const outKeyVar = newVar(ctx);
-    emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-      d.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
-      d.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
+    emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+      d3.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
+      d3.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
       if (isLoose) {
-        d.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
+        d3.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
       } else {
-        d.write(`if (${outKeyVar} === INVALID) return INVALID;`);
+        d3.write(`if (${outKeyVar} === INVALID) return INVALID;`);
       }
-      d.write(`if (${outKeyVar} === "__proto__") continue;`);
+      d3.write(`if (${outKeyVar} === "__proto__") continue;`);
       const valueVar = newVar(ctx);
-      d.write(`const ${valueVar} = ${accessor}[${kVar}];`);
-      const valOutput = compileChild(d, ctx, def.valueType, valueVar);
-      d.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
+      d3.write(`const ${valueVar} = ${accessor}[${kVar}];`);
+      const valOutput = compileChild(d3, ctx, def.valueType, valueVar);
+      d3.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
     });
     return outputVar;
   }
-  emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-    d.write(`const ${valVar} = ${accessor}[${kVar}];`);
-    const valOutput = compileChild(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}[${kVar}] = ${valOutput};`);
+  emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+    d3.write(`const ${valVar} = ${accessor}[${kVar}];`);
+    const valOutput = compileChild(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}[${kVar}] = ${valOutput};`);
   }, `return INVALID;`);
   return outputVar;
 }
@@ -44818,20 +44710,20 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   doc.write(`const ${symsVar} = Object.getOwnPropertySymbols(${accessor});`);
   doc.write(`const ${keysVar} = Object.getOwnPropertyNames(${accessor});`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${keysVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${keysVar}[${iVar}];`);
-    d.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
-    body(d);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${keysVar}[${iVar}];`);
+    d3.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+    body(d3);
   });
   doc.write(`}`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${symsVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${symsVar}[${iVar}];`);
-    d.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${symsVar}[${iVar}];`);
+    d3.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
     if (onSymbol)
-      d.write(onSymbol);
+      d3.write(onSymbol);
     else
-      body(d);
+      body(d3);
   });
   doc.write(`}`);
 }
@@ -44849,10 +44741,10 @@ function generateMapCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Map();`);
   doc.write(`for (const [${kVar}, ${valVar}] of ${accessor}) {`);
-  doc.indented((d) => {
-    const keyOutput = generateCheck(d, ctx, def.keyType, kVar);
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
+  doc.indented((d3) => {
+    const keyOutput = generateCheck(d3, ctx, def.keyType, kVar);
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -44865,9 +44757,9 @@ function generateSetCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Set();`);
   doc.write(`for (const ${valVar} of ${accessor}) {`);
-  doc.indented((d) => {
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.add(${valOutput});`);
+  doc.indented((d3) => {
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.add(${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -44891,14 +44783,14 @@ function generateLazyCheck(doc, ctx, schema, accessor) {
   const getterConst = addUserConstant(ctx, def.getter);
   const cacheConst = addConstant(ctx, { parser: null });
   doc.write(`if (!${cacheConst}.parser) {`);
-  doc.indented((d) => {
-    d.write(`const inner = ${getterConst}();`);
-    d.write(`${cacheConst}.parser = function(input) {`);
-    d.indented((d2) => {
-      d2.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
-      d2.write(`return result.issues.length === 0 ? result.value : INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`const inner = ${getterConst}();`);
+    d3.write(`${cacheConst}.parser = function(input) {`);
+    d3.indented((d22) => {
+      d22.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
+      d22.write(`return result.issues.length === 0 ? result.value : INVALID;`);
     });
-    d.write(`};`);
+    d3.write(`};`);
   });
   doc.write(`}`);
   const outputVar = newVar(ctx);
@@ -44966,18 +44858,18 @@ function generateCatchCheck(doc, ctx, schema, accessor) {
   }
   const outputVar = newVar(ctx);
   doc.write(`let ${outputVar} = (() => {`);
-  doc.indented((d) => {
-    const innerOut = compileChild(d, ctx, def.innerType, accessor);
-    d.write(`return ${innerOut};`);
+  doc.indented((d3) => {
+    const innerOut = compileChild(d3, ctx, def.innerType, accessor);
+    d3.write(`return ${innerOut};`);
   });
   doc.write(`})();`);
   const innerConst = addConstant(ctx, def.innerType);
   const catchConst = addUserConstant(ctx, def.catchValue);
   const catchHelperConst = addConstant(ctx, runtimeCatch);
   doc.write(`if (${outputVar} === INVALID) {`);
-  doc.indented((d) => {
-    d.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
-    d.write(`if (${outputVar} === INVALID) return INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
+    d3.write(`if (${outputVar} === INVALID) return INVALID;`);
   });
   doc.write(`}`);
   return outputVar;
@@ -46349,13 +46241,13 @@ function foldIntersection(json2) {
   for (const key of FOLDABLE_KEYS)
     if (key in json2)
       return;
-  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
   if (!unions.length) {
     folded = foldObjects(allOf);
   } else {
     const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    const keyword = UNION_KEYS.find((k2) => Array.isArray(union2[k2]));
     if (Object.keys(union2).length !== 1)
       return;
     const rest = allOf.filter((m) => m !== union2);
@@ -46970,7 +46862,7 @@ var objectProcessor = (schema, ctx, _json, params) => {
 var unionProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
   const isExclusive = def.inclusive === false;
-  const options2 = def.options.map((x, i) => processSchema(x, ctx, {
+  const options2 = def.options.map((x2, i) => processSchema(x2, ctx, {
     ...params,
     path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
   }));
@@ -47004,7 +46896,7 @@ var tupleProcessor = (schema, ctx, _json, params) => {
   json2.type = "array";
   const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
   const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-  const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
+  const prefixItems = def.items.map((x2, i) => processSchema(x2, ctx, {
     ...params,
     path: [...params.path, prefixPath, i]
   }));
@@ -47773,11 +47665,11 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
   transform(tx) {
     return pipe(this, transform(tx));
   },
-  default(d) {
-    return _default2(this, d);
+  default(d3) {
+    return _default2(this, d3);
   },
-  prefault(d) {
-    return prefault(this, d);
+  prefault(d3) {
+    return prefault(this, d3);
   },
   catch(params) {
     return _catch2(this, params);
@@ -49403,11 +49295,11 @@ function canonicalKey(value, seen) {
     }
     const keys = Object.keys(value).sort();
     const parts = [];
-    for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
+    for (const k2 of keys) {
+      const key = canonicalKey(value[k2], seen);
       if (key === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -49981,11 +49873,11 @@ function visit(schema, fnOrHandlers) {
         const keys = Object.keys(oldShape);
         let changed = false;
         const newShape = {};
-        for (const k of keys) {
-          const mapped = run2(oldShape[k]);
-          if (mapped !== oldShape[k])
+        for (const k2 of keys) {
+          const mapped = run2(oldShape[k2]);
+          if (mapped !== oldShape[k2])
             changed = true;
-          newShape[k] = mapped;
+          newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
@@ -51252,7 +51144,7 @@ var MachineUTF8Input = class MachineUTF8Input2 extends MachineInputBase {
         if (i > limit) return -1;
       }
       let match = true;
-      for (let j = 1; j < targetLength; j++) if (source[i + j] !== target[j]) {
+      for (let j2 = 1; j2 < targetLength; j2++) if (source[i + j2] !== target[j2]) {
         match = false;
         break;
       }
@@ -51623,25 +51515,25 @@ var Matcher = class Matcher2 {
         const nextCode = replacement.codePointAt(i + 1);
         if (Codepoint.CODES["0"] <= nextCode && nextCode <= Codepoint.CODES["9"]) {
           let n = nextCode - Codepoint.CODES["0"];
-          let j = i + 2;
-          for (; j < m; j++) {
-            const digit = replacement.codePointAt(j);
+          let j2 = i + 2;
+          for (; j2 < m; j2++) {
+            const digit = replacement.codePointAt(j2);
             if (digit < Codepoint.CODES["0"] || digit > Codepoint.CODES["9"] || n * 10 + digit - Codepoint.CODES["0"] > this.patternGroupCount) break;
             n = n * 10 + digit - Codepoint.CODES["0"];
           }
           if (n > this.patternGroupCount) throw new RE2JSGroupException(`n > number of groups: ${n}`);
           const group = this.group(n);
           if (group !== null) res += group;
-          i = j;
+          i = j2;
           last = i;
         } else if (nextCode === Codepoint.CODES["{"]) {
-          let j = i + 2;
-          while (j < m && replacement.codePointAt(j) !== Codepoint.CODES["}"]) j++;
-          if (j >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
-          const groupName = replacement.substring(i + 2, j);
+          let j2 = i + 2;
+          while (j2 < m && replacement.codePointAt(j2) !== Codepoint.CODES["}"]) j2++;
+          if (j2 >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
+          const groupName = replacement.substring(i + 2, j2);
           const groupVal = this.group(groupName);
           if (groupVal !== null) res += groupVal;
-          i = j + 1;
+          i = j2 + 1;
           last = i;
         } else throw new RE2JSGroupException("Illegal group reference");
         continue;
@@ -51861,9 +51753,9 @@ var Inst = class Inst2 {
     const len = this.runes.length;
     if (len === 0) return false;
     if (len === 2 || len === 4 || len === 6 || len === 8) {
-      for (let j = 0; j < len; j += 2) {
-        if (r < this.runes[j]) return false;
-        if (r <= this.runes[j + 1]) return true;
+      for (let j2 = 0; j2 < len; j2 += 2) {
+        if (r < this.runes[j2]) return false;
+        if (r <= this.runes[j2 + 1]) return true;
       }
       return false;
     }
@@ -51887,9 +51779,9 @@ var Inst = class Inst2 {
     const len = this.runes.length;
     if (len === 0) return -1;
     if (len === 2 || len === 4 || len === 6 || len === 8) {
-      for (let j = 0; j < len; j += 2) {
-        if (r < this.runes[j]) return -1;
-        if (r <= this.runes[j + 1]) return Math.floor(j / 2);
+      for (let j2 = 0; j2 < len; j2 += 2) {
+        if (r < this.runes[j2]) return -1;
+        if (r <= this.runes[j2 + 1]) return Math.floor(j2 / 2);
       }
       return -1;
     }
@@ -51970,17 +51862,17 @@ var Queue = class Queue2 {
     this.denseCaps = grown;
   }
   contains(pc) {
-    const j = this.sparse[pc];
-    return j < this.size && this.densePcs[j] === pc;
+    const j2 = this.sparse[pc];
+    return j2 < this.size && this.densePcs[j2] === pc;
   }
   isEmpty() {
     return this.size === 0;
   }
   add(pc) {
-    const j = this.size++;
-    this.sparse[pc] = j;
-    this.densePcs[j] = pc;
-    return j;
+    const j2 = this.size++;
+    this.sparse[pc] = j2;
+    this.densePcs[j2] = pc;
+    return j2;
   }
   clear() {
     this.size = 0;
@@ -52163,10 +52055,10 @@ var Machine = class Machine2 {
       }
       const nextPos = currentPos + width;
       flag = input2.context(nextPos);
-      for (let j = 0; j < runq.size; j++) {
-        const pc = runq.densePcs[j];
+      for (let j2 = 0; j2 < runq.size; j2++) {
+        const pc = runq.densePcs[j2];
         const i = this.prog.inst[pc];
-        const capOffset = j * this.ncap;
+        const capOffset = j2 * this.ncap;
         let add = false;
         switch (i.op) {
           case Inst.MATCH:
@@ -52209,9 +52101,9 @@ var Machine = class Machine2 {
   }
   step(runq, nextq, pos, nextPos, c, nextCond, anchor2, atEnd) {
     const longest = this.re2.longest;
-    for (let j = 0; j < runq.size; j++) {
-      const pc = runq.densePcs[j];
-      const capOffset = j * this.ncap;
+    for (let j2 = 0; j2 < runq.size; j2++) {
+      const pc = runq.densePcs[j2];
+      const capOffset = j2 * this.ncap;
       if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
       const i = this.prog.inst[pc];
       let add = false;
@@ -52220,7 +52112,7 @@ var Machine = class Machine2 {
           if (anchor2 === RE2Flags.ANCHOR_BOTH && !atEnd) break;
           if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos)) {
             runq.denseCaps[capOffset + 1] = pos;
-            for (let k = 0; k < this.ncap; k++) this.matchcap[k] = runq.denseCaps[capOffset + k];
+            for (let k2 = 0; k2 < this.ncap; k2++) this.matchcap[k2] = runq.denseCaps[capOffset + k2];
           }
           if (!longest) runq.size = 0;
           this.matched = true;
@@ -52249,12 +52141,12 @@ var Machine = class Machine2 {
   }
   restoreLookbehinds(lbState, q, flag) {
     this.lbTable.set(lbState.lbTable);
-    for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag);
+    for (let j2 = 0; j2 < lbState.size; j2++) this.add(q, lbState.pcs[j2], lbState.pos, this.matchcap, 0, flag);
   }
   saveLookbehinds(lbState, q, pos) {
     let size = 0;
-    for (let j = 0; j < q.size; j++) {
-      const pc = q.densePcs[j];
+    for (let j2 = 0; j2 < q.size; j2++) {
+      const pc = q.densePcs[j2];
       if (this.prog.lbInst[pc] === 1 && Inst.isRuneOp(this.prog.inst[pc].op)) lbState.pcs[size++] = pc;
     }
     lbState.size = size;
@@ -52266,7 +52158,7 @@ var Machine = class Machine2 {
     let nstk = 0;
     for (; ; ) {
       while (pc !== 0 && !q.contains(pc)) {
-        const d = q.add(pc);
+        const d3 = q.add(pc);
         const inst = this.prog.inst[pc];
         switch (inst.op) {
           case Inst.FAIL:
@@ -52307,7 +52199,7 @@ var Machine = class Machine2 {
           case Inst.RUNE_ANY_NOT_NL:
             if (this.prog.lbInst[pc] === 0) q.mainThreads++;
             if (this.ncap > 0) {
-              const destOffset = d * this.ncap;
+              const destOffset = d3 * this.ncap;
               if (destOffset + this.ncap > q.denseCaps.length) q.growCaps(destOffset + this.ncap);
               for (let c = 0; c < this.ncap; c++) q.denseCaps[destOffset + c] = capArray[capOffset + c];
             }
@@ -52401,7 +52293,7 @@ var DFA = class DFA2 {
           if (inst.runes.length === 1) {
             addRange(inst.runes[0], inst.runes[0]);
             if ((inst.arg & RE2Flags.FOLD_CASE) !== 0) for (let f = Unicode.simpleFold(inst.runes[0]); f !== inst.runes[0]; f = Unicode.simpleFold(f)) addRange(f, f);
-          } else for (let j = 0; j < inst.runes.length; j += 2) addRange(inst.runes[j], inst.runes[j + 1]);
+          } else for (let j2 = 0; j2 < inst.runes.length; j2 += 2) addRange(inst.runes[j2], inst.runes[j2 + 1]);
           break;
         case Inst.RUNE_ANY_NOT_NL:
           addRange(10, 10);
@@ -52638,7 +52530,7 @@ var DFA = class DFA2 {
     if (startState === null) return null;
     const matches = /* @__PURE__ */ new Set();
     const collect = (state, atEnd) => {
-      if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k = 0; k < state.matchIDs.length; k++) matches.add(state.matchIDs[k]);
+      if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k2 = 0; k2 < state.matchIDs.length; k2++) matches.add(state.matchIDs[k2]);
       return false;
     };
     if (this.run(input2, pos, anchor2, startState, collect) === null) return null;
@@ -53035,7 +52927,7 @@ var makeOnePass = (p) => {
           runes.push(r0, r0);
           for (let r1 = Unicode.simpleFold(r0); r1 !== r0; r1 = Unicode.simpleFold(r1)) runes.push(r1, r1);
           runes.sort((a, b) => a - b);
-        } else for (let j = 0; j < inst.runes.length; j++) runes.push(inst.runes[j]);
+        } else for (let j2 = 0; j2 < inst.runes.length; j2++) runes.push(inst.runes[j2]);
         onePassRunes[pc] = new Int32Array(runes);
         inst.next = new Uint32Array(Math.floor(runes.length / 2) + 1).fill(inst.out);
         inst.op = Inst.RUNE;
@@ -53551,7 +53443,7 @@ var AhoCorasick = class {
     for (let c = 1; c < numNodes; c++) childStart[parent[c] + 1]++;
     for (let n = 0; n < numNodes; n++) childStart[n + 1] += childStart[n];
     const childUnit = new Int32Array(numNodes - 1);
-    for (let k = 0; k < children.length; k++) childUnit[k] = unit[children[k]];
+    for (let k2 = 0; k2 < children.length; k2++) childUnit[k2] = unit[children[k2]];
     this.childStart = childStart;
     this.childUnit = childUnit;
     this.childNode = children;
@@ -53560,8 +53452,8 @@ var AhoCorasick = class {
     byDepth.sort((a, b) => depth[a] - depth[b]);
     const fail = new Int32Array(numNodes);
     const match = Uint8Array.from(terminal);
-    for (let k = 1; k < numNodes; k++) {
-      const c = byDepth[k];
+    for (let k2 = 1; k2 < numNodes; k2++) {
+      const c = byDepth[k2];
       const p = parent[c];
       if (p !== 0) {
         let f = fail[p];
@@ -53721,7 +53613,7 @@ var PrefilterTree = class PrefilterTree2 {
     if (state.pf.type === Prefilter.Type.AND) {
       if (s.type === Prefilter.Type.NONE) return;
       if (s.type === Prefilter.Type.AND) {
-        for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+        for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
         return;
       }
       state.subs.push(s);
@@ -53732,7 +53624,7 @@ var PrefilterTree = class PrefilterTree2 {
       return;
     }
     if (s.type === Prefilter.Type.OR) {
-      for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+      for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
       return;
     }
     state.subs.push(s);
@@ -54241,7 +54133,7 @@ var Simplify = class Simplify2 {
       }
       if (nsub.op === Regexp.Op.CONCAT) {
         state.changed = true;
-        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
         return;
       }
     } else {
@@ -54251,7 +54143,7 @@ var Simplify = class Simplify2 {
       }
       if (nsub.op === Regexp.Op.ALTERNATE) {
         state.changed = true;
-        for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+        for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
         return;
       }
     }
@@ -54324,7 +54216,7 @@ var Simplify = class Simplify2 {
       if (sub.op === Regexp.Op.NO_MATCH) return new Regexp(Regexp.Op.NO_MATCH);
       if (sub.op === Regexp.Op.EMPTY_MATCH) continue;
       if (sub.op === Regexp.Op.CONCAT) {
-        for (let j = 0; j < sub.subs.length; j++) newSubs.push(sub.subs[j]);
+        for (let j2 = 0; j2 < sub.subs.length; j2++) newSubs.push(sub.subs[j2]);
         continue;
       }
       newSubs.push(sub);
@@ -54538,8 +54430,8 @@ var CharClass = class CharClass2 {
     this.len = w;
     return this;
   }
-  appendLiteral(x, flags) {
-    return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x, x) : this.appendRange(x, x);
+  appendLiteral(x2, flags) {
+    return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x2, x2) : this.appendRange(x2, x2);
   }
   appendRange(lo, hi) {
     if (this.len > 0) {
@@ -54574,19 +54466,19 @@ var CharClass = class CharClass2 {
     }
     return this;
   }
-  appendClass(x) {
-    for (let i = 0; i < x.length; i += 2) this.appendRange(x[i], x[i + 1]);
+  appendClass(x2) {
+    for (let i = 0; i < x2.length; i += 2) this.appendRange(x2[i], x2[i + 1]);
     return this;
   }
-  appendFoldedClass(x) {
-    for (let i = 0; i < x.length; i += 2) this.appendFoldedRange(x[i], x[i + 1]);
+  appendFoldedClass(x2) {
+    for (let i = 0; i < x2.length; i += 2) this.appendFoldedRange(x2[i], x2[i + 1]);
     return this;
   }
-  appendNegatedClass(x) {
+  appendNegatedClass(x2) {
     let nextLo = 0;
-    for (let i = 0; i < x.length; i += 2) {
-      const lo = x[i];
-      const hi = x[i + 1];
+    for (let i = 0; i < x2.length; i += 2) {
+      const lo = x2[i];
+      const hi = x2[i + 1];
       if (nextLo <= lo - 1) this.appendRange(nextLo, lo - 1);
       nextLo = hi + 1;
     }
@@ -54648,8 +54540,8 @@ var CharClass = class CharClass2 {
     }
     return this;
   }
-  appendClassWithSign(x, sign2) {
-    return sign2 < 0 ? this.appendNegatedClass(x) : this.appendClass(x);
+  appendClassWithSign(x2, sign2) {
+    return sign2 < 0 ? this.appendNegatedClass(x2) : this.appendClass(x2);
   }
   appendGroup(g, foldCase) {
     let cls = g.cls;
@@ -54920,12 +54812,12 @@ var Parser = class Parser2 {
           if (nhex === 0) break bigswitch;
           return r;
         }
-        const x = Utils.unhex(c);
+        const x2 = Utils.unhex(c);
         if (!t.more()) break;
         c = t.pop();
         const y = Utils.unhex(c);
-        if (x < 0 || y < 0) break;
-        return x * 16 + y;
+        if (x2 < 0 || y < 0) break;
+        return x2 * 16 + y;
       }
       case Codepoint.CODES["a"]:
         return Codepoint.CODES["\x07"];
@@ -55194,7 +55086,7 @@ var Parser = class Parser2 {
     let newsubs = new Array(len).fill(null);
     let i = 0;
     for (let sub of subs) if (sub.op === op) {
-      for (let j = 0; j < sub.subs.length; j++) newsubs[i++] = sub.subs[j];
+      for (let j2 = 0; j2 < sub.subs.length; j2++) newsubs[i++] = sub.subs[j2];
       this.reuse(sub);
     } else newsubs[i++] = sub;
     let re = this.newRegexp(op);
@@ -55245,9 +55137,9 @@ var Parser = class Parser2 {
         const prefix = this.newRegexp(Regexp.Op.LITERAL);
         prefix.flags = strflags;
         prefix.runes = str.slice(0, strlen);
-        for (let j = start; j < i; j++) {
-          array2[s + j] = this.removeLeadingString(array2[s + j], strlen);
-          this.checkLimits(array2[s + j]);
+        for (let j2 = start; j2 < i; j2++) {
+          array2[s + j2] = this.removeLeadingString(array2[s + j2], strlen);
+          this.checkLimits(array2[s + j2]);
         }
         const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
         const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -55274,10 +55166,10 @@ var Parser = class Parser2 {
       } else if (i === start + 1) array2[lenout++] = array2[s + start];
       else {
         const prefix = first;
-        for (let j = start; j < i; j++) {
-          const reuse = j !== start;
-          array2[s + j] = this.removeLeadingRegexp(array2[s + j], reuse);
-          this.checkLimits(array2[s + j]);
+        for (let j2 = start; j2 < i; j2++) {
+          const reuse = j2 !== start;
+          array2[s + j2] = this.removeLeadingRegexp(array2[s + j2], reuse);
+          this.checkLimits(array2[s + j2]);
         }
         const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
         const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -55297,17 +55189,17 @@ var Parser = class Parser2 {
       } else if (i === start + 1) array2[lenout++] = array2[s + start];
       else {
         let max = start;
-        for (let j = start + 1; j < i; j++) {
+        for (let j2 = start + 1; j2 < i; j2++) {
           const subMax = array2[s + max];
-          const subJ = array2[s + j];
-          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+          const subJ = array2[s + j2];
+          if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j2;
         }
         const tmp = array2[s + start];
         array2[s + start] = array2[s + max];
         array2[s + max] = tmp;
-        for (let j = start + 1; j < i; j++) {
-          Parser2.mergeCharClass(array2[s + start], array2[s + j]);
-          this.reuse(array2[s + j]);
+        for (let j2 = start + 1; j2 < i; j2++) {
+          Parser2.mergeCharClass(array2[s + start], array2[s + j2]);
+          this.reuse(array2[s + j2]);
         }
         this.cleanAlt(array2[s + start]);
         array2[lenout++] = array2[s + start];
@@ -55488,11 +55380,11 @@ var Parser = class Parser2 {
                 t.skipString(lit);
                 t.skipString("\\E");
               } else t.skipString(lit);
-              let j = 0;
-              while (j < lit.length) {
-                const codepoint = lit.codePointAt(j);
+              let j2 = 0;
+              while (j2 < lit.length) {
+                const codepoint = lit.codePointAt(j2);
                 this.literal(codepoint);
-                j += Utils.charCount(codepoint);
+                j2 += Utils.charCount(codepoint);
               }
               break bigswitch;
             }
@@ -56225,7 +56117,7 @@ var RE2 = class RE22 {
   findAllUTF8Submatch(b, n) {
     const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => {
       let slice = new Array(match.length / 2 | 0).fill(null);
-      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = b.slice(match[2 * j], match[2 * j + 1]);
+      for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = b.slice(match[2 * j2], match[2 * j2 + 1]);
       return slice;
     });
     if (result.length === 0) return null;
@@ -56253,7 +56145,7 @@ var RE2 = class RE22 {
   findAllSubmatch(s, n) {
     const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => {
       let slice = new Array(match.length / 2 | 0).fill(null);
-      for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = s.substring(match[2 * j], match[2 * j + 1]);
+      for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = s.substring(match[2 * j2], match[2 * j2 + 1]);
       return slice;
     });
     if (result.length === 0) return null;
@@ -56411,18 +56303,18 @@ var TranslateRegExpString = class TranslateRegExpString2 {
             case "u":
               if (i + 2 < size) {
                 if (data[i + 2] === "{") {
-                  let j = i + 3;
+                  let j2 = i + 3;
                   let hasHex = false;
                   let closed = false;
-                  while (j < size) {
-                    const hexChar = data[j];
+                  while (j2 < size) {
+                    const hexChar = data[j2];
                     if (hexChar === "}") {
                       closed = true;
                       break;
                     }
                     if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                     hasHex = true;
-                    j++;
+                    j2++;
                   }
                   if (closed && hasHex) {
                     result += "\\x";
@@ -56432,7 +56324,7 @@ var TranslateRegExpString = class TranslateRegExpString2 {
                   }
                 } else if (i + 5 < size) {
                   let isHex4 = true;
-                  for (let j = 0; j < 4; j++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j])) {
+                  for (let j2 = 0; j2 < 4; j2++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j2])) {
                     isHex4 = false;
                     break;
                   }
@@ -56451,18 +56343,18 @@ var TranslateRegExpString = class TranslateRegExpString2 {
             case "x": {
               let isValidHex = false;
               if (i + 2 < size && data[i + 2] === "{") {
-                let j = i + 3;
+                let j2 = i + 3;
                 let hasHex = false;
                 let closed = false;
-                while (j < size) {
-                  const hexChar = data[j];
+                while (j2 < size) {
+                  const hexChar = data[j2];
                   if (hexChar === "}") {
                     closed = true;
                     break;
                   }
                   if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                   hasHex = true;
-                  j++;
+                  j2++;
                 }
                 if (closed && hasHex) isValidHex = true;
               } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data[i + 2]) && TranslateRegExpString2.isHexadecimal(data[i + 3])) isValidHex = true;
@@ -57552,17 +57444,17 @@ function shellUnquoteWord(text4) {
       i++;
       let closed = false;
       while (i < text4.length) {
-        const d = text4[i];
-        if (d === "\\" && i + 1 < text4.length && `"\\$\`
+        const d3 = text4[i];
+        if (d3 === "\\" && i + 1 < text4.length && `"\\$\`
 `.includes(text4[i + 1])) {
           if (text4[i + 1] !== "\n") out += text4[i + 1];
           i += 2;
-        } else if (d === '"') {
+        } else if (d3 === '"') {
           closed = true;
           i++;
           break;
         } else {
-          out += d;
+          out += d3;
           i++;
         }
       }
@@ -58435,6 +58327,218 @@ function deepFreeze(value) {
   return value;
 }
 var DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
+
+// node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table2, options2) {
+  const settings = options2 || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table2.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table2[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table2[rowIndex].length;
+    }
+    while (++columnIndex2 < table2[rowIndex].length) {
+      const cell2 = serialize(table2[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell2);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell2);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code19 = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code19;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code19 = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code19 === 99) {
+      before = ":";
+      after = ":";
+    } else if (code19 === 108) {
+      before = ":";
+    } else if (code19 === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell2 = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell2;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell2 = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code19 = alignments[columnIndex];
+        if (code19 === 114) {
+          before = " ".repeat(size);
+        } else if (code19 === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell2 === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell2);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code19 = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code19 === 67 || code19 === 99 ? 99 : code19 === 76 || code19 === 108 ? 108 : code19 === 82 || code19 === 114 ? 114 : 0;
+}
+
+// src/core/text/markdown.ts
+var INLINE_SPECIAL = /[\\*_{}[\]<>|~]/g;
+function escapeInline(text4, max = 200) {
+  const oneLine = truncate(
+    text4.replace(/[\r\n\t]+/g, " ").replace(/\s{2,}/g, " ").trim(),
+    max
+  );
+  return oneLine.replace(INLINE_SPECIAL, (c) => c === "<" ? "&lt;" : c === ">" ? "&gt;" : `\\${c}`).replace(/@(?=[A-Za-z0-9])/g, "@\u200D");
+}
+function truncate(text4, max) {
+  if (max <= 0) return "";
+  if (text4.length <= max) return text4;
+  return `${text4.slice(0, Math.max(0, max - 1)).trimEnd()}\u2026`;
+}
+function code(text4, max = 100) {
+  const clean = truncate(text4.replace(/[`\r\n]+/g, " ").trim(), max);
+  return `\`${clean || " "}\``;
+}
+function quietLogin(login) {
+  return `\`@${login.replace(/[^A-Za-z0-9[\]_.-]/g, "")}\``;
+}
+function table(header, rows, align) {
+  return markdownTable([header, ...rows], { alignDelimiters: false, ...align ? { align } : {} });
+}
+function progressBar(done, total, width = 20) {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(ratio * width);
+  return `${"\u2593".repeat(filled)}${"\u2591".repeat(width - filled)} ${Math.floor(ratio * 100)}%`;
+}
+function formatCount(n) {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function formatTime(iso2) {
+  if (!iso2) return "\u2014";
+  const t = Date.parse(iso2);
+  if (Number.isNaN(t)) return "\u2014";
+  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+function formatUsd(usd) {
+  if (usd > 0 && usd < 0.01) return "<$0.01";
+  return `$${usd.toFixed(2)}`;
+}
+function formatTokens(n) {
+  if (n < 1e3) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)}k`;
+  return `${(n / 1e6).toFixed(1)}M`;
+}
+function proseLines(body) {
+  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
+  const out = [];
+  let fence = null;
+  for (const raw of text4.split(/\r?\n/)) {
+    const first = raw.charCodeAt(0);
+    const open2 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
+    if (fence) {
+      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && raw.trim() === open2[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open2) {
+      fence = { char: open2[1][0], length: open2[1].length };
+      out.push(null);
+    } else {
+      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
 
 // src/core/world.ts
 function canWrite(permission) {
@@ -60786,7 +60890,7 @@ function splice(list3, start, remove, items) {
     }
   }
 }
-function push2(list3, items) {
+function push(list3, items) {
   if (list3.length > 0) {
     splice(list3, list3.length, 0, items);
     return list3;
@@ -61367,15 +61471,15 @@ function resolveAllAttention(events, context) {
           };
           nextEvents = [];
           if (events[open2][1].end.offset - events[open2][1].start.offset) {
-            nextEvents = push2(nextEvents, [["enter", events[open2][1], context], ["exit", events[open2][1], context]]);
+            nextEvents = push(nextEvents, [["enter", events[open2][1], context], ["exit", events[open2][1], context]]);
           }
-          nextEvents = push2(nextEvents, [["enter", group, context], ["enter", openingSequence, context], ["exit", openingSequence, context], ["enter", text4, context]]);
-          nextEvents = push2(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open2 + 1, index2), context));
-          nextEvents = push2(nextEvents, [["exit", text4, context], ["enter", closingSequence, context], ["exit", closingSequence, context], ["exit", group, context]]);
+          nextEvents = push(nextEvents, [["enter", group, context], ["enter", openingSequence, context], ["exit", openingSequence, context], ["enter", text4, context]]);
+          nextEvents = push(nextEvents, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open2 + 1, index2), context));
+          nextEvents = push(nextEvents, [["exit", text4, context], ["enter", closingSequence, context], ["exit", closingSequence, context], ["exit", group, context]]);
           let offset = 0;
           if (events[index2][1].end.offset - events[index2][1].start.offset) {
             offset = 2;
-            nextEvents = push2(nextEvents, [["enter", events[index2][1], context], ["exit", events[index2][1], context]]);
+            nextEvents = push(nextEvents, [["enter", events[index2][1], context], ["exit", events[index2][1], context]]);
           }
           splice(events, open2 - 1, index2 - open2 + 3, nextEvents);
           index2 = open2 + nextEvents.length - offset - 2;
@@ -63713,12 +63817,12 @@ function resolveToLabelEnd(events, context) {
     }
   };
   media = [["enter", group, context], ["enter", label2, context]];
-  media = push2(media, events.slice(open2 + 1, open2 + offset + 3));
-  media = push2(media, [["enter", text4, context]]);
-  media = push2(media, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open2 + offset + 4, close - 3), context));
-  media = push2(media, [["exit", text4, context], events[close - 2], events[close - 1], ["exit", label2, context]]);
-  media = push2(media, events.slice(close + 1));
-  media = push2(media, [["exit", group, context]]);
+  media = push(media, events.slice(open2 + 1, open2 + offset + 3));
+  media = push(media, [["enter", text4, context]]);
+  media = push(media, resolveAll(context.parser.constructs.insideSpan.null, events.slice(open2 + offset + 4, close - 3), context));
+  media = push(media, [["exit", text4, context], events[close - 2], events[close - 1], ["exit", label2, context]]);
+  media = push(media, events.slice(close + 1));
+  media = push(media, [["exit", group, context]]);
   splice(events, open2, events.length, media);
   return events;
 }
@@ -64492,7 +64596,7 @@ function createTokenizer(parser2, initialize, from) {
   }
   return context;
   function write(slice) {
-    chunks = push2(chunks, slice);
+    chunks = push(chunks, slice);
     main();
     if (chunks[chunks.length - 1] !== null) {
       return [];
@@ -65629,11 +65733,11 @@ function compiler(options2) {
     };
   }
 }
-function point2(d) {
+function point2(d3) {
   return {
-    line: d.line,
-    column: d.column,
-    offset: d.offset
+    line: d3.line,
+    column: d3.column,
+    offset: d3.offset
   };
 }
 function configure(combined, extensions) {
@@ -65829,8 +65933,8 @@ function looksLikeANode(value) {
 }
 
 // node_modules/unist-util-visit-parents/lib/color.node.js
-function color(d) {
-  return "\x1B[33m" + d + "\x1B[39m";
+function color(d3) {
+  return "\x1B[33m" + d3 + "\x1B[39m";
 }
 
 // node_modules/unist-util-visit-parents/lib/index.js
@@ -66354,8 +66458,8 @@ function enterTable(token) {
   this.enter(
     {
       type: "table",
-      align: align.map(function(d) {
-        return d === "none" ? null : d;
+      align: align.map(function(d3) {
+        return d3 === "none" ? null : d3;
       }),
       children: [],
       position: void 0
@@ -68054,10 +68158,10 @@ function splitInlineCode(text4) {
     while (blank < blanks.length && blanks[blank] < opener.index) blank++;
     const limit = blank < blanks.length ? blanks[blank] : text4.length;
     const sameLength = byLength.get(opener.length);
-    let k = consumed.get(opener.length) ?? 0;
-    while (k < sameLength.length && sameLength[k] <= n) k++;
-    consumed.set(opener.length, k);
-    const closer = k < sameLength.length ? runs[sameLength[k]] : void 0;
+    let k2 = consumed.get(opener.length) ?? 0;
+    while (k2 < sameLength.length && sameLength[k2] <= n) k2++;
+    consumed.set(opener.length, k2);
+    const closer = k2 < sameLength.length ? runs[sameLength[k2]] : void 0;
     if (!closer || closer.index >= limit) continue;
     if (opener.index > cursor) pieces.push({ text: text4.slice(cursor, opener.index), code: false });
     const end = closer.index + closer.length;
@@ -68197,7 +68301,7 @@ function alertRecipients(input2) {
       return;
     if (verified(name) && !out.some((o2) => o2.toLowerCase() === name.toLowerCase())) out.push(name);
   };
-  const known = (login) => Object.keys(input2.permissions).some((k) => k.toLowerCase() === login.toLowerCase());
+  const known = (login) => Object.keys(input2.permissions).some((k2) => k2.toLowerCase() === login.toLowerCase());
   for (const approver of input2.approvers)
     add(approver, (login) => !known(login) || hasWriteAccess(input2.permissions, login));
   for (const reviewer of input2.reviewers ?? [])
@@ -68297,8 +68401,11 @@ var AlertWebhook = class {
   maxAttempts;
   stopper = new AbortController();
   pending = /* @__PURE__ */ new Set();
-  /** Keys delivered or queued (`owner/name#key`), newest last, bounded: one delivery per alert per process. */
-  seen = /* @__PURE__ */ new Set();
+  /**
+   * Keys delivered or queued (`owner/name#key`), the 2,000 newest (`has` does not refresh one): one delivery
+   * per alert per process.
+   */
+  seen = new I({ max: 2e3 });
   constructor(options2) {
     this.env = options2.env ?? process.env;
     this.log = options2.log;
@@ -68355,8 +68462,7 @@ var AlertWebhook = class {
     return queue2;
   }
   remember(id) {
-    this.seen.add(id);
-    if (this.seen.size > 2e3) this.seen.delete(this.seen.values().next().value);
+    this.seen.set(id, true);
   }
   async deliver(url2, secret, body, alert) {
     try {
@@ -68511,7 +68617,7 @@ function describeError(error62) {
 }
 function refusalWords(error62) {
   const e = error62;
-  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x) => x?.message ?? "").filter(Boolean);
+  const graphql3 = (Array.isArray(e?.errors) ? e.errors : []).map((x2) => x2?.message ?? "").filter(Boolean);
   if (graphql3.length > 0) return graphql3.join("; ");
   const message = e?.response?.data?.message;
   return typeof message === "string" && message.trim() ? message : describeError(error62);
@@ -68538,6 +68644,7 @@ var GITHUB_CIRCUIT_DEFAULTS = Object.freeze({
   resetMs: 6e4,
   successThreshold: 2
 });
+var ENDED_PAUSE_KEPT_MS = 60 * 6e4;
 var ProbationBreaker = class {
   constructor(failureThreshold, successThreshold) {
     this.failureThreshold = failureThreshold;
@@ -68664,6 +68771,7 @@ var GitHubCircuit = class {
    * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
    */
   pauseWrites(repo, retryAfterSeconds, reason, now = Date.now()) {
+    this.forgetEndedPauses(now);
     const known = this.pauses.get(repo);
     const strikes = (known?.strikes ?? 0) + 1;
     const wait2 = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
@@ -68675,6 +68783,16 @@ var GitHubCircuit = class {
     };
     this.pauses.set(repo, pause);
     return pause;
+  }
+  /** Drops the pauses that ended over `ENDED_PAUSE_KEPT_MS` ago and hold no writes. */
+  forgetEndedPauses(now) {
+    for (const [repo, pause] of this.pauses) {
+      if (now - pause.until > ENDED_PAUSE_KEPT_MS && this.queued(repo).length === 0) this.pauses.delete(repo);
+    }
+  }
+  /** Repositories whose pause is remembered (in force, ended recently, or holding writes). */
+  pausedRepos() {
+    return [...this.pauses.keys()];
   }
   /** The repository's pause while it lasts; null when its writes may go out. */
   writePause(repo, now = Date.now()) {
@@ -68714,6 +68832,264 @@ function circuitFor(baseUrl, options2) {
   }
   return circuit;
 }
+
+// src/github/transport/rate-headers.ts
+function numberOf(headers, name) {
+  const value = headers[name];
+  if (value === void 0 || value === "") return null;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+function readRateHeaders(headers) {
+  if (!headers) return null;
+  const limit = numberOf(headers, "x-ratelimit-limit");
+  const remaining = numberOf(headers, "x-ratelimit-remaining");
+  const reset = numberOf(headers, "x-ratelimit-reset");
+  if (limit === null || remaining === null || reset === null) return null;
+  const resource = headers["x-ratelimit-resource"];
+  return {
+    resource: typeof resource === "string" && resource ? resource : "core",
+    limit,
+    remaining,
+    resetAt: reset * 1e3
+  };
+}
+var watched = /* @__PURE__ */ new WeakSet();
+function watchRateHeaders(client, note2) {
+  const hook7 = client.hook;
+  if (watched.has(client) || typeof hook7.wrap !== "function") return;
+  watched.add(client);
+  hook7.wrap("request", async (request2, options2) => {
+    try {
+      const response = await request2(options2);
+      const reading = readRateHeaders(response.headers);
+      if (reading) note2(reading);
+      return response;
+    } catch (error62) {
+      const reading = readRateHeaders(error62.response?.headers);
+      if (reading) note2(reading);
+      throw error62;
+    }
+  });
+}
+
+// src/core/scheduling/idle-sweep.ts
+function stableHash(text4) {
+  let hash2 = 2166136261;
+  for (let i = 0; i < text4.length; i++) {
+    hash2 ^= text4.charCodeAt(i);
+    hash2 = Math.imul(hash2, 16777619);
+  }
+  return hash2 >>> 0;
+}
+function latestSweepMoment(key, nowMs, intervalMs) {
+  const phase = stableHash(key) % intervalMs;
+  return nowMs - ((nowMs - phase) % intervalMs + intervalMs) % intervalMs;
+}
+function sweepDue(key, lastReconciledAt, nowMs, intervalMs) {
+  if (lastReconciledAt === null) return true;
+  return lastReconciledAt < latestSweepMoment(key, nowMs, intervalMs);
+}
+
+// src/core/scheduling/tick-choice.ts
+var DEFAULT_TICK_POLICY = {
+  reserveFraction: 0.2,
+  idleSweepMs: 6 * 36e5,
+  idlePerTick: 50,
+  unknownPerTick: 50
+};
+function reconcilesAllowed(budgets, nowMs, tickMs, reserveFraction) {
+  let allowed = Number.POSITIVE_INFINITY;
+  for (const b of budgets) {
+    const untilReset = b.resetAt - nowMs;
+    if (untilReset <= 0) continue;
+    const usable = b.remaining - Math.ceil(b.limit * reserveFraction);
+    const cost = Math.max(1, b.cost);
+    const share = tickMs > 0 ? usable * Math.min(1, tickMs / untilReset) : usable;
+    const n = Math.max(Math.floor(share / cost), usable >= cost ? 1 : 0);
+    allowed = Math.min(allowed, n);
+  }
+  return allowed;
+}
+function leastRecent(a, b) {
+  const at = a.lastReconciledAt ?? Number.NEGATIVE_INFINITY;
+  const bt = b.lastReconciledAt ?? Number.NEGATIVE_INFINITY;
+  if (at !== bt) return at < bt ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+function chooseTickRepos(input2) {
+  const { policy, nowMs } = input2;
+  const allowed = reconcilesAllowed(input2.budgets, nowMs, input2.tickMs, policy.reserveFraction);
+  const of = (kind) => input2.repos.filter((r) => r.activity === kind).sort(leastRecent);
+  const active = of("active");
+  const unknown2 = of("unknown");
+  const idle = of("idle").filter(
+    (r) => sweepDue(r.key, r.lastReconciledAt, nowMs, Math.max(1, policy.idleSweepMs))
+  );
+  const reconcile2 = [];
+  const deferred = { active: 0, unknown: 0, idle: 0 };
+  const take = (list3, kind, bound) => {
+    let taken = 0;
+    for (const repo of list3) {
+      if (taken < bound && reconcile2.length < allowed) {
+        reconcile2.push(repo.key);
+        taken++;
+      } else deferred[kind]++;
+    }
+  };
+  take(active, "active", Number.POSITIVE_INFINITY);
+  take(unknown2, "unknown", policy.unknownPerTick);
+  take(idle, "idle", policy.idlePerTick);
+  return { reconcile: reconcile2, allowed, deferred };
+}
+
+// src/app/activity-events.ts
+var ISSUE_ACTIONS = /* @__PURE__ */ new Set(["labeled", "unlabeled", "opened", "edited", "closed", "reopened"]);
+var CHECK_EVENTS = /* @__PURE__ */ new Set(["check_suite", "check_run", "workflow_run", "status"]);
+function activityEvent(name, payload) {
+  const p = payload;
+  if (name === "issues") return ISSUE_ACTIONS.has(p.action ?? "") ? `issues ${p.action} event` : null;
+  if (name === "issue_comment") {
+    const body = p.comment?.body ?? "";
+    const command = p.action !== "deleted" && parseCommand(body, { issue: p.issue?.number ?? 0, trackingIssue: null });
+    return command ? "an /autopilot command" : null;
+  }
+  if (name.startsWith("pull_request") || CHECK_EVENTS.has(name)) return `${name} event`;
+  return null;
+}
+
+// src/github/transport/counter.ts
+var RequestCounter = class {
+  counts = /* @__PURE__ */ new Map();
+  add(endpoint2) {
+    this.counts.set(endpoint2, (this.counts.get(endpoint2) ?? 0) + 1);
+  }
+  get total() {
+    let sum = 0;
+    for (const n of this.counts.values()) sum += n;
+    return sum;
+  }
+  snapshot() {
+    return Object.fromEntries([...this.counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  }
+  /** Counts since an earlier `snapshot()`. */
+  since(earlier) {
+    const out = {};
+    for (const [endpoint2, n] of this.counts) {
+      const delta = n - (earlier[endpoint2] ?? 0);
+      if (delta > 0) out[endpoint2] = delta;
+    }
+    return out;
+  }
+};
+function totalOf(counts) {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+function endpointOf(options2) {
+  const url2 = String(options2.url ?? "").replace(/^https?:\/\/[^/]+/, "");
+  return `${String(options2.method ?? "GET").toUpperCase()} ${url2.split("?")[0]}`;
+}
+var counters = /* @__PURE__ */ new WeakMap();
+function countRequests(client) {
+  let counter = counters.get(client);
+  if (!counter) {
+    const created = new RequestCounter();
+    client.hook.before("request", (options2) => {
+      created.add(endpointOf(options2));
+    });
+    counters.set(client, created);
+    counter = created;
+  }
+  return counter;
+}
+
+// src/app/installation-budgets.ts
+var COST_SAMPLES = 20;
+var DEFAULT_RECONCILE_COST = 10;
+var InstallationBudgets = class {
+  installations = /* @__PURE__ */ new Map();
+  of(id) {
+    let installation = this.installations.get(id);
+    if (!installation) {
+      installation = { readings: /* @__PURE__ */ new Map(), costs: /* @__PURE__ */ new Map() };
+      this.installations.set(id, installation);
+    }
+    return installation;
+  }
+  /**
+   * GitHub's latest reading for the installation. Answers can arrive out of order: within one window the count
+   * only falls, so the lowest wins; an older window's reading is ignored.
+   */
+  note(id, reading) {
+    const readings = this.of(id).readings;
+    const known = readings.get(reading.resource);
+    if (known && reading.resetAt < known.resetAt) return;
+    if (known && known.resetAt === reading.resetAt && known.remaining <= reading.remaining) return;
+    readings.set(reading.resource, reading);
+  }
+  /** What one reconcile cost, per resource (`core` requests, `graphql` points). */
+  noteCost(id, cost) {
+    const costs = this.of(id).costs;
+    for (const [resource, n] of Object.entries(cost)) {
+      const samples = costs.get(resource) ?? [];
+      samples.push(n);
+      if (samples.length > COST_SAMPLES) samples.shift();
+      costs.set(resource, samples);
+    }
+  }
+  /** The installation's budgets, each with the estimated cost of a reconcile in it. */
+  budgets(id) {
+    const installation = this.installations.get(id);
+    if (!installation) return [];
+    return [...installation.readings.values()].map((reading) => {
+      const samples = installation.costs.get(reading.resource);
+      const cost = samples?.length ? samples.reduce((a, b) => a + b, 0) / samples.length : DEFAULT_RECONCILE_COST;
+      return { ...reading, cost };
+    });
+  }
+};
+function reconcileCost(result) {
+  const r = result;
+  if (!r || typeof r !== "object" || !r.requests) return null;
+  const queries = r.requests["POST /graphql"] ?? 0;
+  return { core: totalOf(r.requests) - queries, graphql: r.graphql?.points ?? queries };
+}
+
+// src/app/repo-activity.ts
+var RepoActivityBook = class {
+  entries = /* @__PURE__ */ new Map();
+  standing(key) {
+    const entry = this.entries.get(key);
+    return {
+      key,
+      activity: entry?.activity ?? "unknown",
+      lastReconciledAt: entry?.lastReconciledAt ?? null
+    };
+  }
+  /**
+   * A reconcile ended at `at`: with the activity it found, or none (it failed, or said nothing) — the activity
+   * known before stays. It counts as reconciled either way: it spent requests.
+   */
+  reconciled(key, at, found) {
+    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
+    this.entries.set(key, { activity, lastReconciledAt: at });
+  }
+  /** An event that may start work: active until a reconcile says otherwise. */
+  markActive(key) {
+    this.entries.set(key, {
+      activity: "active",
+      lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null
+    });
+  }
+  /** Forgets the repository: unknown again (added to an installation anew). */
+  forget(key) {
+    this.entries.delete(key);
+  }
+  /** Forgets every repository not in `keys` (no longer installed). */
+  retain(keys) {
+    for (const key of this.entries.keys()) if (!keys.has(key)) this.entries.delete(key);
+  }
+};
 
 // src/core/config/config-error.ts
 var ConfigError = class extends Error {
@@ -68885,12 +69261,12 @@ function configWarnings(config3) {
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
-  let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous3[j] + 1, current[j - 1] + 1, previous3[j - 1] + cost);
+    for (let j2 = 1; j2 <= b.length; j2++) {
+      const cost = a[i - 1] === b[j2 - 1] ? 0 : 1;
+      current[j2] = Math.min(previous3[j2] + 1, current[j2 - 1] + 1, previous3[j2 - 1] + cost);
     }
     previous3 = current;
   }
@@ -69234,7 +69610,7 @@ function sha256Hex(text4) {
     1541459225
   ]);
   const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
+  const rotr = (x2, n) => x2 >>> n | x2 << 32 - n;
   for (let offset = 0; offset < padded.length; offset += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
     for (let i = 16; i < 64; i++) {
@@ -69244,7 +69620,7 @@ function sha256Hex(text4) {
       const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
       w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
     }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    let [a, b, c, d3, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
     for (let i = 0; i < 64; i++) {
       const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
       const ch = e & f ^ ~e & g;
@@ -69255,8 +69631,8 @@ function sha256Hex(text4) {
       hh = g;
       g = f;
       f = e;
-      e = d + t1 >>> 0;
-      d = c;
+      e = d3 + t1 >>> 0;
+      d3 = c;
       c = b;
       b = a;
       a = t1 + t2 >>> 0;
@@ -69264,13 +69640,13 @@ function sha256Hex(text4) {
     h[0] = h[0] + a >>> 0;
     h[1] = h[1] + b >>> 0;
     h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
+    h[3] = h[3] + d3 >>> 0;
     h[4] = h[4] + e >>> 0;
     h[5] = h[5] + f >>> 0;
     h[6] = h[6] + g >>> 0;
     h[7] = h[7] + hh >>> 0;
   }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+  return [...h].map((x2) => x2.toString(16).padStart(8, "0")).join("");
 }
 function taskDigest(title, body) {
   return sha256Hex(JSON.stringify([title, body ?? ""]));
@@ -69932,10 +70308,10 @@ function compactJson(state) {
 }
 function dropDefaults(value) {
   const out = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const [k2, v] of Object.entries(value)) {
     if (v === void 0 || v === null) continue;
-    if (k !== "pinRequested" && (v === 0 || v === "" || Array.isArray(v) && v.length === 0)) continue;
-    out[k] = v;
+    if (k2 !== "pinRequested" && (v === 0 || v === "" || Array.isArray(v) && v.length === 0)) continue;
+    out[k2] = v;
   }
   return out;
 }
@@ -70025,7 +70401,7 @@ function squeezeState(state, round2) {
     next.pendingHistory = [];
     next.refused = state.refused.slice(-20);
     next.tasks = Object.fromEntries(
-      Object.entries(state.tasks).map(([k, r]) => [k, { ...r, reason: void 0, notices: void 0 }])
+      Object.entries(state.tasks).map(([k2, r]) => [k2, { ...r, reason: void 0, notices: void 0 }])
     );
   }
   if (round2 >= 2) {
@@ -70085,7 +70461,7 @@ function computeStatistics(tasks, now, options2 = {}) {
   const nowMs = typeof now === "number" ? now : now.getTime();
   let start = toMs(options2.sessionStartedAt);
   if (start === null) {
-    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x) => x !== null);
+    const starts = tasks.map((t) => toMs(t.startedAt)).filter((x2) => x2 !== null);
     start = starts.length > 0 ? Math.min(...starts) : null;
   }
   const runtimeMs = start === null ? 0 : Math.max(0, nowMs - start - finite(options2.pausedMs));
@@ -70131,12 +70507,12 @@ function formatDuration(ms) {
   if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
   return `${sec}s`;
 }
-function finite(x) {
-  return typeof x === "number" && Number.isFinite(x) ? x : 0;
+function finite(x2) {
+  return typeof x2 === "number" && Number.isFinite(x2) ? x2 : 0;
 }
-function round(x, digits) {
+function round(x2, digits) {
   const f = 10 ** digits;
-  return Math.round(x * f) / f;
+  return Math.round(x2 * f) / f;
 }
 function toMs(t) {
   if (t == null) return null;
@@ -70428,7 +70804,7 @@ function statistics({ view, now }) {
 
 ${table(
     ["", ""],
-    stats.map(([k, v]) => [`**${k}**`, v])
+    stats.map(([k2, v]) => [`**${k2}**`, v])
   )}`;
 }
 function dependencyGraph({ view, limits }) {
@@ -70650,9 +71026,9 @@ function decideOnFailure(input2) {
   }
 }
 function trackConsecutiveFailures(count2, outcome, threshold) {
-  const d = decideOnWorkerOutcome(outcome);
+  const d3 = decideOnWorkerOutcome(outcome);
   if (outcome === "complete") return { count: 0, pause: false };
-  if (!d.failure) return { count: count2, pause: false };
+  if (!d3.failure) return { count: count2, pause: false };
   const next = count2 + 1;
   return { count: next, pause: threshold > 0 && next >= threshold };
 }
@@ -70939,8 +71315,8 @@ function taskRecord(ctx, n) {
 function taskBranch(ctx, n) {
   return taskBranchName(ctx.config.branchPrefix, n);
 }
-function round4(x) {
-  return Math.round(x * 1e4) / 1e4;
+function round4(x2) {
+  return Math.round(x2 * 1e4) / 1e4;
 }
 
 // src/core/reconcile/messages.ts
@@ -70975,8 +71351,8 @@ function notice(ctx, n, record2, key, body) {
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
 }
-function stateLabels(L) {
-  return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
+function stateLabels(L2) {
+  return [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed];
 }
 function statusOf2(ctx, n) {
   const issue2 = ctx.issues.get(n);
@@ -70990,11 +71366,11 @@ function statusOf2(ctx, n) {
   return status;
 }
 function setStatus(ctx, n, status) {
-  const L = ctx.config.labels;
-  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
+  const L2 = ctx.config.labels;
+  const target = status === "skipped" ? L2.exclude : labelForStatus(status, L2);
   const fromSkipped = statusOf2(ctx, n) === "skipped" && status !== "skipped";
-  writeLabels(ctx, n, target, [...stateLabels(L), ...fromSkipped ? [L.exclude] : []]);
-  if (target && target.toLowerCase() === L.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
+  writeLabels(ctx, n, target, [...stateLabels(L2), ...fromSkipped ? [L2.exclude] : []]);
+  if (target && target.toLowerCase() === L2.ready.toLowerCase()) ctx.readyBy.set(n, ctx.snapshot.botLogin);
   if (status !== "skipped" && status !== "done") {
     const record2 = taskRecord(ctx, n);
     record2.label = status;
@@ -71032,11 +71408,11 @@ function pullsFor(ctx, n) {
     branch,
     botId: ctx.snapshot.botId
   });
-  for (const x of ignored) {
-    if (ctx.state.ignoredPulls.includes(x.pull.number)) continue;
-    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x.pull.number].slice(-100);
-    incident(ctx, "ignored_pull", ignoredPullMessage(x));
-    note(ctx, `#${n}: ${ignoredPullMessage(x)}`);
+  for (const x2 of ignored) {
+    if (ctx.state.ignoredPulls.includes(x2.pull.number)) continue;
+    ctx.state.ignoredPulls = [...ctx.state.ignoredPulls, x2.pull.number].slice(-100);
+    incident(ctx, "ignored_pull", ignoredPullMessage(x2));
+    note(ctx, `#${n}: ${ignoredPullMessage(x2)}`);
   }
   const dropped = record2?.dropped;
   return dropped?.length ? trusted.filter((p) => !dropped.includes(p.number)) : trusted;
@@ -71358,7 +71734,7 @@ function cancelRun(ctx, run2, n, why) {
   const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
   if (asked) return;
   record2.cancelAt = ctx.now.toISOString();
-  record2.notices = [...(record2.notices ?? []).filter((k) => k !== key), key].slice(-12);
+  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
   ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
   note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
 }
@@ -71421,7 +71797,7 @@ function freshStart(ctx, n, retryDelta, reason) {
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
   r.reason = reason;
-  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  ctx.state.recent = ctx.state.recent.filter((x2) => x2.issue !== n);
   setStatus(ctx, n, "ready");
   return r;
 }
@@ -71500,7 +71876,7 @@ function revertMerged(ctx, n, merged, actor) {
   r.waitUntil = void 0;
   r.result = "rollback";
   r.reason = `rollback asked by @${actor}: reverting PR #${merged.number}`;
-  ctx.state.recent = ctx.state.recent.filter((x) => x.issue !== n);
+  ctx.state.recent = ctx.state.recent.filter((x2) => x2.issue !== n);
   setStatus(ctx, n, "review");
   note(ctx, `#${n}: rollback by ${actor}: revert PR #${merged.number} on ${branch}`);
   return {
@@ -71894,8 +72270,8 @@ ${commandHelp()}`
 function taskIssueFor(ctx, n) {
   const issue2 = ctx.issues.get(n);
   if (issue2) {
-    const L = ctx.config.labels;
-    const ours = ctx.state.tasks[n] !== void 0 || [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed, L.exclude].some(
+    const L2 = ctx.config.labels;
+    const ours = ctx.state.tasks[n] !== void 0 || [L2.ready, L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed, L2.exclude].some(
       (l) => hasLabel(issue2.labels, l)
     );
     return ours ? n : null;
@@ -72042,11 +72418,11 @@ function checkDispatchLocks(ctx) {
 function bootstrapState(input2) {
   const { snapshot, now, config: config3 } = input2;
   const tracking = snapshot.trackingIssue;
-  const L = config3.labels;
+  const L2 = config3.labels;
   const offRamped = snapshot.issues.some(
-    (i) => [L.blocked, L.needsHuman, L.timeout, L.failed].some((l) => hasLabel(i.labels, l))
+    (i) => [L2.blocked, L2.needsHuman, L2.timeout, L2.failed].some((l) => hasLabel(i.labels, l))
   );
-  const inFlight = snapshot.workerResults.length > 0 || snapshot.runs.some((r) => r.status !== "completed") || snapshot.issues.some((i) => [L.inProgress, L.review].some((l) => hasLabel(i.labels, l)));
+  const inFlight = snapshot.workerResults.length > 0 || snapshot.runs.some((r) => r.status !== "completed") || snapshot.issues.some((i) => [L2.inProgress, L2.review].some((l) => hasLabel(i.labels, l)));
   if (!tracking && !inFlight && !offRamped) return { state: emptyState(now), log: null };
   if (!tracking && !inFlight) {
     return { state: rebuildState(snapshot, now, config3), log: null };
@@ -72156,7 +72532,7 @@ function pullsByRef(pulls) {
   }
   return byRef;
 }
-function ignoreForeignLabels(ctx, L) {
+function ignoreForeignLabels(ctx, L2) {
   for (const issue2 of ctx.snapshot.issues) {
     const foreign = issue2.foreignLabels ?? [];
     if (!foreign.length || issue2.state !== "open" || !ctx.labels.has(issue2.number)) continue;
@@ -72165,7 +72541,7 @@ function ignoreForeignLabels(ctx, L) {
     ctx.labels.set(n, drop(ctx.labels.get(n) ?? []));
     ctx.effects.push({ type: "removeLabels", issue: n, labels: foreign.map((f) => f.label) });
     for (const f of foreign) {
-      const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${L.ready}\` are Autopilot's; use the /autopilot commands).`;
+      const message = `The \`${f.label}\` label on #${n} was set by ${f.by ? quietLogin(f.by) : "someone Autopilot cannot name"}, not by Autopilot: it was removed and does not count (status labels other than \`${L2.ready}\` are Autopilot's; use the /autopilot commands).`;
       incidentOnce(ctx, "foreign_label", message);
     }
     note(ctx, `#${n}: ignored status labels not set by Autopilot: ${foreign.map((f) => f.label).join(", ")}`);
@@ -72188,10 +72564,10 @@ function applySettleOverlay(ctx, issues) {
   }
 }
 function overlayStatus(ctx, n, status) {
-  const L = ctx.config.labels;
-  const target = status === "skipped" ? L.exclude : labelForStatus(status, L);
-  const all2 = [...stateLabels(L), L.exclude];
-  const next = (ctx.labels.get(n) ?? []).filter((l) => !all2.some((x) => x.toLowerCase() === l.toLowerCase()));
+  const L2 = ctx.config.labels;
+  const target = status === "skipped" ? L2.exclude : labelForStatus(status, L2);
+  const all2 = [...stateLabels(L2), L2.exclude];
+  const next = (ctx.labels.get(n) ?? []).filter((l) => !all2.some((x2) => x2.toLowerCase() === l.toLowerCase()));
   if (target) next.push(target);
   ctx.labels.set(n, next);
   if (status === "ready") ctx.readyBy.set(n, ctx.snapshot.botLogin);
@@ -72236,9 +72612,9 @@ function forcedRemovals(text4) {
       let recursive2 = false;
       let force = false;
       const targets = [];
-      let j = i + 1;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "--") continue;
         if (word === "--recursive") recursive2 = true;
         else if (word === "--force") force = true;
@@ -72248,8 +72624,8 @@ function forcedRemovals(text4) {
         } else if (word.startsWith("--")) continue;
         else targets.push(word.replace(/^["']|["']$/g, ""));
       }
-      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
-      i = j;
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
     }
   }
   return found;
@@ -72283,22 +72659,22 @@ function forcedPush(text4) {
     const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
     for (let i = 0; i < words.length; i++) {
       if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j = i + 1;
+      let j2 = i + 1;
       let valueMayFollow = false;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "push") break;
         if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
         else break;
       }
-      if (words[j] !== "push") {
-        i = j - 1;
+      if (words[j2] !== "push") {
+        i = j2 - 1;
         continue;
       }
-      for (let k = j + 1; k < words.length; k++) {
-        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
-          return words.slice(i, k + 1).join(" ");
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
       }
       break;
     }
@@ -72624,10 +73000,487 @@ function verifiedGate(ctx, pr) {
     (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate
   );
   if (cached2) return { rules: cached2.rules };
-  const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
+  const diff = ctx.snapshot.pullDiffs.find((d3) => d3.pr === pr.number && d3.sha === pr.headSha);
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+}
+
+// src/core/tasks/graph.ts
+var MAX_REFERENCES_PER_ISSUE = 50;
+var MAX_REFERENCE_LOOKUPS = 200;
+var MENTIONS_DEPENDENCY = /depend|block/i;
+var KEYWORD = /\b(?:depends[\s-]+on|blocked[\s-]+by)\b/gi;
+var HEADING = /^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:depends[\s-]+on|blocked[\s-]+by|dependencies|blockers)\s*:?\s*(?:\*\*|__)?\s*:?\s*$/i;
+var LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/;
+var REF = /(?:https?:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\/(?:issues|pull)\/(\d+)(?![\w/])|(?:([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+))?#(\d+)(?![\w]))/y;
+var SEPARATOR = /(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*|\s+)/iy;
+var LEAD = /[\s:*_]*(?:(?:issues?|PRs?|pull\s+requests?)\b[\s:]*)?/iy;
+function parseDependencies(body, repo) {
+  const numbers = [];
+  const crossRepo = [];
+  if (!body || !MENTIONS_DEPENDENCY.test(body)) return { numbers, crossRepo, omitted: 0 };
+  const seen = /* @__PURE__ */ new Set();
+  let omitted = 0;
+  const add = (ref) => {
+    if (typeof ref !== "number" && sameRepo(ref, repo)) return add(ref.number);
+    const key = typeof ref === "number" ? `#${ref}` : crossRepoKey(ref);
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (numbers.length + crossRepo.length >= MAX_REFERENCES_PER_ISSUE) omitted++;
+    else if (typeof ref === "number") numbers.push(ref);
+    else crossRepo.push(ref);
+  };
+  let inSection = false;
+  for (const line of visibleLines(body)) {
+    if (line.trim() === "") continue;
+    if (HEADING.test(line)) {
+      inSection = true;
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    if (inSection && item) {
+      for (const ref of readRefList(line, item[0].length)) add(ref);
+    } else if (!item) {
+      inSection = false;
+    }
+    KEYWORD.lastIndex = 0;
+    for (let m = KEYWORD.exec(line); m; m = KEYWORD.exec(line)) {
+      for (const ref of readRefList(line, m.index + m[0].length)) add(ref);
+    }
+  }
+  return { numbers, crossRepo, omitted };
+}
+function referenceCapNote(issue2, parsed) {
+  if (parsed.omitted === 0) return null;
+  const total = parsed.numbers.length + parsed.crossRepo.length + parsed.omitted;
+  return `#${issue2} references ${total.toLocaleString("en-US")} issues; the first ${MAX_REFERENCES_PER_ISSUE} are used`;
+}
+function referencesToLookUp(lists, known, max = MAX_REFERENCE_LOOKUPS) {
+  const pending = lists.map((list3) => list3.filter((n) => !known(n)));
+  const chosen = /* @__PURE__ */ new Set();
+  const all2 = new Set(pending.flat());
+  for (let turn = 0; chosen.size < max && pending.some((list3) => turn < list3.length); turn++) {
+    for (const list3 of pending) {
+      if (chosen.size >= max) break;
+      if (turn < list3.length) chosen.add(list3[turn]);
+    }
+  }
+  return { lookUp: [...chosen].sort((a, b) => a - b), left: all2.size - chosen.size };
+}
+function crossRepoKey(ref) {
+  return `${ref.owner}/${ref.name}#${ref.number}`.toLowerCase();
+}
+function formatRef(ref) {
+  return typeof ref === "number" ? `#${ref}` : `${ref.owner}/${ref.name}#${ref.number}`;
+}
+function sameRepo(ref, repo) {
+  return ref.owner.toLowerCase() === repo.owner.toLowerCase() && ref.name.toLowerCase() === repo.name.toLowerCase();
+}
+function readRefList(line, start) {
+  const out = [];
+  LEAD.lastIndex = start;
+  LEAD.exec(line);
+  let pos = LEAD.lastIndex;
+  for (; ; ) {
+    REF.lastIndex = pos;
+    const m = REF.exec(line);
+    if (!m) break;
+    const ref = toRef(m);
+    if (ref !== null) out.push(ref);
+    pos = REF.lastIndex;
+    SEPARATOR.lastIndex = pos;
+    if (!SEPARATOR.exec(line)) break;
+    pos = SEPARATOR.lastIndex;
+  }
+  return out;
+}
+function toRef(m) {
+  if (m[3] !== void 0) {
+    const n2 = Number(m[3]);
+    return n2 > 0 ? { owner: m[1], name: m[2], number: n2 } : null;
+  }
+  const n = Number(m[6]);
+  if (!(n > 0) || !Number.isSafeInteger(n)) return null;
+  if (m[4] !== void 0) return { owner: m[4], name: m[5], number: n };
+  return n;
+}
+function visibleLines(body) {
+  return proseLines(body).map(
+    (line) => line === null ? "" : line.includes("`") ? line.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (c) => " ".repeat(c.length)) : line
+  );
+}
+var DEFAULT_KEPT_GRAPHS = 100;
+var memos = new I({ max: DEFAULT_KEPT_GRAPHS });
+function memoOf(key) {
+  return memos.get(key) ?? null;
+}
+function keepMemo(key, memo2) {
+  memos.set(key, memo2);
+}
+var keeping = false;
+function keepGraphsBetweenBuilds(on, repositories = DEFAULT_KEPT_GRAPHS) {
+  keeping = on;
+  if (!on) memos.clear();
+  if (repositories !== memos.max) memos = new I({ max: repositories });
+}
+var NO_DEPENDENCIES = Object.freeze({
+  numbers: Object.freeze([]),
+  crossRepo: Object.freeze([]),
+  omitted: 0
+});
+function knownDependencies(issue2, memo2) {
+  if (!issue2.body) return NO_DEPENDENCIES;
+  const known = memo2.bodies.get(issue2.number);
+  return known?.body === issue2.body ? known.parsed : null;
+}
+function parseMemoized(issue2, repo, previous3, bodies) {
+  const body = issue2.body;
+  if (!body) return NO_DEPENDENCIES;
+  const known = previous3?.bodies.get(issue2.number);
+  if (known?.body === body) {
+    bodies.set(issue2.number, known);
+    return known.parsed;
+  }
+  const parsed = parseDependencies(body, repo);
+  bodies.set(issue2.number, { body, parsed });
+  return parsed;
+}
+function emitShape(issue2, parsed, emit) {
+  emit(issue2.number);
+  emit(issue2.state);
+  emit(issue2.isPullRequest === true);
+  emit(parsed);
+  emit(issue2.parent ?? null);
+  const subIssues = issue2.subIssues;
+  emit(subIssues?.length ?? -1);
+  if (subIssues) for (const n of subIssues) emit(n);
+  const blockedBy = issue2.blockedBy;
+  emit(blockedBy?.length ?? -1);
+  if (blockedBy) for (const n of blockedBy) emit(n);
+}
+function reuseGraph(issues, repo, closedCross, memo2) {
+  const known = memo2.graph;
+  if (!known) return null;
+  const shape = known.shape;
+  let at = 0;
+  let same2 = true;
+  const emit = (value) => {
+    if (shape[at++] !== value) same2 = false;
+  };
+  for (const issue2 of issues) {
+    let parsed = null;
+    if (issue2.isPullRequest !== true) {
+      parsed = knownDependencies(issue2, memo2);
+      if (parsed === null) return null;
+    }
+    emitShape(issue2, parsed, emit);
+    if (!same2) return null;
+  }
+  for (const key of closedCross) emit(key);
+  if (!same2 || at !== shape.length) return null;
+  const nodes = /* @__PURE__ */ new Map();
+  let i = 0;
+  for (const node3 of known.nodes.values()) {
+    nodes.set(node3.number, {
+      number: node3.number,
+      issue: issues[known.issueIndex[i++]],
+      dependsOn: node3.dependsOn,
+      crossRepo: node3.crossRepo,
+      dependents: node3.dependents,
+      unblocks: node3.unblocks,
+      unresolved: node3.unresolved,
+      unresolvedCrossRepo: node3.unresolvedCrossRepo,
+      parent: node3.parent,
+      subIssues: node3.subIssues,
+      parentProgress: node3.parentProgress,
+      cycle: node3.cycle,
+      referenceNote: node3.referenceNote
+    });
+  }
+  return { repo, nodes, edges: known.edges, cycles: known.cycles };
+}
+function buildTaskGraph(issues, repo, options2 = {}) {
+  const closedCross = /* @__PURE__ */ new Set();
+  for (const key of options2.crossRepoClosed ?? []) closedCross.add(key.toLowerCase());
+  const closedKeys = [...closedCross].sort();
+  const memoKey = `${repo.owner}/${repo.name}`.toLowerCase();
+  const keep = keeping;
+  const previous3 = keep ? memoOf(memoKey) : null;
+  const reused = previous3 ? reuseGraph(issues, repo, closedKeys, previous3) : null;
+  if (reused) return reused;
+  const bodies = /* @__PURE__ */ new Map();
+  const byNumber = /* @__PURE__ */ new Map();
+  const indexOf = /* @__PURE__ */ new Map();
+  const stateOf = /* @__PURE__ */ new Map();
+  const parsedAt = [];
+  const shape = [];
+  const emit = (value) => void shape.push(value);
+  for (let i = 0; i < issues.length; i++) {
+    const issue2 = issues[i];
+    stateOf.set(issue2.number, issue2.state);
+    let parsed = null;
+    if (issue2.isPullRequest !== true) {
+      byNumber.set(issue2.number, issue2);
+      indexOf.set(issue2.number, i);
+      parsed = keep ? parseMemoized(issue2, repo, previous3, bodies) : parseDependencies(issue2.body, repo);
+    }
+    parsedAt.push(parsed);
+    if (keep) emitShape(issue2, parsed, emit);
+  }
+  if (keep) for (const key of closedKeys) emit(key);
+  const parentOf = /* @__PURE__ */ new Map();
+  const childrenOf = /* @__PURE__ */ new Map();
+  const link = (parent, child) => {
+    if (parent === child) return;
+    if (!parentOf.has(child)) parentOf.set(child, parent);
+    if (!childrenOf.has(parent)) childrenOf.set(parent, /* @__PURE__ */ new Set());
+    childrenOf.get(parent).add(child);
+  };
+  for (const issue2 of byNumber.values()) {
+    if (issue2.parent != null) link(issue2.parent, issue2.number);
+    for (const child of issue2.subIssues ?? []) link(issue2.number, child);
+  }
+  const edges = [];
+  const edgeTargets = /* @__PURE__ */ new Map();
+  const addEdge = (from, to, source) => {
+    let targets = edgeTargets.get(from);
+    if (!targets) {
+      targets = /* @__PURE__ */ new Set();
+      edgeTargets.set(from, targets);
+    }
+    if (targets.has(to)) return;
+    targets.add(to);
+    edges.push({ from, to, source });
+  };
+  const crossOf = /* @__PURE__ */ new Map();
+  const capNotes = /* @__PURE__ */ new Map();
+  for (const issue2 of byNumber.values()) {
+    const parsed = parsedAt[indexOf.get(issue2.number)];
+    const note2 = referenceCapNote(issue2.number, parsed);
+    if (note2) capNotes.set(issue2.number, note2);
+    for (const n of parsed.numbers) addEdge(issue2.number, n, "body");
+    for (const n of issue2.blockedBy ?? []) addEdge(issue2.number, n, "blockedBy");
+    for (const child of childrenOf.get(issue2.number) ?? []) addEdge(issue2.number, child, "subIssue");
+    if (parsed.crossRepo.length > 0)
+      crossOf.set(
+        issue2.number,
+        parsed.crossRepo.map((r) => ({ ...r }))
+      );
+  }
+  const isOpen = (n) => byNumber.get(n)?.state === "open";
+  const isClosed = (n) => stateOf.get(n) === "closed";
+  const dependsOn = /* @__PURE__ */ new Map();
+  const dependents = /* @__PURE__ */ new Map();
+  const unblocks = /* @__PURE__ */ new Map();
+  for (const e of edges) {
+    push2(dependsOn, e.from, e.to);
+    if (byNumber.has(e.to)) push2(dependents, e.to, e.from);
+    if (e.source !== "subIssue" && isOpen(e.from)) push2(unblocks, e.to, e.from);
+  }
+  const openAdjacency = /* @__PURE__ */ new Map();
+  for (const e of edges) if (isOpen(e.from) && isOpen(e.to)) push2(openAdjacency, e.from, e.to);
+  const cycles = findCycles([...byNumber.keys()].filter(isOpen), openAdjacency);
+  const cycleOf = cyclePaths(cycles, openAdjacency);
+  const progressOf = /* @__PURE__ */ new Map();
+  const nodes = /* @__PURE__ */ new Map();
+  for (const issue2 of [...byNumber.values()].sort((a, b) => a.number - b.number)) {
+    const n = issue2.number;
+    const deps = sortedUnique(dependsOn.get(n) ?? []);
+    const cross = crossOf.get(n) ?? [];
+    const parent = parentOf.get(n) ?? null;
+    let parentProgress = null;
+    if (parent !== null) {
+      let progress2 = progressOf.get(parent);
+      if (!progress2) {
+        const siblings = [...childrenOf.get(parent) ?? []];
+        progress2 = { parent, done: siblings.filter(isClosed).length, total: siblings.length };
+        progressOf.set(parent, progress2);
+      }
+      parentProgress = { ...progress2 };
+    }
+    nodes.set(n, {
+      number: n,
+      issue: issue2,
+      dependsOn: deps,
+      crossRepo: cross,
+      dependents: sortedUnique(dependents.get(n) ?? []),
+      unblocks: sortedUnique(unblocks.get(n) ?? []),
+      unresolved: deps.filter((d3) => !isClosed(d3)),
+      unresolvedCrossRepo: cross.filter((r) => !closedCross.has(crossRepoKey(r))),
+      parent,
+      subIssues: sortedUnique([...childrenOf.get(n) ?? []]),
+      parentProgress,
+      cycle: cycleOf.get(n) ?? null,
+      referenceNote: capNotes.get(n) ?? null
+    });
+  }
+  if (keep) {
+    const issueIndex = [...nodes.keys()].map((n) => indexOf.get(n));
+    keepMemo(memoKey, { bodies, graph: { shape, nodes, issueIndex, edges, cycles } });
+  }
+  return { repo, nodes, edges, cycles };
+}
+function findCycles(vertices, adjacency) {
+  let index2 = 0;
+  const indexOf = /* @__PURE__ */ new Map();
+  const low = /* @__PURE__ */ new Map();
+  const onStack = /* @__PURE__ */ new Set();
+  const stack = [];
+  const cycles = [];
+  for (const root of [...vertices].sort((a, b) => a - b)) {
+    if (indexOf.has(root) || !adjacency.has(root)) continue;
+    const work = [{ v: root, next: 0 }];
+    indexOf.set(root, index2);
+    low.set(root, index2);
+    index2++;
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const succ = adjacency.get(frame.v) ?? [];
+      if (frame.next < succ.length) {
+        const w = succ[frame.next++];
+        if (!indexOf.has(w)) {
+          indexOf.set(w, index2);
+          low.set(w, index2);
+          index2++;
+          stack.push(w);
+          onStack.add(w);
+          work.push({ v: w, next: 0 });
+        } else if (onStack.has(w)) {
+          low.set(frame.v, Math.min(low.get(frame.v), indexOf.get(w)));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.v, Math.min(low.get(parent.v), low.get(frame.v)));
+      if (low.get(frame.v) === indexOf.get(frame.v)) {
+        const component = [];
+        let w;
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== frame.v);
+        const selfLoop = component.length === 1 && succ.includes(frame.v);
+        if (component.length > 1 || selfLoop) cycles.push(component.sort((a, b) => a - b));
+      }
+    }
+  }
+  return cycles.sort((a, b) => a[0] - b[0]);
+}
+var EXACT_CYCLE_LIMIT = 64;
+function cyclePaths(components, adjacency) {
+  const out = /* @__PURE__ */ new Map();
+  for (const component of components) {
+    const members2 = new Set(component);
+    const forward = /* @__PURE__ */ new Map();
+    for (const v of component) {
+      forward.set(
+        v,
+        sortedUnique(adjacency.get(v) ?? []).filter((w) => members2.has(w))
+      );
+    }
+    if (component.length <= EXACT_CYCLE_LIMIT) {
+      for (const v of component) out.set(v, shortestCycleThrough(v, forward));
+      continue;
+    }
+    const shared2 = shortestCycleThrough(component[0], forward);
+    for (const v of component) out.set(v, shared2);
+  }
+  return out;
+}
+function shortestCycleThrough(start, adjacency) {
+  const previous3 = /* @__PURE__ */ new Map();
+  const queue2 = [start];
+  const seen = /* @__PURE__ */ new Set([start]);
+  for (let i = 0; i < queue2.length; i++) {
+    const v = queue2[i];
+    for (const w of adjacency.get(v) ?? []) {
+      if (w === start) {
+        const path3 = [start];
+        for (let x2 = v; x2 !== start; x2 = previous3.get(x2)) path3.splice(1, 0, x2);
+        path3.push(start);
+        return path3;
+      }
+      if (seen.has(w)) continue;
+      seen.add(w);
+      previous3.set(w, v);
+      queue2.push(w);
+    }
+  }
+  return [start, start];
+}
+var WAITING_SHOWN = 10;
+function readyTasks(graph, options2) {
+  const ready = [];
+  const waiting2 = [];
+  const readyLabel = options2.readyLabel.toLowerCase();
+  const excludeLabel = options2.excludeLabel ? options2.excludeLabel.toLowerCase() : null;
+  const others = (options2.stateLabels ?? []).filter((l) => l.toLowerCase() !== readyLabel);
+  const othersLowered = new Set(others.map((l) => l.toLowerCase()));
+  for (const node3 of graph.nodes.values()) {
+    if (node3.issue.state !== "open") continue;
+    let isReady = false;
+    let excluded = false;
+    let otherState = false;
+    for (const label2 of node3.issue.labels) {
+      const l = label2.toLowerCase();
+      if (l === readyLabel) isReady = true;
+      if (l === excludeLabel) excluded = true;
+      if (othersLowered.has(l)) otherState = true;
+    }
+    if (!isReady) continue;
+    const n = node3.number;
+    if (excluded) {
+      waiting2.push({ number: n, code: "excluded", reason: `excluded (${options2.excludeLabel})` });
+      continue;
+    }
+    const other = otherState ? others.filter((l) => node3.issue.labels.some((x2) => x2.toLowerCase() === l.toLowerCase())) : [];
+    if (other.length > 0) {
+      waiting2.push({ number: n, code: "other_state", reason: `also labeled ${other.join(", ")}` });
+      continue;
+    }
+    if (node3.cycle) {
+      waiting2.push({
+        number: n,
+        code: "cycle",
+        reason: `in cycle ${formatCycle(node3.cycle)}`
+      });
+      continue;
+    }
+    const on = [...node3.unresolved, ...node3.unresolvedCrossRepo];
+    if (on.length > 0) {
+      const shown2 = on.length > WAITING_SHOWN ? on.slice(0, WAITING_SHOWN - 1) : on;
+      const more = on.length > shown2.length ? ` and ${on.length - shown2.length} more` : "";
+      const note2 = node3.referenceNote ? ` (${node3.referenceNote})` : "";
+      waiting2.push({
+        number: n,
+        code: "dependencies",
+        reason: `waiting on ${shown2.map(formatRef).join(", ")}${more}${note2}`,
+        waitingOn: on
+      });
+      continue;
+    }
+    ready.push(node3);
+  }
+  return { ready, waiting: waiting2 };
+}
+function formatCycle(cycle, max = 8) {
+  const ref = (n) => `#${n}`;
+  if (cycle.length <= max) return cycle.map(ref).join(" \u2192 ");
+  return [...cycle.slice(0, 3).map(ref), "\u2026", ...cycle.slice(-2).map(ref)].join(" \u2192 ") + ` (${cycle.length - 1} issues)`;
+}
+function push2(map2, key, value) {
+  const list3 = map2.get(key);
+  if (list3) list3.push(value);
+  else map2.set(key, [value]);
+}
+function sortedUnique(values) {
+  if (values.length < 2) return [...values];
+  return [...new Set(values)].sort((a, b) => a - b);
 }
 
 // src/core/tasks/scoring.ts
@@ -72852,7 +73705,7 @@ function sessionRefusal(status) {
 // src/core/reconcile/runs/pool-dispatch.ts
 function processPool(ctx, runRequests = []) {
   const { snapshot, state, config: config3 } = ctx;
-  const L = config3.labels;
+  const L2 = config3.labels;
   const issues = snapshot.issues.map((i) => {
     const issue2 = ctx.issues.get(i.number) ?? i;
     const labels = ctx.labels.get(i.number) ?? i.labels;
@@ -72860,9 +73713,9 @@ function processPool(ctx, runRequests = []) {
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
   const { ready, waiting: waiting2 } = readyTasks(graph, {
-    readyLabel: L.ready,
-    excludeLabel: L.exclude,
-    stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed]
+    readyLabel: L2.ready,
+    excludeLabel: L2.exclude,
+    stateLabels: [L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed]
   });
   const notInPool2 = [];
   const waits2 = waiting2.map((w) => ({
@@ -72880,7 +73733,7 @@ function processPool(ctx, runRequests = []) {
       notInPool2.push({
         issue: n,
         title: node3.issue.title,
-        reason: by ? `the \`${L.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L.ready}\` label is unknown`
+        reason: by ? `the \`${L2.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${L2.ready}\` label is unknown`
       });
       return false;
     }
@@ -72908,8 +73761,8 @@ function processPool(ctx, runRequests = []) {
   });
   const scoring = {
     weights: config3.scoring,
-    labels: { critical: L.critical, quickWin: L.quickWin },
-    retries: Object.fromEntries(Object.entries(state.tasks).map(([k, r]) => [Number(k), r.retries]))
+    labels: { critical: L2.critical, quickWin: L2.quickWin },
+    retries: Object.fromEntries(Object.entries(state.tasks).map(([k2, r]) => [Number(k2), r.retries]))
   };
   let ranked = rankTasks(candidates, scoring);
   const s = state.session;
@@ -72941,7 +73794,7 @@ function processPool(ctx, runRequests = []) {
   if (asked.size > 0) ranked = ranked.filter((t) => !asked.has(t.issue));
   const merging = new Set(ctx.effects.flatMap((e) => e.type === "mergePr" ? [e.issue] : []));
   const unblocking = merging.size > 0 && waiting2.some(
-    (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d) => typeof d === "number" && merging.has(d))
+    (w) => w.code === "dependencies" && !!w.waitingOn?.length && w.waitingOn.every((d3) => typeof d3 === "number" && merging.has(d3))
   );
   if (unblocking) note(ctx, `dispatch waits for the merge of ${[...merging].map((n) => `#${n}`).join(", ")}`);
   if (config3.mode === "auto" && isDispatching(state.session.status) && !unblocking && !held && !limitedUntil) {
@@ -73114,7 +73967,7 @@ function evaluatePullRequest(pr, options2) {
 }
 function describeKinds(kinds) {
   return kinds.map(
-    (k) => k === "checks" ? "failing checks" : k === "changes" ? "changes requested" : "merge conflicts"
+    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : "merge conflicts"
   ).join(", ");
 }
 function feedbackSummary(kinds, failing, changes, pr) {
@@ -73523,8 +74376,8 @@ var SWEPT = /* @__PURE__ */ new Set(["failed", "timeout", "skipped"]);
 function sweepCandidates(world, config3, ended) {
   const days = config3.cleanup.staleBranchDays;
   if (days === "off") return [];
-  const L = config3.labels;
-  const wanted = [L.failed, L.timeout, L.exclude].map((l) => l.toLowerCase());
+  const L2 = config3.labels;
+  const wanted = [L2.failed, L2.timeout, L2.exclude].map((l) => l.toLowerCase());
   const old = (n) => {
     const since = Date.parse(ended.since(n) ?? "");
     return Number.isNaN(since) || ended.nowMs - since >= days * 864e5;
@@ -73798,7 +74651,7 @@ function graphView(ctx, view, pool) {
   const inGraph = new Set(order.slice(0, 200));
   const deps = /* @__PURE__ */ new Set();
   for (const e of pool.graph.edges) if (inGraph.has(e.from) && ctx.issues.has(e.to)) deps.add(e.to);
-  for (const d of deps) add(d);
+  for (const d3 of deps) add(d3);
   const waitingIssues = new Set(view.waiting.map((w) => w.issue));
   const nodes = order.slice(0, 250).map((n) => {
     const issue2 = ctx.issues.get(n);
@@ -73809,7 +74662,7 @@ function graphView(ctx, view, pool) {
       status: issue2.state === "closed" ? "done" : waiting2 ? "waiting" : status ?? "waiting"
     };
   });
-  const shown2 = new Set(nodes.map((x) => x.issue));
+  const shown2 = new Set(nodes.map((x2) => x2.issue));
   const edges = pool.graph.edges.filter((e) => shown2.has(e.from) && shown2.has(e.to)).map((e) => [e.from, e.to]);
   return { nodes, edges };
 }
@@ -74108,14 +74961,14 @@ function statusText(ctx, view, issue2) {
     ["not in the pool", view.notInPool]
   ];
   let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
-  const slot = view.slots.find((x) => x.issue === issue2);
+  const slot = view.slots.find((x2) => x2.issue === issue2);
   if (slot)
     detail += ` \u2014 attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;
   const rank = view.queue.findIndex((q) => q.issue === issue2);
   if (rank >= 0)
     detail += ` \u2014 #${rank + 1} in the queue (score ${view.queue[rank].score}: ${escapeInline(view.queue[rank].why)})`;
   for (const [label2, list3] of lists) {
-    const line = list3.find((x) => x.issue === issue2);
+    const line = list3.find((x2) => x2.issue === issue2);
     if (line) detail += ` \u2014 ${label2}: ${escapeInline(line.reason, 300)}`;
   }
   return `#${issue2} ${detail}.
@@ -74260,7 +75113,7 @@ function handleOutcome(ctx, n, record2, result) {
 function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
   const { config: config3, state } = ctx;
   record2.failures += 1;
-  const d = decideOnFailure({
+  const d3 = decideOnFailure({
     strategy,
     attempt: record2.failures,
     maxRetries: config3.maxRetries,
@@ -74268,17 +75121,17 @@ function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) 
     retryMaxMs: config3.retryMaxMs
   });
   record2.reason = truncate(reason, 300);
-  if (d.action === "retry") {
+  if (d3.action === "retry") {
     record2.retries += 1;
-    record2.waitUntil = new Date(ctx.nowMs + d.delayMs).toISOString();
-    record2.reason = truncate(`${reason} \u2014 ${d.reason}, in ${formatDuration(d.delayMs)}`, 300);
+    record2.waitUntil = new Date(ctx.nowMs + d3.delayMs).toISOString();
+    record2.reason = truncate(`${reason} \u2014 ${d3.reason}, in ${formatDuration(d3.delayMs)}`, 300);
     setStatus(ctx, n, "ready");
-    note(ctx, `#${n}: ${d.reason} after ${formatDuration(d.delayMs)}`);
+    note(ctx, `#${n}: ${d3.reason} after ${formatDuration(d3.delayMs)}`);
   } else {
     record2.since = ctx.now.toISOString();
     setStatus(ctx, n, "failed");
-    note(ctx, `#${n}: failed (${d.reason})`);
-    if (d.action === "abort") {
+    note(ctx, `#${n}: failed (${d3.reason})`);
+    if (d3.action === "abort") {
       const aborted2 = sessionEvent(ctx, {
         type: "abort",
         issue: n,
@@ -74525,49 +75378,20 @@ function decide(input2) {
   return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
 }
 
-// src/github/transport/counter.ts
-var RequestCounter = class {
-  counts = /* @__PURE__ */ new Map();
-  add(endpoint2) {
-    this.counts.set(endpoint2, (this.counts.get(endpoint2) ?? 0) + 1);
+// src/core/scheduling/repo-activity.ts
+var MOVING = /* @__PURE__ */ new Set(["ready", "in-progress", "review"]);
+function repoActivity(input2) {
+  const { snapshot, decision, labels } = input2;
+  if (decision.effects.length > 0)
+    return { kind: "active", reason: `acted (${decision.effects.length} effect(s))` };
+  for (const issue2 of snapshot.issues) {
+    if (issue2.isPullRequest || issue2.state !== "open") continue;
+    const status = taskStatusFromLabels(issue2, labels);
+    if (status && MOVING.has(status)) return { kind: "active", reason: `task #${issue2.number} is ${status}` };
   }
-  get total() {
-    let sum = 0;
-    for (const n of this.counts.values()) sum += n;
-    return sum;
-  }
-  snapshot() {
-    return Object.fromEntries([...this.counts.entries()].sort(([a], [b]) => a.localeCompare(b)));
-  }
-  /** Counts since an earlier `snapshot()`. */
-  since(earlier) {
-    const out = {};
-    for (const [endpoint2, n] of this.counts) {
-      const delta = n - (earlier[endpoint2] ?? 0);
-      if (delta > 0) out[endpoint2] = delta;
-    }
-    return out;
-  }
-};
-function totalOf(counts) {
-  return Object.values(counts).reduce((a, b) => a + b, 0);
-}
-function endpointOf(options2) {
-  const url2 = String(options2.url ?? "").replace(/^https?:\/\/[^/]+/, "");
-  return `${String(options2.method ?? "GET").toUpperCase()} ${url2.split("?")[0]}`;
-}
-var counters = /* @__PURE__ */ new WeakMap();
-function countRequests(client) {
-  let counter = counters.get(client);
-  if (!counter) {
-    const created = new RequestCounter();
-    client.hook.before("request", (options2) => {
-      created.add(endpointOf(options2));
-    });
-    counters.set(client, created);
-    counter = created;
-  }
-  return counter;
+  const live = snapshot.runs.find((run2) => run2.status !== "completed");
+  if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
+  return { kind: "idle" };
 }
 
 // src/github/snapshot/config-at-commit.ts
@@ -75116,25 +75940,25 @@ async function moveLabelsTogether(ctx, effects, least = 2) {
     if (!node3 || change.add.length + change.remove.length === 0) continue;
     if (addIds.some((id) => !id) || removeIds.some((id) => !id)) continue;
     seen.add(effect.issue);
-    const k = planned.length;
+    const k2 = planned.length;
     const fields = [];
-    variables[`i${k}`] = node3;
-    declared.push(`$i${k}: ID!`);
+    variables[`i${k2}`] = node3;
+    declared.push(`$i${k2}: ID!`);
     if (addIds.length > 0) {
-      variables[`a${k}`] = addIds;
-      declared.push(`$a${k}: [ID!]!`);
+      variables[`a${k2}`] = addIds;
+      declared.push(`$a${k2}: [ID!]!`);
       selections.push(
-        `  a${k}: addLabelsToLabelable(input: { labelableId: $i${k}, labelIds: $a${k} }) { clientMutationId }`
+        `  a${k2}: addLabelsToLabelable(input: { labelableId: $i${k2}, labelIds: $a${k2} }) { clientMutationId }`
       );
-      fields.push(`a${k}`);
+      fields.push(`a${k2}`);
     }
     if (removeIds.length > 0) {
-      variables[`r${k}`] = removeIds;
-      declared.push(`$r${k}: [ID!]!`);
+      variables[`r${k2}`] = removeIds;
+      declared.push(`$r${k2}: [ID!]!`);
       selections.push(
-        `  r${k}: removeLabelsFromLabelable(input: { labelableId: $i${k}, labelIds: $r${k} }) { clientMutationId }`
+        `  r${k2}: removeLabelsFromLabelable(input: { labelableId: $i${k2}, labelIds: $r${k2} }) { clientMutationId }`
       );
-      fields.push(`r${k}`);
+      fields.push(`r${k2}`);
     }
     planned.push({ effect, issue: effect.issue, add: change.add, remove: change.remove, fields });
   }
@@ -75268,32 +76092,39 @@ function describeEffect(effect) {
 }
 
 // src/github/transport/conditional-reads.ts
-var CONDITIONAL_CACHE_ENTRIES = 500;
+var DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
+  entries: 4e3,
+  bytes: 64 * 1024 * 1024
+});
+function sizeOf(response) {
+  return Math.max(1, JSON.stringify(response.data ?? null).length + JSON.stringify(response.headers).length);
+}
+function lruOf(bounds2) {
+  return new I({
+    max: bounds2.entries,
+    maxSize: bounds2.bytes,
+    sizeCalculation: sizeOf
+  });
+}
 var ConditionalReadCache = class {
-  constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
-    this.capacity = capacity;
-  }
-  capacity;
-  entries = /* @__PURE__ */ new Map();
+  entries;
   /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
   notModified = 0;
   fetched = 0;
+  constructor(bounds2 = DEFAULT_READ_CACHE_BOUNDS) {
+    this.entries = lruOf(bounds2);
+  }
+  /** Changes the bounds, keeping the most recently used answers that fit. */
+  bound(bounds2) {
+    const previous3 = this.entries;
+    this.entries = lruOf(bounds2);
+    for (const key of previous3.rkeys()) this.entries.set(key, previous3.peek(key));
+  }
   get(key) {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
   set(key, response) {
-    this.entries.delete(key);
     this.entries.set(key, response);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === void 0) break;
-      this.entries.delete(oldest);
-    }
   }
   delete(key) {
     this.entries.delete(key);
@@ -75306,11 +76137,18 @@ var ConditionalReadCache = class {
   get size() {
     return this.entries.size;
   }
+  /** The approximate bytes held (see `sizeOf`). */
+  get bytes() {
+    return this.entries.calculatedSize;
+  }
 };
 var shared = new ConditionalReadCache();
+function conditionalReadCache() {
+  return shared;
+}
 var NOT_PART_OF_KEY = /* @__PURE__ */ new Set(["method", "headers", "request", "mediaType", "data"]);
 function requestKey(options2) {
-  const params = Object.keys(options2).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options2[k]]);
+  const params = Object.keys(options2).filter((k2) => !NOT_PART_OF_KEY.has(k2)).sort().map((k2) => [k2, options2[k2]]);
   const headers = options2.headers ?? {};
   const media = options2.mediaType ?? null;
   return JSON.stringify([
@@ -75359,6 +76197,55 @@ function sendReadsConditionally(client, cache = shared) {
       throw error62;
     }
   });
+}
+
+// src/github/snapshot/snapshot-context.ts
+function snapshotSettings(config3) {
+  const l = config3.labels;
+  return {
+    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
+    readyLabel: l.ready,
+    reviewLabel: l.review,
+    gateDigest: humanGateDigest(config3.humanGate),
+    needsHumanLabel: l.needsHuman,
+    branchPrefix: config3.branchPrefix,
+    workerWorkflow: config3.workerWorkflow,
+    ...config3.cleanup && config3.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config3.cleanup, labels: config3.labels, branchPrefix: config3.branchPrefix } } : {}
+  };
+}
+var PERMISSION_CACHE_MS = 5 * 6e4;
+function newRepoMemory() {
+  return {
+    trackingIssue: null,
+    poolLabels: null,
+    blockedByField: true,
+    permissions: /* @__PURE__ */ new Map(),
+    workerWorkflow: null,
+    branchPrefix: null,
+    branchActivity: /* @__PURE__ */ new Map(),
+    appAccountId: null,
+    appLogin: null,
+    labelIds: /* @__PURE__ */ new Map()
+  };
+}
+
+// src/github/repo-memories.ts
+var DEFAULT_REPO_MEMORIES = 1e3;
+var memories = new I({ max: DEFAULT_REPO_MEMORIES });
+function memoryFor(repo) {
+  const key = repoKey(repo);
+  let memory = memories.get(key);
+  if (!memory) {
+    memory = newRepoMemory();
+    memories.set(key, memory);
+  }
+  return memory;
+}
+function boundRepoMemories(repositories) {
+  if (repositories === memories.max) return;
+  const previous3 = memories;
+  memories = new I({ max: repositories });
+  for (const key of previous3.rkeys()) memories.set(key, previous3.peek(key));
 }
 
 // src/github/execution/merge-mechanisms.ts
@@ -75422,7 +76309,7 @@ async function withdrawMerge(ctx, effect) {
 
 // src/github/snapshot/snapshot-response.ts
 function compact(list3) {
-  return (list3 ?? []).filter((x) => x !== null && x !== void 0);
+  return (list3 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
 }
 
 // src/github/snapshot/buried-comments.ts
@@ -75486,36 +76373,6 @@ function processedBefore(c, needs) {
   if (needs.cursorId !== null) return c.databaseId !== null && c.databaseId <= needs.cursorId;
   if (needs.stateSince === null) return true;
   return c.createdAt < needs.stateSince;
-}
-
-// src/github/snapshot/snapshot-context.ts
-function snapshotSettings(config3) {
-  const l = config3.labels;
-  return {
-    poolLabels: [l.ready, l.inProgress, l.review, l.blocked, l.needsHuman, l.timeout, l.failed],
-    readyLabel: l.ready,
-    reviewLabel: l.review,
-    gateDigest: humanGateDigest(config3.humanGate),
-    needsHumanLabel: l.needsHuman,
-    branchPrefix: config3.branchPrefix,
-    workerWorkflow: config3.workerWorkflow,
-    ...config3.cleanup && config3.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config3.cleanup, labels: config3.labels, branchPrefix: config3.branchPrefix } } : {}
-  };
-}
-var PERMISSION_CACHE_MS = 5 * 6e4;
-function newRepoMemory() {
-  return {
-    trackingIssue: null,
-    poolLabels: null,
-    blockedByField: true,
-    permissions: /* @__PURE__ */ new Map(),
-    workerWorkflow: null,
-    branchPrefix: null,
-    branchActivity: /* @__PURE__ */ new Map(),
-    appAccountId: null,
-    appLogin: null,
-    labelIds: /* @__PURE__ */ new Map()
-  };
 }
 
 // src/github/permissions.ts
@@ -75940,7 +76797,7 @@ function listedTaskBranches(data, listedWith, branchPrefix) {
 function rejectsBlockedBy(error62) {
   const e = error62;
   return e?.name === "GraphqlResponseError" && Array.isArray(e.errors) && e.errors.some(
-    (x) => /blockedBy/.test(x?.message ?? "") && /doesn't exist|does not exist|undefined/i.test(x?.message ?? "")
+    (x2) => /blockedBy/.test(x2?.message ?? "") && /doesn't exist|does not exist|undefined/i.test(x2?.message ?? "")
   );
 }
 async function graphqlAllowingNotFound(ctx, query, variables) {
@@ -75948,7 +76805,7 @@ async function graphqlAllowingNotFound(ctx, query, variables) {
     return await ctx.read(() => ctx.client.graphql(query, variables));
   } catch (error62) {
     const e = error62;
-    if (e?.name === "GraphqlResponseError" && e.data && Array.isArray(e.errors) && e.errors.every((x) => x?.type === "NOT_FOUND")) {
+    if (e?.name === "GraphqlResponseError" && e.data && Array.isArray(e.errors) && e.errors.every((x2) => x2?.type === "NOT_FOUND")) {
       return e.data;
     }
     throw error62;
@@ -76132,7 +76989,7 @@ async function takeSnapshot(ctx, request2) {
   const pullNodes = [];
   for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
   for (const p of compact(repo.recentPulls?.nodes)) {
-    if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
+    if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));
     }
   }
@@ -76211,9 +77068,9 @@ function pickTracking(data, appId) {
   return pool.sort((a, b) => a.number - b.number)[0] ?? null;
 }
 function sameSet(a, b) {
-  const x = new Set(a);
+  const x2 = new Set(a);
   const y = new Set(b);
-  return x.size === y.size && [...x].every((v) => y.has(v));
+  return x2.size === y.size && [...x2].every((v) => y.has(v));
 }
 
 // src/github/execution/task-recovery.ts
@@ -76833,7 +77690,7 @@ async function pin(ctx, effect) {
   } catch (error62) {
     const e = error62;
     if (e?.name !== "GraphqlResponseError") throw error62;
-    const message = (e.errors ?? []).map((x) => x.message ?? "").join("; ");
+    const message = (e.errors ?? []).map((x2) => x2.message ?? "").join("; ");
     if (/pin/i.test(message) && PINS_FULL.test(message)) {
       const note2 = {
         type: "comment",
@@ -76851,16 +77708,6 @@ async function pin(ctx, effect) {
 
 // src/github/gateway.ts
 var DEFAULT_OPERATION_BUDGET = 100;
-var memories = /* @__PURE__ */ new Map();
-function memoryFor(repo) {
-  const key = repoKey(repo);
-  let memory = memories.get(key);
-  if (!memory) {
-    memory = newRepoMemory();
-    memories.set(key, memory);
-  }
-  return memory;
-}
 var Gateway = class {
   repo;
   circuit;
@@ -77036,10 +77883,10 @@ var Gateway = class {
     }
     report.trackingIssue = ctx.run.trackingIssue;
     report.operations = this.operationsUsed;
-    const deferred = report.outcomes.filter((x) => x.deferredBy === "operation-budget");
+    const deferred = report.outcomes.filter((x2) => x2.deferredBy === "operation-budget");
     if (deferred.length > 0) {
       this.log.warn(
-        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred.map((x) => describeEffect(x.effect)).join("; ")})`
+        `operation budget of ${this.operationBudget} used up: ${deferred.length} effect(s) deferred to the next reconcile (${deferred.map((x2) => describeEffect(x2.effect)).join("; ")})`
       );
     }
     return report;
@@ -77185,6 +78032,7 @@ var Gateway = class {
 var RepoScheduler = class {
   running = /* @__PURE__ */ new Map();
   again = /* @__PURE__ */ new Map();
+  /** The task a waiting run will run (the latest requested); taken when the run starts. */
   tasks = /* @__PURE__ */ new Map();
   closed = false;
   /**
@@ -77214,6 +78062,10 @@ var RepoScheduler = class {
     this.again.set(key, next);
     return next;
   }
+  /** Repositories with a run running or waiting. */
+  get busy() {
+    return (/* @__PURE__ */ new Set([...this.running.keys(), ...this.again.keys(), ...this.tasks.keys()])).size;
+  }
   /** Resolves when nothing is running or waiting. */
   async idle() {
     while (this.running.size > 0 || this.again.size > 0) {
@@ -77222,6 +78074,7 @@ var RepoScheduler = class {
   }
   start(key) {
     const task = this.tasks.get(key);
+    this.tasks.delete(key);
     const run2 = Promise.resolve().then(task).catch(() => {
     }).finally(() => {
       if (this.running.get(key) === run2) this.running.delete(key);
@@ -77370,8 +78223,9 @@ async function reconcileOnce(options2, log) {
     if (gateway.dryRun) log.info(`would send ${decision.alerts.length} alert(s) to alerts.webhook`);
     else options2.alerts?.send(inForce.alerts.webhook, decision.alerts, options2.repo, at);
   }
+  const activity = repoActivity({ snapshot: world, decision, labels: inForce.labels });
   return {
-    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun },
+    result: { decision, report, snapshot: world, configError, dryRun: gateway.dryRun, activity },
     requests: gateway.requests(),
     rateLimit: facts.rateLimit
   };
@@ -77409,6 +78263,13 @@ function createControllerApp(options2 = {}) {
   let ticking = null;
   let stopped2 = false;
   const resumes = /* @__PURE__ */ new Map();
+  const book = new RepoActivityBook();
+  const budgets = new InstallationBudgets();
+  const policy = { ...DEFAULT_TICK_POLICY, ...options2.tickPolicy };
+  function watch(octokit, installationId) {
+    watchRateHeaders(octokit, (reading) => budgets.note(installationId, reading));
+    return octokit;
+  }
   async function resolveBotLogin() {
     if (botLogin || !probot) return botLogin ?? void 0;
     try {
@@ -77418,11 +78279,13 @@ function createControllerApp(options2 = {}) {
     }
     return botLogin ?? void 0;
   }
-  function schedule(octokit, repo, reason) {
-    return scheduler.request(repoKey(repo), async () => {
+  function schedule(octokit, repo, installationId, reason) {
+    const key = repoKey(repo);
+    return scheduler.request(key, async () => {
       const login = await resolveBotLogin();
+      let result;
       try {
-        await run2({
+        result = await run2({
           octokit,
           repo,
           log,
@@ -77435,11 +78298,19 @@ function createControllerApp(options2 = {}) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${error62.message}`);
         throw error62;
       } finally {
-        resumeAfterWritePause(octokit, repo);
+        const activity = activityOf(result);
+        book.reconciled(key, Date.now(), activity);
+        if (activity)
+          log.debug(
+            `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`
+          );
+        const cost = reconcileCost(result);
+        if (cost) budgets.noteCost(installationId, cost);
+        resumeAfterWritePause(octokit, repo, installationId);
       }
     });
   }
-  function resumeAfterWritePause(octokit, repo) {
+  function resumeAfterWritePause(octokit, repo, installationId) {
     const key = repoKey(repo);
     const circuit = circuitFor(options2.baseUrl ?? "https://api.github.com");
     const pause = circuit.writePause(key);
@@ -77447,7 +78318,7 @@ function createControllerApp(options2 = {}) {
     const timer2 = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped2) schedule(octokit, repo, "the write pause ended").catch(() => {
+        if (!stopped2) schedule(octokit, repo, installationId, "the write pause ended").catch(() => {
         });
       },
       Math.max(0, pause.until - Date.now()) + 1e3
@@ -77465,6 +78336,7 @@ function createControllerApp(options2 = {}) {
       list3.push({ installationId, repos });
     }
     installations = { at: Date.now(), list: list3 };
+    book.retain(new Set(list3.flatMap((i) => i.repos.map(repoKey))));
     return list3;
   }
   async function tickOnce() {
@@ -77489,7 +78361,24 @@ function createControllerApp(options2 = {}) {
         continue;
       }
       if (stopped2) break;
-      for (const repo of installation.repos) runs.push(schedule(octokit, repo, "tick"));
+      watch(octokit, installation.installationId);
+      const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      const choice = chooseTickRepos({
+        repos: [...byKey.keys()].map((key) => book.standing(key)),
+        nowMs: Date.now(),
+        tickMs: options2.tickMs ?? 0,
+        budgets: budgets.budgets(installation.installationId),
+        policy
+      });
+      const { active, unknown: unknown2, idle } = choice.deferred;
+      const line = `tick: installation ${installation.installationId}: ${choice.reconcile.length} of ${byKey.size} repositories`;
+      if (active + unknown2 + idle > 0)
+        log.info(
+          `${line}; left for later: ${active} active, ${unknown2} not yet reconciled, ${idle} idle due a sweep (room for ${choice.allowed} reconciles in the rate budget)`
+        );
+      else log.debug(line);
+      for (const key of choice.reconcile)
+        runs.push(schedule(octokit, byKey.get(key), installation.installationId, "tick"));
     }
     await Promise.all(runs);
   }
@@ -77500,11 +78389,24 @@ function createControllerApp(options2 = {}) {
       if (!payload.repository || !payload.installation) return;
       if (context.name === "push" && !pushToDefaultBranch(context.payload)) return;
       const repo = { owner: payload.repository.owner.login, name: payload.repository.name };
-      const pending = schedule(context.octokit, repo, `${context.name} event`);
+      const why = activityEvent(context.name, context.payload);
+      if (why) {
+        book.markActive(repoKey(repo));
+        log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
+      }
+      const octokit = watch(context.octokit, payload.installation.id);
+      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
       if (options2.awaitReconcile) await pending;
     });
-    app.on(["installation", "installation_repositories"], async () => {
+    app.on(["installation", "installation_repositories"], async (context) => {
       installations = null;
+      const p = context.payload;
+      for (const r of [
+        ...p.repositories ?? [],
+        ...p.repositories_added ?? [],
+        ...p.repositories_removed ?? []
+      ])
+        if (r.full_name) book.forget(r.full_name.toLowerCase());
     });
     if (options2.tickMs && options2.tickMs > 0 && !timer) {
       timer = setInterval(() => {
@@ -77513,6 +78415,10 @@ function createControllerApp(options2 = {}) {
       timer.unref();
     }
   };
+  function activityOf(result) {
+    const activity = result?.activity;
+    return activity && (activity.kind === "active" || activity.kind === "idle") ? activity : null;
+  }
   function tick() {
     ticking ??= tickOnce().finally(() => {
       ticking = null;
@@ -77537,6 +78443,39 @@ function createControllerApp(options2 = {}) {
       void alerts.stop();
     }
   };
+}
+
+// src/app/memory-bounds.ts
+var DEFAULT_MEMORY_BOUNDS = Object.freeze({
+  repositories: DEFAULT_REPO_MEMORIES,
+  graphs: DEFAULT_KEPT_GRAPHS,
+  readCacheEntries: DEFAULT_READ_CACHE_BOUNDS.entries,
+  readCacheMb: DEFAULT_READ_CACHE_BOUNDS.bytes / (1024 * 1024)
+});
+var MEMORY_BOUND_VARIABLES = Object.freeze({
+  repositories: "AUTOPILOT_KEPT_REPOSITORIES",
+  graphs: "AUTOPILOT_KEPT_GRAPHS",
+  readCacheEntries: "AUTOPILOT_READ_CACHE_ENTRIES",
+  readCacheMb: "AUTOPILOT_READ_CACHE_MB"
+});
+function memoryBoundsFromEnv(env) {
+  const bounds2 = { ...DEFAULT_MEMORY_BOUNDS };
+  for (const [name, variable] of Object.entries(MEMORY_BOUND_VARIABLES)) {
+    const raw = env[variable]?.trim();
+    if (!raw) continue;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1)
+      throw new Error(`${variable} must be a whole number of at least 1, not "${raw}"`);
+    bounds2[name] = value;
+  }
+  return bounds2;
+}
+function applyMemoryBounds(bounds2 = {}) {
+  const all2 = { ...DEFAULT_MEMORY_BOUNDS, ...bounds2 };
+  keepGraphsBetweenBuilds(true, all2.graphs);
+  boundRepoMemories(all2.repositories);
+  conditionalReadCache().bound({ entries: all2.readCacheEntries, bytes: all2.readCacheMb * 1024 * 1024 });
+  return all2;
 }
 
 // src/app/webhook-body-limit.ts
@@ -77609,7 +78548,7 @@ function isWebhookPath(url2) {
   }
 }
 async function startControllerServer(options2) {
-  keepGraphsBetweenBuilds(true);
+  applyMemoryBounds(options2.memoryBounds);
   const retry2 = options2.retry ?? true;
   const throttle = options2.throttle ?? true;
   const Octokit3 = ProbotOctokit.defaults((instance) => ({
@@ -77639,7 +78578,8 @@ async function startControllerServer(options2) {
     ...options2.dryRun ? { dryRun: true } : {},
     ...options2.awaitReconcile ? { awaitReconcile: true } : {},
     ...options2.reconcile ? { reconcile: options2.reconcile } : {},
-    ...options2.alertEnv ? { alertEnv: options2.alertEnv } : {}
+    ...options2.alertEnv ? { alertEnv: options2.alertEnv } : {},
+    ...options2.tickPolicy ? { tickPolicy: options2.tickPolicy } : {}
   });
   const middleware = await createNodeMiddleware2(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
   const bodyLimit = options2.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
@@ -77711,7 +78651,7 @@ var consoleLog = {
 async function serve(options2 = {}) {
   const env = options2.env ?? process.env;
   const log = options2.log ?? consoleLog;
-  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k) => !env[k]);
+  const missing = ["APP_ID", "WEBHOOK_SECRET"].filter((k2) => !env[k2]);
   if (!env.PRIVATE_KEY && !env.PRIVATE_KEY_PATH) missing.push("PRIVATE_KEY or PRIVATE_KEY_PATH");
   if (missing.length > 0) {
     throw new Error(
@@ -77719,6 +78659,7 @@ async function serve(options2 = {}) {
     );
   }
   const privateKey = env.PRIVATE_KEY ? decodeKey(env.PRIVATE_KEY) : await readFile(env.PRIVATE_KEY_PATH, "utf8");
+  const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === void 0 ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
   const server = await startControllerServer({
     appId: env.APP_ID,
@@ -77729,7 +78670,9 @@ async function serve(options2 = {}) {
     host: env.HOST || "127.0.0.1",
     tickMs: Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1e3 : 0,
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
+    memoryBounds,
     ...LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL } : {},
+    tickPolicy: tickPolicyFrom(env),
     log
   });
   log.info(`Autopilot controller listening; webhooks at ${server.webhookUrl}`);
@@ -77741,6 +78684,26 @@ async function serve(options2 = {}) {
     process.once("SIGTERM", stop);
   }
   return server;
+}
+function tickPolicyFrom(env) {
+  const policy = {};
+  const read = (name, min, max) => {
+    const text4 = env[name];
+    if (text4 === void 0 || text4.trim() === "") return null;
+    const n = Number(text4);
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new Error(`${name} must be a number from ${min} to ${max} (it is ${JSON.stringify(text4)}).`);
+    return n;
+  };
+  const hours = read("AUTOPILOT_IDLE_SWEEP_HOURS", 0.01, 24 * 30);
+  if (hours !== null) policy.idleSweepMs = Math.round(hours * 36e5);
+  const idle = read("AUTOPILOT_TICK_IDLE_REPOS", 0, 1e5);
+  if (idle !== null) policy.idlePerTick = Math.floor(idle);
+  const unknown2 = read("AUTOPILOT_TICK_NEW_REPOS", 0, 1e5);
+  if (unknown2 !== null) policy.unknownPerTick = Math.floor(unknown2);
+  const reserve = read("AUTOPILOT_RATE_RESERVE_PERCENT", 0, 100);
+  if (reserve !== null) policy.reserveFraction = reserve / 100;
+  return policy;
 }
 function decodeKey(value) {
   if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");

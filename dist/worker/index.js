@@ -5,11 +5,11 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
-var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
+var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x2, {
   get: (a, b) => (typeof require !== "undefined" ? require : a)[b]
-}) : x)(function(x) {
+}) : x2)(function(x2) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
-  throw Error('Dynamic require of "' + x + '" is not supported');
+  throw Error('Dynamic require of "' + x2 + '" is not supported');
 });
 var __esm = (fn, res, err) => function __init() {
   if (err) throw err[0];
@@ -172,13 +172,13 @@ import { constants, promises } from "fs";
 var __awaiter, access, appendFile, writeFile, SUMMARY_ENV_VAR, Summary, _summary, summary;
 var init_summary = __esm({
   "node_modules/@actions/core/lib/summary.js"() {
-    __awaiter = function(thisArg, _arguments, P, generator) {
+    __awaiter = function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve) {
+        return value instanceof P2 ? value : new P2(function(resolve) {
           resolve(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -839,17 +839,17 @@ function shellUnquoteWord(text4) {
       i++;
       let closed = false;
       while (i < text4.length) {
-        const d = text4[i];
-        if (d === "\\" && i + 1 < text4.length && `"\\$\`
+        const d3 = text4[i];
+        if (d3 === "\\" && i + 1 < text4.length && `"\\$\`
 `.includes(text4[i + 1])) {
           if (text4[i + 1] !== "\n") out += text4[i + 1];
           i += 2;
-        } else if (d === '"') {
+        } else if (d3 === '"') {
           closed = true;
           i++;
           break;
         } else {
-          out += d;
+          out += d3;
           i++;
         }
       }
@@ -1401,7 +1401,7 @@ function assert(_) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  const values = Object.entries(entries).filter(([k2, _]) => numericValues.indexOf(+k2) === -1).map(([_, v]) => v);
   return values;
 }
 function joinValues(array2, separator = "|") {
@@ -1660,8 +1660,8 @@ function stringifyPrimitive(value) {
   return `${value}`;
 }
 function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  return Object.keys(shape).filter((k2) => {
+    return shape[k2]._zod.optin !== void 0 && shape[k2]._zod.optout === "optional";
   });
 }
 function pick(schema, mask) {
@@ -1767,21 +1767,21 @@ function required(Class2, schema, mask) {
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function aborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue !== true) {
       return true;
     }
   }
   return false;
 }
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
+function explicitlyAborted(x2, startIndex = 0) {
+  if (x2.aborted === true)
     return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
+  for (let i = startIndex; i < x2.issues.length; i++) {
+    if (x2.issues[i]?.continue === false) {
       return true;
     }
   }
@@ -1801,10 +1801,10 @@ function unwrapMessage(message) {
 function sizeCaps(defChecks) {
   const caps = [];
   for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
+    const d3 = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d3.check))
       break;
-    const max = d.maximum ?? d.length ?? d.size;
+    const max = d3.maximum ?? d3.length ?? d3.size;
     if (max >= 0)
       caps.push([max, ch]);
   }
@@ -1828,10 +1828,10 @@ function finalizeIssue(iss, ctx, config2) {
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
   const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
   const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+  for (const k2 of Object.keys(iss)) {
+    if (k2 === "inst" || k2 === "schema" || k2 === "continue" || k2 === "input" || k2 === "__proto__")
       continue;
-    full[k] = iss[k];
+    full[k2] = iss[k2];
   }
   full.path ?? (full.path = []);
   full.message = message;
@@ -1903,8 +1903,8 @@ function issue2(...args) {
   return { ...iss };
 }
 function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => {
-    return Number.isNaN(Number.parseInt(k, 10));
+  return Object.entries(obj).filter(([k2, _]) => {
+    return Number.isNaN(Number.parseInt(k2, 10));
   }).map((el) => el[1]);
 }
 function base64ToUint8Array(base643) {
@@ -2222,11 +2222,11 @@ function $constructor(name, initializer3, proto, params) {
       }
     }
     const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+    for (const k2 in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k2))
         continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
+      if (!(k2 in inst)) {
+        inst[k2] = proto2[k2].bind(inst);
       }
     }
   }
@@ -3347,9 +3347,9 @@ var init_doc = __esm({
           return;
         }
         const content3 = arg;
-        const lines = content3.split("\n").filter((x) => x);
-        const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-        const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+        const lines = content3.split("\n").filter((x2) => x2);
+        const minIndent = Math.min(...lines.map((x2) => x2.length - x2.trimStart().length));
+        const dedented = lines.map((x2) => x2.slice(minIndent)).map((x2) => " ".repeat(this.indent * 2) + x2);
         for (const line of dedented) {
           this.content.push(line);
         }
@@ -3599,9 +3599,9 @@ function normalizeDef(def) {
   const ownSymbols = Object.getOwnPropertySymbols(def.shape);
   const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+  for (const k2 of allKeys) {
+    if (!def.shape?.[k2]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k2)}": expected a Zod schema`);
     }
   }
   const okeys = optionalKeys(def.shape);
@@ -3800,17 +3800,17 @@ function handleIntersectionResults(result, left, right) {
       unrecIssue ?? (unrecIssue = iss);
       keys = iss.keys;
     } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-      const k = String(iss.path[0]);
-      if (!keyIssues.has(k))
-        keyIssues.set(k, iss);
-      keys = [k];
+      const k2 = String(iss.path[0]);
+      if (!keyIssues.has(k2))
+        keyIssues.set(k2, iss);
+      keys = [k2];
     } else {
       return false;
     }
-    for (const k of keys) {
-      if (!unrecKeys.has(k))
-        unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
+    for (const k2 of keys) {
+      if (!unrecKeys.has(k2))
+        unrecKeys.set(k2, {});
+      unrecKeys.get(k2)[side] = true;
     }
     return true;
   };
@@ -3822,14 +3822,14 @@ function handleIntersectionResults(result, left, right) {
     if (!collect(iss, "r"))
       result.issues.push(iss);
   }
-  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k2]) => k2);
   if (bothKeys.length) {
-    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    const aggregated = unrecIssue ? bothKeys.filter((k2) => unrecIssue.keys.includes(k2)) : [];
     if (aggregated.length)
       result.issues.push({ ...unrecIssue, keys: aggregated });
-    for (const k of bothKeys) {
-      if (!aggregated.includes(k) && keyIssues.has(k))
-        result.issues.push(keyIssues.get(k));
+    for (const k2 of bothKeys) {
+      if (!aggregated.includes(k2) && keyIssues.has(k2))
+        result.issues.push(keyIssues.get(k2));
     }
   }
   const merged = mergeValues(left.value, right.value);
@@ -4001,12 +4001,12 @@ function leafPattern(schema) {
   let minimum;
   let maximum;
   for (const ch of def.checks ?? []) {
-    const d = ch._zod.def;
-    if (d.pattern)
-      pattern = d.pattern;
-    isInt || (isInt = !!d.format?.includes("int"));
-    const lo = d.minimum ?? d.length;
-    const hi = d.maximum ?? d.length;
+    const d3 = ch._zod.def;
+    if (d3.pattern)
+      pattern = d3.pattern;
+    isInt || (isInt = !!d3.format?.includes("int"));
+    const lo = d3.minimum ?? d3.length;
+    const hi = d3.maximum ?? d3.length;
     if (lo !== void 0 && (minimum === void 0 || lo > minimum))
       minimum = lo;
     if (hi !== void 0 && (maximum === void 0 || hi < maximum))
@@ -4794,12 +4794,12 @@ var init_schemas = __esm({
         const normalized = _normalized.value;
         const syms = normalized.symbolKeys;
         const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
-        const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-        const prefixStr = (id, k) => `
+        const parseStr = (k2) => `shape[${k2}]._zod.run({ value: input[${k2}], issues: [] }, ctx)`;
+        const prefixStr = (id, k2) => `
           let ${id}_ab = false;
           for (let i = 0; i < ${id}.issues.length; i++) {
             const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            iss.path = iss.path ? [${k2}, ...iss.path] : [${k2}];
             payload.issues.push(iss);
             if (iss.continue !== true) ${id}_ab = true;
           }
@@ -4818,23 +4818,23 @@ var init_schemas = __esm({
           if (key === "__proto__")
             continue;
           const id = ids[key];
-          const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
-          const isPresent = `${k} in input`;
+          const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+          const isPresent = `${k2} in input`;
           const schema = shape[key];
           const optin = schema?._zod?.optin;
           const isOptionalIn = optin !== void 0;
           const isOptionalOut = schema?._zod?.optout === "optional";
-          doc.write(`const ${id} = ${parseStr(k)};`);
+          doc.write(`const ${id} = ${parseStr(k2)};`);
           if (isOptionalIn && isOptionalOut) {
             const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
             doc.write(`
         const ${id}_present = ${isPresent};
         if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
+          if (${id}.issues.length) {${prefixStr(id, k2)}
           }
 
           if (${assign}) {
-            newResult[${k}] = ${id}.value;
+            newResult[${k2}] = ${id}.value;
           }
         }
 
@@ -4842,14 +4842,14 @@ var init_schemas = __esm({
           } else if (!isOptionalIn) {
             doc.write(`
         const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
         if (!${id}_present && !${id}.issues.length) {
           payload.issues.push({
             code: "invalid_type",
             expected: "nonoptional",
             input: undefined,
-            path: [${k}]
+            path: [${k2}]
           });
           if (ctx && ctx.abortEarly) {
             payload.value = newResult;
@@ -4858,21 +4858,21 @@ var init_schemas = __esm({
         }
 
         if (${id}_present) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
 
       `);
           } else {
             doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
+        if (${id}.issues.length) {${prefixStr(id, k2)}
         }
       `);
             if (optin === "defaulted") {
-              doc.write(`newResult[${k}] = ${id}.value;`);
+              doc.write(`newResult[${k2}] = ${id}.value;`);
             } else {
               doc.write(`
         if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
+          newResult[${k2}] = ${id}.value;
         }
       `);
             }
@@ -4999,12 +4999,12 @@ var init_schemas = __esm({
             throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
           if (pv[zod.def.discriminator]?.has(void 0))
             undefinedCount++;
-          for (const [k, v] of Object.entries(pv)) {
-            if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-              assignProp(propValues, k, /* @__PURE__ */ new Set());
+          for (const [k2, v] of Object.entries(pv)) {
+            if (!Object.prototype.hasOwnProperty.call(propValues, k2)) {
+              assignProp(propValues, k2, /* @__PURE__ */ new Set());
             }
             for (const val of v) {
-              propValues[k].add(val);
+              propValues[k2].add(val);
             }
           }
         }
@@ -5388,7 +5388,7 @@ var init_schemas = __esm({
       const valuesSet = new Set(values);
       inst._zod.values = valuesSet;
       defineLazyInternal(inst, "pattern", (zod) => {
-        const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+        const patternValues = getEnumValues(zod.def.entries).filter((k2) => propertyKeyTypes.has(typeof k2));
         return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
       });
       inst._zod.parse = (payload, _ctx) => {
@@ -5551,7 +5551,7 @@ var init_schemas = __esm({
       $ZodType.init(inst, def);
       defineLazyInternal(inst, "values", (zod) => {
         const v = zod.def.innerType._zod.values;
-        return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+        return v ? new Set([...v].filter((x2) => x2 !== void 0)) : void 0;
       });
       inst._zod.parse = (payload, ctx) => {
         const result = def.innerType._zod.run(payload, ctx);
@@ -5800,10 +5800,10 @@ var init_schemas = __esm({
     $ZodLazy = /* @__PURE__ */ $constructor("$ZodLazy", (inst, def) => {
       $ZodType.init(inst, def);
       defineLazy(inst._zod, "innerType", () => {
-        const d = def;
-        if (!d._cachedInner)
-          d._cachedInner = def.getter();
-        return d._cachedInner;
+        const d3 = def;
+        if (!d3._cachedInner)
+          d3._cachedInner = def.getter();
+        return d3._cachedInner;
       });
       defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
       defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
@@ -14330,8 +14330,8 @@ function compileChild(doc, ctx, schema, accessor, needsValue = true) {
     doc.content.length = contentLen;
     if (ctx.constants.size > constantCount) {
       const trailing = Array.from(ctx.constants.keys()).slice(constantCount);
-      for (const k of trailing)
-        ctx.constants.delete(k);
+      for (const k2 of trailing)
+        ctx.constants.delete(k2);
     }
     ctx.constantCounter = constantCounter;
     ctx.varCounter = varCounter;
@@ -14893,8 +14893,8 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   const keys = Object.keys(shape);
   const symbolKeys = Object.getOwnPropertySymbols(shape);
   const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  const keyExpr = (k) => typeof k === "symbol" ? addConstant(ctx, k) : esc(k);
-  const propKey = (k) => typeof k === "symbol" ? `[${keyExpr(k)}]` : esc(k);
+  const keyExpr = (k2) => typeof k2 === "symbol" ? addConstant(ctx, k2) : esc(k2);
+  const propKey = (k2) => typeof k2 === "symbol" ? `[${keyExpr(k2)}]` : esc(k2);
   const propShape = shape;
   if (keys.includes("__proto__")) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
@@ -14908,16 +14908,16 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     if (propSchema._zod.optin !== void 0) {
       const outputVar2 = newVar(ctx);
       doc.write(`let ${outputVar2} = (() => {`);
-      doc.indented((d) => {
-        const outputAccessor = compileChild(d, ctx, propSchema, inputVar);
-        d.write(`return ${outputAccessor};`);
+      doc.indented((d3) => {
+        const outputAccessor = compileChild(d3, ctx, propSchema, inputVar);
+        d3.write(`return ${outputAccessor};`);
       });
       doc.write(`})();`);
       if (propSchema._zod.optout === "optional") {
         doc.write(`if (${outputVar2} === INVALID) {`);
-        doc.indented((d) => {
-          d.write(`if (${kx} in ${accessor}) return INVALID;`);
-          d.write(`${outputVar2} = undefined;`);
+        doc.indented((d3) => {
+          d3.write(`if (${kx} in ${accessor}) return INVALID;`);
+          d3.write(`${outputVar2} = undefined;`);
         });
         doc.write(`}`);
       } else {
@@ -14938,10 +14938,10 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (catchall) {
     const catchallType = catchall._zod.def.type;
     if (catchallType === "never") {
-      const condition = keys.map((k) => `k !== ${esc(k)}`).join(" && ") || "true";
+      const condition = keys.map((k2) => `k !== ${esc(k2)}`).join(" && ") || "true";
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (${condition}) return INVALID;`);
+      doc.indented((d3) => {
+        d3.write(`if (${condition}) return INVALID;`);
       });
       doc.write(`}`);
     } else if ((catchallType === "unknown" || catchallType === "any") && !catchall._zod.def.checks?.length) {
@@ -14951,34 +14951,34 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     }
   }
   const outputVar = newVar(ctx);
-  const hasConditionalKeys = allKeys.some((k) => mayOmitUndefined(propShape[k]) || dropsWhenAbsent(propShape[k]));
+  const hasConditionalKeys = allKeys.some((k2) => mayOmitUndefined(propShape[k2]) || dropsWhenAbsent(propShape[k2]));
   if (!buildsValue) {
     if (unknownKeysMode === "schema") {
       const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
       doc.write(`for (const k in ${accessor}) {`);
-      doc.indented((d) => {
-        d.write(`if (k === "__proto__") continue;`);
+      doc.indented((d3) => {
+        d3.write(`if (k === "__proto__") continue;`);
         if (knownSet)
-          d.write(`if (${knownSet}.has(k)) continue;`);
+          d3.write(`if (${knownSet}.has(k)) continue;`);
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        compileChild(d, ctx, catchall, valVar, false);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        compileChild(d3, ctx, catchall, valVar, false);
       });
       doc.write(`}`);
     }
     return null;
   }
   if (!hasConditionalKeys) {
-    const propLiterals = allKeys.map((k) => `${propKey(k)}: ${propOutputs.get(k)}`).join(", ");
+    const propLiterals = allKeys.map((k2) => `${propKey(k2)}: ${propOutputs.get(k2)}`).join(", ");
     doc.write(`const ${outputVar} = { ${propLiterals} };`);
   } else {
     doc.write(`const ${outputVar} = {};`);
-    for (const k of allKeys) {
-      const kx = keyExpr(k);
-      const out = propOutputs.get(k);
-      if (dropsWhenAbsent(propShape[k])) {
+    for (const k2 of allKeys) {
+      const kx = keyExpr(k2);
+      const out = propOutputs.get(k2);
+      if (dropsWhenAbsent(propShape[k2])) {
         doc.write(`if (${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
-      } else if (mayOmitUndefined(propShape[k])) {
+      } else if (mayOmitUndefined(propShape[k2])) {
         doc.write(`if (${out} !== undefined || ${kx} in ${accessor}) ${outputVar}[${kx}] = ${out};`);
       } else {
         doc.write(`${outputVar}[${kx}] = ${out};`);
@@ -14988,17 +14988,17 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (unknownKeysMode !== "none") {
     const knownSet = keys.length > 0 ? addConstant(ctx, new Set(keys)) : null;
     doc.write(`for (const k in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (k === "__proto__") continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (k === "__proto__") continue;`);
       if (knownSet)
-        d.write(`if (${knownSet}.has(k)) continue;`);
+        d3.write(`if (${knownSet}.has(k)) continue;`);
       if (unknownKeysMode === "passthrough") {
-        d.write(`${outputVar}[k] = ${accessor}[k];`);
+        d3.write(`${outputVar}[k] = ${accessor}[k];`);
       } else {
         const valVar = newVar(ctx);
-        d.write(`const ${valVar} = ${accessor}[k];`);
-        const catchallOut = compileChild(d, ctx, catchall, valVar);
-        d.write(`${outputVar}[k] = ${catchallOut};`);
+        d3.write(`const ${valVar} = ${accessor}[k];`);
+        const catchallOut = compileChild(d3, ctx, catchall, valVar);
+        d3.write(`${outputVar}[k] = ${catchallOut};`);
       }
     });
     doc.write(`}`);
@@ -15015,19 +15015,19 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
     const branchVar = newVar(ctx);
     doc.write(`let ${outputVar2};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`const ${branchVar} = (() => {`);
-      d.indented((d2) => {
-        const innerOutput = generateCheck(d2, ctx, def.innerType, accessor);
-        d2.write(`return ${innerOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${branchVar} = (() => {`);
+      d3.indented((d22) => {
+        const innerOutput = generateCheck(d22, ctx, def.innerType, accessor);
+        d22.write(`return ${innerOutput};`);
       });
-      d.write(`})();`);
-      d.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
+      d3.write(`})();`);
+      d3.write(`if (${branchVar} !== INVALID) ${outputVar2} = ${branchVar};`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar2} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar2} = ${innerOutput};`);
     });
     doc.write(`}`);
     return outputVar2;
@@ -15036,10 +15036,10 @@ function generateOptionalCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar};`);
   doc.write(`if (${accessor} !== undefined) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -15162,10 +15162,10 @@ function generateNullableCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`let ${outputVar} = null;`);
   doc.write(`if (${accessor} !== null) {`);
-  doc.indented((d) => {
-    const innerOutput = generateCheck(d, ctx, def.innerType, accessor, buildsValue);
+  doc.indented((d3) => {
+    const innerOutput = generateCheck(d3, ctx, def.innerType, accessor, buildsValue);
     if (outputVar && innerOutput !== null)
-      d.write(`${outputVar} = ${innerOutput};`);
+      d3.write(`${outputVar} = ${innerOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -15185,11 +15185,11 @@ function generateArrayCheck(doc, ctx, schema, accessor, buildsValue = true) {
   if (outputVar)
     doc.write(`const ${outputVar} = new Array(${accessor}.length);`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-    const elemOutput = compileChild(d, ctx, def.element, elemVar, buildsValue);
+  doc.indented((d3) => {
+    d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+    const elemOutput = compileChild(d3, ctx, def.element, elemVar, buildsValue);
     if (outputVar && elemOutput !== null)
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
   });
   doc.write(`}`);
   return outputVar;
@@ -15256,21 +15256,21 @@ function generateDefaultCheck(doc, ctx, schema, accessor) {
     const cloneFn = addConstant(ctx, shallowClone);
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} === undefined) {`);
-    doc.indented((d) => {
-      d.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
+    doc.indented((d3) => {
+      d3.write(`${outputVar} = ${cloneFn}(${defaultFn}());`);
     });
     doc.write(`} else {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput} === undefined ? ${cloneFn}(${defaultFn}()) : ${innerOutput};`);
     });
     doc.write(`}`);
   } else {
     doc.write(`let ${outputVar};`);
     doc.write(`if (${accessor} !== undefined) {`);
-    doc.indented((d) => {
-      const innerOutput = generateCheck(d, ctx, def.innerType, accessor);
-      d.write(`${outputVar} = ${innerOutput};`);
+    doc.indented((d3) => {
+      const innerOutput = generateCheck(d3, ctx, def.innerType, accessor);
+      d3.write(`${outputVar} = ${innerOutput};`);
     });
     doc.write(`}`);
   }
@@ -15302,33 +15302,33 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const itemSchema = items[i];
     if (i >= optoutStart) {
       doc.write(`if (${outputVar}.length === ${i}) {`);
-      doc.indented((d) => {
-        d.write(`if (${i} < ${accessor}.length) {`);
-        d.indented((d2) => {
+      doc.indented((d3) => {
+        d3.write(`if (${i} < ${accessor}.length) {`);
+        d3.indented((d22) => {
           const elemVar = newVar(ctx);
-          d2.write(`const ${elemVar} = ${accessor}[${i}];`);
-          const elemOutput = compileChild(d2, ctx, itemSchema, elemVar);
-          d2.write(`${outputVar}[${i}] = ${elemOutput};`);
+          d22.write(`const ${elemVar} = ${accessor}[${i}];`);
+          const elemOutput = compileChild(d22, ctx, itemSchema, elemVar);
+          d22.write(`${outputVar}[${i}] = ${elemOutput};`);
         });
-        d.write(`} else {`);
-        d.indented((d2) => {
+        d3.write(`} else {`);
+        d3.indented((d22) => {
           if (dropsWhenAbsent(itemSchema)) {
-            d2.write(`${outputVar}.length = ${i};`);
+            d22.write(`${outputVar}.length = ${i};`);
             return;
           }
           const elemVar = newVar(ctx);
           const branchVar = newVar(ctx);
-          d2.write(`const ${elemVar} = undefined;`);
-          d2.write(`const ${branchVar} = (() => {`);
-          d2.indented((d3) => {
-            const elemOutput = compileChild(d3, ctx, itemSchema, elemVar);
-            d3.write(`return ${elemOutput};`);
+          d22.write(`const ${elemVar} = undefined;`);
+          d22.write(`const ${branchVar} = (() => {`);
+          d22.indented((d32) => {
+            const elemOutput = compileChild(d32, ctx, itemSchema, elemVar);
+            d32.write(`return ${elemOutput};`);
           });
-          d2.write(`})();`);
-          d2.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
-          d2.write(`else ${outputVar}[${i}] = ${branchVar};`);
+          d22.write(`})();`);
+          d22.write(`if (${branchVar} === INVALID || ${branchVar} === undefined) ${outputVar}.length = ${i};`);
+          d22.write(`else ${outputVar}[${i}] = ${branchVar};`);
         });
-        d.write(`}`);
+        d3.write(`}`);
       });
       doc.write(`}`);
     } else {
@@ -15342,10 +15342,10 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
     const iVar = newVar(ctx);
     const elemVar = newVar(ctx);
     doc.write(`for (let ${iVar} = ${items.length}; ${iVar} < ${accessor}.length; ${iVar}++) {`);
-    doc.indented((d) => {
-      d.write(`const ${elemVar} = ${accessor}[${iVar}];`);
-      const elemOutput = compileChild(d, ctx, rest, elemVar);
-      d.write(`${outputVar}[${iVar}] = ${elemOutput};`);
+    doc.indented((d3) => {
+      d3.write(`const ${elemVar} = ${accessor}[${iVar}];`);
+      const elemOutput = compileChild(d3, ctx, rest, elemVar);
+      d3.write(`${outputVar}[${iVar}] = ${elemOutput};`);
     });
     doc.write(`}`);
   }
@@ -15391,9 +15391,9 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
     } else {
       doc.write(`if (${outputVar} === INVALID) ${outputVar} = (() => {`);
     }
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, opt, accessor);
-      d.write(`return ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, opt, accessor);
+      d3.write(`return ${branchOutput};`);
     });
     doc.write(`})();`);
   }
@@ -15428,9 +15428,9 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
     const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
     const prefix = firstBranch ? "if" : "else if";
     doc.write(`${prefix} (${conditions.join(" || ")}) {`);
-    doc.indented((d) => {
-      const branchOutput = generateCheck(d, ctx, option, accessor);
-      d.write(`${outputVar} = ${branchOutput};`);
+    doc.indented((d3) => {
+      const branchOutput = generateCheck(d3, ctx, option, accessor);
+      d3.write(`${outputVar} = ${branchOutput};`);
     });
     doc.write(`}`);
     firstBranch = false;
@@ -15501,12 +15501,12 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     }
     const knownKeysConst = addConstant(ctx, new Set(inputKeys));
     doc.write(`for (const ${kVar} in ${accessor}) {`);
-    doc.indented((d) => {
-      d.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
+    doc.indented((d3) => {
+      d3.write(`if (${knownKeysConst}.has(${kVar})) continue;`);
       if (recordDef.mode === "loose") {
-        d.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
+        d3.write(`if (${kVar} !== "__proto__") ${outputVar}[${kVar}] = ${accessor}[${kVar}];`);
       } else {
-        d.write(`return INVALID;`);
+        d3.write(`return INVALID;`);
       }
     });
     doc.write(`}`);
@@ -15522,26 +15522,26 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     const keyFast = addConstant(ctx, keyFn);
     const numericConst = addConstant(ctx, number);
     const outKeyVar = newVar(ctx);
-    emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-      d.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
-      d.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
+    emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+      d3.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
+      d3.write(`if (${outKeyVar} === INVALID && typeof ${kVar} === "string" && ${numericConst}.test(${kVar})) ${outKeyVar} = ${keyFast}(Number(${kVar}));`);
       if (isLoose) {
-        d.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
+        d3.write(`if (${outKeyVar} === INVALID) { ${outputVar}[${kVar}] = ${accessor}[${kVar}]; continue; }`);
       } else {
-        d.write(`if (${outKeyVar} === INVALID) return INVALID;`);
+        d3.write(`if (${outKeyVar} === INVALID) return INVALID;`);
       }
-      d.write(`if (${outKeyVar} === "__proto__") continue;`);
+      d3.write(`if (${outKeyVar} === "__proto__") continue;`);
       const valueVar = newVar(ctx);
-      d.write(`const ${valueVar} = ${accessor}[${kVar}];`);
-      const valOutput = compileChild(d, ctx, def.valueType, valueVar);
-      d.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
+      d3.write(`const ${valueVar} = ${accessor}[${kVar}];`);
+      const valOutput = compileChild(d3, ctx, def.valueType, valueVar);
+      d3.write(`${outputVar}[${outKeyVar}] = ${valOutput};`);
     });
     return outputVar;
   }
-  emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
-    d.write(`const ${valVar} = ${accessor}[${kVar}];`);
-    const valOutput = compileChild(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}[${kVar}] = ${valOutput};`);
+  emitOwnKeys(doc, ctx, accessor, kVar, (d3) => {
+    d3.write(`const ${valVar} = ${accessor}[${kVar}];`);
+    const valOutput = compileChild(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}[${kVar}] = ${valOutput};`);
   }, `return INVALID;`);
   return outputVar;
 }
@@ -15553,20 +15553,20 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   doc.write(`const ${symsVar} = Object.getOwnPropertySymbols(${accessor});`);
   doc.write(`const ${keysVar} = Object.getOwnPropertyNames(${accessor});`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${keysVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${keysVar}[${iVar}];`);
-    d.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
-    body(d);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${keysVar}[${iVar}];`);
+    d3.write(`if (${kVar} === "__proto__" || !${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+    body(d3);
   });
   doc.write(`}`);
   doc.write(`for (let ${iVar} = 0; ${iVar} < ${symsVar}.length; ${iVar}++) {`);
-  doc.indented((d) => {
-    d.write(`const ${kVar} = ${symsVar}[${iVar}];`);
-    d.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
+  doc.indented((d3) => {
+    d3.write(`const ${kVar} = ${symsVar}[${iVar}];`);
+    d3.write(`if (!${propIsEnumerableConst}.call(${accessor}, ${kVar})) continue;`);
     if (onSymbol)
-      d.write(onSymbol);
+      d3.write(onSymbol);
     else
-      body(d);
+      body(d3);
   });
   doc.write(`}`);
 }
@@ -15584,10 +15584,10 @@ function generateMapCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Map();`);
   doc.write(`for (const [${kVar}, ${valVar}] of ${accessor}) {`);
-  doc.indented((d) => {
-    const keyOutput = generateCheck(d, ctx, def.keyType, kVar);
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
+  doc.indented((d3) => {
+    const keyOutput = generateCheck(d3, ctx, def.keyType, kVar);
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.set(${keyOutput}, ${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -15600,9 +15600,9 @@ function generateSetCheck(doc, ctx, schema, accessor) {
   const valVar = newVar(ctx);
   doc.write(`const ${outputVar} = new Set();`);
   doc.write(`for (const ${valVar} of ${accessor}) {`);
-  doc.indented((d) => {
-    const valOutput = generateCheck(d, ctx, def.valueType, valVar);
-    d.write(`${outputVar}.add(${valOutput});`);
+  doc.indented((d3) => {
+    const valOutput = generateCheck(d3, ctx, def.valueType, valVar);
+    d3.write(`${outputVar}.add(${valOutput});`);
   });
   doc.write(`}`);
   return outputVar;
@@ -15626,14 +15626,14 @@ function generateLazyCheck(doc, ctx, schema, accessor) {
   const getterConst = addUserConstant(ctx, def.getter);
   const cacheConst = addConstant(ctx, { parser: null });
   doc.write(`if (!${cacheConst}.parser) {`);
-  doc.indented((d) => {
-    d.write(`const inner = ${getterConst}();`);
-    d.write(`${cacheConst}.parser = function(input) {`);
-    d.indented((d2) => {
-      d2.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
-      d2.write(`return result.issues.length === 0 ? result.value : INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`const inner = ${getterConst}();`);
+    d3.write(`${cacheConst}.parser = function(input) {`);
+    d3.indented((d22) => {
+      d22.write(`const result = inner._zod.run({ value: input, issues: [] }, {});`);
+      d22.write(`return result.issues.length === 0 ? result.value : INVALID;`);
     });
-    d.write(`};`);
+    d3.write(`};`);
   });
   doc.write(`}`);
   const outputVar = newVar(ctx);
@@ -15701,18 +15701,18 @@ function generateCatchCheck(doc, ctx, schema, accessor) {
   }
   const outputVar = newVar(ctx);
   doc.write(`let ${outputVar} = (() => {`);
-  doc.indented((d) => {
-    const innerOut = compileChild(d, ctx, def.innerType, accessor);
-    d.write(`return ${innerOut};`);
+  doc.indented((d3) => {
+    const innerOut = compileChild(d3, ctx, def.innerType, accessor);
+    d3.write(`return ${innerOut};`);
   });
   doc.write(`})();`);
   const innerConst = addConstant(ctx, def.innerType);
   const catchConst = addUserConstant(ctx, def.catchValue);
   const catchHelperConst = addConstant(ctx, runtimeCatch);
   doc.write(`if (${outputVar} === INVALID) {`);
-  doc.indented((d) => {
-    d.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
-    d.write(`if (${outputVar} === INVALID) return INVALID;`);
+  doc.indented((d3) => {
+    d3.write(`${outputVar} = ${catchHelperConst}(${innerConst}, ${catchConst}, ${accessor});`);
+    d3.write(`if (${outputVar} === INVALID) return INVALID;`);
   });
   doc.write(`}`);
   return outputVar;
@@ -17151,13 +17151,13 @@ function foldIntersection(json2) {
   for (const key of FOLDABLE_KEYS)
     if (key in json2)
       return;
-  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
   if (!unions.length) {
     folded = foldObjects(allOf);
   } else {
     const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    const keyword = UNION_KEYS.find((k2) => Array.isArray(union2[k2]));
     if (Object.keys(union2).length !== 1)
       return;
     const rest = allOf.filter((m) => m !== union2);
@@ -17897,7 +17897,7 @@ var init_json_schema_processors = __esm({
     unionProcessor = (schema, ctx, json2, params) => {
       const def = schema._zod.def;
       const isExclusive = def.inclusive === false;
-      const options = def.options.map((x, i) => processSchema(x, ctx, {
+      const options = def.options.map((x2, i) => processSchema(x2, ctx, {
         ...params,
         path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
       }));
@@ -17931,7 +17931,7 @@ var init_json_schema_processors = __esm({
       json2.type = "array";
       const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
       const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-      const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
+      const prefixItems = def.items.map((x2, i) => processSchema(x2, ctx, {
         ...params,
         path: [...params.path, prefixPath, i]
       }));
@@ -19458,11 +19458,11 @@ var init_schemas2 = __esm({
       transform(tx) {
         return pipe(this, transform(tx));
       },
-      default(d) {
-        return _default2(this, d);
+      default(d3) {
+        return _default2(this, d3);
       },
-      prefault(d) {
-        return prefault(this, d);
+      prefault(d3) {
+        return prefault(this, d3);
       },
       catch(params) {
         return _catch2(this, params);
@@ -20542,11 +20542,11 @@ function canonicalKey(value, seen) {
     }
     const keys = Object.keys(value).sort();
     const parts = [];
-    for (const k of keys) {
-      const key = canonicalKey(value[k], seen);
+    for (const k2 of keys) {
+      const key = canonicalKey(value[k2], seen);
       if (key === null)
         return null;
-      parts.push(`${k.length}:${k}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -21205,11 +21205,11 @@ function visit(schema, fnOrHandlers) {
         const keys = Object.keys(oldShape);
         let changed = false;
         const newShape = {};
-        for (const k of keys) {
-          const mapped = run2(oldShape[k]);
-          if (mapped !== oldShape[k])
+        for (const k2 of keys) {
+          const mapped = run2(oldShape[k2]);
+          if (mapped !== oldShape[k2])
             changed = true;
-          newShape[k] = mapped;
+          newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
@@ -21756,7 +21756,7 @@ function sha256Hex(text4) {
     1541459225
   ]);
   const w = new Uint32Array(64);
-  const rotr = (x, n) => x >>> n | x << 32 - n;
+  const rotr = (x2, n) => x2 >>> n | x2 << 32 - n;
   for (let offset = 0; offset < padded.length; offset += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(offset + i * 4);
     for (let i = 16; i < 64; i++) {
@@ -21766,7 +21766,7 @@ function sha256Hex(text4) {
       const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
       w[i] = w[i - 16] + s0 + w[i - 7] + s1 >>> 0;
     }
-    let [a, b, c, d, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+    let [a, b, c, d3, e, f, g, hh] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
     for (let i = 0; i < 64; i++) {
       const s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
       const ch = e & f ^ ~e & g;
@@ -21777,8 +21777,8 @@ function sha256Hex(text4) {
       hh = g;
       g = f;
       f = e;
-      e = d + t1 >>> 0;
-      d = c;
+      e = d3 + t1 >>> 0;
+      d3 = c;
       c = b;
       b = a;
       a = t1 + t2 >>> 0;
@@ -21786,13 +21786,13 @@ function sha256Hex(text4) {
     h[0] = h[0] + a >>> 0;
     h[1] = h[1] + b >>> 0;
     h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
+    h[3] = h[3] + d3 >>> 0;
     h[4] = h[4] + e >>> 0;
     h[5] = h[5] + f >>> 0;
     h[6] = h[6] + g >>> 0;
     h[7] = h[7] + hh >>> 0;
   }
-  return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
+  return [...h].map((x2) => x2.toString(16).padStart(8, "0")).join("");
 }
 function taskDigest(title, body) {
   return sha256Hex(JSON.stringify([title, body ?? ""]));
@@ -23133,7 +23133,7 @@ var init_build = __esm({
             if (i > limit) return -1;
           }
           let match = true;
-          for (let j = 1; j < targetLength; j++) if (source[i + j] !== target[j]) {
+          for (let j2 = 1; j2 < targetLength; j2++) if (source[i + j2] !== target[j2]) {
             match = false;
             break;
           }
@@ -23504,25 +23504,25 @@ var init_build = __esm({
             const nextCode = replacement.codePointAt(i + 1);
             if (Codepoint.CODES["0"] <= nextCode && nextCode <= Codepoint.CODES["9"]) {
               let n = nextCode - Codepoint.CODES["0"];
-              let j = i + 2;
-              for (; j < m; j++) {
-                const digit = replacement.codePointAt(j);
+              let j2 = i + 2;
+              for (; j2 < m; j2++) {
+                const digit = replacement.codePointAt(j2);
                 if (digit < Codepoint.CODES["0"] || digit > Codepoint.CODES["9"] || n * 10 + digit - Codepoint.CODES["0"] > this.patternGroupCount) break;
                 n = n * 10 + digit - Codepoint.CODES["0"];
               }
               if (n > this.patternGroupCount) throw new RE2JSGroupException(`n > number of groups: ${n}`);
               const group = this.group(n);
               if (group !== null) res += group;
-              i = j;
+              i = j2;
               last = i;
             } else if (nextCode === Codepoint.CODES["{"]) {
-              let j = i + 2;
-              while (j < m && replacement.codePointAt(j) !== Codepoint.CODES["}"]) j++;
-              if (j >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
-              const groupName = replacement.substring(i + 2, j);
+              let j2 = i + 2;
+              while (j2 < m && replacement.codePointAt(j2) !== Codepoint.CODES["}"]) j2++;
+              if (j2 >= m) throw new RE2JSGroupException("named capture group is missing trailing '}'");
+              const groupName = replacement.substring(i + 2, j2);
               const groupVal = this.group(groupName);
               if (groupVal !== null) res += groupVal;
-              i = j + 1;
+              i = j2 + 1;
               last = i;
             } else throw new RE2JSGroupException("Illegal group reference");
             continue;
@@ -23742,9 +23742,9 @@ var init_build = __esm({
         const len = this.runes.length;
         if (len === 0) return false;
         if (len === 2 || len === 4 || len === 6 || len === 8) {
-          for (let j = 0; j < len; j += 2) {
-            if (r < this.runes[j]) return false;
-            if (r <= this.runes[j + 1]) return true;
+          for (let j2 = 0; j2 < len; j2 += 2) {
+            if (r < this.runes[j2]) return false;
+            if (r <= this.runes[j2 + 1]) return true;
           }
           return false;
         }
@@ -23768,9 +23768,9 @@ var init_build = __esm({
         const len = this.runes.length;
         if (len === 0) return -1;
         if (len === 2 || len === 4 || len === 6 || len === 8) {
-          for (let j = 0; j < len; j += 2) {
-            if (r < this.runes[j]) return -1;
-            if (r <= this.runes[j + 1]) return Math.floor(j / 2);
+          for (let j2 = 0; j2 < len; j2 += 2) {
+            if (r < this.runes[j2]) return -1;
+            if (r <= this.runes[j2 + 1]) return Math.floor(j2 / 2);
           }
           return -1;
         }
@@ -23851,17 +23851,17 @@ var init_build = __esm({
         this.denseCaps = grown;
       }
       contains(pc) {
-        const j = this.sparse[pc];
-        return j < this.size && this.densePcs[j] === pc;
+        const j2 = this.sparse[pc];
+        return j2 < this.size && this.densePcs[j2] === pc;
       }
       isEmpty() {
         return this.size === 0;
       }
       add(pc) {
-        const j = this.size++;
-        this.sparse[pc] = j;
-        this.densePcs[j] = pc;
-        return j;
+        const j2 = this.size++;
+        this.sparse[pc] = j2;
+        this.densePcs[j2] = pc;
+        return j2;
       }
       clear() {
         this.size = 0;
@@ -24044,10 +24044,10 @@ var init_build = __esm({
           }
           const nextPos = currentPos + width;
           flag = input2.context(nextPos);
-          for (let j = 0; j < runq.size; j++) {
-            const pc = runq.densePcs[j];
+          for (let j2 = 0; j2 < runq.size; j2++) {
+            const pc = runq.densePcs[j2];
             const i = this.prog.inst[pc];
-            const capOffset = j * this.ncap;
+            const capOffset = j2 * this.ncap;
             let add = false;
             switch (i.op) {
               case Inst.MATCH:
@@ -24090,9 +24090,9 @@ var init_build = __esm({
       }
       step(runq, nextq, pos, nextPos, c, nextCond, anchor2, atEnd) {
         const longest = this.re2.longest;
-        for (let j = 0; j < runq.size; j++) {
-          const pc = runq.densePcs[j];
-          const capOffset = j * this.ncap;
+        for (let j2 = 0; j2 < runq.size; j2++) {
+          const pc = runq.densePcs[j2];
+          const capOffset = j2 * this.ncap;
           if (longest && this.matched && this.ncap > 0 && this.matchcap[0] < runq.denseCaps[capOffset]) continue;
           const i = this.prog.inst[pc];
           let add = false;
@@ -24101,7 +24101,7 @@ var init_build = __esm({
               if (anchor2 === RE2Flags.ANCHOR_BOTH && !atEnd) break;
               if (this.ncap > 0 && (!longest || !this.matched || this.matchcap[1] < pos)) {
                 runq.denseCaps[capOffset + 1] = pos;
-                for (let k = 0; k < this.ncap; k++) this.matchcap[k] = runq.denseCaps[capOffset + k];
+                for (let k2 = 0; k2 < this.ncap; k2++) this.matchcap[k2] = runq.denseCaps[capOffset + k2];
               }
               if (!longest) runq.size = 0;
               this.matched = true;
@@ -24130,12 +24130,12 @@ var init_build = __esm({
       }
       restoreLookbehinds(lbState, q, flag) {
         this.lbTable.set(lbState.lbTable);
-        for (let j = 0; j < lbState.size; j++) this.add(q, lbState.pcs[j], lbState.pos, this.matchcap, 0, flag);
+        for (let j2 = 0; j2 < lbState.size; j2++) this.add(q, lbState.pcs[j2], lbState.pos, this.matchcap, 0, flag);
       }
       saveLookbehinds(lbState, q, pos) {
         let size = 0;
-        for (let j = 0; j < q.size; j++) {
-          const pc = q.densePcs[j];
+        for (let j2 = 0; j2 < q.size; j2++) {
+          const pc = q.densePcs[j2];
           if (this.prog.lbInst[pc] === 1 && Inst.isRuneOp(this.prog.inst[pc].op)) lbState.pcs[size++] = pc;
         }
         lbState.size = size;
@@ -24147,7 +24147,7 @@ var init_build = __esm({
         let nstk = 0;
         for (; ; ) {
           while (pc !== 0 && !q.contains(pc)) {
-            const d = q.add(pc);
+            const d3 = q.add(pc);
             const inst = this.prog.inst[pc];
             switch (inst.op) {
               case Inst.FAIL:
@@ -24188,7 +24188,7 @@ var init_build = __esm({
               case Inst.RUNE_ANY_NOT_NL:
                 if (this.prog.lbInst[pc] === 0) q.mainThreads++;
                 if (this.ncap > 0) {
-                  const destOffset = d * this.ncap;
+                  const destOffset = d3 * this.ncap;
                   if (destOffset + this.ncap > q.denseCaps.length) q.growCaps(destOffset + this.ncap);
                   for (let c = 0; c < this.ncap; c++) q.denseCaps[destOffset + c] = capArray[capOffset + c];
                 }
@@ -24282,7 +24282,7 @@ var init_build = __esm({
               if (inst.runes.length === 1) {
                 addRange(inst.runes[0], inst.runes[0]);
                 if ((inst.arg & RE2Flags.FOLD_CASE) !== 0) for (let f = Unicode.simpleFold(inst.runes[0]); f !== inst.runes[0]; f = Unicode.simpleFold(f)) addRange(f, f);
-              } else for (let j = 0; j < inst.runes.length; j += 2) addRange(inst.runes[j], inst.runes[j + 1]);
+              } else for (let j2 = 0; j2 < inst.runes.length; j2 += 2) addRange(inst.runes[j2], inst.runes[j2 + 1]);
               break;
             case Inst.RUNE_ANY_NOT_NL:
               addRange(10, 10);
@@ -24519,7 +24519,7 @@ var init_build = __esm({
         if (startState === null) return null;
         const matches = /* @__PURE__ */ new Set();
         const collect = (state, atEnd) => {
-          if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k = 0; k < state.matchIDs.length; k++) matches.add(state.matchIDs[k]);
+          if (anchor2 !== RE2Flags.ANCHOR_BOTH || atEnd) for (let k2 = 0; k2 < state.matchIDs.length; k2++) matches.add(state.matchIDs[k2]);
           return false;
         };
         if (this.run(input2, pos, anchor2, startState, collect) === null) return null;
@@ -24916,7 +24916,7 @@ var init_build = __esm({
               runes.push(r0, r0);
               for (let r1 = Unicode.simpleFold(r0); r1 !== r0; r1 = Unicode.simpleFold(r1)) runes.push(r1, r1);
               runes.sort((a, b) => a - b);
-            } else for (let j = 0; j < inst.runes.length; j++) runes.push(inst.runes[j]);
+            } else for (let j2 = 0; j2 < inst.runes.length; j2++) runes.push(inst.runes[j2]);
             onePassRunes[pc] = new Int32Array(runes);
             inst.next = new Uint32Array(Math.floor(runes.length / 2) + 1).fill(inst.out);
             inst.op = Inst.RUNE;
@@ -25432,7 +25432,7 @@ var init_build = __esm({
         for (let c = 1; c < numNodes; c++) childStart[parent[c] + 1]++;
         for (let n = 0; n < numNodes; n++) childStart[n + 1] += childStart[n];
         const childUnit = new Int32Array(numNodes - 1);
-        for (let k = 0; k < children.length; k++) childUnit[k] = unit[children[k]];
+        for (let k2 = 0; k2 < children.length; k2++) childUnit[k2] = unit[children[k2]];
         this.childStart = childStart;
         this.childUnit = childUnit;
         this.childNode = children;
@@ -25441,8 +25441,8 @@ var init_build = __esm({
         byDepth2.sort((a, b) => depth[a] - depth[b]);
         const fail = new Int32Array(numNodes);
         const match = Uint8Array.from(terminal);
-        for (let k = 1; k < numNodes; k++) {
-          const c = byDepth2[k];
+        for (let k2 = 1; k2 < numNodes; k2++) {
+          const c = byDepth2[k2];
           const p = parent[c];
           if (p !== 0) {
             let f = fail[p];
@@ -25602,7 +25602,7 @@ var init_build = __esm({
         if (state.pf.type === Prefilter.Type.AND) {
           if (s.type === Prefilter.Type.NONE) return;
           if (s.type === Prefilter.Type.AND) {
-            for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+            for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
             return;
           }
           state.subs.push(s);
@@ -25613,7 +25613,7 @@ var init_build = __esm({
           return;
         }
         if (s.type === Prefilter.Type.OR) {
-          for (let j = 0; j < s.subs.length; j++) state.subs.push(s.subs[j]);
+          for (let j2 = 0; j2 < s.subs.length; j2++) state.subs.push(s.subs[j2]);
           return;
         }
         state.subs.push(s);
@@ -26122,7 +26122,7 @@ var init_build = __esm({
           }
           if (nsub.op === Regexp.Op.CONCAT) {
             state.changed = true;
-            for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+            for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
             return;
           }
         } else {
@@ -26132,7 +26132,7 @@ var init_build = __esm({
           }
           if (nsub.op === Regexp.Op.ALTERNATE) {
             state.changed = true;
-            for (let j = 0; j < nsub.subs.length; j++) state.subs.push(nsub.subs[j]);
+            for (let j2 = 0; j2 < nsub.subs.length; j2++) state.subs.push(nsub.subs[j2]);
             return;
           }
         }
@@ -26205,7 +26205,7 @@ var init_build = __esm({
           if (sub.op === Regexp.Op.NO_MATCH) return new Regexp(Regexp.Op.NO_MATCH);
           if (sub.op === Regexp.Op.EMPTY_MATCH) continue;
           if (sub.op === Regexp.Op.CONCAT) {
-            for (let j = 0; j < sub.subs.length; j++) newSubs.push(sub.subs[j]);
+            for (let j2 = 0; j2 < sub.subs.length; j2++) newSubs.push(sub.subs[j2]);
             continue;
           }
           newSubs.push(sub);
@@ -26419,8 +26419,8 @@ var init_build = __esm({
         this.len = w;
         return this;
       }
-      appendLiteral(x, flags) {
-        return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x, x) : this.appendRange(x, x);
+      appendLiteral(x2, flags) {
+        return (flags & RE2Flags.FOLD_CASE) !== 0 ? this.appendFoldedRange(x2, x2) : this.appendRange(x2, x2);
       }
       appendRange(lo, hi) {
         if (this.len > 0) {
@@ -26455,19 +26455,19 @@ var init_build = __esm({
         }
         return this;
       }
-      appendClass(x) {
-        for (let i = 0; i < x.length; i += 2) this.appendRange(x[i], x[i + 1]);
+      appendClass(x2) {
+        for (let i = 0; i < x2.length; i += 2) this.appendRange(x2[i], x2[i + 1]);
         return this;
       }
-      appendFoldedClass(x) {
-        for (let i = 0; i < x.length; i += 2) this.appendFoldedRange(x[i], x[i + 1]);
+      appendFoldedClass(x2) {
+        for (let i = 0; i < x2.length; i += 2) this.appendFoldedRange(x2[i], x2[i + 1]);
         return this;
       }
-      appendNegatedClass(x) {
+      appendNegatedClass(x2) {
         let nextLo = 0;
-        for (let i = 0; i < x.length; i += 2) {
-          const lo = x[i];
-          const hi = x[i + 1];
+        for (let i = 0; i < x2.length; i += 2) {
+          const lo = x2[i];
+          const hi = x2[i + 1];
           if (nextLo <= lo - 1) this.appendRange(nextLo, lo - 1);
           nextLo = hi + 1;
         }
@@ -26529,8 +26529,8 @@ var init_build = __esm({
         }
         return this;
       }
-      appendClassWithSign(x, sign) {
-        return sign < 0 ? this.appendNegatedClass(x) : this.appendClass(x);
+      appendClassWithSign(x2, sign) {
+        return sign < 0 ? this.appendNegatedClass(x2) : this.appendClass(x2);
       }
       appendGroup(g, foldCase) {
         let cls = g.cls;
@@ -26801,12 +26801,12 @@ var init_build = __esm({
               if (nhex === 0) break bigswitch;
               return r;
             }
-            const x = Utils.unhex(c);
+            const x2 = Utils.unhex(c);
             if (!t.more()) break;
             c = t.pop();
             const y = Utils.unhex(c);
-            if (x < 0 || y < 0) break;
-            return x * 16 + y;
+            if (x2 < 0 || y < 0) break;
+            return x2 * 16 + y;
           }
           case Codepoint.CODES["a"]:
             return Codepoint.CODES["\x07"];
@@ -27075,7 +27075,7 @@ var init_build = __esm({
         let newsubs = new Array(len).fill(null);
         let i = 0;
         for (let sub of subs) if (sub.op === op) {
-          for (let j = 0; j < sub.subs.length; j++) newsubs[i++] = sub.subs[j];
+          for (let j2 = 0; j2 < sub.subs.length; j2++) newsubs[i++] = sub.subs[j2];
           this.reuse(sub);
         } else newsubs[i++] = sub;
         let re = this.newRegexp(op);
@@ -27126,9 +27126,9 @@ var init_build = __esm({
             const prefix = this.newRegexp(Regexp.Op.LITERAL);
             prefix.flags = strflags;
             prefix.runes = str.slice(0, strlen);
-            for (let j = start; j < i; j++) {
-              array2[s + j] = this.removeLeadingString(array2[s + j], strlen);
-              this.checkLimits(array2[s + j]);
+            for (let j2 = start; j2 < i; j2++) {
+              array2[s + j2] = this.removeLeadingString(array2[s + j2], strlen);
+              this.checkLimits(array2[s + j2]);
             }
             const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
             const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -27155,10 +27155,10 @@ var init_build = __esm({
           } else if (i === start + 1) array2[lenout++] = array2[s + start];
           else {
             const prefix = first;
-            for (let j = start; j < i; j++) {
-              const reuse = j !== start;
-              array2[s + j] = this.removeLeadingRegexp(array2[s + j], reuse);
-              this.checkLimits(array2[s + j]);
+            for (let j2 = start; j2 < i; j2++) {
+              const reuse = j2 !== start;
+              array2[s + j2] = this.removeLeadingRegexp(array2[s + j2], reuse);
+              this.checkLimits(array2[s + j2]);
             }
             const suffix = this.collapse(array2.slice(s + start, s + i), Regexp.Op.ALTERNATE);
             const re = this.newRegexp(Regexp.Op.CONCAT);
@@ -27178,17 +27178,17 @@ var init_build = __esm({
           } else if (i === start + 1) array2[lenout++] = array2[s + start];
           else {
             let max = start;
-            for (let j = start + 1; j < i; j++) {
+            for (let j2 = start + 1; j2 < i; j2++) {
               const subMax = array2[s + max];
-              const subJ = array2[s + j];
-              if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j;
+              const subJ = array2[s + j2];
+              if (subMax.op < subJ.op || subMax.op === subJ.op && (subMax.runes !== null ? subMax.runes.length : 0) < (subJ.runes !== null ? subJ.runes.length : 0)) max = j2;
             }
             const tmp = array2[s + start];
             array2[s + start] = array2[s + max];
             array2[s + max] = tmp;
-            for (let j = start + 1; j < i; j++) {
-              Parser2.mergeCharClass(array2[s + start], array2[s + j]);
-              this.reuse(array2[s + j]);
+            for (let j2 = start + 1; j2 < i; j2++) {
+              Parser2.mergeCharClass(array2[s + start], array2[s + j2]);
+              this.reuse(array2[s + j2]);
             }
             this.cleanAlt(array2[s + start]);
             array2[lenout++] = array2[s + start];
@@ -27369,11 +27369,11 @@ var init_build = __esm({
                     t.skipString(lit);
                     t.skipString("\\E");
                   } else t.skipString(lit);
-                  let j = 0;
-                  while (j < lit.length) {
-                    const codepoint = lit.codePointAt(j);
+                  let j2 = 0;
+                  while (j2 < lit.length) {
+                    const codepoint = lit.codePointAt(j2);
                     this.literal(codepoint);
-                    j += Utils.charCount(codepoint);
+                    j2 += Utils.charCount(codepoint);
                   }
                   break bigswitch;
                 }
@@ -28106,7 +28106,7 @@ var init_build = __esm({
       findAllUTF8Submatch(b, n) {
         const result = this.allMatches(MachineInput.fromUTF8(b), n, (match) => {
           let slice = new Array(match.length / 2 | 0).fill(null);
-          for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = b.slice(match[2 * j], match[2 * j + 1]);
+          for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = b.slice(match[2 * j2], match[2 * j2 + 1]);
           return slice;
         });
         if (result.length === 0) return null;
@@ -28134,7 +28134,7 @@ var init_build = __esm({
       findAllSubmatch(s, n) {
         const result = this.allMatches(MachineInput.fromUTF16(s), n, (match) => {
           let slice = new Array(match.length / 2 | 0).fill(null);
-          for (let j = 0; j < slice.length; j++) if (match[2 * j] >= 0) slice[j] = s.substring(match[2 * j], match[2 * j + 1]);
+          for (let j2 = 0; j2 < slice.length; j2++) if (match[2 * j2] >= 0) slice[j2] = s.substring(match[2 * j2], match[2 * j2 + 1]);
           return slice;
         });
         if (result.length === 0) return null;
@@ -28292,18 +28292,18 @@ var init_build = __esm({
                 case "u":
                   if (i + 2 < size) {
                     if (data[i + 2] === "{") {
-                      let j = i + 3;
+                      let j2 = i + 3;
                       let hasHex = false;
                       let closed = false;
-                      while (j < size) {
-                        const hexChar = data[j];
+                      while (j2 < size) {
+                        const hexChar = data[j2];
                         if (hexChar === "}") {
                           closed = true;
                           break;
                         }
                         if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                         hasHex = true;
-                        j++;
+                        j2++;
                       }
                       if (closed && hasHex) {
                         result += "\\x";
@@ -28313,7 +28313,7 @@ var init_build = __esm({
                       }
                     } else if (i + 5 < size) {
                       let isHex4 = true;
-                      for (let j = 0; j < 4; j++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j])) {
+                      for (let j2 = 0; j2 < 4; j2++) if (!TranslateRegExpString2.isHexadecimal(data[i + 2 + j2])) {
                         isHex4 = false;
                         break;
                       }
@@ -28332,18 +28332,18 @@ var init_build = __esm({
                 case "x": {
                   let isValidHex = false;
                   if (i + 2 < size && data[i + 2] === "{") {
-                    let j = i + 3;
+                    let j2 = i + 3;
                     let hasHex = false;
                     let closed = false;
-                    while (j < size) {
-                      const hexChar = data[j];
+                    while (j2 < size) {
+                      const hexChar = data[j2];
                       if (hexChar === "}") {
                         closed = true;
                         break;
                       }
                       if (!TranslateRegExpString2.isHexadecimal(hexChar)) break;
                       hasHex = true;
-                      j++;
+                      j2++;
                     }
                     if (closed && hasHex) isValidHex = true;
                   } else if (i + 3 < size && TranslateRegExpString2.isHexadecimal(data[i + 2]) && TranslateRegExpString2.isHexadecimal(data[i + 3])) isValidHex = true;
@@ -29941,13 +29941,13 @@ var require_applyReviver = __commonJS({
               val[i] = v1;
           }
         } else if (val instanceof Map) {
-          for (const k of Array.from(val.keys())) {
-            const v0 = val.get(k);
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const k2 of Array.from(val.keys())) {
+            const v0 = val.get(k2);
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              val.delete(k);
+              val.delete(k2);
             else if (v1 !== v0)
-              val.set(k, v1);
+              val.set(k2, v1);
           }
         } else if (val instanceof Set) {
           for (const v0 of Array.from(val)) {
@@ -29960,12 +29960,12 @@ var require_applyReviver = __commonJS({
             }
           }
         } else {
-          for (const [k, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k, v0);
+          for (const [k2, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k2, v0);
             if (v1 === void 0)
-              delete val[k];
+              delete val[k2];
             else if (v1 !== v0)
-              val[k] = v1;
+              val[k2] = v1;
           }
         }
       }
@@ -30279,13 +30279,13 @@ var require_Collection = __commonJS({
     function collectionFromPath(schema, path17, value) {
       let v = value;
       for (let i = path17.length - 1; i >= 0; --i) {
-        const k = path17[i];
-        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+        const k2 = path17[i];
+        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
-          a[k] = v;
+          a[k2] = v;
           v = a;
         } else {
-          v = /* @__PURE__ */ new Map([[k, v]]);
+          v = /* @__PURE__ */ new Map([[k2, v]]);
         }
       }
       return createNode.createNode(v, void 0, {
@@ -30504,12 +30504,12 @@ var require_foldFlowLines = __commonJS({
                 ch = text4[i += 1];
                 overflow = true;
               }
-              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
-              if (escapedFolds[j])
+              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j2])
                 return text4;
-              folds.push(j);
-              escapedFolds[j] = true;
-              end = j + endStep;
+              folds.push(j2);
+              escapedFolds[j2] = true;
+              end = j2 + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -31260,9 +31260,9 @@ var require_Pair = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
     function createPair(key, value, ctx) {
-      const k = createNode.createNode(key, void 0, ctx);
+      const k2 = createNode.createNode(key, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
-      return new Pair(k, v);
+      return new Pair(k2, v);
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
@@ -31453,12 +31453,12 @@ var require_YAMLMap = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k = identity.isScalar(key) ? key.value : key;
+      const k2 = identity.isScalar(key) ? key.value : key;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k)
+          if (it.key === key || it.key === k2)
             return it;
-          if (identity.isScalar(it.key) && it.key.value === k)
+          if (identity.isScalar(it.key) && it.key.value === k2)
             return it;
         }
       }
@@ -31824,8 +31824,8 @@ var require_stringifyNumber = __commonJS({
           i = n.length;
           n += ".";
         }
-        let d = minFractionDigits - (n.length - i - 1);
-        while (d-- > 0)
+        let d3 = minFractionDigits - (n.length - i - 1);
+        while (d3-- > 0)
           n += "0";
       }
       return n;
@@ -32564,10 +32564,10 @@ var require_timestamp = __commonJS({
         let date5 = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
         const tz = match[8];
         if (tz && tz !== "Z") {
-          let d = parseSexagesimal(tz, false);
-          if (Math.abs(d) < 30)
-            d *= 60;
-          date5 -= 6e4 * d;
+          let d3 = parseSexagesimal(tz, false);
+          if (Math.abs(d3) < 30)
+            d3 *= 60;
+          date5 -= 6e4 * d3;
         }
         return new Date(date5);
       },
@@ -32969,9 +32969,9 @@ var require_Document = __commonJS({
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
       createPair(key, value, options = {}) {
-        const k = this.createNode(key, null, options);
+        const k2 = this.createNode(key, null, options);
         const v = this.createNode(value, null, options);
-        return new Pair.Pair(k, v);
+        return new Pair.Pair(k2, v);
       }
       /**
        * Removes a value from the document.
@@ -36842,12 +36842,12 @@ var init_config_warnings = __esm({
 
 // src/core/config/key-suggestions.ts
 function editDistance(a, b) {
-  let previous3 = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let previous3 = Array.from({ length: b.length + 1 }, (_, j2) => j2);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous3[j] + 1, current[j - 1] + 1, previous3[j - 1] + cost);
+    for (let j2 = 1; j2 <= b.length; j2++) {
+      const cost = a[i - 1] === b[j2 - 1] ? 0 : 1;
+      current[j2] = Math.min(previous3[j2] + 1, current[j2 - 1] + 1, previous3[j2 - 1] + cost);
     }
     previous3 = current;
   }
@@ -37200,19 +37200,19 @@ var require_light = __commonJS({
         return n && n["default"] || n;
       }
       var load = function(received, defaults2, onto = {}) {
-        var k, ref, v;
-        for (k in defaults2) {
-          v = defaults2[k];
-          onto[k] = (ref = received[k]) != null ? ref : v;
+        var k2, ref, v;
+        for (k2 in defaults2) {
+          v = defaults2[k2];
+          onto[k2] = (ref = received[k2]) != null ? ref : v;
         }
         return onto;
       };
       var overwrite = function(received, defaults2, onto = {}) {
-        var k, v;
-        for (k in received) {
-          v = received[k];
-          if (defaults2[k] !== void 0) {
-            onto[k] = v;
+        var k2, v;
+        for (k2 in received) {
+          v = received[k2];
+          if (defaults2[k2] !== void 0) {
+            onto[k2] = v;
           }
         }
         return onto;
@@ -37376,8 +37376,8 @@ var require_light = __commonJS({
                 return null;
               }
             });
-            return (await Promise.all(promises2)).find(function(x) {
-              return x != null;
+            return (await Promise.all(promises2)).find(function(x2) {
+              return x2 != null;
             });
           } catch (error63) {
             e = error63;
@@ -37398,9 +37398,9 @@ var require_light = __commonJS({
           this.Events = new Events$1(this);
           this._length = 0;
           this._lists = (function() {
-            var j, ref, results;
+            var j2, ref, results;
             results = [];
-            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+            for (i = j2 = 1, ref = num_priorities; 1 <= ref ? j2 <= ref : j2 >= ref; i = 1 <= ref ? ++j2 : --j2) {
               results.push(new DLList$1((() => {
                 return this.incr();
               }), (() => {
@@ -37436,9 +37436,9 @@ var require_light = __commonJS({
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list3;
-          for (j = 0, len = arr.length; j < len; j++) {
-            list3 = arr[j];
+          var j2, len, list3;
+          for (j2 = 0, len = arr.length; j2 < len; j2++) {
+            list3 = arr[j2];
             if (list3.length > 0) {
               return list3;
             }
@@ -37812,7 +37812,7 @@ var require_light = __commonJS({
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
         statusJobs(status2) {
-          var k, pos, ref, results, v;
+          var k2, pos, ref, results, v;
           if (status2 != null) {
             pos = this.status.indexOf(status2);
             if (pos < 0) {
@@ -37820,10 +37820,10 @@ var require_light = __commonJS({
             }
             ref = this._jobs;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               if (v === pos) {
-                results.push(k);
+                results.push(k2);
               }
             }
             return results;
@@ -37950,13 +37950,13 @@ var require_light = __commonJS({
             return instance != null || deleted > 0;
           }
           limiters() {
-            var k, ref, results, v;
+            var k2, ref, results, v;
             ref = this.instances;
             results = [];
-            for (k in ref) {
-              v = ref[k];
+            for (k2 in ref) {
+              v = ref[k2];
               results.push({
-                key: k,
+                key: k2,
                 limiter: v
               });
             }
@@ -37966,7 +37966,7 @@ var require_light = __commonJS({
             return Object.keys(this.instances);
           }
           async clusterKeys() {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i, k2, keys, len, next, start;
             if (this.connection == null) {
               return this.Promise.resolve(this.keys());
             }
@@ -37978,8 +37978,8 @@ var require_light = __commonJS({
               [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
               cursor = ~~next;
               for (i = 0, len = found.length; i < len; i++) {
-                k = found[i];
-                keys.push(k.slice(start, -end));
+                k2 = found[i];
+                keys.push(k2.slice(start, -end));
               }
             }
             return keys;
@@ -37988,15 +37988,15 @@ var require_light = __commonJS({
             var base;
             clearInterval(this.interval);
             return typeof (base = this.interval = setInterval(async () => {
-              var e, k, ref, results, time3, v;
+              var e, k2, ref, results, time3, v;
               time3 = Date.now();
               ref = this.instances;
               results = [];
-              for (k in ref) {
-                v = ref[k];
+              for (k2 in ref) {
+                v = ref[k2];
                 try {
                   if (await v._store.__groupCheck__(time3)) {
-                    results.push(this.deleteKey(k));
+                    results.push(this.deleteKey(k2));
                   } else {
                     results.push(void 0);
                   }
@@ -38304,10 +38304,10 @@ var require_light = __commonJS({
               return this.Promise.resolve(null);
             }, this._registerLock.schedule(() => {
               return this._submitLock.schedule(() => {
-                var k, ref, v;
+                var k2, ref, v;
                 ref = this._scheduled;
-                for (k in ref) {
-                  v = ref[k];
+                for (k2 in ref) {
+                  v = ref[k2];
                   if (this.jobStatus(v.job.options.id) === "RUNNING") {
                     clearTimeout(v.timeout);
                     clearTimeout(v.expiration);
@@ -39145,9 +39145,9 @@ function getValues(context, operator, key, modifier) {
             );
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              result.push(encodeValue(operator, value[k2], k2));
             }
           });
         }
@@ -39158,10 +39158,10 @@ function getValues(context, operator, key, modifier) {
             tmp.push(encodeValue(operator, value2));
           });
         } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
+          Object.keys(value).forEach(function(k2) {
+            if (isDefined(value[k2])) {
+              tmp.push(encodeUnreserved(k2));
+              tmp.push(encodeValue(operator, value[k2].toString()));
             }
           });
         }
@@ -39633,17 +39633,17 @@ var init_json_with_bigint = __esm({
           }
         } else {
           while (node3.index < node3.keys.length) {
-            const k = node3.keys[node3.index++];
-            const isFilteredOutByArray = propertyList && !propertyList.has(k);
+            const k2 = node3.keys[node3.index++];
+            const isFilteredOutByArray = propertyList && !propertyList.has(k2);
             if (isFilteredOutByArray) continue;
-            const childRaw = node3.val[k];
-            const childVal = prepareVal(node3.val, k, childRaw);
+            const childRaw = node3.val[k2];
+            const childVal = prepareVal(node3.val, k2, childRaw);
             if (isUnstringifiable(childVal)) continue;
             if (!node3.first) chunks.push(",");
             if (space) {
-              chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+              chunks.push("\n" + space.repeat(level) + originalStringify(k2) + ": ");
             } else {
-              chunks.push(originalStringify(k) + ":");
+              chunks.push(originalStringify(k2) + ":");
             }
             const isComplexObject = childVal !== null && typeof childVal === "object";
             const isNativeRaw = isRawJSON(childVal);
@@ -39654,7 +39654,7 @@ var init_json_with_bigint = __esm({
               visited.add(childVal);
               stack.push({
                 parent: node3.val,
-                key: k,
+                key: k2,
                 val: childVal,
                 isArray: Array.isArray(childVal),
                 keys: Array.isArray(childVal) ? null : Object.keys(childVal),
@@ -43222,9 +43222,609 @@ var init_worker_result = __esm({
   }
 });
 
+// node_modules/lru-cache/dist/esm/node/index.min.js
+import { tracingChannel as G, channel as P } from "node:diagnostics_channel";
+var S, W, L, R, U, M, k, H, T, j, O, x, I;
+var init_index_min = __esm({
+  "node_modules/lru-cache/dist/esm/node/index.min.js"() {
+    S = P("lru-cache:metrics");
+    W = G("lru-cache");
+    L = typeof performance == "object" && performance && typeof performance.now == "function" ? performance : Date;
+    R = () => S.hasSubscribers || W.hasSubscribers;
+    U = /* @__PURE__ */ new Set();
+    M = typeof process == "object" && process ? process : {};
+    k = (d3, e, t, i) => {
+      typeof M.emitWarning == "function" ? M.emitWarning(d3, e, t, i) : console.error(`[${t}] ${e}: ${d3}`);
+    };
+    H = (d3) => !U.has(d3);
+    T = (d3) => !!d3 && d3 === Math.floor(d3) && d3 > 0 && isFinite(d3);
+    j = (d3) => T(d3) ? d3 <= Math.pow(2, 8) ? Uint8Array : d3 <= Math.pow(2, 16) ? Uint16Array : d3 <= Math.pow(2, 32) ? Uint32Array : d3 <= Number.MAX_SAFE_INTEGER ? O : null : null;
+    O = class extends Array {
+      constructor(e) {
+        super(e), this.fill(0);
+      }
+    };
+    x = class d {
+      heap;
+      length;
+      static #o = false;
+      static create(e) {
+        let t = j(e);
+        if (!t) return [];
+        d.#o = true;
+        let i = new d(e, t);
+        return d.#o = false, i;
+      }
+      constructor(e, t) {
+        if (!d.#o) throw new TypeError("instantiate Stack using Stack.create(n)");
+        this.heap = new t(e), this.length = 0;
+      }
+      push(e) {
+        this.heap[this.length++] = e;
+      }
+      pop() {
+        return this.heap[--this.length];
+      }
+    };
+    I = class d2 {
+      #o;
+      #c;
+      #S;
+      #O;
+      #w;
+      #M;
+      #I;
+      #m;
+      get perf() {
+        return this.#m;
+      }
+      ttl;
+      ttlResolution;
+      ttlAutopurge;
+      updateAgeOnGet;
+      updateAgeOnHas;
+      allowStale;
+      noDisposeOnSet;
+      noUpdateTTL;
+      maxEntrySize;
+      sizeCalculation;
+      noDeleteOnFetchRejection;
+      noDeleteOnStaleGet;
+      allowStaleOnFetchAbort;
+      allowStaleOnFetchRejection;
+      ignoreFetchAbort;
+      backgroundFetchSize;
+      #n;
+      #b;
+      #s;
+      #i;
+      #t;
+      #l;
+      #u;
+      #a;
+      #h;
+      #y;
+      #r;
+      #_;
+      #F;
+      #d;
+      #g;
+      #T;
+      #U;
+      #f;
+      #D;
+      static unsafeExposeInternals(e) {
+        return { starts: e.#F, ttls: e.#d, autopurgeTimers: e.#g, sizes: e.#_, keyMap: e.#s, keyList: e.#i, valList: e.#t, next: e.#l, prev: e.#u, get head() {
+          return e.#a;
+        }, get tail() {
+          return e.#h;
+        }, free: e.#y, isBackgroundFetch: (t) => e.#e(t), backgroundFetch: (t, i, s, n) => e.#P(t, i, s, n), moveToTail: (t) => e.#L(t), indexes: (t) => e.#A(t), rindexes: (t) => e.#z(t), isStale: (t) => e.#p(t) };
+      }
+      get max() {
+        return this.#o;
+      }
+      get maxSize() {
+        return this.#c;
+      }
+      get calculatedSize() {
+        return this.#b;
+      }
+      get size() {
+        return this.#n;
+      }
+      get fetchMethod() {
+        return this.#M;
+      }
+      get memoMethod() {
+        return this.#I;
+      }
+      get dispose() {
+        return this.#S;
+      }
+      get onInsert() {
+        return this.#O;
+      }
+      get disposeAfter() {
+        return this.#w;
+      }
+      constructor(e) {
+        let { max: t = 0, ttl: i, ttlResolution: s = 1, ttlAutopurge: n, updateAgeOnGet: o, updateAgeOnHas: l, allowStale: h, dispose: r, onInsert: c, disposeAfter: m, noDisposeOnSet: _, noUpdateTTL: u, maxSize: g = 0, maxEntrySize: f = 0, sizeCalculation: y, fetchMethod: a, memoMethod: w, noDeleteOnFetchRejection: F, noDeleteOnStaleGet: b, allowStaleOnFetchRejection: p, allowStaleOnFetchAbort: A, ignoreFetchAbort: z2, backgroundFetchSize: C = 1, perf: E } = e;
+        if (this.backgroundFetchSize = C, E !== void 0 && typeof E?.now != "function") throw new TypeError("perf option must have a now() method if specified");
+        if (this.#m = E ?? L, t !== 0 && !T(t)) throw new TypeError("max option must be a nonnegative integer");
+        let v = t ? j(t) : Array;
+        if (!v) throw new Error("invalid max value: " + t);
+        if (this.#o = t, this.#c = g, this.maxEntrySize = f || this.#c, this.sizeCalculation = y, this.sizeCalculation) {
+          if (!this.#c && !this.maxEntrySize) throw new TypeError("cannot set sizeCalculation without setting maxSize or maxEntrySize");
+          if (typeof this.sizeCalculation != "function") throw new TypeError("sizeCalculation set to non-function");
+        }
+        if (w !== void 0 && typeof w != "function") throw new TypeError("memoMethod must be a function if defined");
+        if (this.#I = w, a !== void 0 && typeof a != "function") throw new TypeError("fetchMethod must be a function if specified");
+        if (this.#M = a, this.#U = !!a, this.#s = /* @__PURE__ */ new Map(), this.#i = Array.from({ length: t }).fill(void 0), this.#t = Array.from({ length: t }).fill(void 0), this.#l = new v(t), this.#u = new v(t), this.#a = 0, this.#h = 0, this.#y = x.create(t), this.#n = 0, this.#b = 0, typeof r == "function" && (this.#S = r), typeof c == "function" && (this.#O = c), typeof m == "function" ? (this.#w = m, this.#r = []) : (this.#w = void 0, this.#r = void 0), this.#T = !!this.#S, this.#D = !!this.#O, this.#f = !!this.#w, this.noDisposeOnSet = !!_, this.noUpdateTTL = !!u, this.noDeleteOnFetchRejection = !!F, this.allowStaleOnFetchRejection = !!p, this.allowStaleOnFetchAbort = !!A, this.ignoreFetchAbort = !!z2, this.maxEntrySize !== 0) {
+          if (this.#c !== 0 && !T(this.#c)) throw new TypeError("maxSize must be a positive integer if specified");
+          if (!T(this.maxEntrySize)) throw new TypeError("maxEntrySize must be a positive integer if specified");
+          this.#X();
+        }
+        if (this.allowStale = !!h, this.noDeleteOnStaleGet = !!b, this.updateAgeOnGet = !!o, this.updateAgeOnHas = !!l, this.ttlResolution = T(s) || s === 0 ? s : 1, this.ttlAutopurge = !!n, this.ttl = i || 0, this.ttl) {
+          if (!T(this.ttl)) throw new TypeError("ttl must be a positive integer if specified");
+          this.#k();
+        }
+        if (this.#o === 0 && this.ttl === 0 && this.#c === 0) throw new TypeError("At least one of max, maxSize, or ttl is required");
+        if (!this.ttlAutopurge && !this.#o && !this.#c) {
+          let D = "LRU_CACHE_UNBOUNDED";
+          H(D) && (U.add(D), k("TTL caching without ttlAutopurge, max, or maxSize can result in unbounded memory consumption.", "UnboundedCacheWarning", D, d2));
+        }
+      }
+      getRemainingTTL(e) {
+        return this.#s.has(e) ? 1 / 0 : 0;
+      }
+      #k() {
+        let e = new O(this.#o), t = new O(this.#o);
+        this.#d = e, this.#F = t;
+        let i = this.ttlAutopurge ? Array.from({ length: this.#o }) : void 0;
+        this.#g = i, this.#H = (h, r, c = this.#m.now()) => {
+          t[h] = r !== 0 ? c : 0, e[h] = r, s(h, r);
+        }, this.#R = (h) => {
+          t[h] = e[h] !== 0 ? this.#m.now() : 0, s(h, e[h]);
+        };
+        let s = this.ttlAutopurge ? (h, r) => {
+          if (i?.[h] && (clearTimeout(i[h]), i[h] = void 0), r && r !== 0 && i) {
+            let c = setTimeout(() => {
+              this.#p(h) ? (this.#E(this.#i[h], "expire"), i[h] = void 0) : s(h, l(h));
+            }, r + 1);
+            c.unref && c.unref(), i[h] = c;
+          }
+        } : () => {
+        };
+        this.#v = (h, r) => {
+          if (e[r]) {
+            let c = e[r], m = t[r];
+            if (!c || !m) return;
+            h.ttl = c, h.start = m, h.now = n || o();
+            let _ = h.now - m;
+            h.remainingTTL = c - _;
+          }
+        };
+        let n = 0, o = () => {
+          let h = this.#m.now();
+          if (this.ttlResolution > 0) {
+            n = h;
+            let r = setTimeout(() => n = 0, this.ttlResolution);
+            r.unref && r.unref();
+          }
+          return h;
+        };
+        this.getRemainingTTL = (h) => {
+          let r = this.#s.get(h);
+          return r === void 0 ? 0 : l(r);
+        };
+        let l = (h) => {
+          let r = e[h], c = t[h];
+          if (!r || !c) return 1 / 0;
+          let m = (n || o()) - c;
+          return r - m;
+        };
+        this.#p = (h) => {
+          let r = t[h], c = e[h];
+          return !!c && !!r && (n || o()) - r > c;
+        };
+      }
+      #R = () => {
+      };
+      #v = () => {
+      };
+      #H = () => {
+      };
+      #p = () => false;
+      #X() {
+        let e = new O(this.#o);
+        this.#b = 0, this.#_ = e, this.#x = (t) => {
+          this.#b -= e[t], e[t] = 0;
+        }, this.#N = (t, i, s, n) => {
+          if (!T(s)) {
+            if (this.#e(i)) return this.backgroundFetchSize;
+            if (n) {
+              if (typeof n != "function") throw new TypeError("sizeCalculation must be a function");
+              if (s = n(i, t), !T(s)) throw new TypeError("sizeCalculation return invalid (expect positive integer)");
+            } else throw new TypeError("invalid size value (must be positive integer). When maxSize or maxEntrySize is used, sizeCalculation or size must be set.");
+          }
+          return s;
+        }, this.#j = (t, i, s) => {
+          if (e[t] = i, this.#c) {
+            let n = this.#c - e[t];
+            for (; this.#b > n; ) this.#G(true);
+          }
+          this.#b += e[t], s && (s.entrySize = i, s.totalCalculatedSize = this.#b);
+        };
+      }
+      #x = (e) => {
+      };
+      #j = (e, t, i) => {
+      };
+      #N = (e, t, i, s) => {
+        if (i || s) throw new TypeError("cannot set size without setting maxSize or maxEntrySize on cache");
+        return 0;
+      };
+      *#A({ allowStale: e = this.allowStale } = {}) {
+        if (this.#n) for (let t = this.#h; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#a); ) t = this.#u[t];
+      }
+      *#z({ allowStale: e = this.allowStale } = {}) {
+        if (this.#n) for (let t = this.#a; this.#V(t) && ((e || !this.#p(t)) && (yield t), t !== this.#h); ) t = this.#l[t];
+      }
+      #V(e) {
+        return e !== void 0 && this.#s.get(this.#i[e]) === e;
+      }
+      *entries() {
+        for (let e of this.#A()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+      }
+      *rentries() {
+        for (let e of this.#z()) this.#t[e] !== void 0 && this.#i[e] !== void 0 && !this.#e(this.#t[e]) && (yield [this.#i[e], this.#t[e]]);
+      }
+      *keys() {
+        for (let e of this.#A()) {
+          let t = this.#i[e];
+          t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+        }
+      }
+      *rkeys() {
+        for (let e of this.#z()) {
+          let t = this.#i[e];
+          t !== void 0 && !this.#e(this.#t[e]) && (yield t);
+        }
+      }
+      *values() {
+        for (let e of this.#A()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+      }
+      *rvalues() {
+        for (let e of this.#z()) this.#t[e] !== void 0 && !this.#e(this.#t[e]) && (yield this.#t[e]);
+      }
+      [Symbol.iterator]() {
+        return this.entries();
+      }
+      [Symbol.toStringTag] = "LRUCache";
+      find(e, t = {}) {
+        for (let i of this.#A()) {
+          let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+          if (n !== void 0 && e(n, this.#i[i], this)) return this.#C(this.#i[i], t);
+        }
+      }
+      forEach(e, t = this) {
+        for (let i of this.#A()) {
+          let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+          n !== void 0 && e.call(t, n, this.#i[i], this);
+        }
+      }
+      rforEach(e, t = this) {
+        for (let i of this.#z()) {
+          let s = this.#t[i], n = this.#e(s) ? s.__staleWhileFetching : s;
+          n !== void 0 && e.call(t, n, this.#i[i], this);
+        }
+      }
+      purgeStale() {
+        let e = false;
+        for (let t of this.#z({ allowStale: true })) this.#p(t) && (this.#E(this.#i[t], "expire"), e = true);
+        return e;
+      }
+      info(e) {
+        let t = this.#s.get(e);
+        if (t === void 0) return;
+        let i = this.#t[t], s = this.#e(i) ? i.__staleWhileFetching : i;
+        if (s === void 0) return;
+        let n = { value: s };
+        if (this.#d && this.#F) {
+          let o = this.#d[t], l = this.#F[t];
+          if (o && l) {
+            let h = o - (this.#m.now() - l);
+            n.ttl = h, n.start = Date.now();
+          }
+        }
+        return this.#_ && (n.size = this.#_[t]), n;
+      }
+      dump() {
+        let e = [];
+        for (let t of this.#A({ allowStale: true })) {
+          let i = this.#i[t], s = this.#t[t], n = this.#e(s) ? s.__staleWhileFetching : s;
+          if (n === void 0 || i === void 0) continue;
+          let o = { value: n };
+          if (this.#d && this.#F) {
+            o.ttl = this.#d[t];
+            let l = this.#m.now() - this.#F[t];
+            o.start = Math.floor(Date.now() - l);
+          }
+          this.#_ && (o.size = this.#_[t]), e.unshift([i, o]);
+        }
+        return e;
+      }
+      load(e) {
+        this.clear();
+        for (let [t, i] of e) {
+          if (i.start) {
+            let s = Date.now() - i.start;
+            i.start = this.#m.now() - s;
+          }
+          this.#W(t, i.value, i);
+        }
+      }
+      set(e, t, i = {}) {
+        let { status: s = S.hasSubscribers ? {} : void 0 } = i;
+        i.status = s, s && (s.op = "set", s.key = e, t !== void 0 && (s.value = t), s.cache = this);
+        let n = this.#W(e, t, i);
+        return s && S.hasSubscribers && S.publish(s), n;
+      }
+      #W(e, t, i, s) {
+        let { ttl: n = this.ttl, start: o, noDisposeOnSet: l = this.noDisposeOnSet, sizeCalculation: h = this.sizeCalculation, status: r } = i, c = this.#e(t);
+        if (t === void 0) return r && (r.set = "deleted"), this.delete(e), this;
+        let { noUpdateTTL: m = this.noUpdateTTL } = i;
+        r && !c && (r.value = t);
+        let _ = this.#N(e, t, i.size || 0, h, r);
+        if (this.maxEntrySize && _ > this.maxEntrySize) return this.#E(e, "set"), r && (r.set = "miss", r.maxEntrySizeExceeded = true), this;
+        let u = this.#n === 0 ? void 0 : this.#s.get(e);
+        if (u === void 0) u = this.#n === 0 ? this.#h : this.#y.length !== 0 ? this.#y.pop() : this.#n === this.#o ? this.#G(false) : this.#n, this.#i[u] = e, this.#t[u] = t, this.#s.set(e, u), this.#l[this.#h] = u, this.#u[u] = this.#h, this.#h = u, this.#n++, this.#j(u, _, r), r && (r.set = "add"), m = false, this.#D && !c && this.#O?.(t, e, "add");
+        else {
+          this.#L(u);
+          let g = this.#t[u];
+          if (t !== g) {
+            if (!l) if (this.#e(g)) {
+              g !== s && g.__abortController.abort(new Error("replaced"));
+              let { __staleWhileFetching: f } = g;
+              f !== void 0 && f !== t && (this.#T && this.#S?.(f, e, "set"), this.#f && this.#r?.push([f, e, "set"]));
+            } else this.#T && this.#S?.(g, e, "set"), this.#f && this.#r?.push([g, e, "set"]);
+            if (this.#x(u), this.#j(u, _, r), this.#t[u] = t, !c) {
+              let f = g && this.#e(g) ? g.__staleWhileFetching : g, y = f === void 0 ? "add" : t !== f ? "replace" : "update";
+              r && (r.set = y, f !== void 0 && (r.oldValue = f)), this.#D && this.onInsert?.(t, e, y);
+            }
+          } else c || (r && (r.set = "update"), this.#D && this.onInsert?.(t, e, "update"));
+        }
+        if (n !== 0 && !this.#d && this.#k(), this.#d && (m || this.#H(u, n, o), r && this.#v(r, u)), !l && this.#f && this.#r) {
+          let g = this.#r, f;
+          for (; f = g?.shift(); ) this.#w?.(...f);
+        }
+        return this;
+      }
+      pop() {
+        try {
+          for (; this.#n; ) {
+            let e = this.#t[this.#a];
+            if (this.#G(true), this.#e(e)) {
+              if (e.__staleWhileFetching) return e.__staleWhileFetching;
+            } else if (e !== void 0) return e;
+          }
+        } finally {
+          if (this.#f && this.#r) {
+            let e = this.#r, t;
+            for (; t = e?.shift(); ) this.#w?.(...t);
+          }
+        }
+      }
+      #G(e) {
+        let t = this.#a, i = this.#i[t], s = this.#t[t], n = this.#e(s);
+        n && s.__abortController.abort(new Error("evicted"));
+        let o = n ? s.__staleWhileFetching : s;
+        return (this.#T || this.#f) && o !== void 0 && (this.#T && this.#S?.(o, i, "evict"), this.#f && this.#r?.push([o, i, "evict"])), this.#x(t), this.#g?.[t] && (clearTimeout(this.#g[t]), this.#g[t] = void 0), e && (this.#i[t] = void 0, this.#t[t] = void 0, this.#y.push(t)), this.#n === 1 ? (this.#a = this.#h = 0, this.#y.length = 0) : this.#a = this.#l[t], this.#s.delete(i), this.#n--, t;
+      }
+      has(e, t = {}) {
+        let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+        t.status = i, i && (i.op = "has", i.key = e, i.cache = this);
+        let s = this.#Y(e, t);
+        return S.hasSubscribers && S.publish(i), s;
+      }
+      #Y(e, t = {}) {
+        let { updateAgeOnHas: i = this.updateAgeOnHas, status: s } = t, n = this.#s.get(e);
+        if (n !== void 0) {
+          let o = this.#t[n];
+          if (this.#e(o) && o.__staleWhileFetching === void 0) return false;
+          if (this.#p(n)) s && (s.has = "stale", this.#v(s, n));
+          else return i && this.#R(n), s && (s.has = "hit", this.#v(s, n)), true;
+        } else s && (s.has = "miss");
+        return false;
+      }
+      peek(e, t = {}) {
+        let { status: i = R() ? {} : void 0 } = t;
+        i && (i.op = "peek", i.key = e, i.cache = this), t.status = i;
+        let s = this.#J(e, t);
+        return S.hasSubscribers && S.publish(i), s;
+      }
+      #J(e, t) {
+        let { status: i, allowStale: s = this.allowStale } = t, n = this.#s.get(e);
+        if (n === void 0 || !s && this.#p(n)) {
+          i && (i.peek = n === void 0 ? "miss" : "stale");
+          return;
+        }
+        let o = this.#t[n], l = this.#e(o) ? o.__staleWhileFetching : o;
+        return i && (l !== void 0 ? (i.peek = "hit", i.value = l) : i.peek = "miss"), l;
+      }
+      #P(e, t, i, s) {
+        let n = t === void 0 ? void 0 : this.#t[t];
+        if (this.#e(n)) return n;
+        let o = new AbortController(), { signal: l } = i;
+        l?.addEventListener("abort", () => o.abort(l.reason), { signal: o.signal });
+        let h = { signal: o.signal, options: i, context: s }, r = (f, y = false) => {
+          let { aborted: a } = o.signal, w = i.ignoreFetchAbort && f !== void 0, F = i.ignoreFetchAbort || !!(i.allowStaleOnFetchAbort && f !== void 0);
+          if (i.status && (a && !y ? (i.status.fetchAborted = true, i.status.fetchError = o.signal.reason, w && (i.status.fetchAbortIgnored = true)) : i.status.fetchResolved = true), a && !w && !y) return m(o.signal.reason, F);
+          let b = u, p = this.#t[t];
+          return (p === u || p === void 0 && w && y) && (f === void 0 ? b.__staleWhileFetching !== void 0 ? this.#t[t] = b.__staleWhileFetching : this.#E(e, "fetch") : (i.status && (i.status.fetchUpdated = true), this.#W(e, f, h.options, b))), f;
+        }, c = (f) => (i.status && (i.status.fetchRejected = true, i.status.fetchError = f), m(f, false)), m = (f, y) => {
+          let { aborted: a } = o.signal, w = a && i.allowStaleOnFetchAbort, F = w || i.allowStaleOnFetchRejection, b = F || i.noDeleteOnFetchRejection, p = u;
+          if (this.#t[t] === u && (!b || !y && p.__staleWhileFetching === void 0 ? this.#E(e, "fetch") : w || (this.#t[t] = p.__staleWhileFetching)), F) return i.status && p.__staleWhileFetching !== void 0 && (i.status.returnedStale = true), p.__staleWhileFetching;
+          if (p.__returned === p) throw f;
+        }, _ = (f, y) => {
+          let a = this.#M?.(e, n, h);
+          o.signal.addEventListener("abort", () => {
+            (!i.ignoreFetchAbort || i.allowStaleOnFetchAbort) && (f(void 0), i.allowStaleOnFetchAbort && (f = (w) => r(w, true)));
+          }), a && a instanceof Promise ? a.then((w) => f(w === void 0 ? void 0 : w), y) : a !== void 0 && f(a);
+        };
+        i.status && (i.status.fetchDispatched = true);
+        let u = new Promise(_).then(r, c), g = Object.assign(u, { __abortController: o, __staleWhileFetching: n, __returned: void 0 });
+        return t === void 0 ? (this.#W(e, g, { ...h.options, status: void 0 }), t = this.#s.get(e)) : this.#t[t] = g, g;
+      }
+      #e(e) {
+        if (!this.#U) return false;
+        let t = e;
+        return !!t && t instanceof Promise && t.hasOwnProperty("__staleWhileFetching") && t.__abortController instanceof AbortController;
+      }
+      fetch(e, t = {}) {
+        let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+        t.status = s, s && t.context && (s.context = t.context);
+        let n = this.#B(e, t);
+        return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+        })), n;
+      }
+      async #B(e, t = {}) {
+        let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, ttl: o = this.ttl, noDisposeOnSet: l = this.noDisposeOnSet, size: h = 0, sizeCalculation: r = this.sizeCalculation, noUpdateTTL: c = this.noUpdateTTL, noDeleteOnFetchRejection: m = this.noDeleteOnFetchRejection, allowStaleOnFetchRejection: _ = this.allowStaleOnFetchRejection, ignoreFetchAbort: u = this.ignoreFetchAbort, allowStaleOnFetchAbort: g = this.allowStaleOnFetchAbort, context: f, forceRefresh: y = false, status: a, signal: w } = t;
+        if (a && (a.op = "fetch", a.key = e, y && (a.forceRefresh = true), a.cache = this), !this.#U) return a && (a.fetch = "get"), this.#C(e, { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, status: a });
+        let F = { allowStale: i, updateAgeOnGet: s, noDeleteOnStaleGet: n, ttl: o, noDisposeOnSet: l, size: h, sizeCalculation: r, noUpdateTTL: c, noDeleteOnFetchRejection: m, allowStaleOnFetchRejection: _, allowStaleOnFetchAbort: g, ignoreFetchAbort: u, status: a, signal: w }, b = this.#s.get(e);
+        if (b === void 0) {
+          a && (a.fetch = "miss");
+          let p = this.#P(e, b, F, f);
+          return p.__returned = p;
+        } else {
+          let p = this.#t[b];
+          if (this.#e(p)) {
+            let v = i && p.__staleWhileFetching !== void 0;
+            return a && (a.fetch = "inflight", v && (a.returnedStale = true)), v ? p.__staleWhileFetching : p.__returned = p;
+          }
+          let A = this.#p(b);
+          if (!y && !A) return a && (a.fetch = "hit"), this.#L(b), s && this.#R(b), a && this.#v(a, b), p;
+          let z2 = this.#P(e, b, F, f), E = z2.__staleWhileFetching !== void 0 && i;
+          return a && (a.fetch = A ? "stale" : "refresh", E && A && (a.returnedStale = true)), E ? z2.__staleWhileFetching : z2.__returned = z2;
+        }
+      }
+      forceFetch(e, t = {}) {
+        let i = W.hasSubscribers, { status: s = R() ? {} : void 0 } = t;
+        t.status = s, s && t.context && (s.context = t.context);
+        let n = this.#K(e, t);
+        return s && i && (s.trace = true, W.tracePromise(() => n, s).catch(() => {
+        })), n;
+      }
+      async #K(e, t = {}) {
+        let i = await this.#B(e, t);
+        if (i === void 0) throw new Error("fetch() returned undefined");
+        return i;
+      }
+      memo(e, t = {}) {
+        let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+        t.status = i, i && (i.op = "memo", i.key = e, t.context && (i.context = t.context), i.cache = this);
+        let s = this.#Q(e, t);
+        return i && (i.value = s), S.hasSubscribers && S.publish(i), s;
+      }
+      #Q(e, t = {}) {
+        let i = this.#I;
+        if (!i) throw new Error("no memoMethod provided to constructor");
+        let { context: s, status: n, forceRefresh: o, ...l } = t;
+        n && o && (n.forceRefresh = true);
+        let h = this.#C(e, l), r = o || h === void 0;
+        if (n && (n.memo = r ? "miss" : "hit", r || (n.value = h)), !r) return h;
+        let c = i(e, h, { options: l, context: s });
+        return n && (n.value = c), this.#W(e, c, l), c;
+      }
+      get(e, t = {}) {
+        let { status: i = S.hasSubscribers ? {} : void 0 } = t;
+        t.status = i, i && (i.op = "get", i.key = e, i.cache = this);
+        let s = this.#C(e, t);
+        return i && (s !== void 0 && (i.value = s), S.hasSubscribers && S.publish(i)), s;
+      }
+      #C(e, t = {}) {
+        let { allowStale: i = this.allowStale, updateAgeOnGet: s = this.updateAgeOnGet, noDeleteOnStaleGet: n = this.noDeleteOnStaleGet, status: o } = t, l = this.#s.get(e);
+        if (l === void 0) {
+          o && (o.get = "miss");
+          return;
+        }
+        let h = this.#t[l], r = this.#e(h);
+        return o && this.#v(o, l), this.#p(l) ? r ? (o && (o.get = "stale-fetching"), i && h.__staleWhileFetching !== void 0 ? (o && (o.returnedStale = true), h.__staleWhileFetching) : void 0) : (n || this.#E(e, "expire"), o && (o.get = "stale"), i ? (o && (o.returnedStale = true), h) : void 0) : (o && (o.get = r ? "fetching" : "hit"), this.#L(l), s && this.#R(l), r ? h.__staleWhileFetching : h);
+      }
+      #$(e, t) {
+        this.#u[t] = e, this.#l[e] = t;
+      }
+      #L(e) {
+        e !== this.#h && (e === this.#a ? this.#a = this.#l[e] : this.#$(this.#u[e], this.#l[e]), this.#$(this.#h, e), this.#h = e);
+      }
+      delete(e) {
+        return this.#E(e, "delete");
+      }
+      #E(e, t) {
+        S.hasSubscribers && S.publish({ op: "delete", delete: t, key: e, cache: this });
+        let i = false;
+        if (this.#n !== 0) {
+          let s = this.#s.get(e);
+          if (s !== void 0) if (this.#g?.[s] && (clearTimeout(this.#g[s]), this.#g[s] = void 0), i = true, this.#n === 1) this.#q(t);
+          else {
+            this.#x(s);
+            let n = this.#t[s];
+            if (this.#e(n) ? n.__abortController.abort(new Error("deleted")) : (this.#T || this.#f) && (this.#T && this.#S?.(n, e, t), this.#f && this.#r?.push([n, e, t])), this.#s.delete(e), this.#i[s] = void 0, this.#t[s] = void 0, s === this.#h) this.#h = this.#u[s];
+            else if (s === this.#a) this.#a = this.#l[s];
+            else {
+              let o = this.#u[s];
+              this.#l[o] = this.#l[s];
+              let l = this.#l[s];
+              this.#u[l] = this.#u[s];
+            }
+            this.#n--, this.#y.push(s);
+          }
+        }
+        if (this.#f && this.#r?.length) {
+          let s = this.#r, n;
+          for (; n = s?.shift(); ) this.#w?.(...n);
+        }
+        return i;
+      }
+      clear() {
+        return this.#q("delete");
+      }
+      #q(e) {
+        for (let t of this.#z({ allowStale: true })) {
+          let i = this.#t[t];
+          if (this.#e(i)) i.__abortController.abort(new Error("deleted"));
+          else {
+            let s = this.#i[t];
+            this.#T && this.#S?.(i, s, e), this.#f && this.#r?.push([i, s, e]);
+          }
+        }
+        if (this.#s.clear(), this.#t.fill(void 0), this.#i.fill(void 0), this.#d && this.#F) {
+          this.#d.fill(0), this.#F.fill(0);
+          for (let t of this.#g ?? []) t !== void 0 && clearTimeout(t);
+          this.#g?.fill(void 0);
+        }
+        if (this.#_ && this.#_.fill(0), this.#a = 0, this.#h = 0, this.#y.length = 0, this.#b = 0, this.#n = 0, this.#f && this.#r) {
+          let t = this.#r, i;
+          for (; i = t?.shift(); ) this.#w?.(...i);
+        }
+      }
+    };
+  }
+});
+
 // src/github/transport/conditional-reads.ts
+function sizeOf(response) {
+  return Math.max(1, JSON.stringify(response.data ?? null).length + JSON.stringify(response.headers).length);
+}
+function lruOf(bounds2) {
+  return new I({
+    max: bounds2.entries,
+    maxSize: bounds2.bytes,
+    sizeCalculation: sizeOf
+  });
+}
 function requestKey(options) {
-  const params = Object.keys(options).filter((k) => !NOT_PART_OF_KEY.has(k)).sort().map((k) => [k, options[k]]);
+  const params = Object.keys(options).filter((k2) => !NOT_PART_OF_KEY.has(k2)).sort().map((k2) => [k2, options[k2]]);
   const headers = options.headers ?? {};
   const media = options.mediaType ?? null;
   return JSON.stringify([
@@ -43273,36 +43873,34 @@ function sendReadsConditionally(client, cache = shared) {
     }
   });
 }
-var CONDITIONAL_CACHE_ENTRIES, ConditionalReadCache, shared, NOT_PART_OF_KEY, installed;
+var DEFAULT_READ_CACHE_BOUNDS, ConditionalReadCache, shared, NOT_PART_OF_KEY, installed;
 var init_conditional_reads = __esm({
   "src/github/transport/conditional-reads.ts"() {
     "use strict";
-    CONDITIONAL_CACHE_ENTRIES = 500;
+    init_index_min();
+    DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
+      entries: 4e3,
+      bytes: 64 * 1024 * 1024
+    });
     ConditionalReadCache = class {
-      constructor(capacity = CONDITIONAL_CACHE_ENTRIES) {
-        this.capacity = capacity;
-      }
-      capacity;
-      entries = /* @__PURE__ */ new Map();
+      entries;
       /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
       notModified = 0;
       fetched = 0;
+      constructor(bounds2 = DEFAULT_READ_CACHE_BOUNDS) {
+        this.entries = lruOf(bounds2);
+      }
+      /** Changes the bounds, keeping the most recently used answers that fit. */
+      bound(bounds2) {
+        const previous3 = this.entries;
+        this.entries = lruOf(bounds2);
+        for (const key of previous3.rkeys()) this.entries.set(key, previous3.peek(key));
+      }
       get(key) {
-        const hit = this.entries.get(key);
-        if (hit) {
-          this.entries.delete(key);
-          this.entries.set(key, hit);
-        }
-        return hit;
+        return this.entries.get(key);
       }
       set(key, response) {
-        this.entries.delete(key);
         this.entries.set(key, response);
-        while (this.entries.size > this.capacity) {
-          const oldest = this.entries.keys().next().value;
-          if (oldest === void 0) break;
-          this.entries.delete(oldest);
-        }
       }
       delete(key) {
         this.entries.delete(key);
@@ -43314,6 +43912,10 @@ var init_conditional_reads = __esm({
       }
       get size() {
         return this.entries.size;
+      }
+      /** The approximate bytes held (see `sizeOf`). */
+      get bytes() {
+        return this.entries.calculatedSize;
       }
     };
     shared = new ConditionalReadCache();
@@ -44634,7 +45236,7 @@ function bwrapArgs(options) {
     for (const file2 of byDepth(network.readOnlyPaths)) mount("--ro-bind", file2, file2);
     mount("--bind", network.socketDir, network.socketDir);
   }
-  for (const dir of byDepth(view.hidden).filter((d) => existsSync2(d)))
+  for (const dir of byDepth(view.hidden).filter((d3) => existsSync2(d3)))
     args.push("--perms", "0700", "--tmpfs", dir);
   args.push(
     "--",
@@ -46194,7 +46796,7 @@ var init_private_git = __esm({
         const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
         const keys = [
           ...new Set(
-            listed.stdout.split("\n").map((k) => k.trim()).filter(Boolean)
+            listed.stdout.split("\n").map((k2) => k2.trim()).filter(Boolean)
           )
         ];
         for (const key of keys) {
@@ -46772,21 +47374,21 @@ function scanAttributeTokens(attrStr) {
     while (i < len && !isWhiteSpace(attrStr[i]) && attrStr[i] !== "=") i++;
     const name = attrStr.slice(nameStart, i);
     let equalsGroup;
-    let j = i;
-    while (j < len && isWhiteSpace(attrStr[j])) j++;
-    if (j < len && attrStr[j] === "=") {
-      equalsGroup = attrStr.slice(i, j + 1);
-      i = j + 1;
+    let j2 = i;
+    while (j2 < len && isWhiteSpace(attrStr[j2])) j2++;
+    if (j2 < len && attrStr[j2] === "=") {
+      equalsGroup = attrStr.slice(i, j2 + 1);
+      i = j2 + 1;
     }
     let quoteChar;
     let value;
-    let k = i;
-    while (k < len && isWhiteSpace(attrStr[k])) k++;
-    if (k < len && (attrStr[k] === '"' || attrStr[k] === "'")) {
-      const valueStart = k + 1;
-      const closeIdx = attrStr.indexOf(attrStr[k], valueStart);
+    let k2 = i;
+    while (k2 < len && isWhiteSpace(attrStr[k2])) k2++;
+    if (k2 < len && (attrStr[k2] === '"' || attrStr[k2] === "'")) {
+      const valueStart = k2 + 1;
+      const closeIdx = attrStr.indexOf(attrStr[k2], valueStart);
       if (closeIdx !== -1) {
-        quoteChar = attrStr[k];
+        quoteChar = attrStr[k2];
         value = attrStr.slice(valueStart, closeIdx);
         i = closeIdx + 1;
       }
@@ -47220,13 +47822,13 @@ var init_EntityDecoder = __esm({
             i++;
             continue;
           }
-          let j = i + 1;
-          while (j < len && str.charCodeAt(j) !== 59 && j - i <= 32) j++;
-          if (j >= len || str.charCodeAt(j) !== 59) {
+          let j2 = i + 1;
+          while (j2 < len && str.charCodeAt(j2) !== 59 && j2 - i <= 32) j2++;
+          if (j2 >= len || str.charCodeAt(j2) !== 59) {
             i++;
             continue;
           }
-          const token = str.slice(i + 1, j);
+          const token = str.slice(i + 1, j2);
           if (token.length === 0) {
             i++;
             continue;
@@ -47260,7 +47862,7 @@ var init_EntityDecoder = __esm({
           }
           if (i > last) chunks.push(str.slice(last, i));
           chunks.push(replacement);
-          last = j + 1;
+          last = j2 + 1;
           i = last;
           if (checkLimits && this._tierCounts(tier)) {
             if (limitExpansions) {
@@ -47634,8 +48236,8 @@ var init_src2 = __esm({
 
 // node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 function hasSeq(data, seq, i) {
-  for (let j = 0; j < seq.length; j++) {
-    if (seq[j] !== data[i + j + 1]) return false;
+  for (let j2 = 0; j2 < seq.length; j2++) {
+    if (seq[j2] !== data[i + j2 + 1]) return false;
   }
   return true;
 }
@@ -48072,12 +48674,12 @@ var init_digitTable = __esm({
     TABLE_SIZE = LOW_MAX - LOW_MIN + 1;
     TABLE = new Uint8Array(TABLE_SIZE).fill(NOT_DIGIT);
     for (const zero of SCRIPT_ZEROS) {
-      for (let d = 0; d < 10; d++) {
-        const cp2 = zero + d;
+      for (let d3 = 0; d3 < 10; d3++) {
+        const cp2 = zero + d3;
         if (cp2 <= LOW_MAX) {
-          TABLE[cp2 - TABLE_OFFSET] = d;
+          TABLE[cp2 - TABLE_OFFSET] = d3;
         } else {
-          HIGH_MAP.set(cp2, d);
+          HIGH_MAP.set(cp2, d3);
         }
       }
     }
@@ -48136,9 +48738,9 @@ function anynum(str) {
         const low = str.charCodeAt(i + 1);
         if (low >= 56320 && low <= 57343) {
           const cp2 = 65536 + (cc - 55296 << 10) + (low - 56320);
-          const d2 = HIGH_MAP.get(cp2);
-          if (d2 !== void 0) {
-            chars.push(String.fromCharCode(d2 + 48));
+          const d4 = HIGH_MAP.get(cp2);
+          if (d4 !== void 0) {
+            chars.push(String.fromCharCode(d4 + 48));
             i++;
             continue;
           }
@@ -48151,8 +48753,8 @@ function anynum(str) {
       chars.push("-");
       continue;
     }
-    const d = TABLE[cc - TABLE_OFFSET];
-    chars.push(d !== NOT_DIGIT ? String.fromCharCode(d + 48) : str[i]);
+    const d3 = TABLE[cc - TABLE_OFFSET];
+    chars.push(d3 !== NOT_DIGIT ? String.fromCharCode(d3 + 48) : str[i]);
   }
   return chars.join("");
 }
@@ -51464,13 +52066,13 @@ async function unreachableToolchainDirs(dirs, user, cwd) {
     'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
     "i=$((i+1)); done"
   ].join(" ");
-  const words = dirs.flatMap((d) => [d.written ? "1" : "0", d.dir]);
+  const words = dirs.flatMap((d3) => [d3.written ? "1" : "0", d3.dir]);
   const indices = await indicesPrintedAsAgent(user, script, words, cwd);
-  return indices.map((i) => dirs[i]).filter((d) => d !== void 0);
+  return indices.map((i) => dirs[i]).filter((d3) => d3 !== void 0);
 }
 function unreachableToolchainText(dirs, userName) {
   const named = dirs.map(
-    (d) => `${d.source === "PATH" ? "PATH entry " : `${d.source}=`}${d.dir}${d.written ? " (needs write)" : ""}`
+    (d3) => `${d3.source === "PATH" ? "PATH entry " : `${d3.source}=`}${d3.dir}${d3.written ? " (needs write)" : ""}`
   ).join(", ");
   return `the agent's user ${userName ?? ""} cannot use these toolchain directories, so neither the agent nor the quality commands can: ${named}. Install the toolchain where every user can read it (setup actions use the tool cache, $RUNNER_TOOL_CACHE), or see "Toolchains" in docs/WORKER.md.`;
 }
@@ -52430,18 +53032,18 @@ function errorBlocks(lines) {
     let block = line;
     let depth = bracketBalance(line);
     const indent2 = indentOf(line);
-    let j = i + 1;
-    while (j < lines.length && j - i < BLOCK_MAX_LINES && block.length < BLOCK_MAX_CHARS) {
-      const next = lines[j];
+    let j2 = i + 1;
+    while (j2 < lines.length && j2 - i < BLOCK_MAX_LINES && block.length < BLOCK_MAX_CHARS) {
+      const next = lines[j2];
       const continues = depth > 0 || next.trim() !== "" && indentOf(next) > indent2;
       if (!continues) break;
       block += `
 ${next}`;
       depth += bracketBalance(next);
-      j++;
+      j2++;
     }
     blocks.push(block);
-    i = j;
+    i = j2;
   }
   return blocks;
 }
@@ -52964,9 +53566,9 @@ function forcedRemovals(text4) {
       let recursive2 = false;
       let force = false;
       const targets = [];
-      let j = i + 1;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "--") continue;
         if (word === "--recursive") recursive2 = true;
         else if (word === "--force") force = true;
@@ -52976,8 +53578,8 @@ function forcedRemovals(text4) {
         } else if (word.startsWith("--")) continue;
         else targets.push(word.replace(/^["']|["']$/g, ""));
       }
-      if (recursive2 && force) found.push({ match: words.slice(i, j).join(" "), targets });
-      i = j;
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
     }
   }
   return found;
@@ -52999,22 +53601,22 @@ function forcedPush(text4) {
     const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
     for (let i = 0; i < words.length; i++) {
       if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j = i + 1;
+      let j2 = i + 1;
       let valueMayFollow = false;
-      for (; j < words.length; j++) {
-        const word = words[j];
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
         if (word === "push") break;
         if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j - 1])) valueMayFollow = false;
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
         else break;
       }
-      if (words[j] !== "push") {
-        i = j - 1;
+      if (words[j2] !== "push") {
+        i = j2 - 1;
         continue;
       }
-      for (let k = j + 1; k < words.length; k++) {
-        if (FORCE_FLAG.test(words[k]) || FORCE_REFSPEC.test(words[k]))
-          return words.slice(i, k + 1).join(" ");
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
       }
       break;
     }
@@ -60705,11 +61307,11 @@ function compiler(options) {
     };
   }
 }
-function point2(d) {
+function point2(d3) {
   return {
-    line: d.line,
-    column: d.column,
-    offset: d.offset
+    line: d3.line,
+    column: d3.column,
+    offset: d3.offset
   };
 }
 function configure(combined, extensions) {
@@ -60947,8 +61549,8 @@ var init_unist_util_is = __esm({
 });
 
 // node_modules/unist-util-visit-parents/lib/color.node.js
-function color(d) {
-  return "\x1B[33m" + d + "\x1B[39m";
+function color(d3) {
+  return "\x1B[33m" + d3 + "\x1B[39m";
 }
 var init_color_node = __esm({
   "node_modules/unist-util-visit-parents/lib/color.node.js"() {
@@ -61543,8 +62145,8 @@ function enterTable(token) {
   this.enter(
     {
       type: "table",
-      align: align.map(function(d) {
-        return d === "none" ? null : d;
+      align: align.map(function(d3) {
+        return d3 === "none" ? null : d3;
       }),
       children: [],
       position: void 0
@@ -63380,10 +63982,10 @@ function splitInlineCode(text4) {
     while (blank < blanks.length && blanks[blank] < opener.index) blank++;
     const limit = blank < blanks.length ? blanks[blank] : text4.length;
     const sameLength = byLength.get(opener.length);
-    let k = consumed.get(opener.length) ?? 0;
-    while (k < sameLength.length && sameLength[k] <= n) k++;
-    consumed.set(opener.length, k);
-    const closer = k < sameLength.length ? runs[sameLength[k]] : void 0;
+    let k2 = consumed.get(opener.length) ?? 0;
+    while (k2 < sameLength.length && sameLength[k2] <= n) k2++;
+    consumed.set(opener.length, k2);
+    const closer = k2 < sameLength.length ? runs[sameLength[k2]] : void 0;
     if (!closer || closer.index >= limit) continue;
     if (opener.index > cursor) pieces.push({ text: text4.slice(cursor, opener.index), code: false });
     const end = closer.index + closer.length;
@@ -64157,7 +64759,7 @@ function renderProgressComment(view) {
   if (result.refusedHosts?.length)
     rows.push(["Refused hosts", cellText(refusedHostsText(result.refusedHosts), 600)]);
   if (result.networkAccess) rows.push(["Network", cellText(result.networkAccess, 300)]);
-  const table2 = ["| | |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+  const table2 = ["| | |", "|---|---|", ...rows.map(([k2, v]) => `| ${k2} | ${v} |`)].join("\n");
   const warnings = (view.warnings ?? []).slice(-5).map((w) => `> \u26A0\uFE0F ${cellText(w, 300)}`);
   return [
     title,
@@ -64197,7 +64799,7 @@ function renderPullBody(view) {
     "",
     "| | |",
     "|---|---|",
-    ...rows.map(([k, v]) => `| ${k} | ${v} |`)
+    ...rows.map(([k2, v]) => `| ${k2} | ${v} |`)
   ];
   if (view.summary?.trim()) {
     parts.push("", "<details><summary>The agent's final message</summary>", "", "```text");

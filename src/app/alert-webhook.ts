@@ -16,6 +16,7 @@
  */
 import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { LRUCache } from "lru-cache";
 import {
   type BulkheadPolicy,
   BulkheadRejectedError,
@@ -81,8 +82,11 @@ export class AlertWebhook {
   private readonly maxAttempts: number;
   private readonly stopper = new AbortController();
   private readonly pending = new Set<Promise<void>>();
-  /** Keys delivered or queued (`owner/name#key`), newest last, bounded: one delivery per alert per process. */
-  private readonly seen = new Set<string>();
+  /**
+   * Keys delivered or queued (`owner/name#key`), the 2,000 newest (`has` does not refresh one): one delivery
+   * per alert per process.
+   */
+  private readonly seen = new LRUCache<string, true>({ max: 2_000 });
 
   constructor(options: AlertWebhookOptions) {
     this.env = options.env ?? process.env;
@@ -146,8 +150,7 @@ export class AlertWebhook {
   }
 
   private remember(id: string): void {
-    this.seen.add(id);
-    if (this.seen.size > 2_000) this.seen.delete(this.seen.values().next().value as string);
+    this.seen.set(id, true);
   }
 
   private async deliver(url: string, secret: string, body: string, alert: Alert): Promise<void> {

@@ -8,10 +8,10 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
-import { keepGraphsBetweenBuilds } from "../core/tasks/graph.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
+import { applyMemoryBounds, type MemoryBounds } from "./memory-bounds.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
 
@@ -47,6 +47,8 @@ export interface ControllerServerOptions {
   alertEnv?: Record<string, string | undefined>;
   /** How ticks choose repositories (src/core/scheduling/tick-choice.ts); unset fields keep their defaults. */
   tickPolicy?: Partial<TickPolicy>;
+  /** How much the process keeps between reconciles (memory-bounds.ts; default DEFAULT_MEMORY_BOUNDS). */
+  memoryBounds?: Partial<MemoryBounds>;
 }
 
 export interface ControllerServer {
@@ -71,8 +73,9 @@ function isWebhookPath(url: string | undefined): boolean {
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
-  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/tasks/graph.ts).
-  keepGraphsBetweenBuilds(true);
+  // A long-lived controller: each repository's task graph is kept for its next reconcile (src/core/tasks/graph.ts),
+  // with the process-wide caches, within the bounds.
+  applyMemoryBounds(options.memoryBounds);
   const retry = options.retry ?? true;
   const throttle = options.throttle ?? true;
   // The function form: the object form of defaults() is overridden by Probot's own (probot/probot#2039).

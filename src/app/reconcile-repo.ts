@@ -36,7 +36,8 @@ import {
 } from "../github/transport/octokit-surface.js";
 import { type RequestCounts, totalOf } from "../github/transport/counter.js";
 import type { EffectOutcome } from "../github/execution/executor.js";
-import { type ExecuteReport, Gateway, memoryFor } from "../github/gateway.js";
+import { type ExecuteReport, Gateway } from "../github/gateway.js";
+import { memoryFor } from "../github/repo-memories.js";
 import { relevantLogins } from "../github/permissions.js";
 import { type SnapshotSettings, snapshotSettings } from "../github/snapshot/snapshot.js";
 import type { SnapshotFacts } from "../github/snapshot/snapshot-context.js";

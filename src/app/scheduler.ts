@@ -3,10 +3,13 @@
  * coalesced into ONE follow-up run (reconcile is level-triggered: the follow-up sees everything they saw), so
  * a burst of webhooks — many caused by Autopilot's own writes — costs two reconciles, not one per event.
  * Two controllers in different processes are kept apart by the tracking issue's revision check instead.
+ * Every map here holds a repository only while a run of it is running or waiting, so an App serving a whole
+ * organization keeps nothing (no task, and no client a task holds) for the repositories it is not reconciling.
  */
 export class RepoScheduler {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Map<string, Promise<void>>();
+  /** The task a waiting run will run (the latest requested); taken when the run starts. */
   private readonly tasks = new Map<string, () => Promise<void>>();
   private closed = false;
 
@@ -39,6 +42,11 @@ export class RepoScheduler {
     return next;
   }
 
+  /** Repositories with a run running or waiting. */
+  get busy(): number {
+    return new Set([...this.running.keys(), ...this.again.keys(), ...this.tasks.keys()]).size;
+  }
+
   /** Resolves when nothing is running or waiting. */
   async idle(): Promise<void> {
     while (this.running.size > 0 || this.again.size > 0) {
@@ -48,6 +56,7 @@ export class RepoScheduler {
 
   private start(key: string): Promise<void> {
     const task = this.tasks.get(key)!;
+    this.tasks.delete(key);
     const run: Promise<void> = Promise.resolve()
       .then(task)
       .catch(() => {

@@ -4,14 +4,17 @@
  * APP_ID, PRIVATE_KEY (PEM, or base64 of it) or PRIVATE_KEY_PATH, WEBHOOK_SECRET; optional PORT (3000),
  * HOST (127.0.0.1; 0.0.0.0 to accept deliveries from outside), GITHUB_API_URL (https://api.github.com),
  * AUTOPILOT_TICK_SECONDS (300; 0 turns the periodic reconcile off), AUTOPILOT_DRY_RUN (true: no writes),
- * LOG_LEVEL (Probot's own log level, default warn), and how ticks choose repositories
+ * LOG_LEVEL (Probot's own log level, default warn); how ticks choose repositories
  * (src/core/scheduling/tick-choice.ts): AUTOPILOT_IDLE_SWEEP_HOURS (6), AUTOPILOT_TICK_IDLE_REPOS (50),
- * AUTOPILOT_TICK_NEW_REPOS (50), AUTOPILOT_RATE_RESERVE_PERCENT (20).
+ * AUTOPILOT_TICK_NEW_REPOS (50), AUTOPILOT_RATE_RESERVE_PERCENT (20);
+ * and the memory bounds AUTOPILOT_KEPT_REPOSITORIES,
+ * AUTOPILOT_KEPT_GRAPHS, AUTOPILOT_READ_CACHE_ENTRIES and AUTOPILOT_READ_CACHE_MB (memory-bounds.ts).
  */
 import { readFile } from "node:fs/promises";
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { type ControllerServer, type ControllerServerOptions, startControllerServer } from "./http-server.js";
+import { memoryBoundsFromEnv } from "./memory-bounds.js";
 
 interface ServeOptions {
   env?: NodeJS.ProcessEnv;
@@ -43,6 +46,7 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
   const privateKey = env.PRIVATE_KEY
     ? decodeKey(env.PRIVATE_KEY)
     : await readFile(env.PRIVATE_KEY_PATH!, "utf8");
+  const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === undefined ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
   const server = await startControllerServer({
     appId: env.APP_ID!,
@@ -53,6 +57,7 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
     host: env.HOST || "127.0.0.1",
     tickMs: Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0,
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
+    memoryBounds,
     ...(LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL as LogLevel } : {}),
     tickPolicy: tickPolicyFrom(env),
     log,

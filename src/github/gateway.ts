@@ -31,6 +31,7 @@ import {
   silentLog,
 } from "./transport/octokit-surface.js";
 import { conditionalReadCache, sendReadsConditionally } from "./transport/conditional-reads.js";
+import { forgetRepoMemories, memoryFor } from "./repo-memories.js";
 import { countRequests, type RequestCounter, type RequestCounts } from "./transport/counter.js";
 import {
   CircuitOpenError,
@@ -52,7 +53,6 @@ import {
 } from "./execution/executor.js";
 import {
   loginOf,
-  newRepoMemory,
   type RepoMemory,
   type SnapshotFacts,
   type SnapshotOutput,
@@ -75,7 +75,7 @@ export interface GatewayOptions {
   operationBudget?: number;
   /** The breaker for this GitHub host; default: the process-wide one for api.github.com. */
   circuit?: GitHubCircuit;
-  /** What earlier reconciles of this repository learned; default: process-wide per repository. */
+  /** What earlier reconciles of this repository learned; default: process-wide per repository (repo-memories.ts). */
   memory?: RepoMemory;
   /** Reads the revision in a tracking-issue body's state marker (src/core/dashboard/state-block.ts). */
   revisionOf?: (body: string) => number | null;
@@ -99,21 +99,9 @@ export interface ExecuteReport {
   operations: number;
 }
 
-const memories = new Map<string, RepoMemory>();
-
-/** The process-wide memory of one repository (tracking issue number, pool labels, blocked-by cache). */
-export function memoryFor(repo: RepoRef): RepoMemory {
-  const key = repoKey(repo);
-  let memory = memories.get(key);
-  if (!memory) {
-    memory = newRepoMemory();
-    memories.set(key, memory);
-  }
-  return memory;
-}
-
+/** Forgets every repository's memory and the conditional-read cache (tests, benchmarks). */
 export function resetMemories(): void {
-  memories.clear();
+  forgetRepoMemories();
   conditionalReadCache().clear();
 }
 

@@ -216,6 +216,22 @@ describe("the controller server", () => {
     expect(calls.map((c) => `${c.repo.owner}/${c.repo.name}`)).toEqual(["octo-org/one"]);
   });
 
+  it("refuses a memory bound that is not a whole number, naming its variable, before it listens", async () => {
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    const env = {
+      APP_ID: "123",
+      PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
+      WEBHOOK_SECRET: SECRET,
+      PORT: "0",
+      GITHUB_API_URL: API,
+      AUTOPILOT_TICK_SECONDS: "0",
+      AUTOPILOT_READ_CACHE_MB: "half",
+    };
+    await expect(serve({ env, log: quiet, handleSignals: false })).rejects.toThrow(
+      /AUTOPILOT_READ_CACHE_MB must be a whole number of at least 1, not "half"/,
+    );
+  });
+
   it("is what `autopilot serve` starts, configured from the environment", async () => {
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
     await expect(serve({ env: {}, log: quiet, handleSignals: false })).rejects.toThrow(

@@ -15,6 +15,7 @@
  * algorithm over the open issues (a closed dependency is satisfied, so it cannot hold anything up) and
  * reported with the issues in each; issues in a cycle are never ready.
  */
+import { LRUCache } from "lru-cache";
 import { proseLines } from "../text/markdown.js";
 import type { IssueNode } from "../world.js";
 
@@ -293,36 +294,40 @@ interface GraphMemo {
   } | null;
 }
 
-/** Repositories whose latest graph is kept (the controller of an App serves several). */
-const MEMO_REPOS = 16;
-const memos = new Map<string, GraphMemo>();
+/**
+ * Repositories whose latest graph is kept unless configured otherwise (the controller of an App serves
+ * several; one that drops out is built from scratch on its next reconcile, the same graph).
+ */
+export const DEFAULT_KEPT_GRAPHS = 100;
+
+/** The memos, least recently used out first. */
+let memos = new LRUCache<string, GraphMemo>({ max: DEFAULT_KEPT_GRAPHS });
 
 /** The repository's memo (made the most recently used), or null. */
 function memoOf(key: string): GraphMemo | null {
-  const memo = memos.get(key) ?? null;
-  if (memo) {
-    memos.delete(key);
-    memos.set(key, memo);
-  }
-  return memo;
+  return memos.get(key) ?? null;
 }
 
 function keepMemo(key: string, memo: GraphMemo): void {
-  memos.delete(key);
   memos.set(key, memo);
-  if (memos.size > MEMO_REPOS) memos.delete(memos.keys().next().value!);
 }
 
 let keeping = false;
 
 /**
- * Keeps each repository's latest graph for the next build (off by default). For a long-lived controller
- * (`autopilot serve`), which builds one graph per reconcile; a controller started per reconcile (Actions
- * mode) would only pay for keeping what nobody reads again.
+ * Keeps the latest graph of up to `repositories` repositories for the next build (off by default). For a
+ * long-lived controller (`autopilot serve`), which builds one graph per reconcile; a controller started per
+ * reconcile (Actions mode) would only pay for keeping what nobody reads again.
  */
-export function keepGraphsBetweenBuilds(on: boolean): void {
+export function keepGraphsBetweenBuilds(on: boolean, repositories = DEFAULT_KEPT_GRAPHS): void {
   keeping = on;
   if (!on) memos.clear();
+  if (repositories !== memos.max) memos = new LRUCache<string, GraphMemo>({ max: repositories });
+}
+
+/** How many repositories' graphs are kept now. */
+export function keptGraphs(): number {
+  return memos.size;
 }
 
 /** Forgets every repository's memo (benchmarks of a cold start; tests). */

@@ -24,6 +24,11 @@
  * `secondaryLimitWait` in octokit.ts). While paused, the gateway sends no write to that repository and holds
  * them in the same queue; reads, and other repositories, go on. The first write after the pause is the trial:
  * a success ends the run of refusals.
+ *
+ * Bounded without dropping anything that matters: a repository's queue is removed when it is taken (replayed),
+ * so the queues hold only repositories with writes waiting, none of which may be lost; a pause that ended over
+ * an hour ago with nothing held is forgotten when a new pause is noted (its run of refusals ends as a write
+ * getting through would end it), and a pause in force, or one holding writes, never is.
  */
 import { type CircuitBreakerPolicy, CircuitState, circuitBreaker, handleAll, type IBreaker } from "cockatiel";
 import type { Effect } from "../../core/effects.js";
@@ -66,6 +71,9 @@ interface WritePause {
   /** Refusals in a row without a write getting through (1 for the first). */
   strikes: number;
 }
+
+/** How long after its end a pause with nothing held is still remembered (for its run of refusals). */
+const ENDED_PAUSE_KEPT_MS = 60 * 60_000;
 
 interface ProbationState {
   failures: number;
@@ -217,6 +225,7 @@ export class GitHubCircuit {
    * (GitHub's `retry-after`; null: none given, a minute) has passed, longer for each refusal in a row.
    */
   pauseWrites(repo: string, retryAfterSeconds: number | null, reason: string, now = Date.now()): WritePause {
+    this.forgetEndedPauses(now);
     const known = this.pauses.get(repo);
     const strikes = (known?.strikes ?? 0) + 1;
     const wait = secondaryLimitWait(retryAfterSeconds ?? SECONDARY_LIMIT_DEFAULT_WAIT_SECONDS, strikes - 1);
@@ -228,6 +237,18 @@ export class GitHubCircuit {
     };
     this.pauses.set(repo, pause);
     return pause;
+  }
+
+  /** Drops the pauses that ended over `ENDED_PAUSE_KEPT_MS` ago and hold no writes. */
+  private forgetEndedPauses(now: number): void {
+    for (const [repo, pause] of this.pauses) {
+      if (now - pause.until > ENDED_PAUSE_KEPT_MS && this.queued(repo).length === 0) this.pauses.delete(repo);
+    }
+  }
+
+  /** Repositories whose pause is remembered (in force, ended recently, or holding writes). */
+  pausedRepos(): string[] {
+    return [...this.pauses.keys()];
   }
 
   /** The repository's pause while it lasts; null when its writes may go out. */

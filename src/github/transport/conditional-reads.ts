@@ -13,6 +13,7 @@
  * repositories or two GitHubs never share one; sharing between tokens is safe because GitHub answers 304 only
  * to a request it has authorized, for a representation equal to the one the ETag names.
  */
+import { LRUCache } from "lru-cache";
 
 /** The part of an Octokit `request` hook this needs: Probot's clients and `createOctokit()`'s both have it. */
 interface HookableOctokit {
@@ -34,35 +35,64 @@ interface CachedResponse {
   data: unknown;
 }
 
-/** Most entries kept; the oldest used goes first. A runs page is ~50 runs, an issue a few kB. */
-const CONDITIONAL_CACHE_ENTRIES = 500;
+/** The cache's bounds: both hold, and past either the least recently used answers go first. */
+interface ReadCacheBounds {
+  /** Most answers kept. */
+  entries: number;
+  /** Most bytes kept, approximately: the length of each answer's JSON (a runs page of ~50 runs is ~100 kB). */
+  bytes: number;
+}
 
-/** The ETag and the 200 answer it named, per request, least recently used first. */
+/**
+ * An active repository keeps about four answers here (bench/serve-memory.ts), its worker runs listing, read on
+ * every tick, among them: room for the 1,000 repositories whose memory is kept (src/github/repo-memories.ts).
+ */
+export const DEFAULT_READ_CACHE_BOUNDS: ReadCacheBounds = Object.freeze({
+  entries: 4_000,
+  bytes: 64 * 1024 * 1024,
+});
+
+/** The approximate size of an answer: its JSON, headers included (an answer too large for the bound is not kept). */
+function sizeOf(response: CachedResponse): number {
+  return Math.max(1, JSON.stringify(response.data ?? null).length + JSON.stringify(response.headers).length);
+}
+
+function lruOf(bounds: ReadCacheBounds): LRUCache<string, CachedResponse> {
+  return new LRUCache<string, CachedResponse>({
+    max: bounds.entries,
+    maxSize: bounds.bytes,
+    sizeCalculation: sizeOf,
+  });
+}
+
+/**
+ * The ETag and the 200 answer it named, per request, least recently used out first (lru-cache). Losing an
+ * answer costs one charged read, never a wrong one: the next read is sent without `If-None-Match`.
+ */
 class ConditionalReadCache {
-  private readonly entries = new Map<string, CachedResponse>();
+  private entries: LRUCache<string, CachedResponse>;
   /** Answers served from a free 304, and full answers, since creation (what the tests and logs read). */
   notModified = 0;
   fetched = 0;
 
-  constructor(private readonly capacity = CONDITIONAL_CACHE_ENTRIES) {}
+  constructor(bounds: ReadCacheBounds = DEFAULT_READ_CACHE_BOUNDS) {
+    this.entries = lruOf(bounds);
+  }
+
+  /** Changes the bounds, keeping the most recently used answers that fit. */
+  bound(bounds: ReadCacheBounds): void {
+    const previous = this.entries;
+    this.entries = lruOf(bounds);
+    // Least recently used first, so the order of use carries over.
+    for (const key of previous.rkeys()) this.entries.set(key, previous.peek(key)!);
+  }
 
   get(key: string): CachedResponse | undefined {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-    }
-    return hit;
+    return this.entries.get(key);
   }
 
   set(key: string, response: CachedResponse): void {
-    this.entries.delete(key);
     this.entries.set(key, response);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
   }
 
   delete(key: string): void {
@@ -77,6 +107,11 @@ class ConditionalReadCache {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The approximate bytes held (see `sizeOf`). */
+  get bytes(): number {
+    return this.entries.calculatedSize;
   }
 }
 
