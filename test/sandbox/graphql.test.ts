@@ -116,9 +116,12 @@ describe("GraphQL", () => {
       withTrackingNumber: false,
       trackingNumber: 0,
       issuesFirst: 50,
+      taskBranchRefs: "refs/heads/autopilot/",
     });
     expect(body.errors).toBeUndefined();
     const repository = dig(body.data, "repository");
+    // Refs under a prefix are named relative to it, as GitHub's `refs(refPrefix:)` does.
+    expect(list(repository, "taskBranches.nodes").map((r) => dig(r, "name"))).toEqual(["issue-2"]);
     expect(dig(repository, "defaultBranchRef")).toEqual({
       name: "main",
       target: { oid: expect.stringMatching(/^[0-9a-f]{40}$/) },
