@@ -29,6 +29,19 @@ async function deliver(url: string, name: string, payload: unknown, signature?: 
   });
 }
 
+/** The environment `autopilot serve` needs against the nock'd API, with `extra` on top. */
+function serveEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    APP_ID: "123",
+    PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
+    WEBHOOK_SECRET: SECRET,
+    PORT: "0",
+    GITHUB_API_URL: API,
+    AUTOPILOT_TICK_SECONDS: "0",
+    ...extra,
+  };
+}
+
 function withInstallation(payload: Record<string, unknown>): Record<string, unknown> {
   return { ...payload, installation: { id: 42, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI=" } };
 }
@@ -218,15 +231,7 @@ describe("the controller server", () => {
 
   it("refuses a memory bound that is not a whole number, naming its variable, before it listens", async () => {
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-    const env = {
-      APP_ID: "123",
-      PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
-      WEBHOOK_SECRET: SECRET,
-      PORT: "0",
-      GITHUB_API_URL: API,
-      AUTOPILOT_TICK_SECONDS: "0",
-      AUTOPILOT_READ_CACHE_MB: "half",
-    };
+    const env = serveEnv({ AUTOPILOT_READ_CACHE_MB: "half" });
     await expect(serve({ env, log: quiet, handleSignals: false })).rejects.toThrow(
       /AUTOPILOT_READ_CACHE_MB must be a whole number of at least 1, not "half"/,
     );
@@ -239,15 +244,7 @@ describe("the controller server", () => {
     );
     const server = stopAfterTest(
       await serve({
-        env: {
-          APP_ID: "123",
-          PRIVATE_KEY: Buffer.from(privateKey).toString("base64"),
-          WEBHOOK_SECRET: SECRET,
-          PORT: "0",
-          GITHUB_API_URL: API,
-          AUTOPILOT_TICK_SECONDS: "0",
-          LOG_LEVEL: "fatal",
-        },
+        env: serveEnv({ LOG_LEVEL: "fatal" }),
         log: quiet,
         handleSignals: false,
       }),
