@@ -221,16 +221,24 @@ export class ControllerFleet {
 
   async start(): Promise<void> {
     this.fanout = createServer((req, res) => {
-      void readBody(req).then(async (body) => {
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers))
-          if (typeof v === "string" && (k.startsWith("x-") || k === "content-type" || k === "user-agent"))
-            headers[k] = v;
-        const targets = this.instances.filter((i) => i.live).map((i) => i.webhookUrl!);
-        const statuses = await Promise.all(targets.map((url) => post(url, body, headers)));
-        res.writeHead(statuses[0] ?? 502);
-        res.end();
-      });
+      void readBody(req)
+        .then(async (body) => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(req.headers))
+            if (typeof v === "string" && (k.startsWith("x-") || k === "content-type" || k === "user-agent"))
+              headers[k] = v;
+          const targets = this.instances.filter((i) => i.live).map((i) => i.webhookUrl!);
+          const statuses = await Promise.all(targets.map((url) => post(url, body, headers)));
+          // 0: the instance was gone (killed, restarting, stopping) before it answered; to GitHub that delivery
+          // failed, as a refused connection is a failed delivery on its side, never an invalid status.
+          res.writeHead(statuses.find((s) => s >= 100) ?? 502);
+          res.end();
+        })
+        .catch(() => {
+          // A delivery the fan-out could not pass on failed, like any other; the harness goes on.
+          if (!res.headersSent) res.writeHead(502);
+          res.end();
+        });
     });
     this.webhookUrl = `${await listen(this.fanout)}/`;
     for (let i = 1; i <= this.count; i++) this.instances.push(new Instance(i, this.options, this.say));
