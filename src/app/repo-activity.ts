@@ -10,6 +10,8 @@ import type { ActivityKind, RepoStanding } from "../core/scheduling/tick-choice.
 interface Entry {
   activity: ActivityKind;
   lastReconciledAt: number | null;
+  /** An idle repository's next step that time brings (RepoActivity's `wakeAtMs`). */
+  wakeAtMs?: number;
 }
 
 export class RepoActivityBook {
@@ -21,6 +23,7 @@ export class RepoActivityBook {
       key,
       activity: entry?.activity ?? "unknown",
       lastReconciledAt: entry?.lastReconciledAt ?? null,
+      ...(entry?.wakeAtMs !== undefined ? { wakeAtMs: entry.wakeAtMs } : {}),
     };
   }
 
@@ -29,8 +32,14 @@ export class RepoActivityBook {
    * known before stays. It counts as reconciled either way: it spent requests.
    */
   reconciled(key: string, at: number, found: RepoActivity | null): void {
-    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
-    this.entries.set(key, { activity, lastReconciledAt: at });
+    const before = this.entries.get(key);
+    const activity = found?.kind ?? before?.activity ?? "unknown";
+    const wakeAtMs = found ? (found.kind === "idle" ? found.wakeAtMs : undefined) : before?.wakeAtMs;
+    this.entries.set(key, {
+      activity,
+      lastReconciledAt: at,
+      ...(wakeAtMs !== undefined ? { wakeAtMs } : {}),
+    });
   }
 
   /** An event that may start work: active until a reconcile says otherwise. */

@@ -49,6 +49,12 @@ export interface Decision {
   log: string[];
   /** What this reconcile alerted people about, for the outgoing webhook (src/app/alert-webhook.ts). */
   alerts?: Alert[];
+  /**
+   * The earliest moment (epoch ms) a step that only time brings falls due here — the stale-branch sweep of a
+   * branch not yet stale enough. A hosted controller that leaves idle repositories to its occasional safety
+   * sweep reconciles this one again then (src/core/scheduling/tick-choice.ts).
+   */
+  wakeAtMs?: number;
 }
 
 export interface Reconciling {
@@ -84,6 +90,8 @@ export interface Reconciling {
   readonly offRamps: Set<number>;
   /** The alerts raised, in order (src/core/reconcile/task-alerts.ts). */
   readonly alerts: Alert[];
+  /** When time alone brings a step due (epoch ms), as the phases found them: `Decision.wakeAtMs` is the earliest. */
+  readonly wakes: number[];
   /**
    * statusOf's answers by issue (task-labels.ts), with the label array and names they were read from. Label
    * arrays are replaced, never edited, so an answer holds while the issue's array is the same one.

@@ -67,5 +67,6 @@ export function decide(input: DecideInput): Decision {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd,
   });
-  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
 }

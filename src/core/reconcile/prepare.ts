@@ -59,6 +59,7 @@ export function prepare(input: DecideInput): Reconciling {
     readyBy,
     offRamps: new Set(),
     alerts: [],
+    wakes: [],
     statusByIssue: new Map(),
   };
   // Status labels are judged by the configuration's own names, before any override.

@@ -13,14 +13,17 @@ import type { Decision } from "../reconcile/context.js";
 import { type TaskLabelNames, type TaskStatus, taskStatusFromLabels } from "../tasks/task.js";
 import type { WorldSnapshot } from "../world.js";
 
-export type RepoActivity = { kind: "active"; reason: string } | { kind: "idle" };
+export type RepoActivity =
+  | { kind: "active"; reason: string }
+  /** `wakeAtMs`: when a step only time brings falls due (`Decision.wakeAtMs`): the tick takes it up then. */
+  | { kind: "idle"; wakeAtMs?: number };
 
 /** The statuses whose next step comes with time, not with a person's event. */
 const MOVING: ReadonlySet<TaskStatus> = new Set(["ready", "in-progress", "review"]);
 
 export function repoActivity(input: {
   snapshot: WorldSnapshot;
-  decision: Pick<Decision, "effects">;
+  decision: Pick<Decision, "effects" | "wakeAtMs">;
   labels: TaskLabelNames;
 }): RepoActivity {
   const { snapshot, decision, labels } = input;
@@ -33,5 +36,5 @@ export function repoActivity(input: {
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
-  return { kind: "idle" };
+  return decision.wakeAtMs === undefined ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }

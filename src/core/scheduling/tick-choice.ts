@@ -3,7 +3,8 @@
  * happens in it; the tick is for what happens with time, so it spends the installation's rate limit only where
  * time matters, and never all of it:
  *
- * 1. Active repositories (repo-activity.ts), least recently reconciled first: a repository a webhook just
+ * 1. Active repositories (repo-activity.ts), and idle ones whose `wakeAtMs` has come (a step only time brings,
+ *    such as the stale-branch sweep), least recently reconciled first: a repository a webhook just
  *    reconciled waits behind the others, and one left out for the budget is first the next tick, so none
  *    starves.
  * 2. Repositories never reconciled in this process (just installed, or after a restart), to learn their
@@ -28,6 +29,8 @@ export interface RepoStanding {
   activity: ActivityKind;
   /** When it was last reconciled (a webhook's, a tick's, a failed one's: each spent requests); epoch ms. */
   lastReconciledAt: number | null;
+  /** Idle, but a step only time brings falls due then (epoch ms): from that moment it is taken as active. */
+  wakeAtMs?: number;
 }
 
 /** One rate-limit resource as GitHub's latest answer reported it, with what one reconcile costs of it. */
@@ -112,10 +115,13 @@ export function chooseTickRepos(input: TickInput): TickChoice {
   const { policy, nowMs } = input;
   const allowed = reconcilesAllowed(input.budgets, nowMs, input.tickMs, policy.reserveFraction);
   const of = (kind: ActivityKind) => input.repos.filter((r) => r.activity === kind).sort(leastRecent);
-  const active = of("active");
+  const woken = (r: RepoStanding) => r.wakeAtMs !== undefined && r.wakeAtMs <= nowMs;
+  const active = input.repos
+    .filter((r) => r.activity === "active" || (r.activity === "idle" && woken(r)))
+    .sort(leastRecent);
   const unknown = of("unknown");
-  const idle = of("idle").filter((r) =>
-    sweepDue(r.key, r.lastReconciledAt, nowMs, Math.max(1, policy.idleSweepMs)),
+  const idle = of("idle").filter(
+    (r) => !woken(r) && sweepDue(r.key, r.lastReconciledAt, nowMs, Math.max(1, policy.idleSweepMs)),
   );
   const reconcile: string[] = [];
   const deferred: Record<ActivityKind, number> = { active: 0, unknown: 0, idle: 0 };

@@ -99,6 +99,24 @@ describe("the sweep in a reconcile", () => {
     expect(decision.effects[comment]).toMatchObject({ afterDeleting: "autopilot/issue-5" });
   });
 
+  it("says when a branch it keeps for now falls due, so an idle repository is reconciled again then", () => {
+    const recentBotPush = { complete: true, entries: [{ actorId: 41, at: at(2), type: "push" }] };
+    const { decision } = swept({
+      taskBranches: { "autopilot/issue-5": OID },
+      branchActivity: { "autopilot/issue-5": recentBotPush },
+    });
+    expect(only(decision.effects, "deleteBranch")).toEqual([]);
+    // Pushed 2 days ago, stale after 14: due in 12 days.
+    expect(decision.wakeAtMs).toBe(T0.getTime() + 12 * day);
+    // A person's push keeps the branch until a person acts: no time brings it due.
+    const personPush = { complete: true, entries: [{ actorId: 7, at: at(30), type: "push" }] };
+    const kept = swept({
+      taskBranches: { "autopilot/issue-5": OID },
+      branchActivity: { "autopilot/issue-5": personPush },
+    });
+    expect(kept.decision.wakeAtMs).toBeUndefined();
+  });
+
   it("leaves alone a branch the snapshot did not list", () => {
     const { decision } = swept({ branchActivity: { "autopilot/issue-5": oldBotPushes } });
     expect(only(decision.effects, "deleteBranch")).toEqual([]);

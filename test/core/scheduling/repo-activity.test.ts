@@ -18,6 +18,12 @@ describe("repoActivity", () => {
       trackingIssue: { number: 9, body: "", updatedAt: "2026-11-27T00:00:00Z", state: "open" },
     });
     expect(repoActivity({ snapshot, decision: quiet, labels })).toEqual({ kind: "idle" });
+    // Idle with a step only time brings (a branch the stale-branch sweep deletes later): it says when.
+    const later = { effects: [], wakeAtMs: 1_800_000_000_000 };
+    expect(repoActivity({ snapshot, decision: later, labels })).toEqual({
+      kind: "idle",
+      wakeAtMs: 1_800_000_000_000,
+    });
   });
 
   it("is active with a ready, in-progress or review task", () => {

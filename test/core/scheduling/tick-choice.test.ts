@@ -27,6 +27,14 @@ function core(remaining: number, cost = 1, limit = 5000): ResourceBudget {
 }
 
 describe("chooseTickRepos", () => {
+  it("takes up an idle repository once the moment a step only time brings has come, not before", () => {
+    const sleeping = { key: "org/sweep-later", activity: "idle" as const, lastReconciledAt: NOW - 1000 };
+    const choose = (wakeAtMs: number) =>
+      chooseTickRepos({ repos: [{ ...sleeping, wakeAtMs }], nowMs: NOW, tickMs: 0, budgets: [], policy });
+    expect(choose(NOW + 60_000).reconcile).toEqual([]);
+    expect(choose(NOW).reconcile).toEqual(["org/sweep-later"]);
+  });
+
   it("reconciles every active repository and no idle one that is not due", () => {
     const active = repos("active", 3, NOW - 60_000);
     const idle = repos("idle", 5, NOW - 1000);

@@ -78,6 +78,27 @@ export function sweepVerdict(input: {
   return { delete: true };
 }
 
+/**
+ * When a branch the sweep keeps for now may go: once it is stale (its newest push `days` old), or, not read yet,
+ * once its task has been ended that long (the snapshot reads it from then: sweepCandidates). Null: nothing but a
+ * person can change it (someone else pushed, the record is incomplete, the branch is gone).
+ */
+function sweepDueAt(
+  ctx: Reconciling,
+  n: number,
+  why: Exclude<SweepVerdict, { delete: true }>["why"],
+  days: number,
+  activity: BranchActivity | undefined,
+): number | null {
+  const after = (iso: string | undefined) => {
+    const at = Date.parse(iso ?? "");
+    return Number.isNaN(at) ? ctx.nowMs : Math.max(ctx.nowMs, at + days * 86_400_000);
+  };
+  if (why === "recent") return after(activity?.entries[0]?.at);
+  if (why === "unread") return after(ctx.state.tasks[n]?.since);
+  return null;
+}
+
 /** The phase: deletes the stale branches the record allows, with one comment on each task saying so. */
 export function sweepStaleBranches(ctx: Reconciling): void {
   const days = ctx.config.cleanup.staleBranchDays;
@@ -97,6 +118,8 @@ export function sweepStaleBranches(ctx: Reconciling): void {
       nowMs: ctx.nowMs,
     });
     if (!verdict.delete) {
+      const due = sweepDueAt(ctx, n, verdict.why, days, ctx.snapshot.branchActivity?.[branch]);
+      if (due !== null) ctx.wakes.push(due);
       if (verdict.why === "person-pushed" || verdict.why === "incomplete")
         note(
           ctx,
