@@ -68,6 +68,11 @@ function rootValue(ctx: GraphqlContext): Obj {
   const nodes = new Nodes(ctx);
   const { store } = ctx;
   const requireWrite = (repo: Repo, need: "triage" | "write" = "write") => {
+    // An installation's token does not reach another installation's repository (with-installations.ts).
+    if (ctx.identity.token && !store.tokenReaches(ctx.identity.token, repo.fullName))
+      throw new GraphQLError(`Could not resolve to a Repository with the name '${repo.fullName}'.`, {
+        extensions: { type: "NOT_FOUND" },
+      });
     if (ctx.identity.kind !== "user") return;
     if (!permissionAtLeast(store.getPermission(repo.fullName, ctx.identity.login), need)) {
       throw new GraphQLError(
@@ -128,7 +133,8 @@ function rootValue(ctx: GraphqlContext): Obj {
     // ----- queries
     repository: (args: { owner: string; name: string }) => {
       const repo = store.getRepo({ owner: args.owner, name: args.name });
-      if (!repo) {
+      // A repository the token does not reach is one it cannot see, as GitHub answers for a private one.
+      if (!repo || (ctx.identity.token && !store.tokenReaches(ctx.identity.token, repo.fullName))) {
         throw new GraphQLError(
           `Could not resolve to a Repository with the name '${args.owner}/${args.name}'.`,
           {

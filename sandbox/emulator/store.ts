@@ -15,7 +15,8 @@
  *
  * The store is built in layers under `store/`, one GitHub resource each, every layer extending the one
  * before: `store-core.ts` (clock, ids, events) → `with-users.ts` (users, permissions, tokens) →
- * `with-repos.ts` → `with-labels.ts` → `with-issues.ts` → `with-issue-links.ts` (pins, sub-issues,
+ * `with-repos.ts` → `with-installations.ts` (the App's installations and what their tokens reach) →
+ * `with-labels.ts` → `with-issues.ts` → `with-issue-links.ts` (pins, sub-issues,
  * dependencies) → `with-comments.ts` (and reactions) → `with-git.ts` (refs, pushes, contents) →
  * `with-checks.ts` (and statuses) → `with-pulls.ts` → `with-reviews.ts` → `with-workflows.ts` (Actions).
  * The records they keep are typed in `store/*-records.ts`.
@@ -55,6 +56,7 @@ export {
   type ReviewComment,
   forkBranchRef,
 } from "./store/pull-records.js";
+export type { Installation } from "./store/installation-records.js";
 export type { PushRecord } from "./store/push-records.js";
 export { syntheticSha } from "./store/ref-names.js";
 export { type Label, type Repo, repoKeyOf } from "./store/repo-records.js";

@@ -24,7 +24,15 @@ function substituteDemoAgent(value: unknown, agentCommand: string): unknown {
  * `{demo_agent}` stands for the demo agent's command (`{demo_agent} --agent fallback` names a fallback).
  */
 export function scenarioConfigText(scenario: Scenario, agentCommand: string): string {
-  const config = scenario.repo.config;
+  return repoConfigText(scenario.repo.config, agentCommand, "repo.config");
+}
+
+/** The same for one repository's `config` value; `where` names it in the error of a bad one. */
+export function repoConfigText(
+  config: Scenario["repo"]["config"],
+  agentCommand: string,
+  where: string,
+): string {
   const text =
     typeof config === "string"
       ? config.replaceAll("{demo_agent}", agentCommand)
@@ -38,7 +46,7 @@ export function scenarioConfigText(scenario: Scenario, agentCommand: string): st
   const parsed = parseConfig(text);
   if (!parsed.ok)
     throw new ScenarioError(
-      `Invalid scenario: repo.config is not a valid .github/autopilot.yml:\n${renderConfigError(parsed.error)}`,
+      `Invalid scenario: ${where} is not a valid .github/autopilot.yml:\n${renderConfigError(parsed.error)}`,
     );
   return text;
 }

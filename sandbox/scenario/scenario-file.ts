@@ -1,6 +1,6 @@
 /**
- * Sandbox scenarios: a YAML file describing a repository, its people and issues, what the people do over
- * time, the faults to inject, and how long the whole run may take. `loadScenario` reads and validates one
+ * Sandbox scenarios: a YAML file describing a repository (and, optionally, the organization around it), its
+ * people and issues, what the people do over time, the faults to inject, and how long the whole run may take. `loadScenario` reads and validates one
  * (zod), reporting every problem with its path in the file and what was expected.
  *
  * ```yaml
@@ -33,6 +33,11 @@
  *         do: [{ as: bob, review: approve }]
  *   - when: { afterSeconds: 20 }
  *     do: [{ as: alice, comment: "/autopilot pause", on: tracking }]
+ * installations:                  # the App across an organization (scenario-installations.ts); default: one
+ *   - account: demo                # installation covering every repository. demo/shop is covered here
+ *     repositories:
+ *       - { name: billing, config: { maxParallel: 1 }, issues: [{ title: Idle, labels: [] }] }
+ *   - { account: tools, repositorySelection: selected, repositories: [{ name: cli }] }
  * faults: { serverErrorRate: 0.1 }
  * controllers: { instances: 2 }      # two controller processes at once (fault runs: scenarios/faults-*.yml)
  * # controllers: { mode: actions }   # the controller workflow run by the Actions stand-in instead of the app
@@ -49,13 +54,12 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import { DemoAgentEntrySchema } from "./agent/demo-agent.js";
 import { FaultsSchema } from "../emulator/server/faults.js";
 import { IssueExpectationSchema, RunExpectationShape } from "./checks/expect-schema.js";
-import { issueNumber, login, REPORT_STATES } from "./scenario-fields.js";
+import { login, REPORT_STATES } from "./scenario-fields.js";
+import { checkInstallations, InstallationsSchema } from "./scenario-installations.js";
+import { checkIssues, ScenarioIssueSchema, ScenarioUserSchema } from "./scenario-issues.js";
 import { RuleSchema, type ScenarioRule } from "./timeline/timeline-schema.js";
-
-const PERMISSIONS = ["admin", "maintain", "write", "triage", "read", "none"] as const;
 
 const CiSchema = z.union([
   z.string().min(1),
@@ -70,37 +74,6 @@ const CiSchema = z.union([
     mergeGroup: z.boolean().default(false),
   }),
 ]);
-
-const ScenarioUserSchema = z.strictObject({
-  login,
-  permission: z.enum(PERMISSIONS).default("write"),
-  name: z.string().optional(),
-});
-
-const ScenarioCommentSchema = z.strictObject({
-  author: login,
-  body: z.string().min(1),
-});
-
-const ScenarioIssueSchema = z.strictObject({
-  /** Optional check: the issue's position (issues are created in order, #1 first). */
-  number: issueNumber.optional(),
-  title: z.string().min(1),
-  body: z.string().default(""),
-  /** Labels at creation; default: the ready label. */
-  labels: z.array(z.string().min(1)).default(["autopilot:ready"]),
-  /** Author login (a scenario user); default: the first user. */
-  author: login.optional(),
-  comments: z.array(ScenarioCommentSchema).default([]),
-  /** Written into the body as `Depends on #N` lines. */
-  dependsOn: z.array(issueNumber).default([]),
-  /** GitHub's native "blocked by" relations. */
-  blockedBy: z.array(issueNumber).default([]),
-  /** Native sub-issue parent. */
-  parent: issueNumber.optional(),
-  /** What the demo agent does for this issue. */
-  agent: DemoAgentEntrySchema.optional(),
-});
 
 export const ScenarioSchema = z
   .strictObject({
@@ -183,6 +156,11 @@ export const ScenarioSchema = z
         z.strictObject({ as: login.optional(), command: z.string().default("/autopilot start") }),
       ])
       .default(false),
+    /**
+     * The App's installations across an organization, each with its repositories (scenario-installations.ts).
+     * Default: one installation covering every repository, the scenario's own alone.
+     */
+    installations: InstallationsSchema.optional(),
     faults: FaultsSchema.optional(),
     /**
      * The controller: `instances` separate controller processes on the same GitHub state, each receiving every
@@ -241,32 +219,8 @@ export const ScenarioSchema = z
         ctx.addIssue({ code: "custom", path, message: `unknown user "${name}": add it under users` });
       }
     };
-    s.issues.forEach((issue, i) => {
-      const path = ["issues", i];
-      if (issue.number !== undefined && issue.number !== i + 1) {
-        ctx.addIssue({
-          code: "custom",
-          path: [...path, "number"],
-          message: `issues are numbered in order: this one is #${i + 1}, not #${issue.number}`,
-        });
-      }
-      if (issue.author) knownUser(issue.author, [...path, "author"]);
-      issue.comments.forEach((c, j) => {
-        knownUser(c.author, [...path, "comments", j, "author"]);
-      });
-      for (const key of ["dependsOn", "blockedBy"] as const) {
-        issue[key].forEach((n, j) => {
-          knownIssue(n, [...path, key, j]);
-          if (n === i + 1)
-            ctx.addIssue({
-              code: "custom",
-              path: [...path, key, j],
-              message: "an issue cannot depend on itself",
-            });
-        });
-      }
-      if (issue.parent !== undefined) knownIssue(issue.parent, [...path, "parent"]);
-    });
+    checkIssues(s.issues, ["issues"], knownUser, ctx);
+    if (s.installations) checkInstallations(s.installations, s, ctx);
     const walk = (rules: ScenarioRule[], path: (string | number)[]) =>
       rules.forEach((rule, i) => {
         const here = [...path, i];

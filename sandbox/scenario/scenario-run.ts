@@ -47,6 +47,7 @@ import {
   writeReport,
 } from "./scenario-report.js";
 import type { ScenarioRepo, ScenarioWorld } from "./scenario-world.js";
+import { declareInstallations, orgRepos, seedOrgRepos } from "./seed-installations.js";
 import { type SeededScenario, seedScenario } from "./seed-scenario.js";
 import { type RunningControllers, startControllers } from "./controllers/start-controllers.js";
 import { StoreWatch } from "./store-watch.js";
@@ -117,6 +118,12 @@ export class ScenarioRun {
     this.repo = { owner, name, full: `${owner}/${name}` };
     this.humans = new Set(scenario.users.map((u) => u.login.toLowerCase()));
     this.humans.add(owner.toLowerCase());
+    // The organization's people and accounts are people too (seed-installations.ts).
+    for (const installation of scenario.installations ?? []) {
+      this.humans.add(installation.account.toLowerCase());
+      for (const other of installation.repositories)
+        for (const user of other.users) this.humans.add(user.login.toLowerCase());
+    }
     this.tempDir = mkdtempSync(join(tmpdir(), "autopilot-scenario-"));
     // Traversable by the worker's agent user, which reads the demo agent's script under it.
     chmodSync(this.tempDir, 0o755);
@@ -165,7 +172,9 @@ export class ScenarioRun {
     const git = await attachGit(sandbox, { root: join(this.tempDir, "git") });
     cleanups.add("the git remote", STOP_ORDER.gitRemote, () => git.stop());
 
+    declareInstallations(scenario, repo, store);
     const seeded = await seedScenario(scenario, repo, { store, git }, this.tempDir, progress);
+    await seedOrgRepos(scenario, { store, git }, dirname(seeded.scriptPath), progress);
     const observer = new ScenarioObserver(
       store,
       repo.full,
@@ -291,6 +300,7 @@ export class ScenarioRun {
       return run && { ...run, secrets: [...runSecrets, ...(run.token ? [run.token] : [])] };
     });
     await actions.syncWorkflows(repo.full);
+    for (const other of orgRepos(scenario)) await actions.syncWorkflows(other);
     return actions;
   }
 

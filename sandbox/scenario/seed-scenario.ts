@@ -90,23 +90,33 @@ export async function seedScenario(
 
   if (scenario.repo.allowAutoMerge) repoSettings.setAllowAutoMerge(store, repo.full, true);
 
-  openIssues(scenario, repo.full, store, firstUser);
+  openIssues(scenario.issues, repo.full, store, firstUser);
   progress("setup", null, `${scenario.issues.length} issues opened`);
   return { scriptPath, config: config.config };
 }
 
 /** The demo agent's script: one entry per issue, outside the repository. */
 function writeDemoAgentScript(scenario: Scenario, tempDir: string): string {
-  const agentEntries: Record<number, DemoAgentEntry> = {};
-  scenario.issues.forEach((issue, i) => {
-    agentEntries[i + 1] = { ...(issue.agent ?? DemoAgentEntrySchema.parse({})), title: issue.title };
-  });
-  return writeDemoScript(join(tempDir, "agent"), agentEntries);
+  return writeIssuesScript(scenario.issues, join(tempDir, "agent"));
 }
 
-/** Opens the scenario's issues in order (the first is #1), then adds their relations and comments. */
-function openIssues(scenario: Scenario, repoFull: string, store: SandboxStore, firstUser: string): void {
-  for (const [i, issue] of scenario.issues.entries()) {
+/** A demo agent script in `dir` for one repository's issues (its entry for #N is the Nth issue's). */
+export function writeIssuesScript(issues: Scenario["issues"], dir: string): string {
+  const agentEntries: Record<number, DemoAgentEntry> = {};
+  issues.forEach((issue, i) => {
+    agentEntries[i + 1] = { ...(issue.agent ?? DemoAgentEntrySchema.parse({})), title: issue.title };
+  });
+  return writeDemoScript(dir, agentEntries);
+}
+
+/** Opens a repository's issues in order (the first is #1), then adds their relations and comments. */
+export function openIssues(
+  issues: Scenario["issues"],
+  repoFull: string,
+  store: SandboxStore,
+  firstUser: string,
+): void {
+  for (const [i, issue] of issues.entries()) {
     const created = store.createIssue(repoFull, {
       title: issue.title,
       body: issueBody(issue),
@@ -116,7 +126,7 @@ function openIssues(scenario: Scenario, repoFull: string, store: SandboxStore, f
     if (created.number !== i + 1)
       throw new Error(`issue "${issue.title}" got #${created.number}, expected #${i + 1}`);
   }
-  for (const [i, issue] of scenario.issues.entries()) {
+  for (const [i, issue] of issues.entries()) {
     const number = i + 1;
     for (const blocker of issue.blockedBy)
       store.addBlockedBy(repoFull, number, blocker, issue.author ?? firstUser);

@@ -103,6 +103,6 @@ export function dispatchEventPayload(
     workflow: workflow.path,
     repository: shapes.repository(repo),
     sender: shapes.user(run.actor),
-    installation: { id: store.installationId },
+    installation: { id: store.installationFor(repo.fullName)?.id ?? store.installationId },
   };
 }

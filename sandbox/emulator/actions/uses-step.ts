@@ -156,12 +156,17 @@ function createAppToken(
     );
     return 1;
   }
-  const token = host.store.issueInstallationToken({ repositories: [handle.request.repo.fullName] }).token;
+  const installationId =
+    host.store.installationFor(handle.request.repo.fullName)?.id ?? host.store.installationId;
+  const token = host.store.issueInstallationToken({
+    installationId,
+    repositories: [handle.request.repo.fullName],
+  }).token;
   const output = env.GITHUB_OUTPUT;
   if (output) {
     writeFileSync(
       output,
-      `token=${token}\ninstallation-id=${host.store.installationId}\napp-slug=${host.store.app.slug}\n`,
+      `token=${token}\ninstallation-id=${installationId}\napp-slug=${host.store.app.slug}\n`,
       { flag: "a" },
     );
   }

@@ -158,12 +158,8 @@ export async function attachGit(host: GitHost, options: { root?: string } = {}):
       const info = store.authenticate(token);
       const record = store.getRepo({ owner, name: repo });
       if (!info || !record) return null;
-      if (
-        info.repositories &&
-        !info.repositories.some((r) => r.toLowerCase() === record.fullName.toLowerCase())
-      ) {
-        return null;
-      }
+      // A token reaches its run's or its installation's repositories only (with-installations.ts).
+      if (!store.tokenReaches(info, record.fullName)) return null;
       // A workflow's GITHUB_TOKEN never has `workflows`; an installation token only when granted
       // (sandbox/emulator/git/workflow-push-hook.ts).
       if (info.kind === "worker") return { login: info.login, write: true, workflows: false };

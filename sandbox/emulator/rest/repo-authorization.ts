@@ -53,12 +53,12 @@ export function authorizeRepoOperation(req: RestRequest): void {
   if (id.kind === "app" && req.match.operationId !== "apps/get-repo-installation") {
     fail(403, "Resource not accessible by integration");
   }
-  // An installation token minted for selected repositories does not see the others.
-  if (
-    id.kind === "installation" &&
-    id.token?.repositories &&
-    !id.token.repositories.includes(repo.fullName)
-  ) {
+  // An installation token sees only its installation's repositories (of those, only the ones it was minted
+  // for when it names some): another's is "Not Found", as GitHub answers for a private repository the token
+  // cannot see (https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/authenticating-as-a-github-app-installation).
+  // GitHub would let a public one's reads through; the sandbox refuses them too, so nothing relies on reading
+  // outside its installation.
+  if (id.kind === "installation" && id.token && !req.store.tokenReaches(id.token, repo.fullName)) {
     fail(404, "Not Found");
   }
   if (req.match.method === "GET" || req.match.method === "HEAD") {

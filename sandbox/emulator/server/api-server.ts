@@ -27,6 +27,7 @@ import {
 import { type Identity, type SandboxApp, authenticateRequest } from "./auth.js";
 import { CONTENT_LIMIT_MESSAGE, graphqlCreatesContent, restCreatesContent } from "./content-limit.js";
 import { FaultController } from "./faults.js";
+import { installationLimit } from "./installation-limit.js";
 import { graphqlRequestCost, loadGraphqlSchema, runGraphql } from "../graphql.js";
 import { type OpenApiValidator, loadOpenApi } from "./openapi.js";
 import { type RestReply, type RestRequest, authorizeRepoOperation, restHandlers } from "../rest/index.js";
@@ -143,7 +144,8 @@ export class SandboxServer {
       setRateLimits: (limits) => {
         this.limits = { ...this.limits, ...limits };
       },
-      installationToken: () => this.store.issueInstallationToken().token,
+      installationToken: (installationId) =>
+        this.store.issueInstallationToken(installationId === undefined ? {} : { installationId }).token,
       userToken: (login) => this.store.userToken(login),
       tokenKind: (token) => {
         const result = authenticateRequest(this.store, this.app, `token ${token}`);
@@ -243,6 +245,16 @@ export class SandboxServer {
   }
 
   limitFor(identity: Identity, resource: RateResource): number {
+    // Installation tokens share their installation's limit (their bucket is the installation, auth.ts), which
+    // grows with a declared installation's repositories; the default installation keeps the base.
+    const installation =
+      identity.kind === "installation" && identity.token?.installationId != null
+        ? this.store.getInstallation(identity.token.installationId)
+        : undefined;
+    if (installation && !installation.coversEveryOwner) {
+      const base = resource === "graphql" ? this.limits.graphql : this.limits.installation;
+      return installationLimit(base, this.store.installationRepos(installation.id).length);
+    }
     if (resource === "graphql")
       return identity.kind === "worker"
         ? Math.min(this.limits.graphql, this.limits.worker)

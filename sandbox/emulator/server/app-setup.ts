@@ -120,12 +120,13 @@ export const setupHandlers: Record<string, (req: RestRequest) => RestReply> = {
   "apps/get-repo-installation": (req) => {
     if (req.identity.kind !== "app") fail(401, "A JSON web token could not be decoded");
     const repo = repoOf(req);
-    if (!isInstalledOn(req.store, repo.fullName)) fail(404, "Not Found");
+    const installation = req.store.installationFor(repo.fullName);
+    if (!installation || !isInstalledOn(req.store, repo.fullName)) fail(404, "Not Found");
     const grants = installationGrants(req.store);
     return {
       status: 200,
       body: {
-        ...req.shapes.installation(),
+        ...req.shapes.installation(installation!),
         ...(grants ? { permissions: grants.permissions, events: grants.events } : {}),
       },
     };

@@ -9,13 +9,14 @@ export interface SandboxApp {
   id: number;
   slug: string;
   name: string;
-  /** Owner login of the app and of its one installation's account. */
+  /** Owner login of the app (and the account of its default installation). */
   owner: string;
   clientId: string;
   /** PEM (PKCS#1 `-----BEGIN RSA PRIVATE KEY-----`), as GitHub hands out. */
   privateKey: string;
   publicKey: KeyObject;
   webhookSecret: string;
+  /** The default installation's id (store-core.ts `installationId`). */
   installationId: number;
 }
 
@@ -44,7 +45,10 @@ export interface Identity {
   kind: TokenKind;
   /** Acting login (`<slug>[bot]` for the app and installation, `github-actions[bot]` for workers). */
   login: string;
-  /** Key for the rate-limit bucket. */
+  /**
+   * Key for the rate-limit bucket: every token of one installation shares the installation's
+   * (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#primary-rate-limit-for-github-app-installations).
+   */
   bucket: string;
   token: TokenInfo | null;
 }

@@ -14,7 +14,10 @@ import type { WebView } from "../web/web-view.js";
 export type SandboxHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
 export interface RateLimits {
-  /** Requests per hour of an installation token (GitHub: 5,000). */
+  /**
+   * Requests per hour of an installation, shared by its tokens (GitHub: 5,000; a declared installation's grows
+   * with its repositories, installation-limit.ts).
+   */
   installation: number;
   /** Requests per hour of a workflow's GITHUB_TOKEN (GitHub: 1,000). */
   worker: number;
@@ -69,8 +72,11 @@ export interface Sandbox {
   registerHandler(prefix: string, handler: SandboxHandler): () => void;
   /** Changes the hourly budgets (e.g. a tiny one to demonstrate rate limiting); applies to the next request. */
   setRateLimits(limits: Partial<RateLimits>): void;
-  /** A fresh installation access token (as `POST /app/installations/{id}/access_tokens` would mint). */
-  installationToken(): string;
+  /**
+   * A fresh installation access token (as `POST /app/installations/{id}/access_tokens` would mint), of the
+   * given installation (default: the default one, store-core.ts `installationId`).
+   */
+  installationToken(installationId?: number): string;
   /** The token a scenario human uses (`ghp_<login>`). */
   userToken(login: string): string;
   /** Kind of a token as the sandbox sees it, or null when unknown. */

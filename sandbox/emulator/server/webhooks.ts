@@ -37,9 +37,12 @@ export function webhookFor(
 ): { name: string; payload: JsonObject } {
   const repository = shapes.repository(event.repo);
   const sender = shapes.user(event.sender);
+  // The installation covering the repository (https://docs.github.com/en/webhooks/webhook-events-and-payloads:
+  // "installation" names the GitHub App installation the event is for).
+  const installationId = store.installationFor(event.repo.fullName)?.id ?? store.installationId;
   const installation = {
-    id: store.installationId,
-    node_id: `MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u${store.installationId}`,
+    id: installationId,
+    node_id: `MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u${installationId}`,
   };
   const common = { repository, sender, installation };
   const pull = (issue: Issue) => shapes.pull(event.repo, issue as Issue & { pull: PullFields });
@@ -307,7 +310,10 @@ export class WebhookDispatcher {
   }
 
   /** Turns a store event into a delivery and queues it (synchronously: the payload is a snapshot of now). */
-  enqueue(event: StoreEvent): WebhookDelivery {
+  enqueue(event: StoreEvent): WebhookDelivery | null {
+    // An App receives the events of the repositories its installations cover, none of the others
+    // (https://docs.github.com/en/webhooks/types-of-webhooks#github-app-webhooks).
+    if (!this.options.store.installationFor(event.repo.fullName)) return null;
     const { name, payload } = webhookFor(event, this.options.shapes, this.options.store);
     const delivery: WebhookDelivery = {
       id: randomUUID(),

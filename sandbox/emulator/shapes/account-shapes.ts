@@ -1,6 +1,6 @@
 /** Users, repositories, labels, the app and its installation, as GitHub's JSON shows them. */
 import { isAutoMergeAllowed } from "../merge/merge-automation-state.js";
-import type { Label, Repo, SandboxStore, User } from "../store.js";
+import type { Installation, Label, Repo, SandboxStore, User } from "../store.js";
 import { encodeNodeId, permissionAtLeast } from "../store.js";
 import { type Json, type JsonObject, iso } from "./json-shape.js";
 
@@ -260,22 +260,31 @@ export class AccountShapes {
     };
   }
 
-  /** `installation` object (for `GET /app/installations`, `GET /repos/{o}/{r}/installation`). */
-  installation(): JsonObject {
-    const id = this.store.installationId;
-    const owner = this.store.app.owner;
+  /**
+   * `installation` object (for `GET /app/installations`, `GET /repos/{o}/{r}/installation`): one installation
+   * (default: the first), on its account (https://docs.github.com/en/rest/apps/apps#get-an-installation-for-the-authenticated-app).
+   */
+  installation(installation: Installation = this.store.listInstallations()[0]!): JsonObject {
+    const id = installation.id;
+    const owner = installation.account;
+    const account = this.userRecord(owner);
+    // The default installation has always been shown on an organization.
+    const onOrganization = installation.coversEveryOwner || account.type === "Organization";
     return {
       id,
       account: this.user(owner),
-      repository_selection: "all",
+      repository_selection: installation.repositorySelection,
       access_tokens_url: `${this.apiUrl}/app/installations/${id}/access_tokens`,
       repositories_url: `${this.apiUrl}/installation/repositories`,
-      html_url: `${this.htmlUrl}/settings/installations/${id}`,
+      html_url:
+        onOrganization && !installation.coversEveryOwner
+          ? `${this.htmlUrl}/organizations/${owner}/settings/installations/${id}`
+          : `${this.htmlUrl}/settings/installations/${id}`,
       app_id: this.store.app.id,
       app_slug: this.store.app.slug,
       client_id: `Iv23sandbox${this.store.app.id}`,
-      target_id: this.userRecord(owner).id,
-      target_type: "Organization",
+      target_id: account.id,
+      target_type: onOrganization ? "Organization" : "User",
       permissions: appPermissions(),
       events: appEvents(),
       created_at: "2024-01-01T00:00:00Z",

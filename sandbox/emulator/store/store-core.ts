@@ -48,7 +48,10 @@ export class StoreCore {
   private nextId = 1000;
   /** The GitHub App the sandbox plays host to. */
   readonly app: { id: number; slug: string; name: string; owner: string };
-  /** The app's one installation (covering every repository). */
+  /**
+   * The id of the App's default installation, which covers every repository until installations are declared
+   * (with-installations.ts); then the first declared one's id unless it names its own.
+   */
   readonly installationId: number;
 
   constructor(options: StoreOptions = {}) {

@@ -3,11 +3,11 @@ import { encodeNodeId } from "./node-ids.js";
 import type { Label, RepoRef } from "./repo-records.js";
 import type { RepoState } from "./store-core.js";
 import { StoreError } from "./store-error.js";
-import { StoreWithRepos } from "./with-repos.js";
+import { StoreWithInstallations } from "./with-installations.js";
 
 const DEFAULT_LABEL_COLOR = "ededed";
 
-export class StoreWithLabels extends StoreWithRepos {
+export class StoreWithLabels extends StoreWithInstallations {
   createLabel(repo: RepoRef, input: { name: string; color?: string; description?: string | null }): Label {
     const state = this.state(repo);
     if (state.labels.has(input.name.toLowerCase())) {

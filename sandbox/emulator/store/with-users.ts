@@ -75,14 +75,17 @@ export class StoreWithUsers extends StoreCore {
 
   // ----- tokens --------------------------------------------------------------------------------------------
 
-  /** Creates an installation access token (`ghs_…`, 1 hour), as `POST /app/installations/{id}/access_tokens`. */
-  issueInstallationToken(options: { repositories?: string[] } = {}): TokenInfo {
+  /**
+   * Creates an installation access token (`ghs_…`, 1 hour), as `POST /app/installations/{id}/access_tokens`:
+   * of `installationId` (default: the default installation), limited to `repositories` when given.
+   */
+  issueInstallationToken(options: { installationId?: number; repositories?: string[] } = {}): TokenInfo {
     const token = `ghs_${randomBytes(18).toString("base64url").replace(/[-_]/g, "x").slice(0, 36)}`;
     const info: TokenInfo = {
       token,
       kind: "installation",
       login: `${this.app.slug}[bot]`,
-      installationId: this.installationId,
+      installationId: options.installationId ?? this.installationId,
       runId: null,
       repositories: options.repositories ?? null,
       expiresAt: new Date(this.now().getTime() + 3600_000),

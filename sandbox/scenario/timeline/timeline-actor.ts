@@ -68,7 +68,7 @@ export class TimelineActor {
         const status = await sendBadSignatureWebhook(url, {
           owner: repo.owner,
           repo: repo.name,
-          installationId: store.installationId,
+          installationId: store.installationFor(repo.full)?.id ?? store.installationId,
           issue: observer.tracking()?.number ?? 1,
           appId: sandbox.app.id,
         });
