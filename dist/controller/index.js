@@ -57703,6 +57703,7 @@ function prepare(input2) {
     readyBy,
     offRamps: /* @__PURE__ */ new Set(),
     alerts: [],
+    wakes: [],
     statusByIssue: /* @__PURE__ */ new Map()
   };
   ignoreForeignLabels(ctx, input2.config.labels);
@@ -59615,6 +59616,15 @@ function sweepVerdict(input2) {
   if (!(age >= input2.staleDays * 864e5)) return { delete: false, why: "recent" };
   return { delete: true };
 }
+function sweepDueAt(ctx, n, why, days, activity) {
+  const after = (iso2) => {
+    const at = Date.parse(iso2 ?? "");
+    return Number.isNaN(at) ? ctx.nowMs : Math.max(ctx.nowMs, at + days * 864e5);
+  };
+  if (why === "recent") return after(activity?.entries[0]?.at);
+  if (why === "unread") return after(ctx.state.tasks[n]?.since);
+  return null;
+}
 function sweepStaleBranches(ctx) {
   const days = ctx.config.cleanup.staleBranchDays;
   if (days === "off" || ctx.input.configHeld) return;
@@ -59632,6 +59642,8 @@ function sweepStaleBranches(ctx) {
       nowMs: ctx.nowMs
     });
     if (!verdict.delete) {
+      const due = sweepDueAt(ctx, n, verdict.why, days, ctx.snapshot.branchActivity?.[branch]);
+      if (due !== null) ctx.wakes.push(due);
       if (verdict.why === "person-pushed" || verdict.why === "incomplete")
         note(
           ctx,
@@ -60591,7 +60603,8 @@ function decide(input2) {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd
   });
-  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
 }
 
 // src/core/scheduling/repo-activity.ts
@@ -60607,7 +60620,7 @@ function repoActivity(input2) {
   }
   const live = snapshot.runs.find((run) => run.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
-  return { kind: "idle" };
+  return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
 // src/github/transport/counter.ts

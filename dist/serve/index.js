@@ -68921,10 +68921,11 @@ function chooseTickRepos(input2) {
   const { policy, nowMs } = input2;
   const allowed = reconcilesAllowed(input2.budgets, nowMs, input2.tickMs, policy.reserveFraction);
   const of = (kind) => input2.repos.filter((r) => r.activity === kind).sort(leastRecent);
-  const active = of("active");
+  const woken = (r) => r.wakeAtMs !== void 0 && r.wakeAtMs <= nowMs;
+  const active = input2.repos.filter((r) => r.activity === "active" || r.activity === "idle" && woken(r)).sort(leastRecent);
   const unknown2 = of("unknown");
   const idle = of("idle").filter(
-    (r) => sweepDue(r.key, r.lastReconciledAt, nowMs, Math.max(1, policy.idleSweepMs))
+    (r) => !woken(r) && sweepDue(r.key, r.lastReconciledAt, nowMs, Math.max(1, policy.idleSweepMs))
   );
   const reconcile2 = [];
   const deferred = { active: 0, unknown: 0, idle: 0 };
@@ -69063,7 +69064,8 @@ var RepoActivityBook = class {
     return {
       key,
       activity: entry?.activity ?? "unknown",
-      lastReconciledAt: entry?.lastReconciledAt ?? null
+      lastReconciledAt: entry?.lastReconciledAt ?? null,
+      ...entry?.wakeAtMs !== void 0 ? { wakeAtMs: entry.wakeAtMs } : {}
     };
   }
   /**
@@ -69071,8 +69073,14 @@ var RepoActivityBook = class {
    * known before stays. It counts as reconciled either way: it spent requests.
    */
   reconciled(key, at, found) {
-    const activity = found?.kind ?? this.entries.get(key)?.activity ?? "unknown";
-    this.entries.set(key, { activity, lastReconciledAt: at });
+    const before = this.entries.get(key);
+    const activity = found?.kind ?? before?.activity ?? "unknown";
+    const wakeAtMs = found ? found.kind === "idle" ? found.wakeAtMs : void 0 : before?.wakeAtMs;
+    this.entries.set(key, {
+      activity,
+      lastReconciledAt: at,
+      ...wakeAtMs !== void 0 ? { wakeAtMs } : {}
+    });
   }
   /** An event that may start work: active until a reconcile says otherwise. */
   markActive(key) {
@@ -72482,6 +72490,7 @@ function prepare(input2) {
     readyBy,
     offRamps: /* @__PURE__ */ new Set(),
     alerts: [],
+    wakes: [],
     statusByIssue: /* @__PURE__ */ new Map()
   };
   ignoreForeignLabels(ctx, input2.config.labels);
@@ -74399,6 +74408,15 @@ function sweepVerdict(input2) {
   if (!(age >= input2.staleDays * 864e5)) return { delete: false, why: "recent" };
   return { delete: true };
 }
+function sweepDueAt(ctx, n, why, days, activity) {
+  const after = (iso2) => {
+    const at = Date.parse(iso2 ?? "");
+    return Number.isNaN(at) ? ctx.nowMs : Math.max(ctx.nowMs, at + days * 864e5);
+  };
+  if (why === "recent") return after(activity?.entries[0]?.at);
+  if (why === "unread") return after(ctx.state.tasks[n]?.since);
+  return null;
+}
 function sweepStaleBranches(ctx) {
   const days = ctx.config.cleanup.staleBranchDays;
   if (days === "off" || ctx.input.configHeld) return;
@@ -74416,6 +74434,8 @@ function sweepStaleBranches(ctx) {
       nowMs: ctx.nowMs
     });
     if (!verdict.delete) {
+      const due = sweepDueAt(ctx, n, verdict.why, days, ctx.snapshot.branchActivity?.[branch]);
+      if (due !== null) ctx.wakes.push(due);
       if (verdict.why === "person-pushed" || verdict.why === "incomplete")
         note(
           ctx,
@@ -75375,7 +75395,8 @@ function decide(input2) {
     checkboxesTicked: checkboxes.ticked,
     sessionEnd
   });
-  return ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  const withAlerts = ctx.alerts.length > 0 ? { ...decision, alerts: ctx.alerts } : decision;
+  return ctx.wakes.length > 0 ? { ...withAlerts, wakeAtMs: Math.min(...ctx.wakes) } : withAlerts;
 }
 
 // src/core/scheduling/repo-activity.ts
@@ -75391,7 +75412,7 @@ function repoActivity(input2) {
   }
   const live = snapshot.runs.find((run2) => run2.status !== "completed");
   if (live) return { kind: "active", reason: `worker run ${live.id} is ${live.status}` };
-  return { kind: "idle" };
+  return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
 // src/github/snapshot/config-at-commit.ts
