@@ -69056,7 +69056,7 @@ function reconcileCost(result) {
   return { core: totalOf(r.requests) - queries, graphql: r.graphql?.points ?? queries };
 }
 
-// src/app/repo-activity.ts
+// src/app/activity-book.ts
 var RepoActivityBook = class {
   entries = /* @__PURE__ */ new Map();
   standing(key) {

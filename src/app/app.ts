@@ -28,7 +28,7 @@ import { chooseTickRepos, DEFAULT_TICK_POLICY, type TickPolicy } from "../core/s
 import type { RepoActivity } from "../core/scheduling/repo-activity.js";
 import { activityEvent } from "./activity-events.js";
 import { InstallationBudgets, reconcileCost } from "./installation-budgets.js";
-import { RepoActivityBook } from "./repo-activity.js";
+import { RepoActivityBook } from "./activity-book.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,

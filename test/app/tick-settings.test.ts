@@ -9,7 +9,7 @@ import {
   InstallationBudgets,
   reconcileCost,
 } from "../../src/app/installation-budgets.js";
-import { RepoActivityBook } from "../../src/app/repo-activity.js";
+import { RepoActivityBook } from "../../src/app/activity-book.js";
 import { tickPolicyFrom } from "../../src/app/serve.js";
 
 describe("tickPolicyFrom", () => {
