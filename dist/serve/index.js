@@ -73863,10 +73863,21 @@ function runAsked(ctx, requests, pool) {
 function sameLabels(a, b) {
   return a === b || a.length === b.length && a.every((l, i) => l === b[i]);
 }
+function nextAttempt(ctx, n, recorded, resulted) {
+  let seen = Math.max(recorded, resulted);
+  for (const run2 of ctx.snapshot.runs) {
+    if (run2.issue === n && typeof run2.attempt === "number") seen = Math.max(seen, run2.attempt);
+  }
+  for (const name of ctx.snapshot.dispatchLocks ?? []) {
+    const lock = parseDispatchLock(name);
+    if (lock?.issue === n) seen = Math.max(seen, lock.attempt);
+  }
+  return seen + 1;
+}
 function dispatch(ctx, n, why, score) {
   const record2 = taskRecord(ctx, n);
   const result = ctx.results.get(n);
-  const attempt = Math.max(record2.attempt, result?.attempt ?? 0) + 1;
+  const attempt = nextAttempt(ctx, n, record2.attempt, result?.attempt ?? 0);
   const dispatchId2 = dispatchId(n, attempt, ctx.input.dispatchIdSeed);
   const now = ctx.now.toISOString();
   record2.attempt = attempt;

@@ -247,6 +247,7 @@ export class ScenarioRun {
       this.progress,
       this.cleanups,
       STOP_ORDER.pendingFaults,
+      join(agentDir, "demo-script.json"),
     );
     const ci = scenarioCi(scenario);
     const actionsMode = controllerMode(scenario) === "actions";

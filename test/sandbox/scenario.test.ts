@@ -111,8 +111,16 @@ timeline:
     expect(killRunPlan(true)).toEqual({ afterSeconds: 2, times: 1 });
     expect(killRunPlan({ issue: 3, afterSeconds: 1 })).toEqual({ issue: 3, afterSeconds: 1, times: 1 });
     expect(() => killRunPlan({ issue: "three" })).toThrow(
-      /faults.killRun: issue: .*expected true or \{ issue, afterSeconds, times \}/,
+      /faults.killRun: issue: .*expected true or \{ issue, afterSeconds, times, whenAgentHangs \}/,
     );
+    expect(killRunPlan({ issue: 1, whenAgentHangs: true, afterSeconds: 1 })).toEqual({
+      issue: 1,
+      afterSeconds: 1,
+      times: 1,
+      whenAgentHangs: true,
+    });
+    // Whose agent to watch must be said: any run's would be a guess.
+    expect(() => killRunPlan({ whenAgentHangs: true })).toThrow(/whenAgentHangs: whenAgentHangs needs issue/);
   });
 
   it("writes .github/autopilot.yml with the demo agent, and rejects a bad config with the config's own error", () => {

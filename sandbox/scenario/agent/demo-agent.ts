@@ -151,6 +151,8 @@ export interface DemoAgentRunLog {
   signal?: string | null;
   error?: string;
   exitCode?: number;
+  /** The run hung (its `hang` behavior): it never ends by itself. */
+  hung?: boolean;
 }
 
 /** How many times the agent ran for an issue, and what each run did. */

@@ -54,6 +54,31 @@ describe("the dispatch locks", () => {
     ]);
   });
 
+  it("a task back in the pool after it left the state is dispatched as a new attempt, past its old run and lock", () => {
+    // Taken out (its labels removed), retired, then labeled ready again before its lock was deleted: attempt 1
+    // again would find the lock taken (read as another controller's dispatch) and the old run as its own.
+    const first = dispatched();
+    const state = structuredClone(first.state);
+    delete state.tasks["1"];
+    const w = {
+      ...first.world,
+      runs: first.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" })),
+      dispatchLocks: ["issue-1-attempt-1"],
+      dispatchLocksComplete: true,
+    };
+    const d = decide({ ...input(w), state, now: minutes(3) });
+    expect(only(d.effects, "dispatchWorker")).toEqual([expect.objectContaining({ issue: 1, attempt: 2 })]);
+    // Nothing of attempt 1 left anywhere: the number starts again.
+    const fresh = decide({
+      ...input({ ...w, runs: [], dispatchLocks: [] }),
+      state,
+      now: minutes(3),
+    });
+    expect(only(fresh.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 1, attempt: 1 }),
+    ]);
+  });
+
   it("of a task still at work are kept", () => {
     const first = dispatched();
     const w = { ...first.world, dispatchLocks: ["issue-1-attempt-1"] };

@@ -20,7 +20,7 @@ import { freezeText } from "../text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
-import { dispatchId as dispatchIdOf } from "../../contract.js";
+import { dispatchId as dispatchIdOf, parseDispatchLock } from "../../contract.js";
 
 export interface Pool {
   graph: TaskGraph;
@@ -226,10 +226,28 @@ function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   return a === b || (a.length === b.length && a.every((l, i) => l === b[i]));
 }
 
+/**
+ * The attempt number of a new dispatch: past every attempt the repository shows for the task, not only the
+ * state's. A task that left the state (taken out, closed) and came back starts a new record, while its last
+ * worker's run, result and dispatch lock may still carry attempt 1 (a lock not yet deleted would refuse the
+ * dispatch as another controller's, and a late result of the old run would read as this attempt's).
+ */
+function nextAttempt(ctx: Reconciling, n: number, recorded: number, resulted: number): number {
+  let seen = Math.max(recorded, resulted);
+  for (const run of ctx.snapshot.runs) {
+    if (run.issue === n && typeof run.attempt === "number") seen = Math.max(seen, run.attempt);
+  }
+  for (const name of ctx.snapshot.dispatchLocks ?? []) {
+    const lock = parseDispatchLock(name);
+    if (lock?.issue === n) seen = Math.max(seen, lock.attempt);
+  }
+  return seen + 1;
+}
+
 function dispatch(ctx: Reconciling, n: number, why: string, score: number): void {
   const record = taskRecord(ctx, n);
   const result = ctx.results.get(n);
-  const attempt = Math.max(record.attempt, result?.attempt ?? 0) + 1;
+  const attempt = nextAttempt(ctx, n, record.attempt, result?.attempt ?? 0);
   const dispatchId = dispatchIdOf(n, attempt, ctx.input.dispatchIdSeed);
   const now = ctx.now.toISOString();
   record.attempt = attempt;
