@@ -35,6 +35,11 @@ export async function runControllerRunsBench(capSeconds: number | null): Promise
     [
       ["runs", "count", "per done task"],
       ["**job ran (billed)**", `**${formatInt(runs?.started ?? 0)}**`, `**${per(runs?.started ?? 0)}**`],
+      [
+        "**billed minutes** (each job rounded up to a whole minute)",
+        `**${formatInt(runs?.billedMinutes ?? 0)}**`,
+        `**${per(runs?.billedMinutes ?? 0)}**`,
+      ],
       ["job skipped by its `if:` (free)", formatInt(runs?.skipped ?? 0), per(runs?.skipped ?? 0)],
       [
         "replaced while pending (concurrency group)",

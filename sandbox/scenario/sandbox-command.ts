@@ -72,7 +72,7 @@ export function renderSummary(report: ScenarioReport): string[] {
   const c = report.controllerRuns;
   if (c) {
     lines.push(
-      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task`,
+      `Controller runs (Actions): ${c.total} — ${c.started} ran, ${c.skipped} skipped, ${c.cancelledPending} replaced while pending${c.failed ? `, ${c.failed} failed` : ""}; ${c.perCompletedTask ?? "-"} per completed task, ${c.billedMinutes} billed minute(s) (${c.billedMinutesPerCompletedTask ?? "-"} per completed task)`,
     );
   }
   if (report.validationFailures.length) {

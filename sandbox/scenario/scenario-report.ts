@@ -67,6 +67,8 @@ export interface ScenarioReport {
   controllerRuns?: ControllerRunCounts & {
     /** Controller runs whose job ran, per task that ended done (null when none did). */
     perCompletedTask: number | null;
+    /** Their billed minutes (each job rounded up to a whole minute), per task that ended done. */
+    billedMinutesPerCompletedTask: number | null;
   };
   faults: Record<string, number>;
   /** Requests the sandbox rejected as invalid against GitHub's API description or schema. */
@@ -210,7 +212,12 @@ function withPerTask(
   issues: ReportIssue[],
 ): NonNullable<ScenarioReport["controllerRuns"]> {
   const done = issues.filter((i) => i.state === "done").length;
-  return { ...counts, perCompletedTask: done > 0 ? Math.round((counts.started / done) * 10) / 10 : null };
+  const per = (n: number) => (done > 0 ? Math.round((n / done) * 10) / 10 : null);
+  return {
+    ...counts,
+    perCompletedTask: per(counts.started),
+    billedMinutesPerCompletedTask: per(counts.billedMinutes),
+  };
 }
 
 /** Whether a report counts as a success: settled and every expectation met. */

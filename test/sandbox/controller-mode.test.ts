@@ -38,6 +38,19 @@ describe("controller runs in Actions mode", () => {
     expect(counts.byEvent).toEqual({ schedule: 2, workflow_run: 1, issue_comment: 1, issues: 1 });
   });
 
+  it("bills each job that ran by the minute, rounded up, and nothing for skipped or replaced runs", () => {
+    const at = (s: number) => new Date(s * 1000);
+    const counts = controllerRunCounts([
+      run({ startedAt: at(0), completedAt: at(4) }),
+      run({ startedAt: at(0), completedAt: at(60) }),
+      run({ startedAt: at(0), completedAt: at(61) }),
+      run({ conclusion: "skipped", startedAt: null, completedAt: at(1) }),
+      run({ conclusion: "cancelled", startedAt: null, completedAt: at(1) }),
+    ]);
+    expect(counts.started).toBe(3);
+    expect(counts.billedMinutes).toBe(1 + 1 + 2);
+  });
+
   it("leaves the controller's runs out of the worker runs", () => {
     const worker = run({ workflowPath: ".github/workflows/autopilot-worker.yml" });
     expect(workerRuns([run({}), worker])).toEqual([worker]);

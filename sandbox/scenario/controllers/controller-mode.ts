@@ -75,6 +75,13 @@ export interface ControllerRunCounts {
   /** Runs cancelled while pending (a newer run took their place in the concurrency group). */
   cancelledPending: number;
   failed: number;
+  /**
+   * Minutes GitHub bills for the jobs that ran: each job's time rounded up to a whole minute ("GitHub rounds the
+   * minutes and partial minutes each job uses up to the nearest whole minute",
+   * https://docs.github.com/en/billing/concepts/product-billing/github-actions). Measured on the sandbox's own
+   * clock: a controller job here takes about as long as on a hosted runner (seconds), so each bills a minute.
+   */
+  billedMinutes: number;
   /** Runs by the event that started them (`schedule`, `issues`, `workflow_run`, …). */
   byEvent: Record<string, number>;
   /** Runs whose job ran, by event. */
@@ -88,6 +95,7 @@ export function controllerRunCounts(runs: readonly RunRecord[]): ControllerRunCo
     skipped: 0,
     cancelledPending: 0,
     failed: 0,
+    billedMinutes: 0,
     byEvent: {},
     startedByEvent: {},
   };
@@ -100,6 +108,8 @@ export function controllerRunCounts(runs: readonly RunRecord[]): ControllerRunCo
       counts.started += 1;
       counts.startedByEvent[run.event] = (counts.startedByEvent[run.event] ?? 0) + 1;
       if (run.conclusion === "failure" || run.conclusion === "timed_out") counts.failed += 1;
+      const ranMs = (run.completedAt ?? new Date()).getTime() - run.startedAt.getTime();
+      counts.billedMinutes += Math.max(1, Math.ceil(ranMs / 60_000));
     }
   }
   return counts;
