@@ -60634,6 +60634,17 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
+// src/core/reconcile/runs/ending-run.ts
+function withRunEnded(snapshot, runId, now) {
+  if (!snapshot.runs.some((r) => r.id === runId && r.status !== "completed")) return snapshot;
+  return {
+    ...snapshot,
+    runs: snapshot.runs.map(
+      (r) => r.id === runId ? { ...r, status: "completed", conclusion: "success", updatedAt: now.toISOString() } : r
+    )
+  };
+}
+
 // src/github/transport/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
@@ -63386,7 +63397,7 @@ async function reconcileOnce(options, log) {
   const at = now();
   const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
-    snapshot: world,
+    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
     state,
     config: fileConfig,
     configError,
@@ -63450,8 +63461,10 @@ async function runController(options = {}) {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     setSecret(token);
-    const eventName = env.GITHUB_EVENT_NAME ?? "";
-    const event = await readEvent(env.GITHUB_EVENT_PATH);
+    const endingRun = parseEndingRun(getInput("ending-run"));
+    const eventName = endingRun === null ? env.GITHUB_EVENT_NAME ?? "" : "workflow_run";
+    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
+    if (endingRun !== null) info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
     const dispatchInputs = eventName === "workflow_dispatch" ? event.inputs ?? {} : {};
     const input2 = (key2) => String(dispatchInputs[key2] ?? "").trim() || getInput(key2);
     const overrides = parseOverrides(input2("max-parallel"), input2("labels"), input2("dry-run"));
@@ -63475,6 +63488,7 @@ async function runController(options = {}) {
       botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
       dryRun: overrides.dryRun === true,
       alerts,
+      endingRunId: endingRun,
       ...budget ? { operationBudget: Number(budget) } : {},
       start: startSession && eventName === "workflow_dispatch" ? {
         actor: env.GITHUB_ACTOR || String(event.sender?.login ?? "someone"),
@@ -63525,6 +63539,13 @@ async function runController(options = {}) {
       status === null ? `Autopilot could not reconcile${where}: ${error63 instanceof Error ? error63.message : String(error63)}` : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error63)}`
     );
   }
+}
+function parseEndingRun(text4) {
+  const value = text4.trim();
+  if (!value) return null;
+  if (!/^[1-9]\d{0,15}$/.test(value))
+    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
+  return Number(value);
 }
 async function readEvent(path2) {
   if (!path2) return {};

@@ -86,8 +86,11 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     core.setSecret(token);
-    const eventName = env.GITHUB_EVENT_NAME ?? "";
-    const event = await readEvent(env.GITHUB_EVENT_PATH);
+    const endingRun = parseEndingRun(core.getInput("ending-run"));
+    // A worker run's last step: its workflow_dispatch is the worker's, never a session start with overrides.
+    const eventName = endingRun === null ? (env.GITHUB_EVENT_NAME ?? "") : "workflow_run";
+    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
+    if (endingRun !== null) core.info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
     const dispatchInputs =
       eventName === "workflow_dispatch" ? ((event.inputs ?? {}) as Record<string, unknown>) : {};
     const input = (key: string) => String(dispatchInputs[key] ?? "").trim() || core.getInput(key);
@@ -113,6 +116,7 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: overrides.dryRun === true,
         alerts,
+        endingRunId: endingRun,
         ...(budget ? { operationBudget: Number(budget) } : {}),
         start:
           startSession && eventName === "workflow_dispatch"
@@ -174,6 +178,15 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error)}`,
     );
   }
+}
+
+/** `ending-run`: the worker run's own id (`github.run_id`), or empty. */
+export function parseEndingRun(text: string): number | null {
+  const value = text.trim();
+  if (!value) return null;
+  if (!/^[1-9]\d{0,15}$/.test(value))
+    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
+  return Number(value);
 }
 
 async function readEvent(path: string | undefined): Promise<Record<string, unknown>> {
