@@ -60644,6 +60644,11 @@ function withRunEnded(snapshot, runId, now) {
     )
   };
 }
+function endingResultShown(snapshot, runId) {
+  const run = snapshot.runs.find((r) => r.id === runId);
+  if (run && !run.dispatchId) return true;
+  return !!run && snapshot.workerResults.some((r) => r.dispatchId === run.dispatchId && r.status === "finished");
+}
 
 // src/github/transport/counter.ts
 var RequestCounter = class {
@@ -63438,6 +63443,8 @@ function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
   const wait = Math.max(0, pause.until - nowMs);
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1e3 ? wait : null;
 }
+var ENDING_RESULT_ROUNDS = 2;
+var ENDING_RESULT_WAIT_MS = 3e3;
 var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
   debug: (m) => debug(m),
@@ -63496,6 +63503,13 @@ async function runController(options = {}) {
       } : null
     });
     let result = await runOnce(true);
+    for (let round2 = 0; endingRun !== null && round2 < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun); round2++) {
+      info(
+        `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1e3}s`
+      );
+      await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+      result = await runOnce(false);
+    }
     const circuit = circuitFor(baseUrl);
     const key = repoKey({ owner, name });
     let waited = 0;

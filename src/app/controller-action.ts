@@ -16,6 +16,7 @@ import { type GatewayLog, repoKey } from "../github/transport/octokit-surface.js
 import { describeError, statusOf } from "../github/transport/errors.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
+import { endingResultShown } from "../core/reconcile/runs/ending-run.js";
 
 interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -56,6 +57,10 @@ export function heldWritesWait(
   const wait = Math.max(0, pause.until - nowMs);
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1000 ? wait : null;
 }
+
+/** How many more reconciles a worker's last step makes while its run's finished result does not show, and how far apart. */
+const ENDING_RESULT_ROUNDS = 2;
+const ENDING_RESULT_WAIT_MS = 3000;
 
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -127,6 +132,19 @@ export async function runController(options: RunOptions = {}): Promise<void> {
             : null,
       });
     let result = await runOnce(true);
+    // A worker's last step: its result was written moments ago; a read that does not show it yet is tried again
+    // (the controller workflow skips this run's end, so no other reconcile follows at once).
+    for (
+      let round = 0;
+      endingRun !== null && round < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun);
+      round++
+    ) {
+      core.info(
+        `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1000}s`,
+      );
+      await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+      result = await runOnce(false);
+    }
     // A secondary rate limit paused this repository's writes and some are held: this process is their only
     // record, so the pause is waited out and another reconcile carries them out (it replays them first).
     const circuit = circuitFor(baseUrl);

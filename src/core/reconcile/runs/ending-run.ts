@@ -19,3 +19,17 @@ export function withRunEnded(snapshot: WorldSnapshot, runId: number, now: Date):
     ),
   };
 }
+
+/**
+ * Whether the snapshot shows the ending run's finished result, the one thing that reconcile is there to act
+ * on. The worker wrote it moments before, and a read right after a write may not show it yet: then the step
+ * reconciles again shortly (src/app/controller-action.ts), since the controller workflow skips this run's end.
+ * A run without a dispatch id (started by hand without one) has nothing to wait for.
+ */
+export function endingResultShown(snapshot: WorldSnapshot, runId: number): boolean {
+  const run = snapshot.runs.find((r) => r.id === runId);
+  if (run && !run.dispatchId) return true;
+  return (
+    !!run && snapshot.workerResults.some((r) => r.dispatchId === run.dispatchId && r.status === "finished")
+  );
+}
