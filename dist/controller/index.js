@@ -59074,11 +59074,8 @@ function sameLabels(a, b) {
 function nextAttempt(ctx, n, recorded, resulted) {
   let seen = Math.max(recorded, resulted);
   for (const run of ctx.snapshot.runs) {
-    if (run.issue === n && typeof run.attempt === "number") seen = Math.max(seen, run.attempt);
-  }
-  for (const name of ctx.snapshot.dispatchLocks ?? []) {
-    const lock = parseDispatchLock(name);
-    if (lock?.issue === n) seen = Math.max(seen, lock.attempt);
+    if (run.issue === n && run.status === "completed" && typeof run.attempt === "number")
+      seen = Math.max(seen, run.attempt);
   }
   return seen + 1;
 }

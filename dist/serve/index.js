@@ -73866,11 +73866,8 @@ function sameLabels(a, b) {
 function nextAttempt(ctx, n, recorded, resulted) {
   let seen = Math.max(recorded, resulted);
   for (const run2 of ctx.snapshot.runs) {
-    if (run2.issue === n && typeof run2.attempt === "number") seen = Math.max(seen, run2.attempt);
-  }
-  for (const name of ctx.snapshot.dispatchLocks ?? []) {
-    const lock = parseDispatchLock(name);
-    if (lock?.issue === n) seen = Math.max(seen, lock.attempt);
+    if (run2.issue === n && run2.status === "completed" && typeof run2.attempt === "number")
+      seen = Math.max(seen, run2.attempt);
   }
   return seen + 1;
 }

@@ -54,7 +54,7 @@ describe("the dispatch locks", () => {
     ]);
   });
 
-  it("a task back in the pool after it left the state is dispatched as a new attempt, past its old run and lock", () => {
+  it("a task back in the pool after it left the state is dispatched as a new attempt, past its ended run", () => {
     // Taken out (its labels removed), retired, then labeled ready again before its lock was deleted: attempt 1
     // again would find the lock taken (read as another controller's dispatch) and the old run as its own.
     const first = dispatched();
@@ -75,6 +75,16 @@ describe("the dispatch locks", () => {
       now: minutes(3),
     });
     expect(only(fresh.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 1, attempt: 1 }),
+    ]);
+    // A lock with no ended run may be an attempt in flight (another controller's, or one a lost state recorded):
+    // its number is taken again, so the lock turns the second dispatch away instead of a new attempt running twice.
+    const inFlight = decide({
+      ...input({ ...w, runs: [], dispatchLocks: ["issue-1-attempt-1"] }),
+      state,
+      now: minutes(3),
+    });
+    expect(only(inFlight.effects, "dispatchWorker")).toEqual([
       expect.objectContaining({ issue: 1, attempt: 1 }),
     ]);
   });

@@ -20,7 +20,7 @@ import { freezeText } from "../text-approval.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
-import { dispatchId as dispatchIdOf, parseDispatchLock } from "../../contract.js";
+import { dispatchId as dispatchIdOf } from "../../contract.js";
 
 export interface Pool {
   graph: TaskGraph;
@@ -227,19 +227,18 @@ function sameLabels(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
- * The attempt number of a new dispatch: past every attempt the repository shows for the task, not only the
- * state's. A task that left the state (taken out, closed) and came back starts a new record, while its last
- * worker's run, result and dispatch lock may still carry attempt 1 (a lock not yet deleted would refuse the
- * dispatch as another controller's, and a late result of the old run would read as this attempt's).
+ * The attempt number of a new dispatch: past the state's record, the latest result, and every attempt whose run
+ * has ended. A task that left the state (taken out, closed) and came back starts a new record while its last
+ * run, ended, still carries attempt 1: that number is spent (its dispatch lock may not be deleted yet, and a late
+ * result of the old run would read as the new attempt's). A lock whose run has not ended is not passed: that
+ * attempt may be in flight (sent by another controller, or recorded in a state since lost), and taking its
+ * number again is what lets the lock turn a second dispatch away.
  */
 function nextAttempt(ctx: Reconciling, n: number, recorded: number, resulted: number): number {
   let seen = Math.max(recorded, resulted);
   for (const run of ctx.snapshot.runs) {
-    if (run.issue === n && typeof run.attempt === "number") seen = Math.max(seen, run.attempt);
-  }
-  for (const name of ctx.snapshot.dispatchLocks ?? []) {
-    const lock = parseDispatchLock(name);
-    if (lock?.issue === n) seen = Math.max(seen, lock.attempt);
+    if (run.issue === n && run.status === "completed" && typeof run.attempt === "number")
+      seen = Math.max(seen, run.attempt);
   }
   return seen + 1;
 }
