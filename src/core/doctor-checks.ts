@@ -294,17 +294,21 @@ export function repositoryCodeSteps(workflowText: string): { job: string; step: 
   return found;
 }
 
+/** A check of the worker workflow's steps when there is no worker workflow: skipped, after the check that fails for it. */
+function noWorkerWorkflow(id: string, title: string): DoctorCheck {
+  return {
+    id,
+    title,
+    status: "skip",
+    detail: "no worker workflow to read",
+    fix: "Fix the worker workflow first.",
+  };
+}
+
 function checkRepositoryCode(facts: SetupFacts): DoctorCheck {
   const id = "repository-code";
   const title = "The worker workflow runs no repository code outside the worker";
-  if (facts.workerWorkflowText === null)
-    return {
-      id,
-      title,
-      status: "skip",
-      detail: "no worker workflow to read",
-      fix: "Fix the worker workflow first.",
-    };
+  if (facts.workerWorkflowText === null) return noWorkerWorkflow(id, title);
   const steps = repositoryCodeSteps(facts.workerWorkflowText);
   if (steps.length === 0)
     return pass(
@@ -350,14 +354,7 @@ function controllerSteps(workflowText: string): { ending: boolean }[] {
 function checkEndReconcile(facts: SetupFacts): DoctorCheck {
   const id = "end-reconcile";
   const title = "A worker run's end is reconciled once, at once";
-  if (facts.workerWorkflowText === null)
-    return {
-      id,
-      title,
-      status: "skip",
-      detail: "no worker workflow to read",
-      fix: "Fix the worker workflow first.",
-    };
+  if (facts.workerWorkflowText === null) return noWorkerWorkflow(id, title);
   const workerEnds = controllerSteps(facts.workerWorkflowText).some((s) => s.ending);
   const controllers = facts.workflows.filter(
     (w) => w.path !== facts.workerWorkflowPath && controllerSteps(w.text).some((s) => !s.ending),
