@@ -60631,22 +60631,6 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
-// src/core/reconcile/runs/ending-run.ts
-function withRunEnded(snapshot, runId, now) {
-  if (!snapshot.runs.some((r) => r.id === runId && r.status !== "completed")) return snapshot;
-  return {
-    ...snapshot,
-    runs: snapshot.runs.map(
-      (r) => r.id === runId ? { ...r, status: "completed", conclusion: "success", updatedAt: now.toISOString() } : r
-    )
-  };
-}
-function endingResultShown(snapshot, runId) {
-  const run = snapshot.runs.find((r) => r.id === runId);
-  if (run && !run.dispatchId) return true;
-  return !!run && snapshot.workerResults.some((r) => r.dispatchId === run.dispatchId && r.status === "finished");
-}
-
 // src/github/transport/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
@@ -63399,7 +63383,7 @@ async function reconcileOnce(options, log) {
   const at = now();
   const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
-    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
+    snapshot: world,
     state,
     config: fileConfig,
     configError,
@@ -63440,8 +63424,6 @@ function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
   const wait = Math.max(0, pause.until - nowMs);
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1e3 ? wait : null;
 }
-var ENDING_RESULT_ROUNDS = 2;
-var ENDING_RESULT_WAIT_MS = 3e3;
 var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
   debug: (m) => debug(m),
@@ -63465,10 +63447,8 @@ async function runController(options = {}) {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     setSecret(token);
-    const endingRun = parseEndingRun(getInput("ending-run"));
-    const eventName = endingRun === null ? env.GITHUB_EVENT_NAME ?? "" : "workflow_run";
-    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
-    if (endingRun !== null) info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
+    const eventName = env.GITHUB_EVENT_NAME ?? "";
+    const event = await readEvent(env.GITHUB_EVENT_PATH);
     const dispatchInputs = eventName === "workflow_dispatch" ? event.inputs ?? {} : {};
     const input2 = (key2) => String(dispatchInputs[key2] ?? "").trim() || getInput(key2);
     const overrides = parseOverrides(input2("max-parallel"), input2("labels"), input2("dry-run"));
@@ -63492,7 +63472,6 @@ async function runController(options = {}) {
       botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
       dryRun: overrides.dryRun === true,
       alerts,
-      endingRunId: endingRun,
       ...budget ? { operationBudget: Number(budget) } : {},
       start: startSession && eventName === "workflow_dispatch" ? {
         actor: env.GITHUB_ACTOR || String(event.sender?.login ?? "someone"),
@@ -63500,13 +63479,6 @@ async function runController(options = {}) {
       } : null
     });
     let result = await runOnce(true);
-    for (let round2 = 0; endingRun !== null && round2 < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun); round2++) {
-      info(
-        `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1e3}s`
-      );
-      await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
-      result = await runOnce(false);
-    }
     const circuit = circuitFor(baseUrl);
     const key = repoKey({ owner, name });
     let waited = 0;
@@ -63550,13 +63522,6 @@ async function runController(options = {}) {
       status === null ? `Autopilot could not reconcile${where}: ${error63 instanceof Error ? error63.message : String(error63)}` : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error63)}`
     );
   }
-}
-function parseEndingRun(text4) {
-  const value = text4.trim();
-  if (!value) return null;
-  if (!/^[1-9]\d{0,15}$/.test(value))
-    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
-  return Number(value);
 }
 async function readEvent(path2) {
   if (!path2) return {};

@@ -75423,17 +75423,6 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
-// src/core/reconcile/runs/ending-run.ts
-function withRunEnded(snapshot, runId, now) {
-  if (!snapshot.runs.some((r) => r.id === runId && r.status !== "completed")) return snapshot;
-  return {
-    ...snapshot,
-    runs: snapshot.runs.map(
-      (r) => r.id === runId ? { ...r, status: "completed", conclusion: "success", updatedAt: now.toISOString() } : r
-    )
-  };
-}
-
 // src/github/snapshot/config-at-commit.ts
 async function readConfigAt(ctx, commit) {
   const read = ctx.read ?? ((call) => call());
@@ -78244,7 +78233,7 @@ async function reconcileOnce(options2, log) {
   const at = now();
   const limitWait = limitWaitFor(options2, at.getTime());
   const decision = decide({
-    snapshot: options2.endingRunId ? withRunEnded(world, options2.endingRunId, at) : world,
+    snapshot: world,
     state,
     config: fileConfig,
     configError,

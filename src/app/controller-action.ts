@@ -16,7 +16,6 @@ import { type GatewayLog, repoKey } from "../github/transport/octokit-surface.js
 import { describeError, statusOf } from "../github/transport/errors.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
-import { endingResultShown } from "../core/reconcile/runs/ending-run.js";
 
 interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -58,10 +57,6 @@ export function heldWritesWait(
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1000 ? wait : null;
 }
 
-/** How many more reconciles a worker's last step makes while its run's finished result does not show, and how far apart. */
-const ENDING_RESULT_ROUNDS = 2;
-const ENDING_RESULT_WAIT_MS = 3000;
-
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const coreLog: GatewayLog = {
@@ -91,11 +86,8 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     core.setSecret(token);
-    const endingRun = parseEndingRun(core.getInput("ending-run"));
-    // A worker run's last step: its workflow_dispatch is the worker's, never a session start with overrides.
-    const eventName = endingRun === null ? (env.GITHUB_EVENT_NAME ?? "") : "workflow_run";
-    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
-    if (endingRun !== null) core.info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
+    const eventName = env.GITHUB_EVENT_NAME ?? "";
+    const event = await readEvent(env.GITHUB_EVENT_PATH);
     const dispatchInputs =
       eventName === "workflow_dispatch" ? ((event.inputs ?? {}) as Record<string, unknown>) : {};
     const input = (key: string) => String(dispatchInputs[key] ?? "").trim() || core.getInput(key);
@@ -121,7 +113,6 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: overrides.dryRun === true,
         alerts,
-        endingRunId: endingRun,
         ...(budget ? { operationBudget: Number(budget) } : {}),
         start:
           startSession && eventName === "workflow_dispatch"
@@ -132,19 +123,6 @@ export async function runController(options: RunOptions = {}): Promise<void> {
             : null,
       });
     let result = await runOnce(true);
-    // A worker's last step: its result was written moments ago; a read that does not show it yet is tried again
-    // (the controller workflow skips this run's end, so no other reconcile follows at once).
-    for (
-      let round = 0;
-      endingRun !== null && round < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun);
-      round++
-    ) {
-      core.info(
-        `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1000}s`,
-      );
-      await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
-      result = await runOnce(false);
-    }
     // A secondary rate limit paused this repository's writes and some are held: this process is their only
     // record, so the pause is waited out and another reconcile carries them out (it replays them first).
     const circuit = circuitFor(baseUrl);
@@ -196,15 +174,6 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error)}`,
     );
   }
-}
-
-/** `ending-run`: the worker run's own id (`github.run_id`), or empty. */
-export function parseEndingRun(text: string): number | null {
-  const value = text.trim();
-  if (!value) return null;
-  if (!/^[1-9]\d{0,15}$/.test(value))
-    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
-  return Number(value);
 }
 
 async function readEvent(path: string | undefined): Promise<Record<string, unknown>> {

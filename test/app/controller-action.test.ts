@@ -7,7 +7,6 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ACTIONS_HELD_WRITES_WAIT_SECONDS,
   heldWritesWait,
-  parseEndingRun,
   parseOverrides,
   runController,
 } from "../../src/app/controller-action.js";
@@ -187,13 +186,6 @@ describe("the controller inside Actions", () => {
     });
     expect(() => parseOverrides("many", "", "")).toThrow(/max-parallel/);
     expect(() => parseOverrides("", "", "maybe")).toThrow(/dry-run/);
-  });
-
-  it("reads ending-run as the worker run's id, and refuses anything else before it reconciles", () => {
-    expect(parseEndingRun("")).toBeNull();
-    expect(parseEndingRun(" 1024 ")).toBe(1024);
-    expect(() => parseEndingRun("0")).toThrow(/ending-run must be the worker run's id/);
-    expect(() => parseEndingRun("1024; rm -rf /")).toThrow(/ending-run/);
   });
 
   it("is bundled: dist/controller/index.js runs under node and fails cleanly without a repository", () => {
