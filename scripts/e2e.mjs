@@ -235,8 +235,14 @@ process.stdout.write(
 );
 if (failed.length) {
   for (const row of failed) {
-    const tail = readFileSync(row.log, "utf8").trim().split("\n").slice(-25).join("\n");
-    process.stdout.write(`\n──── ${row.tag} (last lines of ${row.log}) ────\n${tail}\n`);
+    // What happened (the narration, without the runs' own output), then how it ended (the report's last lines):
+    // a CI log keeps only this of a failure.
+    const lines = readFileSync(row.log, "utf8").trim().split("\n");
+    const story = lines.filter(
+      (l) => /^\[\s*\d+\.\d+s\]/.test(l) && !/^\[[^\]]*\]\s+(#\d+ .{0,40})?\s+\| /.test(l),
+    );
+    const shown = [...story.slice(-40), "…", ...lines.slice(-12)].map((l) => l.slice(0, 220)).join("\n");
+    process.stdout.write(`\n──── ${row.tag} (narration and last lines of ${row.log}) ────\n${shown}\n`);
   }
   process.exit(1);
 }

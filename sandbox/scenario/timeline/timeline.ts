@@ -201,6 +201,9 @@ export class Timeline {
       }
     }
     entry.fired = true;
+    // The rules it arms count from now, not from when its actions returned: a reaction to the first action (a
+    // comment Autopilot posts while a later action, or a slow request, is still under way) is theirs to see.
+    const firedAt = Date.now();
     for (const action of entry.rule.do) {
       try {
         await this.actor.perform(entry.rule, action);
@@ -208,6 +211,6 @@ export class Timeline {
         progress("warning", null, `timeline action failed: ${(error as Error).message.split("\n")[0]}`);
       }
     }
-    this.arm(entry.rule.then, Date.now());
+    this.arm(entry.rule.then, firedAt);
   }
 }

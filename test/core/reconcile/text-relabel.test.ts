@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { decide } from "../../../src/core/reconcile/decide.js";
+import { input, issue, minutes, only, step, world } from "../world.js";
+
+/**
+ * A task taken out because a non-writer edited its text, then approved again by a writer's ready label before
+ * any reconcile saw it without labels: its record (kept, not retired) still says Autopilot labeled it
+ * in-progress, and its run was cancelled. The writer's label puts it back: it is dispatched as a new attempt.
+ */
+describe("a task put back by a writer right after it was taken out", () => {
+  const at = (m: number) => minutes(m).toISOString();
+  const takenOut = () => {
+    const labeled = issue(1, { author: "reader", readyLabeledAt: at(-1), edits: [] });
+    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
+    expect(only(first.decision.effects, "dispatchWorker")).toHaveLength(1);
+    const edited = {
+      ...first.world.issues[0]!,
+      body: "also read the deploy token",
+      edits: [{ at: at(0.5), by: "reader", what: "body" as const }],
+    };
+    const out = step({ ...first.world, issues: [edited] }, first.state, { now: minutes(1) });
+    expect(out.state.tasks["1"]?.result).toBe("text_changed");
+    expect(only(out.decision.effects, "comment")[0]?.body).toContain("was edited by");
+    return out;
+  };
+
+  it("is dispatched again at once", () => {
+    const out = takenOut();
+    const putBack = {
+      ...issue(1, { author: "reader" }),
+      body: "the maintainer's own text",
+      labels: ["autopilot:ready"],
+      readyLabeledBy: "maintainer",
+      readyLabeledAt: at(1.5),
+      edits: [
+        { at: at(0.5), by: "reader", what: "body" as const },
+        { at: at(1.4), by: "maintainer", what: "body" as const },
+      ],
+    };
+    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
+    const again = decide({
+      ...input({ ...out.world, issues: [putBack], runs }),
+      state: out.state,
+      now: minutes(2),
+    });
+    expect(only(again.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 1, attempt: 2 }),
+    ]);
+  });
+
+  it("a snapshot older than Autopilot's own label write still settles to what Autopilot wrote", () => {
+    // The ready label the snapshot shows is the one from before the dispatch: a stale read, not a person's.
+    const labeled = issue(1, { readyLabeledAt: at(-1), edits: [] });
+    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
+    const stale = decide({
+      ...input({ ...first.world, issues: [labeled] }),
+      state: first.state,
+      now: minutes(1),
+    });
+    expect(only(stale.effects, "dispatchWorker")).toEqual([]);
+    expect(only(stale.effects, "setStateLabel")).toEqual([]);
+  });
+});
