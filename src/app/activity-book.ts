@@ -2,12 +2,13 @@
  * What the hosted controller knows of each repository between reconciles, in this process: the activity its
  * last reconcile found (src/core/scheduling/repo-activity.ts) and when it was last reconciled. Ticks choose by it
  * (src/core/scheduling/tick-choice.ts); a restart forgets it, and every repository is then unknown until a
- * reconcile learns it again.
+ * reconcile learns it again. With several replicas the entries are also kept in Redis (replica-work.ts), and
+ * the replica that runs a tick adopts them first.
  */
 import type { RepoActivity } from "../core/scheduling/repo-activity.js";
 import type { ActivityKind, RepoStanding } from "../core/scheduling/tick-choice.js";
 
-interface Entry {
+export interface BookEntry {
   activity: ActivityKind;
   lastReconciledAt: number | null;
   /** An idle repository's next step that time brings (RepoActivity's `wakeAtMs`). */
@@ -15,7 +16,7 @@ interface Entry {
 }
 
 export class RepoActivityBook {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, BookEntry>();
 
   standing(key: string): RepoStanding {
     const entry = this.entries.get(key);
@@ -48,6 +49,16 @@ export class RepoActivityBook {
       activity: "active",
       lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null,
     });
+  }
+
+  /** What is known of the repository (null: unknown), as replicas share it. */
+  entry(key: string): BookEntry | null {
+    return this.entries.get(key) ?? null;
+  }
+
+  /** Takes what the replicas recorded (each of this replica's own changes is recorded there as it happens). */
+  adopt(entries: ReadonlyMap<string, BookEntry>): void {
+    for (const [key, entry] of entries) this.entries.set(key, entry);
   }
 
   /** Forgets the repository: unknown again (added to an installation anew). */

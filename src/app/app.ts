@@ -12,6 +12,9 @@
  * ends with the repository's writes paused for GitHub's secondary rate limit and writes held
  * (src/github/transport/circuit.ts `pauseWrites`) schedules one more reconcile of that repository for when the pause ends,
  * which carries them out without waiting for the next event or tick.
+ *
+ * With several replicas (`replicas`, replica-work.ts) a delivery or a tick only queues the repository's
+ * reconcile in Redis, one replica runs it, and one replica runs each tick; what ticks choose by is shared.
  */
 import { AlertWebhook } from "./alert-webhook.js";
 import type { ApplicationFunction, Context, Probot } from "probot";
@@ -34,6 +37,8 @@ import {
   type ReconcileResult,
   reconcile as defaultReconcile,
 } from "./reconcile-repo.js";
+import type { ReplicaWork } from "./replica-work.js";
+import { ReplicaStopping } from "./replica-stopping.js";
 import { RepoScheduler } from "./scheduler.js";
 
 /** Exactly the events app.yml subscribes to. */
@@ -75,6 +80,11 @@ interface ControllerAppOptions {
   alertEnv?: Record<string, string | undefined>;
   /** How ticks choose repositories (src/core/scheduling/tick-choice.ts); unset fields keep their defaults. */
   tickPolicy?: Partial<TickPolicy>;
+  /**
+   * The work shared with other replicas (replica-work.ts, started here with the app's handlers): reconciles
+   * and ticks go through it. Absent: this process alone, in memory.
+   */
+  replicas?: ReplicaWork;
 }
 
 interface ControllerApp {
@@ -109,11 +119,21 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   const book = new RepoActivityBook();
   const budgets = new InstallationBudgets();
   const policy: TickPolicy = { ...DEFAULT_TICK_POLICY, ...options.tickPolicy };
+  const replicas = options.replicas ?? null;
+  let closing: Promise<void> | null = null;
 
   /** Notes the installation's rate budget from every answer its client gets. */
   function watch(octokit: OctokitSurface, installationId: number): OctokitSurface {
-    watchRateHeaders(octokit, (reading) => budgets.note(installationId, reading));
+    watchRateHeaders(octokit, (reading) => {
+      budgets.note(installationId, reading);
+      replicas?.saveReading(installationId, reading);
+    });
     return octokit;
+  }
+
+  /** Records what is known of a repository where every replica reads it. */
+  function share(key: string): void {
+    replicas?.saveStanding(key, book.entry(key));
   }
 
   async function resolveBotLogin(): Promise<string | undefined> {
@@ -126,7 +146,32 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     return botLogin ?? undefined;
   }
 
-  function schedule(
+  /**
+   * Asks for a reconcile of the repository: in this process, or on the replicas' shared queue. When Redis cannot
+   * take it, this process runs it itself (nothing is lost; the tracking issue's revision check keeps it apart
+   * from a replica that may run the same repository meanwhile).
+   */
+  async function schedule(
+    octokit: OctokitSurface,
+    repo: RepoRef,
+    installationId: number,
+    reason: string,
+  ): Promise<void> {
+    if (replicas) {
+      try {
+        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason });
+        return;
+      } catch (error) {
+        log.warn(
+          `could not queue the reconcile of ${repo.owner}/${repo.name} for the replicas (${(error as Error).message}): running it here`,
+        );
+      }
+    }
+    return reconcileHere(octokit, repo, installationId, reason);
+  }
+
+  /** Runs the repository's reconcile in this process (one at a time per repository, scheduler.ts). */
+  function reconcileHere(
     octokit: OctokitSurface,
     repo: RepoRef,
     installationId: number,
@@ -152,6 +197,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       } finally {
         const activity = activityOf(result);
         book.reconciled(key, Date.now(), activity);
+        share(key);
         if (activity)
           log.debug(
             `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`,
@@ -218,6 +264,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       if (stopped) break;
       watch(octokit, installation.installationId);
       const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      if (replicas) await adoptShared(installation.installationId, [...byKey.keys()]);
       const choice = chooseTickRepos({
         repos: [...byKey.keys()].map((key) => book.standing(key)),
         nowMs: Date.now(),
@@ -238,8 +285,36 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     await Promise.all(runs);
   }
 
+  /** What the replicas recorded of these repositories and this installation's budget (a tick chooses by it). */
+  async function adoptShared(installationId: number, keys: string[]): Promise<void> {
+    try {
+      book.adopt(await replicas!.standings(keys));
+      for (const reading of await replicas!.readings(installationId)) budgets.note(installationId, reading);
+    } catch (error) {
+      log.warn(
+        `tick: could not read what the replicas recorded (${(error as Error).message}); choosing from this replica's own`,
+      );
+    }
+  }
+
+  /** A job of the replicas' queue: the repository's reconcile, as its installation. */
+  async function reconcileShared(work: {
+    owner: string;
+    name: string;
+    installationId: number;
+    reason: string;
+  }): Promise<void> {
+    if (!probot || stopped) throw new ReplicaStopping();
+    const octokit = watch(await probot.auth(work.installationId), work.installationId);
+    await reconcileHere(octokit, { owner: work.owner, name: work.name }, work.installationId, work.reason);
+  }
+
   const appFn: ApplicationFunction = (app) => {
     probot = app;
+    if (replicas && !closing)
+      replicas.start({ reconcile: reconcileShared, tick }).catch((error: Error) => {
+        log.error(`could not start taking the replicas' shared work: ${error.message}`);
+      });
     app.on([...CONTROLLER_EVENTS], async (context: Context) => {
       const payload = context.payload as {
         repository?: { name: string; owner: { login: string } };
@@ -251,6 +326,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       const why = activityEvent(context.name, context.payload);
       if (why) {
         book.markActive(repoKey(repo));
+        share(repoKey(repo));
         log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
       }
       const octokit = watch(context.octokit, payload.installation.id);
@@ -271,9 +347,13 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         ...(p.repositories_added ?? []),
         ...(p.repositories_removed ?? []),
       ])
-        if (r.full_name) book.forget(r.full_name.toLowerCase());
+        if (r.full_name) {
+          book.forget(r.full_name.toLowerCase());
+          share(r.full_name.toLowerCase());
+        }
     });
-    if (options.tickMs && options.tickMs > 0 && !timer) {
+    // With replicas, the shared queue's tick scheduler calls tick() on one replica each interval.
+    if (!replicas && options.tickMs && options.tickMs > 0 && !timer) {
       timer = setInterval(() => {
         void tick();
       }, options.tickMs);
@@ -300,7 +380,9 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     tick,
     async idle() {
       await ticking;
+      if (replicas && !stopped) await replicas.idle();
       await scheduler.idle();
+      if (closing) await closing;
       // Alert deliveries retry for minutes: waited for only once stopped (which gives up their retries).
       if (stopped) await alerts.idle();
     },
@@ -313,6 +395,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       // Webhooks that still arrive (and the follow-up of a burst) start nothing: stopping waits only for the
       // reconcile already running.
       scheduler.close();
+      // Jobs this replica runs end first; queued ones stay for the other replicas.
+      if (replicas) closing ??= replicas.close().catch((error: Error) => log.warn(`replicas: ${error.message}`));
       void alerts.stop();
     },
   };

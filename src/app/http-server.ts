@@ -11,6 +11,7 @@ import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
+import type { ReplicaWork } from "./replica-work.js";
 import { applyMemoryBounds, type MemoryBounds } from "./memory-bounds.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
 import { bodyBudget, readBoundedBody, WEBHOOK_BODY_LIMIT } from "./webhook-body-limit.js";
@@ -49,6 +50,8 @@ export interface ControllerServerOptions {
   tickPolicy?: Partial<TickPolicy>;
   /** How much the process keeps between reconciles (memory-bounds.ts; default DEFAULT_MEMORY_BOUNDS). */
   memoryBounds?: Partial<MemoryBounds>;
+  /** The work shared with other replicas (replica-work.ts); absent: this process alone. Closed by `stop()`. */
+  replicas?: ReplicaWork;
 }
 
 export interface ControllerServer {
@@ -108,6 +111,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ...(options.reconcile ? { reconcile: options.reconcile } : {}),
     ...(options.alertEnv ? { alertEnv: options.alertEnv } : {}),
     ...(options.tickPolicy ? { tickPolicy: options.tickPolicy } : {}),
+    ...(options.replicas ? { replicas: options.replicas } : {}),
   });
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 

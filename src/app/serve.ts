@@ -8,7 +8,9 @@
  * (src/core/scheduling/tick-choice.ts): AUTOPILOT_IDLE_SWEEP_HOURS (6), AUTOPILOT_TICK_IDLE_REPOS (50),
  * AUTOPILOT_TICK_NEW_REPOS (50), AUTOPILOT_RATE_RESERVE_PERCENT (20);
  * and the memory bounds AUTOPILOT_KEPT_REPOSITORIES,
- * AUTOPILOT_KEPT_GRAPHS, AUTOPILOT_READ_CACHE_ENTRIES and AUTOPILOT_READ_CACHE_MB (memory-bounds.ts).
+ * AUTOPILOT_KEPT_GRAPHS, AUTOPILOT_READ_CACHE_ENTRIES and AUTOPILOT_READ_CACHE_MB (memory-bounds.ts);
+ * several replicas sharing the work (replica-work.ts): AUTOPILOT_REDIS_URL, with AUTOPILOT_REDIS_PREFIX
+ * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8).
  */
 import { readFile } from "node:fs/promises";
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
@@ -48,6 +50,8 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
     : await readFile(env.PRIVATE_KEY_PATH!, "utf8");
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === undefined ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
+  const tickMs = Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0;
+  const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId: env.APP_ID!,
     privateKey,
@@ -55,14 +59,17 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
     baseUrl: env.GITHUB_API_URL || "https://api.github.com",
     port: env.PORT ? Number(env.PORT) : 3000,
     host: env.HOST || "127.0.0.1",
-    tickMs: Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0,
+    tickMs,
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
     memoryBounds,
     ...(LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL as LogLevel } : {}),
     tickPolicy: tickPolicyFrom(env),
+    ...(replicas ? { replicas } : {}),
     log,
   });
-  log.info(`Autopilot controller listening; webhooks at ${server.webhookUrl}`);
+  log.info(
+    `Autopilot controller listening; webhooks at ${server.webhookUrl}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`,
+  );
   if (options.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));
@@ -93,6 +100,30 @@ export function tickPolicyFrom(env: NodeJS.ProcessEnv): Partial<TickPolicy> {
   const reserve = read("AUTOPILOT_RATE_RESERVE_PERCENT", 0, 100);
   if (reserve !== null) policy.reserveFraction = reserve / 100;
   return policy;
+}
+
+/**
+ * The replicas' shared work when AUTOPILOT_REDIS_URL is set (the queue engine is loaded only then); null: this
+ * process alone.
+ */
+async function replicasFrom(env: NodeJS.ProcessEnv, tickMs: number, log: GatewayLog) {
+  const url = env.AUTOPILOT_REDIS_URL?.trim();
+  if (!url) return null;
+  if (!/^rediss?:\/\/[^\s]+$/.test(url))
+    throw new Error(
+      `AUTOPILOT_REDIS_URL must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379 (it is ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//…@"))}).`,
+    );
+  const concurrencyText = env.AUTOPILOT_REPLICA_CONCURRENCY?.trim();
+  const concurrency = concurrencyText ? Number(concurrencyText) : 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw new Error(
+      `AUTOPILOT_REPLICA_CONCURRENCY must be a whole number from 1 to 256 (it is ${JSON.stringify(concurrencyText)}).`,
+    );
+  const prefix = env.AUTOPILOT_REDIS_PREFIX?.trim() || "autopilot";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix))
+    throw new Error(`AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`);
+  const { ReplicaWork } = await import("./replica-work.js");
+  return new ReplicaWork({ url, prefix, concurrency, tickMs, log });
 }
 
 /** A PEM as is, or base64 of one (for environments without multi-line variables). */
