@@ -39,6 +39,11 @@ await build({
   legalComments: "none",
   logLevel: "warning",
   plugins: [dropUnreached],
+  // The queue engine of replicas sharing work through Redis (src/app/replica-work.ts, reached only by the serve
+  // bundle's dynamic import when AUTOPILOT_REDIS_URL is set) is loaded from node_modules at that moment: bundled,
+  // its 1.6 MB would be parsed at every start of every replica, with or without Redis. The image and the npm
+  // package install it as a production dependency; the actions never reach it.
+  external: ["bullmq", "ioredis"],
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __autopilotCreateRequire } from 'node:module'; const require = __autopilotCreateRequire(import.meta.url);",

@@ -11,6 +11,14 @@ var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? requir
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x2 + '" is not supported');
 });
+var __esm = (fn, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
 var __commonJS = (cb, mod) => function __require2() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
@@ -2153,7 +2161,7 @@ var require_thread_stream = __commonJS({
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter } = __require("events");
-    var { Worker } = __require("worker_threads");
+    var { Worker: Worker2 } = __require("worker_threads");
     var { join } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
@@ -2207,7 +2215,7 @@ var require_thread_stream = __commonJS({
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
       const toExecute = bundlerOverrides["thread-stream-worker"] || join(__dirname, "lib", "worker.js");
-      const worker = new Worker(toExecute, {
+      const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
         trackUnmanagedFds: false,
@@ -21610,6 +21618,215 @@ var require_dist2 = __commonJS({
     __exportStar(require_Policy(), exports2);
     __exportStar(require_RetryPolicy(), exports2);
     __exportStar(require_TimeoutPolicy(), exports2);
+  }
+});
+
+// src/app/replica-stopping.ts
+var ReplicaStopping;
+var init_replica_stopping = __esm({
+  "src/app/replica-stopping.ts"() {
+    "use strict";
+    ReplicaStopping = class extends Error {
+      constructor() {
+        super("this replica is stopping; the reconcile goes back to the queue for another");
+      }
+    };
+  }
+});
+
+// src/app/replica-work.ts
+var replica_work_exports = {};
+__export(replica_work_exports, {
+  ReplicaWork: () => ReplicaWork
+});
+import { Queue as Queue3, Worker } from "bullmq";
+import { Redis as Redis2 } from "ioredis";
+function jobIdOf(work) {
+  return `repo/${work.owner.toLowerCase()}/${work.name.toLowerCase()}`;
+}
+var RECONCILE_QUEUE, TICK_QUEUE, TICK_SCHEDULER, MAX_STALLS, READING_TTL_S, ReplicaWork;
+var init_replica_work = __esm({
+  "src/app/replica-work.ts"() {
+    "use strict";
+    init_replica_stopping();
+    RECONCILE_QUEUE = "reconcile";
+    TICK_QUEUE = "tick";
+    TICK_SCHEDULER = "tick";
+    MAX_STALLS = 5;
+    READING_TTL_S = 2 * 3600;
+    ReplicaWork = class {
+      constructor(options2) {
+        this.options = options2;
+        this.prefix = options2.prefix ?? "autopilot";
+        this.redis = this.connect();
+        this.queue = new Queue3(RECONCILE_QUEUE, { connection: this.connect(), prefix: this.prefix });
+        this.tickQueue = new Queue3(TICK_QUEUE, { connection: this.connect(), prefix: this.prefix });
+        for (const q of [this.queue, this.tickQueue])
+          q.on("error", (error62) => options2.log.warn(`shared queue: ${error62.message}`));
+      }
+      options;
+      prefix;
+      redis;
+      queue;
+      tickQueue;
+      worker = null;
+      tickWorker = null;
+      connections = [];
+      /** Follow-ups this replica is queueing (idle() waits for them). */
+      followUps = /* @__PURE__ */ new Set();
+      /** When this replica last saved each installation's reading of each resource. */
+      savedReadings = /* @__PURE__ */ new Map();
+      /** Starts taking jobs: reconciles with `handlers.reconcile`, this replica's share of ticks with `handlers.tick`. */
+      async start(handlers) {
+        const { log } = this.options;
+        const lockDuration = this.options.lockMs ?? 3e4;
+        const stalledInterval = this.options.stalledCheckMs ?? 3e4;
+        this.worker = new Worker(
+          RECONCILE_QUEUE,
+          async (job) => {
+            await this.redis.del(this.dirtyKey(job.data));
+            try {
+              await handlers.reconcile(job.data);
+            } catch (error62) {
+              if (error62 instanceof ReplicaStopping) await this.redis.set(this.dirtyKey(job.data), "1");
+              throw error62;
+            }
+          },
+          {
+            connection: this.connect(),
+            prefix: this.prefix,
+            concurrency: this.options.concurrency ?? 8,
+            lockDuration,
+            stalledInterval,
+            maxStalledCount: MAX_STALLS,
+            removeOnComplete: { count: 0 },
+            removeOnFail: { count: 0 }
+          }
+        );
+        const after = (job) => {
+          if (job) this.followUp(job.data);
+        };
+        this.worker.on("completed", after);
+        this.worker.on("failed", (job, error62) => {
+          if (!(error62 instanceof ReplicaStopping)) log.warn(`shared queue: reconcile of ${job ? jobIdOf(job.data) : "a repository"} failed: ${error62.message}`);
+          after(job);
+        });
+        this.worker.on("stalled", (id) => log.warn(`shared queue: ${id} stalled (its replica stopped); it runs again`));
+        this.worker.on("error", (error62) => log.warn(`shared queue: ${error62.message}`));
+        const tickMs = this.options.tickMs ?? 0;
+        if (tickMs > 0) {
+          await this.tickQueue.upsertJobScheduler(TICK_SCHEDULER, { every: tickMs }, { name: "tick" });
+          this.tickWorker = new Worker(TICK_QUEUE, () => handlers.tick(), {
+            connection: this.connect(),
+            prefix: this.prefix,
+            concurrency: 1,
+            lockDuration,
+            stalledInterval,
+            removeOnComplete: { count: 0 },
+            removeOnFail: { count: 0 }
+          });
+          this.tickWorker.on("error", (error62) => log.warn(`shared tick: ${error62.message}`));
+        } else {
+          await this.tickQueue.removeJobScheduler(TICK_SCHEDULER);
+        }
+      }
+      /**
+       * Asks for a reconcile of the repository by whichever replica is free; resolves once it is queued or marked.
+       * A replica that is stopping still queues what it receives: the others run it.
+       */
+      async request(work) {
+        await this.redis.set(this.dirtyKey(work), "1");
+        await this.queue.add("reconcile", work, {
+          jobId: jobIdOf(work),
+          removeOnComplete: true,
+          removeOnFail: true
+        });
+      }
+      /** Resolves when the shared queue has nothing waiting or running and this replica queues no follow-up. */
+      async idle(pollMs = 100) {
+        for (; ; ) {
+          await Promise.all([...this.followUps]);
+          const counts = await this.queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+          if (Object.values(counts).every((n) => n === 0) && this.followUps.size === 0) return;
+          await new Promise((resolve2) => setTimeout(resolve2, pollMs));
+        }
+      }
+      /** Each repository's standing as replicas recorded it (activity-book.ts), for the keys asked. */
+      async standings(keys) {
+        const out = /* @__PURE__ */ new Map();
+        if (keys.length === 0) return out;
+        const values = await this.redis.hmget(this.key("standings"), ...keys);
+        keys.forEach((key, i) => {
+          const value = values[i];
+          if (!value) return;
+          try {
+            out.set(key, JSON.parse(value));
+          } catch {
+          }
+        });
+        return out;
+      }
+      /** Records a repository's standing for every replica (null: forgotten). */
+      saveStanding(key, entry) {
+        const write = entry === null ? this.redis.hdel(this.key("standings"), key) : this.redis.hset(this.key("standings"), key, JSON.stringify(entry));
+        write.catch((error62) => this.options.log.warn(`shared standings: ${error62.message}`));
+      }
+      /**
+       * Records GitHub's latest rate reading of an installation for every replica: at most one write a second per
+       * installation and resource (every answer carries one; the tick needs the latest, not each).
+       */
+      saveReading(installationId, reading) {
+        const field = `${installationId}:${reading.resource}`;
+        const now = Date.now();
+        if (now - (this.savedReadings.get(field) ?? 0) < 1e3) return;
+        this.savedReadings.set(field, now);
+        const key = this.key(`rate:${installationId}`);
+        this.redis.multi().hset(key, reading.resource, JSON.stringify(reading)).expire(key, READING_TTL_S).exec().catch((error62) => this.options.log.warn(`shared rate readings: ${error62.message}`));
+      }
+      /** The rate readings replicas recorded for an installation, one per resource. */
+      async readings(installationId) {
+        const values = await this.redis.hvals(this.key(`rate:${installationId}`));
+        return values.flatMap((v) => {
+          try {
+            return [JSON.parse(v)];
+          } catch {
+            return [];
+          }
+        });
+      }
+      /**
+       * Stops taking jobs and waits for the ones this replica runs to end; queued work stays for the others (and
+       * the tick's scheduler too: it is the replicas', not this one's).
+       */
+      async close() {
+        await Promise.all([this.worker?.close(), this.tickWorker?.close()]);
+        await Promise.all([...this.followUps]);
+        await Promise.all([this.queue.close(), this.tickQueue.close()]);
+        await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+      }
+      followUp(work) {
+        const done = (async () => {
+          try {
+            if (await this.redis.get(this.dirtyKey(work))) await this.request(work);
+          } catch (error62) {
+            this.options.log.warn(`shared queue: follow-up of ${jobIdOf(work)}: ${error62.message}`);
+          }
+        })().finally(() => this.followUps.delete(done));
+        this.followUps.add(done);
+      }
+      dirtyKey(work) {
+        return this.key(`dirty:${jobIdOf(work)}`);
+      }
+      key(name) {
+        return `${this.prefix}:autopilot:${name}`;
+      }
+      connect() {
+        const connection = new Redis2(this.options.url, { maxRetriesPerRequest: null });
+        connection.on("error", (error62) => this.options.log.warn(`redis: ${error62.message}`));
+        this.connections.push(connection);
+        return connection;
+      }
+    };
   }
 });
 
@@ -69089,6 +69306,14 @@ var RepoActivityBook = class {
       lastReconciledAt: this.entries.get(key)?.lastReconciledAt ?? null
     });
   }
+  /** What is known of the repository (null: unknown), as replicas share it. */
+  entry(key) {
+    return this.entries.get(key) ?? null;
+  }
+  /** Takes what the replicas recorded (each of this replica's own changes is recorded there as it happens). */
+  adopt(entries) {
+    for (const [key, entry] of entries) this.entries.set(key, entry);
+  }
   /** Forgets the repository: unknown again (added to an installation anew). */
   forget(key) {
     this.entries.delete(key);
@@ -78265,6 +78490,7 @@ function stateWritten(outcomes) {
 }
 
 // src/app/app.ts
+init_replica_stopping();
 var CONTROLLER_EVENTS = [
   "issues",
   "issue_comment",
@@ -78295,9 +78521,17 @@ function createControllerApp(options2 = {}) {
   const book = new RepoActivityBook();
   const budgets = new InstallationBudgets();
   const policy = { ...DEFAULT_TICK_POLICY, ...options2.tickPolicy };
+  const replicas = options2.replicas ?? null;
+  let closing = null;
   function watch(octokit, installationId) {
-    watchRateHeaders(octokit, (reading) => budgets.note(installationId, reading));
+    watchRateHeaders(octokit, (reading) => {
+      budgets.note(installationId, reading);
+      replicas?.saveReading(installationId, reading);
+    });
     return octokit;
+  }
+  function share(key) {
+    replicas?.saveStanding(key, book.entry(key));
   }
   async function resolveBotLogin() {
     if (botLogin || !probot) return botLogin ?? void 0;
@@ -78308,7 +78542,20 @@ function createControllerApp(options2 = {}) {
     }
     return botLogin ?? void 0;
   }
-  function schedule(octokit, repo, installationId, reason) {
+  async function schedule(octokit, repo, installationId, reason) {
+    if (replicas) {
+      try {
+        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason });
+        return;
+      } catch (error62) {
+        log.warn(
+          `could not queue the reconcile of ${repo.owner}/${repo.name} for the replicas (${error62.message}): running it here`
+        );
+      }
+    }
+    return reconcileHere(octokit, repo, installationId, reason);
+  }
+  function reconcileHere(octokit, repo, installationId, reason) {
     const key = repoKey(repo);
     return scheduler.request(key, async () => {
       const login = await resolveBotLogin();
@@ -78329,6 +78576,7 @@ function createControllerApp(options2 = {}) {
       } finally {
         const activity = activityOf(result);
         book.reconciled(key, Date.now(), activity);
+        share(key);
         if (activity)
           log.debug(
             `${repo.owner}/${repo.name} is ${activity.kind === "active" ? `active: ${activity.reason}` : "idle"}`
@@ -78392,6 +78640,7 @@ function createControllerApp(options2 = {}) {
       if (stopped2) break;
       watch(octokit, installation.installationId);
       const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      if (replicas) await adoptShared(installation.installationId, [...byKey.keys()]);
       const choice = chooseTickRepos({
         repos: [...byKey.keys()].map((key) => book.standing(key)),
         nowMs: Date.now(),
@@ -78411,8 +78660,27 @@ function createControllerApp(options2 = {}) {
     }
     await Promise.all(runs);
   }
+  async function adoptShared(installationId, keys) {
+    try {
+      book.adopt(await replicas.standings(keys));
+      for (const reading of await replicas.readings(installationId)) budgets.note(installationId, reading);
+    } catch (error62) {
+      log.warn(
+        `tick: could not read what the replicas recorded (${error62.message}); choosing from this replica's own`
+      );
+    }
+  }
+  async function reconcileShared(work) {
+    if (!probot || stopped2) throw new ReplicaStopping();
+    const octokit = watch(await probot.auth(work.installationId), work.installationId);
+    await reconcileHere(octokit, { owner: work.owner, name: work.name }, work.installationId, work.reason);
+  }
   const appFn = (app) => {
     probot = app;
+    if (replicas && !closing)
+      replicas.start({ reconcile: reconcileShared, tick }).catch((error62) => {
+        log.error(`could not start taking the replicas' shared work: ${error62.message}`);
+      });
     app.on([...CONTROLLER_EVENTS], async (context) => {
       const payload = context.payload;
       if (!payload.repository || !payload.installation) return;
@@ -78421,6 +78689,7 @@ function createControllerApp(options2 = {}) {
       const why = activityEvent(context.name, context.payload);
       if (why) {
         book.markActive(repoKey(repo));
+        share(repoKey(repo));
         log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
       }
       const octokit = watch(context.octokit, payload.installation.id);
@@ -78435,9 +78704,12 @@ function createControllerApp(options2 = {}) {
         ...p.repositories_added ?? [],
         ...p.repositories_removed ?? []
       ])
-        if (r.full_name) book.forget(r.full_name.toLowerCase());
+        if (r.full_name) {
+          book.forget(r.full_name.toLowerCase());
+          share(r.full_name.toLowerCase());
+        }
     });
-    if (options2.tickMs && options2.tickMs > 0 && !timer) {
+    if (!replicas && options2.tickMs && options2.tickMs > 0 && !timer) {
       timer = setInterval(() => {
         void tick();
       }, options2.tickMs);
@@ -78459,7 +78731,9 @@ function createControllerApp(options2 = {}) {
     tick,
     async idle() {
       await ticking;
+      if (replicas && !stopped2) await replicas.idle();
       await scheduler.idle();
+      if (closing) await closing;
       if (stopped2) await alerts.idle();
     },
     stop() {
@@ -78469,6 +78743,7 @@ function createControllerApp(options2 = {}) {
       for (const resume of resumes.values()) clearTimeout(resume);
       resumes.clear();
       scheduler.close();
+      if (replicas) closing ??= replicas.close().catch((error62) => log.warn(`replicas: ${error62.message}`));
       void alerts.stop();
     }
   };
@@ -78608,7 +78883,8 @@ async function startControllerServer(options2) {
     ...options2.awaitReconcile ? { awaitReconcile: true } : {},
     ...options2.reconcile ? { reconcile: options2.reconcile } : {},
     ...options2.alertEnv ? { alertEnv: options2.alertEnv } : {},
-    ...options2.tickPolicy ? { tickPolicy: options2.tickPolicy } : {}
+    ...options2.tickPolicy ? { tickPolicy: options2.tickPolicy } : {},
+    ...options2.replicas ? { replicas: options2.replicas } : {}
   });
   const middleware = await createNodeMiddleware2(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
   const bodyLimit = options2.webhookBodyLimit ?? WEBHOOK_BODY_LIMIT;
@@ -78690,6 +78966,8 @@ async function serve(options2 = {}) {
   const privateKey = env.PRIVATE_KEY ? decodeKey(env.PRIVATE_KEY) : await readFile(env.PRIVATE_KEY_PATH, "utf8");
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === void 0 ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
+  const tickMs = Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1e3 : 0;
+  const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId: env.APP_ID,
     privateKey,
@@ -78697,14 +78975,17 @@ async function serve(options2 = {}) {
     baseUrl: env.GITHUB_API_URL || "https://api.github.com",
     port: env.PORT ? Number(env.PORT) : 3e3,
     host: env.HOST || "127.0.0.1",
-    tickMs: Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1e3 : 0,
+    tickMs,
     dryRun: /^true$/i.test(env.AUTOPILOT_DRY_RUN ?? ""),
     memoryBounds,
     ...LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL } : {},
     tickPolicy: tickPolicyFrom(env),
+    ...replicas ? { replicas } : {},
     log
   });
-  log.info(`Autopilot controller listening; webhooks at ${server.webhookUrl}`);
+  log.info(
+    `Autopilot controller listening; webhooks at ${server.webhookUrl}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`
+  );
   if (options2.handleSignals !== false) {
     const stop = () => {
       void server.stop().then(() => process.exit(0));
@@ -78733,6 +79014,25 @@ function tickPolicyFrom(env) {
   const reserve = read("AUTOPILOT_RATE_RESERVE_PERCENT", 0, 100);
   if (reserve !== null) policy.reserveFraction = reserve / 100;
   return policy;
+}
+async function replicasFrom(env, tickMs, log) {
+  const url2 = env.AUTOPILOT_REDIS_URL?.trim();
+  if (!url2) return null;
+  if (!/^rediss?:\/\/[^\s]+$/.test(url2))
+    throw new Error(
+      `AUTOPILOT_REDIS_URL must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379 (it is ${JSON.stringify(url2.replace(/\/\/[^@/]*@/, "//\u2026@"))}).`
+    );
+  const concurrencyText = env.AUTOPILOT_REPLICA_CONCURRENCY?.trim();
+  const concurrency = concurrencyText ? Number(concurrencyText) : 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+    throw new Error(
+      `AUTOPILOT_REPLICA_CONCURRENCY must be a whole number from 1 to 256 (it is ${JSON.stringify(concurrencyText)}).`
+    );
+  const prefix = env.AUTOPILOT_REDIS_PREFIX?.trim() || "autopilot";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix))
+    throw new Error(`AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`);
+  const { ReplicaWork: ReplicaWork2 } = await Promise.resolve().then(() => (init_replica_work(), replica_work_exports));
+  return new ReplicaWork2({ url: url2, prefix, concurrency, tickMs, log });
 }
 function decodeKey(value) {
   if (value.includes("-----BEGIN")) return value.replace(/\\n/g, "\n");

@@ -40,6 +40,7 @@
  *   - { account: tools, repositorySelection: selected, repositories: [{ name: cli }] }
  * faults: { serverErrorRate: 0.1 }
  * controllers: { instances: 2 }      # two controller processes at once (fault runs: scenarios/faults-*.yml)
+ * # controllers: { instances: 2, sharedWork: true }   # two replicas sharing their work through Redis
  * # controllers: { mode: actions }   # the controller workflow run by the Actions stand-in instead of the app
  * # fault actions: killController: { afterWrites: 1 }, badSignatureWebhook: true,
  * #   { as: alice, corruptState: true, on: tracking }, { as: alice, delete: true, on: tracking }
@@ -177,6 +178,12 @@ export const ScenarioSchema = z
         instances: z.number().int().min(1).max(3).default(1),
         process: z.boolean().default(false),
         mode: z.enum(["hosted", "actions"]).default("hosted"),
+        /**
+         * The hosted controller processes are replicas sharing their work through a Redis server the harness
+         * starts (src/app/replica-work.ts), and each webhook goes to one live replica in turn, as a load
+         * balancer sends it, instead of to every one.
+         */
+        sharedWork: z.boolean().default(false),
       })
       .optional(),
     limits: z

@@ -396,7 +396,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       // reconcile already running.
       scheduler.close();
       // Jobs this replica runs end first; queued ones stay for the other replicas.
-      if (replicas) closing ??= replicas.close().catch((error: Error) => log.warn(`replicas: ${error.message}`));
+      if (replicas)
+        closing ??= replicas.close().catch((error: Error) => log.warn(`replicas: ${error.message}`));
       void alerts.stop();
     },
   };

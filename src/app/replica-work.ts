@@ -35,7 +35,7 @@ export interface RepoWork {
   reason: string;
 }
 
-export interface ReplicaWorkOptions {
+interface ReplicaWorkOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
   url: string;
   /** Namespace of every key, so several Autopilot apps (or test runs) share one Redis (default "autopilot"). */
@@ -127,10 +127,15 @@ export class ReplicaWork {
     };
     this.worker.on("completed", after);
     this.worker.on("failed", (job, error) => {
-      if (!(error instanceof ReplicaStopping)) log.warn(`shared queue: reconcile of ${job ? jobIdOf(job.data) : "a repository"} failed: ${error.message}`);
+      if (!(error instanceof ReplicaStopping))
+        log.warn(
+          `shared queue: reconcile of ${job ? jobIdOf(job.data) : "a repository"} failed: ${error.message}`,
+        );
       after(job);
     });
-    this.worker.on("stalled", (id) => log.warn(`shared queue: ${id} stalled (its replica stopped); it runs again`));
+    this.worker.on("stalled", (id) =>
+      log.warn(`shared queue: ${id} stalled (its replica stopped); it runs again`),
+    );
     this.worker.on("error", (error) => log.warn(`shared queue: ${error.message}`));
 
     const tickMs = this.options.tickMs ?? 0;

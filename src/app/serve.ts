@@ -121,7 +121,9 @@ async function replicasFrom(env: NodeJS.ProcessEnv, tickMs: number, log: Gateway
     );
   const prefix = env.AUTOPILOT_REDIS_PREFIX?.trim() || "autopilot";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix))
-    throw new Error(`AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`);
+    throw new Error(
+      `AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`,
+    );
   const { ReplicaWork } = await import("./replica-work.js");
   return new ReplicaWork({ url, prefix, concurrency, tickMs, log });
 }

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ReplicaWork, type RepoWork } from "../../src/app/replica-work.js";
-import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 let redis: RedisServer;

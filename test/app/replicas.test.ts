@@ -10,7 +10,7 @@ import { ReplicaWork } from "../../src/app/replica-work.js";
 import { resetMemories } from "../../src/github/gateway.js";
 import { resetCircuits } from "../../src/github/transport/circuit.js";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
-import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 let redis: RedisServer;
@@ -71,7 +71,12 @@ it("a ready label delivered to one replica dispatches its task once, whichever r
   const repos = ["api", "web", "docs"].map((name) => ({ owner: "acme", name }));
   const { s, a, b } = await start(repos);
   for (const repo of repos)
-    s.store.createIssue(repo, { title: "Add a widget", body: "Please.", labels: ["autopilot:ready"], author: "maintainer" });
+    s.store.createIssue(repo, {
+      title: "Add a widget",
+      body: "Please.",
+      labels: ["autopilot:ready"],
+      author: "maintainer",
+    });
   await settle(a, b);
   for (const repo of repos) expect(s.store.listWorkflowRuns(repo), repo.name).toHaveLength(1);
   // More deliveries for the same repositories (comments): reconciled again, still one worker each.

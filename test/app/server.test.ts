@@ -237,6 +237,25 @@ describe("the controller server", () => {
     );
   });
 
+  it("refuses a replicas setting it cannot use, naming its variable, before it listens or connects", async () => {
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    const refused = async (vars: Record<string, string>, message: RegExp) =>
+      expect(serve({ env: serveEnv(vars), log: quiet, handleSignals: false })).rejects.toThrow(message);
+    // The password in a URL that is refused is not repeated in the error.
+    await refused(
+      { AUTOPILOT_REDIS_URL: "http://user:s3cret@redis:6379" },
+      /^AUTOPILOT_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, such as redis:\/\/127\.0\.0\.1:6379 \(it is "http:\/\/…@redis:6379"\)\.$/,
+    );
+    await refused(
+      { AUTOPILOT_REDIS_URL: "redis://127.0.0.1:1", AUTOPILOT_REPLICA_CONCURRENCY: "0" },
+      /AUTOPILOT_REPLICA_CONCURRENCY must be a whole number from 1 to 256 \(it is "0"\)/,
+    );
+    await refused(
+      { AUTOPILOT_REDIS_URL: "redis://127.0.0.1:1", AUTOPILOT_REDIS_PREFIX: "a:b" },
+      /AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters/,
+    );
+  });
+
   it("is what `autopilot serve` starts, configured from the environment", async () => {
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
     await expect(serve({ env: {}, log: quiet, handleSignals: false })).rejects.toThrow(

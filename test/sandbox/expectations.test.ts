@@ -284,7 +284,10 @@ ${expectText}
     expect(await checkExpectations(ctx)).toEqual(["dashboard: never matched /Never shown/ during the run"]);
     const actions = {
       ...ctx,
-      scenario: { ...ctx.scenario, controllers: { instances: 1, process: false, mode: "actions" as const } },
+      scenario: {
+        ...ctx.scenario,
+        controllers: { instances: 1, process: false, sharedWork: false, mode: "actions" as const },
+      },
     };
     expect(await checkExpectations(actions)).toEqual([]);
   });

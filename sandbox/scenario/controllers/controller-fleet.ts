@@ -6,6 +6,8 @@
  *   delivers to), each instance reaches the API through its own pass-through proxy that counts its writes, so
  *   an instance can be SIGKILLed right after its Nth write — mid-reconcile, between two effects — and a fresh
  *   process started in its place (nothing of the old process's memory survives, as after a crash).
+ *   With `sharedWork` the instances are replicas sharing their work through a Redis server started here
+ *   (src/app/replica-work.ts), and each webhook goes to one live instance in turn, as a load balancer sends it.
  * - `sendBadSignatureWebhook` posts a webhook signed with the wrong secret to a controller and returns the answer.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -15,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { type RedisServer, startRedis } from "./redis-server.js";
 
 interface FleetControllerOptions {
   appId: number;
@@ -22,6 +25,9 @@ interface FleetControllerOptions {
   webhookSecret: string;
   baseUrl: string;
   tickMs: number;
+  /** The Redis server the replicas share their work through (controller-child.ts); set by the fleet. */
+  redisUrl?: string;
+  redisPrefix?: string;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -210,16 +216,41 @@ class Instance {
 export class ControllerFleet {
   readonly instances: Instance[] = [];
   private fanout: Server | null = null;
-  /** Where the sandbox delivers webhooks: every live instance gets each one. */
+  private redis: RedisServer | null = null;
+  /** The instance the next delivery goes to first (shared work: one instance per delivery, in turn). */
+  private next = 0;
+  /** Where the sandbox delivers webhooks: every live instance gets each one (shared work: one of them). */
   webhookUrl = "";
 
   constructor(
     private readonly options: FleetControllerOptions,
     private readonly count: number,
     private readonly say: (message: string) => void,
+    private readonly sharedWork = false,
   ) {}
 
+  /** Where a delivery goes: every live instance, or (shared work) the live ones in turn, the first that answers. */
+  private async deliver(body: Buffer, headers: Record<string, string>): Promise<number[]> {
+    const live = this.instances.filter((i) => i.live);
+    if (!this.sharedWork) return Promise.all(live.map((i) => post(i.webhookUrl!, body, headers)));
+    for (let tried = 0; tried < live.length; tried++) {
+      const instance = live[(this.next + tried) % live.length]!;
+      const status = await post(instance.webhookUrl!, body, headers);
+      if (status >= 100) {
+        this.next = (this.next + tried + 1) % Math.max(1, live.length);
+        return [status];
+      }
+    }
+    return [];
+  }
+
   async start(): Promise<void> {
+    if (this.sharedWork) {
+      this.redis = await startRedis();
+      this.options.redisUrl = this.redis.url;
+      this.options.redisPrefix = `scenario-${process.pid}-${Date.now()}`;
+      this.say(`the controllers share their work through Redis at ${this.redis.url}`);
+    }
     this.fanout = createServer((req, res) => {
       void readBody(req)
         .then(async (body) => {
@@ -227,8 +258,7 @@ export class ControllerFleet {
           for (const [k, v] of Object.entries(req.headers))
             if (typeof v === "string" && (k.startsWith("x-") || k === "content-type" || k === "user-agent"))
               headers[k] = v;
-          const targets = this.instances.filter((i) => i.live).map((i) => i.webhookUrl!);
-          const statuses = await Promise.all(targets.map((url) => post(url, body, headers)));
+          const statuses = await this.deliver(body, headers);
           // 0: the instance was gone (killed, restarting, stopping) before it answered; to GitHub that delivery
           // failed, as a refused connection is a failed delivery on its side, never an invalid status.
           res.writeHead(statuses.find((s) => s >= 100) ?? 502);
@@ -262,6 +292,7 @@ export class ControllerFleet {
     await Promise.all(this.instances.map((i) => i.stop()));
     await new Promise<void>((r) => (this.fanout ? this.fanout.close(() => r()) : r()));
     this.fanout?.closeAllConnections?.();
+    await this.redis?.stop();
   }
 }
 

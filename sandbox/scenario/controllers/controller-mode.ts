@@ -31,7 +31,7 @@ export function controllerMode(scenario: Scenario): ControllerMode {
 export function withControllerMode(scenario: Scenario, mode: ControllerMode): Scenario {
   return {
     ...scenario,
-    controllers: { instances: 1, process: false, ...scenario.controllers, mode },
+    controllers: { instances: 1, process: false, sharedWork: false, ...scenario.controllers, mode },
   };
 }
 

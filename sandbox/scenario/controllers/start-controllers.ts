@@ -53,7 +53,9 @@ export async function startControllers(
   const wantsFleet =
     timelineHas(scenario.timeline, "killController") ||
     (scenario.controllers !== undefined &&
-      (scenario.controllers.process || scenario.controllers.instances > 1));
+      (scenario.controllers.process ||
+        scenario.controllers.instances > 1 ||
+        scenario.controllers.sharedWork));
   const controllerOptions = {
     appId: sandbox.app.id,
     privateKey: sandbox.app.privateKey,
@@ -72,8 +74,11 @@ export async function startControllers(
       : {}),
   };
   if (wantsFleet) {
-    const processes = new ControllerFleet(controllerOptions, scenario.controllers?.instances ?? 1, (m) =>
-      progress(m.startsWith("fault") ? "human" : "setup", null, m),
+    const processes = new ControllerFleet(
+      controllerOptions,
+      scenario.controllers?.instances ?? 1,
+      (m) => progress(m.startsWith("fault") ? "human" : "setup", null, m),
+      scenario.controllers?.sharedWork === true,
     );
     cleanups.add("the controller processes", cleanupOrder, () => processes.stop());
     await processes.start();
@@ -127,6 +132,7 @@ async function startBesideActions(
       },
       hosted,
       say,
+      scenario.controllers?.sharedWork === true,
     );
     cleanups.add("the controller processes", cleanupOrder, () => fleet?.stop());
     await fleet.start();

@@ -1,6 +1,7 @@
 /**
- * A real Redis server for the tests of the replicas' shared work (Debian's redis-server, which .ci/run
- * installs): on 127.0.0.1 at a free port, keeping nothing on disk, stopped by `stop()`.
+ * A real Redis server for replicas that share their work (src/app/replica-work.ts), started by the scenario
+ * harness (`controllers: { sharedWork: true }`) and by the tests: Debian's redis-server, which .ci/run installs,
+ * on 127.0.0.1 at a free port, keeping nothing on disk, stopped by `stop()`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -25,7 +26,18 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "notice"],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--loglevel",
+      "notice",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
