@@ -21708,10 +21708,16 @@ var init_replica_work = __esm({
         };
         this.worker.on("completed", after);
         this.worker.on("failed", (job, error62) => {
-          if (!(error62 instanceof ReplicaStopping)) log.warn(`shared queue: reconcile of ${job ? jobIdOf(job.data) : "a repository"} failed: ${error62.message}`);
+          if (!(error62 instanceof ReplicaStopping))
+            log.warn(
+              `shared queue: reconcile of ${job ? jobIdOf(job.data) : "a repository"} failed: ${error62.message}`
+            );
           after(job);
         });
-        this.worker.on("stalled", (id) => log.warn(`shared queue: ${id} stalled (its replica stopped); it runs again`));
+        this.worker.on(
+          "stalled",
+          (id) => log.warn(`shared queue: ${id} stalled (its replica stopped); it runs again`)
+        );
         this.worker.on("error", (error62) => log.warn(`shared queue: ${error62.message}`));
         const tickMs = this.options.tickMs ?? 0;
         if (tickMs > 0) {
@@ -78743,7 +78749,8 @@ function createControllerApp(options2 = {}) {
       for (const resume of resumes.values()) clearTimeout(resume);
       resumes.clear();
       scheduler.close();
-      if (replicas) closing ??= replicas.close().catch((error62) => log.warn(`replicas: ${error62.message}`));
+      if (replicas)
+        closing ??= replicas.close().catch((error62) => log.warn(`replicas: ${error62.message}`));
       void alerts.stop();
     }
   };
@@ -79030,7 +79037,9 @@ async function replicasFrom(env, tickMs, log) {
     );
   const prefix = env.AUTOPILOT_REDIS_PREFIX?.trim() || "autopilot";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix))
-    throw new Error(`AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`);
+    throw new Error(
+      `AUTOPILOT_REDIS_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-' (it is ${JSON.stringify(prefix)}).`
+    );
   const { ReplicaWork: ReplicaWork2 } = await Promise.resolve().then(() => (init_replica_work(), replica_work_exports));
   return new ReplicaWork2({ url: url2, prefix, concurrency, tickMs, log });
 }
