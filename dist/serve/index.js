@@ -21738,10 +21738,12 @@ var init_replica_work = __esm({
       }
       /**
        * Asks for a reconcile of the repository by whichever replica is free; resolves once it is queued or marked.
-       * A replica that is stopping still queues what it receives: the others run it.
+       * A replica that is stopping still queues what it receives: the others run it. `event` false (a tick, a pause
+       * that ended) asks for no follow-up of a reconcile already running: it carries no change that reconcile may
+       * have read too early, and the next tick comes anyway.
        */
-      async request(work) {
-        await this.redis.set(this.dirtyKey(work), "1");
+      async request(work, { event = true } = {}) {
+        if (event) await this.redis.set(this.dirtyKey(work), "1");
         await this.queue.add("reconcile", work, {
           jobId: jobIdOf(work),
           removeOnComplete: true,
@@ -78497,6 +78499,7 @@ function stateWritten(outcomes) {
 
 // src/app/app.ts
 init_replica_stopping();
+var PAUSE_ENDED = "the write pause ended";
 var CONTROLLER_EVENTS = [
   "issues",
   "issue_comment",
@@ -78551,7 +78554,8 @@ function createControllerApp(options2 = {}) {
   async function schedule(octokit, repo, installationId, reason) {
     if (replicas) {
       try {
-        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason });
+        const event = reason !== "tick" && reason !== PAUSE_ENDED;
+        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
         return;
       } catch (error62) {
         log.warn(
@@ -78601,7 +78605,7 @@ function createControllerApp(options2 = {}) {
     const timer2 = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped2) schedule(octokit, repo, installationId, "the write pause ended").catch(() => {
+        if (!stopped2) schedule(octokit, repo, installationId, PAUSE_ENDED).catch(() => {
         });
       },
       Math.max(0, pause.until - Date.now()) + 1e3

@@ -32,6 +32,8 @@ const ScenarioOrgRepoSchema = z.strictObject({
   users: z.array(ScenarioUserSchema).default([]),
   /** Created in order (#1 first); labels default to the ready label, as the scenario's own issues. */
   issues: z.array(ScenarioIssueSchema).default([]),
+  /** The command of a CI workflow run on pushes and pull requests (check `ci`), as the scenario's `repo.ci`. */
+  ci: z.string().min(1).optional(),
 });
 
 const InstallationSchema = z.strictObject({

@@ -3,6 +3,7 @@
  * the worker runs' conclusions, the faults injected, the dashboard at the end, and whether every expectation
  * and invariant held (`reportPassed`).
  */
+import type { ControllerProcessRecord } from "./controllers/controller-fleet.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ActionsRunner } from "../emulator/actions/actions.js";
@@ -70,6 +71,8 @@ export interface ScenarioReport {
     /** Their billed minutes (each job rounded up to a whole minute), per task that ended done. */
     billedMinutesPerCompletedTask: number | null;
   };
+  /** Controller processes (fault runs and replicas: controller-fleet.ts), each with its peak memory. */
+  controllerProcesses?: ControllerProcessRecord[];
   faults: Record<string, number>;
   /** Requests the sandbox rejected as invalid against GitHub's API description or schema. */
   validationFailures: { method: string; path: string; message: string }[];

@@ -267,16 +267,33 @@ export class ScenarioRun {
       actionDir: this.parts.actionDir,
       actionRefs: isAutopilotActionRef,
       jobUser: AUTOPILOT_JOB_USER,
-      ci: ci
-        ? {
-            [repo.full]: {
-              command: ci.command,
-              name: ci.name,
-              timeoutMs: ci.timeoutMs,
-              mergeGroup: ci.mergeGroup,
-            },
-          }
-        : {},
+      ci: {
+        // The organization's other repositories with a CI command of their own (scenario-installations.ts).
+        ...Object.fromEntries(
+          (scenario.installations ?? []).flatMap((i) =>
+            i.repositories.flatMap((r) =>
+              r.ci
+                ? [
+                    [
+                      `${i.account}/${r.name}`,
+                      { command: r.ci, name: "ci", timeoutMs: 300_000, mergeGroup: false },
+                    ],
+                  ]
+                : [],
+            ),
+          ),
+        ),
+        ...(ci
+          ? {
+              [repo.full]: {
+                command: ci.command,
+                name: ci.name,
+                timeoutMs: ci.timeoutMs,
+                mergeGroup: ci.mergeGroup,
+              },
+            }
+          : {}),
+      },
       app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
       vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },
       secrets: {
@@ -311,7 +328,10 @@ export class ScenarioRun {
     killer: RunKiller,
     narrator: RunNarrator,
   ): void {
-    if (event.type === "run-started" && !isControllerRun(event.run)) {
+    // The scenario repository's worker runs (another repository of the organization has its own #1).
+    const full = `${this.scenario.repo.owner}/${this.scenario.repo.name}`.toLowerCase();
+    const ours = "run" in event && event.run.repo.toLowerCase() === full;
+    if (event.type === "run-started" && ours && !isControllerRun(event.run)) {
       const issue = issueOfRun(event.run.inputs);
       if (issue) this.runIssues.set(issue, (this.runIssues.get(issue) ?? 0) + 1);
       killer.runStarted(actions, event.run.id, issue);
@@ -413,6 +433,8 @@ export class ScenarioRun {
       outcome,
     );
     await addFinalChecks(report, { ...started, runIssues: this.runIssues, faultChecks: this.faultChecks });
+    const processes = started.controllers.fleet?.processes();
+    if (processes?.length) report.controllerProcesses = processes;
     this.progress("done", null, `${outcome} after ${(report.durationMs / 1000).toFixed(1)}s`);
     return report;
   }

@@ -41,6 +41,9 @@ import type { ReplicaWork } from "./replica-work.js";
 import { ReplicaStopping } from "./replica-stopping.js";
 import { RepoScheduler } from "./scheduler.js";
 
+/** Why a reconcile is asked when a repository's write pause ends (not an event: no follow-up of a running one). */
+const PAUSE_ENDED = "the write pause ended";
+
 /** Exactly the events app.yml subscribes to. */
 export const CONTROLLER_EVENTS = [
   "issues",
@@ -159,7 +162,9 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   ): Promise<void> {
     if (replicas) {
       try {
-        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason });
+        // Only a webhook may carry a change a reconcile already running read too early.
+        const event = reason !== "tick" && reason !== PAUSE_ENDED;
+        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
         return;
       } catch (error) {
         log.warn(
@@ -218,7 +223,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     const timer = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped) schedule(octokit, repo, installationId, "the write pause ended").catch(() => {});
+        if (!stopped) schedule(octokit, repo, installationId, PAUSE_ENDED).catch(() => {});
       },
       Math.max(0, pause.until - Date.now()) + 1_000,
     );

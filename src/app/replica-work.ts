@@ -158,10 +158,12 @@ export class ReplicaWork {
 
   /**
    * Asks for a reconcile of the repository by whichever replica is free; resolves once it is queued or marked.
-   * A replica that is stopping still queues what it receives: the others run it.
+   * A replica that is stopping still queues what it receives: the others run it. `event` false (a tick, a pause
+   * that ended) asks for no follow-up of a reconcile already running: it carries no change that reconcile may
+   * have read too early, and the next tick comes anyway.
    */
-  async request(work: RepoWork): Promise<void> {
-    await this.redis.set(this.dirtyKey(work), "1");
+  async request(work: RepoWork, { event = true }: { event?: boolean } = {}): Promise<void> {
+    if (event) await this.redis.set(this.dirtyKey(work), "1");
     await this.queue.add("reconcile", work, {
       jobId: jobIdOf(work),
       removeOnComplete: true,

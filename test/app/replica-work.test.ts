@@ -105,6 +105,29 @@ describe("replicas sharing the work through Redis", () => {
     expect(starts).toHaveLength(2);
   });
 
+  it("a tick's request while the repository's reconcile runs asks no follow-up (it carries no change)", async () => {
+    const prefix = `t-${randomUUID()}`;
+    const starts: number[] = [];
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const a = replica(prefix);
+    await a.start({
+      reconcile: async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) await first;
+      },
+      tick: async () => {},
+    });
+    await a.request(work("api"), { event: false });
+    while (starts.length === 0) await sleep(10);
+    await a.request(work("api"), { event: false });
+    release();
+    await a.idle();
+    expect(starts).toHaveLength(1);
+  });
+
   it("a killed replica's reconcile is run by another", async () => {
     const prefix = `t-${randomUUID()}`;
     const fixture = fileURLToPath(new URL("../fixtures/replica/hanging-replica.ts", import.meta.url));

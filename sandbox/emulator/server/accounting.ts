@@ -22,6 +22,10 @@ interface RequestRecord {
   at: Date;
   /** GraphQL only: the points the request was charged (rateLimit.cost). */
   points?: number;
+  /** The repository it concerns, `owner/name` lowercased: a REST path's, or a GraphQL query's owner and name. */
+  repo?: string;
+  /** The installation whose token made it (its rate limit paid). */
+  installationId?: number;
 }
 
 export interface ValidationFailure {

@@ -218,7 +218,13 @@ export class SandboxServer {
     status: number,
     charged: boolean,
     points?: number,
+    graphqlRepo?: string,
   ): void {
+    // Which repository a request concerns (REST: its path; GraphQL: the query's owner and name variables) and
+    // which installation paid for it: what a benchmark across an organization counts (bench/org-scale.ts).
+    const restRepo = /^\/repos\/([^/]+)\/([^/?]+)/.exec(path);
+    const repo = graphqlRepo ?? (restRepo ? `${restRepo[1]}/${restRepo[2]}`.toLowerCase() : undefined);
+    const installationId = identity?.token?.installationId ?? undefined;
     this.accounting.record({
       endpoint,
       method,
@@ -229,6 +235,8 @@ export class SandboxServer {
       charged,
       at: this.store.clock(),
       ...(points !== undefined ? { points } : {}),
+      ...(repo ? { repo } : {}),
+      ...(installationId ? { installationId } : {}),
     });
   }
 
@@ -590,7 +598,12 @@ export class SandboxServer {
         [String(request.query ?? "")],
       );
     }
-    this.record(endpoint, method, url.pathname, identity, 200, gate.charged, cost);
+    const vars = (request.variables ?? {}) as { owner?: unknown; name?: unknown };
+    const graphqlRepo =
+      typeof vars.owner === "string" && typeof vars.name === "string"
+        ? `${vars.owner}/${vars.name}`.toLowerCase()
+        : undefined;
+    this.record(endpoint, method, url.pathname, identity, 200, gate.charged, cost, graphqlRepo);
     sendReply(res, { status: 200, headers: gate.rate, body: outcome.body as Json });
   }
 }

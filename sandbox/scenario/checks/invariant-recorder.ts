@@ -206,7 +206,10 @@ export class InvariantRecorder {
       ? (dashboard.state?.session.status ?? dashboard.visibleStatus ?? null)
       : null;
     return checkInvariants({
-      runs: workerRuns(options.actions.listRuns()).map((r) => {
+      // The scenario repository's runs: another repository of the organization has its own #1.
+      runs: workerRuns(
+        options.actions.listRuns().filter((r) => r.repo.toLowerCase() === this.repo.toLowerCase()),
+      ).map((r) => {
         const issue = Number(r.inputs.issue);
         const attempt = Number(r.inputs.attempt ?? "1");
         return {

@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, request, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
@@ -79,8 +80,29 @@ function isWrite(method: string, path: string): boolean {
   return !/\/access_tokens$/.test(path.split("?")[0] ?? "");
 }
 
+/** A controller process's peak resident memory so far, in MiB (Linux `VmHWM`); null where it cannot be read. */
+function peakRssMiB(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 102.4) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One controller process's life: which instance, which start of it, its peak memory, and how it ended. */
+export interface ControllerProcessRecord {
+  instance: number;
+  generation: number;
+  peakRssMiB: number | null;
+  killed: boolean;
+}
+
 class Instance {
   child: ChildProcess | null = null;
+  /** Each process this instance ran, recorded when it ended. */
+  readonly ended: ControllerProcessRecord[] = [];
   webhookUrl: string | null = null;
   apiUrl = "";
   private proxy: Server | null = null;
@@ -188,6 +210,12 @@ class Instance {
   kill(why: string): void {
     const child = this.child;
     if (!child || !this.live) return;
+    this.ended.push({
+      instance: this.index,
+      generation: this.generation,
+      peakRssMiB: peakRssMiB(child.pid),
+      killed: true,
+    });
     child.kill("SIGKILL");
     this.webhookUrl = null;
     this.say(`fault: controller ${this.index} (process ${child.pid}) killed mid-reconcile ${why}`);
@@ -204,6 +232,12 @@ class Instance {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
+      this.ended.push({
+        instance: this.index,
+        generation: this.generation,
+        peakRssMiB: peakRssMiB(child.pid),
+        killed: false,
+      });
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGKILL");
       await exited;
@@ -282,6 +316,23 @@ export class ControllerFleet {
     instance.killAfter = afterWrites;
     instance.restartAfterMs = restartAfterSeconds * 1000;
     return true;
+  }
+
+  /** Every controller process so far, with its peak memory: the ended ones, and the live ones as of now. */
+  processes(): ControllerProcessRecord[] {
+    return this.instances.flatMap((i) => [
+      ...i.ended,
+      ...(i.live
+        ? [
+            {
+              instance: i.index,
+              generation: i.generation,
+              peakRssMiB: peakRssMiB(i.child?.pid),
+              killed: false,
+            },
+          ]
+        : []),
+    ]);
   }
 
   liveWebhookUrls(): string[] {
