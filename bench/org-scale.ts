@@ -98,7 +98,8 @@ const seconds = (ms: number) => (Number.isNaN(ms) ? "—" : `${(ms / 1000).toFix
 async function runOrgScaleBench(shape: Shape): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), "autopilot-org-scale-"));
   const file = join(dir, "org-scale.yml");
-  writeFileSync(file, stringify(scenarioOf(shape)));
+  // No anchors: the scenario parser refuses many aliases (a YAML bomb guard), and each repository is its own.
+  writeFileSync(file, stringify(scenarioOf(shape), { aliasDuplicateObjects: false }));
   const failures: string[] = [];
   const lines: string[][] = [];
   // When the replicas were up (a task labeled before waits for the App's start, not for the App) and when
@@ -136,6 +137,7 @@ async function runOrgScaleBench(shape: Shape): Promise<boolean> {
         const latencies: number[] = [];
         const firstOfRepo: number[] = [];
         let tasks = 0;
+        let doneOnce = 0;
         for (const repo of store.listRepos()) {
           const full = `${repo.owner}/${repo.name}`;
           const runs = store.listWorkflowRuns(full).filter((r) => r.inputs.issue);
@@ -144,6 +146,7 @@ async function runOrgScaleBench(shape: Shape): Promise<boolean> {
           for (const issue of issues.sort((a, b) => a.number - b.number)) {
             tasks++;
             const mine = runs.filter((r) => Number(r.inputs.issue) === issue.number);
+            if (issue.state === "closed" && mine.length === 1) doneOnce++;
             if (issue.state !== "closed") failures.push(`${full}#${issue.number} not done`);
             if (mine.length !== 1) failures.push(`${full}#${issue.number}: ${mine.length} worker runs`);
             const labeled = issue.events.find((e) => e.event === "labeled" && e.label?.name === READY);
@@ -158,11 +161,7 @@ async function runOrgScaleBench(shape: Shape): Promise<boolean> {
         }
         latencies.sort((a, b) => a - b);
         firstOfRepo.sort((a, b) => a - b);
-        lines.push([
-          `tasks done with one worker run`,
-          `${tasks - failures.filter((f) => /not done|worker runs/.test(f)).length} of ${tasks}`,
-          "",
-        ]);
+        lines.push(["tasks done with one worker run", `${doneOnce} of ${tasks}`, ""]);
         lines.push([
           "label-to-dispatch, first task of each repository (a free slot; from the App's start for a task labeled before it): median / p95",
           `${seconds(percentile(firstOfRepo, 50))} / ${seconds(percentile(firstOfRepo, 95))}`,

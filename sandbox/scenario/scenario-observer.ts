@@ -66,6 +66,20 @@ export class ScenarioObserver {
   }
 
   /**
+   * Whether another repository of the organization (`repos`, `owner/name`) still has a task under way: an open
+   * issue labeled ready, in progress or in review (by the scenario repository's label names). A run does not
+   * settle before the organization's work has.
+   */
+  orgWorkPending(repos: readonly string[]): boolean {
+    const live = [this.labels.ready, this.labels.inProgress, this.labels.review].map((l) => l.toLowerCase());
+    return repos.some((full) =>
+      this.store
+        .listIssues(full)
+        .some((i) => !i.pull && i.state === "open" && i.labels.some((l) => live.includes(l.toLowerCase()))),
+    );
+  }
+
+  /**
    * The task's pull request: by Autopilot's marker, its branch (or the revert branch of `/autopilot rollback`),
    * or a closing keyword; the newest wins.
    */

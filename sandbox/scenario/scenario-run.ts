@@ -408,6 +408,7 @@ export class ScenarioRun {
     return (
       !timeline.startPending &&
       allTerminal &&
+      !obs.orgWorkPending(orgRepos(scenario)) &&
       !pending.timed &&
       // A controller job still queued or running (Actions mode) may yet write: the merge's own run ends the
       // session only after the last task is done.
