@@ -310,6 +310,7 @@ describe("the recorder's facts", () => {
     const w = world({ status: "running" });
     const runOf = (id: number, dispatchId: string, s: number) => ({
       id,
+      repo: REPO,
       inputs: { issue: "1", attempt: dispatchId.split("-")[1], "dispatch-id": dispatchId },
       status: "completed",
       conclusion: "success",
@@ -321,6 +322,9 @@ describe("the recorder's facts", () => {
     w.store.createComment(REPO, 2, "/autopilot run #1", "mallory", at(5));
     const unasked = await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10)]);
     expect(unasked.unaskedDispatches).toBe(1);
+    // Another repository of the organization has its own #1: its run is not this task's.
+    const elsewhere = { ...runOf(1, "1-1-a", 10), repo: "demo/other" };
+    expect((await collect(w, { mode: "semi-auto" }, [elsewhere])).unaskedDispatches).toBe(0);
     w.store.createComment(REPO, 1, "/autopilot run", "alice", at(8));
     // One writer's command, one attempt (its resend is the same attempt); a second attempt needs a second command.
     expect((await collect(w, { mode: "semi-auto" }, [runOf(1, "1-1-a", 10)])).unaskedDispatches).toBe(0);
