@@ -37,12 +37,9 @@ import {
   type ReconcileResult,
   reconcile as defaultReconcile,
 } from "./reconcile-repo.js";
-import type { ReplicaWork } from "./replica-work.js";
+import type { RepoWork, ReplicaWork } from "./replica-work.js";
 import { ReplicaStopping } from "./replica-stopping.js";
 import { RepoScheduler } from "./scheduler.js";
-
-/** Why a reconcile is asked when a repository's write pause ends (not an event: no follow-up of a running one). */
-const PAUSE_ENDED = "the write pause ended";
 
 /** Exactly the events app.yml subscribes to. */
 export const CONTROLLER_EVENTS = [
@@ -152,18 +149,18 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   /**
    * Asks for a reconcile of the repository: in this process, or on the replicas' shared queue. When Redis cannot
    * take it, this process runs it itself (nothing is lost; the tracking issue's revision check keeps it apart
-   * from a replica that may run the same repository meanwhile).
+   * from a replica that may run the same repository meanwhile). `event`: a webhook's, which may carry a change
+   * a reconcile already running read too early (a tick or a pause that ended does not).
    */
   async function schedule(
     octokit: OctokitSurface,
     repo: RepoRef,
     installationId: number,
     reason: string,
+    event: boolean,
   ): Promise<void> {
     if (replicas) {
       try {
-        // Only a webhook may carry a change a reconcile already running read too early.
-        const event = reason !== "tick" && reason !== PAUSE_ENDED;
         await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
         return;
       } catch (error) {
@@ -223,7 +220,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     const timer = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped) schedule(octokit, repo, installationId, PAUSE_ENDED).catch(() => {});
+        if (!stopped) schedule(octokit, repo, installationId, "the write pause ended", false).catch(() => {});
       },
       Math.max(0, pause.until - Date.now()) + 1_000,
     );
@@ -285,7 +282,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         );
       else log.debug(line);
       for (const key of choice.reconcile)
-        runs.push(schedule(octokit, byKey.get(key)!, installation.installationId, "tick"));
+        runs.push(schedule(octokit, byKey.get(key)!, installation.installationId, "tick", false));
     }
     await Promise.all(runs);
   }
@@ -303,12 +300,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   }
 
   /** A job of the replicas' queue: the repository's reconcile, as its installation. */
-  async function reconcileShared(work: {
-    owner: string;
-    name: string;
-    installationId: number;
-    reason: string;
-  }): Promise<void> {
+  async function reconcileShared(work: RepoWork): Promise<void> {
     if (!probot || stopped) throw new ReplicaStopping();
     const octokit = watch(await probot.auth(work.installationId), work.installationId);
     await reconcileHere(octokit, { owner: work.owner, name: work.name }, work.installationId, work.reason);
@@ -335,7 +327,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
       }
       const octokit = watch(context.octokit, payload.installation.id);
-      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
+      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`, true);
       if (options.awaitReconcile) await pending;
     });
     app.on(["installation", "installation_repositories"], async (context: Context) => {
