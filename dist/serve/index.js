@@ -21693,7 +21693,7 @@ var init_replica_work = __esm({
             }
           },
           {
-            connection: this.connect(),
+            connection: this.connect(true),
             prefix: this.prefix,
             concurrency: this.options.concurrency ?? 8,
             lockDuration,
@@ -21723,7 +21723,7 @@ var init_replica_work = __esm({
         if (tickMs > 0) {
           await this.tickQueue.upsertJobScheduler(TICK_SCHEDULER, { every: tickMs }, { name: "tick" });
           this.tickWorker = new Worker(TICK_QUEUE, () => handlers.tick(), {
-            connection: this.connect(),
+            connection: this.connect(true),
             prefix: this.prefix,
             concurrency: 1,
             lockDuration,
@@ -21828,8 +21828,13 @@ var init_replica_work = __esm({
       key(name) {
         return `${this.prefix}:autopilot:${name}`;
       }
-      connect() {
-        const connection = new Redis2(this.options.url, { maxRetriesPerRequest: null });
+      /**
+       * A connection. BullMQ's workers block on Redis and need requests that never give up (`blocking`); every
+       * other request gives up after one reconnection, so a delivery Redis cannot take is run by the replica that
+       * received it (app.ts `schedule`) instead of waiting for Redis forever.
+       */
+      connect(blocking = false) {
+        const connection = new Redis2(this.options.url, { maxRetriesPerRequest: blocking ? null : 1 });
         connection.on("error", (error62) => this.options.log.warn(`redis: ${error62.message}`));
         this.connections.push(connection);
         return connection;
@@ -78499,7 +78504,6 @@ function stateWritten(outcomes) {
 
 // src/app/app.ts
 init_replica_stopping();
-var PAUSE_ENDED = "the write pause ended";
 var CONTROLLER_EVENTS = [
   "issues",
   "issue_comment",
@@ -78551,10 +78555,9 @@ function createControllerApp(options2 = {}) {
     }
     return botLogin ?? void 0;
   }
-  async function schedule(octokit, repo, installationId, reason) {
+  async function schedule(octokit, repo, installationId, reason, event) {
     if (replicas) {
       try {
-        const event = reason !== "tick" && reason !== PAUSE_ENDED;
         await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
         return;
       } catch (error62) {
@@ -78605,7 +78608,7 @@ function createControllerApp(options2 = {}) {
     const timer2 = setTimeout(
       () => {
         resumes.delete(key);
-        if (!stopped2) schedule(octokit, repo, installationId, PAUSE_ENDED).catch(() => {
+        if (!stopped2) schedule(octokit, repo, installationId, "the write pause ended", false).catch(() => {
         });
       },
       Math.max(0, pause.until - Date.now()) + 1e3
@@ -78666,7 +78669,7 @@ function createControllerApp(options2 = {}) {
         );
       else log.debug(line);
       for (const key of choice.reconcile)
-        runs.push(schedule(octokit, byKey.get(key), installation.installationId, "tick"));
+        runs.push(schedule(octokit, byKey.get(key), installation.installationId, "tick", false));
     }
     await Promise.all(runs);
   }
@@ -78703,7 +78706,7 @@ function createControllerApp(options2 = {}) {
         log.debug(`${repo.owner}/${repo.name} is active: ${why}`);
       }
       const octokit = watch(context.octokit, payload.installation.id);
-      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`);
+      const pending = schedule(octokit, repo, payload.installation.id, `${context.name} event`, true);
       if (options2.awaitReconcile) await pending;
     });
     app.on(["installation", "installation_repositories"], async (context) => {

@@ -112,7 +112,7 @@ export class ReplicaWork {
         }
       },
       {
-        connection: this.connect(),
+        connection: this.connect(true),
         prefix: this.prefix,
         concurrency: this.options.concurrency ?? 8,
         lockDuration,
@@ -142,7 +142,7 @@ export class ReplicaWork {
     if (tickMs > 0) {
       await this.tickQueue.upsertJobScheduler(TICK_SCHEDULER, { every: tickMs }, { name: "tick" });
       this.tickWorker = new Worker(TICK_QUEUE, () => handlers.tick(), {
-        connection: this.connect(),
+        connection: this.connect(true),
         prefix: this.prefix,
         concurrency: 1,
         lockDuration,
@@ -268,9 +268,13 @@ export class ReplicaWork {
     return `${this.prefix}:autopilot:${name}`;
   }
 
-  private connect(): Redis {
-    // BullMQ's workers block on Redis: they need requests that never give up (maxRetriesPerRequest null).
-    const connection = new Redis(this.options.url, { maxRetriesPerRequest: null });
+  /**
+   * A connection. BullMQ's workers block on Redis and need requests that never give up (`blocking`); every
+   * other request gives up after one reconnection, so a delivery Redis cannot take is run by the replica that
+   * received it (app.ts `schedule`) instead of waiting for Redis forever.
+   */
+  private connect(blocking = false): Redis {
+    const connection = new Redis(this.options.url, { maxRetriesPerRequest: blocking ? null : 1 });
     connection.on("error", (error: Error) => this.options.log.warn(`redis: ${error.message}`));
     this.connections.push(connection);
     return connection;

@@ -79,9 +79,13 @@ describe("replicas sharing the work through Redis", () => {
     }
   });
 
-  it("a request while the repository's reconcile runs gets one more run after it", async () => {
+  /**
+   * How many reconciles of one repository run when it is asked twice more while its first reconcile runs (from
+   * another replica: only Redis is shared), as a delivery (`event`) or as a tick.
+   */
+  async function runsWhenAskedDuringARun(event: boolean): Promise<number> {
     const prefix = `t-${randomUUID()}`;
-    const starts: number[] = [];
+    let runs = 0;
     let release!: () => void;
     const first = new Promise<void>((resolve) => {
       release = resolve;
@@ -89,43 +93,32 @@ describe("replicas sharing the work through Redis", () => {
     const a = replica(prefix);
     await a.start({
       reconcile: async () => {
-        starts.push(Date.now());
-        if (starts.length === 1) await first;
+        runs++;
+        if (runs === 1) await first;
       },
       tick: async () => {},
     });
-    await a.request(work("api"));
-    while (starts.length === 0) await sleep(10);
-    // Asked twice while the first run is in progress (from another replica: only Redis is shared).
+    await a.request(work("api"), { event });
+    while (runs === 0) await sleep(10);
     const b = replica(prefix);
-    await b.request(work("api"));
-    await b.request(work("api"));
+    await b.request(work("api"), { event });
+    await b.request(work("api"), { event });
     release();
     await a.idle();
-    expect(starts).toHaveLength(2);
+    return runs;
+  }
+
+  it("a delivery while the repository's reconcile runs gets one more run after it, however many arrive", async () => {
+    expect(await runsWhenAskedDuringARun(true)).toBe(2);
   });
 
   it("a tick's request while the repository's reconcile runs asks no follow-up (it carries no change)", async () => {
-    const prefix = `t-${randomUUID()}`;
-    const starts: number[] = [];
-    let release!: () => void;
-    const first = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const a = replica(prefix);
-    await a.start({
-      reconcile: async () => {
-        starts.push(Date.now());
-        if (starts.length === 1) await first;
-      },
-      tick: async () => {},
-    });
-    await a.request(work("api"), { event: false });
-    while (starts.length === 0) await sleep(10);
-    await a.request(work("api"), { event: false });
-    release();
-    await a.idle();
-    expect(starts).toHaveLength(1);
+    expect(await runsWhenAskedDuringARun(false)).toBe(1);
+  });
+
+  it("a request Redis cannot take fails instead of waiting for Redis (the replica then runs it itself)", async () => {
+    const nowhere = replica(`t-${randomUUID()}`, { url: "redis://127.0.0.1:1" });
+    await expect(nowhere.request(work("api"))).rejects.toThrow();
   });
 
   it("a killed replica's reconcile is run by another", async () => {
