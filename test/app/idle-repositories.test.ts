@@ -5,9 +5,8 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
-import { resetCircuits } from "../../src/github/transport/circuit.js";
-import { resetMemories } from "../../src/github/gateway.js";
-import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
+import type { Sandbox } from "../../sandbox/emulator/index.js";
+import { sandboxWithRepos } from "./sandbox-repos-fixture.js";
 
 let sandbox: Sandbox | null = null;
 let server: ControllerServer | null = null;
@@ -20,15 +19,8 @@ afterEach(async () => {
 });
 
 async function start(repos: { owner: string; name: string }[], tickPolicy = {}) {
-  resetMemories();
-  resetCircuits();
-  const s = await startSandbox();
+  const s = await sandboxWithRepos(repos);
   sandbox = s;
-  for (const repo of repos) {
-    s.store.createRepo(repo);
-    s.store.addWorkflow(repo, { path: "autopilot-worker.yml", name: "Autopilot worker" });
-  }
-  s.store.addUser("maintainer", { permission: "write" });
   server = await startControllerServer({
     appId: s.app.id,
     privateKey: s.app.privateKey,

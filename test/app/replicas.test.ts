@@ -7,9 +7,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
 import { ReplicaWork } from "../../src/app/replica-work.js";
-import { resetMemories } from "../../src/github/gateway.js";
-import { resetCircuits } from "../../src/github/transport/circuit.js";
-import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
+import type { Sandbox } from "../../sandbox/emulator/index.js";
+import { sandboxWithRepos } from "./sandbox-repos-fixture.js";
 import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -30,15 +29,8 @@ afterEach(async () => {
 });
 
 async function start(repos: { owner: string; name: string }[]) {
-  resetMemories();
-  resetCircuits();
-  const s = await startSandbox();
+  const s = await sandboxWithRepos(repos);
   sandbox = s;
-  for (const repo of repos) {
-    s.store.createRepo(repo);
-    s.store.addWorkflow(repo, { path: "autopilot-worker.yml", name: "Autopilot worker" });
-  }
-  s.store.addUser("maintainer", { permission: "write" });
   const prefix = `t-${randomUUID()}`;
   const replica = () =>
     startControllerServer({
