@@ -47,17 +47,4 @@ describe("a task put back by a writer right after it was taken out", () => {
       expect.objectContaining({ issue: 1, attempt: 2 }),
     ]);
   });
-
-  it("a snapshot older than Autopilot's own label write still settles to what Autopilot wrote", () => {
-    // The ready label the snapshot shows is the one from before the dispatch: a stale read, not a person's.
-    const labeled = issue(1, { readyLabeledAt: at(-1), edits: [] });
-    const first = step(world({ issues: [labeled] }), null, { now: minutes(0) });
-    const stale = decide({
-      ...input({ ...first.world, issues: [labeled] }),
-      state: first.state,
-      now: minutes(1),
-    });
-    expect(only(stale.effects, "dispatchWorker")).toEqual([]);
-    expect(only(stale.effects, "setStateLabel")).toEqual([]);
-  });
 });
