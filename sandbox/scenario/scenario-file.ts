@@ -324,12 +324,15 @@ export function loadScenario(path: string): Scenario {
   return parseScenario(text, basename(path) === path ? path : path);
 }
 
+type CiSettings = { command: string; name: string; timeoutMs: number; mergeGroup: boolean };
+
 /** The CI settings of a scenario, normalized. */
-export function scenarioCi(
-  scenario: Scenario,
-): { command: string; name: string; timeoutMs: number; mergeGroup: boolean } | null {
-  const ci = scenario.repo.ci;
-  if (!ci) return null;
+export function scenarioCi(scenario: Scenario): CiSettings | null {
+  return scenario.repo.ci ? ciSettings(scenario.repo.ci) : null;
+}
+
+/** A `ci:` setting (the scenario repository's, or a command alone: an organization repository's), normalized. */
+export function ciSettings(ci: z.infer<typeof CiSchema>): CiSettings {
   if (typeof ci === "string") return { command: ci, name: "ci", timeoutMs: 300_000, mergeGroup: false };
   return {
     command: ci.command,

@@ -34,7 +34,7 @@ import { addFinalChecks } from "./checks/final-checks.js";
 import { killRunPlan, RunKiller } from "./controllers/kill-run-fault.js";
 import { MissingPartsError, type StartControllerServer } from "./missing-parts.js";
 import { issueOfRun, RunNarrator } from "./run-narrator.js";
-import { type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
+import { ciSettings, type Scenario, ScenarioError, scenarioCi } from "./scenario-file.js";
 import type { ReportState } from "./scenario-fields.js";
 import { demoAgentCommand } from "./agent/demo-agent.js";
 import { ScenarioObserver, TERMINAL } from "./scenario-observer.js";
@@ -271,28 +271,10 @@ export class ScenarioRun {
         // The organization's other repositories with a CI command of their own (scenario-installations.ts).
         ...Object.fromEntries(
           (scenario.installations ?? []).flatMap((i) =>
-            i.repositories.flatMap((r) =>
-              r.ci
-                ? [
-                    [
-                      `${i.account}/${r.name}`,
-                      { command: r.ci, name: "ci", timeoutMs: 300_000, mergeGroup: false },
-                    ],
-                  ]
-                : [],
-            ),
+            i.repositories.flatMap((r) => (r.ci ? [[`${i.account}/${r.name}`, ciSettings(r.ci)]] : [])),
           ),
         ),
-        ...(ci
-          ? {
-              [repo.full]: {
-                command: ci.command,
-                name: ci.name,
-                timeoutMs: ci.timeoutMs,
-                mergeGroup: ci.mergeGroup,
-              },
-            }
-          : {}),
+        ...(ci ? { [repo.full]: ci } : {}),
       },
       app: { id: sandbox.app.id, privateKey: sandbox.app.privateKey },
       vars: { AUTOPILOT_APP_ID: String(sandbox.app.id) },

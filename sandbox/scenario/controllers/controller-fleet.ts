@@ -103,6 +103,16 @@ class Instance {
   child: ChildProcess | null = null;
   /** Each process this instance ran, recorded when it ended. */
   readonly ended: ControllerProcessRecord[] = [];
+
+  /** Its current process as it stands (before it is killed or stopped). */
+  record(killed: boolean): ControllerProcessRecord {
+    return {
+      instance: this.index,
+      generation: this.generation,
+      peakRssMiB: peakRssMiB(this.child?.pid),
+      killed,
+    };
+  }
   webhookUrl: string | null = null;
   apiUrl = "";
   private proxy: Server | null = null;
@@ -210,12 +220,7 @@ class Instance {
   kill(why: string): void {
     const child = this.child;
     if (!child || !this.live) return;
-    this.ended.push({
-      instance: this.index,
-      generation: this.generation,
-      peakRssMiB: peakRssMiB(child.pid),
-      killed: true,
-    });
+    this.ended.push(this.record(true));
     child.kill("SIGKILL");
     this.webhookUrl = null;
     this.say(`fault: controller ${this.index} (process ${child.pid}) killed mid-reconcile ${why}`);
@@ -232,12 +237,7 @@ class Instance {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
-      this.ended.push({
-        instance: this.index,
-        generation: this.generation,
-        peakRssMiB: peakRssMiB(child.pid),
-        killed: false,
-      });
+      this.ended.push(this.record(false));
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGKILL");
       await exited;
@@ -320,19 +320,7 @@ export class ControllerFleet {
 
   /** Every controller process so far, with its peak memory: the ended ones, and the live ones as of now. */
   processes(): ControllerProcessRecord[] {
-    return this.instances.flatMap((i) => [
-      ...i.ended,
-      ...(i.live
-        ? [
-            {
-              instance: i.index,
-              generation: i.generation,
-              peakRssMiB: peakRssMiB(i.child?.pid),
-              killed: false,
-            },
-          ]
-        : []),
-    ]);
+    return this.instances.flatMap((i) => [...i.ended, ...(i.live ? [i.record(false)] : [])]);
   }
 
   liveWebhookUrls(): string[] {
