@@ -21658,9 +21658,10 @@ var init_replica_work = __esm({
       constructor(options2) {
         this.options = options2;
         this.prefix = options2.prefix ?? "autopilot";
-        this.redis = this.connect();
-        this.queue = new Queue3(RECONCILE_QUEUE, { connection: this.connect(), prefix: this.prefix });
-        this.tickQueue = new Queue3(TICK_QUEUE, { connection: this.connect(), prefix: this.prefix });
+        this.redis = new Redis2(options2.url, { maxRetriesPerRequest: 1 });
+        this.redis.on("error", (error62) => options2.log.warn(`redis: ${error62.message}`));
+        this.queue = new Queue3(RECONCILE_QUEUE, { connection: this.connection(), prefix: this.prefix });
+        this.tickQueue = new Queue3(TICK_QUEUE, { connection: this.connection(), prefix: this.prefix });
         for (const q of [this.queue, this.tickQueue])
           q.on("error", (error62) => options2.log.warn(`shared queue: ${error62.message}`));
       }
@@ -21671,7 +21672,6 @@ var init_replica_work = __esm({
       tickQueue;
       worker = null;
       tickWorker = null;
-      connections = [];
       /** Follow-ups this replica is queueing (idle() waits for them). */
       followUps = /* @__PURE__ */ new Set();
       /** When this replica last saved each installation's reading of each resource. */
@@ -21693,7 +21693,7 @@ var init_replica_work = __esm({
             }
           },
           {
-            connection: this.connect(true),
+            connection: this.connection(true),
             prefix: this.prefix,
             concurrency: this.options.concurrency ?? 8,
             lockDuration,
@@ -21723,7 +21723,7 @@ var init_replica_work = __esm({
         if (tickMs > 0) {
           await this.tickQueue.upsertJobScheduler(TICK_SCHEDULER, { every: tickMs }, { name: "tick" });
           this.tickWorker = new Worker(TICK_QUEUE, () => handlers.tick(), {
-            connection: this.connect(true),
+            connection: this.connection(true),
             prefix: this.prefix,
             concurrency: 1,
             lockDuration,
@@ -21810,7 +21810,7 @@ var init_replica_work = __esm({
         await Promise.all([this.worker?.close(), this.tickWorker?.close()]);
         await Promise.all([...this.followUps]);
         await Promise.all([this.queue.close(), this.tickQueue.close()]);
-        await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+        await this.redis.quit().catch(() => this.redis.disconnect());
       }
       followUp(work) {
         const done = (async () => {
@@ -21829,15 +21829,14 @@ var init_replica_work = __esm({
         return `${this.prefix}:autopilot:${name}`;
       }
       /**
-       * A connection. BullMQ's workers block on Redis and need requests that never give up (`blocking`); every
+       * How BullMQ connects: it opens and closes its own connections (one it was handed and that is closed under it
+       * while it still waits for Redis makes it report that end with no listener left: an unhandled rejection).
+       * Workers block on Redis and need requests that never give up (`blocking`; BullMQ sets that itself); every
        * other request gives up after one reconnection, so a delivery Redis cannot take is run by the replica that
        * received it (app.ts `schedule`) instead of waiting for Redis forever.
        */
-      connect(blocking = false) {
-        const connection = new Redis2(this.options.url, { maxRetriesPerRequest: blocking ? null : 1 });
-        connection.on("error", (error62) => this.options.log.warn(`redis: ${error62.message}`));
-        this.connections.push(connection);
-        return connection;
+      connection(blocking = false) {
+        return { url: this.options.url, maxRetriesPerRequest: blocking ? null : 1 };
       }
     };
   }

@@ -78,7 +78,6 @@ export class ReplicaWork {
   private readonly tickQueue: Queue;
   private worker: Worker<RepoWork> | null = null;
   private tickWorker: Worker | null = null;
-  private readonly connections: Redis[] = [];
   /** Follow-ups this replica is queueing (idle() waits for them). */
   private readonly followUps = new Set<Promise<void>>();
   /** When this replica last saved each installation's reading of each resource. */
@@ -86,9 +85,10 @@ export class ReplicaWork {
 
   constructor(private readonly options: ReplicaWorkOptions) {
     this.prefix = options.prefix ?? "autopilot";
-    this.redis = this.connect();
-    this.queue = new Queue<RepoWork>(RECONCILE_QUEUE, { connection: this.connect(), prefix: this.prefix });
-    this.tickQueue = new Queue(TICK_QUEUE, { connection: this.connect(), prefix: this.prefix });
+    this.redis = new Redis(options.url, { maxRetriesPerRequest: 1 });
+    this.redis.on("error", (error: Error) => options.log.warn(`redis: ${error.message}`));
+    this.queue = new Queue<RepoWork>(RECONCILE_QUEUE, { connection: this.connection(), prefix: this.prefix });
+    this.tickQueue = new Queue(TICK_QUEUE, { connection: this.connection(), prefix: this.prefix });
     for (const q of [this.queue, this.tickQueue])
       q.on("error", (error) => options.log.warn(`shared queue: ${error.message}`));
   }
@@ -112,7 +112,7 @@ export class ReplicaWork {
         }
       },
       {
-        connection: this.connect(true),
+        connection: this.connection(true),
         prefix: this.prefix,
         concurrency: this.options.concurrency ?? 8,
         lockDuration,
@@ -142,7 +142,7 @@ export class ReplicaWork {
     if (tickMs > 0) {
       await this.tickQueue.upsertJobScheduler(TICK_SCHEDULER, { every: tickMs }, { name: "tick" });
       this.tickWorker = new Worker(TICK_QUEUE, () => handlers.tick(), {
-        connection: this.connect(true),
+        connection: this.connection(true),
         prefix: this.prefix,
         concurrency: 1,
         lockDuration,
@@ -245,7 +245,7 @@ export class ReplicaWork {
     await Promise.all([this.worker?.close(), this.tickWorker?.close()]);
     await Promise.all([...this.followUps]);
     await Promise.all([this.queue.close(), this.tickQueue.close()]);
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
   private followUp(work: RepoWork): void {
@@ -269,14 +269,13 @@ export class ReplicaWork {
   }
 
   /**
-   * A connection. BullMQ's workers block on Redis and need requests that never give up (`blocking`); every
+   * How BullMQ connects: it opens and closes its own connections (one it was handed and that is closed under it
+   * while it still waits for Redis makes it report that end with no listener left: an unhandled rejection).
+   * Workers block on Redis and need requests that never give up (`blocking`; BullMQ sets that itself); every
    * other request gives up after one reconnection, so a delivery Redis cannot take is run by the replica that
    * received it (app.ts `schedule`) instead of waiting for Redis forever.
    */
-  private connect(blocking = false): Redis {
-    const connection = new Redis(this.options.url, { maxRetriesPerRequest: blocking ? null : 1 });
-    connection.on("error", (error: Error) => this.options.log.warn(`redis: ${error.message}`));
-    this.connections.push(connection);
-    return connection;
+  private connection(blocking = false): { url: string; maxRetriesPerRequest: number | null } {
+    return { url: this.options.url, maxRetriesPerRequest: blocking ? null : 1 };
   }
 }
