@@ -34,10 +34,12 @@ const READY = "autopilot:ready";
  */
 const HAND_OVER_MS = 5 * 2000 + 2 * 2000 + 5_000;
 
-function task(repo: string, i: number) {
+/** A task; in the organization's repositories it waits unlabeled until a maintainer labels it mid-run. */
+function task(repo: string, i: number, labeled = true) {
   const file = `src/${repo}-${i}.js`;
   return {
     title: `Task ${i} of ${repo}`,
+    ...(labeled ? {} : { labels: [] }),
     agent: { behavior: "complete", files: { [file]: `export const value = ${i};\n` } },
   };
 }
@@ -59,9 +61,18 @@ function scenarioOf(shape: Shape): Record<string, unknown> {
       files: testFiles,
       config: repoConfig,
       ...(name.startsWith("svc-") ? { ci: "node --test" } : {}),
-      issues: name.startsWith("svc-") ? Array.from({ length: shape.tasks }, (_, t) => task(name, t + 1)) : [],
+      issues: name.startsWith("svc-")
+        ? Array.from({ length: shape.tasks }, (_, t) => task(name, t + 1, false))
+        : [],
     };
   });
+  // A maintainer labels every task of the active repositories once the App runs: each label is a webhook that
+  // brings its repository in (a repository the App has not seen yet is idle to its ticks until then).
+  const labels = acme
+    .filter((r) => r.name.startsWith("svc-"))
+    .flatMap((r) =>
+      r.issues.map((_, t) => ({ as: "alice", label: READY, repo: `acme/${r.name}`, on: t + 1 })),
+    );
   const tools = Array.from({ length: others - acmeCount }, (_, i) => ({ name: `tool-${i + 1}` }));
   const bursts = [];
   for (let left = shape.burst; left > 0; left -= 200)
@@ -78,6 +89,7 @@ function scenarioOf(shape: Shape): Record<string, unknown> {
     ],
     controllers: { instances: 2, sharedWork: true },
     timeline: [
+      ...(labels.length ? [{ when: { afterSeconds: 5 }, do: labels }] : []),
       {
         when: { afterSeconds: 20 },
         do: [{ killController: { instance: 1, afterWrites: 1, restartAfterSeconds: 86_400 } }],

@@ -33,6 +33,8 @@
  *         do: [{ as: bob, review: approve }]
  *   - when: { afterSeconds: 20 }
  *     do: [{ as: alice, comment: "/autopilot pause", on: tracking }]
+ *   - when: { afterSeconds: 30 }    # in another of the installations' repositories (repo: owner/name)
+ *     do: [{ as: alice, label: autopilot:ready, repo: demo/billing, on: 1 }]
  * installations:                  # the App across an organization (scenario-installations.ts); default: one
  *   - account: demo                # installation covering every repository. demo/shop is covered here
  *     repositories:
@@ -228,6 +230,24 @@ export const ScenarioSchema = z
     };
     checkIssues(s.issues, ["issues"], knownUser, ctx);
     if (s.installations) checkInstallations(s.installations, s, ctx);
+    // An action in another repository names one of the installations' and an issue that repository has.
+    const knownOrgIssue = (full: string, on: unknown, path: (string | number)[]) => {
+      const [owner, name] = full.toLowerCase().split("/");
+      const installation = s.installations?.find((i) => i.account.toLowerCase() === owner);
+      const repo = installation?.repositories.find((r) => r.name.toLowerCase() === name);
+      if (!repo)
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, "repo"],
+          message: `no repository ${full} under installations: declare it there`,
+        });
+      else if (typeof on === "number" && (on < 1 || on > repo.issues.length))
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, "on"],
+          message: `${full} has ${repo.issues.length} issue(s); #${on} is not one of them`,
+        });
+    };
     const walk = (rules: ScenarioRule[], path: (string | number)[]) =>
       rules.forEach((rule, i) => {
         const here = [...path, i];
@@ -235,7 +255,8 @@ export const ScenarioSchema = z
         if (rule.when.pr !== undefined) knownIssue(rule.when.pr, [...here, "when", "pr"]);
         rule.do.forEach((action, j) => {
           if ("as" in action && action.as) knownUser(action.as, [...here, "do", j, "as"]);
-          if ("on" in action && typeof action.on === "number")
+          if ("repo" in action && action.repo) knownOrgIssue(action.repo, action.on, [...here, "do", j]);
+          else if ("on" in action && typeof action.on === "number")
             knownIssue(action.on, [...here, "do", j, "on"]);
           if ("review" in action && action.review && action.pr === undefined && rule.when.pr === undefined) {
             ctx.addIssue({

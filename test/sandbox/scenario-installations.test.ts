@@ -67,6 +67,25 @@ describe("a scenario's installations", () => {
     ).toContain("installations[1].repositorySelection");
   });
 
+  it("lets a person act in one of the installations' repositories, on an issue it has", () => {
+    const acting = (action: string) =>
+      problems(`${TWO_INSTALLATIONS}timeline:\n  - when: { afterSeconds: 1 }\n    do: [${action}]\n`);
+    expect(acting("{ as: alice, label: autopilot:ready, repo: west/tools, on: 1 }")).toBe("");
+    expect(acting("{ as: alice, comment: Hello, repo: east/billing, on: 2 }")).toBe("");
+    expect(acting("{ as: alice, label: autopilot:ready, repo: west/docs, on: 1 }")).toContain(
+      "timeline[0].do[0].repo: no repository west/docs under installations",
+    );
+    expect(acting("{ as: alice, label: autopilot:ready, repo: west/tools, on: 2 }")).toContain(
+      "west/tools has 1 issue(s); #2 is not one of them",
+    );
+    expect(acting("{ as: alice, label: autopilot:ready, repo: west/tools }")).toContain(
+      "in another repository (`repo:`) a person comments, labels, unlabels, closes or reopens issue `on: N`",
+    );
+    expect(acting("{ as: alice, editBody: New, repo: west/tools, on: 1 }")).toContain(
+      "in another repository (`repo:`)",
+    );
+  });
+
   it("seeds both installations with their repositories, configurations and issues", async () => {
     const scenario = parseScenario(TWO_INSTALLATIONS, "org.yml");
     const sandbox = await startSandbox();

@@ -104,7 +104,10 @@ export class TimelineActor {
 
   private async personActs(rule: ScenarioRule, a: ScenarioAction): Promise<boolean> {
     const { store, observer: obs, progress } = this.world;
-    const { owner, name, full: repoFull } = this.world.repo;
+    const [owner, name] = a.repo
+      ? (a.repo.split("/") as [string, string])
+      : [this.world.repo.owner, this.world.repo.name];
+    const repoFull = `${owner}/${name}`;
     if (!a.as) return true;
     const client = this.asUser(a.as);
     const target =
@@ -129,31 +132,30 @@ export class TimelineActor {
       return true;
     }
     if (target === null) return false;
+    // In another repository the narration names it (the progress line's issue number is the scenario's).
+    const tell = (text: string) =>
+      a.repo ? progress("human", null, `${a.repo}#${target}: ${text}`) : progress("human", target, text);
     if (a.comment !== undefined && a.times !== undefined) {
       for (let i = 1; i <= a.times; i++) {
         const body = `${a.comment} (${i}/${a.times})`;
         await client.rest.issues.createComment({ owner, repo: name, issue_number: target, body });
       }
-      progress(
-        "human",
-        target,
-        `@${a.as} commented ${a.times} times: ${a.comment.split("\n")[0]!.slice(0, 100)}`,
-      );
+      tell(`@${a.as} commented ${a.times} times: ${a.comment.split("\n")[0]!.slice(0, 100)}`);
     } else if (a.comment !== undefined) {
       await client.rest.issues.createComment({ owner, repo: name, issue_number: target, body: a.comment });
-      progress("human", target, `@${a.as} commented: ${a.comment.split("\n")[0]!.slice(0, 100)}`);
+      tell(`@${a.as} commented: ${a.comment.split("\n")[0]!.slice(0, 100)}`);
     } else if (a.label !== undefined) {
       await client.rest.issues.addLabels({ owner, repo: name, issue_number: target, labels: [a.label] });
-      progress("human", target, `@${a.as} added the label ${a.label}`);
+      tell(`@${a.as} added the label ${a.label}`);
     } else if (a.unlabel !== undefined) {
       await client.rest.issues.removeLabel({ owner, repo: name, issue_number: target, name: a.unlabel });
-      progress("human", target, `@${a.as} removed the label ${a.unlabel}`);
+      tell(`@${a.as} removed the label ${a.unlabel}`);
     } else if (a.close) {
       await client.rest.issues.update({ owner, repo: name, issue_number: target, state: "closed" });
-      progress("human", target, `@${a.as} closed the issue`);
+      tell(`@${a.as} closed the issue`);
     } else if (a.reopen) {
       await client.rest.issues.update({ owner, repo: name, issue_number: target, state: "open" });
-      progress("human", target, `@${a.as} reopened the issue`);
+      tell(`@${a.as} reopened the issue`);
     } else if (a.editBody !== undefined) {
       await client.rest.issues.update({ owner, repo: name, issue_number: target, body: a.editBody });
       progress(

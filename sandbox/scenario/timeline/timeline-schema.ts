@@ -101,6 +101,15 @@ const ActionSchema = z
     reopen: z.boolean().optional(),
     /** Where: an issue number or `tracking`; default: the condition's issue (or PR's task issue). */
     on: TargetSchema.optional(),
+    /**
+     * In which repository, `owner/name`: one of the `installations`' (a maintainer labels a task across the
+     * organization). Default: the scenario's. With it, the action is a comment, label, unlabel, close or reopen of
+     * issue `on`.
+     */
+    repo: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, "owner/name")
+      .optional(),
     /** For review: the task issue whose PR is reviewed; default: the condition's `pr`. */
     pr: issueNumber.optional(),
     /** Kill the running worker run of this task issue (a lost runner). */
@@ -187,6 +196,16 @@ const ActionSchema = z
         code: "custom",
         message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody, corruptState, delete, forkPr, push (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
+    }
+    if (a.repo !== undefined) {
+      const other = verbs.filter((v) => !["comment", "label", "unlabel", "close", "reopen"].includes(v));
+      if (other.length || typeof a.on !== "number")
+        ctx.addIssue({
+          code: "custom",
+          path: ["repo"],
+          message:
+            "in another repository (`repo:`) a person comments, labels, unlabels, closes or reopens issue `on: N`",
+        });
     }
     if (a.times !== undefined && a.comment === undefined) {
       ctx.addIssue({ code: "custom", path: ["times"], message: "times: N repeats a `comment`; add one" });

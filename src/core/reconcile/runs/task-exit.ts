@@ -28,6 +28,16 @@ export function retire(
   const state = ctx.state;
   const record = state.tasks[n] ?? newTaskRecord();
   const h = state.history;
+  // A task that left and came back (taken out, then labeled again; merged, then rolled back) is one task: while
+  // its earlier exit still waits in the pending history, the new exit replaces it there and in the counts. An exit
+  // already written out to a history comment stays counted, as that comment lists it.
+  const earlier = state.pendingHistory.findIndex((p) => p.issue === n);
+  if (earlier >= 0) {
+    const [left] = state.pendingHistory.splice(earlier, 1);
+    if (left?.outcome === "done") h.completed = Math.max(0, h.completed - 1);
+    else if (left?.outcome === "skipped") h.skipped = Math.max(0, h.skipped - 1);
+    else if (left) h.closed = Math.max(0, h.closed - 1);
+  }
   if (outcome === "done") {
     h.completed += 1;
     if (pr) h.merges += 1;
