@@ -71849,6 +71849,13 @@ function retire(ctx, n, outcome, pr) {
   const state = ctx.state;
   const record2 = state.tasks[n] ?? newTaskRecord();
   const h = state.history;
+  const earlier = state.pendingHistory.findIndex((p) => p.issue === n);
+  if (earlier >= 0) {
+    const [left] = state.pendingHistory.splice(earlier, 1);
+    if (left?.outcome === "done") h.completed = Math.max(0, h.completed - 1);
+    else if (left?.outcome === "skipped") h.skipped = Math.max(0, h.skipped - 1);
+    else if (left) h.closed = Math.max(0, h.closed - 1);
+  }
   if (outcome === "done") {
     h.completed += 1;
     if (pr) h.merges += 1;
@@ -77769,6 +77776,11 @@ ${marker}` : effect.body;
   return { effect, status: "done" };
 }
 async function dispatch2(ctx, effect) {
+  if (effect.resend) {
+    const run2 = await runCarrying(ctx, effect.dispatchId);
+    if (run2 !== null)
+      return { effect, status: "skipped", detail: `run ${run2} already carries dispatch ${effect.dispatchId}` };
+  }
   const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
   if (lock === "lost") {
     return {
@@ -77811,6 +77823,24 @@ async function dispatch2(ctx, effect) {
   if (notes.length > 0) outcome.detail = notes.join("; ");
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+async function runCarrying(ctx, dispatchId2) {
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+        ...o(ctx),
+        workflow_id: ctx.workerWorkflow,
+        event: "workflow_dispatch",
+        exclude_pull_requests: true,
+        per_page: 50
+      })
+    );
+    const runs = data.workflow_runs;
+    const run2 = runs?.find((r) => parseRunTitle(r.display_title ?? r.name ?? "")?.dispatchId === dispatchId2);
+    return run2?.id ?? null;
+  } catch {
+    return null;
+  }
 }
 function undeclaredConfigDigest(error62, inputs) {
   return "config-digest" in inputs && statusOf(error62) === 422 && /unexpected inputs provided/i.test(messageOf(error62)) && messageOf(error62).includes("config-digest");

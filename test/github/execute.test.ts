@@ -190,16 +190,45 @@ describe("executing effects", () => {
 
   it("re-sends a recorded dispatch without taking the lock its first send took", async () => {
     const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
-    const scope = nock(API).post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`).reply(200, {
-      workflow_run_id: 4243,
-      run_url: "https://api.github.com/x",
-      html_url: "https://github.com/x",
-    });
+    const scope = nock(API)
+      .get(`${R}/actions/workflows/autopilot-worker.yml/runs`)
+      .query(true)
+      .reply(200, {
+        total_count: 1,
+        workflow_runs: [{ id: 9, display_title: "autopilot #5 attempt 2 [5-2-old]" }],
+      })
+      .post(`${R}/actions/workflows/autopilot-worker.yml/dispatches`)
+      .reply(200, {
+        workflow_run_id: 4243,
+        run_url: "https://api.github.com/x",
+        html_url: "https://github.com/x",
+      });
     const report = await gw.execute([
       { type: "dispatchWorker", issue: 5, attempt: 2, dispatchId: "5-2-abc", resend: true },
     ]);
     expect(scope.isDone()).toBe(true);
     expect(report.outcomes[0]).toMatchObject({ status: "done", runId: 4243 });
+  });
+
+  it("does not re-send a dispatch whose run appeared after the snapshot that decided the resend", async () => {
+    const gw = await withSnapshot({ tracking: gqlTracking({ number: 1, body: stateBody(3) }) });
+    // No dispatch is mocked: nock fails the test if one is sent.
+    const scope = nock(API)
+      .get(`${R}/actions/workflows/autopilot-worker.yml/runs`)
+      .query((q) => q.event === "workflow_dispatch")
+      .reply(200, {
+        total_count: 2,
+        workflow_runs: [
+          { id: 1202, display_title: "autopilot #5 attempt 2 [5-2-abc]" },
+          { id: 1100, display_title: "autopilot #4 attempt 1 [4-1-abc]" },
+        ],
+      });
+    const report = await gw.execute([
+      { type: "dispatchWorker", issue: 5, attempt: 2, dispatchId: "5-2-abc", resend: true },
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes[0]).toMatchObject({ status: "skipped" });
+    expect(report.outcomes[0]?.detail).toBe("run 1202 already carries dispatch 5-2-abc");
   });
 
   it("merges only at the expected head SHA and reports a refused merge instead of failing", async () => {

@@ -13,8 +13,9 @@ export const CANCEL_RETRY_MINUTES = 15;
 export const MERGE_RETRY_MINUTES = 2;
 /**
  * A dispatch whose run has not appeared after this long is sent once more with the same dispatch id: the
- * controller may have been stopped between recording it and sending it. Runs appear within seconds, and a
- * run that does carry the id makes the executor skip the second dispatch (and the worker's claim the run).
+ * controller may have been stopped between recording it and sending it. Runs appear within seconds; the
+ * executor reads the runs again just before it re-sends and skips the resend when one carries the id (a run
+ * that starts anyway runs under the same id, and the next reconcile cancels the duplicate).
  */
 export const DISPATCH_RESEND_MINUTES = 2;
 /**

@@ -3,7 +3,7 @@
  * replayed queued write leaves GitHub as executing it once would. Every check that makes an effect a no-op
  * uses the reconcile's snapshot, so most repeats cost no request at all.
  */
-import { dispatchLockRef } from "../../core/contract.js";
+import { dispatchLockRef, parseRunTitle } from "../../core/contract.js";
 import type { Effect } from "../../core/effects.js";
 import {
   mergeHandedComment,
@@ -495,6 +495,13 @@ async function dispatch(
   ctx: ExecContext,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
 ): Promise<EffectOutcome> {
+  if (effect.resend) {
+    // A resend goes without the lock (its first send may have taken it), so it is the one dispatch that can
+    // start a second run: read the runs again first, as the snapshot that decided it may be older than the run.
+    const run = await runCarrying(ctx, effect.dispatchId);
+    if (run !== null)
+      return { effect, status: "skipped", detail: `run ${run} already carries dispatch ${effect.dispatchId}` };
+  }
   const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
   if (lock === "lost") {
     return {
@@ -544,6 +551,31 @@ async function dispatch(
   if (notes.length > 0) outcome.detail = notes.join("; ");
   if (data && typeof data.workflow_run_id === "number") outcome.runId = data.workflow_run_id;
   return outcome;
+}
+
+/**
+ * The worker run (newest 50 dispatched) whose title carries this dispatch id; null when none does, or when the
+ * read fails (the resend then goes: a lost run costs the task more than a duplicate, which the next reconcile
+ * cancels).
+ */
+async function runCarrying(ctx: ExecContext, dispatchId: string): Promise<number | null> {
+  try {
+    const { data } = await ctx.read(() =>
+      ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+        ...o(ctx),
+        workflow_id: ctx.workerWorkflow,
+        event: "workflow_dispatch",
+        exclude_pull_requests: true,
+        per_page: 50,
+      }),
+    );
+    const runs = (data as { workflow_runs?: { id: number; display_title?: string; name?: string | null }[] })
+      .workflow_runs;
+    const run = runs?.find((r) => parseRunTitle(r.display_title ?? r.name ?? "")?.dispatchId === dispatchId);
+    return run?.id ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** GitHub's 422 for a dispatch input the workflow does not declare, when that input is `config-digest`. */
