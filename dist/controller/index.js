@@ -62746,7 +62746,11 @@ async function dispatch2(ctx, effect) {
   if (effect.resend) {
     const run = await runCarrying(ctx, effect.dispatchId);
     if (run !== null)
-      return { effect, status: "skipped", detail: `run ${run} already carries dispatch ${effect.dispatchId}` };
+      return {
+        effect,
+        status: "skipped",
+        detail: `run ${run} already carries dispatch ${effect.dispatchId}`
+      };
   }
   const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
   if (lock === "lost") {

@@ -77779,7 +77779,11 @@ async function dispatch2(ctx, effect) {
   if (effect.resend) {
     const run2 = await runCarrying(ctx, effect.dispatchId);
     if (run2 !== null)
-      return { effect, status: "skipped", detail: `run ${run2} already carries dispatch ${effect.dispatchId}` };
+      return {
+        effect,
+        status: "skipped",
+        detail: `run ${run2} already carries dispatch ${effect.dispatchId}`
+      };
   }
   const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
   if (lock === "lost") {

@@ -500,7 +500,11 @@ async function dispatch(
     // start a second run: read the runs again first, as the snapshot that decided it may be older than the run.
     const run = await runCarrying(ctx, effect.dispatchId);
     if (run !== null)
-      return { effect, status: "skipped", detail: `run ${run} already carries dispatch ${effect.dispatchId}` };
+      return {
+        effect,
+        status: "skipped",
+        detail: `run ${run} already carries dispatch ${effect.dispatchId}`,
+      };
   }
   const lock = effect.resend ? "taken" : await takeDispatchLock(ctx, effect);
   if (lock === "lost") {
