@@ -71627,7 +71627,13 @@ function setStatus(ctx, n, status) {
 }
 function clearStateLabels(ctx, n) {
   writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
+  const record2 = ctx.state.tasks[n];
+  if (record2) {
+    record2.label = CLEARED;
+    record2.labelAt = ctx.now.toISOString();
+  }
 }
+var CLEARED = "none";
 function writeLabels(ctx, n, target, remove) {
   const same2 = (a, b) => b !== null && a.toLowerCase() === b.toLowerCase();
   const current = ctx.labels.get(n) ?? [];
@@ -72807,6 +72813,13 @@ function applySettleOverlay(ctx, issues) {
     const issue2 = issues.get(n);
     if (!issue2 || !record2.label || !fresh(record2.labelAt)) continue;
     if (finishedUnhandled(ctx, n)) continue;
+    if (record2.label === CLEARED) {
+      const readyAt = Date.parse(issue2.readyLabeledAt ?? "");
+      const by = issue2.readyLabeledBy;
+      const relabeled = readyAt > Date.parse(record2.labelAt) && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
+      if (!relabeled && statusOf2(ctx, n) !== null) overlayCleared(ctx, n);
+      continue;
+    }
     if (statusOf2(ctx, n) !== record2.label) overlayStatus(ctx, n, record2.label);
   }
   for (const r of ctx.state.recent) {
@@ -72815,6 +72828,13 @@ function applySettleOverlay(ctx, issues) {
     if (r.outcome === "skipped") overlayStatus(ctx, r.issue, "skipped");
     else if (issue2.state === "open") issues.set(r.issue, { ...issue2, state: "closed" });
   }
+}
+function overlayCleared(ctx, n) {
+  const all2 = stateLabels(ctx.config.labels).map((l) => l.toLowerCase());
+  ctx.labels.set(
+    n,
+    (ctx.labels.get(n) ?? []).filter((l) => !all2.includes(l.toLowerCase()))
+  );
 }
 function overlayStatus(ctx, n, status) {
   const L2 = ctx.config.labels;

@@ -5,6 +5,7 @@
  */
 import { type AutopilotConfig, applyConfigOverrides } from "../config/index.js";
 import type { DashboardState } from "../dashboard/index.js";
+import { hasWriteAccess } from "../tasks/commands.js";
 import { quietLogin } from "../text/markdown.js";
 import { labelForStatus, type TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode } from "../world.js";
@@ -13,7 +14,7 @@ import { bootstrapState } from "./bootstrap-state.js";
 import { type DecideInput, note, type Reconciling } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { sessionEvent } from "./session-events.js";
-import { stateLabels, statusOf } from "./task-labels.js";
+import { CLEARED, stateLabels, statusOf } from "./task-labels.js";
 import { INCIDENT_DAYS, SETTLE_MINUTES } from "./timing.js";
 import { finishedUnhandled, liveRunsByIssue } from "./runs/worker-runs.js";
 
@@ -166,6 +167,16 @@ function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): v
     // worker's label, and the next label change (a feedback round's re-dispatch) would be computed against
     // labels the issue does not have — leaving the task labeled review while a worker runs on it.
     if (finishedUnhandled(ctx, n)) continue;
+    if (record.label === CLEARED) {
+      // Taken out: the labels stay off, but a writer's ready label set since puts the task back at once (what
+      // the take-out comment asks for; such a label is a person's, not a stale read of Autopilot's).
+      const readyAt = Date.parse(issue.readyLabeledAt ?? "");
+      const by = issue.readyLabeledBy;
+      const relabeled =
+        readyAt > Date.parse(record.labelAt!) && !!by && hasWriteAccess(ctx.snapshot.permissions, by);
+      if (!relabeled && statusOf(ctx, n) !== null) overlayCleared(ctx, n);
+      continue;
+    }
     if (statusOf(ctx, n) !== record.label) overlayStatus(ctx, n, record.label as TaskStatus);
   }
   for (const r of ctx.state.recent) {
@@ -174,6 +185,15 @@ function applySettleOverlay(ctx: Reconciling, issues: Map<number, IssueNode>): v
     if (r.outcome === "skipped") overlayStatus(ctx, r.issue, "skipped");
     else if (issue.state === "open") issues.set(r.issue, { ...issue, state: "closed" });
   }
+}
+
+/** Believes the state's record that Autopilot took the task's state labels off (no effect: they are off). */
+function overlayCleared(ctx: Reconciling, n: number): void {
+  const all = stateLabels(ctx.config.labels).map((l) => l.toLowerCase());
+  ctx.labels.set(
+    n,
+    (ctx.labels.get(n) ?? []).filter((l) => !all.includes(l.toLowerCase())),
+  );
 }
 
 /** Believes the status the state recorded over the snapshot's labels (no effect: the label is already set). */

@@ -51,7 +51,17 @@ export function setStatus(ctx: Reconciling, n: number, status: TaskStatus): void
 
 export function clearStateLabels(ctx: Reconciling, n: number): void {
   writeLabels(ctx, n, null, stateLabels(ctx.config.labels));
+  // Kept tasks (taken out) remember that Autopilot took their labels off, so a read that still shows the
+  // label they had does not bring it back (prepare.ts, applySettleOverlay).
+  const record = ctx.state.tasks[n];
+  if (record) {
+    record.label = CLEARED;
+    record.labelAt = ctx.now.toISOString();
+  }
 }
+
+/** `record.label` of a task whose state labels Autopilot removed (it is out of the pool until a writer's label). */
+export const CLEARED = "none";
 
 /**
  * Moves the task's labels to `target` (removing `remove`), as ONE setStateLabel effect per issue per

@@ -47,4 +47,36 @@ describe("a task put back by a writer right after it was taken out", () => {
       expect.objectContaining({ issue: 1, attempt: 2 }),
     ]);
   });
+
+  it("stays out when a reconcile sees it without labels first, and a writer's label then puts it back", async () => {
+    const out = takenOut();
+    // The worker's cancelled run ends: a reconcile sees the task with its labels off (the take-out's write).
+    const runs = out.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "cancelled" }));
+    const between = step({ ...out.world, runs }, out.state, { now: minutes(1.2) });
+    // It does not give the task back to the pool by itself: its ready label would be Autopilot's, and a
+    // writer adding the label it already has changes nothing on GitHub (no new label event to approve with).
+    expect(only(between.decision.effects, "setStateLabel")).toEqual([]);
+    expect(only(between.decision.effects, "dispatchWorker")).toEqual([]);
+    expect(between.world.issues[0]!.labels).toEqual([]);
+
+    const putBack = {
+      ...between.world.issues[0]!,
+      body: "the maintainer's own text",
+      labels: ["autopilot:ready"],
+      readyLabeledBy: "maintainer",
+      readyLabeledAt: at(1.5),
+      edits: [
+        { at: at(0.5), by: "reader", what: "body" as const },
+        { at: at(1.5), by: "maintainer", what: "body" as const },
+      ],
+    };
+    const again = decide({
+      ...input({ ...between.world, issues: [putBack] }),
+      state: between.state,
+      now: minutes(1.6),
+    });
+    expect(only(again.effects, "dispatchWorker")).toEqual([
+      expect.objectContaining({ issue: 1, attempt: 2 }),
+    ]);
+  });
 });
