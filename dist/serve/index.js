@@ -21621,6 +21621,22 @@ var require_dist2 = __commonJS({
   }
 });
 
+// src/github/transport/octokit-surface.ts
+function repoKey(repo) {
+  return `${repo.owner}/${repo.name}`.toLowerCase();
+}
+var silentLog;
+var init_octokit_surface = __esm({
+  "src/github/transport/octokit-surface.ts"() {
+    "use strict";
+    silentLog = { debug() {
+    }, info() {
+    }, warn() {
+    }, error() {
+    } };
+  }
+});
+
 // src/app/replica-stopping.ts
 var ReplicaStopping;
 var init_replica_stopping = __esm({
@@ -21648,6 +21664,7 @@ var RECONCILE_QUEUE, TICK_QUEUE, TICK_SCHEDULER, MAX_STALLS, READING_TTL_S, Repl
 var init_replica_work = __esm({
   "src/app/replica-work.ts"() {
     "use strict";
+    init_octokit_surface();
     init_replica_stopping();
     RECONCILE_QUEUE = "reconcile";
     TICK_QUEUE = "tick";
@@ -21684,7 +21701,11 @@ var init_replica_work = __esm({
         this.worker = new Worker(
           RECONCILE_QUEUE,
           async (job) => {
-            await this.redis.del(this.dirtyKey(job.data));
+            const marked = await this.redis.getdel(this.dirtyKey(job.data));
+            if (marked === null && await this.coveredSince(job.data)) {
+              log.debug(`shared queue: ${jobIdOf(job.data)} was reconciled since the tick chose it; skipped`);
+              return;
+            }
             try {
               await handlers.reconcile(job.data);
             } catch (error62) {
@@ -21811,6 +21832,13 @@ var init_replica_work = __esm({
         await Promise.all([...this.followUps]);
         await Promise.all([this.queue.close(), this.tickQueue.close()]);
         await this.redis.quit().catch(() => this.redis.disconnect());
+      }
+      /** Whether a tick's job is covered: the repository's shared standing says it was reconciled since the tick chose. */
+      async coveredSince(work) {
+        if (work.decidedAt === void 0) return false;
+        const key = repoKey({ owner: work.owner, name: work.name });
+        const standing = (await this.standings([key])).get(key);
+        return (standing?.lastReconciledAt ?? Number.NEGATIVE_INFINITY) >= work.decidedAt;
       }
       followUp(work) {
         const done = (async () => {
@@ -68750,15 +68778,8 @@ var AlertWebhook = class {
   }
 };
 
-// src/github/transport/octokit-surface.ts
-function repoKey(repo) {
-  return `${repo.owner}/${repo.name}`.toLowerCase();
-}
-var silentLog = { debug() {
-}, info() {
-}, warn() {
-}, error() {
-} };
+// src/app/app.ts
+init_octokit_surface();
 
 // src/github/setup/app-installations.ts
 async function appBotLogin(appOctokit) {
@@ -75687,6 +75708,9 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
+// src/app/reconcile-repo.ts
+init_octokit_surface();
+
 // src/github/snapshot/config-at-commit.ts
 async function readConfigAt(ctx, commit) {
   const read = ctx.read ?? ((call) => call());
@@ -76384,6 +76408,9 @@ function describeEffect(effect) {
   }
 }
 
+// src/github/gateway.ts
+init_octokit_surface();
+
 // src/github/transport/conditional-reads.ts
 var DEFAULT_READ_CACHE_BOUNDS = Object.freeze({
   entries: 4e3,
@@ -76523,6 +76550,7 @@ function newRepoMemory() {
 }
 
 // src/github/repo-memories.ts
+init_octokit_surface();
 var DEFAULT_REPO_MEMORIES = 1e3;
 var memories = new I({ max: DEFAULT_REPO_MEMORIES });
 function memoryFor(repo) {
@@ -78608,10 +78636,12 @@ function createControllerApp(options2 = {}) {
     }
     return botLogin ?? void 0;
   }
-  async function schedule(octokit, repo, installationId, reason, event) {
+  async function schedule(octokit, repo, installationId, reason, event, decidedAt) {
     if (replicas) {
       try {
-        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
+        const work = { owner: repo.owner, name: repo.name, installationId, reason };
+        if (decidedAt !== void 0) work.decidedAt = decidedAt;
+        await replicas.request(work, { event });
         return;
       } catch (error62) {
         log.warn(
@@ -78706,6 +78736,7 @@ function createControllerApp(options2 = {}) {
       if (stopped2) break;
       watch(octokit, installation.installationId);
       const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      const decidedAt = Date.now();
       if (replicas) await adoptShared(installation.installationId, [...byKey.keys()]);
       const choice = chooseTickRepos({
         repos: [...byKey.keys()].map((key) => book.standing(key)),
@@ -78722,7 +78753,7 @@ function createControllerApp(options2 = {}) {
         );
       else log.debug(line);
       for (const key of choice.reconcile)
-        runs.push(schedule(octokit, byKey.get(key), installation.installationId, "tick", false));
+        runs.push(schedule(octokit, byKey.get(key), installation.installationId, "tick", false, decidedAt));
     }
     await Promise.all(runs);
   }

@@ -158,10 +158,13 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     installationId: number,
     reason: string,
     event: boolean,
+    decidedAt?: number,
   ): Promise<void> {
     if (replicas) {
       try {
-        await replicas.request({ owner: repo.owner, name: repo.name, installationId, reason }, { event });
+        const work: RepoWork = { owner: repo.owner, name: repo.name, installationId, reason };
+        if (decidedAt !== undefined) work.decidedAt = decidedAt;
+        await replicas.request(work, { event });
         return;
       } catch (error) {
         log.warn(
@@ -266,6 +269,9 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       if (stopped) break;
       watch(octokit, installation.installationId);
       const byKey = new Map(installation.repos.map((repo) => [repoKey(repo), repo]));
+      // What the choice below knows of each repository dates from here: a replica that takes one of its
+      // reconciles after another replica reconciled that repository since skips it (replica-work.ts).
+      const decidedAt = Date.now();
       if (replicas) await adoptShared(installation.installationId, [...byKey.keys()]);
       const choice = chooseTickRepos({
         repos: [...byKey.keys()].map((key) => book.standing(key)),
@@ -282,7 +288,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         );
       else log.debug(line);
       for (const key of choice.reconcile)
-        runs.push(schedule(octokit, byKey.get(key)!, installation.installationId, "tick", false));
+        runs.push(schedule(octokit, byKey.get(key)!, installation.installationId, "tick", false, decidedAt));
     }
     await Promise.all(runs);
   }

@@ -22,7 +22,7 @@
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { RateReading } from "../github/transport/rate-headers.js";
-import type { GatewayLog } from "../github/transport/octokit-surface.js";
+import { type GatewayLog, repoKey } from "../github/transport/octokit-surface.js";
 import type { BookEntry } from "./activity-book.js";
 import { ReplicaStopping } from "./replica-stopping.js";
 
@@ -33,6 +33,11 @@ export interface RepoWork {
   installationId: number;
   /** Why it was asked (the event's name, "tick", …): logged by the replica that runs it. */
   reason: string;
+  /**
+   * A tick's: when the tick read what it chose by (epoch ms). If a replica reconciled the repository since, and
+   * no delivery asked since, the job is covered and skipped (the tick chose from a standing that was stale).
+   */
+  decidedAt?: number;
 }
 
 interface ReplicaWorkOptions {
@@ -102,7 +107,11 @@ export class ReplicaWork {
       RECONCILE_QUEUE,
       async (job: Job<RepoWork>) => {
         // Taken before the reconcile reads anything: a mark left after this is a change it may not have seen.
-        await this.redis.del(this.dirtyKey(job.data));
+        const marked = await this.redis.getdel(this.dirtyKey(job.data));
+        if (marked === null && (await this.coveredSince(job.data))) {
+          log.debug(`shared queue: ${jobIdOf(job.data)} was reconciled since the tick chose it; skipped`);
+          return;
+        }
         try {
           await handlers.reconcile(job.data);
         } catch (error) {
@@ -246,6 +255,14 @@ export class ReplicaWork {
     await Promise.all([...this.followUps]);
     await Promise.all([this.queue.close(), this.tickQueue.close()]);
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Whether a tick's job is covered: the repository's shared standing says it was reconciled since the tick chose. */
+  private async coveredSince(work: RepoWork): Promise<boolean> {
+    if (work.decidedAt === undefined) return false;
+    const key = repoKey({ owner: work.owner, name: work.name });
+    const standing = (await this.standings([key])).get(key);
+    return (standing?.lastReconciledAt ?? Number.NEGATIVE_INFINITY) >= work.decidedAt;
   }
 
   private followUp(work: RepoWork): void {

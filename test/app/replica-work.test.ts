@@ -193,4 +193,26 @@ describe("replicas sharing the work through Redis", () => {
     }
     expect(seen.has("acme/web")).toBe(false);
   });
+
+  it("skip a tick's reconcile another replica ran since the tick chose, unless a delivery asked since", async () => {
+    const prefix = `t-${randomUUID()}`;
+    const ran: string[] = [];
+    const a = replica(prefix);
+    const b = replica(prefix);
+    const chose = Date.now();
+    // Replica b reconciled acme/api after a's tick read the standings (the tick chose from a stale one) and
+    // acme/web before; acme/docs was reconciled since too, but a delivery then asked for it.
+    b.saveStanding("acme/api", { activity: "idle", lastReconciledAt: chose + 5 });
+    b.saveStanding("acme/web", { activity: "idle", lastReconciledAt: chose - 5 });
+    b.saveStanding("acme/docs", { activity: "idle", lastReconciledAt: chose + 5 });
+    for (let i = 0; i < 50 && (await a.standings(["acme/api", "acme/web", "acme/docs"])).size < 3; i++)
+      await sleep(20);
+    await a.request({ ...work("api"), decidedAt: chose }, { event: false });
+    await a.request({ ...work("web"), decidedAt: chose }, { event: false });
+    await a.request({ ...work("docs"), decidedAt: chose }, { event: false });
+    await b.request(work("docs"), { event: true });
+    await a.start({ reconcile: async (w) => void ran.push(w.name), tick: async () => {} });
+    await a.idle();
+    expect(ran.sort()).toEqual(["docs", "web"]);
+  });
 });
