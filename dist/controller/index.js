@@ -60310,7 +60310,7 @@ ${report}${history}`;
     );
   }
   if (pin2) effects.push(pin2);
-  return { state, effects: [...effects, ...ctx.effects], log: ctx.log };
+  return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
 }
 
 // src/core/reconcile/runs/worker-outcomes.ts

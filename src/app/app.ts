@@ -32,6 +32,7 @@ import type { RepoActivity } from "../core/scheduling/repo-activity.js";
 import { activityEvent } from "./activity-events.js";
 import { InstallationBudgets, reconcileCost } from "./installation-budgets.js";
 import { RepoActivityBook } from "./activity-book.js";
+import type { ControllerMetrics } from "./controller-metrics.js";
 import {
   type ReconcileOptions,
   type ReconcileResult,
@@ -85,6 +86,8 @@ interface ControllerAppOptions {
    * and ticks go through it. Absent: this process alone, in memory.
    */
   replicas?: ReplicaWork;
+  /** Where reconciles and rate readings are counted for `GET /metrics` (controller-metrics.ts); absent: nowhere. */
+  metrics?: ControllerMetrics;
 }
 
 interface ControllerApp {
@@ -126,6 +129,7 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
   function watch(octokit: OctokitSurface, installationId: number): OctokitSurface {
     watchRateHeaders(octokit, (reading) => {
       budgets.note(installationId, reading);
+      options.metrics?.rate(installationId, reading);
       replicas?.saveReading(installationId, reading);
     });
     return octokit;
@@ -186,6 +190,8 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
     return scheduler.request(key, async () => {
       const login = await resolveBotLogin();
       let result: unknown;
+      const started = Date.now();
+      let failed = false;
       try {
         result = await run({
           octokit,
@@ -198,8 +204,16 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
         });
       } catch (error) {
         log.error(`reconcile of ${repo.owner}/${repo.name} (${reason}) failed: ${(error as Error).message}`);
+        failed = true;
         throw error;
       } finally {
+        options.metrics?.reconciled({
+          repo: key,
+          installationId,
+          result,
+          seconds: (Date.now() - started) / 1000,
+          failed,
+        });
         const activity = activityOf(result);
         book.reconciled(key, Date.now(), activity);
         share(key);
@@ -241,7 +255,9 @@ export function createControllerApp(options: ControllerAppOptions = {}): Control
       list.push({ installationId, repos });
     }
     installations = { at: Date.now(), list };
-    book.retain(new Set(list.flatMap((i) => i.repos.map(repoKey))));
+    const installed = new Set(list.flatMap((i) => i.repos.map(repoKey)));
+    book.retain(installed);
+    options.metrics?.retain(installed);
     return list;
   }
 

@@ -4,6 +4,7 @@
  * Webhook deliveries are read with a bound (webhook-body-limit.ts: 413 past GitHub's 25 MB cap), verified
  * (a bad signature gets 400 from Probot), answered at once, and reconciled behind the answer; `tick()` reconciles the installed repositories a tick chooses (src/app/app.ts) and resolves when done.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
@@ -11,6 +12,7 @@ import type { TickPolicy } from "../core/scheduling/tick-choice.js";
 import type { GatewayLog } from "../github/transport/octokit-surface.js";
 import { rateLimitHandlers, retryOptions, writePacing } from "../github/transport/octokit.js";
 import { createControllerApp } from "./app.js";
+import { ControllerMetrics } from "./controller-metrics.js";
 import type { ReplicaWork } from "./replica-work.js";
 import { applyMemoryBounds, type MemoryBounds } from "./memory-bounds.js";
 import type { ReconcileOptions, ReconcileResult } from "./reconcile-repo.js";
@@ -52,6 +54,11 @@ export interface ControllerServerOptions {
   memoryBounds?: Partial<MemoryBounds>;
   /** The work shared with other replicas (replica-work.ts); absent: this process alone. Closed by `stop()`. */
   replicas?: ReplicaWork;
+  /**
+   * Serves Prometheus metrics (controller-metrics.ts) at `GET /metrics` to a scraper that sends
+   * `Authorization: Bearer <this>`; absent: no metrics (they name the repositories and their costs).
+   */
+  metricsToken?: string;
 }
 
 export interface ControllerServer {
@@ -67,12 +74,17 @@ export interface ControllerServer {
   stop(): Promise<void>;
 }
 
-function isWebhookPath(url: string | undefined): boolean {
+/** A request's path without its query and trailing slashes; "" when it cannot be read. */
+function pathOf(url: string | undefined): string {
   try {
-    return new URL(url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") === WEBHOOK_PATH;
+    return new URL(url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
   } catch {
-    return false;
+    return "";
   }
+}
+
+function isWebhookPath(url: string | undefined): boolean {
+  return pathOf(url) === WEBHOOK_PATH;
 }
 
 export async function startControllerServer(options: ControllerServerOptions): Promise<ControllerServer> {
@@ -102,6 +114,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     Octokit,
     logLevel,
   });
+  const metrics = options.metricsToken ? new ControllerMetrics() : null;
   const controller = createControllerApp({
     ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
     ...(options.log ? { log: options.log } : {}),
@@ -112,6 +125,7 @@ export async function startControllerServer(options: ControllerServerOptions): P
     ...(options.alertEnv ? { alertEnv: options.alertEnv } : {}),
     ...(options.tickPolicy ? { tickPolicy: options.tickPolicy } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
+    ...(metrics ? { metrics } : {}),
   });
   const middleware = await createNodeMiddleware(controller.appFn, { probot, webhooksPath: WEBHOOK_PATH });
 
@@ -129,6 +143,24 @@ export async function startControllerServer(options: ControllerServerOptions): P
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ message: "Not Found" }));
     };
+    if (metrics && req.method === "GET" && pathOf(req.url) === "/metrics") {
+      if (!bearerMatches(req.headers.authorization, options.metricsToken!)) {
+        res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
+        res.end(JSON.stringify({ message: "Requires authentication" }));
+        return;
+      }
+      metrics.text().then(
+        (text) => {
+          res.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" });
+          res.end(text);
+        },
+        (error: Error) => {
+          res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ message: error.message }));
+        },
+      );
+      return;
+    }
     if (req.method !== "POST" || !isWebhookPath(req.url)) {
       void middleware(req, res, notFound);
       return;
@@ -173,4 +205,11 @@ export async function startControllerServer(options: ControllerServerOptions): P
       });
     },
   };
+}
+
+/** Whether an Authorization header carries the bearer token (compared in constant time, as digests). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1] ?? "";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return given !== "" && timingSafeEqual(digest(given), digest(token));
 }

@@ -10,7 +10,8 @@
  * and the memory bounds AUTOPILOT_KEPT_REPOSITORIES,
  * AUTOPILOT_KEPT_GRAPHS, AUTOPILOT_READ_CACHE_ENTRIES and AUTOPILOT_READ_CACHE_MB (memory-bounds.ts);
  * several replicas sharing the work (replica-work.ts): AUTOPILOT_REDIS_URL, with AUTOPILOT_REDIS_PREFIX
- * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8).
+ * (autopilot) and AUTOPILOT_REPLICA_CONCURRENCY (8); Prometheus metrics at GET /metrics for a scraper that
+ * sends AUTOPILOT_METRICS_TOKEN as its bearer token (controller-metrics.ts; unset: no metrics).
  */
 import { readFile } from "node:fs/promises";
 import type { TickPolicy } from "../core/scheduling/tick-choice.js";
@@ -51,6 +52,12 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
   const memoryBounds = memoryBoundsFromEnv(env);
   const tickSeconds = env.AUTOPILOT_TICK_SECONDS === undefined ? 300 : Number(env.AUTOPILOT_TICK_SECONDS);
   const tickMs = Number.isFinite(tickSeconds) && tickSeconds > 0 ? tickSeconds * 1000 : 0;
+  const metricsToken = env.AUTOPILOT_METRICS_TOKEN?.trim();
+  if (metricsToken !== undefined && metricsToken !== "" && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) {
+    throw new Error(
+      "AUTOPILOT_METRICS_TOKEN must be at least 16 printable characters without spaces (for example the output of `openssl rand -hex 32`): a scraper sends it as its bearer token.",
+    );
+  }
   const replicas = await replicasFrom(env, tickMs, log);
   const server = await startControllerServer({
     appId: env.APP_ID!,
@@ -65,10 +72,11 @@ export async function serve(options: ServeOptions = {}): Promise<ControllerServe
     ...(LOG_LEVELS.has(env.LOG_LEVEL ?? "") ? { logLevel: env.LOG_LEVEL as LogLevel } : {}),
     tickPolicy: tickPolicyFrom(env),
     ...(replicas ? { replicas } : {}),
+    ...(metricsToken ? { metricsToken } : {}),
     log,
   });
   log.info(
-    `Autopilot controller listening; webhooks at ${server.webhookUrl}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`,
+    `Autopilot controller listening; webhooks at ${server.webhookUrl}${metricsToken ? `; metrics at ${server.url}/metrics` : ""}${replicas ? "; sharing the work with the other replicas through Redis" : ""}`,
   );
   if (options.handleSignals !== false) {
     const stop = () => {

@@ -256,6 +256,15 @@ describe("the controller server", () => {
     );
   });
 
+  it("refuses a metrics token too weak to guard the metrics, before it listens", async () => {
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    for (const token of ["short", "sixteen chars ok"]) {
+      await expect(
+        serve({ env: serveEnv({ AUTOPILOT_METRICS_TOKEN: token }), log: quiet, handleSignals: false }),
+      ).rejects.toThrow(/AUTOPILOT_METRICS_TOKEN must be at least 16 printable characters without spaces/);
+    }
+  });
+
   it("is what `autopilot serve` starts, configured from the environment", async () => {
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
     await expect(serve({ env: {}, log: quiet, handleSignals: false })).rejects.toThrow(

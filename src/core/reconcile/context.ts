@@ -7,6 +7,7 @@ import type { AutopilotConfig, ConfigError, LastGoodConfig } from "../config/ind
 import type { ConfigOverrides, DashboardState, TaskRecord } from "../dashboard/index.js";
 import { newTaskRecord } from "../dashboard/index.js";
 import type { Alert } from "../session/alerts.js";
+import type { SessionStatistics } from "../session/stats.js";
 import type { Effect } from "../effects.js";
 import type { TaskStatus } from "../tasks/task.js";
 import type { IssueNode, PullNode, RunNode, WorldSnapshot } from "../world.js";
@@ -55,6 +56,8 @@ export interface Decision {
    * sweep reconciles this one again then (src/core/scheduling/tick-choice.ts).
    */
   wakeAtMs?: number;
+  /** The session's figures as the dashboard shows them after this reconcile (tasks by status, usage): metrics. */
+  statistics?: SessionStatistics;
 }
 
 export interface Reconciling {

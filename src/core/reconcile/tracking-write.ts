@@ -141,5 +141,5 @@ export function writeTrackingIssue(ctx: Reconciling, decided: Decided): Decision
     );
   }
   if (pin) effects.push(pin);
-  return { state, effects: [...effects, ...ctx.effects], log: ctx.log };
+  return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
 }
