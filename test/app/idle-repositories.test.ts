@@ -4,9 +4,9 @@
  * Every request the controller makes is in the sandbox's accounting.
  */
 import { afterEach, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import type { ControllerServer } from "../../src/app/http-server.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
-import { sandboxWithRepos } from "./sandbox-repos-fixture.js";
+import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 
 let sandbox: Sandbox | null = null;
 let server: ControllerServer | null = null;
@@ -21,18 +21,7 @@ afterEach(async () => {
 async function start(repos: { owner: string; name: string }[], tickPolicy = {}) {
   const s = await sandboxWithRepos(repos);
   sandbox = s;
-  server = await startControllerServer({
-    appId: s.app.id,
-    privateKey: s.app.privateKey,
-    webhookSecret: s.app.webhookSecret,
-    baseUrl: s.url,
-    retry: false,
-    throttle: false,
-    logLevel: "fatal",
-    awaitReconcile: true,
-    tickPolicy,
-  });
-  s.setWebhookTarget(server.webhookUrl);
+  server = await controllerOn(s, { awaitReconcile: true, tickPolicy });
   return { sandbox: s, server };
 }
 

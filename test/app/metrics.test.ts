@@ -5,9 +5,9 @@
  * shown, and without a configured token there is no endpoint.
  */
 import { afterEach, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import type { ControllerServer } from "../../src/app/http-server.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
-import { sandboxWithRepos } from "./sandbox-repos-fixture.js";
+import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 
 const TOKEN = "a-scraper-token-of-32-characters";
 let sandbox: Sandbox | null = null;
@@ -23,17 +23,7 @@ afterEach(async () => {
 async function start(metricsToken?: string) {
   const s = await sandboxWithRepos([{ owner: "acme", name: "api" }]);
   sandbox = s;
-  server = await startControllerServer({
-    appId: s.app.id,
-    privateKey: s.app.privateKey,
-    webhookSecret: s.app.webhookSecret,
-    baseUrl: s.url,
-    retry: false,
-    throttle: false,
-    logLevel: "fatal",
-    ...(metricsToken ? { metricsToken } : {}),
-  });
-  s.setWebhookTarget(server.webhookUrl);
+  server = await controllerOn(s, metricsToken ? { metricsToken } : {});
   return { s, server };
 }
 

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { type ControllerServer, startControllerServer } from "../../src/app/http-server.js";
+import type { ControllerServer } from "../../src/app/http-server.js";
 import { ReplicaWork } from "../../src/app/replica-work.js";
 import type { Sandbox } from "../../sandbox/emulator/index.js";
-import { sandboxWithRepos } from "./sandbox-repos-fixture.js";
+import { controllerOn, sandboxWithRepos } from "./sandbox-repos-fixture.js";
 import { type RedisServer, startRedis } from "../../sandbox/scenario/controllers/redis-server.js";
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -33,21 +33,12 @@ async function start(repos: { owner: string; name: string }[]) {
   sandbox = s;
   const prefix = `t-${randomUUID()}`;
   const replica = () =>
-    startControllerServer({
-      appId: s.app.id,
-      privateKey: s.app.privateKey,
-      webhookSecret: s.app.webhookSecret,
-      baseUrl: s.url,
-      retry: false,
-      throttle: false,
-      logLevel: "fatal",
-      replicas: new ReplicaWork({ url: redis.url, prefix, log: quiet }),
-    });
-  const a = await replica();
-  servers.push(a);
+    controllerOn(s, { replicas: new ReplicaWork({ url: redis.url, prefix, log: quiet }) });
   const b = await replica();
   servers.push(b);
-  s.setWebhookTarget(a.webhookUrl);
+  // Deliveries go to the replica started last: a.
+  const a = await replica();
+  servers.push(a);
   return { s, a, b };
 }
 
