@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_PRESET } from "../src/core/presets/index.js";
-import { agentInstallLine } from "../src/core/setup-files.js";
+import { agentInstallLine, withoutEndReconcile } from "../src/core/setup-files.js";
 
 const root = join(import.meta.dirname, "..");
 const templates = join(root, "templates/workflows");
@@ -72,6 +72,29 @@ describe("workflow templates", () => {
     },
     LINT_TIMEOUT,
   );
+
+  it("the worker's last step does the reconcile of its run's end (Actions mode); the hosted app's copy has none", () => {
+    const text = readFileSync(join(templates, "autopilot-worker.yml"), "utf8");
+    type Step = { name?: string; uses?: string; if?: string; with?: Record<string, string> };
+    const stepsOf = (yaml: string) =>
+      (Object.values((parse(yaml) as { jobs: Record<string, { steps: Step[] }> }).jobs)[0]?.steps ??
+        []) as Step[];
+    const steps = stepsOf(text);
+    const last = steps.at(-1)!;
+    expect(last.uses).toBe("OWNER/autopilot/controller@v1");
+    // A workflow expression, not a JavaScript template: "$" and "{{" kept apart.
+    const expr = (inner: string) => `$${"{{"} ${inner} }}`;
+    expect(last.with?.["ending-run"]).toBe(expr("github.run_id"));
+    // Only after a worker step that succeeded (GitHub's default): a failed or cancelled run starts a controller
+    // run of its own, and a second reconcile here would be the same work twice.
+    expect(last.if).toBeUndefined();
+    expect(steps.at(-2)?.uses).toBe("OWNER/autopilot@v1");
+
+    const hosted = stepsOf(withoutEndReconcile(text));
+    expect(hosted.map((st) => st.uses ?? st.name)).toEqual(
+      steps.slice(0, -1).map((st) => st.uses ?? st.name),
+    );
+  });
 
   it("the guard example keeps its secret-using job off agent branches and puts the other behind an environment", () => {
     const text = readFileSync(join(templates, "guard-example.yml"), "utf8");

@@ -55009,6 +55009,18 @@ function commentProcessedRule(state) {
   const cursor = state?.cursor?.id ?? null;
   return (comment2) => comment2.acknowledged === true || processed.has(comment2.id) || cursor !== null && comment2.id <= cursor;
 }
+var RECONCILE_LOCK_PREFIX = "refs/autopilot/reconcile/";
+function reconcileLockRef(expiresAtMs, holder) {
+  return `${RECONCILE_LOCK_PREFIX}${String(Math.floor(expiresAtMs)).padStart(15, "0")}-${holder}`;
+}
+function parseReconcileLock(name) {
+  const m = /^(?:refs\/autopilot\/reconcile\/)?(\d{15})-([A-Za-z0-9_-]{1,80})$/.exec(name);
+  return m ? { expiresAtMs: Number(m[1]), holder: m[2] } : null;
+}
+function holderRun(holder) {
+  const m = /^run-(\d{1,16})-(\d{1,4})-[0-9a-f]+$/.exec(holder);
+  return m ? { runId: Number(m[1]), attempt: Number(m[2]) } : null;
+}
 
 // src/core/session/session.ts
 var SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
@@ -60658,6 +60670,22 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
+// src/core/reconcile/runs/ending-run.ts
+function withRunEnded(snapshot, runId, now) {
+  if (!snapshot.runs.some((r) => r.id === runId && r.status !== "completed")) return snapshot;
+  return {
+    ...snapshot,
+    runs: snapshot.runs.map(
+      (r) => r.id === runId ? { ...r, status: "completed", conclusion: "success", updatedAt: now.toISOString() } : r
+    )
+  };
+}
+function endingResultShown(snapshot, runId) {
+  const run = snapshot.runs.find((r) => r.id === runId);
+  if (run && !run.dispatchId) return true;
+  return !!run && snapshot.workerResults.some((r) => r.dispatchId === run.dispatchId && r.status === "finished");
+}
+
 // src/github/transport/counter.ts
 var RequestCounter = class {
   counts = /* @__PURE__ */ new Map();
@@ -61508,6 +61536,56 @@ function memoryFor(repo) {
   return memory;
 }
 
+// src/github/snapshot/worker-run-listing.ts
+var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
+async function fetchWorkerRuns(ctx, workflow) {
+  const runs = [];
+  for (let page = 1; page <= 3; page++) {
+    let data;
+    try {
+      const response = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          exclude_pull_requests: true,
+          per_page: 50,
+          page
+        })
+      );
+      data = response.data;
+    } catch (error63) {
+      if (statusOf(error63) === 404) {
+        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
+        return runs;
+      }
+      throw error63;
+    }
+    const list3 = data.workflow_runs ?? [];
+    for (const run of list3) {
+      const title = run.display_title ?? run.name ?? "";
+      const parsed = parseRunTitle(title);
+      const status = run.status ?? "queued";
+      runs.push({
+        id: run.id,
+        workflow,
+        displayTitle: title,
+        status,
+        conclusion: run.conclusion,
+        createdAt: run.created_at,
+        updatedAt: run.updated_at,
+        dispatchId: parsed?.dispatchId ?? null,
+        issue: parsed?.issue ?? null,
+        attempt: parsed?.attempt ?? null
+      });
+    }
+    const oldest = list3[list3.length - 1];
+    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+  }
+  return runs;
+}
+
 // src/github/execution/merge-mechanisms.ts
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
@@ -61953,56 +62031,6 @@ function pullTrustFacts(p) {
     ...p.headRepository !== void 0 ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {},
     ...p.author !== void 0 ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null } : {}
   };
-}
-
-// src/github/snapshot/worker-run-listing.ts
-var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
-async function fetchWorkerRuns(ctx, workflow) {
-  const runs = [];
-  for (let page = 1; page <= 3; page++) {
-    let data;
-    try {
-      const response = await ctx.read(
-        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-          owner: ctx.repo.owner,
-          repo: ctx.repo.name,
-          workflow_id: workflow,
-          event: "workflow_dispatch",
-          exclude_pull_requests: true,
-          per_page: 50,
-          page
-        })
-      );
-      data = response.data;
-    } catch (error63) {
-      if (statusOf(error63) === 404) {
-        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
-        return runs;
-      }
-      throw error63;
-    }
-    const list3 = data.workflow_runs ?? [];
-    for (const run of list3) {
-      const title = run.display_title ?? run.name ?? "";
-      const parsed = parseRunTitle(title);
-      const status = run.status ?? "queued";
-      runs.push({
-        id: run.id,
-        workflow,
-        displayTitle: title,
-        status,
-        conclusion: run.conclusion,
-        createdAt: run.created_at,
-        updatedAt: run.updated_at,
-        dispatchId: parsed?.dispatchId ?? null,
-        issue: parsed?.issue ?? null,
-        attempt: parsed?.attempt ?? null
-      });
-    }
-    const oldest = list3[list3.length - 1];
-    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
-  }
-  return runs;
 }
 
 // src/github/snapshot/snapshot.ts
@@ -62817,19 +62845,11 @@ async function dispatch2(ctx, effect) {
 }
 async function runCarrying(ctx, dispatchId2) {
   try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-        ...o(ctx),
-        workflow_id: ctx.workerWorkflow,
-        event: "workflow_dispatch",
-        exclude_pull_requests: true,
-        per_page: 50
-      })
-    );
-    const runs = data.workflow_runs;
-    const run = runs?.find((r) => parseRunTitle(r.display_title ?? r.name ?? "")?.dispatchId === dispatchId2);
-    return run?.id ?? null;
-  } catch {
+    const runs = await fetchWorkerRuns(ctx, ctx.workerWorkflow);
+    return runs.find((r) => r.dispatchId === dispatchId2)?.id ?? null;
+  } catch (error63) {
+    const kind = classifyFailure(error63);
+    if (kind === "rate-limit" || kind === "secondary-rate-limit") throw error63;
     return null;
   }
 }
@@ -63437,7 +63457,7 @@ async function reconcileOnce(options, log) {
   const at = now();
   const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
-    snapshot: world,
+    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
     state,
     config: fileConfig,
     configError,
@@ -63469,6 +63489,157 @@ function stateWritten(outcomes) {
 }
 
 // src/app/controller-action.ts
+import { randomBytes } from "node:crypto";
+
+// src/core/scheduling/reconcile-lock-claims.ts
+var CLAIM_SKEW_MS = 6e4;
+function claimStanding(listed, mine, nowMs, leaseMs) {
+  const others = [];
+  const expired = [];
+  let mineLive = false;
+  for (const ref of listed) {
+    const claim2 = parseReconcileLock(ref);
+    if (!claim2) continue;
+    if (claim2.expiresAtMs <= nowMs || claim2.expiresAtMs > nowMs + leaseMs + CLAIM_SKEW_MS) expired.push(ref);
+    else if (ref === mine) mineLive = true;
+    else others.push(ref);
+  }
+  return { held: mineLive && others.length === 0, others, expired };
+}
+
+// src/github/reconcile-lock.ts
+var RELEASE_WAIT_MS = 9e4;
+var HOLDER_CHECK_MS = 1e4;
+var POLL_MS = 2e3;
+async function takeReconcileLock(options) {
+  const now = options.now ?? Date.now;
+  const sleep2 = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const random = options.random ?? Math.random;
+  const { octokit, repo, log } = options;
+  const owner = repo.owner;
+  const name = repo.name;
+  const deadline = now() + options.waitMs;
+  let sha = options.sha ?? null;
+  let holders = [];
+  const list3 = async () => {
+    const response = await octokit.request("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", {
+      owner,
+      repo: name,
+      ref: RECONCILE_LOCK_PREFIX.slice("refs/".length, -1)
+    });
+    return (Array.isArray(response.data) ? response.data : []).map((r) => r.ref).filter((r) => typeof r === "string");
+  };
+  const rateLimited = (error63) => {
+    const kind = classifyFailure(error63);
+    return kind === "secondary-rate-limit" || kind === "rate-limit";
+  };
+  const limited = async (error63, until) => {
+    if (!rateLimited(error63)) return false;
+    const wait = (retryAfterOf(error63) ?? 60) * 1e3;
+    if (now() + wait > until) return false;
+    log.info(`the reconcile lock waits ${Math.ceil(wait / 1e3)} s for GitHub's rate limit`);
+    await sleep2(wait);
+    return true;
+  };
+  const remove = async (ref, until = now()) => {
+    for (; ; ) {
+      try {
+        await octokit.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", {
+          owner,
+          repo: name,
+          ref: ref.slice("refs/".length)
+        });
+        return;
+      } catch (error63) {
+        if (statusOf(error63) === 422 || statusOf(error63) === 404) return;
+        if (!await limited(error63, until)) throw error63;
+      }
+    }
+  };
+  const pause = () => sleep2(POLL_MS + Math.floor(random() * POLL_MS));
+  const checked = /* @__PURE__ */ new Map();
+  const deadHolders = async (claims) => {
+    const dead = [];
+    for (const ref of claims) {
+      const run = holderRun(parseReconcileLock(ref)?.holder ?? "");
+      if (!run || now() - (checked.get(ref) ?? -Infinity) < HOLDER_CHECK_MS) continue;
+      checked.set(ref, now());
+      try {
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}/actions/runs/{run_id}", {
+          owner,
+          repo: name,
+          run_id: run.runId,
+          exclude_pull_requests: true
+        });
+        const { status, run_attempt } = data;
+        const laterAttempt = typeof run_attempt === "number" && run_attempt > run.attempt;
+        if (status === "completed" || laterAttempt) dead.push(ref);
+      } catch (error63) {
+        if (statusOf(error63) === 404) dead.push(ref);
+      }
+    }
+    return dead;
+  };
+  for (; ; ) {
+    const before = claimStanding(await list3(), null, now(), options.leaseMs);
+    for (const ref of before.expired) {
+      log.info(
+        `deleting the reconcile lock claim ${ref}: past its expiry (its holder is gone) or beyond a lease`
+      );
+      await remove(ref);
+    }
+    const dead = await deadHolders(before.others);
+    for (const ref of dead) {
+      log.info(`deleting the reconcile lock claim ${ref}: its holder's workflow run is over`);
+      await remove(ref);
+    }
+    before.others = before.others.filter((ref) => !dead.includes(ref));
+    if (before.others.length === 0) {
+      sha ??= await defaultBranchHead(octokit, repo);
+      const mine = reconcileLockRef(now() + options.leaseMs, options.holder);
+      const create = (at) => octokit.request("POST /repos/{owner}/{repo}/git/refs", { owner, repo: name, ref: mine, sha: at });
+      try {
+        try {
+          await create(sha);
+        } catch (error63) {
+          if (statusOf(error63) !== 422 || !options.sha || sha !== options.sha) throw error63;
+          sha = await defaultBranchHead(octokit, repo);
+          await create(sha);
+        }
+      } catch (error63) {
+        if (await limited(error63, deadline)) continue;
+        if (rateLimited(error63)) return { status: "busy", holders: [] };
+        if (statusOf(error63) !== 422) throw error63;
+        return {
+          status: "refused",
+          reason: `GitHub refused to create ${mine} (422 ${messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200)})`
+        };
+      }
+      const after = claimStanding(await list3(), mine, now(), options.leaseMs);
+      if (after.held) return { status: "held", release: () => remove(mine, now() + RELEASE_WAIT_MS) };
+      await remove(mine, deadline);
+      holders = after.others;
+    } else {
+      holders = before.others;
+    }
+    if (now() >= deadline) return { status: "busy", holders };
+    await pause();
+  }
+}
+async function defaultBranchHead(octokit, repo) {
+  const about = await octokit.request("GET /repos/{owner}/{repo}", { owner: repo.owner, repo: repo.name });
+  const branch = String(about.data.default_branch ?? "main");
+  const head = await octokit.request("GET /repos/{owner}/{repo}/git/ref/{ref}", {
+    owner: repo.owner,
+    repo: repo.name,
+    ref: `heads/${branch}`
+  });
+  const sha = head.data.object?.sha;
+  if (typeof sha !== "string") throw new Error(`cannot read the head of ${branch} for the reconcile lock`);
+  return sha;
+}
+
+// src/app/controller-action.ts
 var ACTIONS_HELD_WRITES_WAIT_SECONDS = 6 * 60;
 var ACTIONS_HELD_WRITES_ROUNDS = 6;
 function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
@@ -63477,6 +63648,15 @@ function heldWritesWait(circuit, repo, nowMs, waitedMs = 0) {
   if (!pause) return null;
   const wait = Math.max(0, pause.until - nowMs);
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1e3 ? wait : null;
+}
+var ENDING_RESULT_ROUNDS = 2;
+var ENDING_RESULT_WAIT_MS = 3e3;
+var RECONCILE_LEASE_MS = 10 * 6e4;
+var RECONCILE_LOCK_WAIT_MS = 3 * 6e4;
+var ENDING_LOCK_WAIT_MS = 6e4;
+var MERGED_ROUNDS = 3;
+function mergedDirectly(result) {
+  return result.report.outcomes.some((o2) => o2.effect.type === "mergePr" && o2.status === "done");
 }
 var sleepMs = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 var coreLog = {
@@ -63501,54 +63681,117 @@ async function runController(options = {}) {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     setSecret(token);
-    const eventName = env.GITHUB_EVENT_NAME ?? "";
-    const event = await readEvent(env.GITHUB_EVENT_PATH);
+    const endingRun = parseEndingRun(getInput("ending-run"));
+    const eventName = endingRun === null ? env.GITHUB_EVENT_NAME ?? "" : "workflow_run";
+    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
+    if (endingRun !== null) info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
     const dispatchInputs = eventName === "workflow_dispatch" ? event.inputs ?? {} : {};
-    const input2 = (key2) => String(dispatchInputs[key2] ?? "").trim() || getInput(key2);
+    const input2 = (key) => String(dispatchInputs[key] ?? "").trim() || getInput(key);
     const overrides = parseOverrides(input2("max-parallel"), input2("labels"), input2("dry-run"));
     const budget = getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
     const alerts = new AlertWebhook({ env, log: coreLog });
-    const runOnce = (startSession) => reconcile({
-      octokit: createOctokit({
-        auth: token,
-        baseUrl,
-        log: octokitLog,
-        // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
-        secondaryLimit: "pause",
-        ...options.fetch ? { fetch: options.fetch } : {},
-        ...options.retry === false ? { retry: false } : {},
-        ...options.throttle === false ? { throttle: false } : {}
-      }),
+    const client = () => createOctokit({
+      auth: token,
+      baseUrl,
+      log: octokitLog,
+      // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
+      secondaryLimit: "pause",
+      ...options.fetch ? { fetch: options.fetch } : {},
+      ...options.retry === false ? { retry: false } : {},
+      ...options.throttle === false ? { throttle: false } : {}
+    });
+    const holder = `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}-${randomBytes(4).toString("hex")}`;
+    const lock = (waitMs2) => takeReconcileLock({
+      octokit: client(),
+      repo: { owner, name },
+      holder,
+      sha: env.GITHUB_SHA || null,
+      leaseMs: RECONCILE_LEASE_MS,
+      waitMs: waitMs2,
+      log: coreLog,
+      ...options.sleep ? { sleep: options.sleep } : {}
+    });
+    const reconcileOnce2 = (startSession) => reconcile({
+      octokit: client(),
       repo: { owner, name },
       log: coreLog,
       baseUrl,
       botLogin: getInput("bot-login") || GITHUB_ACTIONS_BOT,
       dryRun: overrides.dryRun === true,
       alerts,
+      endingRunId: endingRun,
       ...budget ? { operationBudget: Number(budget) } : {},
       start: startSession && eventName === "workflow_dispatch" ? {
         actor: env.GITHUB_ACTOR || String(event.sender?.login ?? "someone"),
         overrides
       } : null
     });
-    let result = await runOnce(true);
-    const circuit = circuitFor(baseUrl);
-    const key = repoKey({ owner, name });
-    let waited = 0;
-    for (let round2 = 0; round2 < ACTIONS_HELD_WRITES_ROUNDS; round2++) {
-      const wait = heldWritesWait(circuit, key, Date.now(), waited);
-      if (wait === null) break;
-      info(
-        `${circuit.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1e3)}s`
+    const reconcileRounds = async () => {
+      let result2 = await reconcileOnce2(true);
+      for (let round2 = 0; endingRun !== null && round2 < ENDING_RESULT_ROUNDS && !endingResultShown(result2.snapshot, endingRun); round2++) {
+        info(
+          `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1e3}s`
+        );
+        await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+        result2 = await reconcileOnce2(false);
+      }
+      for (let round2 = 0; round2 < MERGED_ROUNDS && mergedDirectly(result2); round2++) {
+        info("this run merged a pull request; reconciling again for what the merge changed");
+        result2 = await reconcileOnce2(false);
+      }
+      const circuit2 = circuitFor(baseUrl);
+      const key = repoKey({ owner, name });
+      let waited = 0;
+      for (let round2 = 0; round2 < ACTIONS_HELD_WRITES_ROUNDS; round2++) {
+        const wait = heldWritesWait(circuit2, key, Date.now(), waited);
+        if (wait === null) break;
+        info(
+          `${circuit2.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1e3)}s`
+        );
+        await (options.sleep ?? sleepMs)(wait);
+        waited += wait;
+        const stateHeld = result2.report.outcomes.some(
+          (o2) => o2.effect.type === "writeTrackingIssue" && o2.status === "queued"
+        );
+        result2 = await reconcileOnce2(stateHeld);
+      }
+      return result2;
+    };
+    const waitMs = endingRun === null ? RECONCILE_LOCK_WAIT_MS : ENDING_LOCK_WAIT_MS;
+    const held = await lock(waitMs);
+    if (held.status === "busy") {
+      const message = `another reconcile of ${owner}/${name} held the lock for ${Math.round(waitMs / 1e3)} s (${held.holders.join(", ") || "GitHub's rate limit refused the claim"})`;
+      throw new Error(
+        endingRun === null ? `${message}. A claim lasts ${RECONCILE_LEASE_MS / 6e4} minutes at most; the next event or the schedule reconciles.` : `${message}. This run's end starts a controller run, which reconciles it.`
       );
-      await (options.sleep ?? sleepMs)(wait);
-      waited += wait;
-      const stateHeld = result.report.outcomes.some(
-        (o2) => o2.effect.type === "writeTrackingIssue" && o2.status === "queued"
-      );
-      result = await runOnce(stateHeld);
     }
+    if (held.status === "refused") {
+      if (endingRun !== null)
+        throw new Error(
+          `${held.reason}. Without the reconcile lock this step does not reconcile: this run's end starts a controller run. Let Autopilot create refs under refs/autopilot/ to restore it.`
+        );
+      warning(`${held.reason}; reconciling without the reconcile lock`);
+    }
+    const onSignal = (signal) => {
+      const exit3 = () => process.exit(signal === "SIGINT" ? 130 : 143);
+      if (held.status !== "held") exit3();
+      else void held.release().then(exit3, exit3);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    let result;
+    try {
+      result = await reconcileRounds();
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      if (held.status === "held")
+        await held.release().catch(
+          (error63) => warning(`the reconcile lock stays until it expires: ${describeError(error63)}`)
+        );
+    }
+    const circuit = circuitFor(baseUrl);
     const left = circuit.queued(repoKey({ owner, name }));
     if (left.length > 0) {
       warning(
@@ -63576,6 +63819,13 @@ async function runController(options = {}) {
       status === null ? `Autopilot could not reconcile${where}: ${error63 instanceof Error ? error63.message : String(error63)}` : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error63)}`
     );
   }
+}
+function parseEndingRun(text4) {
+  const value = text4.trim();
+  if (!value) return null;
+  if (!/^[1-9]\d{0,15}$/.test(value))
+    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
+  return Number(value);
 }
 async function readEvent(path2) {
   if (!path2) return {};

@@ -80673,6 +80673,17 @@ function repoActivity(input2) {
   return decision.wakeAtMs === void 0 ? { kind: "idle" } : { kind: "idle", wakeAtMs: decision.wakeAtMs };
 }
 
+// src/core/reconcile/runs/ending-run.ts
+function withRunEnded(snapshot, runId, now) {
+  if (!snapshot.runs.some((r) => r.id === runId && r.status !== "completed")) return snapshot;
+  return {
+    ...snapshot,
+    runs: snapshot.runs.map(
+      (r) => r.id === runId ? { ...r, status: "completed", conclusion: "success", updatedAt: now.toISOString() } : r
+    )
+  };
+}
+
 // src/app/reconcile-repo.ts
 init_octokit_surface();
 
@@ -81534,6 +81545,56 @@ function boundRepoMemories(repositories) {
   for (const key of previous3.rkeys()) memories.set(key, previous3.peek(key));
 }
 
+// src/github/snapshot/worker-run-listing.ts
+var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
+async function fetchWorkerRuns(ctx, workflow) {
+  const runs = [];
+  for (let page = 1; page <= 3; page++) {
+    let data;
+    try {
+      const response = await ctx.read(
+        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
+          owner: ctx.repo.owner,
+          repo: ctx.repo.name,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          exclude_pull_requests: true,
+          per_page: 50,
+          page
+        })
+      );
+      data = response.data;
+    } catch (error62) {
+      if (statusOf(error62) === 404) {
+        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
+        return runs;
+      }
+      throw error62;
+    }
+    const list3 = data.workflow_runs ?? [];
+    for (const run2 of list3) {
+      const title = run2.display_title ?? run2.name ?? "";
+      const parsed = parseRunTitle(title);
+      const status = run2.status ?? "queued";
+      runs.push({
+        id: run2.id,
+        workflow,
+        displayTitle: title,
+        status,
+        conclusion: run2.conclusion,
+        createdAt: run2.created_at,
+        updatedAt: run2.updated_at,
+        dispatchId: parsed?.dispatchId ?? null,
+        issue: parsed?.issue ?? null,
+        attempt: parsed?.attempt ?? null
+      });
+    }
+    const oldest = list3[list3.length - 1];
+    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
+  }
+  return runs;
+}
+
 // src/github/execution/merge-mechanisms.ts
 async function handToGitHub(ctx, effect, via, pull) {
   const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
@@ -81979,56 +82040,6 @@ function pullTrustFacts(p) {
     ...p.headRepository !== void 0 ? { headRepository: p.headRepository?.nameWithOwner ?? null } : {},
     ...p.author !== void 0 ? { author: p.author?.login ?? null, authorId: p.author?.databaseId ?? null } : {}
   };
-}
-
-// src/github/snapshot/worker-run-listing.ts
-var ACTIVE = /* @__PURE__ */ new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
-async function fetchWorkerRuns(ctx, workflow) {
-  const runs = [];
-  for (let page = 1; page <= 3; page++) {
-    let data;
-    try {
-      const response = await ctx.read(
-        () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-          owner: ctx.repo.owner,
-          repo: ctx.repo.name,
-          workflow_id: workflow,
-          event: "workflow_dispatch",
-          exclude_pull_requests: true,
-          per_page: 50,
-          page
-        })
-      );
-      data = response.data;
-    } catch (error62) {
-      if (statusOf(error62) === 404) {
-        ctx.log.warn(`worker workflow ${workflow} not found in ${ctx.repo.owner}/${ctx.repo.name}`);
-        return runs;
-      }
-      throw error62;
-    }
-    const list3 = data.workflow_runs ?? [];
-    for (const run2 of list3) {
-      const title = run2.display_title ?? run2.name ?? "";
-      const parsed = parseRunTitle(title);
-      const status = run2.status ?? "queued";
-      runs.push({
-        id: run2.id,
-        workflow,
-        displayTitle: title,
-        status,
-        conclusion: run2.conclusion,
-        createdAt: run2.created_at,
-        updatedAt: run2.updated_at,
-        dispatchId: parsed?.dispatchId ?? null,
-        issue: parsed?.issue ?? null,
-        attempt: parsed?.attempt ?? null
-      });
-    }
-    const oldest = list3[list3.length - 1];
-    if (list3.length < 50 || !oldest || !ACTIVE.has(oldest.status ?? "")) break;
-  }
-  return runs;
 }
 
 // src/github/snapshot/snapshot.ts
@@ -82843,19 +82854,11 @@ async function dispatch2(ctx, effect) {
 }
 async function runCarrying(ctx, dispatchId2) {
   try {
-    const { data } = await ctx.read(
-      () => ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-        ...o(ctx),
-        workflow_id: ctx.workerWorkflow,
-        event: "workflow_dispatch",
-        exclude_pull_requests: true,
-        per_page: 50
-      })
-    );
-    const runs = data.workflow_runs;
-    const run2 = runs?.find((r) => parseRunTitle(r.display_title ?? r.name ?? "")?.dispatchId === dispatchId2);
-    return run2?.id ?? null;
-  } catch {
+    const runs = await fetchWorkerRuns(ctx, ctx.workerWorkflow);
+    return runs.find((r) => r.dispatchId === dispatchId2)?.id ?? null;
+  } catch (error62) {
+    const kind = classifyFailure(error62);
+    if (kind === "rate-limit" || kind === "secondary-rate-limit") throw error62;
     return null;
   }
 }
@@ -83517,7 +83520,7 @@ async function reconcileOnce(options2, log) {
   const at = now();
   const limitWait = limitWaitFor(options2, at.getTime());
   const decision = decide({
-    snapshot: world,
+    snapshot: options2.endingRunId ? withRunEnded(world, options2.endingRunId, at) : world,
     state,
     config: fileConfig,
     configError,

@@ -72,6 +72,7 @@ export async function seedOrgRepos(
       const files: Record<string, string> = { ...repo.files, [CONFIG_PATH]: configText };
       files[`.github/workflows/${config.config.workerWorkflow}`] ??= workerWorkflowYaml({
         jobTimeoutMinutes: Math.max(1, Math.ceil(scenario.limits.jobTimeoutSeconds / 60)),
+        hostedController: controllerMode(scenario) !== "actions",
       });
       if (controllerMode(scenario) === "actions")
         files[CONTROLLER_WORKFLOW_PATH] ??= controllerWorkflowYaml();

@@ -67,6 +67,7 @@ export async function seedScenario(
   };
   files[`.github/workflows/${config.config.workerWorkflow}`] ??= workerWorkflowYaml({
     jobTimeoutMinutes: Math.max(1, Math.ceil(scenario.limits.jobTimeoutSeconds / 60)),
+    hostedController: controllerMode(scenario) !== "actions",
   });
   if (controllerMode(scenario) === "actions") files[CONTROLLER_WORKFLOW_PATH] ??= controllerWorkflowYaml();
   const firstUser = scenario.users[0]?.login ?? repo.owner;

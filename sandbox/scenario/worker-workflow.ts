@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { PACKAGE_ROOT } from "../../src/cli/package-root.js";
+import { withoutEndReconcile } from "../../src/core/setup-files.js";
 
 const WORKER_TEMPLATE = join(PACKAGE_ROOT, "templates", "workflows", "autopilot-worker.yml");
 
@@ -13,9 +14,15 @@ const WORKER_TEMPLATE = join(PACKAGE_ROOT, "templates", "workflows", "autopilot-
  * (templates/workflows/autopilot-worker.yml) with the agent-CLI install steps dropped (the demo agent needs
  * none, and the sandbox has no registry) and the job's time limit set; a built-in equivalent without it.
  */
-export function workerWorkflowYaml(options: { jobTimeoutMinutes: number }): string {
+export function workerWorkflowYaml(options: {
+  jobTimeoutMinutes: number;
+  /** The hosted app: the template as `autopilot init --mode app` writes it (no end-of-run reconcile step). */
+  hostedController?: boolean;
+}): string {
   if (existsSync(WORKER_TEMPLATE)) {
-    const workflow = parseYaml(readFileSync(WORKER_TEMPLATE, "utf8")) as {
+    const template = readFileSync(WORKER_TEMPLATE, "utf8");
+    const text = options.hostedController ? withoutEndReconcile(template) : template;
+    const workflow = parseYaml(text) as {
       jobs?: Record<string, { steps?: { run?: string }[]; "timeout-minutes"?: number }>;
     };
     for (const job of Object.values(workflow.jobs ?? {})) {

@@ -16,6 +16,9 @@ import { type GatewayLog, repoKey } from "../github/transport/octokit-surface.js
 import { describeError, statusOf } from "../github/transport/errors.js";
 import { createOctokit } from "../github/transport/octokit.js";
 import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
+import { endingResultShown } from "../core/reconcile/runs/ending-run.js";
+import { randomBytes } from "node:crypto";
+import { type ReconcileLock, takeReconcileLock } from "../github/reconcile-lock.js";
 
 interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -57,6 +60,32 @@ export function heldWritesWait(
   return waitedMs + wait <= ACTIONS_HELD_WRITES_WAIT_SECONDS * 1000 ? wait : null;
 }
 
+/** How many more reconciles a worker's last step makes while its run's finished result does not show, and how far apart. */
+const ENDING_RESULT_ROUNDS = 2;
+const ENDING_RESULT_WAIT_MS = 3000;
+
+/**
+ * The reconcile lock (src/github/reconcile-lock.ts), held by a job for all its reconciles. A claim lasts
+ * RECONCILE_LEASE_MS, the controller job's own `timeout-minutes: 10`, so it outlasts every job that holds it; a
+ * cancelled job deletes its claim on the way out, and only a lost runner leaves one behind, to expire. A
+ * controller job waits RECONCILE_LOCK_WAIT_MS for the lock (a worker's last step holds it for seconds), then
+ * fails with the holder's name, leaving the reconcile to the next event or the schedule. A worker's last step
+ * waits ENDING_LOCK_WAIT_MS, then fails: its run's end then starts a controller job.
+ */
+const RECONCILE_LEASE_MS = 10 * 60_000;
+const RECONCILE_LOCK_WAIT_MS = 3 * 60_000;
+const ENDING_LOCK_WAIT_MS = 60_000;
+
+/** Reconciles after one that merged a pull request, at most (each may merge another). */
+const MERGED_ROUNDS = 3;
+
+/** Whether a reconcile merged a pull request itself (not handed to GitHub's auto-merge or merge queue). */
+function mergedDirectly(result: {
+  report: { outcomes: { effect: { type: string }; status: string }[] };
+}): boolean {
+  return result.report.outcomes.some((o) => o.effect.type === "mergePr" && o.status === "done");
+}
+
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const coreLog: GatewayLog = {
@@ -86,8 +115,11 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     if (!token)
       throw new Error("No token: set the `github-token` input (an App installation token is best).");
     core.setSecret(token);
-    const eventName = env.GITHUB_EVENT_NAME ?? "";
-    const event = await readEvent(env.GITHUB_EVENT_PATH);
+    const endingRun = parseEndingRun(core.getInput("ending-run"));
+    // A worker run's last step: its workflow_dispatch is the worker's, never a session start with overrides.
+    const eventName = endingRun === null ? (env.GITHUB_EVENT_NAME ?? "") : "workflow_run";
+    const event = endingRun === null ? await readEvent(env.GITHUB_EVENT_PATH) : {};
+    if (endingRun !== null) core.info(`the reconcile of worker run ${endingRun}'s end, from its last step`);
     const dispatchInputs =
       eventName === "workflow_dispatch" ? ((event.inputs ?? {}) as Record<string, unknown>) : {};
     const input = (key: string) => String(dispatchInputs[key] ?? "").trim() || core.getInput(key);
@@ -95,24 +127,39 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     const budget = core.getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
     const alerts = new AlertWebhook({ env, log: coreLog });
-    const runOnce = (startSession: boolean) =>
+    const client = () =>
+      createOctokit({
+        auth: token,
+        baseUrl,
+        log: octokitLog,
+        // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
+        secondaryLimit: "pause",
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.retry === false ? { retry: false } : {}),
+        ...(options.throttle === false ? { throttle: false } : {}),
+      });
+    const holder = `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}-${randomBytes(4).toString("hex")}`;
+    const lock = (waitMs: number): Promise<ReconcileLock> =>
+      takeReconcileLock({
+        octokit: client(),
+        repo: { owner, name },
+        holder,
+        sha: env.GITHUB_SHA || null,
+        leaseMs: RECONCILE_LEASE_MS,
+        waitMs,
+        log: coreLog,
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+      });
+    const reconcileOnce = (startSession: boolean) =>
       reconcile({
-        octokit: createOctokit({
-          auth: token,
-          baseUrl,
-          log: octokitLog,
-          // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
-          secondaryLimit: "pause",
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          ...(options.retry === false ? { retry: false } : {}),
-          ...(options.throttle === false ? { throttle: false } : {}),
-        }),
+        octokit: client(),
         repo: { owner, name },
         log: coreLog,
         baseUrl,
         botLogin: core.getInput("bot-login") || GITHUB_ACTIONS_BOT,
         dryRun: overrides.dryRun === true,
         alerts,
+        endingRunId: endingRun,
         ...(budget ? { operationBudget: Number(budget) } : {}),
         start:
           startSession && eventName === "workflow_dispatch"
@@ -122,26 +169,98 @@ export async function runController(options: RunOptions = {}): Promise<void> {
               }
             : null,
       });
-    let result = await runOnce(true);
-    // A secondary rate limit paused this repository's writes and some are held: this process is their only
-    // record, so the pause is waited out and another reconcile carries them out (it replays them first).
-    const circuit = circuitFor(baseUrl);
-    const key = repoKey({ owner, name });
-    let waited = 0;
-    for (let round = 0; round < ACTIONS_HELD_WRITES_ROUNDS; round++) {
-      const wait = heldWritesWait(circuit, key, Date.now(), waited);
-      if (wait === null) break;
-      core.info(
-        `${circuit.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1000)}s`,
+    /** The first reconcile, then those its outcome asks for, each on what the one before left. */
+    const reconcileRounds = async () => {
+      let result = await reconcileOnce(true);
+      // A worker's last step: its result was written moments ago; a read that does not show it yet is tried again
+      // (the controller workflow skips this run's end, so no other reconcile follows at once).
+      for (
+        let round = 0;
+        endingRun !== null && round < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun);
+        round++
+      ) {
+        core.info(
+          `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1000}s`,
+        );
+        await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+        result = await reconcileOnce(false);
+      }
+      // A merge this run made: the task is done and its slot free, which the pull request's `closed` event would
+      // start a controller run to act on (dispatch the next task, unblock its dependents). The controller workflow
+      // skips that event for the bot's own merges, so this run reconciles again now, in the job already billed.
+      for (let round = 0; round < MERGED_ROUNDS && mergedDirectly(result); round++) {
+        core.info("this run merged a pull request; reconciling again for what the merge changed");
+        result = await reconcileOnce(false);
+      }
+      // A secondary rate limit paused this repository's writes and some are held: this process is their only
+      // record, so the pause is waited out and another reconcile carries them out (it replays them first).
+      const circuit = circuitFor(baseUrl);
+      const key = repoKey({ owner, name });
+      let waited = 0;
+      for (let round = 0; round < ACTIONS_HELD_WRITES_ROUNDS; round++) {
+        const wait = heldWritesWait(circuit, key, Date.now(), waited);
+        if (wait === null) break;
+        core.info(
+          `${circuit.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1000)}s`,
+        );
+        await (options.sleep ?? sleepMs)(wait);
+        waited += wait;
+        // A session start is decided again only if the state recording it was held too (else it is started).
+        const stateHeld = result.report.outcomes.some(
+          (o) => o.effect.type === "writeTrackingIssue" && o.status === "queued",
+        );
+        result = await reconcileOnce(stateHeld);
+      }
+      return result;
+    };
+    /**
+     * Every reconcile of this job runs inside the repository's reconcile lock, taken once for all of them (the
+     * waits for held writes included, so a round never waits for the lock again). A controller job whose lock
+     * GitHub refuses reconciles without it, as before the lock: controller jobs still queue in their concurrency
+     * group, and a worker's last step refuses to reconcile without the lock (its run's end then starts a
+     * controller job).
+     */
+    const waitMs = endingRun === null ? RECONCILE_LOCK_WAIT_MS : ENDING_LOCK_WAIT_MS;
+    const held = await lock(waitMs);
+    if (held.status === "busy") {
+      const message = `another reconcile of ${owner}/${name} held the lock for ${Math.round(waitMs / 1000)} s (${held.holders.join(", ") || "GitHub's rate limit refused the claim"})`;
+      throw new Error(
+        endingRun === null
+          ? `${message}. A claim lasts ${RECONCILE_LEASE_MS / 60_000} minutes at most; the next event or the schedule reconciles.`
+          : `${message}. This run's end starts a controller run, which reconciles it.`,
       );
-      await (options.sleep ?? sleepMs)(wait);
-      waited += wait;
-      // A session start is decided again only if the state recording it was held too (else it is started).
-      const stateHeld = result.report.outcomes.some(
-        (o) => o.effect.type === "writeTrackingIssue" && o.status === "queued",
-      );
-      result = await runOnce(stateHeld);
     }
+    if (held.status === "refused") {
+      if (endingRun !== null)
+        throw new Error(
+          `${held.reason}. Without the reconcile lock this step does not reconcile: this run's end starts a controller run. Let Autopilot create refs under refs/autopilot/ to restore it.`,
+        );
+      core.warning(`${held.reason}; reconciling without the reconcile lock`);
+    }
+    // A cancelled job (a person, a timeout, a controller cancelling a worker run whose task is over) gets SIGINT,
+    // then SIGTERM, before it is killed: the claim goes with it rather than hold every reconcile out for a lease.
+    const onSignal = (signal: NodeJS.Signals) => {
+      const exit = () => process.exit(signal === "SIGINT" ? 130 : 143);
+      if (held.status !== "held") exit();
+      else void held.release().then(exit, exit);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    let result: Awaited<ReturnType<typeof reconcileOnce>>;
+    try {
+      result = await reconcileRounds();
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      // A claim left behind (GitHub did not answer its deletion) expires with its lease.
+      if (held.status === "held")
+        await held
+          .release()
+          .catch((error) =>
+            core.warning(`the reconcile lock stays until it expires: ${describeError(error)}`),
+          );
+    }
+    const circuit = circuitFor(baseUrl);
     const left = circuit.queued(repoKey({ owner, name }));
     if (left.length > 0) {
       core.warning(
@@ -174,6 +293,15 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error)}`,
     );
   }
+}
+
+/** `ending-run`: the worker run's own id (`github.run_id`), or empty. */
+export function parseEndingRun(text: string): number | null {
+  const value = text.trim();
+  if (!value) return null;
+  if (!/^[1-9]\d{0,15}$/.test(value))
+    throw new Error(`ending-run must be the worker run's id (github.run_id), not "${value.slice(0, 40)}".`);
+  return Number(value);
 }
 
 async function readEvent(path: string | undefined): Promise<Record<string, unknown>> {

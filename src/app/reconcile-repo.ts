@@ -25,6 +25,7 @@ import { type ConfigOverrides, type DashboardState, parseDashboard } from "../co
 import { type Decision, decide } from "../core/reconcile/decide.js";
 import { type RepoActivity, repoActivity } from "../core/scheduling/repo-activity.js";
 import type { WorldSnapshot } from "../core/world.js";
+import { withRunEnded } from "../core/reconcile/runs/ending-run.js";
 import { circuitFor, type GitHubCircuit } from "../github/transport/circuit.js";
 import { LIMIT_WAIT_GRACE_MS, type LimitWait, recentLimitWait } from "../github/transport/limit-waits.js";
 import {
@@ -65,6 +66,8 @@ export interface ReconcileOptions {
   start?: { actor: string; overrides?: ConfigOverrides | null } | null;
   /** The outgoing alert webhook's queue (src/app/alert-webhook.ts); none: alerts are comments only. */
   alerts?: AlertWebhook;
+  /** A worker run reconciling as its last step: it counts as ended (src/core/reconcile/runs/ending-run.ts). */
+  endingRunId?: number | null;
 }
 
 export interface ReconcileResult {
@@ -234,7 +237,7 @@ async function reconcileOnce(
   const at = now();
   const limitWait = limitWaitFor(options, at.getTime());
   const decision = decide({
-    snapshot: world,
+    snapshot: options.endingRunId ? withRunEnded(world, options.endingRunId, at) : world,
     state,
     config: fileConfig,
     configError,

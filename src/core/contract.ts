@@ -120,3 +120,32 @@ export function commentProcessedRule(
   return (comment) =>
     comment.acknowledged === true || processed.has(comment.id) || (cursor !== null && comment.id <= cursor);
 }
+
+/**
+ * Where the reconcile locks live: in Actions mode a worker run's last step reconciles outside the controller
+ * workflow's concurrency group, so every reconcile there first holds this lock (src/github/reconcile-lock.ts).
+ */
+export const RECONCILE_LOCK_PREFIX = "refs/autopilot/reconcile/";
+
+/**
+ * One holder's claim on the reconcile lock: `<expiry in ms since the epoch, 15 digits>-<holder>`. The expiry is
+ * in the name so that every contender can tell a claim its holder died with from a live one without another read.
+ */
+export function reconcileLockRef(expiresAtMs: number, holder: string): string {
+  return `${RECONCILE_LOCK_PREFIX}${String(Math.floor(expiresAtMs)).padStart(15, "0")}-${holder}`;
+}
+
+/** A reconcile lock claim's expiry and holder (the name relative to RECONCILE_LOCK_PREFIX, or in full); null for any other. */
+export function parseReconcileLock(name: string): { expiresAtMs: number; holder: string } | null {
+  const m = /^(?:refs\/autopilot\/reconcile\/)?(\d{15})-([A-Za-z0-9_-]{1,80})$/.exec(name);
+  return m ? { expiresAtMs: Number(m[1]), holder: m[2]! } : null;
+}
+
+/**
+ * The workflow run a reconcile lock holder named itself after (`run-<run id>-<attempt>-<random>`, as the
+ * controller action names it); null for a holder named otherwise (then only its claim's expiry ends it).
+ */
+export function holderRun(holder: string): { runId: number; attempt: number } | null {
+  const m = /^run-(\d{1,16})-(\d{1,4})-[0-9a-f]+$/.exec(holder);
+  return m ? { runId: Number(m[1]), attempt: Number(m[2]) } : null;
+}

@@ -294,17 +294,21 @@ export function repositoryCodeSteps(workflowText: string): { job: string; step: 
   return found;
 }
 
+/** A check of the worker workflow's steps when there is no worker workflow: skipped, after the check that fails for it. */
+function noWorkerWorkflow(id: string, title: string): DoctorCheck {
+  return {
+    id,
+    title,
+    status: "skip",
+    detail: "no worker workflow to read",
+    fix: "Fix the worker workflow first.",
+  };
+}
+
 function checkRepositoryCode(facts: SetupFacts): DoctorCheck {
   const id = "repository-code";
   const title = "The worker workflow runs no repository code outside the worker";
-  if (facts.workerWorkflowText === null)
-    return {
-      id,
-      title,
-      status: "skip",
-      detail: "no worker workflow to read",
-      fix: "Fix the worker workflow first.",
-    };
+  if (facts.workerWorkflowText === null) return noWorkerWorkflow(id, title);
   const steps = repositoryCodeSteps(facts.workerWorkflowText);
   if (steps.length === 0)
     return pass(
@@ -324,6 +328,73 @@ function checkRepositoryCode(facts: SetupFacts): DoctorCheck {
       "Move the command into `setup:` in .github/autopilot.yml (the worker runs it once, inside its sandbox, as " +
       "the agent's user) and delete the step; keep only toolchain installs (actions/setup-node, …) in the workflow.",
   };
+}
+
+/** The steps of a workflow that use Autopilot's controller action, and whether each passes `ending-run`. */
+function controllerSteps(workflowText: string): { ending: boolean }[] {
+  let workflow: { jobs?: Record<string, { steps?: { uses?: unknown; with?: Record<string, unknown> }[] }> };
+  try {
+    workflow = parseYaml(workflowText) as typeof workflow;
+  } catch {
+    return [];
+  }
+  return Object.values(workflow?.jobs ?? {}).flatMap((job) =>
+    (Array.isArray(job?.steps) ? job.steps : [])
+      .filter((step) => typeof step?.uses === "string" && /(^|\/)autopilot\/controller@/i.test(step.uses))
+      .map((step) => ({ ending: String(step.with?.["ending-run"] ?? "").trim() !== "" })),
+  );
+}
+
+/**
+ * The worker's last step (the controller action with `ending-run`) and the controller workflow's skip of a
+ * successful worker run's end go together (docs/CONTROLLER.md, "What it costs in runs"): the skip without the
+ * step leaves every finished worker to the schedule; the step without a controller workflow (the hosted app)
+ * reconciles beside the app.
+ */
+function checkEndReconcile(facts: SetupFacts): DoctorCheck {
+  const id = "end-reconcile";
+  const title = "A worker run's end is reconciled once, at once";
+  if (facts.workerWorkflowText === null) return noWorkerWorkflow(id, title);
+  const workerEnds = controllerSteps(facts.workerWorkflowText).some((s) => s.ending);
+  const controllers = facts.workflows.filter(
+    (w) => w.path !== facts.workerWorkflowPath && controllerSteps(w.text).some((s) => !s.ending),
+  );
+  const skipping = controllers.filter((w) => /workflow_run\.conclusion\s*==\s*'success'/.test(w.text));
+  const step =
+    "the last step of templates/workflows/autopilot-worker.yml (the controller action with `ending-run`, given the run's own `github.run_id`)";
+  if (controllers.length === 0) {
+    return workerEnds
+      ? {
+          id,
+          title,
+          status: "warn",
+          detail:
+            "the worker workflow's last step reconciles the run's end, but no workflow here runs the controller: with the hosted app that step reconciles beside it",
+          fix: "With the hosted app, delete that step (`autopilot init --mode app` writes the template without it); in Actions mode, add the controller workflow (templates/workflows/autopilot-controller.yml).",
+        }
+      : pass(id, title, "no controller workflow: the hosted app reconciles each worker run's end");
+  }
+  if (skipping.length > 0 && !workerEnds)
+    return {
+      id,
+      title,
+      status: "warn",
+      detail: `${skipping.map((w) => w.path).join(", ")} skips the end of a worker run that succeeded, but the worker workflow has no step that reconciles it: each finished worker waits for the schedule (up to 10 minutes)`,
+      fix: `Add ${step} after the Autopilot step of ${facts.workerWorkflowPath}.`,
+    };
+  if (!workerEnds)
+    return pass(id, title, "the controller workflow reconciles every worker run's end (a billed job each)");
+  return skipping.length > 0
+    ? pass(
+        id,
+        title,
+        "the worker's last step reconciles its end; the controller workflow skips a successful end",
+      )
+    : pass(
+        id,
+        title,
+        "the worker's last step reconciles its end; the controller workflow still runs on it too (copy templates/workflows/autopilot-controller.yml to save that job)",
+      );
 }
 
 function configOf(facts: SetupFacts): { config: AutopilotConfig; error: string | null } {
@@ -518,6 +589,7 @@ export function runDoctorChecks(facts: SetupFacts, cli = "npx github:OWNER/autop
     checkWorkerWorkflow(facts, cli),
     checkPushToken(facts),
     checkRepositoryCode(facts),
+    checkEndReconcile(facts),
     checkConfig(facts),
     checkLabels(facts, config, cli),
     checkRequiredChecks(facts, config),

@@ -84,6 +84,18 @@ function escapeRegExp(text: string): string {
 }
 
 /** Pins `uses: OWNER/autopilot…@v1` to the release, drops the "replace OWNER" notes, installs the agent. */
+/**
+ * The worker template's last step, the reconcile of the run's end (the controller action with `ending-run`),
+ * belongs to Actions mode: with the hosted app it would reconcile beside the app. It runs from its comment
+ * (`# ACTIONS MODE:`) to the end of the file.
+ */
+const END_RECONCILE_STEP = /\n[ \t]*# ACTIONS MODE:[\s\S]*$/;
+
+/** The worker template for the hosted app: without its end-of-run reconcile step. */
+export function withoutEndReconcile(workerTemplate: string): string {
+  return workerTemplate.replace(END_RECONCILE_STEP, "\n");
+}
+
 export function pinWorkflow(template: string, release: Release, agent: PresetName): string {
   const tag = `v${release.version}`;
   let text = template
@@ -217,7 +229,11 @@ export function desiredFiles(options: {
   const files: DesiredFile[] = [
     {
       path: WORKER_WORKFLOW_PATH,
-      content: pinWorkflow(options.workerTemplate, options.release, options.agent),
+      content: pinWorkflow(
+        options.mode === "app" ? withoutEndReconcile(options.workerTemplate) : options.workerTemplate,
+        options.release,
+        options.agent,
+      ),
     },
   ];
   if (options.mode === "actions") {

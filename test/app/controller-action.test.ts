@@ -7,6 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ACTIONS_HELD_WRITES_WAIT_SECONDS,
   heldWritesWait,
+  parseEndingRun,
   parseOverrides,
   runController,
 } from "../../src/app/controller-action.js";
@@ -17,8 +18,10 @@ import { createValidatingFetch, type ValidatingFetch } from "../helpers/validati
 import {
   API,
   gqlIssue,
+  JOB_SHA,
   OWNER,
   REPO,
+  replyLock,
   replyRuns,
   replySnapshot,
   restIssue,
@@ -61,6 +64,9 @@ function env(eventName: string, payload: unknown): NodeJS.ProcessEnv {
     GITHUB_API_URL: API,
     GITHUB_ACTOR: "maintainer",
     GITHUB_TOKEN: "ghs_from_env",
+    GITHUB_SHA: JOB_SHA,
+    GITHUB_RUN_ID: "900",
+    GITHUB_RUN_ATTEMPT: "1",
   };
 }
 
@@ -68,6 +74,7 @@ describe("the controller inside Actions", () => {
   it("starts a session on workflow_dispatch with the dispatch's overrides", async () => {
     process.env["INPUT_BOT-LOGIN"] = "autopilot[bot]";
     const scope = nock(API);
+    const lock = replyLock(scope);
     replySnapshot(scope, snapshotPage({ issues: [gqlIssue({ number: 5, readyBy: "maintainer" })] }));
     replyRuns(scope, []);
     scope
@@ -112,6 +119,8 @@ describe("the controller inside Actions", () => {
     });
     expect(process.exitCode).toBeUndefined();
     expect(scope.isDone()).toBe(true);
+    // The reconcile held the lock: a claim of this run, deleted after (the scope saw the deletion).
+    expect(lock.claim()).toMatch(/^refs\/autopilot\/reconcile\/\d{15}-run-900-1-[0-9a-f]{8}$/);
     const state = parseDashboard(created).state;
     expect(state?.session).toMatchObject({ status: "running", actor: "maintainer" });
     expect(state?.overrides).toEqual({ maxParallel: 1 });
@@ -119,7 +128,9 @@ describe("the controller inside Actions", () => {
 
   it("fails the job with a clear message when GitHub cannot be reached", async () => {
     // The snapshot's first read (the worker runs, then the GraphQL query) gets the 502.
-    nock(API)
+    const scope = nock(API);
+    replyLock(scope);
+    scope
       .get(/\/actions\/workflows\/.*\/runs/)
       .query(true)
       .reply(502, { message: "Bad Gateway" })
@@ -186,6 +197,13 @@ describe("the controller inside Actions", () => {
     });
     expect(() => parseOverrides("many", "", "")).toThrow(/max-parallel/);
     expect(() => parseOverrides("", "", "maybe")).toThrow(/dry-run/);
+  });
+
+  it("reads ending-run as the worker run's id, and refuses anything else before it reconciles", () => {
+    expect(parseEndingRun("")).toBeNull();
+    expect(parseEndingRun(" 1024 ")).toBe(1024);
+    expect(() => parseEndingRun("0")).toThrow(/ending-run must be the worker run's id/);
+    expect(() => parseEndingRun("1024; rm -rf /")).toThrow(/ending-run/);
   });
 
   it("is bundled: dist/controller/index.js runs under node and fails cleanly without a repository", () => {

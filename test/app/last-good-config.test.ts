@@ -23,8 +23,10 @@ import {
   DEFAULT_HEAD,
   gqlIssue,
   gqlTracking,
+  JOB_SHA,
   OWNER,
   REPO,
+  replyLock,
   replyRuns,
   replySnapshot,
   restIssue,
@@ -129,6 +131,7 @@ async function actionsJob(): Promise<void> {
       GITHUB_EVENT_PATH: eventPath,
       GITHUB_API_URL: API,
       GITHUB_TOKEN: "ghs_from_env",
+      GITHUB_SHA: JOB_SHA,
     },
     fetch: validating.fetch,
     retry: false,
@@ -146,6 +149,7 @@ describe("the controller in Actions, with a typo in the file", () => {
   it("keeps every setting of the last good file the state kept: one worker, its workflow, its digest", async () => {
     const kept: LastGoodConfig = { digest: configDigest(GOOD), commit: OLD_COMMIT, text: GOOD };
     const scope = nock(API);
+    replyLock(scope);
     // The runs are listed before the query with the defaults' workflow, then with the last good one's.
     replyRuns(scope, []);
     replyRuns(scope, [], "careful-worker.yml");
@@ -168,6 +172,7 @@ describe("the controller in Actions, with a typo in the file", () => {
   it("reads the last good file at its commit when the state kept only the digest and the commit", async () => {
     const kept: LastGoodConfig = { digest: configDigest(GOOD), commit: OLD_COMMIT };
     const scope = nock(API);
+    replyLock(scope);
     replyRuns(scope, []);
     replyRuns(scope, [], "careful-worker.yml");
     world(scope, TYPO, trackingBody(kept));
@@ -191,6 +196,7 @@ describe("the controller in Actions, with a typo in the file", () => {
 
   it("holds when the state knows no last good configuration: no dispatch, and the dashboard says why", async () => {
     const scope = nock(API);
+    replyLock(scope);
     replyRuns(scope, []);
     world(scope, TYPO, trackingBody(null));
     const writes = recordWrites(nock(API));
@@ -207,6 +213,7 @@ describe("the controller in Actions, with a typo in the file", () => {
 
   it("a good file becomes the last good one, named by the default branch's commit", async () => {
     const scope = nock(API);
+    replyLock(scope);
     replyRuns(scope, []);
     replyRuns(scope, [], "careful-worker.yml");
     world(scope, GOOD, trackingBody(null));

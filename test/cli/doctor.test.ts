@@ -8,7 +8,7 @@ import { TRACKING_MARKER } from "../../src/core/dashboard/index.js";
 import { type DoctorCheck, repositoryCodeSteps } from "../../src/core/doctor-checks.js";
 import { DEFAULT_CONFIG } from "../../src/core/config/index.js";
 import { installLine, PRESETS } from "../../src/core/presets/index.js";
-import { desiredFiles, labelSpecs } from "../../src/core/setup-files.js";
+import { desiredFiles, labelSpecs, withoutEndReconcile } from "../../src/core/setup-files.js";
 import { attachGit, type SandboxGit } from "../../sandbox/emulator/git/sandbox-git.js";
 import { type Sandbox, repoSettings, startSandbox } from "../../sandbox/emulator/index.js";
 
@@ -109,6 +109,7 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
       "worker-workflow",
       "push-token",
       "repository-code",
+      "end-reconcile",
       "config",
       "labels",
       "required-checks",
@@ -341,6 +342,46 @@ describe("autopilot doctor on the sandbox", { timeout: 240_000 }, () => {
     );
     expect(check.detail).toContain("a local action (./.github/actions/prepare)");
     expect(check.fix).toContain("`setup:` in .github/autopilot.yml");
+  });
+
+  it("warns when the controller workflow skips a successful worker's end that the worker workflow does not reconcile", async () => {
+    const repo = await repository({
+      files: (f) => {
+        // An older worker workflow beside the new controller template: no last step with ending-run.
+        f[".github/workflows/autopilot-worker.yml"] = withoutEndReconcile(
+          f[".github/workflows/autopilot-worker.yml"]!,
+        );
+      },
+    });
+    const result = await doctor(repo);
+    expect(result.code, result.text).toBe(0);
+    const check = result.checks.find((c) => c.id === "end-reconcile")!;
+    expect(check.status).toBe("warn");
+    expect(check.detail).toContain(
+      ".github/workflows/autopilot-controller.yml skips the end of a worker run that succeeded",
+    );
+    expect(check.fix).toContain("`ending-run`");
+  });
+
+  it("warns about the worker's end-reconcile step where no workflow runs the controller (the hosted app)", async () => {
+    const repo = await repository({
+      files: (f) => {
+        delete f[".github/workflows/autopilot-controller.yml"];
+      },
+    });
+    const check = (await doctor(repo)).checks.find((c) => c.id === "end-reconcile")!;
+    expect(check.status).toBe("warn");
+    expect(check.fix).toContain("autopilot init --mode app");
+    // As init --mode app writes it: no such step, nothing to say.
+    const hosted = await repository({
+      files: (f) => {
+        delete f[".github/workflows/autopilot-controller.yml"];
+        f[".github/workflows/autopilot-worker.yml"] = withoutEndReconcile(
+          f[".github/workflows/autopilot-worker.yml"]!,
+        );
+      },
+    });
+    expect((await doctor(hosted)).checks.find((c) => c.id === "end-reconcile")?.status).toBe("pass");
   });
 
   it("does not warn about toolchain installs or a global agent CLI install", () => {

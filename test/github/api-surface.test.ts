@@ -20,6 +20,7 @@ const CONTROLLER_FILES = [
   "src/github/execution/task-recovery.ts",
   "src/github/snapshot/branch-activity.ts",
   "src/github/snapshot/discarded-branches.ts",
+  "src/github/reconcile-lock.ts",
 ];
 
 function routesInCode(): string[] {

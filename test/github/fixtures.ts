@@ -30,6 +30,8 @@ export const REPO = "octo-repo";
 export const BOT = "autopilot[bot]";
 /** The default branch's head commit in every snapshot page (what a dispatch lock ref points at). */
 export const DEFAULT_HEAD = "c".repeat(40);
+/** The commit an Actions job runs on (`GITHUB_SHA`); the reconcile lock's claims point at it. */
+export const JOB_SHA = "d".repeat(40);
 /** The account id of Autopilot's bot (GraphQL `viewer.databaseId` for its installation token). */
 export const BOT_ID = 9_000_001;
 /** How GraphQL names Autopilot's bot as an actor (a Bot, login without `[bot]`, with its account id). */
@@ -432,4 +434,27 @@ export function nockGateway(): NockedGitHub & { gateway(options?: Partial<Gatewa
         ...options,
       }),
   };
+}
+
+/**
+ * GitHub's side of an uncontended reconcile lock (src/github/reconcile-lock.ts): no claim listed, ours created at
+ * the job's commit, listed alone, deleted after the reconcile. Returns the claim's name once created.
+ */
+export function replyLock(scope: nock.Scope): { claim: () => string } {
+  let claim = "";
+  const listing = () => (claim ? [{ ref: claim, object: { sha: JOB_SHA, type: "commit" } }] : []);
+  scope
+    .get(`/repos/${OWNER}/${REPO}/git/matching-refs/autopilot%2Freconcile`)
+    .reply(200, () => listing())
+    .post(`/repos/${OWNER}/${REPO}/git/refs`, (body: { ref: string; sha: string }) => {
+      if (!body.ref.startsWith("refs/autopilot/reconcile/") || body.sha !== JOB_SHA) return false;
+      claim = body.ref;
+      return true;
+    })
+    .reply(201, () => ({ ref: claim, object: { sha: JOB_SHA, type: "commit" } }))
+    .get(`/repos/${OWNER}/${REPO}/git/matching-refs/autopilot%2Freconcile`)
+    .reply(200, () => listing())
+    .delete((uri) => uri.startsWith(`/repos/${OWNER}/${REPO}/git/refs/autopilot`))
+    .reply(204);
+  return { claim: () => claim };
 }

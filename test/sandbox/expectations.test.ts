@@ -311,3 +311,41 @@ ${expectText}
     expect(await checkExpectations(ctx)).toEqual(["dispatch: #2 while paused"]);
   });
 });
+
+describe("scenario expectations: worker runs at work at once", () => {
+  const scenario = parseScenario(scenarioText("  maxConcurrentRuns: 2"));
+  const repo = { fullName: REPO } as never;
+  const runEvent = (id: number, action: string, dispatchId: string) =>
+    ({
+      name: "workflow_run",
+      repo,
+      action,
+      run: { id, event: "workflow_dispatch", inputs: { issue: "1", "dispatch-id": dispatchId } },
+    }) as never;
+  const finished = (dispatchId: string) =>
+    ({
+      name: "issue_comment",
+      repo,
+      action: "created",
+      comment: { body: renderWorkerResultMarker(result({ dispatchId })) },
+    }) as never;
+
+  it("counts a run until its finished result: its last step (the reconcile of its end) is not work on a task", () => {
+    const recorder = new ExpectationRecorder(REPO, scenario);
+    recorder.onEvent(runEvent(1, "in_progress", "1-1-a"));
+    recorder.onEvent(runEvent(2, "in_progress", "2-1-a"));
+    recorder.onEvent(finished("1-1-a"));
+    recorder.onEvent(runEvent(3, "in_progress", "3-1-a"));
+    expect(recorder.maxConcurrentRuns).toBe(2);
+    recorder.onEvent(runEvent(1, "completed", "1-1-a"));
+    expect(recorder.maxConcurrentRuns).toBe(2);
+  });
+
+  it("counts a run still working when a third starts", () => {
+    const recorder = new ExpectationRecorder(REPO, scenario);
+    recorder.onEvent(runEvent(1, "in_progress", "1-1-a"));
+    recorder.onEvent(runEvent(2, "in_progress", "2-1-a"));
+    recorder.onEvent(runEvent(3, "in_progress", "3-1-a"));
+    expect(recorder.maxConcurrentRuns).toBe(3);
+  });
+});

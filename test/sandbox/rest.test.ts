@@ -260,7 +260,18 @@ describe("REST statefulness", () => {
 describe("git refs, pulls, reviews, checks", () => {
   it("creates a branch, opens, reviews and merges a PR (in-memory git)", async () => {
     const main = await octokit.git.getRef({ owner, repo, ref: "heads/main" });
+    // A ref can only point at a commit the repository has: the feature commit is pushed first.
     const featureSha = "1".repeat(40);
+    await sandbox.store.recordPush({
+      repo: `${owner}/${repo}`,
+      ref: "refs/tags/feature-source",
+      before: "0".repeat(40),
+      after: featureSha,
+      pusher: "maintainer",
+    });
+    await expect(
+      octokit.git.createRef({ owner, repo, ref: "refs/heads/nowhere", sha: "2".repeat(40) }),
+    ).rejects.toMatchObject({ status: 422 });
     await octokit.git.createRef({ owner, repo, ref: "refs/heads/autopilot/issue-2", sha: featureSha });
     const matching = await octokit.git.listMatchingRefs({ owner, repo, ref: "heads/autopilot/" });
     expect(matching.data.map((r) => r.ref)).toEqual(["refs/heads/autopilot/issue-2"]);

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 describe("the product's worker workflow template on the Actions stand-in", () => {
-  it("runs as the controller dispatches it: App token, gh, checkout, then the action with every input", async () => {
+  it("runs as the controller dispatches it: App token, gh, checkout, the action with every input, then the reconcile of its end", async () => {
     const token = sandbox.installationToken();
     const response = await fetch(
       `${sandbox.url}/repos/demo/shop/actions/workflows/autopilot-worker.yml/dispatches`,
@@ -86,6 +86,10 @@ describe("the product's worker workflow template on the Actions stand-in", () =>
     expect(record.outputs.token).not.toBe(record.token);
     expect(sandbox.store.authenticate(record.outputs.token!)?.kind).toBe("installation");
     expect(record.outputs["workspace-has-readme"]).toBe("true");
+    // Its last step: the controller action, told this run is the one ending, with the App token.
+    expect(record.outputs["controller-ending-run"]).toBe(String(run!.id));
+    expect(record.outputs["controller-run-id"]).toBe(String(run!.id));
+    expect(record.outputs["controller-has-token"]).toBe("true");
     expect(sandbox.validationFailures).toEqual([]);
   });
 });

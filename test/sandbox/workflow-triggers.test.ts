@@ -145,11 +145,48 @@ describe("the controller template's job skips the runs that cannot change anythi
   it("runs for people, for a worker's end, for merges, and on schedule", () => {
     expect(runs("issue_comment", { action: "created", sender: person })).toBe(true);
     expect(runs("issues", { action: "edited", sender: person })).toBe(true);
-    expect(runs("workflow_run", { action: "completed", sender: bot })).toBe(true);
+    expect(
+      runs("workflow_run", { action: "completed", sender: bot, workflow_run: { conclusion: "failure" } }),
+    ).toBe(true);
+    expect(
+      runs("workflow_run", { action: "completed", sender: bot, workflow_run: { conclusion: "cancelled" } }),
+    ).toBe(true);
     expect(runs("pull_request", { action: "closed", sender: bot, pull_request: ownPr })).toBe(true);
     expect(runs("check_run", { action: "completed", sender: bot })).toBe(true);
     expect(runs("schedule", { schedule: "*/10 * * * *", sender: person })).toBe(true);
     expect(runs("workflow_dispatch", { inputs: {}, sender: person })).toBe(true);
+  });
+
+  it("skips the end of a worker run that succeeded: its own last step did this reconcile", () => {
+    expect(
+      runs("workflow_run", { action: "completed", sender: bot, workflow_run: { conclusion: "success" } }),
+    ).toBe(false);
+  });
+
+  it("skips the bot's merge of its own pull request (the merging run reconciled again), not others' merges", () => {
+    const merged = (by: { login: string }, author: { login: string }) => ({
+      ...ownPr,
+      merged: true,
+      merged_by: by,
+      user: author,
+    });
+    expect(runs("pull_request", { action: "closed", sender: bot, pull_request: merged(bot, bot) })).toBe(
+      false,
+    );
+    // A person's merge of the bot's PR, the bot's merge of a person's PR, a close without a merge: they run.
+    expect(
+      runs("pull_request", { action: "closed", sender: person, pull_request: merged(person, bot) }),
+    ).toBe(true);
+    expect(runs("pull_request", { action: "closed", sender: bot, pull_request: merged(bot, person) })).toBe(
+      true,
+    );
+    expect(
+      runs("pull_request", {
+        action: "closed",
+        sender: bot,
+        pull_request: { ...ownPr, merged: false, merged_by: null, user: bot },
+      }),
+    ).toBe(true);
   });
 
   it("skips pull requests from forks, which get no secrets to make the App token with", () => {

@@ -151,6 +151,8 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: refJson(req, repo, found.ref, found.sha) };
   },
 
+  // https://docs.github.com/en/rest/git/refs#list-matching-references (every ref that starts with the name;
+  // an empty array when none does)
   "git/list-matching-refs": async (req) => {
     const repo = repoOf(req);
     const prefix = `refs/${(req.params.ref ?? "").replace(/^refs\//, "")}`;
@@ -166,7 +168,9 @@ export const gitDataEndpoints: Record<string, RestHandler> = {
     const sha = str(b, "sha") ?? "";
     if (!ref.startsWith("refs/") || ref.split("/").length < 3)
       fail(422, "Reference name must start with 'refs/' and have at least two slashes.");
-    if (!/^[0-9a-f]{40}$/.test(sha)) fail(422, "Object does not exist");
+    // The ref must point at an object the repository has (a commit here): any other SHA is refused.
+    if (!/^[0-9a-f]{40}$/.test(sha) || !(await req.store.hasCommit(repo.fullName, sha)))
+      fail(422, "Object does not exist");
     await req.store.createRef(repo.fullName, ref, sha, req.identity.login);
     return {
       status: 201,

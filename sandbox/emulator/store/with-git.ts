@@ -35,6 +35,19 @@ export class StoreWithGit extends StoreWithComments {
       .sort((a, b) => a.ref.localeCompare(b.ref));
   }
 
+  /**
+   * Whether the repository has this commit. Stricter than `resolveRef`, which in memory takes any full SHA:
+   * here a commit must be some ref's, a pull request's head or base, or one a push recorded.
+   */
+  async hasCommit(repo: RepoRef, sha: string): Promise<boolean> {
+    const state = this.state(repo);
+    if (this.gitBackend) return !!(await this.gitBackend.resolveRef(repoKeyOf(state.repo.fullName), sha));
+    if ([...state.refs.values()].includes(sha)) return true;
+    for (const issue of state.issues.values())
+      if (issue.pull && (issue.pull.head.sha === sha || issue.pull.base.sha === sha)) return true;
+    return state.pushes.some((p) => p.after === sha || p.commits.some((c) => c.id === sha));
+  }
+
   /** Resolves a branch name, full ref or SHA to a commit SHA; null when unknown. */
   async resolveRef(repo: RepoRef, ref: string): Promise<string | null> {
     const state = this.state(repo);
@@ -101,6 +114,7 @@ export class StoreWithGit extends StoreWithComments {
 
   /** The `create` / `delete` webhook of a branch or tag: it names the ref short (`x`, not `refs/heads/x`). */
   private emitRefEvent(state: RepoState, name: "create" | "delete", ref: string, actor: string): void {
+    if (!isBranchOrTag(ref)) return;
     this.emit({
       name,
       repo: state.repo,
@@ -148,7 +162,7 @@ export class StoreWithGit extends StoreWithComments {
     };
     state.pushes.push(record);
     state.repo.pushedAt = at;
-    this.emit({ name: "push", repo: state.repo, sender: input.pusher, push: record });
+    if (isBranchOrTag(ref)) this.emit({ name: "push", repo: state.repo, sender: input.pusher, push: record });
     if (ref.startsWith("refs/heads/") && !deleted) {
       const branch = branchOf(ref);
       for (const issue of state.issues.values()) {
@@ -288,4 +302,14 @@ export class StoreWithGit extends StoreWithComments {
       parents: push && !push.created ? [push.before] : [],
     };
   }
+}
+
+/**
+ * GitHub announces refs of branches and tags only: `create` is "a Git branch or tag is created", `delete` "a Git
+ * branch or tag is deleted", `push` "a push to a repository branch" or tag
+ * (https://docs.github.com/en/webhooks/webhook-events-and-payloads#create, #delete, #push). A ref elsewhere
+ * (Autopilot's locks under refs/autopilot/) changes silently and starts no workflow.
+ */
+function isBranchOrTag(ref: string): boolean {
+  return ref.startsWith("refs/heads/") || ref.startsWith("refs/tags/");
 }

@@ -111,7 +111,10 @@ export const RunExpectationShape = {
   sessions: z.array(z.string().min(1)).min(1).optional(),
   /** No worker run was dispatched while the dashboard said the session was paused or pausing. */
   noDispatchWhilePaused: z.boolean().optional(),
-  /** At most this many worker runs were in progress at once. */
+  /**
+   * At most this many worker runs were at work at once: in progress and without their finished result yet (a
+   * run's last step, the reconcile of its end, may overlap the next run's start).
+   */
   maxConcurrentRuns: z.number().int().positive().optional(),
   /** Pull requests from forks merged by the end (0: none ever was). */
   forkPullsMerged: z.number().int().nonnegative().optional(),

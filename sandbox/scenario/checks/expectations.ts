@@ -44,7 +44,14 @@ export class ExpectationRecorder {
   readonly dispatchesWhilePaused: { issue: string; session: string }[] = [];
   /** Head SHAs each PR had, in order. */
   readonly heads = new Map<number, string[]>();
+  /**
+   * Worker runs at work: from in_progress until their finished result (or their end). A run's last step, the
+   * reconcile of its end (templates/workflows/autopilot-worker.yml, `ending-run`), starts the next task while
+   * the run is still in progress: that run no longer works on its task, and `maxParallel` bounds tasks worked on.
+   */
   private readonly inProgress = new Set<number>();
+  /** The dispatch id of each worker run seen in progress. */
+  private readonly runDispatch = new Map<number, string>();
   /** When each worker run of a task issue started. */
   readonly runStarts = new Map<number, number[]>();
   maxConcurrentRuns = 0;
@@ -86,6 +93,8 @@ export class ExpectationRecorder {
           if (known) Object.assign(known, entry);
           else list.push(entry);
           this.results.set(result.issue, list);
+          for (const [runId, dispatchId] of this.runDispatch)
+            if (dispatchId === result.dispatchId) this.inProgress.delete(runId);
         }
         break;
       }
@@ -103,8 +112,9 @@ export class ExpectationRecorder {
         break;
       case "workflow_run":
         if (event.run.event !== "workflow_dispatch" || !event.run.inputs.issue) break;
-        if (event.action === "in_progress" && !this.inProgress.has(event.run.id)) {
+        if (event.action === "in_progress" && !this.runDispatch.has(event.run.id)) {
           this.inProgress.add(event.run.id);
+          this.runDispatch.set(event.run.id, event.run.inputs["dispatch-id"] ?? "");
           const issue = Number(event.run.inputs.issue);
           this.runStarts.set(issue, [...(this.runStarts.get(issue) ?? []), Date.now()]);
         } else if (event.action === "completed") this.inProgress.delete(event.run.id);

@@ -3,7 +3,8 @@
  * replayed queued write leaves GitHub as executing it once would. Every check that makes an effect a no-op
  * uses the reconcile's snapshot, so most repeats cost no request at all.
  */
-import { dispatchLockRef, parseRunTitle } from "../../core/contract.js";
+import { dispatchLockRef } from "../../core/contract.js";
+import { fetchWorkerRuns } from "../snapshot/worker-run-listing.js";
 import type { Effect } from "../../core/effects.js";
 import {
   mergeHandedComment,
@@ -558,26 +559,18 @@ async function dispatch(
 }
 
 /**
- * The worker run (newest 50 dispatched) whose title carries this dispatch id; null when none does, or when the
- * read fails (the resend then goes: a lost run costs the task more than a duplicate, which the next reconcile
- * cancels).
+ * The worker run (the dispatched runs the snapshot would list) whose title carries this dispatch id; null when
+ * none does, or when the read fails for another reason than a rate limit (the resend then goes: a lost run costs
+ * the task more than a duplicate, which the next reconcile cancels). A rate limit goes up to the gateway, which
+ * holds the dispatch for the next reconcile rather than resend it blind.
  */
 async function runCarrying(ctx: ExecContext, dispatchId: string): Promise<number | null> {
   try {
-    const { data } = await ctx.read(() =>
-      ctx.client.request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs", {
-        ...o(ctx),
-        workflow_id: ctx.workerWorkflow,
-        event: "workflow_dispatch",
-        exclude_pull_requests: true,
-        per_page: 50,
-      }),
-    );
-    const runs = (data as { workflow_runs?: { id: number; display_title?: string; name?: string | null }[] })
-      .workflow_runs;
-    const run = runs?.find((r) => parseRunTitle(r.display_title ?? r.name ?? "")?.dispatchId === dispatchId);
-    return run?.id ?? null;
-  } catch {
+    const runs = await fetchWorkerRuns(ctx, ctx.workerWorkflow);
+    return runs.find((r) => r.dispatchId === dispatchId)?.id ?? null;
+  } catch (error) {
+    const kind = classifyFailure(error);
+    if (kind === "rate-limit" || kind === "secondary-rate-limit") throw error;
     return null;
   }
 }

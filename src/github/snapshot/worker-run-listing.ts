@@ -17,7 +17,10 @@ interface RestRun {
 const ACTIVE = new Set(["queued", "in_progress", "waiting", "pending", "requested"]);
 
 /** The worker workflow's dispatched runs, newest first: later pages only while runs on the last one are live. */
-export async function fetchWorkerRuns(ctx: SnapshotContext, workflow: string): Promise<RunNode[]> {
+export async function fetchWorkerRuns(
+  ctx: Pick<SnapshotContext, "client" | "repo" | "read" | "log">,
+  workflow: string,
+): Promise<RunNode[]> {
   const runs: RunNode[] = [];
   for (let page = 1; page <= 3; page++) {
     let data: { workflow_runs?: RestRun[] };
