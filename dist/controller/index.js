@@ -63493,13 +63493,13 @@ import { randomBytes } from "node:crypto";
 
 // src/core/scheduling/reconcile-lock-claims.ts
 var CLAIM_SKEW_MS = 6e4;
-function claimStanding(listed, mine, nowMs, leaseMs) {
+function claimStanding(listed, mine, nowMs, leaseMs, dead = /* @__PURE__ */ new Set()) {
   const others = [];
   const expired = [];
   let mineLive = false;
   for (const ref of listed) {
     const claim2 = parseReconcileLock(ref);
-    if (!claim2) continue;
+    if (!claim2 || dead.has(ref)) continue;
     if (claim2.expiresAtMs <= nowMs || claim2.expiresAtMs > nowMs + leaseMs + CLAIM_SKEW_MS) expired.push(ref);
     else if (ref === mine) mineLive = true;
     else others.push(ref);
@@ -63559,7 +63559,7 @@ async function takeReconcileLock(options) {
   const pause = () => sleep2(POLL_MS + Math.floor(random() * POLL_MS));
   const checked = /* @__PURE__ */ new Map();
   const deadHolders = async (claims) => {
-    const dead = [];
+    const dead2 = [];
     for (const ref of claims) {
       const run = holderRun(parseReconcileLock(ref)?.holder ?? "");
       if (!run || now() - (checked.get(ref) ?? -Infinity) < HOLDER_CHECK_MS) continue;
@@ -63573,27 +63573,28 @@ async function takeReconcileLock(options) {
         });
         const { status, run_attempt } = data;
         const laterAttempt = typeof run_attempt === "number" && run_attempt > run.attempt;
-        if (status === "completed" || laterAttempt) dead.push(ref);
+        if (status === "completed" || laterAttempt) dead2.push(ref);
       } catch (error63) {
-        if (statusOf(error63) === 404) dead.push(ref);
+        if (statusOf(error63) === 404) dead2.push(ref);
       }
     }
-    return dead;
+    return dead2;
   };
+  const clear = async (ref, why) => {
+    log.info(`deleting the reconcile lock claim ${ref}: ${why}`);
+    await remove(ref).catch((error63) => log.warn(`could not delete ${ref}: ${messageOf(error63)}`));
+  };
+  const dead = /* @__PURE__ */ new Set();
   for (; ; ) {
-    const before = claimStanding(await list3(), null, now(), options.leaseMs);
-    for (const ref of before.expired) {
-      log.info(
-        `deleting the reconcile lock claim ${ref}: past its expiry (its holder is gone) or beyond a lease`
-      );
-      await remove(ref);
+    let before = claimStanding(await list3(), null, now(), options.leaseMs, dead);
+    for (const ref of before.expired)
+      await clear(ref, "past its expiry (its holder is gone) or beyond a lease");
+    const over = await deadHolders(before.others);
+    for (const ref of over) {
+      dead.add(ref);
+      await clear(ref, "its holder's workflow run is over");
     }
-    const dead = await deadHolders(before.others);
-    for (const ref of dead) {
-      log.info(`deleting the reconcile lock claim ${ref}: its holder's workflow run is over`);
-      await remove(ref);
-    }
-    before.others = before.others.filter((ref) => !dead.includes(ref));
+    if (over.length > 0) before = { ...before, others: before.others.filter((ref) => !dead.has(ref)) };
     if (before.others.length === 0) {
       sha ??= await defaultBranchHead(octokit, repo);
       const mine = reconcileLockRef(now() + options.leaseMs, options.holder);
@@ -63615,7 +63616,7 @@ async function takeReconcileLock(options) {
           reason: `GitHub refused to create ${mine} (422 ${messageOf(error63).replace(/\s+/g, " ").trim().slice(0, 200)})`
         };
       }
-      const after = claimStanding(await list3(), mine, now(), options.leaseMs);
+      const after = claimStanding(await list3(), mine, now(), options.leaseMs, dead);
       if (after.held) return { status: "held", release: () => remove(mine, now() + RELEASE_WAIT_MS) };
       await remove(mine, deadline);
       holders = after.others;

@@ -138,20 +138,23 @@ export async function takeReconcileLock(options: ReconcileLockOptions): Promise<
     return dead;
   };
 
+  /** Another holder's claim that counts for no one: deleted when GitHub lets us, else left (it still counts for no one). */
+  const clear = async (ref: string, why: string): Promise<void> => {
+    log.info(`deleting the reconcile lock claim ${ref}: ${why}`);
+    await remove(ref).catch((error) => log.warn(`could not delete ${ref}: ${messageOf(error)}`));
+  };
+  const dead = new Set<string>();
+
   for (;;) {
-    const before = claimStanding(await list(), null, now(), options.leaseMs);
-    for (const ref of before.expired) {
-      log.info(
-        `deleting the reconcile lock claim ${ref}: past its expiry (its holder is gone) or beyond a lease`,
-      );
-      await remove(ref);
+    let before = claimStanding(await list(), null, now(), options.leaseMs, dead);
+    for (const ref of before.expired)
+      await clear(ref, "past its expiry (its holder is gone) or beyond a lease");
+    const over = await deadHolders(before.others);
+    for (const ref of over) {
+      dead.add(ref);
+      await clear(ref, "its holder's workflow run is over");
     }
-    const dead = await deadHolders(before.others);
-    for (const ref of dead) {
-      log.info(`deleting the reconcile lock claim ${ref}: its holder's workflow run is over`);
-      await remove(ref);
-    }
-    before.others = before.others.filter((ref) => !dead.includes(ref));
+    if (over.length > 0) before = { ...before, others: before.others.filter((ref) => !dead.has(ref)) };
     if (before.others.length === 0) {
       sha ??= await defaultBranchHead(octokit, repo);
       const mine = reconcileLockRef(now() + options.leaseMs, options.holder);
@@ -176,7 +179,7 @@ export async function takeReconcileLock(options: ReconcileLockOptions): Promise<
           reason: `GitHub refused to create ${mine} (422 ${messageOf(error).replace(/\s+/g, " ").trim().slice(0, 200)})`,
         };
       }
-      const after = claimStanding(await list(), mine, now(), options.leaseMs);
+      const after = claimStanding(await list(), mine, now(), options.leaseMs, dead);
       // The release may wait out a rate limit (GitHub's content limit counts by the minute): a claim left behind
       // holds everyone out for a lease.
       if (after.held) return { status: "held", release: () => remove(mine, now() + RELEASE_WAIT_MS) };

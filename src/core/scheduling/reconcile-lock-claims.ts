@@ -33,6 +33,8 @@ export function claimStanding(
   mine: string | null,
   nowMs: number,
   leaseMs: number,
+  /** Claims known to count for no one before their expiry: their holder's workflow run is over. */
+  dead: ReadonlySet<string> = new Set(),
 ): ClaimStanding {
   const others: string[] = [];
   const expired: string[] = [];
@@ -40,7 +42,7 @@ export function claimStanding(
   for (const ref of listed) {
     const claim = parseReconcileLock(ref);
     // A ref under the prefix that is no claim of ours was made by someone else: it holds nobody out.
-    if (!claim) continue;
+    if (!claim || dead.has(ref)) continue;
     if (claim.expiresAtMs <= nowMs || claim.expiresAtMs > nowMs + leaseMs + CLAIM_SKEW_MS) expired.push(ref);
     else if (ref === mine) mineLive = true;
     else others.push(ref);

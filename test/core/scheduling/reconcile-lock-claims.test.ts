@@ -2,7 +2,7 @@
  * Who holds the reconcile lock, from one listing of the claims (src/core/scheduling/reconcile-lock-claims.ts).
  */
 import { describe, expect, it } from "vitest";
-import { reconcileLockRef } from "../../../src/core/contract.js";
+import { holderRun, reconcileLockRef } from "../../../src/core/contract.js";
 import { claimStanding } from "../../../src/core/scheduling/reconcile-lock-claims.js";
 
 const NOW = Date.parse("2026-11-27T12:00:00Z");
@@ -35,6 +35,19 @@ describe("the reconcile lock's claims", () => {
       others: [],
       expired: [dead, forever],
     });
+  });
+
+  it("counts a live claim of a holder whose run is over for no one, even when it could not be deleted", () => {
+    const mine = reconcileLockRef(NOW + LEASE, "run-1-1-a");
+    const lost = reconcileLockRef(NOW + LEASE, "run-9-1-0b");
+    expect(claimStanding([lost, mine], mine, NOW, LEASE).held).toBe(false);
+    expect(claimStanding([lost, mine], mine, NOW, LEASE, new Set([lost])).held).toBe(true);
+  });
+
+  it("reads the workflow run a holder named itself after, and nothing from other names", () => {
+    expect(holderRun("run-1015-2-2451745a")).toEqual({ runId: 1015, attempt: 2 });
+    expect(holderRun("pushed-by-hand")).toBeNull();
+    expect(holderRun("run-local-1-2451745a")).toBeNull();
   });
 
   it("ignores refs under the prefix that are no claim", () => {
