@@ -63609,7 +63609,12 @@ async function takeReconcileLock(options) {
         }
       } catch (error63) {
         if (await limited(error63, deadline)) continue;
-        if (rateLimited(error63)) return { status: "busy", holders: [] };
+        if (rateLimited(error63))
+          return {
+            status: "busy",
+            holders: [],
+            why: `GitHub's rate limit refused the claim (${messageOf(error63)})`
+          };
         if (statusOf(error63) !== 422) throw error63;
         return {
           status: "refused",
@@ -63623,7 +63628,7 @@ async function takeReconcileLock(options) {
     } else {
       holders = before.others;
     }
-    if (now() >= deadline) return { status: "busy", holders };
+    if (now() >= deadline) return { status: "busy", holders, why: `held by ${holders.join(", ")}` };
     await pause();
   }
 }
@@ -63730,23 +63735,31 @@ async function runController(options = {}) {
     });
     const reconcileRounds = async () => {
       let result2 = await reconcileOnce2(true);
-      for (let round2 = 0; endingRun !== null && round2 < ENDING_RESULT_ROUNDS && !endingResultShown(result2.snapshot, endingRun); round2++) {
-        info(
-          `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1e3}s`
-        );
-        await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
-        result2 = await reconcileOnce2(false);
-      }
-      for (let round2 = 0; round2 < MERGED_ROUNDS && mergedDirectly(result2); round2++) {
-        info("this run merged a pull request; reconciling again for what the merge changed");
-        result2 = await reconcileOnce2(false);
-      }
       const circuit2 = circuitFor(baseUrl);
       const key = repoKey({ owner, name });
+      let endingRounds = 0;
+      let mergedRounds = 0;
+      let heldRounds = 0;
       let waited = 0;
-      for (let round2 = 0; round2 < ACTIONS_HELD_WRITES_ROUNDS; round2++) {
-        const wait = heldWritesWait(circuit2, key, Date.now(), waited);
-        if (wait === null) break;
+      for (; ; ) {
+        if (endingRun !== null && endingRounds < ENDING_RESULT_ROUNDS && !endingResultShown(result2.snapshot, endingRun)) {
+          endingRounds++;
+          info(
+            `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1e3}s`
+          );
+          await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+          result2 = await reconcileOnce2(false);
+          continue;
+        }
+        if (mergedRounds < MERGED_ROUNDS && mergedDirectly(result2)) {
+          mergedRounds++;
+          info("this run merged a pull request; reconciling again for what the merge changed");
+          result2 = await reconcileOnce2(false);
+          continue;
+        }
+        const wait = heldRounds < ACTIONS_HELD_WRITES_ROUNDS ? heldWritesWait(circuit2, key, Date.now(), waited) : null;
+        if (wait === null) return result2;
+        heldRounds++;
         info(
           `${circuit2.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1e3)}s`
         );
@@ -63757,12 +63770,11 @@ async function runController(options = {}) {
         );
         result2 = await reconcileOnce2(stateHeld);
       }
-      return result2;
     };
     const waitMs = endingRun === null ? RECONCILE_LOCK_WAIT_MS : ENDING_LOCK_WAIT_MS;
     const held = await lock(waitMs);
     if (held.status === "busy") {
-      const message = `another reconcile of ${owner}/${name} held the lock for ${Math.round(waitMs / 1e3)} s (${held.holders.join(", ") || "GitHub's rate limit refused the claim"})`;
+      const message = `the reconcile lock of ${owner}/${name} stayed out of reach for ${Math.round(waitMs / 1e3)} s: ${held.why}`;
       throw new Error(
         endingRun === null ? `${message}. A claim lasts ${RECONCILE_LEASE_MS / 6e4} minutes at most; the next event or the schedule reconciles.` : `${message}. This run's end starts a controller run, which reconciles it.`
       );

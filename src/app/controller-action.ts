@@ -66,9 +66,9 @@ const ENDING_RESULT_WAIT_MS = 3000;
 
 /**
  * The reconcile lock (src/github/reconcile-lock.ts), held by a job for all its reconciles. A claim lasts
- * RECONCILE_LEASE_MS, the controller job's own `timeout-minutes: 10`, so it outlasts every job that holds it; a
- * cancelled job deletes its claim on the way out, and only a lost runner leaves one behind, to expire. A
- * controller job waits RECONCILE_LOCK_WAIT_MS for the lock (a worker's last step holds it for seconds), then
+ * RECONCILE_LEASE_MS, the controller job's own `timeout-minutes: 10`, longer than a job holds it (held-write waits stop after 6 minutes); a
+ * cancelled job deletes its claim on the way out; only a lost runner leaves one behind, cleared once its run is over. A
+ * controller job waits RECONCILE_LOCK_WAIT_MS for the lock (a worker's last step usually holds it for seconds), then
  * fails with the holder's name, leaving the reconcile to the next event or the schedule. A worker's last step
  * waits ENDING_LOCK_WAIT_MS, then fails: its run's end then starts a controller job.
  */
@@ -169,37 +169,48 @@ export async function runController(options: RunOptions = {}): Promise<void> {
               }
             : null,
       });
-    /** The first reconcile, then those its outcome asks for, each on what the one before left. */
+    /**
+     * The first reconcile, then those the last one's outcome asks for, each on what the one before left, in one
+     * loop so that whatever round a merge happens in (a held write's included) is followed by another:
+     * - a worker's last step whose run's finished result does not show yet (written moments ago): the
+     *   controller workflow skips this run's end, so no other reconcile follows at once;
+     * - a merge this run made: the task is done and its slot free, which the pull request's `closed` event would
+     *   start a controller run to act on; the controller workflow skips that event for the bot's own merges;
+     * - writes a secondary rate limit holds: this process is their only record, so the pause is waited out and
+     *   another reconcile carries them out (it replays them first).
+     */
     const reconcileRounds = async () => {
       let result = await reconcileOnce(true);
-      // A worker's last step: its result was written moments ago; a read that does not show it yet is tried again
-      // (the controller workflow skips this run's end, so no other reconcile follows at once).
-      for (
-        let round = 0;
-        endingRun !== null && round < ENDING_RESULT_ROUNDS && !endingResultShown(result.snapshot, endingRun);
-        round++
-      ) {
-        core.info(
-          `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1000}s`,
-        );
-        await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
-        result = await reconcileOnce(false);
-      }
-      // A merge this run made: the task is done and its slot free, which the pull request's `closed` event would
-      // start a controller run to act on (dispatch the next task, unblock its dependents). The controller workflow
-      // skips that event for the bot's own merges, so this run reconciles again now, in the job already billed.
-      for (let round = 0; round < MERGED_ROUNDS && mergedDirectly(result); round++) {
-        core.info("this run merged a pull request; reconciling again for what the merge changed");
-        result = await reconcileOnce(false);
-      }
-      // A secondary rate limit paused this repository's writes and some are held: this process is their only
-      // record, so the pause is waited out and another reconcile carries them out (it replays them first).
       const circuit = circuitFor(baseUrl);
       const key = repoKey({ owner, name });
+      let endingRounds = 0;
+      let mergedRounds = 0;
+      let heldRounds = 0;
       let waited = 0;
-      for (let round = 0; round < ACTIONS_HELD_WRITES_ROUNDS; round++) {
-        const wait = heldWritesWait(circuit, key, Date.now(), waited);
-        if (wait === null) break;
+      for (;;) {
+        if (
+          endingRun !== null &&
+          endingRounds < ENDING_RESULT_ROUNDS &&
+          !endingResultShown(result.snapshot, endingRun)
+        ) {
+          endingRounds++;
+          core.info(
+            `worker run ${endingRun}'s finished result does not show yet; reconciling again in ${ENDING_RESULT_WAIT_MS / 1000}s`,
+          );
+          await (options.sleep ?? sleepMs)(ENDING_RESULT_WAIT_MS);
+          result = await reconcileOnce(false);
+          continue;
+        }
+        if (mergedRounds < MERGED_ROUNDS && mergedDirectly(result)) {
+          mergedRounds++;
+          core.info("this run merged a pull request; reconciling again for what the merge changed");
+          result = await reconcileOnce(false);
+          continue;
+        }
+        const wait =
+          heldRounds < ACTIONS_HELD_WRITES_ROUNDS ? heldWritesWait(circuit, key, Date.now(), waited) : null;
+        if (wait === null) return result;
+        heldRounds++;
         core.info(
           `${circuit.queued(key).length} write(s) held by GitHub's secondary rate limit; reconciling again in ${Math.ceil(wait / 1000)}s`,
         );
@@ -211,7 +222,6 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         );
         result = await reconcileOnce(stateHeld);
       }
-      return result;
     };
     /**
      * Every reconcile of this job runs inside the repository's reconcile lock, taken once for all of them (the
@@ -223,7 +233,7 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     const waitMs = endingRun === null ? RECONCILE_LOCK_WAIT_MS : ENDING_LOCK_WAIT_MS;
     const held = await lock(waitMs);
     if (held.status === "busy") {
-      const message = `another reconcile of ${owner}/${name} held the lock for ${Math.round(waitMs / 1000)} s (${held.holders.join(", ") || "GitHub's rate limit refused the claim"})`;
+      const message = `the reconcile lock of ${owner}/${name} stayed out of reach for ${Math.round(waitMs / 1000)} s: ${held.why}`;
       throw new Error(
         endingRun === null
           ? `${message}. A claim lasts ${RECONCILE_LEASE_MS / 60_000} minutes at most; the next event or the schedule reconciles.`

@@ -37,8 +37,8 @@ interface ReconcileLockOptions {
 
 export type ReconcileLock =
   | { status: "held"; release: () => Promise<void> }
-  /** Somebody else held it for the whole wait. */
-  | { status: "busy"; holders: string[] }
+  /** Somebody else held it for the whole wait, or GitHub's rate limit refused our claim until its end (`why`). */
+  | { status: "busy"; holders: string[]; why: string }
   /** GitHub would not create the claim (a ruleset restricting ref creation): the lock cannot work here. */
   | { status: "refused"; reason: string };
 
@@ -172,7 +172,12 @@ export async function takeReconcileLock(options: ReconcileLockOptions): Promise<
       } catch (error) {
         if (await limited(error, deadline)) continue;
         // Still refused by the rate limit when the wait is over: nobody holds it, yet it cannot be had.
-        if (rateLimited(error)) return { status: "busy", holders: [] };
+        if (rateLimited(error))
+          return {
+            status: "busy",
+            holders: [],
+            why: `GitHub's rate limit refused the claim (${messageOf(error)})`,
+          };
         if (statusOf(error) !== 422) throw error;
         return {
           status: "refused",
@@ -189,7 +194,7 @@ export async function takeReconcileLock(options: ReconcileLockOptions): Promise<
     } else {
       holders = before.others;
     }
-    if (now() >= deadline) return { status: "busy", holders };
+    if (now() >= deadline) return { status: "busy", holders, why: `held by ${holders.join(", ")}` };
     await pause();
   }
 }
