@@ -49074,7 +49074,9 @@ var AlertWebhook = class {
 };
 
 // src/app/controller-action.ts
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile as writeFile2 } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -49461,6 +49463,7 @@ var Summary = class {
   }
 };
 var _summary = new Summary();
+var summary = _summary;
 
 // node_modules/@actions/core/lib/platform.js
 import os3 from "os";
@@ -63645,6 +63648,122 @@ async function defaultBranchHead(octokit, repo) {
   return sha;
 }
 
+// src/github/transport/rate-headers.ts
+function numberOf(headers, name) {
+  const value = headers[name];
+  if (value === void 0 || value === "") return null;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+function readRateHeaders(headers) {
+  if (!headers) return null;
+  const limit = numberOf(headers, "x-ratelimit-limit");
+  const remaining = numberOf(headers, "x-ratelimit-remaining");
+  const reset = numberOf(headers, "x-ratelimit-reset");
+  if (limit === null || remaining === null || reset === null) return null;
+  const resource = headers["x-ratelimit-resource"];
+  return {
+    resource: typeof resource === "string" && resource ? resource : "core",
+    limit,
+    remaining,
+    resetAt: reset * 1e3
+  };
+}
+var watched = /* @__PURE__ */ new WeakSet();
+function watchRateHeaders(client, note2) {
+  const hook2 = client.hook;
+  if (watched.has(client) || typeof hook2.wrap !== "function") return;
+  watched.add(client);
+  hook2.wrap("request", async (request2, options) => {
+    try {
+      const response = await request2(options);
+      const reading = readRateHeaders(response.headers);
+      if (reading) note2(reading);
+      return response;
+    } catch (error63) {
+      const reading = readRateHeaders(error63.response?.headers);
+      if (reading) note2(reading);
+      throw error63;
+    }
+  });
+}
+
+// src/core/session/run-metrics.ts
+var TASK_STATUS_FIGURES = [
+  ["ready", (s) => s.tasks.ready],
+  ["in-progress", (s) => s.tasks.inProgress],
+  ["review", (s) => s.tasks.review],
+  ["blocked", (s) => s.tasks.blocked],
+  ["needs-human", (s) => s.tasks.needsHuman],
+  ["timeout", (s) => s.tasks.timeout],
+  ["failed", (s) => s.tasks.failed],
+  ["done", (s) => s.tasks.completed],
+  ["skipped", (s) => s.tasks.skipped]
+];
+var isGraphql = (endpoint2) => endpoint2 === "POST /graphql";
+function runMetrics(input2) {
+  const s = input2.statistics;
+  let rest = 0;
+  let graphql3 = 0;
+  for (const [endpoint2, n] of Object.entries(input2.requests)) {
+    if (isGraphql(endpoint2)) graphql3 += n;
+    else rest += n;
+  }
+  return {
+    format: "autopilot-run-metrics/1",
+    repository: input2.repository,
+    at: input2.now.toISOString(),
+    event: input2.event,
+    session: s ? {
+      tasks: Object.fromEntries(
+        TASK_STATUS_FIGURES.map(([status, count2]) => [status, count2(s)])
+      ),
+      iterations: s.iterations.total,
+      tokens: { input: s.tokens.input, output: s.tokens.output },
+      costUsd: s.costUsd,
+      merges: s.merges.successful
+    } : null,
+    reconciles: {
+      count: input2.reconcileSeconds.length,
+      seconds: input2.reconcileSeconds.map((x2) => Math.round(x2 * 1e3) / 1e3)
+    },
+    requests: { rest, graphql: graphql3 },
+    rateLimits: [...input2.rates].sort((a, b) => a.resource.localeCompare(b.resource)).map((r) => ({
+      resource: r.resource,
+      limit: r.limit,
+      remaining: r.remaining,
+      resetAt: new Date(r.resetAt).toISOString()
+    }))
+  };
+}
+function runMetricsMarkdown(metrics) {
+  const rows = [];
+  const s = metrics.session;
+  if (s) {
+    const tasks = TASK_STATUS_FIGURES.map(([status]) => [status, s.tasks[status]]).filter(([, n]) => n > 0).map(([status, n]) => `${status} ${n}`);
+    rows.push(["Tasks", tasks.length ? tasks.join(", ") : "none"]);
+    rows.push(["Iterations", String(s.iterations)]);
+    rows.push(["Tokens", `${s.tokens.input} in, ${s.tokens.output} out`]);
+    rows.push(["Cost", `$${s.costUsd.toFixed(2)}`]);
+    rows.push(["Merges", String(s.merges)]);
+  } else {
+    rows.push(["Tasks", "no reconcile read the session"]);
+  }
+  const total = metrics.reconciles.seconds.reduce((a, b) => a + b, 0);
+  rows.push(["Reconciles", `${metrics.reconciles.count} (${total.toFixed(1)} s)`]);
+  rows.push(["GitHub requests", `${metrics.requests.rest} REST, ${metrics.requests.graphql} GraphQL`]);
+  for (const r of metrics.rateLimits)
+    rows.push([`Rate limit (${r.resource})`, `${r.remaining} of ${r.limit} left, resets ${r.resetAt}`]);
+  return [
+    `### Autopilot controller: ${metrics.repository}`,
+    "",
+    "| | |",
+    "|---|---|",
+    ...rows.map(([k2, v]) => `| ${k2} | ${v} |`),
+    ""
+  ].join("\n");
+}
+
 // src/app/controller-action.ts
 var ACTIONS_HELD_WRITES_WAIT_SECONDS = 6 * 60;
 var ACTIONS_HELD_WRITES_ROUNDS = 6;
@@ -63697,16 +63816,21 @@ async function runController(options = {}) {
     const budget = getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
     const alerts = new AlertWebhook({ env, log: coreLog });
-    const client = () => createOctokit({
-      auth: token,
-      baseUrl,
-      log: octokitLog,
-      // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
-      secondaryLimit: "pause",
-      ...options.fetch ? { fetch: options.fetch } : {},
-      ...options.retry === false ? { retry: false } : {},
-      ...options.throttle === false ? { throttle: false } : {}
-    });
+    const rates = /* @__PURE__ */ new Map();
+    const client = () => {
+      const octokit = createOctokit({
+        auth: token,
+        baseUrl,
+        log: octokitLog,
+        // A secondary rate limit pauses this repository's writes and ends the run; the next run resumes them.
+        secondaryLimit: "pause",
+        ...options.fetch ? { fetch: options.fetch } : {},
+        ...options.retry === false ? { retry: false } : {},
+        ...options.throttle === false ? { throttle: false } : {}
+      });
+      watchRateHeaders(octokit, (reading) => rates.set(reading.resource, reading));
+      return octokit;
+    };
     const holder = `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}-${randomBytes(4).toString("hex")}`;
     const lock = (waitMs2) => takeReconcileLock({
       octokit: client(),
@@ -63718,7 +63842,17 @@ async function runController(options = {}) {
       log: coreLog,
       ...options.sleep ? { sleep: options.sleep } : {}
     });
-    const reconcileOnce2 = (startSession) => reconcile({
+    const reconcileSeconds = [];
+    const requestsByEndpoint = {};
+    const reconcileOnce2 = async (startSession) => {
+      const started = Date.now();
+      const result2 = await reconcileUnmeasured(startSession);
+      reconcileSeconds.push((Date.now() - started) / 1e3);
+      for (const [endpoint2, n] of Object.entries(result2.requests))
+        requestsByEndpoint[endpoint2] = (requestsByEndpoint[endpoint2] ?? 0) + n;
+      return result2;
+    };
+    const reconcileUnmeasured = (startSession) => reconcile({
       octokit: client(),
       repo: { owner, name },
       log: coreLog,
@@ -63821,9 +63955,21 @@ async function runController(options = {}) {
     clearTimeout(deadline);
     if (!delivered) warning("alerts.webhook: deliveries still failing after 60 s are given up");
     await alerts.stop();
-    const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
+    const requests = Object.values(requestsByEndpoint).reduce((a, b) => a + b, 0);
     setOutput("effects", String(result.decision.effects.length));
     setOutput("requests", String(requests));
+    await writeRunMetrics(
+      runMetrics({
+        repository: `${owner}/${name}`,
+        now: /* @__PURE__ */ new Date(),
+        event: eventName,
+        statistics: result.decision.statistics ?? null,
+        reconcileSeconds,
+        requests: requestsByEndpoint,
+        rates: [...rates.values()]
+      }),
+      env
+    );
     info(`${eventName || "run"}: ${result.decision.effects.length} effect(s), ${requests} request(s)`);
   } catch (error63) {
     const where = env.GITHUB_REPOSITORY ? ` ${env.GITHUB_REPOSITORY}` : "";
@@ -63831,6 +63977,24 @@ async function runController(options = {}) {
     setFailed(
       status === null ? `Autopilot could not reconcile${where}: ${error63 instanceof Error ? error63.message : String(error63)}` : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error63)}`
     );
+  }
+}
+async function writeRunMetrics(metrics, env) {
+  try {
+    const dir = join(env.RUNNER_TEMP || tmpdir(), "autopilot-metrics");
+    await mkdir(dir, { recursive: true });
+    const file2 = join(dir, `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}.json`);
+    await writeFile2(file2, `${JSON.stringify(metrics, null, 2)}
+`);
+    setOutput("metrics-file", file2);
+  } catch (error63) {
+    warning(`the run's metrics file could not be written: ${describeError(error63)}`);
+  }
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await summary.addRaw(runMetricsMarkdown(metrics), true).write();
+  } catch (error63) {
+    warning(`the job summary could not be written: ${describeError(error63)}`);
   }
 }
 function parseEndingRun(text4) {

@@ -83830,7 +83830,9 @@ function createControllerApp(options2 = {}) {
 
 // src/app/controller-metrics.ts
 var import_prom_client = __toESM(require_prom_client(), 1);
-var TASK_STATUSES = [
+
+// src/core/session/run-metrics.ts
+var TASK_STATUS_FIGURES = [
   ["ready", (s) => s.tasks.ready],
   ["in-progress", (s) => s.tasks.inProgress],
   ["review", (s) => s.tasks.review],
@@ -83841,6 +83843,8 @@ var TASK_STATUSES = [
   ["done", (s) => s.tasks.completed],
   ["skipped", (s) => s.tasks.skipped]
 ];
+
+// src/app/controller-metrics.ts
 var ControllerMetrics = class {
   registry = new import_prom_client.Registry();
   tasks;
@@ -83939,7 +83943,8 @@ var ControllerMetrics = class {
     if (!statistics2) return;
     this.repos.add(repo);
     const repository = repo;
-    for (const [status, count2] of TASK_STATUSES) this.tasks.set({ repository, status }, count2(statistics2));
+    for (const [status, count2] of TASK_STATUS_FIGURES)
+      this.tasks.set({ repository, status }, count2(statistics2));
     this.iterations.set({ repository }, statistics2.iterations.total);
     this.tokens.set({ repository, kind: "input" }, statistics2.tokens.input);
     this.tokens.set({ repository, kind: "output" }, statistics2.tokens.output);
@@ -83958,7 +83963,7 @@ var ControllerMetrics = class {
     for (const repository of [...this.repos]) {
       if (keys.has(repository)) continue;
       this.repos.delete(repository);
-      for (const [status] of TASK_STATUSES) this.tasks.remove({ repository, status });
+      for (const [status] of TASK_STATUS_FIGURES) this.tasks.remove({ repository, status });
       this.iterations.remove({ repository });
       this.tokens.remove({ repository, kind: "input" });
       this.tokens.remove({ repository, kind: "output" });

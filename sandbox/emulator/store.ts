@@ -72,6 +72,7 @@ export {
 } from "./store/user-records.js";
 export type {
   Workflow,
+  WorkflowArtifact,
   WorkflowJob,
   WorkflowRun,
 } from "./store/workflow-records.js";

@@ -7,7 +7,9 @@
  * inputs (`max-parallel`, `labels`, `dry-run`) or the action's inputs of the same names.
  */
 import { AlertWebhook } from "./alert-webhook.js";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as core from "@actions/core";
 import type { ConfigOverrides } from "../core/dashboard/index.js";
 import { describeEffect } from "../core/effects.js";
@@ -19,6 +21,8 @@ import { GITHUB_ACTIONS_BOT, reconcile } from "./reconcile-repo.js";
 import { endingResultShown } from "../core/reconcile/runs/ending-run.js";
 import { randomBytes } from "node:crypto";
 import { type ReconcileLock, takeReconcileLock } from "../github/reconcile-lock.js";
+import { type RateReading, watchRateHeaders } from "../github/transport/rate-headers.js";
+import { type RunMetrics, runMetrics, runMetricsMarkdown } from "../core/session/run-metrics.js";
 
 interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -127,8 +131,10 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     const budget = core.getInput("operation-budget");
     const baseUrl = env.GITHUB_API_URL || "https://api.github.com";
     const alerts = new AlertWebhook({ env, log: coreLog });
-    const client = () =>
-      createOctokit({
+    // GitHub's last reading of each rate-limit resource, for the run's metrics.
+    const rates = new Map<string, RateReading>();
+    const client = () => {
+      const octokit = createOctokit({
         auth: token,
         baseUrl,
         log: octokitLog,
@@ -138,6 +144,9 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         ...(options.retry === false ? { retry: false } : {}),
         ...(options.throttle === false ? { throttle: false } : {}),
       });
+      watchRateHeaders(octokit, (reading) => rates.set(reading.resource, reading));
+      return octokit;
+    };
     const holder = `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}-${randomBytes(4).toString("hex")}`;
     const lock = (waitMs: number): Promise<ReconcileLock> =>
       takeReconcileLock({
@@ -150,7 +159,17 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         log: coreLog,
         ...(options.sleep ? { sleep: options.sleep } : {}),
       });
-    const reconcileOnce = (startSession: boolean) =>
+    const reconcileSeconds: number[] = [];
+    const requestsByEndpoint: Record<string, number> = {};
+    const reconcileOnce = async (startSession: boolean) => {
+      const started = Date.now();
+      const result = await reconcileUnmeasured(startSession);
+      reconcileSeconds.push((Date.now() - started) / 1000);
+      for (const [endpoint, n] of Object.entries(result.requests))
+        requestsByEndpoint[endpoint] = (requestsByEndpoint[endpoint] ?? 0) + n;
+      return result;
+    };
+    const reconcileUnmeasured = (startSession: boolean) =>
       reconcile({
         octokit: client(),
         repo: { owner, name },
@@ -290,9 +309,21 @@ export async function runController(options: RunOptions = {}): Promise<void> {
     clearTimeout(deadline);
     if (!delivered) core.warning("alerts.webhook: deliveries still failing after 60 s are given up");
     await alerts.stop();
-    const requests = Object.values(result.requests).reduce((a, b) => a + b, 0);
+    const requests = Object.values(requestsByEndpoint).reduce((a, b) => a + b, 0);
     core.setOutput("effects", String(result.decision.effects.length));
     core.setOutput("requests", String(requests));
+    await writeRunMetrics(
+      runMetrics({
+        repository: `${owner}/${name}`,
+        now: new Date(),
+        event: eventName,
+        statistics: result.decision.statistics ?? null,
+        reconcileSeconds,
+        requests: requestsByEndpoint,
+        rates: [...rates.values()],
+      }),
+      env,
+    );
     core.info(`${eventName || "run"}: ${result.decision.effects.length} effect(s), ${requests} request(s)`);
   } catch (error) {
     const where = env.GITHUB_REPOSITORY ? ` ${env.GITHUB_REPOSITORY}` : "";
@@ -302,6 +333,29 @@ export async function runController(options: RunOptions = {}): Promise<void> {
         ? `Autopilot could not reconcile${where}: ${error instanceof Error ? error.message : String(error)}`
         : `Autopilot could not reconcile${where}: GitHub answered ${describeError(error)}`,
     );
+  }
+}
+
+/**
+ * The run's figures (src/core/session/run-metrics.ts) in its job summary, and as a JSON file whose path is the
+ * `metrics-file` output: the controller workflow keeps it as an artifact. Neither is worth failing the run for.
+ */
+async function writeRunMetrics(metrics: RunMetrics, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const dir = join(env.RUNNER_TEMP || tmpdir(), "autopilot-metrics");
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `run-${env.GITHUB_RUN_ID || "local"}-${env.GITHUB_RUN_ATTEMPT || "1"}.json`);
+    await writeFile(file, `${JSON.stringify(metrics, null, 2)}\n`);
+    core.setOutput("metrics-file", file);
+  } catch (error) {
+    core.warning(`the run's metrics file could not be written: ${describeError(error)}`);
+  }
+  // @actions/core writes the summary where the runner's own environment says (a local run has none).
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await core.summary.addRaw(runMetricsMarkdown(metrics), true).write();
+  } catch (error) {
+    core.warning(`the job summary could not be written: ${describeError(error)}`);
   }
 }
 

@@ -15,6 +15,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { SessionStatistics } from "../core/session/stats.js";
+import { TASK_STATUS_FIGURES } from "../core/session/run-metrics.js";
 import type { RateReading } from "../github/transport/rate-headers.js";
 
 /** What one reconcile reports to the metrics. */
@@ -27,18 +28,6 @@ interface ReconcileObservation {
   seconds: number;
   failed: boolean;
 }
-
-const TASK_STATUSES = [
-  ["ready", (s: SessionStatistics) => s.tasks.ready],
-  ["in-progress", (s: SessionStatistics) => s.tasks.inProgress],
-  ["review", (s: SessionStatistics) => s.tasks.review],
-  ["blocked", (s: SessionStatistics) => s.tasks.blocked],
-  ["needs-human", (s: SessionStatistics) => s.tasks.needsHuman],
-  ["timeout", (s: SessionStatistics) => s.tasks.timeout],
-  ["failed", (s: SessionStatistics) => s.tasks.failed],
-  ["done", (s: SessionStatistics) => s.tasks.completed],
-  ["skipped", (s: SessionStatistics) => s.tasks.skipped],
-] as const;
 
 export class ControllerMetrics {
   readonly registry = new Registry();
@@ -142,7 +131,8 @@ export class ControllerMetrics {
     if (!statistics) return;
     this.repos.add(repo);
     const repository = repo;
-    for (const [status, count] of TASK_STATUSES) this.tasks.set({ repository, status }, count(statistics));
+    for (const [status, count] of TASK_STATUS_FIGURES)
+      this.tasks.set({ repository, status }, count(statistics));
     this.iterations.set({ repository }, statistics.iterations.total);
     this.tokens.set({ repository, kind: "input" }, statistics.tokens.input);
     this.tokens.set({ repository, kind: "output" }, statistics.tokens.output);
@@ -163,7 +153,7 @@ export class ControllerMetrics {
     for (const repository of [...this.repos]) {
       if (keys.has(repository)) continue;
       this.repos.delete(repository);
-      for (const [status] of TASK_STATUSES) this.tasks.remove({ repository, status });
+      for (const [status] of TASK_STATUS_FIGURES) this.tasks.remove({ repository, status });
       this.iterations.remove({ repository });
       this.tokens.remove({ repository, kind: "input" });
       this.tokens.remove({ repository, kind: "output" });

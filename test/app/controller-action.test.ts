@@ -111,14 +111,42 @@ describe("the controller inside Actions", () => {
       ...webhookExample("workflow_dispatch"),
       inputs: { "max-parallel": "1", labels: "", "dry-run": "false" },
     };
-    await runController({
-      env: env("workflow_dispatch", dispatch),
-      fetch: validating.fetch,
-      retry: false,
-      throttle: false,
-    });
+    // The runner's files for the step's outputs and its job summary.
+    const outputs = path.join(dir, "outputs");
+    const summary = path.join(dir, "summary.md");
+    writeFileSync(outputs, "");
+    writeFileSync(summary, "");
+    process.env.GITHUB_OUTPUT = outputs;
+    process.env.GITHUB_STEP_SUMMARY = summary;
+    try {
+      await runController({
+        env: { ...env("workflow_dispatch", dispatch), RUNNER_TEMP: dir },
+        fetch: validating.fetch,
+        retry: false,
+        throttle: false,
+      });
+    } finally {
+      delete process.env.GITHUB_OUTPUT;
+      delete process.env.GITHUB_STEP_SUMMARY;
+    }
     expect(process.exitCode).toBeUndefined();
     expect(scope.isDone()).toBe(true);
+    // The run's figures: in the job summary, and as JSON in the file its `metrics-file` output names (the
+    // controller workflow keeps it as an artifact).
+    const file = /metrics-file<<(\S+)\n(.*)\n\1/.exec(readFileSync(outputs, "utf8"))?.[2] ?? "";
+    expect(file.startsWith(dir)).toBe(true);
+    const metrics = JSON.parse(readFileSync(file, "utf8"));
+    expect(metrics).toMatchObject({
+      format: "autopilot-run-metrics/1",
+      repository: `${OWNER}/${REPO}`,
+      event: "workflow_dispatch",
+      session: { tasks: { "in-progress": 1, done: 0 } },
+      reconciles: { count: 1 },
+    });
+    // Every request of the run but the lock's own: the snapshot's GraphQL queries apart from the REST ones.
+    expect(metrics.requests.graphql).toBeGreaterThanOrEqual(3);
+    expect(metrics.requests.rest).toBeGreaterThanOrEqual(5);
+    expect(readFileSync(summary, "utf8")).toMatch(/\| Tasks \| in-progress 1 \|/);
     // The reconcile held the lock: a claim of this run, deleted after (the scope saw the deletion).
     expect(lock.claim()).toMatch(/^refs\/autopilot\/reconcile\/\d{15}-run-900-1-[0-9a-f]{8}$/);
     const state = parseDashboard(created).state;

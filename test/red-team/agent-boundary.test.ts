@@ -102,6 +102,17 @@ function reportFiles(): { name: string; text: string }[] {
   });
 }
 
+/** The job's log and the names of the files the agent left: what a failure message needs to be diagnosed. */
+function jobAccount(): string {
+  return [
+    `conclusion ${record.conclusion}; result ${record.outputs.result ?? "none"} (${record.outputs.reason ?? ""})`,
+    ...record.log.slice(-80),
+    `files: ${reportFiles()
+      .map((f) => f.name)
+      .join(", ")}`,
+  ].join("\n");
+}
+
 function reports(): {
   mode: string;
   uid: number;
@@ -249,7 +260,8 @@ describe("a hostile agent run by the real worker on the sandbox", () => {
 
   it("a quality command finds the toolchain a setup step added, and no secret of the step reaches it or the agent", () => {
     const files = reportFiles();
-    expect(files.find((f) => f.name === "toolchain-ok")?.text.trim()).toBe(
+    // On a failure, the job's own account of its quality step says why (its log, then the files the agent left).
+    expect(files.find((f) => f.name === "toolchain-ok")?.text.trim(), jobAccount()).toBe(
       join(reportDir, "toolcache", "jdk"),
     );
     const env = files.find((f) => f.name === "toolchain-env")?.text ?? "";
@@ -324,7 +336,7 @@ describe("a hostile agent run by the real worker on the sandbox", () => {
     const result = JSON.parse(record.outputs["result-json"] ?? "{}") as {
       humanGate?: { fired: boolean; rules: { rule: string }[] };
     };
-    expect(result.humanGate?.fired).toBe(true);
+    expect(result.humanGate?.fired, jobAccount()).toBe(true);
   });
 
   it("its setsid daemons are gone when the job ends, and no process of its user is left", async () => {

@@ -1,6 +1,7 @@
 /**
  * The `uses:` steps a sandbox run can take: actions/checkout (a real clone over the sandbox's git remote),
- * actions/create-github-app-token (checked against the sandbox's app), no-op stand-ins for setup actions, and
+ * actions/create-github-app-token (checked against the sandbox's app), actions/upload-artifact (kept with the run),
+ * no-op stand-ins for setup actions, and
  * node actions: the configured action (this repository's, by default) and local ones.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { run as runProcess } from "../proc.js";
 import { minutes, parseKeyValueFile, truthyFlag } from "./file-commands.js";
 import { evaluateToken } from "./expressions.js";
 import type { WorkflowStep } from "./workflow-template.js";
+import { uploadArtifact } from "./upload-artifact.js";
 
 /** Runs a `uses:` step: checkout, the configured action, or a no-op stand-in for setup actions. */
 export async function runUses(
@@ -32,8 +34,10 @@ export async function runUses(
   if (/^actions\/checkout@/i.test(uses))
     return checkout(host, handle, withValues, env, job.workspace, job.token);
   if (/^actions\/create-github-app-token@/i.test(uses)) return createAppToken(host, handle, withValues, env);
-  if (/^actions\/(setup-node|cache|upload-artifact|download-artifact)@/i.test(uses)) {
-    host.steps.log(handle, `${uses}: not needed in the sandbox (the runner's node and no artifact storage)`);
+  if (/^actions\/upload-artifact@/i.test(uses))
+    return uploadArtifact(host, handle, withValues, env, job.workspace);
+  if (/^actions\/(setup-node|cache|download-artifact)@/i.test(uses)) {
+    host.steps.log(handle, `${uses}: not needed in the sandbox (the runner's node; no cache or download)`);
     return 0;
   }
   const underTest = host.actionDir;

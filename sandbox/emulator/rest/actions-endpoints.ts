@@ -186,6 +186,31 @@ export const actionsEndpoints: Record<string, RestHandler> = {
     return { status: 201, body: {} };
   },
 
+  // https://docs.github.com/en/rest/actions/artifacts (listing and reading; the download of an archive is not
+  // modelled: tests read an artifact's files from the store).
+  "actions/list-artifacts-for-repo": (req) => {
+    const repo = repoOf(req);
+    const artifacts = req.store.listArtifacts(repo.fullName, req.query.name ? { name: req.query.name } : {});
+    return countedList(req, "artifacts", artifacts, (a) => req.shapes.artifact(repo, a));
+  },
+
+  "actions/list-workflow-run-artifacts": (req) => {
+    const repo = repoOf(req);
+    const artifacts = req.store.listArtifacts(repo.fullName, {
+      runId: num(req.params.run_id),
+      ...(req.query.name ? { name: req.query.name } : {}),
+    });
+    return countedList(req, "artifacts", artifacts, (a) => req.shapes.artifact(repo, a));
+  },
+
+  "actions/get-artifact": (req) => {
+    const repo = repoOf(req);
+    const id = num(req.params.artifact_id);
+    const artifact = req.store.listArtifacts(repo.fullName).find((a) => a.id === id);
+    if (!artifact) fail(404, "Not Found");
+    return { status: 200, body: req.shapes.artifact(repo, artifact) };
+  },
+
   "actions/list-jobs-for-workflow-run": (req) => {
     const repo = repoOf(req);
     const run = req.store.getWorkflowRun(repo.fullName, num(req.params.run_id));

@@ -6,6 +6,7 @@ import type {
   Issue,
   Repo,
   Workflow,
+  WorkflowArtifact,
   WorkflowJob,
   WorkflowRun,
 } from "../store.js";
@@ -136,6 +137,32 @@ export class CiShapes extends PullShapes {
       url: `${this.repoApi(repo)}/actions/workflows/${workflow.id}`,
       html_url: `${this.repoHtml(repo)}/blob/${repo.defaultBranch}/${workflow.path}`,
       badge_url: `${this.repoHtml(repo)}/workflows/${encodeURIComponent(workflow.name)}/badge.svg`,
+    };
+  }
+
+  /** https://docs.github.com/en/rest/actions/artifacts#get-an-artifact */
+  artifact(repo: Repo, artifact: WorkflowArtifact): JsonObject {
+    const run = this.store.getWorkflowRun(repo.fullName, artifact.runId);
+    const api = `${this.repoApi(repo)}/actions/artifacts/${artifact.id}`;
+    return {
+      id: artifact.id,
+      node_id: artifact.nodeId,
+      name: artifact.name,
+      size_in_bytes: artifact.sizeInBytes,
+      url: api,
+      archive_download_url: `${api}/zip`,
+      expired: artifact.expiresAt.getTime() <= this.store.clock().getTime(),
+      digest: artifact.digest,
+      created_at: iso(artifact.createdAt),
+      expires_at: iso(artifact.expiresAt),
+      updated_at: iso(artifact.createdAt),
+      workflow_run: {
+        id: artifact.runId,
+        repository_id: repo.id,
+        head_repository_id: repo.id,
+        head_branch: run?.headBranch ?? null,
+        head_sha: run?.headSha ?? "",
+      },
     };
   }
 

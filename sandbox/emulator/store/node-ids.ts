@@ -33,6 +33,7 @@ const NODE_PREFIX = {
   StatusContext: "SC",
   Workflow: "W",
   WorkflowRun: "WFR",
+  Artifact: "ART",
   Job: "CR",
   Reaction: "REA",
   Event: "LE",

@@ -5,7 +5,15 @@ import type { Repo, RepoRef } from "./repo-records.js";
 import type { Listener } from "./store-core.js";
 import { StoreError } from "./store-error.js";
 import type { WorkflowRunRequest } from "./store-events.js";
-import type { RunConclusion, RunStatus, Workflow, WorkflowJob, WorkflowRun } from "./workflow-records.js";
+import type {
+  RunConclusion,
+  RunStatus,
+  Workflow,
+  WorkflowArtifact,
+  WorkflowJob,
+  WorkflowRun,
+} from "./workflow-records.js";
+import { createHash } from "node:crypto";
 import { StoreWithReviews } from "./with-reviews.js";
 
 interface CreateWorkflowRunInput {
@@ -39,6 +47,9 @@ interface ListWorkflowRunsFilter {
   createdFrom?: Date;
   createdTo?: Date;
 }
+
+/** A repository's longest artifact retention when its settings do not shorten it. */
+const ARTIFACT_RETENTION_DAYS = 90;
 
 export class StoreWithWorkflows extends StoreWithReviews {
   private readonly dispatchListeners = new Set<Listener<WorkflowRunRequest>>();
@@ -172,6 +183,7 @@ export class StoreWithWorkflows extends StoreWithReviews {
       updatedAt: at,
       runStartedAt: null,
       jobs: [],
+      artifacts: [],
     };
     state.runs.set(id, run);
     this.emit({
@@ -310,6 +322,60 @@ export class StoreWithWorkflows extends StoreWithReviews {
       reason: "rerun",
     });
     return run;
+  }
+
+  /**
+   * Keeps an artifact a step of the run uploaded. Its name must be new to the run: upload-artifact@v4 and later
+   * fail with GitHub's 409 for a name the run already holds, unless `overwrite` deletes the old one first
+   * (https://github.com/actions/upload-artifact#breaking-changes: "Uploading to the same named Artifact multiple
+   * times"). A retention past the repository's longest (90 days unless its settings say otherwise) is cut to
+   * it, and 0 takes it (https://docs.github.com/en/actions/how-tos/manage-workflow-runs/remove-workflow-artifacts#setting-the-retention-period-for-an-artifact).
+   */
+  addArtifact(
+    repo: RepoRef,
+    runId: number,
+    input: { name: string; files: Record<string, Buffer>; retentionDays: number; overwrite?: boolean },
+  ): WorkflowArtifact {
+    const run = this.getWorkflowRun(repo, runId);
+    if (!run) throw new StoreError(404, "Not Found");
+    const taken = run.artifacts.findIndex((a) => a.name === input.name);
+    if (taken >= 0 && !input.overwrite)
+      throw new StoreError(409, "an artifact with this name already exists on the workflow run");
+    if (taken >= 0) run.artifacts.splice(taken, 1);
+    const id = this.id();
+    const at = this.now();
+    const days =
+      input.retentionDays > 0
+        ? Math.min(input.retentionDays, ARTIFACT_RETENTION_DAYS)
+        : ARTIFACT_RETENTION_DAYS;
+    const hash = createHash("sha256");
+    for (const path of Object.keys(input.files).sort()) hash.update(path).update(input.files[path]!);
+    const artifact: WorkflowArtifact = {
+      id,
+      nodeId: encodeNodeId("Artifact", id),
+      name: input.name,
+      runId,
+      files: { ...input.files },
+      sizeInBytes: Object.values(input.files).reduce((n, b) => n + b.length, 0),
+      digest: `sha256:${hash.digest("hex")}`,
+      createdAt: at,
+      expiresAt: new Date(at.getTime() + days * 86_400_000),
+    };
+    run.artifacts.push(artifact);
+    return artifact;
+  }
+
+  /** Artifacts, newest first, of one run or of every run of the repository, optionally of one name. */
+  listArtifacts(repo: RepoRef, filter: { runId?: number; name?: string } = {}): WorkflowArtifact[] {
+    const runs =
+      filter.runId !== undefined
+        ? [this.getWorkflowRun(repo, filter.runId) ?? null]
+        : [...this.state(repo).runs.values()];
+    if (runs[0] === null) throw new StoreError(404, "Not Found");
+    return runs
+      .flatMap((run) => run!.artifacts)
+      .filter((a) => filter.name === undefined || a.name === filter.name)
+      .sort((a, b) => b.id - a.id);
   }
 
   /** Adds a job to a run (the Actions stand-in reports its jobs). */

@@ -63,4 +63,24 @@ export interface WorkflowRun {
   updatedAt: Date;
   runStartedAt: Date | null;
   jobs: WorkflowJob[];
+  /** What its steps kept with actions/upload-artifact; a re-run's attempts add to the same run. */
+  artifacts: WorkflowArtifact[];
+}
+
+/**
+ * An artifact a run uploaded (https://docs.github.com/en/rest/actions/artifacts): its name is unique within the
+ * run, and it expires after its retention period.
+ */
+export interface WorkflowArtifact {
+  id: number;
+  nodeId: string;
+  name: string;
+  runId: number;
+  /** The files, by their path inside the artifact. */
+  files: Record<string, Buffer>;
+  sizeInBytes: number;
+  /** `sha256:<hex>` of the files, as upload-artifact reports a digest. */
+  digest: string;
+  createdAt: Date;
+  expiresAt: Date;
 }

@@ -105,6 +105,12 @@ export const RunExpectationShape = {
    * job is a fresh process each time, so what one job met the next cannot show).
    */
   hosted: z.strictObject({ dashboardSeen: PatternsSchema.optional() }).optional(),
+  /**
+   * Checks for the Actions controller only: every controller run that succeeded kept its figures as the
+   * `autopilot-metrics` artifact (templates/workflows/autopilot-controller.yml, format
+   * `autopilot-run-metrics/1`), and the most tasks of a status any of them showed (`done: { min: 4 }`).
+   */
+  actions: z.strictObject({ metrics: z.record(z.string().min(1), CountSchema).optional() }).optional(),
   /** The session status at the end (idle, running, pausing, paused, stopping, completed). */
   session: z.string().min(1).optional(),
   /** Session statuses the dashboard showed during the run, in this order (others may come between). */

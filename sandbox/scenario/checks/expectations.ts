@@ -12,7 +12,7 @@ import { parseDashboard, TRACKING_MARKER } from "../../../src/core/dashboard/ind
 import { parseWorkerResult } from "../../../src/core/tasks/worker-result.js";
 import { readDemoAgentState } from "../agent/demo-agent.js";
 import type { GitRemote } from "../../emulator/git/git-remote.js";
-import { controllerMode } from "../controllers/controller-mode.js";
+import { CONTROLLER_WORKFLOW_PATH, controllerMode } from "../controllers/controller-mode.js";
 import { type ExpectedCount, issueExpectations, runExpectations } from "./expect-schema.js";
 import type { Scenario } from "../scenario-file.js";
 import type { ReportState } from "../scenario-fields.js";
@@ -383,6 +383,8 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
   ];
   for (const pattern of seen)
     if (!recorder.sawDashboard(pattern)) unmet.push(`dashboard: never matched /${pattern}/ during the run`);
+  if (run.actions?.metrics && controllerMode(ctx.scenario) === "actions")
+    unmet.push(...checkRunMetrics(store, repoFull, run.actions.metrics));
   if (run.session) {
     const parsed = parseDashboard(body);
     const status = parsed.state?.session.status ?? parsed.visibleStatus ?? "none";
@@ -405,5 +407,56 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
   }
   if (run.maxConcurrentRuns !== undefined && recorder.maxConcurrentRuns > run.maxConcurrentRuns)
     unmet.push(`runs: ${recorder.maxConcurrentRuns} at once, expected at most ${run.maxConcurrentRuns}`);
+  return unmet;
+}
+
+/**
+ * Every controller run that succeeded kept one `autopilot-metrics` artifact of this repository's figures, and
+ * the most tasks of each status any of them showed is as expected.
+ */
+function checkRunMetrics(
+  store: SandboxStore,
+  repoFull: string,
+  expected: Record<string, ExpectedCount>,
+): string[] {
+  const unmet: string[] = [];
+  const workflow = store.getWorkflow(repoFull, CONTROLLER_WORKFLOW_PATH);
+  const runs = workflow
+    ? store.listWorkflowRuns(repoFull, { workflow: workflow.id }).filter((r) => r.conclusion === "success")
+    : [];
+  if (runs.length === 0) unmet.push("metrics: no controller run succeeded");
+  const most: Record<string, number> = {};
+  for (const run of runs) {
+    const kept = run.artifacts.filter((a) => a.name === "autopilot-metrics");
+    const files = kept.flatMap((a) => Object.values(a.files));
+    if (kept.length !== 1 || files.length !== 1) {
+      unmet.push(
+        `metrics: controller run ${run.id} kept ${kept.length} autopilot-metrics artifact(s) of ${files.length} file(s)`,
+      );
+      continue;
+    }
+    let figures: {
+      format?: string;
+      repository?: string;
+      session?: { tasks?: Record<string, number> } | null;
+    };
+    try {
+      figures = JSON.parse(files[0]!.toString("utf8"));
+    } catch {
+      unmet.push(`metrics: controller run ${run.id}'s artifact is not JSON`);
+      continue;
+    }
+    if (figures.format !== "autopilot-run-metrics/1" || figures.repository !== repoFull)
+      unmet.push(
+        `metrics: controller run ${run.id}'s artifact is of ${figures.repository} in format ${figures.format}`,
+      );
+    for (const [status, n] of Object.entries(figures.session?.tasks ?? {}))
+      most[status] = Math.max(most[status] ?? 0, n);
+  }
+  for (const [status, count] of Object.entries(expected))
+    if (!countOk(most[status] ?? 0, count))
+      unmet.push(
+        `metrics: expected ${describeCount(count)} ${status} tasks in some run's artifact, saw at most ${most[status] ?? 0}`,
+      );
   return unmet;
 }
