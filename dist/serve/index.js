@@ -63348,6 +63348,16 @@ var CleanupSchema = external_exports.strictObject({
     [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
   })
 }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
+var DefinitionOfReadySchema = external_exports.strictObject({
+  minWords: external_exports.int().min(0).max(1e4).default(0).describe(
+    "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
+  ),
+  sections: external_exports.array(external_exports.string().trim().min(1).max(100)).max(20).default([]).describe(
+    "Headings a ready task's body must have, each followed by text (`### Goal`, as GitHub writes the fields of an issue form; any heading level, case ignored). `autopilot init` writes an issue form with Goal, Acceptance criteria, Files or areas and Out of scope, and sets `[Goal, Acceptance criteria]` here."
+  )
+}).prefault({}).describe(
+  "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
+);
 
 // src/core/agent/network-allow.ts
 var IPV4 = external_exports.ipv4();
@@ -63516,6 +63526,7 @@ var ConfigSchema = external_exports.strictObject({
   }),
   setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
   humanGate: HumanGateSchema,
+  definitionOfReady: DefinitionOfReadySchema,
   merge: MergeSchema,
   cleanup: CleanupSchema,
   budgets: BudgetsSchema,
@@ -78961,6 +78972,69 @@ function sessionRefusal(status) {
   }
 }
 
+// src/core/tasks/task-readiness.ts
+var NO_RESPONSE = /^_no response_$/i;
+var ATX_OPENING = /^ {0,3}#{1,6}(?=[ \t]|$)/;
+var FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
+var WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+function headingTitle(line) {
+  const opening = ATX_OPENING.exec(line);
+  if (!opening) return null;
+  const rest = line.slice(opening[0].length).trim();
+  let end = rest.length;
+  while (end > 0 && rest[end - 1] === "#") end--;
+  if (end === 0) return "";
+  if (end < rest.length && (rest[end - 1] === " " || rest[end - 1] === "	"))
+    return rest.slice(0, end).trim();
+  return rest;
+}
+function sections(body) {
+  const out = [{ title: "", lines: [] }];
+  let fence = null;
+  for (const line of body.split(/\r?\n/)) {
+    const open2 = FENCE2.exec(line);
+    if (fence) {
+      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && line.trim() === open2[1])
+        fence = null;
+      out.at(-1).lines.push(line);
+      continue;
+    }
+    if (open2) {
+      fence = { char: open2[1][0], length: open2[1].length };
+      out.at(-1).lines.push(line);
+      continue;
+    }
+    const title = headingTitle(line);
+    if (title !== null) out.push({ title, lines: [] });
+    else out.at(-1).lines.push(line);
+  }
+  return out;
+}
+function wordsOf(lines) {
+  let n = 0;
+  for (const line of lines) {
+    if (NO_RESPONSE.test(line.trim())) continue;
+    n += line.match(WORD)?.length ?? 0;
+  }
+  return n;
+}
+var normalTitle = (title) => title.replace(/\s+/g, " ").trim().toLowerCase();
+function readinessGaps(body, rule) {
+  if (rule.minWords <= 0 && rule.sections.length === 0) return [];
+  const text4 = removeUnrenderedMarkdown(body ?? "");
+  const parts = sections(text4);
+  const gaps = [];
+  const words = parts.reduce((n, part) => n + wordsOf(part.lines), 0);
+  if (words < rule.minWords)
+    gaps.push(`its body has ${words} word${words === 1 ? "" : "s"}, fewer than ${rule.minWords}`);
+  for (const wanted of rule.sections) {
+    const found = parts.filter((part) => part.title && normalTitle(part.title) === normalTitle(wanted));
+    if (found.length === 0) gaps.push(`no "${wanted}" section`);
+    else if (!found.some((part) => wordsOf(part.lines) > 0)) gaps.push(`the "${wanted}" section is empty`);
+  }
+  return gaps;
+}
+
 // src/core/reconcile/runs/pool-dispatch.ts
 function processPool(ctx, runRequests = []) {
   const { snapshot, state, config: config3 } = ctx;
@@ -78997,6 +79071,15 @@ function processPool(ctx, runRequests = []) {
       return false;
     }
     if (live.has(n)) return false;
+    const gaps = readinessGaps(node3.issue.body, config3.definitionOfReady);
+    if (gaps.length > 0) {
+      notInPool2.push({
+        issue: n,
+        title: node3.issue.title,
+        reason: `too thin to act on: ${gaps.join("; ")} (\`definitionOfReady\`); a writer's edit that adds it makes the task ready`
+      });
+      return false;
+    }
     if (state.tasks[n]?.discard) {
       waits2.push({
         issue: n,

@@ -28933,7 +28933,7 @@ var init_cross_field_checks = __esm({
 });
 
 // src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema;
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, DefinitionOfReadySchema;
 var init_config_section_schemas = __esm({
   "src/core/config/config-section-schemas.ts"() {
     "use strict";
@@ -29092,6 +29092,16 @@ var init_config_section_schemas = __esm({
         [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
       })
     }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
+    DefinitionOfReadySchema = external_exports.strictObject({
+      minWords: external_exports.int().min(0).max(1e4).default(0).describe(
+        "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
+      ),
+      sections: external_exports.array(external_exports.string().trim().min(1).max(100)).max(20).default([]).describe(
+        "Headings a ready task's body must have, each followed by text (`### Goal`, as GitHub writes the fields of an issue form; any heading level, case ignored). `autopilot init` writes an issue form with Goal, Acceptance criteria, Files or areas and Out of scope, and sets `[Goal, Acceptance criteria]` here."
+      )
+    }).prefault({}).describe(
+      "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
+    );
   }
 });
 
@@ -29329,6 +29339,7 @@ var init_config_schema = __esm({
       }),
       setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
       humanGate: HumanGateSchema,
+      definitionOfReady: DefinitionOfReadySchema,
       merge: MergeSchema,
       cleanup: CleanupSchema,
       budgets: BudgetsSchema,

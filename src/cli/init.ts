@@ -140,6 +140,7 @@ export async function runInit(io: InitIo, options: InitOptions): Promise<number>
     setup: await detectSetupCommands(dir),
     workerTemplate: readFileSync(join(templates, "autopilot-worker.yml"), "utf8"),
     controllerTemplate: readFileSync(join(templates, "autopilot-controller.yml"), "utf8"),
+    issueForm: readFileSync(join(PACKAGE_ROOT, "templates", "issue-forms", "autopilot-task.yml"), "utf8"),
   });
   const existing = new Map(
     desired.map((f) => {

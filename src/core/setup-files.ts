@@ -1,6 +1,7 @@
 /**
  * What `autopilot init` writes into a repository, as pure text transforms: the workflow templates pinned to a
- * release of Autopilot, `.github/autopilot.yml` with the detected quality commands, the labels with colours,
+ * release of Autopilot, `.github/autopilot.yml` with the detected quality commands and the definition of ready,
+ * the issue form for tasks, the labels with colours,
  * and the plan that keeps a second run from changing anything (a changed file is reported, not overwritten).
  */
 import type { AutopilotConfig } from "./config/index.js";
@@ -15,6 +16,11 @@ import {
 const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
 const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
 const CONFIG_FILE_PATH = ".github/autopilot.yml";
+const ISSUE_FORM_PATH = ".github/ISSUE_TEMPLATE/autopilot-task.yml";
+/** The sections of the issue form (templates/issue-forms/autopilot-task.yml) a ready task must fill. */
+const ISSUE_FORM_SECTIONS = ["Goal", "Acceptance criteria"];
+/** Fewer words than this is a title restated, not a task (the form's two required answers, briefly). */
+const READY_MIN_WORDS = 15;
 
 export type InstallMode = "actions" | "app";
 
@@ -148,6 +154,13 @@ export function renderConfigFile(options: {
     lines.push("setup:");
     for (const command of setup) lines.push(`  - ${JSON.stringify(command)}`);
   }
+  lines.push(
+    "# The definition of ready: a ready task waits, listed on the dashboard with what it lacks, until a writer",
+    "# makes its text hold this much (.github/ISSUE_TEMPLATE/autopilot-task.yml asks for these sections).",
+    "definitionOfReady:",
+    `  minWords: ${READY_MIN_WORDS}`,
+    `  sections: [${ISSUE_FORM_SECTIONS.join(", ")}]`,
+  );
   const registries = registryHostsFor(setup);
   lines.push(
     "# The agent's sandbox reaches only its model API and these hosts (everything else is refused and named in",
@@ -225,6 +238,8 @@ export function desiredFiles(options: {
   setup?: readonly string[];
   workerTemplate: string;
   controllerTemplate: string;
+  /** templates/issue-forms/autopilot-task.yml. */
+  issueForm: string;
 }): DesiredFile[] {
   const files: DesiredFile[] = [
     {
@@ -242,6 +257,7 @@ export function desiredFiles(options: {
       content: pinWorkflow(options.controllerTemplate, options.release, options.agent),
     });
   }
+  files.push({ path: ISSUE_FORM_PATH, content: options.issueForm });
   files.push({
     path: CONFIG_FILE_PATH,
     content: renderConfigFile({

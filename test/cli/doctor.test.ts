@@ -26,6 +26,7 @@ function goodFiles(): Record<string, string> {
     qualityCommands: ["npm test"],
     workerTemplate: readFileSync("templates/workflows/autopilot-worker.yml", "utf8"),
     controllerTemplate: readFileSync("templates/workflows/autopilot-controller.yml", "utf8"),
+    issueForm: readFileSync("templates/issue-forms/autopilot-task.yml", "utf8"),
   });
   const out = Object.fromEntries(files.map((f) => [f.path, f.content]));
   out[".github/autopilot.yml"] += "merge:\n  requiredChecks: [test]\n";

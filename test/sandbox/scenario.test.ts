@@ -65,6 +65,18 @@ timeline:
     expect(message).toContain('timeline[0].do[0].as: unknown user "dave"');
   });
 
+  it("refuses an action on an issue that names none, where the condition names none either (it could never act)", () => {
+    const message = errorOf(`name: x
+users: [{ login: alice, permission: admin }]
+issues: [{ title: One }]
+timeline:
+  - when: { afterSeconds: 3 }
+    do: [{ as: alice, editBody: "More words." }, { as: alice, comment: hi, on: 1 }]
+`);
+    expect(message).toContain("timeline[0].do[0].on: the condition names no issue: say which with `on: N`");
+    expect(message).not.toContain("timeline[0].do[1]");
+  });
+
   it("explains a condition or an action that is incomplete", () => {
     const message = errorOf(`name: x
 issues: [{ title: One }]

@@ -225,15 +225,39 @@ export interface ScenarioRule {
 }
 
 export const RuleSchema: z.ZodType<ScenarioRule, unknown> = z.lazy(() =>
-  z.strictObject({
-    when: ConditionSchema,
-    do: z.array(ActionSchema).min(1),
-    /** Rules armed once this one fired. */
-    // biome-ignore lint/suspicious/noThenProperty: `then:` is the scenario format's word for follow-up rules
-    then: z.array(RuleSchema).default([]),
-    /** Fire every time the condition becomes true again (default: once). */
-    repeat: z.boolean().default(false),
-    /** A person's reaction time: act this long after the condition became true (default 0). */
-    delaySeconds: z.number().nonnegative().default(0),
-  }),
+  z
+    .strictObject({
+      when: ConditionSchema,
+      do: z.array(ActionSchema).min(1),
+      /** Rules armed once this one fired. */
+      // biome-ignore lint/suspicious/noThenProperty: `then:` is the scenario format's word for follow-up rules
+      then: z.array(RuleSchema).default([]),
+      /** Fire every time the condition becomes true again (default: once). */
+      repeat: z.boolean().default(false),
+      /** A person's reaction time: act this long after the condition became true (default 0). */
+      delaySeconds: z.number().nonnegative().default(0),
+    })
+    .superRefine((rule, ctx) => {
+      // An action on an issue takes `on:` or the condition's issue (or PR): with neither it could never act, and
+      // the rule would wait, silently, for the whole run.
+      if (rule.when.issue !== undefined || rule.when.pr !== undefined) return;
+      for (const [i, action] of rule.do.entries()) {
+        const onIssue = [
+          "comment",
+          "label",
+          "unlabel",
+          "close",
+          "reopen",
+          "editBody",
+          "corruptState",
+          "delete",
+        ].some((verb) => (action as Record<string, unknown>)[verb] !== undefined);
+        if (onIssue && action.on === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: ["do", i, "on"],
+            message: "the condition names no issue: say which with `on: N` (or `on: tracking`)",
+          });
+      }
+    }),
 ) as unknown as z.ZodType<ScenarioRule, unknown>;

@@ -14,6 +14,7 @@ import {
   LabelsSchema,
   MergeSchema,
   CleanupSchema,
+  DefinitionOfReadySchema,
   nonBlank,
   PricesSchema,
   RateLimitSchema,
@@ -188,6 +189,7 @@ export const ConfigSchema = z
       .default(20)
       .describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
     humanGate: HumanGateSchema,
+    definitionOfReady: DefinitionOfReadySchema,
     merge: MergeSchema,
     cleanup: CleanupSchema,
     budgets: BudgetsSchema,

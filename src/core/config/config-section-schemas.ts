@@ -370,3 +370,37 @@ export const CleanupSchema = z
   })
   .prefault({})
   .describe("Cleaning up the branches of tasks that ended without a merge.");
+
+/**
+ * The definition of ready (src/core/tasks/task-readiness.ts): what a ready task's text must hold before a worker
+ * is dispatched for it.
+ */
+export const DefinitionOfReadySchema = z
+  .strictObject({
+    minWords: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(0)
+      .describe(
+        "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and " +
+          "an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under " +
+          '"Not in the pool" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to ' +
+          "it. 0: no minimum.",
+      ),
+    sections: z
+      .array(z.string().trim().min(1).max(100))
+      .max(20)
+      .default([])
+      .describe(
+        "Headings a ready task's body must have, each followed by text (`### Goal`, as GitHub writes the fields " +
+          "of an issue form; any heading level, case ignored). `autopilot init` writes an issue form with Goal, " +
+          "Acceptance criteria, Files or areas and Out of scope, and sets `[Goal, Acceptance criteria]` here.",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, " +
+      "instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); " +
+      "`autopilot init` turns it on.",
+  );

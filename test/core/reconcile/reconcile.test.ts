@@ -166,6 +166,25 @@ describe("pool and dispatch", () => {
     expect(body).toMatch(/added by `@\u200d?triager`, who has no write access/);
   });
 
+  it("leaves a task too thin for the definition of ready out of the pool, saying what it lacks, and refuses to run it", () => {
+    const w = world({
+      issues: [
+        issue(1, { body: "Fix it." }),
+        issue(2, {
+          body: "### Goal\nFormat prices as dollars on the cart page.\n\n### Acceptance criteria\n1234 shows as $12.34.",
+        }),
+      ],
+    });
+    const definitionOfReady = { minWords: 8, sections: ["Goal", "Acceptance criteria"] };
+    const d = decide(input(w, { config: config({ definitionOfReady }) }));
+    expect(only(d.effects, "dispatchWorker").map((e) => e.issue)).toEqual([2]);
+    const body = only(d.effects, "writeTrackingIssue")[0]!.body;
+    expect(body).toContain("### Not in the pool (1)");
+    expect(body).toMatch(/#1 .* too thin to act on: its body has 2 words, fewer than 8; no "Goal" section/);
+    // Off (the default), the same task is dispatched.
+    expect(only(decide(input(w)).effects, "dispatchWorker").map((e) => e.issue)).toEqual([1, 2]);
+  });
+
   it("honours the exclude label and reports dependency cycles while the others proceed", () => {
     const w = world({
       issues: [

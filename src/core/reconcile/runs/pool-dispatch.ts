@@ -1,6 +1,6 @@
 /**
- * The pool phase: which tasks are ready (dependencies met, labeled by a writer, not live, not waiting for a
- * time), their ranking, the tasks people asked for with `/autopilot run #N` (run-command.ts), and, with
+ * The pool phase: which tasks are ready (dependencies met, labeled by a writer, not live, text enough to act on
+ * by the definition of ready, not waiting for a time), their ranking, the tasks people asked for with `/autopilot run #N` (run-command.ts), and, with
  * `mode: auto`, the dispatch of the best into the free slots left. With `mode: semi-auto` nothing else starts:
  * the dashboard names the next task (build-view.ts).
  */
@@ -21,6 +21,7 @@ import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
 import { dispatchId as dispatchIdOf } from "../../contract.js";
+import { readinessGaps } from "../../tasks/task-readiness.js";
 
 export interface Pool {
   graph: TaskGraph;
@@ -71,6 +72,16 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
+    // The definition of ready (task-readiness.ts): a text too thin to act on waits for a writer to add to it.
+    const gaps = readinessGaps(node.issue.body, config.definitionOfReady);
+    if (gaps.length > 0) {
+      notInPool.push({
+        issue: n,
+        title: node.issue.title,
+        reason: `too thin to act on: ${gaps.join("; ")} (\`definitionOfReady\`); a writer's edit that adds it makes the task ready`,
+      });
+      return false;
+    }
     if (state.tasks[n]?.discard) {
       // A worker would resume the branch a rollback threw away (rollback.ts processDiscards).
       waits.push({
