@@ -14,7 +14,7 @@
  */
 import { removeUnrenderedMarkdown } from "../text/unrendered-markdown.js";
 
-export interface DefinitionOfReady {
+interface DefinitionOfReady {
   minWords: number;
   sections: readonly string[];
 }
