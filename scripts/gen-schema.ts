@@ -35,6 +35,7 @@ agents:
     env: [ANTHROPIC_API_KEY]
   fallbacks:
     - preset: codex
+      model: gpt-5-codex   # a priced model: a USD budget can hold it (docs/WORKER.md)
       env: [OPENAI_API_KEY]
     - preset: custom
       command: "my-agent --yes < {prompt_file}"

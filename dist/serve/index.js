@@ -62399,6 +62399,16 @@ var MAX_PROMPT_ARG_BYTES = 100 * 1024;
 function promptViaStdin(prompt) {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
 }
+function jsonEvent(line, needle) {
+  const text4 = line.trim();
+  if (!text4.startsWith("{") || !text4.includes(needle)) return null;
+  try {
+    const value = JSON.parse(text4);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
 function jsonLines(text4) {
   const events = [];
   for (const raw of text4.split("\n")) {
@@ -62526,6 +62536,18 @@ var aider = definePreset({
     args.push(...options2.args ?? []);
     return { command: "aider", args, env: {} };
   },
+  /** Its `Tokens: … sent, … received. Cost: $… message, $… session.` report after each message. */
+  usageMeter() {
+    const reports = [];
+    return (line) => {
+      const text4 = line.trim();
+      if (/^Tokens:/.test(text4)) reports.push(text4);
+      else if (/^session\b/.test(text4) && reports.length > 0) reports[reports.length - 1] += ` ${text4}`;
+      else return null;
+      const usage = parseAiderUsage(reports.join("\n"));
+      return { ...usage, costUsd: usage.costUsd || null, model: null };
+    };
+  },
   parseOutput(stdout, stderr, exitCode) {
     const usage = parseAiderUsage(stdout);
     const finalMessage = finalMessageFromText(
@@ -62569,6 +62591,8 @@ var claudeCode = definePreset({
     if (!viaStdin) args.push(options2.prompt);
     args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
     if (options2.model) args.push("--model", options2.model);
+    if (options2.maxCostUsd != null && options2.maxCostUsd > 0)
+      args.push("--max-budget-usd", options2.maxCostUsd.toFixed(4));
     args.push(...options2.args ?? []);
     return {
       command: "claude",
@@ -62579,6 +62603,42 @@ var claudeCode = definePreset({
         DISABLE_AUTOUPDATER: "1"
       },
       ...viaStdin ? { stdin: options2.prompt } : {}
+    };
+  },
+  /**
+   * Each `assistant` event carries its API call's `usage`, repeated for every content block of that message (one
+   * event each, the same `message.id`): the last reading per message counts. The `result` event's totals and
+   * `total_cost_usd` end it.
+   */
+  usageMeter() {
+    const messages = /* @__PURE__ */ new Map();
+    let model = null;
+    return (line) => {
+      const event = jsonEvent(line, '"type":"');
+      if (event?.type === "result") {
+        const usage2 = asRecord(event.usage) ?? {};
+        return {
+          input: asNumber(usage2.input_tokens) + asNumber(usage2.cache_creation_input_tokens),
+          output: asNumber(usage2.output_tokens),
+          costUsd: asNumber(event.total_cost_usd),
+          model
+        };
+      }
+      const message = event?.type === "assistant" ? asRecord(event.message) : null;
+      const usage = asRecord(message?.usage);
+      if (!message || !usage) return null;
+      model = asString(message.model) ?? model;
+      messages.set(asString(message.id) ?? `#${messages.size}`, {
+        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+        output: asNumber(usage.output_tokens)
+      });
+      let input2 = 0;
+      let output2 = 0;
+      for (const m of messages.values()) {
+        input2 += m.input;
+        output2 += m.output;
+      }
+      return { input: input2, output: output2, costUsd: null, model };
     };
   },
   parseOutput(stdout, stderr, exitCode) {
@@ -62736,6 +62796,19 @@ var codex = definePreset({
       ...viaStdin ? { stdin: options2.prompt } : {}
     };
   },
+  /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+  usageMeter() {
+    let input2 = 0;
+    let output2 = 0;
+    return (line) => {
+      const event = jsonEvent(line, "turn.completed");
+      if (event?.type !== "turn.completed") return null;
+      const usage = asRecord(event.usage) ?? {};
+      input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
+      output2 += asNumber(usage.output_tokens);
+      return { input: input2, output: output2, costUsd: null, model: null };
+    };
+  },
   parseOutput(stdout, stderr, exitCode) {
     const commands2 = [];
     const seenCommands = /* @__PURE__ */ new Set();
@@ -62807,6 +62880,25 @@ var custom2 = definePreset({
     const script = options2.command.replaceAll("{prompt_file}", shellQuote(options2.promptFile));
     const extra = (options2.args ?? []).map(shellQuote).join(" ");
     return { command: "/bin/sh", args: ["-c", extra ? `${script} ${extra}` : script], env: {} };
+  },
+  /** Each `autopilot-usage:` line adds what it reports, as it is printed. */
+  usageMeter() {
+    let input2 = 0;
+    let output2 = 0;
+    let costUsd = 0;
+    return (line) => {
+      const usage = USAGE_LINE.exec(line.trim());
+      if (!usage) return null;
+      try {
+        const value = asRecord(JSON.parse(usage[1])) ?? {};
+        input2 += asNumber(value.input);
+        output2 += asNumber(value.output);
+        costUsd += asNumber(value.costUsd);
+      } catch {
+        return null;
+      }
+      return { input: input2, output: output2, costUsd, model: null };
+    };
   },
   parseOutput(stdout, stderr, exitCode) {
     let input2 = 0;
@@ -63013,6 +63105,22 @@ var opencode = definePreset({
       ...viaStdin ? { stdin: options2.prompt } : {}
     };
   },
+  /** Each `step_finish` adds its step's tokens and cost (0 for a model OpenCode does not price: the worker does). */
+  usageMeter() {
+    let input2 = 0;
+    let output2 = 0;
+    let cost = 0;
+    return (line) => {
+      const event = jsonEvent(line, "step_finish");
+      if (event?.type !== "step_finish") return null;
+      const part = asRecord(event.part) ?? {};
+      const tokens = asRecord(part.tokens) ?? {};
+      input2 += asNumber(tokens.input);
+      output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
+      cost += asNumber(part.cost);
+      return { input: input2, output: output2, costUsd: cost > 0 ? cost : null, model: null };
+    };
+  },
   parseOutput(stdout, stderr, exitCode) {
     const events = jsonLines(stdout);
     if (events.length === 0) {
@@ -63120,6 +63228,50 @@ function formatPath(path3) {
   return out;
 }
 
+// src/core/agent/pricing.ts
+var DEFAULT_PRICES = Object.assign(
+  {},
+  ...PRESETS.map((preset) => preset.prices)
+);
+var SELF_PRICING_PRESETS = new Set(
+  PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
+);
+function bareModel(model) {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+function priceOf(model, overrides = []) {
+  if (!model) return null;
+  const tables = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output }
+      ])
+    ),
+    DEFAULT_PRICES
+  ];
+  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
+    for (const table2 of tables) {
+      const exact = table2[candidate];
+      if (exact) return { model: candidate, price: exact };
+      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+      if (prefix) return { model: prefix, price: table2[prefix] };
+    }
+  }
+  return null;
+}
+function unpricedAgents(agents, overrides = []) {
+  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
+}
+function usdBudgetNotes(config3) {
+  if (config3.budgets.task.usd === null && config3.budgets.session.usd === null) return [];
+  return unpricedAgents([config3.agents.primary, ...config3.agents.fallbacks], config3.prices).map(
+    (agent) => `The USD budget cannot apply to the ${agent.preset} agent (${agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"}): its CLI reports no cost. Its tokens count against the token budget; add the model under \`prices\` to price them.`
+  );
+}
+
 // src/core/config/cross-field-checks.ts
 function hasIssueAt(ctx, path3) {
   return ctx.issues.some((issue2) => path3.every((segment, i) => issue2.path?.[i] === segment));
@@ -63177,6 +63329,7 @@ function checkConfig(config3, ctx) {
   ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
   ordered(["retryBaseMs"], ["retryMaxMs"], false);
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
+  checkUsdBudgets(config3, ctx);
   const labels = config3.labels;
   if (isPlainObject4(labels)) {
     const seen = /* @__PURE__ */ new Map();
@@ -63196,6 +63349,33 @@ function checkConfig(config3, ctx) {
         `a label name different from labels.${first} (names are compared case-insensitively)`
       );
     }
+  }
+}
+function checkUsdBudgets(config3, ctx) {
+  const budgets = config3.budgets;
+  if (!isPlainObject4(budgets)) return;
+  const agents = config3.agents;
+  if (!isPlainObject4(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
+  const list3 = [agents.primary ?? {}, ...Array.isArray(agents.fallbacks) ? agents.fallbacks : []].filter(isPlainObject4).map((agent) => ({
+    preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
+    model: typeof agent.model === "string" ? agent.model : null
+  }));
+  const prices = Array.isArray(config3.prices) ? config3.prices.filter(
+    (p) => isPlainObject4(p) && typeof p.model === "string"
+  ) : [];
+  const unpriced = unpricedAgents(list3, prices);
+  if (unpriced.length === 0) return;
+  const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
+  for (const scope of ["task", "session"]) {
+    const usd = getAt(config3, ["budgets", scope, "usd"]);
+    if (typeof usd !== "number" || hasIssueAt(ctx, ["budgets", scope, "usd"])) continue;
+    crossIssue(
+      ctx,
+      ["budgets", scope, "usd"],
+      usd,
+      `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
+      `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`
+    );
   }
 }
 
@@ -63310,13 +63490,19 @@ var MergeSchema = external_exports.strictObject({
   )
 }).prefault({}).describe("Merging a task's pull request.");
 var tokenBudget = (scope) => external_exports.int().min(1).nullable().default(null).describe(`Most tokens (input + output) ${scope}; null means no limit.`);
-var usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(`Most US dollars of agent cost ${scope}; null means no limit.`);
+var usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(
+  `Most US dollars of agent cost ${scope}; null means no limit. Every configured agent must have a known cost (a CLI that prices its own usage, or a model priced in \`prices\` or the built-in table): a configuration whose USD budget some agent could spend past is refused.`
+);
 var BudgetsSchema = external_exports.strictObject({
-  task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe("Budget of one task; a task that exceeds it ends with `budget_exceeded`."),
+  task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe(
+    "Budget of one task, earlier attempts included. The worker meters each run as its CLI streams usage and stops it when it reaches what is left (Claude Code is also given it as `--max-budget-usd`), commits and pushes the work so far, and ends with `budget_exceeded`; a CLI that reports usage only at its end (Gemini CLI) is checked after each run."
+  ),
   session: external_exports.strictObject({
     tokens: tokenBudget("a whole session may use"),
     usd: usdBudget("a whole session may use")
-  }).prefault({}).describe("Budget of a whole session.")
+  }).prefault({}).describe(
+    "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together."
+  )
 }).prefault({}).describe("Token and cost budgets.");
 var PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
 var PricesSchema = external_exports.array(
@@ -79798,50 +79984,6 @@ function sweepStaleBranches(ctx) {
     });
     note(ctx, `#${n}: stale ${branch} deleted (only Autopilot pushed, last push ${newest})`);
   }
-}
-
-// src/core/agent/pricing.ts
-var DEFAULT_PRICES = Object.assign(
-  {},
-  ...PRESETS.map((preset) => preset.prices)
-);
-var SELF_PRICING_PRESETS = new Set(
-  PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
-);
-function bareModel(model) {
-  const trimmed = model.trim().toLowerCase();
-  const slash = trimmed.lastIndexOf("/");
-  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
-}
-function priceOf(model, overrides = []) {
-  if (!model) return null;
-  const tables = [
-    Object.fromEntries(
-      overrides.map((entry) => [
-        entry.model.trim().toLowerCase(),
-        { input: entry.input, output: entry.output }
-      ])
-    ),
-    DEFAULT_PRICES
-  ];
-  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
-    for (const table2 of tables) {
-      const exact = table2[candidate];
-      if (exact) return { model: candidate, price: exact };
-      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
-      if (prefix) return { model: prefix, price: table2[prefix] };
-    }
-  }
-  return null;
-}
-function unpricedAgents(agents, overrides = []) {
-  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
-}
-function usdBudgetNotes(config3) {
-  if (config3.budgets.task.usd === null && config3.budgets.session.usd === null) return [];
-  return unpricedAgents([config3.agents.primary, ...config3.agents.fallbacks], config3.prices).map(
-    (agent) => `The USD budget cannot apply to the ${agent.preset} agent (${agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"}): its CLI reports no cost. Its tokens count against the token budget; add the model under \`prices\` to price them.`
-  );
 }
 
 // src/core/reconcile/open-tasks.ts

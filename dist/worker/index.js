@@ -549,6 +549,16 @@ var init_preset_types = __esm({
 function promptViaStdin(prompt) {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
 }
+function jsonEvent(line, needle) {
+  const text4 = line.trim();
+  if (!text4.startsWith("{") || !text4.includes(needle)) return null;
+  try {
+    const value = JSON.parse(text4);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
 function jsonLines(text4) {
   const events = [];
   for (const raw of text4.split("\n")) {
@@ -689,6 +699,18 @@ var init_aider = __esm({
         args.push(...options.args ?? []);
         return { command: "aider", args, env: {} };
       },
+      /** Its `Tokens: … sent, … received. Cost: $… message, $… session.` report after each message. */
+      usageMeter() {
+        const reports = [];
+        return (line) => {
+          const text4 = line.trim();
+          if (/^Tokens:/.test(text4)) reports.push(text4);
+          else if (/^session\b/.test(text4) && reports.length > 0) reports[reports.length - 1] += ` ${text4}`;
+          else return null;
+          const usage = parseAiderUsage(reports.join("\n"));
+          return { ...usage, costUsd: usage.costUsd || null, model: null };
+        };
+      },
       parseOutput(stdout, stderr, exitCode) {
         const usage = parseAiderUsage(stdout);
         const finalMessage = finalMessageFromText(
@@ -740,6 +762,8 @@ var init_claude_code = __esm({
         if (!viaStdin) args.push(options.prompt);
         args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
         if (options.model) args.push("--model", options.model);
+        if (options.maxCostUsd != null && options.maxCostUsd > 0)
+          args.push("--max-budget-usd", options.maxCostUsd.toFixed(4));
         args.push(...options.args ?? []);
         return {
           command: "claude",
@@ -750,6 +774,42 @@ var init_claude_code = __esm({
             DISABLE_AUTOUPDATER: "1"
           },
           ...viaStdin ? { stdin: options.prompt } : {}
+        };
+      },
+      /**
+       * Each `assistant` event carries its API call's `usage`, repeated for every content block of that message (one
+       * event each, the same `message.id`): the last reading per message counts. The `result` event's totals and
+       * `total_cost_usd` end it.
+       */
+      usageMeter() {
+        const messages = /* @__PURE__ */ new Map();
+        let model = null;
+        return (line) => {
+          const event = jsonEvent(line, '"type":"');
+          if (event?.type === "result") {
+            const usage2 = asRecord(event.usage) ?? {};
+            return {
+              input: asNumber(usage2.input_tokens) + asNumber(usage2.cache_creation_input_tokens),
+              output: asNumber(usage2.output_tokens),
+              costUsd: asNumber(event.total_cost_usd),
+              model
+            };
+          }
+          const message = event?.type === "assistant" ? asRecord(event.message) : null;
+          const usage = asRecord(message?.usage);
+          if (!message || !usage) return null;
+          model = asString(message.model) ?? model;
+          messages.set(asString(message.id) ?? `#${messages.size}`, {
+            input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+            output: asNumber(usage.output_tokens)
+          });
+          let input2 = 0;
+          let output2 = 0;
+          for (const m of messages.values()) {
+            input2 += m.input;
+            output2 += m.output;
+          }
+          return { input: input2, output: output2, costUsd: null, model };
         };
       },
       parseOutput(stdout, stderr, exitCode) {
@@ -915,6 +975,19 @@ var init_codex = __esm({
           ...viaStdin ? { stdin: options.prompt } : {}
         };
       },
+      /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+      usageMeter() {
+        let input2 = 0;
+        let output2 = 0;
+        return (line) => {
+          const event = jsonEvent(line, "turn.completed");
+          if (event?.type !== "turn.completed") return null;
+          const usage = asRecord(event.usage) ?? {};
+          input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
+          output2 += asNumber(usage.output_tokens);
+          return { input: input2, output: output2, costUsd: null, model: null };
+        };
+      },
       parseOutput(stdout, stderr, exitCode) {
         const commands = [];
         const seenCommands = /* @__PURE__ */ new Set();
@@ -994,6 +1067,25 @@ var init_custom = __esm({
         const script = options.command.replaceAll("{prompt_file}", shellQuote(options.promptFile));
         const extra = (options.args ?? []).map(shellQuote).join(" ");
         return { command: "/bin/sh", args: ["-c", extra ? `${script} ${extra}` : script], env: {} };
+      },
+      /** Each `autopilot-usage:` line adds what it reports, as it is printed. */
+      usageMeter() {
+        let input2 = 0;
+        let output2 = 0;
+        let costUsd = 0;
+        return (line) => {
+          const usage = USAGE_LINE.exec(line.trim());
+          if (!usage) return null;
+          try {
+            const value = asRecord(JSON.parse(usage[1])) ?? {};
+            input2 += asNumber(value.input);
+            output2 += asNumber(value.output);
+            costUsd += asNumber(value.costUsd);
+          } catch {
+            return null;
+          }
+          return { input: input2, output: output2, costUsd, model: null };
+        };
       },
       parseOutput(stdout, stderr, exitCode) {
         let input2 = 0;
@@ -1214,6 +1306,22 @@ var init_opencode = __esm({
           args,
           env: { OPENCODE_DISABLE_AUTOUPDATE: "1" },
           ...viaStdin ? { stdin: options.prompt } : {}
+        };
+      },
+      /** Each `step_finish` adds its step's tokens and cost (0 for a model OpenCode does not price: the worker does). */
+      usageMeter() {
+        let input2 = 0;
+        let output2 = 0;
+        let cost = 0;
+        return (line) => {
+          const event = jsonEvent(line, "step_finish");
+          if (event?.type !== "step_finish") return null;
+          const part = asRecord(event.part) ?? {};
+          const tokens = asRecord(part.tokens) ?? {};
+          input2 += asNumber(tokens.input);
+          output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
+          cost += asNumber(part.cost);
+          return { input: input2, output: output2, costUsd: cost > 0 ? cost : null, model: null };
         };
       },
       parseOutput(stdout, stderr, exitCode) {
@@ -28846,6 +28954,55 @@ var init_supply_chain_gate = __esm({
   }
 });
 
+// src/core/agent/pricing.ts
+function bareModel(model) {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+function priceOf(model, overrides = []) {
+  if (!model) return null;
+  const tables = [
+    Object.fromEntries(
+      overrides.map((entry) => [
+        entry.model.trim().toLowerCase(),
+        { input: entry.input, output: entry.output }
+      ])
+    ),
+    DEFAULT_PRICES
+  ];
+  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
+    for (const table2 of tables) {
+      const exact = table2[candidate];
+      if (exact) return { model: candidate, price: exact };
+      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
+      if (prefix) return { model: prefix, price: table2[prefix] };
+    }
+  }
+  return null;
+}
+function costOf(usage, price) {
+  const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
+  return Math.round(usd * 1e6) / 1e6;
+}
+function unpricedAgents(agents, overrides = []) {
+  return agents.filter((agent) => !SELF_PRICING_PRESETS.has(agent.preset) && priceOf(agent.model, overrides) === null).map((agent) => ({ preset: agent.preset, model: agent.model }));
+}
+var DEFAULT_PRICES, SELF_PRICING_PRESETS;
+var init_pricing = __esm({
+  "src/core/agent/pricing.ts"() {
+    "use strict";
+    init_presets();
+    DEFAULT_PRICES = Object.assign(
+      {},
+      ...PRESETS.map((preset) => preset.prices)
+    );
+    SELF_PRICING_PRESETS = new Set(
+      PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
+    );
+  }
+});
+
 // src/core/config/cross-field-checks.ts
 function hasIssueAt(ctx, path17) {
   return ctx.issues.some((issue3) => path17.every((segment, i) => issue3.path?.[i] === segment));
@@ -28903,6 +29060,7 @@ function checkConfig(config2, ctx) {
   ordered(["stuckThreshold"], ["stuckStopThreshold"], true);
   ordered(["retryBaseMs"], ["retryMaxMs"], false);
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
+  checkUsdBudgets(config2, ctx);
   const labels = config2.labels;
   if (isPlainObject2(labels)) {
     const seen = /* @__PURE__ */ new Map();
@@ -28924,11 +29082,40 @@ function checkConfig(config2, ctx) {
     }
   }
 }
+function checkUsdBudgets(config2, ctx) {
+  const budgets = config2.budgets;
+  if (!isPlainObject2(budgets)) return;
+  const agents = config2.agents;
+  if (!isPlainObject2(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
+  const list3 = [agents.primary ?? {}, ...Array.isArray(agents.fallbacks) ? agents.fallbacks : []].filter(isPlainObject2).map((agent) => ({
+    preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
+    model: typeof agent.model === "string" ? agent.model : null
+  }));
+  const prices = Array.isArray(config2.prices) ? config2.prices.filter(
+    (p) => isPlainObject2(p) && typeof p.model === "string"
+  ) : [];
+  const unpriced = unpricedAgents(list3, prices);
+  if (unpriced.length === 0) return;
+  const which = unpriced.map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`).join(", ");
+  for (const scope of ["task", "session"]) {
+    const usd = getAt(config2, ["budgets", scope, "usd"]);
+    if (typeof usd !== "number" || hasIssueAt(ctx, ["budgets", scope, "usd"])) continue;
+    crossIssue(
+      ctx,
+      ["budgets", scope, "usd"],
+      usd,
+      `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
+      `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`
+    );
+  }
+}
 var init_cross_field_checks = __esm({
   "src/core/config/cross-field-checks.ts"() {
     "use strict";
     init_config_constants();
     init_key_paths();
+    init_pricing();
+    init_presets();
   }
 });
 
@@ -29054,13 +29241,19 @@ var init_config_section_schemas = __esm({
       )
     }).prefault({}).describe("Merging a task's pull request.");
     tokenBudget = (scope) => external_exports.int().min(1).nullable().default(null).describe(`Most tokens (input + output) ${scope}; null means no limit.`);
-    usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(`Most US dollars of agent cost ${scope}; null means no limit.`);
+    usdBudget = (scope) => external_exports.number().positive().nullable().default(null).describe(
+      `Most US dollars of agent cost ${scope}; null means no limit. Every configured agent must have a known cost (a CLI that prices its own usage, or a model priced in \`prices\` or the built-in table): a configuration whose USD budget some agent could spend past is refused.`
+    );
     BudgetsSchema = external_exports.strictObject({
-      task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe("Budget of one task; a task that exceeds it ends with `budget_exceeded`."),
+      task: external_exports.strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") }).prefault({}).describe(
+        "Budget of one task, earlier attempts included. The worker meters each run as its CLI streams usage and stops it when it reaches what is left (Claude Code is also given it as `--max-budget-usd`), commits and pushes the work so far, and ends with `budget_exceeded`; a CLI that reports usage only at its end (Gemini CLI) is checked after each run."
+      ),
       session: external_exports.strictObject({
         tokens: tokenBudget("a whole session may use"),
         usd: usdBudget("a whole session may use")
-      }).prefault({}).describe("Budget of a whole session.")
+      }).prefault({}).describe(
+        "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together."
+      )
     }).prefault({}).describe("Token and cost budgets.");
     PRICES_EXPECTED = "a list (at most 100) of { model, input, output }: US dollars per million tokens";
     PricesSchema = external_exports.array(
@@ -46372,7 +46565,8 @@ function createAgentRunner(options) {
       home,
       model: request2.agent.model,
       args: request2.agent.args,
-      command: request2.agent.command
+      command: request2.agent.command,
+      maxCostUsd: request2.cap?.usd ?? null
     });
     if (invocation.env.CODEX_HOME) await mkdir(invocation.env.CODEX_HOME, { recursive: true });
     const { env, refused } = buildAgentEnv({
@@ -46413,6 +46607,22 @@ function createAgentRunner(options) {
       }
       reached.add(line);
     }
+    const meter = request2.cap && (request2.cap.tokens !== null || request2.cap.usd !== null) ? preset.usageMeter?.() : void 0;
+    const stop = new AbortController();
+    const forward = () => stop.abort();
+    if (request2.signal?.aborted) stop.abort();
+    else request2.signal?.addEventListener("abort", forward, { once: true });
+    let metered = null;
+    let budgetStop = null;
+    const onStdoutLine = (line2) => {
+      options.onLine?.(line2);
+      if (!meter || budgetStop !== null) return;
+      const reading = meter(line2);
+      if (!reading) return;
+      metered = reading;
+      budgetStop = overCap(reading, request2.cap, request2.agent.model);
+      if (budgetStop !== null) stop.abort();
+    };
     await options.boundary?.handOver();
     const result = await runProcess({
       ...options.boundary ? { runAs: options.boundary.user } : {},
@@ -46422,12 +46632,18 @@ function createAgentRunner(options) {
       env,
       ...invocation.stdin !== void 0 ? { stdin: invocation.stdin } : {},
       timeoutMs: request2.timeoutMs,
-      ...request2.signal ? { signal: request2.signal } : {},
+      signal: stop.signal,
       ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
       ...options.maxOutputBytes !== void 0 ? { maxOutputBytes: options.maxOutputBytes } : {},
-      ...options.onLine ? { onStdoutLine: options.onLine, onStderrLine: options.onLine } : {}
-    }).finally(() => options.boundary?.takeBack());
-    const output2 = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
+      onStdoutLine,
+      ...options.onLine ? { onStderrLine: options.onLine } : {}
+    }).finally(() => {
+      request2.signal?.removeEventListener("abort", forward);
+      return options.boundary?.takeBack();
+    });
+    let output2 = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
+    if (budgetStop !== null && metered)
+      output2 = withMetered(output2, metered, request2.cap, request2.agent.model);
     return {
       preset: request2.agent.preset,
       output: output2,
@@ -46437,8 +46653,34 @@ function createAgentRunner(options) {
       durationMs: result.durationMs,
       refusedEnv: refused,
       rawOutput: rawOutput(result.stdout, result.stderr),
-      ...result.spawnError ? { spawnError: result.spawnError } : {}
+      ...result.spawnError ? { spawnError: result.spawnError } : {},
+      ...budgetStop !== null ? { budgetStop } : {}
     };
+  };
+}
+function usdOf(reading, cap, model) {
+  if (reading.costUsd !== null) return reading.costUsd;
+  const price = priceOf(reading.model ?? model, cap.prices);
+  return price ? costOf(reading, price.price) : null;
+}
+function overCap(reading, cap, model) {
+  const tokens = reading.input + reading.output;
+  if (cap.tokens !== null && tokens >= cap.tokens)
+    return `the run's usage reached ${tokens} tokens (budget ${cap.tokens} tokens left)`;
+  const usd = usdOf(reading, cap, model);
+  if (cap.usd !== null && usd !== null && usd >= cap.usd)
+    return `the run's usage reached $${usd.toFixed(2)} (budget $${cap.usd.toFixed(2)} left)`;
+  return null;
+}
+function withMetered(output2, reading, cap, model) {
+  const usd = usdOf(reading, cap, model) ?? 0;
+  return {
+    ...output2,
+    usage: {
+      input: Math.max(output2.usage.input, reading.input),
+      output: Math.max(output2.usage.output, reading.output)
+    },
+    costUsd: Math.max(output2.costUsd, usd)
   };
 }
 function rawOutput(stdout, stderr) {
@@ -46452,6 +46694,7 @@ var init_agent_iteration = __esm({
   "src/worker/iterations/agent-iteration.ts"() {
     "use strict";
     init_presets();
+    init_pricing();
     init_agent_env();
     init_agent_namespace();
     init_agent_reach();
@@ -64528,52 +64771,6 @@ var init_iteration = __esm({
   }
 });
 
-// src/core/agent/pricing.ts
-function bareModel(model) {
-  const trimmed = model.trim().toLowerCase();
-  const slash = trimmed.lastIndexOf("/");
-  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
-}
-function priceOf(model, overrides = []) {
-  if (!model) return null;
-  const tables = [
-    Object.fromEntries(
-      overrides.map((entry) => [
-        entry.model.trim().toLowerCase(),
-        { input: entry.input, output: entry.output }
-      ])
-    ),
-    DEFAULT_PRICES
-  ];
-  for (const candidate of [model.trim().toLowerCase(), bareModel(model)]) {
-    for (const table2 of tables) {
-      const exact = table2[candidate];
-      if (exact) return { model: candidate, price: exact };
-      const prefix = Object.keys(table2).filter((name) => candidate.startsWith(`${name}-`)).sort((a, b) => b.length - a.length)[0];
-      if (prefix) return { model: prefix, price: table2[prefix] };
-    }
-  }
-  return null;
-}
-function costOf(usage, price) {
-  const usd = (usage.input * price.input + usage.output * price.output) / 1e6;
-  return Math.round(usd * 1e6) / 1e6;
-}
-var DEFAULT_PRICES, SELF_PRICING_PRESETS;
-var init_pricing = __esm({
-  "src/core/agent/pricing.ts"() {
-    "use strict";
-    init_presets();
-    DEFAULT_PRICES = Object.assign(
-      {},
-      ...PRESETS.map((preset) => preset.prices)
-    );
-    SELF_PRICING_PRESETS = new Set(
-      PRESETS.filter((preset) => preset.selfPricing).map((preset) => preset.name)
-    );
-  }
-});
-
 // src/worker/iterations/agent-cost.ts
 function priceRun(run2, agent, prices) {
   const { usage, costUsd } = run2.output;
@@ -65165,6 +65362,16 @@ function sessionWantsStop(body, mine) {
   const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
   return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status: status2 };
 }
+function sessionShareLeft(body, mine, maxParallel) {
+  const marker = parseSessionBudgetMarker(body);
+  if (!marker) return null;
+  const counted = marker.counted[String(mine.issue)] ?? { tokens: 0, usd: 0 };
+  const share = Math.max(1, maxParallel);
+  return {
+    tokens: marker.tokensLeft === null ? null : Math.max(0, Math.floor((marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens)) / share)),
+    usd: marker.usdLeft === null ? null : Math.max(0, (marker.usdLeft - Math.max(0, mine.usd - counted.usd)) / share)
+  };
+}
 var STOP_STATUSES, STATE_BLOCK;
 var init_session_status = __esm({
   "src/worker/progress/session-status.ts"() {
@@ -65289,6 +65496,8 @@ var init_job = __esm({
       carried = { input: 0, output: 0, costUsd: 0 };
       jobUsage = { input: 0, output: 0, costUsd: 0 };
       lastFinalMessage = "";
+      /** This worker's share of the session budget's remainder, as last read at an iteration boundary. */
+      sessionLeft = null;
       agentIndex = 0;
       /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/agent/primary-recovery.ts). */
       primaryLimitedUntil = null;
@@ -65438,6 +65647,15 @@ var init_job = __esm({
           }
           const claim2 = completionClaim(parseSignal(run2.output.finalMessage), this.config.completion);
           const signal = claim2.signal;
+          if (run2.budgetStop) {
+            this.result.iterations = iteration;
+            await this.appendNote(iteration, agent.preset, signal, `stopped mid-run: ${run2.budgetStop}`);
+            await this.checkpoint("budget spent");
+            return this.finish(
+              "budget_exceeded",
+              `${run2.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
+            );
+          }
           const limited = await this.handleAgentError(run2, signal, agent, loop);
           if (limited === "retry") continue;
           if (limited) return limited;
@@ -65569,6 +65787,7 @@ var init_job = __esm({
           issue: this.inputs.issue,
           iteration,
           timeoutMs: this.config.iterationTimeoutMinutes * 6e4,
+          cap: this.runCap(),
           ...this.deps.signal ? { signal: this.deps.signal } : {}
         });
         for (const refused of run2.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
@@ -65909,12 +66128,31 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         if (this.inputs.trackingIssue === null) return null;
         try {
           const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
+          this.sessionLeft = sessionShareLeft(body, this.spend(), this.config.maxParallel);
           const { stop, status: status2 } = sessionWantsStop(body, this.spend());
           return stop ? status2 : null;
         } catch (error63) {
           this.warn(`could not read the session status: ${errorMessage2(error63)}`);
           return null;
         }
+      }
+      /**
+       * What the next run may use: what is left of the task's budget and of this worker's share of the session's
+       * (read at the iteration boundary); null when neither sets a limit.
+       */
+      runCap() {
+        const used = this.spend();
+        const task = this.config.budgets.task;
+        const smaller = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
+        const tokens = smaller(
+          task.tokens === null ? null : Math.max(0, task.tokens - used.tokens),
+          this.sessionLeft?.tokens ?? null
+        );
+        const usd = smaller(
+          task.usd === null ? null : Math.max(0, task.usd - used.usd),
+          this.sessionLeft?.usd ?? null
+        );
+        return tokens === null && usd === null ? null : { tokens, usd, prices: this.config.prices };
       }
       spend() {
         const { tokens, costUsd } = this.result;

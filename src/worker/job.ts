@@ -27,7 +27,7 @@ import {
 import { weakerIsolationText, type WorkerOutcome, type WorkerResult } from "../core/tasks/worker-result.js";
 import type { WorkerComment, WorkerIssue } from "../github/worker-github.js";
 import { priceRun } from "./iterations/agent-cost.js";
-import type { AgentRunResult } from "./iterations/agent-iteration.js";
+import type { AgentRunResult, RunCap } from "./iterations/agent-iteration.js";
 import { decideClaim } from "./progress/claim.js";
 import { readProgress, writeProgressClaim } from "./progress/progress-claim.js";
 import { taskTextRefusal } from "./progress/task-text-check.js";
@@ -47,7 +47,7 @@ import {
   type WorkerLog,
   type WorkerRun,
 } from "./worker-deps.js";
-import { sessionWantsStop } from "./progress/session-status.js";
+import { sessionShareLeft, sessionWantsStop } from "./progress/session-status.js";
 export type {
   QualityRunner,
   WorkerDeps,
@@ -142,6 +142,8 @@ class WorkerLoop {
   private carried = { input: 0, output: 0, costUsd: 0 };
   private jobUsage = { input: 0, output: 0, costUsd: 0 };
   private lastFinalMessage = "";
+  /** This worker's share of the session budget's remainder, as last read at an iteration boundary. */
+  private sessionLeft: { tokens: number | null; usd: number | null } | null = null;
   private agentIndex = 0;
   /** When the primary agent's limit lifts, once a limit moved the job to a fallback (src/core/agent/primary-recovery.ts). */
   private primaryLimitedUntil: number | null = null;
@@ -340,6 +342,16 @@ class WorkerLoop {
       }
       const claim = completionClaim(parseSignal(run.output.finalMessage), this.config.completion);
       const signal = claim.signal;
+      if (run.budgetStop) {
+        // Stopped mid-run at its budget: what it wrote so far is kept, committed and pushed, and the job ends.
+        this.result.iterations = iteration;
+        await this.appendNote(iteration, agent.preset, signal, `stopped mid-run: ${run.budgetStop}`);
+        await this.checkpoint("budget spent");
+        return this.finish(
+          "budget_exceeded",
+          `${run.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`,
+        );
+      }
       const limited = await this.handleAgentError(run, signal, agent, loop);
       if (limited === "retry") continue;
       if (limited) return limited;
@@ -498,6 +510,7 @@ class WorkerLoop {
       issue: this.inputs.issue,
       iteration,
       timeoutMs: this.config.iterationTimeoutMinutes * 60_000,
+      cap: this.runCap(),
       ...(this.deps.signal ? { signal: this.deps.signal } : {}),
     });
     for (const refused of run.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
@@ -916,12 +929,33 @@ class WorkerLoop {
     if (this.inputs.trackingIssue === null) return null;
     try {
       const body = await this.deps.github.getIssueBody(this.inputs.trackingIssue);
+      this.sessionLeft = sessionShareLeft(body, this.spend(), this.config.maxParallel);
       const { stop, status } = sessionWantsStop(body, this.spend());
       return stop ? status : null;
     } catch (error) {
       this.warn(`could not read the session status: ${errorMessage(error)}`);
       return null;
     }
+  }
+
+  /**
+   * What the next run may use: what is left of the task's budget and of this worker's share of the session's
+   * (read at the iteration boundary); null when neither sets a limit.
+   */
+  private runCap(): RunCap | null {
+    const used = this.spend();
+    const task = this.config.budgets.task;
+    const smaller = (a: number | null, b: number | null) =>
+      a === null ? b : b === null ? a : Math.min(a, b);
+    const tokens = smaller(
+      task.tokens === null ? null : Math.max(0, task.tokens - used.tokens),
+      this.sessionLeft?.tokens ?? null,
+    );
+    const usd = smaller(
+      task.usd === null ? null : Math.max(0, task.usd - used.usd),
+      this.sessionLeft?.usd ?? null,
+    );
+    return tokens === null && usd === null ? null : { tokens, usd, prices: this.config.prices };
   }
 
   private spend() {

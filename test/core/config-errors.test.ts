@@ -193,6 +193,14 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "merge.requiredChecks", bad: "ci", expected: "a list; each a check name (not blank)" },
   { path: "merge.deleteBranch", bad: 1, expected: "true or false" },
   { path: "cleanup", bad: 3, expected: "a mapping with the key staleBranchDays" },
+  { path: "definitionOfReady", bad: true, expected: "a mapping with the keys minWords, sections" },
+  { path: "definitionOfReady.minWords", bad: -1, expected: "an integer from 0 to 10000" },
+  {
+    path: "definitionOfReady.sections",
+    bad: ["Goal", ""],
+    at: "definitionOfReady.sections[1]",
+    expected: "a non-empty string of at most 100 characters",
+  },
   { path: "cleanup.staleBranchDays", bad: 0, expected: "`off` or a number of days greater than 0" },
   { path: "merge.checksTimeoutMinutes", bad: 0, expected: "an integer from 1 to 1440" },
   { path: "merge.maxFeedbackRounds", bad: 21, expected: "an integer from 0 to 20" },
@@ -259,6 +267,54 @@ describe("the error for every key", () => {
     expect(problem.message).toContain(`expected ${problem.expected}`);
     expect(error.message).toContain(problem.message);
     expect(problem.found).not.toBe("");
+  });
+
+  it("refuses a USD budget an agent could spend past: a CLI that reports no cost, for a model of no known price", () => {
+    const codex = { preset: "codex" };
+    const error = expectError(
+      parseConfig(
+        stringify({ agents: { primary: codex }, budgets: { task: { usd: 2 }, session: { usd: 20 } } }),
+      ),
+    );
+    for (const path of ["budgets.task.usd", "budgets.session.usd"]) {
+      const problem = problemAt(error, path);
+      expect(problem.message).toContain("a known price for codex (no model set), whose CLI reports no cost");
+      expect(problem.expected).toContain("budgets.");
+    }
+    const unknownModel = {
+      primary: { preset: "claude-code" },
+      fallbacks: [{ preset: "gemini", model: "my-gemini" }],
+    };
+    expect(
+      problemAt(
+        expectError(parseConfig(stringify({ agents: unknownModel, budgets: { task: { usd: 2 } } }))),
+        "budgets.task.usd",
+      ).message,
+    ).toContain("gemini (no price is known for model my-gemini)");
+    // A priced model, a price of one's own, a CLI that prices itself, or a token budget: accepted.
+    expectOk(
+      parseConfig(
+        stringify({
+          agents: { primary: { preset: "codex", model: "gpt-5-codex" } },
+          budgets: { task: { usd: 2 } },
+        }),
+      ),
+    );
+    expectOk(
+      parseConfig(
+        stringify({
+          agents: unknownModel,
+          prices: [{ model: "my-gemini", input: 1, output: 2 }],
+          budgets: { task: { usd: 2 } },
+        }),
+      ),
+    );
+    expectOk(
+      parseConfig(
+        stringify({ agents: { primary: { preset: "claude-code" } }, budgets: { task: { usd: 2 } } }),
+      ),
+    );
+    expectOk(parseConfig(stringify({ agents: { primary: codex }, budgets: { task: { tokens: 100000 } } })));
   });
 
   it("says what was found: value and type, truncated", () => {

@@ -133,7 +133,7 @@ agents:
     - preset: custom
       command: my-agent --prompt {prompt_file}
       env: [MY_KEY]
-    - { preset: gemini }
+    - { preset: gemini, model: gemini-2.5-flash }
 rateLimit: { retries: 2, baseMs: 1000, factor: 2, maxWaitMs: 60000 }
 qualityCommands: [npm run lint, npm test]
 humanGate:
@@ -188,7 +188,7 @@ dryRun: true
           env: ["MY_KEY"],
           command: "my-agent --prompt {prompt_file}",
         },
-        { preset: "gemini", model: null, args: [], env: [], command: null },
+        { preset: "gemini", model: "gemini-2.5-flash", args: [], env: [], command: null },
       ],
     });
     expect(config.humanGate).toEqual({

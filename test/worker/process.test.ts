@@ -227,6 +227,51 @@ describe("the agent's environment", () => {
     ...over,
   });
 
+  it("stops a run mid-way when its streamed usage reaches what is left of the budget, keeping what it counted", async () => {
+    const runner = createAgentRunner({
+      workdir: dir,
+      scratchDir: join(dir, "scratch"),
+      parentEnv,
+      secretValues: [],
+    });
+    // A usage report every 100 ms, $0.12 each, for 30 s unless stopped; it writes a file first.
+    const script = join(dir, "spender.mjs");
+    await writeFile(
+      script,
+      [
+        'import { writeFileSync } from "node:fs";',
+        'writeFileSync("work.txt", "partial\\n");',
+        "for (let i = 0; i < 300; i++) {",
+        '  console.log(\'autopilot-usage: {"input":1000,"output":100,"costUsd":0.12}\');',
+        "  await new Promise((r) => setTimeout(r, 100));",
+        "}",
+        'console.log("<promise>COMPLETE</promise>");',
+      ].join("\n"),
+    );
+    const result = await runner({
+      agent: agent({ command: `${process.execPath} ${script} {prompt_file}` }),
+      prompt: "spend",
+      issue: 7,
+      iteration: 1,
+      timeoutMs: 60_000,
+      cap: { tokens: null, usd: 0.5, prices: [] },
+    });
+    expect(result.budgetStop).toBe("the run's usage reached $0.60 (budget $0.50 left)");
+    expect(result.output.costUsd).toBeCloseTo(0.6, 6);
+    expect(result.output.usage).toEqual({ input: 5000, output: 500 });
+    expect(readFileSync(join(dir, "work.txt"), "utf8")).toBe("partial\n");
+    // A token cap stops it the same way; no cap lets a run go on (its own end ends it).
+    const byTokens = await runner({
+      agent: agent({ command: `${process.execPath} ${script} {prompt_file}` }),
+      prompt: "spend",
+      issue: 7,
+      iteration: 2,
+      timeoutMs: 60_000,
+      cap: { tokens: 2500, usd: null, prices: [] },
+    });
+    expect(byTokens.budgetStop).toBe("the run's usage reached 3300 tokens (budget 2500 tokens left)");
+  });
+
   it("reaches a real custom agent process with neither the token nor unrelated secrets", async () => {
     const runner = createAgentRunner({
       workdir: dir,

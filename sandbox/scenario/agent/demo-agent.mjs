@@ -199,6 +199,20 @@ if (entry.sleepSeconds > 0 && behavior !== "hang") {
 }
 
 switch (behavior) {
+  case "spend": {
+    // Writes its files, then goes on working: a usage report every half second (as a CLI streams usage per
+    // API call) until the worker stops it at its budget; after 40 reports it completes.
+    writeFiles(entry.files);
+    saveState({ behavior, signal: null, spending: true });
+    const step = entry.spendPerStep ?? { input: 20000, output: 4000, costUsd: 0.12 };
+    for (let i = 0; i < 40; i++) {
+      process.stdout.write(`autopilot-usage: ${JSON.stringify(step)}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    finish("COMPLETE");
+    break;
+  }
+
   case "complete":
     applyWork(entry.files, "done");
     finish("COMPLETE");

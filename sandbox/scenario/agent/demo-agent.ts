@@ -42,6 +42,11 @@ export const DEMO_BEHAVIORS = [
   "hang",
   /** Touches gated paths (`gatedFiles`, default a migration) and completes; later runs revise them. */
   "gated",
+  /**
+   * Writes `files`, then reports usage (`spendPerStep`) every half second, as a CLI streams it per API call,
+   * until the worker stops it at its budget; after 40 reports it completes.
+   */
+  "spend",
 ] as const;
 
 export const DemoBehaviorSchema = z.enum(DEMO_BEHAVIORS);
@@ -104,6 +109,14 @@ export const DemoAgentEntrySchema = z
     summary: z.string().optional(),
     /** Seconds every run takes before it acts, as a real agent thinks (lets a scenario act mid-iteration). */
     sleepSeconds: z.number().nonnegative().optional(),
+    /** For `spend`: the usage of each report (`autopilot-usage`), default 20k in, 4k out, $0.12. */
+    spendPerStep: z
+      .strictObject({
+        input: z.number().int().nonnegative(),
+        output: z.number().int().nonnegative(),
+        costUsd: z.number().nonnegative(),
+      })
+      .optional(),
   })
   .strict();
 export type DemoAgentEntry = z.infer<typeof DemoAgentEntrySchema>;

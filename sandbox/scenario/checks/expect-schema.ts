@@ -52,6 +52,8 @@ export const IssueExpectationSchema = z.strictObject({
   iterations: CountSchema.optional(),
   /** Iterations counted by the task's last finished worker run (a retry starts a fresh counter). */
   lastIterations: CountSchema.optional(),
+  /** What the task's finished worker runs cost together (their results' `costUsd`), at most. */
+  costUsd: z.strictObject({ max: z.number().nonnegative() }).optional(),
   /** Worker runs dispatched for the task. */
   runs: CountSchema.optional(),
   /** Some run ended on an agent limit with a reset time, and the task's next run started after that time. */
@@ -62,6 +64,8 @@ export const IssueExpectationSchema = z.strictObject({
   agents: z.array(z.string().min(1)).optional(),
   /** Whether the task's branch (`<branchPrefix>issue-N`) exists at the end. */
   branch: z.boolean().optional(),
+  /** Files on the task's branch at the end: path → pattern its content matches (null: absent). */
+  branchFiles: z.record(z.string(), z.string().nullable()).optional(),
   pr: z
     .strictObject({
       /** Whether the task's PR is merged. */

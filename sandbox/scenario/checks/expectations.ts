@@ -26,6 +26,8 @@ interface FinishedResult {
   attempt: number;
   result: string;
   iterations: number;
+  /** What the run's agent cost, as its result says. */
+  costUsd: number;
   reason?: string;
   resumeAt?: string;
   /** When the recorder first saw it finished. */
@@ -86,6 +88,7 @@ export class ExpectationRecorder {
             attempt: result.attempt,
             result: result.result,
             iterations: result.iterations,
+            costUsd: result.costUsd,
             ...(result.reason ? { reason: result.reason } : {}),
             ...(result.resumeAt ? { resumeAt: result.resumeAt } : {}),
             finishedAt: known?.finishedAt ?? Date.now(),
@@ -249,6 +252,11 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       fail(
         `expected worker results ${e.results.join(" → ")}, got ${results.map((r) => r.result).join(" → ") || "none"}`,
       );
+    if (e.costUsd) {
+      const cost = results.reduce((sum, r) => sum + r.costUsd, 0);
+      if (!countOk(Math.round(cost * 1e6), { max: Math.round(e.costUsd.max * 1e6) }))
+        fail(`expected the task's runs to cost at most $${e.costUsd.max}, they cost $${cost.toFixed(2)}`);
+    }
     if (e.resumesAfterReset) {
       // Each run that ended on a limit with a reset time: the task's next run started after that time.
       const limited = results.filter((r) => r.resumeAt);
@@ -280,6 +288,16 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       const branch = taskBranchName(ctx.branchPrefix, n);
       const exists = refs.has(`refs/heads/${branch}`);
       if (exists !== e.branch) fail(`expected the branch ${branch} to ${e.branch ? "exist" : "be gone"}`);
+    }
+    for (const [path, pattern] of Object.entries(e.branchFiles ?? {})) {
+      const branch = taskBranchName(ctx.branchPrefix, n);
+      const text = refs.has(`refs/heads/${branch}`)
+        ? await ctx.remote.readFile(ctx.repo.owner, ctx.repo.name, branch, path)
+        : null;
+      if (pattern === null && text !== null) fail(`expected ${path} absent on ${branch}`);
+      else if (pattern !== null && text === null) fail(`expected ${path} on ${branch}, it is not there`);
+      else if (pattern !== null && text !== null && !matches(pattern, text))
+        fail(`${path} on ${branch} does not match /${pattern}/`);
     }
     if (e.pr) {
       const p = e.pr;

@@ -3,7 +3,8 @@
  * it does not know). Prices are US dollars per million tokens, the providers' published list prices for
  * standard (non-batch, uncached) API use, input and output; `prices` in the configuration overrides or adds
  * models (a negotiated price, a new model, a proxy's own name for one). Where neither knows the model, a USD
- * budget cannot limit that agent: the token budget still does, and the dashboard says so.
+ * budget cannot limit that agent, and a configuration that sets one for it is refused
+ * (src/core/config/cross-field-checks.ts): a cap that cannot be enforced is not a cap.
  *
  * The default prices are in each preset's record (`prices` in src/core/presets/<name>.ts), published at
  * anthropic.com/pricing, openai.com/api/pricing, ai.google.dev/gemini-api/docs/pricing (checked November 2026).
@@ -83,7 +84,7 @@ interface UnpricedAgent {
 }
 
 /** The configured agents whose cost cannot be known (so only the token budget limits them). */
-function unpricedAgents(
+export function unpricedAgents(
   agents: readonly { preset: string; model: string | null }[],
   overrides: readonly ConfiguredPrice[] = [],
 ): UnpricedAgent[] {

@@ -280,21 +280,33 @@ const usdBudget = (scope: string) =>
     .positive()
     .nullable()
     .default(null)
-    .describe(`Most US dollars of agent cost ${scope}; null means no limit.`);
+    .describe(
+      `Most US dollars of agent cost ${scope}; null means no limit. Every configured agent must have a known ` +
+        "cost (a CLI that prices its own usage, or a model priced in `prices` or the built-in table): a " +
+        "configuration whose USD budget some agent could spend past is refused.",
+    );
 
 export const BudgetsSchema = z
   .strictObject({
     task: z
       .strictObject({ tokens: tokenBudget("one task may use"), usd: usdBudget("one task may use") })
       .prefault({})
-      .describe("Budget of one task; a task that exceeds it ends with `budget_exceeded`."),
+      .describe(
+        "Budget of one task, earlier attempts included. The worker meters each run as its CLI streams usage and " +
+          "stops it when it reaches what is left (Claude Code is also given it as `--max-budget-usd`), commits " +
+          "and pushes the work so far, and ends with `budget_exceeded`; a CLI that reports usage only at its end " +
+          "(Gemini CLI) is checked after each run.",
+      ),
     session: z
       .strictObject({
         tokens: tokenBudget("a whole session may use"),
         usd: usdBudget("a whole session may use"),
       })
       .prefault({})
-      .describe("Budget of a whole session."),
+      .describe(
+        "Budget of a whole session: the dashboard publishes what is left; each worker's runs are capped at its " +
+          "share of it (what is left divided by `maxParallel`), so workers side by side cannot spend past it together.",
+      ),
   })
   .prefault({})
   .describe("Token and cost budgets.");

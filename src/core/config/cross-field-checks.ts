@@ -5,6 +5,8 @@
 import type { z } from "zod";
 import { FORBIDDEN_AGENT_ENV, PROMPT_FILE_PLACEHOLDER } from "./config-constants.js";
 import { formatPath, getAt, isPlainObject } from "./key-paths.js";
+import { unpricedAgents } from "../agent/pricing.js";
+import { DEFAULT_PRESET } from "../presets/index.js";
 
 type Path = (string | number)[];
 type Ctx = z.core.$RefinementCtx<unknown>;
@@ -77,6 +79,8 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
   ordered(["retryBaseMs"], ["retryMaxMs"], false);
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
 
+  checkUsdBudgets(config, ctx);
+
   const labels = config.labels;
   if (isPlainObject(labels)) {
     const seen = new Map<string, string>();
@@ -96,5 +100,45 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
         `a label name different from labels.${first} (names are compared case-insensitively)`,
       );
     }
+  }
+}
+
+/**
+ * A USD budget (task or session) must be able to stop every configured agent: one whose CLI reports no cost
+ * and whose model has no known price would spend without limit while the budget looked set, so the file is
+ * refused rather than trusted with a cap that cannot hold (src/core/agent/pricing.ts).
+ */
+function checkUsdBudgets(config: Record<string, unknown>, ctx: Ctx): void {
+  const budgets = config.budgets;
+  if (!isPlainObject(budgets)) return;
+  const agents = config.agents;
+  if (!isPlainObject(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
+  const list = [agents.primary ?? {}, ...(Array.isArray(agents.fallbacks) ? agents.fallbacks : [])]
+    .filter(isPlainObject)
+    .map((agent) => ({
+      preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
+      model: typeof agent.model === "string" ? agent.model : null,
+    }));
+  const prices = Array.isArray(config.prices)
+    ? config.prices.filter(
+        (p): p is { model: string; input: number; output: number } =>
+          isPlainObject(p) && typeof p.model === "string",
+      )
+    : [];
+  const unpriced = unpricedAgents(list, prices);
+  if (unpriced.length === 0) return;
+  const which = unpriced
+    .map((a) => `${a.preset} (${a.model ? `no price is known for model ${a.model}` : "no model set"})`)
+    .join(", ");
+  for (const scope of ["task", "session"] as const) {
+    const usd = getAt(config, ["budgets", scope, "usd"]);
+    if (typeof usd !== "number" || hasIssueAt(ctx, ["budgets", scope, "usd"])) continue;
+    crossIssue(
+      ctx,
+      ["budgets", scope, "usd"],
+      usd,
+      `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
+      `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`,
+    );
   }
 }

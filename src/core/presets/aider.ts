@@ -10,7 +10,13 @@
  * dirty-commit of files it did not touch would mix a person's local state into the branch. Its history files
  * go to the scratch home so they are never committed.
  */
-import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
+import {
+  type AgentOutput,
+  definePreset,
+  type Invocation,
+  type InvocationOptions,
+  type UsageMeter,
+} from "./preset-types.js";
 import { finalMessageFromText, lastLines } from "./preset-helpers.js";
 
 function parseCount(text: string): number {
@@ -101,6 +107,20 @@ export const aider = definePreset({
     if (options.model) args.push("--model", options.model);
     args.push(...(options.args ?? []));
     return { command: "aider", args, env: {} };
+  },
+
+  /** Its `Tokens: … sent, … received. Cost: $… message, $… session.` report after each message. */
+  usageMeter(): UsageMeter {
+    const reports: string[] = [];
+    return (line) => {
+      const text = line.trim();
+      // A report wrapped at the terminal's width goes on with its `session.` line.
+      if (/^Tokens:/.test(text)) reports.push(text);
+      else if (/^session\b/.test(text) && reports.length > 0) reports[reports.length - 1] += ` ${text}`;
+      else return null;
+      const usage = parseAiderUsage(reports.join("\n"));
+      return { ...usage, costUsd: usage.costUsd || null, model: null };
+    };
   },
 
   parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput {

@@ -4,8 +4,22 @@
  * still says `"subtype":"success"`, so `is_error`, the API status and the exit code decide. Bash tool uses are
  * the commands the agent ran.
  */
-import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
-import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
+import {
+  type AgentOutput,
+  definePreset,
+  type Invocation,
+  type InvocationOptions,
+  type UsageMeter,
+} from "./preset-types.js";
+import {
+  asNumber,
+  asRecord,
+  asString,
+  jsonEvent,
+  jsonLines,
+  lastLines,
+  promptViaStdin,
+} from "./preset-helpers.js";
 
 export const claudeCode = definePreset({
   name: "claude-code",
@@ -33,6 +47,10 @@ export const claudeCode = definePreset({
     // refuses bypass mode unless IS_SANDBOX=1 says the machine is disposable.
     args.push("--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions");
     if (options.model) args.push("--model", options.model);
+    // Its own cap on what the run may spend (`--max-budget-usd`, print mode only): the worker's meter below stops
+    // the run at the same amount; this holds where the stream's tokens are priced differently.
+    if (options.maxCostUsd != null && options.maxCostUsd > 0)
+      args.push("--max-budget-usd", options.maxCostUsd.toFixed(4));
     args.push(...(options.args ?? []));
     return {
       command: "claude",
@@ -43,6 +61,43 @@ export const claudeCode = definePreset({
         DISABLE_AUTOUPDATER: "1",
       },
       ...(viaStdin ? { stdin: options.prompt } : {}),
+    };
+  },
+
+  /**
+   * Each `assistant` event carries its API call's `usage`, repeated for every content block of that message (one
+   * event each, the same `message.id`): the last reading per message counts. The `result` event's totals and
+   * `total_cost_usd` end it.
+   */
+  usageMeter(): UsageMeter {
+    const messages = new Map<string, { input: number; output: number }>();
+    let model: string | null = null;
+    return (line) => {
+      const event = jsonEvent(line, '"type":"');
+      if (event?.type === "result") {
+        const usage = asRecord(event.usage) ?? {};
+        return {
+          input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+          output: asNumber(usage.output_tokens),
+          costUsd: asNumber(event.total_cost_usd),
+          model,
+        };
+      }
+      const message = event?.type === "assistant" ? asRecord(event.message) : null;
+      const usage = asRecord(message?.usage);
+      if (!message || !usage) return null;
+      model = asString(message.model) ?? model;
+      messages.set(asString(message.id) ?? `#${messages.size}`, {
+        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
+        output: asNumber(usage.output_tokens),
+      });
+      let input = 0;
+      let output = 0;
+      for (const m of messages.values()) {
+        input += m.input;
+        output += m.output;
+      }
+      return { input, output, costUsd: null, model };
     };
   },
 

@@ -3,8 +3,22 @@
  * one is the final message) and `command_execution` (the commands), `turn.completed` with `usage`, and
  * `turn.failed` with the error after Codex's own retries.
  */
-import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
-import { asNumber, asRecord, asString, jsonLines, lastLines, promptViaStdin } from "./preset-helpers.js";
+import {
+  type AgentOutput,
+  definePreset,
+  type Invocation,
+  type InvocationOptions,
+  type UsageMeter,
+} from "./preset-types.js";
+import {
+  asNumber,
+  asRecord,
+  asString,
+  jsonEvent,
+  jsonLines,
+  lastLines,
+  promptViaStdin,
+} from "./preset-helpers.js";
 
 /**
  * Undoes the POSIX shell quoting of ONE word: `'…'` is literal, `"…"` honours `\"`, `\\`, `\$`, `\``, and a bare
@@ -97,6 +111,20 @@ export const codex = definePreset({
       args,
       env: { CODEX_HOME: `${options.home}/.codex` },
       ...(viaStdin ? { stdin: options.prompt } : {}),
+    };
+  },
+
+  /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+  usageMeter(): UsageMeter {
+    let input = 0;
+    let output = 0;
+    return (line) => {
+      const event = jsonEvent(line, "turn.completed");
+      if (event?.type !== "turn.completed") return null;
+      const usage = asRecord(event.usage) ?? {};
+      input += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
+      output += asNumber(usage.output_tokens);
+      return { input, output, costUsd: null, model: null };
     };
   },
 

@@ -4,7 +4,13 @@
  * `<promise>…</promise>` tag alone. A command may report what it used and ran with lines
  * `autopilot-usage: {"input":N,"output":N,"costUsd":X}` and `autopilot-command: <command>`.
  */
-import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
+import {
+  type AgentOutput,
+  definePreset,
+  type Invocation,
+  type InvocationOptions,
+  type UsageMeter,
+} from "./preset-types.js";
 import { asNumber, asRecord, finalMessageFromText, lastLines, shellQuote } from "./preset-helpers.js";
 
 const USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
@@ -26,6 +32,26 @@ export const custom = definePreset({
     const script = options.command.replaceAll("{prompt_file}", shellQuote(options.promptFile));
     const extra = (options.args ?? []).map(shellQuote).join(" ");
     return { command: "/bin/sh", args: ["-c", extra ? `${script} ${extra}` : script], env: {} };
+  },
+
+  /** Each `autopilot-usage:` line adds what it reports, as it is printed. */
+  usageMeter(): UsageMeter {
+    let input = 0;
+    let output = 0;
+    let costUsd = 0;
+    return (line) => {
+      const usage = USAGE_LINE.exec(line.trim());
+      if (!usage) return null;
+      try {
+        const value = asRecord(JSON.parse(usage[1]!)) ?? {};
+        input += asNumber(value.input);
+        output += asNumber(value.output);
+        costUsd += asNumber(value.costUsd);
+      } catch {
+        return null;
+      }
+      return { input, output, costUsd, model: null };
+    };
   },
 
   parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput {

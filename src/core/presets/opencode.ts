@@ -7,12 +7,19 @@
  * retries, with exit code 1. `cost` is OpenCode's price for models it knows and 0 for the others (a custom
  * provider): then the worker prices the tokens from its price table.
  */
-import { type AgentOutput, definePreset, type Invocation, type InvocationOptions } from "./preset-types.js";
+import {
+  type AgentOutput,
+  definePreset,
+  type Invocation,
+  type InvocationOptions,
+  type UsageMeter,
+} from "./preset-types.js";
 import {
   asNumber,
   asRecord,
   asString,
   finalMessageFromText,
+  jsonEvent,
   jsonLines,
   lastLines,
   promptViaStdin,
@@ -48,6 +55,23 @@ export const opencode = definePreset({
       args,
       env: { OPENCODE_DISABLE_AUTOUPDATE: "1" },
       ...(viaStdin ? { stdin: options.prompt } : {}),
+    };
+  },
+
+  /** Each `step_finish` adds its step's tokens and cost (0 for a model OpenCode does not price: the worker does). */
+  usageMeter(): UsageMeter {
+    let input = 0;
+    let output = 0;
+    let cost = 0;
+    return (line) => {
+      const event = jsonEvent(line, "step_finish");
+      if (event?.type !== "step_finish") return null;
+      const part = asRecord(event.part) ?? {};
+      const tokens = asRecord(part.tokens) ?? {};
+      input += asNumber(tokens.input);
+      output += asNumber(tokens.output) + asNumber(tokens.reasoning);
+      cost += asNumber(part.cost);
+      return { input, output, costUsd: cost > 0 ? cost : null, model: null };
     };
   },
 

@@ -9,6 +9,20 @@ export function promptViaStdin(prompt: string): boolean {
 }
 
 /** Parses JSON-lines output, skipping lines that are not JSON objects (banners, truncation marks). */
+/** One line of JSON Lines output as an object, when it is one and mentions `needle` (cheap to skip the rest). */
+export function jsonEvent(line: string, needle: string): Record<string, unknown> | null {
+  const text = line.trim();
+  if (!text.startsWith("{") || !text.includes(needle)) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
 export function jsonLines(text: string): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
   for (const raw of text.split("\n")) {

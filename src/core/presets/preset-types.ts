@@ -40,6 +40,8 @@ export interface InvocationOptions {
   args?: string[];
   /** The shell command of the `custom` preset, with `{prompt_file}` to substitute. */
   command?: string | null;
+  /** What is left of the budget for this run, in US dollars, for a CLI with a spending cap of its own. */
+  maxCostUsd?: number | null;
 }
 
 export interface Invocation {
@@ -73,6 +75,21 @@ export interface AgentOutput {
   model?: string;
 }
 
+/** A run's usage so far, as its output has streamed it. */
+export interface MeteredUsage {
+  input: number;
+  output: number;
+  /** The CLI's own price of it; null when it gives none (the worker prices the tokens). */
+  costUsd: number | null;
+  model: string | null;
+}
+
+/**
+ * Reads a run's output line by line as it streams (one meter per run: it keeps what it has counted); returns the
+ * usage so far after a line that changed it, else null.
+ */
+export type UsageMeter = (line: string) => MeteredUsage | null;
+
 export interface AgentPreset {
   name: string;
   /** The CLI's install; null for `custom` (the maintainer installs whatever `command` runs). */
@@ -104,6 +121,12 @@ export interface AgentPreset {
   prices: Readonly<Record<string, ModelPrice>>;
   buildInvocation(options: InvocationOptions): Invocation;
   parseOutput(stdout: string, stderr: string, exitCode: number | null): AgentOutput;
+  /**
+   * A meter of the run's usage while it runs, for the CLIs whose output reports usage as it goes (per API call,
+   * turn or step): the worker stops a run whose usage crosses what is left of its budget. Absent: the CLI reports
+   * usage only when it ends, and the budget is checked after each run.
+   */
+  usageMeter?(): UsageMeter;
 }
 
 /** Keeps a record's literal name in its type, so the registry's names are a union the compiler checks. */

@@ -9,6 +9,8 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentConfig } from "../../core/config/index.js";
 import { type AgentOutput, getPreset, type PresetName } from "../../core/presets/index.js";
+import { type ConfiguredPrice, costOf, priceOf } from "../../core/agent/pricing.js";
+import type { MeteredUsage } from "../../core/presets/preset-types.js";
 import type { AgentUser } from "../isolation/agent-user.js";
 import { buildAgentEnv } from "../isolation/agent-env.js";
 import { commandPaths } from "../isolation/agent-namespace.js";
@@ -23,6 +25,15 @@ export interface AgentRunRequest {
   issue: number;
   iteration: number;
   timeoutMs: number;
+  /** What is left of the task's and the session's budgets for this run: it is stopped when its usage reaches it. */
+  cap?: RunCap | null;
+}
+
+/** A run's share of the budgets: tokens and US dollars (null: no limit), and the prices to value tokens with. */
+export interface RunCap {
+  tokens: number | null;
+  usd: number | null;
+  prices: readonly ConfiguredPrice[];
 }
 
 export interface AgentRunResult {
@@ -38,6 +49,8 @@ export interface AgentRunResult {
   refusedEnv: { name: string; why: string }[];
   /** What the CLI printed (stdout then stderr, capped), for the agent-output classifier. */
   rawOutput: string;
+  /** Why the worker stopped the run mid-way: its streamed usage reached its cap (`cap`). */
+  budgetStop?: string;
 }
 
 export type AgentRunner = (request: AgentRunRequest) => Promise<AgentRunResult>;
@@ -85,6 +98,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       model: request.agent.model,
       args: request.agent.args,
       command: request.agent.command,
+      maxCostUsd: request.cap?.usd ?? null,
     });
     if (invocation.env.CODEX_HOME) await mkdir(invocation.env.CODEX_HOME, { recursive: true });
     const { env, refused } = buildAgentEnv({
@@ -129,6 +143,26 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       }
       reached.add(line);
     }
+    // The run's usage as it streams (the preset's meter): reaching the cap stops it, as a cancel would.
+    const meter =
+      request.cap && (request.cap.tokens !== null || request.cap.usd !== null)
+        ? preset.usageMeter?.()
+        : undefined;
+    const stop = new AbortController();
+    const forward = () => stop.abort();
+    if (request.signal?.aborted) stop.abort();
+    else request.signal?.addEventListener("abort", forward, { once: true });
+    let metered: MeteredUsage | null = null;
+    let budgetStop: string | null = null;
+    const onStdoutLine = (line: string) => {
+      options.onLine?.(line);
+      if (!meter || budgetStop !== null) return;
+      const reading = meter(line);
+      if (!reading) return;
+      metered = reading;
+      budgetStop = overCap(reading, request.cap!, request.agent.model);
+      if (budgetStop !== null) stop.abort();
+    };
     await options.boundary?.handOver();
     const result = await runProcess({
       ...(options.boundary ? { runAs: options.boundary.user } : {}),
@@ -138,12 +172,19 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       env,
       ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
       timeoutMs: request.timeoutMs,
-      ...(request.signal ? { signal: request.signal } : {}),
+      signal: stop.signal,
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
-      ...(options.onLine ? { onStdoutLine: options.onLine, onStderrLine: options.onLine } : {}),
-    }).finally(() => options.boundary?.takeBack());
-    const output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
+      onStdoutLine,
+      ...(options.onLine ? { onStderrLine: options.onLine } : {}),
+    }).finally(() => {
+      request.signal?.removeEventListener("abort", forward);
+      return options.boundary?.takeBack();
+    });
+    let output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
+    // A run stopped mid-way has no final report: what the meter counted is what it used.
+    if (budgetStop !== null && metered)
+      output = withMetered(output, metered, request.cap!, request.agent.model);
     return {
       preset: request.agent.preset,
       output,
@@ -154,7 +195,44 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       refusedEnv: refused,
       rawOutput: rawOutput(result.stdout, result.stderr),
       ...(result.spawnError ? { spawnError: result.spawnError } : {}),
+      ...(budgetStop !== null ? { budgetStop } : {}),
     };
+  };
+}
+
+/** The US dollars of a reading: the CLI's own price, else its tokens at the model's price; null when unknown. */
+function usdOf(reading: MeteredUsage, cap: RunCap, model: string | null): number | null {
+  if (reading.costUsd !== null) return reading.costUsd;
+  const price = priceOf(reading.model ?? model, cap.prices);
+  return price ? costOf(reading, price.price) : null;
+}
+
+/** Why a reading reached the cap; null while it is under. */
+function overCap(reading: MeteredUsage, cap: RunCap, model: string | null): string | null {
+  const tokens = reading.input + reading.output;
+  if (cap.tokens !== null && tokens >= cap.tokens)
+    return `the run's usage reached ${tokens} tokens (budget ${cap.tokens} tokens left)`;
+  const usd = usdOf(reading, cap, model);
+  if (cap.usd !== null && usd !== null && usd >= cap.usd)
+    return `the run's usage reached $${usd.toFixed(2)} (budget $${cap.usd.toFixed(2)} left)`;
+  return null;
+}
+
+/** The larger of what the output reports and what the meter counted. */
+function withMetered(
+  output: AgentOutput,
+  reading: MeteredUsage,
+  cap: RunCap,
+  model: string | null,
+): AgentOutput {
+  const usd = usdOf(reading, cap, model) ?? 0;
+  return {
+    ...output,
+    usage: {
+      input: Math.max(output.usage.input, reading.input),
+      output: Math.max(output.usage.output, reading.output),
+    },
+    costUsd: Math.max(output.costUsd, usd),
   };
 }
 

@@ -62,3 +62,29 @@ export function sessionWantsStop(
   const over = marker && mine ? workerSessionBudgetStop(marker, mine.issue, mine) : null;
   return over ? { stop: true, status: `over its budget: ${over}` } : { stop: false, status };
 }
+
+/**
+ * This worker's share of what the session's budget has left, as the tracking issue's marker says (null for a
+ * budget the session does not set): what is left less what this worker used since the controller counted it,
+ * divided by the tasks worked on at once, so that workers running side by side cannot together spend past it.
+ */
+export function sessionShareLeft(
+  body: string | null | undefined,
+  mine: WorkerSpend,
+  maxParallel: number,
+): { tokens: number | null; usd: number | null } | null {
+  const marker = parseSessionBudgetMarker(body);
+  if (!marker) return null;
+  const counted = marker.counted[String(mine.issue)] ?? { tokens: 0, usd: 0 };
+  const share = Math.max(1, maxParallel);
+  return {
+    tokens:
+      marker.tokensLeft === null
+        ? null
+        : Math.max(0, Math.floor((marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens)) / share)),
+    usd:
+      marker.usdLeft === null
+        ? null
+        : Math.max(0, (marker.usdLeft - Math.max(0, mine.usd - counted.usd)) / share),
+  };
+}
