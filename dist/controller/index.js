@@ -38660,6 +38660,7 @@ function checkConfig(config2, ctx) {
   ordered(["retryBaseMs"], ["retryMaxMs"], false);
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
   checkUsdBudgets(config2, ctx);
+  checkWorkspaces(config2.workspaces, ctx);
   const labels = config2.labels;
   if (isPlainObject2(labels)) {
     const seen = /* @__PURE__ */ new Map();
@@ -38706,6 +38707,30 @@ function checkUsdBudgets(config2, ctx) {
       `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
       `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`
     );
+  }
+}
+function checkWorkspaces(workspaces, ctx) {
+  if (!Array.isArray(workspaces)) return;
+  for (const key of ["name", "label"]) {
+    const seen = /* @__PURE__ */ new Map();
+    workspaces.forEach((workspace, i) => {
+      if (!isPlainObject2(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
+      const value = workspace[key];
+      if (typeof value !== "string") return;
+      const normalized = value.trim().toLowerCase();
+      const first = seen.get(normalized);
+      if (first === void 0) {
+        seen.set(normalized, i);
+        return;
+      }
+      crossIssue(
+        ctx,
+        ["workspaces", i, key],
+        value,
+        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+        `a ${key} no other workspace has (compared case-insensitively)`
+      );
+    });
   }
 }
 
@@ -38874,6 +38899,28 @@ var DefinitionOfReadySchema = external_exports.strictObject({
 }).prefault({}).describe(
   "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
 );
+var REPO_DIRECTORY = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\\\0\r\n]+$/;
+var WorkspacesSchema = external_exports.array(
+  external_exports.strictObject({
+    name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/).meta({
+      description: "The workspace's name, as the prompt and the quality results show it.",
+      [EXPECTED]: "a name of letters, digits, `.`, `_` and `-` (at most 60)"
+    }),
+    paths: external_exports.array(nonBlank("a path glob (not blank)")).min(1).max(50).meta({
+      description: "Globs of the paths that belong to it (as `humanGate.paths`: `packages/api/**`, or `packages/api/` for everything below).",
+      [EXPECTED]: "a non-empty list of path globs"
+    }),
+    directory: external_exports.string().regex(REPO_DIRECTORY).max(200).nullable().default(null).meta({
+      description: "Where its quality commands run and where an agent routed to it starts (its own instructions file, such as CLAUDE.md or AGENTS.md, is read from there by the agent CLIs); null: the repository's root.",
+      [EXPECTED]: "a directory relative to the repository's root, without `..`"
+    }),
+    qualityCommands: external_exports.array(nonBlank("a shell command (not blank)")).max(20).default([]).describe("Shell commands that must pass when a change touches the workspace (run in `directory`)."),
+    label: external_exports.string().trim().min(1).max(50).nullable().default(null).describe("A label that routes a task to this workspace: its agent starts in `directory`.")
+  })
+).max(50).default([]).meta({
+  description: "Monorepo workspaces. A change runs the quality commands of each workspace whose paths it touches, and the top-level `qualityCommands` only when it touches files of no workspace (or there are no workspaces); a task labeled with a workspace's `label` is worked from its `directory`.",
+  [EXPECTED]: "a list of { name, paths, directory, qualityCommands, label }"
+});
 
 // src/core/agent/network-allow.ts
 var IPV4 = external_exports.ipv4();
@@ -39036,6 +39083,7 @@ var ConfigSchema = external_exports.strictObject({
     [EXPECTED]: '"auto" or a non-empty list of shell commands'
   }),
   quality: QualitySchema,
+  workspaces: WorkspacesSchema,
   setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
     description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
     [EXPECTED]: "a list of shell commands"
@@ -58244,8 +58292,11 @@ function globToRegExp(glob) {
   return new RegExp(`^${globBody(pattern)}$`);
 }
 function pathRule(glob, never2) {
+  return { name: glob, never: never2, test: pathGlobTest(glob) };
+}
+function pathGlobTest(glob) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path2) => re.test(path2) };
+  return (path2) => re.test(path2);
 }
 var NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
 var DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));

@@ -29061,6 +29061,7 @@ function checkConfig(config2, ctx) {
   ordered(["retryBaseMs"], ["retryMaxMs"], false);
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
   checkUsdBudgets(config2, ctx);
+  checkWorkspaces(config2.workspaces, ctx);
   const labels = config2.labels;
   if (isPlainObject2(labels)) {
     const seen = /* @__PURE__ */ new Map();
@@ -29109,6 +29110,30 @@ function checkUsdBudgets(config2, ctx) {
     );
   }
 }
+function checkWorkspaces(workspaces, ctx) {
+  if (!Array.isArray(workspaces)) return;
+  for (const key of ["name", "label"]) {
+    const seen = /* @__PURE__ */ new Map();
+    workspaces.forEach((workspace, i) => {
+      if (!isPlainObject2(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
+      const value = workspace[key];
+      if (typeof value !== "string") return;
+      const normalized = value.trim().toLowerCase();
+      const first = seen.get(normalized);
+      if (first === void 0) {
+        seen.set(normalized, i);
+        return;
+      }
+      crossIssue(
+        ctx,
+        ["workspaces", i, key],
+        value,
+        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+        `a ${key} no other workspace has (compared case-insensitively)`
+      );
+    });
+  }
+}
 var init_cross_field_checks = __esm({
   "src/core/config/cross-field-checks.ts"() {
     "use strict";
@@ -29120,7 +29145,7 @@ var init_cross_field_checks = __esm({
 });
 
 // src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, DefinitionOfReadySchema;
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
 var init_config_section_schemas = __esm({
   "src/core/config/config-section-schemas.ts"() {
     "use strict";
@@ -29295,6 +29320,28 @@ var init_config_section_schemas = __esm({
     }).prefault({}).describe(
       "The definition of ready: a ready task whose text is too thin to act on waits, listed with what it lacks, instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); `autopilot init` turns it on."
     );
+    REPO_DIRECTORY = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\\\0\r\n]+$/;
+    WorkspacesSchema = external_exports.array(
+      external_exports.strictObject({
+        name: external_exports.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/).meta({
+          description: "The workspace's name, as the prompt and the quality results show it.",
+          [EXPECTED]: "a name of letters, digits, `.`, `_` and `-` (at most 60)"
+        }),
+        paths: external_exports.array(nonBlank("a path glob (not blank)")).min(1).max(50).meta({
+          description: "Globs of the paths that belong to it (as `humanGate.paths`: `packages/api/**`, or `packages/api/` for everything below).",
+          [EXPECTED]: "a non-empty list of path globs"
+        }),
+        directory: external_exports.string().regex(REPO_DIRECTORY).max(200).nullable().default(null).meta({
+          description: "Where its quality commands run and where an agent routed to it starts (its own instructions file, such as CLAUDE.md or AGENTS.md, is read from there by the agent CLIs); null: the repository's root.",
+          [EXPECTED]: "a directory relative to the repository's root, without `..`"
+        }),
+        qualityCommands: external_exports.array(nonBlank("a shell command (not blank)")).max(20).default([]).describe("Shell commands that must pass when a change touches the workspace (run in `directory`)."),
+        label: external_exports.string().trim().min(1).max(50).nullable().default(null).describe("A label that routes a task to this workspace: its agent starts in `directory`.")
+      })
+    ).max(50).default([]).meta({
+      description: "Monorepo workspaces. A change runs the quality commands of each workspace whose paths it touches, and the top-level `qualityCommands` only when it touches files of no workspace (or there are no workspaces); a task labeled with a workspace's `label` is worked from its `directory`.",
+      [EXPECTED]: "a list of { name, paths, directory, qualityCommands, label }"
+    });
   }
 });
 
@@ -29526,6 +29573,7 @@ var init_config_schema = __esm({
         [EXPECTED]: '"auto" or a non-empty list of shell commands'
       }),
       quality: QualitySchema,
+      workspaces: WorkspacesSchema,
       setup: external_exports.array(nonBlank("a shell command (not blank)")).default([]).meta({
         description: "Shell commands that prepare the work tree before the first iteration (`npm ci`, `pip install -r requirements.txt`): run in order, in the repository root, inside the worker's sandbox as the agent's user like the quality commands, never beside the job's secrets; the first that fails ends the job. Only `.github/autopilot.yml` on the default branch can set it.",
         [EXPECTED]: "a list of shell commands"
@@ -46550,6 +46598,9 @@ function createAgentRunner(options) {
   const reached = /* @__PURE__ */ new Set();
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
+    const workdir = request2.directory ? path7.resolve(options.workdir, request2.directory) : options.workdir;
+    if (workdir !== options.workdir && !workdir.startsWith(`${options.workdir}${path7.sep}`))
+      throw new Error(`the workspace directory ${request2.directory} is outside the work tree`);
     const home = options.home ?? path7.join(options.scratchDir, "home");
     const tmpdir = options.tmpdir ?? path7.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
@@ -46561,7 +46612,7 @@ function createAgentRunner(options) {
     const invocation = preset.buildInvocation({
       prompt: request2.prompt,
       promptFile,
-      workdir: options.workdir,
+      workdir,
       home,
       model: request2.agent.model,
       args: request2.agent.args,
@@ -46623,12 +46674,13 @@ function createAgentRunner(options) {
       budgetStop = overCap(reading, request2.cap, request2.agent.model);
       if (budgetStop !== null) stop.abort();
     };
+    if (workdir !== options.workdir) await mkdir(workdir, { recursive: true });
     await options.boundary?.handOver();
     const result = await runProcess({
       ...options.boundary ? { runAs: options.boundary.user } : {},
       command: invocation.command,
       args: invocation.args,
-      cwd: options.workdir,
+      cwd: workdir,
       env,
       ...invocation.stdin !== void 0 ? { stdin: invocation.stdin } : {},
       timeoutMs: request2.timeoutMs,
@@ -52527,14 +52579,17 @@ async function createIsolatedParts(options) {
   if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality = {
     detect: detectQualityCommands,
-    async run(commands, timeoutMs, gate) {
+    async run(commands, timeoutMs, gate, directory) {
+      const cwd = directory ? path14.resolve(dirs.workTree, directory) : dirs.workTree;
+      if (cwd !== dirs.workTree && !cwd.startsWith(`${dirs.workTree}${path14.sep}`))
+        throw new Error(`the workspace directory ${directory} is outside the work tree`);
       if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
       let results;
       await boundary.handOver();
       try {
         results = await runQualityCommands({
           commands,
-          cwd: dirs.workTree,
+          cwd,
           env: qualityEnv,
           timeoutMs,
           reruns: gate?.reruns ?? 0,
@@ -53914,8 +53969,11 @@ function globToRegExp(glob) {
   return new RegExp(`^${globBody(pattern)}$`);
 }
 function pathRule(glob, never2) {
+  return { name: glob, never: never2, test: pathGlobTest(glob) };
+}
+function pathGlobTest(glob) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never: never2, test: (path17) => re.test(path17) };
+  return (path17) => re.test(path17);
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
@@ -64527,6 +64585,9 @@ ${input2.issue.body}`;
   const budget = input2.budgetNote ? `## Budget
 
 ${labelText(input2.budgetNote, 500)}` : "";
+  const workspace = input2.workspaceNote ? `## Workspace
+
+${labelText(input2.workspaceNote, 600)}` : "";
   const assemble = () => [
     header(input2),
     task,
@@ -64537,6 +64598,7 @@ ${labelText(input2.budgetNote, 500)}` : "";
 
 None yet: start the file in this iteration.`,
     budget,
+    workspace,
     WORKING_RULES,
     signalProtocolText(input2.completion)
   ].filter((section) => section !== "").join("\n\n").concat("\n");
@@ -64924,6 +64986,11 @@ function cellText(text4, max = 200) {
   const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
   return short.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/@/g, "@\u200B").replace(/`/g, "'");
 }
+function codeCellText(text4, max = 200) {
+  const flat = text4.replace(/\s+/g, " ").trim();
+  const short = flat.length > max ? `${flat.slice(0, max - 1)}\u2026` : flat;
+  return short.replace(/\|/g, "\\|").replace(/`/g, "'");
+}
 function formatDuration2(ms) {
   const seconds = Math.max(0, Math.round(ms / 1e3));
   const h = Math.floor(seconds / 3600);
@@ -64954,7 +65021,7 @@ function renderProgressComment(view) {
     ["Attempt", `${result.attempt}${view.runUrl ? ` \xB7 [workflow run](${view.runUrl})` : ""}`],
     ["Elapsed", formatDuration2(view.elapsedMs)],
     ["Last signal", result.lastSignal ? cellText(result.lastSignal) : "none yet"],
-    ["Branch", `\`${cellText(result.branch)}\``],
+    ["Branch", `\`${codeCellText(result.branch)}\``],
     ["Cost", formatCost(result.costUsd, result.tokens)]
   ];
   if (view.agent) rows.push(["Agent", cellText(view.agent)]);
@@ -64987,12 +65054,14 @@ function qualityNote(q) {
 }
 function renderQualityCell(quality) {
   if (quality.length === 0) return "none configured or detected (the PR's checks are the gate)";
-  return quality.map((q) => `${q.passed ? q.flaky ? "\u26A0\uFE0F" : "\u2705" : "\u274C"} \`${cellText(q.command, 80)}\`${qualityNote(q)}`).join(" \xB7 ");
+  return quality.map(
+    (q) => `${q.passed ? q.flaky ? "\u26A0\uFE0F" : "\u2705" : "\u274C"} \`${codeCellText(q.command, 80)}\`${qualityNote(q)}`
+  ).join(" \xB7 ");
 }
 function renderPullBody(view) {
   const { result } = view;
   const gate = result.humanGate;
-  const gateCell = gate.fired ? `\u26A0\uFE0F fired \u2014 a person with write access must approve after the last push: ${gate.rules.map((r) => `${cellText(r.rule, 60)} (${r.where}: \`${cellText(r.match, 60)}\`)`).join("; ")}` : "\u2705 nothing sensitive detected";
+  const gateCell = gate.fired ? `\u26A0\uFE0F fired \u2014 a person with write access must approve after the last push: ${gate.rules.map((r) => `${cellText(r.rule, 60)} (${r.where}: \`${codeCellText(r.match, 60)}\`)`).join("; ")}` : "\u2705 nothing sensitive detected";
   const rows = [
     ["Iterations", `${result.iterations} (attempt ${result.attempt})`],
     ["Quality gates", renderQualityCell(view.quality)],
@@ -65383,6 +65452,43 @@ var init_session_status = __esm({
   }
 });
 
+// src/core/gates/workspace-scope.ts
+function qualityScopes(changed, workspaces, rootCommands) {
+  const root = { workspace: null, directory: null, commands: [...rootCommands] };
+  const paths = changed.filter((path17) => path17 !== PROGRESS_NOTES_PATH);
+  if (workspaces.length === 0 || paths.length === 0) return [root];
+  const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
+  const touched = /* @__PURE__ */ new Set();
+  let shared2 = false;
+  for (const path17 of paths) {
+    let owned = false;
+    tests.forEach((globs, i) => {
+      if (globs.some((test) => test(path17))) {
+        touched.add(i);
+        owned = true;
+      }
+    });
+    if (!owned) shared2 = true;
+  }
+  const scopes = workspaces.filter((_, i) => touched.has(i)).map((workspace) => ({
+    workspace: workspace.name,
+    directory: workspace.directory,
+    commands: [...workspace.qualityCommands]
+  }));
+  return shared2 ? [root, ...scopes] : scopes;
+}
+function workspaceOfTask(labels, workspaces) {
+  const carried = new Set(labels.map((label2) => label2.trim().toLowerCase()));
+  return workspaces.find((w) => w.label !== null && carried.has(w.label.trim().toLowerCase())) ?? null;
+}
+var init_workspace_scope = __esm({
+  "src/core/gates/workspace-scope.ts"() {
+    "use strict";
+    init_prompt();
+    init_human_gate();
+  }
+});
+
 // src/worker/job.ts
 function errorMessage2(error63) {
   return error63 instanceof Error ? error63.message : String(error63);
@@ -65438,6 +65544,7 @@ var init_job = __esm({
     init_task_feedback();
     init_worker_deps();
     init_session_status();
+    init_workspace_scope();
     LIMIT_WORDS2 = {
       rate_limit: "rate limited",
       usage_limit: "at its usage limit",
@@ -65496,6 +65603,8 @@ var init_job = __esm({
       carried = { input: 0, output: 0, costUsd: 0 };
       jobUsage = { input: 0, output: 0, costUsd: 0 };
       lastFinalMessage = "";
+      /** The workspace the task's labels route it to (`workspaces[].label`), read with the task. */
+      workspace = null;
       /** This worker's share of the session budget's remainder, as last read at an iteration boundary. */
       sessionLeft = null;
       agentIndex = 0;
@@ -65616,6 +65725,11 @@ var init_job = __esm({
         const issue3 = await this.readTask();
         const refusal2 = this.refuseTask(issue3);
         if (refusal2) return this.finish("failed", refusal2);
+        this.workspace = workspaceOfTask(issue3.labels, this.config.workspaces);
+        if (this.workspace)
+          this.log.info(
+            `workspace ${this.workspace.name}: the agent starts in ${this.workspace.directory ?? "the root"}`
+          );
         const conflicts = await this.prepareBranch();
         const setupFailure = await this.projectSetup(conflicts.length > 0);
         if (setupFailure) return this.finish("failed", setupFailure);
@@ -65788,6 +65902,7 @@ var init_job = __esm({
           iteration,
           timeoutMs: this.config.iterationTimeoutMinutes * 6e4,
           cap: this.runCap(),
+          directory: this.workspace?.directory ?? null,
           ...this.deps.signal ? { signal: this.deps.signal } : {}
         });
         for (const refused of run2.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
@@ -65986,6 +66101,7 @@ var init_job = __esm({
       }
       async prompt(issue3, iteration, feedback, qualityFailures) {
         const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
+        const workspace = this.workspace;
         return buildPrompt({
           repo: this.inputs.repo,
           issue: { number: issue3.number, title: issue3.title, body: issue3.body },
@@ -66005,6 +66121,9 @@ var init_job = __esm({
           qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
           progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
           ...budgetNote ? { budgetNote } : {},
+          ...workspace ? {
+            workspaceNote: `This task belongs to the ${workspace.name} workspace${workspace.directory ? `, ${workspace.directory}: you start there` : ""}. A change runs the quality commands of each workspace whose files it touches, and the repository's own only when it touches shared files: keep the change inside the workspace unless the task needs more.`
+          } : {},
           completion: this.config.completion
         });
       }
@@ -66051,7 +66170,7 @@ var init_job = __esm({
           this.qualitySource = "configured";
         }
         const { reruns, coverage } = this.config.quality;
-        if (commands.length === 0) {
+        if (commands.length === 0 && this.config.workspaces.length === 0) {
           if (coverage.threshold === 0) return [];
           return [
             {
@@ -66064,11 +66183,7 @@ var init_job = __esm({
             }
           ];
         }
-        this.log.info(`quality commands: ${commands.join(" && ")}`);
-        const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 6e4, {
-          reruns,
-          coverage: coverage.threshold > 0 ? coverage : null
-        });
+        const results = await this.runScopes(commands, reruns, coverage.threshold > 0 ? coverage : null);
         await this.deps.git.resetWorkTree();
         for (const result of results) {
           this.log.info(
@@ -66077,6 +66192,39 @@ var init_job = __esm({
           if (result.flaky)
             this.warn(`flaky: \`${result.command}\` failed before it passed on run ${result.runs ?? 2}`);
         }
+        return results;
+      }
+      /**
+       * The quality commands a change runs: with `workspaces`, those of each workspace it touches (in its
+       * directory) and the top-level ones only for shared files (src/core/gates/workspace-scope.ts); without, the
+       * top-level ones. Every scope shares the step's time. The coverage gate reads the root's report, so it goes
+       * with the top-level commands.
+       */
+      async runScopes(rootCommands, reruns, coverage) {
+        const { workspaces } = this.config;
+        const scopes = workspaces.length > 0 ? qualityScopes(await this.deps.git.changedPaths(this.setup.base), workspaces, rootCommands) : [{ workspace: null, directory: null, commands: rootCommands }];
+        const deadline = this.now() + this.config.iterationTimeoutMinutes * 6e4;
+        const results = [];
+        for (const scope of scopes) {
+          if (scope.commands.length === 0) continue;
+          const where = scope.workspace === null ? "" : ` (workspace ${scope.workspace})`;
+          this.log.info(`quality commands${where}: ${scope.commands.join(" && ")}`);
+          const ran = await this.deps.quality.run(
+            scope.commands,
+            Math.max(1e3, deadline - this.now()),
+            { reruns, coverage: scope.workspace === null ? coverage : null },
+            scope.directory
+          );
+          results.push(
+            ...ran.map(
+              (r) => scope.directory && r.command !== "quality.coverage" ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r
+            )
+          );
+        }
+        if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)
+          this.log.info(
+            "quality.coverage: this change touches workspaces only; the root's coverage report is not read"
+          );
         return results;
       }
       async commitWork(iteration, signal) {

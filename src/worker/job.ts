@@ -41,6 +41,7 @@ import { appendProgressNote, ensureProgressNotes, readProgressNotes } from "./it
 import { taskBudgetExceeded, taskBudgetNote } from "./iterations/task-budget.js";
 import { gatherFeedback, mergeConflictCheck, type TaskFeedback } from "./iterations/task-feedback.js";
 import {
+  type QualityGateOptions,
   SCRATCH_EXCLUDES,
   type WorkerDeps,
   type WorkerInputs,
@@ -48,6 +49,7 @@ import {
   type WorkerRun,
 } from "./worker-deps.js";
 import { sessionShareLeft, sessionWantsStop } from "./progress/session-status.js";
+import { qualityScopes, workspaceOfTask } from "../core/gates/workspace-scope.js";
 export type {
   QualityRunner,
   WorkerDeps,
@@ -142,6 +144,8 @@ class WorkerLoop {
   private carried = { input: 0, output: 0, costUsd: 0 };
   private jobUsage = { input: 0, output: 0, costUsd: 0 };
   private lastFinalMessage = "";
+  /** The workspace the task's labels route it to (`workspaces[].label`), read with the task. */
+  private workspace: AutopilotConfig["workspaces"][number] | null = null;
   /** This worker's share of the session budget's remainder, as last read at an iteration boundary. */
   private sessionLeft: { tokens: number | null; usd: number | null } | null = null;
   private agentIndex = 0;
@@ -309,6 +313,11 @@ class WorkerLoop {
     const issue = await this.readTask();
     const refusal = this.refuseTask(issue);
     if (refusal) return this.finish("failed", refusal);
+    this.workspace = workspaceOfTask(issue.labels, this.config.workspaces);
+    if (this.workspace)
+      this.log.info(
+        `workspace ${this.workspace.name}: the agent starts in ${this.workspace.directory ?? "the root"}`,
+      );
     const conflicts = await this.prepareBranch();
     const setupFailure = await this.projectSetup(conflicts.length > 0);
     if (setupFailure) return this.finish("failed", setupFailure);
@@ -511,6 +520,7 @@ class WorkerLoop {
       iteration,
       timeoutMs: this.config.iterationTimeoutMinutes * 60_000,
       cap: this.runCap(),
+      directory: this.workspace?.directory ?? null,
       ...(this.deps.signal ? { signal: this.deps.signal } : {}),
     });
     for (const refused of run.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
@@ -770,6 +780,7 @@ class WorkerLoop {
     qualityFailures: QualityCommandResult[],
   ): Promise<string> {
     const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
+    const workspace = this.workspace;
     return buildPrompt({
       repo: this.inputs.repo,
       issue: { number: issue.number, title: issue.title, body: issue.body },
@@ -789,6 +800,14 @@ class WorkerLoop {
       qualityFailures: qualityFailures.map((q) => ({ command: q.command, output: q.output })),
       progressNotes: await readProgressNotes(this.tree, (message) => this.warn(message)),
       ...(budgetNote ? { budgetNote } : {}),
+      ...(workspace
+        ? {
+            workspaceNote:
+              `This task belongs to the ${workspace.name} workspace${workspace.directory ? `, ${workspace.directory}: you start there` : ""}. ` +
+              "A change runs the quality commands of each workspace whose files it touches, and the repository's " +
+              "own only when it touches shared files: keep the change inside the workspace unless the task needs more.",
+          }
+        : {}),
       completion: this.config.completion,
     });
   }
@@ -846,7 +865,7 @@ class WorkerLoop {
       this.qualitySource = "configured";
     }
     const { reruns, coverage } = this.config.quality;
-    if (commands.length === 0) {
+    if (commands.length === 0 && this.config.workspaces.length === 0) {
       if (coverage.threshold === 0) return [];
       // A coverage threshold with nothing to write the report is a gate that cannot pass, not one that is off.
       return [
@@ -862,11 +881,7 @@ class WorkerLoop {
         },
       ];
     }
-    this.log.info(`quality commands: ${commands.join(" && ")}`);
-    const results = await this.deps.quality.run(commands, this.config.iterationTimeoutMinutes * 60_000, {
-      reruns,
-      coverage: coverage.threshold > 0 ? coverage : null,
-    });
+    const results = await this.runScopes(commands, reruns, coverage.threshold > 0 ? coverage : null);
     // Build output and caches the commands left behind are not the agent's work.
     await this.deps.git.resetWorkTree();
     for (const result of results) {
@@ -876,6 +891,50 @@ class WorkerLoop {
       if (result.flaky)
         this.warn(`flaky: \`${result.command}\` failed before it passed on run ${result.runs ?? 2}`);
     }
+    return results;
+  }
+
+  /**
+   * The quality commands a change runs: with `workspaces`, those of each workspace it touches (in its
+   * directory) and the top-level ones only for shared files (src/core/gates/workspace-scope.ts); without, the
+   * top-level ones. Every scope shares the step's time. The coverage gate reads the root's report, so it goes
+   * with the top-level commands.
+   */
+  private async runScopes(
+    rootCommands: string[],
+    reruns: number,
+    coverage: QualityGateOptions["coverage"],
+  ): Promise<QualityCommandResult[]> {
+    const { workspaces } = this.config;
+    const scopes =
+      workspaces.length > 0
+        ? qualityScopes(await this.deps.git.changedPaths(this.setup!.base), workspaces, rootCommands)
+        : [{ workspace: null, directory: null, commands: rootCommands }];
+    const deadline = this.now() + this.config.iterationTimeoutMinutes * 60_000;
+    const results: QualityCommandResult[] = [];
+    for (const scope of scopes) {
+      if (scope.commands.length === 0) continue;
+      const where = scope.workspace === null ? "" : ` (workspace ${scope.workspace})`;
+      this.log.info(`quality commands${where}: ${scope.commands.join(" && ")}`);
+      const ran = await this.deps.quality.run(
+        scope.commands,
+        Math.max(1_000, deadline - this.now()),
+        { reruns, coverage: scope.workspace === null ? coverage : null },
+        scope.directory,
+      );
+      // A workspace's command is shown as it is reproduced: from the root, in its directory.
+      results.push(
+        ...ran.map((r) =>
+          scope.directory && r.command !== "quality.coverage"
+            ? { ...r, command: `cd ${scope.directory} && ${r.command}` }
+            : r,
+        ),
+      );
+    }
+    if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)
+      this.log.info(
+        "quality.coverage: this change touches workspaces only; the root's coverage report is not read",
+      );
     return results;
   }
 

@@ -65,7 +65,13 @@ export interface QualityGateOptions {
 
 export interface QualityRunner {
   detect(cwd: string): Promise<string[]>;
-  run(commands: string[], timeoutMs: number, gate?: QualityGateOptions): Promise<QualityCommandResult[]>;
+  /** `directory`: where the commands run, relative to the work tree's root (a workspace's); absent: the root. */
+  run(
+    commands: string[],
+    timeoutMs: number,
+    gate?: QualityGateOptions,
+    directory?: string | null,
+  ): Promise<QualityCommandResult[]>;
 }
 
 export interface WorkerLog {

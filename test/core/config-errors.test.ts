@@ -194,6 +194,11 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "merge.deleteBranch", bad: 1, expected: "true or false" },
   { path: "cleanup", bad: 3, expected: "a mapping with the key staleBranchDays" },
   { path: "definitionOfReady", bad: true, expected: "a mapping with the keys minWords, sections" },
+  {
+    path: "workspaces",
+    bad: "api",
+    expected: "a list of { name, paths, directory, qualityCommands, label }",
+  },
   { path: "definitionOfReady.minWords", bad: -1, expected: "an integer from 0 to 10000" },
   {
     path: "definitionOfReady.sections",
@@ -315,6 +320,37 @@ describe("the error for every key", () => {
       ),
     );
     expectOk(parseConfig(stringify({ agents: { primary: codex }, budgets: { task: { tokens: 100000 } } })));
+  });
+
+  it("refuses a workspace directory that leaves the repository, and two workspaces of one name or label", () => {
+    const ws = (name: string, extra: Record<string, unknown> = {}) => ({
+      name,
+      paths: [`packages/${name}/`],
+      ...extra,
+    });
+    const error = expectError(
+      parseConfig(
+        stringify({
+          workspaces: [
+            ws("api", { directory: "../elsewhere", label: "area" }),
+            ws("API", { directory: "/etc" }),
+            ws("web", { label: "Area" }),
+          ],
+        }),
+      ),
+    );
+    expect(problemAt(error, "workspaces[0].directory").expected).toContain("without `..`");
+    expect(problemAt(error, "workspaces[1].directory").expected).toContain("without `..`");
+    expect(problemAt(error, "workspaces[1].name").expected).toContain("a name no other workspace has");
+    expect(problemAt(error, "workspaces[2].label").expected).toContain("a label no other workspace has");
+    const ok = expectOk(parseConfig(stringify({ workspaces: [ws("api", { directory: "packages/api" })] })));
+    expect(ok.config.workspaces[0]).toEqual({
+      name: "api",
+      paths: ["packages/api/"],
+      directory: "packages/api",
+      qualityCommands: [],
+      label: null,
+    });
   });
 
   it("says what was found: value and type, truncated", () => {

@@ -368,6 +368,8 @@ class FakeQuality implements QualityRunner {
   runs = 0;
   /** The test gate's options each run was given (undefined for the project's setup commands). */
   gates: (QualityGateOptions | undefined)[] = [];
+  /** The directory each run's commands ran in (null: the root), with the commands. */
+  ran: { directory: string | null; commands: string[] }[] = [];
   /** What a failing command prints ({command} is replaced). */
   failureOutput = "FAIL {command}: expected 2 to be 3";
   constructor(
@@ -382,10 +384,12 @@ class FakeQuality implements QualityRunner {
     commands: string[],
     _timeoutMs: number,
     gate?: QualityGateOptions,
+    directory?: string | null,
   ): Promise<QualityCommandResult[]> {
     const pass = this.outcomes[Math.min(this.runs, this.outcomes.length - 1)] ?? true;
     this.runs++;
     this.gates.push(gate);
+    this.ran.push({ directory: directory ?? null, commands });
     return commands.map((command) => ({
       command,
       passed: pass,

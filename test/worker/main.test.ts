@@ -132,6 +132,44 @@ describe("the worker loop: the completion matrix", () => {
     expect(h.quality.gates).toEqual([undefined, { reruns: 2, coverage: { threshold: 75, report: "auto" } }]);
   });
 
+  it("with workspaces, runs the commands of the workspaces the change touches, in their directories, and starts a routed agent in its own", async () => {
+    const h = await harness([{ message: COMPLETE }]);
+    h.git.paths = ["packages/api/src/a.ts", ".autopilot/progress.md"];
+    h.github.labels.get(7)!.add("area:api");
+    const workspaces = [
+      {
+        name: "api",
+        paths: ["packages/api/"],
+        directory: "packages/api",
+        qualityCommands: ["npm test"],
+        label: "area:api",
+      },
+      {
+        name: "web",
+        paths: ["packages/web/"],
+        directory: "packages/web",
+        qualityCommands: ["npm run e2e"],
+        label: null,
+      },
+    ];
+    const run = await runWorker(h.inputs, config({ qualityCommands: ["npm run check"], workspaces }), h.deps);
+    expect(h.quality.ran).toEqual([{ directory: "packages/api", commands: ["npm test"] }]);
+    expect(run.quality.map((q) => q.command)).toEqual(["cd packages/api && npm test"]);
+    expect(h.agent.requests[0]!.directory).toBe("packages/api");
+    expect(h.agent.requests[0]!.prompt).toContain(
+      "belongs to the api workspace, packages/api: you start there",
+    );
+    // A shared file adds the top-level commands, at the root.
+    const shared = await harness([{ message: COMPLETE }]);
+    shared.git.paths = ["README.md", "packages/web/x.ts"];
+    await runWorker(shared.inputs, config({ qualityCommands: ["npm run check"], workspaces }), shared.deps);
+    expect(shared.quality.ran).toEqual([
+      { directory: null, commands: ["npm run check"] },
+      { directory: "packages/web", commands: ["npm run e2e"] },
+    ]);
+    expect(shared.agent.requests[0]!.directory).toBeNull();
+  });
+
   it("looks for no coverage report by default (threshold 0), and re-runs failing commands 3 times", async () => {
     const h = await harness([{ message: COMPLETE }]);
     await runWorker(h.inputs, config(), h.deps);

@@ -318,4 +318,18 @@ describe("the pull request says what the gate saw", () => {
     ]);
     expect(cell).toBe("⚠️ `npm test` (flaky: passed on run 3) · ✅ `coverage ≥ 80%` (91.5% of lines)");
   });
+
+  it("shows a command as it is typed: a code span shows no HTML entity decoded, and a pipe stays in its cell", () => {
+    const result = (command: string) => ({
+      command,
+      passed: false,
+      exitCode: 1,
+      timedOut: false,
+      durationMs: 1,
+      output: "",
+    });
+    expect(renderQualityCell([result("cd packages/api && npm test -- --grep '<slow>' | tee `log`")])).toBe(
+      "❌ `cd packages/api && npm test -- --grep '<slow>' \\| tee 'log'`",
+    );
+  });
 });

@@ -52,6 +52,8 @@ export const IssueExpectationSchema = z.strictObject({
   iterations: CountSchema.optional(),
   /** Iterations counted by the task's last finished worker run (a retry starts a fresh counter). */
   lastIterations: CountSchema.optional(),
+  /** Each pattern matches the body of the task's pull request (its summary: quality gates, cost, human gate). */
+  pullBody: PatternsSchema.optional(),
   /** What the task's finished worker runs cost together (their results' `costUsd`), at most. */
   costUsd: z.strictObject({ max: z.number().nonnegative() }).optional(),
   /** Worker runs dispatched for the task. */

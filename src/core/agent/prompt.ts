@@ -42,6 +42,8 @@ export interface PromptInput {
   progressNotes: string;
   /** A sentence from the worker about the budget left, if any. */
   budgetNote?: string;
+  /** The workspace the task is routed to (`workspaces` in the configuration), if any. */
+  workspaceNote?: string;
   /** Upper bound on the prompt's length in characters. */
   maxLength?: number;
   /** Which completion claim the signal protocol teaches (default `promise`). */
@@ -209,6 +211,7 @@ export function buildPrompt(input: PromptInput): string {
   add("notes", `Contents of ${PROGRESS_NOTES_PATH}`, input.progressNotes, CAP.notes, "tail");
 
   const budget = input.budgetNote ? `## Budget\n\n${labelText(input.budgetNote, 500)}` : "";
+  const workspace = input.workspaceNote ? `## Workspace\n\n${labelText(input.workspaceNote, 600)}` : "";
   const assemble = () =>
     [
       header(input),
@@ -220,6 +223,7 @@ export function buildPrompt(input: PromptInput): string {
         ? ""
         : `${HEADINGS.notes}\n\nNone yet: start the file in this iteration.`,
       budget,
+      workspace,
       WORKING_RULES,
       signalProtocolText(input.completion),
     ]

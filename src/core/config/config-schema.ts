@@ -15,6 +15,7 @@ import {
   MergeSchema,
   CleanupSchema,
   DefinitionOfReadySchema,
+  WorkspacesSchema,
   nonBlank,
   PricesSchema,
   RateLimitSchema,
@@ -171,6 +172,7 @@ export const ConfigSchema = z
         [EXPECTED]: '"auto" or a non-empty list of shell commands',
       }),
     quality: QualitySchema,
+    workspaces: WorkspacesSchema,
     setup: z
       .array(nonBlank("a shell command (not blank)"))
       .default([])

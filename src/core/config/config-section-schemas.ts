@@ -416,3 +416,67 @@ export const DefinitionOfReadySchema = z
       "instead of being dispatched. Off by default (a repository's existing tasks keep their behaviour); " +
       "`autopilot init` turns it on.",
   );
+
+/** A directory of the repository, relative to its root: no `..`, not absolute, forward slashes. */
+const REPO_DIRECTORY = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\\\0\r\n]+$/;
+
+/**
+ * Monorepo workspaces (src/core/gates/workspace-scope.ts): which paths belong to which part of the repository,
+ * the quality commands of each part, and where an agent routed to a part works.
+ */
+export const WorkspacesSchema = z
+  .array(
+    z.strictObject({
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/)
+        .meta({
+          description: "The workspace's name, as the prompt and the quality results show it.",
+          [EXPECTED]: "a name of letters, digits, `.`, `_` and `-` (at most 60)",
+        }),
+      paths: z
+        .array(nonBlank("a path glob (not blank)"))
+        .min(1)
+        .max(50)
+        .meta({
+          description:
+            "Globs of the paths that belong to it (as `humanGate.paths`: `packages/api/**`, or `packages/api/` for " +
+            "everything below).",
+          [EXPECTED]: "a non-empty list of path globs",
+        }),
+      directory: z
+        .string()
+        .regex(REPO_DIRECTORY)
+        .max(200)
+        .nullable()
+        .default(null)
+        .meta({
+          description:
+            "Where its quality commands run and where an agent routed to it starts (its own instructions file, " +
+            "such as CLAUDE.md or AGENTS.md, is read from there by the agent CLIs); null: the repository's root.",
+          [EXPECTED]: "a directory relative to the repository's root, without `..`",
+        }),
+      qualityCommands: z
+        .array(nonBlank("a shell command (not blank)"))
+        .max(20)
+        .default([])
+        .describe("Shell commands that must pass when a change touches the workspace (run in `directory`)."),
+      label: z
+        .string()
+        .trim()
+        .min(1)
+        .max(50)
+        .nullable()
+        .default(null)
+        .describe("A label that routes a task to this workspace: its agent starts in `directory`."),
+    }),
+  )
+  .max(50)
+  .default([])
+  .meta({
+    description:
+      "Monorepo workspaces. A change runs the quality commands of each workspace whose paths it touches, and the " +
+      "top-level `qualityCommands` only when it touches files of no workspace (or there are no workspaces); a " +
+      "task labeled with a workspace's `label` is worked from its `directory`.",
+    [EXPECTED]: "a list of { name, paths, directory, qualityCommands, label }",
+  });

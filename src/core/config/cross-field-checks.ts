@@ -80,6 +80,7 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
   ordered(["rateLimit", "baseMs"], ["rateLimit", "maxWaitMs"], false);
 
   checkUsdBudgets(config, ctx);
+  checkWorkspaces(config.workspaces, ctx);
 
   const labels = config.labels;
   if (isPlainObject(labels)) {
@@ -140,5 +141,31 @@ function checkUsdBudgets(config: Record<string, unknown>, ctx: Ctx): void {
       `budgets.${scope}.usd cannot limit ${which}: its CLI reports no cost, so the agent could spend past it`,
       `no USD budget, or a known price for ${which}, whose CLI reports no cost: set its model to a priced one or add the model under prices (budgets.${scope}.tokens limits any agent)`,
     );
+  }
+}
+
+/** Workspaces are told apart by name, and a routing label names one workspace. */
+function checkWorkspaces(workspaces: unknown, ctx: Ctx): void {
+  if (!Array.isArray(workspaces)) return;
+  for (const key of ["name", "label"] as const) {
+    const seen = new Map<string, number>();
+    workspaces.forEach((workspace, i) => {
+      if (!isPlainObject(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
+      const value = workspace[key];
+      if (typeof value !== "string") return;
+      const normalized = value.trim().toLowerCase();
+      const first = seen.get(normalized);
+      if (first === undefined) {
+        seen.set(normalized, i);
+        return;
+      }
+      crossIssue(
+        ctx,
+        ["workspaces", i, key],
+        value,
+        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+        `a ${key} no other workspace has (compared case-insensitively)`,
+      );
+    });
   }
 }

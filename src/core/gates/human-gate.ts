@@ -345,8 +345,13 @@ export function globToRegExp(glob: string): RegExp {
  * the depth of an agent-chosen path).
  */
 function pathRule(glob: string, never: boolean): PathRule {
+  return { name: glob, never, test: pathGlobTest(glob) };
+}
+
+/** Whether a path, or one of its parent directories, matches the glob (see pathRule). */
+export function pathGlobTest(glob: string): (path: string) => boolean {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return { name: glob, never, test: (path) => re.test(path) };
+  return (path) => re.test(path);
 }
 
 const NEVER_PATH_RULES: readonly PathRule[] = [pathRule(".github/autopilot.{yml,yaml}", true)];

@@ -332,7 +332,11 @@ export async function createIsolatedParts(options: {
   if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
   const quality: QualityRunner = {
     detect: detectQualityCommands,
-    async run(commands, timeoutMs, gate) {
+    async run(commands, timeoutMs, gate, directory) {
+      // A workspace's directory (validated by the configuration's schema: relative, no `..`), kept inside the tree.
+      const cwd = directory ? path.resolve(dirs.workTree, directory) : dirs.workTree;
+      if (cwd !== dirs.workTree && !cwd.startsWith(`${dirs.workTree}${path.sep}`))
+        throw new Error(`the workspace directory ${directory} is outside the work tree`);
       // Only a report these commands write counts (coverage-gate.ts): old ones go while the worker holds the tree.
       if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
       let results: QualityCommandResult[];
@@ -340,7 +344,7 @@ export async function createIsolatedParts(options: {
       try {
         results = await runQualityCommands({
           commands,
-          cwd: dirs.workTree,
+          cwd,
           env: qualityEnv,
           timeoutMs,
           reruns: gate?.reruns ?? 0,

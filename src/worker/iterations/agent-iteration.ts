@@ -27,6 +27,11 @@ export interface AgentRunRequest {
   timeoutMs: number;
   /** What is left of the task's and the session's budgets for this run: it is stopped when its usage reaches it. */
   cap?: RunCap | null;
+  /**
+   * Where in the work tree the agent starts (a workspace's directory, relative; its CLI reads the instructions
+   * file there); absent: the work tree's root. One that does not exist yet is created.
+   */
+  directory?: string | null;
 }
 
 /** A run's share of the budgets: tokens and US dollars (null: no limit), and the prices to value tokens with. */
@@ -80,6 +85,9 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   const reached = new Set<string>();
   return async (request) => {
     const preset = getPreset(request.agent.preset);
+    const workdir = request.directory ? path.resolve(options.workdir, request.directory) : options.workdir;
+    if (workdir !== options.workdir && !workdir.startsWith(`${options.workdir}${path.sep}`))
+      throw new Error(`the workspace directory ${request.directory} is outside the work tree`);
     const home = options.home ?? path.join(options.scratchDir, "home");
     const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
@@ -93,7 +101,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
     const invocation = preset.buildInvocation({
       prompt: request.prompt,
       promptFile,
-      workdir: options.workdir,
+      workdir,
       home,
       model: request.agent.model,
       args: request.agent.args,
@@ -163,12 +171,14 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       budgetStop = overCap(reading, request.cap!, request.agent.model);
       if (budgetStop !== null) stop.abort();
     };
+    // Made before the hand-over, so that the agent's user owns it with the rest of the tree.
+    if (workdir !== options.workdir) await mkdir(workdir, { recursive: true });
     await options.boundary?.handOver();
     const result = await runProcess({
       ...(options.boundary ? { runAs: options.boundary.user } : {}),
       command: invocation.command,
       args: invocation.args,
-      cwd: options.workdir,
+      cwd: workdir,
       env,
       ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
       timeoutMs: request.timeoutMs,

@@ -20,6 +20,17 @@ export function cellText(text: string, max = 200): string {
     .replace(/`/g, "'");
 }
 
+/**
+ * Text for a code span inside a table cell (`` `npm run lint && npm test` ``): whitespace flattened, cut to `max`,
+ * the cell's pipes escaped (GitHub's tables split on them even in code spans) and backticks replaced. No HTML
+ * escaping: a code span shows `&amp;` as those five characters, and renders no HTML or mention.
+ */
+export function codeCellText(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return short.replace(/\|/g, "\\|").replace(/`/g, "'");
+}
+
 function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   const h = Math.floor(seconds / 3600);
@@ -85,7 +96,7 @@ export function renderProgressComment(view: ProgressView): string {
     ["Attempt", `${result.attempt}${view.runUrl ? ` · [workflow run](${view.runUrl})` : ""}`],
     ["Elapsed", formatDuration(view.elapsedMs)],
     ["Last signal", result.lastSignal ? cellText(result.lastSignal) : "none yet"],
-    ["Branch", `\`${cellText(result.branch)}\``],
+    ["Branch", `\`${codeCellText(result.branch)}\``],
     ["Cost", formatCost(result.costUsd, result.tokens)],
   ];
   if (view.agent) rows.push(["Agent", cellText(view.agent)]);
@@ -131,7 +142,10 @@ function qualityNote(q: QualityCommandResult): string {
 export function renderQualityCell(quality: QualityCommandResult[]): string {
   if (quality.length === 0) return "none configured or detected (the PR's checks are the gate)";
   return quality
-    .map((q) => `${q.passed ? (q.flaky ? "⚠️" : "✅") : "❌"} \`${cellText(q.command, 80)}\`${qualityNote(q)}`)
+    .map(
+      (q) =>
+        `${q.passed ? (q.flaky ? "⚠️" : "✅") : "❌"} \`${codeCellText(q.command, 80)}\`${qualityNote(q)}`,
+    )
     .join(" · ");
 }
 
@@ -140,7 +154,7 @@ export function renderPullBody(view: PullBodyView): string {
   const gate = result.humanGate;
   const gateCell = gate.fired
     ? `⚠️ fired — a person with write access must approve after the last push: ${gate.rules
-        .map((r) => `${cellText(r.rule, 60)} (${r.where}: \`${cellText(r.match, 60)}\`)`)
+        .map((r) => `${cellText(r.rule, 60)} (${r.where}: \`${codeCellText(r.match, 60)}\`)`)
         .join("; ")}`
     : "✅ nothing sensitive detected";
   const rows: [string, string][] = [
