@@ -254,7 +254,8 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       );
     for (const pattern of e.pullBody ?? [])
       if (!pull) fail(`expected a pull request whose body matches /${pattern}/, found none`);
-      else if (!matches(pattern, pull.body ?? "")) fail(`the body of PR #${pull.number} does not match /${pattern}/`);
+      else if (!matches(pattern, pull.body ?? ""))
+        fail(`the body of PR #${pull.number} does not match /${pattern}/`);
     if (e.costUsd) {
       const cost = results.reduce((sum, r) => sum + r.costUsd, 0);
       if (!countOk(Math.round(cost * 1e6), { max: Math.round(e.costUsd.max * 1e6) }))
