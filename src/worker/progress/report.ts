@@ -25,7 +25,7 @@ export function cellText(text: string, max = 200): string {
  * the cell's pipes escaped (GitHub's tables split on them even in code spans) and backticks replaced. No HTML
  * escaping: a code span shows `&amp;` as those five characters, and renders no HTML or mention.
  */
-export function codeCellText(text: string, max = 200): string {
+function codeCellText(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   return short.replace(/\|/g, "\\|").replace(/`/g, "'");
