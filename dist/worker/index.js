@@ -46592,15 +46592,13 @@ var init_agent_reach = __esm({
 });
 
 // src/worker/iterations/agent-iteration.ts
-import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import { chmod as chmod2, lstat as lstat2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
 import path7 from "node:path";
 function createAgentRunner(options) {
   const reached = /* @__PURE__ */ new Set();
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
-    const workdir = request2.directory ? path7.resolve(options.workdir, request2.directory) : options.workdir;
-    if (workdir !== options.workdir && !workdir.startsWith(`${options.workdir}${path7.sep}`))
-      throw new Error(`the workspace directory ${request2.directory} is outside the work tree`);
+    const { workdir, refused: directoryRefused } = await startDirectory(options.workdir, request2.directory);
     const home = options.home ?? path7.join(options.scratchDir, "home");
     const tmpdir = options.tmpdir ?? path7.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
@@ -46674,7 +46672,6 @@ function createAgentRunner(options) {
       budgetStop = overCap(reading, request2.cap, request2.agent.model);
       if (budgetStop !== null) stop.abort();
     };
-    if (workdir !== options.workdir) await mkdir(workdir, { recursive: true });
     await options.boundary?.handOver();
     const result = await runProcess({
       ...options.boundary ? { runAs: options.boundary.user } : {},
@@ -46706,9 +46703,25 @@ function createAgentRunner(options) {
       refusedEnv: refused,
       rawOutput: rawOutput(result.stdout, result.stderr),
       ...result.spawnError ? { spawnError: result.spawnError } : {},
-      ...budgetStop !== null ? { budgetStop } : {}
+      ...budgetStop !== null ? { budgetStop } : {},
+      ...directoryRefused ? { directoryRefused } : {}
     };
   };
+}
+async function startDirectory(workTree, directory) {
+  if (!directory) return { workdir: workTree };
+  const target = path7.resolve(workTree, directory);
+  let at = workTree;
+  for (const part of path7.relative(workTree, target).split(path7.sep)) {
+    at = path7.join(at, part);
+    const stat3 = part && part !== ".." ? await lstat2(at).catch(() => null) : null;
+    if (!stat3?.isDirectory())
+      return {
+        workdir: workTree,
+        refused: `the workspace directory ${directory} is not a directory of the work tree (missing, or a link); the agent started at its root`
+      };
+  }
+  return { workdir: target };
 }
 function usdOf(reading, cap, model) {
   if (reading.costUsd !== null) return reading.costUsd;
@@ -46826,7 +46839,7 @@ var init_tree_writes = __esm({
 
 // src/worker/checkout/tree-files.ts
 import { constants as constants3 } from "node:fs";
-import { lstat as lstat2, mkdir as mkdir2, open as open2, unlink } from "node:fs/promises";
+import { lstat as lstat3, mkdir as mkdir2, open as open2, unlink } from "node:fs/promises";
 import path9 from "node:path";
 async function checkDirs(root, relative, create) {
   const parts = path9.normalize(relative).split(path9.sep).filter(Boolean);
@@ -46835,7 +46848,7 @@ async function checkDirs(root, relative, create) {
   for (const part of parts.slice(0, -1)) {
     current = path9.join(current, part);
     try {
-      const info2 = await lstat2(current);
+      const info2 = await lstat3(current);
       if (!info2.isDirectory())
         throw new UnsafeTreePathError(`${path9.relative(root, current)} is not a plain directory`);
     } catch (error63) {
@@ -46850,7 +46863,7 @@ async function readTreeFile(root, relative, options = {}) {
   let file2;
   try {
     file2 = await checkDirs(root, relative, false);
-    const info2 = await lstat2(file2);
+    const info2 = await lstat3(file2);
     if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
@@ -46874,7 +46887,7 @@ async function removeTreeFile(root, relative) {
   let entry;
   try {
     entry = await checkDirs(root, relative, false);
-    const info2 = await lstat2(entry);
+    const info2 = await lstat3(entry);
     if (info2.isDirectory()) throw new UnsafeTreePathError(`${relative} is a directory`);
   } catch (error63) {
     if (error63.code === "ENOENT") return;
@@ -46884,7 +46897,7 @@ async function removeTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat2(path9.join(root, relative));
+    await lstat3(path9.join(root, relative));
     return true;
   } catch {
     return false;
@@ -46893,7 +46906,7 @@ async function treeEntryExists(root, relative) {
 async function writeTreeFile(root, relative, content3, options = {}) {
   const file2 = await checkDirs(root, relative, true);
   try {
-    const info2 = await lstat2(file2);
+    const info2 = await lstat3(file2);
     if (!info2.isFile()) throw new UnsafeTreePathError(`${relative} is not a regular file`);
   } catch (error63) {
     if (error63.code !== "ENOENT") throw error63;
@@ -52155,11 +52168,11 @@ var init_coverage_gate = __esm({
 });
 
 // src/worker/processes/test-frameworks.ts
-import { lstat as lstat3 } from "node:fs/promises";
+import { lstat as lstat4 } from "node:fs/promises";
 import path11 from "node:path";
 async function isFile(file2) {
   try {
-    return (await lstat3(file2)).isFile();
+    return (await lstat4(file2)).isFile();
   } catch {
     return false;
   }
@@ -65906,6 +65919,7 @@ var init_job = __esm({
           ...this.deps.signal ? { signal: this.deps.signal } : {}
         });
         for (const refused of run2.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+        if (run2.directoryRefused) this.warn(run2.directoryRefused);
         if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
         for (const note of await git.recoverBranch(this.branch)) this.warn(note);
         this.addUsage(priceRun(run2, agent, this.config.prices));

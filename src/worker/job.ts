@@ -524,6 +524,7 @@ class WorkerLoop {
       ...(this.deps.signal ? { signal: this.deps.signal } : {}),
     });
     for (const refused of run.refusedEnv) this.warn(`agent env: ${refused.name} not passed (${refused.why})`);
+    if (run.directoryRefused) this.warn(run.directoryRefused);
     // The agent may have planted config, switched branches or left a rebase half done.
     if (await git.restoreConfig()) this.warn("the agent changed .git/config; it was restored");
     for (const note of await git.recoverBranch(this.branch)) this.warn(note);

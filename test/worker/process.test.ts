@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -270,6 +270,43 @@ describe("the agent's environment", () => {
       cap: { tokens: 2500, usd: null, prices: [] },
     });
     expect(byTokens.budgetStop).toBe("the run's usage reached 3300 tokens (budget 2500 tokens left)");
+  });
+
+  it("starts the agent in its workspace's directory, and at the root when a link stands in for a part of it", async () => {
+    const runner = createAgentRunner({
+      workdir: dir,
+      scratchDir: join(dir, "scratch"),
+      parentEnv,
+      secretValues: [],
+    });
+    const pwd = agent({ command: `${process.execPath} -e "console.log(process.cwd())" {prompt_file}` });
+    await mkdir(join(dir, "packages", "api"), { recursive: true });
+    const inside = await runner({
+      agent: pwd,
+      prompt: "p",
+      issue: 7,
+      iteration: 1,
+      timeoutMs: 30_000,
+      directory: "packages/api",
+    });
+    expect(inside.output.finalMessage.trim()).toBe(join(dir, "packages", "api"));
+    expect(inside.directoryRefused).toBeUndefined();
+    // The agent replaced `packages` with a link out of the tree: the worker neither follows nor creates anything there.
+    const outside = await mkdtemp(join(tmpdir(), "autopilot-outside-"));
+    await rm(join(dir, "packages"), { recursive: true });
+    await symlink(outside, join(dir, "packages"));
+    const linked = await runner({
+      agent: pwd,
+      prompt: "p",
+      issue: 7,
+      iteration: 2,
+      timeoutMs: 30_000,
+      directory: "packages/web",
+    });
+    expect(linked.output.finalMessage.trim()).toBe(dir);
+    expect(linked.directoryRefused).toContain("packages/web is not a directory of the work tree");
+    expect(existsSync(join(outside, "web"))).toBe(false);
+    await rm(outside, { recursive: true, force: true });
   });
 
   it("reaches a real custom agent process with neither the token nor unrelated secrets", async () => {

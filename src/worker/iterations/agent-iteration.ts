@@ -5,7 +5,7 @@
  * are handed over before it starts, and after it ends every process of that user is killed and the directories
  * are taken back.
  */
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentConfig } from "../../core/config/index.js";
 import { type AgentOutput, getPreset, type PresetName } from "../../core/presets/index.js";
@@ -29,7 +29,8 @@ export interface AgentRunRequest {
   cap?: RunCap | null;
   /**
    * Where in the work tree the agent starts (a workspace's directory, relative; its CLI reads the instructions
-   * file there); absent: the work tree's root. One that does not exist yet is created.
+   * file there); absent: the work tree's root. One that is not a real directory of the tree (missing, or reached
+   * through a link) is refused: the agent starts at the root, and `directoryRefused` says so.
    */
   directory?: string | null;
 }
@@ -56,6 +57,8 @@ export interface AgentRunResult {
   rawOutput: string;
   /** Why the worker stopped the run mid-way: its streamed usage reached its cap (`cap`). */
   budgetStop?: string;
+  /** Why the agent started at the work tree's root instead of the `directory` asked for. */
+  directoryRefused?: string;
 }
 
 export type AgentRunner = (request: AgentRunRequest) => Promise<AgentRunResult>;
@@ -85,9 +88,7 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   const reached = new Set<string>();
   return async (request) => {
     const preset = getPreset(request.agent.preset);
-    const workdir = request.directory ? path.resolve(options.workdir, request.directory) : options.workdir;
-    if (workdir !== options.workdir && !workdir.startsWith(`${options.workdir}${path.sep}`))
-      throw new Error(`the workspace directory ${request.directory} is outside the work tree`);
+    const { workdir, refused: directoryRefused } = await startDirectory(options.workdir, request.directory);
     const home = options.home ?? path.join(options.scratchDir, "home");
     const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
@@ -171,8 +172,6 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       budgetStop = overCap(reading, request.cap!, request.agent.model);
       if (budgetStop !== null) stop.abort();
     };
-    // Made before the hand-over, so that the agent's user owns it with the rest of the tree.
-    if (workdir !== options.workdir) await mkdir(workdir, { recursive: true });
     await options.boundary?.handOver();
     const result = await runProcess({
       ...(options.boundary ? { runAs: options.boundary.user } : {}),
@@ -206,8 +205,34 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       rawOutput: rawOutput(result.stdout, result.stderr),
       ...(result.spawnError ? { spawnError: result.spawnError } : {}),
       ...(budgetStop !== null ? { budgetStop } : {}),
+      ...(directoryRefused ? { directoryRefused } : {}),
     };
   };
+}
+
+/**
+ * Where the agent starts: the workspace's directory when it is a real directory of the work tree, every part of
+ * the way down (the tree is the agent's: a part it replaced with a symbolic link could lead the worker's own
+ * process anywhere, and the worker creates nothing there on its behalf); else the work tree's root, said in the
+ * log.
+ */
+async function startDirectory(
+  workTree: string,
+  directory: string | null | undefined,
+): Promise<{ workdir: string; refused?: string }> {
+  if (!directory) return { workdir: workTree };
+  const target = path.resolve(workTree, directory);
+  let at = workTree;
+  for (const part of path.relative(workTree, target).split(path.sep)) {
+    at = path.join(at, part);
+    const stat = part && part !== ".." ? await lstat(at).catch(() => null) : null;
+    if (!stat?.isDirectory())
+      return {
+        workdir: workTree,
+        refused: `the workspace directory ${directory} is not a directory of the work tree (missing, or a link); the agent started at its root`,
+      };
+  }
+  return { workdir: target };
 }
 
 /** The US dollars of a reading: the CLI's own price, else its tokens at the model's price; null when unknown. */
