@@ -62410,18 +62410,7 @@ function jsonEvent(line, needle) {
   }
 }
 function jsonLines(text4) {
-  const events = [];
-  for (const raw of text4.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    try {
-      const value = JSON.parse(line);
-      if (value && typeof value === "object" && !Array.isArray(value))
-        events.push(value);
-    } catch {
-    }
-  }
-  return events;
+  return text4.split("\n").map((line) => jsonEvent(line, "{")).filter((event) => event !== null);
 }
 function asRecord(value) {
   return value && typeof value === "object" && !Array.isArray(value) ? value : void 0;
@@ -62568,6 +62557,13 @@ var aider = definePreset({
 });
 
 // src/core/presets/claude-code.ts
+function tokensOf(usage) {
+  const record2 = asRecord(usage) ?? {};
+  return {
+    input: asNumber(record2.input_tokens) + asNumber(record2.cache_creation_input_tokens),
+    output: asNumber(record2.output_tokens)
+  };
+}
 var claudeCode = definePreset({
   name: "claude-code",
   install: { manager: "npm", package: "@anthropic-ai/claude-code", version: "2.1.330", command: "claude" },
@@ -62614,24 +62610,14 @@ var claudeCode = definePreset({
     const messages = /* @__PURE__ */ new Map();
     let model = null;
     return (line) => {
-      const event = jsonEvent(line, '"type":"');
-      if (event?.type === "result") {
-        const usage2 = asRecord(event.usage) ?? {};
-        return {
-          input: asNumber(usage2.input_tokens) + asNumber(usage2.cache_creation_input_tokens),
-          output: asNumber(usage2.output_tokens),
-          costUsd: asNumber(event.total_cost_usd),
-          model
-        };
-      }
+      const event = jsonEvent(line, '"usage"');
+      if (event?.type === "result")
+        return { ...tokensOf(event.usage), costUsd: asNumber(event.total_cost_usd), model };
       const message = event?.type === "assistant" ? asRecord(event.message) : null;
       const usage = asRecord(message?.usage);
       if (!message || !usage) return null;
       model = asString(message.model) ?? model;
-      messages.set(asString(message.id) ?? `#${messages.size}`, {
-        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-        output: asNumber(usage.output_tokens)
-      });
+      messages.set(asString(message.id) ?? `#${messages.size}`, tokensOf(usage));
       let input2 = 0;
       let output2 = 0;
       for (const m of messages.values()) {
@@ -62679,7 +62665,6 @@ var claudeCode = definePreset({
         commands: commands2
       };
     }
-    const usage = asRecord(result.usage) ?? {};
     const resultText = asString(result.result) ?? "";
     const apiStatus = result.api_error_status;
     const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === "string") : [];
@@ -62699,11 +62684,8 @@ var claudeCode = definePreset({
       finalMessage: resultText || lastAssistantText,
       isError,
       errorText: errorParts.join("\n"),
-      usage: {
-        // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
-        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-        output: asNumber(usage.output_tokens)
-      },
+      // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
+      usage: tokensOf(result.usage),
       costUsd: asNumber(result.total_cost_usd),
       commands: commands2,
       ...subtype === "error_max_turns" ? { turnLimit: true } : {}
@@ -62760,6 +62742,13 @@ function unwrapShell(command) {
   const inner = match[1].trim();
   return shellUnquoteWord(inner) ?? inner;
 }
+function turnUsage(event) {
+  const usage = asRecord(event.usage) ?? {};
+  return {
+    input: Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens)),
+    output: asNumber(usage.output_tokens)
+  };
+}
 var codex = definePreset({
   name: "codex",
   install: { manager: "npm", package: "@openai/codex", version: "0.169.0", command: "codex" },
@@ -62796,16 +62785,16 @@ var codex = definePreset({
       ...viaStdin ? { stdin: options2.prompt } : {}
     };
   },
-  /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+  /** Each `turn.completed` adds its turn's `usage`, as parseOutput counts it. */
   usageMeter() {
     let input2 = 0;
     let output2 = 0;
     return (line) => {
       const event = jsonEvent(line, "turn.completed");
       if (event?.type !== "turn.completed") return null;
-      const usage = asRecord(event.usage) ?? {};
-      input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-      output2 += asNumber(usage.output_tokens);
+      const turn = turnUsage(event);
+      input2 += turn.input;
+      output2 += turn.output;
       return { input: input2, output: output2, costUsd: null, model: null };
     };
   },
@@ -62834,9 +62823,9 @@ var codex = definePreset({
           }
         }
       } else if (type === "turn.completed") {
-        const usage = asRecord(event.usage) ?? {};
-        input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-        output2 += asNumber(usage.output_tokens);
+        const turn = turnUsage(event);
+        input2 += turn.input;
+        output2 += turn.output;
       } else if (type === "turn.failed") {
         failure2 = asString(asRecord(event.error)?.message) ?? "turn failed";
       } else if (type === "error") {
@@ -62865,6 +62854,16 @@ ${err}`;
 // src/core/presets/custom.ts
 var USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
 var COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
+function usageOfLine(line) {
+  const usage = USAGE_LINE.exec(line.trim());
+  if (!usage) return null;
+  try {
+    const value = asRecord(JSON.parse(usage[1])) ?? {};
+    return { input: asNumber(value.input), output: asNumber(value.output), costUsd: asNumber(value.costUsd) };
+  } catch {
+    return { input: 0, output: 0, costUsd: 0 };
+  }
+}
 var custom2 = definePreset({
   name: "custom",
   // Whatever `command` runs is the maintainer's to install.
@@ -62887,16 +62886,11 @@ var custom2 = definePreset({
     let output2 = 0;
     let costUsd = 0;
     return (line) => {
-      const usage = USAGE_LINE.exec(line.trim());
+      const usage = usageOfLine(line);
       if (!usage) return null;
-      try {
-        const value = asRecord(JSON.parse(usage[1])) ?? {};
-        input2 += asNumber(value.input);
-        output2 += asNumber(value.output);
-        costUsd += asNumber(value.costUsd);
-      } catch {
-        return null;
-      }
+      input2 += usage.input;
+      output2 += usage.output;
+      costUsd += usage.costUsd;
       return { input: input2, output: output2, costUsd, model: null };
     };
   },
@@ -62907,16 +62901,12 @@ var custom2 = definePreset({
     const commands2 = [];
     const kept = [];
     for (const line of stdout.split("\n")) {
-      const usage = USAGE_LINE.exec(line.trim());
+      const usage = usageOfLine(line);
       const command = COMMAND_LINE.exec(line.trim());
       if (usage) {
-        try {
-          const value = asRecord(JSON.parse(usage[1])) ?? {};
-          input2 += asNumber(value.input);
-          output2 += asNumber(value.output);
-          costUsd += asNumber(value.costUsd);
-        } catch {
-        }
+        input2 += usage.input;
+        output2 += usage.output;
+        costUsd += usage.costUsd;
         continue;
       }
       if (command) {
@@ -63074,6 +63064,14 @@ var gemini = definePreset({
 });
 
 // src/core/presets/opencode.ts
+function stepUsage(part) {
+  const tokens = asRecord(part.tokens) ?? {};
+  return {
+    input: asNumber(tokens.input),
+    output: asNumber(tokens.output) + asNumber(tokens.reasoning),
+    cost: asNumber(part.cost)
+  };
+}
 var opencode = definePreset({
   name: "opencode",
   install: { manager: "npm", package: "opencode-ai", version: "1.18.33", command: "opencode" },
@@ -63113,11 +63111,10 @@ var opencode = definePreset({
     return (line) => {
       const event = jsonEvent(line, "step_finish");
       if (event?.type !== "step_finish") return null;
-      const part = asRecord(event.part) ?? {};
-      const tokens = asRecord(part.tokens) ?? {};
-      input2 += asNumber(tokens.input);
-      output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
-      cost += asNumber(part.cost);
+      const step = stepUsage(asRecord(event.part) ?? {});
+      input2 += step.input;
+      output2 += step.output;
+      cost += step.cost;
       return { input: input2, output: output2, costUsd: cost > 0 ? cost : null, model: null };
     };
   },
@@ -63156,10 +63153,10 @@ var opencode = definePreset({
         const command = asString(input3?.command);
         if (command && (tool === "bash" || tool === "shell")) commands2.push(command);
       } else if (event.type === "step_finish") {
-        const tokens = asRecord(part.tokens) ?? {};
-        input2 += asNumber(tokens.input);
-        output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
-        cost += asNumber(part.cost);
+        const step = stepUsage(part);
+        input2 += step.input;
+        output2 += step.output;
+        cost += step.cost;
       } else if (event.type === "error") {
         const error62 = asRecord(event.error) ?? {};
         const data = asRecord(error62.data);
@@ -79212,7 +79209,6 @@ function sessionRefusal(status) {
 // src/core/tasks/task-readiness.ts
 var NO_RESPONSE = /^_no response_$/i;
 var ATX_OPENING = /^ {0,3}#{1,6}(?=[ \t]|$)/;
-var FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
 var WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
 function headingTitle(line) {
   const opening = ATX_OPENING.exec(line);
@@ -79227,24 +79223,13 @@ function headingTitle(line) {
 }
 function sections(body) {
   const out = [{ title: "", lines: [] }];
-  let fence = null;
-  for (const line of body.split(/\r?\n/)) {
-    const open2 = FENCE2.exec(line);
-    if (fence) {
-      if (open2 && open2[1][0] === fence.char && open2[1].length >= fence.length && line.trim() === open2[1])
-        fence = null;
-      out.at(-1).lines.push(line);
-      continue;
-    }
-    if (open2) {
-      fence = { char: open2[1][0], length: open2[1].length };
-      out.at(-1).lines.push(line);
-      continue;
-    }
-    const title = headingTitle(line);
+  const prose = proseLines(body);
+  body.split(/\r?\n/).forEach((line, i) => {
+    const text4 = prose[i];
+    const title = text4 == null ? null : headingTitle(text4);
     if (title !== null) out.push({ title, lines: [] });
     else out.at(-1).lines.push(line);
-  }
+  });
   return out;
 }
 function wordsOf(lines) {
@@ -84119,6 +84104,15 @@ var TASK_STATUS_FIGURES = [
   ["done", (s) => s.tasks.completed],
   ["skipped", (s) => s.tasks.skipped]
 ];
+function requestsByApi(requests) {
+  const out = { rest: 0, graphql: 0 };
+  for (const [endpoint2, n] of Object.entries(requests)) {
+    if (/^\S+ \/app\//.test(endpoint2)) continue;
+    if (endpoint2 === "POST /graphql") out.graphql += n;
+    else out.rest += n;
+  }
+  return out;
+}
 
 // src/app/controller-metrics.ts
 var ControllerMetrics = class {
@@ -84211,10 +84205,8 @@ var ControllerMetrics = class {
     this.duration.observe(seconds);
     const installation = String(installationId);
     const requests = result?.requests;
-    for (const [endpoint2, n] of Object.entries(requests ?? {})) {
-      if (/^\S+ \/app\//.test(endpoint2)) continue;
-      this.requests.inc({ installation, api: endpoint2 === "POST /graphql" ? "graphql" : "rest" }, n);
-    }
+    for (const [api, n] of Object.entries(requestsByApi(requests ?? {})))
+      if (n > 0) this.requests.inc({ installation, api }, n);
     const statistics2 = result?.decision?.statistics;
     if (!statistics2) return;
     this.repos.add(repo);

@@ -560,18 +560,7 @@ function jsonEvent(line, needle) {
   }
 }
 function jsonLines(text4) {
-  const events = [];
-  for (const raw of text4.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    try {
-      const value = JSON.parse(line);
-      if (value && typeof value === "object" && !Array.isArray(value))
-        events.push(value);
-    } catch {
-    }
-  }
-  return events;
+  return text4.split("\n").map((line) => jsonEvent(line, "{")).filter((event) => event !== null);
 }
 function asRecord(value) {
   return value && typeof value === "object" && !Array.isArray(value) ? value : void 0;
@@ -733,6 +722,13 @@ var init_aider = __esm({
 });
 
 // src/core/presets/claude-code.ts
+function tokensOf(usage) {
+  const record2 = asRecord(usage) ?? {};
+  return {
+    input: asNumber(record2.input_tokens) + asNumber(record2.cache_creation_input_tokens),
+    output: asNumber(record2.output_tokens)
+  };
+}
 var claudeCode;
 var init_claude_code = __esm({
   "src/core/presets/claude-code.ts"() {
@@ -785,24 +781,14 @@ var init_claude_code = __esm({
         const messages = /* @__PURE__ */ new Map();
         let model = null;
         return (line) => {
-          const event = jsonEvent(line, '"type":"');
-          if (event?.type === "result") {
-            const usage2 = asRecord(event.usage) ?? {};
-            return {
-              input: asNumber(usage2.input_tokens) + asNumber(usage2.cache_creation_input_tokens),
-              output: asNumber(usage2.output_tokens),
-              costUsd: asNumber(event.total_cost_usd),
-              model
-            };
-          }
+          const event = jsonEvent(line, '"usage"');
+          if (event?.type === "result")
+            return { ...tokensOf(event.usage), costUsd: asNumber(event.total_cost_usd), model };
           const message = event?.type === "assistant" ? asRecord(event.message) : null;
           const usage = asRecord(message?.usage);
           if (!message || !usage) return null;
           model = asString(message.model) ?? model;
-          messages.set(asString(message.id) ?? `#${messages.size}`, {
-            input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-            output: asNumber(usage.output_tokens)
-          });
+          messages.set(asString(message.id) ?? `#${messages.size}`, tokensOf(usage));
           let input2 = 0;
           let output2 = 0;
           for (const m of messages.values()) {
@@ -850,7 +836,6 @@ var init_claude_code = __esm({
             commands
           };
         }
-        const usage = asRecord(result.usage) ?? {};
         const resultText = asString(result.result) ?? "";
         const apiStatus = result.api_error_status;
         const errors = Array.isArray(result.errors) ? result.errors.filter((e) => typeof e === "string") : [];
@@ -870,11 +855,8 @@ var init_claude_code = __esm({
           finalMessage: resultText || lastAssistantText,
           isError,
           errorText: errorParts.join("\n"),
-          usage: {
-            // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
-            input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-            output: asNumber(usage.output_tokens)
-          },
+          // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
+          usage: tokensOf(result.usage),
           costUsd: asNumber(result.total_cost_usd),
           commands,
           ...subtype === "error_max_turns" ? { turnLimit: true } : {}
@@ -933,6 +915,13 @@ function unwrapShell(command) {
   const inner = match[1].trim();
   return shellUnquoteWord(inner) ?? inner;
 }
+function turnUsage(event) {
+  const usage = asRecord(event.usage) ?? {};
+  return {
+    input: Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens)),
+    output: asNumber(usage.output_tokens)
+  };
+}
 var codex;
 var init_codex = __esm({
   "src/core/presets/codex.ts"() {
@@ -975,16 +964,16 @@ var init_codex = __esm({
           ...viaStdin ? { stdin: options.prompt } : {}
         };
       },
-      /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+      /** Each `turn.completed` adds its turn's `usage`, as parseOutput counts it. */
       usageMeter() {
         let input2 = 0;
         let output2 = 0;
         return (line) => {
           const event = jsonEvent(line, "turn.completed");
           if (event?.type !== "turn.completed") return null;
-          const usage = asRecord(event.usage) ?? {};
-          input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-          output2 += asNumber(usage.output_tokens);
+          const turn = turnUsage(event);
+          input2 += turn.input;
+          output2 += turn.output;
           return { input: input2, output: output2, costUsd: null, model: null };
         };
       },
@@ -1013,9 +1002,9 @@ var init_codex = __esm({
               }
             }
           } else if (type === "turn.completed") {
-            const usage = asRecord(event.usage) ?? {};
-            input2 += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-            output2 += asNumber(usage.output_tokens);
+            const turn = turnUsage(event);
+            input2 += turn.input;
+            output2 += turn.output;
           } else if (type === "turn.failed") {
             failure2 = asString(asRecord(event.error)?.message) ?? "turn failed";
           } else if (type === "error") {
@@ -1044,6 +1033,16 @@ ${err}`;
 });
 
 // src/core/presets/custom.ts
+function usageOfLine(line) {
+  const usage = USAGE_LINE.exec(line.trim());
+  if (!usage) return null;
+  try {
+    const value = asRecord(JSON.parse(usage[1])) ?? {};
+    return { input: asNumber(value.input), output: asNumber(value.output), costUsd: asNumber(value.costUsd) };
+  } catch {
+    return { input: 0, output: 0, costUsd: 0 };
+  }
+}
 var USAGE_LINE, COMMAND_LINE, custom;
 var init_custom = __esm({
   "src/core/presets/custom.ts"() {
@@ -1074,16 +1073,11 @@ var init_custom = __esm({
         let output2 = 0;
         let costUsd = 0;
         return (line) => {
-          const usage = USAGE_LINE.exec(line.trim());
+          const usage = usageOfLine(line);
           if (!usage) return null;
-          try {
-            const value = asRecord(JSON.parse(usage[1])) ?? {};
-            input2 += asNumber(value.input);
-            output2 += asNumber(value.output);
-            costUsd += asNumber(value.costUsd);
-          } catch {
-            return null;
-          }
+          input2 += usage.input;
+          output2 += usage.output;
+          costUsd += usage.costUsd;
           return { input: input2, output: output2, costUsd, model: null };
         };
       },
@@ -1094,16 +1088,12 @@ var init_custom = __esm({
         const commands = [];
         const kept = [];
         for (const line of stdout.split("\n")) {
-          const usage = USAGE_LINE.exec(line.trim());
+          const usage = usageOfLine(line);
           const command = COMMAND_LINE.exec(line.trim());
           if (usage) {
-            try {
-              const value = asRecord(JSON.parse(usage[1])) ?? {};
-              input2 += asNumber(value.input);
-              output2 += asNumber(value.output);
-              costUsd += asNumber(value.costUsd);
-            } catch {
-            }
+            input2 += usage.input;
+            output2 += usage.output;
+            costUsd += usage.costUsd;
             continue;
           }
           if (command) {
@@ -1271,6 +1261,14 @@ var init_gemini = __esm({
 });
 
 // src/core/presets/opencode.ts
+function stepUsage(part) {
+  const tokens = asRecord(part.tokens) ?? {};
+  return {
+    input: asNumber(tokens.input),
+    output: asNumber(tokens.output) + asNumber(tokens.reasoning),
+    cost: asNumber(part.cost)
+  };
+}
 var opencode;
 var init_opencode = __esm({
   "src/core/presets/opencode.ts"() {
@@ -1316,11 +1314,10 @@ var init_opencode = __esm({
         return (line) => {
           const event = jsonEvent(line, "step_finish");
           if (event?.type !== "step_finish") return null;
-          const part = asRecord(event.part) ?? {};
-          const tokens = asRecord(part.tokens) ?? {};
-          input2 += asNumber(tokens.input);
-          output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
-          cost += asNumber(part.cost);
+          const step = stepUsage(asRecord(event.part) ?? {});
+          input2 += step.input;
+          output2 += step.output;
+          cost += step.cost;
           return { input: input2, output: output2, costUsd: cost > 0 ? cost : null, model: null };
         };
       },
@@ -1359,10 +1356,10 @@ var init_opencode = __esm({
             const command = asString(input3?.command);
             if (command && (tool === "bash" || tool === "shell")) commands.push(command);
           } else if (event.type === "step_finish") {
-            const tokens = asRecord(part.tokens) ?? {};
-            input2 += asNumber(tokens.input);
-            output2 += asNumber(tokens.output) + asNumber(tokens.reasoning);
-            cost += asNumber(part.cost);
+            const step = stepUsage(part);
+            input2 += step.input;
+            output2 += step.output;
+            cost += step.cost;
           } else if (event.type === "error") {
             const error63 = asRecord(event.error) ?? {};
             const data = asRecord(error63.data);
@@ -1633,10 +1630,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path17) {
-  if (!path17)
+function getElementAtPath(obj, path18) {
+  if (!path18)
     return obj;
-  return path17.reduce((acc, key) => acc?.[key], obj);
+  return path18.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1895,11 +1892,11 @@ function explicitlyAborted(x2, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path17, issues) {
+function prefixIssues(path18, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path17);
+    iss.path.unshift(path18);
     return iss;
   });
 }
@@ -2432,16 +2429,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path17 = []) => {
+  const processError = (error64, path18 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path17, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path18, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
       } else {
-        const fullpath = [...path17, ...issue3.path];
+        const fullpath = [...path18, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2480,17 +2477,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path17 = []) => {
+  const processError = (error64, path18 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path17, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path18, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
       } else {
-        const fullpath = [...path17, ...issue3.path];
+        const fullpath = [...path18, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2529,8 +2526,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path17 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path17) {
+  const path18 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path18) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -20562,13 +20559,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path17 = ref.slice(1).split("/").filter(Boolean);
-  if (path17.length === 0) {
+  const path18 = ref.slice(1).split("/").filter(Boolean);
+  if (path18.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path17[0] === defsKey) {
-    const key = path17[1] === void 0 ? void 0 : decodeJSONPointerSegment(path17[1]);
+  if (path18[0] === defsKey) {
+    const key = path18[1] === void 0 ? void 0 : decodeJSONPointerSegment(path18[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -22067,9 +22064,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path17) {
+function hasPath(value, path18) {
   let current = value;
-  for (const segment of path17) {
+  for (const segment of path18) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -22079,9 +22076,9 @@ function hasPath(value, path17) {
   }
   return true;
 }
-function getAt(value, path17) {
+function getAt(value, path18) {
   let current = value;
-  for (const segment of path17) {
+  for (const segment of path18) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -22089,9 +22086,9 @@ function getAt(value, path17) {
   }
   return current;
 }
-function formatPath(path17) {
+function formatPath(path18) {
   let out = "";
-  for (const segment of path17) {
+  for (const segment of path18) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22133,8 +22130,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path17, where, found, expected) {
-  return `${path17 ? `\`${path17}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path18, where, found, expected) {
+  return `${path18 ? `\`${path18}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -29004,11 +29001,11 @@ var init_pricing = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path17) {
-  return ctx.issues.some((issue3) => path17.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path18) {
+  return ctx.issues.some((issue3) => path18.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path17, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path17, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path18, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path18, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -29040,9 +29037,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path17) => {
-    const value = getAt(config2, path17);
-    return typeof value === "number" && !hasIssueAt(ctx, path17) ? value : null;
+  const num = (path18) => {
+    const value = getAt(config2, path18);
+    return typeof value === "number" && !hasIssueAt(ctx, path18) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -29618,9 +29615,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path17) {
+function schemaAt(root, path18) {
   let node3 = root;
-  for (const segment of path17) {
+  for (const segment of path18) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29798,17 +29795,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path17) {
-      const ctrl = callVisitor(key, node3, visitor, path17);
+    function visit_(key, node3, visitor, path18) {
+      const ctrl = callVisitor(key, node3, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visit_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visit_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path17 = Object.freeze(path17.concat(node3));
+          path18 = Object.freeze(path18.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path17);
+            const ci = visit_(i, node3.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29819,13 +29816,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path17 = Object.freeze(path17.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path17);
+          const cv = visit_("value", node3.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29846,17 +29843,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path17) {
-      const ctrl = await callVisitor(key, node3, visitor, path17);
+    async function visitAsync_(key, node3, visitor, path18) {
+      const ctrl = await callVisitor(key, node3, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visitAsync_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visitAsync_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path17 = Object.freeze(path17.concat(node3));
+          path18 = Object.freeze(path18.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path17);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path18);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29867,13 +29864,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path17 = Object.freeze(path17.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path17);
+          const cv = await visitAsync_("value", node3.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29900,23 +29897,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path17) {
+    function callVisitor(key, node3, visitor, path18) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path17);
+        return visitor(key, node3, path18);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path17);
+        return visitor.Map?.(key, node3, path18);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path17);
+        return visitor.Seq?.(key, node3, path18);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path17);
+        return visitor.Pair?.(key, node3, path18);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path17);
+        return visitor.Scalar?.(key, node3, path18);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path17);
+        return visitor.Alias?.(key, node3, path18);
       return void 0;
     }
-    function replaceNode(key, path17, node3) {
-      const parent = path17[path17.length - 1];
+    function replaceNode(key, path18, node3) {
+      const parent = path18[path18.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30528,10 +30525,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path17, value) {
+    function collectionFromPath(schema, path18, value) {
       let v = value;
-      for (let i = path17.length - 1; i >= 0; --i) {
-        const k2 = path17[i];
+      for (let i = path18.length - 1; i >= 0; --i) {
+        const k2 = path18[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -30550,7 +30547,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
+    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -30580,11 +30577,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path17, value) {
-        if (isEmptyPath(path17))
+      addIn(path18, value) {
+        if (isEmptyPath(path18))
           this.add(value);
         else {
-          const [key, ...rest] = path17;
+          const [key, ...rest] = path18;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -30598,8 +30595,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        const [key, ...rest] = path17;
+      deleteIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30613,8 +30610,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        const [key, ...rest] = path17;
+      getIn(path18, keepScalar) {
+        const [key, ...rest] = path18;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30632,8 +30629,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path17) {
-        const [key, ...rest] = path17;
+      hasIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30643,8 +30640,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        const [key, ...rest] = path17;
+      setIn(path18, value) {
+        const [key, ...rest] = path18;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -33159,9 +33156,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path17, value) {
+      addIn(path18, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path17, value);
+          this.contents.addIn(path18, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -33236,14 +33233,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        if (Collection2.isEmptyPath(path17)) {
+      deleteIn(path18) {
+        if (Collection2.isEmptyPath(path18)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -33258,10 +33255,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        if (Collection2.isEmptyPath(path17))
+      getIn(path18, keepScalar) {
+        if (Collection2.isEmptyPath(path18))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -33272,10 +33269,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path17) {
-        if (Collection2.isEmptyPath(path17))
+      hasIn(path18) {
+        if (Collection2.isEmptyPath(path18))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -33292,13 +33289,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value) {
-        if (Collection2.isEmptyPath(path17)) {
+      setIn(path18, value) {
+        if (Collection2.isEmptyPath(path18)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path17), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path18), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path17, value);
+          this.contents.setIn(path18, value);
         }
       }
       /**
@@ -35259,9 +35256,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path17) => {
+    visit2.itemAtPath = (cst, path18) => {
       let item = cst;
-      for (const [field, index2] of path17) {
+      for (const [field, index2] of path18) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -35270,23 +35267,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path17) => {
-      const parent = visit2.itemAtPath(cst, path17.slice(0, -1));
-      const field = path17[path17.length - 1][0];
+    visit2.parentCollection = (cst, path18) => {
+      const parent = visit2.itemAtPath(cst, path18.slice(0, -1));
+      const field = path18[path18.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path17, item, visitor) {
-      let ctrl = visitor(item, path17);
+    function _visit(path18, item, visitor) {
+      let ctrl = visitor(item, path18);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path17.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -35297,10 +35294,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path17);
+            ctrl = ctrl(item, path18);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -37068,10 +37065,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path17, agent] of agents) {
+  for (const [path18, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path17}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path18}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -37134,9 +37131,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path17 of allKeyPaths(root)) {
-    if (path17.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path17[path17.length - 1]) === 0) return formatPath(path17);
+  for (const path18 of allKeyPaths(root)) {
+    if (path18.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path18[path18.length - 1]) === 0) return formatPath(path18);
   }
   return null;
 }
@@ -37172,17 +37169,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path18 = formatPath(keyPath);
+        const path19 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path18 ? `\`${path18}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path19 ? `\`${path19}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path18, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path18, found: found2, expected: expected2, message }
+          where ? { path: path19, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path19, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path17 = formatPath(issue3.path);
+    const path18 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -37195,7 +37192,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path17, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path18, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -37227,7 +37224,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path17 = CONFIG_PATH) {
+function parseConfig(text4, path18 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -37245,11 +37242,11 @@ function parseConfig(text4, path17 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path17, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path18, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path17} line ${where.line}: ${warning2.message}`;
+    return `${path18} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -37262,10 +37259,10 @@ function parseConfig(text4, path17 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path17, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path18, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path17, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path18, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -37285,16 +37282,16 @@ function parseConfig(text4, path17 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path17);
-  const result = validate2(renamed.input, path17, locate);
+  const renamed = renamedValues(input2, path18);
+  const result = validate2(renamed.input, path18, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path17) {
+function renamedValues(input2, path18) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path17}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path18}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -38929,7 +38926,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path17) => path17.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path18) => path18.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -40633,17 +40630,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path17 = requestOptions.url.replace(options.baseUrl, "");
+    const path18 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path17} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path18} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path17} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path18} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -46325,6 +46322,29 @@ var init_agent_user = __esm({
   }
 });
 
+// src/worker/isolation/tree-directory.ts
+import { lstat as lstat2 } from "node:fs/promises";
+import path6 from "node:path";
+async function treeDirectory(workTree, directory) {
+  const target = path6.resolve(workTree, directory);
+  const parts = path6.relative(workTree, target).split(path6.sep);
+  let at = workTree;
+  for (const part of parts) {
+    at = path6.join(at, part);
+    const stat3 = part && part !== ".." ? await lstat2(at).catch(() => null) : null;
+    if (!stat3?.isDirectory())
+      return {
+        refused: `the workspace directory ${directory} is not a directory of the work tree (missing, outside it, or reached through a link)`
+      };
+  }
+  return { dir: target };
+}
+var init_tree_directory = __esm({
+  "src/worker/isolation/tree-directory.ts"() {
+    "use strict";
+  }
+});
+
 // src/worker/processes/process.ts
 import { spawn } from "node:child_process";
 function lineSplitter(onLine) {
@@ -46559,9 +46579,9 @@ var init_agent_probe = __esm({
 
 // src/worker/isolation/agent-reach.ts
 import { statSync as statSync2 } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function why(file2, uid) {
-  for (let at = path6.dirname(file2); ; at = path6.dirname(at)) {
+  for (let at = path7.dirname(file2); ; at = path7.dirname(at)) {
     try {
       const st = statSync2(at);
       const bit = st.uid === uid ? 64 : 1;
@@ -46569,7 +46589,7 @@ function why(file2, uid) {
         return `its directory ${at} (mode ${(st.mode & 4095).toString(8)}, owner uid ${st.uid}) cannot be entered`;
     } catch {
     }
-    if (at === path6.dirname(at)) break;
+    if (at === path7.dirname(at)) break;
   }
   try {
     const st = statSync2(file2);
@@ -46592,18 +46612,20 @@ var init_agent_reach = __esm({
 });
 
 // src/worker/iterations/agent-iteration.ts
-import { chmod as chmod2, lstat as lstat2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
-import path7 from "node:path";
+import { chmod as chmod2, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import path8 from "node:path";
 function createAgentRunner(options) {
   const reached = /* @__PURE__ */ new Set();
   return async (request2) => {
     const preset = getPreset(request2.agent.preset);
-    const { workdir, refused: directoryRefused } = await startDirectory(options.workdir, request2.directory);
-    const home = options.home ?? path7.join(options.scratchDir, "home");
-    const tmpdir = options.tmpdir ?? path7.join(options.scratchDir, "tmp");
+    const start = request2.directory ? await treeDirectory(options.workdir, request2.directory) : null;
+    const workdir = start && "dir" in start ? start.dir : options.workdir;
+    const directoryRefused = start && "refused" in start ? `${start.refused}; the agent started at its root` : null;
+    const home = options.home ?? path8.join(options.scratchDir, "home");
+    const tmpdir = options.tmpdir ?? path8.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
     await mkdir(tmpdir, { recursive: true });
-    const promptFile = path7.join(options.scratchDir, `prompt-${request2.iteration}.md`);
+    const promptFile = path8.join(options.scratchDir, `prompt-${request2.iteration}.md`);
     const mode = options.boundary?.user.isolated ? 420 : 384;
     await writeFile3(promptFile, request2.prompt, { mode });
     await chmod2(promptFile, mode);
@@ -46708,21 +46730,6 @@ function createAgentRunner(options) {
     };
   };
 }
-async function startDirectory(workTree, directory) {
-  if (!directory) return { workdir: workTree };
-  const target = path7.resolve(workTree, directory);
-  let at = workTree;
-  for (const part of path7.relative(workTree, target).split(path7.sep)) {
-    at = path7.join(at, part);
-    const stat3 = part && part !== ".." ? await lstat2(at).catch(() => null) : null;
-    if (!stat3?.isDirectory())
-      return {
-        workdir: workTree,
-        refused: `the workspace directory ${directory} is not a directory of the work tree (missing, or a link); the agent started at its root`
-      };
-  }
-  return { workdir: target };
-}
 function usdOf(reading, cap, model) {
   if (reading.costUsd !== null) return reading.costUsd;
   const price = priceOf(reading.model ?? model, cap.prices);
@@ -46764,22 +46771,23 @@ var init_agent_iteration = __esm({
     init_agent_namespace();
     init_agent_reach();
     init_process();
+    init_tree_directory();
     RAW_KEEP = 1024 * 1024;
   }
 });
 
 // src/worker/checkout/tree-writes.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function recordOf(root) {
-  return records.get(path8.resolve(root)) ?? "unknown";
+  return records.get(path9.resolve(root)) ?? "unknown";
 }
 function noteTreeWrite(root, entry) {
-  const absolute = path8.resolve(root, entry);
+  const absolute = path9.resolve(root, entry);
   for (const [tree, record2] of records)
     if (record2 !== "unknown" && absolute.startsWith(`${tree}/`)) record2.add(absolute);
 }
 function noteTreeUnknown(root) {
-  records.set(path8.resolve(root), "unknown");
+  records.set(path9.resolve(root), "unknown");
 }
 function distrustTreeWritesSoFar(root) {
   const record2 = recordOf(root);
@@ -46787,7 +46795,7 @@ function distrustTreeWritesSoFar(root) {
 }
 function takeTreeWrites(root) {
   const record2 = recordOf(root);
-  records.set(path8.resolve(root), /* @__PURE__ */ new Set());
+  records.set(path9.resolve(root), /* @__PURE__ */ new Set());
   return record2;
 }
 function subcommand(args) {
@@ -46840,24 +46848,24 @@ var init_tree_writes = __esm({
 // src/worker/checkout/tree-files.ts
 import { constants as constants3 } from "node:fs";
 import { lstat as lstat3, mkdir as mkdir2, open as open2, unlink } from "node:fs/promises";
-import path9 from "node:path";
+import path10 from "node:path";
 async function checkDirs(root, relative, create) {
-  const parts = path9.normalize(relative).split(path9.sep).filter(Boolean);
+  const parts = path10.normalize(relative).split(path10.sep).filter(Boolean);
   if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
   let current = root;
   for (const part of parts.slice(0, -1)) {
-    current = path9.join(current, part);
+    current = path10.join(current, part);
     try {
       const info2 = await lstat3(current);
       if (!info2.isDirectory())
-        throw new UnsafeTreePathError(`${path9.relative(root, current)} is not a plain directory`);
+        throw new UnsafeTreePathError(`${path10.relative(root, current)} is not a plain directory`);
     } catch (error63) {
       if (error63.code !== "ENOENT" || !create) throw error63;
       noteTreeWrite(root, current);
       await mkdir2(current);
     }
   }
-  return path9.join(current, parts.at(-1));
+  return path10.join(current, parts.at(-1));
 }
 async function readTreeFile(root, relative, options = {}) {
   let file2;
@@ -46897,7 +46905,7 @@ async function removeTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat3(path9.join(root, relative));
+    await lstat3(path10.join(root, relative));
     return true;
   } catch {
     return false;
@@ -46937,7 +46945,7 @@ var init_tree_files = __esm({
 // src/worker/checkout/private-git.ts
 import { execFile as execFile2 } from "node:child_process";
 import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
-import path10 from "node:path";
+import path11 from "node:path";
 function resolveGit(pathVar) {
   return workerBinaries(pathVar).require("git");
 }
@@ -46980,10 +46988,10 @@ var init_private_git = __esm({
       knownGitDir = null;
       constructor(options) {
         this.cwd = options.cwd;
-        this.hooksDir = path10.join(options.stateDir, "no-hooks");
+        this.hooksDir = path11.join(options.stateDir, "no-hooks");
         this.token = options.token;
         this.remote = options.remote ?? "origin";
-        this.globalConfig = path10.join(options.stateDir, "gitconfig");
+        this.globalConfig = path11.join(options.stateDir, "gitconfig");
         this.userName = options.userName ?? "autopilot[bot]";
         this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
         const parent = options.parentEnv ?? process.env;
@@ -47099,13 +47107,13 @@ var init_private_git = __esm({
        * the local identity, and snapshots .git/config. Returns the keys removed.
        */
       async prepare() {
-        await mkdir3(path10.dirname(this.globalConfig), { recursive: true, mode: 448 });
+        await mkdir3(path11.dirname(this.globalConfig), { recursive: true, mode: 448 });
         await mkdir3(this.hooksDir, { recursive: true, mode: 448 });
         const home = this.homeDir;
         let copied = false;
         if (home) {
           try {
-            await copyFile(path10.join(home, ".gitconfig"), this.globalConfig);
+            await copyFile(path11.join(home, ".gitconfig"), this.globalConfig);
             copied = true;
           } catch {
           }
@@ -47128,15 +47136,15 @@ var init_private_git = __esm({
         }
         await this.run(["config", "--local", "user.name", this.userName]);
         await this.run(["config", "--local", "user.email", this.userEmail]);
-        const info2 = path10.join(await this.gitDir(), "info");
+        const info2 = path11.join(await this.gitDir(), "info");
         await mkdir3(info2, { recursive: true });
-        await writeFile4(path10.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await writeFile4(path11.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
         await this.snapshotConfig();
         return removed;
       }
       /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
       async snapshotConfig() {
-        this.configSnapshot = await readFile2(path10.join(await this.gitDir(), "config"), "utf8");
+        this.configSnapshot = await readFile2(path11.join(await this.gitDir(), "config"), "utf8");
       }
       async includeLooksLikeCredentials(key) {
         const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
@@ -47145,25 +47153,25 @@ var init_private_git = __esm({
       /** Puts .git/config back as `prepare` left it (after an agent ran). */
       async restoreConfig() {
         if (this.configSnapshot === null) return false;
-        const file2 = path10.join(await this.gitDir().catch(() => path10.join(this.cwd, ".git")), "config");
+        const file2 = path11.join(await this.gitDir().catch(() => path11.join(this.cwd, ".git")), "config");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
         }
         if (current === this.configSnapshot) return false;
-        await mkdir3(path10.dirname(file2), { recursive: true });
+        await mkdir3(path11.dirname(file2), { recursive: true });
         await writeFile4(file2, this.configSnapshot);
         return true;
       }
       /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
       async addExcludes(patterns) {
-        const file2 = path10.join(await this.gitDir(), "info", "exclude");
+        const file2 = path11.join(await this.gitDir(), "info", "exclude");
         let current = "";
         try {
           current = await readFile2(file2, "utf8");
         } catch {
-          await mkdir3(path10.dirname(file2), { recursive: true });
+          await mkdir3(path11.dirname(file2), { recursive: true });
         }
         const lines = new Set(current.split("\n"));
         const missing = patterns.filter((p) => !lines.has(p));
@@ -47229,7 +47237,7 @@ var init_private_git = __esm({
        * elsewhere) is left to git to answer.
        */
       async currentBranch() {
-        const text4 = await readFile2(path10.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+        const text4 = await readFile2(path11.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
         const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
         if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
         if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
@@ -47251,7 +47259,7 @@ var init_private_git = __esm({
           ["MERGE_HEAD", ["merge", "--abort"]],
           ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
         ]) {
-          const exists2 = await readFile2(path10.join(gitDir, marker)).then(
+          const exists2 = await readFile2(path11.join(gitDir, marker)).then(
             () => true,
             (error63) => error63.code === "EISDIR"
           );
@@ -49624,16 +49632,16 @@ var init_Matcher = __esm({
        * @returns {string|undefined}
        */
       getCurrentTag() {
-        const path17 = this._matcher.path;
-        return path17.length > 0 ? path17[path17.length - 1].tag : void 0;
+        const path18 = this._matcher.path;
+        return path18.length > 0 ? path18[path18.length - 1].tag : void 0;
       }
       /**
        * Get current namespace.
        * @returns {string|undefined}
        */
       getCurrentNamespace() {
-        const path17 = this._matcher.path;
-        return path17.length > 0 ? path17[path17.length - 1].namespace : void 0;
+        const path18 = this._matcher.path;
+        return path18.length > 0 ? path18[path18.length - 1].namespace : void 0;
       }
       /**
        * Get current node's attribute value.
@@ -49641,9 +49649,9 @@ var init_Matcher = __esm({
        * @returns {*}
        */
       getAttrValue(attrName) {
-        const path17 = this._matcher.path;
-        if (path17.length === 0) return void 0;
-        return path17[path17.length - 1].values?.[attrName];
+        const path18 = this._matcher.path;
+        if (path18.length === 0) return void 0;
+        return path18[path18.length - 1].values?.[attrName];
       }
       /**
        * Check if current node has an attribute.
@@ -49651,9 +49659,9 @@ var init_Matcher = __esm({
        * @returns {boolean}
        */
       hasAttr(attrName) {
-        const path17 = this._matcher.path;
-        if (path17.length === 0) return false;
-        const current = path17[path17.length - 1];
+        const path18 = this._matcher.path;
+        if (path18.length === 0) return false;
+        const current = path18[path18.length - 1];
         return current.values !== void 0 && attrName in current.values;
       }
       /**
@@ -49679,18 +49687,18 @@ var init_Matcher = __esm({
        * @returns {number}
        */
       getPosition() {
-        const path17 = this._matcher.path;
-        if (path17.length === 0) return -1;
-        return path17[path17.length - 1].position ?? 0;
+        const path18 = this._matcher.path;
+        if (path18.length === 0) return -1;
+        return path18[path18.length - 1].position ?? 0;
       }
       /**
        * Get current node's repeat counter (occurrence count of this tag name).
        * @returns {number}
        */
       getCounter() {
-        const path17 = this._matcher.path;
-        if (path17.length === 0) return -1;
-        return path17[path17.length - 1].counter ?? 0;
+        const path18 = this._matcher.path;
+        if (path18.length === 0) return -1;
+        return path18[path18.length - 1].counter ?? 0;
       }
       /**
        * Get current node's sibling index (alias for getPosition).
@@ -52169,7 +52177,7 @@ var init_coverage_gate = __esm({
 
 // src/worker/processes/test-frameworks.ts
 import { lstat as lstat4 } from "node:fs/promises";
-import path11 from "node:path";
+import path12 from "node:path";
 async function isFile(file2) {
   try {
     return (await lstat4(file2)).isFile();
@@ -52195,7 +52203,7 @@ async function detectTestFrameworks(dir, pkg, runner) {
     let found = framework.packages.some((name) => deps.has(name)) || (framework.keys ?? []).some((key) => key in manifest);
     for (const config2 of framework.configs) {
       if (found) break;
-      found = await isFile(path11.join(dir, config2));
+      found = await isFile(path12.join(dir, config2));
     }
     if (found) commands.push(`${prefix} ${framework.run}`);
   }
@@ -52232,7 +52240,7 @@ var init_test_frameworks = __esm({
 
 // src/worker/processes/quality.ts
 import { stat } from "node:fs/promises";
-import path12 from "node:path";
+import path13 from "node:path";
 async function exists(file2) {
   try {
     await stat(file2);
@@ -52243,19 +52251,19 @@ async function exists(file2) {
 }
 async function readText(file2) {
   try {
-    return await readTreeFile(path12.dirname(file2), path12.basename(file2));
+    return await readTreeFile(path13.dirname(file2), path13.basename(file2));
   } catch {
     return null;
   }
 }
 async function detectQualityCommands(dir) {
   const commands = [];
-  const pkgText = await readText(path12.join(dir, "package.json"));
+  const pkgText = await readText(path13.join(dir, "package.json"));
   if (pkgText) {
     try {
       const pkg = JSON.parse(pkgText);
       const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
-      const runner = await exists(path12.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path12.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      const runner = await exists(path13.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path13.join(dir, "yarn.lock")) ? "yarn" : "npm";
       for (const name of ["lint", "typecheck", "build", "test"]) {
         const script = scripts[name];
         if (typeof script !== "string" || script.trim() === "") continue;
@@ -52269,14 +52277,14 @@ async function detectQualityCommands(dir) {
     } catch {
     }
   }
-  const pyproject = await readText(path12.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path12.join(dir, "setup.cfg"));
-  const toxIni = await readText(path12.join(dir, "tox.ini"));
-  const usesPytest = await exists(path12.join(dir, "pytest.ini")) || await exists(path12.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  const pyproject = await readText(path13.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path13.join(dir, "setup.cfg"));
+  const toxIni = await readText(path13.join(dir, "tox.ini"));
+  const usesPytest = await exists(path13.join(dir, "pytest.ini")) || await exists(path13.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
   if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path12.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path12.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path12.join(dir, "Makefile")) ?? await readText(path12.join(dir, "makefile"));
+  if (await exists(path13.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path13.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path13.join(dir, "Makefile")) ?? await readText(path13.join(dir, "makefile"));
   if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
   return commands;
 }
@@ -52363,15 +52371,15 @@ var init_quality = __esm({
 
 // src/worker/isolation/toolchain-reach.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function toolchainDirs(env) {
   const found = [];
   const seen = /* @__PURE__ */ new Set();
   for (const [name, value] of Object.entries(env)) {
     if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path13.delimiter) : [value];
+    const parts = name.endsWith("PATH") ? value.split(path14.delimiter) : [value];
     for (const dir of parts) {
-      if (!path13.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
+      if (!path14.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
       seen.add(`${name}\0${dir}`);
       found.push({ source: name, dir, written: WRITTEN.has(name) });
     }
@@ -52408,7 +52416,7 @@ var init_toolchain_reach = __esm({
 // src/worker/isolation/boundary.ts
 import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
 import os7 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 async function isDirectory(dir) {
   try {
     return (await stat2(dir)).isDirectory();
@@ -52427,32 +52435,32 @@ async function move(from, to) {
 }
 async function isolateCheckout(options) {
   const { workspace, workerDir } = options;
-  const source = path14.join(workspace, ".git");
+  const source = path15.join(workspace, ".git");
   if (!await isDirectory(source))
     throw new CheckoutError(
       `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
     );
   await mkdir4(workerDir, { recursive: true, mode: 448 });
   await chmod3(workerDir, 448);
-  const gitDir = path14.join(workerDir, "repo.git");
+  const gitDir = path15.join(workerDir, "repo.git");
   await move(source, gitDir);
   let agentDir = options.agentDir;
   if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path14.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  else agentDir = await mkdtemp2(path15.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
   await chmod3(agentDir, options.sandboxed ? 448 : 493);
-  const workTree = path14.join(agentDir, "work");
+  const workTree = path15.join(agentDir, "work");
   await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path14.join(agentDir, "home");
-  const tmp = path14.join(agentDir, "tmp");
+  const home = path15.join(agentDir, "home");
+  const tmp = path15.join(agentDir, "tmp");
   await mkdir4(home, { recursive: true });
   await mkdir4(tmp, { recursive: true });
-  const inbox = path14.join(agentDir, "inbox");
+  const inbox = path15.join(agentDir, "inbox");
   await mkdir4(inbox, { recursive: true, mode: 493 });
   await chmod3(inbox, 493);
   return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
 }
 async function restoreCheckout(dirs) {
-  const target = path14.join(dirs.workspace, ".git");
+  const target = path15.join(dirs.workspace, ".git");
   if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
   await rm2(dirs.agentDir, { recursive: true, force: true });
 }
@@ -52478,7 +52486,7 @@ function createBoundary(options) {
     if (!branch) return;
     const head = await git.headSha();
     if (head === synced) return;
-    const bundle = path14.join(dirs.inbox, "sync.bundle");
+    const bundle = path15.join(dirs.inbox, "sync.bundle");
     const make = async (since) => {
       await rm2(bundle, { force: true });
       const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
@@ -52537,7 +52545,7 @@ async function createIsolatedParts(options) {
   const git = new Git({
     cwd: dirs.workTree,
     gitDir: dirs.gitDir,
-    stateDir: path14.join(options.workerDir, "git"),
+    stateDir: path15.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
     userName,
     userEmail,
@@ -52554,7 +52562,7 @@ async function createIsolatedParts(options) {
   };
   const boundary = createBoundary(boundaryOptions);
   const runnerTemp = options.parentEnv.RUNNER_TEMP;
-  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path14.resolve(dir)}/`);
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path15.resolve(dir)}/`);
   options.user.useView({
     shared: [],
     writable: [dirs.workTree, dirs.home, dirs.tmp],
@@ -52593,9 +52601,17 @@ async function createIsolatedParts(options) {
   const quality = {
     detect: detectQualityCommands,
     async run(commands, timeoutMs, gate, directory) {
-      const cwd = directory ? path14.resolve(dirs.workTree, directory) : dirs.workTree;
-      if (cwd !== dirs.workTree && !cwd.startsWith(`${dirs.workTree}${path14.sep}`))
-        throw new Error(`the workspace directory ${directory} is outside the work tree`);
+      const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };
+      if ("refused" in where)
+        return commands.map((command) => ({
+          command,
+          passed: false,
+          exitCode: null,
+          timedOut: false,
+          durationMs: 0,
+          output: `[not run: ${where.refused}]`
+        }));
+      const cwd = where.dir;
       if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
       let results;
       await boundary.handOver();
@@ -52627,6 +52643,7 @@ var CheckoutError, SYNC_SCRIPT;
 var init_boundary = __esm({
   "src/worker/isolation/boundary.ts"() {
     "use strict";
+    init_tree_directory();
     init_agent_env();
     init_agent_iteration();
     init_private_git();
@@ -53986,20 +54003,20 @@ function pathRule(glob, never2) {
 }
 function pathGlobTest(glob) {
   const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path17) => re.test(path17);
+  return (path18) => re.test(path18);
 }
 function userPatternRule(source) {
   const compiled = compileGatePattern(source);
   const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
   return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
 }
-function unquoteGitPath(path17) {
-  const p = path17.trim();
+function unquoteGitPath(path18) {
+  const p = path18.trim();
   if (!p.startsWith('"')) return p;
   return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
 }
-function stripPrefix(path17) {
-  const p = unquoteGitPath(path17).replace(/\t.*$/, "");
+function stripPrefix(path18) {
+  const p = unquoteGitPath(path18).replace(/\t.*$/, "");
   if (p === "/dev/null") return null;
   return p.replace(/^[abciow]\//, "");
 }
@@ -54027,20 +54044,20 @@ function parseUnifiedDiff(diff) {
     }
     const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
     if (git) {
-      const path17 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path17) {
-        file2 = path17;
-        paths.add(path17);
+      const path18 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path18) {
+        file2 = path18;
+        paths.add(path18);
       }
       continue;
     }
     const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
     if (header2) {
-      const path17 = stripPrefix(header2[1]);
-      if (path17) {
-        paths.add(path17);
-        if (line.startsWith("+++")) file2 = path17;
-        else if (!file2) file2 = path17;
+      const path18 = stripPrefix(header2[1]);
+      if (path18) {
+        paths.add(path18);
+        if (line.startsWith("+++")) file2 = path18;
+        else if (!file2) file2 = path18;
       }
       continue;
     }
@@ -54062,8 +54079,8 @@ function excerpt(text4, max = 120) {
   const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
 }
-function normalizePath(path17) {
-  return path17.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+function normalizePath(path18) {
+  return path18.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
 }
 function matchHumanGate(input2, options) {
   const textRules = [...NEVER_TEXT_RULES];
@@ -54094,9 +54111,9 @@ function matchHumanGate(input2, options) {
   }
   const diff = parseUnifiedDiff(input2.diff);
   const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path17 of paths) {
+  for (const path18 of paths) {
     for (const rule of pathRules)
-      if (rule.test(path17)) add(rule, "path", path17.length > 200 ? `${path17.slice(0, 199)}\u2026` : path17);
+      if (rule.test(path18)) add(rule, "path", path18.length > 200 ? `${path18.slice(0, 199)}\u2026` : path18);
   }
   for (const line of diff.added) {
     for (const rule of textRules) {
@@ -62194,7 +62211,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path17, match) {
+function findUrl(_, protocol, domain3, path18, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -62207,7 +62224,7 @@ function findUrl(_, protocol, domain3, path17, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path17);
+  const parts = splitUrl(domain3 + path18);
   const result = {
     type: "link",
     title: null,
@@ -62669,7 +62686,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path15, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path16, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -62719,7 +62736,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path15, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path16, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -62895,7 +62912,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path15, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path16, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -62907,7 +62924,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path15 = {
+    path16 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -65390,14 +65407,19 @@ function parseSessionBudgetMarker(body) {
   }
 }
 function workerSessionBudgetStop(marker, issue3, mine) {
-  const counted = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
-  const newTokens = Math.max(0, mine.tokens - counted.tokens);
-  const newUsd = Math.max(0, mine.usd - counted.usd);
-  if (marker.tokensLeft !== null && marker.tokensLeft - newTokens <= 0)
-    return `the session's token budget is spent (${marker.tokensLeft - newTokens} tokens left)`;
-  if (marker.usdLeft !== null && marker.usdLeft - newUsd <= 0)
-    return `the session's USD budget is spent ($${(marker.usdLeft - newUsd).toFixed(2)} left)`;
+  const left = workerSessionBudgetLeft(marker, issue3, mine);
+  if (left.tokens !== null && left.tokens <= 0)
+    return `the session's token budget is spent (${left.tokens} tokens left)`;
+  if (left.usd !== null && left.usd <= 0)
+    return `the session's USD budget is spent ($${left.usd.toFixed(2)} left)`;
   return null;
+}
+function workerSessionBudgetLeft(marker, issue3, mine) {
+  const counted = marker.counted[String(issue3)] ?? { tokens: 0, usd: 0 };
+  return {
+    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens),
+    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted.usd)
+  };
 }
 var UsageSchema, SessionBudgetMarkerSchema, MARKER;
 var init_session_budget = __esm({
@@ -65447,11 +65469,11 @@ function sessionWantsStop(body, mine) {
 function sessionShareLeft(body, mine, maxParallel) {
   const marker = parseSessionBudgetMarker(body);
   if (!marker) return null;
-  const counted = marker.counted[String(mine.issue)] ?? { tokens: 0, usd: 0 };
+  const left = workerSessionBudgetLeft(marker, mine.issue, mine);
   const share = Math.max(1, maxParallel);
   return {
-    tokens: marker.tokensLeft === null ? null : Math.max(0, Math.floor((marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens)) / share)),
-    usd: marker.usdLeft === null ? null : Math.max(0, (marker.usdLeft - Math.max(0, mine.usd - counted.usd)) / share)
+    tokens: left.tokens === null ? null : Math.max(0, Math.floor(left.tokens / share)),
+    usd: left.usd === null ? null : Math.max(0, left.usd / share)
   };
 }
 var STOP_STATUSES, STATE_BLOCK;
@@ -65468,15 +65490,15 @@ var init_session_status = __esm({
 // src/core/gates/workspace-scope.ts
 function qualityScopes(changed, workspaces, rootCommands) {
   const root = { workspace: null, directory: null, commands: [...rootCommands] };
-  const paths = changed.filter((path17) => path17 !== PROGRESS_NOTES_PATH);
+  const paths = changed;
   if (workspaces.length === 0 || paths.length === 0) return [root];
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = /* @__PURE__ */ new Set();
   let shared2 = false;
-  for (const path17 of paths) {
+  for (const path18 of paths) {
     let owned = false;
     tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path17))) {
+      if (globs.some((test) => test(path18))) {
         touched.add(i);
         owned = true;
       }
@@ -65497,7 +65519,6 @@ function workspaceOfTask(labels, workspaces) {
 var init_workspace_scope = __esm({
   "src/core/gates/workspace-scope.ts"() {
     "use strict";
-    init_prompt();
     init_human_gate();
   }
 });
@@ -66230,9 +66251,7 @@ var init_job = __esm({
             scope.directory
           );
           results.push(
-            ...ran.map(
-              (r) => scope.directory && r.command !== "quality.coverage" ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r
-            )
+            ...ran.map((r) => scope.directory ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r)
           );
         }
         if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)
@@ -66546,11 +66565,11 @@ __export(run_job_exports, {
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path16.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path17.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -66632,7 +66651,7 @@ async function runJob(start) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path16.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path17.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,

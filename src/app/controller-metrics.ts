@@ -15,7 +15,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { SessionStatistics } from "../core/session/stats.js";
-import { TASK_STATUS_FIGURES } from "../core/session/run-metrics.js";
+import { requestsByApi, TASK_STATUS_FIGURES } from "../core/session/run-metrics.js";
 import type { RateReading } from "../github/transport/rate-headers.js";
 
 /** What one reconcile reports to the metrics. */
@@ -121,11 +121,8 @@ export class ControllerMetrics {
     this.duration.observe(seconds);
     const installation = String(installationId);
     const requests = (result as { requests?: Record<string, number> } | null)?.requests;
-    for (const [endpoint, n] of Object.entries(requests ?? {})) {
-      // The App's own requests (its installation tokens) are made with its JWT, not the installation's token.
-      if (/^\S+ \/app\//.test(endpoint)) continue;
-      this.requests.inc({ installation, api: endpoint === "POST /graphql" ? "graphql" : "rest" }, n);
-    }
+    for (const [api, n] of Object.entries(requestsByApi(requests ?? {})))
+      if (n > 0) this.requests.inc({ installation, api }, n);
     const statistics = (result as { decision?: { statistics?: SessionStatistics } } | null)?.decision
       ?.statistics;
     if (!statistics) return;

@@ -4,6 +4,7 @@
  * the issue form for tasks, the labels with colours,
  * and the plan that keeps a second run from changing anything (a changed file is reported, not overwritten).
  */
+import { parse } from "yaml";
 import type { AutopilotConfig } from "./config/index.js";
 import {
   DEFAULT_PRESET,
@@ -17,8 +18,6 @@ const WORKER_WORKFLOW_PATH = ".github/workflows/autopilot-worker.yml";
 const CONTROLLER_WORKFLOW_PATH = ".github/workflows/autopilot-controller.yml";
 const CONFIG_FILE_PATH = ".github/autopilot.yml";
 const ISSUE_FORM_PATH = ".github/ISSUE_TEMPLATE/autopilot-task.yml";
-/** The sections of the issue form (templates/issue-forms/autopilot-task.yml) a ready task must fill. */
-const ISSUE_FORM_SECTIONS = ["Goal", "Acceptance criteria"];
 /** Fewer words than this is a title restated, not a task (the form's two required answers, briefly). */
 const READY_MIN_WORDS = 15;
 
@@ -126,6 +125,8 @@ export function renderConfigFile(options: {
   qualityCommands: readonly string[];
   /** Install commands found for the project (`setup:`); empty: a commented example. */
   setup?: readonly string[];
+  /** The sections the definition of ready asks for: the issue form's required fields (none: no definition). */
+  readySections?: readonly string[];
 }): string {
   const lines = [
     `# yaml-language-server: $schema=${schemaUrl(options.release)}`,
@@ -154,13 +155,14 @@ export function renderConfigFile(options: {
     lines.push("setup:");
     for (const command of setup) lines.push(`  - ${JSON.stringify(command)}`);
   }
-  lines.push(
-    "# The definition of ready: a ready task waits, listed on the dashboard with what it lacks, until a writer",
-    "# makes its text hold this much (.github/ISSUE_TEMPLATE/autopilot-task.yml asks for these sections).",
-    "definitionOfReady:",
-    `  minWords: ${READY_MIN_WORDS}`,
-    `  sections: [${ISSUE_FORM_SECTIONS.join(", ")}]`,
-  );
+  if (options.readySections?.length)
+    lines.push(
+      "# The definition of ready: a ready task waits, listed on the dashboard with what it lacks, until a writer",
+      "# makes its text hold this much (.github/ISSUE_TEMPLATE/autopilot-task.yml asks for these sections).",
+      "definitionOfReady:",
+      `  minWords: ${READY_MIN_WORDS}`,
+      `  sections: [${options.readySections.map((s) => JSON.stringify(s)).join(", ")}]`,
+    );
   const registries = registryHostsFor(setup);
   lines.push(
     "# The agent's sandbox reaches only its model API and these hosts (everything else is refused and named in",
@@ -265,9 +267,20 @@ export function desiredFiles(options: {
       agent: options.agent,
       qualityCommands: options.qualityCommands,
       ...(options.setup ? { setup: options.setup } : {}),
+      readySections: requiredFormFields(options.issueForm),
     }),
   });
   return files;
+}
+
+/** The labels of an issue form's required fields, in order: what a task made with it always has. */
+function requiredFormFields(form: string): string[] {
+  const body = (
+    parse(form) as { body?: { attributes?: { label?: unknown }; validations?: { required?: unknown } }[] }
+  )?.body;
+  return (body ?? [])
+    .filter((field) => field.validations?.required === true && typeof field.attributes?.label === "string")
+    .map((field) => field.attributes!.label as string);
 }
 
 /** What to do with each file given what is there: identical → nothing; different → conflict unless forced. */

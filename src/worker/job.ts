@@ -925,11 +925,7 @@ class WorkerLoop {
       );
       // A workspace's command is shown as it is reproduced: from the root, in its directory.
       results.push(
-        ...ran.map((r) =>
-          scope.directory && r.command !== "quality.coverage"
-            ? { ...r, command: `cd ${scope.directory} && ${r.command}` }
-            : r,
-        ),
+        ...ran.map((r) => (scope.directory ? { ...r, command: `cd ${scope.directory} && ${r.command}` } : r)),
       );
     }
     if (workspaces.length > 0 && !scopes.some((s) => s.workspace === null) && coverage)

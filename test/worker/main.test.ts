@@ -134,7 +134,7 @@ describe("the worker loop: the completion matrix", () => {
 
   it("with workspaces, runs the commands of the workspaces the change touches, in their directories, and starts a routed agent in its own", async () => {
     const h = await harness([{ message: COMPLETE }]);
-    h.git.paths = ["packages/api/src/a.ts", ".autopilot/progress.md"];
+    h.git.paths = ["packages/api/src/a.ts"];
     h.github.labels.get(7)!.add("area:api");
     const workspaces = [
       {

@@ -258,7 +258,7 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
         fail(`the body of PR #${pull.number} does not match /${pattern}/`);
     if (e.costUsd) {
       const cost = results.reduce((sum, r) => sum + r.costUsd, 0);
-      if (!countOk(Math.round(cost * 1e6), { max: Math.round(e.costUsd.max * 1e6) }))
+      if (cost > e.costUsd.max)
         fail(`expected the task's runs to cost at most $${e.costUsd.max}, they cost $${cost.toFixed(2)}`);
     }
     if (e.resumesAfterReset) {
@@ -293,15 +293,10 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       const exists = refs.has(`refs/heads/${branch}`);
       if (exists !== e.branch) fail(`expected the branch ${branch} to ${e.branch ? "exist" : "be gone"}`);
     }
-    for (const [path, pattern] of Object.entries(e.branchFiles ?? {})) {
+    if (e.branchFiles) {
       const branch = taskBranchName(ctx.branchPrefix, n);
-      const text = refs.has(`refs/heads/${branch}`)
-        ? await ctx.remote.readFile(ctx.repo.owner, ctx.repo.name, branch, path)
-        : null;
-      if (pattern === null && text !== null) fail(`expected ${path} absent on ${branch}`);
-      else if (pattern !== null && text === null) fail(`expected ${path} on ${branch}, it is not there`);
-      else if (pattern !== null && text !== null && !matches(pattern, text))
-        fail(`${path} on ${branch} does not match /${pattern}/`);
+      if (!refs.has(`refs/heads/${branch}`)) fail(`expected the branch ${branch} with files, it is gone`);
+      else for (const line of await fileMismatches(ctx, branch, e.branchFiles)) fail(line);
     }
     if (e.pr) {
       const p = e.pr;
@@ -355,14 +350,7 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
         }
       }
     }
-    for (const [path, pattern] of Object.entries(e.files ?? {})) {
-      const content = await ctx.remote.readFile(ctx.repo.owner, ctx.repo.name, ctx.repo.defaultBranch, path);
-      if (pattern === null) {
-        if (content !== null) fail(`expected no ${path} on ${ctx.repo.defaultBranch}`);
-      } else if (content === null) fail(`expected ${path} on ${ctx.repo.defaultBranch}; it does not exist`);
-      else if (!matches(pattern, content))
-        fail(`${path} on ${ctx.repo.defaultBranch} does not match /${pattern}/`);
-    }
+    for (const line of await fileMismatches(ctx, ctx.repo.defaultBranch, e.files ?? {})) fail(line);
   }
 
   const run = runExpectations(scenario.expect);
@@ -430,6 +418,23 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
   if (run.maxConcurrentRuns !== undefined && recorder.maxConcurrentRuns > run.maxConcurrentRuns)
     unmet.push(`runs: ${recorder.maxConcurrentRuns} at once, expected at most ${run.maxConcurrentRuns}`);
   return unmet;
+}
+
+/** How the files on `ref` differ from what is expected: path → pattern its content matches (null: absent). */
+async function fileMismatches(
+  ctx: ExpectationContext,
+  ref: string,
+  files: Record<string, string | null>,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [path, pattern] of Object.entries(files)) {
+    const content = await ctx.remote.readFile(ctx.repo.owner, ctx.repo.name, ref, path);
+    if (pattern === null) {
+      if (content !== null) out.push(`expected no ${path} on ${ref}`);
+    } else if (content === null) out.push(`expected ${path} on ${ref}; it does not exist`);
+    else if (!matches(pattern, content)) out.push(`${path} on ${ref} does not match /${pattern}/`);
+  }
+  return out;
 }
 
 /**

@@ -86,6 +86,32 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
  * editBody, corruptState, delete, forkPr, push), or the runner injects a fault (`killRun`, `faults`, `killController`,
  * `badSignatureWebhook`).
  */
+/** What a person does in an action: exactly one of these. */
+const PERSON_VERBS = [
+  "comment",
+  "review",
+  "label",
+  "unlabel",
+  "close",
+  "reopen",
+  "editBody",
+  "corruptState",
+  "delete",
+  "forkPr",
+  "push",
+] as const;
+/** The verbs that act on an issue: on `on:`, else on the condition's issue (a review takes its `pr`). */
+const ISSUE_VERBS = [
+  "comment",
+  "label",
+  "unlabel",
+  "close",
+  "reopen",
+  "editBody",
+  "corruptState",
+  "delete",
+] as const;
+
 const ActionSchema = z
   .strictObject({
     /** The scenario user who acts (their `ghp_<login>` token is used). */
@@ -163,21 +189,7 @@ const ActionSchema = z
       .optional(),
   })
   .superRefine((a, ctx) => {
-    const verbs = (
-      [
-        "comment",
-        "review",
-        "label",
-        "unlabel",
-        "close",
-        "reopen",
-        "editBody",
-        "corruptState",
-        "delete",
-        "forkPr",
-        "push",
-      ] as const
-    ).filter((k) => a[k] !== undefined);
+    const verbs = PERSON_VERBS.filter((k) => a[k] !== undefined);
     const system = (["killRun", "faults", "killController", "badSignatureWebhook"] as const).filter(
       (k) => a[k] !== undefined,
     );
@@ -194,7 +206,7 @@ const ActionSchema = z
     if (verbs.length !== 1) {
       ctx.addIssue({
         code: "custom",
-        message: `an action does exactly one of comment, review, label, unlabel, close, reopen, editBody, corruptState, delete, forkPr, push (found ${verbs.length ? verbs.join(", ") : "none"})`,
+        message: `an action does exactly one of ${PERSON_VERBS.join(", ")} (found ${verbs.length ? verbs.join(", ") : "none"})`,
       });
     }
     if (a.repo !== undefined) {
@@ -242,16 +254,7 @@ export const RuleSchema: z.ZodType<ScenarioRule, unknown> = z.lazy(() =>
       // the rule would wait, silently, for the whole run.
       if (rule.when.issue !== undefined || rule.when.pr !== undefined) return;
       for (const [i, action] of rule.do.entries()) {
-        const onIssue = [
-          "comment",
-          "label",
-          "unlabel",
-          "close",
-          "reopen",
-          "editBody",
-          "corruptState",
-          "delete",
-        ].some((verb) => (action as Record<string, unknown>)[verb] !== undefined);
+        const onIssue = ISSUE_VERBS.some((verb) => action[verb] !== undefined);
         if (onIssue && action.on === undefined)
           ctx.addIssue({
             code: "custom",

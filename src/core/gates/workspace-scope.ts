@@ -3,10 +3,9 @@
  * agent routed to a workspace works. A change runs the commands of every workspace whose paths it touches, each in
  * the workspace's directory, and the top-level `qualityCommands` (at the root) only when it also touches files of
  * no workspace — shared files, which any part may depend on — or when there are no workspaces at all. A change
- * that touches nothing the scoping can see (no path yet) runs the top-level commands: never nothing. Paths that
- * are the worker's own (its progress notes) are not the change's. Pure.
+ * that touches nothing the scoping can see (no path yet) runs the top-level commands: never nothing. The worker's
+ * own progress notes are not among the paths (the private git leaves `.autopilot` out of `changedPaths`). Pure.
  */
-import { PROGRESS_NOTES_PATH } from "../agent/prompt.js";
 import { pathGlobTest } from "./human-gate.js";
 
 interface Workspace {
@@ -32,7 +31,7 @@ export function qualityScopes(
   rootCommands: readonly string[],
 ): QualityScope[] {
   const root: QualityScope = { workspace: null, directory: null, commands: [...rootCommands] };
-  const paths = changed.filter((path) => path !== PROGRESS_NOTES_PATH);
+  const paths = changed;
   if (workspaces.length === 0 || paths.length === 0) return [root];
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = new Set<number>();

@@ -21,6 +21,15 @@ import {
   promptViaStdin,
 } from "./preset-helpers.js";
 
+/** A `usage` record's tokens: cache writes count as input (cache reads are billed at a fraction), and the output. */
+function tokensOf(usage: unknown): { input: number; output: number } {
+  const record = asRecord(usage) ?? {};
+  return {
+    input: asNumber(record.input_tokens) + asNumber(record.cache_creation_input_tokens),
+    output: asNumber(record.output_tokens),
+  };
+}
+
 export const claudeCode = definePreset({
   name: "claude-code",
   install: { manager: "npm", package: "@anthropic-ai/claude-code", version: "2.1.330", command: "claude" },
@@ -73,24 +82,15 @@ export const claudeCode = definePreset({
     const messages = new Map<string, { input: number; output: number }>();
     let model: string | null = null;
     return (line) => {
-      const event = jsonEvent(line, '"type":"');
-      if (event?.type === "result") {
-        const usage = asRecord(event.usage) ?? {};
-        return {
-          input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-          output: asNumber(usage.output_tokens),
-          costUsd: asNumber(event.total_cost_usd),
-          model,
-        };
-      }
+      // Only the events that carry usage are parsed: the rest of the stream is most of it.
+      const event = jsonEvent(line, '"usage"');
+      if (event?.type === "result")
+        return { ...tokensOf(event.usage), costUsd: asNumber(event.total_cost_usd), model };
       const message = event?.type === "assistant" ? asRecord(event.message) : null;
       const usage = asRecord(message?.usage);
       if (!message || !usage) return null;
       model = asString(message.model) ?? model;
-      messages.set(asString(message.id) ?? `#${messages.size}`, {
-        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-        output: asNumber(usage.output_tokens),
-      });
+      messages.set(asString(message.id) ?? `#${messages.size}`, tokensOf(usage));
       let input = 0;
       let output = 0;
       for (const m of messages.values()) {
@@ -150,7 +150,6 @@ export const claudeCode = definePreset({
       };
     }
 
-    const usage = asRecord(result.usage) ?? {};
     const resultText = asString(result.result) ?? "";
     const apiStatus = result.api_error_status;
     const errors = Array.isArray(result.errors)
@@ -173,11 +172,8 @@ export const claudeCode = definePreset({
       finalMessage: resultText || lastAssistantText,
       isError,
       errorText: errorParts.join("\n"),
-      usage: {
-        // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
-        input: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens),
-        output: asNumber(usage.output_tokens),
-      },
+      // Cache reads are excluded: they are billed at a fraction and would dwarf a token budget.
+      usage: tokensOf(result.usage),
       costUsd: asNumber(result.total_cost_usd),
       commands,
       ...(subtype === "error_max_turns" ? { turnLimit: true } : {}),

@@ -75,6 +75,15 @@ export function unwrapShell(command: string): string {
   return shellUnquoteWord(inner) ?? inner;
 }
 
+/** A `turn.completed` event's tokens: the uncached input (cache reads are billed at a fraction) and the output. */
+function turnUsage(event: Record<string, unknown>): { input: number; output: number } {
+  const usage = asRecord(event.usage) ?? {};
+  return {
+    input: Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens)),
+    output: asNumber(usage.output_tokens),
+  };
+}
+
 export const codex = definePreset({
   name: "codex",
   install: { manager: "npm", package: "@openai/codex", version: "0.169.0", command: "codex" },
@@ -114,16 +123,16 @@ export const codex = definePreset({
     };
   },
 
-  /** Each `turn.completed` adds its turn's `usage` (the uncached input, as parseOutput counts it). */
+  /** Each `turn.completed` adds its turn's `usage`, as parseOutput counts it. */
   usageMeter(): UsageMeter {
     let input = 0;
     let output = 0;
     return (line) => {
       const event = jsonEvent(line, "turn.completed");
       if (event?.type !== "turn.completed") return null;
-      const usage = asRecord(event.usage) ?? {};
-      input += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-      output += asNumber(usage.output_tokens);
+      const turn = turnUsage(event);
+      input += turn.input;
+      output += turn.output;
       return { input, output, costUsd: null, model: null };
     };
   },
@@ -154,9 +163,9 @@ export const codex = definePreset({
           }
         }
       } else if (type === "turn.completed") {
-        const usage = asRecord(event.usage) ?? {};
-        input += Math.max(0, asNumber(usage.input_tokens) - asNumber(usage.cached_input_tokens));
-        output += asNumber(usage.output_tokens);
+        const turn = turnUsage(event);
+        input += turn.input;
+        output += turn.output;
       } else if (type === "turn.failed") {
         failure = asString(asRecord(event.error)?.message) ?? "turn failed";
       } else if (type === "error") {

@@ -16,6 +16,18 @@ import { asNumber, asRecord, finalMessageFromText, lastLines, shellQuote } from 
 const USAGE_LINE = /^autopilot-usage:\s*(\{.*\})\s*$/;
 const COMMAND_LINE = /^autopilot-command:\s*(.+)$/;
 
+/** What an `autopilot-usage:` line reports (nothing, when its JSON is broken); null for any other line. */
+function usageOfLine(line: string): { input: number; output: number; costUsd: number } | null {
+  const usage = USAGE_LINE.exec(line.trim());
+  if (!usage) return null;
+  try {
+    const value = asRecord(JSON.parse(usage[1]!)) ?? {};
+    return { input: asNumber(value.input), output: asNumber(value.output), costUsd: asNumber(value.costUsd) };
+  } catch {
+    return { input: 0, output: 0, costUsd: 0 };
+  }
+}
+
 export const custom = definePreset({
   name: "custom",
   // Whatever `command` runs is the maintainer's to install.
@@ -40,16 +52,11 @@ export const custom = definePreset({
     let output = 0;
     let costUsd = 0;
     return (line) => {
-      const usage = USAGE_LINE.exec(line.trim());
+      const usage = usageOfLine(line);
       if (!usage) return null;
-      try {
-        const value = asRecord(JSON.parse(usage[1]!)) ?? {};
-        input += asNumber(value.input);
-        output += asNumber(value.output);
-        costUsd += asNumber(value.costUsd);
-      } catch {
-        return null;
-      }
+      input += usage.input;
+      output += usage.output;
+      costUsd += usage.costUsd;
       return { input, output, costUsd, model: null };
     };
   },
@@ -61,17 +68,12 @@ export const custom = definePreset({
     const commands: string[] = [];
     const kept: string[] = [];
     for (const line of stdout.split("\n")) {
-      const usage = USAGE_LINE.exec(line.trim());
+      const usage = usageOfLine(line);
       const command = COMMAND_LINE.exec(line.trim());
       if (usage) {
-        try {
-          const value = asRecord(JSON.parse(usage[1]!)) ?? {};
-          input += asNumber(value.input);
-          output += asNumber(value.output);
-          costUsd += asNumber(value.costUsd);
-        } catch {
-          /* not our protocol after all */
-        }
+        input += usage.input;
+        output += usage.output;
+        costUsd += usage.costUsd;
         continue;
       }
       if (command) {

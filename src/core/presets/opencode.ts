@@ -25,6 +25,16 @@ import {
   promptViaStdin,
 } from "./preset-helpers.js";
 
+/** A `step_finish` part's tokens (reasoning counted as output) and OpenCode's price of them. */
+function stepUsage(part: Record<string, unknown>): { input: number; output: number; cost: number } {
+  const tokens = asRecord(part.tokens) ?? {};
+  return {
+    input: asNumber(tokens.input),
+    output: asNumber(tokens.output) + asNumber(tokens.reasoning),
+    cost: asNumber(part.cost),
+  };
+}
+
 export const opencode = definePreset({
   name: "opencode",
   install: { manager: "npm", package: "opencode-ai", version: "1.18.33", command: "opencode" },
@@ -66,11 +76,10 @@ export const opencode = definePreset({
     return (line) => {
       const event = jsonEvent(line, "step_finish");
       if (event?.type !== "step_finish") return null;
-      const part = asRecord(event.part) ?? {};
-      const tokens = asRecord(part.tokens) ?? {};
-      input += asNumber(tokens.input);
-      output += asNumber(tokens.output) + asNumber(tokens.reasoning);
-      cost += asNumber(part.cost);
+      const step = stepUsage(asRecord(event.part) ?? {});
+      input += step.input;
+      output += step.output;
+      cost += step.cost;
       return { input, output, costUsd: cost > 0 ? cost : null, model: null };
     };
   },
@@ -112,10 +121,10 @@ export const opencode = definePreset({
         const command = asString(input?.command);
         if (command && (tool === "bash" || tool === "shell")) commands.push(command);
       } else if (event.type === "step_finish") {
-        const tokens = asRecord(part.tokens) ?? {};
-        input += asNumber(tokens.input);
-        output += asNumber(tokens.output) + asNumber(tokens.reasoning);
-        cost += asNumber(part.cost);
+        const step = stepUsage(part);
+        input += step.input;
+        output += step.output;
+        cost += step.cost;
       } else if (event.type === "error") {
         const error = asRecord(event.error) ?? {};
         const data = asRecord(error.data);

@@ -8,7 +8,6 @@ export function promptViaStdin(prompt: string): boolean {
   return Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
 }
 
-/** Parses JSON-lines output, skipping lines that are not JSON objects (banners, truncation marks). */
 /** One line of JSON Lines output as an object, when it is one and mentions `needle` (cheap to skip the rest). */
 export function jsonEvent(line: string, needle: string): Record<string, unknown> | null {
   const text = line.trim();
@@ -23,20 +22,12 @@ export function jsonEvent(line: string, needle: string): Record<string, unknown>
   }
 }
 
+/** Parses JSON-lines output, skipping lines that are not JSON objects (banners, truncation marks). */
 export function jsonLines(text: string): Record<string, unknown>[] {
-  const events: Record<string, unknown>[] = [];
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (value && typeof value === "object" && !Array.isArray(value))
-        events.push(value as Record<string, unknown>);
-    } catch {
-      /* not a JSON line */
-    }
-  }
-  return events;
+  return text
+    .split("\n")
+    .map((line) => jsonEvent(line, "{"))
+    .filter((event): event is Record<string, unknown> => event !== null);
 }
 
 export function asRecord(value: unknown): Record<string, unknown> | undefined {

@@ -69,17 +69,22 @@ interface RunMetricsInput {
   rates: readonly RateFigure[];
 }
 
-/** Whether a `METHOD /route` key is a GraphQL query. */
-const isGraphql = (endpoint: string) => endpoint === "POST /graphql";
+/**
+ * Requests by API, from counts by `METHOD /route`: GraphQL queries apart from REST requests. The App's own
+ * requests (`/app/…`, made with its JWT for installation tokens) are not the installation token's and are left out.
+ */
+export function requestsByApi(requests: Readonly<Record<string, number>>): { rest: number; graphql: number } {
+  const out = { rest: 0, graphql: 0 };
+  for (const [endpoint, n] of Object.entries(requests)) {
+    if (/^\S+ \/app\//.test(endpoint)) continue;
+    if (endpoint === "POST /graphql") out.graphql += n;
+    else out.rest += n;
+  }
+  return out;
+}
 
 export function runMetrics(input: RunMetricsInput): RunMetrics {
   const s = input.statistics;
-  let rest = 0;
-  let graphql = 0;
-  for (const [endpoint, n] of Object.entries(input.requests)) {
-    if (isGraphql(endpoint)) graphql += n;
-    else rest += n;
-  }
   return {
     format: "autopilot-run-metrics/1",
     repository: input.repository,
@@ -100,7 +105,7 @@ export function runMetrics(input: RunMetricsInput): RunMetrics {
       count: input.reconcileSeconds.length,
       seconds: input.reconcileSeconds.map((x) => Math.round(x * 1000) / 1000),
     },
-    requests: { rest, graphql },
+    requests: requestsByApi(input.requests),
     rateLimits: [...input.rates]
       .sort((a, b) => a.resource.localeCompare(b.resource))
       .map((r) => ({

@@ -110,12 +110,26 @@ export function workerSessionBudgetStop(
   issue: number,
   mine: Usage,
 ): string | null {
-  const counted = marker.counted[String(issue)] ?? { tokens: 0, usd: 0 };
-  const newTokens = Math.max(0, mine.tokens - counted.tokens);
-  const newUsd = Math.max(0, mine.usd - counted.usd);
-  if (marker.tokensLeft !== null && marker.tokensLeft - newTokens <= 0)
-    return `the session's token budget is spent (${marker.tokensLeft - newTokens} tokens left)`;
-  if (marker.usdLeft !== null && marker.usdLeft - newUsd <= 0)
-    return `the session's USD budget is spent ($${(marker.usdLeft - newUsd).toFixed(2)} left)`;
+  const left = workerSessionBudgetLeft(marker, issue, mine);
+  if (left.tokens !== null && left.tokens <= 0)
+    return `the session's token budget is spent (${left.tokens} tokens left)`;
+  if (left.usd !== null && left.usd <= 0)
+    return `the session's USD budget is spent ($${left.usd.toFixed(2)} left)`;
   return null;
+}
+
+/**
+ * What the session's budget has left as a worker sees it: the marker's figures less what this worker used since
+ * the controller last counted it (null: the session sets no such budget).
+ */
+export function workerSessionBudgetLeft(
+  marker: SessionBudgetMarker,
+  issue: number,
+  mine: Usage,
+): { tokens: number | null; usd: number | null } {
+  const counted = marker.counted[String(issue)] ?? { tokens: 0, usd: 0 };
+  return {
+    tokens: marker.tokensLeft === null ? null : marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens),
+    usd: marker.usdLeft === null ? null : marker.usdLeft - Math.max(0, mine.usd - counted.usd),
+  };
 }

@@ -6,12 +6,13 @@
  * A task that falls short waits, listed with what it lacks, rather than being handed to an agent that would
  * have to guess.
  *
- * Headings are found by a line scan (ATX headings outside fenced code, the only kind an issue form writes), not
+ * Headings are found by a line scan (ATX headings in prose, the only kind an issue form writes), not
  * by the Markdown parser: the scan is linear on any text, while the parser's time grows faster on some hostile
  * inputs (src/core/text/unrendered-markdown.ts cuts long texts into pieces for that reason), and a task's body
  * may be a stranger's. HTML comments go first, as GitHub does not render them (an issue form's hidden prompts
  * and a template's instructions are comments). Pure.
  */
+import { proseLines } from "../text/markdown.js";
 import { removeUnrenderedMarkdown } from "../text/unrendered-markdown.js";
 
 interface DefinitionOfReady {
@@ -22,7 +23,6 @@ interface DefinitionOfReady {
 /** What an issue form writes for an optional field left empty. */
 const NO_RESPONSE = /^_no response_$/i;
 const ATX_OPENING = /^ {0,3}#{1,6}(?=[ \t]|$)/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
 
 /**
@@ -41,27 +41,19 @@ function headingTitle(line: string): string | null {
   return rest;
 }
 
-/** The body's sections: the text before the first heading (under ""), then each heading's text by its title. */
+/**
+ * The body's sections: the text before the first heading (under ""), then each heading's text by its title. A
+ * heading counts only in prose (proseLines: not in fenced code or a block quote); code still counts as content.
+ */
 function sections(body: string): { title: string; lines: string[] }[] {
   const out: { title: string; lines: string[] }[] = [{ title: "", lines: [] }];
-  let fence: { char: string; length: number } | null = null;
-  for (const line of body.split(/\r?\n/)) {
-    const open = FENCE.exec(line);
-    if (fence) {
-      if (open && open[1]![0] === fence.char && open[1]!.length >= fence.length && line.trim() === open[1])
-        fence = null;
-      out.at(-1)!.lines.push(line);
-      continue;
-    }
-    if (open) {
-      fence = { char: open[1]![0]!, length: open[1]!.length };
-      out.at(-1)!.lines.push(line);
-      continue;
-    }
-    const title = headingTitle(line);
+  const prose = proseLines(body);
+  body.split(/\r?\n/).forEach((line, i) => {
+    const text = prose[i];
+    const title = text == null ? null : headingTitle(text);
     if (title !== null) out.push({ title, lines: [] });
     else out.at(-1)!.lines.push(line);
-  }
+  });
   return out;
 }
 

@@ -16,6 +16,7 @@
 import { chmod, cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { treeDirectory } from "./tree-directory.js";
 import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentRunner, createAgentRunner } from "../iterations/agent-iteration.js";
@@ -333,10 +334,18 @@ export async function createIsolatedParts(options: {
   const quality: QualityRunner = {
     detect: detectQualityCommands,
     async run(commands, timeoutMs, gate, directory) {
-      // A workspace's directory (validated by the configuration's schema: relative, no `..`), kept inside the tree.
-      const cwd = directory ? path.resolve(dirs.workTree, directory) : dirs.workTree;
-      if (cwd !== dirs.workTree && !cwd.startsWith(`${dirs.workTree}${path.sep}`))
-        throw new Error(`the workspace directory ${directory} is outside the work tree`);
+      // A workspace's commands run in its directory only when it is a real one of the tree; else they fail, saying so.
+      const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };
+      if ("refused" in where)
+        return commands.map((command) => ({
+          command,
+          passed: false,
+          exitCode: null,
+          timedOut: false,
+          durationMs: 0,
+          output: `[not run: ${where.refused}]`,
+        }));
+      const cwd = where.dir;
       // Only a report these commands write counts (coverage-gate.ts): old ones go while the worker holds the tree.
       if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
       let results: QualityCommandResult[];

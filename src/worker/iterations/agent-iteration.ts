@@ -5,7 +5,7 @@
  * are handed over before it starts, and after it ends every process of that user is killed and the directories
  * are taken back.
  */
-import { chmod, lstat, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentConfig } from "../../core/config/index.js";
 import { type AgentOutput, getPreset, type PresetName } from "../../core/presets/index.js";
@@ -16,6 +16,7 @@ import { buildAgentEnv } from "../isolation/agent-env.js";
 import { commandPaths } from "../isolation/agent-namespace.js";
 import { unreachablePaths } from "../isolation/agent-reach.js";
 import { runProcess } from "../processes/process.js";
+import { treeDirectory } from "../isolation/tree-directory.js";
 
 export interface AgentRunRequest {
   agent: AgentConfig;
@@ -88,7 +89,11 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
   const reached = new Set<string>();
   return async (request) => {
     const preset = getPreset(request.agent.preset);
-    const { workdir, refused: directoryRefused } = await startDirectory(options.workdir, request.directory);
+    // A workspace's directory that is not a real directory of the tree: the agent starts at the root (and is told).
+    const start = request.directory ? await treeDirectory(options.workdir, request.directory) : null;
+    const workdir = start && "dir" in start ? start.dir : options.workdir;
+    const directoryRefused =
+      start && "refused" in start ? `${start.refused}; the agent started at its root` : null;
     const home = options.home ?? path.join(options.scratchDir, "home");
     const tmpdir = options.tmpdir ?? path.join(options.scratchDir, "tmp");
     await mkdir(home, { recursive: true });
@@ -208,31 +213,6 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       ...(directoryRefused ? { directoryRefused } : {}),
     };
   };
-}
-
-/**
- * Where the agent starts: the workspace's directory when it is a real directory of the work tree, every part of
- * the way down (the tree is the agent's: a part it replaced with a symbolic link could lead the worker's own
- * process anywhere, and the worker creates nothing there on its behalf); else the work tree's root, said in the
- * log.
- */
-async function startDirectory(
-  workTree: string,
-  directory: string | null | undefined,
-): Promise<{ workdir: string; refused?: string }> {
-  if (!directory) return { workdir: workTree };
-  const target = path.resolve(workTree, directory);
-  let at = workTree;
-  for (const part of path.relative(workTree, target).split(path.sep)) {
-    at = path.join(at, part);
-    const stat = part && part !== ".." ? await lstat(at).catch(() => null) : null;
-    if (!stat?.isDirectory())
-      return {
-        workdir: workTree,
-        refused: `the workspace directory ${directory} is not a directory of the work tree (missing, or a link); the agent started at its root`,
-      };
-  }
-  return { workdir: target };
 }
 
 /** The US dollars of a reading: the CLI's own price, else its tokens at the model's price; null when unknown. */

@@ -5,7 +5,11 @@
  */
 
 import { parseDashboard } from "../../core/dashboard/index.js";
-import { parseSessionBudgetMarker, workerSessionBudgetStop } from "../../core/session/session-budget.js";
+import {
+  parseSessionBudgetMarker,
+  workerSessionBudgetLeft,
+  workerSessionBudgetStop,
+} from "../../core/session/session-budget.js";
 
 /** Session statuses at which a running worker checkpoints and ends with `paused`. */
 const STOP_STATUSES = new Set(["pausing", "paused", "stopping", "idle"]);
@@ -64,9 +68,9 @@ export function sessionWantsStop(
 }
 
 /**
- * This worker's share of what the session's budget has left, as the tracking issue's marker says (null for a
- * budget the session does not set): what is left less what this worker used since the controller counted it,
- * divided by the tasks worked on at once, so that workers running side by side cannot together spend past it.
+ * This worker's share of what the session's budget has left (src/core/session/session-budget.ts), divided by the
+ * tasks worked on at once, so that workers running side by side cannot together spend past it; null when the
+ * tracking issue publishes no session budget.
  */
 export function sessionShareLeft(
   body: string | null | undefined,
@@ -75,16 +79,10 @@ export function sessionShareLeft(
 ): { tokens: number | null; usd: number | null } | null {
   const marker = parseSessionBudgetMarker(body);
   if (!marker) return null;
-  const counted = marker.counted[String(mine.issue)] ?? { tokens: 0, usd: 0 };
+  const left = workerSessionBudgetLeft(marker, mine.issue, mine);
   const share = Math.max(1, maxParallel);
   return {
-    tokens:
-      marker.tokensLeft === null
-        ? null
-        : Math.max(0, Math.floor((marker.tokensLeft - Math.max(0, mine.tokens - counted.tokens)) / share)),
-    usd:
-      marker.usdLeft === null
-        ? null
-        : Math.max(0, (marker.usdLeft - Math.max(0, mine.usd - counted.usd)) / share),
+    tokens: left.tokens === null ? null : Math.max(0, Math.floor(left.tokens / share)),
+    usd: left.usd === null ? null : Math.max(0, left.usd / share),
   };
 }

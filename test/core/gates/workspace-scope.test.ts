@@ -34,22 +34,11 @@ describe("which quality commands a change runs, workspace by workspace", () => {
     ]);
   });
 
-  it("does not count the worker's own progress notes as the change's", () => {
-    expect(
-      qualityScopes([".autopilot/progress.md", "packages/api/a.ts"], [api, web], ROOT).map(
-        (s) => s.workspace,
-      ),
-    ).toEqual(["api"]);
-  });
-
   it("runs the top-level commands without workspaces, or when it cannot see what changed", () => {
     expect(qualityScopes(["packages/api/a.ts"], [], ROOT)).toEqual([
       { workspace: null, directory: null, commands: ROOT },
     ]);
     expect(qualityScopes([], [api, web], ROOT)).toEqual([
-      { workspace: null, directory: null, commands: ROOT },
-    ]);
-    expect(qualityScopes([".autopilot/progress.md"], [api, web], ROOT)).toEqual([
       { workspace: null, directory: null, commands: ROOT },
     ]);
   });
