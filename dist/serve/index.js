@@ -1365,7 +1365,7 @@ var require_sonic_boom = __commonJS({
           }
           return;
         }
-        const reopening = sonic._reopening;
+        const reopening2 = sonic._reopening;
         sonic.fd = fd;
         sonic.file = file2;
         sonic._reopening = false;
@@ -1381,7 +1381,7 @@ var require_sonic_boom = __commonJS({
         }
         if (!sonic._writing && sonic._len > sonic.minLength || sonic._flushPending) {
           sonic._actualWrite();
-        } else if (reopening) {
+        } else if (reopening2) {
           process.nextTick(() => sonic.emit("drain"));
         }
       }
@@ -5582,7 +5582,7 @@ var require_sonic_boom2 = __commonJS({
           }
           return;
         }
-        const reopening = sonic._reopening;
+        const reopening2 = sonic._reopening;
         sonic.fd = fd;
         sonic.file = file2;
         sonic._reopening = false;
@@ -5598,7 +5598,7 @@ var require_sonic_boom2 = __commonJS({
         }
         if (!sonic._writing && (sonic._len > sonic.minLength || sonic._flushPending)) {
           sonic._actualWrite();
-        } else if (reopening && !sonic._writing) {
+        } else if (reopening2 && !sonic._writing) {
           process.nextTick(emitDrain, sonic);
         }
       }
@@ -64012,12 +64012,20 @@ function canWrite(permission) {
 // src/core/tasks/commands.ts
 var PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
 function parseCommand(body, context) {
-  for (const line of commandLines(body)) {
+  for (const { line, index: index2 } of commandLineEntries(body)) {
     const m = PREFIX.exec(line);
     if (!m) continue;
-    return interpret(m[1] ?? "", line.trim(), context);
+    const parsed = interpret(m[1] ?? "", line.trim(), context);
+    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
+      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
+    return parsed;
   }
   return null;
+}
+var MAX_INSTRUCTIONS = 4e3;
+function commandInstructions(body, lineIndex, onLine) {
+  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
+  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
 }
 function interpret(rest, line, context) {
   const words = rest.trim().split(/\s+/).filter(Boolean);
@@ -64058,6 +64066,20 @@ function interpret(rest, line, context) {
       }
       return { kind: "command", command: { name: word, issue: issue2 }, line };
     }
+    case "fix":
+    case "follow-up":
+    case "followup": {
+      const name = word === "fix" ? "fix" : "follow-up";
+      const given = parseIssueRef(words[1]);
+      const issue2 = given ?? (onTask ? context.issue : null);
+      if (issue2 === null)
+        return invalid(
+          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
+        );
+      const afterWord = rest.trim().slice(words[0].length).trim();
+      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
+      return { kind: "command", command: { name, issue: issue2, instructions: onLine }, line };
+    }
     default:
       return invalid(`unknown command \`${word.slice(0, 40)}\``);
   }
@@ -64090,17 +64112,17 @@ function parseIssueRef(word) {
   const n = Number(m[1]);
   return n > 0 ? n : null;
 }
-function commandLines(body) {
+function commandLineEntries(body) {
   const out = [];
   let previousBlank = true;
-  for (const raw of proseLines(body)) {
+  for (const [index2, raw] of proseLines(body).entries()) {
     if (raw === null) {
       previousBlank = false;
       continue;
     }
     const blank = raw.trim() === "";
     const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push(raw);
+    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
     previousBlank = blank || indentedCode && previousBlank;
   }
   return out;
@@ -64143,10 +64165,12 @@ function commandHelp() {
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
     "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
+    "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
+    "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run`, `rollback`, `cleanup` and `status` default to that issue)."
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up` and `status` default to that issue)."
   ].join("\n");
 }
 function refusalText(login) {
@@ -75252,6 +75276,9 @@ function parseRunTitle(title) {
   if (!m) return null;
   return { issue: Number(m[1]), attempt: Number(m[2]), dispatchId: m[3] };
 }
+function instructionsMarker(commentId) {
+  return `<!-- autopilot:instructions comment=${commentId} -->`;
+}
 var WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
 function mentionsWorkerResult(body) {
   return body.includes(WORKER_RESULT_MARKER_TAG);
@@ -75603,6 +75630,17 @@ var TaskRecordSchema = external_exports.object({
    * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
    */
   discard: isoTime.optional(),
+  /**
+   * A writer's `/autopilot fix` (src/core/reconcile/commands/fix-follow-up.ts) waiting for the task's pull request
+   * to be free of a worker: then it goes back to one with the instructions of comment `comment`.
+   */
+  fixAsked: external_exports.object({ at: isoTime, by: external_exports.string().max(40), comment: external_exports.number().int().positive() }).optional(),
+  /**
+   * `/autopilot follow-up #N` of a merged task: the merged PR (dropped from the task's PRs), and the time from
+   * which edits of the issue's text by people without write access take the task out (the PR's creation); when
+   * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
+   */
+  followUp: external_exports.object({ merged: external_exports.number().int().positive(), since: isoTime, by: external_exports.string().max(40), at: isoTime }).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -76921,6 +76959,106 @@ function cleanupTask(ctx, n, actor) {
   };
 }
 
+// src/core/agent/job-silence.ts
+var SLACK_MS = 5 * 6e4;
+function jobSilenceLimitMs(config3) {
+  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
+  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
+}
+
+// src/core/reconcile/timing.ts
+var DISPATCH_GRACE_MINUTES = 10;
+var RESULT_GRACE_MINUTES = 2;
+var CANCEL_RETRY_MINUTES = 15;
+var MERGE_RETRY_MINUTES = 2;
+var DISPATCH_RESEND_MINUTES = 2;
+var DISPATCH_UNSENT_SECONDS = 30;
+var SETTLE_MINUTES = 10;
+var INCIDENT_DAYS = 7;
+var DASHBOARD_REFRESH_MINUTES = 30;
+
+// src/core/reconcile/runs/worker-runs.ts
+function runIssue(run2) {
+  if (run2.issue) return run2.issue;
+  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
+  return m ? Number(m[1]) : null;
+}
+function liveRunsOf(ctx, n) {
+  return [...ctx.liveRunsByIssue.get(n) ?? []];
+}
+function liveRunsByIssue(runs) {
+  const byIssue = /* @__PURE__ */ new Map();
+  for (const run2 of runs) {
+    if (run2.status === "completed") continue;
+    const n = runIssue(run2);
+    if (n === null) continue;
+    const list3 = byIssue.get(n);
+    if (list3) list3.push(run2);
+    else byIssue.set(n, [run2]);
+  }
+  return byIssue;
+}
+function liveState(ctx, n) {
+  const runs = liveRunsOf(ctx, n);
+  const record2 = ctx.state.tasks[n];
+  if (runs.length > 0) {
+    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
+    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
+    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
+    return {
+      live: true,
+      run: run2,
+      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
+    };
+  }
+  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
+  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
+  if (ours) return { live: false };
+  const result = ctx.results.get(n);
+  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
+    return { live: true, phase: "running" };
+  }
+  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
+  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
+    return { live: true, phase: "dispatched" };
+  }
+  return { live: false };
+}
+function isLive(ctx, n) {
+  return liveState(ctx, n).live;
+}
+function liveIssues(ctx) {
+  const out = /* @__PURE__ */ new Set();
+  for (const run2 of ctx.snapshot.runs) {
+    const n = runIssue(run2);
+    if (n !== null && run2.status !== "completed") out.add(n);
+  }
+  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
+  return out;
+}
+function liveCount(ctx) {
+  return liveIssues(ctx).size;
+}
+function finishedCurrent(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  const result = ctx.results.get(n);
+  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
+}
+function finishedUnhandled(ctx, n) {
+  const record2 = ctx.state.tasks[n];
+  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
+}
+function cancelRun(ctx, run2, n, why) {
+  const record2 = taskRecord(ctx, n);
+  const key = `cancel:${run2.id}`;
+  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
+  if (asked) return;
+  record2.cancelAt = ctx.now.toISOString();
+  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
+  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
+  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
+}
+
 // src/core/gates/merge-refusal.ts
 var MERGE_REFUSAL_CAP = 3;
 function mergeRefusalKind(message) {
@@ -77125,106 +77263,6 @@ function retire(ctx, n, outcome, pr) {
   delete state.tasks[n];
 }
 
-// src/core/agent/job-silence.ts
-var SLACK_MS = 5 * 6e4;
-function jobSilenceLimitMs(config3) {
-  const iteration = 2 * config3.iterationTimeoutMinutes * 6e4 + config3.iterationDelayMs;
-  return Math.max(config3.timeoutMinutes * 6e4, iteration) + SLACK_MS + config3.rateLimit.maxWaitMs;
-}
-
-// src/core/reconcile/timing.ts
-var DISPATCH_GRACE_MINUTES = 10;
-var RESULT_GRACE_MINUTES = 2;
-var CANCEL_RETRY_MINUTES = 15;
-var MERGE_RETRY_MINUTES = 2;
-var DISPATCH_RESEND_MINUTES = 2;
-var DISPATCH_UNSENT_SECONDS = 30;
-var SETTLE_MINUTES = 10;
-var INCIDENT_DAYS = 7;
-var DASHBOARD_REFRESH_MINUTES = 30;
-
-// src/core/reconcile/runs/worker-runs.ts
-function runIssue(run2) {
-  if (run2.issue) return run2.issue;
-  const m = run2.dispatchId ? /^(\d+)-/.exec(run2.dispatchId) : null;
-  return m ? Number(m[1]) : null;
-}
-function liveRunsOf(ctx, n) {
-  return [...ctx.liveRunsByIssue.get(n) ?? []];
-}
-function liveRunsByIssue(runs) {
-  const byIssue = /* @__PURE__ */ new Map();
-  for (const run2 of runs) {
-    if (run2.status === "completed") continue;
-    const n = runIssue(run2);
-    if (n === null) continue;
-    const list3 = byIssue.get(n);
-    if (list3) list3.push(run2);
-    else byIssue.set(n, [run2]);
-  }
-  return byIssue;
-}
-function liveState(ctx, n) {
-  const runs = liveRunsOf(ctx, n);
-  const record2 = ctx.state.tasks[n];
-  if (runs.length > 0) {
-    const run2 = runs.find((r) => r.dispatchId && r.dispatchId === record2?.dispatchId) ?? runs[0];
-    if (record2 && run2.dispatchId === record2.dispatchId) record2.runId = run2.id;
-    const cancelling = record2?.cancelAt !== void 0 && record2.notices?.includes(`cancel:${run2.id}`);
-    return {
-      live: true,
-      run: run2,
-      phase: cancelling ? "cancelling" : run2.status === "in_progress" ? "running" : "queued"
-    };
-  }
-  if (!record2?.dispatchId || record2.handled === record2.dispatchId) return { live: false };
-  const ours = ctx.snapshot.runs.find((r) => r.dispatchId === record2.dispatchId);
-  if (ours) return { live: false };
-  const result = ctx.results.get(n);
-  if (result && result.dispatchId === record2.dispatchId && result.status === "running" && ctx.nowMs - Date.parse(result.updatedAt) < jobSilenceLimitMs(ctx.config)) {
-    return { live: true, phase: "running" };
-  }
-  const dispatchedAt = Date.parse(record2.dispatchedAt ?? "");
-  if (!Number.isNaN(dispatchedAt) && ctx.nowMs - dispatchedAt < DISPATCH_GRACE_MINUTES * 6e4) {
-    return { live: true, phase: "dispatched" };
-  }
-  return { live: false };
-}
-function isLive(ctx, n) {
-  return liveState(ctx, n).live;
-}
-function liveIssues(ctx) {
-  const out = /* @__PURE__ */ new Set();
-  for (const run2 of ctx.snapshot.runs) {
-    const n = runIssue(run2);
-    if (n !== null && run2.status !== "completed") out.add(n);
-  }
-  for (const key of Object.keys(ctx.state.tasks)) if (isLive(ctx, Number(key))) out.add(Number(key));
-  return out;
-}
-function liveCount(ctx) {
-  return liveIssues(ctx).size;
-}
-function finishedCurrent(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  const result = ctx.results.get(n);
-  return !!record2?.dispatchId && result?.dispatchId === record2.dispatchId && result.status === "finished";
-}
-function finishedUnhandled(ctx, n) {
-  const record2 = ctx.state.tasks[n];
-  return finishedCurrent(ctx, n) && record2?.handled !== record2?.dispatchId;
-}
-function cancelRun(ctx, run2, n, why) {
-  const record2 = taskRecord(ctx, n);
-  const key = `cancel:${run2.id}`;
-  const asked = record2.notices?.includes(key) && record2.cancelAt && ctx.nowMs - Date.parse(record2.cancelAt) < CANCEL_RETRY_MINUTES * 6e4;
-  if (asked) return;
-  record2.cancelAt = ctx.now.toISOString();
-  record2.notices = [...(record2.notices ?? []).filter((k2) => k2 !== key), key].slice(-12);
-  ctx.effects.push({ type: "cancelRun", runId: run2.id, issue: n });
-  note(ctx, `#${n}: cancel run ${run2.id}: ${why}`);
-}
-
 // src/core/reconcile/commands/retry-skip.ts
 function retryTask(ctx, n, actor, iterations = null) {
   const issue2 = ctx.issues.get(n);
@@ -77280,6 +77318,7 @@ function freshStart(ctx, n, retryDelta, reason) {
   r.merge = void 0;
   r.cancelAt = void 0;
   r.notices = void 0;
+  r.fixAsked = void 0;
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
   r.reason = reason;
@@ -77302,6 +77341,136 @@ function skipTask(ctx, n, actor) {
     ok: true,
     message: `Skipped #${n}: Autopilot leaves it alone now (label \`${ctx.config.labels.exclude}\`). To bring it back, run \`/autopilot retry #${n}\`.`
   };
+}
+
+// src/core/reconcile/commands/fix-follow-up.ts
+function fixTask(ctx, asked) {
+  const { n, actor } = asked;
+  const issue2 = ctx.issues.get(n);
+  const status = statusOf2(ctx, n);
+  if (!issue2 || issue2.state === "closed" || status === null) {
+    const merged = pullsFor(ctx, n).some((p) => p.state === "merged");
+    return {
+      ok: false,
+      message: merged ? `#${n}'s pull request has merged: to change more, use \`/autopilot follow-up #${n} what to change\`.` : `#${n} is not an open Autopilot task.`
+    };
+  }
+  const record2 = taskRecord(ctx, n);
+  switch (status) {
+    case "skipped":
+      return { ok: false, message: `#${n} was skipped; \`/autopilot retry #${n}\` brings it back first.` };
+    case "review": {
+      if (record2.rollback)
+        return {
+          ok: false,
+          message: `#${n} is being rolled back: its pull request is the revert, which has no worker to instruct.`
+        };
+      const pr = pullsFor(ctx, n).find((p) => p.state === "open");
+      if (!pr)
+        return { ok: false, message: `#${n} has no open pull request on \`${taskBranch(ctx, n)}\` to fix.` };
+      record2.fixAsked = { at: ctx.now.toISOString(), by: actor.slice(0, 40), comment: asked.commentId };
+      acknowledge(ctx, asked, "fix");
+      if (liveState(ctx, n).live)
+        return {
+          ok: true,
+          message: `A worker is still updating PR #${pr.number}; once it has finished, the PR goes back to a worker with these instructions.`
+        };
+      sendBack(ctx, n, pr);
+      return { ok: true };
+    }
+    case "in-progress":
+      record2.fixAsked = { at: ctx.now.toISOString(), by: actor.slice(0, 40), comment: asked.commentId };
+      acknowledge(ctx, asked, "fix");
+      return {
+        ok: true,
+        message: `A worker is on #${n} now; when its pull request is ready it goes back to a worker with these instructions.`
+      };
+    case "ready":
+      acknowledge(ctx, asked, "fix");
+      return { ok: true, message: `#${n} is waiting for a worker; that worker gets these instructions.` };
+    case "done":
+      return { ok: false, message: `#${n} is done: use \`/autopilot follow-up #${n} what to change\`.` };
+    default: {
+      freshStart(ctx, n, 1, `fix asked by @${actor}`);
+      acknowledge(ctx, asked, "fix");
+      note(ctx, `#${n}: fix by ${actor} (was ${status}) \u2192 ready`);
+      return { ok: true, message: `#${n} is back in the queue; its next worker gets these instructions.` };
+    }
+  }
+}
+function startAskedFix(ctx, n, pr) {
+  const record2 = ctx.state.tasks[n];
+  if (!record2?.fixAsked) return false;
+  sendBack(ctx, n, pr);
+  return true;
+}
+function sendBack(ctx, n, pr) {
+  const record2 = taskRecord(ctx, n);
+  const by = record2.fixAsked?.by ?? "a writer";
+  record2.fixAsked = void 0;
+  record2.feedbackSha = pr.headSha;
+  record2.result = "feedback";
+  record2.reason = truncate(`PR #${pr.number}: fix asked by @${by}`, 300);
+  record2.merge = void 0;
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: PR #${pr.number} \u2192 back to a worker with ${by}'s instructions`);
+}
+function followUpTask(ctx, asked) {
+  const { n, actor } = asked;
+  const issue2 = ctx.issues.get(n);
+  const status = issue2 && issue2.state === "open" ? statusOf2(ctx, n) : null;
+  if (status !== null)
+    return {
+      ok: false,
+      message: `#${n} is still an open task (${status}): to change its pull request, use \`/autopilot fix #${n} what to change\`.`
+    };
+  if (ctx.state.tasks[n]?.rollback)
+    return { ok: false, message: `#${n} is being rolled back; a follow-up can start once that is done.` };
+  const merged = pullsFor(ctx, n).find((p) => p.state === "merged");
+  if (!merged)
+    return {
+      ok: false,
+      message: `Autopilot sees no merged pull request of #${n} on \`${taskBranch(ctx, n)}\` among the recently closed ones: a follow-up continues a merged task.`
+    };
+  if (issue2?.state !== "open") ctx.effects.push({ type: "reopenIssue", issue: n });
+  const record2 = taskRecord(ctx, n);
+  const dropped = record2.dropped ?? [];
+  if (!dropped.includes(merged.number)) record2.dropped = [...dropped, merged.number].slice(-20);
+  const r = freshStart(ctx, n, 0, `follow-up of PR #${merged.number} asked by @${actor}`);
+  r.pr = void 0;
+  r.gate = void 0;
+  r.text = void 0;
+  r.followUp = {
+    merged: merged.number,
+    since: merged.createdAt,
+    by: actor.slice(0, 40),
+    at: ctx.now.toISOString()
+  };
+  if (merged.headBranchExists !== false) {
+    ctx.effects.push({ type: "deleteBranch", branch: taskBranch(ctx, n) });
+    r.discard = ctx.now.toISOString();
+  }
+  acknowledge(ctx, asked, "follow-up");
+  note(ctx, `#${n}: follow-up of PR #${merged.number} by ${actor} \u2192 ready`);
+  return {
+    ok: true,
+    message: `#${n} is open again for a follow-up of PR #${merged.number}: a worker starts on a fresh \`${taskBranch(ctx, n)}\` from the default branch with these instructions.`
+  };
+}
+function acknowledge(ctx, asked, kind) {
+  const text4 = asked.instructions.trim();
+  const quoted = text4 ? fenceUntrusted(`Instructions from ${asked.actor}`, sanitizeUntrustedText(text4, MAX_INSTRUCTIONS)) : "(no instructions: the worker goes by the task and the pull request's feedback)";
+  ctx.effects.push({
+    type: "comment",
+    issue: asked.n,
+    body: [
+      instructionsMarker(asked.commentId),
+      `${quietLogin(asked.actor)} asked for a ${kind === "fix" ? "fix" : "follow-up"} of #${asked.n}. The next worker gets these instructions with the task:`,
+      "",
+      quoted
+    ].join("\n"),
+    key: `instructions-${asked.commentId}`
+  });
 }
 
 // src/core/reconcile/commands/rollback.ts
@@ -77397,7 +77566,7 @@ function processDiscards(ctx) {
   for (const [key, record2] of Object.entries(ctx.state.tasks)) {
     if (!record2.discard) continue;
     const n = Number(key);
-    if (ctx.issues.get(n)?.state !== "open") {
+    if (ctx.issues.get(n)?.state !== "open" && !record2.followUp) {
       record2.discard = void 0;
       continue;
     }
@@ -77739,6 +77908,19 @@ ${commandHelp()}`
           actor: login
         });
         break;
+      case "fix":
+      case "follow-up": {
+        const asked = {
+          n: command.issue,
+          actor: login,
+          commentId: c.id,
+          instructions: command.instructions
+        };
+        const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
+        react(ctx, c.id, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        break;
+      }
       case "retry":
       case "skip":
       case "rollback":
@@ -77839,7 +78021,7 @@ function processClosedIssues(ctx) {
   for (const key of Object.keys(ctx.state.tasks)) {
     const n = Number(key);
     const issue2 = ctx.issues.get(n);
-    if (rollbackReopening(ctx, n, issue2)) continue;
+    if (reopening(ctx, n, issue2)) continue;
     if (!issue2) {
       const merged2 = pullsFor(ctx, n).find((p) => p.state === "merged");
       if (merged2) taskDone(ctx, n, merged2);
@@ -77861,8 +78043,9 @@ function processClosedIssues(ctx) {
     }
   }
 }
-function rollbackReopening(ctx, n, issue2) {
-  const asked = ctx.state.tasks[n]?.rollback?.at;
+function reopening(ctx, n, issue2) {
+  const record2 = ctx.state.tasks[n];
+  const asked = record2?.rollback?.at ?? record2?.followUp?.at;
   if (!asked || issue2 && issue2.state === "open") return false;
   if (ctx.nowMs - Date.parse(asked) >= SETTLE_MINUTES * 6e4) return false;
   if (issue2 && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
@@ -79097,7 +79280,7 @@ function processTaskText(ctx) {
     const record2 = ctx.state.tasks[n];
     const readyBy = issue2.readyLabeledBy ?? null;
     const relabeled = !!issue2.readyLabeledAt && !!readyBy && isWriter(readyBy) && (!record2?.text || Date.parse(issue2.readyLabeledAt) > Date.parse(record2.text.since));
-    const frozen = record2?.text && !relabeled ? record2.text : { digest: null, since: issue2.readyLabeledAt ?? record2?.text?.since ?? null };
+    const frozen = record2?.text && !relabeled ? record2.text : record2?.followUp && !relabeled ? { digest: null, since: record2.followUp.since } : { digest: null, since: issue2.readyLabeledAt ?? record2?.text?.since ?? null };
     const verdict = judgeTaskText({
       title: issue2.title,
       body: issue2.body,
@@ -79487,16 +79670,40 @@ function evaluatePullRequest(pr, options2) {
   const staleChangesRequested = changes.filter((r) => !onHead(r));
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
   const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
+  const writerThreads = (pr.openThreads ?? []).filter((t) => {
+    const last = t.comments.at(-1)?.author;
+    return !!last && !sameLogin(last, options2.botLogin) && hasWriteAccess(options2.permissions, last);
+  });
+  const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
+  const freshThreads = writerThreads.filter(spokeAfterPush);
+  const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
   const humanRequired = options2.humanGateRules.length > 0;
   const humanApproved = approvers.length > 0;
   const conflicts = pr.mergeable === "CONFLICTING";
   const kinds = [];
   if (changesRequested.length > 0) kinds.push("changes");
+  if (freshThreads.length > 0) kinds.push("threads");
   if (failing.length > 0) kinds.push("checks");
   if (conflicts) kinds.push("conflicts");
   let verdict;
   if (kinds.length > 0) {
-    verdict = options2.feedbackSha === pr.headSha ? { action: "fail", reason: `${describeKinds(kinds)} again after feedback, with no new commit` } : { action: "feedback", kinds, summary: feedbackSummary(kinds, failing, changesRequested, pr) };
+    verdict = options2.feedbackSha === pr.headSha ? { action: "fail", reason: `${describeKinds(kinds)} again after feedback, with no new commit` } : {
+      action: "feedback",
+      kinds,
+      summary: feedbackSummary(
+        kinds,
+        failing,
+        changesRequested,
+        // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
+        freshThreads.map((t) => ({
+          ...t,
+          comments: t.comments.filter(
+            (c) => !!c.author && hasWriteAccess(options2.permissions, c.author)
+          )
+        })),
+        pr
+      )
+    };
   } else if (checkState === "none") {
     verdict = {
       action: "wait",
@@ -79514,6 +79721,13 @@ function evaluatePullRequest(pr, options2) {
       action: "wait",
       kind: "people",
       reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author)).join(", ")} to review again (changes were requested on an earlier commit)`
+    };
+  } else if (waitingThreads.length > 0) {
+    const who = [...new Set(waitingThreads.map((t) => t.comments.at(-1).author))];
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`
     };
   } else if (humanRequired && !humanApproved) {
     verdict = {
@@ -79539,10 +79753,10 @@ function evaluatePullRequest(pr, options2) {
 }
 function describeKinds(kinds) {
   return kinds.map(
-    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : "merge conflicts"
+    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : k2 === "threads" ? "unresolved review conversations" : "merge conflicts"
   ).join(", ");
 }
-function feedbackSummary(kinds, failing, changes, pr) {
+function feedbackSummary(kinds, failing, changes, threads, pr) {
   const quote = (label2, text4, max) => fenceUntrusted(label2, sanitizeUntrustedText(text4, max));
   const parts = [];
   if (kinds.includes("checks")) {
@@ -79562,6 +79776,16 @@ function feedbackSummary(kinds, failing, changes, pr) {
       for (const c of comments) {
         const where = c.path ? ` on ${c.path}` : "";
         parts.push(quote(`Comment by ${who}${where}`, c.body, 800), "");
+      }
+    }
+  }
+  if (kinds.includes("threads")) {
+    parts.push("", "**Unresolved review conversations**", "");
+    for (const t of threads.slice(0, 10)) {
+      parts.push(`- ${t.path ? `on ${code(t.path, 120)}` : "on the pull request"}:`, "");
+      for (const c of t.comments.slice(-5)) {
+        const who = c.author ?? "someone";
+        parts.push(quote(`Comment by ${who}`, c.body, 800), "");
       }
     }
   }
@@ -79705,6 +79929,7 @@ function processReview(ctx, n, issue2, handed) {
   if (ctx.input.configHeld) {
     return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
   }
+  if (startAskedFix(ctx, n, pr)) return null;
   readMergeAnswer(ctx, n, record2, pr);
   const gateRules = gateRulesFor(ctx, n, record2, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
@@ -82006,6 +82231,7 @@ function relevantLogins(world, options2) {
   }
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
+  for (const p of world.pulls) for (const t of p.openThreads ?? []) add(t.comments.at(-1)?.author);
   add(world.trackingIssue?.lastEditedBy);
   return [...logins].sort();
 }
@@ -82229,9 +82455,11 @@ function toPullNode(p, botLogin) {
     body: r.body
   }));
   const reviewComments = [];
+  const openThreads = [];
   for (const thread of compact(p.reviewThreads?.nodes)) {
     if (thread.isResolved) continue;
-    for (const c of compact(thread.comments?.nodes)) {
+    const comments = compact(thread.comments?.nodes);
+    for (const c of comments) {
       reviewComments.push({
         author: c.author?.login ?? null,
         body: c.body,
@@ -82239,6 +82467,11 @@ function toPullNode(p, botLogin) {
         createdAt: c.createdAt
       });
     }
+    if (comments.length > 0)
+      openThreads.push({
+        path: comments[0].path ?? null,
+        comments: comments.map((c) => ({ author: c.author?.login ?? null, body: c.body, createdAt: c.createdAt })).sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      });
   }
   let mergeRefusal = null;
   for (const c of compact(p.comments?.nodes)) {
@@ -82274,6 +82507,7 @@ function toPullNode(p, botLogin) {
     checks: (head && head.oid !== p.headRefOid ? [] : compact(head?.statusCheckRollup?.contexts?.nodes)).map(toCheck).filter((c) => c !== null),
     reviews,
     reviewComments,
+    openThreads,
     mergeRefusal,
     ...pullTrustFacts(p),
     ...mergeFacts(p)
@@ -82545,7 +82779,19 @@ async function takeSnapshot(ctx, request2) {
   }
   const ours = (ref) => ref.startsWith(settings.branchPrefix) || issueOfRevertBranch(settings.branchPrefix, ref) !== null;
   const pullNodes = [];
-  for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
+  for (const p of pulls) {
+    if (!ours(p.headRefName)) continue;
+    pullNodes.push(toPullNode(p, botLogin));
+    for (const c of compact(p.comments?.nodes)) {
+      const comment2 = toComment(
+        { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+        p.number,
+        botLogin,
+        appId
+      );
+      if (comment2) allComments.push(comment2);
+    }
+  }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x2) => x2.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));

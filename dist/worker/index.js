@@ -21832,6 +21832,27 @@ function truncate(text4, max) {
 function formatCount(n) {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+function proseLines(body) {
+  const text4 = body.includes("<!--") ? body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, " ")) : body;
+  const out = [];
+  let fence = null;
+  for (const raw of text4.split(/\r?\n/)) {
+    const first = raw.charCodeAt(0);
+    const open3 = first === 32 || first === 96 || first === 126 ? /^ {0,3}(`{3,}|~{3,})/.exec(raw) : null;
+    if (fence) {
+      if (open3 && open3[1][0] === fence.char && open3[1].length >= fence.length && raw.trim() === open3[1]) {
+        fence = null;
+      }
+      out.push(null);
+    } else if (open3) {
+      fence = { char: open3[1][0], length: open3[1].length };
+      out.push(null);
+    } else {
+      out.push((first === 32 || first === 62) && /^ {0,3}>/.test(raw) ? null : raw);
+    }
+  }
+  return out;
+}
 var INLINE_SPECIAL;
 var init_markdown = __esm({
   "src/core/text/markdown.ts"() {
@@ -44634,7 +44655,8 @@ var init_worker_github = __esm({
         const { owner, repo } = this;
         try {
           const { data } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-          return restComment(data);
+          const issue3 = /\/issues\/(\d+)$/.exec(data.issue_url ?? "")?.[1];
+          return { ...restComment(data), ...issue3 ? { issue: Number(issue3) } : {} };
         } catch (error63) {
           if (status(error63) === 404) return null;
           throw error63;
@@ -52817,6 +52839,17 @@ var init_dashboard_state = __esm({
        * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
        */
       discard: isoTime.optional(),
+      /**
+       * A writer's `/autopilot fix` (src/core/reconcile/commands/fix-follow-up.ts) waiting for the task's pull request
+       * to be free of a worker: then it goes back to one with the instructions of comment `comment`.
+       */
+      fixAsked: external_exports.object({ at: isoTime, by: external_exports.string().max(40), comment: external_exports.number().int().positive() }).optional(),
+      /**
+       * `/autopilot follow-up #N` of a merged task: the merged PR (dropped from the task's PRs), and the time from
+       * which edits of the issue's text by people without write access take the task out (the PR's creation); when
+       * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
+       */
+      followUp: external_exports.object({ merged: external_exports.number().int().positive(), since: isoTime, by: external_exports.string().max(40), at: isoTime }).optional(),
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -52987,12 +53020,130 @@ var init_world = __esm({
 });
 
 // src/core/tasks/commands.ts
+function parseCommand(body, context) {
+  for (const { line, index: index2 } of commandLineEntries(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    const parsed = interpret(m[1] ?? "", line.trim(), context);
+    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
+      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
+    return parsed;
+  }
+  return null;
+}
+function commandInstructions(body, lineIndex, onLine) {
+  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
+  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
+}
+function interpret(rest, line, context) {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem) => ({ kind: "invalid", line, problem });
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "report":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    case "status": {
+      const issue3 = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue: issue3 }, line };
+    }
+    case "retry":
+    case "skip":
+    case "run":
+    case "rollback":
+    case "cleanup": {
+      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
+      if ("problem" in options) return invalid(options.problem);
+      const first = options.rest[0];
+      const given = parseIssueRef(first);
+      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      if (word === "retry") {
+        const iterations = "iterations" in options ? options.iterations ?? null : null;
+        return { kind: "command", command: { name: "retry", issue: issue3, iterations }, line };
+      }
+      return { kind: "command", command: { name: word, issue: issue3 }, line };
+    }
+    case "fix":
+    case "follow-up":
+    case "followup": {
+      const name = word === "fix" ? "fix" : "follow-up";
+      const given = parseIssueRef(words[1]);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(
+          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
+        );
+      const afterWord = rest.trim().slice(words[0].length).trim();
+      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
+      return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
+    }
+    default:
+      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+  }
+}
+function iterationsOption(words) {
+  const rest = [];
+  let iterations;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const m = /^--iterations(?:=(.*))?$/i.exec(word);
+    if (!m) {
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      rest.push(word);
+      continue;
+    }
+    const value = m[1] ?? words[++i];
+    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ITERATIONS)
+      return {
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
+      };
+    iterations = Number(value);
+  }
+  return iterations === void 0 ? { rest } : { rest, iterations };
+}
+function parseIssueRef(word) {
+  if (word === void 0) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+function commandLineEntries(body) {
+  const out = [];
+  let previousBlank = true;
+  for (const [index2, raw] of proseLines(body).entries()) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
+    previousBlank = blank || indentedCode && previousBlank;
+  }
+  return out;
+}
+var PREFIX, MAX_INSTRUCTIONS;
 var init_commands = __esm({
   "src/core/tasks/commands.ts"() {
     "use strict";
     init_config_schema();
     init_markdown();
     init_world();
+    PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+    MAX_INSTRUCTIONS = 4e3;
   }
 });
 
@@ -53851,6 +54002,10 @@ function taskBranchName(branchPrefix, issue3) {
 }
 function prMarker(issue3) {
   return `<!-- autopilot:pr issue=${issue3} -->`;
+}
+function commentOfInstructionsMarker(body) {
+  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
+  return m ? Number(m[1]) : null;
 }
 function humanGateMarker(humanGate) {
   const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
@@ -64586,6 +64741,17 @@ ${input2.issue.body}`;
     if (clean.trim() === "") return;
     parts.push({ section, label: label2, full: clean, limit: cap, keep, dropped: false });
   };
+  for (const instruction of input2.instructions ?? []) {
+    const how = instruction.kind === "fix" ? "fix" : "follow-up";
+    const text4 = instruction.body.trim() || "(no instructions: go by the task and the feedback below)";
+    add(
+      "instructions",
+      `Instructions (/autopilot ${how}) from @${labelText(instruction.author, 60)}`,
+      text4,
+      CAP.instruction,
+      "head"
+    );
+  }
   for (const answer of input2.humanAnswers) {
     add("answers", `Answer from @${labelText(answer.author, 60)}`, answer.body, CAP.answer, "head");
   }
@@ -64621,7 +64787,7 @@ ${labelText(input2.workspaceNote, 600)}` : "";
   const assemble = () => [
     header(input2),
     task,
-    ...["answers", "reviews", "checks", "quality", "notes"].map(
+    ...["instructions", "answers", "reviews", "checks", "quality", "notes"].map(
       (key) => renderSection(key, parts)
     ),
     parts.some((part) => part.section === "notes") ? "" : `${HEADINGS.notes}
@@ -64661,6 +64827,7 @@ var init_prompt = __esm({
     CAP = {
       task: 2e4,
       answer: 6e3,
+      instruction: 4e3,
       review: 6e3,
       check: 3e3,
       quality: 8e3,
@@ -64668,8 +64835,16 @@ var init_prompt = __esm({
     };
     RAW_MAX = 2e5;
     FLOOR = 600;
-    DROP_ORDER = ["reviews", "checks", "quality", "answers", "notes"];
+    DROP_ORDER = [
+      "reviews",
+      "checks",
+      "quality",
+      "answers",
+      "instructions",
+      "notes"
+    ];
     HEADINGS = {
+      instructions: "## What a maintainer asked for in this round",
       answers: "## Answers from maintainers",
       reviews: "## Review comments on the pull request",
       checks: "## Failing checks on the pull request",
@@ -64677,6 +64852,7 @@ var init_prompt = __esm({
       notes: `## Your notes from earlier iterations (\`${PROGRESS_NOTES_PATH}\`)`
     };
     INTROS = {
+      instructions: "A maintainer sent this task back to you with the instructions below (the newest last; earlier ones were for earlier rounds and may be done). Do what the newest asks, within the task above.",
       answers: "Maintainers answered the questions you asked. Follow their answers.",
       reviews: "A reviewer asked for changes. Address each comment, or say in your notes why not.",
       checks: "These checks fail on the pull request. Fix the causes.",
@@ -65332,6 +65508,64 @@ var init_task_budget = __esm({
   }
 });
 
+// src/worker/iterations/task-instructions.ts
+async function gatherInstructions(options) {
+  const { github, log } = options;
+  const marked = options.comments.filter(
+    (c) => c.authorType === "Bot" && commentOfInstructionsMarker(c.body) !== null
+  );
+  if (marked.length === 0) return [];
+  const self2 = await github.getSelf().catch(() => ({ id: null, login: null }));
+  const own4 = marked.filter(
+    (c) => self2.id !== null && c.authorId !== null ? c.authorId === self2.id : !!self2.login && c.author?.toLowerCase() === self2.login.toLowerCase()
+  );
+  const ids = [...new Set(own4.map((c) => commentOfInstructionsMarker(c.body)))].slice(-MAX_INSTRUCTIONS2);
+  const kept = [];
+  for (const id of ids) {
+    try {
+      const source = await github.getComment(id);
+      const read = source ? await instructionOf(github, source, options) : "it was deleted";
+      if (typeof read === "string") log.debug(`instructions of comment ${id} left out: ${read}`);
+      else kept.push(read);
+    } catch (error63) {
+      options.warn(
+        `could not read the instructions of comment ${id}: ${error63 instanceof Error ? error63.message : String(error63)}`
+      );
+    }
+  }
+  return kept.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+async function instructionOf(github, source, options) {
+  if (!source.author || source.authorType === "Bot" || source.author.endsWith("[bot]"))
+    return "not a person's";
+  const where = source.issue ?? null;
+  if (where === null) return "GitHub did not say where it was given";
+  const parsed = parseCommand(source.body, { issue: where, trackingIssue: null });
+  if (parsed?.kind !== "command") return "no command in it";
+  const command = parsed.command;
+  if (command.name !== "fix" && command.name !== "follow-up") return `a \`${command.name}\` command`;
+  const forTask = command.issue === options.issue || options.pull !== null && where === options.pull && command.issue === where;
+  if (!forTask) return `for #${command.issue}, not this task`;
+  const permission = await github.getPermission(source.author);
+  if (!WRITE_PERMISSIONS.has(permission)) return `${source.author} has ${permission} access`;
+  return {
+    author: source.author,
+    kind: command.name,
+    body: command.instructions,
+    createdAt: source.createdAt
+  };
+}
+var WRITE_PERMISSIONS, MAX_INSTRUCTIONS2;
+var init_task_instructions = __esm({
+  "src/worker/iterations/task-instructions.ts"() {
+    "use strict";
+    init_contract();
+    init_commands();
+    WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+    MAX_INSTRUCTIONS2 = 3;
+  }
+});
+
 // src/worker/iterations/task-feedback.ts
 async function gatherFeedback(options) {
   const { github, log } = options;
@@ -65341,7 +65575,7 @@ async function gatherFeedback(options) {
       if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
       if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
       const permission = await github.getPermission(item.author);
-      if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
+      if (WRITE_PERMISSIONS2.has(permission)) kept.push(item);
       else log.debug(`ignoring text by ${item.author} (${permission} access)`);
     }
     return kept;
@@ -65361,7 +65595,15 @@ async function gatherFeedback(options) {
       `could not read the pull request's feedback: ${error63 instanceof Error ? error63.message : String(error63)}`
     );
   }
-  return { answers, reviews, checks, pull };
+  const instructions = await gatherInstructions({
+    github,
+    issue: options.issue,
+    pull: pull?.number ?? null,
+    comments: options.comments,
+    log,
+    warn: options.warn
+  });
+  return { answers, instructions, reviews, checks, pull };
 }
 function mergeConflictCheck(base, files) {
   return {
@@ -65377,12 +65619,13 @@ function mergeConflictCheck(base, files) {
     url: null
   };
 }
-var WRITE_PERMISSIONS;
+var WRITE_PERMISSIONS2;
 var init_task_feedback = __esm({
   "src/worker/iterations/task-feedback.ts"() {
     "use strict";
     init_contract();
-    WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+    init_task_instructions();
+    WRITE_PERMISSIONS2 = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
   }
 });
 
@@ -65894,6 +66137,7 @@ var init_job = __esm({
       async readFeedback(conflicts) {
         const feedback = await gatherFeedback({
           github: this.deps.github,
+          issue: this.inputs.issue,
           branch: this.branch,
           comments: this.commentsAtStart,
           log: this.log,
@@ -66144,6 +66388,7 @@ var init_job = __esm({
           iteration,
           maxIterations: this.config.maxIterations,
           humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+          instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
           reviewComments: feedback.reviews.map((r) => ({
             author: r.author ?? "unknown",
             body: r.line && r.path ? `(line ${r.line}) ${r.body}` : r.body,

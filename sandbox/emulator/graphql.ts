@@ -127,6 +127,41 @@ function rootValue(ctx: GraphqlContext): Obj {
         });
       return label.name;
     });
+  const setThreadResolved = (input: { threadId: string; clientMutationId?: string }, resolved: boolean) => {
+    const decoded = decodeNodeId(input.threadId);
+    const notFound = () =>
+      new GraphQLError(
+        `Could not resolve to a PullRequestReviewThread with the global id of '${input.threadId}'`,
+        {
+          extensions: { type: "NOT_FOUND" },
+        },
+      );
+    if (decoded?.kind !== "PullRequestReviewThread") throw notFound();
+    for (const repo of store.listRepos()) {
+      if (ctx.identity.token && !store.tokenReaches(ctx.identity.token, repo.fullName)) continue;
+      let found: ReturnType<typeof store.setReviewThreadResolved> | null = null;
+      try {
+        const pull = store.pullOfReviewComment(repo.fullName, Number(decoded.id));
+        if (!pull) continue;
+        const author = pull.user.toLowerCase() === ctx.identity.login.toLowerCase();
+        if (!author) requireWrite(repo);
+        found = store.setReviewThreadResolved(
+          repo.fullName,
+          Number(decoded.id),
+          ctx.identity.login,
+          resolved,
+        );
+      } catch (error) {
+        if (error instanceof StoreError) throw notFound();
+        throw error;
+      }
+      return {
+        clientMutationId: input.clientMutationId ?? null,
+        thread: nodes.reviewThread(repo, found.pull, found.comment),
+      };
+    }
+    throw notFound();
+  };
   const self = (repo: Repo, issue: Issue) =>
     issue.pull ? nodes.pull(repo, issue as Issue & { pull: PullFields }) : nodes.issue(repo, issue);
   return {
@@ -316,6 +351,13 @@ function rootValue(ctx: GraphqlContext): Obj {
         mergeQueueEntry: nodes.mergeQueueEntry(repo, entry, found?.position ?? 1),
       };
     },
+    // https://docs.github.com/en/graphql/reference/mutations#resolvereviewthread and #unresolvereviewthread: "You
+    // can resolve a conversation in a pull request if you opened the pull request or if you have write access to
+    // the repository" (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/commenting-on-a-pull-request#resolving-conversations).
+    resolveReviewThread: (args: { input: { threadId: string; clientMutationId?: string } }) =>
+      setThreadResolved(args.input, true),
+    unresolveReviewThread: (args: { input: { threadId: string; clientMutationId?: string } }) =>
+      setThreadResolved(args.input, false),
     // https://docs.github.com/en/graphql/reference/mutations#revertpullrequest (graphql/pull-revert.ts says how).
     revertPullRequest: async (args: {
       input: {

@@ -258,11 +258,13 @@ export const ScenarioSchema = z
           if ("repo" in action && action.repo) knownOrgIssue(action.repo, action.on, [...here, "do", j]);
           else if ("on" in action && typeof action.on === "number")
             knownIssue(action.on, [...here, "do", j, "on"]);
-          if ("review" in action && action.review && action.pr === undefined && rule.when.pr === undefined) {
+          const onPull =
+            ("review" in action && action.review) || ("resolveThreads" in action && action.resolveThreads);
+          if (onPull && action.pr === undefined && rule.when.pr === undefined) {
             ctx.addIssue({
               code: "custom",
               path: [...here, "do", j, "pr"],
-              message: "a review needs `pr: N` here or in the condition",
+              message: `${"review" in action && action.review ? "a review" : "resolveThreads"} needs \`pr: N\` here or in the condition`,
             });
           }
         });

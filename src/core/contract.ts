@@ -84,6 +84,21 @@ export function issueOfPrMarker(body: string): number | null {
 }
 
 /**
+ * The marker of Autopilot's comment on a task issue that takes a writer's `/autopilot fix` or `follow-up`: it
+ * names the comment that gave the instructions, which the worker reads and checks itself (src/worker/iterations/
+ * task-instructions.ts), never trusting the quote beside the marker.
+ */
+export function instructionsMarker(commentId: number): string {
+  return `<!-- autopilot:instructions comment=${commentId} -->`;
+}
+
+/** The comment id an instructions marker names; null when the body has none. */
+export function commentOfInstructionsMarker(body: string): number | null {
+  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
+  return m ? Number(m[1]) : null;
+}
+
+/**
  * The PR body marker with the human-gate rules that fired (src/core/gates/gates.ts reads it). Escaping `<` and `>`
  * keeps the JSON from closing the comment early.
  */

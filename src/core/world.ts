@@ -84,6 +84,14 @@ export interface PullNode {
   reviews: ReviewNode[];
   /** Inline and general review comments, newest last, for the next worker's prompt. */
   reviewComments?: { author: string | null; body: string; path?: string | null; createdAt: string }[];
+  /**
+   * The review conversations not resolved yet (GraphQL `reviewThreads`, `isResolved: false`), each with its
+   * comments oldest first: one a writer spoke in last is feedback until the next push, then waits for them.
+   */
+  openThreads?: {
+    path: string | null;
+    comments: { author: string | null; body: string; createdAt: string }[];
+  }[];
   /** Who opened it and from where (src/core/gates/pull-trust.ts): only Autopilot's own, from this repository, count. */
   isCrossRepository?: boolean;
   /** Base branch SHA when the snapshot was taken (the diff is read from it to the head SHA). */

@@ -28,6 +28,8 @@ export interface WorkerComment {
   body: string;
   createdAt: string;
   updatedAt: string;
+  /** The issue or pull request it is on (`getComment` only: REST `issue_url`). */
+  issue?: number;
 }
 
 export interface WorkerPull {
@@ -237,6 +239,7 @@ interface RestComment {
   body?: string | null;
   created_at: string;
   updated_at: string;
+  issue_url?: string;
 }
 
 interface RestPull {
@@ -396,7 +399,9 @@ class OctokitWorkerGitHub implements WorkerGitHub {
     const { owner, repo } = this;
     try {
       const { data } = await this.octokit.rest.issues.getComment({ owner, repo, comment_id: commentId });
-      return restComment(data);
+      // Where it was given: the instructions of a command read by id depend on it (task-instructions.ts).
+      const issue = /\/issues\/(\d+)$/.exec(data.issue_url ?? "")?.[1];
+      return { ...restComment(data), ...(issue ? { issue: Number(issue) } : {}) };
     } catch (error) {
       if (status(error) === 404) return null;
       throw error;

@@ -469,6 +469,7 @@ class WorkerLoop {
   private async readFeedback(conflicts: string[]): Promise<TaskFeedback> {
     const feedback = await gatherFeedback({
       github: this.deps.github,
+      issue: this.inputs.issue,
       branch: this.branch,
       comments: this.commentsAtStart,
       log: this.log,
@@ -789,6 +790,7 @@ class WorkerLoop {
       iteration,
       maxIterations: this.config.maxIterations,
       humanAnswers: feedback.answers.map((c) => ({ author: c.author ?? "unknown", body: c.body })),
+      instructions: feedback.instructions.map((i) => ({ author: i.author, kind: i.kind, body: i.body })),
       reviewComments: feedback.reviews.map((r) => ({
         author: r.author ?? "unknown",
         body: r.line && r.path ? `(line ${r.line}) ${r.body}` : r.body,

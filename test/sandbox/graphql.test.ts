@@ -322,6 +322,40 @@ describe("GraphQL", () => {
     expect(typeof node.lastEditedAt).toBe("string");
   });
 
+  it("gives each inline review comment a conversation that the PR's author or a writer resolves", async () => {
+    const { store } = sandbox;
+    store.addUser("reader", { permission: "read" });
+    const pr = store.listPulls(full).find((p) => p.pull.head.ref === "autopilot/issue-2")!;
+    store.createReview(full, pr.number, {
+      author: "alice",
+      event: "COMMENT",
+      body: "inline",
+      comments: [{ path: "src/a.js", line: 3, body: "rename this" }],
+    });
+    const query = `query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { reviewThreads(last: 20) { nodes { id isResolved path
+        comments(last: 10) { nodes { author { login } body path } } } } } } }`;
+    const threads = async () =>
+      list(
+        (await post(query, { owner, name: repo, number: pr.number })).data,
+        "repository.pullRequest.reviewThreads.nodes",
+      );
+    const [thread] = await threads();
+    expect(thread).toMatchObject({
+      isResolved: false,
+      path: "src/a.js",
+      comments: { nodes: [{ author: { login: "alice" }, body: "rename this", path: "src/a.js" }] },
+    });
+    const resolve =
+      "mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }";
+    const id = dig(thread, "id");
+    const refused = await post(resolve, { id }, sandbox.userToken("reader"));
+    expect(refused.errors?.[0]?.message).toMatch(/does not have the correct permissions/);
+    const resolved = await post(resolve, { id }, sandbox.userToken("alice"));
+    expect(dig(resolved.data, "resolveReviewThread.thread.isResolved")).toBe(true);
+    expect((await threads())[0]).toMatchObject({ isResolved: true });
+  });
+
   it("works through @octokit/graphql", async () => {
     const client = graphqlClient.defaults({
       baseUrl: sandbox.url,

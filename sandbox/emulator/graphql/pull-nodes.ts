@@ -7,7 +7,8 @@ import {
   queueEntryOf,
   queueKey,
 } from "../merge/merge-automation-state.js";
-import type { Issue, PullFields, Repo, Review } from "../store.js";
+import type { Issue, PullFields, Repo, Review, ReviewComment } from "../store.js";
+import { encodeNodeId } from "../store/node-ids.js";
 import { type Obj, isoDate, pullState } from "./graphql-values.js";
 import { type PageArgs, connection } from "./relay-connection.js";
 import { RepositoryNodes } from "./repository-nodes.js";
@@ -30,6 +31,61 @@ export abstract class PullNodes extends RepositoryNodes {
       publishedAt: isoDate(review.submittedAt),
       url: `${this.ctx.shapes.repoHtml(repo)}/pull/${pull.number}#pullrequestreview-${review.id}`,
       commit: () => this.commit(repo, review.commitId),
+      pullRequest: () => this.pull(repo, pull),
+    };
+  }
+
+  /**
+   * https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread: the conversation an inline
+   * comment starts (the sandbox takes no replies, so its one comment), resolved by `resolveReviewThread`.
+   */
+  reviewThread(repo: Repo, pull: Issue & { pull: PullFields }, comment: ReviewComment): Obj {
+    const resolved = !!comment.resolvedBy;
+    return {
+      __typename: "PullRequestReviewThread",
+      id: encodeNodeId("PullRequestReviewThread", comment.id),
+      isResolved: resolved,
+      isCollapsed: resolved,
+      // The sandbox does not follow a line across pushes: a conversation never becomes outdated.
+      isOutdated: false,
+      path: comment.path,
+      line: comment.line,
+      originalLine: comment.line,
+      startLine: null,
+      originalStartLine: null,
+      diffSide: "RIGHT",
+      startDiffSide: null,
+      subjectType: comment.line === null ? "FILE" : "LINE",
+      resolvedBy: comment.resolvedBy ? this.actor(comment.resolvedBy) : null,
+      viewerCanReply: true,
+      viewerCanResolve: !resolved,
+      viewerCanUnresolve: resolved,
+      comments: (args: PageArgs) =>
+        connection("comments", [comment], args, (c) => this.reviewComment(repo, pull, c)),
+      pullRequest: () => this.pull(repo, pull),
+      repository: () => this.repository(repo),
+    };
+  }
+
+  /** https://docs.github.com/en/graphql/reference/objects#pullrequestreviewcomment */
+  reviewComment(repo: Repo, pull: Issue & { pull: PullFields }, comment: ReviewComment): Obj {
+    return {
+      __typename: "PullRequestReviewComment",
+      id: comment.nodeId,
+      databaseId: comment.id,
+      fullDatabaseId: String(comment.id),
+      author: this.actor(comment.user),
+      authorAssociation: this.ctx.shapes.authorAssociation(repo, comment.user),
+      body: comment.body,
+      bodyText: comment.body,
+      path: comment.path,
+      line: comment.line,
+      originalLine: comment.line,
+      createdAt: isoDate(comment.createdAt),
+      updatedAt: isoDate(comment.createdAt),
+      publishedAt: isoDate(comment.createdAt),
+      url: `${this.ctx.shapes.repoHtml(repo)}/pull/${pull.number}#discussion_r${comment.id}`,
+      commit: () => this.commit(repo, comment.commitId),
       pullRequest: () => this.pull(repo, pull),
     };
   }
@@ -191,7 +247,14 @@ export abstract class PullNodes extends RepositoryNodes {
           requestedReviewer: this.actor(login),
         })),
       timelineItems: this.timeline(repo, issue, "PullRequestTimelineItems"),
-      reviewThreads: (args: PageArgs) => connection("reviewThreads", [] as Obj[], args, (t) => t),
+      // Each submitted review's inline comments, a conversation each (a pending review is its author's only).
+      reviewThreads: (args: PageArgs) =>
+        connection(
+          "reviewThreads",
+          p.reviews.filter((r) => r.state !== "PENDING").flatMap((r) => r.comments),
+          args,
+          (c) => this.reviewThread(repo, issue as Issue & { pull: PullFields }, c),
+        ),
       closingIssuesReferences: (args: PageArgs) => {
         const numbers = [
           ...(issue.body ?? "").matchAll(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d+)/gi),

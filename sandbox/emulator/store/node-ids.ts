@@ -28,6 +28,7 @@ const NODE_PREFIX = {
   Label: "LA",
   PullRequestReview: "PRR",
   PullRequestReviewComment: "PRRC",
+  PullRequestReviewThread: "PRRT",
   CheckRun: "CR",
   CheckSuite: "CS",
   StatusContext: "SC",

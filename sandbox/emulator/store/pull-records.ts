@@ -33,6 +33,11 @@ export interface ReviewComment {
   line: number | null;
   commitId: string;
   createdAt: Date;
+  /**
+   * Who resolved the conversation this comment starts (GraphQL `resolveReviewThread`), null while it is open. The
+   * sandbox takes no replies (`in_reply_to`), so every inline comment starts a conversation of its own.
+   */
+  resolvedBy?: string | null;
 }
 
 export type MergeMethod = "merge" | "squash" | "rebase";

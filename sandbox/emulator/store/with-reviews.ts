@@ -1,7 +1,7 @@
 /** Pull request review requests and reviews. */
 import type { Issue } from "./issue-records.js";
 import { encodeNodeId } from "./node-ids.js";
-import type { Review } from "./pull-records.js";
+import type { PullFields, Review, ReviewComment } from "./pull-records.js";
 import type { RepoRef } from "./repo-records.js";
 import { StoreError } from "./store-error.js";
 import { StoreWithPulls } from "./with-pulls.js";
@@ -164,5 +164,37 @@ export class StoreWithReviews extends StoreWithPulls {
       review,
     });
     return review;
+  }
+
+  /**
+   * Resolves (or opens again) the review conversation an inline comment starts. "You can resolve a conversation in
+   * a pull request if you opened the pull request or if you have write access to the repository"
+   * (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/commenting-on-a-pull-request#resolving-conversations):
+   * the caller checks who may.
+   */
+  /** The pull request an inline review comment is on, or null. */
+  pullOfReviewComment(repo: RepoRef, commentId: number): (Issue & { pull: PullFields }) | null {
+    for (const issue of this.state(repo).issues.values())
+      if (issue.pull?.reviews.some((r) => r.comments.some((c) => c.id === commentId)))
+        return issue as Issue & { pull: PullFields };
+    return null;
+  }
+
+  setReviewThreadResolved(
+    repo: RepoRef,
+    commentId: number,
+    actor: string,
+    resolved: boolean,
+  ): { pull: Issue & { pull: PullFields }; comment: ReviewComment } {
+    for (const issue of this.state(repo).issues.values()) {
+      if (!issue.pull) continue;
+      for (const review of issue.pull.reviews) {
+        const comment = review.comments.find((c) => c.id === commentId);
+        if (!comment || review.state === "PENDING") continue;
+        comment.resolvedBy = resolved ? actor : null;
+        return { pull: issue as Issue & { pull: PullFields }, comment };
+      }
+    }
+    throw new StoreError(404, "Could not resolve to a PullRequestReviewThread");
   }
 }

@@ -110,10 +110,15 @@ export class TimelineActor {
     const repoFull = `${owner}/${name}`;
     if (!a.as) return true;
     const client = this.asUser(a.as);
+    const pullTask = a.pr ?? rule.when.pr ?? rule.when.issue;
     const target =
       a.on === "tracking"
         ? (obs.tracking()?.number ?? null)
-        : (a.on ?? rule.when.issue ?? rule.when.pr ?? null);
+        : a.on === "pull"
+          ? pullTask !== undefined
+            ? (obs.pullFor(pullTask)?.number ?? null)
+            : null
+          : (a.on ?? rule.when.issue ?? rule.when.pr ?? null);
     if (a.forkPr) return this.openForkPr(a.as, a.forkPr);
     if (a.push) return this.pushToDefaultBranch(a.as, a.push);
     if (a.review) {
@@ -128,7 +133,35 @@ export class TimelineActor {
         pull_number: pull.number,
         event,
         ...(a.body ? { body: a.body } : {}),
+        ...(a.comments ? { comments: a.comments } : {}),
       });
+      return true;
+    }
+    if (a.resolveThreads) {
+      const task = a.pr ?? rule.when.pr;
+      const pull = task !== undefined ? obs.pullFor(task) : null;
+      if (!pull) return false;
+      const read = await client.graphql<{
+        repository: { pullRequest: { reviewThreads: { nodes: { id: string; isResolved: boolean }[] } } };
+      }>(
+        `query($owner: String!, $name: String!, $number: Int!) {
+          repository(owner: $owner, name: $name) {
+            pullRequest(number: $number) { reviewThreads(first: 100) { nodes { id isResolved } } }
+          }
+        }`,
+        { owner, name, number: pull.number },
+      );
+      const open = read.repository.pullRequest.reviewThreads.nodes.filter((t) => !t.isResolved);
+      for (const thread of open)
+        await client.graphql(
+          "mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }",
+          { id: thread.id },
+        );
+      progress(
+        "human",
+        task ?? null,
+        `@${a.as} resolved ${open.length} review conversation(s) on PR #${pull.number}`,
+      );
       return true;
     }
     if (target === null) return false;

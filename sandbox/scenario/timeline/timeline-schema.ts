@@ -79,7 +79,8 @@ const ConditionSchema = z
   });
 export type ScenarioCondition = z.infer<typeof ConditionSchema>;
 
-const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
+/** An issue, the tracking issue, or `pull`: the open pull request of the task `pr:` (or the condition's) names. */
+const TargetSchema = z.union([issueNumber, z.literal("tracking"), z.literal("pull")]);
 
 /**
  * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
@@ -90,6 +91,7 @@ const TargetSchema = z.union([issueNumber, z.literal("tracking")]);
 const PERSON_VERBS = [
   "comment",
   "review",
+  "resolveThreads",
   "label",
   "unlabel",
   "close",
@@ -100,7 +102,7 @@ const PERSON_VERBS = [
   "forkPr",
   "push",
 ] as const;
-/** The verbs that act on an issue: on `on:`, else on the condition's issue (a review takes its `pr`). */
+/** The verbs that act on an issue: on `on:`, else on the condition's issue (a review and resolveThreads take `pr`). */
 const ISSUE_VERBS = [
   "comment",
   "label",
@@ -121,11 +123,27 @@ const ActionSchema = z
     times: z.number().int().min(1).max(200).optional(),
     review: z.enum(["approve", "request-changes", "comment"]).optional(),
     body: z.string().optional(),
+    /** With `review`: inline comments on the diff, each a review conversation of its own. */
+    comments: z
+      .array(
+        z.strictObject({
+          path: z.string().min(1),
+          line: z.number().int().positive().optional(),
+          body: z.string().min(1),
+        }),
+      )
+      .min(1)
+      .optional(),
+    /** The person resolves every open review conversation on the PR of `pr` (GraphQL `resolveReviewThread`). */
+    resolveThreads: z.literal(true).optional(),
     label: z.string().min(1).optional(),
     unlabel: z.string().min(1).optional(),
     close: z.boolean().optional(),
     reopen: z.boolean().optional(),
-    /** Where: an issue number or `tracking`; default: the condition's issue (or PR's task issue). */
+    /**
+     * Where: an issue number, `tracking`, or `pull` (the pull request of the task `pr:` names, else the condition's
+     * `pr` or `issue`); default: the condition's issue (or PR's task issue).
+     */
     on: TargetSchema.optional(),
     /**
      * In which repository, `owner/name`: one of the `installations`' (a maintainer labels a task across the
@@ -221,6 +239,9 @@ const ActionSchema = z
     }
     if (a.times !== undefined && a.comment === undefined) {
       ctx.addIssue({ code: "custom", path: ["times"], message: "times: N repeats a `comment`; add one" });
+    }
+    if (a.comments !== undefined && a.review === undefined) {
+      ctx.addIssue({ code: "custom", path: ["comments"], message: "inline `comments` go with a `review`" });
     }
     if (a.review === "request-changes" && !a.body?.trim()) {
       ctx.addIssue({ code: "custom", path: ["body"], message: "review: request-changes needs a body" });

@@ -194,7 +194,8 @@ export class Timeline {
     for (const action of entry.rule.do) {
       const missing =
         (action.on === "tracking" && !obs.tracking()) ||
-        (action.review !== undefined && !obs.pullFor((action.pr ?? entry.rule.when.pr)!));
+        ((action.review !== undefined || action.resolveThreads !== undefined) &&
+          !obs.pullFor((action.pr ?? entry.rule.when.pr)!));
       if (missing) {
         entry.fired = false;
         return;

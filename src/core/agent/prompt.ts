@@ -33,6 +33,8 @@ export interface PromptInput {
   maxIterations: number;
   /** Answers to the agent's questions, oldest first (already limited to users with write access). */
   humanAnswers: readonly { author: string; body: string }[];
+  /** Writers' `/autopilot fix` and `follow-up` instructions, oldest first (already checked by the worker). */
+  instructions?: readonly { author: string; kind: "fix" | "follow-up"; body: string }[];
   /** Review comments on the task's pull request, oldest first (already limited to users with write access). */
   reviewComments: readonly { author: string; body: string; path?: string }[];
   failingChecks: readonly { name: string; summary: string }[];
@@ -54,6 +56,7 @@ export interface PromptInput {
 const CAP = {
   task: 20_000,
   answer: 6_000,
+  instruction: 4_000,
   review: 6_000,
   check: 3_000,
   quality: 8_000,
@@ -66,7 +69,7 @@ const RAW_MAX = 200_000;
 /** Halving stops at this length; below it, parts are dropped instead. */
 const FLOOR = 600;
 
-type SectionKey = "answers" | "reviews" | "checks" | "quality" | "notes";
+type SectionKey = "instructions" | "answers" | "reviews" | "checks" | "quality" | "notes";
 
 interface Part {
   section: SectionKey;
@@ -80,9 +83,17 @@ interface Part {
 }
 
 /** Order in which sections lose their oldest parts when halving is not enough. */
-const DROP_ORDER: readonly SectionKey[] = ["reviews", "checks", "quality", "answers", "notes"];
+const DROP_ORDER: readonly SectionKey[] = [
+  "reviews",
+  "checks",
+  "quality",
+  "answers",
+  "instructions",
+  "notes",
+];
 
 const HEADINGS: Record<SectionKey, string> = {
+  instructions: "## What a maintainer asked for in this round",
   answers: "## Answers from maintainers",
   reviews: "## Review comments on the pull request",
   checks: "## Failing checks on the pull request",
@@ -91,6 +102,8 @@ const HEADINGS: Record<SectionKey, string> = {
 };
 
 const INTROS: Record<SectionKey, string> = {
+  instructions:
+    "A maintainer sent this task back to you with the instructions below (the newest last; earlier ones were for earlier rounds and may be done). Do what the newest asks, within the task above.",
   answers: "Maintainers answered the questions you asked. Follow their answers.",
   reviews: "A reviewer asked for changes. Address each comment, or say in your notes why not.",
   checks: "These checks fail on the pull request. Fix the causes.",
@@ -183,6 +196,17 @@ export function buildPrompt(input: PromptInput): string {
     if (clean.trim() === "") return;
     parts.push({ section, label, full: clean, limit: cap, keep, dropped: false });
   };
+  for (const instruction of input.instructions ?? []) {
+    const how = instruction.kind === "fix" ? "fix" : "follow-up";
+    const text = instruction.body.trim() || "(no instructions: go by the task and the feedback below)";
+    add(
+      "instructions",
+      `Instructions (/autopilot ${how}) from @${labelText(instruction.author, 60)}`,
+      text,
+      CAP.instruction,
+      "head",
+    );
+  }
   for (const answer of input.humanAnswers) {
     add("answers", `Answer from @${labelText(answer.author, 60)}`, answer.body, CAP.answer, "head");
   }
@@ -216,7 +240,7 @@ export function buildPrompt(input: PromptInput): string {
     [
       header(input),
       task,
-      ...(["answers", "reviews", "checks", "quality", "notes"] as const).map((key) =>
+      ...(["instructions", "answers", "reviews", "checks", "quality", "notes"] as const).map((key) =>
         renderSection(key, parts),
       ),
       parts.some((part) => part.section === "notes")

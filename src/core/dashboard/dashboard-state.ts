@@ -122,6 +122,21 @@ const TaskRecordSchema = z.object({
    * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
    */
   discard: isoTime.optional(),
+  /**
+   * A writer's `/autopilot fix` (src/core/reconcile/commands/fix-follow-up.ts) waiting for the task's pull request
+   * to be free of a worker: then it goes back to one with the instructions of comment `comment`.
+   */
+  fixAsked: z
+    .object({ at: isoTime, by: z.string().max(40), comment: z.number().int().positive() })
+    .optional(),
+  /**
+   * `/autopilot follow-up #N` of a merged task: the merged PR (dropped from the task's PRs), and the time from
+   * which edits of the issue's text by people without write access take the task out (the PR's creation); when
+   * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
+   */
+  followUp: z
+    .object({ merged: z.number().int().positive(), since: isoTime, by: z.string().max(40), at: isoTime })
+    .optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */

@@ -4,18 +4,20 @@
  * - the checks on the head SHA are all completed and successful (`merge.requiredChecks`, or all of them);
  *   Autopilot's own checks never count, so the controller does not wait on its own run;
  * - no write-access reviewer's latest review requests changes;
+ * - no unresolved review conversation a write-access reviewer spoke in last;
  * - GitHub can merge it (a conflict sends the task back);
  * - when the human gate fired: an approval of the current head by someone with write access.
  *
- * Failing checks, changes requested on the head and conflicts become feedback for a worker, once per head SHA.
- * Also the texts of the comments the gates lead to.
+ * Failing checks, changes requested on the head, conversations a writer spoke in since the last push and
+ * conflicts become feedback for a worker, once per head SHA; a conversation older than the last push waits for
+ * its reviewer to resolve it (or to say more). Also the texts of the comments the gates lead to.
  */
 import { hasWriteAccess, sameLogin } from "../tasks/commands.js";
 import { code, escapeInline, quietLogin } from "../text/markdown.js";
 import { fenceUntrusted, sanitizeUntrustedText } from "../text/sanitize.js";
 import type { CheckNode, PullNode, ReviewNode, WorldSnapshot } from "../world.js";
 
-export type FeedbackKind = "checks" | "changes" | "conflicts";
+export type FeedbackKind = "checks" | "changes" | "threads" | "conflicts";
 
 export type Verdict =
   | { action: "merge"; sha: string }
@@ -132,12 +134,24 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
     .filter((r) => r.state === "APPROVED" && approvesHead(r))
     .map((r) => r.author!);
 
+  // Unresolved review conversations a writer spoke in last: feedback when that was after the last push (the
+  // worker has not answered it yet), otherwise the reviewer's to resolve. Others' conversations count for nothing.
+  const writerThreads = (pr.openThreads ?? []).filter((t) => {
+    const last = t.comments.at(-1)?.author;
+    return !!last && !sameLogin(last, options.botLogin) && hasWriteAccess(options.permissions, last);
+  });
+  const spokeAfterPush = (t: (typeof writerThreads)[number]) =>
+    Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1)!.createdAt) || 0) > lastPush;
+  const freshThreads = writerThreads.filter(spokeAfterPush);
+  const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
+
   const humanRequired = options.humanGateRules.length > 0;
   const humanApproved = approvers.length > 0;
   const conflicts = pr.mergeable === "CONFLICTING";
 
   const kinds: FeedbackKind[] = [];
   if (changesRequested.length > 0) kinds.push("changes");
+  if (freshThreads.length > 0) kinds.push("threads");
   if (failing.length > 0) kinds.push("checks");
   if (conflicts) kinds.push("conflicts");
 
@@ -146,7 +160,23 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
     verdict =
       options.feedbackSha === pr.headSha
         ? { action: "fail", reason: `${describeKinds(kinds)} again after feedback, with no new commit` }
-        : { action: "feedback", kinds, summary: feedbackSummary(kinds, failing, changesRequested, pr) };
+        : {
+            action: "feedback",
+            kinds,
+            summary: feedbackSummary(
+              kinds,
+              failing,
+              changesRequested,
+              // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
+              freshThreads.map((t) => ({
+                ...t,
+                comments: t.comments.filter(
+                  (c) => !!c.author && hasWriteAccess(options.permissions, c.author),
+                ),
+              })),
+              pr,
+            ),
+          };
   } else if (checkState === "none") {
     verdict = {
       action: "wait",
@@ -167,6 +197,13 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
       action: "wait",
       kind: "people",
       reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author!)).join(", ")} to review again (changes were requested on an earlier commit)`,
+    };
+  } else if (waitingThreads.length > 0) {
+    const who = [...new Set(waitingThreads.map((t) => t.comments.at(-1)!.author!))];
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`,
     };
   } else if (humanRequired && !humanApproved) {
     verdict = {
@@ -194,7 +231,13 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
 export function describeKinds(kinds: readonly FeedbackKind[]): string {
   return kinds
     .map((k) =>
-      k === "checks" ? "failing checks" : k === "changes" ? "changes requested" : "merge conflicts",
+      k === "checks"
+        ? "failing checks"
+        : k === "changes"
+          ? "changes requested"
+          : k === "threads"
+            ? "unresolved review conversations"
+            : "merge conflicts",
     )
     .join(", ");
 }
@@ -203,6 +246,7 @@ function feedbackSummary(
   kinds: FeedbackKind[],
   failing: CheckNode[],
   changes: ReviewNode[],
+  threads: NonNullable<PullNode["openThreads"]>,
   pr: PullNode,
 ): string {
   // Quoted text goes through the same cleaning as prompt text: the next worker reads this comment, and no
@@ -227,6 +271,16 @@ function feedbackSummary(
       for (const c of comments) {
         const where = c.path ? ` on ${c.path}` : "";
         parts.push(quote(`Comment by ${who}${where}`, c.body, 800), "");
+      }
+    }
+  }
+  if (kinds.includes("threads")) {
+    parts.push("", "**Unresolved review conversations**", "");
+    for (const t of threads.slice(0, 10)) {
+      parts.push(`- ${t.path ? `on ${code(t.path, 120)}` : "on the pull request"}:`, "");
+      for (const c of t.comments.slice(-5)) {
+        const who = c.author ?? "someone";
+        parts.push(quote(`Comment by ${who}`, c.body, 800), "");
       }
     }
   }

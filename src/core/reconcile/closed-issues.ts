@@ -11,7 +11,7 @@ export function processClosedIssues(ctx: Reconciling): void {
   for (const key of Object.keys(ctx.state.tasks)) {
     const n = Number(key);
     const issue = ctx.issues.get(n);
-    if (rollbackReopening(ctx, n, issue)) continue;
+    if (reopening(ctx, n, issue)) continue;
     if (!issue) {
       const merged = pullsFor(ctx, n).find((p) => p.state === "merged");
       if (merged) taskDone(ctx, n, merged);
@@ -37,12 +37,13 @@ export function processClosedIssues(ctx: Reconciling): void {
 }
 
 /**
- * A merged task `/autopilot rollback` just sent back (src/core/reconcile/commands/rollback.ts): its issue is being
- * opened again, so a snapshot that still shows it closed (or not at all) is stale, not a person's close. The
- * reopen is asked again while it shows closed.
+ * A merged task `/autopilot rollback` or `follow-up` just sent back (src/core/reconcile/commands/rollback.ts,
+ * fix-follow-up.ts): its issue is being opened again, so a snapshot that still shows it closed (or not at all) is
+ * stale, not a person's close. The reopen is asked again while it shows closed.
  */
-function rollbackReopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): boolean {
-  const asked = ctx.state.tasks[n]?.rollback?.at;
+function reopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): boolean {
+  const record = ctx.state.tasks[n];
+  const asked = record?.rollback?.at ?? record?.followUp?.at;
   if (!asked || (issue && issue.state === "open")) return false;
   if (ctx.nowMs - Date.parse(asked) >= SETTLE_MINUTES * 60_000) return false;
   // Asked again each time (a deferred or failed request is not lost); a no-op on an issue already open.

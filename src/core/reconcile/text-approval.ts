@@ -46,10 +46,14 @@ export function processTaskText(ctx: Reconciling): void {
       isWriter(readyBy) &&
       (!record?.text || Date.parse(issue.readyLabeledAt) > Date.parse(record.text.since));
     // A writer's new ready label approves the text as it was then, whatever was frozen before.
+    // A follow-up of a merged task (fix-follow-up.ts) has no frozen text yet: every edit since its merged PR was
+    // opened is judged, so an outsider's edit of the closed issue is not frozen with the new attempt.
     const frozen =
       record?.text && !relabeled
         ? record.text
-        : { digest: null, since: issue.readyLabeledAt ?? record?.text?.since ?? null };
+        : record?.followUp && !relabeled
+          ? { digest: null, since: record.followUp.since }
+          : { digest: null, since: issue.readyLabeledAt ?? record?.text?.since ?? null };
     const verdict = judgeTaskText({
       title: issue.title,
       body: issue.body,

@@ -5,13 +5,16 @@
  *
  * ```
  * /autopilot start | pause | resume | stop | status [#N] | retry [#N] [--iterations M] | skip [#N] | run [#N]
- *            | rollback [#N] | cleanup [#N] | report | help
+ *            | rollback [#N] | cleanup [#N] | fix [#N] [instructions] | follow-up [#N] [instructions]
+ *            | report | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
  * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
- * that mentions one, does nothing. On a task issue `retry`, `skip`, `run`, `rollback`, `cleanup` and `status`
- * default to that issue. `--iterations M` (also `--iterations=M`) raises that task's iteration limit to M.
+ * that mentions one, does nothing. On a task issue (or its pull request) `retry`, `skip`, `run`, `rollback`,
+ * `cleanup`, `fix`, `follow-up` and `status` default to that issue. `fix` and `follow-up` take instructions: the
+ * rest of the command's line and every line of the comment after it (`commandInstructions`). `--iterations M`
+ * (also `--iterations=M`) raises that task's iteration limit to M.
  * Anything else after `/autopilot` is an unknown command, answered with the help.
  *
  * Authorization: only users with write, maintain or admin permission (`canWrite`); anyone else gets one
@@ -27,7 +30,9 @@ type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
-  | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number };
+  | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number }
+  /** A writer's instructions for another round on the task's PR (`fix`) or on a merged task (`follow-up`). */
+  | { name: "fix" | "follow-up"; issue: number; instructions: string };
 
 type ParsedCommand =
   | { kind: "command"; command: Command; line: string }
@@ -47,12 +52,31 @@ const PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
  * The first command in a comment body, or null when there is none. Never throws.
  */
 export function parseCommand(body: string, context: CommandContext): ParsedCommand | null {
-  for (const line of commandLines(body)) {
+  for (const { line, index } of commandLineEntries(body)) {
     const m = PREFIX.exec(line);
     if (!m) continue;
-    return interpret(m[1] ?? "", line.trim(), context);
+    const parsed = interpret(m[1] ?? "", line.trim(), context);
+    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
+      parsed.command.instructions = commandInstructions(body, index, parsed.command.instructions);
+    return parsed;
   }
   return null;
+}
+
+/** Instructions are cut here: a prompt gets them fenced, and the dashboard never shows them whole. */
+export const MAX_INSTRUCTIONS = 4000;
+
+/**
+ * A `fix` or `follow-up`'s instructions: what follows the issue number on the command's line, then the comment's
+ * text after that line (code blocks included: an instruction may quote code). Trimmed, at most MAX_INSTRUCTIONS.
+ */
+function commandInstructions(body: string, lineIndex: number, onLine: string): string {
+  // Split as proseLines splits, so the index names the same line.
+  const after = body
+    .split(/\r?\n/)
+    .slice(lineIndex + 1)
+    .join("\n");
+  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
 }
 
 function interpret(rest: string, line: string, context: CommandContext): ParsedCommand {
@@ -94,6 +118,21 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
         return { kind: "command", command: { name: "retry", issue, iterations }, line };
       }
       return { kind: "command", command: { name: word, issue }, line };
+    }
+    case "fix":
+    case "follow-up":
+    case "followup": {
+      const name = word === "fix" ? "fix" : "follow-up";
+      const given = parseIssueRef(words[1]);
+      const issue = given ?? (onTask ? context.issue : null);
+      if (issue === null)
+        return invalid(
+          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``,
+        );
+      // The words after the command (and the issue number) on its line, as written: spacing kept.
+      const afterWord = rest.trim().slice(words[0]!.length).trim();
+      const onLine = given !== null ? afterWord.slice(words[1]!.length).trim() : afterWord;
+      return { kind: "command", command: { name, issue, instructions: onLine }, line };
     }
     default:
       return invalid(`unknown command \`${word.slice(0, 40)}\``);
@@ -142,9 +181,14 @@ function parseIssueRef(word: string | undefined): number | null {
  * and HTML comments are left out.
  */
 export function commandLines(body: string): string[] {
-  const out: string[] = [];
+  return commandLineEntries(body).map((entry) => entry.line);
+}
+
+/** `commandLines` with each line's index among the body's lines. */
+function commandLineEntries(body: string): { line: string; index: number }[] {
+  const out: { line: string; index: number }[] = [];
   let previousBlank = true;
-  for (const raw of proseLines(body)) {
+  for (const [index, raw] of proseLines(body).entries()) {
     if (raw === null) {
       previousBlank = false;
       continue;
@@ -152,7 +196,7 @@ export function commandLines(body: string): string[] {
     const blank = raw.trim() === "";
     // Indented code starts only after a blank line (otherwise it is a lazy paragraph continuation).
     const indentedCode: boolean = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push(raw);
+    if (!blank && !indentedCode) out.push({ line: raw, index });
     previousBlank = blank || (indentedCode && previousBlank);
   }
   return out;
@@ -227,10 +271,12 @@ export function commandHelp(): string {
     "| `/autopilot run #N` | start this ready task now, in a free slot (the way to start tasks with `mode: semi-auto`) |",
     "| `/autopilot rollback #N` | merged: open a revert pull request (through the same gates); once it merges the task is ready again. Not merged: close its PR, delete its branch, task ready again |",
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
+    "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
+    "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue or on a task issue (there `retry`, `skip`, `run`, `rollback`, `cleanup` and `status` default to that issue).",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up` and `status` default to that issue).",
   ].join("\n");
 }
 

@@ -221,9 +221,11 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
     body: r.body,
   }));
   const reviewComments: NonNullable<PullNode["reviewComments"]> = [];
+  const openThreads: NonNullable<PullNode["openThreads"]> = [];
   for (const thread of compact(p.reviewThreads?.nodes)) {
     if (thread.isResolved) continue;
-    for (const c of compact(thread.comments?.nodes)) {
+    const comments = compact(thread.comments?.nodes);
+    for (const c of comments) {
       reviewComments.push({
         author: c.author?.login ?? null,
         body: c.body,
@@ -231,6 +233,13 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
         createdAt: c.createdAt,
       });
     }
+    if (comments.length > 0)
+      openThreads.push({
+        path: comments[0]!.path ?? null,
+        comments: comments
+          .map((c) => ({ author: c.author?.login ?? null, body: c.body, createdAt: c.createdAt }))
+          .sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
+      });
   }
   // Autopilot's own refusal comment (src/core/gates/merge-refusal.ts), the latest one: only its own account's
   // (another App's bot could copy the marker).
@@ -270,6 +279,7 @@ export function toPullNode(p: GqlPull, botLogin: string): PullNode {
       .filter((c): c is CheckNode => c !== null),
     reviews,
     reviewComments,
+    openThreads,
     mergeRefusal,
     ...pullTrustFacts(p),
     ...mergeFacts(p),

@@ -407,7 +407,21 @@ export async function takeSnapshot<S extends SnapshotSettings>(
   const ours = (ref: string) =>
     ref.startsWith(settings.branchPrefix) || issueOfRevertBranch(settings.branchPrefix, ref) !== null;
   const pullNodes: PullNode[] = [];
-  for (const p of pulls) if (ours(p.headRefName)) pullNodes.push(toPullNode(p, botLogin));
+  for (const p of pulls) {
+    if (!ours(p.headRefName)) continue;
+    pullNodes.push(toPullNode(p, botLogin));
+    // Commands on a task's open pull request (`/autopilot fix`): comment-commands.ts takes one as the task's only
+    // when the App opened the PR on the task branch.
+    for (const c of compact(p.comments?.nodes)) {
+      const comment = toComment(
+        { ...c, databaseId: c.databaseId ?? null, updatedAt: c.createdAt },
+        p.number,
+        botLogin,
+        appId,
+      );
+      if (comment) allComments.push(comment);
+    }
+  }
   for (const p of compact(repo.recentPulls?.nodes)) {
     if (ours(p.headRefName) && !pullNodes.some((x) => x.number === p.number)) {
       pullNodes.push(toPullNode(p, botLogin));

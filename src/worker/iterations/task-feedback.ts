@@ -11,11 +11,14 @@ import type {
   WorkerGitHub,
   WorkerPull,
 } from "../../github/worker-github.js";
+import { gatherInstructions, type TaskInstruction } from "./task-instructions.js";
 
 const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
 
 export interface TaskFeedback {
   answers: WorkerComment[];
+  /** Writers' `/autopilot fix` and `follow-up` instructions, oldest first (task-instructions.ts). */
+  instructions: TaskInstruction[];
   reviews: ReviewFeedback[];
   checks: FailingCheck[];
   pull: WorkerPull | null;
@@ -27,6 +30,8 @@ export interface TaskFeedback {
  */
 export async function gatherFeedback(options: {
   github: WorkerGitHub;
+  /** The task issue. */
+  issue: number;
   branch: string;
   /** The task issue's comments, as read when the job started. */
   comments: WorkerComment[];
@@ -62,7 +67,15 @@ export async function gatherFeedback(options: {
       `could not read the pull request's feedback: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return { answers, reviews, checks, pull };
+  const instructions = await gatherInstructions({
+    github,
+    issue: options.issue,
+    pull: pull?.number ?? null,
+    comments: options.comments,
+    log,
+    warn: options.warn,
+  });
+  return { answers, instructions, reviews, checks, pull };
 }
 
 /** A merge conflict with the default branch, told to the agent the way a failing check is. */

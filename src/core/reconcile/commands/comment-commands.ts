@@ -1,7 +1,8 @@
 /**
- * The phase that reads new comments: `/autopilot` commands from people with write access are carried out
- * (session commands, retry, skip, rollback, cleanup, help, status, report; `run` is judged in the pool phase); other comments on tasks are kept as possible answers to
- * needs-human questions (see answers.ts).
+ * The phase that reads new comments, on the tracking issue, on tasks and on their open pull requests:
+ * `/autopilot` commands from people with write access are carried out (session commands, retry, skip, rollback,
+ * cleanup, fix, follow-up, help, status, report; `run` is judged in the pool phase); other comments on tasks are
+ * kept as possible answers to needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../tasks/commands.js";
 import { quietLogin } from "../../text/markdown.js";
@@ -10,6 +11,7 @@ import type { SessionEvent } from "../../session/session.js";
 import { note, type Reconciling } from "../context.js";
 import { react, reply } from "../messages.js";
 import { cleanupTask } from "./branch-cleanup.js";
+import { fixTask, followUpTask } from "./fix-follow-up.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
 import { rollbackTask } from "./rollback.js";
@@ -158,6 +160,19 @@ export function processComments(ctx: Reconciling): CommentsRead {
           actor: login,
         });
         break;
+      case "fix":
+      case "follow-up": {
+        const asked = {
+          n: command.issue,
+          actor: login,
+          commentId: c.id,
+          instructions: command.instructions,
+        };
+        const outcome = command.name === "fix" ? fixTask(ctx, asked) : followUpTask(ctx, asked);
+        react(ctx, c.id, outcome.ok ? "+1" : "confused");
+        if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
+        break;
+      }
       case "retry":
       case "skip":
       case "rollback":

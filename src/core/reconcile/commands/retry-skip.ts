@@ -87,6 +87,7 @@ export function freshStart(ctx: Reconciling, n: number, retryDelta: number, reas
   r.merge = undefined;
   r.cancelAt = undefined;
   r.notices = undefined;
+  r.fixAsked = undefined;
   if (r.dispatchId) r.handled = r.dispatchId;
   r.result = "retry";
   r.reason = reason;

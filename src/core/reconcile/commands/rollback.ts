@@ -145,7 +145,8 @@ export function processDiscards(ctx: Reconciling): void {
   for (const [key, record] of Object.entries(ctx.state.tasks)) {
     if (!record.discard) continue;
     const n = Number(key);
-    if (ctx.issues.get(n)?.state !== "open") {
+    // A follow-up's issue is still being opened again (closed-issues.ts): its branch is deleted meanwhile.
+    if (ctx.issues.get(n)?.state !== "open" && !record.followUp) {
       record.discard = undefined;
       continue;
     }

@@ -28,6 +28,7 @@ import { verifiedGate } from "./pull-diff-verdicts.js";
 import { remindReview } from "../task-alerts.js";
 import { askRevertAgain, rollbackAbandoned, rollbackMerged } from "../commands/rollback.js";
 import { taskDone } from "../runs/task-exit.js";
+import { startAskedFix } from "../commands/fix-follow-up.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { pullsFor } from "./task-pulls.js";
 import { MERGE_RETRY_MINUTES, SETTLE_MINUTES } from "../timing.js";
@@ -154,6 +155,8 @@ function processReview(
     // merges and nothing goes back to a worker until the file is fixed.
     return line(`waiting for a valid \`.github/autopilot.yml\`: nothing merges until it is fixed`, pr.number);
   }
+  // A writer's `/autopilot fix` given while a worker was on the task: the PR is free of workers now.
+  if (startAskedFix(ctx, n, pr)) return null;
   readMergeAnswer(ctx, n, record, pr);
   const gateRules = gateRulesFor(ctx, n, record, pr);
   if ("waiting" in gateRules) return line(gateRules.waiting, pr.number);
