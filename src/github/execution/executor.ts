@@ -20,6 +20,7 @@ import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
 import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
+import { progressUnchanged, writeProgressComment } from "./progress-comment.js";
 
 export type OutcomeStatus =
   /** Done now. */
@@ -85,6 +86,8 @@ export function effectTarget(effect: Effect): string {
       return `comment#${effect.issue}:${effect.key ?? effect.body}`;
     case "react":
       return `react:${effect.commentId}:${effect.content}`;
+    case "progressComment":
+      return `progress#${effect.issue}:${effect.marker}`;
     case "dispatchWorker":
       return `dispatch#${effect.issue}`;
     case "cancelRun":
@@ -164,6 +167,8 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       );
       return exists ? "a comment with this key exists" : null;
     }
+    case "progressComment":
+      return progressUnchanged(ctx.facts?.allComments ?? [], effect);
     case "dispatchWorker": {
       const run = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
       return run ? `run ${run.id} already carries dispatch id ${effect.dispatchId}` : null;
@@ -234,6 +239,13 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         }),
       );
       return { effect, status: "done" };
+    case "progressComment": {
+      const written = await writeProgressComment(
+        { ...ctx, comments: ctx.facts?.allComments ?? [], botId: ctx.world?.botId ?? null },
+        effect,
+      );
+      return { effect, ...written };
+    }
     case "dispatchWorker":
       return dispatch(ctx, effect);
     case "cancelRun":

@@ -29,6 +29,8 @@ export interface Pool {
   ranked: ReturnType<typeof rankTasks>;
   waits: ReasonLine[];
   notInPool: ReasonLine[];
+  /** The epics, one line each (src/core/reconcile/epics.ts fills it after the pool). */
+  epics?: ReasonLine[];
   /** Work that will need a slot later (ranked but not dispatched, or waiting for a reset/backoff). */
   pending: boolean;
 }
@@ -44,11 +46,14 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     return sameLabels(labels, issue.labels) ? issue : { ...issue, labels };
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
-  const { ready, waiting } = readyTasks(graph, {
+  const byLabels = readyTasks(graph, {
     readyLabel: L.ready,
     excludeLabel: L.exclude,
     stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed],
   });
+  // An epic's parent carries the ready label but is not a task (statusOf says so): its sub-issues are.
+  const ready = byLabels.ready.filter((t) => statusOf(ctx, t.number) !== null);
+  const waiting = byLabels.waiting.filter((w) => statusOf(ctx, w.number) !== null);
   const notInPool: ReasonLine[] = [];
   const waits: ReasonLine[] = waiting.map((w) => ({
     issue: w.number,
