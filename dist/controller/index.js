@@ -55721,7 +55721,7 @@ var DashboardStateSchema = external_exports.object({
   /**
    * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-   * and a digest of the progress comment last written (it is written only when it changes).
+   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
    */
   epics: external_exports.record(
     external_exports.string().regex(/^\d+$/),
@@ -55731,7 +55731,7 @@ var DashboardStateSchema = external_exports.object({
       pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
       comment: external_exports.string().max(16).optional()
     })
-  ).default({}),
+  ).optional(),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
   digest: external_exports.string().max(16).default(""),
   renderedAt: isoTime.nullable().default(null)
@@ -57990,25 +57990,31 @@ function isEpic(ctx, n) {
 }
 function epicApprovedAt(ctx, n) {
   if (!sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin)) return null;
-  for (const epic of Object.values(ctx.state.epics)) if (epic.pooled.includes(n)) return epic.at;
+  for (const epic of Object.values(ctx.state.epics ?? {})) if (epic.pooled.includes(n)) return epic.at;
   return null;
+}
+function awaitsText(ctx, n) {
+  return ctx.issues.get(n)?.edits === void 0 && epicApprovedAt(ctx, n) !== null;
 }
 function approvalOf(ctx, p) {
   const issue3 = ctx.issues.get(p);
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
     return { at: issue3.readyLabeledAt ?? ctx.now.toISOString(), by };
-  const outer = Object.entries(ctx.state.epics).find(([k2, e]) => Number(k2) !== p && e.pooled.includes(p));
+  const outer = Object.entries(ctx.state.epics ?? {}).find(
+    ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
+  );
   return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
 }
 function processEpics(ctx, pool) {
   const { state } = ctx;
   const lines = [];
-  for (const key of Object.keys(state.epics)) if (!isEpic(ctx, Number(key))) delete state.epics[key];
+  const epics2 = state.epics ?? {};
+  for (const key of Object.keys(epics2)) if (!isEpic(ctx, Number(key))) delete epics2[key];
   for (const [p, issue3] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
     if (!isEpic(ctx, p)) continue;
     const approval = approvalOf(ctx, p);
-    let epic = state.epics[p];
+    let epic = epics2[p];
     if (!approval && !epic) {
       const by = ctx.readyBy.get(p) ?? null;
       pool.notInPool.push({
@@ -58020,6 +58026,7 @@ function processEpics(ctx, pool) {
     }
     if (approval && (!epic || Date.parse(approval.at) > Date.parse(epic.at))) {
       epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
+      epics2[p] = epic;
     }
     if (!epic) continue;
     const items = epicItems(ctx, p, epic.pooled, pool);
@@ -58043,6 +58050,8 @@ function processEpics(ctx, pool) {
     }
     lines.push({ issue: p, title: issue3.title, reason: epicSummary(items) });
   }
+  if (Object.keys(epics2).length > 0) state.epics = epics2;
+  else delete state.epics;
   return lines;
 }
 function poolSubIssues(ctx, p, approval, earlier) {
@@ -58058,7 +58067,6 @@ function poolSubIssues(ctx, p, approval, earlier) {
   }
   const pooled = [.../* @__PURE__ */ new Set([...earlier, ...chosen])].slice(0, MAX_POOLED);
   const epic = { at: approval.at, by: approval.by, pooled };
-  ctx.state.epics[p] = epic;
   note(
     ctx,
     `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
@@ -58082,7 +58090,8 @@ function epicItems(ctx, p, pooled, pool) {
     const status = statusOf2(ctx, n);
     if (status === null) {
       if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
-      else if (pooled.includes(n)) items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
+      else if (pooled.includes(n))
+        items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
       else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
       continue;
     }
@@ -59528,6 +59537,7 @@ function processPool(ctx, runRequests = []) {
       return false;
     }
     if (live.has(n)) return false;
+    if (awaitsText(ctx, n)) return false;
     const gaps = readinessGaps(node3.issue.body, config2.definitionOfReady);
     if (gaps.length > 0) {
       notInPool2.push({

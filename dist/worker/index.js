@@ -52928,7 +52928,7 @@ var init_dashboard_state = __esm({
       /**
        * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
        * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-       * and a digest of the progress comment last written (it is written only when it changes).
+       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
        */
       epics: external_exports.record(
         external_exports.string().regex(/^\d+$/),
@@ -52938,7 +52938,7 @@ var init_dashboard_state = __esm({
           pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
           comment: external_exports.string().max(16).optional()
         })
-      ).default({}),
+      ).optional(),
       /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
       digest: external_exports.string().max(16).default(""),
       renderedAt: isoTime.nullable().default(null)

@@ -259,7 +259,7 @@ export const DashboardStateSchema = z.object({
   /**
    * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
    * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-   * and a digest of the progress comment last written (it is written only when it changes).
+   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
    */
   epics: z
     .record(
@@ -271,7 +271,7 @@ export const DashboardStateSchema = z.object({
         comment: z.string().max(16).optional(),
       }),
     )
-    .default({}),
+    .optional(),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
   digest: z.string().max(16).default(""),
   renderedAt: isoTime.nullable().default(null),

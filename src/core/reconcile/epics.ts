@@ -30,6 +30,8 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { setStatus, statusOf } from "./task-labels.js";
 import { pullsFor } from "./pulls/task-pulls.js";
 
+type EpicRecord = NonNullable<Reconciling["state"]["epics"]>[string];
+
 /** What the pool phase found, as this phase reads it. */
 interface PoolLines {
   ranked: readonly { issue: number }[];
@@ -54,8 +56,16 @@ function isEpic(ctx: Reconciling, n: number): boolean {
  */
 export function epicApprovedAt(ctx: Reconciling, n: number): string | null {
   if (!sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin)) return null;
-  for (const epic of Object.values(ctx.state.epics)) if (epic.pooled.includes(n)) return epic.at;
+  for (const epic of Object.values(ctx.state.epics ?? {})) if (epic.pooled.includes(n)) return epic.at;
   return null;
+}
+
+/**
+ * A sub-issue an epic pooled whose text this snapshot did not read (it was read as the parent's sub-issue only,
+ * before its label showed): the pool waits for a read of it, since its text is what a dispatch freezes.
+ */
+export function awaitsText(ctx: Reconciling, n: number): boolean {
+  return ctx.issues.get(n)?.edits === undefined && epicApprovedAt(ctx, n) !== null;
 }
 
 /** The writer's approval of epic `p`: their ready label, or, for an epic that is itself a pooled sub-issue, its parent's. */
@@ -64,7 +74,9 @@ function approvalOf(ctx: Reconciling, p: number): { at: string; by: string } | n
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
     return { at: issue.readyLabeledAt ?? ctx.now.toISOString(), by };
-  const outer = Object.entries(ctx.state.epics).find(([k, e]) => Number(k) !== p && e.pooled.includes(p));
+  const outer = Object.entries(ctx.state.epics ?? {}).find(
+    ([k, e]) => Number(k) !== p && e.pooled.includes(p),
+  );
   return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
 }
 
@@ -72,13 +84,14 @@ function approvalOf(ctx: Reconciling, p: number): { at: string; by: string } | n
 export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
   const { state } = ctx;
   const lines: ReasonLine[] = [];
+  const epics = state.epics ?? {};
   // An epic whose parent is closed, gone or no longer labeled ready is no longer followed (its pooled
   // sub-issues stay tasks: their own labels carry them).
-  for (const key of Object.keys(state.epics)) if (!isEpic(ctx, Number(key))) delete state.epics[key];
+  for (const key of Object.keys(epics)) if (!isEpic(ctx, Number(key))) delete epics[key];
   for (const [p, issue] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
     if (!isEpic(ctx, p)) continue;
     const approval = approvalOf(ctx, p);
-    let epic = state.epics[p];
+    let epic = epics[p];
     if (!approval && !epic) {
       const by = ctx.readyBy.get(p) ?? null;
       pool.notInPool.push({
@@ -90,6 +103,7 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
     }
     if (approval && (!epic || Date.parse(approval.at) > Date.parse(epic.at))) {
       epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
+      epics[p] = epic;
     }
     if (!epic) continue;
     const items = epicItems(ctx, p, epic.pooled, pool);
@@ -113,6 +127,9 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
     }
     lines.push({ issue: p, title: issue.title, reason: epicSummary(items) });
   }
+  // The state carries the key only while there are epics (a repository without any keeps its state as it was).
+  if (Object.keys(epics).length > 0) state.epics = epics;
+  else delete state.epics;
   return lines;
 }
 
@@ -122,7 +139,7 @@ function poolSubIssues(
   p: number,
   approval: { at: string; by: string },
   earlier: readonly number[],
-): NonNullable<Reconciling["state"]["epics"][string]> {
+): EpicRecord {
   const issue = ctx.issues.get(p)!;
   const chosen = subIssuesToPool(issue.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
@@ -135,7 +152,6 @@ function poolSubIssues(
   }
   const pooled = [...new Set([...earlier, ...chosen])].slice(0, MAX_POOLED);
   const epic = { at: approval.at, by: approval.by, pooled };
-  ctx.state.epics[p] = epic;
   note(
     ctx,
     `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`,
@@ -146,7 +162,8 @@ function poolSubIssues(
 /** Each sub-issue of epic `p`, in the parent's order, with where it stands after this reconcile. */
 function epicItems(ctx: Reconciling, p: number, pooled: readonly number[], pool: PoolLines): EpicItem[] {
   const queued = new Set(pool.ranked.map((t) => t.issue));
-  const reasonIn = (list: readonly ReasonLine[], n: number) => list.find((l) => l.issue === n)?.reason ?? null;
+  const reasonIn = (list: readonly ReasonLine[], n: number) =>
+    list.find((l) => l.issue === n)?.reason ?? null;
   const items: EpicItem[] = [];
   for (const n of ctx.issues.get(p)?.subIssues ?? []) {
     const child = ctx.issues.get(n);
@@ -161,7 +178,8 @@ function epicItems(ctx: Reconciling, p: number, pooled: readonly number[], pool:
     const status = statusOf(ctx, n);
     if (status === null) {
       if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
-      else if (pooled.includes(n)) items.push({ ...base, state: "taken out", detail: record?.reason ?? null });
+      else if (pooled.includes(n))
+        items.push({ ...base, state: "taken out", detail: record?.reason ?? null });
       else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
       continue;
     }
@@ -174,7 +192,8 @@ function epicItems(ctx: Reconciling, p: number, pooled: readonly number[], pool:
       continue;
     }
     const state = itemStateOf(status);
-    const offRamp = state === "blocked" || state === "needs a human" || state === "failed" || state === "timed out";
+    const offRamp =
+      state === "blocked" || state === "needs a human" || state === "failed" || state === "timed out";
     items.push({ ...base, state, ...(offRamp ? { detail: record?.reason ?? null } : {}) });
   }
   return items;

@@ -12,7 +12,10 @@ import type { TaskStatus } from "./task.js";
 export const EPIC_PROGRESS_MARKER = "<!-- autopilot:epic-progress -->";
 
 /** Whether an issue, whose labels give `status`, is an epic: open, with sub-issues, labeled ready. */
-export function isEpicParent(issue: Pick<IssueNode, "state" | "subIssues">, status: TaskStatus | null): boolean {
+export function isEpicParent(
+  issue: Pick<IssueNode, "state" | "subIssues">,
+  status: TaskStatus | null,
+): boolean {
   return issue.state === "open" && status === "ready" && (issue.subIssues?.length ?? 0) > 0;
 }
 

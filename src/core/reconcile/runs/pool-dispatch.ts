@@ -17,6 +17,7 @@ import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "../text-approval.js";
+import { awaitsText } from "../epics.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
@@ -77,6 +78,8 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
+    // A sub-issue an epic just pooled is dispatched once the snapshot has read its text (epics.ts).
+    if (awaitsText(ctx, n)) return false;
     // The definition of ready (task-readiness.ts): a text too thin to act on waits for a writer to add to it.
     const gaps = readinessGaps(node.issue.body, config.definitionOfReady);
     if (gaps.length > 0) {
