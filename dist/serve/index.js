@@ -63558,7 +63558,7 @@ var CleanupSchema = external_exports.strictObject({
 }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
 var EpicsSchema = external_exports.strictObject({
   closeParent: external_exports.boolean().default(true).describe(
-    "Close the parent issue (as completed) once every one of its sub-issues is closed and at least one was pooled by its ready label. `false`: the parent stays open and its progress comment says all are done."
+    "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
   )
 }).prefault({}).describe(
   "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
@@ -76876,8 +76876,8 @@ function itemStateOf(status) {
       return status;
   }
 }
-function epicDone(items, pooled) {
-  return pooled > 0 && items.length > 0 && items.every((i) => i.state === "done" || i.state === "closed");
+function epicDone(items) {
+  return items.length > 0 && items.every((i) => i.state === "done" || i.state === "closed");
 }
 var ICON = {
   done: "\u2705",
@@ -78023,7 +78023,7 @@ function processEpics(ctx, pool) {
     }
     if (!epic) continue;
     const items = epicItems(ctx, p, epic.pooled, pool);
-    const done = epicDone(items, epic.pooled.length);
+    const done = epicDone(items);
     const closeParent = ctx.config.epics.closeParent;
     const body = renderEpicProgress({
       items,
@@ -81356,7 +81356,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
@@ -82712,6 +82712,10 @@ async function takeSnapshot(ctx, request2) {
   const owner = repo.owner ?? null;
   const defaultBranch = repo.defaultBranchRef?.name ?? "main";
   const botLogin = loginOf(ctx);
+  for (const node3 of poolIssues) {
+    const subs = node3.subIssues;
+    if (subs?.nodes) subs.nodes = subs.nodes.filter((s) => sameRepository(s?.repository, ctx.repo));
+  }
   const byNumber = /* @__PURE__ */ new Map();
   const issueNodeIds = /* @__PURE__ */ new Map();
   const allComments = [];
@@ -82876,6 +82880,9 @@ function sameSet(a, b) {
   const x2 = new Set(a);
   const y = new Set(b);
   return x2.size === y.size && [...x2].every((v) => y.has(v));
+}
+function sameRepository(repository, repo) {
+  return !repository || repository.nameWithOwner.toLowerCase() === `${repo.owner}/${repo.name}`.toLowerCase();
 }
 
 // src/github/execution/task-recovery.ts

@@ -29309,7 +29309,7 @@ var init_config_section_schemas = __esm({
     }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
     EpicsSchema = external_exports.strictObject({
       closeParent: external_exports.boolean().default(true).describe(
-        "Close the parent issue (as completed) once every one of its sub-issues is closed and at least one was pooled by its ready label. `false`: the parent stays open and its progress comment says all are done."
+        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
       )
     }).prefault({}).describe(
       "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
@@ -44317,7 +44317,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }

@@ -390,8 +390,8 @@ export const EpicsSchema = z
       .boolean()
       .default(true)
       .describe(
-        "Close the parent issue (as completed) once every one of its sub-issues is closed and at least one was " +
-          "pooled by its ready label. `false`: the parent stays open and its progress comment says all are done.",
+        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent " +
+          "stays open and its progress comment says all are done.",
       ),
   })
   .prefault({})

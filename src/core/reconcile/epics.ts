@@ -107,7 +107,7 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
     }
     if (!epic) continue;
     const items = epicItems(ctx, p, epic.pooled, pool);
-    const done = epicDone(items, epic.pooled.length);
+    const done = epicDone(items);
     const closeParent = ctx.config.epics.closeParent;
     const body = renderEpicProgress({
       items,

@@ -77,9 +77,9 @@ export function itemStateOf(status: Exclude<TaskStatus, "ready">): EpicItemState
   }
 }
 
-/** The epic is done: every sub-issue is closed and at least one was pooled (an epic that pooled nothing is not). */
-export function epicDone(items: readonly EpicItem[], pooled: number): boolean {
-  return pooled > 0 && items.length > 0 && items.every((i) => i.state === "done" || i.state === "closed");
+/** The epic is done: every one of its sub-issues is closed. */
+export function epicDone(items: readonly EpicItem[]): boolean {
+  return items.length > 0 && items.every((i) => i.state === "done" || i.state === "closed");
 }
 
 const ICON: Partial<Record<EpicItemState, string>> = {

@@ -57,14 +57,14 @@ describe("an epic's checklist", () => {
     expect(body.endsWith(EPIC_PROGRESS_MARKER)).toBe(true);
   });
 
-  it("is done when every sub-issue is closed and one was pooled", () => {
+  it("is done when every sub-issue is closed", () => {
     const closed: EpicItem[] = [
       { issue: 2, title: "a", state: "done" },
       { issue: 3, title: "b", state: "closed" },
     ];
-    expect(epicDone(closed, 2)).toBe(true);
-    expect(epicDone(closed, 0)).toBe(false);
-    expect(epicDone(items, 3)).toBe(false);
+    expect(epicDone(closed)).toBe(true);
+    expect(epicDone(items)).toBe(false);
+    expect(epicDone([])).toBe(false);
     expect(epicSummary(items)).toBe("epic: 1 of 3 sub-issues done (#3 blocked, #4 not pooled)");
   });
 });
