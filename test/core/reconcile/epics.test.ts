@@ -186,6 +186,25 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(only(kept.decision.effects, "progressComment")[0]!.body).toContain("`epics.closeParent` is off");
   });
 
+  it("makes a pooled sub-issue with sub-issues of its own an epic in turn, approved by the same writer", () => {
+    const first = step(epicWorld(), null, { now: minutes(0) });
+    // Read once labeled, #2 turns out to have a sub-issue of its own, #5.
+    const read = labeledAt(first.world, at(0.1));
+    read.issues = [
+      ...read.issues.map((i) => (i.number === 2 ? { ...i, subIssues: [5] } : i)),
+      issue(5, { labels: [], readyLabeledBy: null, parent: 2 }),
+    ];
+    const out = step(read, first.state, { now: minutes(1) });
+    expect(only(out.decision.effects, "dispatchWorker").map((e) => e.issue)).not.toContain(2);
+    expect(only(out.decision.effects, "setStateLabel").filter((e) => e.issue === 5)).toEqual([
+      expect.objectContaining({ add: "autopilot:ready" }),
+    ]);
+    expect(out.state.epics?.["2"]).toMatchObject({ by: "maintainer", at: at(-1), pooled: [5] });
+    expect(out.state.tasks["5"]?.approvedBy).toBe("maintainer");
+    const outer = only(out.decision.effects, "progressComment").find((c) => c.issue === 1);
+    expect(outer?.body).toMatch(/#2 Task 2 — epic/);
+  });
+
   it("stops following an epic whose label a person removed; its pooled sub-issues stay tasks", () => {
     const first = step(epicWorld(), null, { now: minutes(0) });
     const unlabeled = labeledAt(first.world, at(0.1));
