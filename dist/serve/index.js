@@ -76910,7 +76910,7 @@ function renderEpicProgress(input2) {
     );
   } else {
     lines.push(
-      `The \`${input2.readyLabel}\` label ${quietLogin(input2.by)} gave this issue pooled its open sub-issues then; this issue itself is not worked on. A sub-issue added later is pooled when a person with write access labels it \`${input2.readyLabel}\`, or adds the label to this issue again.` + (input2.closeParent ? " Autopilot closes this issue when every sub-issue is done." : "")
+      `${quietLogin(input2.by)}'s \`${input2.readyLabel}\` label on this issue pooled its open sub-issues; this issue itself is not worked on. A sub-issue added later is pooled when a person with write access labels it \`${input2.readyLabel}\`, or adds the label to this issue again.` + (input2.closeParent ? " Autopilot closes this issue when every sub-issue is done." : "")
     );
   }
   lines.push("", EPIC_PROGRESS_MARKER);

@@ -124,9 +124,9 @@ export function renderEpicProgress(input: {
     );
   } else {
     lines.push(
-      `The \`${input.readyLabel}\` label ${quietLogin(input.by)} gave this issue pooled its open sub-issues ` +
-        "then; this issue itself is not worked on. A sub-issue added later is pooled when a person with write " +
-        `access labels it \`${input.readyLabel}\`, or adds the label to this issue again.` +
+      `${quietLogin(input.by)}'s \`${input.readyLabel}\` label on this issue pooled its open sub-issues; this ` +
+        "issue itself is not worked on. A sub-issue added later is pooled when a person with write access labels " +
+        `it \`${input.readyLabel}\`, or adds the label to this issue again.` +
         (input.closeParent ? " Autopilot closes this issue when every sub-issue is done." : ""),
     );
   }
