@@ -58065,7 +58065,10 @@ function poolSubIssues(ctx, p, approval, earlier) {
     setStatus(ctx, n, "ready");
     taskRecord(ctx, n).approvedBy = approval.by;
   }
-  const pooled = [.../* @__PURE__ */ new Set([...earlier, ...chosen])].slice(0, MAX_POOLED);
+  const carried = (issue3.subIssues ?? []).filter(
+    (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
+  );
+  const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
   const epic = { at: approval.at, by: approval.by, pooled };
   note(
     ctx,

@@ -150,7 +150,12 @@ function poolSubIssues(
     setStatus(ctx, n, "ready");
     taskRecord(ctx, n).approvedBy = approval.by;
   }
-  const pooled = [...new Set([...earlier, ...chosen])].slice(0, MAX_POOLED);
+  // Sub-issues already carrying Autopilot's ready label were pooled by this epic before (a state rebuilt from
+  // GitHub lost the record): they stay judged from the epic's approval.
+  const carried = (issue.subIssues ?? []).filter(
+    (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf(ctx, n) !== null,
+  );
+  const pooled = [...new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
   const epic = { at: approval.at, by: approval.by, pooled };
   note(
     ctx,

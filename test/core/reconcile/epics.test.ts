@@ -205,6 +205,17 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(outer?.body).toMatch(/#2 Task 2 — epic/);
   });
 
+  it("finds its pooled sub-issues again by Autopilot's labels when the state lost the epic", () => {
+    const first = step(epicWorld(), null, { now: minutes(0) });
+    const lost = structuredClone(first.state);
+    delete lost.epics;
+    const out = step(labeledAt(first.world, at(0.1)), lost, { now: minutes(1) });
+    expect(out.state.epics?.["1"]?.pooled).toEqual([2, 3]);
+    expect(only(out.decision.effects, "setStateLabel").filter((e) => e.add === "autopilot:ready")).toEqual(
+      [],
+    );
+  });
+
   it("stops following an epic whose label a person removed; its pooled sub-issues stay tasks", () => {
     const first = step(epicWorld(), null, { now: minutes(0) });
     const unlabeled = labeledAt(first.world, at(0.1));
