@@ -63049,7 +63049,7 @@ function effectTarget(effect) {
   }
 }
 function isBudgetExempt(effect) {
-  return effect.type === "writeTrackingIssue";
+  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }
 function commentMarker(key) {
   return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;

@@ -29,8 +29,11 @@ const progress = (text: string): Effect => ({
   body: `${text}\n\n${MARKER}`,
 });
 
-async function withSnapshot(spec: SnapshotSpec) {
-  const gw = github.gateway({ revisionOf: (body: string) => parseDashboard(body).state?.revision ?? null });
+async function withSnapshot(spec: SnapshotSpec, options: { operationBudget?: number } = {}) {
+  const gw = github.gateway({
+    revisionOf: (body: string) => parseDashboard(body).state?.revision ?? null,
+    ...options,
+  });
   const scope = nock(API);
   replySnapshot(scope, snapshotPage(spec));
   replyRuns(scope, []);
@@ -88,5 +91,22 @@ describe("an epic's progress comment", () => {
     const report = await gw.execute([progress("0 of 2 done")]);
     expect(scope.isDone()).toBe(true);
     expect(report.outcomes.map((o) => o.status)).toEqual(["done"]);
+  });
+
+  it("is written even past the per-run operation budget (the state records it as written)", async () => {
+    const mine = { id: 77, author: BOT, bot: true, mine: true, body: `1 of 2 done\n\n${MARKER}` };
+    const gw = await withSnapshot({ issues: [epic([mine])] }, { operationBudget: 1 });
+    const scope = nock(API)
+      .post(`${R}/issues/1/labels`)
+      .reply(200, [])
+      .patch(`${R}/issues/comments/77`)
+      .reply(200, { id: 77 });
+    const report = await gw.execute([
+      { type: "addLabels", issue: 1, labels: ["critical"] },
+      { type: "addLabels", issue: 2, labels: ["critical"] },
+      progress("2 of 2 done"),
+    ]);
+    expect(scope.isDone()).toBe(true);
+    expect(report.outcomes.map((o) => o.status)).toEqual(["done", "deferred", "done"]);
   });
 });
