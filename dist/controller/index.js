@@ -58000,7 +58000,7 @@ function approvalOf(ctx, p) {
   const issue3 = ctx.issues.get(p);
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
-    return { at: issue3.readyLabeledAt ?? ctx.now.toISOString(), by };
+    return { at: issue3.readyLabeledAt ?? null, by };
   const outer = Object.entries(ctx.state.epics ?? {}).find(
     ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
   );
@@ -58024,8 +58024,10 @@ function processEpics(ctx, pool) {
       });
       continue;
     }
-    if (approval && (!epic || Date.parse(approval.at) > Date.parse(epic.at))) {
-      epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
+    const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
+    if (approval && (!epic || newer)) {
+      const at = approval.at ?? ctx.now.toISOString();
+      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
       epics2[p] = epic;
     }
     if (!epic) continue;

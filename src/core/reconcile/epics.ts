@@ -68,12 +68,15 @@ export function awaitsText(ctx: Reconciling, n: number): boolean {
   return ctx.issues.get(n)?.edits === undefined && epicApprovedAt(ctx, n) !== null;
 }
 
-/** The writer's approval of epic `p`: their ready label, or, for an epic that is itself a pooled sub-issue, its parent's. */
-function approvalOf(ctx: Reconciling, p: number): { at: string; by: string } | null {
+/**
+ * The writer's approval of epic `p`: their ready label (`at` null when its time is unknown), or, for an epic that
+ * is itself a pooled sub-issue, its parent's.
+ */
+function approvalOf(ctx: Reconciling, p: number): { at: string | null; by: string } | null {
   const issue = ctx.issues.get(p)!;
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
-    return { at: issue.readyLabeledAt ?? ctx.now.toISOString(), by };
+    return { at: issue.readyLabeledAt ?? null, by };
   const outer = Object.entries(ctx.state.epics ?? {}).find(
     ([k, e]) => Number(k) !== p && e.pooled.includes(p),
   );
@@ -101,8 +104,11 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
       });
       continue;
     }
-    if (approval && (!epic || Date.parse(approval.at) > Date.parse(epic.at))) {
-      epic = poolSubIssues(ctx, p, approval, epic?.pooled ?? []);
+    // Pooled once per label: again only for a newer one (a label of unknown time pools only a new epic).
+    const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
+    if (approval && (!epic || newer)) {
+      const at = approval.at ?? ctx.now.toISOString();
+      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
       epics[p] = epic;
     }
     if (!epic) continue;

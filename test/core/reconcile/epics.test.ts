@@ -162,6 +162,19 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(again.state.epics?.["1"]?.pooled).toEqual([2, 3, 5]);
   });
 
+  it("pools once when the label's time is unknown, not again at every reconcile", () => {
+    const first = step(epicWorld("maintainer", { readyLabeledAt: null }), null, { now: minutes(0) });
+    expect(first.state.epics?.["1"]?.pooled).toEqual([2, 3]);
+    const later = labeledAt(first.world, at(0.1));
+    later.issues = [
+      ...later.issues.map((i) => (i.number === 1 ? { ...i, subIssues: [2, 3, 4, 5] } : i)),
+      issue(5, { labels: [], readyLabeledBy: null, parent: 1 }),
+    ];
+    const out = step(later, first.state, { now: minutes(5) });
+    expect(only(out.decision.effects, "setStateLabel").some((e) => e.issue === 5)).toBe(false);
+    expect(out.state.epics?.["1"]?.pooled).toEqual([2, 3]);
+  });
+
   it("closes the parent when every sub-issue is done, unless epics.closeParent is off", () => {
     const first = step(epicWorld(), null, { now: minutes(0) });
     const done = {
