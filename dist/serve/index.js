@@ -63556,6 +63556,13 @@ var CleanupSchema = external_exports.strictObject({
     [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
   })
 }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
+var EpicsSchema = external_exports.strictObject({
+  closeParent: external_exports.boolean().default(true).describe(
+    "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
+  )
+}).prefault({}).describe(
+  "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
+);
 var DefinitionOfReadySchema = external_exports.strictObject({
   minWords: external_exports.int().min(0).max(1e4).default(0).describe(
     "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
@@ -63760,6 +63767,7 @@ var ConfigSchema = external_exports.strictObject({
   definitionOfReady: DefinitionOfReadySchema,
   merge: MergeSchema,
   cleanup: CleanupSchema,
+  epics: EpicsSchema,
   budgets: BudgetsSchema,
   prices: PricesSchema,
   scoring: ScoringSchema,
@@ -75741,6 +75749,20 @@ var DashboardStateSchema = external_exports.object({
   agentsLimitedUntil: isoTime.nullable().default(null),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
+  /**
+   * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+   * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
+   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+   */
+  epics: external_exports.record(
+    external_exports.string().regex(/^\d+$/),
+    external_exports.object({
+      at: isoTime,
+      by: external_exports.string().max(40),
+      pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+      comment: external_exports.string().max(16).optional()
+    })
+  ).optional(),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
   digest: external_exports.string().max(16).default(""),
   renderedAt: isoTime.nullable().default(null)
@@ -76269,6 +76291,14 @@ function notInPool({ view, limits }) {
     (r) => `- ${taskCell(r)} \u2014 ${escapeInline(r.reason, 200)}`
   );
 }
+function epics({ view, limits }) {
+  return list2(
+    "Epics",
+    view.epics ?? [],
+    limits.list,
+    (r) => `- ${taskCell(r)} \u2014 ${escapeInline(r.reason, 300)}`
+  );
+}
 function dependencyCycles({ view, limits }) {
   if (view.cycles.length === 0) return null;
   const lines = [
@@ -76341,6 +76371,7 @@ var SECTIONS = [
   running,
   queue,
   waiting,
+  epics,
   inReview,
   needsHuman,
   blocked,
@@ -76858,6 +76889,77 @@ function notice(ctx, n, record2, key, body) {
   note(ctx, `#${n}: notice ${key}`);
 }
 
+// src/core/tasks/epics.ts
+var EPIC_PROGRESS_MARKER = "<!-- autopilot:epic-progress -->";
+function isEpicParent(issue2, status) {
+  return issue2.state === "open" && status === "ready" && (issue2.subIssues?.length ?? 0) > 0;
+}
+function subIssuesToPool(subIssues, child) {
+  return subIssues.filter((n) => {
+    const c = child(n);
+    return !!c && c.open && c.status === null && !c.epic;
+  });
+}
+function itemStateOf(status) {
+  switch (status) {
+    case "in-progress":
+      return "in progress";
+    case "review":
+      return "in review";
+    case "needs-human":
+      return "needs a human";
+    case "timeout":
+      return "timed out";
+    default:
+      return status;
+  }
+}
+function epicDone(items) {
+  return items.length > 0 && items.every((i) => i.state === "done" || i.state === "closed");
+}
+var ICON = {
+  done: "\u2705",
+  closed: "\u26AA",
+  "in progress": "\u{1F504}",
+  "in review": "\u{1F440}",
+  blocked: "\u26D4",
+  "needs a human": "\u{1F64B}",
+  "timed out": "\u23F1\uFE0F",
+  failed: "\u274C"
+};
+function renderEpicProgress(input2) {
+  const { items } = input2;
+  const finished2 = items.filter((i) => i.state === "done" || i.state === "closed").length;
+  const lines = [
+    `### Epic progress: ${finished2} of ${items.length} sub-issues done`,
+    "",
+    ...items.map((i) => {
+      const tick = i.state === "done" || i.state === "closed" ? "x" : " ";
+      const icon = ICON[i.state] ? `${ICON[i.state]} ` : "";
+      const pr = i.pr ? ` (PR #${i.pr})` : "";
+      const detail = i.detail ? `: ${escapeInline(i.detail, 160)}` : "";
+      return `- [${tick}] #${i.issue} ${escapeInline(i.title, 100)} \u2014 ${icon}${i.state}${pr}${detail}`;
+    }),
+    ""
+  ];
+  if (input2.done) {
+    lines.push(
+      input2.closeParent ? "Every sub-issue is done, so Autopilot closes this epic." : "Every sub-issue is done (`epics.closeParent` is off, so this epic stays open)."
+    );
+  } else {
+    lines.push(
+      `${quietLogin(input2.by)}'s \`${input2.readyLabel}\` label on this issue pooled its open sub-issues; this issue itself is not worked on. A sub-issue added later is pooled when a person with write access labels it \`${input2.readyLabel}\`, or adds the label to this issue again.` + (input2.closeParent ? " Autopilot closes this issue when every sub-issue is done." : "")
+    );
+  }
+  lines.push("", EPIC_PROGRESS_MARKER);
+  return lines.join("\n");
+}
+function epicSummary(items) {
+  const finished2 = items.filter((i) => i.state === "done" || i.state === "closed").length;
+  const open2 = items.filter((i) => i.state !== "done" && i.state !== "closed").slice(0, 10).map((i) => `#${i.issue} ${i.state}`);
+  return `epic: ${finished2} of ${items.length} sub-issues done${open2.length ? ` (${open2.join(", ")})` : ""}`;
+}
+
 // src/core/reconcile/task-labels.ts
 function hasLabel(labels, label2) {
   return !!label2 && labels.some((l) => l.toLowerCase() === label2.toLowerCase());
@@ -76872,7 +76974,8 @@ function statusOf2(ctx, n) {
   const labels = ctx.labels.get(n) ?? issue2.labels;
   const known = ctx.statusByIssue.get(n);
   if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
-  const status = taskStatusFromLabels({ state: issue2.state, labels }, ctx.config.labels);
+  const labeled = taskStatusFromLabels({ state: issue2.state, labels }, ctx.config.labels);
+  const status = isEpicParent(issue2, labeled) ? null : labeled;
   ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
   return status;
 }
@@ -78051,6 +78154,144 @@ function reopening(ctx, n, issue2) {
   if (issue2 && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
     ctx.effects.push({ type: "reopenIssue", issue: n });
   return true;
+}
+
+// src/core/reconcile/epics.ts
+var MAX_POOLED = 50;
+function isEpic(ctx, n) {
+  const issue2 = ctx.issues.get(n);
+  if (!issue2) return false;
+  const labels = ctx.labels.get(n) ?? issue2.labels;
+  return isEpicParent(issue2, taskStatusFromLabels({ state: issue2.state, labels }, ctx.config.labels));
+}
+function epicApprovedAt(ctx, n) {
+  if (!sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin)) return null;
+  for (const epic of Object.values(ctx.state.epics ?? {})) if (epic.pooled.includes(n)) return epic.at;
+  return null;
+}
+function awaitsText(ctx, n) {
+  return ctx.issues.get(n)?.edits === void 0 && epicApprovedAt(ctx, n) !== null;
+}
+function approvalOf(ctx, p) {
+  const issue2 = ctx.issues.get(p);
+  const by = ctx.readyBy.get(p) ?? null;
+  if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
+    return { at: issue2.readyLabeledAt ?? null, by };
+  const outer = Object.entries(ctx.state.epics ?? {}).find(
+    ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
+  );
+  return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
+}
+function processEpics(ctx, pool) {
+  const { state } = ctx;
+  const lines = [];
+  const epics2 = state.epics ?? {};
+  for (const key of Object.keys(epics2)) if (!isEpic(ctx, Number(key))) delete epics2[key];
+  for (const [p, issue2] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
+    if (!isEpic(ctx, p)) continue;
+    const approval = approvalOf(ctx, p);
+    let epic = epics2[p];
+    if (!approval && !epic) {
+      const by = ctx.readyBy.get(p) ?? null;
+      pool.notInPool.push({
+        issue: p,
+        title: issue2.title,
+        reason: `an epic: ${by ? `the \`${ctx.config.labels.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${ctx.config.labels.ready}\` label is unknown`}, so its sub-issues are not pooled`
+      });
+      continue;
+    }
+    const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
+    if (approval && (!epic || newer)) {
+      const at = approval.at ?? ctx.now.toISOString();
+      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
+      epics2[p] = epic;
+    }
+    if (!epic) continue;
+    const items = epicItems(ctx, p, epic.pooled, pool);
+    const done = epicDone(items);
+    const closeParent = ctx.config.epics.closeParent;
+    const body = renderEpicProgress({
+      items,
+      by: epic.by,
+      readyLabel: ctx.config.labels.ready,
+      closeParent,
+      done
+    });
+    const digest = taskDigest("epic", body).slice(0, 16);
+    if (epic.comment !== digest) {
+      ctx.effects.push({ type: "progressComment", issue: p, marker: EPIC_PROGRESS_MARKER, body });
+      epic.comment = digest;
+    }
+    if (done && closeParent) {
+      ctx.effects.push({ type: "closeIssue", issue: p, reason: "completed" });
+      note(ctx, `#${p}: every sub-issue of the epic is done; closing it`);
+    }
+    lines.push({ issue: p, title: issue2.title, reason: epicSummary(items) });
+  }
+  if (Object.keys(epics2).length > 0) state.epics = epics2;
+  else delete state.epics;
+  return lines;
+}
+function poolSubIssues(ctx, p, approval, earlier) {
+  const issue2 = ctx.issues.get(p);
+  const chosen = subIssuesToPool(issue2.subIssues ?? [], (n) => {
+    const child = ctx.issues.get(n);
+    if (!child) return null;
+    return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
+  });
+  for (const n of chosen) {
+    setStatus(ctx, n, "ready");
+    taskRecord(ctx, n).approvedBy = approval.by;
+  }
+  const carried = (issue2.subIssues ?? []).filter(
+    (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
+  );
+  const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
+  const epic = { at: approval.at, by: approval.by, pooled };
+  note(
+    ctx,
+    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
+  );
+  return epic;
+}
+function epicItems(ctx, p, pooled, pool) {
+  const queued = new Set(pool.ranked.map((t) => t.issue));
+  const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
+  const items = [];
+  for (const n of ctx.issues.get(p)?.subIssues ?? []) {
+    const child = ctx.issues.get(n);
+    if (!child) continue;
+    const record2 = ctx.state.tasks[n];
+    const pr = prOf(ctx, n) ?? record2?.pr ?? null;
+    const base = { issue: n, title: child.title, ...pr ? { pr } : {} };
+    if (child.state === "closed") {
+      items.push({ ...base, state: child.stateReason === "not_planned" ? "closed" : "done" });
+      continue;
+    }
+    const status = statusOf2(ctx, n);
+    if (status === null) {
+      if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
+      else if (pooled.includes(n))
+        items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
+      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
+      continue;
+    }
+    if (status === "ready") {
+      const outside = reasonIn(pool.notInPool, n);
+      const waiting2 = queued.has(n) ? null : reasonIn(pool.waits, n);
+      if (outside) items.push({ ...base, state: "not in the pool", detail: outside });
+      else if (waiting2) items.push({ ...base, state: "waiting", detail: waiting2 });
+      else items.push({ ...base, state: "queued" });
+      continue;
+    }
+    const state = itemStateOf(status);
+    const offRamp = state === "blocked" || state === "needs a human" || state === "failed" || state === "timed out";
+    items.push({ ...base, state, ...offRamp ? { detail: record2?.reason ?? null } : {} });
+  }
+  return items;
+}
+function prOf(ctx, n) {
+  return pullsFor(ctx, n).find((pr) => pr.state !== "closed")?.number ?? null;
 }
 
 // src/core/reconcile/runs/dispatch-locks.ts
@@ -79280,7 +79521,11 @@ function processTaskText(ctx) {
     const record2 = ctx.state.tasks[n];
     const readyBy = issue2.readyLabeledBy ?? null;
     const relabeled = !!issue2.readyLabeledAt && !!readyBy && isWriter(readyBy) && (!record2?.text || Date.parse(issue2.readyLabeledAt) > Date.parse(record2.text.since));
-    const frozen = record2?.text && !relabeled ? record2.text : record2?.followUp && !relabeled ? { digest: null, since: record2.followUp.since } : { digest: null, since: issue2.readyLabeledAt ?? record2?.text?.since ?? null };
+    const frozen = record2?.text && !relabeled ? record2.text : record2?.followUp && !relabeled ? { digest: null, since: record2.followUp.since } : {
+      digest: null,
+      // A sub-issue an epic pooled was approved by the writer's label on its parent (epics.ts).
+      since: epicApprovedAt(ctx, n) ?? issue2.readyLabeledAt ?? record2?.text?.since ?? null
+    };
     const verdict = judgeTaskText({
       title: issue2.title,
       body: issue2.body,
@@ -79450,11 +79695,13 @@ function processPool(ctx, runRequests = []) {
     return sameLabels(labels, issue2.labels) ? issue2 : { ...issue2, labels };
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
-  const { ready, waiting: waiting2 } = readyTasks(graph, {
+  const byLabels = readyTasks(graph, {
     readyLabel: L2.ready,
     excludeLabel: L2.exclude,
     stateLabels: [L2.inProgress, L2.review, L2.blocked, L2.needsHuman, L2.timeout, L2.failed]
   });
+  const ready = byLabels.ready.filter((t) => statusOf2(ctx, t.number) !== null);
+  const waiting2 = byLabels.waiting.filter((w) => statusOf2(ctx, w.number) !== null);
   const notInPool2 = [];
   const waits2 = waiting2.map((w) => ({
     issue: w.number,
@@ -79476,6 +79723,7 @@ function processPool(ctx, runRequests = []) {
       return false;
     }
     if (live.has(n)) return false;
+    if (awaitsText(ctx, n)) return false;
     const gaps = readinessGaps(node3.issue.body, config3.definitionOfReady);
     if (gaps.length > 0) {
       notInPool2.push({
@@ -80320,6 +80568,7 @@ function buildView(ctx, pool, reviewLines) {
     timeouts: [],
     failed: [],
     notInPool: pool.notInPool,
+    ...pool.epics?.length ? { epics: pool.epics } : {},
     cycles: pool.graph.cycles,
     graph: { nodes: [], edges: [] },
     statistics: viewStatistics(ctx),
@@ -81130,6 +81379,7 @@ function decide(input2) {
   checkDispatchLocks(ctx);
   checkBudget(ctx);
   const pool = processPool(ctx, runRequests);
+  pool.epics = processEpics(ctx, pool);
   const sessionEnd = finishSession(ctx, pool.pending);
   raiseTaskAlerts(ctx);
   const decision = writeTrackingIssue(ctx, {
@@ -81336,7 +81586,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
@@ -81843,6 +82093,8 @@ function describeEffect(effect) {
       return `comment on #${effect.issue}`;
     case "react":
       return `react ${effect.content} to comment ${effect.commentId}`;
+    case "progressComment":
+      return `write the progress comment on #${effect.issue}`;
     case "dispatchWorker":
       return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
     case "cancelRun":
@@ -82699,6 +82951,10 @@ async function takeSnapshot(ctx, request2) {
   const owner = repo.owner ?? null;
   const defaultBranch = repo.defaultBranchRef?.name ?? "main";
   const botLogin = loginOf(ctx);
+  for (const node3 of poolIssues) {
+    const subs = node3.subIssues;
+    if (subs?.nodes) subs.nodes = subs.nodes.filter((s) => sameRepository(s?.repository, ctx.repo));
+  }
   const byNumber = /* @__PURE__ */ new Map();
   const issueNodeIds = /* @__PURE__ */ new Map();
   const allComments = [];
@@ -82876,6 +83132,9 @@ function sameSet(a, b) {
   const y = new Set(b);
   return x2.size === y.size && [...x2].every((v) => y.has(v));
 }
+function sameRepository(repository, repo) {
+  return !repository || repository.nameWithOwner.toLowerCase() === `${repo.owner}/${repo.name}`.toLowerCase();
+}
 
 // src/github/execution/task-recovery.ts
 function recoveryAlreadyDone(world, branchPrefix, effect) {
@@ -82947,6 +83206,62 @@ async function executeRecovery(ctx, effect) {
   }
 }
 
+// src/github/execution/progress-comment.ts
+var MAX_PAGES = 10;
+function seenComment(comments, effect) {
+  return comments.find(
+    (c) => c.issue === effect.issue && c.fromApp === true && c.body.includes(effect.marker)
+  );
+}
+function progressUnchanged(comments, effect) {
+  return seenComment(comments, effect)?.body === effect.body ? "progress comment unchanged" : null;
+}
+async function writeProgressComment(ctx, effect) {
+  const where = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  const id = seenComment(ctx.comments, effect)?.id ?? await findOlder(ctx, effect);
+  if (id !== null) {
+    try {
+      await ctx.write(
+        () => ctx.client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...where,
+          comment_id: id,
+          body: effect.body
+        })
+      );
+      return { status: "done", detail: `edited comment ${id}` };
+    } catch (error62) {
+      if (statusOf(error62) !== 404) throw error62;
+    }
+  }
+  await ctx.write(
+    () => ctx.client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...where,
+      issue_number: effect.issue,
+      body: effect.body
+    })
+  );
+  return { status: "done", detail: "created" };
+}
+async function findOlder(ctx, effect) {
+  if (ctx.botId === null) return null;
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: ctx.repo.owner,
+        repo: ctx.repo.name,
+        issue_number: effect.issue,
+        per_page: 100,
+        page
+      })
+    );
+    const list3 = Array.isArray(data) ? data : [];
+    const own4 = list3.find((c) => c.user?.id === ctx.botId && (c.body ?? "").includes(effect.marker));
+    if (own4) return own4.id;
+    if (list3.length < 100) return null;
+  }
+  return null;
+}
+
 // src/github/execution/executor.ts
 function effectTarget(effect) {
   switch (effect.type) {
@@ -82959,6 +83274,8 @@ function effectTarget(effect) {
       return `comment#${effect.issue}:${effect.key ?? effect.body}`;
     case "react":
       return `react:${effect.commentId}:${effect.content}`;
+    case "progressComment":
+      return `progress#${effect.issue}:${effect.marker}`;
     case "dispatchWorker":
       return `dispatch#${effect.issue}`;
     case "cancelRun":
@@ -82986,7 +83303,7 @@ function effectTarget(effect) {
   }
 }
 function isBudgetExempt(effect) {
-  return effect.type === "writeTrackingIssue";
+  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }
 function commentMarker(key) {
   return `<!-- autopilot:${key.replace(/-{2,}/g, "-").replace(/[<>]/g, "")} -->`;
@@ -83027,6 +83344,8 @@ function alreadyDone(ctx, effect) {
       );
       return exists ? "a comment with this key exists" : null;
     }
+    case "progressComment":
+      return progressUnchanged(ctx.facts?.allComments ?? [], effect);
     case "dispatchWorker": {
       const run2 = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
       return run2 ? `run ${run2.id} already carries dispatch id ${effect.dispatchId}` : null;
@@ -83091,6 +83410,13 @@ async function executeEffect(ctx, effect) {
         })
       );
       return { effect, status: "done" };
+    case "progressComment": {
+      const written = await writeProgressComment(
+        { ...ctx, comments: ctx.facts?.allComments ?? [], botId: ctx.world?.botId ?? null },
+        effect
+      );
+      return { effect, ...written };
+    }
     case "dispatchWorker":
       return dispatch2(ctx, effect);
     case "cancelRun":

@@ -29163,7 +29163,7 @@ var init_cross_field_checks = __esm({
 });
 
 // src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, EpicsSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
 var init_config_section_schemas = __esm({
   "src/core/config/config-section-schemas.ts"() {
     "use strict";
@@ -29328,6 +29328,13 @@ var init_config_section_schemas = __esm({
         [EXPECTED]: "`off` or a number of days greater than 0, such as `14`"
       })
     }).prefault({}).describe("Cleaning up the branches of tasks that ended without a merge.");
+    EpicsSchema = external_exports.strictObject({
+      closeParent: external_exports.boolean().default(true).describe(
+        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent stays open and its progress comment says all are done."
+      )
+    }).prefault({}).describe(
+      "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
+    );
     DefinitionOfReadySchema = external_exports.strictObject({
       minWords: external_exports.int().min(0).max(1e4).default(0).describe(
         "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
@@ -29601,6 +29608,7 @@ var init_config_schema = __esm({
       definitionOfReady: DefinitionOfReadySchema,
       merge: MergeSchema,
       cleanup: CleanupSchema,
+      epics: EpicsSchema,
       budgets: BudgetsSchema,
       prices: PricesSchema,
       scoring: ScoringSchema,
@@ -44330,7 +44338,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
@@ -52950,6 +52958,20 @@ var init_dashboard_state = __esm({
       agentsLimitedUntil: isoTime.nullable().default(null),
       /** The tracking issue a pin was requested for (0: the one being created). */
       pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
+      /**
+       * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+       * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
+       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+       */
+      epics: external_exports.record(
+        external_exports.string().regex(/^\d+$/),
+        external_exports.object({
+          at: isoTime,
+          by: external_exports.string().max(40),
+          pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+          comment: external_exports.string().max(16).optional()
+        })
+      ).optional(),
       /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
       digest: external_exports.string().max(16).default(""),
       renderedAt: isoTime.nullable().default(null)

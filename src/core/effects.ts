@@ -16,6 +16,12 @@ export type Effect =
    */
   | { type: "comment"; issue: number; body: string; key?: string; afterDeleting?: string }
   | { type: "react"; commentId: number; content: Reaction }
+  /**
+   * Autopilot's one comment on `issue` carrying the hidden `marker` (an epic's progress checklist; `body` includes
+   * it): edited in place when it exists, created when it does not, never a second one. Only Autopilot's own
+   * comment counts.
+   */
+  | { type: "progressComment"; issue: number; marker: string; body: string }
   | {
       type: "dispatchWorker";
       issue: number;
@@ -89,6 +95,8 @@ export function describeEffect(effect: Effect): string {
       return `comment on #${effect.issue}`;
     case "react":
       return `react ${effect.content} to comment ${effect.commentId}`;
+    case "progressComment":
+      return `write the progress comment on #${effect.issue}`;
     case "dispatchWorker":
       return `dispatch a worker for #${effect.issue} (attempt ${effect.attempt})`;
     case "cancelRun":

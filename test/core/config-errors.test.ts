@@ -193,6 +193,8 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "merge.requiredChecks", bad: "ci", expected: "a list; each a check name (not blank)" },
   { path: "merge.deleteBranch", bad: 1, expected: "true or false" },
   { path: "cleanup", bad: 3, expected: "a mapping with the key staleBranchDays" },
+  { path: "epics", bad: true, expected: "a mapping with the key closeParent" },
+  { path: "epics.closeParent", bad: "yes", expected: "true or false" },
   { path: "definitionOfReady", bad: true, expected: "a mapping with the keys minWords, sections" },
   {
     path: "workspaces",

@@ -79,7 +79,7 @@ interface IssueSpec {
   labeledBy?: string;
   comments?: CommentSpec[];
   parent?: { number: number; state: "OPEN" | "CLOSED" } | null;
-  subIssues?: { number: number; state: "OPEN" | "CLOSED" }[];
+  subIssues?: { number: number; state: "OPEN" | "CLOSED"; repository?: { nameWithOwner: string } }[];
   blockedBy?: { number: number; state: "OPEN" | "CLOSED" }[];
   updatedAt?: string;
 }

@@ -170,6 +170,32 @@ describe("the world snapshot", () => {
     expect(world.issues.find((i) => i.number === 44)?.state).toBe("open");
   });
 
+  it("leaves out the sub-issues of another repository (their numbers name other issues here)", async () => {
+    const scope = nock(API);
+    const elsewhere = { nameWithOwner: "other/repo" };
+    const here = { nameWithOwner: `${OWNER}/${REPO}` };
+    replySnapshot(
+      scope,
+      snapshotPage({
+        issues: [
+          gqlIssue({
+            number: 5,
+            readyBy: null,
+            subIssues: [
+              { number: 7, state: "OPEN", repository: elsewhere },
+              { number: 8, state: "OPEN", repository: here },
+            ],
+          }),
+        ],
+      }),
+    );
+    replyRuns(scope, []);
+    const { world } = await gateway().snapshot({ settingsFor });
+    expect(scope.isDone()).toBe(true);
+    expect(world.issues.find((i) => i.number === 5)?.subIssues).toEqual([8]);
+    expect(world.issues.some((i) => i.number === 7)).toBe(false);
+  });
+
   it("asks without blocked-by relations, from then on, when the server does not know the field", async () => {
     const memory = newRepoMemory();
     const scope = nock(API);

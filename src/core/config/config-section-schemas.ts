@@ -383,6 +383,24 @@ export const CleanupSchema = z
   .prefault({})
   .describe("Cleaning up the branches of tasks that ended without a merge.");
 
+/** Epics (src/core/tasks/epics.ts): a writer's ready label on a parent issue pools its open sub-issues. */
+export const EpicsSchema = z
+  .strictObject({
+    closeParent: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Close the parent issue (as completed) once every one of its sub-issues is closed. `false`: the parent " +
+          "stays open and its progress comment says all are done.",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open " +
+      "sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment " +
+      "on the parent.",
+  );
+
 /**
  * The definition of ready (src/core/tasks/task-readiness.ts): what a ready task's text must hold before a worker
  * is dispatched for it.

@@ -236,6 +236,15 @@ function notInPool({ view, limits }: Page): string | null {
   );
 }
 
+function epics({ view, limits }: Page): string | null {
+  return list(
+    "Epics",
+    view.epics ?? [],
+    limits.list,
+    (r) => `- ${taskCell(r)} — ${escapeInline(r.reason, 300)}`,
+  );
+}
+
 function dependencyCycles({ view, limits }: Page): string | null {
   if (view.cycles.length === 0) return null;
   const lines = [
@@ -318,6 +327,7 @@ const SECTIONS: readonly Section[] = [
   running,
   queue,
   waiting,
+  epics,
   inReview,
   needsHuman,
   blocked,

@@ -271,6 +271,22 @@ export const DashboardStateSchema = z.object({
   agentsLimitedUntil: isoTime.nullable().default(null),
   /** The tracking issue a pin was requested for (0: the one being created). */
   pinRequested: z.number().int().nonnegative().nullable().default(null),
+  /**
+   * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+   * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
+   * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+   */
+  epics: z
+    .record(
+      z.string().regex(/^\d+$/),
+      z.object({
+        at: isoTime,
+        by: z.string().max(40),
+        pooled: z.array(z.number().int().positive()).max(50).default([]),
+        comment: z.string().max(16).optional(),
+      }),
+    )
+    .optional(),
   /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
   digest: z.string().max(16).default(""),
   renderedAt: isoTime.nullable().default(null),

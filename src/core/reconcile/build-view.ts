@@ -35,6 +35,7 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
     timeouts: [],
     failed: [],
     notInPool: pool.notInPool,
+    ...(pool.epics?.length ? { epics: pool.epics } : {}),
     cycles: pool.graph.cycles,
     graph: { nodes: [], edges: [] },
     statistics: viewStatistics(ctx),

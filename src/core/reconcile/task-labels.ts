@@ -5,6 +5,7 @@
 import type { AutopilotConfig } from "../config/index.js";
 import type { Effect } from "../effects.js";
 import { labelForStatus, type TaskStatus, taskStatusFromLabels } from "../tasks/task.js";
+import { isEpicParent } from "../tasks/epics.js";
 import { type Reconciling, taskRecord } from "./context.js";
 
 export function hasLabel(labels: readonly string[], label: string | undefined): boolean {
@@ -16,7 +17,7 @@ export function stateLabels(L: AutopilotConfig["labels"]): string[] {
   return [L.ready, L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed];
 }
 
-/** The task's status as the labels stand now in this reconcile; null when the issue is not a task. */
+/** The task's status as the labels stand now in this reconcile; null when the issue is not a task (or an epic). */
 export function statusOf(ctx: Reconciling, n: number): TaskStatus | null {
   const issue = ctx.issues.get(n);
   if (!issue) return null;
@@ -26,7 +27,9 @@ export function statusOf(ctx: Reconciling, n: number): TaskStatus | null {
   const labels = ctx.labels.get(n) ?? issue.labels;
   const known = ctx.statusByIssue.get(n);
   if (known && known.labels === labels && known.names === ctx.config.labels) return known.status;
-  const status = taskStatusFromLabels({ state: issue.state, labels }, ctx.config.labels);
+  const labeled = taskStatusFromLabels({ state: issue.state, labels }, ctx.config.labels);
+  // An epic (a ready parent of sub-issues, src/core/reconcile/epics.ts) is not a task: its sub-issues are.
+  const status = isEpicParent(issue, labeled) ? null : labeled;
   ctx.statusByIssue.set(n, { labels, names: ctx.config.labels, status });
   return status;
 }

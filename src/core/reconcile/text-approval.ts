@@ -11,6 +11,7 @@ import { note, type Reconciling, taskRecord } from "./context.js";
 import { incidentOnce } from "./messages.js";
 import { clearStateLabels, statusOf } from "./task-labels.js";
 import { cancelRun, liveRunsOf } from "./runs/worker-runs.js";
+import { epicApprovedAt } from "./epics.js";
 
 /** Freezes the approved text (when not yet frozen) and hands its digest to the dispatch. */
 export function freezeText(
@@ -53,7 +54,11 @@ export function processTaskText(ctx: Reconciling): void {
         ? record.text
         : record?.followUp && !relabeled
           ? { digest: null, since: record.followUp.since }
-          : { digest: null, since: issue.readyLabeledAt ?? record?.text?.since ?? null };
+          : {
+              digest: null,
+              // A sub-issue an epic pooled was approved by the writer's label on its parent (epics.ts).
+              since: epicApprovedAt(ctx, n) ?? issue.readyLabeledAt ?? record?.text?.since ?? null,
+            };
     const verdict = judgeTaskText({
       title: issue.title,
       body: issue.body,

@@ -20,6 +20,7 @@ import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
 import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
+import { progressUnchanged, writeProgressComment } from "./progress-comment.js";
 
 export type OutcomeStatus =
   /** Done now. */
@@ -85,6 +86,8 @@ export function effectTarget(effect: Effect): string {
       return `comment#${effect.issue}:${effect.key ?? effect.body}`;
     case "react":
       return `react:${effect.commentId}:${effect.content}`;
+    case "progressComment":
+      return `progress#${effect.issue}:${effect.marker}`;
     case "dispatchWorker":
       return `dispatch#${effect.issue}`;
     case "cancelRun":
@@ -112,9 +115,12 @@ export function effectTarget(effect: Effect): string {
   }
 }
 
-/** Writes the controller itself must make even over budget: the state record. */
+/**
+ * Writes the controller itself must make even over budget: the state record, and an epic's progress comment
+ * (the state records it as written: one left for later would not be decided again until its text changes).
+ */
 export function isBudgetExempt(effect: Effect): boolean {
-  return effect.type === "writeTrackingIssue";
+  return effect.type === "writeTrackingIssue" || effect.type === "progressComment";
 }
 
 function commentMarker(key: string): string {
@@ -164,6 +170,8 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
       );
       return exists ? "a comment with this key exists" : null;
     }
+    case "progressComment":
+      return progressUnchanged(ctx.facts?.allComments ?? [], effect);
     case "dispatchWorker": {
       const run = world?.runs.find((r) => r.dispatchId === effect.dispatchId);
       return run ? `run ${run.id} already carries dispatch id ${effect.dispatchId}` : null;
@@ -234,6 +242,13 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
         }),
       );
       return { effect, status: "done" };
+    case "progressComment": {
+      const written = await writeProgressComment(
+        { ...ctx, comments: ctx.facts?.allComments ?? [], botId: ctx.world?.botId ?? null },
+        effect,
+      );
+      return { effect, ...written };
+    }
     case "dispatchWorker":
       return dispatch(ctx, effect);
     case "cancelRun":

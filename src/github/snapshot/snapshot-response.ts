@@ -57,7 +57,16 @@ export interface GqlIssue {
   author?: Login | null;
   labels?: { nodes: (GqlLabel | null)[] | null } | null;
   parent?: { number: number; state?: string; title?: string } | null;
-  subIssues?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
+  subIssues?: {
+    nodes:
+      | ({
+          number: number;
+          state: string;
+          title: string;
+          repository?: { nameWithOwner: string } | null;
+        } | null)[]
+      | null;
+  } | null;
   blockedBy?: { nodes: ({ number: number; state: string; title: string } | null)[] | null } | null;
   timelineItems?: {
     nodes: ({ createdAt?: string; actor?: Login | null; label?: Named | null } | null)[] | null;

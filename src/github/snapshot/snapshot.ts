@@ -307,6 +307,12 @@ export async function takeSnapshot<S extends SnapshotSettings>(
   const botLogin = loginOf(ctx);
 
   // Issues: the pool, then what it points at (parents, sub-issues, recently closed, referenced).
+  // A sub-issue may be in another repository (GitHub allows it); its number names nothing here, and an epic
+  // (src/core/reconcile/epics.ts) would otherwise label this repository's issue of that number.
+  for (const node of poolIssues) {
+    const subs = node.subIssues;
+    if (subs?.nodes) subs.nodes = subs.nodes.filter((s) => sameRepository(s?.repository, ctx.repo));
+  }
   const byNumber = new Map<number, IssueNode>();
   const issueNodeIds = new Map<number, string>();
   const allComments: CommentNode[] = [];
@@ -524,4 +530,12 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const x = new Set(a);
   const y = new Set(b);
   return x.size === y.size && [...x].every((v) => y.has(v));
+}
+
+/** A related issue's repository is this one (a server that does not name it: taken as this one). */
+function sameRepository(
+  repository: { nameWithOwner: string } | null | undefined,
+  repo: { owner: string; name: string },
+): boolean {
+  return !repository || repository.nameWithOwner.toLowerCase() === `${repo.owner}/${repo.name}`.toLowerCase();
 }

@@ -17,6 +17,7 @@ import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "../text-approval.js";
+import { awaitsText } from "../epics.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
@@ -29,6 +30,8 @@ export interface Pool {
   ranked: ReturnType<typeof rankTasks>;
   waits: ReasonLine[];
   notInPool: ReasonLine[];
+  /** The epics, one line each (src/core/reconcile/epics.ts fills it after the pool). */
+  epics?: ReasonLine[];
   /** Work that will need a slot later (ranked but not dispatched, or waiting for a reset/backoff). */
   pending: boolean;
 }
@@ -44,11 +47,14 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
     return sameLabels(labels, issue.labels) ? issue : { ...issue, labels };
   });
   const graph = buildTaskGraph(issues, { owner: snapshot.repo.owner, name: snapshot.repo.name });
-  const { ready, waiting } = readyTasks(graph, {
+  const byLabels = readyTasks(graph, {
     readyLabel: L.ready,
     excludeLabel: L.exclude,
     stateLabels: [L.inProgress, L.review, L.blocked, L.needsHuman, L.timeout, L.failed],
   });
+  // An epic's parent carries the ready label but is not a task (statusOf says so): its sub-issues are.
+  const ready = byLabels.ready.filter((t) => statusOf(ctx, t.number) !== null);
+  const waiting = byLabels.waiting.filter((w) => statusOf(ctx, w.number) !== null);
   const notInPool: ReasonLine[] = [];
   const waits: ReasonLine[] = waiting.map((w) => ({
     issue: w.number,
@@ -72,6 +78,8 @@ export function processPool(ctx: Reconciling, runRequests: readonly RunRequest[]
       return false;
     }
     if (live.has(n)) return false;
+    // A sub-issue an epic just pooled is dispatched once the snapshot has read its text (epics.ts).
+    if (awaitsText(ctx, n)) return false;
     // The definition of ready (task-readiness.ts): a text too thin to act on waits for a writer to add to it.
     const gaps = readinessGaps(node.issue.body, config.definitionOfReady);
     if (gaps.length > 0) {
