@@ -63563,6 +63563,12 @@ var EpicsSchema = external_exports.strictObject({
 }).prefault({}).describe(
   "Epics: a ready label given by a person with write access to an issue with sub-issues pools its open sub-issues as tasks (the parent itself is not one) and keeps a checklist of their progress in one comment on the parent."
 );
+var PlanGateSchema = external_exports.strictObject({
+  enabled: external_exports.boolean().default(false).describe(
+    "Every task first gets a planning run: the agent reads the code and proposes a plan (nothing it changes is kept or pushed), posted on the issue; the task waits, needing a human, until a writer approves it with `/autopilot approve #N` (a comment with changes instead gets a new plan with those words). The approved plan goes to the agent with the task."
+  ),
+  label: external_exports.string().trim().min(1).max(50).default("autopilot:plan").describe("A task with this label gets the plan gate even when `enabled` is false.")
+}).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
 var DefinitionOfReadySchema = external_exports.strictObject({
   minWords: external_exports.int().min(0).max(1e4).default(0).describe(
     "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
@@ -63765,6 +63771,7 @@ var ConfigSchema = external_exports.strictObject({
   setupTimeoutMinutes: external_exports.int().min(1).max(240).default(20).describe("Longest time the `setup` commands may take together, in minutes; then the job ends."),
   humanGate: HumanGateSchema,
   definitionOfReady: DefinitionOfReadySchema,
+  planGate: PlanGateSchema,
   merge: MergeSchema,
   cleanup: CleanupSchema,
   epics: EpicsSchema,
@@ -64059,7 +64066,8 @@ function interpret(rest, line, context) {
     case "skip":
     case "run":
     case "rollback":
-    case "cleanup": {
+    case "cleanup":
+    case "approve": {
       const options2 = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
       if ("problem" in options2) return invalid(options2.problem);
       const first = options2.rest[0];
@@ -64175,10 +64183,11 @@ function commandHelp() {
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
     "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
+    "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up` and `status` default to that issue)."
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue)."
   ].join("\n");
 }
 function refusalText(login) {
@@ -75649,6 +75658,15 @@ var TaskRecordSchema = external_exports.object({
    * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
    */
   followUp: external_exports.object({ merged: external_exports.number().int().positive(), since: isoTime, by: external_exports.string().max(40), at: isoTime }).optional(),
+  /**
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): the digest of the plan the last planning run
+   * proposed, when, and the writer who approved it (the next workers implement that plan).
+   */
+  plan: external_exports.object({
+    digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    at: isoTime,
+    approvedBy: external_exports.string().max(40).optional()
+  }).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -75694,7 +75712,13 @@ var ConfigOverridesSchema = external_exports.object({
   dryRun: external_exports.boolean().optional()
 }).strict();
 var JobOverridesSchema = ConfigOverridesSchema.extend({
-  maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional()
+  maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
+  /**
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
+   * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+   * a setting of the configuration: the worker takes it out before applying the rest.
+   */
+  plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional()
 }).strict();
 var LastGoodConfigSchema = external_exports.object({
   digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
@@ -76099,6 +76123,8 @@ var WorkerResultSchema = external_exports.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: external_exports.string().optional(),
   humanGate: external_exports.object({ fired: external_exports.boolean(), rules: external_exports.array(HumanGateHitSchema) }),
+  /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
+  plan: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: external_exports.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */
@@ -77576,6 +77602,39 @@ function acknowledge(ctx, asked, kind) {
   });
 }
 
+// src/core/reconcile/commands/plan-approval.ts
+function planOfDispatch(ctx, n, record2) {
+  if (record2.plan?.approvedBy) return record2.plan.digest;
+  const issue2 = ctx.issues.get(n);
+  const gated = ctx.config.planGate.enabled || issue2 !== void 0 && hasLabel(issue2.labels, ctx.config.planGate.label);
+  return gated ? "propose" : null;
+}
+function planProposed(ctx, n, record2, digest, at) {
+  record2.plan = { digest, at };
+  record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
+  note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
+}
+function approvePlan(ctx, n, actor) {
+  const record2 = ctx.state.tasks[n];
+  const plan = record2?.plan;
+  if (!record2 || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
+  if (plan.approvedBy)
+    return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
+  if (statusOf2(ctx, n) !== "needs-human")
+    return {
+      ok: false,
+      message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`
+    };
+  const r = taskRecord(ctx, n);
+  r.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  r.result = "approved";
+  r.reason = `plan approved by @${actor}`;
+  r.since = void 0;
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} \u2192 ready`);
+  return { ok: true, message: `Plan approved: a worker implements it.` };
+}
+
 // src/core/reconcile/commands/rollback.ts
 function rollbackTask(ctx, n, actor) {
   const under = ctx.state.tasks[n]?.rollback;
@@ -78027,8 +78086,9 @@ ${commandHelp()}`
       case "retry":
       case "skip":
       case "rollback":
-      case "cleanup": {
-        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
+      case "cleanup":
+      case "approve": {
+        const outcome = command.name === "retry" ? retryTask(ctx, command.issue, login, command.iterations) : command.name === "skip" ? skipTask(ctx, command.issue, login) : command.name === "rollback" ? rollbackTask(ctx, command.issue, login) : command.name === "approve" ? approvePlan(ctx, command.issue, login) : cleanupTask(ctx, command.issue, login);
         react(ctx, c.id, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
         break;
@@ -79496,9 +79556,14 @@ function withConfigDigest(ctx, effect) {
   const digest = ctx.state.lastGoodConfig?.digest;
   if (digest) effect.inputs = { ...effect.inputs ?? {}, "config-digest": digest };
 }
-function withJobOverrides(ctx, record2, effect) {
-  const overrides = record2.maxIterations ? { ...ctx.state.overrides ?? {}, maxIterations: record2.maxIterations } : ctx.state.overrides;
-  if (overrides) effect.inputs = { ...effect.inputs ?? {}, config: JSON.stringify(overrides) };
+function withJobOverrides(ctx, record2, plan, effect) {
+  const overrides = {
+    ...ctx.state.overrides ?? {},
+    ...record2.maxIterations ? { maxIterations: record2.maxIterations } : {},
+    ...plan ? { plan } : {}
+  };
+  if (Object.keys(overrides).length > 0 || ctx.state.overrides)
+    effect.inputs = { ...effect.inputs ?? {}, config: JSON.stringify(overrides) };
 }
 
 // src/core/reconcile/text-approval.ts
@@ -79555,6 +79620,7 @@ function takeOutChangedText(ctx, n, editors, sameSecond) {
   if (record2) {
     record2.text = void 0;
     record2.merge = void 0;
+    record2.plan = void 0;
     if (record2.dispatchId) record2.handled = record2.dispatchId;
     record2.result = "text_changed";
     record2.reason = "the task text was edited after approval by someone without write access";
@@ -79874,7 +79940,7 @@ function dispatch(ctx, n, why, score) {
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
-  withJobOverrides(ctx, record2, effect);
+  withJobOverrides(ctx, record2, planOfDispatch(ctx, n, record2), effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
@@ -81121,6 +81187,8 @@ function handleOutcome(ctx, n, record2, result) {
     return;
   }
   record2.since = result.updatedAt;
+  if (outcome === "needs_human" && result.plan)
+    planProposed(ctx, n, record2, result.plan.digest, result.updatedAt);
   setStatus(ctx, n, decision.status);
 }
 function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
@@ -81328,7 +81396,7 @@ function resendDispatch(ctx, n) {
     dispatchId: record2.dispatchId
   };
   if (!unsent) effect.resend = true;
-  withJobOverrides(ctx, record2, effect);
+  withJobOverrides(ctx, record2, planOfDispatch(ctx, n, record2), effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

@@ -7,7 +7,12 @@ import type { Permission } from "../core/world.js";
 import { sendReadsConditionally } from "./transport/conditional-reads.js";
 import type { AutopilotOctokit } from "./transport/octokit.js";
 import { MOVE_LABELS_MUTATION } from "./queries.js";
-import { LABEL_FOR_REVIEW_MUTATION, WORKER_CLAIM_QUERY, workerTaskQuery } from "./worker-queries.js";
+import {
+  LABEL_FOR_REVIEW_MUTATION,
+  RESOLVED_REVIEW_COMMENTS_QUERY,
+  WORKER_CLAIM_QUERY,
+  workerTaskQuery,
+} from "./worker-queries.js";
 
 export interface WorkerIssue {
   number: number;
@@ -600,7 +605,9 @@ class OctokitWorkerGitHub implements WorkerGitHub {
         createdAt: review.submitted_at ?? "",
       });
     }
+    const resolved = await this.resolvedReviewComments(pr);
     for (const comment of comments) {
+      if (resolved.has(comment.id)) continue;
       feedback.push({
         kind: "review_comment",
         author: comment.user?.login ?? null,
@@ -613,6 +620,36 @@ class OctokitWorkerGitHub implements WorkerGitHub {
       });
     }
     return feedback.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Ids of the inline comments in resolved review conversations: GitHub's REST listing does not say which are
+   * resolved. No answer: none are left out (the agent sees one comment too many, never one too few).
+   */
+  private async resolvedReviewComments(pr: number): Promise<Set<number>> {
+    try {
+      const data = await this.octokit.graphql<{
+        repository?: {
+          pullRequest?: {
+            reviewThreads?: {
+              nodes?: ({
+                isResolved: boolean;
+                comments?: { nodes?: ({ databaseId?: number | null } | null)[] };
+              } | null)[];
+            };
+          } | null;
+        } | null;
+      }>(RESOLVED_REVIEW_COMMENTS_QUERY, { owner: this.owner, name: this.repo, number: pr });
+      const ids = new Set<number>();
+      for (const thread of data.repository?.pullRequest?.reviewThreads?.nodes ?? []) {
+        if (!thread?.isResolved) continue;
+        for (const c of thread.comments?.nodes ?? [])
+          if (typeof c?.databaseId === "number") ids.add(c.databaseId);
+      }
+      return ids;
+    } catch {
+      return new Set();
+    }
   }
 
   async getDefaultBranch(): Promise<string> {

@@ -56,3 +56,15 @@ mutation AutopilotLabelForReview($pull: ID!, $issue: ID!, $add: [ID!]!, $remove:
   added: addLabelsToLabelable(input: { labelableId: $issue, labelIds: $add }) { clientMutationId }
   removed: removeLabelsFromLabelable(input: { labelableId: $issue, labelIds: $remove }) { clientMutationId }
 }`;
+
+/**
+ * The inline review comments of resolved review conversations (the last 100 conversations, 100 comments each):
+ * what a reviewer considers settled does not go to the agent again.
+ */
+export const RESOLVED_REVIEW_COMMENTS_QUERY = `query AutopilotResolvedReviewComments($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(last: 100) { nodes { isResolved comments(first: 100) { nodes { databaseId } } } }
+    }
+  }
+}`;

@@ -16,6 +16,8 @@ import { taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/gates/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/agent/prompt.js";
 import { parseSignal, type Signal } from "../core/agent/signals.js";
+import { planComment, planDigest, planFromComment, planOfFinalMessage } from "../core/tasks/task-plan.js";
+import { ownComments } from "./progress/own-comments.js";
 import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
   decideAfterIteration,
@@ -66,6 +68,11 @@ const LIMIT_WORDS: Record<string, string> = {
 };
 
 /** What one iteration hands the next. */
+/** A loop's state before its first iteration. */
+function freshLoop(): LoopState {
+  return { qualityFailures: [], ignoredCompletions: 0, iterationsWithoutCommit: 0, rateAttempt: 0 };
+}
+
 interface LoopState {
   /** The failed quality commands the next prompt shows the agent. */
   qualityFailures: QualityCommandResult[];
@@ -289,6 +296,10 @@ class WorkerLoop {
   }
 
   private commentsAtStart: WorkerComment[] = [];
+  /** The plan a writer approved for the task (the plan gate), read from Autopilot's own comment. */
+  private approvedPlan: string | null = null;
+  /** This job is a planning run (the plan gate): nothing the agent changes is committed or pushed. */
+  private planning = false;
 
   /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
   private stateLabels(): string[] {
@@ -323,12 +334,18 @@ class WorkerLoop {
     if (setupFailure) return this.finish("failed", setupFailure);
     await this.prepareNotes(issue.title);
     const feedback = await this.readFeedback(conflicts);
-    const loop: LoopState = {
-      qualityFailures: [],
-      ignoredCompletions: 0,
-      iterationsWithoutCommit: 0,
-      rateAttempt: 0,
-    };
+    if (this.inputs.plan === "propose") return this.proposePlan(issue, feedback);
+    if (this.inputs.plan) {
+      this.approvedPlan = await this.readApprovedPlan(this.inputs.plan);
+      // Edited or deleted since its approval: what was approved is gone, so a new plan is proposed for approval.
+      if (this.approvedPlan === null)
+        return this.proposePlan(
+          issue,
+          feedback,
+          "the approved plan's comment was edited or deleted since its approval: a new plan is proposed",
+        );
+    }
+    const loop = freshLoop();
 
     for (;;) {
       this.checkCancelled();
@@ -509,9 +526,10 @@ class WorkerLoop {
     agent: AgentConfig,
     feedback: TaskFeedback,
     qualityFailures: QualityCommandResult[],
+    mode: "work" | "plan" = "work",
   ): Promise<{ run: AgentRunResult; headBefore: string }> {
     const { git } = this.deps;
-    const prompt = await this.prompt(issue, iteration, feedback, qualityFailures);
+    const prompt = await this.prompt(issue, iteration, feedback, qualityFailures, mode);
     const headBefore = this.knownHead ?? (await git.headSha());
     this.log.info(`iteration ${iteration}/${this.config.maxIterations}: running ${agent.preset}`);
     const run = await this.deps.agent({
@@ -780,6 +798,7 @@ class WorkerLoop {
     iteration: number,
     feedback: TaskFeedback,
     qualityFailures: QualityCommandResult[],
+    mode: "work" | "plan" = "work",
   ): Promise<string> {
     const budgetNote = taskBudgetNote(this.config.budgets.task, this.result);
     const workspace = this.workspace;
@@ -812,7 +831,63 @@ class WorkerLoop {
           }
         : {}),
       completion: this.config.completion,
+      mode,
+      ...(this.approvedPlan ? { approvedPlan: this.approvedPlan } : {}),
     });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // The plan gate (src/core/reconcile/commands/plan-approval.ts)
+
+  /**
+   * A planning run: the agent runs once on the planning prompt; nothing it changed is committed or pushed (the
+   * job never pushes, and the next job starts from a fresh clone); its final message's plan is posted on the
+   * issue, which moves to needs-human until a writer approves the plan or answers with changes.
+   */
+  private async proposePlan(issue: WorkerIssue, feedback: TaskFeedback, why?: string): Promise<WorkerRun> {
+    if (why) this.warn(why);
+    this.planning = true;
+    const loop = freshLoop();
+    for (;;) {
+      this.checkCancelled();
+      const agent = this.agents[this.agentIndex]!;
+      const { run, headBefore } = await this.runAgent(issue, 1, agent, feedback, [], "plan");
+      if (run.spawnError) return this.finish("failed", spawnFailureText(agent, run.spawnError));
+      const signal = parseSignal(run.output.finalMessage);
+      if (run.budgetStop)
+        return this.finish("budget_exceeded", `${run.budgetStop}; the planning run was stopped`);
+      const limited = await this.handleAgentError(run, signal, agent, loop);
+      if (limited === "retry") continue;
+      if (limited) return limited;
+      this.result.iterations += 1;
+      if (run.exitCode !== 0 && run.exitCode !== null && !run.output.finalMessage.trim())
+        return this.finish("failed", `the planning run failed (exit code ${run.exitCode})`);
+      const state = await this.deps.git.workState();
+      if (state.head !== headBefore || state.changed)
+        this.warn("the planning run changed files: nothing of it is committed or pushed");
+      const plan = planOfFinalMessage(run.output.finalMessage);
+      if (!plan) return this.finish("failed", "the planning run gave no plan (its final message was empty)");
+      this.result.plan = { digest: planDigest(plan) };
+      await this.handToPerson(
+        planComment(this.inputs.issue, plan),
+        this.config.labels.needsHuman,
+        "post the plan",
+      );
+      return this.finish(
+        "needs_human",
+        `plan proposed: waiting for a writer's \`/autopilot approve #${this.inputs.issue}\` (or a comment with changes)`,
+      );
+    }
+  }
+
+  /** The approved plan with this digest, from Autopilot's own plan comment on the issue; null when it has none. */
+  private async readApprovedPlan(digest: string): Promise<string | null> {
+    const own = await ownComments(this.deps.github, this.commentsAtStart, this.log);
+    for (const comment of [...own].reverse()) {
+      const plan = planFromComment(comment.body, digest);
+      if (plan !== null) return plan;
+    }
+    return null;
   }
 
   /**
@@ -967,7 +1042,8 @@ class WorkerLoop {
 
   /** Commit + push whatever the work tree holds (pause, limits, failures). */
   private async checkpoint(why: string): Promise<void> {
-    if (!this.setup) return;
+    // A planning run keeps nothing the agent changed (proposePlan): no checkpoint commits or pushes it.
+    if (!this.setup || this.planning) return;
     const { git } = this.deps;
     await git.restoreConfig();
     await git.recoverBranch(this.branch);

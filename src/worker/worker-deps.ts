@@ -26,6 +26,11 @@ export interface WorkerInputs {
   runUrl?: string | null;
   /** Digest of the task text the controller approved (`task-digest`); a differing text is refused. */
   taskDigest?: string | null;
+  /**
+   * The plan gate (the `config` input's `plan`): `propose` makes this job a planning run; a digest names the
+   * approved plan it implements. Null: the gate does not apply.
+   */
+  plan?: string | null;
 }
 
 /** The git operations the loop needs (src/worker/checkout/private-git.ts implements them). */

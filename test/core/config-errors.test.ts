@@ -196,6 +196,9 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "epics", bad: true, expected: "a mapping with the key closeParent" },
   { path: "epics.closeParent", bad: "yes", expected: "true or false" },
   { path: "definitionOfReady", bad: true, expected: "a mapping with the keys minWords, sections" },
+  { path: "planGate", bad: true, expected: "a mapping with the keys enabled, label" },
+  { path: "planGate.enabled", bad: "yes", expected: "true or false" },
+  { path: "planGate.label", bad: "", expected: "a non-empty string of at most 50 characters" },
   {
     path: "workspaces",
     bad: "api",

@@ -194,7 +194,7 @@ describe("the worker's GitHub client", () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it("collects reviews with a body and inline review comments, oldest first", async () => {
+  it("collects reviews with a body and inline review comments, oldest first, leaving out resolved conversations", async () => {
     const scope = nock(API)
       .get(`${R}/pulls/12/reviews`)
       .query({ per_page: "100" })
@@ -219,7 +219,32 @@ describe("the worker's GitHub client", () => {
           line: 4,
           created_at: "2026-11-22T01:00:00Z",
         },
-      ]);
+        {
+          id: 6,
+          user: user("bob"),
+          body: "Settled nit.",
+          path: "src/b.ts",
+          line: 1,
+          created_at: "2026-11-22T01:30:00Z",
+        },
+      ])
+      .post("/graphql", (body: { query?: string }) =>
+        /AutopilotResolvedReviewComments/.test(body.query ?? ""),
+      )
+      .reply(200, {
+        data: {
+          repository: {
+            pullRequest: {
+              reviewThreads: {
+                nodes: [
+                  { isResolved: false, comments: { nodes: [{ databaseId: 5 }] } },
+                  { isResolved: true, comments: { nodes: [{ databaseId: 6 }] } },
+                ],
+              },
+            },
+          },
+        },
+      });
     const feedback = await client().listReviewFeedback(12);
     expect(feedback.map((f) => [f.kind, f.body, f.path])).toEqual([
       ["review_comment", "Typo here.", "src/a.ts"],

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createWorkerGitHub, type WorkerGitHub } from "../../src/github/worker-github.js";
 import {
   LABEL_FOR_REVIEW_MUTATION,
+  RESOLVED_REVIEW_COMMENTS_QUERY,
   WORKER_CLAIM_QUERY,
   workerTaskQuery,
 } from "../../src/github/worker-queries.js";
@@ -64,6 +65,7 @@ describe("the worker's GraphQL documents", () => {
       workerTaskQuery(4),
       workerTaskQuery(0),
       LABEL_FOR_REVIEW_MUTATION,
+      RESOLVED_REVIEW_COMMENTS_QUERY,
     ]) {
       expect(check(document)).toEqual([]);
       expect(graphqlCost(parse(document), { comments: true }, null)).toBe(1);

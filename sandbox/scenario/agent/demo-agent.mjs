@@ -193,6 +193,23 @@ function promptHas(needle) {
   return Boolean(needle) && prompt.toLowerCase().includes(String(needle).toLowerCase());
 }
 
+// A planning run (the plan gate): the plan goes in the final message, between <plan> tags. The agent scribbles a
+// file all the same, as a careless one would: the worker must keep nothing of a planning run. A plan is not one
+// of the issue's behaviour runs, and takes no time.
+if (prompt.includes("## This is a planning run")) {
+  state.runs = runIndex;
+  state.plans = (state.plans ?? 0) + 1;
+  writeFileSync("PLANNING-SCRIBBLE.md", "notes while planning\n");
+  const plans = Array.isArray(entry.plan) ? entry.plan : [entry.plan ?? "1. Make the change.\n2. Test it."];
+  const plan = plans[Math.min(state.plans - 1, plans.length - 1)];
+  saveState({ behavior: "plan", signal: null, exitCode: 0 });
+  const usage = { input: 800 + Math.round(prompt.length / 4), output: 200, costUsd: 0.003 };
+  process.stdout.write(
+    `autopilot-usage: ${JSON.stringify(usage)}\nI read the code.\n\n<plan>\n${plan}\n</plan>\n`,
+  );
+  process.exit(0);
+}
+
 // A run that takes a while, as a real agent's does (the process stays killable meanwhile).
 if (entry.sleepSeconds > 0 && behavior !== "hang") {
   await new Promise((resolve) => setTimeout(resolve, entry.sleepSeconds * 1000));

@@ -107,6 +107,8 @@ export const DemoAgentEntrySchema = z
     resetInSeconds: z.number().positive().optional(),
     /** The agent's final message before the signal. */
     summary: z.string().optional(),
+    /** The plan a planning run (the plan gate) proposes; a list: one per planning run, the last repeats. */
+    plan: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
     /** Seconds every run takes before it acts, as a real agent thinks (lets a scenario act mid-iteration). */
     sleepSeconds: z.number().nonnegative().optional(),
     /** For `spend`: the usage of each report (`autopilot-usage`), default 20k in, 4k out, $0.12. */

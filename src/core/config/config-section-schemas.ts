@@ -402,6 +402,32 @@ export const EpicsSchema = z
   );
 
 /**
+ * The plan gate (src/core/reconcile/commands/plan-approval.ts): a planning run proposes a plan, and the task waits
+ * for a writer's approval before any code is written.
+ */
+export const PlanGateSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Every task first gets a planning run: the agent reads the code and proposes a plan (nothing it changes is " +
+          "kept or pushed), posted on the issue; the task waits, needing a human, until a writer approves it with " +
+          "`/autopilot approve #N` (a comment with changes instead gets a new plan with those words). The " +
+          "approved plan goes to the agent with the task.",
+      ),
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .default("autopilot:plan")
+      .describe("A task with this label gets the plan gate even when `enabled` is false."),
+  })
+  .prefault({})
+  .describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
+
+/**
  * The definition of ready (src/core/tasks/task-readiness.ts): what a ready task's text must hold before a worker
  * is dispatched for it.
  */

@@ -137,6 +137,17 @@ const TaskRecordSchema = z.object({
   followUp: z
     .object({ merged: z.number().int().positive(), since: isoTime, by: z.string().max(40), at: isoTime })
     .optional(),
+  /**
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): the digest of the plan the last planning run
+   * proposed, when, and the writer who approved it (the next workers implement that plan).
+   */
+  plan: z
+    .object({
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+      at: isoTime,
+      approvedBy: z.string().max(40).optional(),
+    })
+    .optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -202,6 +213,12 @@ export type ConfigOverrides = z.infer<typeof ConfigOverridesSchema>;
  */
 export const JobOverridesSchema = ConfigOverridesSchema.extend({
   maxIterations: z.number().int().min(1).max(MAX_ITERATIONS).optional(),
+  /**
+   * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
+   * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+   * a setting of the configuration: the worker takes it out before applying the rest.
+   */
+  plan: z.union([z.literal("propose"), z.string().regex(/^[0-9a-f]{64}$/)]).optional(),
 }).strict();
 
 /**

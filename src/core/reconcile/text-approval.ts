@@ -94,6 +94,8 @@ function takeOutChangedText(
   if (record) {
     record.text = undefined;
     record.merge = undefined;
+    // A plan approved for the old text is not one for the new: a writer's new label starts with a new plan.
+    record.plan = undefined;
     if (record.dispatchId) record.handled = record.dispatchId;
     record.result = "text_changed";
     record.reason = "the task text was edited after approval by someone without write access";

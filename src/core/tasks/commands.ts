@@ -6,13 +6,13 @@
  * ```
  * /autopilot start | pause | resume | stop | status [#N] | retry [#N] [--iterations M] | skip [#N] | run [#N]
  *            | rollback [#N] | cleanup [#N] | fix [#N] [instructions] | follow-up [#N] [instructions]
- *            | report | help
+ *            | approve [#N] | report | help
  * ```
  *
  * A command counts only at the start of a line (up to three spaces of indentation), outside fenced or
  * indented code, block quotes and HTML comments — so quoting somebody's command, or an agent's transcript
  * that mentions one, does nothing. On a task issue (or its pull request) `retry`, `skip`, `run`, `rollback`,
- * `cleanup`, `fix`, `follow-up` and `status` default to that issue. `fix` and `follow-up` take instructions: the
+ * `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue. `fix` and `follow-up` take instructions: the
  * rest of the command's line and every line of the comment after it (`commandInstructions`). `--iterations M`
  * (also `--iterations=M`) raises that task's iteration limit to M.
  * Anything else after `/autopilot` is an unknown command, answered with the help.
@@ -30,7 +30,7 @@ type Command =
   | { name: "start" | "pause" | "resume" | "stop" | "report" | "help" }
   | { name: "status"; issue: number | null }
   | { name: "retry"; issue: number; iterations: number | null }
-  | { name: "skip" | "run" | "rollback" | "cleanup"; issue: number }
+  | { name: "skip" | "run" | "rollback" | "cleanup" | "approve"; issue: number }
   /** A writer's instructions for another round on the task's PR (`fix`) or on a merged task (`follow-up`). */
   | { name: "fix" | "follow-up"; issue: number; instructions: string };
 
@@ -104,7 +104,8 @@ function interpret(rest: string, line: string, context: CommandContext): ParsedC
     case "skip":
     case "run":
     case "rollback":
-    case "cleanup": {
+    case "cleanup":
+    case "approve": {
       const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
       if ("problem" in options) return invalid(options.problem);
       const first = options.rest[0];
@@ -273,10 +274,11 @@ export function commandHelp(): string {
     "| `/autopilot cleanup #N` | delete a failed, timed-out or skipped task's branch and close its PR; the task keeps its state |",
     "| `/autopilot fix #N what to change` | send the task's open pull request back to a worker with these instructions (the rest of the line and of the comment; on the PR or the task issue `#N` can be left out) |",
     "| `/autopilot follow-up #N what to add` | a merged task: open its issue again and start a new attempt on a fresh branch from the default branch, with these instructions |",
+    "| `/autopilot approve #N` | approve the plan a planning run posted on the task (the plan gate): a worker implements it |",
     "| `/autopilot report` | reply with the session report: each task's outcome, attempts, iterations, time, tokens and cost, and what waits for whom |",
     "| `/autopilot help` | this list |",
     "",
-    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up` and `status` default to that issue).",
+    "Commands count only from people with write access, at the start of a line of a comment on the tracking issue, on a task issue or on a task's pull request (there `retry`, `skip`, `run`, `rollback`, `cleanup`, `fix`, `follow-up`, `approve` and `status` default to that issue).",
   ].join("\n");
 }
 

@@ -54,6 +54,8 @@ export const WorkerResultSchema = z.object({
   /** When a usage limit or rate limit ended the job: the earliest time to resume (ISO 8601). */
   resumeAt: z.string().optional(),
   humanGate: z.object({ fired: z.boolean(), rules: z.array(HumanGateHitSchema) }),
+  /** A planning run's plan (the plan gate): the digest of the plan it posted on the issue. */
+  plan: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Set with a wall weaker than the default (`isolation: uid` or `none`): in one line, what it could reach. */
   agentAccess: z.string().max(300).optional(),
   /** Set when the agent's network is not the enforced firewall (`network: open`, or no network namespace). */

@@ -63,6 +63,23 @@ export function applyWorkerOverrides(
         ),
       };
     }
+    // The plan gate's word for this job is not a setting of the configuration (`jobPlan` reads it).
+    const { plan: _plan, ...settings } = value as Record<string, unknown>;
+    value = settings;
   }
   return applyConfigOverrides(config, value, source);
+}
+
+/**
+ * What the plan gate asks of this job, from the same `config` input: `propose` (a planning run), the digest of
+ * the approved plan to implement, or null. Read after `applyWorkerOverrides` accepted the input.
+ */
+export function jobPlan(text: string): string | null {
+  if (text.trim() === "") return null;
+  try {
+    const checked = JobOverridesSchema.safeParse(JSON.parse(text));
+    return checked.success ? (checked.data.plan ?? null) : null;
+  } catch {
+    return null;
+  }
 }

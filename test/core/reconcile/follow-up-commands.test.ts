@@ -1,13 +1,11 @@
 /**
  * Follow-ups from the pull request (issue 23, item 2): `/autopilot fix` and `/autopilot follow-up` as parsed and
- * as reconciles decide them, and unresolved review conversations as a gate.
+ * as reconciles decide them (unresolved review conversations as a gate: reconcile-review.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { commentOfInstructionsMarker } from "../../../src/core/contract.js";
-import { evaluatePullRequest, type GateOptions } from "../../../src/core/gates/gates.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
-import type { PullNode } from "../../../src/core/world.js";
-import { BOT, comment, issue, minutes, only, PERMISSIONS, pull, result, step, world } from "../world.js";
+import { comment, issue, minutes, only, pull, result, step, world } from "../world.js";
 
 const onTracking = { issue: 50, trackingIssue: 50 };
 const tracking = { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" as const };
@@ -160,39 +158,5 @@ describe("/autopilot follow-up", () => {
     );
     expect(only(none.decision.effects, "reopenIssue")).toHaveLength(0);
     expect(only(none.decision.effects, "react")[0]?.content).toBe("confused");
-  });
-});
-
-describe("unresolved review conversations", () => {
-  const options: GateOptions = {
-    requiredChecks: [],
-    botLogin: BOT,
-    permissions: PERMISSIONS,
-    humanGateRules: [],
-    feedbackSha: null,
-    autoMerge: true,
-    now: minutes(40),
-    checksTimeoutMinutes: 20,
-  };
-  const thread = (author: string, at: number): NonNullable<PullNode["openThreads"]>[number] => ({
-    path: "src/a.js",
-    comments: [{ author, body: `remark by ${author}`, createdAt: minutes(at).toISOString() }],
-  });
-  const verdict = (threads: NonNullable<PullNode["openThreads"]>) =>
-    evaluatePullRequest(pull(7, { openThreads: threads }), options).verdict;
-
-  it("a writer's remark after the last push is feedback, quoted; after a push it waits for them to resolve it", () => {
-    const fresh = verdict([thread("dev", 25)]);
-    expect(fresh).toMatchObject({ action: "feedback", kinds: ["threads"] });
-    expect(fresh.action === "feedback" ? fresh.summary : "").toMatch(/remark by dev/);
-    expect(verdict([thread("dev", 10)])).toMatchObject({
-      action: "wait",
-      kind: "people",
-      reason: expect.stringMatching(/to resolve 1 review conversation/),
-    });
-  });
-
-  it("a conversation someone without write access spoke in last counts for nothing", () => {
-    expect(verdict([thread("reader", 25)])).toEqual({ action: "merge", sha: "sha7a" });
   });
 });

@@ -116,6 +116,23 @@ describe("gates", () => {
     });
   });
 
+  it("sends a writer's remark in an open review conversation back, quoted, until a push answers it; then waits for them", () => {
+    const thread = (author: string, at: number) => ({
+      path: "src/a.js",
+      comments: [{ author, body: `remark by ${author}`, createdAt: minutes(at).toISOString() }],
+    });
+    const fresh = verdict({ openThreads: [thread("dev", 25)] });
+    expect(fresh).toMatchObject({ action: "feedback", kinds: ["threads"] });
+    expect(fresh.action === "feedback" ? fresh.summary : "").toMatch(/remark by dev/);
+    expect(verdict({ openThreads: [thread("dev", 10)] })).toMatchObject({
+      action: "wait",
+      kind: "people",
+      reason: expect.stringMatching(/to resolve 1 review conversation/),
+    });
+    // Someone without write access spoke last: it counts for nothing.
+    expect(verdict({ openThreads: [thread("reader", 25)] })).toEqual({ action: "merge", sha: "sha7a" });
+  });
+
   it("waits for a re-review when changes were requested on an earlier commit", () => {
     expect(verdict({ reviews: [review("dev", "CHANGES_REQUESTED", "sha7-old")] })).toMatchObject({
       action: "wait",

@@ -1,7 +1,7 @@
 /**
  * The phase that reads new comments, on the tracking issue, on tasks and on their open pull requests:
  * `/autopilot` commands from people with write access are carried out (session commands, retry, skip, rollback,
- * cleanup, fix, follow-up, help, status, report; `run` is judged in the pool phase); other comments on tasks are
+ * cleanup, fix, follow-up, approve, help, status, report; `run` is judged in the pool phase); other comments on tasks are
  * kept as possible answers to needs-human questions (see answers.ts).
  */
 import { commandHelp, commentAuthority, parseCommand, refusalText } from "../../tasks/commands.js";
@@ -12,6 +12,7 @@ import { note, type Reconciling } from "../context.js";
 import { react, reply } from "../messages.js";
 import { cleanupTask } from "./branch-cleanup.js";
 import { fixTask, followUpTask } from "./fix-follow-up.js";
+import { approvePlan } from "./plan-approval.js";
 import { retryTask, skipTask } from "./retry-skip.js";
 import type { RunRequest } from "./run-command.js";
 import { rollbackTask } from "./rollback.js";
@@ -176,7 +177,8 @@ export function processComments(ctx: Reconciling): CommentsRead {
       case "retry":
       case "skip":
       case "rollback":
-      case "cleanup": {
+      case "cleanup":
+      case "approve": {
         const outcome =
           command.name === "retry"
             ? retryTask(ctx, command.issue, login, command.iterations)
@@ -184,7 +186,9 @@ export function processComments(ctx: Reconciling): CommentsRead {
               ? skipTask(ctx, command.issue, login)
               : command.name === "rollback"
                 ? rollbackTask(ctx, command.issue, login)
-                : cleanupTask(ctx, command.issue, login);
+                : command.name === "approve"
+                  ? approvePlan(ctx, command.issue, login)
+                  : cleanupTask(ctx, command.issue, login);
         react(ctx, c.id, outcome.ok ? "+1" : "confused");
         if (outcome.message) reply(ctx, c.issue, c.id, parsed.line, outcome.message);
         break;

@@ -16,16 +16,21 @@ export function withConfigDigest(
 }
 
 /**
- * Hands the worker its `config` input: the session's overrides and the task's own iteration limit
- * (`/autopilot retry #N --iterations M`), which the worker applies over the file's (src/worker/settings/config-input.ts).
+ * Hands the worker its `config` input: the session's overrides, the task's own iteration limit
+ * (`/autopilot retry #N --iterations M`), which the worker applies over the file's (src/worker/settings/config-input.ts),
+ * and what the plan gate asks of this job (`plan`: a planning run, or the approved plan's digest).
  */
 export function withJobOverrides(
   ctx: Reconciling,
   record: Pick<TaskRecord, "maxIterations">,
+  plan: string | null,
   effect: Extract<Effect, { type: "dispatchWorker" }>,
 ): void {
-  const overrides = record.maxIterations
-    ? { ...(ctx.state.overrides ?? {}), maxIterations: record.maxIterations }
-    : ctx.state.overrides;
-  if (overrides) effect.inputs = { ...(effect.inputs ?? {}), config: JSON.stringify(overrides) };
+  const overrides = {
+    ...(ctx.state.overrides ?? {}),
+    ...(record.maxIterations ? { maxIterations: record.maxIterations } : {}),
+    ...(plan ? { plan } : {}),
+  };
+  if (Object.keys(overrides).length > 0 || ctx.state.overrides)
+    effect.inputs = { ...(effect.inputs ?? {}), config: JSON.stringify(overrides) };
 }

@@ -16,6 +16,7 @@ import { sessionEvent } from "../session-events.js";
 import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
+import { planOfDispatch } from "../commands/plan-approval.js";
 import { freezeText } from "../text-approval.js";
 import { awaitsText } from "../epics.js";
 import { liveIssues } from "./worker-runs.js";
@@ -279,7 +280,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
-  withJobOverrides(ctx, record, effect);
+  withJobOverrides(ctx, record, planOfDispatch(ctx, n, record), effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

@@ -13,6 +13,7 @@ import { pauseForLimitedAgents, raiseSessionAlert } from "../task-alerts.js";
 import { setStatus } from "../task-labels.js";
 import { pullsFor } from "../pulls/task-pulls.js";
 import { liveCount } from "./worker-runs.js";
+import { planProposed } from "../commands/plan-approval.js";
 
 /** A finished worker's result, acted on once per dispatch. */
 export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, result: WorkerResult): void {
@@ -75,6 +76,8 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
     return;
   }
   record.since = result.updatedAt;
+  if (outcome === "needs_human" && result.plan)
+    planProposed(ctx, n, record, result.plan.digest, result.updatedAt);
   setStatus(ctx, n, decision.status);
 }
 

@@ -11,6 +11,7 @@ import type { WorkerOutcome } from "../../tasks/worker-result.js";
 import { jobSilenceLimitMs } from "../../agent/job-silence.js";
 import { formatDuration } from "../../session/stats.js";
 import { note, type Reconciling, taskRecord } from "../context.js";
+import { planOfDispatch } from "../commands/plan-approval.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { freezeText } from "../text-approval.js";
 import { setStatus, statusOf } from "../task-labels.js";
@@ -162,7 +163,7 @@ function resendDispatch(ctx: Reconciling, n: number): void {
     dispatchId: record.dispatchId,
   };
   if (!unsent) effect.resend = true;
-  withJobOverrides(ctx, record, effect);
+  withJobOverrides(ctx, record, planOfDispatch(ctx, n, record), effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

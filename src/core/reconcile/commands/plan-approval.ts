@@ -1,0 +1,62 @@
+/**
+ * The plan gate (`planGate` in the configuration): a task it applies to (every task when `planGate.enabled`, or
+ * one carrying `planGate.label`) gets a planning run first. The worker runs the agent once on a planning prompt,
+ * keeps nothing it changed, posts the plan on the issue (src/core/tasks/task-plan.ts) and ends `needs_human`; the
+ * task waits there, needing a human, until:
+ *
+ * - a writer says `/autopilot approve [#N]`: the plan's digest is approved, and every later worker of the task
+ *   implements it (its `config` input names the digest; the worker reads the plan from Autopilot's own comment
+ *   and refuses a comment that no longer has that digest);
+ * - a writer comments anything else: an answer like any other (answers.ts), so the task goes back to the queue
+ *   and the next planning run gets their words.
+ *
+ * The approval is of the plan for the task text approved then: an edit that takes the task out (text-approval.ts)
+ * drops it, and a writer's new ready label starts with a new plan.
+ */
+import type { TaskRecord } from "../../dashboard/index.js";
+import { note, type Reconciling, taskRecord } from "../context.js";
+import { hasLabel, setStatus, statusOf } from "../task-labels.js";
+import type { TaskCommandOutcome } from "./retry-skip.js";
+
+/** What the plan gate asks of the task's next worker: a planning run, the approved plan's digest, or nothing. */
+export function planOfDispatch(ctx: Reconciling, n: number, record: TaskRecord): string | null {
+  if (record.plan?.approvedBy) return record.plan.digest;
+  const issue = ctx.issues.get(n);
+  const gated =
+    ctx.config.planGate.enabled || (issue !== undefined && hasLabel(issue.labels, ctx.config.planGate.label));
+  return gated ? "propose" : null;
+}
+
+/** A planning run's result: the plan it posted waits for a writer. */
+export function planProposed(
+  ctx: Reconciling,
+  n: number,
+  record: TaskRecord,
+  digest: string,
+  at: string,
+): void {
+  record.plan = { digest, at };
+  record.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
+  note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
+}
+
+export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
+  const record = ctx.state.tasks[n];
+  const plan = record?.plan;
+  if (!record || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
+  if (plan.approvedBy)
+    return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
+  if (statusOf(ctx, n) !== "needs-human")
+    return {
+      ok: false,
+      message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`,
+    };
+  const r = taskRecord(ctx, n);
+  r.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  r.result = "approved";
+  r.reason = `plan approved by @${actor}`;
+  r.since = undefined;
+  setStatus(ctx, n, "ready");
+  note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} → ready`);
+  return { ok: true, message: `Plan approved: a worker implements it.` };
+}

@@ -1,0 +1,114 @@
+/**
+ * The controller's side of the plan gate (src/core/reconcile/commands/plan-approval.ts): which dispatches are
+ * planning runs, a proposed plan waiting for a writer, the approval, an answer that asks for a new plan.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../../src/core/config/index.js";
+import { parseCommand } from "../../../src/core/tasks/commands.js";
+import { comment, config, issue, minutes, only, result, step, world } from "../world.js";
+
+const DIGEST = "a".repeat(64);
+const gated = config({ planGate: { ...DEFAULT_CONFIG.planGate, enabled: false } });
+
+function jobPlan(effects: Parameters<typeof only>[0]): unknown {
+  const dispatch = only(effects, "dispatchWorker")[0];
+  const text = dispatch?.inputs?.config;
+  return text ? (JSON.parse(text) as { plan?: unknown }).plan : undefined;
+}
+
+/** Task 7 (labeled for the gate) after its planning run proposed a plan. */
+function proposed() {
+  const first = step(world({ issues: [issue(7, { labels: ["autopilot:ready", "autopilot:plan"] })] }), null, {
+    config: gated,
+  });
+  expect(jobPlan(first.decision.effects)).toBe("propose");
+  const planned = {
+    ...first.world,
+    issues: first.world.issues.map((i) => ({ ...i, labels: ["autopilot:needs-human", "autopilot:plan"] })),
+    runs: first.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+    workerResults: [
+      result(7, {
+        result: "needs_human",
+        reason: "plan proposed",
+        plan: { digest: DIGEST },
+        updatedAt: minutes(3).toISOString(),
+      }),
+    ],
+  };
+  const after = step(planned, first.state, { now: minutes(4), config: gated });
+  return after;
+}
+
+describe("the plan gate", () => {
+  it("makes a labeled task's first dispatch a planning run, and leaves other tasks alone", () => {
+    const other = step(world({ issues: [issue(8)] }), null, { config: gated });
+    expect(jobPlan(other.decision.effects)).toBeUndefined();
+    const everyTask = step(world({ issues: [issue(8)] }), null, {
+      config: config({ planGate: { enabled: true, label: "autopilot:plan" } }),
+    });
+    expect(jobPlan(everyTask.decision.effects)).toBe("propose");
+  });
+
+  it("keeps a proposed plan waiting on a person, and dispatches nothing meanwhile", () => {
+    const { state, decision } = proposed();
+    expect(state.tasks[7]?.plan).toMatchObject({ digest: DIGEST });
+    expect(state.tasks[7]?.plan?.approvedBy).toBeUndefined();
+    expect(state.tasks[7]?.label).toBe("needs-human");
+    expect(state.tasks[7]?.reason).toMatch(/\/autopilot approve #7/);
+    expect(only(decision.effects, "dispatchWorker")).toHaveLength(0);
+  });
+
+  it("a writer's approve sends the task to a worker that implements the approved plan", () => {
+    const waiting = proposed();
+    const approved = step(
+      { ...waiting.world, comments: [comment(900, 7, "dev", "/autopilot approve")] },
+      waiting.state,
+      { now: minutes(6), config: gated },
+    );
+    expect(approved.state.tasks[7]?.plan?.approvedBy).toBe("dev");
+    expect(jobPlan(approved.decision.effects)).toBe(DIGEST);
+  });
+
+  it("refuses an approval from someone without write access, and one with no plan waiting", () => {
+    const waiting = proposed();
+    const stranger = step(
+      { ...waiting.world, comments: [comment(900, 7, "reader", "/autopilot approve")] },
+      waiting.state,
+      { now: minutes(6), config: gated },
+    );
+    expect(stranger.state.tasks[7]?.plan?.approvedBy).toBeUndefined();
+    expect(only(stranger.decision.effects, "dispatchWorker")).toHaveLength(0);
+    const none = step(
+      world({ issues: [issue(8)], comments: [comment(900, 8, "dev", "/autopilot approve")] }),
+      null,
+      { config: gated },
+    );
+    expect(
+      only(none.decision.effects, "comment").some((c) => /no plan waiting for approval/.test(c.body)),
+    ).toBe(true);
+  });
+
+  it("a writer's other comment asks for a new plan with their words", () => {
+    const waiting = proposed();
+    const answered = step(
+      {
+        ...waiting.world,
+        comments: [
+          comment(900, 7, "dev", "Cover the empty case too.", { createdAt: minutes(5).toISOString() }),
+        ],
+      },
+      waiting.state,
+      { now: minutes(6), config: gated },
+    );
+    expect(jobPlan(answered.decision.effects)).toBe("propose");
+  });
+
+  it("parses approve with the task defaulting to the issue it is on", () => {
+    expect(parseCommand("/autopilot approve", { issue: 7, trackingIssue: 50 })).toMatchObject({
+      command: { name: "approve", issue: 7 },
+    });
+    expect(parseCommand("/autopilot approve #7", { issue: 50, trackingIssue: 50 })).toMatchObject({
+      command: { name: "approve", issue: 7 },
+    });
+  });
+});
