@@ -77853,13 +77853,14 @@ function raiseTaskAlerts(ctx) {
     const kind = status;
     const record2 = taskRecord(ctx, n);
     const title = ctx.issues.get(n)?.title ?? "";
+    const planWaits = kind === "needs-human" && !!record2.plan && !record2.plan.approvedBy;
     const alert = {
       key: `${n}-${status}-a${record2.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${planWaits ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record2.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: planWaits ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n))
     };
     const key = alertCommentKey(alert);

@@ -67,13 +67,17 @@ export function raiseTaskAlerts(ctx: Reconciling): void {
     const kind = status as AlertKind;
     const record = taskRecord(ctx, n);
     const title = ctx.issues.get(n)?.title ?? "";
+    // A planning run's plan waits for a writer (plan-approval.ts): approving is what they do, not answering.
+    const planWaits = kind === "needs-human" && !!record.plan && !record.plan.approvedBy;
     const alert: Alert = {
       key: `${n}-${status}-a${record.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${planWaits ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: planWaits
+        ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.`
+        : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n)),
     };
     const key = alertCommentKey(alert);

@@ -56,6 +56,9 @@ describe("the plan gate", () => {
     expect(state.tasks[7]?.label).toBe("needs-human");
     expect(state.tasks[7]?.reason).toMatch(/\/autopilot approve #7/);
     expect(only(decision.effects, "dispatchWorker")).toHaveLength(0);
+    // The alert says what to do about a plan: approve it, or answer with changes.
+    const alert = only(decision.effects, "comment").find((c) => /has a plan waiting for approval/.test(c.body));
+    expect(alert?.body).toMatch(/`\/autopilot approve #7`/);
   });
 
   it("a writer's approve sends the task to a worker that implements the approved plan", () => {
