@@ -57,7 +57,9 @@ describe("the plan gate", () => {
     expect(state.tasks[7]?.reason).toMatch(/\/autopilot approve #7/);
     expect(only(decision.effects, "dispatchWorker")).toHaveLength(0);
     // The alert says what to do about a plan: approve it, or answer with changes.
-    const alert = only(decision.effects, "comment").find((c) => /has a plan waiting for approval/.test(c.body));
+    const alert = only(decision.effects, "comment").find((c) =>
+      /has a plan waiting for approval/.test(c.body),
+    );
     expect(alert?.body).toMatch(/`\/autopilot approve #7`/);
   });
 
