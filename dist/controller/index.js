@@ -55544,7 +55544,7 @@ function describeReason(reason) {
     case "error_abort":
       return "aborted after a failed task";
     case "all_done":
-      return "all tasks done";
+      return "no ready task left";
     case "new_work":
       return "new work arrived";
   }
@@ -57071,13 +57071,155 @@ function pullsFor(ctx, n) {
   return dropped?.length ? trusted.filter((p) => !dropped.includes(p.number)) : trusted;
 }
 
+// src/core/reconcile/epics.ts
+var MAX_POOLED = 50;
+function epicRefusal(ctx, n) {
+  return isEpic(ctx, n) ? `#${n} is an epic: its sub-issues are the tasks (their progress is in Autopilot's checklist comment on #${n}), so give the command on a sub-issue` : null;
+}
+function isEpic(ctx, n) {
+  const issue3 = ctx.issues.get(n);
+  if (!issue3) return false;
+  const labels = ctx.labels.get(n) ?? issue3.labels;
+  return isEpicParent(issue3, taskStatusFromLabels({ state: issue3.state, labels }, ctx.config.labels));
+}
+function epicApprovedAt(ctx, n) {
+  if (!sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin)) return null;
+  for (const epic of Object.values(ctx.state.epics ?? {})) if (epic.pooled.includes(n)) return epic.at;
+  return null;
+}
+function awaitsText(ctx, n) {
+  return ctx.issues.get(n)?.edits === void 0 && epicApprovedAt(ctx, n) !== null;
+}
+function approvalOf(ctx, p) {
+  const issue3 = ctx.issues.get(p);
+  const by = ctx.readyBy.get(p) ?? null;
+  if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
+    return { at: issue3.readyLabeledAt ?? null, by };
+  const outer = Object.entries(ctx.state.epics ?? {}).find(
+    ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
+  );
+  return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
+}
+function processEpics(ctx, pool) {
+  const { state } = ctx;
+  const lines = [];
+  const epics2 = state.epics ?? {};
+  for (const key of Object.keys(epics2)) if (!isEpic(ctx, Number(key))) delete epics2[key];
+  for (const [p, issue3] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
+    if (!isEpic(ctx, p)) continue;
+    const approval = approvalOf(ctx, p);
+    let epic = epics2[p];
+    if (!approval && !epic) {
+      const by = ctx.readyBy.get(p) ?? null;
+      pool.notInPool.push({
+        issue: p,
+        title: issue3.title,
+        reason: `an epic: ${by ? `the \`${ctx.config.labels.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${ctx.config.labels.ready}\` label is unknown`}, so its sub-issues are not pooled`
+      });
+      continue;
+    }
+    const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
+    if (approval && (!epic || newer)) {
+      const at = approval.at ?? ctx.now.toISOString();
+      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
+      epics2[p] = epic;
+    }
+    if (!epic) continue;
+    const items = epicItems(ctx, p, epic.pooled, pool);
+    const done = epicDone(items);
+    const closeParent = ctx.config.epics.closeParent;
+    const body = renderEpicProgress({
+      items,
+      by: epic.by,
+      readyLabel: ctx.config.labels.ready,
+      closeParent,
+      done
+    });
+    const digest = taskDigest("epic", body).slice(0, 16);
+    if (epic.comment !== digest) {
+      ctx.effects.push({ type: "progressComment", issue: p, marker: EPIC_PROGRESS_MARKER, body });
+      epic.comment = digest;
+    }
+    if (done && closeParent) {
+      ctx.effects.push({ type: "closeIssue", issue: p, reason: "completed" });
+      note(ctx, `#${p}: every sub-issue of the epic is done; closing it`);
+    }
+    lines.push({ issue: p, title: issue3.title, reason: epicSummary(items) });
+  }
+  if (Object.keys(epics2).length > 0) state.epics = epics2;
+  else delete state.epics;
+  return lines;
+}
+function poolSubIssues(ctx, p, approval, earlier) {
+  const issue3 = ctx.issues.get(p);
+  const chosen = subIssuesToPool(issue3.subIssues ?? [], (n) => {
+    const child = ctx.issues.get(n);
+    if (!child) return null;
+    return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
+  });
+  for (const n of chosen) {
+    setStatus(ctx, n, "ready");
+    taskRecord(ctx, n).approvedBy = approval.by;
+  }
+  const carried = (issue3.subIssues ?? []).filter(
+    (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
+  );
+  const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
+  const epic = { at: approval.at, by: approval.by, pooled };
+  note(
+    ctx,
+    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
+  );
+  return epic;
+}
+function epicItems(ctx, p, pooled, pool) {
+  const queued = new Set(pool.ranked.map((t) => t.issue));
+  const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
+  const items = [];
+  for (const n of ctx.issues.get(p)?.subIssues ?? []) {
+    const child = ctx.issues.get(n);
+    if (!child) continue;
+    const record2 = ctx.state.tasks[n];
+    const pr = prOf(ctx, n) ?? record2?.pr ?? null;
+    const base = { issue: n, title: child.title, ...pr ? { pr } : {} };
+    if (child.state === "closed") {
+      items.push({ ...base, state: child.stateReason === "not_planned" ? "closed" : "done" });
+      continue;
+    }
+    const status = statusOf2(ctx, n);
+    if (status === null) {
+      if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
+      else if (pooled.includes(n))
+        items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
+      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
+      continue;
+    }
+    if (status === "ready") {
+      const outside = reasonIn(pool.notInPool, n);
+      const waiting2 = queued.has(n) ? null : reasonIn(pool.waits, n);
+      if (outside) items.push({ ...base, state: "not in the pool", detail: outside });
+      else if (waiting2) items.push({ ...base, state: "waiting", detail: waiting2 });
+      else items.push({ ...base, state: "queued" });
+      continue;
+    }
+    const state = itemStateOf(status);
+    const offRamp = state === "blocked" || state === "needs a human" || state === "failed" || state === "timed out";
+    items.push({ ...base, state, ...offRamp ? { detail: record2?.reason ?? null } : {} });
+  }
+  return items;
+}
+function prOf(ctx, n) {
+  return pullsFor(ctx, n).find((pr) => pr.state !== "closed")?.number ?? null;
+}
+
 // src/core/reconcile/commands/branch-cleanup.ts
 var CLEANABLE = ["failed", "timeout", "skipped"];
 function cleanupTask(ctx, n, actor) {
   const issue3 = ctx.issues.get(n);
   if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   const status = statusOf2(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   if (!CLEANABLE.includes(status))
     return {
       ok: false,
@@ -57415,7 +57557,7 @@ function retryTask(ctx, n, actor, iterations = null) {
   if (status === null)
     return {
       ok: false,
-      message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`
+      message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`
     };
   if (status === "review" && record2?.merge) {
     const attempts = record2.merge.attempt ?? 0;
@@ -57466,7 +57608,8 @@ function skipTask(ctx, n, actor) {
   const issue3 = ctx.issues.get(n);
   if (!issue3) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   const status = statusOf2(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   const t = transitionTask(status, { type: "skip" });
   if ("refused" in t) return { ok: false, message: `Cannot skip #${n}: ${t.refused}.` };
   for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "skipped");
@@ -57488,7 +57631,7 @@ function fixTask(ctx, asked) {
     const merged = pullsFor(ctx, n).some((p) => p.state === "merged");
     return {
       ok: false,
-      message: merged ? `#${n}'s pull request has merged: to change more, use \`/autopilot follow-up #${n} what to change\`.` : `#${n} is not an open Autopilot task.`
+      message: merged ? `#${n}'s pull request has merged: to change more, use \`/autopilot follow-up #${n} what to change\`.` : epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an open Autopilot task.`
     };
   }
   const record2 = taskRecord(ctx, n);
@@ -57662,7 +57805,8 @@ function rollbackTask(ctx, n, actor) {
     return revertMerged(ctx, n, merged, actor);
   }
   const status = statusOf2(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   if (merged) return revertMerged(ctx, n, merged, actor);
   return discardUnmerged(ctx, n, actor);
 }
@@ -58222,144 +58366,6 @@ function reopening(ctx, n, issue3) {
   if (issue3 && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
     ctx.effects.push({ type: "reopenIssue", issue: n });
   return true;
-}
-
-// src/core/reconcile/epics.ts
-var MAX_POOLED = 50;
-function isEpic(ctx, n) {
-  const issue3 = ctx.issues.get(n);
-  if (!issue3) return false;
-  const labels = ctx.labels.get(n) ?? issue3.labels;
-  return isEpicParent(issue3, taskStatusFromLabels({ state: issue3.state, labels }, ctx.config.labels));
-}
-function epicApprovedAt(ctx, n) {
-  if (!sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin)) return null;
-  for (const epic of Object.values(ctx.state.epics ?? {})) if (epic.pooled.includes(n)) return epic.at;
-  return null;
-}
-function awaitsText(ctx, n) {
-  return ctx.issues.get(n)?.edits === void 0 && epicApprovedAt(ctx, n) !== null;
-}
-function approvalOf(ctx, p) {
-  const issue3 = ctx.issues.get(p);
-  const by = ctx.readyBy.get(p) ?? null;
-  if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
-    return { at: issue3.readyLabeledAt ?? null, by };
-  const outer = Object.entries(ctx.state.epics ?? {}).find(
-    ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
-  );
-  return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
-}
-function processEpics(ctx, pool) {
-  const { state } = ctx;
-  const lines = [];
-  const epics2 = state.epics ?? {};
-  for (const key of Object.keys(epics2)) if (!isEpic(ctx, Number(key))) delete epics2[key];
-  for (const [p, issue3] of [...ctx.issues].sort((a, b) => a[0] - b[0])) {
-    if (!isEpic(ctx, p)) continue;
-    const approval = approvalOf(ctx, p);
-    let epic = epics2[p];
-    if (!approval && !epic) {
-      const by = ctx.readyBy.get(p) ?? null;
-      pool.notInPool.push({
-        issue: p,
-        title: issue3.title,
-        reason: `an epic: ${by ? `the \`${ctx.config.labels.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${ctx.config.labels.ready}\` label is unknown`}, so its sub-issues are not pooled`
-      });
-      continue;
-    }
-    const newer = !!approval?.at && !!epic && Date.parse(approval.at) > Date.parse(epic.at);
-    if (approval && (!epic || newer)) {
-      const at = approval.at ?? ctx.now.toISOString();
-      epic = poolSubIssues(ctx, p, { at, by: approval.by }, epic?.pooled ?? []);
-      epics2[p] = epic;
-    }
-    if (!epic) continue;
-    const items = epicItems(ctx, p, epic.pooled, pool);
-    const done = epicDone(items);
-    const closeParent = ctx.config.epics.closeParent;
-    const body = renderEpicProgress({
-      items,
-      by: epic.by,
-      readyLabel: ctx.config.labels.ready,
-      closeParent,
-      done
-    });
-    const digest = taskDigest("epic", body).slice(0, 16);
-    if (epic.comment !== digest) {
-      ctx.effects.push({ type: "progressComment", issue: p, marker: EPIC_PROGRESS_MARKER, body });
-      epic.comment = digest;
-    }
-    if (done && closeParent) {
-      ctx.effects.push({ type: "closeIssue", issue: p, reason: "completed" });
-      note(ctx, `#${p}: every sub-issue of the epic is done; closing it`);
-    }
-    lines.push({ issue: p, title: issue3.title, reason: epicSummary(items) });
-  }
-  if (Object.keys(epics2).length > 0) state.epics = epics2;
-  else delete state.epics;
-  return lines;
-}
-function poolSubIssues(ctx, p, approval, earlier) {
-  const issue3 = ctx.issues.get(p);
-  const chosen = subIssuesToPool(issue3.subIssues ?? [], (n) => {
-    const child = ctx.issues.get(n);
-    if (!child) return null;
-    return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
-  });
-  for (const n of chosen) {
-    setStatus(ctx, n, "ready");
-    taskRecord(ctx, n).approvedBy = approval.by;
-  }
-  const carried = (issue3.subIssues ?? []).filter(
-    (n) => sameLogin(ctx.readyBy.get(n) ?? null, ctx.snapshot.botLogin) && statusOf2(ctx, n) !== null
-  );
-  const pooled = [.../* @__PURE__ */ new Set([...earlier, ...carried, ...chosen])].slice(0, MAX_POOLED);
-  const epic = { at: approval.at, by: approval.by, pooled };
-  note(
-    ctx,
-    `#${p}: epic labeled by ${approval.by}; pooled ${chosen.length ? chosen.map((n) => `#${n}`).join(", ") : "no sub-issue"}`
-  );
-  return epic;
-}
-function epicItems(ctx, p, pooled, pool) {
-  const queued = new Set(pool.ranked.map((t) => t.issue));
-  const reasonIn = (list3, n) => list3.find((l) => l.issue === n)?.reason ?? null;
-  const items = [];
-  for (const n of ctx.issues.get(p)?.subIssues ?? []) {
-    const child = ctx.issues.get(n);
-    if (!child) continue;
-    const record2 = ctx.state.tasks[n];
-    const pr = prOf(ctx, n) ?? record2?.pr ?? null;
-    const base = { issue: n, title: child.title, ...pr ? { pr } : {} };
-    if (child.state === "closed") {
-      items.push({ ...base, state: child.stateReason === "not_planned" ? "closed" : "done" });
-      continue;
-    }
-    const status = statusOf2(ctx, n);
-    if (status === null) {
-      if (isEpic(ctx, n)) items.push({ ...base, state: "epic" });
-      else if (pooled.includes(n))
-        items.push({ ...base, state: "taken out", detail: record2?.reason ?? null });
-      else items.push({ ...base, state: "not pooled", detail: "added after the epic's label" });
-      continue;
-    }
-    if (status === "ready") {
-      const outside = reasonIn(pool.notInPool, n);
-      const waiting2 = queued.has(n) ? null : reasonIn(pool.waits, n);
-      if (outside) items.push({ ...base, state: "not in the pool", detail: outside });
-      else if (waiting2) items.push({ ...base, state: "waiting", detail: waiting2 });
-      else items.push({ ...base, state: "queued" });
-      continue;
-    }
-    const state = itemStateOf(status);
-    const offRamp = state === "blocked" || state === "needs a human" || state === "failed" || state === "timed out";
-    items.push({ ...base, state, ...offRamp ? { detail: record2?.reason ?? null } : {} });
-  }
-  return items;
-}
-function prOf(ctx, n) {
-  return pullsFor(ctx, n).find((pr) => pr.state !== "closed")?.number ?? null;
 }
 
 // src/core/reconcile/runs/dispatch-locks.ts
@@ -59652,7 +59658,7 @@ function runVerdict(f) {
   if (f.live || f.status === "in-progress") return no(`${n} is already in progress.`);
   switch (f.status) {
     case null:
-      return no(`${n} is not an Autopilot task: label it \`${f.readyLabel}\` first.`);
+      return no(f.epic ? `${f.epic}.` : `${n} is not an Autopilot task: label it \`${f.readyLabel}\` first.`);
     case "review":
       return no(`${n} is in review: its pull request waits for the gates.`);
     case "done":
@@ -59892,6 +59898,7 @@ function runAsked(ctx, requests, pool) {
       session: ctx.state.session.status,
       configHeld: pool.held,
       status: issue3 ? statusOf2(ctx, n) : null,
+      ...epicRefusal(ctx, n) ? { epic: epicRefusal(ctx, n) } : {},
       live: pool.live.has(n) || started.has(n),
       waiting: pool.waiting.get(n) ?? null,
       notInPool: pool.notInPool.get(n) ?? null,
@@ -61042,7 +61049,7 @@ function statusText(ctx, view, issue3) {
     ["waiting", view.waiting],
     ["not in the pool", view.notInPool]
   ];
-  let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
+  let detail = status === null ? epicRefusal(ctx, issue3)?.replace(/^#\d+ /, "") ?? "is not an Autopilot task" : `is **${status}**`;
   const slot = view.slots.find((x2) => x2.issue === issue3);
   if (slot)
     detail += ` \u2014 attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;

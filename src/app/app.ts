@@ -48,6 +48,9 @@ export const CONTROLLER_EVENTS = [
   "issue_comment",
   "pull_request",
   "pull_request_review",
+  // A review conversation resolved: the gate's wait on its reviewer ends (src/core/gates/gates.ts). GitHub Actions
+  // has no such trigger; the controller there sees it at its next run.
+  "pull_request_review_thread",
   "check_suite",
   "check_run",
   "workflow_run",

@@ -145,6 +145,12 @@ describe("webhook deliveries", () => {
       pusher: "alice",
     });
     store.addUser("bob", { permission: "write" });
+    const remark = store.createReview(full, pr.number, {
+      author: "bob",
+      event: "COMMENT",
+      comments: [{ path: "a.js", line: 1, body: "rename" }],
+    });
+    store.setReviewThreadResolved(full, remark.comments[0]!.id, "alice", true);
     store.createReview(full, pr.number, { author: "bob", event: "APPROVE" });
     const check = store.createCheckRun(full, { name: "ci", headSha: "c".repeat(40), status: "in_progress" });
     store.updateCheckRun(full, check.id, { conclusion: "success" });
@@ -175,6 +181,7 @@ describe("webhook deliveries", () => {
         "pull_request.synchronize",
         "pull_request.closed",
         "pull_request_review.submitted",
+        "pull_request_review_thread.resolved",
         "check_run.created",
         "check_run.completed",
         "check_suite.completed",
@@ -195,6 +202,7 @@ describe("webhook deliveries", () => {
       ["pull_request", "synchronize", ["pull_request"]],
       ["pull_request", "closed", ["pull_request"]],
       ["pull_request_review", "submitted", ["review", "pull_request"]],
+      ["pull_request_review_thread", "resolved", ["thread", "pull_request"]],
       ["check_run", "completed", ["check_run"]],
       ["check_suite", "completed", ["check_suite"]],
       ["workflow_run", "completed", ["workflow_run", "workflow"]],

@@ -11,6 +11,7 @@ import type { SandboxApp } from "./auth.js";
 import type { FaultController } from "./faults.js";
 import { type JsonObject, type Shapes, iso } from "../shapes.js";
 import type { Issue, PullFields, SandboxStore, StoreEvent } from "../store.js";
+import { encodeNodeId } from "../store/node-ids.js";
 
 interface WebhookDelivery {
   /** `X-GitHub-Delivery` (a UUID; duplicates share it, as GitHub redeliveries do). */
@@ -121,6 +122,21 @@ export function webhookFor(
           review: {
             ...shapes.review(event.repo, event.pull, event.review),
             state: event.review.state.toLowerCase(),
+          },
+          pull_request: pull(event.pull),
+          ...common,
+        },
+      };
+    // https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request_review_thread: the thread's
+    // node id and its comments (the sandbox's conversations hold one).
+    case "pull_request_review_thread":
+      return {
+        name: "pull_request_review_thread",
+        payload: {
+          action: event.action,
+          thread: {
+            node_id: encodeNodeId("PullRequestReviewThread", event.comment.id),
+            comments: [shapes.reviewComment(event.repo, event.pull, event.comment)],
           },
           pull_request: pull(event.pull),
           ...common,

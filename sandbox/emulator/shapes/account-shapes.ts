@@ -24,6 +24,7 @@ function appEvents(): Json[] {
     "issue_comment",
     "pull_request",
     "pull_request_review",
+    "pull_request_review_thread",
     "check_run",
     "check_suite",
     "push",

@@ -3,7 +3,7 @@ import type { CheckRun, CheckSuite, CommitStatus } from "./check-records.js";
 import type { Comment, Issue } from "./issue-records.js";
 import type { PushRecord } from "./push-records.js";
 import type { Label, Repo } from "./repo-records.js";
-import type { Review } from "./pull-records.js";
+import type { Review, ReviewComment } from "./pull-records.js";
 import type { Workflow, WorkflowJob, WorkflowRun } from "./workflow-records.js";
 
 interface EventBase {
@@ -77,6 +77,16 @@ export type StoreEvent =
       action: "submitted" | "edited" | "dismissed";
       pull: Issue;
       review: Review;
+    })
+  | (EventBase & {
+      /**
+       * A review conversation resolved or opened again:
+       * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request_review_thread
+       */
+      name: "pull_request_review_thread";
+      action: "resolved" | "unresolved";
+      pull: Issue;
+      comment: ReviewComment;
     })
   | (EventBase & {
       name: "check_run";

@@ -186,12 +186,23 @@ export class StoreWithReviews extends StoreWithPulls {
     actor: string,
     resolved: boolean,
   ): { pull: Issue & { pull: PullFields }; comment: ReviewComment } {
-    for (const issue of this.state(repo).issues.values()) {
+    const state = this.state(repo);
+    for (const issue of state.issues.values()) {
       if (!issue.pull) continue;
       for (const review of issue.pull.reviews) {
         const comment = review.comments.find((c) => c.id === commentId);
         if (!comment || review.state === "PENDING") continue;
+        const was = !!comment.resolvedBy;
         comment.resolvedBy = resolved ? actor : null;
+        if (was !== resolved)
+          this.emit({
+            name: "pull_request_review_thread",
+            action: resolved ? "resolved" : "unresolved",
+            repo: state.repo,
+            sender: actor,
+            pull: issue,
+            comment,
+          });
         return { pull: issue as Issue & { pull: PullFields }, comment };
       }
     }

@@ -42,6 +42,16 @@ interface PoolLines {
 /** The most sub-issues one epic records as pooled (the snapshot reads the first 50 of a parent). */
 const MAX_POOLED = 50;
 
+/**
+ * What a command about issue `n` answers when `n` is an epic's parent: where its tasks are (a command on the parent
+ * does nothing). Null when `n` is no epic.
+ */
+export function epicRefusal(ctx: Reconciling, n: number): string | null {
+  return isEpic(ctx, n)
+    ? `#${n} is an epic: its sub-issues are the tasks (their progress is in Autopilot's checklist comment on #${n}), so give the command on a sub-issue`
+    : null;
+}
+
 /** Whether issue `n` is an epic (labels as this reconcile leaves them). */
 function isEpic(ctx: Reconciling, n: number): boolean {
   const issue = ctx.issues.get(n);

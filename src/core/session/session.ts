@@ -360,7 +360,8 @@ export function describeReason(reason: SessionReason): string {
     case "error_abort":
       return "aborted after a failed task";
     case "all_done":
-      return "all tasks done";
+      // Not "all tasks done": tasks may still wait on people (a question, a plan, a review, a thin text).
+      return "no ready task left";
     case "new_work":
       return "new work arrived";
   }

@@ -241,3 +241,25 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(state?.epics).toBeUndefined();
   });
 });
+
+describe("commands about an epic's parent", () => {
+  it("say that its sub-issues are the tasks, instead of asking for a ready label it already has", () => {
+    const w = epicWorld();
+    const asked = step(
+      {
+        ...w,
+        comments: [
+          { id: 800, issue: 1, author: "dev", body: "/autopilot retry", createdAt: at(0) },
+          { id: 801, issue: 1, author: "dev", body: "/autopilot run", createdAt: at(0) },
+        ],
+      },
+      null,
+      { now: minutes(1) },
+    );
+    const replies = only(asked.decision.effects, "comment").filter((c) => c.issue === 1);
+    expect(replies.filter((c) => /#1 is an epic: its sub-issues are the tasks/.test(c.body))).toHaveLength(2);
+    expect(
+      replies.some((c) => /label it `autopilot:ready` first|has no `autopilot:ready` label/.test(c.body)),
+    ).toBe(false);
+  });
+});

@@ -3,6 +3,7 @@
  * task keeps its state (a later `/autopilot retry #N` starts from the default branch). A running task, or one
  * in review or waiting on people, still needs its branch, so it is refused.
  */
+import { epicRefusal } from "../epics.js";
 import { note, type Reconciling, taskBranch } from "../context.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
 import { statusOf } from "../task-labels.js";
@@ -14,7 +15,8 @@ export function cleanupTask(ctx: Reconciling, n: number, actor: string): TaskCom
   const issue = ctx.issues.get(n);
   if (!issue) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   const status = statusOf(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   if (!(CLEANABLE as readonly string[]).includes(status))
     return {
       ok: false,

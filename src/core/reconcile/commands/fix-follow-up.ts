@@ -17,6 +17,7 @@
  * A round a person asked for does not count against `merge.maxFeedbackRounds`, which bounds the rounds Autopilot
  * starts by itself: every one of these is somebody's deliberate act.
  */
+import { epicRefusal } from "../epics.js";
 import { instructionsMarker } from "../../contract.js";
 import { MAX_INSTRUCTIONS } from "../../tasks/commands.js";
 import { quietLogin, truncate } from "../../text/markdown.js";
@@ -46,7 +47,7 @@ export function fixTask(ctx: Reconciling, asked: InstructionsAsked): TaskCommand
       ok: false,
       message: merged
         ? `#${n}'s pull request has merged: to change more, use \`/autopilot follow-up #${n} what to change\`.`
-        : `#${n} is not an open Autopilot task.`,
+        : (epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an open Autopilot task.`),
     };
   }
   const record = taskRecord(ctx, n);

@@ -2,6 +2,7 @@
  * Retry and skip of one task, asked by a command or a ticked dashboard checkbox; a retry may raise the task's
  * own iteration limit (`--iterations M`).
  */
+import { epicRefusal } from "../epics.js";
 import type { TaskRecord } from "../../dashboard/index.js";
 import { MERGE_REFUSAL_CAP } from "../../gates/merge-refusal.js";
 import { transitionTask } from "../../tasks/task.js";
@@ -36,7 +37,9 @@ export function retryTask(
   if (status === null)
     return {
       ok: false,
-      message: `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`,
+      message:
+        epicRefusal(ctx, n)?.concat(".") ??
+        `#${n} is not an Autopilot task (it has no \`${ctx.config.labels.ready}\` label).`,
     };
   if (status === "review" && record?.merge) {
     // A merge GitHub refused (or that never got an answer): ask again now, with a fresh allowance of attempts.
@@ -100,7 +103,8 @@ export function skipTask(ctx: Reconciling, n: number, actor: string): TaskComman
   const issue = ctx.issues.get(n);
   if (!issue) return { ok: false, message: `#${n} is not an open issue Autopilot can see.` };
   const status = statusOf(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   const t = transitionTask(status, { type: "skip" });
   if ("refused" in t) return { ok: false, message: `Cannot skip #${n}: ${t.refused}.` };
   for (const run of liveRunsOf(ctx, n)) cancelRun(ctx, run, n, "skipped");

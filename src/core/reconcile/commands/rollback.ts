@@ -12,6 +12,7 @@
  * Idempotent: the command's comment is processed once (the state's cursor), a rollback already under way is
  * refused, and the executor does not ask GitHub for a second revert of a PR it already reverted.
  */
+import { epicRefusal } from "../epics.js";
 import { revertBranchName, taskBranchName } from "../../contract.js";
 import { quietLogin, truncate } from "../../text/markdown.js";
 import { parseDashboard, type TaskRecord } from "../../dashboard/index.js";
@@ -44,7 +45,8 @@ export function rollbackTask(ctx: Reconciling, n: number, actor: string): TaskCo
     return revertMerged(ctx, n, merged, actor);
   }
   const status = statusOf(ctx, n);
-  if (status === null) return { ok: false, message: `#${n} is not an Autopilot task.` };
+  if (status === null)
+    return { ok: false, message: epicRefusal(ctx, n)?.concat(".") ?? `#${n} is not an Autopilot task.` };
   // Work of the task that merged and was not reverted yet is on the default branch whatever the task's status
   // now (a revert PR closed unmerged left it failed, a retry put it back in the queue): it is reverted.
   if (merged) return revertMerged(ctx, n, merged, actor);

@@ -28,6 +28,8 @@ export interface RunFacts {
   /** No valid configuration yet: nothing is dispatched. */
   configHeld: boolean;
   status: TaskStatus | null;
+  /** An epic's parent (src/core/reconcile/epics.ts): what to say instead of "label it ready". */
+  epic?: string;
   /** A worker run is queued or running for it (or was dispatched and has not appeared yet). */
   live: boolean;
   /** Why a task labeled ready is not ready (dependencies, a cycle, another state label), when it is not. */
@@ -54,7 +56,7 @@ export function runVerdict(f: RunFacts): RunVerdict {
   if (f.live || f.status === "in-progress") return no(`${n} is already in progress.`);
   switch (f.status) {
     case null:
-      return no(`${n} is not an Autopilot task: label it \`${f.readyLabel}\` first.`);
+      return no(f.epic ? `${f.epic}.` : `${n} is not an Autopilot task: label it \`${f.readyLabel}\` first.`);
     case "review":
       return no(`${n} is in review: its pull request waits for the gates.`);
     case "done":

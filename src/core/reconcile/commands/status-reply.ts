@@ -1,4 +1,5 @@
 /** The answer to `/autopilot status [#N]`: the session in one line, and the task's place on the dashboard. */
+import { epicRefusal } from "../epics.js";
 import type { DashboardView, ReasonLine } from "../../dashboard/index.js";
 import { escapeInline, formatTime } from "../../text/markdown.js";
 import type { Reconciling } from "../context.js";
@@ -22,7 +23,10 @@ export function statusText(ctx: Reconciling, view: DashboardView, issue: number 
     ["waiting", view.waiting],
     ["not in the pool", view.notInPool],
   ];
-  let detail = status === null ? "is not an Autopilot task" : `is **${status}**`;
+  let detail =
+    status === null
+      ? (epicRefusal(ctx, issue)?.replace(/^#\d+ /, "") ?? "is not an Autopilot task")
+      : `is **${status}**`;
   const slot = view.slots.find((x) => x.issue === issue);
   if (slot)
     detail += ` — attempt ${slot.attempt}${slot.iteration !== null ? `, iteration ${slot.iteration}/${slot.maxIterations ?? view.maxIterations}` : ""} (${slot.phase})`;

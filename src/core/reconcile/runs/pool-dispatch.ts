@@ -18,7 +18,7 @@ import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
 import { freezeText } from "../text-approval.js";
-import { awaitsText } from "../epics.js";
+import { awaitsText, epicRefusal } from "../epics.js";
 import { liveIssues } from "./worker-runs.js";
 import { react, reply } from "../messages.js";
 import { type RunRequest, runVerdict } from "../commands/run-command.js";
@@ -218,6 +218,7 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
       session: ctx.state.session.status,
       configHeld: pool.held,
       status: issue ? statusOf(ctx, n) : null,
+      ...(epicRefusal(ctx, n) ? { epic: epicRefusal(ctx, n)! } : {}),
       live: pool.live.has(n) || started.has(n),
       waiting: pool.waiting.get(n) ?? null,
       notInPool: pool.notInPool.get(n) ?? null,
