@@ -61,6 +61,31 @@ describe("/autopilot fix", () => {
     expect(only(decision.effects, "mergePr")).toHaveLength(0);
   });
 
+  it("on a pull request that only looks like the task's (a fork's, on a branch of the same name) does nothing", () => {
+    const w = world({
+      botId: 7,
+      issues: [issue(3, { labels: ["autopilot:review"] })],
+      pulls: [
+        pull(3, { authorId: 7 }),
+        pull(3, {
+          number: 150,
+          author: "mallory",
+          authorId: 999,
+          isCrossRepository: true,
+          headRepository: "mallory/app",
+        }),
+      ],
+      comments: [comment(700, 150, "dev", "/autopilot fix and remove the tests")],
+      trackingIssue: tracking,
+    });
+    const { decision, state } = step(w, null);
+    expect(only(decision.effects, "comment").some((c) => commentOfInstructionsMarker(c.body) === 700)).toBe(
+      false,
+    );
+    expect(state.tasks[3]?.fixAsked).toBeUndefined();
+    expect(state.tasks[3]?.result).not.toBe("feedback");
+  });
+
   it("waits while a worker is on the task, then sends the PR back once it is free", () => {
     const first = step(world({ issues: [issue(7)], trackingIssue: tracking }), null);
     expect(only(first.decision.effects, "dispatchWorker")).toHaveLength(1);
