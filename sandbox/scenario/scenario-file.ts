@@ -259,12 +259,14 @@ export const ScenarioSchema = z
           else if ("on" in action && typeof action.on === "number")
             knownIssue(action.on, [...here, "do", j, "on"]);
           const onPull =
-            ("review" in action && action.review) || ("resolveThreads" in action && action.resolveThreads);
+            ("review" in action && action.review) ||
+            ("resolveThreads" in action && action.resolveThreads) ||
+            ("replyThreads" in action && action.replyThreads);
           if (onPull && action.pr === undefined && rule.when.pr === undefined) {
             ctx.addIssue({
               code: "custom",
               path: [...here, "do", j, "pr"],
-              message: `${"review" in action && action.review ? "a review" : "resolveThreads"} needs \`pr: N\` here or in the condition`,
+              message: `${"review" in action && action.review ? "a review" : "a review conversation's action"} needs \`pr: N\` here or in the condition`,
             });
           }
         });

@@ -340,11 +340,25 @@ describe("GraphQL", () => {
         (await post(query, { owner, name: repo, number: pr.number })).data,
         "repository.pullRequest.reviewThreads.nodes",
       );
-    const [thread] = await threads();
+    const first = store
+      .listPulls(full)
+      .find((p) => p.number === pr.number)!
+      .pull.reviews.at(-1)!.comments[0]!;
+    // A reply (REST's reply endpoint) joins the conversation; a reply to it goes to the conversation's first.
+    const reply = store.replyToReviewComment(full, pr.number, first.id, "still not renamed", "alice");
+    store.replyToReviewComment(full, pr.number, reply.id, "now it is", "alice");
+    const [thread, ...others] = await threads();
+    expect(others).toEqual([]);
     expect(thread).toMatchObject({
       isResolved: false,
       path: "src/a.js",
-      comments: { nodes: [{ author: { login: "alice" }, body: "rename this", path: "src/a.js" }] },
+      comments: {
+        nodes: [
+          { author: { login: "alice" }, body: "rename this", path: "src/a.js" },
+          { body: "still not renamed", path: "src/a.js" },
+          { body: "now it is", path: "src/a.js" },
+        ],
+      },
     });
     const resolve =
       "mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }";

@@ -381,6 +381,16 @@ describe("git refs, pulls, reviews, checks", () => {
     expect(inline.data.map((c) => [c.path, c.body, c.user?.login])).toEqual([
       ["README.md", "Spell out the unit here.", "alice"],
     ]);
+    // A reply joins the conversation of the comment it answers, on the same file and line.
+    const reply = await alice.pulls.createReplyForReviewComment({
+      owner,
+      repo,
+      pull_number: pr.data.number,
+      comment_id: inline.data[0]!.id,
+      body: "Still missing.",
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.data).toMatchObject({ in_reply_to_id: inline.data[0]!.id, path: "README.md", line: 1 });
 
     const stale = await rejection(
       octokit.pulls.merge({ owner, repo, pull_number: pr.data.number, sha: "2".repeat(40) }),

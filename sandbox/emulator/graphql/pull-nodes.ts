@@ -37,9 +37,14 @@ export abstract class PullNodes extends RepositoryNodes {
 
   /**
    * https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread: the conversation an inline
-   * comment starts (the sandbox takes no replies, so its one comment), resolved by `resolveReviewThread`.
+   * comment starts, with the replies to it, resolved by `resolveReviewThread`.
    */
-  reviewThread(repo: Repo, pull: Issue & { pull: PullFields }, comment: ReviewComment): Obj {
+  reviewThread(
+    repo: Repo,
+    pull: Issue & { pull: PullFields },
+    comment: ReviewComment,
+    replies: readonly ReviewComment[] = [],
+  ): Obj {
     const resolved = !!comment.resolvedBy;
     return {
       __typename: "PullRequestReviewThread",
@@ -61,7 +66,12 @@ export abstract class PullNodes extends RepositoryNodes {
       viewerCanResolve: !resolved,
       viewerCanUnresolve: resolved,
       comments: (args: PageArgs) =>
-        connection("comments", [comment], args, (c) => this.reviewComment(repo, pull, c)),
+        connection(
+          "comments",
+          [comment, ...[...replies].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())],
+          args,
+          (c) => this.reviewComment(repo, pull, c),
+        ),
       pullRequest: () => this.pull(repo, pull),
       repository: () => this.repository(repo),
     };
@@ -247,14 +257,23 @@ export abstract class PullNodes extends RepositoryNodes {
           requestedReviewer: this.actor(login),
         })),
       timelineItems: this.timeline(repo, issue, "PullRequestTimelineItems"),
-      // Each submitted review's inline comments, a conversation each (a pending review is its author's only).
-      reviewThreads: (args: PageArgs) =>
-        connection(
+      // A conversation per inline comment that replies to none, with its replies (a pending review is its
+      // author's only).
+      reviewThreads: (args: PageArgs) => {
+        const comments = p.reviews.filter((r) => r.state !== "PENDING").flatMap((r) => r.comments);
+        return connection(
           "reviewThreads",
-          p.reviews.filter((r) => r.state !== "PENDING").flatMap((r) => r.comments),
+          comments.filter((c) => c.inReplyTo === undefined),
           args,
-          (c) => this.reviewThread(repo, issue as Issue & { pull: PullFields }, c),
-        ),
+          (c) =>
+            this.reviewThread(
+              repo,
+              issue as Issue & { pull: PullFields },
+              c,
+              comments.filter((r) => r.inReplyTo === c.id),
+            ),
+        );
+      },
       closingIssuesReferences: (args: PageArgs) => {
         const numbers = [
           ...(issue.body ?? "").matchAll(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d+)/gi),

@@ -247,6 +247,22 @@ export const pullEndpoints: Record<string, RestHandler> = {
     return { status: 200, body: req.shapes.review(repo, pull, review) };
   },
 
+  // https://docs.github.com/en/rest/pulls/comments#create-a-reply-for-a-review-comment (store/with-reviews.ts).
+  "pulls/create-reply-for-review-comment": (req) => {
+    const repo = repoOf(req);
+    const pull = pullOf(req, repo);
+    const body = str(bodyObject(req), "body");
+    if (!body) fail(422, "Validation Failed");
+    const reply = req.store.replyToReviewComment(
+      repo.fullName,
+      pull.number,
+      num(req.params.comment_id),
+      body!,
+      req.identity.login,
+    );
+    return { status: 201, body: req.shapes.reviewComment(repo, pull, reply) };
+  },
+
   "pulls/submit-review": (req) => {
     const repo = repoOf(req);
     const pull = pullOf(req, repo);

@@ -11,6 +11,7 @@ const USER_NEEDS: Record<string, Permission> = {
   "reactions/delete-for-issue-comment": "read",
   "reactions/delete-for-issue": "read",
   "pulls/create-review": "read",
+  "pulls/create-reply-for-review-comment": "read",
   "pulls/submit-review": "read",
   "pulls/create": "read",
   "issues/update-comment": "read",

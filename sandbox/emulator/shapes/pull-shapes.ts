@@ -185,6 +185,7 @@ export class PullShapes extends IssueShapes {
       _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullApi } },
       line: comment.line ?? undefined,
       side: "RIGHT",
+      ...(comment.inReplyTo !== undefined ? { in_reply_to_id: comment.inReplyTo } : {}),
     };
   }
 }

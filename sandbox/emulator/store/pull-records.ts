@@ -33,9 +33,11 @@ export interface ReviewComment {
   line: number | null;
   commitId: string;
   createdAt: Date;
+  /** The first comment of the conversation this one replies to (REST `in_reply_to_id`); absent: it starts one. */
+  inReplyTo?: number;
   /**
-   * Who resolved the conversation this comment starts (GraphQL `resolveReviewThread`), null while it is open. The
-   * sandbox takes no replies (`in_reply_to`), so every inline comment starts a conversation of its own.
+   * On a conversation's first comment: who resolved the conversation (GraphQL `resolveReviewThread`), null while
+   * it is open.
    */
   resolvedBy?: string | null;
 }

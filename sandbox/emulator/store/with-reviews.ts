@@ -172,6 +172,44 @@ export class StoreWithReviews extends StoreWithPulls {
    * (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/commenting-on-a-pull-request#resolving-conversations):
    * the caller checks who may.
    */
+  /**
+   * A reply in the conversation of review comment `commentId` (REST "Create a reply for a review comment":
+   * https://docs.github.com/en/rest/pulls/comments#create-a-reply-for-a-review-comment, "Replies to replies are
+   * not supported": a reply to a reply goes to the conversation's first comment). As on GitHub the reply comes
+   * with a review of its own, submitted as a comment.
+   */
+  replyToReviewComment(
+    repo: RepoRef,
+    number: number,
+    commentId: number,
+    body: string,
+    author: string,
+  ): ReviewComment {
+    const issue = this.requirePull(repo, number);
+    const all = issue.pull.reviews.filter((r) => r.state !== "PENDING").flatMap((r) => r.comments);
+    const target = all.find((c) => c.id === commentId);
+    if (!target) throw new StoreError(404, "Not Found");
+    const root =
+      target.inReplyTo !== undefined ? (all.find((c) => c.id === target.inReplyTo) ?? target) : target;
+    const review = this.createReview(repo, number, { author, body: "", commitId: issue.pull.head.sha });
+    const id = this.id();
+    const reply: ReviewComment = {
+      id,
+      nodeId: encodeNodeId("PullRequestReviewComment", id),
+      reviewId: review.id,
+      user: author,
+      body,
+      path: root.path,
+      line: root.line,
+      commitId: issue.pull.head.sha,
+      createdAt: this.now(),
+      inReplyTo: root.id,
+    };
+    review.comments.push(reply);
+    this.submitReview(repo, number, review.id, "COMMENT", "", author);
+    return reply;
+  }
+
   /** The pull request an inline review comment is on, or null. */
   pullOfReviewComment(repo: RepoRef, commentId: number): (Issue & { pull: PullFields }) | null {
     for (const issue of this.state(repo).issues.values())
@@ -190,8 +228,13 @@ export class StoreWithReviews extends StoreWithPulls {
     for (const issue of state.issues.values()) {
       if (!issue.pull) continue;
       for (const review of issue.pull.reviews) {
-        const comment = review.comments.find((c) => c.id === commentId);
-        if (!comment || review.state === "PENDING") continue;
+        const found = review.comments.find((c) => c.id === commentId);
+        if (!found || review.state === "PENDING") continue;
+        // The conversation's state is kept on its first comment.
+        const comment =
+          found.inReplyTo !== undefined
+            ? (issue.pull.reviews.flatMap((r) => r.comments).find((c) => c.id === found.inReplyTo) ?? found)
+            : found;
         const was = !!comment.resolvedBy;
         comment.resolvedBy = resolved ? actor : null;
         if (was !== resolved)

@@ -137,30 +137,49 @@ export class TimelineActor {
       });
       return true;
     }
-    if (a.resolveThreads) {
+    if (a.resolveThreads || a.replyThreads) {
       const task = a.pr ?? rule.when.pr;
       const pull = task !== undefined ? obs.pullFor(task) : null;
       if (!pull) return false;
       const read = await client.graphql<{
-        repository: { pullRequest: { reviewThreads: { nodes: { id: string; isResolved: boolean }[] } } };
+        repository: {
+          pullRequest: {
+            reviewThreads: {
+              nodes: { id: string; isResolved: boolean; comments: { nodes: { databaseId: number }[] } }[];
+            };
+          };
+        };
       }>(
         `query($owner: String!, $name: String!, $number: Int!) {
           repository(owner: $owner, name: $name) {
-            pullRequest(number: $number) { reviewThreads(first: 100) { nodes { id isResolved } } }
+            pullRequest(number: $number) {
+              reviewThreads(first: 100) { nodes { id isResolved comments(first: 1) { nodes { databaseId } } } }
+            }
           }
         }`,
         { owner, name, number: pull.number },
       );
       const open = read.repository.pullRequest.reviewThreads.nodes.filter((t) => !t.isResolved);
-      for (const thread of open)
-        await client.graphql(
-          "mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }",
-          { id: thread.id },
-        );
+      for (const thread of open) {
+        const first = thread.comments.nodes[0];
+        if (a.replyThreads && first)
+          await client.rest.pulls.createReplyForReviewComment({
+            owner,
+            repo: name,
+            pull_number: pull.number,
+            comment_id: first.databaseId,
+            body: a.replyThreads,
+          });
+        else if (a.resolveThreads)
+          await client.graphql(
+            "mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }",
+            { id: thread.id },
+          );
+      }
       progress(
         "human",
         task ?? null,
-        `@${a.as} resolved ${open.length} review conversation(s) on PR #${pull.number}`,
+        `@${a.as} ${a.replyThreads ? "replied in" : "resolved"} ${open.length} review conversation(s) on PR #${pull.number}`,
       );
       return true;
     }

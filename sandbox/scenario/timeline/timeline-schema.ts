@@ -92,6 +92,7 @@ const PERSON_VERBS = [
   "comment",
   "review",
   "resolveThreads",
+  "replyThreads",
   "label",
   "unlabel",
   "close",
@@ -102,7 +103,7 @@ const PERSON_VERBS = [
   "forkPr",
   "push",
 ] as const;
-/** The verbs that act on an issue: on `on:`, else on the condition's issue (a review and resolveThreads take `pr`). */
+/** The verbs that act on an issue: on `on:`, else on the condition's issue (review, resolveThreads and replyThreads take `pr`). */
 const ISSUE_VERBS = [
   "comment",
   "label",
@@ -136,6 +137,8 @@ const ActionSchema = z
       .optional(),
     /** The person resolves every open review conversation on the PR of `pr` (GraphQL `resolveReviewThread`). */
     resolveThreads: z.literal(true).optional(),
+    /** The person replies with this text in every open review conversation on the PR of `pr` (REST replies). */
+    replyThreads: z.string().min(1).optional(),
     label: z.string().min(1).optional(),
     unlabel: z.string().min(1).optional(),
     close: z.boolean().optional(),

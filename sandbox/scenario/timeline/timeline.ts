@@ -194,7 +194,9 @@ export class Timeline {
     for (const action of entry.rule.do) {
       const missing =
         (action.on === "tracking" && !obs.tracking()) ||
-        ((action.review !== undefined || action.resolveThreads !== undefined) &&
+        ((action.review !== undefined ||
+          action.resolveThreads !== undefined ||
+          action.replyThreads !== undefined) &&
           !obs.pullFor((action.pr ?? entry.rule.when.pr)!));
       if (missing) {
         entry.fired = false;
