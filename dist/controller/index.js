@@ -38659,24 +38659,28 @@ function checkConfig(config2, ctx) {
   checkUsdBudgets(config2, ctx);
   checkWorkspaces(config2.workspaces, ctx);
   const labels = config2.labels;
-  if (isPlainObject2(labels)) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`
-      );
+  if (isPlainObject2(labels))
+    reportSameNames(
+      ctx,
+      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
+      (path2, first) => [
+        `${path2.join(".")} is the same label as ${first.join(".")}`,
+        `a label name different from ${first.join(".")} (names are compared case-insensitively)`
+      ]
+    );
+}
+function reportSameNames(ctx, entries, say) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const { path: path2, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path2)) continue;
+    const normalized = name.trim().toLowerCase();
+    const first = seen.get(normalized);
+    if (first === void 0) {
+      seen.set(normalized, path2);
+      continue;
     }
+    const [message, expected] = say(path2, first);
+    crossIssue(ctx, path2, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -38708,27 +38712,19 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  for (const key of ["name", "label"]) {
-    const seen = /* @__PURE__ */ new Map();
-    workspaces.forEach((workspace, i) => {
-      if (!isPlainObject2(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
-      const value = workspace[key];
-      if (typeof value !== "string") return;
-      const normalized = value.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, i);
-        return;
-      }
-      crossIssue(
-        ctx,
-        ["workspaces", i, key],
-        value,
-        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+  const at = (path2) => `workspaces[${path2[1]}].${path2[2]}`;
+  for (const key of ["name", "label"])
+    reportSameNames(
+      ctx,
+      workspaces.map((workspace, i) => ({
+        path: ["workspaces", i, key],
+        name: isPlainObject2(workspace) ? workspace[key] : void 0
+      })),
+      (path2, first) => [
+        `${at(path2)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
-      );
-    });
-  }
+      ]
+    );
 }
 
 // src/core/config/config-section-schemas.ts
@@ -59898,7 +59894,7 @@ function runAsked(ctx, requests, pool) {
       session: ctx.state.session.status,
       configHeld: pool.held,
       status: issue3 ? statusOf2(ctx, n) : null,
-      ...epicRefusal(ctx, n) ? { epic: epicRefusal(ctx, n) } : {},
+      epic: epicRefusal(ctx, n),
       live: pool.live.has(n) || started.has(n),
       waiting: pool.waiting.get(n) ?? null,
       notInPool: pool.notInPool.get(n) ?? null,

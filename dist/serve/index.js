@@ -63329,24 +63329,28 @@ function checkConfig(config3, ctx) {
   checkUsdBudgets(config3, ctx);
   checkWorkspaces(config3.workspaces, ctx);
   const labels = config3.labels;
-  if (isPlainObject4(labels)) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`
-      );
+  if (isPlainObject4(labels))
+    reportSameNames(
+      ctx,
+      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
+      (path3, first) => [
+        `${path3.join(".")} is the same label as ${first.join(".")}`,
+        `a label name different from ${first.join(".")} (names are compared case-insensitively)`
+      ]
+    );
+}
+function reportSameNames(ctx, entries, say) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const { path: path3, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path3)) continue;
+    const normalized = name.trim().toLowerCase();
+    const first = seen.get(normalized);
+    if (first === void 0) {
+      seen.set(normalized, path3);
+      continue;
     }
+    const [message, expected] = say(path3, first);
+    crossIssue(ctx, path3, name, message, expected);
   }
 }
 function checkUsdBudgets(config3, ctx) {
@@ -63378,27 +63382,19 @@ function checkUsdBudgets(config3, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  for (const key of ["name", "label"]) {
-    const seen = /* @__PURE__ */ new Map();
-    workspaces.forEach((workspace, i) => {
-      if (!isPlainObject4(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
-      const value = workspace[key];
-      if (typeof value !== "string") return;
-      const normalized = value.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, i);
-        return;
-      }
-      crossIssue(
-        ctx,
-        ["workspaces", i, key],
-        value,
-        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+  const at = (path3) => `workspaces[${path3[1]}].${path3[2]}`;
+  for (const key of ["name", "label"])
+    reportSameNames(
+      ctx,
+      workspaces.map((workspace, i) => ({
+        path: ["workspaces", i, key],
+        name: isPlainObject4(workspace) ? workspace[key] : void 0
+      })),
+      (path3, first) => [
+        `${at(path3)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
-      );
-    });
-  }
+      ]
+    );
 }
 
 // src/core/config/config-section-schemas.ts
@@ -79896,7 +79892,7 @@ function runAsked(ctx, requests, pool) {
       session: ctx.state.session.status,
       configHeld: pool.held,
       status: issue2 ? statusOf2(ctx, n) : null,
-      ...epicRefusal(ctx, n) ? { epic: epicRefusal(ctx, n) } : {},
+      epic: epicRefusal(ctx, n),
       live: pool.live.has(n) || started.has(n),
       waiting: pool.waiting.get(n) ?? null,
       notInPool: pool.notInPool.get(n) ?? null,

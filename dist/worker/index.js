@@ -29081,24 +29081,28 @@ function checkConfig(config2, ctx) {
   checkUsdBudgets(config2, ctx);
   checkWorkspaces(config2.workspaces, ctx);
   const labels = config2.labels;
-  if (isPlainObject2(labels)) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`
-      );
+  if (isPlainObject2(labels))
+    reportSameNames(
+      ctx,
+      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
+      (path18, first) => [
+        `${path18.join(".")} is the same label as ${first.join(".")}`,
+        `a label name different from ${first.join(".")} (names are compared case-insensitively)`
+      ]
+    );
+}
+function reportSameNames(ctx, entries, say) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const { path: path18, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path18)) continue;
+    const normalized = name.trim().toLowerCase();
+    const first = seen.get(normalized);
+    if (first === void 0) {
+      seen.set(normalized, path18);
+      continue;
     }
+    const [message, expected] = say(path18, first);
+    crossIssue(ctx, path18, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -29130,27 +29134,19 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  for (const key of ["name", "label"]) {
-    const seen = /* @__PURE__ */ new Map();
-    workspaces.forEach((workspace, i) => {
-      if (!isPlainObject2(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
-      const value = workspace[key];
-      if (typeof value !== "string") return;
-      const normalized = value.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === void 0) {
-        seen.set(normalized, i);
-        return;
-      }
-      crossIssue(
-        ctx,
-        ["workspaces", i, key],
-        value,
-        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+  const at = (path18) => `workspaces[${path18[1]}].${path18[2]}`;
+  for (const key of ["name", "label"])
+    reportSameNames(
+      ctx,
+      workspaces.map((workspace, i) => ({
+        path: ["workspaces", i, key],
+        name: isPlainObject2(workspace) ? workspace[key] : void 0
+      })),
+      (path18, first) => [
+        `${at(path18)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
-      );
-    });
-  }
+      ]
+    );
 }
 var init_cross_field_checks = __esm({
   "src/core/config/cross-field-checks.ts"() {
@@ -53086,6 +53082,9 @@ var init_compact_state = __esm({
 });
 
 // src/core/world.ts
+function canWrite(permission) {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}
 var init_world = __esm({
   "src/core/world.ts"() {
     "use strict";
@@ -65671,14 +65670,9 @@ var init_task_budget = __esm({
 // src/worker/iterations/task-instructions.ts
 async function gatherInstructions(options) {
   const { github, log } = options;
-  const marked = options.comments.filter(
-    (c) => c.authorType === "Bot" && commentOfInstructionsMarker(c.body) !== null
-  );
+  const marked = options.comments.filter((c) => commentOfInstructionsMarker(c.body) !== null);
   if (marked.length === 0) return [];
-  const self2 = await github.getSelf().catch(() => ({ id: null, login: null }));
-  const own4 = marked.filter(
-    (c) => self2.id !== null && c.authorId !== null ? c.authorId === self2.id : !!self2.login && c.author?.toLowerCase() === self2.login.toLowerCase()
-  );
+  const own4 = await ownComments(github, marked);
   const ids = [...new Set(own4.map((c) => commentOfInstructionsMarker(c.body)))].slice(-MAX_INSTRUCTIONS2);
   const kept = [];
   for (const id of ids) {
@@ -65707,7 +65701,7 @@ async function instructionOf(github, source, options) {
   const forTask = command.issue === options.issue || options.pull !== null && where === options.pull && command.issue === where;
   if (!forTask) return `for #${command.issue}, not this task`;
   const permission = await github.getPermission(source.author);
-  if (!WRITE_PERMISSIONS.has(permission)) return `${source.author} has ${permission} access`;
+  if (!canWrite(permission)) return `${source.author} has ${permission} access`;
   return {
     author: source.author,
     kind: command.name,
@@ -65715,13 +65709,14 @@ async function instructionOf(github, source, options) {
     createdAt: source.createdAt
   };
 }
-var WRITE_PERMISSIONS, MAX_INSTRUCTIONS2;
+var MAX_INSTRUCTIONS2;
 var init_task_instructions = __esm({
   "src/worker/iterations/task-instructions.ts"() {
     "use strict";
     init_contract();
     init_commands();
-    WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+    init_world();
+    init_own_comments();
     MAX_INSTRUCTIONS2 = 3;
   }
 });
@@ -65735,7 +65730,7 @@ async function gatherFeedback(options) {
       if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
       if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
       const permission = await github.getPermission(item.author);
-      if (WRITE_PERMISSIONS2.has(permission)) kept.push(item);
+      if (canWrite(permission)) kept.push(item);
       else log.debug(`ignoring text by ${item.author} (${permission} access)`);
     }
     return kept;
@@ -65779,13 +65774,12 @@ function mergeConflictCheck(base, files) {
     url: null
   };
 }
-var WRITE_PERMISSIONS2;
 var init_task_feedback = __esm({
   "src/worker/iterations/task-feedback.ts"() {
     "use strict";
     init_contract();
+    init_world();
     init_task_instructions();
-    WRITE_PERMISSIONS2 = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
   }
 });
 

@@ -62,7 +62,7 @@ import { IssueExpectationSchema, RunExpectationShape } from "./checks/expect-sch
 import { login, REPORT_STATES } from "./scenario-fields.js";
 import { checkInstallations, InstallationsSchema } from "./scenario-installations.js";
 import { checkIssues, ScenarioIssueSchema, ScenarioUserSchema } from "./scenario-issues.js";
-import { RuleSchema, type ScenarioRule } from "./timeline/timeline-schema.js";
+import { PULL_VERBS, RuleSchema, type ScenarioRule } from "./timeline/timeline-schema.js";
 
 const CiSchema = z.union([
   z.string().min(1),
@@ -258,15 +258,12 @@ export const ScenarioSchema = z
           if ("repo" in action && action.repo) knownOrgIssue(action.repo, action.on, [...here, "do", j]);
           else if ("on" in action && typeof action.on === "number")
             knownIssue(action.on, [...here, "do", j, "on"]);
-          const onPull =
-            ("review" in action && action.review) ||
-            ("resolveThreads" in action && action.resolveThreads) ||
-            ("replyThreads" in action && action.replyThreads);
+          const onPull = PULL_VERBS.find((verb) => verb in action && action[verb] !== undefined);
           if (onPull && action.pr === undefined && rule.when.pr === undefined) {
             ctx.addIssue({
               code: "custom",
               path: [...here, "do", j, "pr"],
-              message: `${"review" in action && action.review ? "a review" : "a review conversation's action"} needs \`pr: N\` here or in the condition`,
+              message: `${onPull === "review" ? "a review" : onPull} needs \`pr: N\` here or in the condition`,
             });
           }
         });

@@ -251,6 +251,27 @@ dryRun: true
   });
 });
 
+describe("names that must differ", () => {
+  it("refuses two labels that are one label on GitHub, and two workspaces with one name or routing label", () => {
+    const labels = expectError(parseConfig("labels:\n  ready: Go\n  review: ' go '\n"));
+    expect(problemAt(labels, "labels.review").message).toContain("a label name different from labels.ready");
+    const workspaces = expectError(
+      parseConfig(
+        [
+          "workspaces:",
+          "  - { name: api, paths: ['api/**'], label: area-api }",
+          "  - { name: API, paths: ['web/**'], label: area-web }",
+          "  - { name: docs, paths: ['docs/**'], label: Area-Api }",
+        ].join("\n"),
+      ),
+    );
+    expect(problemAt(workspaces, "workspaces[1].name").message).toContain('found "API"');
+    expect(problemAt(workspaces, "workspaces[1].name").message).toContain("a name no other workspace has");
+    expect(problemAt(workspaces, "workspaces[2].label").message).toContain("a label no other workspace has");
+    expect(workspaces.problems.map((p) => p.path)).toEqual(["workspaces[1].name", "workspaces[2].label"]);
+  });
+});
+
 describe("applyConfigOverrides", () => {
   const base = expectOk(
     parseConfig("merge:\n  method: rebase\n  requiredChecks: [ci]\nmaxParallel: 4\n"),

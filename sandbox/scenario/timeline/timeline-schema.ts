@@ -83,27 +83,12 @@ export type ScenarioCondition = z.infer<typeof ConditionSchema>;
 const TargetSchema = z.union([issueNumber, z.literal("tracking"), z.literal("pull")]);
 
 /**
- * One thing that happens: a person acts (`as` + exactly one of comment, review, label, unlabel, close, reopen,
- * editBody, corruptState, delete, forkPr, push), or the runner injects a fault (`killRun`, `faults`, `killController`,
- * `badSignatureWebhook`).
+ * One thing that happens: a person acts (`as` + exactly one of PERSON_VERBS), or the runner injects a fault
+ * (`killRun`, `faults`, `killController`, `badSignatureWebhook`).
  */
-/** What a person does in an action: exactly one of these. */
-const PERSON_VERBS = [
-  "comment",
-  "review",
-  "resolveThreads",
-  "replyThreads",
-  "label",
-  "unlabel",
-  "close",
-  "reopen",
-  "editBody",
-  "corruptState",
-  "delete",
-  "forkPr",
-  "push",
-] as const;
-/** The verbs that act on an issue: on `on:`, else on the condition's issue (review, resolveThreads and replyThreads take `pr`). */
+/** What a person does on the pull request of a task (`pr:`, else the condition's). */
+export const PULL_VERBS = ["review", "resolveThreads", "replyThreads"] as const;
+/** What a person does on an issue: on `on:`, else on the condition's issue. */
 const ISSUE_VERBS = [
   "comment",
   "label",
@@ -114,6 +99,8 @@ const ISSUE_VERBS = [
   "corruptState",
   "delete",
 ] as const;
+/** What a person does in an action: exactly one of these. */
+const PERSON_VERBS = [...ISSUE_VERBS, ...PULL_VERBS, "forkPr", "push"] as const;
 
 const ActionSchema = z
   .strictObject({

@@ -5,7 +5,7 @@
  * its condition becomes true anew. Also says the session start (`start:`) once the tracking issue exists.
  */
 import { workerRuns } from "../controllers/controller-mode.js";
-import type { ScenarioCondition, ScenarioRule } from "./timeline-schema.js";
+import { PULL_VERBS, type ScenarioCondition, type ScenarioRule } from "./timeline-schema.js";
 import type { ScenarioWorld } from "../scenario-world.js";
 import type { TimelineActor } from "./timeline-actor.js";
 
@@ -194,9 +194,7 @@ export class Timeline {
     for (const action of entry.rule.do) {
       const missing =
         (action.on === "tracking" && !obs.tracking()) ||
-        ((action.review !== undefined ||
-          action.resolveThreads !== undefined ||
-          action.replyThreads !== undefined) &&
+        (PULL_VERBS.some((verb) => action[verb] !== undefined) &&
           !obs.pullFor((action.pr ?? entry.rule.when.pr)!));
       if (missing) {
         entry.fired = false;

@@ -83,24 +83,38 @@ export function checkConfig(config: unknown, ctx: Ctx): void {
   checkWorkspaces(config.workspaces, ctx);
 
   const labels = config.labels;
-  if (isPlainObject(labels)) {
-    const seen = new Map<string, string>();
-    for (const [key, name] of Object.entries(labels)) {
-      if (typeof name !== "string" || hasIssueAt(ctx, ["labels", key])) continue;
-      const normalized = name.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === undefined) {
-        seen.set(normalized, key);
-        continue;
-      }
-      crossIssue(
-        ctx,
-        ["labels", key],
-        name,
-        `labels.${key} is the same label as labels.${first}`,
-        `a label name different from labels.${first} (names are compared case-insensitively)`,
-      );
+  if (isPlainObject(labels))
+    reportSameNames(
+      ctx,
+      Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
+      (path, first) => [
+        `${path.join(".")} is the same label as ${first.join(".")}`,
+        `a label name different from ${first.join(".")} (names are compared case-insensitively)`,
+      ],
+    );
+}
+
+/**
+ * Names that must differ, compared trimmed and case-insensitively: each one that repeats an earlier is reported
+ * at its own path (`say` gives the message and what was expected). A value with an error of its own, or not a
+ * string, is left to that error.
+ */
+function reportSameNames(
+  ctx: Ctx,
+  entries: readonly { path: Path; name: unknown }[],
+  say: (path: Path, first: Path) => [string, string],
+): void {
+  const seen = new Map<string, Path>();
+  for (const { path, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path)) continue;
+    const normalized = name.trim().toLowerCase();
+    const first = seen.get(normalized);
+    if (first === undefined) {
+      seen.set(normalized, path);
+      continue;
     }
+    const [message, expected] = say(path, first);
+    crossIssue(ctx, path, name, message, expected);
   }
 }
 
@@ -147,25 +161,17 @@ function checkUsdBudgets(config: Record<string, unknown>, ctx: Ctx): void {
 /** Workspaces are told apart by name, and a routing label names one workspace. */
 function checkWorkspaces(workspaces: unknown, ctx: Ctx): void {
   if (!Array.isArray(workspaces)) return;
-  for (const key of ["name", "label"] as const) {
-    const seen = new Map<string, number>();
-    workspaces.forEach((workspace, i) => {
-      if (!isPlainObject(workspace) || hasIssueAt(ctx, ["workspaces", i, key])) return;
-      const value = workspace[key];
-      if (typeof value !== "string") return;
-      const normalized = value.trim().toLowerCase();
-      const first = seen.get(normalized);
-      if (first === undefined) {
-        seen.set(normalized, i);
-        return;
-      }
-      crossIssue(
-        ctx,
-        ["workspaces", i, key],
-        value,
-        `workspaces[${i}].${key} is the same as workspaces[${first}].${key}`,
+  const at = (path: Path) => `workspaces[${path[1]}].${path[2]}`;
+  for (const key of ["name", "label"] as const)
+    reportSameNames(
+      ctx,
+      workspaces.map((workspace, i) => ({
+        path: ["workspaces", i, key],
+        name: isPlainObject(workspace) ? workspace[key] : undefined,
+      })),
+      (path, first) => [
+        `${at(path)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`,
-      );
-    });
-  }
+      ],
+    );
 }

@@ -3,7 +3,7 @@
  * feedback on the pull request, from people with write access only, and the failing checks of the PR's head.
  */
 import { AUTOPILOT_MARKER_PREFIX } from "../../core/contract.js";
-import type { Permission } from "../../core/world.js";
+import { canWrite } from "../../core/world.js";
 import type {
   FailingCheck,
   ReviewFeedback,
@@ -12,8 +12,6 @@ import type {
   WorkerPull,
 } from "../../github/worker-github.js";
 import { gatherInstructions, type TaskInstruction } from "./task-instructions.js";
-
-const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
 
 export interface TaskFeedback {
   answers: WorkerComment[];
@@ -47,7 +45,7 @@ export async function gatherFeedback(options: {
       if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
       if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
       const permission = await github.getPermission(item.author);
-      if (WRITE_PERMISSIONS.has(permission)) kept.push(item);
+      if (canWrite(permission)) kept.push(item);
       else log.debug(`ignoring text by ${item.author} (${permission} access)`);
     }
     return kept;

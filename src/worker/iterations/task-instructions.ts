@@ -8,10 +8,9 @@
  */
 import { commentOfInstructionsMarker } from "../../core/contract.js";
 import { parseCommand } from "../../core/tasks/commands.js";
-import type { Permission } from "../../core/world.js";
+import { canWrite } from "../../core/world.js";
 import type { WorkerComment, WorkerGitHub } from "../../github/worker-github.js";
-
-const WRITE_PERMISSIONS = new Set<Permission>(["admin", "maintain", "write"]);
+import { ownComments } from "../progress/own-comments.js";
 
 /** At most this many, the newest: earlier rounds' instructions were for those rounds. */
 const MAX_INSTRUCTIONS = 3;
@@ -24,7 +23,7 @@ export interface TaskInstruction {
 }
 
 export async function gatherInstructions(options: {
-  github: Pick<WorkerGitHub, "getSelf" | "getComment" | "getPermission">;
+  github: Pick<WorkerGitHub, "getSelfId" | "getComment" | "getPermission">;
   issue: number;
   /** The task's open pull request, when there is one (a command there names the task without `#N`). */
   pull: number | null;
@@ -34,17 +33,10 @@ export async function gatherInstructions(options: {
   warn: (message: string) => void;
 }): Promise<TaskInstruction[]> {
   const { github, log } = options;
-  const marked = options.comments.filter(
-    (c) => c.authorType === "Bot" && commentOfInstructionsMarker(c.body) !== null,
-  );
+  const marked = options.comments.filter((c) => commentOfInstructionsMarker(c.body) !== null);
   if (marked.length === 0) return [];
-  const self = await github.getSelf().catch(() => ({ id: null, login: null }));
-  // Only Autopilot's own comments point at instructions: by account id where GitHub gave it, else by login.
-  const own = marked.filter((c) =>
-    self.id !== null && c.authorId !== null
-      ? c.authorId === self.id
-      : !!self.login && c.author?.toLowerCase() === self.login.toLowerCase(),
-  );
+  // Only Autopilot's own comments point at instructions: by the token's account id, as for its result marker.
+  const own = await ownComments(github, marked);
   const ids = [...new Set(own.map((c) => commentOfInstructionsMarker(c.body)!))].slice(-MAX_INSTRUCTIONS);
   const kept: TaskInstruction[] = [];
   for (const id of ids) {
@@ -83,7 +75,7 @@ async function instructionOf(
     (options.pull !== null && where === options.pull && command.issue === where);
   if (!forTask) return `for #${command.issue}, not this task`;
   const permission = await github.getPermission(source.author);
-  if (!WRITE_PERMISSIONS.has(permission)) return `${source.author} has ${permission} access`;
+  if (!canWrite(permission)) return `${source.author} has ${permission} access`;
   return {
     author: source.author,
     kind: command.name,

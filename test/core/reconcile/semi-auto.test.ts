@@ -243,6 +243,7 @@ describe("runVerdict", () => {
     session: "running",
     configHeld: false,
     status: "ready",
+    epic: null,
     live: false,
     waiting: null,
     notInPool: null,

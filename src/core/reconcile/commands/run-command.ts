@@ -28,8 +28,8 @@ export interface RunFacts {
   /** No valid configuration yet: nothing is dispatched. */
   configHeld: boolean;
   status: TaskStatus | null;
-  /** An epic's parent (src/core/reconcile/epics.ts): what to say instead of "label it ready". */
-  epic?: string;
+  /** An epic's parent (src/core/reconcile/epics.ts): what to say instead of "label it ready"; null otherwise. */
+  epic: string | null;
   /** A worker run is queued or running for it (or was dispatched and has not appeared yet). */
   live: boolean;
   /** Why a task labeled ready is not ready (dependencies, a cycle, another state label), when it is not. */

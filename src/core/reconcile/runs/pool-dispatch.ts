@@ -218,7 +218,7 @@ function runAsked(ctx: Reconciling, requests: readonly RunRequest[], pool: PoolF
       session: ctx.state.session.status,
       configHeld: pool.held,
       status: issue ? statusOf(ctx, n) : null,
-      ...(epicRefusal(ctx, n) ? { epic: epicRefusal(ctx, n)! } : {}),
+      epic: epicRefusal(ctx, n),
       live: pool.live.has(n) || started.has(n),
       waiting: pool.waiting.get(n) ?? null,
       notInPool: pool.notInPool.get(n) ?? null,
