@@ -63264,7 +63264,10 @@ function unpricedAgents(agents, overrides = []) {
 }
 function usdBudgetNotes(config3) {
   if (config3.budgets.task.usd === null && config3.budgets.session.usd === null) return [];
-  return unpricedAgents([config3.agents.primary, ...config3.agents.fallbacks], config3.prices).map(
+  return unpricedAgents(
+    [config3.agents.primary, ...config3.agents.fallbacks, ...config3.bestOf?.candidates ?? []],
+    config3.prices
+  ).map(
     (agent) => `The USD budget cannot apply to the ${agent.preset} agent (${agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"}): its CLI reports no cost. Its tokens count against the token budget; add the model under \`prices\` to price them.`
   );
 }
@@ -63358,7 +63361,12 @@ function checkUsdBudgets(config3, ctx) {
   if (!isPlainObject4(budgets)) return;
   const agents = config3.agents;
   if (!isPlainObject4(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
-  const list3 = [agents.primary ?? {}, ...Array.isArray(agents.fallbacks) ? agents.fallbacks : []].filter(isPlainObject4).map((agent) => ({
+  const bestOf = isPlainObject4(config3.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config3.bestOf.candidates : [];
+  const list3 = [
+    agents.primary ?? {},
+    ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
+    ...Array.isArray(bestOf) ? bestOf : []
+  ].filter(isPlainObject4).map((agent) => ({
     preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
     model: typeof agent.model === "string" ? agent.model : null
   }));
@@ -63565,6 +63573,24 @@ var PlanGateSchema = external_exports.strictObject({
   ),
   label: external_exports.string().trim().min(1).max(50).default("autopilot:plan").describe("A task with this label gets the plan gate even when `enabled` is false.")
 }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
+var MAX_BEST_OF_CANDIDATES = 4;
+var BestOfSchema = external_exports.strictObject({
+  candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
+    message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
+  }).meta({
+    description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
+    [EXPECTED]: `no entries, or 2 to ${MAX_BEST_OF_CANDIDATES} agents, each a mapping with the same keys as \`agents.primary\``
+  }),
+  label: external_exports.string().trim().min(1).max(50).default("autopilot:best-of").describe("A task with this label is worked as a best-of round (when `candidates` lists agents)."),
+  onRetry: external_exports.boolean().default(false).describe(
+    "A task's attempt after one that ended without a pull request (failed, timed out, crashed, retried) is worked as a best-of round, label or not."
+  ),
+  checksWaitMinutes: external_exports.int().min(0).max(240).default(30).describe(
+    "How long the choice waits, after the last candidate finished, for the candidates' pull-request checks; a candidate whose checks are still running then counts as not passing them."
+  )
+}).prefault({}).describe(
+  "Best of N: the candidates work one after another, each from the default branch on its own branch; the winner is chosen by evidence (the quality gate passed, the PR's checks passed, no human-gate rule fired, the smaller diff; the earlier candidate on a tie) and continues as the task's pull request on the task branch; the other candidates' pull requests are closed and their branches deleted. Every candidate's cost counts against the task's budget and is shown."
+);
 var DefinitionOfReadySchema = external_exports.strictObject({
   minWords: external_exports.int().min(0).max(1e4).default(0).describe(
     "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
@@ -63768,6 +63794,7 @@ var ConfigSchema = external_exports.strictObject({
   humanGate: HumanGateSchema,
   definitionOfReady: DefinitionOfReadySchema,
   planGate: PlanGateSchema,
+  bestOf: BestOfSchema,
   merge: MergeSchema,
   cleanup: CleanupSchema,
   epics: EpicsSchema,
@@ -75263,6 +75290,14 @@ function issueOfTaskBranch(branchPrefix, ref) {
   const m = /^issue-(\d+)$/.exec(ref.slice(branchPrefix.length));
   return m ? Number(m[1]) : null;
 }
+function candidateBranchName(branchPrefix, issue2, candidate) {
+  return `${taskBranchName(branchPrefix, issue2)}-candidate-${candidate}`;
+}
+function candidateOfBranch(branchPrefix, ref) {
+  if (!ref.startsWith(branchPrefix)) return null;
+  const m = /^issue-(\d+)-candidate-(\d)$/.exec(ref.slice(branchPrefix.length));
+  return m ? { issue: Number(m[1]), candidate: Number(m[2]) } : null;
+}
 function revertBranchName(branchPrefix, issue2, pr) {
   return `revert-${pr}-${taskBranchName(branchPrefix, issue2)}`;
 }
@@ -75663,6 +75698,35 @@ var TaskRecordSchema = external_exports.object({
     at: isoTime,
     approvedBy: external_exports.string().max(40).optional()
   }).optional(),
+  /**
+   * Best of N (src/core/reconcile/runs/best-of.ts): the round of candidates this task is worked by, each
+   * candidate's attempt, agent, outcome, pull request and spend; then the winner (0: none passed) and when it
+   * was chosen.
+   */
+  bestOf: external_exports.object({
+    of: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES),
+    at: isoTime,
+    candidates: external_exports.array(
+      external_exports.object({
+        attempt: count,
+        dispatchId: external_exports.string().max(100),
+        agent: external_exports.string().max(80),
+        outcome: external_exports.string().max(40).optional(),
+        reason: external_exports.string().max(200).optional(),
+        pr: external_exports.number().int().positive().optional(),
+        /**
+         * Human-gate rules the candidate's worker reported (the controller reads the diff itself too): the
+         * winner's become the task's `gate`, as a worker's do.
+         */
+        rules: external_exports.array(external_exports.string().max(120)).max(20).optional(),
+        costUsd: external_exports.number().nonnegative().default(0),
+        tokens: external_exports.number().nonnegative().default(0),
+        at: isoTime.optional()
+      })
+    ).max(MAX_BEST_OF_CANDIDATES).default([]),
+    winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
+    chosenAt: isoTime.optional()
+  }).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -75714,7 +75778,13 @@ var JobOverridesSchema = ConfigOverridesSchema.extend({
    * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
    * a setting of the configuration: the worker takes it out before applying the rest.
    */
-  plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional()
+  plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+  /**
+   * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
+   * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
+   * task in progress. Not a setting of the configuration either.
+   */
+  candidate: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES).optional()
 }).strict();
 var LastGoodConfigSchema = external_exports.object({
   digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
@@ -75759,7 +75829,9 @@ var DashboardStateSchema = external_exports.object({
       sha: external_exports.string().max(64),
       rules: external_exports.array(external_exports.string().max(120)).max(20),
       /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
-      gate: external_exports.string().max(16).optional()
+      gate: external_exports.string().max(16).optional(),
+      /** Lines added and removed in the diff (best of N prefers the smaller). */
+      lines: count.optional()
     })
   ).max(30).default([]),
   /**
@@ -76241,7 +76313,7 @@ function running({ view, now }) {
 _No worker is running._`;
   const rows = view.slots.map((slot) => [
     taskCell(slot),
-    String(slot.attempt),
+    slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "\u2014" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "\u2014",
     runCell(slot)
@@ -76856,10 +76928,12 @@ function trustedOpenPulls(world, branchPrefix) {
   const out = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
-    const issue2 = issueOfTaskBranch(branchPrefix, pull.headRef) ?? issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ?? null;
+    const candidate = candidateOfBranch(branchPrefix, pull.headRef);
+    const issue2 = issueOfTaskBranch(branchPrefix, pull.headRef) ?? issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ?? candidate?.issue ?? null;
     if (issue2 === null) continue;
     const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push({ pull, issue: issue2 });
+    if (distrustOf(pull, ctx) !== null) continue;
+    out.push(candidate ? { pull, issue: issue2, candidate: candidate.candidate } : { pull, issue: issue2 });
   }
   return out;
 }
@@ -77473,6 +77547,49 @@ function mergeBasis(pr, settings) {
   );
 }
 
+// src/core/reconcile/runs/candidate-pulls.ts
+function candidatePull(ctx, n, candidate, state) {
+  const branch = candidateBranchName(ctx.config.branchPrefix, n, candidate);
+  const { trusted } = partitionPulls(ctx.pullsByRef.get(branch) ?? [], {
+    repo: ctx.snapshot.repo,
+    branch,
+    botId: ctx.snapshot.botId
+  });
+  return trusted.find((p) => state === void 0 || p.state === state) ?? null;
+}
+function dropCandidatesOnExit(ctx, n, record2) {
+  const round2 = record2.bestOf;
+  if (!round2) return;
+  dropCandidates(ctx, n, record2, round2, "the task ended");
+}
+function dropCandidates(ctx, n, record2, round2, ended) {
+  const winner = ended ? 0 : round2.winner ?? 0;
+  if (winner > 0 && record2.pr === void 0) return;
+  const task = ended ?? (winner > 0 ? `the task continues as PR #${record2.pr}` : "no candidate completed");
+  for (let k2 = 1; k2 <= round2.candidates.length; k2++) {
+    const pull = candidatePull(ctx, n, k2, "open");
+    const branch = candidateBranchName(ctx.config.branchPrefix, n, k2);
+    if (pull) {
+      const why = k2 === winner ? `Candidate ${k2} was chosen from best of ${round2.of}: ${task}, from the same commits on \`${taskBranch(ctx, n)}\`.` : `Candidate ${k2} was not chosen from best of ${round2.of}${winner > 0 ? ` (candidate ${winner} was)` : ""}: ${task}.`;
+      ctx.effects.push({
+        type: "comment",
+        issue: pull.number,
+        key: `best-of-closed-${pull.number}`,
+        body: why
+      });
+      ctx.effects.push({ type: "closePull", pr: pull.number, issue: n });
+      ctx.effects.push({ type: "deleteBranch", branch, expectOid: pull.headSha });
+      continue;
+    }
+    const entry = round2.candidates[k2 - 1];
+    const key = `best-of-branch-${entry?.attempt ?? k2}`;
+    if (entry && !entry.pr && !record2.notices?.includes(key)) {
+      record2.notices = [...record2.notices ?? [], key].slice(-12);
+      ctx.effects.push({ type: "deleteBranch", branch });
+    }
+  }
+}
+
 // src/core/reconcile/runs/task-exit.ts
 function taskDone(ctx, n, pr) {
   if (ctx.issues.get(n)?.state === "open")
@@ -77487,6 +77604,7 @@ function taskDone(ctx, n, pr) {
 function retire(ctx, n, outcome, pr) {
   const state = ctx.state;
   const record2 = state.tasks[n] ?? newTaskRecord();
+  dropCandidatesOnExit(ctx, n, record2);
   const h = state.history;
   const earlier = state.pendingHistory.findIndex((p) => p.issue === n);
   if (earlier >= 0) {
@@ -78981,7 +79099,8 @@ function recordDiffGates(ctx) {
     if (diff.error) continue;
     const rules = evaluateDiffGate(diff, ctx.config.humanGate);
     const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
-    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate }].slice(-30);
+    const lines = diff.files.reduce((sum, f) => sum + f.changes, 0);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate, lines }].slice(-30);
   }
 }
 function verifiedGate(ctx, pr) {
@@ -78995,6 +79114,10 @@ function verifiedGate(ctx, pr) {
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+}
+function diffLines(ctx, pr) {
+  const verdict = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  return verdict?.lines ?? null;
 }
 
 // src/core/tasks/graph.ts
@@ -79554,16 +79677,666 @@ function createdMs(iso2) {
   return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
 }
 
+// src/core/gates/gates.ts
+var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
+function evaluatePullRequest(pr, options2) {
+  const botApp = options2.botLogin.toLowerCase().replace(/\[bot\]$/, "");
+  const byName = /* @__PURE__ */ new Map();
+  for (const check2 of pr.checks) {
+    if (check2.isAutopilot || check2.app && check2.app.toLowerCase() === botApp) continue;
+    byName.set(check2.name.toLowerCase(), check2);
+  }
+  const required2 = options2.requiredChecks.map((n) => n.toLowerCase());
+  const relevant = required2.length > 0 ? required2.map((n) => byName.get(n)).filter((c) => !!c) : [...byName.values()];
+  const missing = required2.filter((n) => !byName.has(n)).map((n) => options2.requiredChecks.find((r) => r.toLowerCase() === n) ?? n);
+  const failing = relevant.filter(
+    (c) => c.status === "completed" && !PASSING.has((c.conclusion ?? "").toLowerCase())
+  );
+  const pending = relevant.filter((c) => c.status !== "completed").map((c) => c.name);
+  const since = Date.parse(pr.lastPushAt ?? pr.createdAt);
+  const overdue = !Number.isNaN(since) && options2.now.getTime() - since > options2.checksTimeoutMinutes * 6e4;
+  const checkState = failing.length > 0 ? "failing" : relevant.length === 0 || missing.length > 0 ? "none" : pending.length > 0 ? "pending" : "passing";
+  const latest2 = /* @__PURE__ */ new Map();
+  const ordered = [...pr.reviews].sort(
+    (a, b) => (Date.parse(a.submittedAt ?? "") || 0) - (Date.parse(b.submittedAt ?? "") || 0)
+  );
+  for (const review of ordered) {
+    if (!review.author || sameLogin(review.author, options2.botLogin)) continue;
+    if (!hasWriteAccess(options2.permissions, review.author)) continue;
+    if (review.state !== "APPROVED" && review.state !== "CHANGES_REQUESTED" && review.state !== "DISMISSED")
+      continue;
+    latest2.set(review.author.toLowerCase(), review);
+  }
+  const lastPush = Date.parse(pr.lastPushAt ?? "");
+  const onHead = (r) => r.commitSha ? r.commitSha === pr.headSha : Number.isNaN(lastPush) || (Date.parse(r.submittedAt ?? "") || 0) >= lastPush;
+  const changes = [...latest2.values()].filter((r) => r.state === "CHANGES_REQUESTED");
+  const changesRequested = changes.filter(onHead);
+  const staleChangesRequested = changes.filter((r) => !onHead(r));
+  const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
+  const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
+  const writerThreads = (pr.openThreads ?? []).filter((t) => {
+    const last = t.comments.at(-1)?.author;
+    return !!last && !sameLogin(last, options2.botLogin) && hasWriteAccess(options2.permissions, last);
+  });
+  const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
+  const freshThreads = writerThreads.filter(spokeAfterPush);
+  const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
+  const humanRequired = options2.humanGateRules.length > 0;
+  const humanApproved = approvers.length > 0;
+  const conflicts = pr.mergeable === "CONFLICTING";
+  const kinds = [];
+  if (changesRequested.length > 0) kinds.push("changes");
+  if (freshThreads.length > 0) kinds.push("threads");
+  if (failing.length > 0) kinds.push("checks");
+  if (conflicts) kinds.push("conflicts");
+  let verdict;
+  if (kinds.length > 0) {
+    verdict = options2.feedbackSha === pr.headSha ? { action: "fail", reason: `${describeKinds(kinds)} again after feedback, with no new commit` } : {
+      action: "feedback",
+      kinds,
+      summary: feedbackSummary(
+        kinds,
+        failing,
+        changesRequested,
+        // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
+        freshThreads.map((t) => ({
+          ...t,
+          comments: t.comments.filter(
+            (c) => !!c.author && hasWriteAccess(options2.permissions, c.author)
+          )
+        })),
+        pr
+      )
+    };
+  } else if (checkState === "none") {
+    verdict = {
+      action: "wait",
+      reason: missing.length > 0 ? `waiting for required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${m}\``).join(", ")} to appear` : "waiting for checks to appear"
+    };
+  } else if (checkState === "pending") {
+    verdict = {
+      action: "wait",
+      reason: `waiting for ${pending.length} check${pending.length > 1 ? "s" : ""}: ${pending.slice(0, 5).join(", ")}`
+    };
+  } else if (pr.mergeable === "UNKNOWN") {
+    verdict = { action: "wait", reason: "GitHub is still computing whether it can merge" };
+  } else if (staleChangesRequested.length > 0) {
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author)).join(", ")} to review again (changes were requested on an earlier commit)`
+    };
+  } else if (waitingThreads.length > 0) {
+    const who = [...new Set(waitingThreads.map((t) => t.comments.at(-1).author))];
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`
+    };
+  } else if (humanRequired && !humanApproved) {
+    verdict = {
+      action: "wait",
+      kind: "human-gate",
+      reason: `human gate (${options2.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`
+    };
+  } else if (!options2.autoMerge) {
+    verdict = {
+      action: "wait",
+      kind: "people",
+      reason: "every gate passed; `merge.auto` is off, so a person merges it"
+    };
+  } else {
+    verdict = { action: "merge", sha: pr.headSha };
+  }
+  return {
+    checks: { state: checkState, failing, pending, missing, overdue: checkState === "none" && overdue },
+    reviews: { changesRequested, staleChangesRequested, approvers },
+    humanGate: { required: humanRequired, approved: humanApproved },
+    verdict
+  };
+}
+function describeKinds(kinds) {
+  return kinds.map(
+    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : k2 === "threads" ? "unresolved review conversations" : "merge conflicts"
+  ).join(", ");
+}
+function feedbackSummary(kinds, failing, changes, threads, pr) {
+  const quote = (label2, text4, max) => fenceUntrusted(label2, sanitizeUntrustedText(text4, max));
+  const parts = [];
+  if (kinds.includes("checks")) {
+    parts.push("**Failing checks**", "");
+    for (const c of failing.slice(0, 10)) {
+      const link = c.url && /^https:\/\/[^\s()<>]+$/.test(c.url) ? ` ([details](${c.url}))` : "";
+      parts.push(`- ${code(c.name, 80)}: ${escapeInline(c.conclusion ?? "failed", 40)}${link}`);
+      if (c.summary) parts.push("", quote(`Output of ${c.name}`, c.summary, 1500), "");
+    }
+  }
+  if (kinds.includes("changes")) {
+    parts.push("", "**Changes requested**", "");
+    for (const r of changes.slice(0, 5)) {
+      const who = r.author ?? "someone";
+      parts.push(`- by ${quietLogin(who)}:`, "", quote(`Review by ${who}`, r.body || "(no text)", 1500), "");
+      const comments = (pr.reviewComments ?? []).filter((c) => sameLogin(c.author, r.author)).slice(-10);
+      for (const c of comments) {
+        const where = c.path ? ` on ${c.path}` : "";
+        parts.push(quote(`Comment by ${who}${where}`, c.body, 800), "");
+      }
+    }
+  }
+  if (kinds.includes("threads")) {
+    parts.push("", "**Unresolved review conversations**", "");
+    for (const t of threads.slice(0, 10)) {
+      parts.push(`- ${t.path ? `on ${code(t.path, 120)}` : "on the pull request"}:`, "");
+      for (const c of t.comments.slice(-5)) {
+        const who = c.author ?? "someone";
+        parts.push(quote(`Comment by ${who}`, c.body, 800), "");
+      }
+    }
+  }
+  if (kinds.includes("conflicts")) {
+    parts.push(
+      "",
+      `**Merge conflicts** with ${code(pr.baseRef, 80)}: the branch must be brought up to date.`
+    );
+  }
+  return parts.join("\n");
+}
+function feedbackComment(pr, kinds, summary, round2, max) {
+  return [
+    `Autopilot is sending this task back to a worker (feedback round ${round2} of ${max}): PR #${pr.number} has ${describeKinds(kinds)}.`,
+    "",
+    summary
+  ].join("\n");
+}
+function humanGateComment(pr, rules) {
+  return [
+    `PR #${pr.number} touches something that needs a person's approval before Autopilot merges it:`,
+    "",
+    ...rules.slice(0, 10).map((r) => `- ${escapeInline(r, 120)}`),
+    "",
+    "Someone with write access: please review the PR and **approve its latest commit**; Autopilot merges once the checks pass. A later push needs a new approval."
+  ].join("\n");
+}
+function noChecksComment(pr, minutes, missing) {
+  const what = missing.length > 0 ? `the required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${escapeInline(m, 80).replace(/`/g, "")}\``).join(", ")}` : "no check";
+  return [
+    `No checks: ${what} appeared on PR #${pr.number} within ${minutes} minutes, so Autopilot cannot tell whether the change is good and will not merge it.`,
+    "",
+    "The usual cause: pushes made with the default `GITHUB_TOKEN` do not start workflows (GitHub prevents recursive runs). Give the worker a GitHub App token or a fine-grained token with `contents: write` and `pull-requests: write` (the `github-token` input), or make sure your CI runs on `pull_request` for this branch. If a check is named in `merge.requiredChecks`, check its spelling.",
+    "",
+    "A person can also merge the PR; Autopilot then counts the task as done."
+  ].join("\n");
+}
+function parseHumanGateMarker(body) {
+  const m = /<!-- autopilot:human-gate (\{[\s\S]*?\}) -->/.exec(body);
+  if (!m) return null;
+  try {
+    const value = JSON.parse(m[1]);
+    if (value.fired !== true) return null;
+    const rules = Array.isArray(value.rules) ? value.rules.map(
+      (r) => typeof r === "string" ? r : typeof r === "object" && r && "rule" in r ? String(r.rule) : ""
+    ).filter(Boolean) : [];
+    return rules.length > 0 ? rules : ["human gate"];
+  } catch {
+    return ["human gate"];
+  }
+}
+
+// src/core/reconcile/runs/worker-outcomes.ts
+function handleOutcome(ctx, n, record2, result) {
+  const { config: config3 } = ctx;
+  const outcome = result.result ?? "failed";
+  accountResult(record2, result);
+  record2.handled = result.dispatchId;
+  record2.result = outcome;
+  record2.reason = result.reason ? truncate(result.reason, 300) : void 0;
+  record2.cancelAt = void 0;
+  const reported = result.prNumber && !record2.dropped?.includes(result.prNumber) ? result.prNumber : null;
+  if (reported) record2.pr = reported;
+  if (result.humanGate.fired) {
+    record2.gate = [
+      .../* @__PURE__ */ new Set([...record2.gate ?? [], ...result.humanGate.rules.map((r) => truncate(r.rule, 120))])
+    ].slice(0, 20);
+  }
+  const decision = decideOnWorkerOutcome(outcome);
+  note(
+    ctx,
+    `#${n}: worker ${result.dispatchId} finished: ${outcome}${result.reason ? ` (${truncate(result.reason, 120)})` : ""}`
+  );
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    outcome,
+    config3.consecutiveErrorThreshold
+  );
+  countFailure(
+    ctx,
+    n,
+    outcome === "complete" ? "reset" : decision.failure ? "failure" : "none",
+    consecutive.count
+  );
+  if (outcome === "complete") {
+    const pr = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
+    if (!reported && !pr) {
+      failTask(ctx, n, record2, "the worker reported completion but no pull request was found");
+      return;
+    }
+    record2.failures = 0;
+    record2.since = ctx.now.toISOString();
+    setStatus(ctx, n, "review");
+    return;
+  }
+  if (decision.resumeLater) {
+    if (outcome === "rate_limited" || outcome === "usage_limited") {
+      const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
+      const until = Number.isNaN(resume) ? ctx.nowMs + config3.rateLimit.maxWaitMs : resume;
+      if (until > ctx.nowMs) record2.waitUntil = new Date(until).toISOString();
+      pauseForLimitedAgents(ctx, n, until);
+    }
+    setStatus(ctx, n, "ready");
+    return;
+  }
+  if (decision.failure) {
+    failTask(ctx, n, record2, result.reason ?? decision.note);
+    return;
+  }
+  record2.since = result.updatedAt;
+  if (outcome === "needs_human" && result.plan)
+    planProposed(ctx, n, record2, result.plan.digest, result.updatedAt);
+  setStatus(ctx, n, decision.status);
+}
+function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
+  const { config: config3, state } = ctx;
+  record2.failures += 1;
+  const d3 = decideOnFailure({
+    strategy,
+    attempt: record2.failures,
+    maxRetries: config3.maxRetries,
+    retryBaseMs: config3.retryBaseMs,
+    retryMaxMs: config3.retryMaxMs
+  });
+  record2.reason = truncate(reason, 300);
+  if (d3.action === "retry") {
+    record2.retries += 1;
+    record2.waitUntil = new Date(ctx.nowMs + d3.delayMs).toISOString();
+    record2.reason = truncate(`${reason} \u2014 ${d3.reason}, in ${formatDuration(d3.delayMs)}`, 300);
+    setStatus(ctx, n, "ready");
+    note(ctx, `#${n}: ${d3.reason} after ${formatDuration(d3.delayMs)}`);
+  } else {
+    record2.since = ctx.now.toISOString();
+    setStatus(ctx, n, "failed");
+    note(ctx, `#${n}: failed (${d3.reason})`);
+    if (d3.action === "abort") {
+      const aborted2 = sessionEvent(ctx, {
+        type: "abort",
+        issue: n,
+        detail: `task #${n} failed`,
+        activeWorkers: liveCount(ctx)
+      });
+      if (!aborted2.refused) {
+        raiseSessionAlert(
+          ctx,
+          {
+            key: `session-aborted-${state.session.since}`,
+            kind: "session-aborted",
+            headline: `The session stopped: #${n} failed and \`errorStrategy\` is abort`,
+            what: reason,
+            todo: `Look at #${n}; \`/autopilot retry #${n}\` and \`/autopilot start\` go on.`
+          },
+          [n]
+        );
+      }
+    }
+  }
+  if (state.consecutiveFailures >= config3.consecutiveErrorThreshold && state.session.status === "running") {
+    const issues = [...state.failedInARow];
+    const paused = sessionEvent(ctx, {
+      type: "consecutiveFailures",
+      count: state.consecutiveFailures,
+      threshold: config3.consecutiveErrorThreshold,
+      issues,
+      activeWorkers: liveCount(ctx)
+    });
+    if (!paused.refused) {
+      raiseSessionAlert(
+        ctx,
+        {
+          key: `consecutive-failures-${state.session.since}`,
+          kind: "consecutive-failures",
+          headline: `The session paused: ${issues.length} tasks failed in a row`,
+          what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config3.consecutiveErrorThreshold}); the last: ${reason}`,
+          todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`."
+        },
+        issues
+      );
+    }
+  }
+}
+function crash(ctx, n, record2, why, kind) {
+  record2.handled = record2.dispatchId;
+  record2.result = kind;
+  record2.cancelAt = void 0;
+  const consecutive = trackConsecutiveFailures(
+    ctx.state.consecutiveFailures,
+    "failed",
+    ctx.config.consecutiveErrorThreshold
+  );
+  countFailure(ctx, n, "failure", consecutive.count);
+  note(ctx, `#${n}: ${why}`);
+  failTask(ctx, n, record2, why, "retry");
+}
+function countFailure(ctx, n, kind, count2) {
+  const state = ctx.state;
+  if (kind === "reset") {
+    state.consecutiveFailures = 0;
+    state.failedInARow = [];
+  } else if (kind === "failure") {
+    state.consecutiveFailures = count2;
+    state.failedInARow = [...state.failedInARow, n].slice(-50);
+  }
+}
+function accountResult(record2, result) {
+  record2.iterations += result.iterations;
+  record2.tokensIn = taskTotal(record2.tokensIn, result.tokens.input);
+  record2.tokensOut = taskTotal(record2.tokensOut, result.tokens.output);
+  record2.costUsd = round4(taskTotal(record2.costUsd, result.costUsd));
+}
+function taskTotal(recorded, reported) {
+  return reported >= recorded ? reported : recorded + reported;
+}
+
+// src/core/reconcile/runs/best-of.ts
+function openRound(record2) {
+  const round2 = record2?.bestOf;
+  return round2 && round2.winner === void 0 ? round2 : null;
+}
+function candidateOfDispatch(record2) {
+  const round2 = record2.bestOf;
+  if (!round2 || round2.winner !== void 0 || !record2.dispatchId) return null;
+  const i = round2.candidates.findIndex((c) => c.dispatchId === record2.dispatchId);
+  return i < 0 ? null : i + 1;
+}
+function agentName(agent) {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
+function roundWanted(ctx, n, record2) {
+  const { candidates, label: label2, onRetry } = ctx.config.bestOf;
+  if (candidates.length < 2) return false;
+  if (pullsFor(ctx, n).some((p) => p.state === "open")) return false;
+  const issue2 = ctx.issues.get(n);
+  if (issue2 && hasLabel(issue2.labels, label2)) {
+    const by = issue2.bestOfLabeledBy;
+    if (by && (sameLogin(by, ctx.snapshot.botLogin) || hasWriteAccess(ctx.snapshot.permissions, by)))
+      return true;
+    note(
+      ctx,
+      `#${n}: the \`${label2}\` label was added by ${by ?? "someone unknown"}, without write access: no best-of round`
+    );
+  }
+  return onRetry && record2.retries + record2.failures > 0;
+}
+function enterCandidate(ctx, n, record2, plan) {
+  if (plan === "propose" || !record2.dispatchId) return;
+  let round2 = openRound(record2);
+  if (!round2) {
+    if (!roundWanted(ctx, n, record2)) return;
+    round2 = { of: ctx.config.bestOf.candidates.length, at: ctx.now.toISOString(), candidates: [] };
+    record2.bestOf = round2;
+    note(ctx, `#${n}: best of ${round2.of} begins`);
+  }
+  const agent = ctx.config.bestOf.candidates[round2.candidates.length];
+  if (!agent || round2.candidates.length >= round2.of) return;
+  round2.candidates.push({
+    attempt: record2.attempt,
+    dispatchId: record2.dispatchId,
+    agent: truncate(agentName(agent), 80),
+    costUsd: 0,
+    tokens: 0
+  });
+  note(ctx, `#${n}: candidate ${round2.candidates.length} of ${round2.of}: ${agentName(agent)}`);
+}
+function unfinishedCandidate(record2, dispatchId2) {
+  const round2 = openRound(record2);
+  const entry = round2?.candidates.find((c) => c.dispatchId === dispatchId2);
+  return entry && entry.outcome === void 0 ? entry : null;
+}
+function isCandidateDispatch(record2, dispatchId2) {
+  return unfinishedCandidate(record2, dispatchId2) !== null;
+}
+function candidateEnded(ctx, n, record2, ended) {
+  const round2 = openRound(record2);
+  const entry = unfinishedCandidate(record2, record2.dispatchId);
+  const index2 = round2.candidates.indexOf(entry) + 1;
+  const before = { usd: record2.costUsd, tokens: record2.tokensIn + record2.tokensOut };
+  if (ended.result) accountResult(record2, ended.result);
+  entry.costUsd = round4(Math.max(0, record2.costUsd - before.usd));
+  entry.tokens = Math.max(0, record2.tokensIn + record2.tokensOut - before.tokens);
+  entry.outcome = truncate(ended.outcome, 40);
+  entry.reason = truncate(ended.reason, 200);
+  const rules = ended.result?.humanGate.fired ? ended.result.humanGate.rules : [];
+  if (rules.length > 0) entry.rules = [...new Set(rules.map((r) => truncate(r.rule, 120)))].slice(0, 20);
+  entry.at = ctx.now.toISOString();
+  const pull = candidatePull(ctx, n, index2, "open");
+  if (pull) entry.pr = pull.number;
+  record2.handled = record2.dispatchId;
+  record2.result = entry.outcome;
+  record2.cancelAt = void 0;
+  record2.reason = truncate(`best of ${round2.of}: candidate ${index2} (${entry.agent}) ${ended.outcome}`, 300);
+  note(
+    ctx,
+    `#${n}: candidate ${index2} of ${round2.of} ended: ${ended.outcome} (${truncate(ended.reason, 100)})`
+  );
+  if (round2.candidates.length < round2.of && ctx.config.bestOf.candidates[round2.candidates.length]) {
+    setStatus(ctx, n, "ready");
+    return;
+  }
+  round2.of = round2.candidates.length;
+  record2.reason = truncate(`best of ${round2.of}: every candidate ended; choosing`, 300);
+}
+function holdsInProgress(record2) {
+  const round2 = record2?.bestOf;
+  if (!round2) return false;
+  if (round2.winner === void 0)
+    return round2.candidates.length >= round2.of && round2.candidates.every((c) => c.outcome !== void 0);
+  return round2.winner > 0 && record2?.pr === void 0;
+}
+var CHECKS_RANK = { passing: 0, none: 1, pending: 2, failing: 3 };
+function compareEvidence(a, b) {
+  return Number(b.completed) - Number(a.completed) || CHECKS_RANK[a.checks] - CHECKS_RANK[b.checks] || Number(a.rules > 0) - Number(b.rules > 0) || (a.lines ?? Number.MAX_SAFE_INTEGER) - (b.lines ?? Number.MAX_SAFE_INTEGER) || a.candidate - b.candidate;
+}
+function evidenceOf(ctx, n, candidate, entry, waitOver) {
+  const pull = entry.outcome === "complete" ? candidatePull(ctx, n, candidate, "open") : null;
+  const none = {
+    candidate,
+    entry,
+    pull: null,
+    completed: false,
+    checks: "none",
+    rules: 0,
+    lines: null
+  };
+  if (!pull) return none;
+  const evaluation = evaluatePullRequest(pull, {
+    requiredChecks: ctx.config.merge.requiredChecks,
+    botLogin: ctx.snapshot.botLogin,
+    permissions: ctx.snapshot.permissions,
+    humanGateRules: [],
+    feedbackSha: null,
+    autoMerge: false,
+    now: ctx.now,
+    checksTimeoutMinutes: ctx.config.merge.checksTimeoutMinutes
+  });
+  const checks = evaluation.checks.state;
+  const checksDue = checks === "pending" || checks === "none" && !evaluation.checks.overdue;
+  if (checksDue && !waitOver) return { waiting: `the checks of candidate ${candidate}'s PR #${pull.number}` };
+  const gate = verifiedGate(ctx, pull);
+  if ("waiting" in gate) return { waiting: gate.waiting };
+  return {
+    candidate,
+    entry,
+    pull,
+    completed: true,
+    checks,
+    rules: Math.max(gate.rules.length, entry.rules?.length ?? 0),
+    lines: diffLines(ctx, pull)
+  };
+}
+function processBestOf(ctx) {
+  for (const [key, record2] of Object.entries(ctx.state.tasks)) {
+    const round2 = record2.bestOf;
+    if (!round2) continue;
+    const n = Number(key);
+    const issue2 = ctx.issues.get(n);
+    if (round2.winner === void 0) {
+      if (issue2?.state !== "open") {
+        round2.winner = 0;
+        round2.chosenAt = ctx.now.toISOString();
+        note(ctx, `#${n}: best-of round ended with the issue closed`);
+      } else if (holdsInProgress(record2) && statusOf2(ctx, n) === "in-progress") choose(ctx, n, record2, round2);
+    }
+    if (round2.winner !== void 0) followThrough(ctx, n, record2, round2);
+  }
+}
+function choose(ctx, n, record2, round2) {
+  const lastEnd = Math.max(...round2.candidates.map((c) => Date.parse(c.at ?? "") || 0));
+  const deadline = lastEnd + ctx.config.bestOf.checksWaitMinutes * 6e4;
+  const waitOver = ctx.nowMs >= deadline;
+  const evidence = [];
+  for (const [i, entry] of round2.candidates.entries()) {
+    const read = evidenceOf(ctx, n, i + 1, entry, waitOver);
+    if ("waiting" in read) {
+      record2.reason = truncate(`best of ${round2.of}: choosing, waiting for ${read.waiting}`, 300);
+      if (!waitOver) ctx.wakes.push(deadline);
+      note(ctx, `#${n}: best of ${round2.of}: waiting for ${read.waiting}`);
+      return;
+    }
+    evidence.push(read);
+  }
+  const ranked = [...evidence].sort(compareEvidence);
+  const best = ranked[0];
+  const winner = best?.completed && best.pull ? best : null;
+  round2.winner = winner?.candidate ?? 0;
+  round2.chosenAt = ctx.now.toISOString();
+  const summary = choiceTable(evidence, winner?.candidate ?? 0);
+  ctx.effects.push({
+    type: "comment",
+    issue: n,
+    key: `best-of-${n}-${round2.candidates[0]?.attempt ?? 0}`,
+    body: choiceComment(round2, summary, winner)
+  });
+  if (!winner) {
+    note(ctx, `#${n}: best of ${round2.of}: no candidate completed`);
+    failTask(ctx, n, record2, `best of ${round2.of}: no candidate completed (${outcomes(round2)})`);
+    return;
+  }
+  note(
+    ctx,
+    `#${n}: best of ${round2.of}: candidate ${winner.candidate} (${winner.entry.agent}) wins with PR #${winner.pull.number}`
+  );
+  record2.reason = truncate(
+    `best of ${round2.of}: candidate ${winner.candidate} (${winner.entry.agent}) chosen; opening the task's pull request`,
+    300
+  );
+  promote(ctx, n, winner.pull, summary);
+}
+function outcomes(round2) {
+  return round2.candidates.map((c, i) => `${i + 1}: ${c.outcome ?? "?"}`).join(", ");
+}
+function promote(ctx, n, pull, summary) {
+  const title = pull.title.replace(/^\[candidate \d of \d\] /, "");
+  const section = `
+
+---
+
+### Chosen by best of N
+
+${summary}
+`;
+  const room = 6e4 - section.length;
+  ctx.effects.push({
+    type: "promoteCandidate",
+    issue: n,
+    branch: taskBranch(ctx, n),
+    sha: pull.headSha,
+    base: pull.baseRef,
+    title,
+    body: `${pull.body.length > room ? `${pull.body.slice(0, room)}\u2026` : pull.body}${section}`
+  });
+}
+function followThrough(ctx, n, record2, round2) {
+  const winner = round2.winner ?? 0;
+  if (winner > 0 && record2.pr === void 0) {
+    const own4 = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
+    if (!own4) {
+      if (statusOf2(ctx, n) !== "in-progress") return;
+      if (ctx.effects.some((e) => e.type === "promoteCandidate" && e.issue === n)) return;
+      const pull = candidatePull(ctx, n, winner, "open");
+      if (pull) {
+        promote(ctx, n, pull, choiceTable([], winner));
+        return;
+      }
+      round2.winner = 0;
+      failTask(ctx, n, record2, `best of ${round2.of}: the chosen candidate's pull request was closed`);
+    } else {
+      record2.pr = own4.number;
+      const rules = round2.candidates[winner - 1]?.rules ?? [];
+      if (rules.length > 0) record2.gate = [.../* @__PURE__ */ new Set([...record2.gate ?? [], ...rules])].slice(0, 20);
+      record2.result = "complete";
+      record2.since = ctx.now.toISOString();
+      record2.failures = 0;
+      record2.reason = truncate(
+        `best of ${round2.of}: candidate ${winner} (${round2.candidates[winner - 1]?.agent ?? "?"}) chosen`,
+        300
+      );
+      if (statusOf2(ctx, n) === "in-progress") setStatus(ctx, n, "review");
+      note(ctx, `#${n}: the chosen candidate continues as PR #${own4.number}`);
+    }
+  }
+  dropCandidates(ctx, n, record2, round2);
+}
+function choiceTable(evidence, winner) {
+  if (evidence.length === 0)
+    return winner > 0 ? `Candidate ${winner} was chosen.` : "No candidate was chosen.";
+  const rows = evidence.map((e) => [
+    `${e.candidate === winner ? "**" : ""}${e.candidate}${e.candidate === winner ? " (chosen)**" : ""}`,
+    escapeInline(e.entry.agent, 80),
+    e.pull ? `complete, PR #${e.pull.number}` : escapeInline(e.entry.outcome ?? "?", 40),
+    e.completed ? e.checks : "\u2014",
+    e.completed ? e.rules > 0 ? `${e.rules} rule${e.rules === 1 ? "" : "s"} fired` : "none fired" : "\u2014",
+    e.lines === null ? "\u2014" : `${e.lines} lines`,
+    formatUsd(e.entry.costUsd)
+  ]);
+  return table(["candidate", "agent", "outcome", "checks", "human gate", "diff", "cost"], rows);
+}
+function choiceComment(round2, summary, winner) {
+  const total = round4(round2.candidates.reduce((sum, c) => sum + c.costUsd, 0));
+  const head = winner ? `**Best of ${round2.of}:** candidate ${winner.candidate} (${escapeInline(winner.entry.agent, 80)}) is chosen and continues as the task's pull request on the task branch; the other candidates' pull requests are closed.` : `**Best of ${round2.of}:** no candidate completed, so the attempt failed; the candidates' pull requests are closed.`;
+  return [
+    head,
+    "",
+    summary,
+    "",
+    `Chosen by: the quality gate passed, the PR's checks, no human-gate rule fired, the smaller diff, then the earlier candidate. The round cost ${formatUsd(total)} in all.`
+  ].join("\n");
+}
+function candidateSlotText(record2) {
+  const k2 = record2 ? candidateOfDispatch(record2) : null;
+  const round2 = record2?.bestOf;
+  if (!k2 || !round2) return null;
+  return `candidate ${k2} of ${round2.of}: ${round2.candidates[k2 - 1]?.agent ?? "?"}`;
+}
+
 // src/core/reconcile/runs/dispatch-config.ts
 function withConfigDigest(ctx, effect) {
   const digest = ctx.state.lastGoodConfig?.digest;
   if (digest) effect.inputs = { ...effect.inputs ?? {}, "config-digest": digest };
 }
 function withJobOverrides(ctx, record2, plan, effect) {
+  const candidate = candidateOfDispatch(record2);
   const overrides = {
     ...ctx.state.overrides ?? {},
     ...record2.maxIterations ? { maxIterations: record2.maxIterations } : {},
-    ...plan ? { plan } : {}
+    ...plan ? { plan } : {},
+    ...candidate ? { candidate } : {}
   };
   if (Object.keys(overrides).length > 0 || ctx.state.overrides)
     effect.inputs = { ...effect.inputs ?? {}, config: JSON.stringify(overrides) };
@@ -79944,216 +80717,13 @@ function dispatch(ctx, n, why, score) {
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
-  withJobOverrides(ctx, record2, planOfDispatch(ctx, n, record2), effect);
+  const plan = planOfDispatch(ctx, n, record2);
+  enterCandidate(ctx, n, record2, plan);
+  withJobOverrides(ctx, record2, plan, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);
   note(ctx, `#${n}: dispatch attempt ${attempt} (${dispatchId2}), score ${score}: ${why}`);
-}
-
-// src/core/gates/gates.ts
-var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
-function evaluatePullRequest(pr, options2) {
-  const botApp = options2.botLogin.toLowerCase().replace(/\[bot\]$/, "");
-  const byName = /* @__PURE__ */ new Map();
-  for (const check2 of pr.checks) {
-    if (check2.isAutopilot || check2.app && check2.app.toLowerCase() === botApp) continue;
-    byName.set(check2.name.toLowerCase(), check2);
-  }
-  const required2 = options2.requiredChecks.map((n) => n.toLowerCase());
-  const relevant = required2.length > 0 ? required2.map((n) => byName.get(n)).filter((c) => !!c) : [...byName.values()];
-  const missing = required2.filter((n) => !byName.has(n)).map((n) => options2.requiredChecks.find((r) => r.toLowerCase() === n) ?? n);
-  const failing = relevant.filter(
-    (c) => c.status === "completed" && !PASSING.has((c.conclusion ?? "").toLowerCase())
-  );
-  const pending = relevant.filter((c) => c.status !== "completed").map((c) => c.name);
-  const since = Date.parse(pr.lastPushAt ?? pr.createdAt);
-  const overdue = !Number.isNaN(since) && options2.now.getTime() - since > options2.checksTimeoutMinutes * 6e4;
-  const checkState = failing.length > 0 ? "failing" : relevant.length === 0 || missing.length > 0 ? "none" : pending.length > 0 ? "pending" : "passing";
-  const latest2 = /* @__PURE__ */ new Map();
-  const ordered = [...pr.reviews].sort(
-    (a, b) => (Date.parse(a.submittedAt ?? "") || 0) - (Date.parse(b.submittedAt ?? "") || 0)
-  );
-  for (const review of ordered) {
-    if (!review.author || sameLogin(review.author, options2.botLogin)) continue;
-    if (!hasWriteAccess(options2.permissions, review.author)) continue;
-    if (review.state !== "APPROVED" && review.state !== "CHANGES_REQUESTED" && review.state !== "DISMISSED")
-      continue;
-    latest2.set(review.author.toLowerCase(), review);
-  }
-  const lastPush = Date.parse(pr.lastPushAt ?? "");
-  const onHead = (r) => r.commitSha ? r.commitSha === pr.headSha : Number.isNaN(lastPush) || (Date.parse(r.submittedAt ?? "") || 0) >= lastPush;
-  const changes = [...latest2.values()].filter((r) => r.state === "CHANGES_REQUESTED");
-  const changesRequested = changes.filter(onHead);
-  const staleChangesRequested = changes.filter((r) => !onHead(r));
-  const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
-  const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
-  const writerThreads = (pr.openThreads ?? []).filter((t) => {
-    const last = t.comments.at(-1)?.author;
-    return !!last && !sameLogin(last, options2.botLogin) && hasWriteAccess(options2.permissions, last);
-  });
-  const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
-  const freshThreads = writerThreads.filter(spokeAfterPush);
-  const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
-  const humanRequired = options2.humanGateRules.length > 0;
-  const humanApproved = approvers.length > 0;
-  const conflicts = pr.mergeable === "CONFLICTING";
-  const kinds = [];
-  if (changesRequested.length > 0) kinds.push("changes");
-  if (freshThreads.length > 0) kinds.push("threads");
-  if (failing.length > 0) kinds.push("checks");
-  if (conflicts) kinds.push("conflicts");
-  let verdict;
-  if (kinds.length > 0) {
-    verdict = options2.feedbackSha === pr.headSha ? { action: "fail", reason: `${describeKinds(kinds)} again after feedback, with no new commit` } : {
-      action: "feedback",
-      kinds,
-      summary: feedbackSummary(
-        kinds,
-        failing,
-        changesRequested,
-        // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
-        freshThreads.map((t) => ({
-          ...t,
-          comments: t.comments.filter(
-            (c) => !!c.author && hasWriteAccess(options2.permissions, c.author)
-          )
-        })),
-        pr
-      )
-    };
-  } else if (checkState === "none") {
-    verdict = {
-      action: "wait",
-      reason: missing.length > 0 ? `waiting for required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${m}\``).join(", ")} to appear` : "waiting for checks to appear"
-    };
-  } else if (checkState === "pending") {
-    verdict = {
-      action: "wait",
-      reason: `waiting for ${pending.length} check${pending.length > 1 ? "s" : ""}: ${pending.slice(0, 5).join(", ")}`
-    };
-  } else if (pr.mergeable === "UNKNOWN") {
-    verdict = { action: "wait", reason: "GitHub is still computing whether it can merge" };
-  } else if (staleChangesRequested.length > 0) {
-    verdict = {
-      action: "wait",
-      kind: "people",
-      reason: `waiting for ${staleChangesRequested.map((r) => quietLogin(r.author)).join(", ")} to review again (changes were requested on an earlier commit)`
-    };
-  } else if (waitingThreads.length > 0) {
-    const who = [...new Set(waitingThreads.map((t) => t.comments.at(-1).author))];
-    verdict = {
-      action: "wait",
-      kind: "people",
-      reason: `waiting for ${who.map(quietLogin).join(", ")} to resolve ${waitingThreads.length} review conversation${waitingThreads.length > 1 ? "s" : ""} (a commit answered ${waitingThreads.length > 1 ? "them" : "it"})`
-    };
-  } else if (humanRequired && !humanApproved) {
-    verdict = {
-      action: "wait",
-      kind: "human-gate",
-      reason: `human gate (${options2.humanGateRules.slice(0, 3).join(", ")}): needs an approval of the latest commit by someone with write access`
-    };
-  } else if (!options2.autoMerge) {
-    verdict = {
-      action: "wait",
-      kind: "people",
-      reason: "every gate passed; `merge.auto` is off, so a person merges it"
-    };
-  } else {
-    verdict = { action: "merge", sha: pr.headSha };
-  }
-  return {
-    checks: { state: checkState, failing, pending, missing, overdue: checkState === "none" && overdue },
-    reviews: { changesRequested, staleChangesRequested, approvers },
-    humanGate: { required: humanRequired, approved: humanApproved },
-    verdict
-  };
-}
-function describeKinds(kinds) {
-  return kinds.map(
-    (k2) => k2 === "checks" ? "failing checks" : k2 === "changes" ? "changes requested" : k2 === "threads" ? "unresolved review conversations" : "merge conflicts"
-  ).join(", ");
-}
-function feedbackSummary(kinds, failing, changes, threads, pr) {
-  const quote = (label2, text4, max) => fenceUntrusted(label2, sanitizeUntrustedText(text4, max));
-  const parts = [];
-  if (kinds.includes("checks")) {
-    parts.push("**Failing checks**", "");
-    for (const c of failing.slice(0, 10)) {
-      const link = c.url && /^https:\/\/[^\s()<>]+$/.test(c.url) ? ` ([details](${c.url}))` : "";
-      parts.push(`- ${code(c.name, 80)}: ${escapeInline(c.conclusion ?? "failed", 40)}${link}`);
-      if (c.summary) parts.push("", quote(`Output of ${c.name}`, c.summary, 1500), "");
-    }
-  }
-  if (kinds.includes("changes")) {
-    parts.push("", "**Changes requested**", "");
-    for (const r of changes.slice(0, 5)) {
-      const who = r.author ?? "someone";
-      parts.push(`- by ${quietLogin(who)}:`, "", quote(`Review by ${who}`, r.body || "(no text)", 1500), "");
-      const comments = (pr.reviewComments ?? []).filter((c) => sameLogin(c.author, r.author)).slice(-10);
-      for (const c of comments) {
-        const where = c.path ? ` on ${c.path}` : "";
-        parts.push(quote(`Comment by ${who}${where}`, c.body, 800), "");
-      }
-    }
-  }
-  if (kinds.includes("threads")) {
-    parts.push("", "**Unresolved review conversations**", "");
-    for (const t of threads.slice(0, 10)) {
-      parts.push(`- ${t.path ? `on ${code(t.path, 120)}` : "on the pull request"}:`, "");
-      for (const c of t.comments.slice(-5)) {
-        const who = c.author ?? "someone";
-        parts.push(quote(`Comment by ${who}`, c.body, 800), "");
-      }
-    }
-  }
-  if (kinds.includes("conflicts")) {
-    parts.push(
-      "",
-      `**Merge conflicts** with ${code(pr.baseRef, 80)}: the branch must be brought up to date.`
-    );
-  }
-  return parts.join("\n");
-}
-function feedbackComment(pr, kinds, summary, round2, max) {
-  return [
-    `Autopilot is sending this task back to a worker (feedback round ${round2} of ${max}): PR #${pr.number} has ${describeKinds(kinds)}.`,
-    "",
-    summary
-  ].join("\n");
-}
-function humanGateComment(pr, rules) {
-  return [
-    `PR #${pr.number} touches something that needs a person's approval before Autopilot merges it:`,
-    "",
-    ...rules.slice(0, 10).map((r) => `- ${escapeInline(r, 120)}`),
-    "",
-    "Someone with write access: please review the PR and **approve its latest commit**; Autopilot merges once the checks pass. A later push needs a new approval."
-  ].join("\n");
-}
-function noChecksComment(pr, minutes, missing) {
-  const what = missing.length > 0 ? `the required check${missing.length > 1 ? "s" : ""} ${missing.map((m) => `\`${escapeInline(m, 80).replace(/`/g, "")}\``).join(", ")}` : "no check";
-  return [
-    `No checks: ${what} appeared on PR #${pr.number} within ${minutes} minutes, so Autopilot cannot tell whether the change is good and will not merge it.`,
-    "",
-    "The usual cause: pushes made with the default `GITHUB_TOKEN` do not start workflows (GitHub prevents recursive runs). Give the worker a GitHub App token or a fine-grained token with `contents: write` and `pull-requests: write` (the `github-token` input), or make sure your CI runs on `pull_request` for this branch. If a check is named in `merge.requiredChecks`, check its spelling.",
-    "",
-    "A person can also merge the PR; Autopilot then counts the task as done."
-  ].join("\n");
-}
-function parseHumanGateMarker(body) {
-  const m = /<!-- autopilot:human-gate (\{[\s\S]*?\}) -->/.exec(body);
-  if (!m) return null;
-  try {
-    const value = JSON.parse(m[1]);
-    if (value.fired !== true) return null;
-    const rules = Array.isArray(value.rules) ? value.rules.map(
-      (r) => typeof r === "string" ? r : typeof r === "object" && r && "rule" in r ? String(r.rule) : ""
-    ).filter(Boolean) : [];
-    return rules.length > 0 ? rules : ["human gate"];
-  } catch {
-    return ["human gate"];
-  }
 }
 
 // src/core/reconcile/pulls/reviews.ts
@@ -80666,7 +81236,8 @@ function buildView(ctx, pool, reviewLines) {
       startedAt: current?.startedAt ?? live.run?.createdAt ?? record2?.dispatchedAt ?? null,
       runId: live.run?.id ?? null,
       runUrl: live.run?.url ?? null,
-      phase: live.phase ?? "running"
+      phase: live.phase ?? "running",
+      candidate: candidateSlotText(record2)
     });
   }
   let open2 = 0;
@@ -80683,6 +81254,8 @@ function buildView(ctx, pool, reviewLines) {
       since: record2?.since ?? (status === "needs-human" ? ctx.results.get(n)?.updatedAt ?? null : null),
       pr: record2?.pr ?? null
     };
+    if (status === "in-progress" && holdsInProgress(record2) && !view.slots.some((s) => s.issue === n))
+      view.waiting.push(line);
     if (status === "review")
       view.review.push(reviewLines.get(n) ?? { ...line, reason: "waiting for the gates" });
     else if (status === "needs-human") view.needsHuman.push(line);
@@ -81133,168 +81706,6 @@ ${report}${history}`;
   return { state, effects: [...effects, ...ctx.effects], log: ctx.log, statistics: view.statistics };
 }
 
-// src/core/reconcile/runs/worker-outcomes.ts
-function handleOutcome(ctx, n, record2, result) {
-  const { config: config3 } = ctx;
-  const outcome = result.result ?? "failed";
-  accountResult(record2, result);
-  record2.handled = result.dispatchId;
-  record2.result = outcome;
-  record2.reason = result.reason ? truncate(result.reason, 300) : void 0;
-  record2.cancelAt = void 0;
-  const reported = result.prNumber && !record2.dropped?.includes(result.prNumber) ? result.prNumber : null;
-  if (reported) record2.pr = reported;
-  if (result.humanGate.fired) {
-    record2.gate = [
-      .../* @__PURE__ */ new Set([...record2.gate ?? [], ...result.humanGate.rules.map((r) => truncate(r.rule, 120))])
-    ].slice(0, 20);
-  }
-  const decision = decideOnWorkerOutcome(outcome);
-  note(
-    ctx,
-    `#${n}: worker ${result.dispatchId} finished: ${outcome}${result.reason ? ` (${truncate(result.reason, 120)})` : ""}`
-  );
-  const consecutive = trackConsecutiveFailures(
-    ctx.state.consecutiveFailures,
-    outcome,
-    config3.consecutiveErrorThreshold
-  );
-  countFailure(
-    ctx,
-    n,
-    outcome === "complete" ? "reset" : decision.failure ? "failure" : "none",
-    consecutive.count
-  );
-  if (outcome === "complete") {
-    const pr = pullsFor(ctx, n).find((p) => p.state === "open" || p.state === "merged");
-    if (!reported && !pr) {
-      failTask(ctx, n, record2, "the worker reported completion but no pull request was found");
-      return;
-    }
-    record2.failures = 0;
-    record2.since = ctx.now.toISOString();
-    setStatus(ctx, n, "review");
-    return;
-  }
-  if (decision.resumeLater) {
-    if (outcome === "rate_limited" || outcome === "usage_limited") {
-      const resume = result.resumeAt ? Date.parse(result.resumeAt) : Number.NaN;
-      const until = Number.isNaN(resume) ? ctx.nowMs + config3.rateLimit.maxWaitMs : resume;
-      if (until > ctx.nowMs) record2.waitUntil = new Date(until).toISOString();
-      pauseForLimitedAgents(ctx, n, until);
-    }
-    setStatus(ctx, n, "ready");
-    return;
-  }
-  if (decision.failure) {
-    failTask(ctx, n, record2, result.reason ?? decision.note);
-    return;
-  }
-  record2.since = result.updatedAt;
-  if (outcome === "needs_human" && result.plan)
-    planProposed(ctx, n, record2, result.plan.digest, result.updatedAt);
-  setStatus(ctx, n, decision.status);
-}
-function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
-  const { config: config3, state } = ctx;
-  record2.failures += 1;
-  const d3 = decideOnFailure({
-    strategy,
-    attempt: record2.failures,
-    maxRetries: config3.maxRetries,
-    retryBaseMs: config3.retryBaseMs,
-    retryMaxMs: config3.retryMaxMs
-  });
-  record2.reason = truncate(reason, 300);
-  if (d3.action === "retry") {
-    record2.retries += 1;
-    record2.waitUntil = new Date(ctx.nowMs + d3.delayMs).toISOString();
-    record2.reason = truncate(`${reason} \u2014 ${d3.reason}, in ${formatDuration(d3.delayMs)}`, 300);
-    setStatus(ctx, n, "ready");
-    note(ctx, `#${n}: ${d3.reason} after ${formatDuration(d3.delayMs)}`);
-  } else {
-    record2.since = ctx.now.toISOString();
-    setStatus(ctx, n, "failed");
-    note(ctx, `#${n}: failed (${d3.reason})`);
-    if (d3.action === "abort") {
-      const aborted2 = sessionEvent(ctx, {
-        type: "abort",
-        issue: n,
-        detail: `task #${n} failed`,
-        activeWorkers: liveCount(ctx)
-      });
-      if (!aborted2.refused) {
-        raiseSessionAlert(
-          ctx,
-          {
-            key: `session-aborted-${state.session.since}`,
-            kind: "session-aborted",
-            headline: `The session stopped: #${n} failed and \`errorStrategy\` is abort`,
-            what: reason,
-            todo: `Look at #${n}; \`/autopilot retry #${n}\` and \`/autopilot start\` go on.`
-          },
-          [n]
-        );
-      }
-    }
-  }
-  if (state.consecutiveFailures >= config3.consecutiveErrorThreshold && state.session.status === "running") {
-    const issues = [...state.failedInARow];
-    const paused = sessionEvent(ctx, {
-      type: "consecutiveFailures",
-      count: state.consecutiveFailures,
-      threshold: config3.consecutiveErrorThreshold,
-      issues,
-      activeWorkers: liveCount(ctx)
-    });
-    if (!paused.refused) {
-      raiseSessionAlert(
-        ctx,
-        {
-          key: `consecutive-failures-${state.session.since}`,
-          kind: "consecutive-failures",
-          headline: `The session paused: ${issues.length} tasks failed in a row`,
-          what: `${issues.map((i) => `#${i}`).join(", ")} failed one after another (\`consecutiveErrorThreshold\`: ${config3.consecutiveErrorThreshold}); the last: ${reason}`,
-          todo: "Look at the failed tasks for a common cause (the quality commands, the agent's setup, its credentials), fix it, then `/autopilot resume`."
-        },
-        issues
-      );
-    }
-  }
-}
-function crash(ctx, n, record2, why, kind) {
-  record2.handled = record2.dispatchId;
-  record2.result = kind;
-  record2.cancelAt = void 0;
-  const consecutive = trackConsecutiveFailures(
-    ctx.state.consecutiveFailures,
-    "failed",
-    ctx.config.consecutiveErrorThreshold
-  );
-  countFailure(ctx, n, "failure", consecutive.count);
-  note(ctx, `#${n}: ${why}`);
-  failTask(ctx, n, record2, why, "retry");
-}
-function countFailure(ctx, n, kind, count2) {
-  const state = ctx.state;
-  if (kind === "reset") {
-    state.consecutiveFailures = 0;
-    state.failedInARow = [];
-  } else if (kind === "failure") {
-    state.consecutiveFailures = count2;
-    state.failedInARow = [...state.failedInARow, n].slice(-50);
-  }
-}
-function accountResult(record2, result) {
-  record2.iterations += result.iterations;
-  record2.tokensIn = taskTotal(record2.tokensIn, result.tokens.input);
-  record2.tokensOut = taskTotal(record2.tokensOut, result.tokens.output);
-  record2.costUsd = round4(taskTotal(record2.costUsd, result.costUsd));
-}
-function taskTotal(recorded, reported) {
-  return reported >= recorded ? reported : recorded + reported;
-}
-
 // src/core/reconcile/runs/workers.ts
 var WORKER_LABELS = {
   complete: "review",
@@ -81346,6 +81757,12 @@ function processWorker(ctx, n) {
       if (result.result === "claimed_elsewhere") {
         record2.handled = result.dispatchId;
         note(ctx, `#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
+      } else if (isCandidateDispatch(record2, result.dispatchId)) {
+        candidateEnded(ctx, n, record2, {
+          result,
+          outcome: result.result ?? "failed",
+          reason: result.reason ?? ""
+        });
       } else if (status === "in-progress" || status === "ready" || status !== null && status === WORKER_LABELS[result.result ?? "failed"]) {
         handleOutcome(ctx, n, record2, result);
       } else {
@@ -81365,7 +81782,7 @@ function processWorker(ctx, n) {
     return;
   }
   if (!record2?.dispatchId || record2.handled === record2.dispatchId) {
-    if (status === "in-progress") {
+    if (status === "in-progress" && !holdsInProgress(record2)) {
       setStatus(ctx, n, "ready");
       note(ctx, `#${n}: in progress without a worker run; back to ready`);
     }
@@ -81379,6 +81796,10 @@ function processWorker(ctx, n) {
   }
   if (run2?.conclusion === "success" && ctx.nowMs - Date.parse(run2.updatedAt) < RESULT_GRACE_MINUTES * 6e4) {
     note(ctx, `#${n}: run ${run2.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  if (isCandidateDispatch(record2, record2.dispatchId)) {
+    candidateEnded(ctx, n, record2, { outcome: run2 ? "crash" : "lost", reason: why });
     return;
   }
   crash(ctx, n, record2, why, run2 ? "crash" : "lost");
@@ -81445,6 +81866,7 @@ function decide(input2) {
   processWorkers(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
+  processBestOf(ctx);
   const reviewLines = processReviews(ctx);
   processDiscards(ctx);
   sweepStaleBranches(ctx);
@@ -81533,9 +81955,9 @@ async function readPullDiffs(ctx, world, options2) {
     return labels.some((l) => l.toLowerCase() === options2.reviewLabel.toLowerCase());
   };
   const out = [];
-  for (const { pull, issue: issue2 } of trustedOpenPulls(world, options2.branchPrefix)) {
+  for (const { pull, issue: issue2, candidate } of trustedOpenPulls(world, options2.branchPrefix)) {
     if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
-    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview2(issue2)) continue;
+    if (known.has(`${pull.number}@${pull.headSha}`) || !candidate && !inReview2(issue2)) continue;
     out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
   }
   return out;
@@ -82183,6 +82605,8 @@ function describeEffect(effect) {
       return `close PR #${effect.pr} unmerged`;
     case "revertPull":
       return `open a pull request reverting PR #${effect.pr}`;
+    case "promoteCandidate":
+      return `open the pull request of #${effect.issue} from ${effect.branch} at ${effect.sha.slice(0, 7)}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}${effect.expectOid ? ` if still at ${effect.expectOid.slice(0, 7)}` : ""}`;
     case "releaseDispatchLocks":
@@ -82316,7 +82740,8 @@ function snapshotSettings(config3) {
     needsHumanLabel: l.needsHuman,
     branchPrefix: config3.branchPrefix,
     workerWorkflow: config3.workerWorkflow,
-    ...config3.cleanup && config3.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config3.cleanup, labels: config3.labels, branchPrefix: config3.branchPrefix } } : {}
+    ...config3.cleanup && config3.cleanup.staleBranchDays !== "off" ? { sweep: { cleanup: config3.cleanup, labels: config3.labels, branchPrefix: config3.branchPrefix } } : {},
+    ...config3.bestOf && config3.bestOf.candidates.length >= 2 ? { bestOfLabel: config3.bestOf.label } : {}
   };
 }
 var PERMISSION_CACHE_MS = 5 * 6e4;
@@ -82464,6 +82889,85 @@ async function withdrawMerge(ctx, effect) {
   }
 }
 
+// src/github/execution/candidate-promotion.ts
+function promotionDone(world, effect) {
+  const own4 = world?.pulls.find(
+    (p) => p.headRef === effect.branch && p.state !== "closed" && p.isCrossRepository !== true && (world.botId === void 0 || p.authorId != null && p.authorId === world.botId)
+  );
+  return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
+}
+async function promoteCandidate(ctx, effect) {
+  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  try {
+    await pointBranch(ctx, effect);
+    try {
+      const { data } = await ctx.write(
+        () => ctx.client.request("POST /repos/{owner}/{repo}/pulls", {
+          ...o2,
+          title: effect.title,
+          body: effect.body,
+          head: effect.branch,
+          base: effect.base
+        })
+      );
+      const number4 = data.number;
+      ctx.log.info(`PR #${number4 ?? "?"} continues the chosen candidate of #${effect.issue}`);
+      return { effect, status: "done", detail: number4 ? `PR #${number4}` : void 0 };
+    } catch (error62) {
+      const said = JSON.stringify(error62.response?.data ?? "");
+      if (statusOf(error62) === 422 && /pull request already exists/i.test(said))
+        return { effect, status: "skipped", detail: "the pull request is open already" };
+      throw error62;
+    }
+  } catch (error62) {
+    if (isOutage(error62)) throw error62;
+    return { effect, status: "failed", detail: refusalWords(error62) };
+  }
+}
+async function pointBranch(ctx, effect) {
+  const o2 = { owner: ctx.repo.owner, repo: ctx.repo.name };
+  let current = null;
+  try {
+    const { data } = await ctx.read(
+      () => ctx.client.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...o2, ref: `heads/${effect.branch}` })
+    );
+    current = data.object?.sha ?? null;
+  } catch (error62) {
+    if (statusOf(error62) !== 404) throw error62;
+  }
+  if (current === effect.sha) return;
+  if (current === null) {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o2,
+        ref: `refs/heads/${effect.branch}`,
+        sha: effect.sha
+      })
+    );
+    return;
+  }
+  try {
+    await ctx.write(
+      () => ctx.client.request("POST /repos/{owner}/{repo}/git/refs", {
+        ...o2,
+        ref: `refs/autopilot/replaced/issue-${effect.issue}-${current.slice(0, 12)}`,
+        sha: current
+      })
+    );
+  } catch (error62) {
+    if (statusOf(error62) !== 422) throw error62;
+  }
+  ctx.log.info(`${effect.branch} was at ${current.slice(0, 12)}: kept under refs/autopilot/replaced/`);
+  await ctx.write(
+    () => ctx.client.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", {
+      ...o2,
+      ref: `heads/${effect.branch}`,
+      sha: effect.sha,
+      force: true
+    })
+  );
+}
+
 // src/github/snapshot/snapshot-response.ts
 function compact(list3) {
   return (list3 ?? []).filter((x2) => x2 !== null && x2 !== void 0);
@@ -82548,7 +83052,10 @@ function relevantLogins(world, options2) {
     add(c.author);
   }
   for (const i of world.issues)
-    if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+    if (i.state === "open" && i.labels.includes(readyLabel)) {
+      add(i.readyLabeledBy);
+      add(i.bestOfLabeledBy);
+    }
   for (const i of world.issues) {
     if (i.state !== "open") continue;
     for (const e of i.edits ?? []) if (!i.readyLabeledAt || e.at > i.readyLabeledAt) add(e.by);
@@ -82662,6 +83169,11 @@ function toIssueNode(node3, readyLabel, trust) {
   if (node3.timelineItems) {
     issue2.readyLabeledBy = lastReady?.actor?.login ?? null;
     issue2.readyLabeledAt = lastReady?.createdAt ?? null;
+    const bestOf = trust?.settings.bestOfLabel;
+    if (bestOf && labels.includes(bestOf)) {
+      const events = compact(node3.timelineItems.nodes).filter((e) => e.label?.name === bestOf);
+      issue2.bestOfLabeledBy = events[events.length - 1]?.actor?.login ?? null;
+    }
   }
   if (trust && node3.timelineItems) {
     const events = compact(node3.timelineItems.nodes).flatMap(
@@ -83360,6 +83872,8 @@ function effectTarget(effect) {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "promoteCandidate":
+      return `promote#${effect.issue}`;
     case "closePull":
       return `close-pull#${effect.pr}`;
     case "reopenIssue":
@@ -83445,6 +83959,8 @@ function alreadyDone(ctx, effect) {
     case "reopenIssue":
     case "revertPull":
       return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
+    case "promoteCandidate":
+      return promotionDone(world, effect);
     case "writeTrackingIssue": {
       const tracking = world?.trackingIssue;
       if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
@@ -83555,6 +84071,8 @@ async function executeEffect(ctx, effect) {
     case "reopenIssue":
     case "revertPull":
       return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
+    case "promoteCandidate":
+      return promoteCandidate(ctx, effect);
     case "releaseDispatchLocks":
       return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":
@@ -84173,14 +84691,14 @@ var Gateway = class {
     const done = /* @__PURE__ */ new Map();
     if (!this.mayWriteTogether()) return done;
     const pending = effects.filter(isRefDeletion).filter((e) => !alreadyDone(ctx, e));
-    let outcomes = [];
+    let outcomes2 = [];
     try {
-      outcomes = await deleteRefsTogether(ctx, pending);
+      outcomes2 = await deleteRefsTogether(ctx, pending);
     } catch (error62) {
       this.refusedTogether(error62, "delete refs");
     }
-    if (outcomes.length > 0) this.wroteTogether();
-    for (const outcome of outcomes) {
+    if (outcomes2.length > 0) this.wroteTogether();
+    for (const outcome of outcomes2) {
       this.log.info(`did: ${describeEffect(outcome.effect)} (${outcome.detail})`);
       done.set(outcome.effect, outcome);
     }
@@ -84451,8 +84969,8 @@ async function reconcileOnce(options2, log) {
     rateLimit: facts.rateLimit
   };
 }
-function stateWritten(outcomes) {
-  const write = outcomes.find((o2) => o2.effect.type === "writeTrackingIssue");
+function stateWritten(outcomes2) {
+  const write = outcomes2.find((o2) => o2.effect.type === "writeTrackingIssue");
   return write === void 0 || ["done", "skipped", "dry-run"].includes(write.status);
 }
 

@@ -29110,7 +29110,12 @@ function checkUsdBudgets(config2, ctx) {
   if (!isPlainObject2(budgets)) return;
   const agents = config2.agents;
   if (!isPlainObject2(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
-  const list3 = [agents.primary ?? {}, ...Array.isArray(agents.fallbacks) ? agents.fallbacks : []].filter(isPlainObject2).map((agent) => ({
+  const bestOf = isPlainObject2(config2.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config2.bestOf.candidates : [];
+  const list3 = [
+    agents.primary ?? {},
+    ...Array.isArray(agents.fallbacks) ? agents.fallbacks : [],
+    ...Array.isArray(bestOf) ? bestOf : []
+  ].filter(isPlainObject2).map((agent) => ({
     preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,
     model: typeof agent.model === "string" ? agent.model : null
   }));
@@ -29159,7 +29164,7 @@ var init_cross_field_checks = __esm({
 });
 
 // src/core/config/config-section-schemas.ts
-var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, EpicsSchema, PlanGateSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
+var nonBlank, LABEL_EXPECTED, label, LabelsSchema, ENV_NAME2, AgentObjectSchema, AGENTS_EXPECTED, AgentsSchema, RateLimitSchema, REGISTRY_HOST, SupplyChainSchema, HumanGateSchema, MergeSchema, tokenBudget, usdBudget, BudgetsSchema, PRICES_EXPECTED, PricesSchema, weight, ScoringSchema, SessionSchema, CleanupSchema, EpicsSchema, PlanGateSchema, MAX_BEST_OF_CANDIDATES, BestOfSchema, DefinitionOfReadySchema, REPO_DIRECTORY, WorkspacesSchema;
 var init_config_section_schemas = __esm({
   "src/core/config/config-section-schemas.ts"() {
     "use strict";
@@ -29337,6 +29342,24 @@ var init_config_section_schemas = __esm({
       ),
       label: external_exports.string().trim().min(1).max(50).default("autopilot:plan").describe("A task with this label gets the plan gate even when `enabled` is false.")
     }).prefault({}).describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
+    MAX_BEST_OF_CANDIDATES = 4;
+    BestOfSchema = external_exports.strictObject({
+      candidates: external_exports.array(AgentObjectSchema).max(MAX_BEST_OF_CANDIDATES).default([]).refine((list3) => list3.length !== 1, {
+        message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)"
+      }).meta({
+        description: "The agents of a best-of round, same keys as `agents.primary` (a preset, a model\u2026): each works the task from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: best of N is off.",
+        [EXPECTED]: `no entries, or 2 to ${MAX_BEST_OF_CANDIDATES} agents, each a mapping with the same keys as \`agents.primary\``
+      }),
+      label: external_exports.string().trim().min(1).max(50).default("autopilot:best-of").describe("A task with this label is worked as a best-of round (when `candidates` lists agents)."),
+      onRetry: external_exports.boolean().default(false).describe(
+        "A task's attempt after one that ended without a pull request (failed, timed out, crashed, retried) is worked as a best-of round, label or not."
+      ),
+      checksWaitMinutes: external_exports.int().min(0).max(240).default(30).describe(
+        "How long the choice waits, after the last candidate finished, for the candidates' pull-request checks; a candidate whose checks are still running then counts as not passing them."
+      )
+    }).prefault({}).describe(
+      "Best of N: the candidates work one after another, each from the default branch on its own branch; the winner is chosen by evidence (the quality gate passed, the PR's checks passed, no human-gate rule fired, the smaller diff; the earlier candidate on a tie) and continues as the task's pull request on the task branch; the other candidates' pull requests are closed and their branches deleted. Every candidate's cost counts against the task's budget and is shown."
+    );
     DefinitionOfReadySchema = external_exports.strictObject({
       minWords: external_exports.int().min(0).max(1e4).default(0).describe(
         "Fewest words a ready task's body must have before Autopilot dispatches it (headings, HTML comments and an issue form's `_No response_` do not count); a task with fewer is listed on the dashboard under \"Not in the pool\" as too thin to act on, and `/autopilot run #N` is refused, until a writer adds to it. 0: no minimum."
@@ -29539,6 +29562,9 @@ function deepFreeze(value) {
   }
   return value;
 }
+function everyAgent(config2) {
+  return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
+}
 var BRANCH_PREFIX, WORKFLOW_FILE, MAX_ITERATIONS, ConfigSchema, DEFAULT_CONFIG;
 var init_config_schema = __esm({
   "src/core/config/config-schema.ts"() {
@@ -29609,6 +29635,7 @@ var init_config_schema = __esm({
       humanGate: HumanGateSchema,
       definitionOfReady: DefinitionOfReadySchema,
       planGate: PlanGateSchema,
+      bestOf: BestOfSchema,
       merge: MergeSchema,
       cleanup: CleanupSchema,
       epics: EpicsSchema,
@@ -45382,7 +45409,7 @@ function egressAllowList(config2, parentEnv) {
     seen.add(key);
     sources.push({ entry, from });
   };
-  const agents = [config2.agents.primary, ...config2.agents.fallbacks];
+  const agents = everyAgent(config2);
   for (const agent of agents) {
     for (const host of getPreset(agent.preset).apiHosts) add(host, agent.preset);
   }
@@ -45487,6 +45514,7 @@ var BASE_URL_NAME, NO_PROXY, FIRST_UNPRIVILEGED_PORT;
 var init_agent_egress = __esm({
   "src/worker/network/agent-egress.ts"() {
     "use strict";
+    init_config();
     init_network_allow();
     init_presets();
     init_worker_result();
@@ -52785,6 +52813,7 @@ var init_dashboard_state = __esm({
     "use strict";
     init_zod();
     init_config_schema();
+    init_config_section_schemas();
     init_last_good_config();
     init_session();
     TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
@@ -52899,6 +52928,35 @@ var init_dashboard_state = __esm({
         at: isoTime,
         approvedBy: external_exports.string().max(40).optional()
       }).optional(),
+      /**
+       * Best of N (src/core/reconcile/runs/best-of.ts): the round of candidates this task is worked by, each
+       * candidate's attempt, agent, outcome, pull request and spend; then the winner (0: none passed) and when it
+       * was chosen.
+       */
+      bestOf: external_exports.object({
+        of: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES),
+        at: isoTime,
+        candidates: external_exports.array(
+          external_exports.object({
+            attempt: count,
+            dispatchId: external_exports.string().max(100),
+            agent: external_exports.string().max(80),
+            outcome: external_exports.string().max(40).optional(),
+            reason: external_exports.string().max(200).optional(),
+            pr: external_exports.number().int().positive().optional(),
+            /**
+             * Human-gate rules the candidate's worker reported (the controller reads the diff itself too): the
+             * winner's become the task's `gate`, as a worker's do.
+             */
+            rules: external_exports.array(external_exports.string().max(120)).max(20).optional(),
+            costUsd: external_exports.number().nonnegative().default(0),
+            tokens: external_exports.number().nonnegative().default(0),
+            at: isoTime.optional()
+          })
+        ).max(MAX_BEST_OF_CANDIDATES).default([]),
+        winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
+        chosenAt: isoTime.optional()
+      }).optional(),
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -52950,7 +53008,13 @@ var init_dashboard_state = __esm({
        * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
        * a setting of the configuration: the worker takes it out before applying the rest.
        */
-      plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional()
+      plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+      /**
+       * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
+       * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
+       * task in progress. Not a setting of the configuration either.
+       */
+      candidate: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES).optional()
     }).strict();
     LastGoodConfigSchema = external_exports.object({
       digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
@@ -52995,7 +53059,9 @@ var init_dashboard_state = __esm({
           sha: external_exports.string().max(64),
           rules: external_exports.array(external_exports.string().max(120)).max(20),
           /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
-          gate: external_exports.string().max(16).optional()
+          gate: external_exports.string().max(16).optional(),
+          /** Lines added and removed in the diff (best of N prefers the smaller). */
+          lines: count.optional()
         })
       ).max(30).default([]),
       /**
@@ -53377,18 +53443,20 @@ function applyWorkerOverrides(config2, text4, source = "the `config` input") {
         )
       };
     }
-    const { plan: _plan, ...settings } = value;
+    const { plan: _plan, candidate: _candidate, ...settings } = value;
     value = settings;
   }
   return applyConfigOverrides(config2, value, source);
 }
-function jobPlan(text4) {
-  if (text4.trim() === "") return null;
+function jobDirections(text4) {
+  const none = { plan: null, candidate: null };
+  if (text4.trim() === "") return none;
   try {
     const checked = JobOverridesSchema.safeParse(JSON.parse(text4));
-    return checked.success ? checked.data.plan ?? null : null;
+    if (!checked.success) return none;
+    return { plan: checked.data.plan ?? null, candidate: checked.data.candidate ?? null };
   } catch {
-    return null;
+    return none;
   }
 }
 var SAFE_OVERRIDE_KEYS;
@@ -54083,6 +54151,9 @@ var init_primary_recovery = __esm({
 // src/core/contract.ts
 function taskBranchName(branchPrefix, issue3) {
   return `${branchPrefix}issue-${issue3}`;
+}
+function candidateBranchName(branchPrefix, issue3, candidate) {
+  return `${taskBranchName(branchPrefix, issue3)}-candidate-${candidate}`;
 }
 function prMarker(issue3) {
   return `<!-- autopilot:pr issue=${issue3} -->`;
@@ -65947,6 +66018,9 @@ async function refuseToStart(inputs, reason, deps) {
 async function runWorker(inputs, config2, deps) {
   return new WorkerLoop(inputs, config2, deps).run();
 }
+function agentName(agent) {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
 var LIMIT_WORDS2, CancelledError, WorkerLoop;
 var init_job = __esm({
   "src/worker/job.ts"() {
@@ -65997,9 +66071,10 @@ var init_job = __esm({
         this.config = config2;
         this.deps = deps;
         this.refusal = refusal2;
-        this.branch = taskBranchName(config2.branchPrefix, inputs.issue);
+        const candidate = inputs.candidate ? config2.bestOf.candidates[inputs.candidate - 1] : void 0;
+        this.branch = inputs.candidate ? candidateBranchName(config2.branchPrefix, inputs.issue, inputs.candidate) : taskBranchName(config2.branchPrefix, inputs.issue);
         this.startedAt = deps.clock();
-        this.agents = [config2.agents.primary, ...config2.agents.fallbacks];
+        this.agents = inputs.candidate ? candidate ? [candidate] : [] : [config2.agents.primary, ...config2.agents.fallbacks];
         const now = new Date(this.startedAt).toISOString();
         const weaker = weakerIsolationText(config2.isolation);
         this.result = {
@@ -66112,7 +66187,7 @@ var init_job = __esm({
             output: previous3.tokens.output,
             costUsd: previous3.costUsd
           };
-          if (previous3.prNumber) this.result.prNumber = previous3.prNumber;
+          if (previous3.prNumber && !this.inputs.candidate) this.result.prNumber = previous3.prNumber;
           if (previous3.dispatchId === this.inputs.dispatchId && previous3.attempt === this.inputs.attempt) {
             this.carried = { input: 0, output: 0, costUsd: 0 };
             this.result.startedAt = previous3.startedAt;
@@ -66165,6 +66240,15 @@ var init_job = __esm({
         const issue3 = await this.readTask();
         const refusal2 = this.refuseTask(issue3);
         if (refusal2) return this.finish("failed", refusal2);
+        if (this.agents.length === 0)
+          return this.finish(
+            "failed",
+            `candidate ${this.inputs.candidate} of a best-of round is not in \`bestOf.candidates\` of the configuration`
+          );
+        if (this.inputs.candidate)
+          this.log.info(
+            `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentName(this.agents[0])}) on ${this.branch}`
+          );
         this.workspace = workspaceOfTask(issue3.labels, this.config.workspaces);
         if (this.workspace)
           this.log.info(
@@ -66858,15 +66942,16 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");
         }
         const agent = this.agents[this.agentIndex];
+        const candidate = this.inputs.candidate;
         const body = renderPullBody({
           issue: this.inputs.issue,
           result: { ...this.result, status: "finished", result: "complete" },
           quality: this.quality,
           qualitySource: this.qualitySource,
-          agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+          agent: agentName(agent),
           summary: this.lastFinalMessage
         });
-        const prTitle = `${title.trim()} (#${this.inputs.issue})`;
+        const prTitle = `${candidate ? `[candidate ${candidate} of ${this.config.bestOf.candidates.length}] ` : ""}${title.trim()} (#${this.inputs.issue})`;
         let pull = await github.findOpenPull(this.branch);
         if (pull) {
           await github.updatePull(pull.number, { title: prTitle, body });
@@ -66879,6 +66964,8 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           });
         }
         this.result.prNumber = pull.number;
+        if (candidate)
+          return this.finish("complete", `candidate ${candidate}: pull request #${pull.number} opened`);
         await github.labelForReview(pull.number, this.inputs.issue, labels.review, labels.inProgress);
         return this.finish(
           "complete",
@@ -66897,7 +66984,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
       }
       /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
       async handToPerson(body, label2, what) {
-        if (this.config.dryRun) return;
+        if (this.config.dryRun || this.inputs.candidate) return;
         try {
           await this.deps.github.createComment(this.inputs.issue, body);
           await this.deps.github.moveLabel(this.inputs.issue, label2, this.config.labels.inProgress);
@@ -66933,7 +67020,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           result: this.result,
           elapsedMs: this.now() - this.startedAt,
           runUrl: this.inputs.runUrl ?? null,
-          agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+          agent: agent ? agentName(agent) : "none",
           warnings: this.warnings
         });
       }
@@ -67087,7 +67174,7 @@ async function runJob(start) {
     dispatchId,
     trackingIssue: inputs.trackingIssue,
     taskDigest: inputs.taskDigest,
-    plan: jobPlan(inputs.config),
+    ...jobDirections(inputs.config),
     workspace,
     defaultBranch,
     runUrl

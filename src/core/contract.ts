@@ -19,6 +19,24 @@ export function issueOfTaskBranch(branchPrefix: string, ref: string): number | n
 }
 
 /**
+ * The branch of candidate K of a best-of round (src/core/reconcile/runs/best-of.ts): `<branchPrefix>issue-N-candidate-K`.
+ * Not under the task branch's name as a directory, which git could not hold beside the task branch itself.
+ */
+export function candidateBranchName(branchPrefix: string, issue: number, candidate: number): string {
+  return `${taskBranchName(branchPrefix, issue)}-candidate-${candidate}`;
+}
+
+/** The task issue and candidate of a candidate branch; null for any other ref. */
+export function candidateOfBranch(
+  branchPrefix: string,
+  ref: string,
+): { issue: number; candidate: number } | null {
+  if (!ref.startsWith(branchPrefix)) return null;
+  const m = /^issue-(\d+)-candidate-(\d)$/.exec(ref.slice(branchPrefix.length));
+  return m ? { issue: Number(m[1]), candidate: Number(m[2]) } : null;
+}
+
+/**
  * The branch GitHub's `revertPullRequest` opens its revert PR from: `revert-<PR>-<head branch>`, as the web's
  * Revert button names it (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/incorporating-changes-from-a-pull-request/reverting-a-pull-request).
  */

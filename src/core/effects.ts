@@ -65,6 +65,21 @@ export type Effect =
    */
   | { type: "revertPull"; pr: number; issue: number; title: string; body: string }
   /**
+   * Best of N's winner (src/core/reconcile/runs/best-of.ts): the task branch `branch` is pointed at the chosen
+   * candidate's head `sha` (created, or moved there with the commit it was at kept under
+   * `refs/autopilot/replaced/`), and the task's pull request is opened from it onto `base`, unless Autopilot's
+   * own is open there already.
+   */
+  | {
+      type: "promoteCandidate";
+      issue: number;
+      branch: string;
+      sha: string;
+      base: string;
+      title: string;
+      body: string;
+    }
+  /**
    * Delete a branch. With `expectOid`, only while it is still at that commit (the one the decision was made
    * on): a branch someone pushed to since is kept, and the later effects of the batch naming it in
    * `afterDeleting` (the stale-branch sweep's PR closing and comment) are skipped.
@@ -113,6 +128,8 @@ export function describeEffect(effect: Effect): string {
       return `close PR #${effect.pr} unmerged`;
     case "revertPull":
       return `open a pull request reverting PR #${effect.pr}`;
+    case "promoteCandidate":
+      return `open the pull request of #${effect.issue} from ${effect.branch} at ${effect.sha.slice(0, 7)}`;
     case "deleteBranch":
       return `delete branch ${effect.branch}${effect.expectOid ? ` if still at ${effect.expectOid.slice(0, 7)}` : ""}`;
     case "releaseDispatchLocks":

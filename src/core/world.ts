@@ -23,6 +23,11 @@ export interface IssueNode {
   readyLabeledBy?: string | null;
   /** When the ready label was applied most recently (its labeled event), when known. */
   readyLabeledAt?: string | null;
+  /**
+   * Who applied best of N's label most recently (its labeled event among the last read), read while the issue
+   * carries it and best of N is on; null when unknown. Only a writer's label asks for a round.
+   */
+  bestOfLabeledBy?: string | null;
   /** Recent edits of the title and body with who made them (see src/core/tasks/task-text.ts). */
   edits?: TextEdit[];
   /**

@@ -35,7 +35,10 @@ export function relevantLogins(
     add(c.author);
   }
   for (const i of world.issues)
-    if (i.state === "open" && i.labels.includes(readyLabel)) add(i.readyLabeledBy);
+    if (i.state === "open" && i.labels.includes(readyLabel)) {
+      add(i.readyLabeledBy);
+      add(i.bestOfLabeledBy);
+    }
   // Edits of a task's text count only from writers (see src/core/tasks/task-text.ts).
   for (const i of world.issues) {
     if (i.state !== "open") continue;

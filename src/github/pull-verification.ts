@@ -51,8 +51,8 @@ interface TreeEntry {
 }
 
 /**
- * Reads the diffs the decisions need: open task PRs from Autopilot whose task is in review (`reviewLabel`), at
- * head SHAs the dashboard state has no verdict for yet.
+ * Reads the diffs the decisions need: open task PRs from Autopilot whose task is in review (`reviewLabel`), and
+ * best-of candidates' PRs, at head SHAs the dashboard state has no verdict for yet.
  */
 export async function readPullDiffs(
   ctx: VerificationContext,
@@ -69,9 +69,10 @@ export async function readPullDiffs(
     return labels.some((l) => l.toLowerCase() === options.reviewLabel!.toLowerCase());
   };
   const out: PullDiff[] = [];
-  for (const { pull, issue } of trustedOpenPulls(world, options.branchPrefix)) {
+  for (const { pull, issue, candidate } of trustedOpenPulls(world, options.branchPrefix)) {
     if (out.length >= MAX_DIFFS_PER_RECONCILE) break;
-    if (known.has(`${pull.number}@${pull.headSha}`) || !inReview(issue)) continue;
+    // A best-of candidate's task is in progress while its round is chosen: its diff is weighed then.
+    if (known.has(`${pull.number}@${pull.headSha}`) || (!candidate && !inReview(issue))) continue;
     out.push(await readPullDiff(ctx, pull.number, pull.baseSha ?? pull.baseRef, pull.headSha));
   }
   return out;

@@ -12,7 +12,7 @@ import { jobSilenceLimitMs } from "../core/agent/job-silence.js";
 import { unrecognisedLimitHint } from "../core/agent/limit-hint.js";
 import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/agent/primary-recovery.js";
 import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
-import { taskBranchName } from "../core/contract.js";
+import { candidateBranchName, taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/gates/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/agent/prompt.js";
 import { parseSignal, type Signal } from "../core/agent/signals.js";
@@ -171,9 +171,17 @@ class WorkerLoop {
     /** Set: claim the attempt, then end with `config_refused` (refuseToStart). */
     private readonly refusal: string | null = null,
   ) {
-    this.branch = taskBranchName(config.branchPrefix, inputs.issue);
+    const candidate = inputs.candidate ? config.bestOf.candidates[inputs.candidate - 1] : undefined;
+    this.branch = inputs.candidate
+      ? candidateBranchName(config.branchPrefix, inputs.issue, inputs.candidate)
+      : taskBranchName(config.branchPrefix, inputs.issue);
     this.startedAt = deps.clock();
-    this.agents = [config.agents.primary, ...config.agents.fallbacks];
+    // A candidate of a best-of round is its one agent: a fallback would make it another candidate.
+    this.agents = inputs.candidate
+      ? candidate
+        ? [candidate]
+        : []
+      : [config.agents.primary, ...config.agents.fallbacks];
     const now = new Date(this.startedAt).toISOString();
     const weaker = weakerIsolationText(config.isolation);
     this.result = {
@@ -264,7 +272,8 @@ class WorkerLoop {
         output: previous.tokens.output,
         costUsd: previous.costUsd,
       };
-      if (previous.prNumber) this.result.prNumber = previous.prNumber;
+      // A candidate's PR is its own (best of N): another candidate's is not carried into its result.
+      if (previous.prNumber && !this.inputs.candidate) this.result.prNumber = previous.prNumber;
       // A re-run of the same dispatch reports the totals it had already reached, not twice.
       if (previous.dispatchId === this.inputs.dispatchId && previous.attempt === this.inputs.attempt) {
         this.carried = { input: 0, output: 0, costUsd: 0 };
@@ -324,6 +333,15 @@ class WorkerLoop {
     const issue = await this.readTask();
     const refusal = this.refuseTask(issue);
     if (refusal) return this.finish("failed", refusal);
+    if (this.agents.length === 0)
+      return this.finish(
+        "failed",
+        `candidate ${this.inputs.candidate} of a best-of round is not in \`bestOf.candidates\` of the configuration`,
+      );
+    if (this.inputs.candidate)
+      this.log.info(
+        `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentName(this.agents[0]!)}) on ${this.branch}`,
+      );
     this.workspace = workspaceOfTask(issue.labels, this.config.workspaces);
     if (this.workspace)
       this.log.info(
@@ -1162,15 +1180,17 @@ class WorkerLoop {
       return this.finish("complete", "complete; quality commands pass (dry run: no pull request)");
     }
     const agent = this.agents[this.agentIndex]!;
+    const candidate = this.inputs.candidate;
     const body = renderPullBody({
       issue: this.inputs.issue,
       result: { ...this.result, status: "finished", result: "complete" },
       quality: this.quality,
       qualitySource: this.qualitySource,
-      agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+      agent: agentName(agent),
       summary: this.lastFinalMessage,
     });
-    const prTitle = `${title.trim()} (#${this.inputs.issue})`;
+    // A candidate's PR says so in its title; the one chosen continues under the task's own title.
+    const prTitle = `${candidate ? `[candidate ${candidate} of ${this.config.bestOf.candidates.length}] ` : ""}${title.trim()} (#${this.inputs.issue})`;
     let pull = await github.findOpenPull(this.branch);
     if (pull) {
       await github.updatePull(pull.number, { title: prTitle, body });
@@ -1183,6 +1203,9 @@ class WorkerLoop {
       });
     }
     this.result.prNumber = pull.number;
+    // A candidate's task stays in progress: the controller chooses among the candidates (best-of.ts).
+    if (candidate)
+      return this.finish("complete", `candidate ${candidate}: pull request #${pull.number} opened`);
     // The PR's label and the task's move to review: one GraphQL mutation when the node ids are known.
     await github.labelForReview(pull.number, this.inputs.issue, labels.review, labels.inProgress);
     return this.finish(
@@ -1209,7 +1232,8 @@ class WorkerLoop {
 
   /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
   private async handToPerson(body: string, label: string, what: string): Promise<void> {
-    if (this.config.dryRun) return;
+    // A candidate that stops leaves the round, not the task: the other candidates go on (best-of.ts).
+    if (this.config.dryRun || this.inputs.candidate) return;
     try {
       await this.deps.github.createComment(this.inputs.issue, body);
       await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
@@ -1243,12 +1267,12 @@ class WorkerLoop {
 
   private progressBody(): string {
     this.noteRefusedHosts();
-    const agent = this.agents[this.agentIndex]!;
+    const agent = this.agents[this.agentIndex];
     return renderProgressComment({
       result: this.result,
       elapsedMs: this.now() - this.startedAt,
       runUrl: this.inputs.runUrl ?? null,
-      agent: agent.model ? `${agent.preset} (${agent.model})` : agent.preset,
+      agent: agent ? agentName(agent) : "none",
       warnings: this.warnings,
     });
   }
@@ -1299,4 +1323,9 @@ class WorkerLoop {
       requests: this.deps.github.requestCount,
     };
   }
+}
+
+/** An agent as the PR body and the log name it: its preset, with its model when one is set. */
+function agentName(agent: AgentConfig): string {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }

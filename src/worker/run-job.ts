@@ -20,7 +20,7 @@ import { describeEgress, networkEnforced, startAgentEgress } from "./network/age
 import { setupAgentUser } from "./isolation/agent-user.js";
 import { type Boundary, createIsolatedParts } from "./isolation/boundary.js";
 import { commitAuthor } from "./checkout/commit-author.js";
-import { applyWorkerOverrides, jobPlan } from "./settings/config-input.js";
+import { applyWorkerOverrides, jobDirections } from "./settings/config-input.js";
 import { InputError, type WorkerInput } from "./settings/inputs.js";
 import { safeLogText } from "./log-text.js";
 import { refuseToStart, runWorker } from "./job.js";
@@ -115,7 +115,7 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
     dispatchId,
     trackingIssue: inputs.trackingIssue,
     taskDigest: inputs.taskDigest,
-    plan: jobPlan(inputs.config),
+    ...jobDirections(inputs.config),
     workspace,
     defaultBranch,
     runUrl,

@@ -31,6 +31,11 @@ export interface WorkerInputs {
    * approved plan it implements. Null: the gate does not apply.
    */
   plan?: string | null;
+  /**
+   * Best of N (the `config` input's `candidate`): this job is that candidate of a best-of round. It runs
+   * `bestOf.candidates[candidate - 1]` alone, on the candidate's branch, and leaves the task in progress.
+   */
+  candidate?: number | null;
 }
 
 /** The git operations the loop needs (src/worker/checkout/private-git.ts implements them). */

@@ -200,6 +200,19 @@ const BAD_VALUES: { path: string; bad: unknown; expected: string; at?: string }[
   { path: "planGate.enabled", bad: "yes", expected: "true or false" },
   { path: "planGate.label", bad: "", expected: "a non-empty string of at most 50 characters" },
   {
+    path: "bestOf",
+    bad: 2,
+    expected: "a mapping with the keys candidates, label, onRetry, checksWaitMinutes",
+  },
+  {
+    path: "bestOf.candidates",
+    bad: [{ preset: "codex" }],
+    expected: "no entries, or 2 to 4 agents, each a mapping with the same keys as `agents.primary`",
+  },
+  { path: "bestOf.label", bad: "", expected: "a non-empty string of at most 50 characters" },
+  { path: "bestOf.onRetry", bad: "yes", expected: "true or false" },
+  { path: "bestOf.checksWaitMinutes", bad: 500, expected: "an integer from 0 to 240" },
+  {
     path: "workspaces",
     bad: "api",
     expected: "a list of { name, paths, directory, qualityCommands, label }",
@@ -301,6 +314,14 @@ describe("the error for every key", () => {
         "budgets.task.usd",
       ).message,
     ).toContain("gemini (no price is known for model my-gemini)");
+    // A best-of candidate spends the task's budget too.
+    const candidates = [{ preset: "claude-code" }, { preset: "codex" }];
+    expect(
+      problemAt(
+        expectError(parseConfig(stringify({ bestOf: { candidates }, budgets: { task: { usd: 2 } } }))),
+        "budgets.task.usd",
+      ).message,
+    ).toContain("codex (no model set)");
     // A priced model, a price of one's own, a CLI that prices itself, or a token budget: accepted.
     expectOk(
       parseConfig(

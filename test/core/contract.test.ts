@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  candidateBranchName,
+  candidateOfBranch,
   commentProcessedRule,
   dispatchLockRef,
   humanGateMarker,
@@ -21,6 +23,19 @@ describe("contracts between the controller, the worker and GitHub", () => {
     expect(issueOfTaskBranch("autopilot/", "other/issue-7")).toBeNull();
     expect(issueOfTaskBranch("a.b/", "a.b/issue-3")).toBe(3);
     expect(issueOfTaskBranch("a.b/", "axb/issue-3")).toBeNull();
+  });
+
+  it("names a best-of candidate's branch beside the task branch, and reads it back", () => {
+    expect(candidateBranchName("autopilot/", 7, 2)).toBe("autopilot/issue-7-candidate-2");
+    expect(candidateOfBranch("autopilot/", "autopilot/issue-7-candidate-2")).toEqual({
+      issue: 7,
+      candidate: 2,
+    });
+    // The task branch is not a candidate's, and a candidate's is not the task's.
+    expect(candidateOfBranch("autopilot/", "autopilot/issue-7")).toBeNull();
+    expect(issueOfTaskBranch("autopilot/", "autopilot/issue-7-candidate-2")).toBeNull();
+    expect(candidateOfBranch("autopilot/", "other/issue-7-candidate-2")).toBeNull();
+    expect(candidateOfBranch("autopilot/", "autopilot/issue-7-candidate-22")).toBeNull();
   });
 
   it("names the dispatch lock ref of an attempt", () => {

@@ -263,6 +263,27 @@ export function applyEffects(snapshot: WorldSnapshot, effects: readonly Effect[]
       case "deleteBranch":
       case "releaseDispatchLocks":
         break;
+      case "closePull": {
+        const p = next.pulls.find((x) => x.number === e.pr);
+        if (p && p.state === "open") p.state = "closed";
+        break;
+      }
+      case "promoteCandidate": {
+        const from = next.pulls.find((x) => x.headSha === e.sha);
+        next.pulls.push({
+          ...(from ?? pull(e.issue)),
+          number: Math.max(100, ...next.pulls.map((x) => x.number)) + 1,
+          title: e.title,
+          body: e.body,
+          headRef: e.branch,
+          headSha: e.sha,
+          baseRef: e.base,
+          state: "open",
+          createdAt: now.toISOString(),
+          ...(next.botId !== undefined ? { authorId: next.botId } : {}),
+        });
+        break;
+      }
       case "writeTrackingIssue":
         if (e.issue === null) {
           created = 1;

@@ -165,6 +165,7 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
         sha: "sha7a",
         rules: [".github/** (path: .github/actions/setup/action.yml)"],
         gate: humanGateDigest(GATE),
+        lines: 1,
       },
     ]);
 
@@ -221,6 +222,7 @@ describe("reconcile: the controller's gate decides, the worker's is only an earl
         sha: "sha7a",
         rules: [".github/** (path: .github/dependabot.yml)"],
         gate: humanGateDigest(GATE),
+        lines: 1,
       },
     ]);
 

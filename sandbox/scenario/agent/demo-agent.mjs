@@ -66,7 +66,10 @@ function findIssue() {
 }
 
 const issue = findIssue();
-const entry = issues[issue] ?? script.default ?? { behavior: "complete" };
+const scripted = issues[issue] ?? script.default ?? { behavior: "complete" };
+// One agent configuration's own variant of the entry (`byAgent`, e.g. best of N's candidates doing it differently).
+const entry =
+  agentName && scripted.byAgent?.[agentName] ? { ...scripted, ...scripted.byAgent[agentName] } : scripted;
 
 // Per-issue run counter and history, kept outside the workspace (each job starts from a fresh clone).
 const stateDir = script.stateDir ?? (scriptPath ? join(dirname(resolve(scriptPath)), "state") : "");

@@ -109,6 +109,20 @@ export const DemoAgentEntrySchema = z
     summary: z.string().optional(),
     /** The plan a planning run (the plan gate) proposes; a list: one per planning run, the last repeats. */
     plan: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+    /**
+     * Per agent configuration (the `--agent NAME` it was started with): fields that replace the entry's for that
+     * agent, such as best of N's candidates writing different files.
+     */
+    byAgent: z
+      .record(
+        z.string(),
+        z.strictObject({
+          files: FilesSchema.optional(),
+          summary: z.string().optional(),
+          broken: FilesSchema.optional(),
+        }),
+      )
+      .optional(),
     /** Seconds every run takes before it acts, as a real agent thinks (lets a scenario act mid-iteration). */
     sleepSeconds: z.number().nonnegative().optional(),
     /** For `spend`: the usage of each report (`autopilot-usage`), default 20k in, 4k out, $0.12. */

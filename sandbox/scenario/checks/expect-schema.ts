@@ -82,6 +82,11 @@ export const IssueExpectationSchema = z.strictObject({
     .optional(),
   /** Files on the default branch at the end: path → pattern its content matches (null: absent). */
   files: z.record(z.string(), z.string().nullable()).optional(),
+  /**
+   * Best of N: the pull requests on the task's candidate branches (`<branchPrefix>issue-N-candidate-K`), this
+   * many, every one closed unmerged at the end, and no candidate branch left.
+   */
+  candidates: z.strictObject({ closed: z.number().int().nonnegative() }).optional(),
 });
 type IssueExpectation = z.infer<typeof IssueExpectationSchema>;
 

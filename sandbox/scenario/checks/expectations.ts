@@ -17,7 +17,7 @@ import { type ExpectedCount, issueExpectations, runExpectations } from "./expect
 import type { Scenario } from "../scenario-file.js";
 import type { ReportState } from "../scenario-fields.js";
 import type { Issue, SandboxStore, StoreEvent } from "../../emulator/store.js";
-import { taskBranchName } from "../../../src/core/contract.js";
+import { candidateOfBranch, taskBranchName } from "../../../src/core/contract.js";
 
 const PAUSED = new Set(["paused", "pausing"]);
 
@@ -292,6 +292,20 @@ export async function checkExpectations(ctx: ExpectationContext): Promise<string
       const branch = taskBranchName(ctx.branchPrefix, n);
       const exists = refs.has(`refs/heads/${branch}`);
       if (exists !== e.branch) fail(`expected the branch ${branch} to ${e.branch ? "exist" : "be gone"}`);
+    }
+    if (e.candidates) {
+      const ofTask = (ref: string) => candidateOfBranch(ctx.branchPrefix, ref)?.issue === n;
+      const pulls = store.listPulls(repoFull).filter((p) => !p.pull.headRepo && ofTask(p.pull.head.ref));
+      if (pulls.length !== e.candidates.closed)
+        fail(`expected ${e.candidates.closed} candidate pull requests, found ${pulls.length}`);
+      for (const p of pulls)
+        if (p.state !== "closed" || p.pull.merged)
+          fail(
+            `expected candidate PR #${p.number} closed unmerged, it is ${p.pull.merged ? "merged" : p.state}`,
+          );
+      for (const ref of refs)
+        if (ref.startsWith("refs/heads/") && ofTask(ref.slice("refs/heads/".length)))
+          fail(`expected the candidate branch ${ref.slice("refs/heads/".length)} deleted, it is still there`);
     }
     if (e.branchFiles) {
       const branch = taskBranchName(ctx.branchPrefix, n);

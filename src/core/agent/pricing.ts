@@ -102,11 +102,15 @@ export function usdBudgetNotes(config: {
     primary: { preset: string; model: string | null };
     fallbacks: { preset: string; model: string | null }[];
   };
+  bestOf?: { candidates: { preset: string; model: string | null }[] };
   budgets: { task: { usd: number | null }; session: { usd: number | null } };
   prices: readonly ConfiguredPrice[];
 }): string[] {
   if (config.budgets.task.usd === null && config.budgets.session.usd === null) return [];
-  return unpricedAgents([config.agents.primary, ...config.agents.fallbacks], config.prices).map(
+  return unpricedAgents(
+    [config.agents.primary, ...config.agents.fallbacks, ...(config.bestOf?.candidates ?? [])],
+    config.prices,
+  ).map(
     (agent) =>
       `The USD budget cannot apply to the ${agent.preset} agent (${
         agent.model ? `no price known for model ${agent.model}` : "no model set, so no price is known"

@@ -16,6 +16,7 @@ import {
   CleanupSchema,
   DefinitionOfReadySchema,
   PlanGateSchema,
+  BestOfSchema,
   EpicsSchema,
   WorkspacesSchema,
   nonBlank,
@@ -195,6 +196,7 @@ export const ConfigSchema = z
     humanGate: HumanGateSchema,
     definitionOfReady: DefinitionOfReadySchema,
     planGate: PlanGateSchema,
+    bestOf: BestOfSchema,
     merge: MergeSchema,
     cleanup: CleanupSchema,
     epics: EpicsSchema,
@@ -264,3 +266,11 @@ function deepFreeze<T>(value: T): T {
 
 /** All defaults (deeply frozen: copy before changing). */
 export const DEFAULT_CONFIG: AutopilotConfig = deepFreeze(ConfigSchema.parse({}));
+
+/**
+ * Every agent the configuration may run: the primary, its fallbacks and best of N's candidates (the network
+ * allow-list and the USD budget's reach cover them all).
+ */
+export function everyAgent(config: Pick<AutopilotConfig, "agents" | "bestOf">): AgentConfig[] {
+  return [config.agents.primary, ...config.agents.fallbacks, ...config.bestOf.candidates];
+}

@@ -427,6 +427,62 @@ export const PlanGateSchema = z
   .prefault({})
   .describe("Approve a plan before any code is written: for every task, or for tasks with the label.");
 
+/** Most candidates one best-of round runs (each is a whole attempt, paid for). */
+export const MAX_BEST_OF_CANDIDATES = 4;
+
+/**
+ * Best of N (src/core/reconcile/runs/best-of.ts): one attempt run by several candidate agents, each on a branch of
+ * its own, and the best by evidence kept.
+ */
+export const BestOfSchema = z
+  .strictObject({
+    candidates: z
+      .array(AgentObjectSchema)
+      .max(MAX_BEST_OF_CANDIDATES)
+      .default([])
+      .refine((list) => list.length !== 1, {
+        message: "bestOf.candidates needs at least 2 agents (or none, which turns best of N off)",
+      })
+      .meta({
+        description:
+          "The agents of a best-of round, same keys as `agents.primary` (a preset, a model…): each works the task " +
+          "from the default branch on `<branchPrefix>issue-N-candidate-K` and opens a pull request there. Empty: " +
+          "best of N is off.",
+        [EXPECTED]: `no entries, or 2 to ${MAX_BEST_OF_CANDIDATES} agents, each a mapping with the same keys as \`agents.primary\``,
+      }),
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .default("autopilot:best-of")
+      .describe("A task with this label is worked as a best-of round (when `candidates` lists agents)."),
+    onRetry: z
+      .boolean()
+      .default(false)
+      .describe(
+        "A task's attempt after one that ended without a pull request (failed, timed out, crashed, retried) is " +
+          "worked as a best-of round, label or not.",
+      ),
+    checksWaitMinutes: z
+      .int()
+      .min(0)
+      .max(240)
+      .default(30)
+      .describe(
+        "How long the choice waits, after the last candidate finished, for the candidates' pull-request checks; " +
+          "a candidate whose checks are still running then counts as not passing them.",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "Best of N: the candidates work one after another, each from the default branch on its own branch; the " +
+      "winner is chosen by evidence (the quality gate passed, the PR's checks passed, no human-gate rule fired, " +
+      "the smaller diff; the earlier candidate on a tie) and continues as the task's pull request on the task " +
+      "branch; the other candidates' pull requests are closed and their branches deleted. Every candidate's cost " +
+      "counts against the task's budget and is shown.",
+  );
+
 /**
  * The definition of ready (src/core/tasks/task-readiness.ts): what a ready task's text must hold before a worker
  * is dispatched for it.

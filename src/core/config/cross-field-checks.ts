@@ -128,7 +128,12 @@ function checkUsdBudgets(config: Record<string, unknown>, ctx: Ctx): void {
   if (!isPlainObject(budgets)) return;
   const agents = config.agents;
   if (!isPlainObject(agents) || hasIssueAt(ctx, ["agents"]) || hasIssueAt(ctx, ["prices"])) return;
-  const list = [agents.primary ?? {}, ...(Array.isArray(agents.fallbacks) ? agents.fallbacks : [])]
+  const bestOf = isPlainObject(config.bestOf) && !hasIssueAt(ctx, ["bestOf"]) ? config.bestOf.candidates : [];
+  const list = [
+    agents.primary ?? {},
+    ...(Array.isArray(agents.fallbacks) ? agents.fallbacks : []),
+    ...(Array.isArray(bestOf) ? bestOf : []),
+  ]
     .filter(isPlainObject)
     .map((agent) => ({
       preset: typeof agent.preset === "string" ? agent.preset : DEFAULT_PRESET,

@@ -11,6 +11,7 @@ export {
   type AutopilotConfig,
   ConfigSchema,
   DEFAULT_CONFIG,
+  everyAgent,
 } from "./config-schema.js";
 export { applyConfigOverrides, deepMerge, parseConfig } from "./load-config.js";
 export { renderConfigError } from "./render-config-error.js";

@@ -166,7 +166,7 @@ function running({ view, now }: Page): string {
   if (view.slots.length === 0) return `${title}\n\n_No worker is running._`;
   const rows = view.slots.map((slot) => [
     taskCell(slot),
-    String(slot.attempt),
+    slot.candidate ? `${slot.attempt} (${escapeInline(slot.candidate, 100)})` : String(slot.attempt),
     slot.iteration === null ? "—" : `${slot.iteration}/${slot.maxIterations ?? view.maxIterations}`,
     now && slot.startedAt ? formatDuration(now.getTime() - Date.parse(slot.startedAt)) : "—",
     runCell(slot),

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { MAX_ITERATIONS } from "../config/config-schema.js";
+import { MAX_BEST_OF_CANDIDATES } from "../config/config-section-schemas.js";
 import { LAST_GOOD_TEXT_CAP } from "../config/last-good-config.js";
 import { SESSION_REASONS, SESSION_STATUSES } from "../session/session.js";
 
@@ -148,6 +149,40 @@ const TaskRecordSchema = z.object({
       approvedBy: z.string().max(40).optional(),
     })
     .optional(),
+  /**
+   * Best of N (src/core/reconcile/runs/best-of.ts): the round of candidates this task is worked by, each
+   * candidate's attempt, agent, outcome, pull request and spend; then the winner (0: none passed) and when it
+   * was chosen.
+   */
+  bestOf: z
+    .object({
+      of: z.number().int().min(1).max(MAX_BEST_OF_CANDIDATES),
+      at: isoTime,
+      candidates: z
+        .array(
+          z.object({
+            attempt: count,
+            dispatchId: z.string().max(100),
+            agent: z.string().max(80),
+            outcome: z.string().max(40).optional(),
+            reason: z.string().max(200).optional(),
+            pr: z.number().int().positive().optional(),
+            /**
+             * Human-gate rules the candidate's worker reported (the controller reads the diff itself too): the
+             * winner's become the task's `gate`, as a worker's do.
+             */
+            rules: z.array(z.string().max(120)).max(20).optional(),
+            costUsd: z.number().nonnegative().default(0),
+            tokens: z.number().nonnegative().default(0),
+            at: isoTime.optional(),
+          }),
+        )
+        .max(MAX_BEST_OF_CANDIDATES)
+        .default([]),
+      winner: z.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
+      chosenAt: isoTime.optional(),
+    })
+    .optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -219,6 +254,12 @@ export const JobOverridesSchema = ConfigOverridesSchema.extend({
    * a setting of the configuration: the worker takes it out before applying the rest.
    */
   plan: z.union([z.literal("propose"), z.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+  /**
+   * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
+   * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
+   * task in progress. Not a setting of the configuration either.
+   */
+  candidate: z.number().int().min(1).max(MAX_BEST_OF_CANDIDATES).optional(),
 }).strict();
 
 /**
@@ -277,6 +318,8 @@ export const DashboardStateSchema = z.object({
         rules: z.array(z.string().max(120)).max(20),
         /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
         gate: z.string().max(16).optional(),
+        /** Lines added and removed in the diff (best of N prefers the smaller). */
+        lines: count.optional(),
       }),
     )
     .max(30)

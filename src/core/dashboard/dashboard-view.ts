@@ -16,6 +16,8 @@ export interface SlotLine extends TaskLine {
   runId: number | null;
   runUrl: string | null;
   phase: "dispatched" | "queued" | "running" | "cancelling";
+  /** The job is a candidate of a best-of round: which, of how many, and its agent. */
+  candidate?: string | null;
 }
 
 export interface QueueLine extends TaskLine {

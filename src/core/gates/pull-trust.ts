@@ -10,7 +10,7 @@
  * Everything else is ignored, and reported once on the dashboard (`ignoredPullMessage`).
  */
 import type { PullNode, WorldSnapshot } from "../world.js";
-import { issueOfRevertBranch, issueOfTaskBranch } from "../contract.js";
+import { candidateOfBranch, issueOfRevertBranch, issueOfTaskBranch } from "../contract.js";
 
 interface PullTrustContext {
   repo: { owner: string; name: string };
@@ -69,25 +69,30 @@ export function ignoredPullMessage(ignored: IgnoredPull): string {
 }
 
 /**
- * The open pull requests whose diff the controller must read: the task's own, on task branches, and the
- * reverts `/autopilot rollback` asked GitHub for (on `revert-<PR>-<task branch>`, opened by Autopilot too),
- * which pass the same gates.
+ * The open pull requests whose diff the controller must read: the task's own, on task branches, the reverts
+ * `/autopilot rollback` asked GitHub for (on `revert-<PR>-<task branch>`, opened by Autopilot too), which pass the
+ * same gates, and the candidates of a best-of round (on `<task branch>-candidate-K`, `candidate` set), whose
+ * diffs the choice among them weighs.
  */
 export function trustedOpenPulls(
   world: WorldSnapshot,
   branchPrefix: string,
-): { pull: PullNode; issue: number }[] {
-  const out: { pull: PullNode; issue: number }[] = [];
+): { pull: PullNode; issue: number; candidate?: number }[] {
+  const out: { pull: PullNode; issue: number; candidate?: number }[] = [];
   for (const pull of world.pulls) {
     if (pull.state !== "open") continue;
+    const candidate = candidateOfBranch(branchPrefix, pull.headRef);
     const issue =
       issueOfTaskBranch(branchPrefix, pull.headRef) ??
       issueOfRevertBranch(branchPrefix, pull.headRef)?.issue ??
+      candidate?.issue ??
       null;
     if (issue === null) continue;
-    // The head ref is the task branch itself, or its revert branch (the functions above matched all of it).
+    // The head ref is the task branch itself, its revert branch or a candidate's (the functions above matched
+    // all of it).
     const ctx = { repo: world.repo, branch: pull.headRef, botId: world.botId };
-    if (distrustOf(pull, ctx) === null) out.push({ pull, issue });
+    if (distrustOf(pull, ctx) !== null) continue;
+    out.push(candidate ? { pull, issue, candidate: candidate.candidate } : { pull, issue });
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type { ReviewLines } from "./pulls/reviews.js";
 import { statusOf } from "./task-labels.js";
 import { viewStatistics } from "./view-statistics.js";
 import { liveIssues, liveState } from "./runs/worker-runs.js";
+import { candidateSlotText, holdsInProgress } from "./runs/best-of.js";
 
 export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines): DashboardView {
   const { config, state } = ctx;
@@ -68,6 +69,7 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
       runId: live.run?.id ?? null,
       runUrl: live.run?.url ?? null,
       phase: live.phase ?? "running",
+      candidate: candidateSlotText(record),
     });
   }
   let open = 0;
@@ -84,6 +86,9 @@ export function buildView(ctx: Reconciling, pool: Pool, reviewLines: ReviewLines
       since: record?.since ?? (status === "needs-human" ? (ctx.results.get(n)?.updatedAt ?? null) : null),
       pr: record?.pr ?? null,
     };
+    // A best-of round being chosen (or its winner being carried over) has no worker: it waits.
+    if (status === "in-progress" && holdsInProgress(record) && !view.slots.some((s) => s.issue === n))
+      view.waiting.push(line);
     if (status === "review")
       view.review.push(reviewLines.get(n) ?? { ...line, reason: "waiting for the gates" });
     else if (status === "needs-human") view.needsHuman.push(line);

@@ -41,6 +41,7 @@ import { sweepStaleBranches } from "./pulls/stale-branches.js";
 import { processTaskText } from "./text-approval.js";
 import { writeTrackingIssue } from "./tracking-write.js";
 import { processWorkers } from "./runs/workers.js";
+import { processBestOf } from "./runs/best-of.js";
 
 export type { DecideInput, Decision } from "./context.js";
 export * from "./timing.js";
@@ -54,6 +55,7 @@ export function decide(input: DecideInput): Decision {
   processWorkers(ctx);
   processAnswers(ctx, freshComments);
   recordDiffGates(ctx);
+  processBestOf(ctx);
   const reviewLines = processReviews(ctx);
   processDiscards(ctx);
   sweepStaleBranches(ctx);

@@ -17,6 +17,7 @@ import { classifyFailure, describeError, messageOf, refusalWords, statusOf } fro
 import { handToGitHub, withdrawMerge } from "./merge-mechanisms.js";
 import { type LabelBatchContext, labelChange, moveLabelsTogether } from "./label-batch.js";
 import { deleteBranchAt, existingRefsOf } from "./ref-deletions.js";
+import { promoteCandidate, promotionDone } from "./candidate-promotion.js";
 import { ISSUE_NODE_ID_QUERY, PIN_ISSUE_MUTATION } from "../queries.js";
 import { graphqlAllowingNotFound, type SnapshotFacts, TRACKING_MARKER } from "../snapshot/snapshot.js";
 import { executeRecovery, recoveryAlreadyDone } from "./task-recovery.js";
@@ -100,6 +101,8 @@ export function effectTarget(effect: Effect): string {
       return `close#${effect.issue}`;
     case "deleteBranch":
       return `branch:${effect.branch}`;
+    case "promoteCandidate":
+      return `promote#${effect.issue}`;
     case "closePull":
       return `close-pull#${effect.pr}`;
     case "reopenIssue":
@@ -199,6 +202,8 @@ export function alreadyDone(ctx: ExecContext, effect: Effect): string | null {
     case "reopenIssue":
     case "revertPull":
       return recoveryAlreadyDone(world, branchPrefixOf(ctx), effect);
+    case "promoteCandidate":
+      return promotionDone(world, effect);
     case "writeTrackingIssue": {
       const tracking = world?.trackingIssue;
       if (effect.issue !== null && tracking?.number === effect.issue && tracking.body === effect.body) {
@@ -317,6 +322,8 @@ export async function executeEffect(ctx: ExecContext, effect: Effect): Promise<E
     case "reopenIssue":
     case "revertPull":
       return executeRecovery({ ...ctx, branchPrefix: branchPrefixOf(ctx) }, effect);
+    case "promoteCandidate":
+      return promoteCandidate(ctx, effect);
     case "releaseDispatchLocks":
       return releaseDispatchLocks(ctx, effect);
     case "writeTrackingIssue":

@@ -23,12 +23,14 @@ export interface SnapshotSettings {
   workerWorkflow: string;
   /** The stale-branch sweep's settings when it is on (src/core/reconcile/pulls/stale-branches.ts); absent: off. */
   sweep?: Pick<AutopilotConfig, "cleanup" | "labels" | "branchPrefix">;
+  /** Best of N's label when it is on: who added it is read, since only a writer's asks for a round. */
+  bestOfLabel?: string;
 }
 
 /** The settings from a configuration: the pool is every open issue with one of the state labels. */
 export function snapshotSettings(
   config: Pick<AutopilotConfig, "labels" | "branchPrefix" | "workerWorkflow" | "humanGate"> &
-    Partial<Pick<AutopilotConfig, "cleanup">>,
+    Partial<Pick<AutopilotConfig, "cleanup" | "bestOf">>,
 ): SnapshotSettings {
   const l = config.labels;
   return {
@@ -42,6 +44,7 @@ export function snapshotSettings(
     ...(config.cleanup && config.cleanup.staleBranchDays !== "off"
       ? { sweep: { cleanup: config.cleanup, labels: config.labels, branchPrefix: config.branchPrefix } }
       : {}),
+    ...(config.bestOf && config.bestOf.candidates.length >= 2 ? { bestOfLabel: config.bestOf.label } : {}),
   };
 }
 

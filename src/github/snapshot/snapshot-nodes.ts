@@ -65,6 +65,11 @@ export function toIssueNode(
   if (node.timelineItems) {
     issue.readyLabeledBy = lastReady?.actor?.login ?? null;
     issue.readyLabeledAt = lastReady?.createdAt ?? null;
+    const bestOf = trust?.settings.bestOfLabel;
+    if (bestOf && labels.includes(bestOf)) {
+      const events = compact(node.timelineItems.nodes).filter((e) => e.label?.name === bestOf);
+      issue.bestOfLabeledBy = events[events.length - 1]?.actor?.login ?? null;
+    }
   }
   if (trust && node.timelineItems) {
     const events = compact(node.timelineItems.nodes).flatMap((e) =>

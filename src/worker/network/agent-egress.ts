@@ -6,7 +6,7 @@
  * nothing. Without a network namespace around the agent (`isolation: uid` or `none`) the proxy is offered
  * through the proxy variables but cannot be enforced, and the log, the job summary and the result say so.
  */
-import type { AutopilotConfig } from "../../core/config/index.js";
+import { type AutopilotConfig, everyAgent } from "../../core/config/index.js";
 import { type AllowEntry, isIP, parseAllowList } from "../../core/agent/network-allow.js";
 import { getPreset } from "../../core/presets/index.js";
 import { OPEN_NETWORK_ACCESS, UNENFORCED_NETWORK_ACCESS } from "../../core/tasks/worker-result.js";
@@ -39,7 +39,7 @@ export function egressAllowList(config: AutopilotConfig, parentEnv: NodeJS.Proce
     seen.add(key);
     sources.push({ entry, from });
   };
-  const agents = [config.agents.primary, ...config.agents.fallbacks];
+  const agents = everyAgent(config);
   for (const agent of agents) {
     for (const host of getPreset(agent.preset).apiHosts) add(host, agent.preset);
   }

@@ -63,23 +63,26 @@ export function applyWorkerOverrides(
         ),
       };
     }
-    // The plan gate's word for this job is not a setting of the configuration (`jobPlan` reads it).
-    const { plan: _plan, ...settings } = value as Record<string, unknown>;
+    // What the plan gate and best of N ask of this job are not settings of the configuration (`jobDirections`).
+    const { plan: _plan, candidate: _candidate, ...settings } = value as Record<string, unknown>;
     value = settings;
   }
   return applyConfigOverrides(config, value, source);
 }
 
 /**
- * What the plan gate asks of this job, from the same `config` input: `propose` (a planning run), the digest of
- * the approved plan to implement, or null. Read after `applyWorkerOverrides` accepted the input.
+ * What the controller asks of this job, from the same `config` input: the plan gate's `plan` (`propose`, a
+ * planning run, or the digest of the approved plan to implement) and best of N's `candidate` (which candidate
+ * of the round this job is). Read after `applyWorkerOverrides` accepted the input.
  */
-export function jobPlan(text: string): string | null {
-  if (text.trim() === "") return null;
+export function jobDirections(text: string): { plan: string | null; candidate: number | null } {
+  const none = { plan: null, candidate: null };
+  if (text.trim() === "") return none;
   try {
     const checked = JobOverridesSchema.safeParse(JSON.parse(text));
-    return checked.success ? (checked.data.plan ?? null) : null;
+    if (!checked.success) return none;
+    return { plan: checked.data.plan ?? null, candidate: checked.data.candidate ?? null };
   } catch {
-    return null;
+    return none;
   }
 }

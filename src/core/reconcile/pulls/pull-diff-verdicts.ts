@@ -17,7 +17,8 @@ export function recordDiffGates(ctx: Reconciling): void {
     if (diff.error) continue;
     const rules = evaluateDiffGate(diff, ctx.config.humanGate);
     const others = ctx.state.diffGates.filter((g) => g.pr !== diff.pr);
-    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate }].slice(-30);
+    const lines = diff.files.reduce((sum, f) => sum + f.changes, 0);
+    ctx.state.diffGates = [...others, { pr: diff.pr, sha: diff.sha, rules, gate, lines }].slice(-30);
   }
 }
 
@@ -34,4 +35,13 @@ export function verifiedGate(ctx: Reconciling, pr: PullNode): { rules: string[] 
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
+}
+
+/**
+ * Lines added and removed at the PR's head, as the controller read the diff itself (best of N weighs it); null
+ * when it has not read it, or read it before it counted lines.
+ */
+export function diffLines(ctx: Reconciling, pr: PullNode): number | null {
+  const verdict = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
+  return verdict?.lines ?? null;
 }

@@ -17,6 +17,7 @@ import { setStatus, statusOf } from "../task-labels.js";
 import { agentsLimitedNow, recordApprover } from "../task-alerts.js";
 import { withConfigDigest, withJobOverrides } from "./dispatch-config.js";
 import { planOfDispatch } from "../commands/plan-approval.js";
+import { enterCandidate } from "./best-of.js";
 import { freezeText } from "../text-approval.js";
 import { awaitsText, epicRefusal } from "../epics.js";
 import { liveIssues } from "./worker-runs.js";
@@ -281,7 +282,9 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
-  withJobOverrides(ctx, record, planOfDispatch(ctx, n, record), effect);
+  const plan = planOfDispatch(ctx, n, record);
+  enterCandidate(ctx, n, record, plan);
+  withJobOverrides(ctx, record, plan, effect);
   freezeText(ctx, n, effect);
   withConfigDigest(ctx, effect);
   ctx.effects.push(effect);

@@ -4,6 +4,7 @@ import { truncate } from "../../text/markdown.js";
 import type { PullNode } from "../../world.js";
 import { note, type Reconciling, round4, taskBranch } from "../context.js";
 import { clearStateLabels } from "../task-labels.js";
+import { dropCandidatesOnExit } from "./candidate-pulls.js";
 
 /** The task's PR merged: close the issue, drop its labels (and its branch when configured), retire it. */
 export function taskDone(ctx: Reconciling, n: number, pr: PullNode): void {
@@ -27,6 +28,7 @@ export function retire(
 ): void {
   const state = ctx.state;
   const record = state.tasks[n] ?? newTaskRecord();
+  dropCandidatesOnExit(ctx, n, record);
   const h = state.history;
   // A task that left and came back (taken out, then labeled again; merged, then rolled back) is one task: while
   // its earlier exit still waits in the pending history, the new exit replaces it there and in the counts. An exit

@@ -82,7 +82,7 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
 }
 
 /** Failure of an attempt: the error strategy decides (retry with backoff, give up, or abort the session). */
-function failTask(
+export function failTask(
   ctx: Reconciling,
   n: number,
   record: TaskRecord,

@@ -22,6 +22,7 @@ import {
   RESULT_GRACE_MINUTES,
 } from "../timing.js";
 import { accountResult, crash, handleOutcome } from "./worker-outcomes.js";
+import { candidateEnded, holdsInProgress, isCandidateDispatch } from "./best-of.js";
 import { cancelRun, liveRunsOf, liveState } from "./worker-runs.js";
 
 /** The state a worker labels its own task with when it ends with these outcomes (src/worker/job.ts). */
@@ -89,6 +90,12 @@ function processWorker(ctx: Reconciling, n: number): void {
       if (result.result === "claimed_elsewhere") {
         record.handled = result.dispatchId;
         note(ctx, `#${n}: worker ${result.dispatchId} found the task claimed elsewhere`);
+      } else if (isCandidateDispatch(record, result.dispatchId)) {
+        candidateEnded(ctx, n, record, {
+          result,
+          outcome: result.result ?? "failed",
+          reason: result.reason ?? "",
+        });
       } else if (
         status === "in-progress" ||
         status === "ready" ||
@@ -113,7 +120,8 @@ function processWorker(ctx: Reconciling, n: number): void {
     return;
   }
   if (!record?.dispatchId || record.handled === record.dispatchId) {
-    if (status === "in-progress") {
+    // A best-of round being chosen, or its winner on its way to the task branch, has no worker (best-of.ts).
+    if (status === "in-progress" && !holdsInProgress(record)) {
       // Labeled in-progress without any dispatch we know of: give it back to the pool, no penalty.
       setStatus(ctx, n, "ready");
       note(ctx, `#${n}: in progress without a worker run; back to ready`);
@@ -136,6 +144,11 @@ function processWorker(ctx: Reconciling, n: number): void {
     // A job that succeeded wrote its result before it ended: the read of the comments lags the read of the
     // runs. Waiting costs a reconcile; a crash would cost a retry (and three of them pause the session).
     note(ctx, `#${n}: run ${run.id} succeeded; waiting for its result to show`);
+    return;
+  }
+  if (isCandidateDispatch(record, record.dispatchId)) {
+    // A candidate that crashed is out of the round; the round goes on without it.
+    candidateEnded(ctx, n, record, { outcome: run ? "crash" : "lost", reason: why });
     return;
   }
   crash(ctx, n, record, why, run ? "crash" : "lost");
