@@ -5,7 +5,7 @@
  * read by GitHub's own parser (src/cli/workflow-reading.ts); this decides, per job, whether it is exposed,
  * guarded by its `if:`, or bound to an environment whose protection rules doctor cannot see.
  */
-import { taskBranchName } from "../contract.js";
+import { candidateBranchName, taskBranchName } from "../contract.js";
 import type { DoctorCheck } from "../doctor-checks.js";
 
 /** An event's ref filters as the workflow file writes them; an absent list is undefined. */
@@ -155,7 +155,8 @@ export function agentBranchSecretFindings(
   defaultBranch: string | null,
 ): AgentBranchFindings {
   const findings: AgentBranchFindings = { rejected: [], exposed: [], environmentBound: [] };
-  const taskBranch = taskBranchName(branchPrefix, 1);
+  // The agent's work is pushed to the task branch, or a best-of candidate's beside it.
+  const agentBranches = [taskBranchName(branchPrefix, 1), candidateBranchName(branchPrefix, 1, 1)];
   for (const workflow of workflows) {
     if (workflow.error !== null) {
       findings.rejected.push({ workflow: workflow.path, error: workflow.error });
@@ -169,7 +170,7 @@ export function agentBranchSecretFindings(
         if (!filters) return false;
         const admits =
           event === "push"
-            ? branchFilterAdmits(filters, taskBranch, true)
+            ? agentBranches.some((branch) => branchFilterAdmits(filters, branch, true))
             : defaultBranch === null || branchFilterAdmits(filters, defaultBranch, false);
         // pull_request_target runs the base branch's workflow, not the agent's code, unless the job fetches
         // the pull request's head.

@@ -47,6 +47,12 @@ describe("secret-using jobs on agent branches (workflows read by @actions/workfl
     expect(named(f)).toEqual([`deploy: DEPLOY_KEY on ${PUSH} + ${PR}`]);
   });
 
+  it("a push filter that admits only best-of candidates' branches", async () => {
+    const on = "\n  push:\n    branches: ['autopilot/issue-*-candidate-*']";
+    const f = await judge(workflow(on, ["env:", "  KEY: ${{ secrets.DEPLOY_KEY }}"]));
+    expect(named(f)).toEqual([`deploy: DEPLOY_KEY on ${PUSH}`]);
+  });
+
   it("a secret in a run script, in a step's with:, and in the workflow's own env", async () => {
     const f = await judge(
       [
