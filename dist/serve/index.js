@@ -79891,7 +79891,8 @@ function handleOutcome(ctx, n, record2, result) {
   record2.result = outcome;
   record2.reason = result.reason ? truncate(result.reason, 300) : void 0;
   record2.cancelAt = void 0;
-  const reported = result.prNumber && !record2.dropped?.includes(result.prNumber) ? result.prNumber : null;
+  const candidate = candidateOfBranch(ctx.config.branchPrefix, result.branch) !== null;
+  const reported = result.prNumber && !candidate && !record2.dropped?.includes(result.prNumber) ? result.prNumber : null;
   if (reported) record2.pr = reported;
   if (result.humanGate.fired) {
     record2.gate = [
@@ -80084,7 +80085,16 @@ function enterCandidate(ctx, n, record2, plan) {
     note(ctx, `#${n}: best of ${round2.of} begins`);
   }
   const agent = ctx.config.bestOf.candidates[round2.candidates.length];
-  if (!agent || round2.candidates.length >= round2.of) return;
+  if (round2.candidates.length >= round2.of) return;
+  if (!agent) {
+    round2.winner = 0;
+    round2.chosenAt = ctx.now.toISOString();
+    note(
+      ctx,
+      `#${n}: best-of round ended: \`bestOf.candidates\` no longer lists candidate ${round2.candidates.length + 1}`
+    );
+    return;
+  }
   round2.candidates.push({
     attempt: record2.attempt,
     dispatchId: record2.dispatchId,
@@ -80194,6 +80204,18 @@ function processBestOf(ctx) {
       } else if (holdsInProgress(record2) && statusOf2(ctx, n) === "in-progress") choose(ctx, n, record2, round2);
     }
     if (round2.winner !== void 0) followThrough(ctx, n, record2, round2);
+  }
+  sweepForgottenCandidates(ctx);
+}
+function sweepForgottenCandidates(ctx) {
+  for (const { pull, issue: issue2, candidate } of trustedOpenPulls(ctx.snapshot, ctx.config.branchPrefix)) {
+    if (!candidate || ctx.state.tasks[issue2]?.bestOf || isLive(ctx, issue2)) continue;
+    if (ctx.effects.some((e) => e.type === "closePull" && e.pr === pull.number)) continue;
+    const body = `Candidate ${candidate} of a best-of round of #${issue2} that Autopilot no longer tracks: closed.`;
+    ctx.effects.push({ type: "comment", issue: pull.number, key: `best-of-closed-${pull.number}`, body });
+    ctx.effects.push({ type: "closePull", pr: pull.number, issue: issue2 });
+    ctx.effects.push({ type: "deleteBranch", branch: pull.headRef, expectOid: pull.headSha });
+    note(ctx, `#${issue2}: closed PR #${pull.number}, a candidate no round remembers`);
   }
 }
 function choose(ctx, n, record2, round2) {

@@ -34,7 +34,7 @@ export function candidateOf(effects: Parameters<typeof only>[0]): unknown {
 }
 
 /** Candidate K's pull request for task 7, Autopilot's own. */
-function candidatePull(k: number, extra: Partial<PullNode> = {}): PullNode {
+export function candidatePull(k: number, extra: Partial<PullNode> = {}): PullNode {
   return pull(7, {
     number: 200 + k,
     title: `[candidate ${k} of 2] Task 7 (#7)`,

@@ -5,8 +5,16 @@
  * like a candidate's.
  */
 import { describe, expect, it } from "vitest";
-import { check, config, issue, minutes, only, result, step, world } from "../world.js";
-import { bestOf, bothEnded, candidateOf, diff, finished, LABELED } from "../../helpers/best-of-round.js";
+import { check, config, issue, minutes, only, result, run, step, world } from "../world.js";
+import {
+  bestOf,
+  bothEnded,
+  candidateOf,
+  candidatePull,
+  diff,
+  finished,
+  LABELED,
+} from "../../helpers/best-of-round.js";
 
 describe("best of N", () => {
   it("works a labeled task as a round of candidates, and leaves other tasks alone", () => {
@@ -172,6 +180,71 @@ describe("best of N", () => {
     expect(chose.state.tasks[7]?.bestOf?.winner).toBe(2);
     const shown = step(chose.world, chose.state, { now: minutes(11), config: ended.cfg });
     expect(shown.state.tasks[7]?.gate).toEqual(["curl | sh"]);
+  });
+
+  it("ends a round whose remaining candidates the configuration no longer lists, and works the task as usual", () => {
+    const cfg = bestOf();
+    const start = step(
+      world({ botId: 42, issues: [issue(7, { labels: [...LABELED], bestOfLabeledBy: "dev" })] }),
+      null,
+      { config: cfg },
+    );
+    const d1 = only(start.decision.effects, "dispatchWorker")[0]!.dispatchId;
+    // semi-auto: candidate 1 ended and the task waits in the queue, no candidate 2 yet.
+    const afterOne = step(
+      finished(start.world, {
+        pulls: [candidatePull(1)],
+        workerResults: [
+          result(7, { dispatchId: d1, branch: "autopilot/issue-7-candidate-1", prNumber: 201 }),
+        ],
+      }),
+      start.state,
+      { now: minutes(5), config: { ...cfg, mode: "semi-auto" } },
+    );
+    expect(afterOne.state.tasks[7]?.label).toBe("ready");
+    expect(only(afterOne.decision.effects, "dispatchWorker")).toHaveLength(0);
+    const next = step(afterOne.world, afterOne.state, { now: minutes(6), config: config() });
+    expect(only(next.decision.effects, "dispatchWorker")).toHaveLength(1);
+    expect(candidateOf(next.decision.effects)).toBeUndefined();
+    expect(next.state.tasks[7]?.bestOf?.winner).toBe(0);
+    // The round's candidate PR is closed at the next reconcile, while the ordinary attempt runs.
+    const later = step(next.world, next.state, { now: minutes(7), config: config() });
+    expect(only(later.decision.effects, "closePull").map((e) => e.pr)).toEqual([201]);
+    expect(only(later.decision.effects, "dispatchWorker")).toHaveLength(0);
+  });
+
+  it("closes candidates' pull requests no round remembers, once no worker of the task runs", () => {
+    // The state was lost mid-round: candidate 2 still runs, candidate 1's PR is open.
+    const lost = world({
+      botId: 42,
+      issues: [issue(7, { labels: ["autopilot:ready", "autopilot:in-progress"] })],
+      pulls: [candidatePull(1), candidatePull(2, { authorId: 999, author: "mallory" })],
+      runs: [run(900, 7, { dispatchId: "7-2-seed", attempt: 2 })],
+    });
+    const running = step(lost, null, { now: minutes(5) });
+    expect(only(running.decision.effects, "closePull")).toHaveLength(0);
+    // Its result names the candidate's branch: read as the task's, its PR is not taken for the task's.
+    const ended = step(
+      finished(running.world, {
+        workerResults: [
+          result(7, {
+            attempt: 2,
+            dispatchId: "7-2-seed",
+            branch: "autopilot/issue-7-candidate-2",
+            prNumber: 202,
+          }),
+        ],
+      }),
+      running.state,
+      { now: minutes(8) },
+    );
+    expect(ended.state.tasks[7]?.pr).toBeUndefined();
+    expect(ended.state.tasks[7]?.label).not.toBe("review");
+    // Autopilot's own candidate PR is closed; a stranger's on a candidate-like branch is left alone.
+    expect(only(ended.decision.effects, "closePull").map((e) => e.pr)).toEqual([201]);
+    expect(only(ended.decision.effects, "deleteBranch")).toEqual([
+      { type: "deleteBranch", branch: "autopilot/issue-7-candidate-1", expectOid: "cand1" },
+    ]);
   });
 
   it("fails the attempt when no candidate completed, and closes what they opened", () => {

@@ -34,6 +34,8 @@ import { pullsFor } from "../pulls/task-pulls.js";
 import { hasLabel, setStatus, statusOf } from "../task-labels.js";
 import { hasWriteAccess, sameLogin } from "../../tasks/commands.js";
 import { accountResult, failTask } from "./worker-outcomes.js";
+import { isLive } from "./worker-runs.js";
+import { trustedOpenPulls } from "../../gates/pull-trust.js";
 import { candidatePull, dropCandidates } from "./candidate-pulls.js";
 
 type Round = NonNullable<TaskRecord["bestOf"]>;
@@ -94,7 +96,18 @@ export function enterCandidate(ctx: Reconciling, n: number, record: TaskRecord, 
     note(ctx, `#${n}: best of ${round.of} begins`);
   }
   const agent = ctx.config.bestOf.candidates[round.candidates.length];
-  if (!agent || round.candidates.length >= round.of) return;
+  if (round.candidates.length >= round.of) return;
+  if (!agent) {
+    // The configuration lost the candidates this round had left: it ends without a choice, its candidates' pull
+    // requests are closed, and this dispatch is an ordinary attempt.
+    round.winner = 0;
+    round.chosenAt = ctx.now.toISOString();
+    note(
+      ctx,
+      `#${n}: best-of round ended: \`bestOf.candidates\` no longer lists candidate ${round.candidates.length + 1}`,
+    );
+    return;
+  }
   round.candidates.push({
     attempt: record.attempt,
     dispatchId: record.dispatchId,
@@ -263,6 +276,23 @@ export function processBestOf(ctx: Reconciling): void {
       } else if (holdsInProgress(record) && statusOf(ctx, n) === "in-progress") choose(ctx, n, record, round);
     }
     if (round.winner !== undefined) followThrough(ctx, n, record, round);
+  }
+  sweepForgottenCandidates(ctx);
+}
+
+/**
+ * Candidates' pull requests no round remembers (the state was lost and rebuilt mid-round, or a task left it
+ * without its candidates closed): closed, and their branches deleted, once no worker of the task runs.
+ */
+function sweepForgottenCandidates(ctx: Reconciling): void {
+  for (const { pull, issue, candidate } of trustedOpenPulls(ctx.snapshot, ctx.config.branchPrefix)) {
+    if (!candidate || ctx.state.tasks[issue]?.bestOf || isLive(ctx, issue)) continue;
+    if (ctx.effects.some((e) => e.type === "closePull" && e.pr === pull.number)) continue;
+    const body = `Candidate ${candidate} of a best-of round of #${issue} that Autopilot no longer tracks: closed.`;
+    ctx.effects.push({ type: "comment", issue: pull.number, key: `best-of-closed-${pull.number}`, body });
+    ctx.effects.push({ type: "closePull", pr: pull.number, issue });
+    ctx.effects.push({ type: "deleteBranch", branch: pull.headRef, expectOid: pull.headSha });
+    note(ctx, `#${issue}: closed PR #${pull.number}, a candidate no round remembers`);
   }
 }
 

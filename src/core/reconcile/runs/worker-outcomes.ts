@@ -3,6 +3,7 @@
  * a crash or a lost run, the failure strategy and the consecutive-failure count that can pause the session.
  */
 import type { TaskRecord } from "../../dashboard/index.js";
+import { candidateOfBranch } from "../../contract.js";
 import { truncate } from "../../text/markdown.js";
 import { formatDuration } from "../../session/stats.js";
 import { decideOnFailure, decideOnWorkerOutcome, trackConsecutiveFailures } from "../../tasks/task.js";
@@ -25,7 +26,11 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
   record.reason = result.reason ? truncate(result.reason, 300) : undefined;
   record.cancelAt = undefined;
   // A PR the task dropped (a merged PR since reverted, a revert closed unmerged) is not the task's any more.
-  const reported = result.prNumber && !record.dropped?.includes(result.prNumber) ? result.prNumber : null;
+  // A best-of candidate's PR (its result names the candidate's branch) is never the task's: a candidate's result
+  // read as the task's (its round forgotten with a lost state) leaves it to the candidates' sweep (best-of.ts).
+  const candidate = candidateOfBranch(ctx.config.branchPrefix, result.branch) !== null;
+  const reported =
+    result.prNumber && !candidate && !record.dropped?.includes(result.prNumber) ? result.prNumber : null;
   if (reported) record.pr = reported;
   if (result.humanGate.fired) {
     record.gate = [
