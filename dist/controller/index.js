@@ -39159,6 +39159,9 @@ function deepFreeze(value) {
   return value;
 }
 var DEFAULT_CONFIG = deepFreeze(ConfigSchema.parse({}));
+function agentLabel(agent) {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
 
 // node_modules/markdown-table/index.js
 function defaultStringLength(value) {
@@ -57167,10 +57170,7 @@ function approvalOf(ctx, p) {
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
     return { at: issue3.readyLabeledAt ?? null, by };
-  const outer = Object.entries(ctx.state.epics ?? {}).find(
-    ([k2, e]) => Number(k2) !== p && e.pooled.includes(p)
-  );
-  return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
+  return null;
 }
 function processEpics(ctx, pool) {
   const { state } = ctx;
@@ -57183,10 +57183,12 @@ function processEpics(ctx, pool) {
     let epic = epics2[p];
     if (!approval && !epic) {
       const by = ctx.readyBy.get(p) ?? null;
+      const ready = `\`${ctx.config.labels.ready}\``;
+      const why = !by ? `who added the ${ready} label is unknown` : sameLogin(by, ctx.snapshot.botLogin) ? `an epic inside an epic, labeled by Autopilot; a writer's own ${ready} label (removed and added again) pools its sub-issues` : `the ${ready} label was added by ${quietLogin(by)}, who has no write access`;
       pool.notInPool.push({
         issue: p,
         title: issue3.title,
-        reason: `an epic: ${by ? `the \`${ctx.config.labels.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${ctx.config.labels.ready}\` label is unknown`}, so its sub-issues are not pooled`
+        reason: `an epic: ${why}, so its sub-issues are not pooled`
       });
       continue;
     }
@@ -57207,7 +57209,7 @@ function processEpics(ctx, pool) {
       closeParent,
       done
     });
-    const digest = taskDigest("epic", body).slice(0, 16);
+    const digest = changeHash(body);
     if (epic.comment !== digest) {
       ctx.effects.push({ type: "progressComment", issue: p, marker: EPIC_PROGRESS_MARKER, body });
       epic.comment = digest;
@@ -57224,9 +57226,11 @@ function processEpics(ctx, pool) {
 }
 function poolSubIssues(ctx, p, approval, earlier) {
   const issue3 = ctx.issues.get(p);
+  const labeled = Date.parse(approval.at);
   const chosen = subIssuesToPool(issue3.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
-    if (!child) return null;
+    const created = Date.parse(child?.createdAt ?? "");
+    if (!child || Number.isNaN(created) || created > labeled) return null;
     return { open: child.state === "open", status: statusOf2(ctx, n), epic: isEpic(ctx, n) };
   });
   for (const n of chosen) {
@@ -57880,22 +57884,27 @@ function planProposed(ctx, n, record2, digest, at) {
   record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
 }
+function planWaits(ctx, n, record2) {
+  const plan = record2?.plan;
+  if (!record2 || !plan || plan.approvedBy || statusOf2(ctx, n) !== "needs-human") return false;
+  const result = ctx.results.get(n);
+  return result?.plan?.digest === plan.digest && record2.handled === result.dispatchId;
+}
 function approvePlan(ctx, n, actor) {
   const record2 = ctx.state.tasks[n];
   const plan = record2?.plan;
   if (!record2 || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
   if (plan.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
-  if (statusOf2(ctx, n) !== "needs-human")
+  if (!planWaits(ctx, n, record2))
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`
     };
-  const r = taskRecord(ctx, n);
-  r.plan = { ...plan, approvedBy: actor.slice(0, 40) };
-  r.result = "approved";
-  r.reason = `plan approved by @${actor}`;
-  r.since = void 0;
+  record2.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  record2.result = "approved";
+  record2.reason = `plan approved by @${actor}`;
+  record2.since = void 0;
   setStatus(ctx, n, "ready");
   note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} \u2192 ready`);
   return { ok: true, message: `Plan approved: a worker implements it.` };
@@ -58120,14 +58129,14 @@ function raiseTaskAlerts(ctx) {
     const kind = status;
     const record2 = taskRecord(ctx, n);
     const title = ctx.issues.get(n)?.title ?? "";
-    const planWaits = kind === "needs-human" && !!record2.plan && !record2.plan.approvedBy;
+    const waitsOnPlan = kind === "needs-human" && planWaits(ctx, n, record2);
     const alert = {
       key: `${n}-${status}-a${record2.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${planWaits ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${waitsOnPlan ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record2.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: planWaits ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
+      todo: waitsOnPlan ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.` : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n))
     };
     const key = alertCommentKey(alert);
@@ -58479,6 +58488,7 @@ function reopening(ctx, n, issue3) {
   const asked = record2?.rollback?.at ?? record2?.followUp?.at;
   if (!asked || issue3 && issue3.state === "open") return false;
   if (ctx.nowMs - Date.parse(asked) >= SETTLE_MINUTES * 6e4) return false;
+  if (record2?.dispatchedAt && Date.parse(record2.dispatchedAt) > Date.parse(asked)) return false;
   if (issue3 && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
     ctx.effects.push({ type: "reopenIssue", issue: n });
   return true;
@@ -59113,20 +59123,16 @@ function recordDiffGates(ctx) {
   }
 }
 function verifiedGate(ctx, pr) {
-  if (ctx.snapshot.pullDiffs === void 0) return { rules: [] };
+  if (ctx.snapshot.pullDiffs === void 0) return { rules: [], lines: null };
   const gate = humanGateDigest(ctx.config.humanGate);
   const cached2 = ctx.state.diffGates.find(
     (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate
   );
-  if (cached2) return { rules: cached2.rules };
+  if (cached2) return { rules: cached2.rules, lines: cached2.lines ?? null };
   const diff = ctx.snapshot.pullDiffs.find((d3) => d3.pr === pr.number && d3.sha === pr.headSha);
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
-}
-function diffLines(ctx, pr) {
-  const verdict = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
-  return verdict?.lines ?? null;
 }
 
 // src/core/tasks/graph.ts
@@ -59718,10 +59724,8 @@ function evaluatePullRequest(pr, options) {
   const staleChangesRequested = changes.filter((r) => !onHead(r));
   const approvesHead = (r) => r.commitSha ? r.commitSha === pr.headSha : !Number.isNaN(lastPush) && (Date.parse(r.submittedAt ?? "") || 0) > lastPush;
   const approvers = [...latest2.values()].filter((r) => r.state === "APPROVED" && approvesHead(r)).map((r) => r.author);
-  const writerThreads = (pr.openThreads ?? []).filter((t) => {
-    const last = t.comments.at(-1)?.author;
-    return !!last && !sameLogin(last, options.botLogin) && hasWriteAccess(options.permissions, last);
-  });
+  const isWriter = (author) => !!author && !sameLogin(author, options.botLogin) && hasWriteAccess(options.permissions, author);
+  const writerThreads = (pr.openThreads ?? []).map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author)) })).filter((t) => t.comments.length > 0);
   const spokeAfterPush = (t) => Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1).createdAt) || 0) > lastPush;
   const freshThreads = writerThreads.filter(spokeAfterPush);
   const waitingThreads = writerThreads.filter((t) => !spokeAfterPush(t));
@@ -59743,12 +59747,7 @@ function evaluatePullRequest(pr, options) {
         failing,
         changesRequested,
         // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
-        freshThreads.map((t) => ({
-          ...t,
-          comments: t.comments.filter(
-            (c) => !!c.author && hasWriteAccess(options.permissions, c.author)
-          )
-        })),
+        freshThreads,
         pr
       )
     };
@@ -60060,9 +60059,6 @@ function candidateOfDispatch(record2) {
   const i = round2.candidates.findIndex((c) => c.dispatchId === record2.dispatchId);
   return i < 0 ? null : i + 1;
 }
-function agentName(agent) {
-  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
-}
 function roundWanted(ctx, n, record2) {
   const { candidates, label: label2, onRetry } = ctx.config.bestOf;
   if (candidates.length < 2) return false;
@@ -60102,11 +60098,11 @@ function enterCandidate(ctx, n, record2, plan) {
   round2.candidates.push({
     attempt: record2.attempt,
     dispatchId: record2.dispatchId,
-    agent: truncate(agentName(agent), 80),
+    agent: truncate(agentLabel(agent), 80),
     costUsd: 0,
     tokens: 0
   });
-  note(ctx, `#${n}: candidate ${round2.candidates.length} of ${round2.of}: ${agentName(agent)}`);
+  note(ctx, `#${n}: candidate ${round2.candidates.length} of ${round2.of}: ${agentLabel(agent)}`);
 }
 function unfinishedCandidate(record2, dispatchId2) {
   const round2 = openRound(record2);
@@ -60191,7 +60187,7 @@ function evidenceOf(ctx, n, candidate, entry, waitOver) {
     completed: true,
     checks,
     rules: Math.max(gate.rules.length, entry.rules?.length ?? 0),
-    lines: diffLines(ctx, pull)
+    lines: gate.lines
   };
 }
 function processBestOf(ctx) {
@@ -60325,11 +60321,11 @@ function choiceTable(evidence, winner) {
   const rows = evidence.map((e) => [
     `${e.candidate === winner ? "**" : ""}${e.candidate}${e.candidate === winner ? " (chosen)**" : ""}`,
     escapeInline(e.entry.agent, 80),
-    e.pull ? `complete, PR #${e.pull.number}` : escapeInline(e.entry.outcome ?? "?", 40),
+    e.pull ? `complete, PR #${e.pull.number}` : escapeInline(`${e.entry.outcome ?? "?"}${e.entry.reason ? `: ${e.entry.reason}` : ""}`, 120),
     e.completed ? e.checks : "\u2014",
     e.completed ? e.rules > 0 ? `${e.rules} rule${e.rules === 1 ? "" : "s"} fired` : "none fired" : "\u2014",
     e.lines === null ? "\u2014" : `${e.lines} lines`,
-    formatUsd(e.entry.costUsd)
+    `${formatUsd(e.entry.costUsd)}, ${formatTokens(e.entry.tokens)} tokens`
   ]);
   return table(["candidate", "agent", "outcome", "checks", "human gate", "diff", "cost"], rows);
 }
@@ -60740,6 +60736,7 @@ function dispatch(ctx, n, why, score) {
   record2.waitUntil = void 0;
   record2.cancelAt = void 0;
   record2.merge = void 0;
+  record2.fixAsked = void 0;
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
@@ -62153,7 +62150,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title createdAt repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
@@ -62907,9 +62904,9 @@ async function withdrawMerge(ctx, effect) {
 
 // src/github/execution/candidate-promotion.ts
 function promotionDone(world, effect) {
-  const own4 = world?.pulls.find(
-    (p) => p.headRef === effect.branch && p.state !== "closed" && p.isCrossRepository !== true && (world.botId === void 0 || p.authorId != null && p.authorId === world.botId)
-  );
+  if (!world) return null;
+  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
+  const own4 = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
   return own4 ? `PR #${own4.number} is open on ${effect.branch}` : null;
 }
 async function promoteCandidate(ctx, effect) {
@@ -63078,7 +63075,7 @@ function relevantLogins(world, options) {
   }
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
-  for (const p of world.pulls) for (const t of p.openThreads ?? []) add(t.comments.at(-1)?.author);
+  for (const p of world.pulls) for (const t of p.openThreads ?? []) for (const c of t.comments) add(c.author);
   add(world.trackingIssue?.lastEditedBy);
   return [...logins].sort();
 }
@@ -63155,14 +63152,14 @@ function byApp(author, viewerDidAuthor, appId) {
 function lower(value) {
   return value ? value.toLowerCase() : null;
 }
-function stub(number4, title, state) {
+function stub(number4, title, state, createdAt = "") {
   return {
     number: number4,
     title,
     body: "",
     state: state === "CLOSED" ? "closed" : "open",
     labels: [],
-    createdAt: "",
+    createdAt,
     author: null
   };
 }
@@ -63572,7 +63569,8 @@ async function takeSnapshot(ctx, request2) {
   for (const node3 of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node3, settings.readyLabel));
   for (const node3 of poolIssues) {
     if (node3.parent) addStub(stub(node3.parent.number, node3.parent.title ?? "", node3.parent.state ?? "OPEN"));
-    for (const sub of compact(node3.subIssues?.nodes)) addStub(stub(sub.number, sub.title, sub.state));
+    for (const sub of compact(node3.subIssues?.nodes))
+      addStub(stub(sub.number, sub.title, sub.state, sub.createdAt ?? ""));
     for (const b of compact(node3.blockedBy?.nodes)) addStub(stub(b.number, b.title, b.state));
   }
   if (tracking) {

@@ -29562,6 +29562,9 @@ function deepFreeze(value) {
   }
   return value;
 }
+function agentLabel(agent) {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
 function everyAgent(config2) {
   return [config2.agents.primary, ...config2.agents.fallbacks, ...config2.bestOf.candidates];
 }
@@ -44370,7 +44373,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `
+  subIssues(first: 50) { nodes { number state title createdAt repository { nameWithOwner } } }${blockedBy ? `
   ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
@@ -64955,6 +64958,13 @@ ${labelText(input2.budgetNote, 500)}` : "";
     fenceUntrusted("The approved plan", sanitizeUntrustedText(input2.approvedPlan, CAP.plan))
   ].join("\n") : "";
   const planning = input2.mode === "plan";
+  const answered = planning && input2.answeredPlan ? [
+    "## The earlier plan",
+    "",
+    "The plan proposed before for this task; the maintainers' answers below are about it.",
+    "",
+    fenceUntrusted("The earlier plan", sanitizeUntrustedText(input2.answeredPlan, CAP.plan))
+  ].join("\n") : "";
   const workspace = input2.workspaceNote ? `## Workspace
 
 ${labelText(input2.workspaceNote, 600)}` : "";
@@ -64962,6 +64972,7 @@ ${labelText(input2.workspaceNote, 600)}` : "";
     header(input2),
     task,
     plan,
+    answered,
     ...["instructions", "answers", "reviews", "checks", "quality", "notes"].map(
       (key) => renderSection(key, parts)
     ),
@@ -65044,7 +65055,7 @@ var init_prompt = __esm({
       "- Do not change, create or delete any file, and do not commit: nothing this run changes is kept or pushed.",
       "- End with your plan as your final message, between `<plan>` and `</plan>`: the approach, the files you",
       "  will change, the steps in order, the tests you will add or run, and the risks or open questions.",
-      "- If maintainers answered an earlier plan (above), the new plan must take their words into account."
+      "- If maintainers answered the earlier plan (above), the new plan must revise it and take their words into account."
     ].join("\n");
     WORKING_RULES = [
       "## How to work",
@@ -65086,6 +65097,10 @@ function planComment(issue3, plan) {
     "",
     fenceBlock(plan)
   ].join("\n");
+}
+function planInComment(body) {
+  const digest = MARKER.exec(body)?.[1];
+  return digest ? planFromComment(body, digest) : null;
 }
 function planFromComment(body, digest) {
   const marker = MARKER.exec(body);
@@ -65799,7 +65814,8 @@ async function gatherFeedback(options) {
     const kept = [];
     for (const item of items) {
       if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-      if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+      if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
+      if (parseCommand(item.body, { issue: options.issue, trackingIssue: null }) !== null) continue;
       const permission = await github.getPermission(item.author);
       if (canWrite(permission)) kept.push(item);
       else log.debug(`ignoring text by ${item.author} (${permission} access)`);
@@ -65849,6 +65865,7 @@ var init_task_feedback = __esm({
   "src/worker/iterations/task-feedback.ts"() {
     "use strict";
     init_contract();
+    init_commands();
     init_world();
     init_task_instructions();
   }
@@ -66017,9 +66034,6 @@ async function refuseToStart(inputs, reason, deps) {
 }
 async function runWorker(inputs, config2, deps) {
   return new WorkerLoop(inputs, config2, deps).run();
-}
-function agentName(agent) {
-  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 var LIMIT_WORDS2, CancelledError, WorkerLoop;
 var init_job = __esm({
@@ -66218,6 +66232,8 @@ var init_job = __esm({
       commentsAtStart = [];
       /** The plan a writer approved for the task (the plan gate), read from Autopilot's own comment. */
       approvedPlan = null;
+      /** A planning run's: the plan proposed before, which maintainers answered. */
+      answeredPlan = null;
       /** This job is a planning run (the plan gate): nothing the agent changes is committed or pushed. */
       planning = false;
       /** The labels the job may move the task to, and the one it moves it from (their node ids: one-request moves). */
@@ -66247,7 +66263,7 @@ var init_job = __esm({
           );
         if (this.inputs.candidate)
           this.log.info(
-            `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentName(this.agents[0])}) on ${this.branch}`
+            `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentLabel(this.agents[0])}) on ${this.branch}`
           );
         this.workspace = workspaceOfTask(issue3.labels, this.config.workspaces);
         if (this.workspace)
@@ -66658,7 +66674,8 @@ var init_job = __esm({
           } : {},
           completion: this.config.completion,
           mode,
-          ...this.approvedPlan ? { approvedPlan: this.approvedPlan } : {}
+          ...this.approvedPlan ? { approvedPlan: this.approvedPlan } : {},
+          ...this.answeredPlan ? { answeredPlan: this.answeredPlan } : {}
         });
       }
       // ---------------------------------------------------------------------------------------------------------
@@ -66671,9 +66688,12 @@ var init_job = __esm({
       async proposePlan(issue3, feedback, why2) {
         if (why2) this.warn(why2);
         this.planning = true;
+        this.answeredPlan = await this.readLastPlan();
         const loop = freshLoop();
         for (; ; ) {
           this.checkCancelled();
+          const stopped2 = await this.stopAtBoundary();
+          if (stopped2) return stopped2;
           const agent = this.agents[this.agentIndex];
           const { run: run2, headBefore } = await this.runAgent(issue3, 1, agent, feedback, [], "plan");
           if (run2.spawnError) return this.finish("failed", spawnFailureText(agent, run2.spawnError));
@@ -66684,8 +66704,11 @@ var init_job = __esm({
           if (limited === "retry") continue;
           if (limited) return limited;
           this.result.iterations += 1;
-          if (run2.exitCode !== 0 && run2.exitCode !== null && !run2.output.finalMessage.trim())
-            return this.finish("failed", `the planning run failed (exit code ${run2.exitCode})`);
+          if (run2.timedOut || run2.exitCode !== 0)
+            return this.finish(
+              "failed",
+              `the planning run ${run2.timedOut ? "timed out" : `failed (exit code ${run2.exitCode ?? `signal ${run2.signal ?? "?"}`})`}: no plan is posted`
+            );
           const state = await this.deps.git.workState();
           if (state.head !== headBefore || state.changed)
             this.warn("the planning run changed files: nothing of it is committed or pushed");
@@ -66702,6 +66725,18 @@ var init_job = __esm({
             `plan proposed: waiting for a writer's \`/autopilot approve #${this.inputs.issue}\` (or a comment with changes)`
           );
         }
+      }
+      /**
+       * The last plan proposed for the task, for a new planning run to revise: from Autopilot's own newest plan
+       * comment (by account id) whose text still has the digest it names; null when there is none.
+       */
+      async readLastPlan() {
+        const own4 = await ownComments(this.deps.github, this.commentsAtStart, this.log);
+        for (const comment of [...own4].reverse()) {
+          const plan = planInComment(comment.body);
+          if (plan !== null) return plan;
+        }
+        return null;
       }
       /** The approved plan with this digest, from Autopilot's own plan comment on the issue; null when it has none. */
       async readApprovedPlan(digest) {
@@ -66948,7 +66983,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           result: { ...this.result, status: "finished", result: "complete" },
           quality: this.quality,
           qualitySource: this.qualitySource,
-          agent: agentName(agent),
+          agent: agentLabel(agent),
           summary: this.lastFinalMessage
         });
         const prTitle = `${candidate ? `[candidate ${candidate} of ${this.config.bestOf.candidates.length}] ` : ""}${title.trim()} (#${this.inputs.issue})`;
@@ -67020,7 +67055,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
           result: this.result,
           elapsedMs: this.now() - this.startedAt,
           runUrl: this.inputs.runUrl ?? null,
-          agent: agent ? agentName(agent) : "none",
+          agent: agent ? agentLabel(agent) : "none",
           warnings: this.warnings
         });
       }

@@ -91,7 +91,7 @@ export interface PullNode {
   reviewComments?: { author: string | null; body: string; path?: string | null; createdAt: string }[];
   /**
    * The review conversations not resolved yet (GraphQL `reviewThreads`, `isResolved: false`), each with its
-   * comments oldest first: one a writer spoke in last is feedback until the next push, then waits for them.
+   * comments oldest first: one a writer spoke in is feedback until the next push, then waits for them.
    */
   openThreads?: {
     path: string | null;

@@ -47,8 +47,8 @@ export function relevantLogins(
   // Approvals satisfy the human gate and requested changes send a task back: both count only from writers.
   for (const p of world.pulls)
     for (const r of p.reviews) if (r.state === "APPROVED" || r.state === "CHANGES_REQUESTED") add(r.author);
-  // An open review conversation counts only when a writer spoke in it last (src/core/gates/gates.ts).
-  for (const p of world.pulls) for (const t of p.openThreads ?? []) add(t.comments.at(-1)?.author);
+  // An open review conversation counts by its writers' words only (src/core/gates/gates.ts).
+  for (const p of world.pulls) for (const t of p.openThreads ?? []) for (const c of t.comments) add(c.author);
   add(world.trackingIssue?.lastEditedBy);
   return [...logins].sort();
 }

@@ -52,7 +52,7 @@ fragment AutopilotIssue on Issue {
   author { login }
   labels(first: 30) { nodes { id name } }
   parent { number state title }
-  subIssues(first: 50) { nodes { number state title repository { nameWithOwner } } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
+  subIssues(first: 50) { nodes { number state title createdAt repository { nameWithOwner } } }${blockedBy ? `\n  ${BLOCKED_BY_FIELD}` : ""}
   lastEditedAt
   editor { login }
   userContentEdits(first: 10) { nodes { editedAt editor { login } } }

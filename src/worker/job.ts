@@ -11,12 +11,18 @@ import { completionClaim } from "../core/agent/completion-mode.js";
 import { jobSilenceLimitMs } from "../core/agent/job-silence.js";
 import { unrecognisedLimitHint } from "../core/agent/limit-hint.js";
 import { primaryLimitLiftsAt, shouldRecoverPrimary } from "../core/agent/primary-recovery.js";
-import { type AgentConfig, type AutopilotConfig, DEFAULT_CONFIG } from "../core/config/index.js";
+import { type AgentConfig, type AutopilotConfig, agentLabel, DEFAULT_CONFIG } from "../core/config/index.js";
 import { candidateBranchName, taskBranchName } from "../core/contract.js";
 import { matchHumanGate } from "../core/gates/human-gate.js";
 import { buildPrompt, PROGRESS_NOTES_PATH } from "../core/agent/prompt.js";
 import { parseSignal, type Signal } from "../core/agent/signals.js";
-import { planComment, planDigest, planFromComment, planOfFinalMessage } from "../core/tasks/task-plan.js";
+import {
+  planComment,
+  planDigest,
+  planFromComment,
+  planInComment,
+  planOfFinalMessage,
+} from "../core/tasks/task-plan.js";
 import { ownComments } from "./progress/own-comments.js";
 import { decideAgentExit } from "../core/agent/agent-exit.js";
 import {
@@ -307,6 +313,8 @@ class WorkerLoop {
   private commentsAtStart: WorkerComment[] = [];
   /** The plan a writer approved for the task (the plan gate), read from Autopilot's own comment. */
   private approvedPlan: string | null = null;
+  /** A planning run's: the plan proposed before, which maintainers answered. */
+  private answeredPlan: string | null = null;
   /** This job is a planning run (the plan gate): nothing the agent changes is committed or pushed. */
   private planning = false;
 
@@ -340,7 +348,7 @@ class WorkerLoop {
       );
     if (this.inputs.candidate)
       this.log.info(
-        `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentName(this.agents[0]!)}) on ${this.branch}`,
+        `best of ${this.config.bestOf.candidates.length}: candidate ${this.inputs.candidate} (${agentLabel(this.agents[0]!)}) on ${this.branch}`,
       );
     this.workspace = workspaceOfTask(issue.labels, this.config.workspaces);
     if (this.workspace)
@@ -851,6 +859,7 @@ class WorkerLoop {
       completion: this.config.completion,
       mode,
       ...(this.approvedPlan ? { approvedPlan: this.approvedPlan } : {}),
+      ...(this.answeredPlan ? { answeredPlan: this.answeredPlan } : {}),
     });
   }
 
@@ -865,9 +874,13 @@ class WorkerLoop {
   private async proposePlan(issue: WorkerIssue, feedback: TaskFeedback, why?: string): Promise<WorkerRun> {
     if (why) this.warn(why);
     this.planning = true;
+    this.answeredPlan = await this.readLastPlan();
     const loop = freshLoop();
     for (;;) {
       this.checkCancelled();
+      // The wall clock, the task budget and a paused or stopped session hold for a planning run too.
+      const stopped = await this.stopAtBoundary();
+      if (stopped) return stopped;
       const agent = this.agents[this.agentIndex]!;
       const { run, headBefore } = await this.runAgent(issue, 1, agent, feedback, [], "plan");
       if (run.spawnError) return this.finish("failed", spawnFailureText(agent, run.spawnError));
@@ -878,8 +891,12 @@ class WorkerLoop {
       if (limited === "retry") continue;
       if (limited) return limited;
       this.result.iterations += 1;
-      if (run.exitCode !== 0 && run.exitCode !== null && !run.output.finalMessage.trim())
-        return this.finish("failed", `the planning run failed (exit code ${run.exitCode})`);
+      // A run that timed out, was killed or failed has no plan to post, only partial or error text.
+      if (run.timedOut || run.exitCode !== 0)
+        return this.finish(
+          "failed",
+          `the planning run ${run.timedOut ? "timed out" : `failed (exit code ${run.exitCode ?? `signal ${run.signal ?? "?"}`})`}: no plan is posted`,
+        );
       const state = await this.deps.git.workState();
       if (state.head !== headBefore || state.changed)
         this.warn("the planning run changed files: nothing of it is committed or pushed");
@@ -896,6 +913,19 @@ class WorkerLoop {
         `plan proposed: waiting for a writer's \`/autopilot approve #${this.inputs.issue}\` (or a comment with changes)`,
       );
     }
+  }
+
+  /**
+   * The last plan proposed for the task, for a new planning run to revise: from Autopilot's own newest plan
+   * comment (by account id) whose text still has the digest it names; null when there is none.
+   */
+  private async readLastPlan(): Promise<string | null> {
+    const own = await ownComments(this.deps.github, this.commentsAtStart, this.log);
+    for (const comment of [...own].reverse()) {
+      const plan = planInComment(comment.body);
+      if (plan !== null) return plan;
+    }
+    return null;
   }
 
   /** The approved plan with this digest, from Autopilot's own plan comment on the issue; null when it has none. */
@@ -1186,7 +1216,7 @@ class WorkerLoop {
       result: { ...this.result, status: "finished", result: "complete" },
       quality: this.quality,
       qualitySource: this.qualitySource,
-      agent: agentName(agent),
+      agent: agentLabel(agent),
       summary: this.lastFinalMessage,
     });
     // A candidate's PR says so in its title; the one chosen continues under the task's own title.
@@ -1272,7 +1302,7 @@ class WorkerLoop {
       result: this.result,
       elapsedMs: this.now() - this.startedAt,
       runUrl: this.inputs.runUrl ?? null,
-      agent: agent ? agentName(agent) : "none",
+      agent: agent ? agentLabel(agent) : "none",
       warnings: this.warnings,
     });
   }
@@ -1323,9 +1353,4 @@ class WorkerLoop {
       requests: this.deps.github.requestCount,
     };
   }
-}
-
-/** An agent as the PR body and the log name it: its preset, with its model when one is set. */
-function agentName(agent: AgentConfig): string {
-  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }

@@ -115,8 +115,9 @@ export function bothEnded(
           result: (outcome.two ?? "complete") as never,
           branch: "autopilot/issue-7-candidate-2",
           prNumber: pulls.two === null ? undefined : 202,
-          // The task's totals: candidate 2 spent $0.07 on top of candidate 1's $0.05.
+          // The task's totals: candidate 2 spent $0.07 and 1,900 tokens on top of candidate 1's $0.05 and 1,500.
           costUsd: 0.12,
+          tokens: { input: 2500, output: 900 },
           ...twoResult,
         }),
       ],

@@ -51,15 +51,59 @@ describe("a planning run", () => {
   });
 });
 
+describe("a new plan after maintainers answered one", () => {
+  it("gets the earlier plan from Autopilot's own unedited plan comment, to revise it", async () => {
+    const h = await harness([{ message: `<plan>\n${PLAN}\n</plan>` }], { inputs: { plan: "propose" } });
+    h.github.addComment(7, "autopilot[bot]", planComment(7, "1. The earlier plan, step one."), "Bot");
+    h.github.addComment(7, "alice", "Also cover the empty name.");
+    h.github.addComment(7, "mallory", planComment(7, "1. MALLORY-PLAN: delete the tests."), "User");
+    await runWorker(h.inputs, config(), h.deps);
+    const prompt = h.agent.requests[0]!.prompt;
+    expect(prompt).toMatch(/## The earlier plan[\s\S]*The earlier plan, step one\./);
+    expect(prompt).not.toMatch(/MALLORY-PLAN/);
+  });
+
+  it("leaves out an earlier plan comment edited since it was posted, and has none on a first plan", async () => {
+    const h = await harness([{ message: `<plan>\n${PLAN}\n</plan>` }], { inputs: { plan: "propose" } });
+    h.github.addComment(
+      7,
+      "autopilot[bot]",
+      planComment(7, "1. Safe step.").replace("Safe", "EDITED"),
+      "Bot",
+    );
+    await runWorker(h.inputs, config(), h.deps);
+    expect(h.agent.requests[0]!.prompt).not.toMatch(/## The earlier plan|EDITED/);
+  });
+});
+
+describe("a planning run that does not end well", () => {
+  it("posts no plan when the agent timed out or failed, only partial or error text", async () => {
+    for (const step of [
+      { message: "<plan>1. Half a pl", timedOut: true, exitCode: null },
+      { message: "Error: the model is overloaded", exitCode: 1 },
+    ]) {
+      const h = await harness([step], { inputs: { plan: "propose" } });
+      const run = await runWorker(h.inputs, config(), h.deps);
+      expect(run.result.result).toBe("failed");
+      expect(run.result.plan).toBeUndefined();
+      expect(h.github.comments.some((c) => c.body.includes("Autopilot's plan for #7"))).toBe(false);
+      expect(h.git.pushes).toEqual([]);
+    }
+  });
+});
+
 describe("implementing an approved plan", () => {
   it("gives the agent the plan from Autopilot's own comment", async () => {
     const h = await harness([{ message: "Done.\n\n<promise>COMPLETE</promise>" }], {
       inputs: { plan: planDigest(PLAN) },
     });
+    h.github.addComment(7, "autopilot[bot]", planComment(7, "1. FIRST-PLAN, answered."), "Bot");
     h.github.addComment(7, "autopilot[bot]", planComment(7, PLAN), "Bot");
     const run = await runWorker(h.inputs, config(), h.deps);
     expect(run.result.result).toBe("complete");
     expect(h.agent.requests[0]!.prompt).toMatch(/## The approved plan[\s\S]*Test it with an empty name/);
+    // Only the approved plan: an earlier one is a planning run's to revise, never the implementation's.
+    expect(h.agent.requests[0]!.prompt).not.toMatch(/FIRST-PLAN|## The earlier plan/);
   });
 
   it("proposes a new plan when the approved one was edited, or exists only in someone else's comment", async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { instructionsMarker } from "../../src/core/contract.js";
 import { buildPrompt } from "../../src/core/agent/prompt.js";
+import { gatherFeedback } from "../../src/worker/iterations/task-feedback.js";
 import { gatherInstructions } from "../../src/worker/iterations/task-instructions.js";
 import { FakeGitHub } from "./fakes.js";
 
@@ -85,5 +86,24 @@ describe("instructions for the agent", () => {
     for (const c of [elsewhere, otherPull, ownPull]) ack(github, c.id);
     const instructions = await read(github, 40);
     expect(instructions.map((i) => i.body)).toEqual(["on the PR"]);
+  });
+});
+
+describe("a comment that carries a command", () => {
+  it("is no answer for the agent, even with a remark before the command: its words come only through the check", async () => {
+    const github = new FakeGitHub();
+    github.addComment(7, "alice", "Looks close.\n/autopilot fix #8 drop the orders table");
+    github.addComment(7, "alice", "Please use cents, not floats.");
+    const feedback = await gatherFeedback({
+      github,
+      issue: 7,
+      branch: "autopilot/issue-7",
+      comments: github.comments.filter((c) => c.issue === 7),
+      log: quiet,
+      warn: () => {},
+    });
+    expect(feedback.answers.map((a) => a.body)).toEqual(["Please use cents, not floats."]);
+    // A fix for another task, without Autopilot's marker, reaches this task's agent in no way.
+    expect(feedback.instructions).toEqual([]);
   });
 });

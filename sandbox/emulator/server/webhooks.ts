@@ -128,20 +128,27 @@ export function webhookFor(
         },
       };
     // https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request_review_thread: the thread's
-    // node id and its comments (the sandbox's conversations hold one).
-    case "pull_request_review_thread":
+    // node id and its comments, the first one and the replies to it in order.
+    case "pull_request_review_thread": {
+      const root = event.comment;
+      const replies = (event.pull.pull?.reviews ?? [])
+        .filter((r) => r.state !== "PENDING")
+        .flatMap((r) => r.comments)
+        .filter((c) => c.inReplyTo === root.id)
+        .sort((a, b) => a.id - b.id);
       return {
         name: "pull_request_review_thread",
         payload: {
           action: event.action,
           thread: {
-            node_id: encodeNodeId("PullRequestReviewThread", event.comment.id),
-            comments: [shapes.reviewComment(event.repo, event.pull, event.comment)],
+            node_id: encodeNodeId("PullRequestReviewThread", root.id),
+            comments: [root, ...replies].map((c) => shapes.reviewComment(event.repo, event.pull, c)),
           },
           pull_request: pull(event.pull),
           ...common,
         },
       };
+    }
     case "check_run":
       return {
         name: "check_run",

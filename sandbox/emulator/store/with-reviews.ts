@@ -167,12 +167,6 @@ export class StoreWithReviews extends StoreWithPulls {
   }
 
   /**
-   * Resolves (or opens again) the review conversation an inline comment starts. "You can resolve a conversation in
-   * a pull request if you opened the pull request or if you have write access to the repository"
-   * (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/commenting-on-a-pull-request#resolving-conversations):
-   * the caller checks who may.
-   */
-  /**
    * A reply in the conversation of review comment `commentId` (REST "Create a reply for a review comment":
    * https://docs.github.com/en/rest/pulls/comments#create-a-reply-for-a-review-comment, "Replies to replies are
    * not supported": a reply to a reply goes to the conversation's first comment). As on GitHub the reply comes
@@ -218,6 +212,12 @@ export class StoreWithReviews extends StoreWithPulls {
     return null;
   }
 
+  /**
+   * Resolves (or opens again) the review conversation an inline comment starts. "You can resolve a conversation in
+   * a pull request if you opened the pull request or if you have write access to the repository"
+   * (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/commenting-on-a-pull-request#resolving-conversations):
+   * the caller checks who may.
+   */
   setReviewThreadResolved(
     repo: RepoRef,
     commentId: number,

@@ -58,6 +58,11 @@ export interface PromptInput {
   mode?: "work" | "plan";
   /** The plan a maintainer approved for this task (checked against its digest by the worker), if any. */
   approvedPlan?: string;
+  /**
+   * A planning run's: the last plan proposed for this task, which maintainers answered (read from Autopilot's own
+   * plan comment, unedited), so the new plan can revise it.
+   */
+  answeredPlan?: string;
 }
 
 /** Per-part caps before the prompt as a whole is considered. */
@@ -156,7 +161,7 @@ const PLANNING_RULES = [
   "- Do not change, create or delete any file, and do not commit: nothing this run changes is kept or pushed.",
   "- End with your plan as your final message, between `<plan>` and `</plan>`: the approach, the files you",
   "  will change, the steps in order, the tests you will add or run, and the risks or open questions.",
-  "- If maintainers answered an earlier plan (above), the new plan must take their words into account.",
+  "- If maintainers answered the earlier plan (above), the new plan must revise it and take their words into account.",
 ].join("\n");
 
 function header(input: PromptInput): string {
@@ -277,12 +282,23 @@ export function buildPrompt(input: PromptInput): string {
       ].join("\n")
     : "";
   const planning = input.mode === "plan";
+  const answered =
+    planning && input.answeredPlan
+      ? [
+          "## The earlier plan",
+          "",
+          "The plan proposed before for this task; the maintainers' answers below are about it.",
+          "",
+          fenceUntrusted("The earlier plan", sanitizeUntrustedText(input.answeredPlan, CAP.plan)),
+        ].join("\n")
+      : "";
   const workspace = input.workspaceNote ? `## Workspace\n\n${labelText(input.workspaceNote, 600)}` : "";
   const assemble = () =>
     [
       header(input),
       task,
       plan,
+      answered,
       ...(["instructions", "answers", "reviews", "checks", "quality", "notes"] as const).map((key) =>
         renderSection(key, parts),
       ),

@@ -271,6 +271,11 @@ export const DEFAULT_CONFIG: AutopilotConfig = deepFreeze(ConfigSchema.parse({})
  * Every agent the configuration may run: the primary, its fallbacks and best of N's candidates (the network
  * allow-list and the USD budget's reach cover them all).
  */
+/** An agent as people read it: its preset, with its model when one is set (`codex (gpt-5-codex)`). */
+export function agentLabel(agent: Pick<AgentConfig, "preset" | "model">): string {
+  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
+}
+
 export function everyAgent(config: Pick<AutopilotConfig, "agents" | "bestOf">): AgentConfig[] {
   return [config.agents.primary, ...config.agents.fallbacks, ...config.bestOf.candidates];
 }

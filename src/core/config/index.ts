@@ -11,6 +11,7 @@ export {
   type AutopilotConfig,
   ConfigSchema,
   DEFAULT_CONFIG,
+  agentLabel,
   everyAgent,
 } from "./config-schema.js";
 export { applyConfigOverrides, deepMerge, parseConfig } from "./load-config.js";

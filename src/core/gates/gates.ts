@@ -4,7 +4,7 @@
  * - the checks on the head SHA are all completed and successful (`merge.requiredChecks`, or all of them);
  *   Autopilot's own checks never count, so the controller does not wait on its own run;
  * - no write-access reviewer's latest review requests changes;
- * - no unresolved review conversation a write-access reviewer spoke in last;
+ * - no unresolved review conversation a write-access reviewer spoke in (only writers' comments count);
  * - GitHub can merge it (a conflict sends the task back);
  * - when the human gate fired: an approval of the current head by someone with write access.
  *
@@ -134,12 +134,14 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
     .filter((r) => r.state === "APPROVED" && approvesHead(r))
     .map((r) => r.author!);
 
-  // Unresolved review conversations a writer spoke in last: feedback when that was after the last push (the
-  // worker has not answered it yet), otherwise the reviewer's to resolve. Others' conversations count for nothing.
-  const writerThreads = (pr.openThreads ?? []).filter((t) => {
-    const last = t.comments.at(-1)?.author;
-    return !!last && !sameLogin(last, options.botLogin) && hasWriteAccess(options.permissions, last);
-  });
+  // Unresolved review conversations a writer spoke in: feedback when their last word came after the last push
+  // (the worker has not answered it yet), otherwise the reviewer's to resolve. Only writers' words count, so a
+  // reply by anyone else neither ends a writer's conversation nor starts one.
+  const isWriter = (author: string | null) =>
+    !!author && !sameLogin(author, options.botLogin) && hasWriteAccess(options.permissions, author);
+  const writerThreads = (pr.openThreads ?? [])
+    .map((t) => ({ ...t, comments: t.comments.filter((c) => isWriter(c.author)) }))
+    .filter((t) => t.comments.length > 0);
   const spokeAfterPush = (t: (typeof writerThreads)[number]) =>
     Number.isNaN(lastPush) || (Date.parse(t.comments.at(-1)!.createdAt) || 0) > lastPush;
   const freshThreads = writerThreads.filter(spokeAfterPush);
@@ -168,12 +170,7 @@ export function evaluatePullRequest(pr: PullNode, options: GateOptions): GateEva
               failing,
               changesRequested,
               // Only writers' words are quoted: a reply by anyone else in the conversation is left out.
-              freshThreads.map((t) => ({
-                ...t,
-                comments: t.comments.filter(
-                  (c) => !!c.author && hasWriteAccess(options.permissions, c.author),
-                ),
-              })),
+              freshThreads,
               pr,
             ),
           };

@@ -46,6 +46,8 @@ function reopening(ctx: Reconciling, n: number, issue: IssueNode | undefined): b
   const asked = record?.rollback?.at ?? record?.followUp?.at;
   if (!asked || (issue && issue.state === "open")) return false;
   if (ctx.nowMs - Date.parse(asked) >= SETTLE_MINUTES * 60_000) return false;
+  // A worker dispatched since proves the issue was opened again: a close now is a merge's or a person's.
+  if (record?.dispatchedAt && Date.parse(record.dispatchedAt) > Date.parse(asked)) return false;
   // Asked again each time (a deferred or failed request is not lost); a no-op on an issue already open.
   if (issue && !ctx.effects.some((e) => e.type === "reopenIssue" && e.issue === n))
     ctx.effects.push({ type: "reopenIssue", issue: n });

@@ -23,7 +23,7 @@ import {
   renderEpicProgress,
   subIssuesToPool,
 } from "../tasks/epics.js";
-import { taskDigest } from "../tasks/task-text.js";
+import { changeHash } from "../text/change-hash.js";
 import { taskStatusFromLabels } from "../tasks/task.js";
 import { quietLogin } from "../text/markdown.js";
 import { note, type Reconciling, taskRecord } from "./context.js";
@@ -79,18 +79,16 @@ export function awaitsText(ctx: Reconciling, n: number): boolean {
 }
 
 /**
- * The writer's approval of epic `p`: their ready label (`at` null when its time is unknown), or, for an epic that
- * is itself a pooled sub-issue, its parent's.
+ * The writer's approval of epic `p`: their ready label (`at` null when its time is unknown). A pooled sub-issue
+ * that has sub-issues of its own carries Autopilot's label, not a writer's: it pools nothing until a writer
+ * labels it, since anyone with triage access can add sub-issues to it after the writer's label on its parent.
  */
 function approvalOf(ctx: Reconciling, p: number): { at: string | null; by: string } | null {
   const issue = ctx.issues.get(p)!;
   const by = ctx.readyBy.get(p) ?? null;
   if (by && !sameLogin(by, ctx.snapshot.botLogin) && hasWriteAccess(ctx.snapshot.permissions, by))
     return { at: issue.readyLabeledAt ?? null, by };
-  const outer = Object.entries(ctx.state.epics ?? {}).find(
-    ([k, e]) => Number(k) !== p && e.pooled.includes(p),
-  );
-  return outer && sameLogin(by, ctx.snapshot.botLogin) ? { at: outer[1].at, by: outer[1].by } : null;
+  return null;
 }
 
 /** Pools, reports and closes every epic; returns the dashboard's lines for them. */
@@ -107,10 +105,16 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
     let epic = epics[p];
     if (!approval && !epic) {
       const by = ctx.readyBy.get(p) ?? null;
+      const ready = `\`${ctx.config.labels.ready}\``;
+      const why = !by
+        ? `who added the ${ready} label is unknown`
+        : sameLogin(by, ctx.snapshot.botLogin)
+          ? `an epic inside an epic, labeled by Autopilot; a writer's own ${ready} label (removed and added again) pools its sub-issues`
+          : `the ${ready} label was added by ${quietLogin(by)}, who has no write access`;
       pool.notInPool.push({
         issue: p,
         title: issue.title,
-        reason: `an epic: ${by ? `the \`${ctx.config.labels.ready}\` label was added by ${quietLogin(by)}, who has no write access` : `who added the \`${ctx.config.labels.ready}\` label is unknown`}, so its sub-issues are not pooled`,
+        reason: `an epic: ${why}, so its sub-issues are not pooled`,
       });
       continue;
     }
@@ -132,7 +136,7 @@ export function processEpics(ctx: Reconciling, pool: PoolLines): ReasonLine[] {
       closeParent,
       done,
     });
-    const digest = taskDigest("epic", body).slice(0, 16);
+    const digest = changeHash(body);
     if (epic.comment !== digest) {
       ctx.effects.push({ type: "progressComment", issue: p, marker: EPIC_PROGRESS_MARKER, body });
       epic.comment = digest;
@@ -157,9 +161,13 @@ function poolSubIssues(
   earlier: readonly number[],
 ): EpicRecord {
   const issue = ctx.issues.get(p)!;
+  const labeled = Date.parse(approval.at);
   const chosen = subIssuesToPool(issue.subIssues ?? [], (n) => {
     const child = ctx.issues.get(n);
-    if (!child) return null;
+    // The writer approved the sub-issues there were when they labeled the parent: one created since (its
+    // creation time unknown counts as since) was not among them, whoever added it.
+    const created = Date.parse(child?.createdAt ?? "");
+    if (!child || Number.isNaN(created) || created > labeled) return null;
     return { open: child.state === "open", status: statusOf(ctx, n), epic: isEpic(ctx, n) };
   });
   for (const n of chosen) {

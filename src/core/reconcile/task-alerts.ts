@@ -25,6 +25,7 @@ import type { PullNode } from "../world.js";
 import { note, type Reconciling, taskBranch, taskRecord } from "./context.js";
 import { notice } from "./messages.js";
 import { statusOf } from "./task-labels.js";
+import { planWaits } from "./commands/plan-approval.js";
 
 const OFF_RAMP_WORDS: Record<string, string> = {
   blocked: "is blocked",
@@ -68,14 +69,14 @@ export function raiseTaskAlerts(ctx: Reconciling): void {
     const record = taskRecord(ctx, n);
     const title = ctx.issues.get(n)?.title ?? "";
     // A planning run's plan waits for a writer (plan-approval.ts): approving is what they do, not answering.
-    const planWaits = kind === "needs-human" && !!record.plan && !record.plan.approvedBy;
+    const waitsOnPlan = kind === "needs-human" && planWaits(ctx, n, record);
     const alert: Alert = {
       key: `${n}-${status}-a${record.attempt}`,
       kind,
       issue: n,
-      headline: `#${n} ${planWaits ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
+      headline: `#${n} ${waitsOnPlan ? "has a plan waiting for approval" : OFF_RAMP_WORDS[status]}${title ? `: ${title}` : ""}`,
       what: record.reason ?? ctx.results.get(n)?.reason ?? "no reason given",
-      todo: planWaits
+      todo: waitsOnPlan
         ? `Read the plan posted on this issue: \`/autopilot approve #${n}\` lets a worker implement it; a comment with what to change (from someone with write access) gets a new plan.`
         : taskTodo(kind, n, ctx.config.labels.ready, taskBranch(ctx, n)),
       mentions: recipients(ctx, approversOf(ctx, n)),

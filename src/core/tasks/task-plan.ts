@@ -42,6 +42,12 @@ export function planComment(issue: number, plan: string): string {
   ].join("\n");
 }
 
+/** The plan in one of Autopilot's plan comments, whichever digest it names, while its text still has that digest. */
+export function planInComment(body: string): string | null {
+  const digest = MARKER.exec(body)?.[1];
+  return digest ? planFromComment(body, digest) : null;
+}
+
 /** The plan in one of Autopilot's plan comments when it still has `digest`; null otherwise. */
 export function planFromComment(body: string, digest: string): string | null {
   const marker = MARKER.exec(body);

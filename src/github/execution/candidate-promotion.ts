@@ -8,6 +8,7 @@
  * pull request from the same head to the same base is open).
  */
 import type { Effect } from "../../core/effects.js";
+import { distrustOf } from "../../core/gates/pull-trust.js";
 import type { WorldSnapshot } from "../../core/world.js";
 import { isOutage, refusalWords, statusOf } from "../transport/errors.js";
 import type { GatewayLog, OctokitSurface, RepoRef } from "../transport/octokit-surface.js";
@@ -25,13 +26,9 @@ interface PromotionContext {
 
 /** The snapshot already shows Autopilot's own open (or merged) pull request on the task branch. */
 export function promotionDone(world: WorldSnapshot | null, effect: Promotion): string | null {
-  const own = world?.pulls.find(
-    (p) =>
-      p.headRef === effect.branch &&
-      p.state !== "closed" &&
-      p.isCrossRepository !== true &&
-      (world.botId === undefined || (p.authorId != null && p.authorId === world.botId)),
-  );
+  if (!world) return null;
+  const trust = { repo: world.repo, branch: effect.branch, botId: world.botId };
+  const own = world.pulls.find((p) => p.state !== "closed" && distrustOf(p, trust) === null);
   return own ? `PR #${own.number} is open on ${effect.branch}` : null;
 }
 

@@ -30,14 +30,14 @@ function lower<T extends string>(value: string | null | undefined): T | null {
   return value ? (value.toLowerCase() as T) : null;
 }
 
-export function stub(number: number, title: string, state: string): IssueNode {
+export function stub(number: number, title: string, state: string, createdAt = ""): IssueNode {
   return {
     number,
     title,
     body: "",
     state: state === "CLOSED" ? "closed" : "open",
     labels: [],
-    createdAt: "",
+    createdAt,
     author: null,
   };
 }

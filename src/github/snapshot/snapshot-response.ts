@@ -63,6 +63,7 @@ export interface GqlIssue {
           number: number;
           state: string;
           title: string;
+          createdAt?: string;
           repository?: { nameWithOwner: string } | null;
         } | null)[]
       | null;

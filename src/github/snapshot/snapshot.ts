@@ -330,7 +330,8 @@ export async function takeSnapshot<S extends SnapshotSettings>(
   for (const node of compact(repo.recentlyClosed?.nodes)) addStub(toIssueNode(node, settings.readyLabel));
   for (const node of poolIssues) {
     if (node.parent) addStub(stub(node.parent.number, node.parent.title ?? "", node.parent.state ?? "OPEN"));
-    for (const sub of compact(node.subIssues?.nodes)) addStub(stub(sub.number, sub.title, sub.state));
+    for (const sub of compact(node.subIssues?.nodes))
+      addStub(stub(sub.number, sub.title, sub.state, sub.createdAt ?? ""));
     for (const b of compact(node.blockedBy?.nodes)) addStub(stub(b.number, b.title, b.state));
   }
   if (tracking) {

@@ -3,6 +3,7 @@
  * feedback on the pull request, from people with write access only, and the failing checks of the PR's head.
  */
 import { AUTOPILOT_MARKER_PREFIX } from "../../core/contract.js";
+import { parseCommand } from "../../core/tasks/commands.js";
 import { canWrite } from "../../core/world.js";
 import type {
   FailingCheck,
@@ -43,7 +44,10 @@ export async function gatherFeedback(options: {
     const kept: T[] = [];
     for (const item of items) {
       if (!item.author || item.authorType === "Bot" || item.author.endsWith("[bot]")) continue;
-      if (item.body.includes(AUTOPILOT_MARKER_PREFIX) || /^\s*\/autopilot\b/.test(item.body)) continue;
+      // A command anywhere in a comment makes it one for Autopilot, as the controller reads it (answers.ts): a
+      // `fix`'s words reach the agent only through the worker's own check of them (task-instructions.ts).
+      if (item.body.includes(AUTOPILOT_MARKER_PREFIX)) continue;
+      if (parseCommand(item.body, { issue: options.issue, trackingIssue: null }) !== null) continue;
       const permission = await github.getPermission(item.author);
       if (canWrite(permission)) kept.push(item);
       else log.debug(`ignoring text by ${item.author} (${permission} access)`);

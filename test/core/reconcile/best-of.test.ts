@@ -90,10 +90,10 @@ describe("best of N", () => {
     );
     expect(said?.body).toMatch(/candidate 2 \(custom \(narrow\)\) is chosen/);
     expect(said?.body).toMatch(
-      /\| \*\*2 \(chosen\)\*\* \| custom \(narrow\) \| complete, PR #202 \| passing \| none fired \| 6 lines \| \$0\.07 \|/,
+      /\| \*\*2 \(chosen\)\*\* \| custom \(narrow\) \| complete, PR #202 \| passing \| none fired \| 6 lines \| \$0\.07, 1\.9k tokens \|/,
     );
     expect(said?.body).toMatch(
-      /\| 1 \| custom \(wide\) \| complete, PR #201 \| passing \| none fired \| 40 lines \| \$0\.05 \|/,
+      /\| 1 \| custom \(wide\) \| complete, PR #201 \| passing \| none fired \| 40 lines \| \$0\.05, 1\.5k tokens \|/,
     );
     // Nothing is closed before the task's own pull request shows.
     expect(only(chose.decision.effects, "closePull")).toHaveLength(0);
@@ -248,11 +248,25 @@ describe("best of N", () => {
   });
 
   it("fails the attempt when no candidate completed, and closes what they opened", () => {
-    const ended = bothEnded(bestOf(), { one: null, two: null }, { one: "failed", two: "blocked" });
-    // A blocked candidate leaves the round, not the task: it did not go to blocked.
+    const ended = bothEnded(
+      bestOf(),
+      { one: null, two: null },
+      { one: "failed", two: "blocked" },
+      { reason: "no database access" },
+    );
     const chose = step(ended.world, ended.state, { now: minutes(10), config: ended.cfg });
     const record = chose.state.tasks[7];
+    // A blocked candidate leaves the round, not the task: the task is not blocked, its attempt failed.
+    expect(record?.label).not.toBe("blocked");
     expect(record?.bestOf?.winner).toBe(0);
+    // The comment says how each candidate ended, and what each cost.
+    const said = only(chose.decision.effects, "comment").find(
+      (c) => c.issue === 7 && /Best of 2/.test(c.body),
+    );
+    expect(said?.body).toMatch(/no candidate completed, so the attempt failed/);
+    expect(said?.body).toMatch(
+      /\| 2 \| custom \(narrow\) \| blocked: no database access \| — \| — \| — \| \$0\.07, 1\.9k tokens \|/,
+    );
     expect(record?.failures).toBe(1);
     expect(record?.reason).toMatch(/no candidate completed \(1: failed, 2: blocked\)/);
     expect(only(chose.decision.effects, "promoteCandidate")).toHaveLength(0);

@@ -62,8 +62,8 @@ describe("an epic: a writer's ready label on a parent issue", () => {
 
     const second = step(labeledAt(first.world, at(0.1)), first.state, { now: minutes(1) });
     const dispatched = only(second.decision.effects, "dispatchWorker").map((e) => e.issue);
+    // #2 alone: #3 waits for it, and the parent is no task.
     expect(dispatched).toEqual([2]);
-    expect(dispatched).not.toContain(1);
   });
 
   it("keeps one progress comment on the parent, written again only when it changes", () => {
@@ -199,23 +199,36 @@ describe("an epic: a writer's ready label on a parent issue", () => {
     expect(only(kept.decision.effects, "progressComment")[0]!.body).toContain("`epics.closeParent` is off");
   });
 
-  it("makes a pooled sub-issue with sub-issues of its own an epic in turn, approved by the same writer", () => {
+  it("pools nothing of a pooled sub-issue that gets sub-issues of its own until a writer labels it", () => {
     const first = step(epicWorld(), null, { now: minutes(0) });
-    // Read once labeled, #2 turns out to have a sub-issue of its own, #5.
+    // After the writer's label on #1, someone with triage access (GitHub lets them) makes #5 a sub-issue of #2.
     const read = labeledAt(first.world, at(0.1));
     read.issues = [
       ...read.issues.map((i) => (i.number === 2 ? { ...i, subIssues: [5] } : i)),
-      issue(5, { labels: [], readyLabeledBy: null, parent: 2 }),
+      issue(5, { labels: [], readyLabeledBy: null, parent: 2, author: "mallory" }),
     ];
     const out = step(read, first.state, { now: minutes(1) });
+    // #2 is an epic now, so not a task; #5 is not pooled on #1's approval.
     expect(only(out.decision.effects, "dispatchWorker").map((e) => e.issue)).not.toContain(2);
-    expect(only(out.decision.effects, "setStateLabel").filter((e) => e.issue === 5)).toEqual([
-      expect.objectContaining({ add: "autopilot:ready" }),
-    ]);
-    expect(out.state.epics?.["2"]).toMatchObject({ by: "maintainer", at: at(-1), pooled: [5] });
-    expect(out.state.tasks["5"]?.approvedBy).toBe("maintainer");
+    expect(only(out.decision.effects, "setStateLabel").filter((e) => e.issue === 5)).toEqual([]);
+    expect(out.state.epics?.["2"]).toBeUndefined();
+    expect(out.state.tasks["5"]).toBeUndefined();
     const outer = only(out.decision.effects, "progressComment").find((c) => c.issue === 1);
     expect(outer?.body).toMatch(/#2 Task 2 — epic/);
+  });
+
+  it("pools only the sub-issues there were when the writer labeled the parent", () => {
+    // #6 was created (and linked) after the label, before the first reconcile saw the epic.
+    const w = epicWorld();
+    w.issues = [
+      ...w.issues.map((i) => (i.number === 1 ? { ...i, subIssues: [2, 3, 4, 6] } : i)),
+      issue(6, { labels: [], readyLabeledBy: null, parent: 1, author: "mallory", createdAt: at(-0.5) }),
+    ];
+    const out = step(w, null, { now: minutes(0) });
+    const pooled = only(out.decision.effects, "setStateLabel").map((e) => e.issue);
+    expect(pooled).toContain(2);
+    expect(pooled).not.toContain(6);
+    expect(out.state.epics?.["1"]?.pooled).not.toContain(6);
   });
 
   it("finds its pooled sub-issues again by Autopilot's labels when the state lost the epic", () => {

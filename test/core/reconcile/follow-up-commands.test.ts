@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { commentOfInstructionsMarker } from "../../../src/core/contract.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
-import { comment, issue, minutes, only, pull, result, step, world } from "../world.js";
+import { comment, config, issue, minutes, only, pull, result, step, world } from "../world.js";
 
 const onTracking = { issue: 50, trackingIssue: 50 };
 const tracking = { number: 50, body: "", updatedAt: minutes(0).toISOString(), state: "open" as const };
@@ -113,6 +113,29 @@ describe("/autopilot fix", () => {
     ]);
   });
 
+  it("is carried out once: a worker dispatched after the request reads it, so its PR is not sent back again", () => {
+    const first = step(world({ issues: [issue(7)], trackingIssue: tracking }), null);
+    const asked = step(
+      { ...first.world, comments: [comment(700, 7, "dev", "/autopilot fix and a test")] },
+      first.state,
+      { now: minutes(2) },
+    );
+    // That worker failed: the task goes back to the queue, and the next worker is dispatched with the marker.
+    const failed = step(
+      {
+        ...asked.world,
+        comments: [],
+        runs: asked.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+        workerResults: [result(7, { result: "failed", reason: "tests", prNumber: undefined })],
+      },
+      asked.state,
+      { now: minutes(5), config: config({ retryBaseMs: 1000 }) },
+    );
+    const again = step(failed.world, failed.state, { now: minutes(6) });
+    expect(only(again.decision.effects, "dispatchWorker")).toHaveLength(1);
+    expect(again.state.tasks[7]?.fixAsked).toBeUndefined();
+  });
+
   it("of a merged task points at follow-up; from someone without write access it changes nothing", () => {
     const merged = step(
       world({
@@ -162,6 +185,38 @@ describe("/autopilot follow-up", () => {
     expect(only(decision.effects, "comment").some((c) => commentOfInstructionsMarker(c.body) === 700)).toBe(
       true,
     );
+  });
+
+  it("does not reopen the issue again when the follow-up's own PR merged within minutes", () => {
+    const w = world({
+      issues: [issue(4, { state: "closed", labels: [] })],
+      pulls: [pull(4, { state: "merged", headBranchExists: false })],
+      comments: [comment(700, 50, "dev", "/autopilot follow-up #4 export a default")],
+      trackingIssue: tracking,
+    });
+    const asked = step(w, null);
+    expect(only(asked.decision.effects, "reopenIssue")).toHaveLength(1);
+    // Seen open, the task is dispatched again.
+    const open = {
+      ...asked.world,
+      comments: [],
+      issues: asked.world.issues.map((i) => ({ ...i, state: "open" as const, stateReason: null })),
+    };
+    const working = step(open, asked.state, { now: minutes(1) });
+    expect(only(working.decision.effects, "dispatchWorker")).toHaveLength(1);
+    // Its new PR merged three minutes later and closed the issue: the task is done, not reopened.
+    const mergedAgain = {
+      ...working.world,
+      issues: working.world.issues.map((i) => ({
+        ...i,
+        state: "closed" as const,
+        stateReason: "completed" as const,
+      })),
+      pulls: [...working.world.pulls, pull(4, { number: 140, state: "merged" })],
+    };
+    const done = step(mergedAgain, working.state, { now: minutes(4) });
+    expect(only(done.decision.effects, "reopenIssue")).toHaveLength(0);
+    expect(done.state.tasks[4]).toBeUndefined();
   });
 
   it("is refused for an open task (fix is the word) and for a task with no merged PR", () => {

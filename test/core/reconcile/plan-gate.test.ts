@@ -108,6 +108,60 @@ describe("the plan gate", () => {
     expect(jobPlan(answered.decision.effects)).toBe("propose");
   });
 
+  it("does not approve a plan that no longer waits: a writer answered it and a later worker asked a question", () => {
+    const waiting = proposed();
+    // The gate's label is taken off and a writer answers: the next worker implements without a plan.
+    const unlabeled = (w: typeof waiting.world) => ({
+      ...w,
+      issues: w.issues.map((i) => ({ ...i, labels: i.labels.filter((l) => l !== "autopilot:plan") })),
+    });
+    const answered = step(
+      {
+        ...unlabeled(waiting.world),
+        comments: [
+          comment(900, 7, "dev", "Skip the plan, just do it.", { createdAt: minutes(5).toISOString() }),
+        ],
+      },
+      waiting.state,
+      { now: minutes(6), config: gated },
+    );
+    const sent = only(answered.decision.effects, "dispatchWorker")[0];
+    expect(sent && jobPlan([sent])).toBeUndefined();
+    // That worker asks a question instead of finishing.
+    const asked = step(
+      {
+        ...answered.world,
+        issues: answered.world.issues.map((i) => ({ ...i, labels: ["autopilot:needs-human"] })),
+        runs: answered.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+        workerResults: [
+          result(7, {
+            attempt: sent!.attempt,
+            dispatchId: sent!.dispatchId,
+            result: "needs_human",
+            reason: "which currency?",
+            updatedAt: minutes(9).toISOString(),
+          }),
+        ],
+      },
+      answered.state,
+      { now: minutes(10), config: gated },
+    );
+    const alert = only(asked.decision.effects, "comment").find(
+      (c) => /#7/.test(c.body) && /needs/.test(c.body),
+    );
+    expect(alert?.body ?? "").not.toMatch(/plan waiting for approval/);
+    const approve = step(
+      {
+        ...asked.world,
+        comments: [comment(901, 7, "dev", "/autopilot approve", { createdAt: minutes(11).toISOString() })],
+      },
+      asked.state,
+      { now: minutes(12), config: gated },
+    );
+    expect(approve.state.tasks[7]?.plan?.approvedBy).toBeUndefined();
+    expect(only(approve.decision.effects, "dispatchWorker")).toHaveLength(0);
+  });
+
   it("parses approve with the task defaulting to the issue it is on", () => {
     expect(parseCommand("/autopilot approve", { issue: 7, trackingIssue: 50 })).toMatchObject({
       command: { name: "approve", issue: 7 },

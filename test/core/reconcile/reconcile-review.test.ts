@@ -129,8 +129,32 @@ describe("gates", () => {
       kind: "people",
       reason: expect.stringMatching(/to resolve 1 review conversation/),
     });
-    // Someone without write access spoke last: it counts for nothing.
+    // A conversation only someone without write access spoke in counts for nothing.
     expect(verdict({ openThreads: [thread("reader", 25)] })).toEqual({ action: "merge", sha: "sha7a" });
+  });
+
+  it("does not let someone without write access end a writer's review conversation by replying in it", () => {
+    const reply = (at: number) => ({
+      author: "reader",
+      body: "done, please merge",
+      createdAt: minutes(at).toISOString(),
+    });
+    const remark = (at: number) => ({
+      author: "dev",
+      body: "rename this",
+      createdAt: minutes(at).toISOString(),
+    });
+    // The writer's remark came after the last push; a reader's reply after it still leaves it to the worker.
+    const fresh = verdict({ openThreads: [{ path: "src/a.js", comments: [remark(25), reply(26)] }] });
+    expect(fresh).toMatchObject({ action: "feedback", kinds: ["threads"] });
+    expect(fresh.action === "feedback" ? fresh.summary : "").not.toMatch(/please merge/);
+    // After the push, the reply does not stand for the reviewer resolving it.
+    expect(verdict({ openThreads: [{ path: "src/a.js", comments: [remark(10), reply(26)] }] })).toMatchObject(
+      {
+        action: "wait",
+        kind: "people",
+      },
+    );
   });
 
   it("waits for a re-review when changes were requested on an earlier commit", () => {

@@ -14,7 +14,7 @@
  * drops it, and a writer's new ready label starts with a new plan.
  */
 import type { TaskRecord } from "../../dashboard/index.js";
-import { note, type Reconciling, taskRecord } from "../context.js";
+import { note, type Reconciling } from "../context.js";
 import { hasLabel, setStatus, statusOf } from "../task-labels.js";
 import type { TaskCommandOutcome } from "./retry-skip.js";
 
@@ -40,22 +40,33 @@ export function planProposed(
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
 }
 
+/**
+ * Whether the task waits on the plan its record names: needing a human, right after the planning run that
+ * proposed it (the last result, acted on). A plan a writer answered, or one a later worker's question followed,
+ * no longer waits: approving it would implement what the writer asked to change.
+ */
+export function planWaits(ctx: Reconciling, n: number, record: TaskRecord | undefined): boolean {
+  const plan = record?.plan;
+  if (!record || !plan || plan.approvedBy || statusOf(ctx, n) !== "needs-human") return false;
+  const result = ctx.results.get(n);
+  return result?.plan?.digest === plan.digest && record.handled === result.dispatchId;
+}
+
 export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
   const record = ctx.state.tasks[n];
   const plan = record?.plan;
   if (!record || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
   if (plan.approvedBy)
     return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
-  if (statusOf(ctx, n) !== "needs-human")
+  if (!planWaits(ctx, n, record))
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`,
     };
-  const r = taskRecord(ctx, n);
-  r.plan = { ...plan, approvedBy: actor.slice(0, 40) };
-  r.result = "approved";
-  r.reason = `plan approved by @${actor}`;
-  r.since = undefined;
+  record.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  record.result = "approved";
+  record.reason = `plan approved by @${actor}`;
+  record.since = undefined;
   setStatus(ctx, n, "ready");
   note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} → ready`);
   return { ok: true, message: `Plan approved: a worker implements it.` };

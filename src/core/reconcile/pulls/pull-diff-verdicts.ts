@@ -22,26 +22,23 @@ export function recordDiffGates(ctx: Reconciling): void {
   }
 }
 
-/** The rules at the PR's head; `waiting` while the diff at this head is unread or unreadable (nothing merges then). */
-export function verifiedGate(ctx: Reconciling, pr: PullNode): { rules: string[] } | { waiting: string } {
+/**
+ * The rules at the PR's head, and the lines its diff adds and removes (null when not counted: a verdict kept from
+ * before lines were); `waiting` while the diff at this head is unread or unreadable (nothing merges then).
+ */
+export function verifiedGate(
+  ctx: Reconciling,
+  pr: PullNode,
+): { rules: string[]; lines: number | null } | { waiting: string } {
   // Snapshots without diff facts (built by hand, not by src/github) carry no verdict of their own.
-  if (ctx.snapshot.pullDiffs === undefined) return { rules: [] };
+  if (ctx.snapshot.pullDiffs === undefined) return { rules: [], lines: null };
   const gate = humanGateDigest(ctx.config.humanGate);
   const cached = ctx.state.diffGates.find(
     (g) => g.pr === pr.number && g.sha === pr.headSha && g.gate === gate,
   );
-  if (cached) return { rules: cached.rules };
+  if (cached) return { rules: cached.rules, lines: cached.lines ?? null };
   const diff = ctx.snapshot.pullDiffs.find((d) => d.pr === pr.number && d.sha === pr.headSha);
   if (diff?.error)
     return { waiting: truncate(`could not read the diff of PR #${pr.number}: ${diff.error}`, 200) };
   return { waiting: `reading the diff of PR #${pr.number} at ${pr.headSha.slice(0, 7)}` };
-}
-
-/**
- * Lines added and removed at the PR's head, as the controller read the diff itself (best of N weighs it); null
- * when it has not read it, or read it before it counted lines.
- */
-export function diffLines(ctx: Reconciling, pr: PullNode): number | null {
-  const verdict = ctx.state.diffGates.find((g) => g.pr === pr.number && g.sha === pr.headSha);
-  return verdict?.lines ?? null;
 }

@@ -22,14 +22,14 @@
  * attempt like any failure. Every candidate's spend counts against the task's budget (the worker carries the
  * task's totals from one attempt to the next) and is shown per candidate.
  */
-import type { AgentConfig } from "../../config/index.js";
+import { agentLabel } from "../../config/index.js";
 import type { TaskRecord } from "../../dashboard/index.js";
 import { evaluatePullRequest } from "../../gates/gates.js";
-import { escapeInline, formatUsd, table, truncate } from "../../text/markdown.js";
+import { escapeInline, formatTokens, formatUsd, table, truncate } from "../../text/markdown.js";
 import type { WorkerResult } from "../../tasks/worker-result.js";
 import type { PullNode } from "../../world.js";
 import { note, type Reconciling, round4, taskBranch } from "../context.js";
-import { diffLines, verifiedGate } from "../pulls/pull-diff-verdicts.js";
+import { verifiedGate } from "../pulls/pull-diff-verdicts.js";
 import { pullsFor } from "../pulls/task-pulls.js";
 import { hasLabel, setStatus, statusOf } from "../task-labels.js";
 import { hasWriteAccess, sameLogin } from "../../tasks/commands.js";
@@ -53,10 +53,6 @@ export function candidateOfDispatch(record: Pick<TaskRecord, "bestOf" | "dispatc
   if (!round || round.winner !== undefined || !record.dispatchId) return null;
   const i = round.candidates.findIndex((c) => c.dispatchId === record.dispatchId);
   return i < 0 ? null : i + 1;
-}
-
-function agentName(agent: AgentConfig): string {
-  return agent.model ? `${agent.preset} (${agent.model})` : agent.preset;
 }
 
 /**
@@ -111,11 +107,11 @@ export function enterCandidate(ctx: Reconciling, n: number, record: TaskRecord, 
   round.candidates.push({
     attempt: record.attempt,
     dispatchId: record.dispatchId,
-    agent: truncate(agentName(agent), 80),
+    agent: truncate(agentLabel(agent), 80),
     costUsd: 0,
     tokens: 0,
   });
-  note(ctx, `#${n}: candidate ${round.candidates.length} of ${round.of}: ${agentName(agent)}`);
+  note(ctx, `#${n}: candidate ${round.candidates.length} of ${round.of}: ${agentLabel(agent)}`);
 }
 
 /** The candidate of the round whose dispatch this is, unfinished; null for any other dispatch. */
@@ -253,7 +249,7 @@ function evidenceOf(
     completed: true,
     checks,
     rules: Math.max(gate.rules.length, entry.rules?.length ?? 0),
-    lines: diffLines(ctx, pull),
+    lines: gate.lines,
   };
 }
 
@@ -405,11 +401,13 @@ function choiceTable(evidence: readonly Evidence[], winner: number): string {
   const rows = evidence.map((e) => [
     `${e.candidate === winner ? "**" : ""}${e.candidate}${e.candidate === winner ? " (chosen)**" : ""}`,
     escapeInline(e.entry.agent, 80),
-    e.pull ? `complete, PR #${e.pull.number}` : escapeInline(e.entry.outcome ?? "?", 40),
+    e.pull
+      ? `complete, PR #${e.pull.number}`
+      : escapeInline(`${e.entry.outcome ?? "?"}${e.entry.reason ? `: ${e.entry.reason}` : ""}`, 120),
     e.completed ? e.checks : "—",
     e.completed ? (e.rules > 0 ? `${e.rules} rule${e.rules === 1 ? "" : "s"} fired` : "none fired") : "—",
     e.lines === null ? "—" : `${e.lines} lines`,
-    formatUsd(e.entry.costUsd),
+    `${formatUsd(e.entry.costUsd)}, ${formatTokens(e.entry.tokens)} tokens`,
   ]);
   return table(["candidate", "agent", "outcome", "checks", "human gate", "diff", "cost"], rows);
 }

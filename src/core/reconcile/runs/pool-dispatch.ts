@@ -279,6 +279,8 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   record.waitUntil = undefined;
   record.cancelAt = undefined;
   record.merge = undefined;
+  // This worker reads the instructions a `fix` left (its marker comment): the request is carried out.
+  record.fixAsked = undefined;
   recordApprover(ctx, n);
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
