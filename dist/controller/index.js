@@ -55739,6 +55739,8 @@ var TaskRecordSchema = external_exports.object({
     winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
     chosenAt: isoTime.optional()
   }).optional(),
+  /** The dispatch id of the task's last planning run (the plan gate): a plan waits for approval only after it. */
+  planRun: external_exports.string().max(100).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -57880,33 +57882,35 @@ function planOfDispatch(ctx, n, record2) {
   return gated ? "propose" : null;
 }
 function planProposed(ctx, n, record2, digest, at) {
+  if (record2.plan?.approvedBy && record2.plan.digest === digest) return true;
   record2.plan = { digest, at };
   record2.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
+  return false;
 }
 function planWaits(ctx, n, record2) {
-  const plan = record2?.plan;
-  if (!record2 || !plan || plan.approvedBy || statusOf2(ctx, n) !== "needs-human") return false;
-  const result = ctx.results.get(n);
-  return result?.plan?.digest === plan.digest && record2.handled === result.dispatchId;
+  if (!record2?.planRun || record2.planRun !== record2.dispatchId || record2.plan?.approvedBy) return false;
+  return statusOf2(ctx, n) === "needs-human";
 }
 function approvePlan(ctx, n, actor) {
   const record2 = ctx.state.tasks[n];
-  const plan = record2?.plan;
-  if (!record2 || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
-  if (plan.approvedBy)
-    return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
-  if (!planWaits(ctx, n, record2))
+  if (record2?.plan?.approvedBy)
+    return { ok: false, message: `#${n}'s plan is already approved (by @${record2.plan.approvedBy}).` };
+  const status = statusOf2(ctx, n);
+  const after = !!record2?.planRun && record2.planRun === record2.dispatchId && (status === "needs-human" || status === "in-progress");
+  const result = ctx.results.get(n);
+  const digest = record2 && after && result?.dispatchId === record2.dispatchId ? result?.plan?.digest ?? null : null;
+  if (!record2 || !digest)
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`
     };
-  record2.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  record2.plan = { digest, at: ctx.now.toISOString(), approvedBy: actor.slice(0, 40) };
   record2.result = "approved";
   record2.reason = `plan approved by @${actor}`;
   record2.since = void 0;
   setStatus(ctx, n, "ready");
-  note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} \u2192 ready`);
+  note(ctx, `#${n}: plan ${digest.slice(0, 12)} approved by ${actor} \u2192 ready`);
   return { ok: true, message: `Plan approved: a worker implements it.` };
 }
 
@@ -59944,8 +59948,11 @@ function handleOutcome(ctx, n, record2, result) {
     return;
   }
   record2.since = result.updatedAt;
-  if (outcome === "needs_human" && result.plan)
-    planProposed(ctx, n, record2, result.plan.digest, result.updatedAt);
+  if (outcome === "needs_human" && result.plan && planProposed(ctx, n, record2, result.plan.digest, result.updatedAt)) {
+    record2.since = void 0;
+    setStatus(ctx, n, "ready");
+    return;
+  }
   setStatus(ctx, n, decision.status);
 }
 function failTask(ctx, n, record2, reason, strategy = ctx.config.errorStrategy) {
@@ -60741,6 +60748,7 @@ function dispatch(ctx, n, why, score) {
   setStatus(ctx, n, "in-progress");
   const effect = { type: "dispatchWorker", issue: n, attempt, dispatchId: dispatchId2 };
   const plan = planOfDispatch(ctx, n, record2);
+  if (plan === "propose") record2.planRun = dispatchId2;
   enterCandidate(ctx, n, record2, plan);
   withJobOverrides(ctx, record2, plan, effect);
   freezeText(ctx, n, effect);

@@ -52960,6 +52960,8 @@ var init_dashboard_state = __esm({
         winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
         chosenAt: isoTime.optional()
       }).optional(),
+      /** The dispatch id of the task's last planning run (the plan gate): a plan waits for approval only after it. */
+      planRun: external_exports.string().max(100).optional(),
       /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
       text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
       /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
@@ -66718,7 +66720,8 @@ var init_job = __esm({
           await this.handToPerson(
             planComment(this.inputs.issue, plan),
             this.config.labels.needsHuman,
-            "post the plan"
+            "post the plan",
+            () => this.updateProgress()
           );
           return this.finish(
             "needs_human",
@@ -67018,10 +67021,11 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
         return this.finish(kind, reason);
       }
       /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
-      async handToPerson(body, label2, what) {
+      async handToPerson(body, label2, what, beforeLabel) {
         if (this.config.dryRun || this.inputs.candidate) return;
         try {
           await this.deps.github.createComment(this.inputs.issue, body);
+          await beforeLabel?.();
           await this.deps.github.moveLabel(this.inputs.issue, label2, this.config.labels.inProgress);
         } catch (error63) {
           this.warn(`could not ${what}: ${errorMessage2(error63)}`);

@@ -903,10 +903,13 @@ class WorkerLoop {
       const plan = planOfFinalMessage(run.output.finalMessage);
       if (!plan) return this.finish("failed", "the planning run gave no plan (its final message was empty)");
       this.result.plan = { digest: planDigest(plan) };
+      // The result marker names the plan before the task moves to needs-human: a writer's approval given before
+      // the job ends is of this plan (src/core/reconcile/commands/plan-approval.ts).
       await this.handToPerson(
         planComment(this.inputs.issue, plan),
         this.config.labels.needsHuman,
         "post the plan",
+        () => this.updateProgress(),
       );
       return this.finish(
         "needs_human",
@@ -1261,11 +1264,17 @@ class WorkerLoop {
   }
 
   /** Posts `body` on the issue and moves it from in-progress to `label` (not in a dry run); failing only warns. */
-  private async handToPerson(body: string, label: string, what: string): Promise<void> {
+  private async handToPerson(
+    body: string,
+    label: string,
+    what: string,
+    beforeLabel?: () => Promise<void>,
+  ): Promise<void> {
     // A candidate that stops leaves the round, not the task: the other candidates go on (best-of.ts).
     if (this.config.dryRun || this.inputs.candidate) return;
     try {
       await this.deps.github.createComment(this.inputs.issue, body);
+      await beforeLabel?.();
       await this.deps.github.moveLabel(this.inputs.issue, label, this.config.labels.inProgress);
     } catch (error) {
       this.warn(`could not ${what}: ${errorMessage(error)}`);

@@ -48,6 +48,12 @@ describe("a planning run", () => {
     const posted = h.github.comments.find((c) => c.body.includes("Autopilot's plan for #7"));
     expect(posted && planFromComment(posted.body, planDigest(PLAN))).toBe(PLAN);
     expect(h.github.labels.get(7)).toContain("autopilot:needs-human");
+    // The result marker names the plan before the task moves to needs-human, so an approval a writer gives at
+    // once (before the job's last write) is of this plan.
+    const marked = h.github.calls.findIndex((c) => c.startsWith("updateComment"));
+    const moved = h.github.calls.findIndex((c) => c.includes("autopilot:needs-human"));
+    expect(marked).toBeGreaterThanOrEqual(0);
+    expect(marked).toBeLessThan(moved);
   });
 });
 

@@ -183,6 +183,8 @@ const TaskRecordSchema = z.object({
       chosenAt: isoTime.optional(),
     })
     .optional(),
+  /** The dispatch id of the task's last planning run (the plan gate): a plan waits for approval only after it. */
+  planRun: z.string().max(100).optional(),
   /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
   text: z.object({ digest: z.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
   /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */

@@ -5,9 +5,12 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../../src/core/config/index.js";
 import { parseCommand } from "../../../src/core/tasks/commands.js";
+import { planDigest } from "../../../src/core/tasks/task-plan.js";
 import { comment, config, issue, minutes, only, result, step, world } from "../world.js";
 
-const DIGEST = "a".repeat(64);
+const PLAN = "1. Add greet() in src/greet.js.";
+const DIGEST = planDigest(PLAN);
+// The gate for labeled tasks only (its default): every test labels the tasks it gates.
 const gated = config({ planGate: { ...DEFAULT_CONFIG.planGate, enabled: false } });
 
 function jobPlan(effects: Parameters<typeof only>[0]): unknown {
@@ -66,7 +69,10 @@ describe("the plan gate", () => {
   it("a writer's approve sends the task to a worker that implements the approved plan", () => {
     const waiting = proposed();
     const approved = step(
-      { ...waiting.world, comments: [comment(900, 7, "dev", "/autopilot approve")] },
+      {
+        ...waiting.world,
+        comments: [...waiting.world.comments, comment(900, 7, "dev", "/autopilot approve")],
+      },
       waiting.state,
       { now: minutes(6), config: gated },
     );
@@ -74,10 +80,76 @@ describe("the plan gate", () => {
     expect(jobPlan(approved.decision.effects)).toBe(DIGEST);
   });
 
+  it("takes an approval given before the planning run's result is in, for the plan its comment shows", () => {
+    const first = step(
+      world({ issues: [issue(7, { labels: ["autopilot:ready", "autopilot:plan"] })] }),
+      null,
+      {
+        config: gated,
+      },
+    );
+    // The run posted its plan and moved the task to needs-human; its result is not written yet.
+    const posting = {
+      ...first.world,
+      issues: first.world.issues.map((i) => ({ ...i, labels: ["autopilot:needs-human", "autopilot:plan"] })),
+    };
+    // A snapshot that shows the label but not yet the run's marker naming its plan approves nothing.
+    const early = step(
+      {
+        ...posting,
+        comments: [comment(900, 7, "dev", "/autopilot approve", { createdAt: minutes(3).toISOString() })],
+      },
+      first.state,
+      { now: minutes(3), config: gated },
+    );
+    expect(early.state.tasks[7]?.plan).toBeUndefined();
+    // The run's marker, still running, names the plan it posted: that is the plan approved.
+    const approved = step(
+      {
+        ...posting,
+        comments: [comment(901, 7, "dev", "/autopilot approve", { createdAt: minutes(4).toISOString() })],
+        workerResults: [
+          result(7, {
+            status: "running",
+            result: undefined,
+            plan: { digest: DIGEST },
+            updatedAt: minutes(3.5).toISOString(),
+          }),
+        ],
+      },
+      early.state,
+      { now: minutes(4), config: gated },
+    );
+    expect(approved.state.tasks[7]?.plan).toMatchObject({ digest: DIGEST, approvedBy: "dev" });
+    // Then the run's result arrives, for that plan: the approval stands and the implementation starts.
+    const resulted = step(
+      {
+        ...approved.world,
+        runs: approved.world.runs.map((r) => ({ ...r, status: "completed" as const, conclusion: "success" })),
+        workerResults: [
+          result(7, { result: "needs_human", plan: { digest: DIGEST }, updatedAt: minutes(5).toISOString() }),
+        ],
+      },
+      approved.state,
+      { now: minutes(6), config: gated },
+    );
+    expect(resulted.state.tasks[7]?.plan?.approvedBy).toBe("dev");
+    expect(resulted.state.tasks[7]?.label).not.toBe("needs-human");
+    const next = step(resulted.world, resulted.state, { now: minutes(7), config: gated });
+    const dispatched = [
+      ...only(resulted.decision.effects, "dispatchWorker"),
+      ...only(next.decision.effects, "dispatchWorker"),
+    ];
+    expect(dispatched.map((e) => jobPlan([e]))).toContain(DIGEST);
+  });
+
   it("refuses an approval from someone without write access, and one with no plan waiting", () => {
     const waiting = proposed();
     const stranger = step(
-      { ...waiting.world, comments: [comment(900, 7, "reader", "/autopilot approve")] },
+      {
+        ...waiting.world,
+        comments: [...waiting.world.comments, comment(900, 7, "reader", "/autopilot approve")],
+      },
       waiting.state,
       { now: minutes(6), config: gated },
     );

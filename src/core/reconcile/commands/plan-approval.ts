@@ -27,47 +27,61 @@ export function planOfDispatch(ctx: Reconciling, n: number, record: TaskRecord):
   return gated ? "propose" : null;
 }
 
-/** A planning run's result: the plan it posted waits for a writer. */
+/**
+ * A planning run's result: the plan it posted waits for a writer, unless a writer approved that very plan already
+ * (from its comment, before this result was read): then it returns true and the task stays approved.
+ */
 export function planProposed(
   ctx: Reconciling,
   n: number,
   record: TaskRecord,
   digest: string,
   at: string,
-): void {
+): boolean {
+  if (record.plan?.approvedBy && record.plan.digest === digest) return true;
   record.plan = { digest, at };
   record.reason = `plan proposed: waiting for a writer's \`/autopilot approve #${n}\` (or a comment with changes)`;
   note(ctx, `#${n}: plan ${digest.slice(0, 12)} proposed`);
+  return false;
 }
 
 /**
- * Whether the task waits on the plan its record names: needing a human, right after the planning run that
- * proposed it (the last result, acted on). A plan a writer answered, or one a later worker's question followed,
- * no longer waits: approving it would implement what the writer asked to change.
+ * Whether the task waits for a plan's approval: it needs a human right after a planning run (its last dispatch),
+ * which posts the plan before it moves the task there. A plan a writer answered, or one a later worker's question
+ * followed, no longer waits: approving it would implement what the writer asked to change.
  */
 export function planWaits(ctx: Reconciling, n: number, record: TaskRecord | undefined): boolean {
-  const plan = record?.plan;
-  if (!record || !plan || plan.approvedBy || statusOf(ctx, n) !== "needs-human") return false;
-  const result = ctx.results.get(n);
-  return result?.plan?.digest === plan.digest && record.handled === result.dispatchId;
+  if (!record?.planRun || record.planRun !== record.dispatchId || record.plan?.approvedBy) return false;
+  return statusOf(ctx, n) === "needs-human";
 }
 
 export function approvePlan(ctx: Reconciling, n: number, actor: string): TaskCommandOutcome {
   const record = ctx.state.tasks[n];
-  const plan = record?.plan;
-  if (!record || !plan) return { ok: false, message: `#${n} has no plan waiting for approval.` };
-  if (plan.approvedBy)
-    return { ok: false, message: `#${n}'s plan is already approved (by @${plan.approvedBy}).` };
-  if (!planWaits(ctx, n, record))
+  if (record?.plan?.approvedBy)
+    return { ok: false, message: `#${n}'s plan is already approved (by @${record.plan.approvedBy}).` };
+  // Right after the planning run posted its plan: needing a human, or still in progress while the run's own
+  // label move and result are on their way (a writer's answer since puts the task back in the queue: no plan
+  // waits then, the answer asked for a new one).
+  const status = statusOf(ctx, n);
+  const after =
+    !!record?.planRun &&
+    record.planRun === record.dispatchId &&
+    (status === "needs-human" || status === "in-progress");
+  // The plan that run posted, as its result names it (Autopilot's own marker, written before the label moved):
+  // the worker implementing it reads it back from Autopilot's comment only while it has this digest.
+  const result = ctx.results.get(n);
+  const digest =
+    record && after && result?.dispatchId === record.dispatchId ? (result?.plan?.digest ?? null) : null;
+  if (!record || !digest)
     return {
       ok: false,
       message: `#${n} has no plan waiting for approval now (a new plan may be on its way): approve the plan once it is posted.`,
     };
-  record.plan = { ...plan, approvedBy: actor.slice(0, 40) };
+  record.plan = { digest, at: ctx.now.toISOString(), approvedBy: actor.slice(0, 40) };
   record.result = "approved";
   record.reason = `plan approved by @${actor}`;
   record.since = undefined;
   setStatus(ctx, n, "ready");
-  note(ctx, `#${n}: plan ${plan.digest.slice(0, 12)} approved by ${actor} → ready`);
+  note(ctx, `#${n}: plan ${digest.slice(0, 12)} approved by ${actor} → ready`);
   return { ok: true, message: `Plan approved: a worker implements it.` };
 }

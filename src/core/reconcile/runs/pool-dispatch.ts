@@ -285,6 +285,7 @@ function dispatch(ctx: Reconciling, n: number, why: string, score: number): void
   setStatus(ctx, n, "in-progress");
   const effect: Effect = { type: "dispatchWorker", issue: n, attempt, dispatchId };
   const plan = planOfDispatch(ctx, n, record);
+  if (plan === "propose") record.planRun = dispatchId;
   enterCandidate(ctx, n, record, plan);
   withJobOverrides(ctx, record, plan, effect);
   freezeText(ctx, n, effect);

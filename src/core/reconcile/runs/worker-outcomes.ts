@@ -81,8 +81,16 @@ export function handleOutcome(ctx: Reconciling, n: number, record: TaskRecord, r
     return;
   }
   record.since = result.updatedAt;
-  if (outcome === "needs_human" && result.plan)
-    planProposed(ctx, n, record, result.plan.digest, result.updatedAt);
+  if (
+    outcome === "needs_human" &&
+    result.plan &&
+    planProposed(ctx, n, record, result.plan.digest, result.updatedAt)
+  ) {
+    // A writer approved this plan from its comment before the run's result was read: on to the implementation.
+    record.since = undefined;
+    setStatus(ctx, n, "ready");
+    return;
+  }
   setStatus(ctx, n, decision.status);
 }
 
