@@ -1,6 +1,8 @@
 /**
- * The worker's own overhead per iteration — everything but the agent: prompt build, commit, push to a local
- * bare remote, signal parse, the completion decision and the progress update — measured with a no-op agent;
+ * The worker's own overhead per iteration — everything but the agent: the hand-over of its tree (its `.git`
+ * synced in the namespace sandbox), the hand-back of its work (staged in the sandbox, received as a pack and
+ * checked), prompt build, commit, push to a local bare remote, signal parse, the completion decision and the
+ * progress update — measured with a no-op agent;
  * and the action's cold start: `node dist/worker/index.js` to its first line of work (the inputs read, the
  * secrets masked, the line naming the task) and to the end of loading (the rest of the worker imported; the run
  * then stops for want of GITHUB_REPOSITORY), beside bare `node -e 0`.
@@ -20,7 +22,8 @@ import { buildPrompt } from "../src/core/agent/prompt.js";
 import { parseSignal } from "../src/core/agent/signals.js";
 import type { WorkerComment, WorkerGitHub, WorkerPull } from "../src/github/worker-github.js";
 import type { AgentRunResult } from "../src/worker/iterations/agent-iteration.js";
-import { Git } from "../src/worker/checkout/private-git.js";
+import { setupAgentUser } from "../src/worker/isolation/agent-user.js";
+import { createIsolatedParts } from "../src/worker/isolation/boundary.js";
 import { runWorker } from "../src/worker/job.js";
 
 const ITERATIONS = Number(process.argv[2] ?? 40);
@@ -237,7 +240,22 @@ function stats(samples: number[]): Stats {
 async function main(): Promise<void> {
   const { root, workspace } = await repo();
   const scratch = await mkdtemp(join(tmpdir(), "autopilot-bench-scratch-"));
-  const git = new Git({ cwd: workspace, stateDir: join(scratch, "git") });
+  // The worker's real parts, as the runner wires them: the agent's tree in its namespace sandbox, its work handed
+  // back as objects (src/worker/checkout/task-checkout.ts). Runs as root, like the tests.
+  const user = await setupAgentUser({
+    isolation: "namespace",
+    env: { AUTOPILOT_AGENT_USER: "ap-bench-overhead" },
+  });
+  const parts = await createIsolatedParts({
+    workspace,
+    workerDir: join(scratch, "worker"),
+    user,
+    parentEnv: process.env,
+    secretValues: [],
+    warn: () => {},
+  });
+  const { git, boundary } = parts;
+  const workTree = boundary.dirs.workTree;
   const agentStarts: number[] = [];
   const agentEnds: number[] = [];
 
@@ -262,12 +280,15 @@ async function main(): Promise<void> {
     {
       git,
       agent: async (request): Promise<AgentRunResult> => {
+        // What the agent runner does around the agent's process (iterations/agent-iteration.ts).
+        await boundary.handOver();
         agentStarts.push(performance.now());
         await writeFile(
-          join(workspace, `file${request.iteration % 200}.txt`),
+          join(workTree, `file${request.iteration % 200}.txt`),
           `changed in ${request.iteration}\n`,
         );
         agentEnds.push(performance.now());
+        await boundary.takeBack({ capture: true });
         return {
           preset: "custom",
           output: {
@@ -291,6 +312,7 @@ async function main(): Promise<void> {
       clock: () => Date.now(),
       sleep: async () => {},
       log: { debug() {}, info() {}, warning() {}, error() {} },
+      workTree,
     },
   );
   const total = performance.now() - started;
@@ -301,6 +323,8 @@ async function main(): Promise<void> {
   const promptTimes: number[] = [];
   const signalTimes: number[] = [];
   const commitTimes: number[] = [];
+  const handOverTimes: number[] = [];
+  const handBackTimes: number[] = [];
   const pushTimes: number[] = [];
   const notes = "- attempt 1, iteration 1: signal none\n".repeat(200);
   for (let i = 0; i < ITERATIONS; i++) {
@@ -323,7 +347,13 @@ async function main(): Promise<void> {
       "Done with the work.\n\n```\n<promise>COMPLETE</promise>\n```\n\n<promise>COMPLETE</promise>",
     );
     signalTimes.push(performance.now() - t);
-    await writeFile(join(workspace, "bench.txt"), `round ${i}\n`);
+    t = performance.now();
+    await boundary.handOver();
+    handOverTimes.push(performance.now() - t);
+    await writeFile(join(workTree, "bench.txt"), `round ${i}\n`);
+    t = performance.now();
+    await boundary.takeBack({ capture: true });
+    handBackTimes.push(performance.now() - t);
     t = performance.now();
     await git.commitAll(`bench ${i}`);
     commitTimes.push(performance.now() - t);
@@ -344,7 +374,9 @@ async function main(): Promise<void> {
       row("whole iteration (loop, end to end)", perIteration),
       row("prompt build", promptTimes),
       row("signal parse", signalTimes),
-      row("git add + commit", commitTimes),
+      row("hand-over (ownership, the agent's .git synced in its sandbox)", handOverTimes),
+      row("take-back with the hand-back (staged in the sandbox, pack received, checked)", handBackTimes),
+      row("commit (objects only)", commitTimes),
       row("git push (file://)", pushTimes),
     ]),
   );
@@ -360,6 +392,7 @@ async function main(): Promise<void> {
       row("to the end of loading (the whole worker imported)", cold.loaded),
     ]),
   );
+  await boundary.close();
   await rm(root, { recursive: true, force: true });
   await rm(scratch, { recursive: true, force: true });
 }

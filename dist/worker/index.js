@@ -1630,10 +1630,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path18) {
-  if (!path18)
+function getElementAtPath(obj, path20) {
+  if (!path20)
     return obj;
-  return path18.reduce((acc, key) => acc?.[key], obj);
+  return path20.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1892,11 +1892,11 @@ function explicitlyAborted(x2, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path18, issues) {
+function prefixIssues(path20, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path18);
+    iss.path.unshift(path20);
     return iss;
   });
 }
@@ -2429,16 +2429,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path18 = []) => {
+  const processError = (error64, path20 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path18, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else {
-        const fullpath = [...path18, ...issue3.path];
+        const fullpath = [...path20, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -2477,17 +2477,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path18 = []) => {
+  const processError = (error64, path20 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path18, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path20, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path18, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path20, ...issue3.path]);
       } else {
-        const fullpath = [...path18, ...issue3.path];
+        const fullpath = [...path20, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -2526,8 +2526,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path18 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path18) {
+  const path20 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path20) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -20559,13 +20559,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path18 = ref.slice(1).split("/").filter(Boolean);
-  if (path18.length === 0) {
+  const path20 = ref.slice(1).split("/").filter(Boolean);
+  if (path20.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path18[0] === defsKey) {
-    const key = path18[1] === void 0 ? void 0 : decodeJSONPointerSegment(path18[1]);
+  if (path20[0] === defsKey) {
+    const key = path20[1] === void 0 ? void 0 : decodeJSONPointerSegment(path20[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -22085,9 +22085,9 @@ function isPlainObject2(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
-function hasPath(value, path18) {
+function hasPath(value, path20) {
   let current = value;
-  for (const segment of path18) {
+  for (const segment of path20) {
     if (Array.isArray(current) && typeof segment === "number") {
       if (segment >= current.length) return false;
       current = current[segment];
@@ -22097,9 +22097,9 @@ function hasPath(value, path18) {
   }
   return true;
 }
-function getAt(value, path18) {
+function getAt(value, path20) {
   let current = value;
-  for (const segment of path18) {
+  for (const segment of path20) {
     if (Array.isArray(current) && typeof segment === "number") current = current[segment];
     else if (isPlainObject2(current) && Object.hasOwn(current, String(segment)))
       current = current[String(segment)];
@@ -22107,9 +22107,9 @@ function getAt(value, path18) {
   }
   return current;
 }
-function formatPath(path18) {
+function formatPath(path20) {
   let out = "";
-  for (const segment of path18) {
+  for (const segment of path20) {
     if (typeof segment === "number") out += `[${segment}]`;
     else {
       const key = String(segment);
@@ -22151,8 +22151,8 @@ function describeFound(value) {
   if (isPlainObject2(value)) return `${truncate2(safeJson(value))} (mapping)`;
   return Object.prototype.toString.call(value).slice(8, -1);
 }
-function problemMessage(path18, where, found, expected) {
-  return `${path18 ? `\`${path18}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
+function problemMessage(path20, where, found, expected) {
+  return `${path20 ? `\`${path20}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: found ${found}; expected ${expected}`;
 }
 var ConfigError, FOUND_MAX;
 var init_config_error = __esm({
@@ -29022,11 +29022,11 @@ var init_pricing = __esm({
 });
 
 // src/core/config/cross-field-checks.ts
-function hasIssueAt(ctx, path18) {
-  return ctx.issues.some((issue3) => path18.every((segment, i) => issue3.path?.[i] === segment));
+function hasIssueAt(ctx, path20) {
+  return ctx.issues.some((issue3) => path20.every((segment, i) => issue3.path?.[i] === segment));
 }
-function crossIssue(ctx, path18, input2, message, expected) {
-  ctx.addIssue({ code: "custom", path: path18, input: input2, message, params: { expected, value: input2 } });
+function crossIssue(ctx, path20, input2, message, expected) {
+  ctx.addIssue({ code: "custom", path: path20, input: input2, message, params: { expected, value: input2 } });
 }
 function checkAgent(agent, ctx) {
   if (!isPlainObject2(agent)) return;
@@ -29058,9 +29058,9 @@ function checkAgent(agent, ctx) {
 }
 function checkConfig(config2, ctx) {
   if (!isPlainObject2(config2)) return;
-  const num = (path18) => {
-    const value = getAt(config2, path18);
-    return typeof value === "number" && !hasIssueAt(ctx, path18) ? value : null;
+  const num = (path20) => {
+    const value = getAt(config2, path20);
+    return typeof value === "number" && !hasIssueAt(ctx, path20) ? value : null;
   };
   const ordered = (low, high, strict) => {
     const lo = num(low);
@@ -29085,24 +29085,24 @@ function checkConfig(config2, ctx) {
     reportSameNames(
       ctx,
       Object.entries(labels).map(([key, name]) => ({ path: ["labels", key], name })),
-      (path18, first) => [
-        `${path18.join(".")} is the same label as ${first.join(".")}`,
+      (path20, first) => [
+        `${path20.join(".")} is the same label as ${first.join(".")}`,
         `a label name different from ${first.join(".")} (names are compared case-insensitively)`
       ]
     );
 }
 function reportSameNames(ctx, entries, say) {
   const seen = /* @__PURE__ */ new Map();
-  for (const { path: path18, name } of entries) {
-    if (typeof name !== "string" || hasIssueAt(ctx, path18)) continue;
+  for (const { path: path20, name } of entries) {
+    if (typeof name !== "string" || hasIssueAt(ctx, path20)) continue;
     const normalized = name.trim().toLowerCase();
     const first = seen.get(normalized);
     if (first === void 0) {
-      seen.set(normalized, path18);
+      seen.set(normalized, path20);
       continue;
     }
-    const [message, expected] = say(path18, first);
-    crossIssue(ctx, path18, name, message, expected);
+    const [message, expected] = say(path20, first);
+    crossIssue(ctx, path20, name, message, expected);
   }
 }
 function checkUsdBudgets(config2, ctx) {
@@ -29139,7 +29139,7 @@ function checkUsdBudgets(config2, ctx) {
 }
 function checkWorkspaces(workspaces, ctx) {
   if (!Array.isArray(workspaces)) return;
-  const at = (path18) => `workspaces[${path18[1]}].${path18[2]}`;
+  const at = (path20) => `workspaces[${path20[1]}].${path20[2]}`;
   for (const key of ["name", "label"])
     reportSameNames(
       ctx,
@@ -29147,8 +29147,8 @@ function checkWorkspaces(workspaces, ctx) {
         path: ["workspaces", i, key],
         name: isPlainObject2(workspace) ? workspace[key] : void 0
       })),
-      (path18, first) => [
-        `${at(path18)} is the same as ${at(first)}`,
+      (path20, first) => [
+        `${at(path20)} is the same as ${at(first)}`,
         `a ${key} no other workspace has (compared case-insensitively)`
       ]
     );
@@ -29677,9 +29677,9 @@ function internalJsonSchema() {
   internalSchemaCache ??= external_exports.toJSONSchema(ConfigSchema, { io: "input", target: "draft-7" });
   return internalSchemaCache;
 }
-function schemaAt(root, path18) {
+function schemaAt(root, path20) {
   let node3 = root;
-  for (const segment of path18) {
+  for (const segment of path20) {
     node3 = node3 ? stepInto(node3, segment) : void 0;
   }
   return node3;
@@ -29857,17 +29857,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node3, visitor, path18) {
-      const ctrl = callVisitor(key, node3, visitor, path18);
+    function visit_(key, node3, visitor, path20) {
+      const ctrl = callVisitor(key, node3, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visit_(key, ctrl, visitor, path18);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path18 = Object.freeze(path18.concat(node3));
+          path20 = Object.freeze(path20.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = visit_(i, node3.items[i], visitor, path18);
+            const ci = visit_(i, node3.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29878,13 +29878,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path18 = Object.freeze(path18.concat(node3));
-          const ck = visit_("key", node3.key, visitor, path18);
+          path20 = Object.freeze(path20.concat(node3));
+          const ck = visit_("key", node3.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = visit_("value", node3.value, visitor, path18);
+          const cv = visit_("value", node3.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29905,17 +29905,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node3, visitor, path18) {
-      const ctrl = await callVisitor(key, node3, visitor, path18);
+    async function visitAsync_(key, node3, visitor, path20) {
+      const ctrl = await callVisitor(key, node3, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path18, ctrl);
-        return visitAsync_(key, ctrl, visitor, path18);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node3)) {
-          path18 = Object.freeze(path18.concat(node3));
+          path20 = Object.freeze(path20.concat(node3));
           for (let i = 0; i < node3.items.length; ++i) {
-            const ci = await visitAsync_(i, node3.items[i], visitor, path18);
+            const ci = await visitAsync_(i, node3.items[i], visitor, path20);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -29926,13 +29926,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node3)) {
-          path18 = Object.freeze(path18.concat(node3));
-          const ck = await visitAsync_("key", node3.key, visitor, path18);
+          path20 = Object.freeze(path20.concat(node3));
+          const ck = await visitAsync_("key", node3.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node3.key = null;
-          const cv = await visitAsync_("value", node3.value, visitor, path18);
+          const cv = await visitAsync_("value", node3.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -29959,23 +29959,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node3, visitor, path18) {
+    function callVisitor(key, node3, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node3, path18);
+        return visitor(key, node3, path20);
       if (identity.isMap(node3))
-        return visitor.Map?.(key, node3, path18);
+        return visitor.Map?.(key, node3, path20);
       if (identity.isSeq(node3))
-        return visitor.Seq?.(key, node3, path18);
+        return visitor.Seq?.(key, node3, path20);
       if (identity.isPair(node3))
-        return visitor.Pair?.(key, node3, path18);
+        return visitor.Pair?.(key, node3, path20);
       if (identity.isScalar(node3))
-        return visitor.Scalar?.(key, node3, path18);
+        return visitor.Scalar?.(key, node3, path20);
       if (identity.isAlias(node3))
-        return visitor.Alias?.(key, node3, path18);
+        return visitor.Alias?.(key, node3, path20);
       return void 0;
     }
-    function replaceNode(key, path18, node3) {
-      const parent = path18[path18.length - 1];
+    function replaceNode(key, path20, node3) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node3;
       } else if (identity.isPair(parent)) {
@@ -30587,10 +30587,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path18, value) {
+    function collectionFromPath(schema, path20, value) {
       let v = value;
-      for (let i = path18.length - 1; i >= 0; --i) {
-        const k2 = path18[i];
+      for (let i = path20.length - 1; i >= 0; --i) {
+        const k2 = path20[i];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -30609,7 +30609,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -30639,11 +30639,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path18, value) {
-        if (isEmptyPath(path18))
+      addIn(path20, value) {
+        if (isEmptyPath(path20))
           this.add(value);
         else {
-          const [key, ...rest] = path18;
+          const [key, ...rest] = path20;
           const node3 = this.get(key, true);
           if (identity.isCollection(node3))
             node3.addIn(rest, value);
@@ -30657,8 +30657,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        const [key, ...rest] = path18;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node3 = this.get(key, true);
@@ -30672,8 +30672,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        const [key, ...rest] = path18;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node3 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node3) ? node3.value : node3;
@@ -30691,8 +30691,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path18) {
-        const [key, ...rest] = path18;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node3 = this.get(key, true);
@@ -30702,8 +30702,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        const [key, ...rest] = path18;
+      setIn(path20, value) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -33218,9 +33218,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path18, value) {
+      addIn(path20, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path18, value);
+          this.contents.addIn(path20, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -33295,14 +33295,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path18) {
-        if (Collection2.isEmptyPath(path18)) {
+      deleteIn(path20) {
+        if (Collection2.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -33317,10 +33317,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path18, keepScalar) {
-        if (Collection2.isEmptyPath(path18))
+      getIn(path20, keepScalar) {
+        if (Collection2.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -33331,10 +33331,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path18) {
-        if (Collection2.isEmptyPath(path18))
+      hasIn(path20) {
+        if (Collection2.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -33351,13 +33351,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path18, value) {
-        if (Collection2.isEmptyPath(path18)) {
+      setIn(path20, value) {
+        if (Collection2.isEmptyPath(path20)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path18), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path20), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path18, value);
+          this.contents.setIn(path20, value);
         }
       }
       /**
@@ -35318,9 +35318,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path18) => {
+    visit2.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field, index2] of path18) {
+      for (const [field, index2] of path20) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index2];
@@ -35329,23 +35329,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path18) => {
-      const parent = visit2.itemAtPath(cst, path18.slice(0, -1));
-      const field = path18[path18.length - 1][0];
+    visit2.parentCollection = (cst, path20) => {
+      const parent = visit2.itemAtPath(cst, path20.slice(0, -1));
+      const field = path20[path20.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path18, item, visitor) {
-      let ctrl = visitor(item, path18);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path18.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path20.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -35356,10 +35356,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path18);
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -37127,10 +37127,10 @@ function configWarnings(config2) {
     ["agents.primary", config2.agents.primary],
     ...config2.agents.fallbacks.map((agent, i) => [`agents.fallbacks[${i}]`, agent])
   ];
-  for (const [path18, agent] of agents) {
+  for (const [path20, agent] of agents) {
     if (agent.preset !== "custom" && agent.command !== null) {
       warnings.push(
-        `${path18}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
+        `${path20}.command is ignored: it is used only with preset "custom" (preset is "${agent.preset}").`
       );
     }
   }
@@ -37193,9 +37193,9 @@ function suggestKey(parentPath, unknownKey) {
   if (best) return formatPath([...parentPath, best.key]);
   if (parentPath.some((segment) => typeof segment === "number")) return null;
   const parent = parentPath.map(String).join(".");
-  for (const path18 of allKeyPaths(root)) {
-    if (path18.slice(0, -1).join(".") === parent) continue;
-    if (isClose(unknownKey, path18[path18.length - 1]) === 0) return formatPath(path18);
+  for (const path20 of allKeyPaths(root)) {
+    if (path20.slice(0, -1).join(".") === parent) continue;
+    if (isClose(unknownKey, path20[path20.length - 1]) === 0) return formatPath(path20);
   }
   return null;
 }
@@ -37231,17 +37231,17 @@ function problemsFromIssues(issues, input2, locate) {
         const suggestion = suggestKey(issue3.path, key);
         const known = knownKeys(schemaAt(root, issue3.path));
         const expected2 = suggestion ? `a known key: did you mean \`${suggestion}\`?` : known.length <= 10 ? `one of the keys ${known.join(", ")}` : "a key listed in docs/CONFIGURATION.md";
-        const path19 = formatPath(keyPath);
+        const path21 = formatPath(keyPath);
         const where = locate(keyPath, true);
         const found2 = `unknown key ${JSON.stringify(truncate2(key))}`;
-        const message = `${path19 ? `\`${path19}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
+        const message = `${path21 ? `\`${path21}\`` : "(top level)"}${where ? ` (line ${where.line})` : ""}: unknown key${suggestion ? `, did you mean \`${suggestion}\`?` : ` (expected ${expected2})`}`;
         add(
-          where ? { path: path19, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path19, found: found2, expected: expected2, message }
+          where ? { path: path21, found: found2, expected: expected2, message, line: where.line, column: where.column } : { path: path21, found: found2, expected: expected2, message }
         );
       }
       continue;
     }
-    const path18 = formatPath(issue3.path);
+    const path20 = formatPath(issue3.path);
     const params = issue3.code === "custom" ? asNode(issue3.params) : void 0;
     let found;
     if (hasPath(input2, issue3.path)) found = describeFound(getAt(input2, issue3.path));
@@ -37254,7 +37254,7 @@ function problemsFromIssues(issues, input2, locate) {
       const node3 = schemaAt(root, issue3.path);
       expected = node3 ? describeSchemaNode(node3) : issue3.message;
     }
-    add(withLocation({ path: path18, found, expected }, locate(issue3.path, false)));
+    add(withLocation({ path: path20, found, expected }, locate(issue3.path, false)));
   }
   return problems.map((problem, index2) => ({ problem, index: index2 })).sort(
     (a, b) => (a.problem.line ?? Number.MAX_SAFE_INTEGER) - (b.problem.line ?? Number.MAX_SAFE_INTEGER) || (a.problem.column ?? 0) - (b.problem.column ?? 0) || a.index - b.index
@@ -37286,7 +37286,7 @@ function validate2(input2, source, locate) {
 function defaults(warnings = []) {
   return { ok: true, config: ConfigSchema.parse({}), warnings };
 }
-function parseConfig(text4, path18 = CONFIG_PATH) {
+function parseConfig(text4, path20 = CONFIG_PATH) {
   if (text4 === null || text4.trim() === "") return defaults();
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text4, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -37304,11 +37304,11 @@ function parseConfig(text4, path18 = CONFIG_PATH) {
       const message = `YAML syntax error at line ${where.line}, column ${where.column}: ${error63.message}`;
       return { path: "", found, expected, message, line: where.line, column: where.column };
     });
-    return { ok: false, error: new ConfigError(path18, problems, { cause: doc.errors[0] }) };
+    return { ok: false, error: new ConfigError(path20, problems, { cause: doc.errors[0] }) };
   }
   const warnings = doc.warnings.map((warning2) => {
     const where = position2(warning2.pos[0]);
-    return `${path18} line ${where.line}: ${warning2.message}`;
+    return `${path20} line ${where.line}: ${warning2.message}`;
   });
   let input2;
   try {
@@ -37321,10 +37321,10 @@ function parseConfig(text4, path18 = CONFIG_PATH) {
       expected: "valid YAML",
       message: `YAML could not be read: ${reason}`
     };
-    return { ok: false, error: new ConfigError(path18, [problem], { cause: error63 }) };
+    return { ok: false, error: new ConfigError(path20, [problem], { cause: error63 }) };
   }
   if (input2 === null || input2 === void 0) return defaults(warnings);
-  if (!isPlainObject2(input2)) return rootNotMapping(input2, path18, {});
+  if (!isPlainObject2(input2)) return rootNotMapping(input2, path20, {});
   const locate = (keyPath, atKey) => {
     for (let depth = keyPath.length; depth >= 1; depth--) {
       const prefix = keyPath.slice(0, depth);
@@ -37344,16 +37344,16 @@ function parseConfig(text4, path18 = CONFIG_PATH) {
     }
     return void 0;
   };
-  const renamed = renamedValues(input2, path18);
-  const result = validate2(renamed.input, path18, locate);
+  const renamed = renamedValues(input2, path20);
+  const result = validate2(renamed.input, path20, locate);
   return result.ok ? { ...result, warnings: [...warnings, ...renamed.warnings, ...result.warnings] } : result;
 }
-function renamedValues(input2, path18) {
+function renamedValues(input2, path20) {
   if (input2.isolation !== "user") return { input: input2, warnings: [] };
   return {
     input: { ...input2, isolation: "namespace" },
     warnings: [
-      `${path18}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
+      `${path20}: isolation "user" is read as "namespace" (the separate user, now inside its own namespaces: the default); write "namespace", or "uid" for the separate user alone (weaker).`
     ]
   };
 }
@@ -38988,7 +38988,7 @@ function isAuthRequest(method, pathname) {
 }
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path18) => path18.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path20) => path20.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -40692,17 +40692,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path18 = requestOptions.url.replace(options.baseUrl, "");
+    const path20 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path18} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path18} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -46145,7 +46145,11 @@ function notIsolated() {
     mode: "none",
     name: null,
     uid: null,
-    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
+    wrap: (command, args, env, options) => ({
+      command,
+      args,
+      env: withNetworkEnv(env, options?.network ?? network)
+    }),
     killAll: async () => 0,
     give: async () => {
     },
@@ -46207,7 +46211,7 @@ async function setupAgentUser(options) {
   const workerUid = process.getuid?.() ?? 0;
   const workerGid = process.getgid?.() ?? 0;
   const chown = requiredBinary("chown");
-  const chmod4 = requiredBinary("chmod");
+  const chmod6 = requiredBinary("chmod");
   const find = requiredBinary("find");
   const kill = requiredBinary("kill");
   const envBinary = requiredBinary("env");
@@ -46218,9 +46222,10 @@ async function setupAgentUser(options) {
       `the agent's namespace sandbox needs bwrap, which is not installed. ${INSTALL_FIX}`
     );
   const shared2 = sharedDirs(options.env);
-  let network = "closed";
+  let chosenNetwork = "closed";
   let view = { ...EMPTY_VIEW, shared: shared2 };
-  const wrap = (command, args, env) => {
+  const wrap = (command, args, env, options2) => {
+    const network = options2?.network ?? chosenNetwork;
     const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
     const proxied = typeof network === "object" ? network : null;
     const fullEnv = withNetworkEnv(env, network);
@@ -46339,12 +46344,12 @@ async function setupAgentUser(options) {
       if (existing.length === 0) return;
       if (namespace && root) return;
       await chownAll(existing, workerUid, workerGid);
-      const modes = await privileged(chmod4, ["-R", "u+rwX,go-w", "--", ...existing]);
+      const modes = await privileged(chmod6, ["-R", "u+rwX,go-w", "--", ...existing]);
       if (modes.code !== 0)
         throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
     },
     useNetwork(next) {
-      network = next;
+      chosenNetwork = next;
     },
     useView(next) {
       view = { ...next, shared: [...next.shared, ...shared2] };
@@ -46803,7 +46808,7 @@ function createAgentRunner(options) {
       ...options.onLine ? { onStderrLine: options.onLine } : {}
     }).finally(() => {
       request2.signal?.removeEventListener("abort", forward);
-      return options.boundary?.takeBack();
+      return options.boundary?.takeBack({ capture: true });
     });
     let output2 = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     if (budgetStop !== null && metered)
@@ -46869,18 +46874,819 @@ var init_agent_iteration = __esm({
   }
 });
 
-// src/worker/checkout/tree-writes.ts
+// src/worker/checkout/private-git.ts
+import { execFile as execFile2, spawn as spawn2 } from "node:child_process";
+import { copyFile, mkdir as mkdir2, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
 import path9 from "node:path";
+function resolveGit(pathVar) {
+  return workerBinaries(pathVar).require("git");
+}
+var NEUTRAL_ATTRIBUTES, GitError, observers, MAX_BUFFER, EMPTY_TREE, Git;
+var init_private_git = __esm({
+  "src/worker/checkout/private-git.ts"() {
+    "use strict";
+    init_trusted_binaries();
+    NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding -diff\n";
+    GitError = class extends Error {
+      constructor(args, result) {
+        super(
+          `git ${args.filter((a) => !a.startsWith("http.")).join(" ")} failed (${result.code}): ${result.stderr.trim() || result.stdout.trim()}`
+        );
+        this.args = args;
+        this.result = result;
+        this.name = "GitError";
+      }
+      args;
+      result;
+    };
+    observers = /* @__PURE__ */ new Set();
+    MAX_BUFFER = 256 * 1024 * 1024;
+    EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    Git = class {
+      gitDir;
+      token;
+      remote;
+      baseEnv;
+      configSnapshot = null;
+      globalConfig;
+      userName;
+      userEmail;
+      gitPath;
+      hooksDir;
+      homeDir;
+      constructor(options) {
+        this.gitDir = options.gitDir;
+        this.hooksDir = path9.join(options.stateDir, "no-hooks");
+        this.token = options.token;
+        this.remote = options.remote ?? "origin";
+        this.globalConfig = path9.join(options.stateDir, "gitconfig");
+        this.userName = options.userName ?? "autopilot[bot]";
+        this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
+        const parent = options.parentEnv ?? process.env;
+        this.gitPath = resolveGit(parent.PATH);
+        this.homeDir = parent.HOME;
+        const env = {};
+        for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "GIT_TRACE2_EVENT"]) {
+          const value = parent[name];
+          if (value !== void 0) env[name] = value;
+        }
+        Object.assign(env, {
+          // What git itself looks up by name (ssh, a helper named in the worker user's own config) comes from the
+          // trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the trusted git's own.
+          PATH: workerBinaries(parent.PATH).searchPath,
+          // No askpass program (an empty GIT_ASKPASS wins over core.askPass and SSH_ASKPASS), no terminal prompt.
+          GIT_ASKPASS: "",
+          // Nothing under a home directory is read: the global config is the worker's frozen copy.
+          HOME: options.stateDir,
+          XDG_CONFIG_HOME: options.stateDir,
+          GIT_TERMINAL_PROMPT: "0",
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_NO_REPLACE_OBJECTS: "1",
+          GIT_CONFIG_GLOBAL: this.globalConfig,
+          GIT_DIR: options.gitDir,
+          GIT_EDITOR: "true",
+          GIT_PAGER: "cat"
+        });
+        this.baseEnv = env;
+        this.setAuthor(void 0, void 0);
+      }
+      /**
+       * The author and committer of the commits from now on (the job learns its own account only once it has
+       * claimed the task: src/worker/run-job.ts). Empty values keep the defaults.
+       */
+      setAuthor(userName, userEmail) {
+        if (userName) this.userName = userName;
+        if (userEmail) this.userEmail = userEmail;
+        Object.assign(this.baseEnv, {
+          GIT_AUTHOR_NAME: this.userName,
+          GIT_AUTHOR_EMAIL: this.userEmail,
+          GIT_COMMITTER_NAME: this.userName,
+          GIT_COMMITTER_EMAIL: this.userEmail
+        });
+      }
+      get author() {
+        return { name: this.userName, email: this.userEmail };
+      }
+      commandLine(args, network) {
+        const env = { ...this.baseEnv };
+        if (network && this.token) {
+          const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
+          env.GIT_CONFIG_COUNT = "1";
+          env.GIT_CONFIG_KEY_0 = "http.extraheader";
+          env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
+        }
+        const full = [
+          "--no-replace-objects",
+          // No work tree, whatever the moved checkout's config says: a command that needs one fails.
+          "-c",
+          "core.bare=true",
+          "-c",
+          `core.hooksPath=${this.hooksDir}`,
+          "-c",
+          "credential.helper=",
+          "-c",
+          "core.fsmonitor=false",
+          "-c",
+          "core.attributesFile=/dev/null",
+          "-c",
+          "push.followTags=false",
+          "-c",
+          "diff.external=",
+          // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
+          "-c",
+          "maintenance.auto=false",
+          "-c",
+          "gc.auto=0",
+          ...args
+        ];
+        for (const observer of observers)
+          observer({ args, cwd: this.gitDir, gitDir: env.GIT_DIR, workTree: env.GIT_WORK_TREE });
+        return { args: full, env };
+      }
+      /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
+      run(args, options = {}) {
+        const line = this.commandLine(args, options.network ?? false);
+        return new Promise((resolve, reject) => {
+          const child = execFile2(
+            this.gitPath,
+            line.args,
+            { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+            (error63, stdout, stderr) => {
+              const code18 = error63 ? typeof error63.code === "number" ? error63.code : 1 : 0;
+              const result = { code: code18, stdout: String(stdout), stderr: this.redact(String(stderr)) };
+              if (code18 !== 0 && !options.allowFail) reject(new GitError(args, result));
+              else resolve(result);
+            }
+          );
+          if (options.input !== void 0) child.stdin?.end(options.input);
+        });
+      }
+      /** Runs git with `input` streamed to its stdin (a pack from the agent's side). */
+      runStreaming(args, input2) {
+        const line = this.commandLine(args, false);
+        return new Promise((resolve) => {
+          const child = spawn2(this.gitPath, line.args, {
+            cwd: this.gitDir,
+            env: line.env,
+            stdio: ["pipe", "pipe", "pipe"]
+          });
+          let stdout = "";
+          let stderr = "";
+          child.stdout.setEncoding("utf8").on("data", (chunk) => {
+            if (stdout.length < 64 * 1024) stdout += chunk;
+          });
+          child.stderr.setEncoding("utf8").on("data", (chunk) => {
+            if (stderr.length < 64 * 1024) stderr += chunk;
+          });
+          child.stdin.on("error", () => {
+          });
+          input2.on("error", () => child.stdin.end());
+          input2.pipe(child.stdin);
+          child.on("error", (error63) => resolve({ code: 127, stdout, stderr: String(error63) }));
+          child.on("close", (code18) => resolve({ code: code18 ?? 1, stdout, stderr }));
+        });
+      }
+      redact(text4) {
+        if (!this.token) return text4;
+        const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
+        return text4.split(this.token).join("***").split(basic).join("***");
+      }
+      /**
+       * Freezes the global config (a copy of the user's, taken before any agent runs), removes every credential
+       * that actions/checkout may have persisted in the config (`http.<url>.extraheader`, credential includes), sets
+       * the local identity, and snapshots the config. Returns the keys removed.
+       */
+      async prepare() {
+        await mkdir2(path9.dirname(this.globalConfig), { recursive: true, mode: 448 });
+        await mkdir2(this.hooksDir, { recursive: true, mode: 448 });
+        const home = this.homeDir;
+        let copied = false;
+        if (home) {
+          try {
+            await copyFile(path9.join(home, ".gitconfig"), this.globalConfig);
+            copied = true;
+          } catch {
+          }
+        }
+        if (!copied) await writeFile4(this.globalConfig, "");
+        const removed = [];
+        const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
+        const keys = [
+          ...new Set(
+            listed.stdout.split("\n").map((k2) => k2.trim()).filter(Boolean)
+          )
+        ];
+        for (const key of keys) {
+          const lower = key.toLowerCase();
+          const credentialInclude = (lower.startsWith("includeif.") || lower === "include.path") && await this.includeLooksLikeCredentials(key);
+          if (/^http\..*extraheader$/.test(lower) || lower.startsWith("credential.") || credentialInclude) {
+            await this.run(["config", "--local", "--unset-all", key], { allowFail: true });
+            removed.push(key);
+          }
+        }
+        await this.run(["config", "--local", "user.name", this.userName]);
+        await this.run(["config", "--local", "user.email", this.userEmail]);
+        const info2 = path9.join(this.gitDir, "info");
+        await mkdir2(info2, { recursive: true });
+        await writeFile4(path9.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
+        await this.snapshotConfig();
+        return removed;
+      }
+      /** Records the config as the worker wants it; `restoreConfig` puts it back. */
+      async snapshotConfig() {
+        this.configSnapshot = await readFile2(path9.join(this.gitDir, "config"), "utf8");
+      }
+      async includeLooksLikeCredentials(key) {
+        const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
+        return /credential|token|auth/i.test(stdout);
+      }
+      /**
+       * Puts the config back as `prepare` left it. Only the worker can write this repository; with `isolation: none`
+       * the agent runs as the worker's own user and could, which this undoes.
+       */
+      async restoreConfig() {
+        if (this.configSnapshot === null) return false;
+        const file2 = path9.join(this.gitDir, "config");
+        let current = "";
+        try {
+          current = await readFile2(file2, "utf8");
+        } catch {
+        }
+        if (current === this.configSnapshot) return false;
+        await mkdir2(path9.dirname(file2), { recursive: true });
+        await writeFile4(file2, this.configSnapshot);
+        return true;
+      }
+      async remoteBranchExists(branch) {
+        const { stdout } = await this.run(["ls-remote", "--heads", this.remote, `refs/heads/${branch}`], {
+          network: true
+        });
+        return stdout.trim().length > 0;
+      }
+      async fetchBranch(branch) {
+        await this.run(
+          [
+            "fetch",
+            "--no-tags",
+            "--quiet",
+            this.remote,
+            `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`
+          ],
+          { network: true }
+        );
+      }
+      /**
+       * Points the task branch (and HEAD) at the remote's branch as it stands when it exists there (an earlier
+       * attempt's last push), else at the default branch. Refs only: the agent's side brings its files there.
+       */
+      async setupBranch(branch, defaultBranch) {
+        await this.fetchBranch(defaultBranch);
+        const defaultRef = `refs/remotes/${this.remote}/${defaultBranch}`;
+        const resumed = await this.remoteBranchExists(branch);
+        if (resumed) await this.fetchBranch(branch);
+        const start = resumed ? `refs/remotes/${this.remote}/${branch}` : defaultRef;
+        const head = await this.revParse(start);
+        await this.pointHead(branch, head);
+        if (this.configSnapshot !== null) await this.snapshotConfig();
+        return { resumed, base: await this.mergeBase(defaultRef, head), head };
+      }
+      /** The branch made `refs/heads/<branch>` at `commit`, and HEAD a symbolic ref to it. */
+      async pointHead(branch, commit) {
+        await this.run(["update-ref", `refs/heads/${branch}`, commit]);
+        await this.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`]);
+      }
+      async revParse(rev) {
+        return (await this.run(["rev-parse", "--verify", "--end-of-options", rev])).stdout.trim();
+      }
+      async mergeBase(ref, head) {
+        const found = await this.run(["merge-base", ref, head], { allowFail: true });
+        return found.code === 0 ? found.stdout.trim() : this.revParse(ref);
+      }
+      async headSha() {
+        return this.revParse("HEAD");
+      }
+      /** The tree of a commit. */
+      async treeOf(commit) {
+        return this.revParse(`${commit}^{tree}`);
+      }
+      /** The branch HEAD is on (null: detached), read as the file it is in the worker's repository. */
+      async currentBranch() {
+        const text4 = await readFile2(path9.join(this.gitDir, "HEAD"), "utf8").catch(() => "");
+        const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
+        if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
+        if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
+        const { stdout, code: code18 } = await this.run(["symbolic-ref", "--quiet", "--short", "HEAD"], {
+          allowFail: true
+        });
+        return code18 === 0 ? stdout.trim() : null;
+      }
+      /**
+       * Merges the default branch into HEAD from objects alone (`git merge-tree --write-tree`): a clean merge is
+       * committed; a conflicting one is not, and its files are returned (the agent resolves them; its next commit
+       * records the merge: `mergeParent`). `base` is where the branch now leaves the default branch.
+       */
+      async mergeDefault(defaultBranch, message) {
+        const ref = `refs/remotes/${this.remote}/${defaultBranch}`;
+        const before = await this.headSha();
+        const other = await this.revParse(ref);
+        const merge3 = await this.run(
+          ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", before, other],
+          { allowFail: true }
+        );
+        let conflicts = [];
+        let mergeParent = null;
+        if (merge3.code === 0) {
+          const tree = merge3.stdout.split("\0")[0].trim();
+          if (tree !== await this.treeOf(before) || !await this.isAncestor(other, before)) {
+            if (await this.isAncestor(before, other)) await this.run(["update-ref", "HEAD", other]);
+            else await this.commitTree(tree, [before, other], message);
+          }
+        } else if (merge3.code === 1) {
+          conflicts = [...new Set(merge3.stdout.split("\0").slice(1).filter(Boolean))];
+          mergeParent = other;
+        } else {
+          throw new GitError(["merge-tree"], merge3);
+        }
+        const head = await this.headSha();
+        return { merged: head !== before, conflicts, base: await this.mergeBase(ref, head), mergeParent };
+      }
+      async isAncestor(ancestor, of) {
+        return (await this.run(["merge-base", "--is-ancestor", ancestor, of], { allowFail: true })).code === 0;
+      }
+      /** A commit of `tree` with these parents, made HEAD's branch's new commit; returns it. */
+      async commitTree(tree, parents, message) {
+        const args = ["commit-tree", "--no-gpg-sign", tree];
+        for (const parent of parents) args.push("-p", parent);
+        args.push("-F", "-");
+        const commit = (await this.run(args, { input: message })).stdout.trim();
+        await this.run(["update-ref", "HEAD", commit]);
+        return commit;
+      }
+      /**
+       * `tree` with some files replaced (content) or removed (null), built in a throwaway index of the worker's
+       * own: the worker's own files (its progress notes) go into a commit as the worker knows them.
+       */
+      async treeWith(tree, files) {
+        if (files.size === 0) return tree;
+        const index2 = path9.join(path9.dirname(this.globalConfig), "overlay-index");
+        const withIndex = (args, input2) => this.runIndexed(index2, args, input2 === void 0 ? {} : { input: input2 });
+        await withIndex(["read-tree", tree]);
+        for (const [file2, content3] of files) {
+          if (content3 === null) {
+            await withIndex(["update-index", "--force-remove", "--", file2]);
+            continue;
+          }
+          const blob = (await this.run(["hash-object", "-w", "--stdin"], { input: content3 })).stdout.trim();
+          await withIndex(["update-index", "--add", "--cacheinfo", `100644,${blob},${file2}`]);
+        }
+        return (await withIndex(["write-tree"])).stdout.trim();
+      }
+      runIndexed(index2, args, options) {
+        const saved = this.baseEnv.GIT_INDEX_FILE;
+        this.baseEnv.GIT_INDEX_FILE = index2;
+        try {
+          return this.run(args, options);
+        } finally {
+          if (saved === void 0) delete this.baseEnv.GIT_INDEX_FILE;
+          else this.baseEnv.GIT_INDEX_FILE = saved;
+        }
+      }
+      /**
+       * Takes in a pack from the agent's side: `index-pack --strict` checks every object as git checks a stranger's
+       * push (malformed trees, `.git` path components, bad `.gitmodules`: fsck) and refuses more than `maxBytes`.
+       */
+      async receivePack(pack, maxBytes) {
+        const args = ["index-pack", "--stdin", "--strict", `--max-input-size=${maxBytes}`];
+        const result = await this.runStreaming(args, pack);
+        if (result.code !== 0) throw new GitError(args, result);
+      }
+      /** Every entry that differs between two trees, recursively, with the new side's mode and object. */
+      async treeChanges(from, to) {
+        const { stdout } = await this.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+        const fields = stdout.split("\0");
+        const changes = [];
+        for (let i = 0; i + 1 < fields.length; i += 2) {
+          const meta3 = fields[i];
+          if (!meta3.startsWith(":")) break;
+          const [oldMode, newMode, , newObject, status2] = meta3.slice(1).split(" ");
+          changes.push({
+            status: status2 ?? "",
+            oldMode: oldMode ?? "",
+            newMode: newMode ?? "",
+            newObject: newObject ?? "",
+            path: fields[i + 1]
+          });
+        }
+        return changes;
+      }
+      /** Each object's size in bytes (null: missing), in one `cat-file --batch-check`. */
+      async objectSizes(objects) {
+        if (objects.length === 0) return [];
+        const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], {
+          input: `${objects.join("\n")}
+`
+        });
+        return stdout.split("\n").slice(0, objects.length).map((line) => /^\d+$/.test(line) ? Number(line) : null);
+      }
+      /** A blob's content (a symbolic link's target). */
+      async blobText(object2) {
+        return (await this.run(["cat-file", "blob", object2])).stdout;
+      }
+      /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
+      async bundle(file2, branch, since) {
+        const args = ["bundle", "create", "--quiet", file2, `refs/heads/${branch}`, "--remotes"];
+        if (since) args.push(`^${since}`);
+        return (await this.run(args, { allowFail: true })).code === 0;
+      }
+      /** The content a file had before the last commit that deleted it from HEAD's history; null when none did. */
+      async deletedFileContent(file2) {
+        const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
+          allowFail: true
+        });
+        const sha = log.stdout.trim();
+        if (log.code !== 0 || !sha) return null;
+        const content3 = await this.run(["show", `${sha}^:${file2}`], { allowFail: true });
+        return content3.code === 0 ? content3.stdout : null;
+      }
+      /** Whether a file is in HEAD's tree. */
+      async inHead(file2) {
+        return (await this.run(["cat-file", "-e", `HEAD:${file2}`], { allowFail: true })).code === 0;
+      }
+      /**
+       * Pushes `head` (HEAD's commit when absent) to the branch and nothing else: one explicit ref, never forced,
+       * no tags. Returns the commit pushed.
+       */
+      async push(branch, head) {
+        const sha = head ?? await this.headSha();
+        await this.run(
+          ["push", "--quiet", "--no-verify", "--no-follow-tags", this.remote, `${sha}:refs/heads/${branch}`],
+          { network: true }
+        );
+        return sha;
+      }
+      async countCommits(from, to = "HEAD") {
+        const { stdout, code: code18 } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
+        return code18 === 0 ? Number(stdout.trim()) || 0 : 0;
+      }
+      /** The diff of the task branch against where it left the default branch, without Autopilot's own notes. */
+      async diffFrom(base, maxBytes = 2 * 1024 * 1024) {
+        const { stdout } = await this.run([
+          "diff",
+          "--no-color",
+          "--no-ext-diff",
+          // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
+          "--text",
+          "--no-textconv",
+          base,
+          "HEAD",
+          "--",
+          ".",
+          ":(exclude).autopilot"
+        ]);
+        return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+      }
+      async changedPaths(base, to = "HEAD") {
+        const { stdout } = await this.run([
+          "diff",
+          "--name-only",
+          "--no-renames",
+          // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
+          "-z",
+          base,
+          to,
+          "--",
+          ".",
+          ":(exclude).autopilot"
+        ]);
+        return stdout.split("\0").filter(Boolean);
+      }
+      /** The empty tree's id, for a diff of a tree against nothing. */
+      static emptyTree = EMPTY_TREE;
+    };
+  }
+});
+
+// src/worker/checkout/agent-side-git.ts
+import { spawn as spawn3 } from "node:child_process";
+import { chmod as chmod3, rm as rm2, writeFile as writeFile5 } from "node:fs/promises";
+import path10 from "node:path";
+import { PassThrough } from "node:stream";
+var PREAMBLE, SYNC_SCRIPT, CAPTURE_SCRIPT, RESET_SCRIPT, AgentGitError, NEEDS_SYNC, AgentSideGit;
+var init_agent_side_git = __esm({
+  "src/worker/checkout/agent-side-git.ts"() {
+    "use strict";
+    init_trusted_binaries();
+    init_process();
+    PREAMBLE = [
+      "set -e",
+      // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
+      'repaired() { [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
+      'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
+      "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }"
+    ].join("\n");
+    SYNC_SCRIPT = [
+      PREAMBLE,
+      "repaired || { rm -rf .git; git init -q; }",
+      "neutral",
+      'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+      'g symbolic-ref HEAD "refs/heads/$2"',
+      'if [ -n "$3" ]; then',
+      '  g read-tree "$3"',
+      "  g update-index -q --refresh >/dev/null 2>&1 || true",
+      '  g read-tree -m -u "$3" "refs/heads/$2"',
+      "else",
+      "  g reset -q",
+      "fi",
+      // The agent's own commits' identity, read in one process and written only when the agent changed it.
+      `if [ "$(git config --local --get-regexp '^user\\.(name|email)$' || true)" != "$(printf 'user.name %s\\nuser.email %s' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then`,
+      '  git config user.name "$GIT_AUTHOR_NAME"',
+      '  git config user.email "$GIT_AUTHOR_EMAIL"',
+      "fi"
+    ].join("\n");
+    CAPTURE_SCRIPT = [
+      PREAMBLE,
+      "repaired || exit 10",
+      'g cat-file -e "$1^{commit}" 2>/dev/null || exit 10',
+      "neutral",
+      "g add --all -- .",
+      "tree=$(g write-tree)",
+      'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1")',
+      'printf "%s\\n" "$commit"',
+      'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q'
+    ].join("\n");
+    RESET_SCRIPT = [PREAMBLE, "repaired || exit 10", "neutral", "g reset -q --hard HEAD", "g clean -fdq"].join(
+      "\n"
+    );
+    AgentGitError = class extends Error {
+      name = "AgentGitError";
+    };
+    NEEDS_SYNC = 10;
+    AgentSideGit = class {
+      options;
+      excludesFile;
+      constructor(options) {
+        this.options = options;
+        this.excludesFile = path10.join(options.inbox, "exclude");
+      }
+      /** Writes the worker's excludes (scratch never committed) where the agent's side reads them. */
+      async setExcludes(patterns) {
+        await writeFile5(this.excludesFile, `${patterns.join("\n")}
+`, { mode: 420 });
+        await chmod3(this.excludesFile, 420);
+      }
+      env() {
+        const author = this.options.author();
+        return {
+          PATH: this.options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          LANG: this.options.parentEnv.LANG ?? "C.UTF-8",
+          HOME: this.options.home,
+          GIT_TERMINAL_PROMPT: "0",
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_CONFIG_GLOBAL: "/dev/null",
+          GIT_AUTHOR_NAME: author.name,
+          GIT_AUTHOR_EMAIL: author.email,
+          GIT_COMMITTER_NAME: author.name,
+          GIT_COMMITTER_EMAIL: author.email,
+          EXCLUDES: this.excludesFile
+        };
+      }
+      /** The agent's user with no network, whatever the agent's own runs get. */
+      closedUser() {
+        const { user } = this.options;
+        return {
+          wrap: (command, args, env) => user.wrap(command, args, env, { network: "closed" }),
+          killAll: () => user.killAll()
+        };
+      }
+      async script(text4, args) {
+        const result = await runProcess({
+          command: trustedShell(),
+          args: ["-c", text4, "agent-git", ...args],
+          cwd: this.options.workTree,
+          env: this.env(),
+          runAs: this.closedUser(),
+          timeoutMs: 10 * 6e4
+        });
+        return { code: result.exitCode, stderr: result.stderr };
+      }
+      /** The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too. */
+      async sync(bundle, branch, filesAt) {
+        const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? ""]);
+        if (done.code !== 0)
+          throw new AgentGitError(
+            `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`
+          );
+      }
+      /** Files back to HEAD (the agent's `.git` is at the worker's HEAD: a sync ran first). */
+      async reset() {
+        const done = await this.script(RESET_SCRIPT, []);
+        if (done.code !== 0)
+          throw new AgentGitError(
+            `the agent's files could not be reset: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`
+          );
+      }
+      /**
+       * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the throwaway
+       * commit's id, or NEEDS_SYNC when the agent's repository cannot serve until it is rebuilt.
+       */
+      async capture(head, receive) {
+        const wrapped = this.closedUser().wrap(
+          trustedShell(),
+          ["-c", CAPTURE_SCRIPT, "agent-git", head],
+          this.env()
+        );
+        const child = spawn3(wrapped.command, wrapped.args, {
+          cwd: this.options.workTree,
+          env: wrapped.env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"]
+        });
+        const pack = new PassThrough();
+        let header2 = "";
+        let commit = null;
+        let stderr = "";
+        let received = null;
+        let receiveError = null;
+        const startReceiving = () => {
+          received = receive(pack).catch((error63) => {
+            receiveError = error63;
+            child.stdout.destroy();
+          });
+        };
+        child.stdout.on("data", (data) => {
+          let chunk = data;
+          if (commit === null) {
+            const newline = chunk.indexOf(10);
+            if (newline < 0) {
+              header2 += chunk.toString("latin1");
+              if (header2.length > 80) child.stdout.destroy();
+              return;
+            }
+            header2 += chunk.subarray(0, newline).toString("latin1");
+            commit = header2.trim();
+            chunk = chunk.subarray(newline + 1);
+            startReceiving();
+          }
+          if (chunk.length > 0 && !pack.write(chunk)) {
+            child.stdout.pause();
+            pack.once("drain", () => child.stdout.resume());
+          }
+        });
+        child.stdout.on("close", () => pack.end());
+        child.stderr.setEncoding("utf8").on("data", (text4) => {
+          if (stderr.length < 16 * 1024) stderr += text4;
+        });
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid !== void 0) process.kill(-child.pid, "SIGKILL");
+          } catch {
+          }
+        }, 10 * 6e4);
+        const code18 = await new Promise((resolve) => {
+          child.on("error", (error63) => {
+            stderr += String(error63);
+            resolve(null);
+          });
+          child.on("close", (exitCode) => resolve(exitCode));
+        });
+        clearTimeout(timer);
+        await this.options.user.killAll();
+        if (code18 === NEEDS_SYNC && commit === null) return NEEDS_SYNC;
+        if (received) await received;
+        if (receiveError) throw receiveError;
+        if (code18 !== 0 || commit === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+          throw new AgentGitError(
+            `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code18}`}`
+          );
+        return commit;
+      }
+      /** Removes what a sync left in the inbox. */
+      async clean(bundle) {
+        await rm2(bundle, { force: true });
+      }
+    };
+  }
+});
+
+// src/core/gates/handback-rules.ts
+function isGitComponent(component) {
+  const trimmed = component.toLowerCase().replace(/[. ]+$/, "");
+  return trimmed === ".git" || trimmed === "git~1";
+}
+function linkStaysInside(at, target) {
+  if (target === "" || target.startsWith("/") || target.includes("\0")) return false;
+  const parts = at.split("/").slice(0, -1);
+  for (const part of target.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length === 0) return false;
+      parts.pop();
+    } else {
+      if (isGitComponent(part)) return false;
+      parts.push(part);
+    }
+  }
+  return true;
+}
+function judgeHandback(entries) {
+  const refused = [];
+  const gated = [];
+  if (entries.length > MAX_CHANGED_ENTRIES)
+    return {
+      refused: [`${entries.length} changed entries, over the limit of ${MAX_CHANGED_ENTRIES}`],
+      gated
+    };
+  for (const entry of entries) {
+    if (entry.mode === "000000") continue;
+    const where = entry.path;
+    if (entry.path.split("/").some(isGitComponent)) {
+      refused.push(`${where}: a path inside a .git directory`);
+      continue;
+    }
+    if (entry.mode === "160000") {
+      refused.push(`${where}: a nested git repository or submodule (gitlink)`);
+      continue;
+    }
+    if (entry.mode === "120000") {
+      const target = entry.linkTarget ?? "";
+      if (!linkStaysInside(entry.path, target)) {
+        refused.push(`${where}: a symbolic link that leaves the tree (${JSON.stringify(target.slice(0, 200))})`);
+        continue;
+      }
+      gated.push({ rule: "symlink", where: "path", match: where, neverAutoApprove: false });
+      continue;
+    }
+    if (!REGULAR_MODES.has(entry.mode)) {
+      refused.push(`${where}: an entry of mode ${entry.mode}`);
+      continue;
+    }
+    if (entry.size === null) {
+      refused.push(`${where}: its content was not handed over`);
+      continue;
+    }
+    if (entry.size > MAX_FILE_BYTES) {
+      refused.push(`${where}: ${entry.size} bytes, over GitHub's limit of ${MAX_FILE_BYTES} per file`);
+      continue;
+    }
+    if (entry.path.split("/").at(-1).toLowerCase() === ".gitmodules")
+      gated.push({ rule: "gitmodules", where: "path", match: where, neverAutoApprove: false });
+  }
+  return { refused, gated };
+}
+var MAX_FILE_BYTES, MAX_CHANGED_ENTRIES, MAX_HANDBACK_BYTES, REGULAR_MODES;
+var init_handback_rules = __esm({
+  "src/core/gates/handback-rules.ts"() {
+    "use strict";
+    MAX_FILE_BYTES = 100 * 1024 * 1024;
+    MAX_CHANGED_ENTRIES = 2e5;
+    MAX_HANDBACK_BYTES = 2 * 1024 * 1024 * 1024;
+    REGULAR_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
+  }
+});
+
+// src/worker/checkout/handback-check.ts
+async function checkHandback(git, fromTree, toTree) {
+  if (fromTree === toTree) return { verdict: { refused: [], gated: [] }, changed: false };
+  const changes = await git.treeChanges(fromTree, toTree);
+  const present = changes.filter((c) => c.newMode !== "000000" && c.newMode !== "160000");
+  const sizes = await git.objectSizes(present.map((c) => c.newObject));
+  const sizeOf2 = new Map(present.map((c, i) => [c.path, sizes[i] ?? null]));
+  const entries = [];
+  let links = 0;
+  for (const change of changes) {
+    const entry = {
+      path: change.path,
+      mode: change.newMode,
+      size: sizeOf2.get(change.path) ?? null
+    };
+    if (change.newMode === "120000" && links++ < MAX_LINKS_READ && (entry.size ?? 0) <= 4096)
+      entry.linkTarget = await git.blobText(change.newObject);
+    entries.push(entry);
+  }
+  const changed = changes.some((c) => c.path !== ".autopilot" && !c.path.startsWith(".autopilot/"));
+  return { verdict: judgeHandback(entries), changed };
+}
+var MAX_LINKS_READ;
+var init_handback_check = __esm({
+  "src/worker/checkout/handback-check.ts"() {
+    "use strict";
+    init_handback_rules();
+    MAX_LINKS_READ = 200;
+  }
+});
+
+// src/worker/checkout/tree-writes.ts
+import path11 from "node:path";
 function recordOf(root) {
-  return records.get(path9.resolve(root)) ?? "unknown";
+  return records.get(path11.resolve(root)) ?? "unknown";
 }
 function noteTreeWrite(root, entry) {
-  const absolute = path9.resolve(root, entry);
+  const absolute = path11.resolve(root, entry);
   for (const [tree, record2] of records)
     if (record2 !== "unknown" && absolute.startsWith(`${tree}/`)) record2.add(absolute);
 }
 function noteTreeUnknown(root) {
-  records.set(path9.resolve(root), "unknown");
+  records.set(path11.resolve(root), "unknown");
 }
 function distrustTreeWritesSoFar(root) {
   const record2 = recordOf(root);
@@ -46888,77 +47694,38 @@ function distrustTreeWritesSoFar(root) {
 }
 function takeTreeWrites(root) {
   const record2 = recordOf(root);
-  records.set(path9.resolve(root), /* @__PURE__ */ new Set());
+  records.set(path11.resolve(root), /* @__PURE__ */ new Set());
   return record2;
 }
-function subcommand(args) {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "-c" || arg === "-C" || arg === "--git-dir" || arg === "--work-tree") i++;
-    else if (!arg.startsWith("-")) return arg;
-  }
-  return void 0;
-}
-function gitMayWriteTree(args) {
-  const name = subcommand(args);
-  return name === void 0 || !LEAVES_TREE_ALONE.has(name);
-}
-var records, LEAVES_TREE_ALONE;
+var records;
 var init_tree_writes = __esm({
   "src/worker/checkout/tree-writes.ts"() {
     "use strict";
     records = /* @__PURE__ */ new Map();
-    LEAVES_TREE_ALONE = /* @__PURE__ */ new Set([
-      "add",
-      "bundle",
-      "cat-file",
-      "commit",
-      "commit-tree",
-      "config",
-      "diff",
-      "diff-index",
-      "diff-tree",
-      "fetch",
-      "for-each-ref",
-      "log",
-      "ls-files",
-      "ls-remote",
-      "ls-tree",
-      "merge-base",
-      "push",
-      "rev-list",
-      "rev-parse",
-      "show",
-      "show-ref",
-      "status",
-      "symbolic-ref",
-      "update-ref",
-      "write-tree"
-    ]);
   }
 });
 
 // src/worker/checkout/tree-files.ts
 import { constants as constants3 } from "node:fs";
-import { lstat as lstat3, mkdir as mkdir2, open as open2, unlink } from "node:fs/promises";
-import path10 from "node:path";
+import { lstat as lstat3, mkdir as mkdir3, open as open2, unlink } from "node:fs/promises";
+import path12 from "node:path";
 async function checkDirs(root, relative, create) {
-  const parts = path10.normalize(relative).split(path10.sep).filter(Boolean);
+  const parts = path12.normalize(relative).split(path12.sep).filter(Boolean);
   if (parts.length === 0 || parts.includes("..")) throw new UnsafeTreePathError(`bad path ${relative}`);
   let current = root;
   for (const part of parts.slice(0, -1)) {
-    current = path10.join(current, part);
+    current = path12.join(current, part);
     try {
       const info2 = await lstat3(current);
       if (!info2.isDirectory())
-        throw new UnsafeTreePathError(`${path10.relative(root, current)} is not a plain directory`);
+        throw new UnsafeTreePathError(`${path12.relative(root, current)} is not a plain directory`);
     } catch (error63) {
       if (error63.code !== "ENOENT" || !create) throw error63;
       noteTreeWrite(root, current);
-      await mkdir2(current);
+      await mkdir3(current);
     }
   }
-  return path10.join(current, parts.at(-1));
+  return path12.join(current, parts.at(-1));
 }
 async function readTreeFile(root, relative, options = {}) {
   let file2;
@@ -46998,7 +47765,7 @@ async function removeTreeFile(root, relative) {
 }
 async function treeEntryExists(root, relative) {
   try {
-    await lstat3(path10.join(root, relative));
+    await lstat3(path12.join(root, relative));
     return true;
   } catch {
     return false;
@@ -47035,7499 +47802,228 @@ var init_tree_files = __esm({
   }
 });
 
-// src/worker/checkout/private-git.ts
-import { execFile as execFile2 } from "node:child_process";
-import { copyFile, mkdir as mkdir3, readFile as readFile2, writeFile as writeFile4 } from "node:fs/promises";
-import path11 from "node:path";
-function resolveGit(pathVar) {
-  return workerBinaries(pathVar).require("git");
-}
-var NEUTRAL_ATTRIBUTES, GitError, MAX_BUFFER, Git;
-var init_private_git = __esm({
-  "src/worker/checkout/private-git.ts"() {
+// src/worker/checkout/task-checkout.ts
+import { chmod as chmod4, rm as rm3 } from "node:fs/promises";
+import path13 from "node:path";
+var TaskCheckout;
+var init_task_checkout = __esm({
+  "src/worker/checkout/task-checkout.ts"() {
     "use strict";
+    init_handback_rules();
+    init_agent_side_git();
+    init_handback_check();
     init_tree_files();
-    init_tree_writes();
-    init_trusted_binaries();
-    NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
-    GitError = class extends Error {
-      constructor(args, result) {
-        super(
-          `git ${args.filter((a) => !a.startsWith("http.")).join(" ")} failed (${result.code}): ${result.stderr.trim() || result.stdout.trim()}`
-        );
-        this.args = args;
-        this.result = result;
-        this.name = "GitError";
-      }
-      args;
-      result;
-    };
-    MAX_BUFFER = 256 * 1024 * 1024;
-    Git = class {
-      cwd;
-      token;
-      remote;
-      baseEnv;
-      configSnapshot = null;
-      globalConfig;
-      userName;
-      userEmail;
-      gitPath;
-      hooksDir;
-      homeDir;
+    TaskCheckout = class {
+      git;
+      side;
+      workTree;
+      inbox;
+      /** Files the worker writes into the tree and commits as it reads them (its progress notes). */
+      workerFiles;
+      warn;
+      access = null;
+      excludes = [];
+      /** The commit the agent's files are at when the agent's side has not been told (the checkout's, at first). */
+      filesAt = null;
+      /** The commit the agent's `.git` was last brought to. */
+      synced = null;
+      captured = null;
       /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
       pendingMerge = null;
-      /** The git directory, asked once: it does not move while the worker runs (only the worker writes it). */
-      knownGitDir = null;
       constructor(options) {
-        this.cwd = options.cwd;
-        this.hooksDir = path11.join(options.stateDir, "no-hooks");
-        this.token = options.token;
-        this.remote = options.remote ?? "origin";
-        this.globalConfig = path11.join(options.stateDir, "gitconfig");
-        this.userName = options.userName ?? "autopilot[bot]";
-        this.userEmail = options.userEmail ?? "autopilot[bot]@users.noreply.github.com";
-        const parent = options.parentEnv ?? process.env;
-        this.gitPath = resolveGit(parent.PATH);
-        this.homeDir = parent.HOME;
-        const env = {};
-        for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
-          const value = parent[name];
-          if (value !== void 0) env[name] = value;
-        }
-        Object.assign(env, {
-          // What git itself looks up by name (ssh, a pager, a helper named in the worker user's own config) comes
-          // from the trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the exec path
-          // built into the trusted git.
-          PATH: workerBinaries(parent.PATH).searchPath,
-          // No askpass program, whatever the worker user's config or environment names (an empty GIT_ASKPASS wins
-          // over core.askPass and SSH_ASKPASS): with no terminal prompt either, a missing credential fails at once.
-          GIT_ASKPASS: "",
-          // Nothing under a home directory is read: the global config is the worker's frozen copy.
-          HOME: options.stateDir,
-          XDG_CONFIG_HOME: options.stateDir,
-          GIT_TERMINAL_PROMPT: "0",
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_NO_REPLACE_OBJECTS: "1",
-          GIT_CONFIG_GLOBAL: this.globalConfig,
-          GIT_AUTHOR_NAME: this.userName,
-          GIT_AUTHOR_EMAIL: this.userEmail,
-          GIT_COMMITTER_NAME: this.userName,
-          GIT_COMMITTER_EMAIL: this.userEmail,
-          GIT_EDITOR: "true",
-          GIT_PAGER: "cat"
-        });
-        if (options.gitDir) {
-          env.GIT_DIR = options.gitDir;
-          env.GIT_WORK_TREE = options.cwd;
-        }
-        this.baseEnv = env;
+        this.git = options.git;
+        this.side = options.side;
+        this.workTree = options.workTree;
+        this.inbox = options.inbox;
+        this.workerFiles = options.workerFiles;
+        this.warn = options.warn;
       }
-      /**
-       * The author and committer of the commits from now on (the job learns its own account only once it has
-       * claimed the task: src/worker/run-job.ts). Empty values keep the defaults.
-       */
-      setAuthor(userName, userEmail) {
-        if (userName) this.userName = userName;
-        if (userEmail) this.userEmail = userEmail;
-        Object.assign(this.baseEnv, {
-          GIT_AUTHOR_NAME: this.userName,
-          GIT_AUTHOR_EMAIL: this.userEmail,
-          GIT_COMMITTER_NAME: this.userName,
-          GIT_COMMITTER_EMAIL: this.userEmail
-        });
+      /** The hand-over and take-back around the agent's side's own runs (set once the boundary exists). */
+      attach(access2) {
+        this.access = access2;
       }
-      /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
-      run(args, options = {}) {
-        const env = { ...this.baseEnv };
-        if (options.network && this.token) {
-          const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
-          env.GIT_CONFIG_COUNT = "1";
-          env.GIT_CONFIG_KEY_0 = "http.extraheader";
-          env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
-        }
-        const fullArgs = [
-          "--no-replace-objects",
-          "-c",
-          `core.hooksPath=${this.hooksDir}`,
-          "-c",
-          "credential.helper=",
-          "-c",
-          "core.fsmonitor=false",
-          "-c",
-          "core.attributesFile=/dev/null",
-          "-c",
-          "push.followTags=false",
-          "-c",
-          "diff.external=",
-          // No `git maintenance run --auto` child after each commit, fetch or merge: one process less each time.
-          // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
-          "-c",
-          "maintenance.auto=false",
-          ...args
-        ];
-        if (gitMayWriteTree(args)) noteTreeUnknown(this.cwd);
-        return new Promise((resolve, reject) => {
-          const child = execFile2(
-            this.gitPath,
-            fullArgs,
-            { cwd: this.cwd, env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
-            (error63, stdout, stderr) => {
-              const code18 = error63 ? typeof error63.code === "number" ? error63.code : 1 : 0;
-              const result = { code: code18, stdout: String(stdout), stderr: this.redact(String(stderr)) };
-              if (code18 !== 0 && !options.allowFail) reject(new GitError(args, result));
-              else resolve(result);
-            }
-          );
-          if (options.input !== void 0) child.stdin?.end(options.input);
-        });
-      }
-      redact(text4) {
-        if (!this.token) return text4;
-        const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
-        return text4.split(this.token).join("***").split(basic).join("***");
-      }
-      async gitDir() {
-        if (this.knownGitDir === null) {
-          const { stdout } = await this.run(["rev-parse", "--absolute-git-dir"]);
-          this.knownGitDir = stdout.trim();
-        }
-        return this.knownGitDir;
-      }
-      /**
-       * Freezes the global config (a copy of the user's, taken before any agent runs), removes every credential
-       * that actions/checkout may have persisted in .git/config (`http.<url>.extraheader`, credential includes), sets
-       * the local identity, and snapshots .git/config. Returns the keys removed.
-       */
       async prepare() {
-        await mkdir3(path11.dirname(this.globalConfig), { recursive: true, mode: 448 });
-        await mkdir3(this.hooksDir, { recursive: true, mode: 448 });
-        const home = this.homeDir;
-        let copied = false;
-        if (home) {
-          try {
-            await copyFile(path11.join(home, ".gitconfig"), this.globalConfig);
-            copied = true;
-          } catch {
-          }
-        }
-        if (!copied) await writeFile4(this.globalConfig, "");
-        const removed = [];
-        const listed = await this.run(["config", "--local", "--name-only", "--list"], { allowFail: true });
-        const keys = [
-          ...new Set(
-            listed.stdout.split("\n").map((k2) => k2.trim()).filter(Boolean)
-          )
-        ];
-        for (const key of keys) {
-          const lower = key.toLowerCase();
-          const credentialInclude = (lower.startsWith("includeif.") || lower === "include.path") && await this.includeLooksLikeCredentials(key);
-          if (/^http\..*extraheader$/.test(lower) || lower.startsWith("credential.") || credentialInclude) {
-            await this.run(["config", "--local", "--unset-all", key], { allowFail: true });
-            removed.push(key);
-          }
-        }
-        await this.run(["config", "--local", "user.name", this.userName]);
-        await this.run(["config", "--local", "user.email", this.userEmail]);
-        const info2 = path11.join(await this.gitDir(), "info");
-        await mkdir3(info2, { recursive: true });
-        await writeFile4(path11.join(info2, "attributes"), NEUTRAL_ATTRIBUTES);
-        await this.snapshotConfig();
+        const removed = await this.git.prepare();
+        this.filesAt = await this.git.headSha().catch(() => null);
+        await this.side.setExcludes(this.excludes);
         return removed;
       }
-      /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
-      async snapshotConfig() {
-        this.configSnapshot = await readFile2(path11.join(await this.gitDir(), "config"), "utf8");
-      }
-      async includeLooksLikeCredentials(key) {
-        const { stdout } = await this.run(["config", "--local", "--get-all", key], { allowFail: true });
-        return /credential|token|auth/i.test(stdout);
-      }
-      /** Puts .git/config back as `prepare` left it (after an agent ran). */
-      async restoreConfig() {
-        if (this.configSnapshot === null) return false;
-        const file2 = path11.join(await this.gitDir().catch(() => path11.join(this.cwd, ".git")), "config");
-        let current = "";
-        try {
-          current = await readFile2(file2, "utf8");
-        } catch {
-        }
-        if (current === this.configSnapshot) return false;
-        await mkdir3(path11.dirname(file2), { recursive: true });
-        await writeFile4(file2, this.configSnapshot);
-        return true;
-      }
-      /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
       async addExcludes(patterns) {
-        const file2 = path11.join(await this.gitDir(), "info", "exclude");
-        let current = "";
-        try {
-          current = await readFile2(file2, "utf8");
-        } catch {
-          await mkdir3(path11.dirname(file2), { recursive: true });
-        }
-        const lines = new Set(current.split("\n"));
-        const missing = patterns.filter((p) => !lines.has(p));
-        if (missing.length === 0) return;
-        await writeFile4(
-          file2,
-          `${current}${current.endsWith("\n") || current === "" ? "" : "\n"}${missing.join("\n")}
-`
-        );
+        this.excludes = [.../* @__PURE__ */ new Set([...this.excludes, ...patterns])];
+        await this.side.setExcludes(this.excludes);
       }
-      async remoteBranchExists(branch) {
-        const { stdout } = await this.run(["ls-remote", "--heads", this.remote, `refs/heads/${branch}`], {
-          network: true
-        });
-        return stdout.trim().length > 0;
+      async setupBranch(branch, defaultBranch) {
+        const setup = await this.git.setupBranch(branch, defaultBranch);
+        await this.materialize();
+        return setup;
+      }
+      async mergeDefault(defaultBranch, message) {
+        const before = await this.git.headSha();
+        const merge3 = await this.git.mergeDefault(defaultBranch, message);
+        this.pendingMerge = merge3.mergeParent;
+        if (merge3.merged) {
+          this.filesAt = before;
+          await this.materialize();
+        }
+        return { merged: merge3.merged, conflicts: merge3.conflicts, base: merge3.base };
+      }
+      /** Brings the agent's files to HEAD now (a sync inside the sandbox), when the worker moved the branch. */
+      async materialize() {
+        if (!this.access) throw new AgentGitError("the agent's side is not attached");
+        await this.access.handOver();
+        await this.access.takeBack();
+      }
+      /**
+       * At each hand-over, once the agent owns its tree again: its `.git` brought to the worker's HEAD from a
+       * bundle (incremental when it can be), and its files too when the worker moved the branch.
+       */
+      async syncAgent(full = false) {
+        const branch = await this.git.currentBranch();
+        if (!branch) return;
+        const head = await this.git.headSha();
+        if (!full && head === this.synced && this.filesAt === null) return;
+        const bundle = path13.join(this.inbox, "sync.bundle");
+        const attempt = async (since) => {
+          await rm3(bundle, { force: true });
+          if (!await this.git.bundle(bundle, branch, since)) return "no bundle";
+          await chmod4(bundle, 420);
+          try {
+            await this.side.sync(bundle, branch, this.filesAt === head ? null : this.filesAt);
+            return true;
+          } catch (error63) {
+            return error63.message;
+          }
+        };
+        let outcome = this.synced && !full && this.synced !== head ? await attempt(this.synced) : "full";
+        if (outcome !== true) outcome = await attempt(null);
+        await rm3(bundle, { force: true });
+        if (outcome === true) {
+          this.synced = head;
+          this.filesAt = null;
+          return;
+        }
+        if (this.filesAt !== null) throw new AgentGitError(outcome);
+        this.synced = null;
+        this.warn(`the agent's own .git could not be brought up to date: ${outcome.slice(0, 300)}`);
+      }
+      /**
+       * After an agent run, while its tree is still its own and none of its processes is left: the work handed back
+       * as objects, and checked. A repository the agent broke is rebuilt (a full sync) and asked once more.
+       */
+      async capture() {
+        const head = await this.git.headSha();
+        const receive = (pack) => this.git.receivePack(pack, MAX_HANDBACK_BYTES);
+        let commit = await this.side.capture(head, receive);
+        if (commit === NEEDS_SYNC) {
+          await this.syncAgent(true);
+          commit = await this.side.capture(head, receive);
+          if (commit === NEEDS_SYNC) throw new AgentGitError("the agent's repository could not be rebuilt");
+        }
+        const tree = await this.git.treeOf(commit);
+        const check2 = await checkHandback(this.git, await this.git.treeOf(head), tree);
+        this.captured = { tree, changed: check2.changed, refused: check2.verdict.refused };
       }
       async fetchBranch(branch) {
-        await this.run(
-          [
-            "fetch",
-            "--no-tags",
-            "--quiet",
-            this.remote,
-            `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`
-          ],
-          { network: true }
-        );
+        await this.git.fetchBranch(branch);
       }
-      /**
-       * Checks out the task branch: from the remote as it stands when it exists there (an earlier attempt's last
-       * push), else new from the default branch.
-       */
-      async setupBranch(branch, defaultBranch) {
-        await this.fetchBranch(defaultBranch);
-        const defaultRef = `refs/remotes/${this.remote}/${defaultBranch}`;
-        const resumed = await this.remoteBranchExists(branch);
-        if (resumed) {
-          await this.fetchBranch(branch);
-          await this.run([
-            "checkout",
-            "--quiet",
-            "--no-track",
-            "-B",
-            branch,
-            `refs/remotes/${this.remote}/${branch}`
-          ]);
-        } else {
-          await this.run(["checkout", "--quiet", "--no-track", "-B", branch, defaultRef]);
-        }
-        if (this.configSnapshot !== null) await this.snapshotConfig();
-        const head = await this.headSha();
-        const mergeBase = await this.run(["merge-base", defaultRef, "HEAD"], { allowFail: true });
-        const base = mergeBase.code === 0 ? mergeBase.stdout.trim() : (await this.run(["rev-parse", defaultRef])).stdout.trim();
-        return { resumed, base, head };
+      async restoreConfig() {
+        return this.git.restoreConfig();
+      }
+      /** HEAD on the task branch again (only the worker moves it; with `isolation: none` the agent could too). */
+      async recoverBranch(branch) {
+        const current = await this.git.currentBranch();
+        if (current === branch) return [];
+        await this.git.pointHead(branch, await this.git.headSha());
+        return [`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`];
+      }
+      async currentBranch() {
+        return this.git.currentBranch();
       }
       async headSha() {
-        const { stdout } = await this.run(["rev-parse", "HEAD"]);
-        return stdout.trim();
+        return this.git.headSha();
       }
-      /**
-       * The branch HEAD is on (null: detached). HEAD is read as the file it is in the worker's repository (no
-       * process); anything but a plain `ref: refs/heads/…` or a commit id (another ref storage, a symbolic ref to
-       * elsewhere) is left to git to answer.
-       */
-      async currentBranch() {
-        const text4 = await readFile2(path11.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
-        const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text4);
-        if (onBranch && onBranch[1] !== ".invalid") return onBranch[1];
-        if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text4)) return null;
-        const { stdout, code: code18 } = await this.run(["symbolic-ref", "--quiet", "--short", "HEAD"], {
-          allowFail: true
-        });
-        return code18 === 0 ? stdout.trim() : null;
-      }
-      /**
-       * After an agent run: make sure HEAD is the task branch again (an agent that switched branches or detached HEAD
-       * has its work carried over to the task branch), and abort any half-done rebase, merge or cherry-pick.
-       */
-      async recoverBranch(branch) {
-        const notes = [];
-        const gitDir = await this.gitDir();
-        for (const [marker, args] of [
-          ["rebase-merge", ["rebase", "--abort"]],
-          ["rebase-apply", ["rebase", "--abort"]],
-          ["MERGE_HEAD", ["merge", "--abort"]],
-          ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]]
-        ]) {
-          const exists2 = await readFile2(path11.join(gitDir, marker)).then(
-            () => true,
-            (error63) => error63.code === "EISDIR"
-          );
-          if (exists2) {
-            await this.run([...args], { allowFail: true });
-            notes.push(`aborted an unfinished ${args[0]}`);
-          }
-        }
-        const current = await this.currentBranch();
-        if (current !== branch) {
-          await this.run(["checkout", "--quiet", "-B", branch]);
-          notes.push(`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`);
-        }
-        return notes;
-      }
-      /** True when the work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
-      async hasWorkChanges() {
-        return (await this.workState()).changed;
-      }
-      /** HEAD and whether there is new work, from one `git status` (its branch header names HEAD's commit). */
       async workState() {
-        const { stdout } = await this.run([
-          "status",
-          "--porcelain=v2",
-          "--branch",
-          "-z",
-          "--untracked-files=all",
-          "--",
-          ".",
-          ":(exclude).autopilot"
-        ]);
-        const records2 = stdout.split("\0").filter(Boolean);
-        const oid = records2.find((r) => r.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
-        const head = oid && /^[0-9a-f]+$/.test(oid) ? oid : await this.headSha();
-        return { head, changed: records2.some((r) => !r.startsWith("# ")) };
+        const head = await this.git.headSha();
+        return {
+          head,
+          changed: this.captured?.changed ?? false,
+          refused: this.captured?.refused ?? []
+        };
       }
-      /** Back to HEAD: tracked files restored, untracked files removed (ignored and excluded files are kept). */
-      async resetWorkTree() {
-        await this.run(["reset", "--quiet", "--hard", "HEAD"]);
-        await this.run(["clean", "-fdq"]);
-      }
-      /** Stages everything (excluded scratch files stay out) and commits; null when nothing changed. */
-      async commitAll(message) {
-        await this.run(["add", "--all", "--", "."]);
-        const nothingStaged = async () => (await this.run(["diff", "--cached", "--quiet"], { allowFail: true })).code === 0;
-        if (this.pendingMerge) {
-          if (await nothingStaged()) return null;
-          const tree = (await this.run(["write-tree"])).stdout.trim();
-          const commit = (await this.run(["commit-tree", tree, "-p", "HEAD", "-p", this.pendingMerge, "-F", "-"], {
-            input: message
-          })).stdout.trim();
-          await this.run(["update-ref", "HEAD", commit]);
-          this.pendingMerge = null;
-          return commit;
+      /** The worker's own files as it reads them now (no-follow); a file it cannot read safely is left as it is. */
+      async workerFileContents() {
+        const files = /* @__PURE__ */ new Map();
+        for (const file2 of this.workerFiles) {
+          const text4 = await readTreeFile(this.workTree, file2, { maxBytes: 1024 * 1024 }).catch(() => null);
+          if (text4 !== null) files.set(file2, text4);
         }
-        const args = ["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"];
-        const committed = await this.run(args, { input: message, allowFail: true });
-        if (committed.code !== 0) {
-          if (await nothingStaged()) return null;
-          throw new GitError(args, committed);
-        }
-        return this.headSha();
+        return files;
       }
       /**
-       * Brings the default branch into a resumed task branch (it may have moved on since the branch was made). A clean
-       * merge is committed; a conflicting one is aborted and its files returned, for the agent to resolve. `base` is
-       * where the branch now leaves the default branch.
+       * Commits the last hand-back (never a refused one) with the worker's own files; null when HEAD already has
+       * all of it.
        */
-      async mergeDefault(defaultBranch, message) {
-        const ref = `refs/remotes/${this.remote}/${defaultBranch}`;
-        const before = await this.headSha();
-        const merge3 = await this.run(["merge", "--no-edit", "--no-gpg-sign", "-m", message, ref], {
-          allowFail: true
-        });
-        let conflicts = [];
-        if (merge3.code !== 0) {
-          const unmerged = await this.run(["diff", "--name-only", "--diff-filter=U"], { allowFail: true });
-          conflicts = unmerged.stdout.split("\n").map((l) => l.trim()).filter(Boolean);
-          await this.run(["merge", "--abort"], { allowFail: true });
-          this.pendingMerge = (await this.run(["rev-parse", ref])).stdout.trim();
-          if (conflicts.length === 0)
-            conflicts = [
-              "(the merge failed: " + (merge3.stderr.trim() || merge3.stdout.trim()).slice(0, 200) + ")"
-            ];
-        }
-        const mergeBase = await this.run(["merge-base", ref, "HEAD"], { allowFail: true });
-        const base = mergeBase.code === 0 ? mergeBase.stdout.trim() : (await this.run(["rev-parse", ref])).stdout.trim();
-        return { merged: await this.headSha() !== before, conflicts, base };
+      async commitAll(message) {
+        const head = await this.git.headSha();
+        const headTree = await this.git.treeOf(head);
+        const usable = this.captured && this.captured.refused.length === 0 ? this.captured.tree : headTree;
+        const tree = await this.git.treeWith(usable, await this.workerFileContents());
+        if (tree === headTree) return null;
+        const parents = [head];
+        if (this.pendingMerge && usable !== headTree) parents.push(this.pendingMerge);
+        const commit = await this.git.commitTree(tree, parents, message);
+        if (parents.length > 1) this.pendingMerge = null;
+        this.captured = null;
+        return commit;
       }
-      /** Deletes a file from the branch in its own commit (the progress notes, before review); null when absent. */
+      async push(branch, head) {
+        return this.git.push(branch, head);
+      }
+      /** Files back to HEAD, by the agent's side in its sandbox. */
+      async resetWorkTree() {
+        if (!this.access) throw new AgentGitError("the agent's side is not attached");
+        await this.access.handOver();
+        try {
+          await this.side.reset();
+        } finally {
+          await this.access.takeBack();
+        }
+      }
+      async countCommits(from, to) {
+        return this.git.countCommits(from, to);
+      }
+      /** Deletes a file from the branch in its own commit (objects only) and from the tree (no-follow). */
       async removeFile(file2, message) {
-        const tracked = await this.run(["ls-files", "--error-unmatch", "--", file2], { allowFail: true });
-        if (tracked.code !== 0) return null;
-        await this.run(["rm", "--quiet", "--", file2]);
-        await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
-        return this.headSha();
+        if (!await this.git.inHead(file2)) return null;
+        const head = await this.git.headSha();
+        const tree = await this.git.treeWith(await this.git.treeOf(head), /* @__PURE__ */ new Map([[file2, null]]));
+        const commit = await this.git.commitTree(tree, [head], message);
+        await removeTreeFile(this.workTree, file2).catch(
+          (error63) => this.warn(`${file2} could not be removed from the work tree: ${error63.message}`)
+        );
+        return commit;
       }
       /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
       async restoreDeletedFile(file2) {
-        if (await treeEntryExists(this.cwd, file2)) return false;
-        const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file2], {
-          allowFail: true
-        });
-        const sha = log.stdout.trim();
-        if (log.code !== 0 || !sha) return false;
-        const content3 = await this.run(["show", `${sha}^:${file2}`], { allowFail: true });
-        if (content3.code !== 0) return false;
-        await writeTreeFile(this.cwd, file2, content3.stdout);
+        if (await treeEntryExists(this.workTree, file2)) return false;
+        const content3 = await this.git.deletedFileContent(file2);
+        if (content3 === null) return false;
+        await writeTreeFile(this.workTree, file2, content3);
         return true;
       }
-      /**
-       * Pushes HEAD's commit (`head`, when the caller knows it) to the task branch and nothing else: one explicit
-       * ref, never forced, no tags. Returns the commit pushed.
-       */
-      async push(branch, head) {
-        const sha = head ?? await this.headSha();
-        await this.run(
-          ["push", "--quiet", "--no-verify", "--no-follow-tags", this.remote, `${sha}:refs/heads/${branch}`],
-          { network: true }
-        );
-        return sha;
-      }
-      async countCommits(from, to = "HEAD") {
-        const { stdout, code: code18 } = await this.run(["rev-list", "--count", `${from}..${to}`], { allowFail: true });
-        return code18 === 0 ? Number(stdout.trim()) || 0 : 0;
-      }
-      /** The diff of the task branch against where it left the default branch, without Autopilot's own notes. */
-      async diffFrom(base, maxBytes = 2 * 1024 * 1024) {
-        const { stdout } = await this.run([
-          "diff",
-          "--no-color",
-          "--no-ext-diff",
-          // Every file as text: a `-diff` attribute or a binary-looking byte must not hide a change from the gate.
-          "--text",
-          "--no-textconv",
-          base,
-          "HEAD",
-          "--",
-          ".",
-          ":(exclude).autopilot"
-        ]);
-        return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
+      async diffFrom(base) {
+        return this.git.diffFrom(base);
       }
       async changedPaths(base) {
-        const { stdout } = await this.run([
-          "diff",
-          "--name-only",
-          "--no-renames",
-          // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
-          "-z",
-          base,
-          "HEAD",
-          "--",
-          ".",
-          ":(exclude).autopilot"
-        ]);
-        return stdout.split("\0").filter(Boolean);
+        return this.git.changedPaths(base);
+      }
+      /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
+      async gateHits(base) {
+        const head = await this.git.headSha();
+        const check2 = await checkHandback(this.git, await this.git.treeOf(base), await this.git.treeOf(head));
+        return check2.verdict.gated;
       }
     };
-  }
-});
-
-// node_modules/fast-xml-parser/src/util.js
-function getAllMatches(string6, regex2) {
-  const matches = [];
-  let match = regex2.exec(string6);
-  while (match) {
-    const allmatches = [];
-    allmatches.startIndex = regex2.lastIndex - match[0].length;
-    const len = match.length;
-    for (let index2 = 0; index2 < len; index2++) {
-      allmatches.push(match[index2]);
-    }
-    matches.push(allmatches);
-    match = regex2.exec(string6);
-  }
-  return matches;
-}
-function isExist(v) {
-  return typeof v !== "undefined";
-}
-var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
-var init_util2 = __esm({
-  "node_modules/fast-xml-parser/src/util.js"() {
-    "use strict";
-    nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
-    nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
-    nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
-    regexName = new RegExp("^" + nameRegexp + "$");
-    isName = function(string6) {
-      const match = regexName.exec(string6);
-      return !(match === null || typeof match === "undefined");
-    };
-    DANGEROUS_PROPERTY_NAMES = [
-      // '__proto__',
-      // 'constructor',
-      // 'prototype',
-      "hasOwnProperty",
-      "toString",
-      "valueOf",
-      "__defineGetter__",
-      "__defineSetter__",
-      "__lookupGetter__",
-      "__lookupSetter__"
-    ];
-    criticalProperties = ["__proto__", "constructor", "prototype"];
-  }
-});
-
-// node_modules/fast-xml-parser/src/validator.js
-function validate3(xmlData, options) {
-  options = Object.assign({}, defaultOptions, options);
-  const tags = [];
-  let tagFound = false;
-  let reachedRoot = false;
-  if (xmlData[0] === "\uFEFF") {
-    xmlData = xmlData.substr(1);
-  }
-  for (let i = 0; i < xmlData.length; i++) {
-    if (xmlData[i] === "<" && xmlData[i + 1] === "?") {
-      i += 2;
-      i = readPI(xmlData, i);
-      if (i.err) return i;
-    } else if (xmlData[i] === "<") {
-      let tagStartPos = i;
-      i++;
-      if (xmlData[i] === "!") {
-        i = readCommentAndCDATA(xmlData, i);
-        continue;
-      } else {
-        let closingTag = false;
-        if (xmlData[i] === "/") {
-          closingTag = true;
-          i++;
-        }
-        let tagName = "";
-        for (; i < xmlData.length && xmlData[i] !== ">" && xmlData[i] !== " " && xmlData[i] !== "	" && xmlData[i] !== "\n" && xmlData[i] !== "\r"; i++) {
-          tagName += xmlData[i];
-        }
-        tagName = tagName.trim();
-        if (tagName[tagName.length - 1] === "/") {
-          tagName = tagName.substring(0, tagName.length - 1);
-          i--;
-        }
-        if (!validateTagName(tagName)) {
-          let msg;
-          if (tagName.trim().length === 0) {
-            msg = "Invalid space after '<'.";
-          } else {
-            msg = "Tag '" + tagName + "' is an invalid name.";
-          }
-          return getErrorObject("InvalidTag", msg, getLineNumberForPosition(xmlData, i));
-        }
-        const result = readAttributeStr(xmlData, i);
-        if (result === false) {
-          return getErrorObject("InvalidAttr", "Attributes for '" + tagName + "' have open quote.", getLineNumberForPosition(xmlData, i));
-        }
-        let attrStr = result.value;
-        i = result.index;
-        if (attrStr[attrStr.length - 1] === "/") {
-          const attrStrStart = i - attrStr.length;
-          attrStr = attrStr.substring(0, attrStr.length - 1);
-          const isValid = validateAttributeString(attrStr, options);
-          if (isValid === true) {
-            tagFound = true;
-          } else {
-            return getErrorObject(isValid.err.code, isValid.err.msg, getLineNumberForPosition(xmlData, attrStrStart + isValid.err.line));
-          }
-        } else if (closingTag) {
-          if (!result.tagClosed) {
-            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' doesn't have proper closing.", getLineNumberForPosition(xmlData, i));
-          } else if (attrStr.trim().length > 0) {
-            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' can't have attributes or invalid starting.", getLineNumberForPosition(xmlData, tagStartPos));
-          } else if (tags.length === 0) {
-            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' has not been opened.", getLineNumberForPosition(xmlData, tagStartPos));
-          } else {
-            const otg = tags.pop();
-            if (tagName !== otg.tagName) {
-              let openPos = getLineNumberForPosition(xmlData, otg.tagStartPos);
-              return getErrorObject(
-                "InvalidTag",
-                "Expected closing tag '" + otg.tagName + "' (opened in line " + openPos.line + ", col " + openPos.col + ") instead of closing tag '" + tagName + "'.",
-                getLineNumberForPosition(xmlData, tagStartPos)
-              );
-            }
-            if (tags.length == 0) {
-              reachedRoot = true;
-            }
-          }
-        } else {
-          const isValid = validateAttributeString(attrStr, options);
-          if (isValid !== true) {
-            return getErrorObject(isValid.err.code, isValid.err.msg, getLineNumberForPosition(xmlData, i - attrStr.length + isValid.err.line));
-          }
-          if (reachedRoot === true) {
-            return getErrorObject("InvalidXml", "Multiple possible root nodes found.", getLineNumberForPosition(xmlData, i));
-          } else if (options.unpairedTags.indexOf(tagName) !== -1) {
-          } else {
-            tags.push({ tagName, tagStartPos });
-          }
-          tagFound = true;
-        }
-        for (i++; i < xmlData.length; i++) {
-          if (xmlData[i] === "<") {
-            if (xmlData[i + 1] === "!") {
-              i++;
-              i = readCommentAndCDATA(xmlData, i);
-              continue;
-            } else if (xmlData[i + 1] === "?") {
-              i = readPI(xmlData, ++i);
-              if (i.err) return i;
-            } else {
-              break;
-            }
-          } else if (xmlData[i] === "&") {
-            const afterAmp = validateAmpersand(xmlData, i);
-            if (afterAmp == -1)
-              return getErrorObject("InvalidChar", "char '&' is not expected.", getLineNumberForPosition(xmlData, i));
-            i = afterAmp;
-          } else {
-            if (reachedRoot === true && !isWhiteSpace(xmlData[i])) {
-              return getErrorObject("InvalidXml", "Extra text at the end", getLineNumberForPosition(xmlData, i));
-            }
-          }
-        }
-        if (xmlData[i] === "<") {
-          i--;
-        }
-      }
-    } else {
-      if (isWhiteSpace(xmlData[i])) {
-        continue;
-      }
-      return getErrorObject("InvalidChar", "char '" + xmlData[i] + "' is not expected.", getLineNumberForPosition(xmlData, i));
-    }
-  }
-  if (!tagFound) {
-    return getErrorObject("InvalidXml", "Start tag expected.", 1);
-  } else if (tags.length == 1) {
-    return getErrorObject("InvalidTag", "Unclosed tag '" + tags[0].tagName + "'.", getLineNumberForPosition(xmlData, tags[0].tagStartPos));
-  } else if (tags.length > 0) {
-    return getErrorObject("InvalidXml", "Invalid '" + JSON.stringify(tags.map((t) => t.tagName), null, 4).replace(/\r?\n/g, "") + "' found.", { line: 1, col: 1 });
-  }
-  return true;
-}
-function isWhiteSpace(char) {
-  return char === " " || char === "	" || char === "\n" || char === "\r";
-}
-function readPI(xmlData, i) {
-  const start = i;
-  for (; i < xmlData.length; i++) {
-    if (xmlData[i] == "?" || xmlData[i] == " ") {
-      const tagname = xmlData.substr(start, i - start);
-      if (i > 5 && tagname === "xml") {
-        return getErrorObject("InvalidXml", "XML declaration allowed only at the start of the document.", getLineNumberForPosition(xmlData, i));
-      } else if (xmlData[i] == "?" && xmlData[i + 1] == ">") {
-        i++;
-        break;
-      } else {
-        continue;
-      }
-    }
-  }
-  return i;
-}
-function readCommentAndCDATA(xmlData, i) {
-  if (xmlData.length > i + 5 && xmlData[i + 1] === "-" && xmlData[i + 2] === "-") {
-    for (i += 3; i < xmlData.length; i++) {
-      if (xmlData[i] === "-" && xmlData[i + 1] === "-" && xmlData[i + 2] === ">") {
-        i += 2;
-        break;
-      }
-    }
-  } else if (xmlData.length > i + 8 && xmlData[i + 1] === "D" && xmlData[i + 2] === "O" && xmlData[i + 3] === "C" && xmlData[i + 4] === "T" && xmlData[i + 5] === "Y" && xmlData[i + 6] === "P" && xmlData[i + 7] === "E") {
-    let angleBracketsCount = 1;
-    for (i += 8; i < xmlData.length; i++) {
-      if (xmlData[i] === "<") {
-        angleBracketsCount++;
-      } else if (xmlData[i] === ">") {
-        angleBracketsCount--;
-        if (angleBracketsCount === 0) {
-          break;
-        }
-      }
-    }
-  } else if (xmlData.length > i + 9 && xmlData[i + 1] === "[" && xmlData[i + 2] === "C" && xmlData[i + 3] === "D" && xmlData[i + 4] === "A" && xmlData[i + 5] === "T" && xmlData[i + 6] === "A" && xmlData[i + 7] === "[") {
-    for (i += 8; i < xmlData.length; i++) {
-      if (xmlData[i] === "]" && xmlData[i + 1] === "]" && xmlData[i + 2] === ">") {
-        i += 2;
-        break;
-      }
-    }
-  }
-  return i;
-}
-function readAttributeStr(xmlData, i) {
-  let attrStr = "";
-  let startChar = "";
-  let tagClosed = false;
-  for (; i < xmlData.length; i++) {
-    if (xmlData[i] === doubleQuote || xmlData[i] === singleQuote) {
-      if (startChar === "") {
-        startChar = xmlData[i];
-      } else if (startChar !== xmlData[i]) {
-      } else {
-        startChar = "";
-      }
-    } else if (xmlData[i] === ">") {
-      if (startChar === "") {
-        tagClosed = true;
-        break;
-      }
-    }
-    attrStr += xmlData[i];
-  }
-  if (startChar !== "") {
-    return false;
-  }
-  return {
-    value: attrStr,
-    index: i,
-    tagClosed
-  };
-}
-function scanAttributeTokens(attrStr) {
-  const tokens = [];
-  const len = attrStr.length;
-  let i = 0;
-  while (i < len) {
-    const tokenStart = i;
-    while (i < len && isWhiteSpace(attrStr[i])) i++;
-    if (i >= len) break;
-    if (attrStr[i] === "=") {
-      i++;
-      continue;
-    }
-    const leadingWs = attrStr.slice(tokenStart, i);
-    const nameStart = i;
-    while (i < len && !isWhiteSpace(attrStr[i]) && attrStr[i] !== "=") i++;
-    const name = attrStr.slice(nameStart, i);
-    let equalsGroup;
-    let j2 = i;
-    while (j2 < len && isWhiteSpace(attrStr[j2])) j2++;
-    if (j2 < len && attrStr[j2] === "=") {
-      equalsGroup = attrStr.slice(i, j2 + 1);
-      i = j2 + 1;
-    }
-    let quoteChar;
-    let value;
-    let k2 = i;
-    while (k2 < len && isWhiteSpace(attrStr[k2])) k2++;
-    if (k2 < len && (attrStr[k2] === '"' || attrStr[k2] === "'")) {
-      const valueStart = k2 + 1;
-      const closeIdx = attrStr.indexOf(attrStr[k2], valueStart);
-      if (closeIdx !== -1) {
-        quoteChar = attrStr[k2];
-        value = attrStr.slice(valueStart, closeIdx);
-        i = closeIdx + 1;
-      }
-    }
-    const token = { startIndex: tokenStart };
-    token[1] = leadingWs;
-    token[2] = name;
-    token[3] = equalsGroup;
-    token[4] = quoteChar !== void 0 ? true : void 0;
-    token[5] = quoteChar;
-    token[6] = value;
-    tokens.push(token);
-  }
-  return tokens;
-}
-function validateAttributeString(attrStr, options) {
-  const matches = scanAttributeTokens(attrStr);
-  const attrNames = {};
-  for (let i = 0; i < matches.length; i++) {
-    if (matches[i][1].length === 0) {
-      return getErrorObject("InvalidAttr", "Attribute '" + matches[i][2] + "' has no space in starting.", getPositionFromMatch(matches[i]));
-    } else if (matches[i][3] !== void 0 && matches[i][4] === void 0) {
-      return getErrorObject("InvalidAttr", "Attribute '" + matches[i][2] + "' is without value.", getPositionFromMatch(matches[i]));
-    } else if (matches[i][3] === void 0 && !options.allowBooleanAttributes) {
-      return getErrorObject("InvalidAttr", "boolean attribute '" + matches[i][2] + "' is not allowed.", getPositionFromMatch(matches[i]));
-    }
-    const attrName = matches[i][2];
-    if (!validateAttrName(attrName)) {
-      return getErrorObject("InvalidAttr", "Attribute '" + attrName + "' is an invalid name.", getPositionFromMatch(matches[i]));
-    }
-    if (!Object.prototype.hasOwnProperty.call(attrNames, attrName)) {
-      attrNames[attrName] = 1;
-    } else {
-      return getErrorObject("InvalidAttr", "Attribute '" + attrName + "' is repeated.", getPositionFromMatch(matches[i]));
-    }
-  }
-  return true;
-}
-function validateNumberAmpersand(xmlData, i) {
-  let re = /\d/;
-  if (xmlData[i] === "x") {
-    i++;
-    re = /[\da-fA-F]/;
-  }
-  for (; i < xmlData.length; i++) {
-    if (xmlData[i] === ";")
-      return i;
-    if (!xmlData[i].match(re))
-      break;
-  }
-  return -1;
-}
-function validateAmpersand(xmlData, i) {
-  i++;
-  if (xmlData[i] === ";")
-    return -1;
-  if (xmlData[i] === "#") {
-    i++;
-    return validateNumberAmpersand(xmlData, i);
-  }
-  let count2 = 0;
-  for (; i < xmlData.length; i++, count2++) {
-    if (xmlData[i].match(/\w/) && count2 < 20)
-      continue;
-    if (xmlData[i] === ";")
-      break;
-    return -1;
-  }
-  return i;
-}
-function getErrorObject(code18, message, lineNumber) {
-  return {
-    err: {
-      code: code18,
-      msg: message,
-      line: lineNumber.line || lineNumber,
-      col: lineNumber.col
-    }
-  };
-}
-function validateAttrName(attrName) {
-  return isName(attrName);
-}
-function validateTagName(tagname) {
-  return isName(tagname);
-}
-function getLineNumberForPosition(xmlData, index2) {
-  const lines = xmlData.substring(0, index2).split(/\r?\n/);
-  return {
-    line: lines.length,
-    // column number is last line's length + 1, because column numbering starts at 1:
-    col: lines[lines.length - 1].length + 1
-  };
-}
-function getPositionFromMatch(match) {
-  return match.startIndex + match[1].length;
-}
-var defaultOptions, doubleQuote, singleQuote;
-var init_validator = __esm({
-  "node_modules/fast-xml-parser/src/validator.js"() {
-    "use strict";
-    init_util2();
-    defaultOptions = {
-      allowBooleanAttributes: false,
-      //A tag can have attributes without any value
-      unpairedTags: []
-    };
-    doubleQuote = '"';
-    singleQuote = "'";
-  }
-});
-
-// node_modules/@nodable/entities/src/entities.js
-var CURRENCY, XML, COMMON_HTML;
-var init_entities = __esm({
-  "node_modules/@nodable/entities/src/entities.js"() {
-    CURRENCY = {
-      cent: "\xA2",
-      pound: "\xA3",
-      curren: "\xA4",
-      yen: "\xA5",
-      euro: "\u20AC",
-      dollar: "$",
-      fnof: "\u0192",
-      inr: "\u20B9",
-      af: "\u060B",
-      birr: "\u1265\u122D",
-      peso: "\u20B1",
-      rub: "\u20BD",
-      won: "\u20A9",
-      yuan: "\xA5",
-      cedil: "\xB8"
-    };
-    XML = {
-      amp: "&",
-      apos: "'",
-      gt: ">",
-      lt: "<",
-      quot: '"'
-    };
-    COMMON_HTML = {
-      nbsp: "\xA0",
-      copy: "\xA9",
-      reg: "\xAE",
-      trade: "\u2122",
-      mdash: "\u2014",
-      ndash: "\u2013",
-      hellip: "\u2026",
-      laquo: "\xAB",
-      raquo: "\xBB",
-      lsquo: "\u2018",
-      rsquo: "\u2019",
-      ldquo: "\u201C",
-      rdquo: "\u201D",
-      bull: "\u2022",
-      para: "\xB6",
-      sect: "\xA7",
-      deg: "\xB0",
-      frac12: "\xBD",
-      frac14: "\xBC",
-      frac34: "\xBE"
-    };
-  }
-});
-
-// node_modules/@nodable/entities/src/EntityDecoder.js
-function validateEntityName(name) {
-  if (name[0] === "#") {
-    throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
-  }
-  for (const ch of name) {
-    if (SPECIAL_CHARS.has(ch)) {
-      throw new Error(`[EntityReplacer] Invalid character '${ch}' in entity name: "${name}"`);
-    }
-  }
-  return name;
-}
-function mergeEntityMaps(...maps) {
-  const out = /* @__PURE__ */ Object.create(null);
-  for (const map2 of maps) {
-    if (!map2) continue;
-    for (const key of Object.keys(map2)) {
-      const raw = map2[key];
-      if (typeof raw === "string") {
-        out[key] = raw;
-      } else if (raw && typeof raw === "object" && raw.val !== void 0) {
-        const val = raw.val;
-        if (typeof val === "string") {
-          out[key] = val;
-        }
-      }
-    }
-  }
-  return out;
-}
-function parseLimitTiers(raw) {
-  if (!raw || raw === LIMIT_TIER_EXTERNAL) return /* @__PURE__ */ new Set([LIMIT_TIER_EXTERNAL]);
-  if (raw === LIMIT_TIER_ALL) return /* @__PURE__ */ new Set([LIMIT_TIER_ALL]);
-  if (raw === LIMIT_TIER_BASE) return /* @__PURE__ */ new Set([LIMIT_TIER_BASE]);
-  if (Array.isArray(raw)) return new Set(raw);
-  return /* @__PURE__ */ new Set([LIMIT_TIER_EXTERNAL]);
-}
-function parseNCRConfig(ncr) {
-  if (!ncr) {
-    return { xmlVersion: 1, onLevel: NCR_LEVEL.allow, nullLevel: NCR_LEVEL.remove };
-  }
-  const xmlVersion = ncr.xmlVersion === 1.1 ? 1.1 : 1;
-  const onLevel = NCR_LEVEL[ncr.onNCR] ?? NCR_LEVEL.allow;
-  const nullLevel = NCR_LEVEL[ncr.nullNCR] ?? NCR_LEVEL.remove;
-  const clampedNull = Math.max(nullLevel, NCR_LEVEL.remove);
-  return { xmlVersion, onLevel, nullLevel: clampedNull };
-}
-var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
-var init_EntityDecoder = __esm({
-  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
-    init_entities();
-    ENTITY_ACTION = Object.freeze({
-      /** Resolve and expand the entity normally. */
-      ALLOW: "allow",
-      /** Silently skip this entity — it will not be registered. */
-      BLOCK: "block",
-      /** Throw an error, aborting entity registration entirely. */
-      THROW: "throw"
-    });
-    SPECIAL_CHARS = new Set("!?\\\\/[]$%{}^&*()<>|+");
-    LIMIT_TIER_EXTERNAL = "external";
-    LIMIT_TIER_BASE = "base";
-    LIMIT_TIER_ALL = "all";
-    NCR_LEVEL = Object.freeze({ allow: 0, leave: 1, remove: 2, throw: 3 });
-    XML10_ALLOWED_C0 = /* @__PURE__ */ new Set([9, 10, 13]);
-    EntityDecoder = class {
-      /**
-       * @param {object} [options]
-       * @param {object|null}  [options.namedEntities]        — extra named entities merged into base map
-       * @param {object}  [options.limit]                 — security limits
-       * @param {number}       [options.limit.maxTotalExpansions=0]  — 0 = unlimited
-       * @param {number}       [options.limit.maxExpandedLength=0]   — 0 = unlimited
-       * @param {'external'|'base'|'all'|string[]} [options.limit.applyLimitsTo='external']
-       *   Which entity tiers count against the security limits:
-       *   - 'external' (default) — only input/runtime + persistent external entities
-       *   - 'base'               — only DEFAULT_XML_ENTITIES + namedEntities
-       *   - 'all'                — every entity regardless of tier
-       *   - string[]             — explicit combination, e.g. ['external', 'base']
-       * @param {((resolved: string, original: string) => string)|null} [options.postCheck=null]
-       * @param {string[]} [options.remove=[]] — entity names (e.g. ['nbsp', '#13']) to delete (replace with empty string)
-       * @param {string[]} [options.leave=[]]  — entity names to keep as literal (unchanged in output)
-       * @param {object}   [options.ncr]       — Numeric Character Reference controls
-       * @param {1.0|1.1}  [options.ncr.xmlVersion=1.0]
-       *   XML version governing which codepoint ranges are restricted:
-       *   - 1.0 — C0 controls U+0001–U+001F (except U+0009/000A/000D) are prohibited
-       *   - 1.1 — C0 controls are allowed when written as NCRs; C1 (U+007F–U+009F) decoded as-is
-       * @param {'allow'|'leave'|'remove'|'throw'} [options.ncr.onNCR='allow']
-       *   Base action for numeric references. Severity order: allow < leave < remove < throw.
-       *   For codepoint ranges that carry a minimum level (surrogates → remove, XML 1.0 C0 → remove),
-       *   the effective action is max(onNCR, rangeMinimum).
-       * @param {'remove'|'throw'} [options.ncr.nullNCR='remove']
-       *   Action for U+0000 (null). 'allow' and 'leave' are clamped to 'remove' since null is never safe.
-       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} [options.onExternalEntity=null]
-       *   Hook called when an external entity is registered via `setExternalEntities()` or
-       *   `addExternalEntity()`. Return `ENTITY_ACTION.ALLOW` to accept the entity,
-       *   `ENTITY_ACTION.BLOCK` to silently skip it, or `ENTITY_ACTION.THROW` to abort with an error.
-       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} [options.onInputEntity=null]
-       *   Hook called when an input entity is registered via `addInputEntities()`. Return
-       *   `ENTITY_ACTION.ALLOW` to accept, `ENTITY_ACTION.BLOCK` to silently skip, or
-       *   `ENTITY_ACTION.THROW` to abort with an error.
-       */
-      constructor(options = {}) {
-        this._limit = options.limit || {};
-        this._maxTotalExpansions = this._limit.maxTotalExpansions || 0;
-        this._maxExpandedLength = this._limit.maxExpandedLength || 0;
-        this._postCheck = typeof options.postCheck === "function" ? options.postCheck : (r) => r;
-        this._limitTiers = parseLimitTiers(this._limit.applyLimitsTo ?? LIMIT_TIER_EXTERNAL);
-        this._numericAllowed = options.numericAllowed ?? true;
-        this._baseMap = mergeEntityMaps(XML, options.namedEntities || null);
-        this._externalMap = /* @__PURE__ */ Object.create(null);
-        this._inputMap = /* @__PURE__ */ Object.create(null);
-        this._totalExpansions = 0;
-        this._expandedLength = 0;
-        this._removeSet = new Set(options.remove && Array.isArray(options.remove) ? options.remove : []);
-        this._leaveSet = new Set(options.leave && Array.isArray(options.leave) ? options.leave : []);
-        const ncrCfg = parseNCRConfig(options.ncr);
-        this._ncrXmlVersion = ncrCfg.xmlVersion;
-        this._ncrOnLevel = ncrCfg.onLevel;
-        this._ncrNullLevel = ncrCfg.nullLevel;
-        this._onExternalEntity = typeof options.onExternalEntity === "function" ? options.onExternalEntity : null;
-        this._onInputEntity = typeof options.onInputEntity === "function" ? options.onInputEntity : null;
-      }
-      // -------------------------------------------------------------------------
-      // Private: registration hook dispatch
-      // -------------------------------------------------------------------------
-      /**
-       * Invoke a registration hook for a single entity name/value pair.
-       * Returns true when the entity should be accepted, false when it should be
-       * silently skipped (BLOCK), and throws when the hook returns THROW.
-       *
-       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} hook
-       * @param {string} name
-       * @param {string} value
-       * @param {string} context  — used in error messages ('external' | 'input')
-       * @returns {boolean}  true = accept, false = skip
-       */
-      _applyRegistrationHook(hook2, name, value, context) {
-        if (!hook2) return true;
-        const action = hook2(name, value);
-        if (action === ENTITY_ACTION.BLOCK) return false;
-        if (action === ENTITY_ACTION.THROW) {
-          throw new Error(
-            `[EntityDecoder] Registration of ${context} entity "&${name};" was rejected by hook`
-          );
-        }
-        return true;
-      }
-      // -------------------------------------------------------------------------
-      // Persistent external entity registration
-      // -------------------------------------------------------------------------
-      /**
-       * Replace the full set of persistent external entities.
-       * All keys are validated — throws on invalid characters.
-       * If `onExternalEntity` is set, it is called once per entry; entries that
-       * return `ENTITY_ACTION.BLOCK` are silently omitted, `ENTITY_ACTION.THROW`
-       * aborts the whole call.
-       * @param {Record<string, string | { regex?: RegExp, val: string }>} map
-       */
-      setExternalEntities(map2) {
-        if (map2) {
-          for (const key of Object.keys(map2)) {
-            validateEntityName(key);
-          }
-        }
-        if (!this._onExternalEntity) {
-          this._externalMap = mergeEntityMaps(map2);
-          return;
-        }
-        const flat = mergeEntityMaps(map2);
-        const filtered = /* @__PURE__ */ Object.create(null);
-        for (const [name, value] of Object.entries(flat)) {
-          if (this._applyRegistrationHook(this._onExternalEntity, name, value, "external")) {
-            filtered[name] = value;
-          }
-        }
-        this._externalMap = filtered;
-      }
-      /**
-       * Add a single persistent external entity.
-       * If `onExternalEntity` is set it is called before the entity is stored;
-       * `ENTITY_ACTION.BLOCK` silently skips storage, `ENTITY_ACTION.THROW` raises.
-       * @param {string} key
-       * @param {string} value
-       */
-      addExternalEntity(key, value) {
-        validateEntityName(key);
-        if (typeof value === "string" && value.indexOf("&") === -1) {
-          if (this._applyRegistrationHook(this._onExternalEntity, key, value, "external")) {
-            this._externalMap[key] = value;
-          }
-        }
-      }
-      // -------------------------------------------------------------------------
-      // Input / runtime entity registration (per document)
-      // -------------------------------------------------------------------------
-      /**
-       * Inject DOCTYPE entities for the current document.
-       * Also resets per-document expansion counters.
-       * If `onInputEntity` is set it is called once per entry; entries returning
-       * `ENTITY_ACTION.BLOCK` are silently omitted, `ENTITY_ACTION.THROW` aborts.
-       * @param {Record<string, string | { regx?: RegExp, regex?: RegExp, val: string }>} map
-       */
-      addInputEntities(map2) {
-        this._totalExpansions = 0;
-        this._expandedLength = 0;
-        if (!this._onInputEntity) {
-          this._inputMap = mergeEntityMaps(map2);
-          return;
-        }
-        const flat = mergeEntityMaps(map2);
-        const filtered = /* @__PURE__ */ Object.create(null);
-        for (const [name, value] of Object.entries(flat)) {
-          if (this._applyRegistrationHook(this._onInputEntity, name, value, "input")) {
-            filtered[name] = value;
-          }
-        }
-        this._inputMap = filtered;
-      }
-      // -------------------------------------------------------------------------
-      // Per-document reset
-      // -------------------------------------------------------------------------
-      /**
-       * Wipe input/runtime entities and reset counters.
-       * Call this before processing each new document.
-       * @returns {this}
-       */
-      reset() {
-        this._inputMap = /* @__PURE__ */ Object.create(null);
-        this._totalExpansions = 0;
-        this._expandedLength = 0;
-        return this;
-      }
-      // -------------------------------------------------------------------------
-      // XML version (can be set after construction, e.g. once parser reads <?xml?>)
-      // -------------------------------------------------------------------------
-      /**
-       * Update the XML version used for NCR classification.
-       * Call this as soon as the document's `<?xml version="...">` declaration is parsed.
-       * @param {1.0|1.1|number} version
-       */
-      setXmlVersion(version2) {
-        this._ncrXmlVersion = version2 === 1.1 ? 1.1 : 1;
-      }
-      // -------------------------------------------------------------------------
-      // Primary API
-      // -------------------------------------------------------------------------
-      /**
-       * Replace all entity references in `str` in a single pass.
-       *
-       * @param {string} str
-       * @returns {string}
-       */
-      decode(str) {
-        if (typeof str !== "string" || str.length === 0) return str;
-        if (str.indexOf("&") === -1) return str;
-        const original = str;
-        const chunks = [];
-        const len = str.length;
-        let last = 0;
-        let i = 0;
-        const limitExpansions = this._maxTotalExpansions > 0;
-        const limitLength = this._maxExpandedLength > 0;
-        const checkLimits = limitExpansions || limitLength;
-        while (i < len) {
-          if (str.charCodeAt(i) !== 38) {
-            i++;
-            continue;
-          }
-          let j2 = i + 1;
-          while (j2 < len && str.charCodeAt(j2) !== 59 && j2 - i <= 32) j2++;
-          if (j2 >= len || str.charCodeAt(j2) !== 59) {
-            i++;
-            continue;
-          }
-          const token = str.slice(i + 1, j2);
-          if (token.length === 0) {
-            i++;
-            continue;
-          }
-          let replacement;
-          let tier;
-          if (this._removeSet.has(token)) {
-            replacement = "";
-            if (tier === void 0) {
-              tier = LIMIT_TIER_EXTERNAL;
-            }
-          } else if (this._leaveSet.has(token)) {
-            i++;
-            continue;
-          } else if (token.charCodeAt(0) === 35) {
-            const ncrResult = this._resolveNCR(token);
-            if (ncrResult === void 0) {
-              i++;
-              continue;
-            }
-            replacement = ncrResult;
-            tier = LIMIT_TIER_BASE;
-          } else {
-            const resolved = this._resolveName(token);
-            replacement = resolved?.value;
-            tier = resolved?.tier;
-          }
-          if (replacement === void 0) {
-            i++;
-            continue;
-          }
-          if (i > last) chunks.push(str.slice(last, i));
-          chunks.push(replacement);
-          last = j2 + 1;
-          i = last;
-          if (checkLimits && this._tierCounts(tier)) {
-            if (limitExpansions) {
-              this._totalExpansions++;
-              if (this._totalExpansions > this._maxTotalExpansions) {
-                throw new Error(
-                  `[EntityReplacer] Entity expansion count limit exceeded: ${this._totalExpansions} > ${this._maxTotalExpansions}`
-                );
-              }
-            }
-            if (limitLength) {
-              const delta = replacement.length - (token.length + 2);
-              if (delta > 0) {
-                this._expandedLength += delta;
-                if (this._expandedLength > this._maxExpandedLength) {
-                  throw new Error(
-                    `[EntityReplacer] Expanded content length limit exceeded: ${this._expandedLength} > ${this._maxExpandedLength}`
-                  );
-                }
-              }
-            }
-          }
-        }
-        if (last < len) chunks.push(str.slice(last));
-        const result = chunks.length === 0 ? str : chunks.join("");
-        return this._postCheck(result, original);
-      }
-      // -------------------------------------------------------------------------
-      // Private: limit tier check
-      // -------------------------------------------------------------------------
-      /**
-       * Returns true if a resolved entity of the given tier should count
-       * against the expansion/length limits.
-       * @param {string} tier  — LIMIT_TIER_EXTERNAL | LIMIT_TIER_BASE
-       * @returns {boolean}
-       */
-      _tierCounts(tier) {
-        if (this._limitTiers.has(LIMIT_TIER_ALL)) return true;
-        return this._limitTiers.has(tier);
-      }
-      // -------------------------------------------------------------------------
-      // Private: entity resolution
-      // -------------------------------------------------------------------------
-      /**
-       * Resolve a named entity token (without & and ;).
-       * Priority: inputMap > externalMap > baseMap
-       * Returns the resolved value tagged with its limit tier.
-       *
-       * @param {string} name
-       * @returns {{ value: string, tier: string }|undefined}
-       */
-      _resolveName(name) {
-        if (name in this._inputMap) return { value: this._inputMap[name], tier: LIMIT_TIER_EXTERNAL };
-        if (name in this._externalMap) return { value: this._externalMap[name], tier: LIMIT_TIER_EXTERNAL };
-        if (name in this._baseMap) return { value: this._baseMap[name], tier: LIMIT_TIER_BASE };
-        return void 0;
-      }
-      /**
-       * Classify a codepoint and return the minimum action level that must be applied.
-       * Returns -1 when no minimum is imposed (normal allow path).
-       *
-       * Ranges checked (in priority order):
-       *   1. U+0000            — null, governed by nullNCR (always ≥ remove)
-       *   2. U+D800–U+DFFF     — surrogates, always prohibited (min: remove)
-       *   3. U+0001–U+001F \ {0x09,0x0A,0x0D}  — XML 1.0 restricted C0 (min: remove)
-       *      (skipped in XML 1.1 — C0 controls are allowed when written as NCRs)
-       *
-       * @param {number} cp  — codepoint
-       * @returns {number}   — minimum NCR_LEVEL value, or -1 for no restriction
-       */
-      _classifyNCR(cp2) {
-        if (cp2 === 0) return this._ncrNullLevel;
-        if (cp2 >= 55296 && cp2 <= 57343) return NCR_LEVEL.remove;
-        if (this._ncrXmlVersion === 1) {
-          if (cp2 >= 1 && cp2 <= 31 && !XML10_ALLOWED_C0.has(cp2)) return NCR_LEVEL.remove;
-        }
-        return -1;
-      }
-      /**
-       * Execute a resolved NCR action.
-       *
-       * @param {number} action   — NCR_LEVEL value
-       * @param {string} token    — raw token (e.g. '#38') for error messages
-       * @param {number} cp       — codepoint, used only for error messages
-       * @returns {string|undefined}
-       *   - decoded character string  → 'allow'
-       *   - ''                        → 'remove'
-       *   - undefined                 → 'leave' (caller must skip past '&' only)
-       *   - throws Error              → 'throw'
-       */
-      _applyNCRAction(action, token, cp2) {
-        switch (action) {
-          case NCR_LEVEL.allow:
-            return String.fromCodePoint(cp2);
-          case NCR_LEVEL.remove:
-            return "";
-          case NCR_LEVEL.leave:
-            return void 0;
-          // signal: keep literal
-          case NCR_LEVEL.throw:
-            throw new Error(
-              `[EntityDecoder] Prohibited numeric character reference &${token}; (U+${cp2.toString(16).toUpperCase().padStart(4, "0")})`
-            );
-          default:
-            return String.fromCodePoint(cp2);
-        }
-      }
-      /**
-       * Full NCR resolution pipeline for a numeric token.
-       *
-       * Steps:
-       *   1. Parse the codepoint (decimal or hex).
-       *   2. Validate the raw codepoint range (NaN, <0, >0x10FFFF).
-       *   3. If numericAllowed is false and no minimum restriction applies → leave as-is.
-       *   4. Classify the codepoint to find the minimum required action level.
-       *   5. Resolve effective action = max(onNCR, minimum).
-       *   6. Apply and return.
-       *
-       * @param {string} token  — e.g. '#38', '#x26', '#X26'
-       * @returns {string|undefined}
-       *   - string (incl. '')  — replacement ('' = remove)
-       *   - undefined          — leave original &token; as-is
-       */
-      _resolveNCR(token) {
-        const second = token.charCodeAt(1);
-        let cp2;
-        if (second === 120 || second === 88) {
-          cp2 = parseInt(token.slice(2), 16);
-        } else {
-          cp2 = parseInt(token.slice(1), 10);
-        }
-        if (Number.isNaN(cp2) || cp2 < 0 || cp2 > 1114111) return void 0;
-        const minimum = this._classifyNCR(cp2);
-        if (!this._numericAllowed && minimum < NCR_LEVEL.remove) return void 0;
-        const effective = minimum === -1 ? this._ncrOnLevel : Math.max(this._ncrOnLevel, minimum);
-        return this._applyNCRAction(effective, token, cp2);
-      }
-    };
-  }
-});
-
-// node_modules/@nodable/entities/src/index.js
-var init_src = __esm({
-  "node_modules/@nodable/entities/src/index.js"() {
-    init_EntityDecoder();
-    init_entities();
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
-function validatePropertyName(propertyName, optionName) {
-  if (typeof propertyName !== "string") {
-    return;
-  }
-  const normalized = propertyName.toLowerCase();
-  if (DANGEROUS_PROPERTY_NAMES.some((dangerous) => normalized === dangerous.toLowerCase())) {
-    throw new Error(
-      `[SECURITY] Invalid ${optionName}: "${propertyName}" is a reserved JavaScript keyword that could cause prototype pollution`
-    );
-  }
-  if (criticalProperties.some((dangerous) => normalized === dangerous.toLowerCase())) {
-    throw new Error(
-      `[SECURITY] Invalid ${optionName}: "${propertyName}" is a reserved JavaScript keyword that could cause prototype pollution`
-    );
-  }
-}
-function normalizeProcessEntities(value, htmlEntities) {
-  if (typeof value === "boolean") {
-    return {
-      enabled: value,
-      // true or false
-      maxEntitySize: 1e4,
-      maxExpansionDepth: 1e4,
-      maxTotalExpansions: Infinity,
-      maxExpandedLength: 1e5,
-      maxEntityCount: 1e3,
-      allowedTags: null,
-      tagFilter: null,
-      appliesTo: "all"
-    };
-  }
-  if (typeof value === "object" && value !== null) {
-    return {
-      enabled: value.enabled !== false,
-      maxEntitySize: Math.max(1, value.maxEntitySize ?? 1e4),
-      maxExpansionDepth: Math.max(1, value.maxExpansionDepth ?? 1e4),
-      maxTotalExpansions: Math.max(1, value.maxTotalExpansions ?? Infinity),
-      maxExpandedLength: Math.max(1, value.maxExpandedLength ?? 1e5),
-      maxEntityCount: Math.max(1, value.maxEntityCount ?? 1e3),
-      allowedTags: value.allowedTags ?? null,
-      tagFilter: value.tagFilter ?? null,
-      appliesTo: value.appliesTo ?? "all"
-    };
-  }
-  return normalizeProcessEntities(true);
-}
-var defaultOnDangerousProperty, defaultOptions2, buildOptions;
-var init_OptionsBuilder = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
-    init_util2();
-    defaultOnDangerousProperty = (name) => {
-      if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
-        return "__" + name;
-      }
-      return name;
-    };
-    defaultOptions2 = {
-      preserveOrder: false,
-      attributeNamePrefix: "@_",
-      attributesGroupName: false,
-      textNodeName: "#text",
-      ignoreAttributes: true,
-      removeNSPrefix: false,
-      // remove NS from tag name or attribute name if true
-      allowBooleanAttributes: false,
-      //a tag can have attributes without any value
-      //ignoreRootElement : false,
-      parseTagValue: true,
-      parseAttributeValue: false,
-      trimValues: true,
-      //Trim string values of tag and attributes
-      cdataPropName: false,
-      numberParseOptions: {
-        hex: true,
-        leadingZeros: true,
-        eNotation: true,
-        unicode: false
-      },
-      tagValueProcessor: function(tagName, val) {
-        return val;
-      },
-      attributeValueProcessor: function(attrName, val) {
-        return val;
-      },
-      stopNodes: [],
-      //nested tags will not be parsed even for errors
-      alwaysCreateTextNode: false,
-      isArray: () => false,
-      commentPropName: false,
-      unpairedTags: [],
-      processEntities: true,
-      htmlEntities: false,
-      entityDecoder: null,
-      ignoreDeclaration: false,
-      ignorePiTags: false,
-      transformTagName: false,
-      transformAttributeName: false,
-      updateTag: function(tagName, jPath, attrs) {
-        return tagName;
-      },
-      // skipEmptyListItem: false
-      captureMetaData: false,
-      maxNestedTags: 100,
-      strictReservedNames: true,
-      jPath: true,
-      // if true, pass jPath string to callbacks; if false, pass matcher instance
-      onDangerousProperty: defaultOnDangerousProperty
-    };
-    buildOptions = function(options) {
-      const built = Object.assign({}, defaultOptions2, options);
-      const propertyNameOptions = [
-        { value: built.attributeNamePrefix, name: "attributeNamePrefix" },
-        { value: built.attributesGroupName, name: "attributesGroupName" },
-        { value: built.textNodeName, name: "textNodeName" },
-        { value: built.cdataPropName, name: "cdataPropName" },
-        { value: built.commentPropName, name: "commentPropName" }
-      ];
-      for (const { value, name } of propertyNameOptions) {
-        if (value) {
-          validatePropertyName(value, name);
-        }
-      }
-      if (built.onDangerousProperty === null) {
-        built.onDangerousProperty = defaultOnDangerousProperty;
-      }
-      built.processEntities = normalizeProcessEntities(built.processEntities, built.htmlEntities);
-      built.unpairedTagsSet = new Set(built.unpairedTags);
-      if (built.stopNodes && Array.isArray(built.stopNodes)) {
-        built.stopNodes = built.stopNodes.map((node3) => {
-          if (typeof node3 === "string" && node3.startsWith("*.")) {
-            return ".." + node3.substring(2);
-          }
-          return node3;
-        });
-      }
-      return built;
-    };
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
-var METADATA_SYMBOL, XmlNode;
-var init_xmlNode = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
-    "use strict";
-    if (typeof Symbol !== "function") {
-      METADATA_SYMBOL = "@@xmlMetadata";
-    } else {
-      METADATA_SYMBOL = /* @__PURE__ */ Symbol("XML Node Metadata");
-    }
-    XmlNode = class {
-      constructor(tagname) {
-        this.tagname = tagname;
-        this.child = [];
-        this[":@"] = /* @__PURE__ */ Object.create(null);
-      }
-      add(key, val) {
-        if (key === "__proto__") key = "#__proto__";
-        this.child.push({ [key]: val });
-      }
-      addChild(node3, startIndex) {
-        if (node3.tagname === "__proto__") node3.tagname = "#__proto__";
-        if (node3[":@"] && Object.keys(node3[":@"]).length > 0) {
-          this.child.push({ [node3.tagname]: node3.child, [":@"]: node3[":@"] });
-        } else {
-          this.child.push({ [node3.tagname]: node3.child });
-        }
-        this.addStartIndex(startIndex);
-      }
-      addStartIndex(startIndex) {
-        if (startIndex !== void 0) {
-          this.child[this.child.length - 1][METADATA_SYMBOL] = { startIndex };
-        }
-      }
-      addEndIndex(endIndex) {
-        const lastChild = this.child[this.child.length - 1];
-        if (lastChild !== void 0 && lastChild[METADATA_SYMBOL] !== void 0 && lastChild[METADATA_SYMBOL].endIndex === void 0) {
-          lastChild[METADATA_SYMBOL].endIndex = endIndex;
-        }
-      }
-      /** symbol used for metadata */
-      static getMetaDataSymbol() {
-        return METADATA_SYMBOL;
-      }
-    };
-  }
-});
-
-// node_modules/xml-naming/src/index.js
-var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
-var init_src2 = __esm({
-  "node_modules/xml-naming/src/index.js"() {
-    nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
-    nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
-    nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
-    nameChar11 = nameStartChar11 + "\\-\\.\\d\xB7\u0300-\u036F\u0487\u203F-\u2040";
-    buildRegexes = (startChar, char, flags = "") => {
-      const ncStart = startChar.replace(":", "");
-      const ncChar = char.replace(":", "");
-      const ncNamePat = `[${ncStart}][${ncChar}]*`;
-      return {
-        name: new RegExp(`^[${startChar}][${char}]*$`, flags),
-        ncName: new RegExp(`^${ncNamePat}$`, flags),
-        qName: new RegExp(`^${ncNamePat}(?::${ncNamePat})?$`, flags),
-        nmToken: new RegExp(`^[${char}]+$`, flags),
-        nmTokens: new RegExp(`^[${char}]+(?:\\s+[${char}]+)*$`, flags)
-      };
-    };
-    regexes10 = buildRegexes(nameStartChar10, nameChar10);
-    regexes11 = buildRegexes(nameStartChar11, nameChar11, "u");
-    nameStartCharAscii = ":A-Za-z_";
-    nameCharAscii = nameStartCharAscii + "\\-\\.\\d";
-    regexesAscii = buildRegexes(nameStartCharAscii, nameCharAscii);
-    getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
-      if (asciiOnly) return regexesAscii;
-      return xmlVersion === "1.1" ? regexes11 : regexes10;
-    };
-    qName = (str, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str);
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
-function hasSeq(data, seq, i) {
-  for (let j2 = 0; j2 < seq.length; j2++) {
-    if (seq[j2] !== data[i + j2 + 1]) return false;
-  }
-  return true;
-}
-function validateEntityName2(name, xmlVersion) {
-  if (qName(name, { xmlVersion }))
-    return name;
-  else
-    throw new Error(`Invalid entity name ${name}`);
-}
-var DocTypeReader, skipWhitespace;
-var init_DocTypeReader = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
-    init_src2();
-    DocTypeReader = class {
-      constructor(options, xmlVersion) {
-        this.suppressValidationErr = !options;
-        this.options = options;
-        this.xmlVersion = xmlVersion || 1;
-      }
-      setXmlVersion(xmlVersion = 1) {
-        this.xmlVersion = xmlVersion;
-      }
-      readDocType(xmlData, i) {
-        const entities = /* @__PURE__ */ Object.create(null);
-        let entityCount = 0;
-        if (xmlData[i + 3] === "O" && xmlData[i + 4] === "C" && xmlData[i + 5] === "T" && xmlData[i + 6] === "Y" && xmlData[i + 7] === "P" && xmlData[i + 8] === "E") {
-          i = i + 9;
-          let angleBracketsCount = 1;
-          let hasBody = false, comment = false;
-          let quoteChar = null;
-          let exp = "";
-          for (; i < xmlData.length; i++) {
-            if (quoteChar !== null) {
-              if (xmlData[i] === quoteChar) quoteChar = null;
-              exp += xmlData[i];
-              continue;
-            }
-            if (!hasBody && !comment && (xmlData[i] === '"' || xmlData[i] === "'")) {
-              quoteChar = xmlData[i];
-              exp += xmlData[i];
-              continue;
-            }
-            if (xmlData[i] === "<" && !comment) {
-              if (hasBody && hasSeq(xmlData, "!ENTITY", i)) {
-                i += 7;
-                let entityName, val;
-                [entityName, val, i] = this.readEntityExp(xmlData, i + 1, this.suppressValidationErr);
-                if (val.indexOf("&") === -1) {
-                  if (this.options.enabled !== false && this.options.maxEntityCount != null && entityCount >= this.options.maxEntityCount) {
-                    throw new Error(
-                      `Entity count (${entityCount + 1}) exceeds maximum allowed (${this.options.maxEntityCount})`
-                    );
-                  }
-                  entities[entityName] = val;
-                  entityCount++;
-                }
-              } else if (hasBody && hasSeq(xmlData, "!ELEMENT", i)) {
-                i += 8;
-                const { index: index2 } = this.readElementExp(xmlData, i + 1);
-                i = index2;
-              } else if (hasBody && hasSeq(xmlData, "!ATTLIST", i)) {
-                i += 8;
-              } else if (hasBody && hasSeq(xmlData, "!NOTATION", i)) {
-                i += 9;
-                const { index: index2 } = this.readNotationExp(xmlData, i + 1, this.suppressValidationErr);
-                i = index2;
-              } else if (hasSeq(xmlData, "!--", i)) comment = true;
-              else throw new Error(`Invalid DOCTYPE`);
-              angleBracketsCount++;
-              exp = "";
-            } else if (xmlData[i] === ">") {
-              if (comment) {
-                if (xmlData[i - 1] === "-" && xmlData[i - 2] === "-") {
-                  comment = false;
-                  angleBracketsCount--;
-                }
-              } else {
-                angleBracketsCount--;
-              }
-              if (angleBracketsCount === 0) {
-                break;
-              }
-            } else if (xmlData[i] === "[") {
-              hasBody = true;
-            } else {
-              exp += xmlData[i];
-            }
-          }
-          if (quoteChar !== null || angleBracketsCount !== 0) {
-            throw new Error(`Unclosed DOCTYPE`);
-          }
-        } else {
-          throw new Error(`Invalid Tag instead of DOCTYPE`);
-        }
-        return { entities, i };
-      }
-      readEntityExp(xmlData, i) {
-        i = skipWhitespace(xmlData, i);
-        const startIndex = i;
-        while (i < xmlData.length && !/\s/.test(xmlData[i]) && xmlData[i] !== '"' && xmlData[i] !== "'") {
-          i++;
-        }
-        let entityName = xmlData.substring(startIndex, i);
-        validateEntityName2(entityName, { xmlVersion: this.xmlVersion });
-        i = skipWhitespace(xmlData, i);
-        if (!this.suppressValidationErr) {
-          if (xmlData.substring(i, i + 6).toUpperCase() === "SYSTEM") {
-            throw new Error("External entities are not supported");
-          } else if (xmlData[i] === "%") {
-            throw new Error("Parameter entities are not supported");
-          }
-        }
-        let entityValue = "";
-        [i, entityValue] = this.readIdentifierVal(xmlData, i, "entity");
-        if (this.options.enabled !== false && this.options.maxEntitySize != null && entityValue.length > this.options.maxEntitySize) {
-          throw new Error(
-            `Entity "${entityName}" size (${entityValue.length}) exceeds maximum allowed size (${this.options.maxEntitySize})`
-          );
-        }
-        i--;
-        return [entityName, entityValue, i];
-      }
-      readNotationExp(xmlData, i) {
-        i = skipWhitespace(xmlData, i);
-        const startIndex = i;
-        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
-          i++;
-        }
-        let notationName = xmlData.substring(startIndex, i);
-        !this.suppressValidationErr && validateEntityName2(notationName, { xmlVersion: this.xmlVersion });
-        i = skipWhitespace(xmlData, i);
-        const identifierType = xmlData.substring(i, i + 6).toUpperCase();
-        if (!this.suppressValidationErr && identifierType !== "SYSTEM" && identifierType !== "PUBLIC") {
-          throw new Error(`Expected SYSTEM or PUBLIC, found "${identifierType}"`);
-        }
-        i += identifierType.length;
-        i = skipWhitespace(xmlData, i);
-        let publicIdentifier = null;
-        let systemIdentifier = null;
-        if (identifierType === "PUBLIC") {
-          [i, publicIdentifier] = this.readIdentifierVal(xmlData, i, "publicIdentifier");
-          i = skipWhitespace(xmlData, i);
-          if (xmlData[i] === '"' || xmlData[i] === "'") {
-            [i, systemIdentifier] = this.readIdentifierVal(xmlData, i, "systemIdentifier");
-          }
-        } else if (identifierType === "SYSTEM") {
-          [i, systemIdentifier] = this.readIdentifierVal(xmlData, i, "systemIdentifier");
-          if (!this.suppressValidationErr && !systemIdentifier) {
-            throw new Error("Missing mandatory system identifier for SYSTEM notation");
-          }
-        }
-        return { notationName, publicIdentifier, systemIdentifier, index: --i };
-      }
-      readIdentifierVal(xmlData, i, type) {
-        let identifierVal = "";
-        const startChar = xmlData[i];
-        if (startChar !== '"' && startChar !== "'") {
-          throw new Error(`Expected quoted string, found "${startChar}"`);
-        }
-        i++;
-        const startIndex = i;
-        while (i < xmlData.length && xmlData[i] !== startChar) {
-          i++;
-        }
-        identifierVal = xmlData.substring(startIndex, i);
-        if (xmlData[i] !== startChar) {
-          throw new Error(`Unterminated ${type} value`);
-        }
-        i++;
-        return [i, identifierVal];
-      }
-      readElementExp(xmlData, i) {
-        i = skipWhitespace(xmlData, i);
-        const startIndex = i;
-        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
-          i++;
-        }
-        let elementName = xmlData.substring(startIndex, i);
-        if (!this.suppressValidationErr && !qName(elementName, { xmlVersion: this.xmlVersion })) {
-          throw new Error(`Invalid element name: "${elementName}"`);
-        }
-        i = skipWhitespace(xmlData, i);
-        let contentModel = "";
-        if (xmlData[i] === "E" && hasSeq(xmlData, "MPTY", i)) i += 4;
-        else if (xmlData[i] === "A" && hasSeq(xmlData, "NY", i)) i += 2;
-        else if (xmlData[i] === "(") {
-          i++;
-          const startIndex2 = i;
-          while (i < xmlData.length && xmlData[i] !== ")") {
-            i++;
-          }
-          contentModel = xmlData.substring(startIndex2, i);
-          if (xmlData[i] !== ")") {
-            throw new Error("Unterminated content model");
-          }
-        } else if (!this.suppressValidationErr) {
-          throw new Error(`Invalid Element Expression, found "${xmlData[i]}"`);
-        }
-        return {
-          elementName,
-          contentModel: contentModel.trim(),
-          index: i
-        };
-      }
-      readAttlistExp(xmlData, i) {
-        i = skipWhitespace(xmlData, i);
-        let startIndex = i;
-        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
-          i++;
-        }
-        let elementName = xmlData.substring(startIndex, i);
-        validateEntityName2(elementName, { xmlVersion: this.xmlVersion });
-        i = skipWhitespace(xmlData, i);
-        startIndex = i;
-        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
-          i++;
-        }
-        let attributeName = xmlData.substring(startIndex, i);
-        if (!validateEntityName2(attributeName, { xmlVersion: this.xmlVersion })) {
-          throw new Error(`Invalid attribute name: "${attributeName}"`);
-        }
-        i = skipWhitespace(xmlData, i);
-        let attributeType = "";
-        if (xmlData.substring(i, i + 8).toUpperCase() === "NOTATION") {
-          attributeType = "NOTATION";
-          i += 8;
-          i = skipWhitespace(xmlData, i);
-          if (xmlData[i] !== "(") {
-            throw new Error(`Expected '(', found "${xmlData[i]}"`);
-          }
-          i++;
-          let allowedNotations = [];
-          while (i < xmlData.length && xmlData[i] !== ")") {
-            const startIndex2 = i;
-            while (i < xmlData.length && xmlData[i] !== "|" && xmlData[i] !== ")") {
-              i++;
-            }
-            let notation = xmlData.substring(startIndex2, i);
-            notation = notation.trim();
-            if (!validateEntityName2(notation, { xmlVersion: this.xmlVersion })) {
-              throw new Error(`Invalid notation name: "${notation}"`);
-            }
-            allowedNotations.push(notation);
-            if (xmlData[i] === "|") {
-              i++;
-              i = skipWhitespace(xmlData, i);
-            }
-          }
-          if (xmlData[i] !== ")") {
-            throw new Error("Unterminated list of notations");
-          }
-          i++;
-          attributeType += " (" + allowedNotations.join("|") + ")";
-        } else {
-          const startIndex2 = i;
-          while (i < xmlData.length && !/\s/.test(xmlData[i])) {
-            i++;
-          }
-          attributeType += xmlData.substring(startIndex2, i);
-          const validTypes = ["CDATA", "ID", "IDREF", "IDREFS", "ENTITY", "ENTITIES", "NMTOKEN", "NMTOKENS"];
-          if (!this.suppressValidationErr && !validTypes.includes(attributeType.toUpperCase())) {
-            throw new Error(`Invalid attribute type: "${attributeType}"`);
-          }
-        }
-        i = skipWhitespace(xmlData, i);
-        let defaultValue = "";
-        if (xmlData.substring(i, i + 8).toUpperCase() === "#REQUIRED") {
-          defaultValue = "#REQUIRED";
-          i += 8;
-        } else if (xmlData.substring(i, i + 7).toUpperCase() === "#IMPLIED") {
-          defaultValue = "#IMPLIED";
-          i += 7;
-        } else {
-          [i, defaultValue] = this.readIdentifierVal(xmlData, i, "ATTLIST");
-        }
-        return {
-          elementName,
-          attributeName,
-          attributeType,
-          defaultValue,
-          index: i
-        };
-      }
-    };
-    skipWhitespace = (data, index2) => {
-      while (index2 < data.length && /\s/.test(data[index2])) {
-        index2++;
-      }
-      return index2;
-    };
-  }
-});
-
-// node_modules/anynum/digitTable.js
-var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
-var init_digitTable = __esm({
-  "node_modules/anynum/digitTable.js"() {
-    SCRIPT_ZEROS = [
-      // Basic Latin (ASCII) — included for completeness / pass-through
-      48,
-      // 0-9
-      // Arabic scripts
-      1632,
-      // Arabic-Indic ٠١٢٣٤٥٦٧٨٩
-      1776,
-      // Extended Arabic-Indic (Urdu/Persian/Sindhi) ۰۱۲۳
-      // Indic scripts
-      2406,
-      // Devanagari ०१२३४५६७८९
-      2534,
-      // Bengali ০১২৩৪৫৬৭৮৯
-      2662,
-      // Gurmukhi ੦੧੨੩੪੫੬੭੮੯
-      2790,
-      // Gujarati ૦૧૨૩૪૫૬૭૮૯
-      2918,
-      // Odia ୦୧୨୩୪୫୬୭୮୯
-      3046,
-      // Tamil ௦௧௨௩௪௫௬௭௮௯
-      3174,
-      // Telugu ౦౧౨౩౪౫౬౭౮౯
-      3302,
-      // Kannada ೦೧೨೩೪೫೬೭೮೯
-      3430,
-      // Malayalam ൦൧൨൩൪൫൬൭൮൯
-      3558,
-      // Sinhala Archaic ෦෧෨෩෪෫෬෭෮෯
-      // Southeast Asian scripts
-      3664,
-      // Thai ๐๑๒๓๔๕๖๗๘๙
-      3792,
-      // Lao ໐໑໒໓໔໕໖໗໘໙
-      3872,
-      // Tibetan ༠༡༢༣༤༥༦༧༨༩
-      4160,
-      // Myanmar ၀၁၂၃၄၅၆၇၈၉
-      4240,
-      // Myanmar Shan ႐႑႒႓႔႕႖႗႘႙
-      6112,
-      // Khmer ០១២៣៤៥៦៧៨៩
-      6160,
-      // Mongolian ᠐᠑᠒᠓᠔᠕᠖᠗᠘᠙
-      6470,
-      // Limbu ᥆᥇᥈᥉᥊᥋᥌᥍᥎᥏
-      6608,
-      // New Tai Lue ᧐᧑᧒᧓᧔᧕᧖᧗᧘᧙
-      6784,
-      // Tai Tham Hora ᪀᪁᪂᪃᪄᪅᪆᪇᪈᪉
-      6800,
-      // Tai Tham Tham ᪐᪑᪒᪓᪔᪕᪖᪗᪘᪙
-      6992,
-      // Balinese ᭐᭑᭒᭓᭔᭕᭖᭗᭘᭙
-      7088,
-      // Sundanese ᮰᮱᮲᮳᮴᮵᮶᮷᮸᮹
-      7232,
-      // Lepcha ᱀᱁᱂᱃᱄᱅᱆᱇᱈᱉
-      7248,
-      // Ol Chiki ᱐᱑᱒᱓᱔᱕᱖᱗᱘᱙
-      // Fullwidth (CJK context)
-      65296,
-      // Fullwidth ０１２３４５６７８９
-      // Mathematical digit variants (Unicode math block)
-      120782,
-      // Mathematical Bold
-      120792,
-      // Mathematical Double-Struck
-      120802,
-      // Mathematical Sans-Serif
-      120812,
-      // Mathematical Sans-Serif Bold
-      120822,
-      // Mathematical Monospace
-      // Other scripts
-      66720,
-      // Osmanya 𐒠𐒡𐒢𐒣𐒤𐒥𐒦𐒧𐒨𐒩
-      68912,
-      // Hanifi Rohingya 𐴰𐴱𐴲𐴳𐴴𐴵𐴶𐴷𐴸𐴹
-      69734,
-      // Brahmi 𑁦𑁧𑁨𑁩𑁪𑁫𑁬𑁭𑁮𑁯
-      69872,
-      // Sora Sompeng 𑃰𑃱𑃲𑃳𑃴𑃵𑃶𑃷𑃸𑃹
-      69942,
-      // Chakma 𑄶𑄷𑄸𑄹𑄺𑄻𑄼𑄽𑄾𑄿
-      70096,
-      // Sharada 𑇐𑇑𑇒𑇓𑇔𑇕𑇖𑇗𑇘𑇙
-      70384,
-      // Khudawadi 𑋰𑋱𑋲𑋳𑋴𑋵𑋶𑋷𑋸𑋹
-      70736,
-      // Newa 𑑐𑑑𑑒𑑓𑑔𑑕𑑖𑑗𑑘𑑙
-      70864,
-      // Tirhuta 𑓐𑓑𑓒𑓓𑓔𑓕𑓖𑓗𑓘𑓙
-      71248,
-      // Modi 𑙐𑙑𑙒𑙓𑙔𑙕𑙖𑙗𑙘𑙙
-      71360,
-      // Takri 𑛀𑛁𑛂𑛃𑛄𑛅𑛆𑛇𑛈𑛉
-      71472,
-      // Ahom 𑜰𑜱𑜲𑜳𑜴𑜵𑜶𑜷𑜸𑜹
-      71904,
-      // Warang Citi 𑣠𑣡𑣢𑣣𑣤𑣥𑣦𑣧𑣨𑣩
-      72016,
-      // Dives Akuru 𑥐𑥑𑥒𑥓𑥔𑥕𑥖𑥗𑥘𑥙
-      72688,
-      // Khitan Small Script 𑯰𑯱𑯲𑯳𑯴𑯵𑯶𑯷𑯸𑯹
-      72784,
-      // Bhaiksuki 𑱐𑱑𑱒𑱓𑱔𑱕𑱖𑱗𑱘𑱙
-      73040,
-      // Masaram Gondi 𑵐𑵑𑵒𑵓𑵔𑵕𑵖𑵗𑵘𑵙
-      73120,
-      // Gunjala Gondi 𑶠𑶡𑶢𑶣𑶤𑶥𑶦𑶧𑶨𑶩
-      73552,
-      // Kawi 𑽐𑽑𑽒𑽓𑽔𑽕𑽖𑽗𑽘𑽙
-      92768,
-      // Mro 𖩠𖩡𖩢𖩣𖩤𖩥𖩦𖩧𖩨𖩩
-      92864,
-      // Tangsa 𖫀𖫁𖫂𖫃𖫄𖫅𖫆𖫇𖫈𖫉
-      93008,
-      // Pahawh Hmong 𖭐𖭑𖭒𖭓𖭔𖭕𖭖𖭗𖭘𖭙
-      123200,
-      // Nyiakeng Puachue Hmong 𞅀𞅁𞅂𞅃𞅄𞅅𞅆𞅇𞅈𞅉
-      123632,
-      // Wancho 𞋰𞋱𞋲𞋳𞋴𞋵𞋶𞋷𞋸𞋹
-      124144,
-      // Nag Mundari 𞓰𞓱𞓲𞓳𞓴𞓵𞓶𞓷𞓸𞓹
-      125264,
-      // Adlam 𞥐𞥑𞥒𞥓𞥔𞥕𞥖𞥗𞥘𞥙
-      130032
-      // Segmented digit symbols 🯰🯱🯲🯳🯴🯵🯶🯷🯸🯹
-    ];
-    NOT_DIGIT = 255;
-    HIGH_MAP = /* @__PURE__ */ new Map();
-    LOW_MAX = 65535;
-    LOW_MIN = 1632;
-    TABLE_OFFSET = LOW_MIN;
-    TABLE_SIZE = LOW_MAX - LOW_MIN + 1;
-    TABLE = new Uint8Array(TABLE_SIZE).fill(NOT_DIGIT);
-    for (const zero of SCRIPT_ZEROS) {
-      for (let d3 = 0; d3 < 10; d3++) {
-        const cp2 = zero + d3;
-        if (cp2 <= LOW_MAX) {
-          TABLE[cp2 - TABLE_OFFSET] = d3;
-        } else {
-          HIGH_MAP.set(cp2, d3);
-        }
-      }
-    }
-  }
-});
-
-// node_modules/anynum/anynum.js
-function anynum(str) {
-  if (typeof str !== "string") return str;
-  const len = str.length;
-  if (len === 0) return str;
-  let firstHit = -1;
-  for (let i = 0; i < len; i++) {
-    const cc = str.charCodeAt(i);
-    if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) continue;
-    if (cc < TABLE_OFFSET) {
-      if (MINUS_SET.has(cc)) {
-        firstHit = i;
-        break;
-      }
-      continue;
-    }
-    if (cc >= 55296 && cc <= 56319) {
-      if (i + 1 < len) {
-        const low = str.charCodeAt(i + 1);
-        if (low >= 56320 && low <= 57343) {
-          const cp2 = 65536 + (cc - 55296 << 10) + (low - 56320);
-          if (HIGH_MAP.has(cp2)) {
-            firstHit = i;
-            break;
-          }
-        }
-      }
-      continue;
-    }
-    if (TABLE[cc - TABLE_OFFSET] !== NOT_DIGIT || MINUS_SET.has(cc)) {
-      firstHit = i;
-      break;
-    }
-  }
-  if (firstHit === -1) return str;
-  const chars = [];
-  if (firstHit > 0) chars.push(str.slice(0, firstHit));
-  for (let i = firstHit; i < len; i++) {
-    const cc = str.charCodeAt(i);
-    if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) {
-      chars.push(str[i]);
-      continue;
-    }
-    if (cc < TABLE_OFFSET) {
-      chars.push(MINUS_SET.has(cc) ? "-" : str[i]);
-      continue;
-    }
-    if (cc >= 55296 && cc <= 56319) {
-      if (i + 1 < len) {
-        const low = str.charCodeAt(i + 1);
-        if (low >= 56320 && low <= 57343) {
-          const cp2 = 65536 + (cc - 55296 << 10) + (low - 56320);
-          const d4 = HIGH_MAP.get(cp2);
-          if (d4 !== void 0) {
-            chars.push(String.fromCharCode(d4 + 48));
-            i++;
-            continue;
-          }
-        }
-      }
-      chars.push(str[i]);
-      continue;
-    }
-    if (MINUS_SET.has(cc)) {
-      chars.push("-");
-      continue;
-    }
-    const d3 = TABLE[cc - TABLE_OFFSET];
-    chars.push(d3 !== NOT_DIGIT ? String.fromCharCode(d3 + 48) : str[i]);
-  }
-  return chars.join("");
-}
-var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
-var init_anynum = __esm({
-  "node_modules/anynum/anynum.js"() {
-    "use strict";
-    init_digitTable();
-    CHAR_0 = 48;
-    CHAR_9 = 57;
-    CHAR_MINUS = 45;
-    MINUS_SET = /* @__PURE__ */ new Set([8722, 65293, 65123]);
-    anynum_default = anynum;
-  }
-});
-
-// node_modules/strnum/strnum.js
-function toNumber(str, options = {}) {
-  options = Object.assign({}, consider, options);
-  if (!str || typeof str !== "string") return str;
-  let trimmedStr = str.trim();
-  if (trimmedStr.length === 0) return str;
-  else if (options.skipLike !== void 0 && options.skipLike.test(trimmedStr)) return str;
-  else if (trimmedStr === "0") return 0;
-  if (options.unicode) {
-    trimmedStr = anynum_default(trimmedStr);
-    if (trimmedStr === "0") return 0;
-  }
-  if (options.hex && hexRegex.test(trimmedStr)) {
-    return parse_int(trimmedStr, 16);
-  } else if (options.binary && binRegex.test(trimmedStr)) {
-    return parse_int(trimmedStr, 2);
-  } else if (options.octal && octRegex.test(trimmedStr)) {
-    return parse_int(trimmedStr, 8);
-  } else if (!isFinite(trimmedStr)) {
-    const num = Number(trimmedStr);
-    if (Number.isNaN(num)) return str;
-    return handleInfinity(str, num, options);
-  } else if (trimmedStr.includes("e") || trimmedStr.includes("E")) {
-    return resolveEnotation(str, trimmedStr, options);
-  } else {
-    const match = numRegex.exec(trimmedStr);
-    if (match) {
-      const sign = match[1] || "";
-      const leadingZeros = match[2];
-      let numTrimmedByZeros = trimZeros(match[3]);
-      const decimalAdjacentToLeadingZeros = sign ? (
-        // 0., -00., 000.
-        trimmedStr[leadingZeros.length + 1] === "."
-      ) : trimmedStr[leadingZeros.length] === ".";
-      if (!options.leadingZeros && (leadingZeros.length > 1 || leadingZeros.length === 1 && !decimalAdjacentToLeadingZeros)) {
-        return str;
-      } else {
-        const num = Number(trimmedStr);
-        const parsedStr = String(num);
-        if (num === 0) return num;
-        if (parsedStr.search(/[eE]/) !== -1) {
-          if (options.eNotation) return num;
-          else return str;
-        } else if (trimmedStr.indexOf(".") !== -1) {
-          if (parsedStr === "0") return num;
-          else if (parsedStr === numTrimmedByZeros) return num;
-          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num;
-          else return str;
-        }
-        let n = leadingZeros ? numTrimmedByZeros : trimmedStr;
-        if (leadingZeros) {
-          return n === parsedStr || sign + n === parsedStr ? num : str;
-        } else {
-          return n === parsedStr || n === sign + parsedStr ? num : str;
-        }
-      }
-    } else {
-      return str;
-    }
-  }
-}
-function resolveEnotation(str, trimmedStr, options) {
-  if (!options.eNotation) return str;
-  const notation = trimmedStr.match(eNotationRegx);
-  if (notation) {
-    let sign = notation[1] || "";
-    const eChar = notation[3].indexOf("e") === -1 ? "E" : "e";
-    const leadingZeros = notation[2];
-    const eAdjacentToLeadingZeros = sign ? (
-      // 0E.
-      trimmedStr[leadingZeros.length + 1] === eChar
-    ) : trimmedStr[leadingZeros.length] === eChar;
-    if (leadingZeros.length > 1 && eAdjacentToLeadingZeros) return str;
-    else if (leadingZeros.length === 1 && (notation[3].startsWith(`.${eChar}`) || notation[3][0] === eChar)) {
-      return Number(trimmedStr);
-    } else if (leadingZeros.length > 0) {
-      if (options.leadingZeros && !eAdjacentToLeadingZeros) {
-        return Number(trimmedStr);
-      } else return str;
-    } else {
-      return Number(trimmedStr);
-    }
-  } else {
-    return str;
-  }
-}
-function trimZeros(numStr) {
-  if (numStr && numStr.indexOf(".") !== -1) {
-    let end = numStr.length;
-    while (end > 0 && numStr.charCodeAt(end - 1) === 48) end--;
-    numStr = numStr.slice(0, end);
-    if (numStr === ".") numStr = "0";
-    else if (numStr[0] === ".") numStr = "0" + numStr;
-    else if (numStr[numStr.length - 1] === ".") numStr = numStr.substring(0, numStr.length - 1);
-    return numStr;
-  }
-  return numStr;
-}
-function parse_int(numStr, base) {
-  const str = numStr.trim();
-  if (base === 2 || base === 8) numStr = str.substring(2);
-  if (parseInt) return parseInt(numStr, base);
-  else if (Number.parseInt) return Number.parseInt(numStr, base);
-  else if (window && window.parseInt) return window.parseInt(numStr, base);
-  else throw new Error("parseInt, Number.parseInt, window.parseInt are not supported");
-}
-function handleInfinity(str, num, options) {
-  const isPositive = num === Infinity;
-  switch (options.infinity.toLowerCase()) {
-    case "null":
-      return null;
-    case "infinity":
-      return num;
-    // Return Infinity or -Infinity
-    case "string":
-      return isPositive ? "Infinity" : "-Infinity";
-    case "original":
-    default:
-      return str;
-  }
-}
-var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
-var init_strnum = __esm({
-  "node_modules/strnum/strnum.js"() {
-    init_anynum();
-    hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
-    binRegex = /^0b[01]+$/;
-    octRegex = /^0o[0-7]+$/;
-    numRegex = /^([\-\+])?(0*)([0-9]*(\.[0-9]*)?)$/;
-    consider = {
-      hex: true,
-      binary: false,
-      octal: false,
-      leadingZeros: true,
-      decimalPoint: ".",
-      eNotation: true,
-      //skipLike: /regex/,
-      infinity: "original",
-      // "null", "infinity" (Infinity type), "string" ("Infinity" (the string literal))
-      unicode: false
-    };
-    eNotationRegx = /^([-+])?(0*)(\d*(\.\d*)?[eE][-\+]?\d+)$/;
-  }
-});
-
-// node_modules/fast-xml-parser/src/ignoreAttributes.js
-function getIgnoreAttributesFn(ignoreAttributes) {
-  if (typeof ignoreAttributes === "function") {
-    return ignoreAttributes;
-  }
-  if (Array.isArray(ignoreAttributes)) {
-    return (attrName) => {
-      for (const pattern of ignoreAttributes) {
-        if (typeof pattern === "string" && attrName === pattern) {
-          return true;
-        }
-        if (pattern instanceof RegExp && pattern.test(attrName)) {
-          return true;
-        }
-      }
-    };
-  }
-  return () => false;
-}
-var init_ignoreAttributes = __esm({
-  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
-  }
-});
-
-// node_modules/path-expression-matcher/src/Expression.js
-var Expression;
-var init_Expression = __esm({
-  "node_modules/path-expression-matcher/src/Expression.js"() {
-    Expression = class {
-      /**
-       * Create a new Expression
-       * @param {string} pattern - Pattern string (e.g., "root.users.user", "..user[id]")
-       * @param {Object} options - Configuration options
-       * @param {string} options.separator - Path separator (default: '.')
-       */
-      constructor(pattern, options = {}, data) {
-        this.pattern = pattern;
-        this.separator = options.separator || ".";
-        this.segments = this._parse(pattern);
-        this.data = data;
-        this._hasDeepWildcard = this.segments.some((seg) => seg.type === "deep-wildcard");
-        this._hasAttributeCondition = this.segments.some((seg) => seg.attrName !== void 0);
-        this._hasPositionSelector = this.segments.some((seg) => seg.position !== void 0);
-      }
-      /**
-       * Parse pattern string into segments
-       * @private
-       * @param {string} pattern - Pattern to parse
-       * @returns {Array} Array of segment objects
-       */
-      _parse(pattern) {
-        const segments = [];
-        let i = 0;
-        let currentPart = "";
-        while (i < pattern.length) {
-          if (pattern[i] === this.separator) {
-            if (i + 1 < pattern.length && pattern[i + 1] === this.separator) {
-              if (currentPart.trim()) {
-                segments.push(this._parseSegment(currentPart.trim()));
-                currentPart = "";
-              }
-              segments.push({ type: "deep-wildcard" });
-              i += 2;
-            } else {
-              if (currentPart.trim()) {
-                segments.push(this._parseSegment(currentPart.trim()));
-              }
-              currentPart = "";
-              i++;
-            }
-          } else {
-            currentPart += pattern[i];
-            i++;
-          }
-        }
-        if (currentPart.trim()) {
-          segments.push(this._parseSegment(currentPart.trim()));
-        }
-        return segments;
-      }
-      /**
-       * Parse a single segment
-       * @private
-       * @param {string} part - Segment string (e.g., "user", "ns::user", "user[id]", "ns::user:first")
-       * @returns {Object} Segment object
-       */
-      _parseSegment(part) {
-        const segment = { type: "tag" };
-        let bracketContent = null;
-        let withoutBrackets = part;
-        const bracketMatch = part.match(/^([^\[]+)(\[[^\]]*\])(.*)$/);
-        if (bracketMatch) {
-          withoutBrackets = bracketMatch[1] + bracketMatch[3];
-          if (bracketMatch[2]) {
-            const content3 = bracketMatch[2].slice(1, -1);
-            if (content3) {
-              bracketContent = content3;
-            }
-          }
-        }
-        let namespace = void 0;
-        let tagAndPosition = withoutBrackets;
-        if (withoutBrackets.includes("::")) {
-          const nsIndex = withoutBrackets.indexOf("::");
-          namespace = withoutBrackets.substring(0, nsIndex).trim();
-          tagAndPosition = withoutBrackets.substring(nsIndex + 2).trim();
-          if (!namespace) {
-            throw new Error(`Invalid namespace in pattern: ${part}`);
-          }
-        }
-        let tag = void 0;
-        let positionMatch = null;
-        if (tagAndPosition.includes(":")) {
-          const colonIndex = tagAndPosition.lastIndexOf(":");
-          const tagPart = tagAndPosition.substring(0, colonIndex).trim();
-          const posPart = tagAndPosition.substring(colonIndex + 1).trim();
-          const isPositionKeyword = ["first", "last", "odd", "even"].includes(posPart) || /^nth\(\d+\)$/.test(posPart);
-          if (isPositionKeyword) {
-            tag = tagPart;
-            positionMatch = posPart;
-          } else {
-            tag = tagAndPosition;
-          }
-        } else {
-          tag = tagAndPosition;
-        }
-        if (!tag) {
-          throw new Error(`Invalid segment pattern: ${part}`);
-        }
-        segment.tag = tag;
-        if (namespace) {
-          segment.namespace = namespace;
-        }
-        if (bracketContent) {
-          if (bracketContent.includes("=")) {
-            const eqIndex = bracketContent.indexOf("=");
-            segment.attrName = bracketContent.substring(0, eqIndex).trim();
-            segment.attrValue = bracketContent.substring(eqIndex + 1).trim();
-          } else {
-            segment.attrName = bracketContent.trim();
-          }
-        }
-        if (positionMatch) {
-          const nthMatch = positionMatch.match(/^nth\((\d+)\)$/);
-          if (nthMatch) {
-            segment.position = "nth";
-            segment.positionValue = parseInt(nthMatch[1], 10);
-          } else {
-            segment.position = positionMatch;
-          }
-        }
-        return segment;
-      }
-      /**
-       * Get the number of segments
-       * @returns {number}
-       */
-      get length() {
-        return this.segments.length;
-      }
-      /**
-       * Check if expression contains deep wildcard
-       * @returns {boolean}
-       */
-      hasDeepWildcard() {
-        return this._hasDeepWildcard;
-      }
-      /**
-       * Check if expression has attribute conditions
-       * @returns {boolean}
-       */
-      hasAttributeCondition() {
-        return this._hasAttributeCondition;
-      }
-      /**
-       * Check if expression has position selectors
-       * @returns {boolean}
-       */
-      hasPositionSelector() {
-        return this._hasPositionSelector;
-      }
-      /**
-       * Get string representation
-       * @returns {string}
-       */
-      toString() {
-        return this.pattern;
-      }
-    };
-  }
-});
-
-// node_modules/path-expression-matcher/src/ExpressionSet.js
-var ExpressionSet;
-var init_ExpressionSet = __esm({
-  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
-    ExpressionSet = class {
-      constructor() {
-        this._byDepthAndTag = /* @__PURE__ */ new Map();
-        this._wildcardByDepth = /* @__PURE__ */ new Map();
-        this._deepWildcards = [];
-        this._deepByTerminalTag = /* @__PURE__ */ new Map();
-        this._patterns = /* @__PURE__ */ new Set();
-        this._sealed = false;
-      }
-      /**
-       * Add an Expression to the set.
-       * Duplicate patterns (same pattern string) are silently ignored.
-       *
-       * @param {import('./Expression.js').default} expression - A pre-constructed Expression instance
-       * @returns {this} for chaining
-       * @throws {TypeError} if called after seal()
-       *
-       * @example
-       * set.add(new Expression('root.users.user'));
-       * set.add(new Expression('..script'));
-       */
-      add(expression) {
-        if (this._sealed) {
-          throw new TypeError(
-            "ExpressionSet is sealed. Create a new ExpressionSet to add more expressions."
-          );
-        }
-        if (this._patterns.has(expression.pattern)) return this;
-        this._patterns.add(expression.pattern);
-        if (expression.hasDeepWildcard()) {
-          const lastSeg2 = expression.segments[expression.segments.length - 1];
-          if (lastSeg2 && lastSeg2.type !== "deep-wildcard" && lastSeg2.tag !== "*") {
-            const tag2 = lastSeg2.tag;
-            if (!this._deepByTerminalTag.has(tag2)) this._deepByTerminalTag.set(tag2, []);
-            this._deepByTerminalTag.get(tag2).push(expression);
-          } else {
-            this._deepWildcards.push(expression);
-          }
-          return this;
-        }
-        const depth = expression.length;
-        const lastSeg = expression.segments[expression.segments.length - 1];
-        const tag = lastSeg?.tag;
-        if (!tag || tag === "*") {
-          if (!this._wildcardByDepth.has(depth)) this._wildcardByDepth.set(depth, []);
-          this._wildcardByDepth.get(depth).push(expression);
-        } else {
-          const key = `${depth}:${tag}`;
-          if (!this._byDepthAndTag.has(key)) this._byDepthAndTag.set(key, []);
-          this._byDepthAndTag.get(key).push(expression);
-        }
-        return this;
-      }
-      /**
-       * Add multiple expressions at once.
-       *
-       * @param {import('./Expression.js').default[]} expressions - Array of Expression instances
-       * @returns {this} for chaining
-       *
-       * @example
-       * set.addAll([
-       *   new Expression('root.users.user'),
-       *   new Expression('root.config.setting'),
-       * ]);
-       */
-      addAll(expressions) {
-        for (const expr of expressions) this.add(expr);
-        return this;
-      }
-      /**
-       * Check whether a pattern string is already present in the set.
-       *
-       * @param {import('./Expression.js').default} expression
-       * @returns {boolean}
-       */
-      has(expression) {
-        return this._patterns.has(expression.pattern);
-      }
-      /**
-       * Number of expressions in the set.
-       * @type {number}
-       */
-      get size() {
-        return this._patterns.size;
-      }
-      /**
-       * Seal the set against further modifications.
-       * Useful to prevent accidental mutations after config is built.
-       * Calling add() or addAll() on a sealed set throws a TypeError.
-       *
-       * @returns {this}
-       */
-      seal() {
-        this._sealed = true;
-        return this;
-      }
-      /**
-       * Whether the set has been sealed.
-       * @type {boolean}
-       */
-      get isSealed() {
-        return this._sealed;
-      }
-      /**
-       * Test whether the matcher's current path matches any expression in the set.
-       *
-       * Evaluation order (cheapest → most expensive):
-       *  1. Exact depth + tag bucket  — O(1) lookup, typically 0–2 expressions
-       *  2. Depth-only wildcard bucket — O(1) lookup, rare
-       *  3. Deep-wildcard list         — always checked, but usually small
-       *
-       * @param {import('./Matcher.js').default} matcher - Matcher instance (or readOnly view)
-       * @returns {boolean} true if any expression matches the current path
-       *
-       * @example
-       * if (stopNodes.matchesAny(matcher)) {
-       *   // handle stop node
-       * }
-       */
-      matchesAny(matcher) {
-        return this.findMatch(matcher) !== null;
-      }
-      /**
-      * Find and return the first Expression that matches the matcher's current path.
-      *
-      * Uses the same evaluation order as matchesAny (cheapest → most expensive):
-      *  1. Exact depth + tag bucket
-      *  2. Depth-only wildcard bucket
-      *  3. Deep-wildcard list
-      *
-      * @param {import('./Matcher.js').default} matcher - Matcher instance (or readOnly view)
-      * @returns {import('./Expression.js').default | null} the first matching Expression, or null
-      *
-      * @example
-      * const expr = stopNodes.findMatch(matcher);
-      * if (expr) {
-      *   // access expr.config, expr.pattern, etc.
-      * }
-      */
-      findMatch(matcher) {
-        const depth = matcher.getDepth();
-        const tag = matcher.getCurrentTag();
-        const exactKey = `${depth}:${tag}`;
-        const exactBucket = this._byDepthAndTag.get(exactKey);
-        if (exactBucket) {
-          for (let i = 0; i < exactBucket.length; i++) {
-            if (matcher.matches(exactBucket[i])) return exactBucket[i];
-          }
-        }
-        const wildcardBucket = this._wildcardByDepth.get(depth);
-        if (wildcardBucket) {
-          for (let i = 0; i < wildcardBucket.length; i++) {
-            if (matcher.matches(wildcardBucket[i])) return wildcardBucket[i];
-          }
-        }
-        const deepBucket = this._deepByTerminalTag.get(tag);
-        if (deepBucket) {
-          for (let i = 0; i < deepBucket.length; i++) {
-            if (matcher.matches(deepBucket[i])) return deepBucket[i];
-          }
-        }
-        for (let i = 0; i < this._deepWildcards.length; i++) {
-          if (matcher.matches(this._deepWildcards[i])) return this._deepWildcards[i];
-        }
-        return null;
-      }
-    };
-  }
-});
-
-// node_modules/path-expression-matcher/src/Matcher.js
-var MatcherView, Matcher3;
-var init_Matcher = __esm({
-  "node_modules/path-expression-matcher/src/Matcher.js"() {
-    MatcherView = class {
-      /**
-       * @param {Matcher} matcher - The parent Matcher instance to read from.
-       */
-      constructor(matcher) {
-        this._matcher = matcher;
-      }
-      /**
-       * Get the path separator used by the parent matcher.
-       * @returns {string}
-       */
-      get separator() {
-        return this._matcher.separator;
-      }
-      /**
-       * Get current tag name.
-       * @returns {string|undefined}
-       */
-      getCurrentTag() {
-        const path18 = this._matcher.path;
-        return path18.length > 0 ? path18[path18.length - 1].tag : void 0;
-      }
-      /**
-       * Get current namespace.
-       * @returns {string|undefined}
-       */
-      getCurrentNamespace() {
-        const path18 = this._matcher.path;
-        return path18.length > 0 ? path18[path18.length - 1].namespace : void 0;
-      }
-      /**
-       * Get current node's attribute value.
-       * @param {string} attrName
-       * @returns {*}
-       */
-      getAttrValue(attrName) {
-        const path18 = this._matcher.path;
-        if (path18.length === 0) return void 0;
-        return path18[path18.length - 1].values?.[attrName];
-      }
-      /**
-       * Check if current node has an attribute.
-       * @param {string} attrName
-       * @returns {boolean}
-       */
-      hasAttr(attrName) {
-        const path18 = this._matcher.path;
-        if (path18.length === 0) return false;
-        const current = path18[path18.length - 1];
-        return current.values !== void 0 && attrName in current.values;
-      }
-      /**
-       * Get the value of a "kept" attribute from the nearest ancestor (or
-       * current node) that declared it via `push(tag, attrs, ns, { keep: [...] })`.
-       * @param {string} attrName
-       * @returns {*}
-       */
-      getAnyParentAttr(attrName) {
-        return this._matcher.getAnyParentAttr(attrName);
-      }
-      /**
-       * Check whether any ancestor (or the current node) kept the given
-       * attribute via `push(tag, attrs, ns, { keep: [...] })`.
-       * @param {string} attrName
-       * @returns {boolean}
-       */
-      hasAnyParentAttr(attrName) {
-        return this._matcher.hasAnyParentAttr(attrName);
-      }
-      /**
-       * Get current node's sibling position (child index in parent).
-       * @returns {number}
-       */
-      getPosition() {
-        const path18 = this._matcher.path;
-        if (path18.length === 0) return -1;
-        return path18[path18.length - 1].position ?? 0;
-      }
-      /**
-       * Get current node's repeat counter (occurrence count of this tag name).
-       * @returns {number}
-       */
-      getCounter() {
-        const path18 = this._matcher.path;
-        if (path18.length === 0) return -1;
-        return path18[path18.length - 1].counter ?? 0;
-      }
-      /**
-       * Get current node's sibling index (alias for getPosition).
-       * @returns {number}
-       * @deprecated Use getPosition() or getCounter() instead
-       */
-      getIndex() {
-        return this.getPosition();
-      }
-      /**
-       * Get current path depth.
-       * @returns {number}
-       */
-      getDepth() {
-        return this._matcher.path.length;
-      }
-      /**
-       * Get path as string.
-       * @param {string} [separator] - Optional separator (uses default if not provided)
-       * @param {boolean} [includeNamespace=true]
-       * @returns {string}
-       */
-      toString(separator, includeNamespace = true) {
-        return this._matcher.toString(separator, includeNamespace);
-      }
-      /**
-       * Get path as array of tag names.
-       * @returns {string[]}
-       */
-      toArray() {
-        return this._matcher.path.map((n) => n.tag);
-      }
-      /**
-       * Match current path against an Expression.
-       * @param {Expression} expression
-       * @returns {boolean}
-       */
-      matches(expression) {
-        return this._matcher.matches(expression);
-      }
-      /**
-       * Match any expression in the given set against the current path.
-       * @param {ExpressionSet} exprSet
-       * @returns {boolean}
-       */
-      matchesAny(exprSet) {
-        return exprSet.matchesAny(this._matcher);
-      }
-    };
-    Matcher3 = class {
-      /**
-       * Create a new Matcher.
-       * @param {Object} [options={}]
-       * @param {string} [options.separator='.'] - Default path separator
-       */
-      constructor(options = {}) {
-        this.separator = options.separator || ".";
-        this.path = [];
-        this.siblingStacks = [];
-        this._pathStringCache = null;
-        this._view = new MatcherView(this);
-        this._keptAttrs = [];
-      }
-      /**
-       * Push a new tag onto the path.
-       * @param {string} tagName
-       * @param {Object|null} [attrValues=null]
-       * @param {string|null} [namespace=null]
-       * @param {Object|null} [options=null]
-       * @param {string[]} [options.keep] - Names of attributes (from attrValues)
-       */
-      push(tagName, attrValues = null, namespace = null, options = null) {
-        this._pathStringCache = null;
-        if (this.path.length > 0) {
-          this.path[this.path.length - 1].values = void 0;
-        }
-        const currentLevel = this.path.length;
-        let level = this.siblingStacks[currentLevel];
-        if (!level) {
-          level = { counts: /* @__PURE__ */ new Map(), total: 0 };
-          this.siblingStacks[currentLevel] = level;
-        }
-        const siblingKey = namespace ? `${namespace}:${tagName}` : tagName;
-        const counter = level.counts.get(siblingKey) || 0;
-        const position2 = level.total;
-        level.counts.set(siblingKey, counter + 1);
-        level.total++;
-        const node3 = {
-          tag: tagName,
-          position: position2,
-          counter
-        };
-        if (namespace !== null && namespace !== void 0) {
-          node3.namespace = namespace;
-        }
-        if (attrValues !== null && attrValues !== void 0) {
-          node3.values = attrValues;
-        }
-        this.path.push(node3);
-        const depth = this.path.length;
-        const keep = options !== null ? options.keep : null;
-        if (keep !== null && keep !== void 0 && keep.length > 0 && attrValues) {
-          for (let i = 0; i < keep.length; i++) {
-            const name = keep[i];
-            if (attrValues[name] !== void 0) {
-              this._keptAttrs.push({ depth, name, value: attrValues[name] });
-            }
-          }
-        }
-      }
-      /**
-       * Pop the last tag from the path.
-       * @returns {Object|undefined} The popped node
-       */
-      pop() {
-        if (this.path.length === 0) return void 0;
-        this._pathStringCache = null;
-        const node3 = this.path.pop();
-        if (this.siblingStacks.length > this.path.length + 1) {
-          this.siblingStacks.length = this.path.length + 1;
-        }
-        const poppedDepth = this.path.length + 1;
-        while (this._keptAttrs.length > 0 && this._keptAttrs[this._keptAttrs.length - 1].depth >= poppedDepth) {
-          this._keptAttrs.pop();
-        }
-        return node3;
-      }
-      /**
-       * Update current node's attribute values.
-       * Useful when attributes are parsed after push.
-       * @param {Object} attrValues
-       */
-      updateCurrent(attrValues) {
-        if (this.path.length > 0) {
-          const current = this.path[this.path.length - 1];
-          if (attrValues !== null && attrValues !== void 0) {
-            current.values = attrValues;
-          }
-        }
-      }
-      /**
-       * Get current tag name.
-       * @returns {string|undefined}
-       */
-      getCurrentTag() {
-        return this.path.length > 0 ? this.path[this.path.length - 1].tag : void 0;
-      }
-      /**
-       * Get current namespace.
-       * @returns {string|undefined}
-       */
-      getCurrentNamespace() {
-        return this.path.length > 0 ? this.path[this.path.length - 1].namespace : void 0;
-      }
-      /**
-       * Get current node's attribute value.
-       * @param {string} attrName
-       * @returns {*}
-       */
-      getAttrValue(attrName) {
-        if (this.path.length === 0) return void 0;
-        return this.path[this.path.length - 1].values?.[attrName];
-      }
-      /**
-       * Check if current node has an attribute.
-       * @param {string} attrName
-       * @returns {boolean}
-       */
-      hasAttr(attrName) {
-        if (this.path.length === 0) return false;
-        const current = this.path[this.path.length - 1];
-        return current.values !== void 0 && attrName in current.values;
-      }
-      /**
-       * Get the value of a "kept" attribute from the nearest ancestor (or
-       * current node) that declared it via `push(tag, attrs, ns, { keep: [...] })`.
-       * Unlike getAttrValue(), this works regardless of how deep the path has
-       * gone since the attribute was pushed — but only for attribute names that
-       * were explicitly marked with `keep` at push time. Cost is proportional to
-       * the number of currently-kept attributes (typically 0-3), not path depth.
-       * @param {string} attrName
-       * @returns {*} the value, or undefined if no ancestor kept this attribute
-       */
-      getAnyParentAttr(attrName) {
-        const kept = this._keptAttrs;
-        for (let i = kept.length - 1; i >= 0; i--) {
-          if (kept[i].name === attrName) return kept[i].value;
-        }
-        return void 0;
-      }
-      /**
-       * Check whether any ancestor (or the current node) kept the given
-       * attribute via `push(tag, attrs, ns, { keep: [...] })`.
-       * @param {string} attrName
-       * @returns {boolean}
-       */
-      hasAnyParentAttr(attrName) {
-        const kept = this._keptAttrs;
-        for (let i = kept.length - 1; i >= 0; i--) {
-          if (kept[i].name === attrName) return true;
-        }
-        return false;
-      }
-      /**
-       * Get current node's sibling position (child index in parent).
-       * @returns {number}
-       */
-      getPosition() {
-        if (this.path.length === 0) return -1;
-        return this.path[this.path.length - 1].position ?? 0;
-      }
-      /**
-       * Get current node's repeat counter (occurrence count of this tag name).
-       * @returns {number}
-       */
-      getCounter() {
-        if (this.path.length === 0) return -1;
-        return this.path[this.path.length - 1].counter ?? 0;
-      }
-      /**
-       * Get current node's sibling index (alias for getPosition).
-       * @returns {number}
-       * @deprecated Use getPosition() or getCounter() instead
-       */
-      getIndex() {
-        return this.getPosition();
-      }
-      /**
-       * Get current path depth.
-       * @returns {number}
-       */
-      getDepth() {
-        return this.path.length;
-      }
-      /**
-       * Get path as string.
-       * @param {string} [separator] - Optional separator (uses default if not provided)
-       * @param {boolean} [includeNamespace=true]
-       * @returns {string}
-       */
-      toString(separator, includeNamespace = true) {
-        const sep3 = separator || this.separator;
-        const isDefault = sep3 === this.separator && includeNamespace === true;
-        if (isDefault) {
-          if (this._pathStringCache !== null) {
-            return this._pathStringCache;
-          }
-          const result = this.path.map(
-            (n) => n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-          ).join(sep3);
-          this._pathStringCache = result;
-          return result;
-        }
-        return this.path.map(
-          (n) => includeNamespace && n.namespace ? `${n.namespace}:${n.tag}` : n.tag
-        ).join(sep3);
-      }
-      /**
-       * Get path as array of tag names.
-       * @returns {string[]}
-       */
-      toArray() {
-        return this.path.map((n) => n.tag);
-      }
-      /**
-       * Reset the path to empty.
-       */
-      reset() {
-        this._pathStringCache = null;
-        this.path = [];
-        this.siblingStacks = [];
-        this._keptAttrs = [];
-      }
-      /**
-       * Match current path against an Expression.
-       * @param {Expression} expression
-       * @returns {boolean}
-       */
-      matches(expression) {
-        const segments = expression.segments;
-        if (segments.length === 0) {
-          return false;
-        }
-        if (expression.hasDeepWildcard()) {
-          return this._matchWithDeepWildcard(segments);
-        }
-        return this._matchSimple(segments);
-      }
-      /**
-       * @private
-       */
-      _matchSimple(segments) {
-        if (this.path.length !== segments.length) {
-          return false;
-        }
-        for (let i = 0; i < segments.length; i++) {
-          if (!this._matchSegment(segments[i], this.path[i], i === this.path.length - 1)) {
-            return false;
-          }
-        }
-        return true;
-      }
-      /**
-       * @private
-       */
-      _matchWithDeepWildcard(segments) {
-        let pathIdx = this.path.length - 1;
-        let segIdx = segments.length - 1;
-        while (segIdx >= 0 && pathIdx >= 0) {
-          const segment = segments[segIdx];
-          if (segment.type === "deep-wildcard") {
-            segIdx--;
-            if (segIdx < 0) {
-              return true;
-            }
-            const nextSeg = segments[segIdx];
-            let found = false;
-            for (let i = pathIdx; i >= 0; i--) {
-              if (this._matchSegment(nextSeg, this.path[i], i === this.path.length - 1)) {
-                pathIdx = i - 1;
-                segIdx--;
-                found = true;
-                break;
-              }
-            }
-            if (!found) {
-              return false;
-            }
-          } else {
-            if (!this._matchSegment(segment, this.path[pathIdx], pathIdx === this.path.length - 1)) {
-              return false;
-            }
-            pathIdx--;
-            segIdx--;
-          }
-        }
-        return segIdx < 0;
-      }
-      /**
-       * @private
-       */
-      _matchSegment(segment, node3, isCurrentNode) {
-        if (segment.tag !== "*" && segment.tag !== node3.tag) {
-          return false;
-        }
-        if (segment.namespace !== void 0) {
-          if (segment.namespace !== "*" && segment.namespace !== node3.namespace) {
-            return false;
-          }
-        }
-        if (segment.attrName !== void 0) {
-          if (!isCurrentNode) {
-            return false;
-          }
-          if (!node3.values || !(segment.attrName in node3.values)) {
-            return false;
-          }
-          if (segment.attrValue !== void 0) {
-            if (String(node3.values[segment.attrName]) !== String(segment.attrValue)) {
-              return false;
-            }
-          }
-        }
-        if (segment.position !== void 0) {
-          if (!isCurrentNode) {
-            return false;
-          }
-          const counter = node3.counter ?? 0;
-          if (segment.position === "first" && counter !== 0) {
-            return false;
-          } else if (segment.position === "odd" && counter % 2 !== 1) {
-            return false;
-          } else if (segment.position === "even" && counter % 2 !== 0) {
-            return false;
-          } else if (segment.position === "nth" && counter !== segment.positionValue) {
-            return false;
-          }
-        }
-        return true;
-      }
-      /**
-       * Match any expression in the given set against the current path.
-       * @param {ExpressionSet} exprSet
-       * @returns {boolean}
-       */
-      matchesAny(exprSet) {
-        return exprSet.matchesAny(this);
-      }
-      /**
-       * Create a snapshot of current state.
-       * @returns {Object}
-       */
-      snapshot() {
-        return {
-          path: this.path.map((node3) => ({ ...node3 })),
-          siblingStacks: this.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level),
-          keptAttrs: this._keptAttrs.map((entry) => ({ ...entry }))
-        };
-      }
-      /**
-       * Restore state from snapshot.
-       * @param {Object} snapshot
-       */
-      restore(snapshot) {
-        this._pathStringCache = null;
-        this.path = snapshot.path.map((node3) => ({ ...node3 }));
-        this.siblingStacks = snapshot.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level);
-        this._keptAttrs = (snapshot.keptAttrs || []).map((entry) => ({ ...entry }));
-      }
-      /**
-       * Return the read-only {@link MatcherView} for this matcher.
-       *
-       * The same instance is returned on every call — no allocation occurs.
-       * It always reflects the current parser state and is safe to pass to
-       * user callbacks without risk of accidental mutation.
-       *
-       * @returns {MatcherView}
-       *
-       * @example
-       * const view = matcher.readOnly();
-       * // pass view to callbacks — it stays in sync automatically
-       * view.matches(expr);       // ✓
-       * view.getCurrentTag();     // ✓
-       * // view.push(...)         // ✗ method does not exist — caught by TypeScript
-       */
-      readOnly() {
-        return this._view;
-      }
-    };
-  }
-});
-
-// node_modules/path-expression-matcher/src/index.js
-var init_src3 = __esm({
-  "node_modules/path-expression-matcher/src/index.js"() {
-    init_Expression();
-    init_Matcher();
-    init_ExpressionSet();
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/html.js
-var HTML_PATTERNS, html_default;
-var init_html = __esm({
-  "node_modules/is-unsafe/src/contexts/html.js"() {
-    HTML_PATTERNS = [
-      {
-        id: "html-script-open",
-        description: "<script opening tag",
-        pattern: /<script[\s>/]/i
-      },
-      {
-        id: "html-script-close",
-        description: "</script closing tag",
-        pattern: /<\/script[\s>]/i
-      },
-      {
-        id: "html-javascript-protocol",
-        description: "javascript: URI scheme (with optional whitespace/encoding)",
-        // Handles j&#x61;vascript:, j\u0061vascript:, and whitespace variants
-        pattern: /j[\t\n\r ]*a[\t\n\r ]*v[\t\n\r ]*a[\t\n\r ]*s[\t\n\r ]*c[\t\n\r ]*r[\t\n\r ]*i[\t\n\r ]*p[\t\n\r ]*t[\t\n\r ]*:/i
-      },
-      {
-        id: "html-vbscript-protocol",
-        description: "vbscript: URI scheme",
-        pattern: /vbscript[\t\n\r ]*:/i
-      },
-      {
-        id: "html-data-html",
-        description: "data:text/html URI \u2014 can execute scripts in browsers",
-        pattern: /data[\t\n\r ]*:[\t\n\r ]*text\/html/i
-      },
-      {
-        id: "html-data-xhtml",
-        description: "data:application/xhtml+xml URI",
-        pattern: /data[\t\n\r ]*:[\t\n\r ]*application\/xhtml/i
-      },
-      {
-        id: "html-data-svg",
-        description: "data:image/svg+xml URI \u2014 can execute scripts",
-        pattern: /data[\t\n\r ]*:[\t\n\r ]*image\/svg\+xml/i
-      },
-      {
-        id: "html-inline-event-handler",
-        description: "Inline event handler attributes: onclick=, onerror=, onload=, etc.",
-        // \bon ensures we match a word boundary so "phonetic=" is not caught
-        pattern: /\bon\w{1,30}\s*=/i
-      },
-      {
-        id: "html-entity-obfuscated-script",
-        description: "HTML-entity-encoded <script (e.g. &#x3C;script or &lt;script)",
-        // Entities include optional trailing semicolon: &#x3C; or &#x3C (both valid in HTML5)
-        pattern: /(?:&#x0*3[Cc];?|&#0*60;?|&lt;)\s*script/i
-      },
-      {
-        id: "html-entity-obfuscated-javascript",
-        description: 'HTML-entity-encoded javascript: (partial \u2014 catches common &#106; or &#x6a; for "j")',
-        pattern: /(?:&#x0*6[Aa];?|&#0*106;?)\s*(?:&#x0*61;?|a)[\s\S]{0,80}script\s*:/i
-      },
-      {
-        id: "html-style-expression",
-        description: "CSS expression() \u2014 IE-era code execution in style attributes",
-        pattern: /style[\s\S]{0,20}expression\s*\(/i
-      },
-      {
-        id: "html-object-embed",
-        description: "<object or <embed tags that can load active content",
-        pattern: /<(?:object|embed)[\s>/]/i
-      },
-      {
-        id: "html-base-tag",
-        description: "<base href= \u2014 can hijack all relative URLs on a page",
-        pattern: /<base[\s>]/i
-      },
-      {
-        id: "html-meta-refresh",
-        description: '<meta http-equiv="refresh" \u2014 can redirect users',
-        pattern: /<meta[\s\S]{0,40}http-equiv[\s\S]{0,20}refresh/i
-      },
-      {
-        id: "html-srcdoc",
-        description: "srcdoc= attribute on iframes \u2014 embeds HTML that can run scripts",
-        pattern: /srcdoc\s*=/i
-      },
-      {
-        id: "html-iframe",
-        description: "<iframe tag",
-        pattern: /<iframe[\s>/]/i
-      },
-      {
-        id: "html-form",
-        description: "<form tag \u2014 can be used for phishing / credential harvesting injection",
-        pattern: /<form[\s>/]/i
-      }
-    ];
-    html_default = HTML_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/xml.js
-var XML_PATTERNS, xml_default;
-var init_xml = __esm({
-  "node_modules/is-unsafe/src/contexts/xml.js"() {
-    XML_PATTERNS = [
-      {
-        id: "xml-cdata-injection",
-        description: "CDATA section injection: <![CDATA[ breaks out of text node context",
-        pattern: /<!\[CDATA\[/i
-      },
-      {
-        id: "xml-cdata-close",
-        description: "CDATA close sequence: ]]> can terminate an enclosing CDATA section",
-        pattern: /\]\]>/
-      },
-      {
-        id: "xml-processing-instruction",
-        description: "XML processing instruction: <?xml-stylesheet or <?php etc.",
-        pattern: /<\?(?:xml[\- ]|php|asp)/i
-      },
-      {
-        id: "xml-doctype-injection",
-        description: "DOCTYPE declaration embedded in content \u2014 can define entities",
-        // Match <!DOCTYPE followed by end-of-string, whitespace, or [ (internal subset)
-        pattern: /<!DOCTYPE(?:[\s[]|$)/i
-      },
-      {
-        id: "xml-entity-system",
-        description: "SYSTEM keyword \u2014 used in external entity declarations (XXE)",
-        pattern: /\bSYSTEM\s+["']/i
-      },
-      {
-        id: "xml-entity-public",
-        description: "PUBLIC keyword \u2014 used in external entity declarations (XXE)",
-        pattern: /\bPUBLIC\s+["']/i
-      },
-      {
-        id: "xml-entity-declaration",
-        description: "<!ENTITY declaration \u2014 defines entities, potential XXE or entity expansion",
-        pattern: /<!ENTITY[\s%]/i
-      },
-      {
-        id: "xml-billion-laughs",
-        description: "Entity reference chaining / billion laughs: repeated &eX; style references",
-        // Heuristic: 3+ consecutive entity refs suggests expansion attack
-        pattern: /(?:&\w{1,20};){3,}/
-      },
-      {
-        id: "xml-namespace-confusion",
-        description: "xmlns: attribute injection \u2014 can redefine namespaces to confuse parsers",
-        // pattern: /\bxmlns\s*(?::\w{1,40})?\s*=/i,
-        pattern: /\bxmlns(?::\w{1,40})?\s*=/i
-      },
-      {
-        id: "xml-comment-injection",
-        description: "<!-- comment injection \u2014 can hide content from some parsers",
-        pattern: /<!--/
-      },
-      {
-        id: "xml-comment-close",
-        description: "--> closes an enclosing XML comment",
-        pattern: /-->/
-      },
-      {
-        id: "xml-pi-close",
-        description: "?> closes an enclosing processing instruction",
-        pattern: /\?>/
-      }
-    ];
-    xml_default = XML_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/svg.js
-var SVG_PATTERNS, svg_default;
-var init_svg = __esm({
-  "node_modules/is-unsafe/src/contexts/svg.js"() {
-    SVG_PATTERNS = [
-      {
-        id: "svg-script-element",
-        description: "<script element inside SVG executes JavaScript",
-        pattern: /<script[\s>/]/i
-      },
-      {
-        id: "svg-xlink-href-javascript",
-        description: "xlink:href with javascript: \u2014 classic SVG XSS via <a> or <use>",
-        pattern: /xlink\s*:\s*href\s*=\s*["']?\s*javascript\s*:/i
-      },
-      {
-        id: "svg-href-javascript",
-        description: "href= with javascript: in SVG context (<a>, <animate>, etc.)",
-        pattern: /href\s*=\s*["']?\s*javascript\s*:/i
-      },
-      {
-        id: "svg-foreignobject",
-        description: "<foreignObject embeds HTML inside SVG \u2014 can execute scripts",
-        pattern: /<foreignObject[\s>/]/i
-      },
-      {
-        id: "svg-use-external",
-        description: "<use xlink:href or href pointing to external resource (non-fragment URL)",
-        // Match <use with href= where the value starts with a non-# character (external URL)
-        // [\"'][^#] catches quoted values not starting with #; [^\"'#\s>] catches unquoted
-        pattern: /<use[\s\S]{0,60}(?:xlink\s*:\s*)?href\s*=\s*(?:["'][^#]|[^"'#\s>])/i
-      },
-      {
-        id: "svg-animate-href",
-        description: '<animate attributeName="href" \u2014 can dynamically change href to javascript:',
-        pattern: /<animate[\s\S]{0,80}attributeName\s*=\s*["'][\s]*href["']/i
-      },
-      {
-        id: "svg-animate-xlinkhref",
-        description: '<animate attributeName="xlink:href"',
-        pattern: /<animate[\s\S]{0,80}attributeName\s*=\s*["'][\s]*xlink\s*:\s*href["']/i
-      },
-      {
-        id: "svg-set-javascript",
-        description: '<set to="javascript:..." \u2014 sets an attribute to a javascript: URI',
-        pattern: /<set[\s\S]{0,80}to\s*=\s*["']?\s*javascript\s*:/i
-      },
-      {
-        id: "svg-event-handler",
-        description: "SVG-specific event handler attributes: onload=, onerror=, onactivate=, etc.",
-        pattern: /\bon(?:load|error|activate|begin|end|repeat|focus|blur|click|mouse\w{1,20}|key\w{1,20})\s*=/i
-      },
-      {
-        id: "svg-handler-generic",
-        description: "Generic on* handler catch-all for SVG attributes",
-        pattern: /\bon\w{1,30}\s*=/i
-      },
-      {
-        id: "svg-filter-feimage",
-        description: "<feImage href= \u2014 filter primitive that can load external resources",
-        pattern: /<feImage[\s\S]{0,80}(?:xlink\s*:\s*)?href\s*=/i
-      },
-      {
-        id: "svg-image-external",
-        description: "<image xlink:href with http/https or javascript protocol",
-        pattern: /<image[\s\S]{0,80}(?:xlink\s*:\s*)?href\s*=\s*["']?\s*(?:https?|javascript)\s*:/i
-      },
-      {
-        id: "svg-style-javascript",
-        description: "style= attribute containing javascript: (e.g. background:url(javascript:...))",
-        pattern: /style\s*=[\s\S]{0,60}javascript\s*:/i
-      }
-    ];
-    svg_default = SVG_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/sql.js
-var SQL_PATTERNS, sql_default;
-var init_sql = __esm({
-  "node_modules/is-unsafe/src/contexts/sql.js"() {
-    SQL_PATTERNS = [
-      {
-        id: "sql-block-comment-open",
-        description: "SQL block comment open: /* ... */ \u2014 unusual in legitimate user text",
-        pattern: /\/\*/
-      },
-      {
-        id: "sql-union-select",
-        description: "UNION SELECT \u2014 most common SQL injection aggregation attack",
-        pattern: /\bUNION\s{1,20}(?:ALL\s{1,20})?SELECT\b/i
-      },
-      {
-        id: "sql-drop-table",
-        description: "DROP TABLE \u2014 destructive DDL injection",
-        pattern: /\bDROP\s{1,20}TABLE\b/i
-      },
-      {
-        id: "sql-drop-database",
-        description: "DROP DATABASE \u2014 destructive DDL injection",
-        pattern: /\bDROP\s{1,20}DATABASE\b/i
-      },
-      {
-        id: "sql-insert-into",
-        description: "INSERT INTO \u2014 data injection",
-        pattern: /\bINSERT\s{1,20}INTO\b/i
-      },
-      {
-        id: "sql-delete-from",
-        description: "DELETE FROM \u2014 data deletion injection",
-        pattern: /\bDELETE\s{1,20}FROM\b/i
-      },
-      {
-        id: "sql-update-set",
-        description: "UPDATE ... SET \u2014 data modification injection",
-        // Allows arbitrary content between UPDATE and SET (table name, alias, etc.)
-        pattern: /\bUPDATE\b[\s\S]{1,60}\bSET\b/i
-      },
-      {
-        id: "sql-exec-xp",
-        description: "EXEC xp_ \u2014 MSSQL extended stored procedure execution",
-        pattern: /\bEXEC(?:UTE)?\s{1,20}xp_/i
-      },
-      {
-        id: "sql-tautology-string",
-        description: `Classic string tautology: ' OR '1'='1 or " OR "1"="1"`,
-        // Last quote is optional — injection may truncate it: ' OR '1'='1--
-        pattern: /'\s{0,10}OR\s{0,10}'[^']{0,20}'\s*=\s*'[^']{0,20}/i
-      },
-      {
-        id: "sql-tautology-numeric",
-        description: "Numeric tautology: OR 1=1",
-        pattern: /\bOR\s{1,10}1\s*=\s*1\b/i
-      },
-      {
-        id: "sql-always-true-zero",
-        description: "Numeric tautology: OR 0=0",
-        pattern: /\bOR\s{1,10}0\s*=\s*0\b/i
-      },
-      {
-        id: "sql-sleep-benchmark",
-        description: "Time-based blind injection: SLEEP() or BENCHMARK()",
-        pattern: /\b(?:SLEEP|BENCHMARK)\s*\(/i
-      },
-      {
-        id: "sql-waitfor-delay",
-        description: "MSSQL time-based blind injection: WAITFOR DELAY",
-        pattern: /\bWAITFOR\s{1,20}DELAY\b/i
-      },
-      {
-        id: "sql-char-function",
-        description: "CHAR() function \u2014 used to obfuscate injected strings",
-        pattern: /\bCHAR\s*\(\s*\d{1,3}/i
-      },
-      {
-        id: "sql-information-schema",
-        description: "INFORMATION_SCHEMA \u2014 reconnaissance query for table/column enumeration",
-        pattern: /\bINFORMATION_SCHEMA\b/i
-      }
-    ];
-    sql_default = SQL_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/shell.js
-var SHELL_PATTERNS, shell_default;
-var init_shell = __esm({
-  "node_modules/is-unsafe/src/contexts/shell.js"() {
-    SHELL_PATTERNS = [
-      {
-        id: "shell-path-traversal-unix",
-        description: "Unix path traversal: ../  \u2014 climbing the directory tree",
-        pattern: /\.\.\//
-      },
-      {
-        id: "shell-path-traversal-windows",
-        description: "Windows path traversal: ..\\ \u2014 climbing the directory tree",
-        pattern: /\.\.\\/
-      },
-      {
-        id: "shell-path-traversal-encoded",
-        description: "URL-encoded path traversal: %2e%2e or %2f variants",
-        pattern: /%2e%2e|%2f\.\.|\.\.%2f/i
-      },
-      {
-        id: "shell-null-byte",
-        description: "Null byte injection: \\x00 or %00 \u2014 truncates strings in C-backed functions",
-        pattern: /\x00|%00/
-      },
-      {
-        id: "shell-semicolon",
-        description: "Semicolon command separator: cmd1; cmd2",
-        pattern: /;/
-      },
-      {
-        id: "shell-pipe",
-        description: "Pipe operator: cmd1 | cmd2",
-        pattern: /\|/
-      },
-      {
-        id: "shell-and-operator",
-        description: "AND operator: cmd1 && cmd2",
-        pattern: /&&/
-      },
-      {
-        id: "shell-or-operator",
-        description: "OR operator: cmd1 || cmd2",
-        pattern: /\|\|/
-      },
-      {
-        id: "shell-backtick",
-        description: "Backtick command substitution: `cmd`",
-        pattern: /`/
-      },
-      {
-        id: "shell-dollar-paren",
-        description: "Dollar-paren command substitution: $(cmd)",
-        pattern: /\$\(/
-      },
-      {
-        id: "shell-dollar-brace",
-        description: "Dollar-brace variable expansion: ${var} \u2014 can be abused for injection",
-        pattern: /\$\{/
-      },
-      {
-        id: "shell-redirect-out",
-        description: "Output redirection: cmd > file or cmd >> file",
-        pattern: />{1,2}/
-      },
-      {
-        id: "shell-redirect-in",
-        description: "Input redirection: cmd < file",
-        pattern: /</
-      },
-      {
-        id: "shell-newline-injection",
-        description: "Newline injection: \\n or \\r \u2014 can inject new shell commands",
-        pattern: /[\n\r]/
-      },
-      {
-        id: "shell-glob-star",
-        description: "Glob expansion: * or ? \u2014 can expand to unintended files",
-        // Only flag when combined with path separators to reduce false positives
-        pattern: /[/\\][*?]/
-      },
-      {
-        id: "shell-absolute-root",
-        description: "Absolute root path injection: string starting with / or \\ (Windows UNC)",
-        pattern: /^(?:\/|\\\\)/
-      },
-      {
-        id: "shell-windows-drive",
-        description: "Windows drive letter path injection: C:\\ or D:/",
-        pattern: /^[a-zA-Z]:[/\\]/
-      },
-      {
-        id: "shell-curl-wget",
-        description: "curl/wget with URL or flags \u2014 can exfiltrate data or download payloads",
-        // Require a URL scheme (http/https/ftp) or a flag (-) to reduce false positives
-        // "curl is a tool" won't match; "curl http://..." or "curl -s ..." will
-        pattern: /\b(?:curl|wget)\s+(?:https?:\/\/|ftp:\/\/|-)/i
-      }
-    ];
-    shell_default = SHELL_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/redos.js
-var REDOS_PATTERNS, redos_default;
-var init_redos = __esm({
-  "node_modules/is-unsafe/src/contexts/redos.js"() {
-    REDOS_PATTERNS = [
-      {
-        id: "redos-nested-quantifier-plus",
-        description: "Nested + quantifier inside a group with outer quantifier: (a+)+, (.+b)*, etc.",
-        // Matches any group containing a + quantifier, with an outer * or + — catches (a+)+, (.+b)*, etc.
-        pattern: /\([^)]*\+[^)]*\)[+*]/
-      },
-      {
-        id: "redos-nested-quantifier-star",
-        description: "Nested * quantifier: (a*)* or (a*)+ \u2014 catastrophic backtracking",
-        pattern: /\([^)]*\*[^)]*\)[*+]/
-      },
-      {
-        id: "redos-nested-groups",
-        description: "Doubly nested quantified groups: ((a+)+) \u2014 guaranteed catastrophic",
-        pattern: /\(\([^)]{0,40}\)[+*]\)[+*]/
-      },
-      {
-        id: "redos-alternation-overlap",
-        description: "Overlapping alternation under quantifier: (a|a)+ \u2014 ambiguous NFA paths",
-        // Detect repeated identical alternatives under a quantifier
-        pattern: /\(([^|()]{1,20})\|(?:\1)(?:\|[^|()]{1,20}){0,5}\)[+*?]{1,2}/
-      },
-      {
-        id: "redos-star-plus-concat",
-        description: "(x*x)+ pattern \u2014 triggers super-linear backtracking",
-        pattern: /\([^)]{0,10}\*[^)]{0,10}\)[+*]/
-      },
-      {
-        id: "redos-dot-star-greedy",
-        description: "(.*){n,} or (.+){n,} \u2014 repeated greedy dot quantifiers",
-        pattern: /\(\.[*+]\)\{?\d/
-      },
-      {
-        id: "redos-large-repetition",
-        description: "Very large fixed or range repetition count {1000,} or {1000,n} \u2014 denial of service via backtracking",
-        // Matches { followed by 4+ digits (≥1000), then optional ,digits }
-        pattern: /\{\d{4,}(?:,\d*)?\}/
-      },
-      {
-        id: "redos-catastrophic-alternation",
-        description: "Long alternation with many similar branches \u2014 polynomial backtracking risk",
-        // Heuristic: 10+ pipe-separated alternatives in a single group
-        pattern: /\([^)]{0,200}(?:\|[^|)]{0,50}){9,}\)/
-      }
-    ];
-    redos_default = REDOS_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/nosql.js
-var sep2, NOSQL_PATTERNS, nosql_default;
-var init_nosql = __esm({
-  "node_modules/is-unsafe/src/contexts/nosql.js"() {
-    sep2 = `["'\\s]*:`;
-    NOSQL_PATTERNS = [
-      // ─── MongoDB $ operator injection ────────────────────────────────────────
-      {
-        id: "nosql-where-operator",
-        description: "$where \u2014 executes arbitrary JavaScript server-side in MongoDB",
-        pattern: new RegExp(`\\$where${sep2}`, "i")
-      },
-      {
-        id: "nosql-ne-operator",
-        description: '$ne \u2014 "not equal" operator used to bypass equality checks',
-        pattern: new RegExp(`\\$ne${sep2}`, "i")
-      },
-      {
-        id: "nosql-gt-operator",
-        description: '$gt \u2014 "greater than" used to bypass password/value checks',
-        pattern: new RegExp(`\\$gte?${sep2}`, "i")
-      },
-      {
-        id: "nosql-lt-operator",
-        description: '$lt / $lte \u2014 "less than" bypass variants',
-        pattern: new RegExp(`\\$lte?${sep2}`, "i")
-      },
-      {
-        id: "nosql-regex-operator",
-        description: "$regex \u2014 can be used to extract data character by character (blind injection)",
-        pattern: new RegExp(`\\$regex${sep2}`, "i")
-      },
-      {
-        id: "nosql-or-operator",
-        description: "$or \u2014 logical OR; used to create always-true conditions",
-        pattern: new RegExp(`\\$or${sep2}\\s*\\[`, "i")
-      },
-      {
-        id: "nosql-and-operator",
-        description: "$and \u2014 logical AND operator injection",
-        pattern: new RegExp(`\\$and${sep2}\\s*\\[`, "i")
-      },
-      {
-        id: "nosql-nor-operator",
-        description: "$nor \u2014 logical NOR operator injection",
-        pattern: new RegExp(`\\$nor${sep2}\\s*\\[`, "i")
-      },
-      {
-        id: "nosql-exists-operator",
-        description: "$exists \u2014 can enumerate fields to determine schema",
-        pattern: new RegExp(`\\$exists${sep2}`, "i")
-      },
-      {
-        id: "nosql-in-operator",
-        description: "$in \u2014 matches any value in a list; can enumerate values",
-        pattern: new RegExp(`\\$in${sep2}\\s*\\[`, "i")
-      },
-      {
-        id: "nosql-expr-operator",
-        description: "$expr \u2014 allows aggregation expressions in queries (MongoDB 3.6+)",
-        pattern: new RegExp(`\\$expr${sep2}`, "i")
-      },
-      {
-        id: "nosql-function-operator",
-        description: "$function \u2014 executes arbitrary JavaScript in MongoDB 4.4+",
-        pattern: new RegExp(`\\$function${sep2}`, "i")
-      },
-      {
-        id: "nosql-accumulator-operator",
-        description: "$accumulator \u2014 custom aggregation with arbitrary JS execution",
-        pattern: new RegExp(`\\$accumulator${sep2}`, "i")
-      },
-      // ─── Prototype pollution ─────────────────────────────────────────────────
-      {
-        id: "nosql-proto-pollution",
-        description: "__proto__ \u2014 prototype pollution via object key injection",
-        pattern: /__proto__/
-      },
-      {
-        id: "nosql-constructor-prototype",
-        description: "constructor.prototype \u2014 alternative prototype pollution vector (dot notation or JSON key)",
-        // Matches dot-notation (obj.constructor.prototype) and JSON key adjacency
-        // ("constructor": {"prototype": ...})
-        pattern: /constructor[\s"':.,{\[]*prototype/i
-      },
-      {
-        id: "nosql-proto-bracket",
-        description: '["__proto__"] \u2014 bracket-notation prototype pollution',
-        pattern: /\[["']__proto__["']\]/
-      }
-    ];
-    nosql_default = NOSQL_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/log.js
-var LOG_PATTERNS, log_default;
-var init_log = __esm({
-  "node_modules/is-unsafe/src/contexts/log.js"() {
-    LOG_PATTERNS = [
-      // ─── CRLF / newline injection ─────────────────────────────────────────────
-      {
-        id: "log-crlf-injection",
-        description: "CRLF injection: literal \\r or \\n embeds fake log lines",
-        pattern: /[\r\n]/
-      },
-      {
-        id: "log-url-encoded-crlf",
-        description: "URL-encoded CRLF: %0d, %0a, %0D, %0A \u2014 decoded by some log parsers",
-        pattern: /%0[dDaA]/
-      },
-      {
-        id: "log-unicode-newline",
-        description: "Unicode newline variants: U+2028 (line separator), U+2029 (paragraph separator)",
-        pattern: /[\u2028\u2029]/
-      },
-      // ─── Log4Shell / JNDI injection (CVE-2021-44228) ─────────────────────────
-      {
-        id: "log-log4shell-jndi",
-        description: "Log4Shell: ${jndi:...} triggers remote code execution in Apache Log4j",
-        pattern: /\$\{jndi\s*:/i
-      },
-      {
-        id: "log-log4shell-obfuscated",
-        description: "Obfuscated Log4Shell: ${::-j}... lookup-bypass prefix used to evade WAF detection",
-        // ${::- is the Log4j lookup-bypass escape sequence; presence alone is suspicious
-        pattern: /\$\{::-/
-      },
-      {
-        id: "log-log4j-lookup",
-        description: "Log4j lookup syntax: ${env:...}, ${sys:...}, ${ctx:...} \u2014 data exfiltration",
-        pattern: /\$\{(?:env|sys|ctx|main|map|sd|web|docker|k8s|spring)\s*:/i
-      },
-      // ─── Server-Side Template Injection (SSTI) in log messages ───────────────
-      {
-        id: "log-ssti-double-brace",
-        description: "SSTI double-brace: {{expression}} \u2014 Jinja2, Twig, Handlebars, etc.",
-        pattern: /\{\{[\s\S]{0,80}\}\}/
-      },
-      {
-        id: "log-ssti-hash-brace",
-        description: "SSTI hash-brace: #{expression} \u2014 Thymeleaf, Velocity, Ruby ERB",
-        pattern: /#\{[\s\S]{0,80}\}/
-      },
-      {
-        id: "log-ssti-dollar-brace",
-        description: "SSTI/EL injection: ${expression with operators or method calls} \u2014 JSP EL, Freemarker, SpEL",
-        // Require that the ${...} content looks like an expression, not a plain variable name.
-        // Flags if the content contains: . ( * + operators, or known SSTI keywords.
-        // This avoids flagging ${PATH}, ${HOME} etc. (plain shell variables).
-        pattern: /\$\{[^}]*(?:\.|\(|\*|\+|\bclass\b|\bruntime\b|\bprocess\b|\bexec\b)[^}]{0,80}\}/i
-      },
-      {
-        id: "log-ssti-percent-tag",
-        description: "SSTI ERB/ASP tag: <%= expression %> \u2014 Ruby ERB, ASP",
-        pattern: /<%=[\s\S]{0,80}%>/
-      },
-      // ─── Null byte ────────────────────────────────────────────────────────────
-      {
-        id: "log-null-byte",
-        description: "Null byte: \\x00 or %00 \u2014 can truncate log entries in C-backed loggers",
-        pattern: /\x00|%00/
-      },
-      // ─── ANSI escape injection ────────────────────────────────────────────────
-      {
-        id: "log-ansi-escape",
-        description: "ANSI escape sequence: ESC[ \u2014 can manipulate terminal output when logs are tailed",
-        pattern: /\x1b\[/
-      }
-    ];
-    log_default = LOG_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/contexts/sql-strict.js
-var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
-var init_sql_strict = __esm({
-  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
-    init_sql();
-    SQL_STRICT_EXTRA = [
-      {
-        id: "sql-line-comment",
-        description: "SQL line comment: -- followed by whitespace or end of string",
-        pattern: /--(?:\s|$)/
-      },
-      {
-        id: "sql-stacked-query",
-        description: "Stacked queries: semicolon immediately followed by a SQL keyword",
-        pattern: /;\s{0,10}(?:SELECT|INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|EXEC)\b/i
-      },
-      {
-        id: "sql-hex-encoding",
-        description: "Hex-encoded string injection: 0x41414141 style (MySQL)",
-        pattern: /\b0x[0-9a-f]{4,}/i
-      }
-    ];
-    SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
-    sql_strict_default = SQL_STRICT_PATTERNS;
-  }
-});
-
-// node_modules/is-unsafe/src/util/decode-entities.js
-function decodeEntities(input2) {
-  if (input2.indexOf("&") === -1) return input2;
-  return input2.replace(ENTITY_RE, (match, hex3, dec, name) => {
-    if (name !== void 0) {
-      return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : match;
-    }
-    const cp2 = hex3 !== void 0 ? parseInt(hex3, 16) : parseInt(dec, 10);
-    if (!Number.isFinite(cp2) || cp2 > 1114111) return match;
-    return String.fromCodePoint(cp2);
-  });
-}
-var NAMED, ENTITY_RE;
-var init_decode_entities = __esm({
-  "node_modules/is-unsafe/src/util/decode-entities.js"() {
-    NAMED = Object.freeze({
-      colon: ":",
-      Tab: "	",
-      NewLine: "\n"
-    });
-    ENTITY_RE = /&(?:#[xX]0*([0-9a-fA-F]{1,6});?|#0*([0-9]{1,7});?|([a-zA-Z][a-zA-Z0-9]{1,15});)/g;
-  }
-});
-
-// node_modules/is-unsafe/src/index.js
-function assertString(value) {
-  if (typeof value !== "string") {
-    throw new TypeError(
-      `is-unsafe: first argument must be a string, got ${typeof value}`
-    );
-  }
-}
-function assertContext(context) {
-  if (context instanceof RegExp) return;
-  if (Array.isArray(context)) {
-    if (context.length === 0) {
-      throw new TypeError("is-unsafe: context must not be an empty array");
-    }
-    if (Array.isArray(context[0])) {
-      for (const list3 of context) {
-        if (!Array.isArray(list3) || list3.length === 0) {
-          throw new TypeError(
-            "is-unsafe: each context in the array must be a non-empty pattern array (PatternList)"
-          );
-        }
-      }
-    }
-    return;
-  }
-  throw new TypeError(
-    `is-unsafe: second argument must be a PatternList (e.g. HTML), an array of PatternLists (e.g. [HTML, XML]), or a RegExp. Got: ${typeof context}`
-  );
-}
-function normalise(context) {
-  if (context instanceof RegExp) return { lists: null, regex: context };
-  if (Array.isArray(context[0])) return { lists: context, regex: null };
-  return { lists: [context], regex: null };
-}
-function decodedCopy(value, list3) {
-  if (!list3.decodeEntities) return null;
-  const decoded = decodeEntities(value);
-  return decoded === value ? null : decoded;
-}
-function matchList(value, list3) {
-  const label2 = list3.label ?? "CUSTOM";
-  const decoded = decodedCopy(value, list3);
-  for (const rule of list3) {
-    if (rule.pattern.test(value) || decoded !== null && rule.pattern.test(decoded)) {
-      return { context: label2, id: rule.id, description: rule.description, pattern: rule.pattern };
-    }
-  }
-  return null;
-}
-function isUnsafe(value, context) {
-  assertString(value);
-  assertContext(context);
-  const { lists, regex: regex2 } = normalise(context);
-  if (regex2) return regex2.test(value);
-  for (const list3 of lists) {
-    if (matchList(value, list3) !== null) return true;
-  }
-  return false;
-}
-var VALID_CONTEXTS;
-var init_src4 = __esm({
-  "node_modules/is-unsafe/src/index.js"() {
-    init_html();
-    init_xml();
-    init_sql_strict();
-    init_decode_entities();
-    init_html();
-    init_xml();
-    init_svg();
-    init_sql();
-    init_shell();
-    init_redos();
-    init_nosql();
-    init_log();
-    html_default.label = "HTML";
-    xml_default.label = "XML";
-    svg_default.label = "SVG";
-    html_default.decodeEntities = true;
-    xml_default.decodeEntities = true;
-    svg_default.decodeEntities = true;
-    sql_default.label = "SQL";
-    sql_strict_default.label = "SQL-STRICT";
-    shell_default.label = "SHELL";
-    redos_default.label = "REDOS";
-    nosql_default.label = "NOSQL";
-    log_default.label = "LOG";
-    VALID_CONTEXTS = Object.freeze({
-      HTML: html_default,
-      XML: xml_default,
-      SVG: svg_default,
-      SQL: sql_default,
-      "SQL-STRICT": sql_strict_default,
-      SHELL: shell_default,
-      REDOS: redos_default,
-      NOSQL: nosql_default,
-      LOG: log_default
-    });
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
-function extractRawAttributes(prefixedAttrs, options) {
-  if (!prefixedAttrs) return {};
-  const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
-  if (!attrs) return {};
-  const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(options.attributeNamePrefix)) {
-      const rawName = key.substring(options.attributeNamePrefix.length);
-      rawAttrs[rawName] = attrs[key];
-    } else {
-      rawAttrs[key] = attrs[key];
-    }
-  }
-  return rawAttrs;
-}
-function extractNamespace(rawTagName) {
-  if (!rawTagName || typeof rawTagName !== "string") return void 0;
-  const colonIndex = rawTagName.indexOf(":");
-  if (colonIndex !== -1 && colonIndex > 0) {
-    const ns = rawTagName.substring(0, colonIndex);
-    if (ns !== "xmlns") {
-      return ns;
-    }
-  }
-  return void 0;
-}
-function parseTextData(val, tagName, jPath, dontTrim, hasAttributes, isLeafNode, escapeEntities) {
-  const options = this.options;
-  if (val !== void 0) {
-    if (options.trimValues && !dontTrim) {
-      val = val.trim();
-    }
-    if (val.length > 0) {
-      if (!escapeEntities) val = this.replaceEntitiesValue(val, tagName, jPath);
-      const jPathOrMatcher = options.jPath ? jPath.toString() : jPath;
-      const newval = options.tagValueProcessor(tagName, val, jPathOrMatcher, hasAttributes, isLeafNode);
-      if (newval === null || newval === void 0) {
-        return val;
-      } else if (typeof newval !== typeof val || newval !== val) {
-        return newval;
-      } else if (options.trimValues) {
-        return parseValue(val, options.parseTagValue, options.numberParseOptions);
-      } else {
-        const trimmedVal = val.trim();
-        if (trimmedVal === val) {
-          return parseValue(val, options.parseTagValue, options.numberParseOptions);
-        } else {
-          return val;
-        }
-      }
-    }
-  }
-}
-function resolveNameSpace(tagname) {
-  if (this.options.removeNSPrefix) {
-    const tags = tagname.split(":");
-    const prefix = tagname.charAt(0) === "/" ? "/" : "";
-    if (tags[0] === "xmlns") {
-      return "";
-    }
-    if (tags.length === 2) {
-      tagname = prefix + tags[1];
-    }
-  }
-  return tagname;
-}
-function attrValue(match) {
-  return match[3] !== void 0 ? match[3] : match[4];
-}
-function buildAttributesMap(attrStr, jPath, tagName, force = false) {
-  const options = this.options;
-  if (force === true || options.ignoreAttributes !== true && typeof attrStr === "string") {
-    const matches = getAllMatches(attrStr, attrsRegx);
-    const len = matches.length;
-    const attrs = {};
-    const processedVals = new Array(len);
-    let hasRawAttrs = false;
-    const rawAttrsForMatcher = {};
-    for (let i = 0; i < len; i++) {
-      const attrName = this.resolveNameSpace(matches[i][1]);
-      const oldVal = attrValue(matches[i]);
-      if (attrName.length && oldVal !== void 0) {
-        let val = oldVal;
-        if (options.trimValues) val = val.trim();
-        val = this.replaceEntitiesValue(val, tagName, this.readonlyMatcher);
-        processedVals[i] = val;
-        rawAttrsForMatcher[attrName] = val;
-        hasRawAttrs = true;
-      }
-    }
-    if (hasRawAttrs && typeof jPath === "object" && jPath.updateCurrent) {
-      jPath.updateCurrent(rawAttrsForMatcher);
-    }
-    const jPathStr = options.jPath ? jPath.toString() : this.readonlyMatcher;
-    let hasAttrs = false;
-    for (let i = 0; i < len; i++) {
-      const attrName = this.resolveNameSpace(matches[i][1]);
-      if (this.ignoreAttributesFn(attrName, jPathStr)) continue;
-      let aName = options.attributeNamePrefix + attrName;
-      if (attrName.length) {
-        if (options.transformAttributeName) {
-          aName = options.transformAttributeName(aName);
-        }
-        aName = sanitizeName(aName, options);
-        if (attrValue(matches[i]) !== void 0) {
-          const oldVal = processedVals[i];
-          const newVal = options.attributeValueProcessor(attrName, oldVal, jPathStr);
-          if (newVal === null || newVal === void 0) {
-            attrs[aName] = oldVal;
-          } else if (typeof newVal !== typeof oldVal || newVal !== oldVal) {
-            attrs[aName] = newVal;
-          } else {
-            attrs[aName] = parseValue(oldVal, options.parseAttributeValue, options.numberParseOptions);
-          }
-          hasAttrs = true;
-        } else if (options.allowBooleanAttributes) {
-          attrs[aName] = true;
-          hasAttrs = true;
-        }
-      }
-    }
-    if (!hasAttrs) return;
-    if (options.attributesGroupName && !options.preserveOrder) {
-      const attrCollection = {};
-      attrCollection[options.attributesGroupName] = attrs;
-      return attrCollection;
-    }
-    return attrs;
-  }
-}
-function getOriginalIndex(index2, crlfPositions) {
-  let low = 0;
-  let high = crlfPositions.length;
-  while (low < high) {
-    const middle = Math.floor((low + high) / 2);
-    if (crlfPositions[middle] < index2) low = middle + 1;
-    else high = middle;
-  }
-  return index2 + low;
-}
-function addChild(currentNode, childNode, matcher, startIndex) {
-  if (!this.options.captureMetaData) startIndex = void 0;
-  const jPathOrMatcher = this.options.jPath ? matcher.toString() : matcher;
-  const result = this.options.updateTag(childNode.tagname, jPathOrMatcher, childNode[":@"]);
-  if (result === false) {
-  } else if (typeof result === "string") {
-    childNode.tagname = result;
-    currentNode.addChild(childNode, startIndex);
-  } else {
-    currentNode.addChild(childNode, startIndex);
-  }
-}
-function replaceEntitiesValue(val, tagName, jPath) {
-  const entityConfig = this.options.processEntities;
-  if (!entityConfig || !entityConfig.enabled) {
-    return val;
-  }
-  if (entityConfig.allowedTags) {
-    const jPathOrMatcher = this.options.jPath ? jPath.toString() : jPath;
-    const allowed = Array.isArray(entityConfig.allowedTags) ? entityConfig.allowedTags.includes(tagName) : entityConfig.allowedTags(tagName, jPathOrMatcher);
-    if (!allowed) {
-      return val;
-    }
-  }
-  if (entityConfig.tagFilter) {
-    const jPathOrMatcher = this.options.jPath ? jPath.toString() : jPath;
-    if (!entityConfig.tagFilter(tagName, jPathOrMatcher)) {
-      return val;
-    }
-  }
-  return this.entityDecoder.decode(val);
-}
-function saveTextToParentTag(textData, parentNode, matcher, isLeafNode) {
-  if (textData) {
-    if (isLeafNode === void 0) isLeafNode = parentNode.child.length === 0;
-    textData = this.parseTextData(
-      textData,
-      parentNode.tagname,
-      matcher,
-      false,
-      parentNode[":@"] ? Object.keys(parentNode[":@"]).length !== 0 : false,
-      isLeafNode
-    );
-    if (textData !== void 0 && textData !== "")
-      parentNode.add(this.options.textNodeName, textData);
-    textData = "";
-  }
-  return textData;
-}
-function isItStopNode() {
-  if (this.stopNodeExpressionsSet.size === 0) return false;
-  return this.matcher.matchesAny(this.stopNodeExpressionsSet);
-}
-function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
-  const len = xmlData.length;
-  const closeCode0 = closingChar.charCodeAt(0);
-  const closeCode1 = closingChar.length > 1 ? closingChar.charCodeAt(1) : -1;
-  let result = "";
-  let segmentStart = i;
-  for (let index2 = i; index2 < len; index2++) {
-    const code18 = xmlData.charCodeAt(index2);
-    if (code18 === 34 || code18 === 39) {
-      index2 = xmlData.indexOf(xmlData[index2], index2 + 1);
-      if (index2 === -1) return;
-    } else if (code18 === closeCode0) {
-      if (closeCode1 !== -1) {
-        if (xmlData.charCodeAt(index2 + 1) === closeCode1) {
-          result += xmlData.substring(segmentStart, index2);
-          return { data: result, index: index2 };
-        }
-      } else {
-        result += xmlData.substring(segmentStart, index2);
-        return { data: result, index: index2 };
-      }
-    } else if (code18 === 9) {
-      result += xmlData.substring(segmentStart, index2) + " ";
-      segmentStart = index2 + 1;
-    }
-  }
-}
-function findClosingIndex(xmlData, str, i, errMsg) {
-  const closingIndex = xmlData.indexOf(str, i);
-  if (closingIndex === -1) {
-    throw new Error(errMsg);
-  } else {
-    return closingIndex + str.length - 1;
-  }
-}
-function findClosingChar(xmlData, char, i, errMsg) {
-  const closingIndex = xmlData.indexOf(char, i);
-  if (closingIndex === -1) throw new Error(errMsg);
-  return closingIndex;
-}
-function readTagExp(xmlData, i, removeNSPrefix, closingChar = ">") {
-  const result = tagExpWithClosingIndex(xmlData, i + 1, closingChar);
-  if (!result) return;
-  let tagExp = result.data;
-  const closeIndex = result.index;
-  const separatorIndex = tagExp.search(/\s/);
-  let tagName = tagExp;
-  let attrExpPresent = true;
-  if (separatorIndex !== -1) {
-    tagName = tagExp.substring(0, separatorIndex);
-    tagExp = tagExp.substring(separatorIndex + 1).trimStart();
-  }
-  const rawTagName = tagName;
-  if (removeNSPrefix) {
-    const colonIndex = tagName.indexOf(":");
-    if (colonIndex !== -1) {
-      tagName = tagName.substr(colonIndex + 1);
-      attrExpPresent = tagName !== result.data.substr(colonIndex + 1);
-    }
-  }
-  return {
-    tagName,
-    tagExp,
-    closeIndex,
-    attrExpPresent,
-    rawTagName
-  };
-}
-function readStopNodeData(xmlData, tagName, i) {
-  const startIndex = i;
-  let openTagCount = 1;
-  let lenient = false;
-  let nextGt = -1;
-  const xmllen = xmlData.length;
-  for (; i < xmllen; i++) {
-    if (xmlData[i] === "<") {
-      const c1 = xmlData.charCodeAt(i + 1);
-      if (c1 === 47) {
-        const closeIndex = findClosingChar(xmlData, ">", i, `${tagName} is not closed`);
-        let closeTagName = xmlData.substring(i + 2, closeIndex).trim();
-        if (closeTagName === tagName) {
-          openTagCount--;
-          if (openTagCount === 0) {
-            return {
-              tagContent: xmlData.substring(startIndex, i),
-              i: closeIndex
-            };
-          }
-        }
-        i = closeIndex;
-      } else if (c1 === 63) {
-        const closeIndex = findClosingIndex(xmlData, "?>", i + 1, "StopNode is not closed.");
-        i = closeIndex;
-      } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 45 && xmlData.charCodeAt(i + 3) === 45) {
-        const closeIndex = findClosingIndex(xmlData, "-->", i + 3, "StopNode is not closed.");
-        i = closeIndex;
-      } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 91) {
-        const closeIndex = findClosingIndex(xmlData, "]]>", i, "StopNode is not closed.") - 2;
-        i = closeIndex;
-      } else {
-        const tagData = lenient ? void 0 : readTagExp(xmlData, i, false);
-        if (tagData) {
-          const openTagName = tagData.tagName;
-          if (openTagName === tagName && tagData.tagExp[tagData.tagExp.length - 1] !== "/") {
-            openTagCount++;
-          }
-          i = tagData.closeIndex;
-        } else {
-          lenient = true;
-          if (nextGt < i) {
-            nextGt = xmlData.indexOf(">", i);
-            if (nextGt === -1) return;
-          }
-          const nextLt = xmlData.indexOf("<", i + 1);
-          if (nextLt === -1 || nextLt > nextGt) {
-            const exp = xmlData.substring(i + 1, nextGt);
-            const sep3 = exp.search(/\s/);
-            const name = sep3 === -1 ? exp : exp.substring(0, sep3);
-            if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
-            i = nextGt;
-          }
-        }
-      }
-    }
-  }
-}
-function parseValue(val, shouldParse, options) {
-  if (shouldParse && typeof val === "string") {
-    const newval = val.trim();
-    if (newval === "true") return true;
-    else if (newval === "false") return false;
-    else return toNumber(val, options);
-  } else {
-    if (isExist(val)) {
-      return val;
-    } else {
-      return "";
-    }
-  }
-}
-function transformTagName(fn, tagName, tagExp, options) {
-  if (fn) {
-    const newTagName = fn(tagName);
-    if (tagExp === tagName) {
-      tagExp = newTagName;
-    }
-    tagName = newTagName;
-  }
-  tagName = sanitizeName(tagName, options);
-  return { tagName, tagExp };
-}
-function sanitizeName(name, options) {
-  if (criticalProperties.includes(name)) {
-    throw new Error(`[SECURITY] Invalid name: "${name}" is a reserved JavaScript keyword that could cause prototype pollution`);
-  } else if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
-    return options.onDangerousProperty(name);
-  }
-  return name;
-}
-var OrderedObjParser, attrsRegx, parseXml;
-var init_OrderedObjParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
-    "use strict";
-    init_util2();
-    init_xmlNode();
-    init_DocTypeReader();
-    init_strnum();
-    init_ignoreAttributes();
-    init_src3();
-    init_src3();
-    init_src();
-    init_src4();
-    OrderedObjParser = class {
-      constructor(options, externalEntities) {
-        this.options = options;
-        this.currentNode = null;
-        this.tagsNodeStack = [];
-        this.parseXml = parseXml;
-        this.parseTextData = parseTextData;
-        this.resolveNameSpace = resolveNameSpace;
-        this.buildAttributesMap = buildAttributesMap;
-        this.isItStopNode = isItStopNode;
-        this.replaceEntitiesValue = replaceEntitiesValue;
-        this.readStopNodeData = readStopNodeData;
-        this.saveTextToParentTag = saveTextToParentTag;
-        this.addChild = addChild;
-        this.ignoreAttributesFn = getIgnoreAttributesFn(this.options.ignoreAttributes);
-        this.entityExpansionCount = 0;
-        this.currentExpandedLength = 0;
-        this.doctypefound = false;
-        let namedEntities = { ...XML };
-        if (this.options.entityDecoder) {
-          this.entityDecoder = this.options.entityDecoder;
-        } else {
-          if (typeof this.options.htmlEntities === "object") namedEntities = this.options.htmlEntities;
-          else if (this.options.htmlEntities === true) namedEntities = { ...COMMON_HTML, ...CURRENCY };
-          this.entityDecoder = new EntityDecoder({
-            namedEntities: { ...namedEntities, ...externalEntities },
-            numericAllowed: this.options.htmlEntities,
-            limit: {
-              maxTotalExpansions: this.options.processEntities.maxTotalExpansions,
-              maxExpandedLength: this.options.processEntities.maxExpandedLength,
-              applyLimitsTo: this.options.processEntities.appliesTo
-            },
-            // onExternalEntity: (name, value) => isUnsafe(value) ? 'block' : 'allow',
-            onInputEntity: (name, value) => (
-              //TODO: VALID_CONTEXTS.HTML should be set only if this.options.htmlEntities
-              isUnsafe(value, [html_default, xml_default]) ? ENTITY_ACTION.BLOCK : ENTITY_ACTION.ALLOW
-            )
-            //postCheck: resolved => resolved
-          });
-        }
-        this.matcher = new Matcher3();
-        this.readonlyMatcher = this.matcher.readOnly();
-        this.isCurrentNodeStopNode = false;
-        this.stopNodeExpressionsSet = new ExpressionSet();
-        const stopNodesOpts = this.options.stopNodes;
-        if (stopNodesOpts && stopNodesOpts.length > 0) {
-          for (let i = 0; i < stopNodesOpts.length; i++) {
-            const stopNodeExp = stopNodesOpts[i];
-            if (typeof stopNodeExp === "string") {
-              this.stopNodeExpressionsSet.add(new Expression(stopNodeExp));
-            } else if (stopNodeExp instanceof Expression) {
-              this.stopNodeExpressionsSet.add(stopNodeExp);
-            }
-          }
-          this.stopNodeExpressionsSet.seal();
-        }
-      }
-    };
-    attrsRegx = /([^\s=]+)\s*(=\s*(?:"([^"]*)"|'([^']*)'))?/gm;
-    parseXml = function(xmlData) {
-      const options = this.options;
-      const crlfPositions = options.captureMetaData ? [] : void 0;
-      xmlData = xmlData.replace(/\r\n?/g, options.captureMetaData ? (newline, index2) => {
-        if (newline.length === 2) {
-          crlfPositions.push(index2 - crlfPositions.length);
-        }
-        return "\n";
-      } : "\n");
-      const xmlObj = new XmlNode("!xml");
-      let currentNode = xmlObj;
-      let textData = "";
-      this.matcher.reset();
-      this.entityDecoder.reset();
-      this.entityExpansionCount = 0;
-      this.currentExpandedLength = 0;
-      this.doctypefound = false;
-      const docTypeReader = new DocTypeReader(options.processEntities);
-      const xmlLen = xmlData.length;
-      for (let i = 0; i < xmlLen; i++) {
-        const ch = xmlData[i];
-        if (ch === "<") {
-          const c1 = xmlData.charCodeAt(i + 1);
-          if (c1 === 47) {
-            const closeIndex = findClosingIndex(xmlData, ">", i, "Closing Tag is not closed.");
-            let tagName = xmlData.substring(i + 2, closeIndex).trim();
-            if (options.removeNSPrefix) {
-              const colonIndex = tagName.indexOf(":");
-              if (colonIndex !== -1) {
-                tagName = tagName.substr(colonIndex + 1);
-              }
-            }
-            tagName = transformTagName(options.transformTagName, tagName, "", options).tagName;
-            if (currentNode) {
-              textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
-            }
-            const lastTagName = this.matcher.getCurrentTag();
-            if (tagName && options.unpairedTagsSet.has(tagName)) {
-              throw new Error(`Unpaired tag can not be used as closing tag: </${tagName}>`);
-            }
-            if (lastTagName && options.unpairedTagsSet.has(lastTagName)) {
-              this.matcher.pop();
-              this.tagsNodeStack.pop();
-            }
-            this.matcher.pop();
-            this.isCurrentNodeStopNode = false;
-            currentNode = this.tagsNodeStack.pop() || xmlObj;
-            if (options.captureMetaData && currentNode) {
-              currentNode.addEndIndex(getOriginalIndex(closeIndex + 1, crlfPositions));
-            }
-            textData = "";
-            i = closeIndex;
-          } else if (c1 === 63) {
-            let tagData = readTagExp(xmlData, i, false, "?>");
-            if (!tagData) throw new Error("Pi Tag is not closed.");
-            textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
-            const attsMap = this.buildAttributesMap(tagData.tagExp, this.matcher, tagData.tagName, true);
-            if (attsMap) {
-              const ver = attsMap[this.options.attributeNamePrefix + "version"];
-              this.entityDecoder.setXmlVersion(Number(ver) || 1);
-              docTypeReader.setXmlVersion(Number(ver) || 1);
-            }
-            if (options.ignoreDeclaration && tagData.tagName === "?xml" || options.ignorePiTags) {
-            } else {
-              const childNode = new XmlNode(tagData.tagName);
-              childNode.add(options.textNodeName, "");
-              if (tagData.tagName !== tagData.tagExp && tagData.attrExpPresent && options.ignoreAttributes !== true) {
-                childNode[":@"] = attsMap;
-              }
-              const startIndex = options.captureMetaData ? getOriginalIndex(i, crlfPositions) : i;
-              this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
-              if (options.captureMetaData) {
-                currentNode.addEndIndex(getOriginalIndex(tagData.closeIndex + 2, crlfPositions));
-              }
-            }
-            i = tagData.closeIndex + 1;
-          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 45 && xmlData.charCodeAt(i + 3) === 45) {
-            const endIndex = findClosingIndex(xmlData, "-->", i + 4, "Comment is not closed.");
-            if (options.commentPropName) {
-              const comment = xmlData.substring(i + 4, endIndex - 2);
-              textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
-              currentNode.add(options.commentPropName, [{ [options.textNodeName]: comment }]);
-            }
-            i = endIndex;
-          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 68) {
-            if (this.doctypefound) throw new Error("Multiple DOCTYPE declarations found.");
-            this.doctypefound = true;
-            const result = docTypeReader.readDocType(xmlData, i);
-            this.entityDecoder.addInputEntities(result.entities);
-            i = result.i;
-          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 91) {
-            const closeIndex = findClosingIndex(xmlData, "]]>", i, "CDATA is not closed.") - 2;
-            const tagExp = xmlData.substring(i + 9, closeIndex);
-            textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
-            let val = this.parseTextData(tagExp, currentNode.tagname, this.readonlyMatcher, true, false, true, true);
-            if (val == void 0) val = "";
-            if (options.cdataPropName) {
-              currentNode.add(options.cdataPropName, [{ [options.textNodeName]: tagExp }]);
-            } else {
-              currentNode.add(options.textNodeName, val);
-            }
-            i = closeIndex + 2;
-          } else {
-            let result = readTagExp(xmlData, i, options.removeNSPrefix);
-            if (!result) {
-              const context = xmlData.substring(Math.max(0, i - 50), Math.min(xmlLen, i + 50));
-              throw new Error(`readTagExp returned undefined at position ${i}. Context: "${context}"`);
-            }
-            let tagName = result.tagName;
-            const rawTagName = result.rawTagName;
-            let tagExp = result.tagExp;
-            let attrExpPresent = result.attrExpPresent;
-            let closeIndex = result.closeIndex;
-            ({ tagName, tagExp } = transformTagName(options.transformTagName, tagName, tagExp, options));
-            if (options.strictReservedNames && (tagName === options.commentPropName || tagName === options.cdataPropName || tagName === options.textNodeName || tagName === options.attributesGroupName)) {
-              throw new Error(`Invalid tag name: ${tagName}`);
-            }
-            if (currentNode && textData) {
-              if (currentNode.tagname !== "!xml") {
-                textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher, false);
-              }
-            }
-            const lastTag = currentNode;
-            if (lastTag && options.unpairedTagsSet.has(lastTag.tagname)) {
-              currentNode = this.tagsNodeStack.pop();
-              this.matcher.pop();
-            }
-            let isSelfClosing = false;
-            if (tagExp.length > 0 && tagExp.lastIndexOf("/") === tagExp.length - 1) {
-              isSelfClosing = true;
-              if (tagName[tagName.length - 1] === "/") {
-                tagName = tagName.substr(0, tagName.length - 1);
-                tagExp = tagName;
-              } else {
-                tagExp = tagExp.substr(0, tagExp.length - 1);
-              }
-              attrExpPresent = tagName !== tagExp;
-            }
-            let prefixedAttrs = null;
-            let rawAttrs = {};
-            let namespace = void 0;
-            namespace = extractNamespace(rawTagName);
-            if (tagName !== xmlObj.tagname) {
-              this.matcher.push(tagName, {}, namespace);
-            }
-            if (tagName !== tagExp && attrExpPresent) {
-              prefixedAttrs = this.buildAttributesMap(tagExp, this.matcher, tagName);
-              if (prefixedAttrs) {
-                rawAttrs = extractRawAttributes(prefixedAttrs, options);
-              }
-            }
-            if (tagName !== xmlObj.tagname) {
-              this.isCurrentNodeStopNode = this.isItStopNode();
-            }
-            const startIndex = options.captureMetaData ? getOriginalIndex(i, crlfPositions) : i;
-            if (this.isCurrentNodeStopNode) {
-              let tagContent = "";
-              if (isSelfClosing) {
-                i = result.closeIndex;
-              } else if (options.unpairedTagsSet.has(tagName)) {
-                i = result.closeIndex;
-              } else {
-                const result2 = this.readStopNodeData(xmlData, rawTagName, closeIndex + 1);
-                if (!result2) throw new Error(`Unexpected end of ${rawTagName}`);
-                i = result2.i;
-                tagContent = result2.tagContent;
-              }
-              const childNode = new XmlNode(tagName);
-              if (prefixedAttrs) {
-                childNode[":@"] = prefixedAttrs;
-              }
-              childNode.add(options.textNodeName, tagContent);
-              this.matcher.pop();
-              this.isCurrentNodeStopNode = false;
-              this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
-              if (options.captureMetaData) {
-                currentNode.addEndIndex(getOriginalIndex(i + 1, crlfPositions));
-              }
-            } else {
-              if (isSelfClosing) {
-                ({ tagName, tagExp } = transformTagName(options.transformTagName, tagName, tagExp, options));
-                const childNode = new XmlNode(tagName);
-                if (prefixedAttrs) {
-                  childNode[":@"] = prefixedAttrs;
-                }
-                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
-                if (options.captureMetaData) {
-                  currentNode.addEndIndex(getOriginalIndex(closeIndex + 1, crlfPositions));
-                }
-                this.matcher.pop();
-                this.isCurrentNodeStopNode = false;
-              } else if (options.unpairedTagsSet.has(tagName)) {
-                const childNode = new XmlNode(tagName);
-                if (prefixedAttrs) {
-                  childNode[":@"] = prefixedAttrs;
-                }
-                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
-                if (options.captureMetaData) {
-                  currentNode.addEndIndex(getOriginalIndex(result.closeIndex + 1, crlfPositions));
-                }
-                this.matcher.pop();
-                this.isCurrentNodeStopNode = false;
-                i = result.closeIndex;
-                continue;
-              } else {
-                const childNode = new XmlNode(tagName);
-                if (this.tagsNodeStack.length > options.maxNestedTags) {
-                  throw new Error("Maximum nested tags exceeded");
-                }
-                this.tagsNodeStack.push(currentNode);
-                if (prefixedAttrs) {
-                  childNode[":@"] = prefixedAttrs;
-                }
-                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
-                currentNode = childNode;
-              }
-              textData = "";
-              i = closeIndex;
-            }
-          }
-        } else {
-          textData += xmlData[i];
-        }
-      }
-      return xmlObj.child;
-    };
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/node2json.js
-function stripAttributePrefix(attrs, prefix) {
-  if (!attrs || typeof attrs !== "object") return {};
-  if (!prefix) return attrs;
-  const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(prefix)) {
-      const rawName = key.substring(prefix.length);
-      rawAttrs[rawName] = attrs[key];
-    } else {
-      rawAttrs[key] = attrs[key];
-    }
-  }
-  return rawAttrs;
-}
-function prettify(node3, options, matcher, readonlyMatcher) {
-  return compress(node3, options, matcher, readonlyMatcher);
-}
-function compress(arr, options, matcher, readonlyMatcher) {
-  let text4;
-  const compressedObj = {};
-  for (let i = 0; i < arr.length; i++) {
-    const tagObj = arr[i];
-    const property = propName(tagObj);
-    if (property !== void 0 && property !== options.textNodeName) {
-      const rawAttrs = stripAttributePrefix(
-        tagObj[":@"] || {},
-        options.attributeNamePrefix
-      );
-      matcher.push(property, rawAttrs);
-    }
-    if (property === options.textNodeName) {
-      if (text4 === void 0) text4 = tagObj[property];
-      else text4 += "" + tagObj[property];
-    } else if (property === void 0) {
-      continue;
-    } else if (tagObj[property]) {
-      let val = compress(tagObj[property], options, matcher, readonlyMatcher);
-      const isLeaf = isLeafTag(val, options);
-      if (Object.keys(val).length === 0 && options.alwaysCreateTextNode) {
-        val[options.textNodeName] = "";
-      }
-      if (tagObj[":@"]) {
-        assignAttributes(val, tagObj[":@"], readonlyMatcher, options);
-      } else if (Object.keys(val).length === 1 && val[options.textNodeName] !== void 0 && !options.alwaysCreateTextNode) {
-        val = val[options.textNodeName];
-      } else if (Object.keys(val).length === 0) {
-        if (options.alwaysCreateTextNode) val[options.textNodeName] = "";
-        else val = "";
-      }
-      if (tagObj[METADATA_SYMBOL2] !== void 0 && typeof val === "object" && val !== null) {
-        val[METADATA_SYMBOL2] = tagObj[METADATA_SYMBOL2];
-      }
-      if (compressedObj[property] !== void 0 && Object.prototype.hasOwnProperty.call(compressedObj, property)) {
-        if (!Array.isArray(compressedObj[property])) {
-          compressedObj[property] = [compressedObj[property]];
-        }
-        compressedObj[property].push(val);
-      } else {
-        const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() : readonlyMatcher;
-        if (options.isArray(property, jPathOrMatcher, isLeaf)) {
-          compressedObj[property] = [val];
-        } else {
-          compressedObj[property] = val;
-        }
-      }
-      if (property !== void 0 && property !== options.textNodeName) {
-        matcher.pop();
-      }
-    }
-  }
-  if (typeof text4 === "string") {
-    if (text4.length > 0) compressedObj[options.textNodeName] = text4;
-  } else if (text4 !== void 0) compressedObj[options.textNodeName] = text4;
-  return compressedObj;
-}
-function propName(obj) {
-  const keys = Object.keys(obj);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (key !== ":@") return key;
-  }
-}
-function assignAttributes(obj, attrMap, readonlyMatcher, options) {
-  if (attrMap) {
-    const keys = Object.keys(attrMap);
-    const len = keys.length;
-    for (let i = 0; i < len; i++) {
-      const atrrName = keys[i];
-      const rawAttrName = atrrName.startsWith(options.attributeNamePrefix) ? atrrName.substring(options.attributeNamePrefix.length) : atrrName;
-      const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() + "." + rawAttrName : readonlyMatcher;
-      if (options.isArray(atrrName, jPathOrMatcher, true, true)) {
-        obj[atrrName] = [attrMap[atrrName]];
-      } else {
-        obj[atrrName] = attrMap[atrrName];
-      }
-    }
-  }
-}
-function isLeafTag(obj, options) {
-  const { textNodeName } = options;
-  const propCount = Object.keys(obj).length;
-  if (propCount === 0) {
-    return true;
-  }
-  if (propCount === 1 && (obj[textNodeName] || typeof obj[textNodeName] === "boolean" || obj[textNodeName] === 0)) {
-    return true;
-  }
-  return false;
-}
-var METADATA_SYMBOL2;
-var init_node2json = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
-    "use strict";
-    init_xmlNode();
-    METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
-  }
-});
-
-// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
-var XMLParser;
-var init_XMLParser = __esm({
-  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
-    init_OptionsBuilder();
-    init_OrderedObjParser();
-    init_node2json();
-    init_validator();
-    init_xmlNode();
-    XMLParser = class {
-      constructor(options) {
-        this.externalEntities = {};
-        this.options = buildOptions(options);
-      }
-      /**
-       * Parse XML dats to JS object 
-       * @param {string|Uint8Array} xmlData 
-       * @param {boolean|Object} validationOption 
-       */
-      parse(xmlData, validationOption) {
-        if (typeof xmlData !== "string" && xmlData.toString) {
-          if (xmlData instanceof Uint8Array && !(typeof Buffer !== "undefined" && Buffer.isBuffer(xmlData))) {
-            xmlData = new TextDecoder("utf-8", { ignoreBOM: true }).decode(xmlData);
-          } else {
-            xmlData = xmlData.toString();
-          }
-        } else if (typeof xmlData !== "string") {
-          throw new Error("XML data is accepted in String or Bytes[] form.");
-        }
-        if (validationOption) {
-          if (validationOption === true) validationOption = {};
-          const result = validate3(xmlData, validationOption);
-          if (result !== true) {
-            throw Error(`${result.err.msg}:${result.err.line}:${result.err.col}`);
-          }
-        }
-        const orderedObjParser = new OrderedObjParser(this.options, this.externalEntities);
-        const orderedResult = orderedObjParser.parseXml(xmlData);
-        if (this.options.preserveOrder || orderedResult === void 0) return orderedResult;
-        else return prettify(orderedResult, this.options, orderedObjParser.matcher, orderedObjParser.readonlyMatcher);
-      }
-      /**
-       * Add Entity which is not by default supported by this library
-       * @param {string} key 
-       * @param {string} value 
-       */
-      addEntity(key, value) {
-        if (value.indexOf("&") !== -1) {
-          throw new Error("Entity value can't have '&'");
-        } else if (key.indexOf("&") !== -1 || key.indexOf(";") !== -1) {
-          throw new Error("An entity must be set without '&' and ';'. Eg. use '#xD' for '&#xD;'");
-        } else if (value === "&") {
-          throw new Error("An entity with value '&' is not permitted");
-        } else {
-          this.externalEntities[key] = value;
-        }
-      }
-      /**
-       * Returns a Symbol that can be used to access the metadata
-       * property on a node.
-       * 
-       * If Symbol is not available in the environment, an ordinary property is used
-       * and the name of the property is here returned.
-       * 
-       * The XMLMetaData property is only present when `captureMetaData`
-       * is true in the options.
-       */
-      static getMetaDataSymbol() {
-        return XmlNode.getMetaDataSymbol();
-      }
-    };
-  }
-});
-
-// node_modules/fast-xml-parser/src/fxp.js
-var XMLValidator;
-var init_fxp = __esm({
-  "node_modules/fast-xml-parser/src/fxp.js"() {
-    "use strict";
-    init_validator();
-    init_XMLParser();
-    XMLValidator = {
-      validate: validate3
-    };
-  }
-});
-
-// src/core/coverage/coverage-summary.ts
-function isCoverageProblem(parse7) {
-  return "problem" in parse7;
-}
-function coverageFrom(format, unit, covered, total) {
-  const name = FORMAT_NAMES[format];
-  if (!Number.isSafeInteger(covered) || !Number.isSafeInteger(total) || covered < 0 || total < 0)
-    return { problem: `the ${name} report has counts that are not whole non-negative numbers` };
-  if (covered > total)
-    return { problem: `the ${name} report counts more covered ${unit} (${covered}) than ${unit} (${total})` };
-  if (total === 0)
-    return { problem: `the ${name} report measures no ${unit}: nothing shows the code was tested` };
-  return { format, unit, covered, total, percent: covered / total * 100 };
-}
-var FORMAT_NAMES;
-var init_coverage_summary = __esm({
-  "src/core/coverage/coverage-summary.ts"() {
-    "use strict";
-    FORMAT_NAMES = {
-      lcov: "lcov",
-      "istanbul-summary": "Istanbul JSON summary",
-      cobertura: "Cobertura XML",
-      "go-cover": "Go cover profile"
-    };
-  }
-});
-
-// src/core/coverage/cobertura-coverage.ts
-function parseCobertura(text4) {
-  const valid = XMLValidator.validate(text4, { allowBooleanAttributes: false });
-  if (valid !== true) {
-    return { problem: `Cobertura XML: malformed at line ${valid.err.line}: ${valid.err.msg.slice(0, 160)}` };
-  }
-  let root;
-  try {
-    const parser = new XMLParser({
-      ignoreAttributes: false,
-      attributeNamePrefix: "",
-      parseAttributeValue: false,
-      parseTagValue: false,
-      processEntities: false,
-      htmlEntities: false,
-      ignoreDeclaration: true,
-      ignorePiTags: true,
-      stopNodes: ["coverage.packages", "coverage.sources"]
-    });
-    root = parser.parse(text4).coverage;
-  } catch (error63) {
-    return { problem: `Cobertura XML: could not be read (${error63.message.slice(0, 160)})` };
-  }
-  if (root === null || typeof root !== "object" || Array.isArray(root))
-    return { problem: "Cobertura XML: the root element is not a single `<coverage>`" };
-  const attrs = root;
-  const valid_ = attrs["lines-valid"];
-  const covered_ = attrs["lines-covered"];
-  if (typeof valid_ !== "string" || typeof covered_ !== "string" || !COUNT.test(valid_) || !COUNT.test(covered_)) {
-    return {
-      problem: "Cobertura XML: `<coverage>` lacks whole-number `lines-valid` and `lines-covered` attributes"
-    };
-  }
-  const total = Number(valid_);
-  const covered = Number(covered_);
-  const rate = attrs["line-rate"];
-  if (rate !== void 0) {
-    if (typeof rate !== "string" || !RATE.test(rate) || Number(rate) > 1)
-      return { problem: `Cobertura XML: \`line-rate\` is not a fraction between 0 and 1` };
-    if (total > 0 && Math.abs(Number(rate) - covered / total) > 0.01) {
-      return {
-        problem: `Cobertura XML: \`line-rate\` ${rate} disagrees with lines-covered/lines-valid (${covered}/${total})`
-      };
-    }
-  }
-  return coverageFrom("cobertura", "lines", covered, total);
-}
-var COUNT, RATE;
-var init_cobertura_coverage = __esm({
-  "src/core/coverage/cobertura-coverage.ts"() {
-    "use strict";
-    init_fxp();
-    init_coverage_summary();
-    COUNT = /^\d+$/;
-    RATE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
-  }
-});
-
-// src/core/coverage/go-cover-profile.ts
-function parseGoCoverProfile(text4) {
-  const rows = text4.split(/\r?\n/);
-  const first = rows[0]?.trim() ?? "";
-  const mode = MODE.exec(first);
-  if (!mode) return { problem: `Go cover profile: the first line is not \`mode: set|count|atomic\`` };
-  const blocks = /* @__PURE__ */ new Map();
-  for (let i = 1; i < rows.length; i++) {
-    const row = rows[i].trim();
-    if (row === "") continue;
-    if (row.startsWith("mode:")) {
-      if (row !== first) return { problem: `Go cover profile line ${i + 1}: a second, different mode line` };
-      continue;
-    }
-    const block = BLOCK.exec(row);
-    if (!block)
-      return { problem: `Go cover profile line ${i + 1}: not a block (\`file:l.c,l.c statements count\`)` };
-    const statements = Number(block[6]);
-    const count2 = Number(block[7]);
-    if (!Number.isSafeInteger(statements) || !Number.isSafeInteger(count2))
-      return { problem: `Go cover profile line ${i + 1}: a count too large to be real` };
-    const key = `${block[1]}:${block[2]}.${block[3]},${block[4]}.${block[5]}`;
-    const before = blocks.get(key);
-    if (before && before.statements !== statements)
-      return { problem: `Go cover profile line ${i + 1}: block ${key} listed with two statement counts` };
-    blocks.set(key, { statements, ran: (before?.ran ?? false) || count2 > 0 });
-  }
-  let covered = 0;
-  let total = 0;
-  for (const block of blocks.values()) {
-    total += block.statements;
-    if (block.ran) covered += block.statements;
-  }
-  return coverageFrom("go-cover", "statements", covered, total);
-}
-var MODE, BLOCK;
-var init_go_cover_profile = __esm({
-  "src/core/coverage/go-cover-profile.ts"() {
-    "use strict";
-    init_coverage_summary();
-    MODE = /^mode: (set|count|atomic)$/;
-    BLOCK = /^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (\d+)$/;
-  }
-});
-
-// src/core/coverage/istanbul-summary-coverage.ts
-function parseIstanbulSummary(text4) {
-  let data;
-  try {
-    data = JSON.parse(text4);
-  } catch (error63) {
-    return { problem: `Istanbul JSON summary: not JSON (${error63.message.slice(0, 120)})` };
-  }
-  const parsed = Summary2.safeParse(data);
-  if (!parsed.success) {
-    return {
-      problem: "Istanbul JSON summary: no `total.lines` with numeric `total` and `covered` (is it the `json-summary` reporter's output, not `json`?)"
-    };
-  }
-  const { covered, total } = parsed.data.total.lines;
-  return coverageFrom("istanbul-summary", "lines", covered, total);
-}
-var Counts, Summary2;
-var init_istanbul_summary_coverage = __esm({
-  "src/core/coverage/istanbul-summary-coverage.ts"() {
-    "use strict";
-    init_zod();
-    init_coverage_summary();
-    Counts = external_exports.object({ total: external_exports.number(), covered: external_exports.number() });
-    Summary2 = external_exports.object({ total: external_exports.object({ lines: Counts }) });
-  }
-});
-
-// src/core/coverage/lcov-coverage.ts
-function parseLcov(text4) {
-  const lines = /* @__PURE__ */ new Map();
-  const totalsOnly = /* @__PURE__ */ new Map();
-  let file2 = null;
-  let sawDa = false;
-  let found = null;
-  let hit = null;
-  let records2 = 0;
-  const bad = (n, why2) => ({ problem: `lcov line ${n}: ${why2}` });
-  const rows = text4.split(/\r?\n/);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i].trim();
-    const n = i + 1;
-    if (row === "") continue;
-    if (row.startsWith("SF:")) {
-      if (file2 !== null) return bad(n, "`SF:` before the previous record's `end_of_record`");
-      file2 = row.slice(3);
-      if (file2 === "") return bad(n, "`SF:` names no file");
-      sawDa = false;
-      found = null;
-      hit = null;
-      continue;
-    }
-    if (row === "end_of_record") {
-      if (file2 === null) return bad(n, "`end_of_record` without an `SF:` line before it");
-      if (!sawDa) {
-        if (found === null || hit === null)
-          return bad(n, `the record of ${file2} has neither \`DA:\` nor \`LF:\`/\`LH:\``);
-        if (hit > found) return bad(n, `the record of ${file2} counts LH ${hit} > LF ${found}`);
-        const before = totalsOnly.get(file2);
-        totalsOnly.set(file2, {
-          found: Math.max(found, before?.found ?? 0),
-          hit: Math.max(hit, before?.hit ?? 0)
-        });
-      }
-      records2++;
-      file2 = null;
-      continue;
-    }
-    const da = DA.exec(row);
-    if (da) {
-      if (file2 === null) return bad(n, "`DA:` outside a record (no `SF:` before it)");
-      const line = Number(da[1]);
-      const count2 = Number(da[2]);
-      if (line < 1 || !Number.isSafeInteger(line)) return bad(n, `line number ${da[1]} is not a line`);
-      if (!Number.isSafeInteger(count2)) return bad(n, `execution count ${da[2]} is too large`);
-      const ofFile = lines.get(file2) ?? /* @__PURE__ */ new Map();
-      lines.set(file2, ofFile);
-      ofFile.set(line, (ofFile.get(line) ?? false) || count2 > 0);
-      sawDa = true;
-      continue;
-    }
-    const total2 = COUNT2.exec(row);
-    if (total2) {
-      if (file2 === null) return bad(n, `\`${total2[1]}:\` outside a record`);
-      const value = Number(total2[2]);
-      if (!Number.isSafeInteger(value)) return bad(n, `${total2[1]} ${total2[2]} is too large`);
-      if (total2[1] === "LF") found = value;
-      else hit = value;
-      continue;
-    }
-    if (OTHER.test(row)) {
-      if (!row.startsWith("TN:") && !row.startsWith("VER:") && file2 === null)
-        return bad(n, `\`${row.slice(0, row.indexOf(":"))}:\` outside a record`);
-      continue;
-    }
-    return bad(n, `not an lcov line: ${JSON.stringify(row.slice(0, 60))}`);
-  }
-  if (file2 !== null)
-    return { problem: `lcov: the record of ${file2} has no \`end_of_record\` (a cut-off file?)` };
-  if (records2 === 0) return { problem: "lcov: the report has no records (no `SF:` \u2026 `end_of_record`)" };
-  let covered = 0;
-  let total = 0;
-  for (const ofFile of lines.values()) {
-    total += ofFile.size;
-    for (const ran of ofFile.values()) if (ran) covered++;
-  }
-  for (const [name, counts] of totalsOnly) {
-    if (lines.has(name)) continue;
-    total += counts.found;
-    covered += counts.hit;
-  }
-  return coverageFrom("lcov", "lines", covered, total);
-}
-var DA, COUNT2, OTHER;
-var init_lcov_coverage = __esm({
-  "src/core/coverage/lcov-coverage.ts"() {
-    "use strict";
-    init_coverage_summary();
-    DA = /^DA:(\d+),(\d+)(?:,[^\s,]*)?$/;
-    COUNT2 = /^(LF|LH):(\d+)$/;
-    OTHER = /^(TN|VER|FN|FNDA|FNF|FNH|FNL|FNA|BRDA|BRF|BRH):/;
-  }
-});
-
-// src/core/coverage/coverage-report.ts
-function parseCoverageReport(text4) {
-  const body = text4.replace(/^\uFEFF/, "");
-  const start = body.trimStart();
-  if (start === "") return { problem: "the report is empty" };
-  if (start.startsWith("{")) return parseIstanbulSummary(start);
-  if (start.startsWith("<")) return parseCobertura(start);
-  if (start.startsWith("mode:")) return parseGoCoverProfile(start);
-  if (/^(TN|SF|VER):/m.test(start.slice(0, 4096))) return parseLcov(start);
-  return {
-    problem: "not a coverage report this gate reads (lcov, Istanbul JSON summary, Cobertura XML or a Go cover profile)"
-  };
-}
-function formatPercent(percent) {
-  const floored = Math.floor(percent * 100) / 100;
-  return `${Number.isInteger(floored) ? floored : floored.toFixed(2).replace(/0$/, "")}%`;
-}
-function judgeCoverage(parse7, threshold, report2) {
-  if (isCoverageProblem(parse7)) {
-    return {
-      passed: false,
-      text: `coverage report ${report2} cannot be used: ${parse7.problem}`,
-      summary: null
-    };
-  }
-  const passed = parse7.covered * 100 >= threshold * parse7.total;
-  const measured = `${formatPercent(parse7.percent)} of ${parse7.unit} (${parse7.covered}/${parse7.total}, ${FORMAT_NAMES[parse7.format]} ${report2})`;
-  return {
-    passed,
-    text: passed ? `coverage ${measured} meets the threshold of ${threshold}%` : `coverage ${measured} is below the threshold of ${threshold}%: add tests that run the uncovered code`,
-    summary: parse7
-  };
-}
-function missingCoverageText(report2) {
-  return report2 === "auto" ? `no coverage report found after the quality commands (looked for ${AUTO_COVERAGE_REPORTS.join(", ")}): make the test command write one, or set quality.coverage.report in .github/autopilot.yml` : `no coverage report at ${report2} after the quality commands: make the test command write it there`;
-}
-var AUTO_COVERAGE_REPORTS, MAX_COVERAGE_REPORT_BYTES;
-var init_coverage_report = __esm({
-  "src/core/coverage/coverage-report.ts"() {
-    "use strict";
-    init_cobertura_coverage();
-    init_coverage_summary();
-    init_go_cover_profile();
-    init_istanbul_summary_coverage();
-    init_lcov_coverage();
-    AUTO_COVERAGE_REPORTS = [
-      "coverage/lcov.info",
-      "lcov.info",
-      "coverage/coverage-summary.json",
-      "coverage/cobertura-coverage.xml",
-      "coverage.xml",
-      "coverage.out",
-      "cover.out"
-    ];
-    MAX_COVERAGE_REPORT_BYTES = 32 * 1024 * 1024;
-  }
-});
-
-// src/worker/processes/coverage-gate.ts
-function candidates(spec) {
-  return spec.report === "auto" ? AUTO_COVERAGE_REPORTS : [spec.report];
-}
-async function clearCoverageReports(tree, spec) {
-  for (const report2 of candidates(spec)) {
-    try {
-      await removeTreeFile(tree, report2);
-    } catch {
-    }
-  }
-}
-async function readCoverageGate(tree, spec) {
-  const started = Date.now();
-  const command = `coverage \u2265 ${spec.threshold}%`;
-  const result = (passed, output2, detail) => ({
-    command,
-    passed,
-    exitCode: null,
-    timedOut: false,
-    durationMs: Date.now() - started,
-    output: output2,
-    ...detail ? { detail } : {}
-  });
-  for (const report2 of candidates(spec)) {
-    let text4;
-    try {
-      text4 = await readTreeFile(tree, report2, { maxBytes: MAX_COVERAGE_REPORT_BYTES });
-    } catch (error63) {
-      return result(false, `coverage report ${report2} cannot be read: ${error63.message}`);
-    }
-    if (text4 === null) continue;
-    const verdict = judgeCoverage(parseCoverageReport(text4), spec.threshold, report2);
-    const measured = verdict.summary ? `${formatPercent(verdict.summary.percent)} of ${verdict.summary.unit}` : void 0;
-    return result(verdict.passed, verdict.text, measured);
-  }
-  return result(false, missingCoverageText(spec.report));
-}
-var init_coverage_gate = __esm({
-  "src/worker/processes/coverage-gate.ts"() {
-    "use strict";
-    init_coverage_report();
-    init_tree_files();
-  }
-});
-
-// src/worker/processes/test-frameworks.ts
-import { lstat as lstat4 } from "node:fs/promises";
-import path12 from "node:path";
-async function isFile(file2) {
-  try {
-    return (await lstat4(file2)).isFile();
-  } catch {
-    return false;
-  }
-}
-function dependencyNames(pkg) {
-  const names = /* @__PURE__ */ new Set();
-  for (const field of ["dependencies", "devDependencies", "optionalDependencies"]) {
-    const deps = pkg[field];
-    if (deps !== null && typeof deps === "object" && !Array.isArray(deps))
-      for (const name of Object.keys(deps)) names.add(name);
-  }
-  return names;
-}
-async function detectTestFrameworks(dir, pkg, runner) {
-  const manifest = pkg !== null && typeof pkg === "object" ? pkg : {};
-  const deps = dependencyNames(manifest);
-  const prefix = runner === "npm" ? "npx --no" : runner === "pnpm" ? "pnpm exec" : "yarn";
-  const commands = [];
-  for (const framework of TEST_FRAMEWORKS) {
-    let found = framework.packages.some((name) => deps.has(name)) || (framework.keys ?? []).some((key) => key in manifest);
-    for (const config2 of framework.configs) {
-      if (found) break;
-      found = await isFile(path12.join(dir, config2));
-    }
-    if (found) commands.push(`${prefix} ${framework.run}`);
-  }
-  return commands;
-}
-var CONFIG_EXTENSIONS, configs, TEST_FRAMEWORKS;
-var init_test_frameworks = __esm({
-  "src/worker/processes/test-frameworks.ts"() {
-    "use strict";
-    CONFIG_EXTENSIONS = ["js", "mjs", "cjs", "ts", "mts", "cts"];
-    configs = (base, extra = []) => [
-      ...CONFIG_EXTENSIONS.map((ext) => `${base}.${ext}`),
-      ...extra
-    ];
-    TEST_FRAMEWORKS = [
-      { name: "Vitest", packages: ["vitest"], configs: configs("vitest.config"), run: "vitest run" },
-      {
-        name: "Jest",
-        packages: ["jest"],
-        configs: configs("jest.config", ["jest.config.json"]),
-        keys: ["jest"],
-        run: "jest --ci"
-      },
-      {
-        name: "Playwright",
-        packages: ["@playwright/test"],
-        configs: configs("playwright.config"),
-        run: "playwright test"
-      },
-      { name: "Cypress", packages: ["cypress"], configs: configs("cypress.config"), run: "cypress run" }
-    ];
-  }
-});
-
-// src/worker/processes/quality.ts
-import { stat } from "node:fs/promises";
-import path13 from "node:path";
-async function exists(file2) {
-  try {
-    await stat(file2);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function readText(file2) {
-  try {
-    return await readTreeFile(path13.dirname(file2), path13.basename(file2));
-  } catch {
-    return null;
-  }
-}
-async function detectQualityCommands(dir) {
-  const commands = [];
-  const pkgText = await readText(path13.join(dir, "package.json"));
-  if (pkgText) {
-    try {
-      const pkg = JSON.parse(pkgText);
-      const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
-      const runner = await exists(path13.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path13.join(dir, "yarn.lock")) ? "yarn" : "npm";
-      for (const name of ["lint", "typecheck", "build", "test"]) {
-        const script = scripts[name];
-        if (typeof script !== "string" || script.trim() === "") continue;
-        if (name === "test" && NPM_DEFAULT_TEST.test(script)) continue;
-        commands.push(
-          runner === "npm" ? name === "test" ? "npm test" : `npm run ${name}` : `${runner} run ${name}`
-        );
-      }
-      if (!commands.some((c) => c === "npm test" || c.endsWith(" run test")))
-        commands.push(...await detectTestFrameworks(dir, pkg, runner));
-    } catch {
-    }
-  }
-  const pyproject = await readText(path13.join(dir, "pyproject.toml"));
-  const setupCfg = await readText(path13.join(dir, "setup.cfg"));
-  const toxIni = await readText(path13.join(dir, "tox.ini"));
-  const usesPytest = await exists(path13.join(dir, "pytest.ini")) || await exists(path13.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
-  if (usesPytest) commands.push("python -m pytest -q");
-  if (await exists(path13.join(dir, "go.mod"))) commands.push("go test ./...");
-  if (await exists(path13.join(dir, "Cargo.toml"))) commands.push("cargo test");
-  const makefile = await readText(path13.join(dir, "Makefile")) ?? await readText(path13.join(dir, "makefile"));
-  if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
-  return commands;
-}
-async function runQualityCommands(options) {
-  const results = [];
-  const reruns = Math.max(0, Math.floor(options.reruns ?? 0));
-  const now = options.now ?? Date.now;
-  const deadline = now() + options.timeoutMs;
-  const left = () => deadline - now();
-  for (const command of options.commands) {
-    if (left() <= 0) {
-      results.push(notRun(command, options.timeoutMs));
-      continue;
-    }
-    let result = await runOnce(command, options, left());
-    let runs = 1;
-    const firstFailure = result.passed ? null : result;
-    while (!result.passed && !result.timedOut && runs <= reruns && left() > 0) {
-      result = await runOnce(command, options, left());
-      runs++;
-    }
-    if (runs === 1) {
-      results.push(result);
-      continue;
-    }
-    const flaky = result.passed;
-    const output2 = flaky ? `[flaky: failed ${runs - 1} time${runs === 2 ? "" : "s"}, passed on run ${runs}; the first failure:]
-${firstFailure.output}` : `[failed all ${runs} runs; the last one:]
-${result.output}`;
-    results.push({ ...result, output: output2, runs, flaky });
-  }
-  return results;
-}
-function notRun(command, timeoutMs) {
-  return {
-    command,
-    passed: false,
-    exitCode: null,
-    timedOut: true,
-    durationMs: 0,
-    output: `[not run: the quality step's ${Math.round(timeoutMs / 1e3)} s were used up by the commands before it]`
-  };
-}
-async function runOnce(command, options, timeoutMs) {
-  const run2 = options.run ?? runProcess;
-  const keep = options.keepChars ?? 6e3;
-  const result = await run2({
-    command: trustedShell(),
-    args: ["-c", command],
-    cwd: options.cwd,
-    env: options.env,
-    timeoutMs,
-    maxOutputBytes: 2 * 1024 * 1024,
-    ...options.runAs ? { runAs: options.runAs } : {}
-  });
-  const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
-  const passed = result.exitCode === 0 && !result.timedOut;
-  let output2 = lastLines(combined, 200, keep);
-  if (result.timedOut) output2 += `
-[killed after ${Math.round(timeoutMs / 1e3)} s]`;
-  if (result.spawnError) output2 += `
-[could not start: ${result.spawnError}]`;
-  return {
-    command,
-    passed,
-    exitCode: result.exitCode,
-    timedOut: result.timedOut,
-    durationMs: result.durationMs,
-    output: output2
-  };
-}
-var NPM_DEFAULT_TEST;
-var init_quality = __esm({
-  "src/worker/processes/quality.ts"() {
-    "use strict";
-    init_preset_helpers();
-    init_process();
-    init_test_frameworks();
-    init_tree_files();
-    init_trusted_binaries();
-    NPM_DEFAULT_TEST = /no test specified/;
-  }
-});
-
-// src/worker/isolation/toolchain-reach.ts
-import { existsSync as existsSync4 } from "node:fs";
-import path14 from "node:path";
-function toolchainDirs(env) {
-  const found = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const [name, value] of Object.entries(env)) {
-    if (name !== "PATH" && !isToolchainName(name)) continue;
-    const parts = name.endsWith("PATH") ? value.split(path14.delimiter) : [value];
-    for (const dir of parts) {
-      if (!path14.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
-      seen.add(`${name}\0${dir}`);
-      found.push({ source: name, dir, written: WRITTEN.has(name) });
-    }
-  }
-  return found;
-}
-async function unreachableToolchainDirs(dirs, user, cwd) {
-  if (!user.isolated || dirs.length === 0) return [];
-  const script = [
-    "i=0; while [ $# -gt 1 ]; do w=$1; d=$2; shift 2;",
-    'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
-    "i=$((i+1)); done"
-  ].join(" ");
-  const words = dirs.flatMap((d3) => [d3.written ? "1" : "0", d3.dir]);
-  const indices = await indicesPrintedAsAgent(user, script, words, cwd);
-  return indices.map((i) => dirs[i]).filter((d3) => d3 !== void 0);
-}
-function unreachableToolchainText(dirs, userName) {
-  const named = dirs.map(
-    (d3) => `${d3.source === "PATH" ? "PATH entry " : `${d3.source}=`}${d3.dir}${d3.written ? " (needs write)" : ""}`
-  ).join(", ");
-  return `the agent's user ${userName ?? ""} cannot use these toolchain directories, so neither the agent nor the quality commands can: ${named}. Install the toolchain where every user can read it (setup actions use the tool cache, $RUNNER_TOOL_CACHE), or see "Toolchains" in docs/WORKER.md.`;
-}
-var WRITTEN;
-var init_toolchain_reach = __esm({
-  "src/worker/isolation/toolchain-reach.ts"() {
-    "use strict";
-    init_agent_env();
-    init_agent_probe();
-    WRITTEN = /* @__PURE__ */ new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
-  }
-});
-
-// src/worker/isolation/boundary.ts
-import { chmod as chmod3, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm2, stat as stat2 } from "node:fs/promises";
-import os7 from "node:os";
-import path15 from "node:path";
-async function isDirectory(dir) {
-  try {
-    return (await stat2(dir)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-async function move(from, to) {
-  try {
-    await rename(from, to);
-  } catch (error63) {
-    if (error63.code !== "EXDEV") throw error63;
-    await cp(from, to, { recursive: true, verbatimSymlinks: true });
-    await rm2(from, { recursive: true, force: true });
-  }
-}
-async function isolateCheckout(options) {
-  const { workspace, workerDir } = options;
-  const source = path15.join(workspace, ".git");
-  if (!await isDirectory(source))
-    throw new CheckoutError(
-      `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
-    );
-  await mkdir4(workerDir, { recursive: true, mode: 448 });
-  await chmod3(workerDir, 448);
-  const gitDir = path15.join(workerDir, "repo.git");
-  await move(source, gitDir);
-  let agentDir = options.agentDir;
-  if (agentDir) await mkdir4(agentDir, { recursive: true });
-  else agentDir = await mkdtemp2(path15.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
-  await chmod3(agentDir, options.sandboxed ? 448 : 493);
-  const workTree = path15.join(agentDir, "work");
-  await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
-  const home = path15.join(agentDir, "home");
-  const tmp = path15.join(agentDir, "tmp");
-  await mkdir4(home, { recursive: true });
-  await mkdir4(tmp, { recursive: true });
-  const inbox = path15.join(agentDir, "inbox");
-  await mkdir4(inbox, { recursive: true, mode: 493 });
-  await chmod3(inbox, 493);
-  return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
-}
-async function restoreCheckout(dirs) {
-  const target = path15.join(dirs.workspace, ".git");
-  if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
-  await rm2(dirs.agentDir, { recursive: true, force: true });
-}
-function createBoundary(options) {
-  const { dirs, user, git } = options;
-  const owned = [dirs.workTree, dirs.home, dirs.tmp];
-  let synced = null;
-  const agentGit = async (bundle, branch) => runProcess({
-    command: trustedShell(),
-    args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
-    cwd: dirs.workTree,
-    env: {
-      PATH: options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      LANG: options.parentEnv.LANG ?? "C.UTF-8",
-      HOME: dirs.home,
-      GIT_TERMINAL_PROMPT: "0"
-    },
-    runAs: user,
-    timeoutMs: 10 * 6e4
-  });
-  const sync = async () => {
-    const branch = await git.currentBranch();
-    if (!branch) return;
-    const head = await git.headSha();
-    if (head === synced) return;
-    const bundle = path15.join(dirs.inbox, "sync.bundle");
-    const make = async (since) => {
-      await rm2(bundle, { force: true });
-      const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
-      if (since) args.push(`^${since}`);
-      const made = await git.run(args, { allowFail: true });
-      if (made.code !== 0) return false;
-      await chmod3(bundle, 420);
-      const fetched = await agentGit(bundle, branch);
-      return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
-    };
-    let outcome = synced ? await make(synced) : false;
-    if (outcome !== true) outcome = await make(null);
-    await rm2(bundle, { force: true });
-    if (outcome === true) synced = head;
-    else
-      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
-  };
-  return {
-    dirs,
-    user,
-    async handOver() {
-      const written = takeTreeWrites(dirs.workTree);
-      try {
-        await user.give(owned, /* @__PURE__ */ new Map([[dirs.workTree, written]]));
-      } catch (error63) {
-        noteTreeUnknown(dirs.workTree);
-        throw error63;
-      }
-      await sync();
-    },
-    async takeBack() {
-      const killed = await user.killAll();
-      distrustTreeWritesSoFar(dirs.workTree);
-      await user.take(owned);
-      return killed;
-    },
-    async close() {
-      await user.killAll().catch(() => 0);
-      await user.take(owned).catch(() => {
-      });
-      await restoreCheckout(dirs);
-    }
-  };
-}
-async function createIsolatedParts(options) {
-  reportIgnoredPath(options.parentEnv.PATH, options.warn);
-  const dirs = await isolateCheckout({
-    workspace: options.workspace,
-    workerDir: options.workerDir,
-    sandboxed: options.user.mode === "namespace",
-    ...options.agentBase ? { agentBase: options.agentBase } : {},
-    ...options.agentDir ? { agentDir: options.agentDir } : {}
-  });
-  const userName = options.userName || "autopilot[bot]";
-  const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
-  const git = new Git({
-    cwd: dirs.workTree,
-    gitDir: dirs.gitDir,
-    stateDir: path15.join(options.workerDir, "git"),
-    parentEnv: options.parentEnv,
-    userName,
-    userEmail,
-    ...options.token ? { token: options.token } : {}
-  });
-  const boundaryOptions = {
-    dirs,
-    user: options.user,
-    git,
-    parentEnv: options.parentEnv,
-    userName,
-    userEmail,
-    warn: options.warn
-  };
-  const boundary = createBoundary(boundaryOptions);
-  const runnerTemp = options.parentEnv.RUNNER_TEMP;
-  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path15.resolve(dir)}/`);
-  options.user.useView({
-    shared: [],
-    writable: [dirs.workTree, dirs.home, dirs.tmp],
-    readable: [dirs.inbox],
-    hidden: [options.workerDir, ...runnerTemp && !holdsAgent(runnerTemp) ? [runnerTemp] : []],
-    openings: []
-  });
-  const agent = createAgentRunner({
-    workdir: dirs.workTree,
-    scratchDir: dirs.inbox,
-    home: dirs.home,
-    tmpdir: dirs.tmp,
-    parentEnv: options.parentEnv,
-    secretValues: options.secretValues,
-    boundary,
-    ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
-    ...options.onLine ? { onLine: options.onLine } : {}
-  });
-  const built = buildAgentEnv({
-    parentEnv: options.parentEnv,
-    presetKeys: [],
-    extraNames: options.qualityEnvNames ?? [],
-    home: dirs.home,
-    tmpdir: dirs.tmp,
-    additions: { CI: "true" },
-    secretValues: options.secretValues
-  });
-  const qualityEnv = built.env;
-  if (built.withheld.length) {
-    options.warn(
-      `not passed to the agent or the quality commands (the names look like secrets; list one in agents.primary.env to pass it): ${built.withheld.join(", ")}`
-    );
-  }
-  const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
-  if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
-  const quality = {
-    detect: detectQualityCommands,
-    async run(commands, timeoutMs, gate, directory) {
-      const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };
-      if ("refused" in where)
-        return commands.map((command) => ({
-          command,
-          passed: false,
-          exitCode: null,
-          timedOut: false,
-          durationMs: 0,
-          output: `[not run: ${where.refused}]`
-        }));
-      const cwd = where.dir;
-      if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
-      let results;
-      await boundary.handOver();
-      try {
-        results = await runQualityCommands({
-          commands,
-          cwd,
-          env: qualityEnv,
-          timeoutMs,
-          reruns: gate?.reruns ?? 0,
-          runAs: options.user
-        });
-      } finally {
-        await boundary.takeBack();
-      }
-      if (gate?.coverage && results.length > 0 && results.every((r) => r.passed))
-        results.push(await readCoverageGate(dirs.workTree, gate.coverage));
-      return results;
-    }
-  };
-  const setAuthor = (name, email3) => {
-    git.setAuthor(name, email3);
-    if (name) boundaryOptions.userName = name;
-    if (email3) boundaryOptions.userEmail = email3;
-  };
-  return { git, agent, quality, boundary, setAuthor };
-}
-var CheckoutError, SYNC_SCRIPT;
-var init_boundary = __esm({
-  "src/worker/isolation/boundary.ts"() {
-    "use strict";
-    init_tree_directory();
-    init_agent_env();
-    init_agent_iteration();
-    init_private_git();
-    init_process();
-    init_coverage_gate();
-    init_quality();
-    init_toolchain_reach();
-    init_trusted_binaries();
-    init_tree_writes();
-    CheckoutError = class extends Error {
-      name = "CheckoutError";
-    };
-    SYNC_SCRIPT = [
-      "set -e",
-      // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here:
-      // --show-toplevel then prints nothing or another directory); start again from nothing in that case.
-      'if [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
-      // Its repository, its upkeep: no `git maintenance` child at every hand-over.
-      'git -c maintenance.auto=false fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
-      'git symbolic-ref HEAD "refs/heads/$2"',
-      "git reset -q",
-      // The identity, read in one process and written only when the agent changed it (or on a new repository).
-      `if [ "$(git config --local --get-regexp '^user\\.(name|email)$' || true)" != "$(printf 'user.name %s\\nuser.email %s' "$3" "$4")" ]; then`,
-      '  git config user.name "$3"',
-      '  git config user.email "$4"',
-      "fi"
-    ].join("\n");
-  }
-});
-
-// src/worker/checkout/commit-author.ts
-async function commitAuthor(inputs, github) {
-  if (inputs.gitUserName && inputs.gitUserEmail)
-    return { userName: inputs.gitUserName, userEmail: inputs.gitUserEmail };
-  const self2 = await github.getSelf().catch(() => ({ id: null, login: null }));
-  const userName = inputs.gitUserName || self2.login || "";
-  const userEmail = inputs.gitUserEmail || (self2.id !== null && self2.login ? `${self2.id}+${self2.login}@users.noreply.github.com` : "");
-  return { ...userName ? { userName } : {}, ...userEmail ? { userEmail } : {} };
-}
-var init_commit_author = __esm({
-  "src/worker/checkout/commit-author.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/session/session.ts
-var SESSION_STATUSES, SESSION_REASONS;
-var init_session = __esm({
-  "src/core/session/session.ts"() {
-    "use strict";
-    SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
-    SESSION_REASONS = [
-      /** Never started. */
-      "initial",
-      "user_start",
-      "user_resume",
-      "user_pause",
-      "user_stop",
-      /** N consecutive tasks failed (consecutiveErrorThreshold). */
-      "consecutive_failures",
-      /** The session's token or USD budget is used up. */
-      "budget_exhausted",
-      /** errorStrategy "abort": a failed task stops the session. */
-      "error_abort",
-      /** No ready task left and no worker running. */
-      "all_done",
-      /** New ready tasks appeared after the session had completed. */
-      "new_work"
-    ];
-  }
-});
-
-// src/core/dashboard/dashboard-state.ts
-var TRACKING_MARKER, isoTime, count, SessionSchema2, TaskRecordSchema, HistoryEntrySchema, Extreme, HistorySchema, IncidentSchema, ConfigOverridesSchema, JobOverridesSchema, LastGoodConfigSchema, DashboardStateSchema;
-var init_dashboard_state = __esm({
-  "src/core/dashboard/dashboard-state.ts"() {
-    "use strict";
-    init_zod();
-    init_config_schema();
-    init_config_section_schemas();
-    init_last_good_config();
-    init_session();
-    TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
-    isoTime = external_exports.string().max(40);
-    count = external_exports.number().int().nonnegative();
-    SessionSchema2 = external_exports.object({
-      status: external_exports.enum(SESSION_STATUSES),
-      since: isoTime,
-      reason: external_exports.enum(SESSION_REASONS),
-      actor: external_exports.string().max(100),
-      detail: external_exports.string().max(500).optional(),
-      startedAt: isoTime.nullable()
-    });
-    TaskRecordSchema = external_exports.object({
-      /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
-      attempt: count.default(0),
-      /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
-      retries: count.default(0),
-      /** Failed attempts since the last manual retry (weighed against maxRetries). */
-      failures: count.default(0),
-      /** The live (or last) dispatch. */
-      dispatchId: external_exports.string().max(100).optional(),
-      dispatchedAt: isoTime.optional(),
-      runId: external_exports.number().int().positive().optional(),
-      /** dispatchId of the last finished worker result acted on. */
-      handled: external_exports.string().max(100).optional(),
-      /** Not to be dispatched before this time (rate/usage limit reset, retry backoff). */
-      waitUntil: isoTime.optional(),
-      /** Times the PR's feedback (checks, reviews, conflicts) sent the task back to a worker. */
-      feedbackRounds: count.default(0),
-      /** Head SHA the last feedback was about (feedback is sent once per head). */
-      feedbackSha: external_exports.string().max(64).optional(),
-      /**
-       * Node id of the comment the worker keeps its result in (one comment, edited in place): the snapshot
-       * fetches it directly once later comments have pushed it out of the recent ones it reads.
-       */
-      resultComment: external_exports.string().max(100).optional(),
-      /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
-      result: external_exports.string().max(40).optional(),
-      reason: external_exports.string().max(300).optional(),
-      /** When the task entered its current off-ramp (needs-human: when the question was asked). */
-      since: isoTime.optional(),
-      iterations: count.default(0),
-      tokensIn: external_exports.number().nonnegative().default(0),
-      tokensOut: external_exports.number().nonnegative().default(0),
-      costUsd: external_exports.number().nonnegative().default(0),
-      startedAt: isoTime.optional(),
-      /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
-      gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
-      pr: external_exports.number().int().positive().optional(),
-      /** A cancel of the live run was requested at this time. */
-      cancelAt: isoTime.optional(),
-      /**
-       * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
-       * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
-       * say `/autopilot retry`.
-       */
-      merge: external_exports.object({
-        sha: external_exports.string().max(64),
-        at: isoTime,
-        basis: external_exports.string().max(16).optional(),
-        attempt: external_exports.number().int().nonnegative().optional(),
-        allowed: external_exports.number().int().nonnegative().optional(),
-        refused: external_exports.string().max(200).optional(),
-        /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
-        via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
-        /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
-        goneAt: isoTime.optional()
-      }).optional(),
-      /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
-      label: external_exports.string().max(20).optional(),
-      labelAt: isoTime.optional(),
-      /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
-      notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
-      /**
-       * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
-       * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
-       */
-      maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
-      /**
-       * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
-       * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
-       */
-      rollback: external_exports.object({ merged: external_exports.number().int().positive(), at: isoTime, by: external_exports.string().max(40).optional() }).optional(),
-      /**
-       * Pull requests that are no longer the task's though they are on its branch: merged PRs whose revert merged,
-       * and revert PRs closed unmerged (src/core/reconcile/pulls/task-pulls.ts leaves them out).
-       */
-      dropped: external_exports.array(external_exports.number().int().positive()).max(20).optional(),
-      /**
-       * `/autopilot rollback #N` of unmerged work asked at this time: until the snapshot shows the task branch gone,
-       * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
-       */
-      discard: isoTime.optional(),
-      /**
-       * A writer's `/autopilot fix` (src/core/reconcile/commands/fix-follow-up.ts) waiting for the task's pull request
-       * to be free of a worker: then it goes back to one with the instructions of comment `comment`.
-       */
-      fixAsked: external_exports.object({ at: isoTime, by: external_exports.string().max(40), comment: external_exports.number().int().positive() }).optional(),
-      /**
-       * `/autopilot follow-up #N` of a merged task: the merged PR (dropped from the task's PRs), and the time from
-       * which edits of the issue's text by people without write access take the task out (the PR's creation); when
-       * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
-       */
-      followUp: external_exports.object({ merged: external_exports.number().int().positive(), since: isoTime, by: external_exports.string().max(40), at: isoTime }).optional(),
-      /**
-       * The plan gate (src/core/reconcile/commands/plan-approval.ts): the digest of the plan the last planning run
-       * proposed, when, and the writer who approved it (the next workers implement that plan).
-       */
-      plan: external_exports.object({
-        digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
-        at: isoTime,
-        approvedBy: external_exports.string().max(40).optional()
-      }).optional(),
-      /**
-       * Best of N (src/core/reconcile/runs/best-of.ts): the round of candidates this task is worked by, each
-       * candidate's attempt, agent, outcome, pull request and spend; then the winner (0: none passed) and when it
-       * was chosen.
-       */
-      bestOf: external_exports.object({
-        of: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES),
-        at: isoTime,
-        candidates: external_exports.array(
-          external_exports.object({
-            attempt: count,
-            dispatchId: external_exports.string().max(100),
-            agent: external_exports.string().max(80),
-            outcome: external_exports.string().max(40).optional(),
-            reason: external_exports.string().max(200).optional(),
-            pr: external_exports.number().int().positive().optional(),
-            /**
-             * Human-gate rules the candidate's worker reported (the controller reads the diff itself too): the
-             * winner's become the task's `gate`, as a worker's do.
-             */
-            rules: external_exports.array(external_exports.string().max(120)).max(20).optional(),
-            costUsd: external_exports.number().nonnegative().default(0),
-            tokens: external_exports.number().nonnegative().default(0),
-            at: isoTime.optional()
-          })
-        ).max(MAX_BEST_OF_CANDIDATES).default([]),
-        winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
-        chosenAt: isoTime.optional()
-      }).optional(),
-      /** The dispatch id of the task's last planning run (the plan gate): a plan waits for approval only after it. */
-      planRun: external_exports.string().max(100).optional(),
-      /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
-      text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
-      /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
-      approvedBy: external_exports.string().max(40).optional()
-    });
-    HistoryEntrySchema = external_exports.object({
-      issue: external_exports.number().int().positive(),
-      title: external_exports.string().max(80),
-      outcome: external_exports.enum(["done", "skipped", "closed"]),
-      at: isoTime,
-      iterations: count.default(0),
-      tokens: external_exports.number().nonnegative().default(0),
-      costUsd: external_exports.number().nonnegative().default(0),
-      attempts: count.default(0),
-      pr: external_exports.number().int().positive().optional(),
-      /** The task's first dispatch: the session report's time for it runs from here to `at`. */
-      startedAt: isoTime.optional()
-    });
-    Extreme = external_exports.object({ issue: external_exports.number().int().positive(), iterations: count }).nullable();
-    HistorySchema = external_exports.object({
-      completed: count.default(0),
-      skipped: count.default(0),
-      closed: count.default(0),
-      merges: count.default(0),
-      iterations: count.default(0),
-      completedIterations: count.default(0),
-      fastest: Extreme.default(null),
-      slowest: Extreme.default(null),
-      tokensIn: external_exports.number().nonnegative().default(0),
-      tokensOut: external_exports.number().nonnegative().default(0),
-      costUsd: external_exports.number().nonnegative().default(0),
-      /** History comments written so far. */
-      comments: count.default(0)
-    });
-    IncidentSchema = external_exports.object({
-      at: isoTime,
-      kind: external_exports.string().max(40),
-      message: external_exports.string().max(400)
-    });
-    ConfigOverridesSchema = external_exports.object({
-      maxParallel: external_exports.number().int().min(1).max(20).optional(),
-      labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
-      dryRun: external_exports.boolean().optional()
-    }).strict();
-    JobOverridesSchema = ConfigOverridesSchema.extend({
-      maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
-      /**
-       * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
-       * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
-       * a setting of the configuration: the worker takes it out before applying the rest.
-       */
-      plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
-      /**
-       * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
-       * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
-       * task in progress. Not a setting of the configuration either.
-       */
-      candidate: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES).optional()
-    }).strict();
-    LastGoodConfigSchema = external_exports.object({
-      digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
-      commit: external_exports.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).nullable(),
-      text: external_exports.string().max(LAST_GOOD_TEXT_CAP).optional()
-    });
-    DashboardStateSchema = external_exports.object({
-      version: external_exports.literal(1),
-      /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
-      revision: count.default(0),
-      session: SessionSchema2,
-      overrides: ConfigOverridesSchema.nullable().default(null),
-      lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
-      /** Task records by issue number. */
-      tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
-      consecutiveFailures: count.default(0),
-      /** The issues of the current run of failures, for the pause message. */
-      failedInARow: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
-      /** Newest comment processed (ids grow with time). */
-      cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
-      /** Recently processed comment ids (bounded). */
-      processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
-      /** Logins that already got the polite refusal (bounded). */
-      refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
-      history: HistorySchema.prefault({}),
-      pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
-      incidents: external_exports.array(IncidentSchema).max(20).default([]),
-      /** Tasks that just left the state (done, skipped, closed): a stale read may still show them open. */
-      recent: external_exports.array(
-        external_exports.object({
-          issue: external_exports.number().int().positive(),
-          outcome: external_exports.enum(["done", "skipped", "closed"]),
-          at: isoTime
-        })
-      ).max(30).default([]),
-      /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
-      ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
-      /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
-      diffGates: external_exports.array(
-        external_exports.object({
-          pr: external_exports.number().int().positive(),
-          sha: external_exports.string().max(64),
-          rules: external_exports.array(external_exports.string().max(120)).max(20),
-          /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
-          gate: external_exports.string().max(16).optional(),
-          /** Lines added and removed in the diff (best of N prefers the smaller). */
-          lines: count.optional()
-        })
-      ).max(30).default([]),
-      /**
-       * Every agent of a worker was limited (rate or usage limit): no task is dispatched before this time, the
-       * earliest reset reported (src/core/reconcile/task-alerts.ts).
-       */
-      agentsLimitedUntil: isoTime.nullable().default(null),
-      /** The tracking issue a pin was requested for (0: the one being created). */
-      pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
-      /**
-       * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
-       * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
-       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
-       */
-      epics: external_exports.record(
-        external_exports.string().regex(/^\d+$/),
-        external_exports.object({
-          at: isoTime,
-          by: external_exports.string().max(40),
-          pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
-          comment: external_exports.string().max(16).optional()
-        })
-      ).optional(),
-      /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
-      digest: external_exports.string().max(16).default(""),
-      renderedAt: isoTime.nullable().default(null)
-    });
-  }
-});
-
-// src/core/dashboard/state-block.ts
-function parseDashboard(body) {
-  const text4 = (body ?? "").replace(/\r\n/g, "\n");
-  const start = text4.lastIndexOf(STATE_OPEN);
-  let state = null;
-  if (start >= 0) {
-    const end = text4.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
-    if (end >= 0) {
-      try {
-        const parsed = DashboardStateSchema.safeParse(JSON.parse(text4.slice(start + STATE_OPEN.length, end)));
-        if (parsed.success) state = parsed.data;
-      } catch {
-        state = null;
-      }
-    }
-  }
-  return { state, corrupt: state === null, ...visibleMarks(text4, start) };
-}
-function visibleMarks(text4, stateStart) {
-  const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
-  const checkedBoxes = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const line of visible.split("\n")) {
-    const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
-    if (!m) continue;
-    const key = `${m[1]}#${m[2]}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    checkedBoxes.push({ action: m[1], issue: Number(m[2]) });
-  }
-  const status2 = SESSION_MARKER.exec(visible)?.[1];
-  const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
-  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
-}
-var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
-var init_state_block = __esm({
-  "src/core/dashboard/state-block.ts"() {
-    "use strict";
-    init_session();
-    init_dashboard_state();
-    STATE_OPEN = "<!-- autopilot:state v1\n";
-    STATE_CLOSE = "\n-->";
-    SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
-  }
-});
-
-// src/core/dashboard/compact-state.ts
-var init_compact_state = __esm({
-  "src/core/dashboard/compact-state.ts"() {
-    "use strict";
-    init_dashboard_state();
-    init_state_block();
-  }
-});
-
-// src/core/world.ts
-function canWrite(permission) {
-  return permission === "admin" || permission === "maintain" || permission === "write";
-}
-var init_world = __esm({
-  "src/core/world.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/tasks/commands.ts
-function parseCommand(body, context) {
-  for (const { line, index: index2 } of commandLineEntries(body)) {
-    const m = PREFIX.exec(line);
-    if (!m) continue;
-    const parsed = interpret(m[1] ?? "", line.trim(), context);
-    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
-      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
-    return parsed;
-  }
-  return null;
-}
-function commandInstructions(body, lineIndex, onLine) {
-  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
-  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
-}
-function interpret(rest, line, context) {
-  const words = rest.trim().split(/\s+/).filter(Boolean);
-  const word = (words[0] ?? "").toLowerCase();
-  const onTask = context.issue !== context.trackingIssue;
-  const target = parseIssueRef(words[1]);
-  const invalid = (problem) => ({ kind: "invalid", line, problem });
-  switch (word) {
-    case "":
-      return invalid("no command given");
-    case "start":
-    case "pause":
-    case "resume":
-    case "stop":
-    case "report":
-    case "help":
-      return { kind: "command", command: { name: word }, line };
-    case "status": {
-      const issue3 = target ?? (onTask ? context.issue : null);
-      return { kind: "command", command: { name: "status", issue: issue3 }, line };
-    }
-    case "retry":
-    case "skip":
-    case "run":
-    case "rollback":
-    case "cleanup":
-    case "approve": {
-      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
-      if ("problem" in options) return invalid(options.problem);
-      const first = options.rest[0];
-      const given = parseIssueRef(first);
-      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
-      const issue3 = given ?? (onTask ? context.issue : null);
-      if (issue3 === null)
-        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
-      if (word === "retry") {
-        const iterations = "iterations" in options ? options.iterations ?? null : null;
-        return { kind: "command", command: { name: "retry", issue: issue3, iterations }, line };
-      }
-      return { kind: "command", command: { name: word, issue: issue3 }, line };
-    }
-    case "fix":
-    case "follow-up":
-    case "followup": {
-      const name = word === "fix" ? "fix" : "follow-up";
-      const given = parseIssueRef(words[1]);
-      const issue3 = given ?? (onTask ? context.issue : null);
-      if (issue3 === null)
-        return invalid(
-          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
-        );
-      const afterWord = rest.trim().slice(words[0].length).trim();
-      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
-      return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
-    }
-    default:
-      return invalid(`unknown command \`${word.slice(0, 40)}\``);
-  }
-}
-function iterationsOption(words) {
-  const rest = [];
-  let iterations;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i];
-    const m = /^--iterations(?:=(.*))?$/i.exec(word);
-    if (!m) {
-      if (word.startsWith("--"))
-        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
-      rest.push(word);
-      continue;
-    }
-    const value = m[1] ?? words[++i];
-    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ITERATIONS)
-      return {
-        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
-      };
-    iterations = Number(value);
-  }
-  return iterations === void 0 ? { rest } : { rest, iterations };
-}
-function parseIssueRef(word) {
-  if (word === void 0) return null;
-  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
-  if (!m) return null;
-  const n = Number(m[1]);
-  return n > 0 ? n : null;
-}
-function commandLineEntries(body) {
-  const out = [];
-  let previousBlank = true;
-  for (const [index2, raw] of proseLines(body).entries()) {
-    if (raw === null) {
-      previousBlank = false;
-      continue;
-    }
-    const blank = raw.trim() === "";
-    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
-    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
-    previousBlank = blank || indentedCode && previousBlank;
-  }
-  return out;
-}
-var PREFIX, MAX_INSTRUCTIONS;
-var init_commands = __esm({
-  "src/core/tasks/commands.ts"() {
-    "use strict";
-    init_config_schema();
-    init_markdown();
-    init_world();
-    PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
-    MAX_INSTRUCTIONS = 4e3;
-  }
-});
-
-// src/core/session/stats.ts
-var init_stats = __esm({
-  "src/core/session/stats.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/dashboard/dashboard-markdown.ts
-function stopped(title, tasks) {
-  return ({ view, limits }) => list(
-    title,
-    tasks(view),
-    limits.list,
-    (r) => [
-      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
-      `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
-    ].join("\n")
-  );
-}
-function list(title, items, limit, line) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, limit);
-  return withMore(
-    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
-    items.length - shown.length
-  );
-}
-function withMore(markdown, rest) {
-  return rest > 0 ? `${markdown}
-- \u2026and ${formatCount(rest)} more` : markdown;
-}
-var blocked, timedOut, failed;
-var init_dashboard_markdown = __esm({
-  "src/core/dashboard/dashboard-markdown.ts"() {
-    "use strict";
-    init_commands();
-    init_markdown();
-    init_session();
-    init_stats();
-    init_worker_result();
-    init_dashboard_state();
-    blocked = stopped("Blocked", (view) => view.blocked);
-    timedOut = stopped("Timed out", (view) => view.timeouts);
-    failed = stopped("Failed", (view) => view.failed);
-  }
-});
-
-// src/core/session/backoff.ts
-function exponentialBackoff(base, factor, attempt, cap) {
-  const b = nonNegative(base);
-  const f = nonNegative(factor);
-  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
-  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
-  const raw = b * f ** n;
-  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
-  return Math.min(Math.round(raw), c);
-}
-function nonNegative(value) {
-  return Number.isNaN(value) || value < 0 ? 0 : value;
-}
-var init_backoff = __esm({
-  "src/core/session/backoff.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/tasks/task.ts
-var init_task = __esm({
-  "src/core/tasks/task.ts"() {
-    "use strict";
-    init_backoff();
-  }
-});
-
-// src/core/dashboard/rebuild-state.ts
-var init_rebuild_state = __esm({
-  "src/core/dashboard/rebuild-state.ts"() {
-    "use strict";
-    init_task();
-    init_dashboard_state();
-    init_state_block();
-  }
-});
-
-// src/core/text/change-hash.ts
-var init_change_hash = __esm({
-  "src/core/text/change-hash.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/dashboard/render-dashboard.ts
-var init_render_dashboard = __esm({
-  "src/core/dashboard/render-dashboard.ts"() {
-    "use strict";
-    init_compact_state();
-    init_dashboard_markdown();
-    init_dashboard_state();
-    init_state_block();
-    init_change_hash();
-  }
-});
-
-// src/core/dashboard/index.ts
-var init_dashboard = __esm({
-  "src/core/dashboard/index.ts"() {
-    "use strict";
-    init_compact_state();
-    init_dashboard_markdown();
-    init_dashboard_state();
-    init_rebuild_state();
-    init_render_dashboard();
-    init_state_block();
-  }
-});
-
-// src/worker/settings/config-input.ts
-function applyWorkerOverrides(config2, text4, source = "the `config` input") {
-  if (text4.trim() === "") return { ok: true, config: config2, warnings: [] };
-  let value;
-  try {
-    value = JSON.parse(text4);
-  } catch {
-    return applyConfigOverrides(config2, text4, source);
-  }
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const refused = Object.keys(value).filter((key) => !SAFE_OVERRIDE_KEYS.includes(key));
-    if (refused.length > 0) {
-      const allowed = SAFE_OVERRIDE_KEYS.map((key) => `\`${key}\``).join(", ");
-      return {
-        ok: false,
-        error: new ConfigError(
-          source,
-          refused.map((key) => ({
-            path: key,
-            found: "a per-job override",
-            expected: `one of ${allowed}`,
-            message: `\`${key}\` cannot be overridden per job (only ${allowed} can): set \`${key}\` in .github/autopilot.yml on the default branch`
-          }))
-        )
-      };
-    }
-    const checked = JobOverridesSchema.safeParse(value);
-    if (!checked.success) {
-      return {
-        ok: false,
-        error: new ConfigError(
-          source,
-          checked.error.issues.map((issue3) => ({
-            path: issue3.path.join("."),
-            found: "an invalid value",
-            expected: issue3.message,
-            message: `\`${issue3.path.join(".")}\`: ${issue3.message}`
-          }))
-        )
-      };
-    }
-    const { plan: _plan, candidate: _candidate, ...settings } = value;
-    value = settings;
-  }
-  return applyConfigOverrides(config2, value, source);
-}
-function jobDirections(text4) {
-  const none = { plan: null, candidate: null };
-  if (text4.trim() === "") return none;
-  try {
-    const checked = JobOverridesSchema.safeParse(JSON.parse(text4));
-    if (!checked.success) return none;
-    return { plan: checked.data.plan ?? null, candidate: checked.data.candidate ?? null };
-  } catch {
-    return none;
-  }
-}
-var SAFE_OVERRIDE_KEYS;
-var init_config_input = __esm({
-  "src/worker/settings/config-input.ts"() {
-    "use strict";
-    init_config();
-    init_dashboard();
-    SAFE_OVERRIDE_KEYS = JobOverridesSchema.keyof().options;
-  }
-});
-
-// src/worker/log-text.ts
-function safeLogText(text4, max = LOG_TEXT_MAX) {
-  const capped = text4.length > max ? `${text4.slice(0, max)}\u2026 [${text4.length - max} characters cut]` : text4;
-  return capped.split(/\r\n|\r|\n/).map((line) => line.replace(COMMAND_START, "$1\u203A $2")).join("\n");
-}
-var LOG_TEXT_MAX, COMMAND_START;
-var init_log_text = __esm({
-  "src/worker/log-text.ts"() {
-    "use strict";
-    LOG_TEXT_MAX = 4e3;
-    COMMAND_START = /^(\s*)(::|##\[)/;
-  }
-});
-
-// src/core/gates/workflow-push-refusal.ts
-function workflowPushRefusal(gitOutput, issue3) {
-  const match = REFUSAL.exec(gitOutput);
-  if (!match) return null;
-  return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue3}\`.`;
-}
-var REFUSAL;
-var init_workflow_push_refusal = __esm({
-  "src/core/gates/workflow-push-refusal.ts"() {
-    "use strict";
-    REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
-  }
-});
-
-// src/core/agent/classify.ts
-function jsonPair(key, value) {
-  return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
-}
-function kindOfLabel(label2) {
-  switch (label2) {
-    case "rate_limit":
-    case "rate_limit_error":
-      return "rate_limit";
-    case "overloaded":
-    case "overloaded_error":
-      return "overloaded";
-    case "authentication_failed":
-    case "authentication_error":
-    case "permission_error":
-      return "auth";
-    case "billing_error":
-      return "quota";
-    default:
-      return null;
-  }
-}
-function kindOfStatus(status2) {
-  const code18 = typeof status2 === "string" ? Number(status2) : status2;
-  if (code18 === 429) return "rate_limit";
-  if (code18 === 401 || code18 === 403) return "auth";
-  if (code18 === 402) return "quota";
-  if (code18 === 500 || code18 === 502 || code18 === 503 || code18 === 504 || code18 === 529) return "overloaded";
-  return null;
-}
-function strongest(items) {
-  let best;
-  for (const item of items) {
-    if (!best || AGENT_OUTPUT_PRECEDENCE.indexOf(item.kind) <= AGENT_OUTPUT_PRECEDENCE.indexOf(best.kind))
-      best = item;
-  }
-  return best;
-}
-function evidenceOf(text4) {
-  const line = text4.trim().replace(/\s+/g, " ");
-  return line.length > 300 ? `${line.slice(0, 299)}\u2026` : line;
-}
-function classifyError(text4, ctx, extra = []) {
-  const kinds = extra.filter((kind) => kind !== null);
-  for (const rule of RULES) {
-    if (rule.re.test(text4) && !(rule.unless?.test(text4) ?? false) && (rule.when?.test(text4) ?? true)) {
-      kinds.push(rule.kind);
-    }
-  }
-  const best = strongest(kinds.map((kind) => ({ kind })));
-  if (!best) return null;
-  const finding = { kind: best.kind, evidence: evidenceOf(text4) };
-  if (best.kind === "usage_limit" || best.kind === "rate_limit") {
-    const resetAt = parseResetTime(text4, ctx);
-    if (resetAt) finding.resetAt = resetAt;
-  }
-  return finding;
-}
-function isObject2(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-function textOf(value) {
-  if (typeof value === "string") return value;
-  if (value === void 0 || value === null) return "";
-  return JSON.stringify(value);
-}
-function handleEvent(event, raw, ctx, state) {
-  const add = (bucket, finding) => {
-    if (finding) bucket.push(finding);
-  };
-  const errorText = (text4, extra = []) => {
-    state.cli.push(text4);
-    return classifyError(text4, ctx, extra);
-  };
-  const type = event.type;
-  if (type === "system" && event.subtype === "api_retry") {
-    const text4 = `api_retry: ${event.error_status} ${textOf(event.error)}`;
-    state.cli.push(text4);
-    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
-    if (kind) add(state.claude, { kind, evidence: evidenceOf(text4) });
-    return;
-  }
-  if (type === "rate_limit_event") {
-    const info2 = isObject2(event.rate_limit_info) ? event.rate_limit_info : {};
-    if (info2.status === "rejected") {
-      state.cli.push(raw);
-      const finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
-      const resetAt = epochToDate(info2.resetsAt);
-      if (resetAt) finding.resetAt = resetAt;
-      add(state.claude, finding);
-    }
-    return;
-  }
-  if (type === "assistant") {
-    if (event.error === void 0) return;
-    const message = isObject2(event.message) ? event.message : {};
-    const content3 = Array.isArray(message.content) ? message.content : [];
-    const text4 = content3.map((block) => isObject2(block) ? textOf(block.text) : "").join("\n");
-    add(state.claude, errorText(text4, [kindOfLabel(event.error)]));
-    return;
-  }
-  if (type === "result") {
-    const failed2 = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
-    state.claudeSucceeded = !failed2;
-    if (!failed2) return;
-    const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
-    const text4 = [textOf(event.result), ...errors].filter(Boolean).join("\n");
-    const status2 = kindOfStatus(event.api_error_status);
-    if (status2)
-      add(state.claude, {
-        kind: status2,
-        evidence: evidenceOf(text4 || `api_error_status ${event.api_error_status}`)
-      });
-    if (event.api_error_status != null) state.cli.push(`api_error_status ${event.api_error_status}`);
-    state.cli.push(...errors.filter(Boolean));
-    if (event.error !== void 0) add(state.claude, errorText(textOf(event.error)));
-    state.cli.push(...errorBlocks(textOf(event.result).split(/\r\n|\r|\n/)));
-    state.claude.push(...classifyBlocks(errorBlocks(text4.split(/\r\n|\r|\n/)), ctx));
-    return;
-  }
-  if (type === "turn.completed") {
-    state.codexSucceeded = true;
-    return;
-  }
-  if (type === "turn.failed") {
-    state.codexSucceeded = false;
-    add(state.codex, errorText(textOf(isObject2(event.error) ? event.error.message : event.error)));
-    return;
-  }
-  if ((type === "item.completed" || type === "item.started") && isObject2(event.item) && event.item.type === "error") {
-    add(state.codex, errorText(textOf(event.item.message)));
-    return;
-  }
-  if (type === "error" || type === void 0 && isObject2(event.error)) {
-    state.cli.push(typeof event.message === "string" ? event.message : textOf(event.error));
-    add(
-      type === "error" && typeof event.message === "string" ? state.codex : state.other,
-      classifyError(raw, ctx)
-    );
-  }
-}
-function bracketBalance(line) {
-  let depth = 0;
-  for (const c of line) {
-    if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") depth--;
-  }
-  return depth;
-}
-function indentOf(line) {
-  return /^[ \t]*/.exec(line)[0].length;
-}
-function errorBlocks(lines) {
-  const blocks = [];
-  let fence = null;
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i];
-    const fenceMatch = FENCE.exec(line);
-    if (fence !== null) {
-      if (fenceMatch && fenceMatch[1][0] === fence[0] && fenceMatch[1].length >= fence.length) fence = null;
-      i++;
-      continue;
-    }
-    if (fenceMatch) {
-      fence = fenceMatch[1];
-      i++;
-      continue;
-    }
-    const anchored = ANCHOR.test(line) || PRETTY_JSON_OPEN.test(line) && PRETTY_JSON_ERROR_KEY.test(lines[i + 1] ?? "");
-    if (!anchored) {
-      i++;
-      continue;
-    }
-    let block = line;
-    let depth = bracketBalance(line);
-    const indent2 = indentOf(line);
-    let j2 = i + 1;
-    while (j2 < lines.length && j2 - i < BLOCK_MAX_LINES && block.length < BLOCK_MAX_CHARS) {
-      const next = lines[j2];
-      const continues = depth > 0 || next.trim() !== "" && indentOf(next) > indent2;
-      if (!continues) break;
-      block += `
-${next}`;
-      depth += bracketBalance(next);
-      j2++;
-    }
-    blocks.push(block);
-    i = j2;
-  }
-  return blocks;
-}
-function classifyBlocks(blocks, ctx) {
-  return blocks.map((block) => classifyError(block, ctx)).filter((finding) => finding !== null);
-}
-function readOutput(text4, ctx) {
-  const state = {
-    claude: [],
-    codex: [],
-    other: [],
-    claudeSucceeded: false,
-    codexSucceeded: false,
-    cli: []
-  };
-  const clean = text4.replace(ANSI, "");
-  const whole = clean.trim();
-  if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
-    const document3 = parseJson(whole);
-    if (isObject2(document3)) {
-      handleEvent(document3, whole, ctx, state);
-      return { state, plain: null };
-    }
-  }
-  const plain = [];
-  for (const line of clean.split(/\r\n|\r|\n/)) {
-    const trimmed = line.trim();
-    if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
-      const event = parseJson(trimmed);
-      if (isObject2(event)) {
-        handleEvent(event, trimmed, ctx, state);
-        continue;
-      }
-    }
-    plain.push(line);
-    state.cli.push(line);
-  }
-  return { state, plain };
-}
-function classifyAgentOutput(text4, now, options = {}) {
-  const ctx = { now, timeZone: options.timeZone ?? "UTC" };
-  const { state, plain } = readOutput(text4, ctx);
-  if (plain === null) return decide([...state.claude, ...state.codex, ...state.other]);
-  return decide([
-    ...state.claudeSucceeded ? [] : state.claude,
-    ...state.codexSucceeded ? [] : state.codex,
-    ...state.other,
-    ...classifyBlocks(errorBlocks(plain), ctx)
-  ]);
-}
-function cliOwnLines(text4) {
-  const { state } = readOutput(text4, { now: void 0, timeZone: "UTC" });
-  const lines = state.cli.flatMap((part) => part.split(/\r\n|\r|\n/));
-  const report2 = lines.findLastIndex((line) => AIDER_REPORT.test(line));
-  if (report2 < 0) return lines;
-  const wrapped = /^\s*session\.\s*$/.test(lines[report2 + 1] ?? "") ? 1 : 0;
-  return lines.slice(report2 + 1 + wrapped);
-}
-function withDefaultReset(found, now, defaultWaitMs) {
-  if (found.kind !== "usage_limit" || found.resetAt) return found;
-  const minutes = Math.round(defaultWaitMs / 6e4);
-  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
-  return {
-    ...found,
-    resetAt: new Date(now.getTime() + defaultWaitMs),
-    evidence: found.evidence ? `${found.evidence} \u2014 ${note}` : note
-  };
-}
-function parseJson(text4) {
-  try {
-    return JSON.parse(text4);
-  } catch {
-    return void 0;
-  }
-}
-function decide(findings) {
-  const winner = strongest(findings);
-  if (!winner) return { kind: "none" };
-  const resets = findings.filter((finding) => finding.kind === winner.kind && finding.resetAt !== void 0).map((finding) => finding.resetAt.getTime());
-  const result = { kind: winner.kind, evidence: winner.evidence };
-  if (resets.length > 0) result.resetAt = new Date(Math.max(...resets));
-  return result;
-}
-function epochToDate(value) {
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return void 0;
-  return new Date(n > 1e12 ? n : n * 1e3);
-}
-function parseDuration(text4) {
-  let rest = text4.replace(/^\s*~\s*/, "");
-  let total = 0;
-  let parts = 0;
-  for (let match = DURATION_PART.exec(rest); match !== null; match = DURATION_PART.exec(rest)) {
-    const unit = match[2].toLowerCase();
-    const key = unit === "ms" || unit.startsWith("milli") ? "ms" : unit.startsWith("mi") || unit === "m" ? "m" : unit[0];
-    total += Number(match[1]) * UNIT_MS[key];
-    parts++;
-    rest = rest.slice(match[0].length);
-  }
-  return parts > 0 ? total : void 0;
-}
-function parseResetTime(text4, ctx) {
-  const epoch = /usage limit reached\|(\d{10,13})\b/i.exec(text4) ?? /\\*"(?:resetsAt|resets_at|reset_at)\\*"\s*:\s*(\d{10,13})\b/.exec(text4);
-  if (epoch) return epochToDate(epoch[1]);
-  const now = ctx.now;
-  if (!now) return void 0;
-  const seconds = /\\*"resets_in_seconds\\*"\s*:\s*(\d+(?:\.\d+)?)/.exec(text4) ?? /\\*"retryDelay\\*"\s*:\s*\\*"(\d+(?:\.\d+)?)s/.exec(text4);
-  if (seconds) return new Date(now.getTime() + Number(seconds[1]) * 1e3);
-  for (const match of text4.matchAll(
-    /\b(?:try again|retry|retrying|resets?|available again)\s+(?:in|after)\s+/gi
-  )) {
-    const ms = parseDuration(text4.slice(match.index + match[0].length));
-    if (ms !== void 0) return new Date(now.getTime() + ms);
-  }
-  for (const match of text4.matchAll(/\b(?:resets?|try again|available again)\b(?:\s+(?:at|on))?\s+/gi)) {
-    const at = parseWallClock(text4.slice(match.index + match[0].length), now, ctx.timeZone);
-    if (at) return at;
-  }
-  if (GOOGLE.test(text4) && /PerDay|\bper day\b|daily quota/i.test(text4))
-    return nextMidnight(now, "America/Los_Angeles");
-  return void 0;
-}
-function parseWallClock(text4, now, defaultZone) {
-  let rest = text4;
-  let month;
-  let day;
-  let year;
-  const date5 = /^([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?/.exec(rest);
-  if (date5 && MONTHS.includes(date5[1].toLowerCase())) {
-    month = MONTHS.indexOf(date5[1].toLowerCase()) + 1;
-    day = Number(date5[2]);
-    year = date5[3] ? Number(date5[3]) : void 0;
-    rest = rest.slice(date5[0].length).replace(/^,?\s*(?:at\s+)?/, "");
-  }
-  let hour;
-  let minute = 0;
-  const twelve = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?/i.exec(rest);
-  const twentyFour = /^(\d{1,2}):(\d{2})(?!\s*[ap]\.?\s?m\b)/i.exec(rest);
-  if (twelve) {
-    const h = Number(twelve[1]);
-    if (h < 1 || h > 12) return void 0;
-    hour = h % 12 + (twelve[3].toLowerCase() === "p" ? 12 : 0);
-    minute = Number(twelve[2] ?? 0);
-    rest = rest.slice(twelve[0].length);
-  } else if (twentyFour) {
-    hour = Number(twentyFour[1]);
-    minute = Number(twentyFour[2]);
-    rest = rest.slice(twentyFour[0].length);
-  }
-  if (month === void 0 && hour === void 0) return void 0;
-  if ((hour ?? 0) > 23 || minute > 59) return void 0;
-  const zoneMatch = /^\s*\(([A-Za-z][\w+\-/]*)\)/.exec(rest) ?? /^\s+(UTC|GMT)\b/.exec(rest);
-  const zone = zoneMatch ? zoneMatch[1] : defaultZone;
-  if (!isTimeZone(zone)) return void 0;
-  const today = wallClock(now.getTime(), zone);
-  if (month !== void 0 && day !== void 0) {
-    let y = year ?? today.year;
-    let t2 = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
-    if (year === void 0 && t2 < now.getTime() - GRACE_MS) {
-      y += 1;
-      t2 = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
-    }
-    return new Date(t2);
-  }
-  let t = zonedToUtc(today.year, today.month, today.day, hour, minute, zone);
-  if (t < now.getTime() - GRACE_MS) {
-    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
-    t = zonedToUtc(
-      tomorrow.getUTCFullYear(),
-      tomorrow.getUTCMonth() + 1,
-      tomorrow.getUTCDate(),
-      hour,
-      minute,
-      zone
-    );
-  }
-  return new Date(t);
-}
-function nextMidnight(now, zone) {
-  const today = wallClock(now.getTime(), zone);
-  const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
-  return new Date(
-    zonedToUtc(tomorrow.getUTCFullYear(), tomorrow.getUTCMonth() + 1, tomorrow.getUTCDate(), 0, 0, zone)
-  );
-}
-function formatter(zone) {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric"
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-function isTimeZone(zone) {
-  try {
-    formatter(zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function wallClock(t, zone) {
-  const parts = {};
-  for (const part of formatter(zone).formatToParts(t)) {
-    if (part.type !== "literal") parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year,
-    month: parts.month,
-    day: parts.day,
-    hour: parts.hour % 24,
-    minute: parts.minute,
-    second: parts.second
-  };
-}
-function offsetAt(t, zone) {
-  const w = wallClock(t, zone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(t / 1e3) * 1e3;
-}
-function zonedToUtc(year, month, day, hour, minute, zone) {
-  const guess = Date.UTC(year, month - 1, day, hour, minute);
-  const first = offsetAt(guess, zone);
-  const t = guess - first;
-  const second = offsetAt(t, zone);
-  return second === first ? t : guess - second;
-}
-var AGENT_OUTPUT_PRECEDENCE, GOOGLE, RULES, LINE_PREFIX, ANCHORS, ANCHOR, PRETTY_JSON_OPEN, PRETTY_JSON_ERROR_KEY, FENCE, BLOCK_MAX_LINES, BLOCK_MAX_CHARS, ANSI, AIDER_REPORT, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
-var init_classify = __esm({
-  "src/core/agent/classify.ts"() {
-    "use strict";
-    AGENT_OUTPUT_PRECEDENCE = ["auth", "quota", "usage_limit", "rate_limit", "overloaded"];
-    GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
-    RULES = [
-      // auth
-      { kind: "auth", re: jsonPair("type", "(?:authentication_error|permission_error)") },
-      { kind: "auth", re: /\bauthentication_(?:error|failed)\b/ },
-      { kind: "auth", re: /\bInvalid API key\b/i },
-      { kind: "auth", re: /\binvalid x-api-key\b/i },
-      { kind: "auth", re: /\bIncorrect API key provided\b/ },
-      { kind: "auth", re: /\bAPI key not valid\b|\bAPI_KEY_INVALID\b/ },
-      { kind: "auth", re: jsonPair("code", "invalid_api_key") },
-      { kind: "auth", re: jsonPair("status", "(?:UNAUTHENTICATED|PERMISSION_DENIED)") },
-      { kind: "auth", re: /\bNot logged in\s*·|Please run \/login\b/ },
-      { kind: "auth", re: /\bOAuth token (?:has expired|revoked|is invalid)/i },
-      {
-        kind: "auth",
-        re: /\bYour access token could not be refreshed\b|\bFailed to refresh token\b|\bToken refresh failed\b/
-      },
-      { kind: "auth", re: /\bPlease set an Auth method\b|\bmust specify the GEMINI_API_KEY\b/ },
-      {
-        kind: "auth",
-        re: /(?:Authentication|PermissionDenied)Error\b|\bThe API provider is not able to authenticate you\b/
-      },
-      {
-        kind: "auth",
-        re: /\blast status: 40[13]\b|\b401 Unauthorized\b|\bAPI Error:?\s*\(?40[13]\b|\bError: 40[13] \{/
-      },
-      // quota: credits or billing, a person has to act
-      {
-        kind: "quota",
-        re: /\binsufficient_quota\b|\bbilling_error\b|\bbilling_not_active\b|\bbilling_hard_limit_reached\b/
-      },
-      { kind: "quota", re: /\bcredit balance (?:is )?too low\b/i },
-      { kind: "quota", re: /\bexceeded your current quota\b/i, unless: GOOGLE },
-      { kind: "quota", re: /\bQuota exceeded\. Check your plan and billing\b|\bInsufficient quota\b/i },
-      // OpenAI's billing codes under `insufficient_quota`; DeepSeek's and OpenRouter's 402s (no credit left)
-      {
-        kind: "quota",
-        re: /\b(?:credit_balance_exhausted|organization_spend_limit_exceeded|project_spend_limit_exceeded|organization_usage_limit_exceeded|insufficient_credits)\b/
-      },
-      { kind: "quota", re: /\bInsufficient (?:Balance|credits)\b|\brequires more credits\b/i },
-      { kind: "quota", re: /\bError code: 402\b|\berror 402\b|^\W*402 [{A-Z]|\bError: 402 /im },
-      // usage limit: a plan window, lifts at a known time
-      { kind: "usage_limit", re: /\bClaude (?:AI )?usage limit reached\b/i },
-      { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
-      { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
-      { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
-      { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
-      // Gemini Code Assist's per-user allowance (an administrator can allow overages)
-      { kind: "usage_limit", re: /\bIndividual quota reached\b/ },
-      // GitHub Copilot through OpenCode: a quota that lifts at the end of its window ("retrying in ~2 weeks")
-      { kind: "usage_limit", re: /\bquota exceeded\b/i, when: /\bretrying in\b/i },
-      { kind: "usage_limit", re: /\bexhausted your daily quota\b|\breached your daily\b.{0,60}\bquota\b/i },
-      { kind: "usage_limit", re: /PerDay|\bper day\b/i, when: /RESOURCE_EXHAUSTED|Quota exceeded for/i },
-      // rate limit: back off for seconds or minutes
-      {
-        kind: "rate_limit",
-        re: /\brate_limit_(?:error|exceeded)\b|\bRATE_LIMIT_EXCEEDED\b|\brateLimitExceeded\b/
-      },
-      { kind: "rate_limit", re: /\bRate limit reached for\b|\brate[ -]limit(?:ed|ing)?\b/i },
-      { kind: "rate_limit", re: /\blast status: 429\b|\bRequest rejected \(429\)|\bToo Many Requests\b/i },
-      { kind: "rate_limit", re: /(?:error|status|code)\W{0,4}429\b|\bAPI Error:?\s*\(?429\b|^\W*429 \{/im },
-      {
-        kind: "rate_limit",
-        re: /\bRESOURCE_EXHAUSTED\b|\bResource (?:has been )?exhausted\b|\bQuota exceeded for (?:quota )?metric\b/i
-      },
-      {
-        kind: "rate_limit",
-        re: /\bRateLimitError\b|\btemporarily limiting requests\b|\bexhausted your capacity on this model\b/i
-      },
-      // Google answers a per-minute limit with the words OpenAI uses for credits (RESOURCE_EXHAUSTED either way)
-      { kind: "rate_limit", re: /\bexceeded your current quota\b/i, when: GOOGLE },
-      // Amazon Bedrock (and Claude Code on Bedrock): throttling is a rate limit
-      {
-        kind: "rate_limit",
-        re: /\bThrottlingException\b|\bToo many (?:tokens|requests), please wait\b|\bRequest was throttled\b/i
-      },
-      // overloaded: the service, transient
-      { kind: "overloaded", re: /\boverloaded(?:_error)?\b/i },
-      {
-        kind: "overloaded",
-        re: /\b529\b|\blast status: 50[0234]\b|\bAPI Error:?\s*\(?50[0234]\b|\bService Unavailable\b/i
-      },
-      { kind: "overloaded", re: /\b(?:InternalServerError|ServiceUnavailableError)\b|\bservers are down\b/ },
-      { kind: "overloaded", re: jsonPair("status", "UNAVAILABLE") }
-    ];
-    LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4]\\uFE0F?[ \\t]*)*";
-    ANCHORS = [
-      // Claude Code and Gemini CLI
-      "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
-      "Failed to authenticate\\. API Error\\b",
-      // SDK and LiteLLM exceptions, as printed (not as code: a message must follow the colon)
-      `(?:Unexpected error:[ \\t]*)?(?:[A-Za-z_]\\w*\\.)*_?(?:RateLimitError|AuthenticationError|PermissionDeniedError|InternalServerError|ServiceUnavailableError|OverloadedError|APIStatusError|APIError|ApiError|BadRequestError|ResourceExhausted|TooManyRequests|Unauthenticated|PermissionDenied):[ \\t]*(?:\\d{3}\\b|Error code|\\w*Exception\\b|litellm\\.|[{[]|b['"]|Quota|Resource|Rate)`,
-      // Codex text mode, Node SDKs
-      "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|\u2019)ve hit|Quota exceeded|Insufficient quota|[{[])",
-      "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
-      // The Codex SDK's wrappers of the same errors
-      "Codex (?:stream error|turn failed|SDK error):",
-      // OpenCode (the AI SDK's provider errors), Gemini Code Assist ("Cloud Code Assist API error (429):"), and
-      // OpenAI-compatible clients ("OpenAI API error 402:", "OpenAI API Streaming Error: 402 …")
-      "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* |Cloud Code Assist )?API error \\(\\d{3}\\):",
-      "(?:[A-Z][\\w-]* ){0,2}API error \\d{3}: \\{",
-      "OpenAI API Streaming Error: \\d{3}\\b",
-      // The OpenAI Node SDK's message (`${status} ${message}`) for the limits and billing errors of OpenAI and the
-      // APIs compatible with it (DeepSeek's "402 Insufficient Balance", OpenRouter's credits), alone or after "Error: "
-      "(?:(?:Error|ERROR|error):[ \\t]+)?\\d{3} (?:Rate limit reached for|You exceeded your current quota|Insufficient (?:Balance|credits)|This request requires more credits)",
-      // An HTTP status with the raw body
-      'HTTP \\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
-      // OpenCode's retry status ("Too Many Requests: quota exceeded [retrying in ~2 weeks attempt #1]")
-      "Too Many Requests: [^\\n]{0,200}\\[retrying in\\b",
-      "Attempt \\d+ failed with status \\d{3}\\b",
-      '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
-      // Raw error bodies (compact JSON, or a Python dict repr)
-      `\\[?\\{\\s*\\\\?["'](?:type\\\\?["']\\s*:\\s*\\\\?["']error|error\\\\?["']\\s*:)`,
-      // The tools' own sentences
-      "Claude (?:AI )?usage limit reached\\b",
-      "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
-      "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
-      "Usage limit reached for\\b",
-      // Claude's bare notice, with no reset time (the line ends, or a sentence does)
-      "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
-      // Amazon Bedrock throttling, as the AWS SDKs print it
-      "An error occurred \\(ThrottlingException\\)",
-      "Error: Request was throttled or rate limited\\b",
-      "Invalid API key[ \\t]*[\xB7.]",
-      "Not logged in[ \\t]*\xB7",
-      "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
-      "OAuth token (?:has expired|revoked)",
-      "The API provider (?:has rate limited you|is not able to authenticate you|'s servers are down or overloaded)",
-      "Quota exceeded(?:\\.| for (?:quota )?metric)",
-      "Insufficient quota\\b",
-      "You have (?:exhausted your (?:capacity|daily quota)|reached your daily)",
-      "You exceeded your current quota\\b",
-      "Resource has been exhausted\\b",
-      "Rate limit reached for\\b",
-      "Request rejected \\(429\\)",
-      "Please set an Auth method\\b",
-      "When using Gemini API, you must specify\\b",
-      "Your access token could not be refreshed\\b",
-      "Failed to refresh token\\b|Token refresh failed\\b"
-    ];
-    ANCHOR = new RegExp(`${LINE_PREFIX}(?:${ANCHORS.join("|")})`);
-    PRETTY_JSON_OPEN = /^[ \t]*\[?\{[ \t]*$/;
-    PRETTY_JSON_ERROR_KEY = /^[ \t]*"error"[ \t]*:/;
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-    BLOCK_MAX_LINES = 80;
-    BLOCK_MAX_CHARS = 8e3;
-    ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
-    AIDER_REPORT = /^\s*Tokens:\s.*\bsent\b.*\breceived\b/;
-    GRACE_MS = 60 * 60 * 1e3;
-    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    UNIT_MS = {
-      ms: 1,
-      s: 1e3,
-      m: 6e4,
-      h: 36e5,
-      d: 864e5,
-      w: 6048e5
-    };
-    DURATION_PART = /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)(?![a-z])/i;
-    formatters = /* @__PURE__ */ new Map();
-  }
-});
-
-// src/core/agent/completion-mode.ts
-function completionClaim(signal, mode) {
-  if (mode === "objective" && signal.kind === "complete" && !signal.objective?.trim()) {
-    const what = signal.objective === void 0 ? "COMPLETE" : "the objective marker with no statement";
-    return {
-      signal: { kind: "none" },
-      ignored: `the agent signalled ${what}, but \`completion\` is \`objective\`: only the objective marker (OBJECTIVE_MET with how each requirement is met) ends the task; the next iteration continues`
-    };
-  }
-  return { signal };
-}
-var init_completion_mode = __esm({
-  "src/core/agent/completion-mode.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/agent/job-silence.ts
-function jobSilenceLimitMs(config2) {
-  const iteration = 2 * config2.iterationTimeoutMinutes * 6e4 + config2.iterationDelayMs;
-  return Math.max(config2.timeoutMinutes * 6e4, iteration) + SLACK_MS + config2.rateLimit.maxWaitMs;
-}
-var SLACK_MS;
-var init_job_silence = __esm({
-  "src/core/agent/job-silence.ts"() {
-    "use strict";
-    SLACK_MS = 5 * 6e4;
-  }
-});
-
-// src/core/agent/limit-hint.ts
-function unrecognisedLimitHint(rawOutput2) {
-  const hit = cliOwnLines(rawOutput2).map((line) => line.trim()).filter((line) => line !== "").slice(-TAIL_LINES).find((line) => LIMIT_WORDS.test(line));
-  if (hit === void 0) return null;
-  return hit.length > 300 ? `${hit.slice(0, 299)}\u2026` : hit;
-}
-var LIMIT_WORDS, TAIL_LINES;
-var init_limit_hint = __esm({
-  "src/core/agent/limit-hint.ts"() {
-    "use strict";
-    init_classify();
-    LIMIT_WORDS = /\b429\b|too many requests|rate[ _-]?limit|throttl|quota|usage[ _-]?limit|resource[ _-]?exhausted|capacity|try again later/i;
-    TAIL_LINES = 20;
-  }
-});
-
-// src/core/agent/primary-recovery.ts
-function primaryLimitLiftsAt(resetAt, now, maxWaitMs) {
-  return resetAt !== void 0 ? Math.max(now, resetAt.getTime()) : now + Math.max(0, maxWaitMs);
-}
-function shouldRecoverPrimary(input2) {
-  return input2.recoverPrimary && input2.agentIndex > 0 && input2.primaryLimitedUntil !== null && input2.now >= input2.primaryLimitedUntil;
-}
-var init_primary_recovery = __esm({
-  "src/core/agent/primary-recovery.ts"() {
-    "use strict";
-  }
-});
-
-// src/core/contract.ts
-function taskBranchName(branchPrefix, issue3) {
-  return `${branchPrefix}issue-${issue3}`;
-}
-function candidateBranchName(branchPrefix, issue3, candidate) {
-  return `${taskBranchName(branchPrefix, issue3)}-candidate-${candidate}`;
-}
-function prMarker(issue3) {
-  return `<!-- autopilot:pr issue=${issue3} -->`;
-}
-function commentOfInstructionsMarker(body) {
-  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
-  return m ? Number(m[1]) : null;
-}
-function humanGateMarker(humanGate) {
-  const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
-  return `<!-- autopilot:human-gate ${json2} -->`;
-}
-function mentionsWorkerResult(body) {
-  return body.includes(WORKER_RESULT_MARKER_TAG);
-}
-var AUTOPILOT_MARKER_PREFIX, WORKER_RESULT_MARKER_TAG;
-var init_contract = __esm({
-  "src/core/contract.ts"() {
-    "use strict";
-    AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
-    WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
-  }
-});
-
-// src/core/gates/human-gate.ts
-function caseVariants(part) {
-  const lower = part.toLowerCase();
-  const capital = lower[0].toUpperCase() + lower.slice(1);
-  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
-}
-function identifierWord(parts, suffix = "") {
-  const separator = "[_\\-. ]?";
-  const variants = parts.map(caseVariants);
-  const tail = variants.slice(1).map((variant) => separator + variant).join("");
-  const first = parts[0].toLowerCase();
-  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
-  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
-  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
-  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
-  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
-}
-function regexFind(re) {
-  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
-  return (text4) => {
-    global2.lastIndex = 0;
-    const match = global2.exec(text4);
-    return match ? match[0] : null;
-  };
-}
-function wordRule(name, parts, suffix = "") {
-  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
-}
-function forcedRemovals(text4) {
-  const found = [];
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
-      let recursive2 = false;
-      let force = false;
-      const targets = [];
-      let j2 = i + 1;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "--") continue;
-        if (word === "--recursive") recursive2 = true;
-        else if (word === "--force") force = true;
-        else if (/^-[a-zA-Z]+$/.test(word)) {
-          if (/[rR]/.test(word)) recursive2 = true;
-          if (/f/.test(word)) force = true;
-        } else if (word.startsWith("--")) continue;
-        else targets.push(word.replace(/^["']|["']$/g, ""));
-      }
-      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
-      i = j2;
-    }
-  }
-  return found;
-}
-function removalRule(name, never2, target) {
-  return {
-    name,
-    never: never2,
-    find: (text4) => {
-      const hit = forcedRemovals(text4).find(
-        (removal) => !target || removal.targets.some((t) => target.test(t))
-      );
-      return hit ? hit.match : null;
-    }
-  };
-}
-function forcedPush(text4) {
-  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
-    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
-    for (let i = 0; i < words.length; i++) {
-      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
-      let j2 = i + 1;
-      let valueMayFollow = false;
-      for (; j2 < words.length; j2++) {
-        const word = words[j2];
-        if (word === "push") break;
-        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
-        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
-        else break;
-      }
-      if (words[j2] !== "push") {
-        i = j2 - 1;
-        continue;
-      }
-      for (let k2 = j2 + 1; k2 < words.length; k2++) {
-        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
-          return words.slice(i, k2 + 1).join(" ");
-      }
-      break;
-    }
-  }
-  return null;
-}
-function globBody(glob) {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/";
-        out += slash ? "(?:.*/)?" : ".*";
-        i += slash ? 2 : 1;
-      } else out += "[^/]*";
-    } else if (c === "?") out += "[^/]";
-    else if (c === "{") {
-      const end = glob.indexOf("}", i);
-      if (end < 0) out += "\\{";
-      else {
-        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
-        i = end;
-      }
-    } else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) out += "\\[";
-      else {
-        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
-        i = end;
-      }
-    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
-  }
-  return out;
-}
-function globToRegExp(glob) {
-  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
-  if (pattern.endsWith("/")) pattern += "**";
-  if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
-  return new RegExp(`^${globBody(pattern)}$`);
-}
-function pathRule(glob, never2) {
-  return { name: glob, never: never2, test: pathGlobTest(glob) };
-}
-function pathGlobTest(glob) {
-  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
-  return (path18) => re.test(path18);
-}
-function userPatternRule(source) {
-  const compiled = compileGatePattern(source);
-  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
-  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
-}
-function unquoteGitPath(path18) {
-  const p = path18.trim();
-  if (!p.startsWith('"')) return p;
-  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
-}
-function stripPrefix(path18) {
-  const p = unquoteGitPath(path18).replace(/\t.*$/, "");
-  if (p === "/dev/null") return null;
-  return p.replace(/^[abciow]\//, "");
-}
-function parseUnifiedDiff(diff) {
-  const added = [];
-  const paths = /* @__PURE__ */ new Set();
-  let file2 = "";
-  let oldLeft = 0;
-  let newLeft = 0;
-  let newLine = 0;
-  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const marker = line[0];
-      if (marker === "+") {
-        added.push({ file: file2, line: newLine, text: line.slice(1) });
-        newLine++;
-        newLeft--;
-      } else if (marker === "-") oldLeft--;
-      else if (marker === " " || line === "") {
-        oldLeft--;
-        newLeft--;
-        newLine++;
-      }
-      continue;
-    }
-    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
-    if (git) {
-      const path18 = git.length === 3 ? git[2] : stripPrefix(git[1]);
-      if (path18) {
-        file2 = path18;
-        paths.add(path18);
-      }
-      continue;
-    }
-    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
-    if (header2) {
-      const path18 = stripPrefix(header2[1]);
-      if (path18) {
-        paths.add(path18);
-        if (line.startsWith("+++")) file2 = path18;
-        else if (!file2) file2 = path18;
-      }
-      continue;
-    }
-    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (rename2) {
-      paths.add(unquoteGitPath(rename2[1]));
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
-    }
-  }
-  return { added, paths: [...paths] };
-}
-function excerpt(text4, max = 120) {
-  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
-  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
-}
-function normalizePath(path18) {
-  return path18.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
-}
-function matchHumanGate(input2, options) {
-  const textRules = [...NEVER_TEXT_RULES];
-  const pathRules = [...NEVER_PATH_RULES];
-  if (options.enabled) {
-    textRules.push(
-      ...DEFAULT_TEXT_RULES,
-      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
-    );
-    pathRules.push(
-      ...DEFAULT_PATH_RULES,
-      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
-    );
-  }
-  const hits = [];
-  const seen = /* @__PURE__ */ new Set();
-  const add = (rule, where, match) => {
-    const key = `${rule.name}\0${where}\0${match}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
-  };
-  for (const command of input2.commands) {
-    for (const rule of textRules) {
-      const found = rule.find(command);
-      if (found) add(rule, "command", excerpt(found));
-    }
-  }
-  const diff = parseUnifiedDiff(input2.diff);
-  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
-  for (const path18 of paths) {
-    for (const rule of pathRules)
-      if (rule.test(path18)) add(rule, "path", path18.length > 200 ? `${path18.slice(0, 199)}\u2026` : path18);
-  }
-  for (const line of diff.added) {
-    for (const rule of textRules) {
-      const found = rule.find(line.text);
-      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
-    }
-  }
-  const ordered = [
-    ...hits.filter((hit) => hit.neverAutoApprove),
-    ...hits.filter((hit) => !hit.neverAutoApprove)
-  ];
-  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
-}
-var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
-var init_human_gate = __esm({
-  "src/core/gates/human-gate.ts"() {
-    "use strict";
-    init_gate_pattern();
-    HUMAN_GATE_MAX_HITS = 50;
-    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
-    ROOT_TARGET = /^\/\*?$/;
-    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
-    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
-      "-C",
-      "-c",
-      "--git-dir",
-      "--work-tree",
-      "--namespace",
-      "--config-env"
-    ]);
-    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
-    FORCE_REFSPEC = /^\+[\w./-]/;
-    NEVER_TEXT_RULES = [
-      { name: "push --force", never: true, find: forcedPush },
-      removalRule("rm -rf /", true, ROOT_TARGET),
-      removalRule("rm -rf ~", true, HOME_TARGET),
-      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
-      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
-      {
-        name: "production deploy",
-        never: true,
-        find: regexFind(
-          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
-        )
-      },
-      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
-    ];
-    DEFAULT_TEXT_RULES = [
-      wordRule("deploy", ["deploy"], "s|ed|ing"),
-      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
-      wordRule("migrate", ["migrate"], "s|d"),
-      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
-      {
-        name: "publish",
-        never: false,
-        find: regexFind(
-          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
-        )
-      },
-      removalRule("rm -rf", false),
-      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
-      {
-        name: "delete from",
-        never: false,
-        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
-        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
-      },
-      {
-        name: "terraform apply",
-        never: false,
-        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
-      },
-      wordRule("production", ["production"]),
-      wordRule("api.*key", ["api", "key"], "s"),
-      wordRule("secret", ["secret"], "s"),
-      wordRule("password", ["password"], "s")
-    ];
-    DEFAULT_HUMAN_GATE_PATTERNS = [
-      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
-    ];
-    NEVER_AUTO_APPROVE = [
-      ...NEVER_TEXT_RULES.map((rule) => rule.name),
-      ".github/autopilot.{yml,yaml}"
-    ];
-    DEFAULT_HUMAN_GATE_PATHS = [
-      ".github/workflows/**",
-      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
-      // the repository's secrets and who must review: never merged without a person.
-      ".github/**",
-      "**/migrations/**",
-      "**/db/migrate/**",
-      ".env*",
-      "terraform/**",
-      "*.tf",
-      "*.tfvars",
-      "CODEOWNERS"
-    ];
-    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
-    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
   }
 });
 
@@ -60277,7 +53773,7 @@ function tokenizeListContinuation(effects, ok3, nok) {
   function notInCurrentItem(code18) {
     self2.containerState._closeFlow = true;
     self2.interrupt = void 0;
-    return factorySpace(effects, effects.attempt(list2, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code18);
+    return factorySpace(effects, effects.attempt(list, ok3, nok), "linePrefix", self2.parser.constructs.disable.null.includes("codeIndented") ? void 0 : 4)(code18);
   }
 }
 function tokenizeIndent(effects, ok3, nok) {
@@ -60299,14 +53795,14 @@ function tokenizeListItemPrefixWhitespace(effects, ok3, nok) {
     return !markdownSpace(code18) && tail && tail[1].type === "listItemPrefixWhitespace" ? ok3(code18) : nok(code18);
   }
 }
-var list2, listItemPrefixWhitespaceConstruct, indentConstruct;
+var list, listItemPrefixWhitespaceConstruct, indentConstruct;
 var init_list = __esm({
   "node_modules/micromark-core-commonmark/lib/list.js"() {
     init_micromark_factory_space();
     init_micromark_util_character();
     init_blank_line();
     init_thematic_break();
-    list2 = {
+    list = {
       continuation: {
         tokenize: tokenizeListContinuation
       },
@@ -60667,19 +54163,19 @@ var init_constructs = __esm({
     init_micromark_core_commonmark();
     init_text();
     document2 = {
-      [42]: list2,
-      [43]: list2,
-      [45]: list2,
-      [48]: list2,
-      [49]: list2,
-      [50]: list2,
-      [51]: list2,
-      [52]: list2,
-      [53]: list2,
-      [54]: list2,
-      [55]: list2,
-      [56]: list2,
-      [57]: list2,
+      [42]: list,
+      [43]: list,
+      [45]: list,
+      [48]: list,
+      [49]: list,
+      [50]: list,
+      [51]: list,
+      [52]: list,
+      [53]: list,
+      [54]: list,
+      [55]: list,
+      [56]: list,
+      [57]: list,
       [62]: blockQuote
     };
     contentInitial = {
@@ -62526,7 +56022,7 @@ function transformGfmAutolinkLiterals(tree) {
     { ignore: ["link", "linkReference"] }
   );
 }
-function findUrl(_, protocol, domain3, path18, match) {
+function findUrl(_, protocol, domain3, path20, match) {
   if (!previous2(match)) {
     return false;
   }
@@ -62539,7 +56035,7 @@ function findUrl(_, protocol, domain3, path18, match) {
   if (unicodePunctuation(domain3.charCodeAt(0)) || !isCorrectDomain(domain3)) {
     return false;
   }
-  const parts = splitUrl(domain3 + path18);
+  const parts = splitUrl(domain3 + path20);
   const result = {
     type: "link",
     title: null,
@@ -63001,7 +56497,7 @@ function tokenizeWwwAutolink(effects, ok3, nok) {
     }
     effects.enter("literalAutolink");
     effects.enter("literalAutolinkWww");
-    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path16, wwwAfter), nok), nok)(code18);
+    return effects.check(wwwPrefix, effects.attempt(domain2, effects.attempt(path14, wwwAfter), nok), nok)(code18);
   }
   function wwwAfter(code18) {
     effects.exit("literalAutolinkWww");
@@ -63051,7 +56547,7 @@ function tokenizeProtocolAutolink(effects, ok3, nok) {
     return nok(code18);
   }
   function afterProtocol(code18) {
-    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path16, protocolAfter), nok)(code18);
+    return code18 === null || asciiControl(code18) || markdownLineEndingOrSpace(code18) || unicodeWhitespace(code18) || unicodePunctuation(code18) ? nok(code18) : effects.attempt(domain2, effects.attempt(path14, protocolAfter), nok)(code18);
   }
   function protocolAfter(code18) {
     effects.exit("literalAutolinkHttp");
@@ -63227,7 +56723,7 @@ function previousUnbalanced(events) {
   }
   return result;
 }
-var wwwPrefix, domain2, path16, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
+var wwwPrefix, domain2, path14, trail, emailDomainDotTrail, wwwAutolink, protocolAutolink, emailAutolink, text3, code;
 var init_syntax = __esm({
   "node_modules/micromark-extension-gfm-autolink-literal/lib/syntax.js"() {
     init_micromark_util_character();
@@ -63239,7 +56735,7 @@ var init_syntax = __esm({
       tokenize: tokenizeDomain,
       partial: true
     };
-    path16 = {
+    path14 = {
       tokenize: tokenizePath,
       partial: true
     };
@@ -64531,7 +58027,7 @@ function splitForParsing(text4) {
     const line = text4.slice(pos, lineEnd);
     const head = line.slice(0, 64);
     if (fence === null && block === null && afterBlank && /^\S/.test(line)) safeCut = pos;
-    const marker = FENCE2.exec(head)?.[1];
+    const marker = FENCE.exec(head)?.[1];
     if (fence !== null) {
       if (marker !== void 0 && marker[0] === fence[0] && marker.length >= fence.length) fence = null;
     } else if (block !== null) {
@@ -64558,7 +58054,7 @@ function splitForParsing(text4) {
   if (start < text4.length) pieces.push({ text: text4.slice(start), hiddenUntil: startHidden });
   return pieces;
 }
-var PARSE_PIECE, ROUNDS, FLOW_PARENTS, FENCE2, LONG_HTML_BLOCKS;
+var PARSE_PIECE, ROUNDS, FLOW_PARENTS, FENCE, LONG_HTML_BLOCKS;
 var init_unrendered_markdown = __esm({
   "src/core/text/unrendered-markdown.ts"() {
     "use strict";
@@ -64568,7 +58064,7 @@ var init_unrendered_markdown = __esm({
     PARSE_PIECE = 2048;
     ROUNDS = 4;
     FLOW_PARENTS = /* @__PURE__ */ new Set(["root", "blockquote", "listItem", "footnoteDefinition"]);
-    FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
     LONG_HTML_BLOCKS = [
       { open: /^ {0,3}<!--/, end: /-->/, hidden: true },
       { open: /^ {0,3}<\?/, end: /\?>/, hidden: true },
@@ -65074,6 +58570,6980 @@ var init_prompt = __esm({
       "  for it; such changes always need a maintainer's approval.",
       "- Never print, commit or send credentials or secrets."
     ].join("\n");
+  }
+});
+
+// node_modules/fast-xml-parser/src/util.js
+function getAllMatches(string6, regex2) {
+  const matches = [];
+  let match = regex2.exec(string6);
+  while (match) {
+    const allmatches = [];
+    allmatches.startIndex = regex2.lastIndex - match[0].length;
+    const len = match.length;
+    for (let index2 = 0; index2 < len; index2++) {
+      allmatches.push(match[index2]);
+    }
+    matches.push(allmatches);
+    match = regex2.exec(string6);
+  }
+  return matches;
+}
+function isExist(v) {
+  return typeof v !== "undefined";
+}
+var nameStartChar, nameChar, nameRegexp, regexName, isName, DANGEROUS_PROPERTY_NAMES, criticalProperties;
+var init_util2 = __esm({
+  "node_modules/fast-xml-parser/src/util.js"() {
+    "use strict";
+    nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
+    nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
+    nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
+    regexName = new RegExp("^" + nameRegexp + "$");
+    isName = function(string6) {
+      const match = regexName.exec(string6);
+      return !(match === null || typeof match === "undefined");
+    };
+    DANGEROUS_PROPERTY_NAMES = [
+      // '__proto__',
+      // 'constructor',
+      // 'prototype',
+      "hasOwnProperty",
+      "toString",
+      "valueOf",
+      "__defineGetter__",
+      "__defineSetter__",
+      "__lookupGetter__",
+      "__lookupSetter__"
+    ];
+    criticalProperties = ["__proto__", "constructor", "prototype"];
+  }
+});
+
+// node_modules/fast-xml-parser/src/validator.js
+function validate3(xmlData, options) {
+  options = Object.assign({}, defaultOptions, options);
+  const tags = [];
+  let tagFound = false;
+  let reachedRoot = false;
+  if (xmlData[0] === "\uFEFF") {
+    xmlData = xmlData.substr(1);
+  }
+  for (let i = 0; i < xmlData.length; i++) {
+    if (xmlData[i] === "<" && xmlData[i + 1] === "?") {
+      i += 2;
+      i = readPI(xmlData, i);
+      if (i.err) return i;
+    } else if (xmlData[i] === "<") {
+      let tagStartPos = i;
+      i++;
+      if (xmlData[i] === "!") {
+        i = readCommentAndCDATA(xmlData, i);
+        continue;
+      } else {
+        let closingTag = false;
+        if (xmlData[i] === "/") {
+          closingTag = true;
+          i++;
+        }
+        let tagName = "";
+        for (; i < xmlData.length && xmlData[i] !== ">" && xmlData[i] !== " " && xmlData[i] !== "	" && xmlData[i] !== "\n" && xmlData[i] !== "\r"; i++) {
+          tagName += xmlData[i];
+        }
+        tagName = tagName.trim();
+        if (tagName[tagName.length - 1] === "/") {
+          tagName = tagName.substring(0, tagName.length - 1);
+          i--;
+        }
+        if (!validateTagName(tagName)) {
+          let msg;
+          if (tagName.trim().length === 0) {
+            msg = "Invalid space after '<'.";
+          } else {
+            msg = "Tag '" + tagName + "' is an invalid name.";
+          }
+          return getErrorObject("InvalidTag", msg, getLineNumberForPosition(xmlData, i));
+        }
+        const result = readAttributeStr(xmlData, i);
+        if (result === false) {
+          return getErrorObject("InvalidAttr", "Attributes for '" + tagName + "' have open quote.", getLineNumberForPosition(xmlData, i));
+        }
+        let attrStr = result.value;
+        i = result.index;
+        if (attrStr[attrStr.length - 1] === "/") {
+          const attrStrStart = i - attrStr.length;
+          attrStr = attrStr.substring(0, attrStr.length - 1);
+          const isValid = validateAttributeString(attrStr, options);
+          if (isValid === true) {
+            tagFound = true;
+          } else {
+            return getErrorObject(isValid.err.code, isValid.err.msg, getLineNumberForPosition(xmlData, attrStrStart + isValid.err.line));
+          }
+        } else if (closingTag) {
+          if (!result.tagClosed) {
+            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' doesn't have proper closing.", getLineNumberForPosition(xmlData, i));
+          } else if (attrStr.trim().length > 0) {
+            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' can't have attributes or invalid starting.", getLineNumberForPosition(xmlData, tagStartPos));
+          } else if (tags.length === 0) {
+            return getErrorObject("InvalidTag", "Closing tag '" + tagName + "' has not been opened.", getLineNumberForPosition(xmlData, tagStartPos));
+          } else {
+            const otg = tags.pop();
+            if (tagName !== otg.tagName) {
+              let openPos = getLineNumberForPosition(xmlData, otg.tagStartPos);
+              return getErrorObject(
+                "InvalidTag",
+                "Expected closing tag '" + otg.tagName + "' (opened in line " + openPos.line + ", col " + openPos.col + ") instead of closing tag '" + tagName + "'.",
+                getLineNumberForPosition(xmlData, tagStartPos)
+              );
+            }
+            if (tags.length == 0) {
+              reachedRoot = true;
+            }
+          }
+        } else {
+          const isValid = validateAttributeString(attrStr, options);
+          if (isValid !== true) {
+            return getErrorObject(isValid.err.code, isValid.err.msg, getLineNumberForPosition(xmlData, i - attrStr.length + isValid.err.line));
+          }
+          if (reachedRoot === true) {
+            return getErrorObject("InvalidXml", "Multiple possible root nodes found.", getLineNumberForPosition(xmlData, i));
+          } else if (options.unpairedTags.indexOf(tagName) !== -1) {
+          } else {
+            tags.push({ tagName, tagStartPos });
+          }
+          tagFound = true;
+        }
+        for (i++; i < xmlData.length; i++) {
+          if (xmlData[i] === "<") {
+            if (xmlData[i + 1] === "!") {
+              i++;
+              i = readCommentAndCDATA(xmlData, i);
+              continue;
+            } else if (xmlData[i + 1] === "?") {
+              i = readPI(xmlData, ++i);
+              if (i.err) return i;
+            } else {
+              break;
+            }
+          } else if (xmlData[i] === "&") {
+            const afterAmp = validateAmpersand(xmlData, i);
+            if (afterAmp == -1)
+              return getErrorObject("InvalidChar", "char '&' is not expected.", getLineNumberForPosition(xmlData, i));
+            i = afterAmp;
+          } else {
+            if (reachedRoot === true && !isWhiteSpace(xmlData[i])) {
+              return getErrorObject("InvalidXml", "Extra text at the end", getLineNumberForPosition(xmlData, i));
+            }
+          }
+        }
+        if (xmlData[i] === "<") {
+          i--;
+        }
+      }
+    } else {
+      if (isWhiteSpace(xmlData[i])) {
+        continue;
+      }
+      return getErrorObject("InvalidChar", "char '" + xmlData[i] + "' is not expected.", getLineNumberForPosition(xmlData, i));
+    }
+  }
+  if (!tagFound) {
+    return getErrorObject("InvalidXml", "Start tag expected.", 1);
+  } else if (tags.length == 1) {
+    return getErrorObject("InvalidTag", "Unclosed tag '" + tags[0].tagName + "'.", getLineNumberForPosition(xmlData, tags[0].tagStartPos));
+  } else if (tags.length > 0) {
+    return getErrorObject("InvalidXml", "Invalid '" + JSON.stringify(tags.map((t) => t.tagName), null, 4).replace(/\r?\n/g, "") + "' found.", { line: 1, col: 1 });
+  }
+  return true;
+}
+function isWhiteSpace(char) {
+  return char === " " || char === "	" || char === "\n" || char === "\r";
+}
+function readPI(xmlData, i) {
+  const start = i;
+  for (; i < xmlData.length; i++) {
+    if (xmlData[i] == "?" || xmlData[i] == " ") {
+      const tagname = xmlData.substr(start, i - start);
+      if (i > 5 && tagname === "xml") {
+        return getErrorObject("InvalidXml", "XML declaration allowed only at the start of the document.", getLineNumberForPosition(xmlData, i));
+      } else if (xmlData[i] == "?" && xmlData[i + 1] == ">") {
+        i++;
+        break;
+      } else {
+        continue;
+      }
+    }
+  }
+  return i;
+}
+function readCommentAndCDATA(xmlData, i) {
+  if (xmlData.length > i + 5 && xmlData[i + 1] === "-" && xmlData[i + 2] === "-") {
+    for (i += 3; i < xmlData.length; i++) {
+      if (xmlData[i] === "-" && xmlData[i + 1] === "-" && xmlData[i + 2] === ">") {
+        i += 2;
+        break;
+      }
+    }
+  } else if (xmlData.length > i + 8 && xmlData[i + 1] === "D" && xmlData[i + 2] === "O" && xmlData[i + 3] === "C" && xmlData[i + 4] === "T" && xmlData[i + 5] === "Y" && xmlData[i + 6] === "P" && xmlData[i + 7] === "E") {
+    let angleBracketsCount = 1;
+    for (i += 8; i < xmlData.length; i++) {
+      if (xmlData[i] === "<") {
+        angleBracketsCount++;
+      } else if (xmlData[i] === ">") {
+        angleBracketsCount--;
+        if (angleBracketsCount === 0) {
+          break;
+        }
+      }
+    }
+  } else if (xmlData.length > i + 9 && xmlData[i + 1] === "[" && xmlData[i + 2] === "C" && xmlData[i + 3] === "D" && xmlData[i + 4] === "A" && xmlData[i + 5] === "T" && xmlData[i + 6] === "A" && xmlData[i + 7] === "[") {
+    for (i += 8; i < xmlData.length; i++) {
+      if (xmlData[i] === "]" && xmlData[i + 1] === "]" && xmlData[i + 2] === ">") {
+        i += 2;
+        break;
+      }
+    }
+  }
+  return i;
+}
+function readAttributeStr(xmlData, i) {
+  let attrStr = "";
+  let startChar = "";
+  let tagClosed = false;
+  for (; i < xmlData.length; i++) {
+    if (xmlData[i] === doubleQuote || xmlData[i] === singleQuote) {
+      if (startChar === "") {
+        startChar = xmlData[i];
+      } else if (startChar !== xmlData[i]) {
+      } else {
+        startChar = "";
+      }
+    } else if (xmlData[i] === ">") {
+      if (startChar === "") {
+        tagClosed = true;
+        break;
+      }
+    }
+    attrStr += xmlData[i];
+  }
+  if (startChar !== "") {
+    return false;
+  }
+  return {
+    value: attrStr,
+    index: i,
+    tagClosed
+  };
+}
+function scanAttributeTokens(attrStr) {
+  const tokens = [];
+  const len = attrStr.length;
+  let i = 0;
+  while (i < len) {
+    const tokenStart = i;
+    while (i < len && isWhiteSpace(attrStr[i])) i++;
+    if (i >= len) break;
+    if (attrStr[i] === "=") {
+      i++;
+      continue;
+    }
+    const leadingWs = attrStr.slice(tokenStart, i);
+    const nameStart = i;
+    while (i < len && !isWhiteSpace(attrStr[i]) && attrStr[i] !== "=") i++;
+    const name = attrStr.slice(nameStart, i);
+    let equalsGroup;
+    let j2 = i;
+    while (j2 < len && isWhiteSpace(attrStr[j2])) j2++;
+    if (j2 < len && attrStr[j2] === "=") {
+      equalsGroup = attrStr.slice(i, j2 + 1);
+      i = j2 + 1;
+    }
+    let quoteChar;
+    let value;
+    let k2 = i;
+    while (k2 < len && isWhiteSpace(attrStr[k2])) k2++;
+    if (k2 < len && (attrStr[k2] === '"' || attrStr[k2] === "'")) {
+      const valueStart = k2 + 1;
+      const closeIdx = attrStr.indexOf(attrStr[k2], valueStart);
+      if (closeIdx !== -1) {
+        quoteChar = attrStr[k2];
+        value = attrStr.slice(valueStart, closeIdx);
+        i = closeIdx + 1;
+      }
+    }
+    const token = { startIndex: tokenStart };
+    token[1] = leadingWs;
+    token[2] = name;
+    token[3] = equalsGroup;
+    token[4] = quoteChar !== void 0 ? true : void 0;
+    token[5] = quoteChar;
+    token[6] = value;
+    tokens.push(token);
+  }
+  return tokens;
+}
+function validateAttributeString(attrStr, options) {
+  const matches = scanAttributeTokens(attrStr);
+  const attrNames = {};
+  for (let i = 0; i < matches.length; i++) {
+    if (matches[i][1].length === 0) {
+      return getErrorObject("InvalidAttr", "Attribute '" + matches[i][2] + "' has no space in starting.", getPositionFromMatch(matches[i]));
+    } else if (matches[i][3] !== void 0 && matches[i][4] === void 0) {
+      return getErrorObject("InvalidAttr", "Attribute '" + matches[i][2] + "' is without value.", getPositionFromMatch(matches[i]));
+    } else if (matches[i][3] === void 0 && !options.allowBooleanAttributes) {
+      return getErrorObject("InvalidAttr", "boolean attribute '" + matches[i][2] + "' is not allowed.", getPositionFromMatch(matches[i]));
+    }
+    const attrName = matches[i][2];
+    if (!validateAttrName(attrName)) {
+      return getErrorObject("InvalidAttr", "Attribute '" + attrName + "' is an invalid name.", getPositionFromMatch(matches[i]));
+    }
+    if (!Object.prototype.hasOwnProperty.call(attrNames, attrName)) {
+      attrNames[attrName] = 1;
+    } else {
+      return getErrorObject("InvalidAttr", "Attribute '" + attrName + "' is repeated.", getPositionFromMatch(matches[i]));
+    }
+  }
+  return true;
+}
+function validateNumberAmpersand(xmlData, i) {
+  let re = /\d/;
+  if (xmlData[i] === "x") {
+    i++;
+    re = /[\da-fA-F]/;
+  }
+  for (; i < xmlData.length; i++) {
+    if (xmlData[i] === ";")
+      return i;
+    if (!xmlData[i].match(re))
+      break;
+  }
+  return -1;
+}
+function validateAmpersand(xmlData, i) {
+  i++;
+  if (xmlData[i] === ";")
+    return -1;
+  if (xmlData[i] === "#") {
+    i++;
+    return validateNumberAmpersand(xmlData, i);
+  }
+  let count2 = 0;
+  for (; i < xmlData.length; i++, count2++) {
+    if (xmlData[i].match(/\w/) && count2 < 20)
+      continue;
+    if (xmlData[i] === ";")
+      break;
+    return -1;
+  }
+  return i;
+}
+function getErrorObject(code18, message, lineNumber) {
+  return {
+    err: {
+      code: code18,
+      msg: message,
+      line: lineNumber.line || lineNumber,
+      col: lineNumber.col
+    }
+  };
+}
+function validateAttrName(attrName) {
+  return isName(attrName);
+}
+function validateTagName(tagname) {
+  return isName(tagname);
+}
+function getLineNumberForPosition(xmlData, index2) {
+  const lines = xmlData.substring(0, index2).split(/\r?\n/);
+  return {
+    line: lines.length,
+    // column number is last line's length + 1, because column numbering starts at 1:
+    col: lines[lines.length - 1].length + 1
+  };
+}
+function getPositionFromMatch(match) {
+  return match.startIndex + match[1].length;
+}
+var defaultOptions, doubleQuote, singleQuote;
+var init_validator = __esm({
+  "node_modules/fast-xml-parser/src/validator.js"() {
+    "use strict";
+    init_util2();
+    defaultOptions = {
+      allowBooleanAttributes: false,
+      //A tag can have attributes without any value
+      unpairedTags: []
+    };
+    doubleQuote = '"';
+    singleQuote = "'";
+  }
+});
+
+// node_modules/@nodable/entities/src/entities.js
+var CURRENCY, XML, COMMON_HTML;
+var init_entities = __esm({
+  "node_modules/@nodable/entities/src/entities.js"() {
+    CURRENCY = {
+      cent: "\xA2",
+      pound: "\xA3",
+      curren: "\xA4",
+      yen: "\xA5",
+      euro: "\u20AC",
+      dollar: "$",
+      fnof: "\u0192",
+      inr: "\u20B9",
+      af: "\u060B",
+      birr: "\u1265\u122D",
+      peso: "\u20B1",
+      rub: "\u20BD",
+      won: "\u20A9",
+      yuan: "\xA5",
+      cedil: "\xB8"
+    };
+    XML = {
+      amp: "&",
+      apos: "'",
+      gt: ">",
+      lt: "<",
+      quot: '"'
+    };
+    COMMON_HTML = {
+      nbsp: "\xA0",
+      copy: "\xA9",
+      reg: "\xAE",
+      trade: "\u2122",
+      mdash: "\u2014",
+      ndash: "\u2013",
+      hellip: "\u2026",
+      laquo: "\xAB",
+      raquo: "\xBB",
+      lsquo: "\u2018",
+      rsquo: "\u2019",
+      ldquo: "\u201C",
+      rdquo: "\u201D",
+      bull: "\u2022",
+      para: "\xB6",
+      sect: "\xA7",
+      deg: "\xB0",
+      frac12: "\xBD",
+      frac14: "\xBC",
+      frac34: "\xBE"
+    };
+  }
+});
+
+// node_modules/@nodable/entities/src/EntityDecoder.js
+function validateEntityName(name) {
+  if (name[0] === "#") {
+    throw new Error(`[EntityReplacer] Invalid character '#' in entity name: "${name}"`);
+  }
+  for (const ch of name) {
+    if (SPECIAL_CHARS.has(ch)) {
+      throw new Error(`[EntityReplacer] Invalid character '${ch}' in entity name: "${name}"`);
+    }
+  }
+  return name;
+}
+function mergeEntityMaps(...maps) {
+  const out = /* @__PURE__ */ Object.create(null);
+  for (const map2 of maps) {
+    if (!map2) continue;
+    for (const key of Object.keys(map2)) {
+      const raw = map2[key];
+      if (typeof raw === "string") {
+        out[key] = raw;
+      } else if (raw && typeof raw === "object" && raw.val !== void 0) {
+        const val = raw.val;
+        if (typeof val === "string") {
+          out[key] = val;
+        }
+      }
+    }
+  }
+  return out;
+}
+function parseLimitTiers(raw) {
+  if (!raw || raw === LIMIT_TIER_EXTERNAL) return /* @__PURE__ */ new Set([LIMIT_TIER_EXTERNAL]);
+  if (raw === LIMIT_TIER_ALL) return /* @__PURE__ */ new Set([LIMIT_TIER_ALL]);
+  if (raw === LIMIT_TIER_BASE) return /* @__PURE__ */ new Set([LIMIT_TIER_BASE]);
+  if (Array.isArray(raw)) return new Set(raw);
+  return /* @__PURE__ */ new Set([LIMIT_TIER_EXTERNAL]);
+}
+function parseNCRConfig(ncr) {
+  if (!ncr) {
+    return { xmlVersion: 1, onLevel: NCR_LEVEL.allow, nullLevel: NCR_LEVEL.remove };
+  }
+  const xmlVersion = ncr.xmlVersion === 1.1 ? 1.1 : 1;
+  const onLevel = NCR_LEVEL[ncr.onNCR] ?? NCR_LEVEL.allow;
+  const nullLevel = NCR_LEVEL[ncr.nullNCR] ?? NCR_LEVEL.remove;
+  const clampedNull = Math.max(nullLevel, NCR_LEVEL.remove);
+  return { xmlVersion, onLevel, nullLevel: clampedNull };
+}
+var ENTITY_ACTION, SPECIAL_CHARS, LIMIT_TIER_EXTERNAL, LIMIT_TIER_BASE, LIMIT_TIER_ALL, NCR_LEVEL, XML10_ALLOWED_C0, EntityDecoder;
+var init_EntityDecoder = __esm({
+  "node_modules/@nodable/entities/src/EntityDecoder.js"() {
+    init_entities();
+    ENTITY_ACTION = Object.freeze({
+      /** Resolve and expand the entity normally. */
+      ALLOW: "allow",
+      /** Silently skip this entity — it will not be registered. */
+      BLOCK: "block",
+      /** Throw an error, aborting entity registration entirely. */
+      THROW: "throw"
+    });
+    SPECIAL_CHARS = new Set("!?\\\\/[]$%{}^&*()<>|+");
+    LIMIT_TIER_EXTERNAL = "external";
+    LIMIT_TIER_BASE = "base";
+    LIMIT_TIER_ALL = "all";
+    NCR_LEVEL = Object.freeze({ allow: 0, leave: 1, remove: 2, throw: 3 });
+    XML10_ALLOWED_C0 = /* @__PURE__ */ new Set([9, 10, 13]);
+    EntityDecoder = class {
+      /**
+       * @param {object} [options]
+       * @param {object|null}  [options.namedEntities]        — extra named entities merged into base map
+       * @param {object}  [options.limit]                 — security limits
+       * @param {number}       [options.limit.maxTotalExpansions=0]  — 0 = unlimited
+       * @param {number}       [options.limit.maxExpandedLength=0]   — 0 = unlimited
+       * @param {'external'|'base'|'all'|string[]} [options.limit.applyLimitsTo='external']
+       *   Which entity tiers count against the security limits:
+       *   - 'external' (default) — only input/runtime + persistent external entities
+       *   - 'base'               — only DEFAULT_XML_ENTITIES + namedEntities
+       *   - 'all'                — every entity regardless of tier
+       *   - string[]             — explicit combination, e.g. ['external', 'base']
+       * @param {((resolved: string, original: string) => string)|null} [options.postCheck=null]
+       * @param {string[]} [options.remove=[]] — entity names (e.g. ['nbsp', '#13']) to delete (replace with empty string)
+       * @param {string[]} [options.leave=[]]  — entity names to keep as literal (unchanged in output)
+       * @param {object}   [options.ncr]       — Numeric Character Reference controls
+       * @param {1.0|1.1}  [options.ncr.xmlVersion=1.0]
+       *   XML version governing which codepoint ranges are restricted:
+       *   - 1.0 — C0 controls U+0001–U+001F (except U+0009/000A/000D) are prohibited
+       *   - 1.1 — C0 controls are allowed when written as NCRs; C1 (U+007F–U+009F) decoded as-is
+       * @param {'allow'|'leave'|'remove'|'throw'} [options.ncr.onNCR='allow']
+       *   Base action for numeric references. Severity order: allow < leave < remove < throw.
+       *   For codepoint ranges that carry a minimum level (surrogates → remove, XML 1.0 C0 → remove),
+       *   the effective action is max(onNCR, rangeMinimum).
+       * @param {'remove'|'throw'} [options.ncr.nullNCR='remove']
+       *   Action for U+0000 (null). 'allow' and 'leave' are clamped to 'remove' since null is never safe.
+       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} [options.onExternalEntity=null]
+       *   Hook called when an external entity is registered via `setExternalEntities()` or
+       *   `addExternalEntity()`. Return `ENTITY_ACTION.ALLOW` to accept the entity,
+       *   `ENTITY_ACTION.BLOCK` to silently skip it, or `ENTITY_ACTION.THROW` to abort with an error.
+       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} [options.onInputEntity=null]
+       *   Hook called when an input entity is registered via `addInputEntities()`. Return
+       *   `ENTITY_ACTION.ALLOW` to accept, `ENTITY_ACTION.BLOCK` to silently skip, or
+       *   `ENTITY_ACTION.THROW` to abort with an error.
+       */
+      constructor(options = {}) {
+        this._limit = options.limit || {};
+        this._maxTotalExpansions = this._limit.maxTotalExpansions || 0;
+        this._maxExpandedLength = this._limit.maxExpandedLength || 0;
+        this._postCheck = typeof options.postCheck === "function" ? options.postCheck : (r) => r;
+        this._limitTiers = parseLimitTiers(this._limit.applyLimitsTo ?? LIMIT_TIER_EXTERNAL);
+        this._numericAllowed = options.numericAllowed ?? true;
+        this._baseMap = mergeEntityMaps(XML, options.namedEntities || null);
+        this._externalMap = /* @__PURE__ */ Object.create(null);
+        this._inputMap = /* @__PURE__ */ Object.create(null);
+        this._totalExpansions = 0;
+        this._expandedLength = 0;
+        this._removeSet = new Set(options.remove && Array.isArray(options.remove) ? options.remove : []);
+        this._leaveSet = new Set(options.leave && Array.isArray(options.leave) ? options.leave : []);
+        const ncrCfg = parseNCRConfig(options.ncr);
+        this._ncrXmlVersion = ncrCfg.xmlVersion;
+        this._ncrOnLevel = ncrCfg.onLevel;
+        this._ncrNullLevel = ncrCfg.nullLevel;
+        this._onExternalEntity = typeof options.onExternalEntity === "function" ? options.onExternalEntity : null;
+        this._onInputEntity = typeof options.onInputEntity === "function" ? options.onInputEntity : null;
+      }
+      // -------------------------------------------------------------------------
+      // Private: registration hook dispatch
+      // -------------------------------------------------------------------------
+      /**
+       * Invoke a registration hook for a single entity name/value pair.
+       * Returns true when the entity should be accepted, false when it should be
+       * silently skipped (BLOCK), and throws when the hook returns THROW.
+       *
+       * @param {((name: string, value: string) => 'allow'|'block'|'throw')|null} hook
+       * @param {string} name
+       * @param {string} value
+       * @param {string} context  — used in error messages ('external' | 'input')
+       * @returns {boolean}  true = accept, false = skip
+       */
+      _applyRegistrationHook(hook2, name, value, context) {
+        if (!hook2) return true;
+        const action = hook2(name, value);
+        if (action === ENTITY_ACTION.BLOCK) return false;
+        if (action === ENTITY_ACTION.THROW) {
+          throw new Error(
+            `[EntityDecoder] Registration of ${context} entity "&${name};" was rejected by hook`
+          );
+        }
+        return true;
+      }
+      // -------------------------------------------------------------------------
+      // Persistent external entity registration
+      // -------------------------------------------------------------------------
+      /**
+       * Replace the full set of persistent external entities.
+       * All keys are validated — throws on invalid characters.
+       * If `onExternalEntity` is set, it is called once per entry; entries that
+       * return `ENTITY_ACTION.BLOCK` are silently omitted, `ENTITY_ACTION.THROW`
+       * aborts the whole call.
+       * @param {Record<string, string | { regex?: RegExp, val: string }>} map
+       */
+      setExternalEntities(map2) {
+        if (map2) {
+          for (const key of Object.keys(map2)) {
+            validateEntityName(key);
+          }
+        }
+        if (!this._onExternalEntity) {
+          this._externalMap = mergeEntityMaps(map2);
+          return;
+        }
+        const flat = mergeEntityMaps(map2);
+        const filtered = /* @__PURE__ */ Object.create(null);
+        for (const [name, value] of Object.entries(flat)) {
+          if (this._applyRegistrationHook(this._onExternalEntity, name, value, "external")) {
+            filtered[name] = value;
+          }
+        }
+        this._externalMap = filtered;
+      }
+      /**
+       * Add a single persistent external entity.
+       * If `onExternalEntity` is set it is called before the entity is stored;
+       * `ENTITY_ACTION.BLOCK` silently skips storage, `ENTITY_ACTION.THROW` raises.
+       * @param {string} key
+       * @param {string} value
+       */
+      addExternalEntity(key, value) {
+        validateEntityName(key);
+        if (typeof value === "string" && value.indexOf("&") === -1) {
+          if (this._applyRegistrationHook(this._onExternalEntity, key, value, "external")) {
+            this._externalMap[key] = value;
+          }
+        }
+      }
+      // -------------------------------------------------------------------------
+      // Input / runtime entity registration (per document)
+      // -------------------------------------------------------------------------
+      /**
+       * Inject DOCTYPE entities for the current document.
+       * Also resets per-document expansion counters.
+       * If `onInputEntity` is set it is called once per entry; entries returning
+       * `ENTITY_ACTION.BLOCK` are silently omitted, `ENTITY_ACTION.THROW` aborts.
+       * @param {Record<string, string | { regx?: RegExp, regex?: RegExp, val: string }>} map
+       */
+      addInputEntities(map2) {
+        this._totalExpansions = 0;
+        this._expandedLength = 0;
+        if (!this._onInputEntity) {
+          this._inputMap = mergeEntityMaps(map2);
+          return;
+        }
+        const flat = mergeEntityMaps(map2);
+        const filtered = /* @__PURE__ */ Object.create(null);
+        for (const [name, value] of Object.entries(flat)) {
+          if (this._applyRegistrationHook(this._onInputEntity, name, value, "input")) {
+            filtered[name] = value;
+          }
+        }
+        this._inputMap = filtered;
+      }
+      // -------------------------------------------------------------------------
+      // Per-document reset
+      // -------------------------------------------------------------------------
+      /**
+       * Wipe input/runtime entities and reset counters.
+       * Call this before processing each new document.
+       * @returns {this}
+       */
+      reset() {
+        this._inputMap = /* @__PURE__ */ Object.create(null);
+        this._totalExpansions = 0;
+        this._expandedLength = 0;
+        return this;
+      }
+      // -------------------------------------------------------------------------
+      // XML version (can be set after construction, e.g. once parser reads <?xml?>)
+      // -------------------------------------------------------------------------
+      /**
+       * Update the XML version used for NCR classification.
+       * Call this as soon as the document's `<?xml version="...">` declaration is parsed.
+       * @param {1.0|1.1|number} version
+       */
+      setXmlVersion(version2) {
+        this._ncrXmlVersion = version2 === 1.1 ? 1.1 : 1;
+      }
+      // -------------------------------------------------------------------------
+      // Primary API
+      // -------------------------------------------------------------------------
+      /**
+       * Replace all entity references in `str` in a single pass.
+       *
+       * @param {string} str
+       * @returns {string}
+       */
+      decode(str) {
+        if (typeof str !== "string" || str.length === 0) return str;
+        if (str.indexOf("&") === -1) return str;
+        const original = str;
+        const chunks = [];
+        const len = str.length;
+        let last = 0;
+        let i = 0;
+        const limitExpansions = this._maxTotalExpansions > 0;
+        const limitLength = this._maxExpandedLength > 0;
+        const checkLimits = limitExpansions || limitLength;
+        while (i < len) {
+          if (str.charCodeAt(i) !== 38) {
+            i++;
+            continue;
+          }
+          let j2 = i + 1;
+          while (j2 < len && str.charCodeAt(j2) !== 59 && j2 - i <= 32) j2++;
+          if (j2 >= len || str.charCodeAt(j2) !== 59) {
+            i++;
+            continue;
+          }
+          const token = str.slice(i + 1, j2);
+          if (token.length === 0) {
+            i++;
+            continue;
+          }
+          let replacement;
+          let tier;
+          if (this._removeSet.has(token)) {
+            replacement = "";
+            if (tier === void 0) {
+              tier = LIMIT_TIER_EXTERNAL;
+            }
+          } else if (this._leaveSet.has(token)) {
+            i++;
+            continue;
+          } else if (token.charCodeAt(0) === 35) {
+            const ncrResult = this._resolveNCR(token);
+            if (ncrResult === void 0) {
+              i++;
+              continue;
+            }
+            replacement = ncrResult;
+            tier = LIMIT_TIER_BASE;
+          } else {
+            const resolved = this._resolveName(token);
+            replacement = resolved?.value;
+            tier = resolved?.tier;
+          }
+          if (replacement === void 0) {
+            i++;
+            continue;
+          }
+          if (i > last) chunks.push(str.slice(last, i));
+          chunks.push(replacement);
+          last = j2 + 1;
+          i = last;
+          if (checkLimits && this._tierCounts(tier)) {
+            if (limitExpansions) {
+              this._totalExpansions++;
+              if (this._totalExpansions > this._maxTotalExpansions) {
+                throw new Error(
+                  `[EntityReplacer] Entity expansion count limit exceeded: ${this._totalExpansions} > ${this._maxTotalExpansions}`
+                );
+              }
+            }
+            if (limitLength) {
+              const delta = replacement.length - (token.length + 2);
+              if (delta > 0) {
+                this._expandedLength += delta;
+                if (this._expandedLength > this._maxExpandedLength) {
+                  throw new Error(
+                    `[EntityReplacer] Expanded content length limit exceeded: ${this._expandedLength} > ${this._maxExpandedLength}`
+                  );
+                }
+              }
+            }
+          }
+        }
+        if (last < len) chunks.push(str.slice(last));
+        const result = chunks.length === 0 ? str : chunks.join("");
+        return this._postCheck(result, original);
+      }
+      // -------------------------------------------------------------------------
+      // Private: limit tier check
+      // -------------------------------------------------------------------------
+      /**
+       * Returns true if a resolved entity of the given tier should count
+       * against the expansion/length limits.
+       * @param {string} tier  — LIMIT_TIER_EXTERNAL | LIMIT_TIER_BASE
+       * @returns {boolean}
+       */
+      _tierCounts(tier) {
+        if (this._limitTiers.has(LIMIT_TIER_ALL)) return true;
+        return this._limitTiers.has(tier);
+      }
+      // -------------------------------------------------------------------------
+      // Private: entity resolution
+      // -------------------------------------------------------------------------
+      /**
+       * Resolve a named entity token (without & and ;).
+       * Priority: inputMap > externalMap > baseMap
+       * Returns the resolved value tagged with its limit tier.
+       *
+       * @param {string} name
+       * @returns {{ value: string, tier: string }|undefined}
+       */
+      _resolveName(name) {
+        if (name in this._inputMap) return { value: this._inputMap[name], tier: LIMIT_TIER_EXTERNAL };
+        if (name in this._externalMap) return { value: this._externalMap[name], tier: LIMIT_TIER_EXTERNAL };
+        if (name in this._baseMap) return { value: this._baseMap[name], tier: LIMIT_TIER_BASE };
+        return void 0;
+      }
+      /**
+       * Classify a codepoint and return the minimum action level that must be applied.
+       * Returns -1 when no minimum is imposed (normal allow path).
+       *
+       * Ranges checked (in priority order):
+       *   1. U+0000            — null, governed by nullNCR (always ≥ remove)
+       *   2. U+D800–U+DFFF     — surrogates, always prohibited (min: remove)
+       *   3. U+0001–U+001F \ {0x09,0x0A,0x0D}  — XML 1.0 restricted C0 (min: remove)
+       *      (skipped in XML 1.1 — C0 controls are allowed when written as NCRs)
+       *
+       * @param {number} cp  — codepoint
+       * @returns {number}   — minimum NCR_LEVEL value, or -1 for no restriction
+       */
+      _classifyNCR(cp2) {
+        if (cp2 === 0) return this._ncrNullLevel;
+        if (cp2 >= 55296 && cp2 <= 57343) return NCR_LEVEL.remove;
+        if (this._ncrXmlVersion === 1) {
+          if (cp2 >= 1 && cp2 <= 31 && !XML10_ALLOWED_C0.has(cp2)) return NCR_LEVEL.remove;
+        }
+        return -1;
+      }
+      /**
+       * Execute a resolved NCR action.
+       *
+       * @param {number} action   — NCR_LEVEL value
+       * @param {string} token    — raw token (e.g. '#38') for error messages
+       * @param {number} cp       — codepoint, used only for error messages
+       * @returns {string|undefined}
+       *   - decoded character string  → 'allow'
+       *   - ''                        → 'remove'
+       *   - undefined                 → 'leave' (caller must skip past '&' only)
+       *   - throws Error              → 'throw'
+       */
+      _applyNCRAction(action, token, cp2) {
+        switch (action) {
+          case NCR_LEVEL.allow:
+            return String.fromCodePoint(cp2);
+          case NCR_LEVEL.remove:
+            return "";
+          case NCR_LEVEL.leave:
+            return void 0;
+          // signal: keep literal
+          case NCR_LEVEL.throw:
+            throw new Error(
+              `[EntityDecoder] Prohibited numeric character reference &${token}; (U+${cp2.toString(16).toUpperCase().padStart(4, "0")})`
+            );
+          default:
+            return String.fromCodePoint(cp2);
+        }
+      }
+      /**
+       * Full NCR resolution pipeline for a numeric token.
+       *
+       * Steps:
+       *   1. Parse the codepoint (decimal or hex).
+       *   2. Validate the raw codepoint range (NaN, <0, >0x10FFFF).
+       *   3. If numericAllowed is false and no minimum restriction applies → leave as-is.
+       *   4. Classify the codepoint to find the minimum required action level.
+       *   5. Resolve effective action = max(onNCR, minimum).
+       *   6. Apply and return.
+       *
+       * @param {string} token  — e.g. '#38', '#x26', '#X26'
+       * @returns {string|undefined}
+       *   - string (incl. '')  — replacement ('' = remove)
+       *   - undefined          — leave original &token; as-is
+       */
+      _resolveNCR(token) {
+        const second = token.charCodeAt(1);
+        let cp2;
+        if (second === 120 || second === 88) {
+          cp2 = parseInt(token.slice(2), 16);
+        } else {
+          cp2 = parseInt(token.slice(1), 10);
+        }
+        if (Number.isNaN(cp2) || cp2 < 0 || cp2 > 1114111) return void 0;
+        const minimum = this._classifyNCR(cp2);
+        if (!this._numericAllowed && minimum < NCR_LEVEL.remove) return void 0;
+        const effective = minimum === -1 ? this._ncrOnLevel : Math.max(this._ncrOnLevel, minimum);
+        return this._applyNCRAction(effective, token, cp2);
+      }
+    };
+  }
+});
+
+// node_modules/@nodable/entities/src/index.js
+var init_src = __esm({
+  "node_modules/@nodable/entities/src/index.js"() {
+    init_EntityDecoder();
+    init_entities();
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+function validatePropertyName(propertyName, optionName) {
+  if (typeof propertyName !== "string") {
+    return;
+  }
+  const normalized = propertyName.toLowerCase();
+  if (DANGEROUS_PROPERTY_NAMES.some((dangerous) => normalized === dangerous.toLowerCase())) {
+    throw new Error(
+      `[SECURITY] Invalid ${optionName}: "${propertyName}" is a reserved JavaScript keyword that could cause prototype pollution`
+    );
+  }
+  if (criticalProperties.some((dangerous) => normalized === dangerous.toLowerCase())) {
+    throw new Error(
+      `[SECURITY] Invalid ${optionName}: "${propertyName}" is a reserved JavaScript keyword that could cause prototype pollution`
+    );
+  }
+}
+function normalizeProcessEntities(value, htmlEntities) {
+  if (typeof value === "boolean") {
+    return {
+      enabled: value,
+      // true or false
+      maxEntitySize: 1e4,
+      maxExpansionDepth: 1e4,
+      maxTotalExpansions: Infinity,
+      maxExpandedLength: 1e5,
+      maxEntityCount: 1e3,
+      allowedTags: null,
+      tagFilter: null,
+      appliesTo: "all"
+    };
+  }
+  if (typeof value === "object" && value !== null) {
+    return {
+      enabled: value.enabled !== false,
+      maxEntitySize: Math.max(1, value.maxEntitySize ?? 1e4),
+      maxExpansionDepth: Math.max(1, value.maxExpansionDepth ?? 1e4),
+      maxTotalExpansions: Math.max(1, value.maxTotalExpansions ?? Infinity),
+      maxExpandedLength: Math.max(1, value.maxExpandedLength ?? 1e5),
+      maxEntityCount: Math.max(1, value.maxEntityCount ?? 1e3),
+      allowedTags: value.allowedTags ?? null,
+      tagFilter: value.tagFilter ?? null,
+      appliesTo: value.appliesTo ?? "all"
+    };
+  }
+  return normalizeProcessEntities(true);
+}
+var defaultOnDangerousProperty, defaultOptions2, buildOptions;
+var init_OptionsBuilder = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js"() {
+    init_util2();
+    defaultOnDangerousProperty = (name) => {
+      if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
+        return "__" + name;
+      }
+      return name;
+    };
+    defaultOptions2 = {
+      preserveOrder: false,
+      attributeNamePrefix: "@_",
+      attributesGroupName: false,
+      textNodeName: "#text",
+      ignoreAttributes: true,
+      removeNSPrefix: false,
+      // remove NS from tag name or attribute name if true
+      allowBooleanAttributes: false,
+      //a tag can have attributes without any value
+      //ignoreRootElement : false,
+      parseTagValue: true,
+      parseAttributeValue: false,
+      trimValues: true,
+      //Trim string values of tag and attributes
+      cdataPropName: false,
+      numberParseOptions: {
+        hex: true,
+        leadingZeros: true,
+        eNotation: true,
+        unicode: false
+      },
+      tagValueProcessor: function(tagName, val) {
+        return val;
+      },
+      attributeValueProcessor: function(attrName, val) {
+        return val;
+      },
+      stopNodes: [],
+      //nested tags will not be parsed even for errors
+      alwaysCreateTextNode: false,
+      isArray: () => false,
+      commentPropName: false,
+      unpairedTags: [],
+      processEntities: true,
+      htmlEntities: false,
+      entityDecoder: null,
+      ignoreDeclaration: false,
+      ignorePiTags: false,
+      transformTagName: false,
+      transformAttributeName: false,
+      updateTag: function(tagName, jPath, attrs) {
+        return tagName;
+      },
+      // skipEmptyListItem: false
+      captureMetaData: false,
+      maxNestedTags: 100,
+      strictReservedNames: true,
+      jPath: true,
+      // if true, pass jPath string to callbacks; if false, pass matcher instance
+      onDangerousProperty: defaultOnDangerousProperty
+    };
+    buildOptions = function(options) {
+      const built = Object.assign({}, defaultOptions2, options);
+      const propertyNameOptions = [
+        { value: built.attributeNamePrefix, name: "attributeNamePrefix" },
+        { value: built.attributesGroupName, name: "attributesGroupName" },
+        { value: built.textNodeName, name: "textNodeName" },
+        { value: built.cdataPropName, name: "cdataPropName" },
+        { value: built.commentPropName, name: "commentPropName" }
+      ];
+      for (const { value, name } of propertyNameOptions) {
+        if (value) {
+          validatePropertyName(value, name);
+        }
+      }
+      if (built.onDangerousProperty === null) {
+        built.onDangerousProperty = defaultOnDangerousProperty;
+      }
+      built.processEntities = normalizeProcessEntities(built.processEntities, built.htmlEntities);
+      built.unpairedTagsSet = new Set(built.unpairedTags);
+      if (built.stopNodes && Array.isArray(built.stopNodes)) {
+        built.stopNodes = built.stopNodes.map((node3) => {
+          if (typeof node3 === "string" && node3.startsWith("*.")) {
+            return ".." + node3.substring(2);
+          }
+          return node3;
+        });
+      }
+      return built;
+    };
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+var METADATA_SYMBOL, XmlNode;
+var init_xmlNode = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/xmlNode.js"() {
+    "use strict";
+    if (typeof Symbol !== "function") {
+      METADATA_SYMBOL = "@@xmlMetadata";
+    } else {
+      METADATA_SYMBOL = /* @__PURE__ */ Symbol("XML Node Metadata");
+    }
+    XmlNode = class {
+      constructor(tagname) {
+        this.tagname = tagname;
+        this.child = [];
+        this[":@"] = /* @__PURE__ */ Object.create(null);
+      }
+      add(key, val) {
+        if (key === "__proto__") key = "#__proto__";
+        this.child.push({ [key]: val });
+      }
+      addChild(node3, startIndex) {
+        if (node3.tagname === "__proto__") node3.tagname = "#__proto__";
+        if (node3[":@"] && Object.keys(node3[":@"]).length > 0) {
+          this.child.push({ [node3.tagname]: node3.child, [":@"]: node3[":@"] });
+        } else {
+          this.child.push({ [node3.tagname]: node3.child });
+        }
+        this.addStartIndex(startIndex);
+      }
+      addStartIndex(startIndex) {
+        if (startIndex !== void 0) {
+          this.child[this.child.length - 1][METADATA_SYMBOL] = { startIndex };
+        }
+      }
+      addEndIndex(endIndex) {
+        const lastChild = this.child[this.child.length - 1];
+        if (lastChild !== void 0 && lastChild[METADATA_SYMBOL] !== void 0 && lastChild[METADATA_SYMBOL].endIndex === void 0) {
+          lastChild[METADATA_SYMBOL].endIndex = endIndex;
+        }
+      }
+      /** symbol used for metadata */
+      static getMetaDataSymbol() {
+        return METADATA_SYMBOL;
+      }
+    };
+  }
+});
+
+// node_modules/xml-naming/src/index.js
+var nameStartChar10, nameChar10, nameStartChar11, nameChar11, buildRegexes, regexes10, regexes11, nameStartCharAscii, nameCharAscii, regexesAscii, getRegexes, qName;
+var init_src2 = __esm({
+  "node_modules/xml-naming/src/index.js"() {
+    nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
+    nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
+    nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
+    nameChar11 = nameStartChar11 + "\\-\\.\\d\xB7\u0300-\u036F\u0487\u203F-\u2040";
+    buildRegexes = (startChar, char, flags = "") => {
+      const ncStart = startChar.replace(":", "");
+      const ncChar = char.replace(":", "");
+      const ncNamePat = `[${ncStart}][${ncChar}]*`;
+      return {
+        name: new RegExp(`^[${startChar}][${char}]*$`, flags),
+        ncName: new RegExp(`^${ncNamePat}$`, flags),
+        qName: new RegExp(`^${ncNamePat}(?::${ncNamePat})?$`, flags),
+        nmToken: new RegExp(`^[${char}]+$`, flags),
+        nmTokens: new RegExp(`^[${char}]+(?:\\s+[${char}]+)*$`, flags)
+      };
+    };
+    regexes10 = buildRegexes(nameStartChar10, nameChar10);
+    regexes11 = buildRegexes(nameStartChar11, nameChar11, "u");
+    nameStartCharAscii = ":A-Za-z_";
+    nameCharAscii = nameStartCharAscii + "\\-\\.\\d";
+    regexesAscii = buildRegexes(nameStartCharAscii, nameCharAscii);
+    getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
+      if (asciiOnly) return regexesAscii;
+      return xmlVersion === "1.1" ? regexes11 : regexes10;
+    };
+    qName = (str, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str);
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+function hasSeq(data, seq, i) {
+  for (let j2 = 0; j2 < seq.length; j2++) {
+    if (seq[j2] !== data[i + j2 + 1]) return false;
+  }
+  return true;
+}
+function validateEntityName2(name, xmlVersion) {
+  if (qName(name, { xmlVersion }))
+    return name;
+  else
+    throw new Error(`Invalid entity name ${name}`);
+}
+var DocTypeReader, skipWhitespace;
+var init_DocTypeReader = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js"() {
+    init_src2();
+    DocTypeReader = class {
+      constructor(options, xmlVersion) {
+        this.suppressValidationErr = !options;
+        this.options = options;
+        this.xmlVersion = xmlVersion || 1;
+      }
+      setXmlVersion(xmlVersion = 1) {
+        this.xmlVersion = xmlVersion;
+      }
+      readDocType(xmlData, i) {
+        const entities = /* @__PURE__ */ Object.create(null);
+        let entityCount = 0;
+        if (xmlData[i + 3] === "O" && xmlData[i + 4] === "C" && xmlData[i + 5] === "T" && xmlData[i + 6] === "Y" && xmlData[i + 7] === "P" && xmlData[i + 8] === "E") {
+          i = i + 9;
+          let angleBracketsCount = 1;
+          let hasBody = false, comment = false;
+          let quoteChar = null;
+          let exp = "";
+          for (; i < xmlData.length; i++) {
+            if (quoteChar !== null) {
+              if (xmlData[i] === quoteChar) quoteChar = null;
+              exp += xmlData[i];
+              continue;
+            }
+            if (!hasBody && !comment && (xmlData[i] === '"' || xmlData[i] === "'")) {
+              quoteChar = xmlData[i];
+              exp += xmlData[i];
+              continue;
+            }
+            if (xmlData[i] === "<" && !comment) {
+              if (hasBody && hasSeq(xmlData, "!ENTITY", i)) {
+                i += 7;
+                let entityName, val;
+                [entityName, val, i] = this.readEntityExp(xmlData, i + 1, this.suppressValidationErr);
+                if (val.indexOf("&") === -1) {
+                  if (this.options.enabled !== false && this.options.maxEntityCount != null && entityCount >= this.options.maxEntityCount) {
+                    throw new Error(
+                      `Entity count (${entityCount + 1}) exceeds maximum allowed (${this.options.maxEntityCount})`
+                    );
+                  }
+                  entities[entityName] = val;
+                  entityCount++;
+                }
+              } else if (hasBody && hasSeq(xmlData, "!ELEMENT", i)) {
+                i += 8;
+                const { index: index2 } = this.readElementExp(xmlData, i + 1);
+                i = index2;
+              } else if (hasBody && hasSeq(xmlData, "!ATTLIST", i)) {
+                i += 8;
+              } else if (hasBody && hasSeq(xmlData, "!NOTATION", i)) {
+                i += 9;
+                const { index: index2 } = this.readNotationExp(xmlData, i + 1, this.suppressValidationErr);
+                i = index2;
+              } else if (hasSeq(xmlData, "!--", i)) comment = true;
+              else throw new Error(`Invalid DOCTYPE`);
+              angleBracketsCount++;
+              exp = "";
+            } else if (xmlData[i] === ">") {
+              if (comment) {
+                if (xmlData[i - 1] === "-" && xmlData[i - 2] === "-") {
+                  comment = false;
+                  angleBracketsCount--;
+                }
+              } else {
+                angleBracketsCount--;
+              }
+              if (angleBracketsCount === 0) {
+                break;
+              }
+            } else if (xmlData[i] === "[") {
+              hasBody = true;
+            } else {
+              exp += xmlData[i];
+            }
+          }
+          if (quoteChar !== null || angleBracketsCount !== 0) {
+            throw new Error(`Unclosed DOCTYPE`);
+          }
+        } else {
+          throw new Error(`Invalid Tag instead of DOCTYPE`);
+        }
+        return { entities, i };
+      }
+      readEntityExp(xmlData, i) {
+        i = skipWhitespace(xmlData, i);
+        const startIndex = i;
+        while (i < xmlData.length && !/\s/.test(xmlData[i]) && xmlData[i] !== '"' && xmlData[i] !== "'") {
+          i++;
+        }
+        let entityName = xmlData.substring(startIndex, i);
+        validateEntityName2(entityName, { xmlVersion: this.xmlVersion });
+        i = skipWhitespace(xmlData, i);
+        if (!this.suppressValidationErr) {
+          if (xmlData.substring(i, i + 6).toUpperCase() === "SYSTEM") {
+            throw new Error("External entities are not supported");
+          } else if (xmlData[i] === "%") {
+            throw new Error("Parameter entities are not supported");
+          }
+        }
+        let entityValue = "";
+        [i, entityValue] = this.readIdentifierVal(xmlData, i, "entity");
+        if (this.options.enabled !== false && this.options.maxEntitySize != null && entityValue.length > this.options.maxEntitySize) {
+          throw new Error(
+            `Entity "${entityName}" size (${entityValue.length}) exceeds maximum allowed size (${this.options.maxEntitySize})`
+          );
+        }
+        i--;
+        return [entityName, entityValue, i];
+      }
+      readNotationExp(xmlData, i) {
+        i = skipWhitespace(xmlData, i);
+        const startIndex = i;
+        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
+          i++;
+        }
+        let notationName = xmlData.substring(startIndex, i);
+        !this.suppressValidationErr && validateEntityName2(notationName, { xmlVersion: this.xmlVersion });
+        i = skipWhitespace(xmlData, i);
+        const identifierType = xmlData.substring(i, i + 6).toUpperCase();
+        if (!this.suppressValidationErr && identifierType !== "SYSTEM" && identifierType !== "PUBLIC") {
+          throw new Error(`Expected SYSTEM or PUBLIC, found "${identifierType}"`);
+        }
+        i += identifierType.length;
+        i = skipWhitespace(xmlData, i);
+        let publicIdentifier = null;
+        let systemIdentifier = null;
+        if (identifierType === "PUBLIC") {
+          [i, publicIdentifier] = this.readIdentifierVal(xmlData, i, "publicIdentifier");
+          i = skipWhitespace(xmlData, i);
+          if (xmlData[i] === '"' || xmlData[i] === "'") {
+            [i, systemIdentifier] = this.readIdentifierVal(xmlData, i, "systemIdentifier");
+          }
+        } else if (identifierType === "SYSTEM") {
+          [i, systemIdentifier] = this.readIdentifierVal(xmlData, i, "systemIdentifier");
+          if (!this.suppressValidationErr && !systemIdentifier) {
+            throw new Error("Missing mandatory system identifier for SYSTEM notation");
+          }
+        }
+        return { notationName, publicIdentifier, systemIdentifier, index: --i };
+      }
+      readIdentifierVal(xmlData, i, type) {
+        let identifierVal = "";
+        const startChar = xmlData[i];
+        if (startChar !== '"' && startChar !== "'") {
+          throw new Error(`Expected quoted string, found "${startChar}"`);
+        }
+        i++;
+        const startIndex = i;
+        while (i < xmlData.length && xmlData[i] !== startChar) {
+          i++;
+        }
+        identifierVal = xmlData.substring(startIndex, i);
+        if (xmlData[i] !== startChar) {
+          throw new Error(`Unterminated ${type} value`);
+        }
+        i++;
+        return [i, identifierVal];
+      }
+      readElementExp(xmlData, i) {
+        i = skipWhitespace(xmlData, i);
+        const startIndex = i;
+        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
+          i++;
+        }
+        let elementName = xmlData.substring(startIndex, i);
+        if (!this.suppressValidationErr && !qName(elementName, { xmlVersion: this.xmlVersion })) {
+          throw new Error(`Invalid element name: "${elementName}"`);
+        }
+        i = skipWhitespace(xmlData, i);
+        let contentModel = "";
+        if (xmlData[i] === "E" && hasSeq(xmlData, "MPTY", i)) i += 4;
+        else if (xmlData[i] === "A" && hasSeq(xmlData, "NY", i)) i += 2;
+        else if (xmlData[i] === "(") {
+          i++;
+          const startIndex2 = i;
+          while (i < xmlData.length && xmlData[i] !== ")") {
+            i++;
+          }
+          contentModel = xmlData.substring(startIndex2, i);
+          if (xmlData[i] !== ")") {
+            throw new Error("Unterminated content model");
+          }
+        } else if (!this.suppressValidationErr) {
+          throw new Error(`Invalid Element Expression, found "${xmlData[i]}"`);
+        }
+        return {
+          elementName,
+          contentModel: contentModel.trim(),
+          index: i
+        };
+      }
+      readAttlistExp(xmlData, i) {
+        i = skipWhitespace(xmlData, i);
+        let startIndex = i;
+        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
+          i++;
+        }
+        let elementName = xmlData.substring(startIndex, i);
+        validateEntityName2(elementName, { xmlVersion: this.xmlVersion });
+        i = skipWhitespace(xmlData, i);
+        startIndex = i;
+        while (i < xmlData.length && !/\s/.test(xmlData[i])) {
+          i++;
+        }
+        let attributeName = xmlData.substring(startIndex, i);
+        if (!validateEntityName2(attributeName, { xmlVersion: this.xmlVersion })) {
+          throw new Error(`Invalid attribute name: "${attributeName}"`);
+        }
+        i = skipWhitespace(xmlData, i);
+        let attributeType = "";
+        if (xmlData.substring(i, i + 8).toUpperCase() === "NOTATION") {
+          attributeType = "NOTATION";
+          i += 8;
+          i = skipWhitespace(xmlData, i);
+          if (xmlData[i] !== "(") {
+            throw new Error(`Expected '(', found "${xmlData[i]}"`);
+          }
+          i++;
+          let allowedNotations = [];
+          while (i < xmlData.length && xmlData[i] !== ")") {
+            const startIndex2 = i;
+            while (i < xmlData.length && xmlData[i] !== "|" && xmlData[i] !== ")") {
+              i++;
+            }
+            let notation = xmlData.substring(startIndex2, i);
+            notation = notation.trim();
+            if (!validateEntityName2(notation, { xmlVersion: this.xmlVersion })) {
+              throw new Error(`Invalid notation name: "${notation}"`);
+            }
+            allowedNotations.push(notation);
+            if (xmlData[i] === "|") {
+              i++;
+              i = skipWhitespace(xmlData, i);
+            }
+          }
+          if (xmlData[i] !== ")") {
+            throw new Error("Unterminated list of notations");
+          }
+          i++;
+          attributeType += " (" + allowedNotations.join("|") + ")";
+        } else {
+          const startIndex2 = i;
+          while (i < xmlData.length && !/\s/.test(xmlData[i])) {
+            i++;
+          }
+          attributeType += xmlData.substring(startIndex2, i);
+          const validTypes = ["CDATA", "ID", "IDREF", "IDREFS", "ENTITY", "ENTITIES", "NMTOKEN", "NMTOKENS"];
+          if (!this.suppressValidationErr && !validTypes.includes(attributeType.toUpperCase())) {
+            throw new Error(`Invalid attribute type: "${attributeType}"`);
+          }
+        }
+        i = skipWhitespace(xmlData, i);
+        let defaultValue = "";
+        if (xmlData.substring(i, i + 8).toUpperCase() === "#REQUIRED") {
+          defaultValue = "#REQUIRED";
+          i += 8;
+        } else if (xmlData.substring(i, i + 7).toUpperCase() === "#IMPLIED") {
+          defaultValue = "#IMPLIED";
+          i += 7;
+        } else {
+          [i, defaultValue] = this.readIdentifierVal(xmlData, i, "ATTLIST");
+        }
+        return {
+          elementName,
+          attributeName,
+          attributeType,
+          defaultValue,
+          index: i
+        };
+      }
+    };
+    skipWhitespace = (data, index2) => {
+      while (index2 < data.length && /\s/.test(data[index2])) {
+        index2++;
+      }
+      return index2;
+    };
+  }
+});
+
+// node_modules/anynum/digitTable.js
+var SCRIPT_ZEROS, NOT_DIGIT, HIGH_MAP, LOW_MAX, LOW_MIN, TABLE_OFFSET, TABLE_SIZE, TABLE;
+var init_digitTable = __esm({
+  "node_modules/anynum/digitTable.js"() {
+    SCRIPT_ZEROS = [
+      // Basic Latin (ASCII) — included for completeness / pass-through
+      48,
+      // 0-9
+      // Arabic scripts
+      1632,
+      // Arabic-Indic ٠١٢٣٤٥٦٧٨٩
+      1776,
+      // Extended Arabic-Indic (Urdu/Persian/Sindhi) ۰۱۲۳
+      // Indic scripts
+      2406,
+      // Devanagari ०१२३४५६७८९
+      2534,
+      // Bengali ০১২৩৪৫৬৭৮৯
+      2662,
+      // Gurmukhi ੦੧੨੩੪੫੬੭੮੯
+      2790,
+      // Gujarati ૦૧૨૩૪૫૬૭૮૯
+      2918,
+      // Odia ୦୧୨୩୪୫୬୭୮୯
+      3046,
+      // Tamil ௦௧௨௩௪௫௬௭௮௯
+      3174,
+      // Telugu ౦౧౨౩౪౫౬౭౮౯
+      3302,
+      // Kannada ೦೧೨೩೪೫೬೭೮೯
+      3430,
+      // Malayalam ൦൧൨൩൪൫൬൭൮൯
+      3558,
+      // Sinhala Archaic ෦෧෨෩෪෫෬෭෮෯
+      // Southeast Asian scripts
+      3664,
+      // Thai ๐๑๒๓๔๕๖๗๘๙
+      3792,
+      // Lao ໐໑໒໓໔໕໖໗໘໙
+      3872,
+      // Tibetan ༠༡༢༣༤༥༦༧༨༩
+      4160,
+      // Myanmar ၀၁၂၃၄၅၆၇၈၉
+      4240,
+      // Myanmar Shan ႐႑႒႓႔႕႖႗႘႙
+      6112,
+      // Khmer ០១២៣៤៥៦៧៨៩
+      6160,
+      // Mongolian ᠐᠑᠒᠓᠔᠕᠖᠗᠘᠙
+      6470,
+      // Limbu ᥆᥇᥈᥉᥊᥋᥌᥍᥎᥏
+      6608,
+      // New Tai Lue ᧐᧑᧒᧓᧔᧕᧖᧗᧘᧙
+      6784,
+      // Tai Tham Hora ᪀᪁᪂᪃᪄᪅᪆᪇᪈᪉
+      6800,
+      // Tai Tham Tham ᪐᪑᪒᪓᪔᪕᪖᪗᪘᪙
+      6992,
+      // Balinese ᭐᭑᭒᭓᭔᭕᭖᭗᭘᭙
+      7088,
+      // Sundanese ᮰᮱᮲᮳᮴᮵᮶᮷᮸᮹
+      7232,
+      // Lepcha ᱀᱁᱂᱃᱄᱅᱆᱇᱈᱉
+      7248,
+      // Ol Chiki ᱐᱑᱒᱓᱔᱕᱖᱗᱘᱙
+      // Fullwidth (CJK context)
+      65296,
+      // Fullwidth ０１２３４５６７８９
+      // Mathematical digit variants (Unicode math block)
+      120782,
+      // Mathematical Bold
+      120792,
+      // Mathematical Double-Struck
+      120802,
+      // Mathematical Sans-Serif
+      120812,
+      // Mathematical Sans-Serif Bold
+      120822,
+      // Mathematical Monospace
+      // Other scripts
+      66720,
+      // Osmanya 𐒠𐒡𐒢𐒣𐒤𐒥𐒦𐒧𐒨𐒩
+      68912,
+      // Hanifi Rohingya 𐴰𐴱𐴲𐴳𐴴𐴵𐴶𐴷𐴸𐴹
+      69734,
+      // Brahmi 𑁦𑁧𑁨𑁩𑁪𑁫𑁬𑁭𑁮𑁯
+      69872,
+      // Sora Sompeng 𑃰𑃱𑃲𑃳𑃴𑃵𑃶𑃷𑃸𑃹
+      69942,
+      // Chakma 𑄶𑄷𑄸𑄹𑄺𑄻𑄼𑄽𑄾𑄿
+      70096,
+      // Sharada 𑇐𑇑𑇒𑇓𑇔𑇕𑇖𑇗𑇘𑇙
+      70384,
+      // Khudawadi 𑋰𑋱𑋲𑋳𑋴𑋵𑋶𑋷𑋸𑋹
+      70736,
+      // Newa 𑑐𑑑𑑒𑑓𑑔𑑕𑑖𑑗𑑘𑑙
+      70864,
+      // Tirhuta 𑓐𑓑𑓒𑓓𑓔𑓕𑓖𑓗𑓘𑓙
+      71248,
+      // Modi 𑙐𑙑𑙒𑙓𑙔𑙕𑙖𑙗𑙘𑙙
+      71360,
+      // Takri 𑛀𑛁𑛂𑛃𑛄𑛅𑛆𑛇𑛈𑛉
+      71472,
+      // Ahom 𑜰𑜱𑜲𑜳𑜴𑜵𑜶𑜷𑜸𑜹
+      71904,
+      // Warang Citi 𑣠𑣡𑣢𑣣𑣤𑣥𑣦𑣧𑣨𑣩
+      72016,
+      // Dives Akuru 𑥐𑥑𑥒𑥓𑥔𑥕𑥖𑥗𑥘𑥙
+      72688,
+      // Khitan Small Script 𑯰𑯱𑯲𑯳𑯴𑯵𑯶𑯷𑯸𑯹
+      72784,
+      // Bhaiksuki 𑱐𑱑𑱒𑱓𑱔𑱕𑱖𑱗𑱘𑱙
+      73040,
+      // Masaram Gondi 𑵐𑵑𑵒𑵓𑵔𑵕𑵖𑵗𑵘𑵙
+      73120,
+      // Gunjala Gondi 𑶠𑶡𑶢𑶣𑶤𑶥𑶦𑶧𑶨𑶩
+      73552,
+      // Kawi 𑽐𑽑𑽒𑽓𑽔𑽕𑽖𑽗𑽘𑽙
+      92768,
+      // Mro 𖩠𖩡𖩢𖩣𖩤𖩥𖩦𖩧𖩨𖩩
+      92864,
+      // Tangsa 𖫀𖫁𖫂𖫃𖫄𖫅𖫆𖫇𖫈𖫉
+      93008,
+      // Pahawh Hmong 𖭐𖭑𖭒𖭓𖭔𖭕𖭖𖭗𖭘𖭙
+      123200,
+      // Nyiakeng Puachue Hmong 𞅀𞅁𞅂𞅃𞅄𞅅𞅆𞅇𞅈𞅉
+      123632,
+      // Wancho 𞋰𞋱𞋲𞋳𞋴𞋵𞋶𞋷𞋸𞋹
+      124144,
+      // Nag Mundari 𞓰𞓱𞓲𞓳𞓴𞓵𞓶𞓷𞓸𞓹
+      125264,
+      // Adlam 𞥐𞥑𞥒𞥓𞥔𞥕𞥖𞥗𞥘𞥙
+      130032
+      // Segmented digit symbols 🯰🯱🯲🯳🯴🯵🯶🯷🯸🯹
+    ];
+    NOT_DIGIT = 255;
+    HIGH_MAP = /* @__PURE__ */ new Map();
+    LOW_MAX = 65535;
+    LOW_MIN = 1632;
+    TABLE_OFFSET = LOW_MIN;
+    TABLE_SIZE = LOW_MAX - LOW_MIN + 1;
+    TABLE = new Uint8Array(TABLE_SIZE).fill(NOT_DIGIT);
+    for (const zero of SCRIPT_ZEROS) {
+      for (let d3 = 0; d3 < 10; d3++) {
+        const cp2 = zero + d3;
+        if (cp2 <= LOW_MAX) {
+          TABLE[cp2 - TABLE_OFFSET] = d3;
+        } else {
+          HIGH_MAP.set(cp2, d3);
+        }
+      }
+    }
+  }
+});
+
+// node_modules/anynum/anynum.js
+function anynum(str) {
+  if (typeof str !== "string") return str;
+  const len = str.length;
+  if (len === 0) return str;
+  let firstHit = -1;
+  for (let i = 0; i < len; i++) {
+    const cc = str.charCodeAt(i);
+    if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) continue;
+    if (cc < TABLE_OFFSET) {
+      if (MINUS_SET.has(cc)) {
+        firstHit = i;
+        break;
+      }
+      continue;
+    }
+    if (cc >= 55296 && cc <= 56319) {
+      if (i + 1 < len) {
+        const low = str.charCodeAt(i + 1);
+        if (low >= 56320 && low <= 57343) {
+          const cp2 = 65536 + (cc - 55296 << 10) + (low - 56320);
+          if (HIGH_MAP.has(cp2)) {
+            firstHit = i;
+            break;
+          }
+        }
+      }
+      continue;
+    }
+    if (TABLE[cc - TABLE_OFFSET] !== NOT_DIGIT || MINUS_SET.has(cc)) {
+      firstHit = i;
+      break;
+    }
+  }
+  if (firstHit === -1) return str;
+  const chars = [];
+  if (firstHit > 0) chars.push(str.slice(0, firstHit));
+  for (let i = firstHit; i < len; i++) {
+    const cc = str.charCodeAt(i);
+    if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) {
+      chars.push(str[i]);
+      continue;
+    }
+    if (cc < TABLE_OFFSET) {
+      chars.push(MINUS_SET.has(cc) ? "-" : str[i]);
+      continue;
+    }
+    if (cc >= 55296 && cc <= 56319) {
+      if (i + 1 < len) {
+        const low = str.charCodeAt(i + 1);
+        if (low >= 56320 && low <= 57343) {
+          const cp2 = 65536 + (cc - 55296 << 10) + (low - 56320);
+          const d4 = HIGH_MAP.get(cp2);
+          if (d4 !== void 0) {
+            chars.push(String.fromCharCode(d4 + 48));
+            i++;
+            continue;
+          }
+        }
+      }
+      chars.push(str[i]);
+      continue;
+    }
+    if (MINUS_SET.has(cc)) {
+      chars.push("-");
+      continue;
+    }
+    const d3 = TABLE[cc - TABLE_OFFSET];
+    chars.push(d3 !== NOT_DIGIT ? String.fromCharCode(d3 + 48) : str[i]);
+  }
+  return chars.join("");
+}
+var CHAR_0, CHAR_9, CHAR_MINUS, MINUS_SET, anynum_default;
+var init_anynum = __esm({
+  "node_modules/anynum/anynum.js"() {
+    "use strict";
+    init_digitTable();
+    CHAR_0 = 48;
+    CHAR_9 = 57;
+    CHAR_MINUS = 45;
+    MINUS_SET = /* @__PURE__ */ new Set([8722, 65293, 65123]);
+    anynum_default = anynum;
+  }
+});
+
+// node_modules/strnum/strnum.js
+function toNumber(str, options = {}) {
+  options = Object.assign({}, consider, options);
+  if (!str || typeof str !== "string") return str;
+  let trimmedStr = str.trim();
+  if (trimmedStr.length === 0) return str;
+  else if (options.skipLike !== void 0 && options.skipLike.test(trimmedStr)) return str;
+  else if (trimmedStr === "0") return 0;
+  if (options.unicode) {
+    trimmedStr = anynum_default(trimmedStr);
+    if (trimmedStr === "0") return 0;
+  }
+  if (options.hex && hexRegex.test(trimmedStr)) {
+    return parse_int(trimmedStr, 16);
+  } else if (options.binary && binRegex.test(trimmedStr)) {
+    return parse_int(trimmedStr, 2);
+  } else if (options.octal && octRegex.test(trimmedStr)) {
+    return parse_int(trimmedStr, 8);
+  } else if (!isFinite(trimmedStr)) {
+    const num = Number(trimmedStr);
+    if (Number.isNaN(num)) return str;
+    return handleInfinity(str, num, options);
+  } else if (trimmedStr.includes("e") || trimmedStr.includes("E")) {
+    return resolveEnotation(str, trimmedStr, options);
+  } else {
+    const match = numRegex.exec(trimmedStr);
+    if (match) {
+      const sign = match[1] || "";
+      const leadingZeros = match[2];
+      let numTrimmedByZeros = trimZeros(match[3]);
+      const decimalAdjacentToLeadingZeros = sign ? (
+        // 0., -00., 000.
+        trimmedStr[leadingZeros.length + 1] === "."
+      ) : trimmedStr[leadingZeros.length] === ".";
+      if (!options.leadingZeros && (leadingZeros.length > 1 || leadingZeros.length === 1 && !decimalAdjacentToLeadingZeros)) {
+        return str;
+      } else {
+        const num = Number(trimmedStr);
+        const parsedStr = String(num);
+        if (num === 0) return num;
+        if (parsedStr.search(/[eE]/) !== -1) {
+          if (options.eNotation) return num;
+          else return str;
+        } else if (trimmedStr.indexOf(".") !== -1) {
+          if (parsedStr === "0") return num;
+          else if (parsedStr === numTrimmedByZeros) return num;
+          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num;
+          else return str;
+        }
+        let n = leadingZeros ? numTrimmedByZeros : trimmedStr;
+        if (leadingZeros) {
+          return n === parsedStr || sign + n === parsedStr ? num : str;
+        } else {
+          return n === parsedStr || n === sign + parsedStr ? num : str;
+        }
+      }
+    } else {
+      return str;
+    }
+  }
+}
+function resolveEnotation(str, trimmedStr, options) {
+  if (!options.eNotation) return str;
+  const notation = trimmedStr.match(eNotationRegx);
+  if (notation) {
+    let sign = notation[1] || "";
+    const eChar = notation[3].indexOf("e") === -1 ? "E" : "e";
+    const leadingZeros = notation[2];
+    const eAdjacentToLeadingZeros = sign ? (
+      // 0E.
+      trimmedStr[leadingZeros.length + 1] === eChar
+    ) : trimmedStr[leadingZeros.length] === eChar;
+    if (leadingZeros.length > 1 && eAdjacentToLeadingZeros) return str;
+    else if (leadingZeros.length === 1 && (notation[3].startsWith(`.${eChar}`) || notation[3][0] === eChar)) {
+      return Number(trimmedStr);
+    } else if (leadingZeros.length > 0) {
+      if (options.leadingZeros && !eAdjacentToLeadingZeros) {
+        return Number(trimmedStr);
+      } else return str;
+    } else {
+      return Number(trimmedStr);
+    }
+  } else {
+    return str;
+  }
+}
+function trimZeros(numStr) {
+  if (numStr && numStr.indexOf(".") !== -1) {
+    let end = numStr.length;
+    while (end > 0 && numStr.charCodeAt(end - 1) === 48) end--;
+    numStr = numStr.slice(0, end);
+    if (numStr === ".") numStr = "0";
+    else if (numStr[0] === ".") numStr = "0" + numStr;
+    else if (numStr[numStr.length - 1] === ".") numStr = numStr.substring(0, numStr.length - 1);
+    return numStr;
+  }
+  return numStr;
+}
+function parse_int(numStr, base) {
+  const str = numStr.trim();
+  if (base === 2 || base === 8) numStr = str.substring(2);
+  if (parseInt) return parseInt(numStr, base);
+  else if (Number.parseInt) return Number.parseInt(numStr, base);
+  else if (window && window.parseInt) return window.parseInt(numStr, base);
+  else throw new Error("parseInt, Number.parseInt, window.parseInt are not supported");
+}
+function handleInfinity(str, num, options) {
+  const isPositive = num === Infinity;
+  switch (options.infinity.toLowerCase()) {
+    case "null":
+      return null;
+    case "infinity":
+      return num;
+    // Return Infinity or -Infinity
+    case "string":
+      return isPositive ? "Infinity" : "-Infinity";
+    case "original":
+    default:
+      return str;
+  }
+}
+var hexRegex, binRegex, octRegex, numRegex, consider, eNotationRegx;
+var init_strnum = __esm({
+  "node_modules/strnum/strnum.js"() {
+    init_anynum();
+    hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
+    binRegex = /^0b[01]+$/;
+    octRegex = /^0o[0-7]+$/;
+    numRegex = /^([\-\+])?(0*)([0-9]*(\.[0-9]*)?)$/;
+    consider = {
+      hex: true,
+      binary: false,
+      octal: false,
+      leadingZeros: true,
+      decimalPoint: ".",
+      eNotation: true,
+      //skipLike: /regex/,
+      infinity: "original",
+      // "null", "infinity" (Infinity type), "string" ("Infinity" (the string literal))
+      unicode: false
+    };
+    eNotationRegx = /^([-+])?(0*)(\d*(\.\d*)?[eE][-\+]?\d+)$/;
+  }
+});
+
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
+function getIgnoreAttributesFn(ignoreAttributes) {
+  if (typeof ignoreAttributes === "function") {
+    return ignoreAttributes;
+  }
+  if (Array.isArray(ignoreAttributes)) {
+    return (attrName) => {
+      for (const pattern of ignoreAttributes) {
+        if (typeof pattern === "string" && attrName === pattern) {
+          return true;
+        }
+        if (pattern instanceof RegExp && pattern.test(attrName)) {
+          return true;
+        }
+      }
+    };
+  }
+  return () => false;
+}
+var init_ignoreAttributes = __esm({
+  "node_modules/fast-xml-parser/src/ignoreAttributes.js"() {
+  }
+});
+
+// node_modules/path-expression-matcher/src/Expression.js
+var Expression;
+var init_Expression = __esm({
+  "node_modules/path-expression-matcher/src/Expression.js"() {
+    Expression = class {
+      /**
+       * Create a new Expression
+       * @param {string} pattern - Pattern string (e.g., "root.users.user", "..user[id]")
+       * @param {Object} options - Configuration options
+       * @param {string} options.separator - Path separator (default: '.')
+       */
+      constructor(pattern, options = {}, data) {
+        this.pattern = pattern;
+        this.separator = options.separator || ".";
+        this.segments = this._parse(pattern);
+        this.data = data;
+        this._hasDeepWildcard = this.segments.some((seg) => seg.type === "deep-wildcard");
+        this._hasAttributeCondition = this.segments.some((seg) => seg.attrName !== void 0);
+        this._hasPositionSelector = this.segments.some((seg) => seg.position !== void 0);
+      }
+      /**
+       * Parse pattern string into segments
+       * @private
+       * @param {string} pattern - Pattern to parse
+       * @returns {Array} Array of segment objects
+       */
+      _parse(pattern) {
+        const segments = [];
+        let i = 0;
+        let currentPart = "";
+        while (i < pattern.length) {
+          if (pattern[i] === this.separator) {
+            if (i + 1 < pattern.length && pattern[i + 1] === this.separator) {
+              if (currentPart.trim()) {
+                segments.push(this._parseSegment(currentPart.trim()));
+                currentPart = "";
+              }
+              segments.push({ type: "deep-wildcard" });
+              i += 2;
+            } else {
+              if (currentPart.trim()) {
+                segments.push(this._parseSegment(currentPart.trim()));
+              }
+              currentPart = "";
+              i++;
+            }
+          } else {
+            currentPart += pattern[i];
+            i++;
+          }
+        }
+        if (currentPart.trim()) {
+          segments.push(this._parseSegment(currentPart.trim()));
+        }
+        return segments;
+      }
+      /**
+       * Parse a single segment
+       * @private
+       * @param {string} part - Segment string (e.g., "user", "ns::user", "user[id]", "ns::user:first")
+       * @returns {Object} Segment object
+       */
+      _parseSegment(part) {
+        const segment = { type: "tag" };
+        let bracketContent = null;
+        let withoutBrackets = part;
+        const bracketMatch = part.match(/^([^\[]+)(\[[^\]]*\])(.*)$/);
+        if (bracketMatch) {
+          withoutBrackets = bracketMatch[1] + bracketMatch[3];
+          if (bracketMatch[2]) {
+            const content3 = bracketMatch[2].slice(1, -1);
+            if (content3) {
+              bracketContent = content3;
+            }
+          }
+        }
+        let namespace = void 0;
+        let tagAndPosition = withoutBrackets;
+        if (withoutBrackets.includes("::")) {
+          const nsIndex = withoutBrackets.indexOf("::");
+          namespace = withoutBrackets.substring(0, nsIndex).trim();
+          tagAndPosition = withoutBrackets.substring(nsIndex + 2).trim();
+          if (!namespace) {
+            throw new Error(`Invalid namespace in pattern: ${part}`);
+          }
+        }
+        let tag = void 0;
+        let positionMatch = null;
+        if (tagAndPosition.includes(":")) {
+          const colonIndex = tagAndPosition.lastIndexOf(":");
+          const tagPart = tagAndPosition.substring(0, colonIndex).trim();
+          const posPart = tagAndPosition.substring(colonIndex + 1).trim();
+          const isPositionKeyword = ["first", "last", "odd", "even"].includes(posPart) || /^nth\(\d+\)$/.test(posPart);
+          if (isPositionKeyword) {
+            tag = tagPart;
+            positionMatch = posPart;
+          } else {
+            tag = tagAndPosition;
+          }
+        } else {
+          tag = tagAndPosition;
+        }
+        if (!tag) {
+          throw new Error(`Invalid segment pattern: ${part}`);
+        }
+        segment.tag = tag;
+        if (namespace) {
+          segment.namespace = namespace;
+        }
+        if (bracketContent) {
+          if (bracketContent.includes("=")) {
+            const eqIndex = bracketContent.indexOf("=");
+            segment.attrName = bracketContent.substring(0, eqIndex).trim();
+            segment.attrValue = bracketContent.substring(eqIndex + 1).trim();
+          } else {
+            segment.attrName = bracketContent.trim();
+          }
+        }
+        if (positionMatch) {
+          const nthMatch = positionMatch.match(/^nth\((\d+)\)$/);
+          if (nthMatch) {
+            segment.position = "nth";
+            segment.positionValue = parseInt(nthMatch[1], 10);
+          } else {
+            segment.position = positionMatch;
+          }
+        }
+        return segment;
+      }
+      /**
+       * Get the number of segments
+       * @returns {number}
+       */
+      get length() {
+        return this.segments.length;
+      }
+      /**
+       * Check if expression contains deep wildcard
+       * @returns {boolean}
+       */
+      hasDeepWildcard() {
+        return this._hasDeepWildcard;
+      }
+      /**
+       * Check if expression has attribute conditions
+       * @returns {boolean}
+       */
+      hasAttributeCondition() {
+        return this._hasAttributeCondition;
+      }
+      /**
+       * Check if expression has position selectors
+       * @returns {boolean}
+       */
+      hasPositionSelector() {
+        return this._hasPositionSelector;
+      }
+      /**
+       * Get string representation
+       * @returns {string}
+       */
+      toString() {
+        return this.pattern;
+      }
+    };
+  }
+});
+
+// node_modules/path-expression-matcher/src/ExpressionSet.js
+var ExpressionSet;
+var init_ExpressionSet = __esm({
+  "node_modules/path-expression-matcher/src/ExpressionSet.js"() {
+    ExpressionSet = class {
+      constructor() {
+        this._byDepthAndTag = /* @__PURE__ */ new Map();
+        this._wildcardByDepth = /* @__PURE__ */ new Map();
+        this._deepWildcards = [];
+        this._deepByTerminalTag = /* @__PURE__ */ new Map();
+        this._patterns = /* @__PURE__ */ new Set();
+        this._sealed = false;
+      }
+      /**
+       * Add an Expression to the set.
+       * Duplicate patterns (same pattern string) are silently ignored.
+       *
+       * @param {import('./Expression.js').default} expression - A pre-constructed Expression instance
+       * @returns {this} for chaining
+       * @throws {TypeError} if called after seal()
+       *
+       * @example
+       * set.add(new Expression('root.users.user'));
+       * set.add(new Expression('..script'));
+       */
+      add(expression) {
+        if (this._sealed) {
+          throw new TypeError(
+            "ExpressionSet is sealed. Create a new ExpressionSet to add more expressions."
+          );
+        }
+        if (this._patterns.has(expression.pattern)) return this;
+        this._patterns.add(expression.pattern);
+        if (expression.hasDeepWildcard()) {
+          const lastSeg2 = expression.segments[expression.segments.length - 1];
+          if (lastSeg2 && lastSeg2.type !== "deep-wildcard" && lastSeg2.tag !== "*") {
+            const tag2 = lastSeg2.tag;
+            if (!this._deepByTerminalTag.has(tag2)) this._deepByTerminalTag.set(tag2, []);
+            this._deepByTerminalTag.get(tag2).push(expression);
+          } else {
+            this._deepWildcards.push(expression);
+          }
+          return this;
+        }
+        const depth = expression.length;
+        const lastSeg = expression.segments[expression.segments.length - 1];
+        const tag = lastSeg?.tag;
+        if (!tag || tag === "*") {
+          if (!this._wildcardByDepth.has(depth)) this._wildcardByDepth.set(depth, []);
+          this._wildcardByDepth.get(depth).push(expression);
+        } else {
+          const key = `${depth}:${tag}`;
+          if (!this._byDepthAndTag.has(key)) this._byDepthAndTag.set(key, []);
+          this._byDepthAndTag.get(key).push(expression);
+        }
+        return this;
+      }
+      /**
+       * Add multiple expressions at once.
+       *
+       * @param {import('./Expression.js').default[]} expressions - Array of Expression instances
+       * @returns {this} for chaining
+       *
+       * @example
+       * set.addAll([
+       *   new Expression('root.users.user'),
+       *   new Expression('root.config.setting'),
+       * ]);
+       */
+      addAll(expressions) {
+        for (const expr of expressions) this.add(expr);
+        return this;
+      }
+      /**
+       * Check whether a pattern string is already present in the set.
+       *
+       * @param {import('./Expression.js').default} expression
+       * @returns {boolean}
+       */
+      has(expression) {
+        return this._patterns.has(expression.pattern);
+      }
+      /**
+       * Number of expressions in the set.
+       * @type {number}
+       */
+      get size() {
+        return this._patterns.size;
+      }
+      /**
+       * Seal the set against further modifications.
+       * Useful to prevent accidental mutations after config is built.
+       * Calling add() or addAll() on a sealed set throws a TypeError.
+       *
+       * @returns {this}
+       */
+      seal() {
+        this._sealed = true;
+        return this;
+      }
+      /**
+       * Whether the set has been sealed.
+       * @type {boolean}
+       */
+      get isSealed() {
+        return this._sealed;
+      }
+      /**
+       * Test whether the matcher's current path matches any expression in the set.
+       *
+       * Evaluation order (cheapest → most expensive):
+       *  1. Exact depth + tag bucket  — O(1) lookup, typically 0–2 expressions
+       *  2. Depth-only wildcard bucket — O(1) lookup, rare
+       *  3. Deep-wildcard list         — always checked, but usually small
+       *
+       * @param {import('./Matcher.js').default} matcher - Matcher instance (or readOnly view)
+       * @returns {boolean} true if any expression matches the current path
+       *
+       * @example
+       * if (stopNodes.matchesAny(matcher)) {
+       *   // handle stop node
+       * }
+       */
+      matchesAny(matcher) {
+        return this.findMatch(matcher) !== null;
+      }
+      /**
+      * Find and return the first Expression that matches the matcher's current path.
+      *
+      * Uses the same evaluation order as matchesAny (cheapest → most expensive):
+      *  1. Exact depth + tag bucket
+      *  2. Depth-only wildcard bucket
+      *  3. Deep-wildcard list
+      *
+      * @param {import('./Matcher.js').default} matcher - Matcher instance (or readOnly view)
+      * @returns {import('./Expression.js').default | null} the first matching Expression, or null
+      *
+      * @example
+      * const expr = stopNodes.findMatch(matcher);
+      * if (expr) {
+      *   // access expr.config, expr.pattern, etc.
+      * }
+      */
+      findMatch(matcher) {
+        const depth = matcher.getDepth();
+        const tag = matcher.getCurrentTag();
+        const exactKey = `${depth}:${tag}`;
+        const exactBucket = this._byDepthAndTag.get(exactKey);
+        if (exactBucket) {
+          for (let i = 0; i < exactBucket.length; i++) {
+            if (matcher.matches(exactBucket[i])) return exactBucket[i];
+          }
+        }
+        const wildcardBucket = this._wildcardByDepth.get(depth);
+        if (wildcardBucket) {
+          for (let i = 0; i < wildcardBucket.length; i++) {
+            if (matcher.matches(wildcardBucket[i])) return wildcardBucket[i];
+          }
+        }
+        const deepBucket = this._deepByTerminalTag.get(tag);
+        if (deepBucket) {
+          for (let i = 0; i < deepBucket.length; i++) {
+            if (matcher.matches(deepBucket[i])) return deepBucket[i];
+          }
+        }
+        for (let i = 0; i < this._deepWildcards.length; i++) {
+          if (matcher.matches(this._deepWildcards[i])) return this._deepWildcards[i];
+        }
+        return null;
+      }
+    };
+  }
+});
+
+// node_modules/path-expression-matcher/src/Matcher.js
+var MatcherView, Matcher3;
+var init_Matcher = __esm({
+  "node_modules/path-expression-matcher/src/Matcher.js"() {
+    MatcherView = class {
+      /**
+       * @param {Matcher} matcher - The parent Matcher instance to read from.
+       */
+      constructor(matcher) {
+        this._matcher = matcher;
+      }
+      /**
+       * Get the path separator used by the parent matcher.
+       * @returns {string}
+       */
+      get separator() {
+        return this._matcher.separator;
+      }
+      /**
+       * Get current tag name.
+       * @returns {string|undefined}
+       */
+      getCurrentTag() {
+        const path20 = this._matcher.path;
+        return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
+      }
+      /**
+       * Get current namespace.
+       * @returns {string|undefined}
+       */
+      getCurrentNamespace() {
+        const path20 = this._matcher.path;
+        return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
+      }
+      /**
+       * Get current node's attribute value.
+       * @param {string} attrName
+       * @returns {*}
+       */
+      getAttrValue(attrName) {
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return void 0;
+        return path20[path20.length - 1].values?.[attrName];
+      }
+      /**
+       * Check if current node has an attribute.
+       * @param {string} attrName
+       * @returns {boolean}
+       */
+      hasAttr(attrName) {
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return false;
+        const current = path20[path20.length - 1];
+        return current.values !== void 0 && attrName in current.values;
+      }
+      /**
+       * Get the value of a "kept" attribute from the nearest ancestor (or
+       * current node) that declared it via `push(tag, attrs, ns, { keep: [...] })`.
+       * @param {string} attrName
+       * @returns {*}
+       */
+      getAnyParentAttr(attrName) {
+        return this._matcher.getAnyParentAttr(attrName);
+      }
+      /**
+       * Check whether any ancestor (or the current node) kept the given
+       * attribute via `push(tag, attrs, ns, { keep: [...] })`.
+       * @param {string} attrName
+       * @returns {boolean}
+       */
+      hasAnyParentAttr(attrName) {
+        return this._matcher.hasAnyParentAttr(attrName);
+      }
+      /**
+       * Get current node's sibling position (child index in parent).
+       * @returns {number}
+       */
+      getPosition() {
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return -1;
+        return path20[path20.length - 1].position ?? 0;
+      }
+      /**
+       * Get current node's repeat counter (occurrence count of this tag name).
+       * @returns {number}
+       */
+      getCounter() {
+        const path20 = this._matcher.path;
+        if (path20.length === 0) return -1;
+        return path20[path20.length - 1].counter ?? 0;
+      }
+      /**
+       * Get current node's sibling index (alias for getPosition).
+       * @returns {number}
+       * @deprecated Use getPosition() or getCounter() instead
+       */
+      getIndex() {
+        return this.getPosition();
+      }
+      /**
+       * Get current path depth.
+       * @returns {number}
+       */
+      getDepth() {
+        return this._matcher.path.length;
+      }
+      /**
+       * Get path as string.
+       * @param {string} [separator] - Optional separator (uses default if not provided)
+       * @param {boolean} [includeNamespace=true]
+       * @returns {string}
+       */
+      toString(separator, includeNamespace = true) {
+        return this._matcher.toString(separator, includeNamespace);
+      }
+      /**
+       * Get path as array of tag names.
+       * @returns {string[]}
+       */
+      toArray() {
+        return this._matcher.path.map((n) => n.tag);
+      }
+      /**
+       * Match current path against an Expression.
+       * @param {Expression} expression
+       * @returns {boolean}
+       */
+      matches(expression) {
+        return this._matcher.matches(expression);
+      }
+      /**
+       * Match any expression in the given set against the current path.
+       * @param {ExpressionSet} exprSet
+       * @returns {boolean}
+       */
+      matchesAny(exprSet) {
+        return exprSet.matchesAny(this._matcher);
+      }
+    };
+    Matcher3 = class {
+      /**
+       * Create a new Matcher.
+       * @param {Object} [options={}]
+       * @param {string} [options.separator='.'] - Default path separator
+       */
+      constructor(options = {}) {
+        this.separator = options.separator || ".";
+        this.path = [];
+        this.siblingStacks = [];
+        this._pathStringCache = null;
+        this._view = new MatcherView(this);
+        this._keptAttrs = [];
+      }
+      /**
+       * Push a new tag onto the path.
+       * @param {string} tagName
+       * @param {Object|null} [attrValues=null]
+       * @param {string|null} [namespace=null]
+       * @param {Object|null} [options=null]
+       * @param {string[]} [options.keep] - Names of attributes (from attrValues)
+       */
+      push(tagName, attrValues = null, namespace = null, options = null) {
+        this._pathStringCache = null;
+        if (this.path.length > 0) {
+          this.path[this.path.length - 1].values = void 0;
+        }
+        const currentLevel = this.path.length;
+        let level = this.siblingStacks[currentLevel];
+        if (!level) {
+          level = { counts: /* @__PURE__ */ new Map(), total: 0 };
+          this.siblingStacks[currentLevel] = level;
+        }
+        const siblingKey = namespace ? `${namespace}:${tagName}` : tagName;
+        const counter = level.counts.get(siblingKey) || 0;
+        const position2 = level.total;
+        level.counts.set(siblingKey, counter + 1);
+        level.total++;
+        const node3 = {
+          tag: tagName,
+          position: position2,
+          counter
+        };
+        if (namespace !== null && namespace !== void 0) {
+          node3.namespace = namespace;
+        }
+        if (attrValues !== null && attrValues !== void 0) {
+          node3.values = attrValues;
+        }
+        this.path.push(node3);
+        const depth = this.path.length;
+        const keep = options !== null ? options.keep : null;
+        if (keep !== null && keep !== void 0 && keep.length > 0 && attrValues) {
+          for (let i = 0; i < keep.length; i++) {
+            const name = keep[i];
+            if (attrValues[name] !== void 0) {
+              this._keptAttrs.push({ depth, name, value: attrValues[name] });
+            }
+          }
+        }
+      }
+      /**
+       * Pop the last tag from the path.
+       * @returns {Object|undefined} The popped node
+       */
+      pop() {
+        if (this.path.length === 0) return void 0;
+        this._pathStringCache = null;
+        const node3 = this.path.pop();
+        if (this.siblingStacks.length > this.path.length + 1) {
+          this.siblingStacks.length = this.path.length + 1;
+        }
+        const poppedDepth = this.path.length + 1;
+        while (this._keptAttrs.length > 0 && this._keptAttrs[this._keptAttrs.length - 1].depth >= poppedDepth) {
+          this._keptAttrs.pop();
+        }
+        return node3;
+      }
+      /**
+       * Update current node's attribute values.
+       * Useful when attributes are parsed after push.
+       * @param {Object} attrValues
+       */
+      updateCurrent(attrValues) {
+        if (this.path.length > 0) {
+          const current = this.path[this.path.length - 1];
+          if (attrValues !== null && attrValues !== void 0) {
+            current.values = attrValues;
+          }
+        }
+      }
+      /**
+       * Get current tag name.
+       * @returns {string|undefined}
+       */
+      getCurrentTag() {
+        return this.path.length > 0 ? this.path[this.path.length - 1].tag : void 0;
+      }
+      /**
+       * Get current namespace.
+       * @returns {string|undefined}
+       */
+      getCurrentNamespace() {
+        return this.path.length > 0 ? this.path[this.path.length - 1].namespace : void 0;
+      }
+      /**
+       * Get current node's attribute value.
+       * @param {string} attrName
+       * @returns {*}
+       */
+      getAttrValue(attrName) {
+        if (this.path.length === 0) return void 0;
+        return this.path[this.path.length - 1].values?.[attrName];
+      }
+      /**
+       * Check if current node has an attribute.
+       * @param {string} attrName
+       * @returns {boolean}
+       */
+      hasAttr(attrName) {
+        if (this.path.length === 0) return false;
+        const current = this.path[this.path.length - 1];
+        return current.values !== void 0 && attrName in current.values;
+      }
+      /**
+       * Get the value of a "kept" attribute from the nearest ancestor (or
+       * current node) that declared it via `push(tag, attrs, ns, { keep: [...] })`.
+       * Unlike getAttrValue(), this works regardless of how deep the path has
+       * gone since the attribute was pushed — but only for attribute names that
+       * were explicitly marked with `keep` at push time. Cost is proportional to
+       * the number of currently-kept attributes (typically 0-3), not path depth.
+       * @param {string} attrName
+       * @returns {*} the value, or undefined if no ancestor kept this attribute
+       */
+      getAnyParentAttr(attrName) {
+        const kept = this._keptAttrs;
+        for (let i = kept.length - 1; i >= 0; i--) {
+          if (kept[i].name === attrName) return kept[i].value;
+        }
+        return void 0;
+      }
+      /**
+       * Check whether any ancestor (or the current node) kept the given
+       * attribute via `push(tag, attrs, ns, { keep: [...] })`.
+       * @param {string} attrName
+       * @returns {boolean}
+       */
+      hasAnyParentAttr(attrName) {
+        const kept = this._keptAttrs;
+        for (let i = kept.length - 1; i >= 0; i--) {
+          if (kept[i].name === attrName) return true;
+        }
+        return false;
+      }
+      /**
+       * Get current node's sibling position (child index in parent).
+       * @returns {number}
+       */
+      getPosition() {
+        if (this.path.length === 0) return -1;
+        return this.path[this.path.length - 1].position ?? 0;
+      }
+      /**
+       * Get current node's repeat counter (occurrence count of this tag name).
+       * @returns {number}
+       */
+      getCounter() {
+        if (this.path.length === 0) return -1;
+        return this.path[this.path.length - 1].counter ?? 0;
+      }
+      /**
+       * Get current node's sibling index (alias for getPosition).
+       * @returns {number}
+       * @deprecated Use getPosition() or getCounter() instead
+       */
+      getIndex() {
+        return this.getPosition();
+      }
+      /**
+       * Get current path depth.
+       * @returns {number}
+       */
+      getDepth() {
+        return this.path.length;
+      }
+      /**
+       * Get path as string.
+       * @param {string} [separator] - Optional separator (uses default if not provided)
+       * @param {boolean} [includeNamespace=true]
+       * @returns {string}
+       */
+      toString(separator, includeNamespace = true) {
+        const sep3 = separator || this.separator;
+        const isDefault = sep3 === this.separator && includeNamespace === true;
+        if (isDefault) {
+          if (this._pathStringCache !== null) {
+            return this._pathStringCache;
+          }
+          const result = this.path.map(
+            (n) => n.namespace ? `${n.namespace}:${n.tag}` : n.tag
+          ).join(sep3);
+          this._pathStringCache = result;
+          return result;
+        }
+        return this.path.map(
+          (n) => includeNamespace && n.namespace ? `${n.namespace}:${n.tag}` : n.tag
+        ).join(sep3);
+      }
+      /**
+       * Get path as array of tag names.
+       * @returns {string[]}
+       */
+      toArray() {
+        return this.path.map((n) => n.tag);
+      }
+      /**
+       * Reset the path to empty.
+       */
+      reset() {
+        this._pathStringCache = null;
+        this.path = [];
+        this.siblingStacks = [];
+        this._keptAttrs = [];
+      }
+      /**
+       * Match current path against an Expression.
+       * @param {Expression} expression
+       * @returns {boolean}
+       */
+      matches(expression) {
+        const segments = expression.segments;
+        if (segments.length === 0) {
+          return false;
+        }
+        if (expression.hasDeepWildcard()) {
+          return this._matchWithDeepWildcard(segments);
+        }
+        return this._matchSimple(segments);
+      }
+      /**
+       * @private
+       */
+      _matchSimple(segments) {
+        if (this.path.length !== segments.length) {
+          return false;
+        }
+        for (let i = 0; i < segments.length; i++) {
+          if (!this._matchSegment(segments[i], this.path[i], i === this.path.length - 1)) {
+            return false;
+          }
+        }
+        return true;
+      }
+      /**
+       * @private
+       */
+      _matchWithDeepWildcard(segments) {
+        let pathIdx = this.path.length - 1;
+        let segIdx = segments.length - 1;
+        while (segIdx >= 0 && pathIdx >= 0) {
+          const segment = segments[segIdx];
+          if (segment.type === "deep-wildcard") {
+            segIdx--;
+            if (segIdx < 0) {
+              return true;
+            }
+            const nextSeg = segments[segIdx];
+            let found = false;
+            for (let i = pathIdx; i >= 0; i--) {
+              if (this._matchSegment(nextSeg, this.path[i], i === this.path.length - 1)) {
+                pathIdx = i - 1;
+                segIdx--;
+                found = true;
+                break;
+              }
+            }
+            if (!found) {
+              return false;
+            }
+          } else {
+            if (!this._matchSegment(segment, this.path[pathIdx], pathIdx === this.path.length - 1)) {
+              return false;
+            }
+            pathIdx--;
+            segIdx--;
+          }
+        }
+        return segIdx < 0;
+      }
+      /**
+       * @private
+       */
+      _matchSegment(segment, node3, isCurrentNode) {
+        if (segment.tag !== "*" && segment.tag !== node3.tag) {
+          return false;
+        }
+        if (segment.namespace !== void 0) {
+          if (segment.namespace !== "*" && segment.namespace !== node3.namespace) {
+            return false;
+          }
+        }
+        if (segment.attrName !== void 0) {
+          if (!isCurrentNode) {
+            return false;
+          }
+          if (!node3.values || !(segment.attrName in node3.values)) {
+            return false;
+          }
+          if (segment.attrValue !== void 0) {
+            if (String(node3.values[segment.attrName]) !== String(segment.attrValue)) {
+              return false;
+            }
+          }
+        }
+        if (segment.position !== void 0) {
+          if (!isCurrentNode) {
+            return false;
+          }
+          const counter = node3.counter ?? 0;
+          if (segment.position === "first" && counter !== 0) {
+            return false;
+          } else if (segment.position === "odd" && counter % 2 !== 1) {
+            return false;
+          } else if (segment.position === "even" && counter % 2 !== 0) {
+            return false;
+          } else if (segment.position === "nth" && counter !== segment.positionValue) {
+            return false;
+          }
+        }
+        return true;
+      }
+      /**
+       * Match any expression in the given set against the current path.
+       * @param {ExpressionSet} exprSet
+       * @returns {boolean}
+       */
+      matchesAny(exprSet) {
+        return exprSet.matchesAny(this);
+      }
+      /**
+       * Create a snapshot of current state.
+       * @returns {Object}
+       */
+      snapshot() {
+        return {
+          path: this.path.map((node3) => ({ ...node3 })),
+          siblingStacks: this.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level),
+          keptAttrs: this._keptAttrs.map((entry) => ({ ...entry }))
+        };
+      }
+      /**
+       * Restore state from snapshot.
+       * @param {Object} snapshot
+       */
+      restore(snapshot) {
+        this._pathStringCache = null;
+        this.path = snapshot.path.map((node3) => ({ ...node3 }));
+        this.siblingStacks = snapshot.siblingStacks.map((level) => level ? { counts: new Map(level.counts), total: level.total } : level);
+        this._keptAttrs = (snapshot.keptAttrs || []).map((entry) => ({ ...entry }));
+      }
+      /**
+       * Return the read-only {@link MatcherView} for this matcher.
+       *
+       * The same instance is returned on every call — no allocation occurs.
+       * It always reflects the current parser state and is safe to pass to
+       * user callbacks without risk of accidental mutation.
+       *
+       * @returns {MatcherView}
+       *
+       * @example
+       * const view = matcher.readOnly();
+       * // pass view to callbacks — it stays in sync automatically
+       * view.matches(expr);       // ✓
+       * view.getCurrentTag();     // ✓
+       * // view.push(...)         // ✗ method does not exist — caught by TypeScript
+       */
+      readOnly() {
+        return this._view;
+      }
+    };
+  }
+});
+
+// node_modules/path-expression-matcher/src/index.js
+var init_src3 = __esm({
+  "node_modules/path-expression-matcher/src/index.js"() {
+    init_Expression();
+    init_Matcher();
+    init_ExpressionSet();
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/html.js
+var HTML_PATTERNS, html_default;
+var init_html = __esm({
+  "node_modules/is-unsafe/src/contexts/html.js"() {
+    HTML_PATTERNS = [
+      {
+        id: "html-script-open",
+        description: "<script opening tag",
+        pattern: /<script[\s>/]/i
+      },
+      {
+        id: "html-script-close",
+        description: "</script closing tag",
+        pattern: /<\/script[\s>]/i
+      },
+      {
+        id: "html-javascript-protocol",
+        description: "javascript: URI scheme (with optional whitespace/encoding)",
+        // Handles j&#x61;vascript:, j\u0061vascript:, and whitespace variants
+        pattern: /j[\t\n\r ]*a[\t\n\r ]*v[\t\n\r ]*a[\t\n\r ]*s[\t\n\r ]*c[\t\n\r ]*r[\t\n\r ]*i[\t\n\r ]*p[\t\n\r ]*t[\t\n\r ]*:/i
+      },
+      {
+        id: "html-vbscript-protocol",
+        description: "vbscript: URI scheme",
+        pattern: /vbscript[\t\n\r ]*:/i
+      },
+      {
+        id: "html-data-html",
+        description: "data:text/html URI \u2014 can execute scripts in browsers",
+        pattern: /data[\t\n\r ]*:[\t\n\r ]*text\/html/i
+      },
+      {
+        id: "html-data-xhtml",
+        description: "data:application/xhtml+xml URI",
+        pattern: /data[\t\n\r ]*:[\t\n\r ]*application\/xhtml/i
+      },
+      {
+        id: "html-data-svg",
+        description: "data:image/svg+xml URI \u2014 can execute scripts",
+        pattern: /data[\t\n\r ]*:[\t\n\r ]*image\/svg\+xml/i
+      },
+      {
+        id: "html-inline-event-handler",
+        description: "Inline event handler attributes: onclick=, onerror=, onload=, etc.",
+        // \bon ensures we match a word boundary so "phonetic=" is not caught
+        pattern: /\bon\w{1,30}\s*=/i
+      },
+      {
+        id: "html-entity-obfuscated-script",
+        description: "HTML-entity-encoded <script (e.g. &#x3C;script or &lt;script)",
+        // Entities include optional trailing semicolon: &#x3C; or &#x3C (both valid in HTML5)
+        pattern: /(?:&#x0*3[Cc];?|&#0*60;?|&lt;)\s*script/i
+      },
+      {
+        id: "html-entity-obfuscated-javascript",
+        description: 'HTML-entity-encoded javascript: (partial \u2014 catches common &#106; or &#x6a; for "j")',
+        pattern: /(?:&#x0*6[Aa];?|&#0*106;?)\s*(?:&#x0*61;?|a)[\s\S]{0,80}script\s*:/i
+      },
+      {
+        id: "html-style-expression",
+        description: "CSS expression() \u2014 IE-era code execution in style attributes",
+        pattern: /style[\s\S]{0,20}expression\s*\(/i
+      },
+      {
+        id: "html-object-embed",
+        description: "<object or <embed tags that can load active content",
+        pattern: /<(?:object|embed)[\s>/]/i
+      },
+      {
+        id: "html-base-tag",
+        description: "<base href= \u2014 can hijack all relative URLs on a page",
+        pattern: /<base[\s>]/i
+      },
+      {
+        id: "html-meta-refresh",
+        description: '<meta http-equiv="refresh" \u2014 can redirect users',
+        pattern: /<meta[\s\S]{0,40}http-equiv[\s\S]{0,20}refresh/i
+      },
+      {
+        id: "html-srcdoc",
+        description: "srcdoc= attribute on iframes \u2014 embeds HTML that can run scripts",
+        pattern: /srcdoc\s*=/i
+      },
+      {
+        id: "html-iframe",
+        description: "<iframe tag",
+        pattern: /<iframe[\s>/]/i
+      },
+      {
+        id: "html-form",
+        description: "<form tag \u2014 can be used for phishing / credential harvesting injection",
+        pattern: /<form[\s>/]/i
+      }
+    ];
+    html_default = HTML_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/xml.js
+var XML_PATTERNS, xml_default;
+var init_xml = __esm({
+  "node_modules/is-unsafe/src/contexts/xml.js"() {
+    XML_PATTERNS = [
+      {
+        id: "xml-cdata-injection",
+        description: "CDATA section injection: <![CDATA[ breaks out of text node context",
+        pattern: /<!\[CDATA\[/i
+      },
+      {
+        id: "xml-cdata-close",
+        description: "CDATA close sequence: ]]> can terminate an enclosing CDATA section",
+        pattern: /\]\]>/
+      },
+      {
+        id: "xml-processing-instruction",
+        description: "XML processing instruction: <?xml-stylesheet or <?php etc.",
+        pattern: /<\?(?:xml[\- ]|php|asp)/i
+      },
+      {
+        id: "xml-doctype-injection",
+        description: "DOCTYPE declaration embedded in content \u2014 can define entities",
+        // Match <!DOCTYPE followed by end-of-string, whitespace, or [ (internal subset)
+        pattern: /<!DOCTYPE(?:[\s[]|$)/i
+      },
+      {
+        id: "xml-entity-system",
+        description: "SYSTEM keyword \u2014 used in external entity declarations (XXE)",
+        pattern: /\bSYSTEM\s+["']/i
+      },
+      {
+        id: "xml-entity-public",
+        description: "PUBLIC keyword \u2014 used in external entity declarations (XXE)",
+        pattern: /\bPUBLIC\s+["']/i
+      },
+      {
+        id: "xml-entity-declaration",
+        description: "<!ENTITY declaration \u2014 defines entities, potential XXE or entity expansion",
+        pattern: /<!ENTITY[\s%]/i
+      },
+      {
+        id: "xml-billion-laughs",
+        description: "Entity reference chaining / billion laughs: repeated &eX; style references",
+        // Heuristic: 3+ consecutive entity refs suggests expansion attack
+        pattern: /(?:&\w{1,20};){3,}/
+      },
+      {
+        id: "xml-namespace-confusion",
+        description: "xmlns: attribute injection \u2014 can redefine namespaces to confuse parsers",
+        // pattern: /\bxmlns\s*(?::\w{1,40})?\s*=/i,
+        pattern: /\bxmlns(?::\w{1,40})?\s*=/i
+      },
+      {
+        id: "xml-comment-injection",
+        description: "<!-- comment injection \u2014 can hide content from some parsers",
+        pattern: /<!--/
+      },
+      {
+        id: "xml-comment-close",
+        description: "--> closes an enclosing XML comment",
+        pattern: /-->/
+      },
+      {
+        id: "xml-pi-close",
+        description: "?> closes an enclosing processing instruction",
+        pattern: /\?>/
+      }
+    ];
+    xml_default = XML_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/svg.js
+var SVG_PATTERNS, svg_default;
+var init_svg = __esm({
+  "node_modules/is-unsafe/src/contexts/svg.js"() {
+    SVG_PATTERNS = [
+      {
+        id: "svg-script-element",
+        description: "<script element inside SVG executes JavaScript",
+        pattern: /<script[\s>/]/i
+      },
+      {
+        id: "svg-xlink-href-javascript",
+        description: "xlink:href with javascript: \u2014 classic SVG XSS via <a> or <use>",
+        pattern: /xlink\s*:\s*href\s*=\s*["']?\s*javascript\s*:/i
+      },
+      {
+        id: "svg-href-javascript",
+        description: "href= with javascript: in SVG context (<a>, <animate>, etc.)",
+        pattern: /href\s*=\s*["']?\s*javascript\s*:/i
+      },
+      {
+        id: "svg-foreignobject",
+        description: "<foreignObject embeds HTML inside SVG \u2014 can execute scripts",
+        pattern: /<foreignObject[\s>/]/i
+      },
+      {
+        id: "svg-use-external",
+        description: "<use xlink:href or href pointing to external resource (non-fragment URL)",
+        // Match <use with href= where the value starts with a non-# character (external URL)
+        // [\"'][^#] catches quoted values not starting with #; [^\"'#\s>] catches unquoted
+        pattern: /<use[\s\S]{0,60}(?:xlink\s*:\s*)?href\s*=\s*(?:["'][^#]|[^"'#\s>])/i
+      },
+      {
+        id: "svg-animate-href",
+        description: '<animate attributeName="href" \u2014 can dynamically change href to javascript:',
+        pattern: /<animate[\s\S]{0,80}attributeName\s*=\s*["'][\s]*href["']/i
+      },
+      {
+        id: "svg-animate-xlinkhref",
+        description: '<animate attributeName="xlink:href"',
+        pattern: /<animate[\s\S]{0,80}attributeName\s*=\s*["'][\s]*xlink\s*:\s*href["']/i
+      },
+      {
+        id: "svg-set-javascript",
+        description: '<set to="javascript:..." \u2014 sets an attribute to a javascript: URI',
+        pattern: /<set[\s\S]{0,80}to\s*=\s*["']?\s*javascript\s*:/i
+      },
+      {
+        id: "svg-event-handler",
+        description: "SVG-specific event handler attributes: onload=, onerror=, onactivate=, etc.",
+        pattern: /\bon(?:load|error|activate|begin|end|repeat|focus|blur|click|mouse\w{1,20}|key\w{1,20})\s*=/i
+      },
+      {
+        id: "svg-handler-generic",
+        description: "Generic on* handler catch-all for SVG attributes",
+        pattern: /\bon\w{1,30}\s*=/i
+      },
+      {
+        id: "svg-filter-feimage",
+        description: "<feImage href= \u2014 filter primitive that can load external resources",
+        pattern: /<feImage[\s\S]{0,80}(?:xlink\s*:\s*)?href\s*=/i
+      },
+      {
+        id: "svg-image-external",
+        description: "<image xlink:href with http/https or javascript protocol",
+        pattern: /<image[\s\S]{0,80}(?:xlink\s*:\s*)?href\s*=\s*["']?\s*(?:https?|javascript)\s*:/i
+      },
+      {
+        id: "svg-style-javascript",
+        description: "style= attribute containing javascript: (e.g. background:url(javascript:...))",
+        pattern: /style\s*=[\s\S]{0,60}javascript\s*:/i
+      }
+    ];
+    svg_default = SVG_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/sql.js
+var SQL_PATTERNS, sql_default;
+var init_sql = __esm({
+  "node_modules/is-unsafe/src/contexts/sql.js"() {
+    SQL_PATTERNS = [
+      {
+        id: "sql-block-comment-open",
+        description: "SQL block comment open: /* ... */ \u2014 unusual in legitimate user text",
+        pattern: /\/\*/
+      },
+      {
+        id: "sql-union-select",
+        description: "UNION SELECT \u2014 most common SQL injection aggregation attack",
+        pattern: /\bUNION\s{1,20}(?:ALL\s{1,20})?SELECT\b/i
+      },
+      {
+        id: "sql-drop-table",
+        description: "DROP TABLE \u2014 destructive DDL injection",
+        pattern: /\bDROP\s{1,20}TABLE\b/i
+      },
+      {
+        id: "sql-drop-database",
+        description: "DROP DATABASE \u2014 destructive DDL injection",
+        pattern: /\bDROP\s{1,20}DATABASE\b/i
+      },
+      {
+        id: "sql-insert-into",
+        description: "INSERT INTO \u2014 data injection",
+        pattern: /\bINSERT\s{1,20}INTO\b/i
+      },
+      {
+        id: "sql-delete-from",
+        description: "DELETE FROM \u2014 data deletion injection",
+        pattern: /\bDELETE\s{1,20}FROM\b/i
+      },
+      {
+        id: "sql-update-set",
+        description: "UPDATE ... SET \u2014 data modification injection",
+        // Allows arbitrary content between UPDATE and SET (table name, alias, etc.)
+        pattern: /\bUPDATE\b[\s\S]{1,60}\bSET\b/i
+      },
+      {
+        id: "sql-exec-xp",
+        description: "EXEC xp_ \u2014 MSSQL extended stored procedure execution",
+        pattern: /\bEXEC(?:UTE)?\s{1,20}xp_/i
+      },
+      {
+        id: "sql-tautology-string",
+        description: `Classic string tautology: ' OR '1'='1 or " OR "1"="1"`,
+        // Last quote is optional — injection may truncate it: ' OR '1'='1--
+        pattern: /'\s{0,10}OR\s{0,10}'[^']{0,20}'\s*=\s*'[^']{0,20}/i
+      },
+      {
+        id: "sql-tautology-numeric",
+        description: "Numeric tautology: OR 1=1",
+        pattern: /\bOR\s{1,10}1\s*=\s*1\b/i
+      },
+      {
+        id: "sql-always-true-zero",
+        description: "Numeric tautology: OR 0=0",
+        pattern: /\bOR\s{1,10}0\s*=\s*0\b/i
+      },
+      {
+        id: "sql-sleep-benchmark",
+        description: "Time-based blind injection: SLEEP() or BENCHMARK()",
+        pattern: /\b(?:SLEEP|BENCHMARK)\s*\(/i
+      },
+      {
+        id: "sql-waitfor-delay",
+        description: "MSSQL time-based blind injection: WAITFOR DELAY",
+        pattern: /\bWAITFOR\s{1,20}DELAY\b/i
+      },
+      {
+        id: "sql-char-function",
+        description: "CHAR() function \u2014 used to obfuscate injected strings",
+        pattern: /\bCHAR\s*\(\s*\d{1,3}/i
+      },
+      {
+        id: "sql-information-schema",
+        description: "INFORMATION_SCHEMA \u2014 reconnaissance query for table/column enumeration",
+        pattern: /\bINFORMATION_SCHEMA\b/i
+      }
+    ];
+    sql_default = SQL_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/shell.js
+var SHELL_PATTERNS, shell_default;
+var init_shell = __esm({
+  "node_modules/is-unsafe/src/contexts/shell.js"() {
+    SHELL_PATTERNS = [
+      {
+        id: "shell-path-traversal-unix",
+        description: "Unix path traversal: ../  \u2014 climbing the directory tree",
+        pattern: /\.\.\//
+      },
+      {
+        id: "shell-path-traversal-windows",
+        description: "Windows path traversal: ..\\ \u2014 climbing the directory tree",
+        pattern: /\.\.\\/
+      },
+      {
+        id: "shell-path-traversal-encoded",
+        description: "URL-encoded path traversal: %2e%2e or %2f variants",
+        pattern: /%2e%2e|%2f\.\.|\.\.%2f/i
+      },
+      {
+        id: "shell-null-byte",
+        description: "Null byte injection: \\x00 or %00 \u2014 truncates strings in C-backed functions",
+        pattern: /\x00|%00/
+      },
+      {
+        id: "shell-semicolon",
+        description: "Semicolon command separator: cmd1; cmd2",
+        pattern: /;/
+      },
+      {
+        id: "shell-pipe",
+        description: "Pipe operator: cmd1 | cmd2",
+        pattern: /\|/
+      },
+      {
+        id: "shell-and-operator",
+        description: "AND operator: cmd1 && cmd2",
+        pattern: /&&/
+      },
+      {
+        id: "shell-or-operator",
+        description: "OR operator: cmd1 || cmd2",
+        pattern: /\|\|/
+      },
+      {
+        id: "shell-backtick",
+        description: "Backtick command substitution: `cmd`",
+        pattern: /`/
+      },
+      {
+        id: "shell-dollar-paren",
+        description: "Dollar-paren command substitution: $(cmd)",
+        pattern: /\$\(/
+      },
+      {
+        id: "shell-dollar-brace",
+        description: "Dollar-brace variable expansion: ${var} \u2014 can be abused for injection",
+        pattern: /\$\{/
+      },
+      {
+        id: "shell-redirect-out",
+        description: "Output redirection: cmd > file or cmd >> file",
+        pattern: />{1,2}/
+      },
+      {
+        id: "shell-redirect-in",
+        description: "Input redirection: cmd < file",
+        pattern: /</
+      },
+      {
+        id: "shell-newline-injection",
+        description: "Newline injection: \\n or \\r \u2014 can inject new shell commands",
+        pattern: /[\n\r]/
+      },
+      {
+        id: "shell-glob-star",
+        description: "Glob expansion: * or ? \u2014 can expand to unintended files",
+        // Only flag when combined with path separators to reduce false positives
+        pattern: /[/\\][*?]/
+      },
+      {
+        id: "shell-absolute-root",
+        description: "Absolute root path injection: string starting with / or \\ (Windows UNC)",
+        pattern: /^(?:\/|\\\\)/
+      },
+      {
+        id: "shell-windows-drive",
+        description: "Windows drive letter path injection: C:\\ or D:/",
+        pattern: /^[a-zA-Z]:[/\\]/
+      },
+      {
+        id: "shell-curl-wget",
+        description: "curl/wget with URL or flags \u2014 can exfiltrate data or download payloads",
+        // Require a URL scheme (http/https/ftp) or a flag (-) to reduce false positives
+        // "curl is a tool" won't match; "curl http://..." or "curl -s ..." will
+        pattern: /\b(?:curl|wget)\s+(?:https?:\/\/|ftp:\/\/|-)/i
+      }
+    ];
+    shell_default = SHELL_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/redos.js
+var REDOS_PATTERNS, redos_default;
+var init_redos = __esm({
+  "node_modules/is-unsafe/src/contexts/redos.js"() {
+    REDOS_PATTERNS = [
+      {
+        id: "redos-nested-quantifier-plus",
+        description: "Nested + quantifier inside a group with outer quantifier: (a+)+, (.+b)*, etc.",
+        // Matches any group containing a + quantifier, with an outer * or + — catches (a+)+, (.+b)*, etc.
+        pattern: /\([^)]*\+[^)]*\)[+*]/
+      },
+      {
+        id: "redos-nested-quantifier-star",
+        description: "Nested * quantifier: (a*)* or (a*)+ \u2014 catastrophic backtracking",
+        pattern: /\([^)]*\*[^)]*\)[*+]/
+      },
+      {
+        id: "redos-nested-groups",
+        description: "Doubly nested quantified groups: ((a+)+) \u2014 guaranteed catastrophic",
+        pattern: /\(\([^)]{0,40}\)[+*]\)[+*]/
+      },
+      {
+        id: "redos-alternation-overlap",
+        description: "Overlapping alternation under quantifier: (a|a)+ \u2014 ambiguous NFA paths",
+        // Detect repeated identical alternatives under a quantifier
+        pattern: /\(([^|()]{1,20})\|(?:\1)(?:\|[^|()]{1,20}){0,5}\)[+*?]{1,2}/
+      },
+      {
+        id: "redos-star-plus-concat",
+        description: "(x*x)+ pattern \u2014 triggers super-linear backtracking",
+        pattern: /\([^)]{0,10}\*[^)]{0,10}\)[+*]/
+      },
+      {
+        id: "redos-dot-star-greedy",
+        description: "(.*){n,} or (.+){n,} \u2014 repeated greedy dot quantifiers",
+        pattern: /\(\.[*+]\)\{?\d/
+      },
+      {
+        id: "redos-large-repetition",
+        description: "Very large fixed or range repetition count {1000,} or {1000,n} \u2014 denial of service via backtracking",
+        // Matches { followed by 4+ digits (≥1000), then optional ,digits }
+        pattern: /\{\d{4,}(?:,\d*)?\}/
+      },
+      {
+        id: "redos-catastrophic-alternation",
+        description: "Long alternation with many similar branches \u2014 polynomial backtracking risk",
+        // Heuristic: 10+ pipe-separated alternatives in a single group
+        pattern: /\([^)]{0,200}(?:\|[^|)]{0,50}){9,}\)/
+      }
+    ];
+    redos_default = REDOS_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/nosql.js
+var sep2, NOSQL_PATTERNS, nosql_default;
+var init_nosql = __esm({
+  "node_modules/is-unsafe/src/contexts/nosql.js"() {
+    sep2 = `["'\\s]*:`;
+    NOSQL_PATTERNS = [
+      // ─── MongoDB $ operator injection ────────────────────────────────────────
+      {
+        id: "nosql-where-operator",
+        description: "$where \u2014 executes arbitrary JavaScript server-side in MongoDB",
+        pattern: new RegExp(`\\$where${sep2}`, "i")
+      },
+      {
+        id: "nosql-ne-operator",
+        description: '$ne \u2014 "not equal" operator used to bypass equality checks',
+        pattern: new RegExp(`\\$ne${sep2}`, "i")
+      },
+      {
+        id: "nosql-gt-operator",
+        description: '$gt \u2014 "greater than" used to bypass password/value checks',
+        pattern: new RegExp(`\\$gte?${sep2}`, "i")
+      },
+      {
+        id: "nosql-lt-operator",
+        description: '$lt / $lte \u2014 "less than" bypass variants',
+        pattern: new RegExp(`\\$lte?${sep2}`, "i")
+      },
+      {
+        id: "nosql-regex-operator",
+        description: "$regex \u2014 can be used to extract data character by character (blind injection)",
+        pattern: new RegExp(`\\$regex${sep2}`, "i")
+      },
+      {
+        id: "nosql-or-operator",
+        description: "$or \u2014 logical OR; used to create always-true conditions",
+        pattern: new RegExp(`\\$or${sep2}\\s*\\[`, "i")
+      },
+      {
+        id: "nosql-and-operator",
+        description: "$and \u2014 logical AND operator injection",
+        pattern: new RegExp(`\\$and${sep2}\\s*\\[`, "i")
+      },
+      {
+        id: "nosql-nor-operator",
+        description: "$nor \u2014 logical NOR operator injection",
+        pattern: new RegExp(`\\$nor${sep2}\\s*\\[`, "i")
+      },
+      {
+        id: "nosql-exists-operator",
+        description: "$exists \u2014 can enumerate fields to determine schema",
+        pattern: new RegExp(`\\$exists${sep2}`, "i")
+      },
+      {
+        id: "nosql-in-operator",
+        description: "$in \u2014 matches any value in a list; can enumerate values",
+        pattern: new RegExp(`\\$in${sep2}\\s*\\[`, "i")
+      },
+      {
+        id: "nosql-expr-operator",
+        description: "$expr \u2014 allows aggregation expressions in queries (MongoDB 3.6+)",
+        pattern: new RegExp(`\\$expr${sep2}`, "i")
+      },
+      {
+        id: "nosql-function-operator",
+        description: "$function \u2014 executes arbitrary JavaScript in MongoDB 4.4+",
+        pattern: new RegExp(`\\$function${sep2}`, "i")
+      },
+      {
+        id: "nosql-accumulator-operator",
+        description: "$accumulator \u2014 custom aggregation with arbitrary JS execution",
+        pattern: new RegExp(`\\$accumulator${sep2}`, "i")
+      },
+      // ─── Prototype pollution ─────────────────────────────────────────────────
+      {
+        id: "nosql-proto-pollution",
+        description: "__proto__ \u2014 prototype pollution via object key injection",
+        pattern: /__proto__/
+      },
+      {
+        id: "nosql-constructor-prototype",
+        description: "constructor.prototype \u2014 alternative prototype pollution vector (dot notation or JSON key)",
+        // Matches dot-notation (obj.constructor.prototype) and JSON key adjacency
+        // ("constructor": {"prototype": ...})
+        pattern: /constructor[\s"':.,{\[]*prototype/i
+      },
+      {
+        id: "nosql-proto-bracket",
+        description: '["__proto__"] \u2014 bracket-notation prototype pollution',
+        pattern: /\[["']__proto__["']\]/
+      }
+    ];
+    nosql_default = NOSQL_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/log.js
+var LOG_PATTERNS, log_default;
+var init_log = __esm({
+  "node_modules/is-unsafe/src/contexts/log.js"() {
+    LOG_PATTERNS = [
+      // ─── CRLF / newline injection ─────────────────────────────────────────────
+      {
+        id: "log-crlf-injection",
+        description: "CRLF injection: literal \\r or \\n embeds fake log lines",
+        pattern: /[\r\n]/
+      },
+      {
+        id: "log-url-encoded-crlf",
+        description: "URL-encoded CRLF: %0d, %0a, %0D, %0A \u2014 decoded by some log parsers",
+        pattern: /%0[dDaA]/
+      },
+      {
+        id: "log-unicode-newline",
+        description: "Unicode newline variants: U+2028 (line separator), U+2029 (paragraph separator)",
+        pattern: /[\u2028\u2029]/
+      },
+      // ─── Log4Shell / JNDI injection (CVE-2021-44228) ─────────────────────────
+      {
+        id: "log-log4shell-jndi",
+        description: "Log4Shell: ${jndi:...} triggers remote code execution in Apache Log4j",
+        pattern: /\$\{jndi\s*:/i
+      },
+      {
+        id: "log-log4shell-obfuscated",
+        description: "Obfuscated Log4Shell: ${::-j}... lookup-bypass prefix used to evade WAF detection",
+        // ${::- is the Log4j lookup-bypass escape sequence; presence alone is suspicious
+        pattern: /\$\{::-/
+      },
+      {
+        id: "log-log4j-lookup",
+        description: "Log4j lookup syntax: ${env:...}, ${sys:...}, ${ctx:...} \u2014 data exfiltration",
+        pattern: /\$\{(?:env|sys|ctx|main|map|sd|web|docker|k8s|spring)\s*:/i
+      },
+      // ─── Server-Side Template Injection (SSTI) in log messages ───────────────
+      {
+        id: "log-ssti-double-brace",
+        description: "SSTI double-brace: {{expression}} \u2014 Jinja2, Twig, Handlebars, etc.",
+        pattern: /\{\{[\s\S]{0,80}\}\}/
+      },
+      {
+        id: "log-ssti-hash-brace",
+        description: "SSTI hash-brace: #{expression} \u2014 Thymeleaf, Velocity, Ruby ERB",
+        pattern: /#\{[\s\S]{0,80}\}/
+      },
+      {
+        id: "log-ssti-dollar-brace",
+        description: "SSTI/EL injection: ${expression with operators or method calls} \u2014 JSP EL, Freemarker, SpEL",
+        // Require that the ${...} content looks like an expression, not a plain variable name.
+        // Flags if the content contains: . ( * + operators, or known SSTI keywords.
+        // This avoids flagging ${PATH}, ${HOME} etc. (plain shell variables).
+        pattern: /\$\{[^}]*(?:\.|\(|\*|\+|\bclass\b|\bruntime\b|\bprocess\b|\bexec\b)[^}]{0,80}\}/i
+      },
+      {
+        id: "log-ssti-percent-tag",
+        description: "SSTI ERB/ASP tag: <%= expression %> \u2014 Ruby ERB, ASP",
+        pattern: /<%=[\s\S]{0,80}%>/
+      },
+      // ─── Null byte ────────────────────────────────────────────────────────────
+      {
+        id: "log-null-byte",
+        description: "Null byte: \\x00 or %00 \u2014 can truncate log entries in C-backed loggers",
+        pattern: /\x00|%00/
+      },
+      // ─── ANSI escape injection ────────────────────────────────────────────────
+      {
+        id: "log-ansi-escape",
+        description: "ANSI escape sequence: ESC[ \u2014 can manipulate terminal output when logs are tailed",
+        pattern: /\x1b\[/
+      }
+    ];
+    log_default = LOG_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/contexts/sql-strict.js
+var SQL_STRICT_EXTRA, SQL_STRICT_PATTERNS, sql_strict_default;
+var init_sql_strict = __esm({
+  "node_modules/is-unsafe/src/contexts/sql-strict.js"() {
+    init_sql();
+    SQL_STRICT_EXTRA = [
+      {
+        id: "sql-line-comment",
+        description: "SQL line comment: -- followed by whitespace or end of string",
+        pattern: /--(?:\s|$)/
+      },
+      {
+        id: "sql-stacked-query",
+        description: "Stacked queries: semicolon immediately followed by a SQL keyword",
+        pattern: /;\s{0,10}(?:SELECT|INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|EXEC)\b/i
+      },
+      {
+        id: "sql-hex-encoding",
+        description: "Hex-encoded string injection: 0x41414141 style (MySQL)",
+        pattern: /\b0x[0-9a-f]{4,}/i
+      }
+    ];
+    SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
+    sql_strict_default = SQL_STRICT_PATTERNS;
+  }
+});
+
+// node_modules/is-unsafe/src/util/decode-entities.js
+function decodeEntities(input2) {
+  if (input2.indexOf("&") === -1) return input2;
+  return input2.replace(ENTITY_RE, (match, hex3, dec, name) => {
+    if (name !== void 0) {
+      return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : match;
+    }
+    const cp2 = hex3 !== void 0 ? parseInt(hex3, 16) : parseInt(dec, 10);
+    if (!Number.isFinite(cp2) || cp2 > 1114111) return match;
+    return String.fromCodePoint(cp2);
+  });
+}
+var NAMED, ENTITY_RE;
+var init_decode_entities = __esm({
+  "node_modules/is-unsafe/src/util/decode-entities.js"() {
+    NAMED = Object.freeze({
+      colon: ":",
+      Tab: "	",
+      NewLine: "\n"
+    });
+    ENTITY_RE = /&(?:#[xX]0*([0-9a-fA-F]{1,6});?|#0*([0-9]{1,7});?|([a-zA-Z][a-zA-Z0-9]{1,15});)/g;
+  }
+});
+
+// node_modules/is-unsafe/src/index.js
+function assertString(value) {
+  if (typeof value !== "string") {
+    throw new TypeError(
+      `is-unsafe: first argument must be a string, got ${typeof value}`
+    );
+  }
+}
+function assertContext(context) {
+  if (context instanceof RegExp) return;
+  if (Array.isArray(context)) {
+    if (context.length === 0) {
+      throw new TypeError("is-unsafe: context must not be an empty array");
+    }
+    if (Array.isArray(context[0])) {
+      for (const list3 of context) {
+        if (!Array.isArray(list3) || list3.length === 0) {
+          throw new TypeError(
+            "is-unsafe: each context in the array must be a non-empty pattern array (PatternList)"
+          );
+        }
+      }
+    }
+    return;
+  }
+  throw new TypeError(
+    `is-unsafe: second argument must be a PatternList (e.g. HTML), an array of PatternLists (e.g. [HTML, XML]), or a RegExp. Got: ${typeof context}`
+  );
+}
+function normalise(context) {
+  if (context instanceof RegExp) return { lists: null, regex: context };
+  if (Array.isArray(context[0])) return { lists: context, regex: null };
+  return { lists: [context], regex: null };
+}
+function decodedCopy(value, list3) {
+  if (!list3.decodeEntities) return null;
+  const decoded = decodeEntities(value);
+  return decoded === value ? null : decoded;
+}
+function matchList(value, list3) {
+  const label2 = list3.label ?? "CUSTOM";
+  const decoded = decodedCopy(value, list3);
+  for (const rule of list3) {
+    if (rule.pattern.test(value) || decoded !== null && rule.pattern.test(decoded)) {
+      return { context: label2, id: rule.id, description: rule.description, pattern: rule.pattern };
+    }
+  }
+  return null;
+}
+function isUnsafe(value, context) {
+  assertString(value);
+  assertContext(context);
+  const { lists, regex: regex2 } = normalise(context);
+  if (regex2) return regex2.test(value);
+  for (const list3 of lists) {
+    if (matchList(value, list3) !== null) return true;
+  }
+  return false;
+}
+var VALID_CONTEXTS;
+var init_src4 = __esm({
+  "node_modules/is-unsafe/src/index.js"() {
+    init_html();
+    init_xml();
+    init_sql_strict();
+    init_decode_entities();
+    init_html();
+    init_xml();
+    init_svg();
+    init_sql();
+    init_shell();
+    init_redos();
+    init_nosql();
+    init_log();
+    html_default.label = "HTML";
+    xml_default.label = "XML";
+    svg_default.label = "SVG";
+    html_default.decodeEntities = true;
+    xml_default.decodeEntities = true;
+    svg_default.decodeEntities = true;
+    sql_default.label = "SQL";
+    sql_strict_default.label = "SQL-STRICT";
+    shell_default.label = "SHELL";
+    redos_default.label = "REDOS";
+    nosql_default.label = "NOSQL";
+    log_default.label = "LOG";
+    VALID_CONTEXTS = Object.freeze({
+      HTML: html_default,
+      XML: xml_default,
+      SVG: svg_default,
+      SQL: sql_default,
+      "SQL-STRICT": sql_strict_default,
+      SHELL: shell_default,
+      REDOS: redos_default,
+      NOSQL: nosql_default,
+      LOG: log_default
+    });
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+function extractRawAttributes(prefixedAttrs, options) {
+  if (!prefixedAttrs) return {};
+  const attrs = options.attributesGroupName ? prefixedAttrs[options.attributesGroupName] : prefixedAttrs;
+  if (!attrs) return {};
+  const rawAttrs = {};
+  for (const key in attrs) {
+    if (key.startsWith(options.attributeNamePrefix)) {
+      const rawName = key.substring(options.attributeNamePrefix.length);
+      rawAttrs[rawName] = attrs[key];
+    } else {
+      rawAttrs[key] = attrs[key];
+    }
+  }
+  return rawAttrs;
+}
+function extractNamespace(rawTagName) {
+  if (!rawTagName || typeof rawTagName !== "string") return void 0;
+  const colonIndex = rawTagName.indexOf(":");
+  if (colonIndex !== -1 && colonIndex > 0) {
+    const ns = rawTagName.substring(0, colonIndex);
+    if (ns !== "xmlns") {
+      return ns;
+    }
+  }
+  return void 0;
+}
+function parseTextData(val, tagName, jPath, dontTrim, hasAttributes, isLeafNode, escapeEntities) {
+  const options = this.options;
+  if (val !== void 0) {
+    if (options.trimValues && !dontTrim) {
+      val = val.trim();
+    }
+    if (val.length > 0) {
+      if (!escapeEntities) val = this.replaceEntitiesValue(val, tagName, jPath);
+      const jPathOrMatcher = options.jPath ? jPath.toString() : jPath;
+      const newval = options.tagValueProcessor(tagName, val, jPathOrMatcher, hasAttributes, isLeafNode);
+      if (newval === null || newval === void 0) {
+        return val;
+      } else if (typeof newval !== typeof val || newval !== val) {
+        return newval;
+      } else if (options.trimValues) {
+        return parseValue(val, options.parseTagValue, options.numberParseOptions);
+      } else {
+        const trimmedVal = val.trim();
+        if (trimmedVal === val) {
+          return parseValue(val, options.parseTagValue, options.numberParseOptions);
+        } else {
+          return val;
+        }
+      }
+    }
+  }
+}
+function resolveNameSpace(tagname) {
+  if (this.options.removeNSPrefix) {
+    const tags = tagname.split(":");
+    const prefix = tagname.charAt(0) === "/" ? "/" : "";
+    if (tags[0] === "xmlns") {
+      return "";
+    }
+    if (tags.length === 2) {
+      tagname = prefix + tags[1];
+    }
+  }
+  return tagname;
+}
+function attrValue(match) {
+  return match[3] !== void 0 ? match[3] : match[4];
+}
+function buildAttributesMap(attrStr, jPath, tagName, force = false) {
+  const options = this.options;
+  if (force === true || options.ignoreAttributes !== true && typeof attrStr === "string") {
+    const matches = getAllMatches(attrStr, attrsRegx);
+    const len = matches.length;
+    const attrs = {};
+    const processedVals = new Array(len);
+    let hasRawAttrs = false;
+    const rawAttrsForMatcher = {};
+    for (let i = 0; i < len; i++) {
+      const attrName = this.resolveNameSpace(matches[i][1]);
+      const oldVal = attrValue(matches[i]);
+      if (attrName.length && oldVal !== void 0) {
+        let val = oldVal;
+        if (options.trimValues) val = val.trim();
+        val = this.replaceEntitiesValue(val, tagName, this.readonlyMatcher);
+        processedVals[i] = val;
+        rawAttrsForMatcher[attrName] = val;
+        hasRawAttrs = true;
+      }
+    }
+    if (hasRawAttrs && typeof jPath === "object" && jPath.updateCurrent) {
+      jPath.updateCurrent(rawAttrsForMatcher);
+    }
+    const jPathStr = options.jPath ? jPath.toString() : this.readonlyMatcher;
+    let hasAttrs = false;
+    for (let i = 0; i < len; i++) {
+      const attrName = this.resolveNameSpace(matches[i][1]);
+      if (this.ignoreAttributesFn(attrName, jPathStr)) continue;
+      let aName = options.attributeNamePrefix + attrName;
+      if (attrName.length) {
+        if (options.transformAttributeName) {
+          aName = options.transformAttributeName(aName);
+        }
+        aName = sanitizeName(aName, options);
+        if (attrValue(matches[i]) !== void 0) {
+          const oldVal = processedVals[i];
+          const newVal = options.attributeValueProcessor(attrName, oldVal, jPathStr);
+          if (newVal === null || newVal === void 0) {
+            attrs[aName] = oldVal;
+          } else if (typeof newVal !== typeof oldVal || newVal !== oldVal) {
+            attrs[aName] = newVal;
+          } else {
+            attrs[aName] = parseValue(oldVal, options.parseAttributeValue, options.numberParseOptions);
+          }
+          hasAttrs = true;
+        } else if (options.allowBooleanAttributes) {
+          attrs[aName] = true;
+          hasAttrs = true;
+        }
+      }
+    }
+    if (!hasAttrs) return;
+    if (options.attributesGroupName && !options.preserveOrder) {
+      const attrCollection = {};
+      attrCollection[options.attributesGroupName] = attrs;
+      return attrCollection;
+    }
+    return attrs;
+  }
+}
+function getOriginalIndex(index2, crlfPositions) {
+  let low = 0;
+  let high = crlfPositions.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (crlfPositions[middle] < index2) low = middle + 1;
+    else high = middle;
+  }
+  return index2 + low;
+}
+function addChild(currentNode, childNode, matcher, startIndex) {
+  if (!this.options.captureMetaData) startIndex = void 0;
+  const jPathOrMatcher = this.options.jPath ? matcher.toString() : matcher;
+  const result = this.options.updateTag(childNode.tagname, jPathOrMatcher, childNode[":@"]);
+  if (result === false) {
+  } else if (typeof result === "string") {
+    childNode.tagname = result;
+    currentNode.addChild(childNode, startIndex);
+  } else {
+    currentNode.addChild(childNode, startIndex);
+  }
+}
+function replaceEntitiesValue(val, tagName, jPath) {
+  const entityConfig = this.options.processEntities;
+  if (!entityConfig || !entityConfig.enabled) {
+    return val;
+  }
+  if (entityConfig.allowedTags) {
+    const jPathOrMatcher = this.options.jPath ? jPath.toString() : jPath;
+    const allowed = Array.isArray(entityConfig.allowedTags) ? entityConfig.allowedTags.includes(tagName) : entityConfig.allowedTags(tagName, jPathOrMatcher);
+    if (!allowed) {
+      return val;
+    }
+  }
+  if (entityConfig.tagFilter) {
+    const jPathOrMatcher = this.options.jPath ? jPath.toString() : jPath;
+    if (!entityConfig.tagFilter(tagName, jPathOrMatcher)) {
+      return val;
+    }
+  }
+  return this.entityDecoder.decode(val);
+}
+function saveTextToParentTag(textData, parentNode, matcher, isLeafNode) {
+  if (textData) {
+    if (isLeafNode === void 0) isLeafNode = parentNode.child.length === 0;
+    textData = this.parseTextData(
+      textData,
+      parentNode.tagname,
+      matcher,
+      false,
+      parentNode[":@"] ? Object.keys(parentNode[":@"]).length !== 0 : false,
+      isLeafNode
+    );
+    if (textData !== void 0 && textData !== "")
+      parentNode.add(this.options.textNodeName, textData);
+    textData = "";
+  }
+  return textData;
+}
+function isItStopNode() {
+  if (this.stopNodeExpressionsSet.size === 0) return false;
+  return this.matcher.matchesAny(this.stopNodeExpressionsSet);
+}
+function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
+  const len = xmlData.length;
+  const closeCode0 = closingChar.charCodeAt(0);
+  const closeCode1 = closingChar.length > 1 ? closingChar.charCodeAt(1) : -1;
+  let result = "";
+  let segmentStart = i;
+  for (let index2 = i; index2 < len; index2++) {
+    const code18 = xmlData.charCodeAt(index2);
+    if (code18 === 34 || code18 === 39) {
+      index2 = xmlData.indexOf(xmlData[index2], index2 + 1);
+      if (index2 === -1) return;
+    } else if (code18 === closeCode0) {
+      if (closeCode1 !== -1) {
+        if (xmlData.charCodeAt(index2 + 1) === closeCode1) {
+          result += xmlData.substring(segmentStart, index2);
+          return { data: result, index: index2 };
+        }
+      } else {
+        result += xmlData.substring(segmentStart, index2);
+        return { data: result, index: index2 };
+      }
+    } else if (code18 === 9) {
+      result += xmlData.substring(segmentStart, index2) + " ";
+      segmentStart = index2 + 1;
+    }
+  }
+}
+function findClosingIndex(xmlData, str, i, errMsg) {
+  const closingIndex = xmlData.indexOf(str, i);
+  if (closingIndex === -1) {
+    throw new Error(errMsg);
+  } else {
+    return closingIndex + str.length - 1;
+  }
+}
+function findClosingChar(xmlData, char, i, errMsg) {
+  const closingIndex = xmlData.indexOf(char, i);
+  if (closingIndex === -1) throw new Error(errMsg);
+  return closingIndex;
+}
+function readTagExp(xmlData, i, removeNSPrefix, closingChar = ">") {
+  const result = tagExpWithClosingIndex(xmlData, i + 1, closingChar);
+  if (!result) return;
+  let tagExp = result.data;
+  const closeIndex = result.index;
+  const separatorIndex = tagExp.search(/\s/);
+  let tagName = tagExp;
+  let attrExpPresent = true;
+  if (separatorIndex !== -1) {
+    tagName = tagExp.substring(0, separatorIndex);
+    tagExp = tagExp.substring(separatorIndex + 1).trimStart();
+  }
+  const rawTagName = tagName;
+  if (removeNSPrefix) {
+    const colonIndex = tagName.indexOf(":");
+    if (colonIndex !== -1) {
+      tagName = tagName.substr(colonIndex + 1);
+      attrExpPresent = tagName !== result.data.substr(colonIndex + 1);
+    }
+  }
+  return {
+    tagName,
+    tagExp,
+    closeIndex,
+    attrExpPresent,
+    rawTagName
+  };
+}
+function readStopNodeData(xmlData, tagName, i) {
+  const startIndex = i;
+  let openTagCount = 1;
+  let lenient = false;
+  let nextGt = -1;
+  const xmllen = xmlData.length;
+  for (; i < xmllen; i++) {
+    if (xmlData[i] === "<") {
+      const c1 = xmlData.charCodeAt(i + 1);
+      if (c1 === 47) {
+        const closeIndex = findClosingChar(xmlData, ">", i, `${tagName} is not closed`);
+        let closeTagName = xmlData.substring(i + 2, closeIndex).trim();
+        if (closeTagName === tagName) {
+          openTagCount--;
+          if (openTagCount === 0) {
+            return {
+              tagContent: xmlData.substring(startIndex, i),
+              i: closeIndex
+            };
+          }
+        }
+        i = closeIndex;
+      } else if (c1 === 63) {
+        const closeIndex = findClosingIndex(xmlData, "?>", i + 1, "StopNode is not closed.");
+        i = closeIndex;
+      } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 45 && xmlData.charCodeAt(i + 3) === 45) {
+        const closeIndex = findClosingIndex(xmlData, "-->", i + 3, "StopNode is not closed.");
+        i = closeIndex;
+      } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 91) {
+        const closeIndex = findClosingIndex(xmlData, "]]>", i, "StopNode is not closed.") - 2;
+        i = closeIndex;
+      } else {
+        const tagData = lenient ? void 0 : readTagExp(xmlData, i, false);
+        if (tagData) {
+          const openTagName = tagData.tagName;
+          if (openTagName === tagName && tagData.tagExp[tagData.tagExp.length - 1] !== "/") {
+            openTagCount++;
+          }
+          i = tagData.closeIndex;
+        } else {
+          lenient = true;
+          if (nextGt < i) {
+            nextGt = xmlData.indexOf(">", i);
+            if (nextGt === -1) return;
+          }
+          const nextLt = xmlData.indexOf("<", i + 1);
+          if (nextLt === -1 || nextLt > nextGt) {
+            const exp = xmlData.substring(i + 1, nextGt);
+            const sep3 = exp.search(/\s/);
+            const name = sep3 === -1 ? exp : exp.substring(0, sep3);
+            if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
+            i = nextGt;
+          }
+        }
+      }
+    }
+  }
+}
+function parseValue(val, shouldParse, options) {
+  if (shouldParse && typeof val === "string") {
+    const newval = val.trim();
+    if (newval === "true") return true;
+    else if (newval === "false") return false;
+    else return toNumber(val, options);
+  } else {
+    if (isExist(val)) {
+      return val;
+    } else {
+      return "";
+    }
+  }
+}
+function transformTagName(fn, tagName, tagExp, options) {
+  if (fn) {
+    const newTagName = fn(tagName);
+    if (tagExp === tagName) {
+      tagExp = newTagName;
+    }
+    tagName = newTagName;
+  }
+  tagName = sanitizeName(tagName, options);
+  return { tagName, tagExp };
+}
+function sanitizeName(name, options) {
+  if (criticalProperties.includes(name)) {
+    throw new Error(`[SECURITY] Invalid name: "${name}" is a reserved JavaScript keyword that could cause prototype pollution`);
+  } else if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
+    return options.onDangerousProperty(name);
+  }
+  return name;
+}
+var OrderedObjParser, attrsRegx, parseXml;
+var init_OrderedObjParser = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js"() {
+    "use strict";
+    init_util2();
+    init_xmlNode();
+    init_DocTypeReader();
+    init_strnum();
+    init_ignoreAttributes();
+    init_src3();
+    init_src3();
+    init_src();
+    init_src4();
+    OrderedObjParser = class {
+      constructor(options, externalEntities) {
+        this.options = options;
+        this.currentNode = null;
+        this.tagsNodeStack = [];
+        this.parseXml = parseXml;
+        this.parseTextData = parseTextData;
+        this.resolveNameSpace = resolveNameSpace;
+        this.buildAttributesMap = buildAttributesMap;
+        this.isItStopNode = isItStopNode;
+        this.replaceEntitiesValue = replaceEntitiesValue;
+        this.readStopNodeData = readStopNodeData;
+        this.saveTextToParentTag = saveTextToParentTag;
+        this.addChild = addChild;
+        this.ignoreAttributesFn = getIgnoreAttributesFn(this.options.ignoreAttributes);
+        this.entityExpansionCount = 0;
+        this.currentExpandedLength = 0;
+        this.doctypefound = false;
+        let namedEntities = { ...XML };
+        if (this.options.entityDecoder) {
+          this.entityDecoder = this.options.entityDecoder;
+        } else {
+          if (typeof this.options.htmlEntities === "object") namedEntities = this.options.htmlEntities;
+          else if (this.options.htmlEntities === true) namedEntities = { ...COMMON_HTML, ...CURRENCY };
+          this.entityDecoder = new EntityDecoder({
+            namedEntities: { ...namedEntities, ...externalEntities },
+            numericAllowed: this.options.htmlEntities,
+            limit: {
+              maxTotalExpansions: this.options.processEntities.maxTotalExpansions,
+              maxExpandedLength: this.options.processEntities.maxExpandedLength,
+              applyLimitsTo: this.options.processEntities.appliesTo
+            },
+            // onExternalEntity: (name, value) => isUnsafe(value) ? 'block' : 'allow',
+            onInputEntity: (name, value) => (
+              //TODO: VALID_CONTEXTS.HTML should be set only if this.options.htmlEntities
+              isUnsafe(value, [html_default, xml_default]) ? ENTITY_ACTION.BLOCK : ENTITY_ACTION.ALLOW
+            )
+            //postCheck: resolved => resolved
+          });
+        }
+        this.matcher = new Matcher3();
+        this.readonlyMatcher = this.matcher.readOnly();
+        this.isCurrentNodeStopNode = false;
+        this.stopNodeExpressionsSet = new ExpressionSet();
+        const stopNodesOpts = this.options.stopNodes;
+        if (stopNodesOpts && stopNodesOpts.length > 0) {
+          for (let i = 0; i < stopNodesOpts.length; i++) {
+            const stopNodeExp = stopNodesOpts[i];
+            if (typeof stopNodeExp === "string") {
+              this.stopNodeExpressionsSet.add(new Expression(stopNodeExp));
+            } else if (stopNodeExp instanceof Expression) {
+              this.stopNodeExpressionsSet.add(stopNodeExp);
+            }
+          }
+          this.stopNodeExpressionsSet.seal();
+        }
+      }
+    };
+    attrsRegx = /([^\s=]+)\s*(=\s*(?:"([^"]*)"|'([^']*)'))?/gm;
+    parseXml = function(xmlData) {
+      const options = this.options;
+      const crlfPositions = options.captureMetaData ? [] : void 0;
+      xmlData = xmlData.replace(/\r\n?/g, options.captureMetaData ? (newline, index2) => {
+        if (newline.length === 2) {
+          crlfPositions.push(index2 - crlfPositions.length);
+        }
+        return "\n";
+      } : "\n");
+      const xmlObj = new XmlNode("!xml");
+      let currentNode = xmlObj;
+      let textData = "";
+      this.matcher.reset();
+      this.entityDecoder.reset();
+      this.entityExpansionCount = 0;
+      this.currentExpandedLength = 0;
+      this.doctypefound = false;
+      const docTypeReader = new DocTypeReader(options.processEntities);
+      const xmlLen = xmlData.length;
+      for (let i = 0; i < xmlLen; i++) {
+        const ch = xmlData[i];
+        if (ch === "<") {
+          const c1 = xmlData.charCodeAt(i + 1);
+          if (c1 === 47) {
+            const closeIndex = findClosingIndex(xmlData, ">", i, "Closing Tag is not closed.");
+            let tagName = xmlData.substring(i + 2, closeIndex).trim();
+            if (options.removeNSPrefix) {
+              const colonIndex = tagName.indexOf(":");
+              if (colonIndex !== -1) {
+                tagName = tagName.substr(colonIndex + 1);
+              }
+            }
+            tagName = transformTagName(options.transformTagName, tagName, "", options).tagName;
+            if (currentNode) {
+              textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
+            }
+            const lastTagName = this.matcher.getCurrentTag();
+            if (tagName && options.unpairedTagsSet.has(tagName)) {
+              throw new Error(`Unpaired tag can not be used as closing tag: </${tagName}>`);
+            }
+            if (lastTagName && options.unpairedTagsSet.has(lastTagName)) {
+              this.matcher.pop();
+              this.tagsNodeStack.pop();
+            }
+            this.matcher.pop();
+            this.isCurrentNodeStopNode = false;
+            currentNode = this.tagsNodeStack.pop() || xmlObj;
+            if (options.captureMetaData && currentNode) {
+              currentNode.addEndIndex(getOriginalIndex(closeIndex + 1, crlfPositions));
+            }
+            textData = "";
+            i = closeIndex;
+          } else if (c1 === 63) {
+            let tagData = readTagExp(xmlData, i, false, "?>");
+            if (!tagData) throw new Error("Pi Tag is not closed.");
+            textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
+            const attsMap = this.buildAttributesMap(tagData.tagExp, this.matcher, tagData.tagName, true);
+            if (attsMap) {
+              const ver = attsMap[this.options.attributeNamePrefix + "version"];
+              this.entityDecoder.setXmlVersion(Number(ver) || 1);
+              docTypeReader.setXmlVersion(Number(ver) || 1);
+            }
+            if (options.ignoreDeclaration && tagData.tagName === "?xml" || options.ignorePiTags) {
+            } else {
+              const childNode = new XmlNode(tagData.tagName);
+              childNode.add(options.textNodeName, "");
+              if (tagData.tagName !== tagData.tagExp && tagData.attrExpPresent && options.ignoreAttributes !== true) {
+                childNode[":@"] = attsMap;
+              }
+              const startIndex = options.captureMetaData ? getOriginalIndex(i, crlfPositions) : i;
+              this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
+              if (options.captureMetaData) {
+                currentNode.addEndIndex(getOriginalIndex(tagData.closeIndex + 2, crlfPositions));
+              }
+            }
+            i = tagData.closeIndex + 1;
+          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 45 && xmlData.charCodeAt(i + 3) === 45) {
+            const endIndex = findClosingIndex(xmlData, "-->", i + 4, "Comment is not closed.");
+            if (options.commentPropName) {
+              const comment = xmlData.substring(i + 4, endIndex - 2);
+              textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
+              currentNode.add(options.commentPropName, [{ [options.textNodeName]: comment }]);
+            }
+            i = endIndex;
+          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 68) {
+            if (this.doctypefound) throw new Error("Multiple DOCTYPE declarations found.");
+            this.doctypefound = true;
+            const result = docTypeReader.readDocType(xmlData, i);
+            this.entityDecoder.addInputEntities(result.entities);
+            i = result.i;
+          } else if (c1 === 33 && xmlData.charCodeAt(i + 2) === 91) {
+            const closeIndex = findClosingIndex(xmlData, "]]>", i, "CDATA is not closed.") - 2;
+            const tagExp = xmlData.substring(i + 9, closeIndex);
+            textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher);
+            let val = this.parseTextData(tagExp, currentNode.tagname, this.readonlyMatcher, true, false, true, true);
+            if (val == void 0) val = "";
+            if (options.cdataPropName) {
+              currentNode.add(options.cdataPropName, [{ [options.textNodeName]: tagExp }]);
+            } else {
+              currentNode.add(options.textNodeName, val);
+            }
+            i = closeIndex + 2;
+          } else {
+            let result = readTagExp(xmlData, i, options.removeNSPrefix);
+            if (!result) {
+              const context = xmlData.substring(Math.max(0, i - 50), Math.min(xmlLen, i + 50));
+              throw new Error(`readTagExp returned undefined at position ${i}. Context: "${context}"`);
+            }
+            let tagName = result.tagName;
+            const rawTagName = result.rawTagName;
+            let tagExp = result.tagExp;
+            let attrExpPresent = result.attrExpPresent;
+            let closeIndex = result.closeIndex;
+            ({ tagName, tagExp } = transformTagName(options.transformTagName, tagName, tagExp, options));
+            if (options.strictReservedNames && (tagName === options.commentPropName || tagName === options.cdataPropName || tagName === options.textNodeName || tagName === options.attributesGroupName)) {
+              throw new Error(`Invalid tag name: ${tagName}`);
+            }
+            if (currentNode && textData) {
+              if (currentNode.tagname !== "!xml") {
+                textData = this.saveTextToParentTag(textData, currentNode, this.readonlyMatcher, false);
+              }
+            }
+            const lastTag = currentNode;
+            if (lastTag && options.unpairedTagsSet.has(lastTag.tagname)) {
+              currentNode = this.tagsNodeStack.pop();
+              this.matcher.pop();
+            }
+            let isSelfClosing = false;
+            if (tagExp.length > 0 && tagExp.lastIndexOf("/") === tagExp.length - 1) {
+              isSelfClosing = true;
+              if (tagName[tagName.length - 1] === "/") {
+                tagName = tagName.substr(0, tagName.length - 1);
+                tagExp = tagName;
+              } else {
+                tagExp = tagExp.substr(0, tagExp.length - 1);
+              }
+              attrExpPresent = tagName !== tagExp;
+            }
+            let prefixedAttrs = null;
+            let rawAttrs = {};
+            let namespace = void 0;
+            namespace = extractNamespace(rawTagName);
+            if (tagName !== xmlObj.tagname) {
+              this.matcher.push(tagName, {}, namespace);
+            }
+            if (tagName !== tagExp && attrExpPresent) {
+              prefixedAttrs = this.buildAttributesMap(tagExp, this.matcher, tagName);
+              if (prefixedAttrs) {
+                rawAttrs = extractRawAttributes(prefixedAttrs, options);
+              }
+            }
+            if (tagName !== xmlObj.tagname) {
+              this.isCurrentNodeStopNode = this.isItStopNode();
+            }
+            const startIndex = options.captureMetaData ? getOriginalIndex(i, crlfPositions) : i;
+            if (this.isCurrentNodeStopNode) {
+              let tagContent = "";
+              if (isSelfClosing) {
+                i = result.closeIndex;
+              } else if (options.unpairedTagsSet.has(tagName)) {
+                i = result.closeIndex;
+              } else {
+                const result2 = this.readStopNodeData(xmlData, rawTagName, closeIndex + 1);
+                if (!result2) throw new Error(`Unexpected end of ${rawTagName}`);
+                i = result2.i;
+                tagContent = result2.tagContent;
+              }
+              const childNode = new XmlNode(tagName);
+              if (prefixedAttrs) {
+                childNode[":@"] = prefixedAttrs;
+              }
+              childNode.add(options.textNodeName, tagContent);
+              this.matcher.pop();
+              this.isCurrentNodeStopNode = false;
+              this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
+              if (options.captureMetaData) {
+                currentNode.addEndIndex(getOriginalIndex(i + 1, crlfPositions));
+              }
+            } else {
+              if (isSelfClosing) {
+                ({ tagName, tagExp } = transformTagName(options.transformTagName, tagName, tagExp, options));
+                const childNode = new XmlNode(tagName);
+                if (prefixedAttrs) {
+                  childNode[":@"] = prefixedAttrs;
+                }
+                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
+                if (options.captureMetaData) {
+                  currentNode.addEndIndex(getOriginalIndex(closeIndex + 1, crlfPositions));
+                }
+                this.matcher.pop();
+                this.isCurrentNodeStopNode = false;
+              } else if (options.unpairedTagsSet.has(tagName)) {
+                const childNode = new XmlNode(tagName);
+                if (prefixedAttrs) {
+                  childNode[":@"] = prefixedAttrs;
+                }
+                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
+                if (options.captureMetaData) {
+                  currentNode.addEndIndex(getOriginalIndex(result.closeIndex + 1, crlfPositions));
+                }
+                this.matcher.pop();
+                this.isCurrentNodeStopNode = false;
+                i = result.closeIndex;
+                continue;
+              } else {
+                const childNode = new XmlNode(tagName);
+                if (this.tagsNodeStack.length > options.maxNestedTags) {
+                  throw new Error("Maximum nested tags exceeded");
+                }
+                this.tagsNodeStack.push(currentNode);
+                if (prefixedAttrs) {
+                  childNode[":@"] = prefixedAttrs;
+                }
+                this.addChild(currentNode, childNode, this.readonlyMatcher, startIndex);
+                currentNode = childNode;
+              }
+              textData = "";
+              i = closeIndex;
+            }
+          }
+        } else {
+          textData += xmlData[i];
+        }
+      }
+      return xmlObj.child;
+    };
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
+function stripAttributePrefix(attrs, prefix) {
+  if (!attrs || typeof attrs !== "object") return {};
+  if (!prefix) return attrs;
+  const rawAttrs = {};
+  for (const key in attrs) {
+    if (key.startsWith(prefix)) {
+      const rawName = key.substring(prefix.length);
+      rawAttrs[rawName] = attrs[key];
+    } else {
+      rawAttrs[key] = attrs[key];
+    }
+  }
+  return rawAttrs;
+}
+function prettify(node3, options, matcher, readonlyMatcher) {
+  return compress(node3, options, matcher, readonlyMatcher);
+}
+function compress(arr, options, matcher, readonlyMatcher) {
+  let text4;
+  const compressedObj = {};
+  for (let i = 0; i < arr.length; i++) {
+    const tagObj = arr[i];
+    const property = propName(tagObj);
+    if (property !== void 0 && property !== options.textNodeName) {
+      const rawAttrs = stripAttributePrefix(
+        tagObj[":@"] || {},
+        options.attributeNamePrefix
+      );
+      matcher.push(property, rawAttrs);
+    }
+    if (property === options.textNodeName) {
+      if (text4 === void 0) text4 = tagObj[property];
+      else text4 += "" + tagObj[property];
+    } else if (property === void 0) {
+      continue;
+    } else if (tagObj[property]) {
+      let val = compress(tagObj[property], options, matcher, readonlyMatcher);
+      const isLeaf = isLeafTag(val, options);
+      if (Object.keys(val).length === 0 && options.alwaysCreateTextNode) {
+        val[options.textNodeName] = "";
+      }
+      if (tagObj[":@"]) {
+        assignAttributes(val, tagObj[":@"], readonlyMatcher, options);
+      } else if (Object.keys(val).length === 1 && val[options.textNodeName] !== void 0 && !options.alwaysCreateTextNode) {
+        val = val[options.textNodeName];
+      } else if (Object.keys(val).length === 0) {
+        if (options.alwaysCreateTextNode) val[options.textNodeName] = "";
+        else val = "";
+      }
+      if (tagObj[METADATA_SYMBOL2] !== void 0 && typeof val === "object" && val !== null) {
+        val[METADATA_SYMBOL2] = tagObj[METADATA_SYMBOL2];
+      }
+      if (compressedObj[property] !== void 0 && Object.prototype.hasOwnProperty.call(compressedObj, property)) {
+        if (!Array.isArray(compressedObj[property])) {
+          compressedObj[property] = [compressedObj[property]];
+        }
+        compressedObj[property].push(val);
+      } else {
+        const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() : readonlyMatcher;
+        if (options.isArray(property, jPathOrMatcher, isLeaf)) {
+          compressedObj[property] = [val];
+        } else {
+          compressedObj[property] = val;
+        }
+      }
+      if (property !== void 0 && property !== options.textNodeName) {
+        matcher.pop();
+      }
+    }
+  }
+  if (typeof text4 === "string") {
+    if (text4.length > 0) compressedObj[options.textNodeName] = text4;
+  } else if (text4 !== void 0) compressedObj[options.textNodeName] = text4;
+  return compressedObj;
+}
+function propName(obj) {
+  const keys = Object.keys(obj);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key !== ":@") return key;
+  }
+}
+function assignAttributes(obj, attrMap, readonlyMatcher, options) {
+  if (attrMap) {
+    const keys = Object.keys(attrMap);
+    const len = keys.length;
+    for (let i = 0; i < len; i++) {
+      const atrrName = keys[i];
+      const rawAttrName = atrrName.startsWith(options.attributeNamePrefix) ? atrrName.substring(options.attributeNamePrefix.length) : atrrName;
+      const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() + "." + rawAttrName : readonlyMatcher;
+      if (options.isArray(atrrName, jPathOrMatcher, true, true)) {
+        obj[atrrName] = [attrMap[atrrName]];
+      } else {
+        obj[atrrName] = attrMap[atrrName];
+      }
+    }
+  }
+}
+function isLeafTag(obj, options) {
+  const { textNodeName } = options;
+  const propCount = Object.keys(obj).length;
+  if (propCount === 0) {
+    return true;
+  }
+  if (propCount === 1 && (obj[textNodeName] || typeof obj[textNodeName] === "boolean" || obj[textNodeName] === 0)) {
+    return true;
+  }
+  return false;
+}
+var METADATA_SYMBOL2;
+var init_node2json = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/node2json.js"() {
+    "use strict";
+    init_xmlNode();
+    METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
+  }
+});
+
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+var XMLParser;
+var init_XMLParser = __esm({
+  "node_modules/fast-xml-parser/src/xmlparser/XMLParser.js"() {
+    init_OptionsBuilder();
+    init_OrderedObjParser();
+    init_node2json();
+    init_validator();
+    init_xmlNode();
+    XMLParser = class {
+      constructor(options) {
+        this.externalEntities = {};
+        this.options = buildOptions(options);
+      }
+      /**
+       * Parse XML dats to JS object 
+       * @param {string|Uint8Array} xmlData 
+       * @param {boolean|Object} validationOption 
+       */
+      parse(xmlData, validationOption) {
+        if (typeof xmlData !== "string" && xmlData.toString) {
+          if (xmlData instanceof Uint8Array && !(typeof Buffer !== "undefined" && Buffer.isBuffer(xmlData))) {
+            xmlData = new TextDecoder("utf-8", { ignoreBOM: true }).decode(xmlData);
+          } else {
+            xmlData = xmlData.toString();
+          }
+        } else if (typeof xmlData !== "string") {
+          throw new Error("XML data is accepted in String or Bytes[] form.");
+        }
+        if (validationOption) {
+          if (validationOption === true) validationOption = {};
+          const result = validate3(xmlData, validationOption);
+          if (result !== true) {
+            throw Error(`${result.err.msg}:${result.err.line}:${result.err.col}`);
+          }
+        }
+        const orderedObjParser = new OrderedObjParser(this.options, this.externalEntities);
+        const orderedResult = orderedObjParser.parseXml(xmlData);
+        if (this.options.preserveOrder || orderedResult === void 0) return orderedResult;
+        else return prettify(orderedResult, this.options, orderedObjParser.matcher, orderedObjParser.readonlyMatcher);
+      }
+      /**
+       * Add Entity which is not by default supported by this library
+       * @param {string} key 
+       * @param {string} value 
+       */
+      addEntity(key, value) {
+        if (value.indexOf("&") !== -1) {
+          throw new Error("Entity value can't have '&'");
+        } else if (key.indexOf("&") !== -1 || key.indexOf(";") !== -1) {
+          throw new Error("An entity must be set without '&' and ';'. Eg. use '#xD' for '&#xD;'");
+        } else if (value === "&") {
+          throw new Error("An entity with value '&' is not permitted");
+        } else {
+          this.externalEntities[key] = value;
+        }
+      }
+      /**
+       * Returns a Symbol that can be used to access the metadata
+       * property on a node.
+       * 
+       * If Symbol is not available in the environment, an ordinary property is used
+       * and the name of the property is here returned.
+       * 
+       * The XMLMetaData property is only present when `captureMetaData`
+       * is true in the options.
+       */
+      static getMetaDataSymbol() {
+        return XmlNode.getMetaDataSymbol();
+      }
+    };
+  }
+});
+
+// node_modules/fast-xml-parser/src/fxp.js
+var XMLValidator;
+var init_fxp = __esm({
+  "node_modules/fast-xml-parser/src/fxp.js"() {
+    "use strict";
+    init_validator();
+    init_XMLParser();
+    XMLValidator = {
+      validate: validate3
+    };
+  }
+});
+
+// src/core/coverage/coverage-summary.ts
+function isCoverageProblem(parse7) {
+  return "problem" in parse7;
+}
+function coverageFrom(format, unit, covered, total) {
+  const name = FORMAT_NAMES[format];
+  if (!Number.isSafeInteger(covered) || !Number.isSafeInteger(total) || covered < 0 || total < 0)
+    return { problem: `the ${name} report has counts that are not whole non-negative numbers` };
+  if (covered > total)
+    return { problem: `the ${name} report counts more covered ${unit} (${covered}) than ${unit} (${total})` };
+  if (total === 0)
+    return { problem: `the ${name} report measures no ${unit}: nothing shows the code was tested` };
+  return { format, unit, covered, total, percent: covered / total * 100 };
+}
+var FORMAT_NAMES;
+var init_coverage_summary = __esm({
+  "src/core/coverage/coverage-summary.ts"() {
+    "use strict";
+    FORMAT_NAMES = {
+      lcov: "lcov",
+      "istanbul-summary": "Istanbul JSON summary",
+      cobertura: "Cobertura XML",
+      "go-cover": "Go cover profile"
+    };
+  }
+});
+
+// src/core/coverage/cobertura-coverage.ts
+function parseCobertura(text4) {
+  const valid = XMLValidator.validate(text4, { allowBooleanAttributes: false });
+  if (valid !== true) {
+    return { problem: `Cobertura XML: malformed at line ${valid.err.line}: ${valid.err.msg.slice(0, 160)}` };
+  }
+  let root;
+  try {
+    const parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: "",
+      parseAttributeValue: false,
+      parseTagValue: false,
+      processEntities: false,
+      htmlEntities: false,
+      ignoreDeclaration: true,
+      ignorePiTags: true,
+      stopNodes: ["coverage.packages", "coverage.sources"]
+    });
+    root = parser.parse(text4).coverage;
+  } catch (error63) {
+    return { problem: `Cobertura XML: could not be read (${error63.message.slice(0, 160)})` };
+  }
+  if (root === null || typeof root !== "object" || Array.isArray(root))
+    return { problem: "Cobertura XML: the root element is not a single `<coverage>`" };
+  const attrs = root;
+  const valid_ = attrs["lines-valid"];
+  const covered_ = attrs["lines-covered"];
+  if (typeof valid_ !== "string" || typeof covered_ !== "string" || !COUNT.test(valid_) || !COUNT.test(covered_)) {
+    return {
+      problem: "Cobertura XML: `<coverage>` lacks whole-number `lines-valid` and `lines-covered` attributes"
+    };
+  }
+  const total = Number(valid_);
+  const covered = Number(covered_);
+  const rate = attrs["line-rate"];
+  if (rate !== void 0) {
+    if (typeof rate !== "string" || !RATE.test(rate) || Number(rate) > 1)
+      return { problem: `Cobertura XML: \`line-rate\` is not a fraction between 0 and 1` };
+    if (total > 0 && Math.abs(Number(rate) - covered / total) > 0.01) {
+      return {
+        problem: `Cobertura XML: \`line-rate\` ${rate} disagrees with lines-covered/lines-valid (${covered}/${total})`
+      };
+    }
+  }
+  return coverageFrom("cobertura", "lines", covered, total);
+}
+var COUNT, RATE;
+var init_cobertura_coverage = __esm({
+  "src/core/coverage/cobertura-coverage.ts"() {
+    "use strict";
+    init_fxp();
+    init_coverage_summary();
+    COUNT = /^\d+$/;
+    RATE = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+  }
+});
+
+// src/core/coverage/go-cover-profile.ts
+function parseGoCoverProfile(text4) {
+  const rows = text4.split(/\r?\n/);
+  const first = rows[0]?.trim() ?? "";
+  const mode = MODE.exec(first);
+  if (!mode) return { problem: `Go cover profile: the first line is not \`mode: set|count|atomic\`` };
+  const blocks = /* @__PURE__ */ new Map();
+  for (let i = 1; i < rows.length; i++) {
+    const row = rows[i].trim();
+    if (row === "") continue;
+    if (row.startsWith("mode:")) {
+      if (row !== first) return { problem: `Go cover profile line ${i + 1}: a second, different mode line` };
+      continue;
+    }
+    const block = BLOCK.exec(row);
+    if (!block)
+      return { problem: `Go cover profile line ${i + 1}: not a block (\`file:l.c,l.c statements count\`)` };
+    const statements = Number(block[6]);
+    const count2 = Number(block[7]);
+    if (!Number.isSafeInteger(statements) || !Number.isSafeInteger(count2))
+      return { problem: `Go cover profile line ${i + 1}: a count too large to be real` };
+    const key = `${block[1]}:${block[2]}.${block[3]},${block[4]}.${block[5]}`;
+    const before = blocks.get(key);
+    if (before && before.statements !== statements)
+      return { problem: `Go cover profile line ${i + 1}: block ${key} listed with two statement counts` };
+    blocks.set(key, { statements, ran: (before?.ran ?? false) || count2 > 0 });
+  }
+  let covered = 0;
+  let total = 0;
+  for (const block of blocks.values()) {
+    total += block.statements;
+    if (block.ran) covered += block.statements;
+  }
+  return coverageFrom("go-cover", "statements", covered, total);
+}
+var MODE, BLOCK;
+var init_go_cover_profile = __esm({
+  "src/core/coverage/go-cover-profile.ts"() {
+    "use strict";
+    init_coverage_summary();
+    MODE = /^mode: (set|count|atomic)$/;
+    BLOCK = /^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (\d+)$/;
+  }
+});
+
+// src/core/coverage/istanbul-summary-coverage.ts
+function parseIstanbulSummary(text4) {
+  let data;
+  try {
+    data = JSON.parse(text4);
+  } catch (error63) {
+    return { problem: `Istanbul JSON summary: not JSON (${error63.message.slice(0, 120)})` };
+  }
+  const parsed = Summary2.safeParse(data);
+  if (!parsed.success) {
+    return {
+      problem: "Istanbul JSON summary: no `total.lines` with numeric `total` and `covered` (is it the `json-summary` reporter's output, not `json`?)"
+    };
+  }
+  const { covered, total } = parsed.data.total.lines;
+  return coverageFrom("istanbul-summary", "lines", covered, total);
+}
+var Counts, Summary2;
+var init_istanbul_summary_coverage = __esm({
+  "src/core/coverage/istanbul-summary-coverage.ts"() {
+    "use strict";
+    init_zod();
+    init_coverage_summary();
+    Counts = external_exports.object({ total: external_exports.number(), covered: external_exports.number() });
+    Summary2 = external_exports.object({ total: external_exports.object({ lines: Counts }) });
+  }
+});
+
+// src/core/coverage/lcov-coverage.ts
+function parseLcov(text4) {
+  const lines = /* @__PURE__ */ new Map();
+  const totalsOnly = /* @__PURE__ */ new Map();
+  let file2 = null;
+  let sawDa = false;
+  let found = null;
+  let hit = null;
+  let records2 = 0;
+  const bad = (n, why2) => ({ problem: `lcov line ${n}: ${why2}` });
+  const rows = text4.split(/\r?\n/);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i].trim();
+    const n = i + 1;
+    if (row === "") continue;
+    if (row.startsWith("SF:")) {
+      if (file2 !== null) return bad(n, "`SF:` before the previous record's `end_of_record`");
+      file2 = row.slice(3);
+      if (file2 === "") return bad(n, "`SF:` names no file");
+      sawDa = false;
+      found = null;
+      hit = null;
+      continue;
+    }
+    if (row === "end_of_record") {
+      if (file2 === null) return bad(n, "`end_of_record` without an `SF:` line before it");
+      if (!sawDa) {
+        if (found === null || hit === null)
+          return bad(n, `the record of ${file2} has neither \`DA:\` nor \`LF:\`/\`LH:\``);
+        if (hit > found) return bad(n, `the record of ${file2} counts LH ${hit} > LF ${found}`);
+        const before = totalsOnly.get(file2);
+        totalsOnly.set(file2, {
+          found: Math.max(found, before?.found ?? 0),
+          hit: Math.max(hit, before?.hit ?? 0)
+        });
+      }
+      records2++;
+      file2 = null;
+      continue;
+    }
+    const da = DA.exec(row);
+    if (da) {
+      if (file2 === null) return bad(n, "`DA:` outside a record (no `SF:` before it)");
+      const line = Number(da[1]);
+      const count2 = Number(da[2]);
+      if (line < 1 || !Number.isSafeInteger(line)) return bad(n, `line number ${da[1]} is not a line`);
+      if (!Number.isSafeInteger(count2)) return bad(n, `execution count ${da[2]} is too large`);
+      const ofFile = lines.get(file2) ?? /* @__PURE__ */ new Map();
+      lines.set(file2, ofFile);
+      ofFile.set(line, (ofFile.get(line) ?? false) || count2 > 0);
+      sawDa = true;
+      continue;
+    }
+    const total2 = COUNT2.exec(row);
+    if (total2) {
+      if (file2 === null) return bad(n, `\`${total2[1]}:\` outside a record`);
+      const value = Number(total2[2]);
+      if (!Number.isSafeInteger(value)) return bad(n, `${total2[1]} ${total2[2]} is too large`);
+      if (total2[1] === "LF") found = value;
+      else hit = value;
+      continue;
+    }
+    if (OTHER.test(row)) {
+      if (!row.startsWith("TN:") && !row.startsWith("VER:") && file2 === null)
+        return bad(n, `\`${row.slice(0, row.indexOf(":"))}:\` outside a record`);
+      continue;
+    }
+    return bad(n, `not an lcov line: ${JSON.stringify(row.slice(0, 60))}`);
+  }
+  if (file2 !== null)
+    return { problem: `lcov: the record of ${file2} has no \`end_of_record\` (a cut-off file?)` };
+  if (records2 === 0) return { problem: "lcov: the report has no records (no `SF:` \u2026 `end_of_record`)" };
+  let covered = 0;
+  let total = 0;
+  for (const ofFile of lines.values()) {
+    total += ofFile.size;
+    for (const ran of ofFile.values()) if (ran) covered++;
+  }
+  for (const [name, counts] of totalsOnly) {
+    if (lines.has(name)) continue;
+    total += counts.found;
+    covered += counts.hit;
+  }
+  return coverageFrom("lcov", "lines", covered, total);
+}
+var DA, COUNT2, OTHER;
+var init_lcov_coverage = __esm({
+  "src/core/coverage/lcov-coverage.ts"() {
+    "use strict";
+    init_coverage_summary();
+    DA = /^DA:(\d+),(\d+)(?:,[^\s,]*)?$/;
+    COUNT2 = /^(LF|LH):(\d+)$/;
+    OTHER = /^(TN|VER|FN|FNDA|FNF|FNH|FNL|FNA|BRDA|BRF|BRH):/;
+  }
+});
+
+// src/core/coverage/coverage-report.ts
+function parseCoverageReport(text4) {
+  const body = text4.replace(/^\uFEFF/, "");
+  const start = body.trimStart();
+  if (start === "") return { problem: "the report is empty" };
+  if (start.startsWith("{")) return parseIstanbulSummary(start);
+  if (start.startsWith("<")) return parseCobertura(start);
+  if (start.startsWith("mode:")) return parseGoCoverProfile(start);
+  if (/^(TN|SF|VER):/m.test(start.slice(0, 4096))) return parseLcov(start);
+  return {
+    problem: "not a coverage report this gate reads (lcov, Istanbul JSON summary, Cobertura XML or a Go cover profile)"
+  };
+}
+function formatPercent(percent) {
+  const floored = Math.floor(percent * 100) / 100;
+  return `${Number.isInteger(floored) ? floored : floored.toFixed(2).replace(/0$/, "")}%`;
+}
+function judgeCoverage(parse7, threshold, report2) {
+  if (isCoverageProblem(parse7)) {
+    return {
+      passed: false,
+      text: `coverage report ${report2} cannot be used: ${parse7.problem}`,
+      summary: null
+    };
+  }
+  const passed = parse7.covered * 100 >= threshold * parse7.total;
+  const measured = `${formatPercent(parse7.percent)} of ${parse7.unit} (${parse7.covered}/${parse7.total}, ${FORMAT_NAMES[parse7.format]} ${report2})`;
+  return {
+    passed,
+    text: passed ? `coverage ${measured} meets the threshold of ${threshold}%` : `coverage ${measured} is below the threshold of ${threshold}%: add tests that run the uncovered code`,
+    summary: parse7
+  };
+}
+function missingCoverageText(report2) {
+  return report2 === "auto" ? `no coverage report found after the quality commands (looked for ${AUTO_COVERAGE_REPORTS.join(", ")}): make the test command write one, or set quality.coverage.report in .github/autopilot.yml` : `no coverage report at ${report2} after the quality commands: make the test command write it there`;
+}
+var AUTO_COVERAGE_REPORTS, MAX_COVERAGE_REPORT_BYTES;
+var init_coverage_report = __esm({
+  "src/core/coverage/coverage-report.ts"() {
+    "use strict";
+    init_cobertura_coverage();
+    init_coverage_summary();
+    init_go_cover_profile();
+    init_istanbul_summary_coverage();
+    init_lcov_coverage();
+    AUTO_COVERAGE_REPORTS = [
+      "coverage/lcov.info",
+      "lcov.info",
+      "coverage/coverage-summary.json",
+      "coverage/cobertura-coverage.xml",
+      "coverage.xml",
+      "coverage.out",
+      "cover.out"
+    ];
+    MAX_COVERAGE_REPORT_BYTES = 32 * 1024 * 1024;
+  }
+});
+
+// src/worker/processes/coverage-gate.ts
+function candidates(spec) {
+  return spec.report === "auto" ? AUTO_COVERAGE_REPORTS : [spec.report];
+}
+async function clearCoverageReports(tree, spec) {
+  for (const report2 of candidates(spec)) {
+    try {
+      await removeTreeFile(tree, report2);
+    } catch {
+    }
+  }
+}
+async function readCoverageGate(tree, spec) {
+  const started = Date.now();
+  const command = `coverage \u2265 ${spec.threshold}%`;
+  const result = (passed, output2, detail) => ({
+    command,
+    passed,
+    exitCode: null,
+    timedOut: false,
+    durationMs: Date.now() - started,
+    output: output2,
+    ...detail ? { detail } : {}
+  });
+  for (const report2 of candidates(spec)) {
+    let text4;
+    try {
+      text4 = await readTreeFile(tree, report2, { maxBytes: MAX_COVERAGE_REPORT_BYTES });
+    } catch (error63) {
+      return result(false, `coverage report ${report2} cannot be read: ${error63.message}`);
+    }
+    if (text4 === null) continue;
+    const verdict = judgeCoverage(parseCoverageReport(text4), spec.threshold, report2);
+    const measured = verdict.summary ? `${formatPercent(verdict.summary.percent)} of ${verdict.summary.unit}` : void 0;
+    return result(verdict.passed, verdict.text, measured);
+  }
+  return result(false, missingCoverageText(spec.report));
+}
+var init_coverage_gate = __esm({
+  "src/worker/processes/coverage-gate.ts"() {
+    "use strict";
+    init_coverage_report();
+    init_tree_files();
+  }
+});
+
+// src/worker/processes/test-frameworks.ts
+import { lstat as lstat4 } from "node:fs/promises";
+import path15 from "node:path";
+async function isFile(file2) {
+  try {
+    return (await lstat4(file2)).isFile();
+  } catch {
+    return false;
+  }
+}
+function dependencyNames(pkg) {
+  const names = /* @__PURE__ */ new Set();
+  for (const field of ["dependencies", "devDependencies", "optionalDependencies"]) {
+    const deps = pkg[field];
+    if (deps !== null && typeof deps === "object" && !Array.isArray(deps))
+      for (const name of Object.keys(deps)) names.add(name);
+  }
+  return names;
+}
+async function detectTestFrameworks(dir, pkg, runner) {
+  const manifest = pkg !== null && typeof pkg === "object" ? pkg : {};
+  const deps = dependencyNames(manifest);
+  const prefix = runner === "npm" ? "npx --no" : runner === "pnpm" ? "pnpm exec" : "yarn";
+  const commands = [];
+  for (const framework of TEST_FRAMEWORKS) {
+    let found = framework.packages.some((name) => deps.has(name)) || (framework.keys ?? []).some((key) => key in manifest);
+    for (const config2 of framework.configs) {
+      if (found) break;
+      found = await isFile(path15.join(dir, config2));
+    }
+    if (found) commands.push(`${prefix} ${framework.run}`);
+  }
+  return commands;
+}
+var CONFIG_EXTENSIONS, configs, TEST_FRAMEWORKS;
+var init_test_frameworks = __esm({
+  "src/worker/processes/test-frameworks.ts"() {
+    "use strict";
+    CONFIG_EXTENSIONS = ["js", "mjs", "cjs", "ts", "mts", "cts"];
+    configs = (base, extra = []) => [
+      ...CONFIG_EXTENSIONS.map((ext) => `${base}.${ext}`),
+      ...extra
+    ];
+    TEST_FRAMEWORKS = [
+      { name: "Vitest", packages: ["vitest"], configs: configs("vitest.config"), run: "vitest run" },
+      {
+        name: "Jest",
+        packages: ["jest"],
+        configs: configs("jest.config", ["jest.config.json"]),
+        keys: ["jest"],
+        run: "jest --ci"
+      },
+      {
+        name: "Playwright",
+        packages: ["@playwright/test"],
+        configs: configs("playwright.config"),
+        run: "playwright test"
+      },
+      { name: "Cypress", packages: ["cypress"], configs: configs("cypress.config"), run: "cypress run" }
+    ];
+  }
+});
+
+// src/worker/processes/quality.ts
+import { stat } from "node:fs/promises";
+import path16 from "node:path";
+async function exists(file2) {
+  try {
+    await stat(file2);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function readText(file2) {
+  try {
+    return await readTreeFile(path16.dirname(file2), path16.basename(file2));
+  } catch {
+    return null;
+  }
+}
+async function detectQualityCommands(dir) {
+  const commands = [];
+  const pkgText = await readText(path16.join(dir, "package.json"));
+  if (pkgText) {
+    try {
+      const pkg = JSON.parse(pkgText);
+      const scripts = pkg.scripts !== null && typeof pkg.scripts === "object" ? pkg.scripts : {};
+      const runner = await exists(path16.join(dir, "pnpm-lock.yaml")) ? "pnpm" : await exists(path16.join(dir, "yarn.lock")) ? "yarn" : "npm";
+      for (const name of ["lint", "typecheck", "build", "test"]) {
+        const script = scripts[name];
+        if (typeof script !== "string" || script.trim() === "") continue;
+        if (name === "test" && NPM_DEFAULT_TEST.test(script)) continue;
+        commands.push(
+          runner === "npm" ? name === "test" ? "npm test" : `npm run ${name}` : `${runner} run ${name}`
+        );
+      }
+      if (!commands.some((c) => c === "npm test" || c.endsWith(" run test")))
+        commands.push(...await detectTestFrameworks(dir, pkg, runner));
+    } catch {
+    }
+  }
+  const pyproject = await readText(path16.join(dir, "pyproject.toml"));
+  const setupCfg = await readText(path16.join(dir, "setup.cfg"));
+  const toxIni = await readText(path16.join(dir, "tox.ini"));
+  const usesPytest = await exists(path16.join(dir, "pytest.ini")) || await exists(path16.join(dir, "conftest.py")) || (pyproject?.includes("[tool.pytest") ?? false) || (setupCfg?.includes("[tool:pytest]") ?? false) || (toxIni?.includes("[pytest]") ?? false);
+  if (usesPytest) commands.push("python -m pytest -q");
+  if (await exists(path16.join(dir, "go.mod"))) commands.push("go test ./...");
+  if (await exists(path16.join(dir, "Cargo.toml"))) commands.push("cargo test");
+  const makefile = await readText(path16.join(dir, "Makefile")) ?? await readText(path16.join(dir, "makefile"));
+  if (makefile && /^test\s*:/m.test(makefile)) commands.push("make test");
+  return commands;
+}
+async function runQualityCommands(options) {
+  const results = [];
+  const reruns = Math.max(0, Math.floor(options.reruns ?? 0));
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.timeoutMs;
+  const left = () => deadline - now();
+  for (const command of options.commands) {
+    if (left() <= 0) {
+      results.push(notRun(command, options.timeoutMs));
+      continue;
+    }
+    let result = await runOnce(command, options, left());
+    let runs = 1;
+    const firstFailure = result.passed ? null : result;
+    while (!result.passed && !result.timedOut && runs <= reruns && left() > 0) {
+      result = await runOnce(command, options, left());
+      runs++;
+    }
+    if (runs === 1) {
+      results.push(result);
+      continue;
+    }
+    const flaky = result.passed;
+    const output2 = flaky ? `[flaky: failed ${runs - 1} time${runs === 2 ? "" : "s"}, passed on run ${runs}; the first failure:]
+${firstFailure.output}` : `[failed all ${runs} runs; the last one:]
+${result.output}`;
+    results.push({ ...result, output: output2, runs, flaky });
+  }
+  return results;
+}
+function notRun(command, timeoutMs) {
+  return {
+    command,
+    passed: false,
+    exitCode: null,
+    timedOut: true,
+    durationMs: 0,
+    output: `[not run: the quality step's ${Math.round(timeoutMs / 1e3)} s were used up by the commands before it]`
+  };
+}
+async function runOnce(command, options, timeoutMs) {
+  const run2 = options.run ?? runProcess;
+  const keep = options.keepChars ?? 6e3;
+  const result = await run2({
+    command: trustedShell(),
+    args: ["-c", command],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs,
+    maxOutputBytes: 2 * 1024 * 1024,
+    ...options.runAs ? { runAs: options.runAs } : {}
+  });
+  const combined = [result.stdout, result.stderr].filter((s) => s.trim()).join("\n");
+  const passed = result.exitCode === 0 && !result.timedOut;
+  let output2 = lastLines(combined, 200, keep);
+  if (result.timedOut) output2 += `
+[killed after ${Math.round(timeoutMs / 1e3)} s]`;
+  if (result.spawnError) output2 += `
+[could not start: ${result.spawnError}]`;
+  return {
+    command,
+    passed,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    output: output2
+  };
+}
+var NPM_DEFAULT_TEST;
+var init_quality = __esm({
+  "src/worker/processes/quality.ts"() {
+    "use strict";
+    init_preset_helpers();
+    init_process();
+    init_test_frameworks();
+    init_tree_files();
+    init_trusted_binaries();
+    NPM_DEFAULT_TEST = /no test specified/;
+  }
+});
+
+// src/worker/isolation/toolchain-reach.ts
+import { existsSync as existsSync4 } from "node:fs";
+import path17 from "node:path";
+function toolchainDirs(env) {
+  const found = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const [name, value] of Object.entries(env)) {
+    if (name !== "PATH" && !isToolchainName(name)) continue;
+    const parts = name.endsWith("PATH") ? value.split(path17.delimiter) : [value];
+    for (const dir of parts) {
+      if (!path17.isAbsolute(dir) || seen.has(`${name}\0${dir}`) || !existsSync4(dir)) continue;
+      seen.add(`${name}\0${dir}`);
+      found.push({ source: name, dir, written: WRITTEN.has(name) });
+    }
+  }
+  return found;
+}
+async function unreachableToolchainDirs(dirs, user, cwd) {
+  if (!user.isolated || dirs.length === 0) return [];
+  const script = [
+    "i=0; while [ $# -gt 1 ]; do w=$1; d=$2; shift 2;",
+    'if [ ! -x "$d" ] || [ ! -r "$d" ] || { [ "$w" = 1 ] && [ ! -w "$d" ]; }; then echo "$i"; fi;',
+    "i=$((i+1)); done"
+  ].join(" ");
+  const words = dirs.flatMap((d3) => [d3.written ? "1" : "0", d3.dir]);
+  const indices = await indicesPrintedAsAgent(user, script, words, cwd);
+  return indices.map((i) => dirs[i]).filter((d3) => d3 !== void 0);
+}
+function unreachableToolchainText(dirs, userName) {
+  const named = dirs.map(
+    (d3) => `${d3.source === "PATH" ? "PATH entry " : `${d3.source}=`}${d3.dir}${d3.written ? " (needs write)" : ""}`
+  ).join(", ");
+  return `the agent's user ${userName ?? ""} cannot use these toolchain directories, so neither the agent nor the quality commands can: ${named}. Install the toolchain where every user can read it (setup actions use the tool cache, $RUNNER_TOOL_CACHE), or see "Toolchains" in docs/WORKER.md.`;
+}
+var WRITTEN;
+var init_toolchain_reach = __esm({
+  "src/worker/isolation/toolchain-reach.ts"() {
+    "use strict";
+    init_agent_env();
+    init_agent_probe();
+    WRITTEN = /* @__PURE__ */ new Set(["CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GRADLE_USER_HOME"]);
+  }
+});
+
+// src/worker/isolation/boundary.ts
+import { chmod as chmod5, cp, mkdir as mkdir4, mkdtemp as mkdtemp2, rename, rm as rm4, stat as stat2 } from "node:fs/promises";
+import os7 from "node:os";
+import path18 from "node:path";
+async function isDirectory(dir) {
+  try {
+    return (await stat2(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+async function move(from, to) {
+  try {
+    await rename(from, to);
+  } catch (error63) {
+    if (error63.code !== "EXDEV") throw error63;
+    await cp(from, to, { recursive: true, verbatimSymlinks: true });
+    await rm4(from, { recursive: true, force: true });
+  }
+}
+async function isolateCheckout(options) {
+  const { workspace, workerDir } = options;
+  const source = path18.join(workspace, ".git");
+  if (!await isDirectory(source))
+    throw new CheckoutError(
+      `${workspace} is not a git checkout (no .git directory): run actions/checkout before the Autopilot step`
+    );
+  await mkdir4(workerDir, { recursive: true, mode: 448 });
+  await chmod5(workerDir, 448);
+  const gitDir = path18.join(workerDir, "repo.git");
+  await move(source, gitDir);
+  let agentDir = options.agentDir;
+  if (agentDir) await mkdir4(agentDir, { recursive: true });
+  else agentDir = await mkdtemp2(path18.join(options.agentBase ?? os7.tmpdir(), "autopilot-agent-"));
+  await chmod5(agentDir, options.sandboxed ? 448 : 493);
+  const workTree = path18.join(agentDir, "work");
+  await cp(workspace, workTree, { recursive: true, verbatimSymlinks: true });
+  const home = path18.join(agentDir, "home");
+  const tmp = path18.join(agentDir, "tmp");
+  await mkdir4(home, { recursive: true });
+  await mkdir4(tmp, { recursive: true });
+  const inbox = path18.join(agentDir, "inbox");
+  await mkdir4(inbox, { recursive: true, mode: 493 });
+  await chmod5(inbox, 493);
+  return { workspace, gitDir, agentDir, workTree, home, tmp, inbox };
+}
+async function restoreCheckout(dirs) {
+  const target = path18.join(dirs.workspace, ".git");
+  if (!await isDirectory(target) && await isDirectory(dirs.gitDir)) await move(dirs.gitDir, target);
+  await rm4(dirs.agentDir, { recursive: true, force: true });
+}
+function createBoundary(options) {
+  const { dirs, user, checkout } = options;
+  const owned = [dirs.workTree, dirs.home, dirs.tmp];
+  return {
+    dirs,
+    user,
+    async handOver() {
+      const written = takeTreeWrites(dirs.workTree);
+      try {
+        await user.give(owned, /* @__PURE__ */ new Map([[dirs.workTree, written]]));
+      } catch (error63) {
+        noteTreeUnknown(dirs.workTree);
+        throw error63;
+      }
+      await checkout.syncAgent();
+    },
+    async takeBack(takeOptions) {
+      let killed = await user.killAll();
+      distrustTreeWritesSoFar(dirs.workTree);
+      try {
+        if (takeOptions?.capture) await checkout.capture();
+      } finally {
+        killed += await user.killAll();
+        await user.take(owned);
+      }
+      return killed;
+    },
+    async close() {
+      await user.killAll().catch(() => 0);
+      await user.take(owned).catch(() => {
+      });
+      await restoreCheckout(dirs);
+    }
+  };
+}
+async function createIsolatedParts(options) {
+  reportIgnoredPath(options.parentEnv.PATH, options.warn);
+  const dirs = await isolateCheckout({
+    workspace: options.workspace,
+    workerDir: options.workerDir,
+    sandboxed: options.user.mode === "namespace",
+    ...options.agentBase ? { agentBase: options.agentBase } : {},
+    ...options.agentDir ? { agentDir: options.agentDir } : {}
+  });
+  const userName = options.userName || "autopilot[bot]";
+  const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
+  const privateGit = new Git({
+    gitDir: dirs.gitDir,
+    stateDir: path18.join(options.workerDir, "git"),
+    parentEnv: options.parentEnv,
+    userName,
+    userEmail,
+    ...options.token ? { token: options.token } : {}
+  });
+  const side = new AgentSideGit({
+    user: options.user,
+    workTree: dirs.workTree,
+    home: dirs.home,
+    inbox: dirs.inbox,
+    parentEnv: options.parentEnv,
+    author: () => privateGit.author
+  });
+  const git = new TaskCheckout({
+    git: privateGit,
+    side,
+    workTree: dirs.workTree,
+    inbox: dirs.inbox,
+    workerFiles: [PROGRESS_NOTES_PATH],
+    warn: options.warn
+  });
+  const boundary = createBoundary({ dirs, user: options.user, checkout: git });
+  git.attach(boundary);
+  const runnerTemp = options.parentEnv.RUNNER_TEMP;
+  const holdsAgent = (dir) => `${dirs.agentDir}/`.startsWith(`${path18.resolve(dir)}/`);
+  options.user.useView({
+    shared: [],
+    writable: [dirs.workTree, dirs.home, dirs.tmp],
+    readable: [dirs.inbox],
+    hidden: [options.workerDir, ...runnerTemp && !holdsAgent(runnerTemp) ? [runnerTemp] : []],
+    openings: []
+  });
+  const agent = createAgentRunner({
+    workdir: dirs.workTree,
+    scratchDir: dirs.inbox,
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    parentEnv: options.parentEnv,
+    secretValues: options.secretValues,
+    boundary,
+    ...options.killGraceMs !== void 0 ? { killGraceMs: options.killGraceMs } : {},
+    ...options.onLine ? { onLine: options.onLine } : {}
+  });
+  const built = buildAgentEnv({
+    parentEnv: options.parentEnv,
+    presetKeys: [],
+    extraNames: options.qualityEnvNames ?? [],
+    home: dirs.home,
+    tmpdir: dirs.tmp,
+    additions: { CI: "true" },
+    secretValues: options.secretValues
+  });
+  const qualityEnv = built.env;
+  if (built.withheld.length) {
+    options.warn(
+      `not passed to the agent or the quality commands (the names look like secrets; list one in agents.primary.env to pass it): ${built.withheld.join(", ")}`
+    );
+  }
+  const unreachable = await unreachableToolchainDirs(toolchainDirs(qualityEnv), options.user, dirs.agentDir);
+  if (unreachable.length) options.warn(unreachableToolchainText(unreachable, options.user.name));
+  const quality = {
+    detect: detectQualityCommands,
+    async run(commands, timeoutMs, gate, directory) {
+      const where = directory ? await treeDirectory(dirs.workTree, directory) : { dir: dirs.workTree };
+      if ("refused" in where)
+        return commands.map((command) => ({
+          command,
+          passed: false,
+          exitCode: null,
+          timedOut: false,
+          durationMs: 0,
+          output: `[not run: ${where.refused}]`
+        }));
+      const cwd = where.dir;
+      if (gate?.coverage) await clearCoverageReports(dirs.workTree, gate.coverage);
+      let results;
+      await boundary.handOver();
+      try {
+        results = await runQualityCommands({
+          commands,
+          cwd,
+          env: qualityEnv,
+          timeoutMs,
+          reruns: gate?.reruns ?? 0,
+          runAs: options.user
+        });
+      } finally {
+        await boundary.takeBack();
+      }
+      if (gate?.coverage && results.length > 0 && results.every((r) => r.passed))
+        results.push(await readCoverageGate(dirs.workTree, gate.coverage));
+      return results;
+    }
+  };
+  const setAuthor = (name, email3) => privateGit.setAuthor(name, email3);
+  return { git, agent, quality, boundary, setAuthor };
+}
+var CheckoutError;
+var init_boundary = __esm({
+  "src/worker/isolation/boundary.ts"() {
+    "use strict";
+    init_tree_directory();
+    init_agent_env();
+    init_agent_iteration();
+    init_private_git();
+    init_agent_side_git();
+    init_task_checkout();
+    init_prompt();
+    init_coverage_gate();
+    init_quality();
+    init_toolchain_reach();
+    init_trusted_binaries();
+    init_tree_writes();
+    CheckoutError = class extends Error {
+      name = "CheckoutError";
+    };
+  }
+});
+
+// src/worker/checkout/commit-author.ts
+async function commitAuthor(inputs, github) {
+  if (inputs.gitUserName && inputs.gitUserEmail)
+    return { userName: inputs.gitUserName, userEmail: inputs.gitUserEmail };
+  const self2 = await github.getSelf().catch(() => ({ id: null, login: null }));
+  const userName = inputs.gitUserName || self2.login || "";
+  const userEmail = inputs.gitUserEmail || (self2.id !== null && self2.login ? `${self2.id}+${self2.login}@users.noreply.github.com` : "");
+  return { ...userName ? { userName } : {}, ...userEmail ? { userEmail } : {} };
+}
+var init_commit_author = __esm({
+  "src/worker/checkout/commit-author.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/session/session.ts
+var SESSION_STATUSES, SESSION_REASONS;
+var init_session = __esm({
+  "src/core/session/session.ts"() {
+    "use strict";
+    SESSION_STATUSES = ["idle", "running", "pausing", "paused", "stopping", "completed"];
+    SESSION_REASONS = [
+      /** Never started. */
+      "initial",
+      "user_start",
+      "user_resume",
+      "user_pause",
+      "user_stop",
+      /** N consecutive tasks failed (consecutiveErrorThreshold). */
+      "consecutive_failures",
+      /** The session's token or USD budget is used up. */
+      "budget_exhausted",
+      /** errorStrategy "abort": a failed task stops the session. */
+      "error_abort",
+      /** No ready task left and no worker running. */
+      "all_done",
+      /** New ready tasks appeared after the session had completed. */
+      "new_work"
+    ];
+  }
+});
+
+// src/core/dashboard/dashboard-state.ts
+var TRACKING_MARKER, isoTime, count, SessionSchema2, TaskRecordSchema, HistoryEntrySchema, Extreme, HistorySchema, IncidentSchema, ConfigOverridesSchema, JobOverridesSchema, LastGoodConfigSchema, DashboardStateSchema;
+var init_dashboard_state = __esm({
+  "src/core/dashboard/dashboard-state.ts"() {
+    "use strict";
+    init_zod();
+    init_config_schema();
+    init_config_section_schemas();
+    init_last_good_config();
+    init_session();
+    TRACKING_MARKER = "<!-- autopilot:tracking-issue -->";
+    isoTime = external_exports.string().max(40);
+    count = external_exports.number().int().nonnegative();
+    SessionSchema2 = external_exports.object({
+      status: external_exports.enum(SESSION_STATUSES),
+      since: isoTime,
+      reason: external_exports.enum(SESSION_REASONS),
+      actor: external_exports.string().max(100),
+      detail: external_exports.string().max(500).optional(),
+      startedAt: isoTime.nullable()
+    });
+    TaskRecordSchema = external_exports.object({
+      /** Dispatches made so far; the last one's attempt number (1-based; 0 = never dispatched). */
+      attempt: count.default(0),
+      /** Earlier retries (crashes, retried failures, manual retries): the scoring penalty. */
+      retries: count.default(0),
+      /** Failed attempts since the last manual retry (weighed against maxRetries). */
+      failures: count.default(0),
+      /** The live (or last) dispatch. */
+      dispatchId: external_exports.string().max(100).optional(),
+      dispatchedAt: isoTime.optional(),
+      runId: external_exports.number().int().positive().optional(),
+      /** dispatchId of the last finished worker result acted on. */
+      handled: external_exports.string().max(100).optional(),
+      /** Not to be dispatched before this time (rate/usage limit reset, retry backoff). */
+      waitUntil: isoTime.optional(),
+      /** Times the PR's feedback (checks, reviews, conflicts) sent the task back to a worker. */
+      feedbackRounds: count.default(0),
+      /** Head SHA the last feedback was about (feedback is sent once per head). */
+      feedbackSha: external_exports.string().max(64).optional(),
+      /**
+       * Node id of the comment the worker keeps its result in (one comment, edited in place): the snapshot
+       * fetches it directly once later comments have pushed it out of the recent ones it reads.
+       */
+      resultComment: external_exports.string().max(100).optional(),
+      /** Last result: a worker outcome, or `crash` / `lost` / `cancelled` / `feedback` / `retry`. */
+      result: external_exports.string().max(40).optional(),
+      reason: external_exports.string().max(300).optional(),
+      /** When the task entered its current off-ramp (needs-human: when the question was asked). */
+      since: isoTime.optional(),
+      iterations: count.default(0),
+      tokensIn: external_exports.number().nonnegative().default(0),
+      tokensOut: external_exports.number().nonnegative().default(0),
+      costUsd: external_exports.number().nonnegative().default(0),
+      startedAt: isoTime.optional(),
+      /** Human-gate rules that fired for this task (never cleared by editing a PR body). */
+      gate: external_exports.array(external_exports.string().max(120)).max(20).optional(),
+      pr: external_exports.number().int().positive().optional(),
+      /** A cancel of the live run was requested at this time. */
+      cancelAt: isoTime.optional(),
+      /**
+       * A merge was requested for this head SHA: which attempt, on what basis (src/core/gates/merge-refusal.ts
+       * `mergeBasis`), GitHub's refusal when it refused, and how many attempts are allowed before a person must
+       * say `/autopilot retry`.
+       */
+      merge: external_exports.object({
+        sha: external_exports.string().max(64),
+        at: isoTime,
+        basis: external_exports.string().max(16).optional(),
+        attempt: external_exports.number().int().nonnegative().optional(),
+        allowed: external_exports.number().int().nonnegative().optional(),
+        refused: external_exports.string().max(200).optional(),
+        /** GitHub's mechanism the merge was handed to after the refusal (src/core/gates/merge-refusal.ts). */
+        via: external_exports.enum(["auto-merge", "queue", "update-branch"]).optional(),
+        /** When Autopilot first saw that mechanism no longer holding the PR (it waits a little for GitHub's merge). */
+        goneAt: isoTime.optional()
+      }).optional(),
+      /** The status label Autopilot last gave the task, and when (a stale read cannot undo it for a while). */
+      label: external_exports.string().max(20).optional(),
+      labelAt: isoTime.optional(),
+      /** One-time comments already posted (`no-checks-<PR>`, `gate-<PR>`) and cancels asked (`cancel:<run>`). */
+      notices: external_exports.array(external_exports.string().max(80)).max(12).optional(),
+      /**
+       * This task's own iteration limit, raised by `/autopilot retry #N --iterations M`: it goes to every worker of
+       * the task as the `maxIterations` of its `config` input (src/worker/settings/config-input.ts) in place of the file's.
+       */
+      maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
+      /**
+       * `/autopilot rollback #N` of a merged task (src/core/reconcile/commands/rollback.ts): the merged PR whose revert was
+       * asked for, and when. While it is set the task's PR is the revert PR, and its merge makes the task ready.
+       */
+      rollback: external_exports.object({ merged: external_exports.number().int().positive(), at: isoTime, by: external_exports.string().max(40).optional() }).optional(),
+      /**
+       * Pull requests that are no longer the task's though they are on its branch: merged PRs whose revert merged,
+       * and revert PRs closed unmerged (src/core/reconcile/pulls/task-pulls.ts leaves them out).
+       */
+      dropped: external_exports.array(external_exports.number().int().positive()).max(20).optional(),
+      /**
+       * `/autopilot rollback #N` of unmerged work asked at this time: until the snapshot shows the task branch gone,
+       * its deletion is asked again every reconcile and no worker starts (one would resume the old branch).
+       */
+      discard: isoTime.optional(),
+      /**
+       * A writer's `/autopilot fix` (src/core/reconcile/commands/fix-follow-up.ts) waiting for the task's pull request
+       * to be free of a worker: then it goes back to one with the instructions of comment `comment`.
+       */
+      fixAsked: external_exports.object({ at: isoTime, by: external_exports.string().max(40), comment: external_exports.number().int().positive() }).optional(),
+      /**
+       * `/autopilot follow-up #N` of a merged task: the merged PR (dropped from the task's PRs), and the time from
+       * which edits of the issue's text by people without write access take the task out (the PR's creation); when
+       * it was asked (the issue is being opened again: src/core/reconcile/closed-issues.ts).
+       */
+      followUp: external_exports.object({ merged: external_exports.number().int().positive(), since: isoTime, by: external_exports.string().max(40), at: isoTime }).optional(),
+      /**
+       * The plan gate (src/core/reconcile/commands/plan-approval.ts): the digest of the plan the last planning run
+       * proposed, when, and the writer who approved it (the next workers implement that plan).
+       */
+      plan: external_exports.object({
+        digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
+        at: isoTime,
+        approvedBy: external_exports.string().max(40).optional()
+      }).optional(),
+      /**
+       * Best of N (src/core/reconcile/runs/best-of.ts): the round of candidates this task is worked by, each
+       * candidate's attempt, agent, outcome, pull request and spend; then the winner (0: none passed) and when it
+       * was chosen.
+       */
+      bestOf: external_exports.object({
+        of: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES),
+        at: isoTime,
+        candidates: external_exports.array(
+          external_exports.object({
+            attempt: count,
+            dispatchId: external_exports.string().max(100),
+            agent: external_exports.string().max(80),
+            outcome: external_exports.string().max(40).optional(),
+            reason: external_exports.string().max(200).optional(),
+            pr: external_exports.number().int().positive().optional(),
+            /**
+             * Human-gate rules the candidate's worker reported (the controller reads the diff itself too): the
+             * winner's become the task's `gate`, as a worker's do.
+             */
+            rules: external_exports.array(external_exports.string().max(120)).max(20).optional(),
+            costUsd: external_exports.number().nonnegative().default(0),
+            tokens: external_exports.number().nonnegative().default(0),
+            at: isoTime.optional()
+          })
+        ).max(MAX_BEST_OF_CANDIDATES).default([]),
+        winner: external_exports.number().int().min(0).max(MAX_BEST_OF_CANDIDATES).optional(),
+        chosenAt: isoTime.optional()
+      }).optional(),
+      /** The dispatch id of the task's last planning run (the plan gate): a plan waits for approval only after it. */
+      planRun: external_exports.string().max(100).optional(),
+      /** The task text a writer approved (src/core/tasks/task-text.ts): its digest, and since when edits are new. */
+      text: external_exports.object({ digest: external_exports.string().regex(/^[0-9a-f]{64}$/), since: isoTime }).optional(),
+      /** The writer whose ready label approved the text dispatched (src/core/reconcile/task-alerts.ts mentions them). */
+      approvedBy: external_exports.string().max(40).optional()
+    });
+    HistoryEntrySchema = external_exports.object({
+      issue: external_exports.number().int().positive(),
+      title: external_exports.string().max(80),
+      outcome: external_exports.enum(["done", "skipped", "closed"]),
+      at: isoTime,
+      iterations: count.default(0),
+      tokens: external_exports.number().nonnegative().default(0),
+      costUsd: external_exports.number().nonnegative().default(0),
+      attempts: count.default(0),
+      pr: external_exports.number().int().positive().optional(),
+      /** The task's first dispatch: the session report's time for it runs from here to `at`. */
+      startedAt: isoTime.optional()
+    });
+    Extreme = external_exports.object({ issue: external_exports.number().int().positive(), iterations: count }).nullable();
+    HistorySchema = external_exports.object({
+      completed: count.default(0),
+      skipped: count.default(0),
+      closed: count.default(0),
+      merges: count.default(0),
+      iterations: count.default(0),
+      completedIterations: count.default(0),
+      fastest: Extreme.default(null),
+      slowest: Extreme.default(null),
+      tokensIn: external_exports.number().nonnegative().default(0),
+      tokensOut: external_exports.number().nonnegative().default(0),
+      costUsd: external_exports.number().nonnegative().default(0),
+      /** History comments written so far. */
+      comments: count.default(0)
+    });
+    IncidentSchema = external_exports.object({
+      at: isoTime,
+      kind: external_exports.string().max(40),
+      message: external_exports.string().max(400)
+    });
+    ConfigOverridesSchema = external_exports.object({
+      maxParallel: external_exports.number().int().min(1).max(20).optional(),
+      labels: external_exports.record(external_exports.string().max(20), external_exports.string().max(50)).optional(),
+      dryRun: external_exports.boolean().optional()
+    }).strict();
+    JobOverridesSchema = ConfigOverridesSchema.extend({
+      maxIterations: external_exports.number().int().min(1).max(MAX_ITERATIONS).optional(),
+      /**
+       * The plan gate (src/core/reconcile/commands/plan-approval.ts): `propose` makes the job a planning run; a digest
+       * makes it implement the approved plan with that digest, which it finds in Autopilot's own plan comment. Not
+       * a setting of the configuration: the worker takes it out before applying the rest.
+       */
+      plan: external_exports.union([external_exports.literal("propose"), external_exports.string().regex(/^[0-9a-f]{64}$/)]).optional(),
+      /**
+       * Best of N (src/core/reconcile/runs/best-of.ts): the job is candidate `candidate` of a best-of round. It runs
+       * the configuration's `bestOf.candidates[candidate - 1]` alone, on that candidate's branch, and leaves the
+       * task in progress. Not a setting of the configuration either.
+       */
+      candidate: external_exports.number().int().min(1).max(MAX_BEST_OF_CANDIDATES).optional()
+    }).strict();
+    LastGoodConfigSchema = external_exports.object({
+      digest: external_exports.string().regex(/^[0-9a-f]{64}$/),
+      commit: external_exports.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).nullable(),
+      text: external_exports.string().max(LAST_GOOD_TEXT_CAP).optional()
+    });
+    DashboardStateSchema = external_exports.object({
+      version: external_exports.literal(1),
+      /** +1 per write of the tracking issue; the writer checks it to detect a concurrent writer. */
+      revision: count.default(0),
+      session: SessionSchema2,
+      overrides: ConfigOverridesSchema.nullable().default(null),
+      lastGoodConfig: LastGoodConfigSchema.nullable().default(null),
+      /** Task records by issue number. */
+      tasks: external_exports.record(external_exports.string().regex(/^\d+$/), TaskRecordSchema).default({}),
+      consecutiveFailures: count.default(0),
+      /** The issues of the current run of failures, for the pause message. */
+      failedInARow: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+      /** Newest comment processed (ids grow with time). */
+      cursor: external_exports.object({ id: external_exports.number().int().nonnegative(), at: isoTime }).nullable().default(null),
+      /** Recently processed comment ids (bounded). */
+      processed: external_exports.array(external_exports.number().int().nonnegative()).max(500).default([]),
+      /** Logins that already got the polite refusal (bounded). */
+      refused: external_exports.array(external_exports.string().max(40)).max(100).default([]),
+      history: HistorySchema.prefault({}),
+      pendingHistory: external_exports.array(HistoryEntrySchema).max(200).default([]),
+      incidents: external_exports.array(IncidentSchema).max(20).default([]),
+      /** Tasks that just left the state (done, skipped, closed): a stale read may still show them open. */
+      recent: external_exports.array(
+        external_exports.object({
+          issue: external_exports.number().int().positive(),
+          outcome: external_exports.enum(["done", "skipped", "closed"]),
+          at: isoTime
+        })
+      ).max(30).default([]),
+      /** Pull requests on task branches that are not the task's (a fork, not Autopilot's): each reported once. */
+      ignoredPulls: external_exports.array(external_exports.number().int().positive()).max(100).default([]),
+      /** The controller's own human-gate reading per PR head SHA (src/core/gates/diff-gate.ts), read once per head. */
+      diffGates: external_exports.array(
+        external_exports.object({
+          pr: external_exports.number().int().positive(),
+          sha: external_exports.string().max(64),
+          rules: external_exports.array(external_exports.string().max(120)).max(20),
+          /** humanGateDigest of the settings the rules were read under; a verdict without one is read again. */
+          gate: external_exports.string().max(16).optional(),
+          /** Lines added and removed in the diff (best of N prefers the smaller). */
+          lines: count.optional()
+        })
+      ).max(30).default([]),
+      /**
+       * Every agent of a worker was limited (rate or usage limit): no task is dispatched before this time, the
+       * earliest reset reported (src/core/reconcile/task-alerts.ts).
+       */
+      agentsLimitedUntil: isoTime.nullable().default(null),
+      /** The tracking issue a pin was requested for (0: the one being created). */
+      pinRequested: external_exports.number().int().nonnegative().nullable().default(null),
+      /**
+       * Open epics by parent issue number (src/core/reconcile/epics.ts): when and by which writer the parent's ready
+       * label was given (the approval its pooled sub-issues' text is judged from), which sub-issues it pooled then,
+       * and a digest of the progress comment last written (it is written only when it changes). Absent without epics.
+       */
+      epics: external_exports.record(
+        external_exports.string().regex(/^\d+$/),
+        external_exports.object({
+          at: isoTime,
+          by: external_exports.string().max(40),
+          pooled: external_exports.array(external_exports.number().int().positive()).max(50).default([]),
+          comment: external_exports.string().max(16).optional()
+        })
+      ).optional(),
+      /** Digest of the rendered dashboard (times left out): a write happens only when it changes. */
+      digest: external_exports.string().max(16).default(""),
+      renderedAt: isoTime.nullable().default(null)
+    });
+  }
+});
+
+// src/core/dashboard/state-block.ts
+function parseDashboard(body) {
+  const text4 = (body ?? "").replace(/\r\n/g, "\n");
+  const start = text4.lastIndexOf(STATE_OPEN);
+  let state = null;
+  if (start >= 0) {
+    const end = text4.indexOf(STATE_CLOSE, start + STATE_OPEN.length);
+    if (end >= 0) {
+      try {
+        const parsed = DashboardStateSchema.safeParse(JSON.parse(text4.slice(start + STATE_OPEN.length, end)));
+        if (parsed.success) state = parsed.data;
+      } catch {
+        state = null;
+      }
+    }
+  }
+  return { state, corrupt: state === null, ...visibleMarks(text4, start) };
+}
+function visibleMarks(text4, stateStart) {
+  const visible = stateStart >= 0 ? text4.slice(0, stateStart) : text4;
+  const checkedBoxes = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const line of visible.split("\n")) {
+    const m = /^\s*[-*+]\s+\[[xX]\]\s*<!--\s*autopilot:(retry|skip)\s+#(\d+)\s*-->/.exec(line);
+    if (!m) continue;
+    const key = `${m[1]}#${m[2]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    checkedBoxes.push({ action: m[1], issue: Number(m[2]) });
+  }
+  const status2 = SESSION_MARKER.exec(visible)?.[1];
+  const visibleStatus = SESSION_STATUSES.includes(status2 ?? "") ? status2 : null;
+  return { checkedBoxes, visibleStatus, hasMarker: text4.includes(TRACKING_MARKER) };
+}
+var STATE_OPEN, STATE_CLOSE, SESSION_MARKER;
+var init_state_block = __esm({
+  "src/core/dashboard/state-block.ts"() {
+    "use strict";
+    init_session();
+    init_dashboard_state();
+    STATE_OPEN = "<!-- autopilot:state v1\n";
+    STATE_CLOSE = "\n-->";
+    SESSION_MARKER = /<!-- autopilot:session ([a-z]+) -->/;
+  }
+});
+
+// src/core/dashboard/compact-state.ts
+var init_compact_state = __esm({
+  "src/core/dashboard/compact-state.ts"() {
+    "use strict";
+    init_dashboard_state();
+    init_state_block();
+  }
+});
+
+// src/core/world.ts
+function canWrite(permission) {
+  return permission === "admin" || permission === "maintain" || permission === "write";
+}
+var init_world = __esm({
+  "src/core/world.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/tasks/commands.ts
+function parseCommand(body, context) {
+  for (const { line, index: index2 } of commandLineEntries(body)) {
+    const m = PREFIX.exec(line);
+    if (!m) continue;
+    const parsed = interpret(m[1] ?? "", line.trim(), context);
+    if (parsed.kind === "command" && (parsed.command.name === "fix" || parsed.command.name === "follow-up"))
+      parsed.command.instructions = commandInstructions(body, index2, parsed.command.instructions);
+    return parsed;
+  }
+  return null;
+}
+function commandInstructions(body, lineIndex, onLine) {
+  const after = body.split(/\r?\n/).slice(lineIndex + 1).join("\n");
+  return [onLine, after].join("\n").trim().slice(0, MAX_INSTRUCTIONS);
+}
+function interpret(rest, line, context) {
+  const words = rest.trim().split(/\s+/).filter(Boolean);
+  const word = (words[0] ?? "").toLowerCase();
+  const onTask = context.issue !== context.trackingIssue;
+  const target = parseIssueRef(words[1]);
+  const invalid = (problem) => ({ kind: "invalid", line, problem });
+  switch (word) {
+    case "":
+      return invalid("no command given");
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "report":
+    case "help":
+      return { kind: "command", command: { name: word }, line };
+    case "status": {
+      const issue3 = target ?? (onTask ? context.issue : null);
+      return { kind: "command", command: { name: "status", issue: issue3 }, line };
+    }
+    case "retry":
+    case "skip":
+    case "run":
+    case "rollback":
+    case "cleanup":
+    case "approve": {
+      const options = word === "retry" ? iterationsOption(words.slice(1)) : { rest: words.slice(1) };
+      if ("problem" in options) return invalid(options.problem);
+      const first = options.rest[0];
+      const given = parseIssueRef(first);
+      if (first !== void 0 && given === null) return invalid(`\`${first}\` is not an issue number`);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(`\`${word}\` needs an issue number on the tracking issue: \`/autopilot ${word} #N\``);
+      if (word === "retry") {
+        const iterations = "iterations" in options ? options.iterations ?? null : null;
+        return { kind: "command", command: { name: "retry", issue: issue3, iterations }, line };
+      }
+      return { kind: "command", command: { name: word, issue: issue3 }, line };
+    }
+    case "fix":
+    case "follow-up":
+    case "followup": {
+      const name = word === "fix" ? "fix" : "follow-up";
+      const given = parseIssueRef(words[1]);
+      const issue3 = given ?? (onTask ? context.issue : null);
+      if (issue3 === null)
+        return invalid(
+          `\`${name}\` needs an issue number on the tracking issue: \`/autopilot ${name} #N what to change\``
+        );
+      const afterWord = rest.trim().slice(words[0].length).trim();
+      const onLine = given !== null ? afterWord.slice(words[1].length).trim() : afterWord;
+      return { kind: "command", command: { name, issue: issue3, instructions: onLine }, line };
+    }
+    default:
+      return invalid(`unknown command \`${word.slice(0, 40)}\``);
+  }
+}
+function iterationsOption(words) {
+  const rest = [];
+  let iterations;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const m = /^--iterations(?:=(.*))?$/i.exec(word);
+    if (!m) {
+      if (word.startsWith("--"))
+        return { problem: `\`retry\` has no option \`${word.slice(0, 40)}\` (only \`--iterations M\`)` };
+      rest.push(word);
+      continue;
+    }
+    const value = m[1] ?? words[++i];
+    if (value === void 0 || !/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > MAX_ITERATIONS)
+      return {
+        problem: `\`--iterations\` needs a whole number from 1 to ${MAX_ITERATIONS}, e.g. \`/autopilot retry #12 --iterations 40\``
+      };
+    iterations = Number(value);
+  }
+  return iterations === void 0 ? { rest } : { rest, iterations };
+}
+function parseIssueRef(word) {
+  if (word === void 0) return null;
+  const m = /^#?(\d{1,9})[.,;:!]?$/.exec(word);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return n > 0 ? n : null;
+}
+function commandLineEntries(body) {
+  const out = [];
+  let previousBlank = true;
+  for (const [index2, raw] of proseLines(body).entries()) {
+    if (raw === null) {
+      previousBlank = false;
+      continue;
+    }
+    const blank = raw.trim() === "";
+    const indentedCode = /^(?: {4}|\t)/.test(raw) && previousBlank;
+    if (!blank && !indentedCode) out.push({ line: raw, index: index2 });
+    previousBlank = blank || indentedCode && previousBlank;
+  }
+  return out;
+}
+var PREFIX, MAX_INSTRUCTIONS;
+var init_commands = __esm({
+  "src/core/tasks/commands.ts"() {
+    "use strict";
+    init_config_schema();
+    init_markdown();
+    init_world();
+    PREFIX = /^ {0,3}\/autopilot(?=\s|$)(.*)$/i;
+    MAX_INSTRUCTIONS = 4e3;
+  }
+});
+
+// src/core/session/stats.ts
+var init_stats = __esm({
+  "src/core/session/stats.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/dashboard/dashboard-markdown.ts
+function stopped(title, tasks) {
+  return ({ view, limits }) => list2(
+    title,
+    tasks(view),
+    limits.list,
+    (r) => [
+      `- [ ] <!-- autopilot:retry #${r.issue} --> retry #${r.issue} \u2014 ${escapeInline(r.title, 80)}: ${escapeInline(r.reason, 300)}`,
+      `  - [ ] <!-- autopilot:skip #${r.issue} --> skip #${r.issue}`
+    ].join("\n")
+  );
+}
+function list2(title, items, limit, line) {
+  if (items.length === 0) return null;
+  const shown = items.slice(0, limit);
+  return withMore(
+    [`### ${title} (${formatCount(items.length)})`, "", ...shown.map(line)].join("\n"),
+    items.length - shown.length
+  );
+}
+function withMore(markdown, rest) {
+  return rest > 0 ? `${markdown}
+- \u2026and ${formatCount(rest)} more` : markdown;
+}
+var blocked, timedOut, failed;
+var init_dashboard_markdown = __esm({
+  "src/core/dashboard/dashboard-markdown.ts"() {
+    "use strict";
+    init_commands();
+    init_markdown();
+    init_session();
+    init_stats();
+    init_worker_result();
+    init_dashboard_state();
+    blocked = stopped("Blocked", (view) => view.blocked);
+    timedOut = stopped("Timed out", (view) => view.timeouts);
+    failed = stopped("Failed", (view) => view.failed);
+  }
+});
+
+// src/core/session/backoff.ts
+function exponentialBackoff(base, factor, attempt, cap) {
+  const b = nonNegative(base);
+  const f = nonNegative(factor);
+  const n = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
+  const c = Number.isNaN(cap) || cap < 0 ? 0 : Math.min(cap, Number.MAX_SAFE_INTEGER);
+  const raw = b * f ** n;
+  if (!Number.isFinite(raw) || Number.isNaN(raw)) return c;
+  return Math.min(Math.round(raw), c);
+}
+function nonNegative(value) {
+  return Number.isNaN(value) || value < 0 ? 0 : value;
+}
+var init_backoff = __esm({
+  "src/core/session/backoff.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/tasks/task.ts
+var init_task = __esm({
+  "src/core/tasks/task.ts"() {
+    "use strict";
+    init_backoff();
+  }
+});
+
+// src/core/dashboard/rebuild-state.ts
+var init_rebuild_state = __esm({
+  "src/core/dashboard/rebuild-state.ts"() {
+    "use strict";
+    init_task();
+    init_dashboard_state();
+    init_state_block();
+  }
+});
+
+// src/core/text/change-hash.ts
+var init_change_hash = __esm({
+  "src/core/text/change-hash.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/dashboard/render-dashboard.ts
+var init_render_dashboard = __esm({
+  "src/core/dashboard/render-dashboard.ts"() {
+    "use strict";
+    init_compact_state();
+    init_dashboard_markdown();
+    init_dashboard_state();
+    init_state_block();
+    init_change_hash();
+  }
+});
+
+// src/core/dashboard/index.ts
+var init_dashboard = __esm({
+  "src/core/dashboard/index.ts"() {
+    "use strict";
+    init_compact_state();
+    init_dashboard_markdown();
+    init_dashboard_state();
+    init_rebuild_state();
+    init_render_dashboard();
+    init_state_block();
+  }
+});
+
+// src/worker/settings/config-input.ts
+function applyWorkerOverrides(config2, text4, source = "the `config` input") {
+  if (text4.trim() === "") return { ok: true, config: config2, warnings: [] };
+  let value;
+  try {
+    value = JSON.parse(text4);
+  } catch {
+    return applyConfigOverrides(config2, text4, source);
+  }
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const refused = Object.keys(value).filter((key) => !SAFE_OVERRIDE_KEYS.includes(key));
+    if (refused.length > 0) {
+      const allowed = SAFE_OVERRIDE_KEYS.map((key) => `\`${key}\``).join(", ");
+      return {
+        ok: false,
+        error: new ConfigError(
+          source,
+          refused.map((key) => ({
+            path: key,
+            found: "a per-job override",
+            expected: `one of ${allowed}`,
+            message: `\`${key}\` cannot be overridden per job (only ${allowed} can): set \`${key}\` in .github/autopilot.yml on the default branch`
+          }))
+        )
+      };
+    }
+    const checked = JobOverridesSchema.safeParse(value);
+    if (!checked.success) {
+      return {
+        ok: false,
+        error: new ConfigError(
+          source,
+          checked.error.issues.map((issue3) => ({
+            path: issue3.path.join("."),
+            found: "an invalid value",
+            expected: issue3.message,
+            message: `\`${issue3.path.join(".")}\`: ${issue3.message}`
+          }))
+        )
+      };
+    }
+    const { plan: _plan, candidate: _candidate, ...settings } = value;
+    value = settings;
+  }
+  return applyConfigOverrides(config2, value, source);
+}
+function jobDirections(text4) {
+  const none = { plan: null, candidate: null };
+  if (text4.trim() === "") return none;
+  try {
+    const checked = JobOverridesSchema.safeParse(JSON.parse(text4));
+    if (!checked.success) return none;
+    return { plan: checked.data.plan ?? null, candidate: checked.data.candidate ?? null };
+  } catch {
+    return none;
+  }
+}
+var SAFE_OVERRIDE_KEYS;
+var init_config_input = __esm({
+  "src/worker/settings/config-input.ts"() {
+    "use strict";
+    init_config();
+    init_dashboard();
+    SAFE_OVERRIDE_KEYS = JobOverridesSchema.keyof().options;
+  }
+});
+
+// src/worker/log-text.ts
+function safeLogText(text4, max = LOG_TEXT_MAX) {
+  const capped = text4.length > max ? `${text4.slice(0, max)}\u2026 [${text4.length - max} characters cut]` : text4;
+  return capped.split(/\r\n|\r|\n/).map((line) => line.replace(COMMAND_START, "$1\u203A $2")).join("\n");
+}
+var LOG_TEXT_MAX, COMMAND_START;
+var init_log_text = __esm({
+  "src/worker/log-text.ts"() {
+    "use strict";
+    LOG_TEXT_MAX = 4e3;
+    COMMAND_START = /^(\s*)(::|##\[)/;
+  }
+});
+
+// src/core/gates/workflow-push-refusal.ts
+function workflowPushRefusal(gitOutput, issue3) {
+  const match = REFUSAL.exec(gitOutput);
+  if (!match) return null;
+  return `GitHub refused the push (${match[0]}): a workflow's token may never create or change workflow files. Leave \`.github/workflows/\` out of this task (say so in the issue) or make that change by hand, then comment \`/autopilot retry #${issue3}\`.`;
+}
+var REFUSAL;
+var init_workflow_push_refusal = __esm({
+  "src/core/gates/workflow-push-refusal.ts"() {
+    "use strict";
+    REFUSAL = /refusing to allow (?:a GitHub App|an OAuth App|a Personal Access Token) to create or update workflow `([^`]{1,300})` without `workflows?` (?:permission|scope)/;
+  }
+});
+
+// src/core/agent/classify.ts
+function jsonPair(key, value) {
+  return new RegExp(`\\\\*"${key}\\\\*"\\s*:\\s*\\\\*"${value}\\\\*"`);
+}
+function kindOfLabel(label2) {
+  switch (label2) {
+    case "rate_limit":
+    case "rate_limit_error":
+      return "rate_limit";
+    case "overloaded":
+    case "overloaded_error":
+      return "overloaded";
+    case "authentication_failed":
+    case "authentication_error":
+    case "permission_error":
+      return "auth";
+    case "billing_error":
+      return "quota";
+    default:
+      return null;
+  }
+}
+function kindOfStatus(status2) {
+  const code18 = typeof status2 === "string" ? Number(status2) : status2;
+  if (code18 === 429) return "rate_limit";
+  if (code18 === 401 || code18 === 403) return "auth";
+  if (code18 === 402) return "quota";
+  if (code18 === 500 || code18 === 502 || code18 === 503 || code18 === 504 || code18 === 529) return "overloaded";
+  return null;
+}
+function strongest(items) {
+  let best;
+  for (const item of items) {
+    if (!best || AGENT_OUTPUT_PRECEDENCE.indexOf(item.kind) <= AGENT_OUTPUT_PRECEDENCE.indexOf(best.kind))
+      best = item;
+  }
+  return best;
+}
+function evidenceOf(text4) {
+  const line = text4.trim().replace(/\s+/g, " ");
+  return line.length > 300 ? `${line.slice(0, 299)}\u2026` : line;
+}
+function classifyError(text4, ctx, extra = []) {
+  const kinds = extra.filter((kind) => kind !== null);
+  for (const rule of RULES) {
+    if (rule.re.test(text4) && !(rule.unless?.test(text4) ?? false) && (rule.when?.test(text4) ?? true)) {
+      kinds.push(rule.kind);
+    }
+  }
+  const best = strongest(kinds.map((kind) => ({ kind })));
+  if (!best) return null;
+  const finding = { kind: best.kind, evidence: evidenceOf(text4) };
+  if (best.kind === "usage_limit" || best.kind === "rate_limit") {
+    const resetAt = parseResetTime(text4, ctx);
+    if (resetAt) finding.resetAt = resetAt;
+  }
+  return finding;
+}
+function isObject2(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function textOf(value) {
+  if (typeof value === "string") return value;
+  if (value === void 0 || value === null) return "";
+  return JSON.stringify(value);
+}
+function handleEvent(event, raw, ctx, state) {
+  const add = (bucket, finding) => {
+    if (finding) bucket.push(finding);
+  };
+  const errorText = (text4, extra = []) => {
+    state.cli.push(text4);
+    return classifyError(text4, ctx, extra);
+  };
+  const type = event.type;
+  if (type === "system" && event.subtype === "api_retry") {
+    const text4 = `api_retry: ${event.error_status} ${textOf(event.error)}`;
+    state.cli.push(text4);
+    const kind = kindOfStatus(event.error_status) ?? kindOfLabel(event.error);
+    if (kind) add(state.claude, { kind, evidence: evidenceOf(text4) });
+    return;
+  }
+  if (type === "rate_limit_event") {
+    const info2 = isObject2(event.rate_limit_info) ? event.rate_limit_info : {};
+    if (info2.status === "rejected") {
+      state.cli.push(raw);
+      const finding = { kind: "usage_limit", evidence: evidenceOf(raw) };
+      const resetAt = epochToDate(info2.resetsAt);
+      if (resetAt) finding.resetAt = resetAt;
+      add(state.claude, finding);
+    }
+    return;
+  }
+  if (type === "assistant") {
+    if (event.error === void 0) return;
+    const message = isObject2(event.message) ? event.message : {};
+    const content3 = Array.isArray(message.content) ? message.content : [];
+    const text4 = content3.map((block) => isObject2(block) ? textOf(block.text) : "").join("\n");
+    add(state.claude, errorText(text4, [kindOfLabel(event.error)]));
+    return;
+  }
+  if (type === "result") {
+    const failed2 = event.is_error === true || event.status === "error" || typeof event.subtype === "string" && event.subtype.startsWith("error") || event.error !== void 0;
+    state.claudeSucceeded = !failed2;
+    if (!failed2) return;
+    const errors = Array.isArray(event.errors) ? event.errors.map(textOf) : [textOf(event.errors)];
+    const text4 = [textOf(event.result), ...errors].filter(Boolean).join("\n");
+    const status2 = kindOfStatus(event.api_error_status);
+    if (status2)
+      add(state.claude, {
+        kind: status2,
+        evidence: evidenceOf(text4 || `api_error_status ${event.api_error_status}`)
+      });
+    if (event.api_error_status != null) state.cli.push(`api_error_status ${event.api_error_status}`);
+    state.cli.push(...errors.filter(Boolean));
+    if (event.error !== void 0) add(state.claude, errorText(textOf(event.error)));
+    state.cli.push(...errorBlocks(textOf(event.result).split(/\r\n|\r|\n/)));
+    state.claude.push(...classifyBlocks(errorBlocks(text4.split(/\r\n|\r|\n/)), ctx));
+    return;
+  }
+  if (type === "turn.completed") {
+    state.codexSucceeded = true;
+    return;
+  }
+  if (type === "turn.failed") {
+    state.codexSucceeded = false;
+    add(state.codex, errorText(textOf(isObject2(event.error) ? event.error.message : event.error)));
+    return;
+  }
+  if ((type === "item.completed" || type === "item.started") && isObject2(event.item) && event.item.type === "error") {
+    add(state.codex, errorText(textOf(event.item.message)));
+    return;
+  }
+  if (type === "error" || type === void 0 && isObject2(event.error)) {
+    state.cli.push(typeof event.message === "string" ? event.message : textOf(event.error));
+    add(
+      type === "error" && typeof event.message === "string" ? state.codex : state.other,
+      classifyError(raw, ctx)
+    );
+  }
+}
+function bracketBalance(line) {
+  let depth = 0;
+  for (const c of line) {
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  return depth;
+}
+function indentOf(line) {
+  return /^[ \t]*/.exec(line)[0].length;
+}
+function errorBlocks(lines) {
+  const blocks = [];
+  let fence = null;
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    const fenceMatch = FENCE2.exec(line);
+    if (fence !== null) {
+      if (fenceMatch && fenceMatch[1][0] === fence[0] && fenceMatch[1].length >= fence.length) fence = null;
+      i++;
+      continue;
+    }
+    if (fenceMatch) {
+      fence = fenceMatch[1];
+      i++;
+      continue;
+    }
+    const anchored = ANCHOR.test(line) || PRETTY_JSON_OPEN.test(line) && PRETTY_JSON_ERROR_KEY.test(lines[i + 1] ?? "");
+    if (!anchored) {
+      i++;
+      continue;
+    }
+    let block = line;
+    let depth = bracketBalance(line);
+    const indent2 = indentOf(line);
+    let j2 = i + 1;
+    while (j2 < lines.length && j2 - i < BLOCK_MAX_LINES && block.length < BLOCK_MAX_CHARS) {
+      const next = lines[j2];
+      const continues = depth > 0 || next.trim() !== "" && indentOf(next) > indent2;
+      if (!continues) break;
+      block += `
+${next}`;
+      depth += bracketBalance(next);
+      j2++;
+    }
+    blocks.push(block);
+    i = j2;
+  }
+  return blocks;
+}
+function classifyBlocks(blocks, ctx) {
+  return blocks.map((block) => classifyError(block, ctx)).filter((finding) => finding !== null);
+}
+function readOutput(text4, ctx) {
+  const state = {
+    claude: [],
+    codex: [],
+    other: [],
+    claudeSucceeded: false,
+    codexSucceeded: false,
+    cli: []
+  };
+  const clean = text4.replace(ANSI, "");
+  const whole = clean.trim();
+  if (whole.startsWith("{") && whole.endsWith("}") && whole.includes("\n")) {
+    const document3 = parseJson(whole);
+    if (isObject2(document3)) {
+      handleEvent(document3, whole, ctx, state);
+      return { state, plain: null };
+    }
+  }
+  const plain = [];
+  for (const line of clean.split(/\r\n|\r|\n/)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+      const event = parseJson(trimmed);
+      if (isObject2(event)) {
+        handleEvent(event, trimmed, ctx, state);
+        continue;
+      }
+    }
+    plain.push(line);
+    state.cli.push(line);
+  }
+  return { state, plain };
+}
+function classifyAgentOutput(text4, now, options = {}) {
+  const ctx = { now, timeZone: options.timeZone ?? "UTC" };
+  const { state, plain } = readOutput(text4, ctx);
+  if (plain === null) return decide([...state.claude, ...state.codex, ...state.other]);
+  return decide([
+    ...state.claudeSucceeded ? [] : state.claude,
+    ...state.codexSucceeded ? [] : state.codex,
+    ...state.other,
+    ...classifyBlocks(errorBlocks(plain), ctx)
+  ]);
+}
+function cliOwnLines(text4) {
+  const { state } = readOutput(text4, { now: void 0, timeZone: "UTC" });
+  const lines = state.cli.flatMap((part) => part.split(/\r\n|\r|\n/));
+  const report2 = lines.findLastIndex((line) => AIDER_REPORT.test(line));
+  if (report2 < 0) return lines;
+  const wrapped = /^\s*session\.\s*$/.test(lines[report2 + 1] ?? "") ? 1 : 0;
+  return lines.slice(report2 + 1 + wrapped);
+}
+function withDefaultReset(found, now, defaultWaitMs) {
+  if (found.kind !== "usage_limit" || found.resetAt) return found;
+  const minutes = Math.round(defaultWaitMs / 6e4);
+  const note = `no reset time given: assumed in ${minutes} min (rateLimit.usageLimitWaitMs)`;
+  return {
+    ...found,
+    resetAt: new Date(now.getTime() + defaultWaitMs),
+    evidence: found.evidence ? `${found.evidence} \u2014 ${note}` : note
+  };
+}
+function parseJson(text4) {
+  try {
+    return JSON.parse(text4);
+  } catch {
+    return void 0;
+  }
+}
+function decide(findings) {
+  const winner = strongest(findings);
+  if (!winner) return { kind: "none" };
+  const resets = findings.filter((finding) => finding.kind === winner.kind && finding.resetAt !== void 0).map((finding) => finding.resetAt.getTime());
+  const result = { kind: winner.kind, evidence: winner.evidence };
+  if (resets.length > 0) result.resetAt = new Date(Math.max(...resets));
+  return result;
+}
+function epochToDate(value) {
+  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return void 0;
+  return new Date(n > 1e12 ? n : n * 1e3);
+}
+function parseDuration(text4) {
+  let rest = text4.replace(/^\s*~\s*/, "");
+  let total = 0;
+  let parts = 0;
+  for (let match = DURATION_PART.exec(rest); match !== null; match = DURATION_PART.exec(rest)) {
+    const unit = match[2].toLowerCase();
+    const key = unit === "ms" || unit.startsWith("milli") ? "ms" : unit.startsWith("mi") || unit === "m" ? "m" : unit[0];
+    total += Number(match[1]) * UNIT_MS[key];
+    parts++;
+    rest = rest.slice(match[0].length);
+  }
+  return parts > 0 ? total : void 0;
+}
+function parseResetTime(text4, ctx) {
+  const epoch = /usage limit reached\|(\d{10,13})\b/i.exec(text4) ?? /\\*"(?:resetsAt|resets_at|reset_at)\\*"\s*:\s*(\d{10,13})\b/.exec(text4);
+  if (epoch) return epochToDate(epoch[1]);
+  const now = ctx.now;
+  if (!now) return void 0;
+  const seconds = /\\*"resets_in_seconds\\*"\s*:\s*(\d+(?:\.\d+)?)/.exec(text4) ?? /\\*"retryDelay\\*"\s*:\s*\\*"(\d+(?:\.\d+)?)s/.exec(text4);
+  if (seconds) return new Date(now.getTime() + Number(seconds[1]) * 1e3);
+  for (const match of text4.matchAll(
+    /\b(?:try again|retry|retrying|resets?|available again)\s+(?:in|after)\s+/gi
+  )) {
+    const ms = parseDuration(text4.slice(match.index + match[0].length));
+    if (ms !== void 0) return new Date(now.getTime() + ms);
+  }
+  for (const match of text4.matchAll(/\b(?:resets?|try again|available again)\b(?:\s+(?:at|on))?\s+/gi)) {
+    const at = parseWallClock(text4.slice(match.index + match[0].length), now, ctx.timeZone);
+    if (at) return at;
+  }
+  if (GOOGLE.test(text4) && /PerDay|\bper day\b|daily quota/i.test(text4))
+    return nextMidnight(now, "America/Los_Angeles");
+  return void 0;
+}
+function parseWallClock(text4, now, defaultZone) {
+  let rest = text4;
+  let month;
+  let day;
+  let year;
+  const date5 = /^([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?/.exec(rest);
+  if (date5 && MONTHS.includes(date5[1].toLowerCase())) {
+    month = MONTHS.indexOf(date5[1].toLowerCase()) + 1;
+    day = Number(date5[2]);
+    year = date5[3] ? Number(date5[3]) : void 0;
+    rest = rest.slice(date5[0].length).replace(/^,?\s*(?:at\s+)?/, "");
+  }
+  let hour;
+  let minute = 0;
+  const twelve = /^(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?/i.exec(rest);
+  const twentyFour = /^(\d{1,2}):(\d{2})(?!\s*[ap]\.?\s?m\b)/i.exec(rest);
+  if (twelve) {
+    const h = Number(twelve[1]);
+    if (h < 1 || h > 12) return void 0;
+    hour = h % 12 + (twelve[3].toLowerCase() === "p" ? 12 : 0);
+    minute = Number(twelve[2] ?? 0);
+    rest = rest.slice(twelve[0].length);
+  } else if (twentyFour) {
+    hour = Number(twentyFour[1]);
+    minute = Number(twentyFour[2]);
+    rest = rest.slice(twentyFour[0].length);
+  }
+  if (month === void 0 && hour === void 0) return void 0;
+  if ((hour ?? 0) > 23 || minute > 59) return void 0;
+  const zoneMatch = /^\s*\(([A-Za-z][\w+\-/]*)\)/.exec(rest) ?? /^\s+(UTC|GMT)\b/.exec(rest);
+  const zone = zoneMatch ? zoneMatch[1] : defaultZone;
+  if (!isTimeZone(zone)) return void 0;
+  const today = wallClock(now.getTime(), zone);
+  if (month !== void 0 && day !== void 0) {
+    let y = year ?? today.year;
+    let t2 = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
+    if (year === void 0 && t2 < now.getTime() - GRACE_MS) {
+      y += 1;
+      t2 = zonedToUtc(y, month, day, hour ?? 0, minute, zone);
+    }
+    return new Date(t2);
+  }
+  let t = zonedToUtc(today.year, today.month, today.day, hour, minute, zone);
+  if (t < now.getTime() - GRACE_MS) {
+    const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+    t = zonedToUtc(
+      tomorrow.getUTCFullYear(),
+      tomorrow.getUTCMonth() + 1,
+      tomorrow.getUTCDate(),
+      hour,
+      minute,
+      zone
+    );
+  }
+  return new Date(t);
+}
+function nextMidnight(now, zone) {
+  const today = wallClock(now.getTime(), zone);
+  const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+  return new Date(
+    zonedToUtc(tomorrow.getUTCFullYear(), tomorrow.getUTCMonth() + 1, tomorrow.getUTCDate(), 0, 0, zone)
+  );
+}
+function formatter(zone) {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric"
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+function isTimeZone(zone) {
+  try {
+    formatter(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function wallClock(t, zone) {
+  const parts = {};
+  for (const part of formatter(zone).formatToParts(t)) {
+    if (part.type !== "literal") parts[part.type] = Number(part.value);
+  }
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour % 24,
+    minute: parts.minute,
+    second: parts.second
+  };
+}
+function offsetAt(t, zone) {
+  const w = wallClock(t, zone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(t / 1e3) * 1e3;
+}
+function zonedToUtc(year, month, day, hour, minute, zone) {
+  const guess = Date.UTC(year, month - 1, day, hour, minute);
+  const first = offsetAt(guess, zone);
+  const t = guess - first;
+  const second = offsetAt(t, zone);
+  return second === first ? t : guess - second;
+}
+var AGENT_OUTPUT_PRECEDENCE, GOOGLE, RULES, LINE_PREFIX, ANCHORS, ANCHOR, PRETTY_JSON_OPEN, PRETTY_JSON_ERROR_KEY, FENCE2, BLOCK_MAX_LINES, BLOCK_MAX_CHARS, ANSI, AIDER_REPORT, GRACE_MS, MONTHS, UNIT_MS, DURATION_PART, formatters;
+var init_classify = __esm({
+  "src/core/agent/classify.ts"() {
+    "use strict";
+    AGENT_OUTPUT_PRECEDENCE = ["auth", "quota", "usage_limit", "rate_limit", "overloaded"];
+    GOOGLE = /RESOURCE_EXHAUSTED|googleapis|generativelanguage|ai\.google\.dev|gemini|\bAI Studio\b/i;
+    RULES = [
+      // auth
+      { kind: "auth", re: jsonPair("type", "(?:authentication_error|permission_error)") },
+      { kind: "auth", re: /\bauthentication_(?:error|failed)\b/ },
+      { kind: "auth", re: /\bInvalid API key\b/i },
+      { kind: "auth", re: /\binvalid x-api-key\b/i },
+      { kind: "auth", re: /\bIncorrect API key provided\b/ },
+      { kind: "auth", re: /\bAPI key not valid\b|\bAPI_KEY_INVALID\b/ },
+      { kind: "auth", re: jsonPair("code", "invalid_api_key") },
+      { kind: "auth", re: jsonPair("status", "(?:UNAUTHENTICATED|PERMISSION_DENIED)") },
+      { kind: "auth", re: /\bNot logged in\s*·|Please run \/login\b/ },
+      { kind: "auth", re: /\bOAuth token (?:has expired|revoked|is invalid)/i },
+      {
+        kind: "auth",
+        re: /\bYour access token could not be refreshed\b|\bFailed to refresh token\b|\bToken refresh failed\b/
+      },
+      { kind: "auth", re: /\bPlease set an Auth method\b|\bmust specify the GEMINI_API_KEY\b/ },
+      {
+        kind: "auth",
+        re: /(?:Authentication|PermissionDenied)Error\b|\bThe API provider is not able to authenticate you\b/
+      },
+      {
+        kind: "auth",
+        re: /\blast status: 40[13]\b|\b401 Unauthorized\b|\bAPI Error:?\s*\(?40[13]\b|\bError: 40[13] \{/
+      },
+      // quota: credits or billing, a person has to act
+      {
+        kind: "quota",
+        re: /\binsufficient_quota\b|\bbilling_error\b|\bbilling_not_active\b|\bbilling_hard_limit_reached\b/
+      },
+      { kind: "quota", re: /\bcredit balance (?:is )?too low\b/i },
+      { kind: "quota", re: /\bexceeded your current quota\b/i, unless: GOOGLE },
+      { kind: "quota", re: /\bQuota exceeded\. Check your plan and billing\b|\bInsufficient quota\b/i },
+      // OpenAI's billing codes under `insufficient_quota`; DeepSeek's and OpenRouter's 402s (no credit left)
+      {
+        kind: "quota",
+        re: /\b(?:credit_balance_exhausted|organization_spend_limit_exceeded|project_spend_limit_exceeded|organization_usage_limit_exceeded|insufficient_credits)\b/
+      },
+      { kind: "quota", re: /\bInsufficient (?:Balance|credits)\b|\brequires more credits\b/i },
+      { kind: "quota", re: /\bError code: 402\b|\berror 402\b|^\W*402 [{A-Z]|\bError: 402 /im },
+      // usage limit: a plan window, lifts at a known time
+      { kind: "usage_limit", re: /\bClaude (?:AI )?usage limit reached\b/i },
+      { kind: "usage_limit", re: /\busage limit (?:has been )?reached\b/i },
+      { kind: "usage_limit", re: /\bYou(?:'|’)ve hit your (?:[\w-]+ )?limit\b/i },
+      { kind: "usage_limit", re: /\b(?:5-hour|five-hour|weekly|daily|session|monthly)\s+limit reached\b/i },
+      { kind: "usage_limit", re: /\busage_limit_(?:reached|exceeded)\b/ },
+      // Gemini Code Assist's per-user allowance (an administrator can allow overages)
+      { kind: "usage_limit", re: /\bIndividual quota reached\b/ },
+      // GitHub Copilot through OpenCode: a quota that lifts at the end of its window ("retrying in ~2 weeks")
+      { kind: "usage_limit", re: /\bquota exceeded\b/i, when: /\bretrying in\b/i },
+      { kind: "usage_limit", re: /\bexhausted your daily quota\b|\breached your daily\b.{0,60}\bquota\b/i },
+      { kind: "usage_limit", re: /PerDay|\bper day\b/i, when: /RESOURCE_EXHAUSTED|Quota exceeded for/i },
+      // rate limit: back off for seconds or minutes
+      {
+        kind: "rate_limit",
+        re: /\brate_limit_(?:error|exceeded)\b|\bRATE_LIMIT_EXCEEDED\b|\brateLimitExceeded\b/
+      },
+      { kind: "rate_limit", re: /\bRate limit reached for\b|\brate[ -]limit(?:ed|ing)?\b/i },
+      { kind: "rate_limit", re: /\blast status: 429\b|\bRequest rejected \(429\)|\bToo Many Requests\b/i },
+      { kind: "rate_limit", re: /(?:error|status|code)\W{0,4}429\b|\bAPI Error:?\s*\(?429\b|^\W*429 \{/im },
+      {
+        kind: "rate_limit",
+        re: /\bRESOURCE_EXHAUSTED\b|\bResource (?:has been )?exhausted\b|\bQuota exceeded for (?:quota )?metric\b/i
+      },
+      {
+        kind: "rate_limit",
+        re: /\bRateLimitError\b|\btemporarily limiting requests\b|\bexhausted your capacity on this model\b/i
+      },
+      // Google answers a per-minute limit with the words OpenAI uses for credits (RESOURCE_EXHAUSTED either way)
+      { kind: "rate_limit", re: /\bexceeded your current quota\b/i, when: GOOGLE },
+      // Amazon Bedrock (and Claude Code on Bedrock): throttling is a rate limit
+      {
+        kind: "rate_limit",
+        re: /\bThrottlingException\b|\bToo many (?:tokens|requests), please wait\b|\bRequest was throttled\b/i
+      },
+      // overloaded: the service, transient
+      { kind: "overloaded", re: /\boverloaded(?:_error)?\b/i },
+      {
+        kind: "overloaded",
+        re: /\b529\b|\blast status: 50[0234]\b|\bAPI Error:?\s*\(?50[0234]\b|\bService Unavailable\b/i
+      },
+      { kind: "overloaded", re: /\b(?:InternalServerError|ServiceUnavailableError)\b|\bservers are down\b/ },
+      { kind: "overloaded", re: jsonPair("status", "UNAVAILABLE") }
+    ];
+    LINE_PREFIX = "^[ \\t]*(?:\\[\\d[^\\]\\n]{0,38}\\][ \\t]*)?(?:\\d{4}-\\d\\d-\\d\\d[T ][\\d:.]+Z?[ \\t]+(?:ERROR|WARN|INFO)[ \\t]+(?:[\\w:]+:[ \\t]+)?)?(?:[\u23BF\u2715\u2716\u2717\u25A0\u26A0\u26A1\u25CF\u23FA\u2502\u274C\u26D4]\\uFE0F?[ \\t]*)*";
+    ANCHORS = [
+      // Claude Code and Gemini CLI
+      "\\[?API Error(?::|[ \\t]*\\(|[ \\t]+\\d{3}\\b)",
+      "Failed to authenticate\\. API Error\\b",
+      // SDK and LiteLLM exceptions, as printed (not as code: a message must follow the colon)
+      `(?:Unexpected error:[ \\t]*)?(?:[A-Za-z_]\\w*\\.)*_?(?:RateLimitError|AuthenticationError|PermissionDeniedError|InternalServerError|ServiceUnavailableError|OverloadedError|APIStatusError|APIError|ApiError|BadRequestError|ResourceExhausted|TooManyRequests|Unauthenticated|PermissionDenied):[ \\t]*(?:\\d{3}\\b|Error code|\\w*Exception\\b|litellm\\.|[{[]|b['"]|Quota|Resource|Rate)`,
+      // Codex text mode, Node SDKs
+      "(?:Error|ERROR|error):[ \\t]+(?:\\d{3} \\{|exceeded retry limit|stream error|unexpected status|You(?:'|\u2019)ve hit|Quota exceeded|Insufficient quota|[{[])",
+      "stream error:|exceeded retry limit\\b|unexpected status \\d{3}\\b|Reconnecting\\.\\.\\. \\d",
+      // The Codex SDK's wrappers of the same errors
+      "Codex (?:stream error|turn failed|SDK error):",
+      // OpenCode (the AI SDK's provider errors), Gemini Code Assist ("Cloud Code Assist API error (429):"), and
+      // OpenAI-compatible clients ("OpenAI API error 402:", "OpenAI API Streaming Error: 402 …")
+      "(?:Error:[ \\t]+)?(?:[A-Z][\\w-]* |Cloud Code Assist )?API error \\(\\d{3}\\):",
+      "(?:[A-Z][\\w-]* ){0,2}API error \\d{3}: \\{",
+      "OpenAI API Streaming Error: \\d{3}\\b",
+      // The OpenAI Node SDK's message (`${status} ${message}`) for the limits and billing errors of OpenAI and the
+      // APIs compatible with it (DeepSeek's "402 Insufficient Balance", OpenRouter's credits), alone or after "Error: "
+      "(?:(?:Error|ERROR|error):[ \\t]+)?\\d{3} (?:Rate limit reached for|You exceeded your current quota|Insufficient (?:Balance|credits)|This request requires more credits)",
+      // An HTTP status with the raw body
+      'HTTP \\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
+      // OpenCode's retry status ("Too Many Requests: quota exceeded [retrying in ~2 weeks attempt #1]")
+      "Too Many Requests: [^\\n]{0,200}\\[retrying in\\b",
+      "Attempt \\d+ failed with status \\d{3}\\b",
+      '\\d{3}:? \\{\\s*\\\\?"(?:type|error)\\\\?"',
+      // Raw error bodies (compact JSON, or a Python dict repr)
+      `\\[?\\{\\s*\\\\?["'](?:type\\\\?["']\\s*:\\s*\\\\?["']error|error\\\\?["']\\s*:)`,
+      // The tools' own sentences
+      "Claude (?:AI )?usage limit reached\\b",
+      "You(?:'|\u2019)ve hit your (?:[\\w-]+ )?limit\\b",
+      "(?:[\\w-]+ )?(?:5-hour|Five-hour|Weekly|weekly|Daily|Session|Monthly) limit reached[ \\t]*[\u2219\xB7\u2022\\-\u2013]",
+      "Usage limit reached for\\b",
+      // Claude's bare notice, with no reset time (the line ends, or a sentence does)
+      "Usage limit reached(?=[ \\t]*(?:$|[.!\xB7\u2219]))",
+      // Amazon Bedrock throttling, as the AWS SDKs print it
+      "An error occurred \\(ThrottlingException\\)",
+      "Error: Request was throttled or rate limited\\b",
+      "Invalid API key[ \\t]*[\xB7.]",
+      "Not logged in[ \\t]*\xB7",
+      "(?:Your )?[Cc]redit balance (?:is )?too low\\b",
+      "OAuth token (?:has expired|revoked)",
+      "The API provider (?:has rate limited you|is not able to authenticate you|'s servers are down or overloaded)",
+      "Quota exceeded(?:\\.| for (?:quota )?metric)",
+      "Insufficient quota\\b",
+      "You have (?:exhausted your (?:capacity|daily quota)|reached your daily)",
+      "You exceeded your current quota\\b",
+      "Resource has been exhausted\\b",
+      "Rate limit reached for\\b",
+      "Request rejected \\(429\\)",
+      "Please set an Auth method\\b",
+      "When using Gemini API, you must specify\\b",
+      "Your access token could not be refreshed\\b",
+      "Failed to refresh token\\b|Token refresh failed\\b"
+    ];
+    ANCHOR = new RegExp(`${LINE_PREFIX}(?:${ANCHORS.join("|")})`);
+    PRETTY_JSON_OPEN = /^[ \t]*\[?\{[ \t]*$/;
+    PRETTY_JSON_ERROR_KEY = /^[ \t]*"error"[ \t]*:/;
+    FENCE2 = /^ {0,3}(`{3,}|~{3,})/;
+    BLOCK_MAX_LINES = 80;
+    BLOCK_MAX_CHARS = 8e3;
+    ANSI = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
+    AIDER_REPORT = /^\s*Tokens:\s.*\bsent\b.*\breceived\b/;
+    GRACE_MS = 60 * 60 * 1e3;
+    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    UNIT_MS = {
+      ms: 1,
+      s: 1e3,
+      m: 6e4,
+      h: 36e5,
+      d: 864e5,
+      w: 6048e5
+    };
+    DURATION_PART = /^[\s,]*(?:and\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)(?![a-z])/i;
+    formatters = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/core/agent/completion-mode.ts
+function completionClaim(signal, mode) {
+  if (mode === "objective" && signal.kind === "complete" && !signal.objective?.trim()) {
+    const what = signal.objective === void 0 ? "COMPLETE" : "the objective marker with no statement";
+    return {
+      signal: { kind: "none" },
+      ignored: `the agent signalled ${what}, but \`completion\` is \`objective\`: only the objective marker (OBJECTIVE_MET with how each requirement is met) ends the task; the next iteration continues`
+    };
+  }
+  return { signal };
+}
+var init_completion_mode = __esm({
+  "src/core/agent/completion-mode.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/agent/job-silence.ts
+function jobSilenceLimitMs(config2) {
+  const iteration = 2 * config2.iterationTimeoutMinutes * 6e4 + config2.iterationDelayMs;
+  return Math.max(config2.timeoutMinutes * 6e4, iteration) + SLACK_MS + config2.rateLimit.maxWaitMs;
+}
+var SLACK_MS;
+var init_job_silence = __esm({
+  "src/core/agent/job-silence.ts"() {
+    "use strict";
+    SLACK_MS = 5 * 6e4;
+  }
+});
+
+// src/core/agent/limit-hint.ts
+function unrecognisedLimitHint(rawOutput2) {
+  const hit = cliOwnLines(rawOutput2).map((line) => line.trim()).filter((line) => line !== "").slice(-TAIL_LINES).find((line) => LIMIT_WORDS.test(line));
+  if (hit === void 0) return null;
+  return hit.length > 300 ? `${hit.slice(0, 299)}\u2026` : hit;
+}
+var LIMIT_WORDS, TAIL_LINES;
+var init_limit_hint = __esm({
+  "src/core/agent/limit-hint.ts"() {
+    "use strict";
+    init_classify();
+    LIMIT_WORDS = /\b429\b|too many requests|rate[ _-]?limit|throttl|quota|usage[ _-]?limit|resource[ _-]?exhausted|capacity|try again later/i;
+    TAIL_LINES = 20;
+  }
+});
+
+// src/core/agent/primary-recovery.ts
+function primaryLimitLiftsAt(resetAt, now, maxWaitMs) {
+  return resetAt !== void 0 ? Math.max(now, resetAt.getTime()) : now + Math.max(0, maxWaitMs);
+}
+function shouldRecoverPrimary(input2) {
+  return input2.recoverPrimary && input2.agentIndex > 0 && input2.primaryLimitedUntil !== null && input2.now >= input2.primaryLimitedUntil;
+}
+var init_primary_recovery = __esm({
+  "src/core/agent/primary-recovery.ts"() {
+    "use strict";
+  }
+});
+
+// src/core/contract.ts
+function taskBranchName(branchPrefix, issue3) {
+  return `${branchPrefix}issue-${issue3}`;
+}
+function candidateBranchName(branchPrefix, issue3, candidate) {
+  return `${taskBranchName(branchPrefix, issue3)}-candidate-${candidate}`;
+}
+function prMarker(issue3) {
+  return `<!-- autopilot:pr issue=${issue3} -->`;
+}
+function commentOfInstructionsMarker(body) {
+  const m = /<!-- autopilot:instructions comment=(\d{1,15}) -->/.exec(body);
+  return m ? Number(m[1]) : null;
+}
+function humanGateMarker(humanGate) {
+  const json2 = JSON.stringify(humanGate).replace(/>/g, "\\u003e").replace(/</g, "\\u003c");
+  return `<!-- autopilot:human-gate ${json2} -->`;
+}
+function mentionsWorkerResult(body) {
+  return body.includes(WORKER_RESULT_MARKER_TAG);
+}
+var AUTOPILOT_MARKER_PREFIX, WORKER_RESULT_MARKER_TAG;
+var init_contract = __esm({
+  "src/core/contract.ts"() {
+    "use strict";
+    AUTOPILOT_MARKER_PREFIX = "<!-- autopilot:";
+    WORKER_RESULT_MARKER_TAG = "autopilot:worker-result";
+  }
+});
+
+// src/core/gates/human-gate.ts
+function caseVariants(part) {
+  const lower = part.toLowerCase();
+  const capital = lower[0].toUpperCase() + lower.slice(1);
+  return `(?:${lower}|${capital}|${lower.toUpperCase()})`;
+}
+function identifierWord(parts, suffix = "") {
+  const separator = "[_\\-. ]?";
+  const variants = parts.map(caseVariants);
+  const tail = variants.slice(1).map((variant) => separator + variant).join("");
+  const first = parts[0].toLowerCase();
+  const capitalised = `(?:${first[0].toUpperCase()}${first.slice(1)}|${first.toUpperCase()})`;
+  const suffixes = suffix ? `(?:${suffix}|${suffix.toUpperCase()})?` : "";
+  const start = `(?:(?<![A-Za-z0-9])${variants[0]}|(?<=[a-z0-9])${capitalised})`;
+  const end = "(?![a-z0-9])(?!(?<=[A-Z])[A-Z])";
+  return new RegExp(`${start}${tail}${suffixes}${end}`, "g");
+}
+function regexFind(re) {
+  const global2 = re.global ? re : new RegExp(re.source, `${re.flags}g`);
+  return (text4) => {
+    global2.lastIndex = 0;
+    const match = global2.exec(text4);
+    return match ? match[0] : null;
+  };
+}
+function wordRule(name, parts, suffix = "") {
+  return { name, never: false, find: regexFind(identifierWord(parts, suffix)) };
+}
+function forcedRemovals(text4) {
+  const found = [];
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?rm$/.test(words[i])) continue;
+      let recursive2 = false;
+      let force = false;
+      const targets = [];
+      let j2 = i + 1;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "--") continue;
+        if (word === "--recursive") recursive2 = true;
+        else if (word === "--force") force = true;
+        else if (/^-[a-zA-Z]+$/.test(word)) {
+          if (/[rR]/.test(word)) recursive2 = true;
+          if (/f/.test(word)) force = true;
+        } else if (word.startsWith("--")) continue;
+        else targets.push(word.replace(/^["']|["']$/g, ""));
+      }
+      if (recursive2 && force) found.push({ match: words.slice(i, j2).join(" "), targets });
+      i = j2;
+    }
+  }
+  return found;
+}
+function removalRule(name, never2, target) {
+  return {
+    name,
+    never: never2,
+    find: (text4) => {
+      const hit = forcedRemovals(text4).find(
+        (removal) => !target || removal.targets.some((t) => target.test(t))
+      );
+      return hit ? hit.match : null;
+    }
+  };
+}
+function forcedPush(text4) {
+  for (const segment of text4.split(/[;&|\n]+|\$\(|`/)) {
+    const words = Array.from(segment.matchAll(SHELL_WORD), (m) => m[0]);
+    for (let i = 0; i < words.length; i++) {
+      if (!/^(?:\S*\/)?git$/.test(words[i])) continue;
+      let j2 = i + 1;
+      let valueMayFollow = false;
+      for (; j2 < words.length; j2++) {
+        const word = words[j2];
+        if (word === "push") break;
+        if (word.startsWith("-")) valueMayFollow = !word.includes("=");
+        else if (valueMayFollow || GIT_OPTION_WITH_VALUE.has(words[j2 - 1])) valueMayFollow = false;
+        else break;
+      }
+      if (words[j2] !== "push") {
+        i = j2 - 1;
+        continue;
+      }
+      for (let k2 = j2 + 1; k2 < words.length; k2++) {
+        if (FORCE_FLAG.test(words[k2]) || FORCE_REFSPEC.test(words[k2]))
+          return words.slice(i, k2 + 1).join(" ");
+      }
+      break;
+    }
+  }
+  return null;
+}
+function globBody(glob) {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const slash = glob[i + 2] === "/";
+        out += slash ? "(?:.*/)?" : ".*";
+        i += slash ? 2 : 1;
+      } else out += "[^/]*";
+    } else if (c === "?") out += "[^/]";
+    else if (c === "{") {
+      const end = glob.indexOf("}", i);
+      if (end < 0) out += "\\{";
+      else {
+        out += `(?:${glob.slice(i + 1, end).split(",").map(globBody).join("|")})`;
+        i = end;
+      }
+    } else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.+^$()|\\/]/g, "\\$&");
+  }
+  return out;
+}
+function globToRegExp(glob) {
+  let pattern = glob.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  if (pattern.endsWith("/")) pattern += "**";
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  else if (!pattern.includes("/")) pattern = `**/${pattern}`;
+  return new RegExp(`^${globBody(pattern)}$`);
+}
+function pathRule(glob, never2) {
+  return { name: glob, never: never2, test: pathGlobTest(glob) };
+}
+function pathGlobTest(glob) {
+  const re = new RegExp(`${globToRegExp(glob).source.replace(/\$$/, "")}(?:/.*)?$`);
+  return (path20) => re.test(path20);
+}
+function userPatternRule(source) {
+  const compiled = compileGatePattern(source);
+  const regex2 = compiled.ok ? compiled.regex : literalGatePattern(source);
+  return { name: source, never: false, find: (text4) => findGatePattern(regex2, text4) };
+}
+function unquoteGitPath(path20) {
+  const p = path20.trim();
+  if (!p.startsWith('"')) return p;
+  return p.slice(1, -1).replace(/\\(["\\])/g, "$1");
+}
+function stripPrefix(path20) {
+  const p = unquoteGitPath(path20).replace(/\t.*$/, "");
+  if (p === "/dev/null") return null;
+  return p.replace(/^[abciow]\//, "");
+}
+function parseUnifiedDiff(diff) {
+  const added = [];
+  const paths = /* @__PURE__ */ new Set();
+  let file2 = "";
+  let oldLeft = 0;
+  let newLeft = 0;
+  let newLine = 0;
+  for (const line of diff.replace(/\r\n?/g, "\n").split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const marker = line[0];
+      if (marker === "+") {
+        added.push({ file: file2, line: newLine, text: line.slice(1) });
+        newLine++;
+        newLeft--;
+      } else if (marker === "-") oldLeft--;
+      else if (marker === " " || line === "") {
+        oldLeft--;
+        newLeft--;
+        newLine++;
+      }
+      continue;
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line) ?? /^diff --git (?:"(?:[^"\\]|\\.)*"|\S+) (.+)$/.exec(line);
+    if (git) {
+      const path20 = git.length === 3 ? git[2] : stripPrefix(git[1]);
+      if (path20) {
+        file2 = path20;
+        paths.add(path20);
+      }
+      continue;
+    }
+    const header2 = /^(?:---|\+\+\+) (.+)$/.exec(line);
+    if (header2) {
+      const path20 = stripPrefix(header2[1]);
+      if (path20) {
+        paths.add(path20);
+        if (line.startsWith("+++")) file2 = path20;
+        else if (!file2) file2 = path20;
+      }
+      continue;
+    }
+    const rename2 = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
+    if (rename2) {
+      paths.add(unquoteGitPath(rename2[1]));
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === void 0 ? 1 : Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      newLeft = hunk[3] === void 0 ? 1 : Number(hunk[3]);
+    }
+  }
+  return { added, paths: [...paths] };
+}
+function excerpt(text4, max = 120) {
+  const clean = text4.replace(/\s+/g, " ").trim().replace(/:\/\/[^/@\s]+@/g, "://***@").replace(/[A-Za-z0-9+_=-]{32,}/g, "[redacted]");
+  return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
+}
+function normalizePath(path20) {
+  return path20.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/^\/+/, "");
+}
+function matchHumanGate(input2, options) {
+  const textRules = [...NEVER_TEXT_RULES];
+  const pathRules = [...NEVER_PATH_RULES];
+  if (options.enabled) {
+    textRules.push(
+      ...DEFAULT_TEXT_RULES,
+      ...options.patterns.filter((p) => p.trim() !== "").map(userPatternRule)
+    );
+    pathRules.push(
+      ...DEFAULT_PATH_RULES,
+      ...options.paths.filter((p) => p.trim() !== "").map((g) => pathRule(g, false))
+    );
+  }
+  const hits = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (rule, where, match) => {
+    const key = `${rule.name}\0${where}\0${match}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    hits.push({ rule: rule.name, where, match, neverAutoApprove: rule.never });
+  };
+  for (const command of input2.commands) {
+    for (const rule of textRules) {
+      const found = rule.find(command);
+      if (found) add(rule, "command", excerpt(found));
+    }
+  }
+  const diff = parseUnifiedDiff(input2.diff);
+  const paths = [...new Set([...input2.paths, ...diff.paths].map(normalizePath).filter(Boolean))];
+  for (const path20 of paths) {
+    for (const rule of pathRules)
+      if (rule.test(path20)) add(rule, "path", path20.length > 200 ? `${path20.slice(0, 199)}\u2026` : path20);
+  }
+  for (const line of diff.added) {
+    for (const rule of textRules) {
+      const found = rule.find(line.text);
+      if (found) add(rule, "diff", `${excerpt(line.file, 80)}:${line.line}: ${excerpt(found, 80)}`);
+    }
+  }
+  const ordered = [
+    ...hits.filter((hit) => hit.neverAutoApprove),
+    ...hits.filter((hit) => !hit.neverAutoApprove)
+  ];
+  return { fired: hits.length > 0, hits: ordered.slice(0, HUMAN_GATE_MAX_HITS) };
+}
+var HUMAN_GATE_MAX_HITS, SHELL_WORD, ROOT_TARGET, HOME_TARGET, GIT_OPTION_WITH_VALUE, FORCE_FLAG, FORCE_REFSPEC, NEVER_TEXT_RULES, DEFAULT_TEXT_RULES, DEFAULT_HUMAN_GATE_PATTERNS, NEVER_AUTO_APPROVE, DEFAULT_HUMAN_GATE_PATHS, NEVER_PATH_RULES, DEFAULT_PATH_RULES;
+var init_human_gate = __esm({
+  "src/core/gates/human-gate.ts"() {
+    "use strict";
+    init_gate_pattern();
+    HUMAN_GATE_MAX_HITS = 50;
+    SHELL_WORD = /(?:"[^"]*"|'[^']*'|[^\s;&|()])+/g;
+    ROOT_TARGET = /^\/\*?$/;
+    HOME_TARGET = /^(?:~|~\/|~\/\*|\$HOME|\$\{HOME\}|\$HOME\/|\$HOME\/\*|\$\{HOME\}\/\*?)$/;
+    GIT_OPTION_WITH_VALUE = /* @__PURE__ */ new Set([
+      "-C",
+      "-c",
+      "--git-dir",
+      "--work-tree",
+      "--namespace",
+      "--config-env"
+    ]);
+    FORCE_FLAG = /^(?:--force(?:-with-lease|-if-includes)?(?:=.*)?|-[a-zA-Z]*f[a-zA-Z]*)$/;
+    FORCE_REFSPEC = /^\+[\w./-]/;
+    NEVER_TEXT_RULES = [
+      { name: "push --force", never: true, find: forcedPush },
+      removalRule("rm -rf /", true, ROOT_TARGET),
+      removalRule("rm -rf ~", true, HOME_TARGET),
+      { name: "drop database", never: true, find: regexFind(/\bdrop\s+(?:database|schema)\b/i) },
+      { name: "format c:", never: true, find: regexFind(/\bformat(?:\.com|\.exe)?\s+[a-z]:/i) },
+      {
+        name: "production deploy",
+        never: true,
+        find: regexFind(
+          /\b(?:re)?deploy(?:s|ed|ing|ment)?\b[^\n]{0,60}?(?:\bto\s+)?(?:--)?\bprod(?:uction)?\b|\bprod(?:uction)?\b[^\n]{0,20}?\b(?:re)?deploy(?:s|ed|ing|ment)?\b/i
+        )
+      },
+      { name: "npm publish", never: true, find: regexFind(/\b(?:npm|pnpm|yarn(?:\s+npm)?|bun)\s+publish\b/) }
+    ];
+    DEFAULT_TEXT_RULES = [
+      wordRule("deploy", ["deploy"], "s|ed|ing"),
+      { name: "deploy", never: false, find: regexFind(/(?<![A-Za-z0-9])redeploy(?:s|ed|ing)?(?![a-z0-9])/i) },
+      wordRule("migrate", ["migrate"], "s|d"),
+      { name: "migrate", never: false, find: regexFind(/(?<![A-Za-z0-9])migrating(?![a-z0-9])/i) },
+      {
+        name: "publish",
+        never: false,
+        find: regexFind(
+          /(?<![A-Za-z0-9_.$])(?:publish|Publish|PUBLISH)(?:es|ed|ing|ES|ED|ING)?(?![A-Za-z0-9_])(?!\s*\()/
+        )
+      },
+      removalRule("rm -rf", false),
+      { name: "drop table", never: false, find: regexFind(/\bdrop\s+table\b/i) },
+      {
+        name: "delete from",
+        never: false,
+        // SQL, not prose: the table name is followed by WHERE, `;`, a quote, a parenthesis or the line end.
+        find: regexFind(/\bdelete\s+from\s+[`"'[]?[A-Za-z_][\w.$]*[`"'\]]?\s*(?:\bwhere\b|;|\)|["'`]|$)/im)
+      },
+      {
+        name: "terraform apply",
+        never: false,
+        find: regexFind(/\b(?:terraform|tofu)\s+(?:-[\w-]+(?:=\S+)?\s+)*apply\b/)
+      },
+      wordRule("production", ["production"]),
+      wordRule("api.*key", ["api", "key"], "s"),
+      wordRule("secret", ["secret"], "s"),
+      wordRule("password", ["password"], "s")
+    ];
+    DEFAULT_HUMAN_GATE_PATTERNS = [
+      ...new Set(DEFAULT_TEXT_RULES.map((rule) => rule.name))
+    ];
+    NEVER_AUTO_APPROVE = [
+      ...NEVER_TEXT_RULES.map((rule) => rule.name),
+      ".github/autopilot.{yml,yaml}"
+    ];
+    DEFAULT_HUMAN_GATE_PATHS = [
+      ".github/workflows/**",
+      // Actions, CODEOWNERS, dependabot and every other file GitHub reads from .github/ decide what CI runs with
+      // the repository's secrets and who must review: never merged without a person.
+      ".github/**",
+      "**/migrations/**",
+      "**/db/migrate/**",
+      ".env*",
+      "terraform/**",
+      "*.tf",
+      "*.tfvars",
+      "CODEOWNERS"
+    ];
+    NEVER_PATH_RULES = [pathRule(".github/autopilot.{yml,yaml}", true)];
+    DEFAULT_PATH_RULES = DEFAULT_HUMAN_GATE_PATHS.map((glob) => pathRule(glob, false));
   }
 });
 
@@ -65982,10 +66452,10 @@ function qualityScopes(changed, workspaces, rootCommands) {
   const tests = workspaces.map((workspace) => workspace.paths.map(pathGlobTest));
   const touched = /* @__PURE__ */ new Set();
   let shared2 = false;
-  for (const path18 of paths) {
+  for (const path20 of paths) {
     let owned = false;
     tests.forEach((globs, i) => {
-      if (globs.some((test) => test(path18))) {
+      if (globs.some((test) => test(path20))) {
         touched.add(i);
         owned = true;
       }
@@ -66317,6 +66787,8 @@ var init_job = __esm({
               `${run2.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`
             );
           }
+          const refused = await this.refuseHandback();
+          if (refused) return refused;
           const limited = await this.handleAgentError(run2, signal, agent, loop);
           if (limited === "retry") continue;
           if (limited) return limited;
@@ -66570,6 +67042,21 @@ var init_job = __esm({
           );
         }
         return null;
+      }
+      /**
+       * The agent's work as its side handed it back was refused (a nested repository, a `.git` path, a link out of
+       * the tree, an oversized file: src/core/gates/handback-rules.ts): nothing of it is committed or pushed, what
+       * was committed before is, and the job ends naming each entry.
+       */
+      async refuseHandback() {
+        const { refused } = await this.deps.git.workState();
+        if (refused.length === 0) return null;
+        await this.checkpoint("work refused");
+        const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+        return this.finish(
+          "failed",
+          `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`
+        );
       }
       /** Whether the agent made new work this iteration (a commit of its own or changed files). */
       async readNewWork(headBefore) {
@@ -66956,7 +67443,7 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
       async complete(title) {
         const { git, github } = this.deps;
         const base = this.setup.base;
-        const gate = matchHumanGate(
+        const matched = matchHumanGate(
           { diff: await git.diffFrom(base), paths: await git.changedPaths(base), commands: this.commands },
           {
             enabled: this.config.humanGate.enabled,
@@ -66964,6 +67451,9 @@ Attempt ${this.inputs.attempt}, signal ${describeSignal(signal).slice(0, 200)}.
             paths: this.config.humanGate.paths
           }
         );
+        const treeHits = this.config.humanGate.enabled ? await git.gateHits(base) : [];
+        const hits = [...matched.hits, ...treeHits];
+        const gate = { fired: hits.length > 0, hits };
         this.result.humanGate = { fired: gate.fired, rules: gate.hits };
         if (gate.fired) this.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
         const labels = this.config.labels;
@@ -67157,11 +67647,11 @@ __export(run_job_exports, {
 });
 import { mkdtemp as mkdtemp3, readFile as readFile3 } from "node:fs/promises";
 import os8 from "node:os";
-import path17 from "node:path";
+import path19 from "node:path";
 import { setTimeout as delay2 } from "node:timers/promises";
 async function readConfigFile(workspace) {
   try {
-    return await readFile3(path17.join(workspace, CONFIG_PATH), "utf8");
+    return await readFile3(path19.join(workspace, CONFIG_PATH), "utf8");
   } catch (error63) {
     if (error63.code === "ENOENT") return null;
     throw error63;
@@ -67244,7 +67734,7 @@ async function runJob(start) {
   const user = await setupAgentUser({ isolation: config2.isolation, env });
   const weaker = weakerIsolationText(config2.isolation);
   if (weaker) warning(weaker);
-  const scratch = await mkdtemp3(path17.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
+  const scratch = await mkdtemp3(path19.join(env.RUNNER_TEMP ?? os8.tmpdir(), "autopilot-worker-"));
   const parts = await createIsolatedParts({
     workspace,
     workerDir: scratch,

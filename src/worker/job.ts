@@ -404,6 +404,8 @@ class WorkerLoop {
           `${run.budgetStop}; the agent was stopped mid-run and its work so far is committed and pushed`,
         );
       }
+      const refused = await this.refuseHandback();
+      if (refused) return refused;
       const limited = await this.handleAgentError(run, signal, agent, loop);
       if (limited === "retry") continue;
       if (limited) return limited;
@@ -706,6 +708,22 @@ class WorkerLoop {
       );
     }
     return null;
+  }
+
+  /**
+   * The agent's work as its side handed it back was refused (a nested repository, a `.git` path, a link out of
+   * the tree, an oversized file: src/core/gates/handback-rules.ts): nothing of it is committed or pushed, what
+   * was committed before is, and the job ends naming each entry.
+   */
+  private async refuseHandback(): Promise<WorkerRun | null> {
+    const { refused } = await this.deps.git.workState();
+    if (refused.length === 0) return null;
+    await this.checkpoint("work refused");
+    const shown = refused.slice(0, 10).join("; ") + (refused.length > 10 ? `; and ${refused.length - 10} more` : "");
+    return this.finish(
+      "failed",
+      `the agent's work was refused, and nothing of this iteration is committed or pushed: ${shown}`,
+    );
   }
 
   /** Whether the agent made new work this iteration (a commit of its own or changed files). */
@@ -1186,7 +1204,7 @@ class WorkerLoop {
   private async complete(title: string): Promise<WorkerRun> {
     const { git, github } = this.deps;
     const base = this.setup!.base;
-    const gate = matchHumanGate(
+    const matched = matchHumanGate(
       { diff: await git.diffFrom(base), paths: await git.changedPaths(base), commands: this.commands },
       {
         enabled: this.config.humanGate.enabled,
@@ -1194,6 +1212,10 @@ class WorkerLoop {
         paths: this.config.humanGate.paths,
       },
     );
+    // Symbolic links and `.gitmodules`, read from the branch's objects (src/core/gates/handback-rules.ts).
+    const treeHits = this.config.humanGate.enabled ? await git.gateHits(base) : [];
+    const hits = [...matched.hits, ...treeHits];
+    const gate = { fired: hits.length > 0, hits };
     this.result.humanGate = { fired: gate.fired, rules: gate.hits };
     if (gate.fired) this.log.info(`human gate fired: ${gate.hits.map((r) => r.rule).join(", ")}`);
 

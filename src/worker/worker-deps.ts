@@ -5,7 +5,9 @@
 import type { WorkerResult } from "../core/tasks/worker-result.js";
 import type { WorkerGitHub } from "../github/worker-github.js";
 import type { AgentRunner } from "./iterations/agent-iteration.js";
-import type { BranchSetup, WorkState } from "./checkout/private-git.js";
+import type { BranchSetup } from "./checkout/private-git.js";
+import type { WorkState } from "./checkout/task-checkout.js";
+import type { HumanGateHit } from "../core/tasks/worker-result.js";
 import type { QualityCommandResult } from "./processes/quality.js";
 import type { CoverageSpec } from "./processes/coverage-gate.js";
 
@@ -46,7 +48,7 @@ export interface WorkerGit {
   restoreConfig(): Promise<boolean>;
   recoverBranch(branch: string): Promise<string[]>;
   headSha(): Promise<string>;
-  /** HEAD, and whether the work tree differs from it outside `.autopilot/` (one `git status`). */
+  /** HEAD, and whether the agent's last hand-back differs from it outside `.autopilot/` (or was refused). */
   workState(): Promise<WorkState>;
   /** Commits everything; the new commit, or null when nothing changed. */
   commitAll(message: string): Promise<string | null>;
@@ -63,6 +65,8 @@ export interface WorkerGit {
   restoreDeletedFile(file: string): Promise<boolean>;
   diffFrom(base: string): Promise<string>;
   changedPaths(base: string): Promise<string[]>;
+  /** What the branch's change holds that a person must see (symbolic links, `.gitmodules`), from objects. */
+  gateHits(base: string): Promise<HumanGateHit[]>;
 }
 
 /** How the test gate runs the quality commands (the project's `setup` commands run without it). */

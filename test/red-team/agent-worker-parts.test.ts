@@ -80,7 +80,7 @@ describe("git planted on the worker's PATH or in the work tree", () => {
     const marker = join(dir, "planted-ran");
     const planted = `#!/bin/sh\ntouch ${marker}\nexec /usr/bin/git "$@"\n`;
     const worker = new Git({
-      cwd: dir,
+      gitDir: dir,
       stateDir: join(dir, "state"),
       parentEnv: { PATH: `.:${writable}:/usr/bin:/bin`, HOME: dir },
     });

@@ -147,13 +147,14 @@ describe("programs planted in a world-writable directory first on the worker's P
     await mkdir(planted);
     await chmod(planted, 0o777);
     const worker = new Git({
-      cwd: workspace,
+      gitDir: join(workspace, ".git"),
       stateDir: join(root, "state"),
       parentEnv: { PATH: `${planted}:/usr/bin:/bin`, HOME: root },
     });
     await plant(planted, markers, PLANTED);
     await plant(workspace, markers, ["git"]);
-    await worker.run(["status", "--short"]);
+    await plant(join(workspace, ".git"), markers, ["git"]);
+    await worker.run(["ls-tree", "HEAD"]);
     await worker.run(["log", "-1"]);
     expect(ranAsWorker(markers)).toEqual([]);
   });
@@ -184,7 +185,7 @@ describe("helpers git would run for a credential", { timeout: 60_000 }, () => {
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as AddressInfo).port;
     const worker = new Git({
-      cwd: workspace,
+      gitDir: join(workspace, ".git"),
       stateDir: join(root, "state"),
       parentEnv: {
         PATH: "/usr/bin:/bin",
@@ -225,7 +226,7 @@ describe("a git in /tmp/node_modules/.bin made by another user", { timeout: 60_0
     const path = `/tmp/ci-clone/node_modules/.bin:${bin}:/node_modules/.bin:/usr/bin:/bin`;
 
     expect(resolveGit(path)).toMatch(/^\/(usr\/)?bin\/git$/);
-    const worker = new Git({ cwd: scratch, stateDir: join(scratch, "state"), parentEnv: { PATH: path } });
+    const worker = new Git({ gitDir: scratch, stateDir: join(scratch, "state"), parentEnv: { PATH: path } });
     await worker.run(["--version"]);
     expect(ranAsWorker(markers)).toEqual([]);
 

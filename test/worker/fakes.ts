@@ -260,8 +260,10 @@ class FakeGit implements WorkerGit {
   async headSha() {
     return `sha${this.head}`;
   }
+  /** Set to make the next hand-back refused (what the tree check says of it). */
+  refused: string[] = [];
   async workState() {
-    return { head: `sha${this.head}`, changed: this.dirty };
+    return { head: `sha${this.head}`, changed: this.dirty, refused: this.refused };
   }
   async commitAll(message: string) {
     this.calls.push("commit");
@@ -306,6 +308,9 @@ class FakeGit implements WorkerGit {
   }
   async changedPaths() {
     return this.paths;
+  }
+  async gateHits() {
+    return [];
   }
 }
 

@@ -1,29 +1,28 @@
 /**
- * The worker's git. It never trusts the agent's checkout: the repository it commits and pushes from is a git
- * directory only the worker can write (the checkout's `.git`, moved out of the work tree before the agent ever
- * ran; see boundary.ts), used with the agent's work tree as `GIT_WORK_TREE`. What the agent does in its own `.git`
- * (config, hooks, replace objects, attributes, tags, commits) never reaches a worker git process; only the files
- * of its work tree do, as content.
+ * The worker's git: a repository only the worker can read or write (the checkout's `.git`, moved out of the work
+ * tree before the agent ever ran; see boundary.ts), used as a bare repository. No worker git process has a work
+ * tree, and none runs with its working directory, `GIT_DIR` or `GIT_WORK_TREE` in the agent's directory: the
+ * worker never runs git (nor any other tool) over what the agent wrote. The agent's work reaches this repository
+ * only as objects, received through `index-pack --strict` (agent-side-git.ts makes the pack inside the sandbox)
+ * and checked from those objects (handback-check.ts) before anything is committed or pushed.
  *
- * Every worker git process: is the git binary resolved by absolute path when the worker started, from a directory
- * only root or the worker's user can write (a `git` planted on PATH or in the work tree is never run), with a
- * PATH of such directories only and no askpass program; reads only the worker's own global config (`GIT_CONFIG_GLOBAL` in
- * the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects; runs no hooks (an empty
- * hooks directory), no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance;
- * and the private `info/attributes` switches off every attribute that changes what is committed (`text`, `eol`,
- * `ident`, `filter`, `working-tree-encoding`) whatever an in-tree `.gitattributes` says. Only the worker's own
+ * `run` is the one place every worker git process starts. Each: is the git binary resolved by absolute path when
+ * the worker started, from a directory only root or the worker's user can write (a `git` planted on PATH is
+ * never run), with a PATH of such directories only and no askpass program; reads only the worker's own global
+ * config (`GIT_CONFIG_GLOBAL` in the worker's private directory, `GIT_CONFIG_NOSYSTEM`); ignores replace objects;
+ * runs no hooks, no fsmonitor, no credential helper, no textconv or external diff, no auto-maintenance; and the
+ * private `info/attributes` switches off every attribute that changes what a diff shows. Only the worker's own
  * fetch and push carry the token, as an `http.extraheader` in GIT_CONFIG_* variables of that one process (never
  * argv, never a file). Pushes name their one ref explicitly, are never forced and never carry tags.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { treeEntryExists, writeTreeFile } from "./tree-files.js";
-import { gitMayWriteTree, noteTreeUnknown } from "./tree-writes.js";
+import type { Readable } from "node:stream";
 import { workerBinaries } from "../isolation/trusted-binaries.js";
 
-/** The attributes that change what `git add` stores, switched off for the worker's git. */
-const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding\n";
+/** The attributes that change what a diff shows or a commit stores, switched off for the worker's git. */
+const NEUTRAL_ATTRIBUTES = "* -text -eol -crlf -ident -filter -working-tree-encoding -diff\n";
 
 /**
  * The absolute path of git, looked up once in the worker's PATH before any agent runs, and only in directories
@@ -40,7 +39,7 @@ interface GitResult {
   stderr: string;
 }
 
-class GitError extends Error {
+export class GitError extends Error {
   constructor(
     readonly args: string[],
     readonly result: GitResult,
@@ -52,11 +51,25 @@ class GitError extends Error {
   }
 }
 
-interface GitOptions {
-  /** The work tree (the agent's checkout). */
+/** One worker git process as it was started: what the tests of the wall read (worker-git-log). */
+export interface WorkerGitCall {
+  args: readonly string[];
   cwd: string;
-  /** The worker's private git directory; absent: the work tree's own `.git` (unit tests of git alone). */
-  gitDir?: string;
+  gitDir: string | undefined;
+  workTree: string | undefined;
+}
+
+const observers = new Set<(call: WorkerGitCall) => void>();
+
+/** Calls `observer` with every worker git process started from now on; returns the function that stops it. */
+export function observeWorkerGit(observer: (call: WorkerGitCall) => void): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
+interface GitOptions {
+  /** The worker's private git directory. */
+  gitDir: string;
   /** The token for fetch and push; omitted for file:// remotes in tests. */
   token?: string;
   /** Where the worker keeps its frozen global git config (outside the workspace). */
@@ -68,25 +81,30 @@ interface GitOptions {
   remote?: string;
 }
 
-/** What `git status` says after an agent run: where HEAD is, and whether the work tree holds new work. */
-export interface WorkState {
-  head: string;
-  /** The work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
-  changed: boolean;
-}
-
 export interface BranchSetup {
-  /** True when the task branch already existed on the remote and was checked out as it stands. */
+  /** True when the task branch already existed on the remote and was taken as it stands. */
   resumed: boolean;
   /** The commit the branch started from on the default branch (for diffs). */
   base: string;
   head: string;
 }
 
+/** One changed entry between two trees (`git diff-tree -r --raw`), the new side's mode and object. */
+export interface TreeChange {
+  /** A added, M modified, D deleted, T type changed. */
+  status: string;
+  oldMode: string;
+  newMode: string;
+  newObject: string;
+  path: string;
+}
+
 const MAX_BUFFER = 256 * 1024 * 1024;
+/** git's id of the empty tree (SHA-1 repositories). */
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 export class Git {
-  readonly cwd: string;
+  readonly gitDir: string;
   private readonly token: string | undefined;
   private readonly remote: string;
   private readonly baseEnv: Record<string, string>;
@@ -97,13 +115,9 @@ export class Git {
   private readonly gitPath: string;
   private readonly hooksDir: string;
   private readonly homeDir: string | undefined;
-  /** The default branch's commit a conflicting merge left to the agent: its next commit is that merge. */
-  private pendingMerge: string | null = null;
-  /** The git directory, asked once: it does not move while the worker runs (only the worker writes it). */
-  private knownGitDir: string | null = null;
 
   constructor(options: GitOptions) {
-    this.cwd = options.cwd;
+    this.gitDir = options.gitDir;
     this.hooksDir = path.join(options.stateDir, "no-hooks");
     this.token = options.token;
     this.remote = options.remote ?? "origin";
@@ -114,17 +128,15 @@ export class Git {
     this.gitPath = resolveGit(parent.PATH);
     this.homeDir = parent.HOME;
     const env: Record<string, string> = {};
-    for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
+    for (const name of ["LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "GIT_TRACE2_EVENT"]) {
       const value = parent[name];
       if (value !== undefined) env[name] = value;
     }
     Object.assign(env, {
-      // What git itself looks up by name (ssh, a pager, a helper named in the worker user's own config) comes
-      // from the trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the exec path
-      // built into the trusted git.
+      // What git itself looks up by name (ssh, a helper named in the worker user's own config) comes from the
+      // trusted directories too. GIT_EXEC_PATH is never passed: git's helpers come from the trusted git's own.
       PATH: workerBinaries(parent.PATH).searchPath,
-      // No askpass program, whatever the worker user's config or environment names (an empty GIT_ASKPASS wins
-      // over core.askPass and SSH_ASKPASS): with no terminal prompt either, a missing credential fails at once.
+      // No askpass program (an empty GIT_ASKPASS wins over core.askPass and SSH_ASKPASS), no terminal prompt.
       GIT_ASKPASS: "",
       // Nothing under a home directory is read: the global config is the worker's frozen copy.
       HOME: options.stateDir,
@@ -133,18 +145,12 @@ export class Git {
       GIT_CONFIG_NOSYSTEM: "1",
       GIT_NO_REPLACE_OBJECTS: "1",
       GIT_CONFIG_GLOBAL: this.globalConfig,
-      GIT_AUTHOR_NAME: this.userName,
-      GIT_AUTHOR_EMAIL: this.userEmail,
-      GIT_COMMITTER_NAME: this.userName,
-      GIT_COMMITTER_EMAIL: this.userEmail,
+      GIT_DIR: options.gitDir,
       GIT_EDITOR: "true",
       GIT_PAGER: "cat",
     });
-    if (options.gitDir) {
-      env.GIT_DIR = options.gitDir;
-      env.GIT_WORK_TREE = options.cwd;
-    }
     this.baseEnv = env;
+    this.setAuthor(undefined, undefined);
   }
 
   /**
@@ -162,19 +168,21 @@ export class Git {
     });
   }
 
-  /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
-  run(
-    args: string[],
-    options: { network?: boolean; allowFail?: boolean; input?: string } = {},
-  ): Promise<GitResult> {
+  get author(): { name: string; email: string } {
+    return { name: this.userName, email: this.userEmail };
+  }
+
+  private commandLine(args: string[], network: boolean): { args: string[]; env: Record<string, string> } {
     const env: Record<string, string> = { ...this.baseEnv };
-    if (options.network && this.token) {
+    if (network && this.token) {
       const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
       env.GIT_CONFIG_COUNT = "1";
       env.GIT_CONFIG_KEY_0 = "http.extraheader";
       env.GIT_CONFIG_VALUE_0 = `AUTHORIZATION: basic ${basic}`;
     }
-    const fullArgs = [
+    const full = [
+      // No work tree, whatever the moved checkout's config says: a command that needs one fails.
+      "--bare",
       "--no-replace-objects",
       "-c",
       `core.hooksPath=${this.hooksDir}`,
@@ -188,19 +196,29 @@ export class Git {
       "push.followTags=false",
       "-c",
       "diff.external=",
-      // No `git maintenance run --auto` child after each commit, fetch or merge: one process less each time.
       // The repository lives for one job: many loose objects make it a little slower to read, never wrong.
       "-c",
       "maintenance.auto=false",
+      "-c",
+      "gc.auto=0",
       ...args,
     ];
-    // A command that may write the work tree: the next hand-over walks it all (tree-writes.ts).
-    if (gitMayWriteTree(args)) noteTreeUnknown(this.cwd);
+    for (const observer of observers)
+      observer({ args, cwd: this.gitDir, gitDir: env.GIT_DIR, workTree: env.GIT_WORK_TREE });
+    return { args: full, env };
+  }
+
+  /** Runs git with hooks and credential helpers off; `network` adds the token header for this one process. */
+  run(
+    args: string[],
+    options: { network?: boolean; allowFail?: boolean; input?: string } = {},
+  ): Promise<GitResult> {
+    const line = this.commandLine(args, options.network ?? false);
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.gitPath,
-        fullArgs,
-        { cwd: this.cwd, env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
+        line.args,
+        { cwd: this.gitDir, env: line.env, maxBuffer: MAX_BUFFER, encoding: "utf8" },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
           const result = { code, stdout: String(stdout), stderr: this.redact(String(stderr)) };
@@ -212,24 +230,42 @@ export class Git {
     });
   }
 
+  /** Runs git with `input` streamed to its stdin (a pack from the agent's side). */
+  runStreaming(args: string[], input: Readable): Promise<GitResult> {
+    const line = this.commandLine(args, false);
+    return new Promise((resolve) => {
+      const child = spawn(this.gitPath, line.args, {
+        cwd: this.gitDir,
+        env: line.env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        if (stdout.length < 64 * 1024) stdout += chunk;
+      });
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        if (stderr.length < 64 * 1024) stderr += chunk;
+      });
+      // A receiver that stops early (a pack over the size bound) closes its stdin: the sender's write fails.
+      child.stdin.on("error", () => {});
+      input.on("error", () => child.stdin.end());
+      input.pipe(child.stdin);
+      child.on("error", (error) => resolve({ code: 127, stdout, stderr: String(error) }));
+      child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
   private redact(text: string): string {
     if (!this.token) return text;
     const basic = Buffer.from(`x-access-token:${this.token}`).toString("base64");
     return text.split(this.token).join("***").split(basic).join("***");
   }
 
-  async gitDir(): Promise<string> {
-    if (this.knownGitDir === null) {
-      const { stdout } = await this.run(["rev-parse", "--absolute-git-dir"]);
-      this.knownGitDir = stdout.trim();
-    }
-    return this.knownGitDir;
-  }
-
   /**
    * Freezes the global config (a copy of the user's, taken before any agent runs), removes every credential
-   * that actions/checkout may have persisted in .git/config (`http.<url>.extraheader`, credential includes), sets
-   * the local identity, and snapshots .git/config. Returns the keys removed.
+   * that actions/checkout may have persisted in the config (`http.<url>.extraheader`, credential includes), sets
+   * the local identity, and snapshots the config. Returns the keys removed.
    */
   async prepare(): Promise<string[]> {
     await mkdir(path.dirname(this.globalConfig), { recursive: true, mode: 0o700 });
@@ -268,16 +304,16 @@ export class Git {
     }
     await this.run(["config", "--local", "user.name", this.userName]);
     await this.run(["config", "--local", "user.email", this.userEmail]);
-    const info = path.join(await this.gitDir(), "info");
+    const info = path.join(this.gitDir, "info");
     await mkdir(info, { recursive: true });
     await writeFile(path.join(info, "attributes"), NEUTRAL_ATTRIBUTES);
     await this.snapshotConfig();
     return removed;
   }
 
-  /** Records .git/config as the worker wants it; `restoreConfig` puts it back. */
+  /** Records the config as the worker wants it; `restoreConfig` puts it back. */
   async snapshotConfig(): Promise<void> {
-    this.configSnapshot = await readFile(path.join(await this.gitDir(), "config"), "utf8");
+    this.configSnapshot = await readFile(path.join(this.gitDir, "config"), "utf8");
   }
 
   private async includeLooksLikeCredentials(key: string): Promise<boolean> {
@@ -285,10 +321,13 @@ export class Git {
     return /credential|token|auth/i.test(stdout);
   }
 
-  /** Puts .git/config back as `prepare` left it (after an agent ran). */
+  /**
+   * Puts the config back as `prepare` left it. Only the worker can write this repository; with `isolation: none`
+   * the agent runs as the worker's own user and could, which this undoes.
+   */
   async restoreConfig(): Promise<boolean> {
     if (this.configSnapshot === null) return false;
-    const file = path.join(await this.gitDir().catch(() => path.join(this.cwd, ".git")), "config");
+    const file = path.join(this.gitDir, "config");
     let current = "";
     try {
       current = await readFile(file, "utf8");
@@ -299,24 +338,6 @@ export class Git {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, this.configSnapshot);
     return true;
-  }
-
-  /** Adds patterns to .git/info/exclude (scratch files that must never be committed). */
-  async addExcludes(patterns: string[]): Promise<void> {
-    const file = path.join(await this.gitDir(), "info", "exclude");
-    let current = "";
-    try {
-      current = await readFile(file, "utf8");
-    } catch {
-      await mkdir(path.dirname(file), { recursive: true });
-    }
-    const lines = new Set(current.split("\n"));
-    const missing = patterns.filter((p) => !lines.has(p));
-    if (missing.length === 0) return;
-    await writeFile(
-      file,
-      `${current}${current.endsWith("\n") || current === "" ? "" : "\n"}${missing.join("\n")}\n`,
-    );
   }
 
   async remoteBranchExists(branch: string): Promise<boolean> {
@@ -340,48 +361,48 @@ export class Git {
   }
 
   /**
-   * Checks out the task branch: from the remote as it stands when it exists there (an earlier attempt's last
-   * push), else new from the default branch.
+   * Points the task branch (and HEAD) at the remote's branch as it stands when it exists there (an earlier
+   * attempt's last push), else at the default branch. Refs only: the agent's side brings its files there.
    */
   async setupBranch(branch: string, defaultBranch: string): Promise<BranchSetup> {
     await this.fetchBranch(defaultBranch);
     const defaultRef = `refs/remotes/${this.remote}/${defaultBranch}`;
     const resumed = await this.remoteBranchExists(branch);
-    if (resumed) {
-      await this.fetchBranch(branch);
-      await this.run([
-        "checkout",
-        "--quiet",
-        "--no-track",
-        "-B",
-        branch,
-        `refs/remotes/${this.remote}/${branch}`,
-      ]);
-    } else {
-      await this.run(["checkout", "--quiet", "--no-track", "-B", branch, defaultRef]);
-    }
+    if (resumed) await this.fetchBranch(branch);
+    const start = resumed ? `refs/remotes/${this.remote}/${branch}` : defaultRef;
+    const head = await this.revParse(start);
+    await this.pointHead(branch, head);
     if (this.configSnapshot !== null) await this.snapshotConfig();
-    const head = await this.headSha();
-    const mergeBase = await this.run(["merge-base", defaultRef, "HEAD"], { allowFail: true });
-    const base =
-      mergeBase.code === 0
-        ? mergeBase.stdout.trim()
-        : (await this.run(["rev-parse", defaultRef])).stdout.trim();
-    return { resumed, base, head };
+    return { resumed, base: await this.mergeBase(defaultRef, head), head };
+  }
+
+  /** The branch made `refs/heads/<branch>` at `commit`, and HEAD a symbolic ref to it. */
+  async pointHead(branch: string, commit: string): Promise<void> {
+    await this.run(["update-ref", `refs/heads/${branch}`, commit]);
+    await this.run(["symbolic-ref", "HEAD", `refs/heads/${branch}`]);
+  }
+
+  async revParse(rev: string): Promise<string> {
+    return (await this.run(["rev-parse", "--verify", "--end-of-options", rev])).stdout.trim();
+  }
+
+  private async mergeBase(ref: string, head: string): Promise<string> {
+    const found = await this.run(["merge-base", ref, head], { allowFail: true });
+    return found.code === 0 ? found.stdout.trim() : this.revParse(ref);
   }
 
   async headSha(): Promise<string> {
-    const { stdout } = await this.run(["rev-parse", "HEAD"]);
-    return stdout.trim();
+    return this.revParse("HEAD");
   }
 
-  /**
-   * The branch HEAD is on (null: detached). HEAD is read as the file it is in the worker's repository (no
-   * process); anything but a plain `ref: refs/heads/…` or a commit id (another ref storage, a symbolic ref to
-   * elsewhere) is left to git to answer.
-   */
+  /** The tree of a commit. */
+  async treeOf(commit: string): Promise<string> {
+    return this.revParse(`${commit}^{tree}`);
+  }
+
+  /** The branch HEAD is on (null: detached), read as the file it is in the worker's repository. */
   async currentBranch(): Promise<string | null> {
-    const text = await readFile(path.join(await this.gitDir(), "HEAD"), "utf8").catch(() => "");
+    const text = await readFile(path.join(this.gitDir, "HEAD"), "utf8").catch(() => "");
     const onBranch = /^ref: refs\/heads\/([^\s]+)\n?$/.exec(text);
     if (onBranch && onBranch[1] !== ".invalid") return onBranch[1]!;
     if (/^[0-9a-f]{40}([0-9a-f]{24})?\n?$/.test(text)) return null;
@@ -392,153 +413,160 @@ export class Git {
   }
 
   /**
-   * After an agent run: make sure HEAD is the task branch again (an agent that switched branches or detached HEAD
-   * has its work carried over to the task branch), and abort any half-done rebase, merge or cherry-pick.
-   */
-  async recoverBranch(branch: string): Promise<string[]> {
-    const notes: string[] = [];
-    const gitDir = await this.gitDir();
-    for (const [marker, args] of [
-      ["rebase-merge", ["rebase", "--abort"]],
-      ["rebase-apply", ["rebase", "--abort"]],
-      ["MERGE_HEAD", ["merge", "--abort"]],
-      ["CHERRY_PICK_HEAD", ["cherry-pick", "--abort"]],
-    ] as const) {
-      const exists = await readFile(path.join(gitDir, marker)).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => error.code === "EISDIR",
-      );
-      if (exists) {
-        await this.run([...args], { allowFail: true });
-        notes.push(`aborted an unfinished ${args[0]}`);
-      }
-    }
-    const current = await this.currentBranch();
-    if (current !== branch) {
-      await this.run(["checkout", "--quiet", "-B", branch]);
-      notes.push(`HEAD was ${current ? `on ${current}` : "detached"}; moved ${branch} to it`);
-    }
-    return notes;
-  }
-
-  /** True when the work tree (tracked or untracked, excluded files aside) differs from HEAD outside .autopilot/. */
-  async hasWorkChanges(): Promise<boolean> {
-    return (await this.workState()).changed;
-  }
-
-  /** HEAD and whether there is new work, from one `git status` (its branch header names HEAD's commit). */
-  async workState(): Promise<WorkState> {
-    const { stdout } = await this.run([
-      "status",
-      "--porcelain=v2",
-      "--branch",
-      "-z",
-      "--untracked-files=all",
-      "--",
-      ".",
-      ":(exclude).autopilot",
-    ]);
-    const records = stdout.split("\0").filter(Boolean);
-    const oid = records.find((r) => r.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
-    const head = oid && /^[0-9a-f]+$/.test(oid) ? oid : await this.headSha();
-    return { head, changed: records.some((r) => !r.startsWith("# ")) };
-  }
-
-  /** Back to HEAD: tracked files restored, untracked files removed (ignored and excluded files are kept). */
-  async resetWorkTree(): Promise<void> {
-    await this.run(["reset", "--quiet", "--hard", "HEAD"]);
-    await this.run(["clean", "-fdq"]);
-  }
-
-  /** Stages everything (excluded scratch files stay out) and commits; null when nothing changed. */
-  async commitAll(message: string): Promise<string | null> {
-    await this.run(["add", "--all", "--", "."]);
-    const nothingStaged = async () =>
-      (await this.run(["diff", "--cached", "--quiet"], { allowFail: true })).code === 0;
-    if (this.pendingMerge) {
-      if (await nothingStaged()) return null;
-      // The agent was asked to merge the default branch (its own .git is not read): its resolution is
-      // recorded as that merge, so the default branch becomes an ancestor of the task branch.
-      const tree = (await this.run(["write-tree"])).stdout.trim();
-      const commit = (
-        await this.run(["commit-tree", tree, "-p", "HEAD", "-p", this.pendingMerge, "-F", "-"], {
-          input: message,
-        })
-      ).stdout.trim();
-      await this.run(["update-ref", "HEAD", commit]);
-      this.pendingMerge = null;
-      return commit;
-    }
-    // Committing first and asking why only when it fails saves a process in the usual case (there is work).
-    const args = ["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"];
-    const committed = await this.run(args, { input: message, allowFail: true });
-    if (committed.code !== 0) {
-      if (await nothingStaged()) return null;
-      throw new GitError(args, committed);
-    }
-    return this.headSha();
-  }
-
-  /**
-   * Brings the default branch into a resumed task branch (it may have moved on since the branch was made). A clean
-   * merge is committed; a conflicting one is aborted and its files returned, for the agent to resolve. `base` is
-   * where the branch now leaves the default branch.
+   * Merges the default branch into HEAD from objects alone (`git merge-tree --write-tree`): a clean merge is
+   * committed; a conflicting one is not, and its files are returned (the agent resolves them; its next commit
+   * records the merge: `mergeParent`). `base` is where the branch now leaves the default branch.
    */
   async mergeDefault(
     defaultBranch: string,
     message: string,
-  ): Promise<{ merged: boolean; conflicts: string[]; base: string }> {
+  ): Promise<{ merged: boolean; conflicts: string[]; base: string; mergeParent: string | null }> {
     const ref = `refs/remotes/${this.remote}/${defaultBranch}`;
     const before = await this.headSha();
-    const merge = await this.run(["merge", "--no-edit", "--no-gpg-sign", "-m", message, ref], {
-      allowFail: true,
-    });
+    const other = await this.revParse(ref);
+    const merge = await this.run(
+      ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", before, other],
+      { allowFail: true },
+    );
     let conflicts: string[] = [];
-    if (merge.code !== 0) {
-      const unmerged = await this.run(["diff", "--name-only", "--diff-filter=U"], { allowFail: true });
-      conflicts = unmerged.stdout
-        .split("\n")
-        .map((l) => l.trim())
-        .filter(Boolean);
-      await this.run(["merge", "--abort"], { allowFail: true });
-      this.pendingMerge = (await this.run(["rev-parse", ref])).stdout.trim();
-      if (conflicts.length === 0)
-        conflicts = [
-          "(the merge failed: " + (merge.stderr.trim() || merge.stdout.trim()).slice(0, 200) + ")",
-        ];
+    let mergeParent: string | null = null;
+    if (merge.code === 0) {
+      const tree = merge.stdout.split("\0")[0]!.trim();
+      if (tree !== (await this.treeOf(before)) || !(await this.isAncestor(other, before))) {
+        if (await this.isAncestor(before, other)) await this.run(["update-ref", "HEAD", other]);
+        else await this.commitTree(tree, [before, other], message);
+      }
+    } else if (merge.code === 1) {
+      conflicts = [...new Set(merge.stdout.split("\0").slice(1).filter(Boolean))];
+      mergeParent = other;
+    } else {
+      throw new GitError(["merge-tree"], merge);
     }
-    const mergeBase = await this.run(["merge-base", ref, "HEAD"], { allowFail: true });
-    const base =
-      mergeBase.code === 0 ? mergeBase.stdout.trim() : (await this.run(["rev-parse", ref])).stdout.trim();
-    return { merged: (await this.headSha()) !== before, conflicts, base };
+    const head = await this.headSha();
+    return { merged: head !== before, conflicts, base: await this.mergeBase(ref, head), mergeParent };
   }
 
-  /** Deletes a file from the branch in its own commit (the progress notes, before review); null when absent. */
-  async removeFile(file: string, message: string): Promise<string | null> {
-    const tracked = await this.run(["ls-files", "--error-unmatch", "--", file], { allowFail: true });
-    if (tracked.code !== 0) return null;
-    await this.run(["rm", "--quiet", "--", file]);
-    await this.run(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-F", "-"], { input: message });
-    return this.headSha();
+  private async isAncestor(ancestor: string, of: string): Promise<boolean> {
+    return (
+      (await this.run(["merge-base", "--is-ancestor", ancestor, of], { allowFail: true })).code === 0
+    );
   }
 
-  /** Writes back a file that a commit on the branch deleted (the notes set aside for review); false when none. */
-  async restoreDeletedFile(file: string): Promise<boolean> {
-    if (await treeEntryExists(this.cwd, file)) return false;
+  /** A commit of `tree` with these parents, made HEAD's branch's new commit; returns it. */
+  async commitTree(tree: string, parents: string[], message: string): Promise<string> {
+    const args = ["commit-tree", "--no-gpg-sign", tree];
+    for (const parent of parents) args.push("-p", parent);
+    args.push("-F", "-");
+    const commit = (await this.run(args, { input: message })).stdout.trim();
+    await this.run(["update-ref", "HEAD", commit]);
+    return commit;
+  }
+
+  /**
+   * `tree` with some files replaced (content) or removed (null), built in a throwaway index of the worker's
+   * own: the worker's own files (its progress notes) go into a commit as the worker knows them.
+   */
+  async treeWith(tree: string, files: ReadonlyMap<string, string | null>): Promise<string> {
+    if (files.size === 0) return tree;
+    const index = path.join(path.dirname(this.globalConfig), "overlay-index");
+    const withIndex = (args: string[], input?: string) =>
+      this.runIndexed(index, args, input === undefined ? {} : { input });
+    await withIndex(["read-tree", tree]);
+    for (const [file, content] of files) {
+      if (content === null) {
+        await withIndex(["update-index", "--force-remove", "--", file]);
+        continue;
+      }
+      const blob = (await this.run(["hash-object", "-w", "--stdin"], { input: content })).stdout.trim();
+      await withIndex(["update-index", "--add", "--cacheinfo", `100644,${blob},${file}`]);
+    }
+    return (await withIndex(["write-tree"])).stdout.trim();
+  }
+
+  private runIndexed(index: string, args: string[], options: { input?: string }): Promise<GitResult> {
+    const saved = this.baseEnv.GIT_INDEX_FILE;
+    this.baseEnv.GIT_INDEX_FILE = index;
+    try {
+      return this.run(args, options);
+    } finally {
+      if (saved === undefined) delete this.baseEnv.GIT_INDEX_FILE;
+      else this.baseEnv.GIT_INDEX_FILE = saved;
+    }
+  }
+
+  /**
+   * Takes in a pack from the agent's side: `index-pack --strict` checks every object as git checks a stranger's
+   * push (malformed trees, `.git` path components, bad `.gitmodules`: fsck) and refuses more than `maxBytes`.
+   */
+  async receivePack(pack: Readable, maxBytes: number): Promise<void> {
+    const args = ["index-pack", "--stdin", "--strict", `--max-input-size=${maxBytes}`];
+    const result = await this.runStreaming(args, pack);
+    if (result.code !== 0) throw new GitError(args, result);
+  }
+
+  /** Every entry that differs between two trees, recursively, with the new side's mode and object. */
+  async treeChanges(from: string, to: string): Promise<TreeChange[]> {
+    const { stdout } = await this.run(["diff-tree", "-r", "-z", "--raw", "--no-renames", from, to]);
+    const fields = stdout.split("\0");
+    const changes: TreeChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const meta = fields[i]!;
+      if (!meta.startsWith(":")) break;
+      const [oldMode, newMode, , newObject, status] = meta.slice(1).split(" ");
+      changes.push({
+        status: status ?? "",
+        oldMode: oldMode ?? "",
+        newMode: newMode ?? "",
+        newObject: newObject ?? "",
+        path: fields[i + 1]!,
+      });
+    }
+    return changes;
+  }
+
+  /** Each object's size in bytes (null: missing), in one `cat-file --batch-check`. */
+  async objectSizes(objects: readonly string[]): Promise<(number | null)[]> {
+    if (objects.length === 0) return [];
+    const { stdout } = await this.run(["cat-file", "--batch-check=%(objectsize)"], {
+      input: `${objects.join("\n")}\n`,
+    });
+    return stdout
+      .split("\n")
+      .slice(0, objects.length)
+      .map((line) => (/^\d+$/.test(line) ? Number(line) : null));
+  }
+
+  /** A blob's content (a symbolic link's target). */
+  async blobText(object: string): Promise<string> {
+    return (await this.run(["cat-file", "blob", object])).stdout;
+  }
+
+  /** Writes a bundle of the branch (and the remote-tracking refs) for the agent's side; false when it cannot. */
+  async bundle(file: string, branch: string, since: string | null): Promise<boolean> {
+    const args = ["bundle", "create", "--quiet", file, `refs/heads/${branch}`, "--remotes"];
+    if (since) args.push(`^${since}`);
+    return (await this.run(args, { allowFail: true })).code === 0;
+  }
+
+  /** The content a file had before the last commit that deleted it from HEAD's history; null when none did. */
+  async deletedFileContent(file: string): Promise<string | null> {
     const log = await this.run(["log", "-1", "--format=%H", "--diff-filter=D", "HEAD", "--", file], {
       allowFail: true,
     });
     const sha = log.stdout.trim();
-    if (log.code !== 0 || !sha) return false;
+    if (log.code !== 0 || !sha) return null;
     const content = await this.run(["show", `${sha}^:${file}`], { allowFail: true });
-    if (content.code !== 0) return false;
-    await writeTreeFile(this.cwd, file, content.stdout);
-    return true;
+    return content.code === 0 ? content.stdout : null;
+  }
+
+  /** Whether a file is in HEAD's tree. */
+  async inHead(file: string): Promise<boolean> {
+    return (await this.run(["cat-file", "-e", `HEAD:${file}`], { allowFail: true })).code === 0;
   }
 
   /**
-   * Pushes HEAD's commit (`head`, when the caller knows it) to the task branch and nothing else: one explicit
-   * ref, never forced, no tags. Returns the commit pushed.
+   * Pushes `head` (HEAD's commit when absent) to the branch and nothing else: one explicit ref, never forced,
+   * no tags. Returns the commit pushed.
    */
   async push(branch: string, head?: string): Promise<string> {
     const sha = head ?? (await this.headSha());
@@ -572,7 +600,7 @@ export class Git {
     return stdout.length > maxBytes ? stdout.slice(0, maxBytes) : stdout;
   }
 
-  async changedPaths(base: string): Promise<string[]> {
+  async changedPaths(base: string, to = "HEAD"): Promise<string[]> {
     const { stdout } = await this.run([
       "diff",
       "--name-only",
@@ -580,11 +608,14 @@ export class Git {
       // NUL-separated: a path with a newline or non-ASCII bytes is listed as it is, not quoted.
       "-z",
       base,
-      "HEAD",
+      to,
       "--",
       ".",
       ":(exclude).autopilot",
     ]);
     return stdout.split("\0").filter(Boolean);
   }
+
+  /** The empty tree's id, for a diff of a tree against nothing. */
+  static readonly emptyTree = EMPTY_TREE;
 }

@@ -47,6 +47,11 @@ export interface Wrapped {
 
 export type IsolationMode = "namespace" | "uid" | "none";
 
+export interface WrapOptions {
+  /** The network of this one command (the agent's side of git runs with none: checkout/agent-side-git.ts). */
+  network?: AgentNetwork;
+}
+
 export interface AgentUser {
   /** False only with `isolation: none`: the agent runs as the worker's own user. */
   readonly isolated: boolean;
@@ -54,8 +59,8 @@ export interface AgentUser {
   /** The user name (null when not isolated). */
   readonly name: string | null;
   readonly uid: number | null;
-  /** The command line that runs `command` as the agent user with exactly `env`. */
-  wrap(command: string, args: string[], env: Record<string, string>): Wrapped;
+  /** The command line that runs `command` as the agent user with exactly `env` (`network` overrides the one in use). */
+  wrap(command: string, args: string[], env: Record<string, string>, options?: WrapOptions): Wrapped;
   /** Kills every process of the agent's uid (a no-op when not isolated); returns how many were found. */
   killAll(): Promise<number>;
   /**
@@ -168,7 +173,11 @@ function notIsolated(): AgentUser {
     mode: "none",
     name: null,
     uid: null,
-    wrap: (command, args, env) => ({ command, args, env: withNetworkEnv(env, network) }),
+    wrap: (command, args, env, options) => ({
+      command,
+      args,
+      env: withNetworkEnv(env, options?.network ?? network),
+    }),
     killAll: async () => 0,
     give: async () => {},
     take: async () => {},
@@ -270,10 +279,16 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
       `the agent's namespace sandbox needs bwrap, which is not installed. ${INSTALL_FIX}`,
     );
   const shared = sharedDirs(options.env);
-  let network: AgentNetwork = "closed";
+  let chosenNetwork: AgentNetwork = "closed";
   let view: AgentView = { ...EMPTY_VIEW, shared };
 
-  const wrap = (command: string, args: string[], env: Record<string, string>): Wrapped => {
+  const wrap = (
+    command: string,
+    args: string[],
+    env: Record<string, string>,
+    options?: WrapOptions,
+  ): Wrapped => {
+    const network = options?.network ?? chosenNetwork;
     const become = [`--reuid=${ids.uid}`, `--regid=${ids.gid}`, "--clear-groups", "--no-new-privs", "--"];
     // A proxied network's variables apply in every mode; its forwarder (the prefix) only where the sandbox has
     // a network namespace of its own (agent-egress.ts gives no prefix elsewhere, and names it "not enforced").
@@ -424,7 +439,7 @@ export async function setupAgentUser(options: AgentUserOptions): Promise<AgentUs
         throw new Error(`could not restore the modes of the agent's files: ${modes.stderr.trim()}`);
     },
     useNetwork(next) {
-      network = next;
+      chosenNetwork = next;
     },
     useView(next) {
       view = { ...next, shared: [...next.shared, ...shared] };

@@ -1,17 +1,17 @@
 /**
  * The line between the worker and the agent, on disk. Before any agent runs:
  * - the checkout's `.git` (made by actions/checkout, so still trustworthy) is moved into the worker's private
- *   directory (mode 0700): it becomes the repository the worker commits and pushes from, and only the worker can
- *   read or write it;
+ *   directory (mode 0700): it becomes the repository the worker commits and pushes from, used with no work tree,
+ *   and only the worker can read or write it;
  * - the agent gets its own directory under the system temp dir: `work/` (a copy of the checkout's files, its
  *   work tree), `home/` and `tmp/`, owned by the agent user while it runs and by the worker while the worker
- *   reads them; prompt files sit beside them, readable but not writable by the agent;
+ *   holds them; prompt files sit beside them, readable but not writable by the agent;
  * - the agent's work tree gets a `.git` of its own, filled from a bundle of the task branch by a git process
- *   running as the agent user (the worker's git never touches a repository the agent can write). The agent may
- *   do anything in it; nothing of it reaches the push except the files of the work tree.
+ *   running as the agent user in its sandbox (checkout/agent-side-git.ts). The agent may do anything in it.
  * Before each agent or quality run the agent's directories are handed over (chown, then the bundle sync); after
- * it, every process of the agent's uid is killed and the directories are taken back before the worker's git
- * reads the work tree.
+ * it, every process of the agent's uid is killed, the agent's side hands the work back as a pack of objects the
+ * worker checks (checkout/task-checkout.ts), and the directories are taken back. No worker git ever runs over
+ * the agent's tree.
  */
 import { chmod, cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
 import os from "node:os";
@@ -21,8 +21,10 @@ import type { AgentUser } from "./agent-user.js";
 import { buildAgentEnv } from "./agent-env.js";
 import { type AgentRunner, createAgentRunner } from "../iterations/agent-iteration.js";
 import { Git } from "../checkout/private-git.js";
+import { AgentSideGit } from "../checkout/agent-side-git.js";
+import { TaskCheckout } from "../checkout/task-checkout.js";
+import { PROGRESS_NOTES_PATH } from "../../core/agent/prompt.js";
 import type { QualityRunner } from "../worker-deps.js";
-import { runProcess } from "../processes/process.js";
 import { clearCoverageReports, readCoverageGate } from "../processes/coverage-gate.js";
 import {
   detectQualityCommands,
@@ -30,7 +32,7 @@ import {
   runQualityCommands,
 } from "../processes/quality.js";
 import { toolchainDirs, unreachableToolchainDirs, unreachableToolchainText } from "./toolchain-reach.js";
-import { reportIgnoredPath, trustedShell } from "./trusted-binaries.js";
+import { reportIgnoredPath } from "./trusted-binaries.js";
 import { distrustTreeWritesSoFar, noteTreeUnknown, takeTreeWrites } from "../checkout/tree-writes.js";
 
 export interface BoundaryDirs {
@@ -125,81 +127,20 @@ async function restoreCheckout(dirs: BoundaryDirs): Promise<void> {
 export interface Boundary {
   dirs: BoundaryDirs;
   user: AgentUser;
-  /** Gives the agent its directories and brings its own `.git` up to the worker's task branch. */
+  /** Gives the agent its directories and brings its own `.git` (and, when the worker moved the branch, its files). */
   handOver(): Promise<void>;
-  /** Kills every process of the agent's uid and takes its directories back. */
-  takeBack(): Promise<number>;
+  /**
+   * Kills every process of the agent's uid and takes its directories back; with `capture`, first has the agent's
+   * side hand its work back as objects (task-checkout.ts), while the tree is still its own.
+   */
+  takeBack(options?: { capture?: boolean }): Promise<number>;
   /** The end of the job: everything of the agent killed, the checkout's `.git` put back. */
   close(): Promise<void>;
 }
 
-const SYNC_SCRIPT = [
-  "set -e",
-  // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here:
-  // --show-toplevel then prints nothing or another directory); start again from nothing in that case.
-  'if [ "$(git rev-parse --show-toplevel 2>/dev/null)" != "$PWD" ]; then rm -rf .git; git init -q; fi',
-  // Its repository, its upkeep: no `git maintenance` child at every hand-over.
-  'git -c maintenance.auto=false fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
-  'git symbolic-ref HEAD "refs/heads/$2"',
-  "git reset -q",
-  // The identity, read in one process and written only when the agent changed it (or on a new repository).
-  'if [ "$(git config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$3" "$4")" ]; then',
-  '  git config user.name "$3"',
-  '  git config user.email "$4"',
-  "fi",
-].join("\n");
-
-function createBoundary(options: {
-  dirs: BoundaryDirs;
-  user: AgentUser;
-  git: Git;
-  /** The worker's environment (PATH, LANG for the agent-side git). */
-  parentEnv: NodeJS.ProcessEnv;
-  /** The agent-side commits' author: read at each sync (createIsolatedParts' `setAuthor` changes it). */
-  userName: string;
-  userEmail: string;
-  warn: (message: string) => void;
-}): Boundary {
-  const { dirs, user, git } = options;
+function createBoundary(options: { dirs: BoundaryDirs; user: AgentUser; checkout: TaskCheckout }): Boundary {
+  const { dirs, user, checkout } = options;
   const owned = [dirs.workTree, dirs.home, dirs.tmp];
-  let synced: string | null = null;
-  const agentGit = async (bundle: string, branch: string) =>
-    runProcess({
-      command: trustedShell(),
-      args: ["-c", SYNC_SCRIPT, "sync", bundle, branch, options.userName, options.userEmail],
-      cwd: dirs.workTree,
-      env: {
-        PATH: options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-        LANG: options.parentEnv.LANG ?? "C.UTF-8",
-        HOME: dirs.home,
-        GIT_TERMINAL_PROMPT: "0",
-      },
-      runAs: user,
-      timeoutMs: 10 * 60_000,
-    });
-  const sync = async () => {
-    const branch = await git.currentBranch();
-    if (!branch) return;
-    const head = await git.headSha();
-    if (head === synced) return;
-    const bundle = path.join(dirs.inbox, "sync.bundle");
-    const make = async (since: string | null) => {
-      await rm(bundle, { force: true });
-      const args = ["bundle", "create", "--quiet", bundle, `refs/heads/${branch}`, "--remotes"];
-      if (since) args.push(`^${since}`);
-      const made = await git.run(args, { allowFail: true });
-      if (made.code !== 0) return false;
-      await chmod(bundle, 0o644);
-      const fetched = await agentGit(bundle, branch);
-      return fetched.exitCode === 0 ? true : fetched.stderr.trim() || "exit " + fetched.exitCode;
-    };
-    let outcome = synced ? await make(synced) : false;
-    if (outcome !== true) outcome = await make(null);
-    await rm(bundle, { force: true });
-    if (outcome === true) synced = head;
-    else
-      options.warn(`the agent's own .git could not be brought up to date: ${String(outcome).slice(0, 300)}`);
-  };
   return {
     dirs,
     user,
@@ -213,12 +154,18 @@ function createBoundary(options: {
         noteTreeUnknown(dirs.workTree);
         throw error;
       }
-      await sync();
+      await checkout.syncAgent();
     },
-    async takeBack() {
-      const killed = await user.killAll();
+    async takeBack(takeOptions) {
+      let killed = await user.killAll();
       distrustTreeWritesSoFar(dirs.workTree);
-      await user.take(owned);
+      try {
+        // None of the agent's processes is left to change the tree while its side stages it.
+        if (takeOptions?.capture) await checkout.capture();
+      } finally {
+        killed += await user.killAll();
+        await user.take(owned);
+      }
       return killed;
     },
     async close() {
@@ -230,7 +177,7 @@ function createBoundary(options: {
 }
 
 export interface IsolatedParts {
-  git: Git;
+  git: TaskCheckout;
   agent: AgentRunner;
   quality: QualityRunner;
   boundary: Boundary;
@@ -271,8 +218,7 @@ export async function createIsolatedParts(options: {
   });
   const userName = options.userName || "autopilot[bot]";
   const userEmail = options.userEmail || "autopilot[bot]@users.noreply.github.com";
-  const git = new Git({
-    cwd: dirs.workTree,
+  const privateGit = new Git({
     gitDir: dirs.gitDir,
     stateDir: path.join(options.workerDir, "git"),
     parentEnv: options.parentEnv,
@@ -280,17 +226,24 @@ export async function createIsolatedParts(options: {
     userEmail,
     ...(options.token ? { token: options.token } : {}),
   });
-  // Kept: the boundary reads the author from it at each sync, so `setAuthor` reaches the agent side too.
-  const boundaryOptions = {
-    dirs,
+  const side = new AgentSideGit({
     user: options.user,
-    git,
+    workTree: dirs.workTree,
+    home: dirs.home,
+    inbox: dirs.inbox,
     parentEnv: options.parentEnv,
-    userName,
-    userEmail,
+    author: () => privateGit.author,
+  });
+  const git = new TaskCheckout({
+    git: privateGit,
+    side,
+    workTree: dirs.workTree,
+    inbox: dirs.inbox,
+    workerFiles: [PROGRESS_NOTES_PATH],
     warn: options.warn,
-  };
-  const boundary = createBoundary(boundaryOptions);
+  });
+  const boundary = createBoundary({ dirs, user: options.user, checkout: git });
+  git.attach(boundary);
   // What the sandbox shows (agent-namespace.ts): the agent's own directories, its inbox read-only, and neither the
   // worker's private directory nor the runner's temp directory (the job's file commands, the event payload).
   const runnerTemp = options.parentEnv.RUNNER_TEMP;
@@ -368,10 +321,6 @@ export async function createIsolatedParts(options: {
       return results;
     },
   };
-  const setAuthor = (name: string | undefined, email: string | undefined) => {
-    git.setAuthor(name, email);
-    if (name) boundaryOptions.userName = name;
-    if (email) boundaryOptions.userEmail = email;
-  };
+  const setAuthor = (name: string | undefined, email: string | undefined) => privateGit.setAuthor(name, email);
   return { git, agent, quality, boundary, setAuthor };
 }

@@ -73,7 +73,7 @@ interface AgentRunnerOptions {
   /** Runs the agent as its own OS user (absent: as the worker's user, in tests of the runner alone). */
   boundary?: {
     handOver(): Promise<void>;
-    takeBack(): Promise<unknown>;
+    takeBack(options?: { capture?: boolean }): Promise<unknown>;
     user: Pick<AgentUser, "wrap" | "killAll" | "isolated" | "name" | "uid">;
   };
   parentEnv: NodeJS.ProcessEnv;
@@ -193,7 +193,8 @@ export function createAgentRunner(options: AgentRunnerOptions): AgentRunner {
       ...(options.onLine ? { onStderrLine: options.onLine } : {}),
     }).finally(() => {
       request.signal?.removeEventListener("abort", forward);
-      return options.boundary?.takeBack();
+      // The agent's work comes back as objects while the tree is still its own (task-checkout.ts).
+      return options.boundary?.takeBack({ capture: true });
     });
     let output = preset.parseOutput(result.stdout, result.stderr, result.exitCode);
     // A run stopped mid-way has no final report: what the meter counted is what it used.

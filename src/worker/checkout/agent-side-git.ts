@@ -1,0 +1,248 @@
+/**
+ * The agent's side of the hand-over: every git command that reads or writes the agent's work tree runs here, as
+ * the agent's user, inside its sandbox (the same `wrap` the agent runs under, with no network), never as the
+ * worker. What it produces reaches the worker only as data through a channel built for untrusted peers:
+ *
+ * - `sync` brings the agent's own `.git` to the worker's branch from a bundle the worker wrote into the inbox
+ *   (git's fetch from a bundle), and, when the worker moved the branch (its checkout, a clean merge of the
+ *   default branch), brings the files there too: a two-way `read-tree -m -u` from the commit the files were at;
+ * - `capture` stages the whole work tree (the worker's excludes aside), writes its tree, wraps it in a throwaway
+ *   commit on top of the worker's HEAD and sends that commit's new objects as a pack on stdout, which the worker
+ *   takes in with `index-pack --strict` (private-git.ts `receivePack`) and checks from the objects
+ *   (handback-check.ts);
+ * - `reset` puts the files back to HEAD (after the project's setup or the quality commands), tracked files
+ *   restored and untracked ones removed (ignored and excluded files kept).
+ *
+ * Each script runs with no system or global config, hooks off, fsmonitor off, and attributes that turn every
+ * filter off written into the agent repository's `info/attributes` first. The agent could have planted anything
+ * else in its `.git`: whatever runs runs as the agent, in the sandbox, and all that leaves is objects.
+ */
+import { spawn } from "node:child_process";
+import { chmod, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import type { AgentUser } from "../isolation/agent-user.js";
+import { trustedShell } from "../isolation/trusted-binaries.js";
+import { runProcess } from "../processes/process.js";
+
+const PREAMBLE = [
+  "set -e",
+  // The agent may have broken or replaced its repository (no repository, or not one whose work tree is here).
+  'repaired() { [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$PWD" ]; }',
+  'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c maintenance.auto=false -c gc.auto=0 -c "core.excludesFile=$EXCLUDES" "$@"; }',
+  "neutral() { mkdir -p .git/info && printf '* -text -eol -crlf -ident -filter -working-tree-encoding\\n' > .git/info/attributes; }",
+].join("\n");
+
+/** $1 bundle, $2 branch, $3 the commit the files are at when the worker moved the branch since (else empty). */
+const SYNC_SCRIPT = [
+  PREAMBLE,
+  "repaired || { rm -rf .git; git init -q; }",
+  "neutral",
+  'g fetch -q --no-tags --update-head-ok "$1" "+refs/heads/$2:refs/heads/$2" "+refs/remotes/*:refs/remotes/*"',
+  'g symbolic-ref HEAD "refs/heads/$2"',
+  'if [ -n "$3" ]; then',
+  '  g read-tree "$3"',
+  "  g update-index -q --refresh >/dev/null 2>&1 || true",
+  '  g read-tree -m -u "$3" "refs/heads/$2"',
+  "else",
+  "  g reset -q",
+  "fi",
+  // The agent's own commits' identity, read in one process and written only when the agent changed it.
+  'if [ "$(git config --local --get-regexp \'^user\\.(name|email)$\' || true)" != "$(printf \'user.name %s\\nuser.email %s\' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")" ]; then',
+  '  git config user.name "$GIT_AUTHOR_NAME"',
+  '  git config user.email "$GIT_AUTHOR_EMAIL"',
+  "fi",
+].join("\n");
+
+/** $1 the worker's HEAD. Exit 10: the repository cannot serve (no repository, or HEAD's commit missing). */
+const CAPTURE_SCRIPT = [
+  PREAMBLE,
+  "repaired || exit 10",
+  'g cat-file -e "$1^{commit}" 2>/dev/null || exit 10',
+  "neutral",
+  "g add --all -- .",
+  "tree=$(g write-tree)",
+  'commit=$(printf "hand-back\\n" | g commit-tree "$tree" -p "$1")',
+  'printf "%s\\n" "$commit"',
+  'printf "%s\\n--not\\n%s\\n" "$commit" "$1" | g pack-objects --revs --stdout -q',
+].join("\n");
+
+const RESET_SCRIPT = [PREAMBLE, "repaired || exit 10", "neutral", "g reset -q --hard HEAD", "g clean -fdq"].join(
+  "\n",
+);
+
+export class AgentGitError extends Error {
+  override readonly name = "AgentGitError";
+}
+
+/** The capture's exit code when the agent's repository must be rebuilt (a sync from a full bundle) first. */
+export const NEEDS_SYNC = 10;
+
+export interface AgentSideOptions {
+  user: Pick<AgentUser, "wrap" | "killAll">;
+  workTree: string;
+  home: string;
+  /** The worker's files the agent may read (the bundle, the excludes). */
+  inbox: string;
+  /** The worker's environment (PATH and LANG for the agent-side git). */
+  parentEnv: NodeJS.ProcessEnv;
+  /** The author of the throwaway commits (never pushed: the worker makes its own). */
+  author: () => { name: string; email: string };
+}
+
+export class AgentSideGit {
+  private readonly options: AgentSideOptions;
+  readonly excludesFile: string;
+
+  constructor(options: AgentSideOptions) {
+    this.options = options;
+    this.excludesFile = path.join(options.inbox, "exclude");
+  }
+
+  /** Writes the worker's excludes (scratch never committed) where the agent's side reads them. */
+  async setExcludes(patterns: readonly string[]): Promise<void> {
+    await writeFile(this.excludesFile, `${patterns.join("\n")}\n`, { mode: 0o644 });
+    await chmod(this.excludesFile, 0o644);
+  }
+
+  private env(): Record<string, string> {
+    const author = this.options.author();
+    return {
+      PATH: this.options.parentEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      LANG: this.options.parentEnv.LANG ?? "C.UTF-8",
+      HOME: this.options.home,
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: author.name,
+      GIT_COMMITTER_EMAIL: author.email,
+      EXCLUDES: this.excludesFile,
+    };
+  }
+
+  /** The agent's user with no network, whatever the agent's own runs get. */
+  private closedUser(): Pick<AgentUser, "wrap" | "killAll"> {
+    const { user } = this.options;
+    return {
+      wrap: (command, args, env) => user.wrap(command, args, env, { network: "closed" }),
+      killAll: () => user.killAll(),
+    };
+  }
+
+  private async script(text: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const result = await runProcess({
+      command: trustedShell(),
+      args: ["-c", text, "agent-git", ...args],
+      cwd: this.options.workTree,
+      env: this.env(),
+      runAs: this.closedUser(),
+      timeoutMs: 10 * 60_000,
+    });
+    return { code: result.exitCode, stderr: result.stderr };
+  }
+
+  /** The agent's `.git` at the worker's branch from `bundle`; with `filesAt`, the files moved from there too. */
+  async sync(bundle: string, branch: string, filesAt: string | null): Promise<void> {
+    const done = await this.script(SYNC_SCRIPT, [bundle, branch, filesAt ?? ""]);
+    if (done.code !== 0)
+      throw new AgentGitError(
+        `the agent's checkout could not be brought to ${branch}: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`,
+      );
+  }
+
+  /** Files back to HEAD (the agent's `.git` is at the worker's HEAD: a sync ran first). */
+  async reset(): Promise<void> {
+    const done = await this.script(RESET_SCRIPT, []);
+    if (done.code !== 0)
+      throw new AgentGitError(
+        `the agent's files could not be reset: ${done.stderr.trim().slice(0, 400) || `exit ${done.code}`}`,
+      );
+  }
+
+  /**
+   * Stages the work tree on top of `head` and streams the new objects into `receive`; returns the throwaway
+   * commit's id, or NEEDS_SYNC when the agent's repository cannot serve until it is rebuilt.
+   */
+  async capture(
+    head: string,
+    receive: (pack: PassThrough) => Promise<void>,
+  ): Promise<string | typeof NEEDS_SYNC> {
+    const wrapped = this.closedUser().wrap(
+      trustedShell(),
+      ["-c", CAPTURE_SCRIPT, "agent-git", head],
+      this.env(),
+    );
+    const child = spawn(wrapped.command, wrapped.args, {
+      cwd: this.options.workTree,
+      env: wrapped.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const pack = new PassThrough();
+    let header = "";
+    let commit: string | null = null;
+    let stderr = "";
+    let received: Promise<void> | null = null;
+    let receiveError: unknown = null;
+    const startReceiving = () => {
+      received = receive(pack).catch((error: unknown) => {
+        receiveError = error;
+        child.stdout.destroy();
+      });
+    };
+    child.stdout.on("data", (data: Buffer) => {
+      let chunk = data;
+      if (commit === null) {
+        const newline = chunk.indexOf(0x0a);
+        if (newline < 0) {
+          header += chunk.toString("latin1");
+          if (header.length > 80) child.stdout.destroy();
+          return;
+        }
+        header += chunk.subarray(0, newline).toString("latin1");
+        commit = header.trim();
+        chunk = chunk.subarray(newline + 1);
+        startReceiving();
+      }
+      if (chunk.length > 0 && !pack.write(chunk)) {
+        child.stdout.pause();
+        pack.once("drain", () => child.stdout.resume());
+      }
+    });
+    child.stdout.on("close", () => pack.end());
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      if (stderr.length < 16 * 1024) stderr += text;
+    });
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, 10 * 60_000);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on("error", (error) => {
+        stderr += String(error);
+        resolve(null);
+      });
+      child.on("close", (exitCode) => resolve(exitCode));
+    });
+    clearTimeout(timer);
+    await this.options.user.killAll();
+    if (code === NEEDS_SYNC && commit === null) return NEEDS_SYNC;
+    if (received) await received;
+    if (receiveError) throw receiveError;
+    if (code !== 0 || commit === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+      throw new AgentGitError(
+        `the agent's work could not be handed back: ${stderr.trim().slice(0, 400) || `exit ${code}`}`,
+      );
+    return commit;
+  }
+
+  /** Removes what a sync left in the inbox. */
+  async clean(bundle: string): Promise<void> {
+    await rm(bundle, { force: true });
+  }
+}

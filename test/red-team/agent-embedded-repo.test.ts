@@ -1,0 +1,151 @@
+/**
+ * Red team: the agent leaves git repositories of its own in its work tree, each configured to run a payload
+ * whenever some git looks into it — a clean filter, `core.fsmonitor`, `core.hooksPath`, `diff.external`, an
+ * `include.path` naming a filter, `core.sshCommand` — plus a `.git` *file* pointing at such a repository
+ * elsewhere, a `.gitmodules` whose `update` is `!command`, and a gitlink staged by `git update-index` in its own
+ * repository. A worker that ran git over the agent's tree would run the payload as itself, outside the sandbox
+ * (it did: the worker's `git add --all` recorded the repository as a gitlink, and every later `git status` ran
+ * `git status` inside it with that repository's config). The worker runs no tool over the tree
+ * (src/worker/checkout/task-checkout.ts), so: no payload ran as the worker (a marker only the worker could write,
+ * and a scan for its uid-0 process), no worker git had the agent's tree as its directory or work tree (every
+ * call, and GIT_TRACE2's record of every git process including children), and the work was refused, not
+ * pushed. Run through the worker in both isolation modes; the sudo path is agent-sudo.test.ts's.
+ */
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { observeWorkerGit, type WorkerGitCall } from "../../src/worker/checkout/private-git.js";
+import { processesOf } from "../../src/worker/isolation/agent-user.js";
+import { runWorker } from "../../src/worker/job.js";
+import { config, FakeGitHub } from "../worker/fakes.js";
+import { git, realDeps, remoteAndClone } from "../worker/fixtures/real.js";
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+/** A distinctive sleep the payload leaves running, to be looked for among the worker's (uid 0) processes. */
+const SLEEP = "3171";
+
+/** The agent's script: every attack at once, then a completion claim. `$1`: the payload's marker directory. */
+function attackScript(markers: string): string {
+  const payload = `sh -c 'touch ${markers}/ran-$(id -u); (sleep ${SLEEP} &) ; cat'`;
+  const repo = (dir: string, config: string) =>
+    [
+      `mkdir -p ${dir} && cd ${dir} && git init -q`,
+      config,
+      "echo '* filter=x diff=x' > .gitattributes && echo data > data.txt",
+      "git -c user.name=a -c user.email=a@b add -A >/dev/null 2>&1 || true",
+      "git -c user.name=a -c user.email=a@b commit -qm x >/dev/null 2>&1 || true",
+      "cd - >/dev/null",
+    ].join(" && ");
+  return [
+    "set -e",
+    repo("vendor/filter", `git config filter.x.clean "${payload}" && git config filter.x.smudge "${payload}"`),
+    repo("vendor/fsmonitor", `git config core.fsmonitor "${payload}"`),
+    repo(
+      "vendor/hooks",
+      `mkdir -p h && printf '#!/bin/sh\\n${payload.replace(/'/g, "")}\\n' > h/post-index-change && chmod +x h/post-index-change && git config core.hooksPath "$PWD/h"`,
+    ),
+    repo("vendor/external", `git config diff.external "${payload}" && git config diff.x.command "${payload}"`),
+    repo(
+      "vendor/include",
+      `printf '[filter "x"]\\n\\tclean = ${payload.replace(/'/g, "")}\\n' > ../inc.cfg && git config include.path "$PWD/../inc.cfg"`,
+    ),
+    repo("vendor/ssh", `git config core.sshCommand "${payload}" && git remote add o ssh://h/x`),
+    // A .git file pointing at such a repository elsewhere (the agent's own temp directory).
+    `${repo("$TMPDIR/elsewhere", `git config filter.x.clean "${payload}"`)} || true`,
+    'mkdir -p vendor/pointer && printf "gitdir: %s/elsewhere/.git\\n" "$TMPDIR" > vendor/pointer/.git',
+    // .gitmodules with an update command, and a gitlink staged in the agent's own repository.
+    `printf '[submodule "x"]\\n\\tpath = vendor/filter\\n\\turl = ./x\\n\\tupdate = !${payload.replace(/'/g, "")}\\n' > .gitmodules`,
+    "git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,vendor/staged",
+    "echo work > work.txt",
+    "echo '<promise>COMPLETE</promise>'",
+  ].join("\n");
+}
+
+async function uidZeroSleepers(): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (!cmdline.startsWith(`sleep\0${SLEEP}`)) continue;
+    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    if (/^Uid:\s+0\s/m.test(status)) found.push(Number(pid));
+  }
+  return found;
+}
+
+describe("embedded repositories the agent leaves for the worker's git", { timeout: 120_000 }, () => {
+  for (const isolation of ["namespace", "uid"] as const) {
+    it(`run nothing as the worker, and the work is refused (${isolation})`, async () => {
+      const { root, remote, workspace } = await remoteAndClone({ "README.md": "# demo\n" });
+      roots.push(root);
+      // Only the worker (root) can write here; the agent's user cannot, in or out of its sandbox.
+      const markers = await mkdtemp(join(tmpdir(), "autopilot-markers-"));
+      roots.push(markers);
+      await chmod(markers, 0o755);
+      const script = join(root, "attack.sh");
+      await writeFile(script, attackScript(markers));
+      await chmod(script, 0o755);
+      const trace = join(root, "trace2");
+      await mkdir(trace);
+      const calls: WorkerGitCall[] = [];
+      const stop = observeWorkerGit((call) => calls.push(call));
+      const github = new FakeGitHub();
+      const deps = await realDeps(workspace, github, { isolation, env: { GIT_TRACE2_EVENT: trace } });
+      let run: Awaited<ReturnType<typeof runWorker>>;
+      try {
+        run = await runWorker(
+          {
+            repo: "acme/widgets",
+            issue: 7,
+            attempt: 1,
+            dispatchId: "7-1-embedded",
+            trackingIssue: null,
+            workspace,
+            defaultBranch: "main",
+          },
+          config({
+            agents: { primary: { preset: "custom", command: `sh ${script}` } },
+            qualityCommands: ["true"],
+          }),
+          deps,
+        );
+      } finally {
+        stop();
+        await deps.boundary.close();
+      }
+
+      // Nothing ran as the worker: no marker of uid 0 (the agent's own runs cannot write there at all).
+      expect(await readdir(markers)).toEqual([]);
+      expect(await uidZeroSleepers()).toEqual([]);
+      expect(await processesOf(0).then((pids) => pids.length)).toBeGreaterThan(0);
+
+      // The work was refused and named, and nothing of it reached the remote.
+      expect(run.result.result).toBe("failed");
+      expect(run.result.reason).toMatch(/the agent's work was refused.*(gitlink|could not be handed back)/);
+      const pushed = git(remote, "for-each-ref", "--format=%(refname)", "refs/heads/autopilot/issue-7");
+      if (pushed) expect(git(remote, "ls-tree", "-r", "--name-only", "autopilot/issue-7")).not.toMatch(/work\.txt|vendor/);
+
+      // No worker git ran in the agent's directory, as its working directory, GIT_DIR or GIT_WORK_TREE ...
+      const agentDir = deps.boundary.dirs.agentDir;
+      expect(calls.length).toBeGreaterThan(5);
+      const inside = (p: string | undefined) => p !== undefined && `${p}/`.startsWith(`${agentDir}/`);
+      expect(calls.filter((c) => inside(c.cwd) || inside(c.gitDir) || inside(c.workTree))).toEqual([]);
+      // ... and no git process they started (GIT_TRACE2 follows children) had a work tree at all.
+      const events = (
+        await Promise.all((await readdir(trace)).map((f) => readFile(join(trace, f), "utf8")))
+      )
+        .join("\n")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string; worktree?: string; argv?: string[] });
+      expect(events.filter((e) => e.event === "start").length).toBeGreaterThan(5);
+      expect(events.filter((e) => e.worktree !== undefined)).toEqual([]);
+      expect(events.filter((e) => e.event === "start" && /^(status|add)$/.test(e.argv?.[1] ?? ""))).toEqual([]);
+    });
+  }
+});
