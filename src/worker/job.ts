@@ -57,6 +57,8 @@ import {
   type WorkerRun,
 } from "./worker-deps.js";
 import { sessionShareLeft, sessionWantsStop } from "./progress/session-status.js";
+// Secret guard (push-guard.ts): the hook is the lines marked "Secret guard" below.
+import { guardPush, SecretPushRefused } from "./checkout/push-guard.js";
 import { qualityScopes, workspaceOfTask } from "../core/gates/workspace-scope.js";
 export type {
   QualityRunner,
@@ -240,6 +242,12 @@ class WorkerLoop {
       await this.deps.afterClaim?.();
       return await this.iterate();
     } catch (error) {
+      // Secret guard: nothing was pushed; the issue names the files and secrets, never a value.
+      if (error instanceof SecretPushRefused) {
+        const label = this.config.labels.needsHuman;
+        await this.handToPerson(error.comment(this.inputs.issue, label), label, "report the refused push");
+        return this.finish("needs_human", error.message);
+      }
       if (error instanceof CancelledError) {
         await this.checkpoint("cancelled").catch((e) => this.warn(`checkpoint failed: ${errorMessage(e)}`));
         return this.finish("paused", "the job was cancelled; work so far is committed and pushed");
@@ -1100,6 +1108,9 @@ class WorkerLoop {
       return;
     }
     const head = this.knownHead ?? undefined;
+    // Secret guard: throws SecretPushRefused before a push that carries a held secret's value.
+    const push = { branch: this.branch, base: this.setup?.base, head };
+    this.result.humanGate = await guardPush(this.deps.pushGuard, push, this.result.humanGate);
     // Counting reads what the push sends and changes nothing: the two git processes run side by side.
     const [pushed, commits] = await Promise.all([
       git.push(this.branch, head),
@@ -1122,6 +1133,9 @@ class WorkerLoop {
     const head = sha ?? (await git.headSha());
     this.knownHead = head;
     if (sha || head !== this.setup.head) {
+      // Secret guard: as in pushBranch.
+      const push = { branch: this.branch, base: this.setup.base, head };
+      this.result.humanGate = await guardPush(this.deps.pushGuard, push, this.result.humanGate);
       await git.push(this.branch, head);
       this.result.headSha = head;
       this.result.commits = await git.countCommits(this.setup.base);

@@ -20,6 +20,8 @@ import { describeEgress, networkEnforced, startAgentEgress } from "./network/age
 import { setupAgentUser } from "./isolation/agent-user.js";
 import { type Boundary, createIsolatedParts } from "./isolation/boundary.js";
 import { commitAuthor } from "./checkout/commit-author.js";
+import { heldSecrets } from "./checkout/held-secrets.js";
+import { createPushGuard, gitPushDiff } from "./checkout/push-guard.js";
 import { applyWorkerOverrides, jobDirections } from "./settings/config-input.js";
 import { InputError, type WorkerInput } from "./settings/inputs.js";
 import { safeLogText } from "./log-text.js";
@@ -206,6 +208,12 @@ export async function runJob(start: JobStart): Promise<WorkerRun> {
         parts.setAuthor(author.userName, author.userEmail);
       },
       network: { access: egress.access, refused: egress.refused },
+      // Before every push: no value of the token, a model key or another secret of the environment goes out.
+      pushGuard: createPushGuard({
+        secrets: heldSecrets(env, inputs.githubToken),
+        diff: gitPushDiff(parts.git),
+        warn: (message) => core.warning(safeLogText(message)),
+      }),
     });
   } finally {
     await egress.close();

@@ -10,6 +10,7 @@ import type { WorkState } from "./checkout/task-checkout.js";
 import type { HumanGateHit } from "../core/tasks/worker-result.js";
 import type { QualityCommandResult } from "./processes/quality.js";
 import type { CoverageSpec } from "./processes/coverage-gate.js";
+import type { PushGuard } from "./checkout/push-guard.js";
 
 /** Scratch space in the checkout that is never committed (.git/info/exclude). */
 export const SCRATCH_EXCLUDES = [".autopilot/tmp/", ".aider*", "node_modules/"];
@@ -113,6 +114,11 @@ export interface WorkerDeps {
    * token's own account the claim's query read).
    */
   afterClaim?: () => Promise<void>;
+  /**
+   * Checked before every push (src/worker/checkout/push-guard.ts): a held secret's value refuses it, credential
+   * patterns fire the human gate. run-job.ts always sets it; absent (most tests), pushes are not checked.
+   */
+  pushGuard?: PushGuard;
   /** The agent's network (src/worker/network/agent-egress.ts): what its proxy refused, and what the result says of it. */
   network?: {
     /** Set when the network is not the enforced firewall (`network: open`, or no network namespace). */
